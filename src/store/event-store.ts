@@ -1,0 +1,98 @@
+/**
+ * The event-store port. Two adapters implement it: PostgreSQL (default) and EventStoreDB.
+ * Positions in "all" are a pair, so that both adapters fit: PostgreSQL orders by (transaction id, sequence),
+ * EventStoreDB by (commit, prepare) log positions. Compare them with comparePositions only.
+ */
+
+export type Position = { commit: bigint; prepare: bigint };
+export const START: Position = { commit: -1n, prepare: -1n };
+
+export function comparePositions(a: Position, b: Position): number {
+  if (a.commit !== b.commit) return a.commit < b.commit ? -1 : 1;
+  if (a.prepare !== b.prepare) return a.prepare < b.prepare ? -1 : 1;
+  return 0;
+}
+
+export type EventMetadata = {
+  eventId: string;
+  correlationId: string;
+  causationId: string | null;
+  actor: string;
+  occurredAt: string;
+};
+
+/** An event to append: its type, schema version, payload and metadata (eventId makes the append idempotent). */
+export type NewEvent = {
+  type: string;
+  version: number;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+};
+
+export type RecordedEvent = NewEvent & {
+  streamId: string;
+  revision: number;
+  position: Position;
+};
+
+/**
+ * Expected revision of the stream before the append:
+ * 'any' (no check), 'no_stream' (must not exist), 'stream_exists' (must exist), or the exact revision
+ * of its last event (0 for a stream with one event).
+ */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
+
+export type AppendResult = { nextRevision: number; position: Position };
+
+export class WrongExpectedRevision extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
+  }
+}
+
+export class StreamDeleted extends Error {
+  constructor(readonly streamId: string) {
+    super(`stream ${streamId} is deleted`);
+  }
+}
+
+/** The same event id was appended before with different content or to another place. */
+export class DuplicateEventId extends Error {
+  constructor(readonly eventId: string) {
+    super(`event ${eventId} was already appended elsewhere`);
+  }
+}
+
+export type ReadStreamOptions = { direction?: 'forwards' | 'backwards'; fromRevision?: number; maxCount?: number };
+
+export type Subscription = { close(): Promise<void> };
+
+export type SubscriptionHandler = (events: RecordedEvent[]) => Promise<void>;
+
+export interface EventStore {
+  readonly kind: 'postgres' | 'eventstoredb';
+  /**
+   * Appends atomically. Appending again events whose ids were all appended before to the same stream, in the
+   * same order, succeeds without writing (idempotent retry) and answers the original revision.
+   */
+  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Events of one stream; an empty array for a stream that does not exist or was deleted. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Events of every stream after (not including) `after`, in global order, at most `maxCount`. */
+  readAll(after: Position, maxCount: number): Promise<RecordedEvent[]>;
+  /**
+   * Delivers every event after `after` in global order, in batches, each batch after the previous one's
+   * handler resolved; catches up first, then stays live. The handler's rejection stops the subscription
+   * and is reported to `onError`.
+   */
+  subscribe(after: Position, handler: SubscriptionHandler, onError: (err: unknown) => void): Subscription;
+  /** Removes a stream and its events for good; later appends to it fail with StreamDeleted. */
+  deleteStream(streamId: string): Promise<void>;
+  /** The position of the last event in "all", or START when there is none. */
+  headPosition(): Promise<Position>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,285 @@
+import { EventEmitter } from 'node:events';
+import type pg from 'pg';
+import { isUniqueViolation, query } from '../db/pool.ts';
+import {
+  DuplicateEventId,
+  StreamDeleted,
+  WrongExpectedRevision,
+  START,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type Position,
+  type ReadStreamOptions,
+  type RecordedEvent,
+} from './event-store.ts';
+import { pollingSubscription } from './polling-subscription.ts';
+import { eventStoreSchema } from './postgres-schema.ts';
+
+const CHANNEL = 'es_events';
+
+type EventRow = {
+  pos: string;
+  xid: string;
+  stream_id: string;
+  revision: number;
+  type: string;
+  version: number;
+  data: Record<string, unknown>;
+  metadata: NewEvent['metadata'];
+};
+
+// Output names differ from column names, so that ORDER BY always means the typed columns.
+const eventColumns = 'position::text as pos, transaction_id::text as xid, stream_id, revision, type, version, data, metadata';
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    streamId: row.stream_id,
+    revision: row.revision,
+    position: { commit: BigInt(row.xid), prepare: BigInt(row.pos) },
+    type: row.type,
+    version: row.version,
+    data: row.data,
+    metadata: row.metadata,
+  };
+}
+
+/** The statement that claims the next revisions of a stream, one per expected-revision mode. */
+function claimRevisions(expected: ExpectedRevision): { sql: string; params: (streamId: string, n: number) => unknown[] } {
+  if (expected === 'any')
+    return {
+      sql: `insert into es_streams (stream_id, revision) values ($1, $2 - 1)
+            on conflict (stream_id) do update set revision = es_streams.revision + $2 where not es_streams.deleted
+            returning revision`,
+      params: (s, n) => [s, n],
+    };
+  if (expected === 'no_stream')
+    return {
+      sql: `insert into es_streams (stream_id, revision) values ($1, $2 - 1) on conflict (stream_id) do nothing returning revision`,
+      params: (s, n) => [s, n],
+    };
+  if (expected === 'stream_exists')
+    return {
+      sql: `update es_streams set revision = revision + $2 where stream_id = $1 and not deleted returning revision`,
+      params: (s, n) => [s, n],
+    };
+  return {
+    sql: `update es_streams set revision = revision + $2 where stream_id = $1 and revision = $3 and not deleted returning revision`,
+    params: (s, n) => [s, n, expected],
+  };
+}
+
+function appendSql(claim: string, firstParam: number): string {
+  const p = (i: number) => `$${firstParam + i}`;
+  return `with claimed as (${claim})
+    insert into es_events (stream_id, revision, event_id, type, version, data, metadata)
+    select $1, claimed.revision - $2 + e.ord, e.event_id, e.type, e.version, e.data, e.metadata
+    from claimed, unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::int[], ${p(3)}::jsonb[], ${p(4)}::jsonb[])
+      with ordinality as e(event_id, type, version, data, metadata, ord)
+    returning position::text, transaction_id::text, revision`;
+}
+
+export class PostgresEventStore implements EventStore {
+  readonly kind = 'postgres' as const;
+  private readonly wakeups = new EventEmitter();
+  private listener: pg.PoolClient | null = null;
+  private notifyTimer: NodeJS.Timeout | null = null;
+
+  private constructor(private readonly pool: pg.Pool) {
+    this.wakeups.setMaxListeners(0);
+  }
+
+  static async create(pool: pg.Pool, opts: { listen?: boolean } = {}): Promise<PostgresEventStore> {
+    await query(pool, 'CreateEventStoreSchema', eventStoreSchema);
+    const store = new PostgresEventStore(pool);
+    if (opts.listen !== false) await store.listen();
+    return store;
+  }
+
+  private async listen(): Promise<void> {
+    const client = await this.pool.connect();
+    client.on('notification', () => this.wakeups.emit('wake'));
+    client.on('error', () => undefined);
+    await client.query(`LISTEN ${CHANNEL}`);
+    this.listener = client;
+  }
+
+  /** Wakes local subscribers now, and other processes through one NOTIFY per 10 ms at most. */
+  private announceAppend(): void {
+    this.wakeups.emit('wake');
+    if (this.notifyTimer) return;
+    this.notifyTimer = setTimeout(() => {
+      this.notifyTimer = null;
+      query(this.pool, 'NotifyAppend', `select pg_notify('${CHANNEL}', '')`).catch(() => undefined);
+    }, 10);
+  }
+
+  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) return this.currentRevision(streamId, expected);
+    const claim = claimRevisions(expected);
+    const params = [
+      ...claim.params(streamId, events.length),
+      events.map(e => e.metadata.eventId),
+      events.map(e => e.type),
+      events.map(e => e.version),
+      events.map(e => JSON.stringify(e.data)),
+      events.map(e => JSON.stringify(e.metadata)),
+    ];
+    const firstArrayParam = params.length - 4;
+    try {
+      const result = await query<{ position: string; transaction_id: string; revision: number }>(
+        this.pool,
+        'AppendEvents',
+        appendSql(claim.sql, firstArrayParam),
+        params,
+      );
+      const last = result.rows.reduce<(typeof result.rows)[number] | undefined>(
+        (max, row) => (max === undefined || row.revision > max.revision ? row : max),
+        undefined,
+      );
+      if (!last) return this.explainRefusal(streamId, events, expected);
+      this.announceAppend();
+      return { nextRevision: last.revision, position: { commit: BigInt(last.transaction_id), prepare: BigInt(last.position) } };
+    } catch (err) {
+      if (isUniqueViolation(err, 'es_events_event_id')) return this.explainRefusal(streamId, events, expected);
+      throw err;
+    }
+  }
+
+  /** Nothing was written: an idempotent retry, a deleted stream, or a wrong expected revision. */
+  private async explainRefusal(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    const ids = events.map(e => e.metadata.eventId);
+    const found = await query<{ event_id: string; stream_id: string; revision: number; position: string; transaction_id: string }>(
+      this.pool,
+      'FindAppendedEvents',
+      `select event_id::text, stream_id, revision, position::text, transaction_id::text from es_events where event_id = any($1::uuid[])`,
+      [ids],
+    );
+    if (found.rows.length > 0) {
+      const byId = new Map(found.rows.map(r => [r.event_id, r]));
+      const rows = ids.map(id => byId.get(id));
+      const first = rows[0];
+      const sameAppend =
+        first !== undefined &&
+        rows.every((r, i) => r !== undefined && r.stream_id === streamId && r.revision === first.revision + i);
+      if (!sameAppend) throw new DuplicateEventId(ids.find(id => byId.has(id))!);
+      const last = rows[rows.length - 1]!;
+      return { nextRevision: last.revision, position: { commit: BigInt(last.transaction_id), prepare: BigInt(last.position) } };
+    }
+    const stream = await this.streamRow(streamId);
+    if (stream?.deleted) throw new StreamDeleted(streamId);
+    throw new WrongExpectedRevision(streamId, expected, stream ? stream.revision : 'no_stream');
+  }
+
+  private async streamRow(streamId: string) {
+    const r = await query<{ revision: number; deleted: boolean }>(
+      this.pool,
+      'ReadStreamRevision',
+      'select revision, deleted from es_streams where stream_id = $1',
+      [streamId],
+    );
+    return r.rows[0];
+  }
+
+  private async currentRevision(streamId: string, expected: ExpectedRevision): Promise<AppendResult> {
+    const stream = await this.streamRow(streamId);
+    if (stream?.deleted) throw new StreamDeleted(streamId);
+    const actual = stream ? stream.revision : 'no_stream';
+    const ok =
+      expected === 'any' ||
+      (expected === 'no_stream' && actual === 'no_stream') ||
+      (expected === 'stream_exists' && actual !== 'no_stream') ||
+      expected === actual;
+    if (!ok) throw new WrongExpectedRevision(streamId, expected, actual);
+    return { nextRevision: stream ? stream.revision : -1, position: await this.headPosition() };
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const backwards = options.direction === 'backwards';
+    const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
+    const result = await query<EventRow>(
+      this.pool,
+      backwards ? 'ReadStreamBackwards' : 'ReadStreamForwards',
+      `select ${eventColumns} from es_events where stream_id = $1 and revision ${backwards ? '<=' : '>='} $2
+       order by es_events.revision ${backwards ? 'desc' : 'asc'} limit $3`,
+      [streamId, from, options.maxCount ?? null],
+    );
+    return result.rows.map(toRecorded);
+  }
+
+  async readAll(after: Position, maxCount: number): Promise<RecordedEvent[]> {
+    // Only transactions older than every running one are final: an event of a later transaction can still be
+    // joined by one with a lower position that commits late. Readers of "all" therefore stop at the snapshot's xmin.
+    const result = await query<EventRow>(
+      this.pool,
+      'ReadAll',
+      `select ${eventColumns} from es_events
+       where (transaction_id, position) > ($1::text::xid8, $2::bigint)
+         and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+       order by es_events.transaction_id, es_events.position limit $3`,
+      [String(after.commit < 0n ? 0n : after.commit), String(after.prepare), maxCount],
+    );
+    return result.rows.map(toRecorded);
+  }
+
+  /** Events exist after `after` that an open older transaction still hides from readers of "all". */
+  private async hasHeldBack(after: Position): Promise<boolean> {
+    const result = await query<{ held: boolean }>(
+      this.pool,
+      'HasHeldBackEvents',
+      `select exists (select 1 from es_events where (transaction_id, position) > ($1::text::xid8, $2::bigint)) as held`,
+      [String(after.commit < 0n ? 0n : after.commit), String(after.prepare)],
+    );
+    return result.rows[0]!.held;
+  }
+
+  subscribe(after: Position, handler: (events: RecordedEvent[]) => Promise<void>, onError: (err: unknown) => void) {
+    return pollingSubscription({
+      after,
+      batchSize: 500,
+      pollIntervalMs: 500,
+      readAll: (p, n) => this.readAll(p, n),
+      hasHeldBack: p => this.hasHeldBack(p),
+      onWake: listener => {
+        this.wakeups.on('wake', listener);
+        return () => this.wakeups.off('wake', listener);
+      },
+      handler,
+      onError,
+    });
+  }
+
+  async deleteStream(streamId: string): Promise<void> {
+    await query(
+      this.pool,
+      'DeleteStream',
+      `with tomb as (
+         insert into es_streams (stream_id, revision, deleted) values ($1, -1, true)
+         on conflict (stream_id) do update set deleted = true
+       )
+       delete from es_events where stream_id = $1`,
+      [streamId],
+    );
+  }
+
+  async headPosition(): Promise<Position> {
+    const result = await query<{ position: string; transaction_id: string }>(
+      this.pool,
+      'ReadHeadPosition',
+      'select position::text, transaction_id::text from es_events order by es_events.transaction_id desc, es_events.position desc limit 1',
+    );
+    const row = result.rows[0];
+    return row ? { commit: BigInt(row.transaction_id), prepare: BigInt(row.position) } : START;
+  }
+
+  async close(): Promise<void> {
+    if (this.notifyTimer) clearTimeout(this.notifyTimer);
+    this.wakeups.removeAllListeners();
+    if (this.listener) {
+      await this.listener.query(`UNLISTEN ${CHANNEL}`).catch(() => undefined);
+      this.listener.release();
+      this.listener = null;
+    }
+  }
+}

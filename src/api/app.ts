@@ -1,0 +1,39 @@
+import cookie from '@fastify/cookie';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { apiKeyRoutes } from './api-keys.ts';
+import { authRoutes } from './auth.ts';
+import type { AppDeps } from './deps.ts';
+import { registerErrorHandling } from './errors.ts';
+import { healthRoutes } from './health.ts';
+import { requireApiKey } from './key-auth.ts';
+
+/** Builds the HTTP app without listening, so tests use `inject` against real dependencies. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    bodyLimit: 1024 * 1024,
+    trustProxy: false,
+    return503OnClosing: true,
+    disableRequestLogging: false,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandling(app);
+  await app.register(cookie);
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (request, context) => {
+      const message = request.url.startsWith('/api/auth')
+        ? 'Terlalu banyak percobaan, coba lagi nanti'
+        : `Too many requests, retry in ${Math.ceil(context.ttl / 1000)} s`;
+      return Object.assign(new Error(message), { statusCode: 429 });
+    },
+  });
+  requireApiKey(deps, app);
+  await app.register(healthRoutes(deps));
+  await app.register(authRoutes(deps), { prefix: '/api/auth' });
+  await app.register(apiKeyRoutes(deps), { prefix: '/api/dashboard/api-keys' });
+  return app;
+}

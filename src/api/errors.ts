@@ -1,0 +1,54 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { DomainError, type ErrorDetail } from '../errors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Session surface: the message for a body that is not what the route needs (the interface's own text). */
+    invalidBodyMessage?: string;
+  }
+}
+
+const isSessionSurface = (request: FastifyRequest) => request.url.startsWith('/api/auth');
+
+function send(request: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string, errors: ErrorDetail[] = []) {
+  if (isSessionSurface(request)) return reply.code(status).send({ ok: false, message });
+  return reply.code(status).send({ status: 'error', code, message, errors });
+}
+
+const codeForStatus: Record<number, string> = {
+  400: 'INVALID_INPUT',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'UNPROCESSABLE',
+  429: 'RATE_LIMITED',
+  503: 'UNAVAILABLE',
+};
+
+/** The one place where errors become responses: domain errors keep their status, the unexpected become a bare 500. */
+export function registerErrorHandling(app: FastifyInstance) {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof DomainError) return send(request, reply, error.status, error.code, error.message, error.errors);
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const errors = error.validation.map(v => ({
+        path: [error.validationContext, ...String(v.instancePath ?? '').split('/').filter(Boolean)].filter(Boolean).join('.'),
+        message: v.message ?? 'invalid',
+      }));
+      const message = request.routeOptions.config.invalidBodyMessage ?? 'Invalid request';
+      return send(request, reply, 400, 'VALIDATION_ERROR', message, errors);
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const message = status === 400 ? (request.routeOptions.config.invalidBodyMessage ?? error.message) : error.message;
+      return send(request, reply, status, codeForStatus[status] ?? 'BAD_REQUEST', message);
+    }
+    request.log.error({ err: error }, 'request failed');
+    return send(request, reply, 500, 'INTERNAL_ERROR', 'Internal server error');
+  });
+  app.setNotFoundHandler((request, reply) => send(request, reply, 404, 'NOT_FOUND', 'Not found'));
+}

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { Conflict, NotFound } from '../errors.ts';
+import { ApiKeyCreated, ApiKeyRevoked, ApiKeyUsed, type ApiKeyEvent } from '../events/api-key.ts';
+import { generateApiKey } from '../security/api-key-format.ts';
+import type { CommandDeps } from './deps.ts';
+import { handleCommand, type Decider } from './handle.ts';
+
+export const apiKeyStream = (keyId: string) => `api-key-${keyId}`;
+
+/** How stale lastUsedAt may get before a request records a key's use again. */
+export const apiKeyUseRecordedEveryMs = 5 * 60_000;
+
+export type ApiKey =
+  | { status: 'none' }
+  | { status: 'active' | 'revoked'; keyId: string; userId: string; lastUsedAt: Date | null };
+
+export type ApiKeyCommand =
+  | { type: 'CreateApiKey'; keyId: string; userId: string; name: string; prefix: string; keyHash: string; now: Date }
+  | { type: 'RecordApiKeyUse'; now: Date }
+  | { type: 'RevokeApiKey'; userId: string; now: Date };
+
+const keyNotFound = () => new NotFound('API key not found');
+
+export const apiKey: Decider<ApiKey, ApiKeyCommand, ApiKeyEvent> = {
+  initialState: () => ({ status: 'none' }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'ApiKeyCreated':
+        return { status: 'active', keyId: event.data.keyId, userId: event.data.userId, lastUsedAt: null };
+      case 'ApiKeyUsed':
+        return state.status === 'none' ? state : { ...state, lastUsedAt: new Date(event.data.at) };
+      case 'ApiKeyRevoked':
+        return state.status === 'none' ? state : { ...state, status: 'revoked' };
+      default: {
+        const never: never = event;
+        return never;
+      }
+    }
+  },
+  decide(state, command) {
+    switch (command.type) {
+      case 'CreateApiKey':
+        if (state.status !== 'none') throw new Conflict('API key already exists');
+        return [
+          ApiKeyCreated({
+            keyId: command.keyId,
+            userId: command.userId,
+            name: command.name,
+            prefix: command.prefix,
+            keyHash: command.keyHash,
+            createdAt: command.now.toISOString(),
+          }),
+        ];
+      case 'RecordApiKeyUse': {
+        if (state.status !== 'active') return [];
+        const last = state.lastUsedAt?.getTime() ?? -Infinity;
+        if (command.now.getTime() - last < apiKeyUseRecordedEveryMs) return [];
+        return [ApiKeyUsed({ keyId: state.keyId, at: command.now.toISOString() })];
+      }
+      case 'RevokeApiKey':
+        // another owner's key is as unknown as a key that never existed
+        if (state.status === 'none' || state.userId !== command.userId) throw keyNotFound();
+        if (state.status === 'revoked') return [];
+        return [ApiKeyRevoked({ keyId: state.keyId, revokedAt: command.now.toISOString() })];
+      default: {
+        const never: never = command;
+        return never;
+      }
+    }
+  },
+};
+
+export async function createApiKey(deps: CommandDeps, userId: string, name: string) {
+  const keyId = randomUUID();
+  const { key, prefix, hash } = generateApiKey();
+  const now = deps.clock.now();
+  const result = await handleCommand(
+    deps.store,
+    apiKeyStream(keyId),
+    apiKey,
+    { type: 'CreateApiKey', keyId, userId, name, prefix, keyHash: hash, now },
+    { actor: `user:${userId}`, now },
+  );
+  await deps.readModels.waitFor(result.position);
+  return { id: keyId, name, prefix, key, createdAt: now.toISOString() };
+}
+
+export async function revokeApiKey(deps: CommandDeps, userId: string, keyId: string) {
+  const now = deps.clock.now();
+  const result = await handleCommand(deps.store, apiKeyStream(keyId), apiKey, { type: 'RevokeApiKey', userId, now }, {
+    actor: `user:${userId}`,
+    now,
+  });
+  await deps.readModels.waitFor(result.position);
+}
+
+export async function recordApiKeyUse(deps: CommandDeps, keyId: string): Promise<void> {
+  const now = deps.clock.now();
+  await handleCommand(deps.store, apiKeyStream(keyId), apiKey, { type: 'RecordApiKeyUse', now }, { actor: `api-key:${keyId}`, now });
+}

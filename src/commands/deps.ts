@@ -1,0 +1,10 @@
+import type { Clock } from '../clock.ts';
+import type { EventStore, Position } from '../store/event-store.ts';
+
+/** What command handlers need; passed in, never imported. */
+export type CommandDeps = {
+  store: EventStore;
+  clock: Clock;
+  /** Read-your-writes: resolves once the read models have caught up with `position`. */
+  readModels: { waitFor(position: Position | null, timeoutMs?: number): Promise<boolean> };
+};

@@ -1,0 +1,77 @@
+import { Conflict } from '../errors.ts';
+import { SessionEnded, SessionSeen, SessionStarted, type SessionEvent } from '../events/session.ts';
+import type { Decider } from './handle.ts';
+
+export const sessionStream = (sessionId: string) => `session-${sessionId}`;
+
+/** How stale lastSeenAt may get before a request records that the session is still in use. */
+export const sessionSeenEveryMs = 5 * 60_000;
+
+export type Session =
+  | { status: 'none' }
+  | { status: 'active'; sessionId: string; userId: string; expiresAt: Date; lastSeenAt: Date }
+  | { status: 'ended'; sessionId: string; userId: string };
+
+export type SessionCommand =
+  | {
+      type: 'StartSession';
+      sessionId: string;
+      userId: string;
+      userAgent: string | null;
+      ip: string | null;
+      now: Date;
+      expiresAt: Date;
+    }
+  | { type: 'RecordSessionSeen'; now: Date }
+  | { type: 'EndSession'; reason: 'logout' | 'revoked'; now: Date };
+
+export const session: Decider<Session, SessionCommand, SessionEvent> = {
+  initialState: () => ({ status: 'none' }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'SessionStarted':
+        return {
+          status: 'active',
+          sessionId: event.data.sessionId,
+          userId: event.data.userId,
+          expiresAt: new Date(event.data.expiresAt),
+          lastSeenAt: new Date(event.data.startedAt),
+        };
+      case 'SessionSeen':
+        return state.status === 'active' ? { ...state, lastSeenAt: new Date(event.data.at) } : state;
+      case 'SessionEnded':
+        return state.status === 'none' ? state : { status: 'ended', sessionId: state.sessionId, userId: state.userId };
+      default: {
+        const never: never = event;
+        return never;
+      }
+    }
+  },
+  decide(state, command) {
+    switch (command.type) {
+      case 'StartSession':
+        if (state.status !== 'none') throw new Conflict('session already started', 'SESSION_EXISTS');
+        return [
+          SessionStarted({
+            sessionId: command.sessionId,
+            userId: command.userId,
+            userAgent: command.userAgent,
+            ip: command.ip,
+            startedAt: command.now.toISOString(),
+            expiresAt: command.expiresAt.toISOString(),
+          }),
+        ];
+      case 'RecordSessionSeen':
+        if (state.status !== 'active' || command.now >= state.expiresAt) return [];
+        if (command.now.getTime() - state.lastSeenAt.getTime() < sessionSeenEveryMs) return [];
+        return [SessionSeen({ sessionId: state.sessionId, at: command.now.toISOString() })];
+      case 'EndSession':
+        if (state.status !== 'active') return [];
+        return [SessionEnded({ sessionId: state.sessionId, reason: command.reason, endedAt: command.now.toISOString() })];
+      default: {
+        const never: never = command;
+        return never;
+      }
+    }
+  },
+};

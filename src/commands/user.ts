@@ -1,0 +1,101 @@
+import { Conflict } from '../errors.ts';
+import {
+  PointsGranted,
+  SubscriptionGranted,
+  UserEmailClaimed,
+  UserRegistered,
+  type UserEmailEvent,
+  type UserEvent,
+} from '../events/user.ts';
+import { freePlan } from '../plans.ts';
+import type { Decider } from './handle.ts';
+
+export const userStream = (userId: string) => `user-${userId}`;
+
+export type User =
+  | { registered: false }
+  | { registered: true; userId: string; email: string; passwordHash: string; role: 'USER' | 'ADMIN'; points: number };
+
+export type RegisterUser = {
+  type: 'RegisterUser';
+  userId: string;
+  name: string;
+  email: string;
+  passwordHash: string;
+  role: 'USER' | 'ADMIN';
+  now: Date;
+};
+
+export type UserCommand = RegisterUser;
+
+export const emailTaken = () => new Conflict('Email sudah terdaftar', 'EMAIL_TAKEN');
+
+export const user: Decider<User, UserCommand, UserEvent> = {
+  initialState: () => ({ registered: false }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'UserRegistered':
+        return {
+          registered: true,
+          userId: event.data.userId,
+          email: event.data.email,
+          passwordHash: event.data.passwordHash,
+          role: event.data.role,
+          points: 0,
+        };
+      case 'SubscriptionGranted':
+        return state;
+      case 'PointsGranted':
+        return state.registered ? { ...state, points: state.points + event.data.points } : state;
+      default: {
+        const never: never = event;
+        return never;
+      }
+    }
+  },
+  decide(state, command) {
+    switch (command.type) {
+      case 'RegisterUser': {
+        if (state.registered) throw emailTaken();
+        const expiresAt = new Date(command.now.getTime() + freePlan.durationDays * 86_400_000);
+        return [
+          UserRegistered({
+            userId: command.userId,
+            name: command.name,
+            email: command.email,
+            passwordHash: command.passwordHash,
+            role: command.role,
+            registeredAt: command.now.toISOString(),
+          }),
+          SubscriptionGranted({
+            userId: command.userId,
+            plan: { name: freePlan.name, slug: freePlan.slug },
+            status: 'ACTIVE',
+            expiresAt: expiresAt.toISOString(),
+          }),
+          PointsGranted({ userId: command.userId, points: freePlan.points, reason: 'free-plan' }),
+        ];
+      }
+      default: {
+        const never: never = command.type;
+        return never;
+      }
+    }
+  },
+};
+
+export const userEmailStream = (emailHash: string) => `user-email-${emailHash}`;
+
+export type UserEmailClaim = { claimedBy: string | null };
+export type ClaimEmail = { type: 'ClaimEmail'; userId: string };
+
+/** One claim per email address: the event store's expected revision makes two registrations of one email impossible. */
+export const userEmail: Decider<UserEmailClaim, ClaimEmail, UserEmailEvent> = {
+  initialState: () => ({ claimedBy: null }),
+  evolve: (_state, event) => ({ claimedBy: event.data.userId }),
+  decide(state, command) {
+    if (state.claimedBy === command.userId) return [];
+    if (state.claimedBy !== null) throw emailTaken();
+    return [UserEmailClaimed({ userId: command.userId })];
+  },
+};

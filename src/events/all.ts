@@ -1,0 +1,9 @@
+import type { ApiKeyEvent } from './api-key.ts';
+import type { SessionEvent } from './session.ts';
+import type { UserEmailEvent, UserEvent } from './user.ts';
+import './api-key.ts';
+import './session.ts';
+import './user.ts';
+
+/** Every event the service declares; importing this module registers them all. */
+export type AnyEvent = UserEvent | UserEmailEvent | SessionEvent | ApiKeyEvent;

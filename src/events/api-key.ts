@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { event, isoDate, type EventOf } from './event.ts';
+
+// stream api-key-<keyId>: a key's life; only the SHA-256 of the secret is ever stored
+export const ApiKeyCreated = event('ApiKeyCreated', 1, z.object({
+  keyId: z.uuid(),
+  userId: z.uuid(),
+  name: z.string().min(1).max(100),
+  prefix: z.string(),
+  keyHash: z.string().regex(/^[0-9a-f]{64}$/),
+  createdAt: isoDate,
+}));
+
+export const ApiKeyUsed = event('ApiKeyUsed', 1, z.object({ keyId: z.uuid(), at: isoDate }));
+
+export const ApiKeyRevoked = event('ApiKeyRevoked', 1, z.object({ keyId: z.uuid(), revokedAt: isoDate }));
+
+export type ApiKeyEvent = EventOf<typeof ApiKeyCreated> | EventOf<typeof ApiKeyUsed> | EventOf<typeof ApiKeyRevoked>;

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { event, isoDate, type EventOf } from './event.ts';
+
+// stream session-<sessionId>: one dashboard login, from sign-in to logout
+export const SessionStarted = event('SessionStarted', 1, z.object({
+  sessionId: z.uuid(),
+  userId: z.uuid(),
+  userAgent: z.string().nullable(),
+  ip: z.string().nullable(),
+  startedAt: isoDate,
+  expiresAt: isoDate,
+}));
+
+export const SessionSeen = event('SessionSeen', 1, z.object({ sessionId: z.uuid(), at: isoDate }));
+
+export const SessionEnded = event('SessionEnded', 1, z.object({
+  sessionId: z.uuid(),
+  reason: z.enum(['logout', 'revoked']),
+  endedAt: isoDate,
+}));
+
+export type SessionEvent = EventOf<typeof SessionStarted> | EventOf<typeof SessionSeen> | EventOf<typeof SessionEnded>;

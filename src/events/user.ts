@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { event, isoDate, type EventOf } from './event.ts';
+
+// stream user-<userId>
+export const UserRegistered = event('UserRegistered', 1, z.object({
+  userId: z.uuid(),
+  name: z.string().min(1),
+  email: z.string().min(3),
+  passwordHash: z.string().min(1),
+  role: z.enum(['USER', 'ADMIN']),
+  registeredAt: isoDate,
+}));
+
+export const SubscriptionGranted = event('SubscriptionGranted', 1, z.object({
+  userId: z.uuid(),
+  plan: z.object({ name: z.string(), slug: z.string() }),
+  status: z.enum(['ACTIVE']),
+  expiresAt: isoDate,
+}));
+
+export const PointsGranted = event('PointsGranted', 1, z.object({
+  userId: z.uuid(),
+  points: z.int().positive(),
+  reason: z.string(),
+}));
+
+export type UserEvent = EventOf<typeof UserRegistered> | EventOf<typeof SubscriptionGranted> | EventOf<typeof PointsGranted>;
+
+// stream user-email-<sha256 of the normalised email>: one claim per address keeps emails unique
+export const UserEmailClaimed = event('UserEmailClaimed', 1, z.object({ userId: z.uuid() }));
+
+export type UserEmailEvent = EventOf<typeof UserEmailClaimed>;

@@ -1,0 +1,37 @@
+import { ConfigError, loadConfig } from './config.ts';
+import { createLogger } from './logger.ts';
+import { startService } from './service.ts';
+
+const log = createLogger(process.env.LOG_LEVEL ?? 'info');
+
+try {
+  const config = loadConfig(process.env);
+  const service = await startService(config, { log: createLogger(config.logLevel) });
+  log.info({ url: service.url }, `service listening on ${service.url}`);
+  console.log(`Service ready: ${service.url}  (register at ${service.url}/api/auth/register)`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    service.close().then(
+      () => process.exit(0),
+      err => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(2);
+  }
+  log.fatal({ err }, 'service failed to start');
+  process.exit(1);
+}

@@ -1,0 +1,75 @@
+import { query, type Queryable } from '../db/pool.ts';
+import type { Projection } from './projection.ts';
+
+export const sessionsProjection: Projection = {
+  name: 'sessions',
+  tables: ['user_sessions'],
+  schema: `
+    create table if not exists user_sessions (
+      id uuid primary key,
+      user_id uuid not null,
+      user_agent text,
+      ip text,
+      created_at timestamptz not null,
+      last_seen_at timestamptz not null,
+      expires_at timestamptz not null,
+      ended_at timestamptz
+    );
+    create index if not exists user_sessions_user on user_sessions (user_id);`,
+  async apply(tx, event) {
+    switch (event.type) {
+      case 'SessionStarted': {
+        const d = event.data;
+        await query(
+          tx,
+          'ProjectSessionStarted',
+          `insert into user_sessions (id, user_id, user_agent, ip, created_at, last_seen_at, expires_at)
+           values ($1, $2, $3, $4, $5, $5, $6) on conflict do nothing`,
+          [d.sessionId, d.userId, d.userAgent, d.ip, d.startedAt, d.expiresAt],
+        );
+        return;
+      }
+      case 'SessionSeen': {
+        const d = event.data;
+        await query(tx, 'ProjectSessionSeen', 'update user_sessions set last_seen_at = greatest(last_seen_at, $2) where id = $1', [d.sessionId, d.at]);
+        return;
+      }
+      case 'SessionEnded': {
+        const d = event.data;
+        await query(tx, 'ProjectSessionEnded', 'update user_sessions set ended_at = $2 where id = $1', [d.sessionId, d.endedAt]);
+        return;
+      }
+    }
+  },
+};
+
+export type SessionRow = {
+  id: string;
+  user_id: string;
+  user_agent: string | null;
+  ip: string | null;
+  created_at: Date;
+  last_seen_at: Date;
+  expires_at: Date;
+};
+
+/** A session that can still be used: not ended, not expired, and the user's own. */
+export async function findLiveSession(db: Queryable, sessionId: string, userId: string, now: Date): Promise<SessionRow | null> {
+  const r = await query<SessionRow>(
+    db,
+    'FindLiveSession',
+    'select * from user_sessions where id = $1 and user_id = $2 and ended_at is null and expires_at > $3',
+    [sessionId, userId, now],
+  );
+  return r.rows[0] ?? null;
+}
+
+export async function listLiveSessions(db: Queryable, userId: string, now: Date): Promise<SessionRow[]> {
+  const r = await query<SessionRow>(
+    db,
+    'ListLiveSessions',
+    'select * from user_sessions where user_id = $1 and ended_at is null and expires_at > $2 order by created_at desc, id',
+    [userId, now],
+  );
+  return r.rows;
+}

@@ -1,0 +1,60 @@
+import type pg from 'pg';
+import type { AnyEvent } from '../events/all.ts';
+import { parseRecorded, type StoredEvent } from '../events/event.ts';
+import type { Logger } from '../logger.ts';
+import { checkpointSchema, saveCheckpoint } from '../store/checkpoints.ts';
+import type { EventStore } from '../store/event-store.ts';
+import { Subscriber } from '../store/subscriber.ts';
+import { query } from '../db/pool.ts';
+
+/**
+ * A process manager: reacts to events by sending commands. Delivery is at least once (the checkpoint is stored
+ * after the effects), so `handle` must be idempotent: commands carry event ids derived from the causing
+ * event (see sagaEventId), and deciders ignore what already happened.
+ */
+export type Saga = {
+  name: string;
+  /** Event types this saga reacts to; the others pass by. */
+  handles: readonly string[];
+  handle(event: StoredEvent<AnyEvent>): Promise<void>;
+};
+
+export class SagaRunner {
+  private readonly subscribers: Subscriber[];
+
+  constructor(
+    private readonly deps: { pool: pg.Pool; store: EventStore; log: Logger },
+    sagas: Saga[],
+  ) {
+    this.subscribers = sagas.map(saga => {
+      const name = `saga:${saga.name}`;
+      return new Subscriber({
+        name,
+        pool: deps.pool,
+        store: deps.store,
+        log: deps.log,
+        handleBatch: async (events, last) => {
+          for (const recorded of events) {
+            if (!saga.handles.includes(recorded.type)) continue;
+            const event = parseRecorded(recorded);
+            if (event) await saga.handle(event as StoredEvent<AnyEvent>);
+          }
+          await saveCheckpoint(deps.pool, name, last);
+        },
+      });
+    });
+  }
+
+  async start(): Promise<void> {
+    await query(this.deps.pool, 'CreateCheckpointTable', checkpointSchema);
+    await Promise.all(this.subscribers.map(s => s.start()));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.subscribers.map(s => s.stop()));
+  }
+
+  get healthy(): boolean {
+    return this.subscribers.every(s => s.lastError === null);
+  }
+}

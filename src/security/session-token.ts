@@ -1,0 +1,29 @@
+import { SignJWT, jwtVerify } from 'jose';
+
+export type SessionClaims = { userId: string; sessionId: string };
+
+/** The dashboard session JWT: HS256 only, with an expiry and the session id checked server-side on every use. */
+export function sessionTokens(secret: string) {
+  const key = new TextEncoder().encode(secret);
+  return {
+    sign(claims: SessionClaims & { issuedAt: Date; expiresAt: Date }): Promise<string> {
+      return new SignJWT({ sid: claims.sessionId })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(claims.userId)
+        .setIssuedAt(Math.floor(claims.issuedAt.getTime() / 1000))
+        .setExpirationTime(Math.floor(claims.expiresAt.getTime() / 1000))
+        .sign(key);
+    },
+    async verify(token: string, now: Date): Promise<SessionClaims | null> {
+      try {
+        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], currentDate: now });
+        if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return null;
+        return { userId: payload.sub, sessionId: payload.sid };
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+export type SessionTokens = ReturnType<typeof sessionTokens>;

@@ -1,0 +1,88 @@
+import type pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './api/app.ts';
+import type { AppDeps } from './api/deps.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { databaseUrl, startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
+import { createPool, query } from './db/pool.ts';
+import './events/all.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { projections } from './projections/all.ts';
+import { ProjectionRunner } from './projections/runner.ts';
+import { sagas } from './sagas/all.ts';
+import { SagaRunner } from './sagas/runner.ts';
+import { sessionTokens } from './security/session-token.ts';
+import type { EventStore } from './store/event-store.ts';
+import { openEventStore } from './store/open.ts';
+
+export type Service = {
+  url: string;
+  app: FastifyInstance;
+  pool: pg.Pool;
+  store: EventStore;
+  projections: ProjectionRunner;
+  close(): Promise<void>;
+};
+
+export type ServiceOptions = { clock?: Clock; log?: Logger };
+
+/** The embedded database lives in DATA_DIR; our own database inside it is created on first start. */
+async function openDatabase(config: Config, log: Logger): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
+  if (config.databaseUrl) return { url: config.databaseUrl, embedded: null };
+  const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, password: config.embeddedPostgresPassword, log });
+  const admin = createPool(embedded.url, 1);
+  try {
+    const exists = await query(admin, 'FindServiceDatabase', `select 1 from pg_database where datname = 'service'`);
+    if (exists.rowCount === 0) await query(admin, 'CreateServiceDatabase', 'create database service');
+  } finally {
+    await admin.end();
+  }
+  return { url: databaseUrl(embedded.url, 'service'), embedded };
+}
+
+/** Starts everything the service is: database, event store, projections, sagas and the HTTP API. */
+export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const clock = options.clock ?? systemClock;
+  const { url: dbUrl, embedded } = await openDatabase(config, log);
+  const pool = createPool(dbUrl, 20);
+  const store = await openEventStore(config, pool);
+  const projectionRunner = new ProjectionRunner({ pool, store, log }, projections);
+  const sagaRunner = new SagaRunner({ pool, store, log }, sagas({ store, clock, log }));
+  await projectionRunner.start();
+  await sagaRunner.start();
+
+  const deps: AppDeps = {
+    store,
+    clock,
+    pool,
+    log,
+    readModels: projectionRunner,
+    tokens: sessionTokens(config.jwtSecret),
+    config: { publicBaseUrl: config.publicBaseUrl, sessionTtlHours: config.sessionTtlHours },
+    readiness: async () => ({
+      database: await query(pool, 'ReadinessPing', 'select 1').then(() => true, () => false),
+      eventStore: await store.headPosition().then(() => true, () => false),
+      projections: projectionRunner.healthy,
+      sagas: sagaRunner.healthy,
+    }),
+  };
+  const app = await buildApp(deps);
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://localhost:${port}`;
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      await app.close(); // in-flight requests finish first
+      await sagaRunner.stop();
+      await projectionRunner.stop(); // the batch in hand is applied and checkpointed
+      await store.close();
+      await pool.end();
+      await embedded?.stop();
+    })());
+  return { url, app, pool, store, projections: projectionRunner, close };
+}

@@ -1,0 +1,37 @@
+import type { Queryable } from '../db/pool.ts';
+import { query } from '../db/pool.ts';
+import { START, type Position } from './event-store.ts';
+
+/** Where each projection and saga is in "all". Lives in PostgreSQL beside the read models, whatever the event store. */
+export const checkpointSchema = `
+create table if not exists subscriber_checkpoints (
+  name text primary key,
+  commit_position numeric(20, 0) not null,
+  prepare_position numeric(20, 0) not null
+);
+`;
+
+export async function readCheckpoint(db: Queryable, name: string): Promise<Position> {
+  const result = await query<{ commit_position: string; prepare_position: string }>(
+    db,
+    'ReadCheckpoint',
+    'select commit_position::text, prepare_position::text from subscriber_checkpoints where name = $1',
+    [name],
+  );
+  const row = result.rows[0];
+  return row ? { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) } : START;
+}
+
+export async function saveCheckpoint(db: Queryable, name: string, position: Position): Promise<void> {
+  await query(
+    db,
+    'SaveCheckpoint',
+    `insert into subscriber_checkpoints (name, commit_position, prepare_position) values ($1, $2, $3)
+     on conflict (name) do update set commit_position = excluded.commit_position, prepare_position = excluded.prepare_position`,
+    [name, position.commit.toString(), position.prepare.toString()],
+  );
+}
+
+export async function deleteCheckpoint(db: Queryable, name: string): Promise<void> {
+  await query(db, 'DeleteCheckpoint', 'delete from subscriber_checkpoints where name = $1', [name]);
+}

@@ -1,14 +1,15 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
-import { startService } from './service.ts';
+import { createService } from './service.ts';
 
 const log = createLogger(process.env.LOG_LEVEL ?? 'info');
 
 try {
   const config = loadConfig(process.env);
-  const service = await startService(config, { log: createLogger(config.logLevel) });
-  log.info({ url: service.url }, `service listening on ${service.url}`);
-  console.log(`Service ready: ${service.url}  (register at ${service.url}/api/auth/register)`);
+  const service = await createService(config, { log: createLogger(config.logLevel) });
+  const url = await service.listen();
+  log.info({ url }, `service listening on ${url}`);
+  console.log(`Service ready: ${url}  (register at ${url}/api/auth/register)`);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -17,11 +17,13 @@ import type { EventStore } from './store/event-store.ts';
 import { openEventStore } from './store/open.ts';
 
 export type Service = {
-  url: string;
   app: FastifyInstance;
+  deps: AppDeps;
   pool: pg.Pool;
   store: EventStore;
   projections: ProjectionRunner;
+  /** Starts listening on the configured port and answers the service's URL. */
+  listen(): Promise<string>;
   close(): Promise<void>;
 };
 
@@ -41,8 +43,8 @@ async function openDatabase(config: Config, log: Logger): Promise<{ url: string;
   return { url: databaseUrl(embedded.url, 'service'), embedded };
 }
 
-/** Starts everything the service is: database, event store, projections, sagas and the HTTP API. */
-export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
+/** Starts everything the service is (database, event store, projections, sagas) and builds the HTTP API. */
+export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const { url: dbUrl, embedded } = await openDatabase(config, log);
@@ -69,10 +71,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
     }),
   };
   const app = await buildApp(deps);
-  await app.listen({ port: config.port, host: config.host });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = `http://localhost:${port}`;
+  const listen = async () => {
+    await app.listen({ port: config.port, host: config.host });
+    const address = app.server.address();
+    return `http://localhost:${typeof address === 'object' && address ? address.port : config.port}`;
+  };
 
   let closing: Promise<void> | null = null;
   const close = () =>
@@ -84,5 +87,5 @@ export async function startService(config: Config, options: ServiceOptions = {})
       await pool.end();
       await embedded?.stop();
     })());
-  return { url, app, pool, store, projections: projectionRunner, close };
+  return { app, deps, pool, store, projections: projectionRunner, listen, close };
 }

@@ -1,0 +1,30 @@
+import type { LightMyRequestResponse } from 'fastify';
+import type { TestService } from './service.ts';
+
+export function sessionCookie(response: LightMyRequestResponse): string {
+  const cookie = response.cookies.find(c => c.name === 'svc_token');
+  if (!cookie) throw new Error(`no svc_token cookie in ${response.statusCode} ${response.body}`);
+  return cookie.value;
+}
+
+let counter = 0;
+
+/** Registers a new user (deterministic, distinct emails) and answers its id and session cookie. */
+export async function registerUser(service: TestService, overrides: Partial<{ name: string; email: string; password: string }> = {}) {
+  counter++;
+  const body = { name: `User ${counter}`, email: `user${counter}-${process.pid}@example.com`, password: 'rahasia123', ...overrides };
+  const response = await service.app.inject({ method: 'POST', url: '/api/auth/register', payload: body });
+  if (response.statusCode !== 201) throw new Error(`register failed: ${response.statusCode} ${response.body}`);
+  return { id: response.json().user.id as string, cookie: sessionCookie(response), ...body };
+}
+
+export async function createKey(service: TestService, cookie: string, name = 'test key') {
+  const response = await service.app.inject({
+    method: 'POST',
+    url: '/api/dashboard/api-keys',
+    cookies: { svc_token: cookie },
+    payload: { name },
+  });
+  if (response.statusCode !== 201) throw new Error(`key create failed: ${response.statusCode} ${response.body}`);
+  return response.json().data as { id: string; key: string; prefix: string; name: string; createdAt: string };
+}

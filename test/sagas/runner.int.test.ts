@@ -28,7 +28,7 @@ const issueReceipts: Saga = {
   name: 'test-receipts',
   handles: ['TestOrderPlaced'],
   async handle(e) {
-    const { orderId } = e.data as { orderId: string };
+    const { orderId } = e.data as unknown as { orderId: string };
     await handleCommand(store, `receipt-${orderId}`, receipt, { type: 'IssueReceipt', orderId }, {
       actor: 'system:test-receipts',
       now,

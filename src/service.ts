@@ -30,7 +30,7 @@ export type Service = {
 export type ServiceOptions = { clock?: Clock; log?: Logger };
 
 /** The embedded database lives in DATA_DIR; our own database inside it is created on first start. */
-async function openDatabase(config: Config, log: Logger): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
+export async function openDatabase(config: Config, log: Logger): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
   if (config.databaseUrl) return { url: config.databaseUrl, embedded: null };
   const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, password: config.embeddedPostgresPassword, log });
   const admin = createPool(embedded.url, 1);

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import exitHook from 'async-exit-hook';
@@ -33,19 +33,35 @@ function isAlive(pid: number): boolean {
   }
 }
 
+type RunningPostmaster = { pid: number; port: number };
+
+function runningPostmaster(databaseDir: string): RunningPostmaster | null {
+  const pidFile = path.join(databaseDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? { pid, port } : null;
+}
+
+/** The process that started the embedded postgres writes its pid here; others (the CLI) share its database. */
+const ownerFile = (dataDir: string) => path.join(dataDir, 'postgres-owner.pid');
+
+function ownerAlive(dataDir: string): boolean {
+  if (!existsSync(ownerFile(dataDir))) return false;
+  const pid = Number(readFileSync(ownerFile(dataDir), 'utf8'));
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid);
+}
+
 /**
  * A postgres left running by a process that was killed (SIGKILL gives it no chance to stop its child)
  * still holds the data folder. Stop it cleanly before starting our own; its data is durable.
  */
-async function stopOrphan(databaseDir: string, log?: Logger): Promise<void> {
-  const pidFile = path.join(databaseDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
-  log?.warn({ pid }, 'stopping a postgres left running by an earlier process');
-  process.kill(pid, 'SIGINT');
-  for (let i = 0; i < 300 && isAlive(pid); i++) await new Promise(r => setTimeout(r, 100));
-  if (isAlive(pid)) throw new Error(`embedded postgres ${pid} did not stop`);
+async function stopOrphan(postmaster: RunningPostmaster, log?: Logger): Promise<void> {
+  log?.warn({ pid: postmaster.pid }, 'stopping a postgres left running by an earlier process');
+  process.kill(postmaster.pid, 'SIGINT');
+  for (let i = 0; i < 300 && isAlive(postmaster.pid); i++) await new Promise(r => setTimeout(r, 100));
+  if (isAlive(postmaster.pid)) throw new Error(`embedded postgres ${postmaster.pid} did not stop`);
 }
 
 export async function startEmbeddedPostgres(opts: {
@@ -73,21 +89,31 @@ export async function startEmbeddedPostgres(opts: {
     createPostgresUser: isRoot,
     initdbFlags: ['--encoding=UTF8', '--no-sync'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'unix_socket_directories='],
-    onLog: m => void pgLog.push(m),
-    onError: m => void pgLog.push(String(m)),
+    onLog: m => void (pgLog.push(m) > 50 && pgLog.shift()),
+    onError: m => void (pgLog.push(String(m)) > 50 && pgLog.shift()),
   });
+  const serverUrl = (p: number) => `postgres://postgres:${encodeURIComponent(opts.password)}@127.0.0.1:${p}/postgres`;
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     await server.initialise();
   } else {
-    await stopOrphan(databaseDir, opts.log);
+    const running = runningPostmaster(databaseDir);
+    // another live process (the service, while the CLI runs) owns it: share, and leave stopping to the owner
+    if (running && ownerAlive(opts.dataDir)) return { url: serverUrl(running.port), stop: async () => undefined };
+    if (running) await stopOrphan(running, opts.log);
   }
   try {
     await server.start();
   } catch (err) {
     throw new Error(`embedded postgres failed to start: ${pgLog.slice(-5).join(' ')} ${String(err ?? '')}`);
   }
-  const url = `postgres://postgres:${encodeURIComponent(opts.password)}@127.0.0.1:${port}/postgres`;
-  return { url, stop: () => server.stop() };
+  writeFileSync(ownerFile(opts.dataDir), String(process.pid));
+  return {
+    url: serverUrl(port),
+    stop: async () => {
+      await server.stop();
+      rmSync(ownerFile(opts.dataDir), { force: true });
+    },
+  };
 }
 
 export function databaseUrl(serverUrl: string, database: string): string {

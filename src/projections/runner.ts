@@ -4,7 +4,7 @@ import type { AnyEvent } from '../events/all.ts';
 import { parseRecorded, type StoredEvent } from '../events/event.ts';
 import type { Logger } from '../logger.ts';
 import { checkpointSchema, deleteCheckpoint, readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
-import type { EventStore, Position, RecordedEvent } from '../store/event-store.ts';
+import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../store/event-store.ts';
 import { Subscriber } from '../store/subscriber.ts';
 import type { Projection } from './projection.ts';
 
@@ -66,32 +66,77 @@ export class ProjectionRunner {
   }
 }
 
-/**
- * Drops a projection's tables, recreates them and replays all history into them, in one transaction:
- * readers see the old rows until the new ones are complete. Run it with the projection stopped.
- */
-export async function rebuildProjection(deps: { pool: pg.Pool; store: EventStore }, projection: Projection): Promise<number> {
-  return inTransaction(deps.pool, async tx => {
-    // waits for a live instance of this projection, in any process, to let go of it
-    await query(tx, 'LockSubscriberForRebuild', `select pg_advisory_xact_lock(hashtextextended('subscriber:' || $1, 0))`, [
-      checkpointName(projection),
-    ]);
-    for (const table of projection.tables) await query(tx, 'DropReadModelTable', `drop table if exists ${table} cascade`);
-    await query(tx, `CreateReadModel:${projection.name}`, projection.schema);
-    await deleteCheckpoint(tx, checkpointName(projection));
-    let position = await readCheckpoint(tx, checkpointName(projection));
-    let count = 0;
-    for (;;) {
-      const batch = await deps.store.readAll(position, 1000);
-      if (batch.length === 0) break;
-      for (const recorded of batch) {
-        const event = parseRecorded(recorded);
-        if (event) await projection.apply(tx, event as StoredEvent<AnyEvent>);
-      }
-      count += batch.length;
-      position = batch[batch.length - 1]!.position;
+/** Waits for a live instance of this projection, in any process, to let go of it, and holds it until the transaction ends. */
+async function lockProjection(tx: pg.PoolClient, projection: Projection): Promise<void> {
+  await query(tx, 'LockSubscriberForRebuild', `select pg_advisory_xact_lock(hashtextextended('subscriber:' || $1, 0))`, [
+    checkpointName(projection),
+  ]);
+}
+
+/** Drops a projection's tables, recreates them and replays all history into them, inside the given transaction. */
+export async function replayInto(
+  tx: pg.PoolClient,
+  store: EventStore,
+  projection: Projection,
+  until: Position | null = null,
+): Promise<number> {
+  await lockProjection(tx, projection);
+  for (const table of projection.tables) await query(tx, 'DropReadModelTable', `drop table if exists ${table} cascade`);
+  await query(tx, `CreateReadModel:${projection.name}`, projection.schema);
+  await deleteCheckpoint(tx, checkpointName(projection));
+  let position = await readCheckpoint(tx, checkpointName(projection));
+  let count = 0;
+  for (;;) {
+    const read = await store.readAll(position, 1000);
+    const batch = until ? read.filter(e => comparePositions(e.position, until) <= 0) : read;
+    if (batch.length === 0) break;
+    for (const recorded of batch) {
+      const event = parseRecorded(recorded);
+      if (event) await projection.apply(tx, event as StoredEvent<AnyEvent>);
     }
-    await saveCheckpoint(tx, checkpointName(projection), position);
-    return count;
-  });
+    count += batch.length;
+    position = batch[batch.length - 1]!.position;
+  }
+  await saveCheckpoint(tx, checkpointName(projection), position);
+  return count;
+}
+
+/** Rebuilds a read model from all history in one transaction: readers see the old rows until the new ones are complete. */
+export function rebuildProjection(deps: { pool: pg.Pool; store: EventStore }, projection: Projection): Promise<number> {
+  return inTransaction(deps.pool, tx => replayInto(tx, deps.store, projection));
+}
+
+async function tableRows(db: pg.PoolClient, table: string): Promise<string[]> {
+  const result = await query<{ row: string }>(db, 'ReadModelRows', `select t::text as row from ${table} t order by 1`);
+  return result.rows.map(r => r.row);
+}
+
+/**
+ * Replays history, up to the live checkpoint, into fresh copies of a read model and compares them with the live rows, then throws the
+ * copies away. Answers the tables that differ (empty when the read model is exactly what history says).
+ */
+export async function verifyProjection(deps: { pool: pg.Pool; store: EventStore }, projection: Projection) {
+  const client = await deps.pool.connect();
+  try {
+    await client.query('begin');
+    await lockProjection(client, projection);
+    const live = new Map<string, string[]>();
+    for (const table of projection.tables) live.set(table, await tableRows(client, table));
+    // only as far as the live rows have got: a read model that lags is not a wrong one
+    await replayInto(client, deps.store, projection, await readCheckpoint(client, checkpointName(projection)));
+    const differences: { table: string; onlyLive: number; onlyReplayed: number }[] = [];
+    for (const table of projection.tables) {
+      const replayed = await tableRows(client, table);
+      const counts = new Map<string, number>();
+      for (const row of live.get(table)!) counts.set(row, (counts.get(row) ?? 0) + 1);
+      for (const row of replayed) counts.set(row, (counts.get(row) ?? 0) - 1);
+      const onlyLive = [...counts.values()].filter(n => n > 0).reduce((a, n) => a + n, 0);
+      const onlyReplayed = [...counts.values()].filter(n => n < 0).reduce((a, n) => a - n, 0);
+      if (onlyLive || onlyReplayed) differences.push({ table, onlyLive, onlyReplayed });
+    }
+    return differences;
+  } finally {
+    await client.query('rollback').catch(() => undefined);
+    client.release();
+  }
 }

@@ -1,0 +1,88 @@
+import { parseArgs } from 'node:util';
+import { registerUser } from '../commands/registration.ts';
+import { loadConfig } from '../config.ts';
+import { createPool } from '../db/pool.ts';
+import { parseRecorded } from '../events/event.ts';
+import '../events/all.ts';
+import { createLogger } from '../logger.ts';
+import { projections } from '../projections/all.ts';
+import { createReadModels, rebuildProjection, verifyProjection } from '../projections/runner.ts';
+import { openDatabase } from '../service.ts';
+import { openEventStore } from '../store/open.ts';
+import { systemClock } from '../clock.ts';
+
+const usage = `Usage: npm run cli -- <command>
+
+  create-admin --name <name> --email <email> --password <password>
+                          register a user with role ADMIN
+  stream <streamId>       print a stream's events with their metadata (who, when, caused by what)
+  verify-read-models      replay all history into fresh read models and compare them with the live ones
+  rebuild-read-models     drop every read model and rebuild it from history
+
+Configuration comes from the same environment as the service (DATA_DIR, DATABASE_URL, EVENT_STORE, ...).
+With the embedded database, the CLI shares the database of a service running on the same DATA_DIR.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help') {
+    console.log(usage);
+    return command ? 0 : 2;
+  }
+  const config = loadConfig(process.env);
+  const log = createLogger(process.env.LOG_LEVEL ?? 'warn');
+  const { url, embedded } = await openDatabase(config, log);
+  const pool = createPool(url, 4);
+  const store = await openEventStore(config, pool, { listen: false });
+  const readModels = { waitFor: async () => true };
+  try {
+    switch (command) {
+      case 'create-admin': {
+        const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } } });
+        if (!values.name || !values.email || !values.password || values.password.length < 8) {
+          console.error('create-admin needs --name, --email and --password (at least 8 characters)');
+          return 2;
+        }
+        const { userId } = await registerUser({ store, clock: systemClock, readModels }, { ...values as { name: string; email: string; password: string }, role: 'ADMIN' });
+        console.log(JSON.stringify({ userId, email: values.email, role: 'ADMIN' }));
+        return 0;
+      }
+      case 'stream': {
+        if (!rest[0]) {
+          console.error('stream needs a stream id, e.g. user-<uuid>');
+          return 2;
+        }
+        for (const recorded of await store.readStream(rest[0])) {
+          const parsed = parseRecorded(recorded);
+          const data = { ...((parsed?.data ?? recorded.data) as Record<string, unknown>) };
+          for (const secret of ['passwordHash', 'keyHash']) if (secret in data) data[secret] = '[redacted]';
+          console.log(JSON.stringify({ revision: recorded.revision, type: recorded.type, version: recorded.version, data, metadata: recorded.metadata }));
+        }
+        return 0;
+      }
+      case 'verify-read-models': {
+        await createReadModels(pool, projections);
+        let clean = true;
+        for (const projection of projections) {
+          const differences = await verifyProjection({ pool, store }, projection);
+          clean &&= differences.length === 0;
+          console.log(`${projection.name}: ${differences.length === 0 ? 'matches history' : JSON.stringify(differences)}`);
+        }
+        return clean ? 0 : 1;
+      }
+      case 'rebuild-read-models': {
+        await createReadModels(pool, projections);
+        for (const projection of projections) console.log(`${projection.name}: replayed ${await rebuildProjection({ pool, store }, projection)} events`);
+        return 0;
+      }
+      default:
+        console.error(`unknown command ${command}\n\n${usage}`);
+        return 2;
+    }
+  } finally {
+    await store.close();
+    await pool.end();
+    await embedded?.stop();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

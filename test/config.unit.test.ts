@@ -1,0 +1,79 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+
+const dataDir = () => mkdtempSync(path.join(tmpdir(), 'svc-config-'));
+
+describe('configuration', () => {
+  it('has embedded defaults for everything', () => {
+    const config = loadConfig({ DATA_DIR: dataDir() });
+    expect(config).toMatchObject({
+      port: 3000,
+      sandboxPort: 3001,
+      databaseUrl: undefined,
+      eventStore: 'postgres',
+      publicBaseUrl: 'http://localhost:3000',
+      logLevel: 'info',
+      webhookAllowPrivate: true,
+    });
+  });
+
+  it('generates missing secrets once and keeps them in the data folder, readable only by the owner', () => {
+    const dir = dataDir();
+    const first = loadConfig({ DATA_DIR: dir });
+    const second = loadConfig({ DATA_DIR: dir });
+    expect(first.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    expect(first.encryptionKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(second.jwtSecret).toBe(first.jwtSecret);
+    expect(second.encryptionKey).toBe(first.encryptionKey);
+    const file = path.join(dir, 'secrets.json');
+    expect(JSON.parse(readFileSync(file, 'utf8')).jwtSecret).toBe(first.jwtSecret);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('prefers secrets given in the environment', () => {
+    const config = loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: 'x'.repeat(40), ENCRYPTION_KEY: 'ab'.repeat(32) });
+    expect(config.jwtSecret).toBe('x'.repeat(40));
+    expect(config.encryptionKey).toBe('ab'.repeat(32));
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ EVENT_STORE: 'mongo' }, 'EVENT_STORE'],
+    [{ EVENT_STORE: 'eventstoredb' }, 'EVENTSTORE_CONNECTION_STRING'],
+    [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
+    [{ ENCRYPTION_KEY: 'nothex' }, 'ENCRYPTION_KEY'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+  ])('refuses %o naming %s', (env, name) => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(name);
+  });
+
+  it('turns the private-webhook guard on when a real database is configured', () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'postgres://u:p@db:5432/x' }).webhookAllowPrivate).toBe(false);
+  });
+});
+
+describe('logs', () => {
+  it('never hold secrets: passwords, PINs, OTPs, keys, cookies and tokens are redacted', () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
+    const log = createLogger('info', sink);
+    log.info({
+      req: { headers: { cookie: 'svc_token=abc.def.ghi', 'x-api-key': 'svc_live_secret', authorization: 'Bearer t' } },
+      body: { password: 'rahasia123', pin: '123456', otp: '9876' },
+      key: 'svc_live_shown_once',
+      config: { jwtSecret: 'jwt-secret-value', encryptionKey: 'enc-key-value' },
+    }, 'something happened');
+    const written = lines.join('');
+    for (const secret of ['abc.def.ghi', 'svc_live_secret', 'Bearer t', 'rahasia123', '123456', '9876', 'svc_live_shown_once', 'jwt-secret-value', 'enc-key-value'])
+      expect(written).not.toContain(secret);
+    expect(written).toContain('something happened');
+    expect(written).toContain('[redacted]');
+  });
+});

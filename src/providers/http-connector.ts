@@ -1,0 +1,168 @@
+import {
+  ConsecutiveBreaker,
+  ExponentialBackoff,
+  TimeoutStrategy,
+  circuitBreaker,
+  handleWhen,
+  retry,
+  timeout,
+  wrap,
+  BrokenCircuitError,
+  TaskCancelledError,
+  type IPolicy,
+} from 'cockatiel';
+import { z } from 'zod';
+import {
+  ProviderError,
+  type LoggedIn,
+  type ProviderConnector,
+  type ProviderFailure,
+  type ProviderSession,
+  type SecondOtpRequired,
+} from './connector.ts';
+
+const sessionResponse = z.object({
+  sessionToken: z.string(),
+  expiresAt: z.string(),
+  account: z.object({ accountRef: z.string(), holderName: z.string() }),
+});
+const secondOtpResponse = z.object({ secondOtpRequired: z.literal(true), challengeId: z.string(), expiresAt: z.string() });
+const challengeResponse = z.object({ challengeId: z.string(), expiresAt: z.string(), otpLength: z.int() });
+const balanceResponse = z.object({ balance: z.int() });
+const transactionsResponse = z.object({
+  transactions: z.array(
+    z.object({
+      id: z.string(),
+      type: z.enum(['CREDIT', 'DEBIT']),
+      amount: z.int().nonnegative(),
+      description: z.string().default(''),
+      senderName: z.string().default(''),
+      reference: z.string().nullable().default(null),
+      occurredAt: z.string(),
+    }),
+  ),
+  hasMore: z.boolean(),
+});
+const qrisResponse = z.object({ payload: z.string().min(20) });
+const errorBody = z.object({ error: z.string(), message: z.string().optional() }).partial();
+
+const failureByCode: Record<string, ProviderFailure> = {
+  INVALID_CREDENTIALS: 'invalid-credentials',
+  LOGIN_REFUSED: 'invalid-credentials',
+  SESSION_EXPIRED: 'session-expired',
+  WRONG_OTP: 'wrong-otp',
+  CHALLENGE_EXPIRED: 'challenge-expired',
+  CHALLENGE_LOCKED: 'challenge-expired',
+  CHALLENGE_NOT_FOUND: 'challenge-expired',
+  PROVIDER_UNAVAILABLE: 'unavailable',
+};
+
+/** Worth another attempt: the provider did not answer, or answered that it is in trouble. */
+class Transient extends Error {}
+
+export type HttpConnectorOptions = {
+  baseUrl: string;
+  timeoutMs?: number;
+  attempts?: number;
+  backoffMs?: number;
+  breakerThreshold?: number;
+  breakerHalfOpenMs?: number;
+};
+
+/** A connector speaking HTTP to a provider: timeouts, retries with backoff on transient failures, a circuit per provider. */
+export function httpConnector(options: HttpConnectorOptions): ProviderConnector {
+  const onTransient = handleWhen(err => err instanceof Transient || err instanceof TaskCancelledError);
+  const retries = retry(onTransient, {
+    maxAttempts: (options.attempts ?? 3) - 1,
+    backoff: new ExponentialBackoff({ initialDelay: options.backoffMs ?? 200, maxDelay: 2000 }),
+  });
+  const breakers = new Map<string, IPolicy>();
+  /** One circuit per provider, so one provider's outage does not stop the others; only safe calls are retried. */
+  const policyFor = (providerCode: string, retrySafe: boolean) => {
+    let breaker = breakers.get(providerCode);
+    if (!breaker) {
+      breaker = wrap(
+        circuitBreaker(onTransient, {
+          halfOpenAfter: options.breakerHalfOpenMs ?? 10_000,
+          breaker: new ConsecutiveBreaker(options.breakerThreshold ?? 5),
+        }),
+        timeout(options.timeoutMs ?? 5000, TimeoutStrategy.Aggressive),
+      );
+      breakers.set(providerCode, breaker);
+    }
+    return retrySafe ? wrap(retries, breaker) : breaker;
+  };
+
+  async function call<T>(
+    providerCode: string,
+    path: string,
+    schema: z.ZodType<T>,
+    init: { method?: string; body?: unknown; session?: ProviderSession; retrySafe?: boolean } = {},
+  ): Promise<T> {
+    try {
+      return await policyFor(providerCode, init.retrySafe ?? (init.method ?? 'GET') === 'GET').execute(async ({ signal }) => {
+        let response: Response;
+        try {
+          response = await fetch(`${options.baseUrl}/providers/${encodeURIComponent(providerCode)}${path}`, {
+            method: init.method ?? 'GET',
+            signal,
+            headers: {
+              ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+              ...(init.session ? { authorization: `Bearer ${init.session.token}` } : {}),
+            },
+            body: init.body === undefined ? undefined : JSON.stringify(init.body),
+          });
+        } catch (err) {
+          if (signal.aborted) throw err;
+          throw new Transient(`provider ${providerCode} unreachable: ${(err as Error).message}`);
+        }
+        const json: unknown = await response.json().catch(() => ({}));
+        if (response.status >= 500 || response.status === 429) throw new Transient(`provider ${providerCode} answered ${response.status}`);
+        if (!response.ok) {
+          const body = errorBody.safeParse(json);
+          const code = body.success ? (body.data.error ?? '') : '';
+          throw new ProviderError(failureByCode[code] ?? 'rejected', (body.success && body.data.message) || `provider answered ${response.status} ${code}`);
+        }
+        const parsed = schema.safeParse(json);
+        if (!parsed.success) throw new ProviderError('rejected', `provider ${providerCode} answered an unexpected body`);
+        return parsed.data;
+      });
+    } catch (err) {
+      if (err instanceof ProviderError) throw err;
+      if (err instanceof BrokenCircuitError) throw new ProviderError('unavailable', `provider ${providerCode} is failing; circuit open`);
+      if (err instanceof Transient || err instanceof TaskCancelledError) throw new ProviderError('unavailable', `provider ${providerCode} unavailable`);
+      throw err;
+    }
+  }
+
+  const loggedIn = (r: z.infer<typeof sessionResponse>): LoggedIn => ({
+    kind: 'session',
+    session: { token: r.sessionToken, expiresAt: r.expiresAt },
+    holderName: r.account.holderName,
+  });
+  const accountPath = (accountRef: string, rest: string) => `/accounts/${encodeURIComponent(accountRef)}${rest}`;
+
+  return {
+    async loginBank(providerCode, input) {
+      return loggedIn(await call(providerCode, '/login', sessionResponse, { method: 'POST', body: input, retrySafe: true }));
+    },
+    // a verification is never retried: an OTP challenge can be used once
+    sendOtp(providerCode, input) {
+      return call(providerCode, '/otp', challengeResponse, { method: 'POST', body: input });
+    },
+    async verifyOtp(providerCode, input): Promise<LoggedIn | SecondOtpRequired> {
+      const result = await call(providerCode, '/otp/verify', z.union([secondOtpResponse, sessionResponse]), { method: 'POST', body: input });
+      return 'secondOtpRequired' in result ? { kind: 'second-otp', challengeId: result.challengeId, expiresAt: result.expiresAt } : loggedIn(result);
+    },
+    async fetchBalance(providerCode, accountRef, session) {
+      return (await call(providerCode, accountPath(accountRef, '/balance'), balanceResponse, { session })).balance;
+    },
+    fetchTransactions(providerCode, accountRef, session, after) {
+      const query = after ? `?after=${encodeURIComponent(after)}&limit=100` : '?limit=100';
+      return call(providerCode, accountPath(accountRef, `/transactions${query}`), transactionsResponse, { session });
+    },
+    async fetchStaticQris(providerCode, accountRef, session) {
+      return (await call(providerCode, accountPath(accountRef, '/qris'), qrisResponse, { session })).payload;
+    },
+  };
+}

@@ -1,0 +1,27 @@
+/** The providers the service can link, and how: the source of provider codes (GET /api/v1/providers). */
+export type PaymentType = 'QRIS' | 'QRIS-DYNAMIC' | 'DIRECT' | 'VA-BANK1' | 'VA-BANK2' | 'VA-BANK3';
+
+export type Provider = {
+  providerCode: string;
+  name: string;
+  type: 'bank' | 'ewallet';
+  paymentTypes: PaymentType[];
+  loginFlow: 'credentials' | 'otp' | 'direct';
+};
+
+export const providers: readonly Provider[] = [
+  { providerCode: 'BANK-BCA', name: 'Bank Central Asia', type: 'bank', paymentTypes: [], loginFlow: 'credentials' },
+  { providerCode: 'BANK-BRI', name: 'Bank Rakyat Indonesia', type: 'bank', paymentTypes: [], loginFlow: 'credentials' },
+  { providerCode: 'BANK-MANDIRI', name: 'Bank Mandiri', type: 'bank', paymentTypes: [], loginFlow: 'credentials' },
+  { providerCode: 'BANK-BNI', name: 'Bank Negara Indonesia', type: 'bank', paymentTypes: [], loginFlow: 'credentials' },
+  { providerCode: 'WALLET-A', name: 'Wallet A', type: 'ewallet', paymentTypes: ['DIRECT', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3'], loginFlow: 'otp' },
+  { providerCode: 'WALLET-A-BUSINESS', name: 'Wallet A Business', type: 'ewallet', paymentTypes: ['QRIS-DYNAMIC'], loginFlow: 'otp' },
+  { providerCode: 'WALLET-B', name: 'Wallet B', type: 'ewallet', paymentTypes: [], loginFlow: 'otp' },
+  { providerCode: 'WALLET-C', name: 'Wallet C', type: 'ewallet', paymentTypes: ['QRIS-DYNAMIC'], loginFlow: 'otp' },
+  { providerCode: 'WALLET-D', name: 'Wallet D', type: 'ewallet', paymentTypes: ['QRIS-DYNAMIC'], loginFlow: 'otp' },
+  { providerCode: 'WALLET-E', name: 'Wallet E', type: 'ewallet', paymentTypes: ['QRIS-DYNAMIC'], loginFlow: 'otp' },
+];
+
+export function findProvider(providerCode: string): Provider | undefined {
+  return providers.find(p => p.providerCode === providerCode);
+}

@@ -15,6 +15,7 @@ import { SagaRunner } from './sagas/runner.ts';
 import { sessionTokens } from './security/session-token.ts';
 import type { EventStore } from './store/event-store.ts';
 import { openEventStore } from './store/open.ts';
+import { postgresSnapshots } from './store/snapshots.ts';
 
 export type Service = {
   app: FastifyInstance;
@@ -50,6 +51,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const { url: dbUrl, embedded } = await openDatabase(config, log);
   const pool = createPool(dbUrl, 20);
   const store = await openEventStore(config, pool);
+  const snapshots = await postgresSnapshots(pool);
   const projectionRunner = new ProjectionRunner({ pool, store, log }, projections);
   const sagaRunner = new SagaRunner({ pool, store, log }, sagas({ store, clock, log }));
   await projectionRunner.start();
@@ -57,6 +59,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
 
   const deps: AppDeps = {
     store,
+    snapshots,
     clock,
     pool,
     log,

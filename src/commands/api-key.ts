@@ -75,7 +75,7 @@ export async function createApiKey(deps: CommandDeps, userId: string, name: stri
   const { key, prefix, hash } = generateApiKey();
   const now = deps.clock.now();
   const result = await handleCommand(
-    deps.store,
+    deps,
     apiKeyStream(keyId),
     apiKey,
     { type: 'CreateApiKey', keyId, userId, name, prefix, keyHash: hash, now },
@@ -87,7 +87,7 @@ export async function createApiKey(deps: CommandDeps, userId: string, name: stri
 
 export async function revokeApiKey(deps: CommandDeps, userId: string, keyId: string) {
   const now = deps.clock.now();
-  const result = await handleCommand(deps.store, apiKeyStream(keyId), apiKey, { type: 'RevokeApiKey', userId, now }, {
+  const result = await handleCommand(deps, apiKeyStream(keyId), apiKey, { type: 'RevokeApiKey', userId, now }, {
     actor: `user:${userId}`,
     now,
   });
@@ -96,5 +96,5 @@ export async function revokeApiKey(deps: CommandDeps, userId: string, keyId: str
 
 export async function recordApiKeyUse(deps: CommandDeps, keyId: string): Promise<void> {
   const now = deps.clock.now();
-  await handleCommand(deps.store, apiKeyStream(keyId), apiKey, { type: 'RecordApiKeyUse', now }, { actor: `api-key:${keyId}`, now });
+  await handleCommand(deps, apiKeyStream(keyId), apiKey, { type: 'RecordApiKeyUse', now }, { actor: `api-key:${keyId}`, now });
 }

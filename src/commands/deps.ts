@@ -1,9 +1,11 @@
 import type { Clock } from '../clock.ts';
 import type { EventStore, Position } from '../store/event-store.ts';
+import type { SnapshotStore } from '../store/snapshots.ts';
 
 /** What command handlers need; passed in, never imported. */
 export type CommandDeps = {
   store: EventStore;
+  snapshots?: SnapshotStore;
   clock: Clock;
   /** Read-your-writes: resolves once the read models have caught up with `position`. */
   readModels: { waitFor(position: Position | null, timeoutMs?: number): Promise<boolean> };

@@ -20,7 +20,7 @@ export async function startSession(
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + deps.sessionTtlMs);
   const result = await handleCommand(
-    deps.store,
+    deps,
     sessionStream(sessionId),
     session,
     { type: 'StartSession', sessionId, userId, ...device, now, expiresAt },
@@ -33,19 +33,19 @@ export async function startSession(
 /** `userId` comes from the users read model (found by email); the password is checked against the user's stream. */
 export async function checkPassword(deps: CommandDeps, userId: string | null, email: string, password: string) {
   if (!userId) return verifyAgainstNothing(password);
-  const { state } = await load(deps.store, userStream(userId), user);
+  const { state } = await load(deps, userStream(userId), user);
   if (!state.registered || state.email !== normaliseEmail(email)) return verifyAgainstNothing(password);
   return verifyPassword(state.passwordHash, password);
 }
 
 export async function endSession(deps: CommandDeps, sessionId: string, actor: string, reason: 'logout' | 'revoked'): Promise<void> {
   const now = deps.clock.now();
-  const result = await handleCommand(deps.store, sessionStream(sessionId), session, { type: 'EndSession', reason, now }, { actor, now });
+  const result = await handleCommand(deps, sessionStream(sessionId), session, { type: 'EndSession', reason, now }, { actor, now });
   await deps.readModels.waitFor(result.position);
 }
 
 /** Called on authenticated requests; records at most one SessionSeen per few minutes. */
 export async function recordSessionSeen(deps: CommandDeps, sessionId: string, actor: string): Promise<void> {
   const now = deps.clock.now();
-  await handleCommand(deps.store, sessionStream(sessionId), session, { type: 'RecordSessionSeen', now }, { actor, now });
+  await handleCommand(deps, sessionStream(sessionId), session, { type: 'RecordSessionSeen', now }, { actor, now });
 }

@@ -15,20 +15,20 @@ export type Registration = { name: string; email: string; password: string; role
  * user stream does not exist: the next registration of that email takes the claim over instead of being refused.
  */
 export async function registerUser(deps: CommandDeps, input: Registration): Promise<{ userId: string }> {
-  const { store, clock } = deps;
+  const { clock } = deps;
   const email = normaliseEmail(input.email);
   const claimStream = userEmailStream(emailHash(email));
-  const existing = await load(store, claimStream, userEmail);
+  const existing = await load(deps, claimStream, userEmail);
   let userId = existing.state.claimedBy ?? randomUUID();
   if (existing.state.claimedBy) {
-    if ((await load(store, userStream(existing.state.claimedBy), user)).exists) throw emailTaken();
+    if ((await load(deps, userStream(existing.state.claimedBy), user)).exists) throw emailTaken();
   } else {
-    await handleCommand(store, claimStream, userEmail, { type: 'ClaimEmail', userId }, { actor: `user:${userId}`, now: clock.now() });
+    await handleCommand(deps, claimStream, userEmail, { type: 'ClaimEmail', userId }, { actor: `user:${userId}`, now: clock.now() });
   }
   const passwordHash = await hashPassword(input.password);
   try {
     const result = await handleCommand(
-      store,
+      deps,
       userStream(userId),
       user,
       { type: 'RegisterUser', userId, name: input.name.trim(), email, passwordHash, role: input.role ?? 'USER', now: clock.now() },

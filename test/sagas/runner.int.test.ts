@@ -29,7 +29,7 @@ const issueReceipts: Saga = {
   handles: ['TestOrderPlaced'],
   async handle(e) {
     const { orderId } = e.data as unknown as { orderId: string };
-    await handleCommand(store, `receipt-${orderId}`, receipt, { type: 'IssueReceipt', orderId }, {
+    await handleCommand({ store }, `receipt-${orderId}`, receipt, { type: 'IssueReceipt', orderId }, {
       actor: 'system:test-receipts',
       now,
       causationId: e.metadata.eventId,

@@ -1,5 +1,7 @@
-import { Conflict } from '../errors.ts';
+import { Conflict, InvalidInput, NotFound } from '../errors.ts';
 import {
+  AccountDeleted,
+  PointsDebited,
   PointsGranted,
   SubscriptionGranted,
   UserEmailClaimed,
@@ -26,11 +28,19 @@ export type RegisterUser = {
   now: Date;
 };
 
-export type UserCommand = RegisterUser;
+export type UserCommand =
+  | RegisterUser
+  | { type: 'DebitPoints'; points: number; accountId: string }
+  | { type: 'RecordAccountDeleted'; accountId: string; now: Date };
+
+export const notEnoughPoints = (needed: number, available: number) =>
+  new InvalidInput(`Not enough points: ${needed} needed, ${available} available`, [], 'NOT_ENOUGH_POINTS');
 
 export const emailTaken = () => new Conflict('Email sudah terdaftar', 'EMAIL_TAKEN');
 
 export const user: Decider<User, UserCommand, UserEvent> = {
+  // every scheduled sync debits a point here: without snapshots this stream would be read whole each time
+  snapshot: { name: 'user', version: 1, every: 100 },
   initialState: () => ({ registered: false }),
   evolve(state, event) {
     switch (event.type) {
@@ -47,6 +57,10 @@ export const user: Decider<User, UserCommand, UserEvent> = {
         return state;
       case 'PointsGranted':
         return state.registered ? { ...state, points: state.points + event.data.points } : state;
+      case 'PointsDebited':
+        return state.registered ? { ...state, points: state.points - event.data.points } : state;
+      case 'AccountDeleted':
+        return state;
       default: {
         const never: never = event;
         return never;
@@ -76,8 +90,15 @@ export const user: Decider<User, UserCommand, UserEvent> = {
           PointsGranted({ userId: command.userId, points: freePlan.points, reason: 'free-plan' }),
         ];
       }
+      case 'DebitPoints':
+        if (!state.registered) throw new NotFound('user not found');
+        if (state.points < command.points) throw notEnoughPoints(command.points, state.points);
+        return [PointsDebited({ userId: state.userId, points: command.points, reason: 'account-sync', accountId: command.accountId })];
+      case 'RecordAccountDeleted':
+        if (!state.registered) throw new NotFound('user not found');
+        return [AccountDeleted({ userId: state.userId, accountId: command.accountId, deletedAt: command.now.toISOString() })];
       default: {
-        const never: never = command.type;
+        const never: never = command;
         return never;
       }
     }

@@ -1,9 +1,11 @@
+import type { AccountEvent } from './account.ts';
 import type { ApiKeyEvent } from './api-key.ts';
 import type { SessionEvent } from './session.ts';
 import type { UserEmailEvent, UserEvent } from './user.ts';
+import './account.ts';
 import './api-key.ts';
 import './session.ts';
 import './user.ts';
 
 /** Every event the service declares; importing this module registers them all. */
-export type AnyEvent = UserEvent | UserEmailEvent | SessionEvent | ApiKeyEvent;
+export type AnyEvent = UserEvent | UserEmailEvent | SessionEvent | ApiKeyEvent | AccountEvent;

@@ -24,7 +24,26 @@ export const PointsGranted = event('PointsGranted', 1, z.object({
   reason: z.string(),
 }));
 
-export type UserEvent = EventOf<typeof UserRegistered> | EventOf<typeof SubscriptionGranted> | EventOf<typeof PointsGranted>;
+export const PointsDebited = event('PointsDebited', 1, z.object({
+  userId: z.uuid(),
+  points: z.int().positive(),
+  reason: z.enum(['account-sync']),
+  accountId: z.uuid(),
+}));
+
+/** Audit trail of a deleted account: no personal data, its stream is gone. */
+export const AccountDeleted = event('AccountDeleted', 1, z.object({
+  userId: z.uuid(),
+  accountId: z.uuid(),
+  deletedAt: isoDate,
+}));
+
+export type UserEvent =
+  | EventOf<typeof UserRegistered>
+  | EventOf<typeof SubscriptionGranted>
+  | EventOf<typeof PointsGranted>
+  | EventOf<typeof PointsDebited>
+  | EventOf<typeof AccountDeleted>;
 
 // stream user-email-<sha256 of the normalised email>: one claim per address keeps emails unique
 export const UserEmailClaimed = event('UserEmailClaimed', 1, z.object({ userId: z.uuid() }));

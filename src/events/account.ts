@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { event, isoDate, rupiah, type EventOf } from './event.ts';
+
+/** An AES-256-GCM sealed value (credentials, provider sessions): events never hold them in the clear. */
+export const sealed = z.object({ iv: z.string(), tag: z.string(), data: z.string() });
+
+// stream account-<accountId>
+export const AccountLinked = event('AccountLinked', 1, z.object({
+  accountId: z.uuid(),
+  ownerId: z.uuid(),
+  type: z.enum(['bank', 'ewallet']),
+  providerCode: z.string(),
+  accountName: z.string(),
+  accountNumber: z.string().nullable(),
+  phoneNumber: z.string().nullable(),
+  holderName: z.string().nullable(),
+  intervalMinutes: z.int().positive(),
+  credentials: sealed.nullable(),
+  session: sealed.nullable(),
+  isActive: z.boolean(),
+  linkedAt: isoDate,
+}));
+
+export const AccountSettingsChanged = event('AccountSettingsChanged', 1, z.object({
+  accountId: z.uuid(),
+  accountName: z.string().optional(),
+  intervalMinutes: z.int().positive().optional(),
+  changedAt: isoDate,
+}));
+
+export const CredentialsChanged = event('CredentialsChanged', 1, z.object({
+  accountId: z.uuid(),
+  credentials: sealed,
+  session: sealed.nullable(),
+  changedAt: isoDate,
+}));
+
+export const MutationRecorded = event('MutationRecorded', 1, z.object({
+  accountId: z.uuid(),
+  mutationId: z.uuid(),
+  providerTransactionId: z.string(),
+  type: z.enum(['CREDIT', 'DEBIT']),
+  amount: rupiah,
+  description: z.string(),
+  senderName: z.string(),
+  reference: z.string().nullable(),
+  occurredAt: isoDate,
+  recordedAt: isoDate,
+}));
+
+export const AccountSynced = event('AccountSynced', 1, z.object({
+  accountId: z.uuid(),
+  balance: z.int(),
+  syncedAt: isoDate,
+  /** the scheduled time this sync answers; null for a manual refresh */
+  slot: isoDate.nullable(),
+  cursor: z.string().nullable(),
+}));
+
+export const AccountSyncFailed = event('AccountSyncFailed', 1, z.object({
+  accountId: z.uuid(),
+  reason: z.string(),
+  failedAt: isoDate,
+  consecutiveFailures: z.int().positive(),
+  retryAt: isoDate,
+}));
+
+export const AccountSyncPaused = event('AccountSyncPaused', 1, z.object({
+  accountId: z.uuid(),
+  reason: z.enum(['not-enough-points']),
+  pausedAt: isoDate,
+}));
+
+export const ProviderSessionExpired = event('ProviderSessionExpired', 1, z.object({ accountId: z.uuid(), expiredAt: isoDate }));
+
+export const ProviderSessionRestored = event('ProviderSessionRestored', 1, z.object({
+  accountId: z.uuid(),
+  session: sealed,
+  restoredAt: isoDate,
+}));
+
+export type AccountEvent =
+  | EventOf<typeof AccountLinked>
+  | EventOf<typeof AccountSettingsChanged>
+  | EventOf<typeof CredentialsChanged>
+  | EventOf<typeof MutationRecorded>
+  | EventOf<typeof AccountSynced>
+  | EventOf<typeof AccountSyncFailed>
+  | EventOf<typeof AccountSyncPaused>
+  | EventOf<typeof ProviderSessionExpired>
+  | EventOf<typeof ProviderSessionRestored>;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
@@ -13,6 +14,11 @@ import { ProjectionRunner } from './projections/runner.ts';
 import { sagas } from './sagas/all.ts';
 import { SagaRunner } from './sagas/runner.ts';
 import { sessionTokens } from './security/session-token.ts';
+import { credentialVault } from './security/credentials.ts';
+import { httpConnector } from './providers/http-connector.ts';
+import { unreachableProviders, type ProviderConnector } from './providers/connector.ts';
+import { startSandbox } from './providers/sandbox/server.ts';
+import { startAccountSync, type AccountSyncScheduler } from './sagas/account-sync.ts';
 import type { EventStore } from './store/event-store.ts';
 import { openEventStore } from './store/open.ts';
 import { postgresSnapshots } from './store/snapshots.ts';
@@ -23,12 +29,20 @@ export type Service = {
   pool: pg.Pool;
   store: EventStore;
   projections: ProjectionRunner;
+  accountSync: AccountSyncScheduler;
+  sandboxUrl: string | null;
   /** Starts listening on the configured port and answers the service's URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
 };
 
-export type ServiceOptions = { clock?: Clock; log?: Logger };
+export type ServiceOptions = {
+  clock?: Clock;
+  log?: Logger;
+  /** Tests start the sandbox on a free port even with SANDBOX_PORT=0. */
+  startSandbox?: boolean;
+  schedulerTickMs?: number;
+};
 
 /** The embedded database lives in DATA_DIR; our own database inside it is created on first start. */
 export async function openDatabase(config: Config, log: Logger): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
@@ -52,6 +66,12 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const pool = createPool(dbUrl, 20);
   const store = await openEventStore(config, pool);
   const snapshots = await postgresSnapshots(pool);
+  const sandbox = config.sandboxUrl || (config.sandboxPort === 0 && !options.startSandbox)
+    ? null
+    : await startSandbox({ clock, log, port: config.sandboxPort, host: config.host, stateFile: path.join(config.dataDir, 'sandbox-state.json') });
+  const providerUrl = config.sandboxUrl ?? sandbox?.url ?? null;
+  const connector: ProviderConnector = providerUrl ? httpConnector({ baseUrl: providerUrl }) : unreachableProviders;
+  const vault = credentialVault(config.encryptionKey);
   const projectionRunner = new ProjectionRunner({ pool, store, log }, projections);
   const sagaRunner = new SagaRunner({ pool, store, log }, sagas({ store, clock, log }));
   await projectionRunner.start();
@@ -60,6 +80,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const deps: AppDeps = {
     store,
     snapshots,
+    connector,
+    vault,
     clock,
     pool,
     log,
@@ -73,6 +95,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
       sagas: sagaRunner.healthy,
     }),
   };
+  const accountSync = await startAccountSync(deps, { tickMs: options.schedulerTickMs ?? 1000 });
   const app = await buildApp(deps);
   const listen = async () => {
     await app.listen({ port: config.port, host: config.host });
@@ -84,11 +107,13 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const close = () =>
     (closing ??= (async () => {
       await app.close(); // in-flight requests finish first
+      await accountSync.stop();
       await sagaRunner.stop();
       await projectionRunner.stop(); // the batch in hand is applied and checkpointed
       await store.close();
       await pool.end();
+      await sandbox?.close();
       await embedded?.stop();
     })());
-  return { app, deps, pool, store, projections: projectionRunner, listen, close };
+  return { app, deps, pool, store, projections: projectionRunner, accountSync, sandboxUrl: providerUrl, listen, close };
 }

@@ -2,7 +2,10 @@ import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { accountRoutes } from './accounts.ts';
 import { apiKeyRoutes } from './api-keys.ts';
+import { mutationRoutes } from './mutations.ts';
+import { providerRoutes } from './providers.ts';
 import { authRoutes } from './auth.ts';
 import type { AppDeps } from './deps.ts';
 import { registerErrorHandling } from './errors.ts';
@@ -43,5 +46,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes(deps));
   await app.register(authRoutes(deps), { prefix: '/api/auth' });
   await app.register(apiKeyRoutes(deps), { prefix: '/api/dashboard/api-keys' });
+  await app.register(providerRoutes, { prefix: '/api/v1/providers' });
+  await app.register(accountRoutes(deps), { prefix: '/api/v1/accounts' });
+  await app.register(mutationRoutes(deps), { prefix: '/api/v1/mutations' });
   return app;
 }

@@ -30,7 +30,7 @@ export type CommandContext = {
   correlationId?: string;
   causationId?: string | null;
   /** Deterministic event ids make a re-run of the same command (a saga re-delivery) append nothing new. */
-  eventId?: (index: number) => string;
+  eventId?: (index: number, event: DomainEvent) => string | undefined;
 };
 
 export type Loaded<S> = { state: S; revision: number; exists: boolean; snapshotRevision: number };
@@ -77,7 +77,7 @@ export async function handleCommand<S, C, E extends DomainEvent>(
         events.map((e, i) => ({
           ...serialise(e),
           metadata: {
-            eventId: context.eventId?.(i) ?? randomUUID(),
+            eventId: context.eventId?.(i, e) ?? randomUUID(),
             correlationId,
             causationId: context.causationId ?? null,
             actor: context.actor,

@@ -1,7 +1,9 @@
+import { accountsProjection } from './accounts.ts';
 import { apiKeysProjection } from './api-keys.ts';
+import { mutationsProjection } from './mutations.ts';
 import type { Projection } from './projection.ts';
 import { sessionsProjection } from './sessions.ts';
 import { usersProjection } from './users.ts';
 
 /** Every read model the service keeps. */
-export const projections: Projection[] = [usersProjection, sessionsProjection, apiKeysProjection];
+export const projections: Projection[] = [usersProjection, sessionsProjection, apiKeysProjection, accountsProjection, mutationsProjection];

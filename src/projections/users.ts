@@ -33,6 +33,11 @@ export const usersProjection: Projection = {
         ]);
         return;
       }
+      case 'PointsDebited': {
+        const d = event.data;
+        await query(tx, 'ProjectPointsDebited', 'update users set points = points - $2 where id = $1', [d.userId, d.points]);
+        return;
+      }
       case 'PointsGranted': {
         const d = event.data;
         await query(tx, 'ProjectPointsGranted', 'update users set points = points + $2 where id = $1', [d.userId, d.points]);

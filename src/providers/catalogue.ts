@@ -15,11 +15,11 @@ export const providers: readonly Provider[] = [
   { providerCode: 'BANK-MANDIRI', name: 'Bank Mandiri', type: 'bank', paymentTypes: [], loginFlow: 'credentials' },
   { providerCode: 'BANK-BNI', name: 'Bank Negara Indonesia', type: 'bank', paymentTypes: [], loginFlow: 'credentials' },
   { providerCode: 'WALLET-A', name: 'Wallet A', type: 'ewallet', paymentTypes: ['DIRECT', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3'], loginFlow: 'otp' },
-  { providerCode: 'WALLET-A-BUSINESS', name: 'Wallet A Business', type: 'ewallet', paymentTypes: ['QRIS-DYNAMIC'], loginFlow: 'otp' },
+  { providerCode: 'WALLET-A-BUSINESS', name: 'Wallet A Business', type: 'ewallet', paymentTypes: ['QRIS-DYNAMIC'], loginFlow: 'direct' },
   { providerCode: 'WALLET-B', name: 'Wallet B', type: 'ewallet', paymentTypes: [], loginFlow: 'otp' },
   { providerCode: 'WALLET-C', name: 'Wallet C', type: 'ewallet', paymentTypes: ['QRIS-DYNAMIC'], loginFlow: 'otp' },
-  { providerCode: 'WALLET-D', name: 'Wallet D', type: 'ewallet', paymentTypes: ['QRIS-DYNAMIC'], loginFlow: 'otp' },
-  { providerCode: 'WALLET-E', name: 'Wallet E', type: 'ewallet', paymentTypes: ['QRIS-DYNAMIC'], loginFlow: 'otp' },
+  { providerCode: 'WALLET-D', name: 'Wallet D', type: 'ewallet', paymentTypes: ['QRIS-DYNAMIC'], loginFlow: 'direct' },
+  { providerCode: 'WALLET-E', name: 'Wallet E', type: 'ewallet', paymentTypes: ['QRIS-DYNAMIC'], loginFlow: 'direct' },
 ];
 
 export function findProvider(providerCode: string): Provider | undefined {

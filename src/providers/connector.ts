@@ -36,6 +36,8 @@ export class ProviderError extends Error {
 
 export interface ProviderConnector {
   loginBank(providerCode: string, input: { username: string; password: string; accountNumber: string }): Promise<LoggedIn>;
+  /** Wallets whose merchant accounts are linked by phone number alone (loginFlow 'direct'). */
+  loginDirect(providerCode: string, input: { phoneNumber: string }): Promise<LoggedIn>;
   sendOtp(
     providerCode: string,
     input: { phoneNumber: string; pin?: string; channel: 'MESSENGER' | 'SMS' },
@@ -50,3 +52,10 @@ export interface ProviderConnector {
   ): Promise<{ transactions: ProviderTransaction[]; hasMore: boolean }>;
   fetchStaticQris(providerCode: string, accountRef: string, session: ProviderSession): Promise<string>;
 }
+
+/** When no provider is configured at all (SANDBOX_PORT=0 and no SANDBOX_URL): every call says unavailable. */
+export const unreachableProviders: ProviderConnector = new Proxy({} as ProviderConnector, {
+  get: () => async () => {
+    throw new ProviderError('unavailable', 'no provider is configured');
+  },
+});

@@ -146,6 +146,9 @@ export function httpConnector(options: HttpConnectorOptions): ProviderConnector 
     async loginBank(providerCode, input) {
       return loggedIn(await call(providerCode, '/login', sessionResponse, { method: 'POST', body: input, retrySafe: true }));
     },
+    async loginDirect(providerCode, input) {
+      return loggedIn(await call(providerCode, '/login', sessionResponse, { method: 'POST', body: input, retrySafe: true }));
+    },
     // a verification is never retried: an OTP challenge can be used once
     sendOtp(providerCode, input) {
       return call(providerCode, '/otp', challengeResponse, { method: 'POST', body: input });

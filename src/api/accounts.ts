@@ -1,0 +1,102 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { linkAccount } from '../commands/link-account.ts';
+import { changeAccount, deleteAccount, refreshAccount } from '../commands/manage-account.ts';
+import { InvalidInput, NotFound } from '../errors.ts';
+import { findOwnedAccount, listAccounts } from '../projections/accounts.ts';
+import type { AppDeps } from './deps.ts';
+import { pagination, presentAccount } from './presenters.ts';
+
+const interval = z.int().min(5).max(1440);
+const text = z.string().trim().min(1).max(100);
+const digits = z.string().trim().regex(/^[0-9]{4,20}$/, 'digits only');
+const phone = z.string().trim().regex(/^\+?[0-9]{8,15}$/, 'a phone number');
+
+const createBody = z.object({
+  action: z.string().optional(),
+  type: z.enum(['bank', 'ewallet']),
+  providerCode: z.string().trim().min(1).max(40),
+  accountName: text,
+  intervalMinutes: interval,
+  accountNumber: digits.optional(),
+  username: z.string().min(1).max(100).optional(),
+  password: z.string().min(1).max(200).optional(),
+  phoneNumber: phone.optional(),
+  pin: z.string().regex(/^[0-9]{6}$/, '6 digits').optional(),
+});
+
+const listQuery = z.object({
+  type: z.enum(['bank', 'ewallet']).optional(),
+  isActive: z.enum(['true', 'false']).transform(v => v === 'true').optional(),
+  providerCode: z.string().max(40).optional(),
+  search: z.string().max(100).optional(),
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(100).default(10),
+});
+
+const patchBody = z
+  .object({ accountName: text, intervalMinutes: interval, username: z.string().min(1).max(100), password: z.string().min(1).max(200) })
+  .partial()
+  .strict()
+  .refine(b => Object.keys(b).length > 0, 'nothing to change');
+
+const idParams = z.object({ id: z.uuid() });
+
+/** /api/v1/accounts: link, list, read, change, delete and refresh; every id is scoped to the key's owner. */
+export function accountRoutes(deps: AppDeps, otpFlows: (app: FastifyInstance) => void = () => undefined) {
+  return async function (plain: FastifyInstance) {
+    const app = plain.withTypeProvider<ZodTypeProvider>();
+    otpFlows(plain);
+
+    const presentOwned = async (ownerId: string, accountId: string) => {
+      const row = await findOwnedAccount(deps.pool, ownerId, accountId);
+      if (!row) throw new NotFound('Account not found', 'ACCOUNT_NOT_FOUND');
+      return presentAccount(row);
+    };
+
+    app.post('/', { schema: { body: createBody } }, async request => {
+      if (request.body.action !== undefined) throw new InvalidInput(`Unknown action ${request.body.action}`, [{ path: 'body.action', message: 'unknown action' }], 'VALIDATION_ERROR');
+      const { userId } = request.owner!;
+      const outcome = await linkAccount(deps, userId, request.body);
+      if (outcome.kind === 'special-flow') {
+        const code = outcome.provider.providerCode === 'WALLET-B' ? 'wallet-b' : 'wallet-c';
+        return {
+          status: 'special_flow',
+          nextAction: {
+            action: `${code}-send-otp`,
+            message: `${outcome.provider.name} is linked by OTP: POST /api/v1/accounts with action ${code}-send-otp, then ${code}-verify-otp`,
+            fields: ['phoneNumber', 'providerCode', 'accountName', 'intervalMinutes'],
+          },
+        };
+      }
+      return { status: 'success', accountId: outcome.accountId, data: await presentOwned(userId, outcome.accountId) };
+    });
+
+    app.get('/', { schema: { querystring: listQuery } }, async request => {
+      const q = request.query;
+      const { rows, total } = await listAccounts(deps.pool, { ownerId: request.owner!.userId, ...q });
+      return { status: 'success', data: rows.map(presentAccount), pagination: pagination(total, q.page, q.limit) };
+    });
+
+    app.get('/:id', { schema: { params: idParams } }, async request => ({
+      status: 'success',
+      data: await presentOwned(request.owner!.userId, request.params.id),
+    }));
+
+    app.patch('/:id', { schema: { params: idParams, body: patchBody } }, async request => {
+      await changeAccount(deps, request.owner!.userId, request.params.id, request.body);
+      return { status: 'success', data: await presentOwned(request.owner!.userId, request.params.id) };
+    });
+
+    app.delete('/:id', { schema: { params: idParams } }, async request => {
+      await deleteAccount(deps, request.owner!.userId, request.params.id);
+      return { status: 'success', data: { id: request.params.id, deleted: true } };
+    });
+
+    app.get('/:id/refresh', { schema: { params: idParams } }, async request => {
+      const outcome = await refreshAccount(deps, request.owner!.userId, request.params.id);
+      return { status: 'success', outcome, data: await presentOwned(request.owner!.userId, request.params.id) };
+    });
+  };
+}

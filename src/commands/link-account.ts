@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { DomainError, InvalidInput, NotFound } from '../errors.ts';
+import { pointsToLinkAccount } from '../plans.ts';
+import { findProvider, type Provider } from '../providers/catalogue.ts';
+import { ProviderError, type LoggedIn } from '../providers/connector.ts';
+import { account, accountStream } from './account.ts';
+import { handleCommand, load } from './handle.ts';
+import type { SyncDeps } from './sync-account.ts';
+import { notEnoughPoints, user, userStream } from './user.ts';
+
+export type NewAccount = {
+  type: 'bank' | 'ewallet';
+  providerCode: string;
+  accountName: string;
+  intervalMinutes: number;
+  accountNumber?: string;
+  username?: string;
+  password?: string;
+  phoneNumber?: string;
+  pin?: string;
+};
+
+export type LinkOutcome =
+  | { kind: 'linked'; accountId: string }
+  | { kind: 'special-flow'; provider: Provider };
+
+const missing = (field: string) => new InvalidInput(`${field} is required`, [{ path: field, message: 'required' }], 'VALIDATION_ERROR');
+
+export function providerFailure(err: ProviderError): DomainError {
+  if (err.failure === 'invalid-credentials') return new InvalidInput('The provider refused the login', [], 'PROVIDER_LOGIN_FAILED');
+  if (err.failure === 'unavailable') return new InvalidInput('The provider is unavailable, try again later', [], 'PROVIDER_UNAVAILABLE');
+  return new InvalidInput(`The provider refused the request: ${err.message}`, [], 'PROVIDER_REJECTED');
+}
+
+/**
+ * Links an account. Banks are validated by logging in; WALLET-A is created inactive (its OTP flow activates it);
+ * WALLET-B and WALLET-C are linked only through their OTP flows; the other wallets link by phone number.
+ */
+export async function linkAccount(deps: SyncDeps, ownerId: string, input: NewAccount): Promise<LinkOutcome> {
+  const provider = findProvider(input.providerCode);
+  if (!provider) throw new NotFound('Provider not found', 'PROVIDER_NOT_FOUND');
+  if (provider.type !== input.type)
+    throw new InvalidInput(`${input.providerCode} is a ${provider.type} provider`, [{ path: 'type', message: `must be ${provider.type}` }], 'VALIDATION_ERROR');
+  if (provider.type === 'bank') {
+    if (!input.accountNumber) throw missing('accountNumber');
+    if (!input.username) throw missing('username');
+    if (!input.password) throw missing('password');
+  } else {
+    if (!input.phoneNumber) throw missing('phoneNumber');
+    if (provider.providerCode === 'WALLET-A' && !input.pin) throw missing('pin');
+  }
+  if (provider.providerCode === 'WALLET-B' || provider.providerCode === 'WALLET-C') return { kind: 'special-flow', provider };
+
+  const needed = pointsToLinkAccount(input.intervalMinutes);
+  const owner = await load(deps, userStream(ownerId), user);
+  const available = owner.state.registered ? owner.state.points : 0;
+  if (available < needed) throw notEnoughPoints(needed, available);
+
+  let loggedIn: LoggedIn | null = null;
+  try {
+    if (provider.type === 'bank')
+      loggedIn = await deps.connector.loginBank(provider.providerCode, {
+        username: input.username!,
+        password: input.password!,
+        accountNumber: input.accountNumber!,
+      });
+    else if (provider.loginFlow === 'direct') loggedIn = await deps.connector.loginDirect(provider.providerCode, { phoneNumber: input.phoneNumber! });
+  } catch (err) {
+    if (err instanceof ProviderError) throw providerFailure(err);
+    throw err;
+  }
+
+  const accountId = randomUUID();
+  const credentials =
+    provider.type === 'bank'
+      ? deps.vault.seal({ username: input.username, password: input.password })
+      : input.pin
+        ? deps.vault.seal({ pin: input.pin })
+        : null;
+  const result = await handleCommand(
+    deps,
+    accountStream(accountId),
+    account,
+    {
+      type: 'LinkAccount',
+      accountId,
+      ownerId,
+      accountType: provider.type,
+      providerCode: provider.providerCode,
+      accountName: input.accountName,
+      accountNumber: provider.type === 'bank' ? input.accountNumber! : null,
+      phoneNumber: provider.type === 'ewallet' ? input.phoneNumber! : null,
+      holderName: loggedIn?.holderName ?? null,
+      intervalMinutes: input.intervalMinutes,
+      credentials,
+      session: loggedIn ? deps.vault.seal(loggedIn.session) : null,
+      isActive: loggedIn !== null,
+      now: deps.clock.now(),
+    },
+    { actor: `user:${ownerId}`, now: deps.clock.now() },
+  );
+  await deps.readModels.waitFor(result.position);
+  return { kind: 'linked', accountId };
+}
+
+/** Only the owner sees an account: any other id, or another owner's, is not found. */
+export async function loadOwnedAccount(deps: SyncDeps, ownerId: string, accountId: string) {
+  const loaded = await load(deps, accountStream(accountId), account);
+  if (loaded.state.status !== 'linked' || loaded.state.ownerId !== ownerId) throw new NotFound('Account not found', 'ACCOUNT_NOT_FOUND');
+  return loaded.state;
+}

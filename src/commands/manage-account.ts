@@ -1,0 +1,62 @@
+import { InvalidInput } from '../errors.ts';
+import { ProviderError } from '../providers/connector.ts';
+import { account, accountStream } from './account.ts';
+import { handleCommand } from './handle.ts';
+import { loadOwnedAccount, providerFailure } from './link-account.ts';
+import { syncAccount, type SyncDeps, type SyncOutcome } from './sync-account.ts';
+import { user, userStream } from './user.ts';
+
+export type AccountChanges = { accountName?: string; intervalMinutes?: number; username?: string; password?: string };
+
+/** New bank credentials are checked with the bank before they replace the old ones. */
+export async function changeAccount(deps: SyncDeps, ownerId: string, accountId: string, changes: AccountChanges): Promise<void> {
+  const state = await loadOwnedAccount(deps, ownerId, accountId);
+  let credentials;
+  let session;
+  if (changes.username !== undefined || changes.password !== undefined) {
+    if (state.type !== 'bank' || !state.credentials)
+      throw new InvalidInput('username and password can only be changed on a bank account', [], 'VALIDATION_ERROR');
+    const current = deps.vault.open<{ username: string; password: string }>(state.credentials);
+    const next = { username: changes.username ?? current.username, password: changes.password ?? current.password };
+    try {
+      const loggedIn = await deps.connector.loginBank(state.providerCode, { ...next, accountNumber: state.accountRef });
+      session = deps.vault.seal(loggedIn.session);
+    } catch (err) {
+      if (err instanceof ProviderError) throw providerFailure(err);
+      throw err;
+    }
+    credentials = deps.vault.seal(next);
+  }
+  const result = await handleCommand(
+    deps,
+    accountStream(accountId),
+    account,
+    { type: 'ChangeAccountSettings', ownerId, accountName: changes.accountName, intervalMinutes: changes.intervalMinutes, credentials, session, now: deps.clock.now() },
+    { actor: `user:${ownerId}`, now: deps.clock.now() },
+  );
+  await deps.readModels.waitFor(result.position);
+}
+
+/**
+ * Deletes an account and its mutations for good: the audit event (no personal data) goes first, then the
+ * account's stream and snapshots are deleted. A crash in between leaves a stream that a repeated DELETE removes.
+ */
+export async function deleteAccount(deps: SyncDeps, ownerId: string, accountId: string): Promise<void> {
+  await loadOwnedAccount(deps, ownerId, accountId);
+  const now = deps.clock.now();
+  const audit = await handleCommand(deps, userStream(ownerId), user, { type: 'RecordAccountDeleted', accountId, now }, { actor: `user:${ownerId}`, now });
+  await deps.store.deleteStream(accountStream(accountId));
+  await deps.snapshots?.delete(accountStream(accountId));
+  await deps.readModels.waitFor(audit.position);
+}
+
+/** A manual sync; an inactive account needs a relogin first. */
+export async function refreshAccount(deps: SyncDeps, ownerId: string, accountId: string): Promise<SyncOutcome> {
+  const state = await loadOwnedAccount(deps, ownerId, accountId);
+  if (!state.isActive) throw new InvalidInput('Account inactive: the provider session expired, relogin needed', [], 'ACCOUNT_INACTIVE');
+  const outcome = await syncAccount(deps, accountId, null);
+  if (outcome === 'session-expired') throw new InvalidInput('Account inactive: the provider session expired, relogin needed', [], 'ACCOUNT_INACTIVE');
+  if (outcome === 'failed') throw new InvalidInput('The provider is unavailable, try again later', [], 'PROVIDER_UNAVAILABLE');
+  if (outcome === 'paused') throw new InvalidInput('Not enough points to synchronise', [], 'NOT_ENOUGH_POINTS');
+  return outcome;
+}

@@ -1,0 +1,132 @@
+import type { Logger } from '../logger.ts';
+import { pointsPerSync } from '../plans.ts';
+import { ProviderError, type ProviderConnector, type ProviderSession, type ProviderTransaction } from '../providers/connector.ts';
+import type { CredentialVault } from '../security/credentials.ts';
+import { deterministicUuid } from '../sagas/event-id.ts';
+import { account, accountStream, type LinkedAccount } from './account.ts';
+import type { CommandDeps } from './deps.ts';
+import { handleCommand, load } from './handle.ts';
+import { user, userStream } from './user.ts';
+import { DomainError } from '../errors.ts';
+
+export type SyncDeps = CommandDeps & { connector: ProviderConnector; vault: CredentialVault; log: Logger };
+
+export type SyncOutcome = 'synced' | 'skipped' | 'paused' | 'session-expired' | 'failed';
+
+/** The mutation id of a provider transaction: the same transaction always gets the same id. */
+export const mutationIdOf = (accountId: string, providerTransactionId: string) => deterministicUuid(`mutation:${accountId}:${providerTransactionId}`);
+
+/** A failed sync is retried sooner than its interval: 1, 2, 4, 8... minutes, never later than the interval. */
+export function retryDelayMinutes(consecutiveFailures: number, intervalMinutes: number): number {
+  return Math.min(2 ** Math.min(consecutiveFailures - 1, 20), intervalMinutes);
+}
+
+const maxPages = 50;
+
+async function fetchAll(deps: SyncDeps, a: LinkedAccount, session: ProviderSession) {
+  const balance = await deps.connector.fetchBalance(a.providerCode, a.accountRef, session);
+  const transactions: ProviderTransaction[] = [];
+  let after = a.cursor;
+  for (let page = 0; page < maxPages; page++) {
+    const result = await deps.connector.fetchTransactions(a.providerCode, a.accountRef, session, after);
+    transactions.push(...result.transactions);
+    if (!result.hasMore || result.transactions.length === 0) break;
+    after = result.transactions[result.transactions.length - 1]!.id;
+  }
+  return { balance, transactions };
+}
+
+/** A bank session is renewed with the stored credentials; an e-wallet needs its owner's OTP (relogin). */
+async function renewSession(deps: SyncDeps, a: LinkedAccount): Promise<ProviderSession | null> {
+  if (a.type !== 'bank' || !a.credentials) return null;
+  const { username, password } = deps.vault.open<{ username: string; password: string }>(a.credentials);
+  try {
+    const loggedIn = await deps.connector.loginBank(a.providerCode, { username, password, accountNumber: a.accountRef });
+    return loggedIn.session;
+  } catch (err) {
+    if (err instanceof ProviderError && err.failure === 'invalid-credentials') return null;
+    throw err;
+  }
+}
+
+/**
+ * Synchronises one account: balance and new transactions, once per slot whatever runs it. A scheduled sync
+ * (a slot) costs a point; a manual refresh (slot null) too. Provider sessions that cannot be renewed mark the
+ * account inactive; other failures are recorded and retried with backoff.
+ */
+export async function syncAccount(deps: SyncDeps, accountId: string, slot: string | null): Promise<SyncOutcome> {
+  const stream = accountStream(accountId);
+  const { state } = await load(deps, stream, account);
+  if (state.status !== 'linked' || !state.isActive) return 'skipped';
+  if (slot !== null && state.lastSlot !== null && slot <= state.lastSlot) return 'skipped';
+  const actor = { actor: 'system:account-sync', now: deps.clock.now() };
+  const owner = await load(deps, userStream(state.ownerId), user);
+  if (!owner.state.registered || owner.state.points < pointsPerSync) {
+    await handleCommand(deps, stream, account, { type: 'PauseSync', reason: 'not-enough-points', now: deps.clock.now() }, actor);
+    return 'paused';
+  }
+
+  let fetched: Awaited<ReturnType<typeof fetchAll>>;
+  let renewed: ProviderSession | null = null;
+  try {
+    let session = state.session ? deps.vault.open<ProviderSession>(state.session) : null;
+    try {
+      if (!session) throw new ProviderError('session-expired', 'no provider session');
+      fetched = await fetchAll(deps, state, session);
+    } catch (err) {
+      if (!(err instanceof ProviderError && err.failure === 'session-expired')) throw err;
+      session = renewed = await renewSession(deps, state);
+      if (!session) {
+        await handleCommand(deps, stream, account, { type: 'ExpireProviderSession', now: deps.clock.now() }, actor);
+        return 'session-expired';
+      }
+      fetched = await fetchAll(deps, state, session);
+    }
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    deps.log.warn({ accountId, failure: err.failure }, 'account sync failed');
+    const now = deps.clock.now();
+    await handleCommand(deps, stream, account, {
+      type: 'RecordSyncFailure',
+      reason: err.failure,
+      now,
+      retryAt: n => new Date(now.getTime() + retryDelayMinutes(n, state.intervalMinutes) * 60_000),
+    }, actor);
+    return 'failed';
+  }
+
+  const chargeKey = slot ?? `manual:${deps.clock.now().toISOString()}`;
+  try {
+    await handleCommand(deps, userStream(state.ownerId), user, { type: 'DebitPoints', points: pointsPerSync, accountId }, {
+      ...actor,
+      eventId: () => deterministicUuid(`points:${accountId}:${chargeKey}`),
+    });
+  } catch (err) {
+    if (!(err instanceof DomainError && err.code === 'NOT_ENOUGH_POINTS')) throw err;
+    await handleCommand(deps, stream, account, { type: 'PauseSync', reason: 'not-enough-points', now: deps.clock.now() }, actor);
+    return 'paused';
+  }
+  if (renewed) {
+    await handleCommand(deps, stream, account, { type: 'RestoreProviderSession', session: deps.vault.seal(renewed), now: deps.clock.now() }, actor);
+  }
+  const result = await handleCommand(
+    deps,
+    stream,
+    account,
+    {
+      type: 'RecordSync',
+      slot,
+      balance: fetched.balance,
+      transactions: fetched.transactions.map(t => ({ ...t, mutationId: mutationIdOf(accountId, t.id) })),
+      now: deps.clock.now(),
+    },
+    {
+      ...actor,
+      // a mutation is appended once, even by two syncs racing on the same page
+      eventId: (_i, e) => (e.type === 'MutationRecorded' ? deterministicUuid(`event:${(e.data as { mutationId: string }).mutationId}`) : undefined),
+    },
+  );
+  await deps.readModels.waitFor(result.position);
+  return result.events.length > 0 ? 'synced' : 'skipped';
+}
+

@@ -15,7 +15,7 @@ import { sagas } from './sagas/all.ts';
 import { SagaRunner } from './sagas/runner.ts';
 import { sessionTokens } from './security/session-token.ts';
 import { credentialVault } from './security/credentials.ts';
-import { httpConnector } from './providers/http-connector.ts';
+import { httpConnector, type HttpConnectorOptions } from './providers/http-connector.ts';
 import { unreachableProviders, type ProviderConnector } from './providers/connector.ts';
 import { startSandbox } from './providers/sandbox/server.ts';
 import { startAccountSync, type AccountSyncScheduler } from './sagas/account-sync.ts';
@@ -42,6 +42,8 @@ export type ServiceOptions = {
   /** Tests start the sandbox on a free port even with SANDBOX_PORT=0. */
   startSandbox?: boolean;
   schedulerTickMs?: number;
+  /** Timeouts, retries and circuit breaking of provider calls (tests shorten them). */
+  connector?: Omit<HttpConnectorOptions, 'baseUrl'>;
 };
 
 /** The embedded database lives in DATA_DIR; our own database inside it is created on first start. */
@@ -70,7 +72,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     ? null
     : await startSandbox({ clock, log, port: config.sandboxPort, host: config.host, stateFile: path.join(config.dataDir, 'sandbox-state.json') });
   const providerUrl = config.sandboxUrl ?? sandbox?.url ?? null;
-  const connector: ProviderConnector = providerUrl ? httpConnector({ baseUrl: providerUrl }) : unreachableProviders;
+  const connector: ProviderConnector = providerUrl ? httpConnector({ baseUrl: providerUrl, ...options.connector }) : unreachableProviders;
   const vault = credentialVault(config.encryptionKey);
   const projectionRunner = new ProjectionRunner({ pool, store, log }, projections);
   const sagaRunner = new SagaRunner({ pool, store, log }, sagas({ store, clock, log }));

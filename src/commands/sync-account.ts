@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.ts';
 import { pointsPerSync } from '../plans.ts';
+import { findProvider } from '../providers/catalogue.ts';
 import { ProviderError, type ProviderConnector, type ProviderSession, type ProviderTransaction } from '../providers/connector.ts';
 import type { CredentialVault } from '../security/credentials.ts';
 import { deterministicUuid } from '../sagas/event-id.ts';
@@ -36,13 +37,18 @@ async function fetchAll(deps: SyncDeps, a: LinkedAccount, session: ProviderSessi
   return { balance, transactions };
 }
 
-/** A bank session is renewed with the stored credentials; an e-wallet needs its owner's OTP (relogin). */
+/**
+ * A bank session is renewed with the stored credentials, a service wallet's by its phone number; an OTP wallet
+ * needs its owner's OTP (relogin), so it answers null.
+ */
 async function renewSession(deps: SyncDeps, a: LinkedAccount): Promise<ProviderSession | null> {
-  if (a.type !== 'bank' || !a.credentials) return null;
-  const { username, password } = deps.vault.open<{ username: string; password: string }>(a.credentials);
   try {
-    const loggedIn = await deps.connector.loginBank(a.providerCode, { username, password, accountNumber: a.accountRef });
-    return loggedIn.session;
+    if (a.type === 'bank' && a.credentials) {
+      const { username, password } = deps.vault.open<{ username: string; password: string }>(a.credentials);
+      return (await deps.connector.loginBank(a.providerCode, { username, password, accountNumber: a.accountRef })).session;
+    }
+    if (findProvider(a.providerCode)?.loginFlow === 'direct') return (await deps.connector.loginDirect(a.providerCode, { phoneNumber: a.accountRef })).session;
+    return null;
   } catch (err) {
     if (err instanceof ProviderError && err.failure === 'invalid-credentials') return null;
     throw err;

@@ -138,17 +138,25 @@ export class PostgresEventStore implements EventStore {
         (max, row) => (max === undefined || row.revision > max.revision ? row : max),
         undefined,
       );
-      if (!last) return this.explainRefusal(streamId, events, expected);
+      if (!last) return this.explainRefusal(streamId, events, expected, 'revision');
       this.announceAppend();
       return { nextRevision: last.revision, position: { commit: BigInt(last.transaction_id), prepare: BigInt(last.position) } };
     } catch (err) {
-      if (isUniqueViolation(err, 'es_events_event_id')) return this.explainRefusal(streamId, events, expected);
+      if (isUniqueViolation(err, 'es_events_event_id')) return this.explainRefusal(streamId, events, expected, 'event-id');
       throw err;
     }
   }
 
-  /** Nothing was written: an idempotent retry, a deleted stream, or a wrong expected revision. */
-  private async explainRefusal(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+  /**
+   * Nothing was written: an idempotent retry (every event id already appended, to this stream, in this order),
+   * or else a deleted stream, a wrong expected revision, or an event id that exists elsewhere.
+   */
+  private async explainRefusal(
+    streamId: string,
+    events: NewEvent[],
+    expected: ExpectedRevision,
+    refusedBy: 'revision' | 'event-id',
+  ): Promise<AppendResult> {
     const ids = events.map(e => e.metadata.eventId);
     const found = await query<{ event_id: string; stream_id: string; revision: number; position: string; transaction_id: string }>(
       this.pool,
@@ -163,9 +171,11 @@ export class PostgresEventStore implements EventStore {
       const sameAppend =
         first !== undefined &&
         rows.every((r, i) => r !== undefined && r.stream_id === streamId && r.revision === first.revision + i);
-      if (!sameAppend) throw new DuplicateEventId(ids.find(id => byId.has(id))!);
-      const last = rows[rows.length - 1]!;
-      return { nextRevision: last.revision, position: { commit: BigInt(last.transaction_id), prepare: BigInt(last.position) } };
+      if (sameAppend) {
+        const last = rows[rows.length - 1]!;
+        return { nextRevision: last.revision, position: { commit: BigInt(last.transaction_id), prepare: BigInt(last.position) } };
+      }
+      if (refusedBy === 'event-id') throw new DuplicateEventId(ids.find(id => byId.has(id))!);
     }
     const stream = await this.streamRow(streamId);
     if (stream?.deleted) throw new StreamDeleted(streamId);

@@ -28,3 +28,12 @@ export async function createKey(service: TestService, cookie: string, name = 'te
   if (response.statusCode !== 201) throw new Error(`key create failed: ${response.statusCode} ${response.body}`);
   return response.json().data as { id: string; key: string; prefix: string; name: string; createdAt: string };
 }
+
+/** A user with an API key, and a caller for /api/v1 with that key. */
+export async function keyHolder(service: TestService) {
+  const user = await registerUser(service);
+  const { key } = await createKey(service, user.cookie);
+  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
+    service.app.inject({ method, url, headers: { 'x-api-key': key }, payload: payload as never });
+  return { ...user, key, call };
+}

@@ -21,6 +21,10 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     ...env,
   });
   const clock = new TestClock();
-  const service = await createService(config, { clock, log: createLogger('silent') });
+  // the scheduler ticks only when a test says so (service.accountSync.tick()), against the test clock
+  const service = await createService(config, { clock, log: createLogger('silent'), startSandbox: true,
+    schedulerTickMs: 3_600_000,
+    connector: { attempts: 1, backoffMs: 10, breakerHalfOpenMs: 50, timeoutMs: 5000 },
+  });
   return Object.assign(service, { clock, config });
 }

@@ -1,0 +1,96 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { accountNumberPattern, phonePattern } from './catalogue.ts';
+import { providerOrThrow, SandboxError } from './errors.ts';
+import type { Faults } from './faults.ts';
+import type { SandboxLoginFlows } from './login.ts';
+import { merchantQris } from './qris.ts';
+import type { SandboxSessions } from './sessions.ts';
+
+/** The API a connector calls, under /providers/:providerCode; every request here passes through the faults. */
+const providerParams = z.object({ providerCode: z.string() });
+const accountParams = providerParams.extend({ accountRef: z.string().min(1).max(40) });
+const phone = z.string().regex(phonePattern, 'a phone number');
+
+const loginBody = z.object({
+  username: z.string().min(1).max(100).optional(),
+  password: z.string().min(1).max(200).optional(),
+  accountNumber: z.string().regex(accountNumberPattern, '4 to 20 digits').optional(),
+  phoneNumber: phone.optional(),
+});
+const otpBody = z.object({
+  phoneNumber: phone,
+  pin: z.string().max(20).optional(),
+  channel: z.enum(['MESSENGER', 'SMS']).default('MESSENGER'),
+});
+const verifyBody = z.object({
+  challengeId: z.string().min(1).max(100),
+  otp: z.string().min(1).max(20),
+  pin: z.string().max(20).optional(),
+});
+const authHeaders = z.object({ authorization: z.string().optional() });
+const transactionsQuery = z.object({
+  after: z.string().min(1).max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+});
+
+export type ProviderRouteDeps = { faults: Faults; sessions: SandboxSessions; login: SandboxLoginFlows };
+
+export function providerRoutes(deps: ProviderRouteDeps) {
+  return async function (plain: FastifyInstance) {
+    const app = plain.withTypeProvider<ZodTypeProvider>();
+
+    // before the body is read: an outage answers 503 whatever was sent
+    app.addHook('onRequest', async request => {
+      const params = providerParams.safeParse(request.params);
+      if (!params.success) return;
+      providerOrThrow(params.data.providerCode);
+      await deps.faults.beforeRequest(params.data.providerCode);
+    });
+
+    app.post('/login', { schema: { params: providerParams, body: loginBody } }, async request => {
+      const provider = providerOrThrow(request.params.providerCode);
+      const { username, password, accountNumber, phoneNumber } = request.body;
+      if (provider.type === 'ewallet') {
+        if (!phoneNumber) throw new SandboxError(400, 'INVALID_REQUEST', 'phoneNumber is required');
+        return deps.login.loginDirect(provider, { phoneNumber });
+      }
+      if (!username || !password || !accountNumber) throw new SandboxError(400, 'INVALID_REQUEST', 'username, password and accountNumber are required');
+      return deps.login.loginBank(provider, { username, password, accountNumber });
+    });
+
+    app.post('/otp', { schema: { params: providerParams, body: otpBody } }, async request =>
+      deps.login.sendOtp(providerOrThrow(request.params.providerCode), request.body),
+    );
+
+    app.post('/otp/verify', { schema: { params: providerParams, body: verifyBody } }, async request =>
+      deps.login.verifyOtp(providerOrThrow(request.params.providerCode), request.body),
+    );
+
+    app.get('/accounts/:accountRef/balance', { schema: { params: accountParams, headers: authHeaders } }, async request => {
+      const account = deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
+      return { balance: account.balance, currency: 'IDR' };
+    });
+
+    app.get('/accounts/:accountRef/transactions', { schema: { params: accountParams, headers: authHeaders, querystring: transactionsQuery } }, async request => {
+      const account = deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
+      const { after, limit } = request.query;
+      let start = 0;
+      if (after !== undefined) {
+        const index = account.transactions.findIndex(t => t.id === after);
+        if (index < 0) throw new SandboxError(400, 'UNKNOWN_TRANSACTION', `No transaction ${after} on this account; omit \`after\` for the whole history`);
+        start = index + 1;
+      }
+      const transactions = account.transactions.slice(start, start + limit);
+      return { transactions, hasMore: start + limit < account.transactions.length };
+    });
+
+    app.get('/accounts/:accountRef/qris', { schema: { params: accountParams, headers: authHeaders } }, async request => {
+      const provider = providerOrThrow(request.params.providerCode);
+      const account = deps.sessions.authorize(provider.providerCode, request.params.accountRef, request.headers.authorization);
+      if (!provider.qris) throw new SandboxError(404, 'QRIS_NOT_SUPPORTED', `${provider.providerCode} has no QRIS`);
+      return { payload: merchantQris(account) };
+    });
+  };
+}

@@ -1,0 +1,33 @@
+import type { TestService } from './service.ts';
+
+/** Drives the sandbox provider the way a tester would, over its HTTP control API. */
+export function sandboxOf(service: TestService) {
+  const base = service.sandboxUrl!;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await response.json().catch(() => null)) as Record<string, unknown> | null;
+    if (!response.ok) throw new Error(`sandbox ${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  return {
+    addTransaction: (t: { providerCode: string; accountRef: string; type: 'CREDIT' | 'DEBIT'; amount: number; description?: string; senderName?: string; reference?: string }) =>
+      call('POST', '/sandbox/transactions', t) as Promise<{ id: string }>,
+    faults: (f: Record<string, unknown>) => call('POST', '/sandbox/faults', f),
+    clearFaults: () => call('DELETE', '/sandbox/faults'),
+    otp: async (phone: string) => ((await call('GET', `/sandbox/otp?phone=${encodeURIComponent(phone)}`)) as { code: string }).code,
+  };
+}
+
+export async function eventually<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise(r => setTimeout(r, 25));
+  }
+}

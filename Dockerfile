@@ -1,0 +1,20 @@
+# The service, run from its TypeScript sources with tsx (as `npm start` does in development).
+FROM node:20-bookworm-slim
+
+WORKDIR /app
+ENV NODE_ENV=production
+
+# Dependencies first, so that a change in the sources does not reinstall them.
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+COPY . .
+
+# DATA_DIR (generated secrets; embedded PostgreSQL data when DATABASE_URL is unset) lives in a volume.
+RUN mkdir -p /data && chown node:node /data
+ENV DATA_DIR=/data
+VOLUME /data
+
+USER node
+EXPOSE 3000 3001
+CMD ["npm", "start"]

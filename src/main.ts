@@ -10,6 +10,7 @@ try {
   const url = await service.listen();
   log.info({ url }, `service listening on ${url}`);
   console.log(`Service ready: ${url}  (register at ${url}/api/auth/register)`);
+  if (service.sandboxUrl) console.log(`Sandbox provider: ${service.sandboxUrl}  (see docs/sandbox.md)`);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../ids.ts';
 import { parseRecorded, serialise, type DomainEvent } from '../events/event.ts';
 import type { SnapshotStore } from '../store/snapshots.ts';
 import {
@@ -77,7 +78,7 @@ export async function handleCommand<S, C, E extends DomainEvent>(
         events.map((e, i) => ({
           ...serialise(e),
           metadata: {
-            eventId: context.eventId?.(i, e) ?? randomUUID(),
+            eventId: context.eventId?.(i, e) ?? uuidv7(),
             correlationId,
             causationId: context.causationId ?? null,
             actor: context.actor,

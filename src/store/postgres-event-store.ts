@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
-import { isUniqueViolation, query } from '../db/pool.ts';
+import { isUniqueViolation, preparedQuery, query } from '../db/pool.ts';
 import {
   DuplicateEventId,
   StreamDeleted,
@@ -128,7 +128,7 @@ export class PostgresEventStore implements EventStore {
     ];
     const firstArrayParam = params.length - 4;
     try {
-      const result = await query<{ position: string; transaction_id: string; revision: number }>(
+      const result = await preparedQuery<{ position: string; transaction_id: string; revision: number }>(
         this.pool,
         'AppendEvents',
         appendSql(claim.sql, firstArrayParam),
@@ -158,7 +158,7 @@ export class PostgresEventStore implements EventStore {
     refusedBy: 'revision' | 'event-id',
   ): Promise<AppendResult> {
     const ids = events.map(e => e.metadata.eventId);
-    const found = await query<{ event_id: string; stream_id: string; revision: number; position: string; transaction_id: string }>(
+    const found = await preparedQuery<{ event_id: string; stream_id: string; revision: number; position: string; transaction_id: string }>(
       this.pool,
       'FindAppendedEvents',
       `select event_id::text, stream_id, revision, position::text, transaction_id::text from es_events where event_id = any($1::uuid[])`,
@@ -183,7 +183,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   private async streamRow(streamId: string) {
-    const r = await query<{ revision: number; deleted: boolean }>(
+    const r = await preparedQuery<{ revision: number; deleted: boolean }>(
       this.pool,
       'ReadStreamRevision',
       'select revision, deleted from es_streams where stream_id = $1',
@@ -208,7 +208,7 @@ export class PostgresEventStore implements EventStore {
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
-    const result = await query<EventRow>(
+    const result = await preparedQuery<EventRow>(
       this.pool,
       backwards ? 'ReadStreamBackwards' : 'ReadStreamForwards',
       `select ${eventColumns} from es_events where stream_id = $1 and revision ${backwards ? '<=' : '>='} $2
@@ -221,7 +221,7 @@ export class PostgresEventStore implements EventStore {
   async readAll(after: Position, maxCount: number): Promise<RecordedEvent[]> {
     // Only transactions older than every running one are final: an event of a later transaction can still be
     // joined by one with a lower position that commits late. Readers of "all" therefore stop at the snapshot's xmin.
-    const result = await query<EventRow>(
+    const result = await preparedQuery<EventRow>(
       this.pool,
       'ReadAll',
       `select ${eventColumns} from es_events
@@ -235,7 +235,7 @@ export class PostgresEventStore implements EventStore {
 
   /** Events exist after `after` that an open older transaction still hides from readers of "all". */
   private async hasHeldBack(after: Position): Promise<boolean> {
-    const result = await query<{ held: boolean }>(
+    const result = await preparedQuery<{ held: boolean }>(
       this.pool,
       'HasHeldBackEvents',
       `select exists (select 1 from es_events where (transaction_id, position) > ($1::text::xid8, $2::bigint)) as held`,
@@ -274,7 +274,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async headPosition(): Promise<Position> {
-    const result = await query<{ position: string; transaction_id: string }>(
+    const result = await preparedQuery<{ position: string; transaction_id: string }>(
       this.pool,
       'ReadHeadPosition',
       'select position::text, transaction_id::text from es_events order by es_events.transaction_id desc, es_events.position desc limit 1',

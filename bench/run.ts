@@ -1,0 +1,83 @@
+/**
+ * `npm run bench [-- [--quick] [name ...]]`: runs the benchmarks of bench/ in order, or only those named.
+ * `--quick` shortens every measurement, for a smoke run. Never part of `npm test`.
+ */
+import type { BenchContext } from './harness.ts';
+
+type Benchmark = { name: string; description: string; run: (ctx: BenchContext) => Promise<void> };
+
+const benchmarks: Benchmark[] = [
+  {
+    name: 'event-store-append',
+    description: 'append throughput: our PostgreSQL event store vs plain INSERT vs Emmett',
+    run: async ctx => (await import('./event-store-append.ts')).run(ctx),
+  },
+];
+
+function usage(): string {
+  return [
+    'usage: npm run bench -- [--quick] [name ...]',
+    '',
+    'benchmarks:',
+    ...benchmarks.map(b => `  ${b.name.padEnd(24)} ${b.description}`),
+  ].join('\n');
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(usage());
+    return 0;
+  }
+  const unknownFlags = args.filter(a => a.startsWith('-') && a !== '--quick');
+  if (unknownFlags.length > 0) {
+    console.error(`unknown option ${unknownFlags.join(' ')}\n\n${usage()}`);
+    return 2;
+  }
+  const quick = args.includes('--quick');
+  const names = args.filter(a => !a.startsWith('-'));
+  const unknown = names.filter(n => !benchmarks.some(b => b.name === n));
+  if (unknown.length > 0) {
+    console.error(`unknown benchmark ${unknown.join(', ')}\n\n${usage()}`);
+    return 2;
+  }
+  const selected = names.length > 0 ? benchmarks.filter(b => names.includes(b.name)) : benchmarks;
+
+  // Stop cleanly on Ctrl-C: the benchmark ends its measurement and stops its database in its finally blocks.
+  // A second signal exits at once.
+  const abort = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (abort.signal.aborted) process.exit(130);
+    console.error(`\n${signal}: stopping (again to force)`);
+    abort.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  let failed = 0;
+  for (const bench of selected) {
+    if (abort.signal.aborted) break;
+    console.log(`\n=== ${bench.name}${quick ? ' (quick)' : ''} ===`);
+    const started = Date.now();
+    try {
+      await bench.run({ quick, signal: abort.signal });
+      const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
+      console.log(`=== ${bench.name} ${abort.signal.aborted ? 'aborted' : 'done'} after ${took} ===`);
+    } catch (err) {
+      failed++;
+      console.error(`=== ${bench.name} FAILED ===`);
+      console.error(err);
+    }
+  }
+  if (abort.signal.aborted) return 130;
+  return failed > 0 ? 1 : 0;
+}
+
+// Pools, timers or sockets a library leaves behind must not keep the process alive.
+main().then(
+  code => process.exit(code),
+  err => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,4 +1,4 @@
-import { query, type Queryable } from '../db/pool.ts';
+import { preparedQuery, query, type Queryable } from '../db/pool.ts';
 import { findProvider } from '../providers/catalogue.ts';
 import type { Projection } from './projection.ts';
 
@@ -119,7 +119,7 @@ export type AccountRow = {
 };
 
 export async function findOwnedAccount(db: Queryable, ownerId: string, accountId: string): Promise<AccountRow | null> {
-  const r = await query<AccountRow>(db, 'FindOwnedAccount', 'select * from accounts where id = $1 and owner_id = $2', [accountId, ownerId]);
+  const r = await preparedQuery<AccountRow>(db, 'FindOwnedAccount', 'select * from accounts where id = $1 and owner_id = $2', [accountId, ownerId]);
   return r.rows[0] ?? null;
 }
 
@@ -148,8 +148,8 @@ export async function listAccounts(db: Queryable, f: AccountFilter): Promise<{ r
     add('(account_number ilike ? or account_name ilike ? or provider_name ilike ? or phone_number ilike ? or provider_code ilike ?)', pattern);
   }
   const clause = where.join(' and ');
-  const total = await query<{ n: number }>(db, 'CountAccounts', `select count(*)::int as n from accounts where ${clause}`, params);
-  const rows = await query<AccountRow>(
+  const total = await preparedQuery<{ n: number }>(db, 'CountAccounts', `select count(*)::int as n from accounts where ${clause}`, params);
+  const rows = await preparedQuery<AccountRow>(
     db,
     'ListAccounts',
     `select * from accounts where ${clause} order by created_at desc, id limit $${params.length + 1} offset $${params.length + 2}`,
@@ -159,7 +159,7 @@ export async function listAccounts(db: Queryable, f: AccountFilter): Promise<{ r
 }
 
 export async function dueAccounts(db: Queryable, now: Date, limit: number): Promise<{ id: string; next_sync_at: Date }[]> {
-  const r = await query<{ id: string; next_sync_at: Date }>(
+  const r = await preparedQuery<{ id: string; next_sync_at: Date }>(
     db,
     'FindDueAccounts',
     `select id, next_sync_at from accounts where is_active and paused_reason is null and next_sync_at <= $1

@@ -1,4 +1,4 @@
-import { query, type Queryable } from '../db/pool.ts';
+import { preparedQuery, query, type Queryable } from '../db/pool.ts';
 import type { Projection } from './projection.ts';
 
 export const apiKeysProjection: Projection = {
@@ -54,7 +54,7 @@ export type ApiKeyRow = {
 };
 
 export async function findActiveKeyByHash(db: Queryable, keyHash: string): Promise<ApiKeyRow | null> {
-  const r = await query<ApiKeyRow>(
+  const r = await preparedQuery<ApiKeyRow>(
     db,
     'FindActiveApiKey',
     'select id, user_id, name, prefix, created_at, last_used_at, revoked_at from api_keys where key_hash = $1 and revoked_at is null',

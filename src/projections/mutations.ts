@@ -1,4 +1,4 @@
-import { query, type Queryable } from '../db/pool.ts';
+import { preparedQuery, query, type Queryable } from '../db/pool.ts';
 import type { Projection } from './projection.ts';
 
 /** Every recorded transaction of every linked account, with its owner and account type for filtering. */
@@ -104,8 +104,8 @@ export async function listMutations(db: Queryable, f: MutationFilter): Promise<{
   if (f.maxAmount !== undefined) add('amount <= ?', f.maxAmount);
   const clause = where.join(' and ');
   const [total, rows] = await Promise.all([
-    query<{ n: number }>(db, 'CountMutations', `select count(*)::int as n from mutations where ${clause}`, params),
-    query<MutationRow>(
+    preparedQuery<{ n: number }>(db, 'CountMutations', `select count(*)::int as n from mutations where ${clause}`, params),
+    preparedQuery<MutationRow>(
       db,
       'ListMutations',
       `select id, account_id, account_type, type, amount, description, sender_name, reference, status, created_at, payment

@@ -1,4 +1,4 @@
-import { query, type Queryable } from '../db/pool.ts';
+import { preparedQuery, query, type Queryable } from '../db/pool.ts';
 import type { Projection } from './projection.ts';
 
 export const sessionsProjection: Projection = {
@@ -55,7 +55,7 @@ export type SessionRow = {
 
 /** A session that can still be used: not ended, not expired, and the user's own. */
 export async function findLiveSession(db: Queryable, sessionId: string, userId: string, now: Date): Promise<SessionRow | null> {
-  const r = await query<SessionRow>(
+  const r = await preparedQuery<SessionRow>(
     db,
     'FindLiveSession',
     'select * from user_sessions where id = $1 and user_id = $2 and ended_at is null and expires_at > $3',

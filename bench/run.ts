@@ -12,6 +12,16 @@ const benchmarks: Benchmark[] = [
     description: 'append throughput: our PostgreSQL event store vs plain INSERT vs Emmett',
     run: async ctx => (await import('./event-store-append.ts')).run(ctx),
   },
+  {
+    name: 'mutations-query',
+    description: 'GET /api/v1/mutations latency over 1,000,000 mutations vs the same SQL run directly',
+    run: async ctx => (await import('./mutations-query.ts')).run(ctx),
+  },
+  {
+    name: 'account-sync',
+    description: 'scheduled sync of 10,000 accounts at a 5-minute interval against the sandbox: lag and throughput',
+    run: async ctx => (await import('./account-sync.ts')).run(ctx),
+  },
 ];
 
 function usage(): string {

@@ -1,0 +1,725 @@
+/**
+ * Scheduled account sync against the sandbox provider: 10,000 accounts at a 5-minute interval.
+ *
+ * The whole service runs in-process on the system clock (createService with the sandbox on, scheduler tick 1 s,
+ * graphile-worker at its configured concurrency). Set-up:
+ *  - users: UserRegistered + SubscriptionGranted + PointsGranted (10,000,000 points) appended to the event store
+ *    directly (no argon2, no HTTP);
+ *  - accounts: the real linkAccount() (a login at the sandbox for each), staggered evenly over one interval, so that
+ *    first slots (= link time) are spread evenly and every later slot follows 5 minutes after the previous one;
+ *    three quarters banks (BCA, BRI, MANDIRI, BNI), one quarter direct-login wallets (D, E, A-BUSINESS).
+ * Measured:
+ *  - wave 1: the first sync of every account, while linking still goes on (each records 3 seeded transactions);
+ *  - wave 2: the second slot of every account, one full interval after the first wave: the steady state, and the goal
+ *    (lag p99 < 5 s, lag = AccountSynced.syncedAt − slot, read from the event store);
+ *  - saturation: then a part of the accounts is made due at once (next_sync_at moved to now in the accounts read
+ *    model), to find how many syncs per second the pipeline can complete with a backlog;
+ *  - the sandbox's raw capacity: fetchBalance + fetchTransactions pairs per second at the worker concurrency, through
+ *    the same connector, before anything else runs.
+ * Every call a sync makes through its dependencies (provider, event-store reads and appends, snapshots, waitFor) is
+ * timed by wrappers installed on service.deps, to show where the time of a sync goes.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type pg from 'pg';
+import { linkAccount, type NewAccount } from '../src/commands/link-account.ts';
+import { userStream } from '../src/commands/user.ts';
+import { loadConfig } from '../src/config.ts';
+import { createPool } from '../src/db/pool.ts';
+import { serialise, type DomainEvent } from '../src/events/event.ts';
+import { PointsGranted, SubscriptionGranted, UserRegistered } from '../src/events/user.ts';
+import { createLogger } from '../src/logger.ts';
+import type { ProviderConnector, ProviderSession } from '../src/providers/connector.ts';
+import { deterministicUuid } from '../src/sagas/event-id.ts';
+import { createService, type Service } from '../src/service.ts';
+import type { EventStore } from '../src/store/event-store.ts';
+import type { SnapshotStore } from '../src/store/snapshots.ts';
+import {
+  fmtInt,
+  fmtRatio,
+  markdownTable,
+  runLoad,
+  sleep,
+  startBenchPostgres,
+  summarize,
+  textTable,
+  writeResults,
+  type BenchContext,
+  type BenchPostgres,
+  type LoadSample,
+  type Throughput,
+} from './harness.ts';
+
+const NAME = 'account-sync';
+const FULL = { accounts: 10_000, users: 100, intervalMinutes: 5, saturationAccounts: 3_000 };
+// quick: a smoke run, not the goal's figures: 1,000 accounts at a 1-minute interval (below the API's 5-minute
+// minimum; linkAccount itself takes it), so that one interval of steady state fits in a minute
+const QUICK = { accounts: 1_000, users: 10, intervalMinutes: 1, saturationAccounts: 500 };
+const GOALS = { lagP99Ms: 5_000 } as const;
+/** graphile-worker concurrency of the service (startAccountSync's default: createService does not set it) */
+const WORKER_CONCURRENCY = 8;
+const LINK_CONCURRENCY = 32;
+const SANDBOX_RAW_ROUNDS = 3;
+const POINTS = 10_000_000;
+const BANKS = ['BANK-BCA', 'BANK-BRI', 'BANK-MANDIRI', 'BANK-BNI'] as const;
+const WALLETS = ['WALLET-D', 'WALLET-E', 'WALLET-A-BUSINESS'] as const;
+
+// ---------------------------------------------------------------- instrumentation
+
+type Kind = 'link' | 'sync';
+/** Calls made inside linkAccount run in this context; everything else (graphile-worker jobs) is a sync. */
+const callKind = new AsyncLocalStorage<Kind>();
+
+type CallStats = { calls: number; errors: number; durations: number[] };
+
+/** Times the calls of the service's dependencies, per phase of the run and kind of caller. */
+class Probe {
+  phase = 'setup';
+  readonly stats = new Map<string, Map<string, CallStats>>(); // `${phase}/${kind}` -> category -> stats
+
+  async time<T>(category: string, call: () => Promise<T>): Promise<T> {
+    const key = `${this.phase}/${callKind.getStore() ?? 'sync'}`;
+    let byCategory = this.stats.get(key);
+    if (!byCategory) this.stats.set(key, (byCategory = new Map()));
+    let s = byCategory.get(category);
+    if (!s) byCategory.set(category, (s = { calls: 0, errors: 0, durations: [] }));
+    const t0 = performance.now();
+    try {
+      return await call();
+    } catch (err) {
+      s.errors++;
+      throw err;
+    } finally {
+      s.calls++;
+      s.durations.push(performance.now() - t0);
+    }
+  }
+}
+
+/** Wraps service.deps (the very object the scheduler's jobs and linkAccount use) with timing. */
+function instrument(service: Service, probe: Probe) {
+  const deps = service.deps;
+  const connector = deps.connector;
+  const wrappedConnector = {} as Record<string, unknown>;
+  for (const [name, fn] of Object.entries(connector) as [string, (...a: unknown[]) => Promise<unknown>][]) {
+    wrappedConnector[name] = (...args: unknown[]) => probe.time(`provider ${name}`, () => fn(...args));
+  }
+  deps.connector = wrappedConnector as unknown as ProviderConnector;
+
+  const store = deps.store;
+  deps.store = new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof value !== 'function') return value;
+      const fn = value as (...a: unknown[]) => Promise<unknown>;
+      if (prop === 'append' || prop === 'readStream') return (...args: unknown[]) => probe.time(`store.${prop}`, () => fn.apply(target, args));
+      return fn.bind(target);
+    },
+  }) as EventStore;
+
+  const snapshots = deps.snapshots;
+  if (snapshots) {
+    deps.snapshots = {
+      read: (...args) => probe.time('snapshots.read', () => snapshots.read(...args)),
+      write: (...args) => probe.time('snapshots.write', () => snapshots.write(...args)),
+      delete: (...args) => snapshots.delete(...args),
+    } satisfies SnapshotStore;
+  }
+
+  const readModels = deps.readModels;
+  deps.readModels = { waitFor: (position, timeoutMs) => probe.time('readModels.waitFor', () => readModels.waitFor(position, timeoutMs)) };
+  return { connector };
+}
+
+/** Counts the warnings and errors the service logs (failed syncs, job-queue trouble), by message. */
+function countingLog() {
+  const counts = new Map<string, number>();
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (!line) continue;
+        let msg = 'unparsed log line';
+        try {
+          msg = String((JSON.parse(line) as { msg?: unknown }).msg ?? 'no message');
+        } catch {
+          // keep the fallback
+        }
+        counts.set(msg, (counts.get(msg) ?? 0) + 1);
+      }
+      done();
+    },
+  });
+  return { log: createLogger('warn', destination), counts };
+}
+
+// ---------------------------------------------------------------- helpers
+
+type Stats = { n: number; p50: number; p95: number; p99: number; max: number; mean: number };
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+}
+
+function stats(values: number[]): Stats {
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? NaN,
+    mean: sorted.length ? sorted.reduce((a, b) => a + b, 0) / sorted.length : NaN,
+  };
+}
+
+const secs = (ms: number) => (Number.isFinite(ms) ? (ms / 1000).toFixed(2) : 'n/a');
+const ms2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
+const fmt1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
+
+function newEvents(events: DomainEvent[], actor: string, now: Date) {
+  const correlationId = randomUUID();
+  return events.map(e => ({
+    ...serialise(e),
+    metadata: { eventId: randomUUID(), correlationId, causationId: null, actor, occurredAt: now.toISOString() },
+  }));
+}
+
+/** A user with plenty of points, straight into the event store (registration's argon2 would take minutes). */
+async function createUser(service: Service, n: number): Promise<string> {
+  const userId = randomUUID();
+  const now = new Date();
+  const result = await service.store.append(
+    userStream(userId),
+    newEvents(
+      [
+        UserRegistered({ userId, name: `Bench ${n}`, email: `bench-sync-${n}@example.com`, passwordHash: 'bench:no-login', role: 'USER', registeredAt: now.toISOString() }),
+        SubscriptionGranted({ userId, plan: { name: 'Free', slug: 'free' }, status: 'ACTIVE', expiresAt: new Date(now.getTime() + 365 * 86_400_000).toISOString() }),
+        PointsGranted({ userId, points: POINTS, reason: 'bench' }),
+      ],
+      'system:bench',
+      now,
+    ),
+    'no_stream',
+  );
+  await service.projections.waitFor(result.position);
+  return userId;
+}
+
+function accountInput(i: number, intervalMinutes: number): NewAccount {
+  if (i % 4 === 3) {
+    return {
+      type: 'ewallet',
+      providerCode: WALLETS[Math.floor(i / 4) % WALLETS.length]!,
+      accountName: `Dompet ${i}`,
+      phoneNumber: `0812${String(i).padStart(8, '0')}`,
+      intervalMinutes,
+    };
+  }
+  return {
+    type: 'bank',
+    providerCode: BANKS[i % BANKS.length]!,
+    accountName: `Rekening ${i}`,
+    accountNumber: String(1_000_000_000 + i),
+    username: `bench-${i % 97}`,
+    password: 'rahasia123',
+    intervalMinutes,
+  };
+}
+
+type Sample = { t: number; due: number; jobs: number; wave2Done: number };
+
+// ---------------------------------------------------------------- run
+
+export async function run(ctx: BenchContext): Promise<void> {
+  const size = ctx.quick ? QUICK : FULL;
+  const intervalMs = size.intervalMinutes * 60_000;
+  const requiredRate = size.accounts / (intervalMs / 1000);
+  const startedAt = new Date();
+  const loadBefore = os.loadavg();
+  console.log(
+    `account sync: ${fmtInt(size.accounts)} accounts of ${size.users} users at a ${size.intervalMinutes}-minute interval ` +
+      `(required ${requiredRate.toFixed(1)} syncs/s), linked over one interval, then one full interval measured` +
+      `${ctx.quick ? ' — quick run: fewer accounts and a 1-minute interval, not the goal figures' : ''}`,
+  );
+  if (loadBefore[0]! > os.cpus().length * 0.5)
+    console.warn(`  note: load average ${loadBefore[0]!.toFixed(1)} on ${os.cpus().length} CPUs, the results will be noisy`);
+
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-sync-data-'));
+  let db: BenchPostgres | undefined;
+  let service: Service | undefined;
+  let monitor: pg.Pool | undefined;
+  let sampler: NodeJS.Timeout | undefined;
+  const probe = new Probe();
+  const { log, counts: logCounts } = countingLog();
+  const eventLoop = monitorEventLoopDelay({ resolution: 10 });
+  const samples: Sample[] = [];
+  const phases: { name: string; startMs: number; endMs: number; nodeCpuMs: number; pgCpuMs: number | null; loopP99Ms: number; loopMaxMs: number }[] = [];
+  let sandboxRaw: Throughput | undefined;
+  let linkStart = 0;
+  const linkDurations: number[] = [];
+  const linkFailures: string[] = [];
+  let wave2Complete = false;
+  let forcedSlot: string | null = null;
+  let saturationStart = 0;
+  let saturationEnd = 0;
+  let saturationComplete = false;
+  type SyncRow = { account_id: string; slot: string | null; synced_at: string };
+  let synced: SyncRow[] = [];
+  let linked: { account_id: string; linked_at: string }[] = [];
+  let debitedAt = new Map<string, string>();
+  let eventCounts: Record<string, number> = {};
+
+  // phases: CPU of this process (service + sandbox + bench) and of PostgreSQL, event-loop delay
+  let phaseName = 'setup';
+  let phaseStart = 0;
+  let cpuAtPhase = process.cpuUsage();
+  let pgCpuAtPhase: number | null = null;
+  const enterPhase = (name: string) => {
+    const now = performance.now();
+    if (phaseName !== 'setup') {
+      const cpu = process.cpuUsage(cpuAtPhase);
+      const pgCpu = db?.cpuMs() ?? null;
+      phases.push({
+        name: phaseName,
+        startMs: phaseStart,
+        endMs: now,
+        nodeCpuMs: (cpu.user + cpu.system) / 1000,
+        pgCpuMs: pgCpu === null || pgCpuAtPhase === null ? null : pgCpu - pgCpuAtPhase,
+        loopP99Ms: eventLoop.percentile(99) / 1e6,
+        loopMaxMs: eventLoop.max / 1e6,
+      });
+    }
+    phaseName = name;
+    probe.phase = name;
+    phaseStart = now;
+    cpuAtPhase = process.cpuUsage();
+    pgCpuAtPhase = db?.cpuMs() ?? null;
+    eventLoop.reset();
+  };
+
+  try {
+    db = await startBenchPostgres('bench-account-sync');
+    console.log(`PostgreSQL ${db.version} (embedded, temporary)`);
+    const url = await db.createDatabase('bench_sync');
+    const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', HOST: '127.0.0.1' });
+    service = await createService(config, { log, startSandbox: true, schedulerTickMs: 1000 });
+    const svc = service;
+    const { connector: rawConnector } = instrument(svc, probe);
+    monitor = createPool(url, 2);
+    const mon = monitor;
+    eventLoop.enable();
+
+    // users
+    const users: string[] = [];
+    for (let u = 0; u < size.users; u++) users.push(await createUser(svc, u));
+    console.log(`${size.users} users with ${fmtInt(POINTS)} points each appended to the event store`);
+
+    // the sandbox's raw capacity, through the same connector the syncs use, at the worker concurrency
+    enterPhase('sandbox-raw');
+    const probeAccounts: { ref: string; session: ProviderSession; cursor: string | null }[] = [];
+    for (let i = 0; i < 64; i++) {
+      const ref = String(9_000_000_000 + i);
+      const login = await rawConnector.loginBank('BANK-BCA', { username: 'bench-probe', password: 'rahasia123', accountNumber: ref });
+      const first = await rawConnector.fetchTransactions('BANK-BCA', ref, login.session, null);
+      probeAccounts.push({ ref, session: login.session, cursor: first.transactions.at(-1)?.id ?? null });
+    }
+    let probeTurn = 0;
+    const rawRounds: LoadSample[] = [];
+    for (let round = 0; round < SANDBOX_RAW_ROUNDS && !ctx.signal.aborted; round++) {
+      rawRounds.push(
+        await runLoad({
+          workers: WORKER_CONCURRENCY,
+          warmupMs: round === 0 ? 1_000 : 200,
+          durationMs: ctx.quick ? 1_000 : 3_000,
+          signal: ctx.signal,
+          operation: async () => {
+            const a = probeAccounts[probeTurn++ % probeAccounts.length]!;
+            await rawConnector.fetchBalance('BANK-BCA', a.ref, a.session);
+            await rawConnector.fetchTransactions('BANK-BCA', a.ref, a.session, a.cursor);
+            return 1;
+          },
+        }),
+      );
+    }
+    sandboxRaw = summarize(rawRounds);
+    console.log(
+      `sandbox raw capacity: ${fmt1(sandboxRaw.unitsPerSecond)} balance+transactions pairs/s at concurrency ${WORKER_CONCURRENCY} ` +
+        `(rounds ${sandboxRaw.roundsUnitsPerSecond.map(fmt1).join(' / ')}; p50 ${ms2(sandboxRaw.latencyMs.p50)} ms, p99 ${ms2(sandboxRaw.latencyMs.p99)} ms per pair)`,
+    );
+
+    // backlog samples, once a second
+    let sampling = false;
+    sampler = setInterval(() => {
+      if (sampling || linkStart === 0) return;
+      sampling = true;
+      const t = (Date.now() - linkStart) / 1000;
+      mon
+        .query<{ due: number; jobs: number; wave2: number }>(
+          `select (select count(*) from accounts where is_active and paused_reason is null and next_sync_at <= now()) as due,
+                  (select count(*) from graphile_worker._private_jobs) as jobs,
+                  (select count(*) from accounts where next_sync_at >= created_at + make_interval(mins => 2 * interval_minutes)) as wave2`,
+        )
+        .then(r => samples.push({ t, due: r.rows[0]!.due, jobs: r.rows[0]!.jobs, wave2Done: r.rows[0]!.wave2 }))
+        .catch(() => undefined)
+        .finally(() => (sampling = false));
+    }, 1000);
+
+    // link, staggered evenly over one interval: first slots spread evenly
+    enterPhase('link + wave 1');
+    const spacing = intervalMs / size.accounts;
+    linkStart = Date.now();
+    console.log(`linking ${fmtInt(size.accounts)} accounts over ${size.intervalMinutes} min (one every ${spacing.toFixed(1)} ms, at most ${LINK_CONCURRENCY} at once) ...`);
+    const inFlight = new Set<Promise<void>>();
+    let lastReport = Date.now();
+    for (let i = 0; i < size.accounts && !ctx.signal.aborted; i++) {
+      const due = linkStart + i * spacing;
+      const wait = due - Date.now();
+      if (wait > 0) await sleep(wait, ctx.signal);
+      while (inFlight.size >= LINK_CONCURRENCY) await Promise.race(inFlight);
+      const owner = users[i % users.length]!;
+      const input = accountInput(i, size.intervalMinutes);
+      const t0 = performance.now();
+      const p: Promise<void> = callKind
+        .run('link', () => linkAccount(svc.deps, owner, input))
+        .then(
+          outcome => {
+            if (outcome.kind !== 'linked') linkFailures.push(`${input.providerCode}: ${outcome.kind}`);
+            else linkDurations.push(performance.now() - t0);
+          },
+          (err: unknown) => void linkFailures.push(`${input.providerCode}: ${err instanceof Error ? err.message : String(err)}`),
+        )
+        .finally(() => inFlight.delete(p));
+      inFlight.add(p);
+      if (Date.now() - lastReport > 30_000) {
+        lastReport = Date.now();
+        const last = samples.at(-1);
+        console.log(
+          `  ${((Date.now() - linkStart) / 1000).toFixed(0)} s: ${fmtInt(i + 1)} link(s) started, ${inFlight.size} in flight, ` +
+            `due now ${fmtInt(last?.due)}, queued jobs ${fmtInt(last?.jobs)}`,
+        );
+      }
+    }
+    await Promise.all(inFlight);
+    const linkEnd = Date.now();
+    console.log(`  linked ${fmtInt(linkDurations.length)} in ${((linkEnd - linkStart) / 1000).toFixed(1)} s, ${linkFailures.length} failed`);
+    if (linkFailures.length > size.accounts * 0.01) throw new Error(`${linkFailures.length} links failed, e.g. ${linkFailures[0]}`);
+
+    // wave 1 finishes, then the second slot of every account comes due, one interval after its first
+    const wave2Deadline = linkEnd + intervalMs + (ctx.quick ? 60_000 : 120_000);
+    const linkedCount = linkDurations.length;
+    let switchedToWave2 = false;
+    let lastWaveReport = Date.now();
+    while (!ctx.signal.aborted && Date.now() < wave2Deadline) {
+      if (!switchedToWave2 && Date.now() >= linkStart + intervalMs) {
+        enterPhase('wave 2');
+        switchedToWave2 = true;
+      }
+      const done = samples.at(-1)?.wave2Done ?? 0;
+      if (done >= linkedCount) {
+        wave2Complete = true;
+        break;
+      }
+      if (Date.now() - lastWaveReport > 30_000) {
+        lastWaveReport = Date.now();
+        const last = samples.at(-1);
+        console.log(`  ${((Date.now() - linkStart) / 1000).toFixed(0)} s: second slot synced for ${fmtInt(done)} accounts, due now ${fmtInt(last?.due)}, queued jobs ${fmtInt(last?.jobs)}`);
+      }
+      await sleep(500, ctx.signal);
+    }
+    if (!switchedToWave2) enterPhase('wave 2');
+    console.log(`  second slot ${wave2Complete ? 'synced for every account' : 'NOT synced for every account before the deadline'} at ${((Date.now() - linkStart) / 1000).toFixed(0)} s`);
+
+    // saturation: a part of the accounts due at once, with the slot of now
+    if (!ctx.signal.aborted) {
+      enterPhase('saturation');
+      const forced = new Date();
+      forcedSlot = forced.toISOString();
+      saturationStart = forced.getTime();
+      const moved = await mon.query(
+        `update accounts set next_sync_at = $1
+         where id in (select id from accounts where is_active and paused_reason is null order by next_sync_at desc limit $2)`,
+        [forced, size.saturationAccounts],
+      );
+      console.log(`saturation: ${fmtInt(moved.rowCount ?? 0)} accounts made due at once ...`);
+      const deadline = Date.now() + (ctx.quick ? 120_000 : 300_000);
+      while (!ctx.signal.aborted && Date.now() < deadline) {
+        const r = await mon.query<{ n: number }>(
+          `select count(*) as n from accounts where next_sync_at = $1::timestamptz + make_interval(mins => interval_minutes)`,
+          [forced],
+        );
+        if (r.rows[0]!.n >= (moved.rowCount ?? 0)) {
+          saturationComplete = true;
+          break;
+        }
+        await sleep(200, ctx.signal);
+      }
+      saturationEnd = Date.now();
+      console.log(`  ${saturationComplete ? 'drained' : 'NOT drained'} in ${((saturationEnd - saturationStart) / 1000).toFixed(1)} s`);
+    }
+    enterPhase('collect');
+    clearInterval(sampler);
+    sampler = undefined;
+
+    // what happened, from the event store
+    synced = (
+      await mon.query<SyncRow>(
+        `select data->>'accountId' as account_id, data->>'slot' as slot, data->>'syncedAt' as synced_at from es_events where type = 'AccountSynced'`,
+      )
+    ).rows;
+    linked = (
+      await mon.query<{ account_id: string; linked_at: string }>(
+        `select data->>'accountId' as account_id, data->>'linkedAt' as linked_at from es_events where type = 'AccountLinked'`,
+      )
+    ).rows;
+    debitedAt = new Map(
+      (
+        await mon.query<{ event_id: string; at: string }>(
+          `select event_id::text as event_id, metadata->>'occurredAt' as at from es_events where type = 'PointsDebited'`,
+        )
+      ).rows.map(r => [r.event_id, r.at]),
+    );
+    eventCounts = Object.fromEntries(
+      (await mon.query<{ type: string; n: number }>('select type, count(*) as n from es_events group by type order by type')).rows.map(r => [r.type, r.n]),
+    );
+  } finally {
+    if (sampler) clearInterval(sampler);
+    eventLoop.disable();
+    await monitor?.end().catch(() => undefined);
+    await service?.close().catch(err => console.error(`  closing the service: ${String(err)}`));
+    await db?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (ctx.signal.aborted) return;
+  const loadAfter = os.loadavg();
+
+  // ---------------------------------------------------------------- analysis
+  type Sync = { accountId: string; slot: number; syncedAt: number; start: number | null };
+  const byAccount = new Map<string, Sync[]>();
+  for (const r of synced) {
+    if (r.slot === null) continue;
+    const debit = debitedAt.get(deterministicUuid(`points:${r.account_id}:${r.slot}`));
+    const s: Sync = { accountId: r.account_id, slot: Date.parse(r.slot), syncedAt: Date.parse(r.synced_at), start: debit ? Date.parse(debit) : null };
+    const list = byAccount.get(r.account_id) ?? [];
+    list.push(s);
+    byAccount.set(r.account_id, list);
+  }
+  for (const list of byAccount.values()) list.sort((a, b) => a.slot - b.slot);
+  const forcedAt = forcedSlot ? Date.parse(forcedSlot) : NaN;
+  const all = [...byAccount.values()].flat();
+  const wave = (n: number) => [...byAccount.values()].map(l => l.filter(s => s.slot !== forcedAt)[n]).filter((s): s is Sync => s !== undefined);
+  const wave1 = wave(0);
+  const wave2 = wave(1);
+  const saturated = all.filter(s => s.slot === forcedAt);
+  const lagOf = (set: Sync[]) => ({
+    lag: stats(set.map(s => s.syncedAt - s.slot)),
+    queue: stats(set.filter(s => s.start !== null).map(s => s.start! - s.slot)),
+    work: stats(set.filter(s => s.start !== null).map(s => s.syncedAt - s.start!)),
+  });
+  const w1 = lagOf(wave1);
+  const w2 = lagOf(wave2);
+  const sat = lagOf(saturated);
+
+  // throughput: syncs completed per second in each window
+  const completedIn = (from: number, to: number) => all.filter(s => s.syncedAt >= from && s.syncedAt <= to).length;
+  const w2From = Math.min(...wave2.map(s => s.slot));
+  const w2To = Math.max(...wave2.map(s => s.slot));
+  const wave2Rate = w2To > w2From ? completedIn(w2From, w2To) / ((w2To - w2From) / 1000) : NaN;
+  const satTo = saturated.length ? Math.max(...saturated.map(s => s.syncedAt)) : NaN;
+  const saturationRate = saturated.length && satTo > saturationStart ? completedIn(saturationStart, satTo) / ((satTo - saturationStart) / 1000) : NaN;
+  const linkedTimes = linked.map(l => Date.parse(l.linked_at));
+  const linkSpanS = linkedTimes.length ? (Math.max(...linkedTimes) - Math.min(...linkedTimes)) / 1000 : NaN;
+  const missedWave2 = linkDurations.length - wave2.length;
+
+  // where the time of a sync goes (wave 2: only scheduled syncs run then)
+  const phaseOf = (name: string) => phases.find(p => p.name === name);
+  const wave2Phase = phaseOf('wave 2');
+  const satPhase = phaseOf('saturation');
+  const syncsIn = (p: typeof wave2Phase) => (p ? completedIn(performance.timeOrigin + p.startMs, performance.timeOrigin + p.endMs) : 0);
+  const profileRows = (phase: string, syncs: number) => {
+    const byCategory = probe.stats.get(`${phase}/sync`) ?? new Map<string, CallStats>();
+    return [...byCategory.entries()]
+      .sort((a, b) => b[1].durations.reduce((x, y) => x + y, 0) - a[1].durations.reduce((x, y) => x + y, 0))
+      .map(([category, s]) => {
+        const d = stats(s.durations);
+        const total = s.durations.reduce((x, y) => x + y, 0);
+        return {
+          category,
+          callsPerSync: syncs ? s.calls / syncs : NaN,
+          meanMs: d.mean,
+          p99Ms: d.p99,
+          msPerSync: syncs ? total / syncs : NaN,
+          errors: s.errors,
+        };
+      });
+  };
+  const wave2Syncs = syncsIn(wave2Phase);
+  const satSyncs = syncsIn(satPhase);
+  const wave2Profile = profileRows('wave 2', wave2Syncs);
+  const satProfile = profileRows('saturation', satSyncs);
+  const cpuRows = phases
+    .filter(p => p.name !== 'collect')
+    .map(p => {
+      const seconds = (p.endMs - p.startMs) / 1000;
+      const syncs = p.name === 'sandbox-raw' ? 0 : syncsIn(p);
+      return {
+        phase: p.name,
+        seconds,
+        syncs,
+        nodeCpuPct: (p.nodeCpuMs / 1000 / seconds) * 100,
+        pgCpuPct: p.pgCpuMs === null ? NaN : (p.pgCpuMs / 1000 / seconds) * 100,
+        nodeCpuMsPerSync: syncs ? p.nodeCpuMs / syncs : NaN,
+        pgCpuMsPerSync: syncs && p.pgCpuMs !== null ? p.pgCpuMs / syncs : NaN,
+        loopP99Ms: p.loopP99Ms,
+        loopMaxMs: p.loopMaxMs,
+      };
+    });
+  const maxBacklog = (from: number, to: number) => {
+    const inWindow = samples.filter(s => s.t * 1000 + linkStart >= from && s.t * 1000 + linkStart <= to);
+    return { due: Math.max(0, ...inWindow.map(s => s.due)), jobs: Math.max(0, ...inWindow.map(s => s.jobs)) };
+  };
+  const w2Backlog = maxBacklog(w2From, w2To);
+
+  // ---------------------------------------------------------------- report
+  const goals = [
+    { goal: `wave 2 (steady state) lag p99 < ${GOALS.lagP99Ms / 1000} s`, actual: `${secs(w2.lag.p99)} s`, pass: w2.lag.p99 < GOALS.lagP99Ms },
+    { goal: 'every account synced for its second slot', actual: `${fmtInt(wave2.length)} of ${fmtInt(linkDurations.length)}`, pass: missedWave2 === 0 && wave2Complete },
+  ];
+  const header = ['measure', 'value', 'reference', 'ratio'];
+  const tableRows = [
+    ['wave 2: syncs completed/s (steady state)', fmt1(wave2Rate), `required ${fmt1(requiredRate)}/s`, fmtRatio(wave2Rate / requiredRate)],
+    [`saturation: syncs completed/s (${fmtInt(saturated.length)} due at once)`, fmt1(saturationRate), `required ${fmt1(requiredRate)}/s`, fmtRatio(saturationRate / requiredRate)],
+    ['saturation vs the sandbox raw capacity', fmt1(saturationRate), `sandbox ${fmt1(sandboxRaw?.unitsPerSecond)} pairs/s`, fmtRatio(saturationRate / (sandboxRaw?.unitsPerSecond ?? NaN))],
+    [`sandbox raw: balance+transactions pairs/s (concurrency ${WORKER_CONCURRENCY})`, fmt1(sandboxRaw?.unitsPerSecond), '', ''],
+  ];
+  const lagHeader = ['syncs', 'count', 'lag p50 s', 'lag p95 s', 'lag p99 s', 'lag max s', 'slot→start p50 s', 'slot→start p99 s', 'start→syncedAt p50 s', 'start→syncedAt p99 s'];
+  const lagLine = (label: string, set: Sync[], l: ReturnType<typeof lagOf>) => [
+    label,
+    fmtInt(set.length),
+    secs(l.lag.p50),
+    secs(l.lag.p95),
+    secs(l.lag.p99),
+    secs(l.lag.max),
+    secs(l.queue.p50),
+    secs(l.queue.p99),
+    secs(l.work.p50),
+    secs(l.work.p99),
+  ];
+  const lagRows = [
+    lagLine('wave 1 (first slot, while linking)', wave1, w1),
+    lagLine('wave 2 (second slot, steady state)', wave2, w2),
+    lagLine('saturation (due at once)', saturated, sat),
+  ];
+  const goalHeader = ['goal', 'actual', 'result'];
+  const goalRows = goals.map(g => [g.goal, g.actual, g.pass ? 'PASS' : 'MISS']);
+  const profileHeader = ['call (sync jobs)', 'calls/sync', 'mean ms', 'p99 ms', 'ms/sync', 'errors'];
+  const profileTable = (rows: ReturnType<typeof profileRows>) =>
+    rows.map(r => [r.category, ms2(r.callsPerSync), ms2(r.meanMs), ms2(r.p99Ms), ms2(r.msPerSync), fmtInt(r.errors)]);
+  const cpuHeader = ['phase', 'seconds', 'syncs', 'Node CPU %', 'PostgreSQL CPU %', 'Node CPU ms/sync', 'PG CPU ms/sync', 'event loop p99 ms', 'event loop max ms'];
+  const cpuTable = cpuRows.map(r => [r.phase, fmt1(r.seconds), fmtInt(r.syncs), fmt1(r.nodeCpuPct), fmt1(r.pgCpuPct), ms2(r.nodeCpuMsPerSync), ms2(r.pgCpuMsPerSync), fmt1(r.loopP99Ms), fmt1(r.loopMaxMs)]);
+  const linkStats = stats(linkDurations);
+  const warnings = [...logCounts.entries()].map(([m, n]) => `${n} × ${m}`);
+
+  console.log(`\n${textTable(header, tableRows)}\n\n${textTable(lagHeader, lagRows)}\n\n${textTable(goalHeader, goalRows)}`);
+  console.log(`\nwave 2, where a sync's time goes (${fmtInt(wave2Syncs)} syncs in the phase):\n${textTable(profileHeader, profileTable(wave2Profile))}`);
+  console.log(`\nsaturation (${fmtInt(satSyncs)} syncs in the phase):\n${textTable(profileHeader, profileTable(satProfile))}`);
+  console.log(`\n${textTable(cpuHeader, cpuTable)}`);
+  console.log(
+    `\nlinking: ${fmtInt(linkDurations.length)} accounts, linkedAt spread over ${fmt1(linkSpanS)} s, linkAccount p50 ${ms2(linkStats.p50)} ms, ` +
+      `p99 ${ms2(linkStats.p99)} ms, ${linkFailures.length} failed; wave 2 backlog max: ${fmtInt(w2Backlog.due)} due, ${fmtInt(w2Backlog.jobs)} queued jobs`,
+  );
+  if (warnings.length > 0) console.log(`service warnings: ${warnings.join('; ')}`);
+
+  const env = {
+    date: startedAt.toISOString(),
+    node: process.version,
+    postgres: db?.version ?? 'unknown',
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    quick: ctx.quick,
+    loadAverage1mBefore: Number(loadBefore[0]!.toFixed(2)),
+    loadAverage1mAfter: Number(loadAfter[0]!.toFixed(2)),
+  };
+  const json = {
+    benchmark: NAME,
+    ...env,
+    setup: {
+      ...size,
+      requiredSyncsPerSecond: requiredRate,
+      workerConcurrency: WORKER_CONCURRENCY,
+      schedulerTickMs: 1000,
+      linkConcurrency: LINK_CONCURRENCY,
+      pointsPerUser: POINTS,
+      users: 'UserRegistered + SubscriptionGranted + PointsGranted appended to the event store directly',
+      accounts: 'linkAccount(deps, ownerId, input) staggered evenly over one interval; 3/4 banks (BCA, BRI, MANDIRI, BNI), 1/4 direct wallets (WALLET-D, WALLET-E, WALLET-A-BUSINESS)',
+      saturation: 'after wave 2, the accounts with the latest next_sync_at get next_sync_at = now in the accounts read model; the scheduler enqueues them',
+    },
+    goals: { ...GOALS, results: goals },
+    sandboxRaw,
+    throughput: { wave2SyncsPerSecond: wave2Rate, saturationSyncsPerSecond: saturationRate, requiredSyncsPerSecond: requiredRate },
+    lag: { wave1: w1, wave2: w2, saturation: sat },
+    counts: { wave1: wave1.length, wave2: wave2.length, saturation: saturated.length, missedWave2, wave2Complete, saturationComplete },
+    linking: { linked: linkDurations.length, failed: linkFailures.length, failures: linkFailures.slice(0, 10), linkedAtSpreadSeconds: linkSpanS, durationMs: linkStats },
+    profile: { wave2: wave2Profile, saturation: satProfile },
+    phases: cpuRows,
+    backlogSamples: samples,
+    eventCounts,
+    serviceWarnings: Object.fromEntries(logCounts),
+  };
+  const markdown = [
+    `# Benchmark: scheduled account sync against the sandbox`,
+    '',
+    `${env.date} · Node ${env.node} · PostgreSQL ${env.postgres} (embedded) · ${env.cpus} CPU (${env.cpuModel}) · ` +
+      `load average ${env.loadAverage1mBefore} before, ${env.loadAverage1mAfter} after${env.quick ? ' · **quick run: 1,000 accounts at a 1-minute interval, not the goal figures**' : ''}`,
+    '',
+    `${fmtInt(size.accounts)} accounts of ${size.users} users at a ${size.intervalMinutes}-minute interval (required ` +
+      `${fmt1(requiredRate)} syncs/s). The service runs in-process on the system clock with its sandbox, scheduler tick 1 s, ` +
+      `graphile-worker concurrency ${WORKER_CONCURRENCY}. Users (with ${fmtInt(POINTS)} points) were appended to the event store ` +
+      `directly; accounts were linked with the real \`linkAccount\` (a sandbox login each), staggered evenly over one interval, ` +
+      `so first slots are spread evenly. Wave 1 is every account's first sync (3 seeded transactions each, while linking goes on); ` +
+      `wave 2 is every account's second slot, one interval later: the steady state. Then ${fmtInt(size.saturationAccounts)} accounts ` +
+      `were made due at once (next_sync_at moved in the read model) to find the throughput with a backlog. Lag = ` +
+      `AccountSynced.syncedAt − slot; "start" is the occurredAt of the sync's PointsDebited (taken after the job loaded the account).`,
+    '',
+    markdownTable(header, tableRows),
+    '',
+    markdownTable(lagHeader, lagRows),
+    '',
+    markdownTable(goalHeader, goalRows),
+    '',
+    `Sandbox raw capacity: \`fetchBalance\` + \`fetchTransactions\` (after the cursor) through the service's connector, ` +
+      `${WORKER_CONCURRENCY} concurrent callers, before anything else ran, ${SANDBOX_RAW_ROUNDS} rounds ` +
+      `(${sandboxRaw?.roundsUnitsPerSecond.map(fmt1).join(' / ')} pairs/s): p50 ${ms2(sandboxRaw?.latencyMs.p50)} ms, p99 ${ms2(sandboxRaw?.latencyMs.p99)} ms per pair. ` +
+      `The sandbox shares the service's process and event loop.`,
+    '',
+    `Linking: ${fmtInt(linkDurations.length)} accounts, linkedAt spread over ${fmt1(linkSpanS)} s, \`linkAccount\` p50 ${ms2(linkStats.p50)} ms, ` +
+      `p99 ${ms2(linkStats.p99)} ms, ${linkFailures.length} failed. Wave 2 backlog (sampled each second): at most ${fmtInt(w2Backlog.due)} accounts due, ${fmtInt(w2Backlog.jobs)} queued jobs.` +
+      (warnings.length > 0 ? ` Service warnings: ${warnings.join('; ')}.` : ''),
+    '',
+    '<details><summary>where a sync spends its time (calls through service.deps, timed)</summary>',
+    '',
+    `Wave 2 (${fmtInt(wave2Syncs)} syncs in the phase):`,
+    '',
+    markdownTable(profileHeader, profileTable(wave2Profile)),
+    '',
+    `Saturation (${fmtInt(satSyncs)} syncs in the phase):`,
+    '',
+    markdownTable(profileHeader, profileTable(satProfile)),
+    '',
+    'CPU and event loop by phase (Node = this one process: service, sandbox and benchmark):',
+    '',
+    markdownTable(cpuHeader, cpuTable),
+    '',
+    `Events in the store: ${Object.entries(eventCounts).map(([k, v]) => `${k} ${fmtInt(v)}`).join(', ')}.`,
+    '',
+    '</details>',
+  ].join('\n');
+  const paths = writeResults(NAME, json, markdown);
+  console.log(`\nwrote ${paths.json}\nwrote ${paths.md}`);
+}

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { sealed } from './account.ts';
+import { event, isoDate, type EventOf } from './event.ts';
+
+/** What the login is for: a new account (its settings) or a relogin of an existing one. */
+const purpose = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('new'), providerCode: z.string(), accountName: z.string(), intervalMinutes: z.int().positive() }),
+  z.object({ kind: z.literal('relogin'), accountId: z.uuid() }),
+]);
+
+// stream wallet-login-<sessionId>: one OTP session, from the code sent to the provider's answer
+export const OtpRequested = event('OtpRequested', 1, z.object({
+  sessionId: z.uuid(),
+  ownerId: z.uuid(),
+  providerCode: z.string(),
+  phoneNumber: z.string(),
+  purpose,
+  /** the PIN given at step 1 (wallet A), sealed */
+  pin: sealed.nullable(),
+  challengeId: z.string(),
+  channel: z.enum(['MESSENGER', 'SMS']),
+  /** the session that asked for this second OTP (wallet C), or null at step 1 */
+  previousSessionId: z.uuid().nullable(),
+  requestedAt: isoDate,
+  expiresAt: isoDate,
+}));
+
+export const OtpRejected = event('OtpRejected', 1, z.object({ sessionId: z.uuid(), attempts: z.int().positive(), at: isoDate }));
+
+export const SecondOtpRequired = event('SecondOtpRequired', 1, z.object({
+  sessionId: z.uuid(),
+  nextSessionId: z.uuid(),
+  at: isoDate,
+}));
+
+export const WalletLoginCompleted = event('WalletLoginCompleted', 1, z.object({
+  sessionId: z.uuid(),
+  accountId: z.uuid(),
+  /** the provider session, sealed: the account stream takes it from here */
+  providerSession: sealed,
+  holderName: z.string().nullable(),
+  completedAt: isoDate,
+}));
+
+export const WalletLoginFailed = event('WalletLoginFailed', 1, z.object({
+  sessionId: z.uuid(),
+  reason: z.enum(['too-many-attempts', 'provider-refused', 'expired']),
+  at: isoDate,
+}));
+
+export type WalletLoginEvent =
+  | EventOf<typeof OtpRequested>
+  | EventOf<typeof OtpRejected>
+  | EventOf<typeof SecondOtpRequired>
+  | EventOf<typeof WalletLoginCompleted>
+  | EventOf<typeof WalletLoginFailed>;

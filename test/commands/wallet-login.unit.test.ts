@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { maxOtpAttempts, usableSession, walletLogin, type WalletLogin } from '../../src/commands/wallet-login.ts';
+import { InvalidInput } from '../../src/errors.ts';
+import { OtpRejected, OtpRequested, SecondOtpRequired, WalletLoginCompleted, WalletLoginFailed, type WalletLoginEvent } from '../../src/events/wallet-login.ts';
+import { specification } from '../support/decider.ts';
+
+const given = specification(walletLogin);
+const sessionId = '6a0c1d2e-3f40-4152-8364-758697a8b9c0';
+const nextSessionId = '7b1d2e3f-4051-4263-9475-8697a8b9c0d1';
+const ownerId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
+const accountId = '3c1d2b4a-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
+const t0 = new Date('2026-01-05T03:00:00.000Z');
+const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);
+const sealed = { iv: 'i', tag: 't', data: 'd' };
+const requested = (previous: string | null = null, id = sessionId) =>
+  OtpRequested({
+    sessionId: id, ownerId, providerCode: 'WALLET-C', phoneNumber: '081200000000',
+    purpose: { kind: 'new', providerCode: 'WALLET-C', accountName: 'C', intervalMinutes: 60 }, pin: null, challengeId: 'ch-1',
+    channel: 'MESSENGER', previousSessionId: previous, requestedAt: t0.toISOString(), expiresAt: at(5).toISOString(),
+  });
+const fold = (events: WalletLoginEvent[]): WalletLogin => events.reduce(walletLogin.evolve, walletLogin.initialState());
+
+describe('wallet login decider', () => {
+  it('locks the session after the last allowed wrong code', () => {
+    const rejections = Array.from({ length: maxOtpAttempts - 1 }, (_, i) => OtpRejected({ sessionId, attempts: i + 1, at: at(1).toISOString() }));
+    given([requested(), ...rejections]).when({ type: 'RecordWrongOtp', now: at(2) }).then([
+      OtpRejected({ sessionId, attempts: maxOtpAttempts, at: at(2).toISOString() }),
+      WalletLoginFailed({ sessionId, reason: 'too-many-attempts', at: at(2).toISOString() }),
+    ]);
+  });
+
+  it('is usable once: after completion, failure or a second OTP, nothing more', () => {
+    const done = WalletLoginCompleted({ sessionId, accountId, providerSession: sealed, holderName: 'SITI', completedAt: at(1).toISOString() });
+    for (const ended of [done, WalletLoginFailed({ sessionId, reason: 'provider-refused', at: at(1).toISOString() }), SecondOtpRequired({ sessionId, nextSessionId, at: at(1).toISOString() })]) {
+      given([requested(), ended]).when({ type: 'CompleteLogin', accountId, providerSession: sealed, holderName: null, now: at(2) }).thenThrows(InvalidInput);
+      given([requested(), ended]).when({ type: 'RecordWrongOtp', now: at(2) }).thenThrows(InvalidInput);
+    }
+  });
+
+  it('lets a session be used only by its owner, for its provider and step, before it expires', () => {
+    const first = fold([requested()]);
+    const check = { ownerId, providerCode: 'WALLET-C', step: 'first' as const, now: at(4) };
+    expect(usableSession(first, check).sessionId).toBe(sessionId);
+    expect(() => usableSession(first, { ...check, now: at(5) })).toThrow(InvalidInput);
+    expect(() => usableSession(first, { ...check, ownerId: nextSessionId })).toThrow(InvalidInput);
+    expect(() => usableSession(first, { ...check, providerCode: 'WALLET-B' })).toThrow(InvalidInput);
+    // an old step-1 session is refused at step 3, and a second-OTP session at step 2
+    expect(() => usableSession(first, { ...check, step: 'second' })).toThrow(InvalidInput);
+    const second = fold([requested(sessionId, nextSessionId)]);
+    expect(usableSession(second, { ...check, step: 'second' }).sessionId).toBe(nextSessionId);
+    expect(() => usableSession(second, check)).toThrow(InvalidInput);
+    expect(() => usableSession(fold([]), check)).toThrow(InvalidInput);
+  });
+});

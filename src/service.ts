@@ -65,7 +65,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const { url: dbUrl, embedded } = await openDatabase(config, log);
-  const pool = createPool(dbUrl, 20);
+  const pool = createPool(dbUrl, 30);
   const store = await openEventStore(config, pool);
   const snapshots = await postgresSnapshots(pool);
   const sandbox = config.sandboxUrl || (config.sandboxPort === 0 && !options.startSandbox)

@@ -54,7 +54,7 @@ export async function deleteAccount(deps: SyncDeps, ownerId: string, accountId: 
 export async function refreshAccount(deps: SyncDeps, ownerId: string, accountId: string): Promise<SyncOutcome> {
   const state = await loadOwnedAccount(deps, ownerId, accountId);
   if (!state.isActive) throw new InvalidInput('Account inactive: the provider session expired, relogin needed', [], 'ACCOUNT_INACTIVE');
-  const outcome = await syncAccount(deps, accountId, null);
+  const outcome = await syncAccount(deps, accountId, null, { waitForReadModels: true });
   if (outcome === 'session-expired') throw new InvalidInput('Account inactive: the provider session expired, relogin needed', [], 'ACCOUNT_INACTIVE');
   if (outcome === 'failed') throw new InvalidInput('The provider is unavailable, try again later', [], 'PROVIDER_UNAVAILABLE');
   if (outcome === 'paused') throw new InvalidInput('Not enough points to synchronise', [], 'NOT_ENOUGH_POINTS');

@@ -60,7 +60,12 @@ async function renewSession(deps: SyncDeps, a: LinkedAccount): Promise<ProviderS
  * (a slot) costs a point; a manual refresh (slot null) too. Provider sessions that cannot be renewed mark the
  * account inactive; other failures are recorded and retried with backoff.
  */
-export async function syncAccount(deps: SyncDeps, accountId: string, slot: string | null): Promise<SyncOutcome> {
+export async function syncAccount(
+  deps: SyncDeps,
+  accountId: string,
+  slot: string | null,
+  options: { waitForReadModels?: boolean } = {},
+): Promise<SyncOutcome> {
   const stream = accountStream(accountId);
   const { state } = await load(deps, stream, account);
   if (state.status !== 'linked' || !state.isActive) return 'skipped';
@@ -132,7 +137,8 @@ export async function syncAccount(deps: SyncDeps, accountId: string, slot: strin
       eventId: (_i, e) => (e.type === 'MutationRecorded' ? deterministicUuid(`event:${(e.data as { mutationId: string }).mutationId}`) : undefined),
     },
   );
-  await deps.readModels.waitFor(result.position);
+  // a manual refresh answers with the synced account; a scheduled job need not hold its worker until then
+  if (options.waitForReadModels) await deps.readModels.waitFor(result.position);
   return result.events.length > 0 ? 'synced' : 'skipped';
 }
 

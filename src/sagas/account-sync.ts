@@ -25,7 +25,8 @@ export async function startAccountSync(
 ): Promise<AccountSyncScheduler> {
   const runner: Runner = await run({
     pgPool: deps.pool,
-    concurrency: options.concurrency ?? 8,
+    // jobs mostly wait on the provider and the database, not on this CPU
+    concurrency: options.concurrency ?? 24,
     noHandleSignals: true,
     pollInterval: 1000,
     logger: new WorkerLogger(() => (level, message, meta) => {

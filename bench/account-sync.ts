@@ -20,8 +20,9 @@
  * timed by wrappers installed on service.deps, to show where the time of a sync goes.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -61,13 +62,14 @@ const FULL = { accounts: 10_000, users: 100, intervalMinutes: 5, saturationAccou
 // minimum; linkAccount itself takes it), so that one interval of steady state fits in a minute
 const QUICK = { accounts: 1_000, users: 10, intervalMinutes: 1, saturationAccounts: 500 };
 const GOALS = { lagP99Ms: 5_000 } as const;
-/** graphile-worker concurrency of the service (startAccountSync's default: createService does not set it) */
-const WORKER_CONCURRENCY = 8;
+/** graphile-worker concurrency of the service: startAccountSync's default (src/sagas/account-sync.ts), which createService keeps */
+const WORKER_CONCURRENCY = 24;
 const LINK_CONCURRENCY = 32;
 const SANDBOX_RAW_ROUNDS = 3;
 const POINTS = 10_000_000;
 const BANKS = ['BANK-BCA', 'BANK-BRI', 'BANK-MANDIRI', 'BANK-BNI'] as const;
 const WALLETS = ['WALLET-D', 'WALLET-E', 'WALLET-A-BUSINESS'] as const;
+const DATABASE = 'bench_sync';
 
 // ---------------------------------------------------------------- instrumentation
 
@@ -81,6 +83,8 @@ type CallStats = { calls: number; errors: number; durations: number[] };
 class Probe {
   phase = 'setup';
   readonly stats = new Map<string, Map<string, CallStats>>(); // `${phase}/${kind}` -> category -> stats
+  /** waitFor calls that gave up (5 s) without the read models catching up, per phase */
+  readonly waitForTimeouts = new Map<string, number>();
 
   async time<T>(category: string, call: () => Promise<T>): Promise<T> {
     const key = `${this.phase}/${callKind.getStore() ?? 'sync'}`;
@@ -132,7 +136,13 @@ function instrument(service: Service, probe: Probe) {
   }
 
   const readModels = deps.readModels;
-  deps.readModels = { waitFor: (position, timeoutMs) => probe.time('readModels.waitFor', () => readModels.waitFor(position, timeoutMs)) };
+  deps.readModels = {
+    waitFor: async (position, timeoutMs) => {
+      const reached = await probe.time('readModels.waitFor', () => readModels.waitFor(position, timeoutMs));
+      if (!reached) probe.waitForTimeouts.set(probe.phase, (probe.waitForTimeouts.get(probe.phase) ?? 0) + 1);
+      return reached;
+    },
+  };
   return { connector };
 }
 
@@ -232,7 +242,102 @@ function accountInput(i: number, intervalMinutes: number): NewAccount {
   };
 }
 
-type Sample = { t: number; due: number; jobs: number; wave2Done: number };
+/** Once a second: the backlog, and what the database and the service's pool are doing. */
+type Sample = {
+  t: number;
+  due: number;
+  jobs: number;
+  wave2Done: number;
+  /** active backends of the service's database by wait event ("CPU" = none) */
+  waits: Record<string, number>;
+  /** age of the oldest transaction holding an xid: it hides later events from readers of "all" */
+  oldestXidMs: number;
+  /** events between the head of "all" and the slowest projection's checkpoint */
+  projectionLag: number;
+  pool: { total: number; idle: number; waiting: number };
+  walSync: number;
+  walSyncMs: number;
+  checkpoints: number;
+};
+
+/**
+ * CPU time (user + system, ms) of a PostgreSQL server: its live processes plus the backends that already exited
+ * (the postmaster's reaped children), so that connections closing during a phase do not make the figure drop.
+ */
+function postgresCpuMs(postmasterPid: number): number | null {
+  const fieldsOf = (pid: string) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    } catch {
+      return null; // exited meanwhile
+    }
+  };
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter(e => /^\d+$/.test(e));
+  } catch {
+    return null;
+  }
+  let ticks = 0;
+  for (const entry of entries) {
+    const f = fieldsOf(entry);
+    if (!f) continue;
+    const pid = Number(entry);
+    if (pid === postmasterPid) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]); // utime stime cutime cstime
+    else if (Number(f[1]) === postmasterPid) ticks += Number(f[11]) + Number(f[12]);
+  }
+  return (ticks * 1000) / clockTicksPerSecond;
+}
+/** The commit measured (with "+changes" when the tree differs from it), or "unknown". */
+function codeVersion(): string {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return dirty ? `${commit}+changes in src` : commit;
+  } catch {
+    return 'unknown';
+  }
+}
+
+const clockTicksPerSecond = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** Cumulative counters of the server, read at phase boundaries. */
+type DbCounters = {
+  commits: number;
+  walBytes: number;
+  walSync: number;
+  walSyncMs: number;
+  checkpoints: number;
+  checkpointMs: number;
+  blksRead: number;
+  /** graphile-worker add_job calls (its job id sequence moves on every call, also when the job key updates a waiting job) */
+  jobsAdded: number;
+};
+
+async function dbCounters(db: BenchPostgres, database: string, mon: pg.Pool | undefined): Promise<DbCounters | null> {
+  try {
+    const jobs = mon
+      ? Number((await mon.query<{ n: string }>('select last_value::text as n from graphile_worker._private_jobs_id_seq')).rows[0]!.n)
+      : NaN;
+    const [r] = await db.adminQuery<Record<Exclude<keyof DbCounters, 'jobsAdded'>, string>>(
+      `select (select xact_commit from pg_stat_database where datname = '${database}') as "commits",
+              (select blks_read from pg_stat_database where datname = '${database}') as "blksRead",
+              w.wal_bytes as "walBytes", w.wal_sync as "walSync", w.wal_sync_time as "walSyncMs",
+              c.num_timed + c.num_requested as "checkpoints", c.write_time + c.sync_time as "checkpointMs"
+       from pg_stat_wal w, pg_stat_checkpointer c`,
+    );
+    return r ? ({ ...Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])), jobsAdded: jobs } as DbCounters) : null;
+  } catch {
+    return null;
+  }
+}
 
 // ---------------------------------------------------------------- run
 
@@ -259,7 +364,17 @@ export async function run(ctx: BenchContext): Promise<void> {
   const { log, counts: logCounts } = countingLog();
   const eventLoop = monitorEventLoopDelay({ resolution: 10 });
   const samples: Sample[] = [];
-  const phases: { name: string; startMs: number; endMs: number; nodeCpuMs: number; pgCpuMs: number | null; loopP99Ms: number; loopMaxMs: number }[] = [];
+  type Phase = {
+    name: string;
+    startMs: number;
+    endMs: number;
+    nodeCpuMs: number;
+    pgCpuMs: number | null;
+    loopP99Ms: number;
+    loopMaxMs: number;
+    db: DbCounters | null;
+  };
+  const phases: Phase[] = [];
   let sandboxRaw: Throughput | undefined;
   let linkStart = 0;
   const linkDurations: number[] = [];
@@ -280,11 +395,15 @@ export async function run(ctx: BenchContext): Promise<void> {
   let phaseStart = 0;
   let cpuAtPhase = process.cpuUsage();
   let pgCpuAtPhase: number | null = null;
-  const enterPhase = (name: string) => {
+  let dbAtPhase: DbCounters | null = null;
+  let postmasterPid: number | null = null;
+  const enterPhase = async (name: string) => {
     const now = performance.now();
+    const cpu = process.cpuUsage(cpuAtPhase);
+    const pgCpu = postmasterPid === null ? null : postgresCpuMs(postmasterPid);
+    const counters = db ? await dbCounters(db, DATABASE, monitor) : null;
     if (phaseName !== 'setup') {
-      const cpu = process.cpuUsage(cpuAtPhase);
-      const pgCpu = db?.cpuMs() ?? null;
+      const before = dbAtPhase;
       phases.push({
         name: phaseName,
         startMs: phaseStart,
@@ -293,26 +412,39 @@ export async function run(ctx: BenchContext): Promise<void> {
         pgCpuMs: pgCpu === null || pgCpuAtPhase === null ? null : pgCpu - pgCpuAtPhase,
         loopP99Ms: eventLoop.percentile(99) / 1e6,
         loopMaxMs: eventLoop.max / 1e6,
+        db: counters && before ? (Object.fromEntries(Object.entries(counters).map(([k, v]) => [k, v - before[k as keyof DbCounters]])) as DbCounters) : null,
       });
     }
     phaseName = name;
     probe.phase = name;
-    phaseStart = now;
+    phaseStart = performance.now();
     cpuAtPhase = process.cpuUsage();
-    pgCpuAtPhase = db?.cpuMs() ?? null;
+    pgCpuAtPhase = postmasterPid === null ? null : postgresCpuMs(postmasterPid);
+    dbAtPhase = counters;
     eventLoop.reset();
   };
 
   try {
     db = await startBenchPostgres('bench-account-sync');
     console.log(`PostgreSQL ${db.version} (embedded, temporary)`);
-    const url = await db.createDatabase('bench_sync');
+    const url = await db.createDatabase(DATABASE);
+    // the bench's own server: time WAL fsyncs and reads, to tell I/O waits from CPU
+    await db.adminQuery('alter system set track_wal_io_timing = on');
+    await db.adminQuery('alter system set track_io_timing = on');
+    await db.adminQuery('select pg_reload_conf()');
     const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', HOST: '127.0.0.1' });
     service = await createService(config, { log, startSandbox: true, schedulerTickMs: 1000 });
     const svc = service;
     const { connector: rawConnector } = instrument(svc, probe);
     monitor = createPool(url, 2);
     const mon = monitor;
+    try {
+      const backend = (await mon.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+      const stat = readFileSync(`/proc/${backend}/stat`, 'utf8');
+      postmasterPid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) || null;
+    } catch {
+      postmasterPid = null; // no /proc: no PostgreSQL CPU figures
+    }
     eventLoop.enable();
 
     // users
@@ -321,7 +453,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     console.log(`${size.users} users with ${fmtInt(POINTS)} points each appended to the event store`);
 
     // the sandbox's raw capacity, through the same connector the syncs use, at the worker concurrency
-    enterPhase('sandbox-raw');
+    await enterPhase('sandbox-raw');
     const probeAccounts: { ref: string; session: ProviderSession; cursor: string | null }[] = [];
     for (let i = 0; i < 64; i++) {
       const ref = String(9_000_000_000 + i);
@@ -359,19 +491,45 @@ export async function run(ctx: BenchContext): Promise<void> {
       if (sampling || linkStart === 0) return;
       sampling = true;
       const t = (Date.now() - linkStart) / 1000;
+      const pool = { total: svc.pool.totalCount, idle: svc.pool.idleCount, waiting: svc.pool.waitingCount };
       mon
-        .query<{ due: number; jobs: number; wave2: number }>(
+        .query<{ due: number; jobs: number; wave2: number; waits: Record<string, number>; oldest_xid_ms: number; lag: number; wal_sync: number; wal_sync_ms: number; checkpoints: number }>(
           `select (select count(*) from accounts where is_active and paused_reason is null and next_sync_at <= now()) as due,
                   (select count(*) from graphile_worker._private_jobs) as jobs,
-                  (select count(*) from accounts where next_sync_at >= created_at + make_interval(mins => 2 * interval_minutes)) as wave2`,
+                  (select count(*) from accounts where next_sync_at >= created_at + make_interval(mins => 2 * interval_minutes)) as wave2,
+                  (select coalesce(json_object_agg(w, n), '{}') from (
+                     select coalesce(wait_event_type || ':' || wait_event, 'CPU') as w, count(*) as n from pg_stat_activity
+                     where datname = current_database() and state = 'active' and pid <> pg_backend_pid() group by 1) a) as waits,
+                  (select coalesce(extract(epoch from max(now() - xact_start)) * 1000, 0)::float8 from pg_stat_activity
+                   where backend_xid is not null and pid <> pg_backend_pid()) as oldest_xid_ms,
+                  (select coalesce((select position from es_events order by transaction_id desc, position desc limit 1), 0)
+                          - coalesce((select min(prepare_position) from subscriber_checkpoints where name like 'projection:%'), 0))::float8 as lag,
+                  (select wal_sync from pg_stat_wal) as wal_sync,
+                  (select wal_sync_time from pg_stat_wal)::float8 as wal_sync_ms,
+                  (select num_timed + num_requested from pg_stat_checkpointer) as checkpoints`,
         )
-        .then(r => samples.push({ t, due: r.rows[0]!.due, jobs: r.rows[0]!.jobs, wave2Done: r.rows[0]!.wave2 }))
+        .then(r => {
+          const row = r.rows[0]!;
+          samples.push({
+            t,
+            due: row.due,
+            jobs: row.jobs,
+            wave2Done: row.wave2,
+            waits: row.waits,
+            oldestXidMs: row.oldest_xid_ms,
+            projectionLag: row.lag,
+            pool,
+            walSync: row.wal_sync,
+            walSyncMs: row.wal_sync_ms,
+            checkpoints: row.checkpoints,
+          });
+        })
         .catch(() => undefined)
         .finally(() => (sampling = false));
     }, 1000);
 
     // link, staggered evenly over one interval: first slots spread evenly
-    enterPhase('link + wave 1');
+    await enterPhase('link + wave 1');
     const spacing = intervalMs / size.accounts;
     linkStart = Date.now();
     console.log(`linking ${fmtInt(size.accounts)} accounts over ${size.intervalMinutes} min (one every ${spacing.toFixed(1)} ms, at most ${LINK_CONCURRENCY} at once) ...`);
@@ -417,7 +575,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     let lastWaveReport = Date.now();
     while (!ctx.signal.aborted && Date.now() < wave2Deadline) {
       if (!switchedToWave2 && Date.now() >= linkStart + intervalMs) {
-        enterPhase('wave 2');
+        await enterPhase('wave 2');
         switchedToWave2 = true;
       }
       const done = samples.at(-1)?.wave2Done ?? 0;
@@ -432,12 +590,12 @@ export async function run(ctx: BenchContext): Promise<void> {
       }
       await sleep(500, ctx.signal);
     }
-    if (!switchedToWave2) enterPhase('wave 2');
+    if (!switchedToWave2) await enterPhase('wave 2');
     console.log(`  second slot ${wave2Complete ? 'synced for every account' : 'NOT synced for every account before the deadline'} at ${((Date.now() - linkStart) / 1000).toFixed(0)} s`);
 
     // saturation: a part of the accounts due at once, with the slot of now
     if (!ctx.signal.aborted) {
-      enterPhase('saturation');
+      await enterPhase('saturation');
       const forced = new Date();
       forcedSlot = forced.toISOString();
       saturationStart = forced.getTime();
@@ -462,7 +620,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       saturationEnd = Date.now();
       console.log(`  ${saturationComplete ? 'drained' : 'NOT drained'} in ${((saturationEnd - saturationStart) / 1000).toFixed(1)} s`);
     }
-    enterPhase('collect');
+    await enterPhase('collect');
     clearInterval(sampler);
     sampler = undefined;
 
@@ -553,6 +711,7 @@ export async function run(ctx: BenchContext): Promise<void> {
           callsPerSync: syncs ? s.calls / syncs : NaN,
           meanMs: d.mean,
           p99Ms: d.p99,
+          maxMs: d.max,
           msPerSync: syncs ? total / syncs : NaN,
           errors: s.errors,
         };
@@ -562,6 +721,21 @@ export async function run(ctx: BenchContext): Promise<void> {
   const satSyncs = syncsIn(satPhase);
   const wave2Profile = profileRows('wave 2', wave2Syncs);
   const satProfile = profileRows('saturation', satSyncs);
+  const atEpoch = (perfMs: number) => performance.timeOrigin + perfMs;
+  const samplesIn = (from: number, to: number) => samples.filter(x => linkStart + x.t * 1000 >= from && linkStart + x.t * 1000 <= to);
+  /** share of the sampled active backends by wait event, e.g. "CPU 60 %, IO:WalSync 30 %" */
+  const waitProfile = (from: number, to: number) => {
+    const totals = new Map<string, number>();
+    const inWindow = samplesIn(from, to);
+    for (const x of inWindow) for (const [w, n] of Object.entries(x.waits)) totals.set(w, (totals.get(w) ?? 0) + n);
+    const sum = [...totals.values()].reduce((a, b) => a + b, 0);
+    const text = [...totals.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 4)
+      .map(([w, n]) => `${w} ${Math.round((n / sum) * 100)} %`)
+      .join(', ');
+    return { meanActiveBackends: inWindow.length ? sum / inWindow.length : NaN, text: sum ? text : 'n/a' };
+  };
   const cpuRows = phases
     .filter(p => p.name !== 'collect')
     .map(p => {
@@ -577,6 +751,15 @@ export async function run(ctx: BenchContext): Promise<void> {
         pgCpuMsPerSync: syncs && p.pgCpuMs !== null ? p.pgCpuMs / syncs : NaN,
         loopP99Ms: p.loopP99Ms,
         loopMaxMs: p.loopMaxMs,
+        commitsPerSync: syncs && p.db ? p.db.commits / syncs : NaN,
+        walKbPerSync: syncs && p.db ? p.db.walBytes / 1024 / syncs : NaN,
+        fsyncsPerSecond: p.db ? p.db.walSync / seconds : NaN,
+        fsyncsPerSync: syncs && p.db ? p.db.walSync / syncs : NaN,
+        jobsAddedPerSync: syncs && p.db ? p.db.jobsAdded / syncs : NaN,
+        fsyncMeanMs: p.db && p.db.walSync > 0 ? p.db.walSyncMs / p.db.walSync : NaN,
+        checkpoints: p.db?.checkpoints ?? NaN,
+        waitForTimeouts: probe.waitForTimeouts.get(p.name) ?? 0,
+        waits: waitProfile(atEpoch(p.startMs), atEpoch(p.endMs)),
       };
     });
   const maxBacklog = (from: number, to: number) => {
@@ -584,6 +767,37 @@ export async function run(ctx: BenchContext): Promise<void> {
     return { due: Math.max(0, ...inWindow.map(s => s.due)), jobs: Math.max(0, ...inWindow.map(s => s.jobs)) };
   };
   const w2Backlog = maxBacklog(w2From, w2To);
+
+  // wave 2 in 10-s buckets, and its worst 30 s: what the database and the pool did then
+  const buckets: { from: number; syncs: number }[] = [];
+  for (let from = w2From; from + 10_000 <= w2To; from += 10_000) buckets.push({ from, syncs: completedIn(from, from + 10_000) / 10 });
+  let worst: { from: number; syncsPerSecond: number } | null = null;
+  for (let i = 0; i + 3 <= buckets.length; i++) {
+    const rate = (buckets[i]!.syncs + buckets[i + 1]!.syncs + buckets[i + 2]!.syncs) / 3;
+    if (!worst || rate < worst.syncsPerSecond) worst = { from: buckets[i]!.from, syncsPerSecond: rate };
+  }
+  const windowReport = (from: number, to: number) => {
+    const inWindow = samplesIn(from, to);
+    const first = inWindow[0];
+    const last = inWindow.at(-1);
+    const fsyncs = first && last ? last.walSync - first.walSync : NaN;
+    return {
+      fromSeconds: (from - linkStart) / 1000,
+      toSeconds: (to - linkStart) / 1000,
+      syncsPerSecond: completedIn(from, to) / ((to - from) / 1000),
+      maxDue: Math.max(0, ...inWindow.map(x => x.due)),
+      maxQueuedJobs: Math.max(0, ...inWindow.map(x => x.jobs)),
+      maxProjectionLagEvents: Math.max(0, ...inWindow.map(x => x.projectionLag)),
+      maxOldestXidMs: Math.max(0, ...inWindow.map(x => x.oldestXidMs)),
+      maxPoolWaiting: Math.max(0, ...inWindow.map(x => x.pool.waiting)),
+      fsyncsPerSecond: first && last && last.t > first.t ? fsyncs / (last.t - first.t) : NaN,
+      fsyncMeanMs: first && last && fsyncs > 0 ? (last.walSyncMs - first.walSyncMs) / fsyncs : NaN,
+      checkpointsStarted: first && last ? last.checkpoints - first.checkpoints : NaN,
+      waits: waitProfile(from, to),
+    };
+  };
+  const steadyWindow = windowReport(w2From, w2To);
+  const worstWindow = worst ? windowReport(worst.from, worst.from + 30_000) : null;
 
   // ---------------------------------------------------------------- report
   const goals = [
@@ -617,18 +831,36 @@ export async function run(ctx: BenchContext): Promise<void> {
   ];
   const goalHeader = ['goal', 'actual', 'result'];
   const goalRows = goals.map(g => [g.goal, g.actual, g.pass ? 'PASS' : 'MISS']);
-  const profileHeader = ['call (sync jobs)', 'calls/sync', 'mean ms', 'p99 ms', 'ms/sync', 'errors'];
+  const profileHeader = ['call (sync jobs)', 'calls/sync', 'mean ms', 'p99 ms', 'max ms', 'ms/sync', 'errors'];
   const profileTable = (rows: ReturnType<typeof profileRows>) =>
-    rows.map(r => [r.category, ms2(r.callsPerSync), ms2(r.meanMs), ms2(r.p99Ms), ms2(r.msPerSync), fmtInt(r.errors)]);
+    rows.map(r => [r.category, ms2(r.callsPerSync), ms2(r.meanMs), ms2(r.p99Ms), ms2(r.maxMs), ms2(r.msPerSync), fmtInt(r.errors)]);
   const cpuHeader = ['phase', 'seconds', 'syncs', 'Node CPU %', 'PostgreSQL CPU %', 'Node CPU ms/sync', 'PG CPU ms/sync', 'event loop p99 ms', 'event loop max ms'];
   const cpuTable = cpuRows.map(r => [r.phase, fmt1(r.seconds), fmtInt(r.syncs), fmt1(r.nodeCpuPct), fmt1(r.pgCpuPct), ms2(r.nodeCpuMsPerSync), ms2(r.pgCpuMsPerSync), fmt1(r.loopP99Ms), fmt1(r.loopMaxMs)]);
+  const dbHeader = ['phase', 'add_job calls/sync', 'transactions/sync (read-only too)', 'WAL KiB/sync', 'WAL fsyncs/sync', 'WAL fsyncs/s', 'fsync mean ms', 'checkpoints', 'waitFor timeouts', 'active backends (mean)', 'backends by wait (sampled)'];
+  const dbTable = cpuRows.map(r => [r.phase, ms2(r.jobsAddedPerSync), fmt1(r.commitsPerSync), fmt1(r.walKbPerSync), fmt1(r.fsyncsPerSync), fmt1(r.fsyncsPerSecond), ms2(r.fsyncMeanMs), fmtInt(r.checkpoints), fmtInt(r.waitForTimeouts), fmt1(r.waits.meanActiveBackends), r.waits.text]);
+  const windowHeader = ['window', 'seconds after link start', 'syncs/s', 'max due', 'max queued jobs', 'max projection lag (events)', 'oldest xid max ms', 'pool waiting max', 'fsyncs/s', 'fsync mean ms', 'checkpoints', 'backends by wait'];
+  const windowLine = (label: string, w: ReturnType<typeof windowReport>) => [
+    label,
+    `${w.fromSeconds.toFixed(0)}–${w.toSeconds.toFixed(0)}`,
+    fmt1(w.syncsPerSecond),
+    fmtInt(w.maxDue),
+    fmtInt(w.maxQueuedJobs),
+    fmtInt(w.maxProjectionLagEvents),
+    fmtInt(w.maxOldestXidMs),
+    fmtInt(w.maxPoolWaiting),
+    fmt1(w.fsyncsPerSecond),
+    ms2(w.fsyncMeanMs),
+    fmtInt(w.checkpointsStarted),
+    w.waits.text,
+  ];
+  const windowRows = [windowLine('wave 2, whole', steadyWindow), ...(worstWindow ? [windowLine('wave 2, slowest 30 s', worstWindow)] : [])];
   const linkStats = stats(linkDurations);
   const warnings = [...logCounts.entries()].map(([m, n]) => `${n} × ${m}`);
 
   console.log(`\n${textTable(header, tableRows)}\n\n${textTable(lagHeader, lagRows)}\n\n${textTable(goalHeader, goalRows)}`);
   console.log(`\nwave 2, where a sync's time goes (${fmtInt(wave2Syncs)} syncs in the phase):\n${textTable(profileHeader, profileTable(wave2Profile))}`);
   console.log(`\nsaturation (${fmtInt(satSyncs)} syncs in the phase):\n${textTable(profileHeader, profileTable(satProfile))}`);
-  console.log(`\n${textTable(cpuHeader, cpuTable)}`);
+  console.log(`\n${textTable(cpuHeader, cpuTable)}\n\n${textTable(dbHeader, dbTable)}\n\n${textTable(windowHeader, windowRows)}`);
   console.log(
     `\nlinking: ${fmtInt(linkDurations.length)} accounts, linkedAt spread over ${fmt1(linkSpanS)} s, linkAccount p50 ${ms2(linkStats.p50)} ms, ` +
       `p99 ${ms2(linkStats.p99)} ms, ${linkFailures.length} failed; wave 2 backlog max: ${fmtInt(w2Backlog.due)} due, ${fmtInt(w2Backlog.jobs)} queued jobs`,
@@ -637,6 +869,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 
   const env = {
     date: startedAt.toISOString(),
+    code: codeVersion(),
     node: process.version,
     postgres: db?.version ?? 'unknown',
     cpus: os.cpus().length,
@@ -668,6 +901,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     linking: { linked: linkDurations.length, failed: linkFailures.length, failures: linkFailures.slice(0, 10), linkedAtSpreadSeconds: linkSpanS, durationMs: linkStats },
     profile: { wave2: wave2Profile, saturation: satProfile },
     phases: cpuRows,
+    wave2Windows: { whole: steadyWindow, slowest30s: worstWindow, tenSecondBuckets: buckets.map(b => ({ fromSeconds: (b.from - linkStart) / 1000, syncsPerSecond: b.syncs })) },
     backlogSamples: samples,
     eventCounts,
     serviceWarnings: Object.fromEntries(logCounts),
@@ -675,7 +909,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const markdown = [
     `# Benchmark: scheduled account sync against the sandbox`,
     '',
-    `${env.date} · Node ${env.node} · PostgreSQL ${env.postgres} (embedded) · ${env.cpus} CPU (${env.cpuModel}) · ` +
+    `${env.date} · code ${env.code} · Node ${env.node} · PostgreSQL ${env.postgres} (embedded) · ${env.cpus} CPU (${env.cpuModel}) · ` +
       `load average ${env.loadAverage1mBefore} before, ${env.loadAverage1mAfter} after${env.quick ? ' · **quick run: 1,000 accounts at a 1-minute interval, not the goal figures**' : ''}`,
     '',
     `${fmtInt(size.accounts)} accounts of ${size.users} users at a ${size.intervalMinutes}-minute interval (required ` +
@@ -715,6 +949,14 @@ export async function run(ctx: BenchContext): Promise<void> {
     'CPU and event loop by phase (Node = this one process: service, sandbox and benchmark):',
     '',
     markdownTable(cpuHeader, cpuTable),
+    '',
+    'PostgreSQL by phase (commits and WAL of the service database and the server; wait events of active backends sampled once a second):',
+    '',
+    markdownTable(dbHeader, dbTable),
+    '',
+    'Wave 2 as a whole and its slowest 30 seconds (samples once a second):',
+    '',
+    markdownTable(windowHeader, windowRows),
     '',
     `Events in the store: ${Object.entries(eventCounts).map(([k, v]) => `${k} ${fmtInt(v)}`).join(', ')}.`,
     '',

@@ -11,9 +11,10 @@
  * by request:
  *  - HTTP: GET /api/v1/mutations?... with the owner's API key, over one keep-alive connection (node:http Agent);
  *  - SQL: the handler's own listMutations() (the count and the page query, in parallel, with the same parameters) on
- *    a pg pool of the service's size (createPool(url, 20)).
+ *    a pg pool of the service's size (createPool(url, service.pool.options.max)).
  * Goals (regular tenants): HTTP p95 ≤ 3 × SQL p95, HTTP p95 < 20 ms. The heavy tenant is reported on its own.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -38,6 +39,17 @@ import {
 
 const NAME = 'mutations-query';
 const GOALS = { maxRatioToSql: 3, maxHttpP95Ms: 20 } as const;
+
+/** The commit measured (with "+changes" when src differs from it), or "unknown". */
+function codeVersion(): string {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return dirty ? `${commit}+changes in src` : commit;
+  } catch {
+    return 'unknown';
+  }
+}
 
 // ---------------------------------------------------------------- data set
 
@@ -512,7 +524,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     );
     console.log(`  loaded in ${loadSeconds.toFixed(1)} s (VACUUM ANALYZE included); table ${fmtInt((tableBytes.mutations ?? 0) / 1048576)} MiB`);
 
-    pool = createPool(url, 20); // the service's pool settings (src/service.ts)
+    pool = createPool(url, service.pool.options.max); // the service's pool settings (src/service.ts)
     client = httpClient(baseUrl);
     const regularTenants: Tenant[] = registered.map((r, i) => ({ label: `regular ${i + 1}`, ...r, accounts: REGULAR_ACCOUNTS }));
     const heavyTenant: Tenant = { label: 'heavy', ...heavyUser, accounts: HEAVY_ACCOUNTS };
@@ -605,6 +617,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 
   const env = {
     date: startedAt.toISOString(),
+    code: codeVersion(),
     node: process.version,
     postgres: db?.version ?? 'unknown',
     postgresSettings: settings,
@@ -635,7 +648,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     dataSet,
     method: {
       http: 'GET /api/v1/mutations with x-api-key, node:http keep-alive agent (one connection), sequential; latency to the last body byte',
-      sql: 'listMutations(pool, filter) from src/projections/mutations.ts (count + page query in parallel, same parameters) on createPool(url, 20); sequential',
+      sql: 'listMutations(pool, filter) from src/projections/mutations.ts (count + page query in parallel, same parameters) on createPool(url, <the service pool max>); sequential',
       order: 'each request runs once through HTTP and once as SQL, back to back, which goes first alternating',
       warmupRequests: warmup,
       templates: TEMPLATES.map(t => t.name),
@@ -653,7 +666,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const markdown = [
     '# Benchmark: GET /api/v1/mutations latency over 1,000,000 mutations',
     '',
-    `${env.date} · Node ${env.node} · PostgreSQL ${env.postgres} (embedded) · ${env.cpus} CPU (${env.cpuModel}) · ` +
+    `${env.date} · code ${env.code} · Node ${env.node} · PostgreSQL ${env.postgres} (embedded) · ${env.cpus} CPU (${env.cpuModel}) · ` +
       `load average ${env.loadAverage1mBefore} before, ${env.loadAverage1mAfter} after${env.quick ? ' · **quick run**' : ''}`,
     '',
     `The mutations read model was **bulk-loaded with SQL** (${fmtInt(TOTAL_MUTATIONS)} rows: ${REGULAR_OWNERS} owners × ` +

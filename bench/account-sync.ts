@@ -22,7 +22,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -324,7 +324,7 @@ type DbCounters = {
 async function dbCounters(db: BenchPostgres, database: string, mon: pg.Pool | undefined): Promise<DbCounters | null> {
   try {
     const jobs = mon
-      ? Number((await mon.query<{ n: string }>('select last_value::text as n from graphile_worker._private_jobs_id_seq')).rows[0]!.n)
+      ? Number((await mon.query<{ n: string }>(`select coalesce(pg_sequence_last_value(pg_get_serial_sequence('graphile_worker._private_jobs', 'id')::regclass), 0)::text as n`)).rows[0]!.n)
       : NaN;
     const [r] = await db.adminQuery<Record<Exclude<keyof DbCounters, 'jobsAdded'>, string>>(
       `select (select xact_commit from pg_stat_database where datname = '${database}') as "commits",
@@ -389,6 +389,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   let linked: { account_id: string; linked_at: string }[] = [];
   let debitedAt = new Map<string, string>();
   let eventCounts: Record<string, number> = {};
+  let sandboxStateFile: { bytes: number; stringifyMs: number } | null = null;
 
   // phases: CPU of this process (service + sandbox + bench) and of PostgreSQL, event-loop delay
   let phaseName = 'setup';
@@ -623,6 +624,19 @@ export async function run(ctx: BenchContext): Promise<void> {
     await enterPhase('collect');
     clearInterval(sampler);
     sampler = undefined;
+
+    // the embedded sandbox rewrites its whole state file (JSON, synchronously, at most every 200 ms) after each change:
+    // every login of the linking phase triggered it, on the service's event loop (measured now, after the run)
+    try {
+      const stateFile = path.join(dataDir, 'sandbox-state.json');
+      const text = readFileSync(stateFile, 'utf8');
+      const parsed = JSON.parse(text) as unknown;
+      const t0 = performance.now();
+      JSON.stringify(parsed);
+      sandboxStateFile = { bytes: statSync(stateFile).size, stringifyMs: performance.now() - t0 };
+    } catch {
+      sandboxStateFile = null;
+    }
 
     // what happened, from the event store
     synced = (
@@ -866,6 +880,11 @@ export async function run(ctx: BenchContext): Promise<void> {
       `p99 ${ms2(linkStats.p99)} ms, ${linkFailures.length} failed; wave 2 backlog max: ${fmtInt(w2Backlog.due)} due, ${fmtInt(w2Backlog.jobs)} queued jobs`,
   );
   if (warnings.length > 0) console.log(`service warnings: ${warnings.join('; ')}`);
+  if (sandboxStateFile)
+    console.log(
+      `sandbox state file at the end of the run: ${fmt1(sandboxStateFile.bytes / 1048576)} MiB, JSON.stringify of it ${ms2(sandboxStateFile.stringifyMs)} ms ` +
+        '(rewritten synchronously on the event loop at most every 200 ms while logins change the sandbox)',
+    );
 
   const env = {
     date: startedAt.toISOString(),
@@ -904,6 +923,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     wave2Windows: { whole: steadyWindow, slowest30s: worstWindow, tenSecondBuckets: buckets.map(b => ({ fromSeconds: (b.from - linkStart) / 1000, syncsPerSecond: b.syncs })) },
     backlogSamples: samples,
     eventCounts,
+    sandboxStateFile,
     serviceWarnings: Object.fromEntries(logCounts),
   };
   const markdown = [
@@ -934,7 +954,11 @@ export async function run(ctx: BenchContext): Promise<void> {
     '',
     `Linking: ${fmtInt(linkDurations.length)} accounts, linkedAt spread over ${fmt1(linkSpanS)} s, \`linkAccount\` p50 ${ms2(linkStats.p50)} ms, ` +
       `p99 ${ms2(linkStats.p99)} ms, ${linkFailures.length} failed. Wave 2 backlog (sampled each second): at most ${fmtInt(w2Backlog.due)} accounts due, ${fmtInt(w2Backlog.jobs)} queued jobs.` +
-      (warnings.length > 0 ? ` Service warnings: ${warnings.join('; ')}.` : ''),
+      (warnings.length > 0 ? ` Service warnings: ${warnings.join('; ')}.` : '') +
+      (sandboxStateFile
+        ? ` The embedded sandbox's state file was ${fmt1(sandboxStateFile.bytes / 1048576)} MiB at the end of the run (JSON.stringify ${ms2(sandboxStateFile.stringifyMs)} ms); ` +
+          'the sandbox rewrites it whole and synchronously, at most every 200 ms, after each change (every login), on the event loop it shares with the service.'
+        : ''),
     '',
     '<details><summary>where a sync spends its time (calls through service.deps, timed)</summary>',
     '',

@@ -289,6 +289,18 @@ function postgresCpuMs(postmasterPid: number): number | null {
   }
   return (ticks * 1000) / clockTicksPerSecond;
 }
+/** CPU time the hypervisor took from this machine (steal) and the total, in ticks, from /proc/stat; null without it. */
+function cpuTicks(): { steal: number; total: number } | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return { steal: fields[7] ?? 0, total: fields.slice(0, 8).reduce((a, b) => a + b, 0) };
+  } catch {
+    return null;
+  }
+}
+const stealPercent = (from: ReturnType<typeof cpuTicks>, to: ReturnType<typeof cpuTicks>) =>
+  from && to && to.total > from.total ? ((to.steal - from.steal) / (to.total - from.total)) * 100 : NaN;
+
 /** The commit measured (with "+changes" when the tree differs from it), or "unknown". */
 function codeVersion(): string {
   try {
@@ -373,6 +385,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     loopP99Ms: number;
     loopMaxMs: number;
     db: DbCounters | null;
+    stealPct: number;
   };
   const phases: Phase[] = [];
   let sandboxRaw: Throughput | undefined;
@@ -398,11 +411,13 @@ export async function run(ctx: BenchContext): Promise<void> {
   let pgCpuAtPhase: number | null = null;
   let dbAtPhase: DbCounters | null = null;
   let postmasterPid: number | null = null;
+  let ticksAtPhase = cpuTicks();
   const enterPhase = async (name: string) => {
     const now = performance.now();
     const cpu = process.cpuUsage(cpuAtPhase);
     const pgCpu = postmasterPid === null ? null : postgresCpuMs(postmasterPid);
     const counters = db ? await dbCounters(db, DATABASE, monitor) : null;
+    const ticks = cpuTicks();
     if (phaseName !== 'setup') {
       const before = dbAtPhase;
       phases.push({
@@ -413,6 +428,7 @@ export async function run(ctx: BenchContext): Promise<void> {
         pgCpuMs: pgCpu === null || pgCpuAtPhase === null ? null : pgCpu - pgCpuAtPhase,
         loopP99Ms: eventLoop.percentile(99) / 1e6,
         loopMaxMs: eventLoop.max / 1e6,
+        stealPct: stealPercent(ticksAtPhase, ticks),
         db: counters && before ? (Object.fromEntries(Object.entries(counters).map(([k, v]) => [k, v - before[k as keyof DbCounters]])) as DbCounters) : null,
       });
     }
@@ -422,6 +438,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     cpuAtPhase = process.cpuUsage();
     pgCpuAtPhase = postmasterPid === null ? null : postgresCpuMs(postmasterPid);
     dbAtPhase = counters;
+    ticksAtPhase = ticks;
     eventLoop.reset();
   };
 
@@ -765,6 +782,7 @@ export async function run(ctx: BenchContext): Promise<void> {
         pgCpuMsPerSync: syncs && p.pgCpuMs !== null ? p.pgCpuMs / syncs : NaN,
         loopP99Ms: p.loopP99Ms,
         loopMaxMs: p.loopMaxMs,
+        stealPct: p.stealPct,
         commitsPerSync: syncs && p.db ? p.db.commits / syncs : NaN,
         walKbPerSync: syncs && p.db ? p.db.walBytes / 1024 / syncs : NaN,
         fsyncsPerSecond: p.db ? p.db.walSync / seconds : NaN,
@@ -848,8 +866,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   const profileHeader = ['call (sync jobs)', 'calls/sync', 'mean ms', 'p99 ms', 'max ms', 'ms/sync', 'errors'];
   const profileTable = (rows: ReturnType<typeof profileRows>) =>
     rows.map(r => [r.category, ms2(r.callsPerSync), ms2(r.meanMs), ms2(r.p99Ms), ms2(r.maxMs), ms2(r.msPerSync), fmtInt(r.errors)]);
-  const cpuHeader = ['phase', 'seconds', 'syncs', 'Node CPU %', 'PostgreSQL CPU %', 'Node CPU ms/sync', 'PG CPU ms/sync', 'event loop p99 ms', 'event loop max ms'];
-  const cpuTable = cpuRows.map(r => [r.phase, fmt1(r.seconds), fmtInt(r.syncs), fmt1(r.nodeCpuPct), fmt1(r.pgCpuPct), ms2(r.nodeCpuMsPerSync), ms2(r.pgCpuMsPerSync), fmt1(r.loopP99Ms), fmt1(r.loopMaxMs)]);
+  const cpuHeader = ['phase', 'seconds', 'syncs', 'Node CPU %', 'PostgreSQL CPU %', 'CPU stolen by the hypervisor %', 'Node CPU ms/sync', 'PG CPU ms/sync', 'event loop p99 ms', 'event loop max ms'];
+  const cpuTable = cpuRows.map(r => [r.phase, fmt1(r.seconds), fmtInt(r.syncs), fmt1(r.nodeCpuPct), fmt1(r.pgCpuPct), fmt1(r.stealPct), ms2(r.nodeCpuMsPerSync), ms2(r.pgCpuMsPerSync), fmt1(r.loopP99Ms), fmt1(r.loopMaxMs)]);
   const dbHeader = ['phase', 'add_job calls/sync', 'transactions/sync (read-only too)', 'WAL KiB/sync', 'WAL fsyncs/sync', 'WAL fsyncs/s', 'fsync mean ms', 'checkpoints', 'waitFor timeouts', 'active backends (mean)', 'backends by wait (sampled)'];
   const dbTable = cpuRows.map(r => [r.phase, ms2(r.jobsAddedPerSync), fmt1(r.commitsPerSync), fmt1(r.walKbPerSync), fmt1(r.fsyncsPerSync), fmt1(r.fsyncsPerSecond), ms2(r.fsyncMeanMs), fmtInt(r.checkpoints), fmtInt(r.waitForTimeouts), fmt1(r.waits.meanActiveBackends), r.waits.text]);
   const windowHeader = ['window', 'seconds after link start', 'syncs/s', 'max due', 'max queued jobs', 'max projection lag (events)', 'oldest xid max ms', 'pool waiting max', 'fsyncs/s', 'fsync mean ms', 'checkpoints', 'backends by wait'];
@@ -970,7 +988,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     '',
     markdownTable(profileHeader, profileTable(satProfile)),
     '',
-    'CPU and event loop by phase (Node = this one process: service, sandbox and benchmark):',
+    'CPU and event loop by phase (Node = this one process: service, sandbox and benchmark; CPU % of one core; steal = share of the machine\'s CPU time the hypervisor gave to others):',
     '',
     markdownTable(cpuHeader, cpuTable),
     '',

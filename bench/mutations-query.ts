@@ -16,7 +16,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,6 +39,18 @@ import {
 
 const NAME = 'mutations-query';
 const GOALS = { maxRatioToSql: 3, maxHttpP95Ms: 20 } as const;
+
+/** CPU time the hypervisor took from this machine (steal) and the total, in ticks, from /proc/stat; null without it. */
+function cpuTicks(): { steal: number; total: number } | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return { steal: fields[7] ?? 0, total: fields.slice(0, 8).reduce((a, b) => a + b, 0) };
+  } catch {
+    return null;
+  }
+}
+const stealPercent = (from: ReturnType<typeof cpuTicks>, to: ReturnType<typeof cpuTicks>) =>
+  from && to && to.total > from.total ? ((to.steal - from.steal) / (to.total - from.total)) * 100 : NaN;
 
 /** The commit measured (with "+changes" when src differs from it), or "unknown". */
 function codeVersion(): string {
@@ -452,6 +464,7 @@ async function explainAll(client: pg.Client, tenants: Tenant[]): Promise<PlanRow
 // ---------------------------------------------------------------- run
 
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
+const fmt1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
 
 export async function run(ctx: BenchContext): Promise<void> {
   const requestsRegular = ctx.quick ? 300 : 3_000;
@@ -479,6 +492,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   let health: number[] = [];
   let plans: PlanRow[] = [];
   let settings: Record<string, string> = {};
+  let stealPct = NaN;
   try {
     db = await startBenchPostgres('bench-mutations');
     console.log(`PostgreSQL ${db.version} (embedded, temporary)`);
@@ -539,10 +553,12 @@ export async function run(ctx: BenchContext): Promise<void> {
 
     console.log('warm-up ...');
     await measure(mix([...regularTenants, heavyTenant], warmup, 99), client, pool, ctx.signal);
+    const ticksBefore = cpuTicks();
     console.log(`regular tenants (${REGULAR_MUTATIONS.toLocaleString('en-US')} mutations each): ${fmtInt(requestsRegular)} requests ...`);
     regular = await measure(mix(regularTenants, requestsRegular, 1), client, pool, ctx.signal);
     console.log(`heavy tenant (${HEAVY_MUTATIONS.toLocaleString('en-US')} mutations): ${fmtInt(requestsHeavy)} requests ...`);
     heavy = await measure(mix([heavyTenant], requestsHeavy, 2), client, pool, ctx.signal);
+    stealPct = stealPercent(ticksBefore, cpuTicks());
     if (ctx.signal.aborted) return;
 
     console.log('EXPLAIN ANALYZE of each template (limit 100, page 1 and page 5) ...');
@@ -610,7 +626,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const mismatches = [...regular.mismatches, ...heavy.mismatches];
 
   console.log(`\n${textTable(header, tableRows)}\n\n${textTable(goalHeader, goalRows)}`);
-  console.log(`\nHTTP floor (GET /health, same connection): p50 ${ms(healthStats.p50)} ms, p95 ${ms(healthStats.p95)} ms`);
+  console.log(`\nHTTP floor (GET /health, same connection): p50 ${ms(healthStats.p50)} ms, p95 ${ms(healthStats.p95)} ms; CPU stolen by the hypervisor during the measurement: ${fmt1(stealPct)} %`);
   console.log(`\n${textTable(templateHeader, templateRows)}`);
   console.log(`\n${textTable(planHeader.slice(0, 7), planRows.map(r => r.slice(0, 7)))}`);
   if (mismatches.length > 0) console.log(`\n${mismatches.length} HTTP answers disagreed with SQL:\n${mismatches.slice(0, 5).map(m => `  ${m}`).join('\n')}`);
@@ -627,6 +643,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     quick: ctx.quick,
     loadAverage1mBefore: Number(loadBefore[0]!.toFixed(2)),
     loadAverage1mAfter: Number(loadAfter[0]!.toFixed(2)),
+    cpuStealPercentDuringMeasurement: Number(stealPct.toFixed(1)),
   };
   const dataSet = {
     mutations: TOTAL_MUTATIONS,
@@ -667,7 +684,8 @@ export async function run(ctx: BenchContext): Promise<void> {
     '# Benchmark: GET /api/v1/mutations latency over 1,000,000 mutations',
     '',
     `${env.date} · code ${env.code} · Node ${env.node} · PostgreSQL ${env.postgres} (embedded) · ${env.cpus} CPU (${env.cpuModel}) · ` +
-      `load average ${env.loadAverage1mBefore} before, ${env.loadAverage1mAfter} after${env.quick ? ' · **quick run**' : ''}`,
+      `load average ${env.loadAverage1mBefore} before, ${env.loadAverage1mAfter} after · CPU stolen by the hypervisor during the measurement ${fmt1(stealPct)} %` +
+      `${env.quick ? ' · **quick run**' : ''}`,
     '',
     `The mutations read model was **bulk-loaded with SQL** (${fmtInt(TOTAL_MUTATIONS)} rows: ${REGULAR_OWNERS} owners × ` +
       `${fmtInt(REGULAR_MUTATIONS)}, ${dataSet.regularAccountsPerOwner} accounts each, plus one heavy tenant with ` +

@@ -250,6 +250,8 @@ type Sample = {
   wave2Done: number;
   /** active backends of the service's database by wait event ("CPU" = none) */
   waits: Record<string, number>;
+  /** active backends by statement (its first words) and wait event: a sampling profile of the database */
+  statements: Record<string, number>;
   /** age of the oldest transaction holding an xid: it hides later events from readers of "all" */
   oldestXidMs: number;
   /** events between the head of "all" and the slowest projection's checkpoint */
@@ -511,13 +513,18 @@ export async function run(ctx: BenchContext): Promise<void> {
       const t = (Date.now() - linkStart) / 1000;
       const pool = { total: svc.pool.totalCount, idle: svc.pool.idleCount, waiting: svc.pool.waitingCount };
       mon
-        .query<{ due: number; jobs: number; wave2: number; waits: Record<string, number>; oldest_xid_ms: number; lag: number; wal_sync: number; wal_sync_ms: number; checkpoints: number }>(
+        .query<{ due: number; jobs: number; wave2: number; waits: Record<string, number>; statements: Record<string, number>; oldest_xid_ms: number; lag: number; wal_sync: number; wal_sync_ms: number; checkpoints: number }>(
           `select (select count(*) from accounts where is_active and paused_reason is null and next_sync_at <= now()) as due,
                   (select count(*) from graphile_worker._private_jobs) as jobs,
                   (select count(*) from accounts where next_sync_at >= created_at + make_interval(mins => 2 * interval_minutes)) as wave2,
                   (select coalesce(json_object_agg(w, n), '{}') from (
                      select coalesce(wait_event_type || ':' || wait_event, 'CPU') as w, count(*) as n from pg_stat_activity
                      where datname = current_database() and state = 'active' and pid <> pg_backend_pid() group by 1) a) as waits,
+                  (select coalesce(json_object_agg(w, n), '{}') from (
+                     select left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 60) || ' [' || coalesce(wait_event_type || ':' || wait_event, 'CPU') || ']' as w,
+                            count(*) as n
+                     from pg_stat_activity
+                     where datname = current_database() and state = 'active' and pid <> pg_backend_pid() group by 1) a) as statements,
                   (select coalesce(extract(epoch from max(now() - xact_start)) * 1000, 0)::float8 from pg_stat_activity
                    where backend_xid is not null and pid <> pg_backend_pid()) as oldest_xid_ms,
                   (select coalesce((select position from es_events order by transaction_id desc, position desc limit 1), 0)
@@ -534,6 +541,7 @@ export async function run(ctx: BenchContext): Promise<void> {
             jobs: row.jobs,
             wave2Done: row.wave2,
             waits: row.waits,
+            statements: row.statements,
             oldestXidMs: row.oldest_xid_ms,
             projectionLag: row.lag,
             pool,
@@ -767,6 +775,16 @@ export async function run(ctx: BenchContext): Promise<void> {
       .join(', ');
     return { meanActiveBackends: inWindow.length ? sum / inWindow.length : NaN, text: sum ? text : 'n/a' };
   };
+  /** the statements active backends were seen running most often, with their wait: "n × statement [wait]" */
+  const statementProfile = (from: number, to: number, top = 6) => {
+    const totals = new Map<string, number>();
+    for (const x of samplesIn(from, to)) for (const [k, n] of Object.entries(x.statements)) totals.set(k, (totals.get(k) ?? 0) + n);
+    const sum = [...totals.values()].reduce((a, b) => a + b, 0);
+    return [...totals.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([k, n]) => ({ statement: k, samples: n, share: sum ? n / sum : NaN }));
+  };
   const cpuRows = phases
     .filter(p => p.name !== 'collect')
     .map(p => {
@@ -792,6 +810,7 @@ export async function run(ctx: BenchContext): Promise<void> {
         checkpoints: p.db?.checkpoints ?? NaN,
         waitForTimeouts: probe.waitForTimeouts.get(p.name) ?? 0,
         waits: waitProfile(atEpoch(p.startMs), atEpoch(p.endMs)),
+        statements: statementProfile(atEpoch(p.startMs), atEpoch(p.endMs)),
       };
     });
   const maxBacklog = (from: number, to: number) => {
@@ -885,6 +904,10 @@ export async function run(ctx: BenchContext): Promise<void> {
     fmtInt(w.checkpointsStarted),
     w.waits.text,
   ];
+  const statementHeader = ['phase', 'statement [wait] of sampled active backends', 'share'];
+  const statementRows = cpuRows
+    .filter(r => r.phase !== 'sandbox-raw')
+    .flatMap(r => r.statements.map(x => [r.phase, '`' + x.statement.replaceAll('|', '/') + '`', `${Math.round(x.share * 100)} %`]));
   const windowRows = [windowLine('wave 2, whole', steadyWindow), ...(worstWindow ? [windowLine('wave 2, slowest 30 s', worstWindow)] : [])];
   const linkStats = stats(linkDurations);
   const warnings = [...logCounts.entries()].map(([m, n]) => `${n} × ${m}`);
@@ -893,6 +916,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   console.log(`\nwave 2, where a sync's time goes (${fmtInt(wave2Syncs)} syncs in the phase):\n${textTable(profileHeader, profileTable(wave2Profile))}`);
   console.log(`\nsaturation (${fmtInt(satSyncs)} syncs in the phase):\n${textTable(profileHeader, profileTable(satProfile))}`);
   console.log(`\n${textTable(cpuHeader, cpuTable)}\n\n${textTable(dbHeader, dbTable)}\n\n${textTable(windowHeader, windowRows)}`);
+  console.log(`\n${textTable(statementHeader, statementRows.map(r => [r[0]!, r[1]!.replaceAll('`', ''), r[2]!]))}`);
   console.log(
     `\nlinking: ${fmtInt(linkDurations.length)} accounts, linkedAt spread over ${fmt1(linkSpanS)} s, linkAccount p50 ${ms2(linkStats.p50)} ms, ` +
       `p99 ${ms2(linkStats.p99)} ms, ${linkFailures.length} failed; wave 2 backlog max: ${fmtInt(w2Backlog.due)} due, ${fmtInt(w2Backlog.jobs)} queued jobs`,
@@ -995,6 +1019,10 @@ export async function run(ctx: BenchContext): Promise<void> {
     'PostgreSQL by phase (commits and WAL of the service database and the server; wait events of active backends sampled once a second):',
     '',
     markdownTable(dbHeader, dbTable),
+    '',
+    'What the active backends were running, sampled once a second (the most frequent statements and waits of each phase):',
+    '',
+    markdownTable(statementHeader, statementRows),
     '',
     'Wave 2 as a whole and its slowest 30 seconds (samples once a second):',
     '',

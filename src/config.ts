@@ -25,6 +25,10 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 7),
   WEBHOOK_ALLOW_PRIVATE: booleanFromEnv.optional(),
+  OTP_SESSION_TTL_MINUTES: z.coerce.number().int().min(1).max(60).default(5),
+  OTP_SEND_LIMIT_PER_PHONE: z.coerce.number().int().min(1).max(1000).default(5),
+  OTP_SEND_LIMIT_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(100),
+  OTP_SEND_LIMIT_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
 });
 
 export type Config = {
@@ -43,7 +47,11 @@ export type Config = {
   sessionTtlHours: number;
   webhookAllowPrivate: boolean;
   embeddedPostgresPassword: string;
+  otp: OtpSettings;
 };
+
+/** E-wallet OTP logins: how long an OTP session lives, and how many codes may be sent per phone and per key in a window. */
+export type OtpSettings = { sessionTtlMinutes: number; sendsPerPhone: number; sendsPerKey: number; windowMinutes: number };
 
 export class ConfigError extends Error {}
 
@@ -101,5 +109,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionTtlHours: e.SESSION_TTL_HOURS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE ?? !e.DATABASE_URL,
     embeddedPostgresPassword: secrets.embeddedPostgresPassword,
+    otp: {
+      sessionTtlMinutes: e.OTP_SESSION_TTL_MINUTES,
+      sendsPerPhone: e.OTP_SEND_LIMIT_PER_PHONE,
+      sendsPerKey: e.OTP_SEND_LIMIT_PER_KEY,
+      windowMinutes: e.OTP_SEND_LIMIT_WINDOW_MINUTES,
+    },
   };
 }

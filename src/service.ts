@@ -29,6 +29,7 @@ export type Service = {
   pool: pg.Pool;
   store: EventStore;
   projections: ProjectionRunner;
+  sagas: SagaRunner;
   accountSync: AccountSyncScheduler;
   sandboxUrl: string | null;
   /** Starts listening on the configured port and answers the service's URL. */
@@ -75,7 +76,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const connector: ProviderConnector = providerUrl ? httpConnector({ baseUrl: providerUrl, ...options.connector }) : unreachableProviders;
   const vault = credentialVault(config.encryptionKey);
   const projectionRunner = new ProjectionRunner({ pool, store, log }, projections);
-  const sagaRunner = new SagaRunner({ pool, store, log }, sagas({ store, clock, log }));
+  const sagaRunner = new SagaRunner({ pool, store, log }, sagas({ store, snapshots, clock, log }));
   await projectionRunner.start();
   await sagaRunner.start();
 
@@ -89,7 +90,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     log,
     readModels: projectionRunner,
     tokens: sessionTokens(config.jwtSecret),
-    config: { publicBaseUrl: config.publicBaseUrl, sessionTtlHours: config.sessionTtlHours },
+    config: { publicBaseUrl: config.publicBaseUrl, sessionTtlHours: config.sessionTtlHours, otp: config.otp },
     readiness: async () => ({
       database: await query(pool, 'ReadinessPing', 'select 1').then(() => true, () => false),
       eventStore: await store.headPosition().then(() => true, () => false),
@@ -117,5 +118,5 @@ export async function createService(config: Config, options: ServiceOptions = {}
       await sandbox?.close();
       await embedded?.stop();
     })());
-  return { app, deps, pool, store, projections: projectionRunner, accountSync, sandboxUrl: providerUrl, listen, close };
+  return { app, deps, pool, store, projections: projectionRunner, sagas: sagaRunner, accountSync, sandboxUrl: providerUrl, listen, close };
 }

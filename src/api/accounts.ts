@@ -6,6 +6,8 @@ import { changeAccount, deleteAccount, refreshAccount } from '../commands/manage
 import { InvalidInput, NotFound } from '../errors.ts';
 import { findOwnedAccount, listAccounts } from '../projections/accounts.ts';
 import type { AppDeps } from './deps.ts';
+import { isOtpAction, otpSendLimits, runOtpAction } from './otp-flows.ts';
+import { parseBody } from './validation.ts';
 import { pagination, presentAccount } from './presenters.ts';
 
 const interval = z.int().min(5).max(1440);
@@ -14,7 +16,6 @@ const digits = z.string().trim().regex(/^[0-9]{4,20}$/, 'digits only');
 const phone = z.string().trim().regex(/^\+?[0-9]{8,15}$/, 'a phone number');
 
 const createBody = z.object({
-  action: z.string().optional(),
   type: z.enum(['bank', 'ewallet']),
   providerCode: z.string().trim().min(1).max(40),
   accountName: text,
@@ -43,11 +44,13 @@ const patchBody = z
 
 const idParams = z.object({ id: z.uuid() });
 
+/** Create (no action) or one step of an e-wallet OTP login (action): the body is parsed once the action is known. */
+const postBody = z.looseObject({ action: z.string().max(60).optional() });
+
 /** /api/v1/accounts: link, list, read, change, delete and refresh; every id is scoped to the key's owner. */
-export function accountRoutes(deps: AppDeps, otpFlows: (app: FastifyInstance) => void = () => undefined) {
+export function accountRoutes(deps: AppDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
-    otpFlows(plain);
 
     const presentOwned = async (ownerId: string, accountId: string) => {
       const row = await findOwnedAccount(deps.pool, ownerId, accountId);
@@ -55,10 +58,14 @@ export function accountRoutes(deps: AppDeps, otpFlows: (app: FastifyInstance) =>
       return presentAccount(row);
     };
 
-    app.post('/', { schema: { body: createBody } }, async request => {
-      if (request.body.action !== undefined) throw new InvalidInput(`Unknown action ${request.body.action}`, [{ path: 'body.action', message: 'unknown action' }], 'VALIDATION_ERROR');
+    app.post('/', { schema: { body: postBody }, preHandler: otpSendLimits(plain, deps.config.otp) }, async request => {
       const { userId } = request.owner!;
-      const outcome = await linkAccount(deps, userId, request.body);
+      const { action } = request.body;
+      if (action !== undefined) {
+        if (!isOtpAction(action)) throw new InvalidInput(`Unknown action ${action}`, [{ path: 'body.action', message: 'unknown action' }], 'VALIDATION_ERROR');
+        return runOtpAction(deps, userId, request.body);
+      }
+      const outcome = await linkAccount(deps, userId, parseBody(createBody, request.body));
       if (outcome.kind === 'special-flow') {
         const code = outcome.provider.providerCode === 'WALLET-B' ? 'wallet-b' : 'wallet-c';
         return {

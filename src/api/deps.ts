@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { OtpSettings } from '../config.ts';
 import type { SyncDeps } from '../commands/sync-account.ts';
 import type { SessionTokens } from '../security/session-token.ts';
 
@@ -6,7 +7,7 @@ import type { SessionTokens } from '../security/session-token.ts';
 export type AppDeps = SyncDeps & {
   pool: pg.Pool;
   tokens: SessionTokens;
-  config: { publicBaseUrl: string; sessionTtlHours: number };
+  config: { publicBaseUrl: string; sessionTtlHours: number; otp: OtpSettings };
   /** Readiness of what the service depends on. */
   readiness(): Promise<Record<string, boolean>>;
 };

@@ -19,6 +19,8 @@ export const accountStream = (accountId: string) => `account-${accountId}`;
 
 /** Provider transaction ids remembered beyond the cursor, so a page fetched twice records nothing twice. */
 const rememberedTransactions = 500;
+/** OTP logins remembered, so the saga re-applying a login changes nothing. */
+const rememberedLogins = 20;
 
 export type LinkedAccount = {
   status: 'linked';
@@ -35,6 +37,8 @@ export type LinkedAccount = {
   cursor: string | null;
   recentTransactionIds: string[];
   consecutiveFailures: number;
+  /** OTP logins that restored the session, newest last: a login applied twice restores once */
+  restoredBy: string[];
 };
 
 // JSON only (strings, numbers, arrays): the state is snapshotted
@@ -67,7 +71,15 @@ export type AccountCommand =
   | { type: 'RecordSyncFailure'; reason: string; now: Date; retryAt: (consecutiveFailures: number) => Date }
   | { type: 'PauseSync'; reason: 'not-enough-points'; now: Date }
   | { type: 'ExpireProviderSession'; now: Date }
-  | { type: 'RestoreProviderSession'; session: Sealed; now: Date };
+  | {
+      type: 'RestoreProviderSession';
+      session: Sealed;
+      /** a PIN given again at an OTP relogin */
+      credentials?: Sealed | null;
+      /** the OTP login restoring it; null when the sync renewed the session itself */
+      loginSessionId?: string | null;
+      now: Date;
+    };
 
 export const accountNotFound = () => new NotFound('Account not found', 'ACCOUNT_NOT_FOUND');
 
@@ -89,6 +101,7 @@ function evolve(state: Account, event: AccountEvent): Account {
       cursor: null,
       recentTransactionIds: [],
       consecutiveFailures: 0,
+      restoredBy: [],
     };
   }
   if (state.status !== 'linked') return state;
@@ -115,8 +128,17 @@ function evolve(state: Account, event: AccountEvent): Account {
       return state;
     case 'ProviderSessionExpired':
       return { ...state, isActive: false, session: null };
-    case 'ProviderSessionRestored':
-      return { ...state, isActive: true, session: event.data.session, consecutiveFailures: 0 };
+    case 'ProviderSessionRestored': {
+      const { session, credentials, loginSessionId } = event.data;
+      return {
+        ...state,
+        isActive: true,
+        session,
+        credentials: credentials ?? state.credentials,
+        consecutiveFailures: 0,
+        restoredBy: loginSessionId ? [...(state.restoredBy ?? []), loginSessionId].slice(-rememberedLogins) : (state.restoredBy ?? []),
+      };
+    }
     default: {
       const never: never = event;
       return never;
@@ -203,7 +225,16 @@ function decide(state: Account, command: AccountCommand): AccountEvent[] {
     case 'ExpireProviderSession':
       return state.isActive ? [ProviderSessionExpired({ accountId: state.accountId, expiredAt: at })] : [];
     case 'RestoreProviderSession':
-      return [ProviderSessionRestored({ accountId: state.accountId, session: command.session, restoredAt: at })];
+      if (command.loginSessionId && (state.restoredBy ?? []).includes(command.loginSessionId)) return [];
+      return [
+        ProviderSessionRestored({
+          accountId: state.accountId,
+          session: command.session,
+          loginSessionId: command.loginSessionId ?? null,
+          credentials: command.credentials ?? null,
+          restoredAt: at,
+        }),
+      ];
     default: {
       const never: never = command;
       return never;
@@ -212,7 +243,7 @@ function decide(state: Account, command: AccountCommand): AccountEvent[] {
 }
 
 export const account: Decider<Account, AccountCommand, AccountEvent> = {
-  snapshot: { name: 'account', version: 1, every: 100 },
+  snapshot: { name: 'account', version: 2, every: 100 },
   initialState: () => ({ status: 'none' }),
   evolve,
   decide,

@@ -51,10 +51,7 @@ export async function linkAccount(deps: SyncDeps, ownerId: string, input: NewAcc
   }
   if (provider.providerCode === 'WALLET-B' || provider.providerCode === 'WALLET-C') return { kind: 'special-flow', provider };
 
-  const needed = pointsToLinkAccount(input.intervalMinutes);
-  const owner = await load(deps, userStream(ownerId), user);
-  const available = owner.state.registered ? owner.state.points : 0;
-  if (available < needed) throw notEnoughPoints(needed, available);
+  await ensurePointsToLink(deps, ownerId, input.intervalMinutes);
 
   let loggedIn: LoggedIn | null = null;
   try {
@@ -101,6 +98,14 @@ export async function linkAccount(deps: SyncDeps, ownerId: string, input: NewAcc
   );
   await deps.readModels.waitFor(result.position);
   return { kind: 'linked', accountId };
+}
+
+/** Linking an account needs a day of its syncs in points (checked, not charged: each sync is charged). */
+export async function ensurePointsToLink(deps: SyncDeps, ownerId: string, intervalMinutes: number): Promise<void> {
+  const needed = pointsToLinkAccount(intervalMinutes);
+  const owner = await load(deps, userStream(ownerId), user);
+  const available = owner.state.registered ? owner.state.points : 0;
+  if (available < needed) throw notEnoughPoints(needed, available);
 }
 
 /** Only the owner sees an account: any other id, or another owner's, is not found. */

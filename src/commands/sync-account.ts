@@ -88,7 +88,8 @@ export async function syncAccount(
       if (!(err instanceof ProviderError && err.failure === 'session-expired')) throw err;
       session = renewed = await renewSession(deps, state);
       if (!session) {
-        await handleCommand(deps, stream, account, { type: 'ExpireProviderSession', now: deps.clock.now() }, actor);
+        const expired = await handleCommand(deps, stream, account, { type: 'ExpireProviderSession', now: deps.clock.now() }, actor);
+        if (options.waitForReadModels) await deps.readModels.waitFor(expired.position);
         return 'session-expired';
       }
       fetched = await fetchAll(deps, state, session);

@@ -28,6 +28,7 @@ export type PendingLogin = {
   purpose: LoginPurpose;
   pin: Sealed | null;
   challengeId: string;
+  channel: 'MESSENGER' | 'SMS';
   previousSessionId: string | null;
   expiresAt: string;
   attempts: number;
@@ -57,7 +58,7 @@ export type WalletLoginCommand =
     }
   | { type: 'RecordWrongOtp'; now: Date }
   | { type: 'RequireSecondOtp'; nextSessionId: string; now: Date }
-  | { type: 'CompleteLogin'; accountId: string; providerSession: Sealed; holderName: string | null; now: Date }
+  | { type: 'CompleteLogin'; newAccountId: string; providerSession: Sealed; holderName: string | null; now: Date }
   | { type: 'FailLogin'; reason: 'provider-refused' | 'expired'; now: Date };
 
 export const sessionExpiredOrNotFound = () =>
@@ -91,6 +92,7 @@ function evolve(state: WalletLogin, event: WalletLoginEvent): WalletLogin {
         purpose: d.purpose,
         pin: d.pin,
         challengeId: d.challengeId,
+        channel: d.channel,
         previousSessionId: d.previousSessionId,
         expiresAt: d.expiresAt,
         attempts: 0,
@@ -145,7 +147,13 @@ function decide(state: WalletLogin, command: WalletLoginCommand): WalletLoginEve
       return [
         WalletLoginCompleted({
           sessionId: state.sessionId,
-          accountId: command.accountId,
+          ownerId: state.ownerId,
+          providerCode: state.providerCode,
+          phoneNumber: state.phoneNumber,
+          purpose: state.purpose,
+          // a relogin reactivates its account; a new login links the account whose id the caller drew
+          accountId: state.purpose.kind === 'relogin' ? state.purpose.accountId : command.newAccountId,
+          pin: state.pin,
           providerSession: command.providerSession,
           holderName: command.holderName,
           completedAt: at,

@@ -76,6 +76,10 @@ export const ProviderSessionExpired = event('ProviderSessionExpired', 1, z.objec
 export const ProviderSessionRestored = event('ProviderSessionRestored', 1, z.object({
   accountId: z.uuid(),
   session: sealed,
+  /** the OTP login (wallet-login-<id>) that restored it: one login restores once */
+  loginSessionId: z.uuid().nullable().default(null),
+  /** a PIN given again at the relogin (wallet A), sealed; null keeps the stored one */
+  credentials: sealed.nullable().default(null),
   restoredAt: isoDate,
 }));
 

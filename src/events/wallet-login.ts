@@ -15,7 +15,7 @@ export const OtpRequested = event('OtpRequested', 1, z.object({
   providerCode: z.string(),
   phoneNumber: z.string(),
   purpose,
-  /** the PIN given at step 1 (wallet A), sealed */
+  /** the PIN given at step 1 (wallet A), sealed as the account's credentials ({pin}) */
   pin: sealed.nullable(),
   challengeId: z.string(),
   channel: z.enum(['MESSENGER', 'SMS']),
@@ -33,9 +33,17 @@ export const SecondOtpRequired = event('SecondOtpRequired', 1, z.object({
   at: isoDate,
 }));
 
+// self-contained: the saga that links or reactivates the account reads nothing else
 export const WalletLoginCompleted = event('WalletLoginCompleted', 1, z.object({
   sessionId: z.uuid(),
+  ownerId: z.uuid(),
+  providerCode: z.string(),
+  phoneNumber: z.string(),
+  purpose,
+  /** the account created (purpose new) or reactivated (relogin) */
   accountId: z.uuid(),
+  /** the PIN given at step 1 (wallet A), sealed as the account's credentials */
+  pin: sealed.nullable(),
   /** the provider session, sealed: the account stream takes it from here */
   providerSession: sealed,
   holderName: z.string().nullable(),

@@ -1,6 +1,7 @@
 import { Logger as WorkerLogger, run, type Runner } from 'graphile-worker';
 import type pg from 'pg';
 import { syncAccount, type SyncDeps } from '../commands/sync-account.ts';
+import { query } from '../db/pool.ts';
 import { dueAccounts } from '../projections/accounts.ts';
 
 /**
@@ -18,6 +19,25 @@ type SyncJob = { accountId: string; slot: string };
 
 const isSyncJob = (payload: unknown): payload is SyncJob =>
   typeof payload === 'object' && payload !== null && typeof (payload as SyncJob).accountId === 'string' && typeof (payload as SyncJob).slot === 'string';
+
+/**
+ * Hands many (account, slot) jobs to the queue in one statement (graphile-worker's add_jobs), each under the job
+ * key sync-account:<id>, keeping the run time of a job that is already waiting (preserve_run_at).
+ */
+async function addSyncJobs(pool: pg.Pool, jobs: { id: string; slot: string }[]): Promise<void> {
+  await query(
+    pool,
+    'AddSyncJobs',
+    `select count(*) from graphile_worker.add_jobs(
+       array(select ('sync-account', json_build_object('accountId', id, 'slot', slot), null, null, $3::int, 'sync-account:' || id, null, null)::graphile_worker.job_spec
+             from unnest($1::text[], $2::text[]) as t(id, slot)),
+       true)`,
+    [jobs.map(j => j.id), jobs.map(j => j.slot), maxAttempts],
+  );
+}
+
+/** A sync job that keeps failing (not a provider failure: those are recorded and rescheduled) is given up after this. */
+const maxAttempts = 5;
 
 export async function startAccountSync(
   deps: SyncDeps & { pool: pg.Pool },
@@ -42,29 +62,29 @@ export async function startAccountSync(
 
   // slots already handed to the queue by this process; the job key deduplicates across processes
   const enqueued = new Map<string, string>();
-  const tick = async () => {
+  const enqueueDue = async () => {
     const due = await dueAccounts(deps.pool, deps.clock.now(), options.batch ?? 1000);
-    let count = 0;
-    for (const { id, next_sync_at } of due) {
-      const slot = next_sync_at.toISOString();
-      if (enqueued.get(id) === slot) continue;
-      await runner.addJob('sync-account', { accountId: id, slot } satisfies SyncJob, {
-        jobKey: `sync-account:${id}`,
-        jobKeyMode: 'preserve_run_at',
-        maxAttempts: 5,
-      });
-      enqueued.set(id, slot);
-      count++;
-    }
+    const fresh = due.map(d => ({ id: d.id, slot: d.next_sync_at.toISOString() })).filter(d => enqueued.get(d.id) !== d.slot);
+    if (fresh.length === 0) return 0;
+    await addSyncJobs(deps.pool, fresh);
+    for (const d of fresh) enqueued.set(d.id, d.slot);
     if (enqueued.size > 100_000) enqueued.clear();
-    return count;
+    return fresh.length;
   };
 
+  // ticks run one after the other: overlapping ticks would add the same jobs twice and wait on each other's locks
+  let last: Promise<number> = Promise.resolve(0);
+  const tick = () => (last = last.catch(() => 0).then(enqueueDue));
+  let busy = false;
   let stopped = false;
-  let ticking: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    if (stopped) return;
-    ticking = tick().catch(err => deps.log.error({ err }, 'account sync scheduler tick failed'));
+    if (stopped || busy) return;
+    busy = true;
+    tick()
+      .catch(err => deps.log.error({ err }, 'account sync scheduler tick failed'))
+      .finally(() => {
+        busy = false;
+      });
   }, options.tickMs ?? 1000);
 
   return {
@@ -72,7 +92,7 @@ export async function startAccountSync(
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await ticking;
+      await last.catch(() => 0);
       await runner.stop();
     },
   };

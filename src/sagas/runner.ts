@@ -3,7 +3,7 @@ import type { AnyEvent } from '../events/all.ts';
 import { parseRecorded, type StoredEvent } from '../events/event.ts';
 import type { Logger } from '../logger.ts';
 import { checkpointSchema, saveCheckpoint } from '../store/checkpoints.ts';
-import type { EventStore } from '../store/event-store.ts';
+import type { EventStore, Position } from '../store/event-store.ts';
 import { Subscriber } from '../store/subscriber.ts';
 import { query } from '../db/pool.ts';
 
@@ -52,6 +52,12 @@ export class SagaRunner {
 
   async stop(): Promise<void> {
     await Promise.all(this.subscribers.map(s => s.stop()));
+  }
+
+  /** Resolves true once every saga has handled the events up to `position` (tests and tools wait on it). */
+  async waitFor(position: Position, timeoutMs = 5000): Promise<boolean> {
+    const reached = await Promise.all(this.subscribers.map(s => s.waitFor(position, timeoutMs)));
+    return reached.every(Boolean);
   }
 
   get healthy(): boolean {

@@ -30,11 +30,32 @@ describe('wallet login decider', () => {
   });
 
   it('is usable once: after completion, failure or a second OTP, nothing more', () => {
-    const done = WalletLoginCompleted({ sessionId, accountId, providerSession: sealed, holderName: 'SITI', completedAt: at(1).toISOString() });
+    const done = WalletLoginCompleted({
+      sessionId, ownerId, providerCode: 'WALLET-C', phoneNumber: '081200000000', purpose: { kind: 'relogin', accountId },
+      accountId, pin: null, providerSession: sealed, holderName: 'SITI', completedAt: at(1).toISOString(),
+    });
     for (const ended of [done, WalletLoginFailed({ sessionId, reason: 'provider-refused', at: at(1).toISOString() }), SecondOtpRequired({ sessionId, nextSessionId, at: at(1).toISOString() })]) {
-      given([requested(), ended]).when({ type: 'CompleteLogin', accountId, providerSession: sealed, holderName: null, now: at(2) }).thenThrows(InvalidInput);
+      given([requested(), ended]).when({ type: 'CompleteLogin', newAccountId: accountId, providerSession: sealed, holderName: null, now: at(2) }).thenThrows(InvalidInput);
       given([requested(), ended]).when({ type: 'RecordWrongOtp', now: at(2) }).thenThrows(InvalidInput);
     }
+  });
+
+  it('completes a new login with the drawn account id and a relogin with its own account', () => {
+    const drawn = '9d8c7b6a-5f4e-4d3c-8b2a-190807060504';
+    given([requested()]).when({ type: 'CompleteLogin', newAccountId: drawn, providerSession: sealed, holderName: 'SITI', now: at(1) }).then([
+      WalletLoginCompleted({
+        sessionId, ownerId, providerCode: 'WALLET-C', phoneNumber: '081200000000',
+        purpose: { kind: 'new', providerCode: 'WALLET-C', accountName: 'C', intervalMinutes: 60 },
+        accountId: drawn, pin: null, providerSession: sealed, holderName: 'SITI', completedAt: at(1).toISOString(),
+      }),
+    ]);
+    const relogin = OtpRequested({ ...requested().data, purpose: { kind: 'relogin', accountId } });
+    given([relogin]).when({ type: 'CompleteLogin', newAccountId: drawn, providerSession: sealed, holderName: null, now: at(1) }).then([
+      WalletLoginCompleted({
+        sessionId, ownerId, providerCode: 'WALLET-C', phoneNumber: '081200000000', purpose: { kind: 'relogin', accountId },
+        accountId, pin: null, providerSession: sealed, holderName: null, completedAt: at(1).toISOString(),
+      }),
+    ]);
   });
 
   it('lets a session be used only by its owner, for its provider and step, before it expires', () => {

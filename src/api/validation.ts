@@ -1,0 +1,22 @@
+import type { z } from 'zod';
+import { InvalidInput } from '../errors.ts';
+
+/**
+ * Parses a body that the route's schema could not pick in advance (one path, several shapes): the same 400 as a
+ * route schema gives, with the path and message of every issue.
+ */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown, message = 'Invalid request', code = 'VALIDATION_ERROR'): z.infer<S> {
+  const parsed = schema.safeParse(body ?? {});
+  if (parsed.success) return parsed.data;
+  throw new InvalidInput(
+    message,
+    parsed.error.issues.map(i => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message })),
+    code,
+  );
+}
+
+/** Fields of `required` that the body leaves out (absent, null or blank). */
+export function missingFields(body: unknown, required: readonly string[]): string[] {
+  const record = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  return required.filter(f => record[f] === undefined || record[f] === null || (typeof record[f] === 'string' && record[f].trim() === ''));
+}

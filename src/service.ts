@@ -19,6 +19,7 @@ import { httpConnector, type HttpConnectorOptions } from './providers/http-conne
 import { unreachableProviders, type ProviderConnector } from './providers/connector.ts';
 import { startSandbox } from './providers/sandbox/server.ts';
 import { startAccountSync, type AccountSyncScheduler } from './sagas/account-sync.ts';
+import { startPaymentExpiry, type PaymentExpiryTimer } from './sagas/payment-expiry.ts';
 import type { EventStore } from './store/event-store.ts';
 import { openEventStore } from './store/open.ts';
 import { postgresSnapshots } from './store/snapshots.ts';
@@ -31,6 +32,7 @@ export type Service = {
   projections: ProjectionRunner;
   sagas: SagaRunner;
   accountSync: AccountSyncScheduler;
+  paymentExpiry: PaymentExpiryTimer;
   sandboxUrl: string | null;
   /** Starts listening on the configured port and answers the service's URL. */
   listen(): Promise<string>;
@@ -99,6 +101,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     }),
   };
   const accountSync = await startAccountSync(deps, { tickMs: options.schedulerTickMs ?? 1000 });
+  const paymentExpiry = startPaymentExpiry({ store, snapshots, clock, log, pool }, { tickMs: options.schedulerTickMs ?? 1000 });
   const app = await buildApp(deps);
   const listen = async () => {
     await app.listen({ port: config.port, host: config.host });
@@ -111,6 +114,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     (closing ??= (async () => {
       await app.close(); // in-flight requests finish first
       await accountSync.stop();
+      await paymentExpiry.stop();
       await sagaRunner.stop();
       await projectionRunner.stop(); // the batch in hand is applied and checkpointed
       await store.close();
@@ -118,5 +122,5 @@ export async function createService(config: Config, options: ServiceOptions = {}
       await sandbox?.close();
       await embedded?.stop();
     })());
-  return { app, deps, pool, store, projections: projectionRunner, sagas: sagaRunner, accountSync, sandboxUrl: providerUrl, listen, close };
+  return { app, deps, pool, store, projections: projectionRunner, sagas: sagaRunner, accountSync, paymentExpiry, sandboxUrl: providerUrl, listen, close };
 }

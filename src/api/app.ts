@@ -4,6 +4,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { accountRoutes } from './accounts.ts';
 import { apiKeyRoutes } from './api-keys.ts';
+import { paymentPageRoutes } from './payment-page.ts';
+import { paymentRoutes } from './payments.ts';
 import { mutationRoutes } from './mutations.ts';
 import { providerRoutes } from './providers.ts';
 import { authRoutes } from './auth.ts';
@@ -49,5 +51,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(providerRoutes, { prefix: '/api/v1/providers' });
   await app.register(accountRoutes(deps), { prefix: '/api/v1/accounts' });
   await app.register(mutationRoutes(deps), { prefix: '/api/v1/mutations' });
+  await app.register(paymentRoutes(deps), { prefix: '/api/v1/payments' });
+  await app.register(paymentPageRoutes(deps));
   return app;
 }

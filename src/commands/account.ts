@@ -9,6 +9,7 @@ import {
   MutationRecorded,
   ProviderSessionExpired,
   ProviderSessionRestored,
+  StaticQrisCaptured,
   type AccountEvent,
 } from '../events/account.ts';
 import type { ProviderTransaction } from '../providers/connector.ts';
@@ -39,6 +40,8 @@ export type LinkedAccount = {
   consecutiveFailures: number;
   /** OTP logins that restored the session, newest last: a login applied twice restores once */
   restoredBy: string[];
+  /** the merchant's static QRIS, once read from the provider */
+  staticQris?: string | null;
 };
 
 // JSON only (strings, numbers, arrays): the state is snapshotted
@@ -79,7 +82,8 @@ export type AccountCommand =
       /** the OTP login restoring it; null when the sync renewed the session itself */
       loginSessionId?: string | null;
       now: Date;
-    };
+    }
+  | { type: 'CaptureStaticQris'; payload: string; now: Date };
 
 export const accountNotFound = () => new NotFound('Account not found', 'ACCOUNT_NOT_FOUND');
 
@@ -139,6 +143,8 @@ function evolve(state: Account, event: AccountEvent): Account {
         restoredBy: loginSessionId ? [...(state.restoredBy ?? []), loginSessionId].slice(-rememberedLogins) : (state.restoredBy ?? []),
       };
     }
+    case 'StaticQrisCaptured':
+      return { ...state, staticQris: event.data.payload };
     default: {
       const never: never = event;
       return never;
@@ -235,6 +241,8 @@ function decide(state: Account, command: AccountCommand): AccountEvent[] {
           restoredAt: at,
         }),
       ];
+    case 'CaptureStaticQris':
+      return state.staticQris === command.payload ? [] : [StaticQrisCaptured({ accountId: state.accountId, payload: command.payload, capturedAt: at })];
     default: {
       const never: never = command;
       return never;

@@ -32,6 +32,8 @@ export type CommandContext = {
   causationId?: string | null;
   /** Deterministic event ids make a re-run of the same command (a saga re-delivery) append nothing new. */
   eventId?: (index: number, event: DomainEvent) => string | undefined;
+  /** Attempts on concurrent writes (default 5); a busy stream may ask for more. */
+  attempts?: number;
 };
 
 export type Loaded<S> = { state: S; revision: number; exists: boolean; snapshotRevision: number };
@@ -95,7 +97,11 @@ export async function handleCommand<S, C, E extends DomainEvent>(
       }
       return { state: next, events, position: result.position, revision: result.nextRevision };
     } catch (err) {
-      if (err instanceof WrongExpectedRevision && attempt < maxAttempts) continue;
+      if (err instanceof WrongExpectedRevision && attempt < (context.attempts ?? maxAttempts)) {
+        // writers racing on one stream: spread the retries so they do not collide again in lock step
+        if (attempt > 1) await new Promise(r => setTimeout(r, Math.random() * 4 * attempt));
+        continue;
+      }
       throw err;
     }
   }

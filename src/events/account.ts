@@ -83,6 +83,9 @@ export const ProviderSessionRestored = event('ProviderSessionRestored', 1, z.obj
   restoredAt: isoDate,
 }));
 
+/** The merchant's static QRIS, read once from the provider: dynamic QRIS payments are built from it. */
+export const StaticQrisCaptured = event('StaticQrisCaptured', 1, z.object({ accountId: z.uuid(), payload: z.string(), capturedAt: isoDate }));
+
 export type AccountEvent =
   | EventOf<typeof AccountLinked>
   | EventOf<typeof AccountSettingsChanged>
@@ -92,4 +95,5 @@ export type AccountEvent =
   | EventOf<typeof AccountSyncFailed>
   | EventOf<typeof AccountSyncPaused>
   | EventOf<typeof ProviderSessionExpired>
-  | EventOf<typeof ProviderSessionRestored>;
+  | EventOf<typeof ProviderSessionRestored>
+  | EventOf<typeof StaticQrisCaptured>;

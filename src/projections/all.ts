@@ -1,9 +1,10 @@
 import { accountsProjection } from './accounts.ts';
 import { apiKeysProjection } from './api-keys.ts';
 import { mutationsProjection } from './mutations.ts';
+import { paymentsProjection } from './payments.ts';
 import type { Projection } from './projection.ts';
 import { sessionsProjection } from './sessions.ts';
 import { usersProjection } from './users.ts';
 
 /** Every read model the service keeps. */
-export const projections: Projection[] = [usersProjection, sessionsProjection, apiKeysProjection, accountsProjection, mutationsProjection];
+export const projections: Projection[] = [usersProjection, sessionsProjection, apiKeysProjection, accountsProjection, mutationsProjection, paymentsProjection];

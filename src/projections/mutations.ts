@@ -56,6 +56,12 @@ export const mutationsProjection: Projection = {
         );
         return;
       }
+      case 'PaymentCompleted': {
+        const d = event.data;
+        const paid = { id: d.paymentId, orderId: d.orderId, type: d.type, amount: d.amount, totalAmount: d.totalAmount, status: 'COMPLETED', completedAt: d.completedAt };
+        await query(tx, 'ProjectMutationPayment', 'update mutations set payment = $2 where id = $1', [d.mutationId, JSON.stringify(paid)]);
+        return;
+      }
       case 'AccountDeleted':
         await query(tx, 'ProjectAccountMutationsDeleted', 'delete from mutations where account_id = $1', [event.data.accountId]);
         await query(tx, 'ProjectMutationAccountDeleted', 'delete from mutation_accounts where account_id = $1', [event.data.accountId]);

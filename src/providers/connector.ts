@@ -51,6 +51,8 @@ export interface ProviderConnector {
     after: string | null,
   ): Promise<{ transactions: ProviderTransaction[]; hasMore: boolean }>;
   fetchStaticQris(providerCode: string, accountRef: string, session: ProviderSession): Promise<string>;
+  /** Opens a virtual account number paying into the account (for one payment). */
+  openVirtualAccount(providerCode: string, accountRef: string, session: ProviderSession, vaNumber: string): Promise<void>;
 }
 
 /** When no provider is configured at all (SANDBOX_PORT=0 and no SANDBOX_URL): every call says unavailable. */

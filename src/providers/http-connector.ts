@@ -167,5 +167,14 @@ export function httpConnector(options: HttpConnectorOptions): ProviderConnector 
     async fetchStaticQris(providerCode, accountRef, session) {
       return (await call(providerCode, accountPath(accountRef, '/qris'), qrisResponse, { session })).payload;
     },
+    async openVirtualAccount(providerCode, accountRef, session, vaNumber) {
+      // the same number again is harmless: retried like a read
+      await call(providerCode, accountPath(accountRef, '/virtual-accounts'), z.object({ vaNumber: z.string() }), {
+        method: 'POST',
+        body: { vaNumber },
+        session,
+        retrySafe: true,
+      });
+    },
   };
 }

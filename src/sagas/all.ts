@@ -3,11 +3,12 @@ import type { Logger } from '../logger.ts';
 import type { EventStore } from '../store/event-store.ts';
 import type { SnapshotStore } from '../store/snapshots.ts';
 import type { Saga } from './runner.ts';
+import { paymentMatchingSaga } from './payment-matching.ts';
 import { walletLoginSaga } from './wallet-login.ts';
 
 export type SagaDeps = { store: EventStore; snapshots?: SnapshotStore; clock: Clock; log: Logger };
 
 /** Every process manager the service runs. Payment matching, expiry, OTP login and webhooks join here. */
 export function sagas(deps: SagaDeps): Saga[] {
-  return [walletLoginSaga(deps)];
+  return [walletLoginSaga(deps), paymentMatchingSaga(deps)];
 }

@@ -18,6 +18,9 @@ export function sandboxOf(service: TestService) {
       call('POST', '/sandbox/transactions', t) as Promise<{ id: string }>,
     faults: (f: Record<string, unknown>) => call('POST', '/sandbox/faults', f),
     clearFaults: () => call('DELETE', '/sandbox/faults'),
+    /** Pays as a customer would: a QR payload, a virtual account or a transfer to an account number. */
+    pay: (body: { qris?: string; vaNumber?: string; accountNumber?: string; providerCode?: string; amount?: number }) =>
+      call('POST', '/sandbox/payments', body) as Promise<{ transactionId: string; amount: number }>,
     otp: async (phone: string) => ((await call('GET', `/sandbox/otp?phone=${encodeURIComponent(phone)}`)) as { code: string }).code,
   };
 }

@@ -63,3 +63,5 @@ export function sandboxPayments(state: SandboxState) {
     },
   };
 }
+
+export type SandboxPayments = ReturnType<typeof sandboxPayments>;

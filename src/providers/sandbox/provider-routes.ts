@@ -6,6 +6,7 @@ import { providerOrThrow, SandboxError } from './errors.ts';
 import type { Faults } from './faults.ts';
 import type { SandboxLoginFlows } from './login.ts';
 import { merchantQris } from './qris.ts';
+import type { SandboxPayments } from './payments.ts';
 import type { SandboxSessions } from './sessions.ts';
 
 /** The API a connector calls, under /providers/:providerCode; every request here passes through the faults. */
@@ -35,7 +36,9 @@ const transactionsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(50),
 });
 
-export type ProviderRouteDeps = { faults: Faults; sessions: SandboxSessions; login: SandboxLoginFlows };
+export type ProviderRouteDeps = { faults: Faults; sessions: SandboxSessions; login: SandboxLoginFlows; payments: SandboxPayments };
+
+const virtualAccountBody = z.object({ vaNumber: z.string().regex(/^[0-9]{6,20}$/, '6 to 20 digits') });
 
 export function providerRoutes(deps: ProviderRouteDeps) {
   return async function (plain: FastifyInstance) {
@@ -91,6 +94,14 @@ export function providerRoutes(deps: ProviderRouteDeps) {
       const account = deps.sessions.authorize(provider.providerCode, request.params.accountRef, request.headers.authorization);
       if (!provider.qris) throw new SandboxError(404, 'QRIS_NOT_SUPPORTED', `${provider.providerCode} has no QRIS`);
       return { payload: merchantQris(account) };
+    });
+
+    // a merchant opens a virtual account number that pays into its account (what a VA payment needs)
+    app.post('/accounts/:accountRef/virtual-accounts', { schema: { params: accountParams, headers: authHeaders, body: virtualAccountBody } }, async (request, reply) => {
+      const provider = providerOrThrow(request.params.providerCode);
+      const account = deps.sessions.authorize(provider.providerCode, request.params.accountRef, request.headers.authorization);
+      const registered = deps.payments.registerVirtualAccount({ providerCode: account.providerCode, accountRef: account.accountRef, vaNumber: request.body.vaNumber });
+      return reply.code(201).send(registered);
     });
   };
 }

@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { createPayment } from '../commands/create-payment.ts';
+import { NotFound } from '../errors.ts';
+import { presentPayment } from '../payments/present.ts';
+import { findPayment } from '../projections/payments.ts';
+import type { AppDeps } from './deps.ts';
+
+const createBody = z.object({
+  amount: z.int().min(1).max(1_000_000_000_000),
+  walletAccountId: z.union([z.literal('GATEWAY'), z.uuid('a linked account id or GATEWAY')]),
+  redirectUrl: z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(2000),
+  orderId: z.string().trim().min(1).max(100),
+  type: z.string().trim().min(1).max(20).optional(),
+  expiresInMinutes: z.int().min(5).max(10_080).optional(),
+});
+const createHeaders = z.object({ 'idempotency-key': z.string().trim().min(1).max(255).optional() });
+const statusParams = z.object({ paymentId: z.uuid() });
+
+const paymentNotFound = () => new NotFound('Payment not found', 'PAYMENT_NOT_FOUND');
+
+/** /api/v1/payments: create a payment into a linked account, and read its status; scoped to the key's owner. */
+export function paymentRoutes(deps: AppDeps) {
+  return async function (plain: FastifyInstance) {
+    const app = plain.withTypeProvider<ZodTypeProvider>();
+
+    app.post('/', { schema: { body: createBody, headers: createHeaders } }, async request => {
+      const ownerId = request.owner!.userId;
+      const { paymentId } = await createPayment(deps, ownerId, { ...request.body, idempotencyKey: request.headers['idempotency-key'] });
+      const row = await findPayment(deps.pool, paymentId);
+      if (!row || row.owner_id !== ownerId) throw paymentNotFound();
+      return { status: 'success', data: presentPayment(row, deps.config.publicBaseUrl) };
+    });
+
+    app.get('/status/:paymentId', { schema: { params: statusParams } }, async request => {
+      const row = await findPayment(deps.pool, request.params.paymentId);
+      if (!row || row.owner_id !== request.owner!.userId) throw paymentNotFound();
+      return { status: 'success', data: presentPayment(row, deps.config.publicBaseUrl) };
+    });
+  };
+}

@@ -1,0 +1,179 @@
+import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { DomainError, Forbidden, InvalidInput, NotFound, Unprocessable } from '../errors.ts';
+import { toDynamicQr } from '../payments/emv-qr.ts';
+import { findProvider, type PaymentType } from '../providers/catalogue.ts';
+import { ProviderError, type ProviderSession } from '../providers/connector.ts';
+import { deterministicUuid } from '../sagas/event-id.ts';
+import { account, accountStream, type LinkedAccount } from './account.ts';
+import { handleCommand, load, type CommandContext } from './handle.ts';
+import { keyedQueue } from './keyed-queue.ts';
+import { providerFailure } from './link-account.ts';
+import { order, orderStream } from './order.ts';
+import { payment, paymentStream, type Payment } from './payment.ts';
+import { receiving, receivingStream } from './receiving.ts';
+import type { SyncDeps } from './sync-account.ts';
+
+export type NewPayment = {
+  amount: number;
+  walletAccountId: string;
+  redirectUrl: string;
+  orderId: string;
+  type?: string | undefined;
+  expiresInMinutes?: number | undefined;
+  idempotencyKey?: string | undefined;
+};
+
+/** Payment lifetime when the caller gives none (DESIGN section 4). */
+export const defaultExpiresInMinutes = 60;
+
+/** Virtual-account number prefixes per VA type: prefix + 11 random digits. */
+const vaPrefix: Partial<Record<PaymentType, string>> = { 'VA-BANK1': '88810', 'VA-BANK2': '88820', 'VA-BANK3': '88830' };
+
+// reservations of one receiving account made by this process go one at a time instead of racing into retries
+const reservations = keyedQueue();
+
+const accountNotFound = () => new NotFound('walletAccountId account not found', 'ACCOUNT_NOT_FOUND');
+
+/** What the request asked for, whatever its key order: the same Idempotency-Key must come with the same request. */
+export function requestHashOf(input: NewPayment): string {
+  const { amount, walletAccountId, redirectUrl, orderId, type, expiresInMinutes } = input;
+  const canonical = JSON.stringify([amount, walletAccountId, redirectUrl, orderId, type ?? null, expiresInMinutes ?? null]);
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+function typeFor(provider: NonNullable<ReturnType<typeof findProvider>>, asked: string | undefined): PaymentType {
+  if (asked === 'QRIS')
+    throw new InvalidInput('Static QRIS payments can no longer be created: the payer types the amount. Use QRIS-DYNAMIC', [{ path: 'body.type', message: 'use QRIS-DYNAMIC' }], 'PAYMENT_TYPE_NOT_SUPPORTED');
+  if (asked === undefined) {
+    if (provider.paymentTypes.length === 1) return provider.paymentTypes[0]!;
+    if (provider.paymentTypes.length === 0) throw new InvalidInput(`${provider.providerCode} accounts cannot receive payments`, [], 'PAYMENT_TYPE_NOT_SUPPORTED');
+    throw new InvalidInput(`type is required for ${provider.providerCode}: one of ${provider.paymentTypes.join(', ')}`, [{ path: 'body.type', message: 'required' }], 'VALIDATION_ERROR');
+  }
+  const type = provider.paymentTypes.find(t => t === asked);
+  if (!type)
+    throw new InvalidInput(
+      `Payment type ${asked} is not supported by ${provider.providerCode}${provider.paymentTypes.length ? ` (supported: ${provider.paymentTypes.join(', ')})` : ''}`,
+      [{ path: 'body.type', message: 'not supported by the provider' }],
+      'PAYMENT_TYPE_NOT_SUPPORTED',
+    );
+  return type;
+}
+
+/** A payment this request already created (same Idempotency-Key): the same request answers it again. */
+function replayOf(existing: Payment, requestHash: string): string {
+  if (existing.status === 'NONE') throw new Error('not a payment');
+  if (existing.requestHash !== requestHash)
+    throw new Unprocessable('This Idempotency-Key was used with another request body', 'IDEMPOTENCY_KEY_REUSED');
+  return existing.paymentId;
+}
+
+/** Whether the payment an order opened before still waits for money. */
+async function stillPending(deps: SyncDeps, paymentId: string, openedAt: string, now: Date): Promise<boolean> {
+  const previous = (await load(deps, paymentStream(paymentId), payment)).state;
+  if (previous.status === 'NONE') return now.getTime() - Date.parse(openedAt) < 60_000; // its create may be in flight
+  return previous.status === 'PENDING' && now.toISOString() < previous.expiresAt;
+}
+
+/** Where the customer pays: the dynamic QRIS, a fresh virtual account, or the wallet's own number (DIRECT). */
+async function payTo(deps: SyncDeps, linked: LinkedAccount, type: PaymentType, context: CommandContext) {
+  if (!linked.session) throw new InvalidInput('The receiving account is inactive: relogin needed', [], 'ACCOUNT_INACTIVE');
+  const session = deps.vault.open<ProviderSession>(linked.session);
+  try {
+    if (type === 'QRIS-DYNAMIC') {
+      let staticQris = linked.staticQris ?? null;
+      if (!staticQris) {
+        staticQris = await deps.connector.fetchStaticQris(linked.providerCode, linked.accountRef, session);
+        await handleCommand(deps, accountStream(linked.accountId), account, { type: 'CaptureStaticQris', payload: staticQris, now: deps.clock.now() }, context);
+      }
+      return { staticQris, vaNumber: null, accountNumber: null };
+    }
+    const prefix = vaPrefix[type];
+    if (prefix) {
+      const vaNumber = `${prefix}${String(randomInt(0, 10 ** 11)).padStart(11, '0')}`;
+      await deps.connector.openVirtualAccount(linked.providerCode, linked.accountRef, session, vaNumber);
+      return { staticQris: null, vaNumber, accountNumber: vaNumber };
+    }
+    return { staticQris: null, vaNumber: null, accountNumber: linked.accountRef }; // DIRECT: a transfer to the wallet
+  } catch (err) {
+    if (err instanceof ProviderError) throw providerFailure(err);
+    throw err;
+  }
+}
+
+/**
+ * Creates a payment into one of the caller's linked accounts: checks the account and type, claims the order
+ * (one pending payment per orderId), prepares where to pay, reserves a payable amount unique on that account,
+ * and records the payment. With an Idempotency-Key the payment id is derived from it, so a repeat answers
+ * the first payment.
+ */
+export async function createPayment(deps: SyncDeps, ownerId: string, input: NewPayment): Promise<{ paymentId: string }> {
+  if (input.walletAccountId === 'GATEWAY') throw new Forbidden('Gateway access is not approved for this account', 'GATEWAY_NOT_APPROVED');
+  const requestHash = requestHashOf(input);
+  const paymentId = input.idempotencyKey ? deterministicUuid(`payment:${ownerId}:${input.idempotencyKey}`) : randomUUID();
+  const context: CommandContext = { actor: `user:${ownerId}`, now: deps.clock.now(), correlationId: paymentId };
+  if (input.idempotencyKey) {
+    const existing = (await load(deps, paymentStream(paymentId), payment)).state;
+    if (existing.status !== 'NONE') return { paymentId: replayOf(existing, requestHash) };
+  }
+
+  const linked = (await load(deps, accountStream(input.walletAccountId), account)).state;
+  if (linked.status !== 'linked' || linked.ownerId !== ownerId) throw accountNotFound();
+  const provider = findProvider(linked.providerCode);
+  if (!provider) throw accountNotFound();
+  const type = typeFor(provider, input.type);
+  if (!linked.isActive) throw new InvalidInput('The receiving account is inactive: relogin needed', [], 'ACCOUNT_INACTIVE');
+
+  const now = deps.clock.now();
+  const claimed = await load(deps, orderStream(ownerId, input.orderId), order);
+  const previous = claimed.state.paymentId;
+  const previousStillPending = previous !== null && previous !== paymentId && (await stillPending(deps, previous, claimed.state.openedAt!, now));
+  await handleCommand(deps, orderStream(ownerId, input.orderId), order, {
+    type: 'OpenOrderPayment', ownerId, orderId: input.orderId, paymentId, previousStillPending, now,
+  }, context);
+
+  const where = await payTo(deps, linked, type, context);
+  const expiresAt = new Date(now.getTime() + (input.expiresInMinutes ?? defaultExpiresInMinutes) * 60_000);
+  const reserved = await reservations(linked.accountId, () =>
+    handleCommand(deps, receivingStream(linked.accountId), receiving, {
+      type: 'ReservePayable',
+      accountId: linked.accountId,
+      paymentId,
+      amount: input.amount,
+      vaNumber: where.vaNumber,
+      firstCode: randomInt(1, 1000),
+      expiresAt,
+      now,
+    }, { ...context, attempts: 20 }),
+  );
+  const payable = reserved.state.payables.find(p => p.paymentId === paymentId);
+  if (!payable) throw new DomainError(503, 'UNAVAILABLE', 'The payable amount lapsed before the payment was recorded; try again');
+
+  const created = await handleCommand(deps, paymentStream(paymentId), payment, {
+    type: 'CreatePayment',
+    payment: {
+      paymentId,
+      ownerId,
+      orderId: input.orderId,
+      receivingAccountId: linked.accountId,
+      providerCode: linked.providerCode,
+      type,
+      amount: input.amount,
+      uniqueCode: payable.uniqueCode,
+      totalAmount: payable.totalAmount,
+      accountNumber: where.accountNumber,
+      qrisPayload: where.staticQris ? toDynamicQr(where.staticQris, payable.totalAmount) : null,
+      redirectUrl: input.redirectUrl,
+      expiresAt: expiresAt.toISOString(),
+      createdAt: now.toISOString(),
+      requestHash,
+    },
+  }, context);
+  if (created.events.length === 0) {
+    // a concurrent twin with the same Idempotency-Key won
+    const twin = replayOf(created.state, requestHash);
+    await deps.readModels.waitFor(await deps.store.headPosition());
+    return { paymentId: twin };
+  }
+  await deps.readModels.waitFor(created.position);
+  return { paymentId };
+}

@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import { Conflict } from '../errors.ts';
+import { OrderPaymentOpened, type OrderEvent } from '../events/payment.ts';
+import type { Decider } from './handle.ts';
+
+/** One stream per (owner, orderId): the orderId is the caller's text, so the stream is named by its hash. */
+export const orderStream = (ownerId: string, orderId: string) =>
+  `order-${ownerId}-${createHash('sha256').update(orderId).digest('hex').slice(0, 32)}`;
+
+export type Order = { paymentId: string | null; openedAt: string | null };
+
+export type OrderCommand = {
+  type: 'OpenOrderPayment';
+  ownerId: string;
+  orderId: string;
+  paymentId: string;
+  /** whether the payment the order last opened still waits for money (looked up by the caller) */
+  previousStillPending: boolean;
+  now: Date;
+};
+
+export const orderStillPending = (orderId: string) =>
+  new Conflict(`Order ${orderId} already has a pending payment`, 'ORDER_PENDING');
+
+function evolve(_state: Order, event: OrderEvent): Order {
+  return { paymentId: event.data.paymentId, openedAt: event.data.openedAt };
+}
+
+/** An order has at most one pending payment; once it completed or expired, the order may be billed again. */
+function decide(state: Order, command: OrderCommand): OrderEvent[] {
+  if (state.paymentId === command.paymentId) return []; // the same request again (Idempotency-Key)
+  if (state.paymentId !== null && command.previousStillPending) throw orderStillPending(command.orderId);
+  return [OrderPaymentOpened({ ownerId: command.ownerId, orderId: command.orderId, paymentId: command.paymentId, openedAt: command.now.toISOString() })];
+}
+
+export const order: Decider<Order, OrderCommand, OrderEvent> = {
+  initialState: () => ({ paymentId: null, openedAt: null }),
+  evolve,
+  decide,
+};

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { event, isoDate, rupiah, type EventOf } from './event.ts';
+
+/** Payment types a payment can have; static QRIS only on legacy payments (it can no longer be created). */
+export const paymentType = z.enum(['QRIS', 'QRIS-DYNAMIC', 'DIRECT', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3']);
+
+// stream payment-<paymentId>
+export const PaymentCreated = event('PaymentCreated', 1, z.object({
+  paymentId: z.uuid(),
+  ownerId: z.uuid(),
+  orderId: z.string(),
+  /** the linked account the customer pays into */
+  receivingAccountId: z.uuid(),
+  providerCode: z.string(),
+  type: paymentType,
+  amount: rupiah,
+  uniqueCode: rupiah,
+  totalAmount: rupiah,
+  /** where the customer sends money: the virtual account number, or the wallet's number for DIRECT */
+  accountNumber: z.string().nullable(),
+  /** the dynamic QRIS payload (QRIS-DYNAMIC) */
+  qrisPayload: z.string().nullable(),
+  redirectUrl: z.string(),
+  expiresAt: isoDate,
+  createdAt: isoDate,
+  /** SHA-256 of the request: the same Idempotency-Key with another body is refused */
+  requestHash: z.string(),
+}));
+
+export const PaymentCompleted = event('PaymentCompleted', 1, z.object({
+  paymentId: z.uuid(),
+  ownerId: z.uuid(),
+  orderId: z.string(),
+  type: paymentType,
+  amount: rupiah,
+  totalAmount: rupiah,
+  receivingAccountId: z.uuid(),
+  /** the synchronised credit that paid it */
+  mutationId: z.uuid(),
+  /** when the provider booked the credit */
+  paidAt: isoDate,
+  completedAt: isoDate,
+}));
+
+export const PaymentExpired = event('PaymentExpired', 1, z.object({
+  paymentId: z.uuid(),
+  ownerId: z.uuid(),
+  receivingAccountId: z.uuid(),
+  expiredAt: isoDate,
+}));
+
+// stream receiving-<accountId>: the payable amounts and virtual accounts held by pending payments
+export const PayableReserved = event('PayableReserved', 1, z.object({
+  accountId: z.uuid(),
+  paymentId: z.uuid(),
+  uniqueCode: rupiah,
+  totalAmount: rupiah,
+  vaNumber: z.string().nullable(),
+  expiresAt: isoDate,
+  reservedAt: isoDate,
+}));
+
+export const PayableReleased = event('PayableReleased', 1, z.object({
+  accountId: z.uuid(),
+  paymentId: z.uuid(),
+  reason: z.enum(['completed', 'expired']),
+  releasedAt: isoDate,
+}));
+
+// stream order-<ownerId>-<hash of orderId>: which payment an order is waiting for
+export const OrderPaymentOpened = event('OrderPaymentOpened', 1, z.object({
+  ownerId: z.uuid(),
+  orderId: z.string(),
+  paymentId: z.uuid(),
+  openedAt: isoDate,
+}));
+
+export type PaymentEvent = EventOf<typeof PaymentCreated> | EventOf<typeof PaymentCompleted> | EventOf<typeof PaymentExpired>;
+export type ReceivingEvent = EventOf<typeof PayableReserved> | EventOf<typeof PayableReleased>;
+export type OrderEvent = EventOf<typeof OrderPaymentOpened>;

@@ -1,0 +1,59 @@
+import type { Payment } from '../commands/payment.ts';
+import type { PaymentRow } from '../projections/payments.ts';
+
+/** QR types carry an image of their payload. */
+export const isQrType = (type: string | null) => type === 'QRIS' || type === 'QRIS-DYNAMIC';
+
+export const paymentUrlOf = (baseUrl: string, paymentId: string) => `${baseUrl}/pay/${paymentId}`;
+export const qrisImageUrlOf = (baseUrl: string, paymentId: string) => `${baseUrl}/pay/${paymentId}/qris.png`;
+
+/** A payment as create, the status query and webhooks show it (the interface's Payment resource). */
+export function presentPayment(row: PaymentRow, baseUrl: string) {
+  return {
+    id: row.id,
+    orderId: row.order_id,
+    walletAccountId: row.receiving_account_id,
+    status: row.status,
+    type: row.type,
+    amount: row.amount,
+    uniqueCode: row.unique_code,
+    totalAmount: row.total_amount,
+    ...(row.account_number ? { accountNumber: row.account_number } : {}),
+    ...(isQrType(row.type) ? { qrisImage: qrisImageUrlOf(baseUrl, row.id) } : {}),
+    paymentUrl: paymentUrlOf(baseUrl, row.id),
+    redirectUrl: row.redirect_url,
+    expiresAt: row.expires_at.toISOString(),
+    createdAt: row.created_at.toISOString(),
+    ...(row.paid_at ? { paidAt: row.paid_at.toISOString() } : {}),
+    ...(row.completed_at ? { completedAt: row.completed_at.toISOString() } : {}),
+    ...(row.expired_at ? { expiredAt: row.expired_at.toISOString() } : {}),
+  };
+}
+
+export type PresentedPayment = ReturnType<typeof presentPayment>;
+
+/** The same view from the payment's own stream (for the sagas, which run ahead of the read model). */
+export function rowOfPayment(state: Exclude<Payment, { status: 'NONE' }>): PaymentRow {
+  const date = (iso: string | undefined) => (iso ? new Date(iso) : null);
+  return {
+    id: state.paymentId,
+    owner_id: state.ownerId,
+    order_id: state.orderId,
+    receiving_account_id: state.receivingAccountId,
+    provider_code: state.providerCode,
+    type: state.type,
+    amount: state.amount,
+    unique_code: state.uniqueCode,
+    total_amount: state.totalAmount,
+    account_number: state.accountNumber,
+    qris_payload: state.qrisPayload,
+    redirect_url: state.redirectUrl,
+    status: state.status,
+    expires_at: new Date(state.expiresAt),
+    created_at: new Date(state.createdAt),
+    mutation_id: state.status === 'COMPLETED' ? state.mutationId : null,
+    paid_at: date(state.status === 'COMPLETED' ? state.paidAt : undefined),
+    completed_at: date(state.status === 'COMPLETED' ? state.completedAt : undefined),
+    expired_at: date(state.status === 'EXPIRED' ? state.expiredAt : undefined),
+  };
+}

@@ -1,0 +1,103 @@
+import { preparedQuery, query, type Queryable } from '../db/pool.ts';
+import type { Projection } from './projection.ts';
+
+/** Payments as the status endpoint, the payment page and the expiry timer read them. */
+export const paymentsProjection: Projection = {
+  name: 'payments',
+  tables: ['payments'],
+  schema: `
+    create table if not exists payments (
+      id uuid primary key,
+      owner_id uuid not null,
+      order_id text not null,
+      receiving_account_id uuid not null,
+      provider_code text not null,
+      type text,
+      amount bigint not null,
+      unique_code bigint not null,
+      total_amount bigint not null,
+      account_number text,
+      qris_payload text,
+      redirect_url text not null,
+      status text not null,
+      expires_at timestamptz not null,
+      created_at timestamptz not null,
+      mutation_id uuid,
+      paid_at timestamptz,
+      completed_at timestamptz,
+      expired_at timestamptz
+    );
+    create index if not exists payments_pending_expiry on payments (expires_at) where status = 'PENDING';
+    create index if not exists payments_owner_order on payments (owner_id, order_id);`,
+  async apply(tx, event) {
+    switch (event.type) {
+      case 'PaymentCreated': {
+        const d = event.data;
+        await query(
+          tx,
+          'ProjectPaymentCreated',
+          `insert into payments (id, owner_id, order_id, receiving_account_id, provider_code, type, amount, unique_code, total_amount,
+             account_number, qris_payload, redirect_url, status, expires_at, created_at)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'PENDING', $13, $14) on conflict do nothing`,
+          [d.paymentId, d.ownerId, d.orderId, d.receivingAccountId, d.providerCode, d.type, d.amount, d.uniqueCode, d.totalAmount,
+            d.accountNumber, d.qrisPayload, d.redirectUrl, d.expiresAt, d.createdAt],
+        );
+        return;
+      }
+      case 'PaymentCompleted': {
+        const d = event.data;
+        await query(
+          tx,
+          'ProjectPaymentCompleted',
+          `update payments set status = 'COMPLETED', mutation_id = $2, paid_at = $3, completed_at = $4 where id = $1 and status = 'PENDING'`,
+          [d.paymentId, d.mutationId, d.paidAt, d.completedAt],
+        );
+        return;
+      }
+      case 'PaymentExpired':
+        await query(tx, 'ProjectPaymentExpired', `update payments set status = 'EXPIRED', expired_at = $2 where id = $1 and status = 'PENDING'`, [
+          event.data.paymentId,
+          event.data.expiredAt,
+        ]);
+        return;
+    }
+  },
+};
+
+export type PaymentRow = {
+  id: string;
+  owner_id: string;
+  order_id: string;
+  receiving_account_id: string;
+  provider_code: string;
+  type: string | null;
+  amount: number;
+  unique_code: number;
+  total_amount: number;
+  account_number: string | null;
+  qris_payload: string | null;
+  redirect_url: string;
+  status: 'PENDING' | 'COMPLETED' | 'EXPIRED' | 'FAILED';
+  expires_at: Date;
+  created_at: Date;
+  mutation_id: string | null;
+  paid_at: Date | null;
+  completed_at: Date | null;
+  expired_at: Date | null;
+};
+
+export async function findPayment(db: Queryable, paymentId: string): Promise<PaymentRow | null> {
+  const r = await preparedQuery<PaymentRow>(db, 'FindPayment', 'select * from payments where id = $1', [paymentId]);
+  return r.rows[0] ?? null;
+}
+
+/** Pending payments whose time is up, oldest first (the expiry timer's work list). */
+export async function duePayments(db: Queryable, now: Date, limit: number): Promise<{ id: string }[]> {
+  const r = await preparedQuery<{ id: string }>(
+    db,
+    'FindDuePayments',
+    `select id from payments where status = 'PENDING' and expires_at <= $1 order by expires_at limit $2`,
+    [now, limit],
+  );
+  return r.rows;
+}

@@ -1,0 +1,53 @@
+import type pg from 'pg';
+import { handleCommand } from '../commands/handle.ts';
+import { payment, paymentStream } from '../commands/payment.ts';
+import { receiving, receivingStream } from '../commands/receiving.ts';
+import { duePayments } from '../projections/payments.ts';
+import type { SagaDeps } from './all.ts';
+
+export type PaymentExpiryTimer = {
+  /** Expires every pending payment whose expiresAt has passed on the clock; answers how many it expired. */
+  tick(): Promise<number>;
+  stop(): Promise<void>;
+};
+
+/**
+ * The durable timer of payments: the due list is the payments read model (pending, expiresAt <= now), so nothing
+ * is lost across restarts; the payment's decider expires it only if it is still pending, so a payment that the
+ * money completed first stays completed.
+ */
+export function startPaymentExpiry(deps: SagaDeps & { pool: pg.Pool }, options: { tickMs?: number; batch?: number } = {}): PaymentExpiryTimer {
+  const expireDue = async () => {
+    let expired = 0;
+    for (const { id } of await duePayments(deps.pool, deps.clock.now(), options.batch ?? 500)) {
+      const now = deps.clock.now();
+      const context = { actor: 'system:payment-expiry', now, correlationId: id };
+      const result = await handleCommand(deps, paymentStream(id), payment, { type: 'ExpirePayment', now }, context);
+      if (result.state.status !== 'EXPIRED') continue;
+      await handleCommand(deps, receivingStream(result.state.receivingAccountId), receiving, { type: 'ReleasePayable', paymentId: id, reason: 'expired', now }, context);
+      if (result.events.length > 0) expired++;
+    }
+    return expired;
+  };
+
+  let last: Promise<number> = Promise.resolve(0);
+  const tick = () => (last = last.catch(() => 0).then(expireDue));
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    tick()
+      .catch(err => deps.log.error({ err }, 'payment expiry tick failed'))
+      .finally(() => {
+        busy = false;
+      });
+  }, options.tickMs ?? 1000);
+
+  return {
+    tick,
+    async stop() {
+      clearInterval(timer);
+      await last.catch(() => 0);
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { handleCommand, load } from '../commands/handle.ts';
+import { payment, paymentStream } from '../commands/payment.ts';
+import { receiving, receivingStream, type Payable } from '../commands/receiving.ts';
+import { sagaEventId } from './event-id.ts';
+import type { SagaDeps } from './all.ts';
+import type { Saga } from './runner.ts';
+
+/**
+ * The payable a credit pays: for a virtual account, the one whose number the credit's reference carries and whose
+ * total it equals; otherwise the pending bill of exactly that total on that account. Payables still held when
+ * the money was booked come first.
+ */
+export function matchCredit(payables: Payable[], credit: { amount: number; reference: string | null; occurredAt: string }): Payable | null {
+  const ordered = [...payables].sort((a, b) => Number(b.expiresAt >= credit.occurredAt) - Number(a.expiresAt >= credit.occurredAt));
+  const reference = credit.reference ?? '';
+  return (
+    ordered.find(p => p.vaNumber !== null && reference.includes(p.vaNumber) && p.totalAmount === credit.amount) ??
+    ordered.find(p => p.vaNumber === null && p.totalAmount === credit.amount) ??
+    null
+  );
+}
+
+/** Completes the pending payment a synchronised credit pays, once, and frees its payable amount. */
+export function paymentMatchingSaga(deps: SagaDeps): Saga {
+  return {
+    name: 'payment-matching',
+    handles: ['MutationRecorded'],
+    async handle(event) {
+      if (event.type !== 'MutationRecorded' || event.data.type !== 'CREDIT') return;
+      const credit = event.data;
+      const held = (await load(deps, receivingStream(credit.accountId), receiving)).state;
+      const match = matchCredit(held.payables, credit);
+      if (!match) return; // unmatched: kept as a mutation, reported by reconciliation
+      const cause = `${event.streamId}@${event.revision}`;
+      const context = { actor: 'system:payment-matching', now: deps.clock.now(), causationId: cause, correlationId: match.paymentId };
+      const done = await handleCommand(deps, paymentStream(match.paymentId), payment, {
+        type: 'CompletePayment', mutationId: credit.mutationId, paidAt: new Date(credit.occurredAt), now: deps.clock.now(),
+      }, { ...context, eventId: i => sagaEventId('payment-matching', cause, i) });
+      if (done.state.status === 'COMPLETED' && done.state.mutationId === credit.mutationId) {
+        await handleCommand(deps, receivingStream(credit.accountId), receiving, { type: 'ReleasePayable', paymentId: match.paymentId, reason: 'completed', now: deps.clock.now() }, context);
+      }
+    },
+  };
+}

@@ -1,0 +1,228 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findTlv, hasValidCrc, parseTlv } from '../../src/payments/emv-qr.ts';
+import { paymentStream } from '../../src/commands/payment.ts';
+import { keyHolder } from '../support/http.ts';
+import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody, statusOf, syncUntil } from '../support/payments.ts';
+import { eventually, sandboxOf } from '../support/sandbox.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+let service: TestService;
+let sandbox: ReturnType<typeof sandboxOf>;
+beforeAll(async () => {
+  service = await startTestService();
+  sandbox = sandboxOf(service);
+});
+afterAll(async () => service?.close());
+
+type Caller = Awaited<ReturnType<typeof keyHolder>>;
+const post = (caller: Caller, body: unknown, headers: Record<string, string> = {}) =>
+  service.app.inject({ method: 'POST', url: '/api/v1/payments', headers: { 'x-api-key': caller.key, ...headers }, payload: body as never });
+
+describe('POST /api/v1/payments: QRIS-DYNAMIC', () => {
+  it('bills amount + a unique code with a dynamic QR whose image decodes to a valid payload of the total', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    const created = await post(caller, paymentBody(accountId, { amount: 75_000 }));
+    expect(created.statusCode, created.body).toBe(200);
+    const { status, data } = created.json();
+    expect(status).toBe('success');
+    expect(data).toMatchObject({ status: 'PENDING', type: 'QRIS-DYNAMIC', amount: 75_000, walletAccountId: accountId });
+    expect(data.uniqueCode).toBeGreaterThanOrEqual(1);
+    expect(data.uniqueCode).toBeLessThanOrEqual(999);
+    expect(data.totalAmount).toBe(75_000 + data.uniqueCode);
+    expect(data.paymentUrl).toBe(`${service.config.publicBaseUrl}/pay/${data.id}`);
+    expect(Date.parse(data.expiresAt) - service.clock.now().getTime()).toBe(60 * 60_000);
+
+    const image = await service.app.inject({ method: 'GET', url: new URL(data.qrisImage).pathname });
+    expect(image.statusCode).toBe(200);
+    expect(image.headers['content-type']).toBe('image/png');
+    const decoded = await decodeQrPng(image.rawPayload);
+    expect([decoded.width, decoded.height]).toEqual([256, 256]);
+    expect(decoded.payload).not.toBeNull();
+    expect(hasValidCrc(decoded.payload!)).toBe(true);
+    const fields = parseTlv(decoded.payload!);
+    expect(findTlv(fields, '01')).toBe('12'); // dynamic: point of initiation 12
+    expect(Number(findTlv(fields, '54'))).toBe(data.totalAmount);
+  });
+
+  it('completes when the customer pays the QR and the account is synchronised, and links the mutation', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller, 'WALLET-E');
+    const payment = await createPayment(caller, paymentBody(accountId));
+    const png = await service.app.inject({ method: 'GET', url: new URL(payment.qrisImage!).pathname });
+    const { payload } = await decodeQrPng(png.rawPayload);
+    await sandbox.pay({ qris: payload! });
+    const completed = await syncUntil(caller, accountId, payment.id, 'COMPLETED');
+    expect(completed).toMatchObject({ id: payment.id, status: 'COMPLETED', totalAmount: payment.totalAmount });
+    const mutation = await eventually(async () => {
+      const list = (await caller.call('GET', `/api/v1/mutations?accountId=${accountId}&type=CREDIT&limit=100`)).json().data as { amount: number; payment?: { id: string } }[];
+      return list.find(m => m.payment?.id === payment.id);
+    });
+    expect(mutation.amount).toBe(payment.totalAmount);
+  });
+
+  it('keeps a payment pending when the credit has another amount, and expires it at expiresAt', async () => {
+    const caller = await keyHolder(service);
+    const { accountId, phoneNumber } = await linkServiceWallet(caller);
+    const payment = await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 5 }));
+    expect(Date.parse(payment.expiresAt) - service.clock.now().getTime()).toBe(5 * 60_000);
+    await sandbox.addTransaction({ providerCode: 'WALLET-D', accountRef: phoneNumber, type: 'CREDIT', amount: payment.totalAmount + 1 });
+    await caller.call('GET', `/api/v1/accounts/${accountId}/refresh`);
+    await service.sagas.waitFor(await service.store.headPosition());
+    expect((await statusOf(caller, payment.id)).status).toBe('PENDING');
+    service.clock.advance(5 * 60_000);
+    await service.paymentExpiry.tick();
+    await eventually(async () => (await statusOf(caller, payment.id)).status === 'EXPIRED');
+    // paid after it expired: the credit is kept, the payment stays expired
+    await sandbox.addTransaction({ providerCode: 'WALLET-D', accountRef: phoneNumber, type: 'CREDIT', amount: payment.totalAmount });
+    await caller.call('GET', `/api/v1/accounts/${accountId}/refresh`);
+    await service.sagas.waitFor(await service.store.headPosition());
+    expect((await statusOf(caller, payment.id)).status).toBe('EXPIRED');
+    const events = await service.store.readStream(paymentStream(payment.id));
+    expect(events.map(e => e.type)).toEqual(['PaymentCreated', 'PaymentExpired']);
+  });
+});
+
+describe('POST /api/v1/payments: WALLET-A', () => {
+  it('gives a virtual account its own number and no unique code, and completes on a credit to that number', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkWalletA(service, caller);
+    const payment = await createPayment(caller, paymentBody(accountId, { type: 'VA-BANK2', amount: 120_000 }));
+    expect(payment).toMatchObject({ type: 'VA-BANK2', uniqueCode: 0, totalAmount: 120_000 });
+    expect(payment.accountNumber).toMatch(/^88820[0-9]{11}$/);
+    expect(payment.qrisImage).toBeUndefined();
+    await sandbox.pay({ vaNumber: payment.accountNumber!, amount: 120_000 });
+    await syncUntil(caller, accountId, payment.id, 'COMPLETED');
+  });
+
+  it('bills DIRECT transfers to the wallet number with a unique code', async () => {
+    const caller = await keyHolder(service);
+    const { accountId, phoneNumber } = await linkWalletA(service, caller);
+    const payment = await createPayment(caller, paymentBody(accountId, { type: 'DIRECT', amount: 30_000 }));
+    expect(payment.accountNumber).toBe(phoneNumber);
+    expect(payment.totalAmount).toBe(30_000 + payment.uniqueCode);
+    await sandbox.pay({ accountNumber: phoneNumber, providerCode: 'WALLET-A', amount: payment.totalAmount });
+    await syncUntil(caller, accountId, payment.id, 'COMPLETED');
+  });
+
+  it('asks for a type, since WALLET-A takes several', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkWalletA(service, caller);
+    const response = await post(caller, paymentBody(accountId));
+    expect(response.statusCode).toBe(400);
+  });
+});
+
+describe('POST /api/v1/payments: rules and errors', () => {
+  it.each([
+    ['DIRECT on a QRIS wallet', 'WALLET-D', 'DIRECT'],
+    ['a virtual account on a QRIS wallet', 'WALLET-E', 'VA-BANK1'],
+    ['static QRIS', 'WALLET-D', 'QRIS'],
+    ['an unknown type', 'WALLET-D', 'CASH'],
+  ])('answers 400 for %s', async (_case, providerCode, type) => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller, providerCode);
+    const response = await post(caller, paymentBody(accountId, { type }));
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json()).toMatchObject({ status: 'error', code: 'PAYMENT_TYPE_NOT_SUPPORTED' });
+  });
+
+  it('answers 400 for a bank account, 404 for an unknown or foreign account, 403 for GATEWAY', async () => {
+    const caller = await keyHolder(service);
+    const stranger = await keyHolder(service);
+    const bank = await caller.call('POST', '/api/v1/accounts', {
+      type: 'bank', providerCode: 'BANK-BRI', accountName: 'B', intervalMinutes: 60, accountNumber: String(Date.now()).slice(-10), username: 'u', password: 'p',
+    });
+    expect((await post(caller, paymentBody(bank.json().accountId))).statusCode).toBe(400);
+    expect((await post(caller, paymentBody(randomUUID()))).statusCode).toBe(404);
+    const { accountId } = await linkServiceWallet(caller);
+    const foreign = await post(stranger, paymentBody(accountId));
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json()).toMatchObject({ code: 'ACCOUNT_NOT_FOUND' });
+    expect((await post(caller, paymentBody('GATEWAY'))).statusCode).toBe(403);
+  });
+
+  it.each([
+    ['no amount', { amount: undefined }],
+    ['amount 0', { amount: 0 }],
+    ['a fractional amount', { amount: 10.5 }],
+    ['amount as text', { amount: '10000' }],
+    ['no walletAccountId', { walletAccountId: undefined }],
+    ['a walletAccountId that is no UUID', { walletAccountId: 'abc' }],
+    ['no redirectUrl', { redirectUrl: undefined }],
+    ['a javascript: redirectUrl', { redirectUrl: 'javascript:alert(1)' }],
+    ['no orderId', { orderId: undefined }],
+    ['a blank orderId', { orderId: '  ' }],
+    ['expiresInMinutes below 5', { expiresInMinutes: 4 }],
+    ['expiresInMinutes above a week', { expiresInMinutes: 10_081 }],
+  ])('answers 400 for %s, and creates nothing', async (_case, overrides) => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    const before = await service.store.headPosition();
+    const response = await post(caller, paymentBody(accountId, overrides));
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json()).toMatchObject({ status: 'error', code: 'VALIDATION_ERROR' });
+    expect(await service.store.headPosition()).toEqual(before);
+  });
+
+  it('answers 409 for a second payment of an order that is still pending, and bills it again once that expired', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    const first = await createPayment(caller, paymentBody(accountId, { orderId: 'INV-1', expiresInMinutes: 5 }));
+    const second = await post(caller, paymentBody(accountId, { orderId: 'INV-1' }));
+    expect(second.statusCode).toBe(409);
+    expect(second.json()).toMatchObject({ code: 'ORDER_PENDING' });
+    service.clock.advance(5 * 60_000);
+    await service.paymentExpiry.tick();
+    const again = await createPayment(caller, paymentBody(accountId, { orderId: 'INV-1' }));
+    expect(again.id).not.toBe(first.id);
+  });
+
+  it('answers the same payment for the same Idempotency-Key and body, 422 for another body', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    const body = paymentBody(accountId);
+    const key = { 'idempotency-key': `k-${randomUUID()}` };
+    const [a, b] = await Promise.all([post(caller, body, key), post(caller, body, key)]);
+    expect(a.statusCode, a.body).toBe(200);
+    expect(b.statusCode, b.body).toBe(200);
+    expect(b.json().data.id).toBe(a.json().data.id);
+    const c = await post(caller, body, key);
+    expect(c.json().data).toEqual(a.json().data);
+    const other = await post(caller, { ...body, amount: body.amount + 1 }, key);
+    expect(other.statusCode).toBe(422);
+    expect(other.json()).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+  });
+
+  it('never gives two pending payments of one account the same total, however many are created at once', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    const created = await Promise.all(Array.from({ length: 25 }, () => createPayment(caller, paymentBody(accountId, { amount: 10_000 }))));
+    expect(new Set(created.map(p => p.totalAmount)).size).toBe(25);
+  });
+
+  it('answers 400 when the receiving account is inactive', async () => {
+    const caller = await keyHolder(service);
+    const created = await caller.call('POST', '/api/v1/accounts', { type: 'ewallet', providerCode: 'WALLET-A', accountName: 'A', intervalMinutes: 60, phoneNumber: '081577700001', pin: '123456' });
+    const response = await post(caller, paymentBody(created.json().accountId, { type: 'DIRECT' }));
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'ACCOUNT_INACTIVE' });
+  });
+});
+
+describe('GET /api/v1/payments/status/:paymentId', () => {
+  it('answers the payment to its owner, 404 to anyone else or for an unknown id, 400 for a malformed one, 401 without a key', async () => {
+    const caller = await keyHolder(service);
+    const stranger = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    const payment = await createPayment(caller, paymentBody(accountId));
+    const mine = await caller.call('GET', `/api/v1/payments/status/${payment.id}`);
+    expect(mine.statusCode).toBe(200);
+    expect(mine.json()).toMatchObject({ status: 'success', data: { id: payment.id, status: 'PENDING' } });
+    expect((await stranger.call('GET', `/api/v1/payments/status/${payment.id}`)).statusCode).toBe(404);
+    expect((await caller.call('GET', `/api/v1/payments/status/${randomUUID()}`)).json()).toMatchObject({ code: 'PAYMENT_NOT_FOUND' });
+    expect((await caller.call('GET', '/api/v1/payments/status/nope')).statusCode).toBe(400);
+    expect((await service.app.inject({ method: 'GET', url: `/api/v1/payments/status/${payment.id}` })).statusCode).toBe(401);
+  });
+});

@@ -1,0 +1,136 @@
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import { order } from '../../src/commands/order.ts';
+import { payment, type PaymentDetails } from '../../src/commands/payment.ts';
+import { heldAt, maxUniqueCode, receiving, type Receiving, type ReceivingCommand } from '../../src/commands/receiving.ts';
+import { Conflict } from '../../src/errors.ts';
+import { OrderPaymentOpened, PayableReleased, PayableReserved, PaymentCompleted, PaymentCreated, PaymentExpired } from '../../src/events/payment.ts';
+import { matchCredit } from '../../src/sagas/payment-matching.ts';
+import { specification } from '../support/decider.ts';
+
+const t0 = new Date('2026-03-02T03:00:00.000Z');
+const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);
+const ownerId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
+const accountId = '3c1d2b4a-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
+const paymentId = '6a0c1d2e-3f40-4152-8364-758697a8b9c0';
+const mutationId = '7b1d2e3f-4051-4263-9475-8697a8b9c0d1';
+const details: PaymentDetails = {
+  paymentId, ownerId, orderId: 'INV-1', receivingAccountId: accountId, providerCode: 'WALLET-D', type: 'QRIS-DYNAMIC',
+  amount: 50_000, uniqueCode: 7, totalAmount: 50_007, accountNumber: null, qrisPayload: 'qr', redirectUrl: 'https://x.example',
+  expiresAt: at(60).toISOString(), createdAt: t0.toISOString(), requestHash: 'h',
+};
+const created = PaymentCreated(details);
+
+describe('payment decider', () => {
+  const given = specification(payment);
+
+  it('completes a pending payment with a credit booked before it expired', () => {
+    given([created]).when({ type: 'CompletePayment', mutationId, paidAt: at(59), now: at(70) }).then([
+      PaymentCompleted({
+        paymentId, ownerId, orderId: 'INV-1', type: 'QRIS-DYNAMIC', amount: 50_000, totalAmount: 50_007, receivingAccountId: accountId,
+        mutationId, paidAt: at(59).toISOString(), completedAt: at(70).toISOString(),
+      }),
+    ]);
+  });
+
+  it('ignores a credit booked after expiresAt, and expires only once expiresAt has passed', () => {
+    given([created]).when({ type: 'CompletePayment', mutationId, paidAt: at(61), now: at(62) }).then([]);
+    given([created]).when({ type: 'ExpirePayment', now: at(59) }).then([]);
+    given([created]).when({ type: 'ExpirePayment', now: at(60) }).then([
+      PaymentExpired({ paymentId, ownerId, receivingAccountId: accountId, expiredAt: at(60).toISOString() }),
+    ]);
+  });
+
+  it('never leaves a final state: completed stays completed, expired stays expired', () => {
+    const completed = PaymentCompleted({
+      paymentId, ownerId, orderId: 'INV-1', type: 'QRIS-DYNAMIC', amount: 50_000, totalAmount: 50_007, receivingAccountId: accountId,
+      mutationId, paidAt: at(1).toISOString(), completedAt: at(2).toISOString(),
+    });
+    const expired = PaymentExpired({ paymentId, ownerId, receivingAccountId: accountId, expiredAt: at(60).toISOString() });
+    given([created, completed]).when({ type: 'ExpirePayment', now: at(90) }).then([]);
+    given([created, expired]).when({ type: 'CompletePayment', mutationId, paidAt: at(1), now: at(90) }).then([]);
+    given([created]).when({ type: 'CreatePayment', payment: details }).then([]);
+  });
+
+  test.prop([fc.array(fc.oneof(
+    fc.record({ kind: fc.constant('pay' as const), paidAt: fc.integer({ min: 0, max: 120 }), now: fc.integer({ min: 0, max: 120 }) }),
+    fc.record({ kind: fc.constant('expire' as const), now: fc.integer({ min: 0, max: 120 }) }),
+  ), { maxLength: 12 })])('ends in exactly one of COMPLETED or EXPIRED, whatever the interleaving', steps => {
+    let state = payment.evolve(payment.initialState(), created);
+    const ends: string[] = [];
+    for (const step of steps) {
+      const events = step.kind === 'pay'
+        ? payment.decide(state, { type: 'CompletePayment', mutationId, paidAt: at(step.paidAt), now: at(step.now) })
+        : payment.decide(state, { type: 'ExpirePayment', now: at(step.now) });
+      ends.push(...events.map(e => e.type));
+      state = events.reduce(payment.evolve, state);
+    }
+    expect(ends.length).toBeLessThanOrEqual(1);
+    if (ends[0] === 'PaymentCompleted') expect(state.status === 'COMPLETED' && state.paidAt < details.expiresAt).toBe(true);
+  });
+});
+
+describe('receiving decider (unique payable amounts)', () => {
+  const given = specification(receiving);
+  const reserve = (id: string, amount: number, firstCode: number, now = at(0), vaNumber: string | null = null): ReceivingCommand => ({
+    type: 'ReservePayable', accountId, paymentId: id, amount, vaNumber, firstCode, expiresAt: at(60), now,
+  });
+  const reserved = (id: string, uniqueCode: number, amount = 50_000, expiresAt = at(60)) =>
+    PayableReserved({ accountId, paymentId: id, uniqueCode, totalAmount: amount + uniqueCode, vaNumber: null, expiresAt: expiresAt.toISOString(), reservedAt: t0.toISOString() });
+
+  it('skips a code whose total a pending payment holds, and reuses it once that lapsed or was released', () => {
+    given([reserved('a', 7)]).when(reserve('b', 50_000, 7)).then([reserved('b', 8)]);
+    given([reserved('a', 7, 50_000, at(30))]).when(reserve('b', 50_000, 7, at(30))).then([
+      PayableReserved({ accountId, paymentId: 'b', uniqueCode: 7, totalAmount: 50_007, vaNumber: null, expiresAt: at(60).toISOString(), reservedAt: at(30).toISOString() }),
+    ]);
+    given([reserved('a', 7), PayableReleased({ accountId, paymentId: 'a', reason: 'completed', releasedAt: t0.toISOString() })])
+      .when(reserve('b', 50_000, 7)).then([reserved('b', 7)]);
+  });
+
+  it('refuses when all 999 codes of an amount are held, and a VA number twice', () => {
+    const full = Array.from({ length: maxUniqueCode }, (_, i) => reserved(`p${i}`, i + 1));
+    given(full).when(reserve('x', 50_000, 1)).thenThrows(Conflict);
+    const va = PayableReserved({ accountId, paymentId: 'v', uniqueCode: 0, totalAmount: 10_000, vaNumber: '8881000000000001', expiresAt: at(60).toISOString(), reservedAt: t0.toISOString() });
+    given([va]).when(reserve('w', 10_000, 1, at(0), '8881000000000001')).thenThrows(Conflict);
+  });
+
+  test.prop([fc.array(fc.record({ amount: fc.constantFrom(10_000, 10_001, 10_002, 25_000), firstCode: fc.integer({ min: 1, max: 999 }), minute: fc.integer({ min: 0, max: 90 }), release: fc.boolean() }), { maxLength: 60 })])(
+    'never holds two payables with the same total at any time',
+    steps => {
+      let state: Receiving = receiving.initialState();
+      steps.forEach((s, i) => {
+        const now = at(s.minute);
+        const events = s.release && state.payables.length > 0
+          ? receiving.decide(state, { type: 'ReleasePayable', paymentId: state.payables[i % state.payables.length]!.paymentId, reason: 'completed', now })
+          : receiving.decide(state, { type: 'ReservePayable', accountId, paymentId: `p${i}`, amount: s.amount, vaNumber: null, firstCode: s.firstCode, expiresAt: new Date(now.getTime() + 30 * 60_000), now });
+        state = events.reduce(receiving.evolve, state);
+        const totals = heldAt(state, now.toISOString()).map(p => p.totalAmount);
+        expect(new Set(totals).size).toBe(totals.length);
+      });
+    },
+  );
+});
+
+describe('order decider', () => {
+  const given = specification(order);
+  const opened = OrderPaymentOpened({ ownerId, orderId: 'INV-1', paymentId, openedAt: t0.toISOString() });
+  const open = (id: string, previousStillPending: boolean) => ({ type: 'OpenOrderPayment' as const, ownerId, orderId: 'INV-1', paymentId: id, previousStillPending, now: at(1) });
+
+  it('opens one pending payment per order, again once it ended, and the same payment idempotently', () => {
+    given([opened]).when(open(mutationId, true)).thenThrows(Conflict);
+    given([opened]).when(open(mutationId, false)).then([OrderPaymentOpened({ ownerId, orderId: 'INV-1', paymentId: mutationId, openedAt: at(1).toISOString() })]);
+    given([opened]).when(open(paymentId, true)).then([]);
+  });
+});
+
+describe('credit matching', () => {
+  const payable = (paymentId: string, totalAmount: number, vaNumber: string | null = null, expiresAt = at(60).toISOString()) => ({ paymentId, uniqueCode: 1, totalAmount, vaNumber, expiresAt });
+
+  it('matches a virtual account by number and total, other payments by total, and nothing else', () => {
+    const payables = [payable('qr', 10_001), payable('va', 10_001, '8882000000000009')];
+    expect(matchCredit(payables, { amount: 10_001, reference: 'VA 8882000000000009', occurredAt: t0.toISOString() })?.paymentId).toBe('va');
+    expect(matchCredit(payables, { amount: 10_001, reference: null, occurredAt: t0.toISOString() })?.paymentId).toBe('qr');
+    expect(matchCredit(payables, { amount: 10_002, reference: null, occurredAt: t0.toISOString() })).toBeNull();
+    expect(matchCredit([payable('va', 5_000, '8882000000000009')], { amount: 5_001, reference: '8882000000000009', occurredAt: t0.toISOString() })).toBeNull();
+  });
+});

@@ -61,6 +61,10 @@ export const user: Decider<User, UserCommand, UserEvent> = {
         return state.registered ? { ...state, points: state.points - event.data.points } : state;
       case 'AccountDeleted':
         return state;
+      case 'WebhookEndpointAdded':
+      case 'WebhookEndpointRemoved':
+      case 'WebhookEndpointDisabled':
+        return state; // endpoints are decided by src/webhooks/endpoints.ts, a view of this stream of its own
       default: {
         const never: never = event;
         return never;

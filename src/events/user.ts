@@ -38,12 +38,45 @@ export const AccountDeleted = event('AccountDeleted', 1, z.object({
   deletedAt: isoDate,
 }));
 
+/** A sealed value (src/security/credentials.ts): AES-256-GCM, never the plain text. */
+const sealed = z.object({ iv: z.string(), tag: z.string(), data: z.string() });
+
+/** A webhook endpoint of the user; its signing secret is sealed (it must be recovered to sign, so it is not hashed). */
+export const WebhookEndpointAdded = event('WebhookEndpointAdded', 1, z.object({
+  userId: z.uuid(),
+  endpointId: z.uuid(),
+  url: z.string().min(1),
+  secret: sealed,
+  addedAt: isoDate,
+}));
+
+export const WebhookEndpointRemoved = event('WebhookEndpointRemoved', 1, z.object({
+  userId: z.uuid(),
+  endpointId: z.uuid(),
+  removedAt: isoDate,
+}));
+
+/** The receiver asked for no more deliveries (410 Gone); nothing is sent to the endpoint from then on. */
+export const WebhookEndpointDisabled = event('WebhookEndpointDisabled', 1, z.object({
+  userId: z.uuid(),
+  endpointId: z.uuid(),
+  reason: z.enum(['gone']),
+  statusCode: z.int(),
+  disabledAt: isoDate,
+}));
+
+export type WebhookEndpointEvent =
+  | EventOf<typeof WebhookEndpointAdded>
+  | EventOf<typeof WebhookEndpointRemoved>
+  | EventOf<typeof WebhookEndpointDisabled>;
+
 export type UserEvent =
   | EventOf<typeof UserRegistered>
   | EventOf<typeof SubscriptionGranted>
   | EventOf<typeof PointsGranted>
   | EventOf<typeof PointsDebited>
-  | EventOf<typeof AccountDeleted>;
+  | EventOf<typeof AccountDeleted>
+  | WebhookEndpointEvent;
 
 // stream user-email-<sha256 of the normalised email>: one claim per address keeps emails unique
 export const UserEmailClaimed = event('UserEmailClaimed', 1, z.object({ userId: z.uuid() }));

@@ -29,6 +29,8 @@ const envSchema = z.object({
   OTP_SEND_LIMIT_PER_PHONE: z.coerce.number().int().min(1).max(1000).default(5),
   OTP_SEND_LIMIT_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(100),
   OTP_SEND_LIMIT_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(10),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(8),
 });
 
 export type Config = {
@@ -48,6 +50,8 @@ export type Config = {
   webhookAllowPrivate: boolean;
   embeddedPostgresPassword: string;
   otp: OtpSettings;
+  webhookTimeoutSeconds: number;
+  webhookConcurrency: number;
 };
 
 /** E-wallet OTP logins: how long an OTP session lives, and how many codes may be sent per phone and per key in a window. */
@@ -115,5 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sendsPerKey: e.OTP_SEND_LIMIT_PER_KEY,
       windowMinutes: e.OTP_SEND_LIMIT_WINDOW_MINUTES,
     },
+    webhookTimeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,
+    webhookConcurrency: e.WEBHOOK_CONCURRENCY,
   };
 }

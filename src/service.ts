@@ -23,6 +23,8 @@ import { startPaymentExpiry, type PaymentExpiryTimer } from './sagas/payment-exp
 import type { EventStore } from './store/event-store.ts';
 import { openEventStore } from './store/open.ts';
 import { postgresSnapshots } from './store/snapshots.ts';
+import { startWebhookDelivery, type WebhookDelivery } from './webhooks/delivery-runner.ts';
+import { webhookSettings, type WebhookSettings } from './webhooks/settings.ts';
 
 export type Service = {
   app: FastifyInstance;
@@ -32,6 +34,7 @@ export type Service = {
   projections: ProjectionRunner;
   sagas: SagaRunner;
   accountSync: AccountSyncScheduler;
+  webhookDelivery: WebhookDelivery;
   paymentExpiry: PaymentExpiryTimer;
   sandboxUrl: string | null;
   /** Starts listening on the configured port and answers the service's URL. */
@@ -47,6 +50,8 @@ export type ServiceOptions = {
   schedulerTickMs?: number;
   /** Timeouts, retries and circuit breaking of provider calls (tests shorten them). */
   connector?: Omit<HttpConnectorOptions, 'baseUrl'>;
+  /** Webhook delivery beyond the configuration: tests shorten the retry schedule and the poll interval. */
+  webhooks?: Partial<WebhookSettings>;
 };
 
 /** The embedded database lives in DATA_DIR; our own database inside it is created on first start. */
@@ -80,6 +85,9 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const projectionRunner = new ProjectionRunner({ pool, store, log }, projections);
   const sagaRunner = new SagaRunner({ pool, store, log }, sagas({ store, snapshots, clock, log }));
   await projectionRunner.start();
+  const webhooks = webhookSettings(config, options.webhooks);
+  // before the sagas: they publish webhook events into the tables and queue this creates
+  const webhookDelivery = await startWebhookDelivery({ pool, store, snapshots, clock, log, vault }, webhooks);
   await sagaRunner.start();
 
   const deps: AppDeps = {
@@ -92,7 +100,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     log,
     readModels: projectionRunner,
     tokens: sessionTokens(config.jwtSecret),
-    config: { publicBaseUrl: config.publicBaseUrl, sessionTtlHours: config.sessionTtlHours, otp: config.otp },
+    config: { publicBaseUrl: config.publicBaseUrl, sessionTtlHours: config.sessionTtlHours, otp: config.otp, webhooks },
     readiness: async () => ({
       database: await query(pool, 'ReadinessPing', 'select 1').then(() => true, () => false),
       eventStore: await store.headPosition().then(() => true, () => false),
@@ -114,6 +122,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     (closing ??= (async () => {
       await app.close(); // in-flight requests finish first
       await accountSync.stop();
+      await webhookDelivery.stop();
       await paymentExpiry.stop();
       await sagaRunner.stop();
       await projectionRunner.stop(); // the batch in hand is applied and checkpointed
@@ -122,5 +131,5 @@ export async function createService(config: Config, options: ServiceOptions = {}
       await sandbox?.close();
       await embedded?.stop();
     })());
-  return { app, deps, pool, store, projections: projectionRunner, sagas: sagaRunner, accountSync, paymentExpiry, sandboxUrl: providerUrl, listen, close };
+  return { app, deps, pool, store, projections: projectionRunner, sagas: sagaRunner, accountSync, webhookDelivery, paymentExpiry, sandboxUrl: providerUrl, listen, close };
 }

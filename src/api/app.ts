@@ -13,6 +13,7 @@ import type { AppDeps } from './deps.ts';
 import { registerErrorHandling } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { requireApiKey } from './key-auth.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 /** Builds the HTTP app without listening, so tests use `inject` against real dependencies. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -51,6 +52,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(providerRoutes, { prefix: '/api/v1/providers' });
   await app.register(accountRoutes(deps), { prefix: '/api/v1/accounts' });
   await app.register(mutationRoutes(deps), { prefix: '/api/v1/mutations' });
+  await app.register(webhookRoutes(deps)); // /api/v1/webhooks and /api/dashboard/webhooks
   await app.register(paymentRoutes(deps), { prefix: '/api/v1/payments' });
   await app.register(paymentPageRoutes(deps));
   return app;

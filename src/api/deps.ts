@@ -2,12 +2,13 @@ import type pg from 'pg';
 import type { OtpSettings } from '../config.ts';
 import type { SyncDeps } from '../commands/sync-account.ts';
 import type { SessionTokens } from '../security/session-token.ts';
+import type { WebhookSettings } from '../webhooks/settings.ts';
 
 /** Everything the HTTP layer needs, given when the app is built. */
 export type AppDeps = SyncDeps & {
   pool: pg.Pool;
   tokens: SessionTokens;
-  config: { publicBaseUrl: string; sessionTtlHours: number; otp: OtpSettings };
+  config: { publicBaseUrl: string; sessionTtlHours: number; otp: OtpSettings; webhooks: WebhookSettings };
   /** Readiness of what the service depends on. */
   readiness(): Promise<Record<string, boolean>>;
 };

@@ -1,0 +1,85 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { listDeliveries, redeliver } from '../webhooks/delivery-log.ts';
+import { listWebhookEndpoints } from '../webhooks/endpoints-projection.ts';
+import { addWebhookEndpoint, removeWebhookEndpoint } from '../webhooks/endpoints.ts';
+import type { AppDeps } from './deps.ts';
+import { pagination } from './presenters.ts';
+import { requireSession } from './session-auth.ts';
+
+const createBody = z.object({ url: z.string().trim().min(1).max(2048) });
+const endpointParams = z.object({ id: z.uuid() });
+const deliveryParams = z.object({ id: z.uuid(), deliveryId: z.uuid() });
+const deliveriesQuery = z.object({
+  status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']).optional(),
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+type Surface = 'key' | 'dashboard';
+
+/** Who asks: the key's owner on /api/v1, the session's user on the dashboard; and the actor their events record. */
+function callerOf(surface: Surface, request: FastifyRequest) {
+  if (surface === 'key') return { ownerId: request.owner!.userId, actor: `api-key:${request.owner!.keyId}` };
+  return { ownerId: request.principal!.userId, actor: `user:${request.principal!.userId}` };
+}
+
+/** One route set, on both surfaces: every id is looked up within the caller's own endpoints (another owner's: 404). */
+function routes(deps: AppDeps, surface: Surface) {
+  return async function (plain: FastifyInstance) {
+    const app = plain.withTypeProvider<ZodTypeProvider>();
+    if (surface === 'dashboard') requireSession(deps, app);
+
+    app.post('/', { schema: { body: createBody } }, async request => {
+      const { ownerId, actor } = callerOf(surface, request);
+      const created = await addWebhookEndpoint(deps, deps.config.webhooks, ownerId, request.body.url, actor);
+      return { status: 'success', data: created };
+    });
+
+    app.get('/', async request => {
+      const endpoints = await listWebhookEndpoints(deps.pool, callerOf(surface, request).ownerId);
+      return {
+        status: 'success',
+        data: endpoints.map(e => ({
+          id: e.id,
+          url: e.url,
+          createdAt: e.created_at.toISOString(),
+          disabled: e.disabled_at !== null,
+          disabledAt: e.disabled_at?.toISOString() ?? null,
+          disabledStatusCode: e.disabled_status_code,
+        })),
+      };
+    });
+
+    app.delete('/:id', { schema: { params: endpointParams } }, async request => {
+      const { ownerId, actor } = callerOf(surface, request);
+      await removeWebhookEndpoint(deps, ownerId, request.params.id, actor);
+      return { status: 'success', data: { id: request.params.id, removed: true } };
+    });
+
+    app.get('/:id/deliveries', { schema: { params: endpointParams, querystring: deliveriesQuery } }, async request => {
+      const q = request.query;
+      const { rows, total } = await listDeliveries(deps.pool, { ownerId: callerOf(surface, request).ownerId, endpointId: request.params.id, ...q });
+      return { status: 'success', data: rows, pagination: pagination(total, q.page, q.limit) };
+    });
+
+    app.post('/:id/deliveries/:deliveryId/redeliver', { schema: { params: deliveryParams } }, async (request, reply) => {
+      const { ownerId } = callerOf(surface, request);
+      const delivery = await redeliver(deps.pool, { clock: deps.clock, delays: deps.config.webhooks.retryDelaysMs }, {
+        ownerId,
+        endpointId: request.params.id,
+        deliveryId: request.params.deliveryId,
+      });
+      return reply.code(202).send({ status: 'success', data: delivery });
+    });
+  };
+}
+
+/** Webhook endpoints, their delivery log and redelivery: `/api/v1/webhooks` (API key) and `/api/dashboard/webhooks` (session). */
+export function webhookRoutes(deps: AppDeps) {
+  return async function (app: FastifyInstance) {
+    await app.register(routes(deps, 'key'), { prefix: '/api/v1/webhooks' });
+    await app.register(routes(deps, 'dashboard'), { prefix: '/api/dashboard/webhooks' });
+  };
+}

@@ -1,0 +1,128 @@
+import type pg from 'pg';
+import type { Clock } from '../clock.ts';
+import { inTransaction, query, type Queryable } from '../db/pool.ts';
+import { Conflict, NotFound } from '../errors.ts';
+import type { DeliveryStatus } from './delivery-state.ts';
+import { findWebhookEndpoint } from './endpoints-projection.ts';
+import { endpointNotFound } from './endpoints.ts';
+import { scheduleAttempt } from './jobs.ts';
+
+type DeliveryRow = {
+  id: string;
+  event_id: string;
+  type: string;
+  status: DeliveryStatus;
+  status_reason: string | null;
+  schedule_step: number;
+  next_attempt_at: Date | null;
+  created_at: Date;
+};
+
+type AttemptRow = {
+  delivery_id: string;
+  number: number;
+  manual: boolean;
+  attempted_at: Date;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+};
+
+const deliveryColumns = `d.id, d.event_id, ev.type, d.status, d.status_reason, d.schedule_step, d.next_attempt_at, d.created_at`;
+
+/** A delivery as the API shows it: the event, its state, and every attempt with its answer. */
+function present(d: DeliveryRow, attempts: AttemptRow[]) {
+  return {
+    id: d.id,
+    eventId: d.event_id,
+    type: d.type,
+    status: d.status,
+    statusReason: d.status_reason,
+    createdAt: d.created_at.toISOString(),
+    nextAttemptAt: d.next_attempt_at?.toISOString() ?? null,
+    attempts: attempts.map(a => ({
+      number: a.number,
+      attemptedAt: a.attempted_at.toISOString(),
+      manual: a.manual,
+      statusCode: a.status_code,
+      error: a.error,
+      durationMs: a.duration_ms,
+    })),
+  };
+}
+
+export type DeliveryView = ReturnType<typeof present>;
+
+async function attemptsOf(db: Queryable, deliveryIds: string[]): Promise<Map<string, AttemptRow[]>> {
+  const r = await query<AttemptRow>(
+    db,
+    'ListWebhookAttempts',
+    'select * from webhook_attempts where delivery_id = any($1::uuid[]) order by delivery_id, number',
+    [deliveryIds],
+  );
+  const byDelivery = new Map<string, AttemptRow[]>();
+  for (const a of r.rows) byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);
+  return byDelivery;
+}
+
+/** The delivery log of one of the owner's endpoints, newest first. */
+export async function listDeliveries(
+  db: Queryable,
+  q: { ownerId: string; endpointId: string; status?: DeliveryStatus; page: number; limit: number },
+): Promise<{ rows: DeliveryView[]; total: number }> {
+  if (!(await findWebhookEndpoint(db, q.ownerId, q.endpointId))) throw endpointNotFound();
+  const filter = `d.endpoint_id = $1 and d.owner_id = $2 and ($3::text is null or d.status = $3)`;
+  const params = [q.endpointId, q.ownerId, q.status ?? null];
+  const [page, count] = await Promise.all([
+    query<DeliveryRow>(
+      db,
+      'ListWebhookDeliveries',
+      `select ${deliveryColumns} from webhook_deliveries d join webhook_events ev on ev.event_id = d.event_id
+        where ${filter} order by d.created_at desc, d.id limit $4 offset $5`,
+      [...params, q.limit, (q.page - 1) * q.limit],
+    ),
+    query<{ total: number }>(db, 'CountWebhookDeliveries', `select count(*)::int as total from webhook_deliveries d where ${filter}`, params),
+  ]);
+  const attempts = await attemptsOf(db, page.rows.map(d => d.id));
+  return { rows: page.rows.map(d => present(d, attempts.get(d.id) ?? [])), total: count.rows[0]?.total ?? 0 };
+}
+
+/**
+ * Sends a delivery again, now. A delivery still retrying makes its next attempt at once and keeps its schedule after
+ * it; a finished one (succeeded, failed or cancelled) gets one more attempt, without retries after it. An endpoint
+ * disabled by a 410 takes no redelivery.
+ */
+export async function redeliver(
+  pool: pg.Pool,
+  deps: { clock: Clock; delays: readonly number[] },
+  q: { ownerId: string; endpointId: string; deliveryId: string },
+): Promise<DeliveryView> {
+  const endpoint = await findWebhookEndpoint(pool, q.ownerId, q.endpointId);
+  if (!endpoint) throw endpointNotFound();
+  if (endpoint.disabled_at) throw new Conflict('Webhook endpoint is disabled (its receiver answered 410 Gone)', 'WEBHOOK_ENDPOINT_DISABLED');
+  const now = deps.clock.now();
+  return inTransaction(pool, async tx => {
+    const found = await query<DeliveryRow>(
+      tx,
+      'LockWebhookDeliveryForRedelivery',
+      `select ${deliveryColumns} from webhook_deliveries d join webhook_events ev on ev.event_id = d.event_id
+        where d.id = $1 and d.endpoint_id = $2 and d.owner_id = $3 for update of d`,
+      [q.deliveryId, q.endpointId, q.ownerId],
+    );
+    const delivery = found.rows[0];
+    if (!delivery) throw new NotFound('Webhook delivery not found', 'WEBHOOK_DELIVERY_NOT_FOUND');
+    // a finished delivery resumes at the last step of the schedule: one attempt, and no retry after it
+    const step = delivery.status === 'pending' ? delivery.schedule_step : Math.max(deps.delays.length - 1, 0);
+    await query(
+      tx,
+      'ResumeWebhookDelivery',
+      `update webhook_deliveries set status = 'pending', status_reason = null, schedule_step = $2, next_attempt_at = $3, updated_at = $3
+        where id = $1`,
+      [delivery.id, step, now],
+    );
+    await scheduleAttempt(tx, { deliveryId: delivery.id, step: step + 1, manual: true }, 0);
+    const attempts = await attemptsOf(tx, [delivery.id]);
+    const resumed = { ...delivery, status: 'pending' as const, status_reason: null, schedule_step: step, next_attempt_at: now };
+    return present(resumed, attempts.get(delivery.id) ?? []);
+  });
+}

@@ -1,0 +1,64 @@
+import { Logger as WorkerLogger, run } from 'graphile-worker';
+import type pg from 'pg';
+import type { Clock } from '../clock.ts';
+import type { EventSourcing } from '../commands/handle.ts';
+import type { Logger } from '../logger.ts';
+import type { CredentialVault } from '../security/credentials.ts';
+import { cancelDelivery, findDeliveryTarget, recordAttempt } from './deliveries.ts';
+import { isCurrent, type AttemptJob } from './delivery-state.ts';
+import { disableWebhookEndpoint } from './endpoints.ts';
+import { attemptJob, deliverWebhookTask } from './jobs.ts';
+import { ensureWebhookSchema } from './schema.ts';
+import { postWebhook } from './send.ts';
+import type { WebhookSettings } from './settings.ts';
+import { signedHeaders } from './signature.ts';
+
+export type DeliveryDeps = EventSourcing & { pool: pg.Pool; clock: Clock; log: Logger; vault: CredentialVault };
+
+/**
+ * Makes one attempt of a delivery: checks that the job is still wanted and the endpoint still active, signs the
+ * stored body afresh, POSTs it, logs the answer and schedules what follows. A 410 disables the endpoint.
+ */
+export async function attemptDelivery(deps: DeliveryDeps, settings: WebhookSettings, job: AttemptJob): Promise<void> {
+  const target = await findDeliveryTarget(deps.pool, job.deliveryId);
+  if (!target || !isCurrent({ status: target.status, scheduleStep: target.schedule_step }, job)) return;
+  if (target.removed_at || target.disabled_at) {
+    await cancelDelivery(deps.pool, target.id, target.removed_at ? 'endpoint removed' : 'endpoint disabled', deps.clock.now());
+    return;
+  }
+  const secret = deps.vault.open<string>(target.secret);
+  // the signature's timestamp is wall-clock time: receivers compare it with their own clock to refuse replays
+  const headers = signedHeaders(secret, target.event_id, new Date(), target.body);
+  const attemptedAt = deps.clock.now();
+  const result = await postWebhook({ url: target.url, body: target.body, headers }, settings);
+  await recordAttempt(deps.pool, { job, attemptedAt, result, delays: settings.retryDelaysMs, random: Math.random() });
+  if (result.statusCode === 410) await disableWebhookEndpoint(deps, target.owner_id, target.endpoint_id, 410);
+}
+
+export type WebhookDelivery = { stop(): Promise<void> };
+
+/**
+ * The webhook runner: a graphile-worker runner of its own, with its own concurrency and task, so receivers that are
+ * slow or down take only its slots and never hold up account syncs or sagas.
+ */
+export async function startWebhookDelivery(deps: DeliveryDeps, settings: WebhookSettings): Promise<WebhookDelivery> {
+  await ensureWebhookSchema(deps.pool);
+  const runner = await run({
+    pgPool: deps.pool,
+    concurrency: settings.concurrency,
+    noHandleSignals: true,
+    pollInterval: settings.pollIntervalMs,
+    logger: new WorkerLogger(() => (level, message, meta) => {
+      if (level === 'error' || level === 'warning') deps.log.warn({ meta }, `webhook queue: ${message}`);
+    }),
+    taskList: {
+      [deliverWebhookTask]: async payload => {
+        const job = attemptJob.safeParse(payload);
+        if (!job.success) return; // a malformed job is dropped, not retried for ever
+        await attemptDelivery(deps, settings, job.data);
+      },
+    },
+  });
+  let stopping: Promise<void> | null = null;
+  return { stop: () => (stopping ??= runner.stop()) };
+}

@@ -1,0 +1,68 @@
+import { Logger as WorkerLogger, runMigrations } from 'graphile-worker';
+import type pg from 'pg';
+import { inTransaction, query } from '../db/pool.ts';
+import { webhookEndpointsProjection } from './endpoints-projection.ts';
+
+/**
+ * The delivery log: plain tables owned by this module, not events. Which endpoints exist is domain state (events in
+ * the user stream); what was sent when, and what the receiver answered, is an operational side-effect log, written
+ * many times per event, that nothing decides on and no read model is rebuilt from (docs/webhooks.md).
+ */
+const deliveryLogSchema = `
+  create table if not exists webhook_events (
+    event_id text primary key,
+    owner_id uuid not null,
+    type text not null,
+    created_at timestamptz not null,
+    body text not null,
+    enqueued_at timestamptz not null
+  );
+  create table if not exists webhook_deliveries (
+    id uuid primary key default gen_random_uuid(),
+    event_id text not null references webhook_events (event_id),
+    endpoint_id uuid not null,
+    owner_id uuid not null,
+    status text not null check (status in ('pending', 'succeeded', 'failed', 'cancelled')),
+    status_reason text,
+    schedule_step int not null default 0,
+    next_attempt_at timestamptz,
+    created_at timestamptz not null,
+    updated_at timestamptz not null,
+    unique (event_id, endpoint_id)
+  );
+  create index if not exists webhook_deliveries_endpoint on webhook_deliveries (endpoint_id, created_at desc, id);
+  create table if not exists webhook_attempts (
+    delivery_id uuid not null references webhook_deliveries (id) on delete cascade,
+    number int not null,
+    manual boolean not null,
+    attempted_at timestamptz not null,
+    duration_ms int not null,
+    status_code int,
+    error text,
+    primary key (delivery_id, number)
+  );`;
+
+const quiet = new WorkerLogger(() => () => undefined);
+const ready = new WeakMap<pg.Pool, Promise<void>>();
+
+/**
+ * Creates the delivery log and the job queue's schema once per pool, so that publishing works from any process that
+ * has a pool (a saga may publish before the delivery runner of its process has started).
+ */
+export function ensureWebhookSchema(pool: pg.Pool): Promise<void> {
+  let done = ready.get(pool);
+  if (!done) {
+    done = (async () => {
+      await runMigrations({ pgPool: pool, logger: quiet });
+      await inTransaction(pool, async tx => {
+        // two processes creating the same tables at once would collide on the catalog
+        await query(tx, 'LockWebhookSchema', 'select pg_advisory_xact_lock(hashtext($1))', ['webhook-schema']);
+        await query(tx, 'CreateWebhookEndpointTable', webhookEndpointsProjection.schema);
+        await query(tx, 'CreateWebhookDeliveryLog', deliveryLogSchema);
+      });
+    })();
+    ready.set(pool, done);
+    done.catch(() => ready.delete(pool));
+  }
+  return done;
+}

@@ -18,6 +18,11 @@ const benchmarks: Benchmark[] = [
     run: async ctx => (await import('./mutations-query.ts')).run(ctx),
   },
   {
+    name: 'payments',
+    description: 'POST /api/v1/payments under autocannon vs a bare INSERT route; payment-to-webhook latency',
+    run: async ctx => (await import('./payments.ts')).run(ctx),
+  },
+  {
     name: 'account-sync',
     description: 'scheduled sync of 10,000 accounts at a 5-minute interval against the sandbox: lag and throughput',
     run: async ctx => (await import('./account-sync.ts')).run(ctx),

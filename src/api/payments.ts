@@ -3,8 +3,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createPayment } from '../commands/create-payment.ts';
 import { NotFound } from '../errors.ts';
-import { presentPayment } from '../payments/present.ts';
-import { findPayment } from '../projections/payments.ts';
+import { load } from '../commands/handle.ts';
+import { payment, paymentStream } from '../commands/payment.ts';
+import { presentPayment, rowOfPayment } from '../payments/present.ts';
+import { findPayment, type PaymentRow } from '../projections/payments.ts';
 import type { AppDeps } from './deps.ts';
 
 const createBody = z.object({
@@ -20,6 +22,14 @@ const statusParams = z.object({ paymentId: z.uuid() });
 
 const paymentNotFound = () => new NotFound('Payment not found', 'PAYMENT_NOT_FOUND');
 
+/** The read model's row, or the payment's own stream while the read model has not caught up with it yet. */
+export async function paymentRow(deps: AppDeps, paymentId: string): Promise<PaymentRow | null> {
+  const row = await findPayment(deps.pool, paymentId);
+  if (row) return row;
+  const { state } = await load(deps, paymentStream(paymentId), payment);
+  return state.status === 'NONE' ? null : rowOfPayment(state);
+}
+
 /** /api/v1/payments: create a payment into a linked account, and read its status; scoped to the key's owner. */
 export function paymentRoutes(deps: AppDeps) {
   return async function (plain: FastifyInstance) {
@@ -27,14 +37,12 @@ export function paymentRoutes(deps: AppDeps) {
 
     app.post('/', { schema: { body: createBody, headers: createHeaders } }, async request => {
       const ownerId = request.owner!.userId;
-      const { paymentId } = await createPayment(deps, ownerId, { ...request.body, idempotencyKey: request.headers['idempotency-key'] });
-      const row = await findPayment(deps.pool, paymentId);
-      if (!row || row.owner_id !== ownerId) throw paymentNotFound();
-      return { status: 'success', data: presentPayment(row, deps.config.publicBaseUrl) };
+      const { payment: created } = await createPayment(deps, ownerId, { ...request.body, idempotencyKey: request.headers['idempotency-key'] });
+      return { status: 'success', data: presentPayment(rowOfPayment(created), deps.config.publicBaseUrl) };
     });
 
     app.get('/status/:paymentId', { schema: { params: statusParams } }, async request => {
-      const row = await findPayment(deps.pool, request.params.paymentId);
+      const row = await paymentRow(deps, request.params.paymentId);
       if (!row || row.owner_id !== request.owner!.userId) throw paymentNotFound();
       return { status: 'success', data: presentPayment(row, deps.config.publicBaseUrl) };
     });

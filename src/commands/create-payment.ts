@@ -106,14 +106,18 @@ async function payTo(deps: SyncDeps, linked: LinkedAccount, type: PaymentType, c
  * and records the payment. With an Idempotency-Key the payment id is derived from it, so a repeat answers
  * the first payment.
  */
-export async function createPayment(deps: SyncDeps, ownerId: string, input: NewPayment): Promise<{ paymentId: string }> {
+export async function createPayment(
+  deps: SyncDeps,
+  ownerId: string,
+  input: NewPayment,
+): Promise<{ paymentId: string; payment: Exclude<Payment, { status: 'NONE' }> }> {
   if (input.walletAccountId === 'GATEWAY') throw new Forbidden('Gateway access is not approved for this account', 'GATEWAY_NOT_APPROVED');
   const requestHash = requestHashOf(input);
   const paymentId = input.idempotencyKey ? deterministicUuid(`payment:${ownerId}:${input.idempotencyKey}`) : randomUUID();
   const context: CommandContext = { actor: `user:${ownerId}`, now: deps.clock.now(), correlationId: paymentId };
   if (input.idempotencyKey) {
     const existing = (await load(deps, paymentStream(paymentId), payment)).state;
-    if (existing.status !== 'NONE') return { paymentId: replayOf(existing, requestHash) };
+    if (existing.status !== 'NONE') return { paymentId: replayOf(existing, requestHash), payment: existing };
   }
 
   const linked = (await load(deps, accountStream(input.walletAccountId), account)).state;
@@ -172,8 +176,9 @@ export async function createPayment(deps: SyncDeps, ownerId: string, input: NewP
     // a concurrent twin with the same Idempotency-Key won
     const twin = replayOf(created.state, requestHash);
     await deps.readModels.waitFor(await deps.store.headPosition());
-    return { paymentId: twin };
+    return { paymentId: twin, payment: created.state as Exclude<Payment, { status: 'NONE' }> };
   }
+  // read-your-writes: the status query, the page and the QR image read the read model
   await deps.readModels.waitFor(created.position);
-  return { paymentId };
+  return { paymentId, payment: created.state as Exclude<Payment, { status: 'NONE' }> };
 }

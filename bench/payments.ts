@@ -1,0 +1,184 @@
+/**
+ * Payment creation over HTTP: `POST /api/v1/payments` (QRIS-DYNAMIC into linked sandbox wallets) under autocannon,
+ * against a bare fastify route doing one prepared INSERT into the same PostgreSQL, in the same process and run.
+ * Three loads: the bare route saturated, ours saturated, and ours at half the bare route's rate (the goal's load,
+ * where its p99 is read). Then, when webhooks exist, the time from a sandbox payment to the webhook's arrival.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { createService, type Service } from '../src/service.ts';
+import { fmtInt, fmtRatio, markdownTable, startBenchPostgres, textTable, writeResults, type BenchContext, type BenchPostgres } from './harness.ts';
+
+type Merchant = { key: string; accountIds: string[] };
+type Cannon = { rps: number; p50: number; p90: number; p99: number; max: number; non2xx: number; errors: number; total: number };
+
+async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const json = (await response.json()) as Record<string, unknown>;
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** A merchant: registered, with an API key and `accounts` WALLET-D accounts linked through the sandbox. */
+async function merchant(baseUrl: string, n: number, accounts: number): Promise<Merchant> {
+  const email = `merchant${n}-${Date.now()}@bench.example`;
+  const registered = await fetch(`${baseUrl}/api/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `Merchant ${n}`, email, password: 'rahasia123' }),
+  });
+  const cookie = registered.headers.get('set-cookie')!.split(';')[0]!;
+  const key = ((await postJson(`${baseUrl}/api/dashboard/api-keys`, { name: 'bench' }, { cookie })).data as { key: string }).key;
+  const accountIds: string[] = [];
+  for (let i = 0; i < accounts; i++) {
+    const linked = await postJson(
+      `${baseUrl}/api/v1/accounts`,
+      { type: 'ewallet', providerCode: 'WALLET-D', accountName: `Till ${i}`, intervalMinutes: 1440, phoneNumber: `0819${String(n).padStart(3, '0')}${String(i).padStart(5, '0')}` },
+      { 'x-api-key': key },
+    );
+    accountIds.push(linked.accountId as string);
+  }
+  return { key, accountIds };
+}
+
+function cannon(opts: autocannon.Options): Promise<Cannon> {
+  return new Promise((resolve, reject) => {
+    autocannon(opts, (err, result) => {
+      if (err) return reject(err);
+      resolve({
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p90: result.latency.p90,
+        p99: result.latency.p99,
+        max: result.latency.max,
+        non2xx: result.non2xx,
+        errors: result.errors + result.timeouts,
+        total: result.requests.total,
+      });
+    });
+  });
+}
+
+/** The peer: one prepared INSERT of a similar row per request, JSON in and out, same PostgreSQL, same pool size. */
+async function bareRoute(databaseUrl: string, poolSize: number) {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
+  await pool.query(`create table if not exists bare_payments (id uuid primary key, order_id text not null, amount bigint not null, body jsonb not null, created_at timestamptz not null default now())`);
+  const app = Fastify({ logger: false });
+  app.post('/bare', async request => {
+    const body = request.body as { orderId: string; amount: number };
+    const id = randomUUID();
+    await pool.query({ name: 'bare-insert', text: 'insert into bare_payments (id, order_id, amount, body) values ($1, $2, $3, $4)', values: [id, body.orderId, body.amount, body] });
+    return { status: 'success', data: { id, amount: body.amount } };
+  });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { url, close: async () => { await app.close(); await pool.end(); } };
+}
+
+const paymentRequests = (merchants: Merchant[]) => {
+  let n = 0;
+  const targets = merchants.flatMap(m => m.accountIds.map(accountId => ({ key: m.key, accountId })));
+  return [
+    {
+      method: 'POST' as const,
+      path: '/api/v1/payments',
+      setupRequest: (request: autocannon.Request) => {
+        const target = targets[n++ % targets.length]!;
+        return {
+          ...request,
+          headers: { 'content-type': 'application/json', 'x-api-key': target.key },
+          body: JSON.stringify({ amount: 10_000 + (n % 50) * 1_000, walletAccountId: target.accountId, redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}` }),
+        };
+      },
+    },
+  ];
+};
+
+const bareRequests = () => {
+  let n = 0;
+  return [
+    {
+      method: 'POST' as const,
+      path: '/bare',
+      setupRequest: (request: autocannon.Request) => ({
+        ...request,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: 10_000 + (++n % 50) * 1_000, walletAccountId: randomUUID(), redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}` }),
+      }),
+    },
+  ];
+};
+
+export async function run(ctx: BenchContext): Promise<void> {
+  const duration = ctx.quick ? 4 : 15;
+  const connections = 32;
+  const merchantsCount = 4;
+  const accountsEach = ctx.quick ? 3 : 10;
+  console.log(`payment creation: ${merchantsCount} merchants × ${accountsEach} WALLET-D accounts, autocannon ${connections} connections, ${duration} s per load`);
+  if (os.loadavg()[0]! > os.cpus().length * 0.5) console.warn(`  note: load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs, the results will be noisy`);
+
+  let db: BenchPostgres | undefined;
+  let service: Service | undefined;
+  let bare: Awaited<ReturnType<typeof bareRoute>> | undefined;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-payments-data-'));
+  try {
+    db = await startBenchPostgres('bench-payments');
+    const url = await db.createDatabase('bench_payments');
+    const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', HOST: '127.0.0.1' });
+    service = await createService(config, { log: createLogger('silent'), startSandbox: true });
+    const baseUrl = (await service.listen()).replace('localhost', '127.0.0.1');
+    const merchants: Merchant[] = [];
+    for (let i = 0; i < merchantsCount; i++) merchants.push(await merchant(baseUrl, i, accountsEach));
+    bare = await bareRoute(url, service.pool.options.max ?? 30);
+
+    // warm-up of both paths (JIT, prepared statements, static QRIS captured per account)
+    await cannon({ url: baseUrl, connections: 8, duration: 2, requests: paymentRequests(merchants) });
+    await cannon({ url: bare.url, connections: 8, duration: 2, requests: bareRequests() });
+
+    console.log('bare INSERT route, saturated ...');
+    const bareSaturated = await cannon({ url: bare.url, connections, duration, requests: bareRequests() });
+    console.log('POST /api/v1/payments, saturated ...');
+    const oursSaturated = await cannon({ url: baseUrl, connections, duration, requests: paymentRequests(merchants) });
+    const goalRate = Math.max(1, Math.round(bareSaturated.rps / 2));
+    console.log(`POST /api/v1/payments at ${fmtInt(goalRate)} req/s (half the bare route's rate) ...`);
+    const oursAtGoal = await cannon({ url: baseUrl, connections, duration, overallRate: goalRate, requests: paymentRequests(merchants) });
+
+    const row = (name: string, c: Cannon, reference: string) => [name, fmtInt(c.rps), c.p50.toFixed(1), c.p99.toFixed(1), c.max.toFixed(0), fmtInt(c.non2xx + c.errors), reference];
+    const header = ['load', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx + errors', 'compared with'];
+    const rows = [
+      row('bare INSERT route, saturated', bareSaturated, 'the peer'),
+      row('POST /api/v1/payments, saturated', oursSaturated, `${fmtRatio(oursSaturated.rps / bareSaturated.rps)} of the bare route`),
+      row(`POST /api/v1/payments at ${fmtInt(goalRate)} req/s`, oursAtGoal, 'half the bare route'),
+    ];
+    const goals = [
+      ['creation rate ≥ 50 % of the bare route', `${fmtRatio(oursSaturated.rps / bareSaturated.rps)}`, oursSaturated.rps >= bareSaturated.rps / 2 ? 'PASS' : 'MISS'],
+      ['p99 < 50 ms at half the bare rate', `${oursAtGoal.p99.toFixed(1)} ms`, oursAtGoal.p99 < 50 && oursAtGoal.rps >= goalRate * 0.95 ? 'PASS' : 'MISS'],
+    ];
+    console.log(`\n${textTable(header, rows)}\n\n${textTable(['goal', 'actual', 'result'], goals)}`);
+
+    const markdown = [
+      '# Payment creation',
+      '',
+      `${new Date().toISOString()}, ${os.cpus().length} vCPU, PostgreSQL ${db.version} (embedded), ${merchantsCount} merchants × ${accountsEach} WALLET-D accounts, autocannon ${connections} connections, ${duration} s per load.`,
+      '',
+      markdownTable(header, rows),
+      '',
+      markdownTable(['goal', 'actual', 'result'], goals),
+      '',
+      'The bare route: fastify, JSON body, one named prepared INSERT of a row like a payment, on the same PostgreSQL with the same pool size, in the same process. Ours: API-key check, validation, order claim, account load, unique-code reservation, payment append (three event-store appends) and the wait for the read model before answering.',
+    ].join('\n');
+    const written = writeResults('payments', { bareSaturated, oursSaturated, oursAtGoal, goalRate, merchantsCount, accountsEach, connections, duration }, markdown);
+    console.log(`\nwrote ${written.json}\nwrote ${written.md}`);
+  } finally {
+    await bare?.close();
+    await service?.close();
+    await db?.stop();
+  }
+}
+

@@ -83,7 +83,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const connector: ProviderConnector = providerUrl ? httpConnector({ baseUrl: providerUrl, ...options.connector }) : unreachableProviders;
   const vault = credentialVault(config.encryptionKey);
   const projectionRunner = new ProjectionRunner({ pool, store, log }, projections);
-  const sagaRunner = new SagaRunner({ pool, store, log }, sagas({ store, snapshots, clock, log }));
+  const sagaRunner = new SagaRunner({ pool, store, log }, sagas({ store, snapshots, clock, log, pool, publicBaseUrl: config.publicBaseUrl }));
   await projectionRunner.start();
   const webhooks = webhookSettings(config, options.webhooks);
   // before the sagas: they publish webhook events into the tables and queue this creates

@@ -4,13 +4,13 @@ import path from 'node:path';
 import { TestClock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createService, type Service } from '../../src/service.ts';
+import { createService, type Service, type ServiceOptions } from '../../src/service.ts';
 import { freshDatabaseUrl } from './database.ts';
 
 export type TestService = Service & { clock: TestClock; config: Config };
 
 /** The whole service on a fresh database of the run's PostgreSQL, with a clock the test moves. */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(env: Record<string, string> = {}, options: Pick<ServiceOptions, 'webhooks'> = {}): Promise<TestService> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-test-data-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -25,6 +25,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
   const service = await createService(config, { clock, log: createLogger('silent'), startSandbox: true,
     schedulerTickMs: 3_600_000,
     connector: { attempts: 1, backoffMs: 10, breakerHalfOpenMs: 50, timeoutMs: 5000 },
+    ...options,
   });
   return Object.assign(service, { clock, config });
 }

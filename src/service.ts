@@ -23,6 +23,7 @@ import { startPaymentExpiry, type PaymentExpiryTimer } from './sagas/payment-exp
 import type { EventStore } from './store/event-store.ts';
 import { openEventStore } from './store/open.ts';
 import { postgresSnapshots } from './store/snapshots.ts';
+import { stateCache } from './commands/state-cache.ts';
 import { startWebhookDelivery, type WebhookDelivery } from './webhooks/delivery-runner.ts';
 import { webhookSettings, type WebhookSettings } from './webhooks/settings.ts';
 
@@ -82,8 +83,9 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const providerUrl = config.sandboxUrl ?? sandbox?.url ?? null;
   const connector: ProviderConnector = providerUrl ? httpConnector({ baseUrl: providerUrl, ...options.connector }) : unreachableProviders;
   const vault = credentialVault(config.encryptionKey);
+  const cache = stateCache();
   const projectionRunner = new ProjectionRunner({ pool, store, log }, projections);
-  const sagaRunner = new SagaRunner({ pool, store, log }, sagas({ store, snapshots, clock, log, pool, publicBaseUrl: config.publicBaseUrl }));
+  const sagaRunner = new SagaRunner({ pool, store, log }, sagas({ store, snapshots, cache, clock, log, pool, publicBaseUrl: config.publicBaseUrl }));
   await projectionRunner.start();
   const webhooks = webhookSettings(config, options.webhooks);
   // before the sagas: they publish webhook events into the tables and queue this creates
@@ -93,6 +95,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const deps: AppDeps = {
     store,
     snapshots,
+    cache,
     connector,
     vault,
     clock,
@@ -109,7 +112,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     }),
   };
   const accountSync = await startAccountSync(deps, { tickMs: options.schedulerTickMs ?? 1000 });
-  const paymentExpiry = startPaymentExpiry({ store, snapshots, clock, log, pool }, { tickMs: options.schedulerTickMs ?? 1000 });
+  const paymentExpiry = startPaymentExpiry({ store, snapshots, cache, clock, log, pool }, { tickMs: options.schedulerTickMs ?? 1000 });
   const app = await buildApp(deps);
   const listen = async () => {
     await app.listen({ port: config.port, host: config.host });

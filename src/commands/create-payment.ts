@@ -5,7 +5,7 @@ import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { ProviderError, type ProviderSession } from '../providers/connector.ts';
 import { deterministicUuid } from '../sagas/event-id.ts';
 import { account, accountStream, type LinkedAccount } from './account.ts';
-import { handleCommand, load, type CommandContext } from './handle.ts';
+import { handleCommand, load, nothingLoaded, type CommandContext } from './handle.ts';
 import { keyedQueue } from './keyed-queue.ts';
 import { providerFailure } from './link-account.ts';
 import { order, orderStream } from './order.ts';
@@ -115,8 +115,11 @@ export async function createPayment(
   const requestHash = requestHashOf(input);
   const paymentId = input.idempotencyKey ? deterministicUuid(`payment:${ownerId}:${input.idempotencyKey}`) : randomUUID();
   const context: CommandContext = { actor: `user:${ownerId}`, now: deps.clock.now(), correlationId: paymentId };
+  // a random id has no stream yet; a key's id may have one already
+  let paymentLoaded = nothingLoaded(payment);
   if (input.idempotencyKey) {
-    const existing = (await load(deps, paymentStream(paymentId), payment)).state;
+    paymentLoaded = await load(deps, paymentStream(paymentId), payment);
+    const existing = paymentLoaded.state;
     if (existing.status !== 'NONE') return { paymentId: replayOf(existing, requestHash), payment: existing };
   }
 
@@ -133,7 +136,7 @@ export async function createPayment(
   const previousStillPending = previous !== null && previous !== paymentId && (await stillPending(deps, previous, claimed.state.openedAt!, now));
   await handleCommand(deps, orderStream(ownerId, input.orderId), order, {
     type: 'OpenOrderPayment', ownerId, orderId: input.orderId, paymentId, previousStillPending, now,
-  }, context);
+  }, { ...context, loaded: claimed });
 
   const where = await payTo(deps, linked, type, context);
   const expiresAt = new Date(now.getTime() + (input.expiresInMinutes ?? defaultExpiresInMinutes) * 60_000);
@@ -171,14 +174,14 @@ export async function createPayment(
       createdAt: now.toISOString(),
       requestHash,
     },
-  }, context);
+  }, { ...context, loaded: paymentLoaded });
   if (created.events.length === 0) {
     // a concurrent twin with the same Idempotency-Key won
     const twin = replayOf(created.state, requestHash);
-    await deps.readModels.waitFor(await deps.store.headPosition());
+    await deps.readModels.waitFor(await deps.store.headPosition(), undefined, ['payments']);
     return { paymentId: twin, payment: created.state as Exclude<Payment, { status: 'NONE' }> };
   }
-  // read-your-writes: the status query, the page and the QR image read the read model
-  await deps.readModels.waitFor(created.position);
+  // read-your-writes for what reads the payment next (status, page, QR image): the payments read model only
+  await deps.readModels.waitFor(created.position, undefined, ['payments']);
   return { paymentId, payment: created.state as Exclude<Payment, { status: 'NONE' }> };
 }

@@ -1,12 +1,14 @@
 import type { Clock } from '../clock.ts';
 import type { EventStore, Position } from '../store/event-store.ts';
 import type { SnapshotStore } from '../store/snapshots.ts';
+import type { StateCache } from './state-cache.ts';
 
 /** What command handlers need; passed in, never imported. */
 export type CommandDeps = {
   store: EventStore;
   snapshots?: SnapshotStore;
+  cache?: StateCache;
   clock: Clock;
   /** Read-your-writes: resolves once the read models have caught up with `position`. */
-  readModels: { waitFor(position: Position | null, timeoutMs?: number): Promise<boolean> };
+  readModels: { waitFor(position: Position | null, timeoutMs?: number, only?: readonly string[]): Promise<boolean> };
 };

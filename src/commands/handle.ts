@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../ids.ts';
 import { parseRecorded, serialise, type DomainEvent } from '../events/event.ts';
 import type { SnapshotStore } from '../store/snapshots.ts';
+import type { StateCache } from './state-cache.ts';
 import {
   WrongExpectedRevision,
   type EventStore,
@@ -19,10 +20,12 @@ export type Decider<S, C, E extends DomainEvent> = {
    * trip; bump `version` whenever its shape or evolve changes, and old snapshots are ignored.
    */
   snapshot?: { name: string; version: number; every: number };
+  /** Keep the latest state in this process's StateCache (streams that are never deleted, and busy). */
+  cached?: boolean;
 };
 
-/** Where commands load and append: the event store, and the snapshot cache when there is one. */
-export type EventSourcing = { store: EventStore; snapshots?: SnapshotStore };
+/** Where commands load and append: the event store, and the snapshot and state caches when there are. */
+export type EventSourcing = { store: EventStore; snapshots?: SnapshotStore; cache?: StateCache };
 
 /** Who asked, and why: copied into the metadata of every event the command appends. */
 export type CommandContext = {
@@ -34,9 +37,14 @@ export type CommandContext = {
   eventId?: (index: number, event: DomainEvent) => string | undefined;
   /** Attempts on concurrent writes (default 5); a busy stream may ask for more. */
   attempts?: number;
+  /** The stream as the caller just loaded it (or knows it: a new random id has no stream): the first attempt skips its load. */
+  loaded?: Loaded<unknown>;
 };
 
 export type Loaded<S> = { state: S; revision: number; exists: boolean; snapshotRevision: number };
+
+/** What a stream that does not exist yet loads as. */
+export const nothingLoaded = <S>(decider: { initialState: () => S }): Loaded<S> => ({ state: decider.initialState(), revision: -1, exists: false, snapshotRevision: -1 });
 
 export async function load<S, C, E extends DomainEvent>(
   es: EventSourcing,
@@ -44,16 +52,19 @@ export async function load<S, C, E extends DomainEvent>(
   decider: Decider<S, C, E>,
 ): Promise<Loaded<S>> {
   const config = decider.snapshot;
-  const snapshot = config && es.snapshots ? await es.snapshots.read(streamId, config.name, config.version) : null;
-  let state = snapshot ? (snapshot.state as S) : decider.initialState();
-  let revision = snapshot ? snapshot.revision : -1;
+  const cached = decider.cached && es.cache ? es.cache.get(decider, streamId) : undefined;
+  const snapshot = !cached && config && es.snapshots ? await es.snapshots.read(streamId, config.name, config.version) : null;
+  let state = cached ? (cached.state as S) : snapshot ? (snapshot.state as S) : decider.initialState();
+  let revision = cached ? cached.revision : snapshot ? snapshot.revision : -1;
   const recorded = await es.store.readStream(streamId, { fromRevision: revision + 1 });
   for (const r of recorded) {
     const event = parseRecorded(r);
     if (event) state = decider.evolve(state, event as unknown as E);
     revision = r.revision;
   }
-  return { state, revision, exists: revision >= 0, snapshotRevision: snapshot?.revision ?? -1 };
+  if (decider.cached && es.cache && revision >= 0) es.cache.set(decider, streamId, revision, state);
+  // with a cached state the snapshot's revision is unknown: count from the cached one (a snapshot is a cache too)
+  return { state, revision, exists: revision >= 0, snapshotRevision: snapshot?.revision ?? cached?.revision ?? -1 };
 }
 
 export type Handled<S, E> = { state: S; events: E[]; position: Position | null; revision: number };
@@ -69,7 +80,8 @@ export async function handleCommand<S, C, E extends DomainEvent>(
   context: CommandContext,
 ): Promise<Handled<S, E>> {
   for (let attempt = 1; ; attempt++) {
-    const { state, revision, exists, snapshotRevision } = await load(es, streamId, decider);
+    const { state, revision, exists, snapshotRevision } =
+      attempt === 1 && context.loaded ? (context.loaded as Loaded<S>) : await load(es, streamId, decider);
     const events = decider.decide(state, command);
     if (events.length === 0) return { state, events, position: null, revision };
     const expected: ExpectedRevision = exists ? revision : 'no_stream';
@@ -90,8 +102,11 @@ export async function handleCommand<S, C, E extends DomainEvent>(
         expected,
       );
       const next = events.reduce(decider.evolve, state);
+      if (decider.cached && es.cache) es.cache.set(decider, streamId, result.nextRevision, next);
       const config = decider.snapshot;
-      if (config && es.snapshots && result.nextRevision - snapshotRevision >= config.every) {
+      // every `every` events since the last snapshot, and at every multiple of `every` (a cached state hides the snapshot's revision)
+      const snapshotDue = config && (result.nextRevision - snapshotRevision >= config.every || Math.floor(result.nextRevision / config.every) > Math.floor(revision / config.every));
+      if (config && es.snapshots && snapshotDue) {
         // a cache: losing a write only costs a longer read next time
         await es.snapshots.write(streamId, config.name, config.version, { revision: result.nextRevision, state: next }).catch(() => undefined);
       }

@@ -34,6 +34,7 @@ function decide(state: Order, command: OrderCommand): OrderEvent[] {
 }
 
 export const order: Decider<Order, OrderCommand, OrderEvent> = {
+  cached: true,
   initialState: () => ({ paymentId: null, openedAt: null }),
   evolve,
   decide,

@@ -71,6 +71,7 @@ function decide(state: Payment, command: PaymentCommand): PaymentEvent[] {
 }
 
 export const payment: Decider<Payment, PaymentCommand, PaymentEvent> = {
+  cached: true,
   initialState: () => ({ status: 'NONE' }),
   evolve,
   decide,

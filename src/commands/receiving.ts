@@ -82,6 +82,7 @@ function decide(state: Receiving, command: ReceivingCommand): ReceivingEvent[] {
 
 export const receiving: Decider<Receiving, ReceivingCommand, ReceivingEvent> = {
   snapshot: { name: 'receiving', version: 1, every: 200 },
+  cached: true,
   initialState: () => ({ accountId: null, payables: [] }),
   evolve,
   decide,

@@ -54,10 +54,11 @@ export class ProjectionRunner {
     await Promise.all(this.subscribers.map(s => s.stop()));
   }
 
-  /** Every projection has handled every event up to `position`. */
-  async waitFor(position: Position | null, timeoutMs = 5000): Promise<boolean> {
+  /** Every projection (or only those named) has handled every event up to `position`. */
+  async waitFor(position: Position | null, timeoutMs = 5000, only?: readonly string[]): Promise<boolean> {
     if (!position) return true;
-    const reached = await Promise.all(this.subscribers.map(s => s.waitFor(position, timeoutMs)));
+    const waiting = only ? this.subscribers.filter((_, i) => only.includes(this.projections[i]!.name)) : this.subscribers;
+    const reached = await Promise.all(waiting.map(s => s.waitFor(position, timeoutMs)));
     return reached.every(Boolean);
   }
 

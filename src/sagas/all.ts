@@ -3,12 +3,13 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { EventStore } from '../store/event-store.ts';
 import type { SnapshotStore } from '../store/snapshots.ts';
+import type { StateCache } from '../commands/state-cache.ts';
 import type { Saga } from './runner.ts';
 import { paymentMatchingSaga } from './payment-matching.ts';
 import { paymentWebhooksSaga } from './payment-webhooks.ts';
 import { walletLoginSaga } from './wallet-login.ts';
 
-export type SagaDeps = { store: EventStore; snapshots?: SnapshotStore; clock: Clock; log: Logger };
+export type SagaDeps = { store: EventStore; snapshots?: SnapshotStore; cache?: StateCache; clock: Clock; log: Logger };
 
 /** What the sagas that leave the event store need besides (webhook tables, public URLs). */
 export type ServiceSagaDeps = SagaDeps & { pool: pg.Pool; publicBaseUrl: string };

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -16,7 +17,7 @@ import { createLogger } from '../src/logger.ts';
 import { createService, type Service } from '../src/service.ts';
 import { fmtInt, fmtRatio, markdownTable, startBenchPostgres, textTable, writeResults, type BenchContext, type BenchPostgres } from './harness.ts';
 
-type Merchant = { key: string; accountIds: string[] };
+type Merchant = { key: string; accountIds: string[]; phones: string[] };
 type Cannon = { rps: number; p50: number; p90: number; p99: number; max: number; non2xx: number; errors: number; total: number };
 
 async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
@@ -37,15 +38,18 @@ async function merchant(baseUrl: string, n: number, accounts: number): Promise<M
   const cookie = registered.headers.get('set-cookie')!.split(';')[0]!;
   const key = ((await postJson(`${baseUrl}/api/dashboard/api-keys`, { name: 'bench' }, { cookie })).data as { key: string }).key;
   const accountIds: string[] = [];
+  const phones: string[] = [];
   for (let i = 0; i < accounts; i++) {
+    const phoneNumber = `0819${String(n).padStart(3, '0')}${String(i).padStart(5, '0')}`;
     const linked = await postJson(
       `${baseUrl}/api/v1/accounts`,
-      { type: 'ewallet', providerCode: 'WALLET-D', accountName: `Till ${i}`, intervalMinutes: 1440, phoneNumber: `0819${String(n).padStart(3, '0')}${String(i).padStart(5, '0')}` },
+      { type: 'ewallet', providerCode: 'WALLET-D', accountName: `Till ${i}`, intervalMinutes: 1440, phoneNumber },
       { 'x-api-key': key },
     );
     accountIds.push(linked.accountId as string);
+    phones.push(phoneNumber);
   }
-  return { key, accountIds };
+  return { key, accountIds, phones };
 }
 
 function cannon(opts: autocannon.Options): Promise<Cannon> {
@@ -115,11 +119,68 @@ const bareRequests = () => {
   ];
 };
 
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
+const latencyCells = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return [fmtInt(sorted.length), ...[50, 90, 99].map(p => percentile(sorted, p).toFixed(0)), (sorted.at(-1) ?? NaN).toFixed(0)];
+};
+
+/**
+ * A merchant with a webhook endpoint on this machine: each payment is paid in the sandbox (a transfer of its total
+ * into the wallet), the merchant asks for a sync, and the time until the signed payment.completed arrives is kept.
+ */
+async function paymentToWebhook(baseUrl: string, sandboxUrl: string, m: Merchant, count: number, concurrency: number) {
+  const arrived = new Map<string, number>();
+  const waiters = new Map<string, () => void>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', c => chunks.push(c));
+    req.on('end', () => {
+      const at = performance.now();
+      res.writeHead(204).end();
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { id: string } };
+      if (body.type !== 'payment.completed') return;
+      arrived.set(body.data.id, at);
+      waiters.get(body.data.id)?.();
+    });
+  });
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await postJson(`${baseUrl}/api/v1/webhooks`, { url: `http://127.0.0.1:${port}/hooks` }, { 'x-api-key': m.key });
+  const fromPayment: number[] = [];
+  const fromRefresh: number[] = [];
+  let next = 0;
+  const worker = async (lane: number) => {
+    const accountId = m.accountIds[lane % m.accountIds.length]!;
+    const phone = m.phones[lane % m.phones.length]!;
+    while (next < count) {
+      next++;
+      const created = (await postJson(`${baseUrl}/api/v1/payments`, { amount: 20_000, walletAccountId: accountId, redirectUrl: 'https://shop.example/thanks', orderId: `latency-${randomUUID()}` }, { 'x-api-key': m.key })).data as { id: string; totalAmount: number };
+      const seen = new Promise<void>(resolve => (arrived.has(created.id) ? resolve() : waiters.set(created.id, resolve)));
+      const paidAt = performance.now();
+      await postJson(`${sandboxUrl}/sandbox/payments`, { accountNumber: phone, providerCode: 'WALLET-D', amount: created.totalAmount });
+      const refreshAt = performance.now();
+      const refreshed = await fetch(`${baseUrl}/api/v1/accounts/${accountId}/refresh`, { headers: { 'x-api-key': m.key } });
+      await refreshed.text();
+      await seen;
+      fromPayment.push(arrived.get(created.id)! - paidAt);
+      fromRefresh.push(arrived.get(created.id)! - refreshAt);
+    }
+  };
+  // one lane per account: two syncs of one account at once would only wait on each other
+  await Promise.all(Array.from({ length: Math.min(concurrency, m.accountIds.length) }, (_, lane) => worker(lane)));
+  server.closeAllConnections();
+  await new Promise<void>(resolve => server.close(() => resolve()));
+  return { fromPayment, fromRefresh };
+}
+
 export async function run(ctx: BenchContext): Promise<void> {
   const duration = ctx.quick ? 4 : 15;
   const connections = 32;
   const merchantsCount = 4;
   const accountsEach = ctx.quick ? 3 : 10;
+  const latencyPayments = ctx.quick ? 40 : 300;
+  const latencyConcurrency = 8;
   console.log(`payment creation: ${merchantsCount} merchants × ${accountsEach} WALLET-D accounts, autocannon ${connections} connections, ${duration} s per load`);
   if (os.loadavg()[0]! > os.cpus().length * 0.5) console.warn(`  note: load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs, the results will be noisy`);
 
@@ -130,8 +191,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   try {
     db = await startBenchPostgres('bench-payments');
     const url = await db.createDatabase('bench_payments');
-    const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', HOST: '127.0.0.1' });
-    service = await createService(config, { log: createLogger('silent'), startSandbox: true });
+    const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    service = await createService(config, { log: createLogger('silent'), startSandbox: true, webhooks: { pollIntervalMs: 200 } });
     const baseUrl = (await service.listen()).replace('localhost', '127.0.0.1');
     const merchants: Merchant[] = [];
     for (let i = 0; i < merchantsCount; i++) merchants.push(await merchant(baseUrl, i, accountsEach));
@@ -149,6 +210,9 @@ export async function run(ctx: BenchContext): Promise<void> {
     console.log(`POST /api/v1/payments at ${fmtInt(goalRate)} req/s (half the bare route's rate) ...`);
     const oursAtGoal = await cannon({ url: baseUrl, connections, duration, overallRate: goalRate, requests: paymentRequests(merchants) });
 
+    console.log(`payment → webhook: ${fmtInt(latencyPayments)} payments paid in the sandbox, ${latencyConcurrency} at a time ...`);
+    const latency = await paymentToWebhook(baseUrl, service.sandboxUrl!, merchants[0]!, latencyPayments, latencyConcurrency);
+
     const row = (name: string, c: Cannon, reference: string) => [name, fmtInt(c.rps), c.p50.toFixed(1), c.p99.toFixed(1), c.max.toFixed(0), fmtInt(c.non2xx + c.errors), reference];
     const header = ['load', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx + errors', 'compared with'];
     const rows = [
@@ -160,7 +224,12 @@ export async function run(ctx: BenchContext): Promise<void> {
       ['creation rate ≥ 50 % of the bare route', `${fmtRatio(oursSaturated.rps / bareSaturated.rps)}`, oursSaturated.rps >= bareSaturated.rps / 2 ? 'PASS' : 'MISS'],
       ['p99 < 50 ms at half the bare rate', `${oursAtGoal.p99.toFixed(1)} ms`, oursAtGoal.p99 < 50 && oursAtGoal.rps >= goalRate * 0.95 ? 'PASS' : 'MISS'],
     ];
-    console.log(`\n${textTable(header, rows)}\n\n${textTable(['goal', 'actual', 'result'], goals)}`);
+    const latencyHeader = ['from', 'to', 'count', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms'];
+    const latencyRows = [
+      ['sandbox payment made', 'webhook received', ...latencyCells(latency.fromPayment)],
+      ['sync asked (refresh)', 'webhook received', ...latencyCells(latency.fromRefresh)],
+    ];
+    console.log(`\n${textTable(header, rows)}\n\n${textTable(['goal', 'actual', 'result'], goals)}\n\n${textTable(latencyHeader, latencyRows)}`);
 
     const markdown = [
       '# Payment creation',
@@ -171,9 +240,13 @@ export async function run(ctx: BenchContext): Promise<void> {
       '',
       markdownTable(['goal', 'actual', 'result'], goals),
       '',
+      `Payment to webhook (${fmtInt(latencyPayments)} payments, ${latencyConcurrency} at a time; the merchant asks for a sync right after the customer paid, as the scheduled sync would after its interval):`,
+      '',
+      markdownTable(latencyHeader, latencyRows),
+      '',
       'The bare route: fastify, JSON body, one named prepared INSERT of a row like a payment, on the same PostgreSQL with the same pool size, in the same process. Ours: API-key check, validation, order claim, account load, unique-code reservation, payment append (three event-store appends) and the wait for the read model before answering.',
     ].join('\n');
-    const written = writeResults('payments', { bareSaturated, oursSaturated, oursAtGoal, goalRate, merchantsCount, accountsEach, connections, duration }, markdown);
+    const written = writeResults('payments', { bareSaturated, oursSaturated, oursAtGoal, goalRate, merchantsCount, accountsEach, connections, duration, latency }, markdown);
     console.log(`\nwrote ${written.json}\nwrote ${written.md}`);
   } finally {
     await bare?.close();

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTlv, hasValidCrc, parseTlv } from '../../src/payments/emv-qr.ts';
-import { paymentStream } from '../../src/commands/payment.ts';
+import { account, accountStream } from '../../src/commands/account.ts';
+import { handleCommand, load } from '../../src/commands/handle.ts';
+import { payment, paymentStream } from '../../src/commands/payment.ts';
+import { receiving, receivingStream } from '../../src/commands/receiving.ts';
 import { keyHolder } from '../support/http.ts';
 import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody, statusOf, syncUntil } from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
@@ -81,6 +84,37 @@ describe('POST /api/v1/payments: QRIS-DYNAMIC', () => {
     expect((await statusOf(caller, payment.id)).status).toBe('EXPIRED');
     const events = await service.store.readStream(paymentStream(payment.id));
     expect(events.map(e => e.type)).toEqual(['PaymentCreated', 'PaymentExpired']);
+  });
+});
+
+describe('legacy static QRIS payments', () => {
+  it('stay payable: the payer types the total into the static QR, and the payment completes', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    await createPayment(caller, paymentBody(accountId)); // captures the account's static QRIS
+    const linked = (await load(service.deps, accountStream(accountId), account)).state;
+    const staticQris = linked.status === 'linked' ? linked.staticQris! : '';
+    expect(findTlv(parseTlv(staticQris), '01')).toBe('11');
+    // a payment of the old kind, as an import of the previous system would hold it
+    const paymentId = randomUUID();
+    const now = service.clock.now();
+    const expiresAt = new Date(now.getTime() + 3_600_000);
+    const context = { actor: 'test:legacy-import', now };
+    const reserved = await handleCommand(service.deps, receivingStream(accountId), receiving, {
+      type: 'ReservePayable', accountId, paymentId, amount: 42_000, vaNumber: null, firstCode: 5, expiresAt, now,
+    }, context);
+    const payable = reserved.state.payables.find(p => p.paymentId === paymentId)!;
+    await handleCommand(service.deps, paymentStream(paymentId), payment, {
+      type: 'CreatePayment',
+      payment: {
+        paymentId, ownerId: caller.id, orderId: 'LEGACY-1', receivingAccountId: accountId, providerCode: 'WALLET-D', type: 'QRIS',
+        amount: 42_000, uniqueCode: payable.uniqueCode, totalAmount: payable.totalAmount, accountNumber: null, qrisPayload: staticQris,
+        redirectUrl: 'https://shop.example', expiresAt: expiresAt.toISOString(), createdAt: now.toISOString(), requestHash: 'legacy',
+      },
+    }, context);
+    await sandbox.pay({ qris: staticQris, amount: payable.totalAmount });
+    const completed = await syncUntil(caller, accountId, paymentId, 'COMPLETED');
+    expect(completed).toMatchObject({ type: 'QRIS', totalAmount: payable.totalAmount });
   });
 });
 

@@ -1,27 +1,100 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import { z } from 'zod';
 import { NotFound } from '../errors.ts';
-import { isQrType } from '../payments/present.ts';
-import { findPayment } from '../projections/payments.ts';
+import { isQrType, qrisImageUrlOf } from '../payments/present.ts';
+import type { PaymentRow } from '../projections/payments.ts';
+import { findProvider } from '../providers/catalogue.ts';
+import { httpUrlOrNull } from '../web/html.ts';
+import { paymentNotFoundHtml, paymentPageHtml, type PaymentPageView } from '../web/payment-page-html.ts';
 import type { AppDeps } from './deps.ts';
+import { paymentRow } from './payments.ts';
 
-const params = z.object({ paymentId: z.uuid() });
+const paymentId = z.uuid();
 const notFound = () => new NotFound('Payment not found', 'PAYMENT_NOT_FOUND');
+const pollMs = 3000;
 
 /** The QR image of a payment, 256x256 PNG, as the interface fixes it. */
 export function qrPng(payload: string): Promise<Buffer> {
   return QRCode.toBuffer(payload, { type: 'png', width: 256, margin: 2, errorCorrectionLevel: 'M' });
 }
 
-/** What the customer's browser reads without a key: the payment page's data and the QR image (ids are unguessable). */
-export function paymentPageRoutes(deps: AppDeps) {
-  return async function (plain: FastifyInstance) {
-    const app = plain.withTypeProvider<ZodTypeProvider>();
+/** What the page's script polls: only what the page shows, no owner or account ids. */
+export function publicPaymentStatus(row: PaymentRow, baseUrl: string, now: Date) {
+  return {
+    status: row.status,
+    type: row.type,
+    amount: row.amount,
+    uniqueCode: row.unique_code,
+    totalAmount: row.total_amount,
+    ...(row.account_number ? { accountNumber: row.account_number } : {}),
+    ...(isQrType(row.type) ? { qrisImage: qrisImageUrlOf(baseUrl, row.id) } : {}),
+    expiresAt: row.expires_at.toISOString(),
+    redirectUrl: row.redirect_url,
+    now: now.toISOString(), // the page counts down on the server's clock, not the phone's
+  };
+}
 
-    app.get('/pay/:paymentId/qris.png', { schema: { params } }, async (request, reply) => {
-      const row = await findPayment(deps.pool, request.params.paymentId);
+function pageView(row: PaymentRow, now: Date): PaymentPageView {
+  return {
+    status: row.status,
+    orderId: row.order_id,
+    type: row.type,
+    providerName: findProvider(row.provider_code)?.name ?? row.provider_code,
+    amount: row.amount,
+    uniqueCode: row.unique_code,
+    totalAmount: row.total_amount,
+    accountNumber: row.account_number,
+    qrisImagePath: isQrType(row.type) && row.qris_payload ? `/pay/${row.id}/qris.png` : null,
+    statusPath: `/pay/${row.id}/status.json`,
+    expiresAt: row.expires_at,
+    now,
+    redirectUrl: httpUrlOrNull(row.redirect_url),
+    pollMs,
+  };
+}
+
+/** A page allowed nothing but its own nonce'd inline script and style, same-origin images and fetches, no framing. */
+function htmlHeaders(reply: FastifyReply, nonce: string) {
+  return reply
+    .type('text/html; charset=utf-8')
+    .header(
+      'content-security-policy',
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self'; connect-src 'self'; ` +
+        `base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    )
+    .header('cache-control', 'no-store');
+}
+
+/**
+ * The hosted payment page and what the payer's browser reads without a key: the page, its status and the QR image.
+ * The UUID in the path is the only credential (unguessable); an unknown or malformed one is simply not found.
+ */
+export function paymentPageRoutes(deps: AppDeps) {
+  const find = async (id: string) => (paymentId.safeParse(id).success ? paymentRow(deps, id) : null);
+
+  return async function (app: FastifyInstance) {
+    app.addHook('onRequest', async (_request, reply) => {
+      reply.header('x-frame-options', 'DENY').header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff');
+    });
+
+    app.get<{ Params: { paymentId: string } }>('/pay/:paymentId', async (request, reply) => {
+      const nonce = randomBytes(16).toString('base64');
+      const row = await find(request.params.paymentId);
+      if (!row) return htmlHeaders(reply, nonce).code(404).send(paymentNotFoundHtml(nonce));
+      return htmlHeaders(reply, nonce).send(paymentPageHtml(pageView(row, deps.clock.now()), nonce));
+    });
+
+    app.get<{ Params: { paymentId: string } }>('/pay/:paymentId/status.json', async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const row = await find(request.params.paymentId);
+      if (!row) throw notFound();
+      return { status: 'success', data: publicPaymentStatus(row, deps.config.publicBaseUrl, deps.clock.now()) };
+    });
+
+    app.get<{ Params: { paymentId: string } }>('/pay/:paymentId/qris.png', async (request, reply) => {
+      const row = await find(request.params.paymentId);
       if (!row || !isQrType(row.type) || !row.qris_payload) throw notFound();
       return reply.type('image/png').header('cache-control', 'private, max-age=300').send(await qrPng(row.qris_payload));
     });

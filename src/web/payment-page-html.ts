@@ -1,0 +1,153 @@
+import { readFileSync } from 'node:fs';
+import type { PaymentRow } from '../projections/payments.ts';
+import { escapeHtml as e, formatRupiah } from './html.ts';
+
+/** The browser side of the page: countdown, status polling, copy buttons, redirect (plain JS, no build step). */
+const script = readFileSync(new URL('./payment-page.js', import.meta.url), 'utf8');
+
+/** What the payment page shows; every string in it is escaped when it goes into the HTML. */
+export type PaymentPageView = {
+  status: PaymentRow['status'];
+  orderId: string;
+  type: string | null;
+  providerName: string;
+  amount: number;
+  uniqueCode: number;
+  totalAmount: number;
+  accountNumber: string | null;
+  /** Same-origin path of the QR image (QR types only). */
+  qrisImagePath: string | null;
+  statusPath: string;
+  expiresAt: Date;
+  now: Date;
+  /** http(s) only; null leaves the page without a way back. */
+  redirectUrl: string | null;
+  pollMs: number;
+};
+
+const css = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2933;background:#eef2f6}
+main{max-width:440px;margin:0 auto;padding:16px}
+.card{background:#fff;border-radius:14px;box-shadow:0 1px 4px rgba(0,0,0,.08);padding:20px}
+.method{margin:0;color:#52606d;font-size:14px;font-weight:600;letter-spacing:.02em}
+h1{margin:12px 0 0;font-size:15px;font-weight:500;color:#52606d}
+h2{margin:0 0 8px;font-size:20px}
+.total{margin:2px 0 12px;font-size:32px;font-weight:700;word-break:break-all}
+dl{margin:0;border-top:1px solid #e4e7eb}
+dl div{display:flex;justify-content:space-between;gap:12px;padding:8px 0;border-bottom:1px solid #e4e7eb;font-size:14px}
+dt{color:#52606d}dd{margin:0;text-align:right;word-break:break-all}
+.state{display:none;margin-top:20px}
+#payment[data-status="PENDING"] .state-pending,#payment[data-status="COMPLETED"] .state-completed,
+#payment[data-status="EXPIRED"] .state-expired,#payment[data-status="FAILED"] .state-failed{display:block}
+.qr{display:block;width:100%;max-width:256px;height:auto;margin:0 auto;image-rendering:pixelated}
+.label{margin:0;font-size:14px;color:#52606d}
+.copyable{display:flex;align-items:center;justify-content:space-between;gap:8px;margin:4px 0 12px;padding:10px 12px;background:#f5f7fa;border-radius:10px}
+.copyable span{font:600 20px/1.3 ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
+button{flex:none;min-width:72px;min-height:40px;padding:8px 12px;border:0;border-radius:8px;background:#1f6feb;color:#fff;font:inherit;font-weight:600}
+.hint{font-size:14px;color:#52606d}
+.countdown{margin:16px 0 0;padding:12px;border-radius:10px;background:#fff8e6;text-align:center}
+.countdown strong{font-size:22px;font-variant-numeric:tabular-nums}
+.state-completed h2{color:#137333}.state-expired h2,.state-failed h2{color:#b3261e}
+a.back{display:inline-block;margin-top:8px;color:#1f6feb;font-weight:600}
+`;
+
+const typeLabel = (type: string | null) => {
+  if (type === 'QRIS' || type === 'QRIS-DYNAMIC') return 'QRIS';
+  if (type === 'DIRECT') return 'Transfer langsung';
+  if (type?.startsWith('VA-')) return `Virtual account ${type.slice(3)}`;
+  return type ?? 'Metode belum dipilih';
+};
+
+const deadlineFormat = new Intl.DateTimeFormat('id-ID', {
+  timeZone: 'Asia/Jakarta', day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit',
+});
+
+function copyable(id: string, label: string, value: string) {
+  return `<p class="label">${e(label)}</p>
+      <div class="copyable"><span id="${id}">${e(value)}</span><button type="button" data-copy="${e(value)}">Salin</button></div>`;
+}
+
+function howToPay(v: PaymentPageView) {
+  if (v.qrisImagePath) {
+    return `<img id="qris" class="qr" src="${e(v.qrisImagePath)}" width="256" height="256" alt="Kode QRIS untuk membayar ${e(formatRupiah(v.totalAmount))}">
+      <p class="hint">Pindai kode QRIS dengan aplikasi e-wallet atau mobile banking. Nominalnya sudah terisi: ${e(formatRupiah(v.totalAmount))}.</p>`;
+  }
+  if (v.accountNumber) {
+    const label = v.type === 'DIRECT' ? `Nomor tujuan (${v.providerName})` : `Nomor virtual account ${v.type?.replace(/^VA-/, '') ?? ''}`;
+    return `${copyable('account-number', label, v.accountNumber)}
+      ${copyable('total-digits', 'Nominal transfer (harus tepat)', String(v.totalAmount))}
+      <p class="hint">Transfer tepat ${e(formatRupiah(v.totalAmount))}${v.uniqueCode > 0 ? ', termasuk kode unik,' : ''} agar pembayaran dikenali otomatis.</p>`;
+  }
+  return `<p class="hint">Metode pembayaran belum tersedia.</p>`;
+}
+
+/** The hosted payment page: server-rendered, one inline script and style allowed by the response's CSP nonce. */
+export function paymentPageHtml(v: PaymentPageView, nonce: string): string {
+  const back = v.redirectUrl ? `<a id="return" class="back" href="${e(v.redirectUrl)}">Kembali ke toko</a>` : '';
+  return `<!doctype html>
+<html lang="id">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>Pembayaran ${e(formatRupiah(v.totalAmount))}</title>
+<style nonce="${e(nonce)}">${css}</style>
+</head>
+<body>
+<main>
+  <div id="payment" class="card" data-status="${e(v.status)}" data-status-url="${e(v.statusPath)}" data-expires-at="${e(v.expiresAt.toISOString())}"
+    data-now="${e(v.now.toISOString())}" data-poll-ms="${e(v.pollMs)}">
+    <p class="method" id="method">${e(typeLabel(v.type))} · ${e(v.providerName)}</p>
+    <h1>Total bayar</h1>
+    <p class="total" id="total">${e(formatRupiah(v.totalAmount))}</p>
+    <dl>
+      <div><dt>Jumlah</dt><dd id="amount">${e(formatRupiah(v.amount))}</dd></div>
+      ${v.uniqueCode > 0 ? `<div><dt>Kode unik</dt><dd id="unique-code">${e(formatRupiah(v.uniqueCode))}</dd></div>` : ''}
+      <div><dt>Pesanan</dt><dd id="order">${e(v.orderId)}</dd></div>
+    </dl>
+    <section class="state state-pending">
+      ${howToPay(v)}
+      <p class="countdown">Sisa waktu <strong id="countdown">—</strong><br>
+        <small>Bayar sebelum <time datetime="${e(v.expiresAt.toISOString())}">${e(deadlineFormat.format(v.expiresAt))} WIB</time></small></p>
+      <noscript><p class="hint">Muat ulang halaman ini untuk melihat status terbaru.</p></noscript>
+    </section>
+    <section class="state state-completed" role="status">
+      <h2>Pembayaran berhasil</h2>
+      <p id="redirect-note">Terima kasih, pembayaran Anda sudah kami terima.</p>
+      ${back}
+    </section>
+    <section class="state state-expired" role="status">
+      <h2>Pembayaran kedaluwarsa</h2>
+      <p>Batas waktu pembayaran sudah lewat. Jangan membayar tagihan ini; minta tagihan baru kepada penjual.</p>
+      ${back}
+    </section>
+    <section class="state state-failed" role="status">
+      <h2>Pembayaran gagal</h2>
+      <p>Pembayaran ini tidak dapat diproses. Hubungi penjual.</p>
+      ${back}
+    </section>
+  </div>
+</main>
+<script nonce="${e(nonce)}">${script}</script>
+</body>
+</html>`;
+}
+
+/** The page for an id that names no payment (unknown or malformed). */
+export function paymentNotFoundHtml(nonce: string): string {
+  return `<!doctype html>
+<html lang="id">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>Pembayaran tidak ditemukan</title>
+<style nonce="${e(nonce)}">${css}</style>
+</head>
+<body>
+<main><div class="card"><h2>Pembayaran tidak ditemukan</h2>
+<p>Tautan pembayaran ini tidak dikenal. Periksa kembali tautan dari penjual.</p></div></main>
+</body>
+</html>`;
+}

@@ -7,6 +7,7 @@ import '../events/all.ts';
 import { createLogger } from '../logger.ts';
 import { projections } from '../projections/all.ts';
 import { createReadModels, rebuildProjection, verifyProjection } from '../projections/runner.ts';
+import { unmatchedCredits } from '../payments/reconciliation.ts';
 import { openDatabase } from '../service.ts';
 import { openEventStore } from '../store/open.ts';
 import { systemClock } from '../clock.ts';
@@ -18,6 +19,9 @@ const usage = `Usage: npm run cli -- <command>
   stream <streamId>       print a stream's events with their metadata (who, when, caused by what)
   verify-read-models      replay all history into fresh read models and compare them with the live ones
   rebuild-read-models     drop every read model and rebuild it from history
+  unmatched-credits [--from <ISO date>] [--to <ISO date>]
+                          credits into receiving accounts that completed no payment (default: the last 7 days),
+                          one JSON line each, with the expired payment they most likely paid late
 
 Configuration comes from the same environment as the service (DATA_DIR, DATABASE_URL, EVENT_STORE, ...).
 With the embedded database, the CLI shares the database of a service running on the same DATA_DIR.`;
@@ -72,6 +76,17 @@ async function main(argv: string[]): Promise<number> {
       case 'rebuild-read-models': {
         await createReadModels(pool, projections);
         for (const projection of projections) console.log(`${projection.name}: replayed ${await rebuildProjection({ pool, store }, projection)} events`);
+        return 0;
+      }
+      case 'unmatched-credits': {
+        const { values } = parseArgs({ args: rest, options: { from: { type: 'string' }, to: { type: 'string' } } });
+        const to = values.to ? new Date(values.to) : new Date();
+        const from = values.from ? new Date(values.from) : new Date(to.getTime() - 7 * 86_400_000);
+        if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || from >= to) {
+          console.error('unmatched-credits needs --from before --to, as ISO dates');
+          return 2;
+        }
+        for (const credit of await unmatchedCredits(pool, { from, to })) console.log(JSON.stringify(credit));
         return 0;
       }
       default:

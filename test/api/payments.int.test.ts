@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTlv, hasValidCrc, parseTlv } from '../../src/payments/emv-qr.ts';
+import { unmatchedCredits } from '../../src/payments/reconciliation.ts';
 import { account, accountStream } from '../../src/commands/account.ts';
 import { handleCommand, load } from '../../src/commands/handle.ts';
 import { payment, paymentStream } from '../../src/commands/payment.ts';
@@ -68,6 +69,7 @@ describe('POST /api/v1/payments: QRIS-DYNAMIC', () => {
   it('keeps a payment pending when the credit has another amount, and expires it at expiresAt', async () => {
     const caller = await keyHolder(service);
     const { accountId, phoneNumber } = await linkServiceWallet(caller);
+    const billedFrom = service.clock.now();
     const payment = await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 5 }));
     expect(Date.parse(payment.expiresAt) - service.clock.now().getTime()).toBe(5 * 60_000);
     await sandbox.addTransaction({ providerCode: 'WALLET-D', accountRef: phoneNumber, type: 'CREDIT', amount: payment.totalAmount + 1 });
@@ -84,6 +86,10 @@ describe('POST /api/v1/payments: QRIS-DYNAMIC', () => {
     expect((await statusOf(caller, payment.id)).status).toBe('EXPIRED');
     const events = await service.store.readStream(paymentStream(payment.id));
     expect(events.map(e => e.type)).toEqual(['PaymentCreated', 'PaymentExpired']);
+    // finance sees both credits as unmatched, the late one next to the payment it most likely paid
+    await service.projections.waitFor(await service.store.headPosition());
+    const unmatched = (await unmatchedCredits(service.pool, { from: billedFrom, to: new Date(service.clock.now().getTime() + 1) })).filter(c => c.accountId === accountId);
+    expect(unmatched.map(c => [c.amount, c.latePaymentId])).toEqual([[payment.totalAmount + 1, null], [payment.totalAmount, payment.id]]);
   });
 });
 

@@ -5,7 +5,8 @@ import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { ProviderError, type ProviderSession } from '../providers/connector.ts';
 import { deterministicUuid } from '../sagas/event-id.ts';
 import { account, accountStream, type LinkedAccount } from './account.ts';
-import { handleCommand, load, nothingLoaded, type CommandContext } from './handle.ts';
+import { WrongExpectedRevision } from '../store/event-store.ts';
+import { cachedState, handleCommand, load, nothingLoaded, type CommandContext } from './handle.ts';
 import { keyedQueue } from './keyed-queue.ts';
 import { providerFailure } from './link-account.ts';
 import { order, orderStream } from './order.ts';
@@ -74,6 +75,27 @@ async function stillPending(deps: SyncDeps, paymentId: string, openedAt: string,
   return previous.status === 'PENDING' && now.toISOString() < previous.expiresAt;
 }
 
+/**
+ * One pending payment per order. Most orders are new: the claim is first tried on what this process knows of
+ * the order (its cached state, or no stream at all) without reading it; if someone wrote it meanwhile, the
+ * append's expected revision refuses and the order is read and decided again.
+ */
+async function claimOrder(deps: SyncDeps, ownerId: string, orderId: string, paymentId: string, now: Date, context: CommandContext) {
+  const stream = orderStream(ownerId, orderId);
+  let claimed = cachedState(deps, stream, order) ?? nothingLoaded(order);
+  for (let attempt = 1; ; attempt++) {
+    const previous = claimed.state.paymentId;
+    const previousStillPending = previous !== null && previous !== paymentId && (await stillPending(deps, previous, claimed.state.openedAt!, now));
+    try {
+      await handleCommand(deps, stream, order, { type: 'OpenOrderPayment', ownerId, orderId, paymentId, previousStillPending, now }, { ...context, loaded: claimed, attempts: 1 });
+      return;
+    } catch (err) {
+      if (!(err instanceof WrongExpectedRevision) || attempt >= 5) throw err;
+      claimed = await load(deps, stream, order);
+    }
+  }
+}
+
 /** Where the customer pays: the dynamic QRIS, a fresh virtual account, or the wallet's own number (DIRECT). */
 async function payTo(deps: SyncDeps, linked: LinkedAccount, type: PaymentType, context: CommandContext) {
   if (!linked.session) throw new InvalidInput('The receiving account is inactive: relogin needed', [], 'ACCOUNT_INACTIVE');
@@ -131,12 +153,7 @@ export async function createPayment(
   if (!linked.isActive) throw new InvalidInput('The receiving account is inactive: relogin needed', [], 'ACCOUNT_INACTIVE');
 
   const now = deps.clock.now();
-  const claimed = await load(deps, orderStream(ownerId, input.orderId), order);
-  const previous = claimed.state.paymentId;
-  const previousStillPending = previous !== null && previous !== paymentId && (await stillPending(deps, previous, claimed.state.openedAt!, now));
-  await handleCommand(deps, orderStream(ownerId, input.orderId), order, {
-    type: 'OpenOrderPayment', ownerId, orderId: input.orderId, paymentId, previousStillPending, now,
-  }, { ...context, loaded: claimed });
+  await claimOrder(deps, ownerId, input.orderId, paymentId, now, context);
 
   const where = await payTo(deps, linked, type, context);
   const expiresAt = new Date(now.getTime() + (input.expiresInMinutes ?? defaultExpiresInMinutes) * 60_000);

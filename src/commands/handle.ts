@@ -43,6 +43,12 @@ export type CommandContext = {
 
 export type Loaded<S> = { state: S; revision: number; exists: boolean; snapshotRevision: number };
 
+/** The state this process last saw of a cached decider's stream, without reading it (null when not cached). */
+export function cachedState<S, C, E extends DomainEvent>(es: EventSourcing, streamId: string, decider: Decider<S, C, E>): Loaded<S> | null {
+  const entry = decider.cached && es.cache ? es.cache.get(decider, streamId) : undefined;
+  return entry ? { state: entry.state as S, revision: entry.revision, exists: true, snapshotRevision: entry.revision } : null;
+}
+
 /** What a stream that does not exist yet loads as. */
 export const nothingLoaded = <S>(decider: { initialState: () => S }): Loaded<S> => ({ state: decider.initialState(), revision: -1, exists: false, snapshotRevision: -1 });
 
@@ -80,8 +86,10 @@ export async function handleCommand<S, C, E extends DomainEvent>(
   context: CommandContext,
 ): Promise<Handled<S, E>> {
   for (let attempt = 1; ; attempt++) {
-    const { state, revision, exists, snapshotRevision } =
-      attempt === 1 && context.loaded ? (context.loaded as Loaded<S>) : await load(es, streamId, decider);
+    // first attempt: what the caller loaded, else this process's cached state (the append's expected revision
+    // tells if someone wrote since; then the next attempt reads the stream)
+    const first = attempt === 1 ? ((context.loaded as Loaded<S> | undefined) ?? cachedState(es, streamId, decider)) : null;
+    const { state, revision, exists, snapshotRevision } = first ?? (await load(es, streamId, decider));
     const events = decider.decide(state, command);
     if (events.length === 0) return { state, events, position: null, revision };
     const expected: ExpectedRevision = exists ? revision : 'no_stream';

@@ -19,6 +19,9 @@ export type Saga = {
   handle(event: StoredEvent<AnyEvent>): Promise<void>;
 };
 
+/** How often a saga stores its checkpoint while the events pass it by. */
+const checkpointIdleMs = 1000;
+
 export class SagaRunner {
   private readonly subscribers: Subscriber[];
 
@@ -28,18 +31,25 @@ export class SagaRunner {
   ) {
     this.subscribers = sagas.map(saga => {
       const name = `saga:${saga.name}`;
+      let savedAt = 0;
       return new Subscriber({
         name,
         pool: deps.pool,
         store: deps.store,
         log: deps.log,
         handleBatch: async (events, last) => {
+          let handled = 0;
           for (const recorded of events) {
             if (!saga.handles.includes(recorded.type)) continue;
             const event = parseRecorded(recorded);
             if (event) await saga.handle(event as StoredEvent<AnyEvent>);
+            handled++;
           }
+          // a batch of nothing for this saga moves the checkpoint at most once a second: after a restart it
+          // re-reads at most that second of events it ignores anyway
+          if (handled === 0 && Date.now() - savedAt < checkpointIdleMs) return;
           await saveCheckpoint(deps.pool, name, last);
+          savedAt = Date.now();
         },
       });
     });

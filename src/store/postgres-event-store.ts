@@ -85,9 +85,27 @@ export class PostgresEventStore implements EventStore {
   private readonly wakeups = new EventEmitter();
   private listener: pg.PoolClient | null = null;
   private notifyTimer: NodeJS.Timeout | null = null;
+  /** Moves on with every wake-up; reads started in one generation can be shared, never across one. */
+  private wakeGeneration = 0;
+  private readonly inFlight = new Map<string, Promise<unknown>>();
 
   private constructor(private readonly pool: pg.Pool) {
     this.wakeups.setMaxListeners(0);
+    this.wakeups.on('wake', () => this.wakeGeneration++); // first listener: counted before any subscriber reads
+  }
+
+  /**
+   * The subscribers of this process (projections, sagas) are woken together and read "all" from the same
+   * position: one query answers all of them. Only reads started after the same wake-up are shared, so none gets
+   * an answer older than the append that woke it.
+   */
+  private shared<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const k = `${this.wakeGeneration}:${key}`;
+    const running = this.inFlight.get(k);
+    if (running) return running as Promise<T>;
+    const started = read().finally(() => this.inFlight.delete(k));
+    this.inFlight.set(k, started);
+    return started;
   }
 
   static async create(pool: pg.Pool, opts: { listen?: boolean } = {}): Promise<PostgresEventStore> {
@@ -249,8 +267,8 @@ export class PostgresEventStore implements EventStore {
       after,
       batchSize: 500,
       pollIntervalMs: 500,
-      readAll: (p, n) => this.readAll(p, n),
-      hasHeldBack: p => this.hasHeldBack(p),
+      readAll: (p, n) => this.shared(`all:${p.commit}:${p.prepare}:${n}`, () => this.readAll(p, n)),
+      hasHeldBack: p => this.shared(`held:${p.commit}:${p.prepare}`, () => this.hasHeldBack(p)),
       onWake: listener => {
         this.wakeups.on('wake', listener);
         return () => this.wakeups.off('wake', listener);

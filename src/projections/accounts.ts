@@ -8,6 +8,7 @@ const addMinutes = (iso: string, minutes: number) => new Date(new Date(iso).getT
 export const accountsProjection: Projection = {
   name: 'accounts',
   tables: ['accounts'],
+  handles: ['AccountLinked', 'AccountSettingsChanged', 'AccountSynced', 'AccountSyncFailed', 'AccountSyncPaused', 'ProviderSessionExpired', 'ProviderSessionRestored', 'AccountDeleted'],
   schema: `
     create table if not exists accounts (
       id uuid primary key,

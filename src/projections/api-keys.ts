@@ -4,6 +4,7 @@ import type { Projection } from './projection.ts';
 export const apiKeysProjection: Projection = {
   name: 'api-keys',
   tables: ['api_keys'],
+  handles: ['ApiKeyCreated', 'ApiKeyUsed', 'ApiKeyRevoked'],
   schema: `
     create table if not exists api_keys (
       id uuid primary key,

@@ -5,6 +5,7 @@ import type { Projection } from './projection.ts';
 export const mutationsProjection: Projection = {
   name: 'mutations',
   tables: ['mutations', 'mutation_accounts'],
+  handles: ['AccountLinked', 'MutationRecorded', 'PaymentCompleted', 'AccountDeleted'],
   schema: `
     create table if not exists mutation_accounts (
       account_id uuid primary key,

@@ -5,6 +5,7 @@ import type { Projection } from './projection.ts';
 export const paymentsProjection: Projection = {
   name: 'payments',
   tables: ['payments'],
+  handles: ['PaymentCreated', 'PaymentCompleted', 'PaymentExpired'],
   schema: `
     create table if not exists payments (
       id uuid primary key,

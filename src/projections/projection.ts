@@ -11,6 +11,8 @@ export type Projection = {
   name: string;
   /** Tables owned by this projection, dropped and recreated by a rebuild. */
   tables: string[];
+  /** The event types `apply` acts on: the others are neither parsed nor applied live (verify-read-models catches a gap). */
+  handles: readonly AnyEvent['type'][];
   /** Idempotent DDL creating the tables. */
   schema: string;
   apply(tx: pg.PoolClient, event: StoredEvent<AnyEvent>): Promise<void>;

@@ -10,14 +10,32 @@ import type { Projection } from './projection.ts';
 
 const checkpointName = (p: Projection) => `projection:${p.name}`;
 
-async function applyBatch(pool: pg.Pool, projection: Projection, events: RecordedEvent[], last: Position) {
-  await inTransaction(pool, async tx => {
-    for (const recorded of events) {
-      const event = parseRecorded(recorded);
-      if (event) await projection.apply(tx, event as StoredEvent<AnyEvent>);
+/** How often a projection stores its checkpoint while the events pass it by. */
+const checkpointIdleMs = 1000;
+
+/**
+ * Applies a batch and moves the checkpoint in one transaction. A batch of nothing this projection handles is not
+ * parsed, and moves the checkpoint at most once a second (a restart re-reads at most that second).
+ */
+function batchApplier(pool: pg.Pool, projection: Projection) {
+  let savedAt = 0;
+  return async (events: RecordedEvent[], last: Position) => {
+    const relevant = events.filter(e => (projection.handles as readonly string[]).includes(e.type));
+    if (relevant.length === 0) {
+      if (Date.now() - savedAt < checkpointIdleMs) return;
+      await saveCheckpoint(pool, checkpointName(projection), last);
+      savedAt = Date.now();
+      return;
     }
-    await saveCheckpoint(tx, checkpointName(projection), last);
-  });
+    await inTransaction(pool, async tx => {
+      for (const recorded of relevant) {
+        const event = parseRecorded(recorded);
+        if (event) await projection.apply(tx, event as StoredEvent<AnyEvent>);
+      }
+      await saveCheckpoint(tx, checkpointName(projection), last);
+    });
+    savedAt = Date.now();
+  };
 }
 
 export async function createReadModels(pool: pg.Pool, projections: Projection[]): Promise<void> {
@@ -40,7 +58,7 @@ export class ProjectionRunner {
           pool: deps.pool,
           store: deps.store,
           log: deps.log,
-          handleBatch: (events, last) => applyBatch(deps.pool, projection, events, last),
+          handleBatch: batchApplier(deps.pool, projection),
         }),
     );
   }

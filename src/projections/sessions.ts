@@ -4,6 +4,7 @@ import type { Projection } from './projection.ts';
 export const sessionsProjection: Projection = {
   name: 'sessions',
   tables: ['user_sessions'],
+  handles: ['SessionStarted', 'SessionSeen', 'SessionEnded'],
   schema: `
     create table if not exists user_sessions (
       id uuid primary key,

@@ -4,6 +4,7 @@ import type { Projection } from './projection.ts';
 export const usersProjection: Projection = {
   name: 'users',
   tables: ['users'],
+  handles: ['UserRegistered', 'SubscriptionGranted', 'PointsDebited', 'PointsGranted'],
   schema: `
     create table if not exists users (
       id uuid primary key,

@@ -5,6 +5,7 @@ import type { Projection } from '../projections/projection.ts';
 export const webhookEndpointsProjection: Projection = {
   name: 'webhook-endpoints',
   tables: ['webhook_endpoints'],
+  handles: ['WebhookEndpointAdded', 'WebhookEndpointDisabled', 'WebhookEndpointRemoved'],
   schema: `
     create table if not exists webhook_endpoints (
       id uuid primary key,

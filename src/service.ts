@@ -112,7 +112,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     }),
   };
   const accountSync = await startAccountSync(deps, { tickMs: options.schedulerTickMs ?? 1000 });
-  const paymentExpiry = startPaymentExpiry({ store, snapshots, cache, clock, log, pool }, { tickMs: options.schedulerTickMs ?? 1000 });
+  const paymentExpiry = startPaymentExpiry({ store, snapshots, cache, clock, log, pool, readModels: projectionRunner }, { tickMs: options.schedulerTickMs ?? 1000 });
   const app = await buildApp(deps);
   const listen = async () => {
     await app.listen({ port: config.port, host: config.host });

@@ -195,10 +195,8 @@ export async function createPayment(
   if (created.events.length === 0) {
     // a concurrent twin with the same Idempotency-Key won
     const twin = replayOf(created.state, requestHash);
-    await deps.readModels.waitFor(await deps.store.headPosition(), undefined, ['payments']);
     return { paymentId: twin, payment: created.state as Exclude<Payment, { status: 'NONE' }> };
   }
-  // read-your-writes for what reads the payment next (status, page, QR image): the payments read model only
-  await deps.readModels.waitFor(created.position, undefined, ['payments']);
+  // no wait for the read model: what reads a payment next (status, page, QR image) falls back to its stream
   return { paymentId, payment: created.state as Exclude<Payment, { status: 'NONE' }> };
 }

@@ -3,6 +3,7 @@ import { handleCommand } from '../commands/handle.ts';
 import { payment, paymentStream } from '../commands/payment.ts';
 import { receiving, receivingStream } from '../commands/receiving.ts';
 import { duePayments } from '../projections/payments.ts';
+import type { CommandDeps } from '../commands/deps.ts';
 import type { SagaDeps } from './all.ts';
 
 export type PaymentExpiryTimer = {
@@ -16,8 +17,13 @@ export type PaymentExpiryTimer = {
  * is lost across restarts; the payment's decider expires it only if it is still pending, so a payment that the
  * money completed first stays completed.
  */
-export function startPaymentExpiry(deps: SagaDeps & { pool: pg.Pool }, options: { tickMs?: number; batch?: number } = {}): PaymentExpiryTimer {
+export function startPaymentExpiry(
+  deps: SagaDeps & { pool: pg.Pool; readModels: CommandDeps['readModels'] },
+  options: { tickMs?: number; batch?: number } = {},
+): PaymentExpiryTimer {
   const expireDue = async () => {
+    // the work list is the payments read model: let it catch up with every payment written so far
+    await deps.readModels.waitFor(await deps.store.headPosition(), 5000, ['payments']);
     let expired = 0;
     for (const { id } of await duePayments(deps.pool, deps.clock.now(), options.batch ?? 500)) {
       const now = deps.clock.now();

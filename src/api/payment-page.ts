@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import { z } from 'zod';
-import { NotFound } from '../errors.ts';
-import { isQrType, qrisImageUrlOf } from '../payments/present.ts';
+import { choosePaymentMethod } from '../commands/create-payment.ts';
+import { InvalidInput, NotFound } from '../errors.ts';
+import { isQrType, qrisImageUrlOf, rowOfPayment } from '../payments/present.ts';
 import type { PaymentRow } from '../projections/payments.ts';
 import { findProvider } from '../providers/catalogue.ts';
 import { httpUrlOrNull } from '../web/html.ts';
@@ -14,6 +15,7 @@ import { paymentRow } from './payments.ts';
 const paymentId = z.uuid();
 const notFound = () => new NotFound('Payment not found', 'PAYMENT_NOT_FOUND');
 const pollMs = 3000;
+const methodBody = z.object({ type: z.string().trim().min(1).max(20) });
 
 /** The QR image of a payment, 256x256 PNG, as the interface fixes it. */
 export function qrPng(payload: string): Promise<Buffer> {
@@ -52,6 +54,10 @@ function pageView(row: PaymentRow, now: Date): PaymentPageView {
     now,
     redirectUrl: httpUrlOrNull(row.redirect_url),
     pollMs,
+    methods:
+      row.total_amount === null && row.status === 'PENDING'
+        ? (findProvider(row.provider_code)?.paymentTypes ?? []).map(type => ({ type, path: `/pay/${row.id}/method` }))
+        : [],
   };
 }
 
@@ -91,6 +97,16 @@ export function paymentPageRoutes(deps: AppDeps) {
       const row = await find(request.params.paymentId);
       if (!row) throw notFound();
       return { status: 'success', data: publicPaymentStatus(row, deps.config.publicBaseUrl, deps.clock.now()) };
+    });
+
+    // the payer's choice of method, for a payment created without a type; answers the new status
+    app.post<{ Params: { paymentId: string }; Body: unknown }>('/pay/:paymentId/method', async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      if (!paymentId.safeParse(request.params.paymentId).success) throw notFound();
+      const body = methodBody.safeParse(request.body);
+      if (!body.success) throw new InvalidInput('type is required: one of the methods the page offers', [{ path: 'body.type', message: 'required' }], 'VALIDATION_ERROR');
+      const chosen = await choosePaymentMethod(deps, request.params.paymentId, body.data.type);
+      return { status: 'success', data: publicPaymentStatus(rowOfPayment(chosen), deps.config.publicBaseUrl, deps.clock.now()) };
     });
 
     app.get<{ Params: { paymentId: string } }>('/pay/:paymentId/qris.png', async (request, reply) => {

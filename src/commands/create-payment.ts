@@ -10,7 +10,7 @@ import { cachedState, handleCommand, load, nothingLoaded, type CommandContext } 
 import { keyedQueue } from './keyed-queue.ts';
 import { providerFailure } from './link-account.ts';
 import { order, orderStream } from './order.ts';
-import { payment, paymentStream, type Payment } from './payment.ts';
+import { choiceRefusal, payment, paymentStream, type Payment } from './payment.ts';
 import { receiving, receivingStream } from './receiving.ts';
 import type { SyncDeps } from './sync-account.ts';
 
@@ -42,13 +42,14 @@ export function requestHashOf(input: NewPayment): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
-function typeFor(provider: NonNullable<ReturnType<typeof findProvider>>, asked: string | undefined): PaymentType {
+/** The type asked for, the provider's only type, or null when the payer chooses among several on the page. */
+function typeFor(provider: NonNullable<ReturnType<typeof findProvider>>, asked: string | undefined): PaymentType | null {
   if (asked === 'QRIS')
     throw new InvalidInput('Static QRIS payments can no longer be created: the payer types the amount. Use QRIS-DYNAMIC', [{ path: 'body.type', message: 'use QRIS-DYNAMIC' }], 'PAYMENT_TYPE_NOT_SUPPORTED');
   if (asked === undefined) {
     if (provider.paymentTypes.length === 1) return provider.paymentTypes[0]!;
     if (provider.paymentTypes.length === 0) throw new InvalidInput(`${provider.providerCode} accounts cannot receive payments`, [], 'PAYMENT_TYPE_NOT_SUPPORTED');
-    throw new InvalidInput(`type is required for ${provider.providerCode}: one of ${provider.paymentTypes.join(', ')}`, [{ path: 'body.type', message: 'required' }], 'VALIDATION_ERROR');
+    return null;
   }
   const type = provider.paymentTypes.find(t => t === asked);
   if (!type)
@@ -123,6 +124,64 @@ async function payTo(deps: SyncDeps, linked: LinkedAccount, type: PaymentType, c
 }
 
 /**
+ * Makes the bill of a payment of `type`: where to pay (payTo), then a payable amount unique on the receiving account
+ * (a unique code, or the virtual account's own number) held until the payment expires.
+ */
+async function bill(
+  deps: SyncDeps,
+  linked: LinkedAccount,
+  type: PaymentType,
+  payment: { paymentId: string; amount: number; expiresAt: Date; now: Date },
+  context: CommandContext,
+) {
+  const where = await payTo(deps, linked, type, context);
+  const reserved = await reservations(linked.accountId, () =>
+    handleCommand(deps, receivingStream(linked.accountId), receiving, {
+      type: 'ReservePayable',
+      accountId: linked.accountId,
+      paymentId: payment.paymentId,
+      amount: payment.amount,
+      vaNumber: where.vaNumber,
+      firstCode: randomInt(1, 1000),
+      expiresAt: payment.expiresAt,
+      now: payment.now,
+    }, { ...context, attempts: 20 }),
+  );
+  const payable = reserved.state.payables.find(p => p.paymentId === payment.paymentId);
+  if (!payable) throw new DomainError(503, 'UNAVAILABLE', 'The payable amount lapsed before the payment was recorded; try again');
+  return {
+    type,
+    uniqueCode: payable.uniqueCode,
+    totalAmount: payable.totalAmount,
+    accountNumber: where.accountNumber,
+    qrisPayload: where.staticQris ? toDynamicQr(where.staticQris, payable.totalAmount) : null,
+  };
+}
+
+/**
+ * The payer's choice on the payment page of a payment created without a type: one of the receiving provider's
+ * types, billed then (unique code or VA number, QR). Choosing the same type again answers the same bill.
+ */
+export async function choosePaymentMethod(deps: SyncDeps, paymentId: string, asked: string): Promise<Exclude<Payment, { status: 'NONE' }>> {
+  const current = (await load(deps, paymentStream(paymentId), payment)).state;
+  if (current.status === 'NONE') throw new NotFound('Payment not found', 'PAYMENT_NOT_FOUND');
+  if (current.status === 'PENDING' && current.type !== null && current.type === asked) return current;
+  const context: CommandContext = { actor: 'payer', now: deps.clock.now(), correlationId: paymentId };
+  const linked = (await load(deps, accountStream(current.receivingAccountId), account)).state;
+  const provider = linked.status === 'linked' ? findProvider(linked.providerCode) : undefined;
+  if (linked.status !== 'linked' || !provider) throw new InvalidInput('The receiving account of this payment is gone', [], 'ACCOUNT_NOT_FOUND');
+  const type = typeFor(provider, asked)!;
+  const refusal = choiceRefusal(current, deps.clock.now());
+  if (refusal) throw refusal;
+  if (!linked.isActive) throw new InvalidInput('The receiving account is inactive: relogin needed', [], 'ACCOUNT_INACTIVE');
+  const billed = await bill(deps, linked, type, { paymentId, amount: current.amount, expiresAt: new Date(current.expiresAt), now: deps.clock.now() }, context);
+  const chosen = await handleCommand(deps, paymentStream(paymentId), payment, { type: 'ChoosePaymentMethod', method: billed, now: deps.clock.now() }, context);
+  // the page reloads right after: let the payments read model show the bill
+  await deps.readModels.waitFor(chosen.position, undefined, ['payments']);
+  return chosen.state as Exclude<Payment, { status: 'NONE' }>;
+}
+
+/**
  * Creates a payment into one of the caller's linked accounts: checks the account and type, claims the order
  * (one pending payment per orderId), prepares where to pay, reserves a payable amount unique on that account,
  * and records the payment. With an Idempotency-Key the payment id is derived from it, so a repeat answers
@@ -155,22 +214,9 @@ export async function createPayment(
   const now = deps.clock.now();
   await claimOrder(deps, ownerId, input.orderId, paymentId, now, context);
 
-  const where = await payTo(deps, linked, type, context);
   const expiresAt = new Date(now.getTime() + (input.expiresInMinutes ?? defaultExpiresInMinutes) * 60_000);
-  const reserved = await reservations(linked.accountId, () =>
-    handleCommand(deps, receivingStream(linked.accountId), receiving, {
-      type: 'ReservePayable',
-      accountId: linked.accountId,
-      paymentId,
-      amount: input.amount,
-      vaNumber: where.vaNumber,
-      firstCode: randomInt(1, 1000),
-      expiresAt,
-      now,
-    }, { ...context, attempts: 20 }),
-  );
-  const payable = reserved.state.payables.find(p => p.paymentId === paymentId);
-  if (!payable) throw new DomainError(503, 'UNAVAILABLE', 'The payable amount lapsed before the payment was recorded; try again');
+  // without a type, the payer chooses on the payment page and the bill is made then
+  const billed = type === null ? null : await bill(deps, linked, type, { paymentId, amount: input.amount, expiresAt, now }, context);
 
   const created = await handleCommand(deps, paymentStream(paymentId), payment, {
     type: 'CreatePayment',
@@ -181,11 +227,12 @@ export async function createPayment(
       receivingAccountId: linked.accountId,
       providerCode: linked.providerCode,
       type,
+      methodSelection: type === null ? 'payer' : 'fixed',
       amount: input.amount,
-      uniqueCode: payable.uniqueCode,
-      totalAmount: payable.totalAmount,
-      accountNumber: where.accountNumber,
-      qrisPayload: where.staticQris ? toDynamicQr(where.staticQris, payable.totalAmount) : null,
+      uniqueCode: billed?.uniqueCode ?? null,
+      totalAmount: billed?.totalAmount ?? null,
+      accountNumber: billed?.accountNumber ?? null,
+      qrisPayload: billed?.qrisPayload ?? null,
       redirectUrl: input.redirectUrl,
       expiresAt: expiresAt.toISOString(),
       createdAt: now.toISOString(),

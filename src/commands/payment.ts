@@ -1,4 +1,5 @@
-import { PaymentCompleted, PaymentCreated, PaymentExpired, type PaymentEvent } from '../events/payment.ts';
+import { Conflict } from '../errors.ts';
+import { PaymentCompleted, PaymentCreated, PaymentExpired, PaymentMethodChosen, type PaymentEvent } from '../events/payment.ts';
 import type { EventOf } from '../events/event.ts';
 import type { Decider } from './handle.ts';
 
@@ -13,15 +14,33 @@ export type Payment =
   | (PaymentDetails & { status: 'COMPLETED'; mutationId: string; paidAt: string; completedAt: string })
   | (PaymentDetails & { status: 'EXPIRED'; expiredAt: string });
 
+/** How the payer pays, once chosen: the payable reserved for it and where to send the money. */
+export type ChosenMethod = EventOf<typeof PaymentMethodChosen>['data'];
+
 export type PaymentCommand =
   | { type: 'CreatePayment'; payment: PaymentDetails }
+  | { type: 'ChoosePaymentMethod'; method: Omit<ChosenMethod, 'paymentId' | 'chosenAt'>; now: Date }
   | { type: 'CompletePayment'; mutationId: string; paidAt: Date; now: Date }
   | { type: 'ExpirePayment'; now: Date };
+
+/** Why the payer cannot choose a method now (it is no longer pending, or chose already), or null. */
+export function choiceRefusal(state: Payment, now: Date): Conflict | null {
+  if (state.status === 'NONE') return new Conflict('The payment is unknown', 'PAYMENT_NOT_PENDING');
+  if (state.status !== 'PENDING' || now.toISOString() >= state.expiresAt)
+    return new Conflict(`The payment is ${state.status === 'PENDING' ? 'EXPIRED' : state.status}`, 'PAYMENT_NOT_PENDING');
+  if (state.type !== null) return new Conflict(`The payment method was chosen already (${state.type})`, 'PAYMENT_METHOD_CHOSEN');
+  return null;
+}
 
 function evolve(state: Payment, event: PaymentEvent): Payment {
   switch (event.type) {
     case 'PaymentCreated':
       return { ...event.data, status: 'PENDING' };
+    case 'PaymentMethodChosen': {
+      if (state.status === 'NONE') return state;
+      const { type, uniqueCode, totalAmount, accountNumber, qrisPayload } = event.data;
+      return { ...state, type, uniqueCode, totalAmount, accountNumber, qrisPayload };
+    }
     case 'PaymentCompleted':
       return state.status === 'PENDING'
         ? { ...state, status: 'COMPLETED', mutationId: event.data.mutationId, paidAt: event.data.paidAt, completedAt: event.data.completedAt }
@@ -43,8 +62,15 @@ function decide(state: Payment, command: PaymentCommand): PaymentEvent[] {
   switch (command.type) {
     case 'CreatePayment':
       return state.status === 'NONE' ? [PaymentCreated(command.payment)] : [];
+    case 'ChoosePaymentMethod': {
+      if (state.status === 'PENDING' && state.type === command.method.type) return []; // the same choice again
+      const refusal = choiceRefusal(state, command.now);
+      if (refusal || state.status !== 'PENDING') throw refusal;
+      return [PaymentMethodChosen({ paymentId: state.paymentId, ...command.method, chosenAt: command.now.toISOString() })];
+    }
     case 'CompletePayment':
-      if (state.status !== 'PENDING') return [];
+      // only a billed payment (its method chosen) can be paid
+      if (state.status !== 'PENDING' || state.type === null || state.totalAmount === null) return [];
       if (command.paidAt.toISOString() >= state.expiresAt) return []; // paid when it had expired already
       return [
         PaymentCompleted({

@@ -12,10 +12,14 @@ export const PaymentCreated = event('PaymentCreated', 1, z.object({
   /** the linked account the customer pays into */
   receivingAccountId: z.uuid(),
   providerCode: z.string(),
-  type: paymentType,
+  /** null while the payer has not chosen the method on the payment page (methodSelection payer) */
+  type: paymentType.nullable(),
+  /** 'payer': created without a type, the payer chooses on the payment page */
+  methodSelection: z.enum(['fixed', 'payer']).default('fixed'),
   amount: rupiah,
-  uniqueCode: rupiah,
-  totalAmount: rupiah,
+  /** null until the method is chosen */
+  uniqueCode: rupiah.nullable(),
+  totalAmount: rupiah.nullable(),
   /** where the customer sends money: the virtual account number, or the wallet's number for DIRECT */
   accountNumber: z.string().nullable(),
   /** the dynamic QRIS payload (QRIS-DYNAMIC) */
@@ -25,6 +29,17 @@ export const PaymentCreated = event('PaymentCreated', 1, z.object({
   createdAt: isoDate,
   /** SHA-256 of the request: the same Idempotency-Key with another body is refused */
   requestHash: z.string(),
+}));
+
+/** The payer chose how to pay on the payment page: from here on the payment is billed like one created with that type. */
+export const PaymentMethodChosen = event('PaymentMethodChosen', 1, z.object({
+  paymentId: z.uuid(),
+  type: paymentType,
+  uniqueCode: rupiah,
+  totalAmount: rupiah,
+  accountNumber: z.string().nullable(),
+  qrisPayload: z.string().nullable(),
+  chosenAt: isoDate,
 }));
 
 export const PaymentCompleted = event('PaymentCompleted', 1, z.object({
@@ -75,6 +90,10 @@ export const OrderPaymentOpened = event('OrderPaymentOpened', 1, z.object({
   openedAt: isoDate,
 }));
 
-export type PaymentEvent = EventOf<typeof PaymentCreated> | EventOf<typeof PaymentCompleted> | EventOf<typeof PaymentExpired>;
+export type PaymentEvent =
+  | EventOf<typeof PaymentCreated>
+  | EventOf<typeof PaymentMethodChosen>
+  | EventOf<typeof PaymentCompleted>
+  | EventOf<typeof PaymentExpired>;
 export type ReceivingEvent = EventOf<typeof PayableReserved> | EventOf<typeof PayableReleased>;
 export type OrderEvent = EventOf<typeof OrderPaymentOpened>;

@@ -5,7 +5,7 @@ import type { Projection } from './projection.ts';
 export const paymentsProjection: Projection = {
   name: 'payments',
   tables: ['payments'],
-  handles: ['PaymentCreated', 'PaymentCompleted', 'PaymentExpired'],
+  handles: ['PaymentCreated', 'PaymentMethodChosen', 'PaymentCompleted', 'PaymentExpired'],
   schema: `
     create table if not exists payments (
       id uuid primary key,
@@ -28,6 +28,10 @@ export const paymentsProjection: Projection = {
       completed_at timestamptz,
       expired_at timestamptz
     );
+    -- payments created without a type (the payer chooses): no bill until then
+    alter table payments add column if not exists method_selection text not null default 'fixed';
+    alter table payments alter column unique_code drop not null;
+    alter table payments alter column total_amount drop not null;
     create index if not exists payments_pending_expiry on payments (expires_at) where status = 'PENDING';
     create index if not exists payments_owner_order on payments (owner_id, order_id);`,
   async apply(tx, event) {
@@ -38,10 +42,20 @@ export const paymentsProjection: Projection = {
           tx,
           'ProjectPaymentCreated',
           `insert into payments (id, owner_id, order_id, receiving_account_id, provider_code, type, amount, unique_code, total_amount,
-             account_number, qris_payload, redirect_url, status, expires_at, created_at)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'PENDING', $13, $14) on conflict do nothing`,
+             account_number, qris_payload, redirect_url, status, expires_at, created_at, method_selection)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'PENDING', $13, $14, $15) on conflict do nothing`,
           [d.paymentId, d.ownerId, d.orderId, d.receivingAccountId, d.providerCode, d.type, d.amount, d.uniqueCode, d.totalAmount,
-            d.accountNumber, d.qrisPayload, d.redirectUrl, d.expiresAt, d.createdAt],
+            d.accountNumber, d.qrisPayload, d.redirectUrl, d.expiresAt, d.createdAt, d.methodSelection],
+        );
+        return;
+      }
+      case 'PaymentMethodChosen': {
+        const d = event.data;
+        await query(
+          tx,
+          'ProjectPaymentMethodChosen',
+          `update payments set type = $2, unique_code = $3, total_amount = $4, account_number = $5, qris_payload = $6 where id = $1`,
+          [d.paymentId, d.type, d.uniqueCode, d.totalAmount, d.accountNumber, d.qrisPayload],
         );
         return;
       }
@@ -73,8 +87,9 @@ export type PaymentRow = {
   provider_code: string;
   type: string | null;
   amount: number;
-  unique_code: number;
-  total_amount: number;
+  unique_code: number | null;
+  total_amount: number | null;
+  method_selection: 'fixed' | 'payer';
   account_number: string | null;
   qris_payload: string | null;
   redirect_url: string;

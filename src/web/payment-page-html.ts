@@ -12,9 +12,12 @@ export type PaymentPageView = {
   type: string | null;
   providerName: string;
   amount: number;
-  uniqueCode: number;
-  totalAmount: number;
+  /** null until the payer has chosen how to pay (then `methods` lists the choices) */
+  uniqueCode: number | null;
+  totalAmount: number | null;
   accountNumber: string | null;
+  /** the types the payer may choose from, when the payment was created without one */
+  methods: { type: string; path: string }[];
   /** Same-origin path of the QR image (QR types only). */
   qrisImagePath: string | null;
   statusPath: string;
@@ -46,6 +49,7 @@ dt{color:#52606d}dd{margin:0;text-align:right;word-break:break-all}
 .copyable span{font:600 20px/1.3 ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
 button{flex:none;min-width:72px;min-height:40px;padding:8px 12px;border:0;border-radius:8px;background:#1f6feb;color:#fff;font:inherit;font-weight:600}
 .hint{font-size:14px;color:#52606d}
+.methods{display:grid;gap:8px;margin:8px 0 12px}.methods button{width:100%}
 .countdown{margin:16px 0 0;padding:12px;border-radius:10px;background:#fff8e6;text-align:center}
 .countdown strong{font-size:22px;font-variant-numeric:tabular-nums}
 .state-completed h2{color:#137333}.state-expired h2,.state-failed h2{color:#b3261e}
@@ -69,15 +73,21 @@ function copyable(id: string, label: string, value: string) {
 }
 
 function howToPay(v: PaymentPageView) {
+  if (v.totalAmount === null) {
+    if (v.methods.length === 0) return `<p class="hint">Metode pembayaran belum tersedia.</p>`;
+    const buttons = v.methods.map(m => `<button type="button" data-choose="${e(m.path)}" data-type="${e(m.type)}">${e(typeLabel(m.type))}</button>`).join('');
+    return `<p class="label">Pilih cara bayar</p><div class="methods" id="methods">${buttons}</div>
+      <p class="hint">Total akhir (dengan kode unik) muncul setelah Anda memilih.</p>`;
+  }
   if (v.qrisImagePath) {
     return `<img id="qris" class="qr" src="${e(v.qrisImagePath)}" width="256" height="256" alt="Kode QRIS untuk membayar ${e(formatRupiah(v.totalAmount))}">
       <p class="hint">Pindai kode QRIS dengan aplikasi e-wallet atau mobile banking. Nominalnya sudah terisi: ${e(formatRupiah(v.totalAmount))}.</p>`;
   }
-  if (v.accountNumber) {
+  if (v.accountNumber && v.totalAmount !== null) {
     const label = v.type === 'DIRECT' ? `Nomor tujuan (${v.providerName})` : `Nomor virtual account ${v.type?.replace(/^VA-/, '') ?? ''}`;
     return `${copyable('account-number', label, v.accountNumber)}
       ${copyable('total-digits', 'Nominal transfer (harus tepat)', String(v.totalAmount))}
-      <p class="hint">Transfer tepat ${e(formatRupiah(v.totalAmount))}${v.uniqueCode > 0 ? ', termasuk kode unik,' : ''} agar pembayaran dikenali otomatis.</p>`;
+      <p class="hint">Transfer tepat ${e(formatRupiah(v.totalAmount))}${(v.uniqueCode ?? 0) > 0 ? ', termasuk kode unik,' : ''} agar pembayaran dikenali otomatis.</p>`;
   }
   return `<p class="hint">Metode pembayaran belum tersedia.</p>`;
 }
@@ -91,7 +101,7 @@ export function paymentPageHtml(v: PaymentPageView, nonce: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
-<title>Pembayaran ${e(formatRupiah(v.totalAmount))}</title>
+<title>Pembayaran ${e(formatRupiah(v.totalAmount ?? v.amount))}</title>
 <style nonce="${e(nonce)}">${css}</style>
 </head>
 <body>
@@ -100,10 +110,10 @@ export function paymentPageHtml(v: PaymentPageView, nonce: string): string {
     data-now="${e(v.now.toISOString())}" data-poll-ms="${e(v.pollMs)}">
     <p class="method" id="method">${e(typeLabel(v.type))} · ${e(v.providerName)}</p>
     <h1>Total bayar</h1>
-    <p class="total" id="total">${e(formatRupiah(v.totalAmount))}</p>
+    <p class="total" id="total">${e(formatRupiah(v.totalAmount ?? v.amount))}</p>
     <dl>
       <div><dt>Jumlah</dt><dd id="amount">${e(formatRupiah(v.amount))}</dd></div>
-      ${v.uniqueCode > 0 ? `<div><dt>Kode unik</dt><dd id="unique-code">${e(formatRupiah(v.uniqueCode))}</dd></div>` : ''}
+      ${(v.uniqueCode ?? 0) > 0 ? `<div><dt>Kode unik</dt><dd id="unique-code">${e(formatRupiah(v.uniqueCode ?? 0))}</dd></div>` : ''}
       <div><dt>Pesanan</dt><dd id="order">${e(v.orderId)}</dd></div>
     </dl>
     <section class="state state-pending">

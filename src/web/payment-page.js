@@ -122,6 +122,27 @@
     });
   });
 
+  // a payment created without a type: the payer picks the method, the server bills it, the page shows the bill
+  document.querySelectorAll('button[data-choose]').forEach(function (button) {
+    button.addEventListener('click', function () {
+      document.querySelectorAll('button[data-choose]').forEach(function (b) {
+        b.disabled = true;
+      });
+      fetch(button.getAttribute('data-choose'), {
+        method: 'POST',
+        cache: 'no-store',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ type: button.getAttribute('data-type') }),
+      })
+        .then(function () {
+          window.location.reload();
+        })
+        .catch(function () {
+          window.location.reload();
+        });
+    });
+  });
+
   // back from the wallet or banking app: look at once instead of waiting for the next poll
   document.addEventListener('visibilitychange', function () {
     if (document.visibilityState === 'visible') poll();

@@ -113,7 +113,7 @@ describe('legacy static QRIS payments', () => {
     await handleCommand(service.deps, paymentStream(paymentId), payment, {
       type: 'CreatePayment',
       payment: {
-        paymentId, ownerId: caller.id, orderId: 'LEGACY-1', receivingAccountId: accountId, providerCode: 'WALLET-D', type: 'QRIS',
+        paymentId, ownerId: caller.id, orderId: 'LEGACY-1', receivingAccountId: accountId, providerCode: 'WALLET-D', type: 'QRIS', methodSelection: 'fixed',
         amount: 42_000, uniqueCode: payable.uniqueCode, totalAmount: payable.totalAmount, accountNumber: null, qrisPayload: staticQris,
         redirectUrl: 'https://shop.example', expiresAt: expiresAt.toISOString(), createdAt: now.toISOString(), requestHash: 'legacy',
       },
@@ -146,11 +146,43 @@ describe('POST /api/v1/payments: WALLET-A', () => {
     await syncUntil(caller, accountId, payment.id, 'COMPLETED');
   });
 
-  it('asks for a type, since WALLET-A takes several', async () => {
+  it('lets the payer choose the method when no type is given, then bills it and completes it', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkWalletA(service, caller);
-    const response = await post(caller, paymentBody(accountId));
-    expect(response.statusCode).toBe(400);
+    const created = await post(caller, paymentBody(accountId, { amount: 64_000 }));
+    expect(created.statusCode, created.body).toBe(200);
+    const data = created.json().data;
+    expect(data).toMatchObject({ type: null, methodSelection: 'payer', amount: 64_000, status: 'PENDING' });
+    for (const absent of ['uniqueCode', 'totalAmount', 'qrisImage', 'accountNumber']) expect(data).not.toHaveProperty(absent);
+
+    const page = await service.app.inject({ method: 'GET', url: `/pay/${data.id}` });
+    for (const type of ['DIRECT', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3']) expect(page.body).toContain(`data-type="${type}"`);
+
+    const choose = (type: unknown, id = data.id) => service.app.inject({ method: 'POST', url: `/pay/${id}/method`, payload: { type } as never });
+    expect((await choose('QRIS-DYNAMIC')).statusCode).toBe(400); // not a WALLET-A type
+    expect((await choose(undefined)).statusCode).toBe(400);
+    expect((await choose('VA-BANK1', randomUUID())).statusCode).toBe(404);
+    const chosen = await choose('VA-BANK1');
+    expect(chosen.statusCode, chosen.body).toBe(200);
+    expect(chosen.json().data).toMatchObject({ type: 'VA-BANK1', uniqueCode: 0, totalAmount: 64_000, accountNumber: expect.stringMatching(/^88810[0-9]{11}$/) });
+    expect((await choose('VA-BANK1')).json().data.accountNumber).toBe(chosen.json().data.accountNumber); // the same choice again
+    const other = await choose('DIRECT');
+    expect(other.statusCode).toBe(409);
+    expect(other.json()).toMatchObject({ code: 'PAYMENT_METHOD_CHOSEN' });
+    expect(await statusOf(caller, data.id)).toMatchObject({ type: 'VA-BANK1', methodSelection: 'payer', totalAmount: 64_000 });
+
+    await sandbox.pay({ vaNumber: chosen.json().data.accountNumber, amount: 64_000 });
+    await syncUntil(caller, accountId, data.id, 'COMPLETED');
+  });
+
+  it('refuses a method choice once the payment expired', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkWalletA(service, caller);
+    const created = await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 5 }));
+    service.clock.advance(5 * 60_000);
+    const late = await service.app.inject({ method: 'POST', url: `/pay/${created.id}/method`, payload: { type: 'DIRECT' } });
+    expect(late.statusCode).toBe(409);
+    expect(late.json()).toMatchObject({ code: 'PAYMENT_NOT_PENDING' });
   });
 });
 

@@ -4,7 +4,7 @@ import { order } from '../../src/commands/order.ts';
 import { payment, type PaymentDetails } from '../../src/commands/payment.ts';
 import { heldAt, maxUniqueCode, receiving, type Receiving, type ReceivingCommand } from '../../src/commands/receiving.ts';
 import { Conflict } from '../../src/errors.ts';
-import { OrderPaymentOpened, PayableReleased, PayableReserved, PaymentCompleted, PaymentCreated, PaymentExpired } from '../../src/events/payment.ts';
+import { OrderPaymentOpened, PayableReleased, PayableReserved, PaymentCompleted, PaymentCreated, PaymentExpired, PaymentMethodChosen } from '../../src/events/payment.ts';
 import { matchCredit } from '../../src/sagas/payment-matching.ts';
 import { specification } from '../support/decider.ts';
 
@@ -15,7 +15,7 @@ const accountId = '3c1d2b4a-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
 const paymentId = '6a0c1d2e-3f40-4152-8364-758697a8b9c0';
 const mutationId = '7b1d2e3f-4051-4263-9475-8697a8b9c0d1';
 const details: PaymentDetails = {
-  paymentId, ownerId, orderId: 'INV-1', receivingAccountId: accountId, providerCode: 'WALLET-D', type: 'QRIS-DYNAMIC',
+  paymentId, ownerId, orderId: 'INV-1', receivingAccountId: accountId, providerCode: 'WALLET-D', type: 'QRIS-DYNAMIC', methodSelection: 'fixed',
   amount: 50_000, uniqueCode: 7, totalAmount: 50_007, accountNumber: null, qrisPayload: 'qr', redirectUrl: 'https://x.example',
   expiresAt: at(60).toISOString(), createdAt: t0.toISOString(), requestHash: 'h',
 };
@@ -31,6 +31,18 @@ describe('payment decider', () => {
         mutationId, paidAt: at(59).toISOString(), completedAt: at(70).toISOString(),
       }),
     ]);
+  });
+
+  it('bills a payment created without a type once the payer chooses, once', () => {
+    const open = PaymentCreated({ ...details, type: null, methodSelection: 'payer', uniqueCode: null, totalAmount: null, qrisPayload: null });
+    const method = { type: 'VA-BANK1' as const, uniqueCode: 0, totalAmount: 50_000, accountNumber: '8881000000000001', qrisPayload: null };
+    given([open]).when({ type: 'ChoosePaymentMethod', method, now: at(1) }).then([PaymentMethodChosen({ paymentId, ...method, chosenAt: at(1).toISOString() })]);
+    const chosen = PaymentMethodChosen({ paymentId, ...method, chosenAt: at(1).toISOString() });
+    given([open, chosen]).when({ type: 'ChoosePaymentMethod', method, now: at(2) }).then([]);
+    given([open, chosen]).when({ type: 'ChoosePaymentMethod', method: { ...method, type: 'DIRECT' }, now: at(2) }).thenThrows(Conflict);
+    given([open]).when({ type: 'ChoosePaymentMethod', method, now: at(60) }).thenThrows(Conflict);
+    // nothing to pay before the method is chosen
+    given([open]).when({ type: 'CompletePayment', mutationId, paidAt: at(1), now: at(2) }).then([]);
   });
 
   it('ignores a credit booked after expiresAt, and expires only once expiresAt has passed', () => {

@@ -94,6 +94,25 @@ describe('the payment page in Chromium on a phone-sized screen', () => {
     await context.close();
   }, 60_000);
 
+  it('lets the payer choose the method of a payment created without a type, then shows the bill', async () => {
+    const caller = await keyHolder(service);
+    const { accountId, phoneNumber } = await linkWalletA(service, caller);
+    const payment = await createPayment(caller, paymentBody(accountId, { amount: 33_000 }));
+    expect(payment.type).toBeNull();
+    const { context, page, problems } = await phone();
+    await page.goto(payment.paymentUrl);
+    expect(await text(page, '#method')).toBe('Metode belum dipilih · Wallet A');
+    await page.locator('button[data-type="DIRECT"]').tap();
+    await expect.poll(() => page.locator('#account-number').count()).toBe(1);
+    expect(await text(page, '#account-number')).toBe(phoneNumber);
+    expect(await text(page, '#method')).toBe('Transfer langsung · Wallet A');
+    const total = Number((await text(page, '#total')).replace(/[^0-9]/g, ''));
+    expect(total).toBeGreaterThan(33_000);
+    expect(total).toBeLessThanOrEqual(33_999);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   it('copies a virtual account number with its button', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkWalletA(service, caller);

@@ -14,6 +14,7 @@ import {
   type ReadStreamOptions,
   type RecordedEvent,
 } from './event-store.ts';
+import { appendBatchParams, appendBatchSql, lastRowPerStream, type AppendedRow, type BatchedAppend } from './postgres-append-batch.ts';
 import { pollingSubscription } from './polling-subscription.ts';
 import { eventStoreSchema } from './postgres-schema.ts';
 
@@ -70,6 +71,14 @@ function claimRevisions(expected: ExpectedRevision): { sql: string; params: (str
   };
 }
 
+/** Appends written in one statement at most (a bound on its size; more wait for the next batch). */
+const maxBatch = 200;
+
+const resultOf = (row: AppendedRow): AppendResult => ({
+  nextRevision: row.revision,
+  position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.position) },
+});
+
 function appendSql(claim: string, firstParam: number): string {
   const p = (i: number) => `$${firstParam + i}`;
   return `with claimed as (${claim})
@@ -77,7 +86,7 @@ function appendSql(claim: string, firstParam: number): string {
     select $1, claimed.revision - $2 + e.ord, e.event_id, e.type, e.version, e.data, e.metadata
     from claimed, unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::int[], ${p(3)}::jsonb[], ${p(4)}::jsonb[])
       with ordinality as e(event_id, type, version, data, metadata, ord)
-    returning position::text, transaction_id::text, revision`;
+    returning stream_id, revision, position::text, transaction_id::text`;
 }
 
 export class PostgresEventStore implements EventStore {
@@ -88,6 +97,10 @@ export class PostgresEventStore implements EventStore {
   /** Moves on with every wake-up; reads started in one generation can be shared, never across one. */
   private wakeGeneration = 0;
   private readonly inFlight = new Map<string, Promise<unknown>>();
+  /** Appends waiting for the next batch, and whether a batch is being written now (one at a time). */
+  private queued: BatchedAppend[] = [];
+  private batchRunning = false;
+  private batchScheduled = false;
 
   private constructor(private readonly pool: pg.Pool) {
     this.wakeups.setMaxListeners(0);
@@ -133,8 +146,73 @@ export class PostgresEventStore implements EventStore {
     }, 10);
   }
 
+  /**
+   * Appends of concurrent commands go to PostgreSQL together, one statement per batch (group commit), while the
+   * previous batch is written; each still succeeds or is refused on its own. 'any' and 'stream_exists' go alone.
+   */
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) return this.currentRevision(streamId, expected);
+    if (expected === 'any' || expected === 'stream_exists') return this.appendOne(streamId, events, expected);
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queued.push({ streamId, expected, events, resolve, reject });
+      this.scheduleBatch();
+    });
+  }
+
+  private scheduleBatch(): void {
+    if (this.batchRunning || this.batchScheduled || this.queued.length === 0) return;
+    this.batchScheduled = true;
+    setImmediate(() => {
+      this.batchScheduled = false;
+      void this.writeBatch();
+    });
+  }
+
+  /** Writes the queued appends, at most one per stream (a later one to the same stream waits for the next batch). */
+  private async writeBatch(): Promise<void> {
+    if (this.batchRunning || this.queued.length === 0) return;
+    this.batchRunning = true;
+    const batch: BatchedAppend[] = [];
+    const later: BatchedAppend[] = [];
+    const streams = new Set<string>();
+    for (const append of this.queued) {
+      if (streams.has(append.streamId) || batch.length >= maxBatch) later.push(append);
+      else {
+        streams.add(append.streamId);
+        batch.push(append);
+      }
+    }
+    this.queued = later;
+    try {
+      if (batch.length === 1) {
+        const only = batch[0]!;
+        await this.appendOne(only.streamId, only.events, only.expected).then(only.resolve, only.reject);
+        return;
+      }
+      let last: Map<string, AppendedRow>;
+      try {
+        const result = await preparedQuery<AppendedRow>(this.pool, 'AppendEventsBatch', appendBatchSql, appendBatchParams(batch));
+        last = lastRowPerStream(result.rows);
+      } catch {
+        // a duplicate event id or a deadlock fails the whole statement: each on its own says which and why
+        await Promise.all(batch.map(a => this.appendOne(a.streamId, a.events, a.expected).then(a.resolve, a.reject)));
+        return;
+      }
+      if (last.size > 0) this.announceAppend();
+      await Promise.all(
+        batch.map(a => {
+          const row = last.get(a.streamId);
+          if (row) return a.resolve(resultOf(row));
+          return this.explainRefusal(a.streamId, a.events, a.expected, 'revision').then(a.resolve, a.reject);
+        }),
+      );
+    } finally {
+      this.batchRunning = false;
+      this.scheduleBatch();
+    }
+  }
+
+  private async appendOne(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     const claim = claimRevisions(expected);
     const params = [
       ...claim.params(streamId, events.length),
@@ -146,19 +224,11 @@ export class PostgresEventStore implements EventStore {
     ];
     const firstArrayParam = params.length - 4;
     try {
-      const result = await preparedQuery<{ position: string; transaction_id: string; revision: number }>(
-        this.pool,
-        'AppendEvents',
-        appendSql(claim.sql, firstArrayParam),
-        params,
-      );
-      const last = result.rows.reduce<(typeof result.rows)[number] | undefined>(
-        (max, row) => (max === undefined || row.revision > max.revision ? row : max),
-        undefined,
-      );
+      const result = await preparedQuery<AppendedRow>(this.pool, 'AppendEvents', appendSql(claim.sql, firstArrayParam), params);
+      const last = lastRowPerStream(result.rows).get(streamId);
       if (!last) return this.explainRefusal(streamId, events, expected, 'revision');
       this.announceAppend();
-      return { nextRevision: last.revision, position: { commit: BigInt(last.transaction_id), prepare: BigInt(last.position) } };
+      return resultOf(last);
     } catch (err) {
       if (isUniqueViolation(err, 'es_events_event_id')) return this.explainRefusal(streamId, events, expected, 'event-id');
       throw err;

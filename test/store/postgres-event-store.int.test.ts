@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DuplicateEventId } from '../../src/store/event-store.ts';
+import fc from 'fast-check';
+import { DuplicateEventId, StreamDeleted, WrongExpectedRevision } from '../../src/store/event-store.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { freshPool } from '../support/database.ts';
 import { eventStoreContract, newEvent } from './event-store.contract.ts';
@@ -18,6 +19,51 @@ describe('postgres event store specifics', () => {
     const event = newEvent('A');
     await store.append(`one-${randomUUID()}`, [event], 'no_stream');
     await expect(store.append(`two-${randomUUID()}`, [event], 'no_stream')).rejects.toBeInstanceOf(DuplicateEventId);
+    await store.close();
+    await pool.end();
+  });
+
+  it('gives each of many concurrent appends (written in batches) its own outcome, whatever the others do', async () => {
+    const pool = await freshPool(20);
+    const store = await PostgresEventStore.create(pool);
+    // each append: to a fresh stream, at the right or a wrong revision of an existing one, to a deleted stream,
+    // or reusing an event id from elsewhere; only the first kind and the right revision may write
+    const kind = fc.constantFrom('fresh', 'right', 'wrong', 'deleted', 'duplicate-id');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(kind, fc.integer({ min: 1, max: 3 })), { minLength: 2, maxLength: 40 }), async appends => {
+        const taken = newEvent('Taken');
+        await store.append(`taken-${randomUUID()}`, [taken], 'no_stream');
+        const prepared = await Promise.all(
+          appends.map(async ([k, n]) => {
+            const streamId = `batch-${k}-${randomUUID()}`;
+            if (k === 'right' || k === 'wrong') await store.append(streamId, [newEvent('Before')], 'no_stream');
+            if (k === 'deleted') {
+              await store.append(streamId, [newEvent('Before')], 'no_stream');
+              await store.deleteStream(streamId);
+            }
+            const events = Array.from({ length: n }, (_, i) => (k === 'duplicate-id' && i === 0 ? { ...newEvent('Again'), metadata: taken.metadata } : newEvent(`E${i}`)));
+            const expected = k === 'fresh' || k === 'duplicate-id' ? ('no_stream' as const) : k === 'wrong' ? 5 : 0;
+            return { k, n, streamId, events, expected };
+          }),
+        );
+        const outcomes = await Promise.allSettled(prepared.map(a => store.append(a.streamId, a.events, a.expected)));
+        for (const [i, a] of prepared.entries()) {
+          const outcome = outcomes[i]!;
+          const read = await store.readStream(a.streamId);
+          if (a.k === 'fresh' || a.k === 'right') {
+            const first = a.k === 'fresh' ? 0 : 1;
+            expect(outcome).toMatchObject({ status: 'fulfilled', value: { nextRevision: first + a.n - 1 } });
+            expect(read.map(e => e.metadata.eventId)).toEqual([...(a.k === 'right' ? [read[0]!.metadata.eventId] : []), ...a.events.map(e => e.metadata.eventId)]);
+          } else {
+            expect(outcome.status).toBe('rejected');
+            const reason = (outcome as PromiseRejectedResult).reason;
+            expect(reason).toBeInstanceOf(a.k === 'wrong' ? WrongExpectedRevision : a.k === 'deleted' ? StreamDeleted : DuplicateEventId);
+            expect(read.length).toBe(a.k === 'wrong' ? 1 : 0);
+          }
+        }
+      }),
+      { numRuns: 15 },
+    );
     await store.close();
     await pool.end();
   });

@@ -4,13 +4,14 @@ import { z } from 'zod';
 import { createApiKey, revokeApiKey } from '../commands/api-key.ts';
 import { listApiKeys } from '../projections/api-keys.ts';
 import type { AppDeps } from './deps.ts';
+import type { ApiKeyCache } from './key-cache.ts';
 import { requireSession } from './session-auth.ts';
 
 const createBody = z.object({ name: z.string().trim().min(1).max(100) });
 const keyParams = z.object({ id: z.uuid() });
 
 /** Dashboard (cookie) management of API keys; the secret is shown once, in the create response. */
-export function apiKeyRoutes(deps: AppDeps) {
+export function apiKeyRoutes(deps: AppDeps, keys: ApiKeyCache) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
     requireSession(deps, app);
@@ -40,6 +41,7 @@ export function apiKeyRoutes(deps: AppDeps) {
     app.delete('/:id', { schema: { params: keyParams } }, async request => {
       const { userId } = request.principal!;
       await revokeApiKey(deps, userId, request.params.id);
+      keys.forget(request.params.id);
       return { status: 'success', data: { id: request.params.id, revoked: true } };
     });
   };

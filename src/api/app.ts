@@ -13,6 +13,7 @@ import type { AppDeps } from './deps.ts';
 import { registerErrorHandling } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { requireApiKey } from './key-auth.ts';
+import { apiKeyCache } from './key-cache.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Builds the HTTP app without listening, so tests use `inject` against real dependencies. */
@@ -45,10 +46,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return Object.assign(new Error(message), { statusCode: 429 });
     },
   });
-  requireApiKey(deps, app);
+  const keys = apiKeyCache(deps.clock);
+  requireApiKey(deps, app, keys);
   await app.register(healthRoutes(deps));
   await app.register(authRoutes(deps), { prefix: '/api/auth' });
-  await app.register(apiKeyRoutes(deps), { prefix: '/api/dashboard/api-keys' });
+  await app.register(apiKeyRoutes(deps, keys), { prefix: '/api/dashboard/api-keys' });
   await app.register(providerRoutes, { prefix: '/api/v1/providers' });
   await app.register(accountRoutes(deps), { prefix: '/api/v1/accounts' });
   await app.register(mutationRoutes(deps), { prefix: '/api/v1/mutations' });

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiKeyCacheMs } from '../../src/api/key-cache.ts';
+import { revokeApiKey } from '../../src/commands/api-key.ts';
 import { generateApiKey } from '../../src/security/api-key-format.ts';
 import { createKey, registerUser } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -81,6 +83,17 @@ describe('x-api-key on /api/v1', () => {
     }
     expect((await v1(key.key)).statusCode).toBe(404);
     await dashboard('DELETE', `/api/dashboard/api-keys/${key.id}`, user.cookie);
+    expect((await v1(key.key)).statusCode).toBe(401);
+  });
+
+  it('refuses a key revoked by another process once the one-second key cache has lapsed', async () => {
+    const user = await registerUser(service);
+    const key = await createKey(service, user.cookie);
+    expect((await v1(key.key)).statusCode).toBe(404); // known, and now cached
+    // revoked as another process would: through the command, not this app's route
+    await revokeApiKey(service.deps, user.id, key.id);
+    expect((await v1(key.key)).statusCode).toBe(404);
+    service.clock.advance(apiKeyCacheMs);
     expect((await v1(key.key)).statusCode).toBe(401);
   });
 

@@ -44,6 +44,12 @@ export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
 
 export type AppendResult = { nextRevision: number; position: Position };
 
+/**
+ * One stream's part of an append to several streams: its events at the expected revision ('no_stream': it must not
+ * exist yet). A write of no events is a guard: the stream must be at exactly `expected`, and is left as it is.
+ */
+export type StreamWrite = { streamId: string; events: NewEvent[]; expected: number | 'no_stream' };
+
 export class WrongExpectedRevision extends Error {
   constructor(
     readonly streamId: string,
@@ -80,6 +86,12 @@ export interface EventStore {
    * same order, succeeds without writing (idempotent retry) and answers the original revision.
    */
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * Appends to several streams: all or nothing on PostgreSQL (one transaction); the EventStoreDB adapter writes them
+   * one after the other, in order, and stops at the first refusal. A refusal names its stream (WrongExpectedRevision,
+   * StreamDeleted). Answers each write's result, in the order given; a retry with the same event ids is done already.
+   */
+  appendToStreams(writes: StreamWrite[]): Promise<AppendResult[]>;
   /** Events of one stream; an empty array for a stream that does not exist or was deleted. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Events of every stream after (not including) `after`, in global order, at most `maxCount`. */

@@ -33,6 +33,7 @@ import {
   type ReadStreamOptions,
   type RecordedEvent,
   type Subscription,
+  type StreamWrite,
   type SubscriptionHandler,
 } from './event-store.ts';
 
@@ -149,6 +150,13 @@ export class EventStoreDbEventStore implements EventStore {
     const position =
       (await this.positionAt(streamId, nextRevision)) ?? (result.position ? positionOf(result.position) : await this.headPosition());
     return { nextRevision, position };
+  }
+
+  /** EventStoreDB (before KurrentDB 25.1) appends to one stream at a time: in order, stopping at the first refusal. */
+  async appendToStreams(writes: StreamWrite[]): Promise<AppendResult[]> {
+    const results: AppendResult[] = [];
+    for (const w of writes) results.push(await this.append(w.streamId, w.events, w.expected));
+    return results;
   }
 
   /** An append of no events: checks the expectation, writes nothing. */

@@ -47,8 +47,8 @@ export const appendBatchSql = `
   join input i on i.idx = e.idx
   returning stream_id, revision, position::text, transaction_id::text`;
 
-/** The parameters of appendBatchSql: one row per append, one per event (appends are numbered from 1). */
-export function appendBatchParams(batch: BatchedAppend[]): unknown[] {
+/** The parameters of appendBatchSql and es_append_streams: one row per append, one per event (numbered from 1). */
+export function appendBatchParams(batch: Pick<BatchedAppend, 'streamId' | 'expected' | 'events'>[]): unknown[] {
   const idx: number[] = [];
   const ord: number[] = [];
   const ids: string[] = [];

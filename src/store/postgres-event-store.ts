@@ -13,6 +13,7 @@ import {
   type Position,
   type ReadStreamOptions,
   type RecordedEvent,
+  type StreamWrite,
 } from './event-store.ts';
 import { appendBatchParams, appendBatchSql, lastRowPerStream, type AppendedRow, type BatchedAppend } from './postgres-append-batch.ts';
 import { pollingSubscription } from './polling-subscription.ts';
@@ -73,6 +74,8 @@ function claimRevisions(expected: ExpectedRevision): { sql: string; params: (str
 
 /** Appends written in one statement at most (a bound on its size; more wait for the next batch). */
 const maxBatch = 200;
+/** Batches written at once: while one waits for its commit, the next is on its way (PostgreSQL commits them together). */
+const maxBatchesInFlight = 4;
 
 const resultOf = (row: AppendedRow): AppendResult => ({
   nextRevision: row.revision,
@@ -97,9 +100,10 @@ export class PostgresEventStore implements EventStore {
   /** Moves on with every wake-up; reads started in one generation can be shared, never across one. */
   private wakeGeneration = 0;
   private readonly inFlight = new Map<string, Promise<unknown>>();
-  /** Appends waiting for the next batch, and whether a batch is being written now (one at a time). */
+  /** Appends waiting for the next batch; batches being written, and the streams they write (one append each). */
   private queued: BatchedAppend[] = [];
-  private batchRunning = false;
+  private batchesRunning = 0;
+  private readonly streamsBeingWritten = new Set<string>();
   private batchScheduled = false;
 
   private constructor(private readonly pool: pg.Pool) {
@@ -160,7 +164,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   private scheduleBatch(): void {
-    if (this.batchRunning || this.batchScheduled || this.queued.length === 0) return;
+    if (this.batchesRunning >= maxBatchesInFlight || this.batchScheduled || this.queued.length === 0) return;
     this.batchScheduled = true;
     setImmediate(() => {
       this.batchScheduled = false;
@@ -168,21 +172,25 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
-  /** Writes the queued appends, at most one per stream (a later one to the same stream waits for the next batch). */
+  /**
+   * Writes the queued appends. A stream is written by one append at a time: another append to it waits for a later
+   * batch (it was decided on the same revision and would be refused anyway), so batches in flight together never
+   * lock the same stream and cannot deadlock on each other.
+   */
   private async writeBatch(): Promise<void> {
-    if (this.batchRunning || this.queued.length === 0) return;
-    this.batchRunning = true;
+    if (this.batchesRunning >= maxBatchesInFlight || this.queued.length === 0) return;
     const batch: BatchedAppend[] = [];
     const later: BatchedAppend[] = [];
-    const streams = new Set<string>();
     for (const append of this.queued) {
-      if (streams.has(append.streamId) || batch.length >= maxBatch) later.push(append);
+      if (this.streamsBeingWritten.has(append.streamId) || batch.length >= maxBatch) later.push(append);
       else {
-        streams.add(append.streamId);
+        this.streamsBeingWritten.add(append.streamId);
         batch.push(append);
       }
     }
     this.queued = later;
+    if (batch.length === 0) return;
+    this.batchesRunning++;
     try {
       if (batch.length === 1) {
         const only = batch[0]!;
@@ -207,7 +215,8 @@ export class PostgresEventStore implements EventStore {
         }),
       );
     } finally {
-      this.batchRunning = false;
+      for (const append of batch) this.streamsBeingWritten.delete(append.streamId);
+      this.batchesRunning--;
       this.scheduleBatch();
     }
   }
@@ -233,6 +242,62 @@ export class PostgresEventStore implements EventStore {
       if (isUniqueViolation(err, 'es_events_event_id')) return this.explainRefusal(streamId, events, expected, 'event-id');
       throw err;
     }
+  }
+
+  /** All writes in one transaction (es_append_streams): the first refused one aborts them all. */
+  async appendToStreams(writes: StreamWrite[]): Promise<AppendResult[]> {
+    if (writes.length === 0) return [];
+    try {
+      const result = await preparedQuery<{ stream_id: string; revision: number; pos: string; xid: string }>(
+        this.pool,
+        'AppendToStreams',
+        'select * from es_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+        appendBatchParams(writes),
+      );
+      const rows = result.rows.map(r => ({ stream_id: r.stream_id, revision: r.revision, position: r.pos, transaction_id: r.xid }));
+      if (rows.length > 0) this.announceAppend();
+      const last = lastRowPerStream(rows);
+      const any = rows[rows.length - 1];
+      const position = any ? resultOf(any).position : await this.headPosition();
+      return writes.map(w => (w.events.length > 0 ? resultOf(last.get(w.streamId)!) : { nextRevision: w.expected as number, position }));
+    } catch (err) {
+      const e = err as { code?: string; detail?: string };
+      if (e.code !== 'ES409' && !isUniqueViolation(err, 'es_events_event_id')) throw err;
+      // every event there already, where this append puts it: a retry of an append that was done
+      const done = await this.appendedBefore(writes);
+      if (done) return done;
+      if (e.code !== 'ES409') throw new DuplicateEventId(writes.flatMap(w => w.events)[0]!.metadata.eventId);
+      const refused = writes.find(w => w.streamId === e.detail)!;
+      const stream = await this.streamRow(refused.streamId);
+      if (stream?.deleted) throw new StreamDeleted(refused.streamId);
+      throw new WrongExpectedRevision(refused.streamId, refused.expected, stream ? stream.revision : 'no_stream');
+    }
+  }
+
+  /** The results of these writes when all their events were appended before, as they would put them; else null. */
+  private async appendedBefore(writes: StreamWrite[]): Promise<AppendResult[] | null> {
+    const ids = writes.flatMap(w => w.events.map(e => e.metadata.eventId));
+    if (ids.length === 0) return null;
+    const found = await preparedQuery<{ event_id: string; stream_id: string; revision: number; position: string; transaction_id: string }>(
+      this.pool,
+      'FindAppendedEvents',
+      `select event_id::text, stream_id, revision, position::text, transaction_id::text from es_events where event_id = any($1::uuid[])`,
+      [ids],
+    );
+    const byId = new Map(found.rows.map(r => [r.event_id, r]));
+    const results: AppendResult[] = [];
+    for (const w of writes) {
+      const rows = w.events.map(e => byId.get(e.metadata.eventId));
+      const first = rows[0];
+      if (!first) {
+        if (w.events.length > 0) return null;
+        results.push({ nextRevision: w.expected as number, position: START });
+        continue;
+      }
+      if (!rows.every((r, i) => r !== undefined && r.stream_id === w.streamId && r.revision === first.revision + i)) return null;
+      results.push(resultOf(rows[rows.length - 1]!));
+    }
+    return results;
   }
 
   /**

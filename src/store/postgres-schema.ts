@@ -1,5 +1,7 @@
 /** Tables of the PostgreSQL event store. Events are never updated; a deleted stream keeps a tombstone row. */
 export const eventStoreSchema = `
+-- one process at a time (create or replace function is not safe against itself)
+select pg_advisory_xact_lock(hashtextextended('es-schema', 0));
 create table if not exists es_streams (
   stream_id text primary key,
   revision bigint not null,
@@ -19,4 +21,38 @@ create table if not exists es_events (
   constraint es_events_event_id unique (event_id)
 );
 create index if not exists es_events_global_order on es_events (transaction_id, position);
+-- Appends to several streams at once, all or nothing: each write claims its stream's next revisions at the expected
+-- one (-1: the stream must not exist); a write of no events only checks its stream (guard), holding it until commit.
+-- The first refused write aborts everything with SQLSTATE ES409 and the stream in DETAIL.
+create or replace function es_append_streams(
+  stream_ids text[], expected bigint[], counts int[],
+  event_write int[], event_ord int[], event_ids uuid[], types text[], versions int[], datas jsonb[], metas jsonb[]
+) returns table (stream_id text, revision bigint, pos text, xid text) language plpgsql as $$
+declare
+  claimed bigint[] := array_fill(null::bigint, array[cardinality(stream_ids)]);
+  r bigint;
+begin
+  for i in 1 .. cardinality(stream_ids) loop
+    r := null;
+    if counts[i] = 0 then
+      select s.revision into r from es_streams s
+       where s.stream_id = stream_ids[i] and s.revision = expected[i] and not s.deleted for share;
+    elsif expected[i] = -1 then
+      insert into es_streams as s (stream_id, revision) values (stream_ids[i], counts[i] - 1)
+      on conflict on constraint es_streams_pkey do nothing returning s.revision into r;
+    else
+      update es_streams s set revision = s.revision + counts[i]
+       where s.stream_id = stream_ids[i] and s.revision = expected[i] and not s.deleted returning s.revision into r;
+    end if;
+    if r is null then
+      raise exception 'wrong expected revision' using errcode = 'ES409', detail = stream_ids[i];
+    end if;
+    claimed[i] := r;
+  end loop;
+  return query
+    insert into es_events as e (stream_id, revision, event_id, type, version, data, metadata)
+    select stream_ids[x.w], claimed[x.w] - counts[x.w] + x.ord, x.id, x.type, x.version, x.data, x.metadata
+    from unnest(event_write, event_ord, event_ids, types, versions, datas, metas) as x(w, ord, id, type, version, data, metadata)
+    returning e.stream_id, e.revision, e.position::text, e.transaction_id::text;
+end $$;
 `;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  START,
   StreamDeleted,
   WrongExpectedRevision,
   comparePositions,
@@ -103,6 +104,37 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
       const alsoAny = await store.append(id, events, 'any');
       expect(alsoAny.nextRevision).toBe(first.nextRevision);
       expect(await store.readStream(id)).toHaveLength(2);
+    });
+
+    it('appends to several streams at once, with a guard on another, and answers each in order', async () => {
+      const guarded = stream('guard');
+      const existing = stream('existing');
+      await store.append(guarded, [newEvent('G')], 'no_stream');
+      await store.append(existing, [newEvent('X')], 'no_stream');
+      const fresh = stream('fresh');
+      const results = await store.appendToStreams([
+        { streamId: guarded, events: [], expected: 0 },
+        { streamId: existing, events: [newEvent('X2'), newEvent('X3')], expected: 0 },
+        { streamId: fresh, events: [newEvent('F')], expected: 'no_stream' },
+      ]);
+      expect(results.map(r => r.nextRevision)).toEqual([0, 2, 0]);
+      expect(comparePositions(results[1]!.position, START)).toBeGreaterThan(0);
+      expect((await store.readStream(existing)).map(e => e.type)).toEqual(['X', 'X2', 'X3']);
+      expect((await store.readStream(fresh)).map(e => e.type)).toEqual(['F']);
+      expect(await store.readStream(guarded)).toHaveLength(1);
+    });
+
+    it('refuses an append to several streams at its first refused write, naming that stream', async () => {
+      const guarded = stream('moved');
+      await store.append(guarded, [newEvent('G'), newEvent('G2')], 'no_stream');
+      const fresh = stream('never');
+      const refused = store.appendToStreams([
+        { streamId: guarded, events: [], expected: 0 },
+        { streamId: fresh, events: [newEvent('F')], expected: 'no_stream' },
+      ]);
+      await expect(refused).rejects.toMatchObject({ streamId: guarded, actual: 1 });
+      await expect(refused).rejects.toBeInstanceOf(WrongExpectedRevision);
+      expect(await store.readStream(fresh)).toEqual([]);
     });
 
     it('reads a stream backwards, from a revision, and a limited count', async () => {

@@ -68,6 +68,38 @@ describe('postgres event store specifics', () => {
     await pool.end();
   });
 
+  it('writes all of an append to several streams or none of it, and takes its retry as done', async () => {
+    const pool = await freshPool();
+    const store = await PostgresEventStore.create(pool);
+    const a = `a-${randomUUID()}`;
+    const b = `b-${randomUUID()}`;
+    const gone = `gone-${randomUUID()}`;
+    await store.append(b, [newEvent('B')], 'no_stream');
+    await store.append(gone, [newEvent('G')], 'no_stream');
+    await store.deleteStream(gone);
+    // the last write is refused: the first one's events are not written either
+    await expect(store.appendToStreams([
+      { streamId: a, events: [newEvent('A')], expected: 'no_stream' },
+      { streamId: b, events: [newEvent('B2')], expected: 5 },
+    ])).rejects.toMatchObject({ streamId: b, actual: 0 });
+    expect(await store.readStream(a)).toEqual([]);
+    await expect(store.appendToStreams([
+      { streamId: a, events: [newEvent('A')], expected: 'no_stream' },
+      { streamId: gone, events: [], expected: 0 },
+    ])).rejects.toBeInstanceOf(StreamDeleted);
+    expect(await store.readStream(a)).toEqual([]);
+    const writes = [
+      { streamId: a, events: [newEvent('A')], expected: 'no_stream' as const },
+      { streamId: b, events: [newEvent('B2')], expected: 0 },
+    ];
+    const first = await store.appendToStreams(writes);
+    const again = await store.appendToStreams(writes);
+    expect(again.map(r => r.nextRevision)).toEqual(first.map(r => r.nextRevision));
+    expect(await store.readStream(b)).toHaveLength(2);
+    await store.close();
+    await pool.end();
+  });
+
   it('does not let a reader of all skip an event that commits late with a lower position', async () => {
     const pool = await freshPool();
     const store = await PostgresEventStore.create(pool);

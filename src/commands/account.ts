@@ -252,6 +252,7 @@ function decide(state: Account, command: AccountCommand): AccountEvent[] {
 
 export const account: Decider<Account, AccountCommand, AccountEvent> = {
   snapshot: { name: 'account', version: 2, every: 100 },
+  cached: true,
   initialState: () => ({ status: 'none' }),
   evolve,
   decide,

@@ -4,13 +4,14 @@ import { toDynamicQr } from '../payments/emv-qr.ts';
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { ProviderError, type ProviderSession } from '../providers/connector.ts';
 import { deterministicUuid } from '../sagas/event-id.ts';
-import { account, accountStream, type LinkedAccount } from './account.ts';
-import { WrongExpectedRevision } from '../store/event-store.ts';
+import { account, accountStream, type Account, type LinkedAccount } from './account.ts';
+import { StreamDeleted, WrongExpectedRevision } from '../store/event-store.ts';
+import { handleCommandsTogether, streamCommand } from './handle-together.ts';
 import { cachedState, handleCommand, load, nothingLoaded, type CommandContext } from './handle.ts';
 import { keyedQueue } from './keyed-queue.ts';
 import { providerFailure } from './link-account.ts';
 import { order, orderStream } from './order.ts';
-import { choiceRefusal, payment, paymentStream, type Payment } from './payment.ts';
+import { choiceRefusal, payment, paymentStream, type ChosenMethod, type Payment, type PaymentDetails } from './payment.ts';
 import { receiving, receivingStream } from './receiving.ts';
 import type { SyncDeps } from './sync-account.ts';
 
@@ -76,25 +77,39 @@ async function stillPending(deps: SyncDeps, paymentId: string, openedAt: string,
   return previous.status === 'PENDING' && now.toISOString() < previous.expiresAt;
 }
 
-/**
- * One pending payment per order. Most orders are new: the claim is first tried on what this process knows of
- * the order (its cached state, or no stream at all) without reading it; if someone wrote it meanwhile, the
- * append's expected revision refuses and the order is read and decided again.
- */
-async function claimOrder(deps: SyncDeps, ownerId: string, orderId: string, paymentId: string, now: Date, context: CommandContext) {
-  const stream = orderStream(ownerId, orderId);
-  let claimed = cachedState(deps, stream, order) ?? nothingLoaded(order);
-  for (let attempt = 1; ; attempt++) {
-    const previous = claimed.state.paymentId;
-    const previousStillPending = previous !== null && previous !== paymentId && (await stillPending(deps, previous, claimed.state.openedAt!, now));
-    try {
-      await handleCommand(deps, stream, order, { type: 'OpenOrderPayment', ownerId, orderId, paymentId, previousStillPending, now }, { ...context, loaded: claimed, attempts: 1 });
-      return;
-    } catch (err) {
-      if (!(err instanceof WrongExpectedRevision) || attempt >= 5) throw err;
-      claimed = await load(deps, stream, order);
-    }
-  }
+/** The caller's linked account that takes the payment, and the payment type it takes; else 404 or 400. */
+function receivingAccount(state: Account, ownerId: string, asked: string | undefined) {
+  if (state.status !== 'linked' || state.ownerId !== ownerId) throw accountNotFound();
+  const provider = findProvider(state.providerCode);
+  if (!provider) throw accountNotFound();
+  const type = typeFor(provider, asked);
+  if (!state.isActive) throw new InvalidInput('The receiving account is inactive: relogin needed', [], 'ACCOUNT_INACTIVE');
+  return { linked: state, type };
+}
+
+/** The payment as created: billed when its type is known, else waiting for the payer's choice. */
+function paymentDetails(
+  p: { paymentId: string; ownerId: string; input: NewPayment; linked: LinkedAccount; type: PaymentType | null; requestHash: string; now: Date; expiresAt: Date },
+  billed: Omit<ChosenMethod, 'paymentId' | 'chosenAt' | 'type'> | null,
+): PaymentDetails {
+  return {
+    paymentId: p.paymentId,
+    ownerId: p.ownerId,
+    orderId: p.input.orderId,
+    receivingAccountId: p.linked.accountId,
+    providerCode: p.linked.providerCode,
+    type: p.type,
+    methodSelection: p.type === null ? 'payer' : 'fixed',
+    amount: p.input.amount,
+    uniqueCode: billed?.uniqueCode ?? null,
+    totalAmount: billed?.totalAmount ?? null,
+    accountNumber: billed?.accountNumber ?? null,
+    qrisPayload: billed?.qrisPayload ?? null,
+    redirectUrl: p.input.redirectUrl,
+    expiresAt: p.expiresAt.toISOString(),
+    createdAt: p.now.toISOString(),
+    requestHash: p.requestHash,
+  };
 }
 
 /** Where the customer pays: the dynamic QRIS, a fresh virtual account, or the wallet's own number (DIRECT). */
@@ -204,45 +219,63 @@ export async function createPayment(
     if (existing.status !== 'NONE') return { paymentId: replayOf(existing, requestHash), payment: existing };
   }
 
-  const linked = (await load(deps, accountStream(input.walletAccountId), account)).state;
-  if (linked.status !== 'linked' || linked.ownerId !== ownerId) throw accountNotFound();
-  const provider = findProvider(linked.providerCode);
-  if (!provider) throw accountNotFound();
-  const type = typeFor(provider, input.type);
-  if (!linked.isActive) throw new InvalidInput('The receiving account is inactive: relogin needed', [], 'ACCOUNT_INACTIVE');
+  const accountId = accountStream(input.walletAccountId);
+  let accountLoaded = cachedState(deps, accountId, account) ?? (await load(deps, accountId, account));
+  const { linked, type } = receivingAccount(accountLoaded.state, ownerId, input.type);
+  const where = type === null ? null : await payTo(deps, linked, type, context);
+  // payTo may have captured the account's static QRIS: what it left is what the append is guarded on
+  accountLoaded = cachedState(deps, accountId, account) ?? accountLoaded;
 
   const now = deps.clock.now();
-  await claimOrder(deps, ownerId, input.orderId, paymentId, now, context);
-
   const expiresAt = new Date(now.getTime() + (input.expiresInMinutes ?? defaultExpiresInMinutes) * 60_000);
-  // without a type, the payer chooses on the payment page and the bill is made then
-  const billed = type === null ? null : await bill(deps, linked, type, { paymentId, amount: input.amount, expiresAt, now }, context);
-
-  const created = await handleCommand(deps, paymentStream(paymentId), payment, {
-    type: 'CreatePayment',
-    payment: {
-      paymentId,
-      ownerId,
-      orderId: input.orderId,
-      receivingAccountId: linked.accountId,
-      providerCode: linked.providerCode,
-      type,
-      methodSelection: type === null ? 'payer' : 'fixed',
-      amount: input.amount,
-      uniqueCode: billed?.uniqueCode ?? null,
-      totalAmount: billed?.totalAmount ?? null,
-      accountNumber: billed?.accountNumber ?? null,
-      qrisPayload: billed?.qrisPayload ?? null,
-      redirectUrl: input.redirectUrl,
-      expiresAt: expiresAt.toISOString(),
-      createdAt: now.toISOString(),
-      requestHash,
-    },
-  }, { ...context, loaded: paymentLoaded });
-  if (created.events.length === 0) {
-    // a concurrent twin with the same Idempotency-Key won
-    const twin = replayOf(created.state, requestHash);
-    return { paymentId: twin, payment: created.state as Exclude<Payment, { status: 'NONE' }> };
+  const orderId = orderStream(ownerId, input.orderId);
+  const receivingId = receivingStream(linked.accountId);
+  let orderLoaded = cachedState(deps, orderId, order) ?? nothingLoaded(order);
+  let receivingStale = false;
+  let created: { state: Payment } | undefined;
+  for (let attempt = 1; !created; attempt++) {
+    const previous = orderLoaded.state.paymentId;
+    const previousStillPending = previous !== null && previous !== paymentId && (await stillPending(deps, previous, orderLoaded.state.openedAt!, now));
+    const opened = order.decide(orderLoaded.state, { type: 'OpenOrderPayment', ownerId, orderId: input.orderId, paymentId, previousStillPending, now });
+    // the order, the payable amount and the payment in one append, guarded on the account as decided on
+    const createTogether = async () => {
+      const parts = [streamCommand(deps, orderId, order, orderLoaded, opened)];
+      let payable: { uniqueCode: number; totalAmount: number } | null = null;
+      if (type !== null && where !== null) {
+        const receivingLoaded = (!receivingStale && cachedState(deps, receivingId, receiving)) || (await load(deps, receivingId, receiving));
+        const reserved = receiving.decide(receivingLoaded.state, {
+          type: 'ReservePayable', accountId: linked.accountId, paymentId, amount: input.amount, vaNumber: where.vaNumber,
+          firstCode: randomInt(1, 1000), expiresAt, now,
+        });
+        payable = reserved[0]?.type === 'PayableReserved' ? reserved[0].data : receivingLoaded.state.payables.find(p => p.paymentId === paymentId) ?? null;
+        if (!payable) throw new DomainError(503, 'UNAVAILABLE', 'The payable amount lapsed before the payment was recorded; try again');
+        parts.push(streamCommand(deps, receivingId, receiving, receivingLoaded, reserved) as never);
+      }
+      const details = paymentDetails({ paymentId, ownerId, input, linked, type, requestHash, now, expiresAt }, payable && where && {
+        uniqueCode: payable.uniqueCode,
+        totalAmount: payable.totalAmount,
+        accountNumber: where.accountNumber,
+        qrisPayload: where.staticQris ? toDynamicQr(where.staticQris, payable.totalAmount) : null,
+      });
+      const createdEvents = payment.decide(paymentLoaded.state, { type: 'CreatePayment', payment: details });
+      parts.push(streamCommand(deps, paymentStream(paymentId), payment, paymentLoaded, createdEvents) as never);
+      const done = await handleCommandsTogether(deps, parts, [{ streamId: accountId, revision: accountLoaded.revision }], context);
+      return { state: done.states.at(-1) as Payment };
+    };
+    try {
+      // reservations on one receiving account from this process go one at a time instead of racing into retries
+      created = type === null ? await createTogether() : await reservations(linked.accountId, createTogether);
+    } catch (err) {
+      if (!(err instanceof WrongExpectedRevision || err instanceof StreamDeleted) || attempt >= 5) throw err;
+      // someone wrote one of the streams since it was loaded: load that one again and decide again
+      if (err.streamId === accountId) {
+        accountLoaded = await load(deps, accountId, account);
+        receivingAccount(accountLoaded.state, ownerId, input.type); // deleted or deactivated meanwhile: refused now
+      } else if (err.streamId === orderId) orderLoaded = await load(deps, orderId, order);
+      else if (err.streamId === receivingId) receivingStale = true;
+      else paymentLoaded = await load(deps, paymentStream(paymentId), payment); // a twin with the same Idempotency-Key
+      if (paymentLoaded.state.status !== 'NONE') return { paymentId: replayOf(paymentLoaded.state, requestHash), payment: paymentLoaded.state };
+    }
   }
   // no wait for the read model: what reads a payment next (status, page, QR image) falls back to its stream
   return { paymentId, payment: created.state as Exclude<Payment, { status: 'NONE' }> };

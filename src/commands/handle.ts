@@ -7,7 +7,9 @@ import {
   WrongExpectedRevision,
   type EventStore,
   type ExpectedRevision,
+  type NewEvent,
   type Position,
+  type RecordedEvent,
 } from '../store/event-store.ts';
 
 export type Decider<S, C, E extends DomainEvent> = {
@@ -57,12 +59,33 @@ export async function load<S, C, E extends DomainEvent>(
   streamId: string,
   decider: Decider<S, C, E>,
 ): Promise<Loaded<S>> {
-  const config = decider.snapshot;
   const cached = decider.cached && es.cache ? es.cache.get(decider, streamId) : undefined;
-  const snapshot = !cached && config && es.snapshots ? await es.snapshots.read(streamId, config.name, config.version) : null;
-  let state = cached ? (cached.state as S) : snapshot ? (snapshot.state as S) : decider.initialState();
-  let revision = cached ? cached.revision : snapshot ? snapshot.revision : -1;
+  if (cached) {
+    // from the cached revision itself: its event missing means the stream was deleted (elsewhere, perhaps)
+    const recorded = await es.store.readStream(streamId, { fromRevision: cached.revision });
+    if (recorded[0]?.revision === cached.revision) return fold(es, streamId, decider, cached.state as S, recorded.slice(1), cached.revision, cached.revision);
+    es.cache!.delete(decider, streamId);
+  }
+  const config = decider.snapshot;
+  const snapshot = config && es.snapshots ? await es.snapshots.read(streamId, config.name, config.version) : null;
+  const state = snapshot ? (snapshot.state as S) : decider.initialState();
+  const revision = snapshot ? snapshot.revision : -1;
   const recorded = await es.store.readStream(streamId, { fromRevision: revision + 1 });
+  return fold(es, streamId, decider, state, recorded, revision, snapshot?.revision ?? -1);
+}
+
+/** The state after `recorded`, kept in the state cache when the decider is cached. */
+function fold<S, C, E extends DomainEvent>(
+  es: EventSourcing,
+  streamId: string,
+  decider: Decider<S, C, E>,
+  from: S,
+  recorded: RecordedEvent[],
+  fromRevision: number,
+  snapshotRevision: number,
+): Loaded<S> {
+  let state = from;
+  let revision = fromRevision;
   for (const r of recorded) {
     const event = parseRecorded(r);
     if (event) state = decider.evolve(state, event as unknown as E);
@@ -70,7 +93,44 @@ export async function load<S, C, E extends DomainEvent>(
   }
   if (decider.cached && es.cache && revision >= 0) es.cache.set(decider, streamId, revision, state);
   // with a cached state the snapshot's revision is unknown: count from the cached one (a snapshot is a cache too)
-  return { state, revision, exists: revision >= 0, snapshotRevision: snapshot?.revision ?? cached?.revision ?? -1 };
+  return { state, revision, exists: revision >= 0, snapshotRevision };
+}
+
+/** Events as the store takes them: validated, with the command's metadata (who, when, why). */
+export function toNewEvents(events: DomainEvent[], context: CommandContext): NewEvent[] {
+  const correlationId = context.correlationId ?? randomUUID();
+  return events.map((e, i) => ({
+    ...serialise(e),
+    metadata: {
+      eventId: context.eventId?.(i, e) ?? uuidv7(),
+      correlationId,
+      causationId: context.causationId ?? null,
+      actor: context.actor,
+      occurredAt: context.now.toISOString(),
+    },
+  }));
+}
+
+/** The state after appended events: kept in the state cache, and snapshotted when one is due. */
+export async function recordAppended<S, C, E extends DomainEvent>(
+  es: EventSourcing,
+  streamId: string,
+  decider: Decider<S, C, E>,
+  loaded: Loaded<S>,
+  events: E[],
+  nextRevision: number,
+): Promise<S> {
+  const next = events.reduce(decider.evolve, loaded.state);
+  if (decider.cached && es.cache) es.cache.set(decider, streamId, nextRevision, next);
+  const config = decider.snapshot;
+  // every `every` events since the last snapshot, and at every multiple of `every` (a cached state hides the snapshot's revision)
+  const snapshotDue =
+    config && (nextRevision - loaded.snapshotRevision >= config.every || Math.floor(nextRevision / config.every) > Math.floor(loaded.revision / config.every));
+  if (config && es.snapshots && snapshotDue) {
+    // a cache: losing a write only costs a longer read next time
+    await es.snapshots.write(streamId, config.name, config.version, { revision: nextRevision, state: next }).catch(() => undefined);
+  }
+  return next;
 }
 
 export type Handled<S, E> = { state: S; events: E[]; position: Position | null; revision: number };
@@ -93,31 +153,9 @@ export async function handleCommand<S, C, E extends DomainEvent>(
     const events = decider.decide(state, command);
     if (events.length === 0) return { state, events, position: null, revision };
     const expected: ExpectedRevision = exists ? revision : 'no_stream';
-    const correlationId = context.correlationId ?? randomUUID();
     try {
-      const result = await es.store.append(
-        streamId,
-        events.map((e, i) => ({
-          ...serialise(e),
-          metadata: {
-            eventId: context.eventId?.(i, e) ?? uuidv7(),
-            correlationId,
-            causationId: context.causationId ?? null,
-            actor: context.actor,
-            occurredAt: context.now.toISOString(),
-          },
-        })),
-        expected,
-      );
-      const next = events.reduce(decider.evolve, state);
-      if (decider.cached && es.cache) es.cache.set(decider, streamId, result.nextRevision, next);
-      const config = decider.snapshot;
-      // every `every` events since the last snapshot, and at every multiple of `every` (a cached state hides the snapshot's revision)
-      const snapshotDue = config && (result.nextRevision - snapshotRevision >= config.every || Math.floor(result.nextRevision / config.every) > Math.floor(revision / config.every));
-      if (config && es.snapshots && snapshotDue) {
-        // a cache: losing a write only costs a longer read next time
-        await es.snapshots.write(streamId, config.name, config.version, { revision: result.nextRevision, state: next }).catch(() => undefined);
-      }
+      const result = await es.store.append(streamId, toNewEvents(events, context), expected);
+      const next = await recordAppended(es, streamId, decider, { state, revision, exists, snapshotRevision }, events, result.nextRevision);
       return { state: next, events, position: result.position, revision: result.nextRevision };
     } catch (err) {
       if (err instanceof WrongExpectedRevision && attempt < (context.attempts ?? maxAttempts)) {

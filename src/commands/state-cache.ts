@@ -1,12 +1,13 @@
 /**
  * Decider states this process loaded or wrote last, per stream: a load then reads only the events after the cached
- * revision (usually none) instead of a snapshot and a tail. Only for deciders that ask for it (`cached: true`) and
- * whose streams are never deleted: the cache cannot see a deletion made elsewhere. Bounded, least recently used
- * out first. States are immutable (evolve returns new objects), so sharing them is safe.
+ * revision (usually none) instead of a snapshot and a tail. Only for deciders that ask for it (`cached: true`). A load
+ * re-reads the cached revision's own event, so a stream deleted elsewhere is noticed (and forgotten here). Bounded,
+ * least recently used out first. States are immutable (evolve returns new objects), so sharing them is safe.
  */
 export type StateCache = {
   get(decider: object, streamId: string): { revision: number; state: unknown } | undefined;
   set(decider: object, streamId: string, revision: number, state: unknown): void;
+  delete(decider: object, streamId: string): void;
 };
 
 export function stateCache(maxEntries = 20_000): StateCache {
@@ -35,6 +36,9 @@ export function stateCache(maxEntries = 20_000): StateCache {
       entries.delete(key);
       entries.set(key, { revision, state });
       if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+    },
+    delete(decider, streamId) {
+      entries.delete(keyOf(decider, streamId));
     },
   };
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../logger.ts';
 import { checkpointSchema, deleteCheckpoint, readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../store/event-store.ts';
 import { Subscriber } from '../store/subscriber.ts';
-import type { Projection } from './projection.ts';
+import { applyEvents, type Projection } from './projection.ts';
 
 const checkpointName = (p: Projection) => `projection:${p.name}`;
 
@@ -28,15 +28,15 @@ function batchApplier(pool: pg.Pool, projection: Projection) {
       return;
     }
     await inTransaction(pool, async tx => {
-      for (const recorded of relevant) {
-        const event = parseRecorded(recorded);
-        if (event) await projection.apply(tx, event as StoredEvent<AnyEvent>);
-      }
+      await applyEvents(tx, projection, parsed(relevant));
       await saveCheckpoint(tx, checkpointName(projection), last);
     });
     savedAt = Date.now();
   };
 }
+
+const parsed = (events: RecordedEvent[]) =>
+  events.map(parseRecorded).filter((e): e is StoredEvent => e !== null) as StoredEvent<AnyEvent>[];
 
 export async function createReadModels(pool: pg.Pool, projections: Projection[]): Promise<void> {
   await query(pool, 'CreateCheckpointTable', checkpointSchema);
@@ -109,10 +109,7 @@ export async function replayInto(
     const read = await store.readAll(position, 1000);
     const batch = until ? read.filter(e => comparePositions(e.position, until) <= 0) : read;
     if (batch.length === 0) break;
-    for (const recorded of batch) {
-      const event = parseRecorded(recorded);
-      if (event) await projection.apply(tx, event as StoredEvent<AnyEvent>);
-    }
+    await applyEvents(tx, projection, parsed(batch));
     count += batch.length;
     position = batch[batch.length - 1]!.position;
   }

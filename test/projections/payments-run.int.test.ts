@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { inTransaction } from '../../src/db/pool.ts';
+import type { AnyEvent } from '../../src/events/all.ts';
+import type { StoredEvent } from '../../src/events/event.ts';
+import { PaymentCreated } from '../../src/events/payment.ts';
+import { applyEvents } from '../../src/projections/projection.ts';
+import { paymentsProjection } from '../../src/projections/payments.ts';
+import { freshPool } from '../support/database.ts';
+
+const at = (minutes: number) => new Date(Date.UTC(2026, 10, 2, 3, minutes)).toISOString();
+
+const created = fc.record({
+  amount: fc.integer({ min: 1, max: 100_000_000 }),
+  uniqueCode: fc.option(fc.integer({ min: 0, max: 999 })),
+  qr: fc.boolean(),
+  orderId: fc.string({ minLength: 1, maxLength: 20 }),
+  minutes: fc.integer({ min: 0, max: 59 }),
+}).map(({ amount, uniqueCode, qr, orderId, minutes }): StoredEvent<AnyEvent> => {
+  const e = PaymentCreated({
+    paymentId: randomUUID(), ownerId: randomUUID(), orderId, receivingAccountId: randomUUID(), providerCode: qr ? 'WALLET-D' : 'WALLET-A',
+    type: uniqueCode === null ? null : qr ? 'QRIS-DYNAMIC' : 'DIRECT', methodSelection: uniqueCode === null ? 'payer' : 'fixed', amount,
+    uniqueCode, totalAmount: uniqueCode === null ? null : amount + uniqueCode, accountNumber: qr ? null : '081234567890',
+    qrisPayload: qr && uniqueCode !== null ? '000201010212...' : null, redirectUrl: 'https://shop.example/done?a=1&b="x"',
+    expiresAt: at(minutes + 60), createdAt: at(minutes), requestHash: 'h',
+  });
+  return { ...e, metadata: { eventId: randomUUID(), correlationId: randomUUID(), causationId: null, actor: 'test', occurredAt: at(minutes) }, streamId: `payment-${e.data.paymentId}`, revision: 0, position: { commit: 1n, prepare: 1n } };
+});
+
+describe('payments read model, a run of PaymentCreated in one statement', () => {
+  it('leaves exactly the rows that applying the events one by one leaves', async () => {
+    const pool = await freshPool();
+    await pool.query(paymentsProjection.schema);
+    const rows = async (events: StoredEvent<AnyEvent>[], together: boolean) =>
+      inTransaction(pool, async tx => {
+        await tx.query('delete from payments');
+        if (together) await applyEvents(tx, paymentsProjection, events);
+        else for (const e of events) await paymentsProjection.apply(tx, e);
+        return (await tx.query<{ row: string }>('select p::text as row from payments p order by id')).rows.map(r => r.row);
+      });
+    await fc.assert(
+      fc.asyncProperty(fc.array(created, { minLength: 2, maxLength: 30 }), async events => {
+        const withReplay = [...events, events[0]!]; // a re-delivered event changes nothing
+        expect(await rows(withReplay, true)).toEqual(await rows(withReplay, false));
+      }),
+      { numRuns: 20 },
+    );
+    await pool.end();
+  });
+});

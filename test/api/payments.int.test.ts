@@ -298,3 +298,40 @@ describe('GET /api/v1/payments/status/:paymentId', () => {
     expect((await service.app.inject({ method: 'GET', url: `/api/v1/payments/status/${payment.id}` })).statusCode).toBe(401);
   });
 });
+
+describe('POST /api/v1/payments: the receiving account changing meanwhile', () => {
+  // another process's writes: through the store, past this process's state cache
+  const elsewhere = () => ({ store: service.deps.store });
+
+  it('takes a payment into an account another process wrote since this one cached it', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    await createPayment(caller, paymentBody(accountId)); // the account is in this process's cache now
+    await handleCommand(elsewhere(), accountStream(accountId), account, { type: 'ChangeAccountSettings', ownerId: caller.id, accountName: 'Renamed', now: service.clock.now() }, { actor: 'test', now: service.clock.now() });
+    const second = await post(caller, paymentBody(accountId));
+    expect(second.statusCode, second.body).toBe(200);
+  });
+
+  it('refuses a payment into an account another process deactivated, and writes none of it', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    await createPayment(caller, paymentBody(accountId));
+    await handleCommand(elsewhere(), accountStream(accountId), account, { type: 'ExpireProviderSession', now: service.clock.now() }, { actor: 'test', now: service.clock.now() });
+    const body = paymentBody(accountId);
+    const refused = await post(caller, body);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: 'ACCOUNT_INACTIVE' });
+    // nothing of it was written: the order is free for a payment into another account
+    const other = await linkServiceWallet(caller, 'WALLET-E');
+    expect((await post(caller, { ...body, walletAccountId: other.accountId })).statusCode).toBe(200);
+  });
+
+  it('answers 404 for an account deleted after it took a payment', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    await createPayment(caller, paymentBody(accountId));
+    expect((await caller.call('DELETE', `/api/v1/accounts/${accountId}`)).statusCode).toBe(200);
+    const refused = await post(caller, paymentBody(accountId));
+    expect(refused.statusCode).toBe(404);
+  });
+});

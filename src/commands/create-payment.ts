@@ -115,12 +115,14 @@ function paymentDetails(
 /** Where the customer pays: the dynamic QRIS, a fresh virtual account, or the wallet's own number (DIRECT). */
 async function payTo(deps: SyncDeps, linked: LinkedAccount, type: PaymentType, context: CommandContext) {
   if (!linked.session) throw new InvalidInput('The receiving account is inactive: relogin needed', [], 'ACCOUNT_INACTIVE');
-  const session = deps.vault.open<ProviderSession>(linked.session);
+  const sealed = linked.session;
+  // opened only when the provider is asked something (decrypting costs; most QRIS payments ask nothing)
+  const session = () => deps.vault.open<ProviderSession>(sealed);
   try {
     if (type === 'QRIS-DYNAMIC') {
       let staticQris = linked.staticQris ?? null;
       if (!staticQris) {
-        staticQris = await deps.connector.fetchStaticQris(linked.providerCode, linked.accountRef, session);
+        staticQris = await deps.connector.fetchStaticQris(linked.providerCode, linked.accountRef, session());
         await handleCommand(deps, accountStream(linked.accountId), account, { type: 'CaptureStaticQris', payload: staticQris, now: deps.clock.now() }, context);
       }
       return { staticQris, vaNumber: null, accountNumber: null };
@@ -128,7 +130,7 @@ async function payTo(deps: SyncDeps, linked: LinkedAccount, type: PaymentType, c
     const prefix = vaPrefix[type];
     if (prefix) {
       const vaNumber = `${prefix}${String(randomInt(0, 10 ** 11)).padStart(11, '0')}`;
-      await deps.connector.openVirtualAccount(linked.providerCode, linked.accountRef, session, vaNumber);
+      await deps.connector.openVirtualAccount(linked.providerCode, linked.accountRef, session(), vaNumber);
       return { staticQris: null, vaNumber, accountNumber: vaNumber };
     }
     return { staticQris: null, vaNumber: null, accountNumber: linked.accountRef }; // DIRECT: a transfer to the wallet

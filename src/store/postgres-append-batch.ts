@@ -1,54 +1,88 @@
-import type { AppendResult, NewEvent } from './event-store.ts';
+import { START, type AppendResult, type StreamWrite } from './event-store.ts';
 
-/** One append waiting for the next batch: exact revision or no stream (-1), the modes commands use. */
+/**
+ * One append waiting for the next batch: its writes (one stream each, with exact revision or no stream, or a guard),
+ * which succeed or fail together. A single-stream append is a group of one write.
+ */
 export type BatchedAppend = {
-  streamId: string;
-  expected: number | 'no_stream';
-  events: NewEvent[];
-  resolve: (result: AppendResult) => void;
+  writes: StreamWrite[];
+  resolve: (results: AppendResult[]) => void;
   reject: (err: unknown) => void;
 };
 
-/** The last event an append wrote, or nothing when its expected revision was refused. */
+/** The last event an append wrote to a stream. */
 export type AppendedRow = { stream_id: string; revision: number; position: string; transaction_id: string };
 
+/** A write the batch refused: the stream's revision and tombstone as the batch saw them. */
+export type RefusedRow = { stream_id: string; grp: number; actual: number | null; deleted: boolean | null };
+
 /**
- * Many appends to distinct streams in one statement (group commit): each claims its stream's next revisions
- * independently of the others (the update or insert of its es_streams row), and only claimed appends write events.
- * A refused append writes nothing and does not affect the others; an error (a duplicate event id, a deadlock)
- * fails the whole statement, and the caller then appends each on its own.
+ * Many appends (groups of writes to distinct streams) in one statement (group commit). The written streams are locked,
+ * then each group is checked as a whole: a group whose every write finds its stream at the expected revision (or absent,
+ * for 'no_stream'; guards are read without a lock) claims its streams' next revisions and writes its events; the other
+ * groups write nothing and come back as refused rows, one per refused write. A new stream created concurrently, a
+ * duplicate event id or a deadlock fails the whole statement: the caller then appends each group on its own.
  */
 export const appendBatchSql = `
   with input as (
-    select * from unnest($1::text[], $2::bigint[], $3::int[]) with ordinality as i(stream_id, expected, n, idx)
+    select * from unnest($1::text[], $2::bigint[], $3::int[], $4::int[]) with ordinality as i(stream_id, expected, n, grp, idx)
+  ),
+  locked as (
+    select s.stream_id, s.revision, s.deleted from es_streams s
+    where s.stream_id in (select stream_id from input where n > 0)
+    for update
+  ),
+  guarded as (
+    select s.stream_id, s.revision, s.deleted from es_streams s where s.stream_id in (select stream_id from input where n = 0)
+  ),
+  checked as (
+    select i.*, coalesce(l.revision, g.revision) as actual, coalesce(l.deleted, g.deleted) as deleted,
+      case when i.expected = -1 then coalesce(l.stream_id, g.stream_id) is null
+           else coalesce(l.revision, g.revision) is not distinct from i.expected and coalesce(l.deleted, g.deleted) is false end as ok
+    from input i
+    left join locked l on l.stream_id = i.stream_id and i.n > 0
+    left join guarded g on g.stream_id = i.stream_id and i.n = 0
+  ),
+  accepted as (
+    select * from checked where n > 0 and grp in (select grp from checked group by grp having bool_and(ok))
   ),
   bumped as (
-    update es_streams s set revision = s.revision + i.n
-    from input i
-    where i.expected >= 0 and s.stream_id = i.stream_id and s.revision = i.expected and not s.deleted
-    returning i.idx, s.revision
+    update es_streams s set revision = s.revision + a.n
+    from accepted a
+    where a.expected >= 0 and s.stream_id = a.stream_id and s.revision = a.expected
+    returning a.idx, s.revision
   ),
   fresh as (
     insert into es_streams (stream_id, revision)
-    select stream_id, n - 1 from input where expected = -1
-    on conflict (stream_id) do nothing
+    select stream_id, n - 1 from accepted where expected = -1
     returning stream_id, revision
   ),
   claimed as (
     select idx, revision from bumped
     union all
-    select i.idx, f.revision from fresh f join input i on i.stream_id = f.stream_id and i.expected = -1
+    select a.idx, f.revision from fresh f join accepted a on a.stream_id = f.stream_id
+  ),
+  inserted as (
+    insert into es_events (stream_id, revision, event_id, type, version, data, metadata)
+    select a.stream_id, c.revision - a.n + e.ord, e.event_id, e.type, e.version, e.data, e.metadata
+    from unnest($5::int[], $6::int[], $7::uuid[], $8::text[], $9::int[], $10::jsonb[], $11::jsonb[])
+           as e(idx, ord, event_id, type, version, data, metadata)
+    join claimed c on c.idx = e.idx
+    join accepted a on a.idx = e.idx
+    returning stream_id, revision, position, transaction_id
   )
-  insert into es_events (stream_id, revision, event_id, type, version, data, metadata)
-  select i.stream_id, c.revision - i.n + e.ord, e.event_id, e.type, e.version, e.data, e.metadata
-  from unnest($4::int[], $5::int[], $6::uuid[], $7::text[], $8::int[], $9::jsonb[], $10::jsonb[])
-         as e(idx, ord, event_id, type, version, data, metadata)
-  join claimed c on c.idx = e.idx
-  join input i on i.idx = e.idx
-  returning stream_id, revision, position::text, transaction_id::text`;
+  select stream_id, revision, position::text as position, transaction_id::text as transaction_id,
+         null::int as grp, null::bigint as actual, null::boolean as deleted
+  from inserted
+  union all
+  select stream_id, null, null, null, grp, actual, deleted from checked where not ok`;
 
-/** The parameters of appendBatchSql and es_append_streams: one row per append, one per event (numbered from 1). */
-export function appendBatchParams(batch: Pick<BatchedAppend, 'streamId' | 'expected' | 'events'>[]): unknown[] {
+/** The parameters of appendBatchSql: one row per write (groups numbered from 1), one per event (writes from 1). */
+export function appendBatchParams(batch: { writes: StreamWrite[] }[]): unknown[] {
+  const streams: string[] = [];
+  const expected: number[] = [];
+  const counts: number[] = [];
+  const groups: number[] = [];
   const idx: number[] = [];
   const ord: number[] = [];
   const ids: string[] = [];
@@ -56,26 +90,27 @@ export function appendBatchParams(batch: Pick<BatchedAppend, 'streamId' | 'expec
   const versions: number[] = [];
   const data: string[] = [];
   const metadata: string[] = [];
-  batch.forEach((append, i) =>
-    append.events.forEach((e, j) => {
-      idx.push(i + 1);
-      ord.push(j + 1);
-      ids.push(e.metadata.eventId);
-      types.push(e.type);
-      versions.push(e.version);
-      data.push(JSON.stringify(e.data));
-      metadata.push(JSON.stringify(e.metadata));
+  batch.forEach((append, g) =>
+    append.writes.forEach(write => {
+      streams.push(write.streamId);
+      expected.push(write.expected === 'no_stream' ? -1 : write.expected);
+      counts.push(write.events.length);
+      groups.push(g + 1);
+      write.events.forEach((e, j) => {
+        idx.push(streams.length);
+        ord.push(j + 1);
+        ids.push(e.metadata.eventId);
+        types.push(e.type);
+        versions.push(e.version);
+        data.push(JSON.stringify(e.data));
+        metadata.push(JSON.stringify(e.metadata));
+      });
     }),
   );
-  return [
-    batch.map(a => a.streamId),
-    batch.map(a => (a.expected === 'no_stream' ? -1 : a.expected)),
-    batch.map(a => a.events.length),
-    idx, ord, ids, types, versions, data, metadata,
-  ];
+  return [streams, expected, counts, groups, idx, ord, ids, types, versions, data, metadata];
 }
 
-/** The last row each stream got in the batch. */
+/** The last row each stream got. */
 export function lastRowPerStream(rows: AppendedRow[]): Map<string, AppendedRow> {
   const last = new Map<string, AppendedRow>();
   for (const row of rows) {
@@ -83,4 +118,114 @@ export function lastRowPerStream(rows: AppendedRow[]): Map<string, AppendedRow> 
     if (!seen || row.revision > seen.revision) last.set(row.stream_id, row);
   }
   return last;
+}
+
+/** Appends written in one statement at most (a bound on its size; more wait for the next batch). */
+const maxBatch = 200;
+/** Batches written at once: while one waits for its commit, the next is on its way (PostgreSQL commits them together). */
+const maxBatchesInFlight = 4;
+
+export const resultOf = (row: AppendedRow): AppendResult => ({
+  nextRevision: row.revision,
+  position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.position) },
+});
+
+/** What the batcher needs of the store: a statement runner and the one-at-a-time paths it falls back to. */
+export type BatchWriter = {
+  run(params: unknown[]): Promise<(AppendedRow & RefusedRow)[]>;
+  /** Appends one group on its own (after the batch statement failed), with the precise refusal. */
+  appendAlone(writes: StreamWrite[]): Promise<AppendResult[]>;
+  /** The group's results when it was appended before (an idempotent retry), else null. */
+  appendedBefore(writes: StreamWrite[]): Promise<AppendResult[] | null>;
+  refusal(write: StreamWrite, refused: RefusedRow): Error;
+  written(): void;
+};
+
+/**
+ * Appends of concurrent commands go to PostgreSQL together, one statement per batch (group commit), up to
+ * maxBatchesInFlight batches at once; each append still succeeds or is refused on its own. A stream is written by one
+ * append at a time: another append to it waits for a later batch (it was decided on the same revision and would be
+ * refused anyway), so batches in flight together never lock the same stream and cannot deadlock on each other.
+ */
+export class AppendBatcher {
+  private queued: BatchedAppend[] = [];
+  private running = 0;
+  private scheduled = false;
+  private readonly streamsBeingWritten = new Set<string>();
+
+  constructor(private readonly writer: BatchWriter) {}
+
+  submit(writes: StreamWrite[]): Promise<AppendResult[]> {
+    return new Promise((resolve, reject) => {
+      this.queued.push({ writes, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.running >= maxBatchesInFlight || this.scheduled || this.queued.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.writeBatch();
+    });
+  }
+
+  private async writeBatch(): Promise<void> {
+    if (this.running >= maxBatchesInFlight || this.queued.length === 0) return;
+    const batch: BatchedAppend[] = [];
+    const later: BatchedAppend[] = [];
+    for (const append of this.queued) {
+      const streams = append.writes.filter(w => w.events.length > 0).map(w => w.streamId);
+      if (batch.length >= maxBatch || streams.some(s => this.streamsBeingWritten.has(s))) later.push(append);
+      else {
+        for (const s of streams) this.streamsBeingWritten.add(s);
+        batch.push(append);
+      }
+    }
+    this.queued = later;
+    if (batch.length === 0) return;
+    this.running++;
+    try {
+      if (batch.length === 1) return await this.alone(batch[0]!);
+      let rows: (AppendedRow & RefusedRow)[];
+      try {
+        rows = await this.writer.run(appendBatchParams(batch));
+      } catch {
+        // a stream created meanwhile, a duplicate event id or a deadlock fails the whole statement: each on its own
+        await Promise.all(batch.map(a => this.alone(a)));
+        return;
+      }
+      const last = lastRowPerStream(rows.filter(r => r.grp === null));
+      if (last.size > 0) this.writer.written();
+      const position = [...last.values()][0];
+      await Promise.all(batch.map((append, g) => this.settle(append, rows.filter(r => r.grp === g + 1), last, position)));
+    } finally {
+      for (const append of batch) for (const w of append.writes) this.streamsBeingWritten.delete(w.streamId);
+      this.running--;
+      this.schedule();
+    }
+  }
+
+  private alone(append: BatchedAppend): Promise<void> {
+    return this.writer.appendAlone(append.writes).then(append.resolve, append.reject);
+  }
+
+  /** Answers one append of the batch: its results, or the refusal of its first refused write (unless it was a retry). */
+  private async settle(append: BatchedAppend, refused: RefusedRow[], last: Map<string, AppendedRow>, any: AppendedRow | undefined) {
+    try {
+      if (refused.length === 0) {
+        const own = append.writes.map(w => last.get(w.streamId)).find(r => r !== undefined) ?? any;
+        const position = own ? resultOf(own).position : START;
+        append.resolve(append.writes.map(w => (w.events.length > 0 ? resultOf(last.get(w.streamId)!) : { nextRevision: w.expected as number, position })));
+        return;
+      }
+      const done = await this.writer.appendedBefore(append.writes);
+      if (done) return append.resolve(done);
+      const first = append.writes.find(w => refused.some(r => r.stream_id === w.streamId))!;
+      append.reject(this.writer.refusal(first, refused.find(r => r.stream_id === first.streamId)!));
+    } catch (err) {
+      append.reject(err);
+    }
+  }
 }

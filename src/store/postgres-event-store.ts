@@ -15,7 +15,7 @@ import {
   type RecordedEvent,
   type StreamWrite,
 } from './event-store.ts';
-import { appendBatchParams, appendBatchSql, lastRowPerStream, type AppendedRow, type BatchedAppend } from './postgres-append-batch.ts';
+import { AppendBatcher, appendBatchParams, appendBatchSql, lastRowPerStream, resultOf, type AppendedRow, type RefusedRow } from './postgres-append-batch.ts';
 import { pollingSubscription } from './polling-subscription.ts';
 import { eventStoreSchema } from './postgres-schema.ts';
 
@@ -72,16 +72,6 @@ function claimRevisions(expected: ExpectedRevision): { sql: string; params: (str
   };
 }
 
-/** Appends written in one statement at most (a bound on its size; more wait for the next batch). */
-const maxBatch = 200;
-/** Batches written at once: while one waits for its commit, the next is on its way (PostgreSQL commits them together). */
-const maxBatchesInFlight = 4;
-
-const resultOf = (row: AppendedRow): AppendResult => ({
-  nextRevision: row.revision,
-  position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.position) },
-});
-
 function appendSql(claim: string, firstParam: number): string {
   const p = (i: number) => `$${firstParam + i}`;
   return `with claimed as (${claim})
@@ -100,11 +90,15 @@ export class PostgresEventStore implements EventStore {
   /** Moves on with every wake-up; reads started in one generation can be shared, never across one. */
   private wakeGeneration = 0;
   private readonly inFlight = new Map<string, Promise<unknown>>();
-  /** Appends waiting for the next batch; batches being written, and the streams they write (one append each). */
-  private queued: BatchedAppend[] = [];
-  private batchesRunning = 0;
-  private readonly streamsBeingWritten = new Set<string>();
-  private batchScheduled = false;
+  /** Appends of concurrent commands, written together (group commit). */
+  private readonly batcher = new AppendBatcher({
+    run: async params => (await preparedQuery<AppendedRow & RefusedRow>(this.pool, 'AppendEventsBatch', appendBatchSql, params)).rows,
+    appendAlone: writes => this.appendAlone(writes),
+    appendedBefore: writes => this.appendedBefore(writes),
+    refusal: (write, refused) =>
+      refused.deleted ? new StreamDeleted(write.streamId) : new WrongExpectedRevision(write.streamId, write.expected, refused.actual ?? 'no_stream'),
+    written: () => this.announceAppend(),
+  });
 
   private constructor(private readonly pool: pg.Pool) {
     this.wakeups.setMaxListeners(0);
@@ -150,75 +144,22 @@ export class PostgresEventStore implements EventStore {
     }, 10);
   }
 
-  /**
-   * Appends of concurrent commands go to PostgreSQL together, one statement per batch (group commit), while the
-   * previous batch is written; each still succeeds or is refused on its own. 'any' and 'stream_exists' go alone.
-   */
+  /** Exact revision and 'no_stream' appends go to PostgreSQL in batches (AppendBatcher); 'any' and 'stream_exists' alone. */
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) return this.currentRevision(streamId, expected);
     if (expected === 'any' || expected === 'stream_exists') return this.appendOne(streamId, events, expected);
-    return new Promise<AppendResult>((resolve, reject) => {
-      this.queued.push({ streamId, expected, events, resolve, reject });
-      this.scheduleBatch();
-    });
+    return (await this.batcher.submit([{ streamId, events, expected }]))[0]!;
   }
 
-  private scheduleBatch(): void {
-    if (this.batchesRunning >= maxBatchesInFlight || this.batchScheduled || this.queued.length === 0) return;
-    this.batchScheduled = true;
-    setImmediate(() => {
-      this.batchScheduled = false;
-      void this.writeBatch();
-    });
+  /** All or nothing, in a batch with other appends (AppendBatcher), or alone in es_append_streams. */
+  appendToStreams(writes: StreamWrite[]): Promise<AppendResult[]> {
+    return writes.length === 0 ? Promise.resolve([]) : this.batcher.submit(writes);
   }
 
-  /**
-   * Writes the queued appends. A stream is written by one append at a time: another append to it waits for a later
-   * batch (it was decided on the same revision and would be refused anyway), so batches in flight together never
-   * lock the same stream and cannot deadlock on each other.
-   */
-  private async writeBatch(): Promise<void> {
-    if (this.batchesRunning >= maxBatchesInFlight || this.queued.length === 0) return;
-    const batch: BatchedAppend[] = [];
-    const later: BatchedAppend[] = [];
-    for (const append of this.queued) {
-      if (this.streamsBeingWritten.has(append.streamId) || batch.length >= maxBatch) later.push(append);
-      else {
-        this.streamsBeingWritten.add(append.streamId);
-        batch.push(append);
-      }
-    }
-    this.queued = later;
-    if (batch.length === 0) return;
-    this.batchesRunning++;
-    try {
-      if (batch.length === 1) {
-        const only = batch[0]!;
-        await this.appendOne(only.streamId, only.events, only.expected).then(only.resolve, only.reject);
-        return;
-      }
-      let last: Map<string, AppendedRow>;
-      try {
-        const result = await preparedQuery<AppendedRow>(this.pool, 'AppendEventsBatch', appendBatchSql, appendBatchParams(batch));
-        last = lastRowPerStream(result.rows);
-      } catch {
-        // a duplicate event id or a deadlock fails the whole statement: each on its own says which and why
-        await Promise.all(batch.map(a => this.appendOne(a.streamId, a.events, a.expected).then(a.resolve, a.reject)));
-        return;
-      }
-      if (last.size > 0) this.announceAppend();
-      await Promise.all(
-        batch.map(a => {
-          const row = last.get(a.streamId);
-          if (row) return a.resolve(resultOf(row));
-          return this.explainRefusal(a.streamId, a.events, a.expected, 'revision').then(a.resolve, a.reject);
-        }),
-      );
-    } finally {
-      for (const append of batch) this.streamsBeingWritten.delete(append.streamId);
-      this.batchesRunning--;
-      this.scheduleBatch();
-    }
+  private async appendAlone(writes: StreamWrite[]): Promise<AppendResult[]> {
+    const only = writes[0]!;
+    if (writes.length === 1 && only.events.length > 0) return [await this.appendOne(only.streamId, only.events, only.expected)];
+    return this.appendAtomically(writes);
   }
 
   private async appendOne(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -245,14 +186,15 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** All writes in one transaction (es_append_streams): the first refused one aborts them all. */
-  async appendToStreams(writes: StreamWrite[]): Promise<AppendResult[]> {
-    if (writes.length === 0) return [];
+  private async appendAtomically(writes: StreamWrite[]): Promise<AppendResult[]> {
+    const params = appendBatchParams([{ writes }]);
+    params.splice(3, 1); // es_append_streams takes no group numbers
     try {
       const result = await preparedQuery<{ stream_id: string; revision: number; pos: string; xid: string }>(
         this.pool,
         'AppendToStreams',
         'select * from es_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-        appendBatchParams(writes),
+        params,
       );
       const rows = result.rows.map(r => ({ stream_id: r.stream_id, revision: r.revision, position: r.pos, transaction_id: r.xid }));
       if (rows.length > 0) this.announceAppend();

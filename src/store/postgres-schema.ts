@@ -22,7 +22,8 @@ create table if not exists es_events (
 );
 create index if not exists es_events_global_order on es_events (transaction_id, position);
 -- Appends to several streams at once, all or nothing: each write claims its stream's next revisions at the expected
--- one (-1: the stream must not exist); a write of no events only checks its stream (guard), holding it until commit.
+-- one (-1: the stream must not exist); a write of no events only checks its stream (guard) as of the statement's
+-- snapshot, without locking it: a write to it committing meanwhile is ordered after this append.
 -- The first refused write aborts everything with SQLSTATE ES409 and the stream in DETAIL.
 create or replace function es_append_streams(
   stream_ids text[], expected bigint[], counts int[],
@@ -36,7 +37,7 @@ begin
     r := null;
     if counts[i] = 0 then
       select s.revision into r from es_streams s
-       where s.stream_id = stream_ids[i] and s.revision = expected[i] and not s.deleted for share;
+       where s.stream_id = stream_ids[i] and s.revision = expected[i] and not s.deleted;
     elsif expected[i] = -1 then
       insert into es_streams as s (stream_id, revision) values (stream_ids[i], counts[i] - 1)
       on conflict on constraint es_streams_pkey do nothing returning s.revision into r;

@@ -68,6 +68,50 @@ describe('postgres event store specifics', () => {
     await pool.end();
   });
 
+  it('writes each of many concurrent appends to several streams (in batches) all or nothing, whatever the others do', async () => {
+    const pool = await freshPool(20);
+    const store = await PostgresEventStore.create(pool);
+    const kind = fc.constantFrom('fresh', 'right', 'wrong', 'deleted', 'guard', 'moved-guard');
+    const valid = (k: string) => k === 'fresh' || k === 'right' || k === 'guard';
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(kind, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 25 }), async groups => {
+        const prepared = await Promise.all(
+          groups.map(kinds =>
+            Promise.all(
+              kinds.map(async k => {
+                const streamId = `group-${k}-${randomUUID()}`;
+                if (k !== 'fresh') await store.append(streamId, [newEvent('Before')], 'no_stream');
+                if (k === 'moved-guard') await store.append(streamId, [newEvent('Moved')], 0);
+                if (k === 'deleted') await store.deleteStream(streamId);
+                const guard = k === 'guard' || k === 'moved-guard';
+                return { k, streamId, events: guard ? [] : [newEvent('New')], expected: k === 'fresh' ? ('no_stream' as const) : k === 'wrong' ? 3 : 0 };
+              }),
+            ),
+          ),
+        );
+        const outcomes = await Promise.allSettled(prepared.map(writes => store.appendToStreams(writes)));
+        for (const [g, writes] of prepared.entries()) {
+          const outcome = outcomes[g]!;
+          const firstInvalid = writes.find(w => !valid(w.k));
+          if (!firstInvalid) expect(outcome.status).toBe('fulfilled');
+          else {
+            expect(outcome.status).toBe('rejected');
+            const reason = (outcome as PromiseRejectedResult).reason;
+            expect(reason).toBeInstanceOf(firstInvalid.k === 'deleted' ? StreamDeleted : WrongExpectedRevision);
+            expect(reason.streamId).toBe(firstInvalid.streamId);
+          }
+          for (const w of writes.filter(w => w.events.length > 0)) {
+            const types = (await store.readStream(w.streamId)).map(e => e.type);
+            expect(types.includes('New')).toBe(!firstInvalid);
+          }
+        }
+      }),
+      { numRuns: 15 },
+    );
+    await store.close();
+    await pool.end();
+  });
+
   it('writes all of an append to several streams or none of it, and takes its retry as done', async () => {
     const pool = await freshPool();
     const store = await PostgresEventStore.create(pool);

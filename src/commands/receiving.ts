@@ -1,6 +1,7 @@
 import { Conflict } from '../errors.ts';
 import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/payment.ts';
 import type { Decider } from './handle.ts';
+import { indexOf, moveIndex } from './receiving-index.ts';
 
 export const receivingStream = (accountId: string) => `receiving-${accountId}`;
 
@@ -38,8 +39,14 @@ function evolve(state: Receiving, event: ReceivingEvent): Receiving {
   switch (event.type) {
     case 'PayableReserved': {
       const d = event.data;
-      const kept = heldAt(state, d.reservedAt); // lapsed payables are dropped as time goes by
-      return { accountId: d.accountId, payables: [...kept, { paymentId: d.paymentId, uniqueCode: d.uniqueCode, totalAmount: d.totalAmount, vaNumber: d.vaNumber, expiresAt: d.expiresAt }] };
+      // lapsed payables are dropped as time goes by, once the oldest has lapsed (a cheap test on a busy account;
+      // decide looks at expiresAt anyway, so one that lingers a while holds nothing)
+      const oldest = state.payables[0];
+      const kept = oldest && oldest.expiresAt <= d.reservedAt ? heldAt(state, d.reservedAt) : state.payables;
+      const added: Payable = { paymentId: d.paymentId, uniqueCode: d.uniqueCode, totalAmount: d.totalAmount, vaNumber: d.vaNumber, expiresAt: d.expiresAt };
+      const payables = [...kept, added];
+      if (kept === state.payables) moveIndex(kept, payables, added);
+      return { accountId: d.accountId, payables };
     }
     case 'PayableReleased':
       return { ...state, payables: state.payables.filter(p => p.paymentId !== event.data.paymentId) };
@@ -53,11 +60,11 @@ function evolve(state: Receiving, event: ReceivingEvent): Receiving {
 function decide(state: Receiving, command: ReceivingCommand): ReceivingEvent[] {
   const at = command.now.toISOString();
   if (command.type === 'ReleasePayable') {
-    if (!state.payables.some(p => p.paymentId === command.paymentId) || state.accountId === null) return [];
+    if (!indexOf(state.payables).ids.has(command.paymentId) || state.accountId === null) return [];
     return [PayableReleased({ accountId: state.accountId, paymentId: command.paymentId, reason: command.reason, releasedAt: at })];
   }
-  if (state.payables.some(p => p.paymentId === command.paymentId)) return []; // a retried reservation
-  const held = heldAt(state, at);
+  const index = indexOf(state.payables);
+  if (index.ids.has(command.paymentId)) return []; // a retried reservation
   const reserve = (uniqueCode: number) =>
     PayableReserved({
       accountId: command.accountId,
@@ -69,19 +76,18 @@ function decide(state: Receiving, command: ReceivingCommand): ReceivingEvent[] {
       reservedAt: at,
     });
   if (command.vaNumber !== null) {
-    if (held.some(p => p.vaNumber === command.vaNumber)) throw vaNumberTaken();
+    if ((index.vaNumbers.get(command.vaNumber) ?? '') > at) throw vaNumberTaken();
     return [reserve(0)];
   }
-  const taken = new Set(held.filter(p => p.vaNumber === null).map(p => p.totalAmount));
   for (let i = 0; i < maxUniqueCode; i++) {
     const code = ((command.firstCode - 1 + i) % maxUniqueCode) + 1;
-    if (!taken.has(command.amount + code)) return [reserve(code)];
+    if (!((index.totals.get(command.amount + code) ?? '') > at)) return [reserve(code)];
   }
   throw noFreeCode(command.amount);
 }
 
 export const receiving: Decider<Receiving, ReceivingCommand, ReceivingEvent> = {
-  snapshot: { name: 'receiving', version: 1, every: 200 },
+  snapshot: { name: 'receiving', version: 2, every: 200 },
   cached: true,
   initialState: () => ({ accountId: null, payables: [] }),
   evolve,

@@ -330,13 +330,16 @@ export class PostgresEventStore implements EventStore {
 
   /** Events exist after `after` that an open older transaction still hides from readers of "all". */
   private async hasHeldBack(after: Position): Promise<boolean> {
-    const result = await preparedQuery<{ held: boolean }>(
+    // ordered and limited rather than exists(): the planner would pick a sequential scan for exists(), and the rows
+    // after a recent position are at the very end of the table
+    const result = await preparedQuery(
       this.pool,
       'HasHeldBackEvents',
-      `select exists (select 1 from es_events where (transaction_id, position) > ($1::text::xid8, $2::bigint)) as held`,
+      `select 1 from es_events where (transaction_id, position) > ($1::text::xid8, $2::bigint)
+       order by es_events.transaction_id, es_events.position limit 1`,
       [String(after.commit < 0n ? 0n : after.commit), String(after.prepare)],
     );
-    return result.rows[0]!.held;
+    return result.rows.length > 0;
   }
 
   subscribe(after: Position, handler: (events: RecordedEvent[]) => Promise<void>, onError: (err: unknown) => void) {

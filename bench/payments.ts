@@ -192,7 +192,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     db = await startBenchPostgres('bench-payments');
     const url = await db.createDatabase('bench_payments');
     const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE: 'true' });
-    service = await createService(config, { log: createLogger('silent'), startSandbox: true, webhooks: { pollIntervalMs: 200 } });
+    service = await createService(config, { log: createLogger('silent'), startSandbox: true });
     const baseUrl = (await service.listen()).replace('localhost', '127.0.0.1');
     const merchants: Merchant[] = [];
     for (let i = 0; i < merchantsCount; i++) merchants.push(await merchant(baseUrl, i, accountsEach));

@@ -161,8 +161,11 @@ async function paymentToWebhook(baseUrl: string, sandboxUrl: string, m: Merchant
       await postJson(`${sandboxUrl}/sandbox/payments`, { accountNumber: phone, providerCode: 'WALLET-D', amount: created.totalAmount });
       const refreshAt = performance.now();
       const refreshed = await fetch(`${baseUrl}/api/v1/accounts/${accountId}/refresh`, { headers: { 'x-api-key': m.key } });
-      await refreshed.text();
-      await seen;
+      const answer = await refreshed.text();
+      if (!refreshed.ok) throw new Error(`refresh ${accountId}: ${refreshed.status} ${answer}`);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no webhook for payment ${created.id} within 60 s`)), 60_000)));
+      await Promise.race([seen, late]).finally(() => clearTimeout(timer));
       fromPayment.push(arrived.get(created.id)! - paidAt);
       fromRefresh.push(arrived.get(created.id)! - refreshAt);
     }

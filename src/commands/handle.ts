@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../ids.ts';
 import { parseRecorded, serialise, type DomainEvent } from '../events/event.ts';
 import type { SnapshotStore } from '../store/snapshots.ts';
+import { keyedQueue } from './keyed-queue.ts';
 import type { StateCache } from './state-cache.ts';
 import {
   WrongExpectedRevision,
@@ -137,8 +138,28 @@ export type Handled<S, E> = { state: S; events: E[]; position: Position | null; 
 
 const maxAttempts = 5;
 
-/** Load the stream, decide, append at the loaded revision; on a concurrent write, start again (bounded). */
-export async function handleCommand<S, C, E extends DomainEvent>(
+// per event store, so that two services in one process (tests) do not wait on each other
+const queues = new WeakMap<EventStore, ReturnType<typeof keyedQueue>>();
+
+/**
+ * Load the stream, decide, append at the loaded revision; on a concurrent write, start again (bounded). Commands on
+ * one stream from this process run one after another (a busy stream, such as a user's points debited by the syncs
+ * of all their accounts, would otherwise send them racing into each other's retries); other processes are still kept
+ * apart by the expected revision.
+ */
+export function handleCommand<S, C, E extends DomainEvent>(
+  es: EventSourcing,
+  streamId: string,
+  decider: Decider<S, C, E>,
+  command: C,
+  context: CommandContext,
+): Promise<Handled<S, E>> {
+  let queue = queues.get(es.store);
+  if (!queue) queues.set(es.store, (queue = keyedQueue()));
+  return queue(streamId, () => decideAndAppend(es, streamId, decider, command, context));
+}
+
+async function decideAndAppend<S, C, E extends DomainEvent>(
   es: EventSourcing,
   streamId: string,
   decider: Decider<S, C, E>,

@@ -335,3 +335,14 @@ describe('POST /api/v1/payments: the receiving account changing meanwhile', () =
     expect(refused.statusCode).toBe(404);
   });
 });
+
+describe('one user, many accounts', () => {
+  it('refreshes ten accounts of one user at once, each synchronised and charged (the user stream is busy, not refused)', async () => {
+    const caller = await keyHolder(service);
+    const accounts = await Promise.all(Array.from({ length: 10 }, () => linkServiceWallet(caller)));
+    const refreshed = await Promise.all(accounts.map(a => caller.call('GET', `/api/v1/accounts/${a.accountId}/refresh`)));
+    expect(refreshed.map(r => r.statusCode)).toEqual(accounts.map(() => 200));
+    const debits = (await service.deps.store.readStream(`user-${caller.id}`)).filter(e => e.type === 'PointsDebited' && e.data.reason === 'account-sync');
+    expect(new Set(debits.map(e => e.data.accountId))).toEqual(new Set(accounts.map(a => a.accountId)));
+  });
+});

@@ -11,3 +11,9 @@ test.prop([fc.array(fc.integer({ min: 1_700_000_000_000, max: 1_900_000_000_000 
     for (let i = 1; i < ids.length; i++) expect(ids[i]! > ids[i - 1]!).toBe(true);
   },
 );
+
+test('UUIDv7 ids made in a burst (past one refill of the random pool, many per millisecond) are all different', () => {
+  const ids = Array.from({ length: 5000 }, () => uuidv7());
+  expect(new Set(ids).size).toBe(ids.length);
+  expect(new Set(ids.map(id => id.slice(19))).size).toBeGreaterThan(4990); // the random part is random, not repeated
+});

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import { z } from 'zod';
-import { choosePaymentMethod } from '../commands/create-payment.ts';
+import { choosePaymentMethod } from '../commands/choose-payment-method.ts';
 import { InvalidInput, NotFound } from '../errors.ts';
 import { isQrType, qrisImageUrlOf, rowOfPayment } from '../payments/present.ts';
 import type { PaymentRow } from '../projections/payments.ts';

@@ -2,16 +2,14 @@ import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { DomainError, Forbidden, InvalidInput, NotFound, Unprocessable } from '../errors.ts';
 import { toDynamicQr } from '../payments/emv-qr.ts';
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
-import { ProviderError, type ProviderSession } from '../providers/connector.ts';
 import { deterministicUuid } from '../sagas/event-id.ts';
 import { account, accountStream, type Account, type LinkedAccount } from './account.ts';
 import { StreamDeleted, WrongExpectedRevision } from '../store/event-store.ts';
 import { handleCommandsTogether, streamCommand } from './handle-together.ts';
-import { cachedState, handleCommand, load, nothingLoaded, type CommandContext } from './handle.ts';
-import { keyedQueue } from './keyed-queue.ts';
-import { providerFailure } from './link-account.ts';
+import { cachedState, load, nothingLoaded, type CommandContext } from './handle.ts';
+import { payTo, reservations, typeFor } from './pay-to.ts';
 import { order, orderStream } from './order.ts';
-import { choiceRefusal, payment, paymentStream, type ChosenMethod, type Payment, type PaymentDetails } from './payment.ts';
+import { payment, paymentStream, type ChosenMethod, type Payment, type PaymentDetails } from './payment.ts';
 import { receiving, receivingStream } from './receiving.ts';
 import type { SyncDeps } from './sync-account.ts';
 
@@ -28,11 +26,7 @@ export type NewPayment = {
 /** Payment lifetime when the caller gives none (DESIGN section 4). */
 export const defaultExpiresInMinutes = 60;
 
-/** Virtual-account number prefixes per VA type: prefix + 11 random digits. */
-const vaPrefix: Partial<Record<PaymentType, string>> = { 'VA-BANK1': '88810', 'VA-BANK2': '88820', 'VA-BANK3': '88830' };
 
-// reservations of one receiving account made by this process go one at a time instead of racing into retries
-const reservations = keyedQueue();
 
 const accountNotFound = () => new NotFound('walletAccountId account not found', 'ACCOUNT_NOT_FOUND');
 
@@ -41,25 +35,6 @@ export function requestHashOf(input: NewPayment): string {
   const { amount, walletAccountId, redirectUrl, orderId, type, expiresInMinutes } = input;
   const canonical = JSON.stringify([amount, walletAccountId, redirectUrl, orderId, type ?? null, expiresInMinutes ?? null]);
   return createHash('sha256').update(canonical).digest('hex');
-}
-
-/** The type asked for, the provider's only type, or null when the payer chooses among several on the page. */
-function typeFor(provider: NonNullable<ReturnType<typeof findProvider>>, asked: string | undefined): PaymentType | null {
-  if (asked === 'QRIS')
-    throw new InvalidInput('Static QRIS payments can no longer be created: the payer types the amount. Use QRIS-DYNAMIC', [{ path: 'body.type', message: 'use QRIS-DYNAMIC' }], 'PAYMENT_TYPE_NOT_SUPPORTED');
-  if (asked === undefined) {
-    if (provider.paymentTypes.length === 1) return provider.paymentTypes[0]!;
-    if (provider.paymentTypes.length === 0) throw new InvalidInput(`${provider.providerCode} accounts cannot receive payments`, [], 'PAYMENT_TYPE_NOT_SUPPORTED');
-    return null;
-  }
-  const type = provider.paymentTypes.find(t => t === asked);
-  if (!type)
-    throw new InvalidInput(
-      `Payment type ${asked} is not supported by ${provider.providerCode}${provider.paymentTypes.length ? ` (supported: ${provider.paymentTypes.join(', ')})` : ''}`,
-      [{ path: 'body.type', message: 'not supported by the provider' }],
-      'PAYMENT_TYPE_NOT_SUPPORTED',
-    );
-  return type;
 }
 
 /** A payment this request already created (same Idempotency-Key): the same request answers it again. */
@@ -110,92 +85,6 @@ function paymentDetails(
     createdAt: p.now.toISOString(),
     requestHash: p.requestHash,
   };
-}
-
-/** Where the customer pays: the dynamic QRIS, a fresh virtual account, or the wallet's own number (DIRECT). */
-async function payTo(deps: SyncDeps, linked: LinkedAccount, type: PaymentType, context: CommandContext) {
-  if (!linked.session) throw new InvalidInput('The receiving account is inactive: relogin needed', [], 'ACCOUNT_INACTIVE');
-  const sealed = linked.session;
-  // opened only when the provider is asked something (decrypting costs; most QRIS payments ask nothing)
-  const session = () => deps.vault.open<ProviderSession>(sealed);
-  try {
-    if (type === 'QRIS-DYNAMIC') {
-      let staticQris = linked.staticQris ?? null;
-      if (!staticQris) {
-        staticQris = await deps.connector.fetchStaticQris(linked.providerCode, linked.accountRef, session());
-        await handleCommand(deps, accountStream(linked.accountId), account, { type: 'CaptureStaticQris', payload: staticQris, now: deps.clock.now() }, context);
-      }
-      return { staticQris, vaNumber: null, accountNumber: null };
-    }
-    const prefix = vaPrefix[type];
-    if (prefix) {
-      const vaNumber = `${prefix}${String(randomInt(0, 10 ** 11)).padStart(11, '0')}`;
-      await deps.connector.openVirtualAccount(linked.providerCode, linked.accountRef, session(), vaNumber);
-      return { staticQris: null, vaNumber, accountNumber: vaNumber };
-    }
-    return { staticQris: null, vaNumber: null, accountNumber: linked.accountRef }; // DIRECT: a transfer to the wallet
-  } catch (err) {
-    if (err instanceof ProviderError) throw providerFailure(err);
-    throw err;
-  }
-}
-
-/**
- * Makes the bill of a payment of `type`: where to pay (payTo), then a payable amount unique on the receiving account
- * (a unique code, or the virtual account's own number) held until the payment expires.
- */
-async function bill(
-  deps: SyncDeps,
-  linked: LinkedAccount,
-  type: PaymentType,
-  payment: { paymentId: string; amount: number; expiresAt: Date; now: Date },
-  context: CommandContext,
-) {
-  const where = await payTo(deps, linked, type, context);
-  const reserved = await reservations(linked.accountId, () =>
-    handleCommand(deps, receivingStream(linked.accountId), receiving, {
-      type: 'ReservePayable',
-      accountId: linked.accountId,
-      paymentId: payment.paymentId,
-      amount: payment.amount,
-      vaNumber: where.vaNumber,
-      firstCode: randomInt(1, 1000),
-      expiresAt: payment.expiresAt,
-      now: payment.now,
-    }, { ...context, attempts: 20 }),
-  );
-  const payable = reserved.state.payables.find(p => p.paymentId === payment.paymentId);
-  if (!payable) throw new DomainError(503, 'UNAVAILABLE', 'The payable amount lapsed before the payment was recorded; try again');
-  return {
-    type,
-    uniqueCode: payable.uniqueCode,
-    totalAmount: payable.totalAmount,
-    accountNumber: where.accountNumber,
-    qrisPayload: where.staticQris ? toDynamicQr(where.staticQris, payable.totalAmount) : null,
-  };
-}
-
-/**
- * The payer's choice on the payment page of a payment created without a type: one of the receiving provider's
- * types, billed then (unique code or VA number, QR). Choosing the same type again answers the same bill.
- */
-export async function choosePaymentMethod(deps: SyncDeps, paymentId: string, asked: string): Promise<Exclude<Payment, { status: 'NONE' }>> {
-  const current = (await load(deps, paymentStream(paymentId), payment)).state;
-  if (current.status === 'NONE') throw new NotFound('Payment not found', 'PAYMENT_NOT_FOUND');
-  if (current.status === 'PENDING' && current.type !== null && current.type === asked) return current;
-  const context: CommandContext = { actor: 'payer', now: deps.clock.now(), correlationId: paymentId };
-  const linked = (await load(deps, accountStream(current.receivingAccountId), account)).state;
-  const provider = linked.status === 'linked' ? findProvider(linked.providerCode) : undefined;
-  if (linked.status !== 'linked' || !provider) throw new InvalidInput('The receiving account of this payment is gone', [], 'ACCOUNT_NOT_FOUND');
-  const type = typeFor(provider, asked)!;
-  const refusal = choiceRefusal(current, deps.clock.now());
-  if (refusal) throw refusal;
-  if (!linked.isActive) throw new InvalidInput('The receiving account is inactive: relogin needed', [], 'ACCOUNT_INACTIVE');
-  const billed = await bill(deps, linked, type, { paymentId, amount: current.amount, expiresAt: new Date(current.expiresAt), now: deps.clock.now() }, context);
-  const chosen = await handleCommand(deps, paymentStream(paymentId), payment, { type: 'ChoosePaymentMethod', method: billed, now: deps.clock.now() }, context);
-  // the page reloads right after: let the payments read model show the bill
-  await deps.readModels.waitFor(chosen.position, undefined, ['payments']);
-  return chosen.state as Exclude<Payment, { status: 'NONE' }>;
 }
 
 /**

@@ -1,0 +1,63 @@
+import { randomInt } from 'node:crypto';
+import { InvalidInput } from '../errors.ts';
+import { findProvider, type PaymentType } from '../providers/catalogue.ts';
+import { ProviderError, type ProviderSession } from '../providers/connector.ts';
+import { account, accountStream, type LinkedAccount } from './account.ts';
+import { handleCommand, type CommandContext } from './handle.ts';
+import { keyedQueue } from './keyed-queue.ts';
+import { providerFailure } from './link-account.ts';
+import type { SyncDeps } from './sync-account.ts';
+
+/** Virtual-account number prefixes per VA type: prefix + 11 random digits. */
+const vaPrefix: Partial<Record<PaymentType, string>> = { 'VA-BANK1': '88810', 'VA-BANK2': '88820', 'VA-BANK3': '88830' };
+
+// reservations of one receiving account made by this process go one at a time instead of racing into retries
+export const reservations = keyedQueue();
+
+/** The type asked for, the provider's only type, or null when the payer chooses among several on the page. */
+export function typeFor(provider: NonNullable<ReturnType<typeof findProvider>>, asked: string | undefined): PaymentType | null {
+  if (asked === 'QRIS')
+    throw new InvalidInput('Static QRIS payments can no longer be created: the payer types the amount. Use QRIS-DYNAMIC', [{ path: 'body.type', message: 'use QRIS-DYNAMIC' }], 'PAYMENT_TYPE_NOT_SUPPORTED');
+  if (asked === undefined) {
+    if (provider.paymentTypes.length === 1) return provider.paymentTypes[0]!;
+    if (provider.paymentTypes.length === 0) throw new InvalidInput(`${provider.providerCode} accounts cannot receive payments`, [], 'PAYMENT_TYPE_NOT_SUPPORTED');
+    return null;
+  }
+  const type = provider.paymentTypes.find(t => t === asked);
+  if (!type)
+    throw new InvalidInput(
+      `Payment type ${asked} is not supported by ${provider.providerCode}${provider.paymentTypes.length ? ` (supported: ${provider.paymentTypes.join(', ')})` : ''}`,
+      [{ path: 'body.type', message: 'not supported by the provider' }],
+      'PAYMENT_TYPE_NOT_SUPPORTED',
+    );
+  return type;
+}
+
+/** Where the customer pays: the dynamic QRIS, a fresh virtual account, or the wallet's own number (DIRECT). */
+export async function payTo(deps: SyncDeps, linked: LinkedAccount, type: PaymentType, context: CommandContext) {
+  if (!linked.session) throw new InvalidInput('The receiving account is inactive: relogin needed', [], 'ACCOUNT_INACTIVE');
+  const sealed = linked.session;
+  // opened only when the provider is asked something (decrypting costs; most QRIS payments ask nothing)
+  const session = () => deps.vault.open<ProviderSession>(sealed);
+  try {
+    if (type === 'QRIS-DYNAMIC') {
+      let staticQris = linked.staticQris ?? null;
+      if (!staticQris) {
+        staticQris = await deps.connector.fetchStaticQris(linked.providerCode, linked.accountRef, session());
+        await handleCommand(deps, accountStream(linked.accountId), account, { type: 'CaptureStaticQris', payload: staticQris, now: deps.clock.now() }, context);
+      }
+      return { staticQris, vaNumber: null, accountNumber: null };
+    }
+    const prefix = vaPrefix[type];
+    if (prefix) {
+      const vaNumber = `${prefix}${String(randomInt(0, 10 ** 11)).padStart(11, '0')}`;
+      await deps.connector.openVirtualAccount(linked.providerCode, linked.accountRef, session(), vaNumber);
+      return { staticQris: null, vaNumber, accountNumber: vaNumber };
+    }
+    return { staticQris: null, vaNumber: null, accountNumber: linked.accountRef }; // DIRECT: a transfer to the wallet
+  } catch (err) {
+    if (err instanceof ProviderError) throw providerFailure(err);
+    throw err;
+  }
+}
+

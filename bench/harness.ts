@@ -191,6 +191,8 @@ function processTreeCpuMs(rootPid: number): number | null {
     if (pid !== rootPid && ppid !== rootPid) continue;
     found = true;
     ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    // children that exited (a closed connection's backend) count in their parent's cutime and cstime once reaped
+    if (pid === rootPid) ticks += Number(fields[13]) + Number(fields[14]);
   }
   return found ? (ticks * 1000) / ticksPerSecond() : null;
 }

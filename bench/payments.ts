@@ -18,7 +18,11 @@ import { createService, type Service } from '../src/service.ts';
 import { fmtInt, fmtRatio, markdownTable, startBenchPostgres, textTable, writeResults, type BenchContext, type BenchPostgres } from './harness.ts';
 
 type Merchant = { key: string; accountIds: string[]; phones: string[] };
-type Cannon = { rps: number; p50: number; p90: number; p99: number; max: number; non2xx: number; errors: number; total: number };
+type Cannon = {
+  rps: number; p50: number; p90: number; p99: number; max: number; non2xx: number; errors: number; total: number;
+  /** CPU per request during the load, in µs: this Node process (service, bare route and autocannon alike) and PostgreSQL */
+  nodeCpuUs?: number; pgCpuUs?: number | null;
+};
 
 async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -210,26 +214,36 @@ export async function run(ctx: BenchContext): Promise<void> {
     await cannon({ url: baseUrl, connections: 8, duration: 2, requests: paymentRequests(merchants) });
     await cannon({ url: bare.url, connections: 8, duration: 2, requests: bareRequests() });
 
+    // CPU per request while a load runs: this process (all threads) and PostgreSQL's process tree
+    const withCpu = async (load: () => Promise<Cannon>): Promise<Cannon> => {
+      const node0 = process.cpuUsage();
+      const pg0 = db!.cpuMs();
+      const result = await load();
+      const node = process.cpuUsage(node0);
+      const pg1 = db!.cpuMs();
+      return { ...result, nodeCpuUs: (node.user + node.system) / result.total, pgCpuUs: pg0 === null || pg1 === null ? null : ((pg1 - pg0) * 1000) / result.total };
+    };
     const bareRounds: Cannon[] = [];
     const oursRounds: Cannon[] = [];
+    const bareUrl = bare.url;
     for (let round = 1; round <= rounds; round++) {
       console.log(`round ${round} of ${rounds}: bare INSERT route, saturated ...`);
-      bareRounds.push(await cannon({ url: bare.url, connections, duration, requests: bareRequests() }));
+      bareRounds.push(await withCpu(() => cannon({ url: bareUrl, connections, duration, requests: bareRequests() })));
       console.log(`round ${round} of ${rounds}: POST /api/v1/payments, saturated ...`);
-      oursRounds.push(await cannon({ url: baseUrl, connections, duration, requests: paymentRequests(merchants) }));
+      oursRounds.push(await withCpu(() => cannon({ url: baseUrl, connections, duration, requests: paymentRequests(merchants) })));
     }
     const bareSaturated = medianRun(bareRounds);
     const oursSaturated = medianRun(oursRounds);
     const roundRatios = oursRounds.map((o, i) => fmtRatio(o.rps / bareRounds[i]!.rps)).join(', ');
     const goalRate = Math.max(1, Math.round(bareSaturated.rps / 2));
     console.log(`POST /api/v1/payments at ${fmtInt(goalRate)} req/s (half the bare route's rate) ...`);
-    const oursAtGoal = await cannon({ url: baseUrl, connections, duration, overallRate: goalRate, requests: paymentRequests(merchants) });
+    const oursAtGoal = await withCpu(() => cannon({ url: baseUrl, connections, duration, overallRate: goalRate, requests: paymentRequests(merchants) }));
 
     console.log(`payment → webhook: ${fmtInt(latencyPayments)} payments paid in the sandbox, ${latencyConcurrency} at a time ...`);
     const latency = await paymentToWebhook(baseUrl, service.sandboxUrl!, merchants[0]!, latencyPayments, latencyConcurrency);
 
-    const row = (name: string, c: Cannon, reference: string) => [name, fmtInt(c.rps), c.p50.toFixed(1), c.p99.toFixed(1), c.max.toFixed(0), fmtInt(c.non2xx + c.errors), reference];
-    const header = ['load', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx + errors', 'compared with'];
+    const row = (name: string, c: Cannon, reference: string) => [name, fmtInt(c.rps), c.p50.toFixed(1), c.p99.toFixed(1), c.max.toFixed(0), fmtInt(c.non2xx + c.errors), fmtInt(c.nodeCpuUs), fmtInt(c.pgCpuUs), reference];
+    const header = ['load', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx + errors', 'Node CPU µs/req', 'PG CPU µs/req', 'compared with'];
     const rows = [
       row(`bare INSERT route, saturated (median of ${rounds})`, bareSaturated, `the peer (rounds: ${bareRounds.map(r => fmtInt(r.rps)).join(', ')} req/s)`),
       row(`POST /api/v1/payments, saturated (median of ${rounds})`, oursSaturated, `${fmtRatio(oursSaturated.rps / bareSaturated.rps)} of the bare route (per round: ${roundRatios})`),

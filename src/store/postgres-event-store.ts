@@ -1,10 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
-import { isUniqueViolation, preparedQuery, query } from '../db/pool.ts';
+import { preparedQuery, query } from '../db/pool.ts';
 import {
-  DuplicateEventId,
-  StreamDeleted,
-  WrongExpectedRevision,
   START,
   type AppendResult,
   type EventStore,
@@ -15,7 +12,7 @@ import {
   type RecordedEvent,
   type StreamWrite,
 } from './event-store.ts';
-import { AppendBatcher, appendBatchParams, appendBatchSql, lastRowPerStream, resultOf, type AppendedRow, type RefusedRow } from './postgres-append-batch.ts';
+import { PostgresAppends } from './postgres-append.ts';
 import { pollingSubscription } from './polling-subscription.ts';
 import { eventStoreSchema } from './postgres-schema.ts';
 
@@ -47,41 +44,6 @@ function toRecorded(row: EventRow): RecordedEvent {
   };
 }
 
-/** The statement that claims the next revisions of a stream, one per expected-revision mode. */
-function claimRevisions(expected: ExpectedRevision): { sql: string; params: (streamId: string, n: number) => unknown[] } {
-  if (expected === 'any')
-    return {
-      sql: `insert into es_streams (stream_id, revision) values ($1, $2 - 1)
-            on conflict (stream_id) do update set revision = es_streams.revision + $2 where not es_streams.deleted
-            returning revision`,
-      params: (s, n) => [s, n],
-    };
-  if (expected === 'no_stream')
-    return {
-      sql: `insert into es_streams (stream_id, revision) values ($1, $2 - 1) on conflict (stream_id) do nothing returning revision`,
-      params: (s, n) => [s, n],
-    };
-  if (expected === 'stream_exists')
-    return {
-      sql: `update es_streams set revision = revision + $2 where stream_id = $1 and not deleted returning revision`,
-      params: (s, n) => [s, n],
-    };
-  return {
-    sql: `update es_streams set revision = revision + $2 where stream_id = $1 and revision = $3 and not deleted returning revision`,
-    params: (s, n) => [s, n, expected],
-  };
-}
-
-function appendSql(claim: string, firstParam: number): string {
-  const p = (i: number) => `$${firstParam + i}`;
-  return `with claimed as (${claim})
-    insert into es_events (stream_id, revision, event_id, type, version, data, metadata)
-    select $1, claimed.revision - $2 + e.ord, e.event_id, e.type, e.version, e.data, e.metadata
-    from claimed, unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::int[], ${p(3)}::jsonb[], ${p(4)}::jsonb[])
-      with ordinality as e(event_id, type, version, data, metadata, ord)
-    returning stream_id, revision, position::text, transaction_id::text`;
-}
-
 export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres' as const;
   private readonly wakeups = new EventEmitter();
@@ -90,17 +52,10 @@ export class PostgresEventStore implements EventStore {
   /** Moves on with every wake-up; reads started in one generation can be shared, never across one. */
   private wakeGeneration = 0;
   private readonly inFlight = new Map<string, Promise<unknown>>();
-  /** Appends of concurrent commands, written together (group commit). */
-  private readonly batcher = new AppendBatcher({
-    run: async params => (await preparedQuery<AppendedRow & RefusedRow>(this.pool, 'AppendEventsBatch', appendBatchSql, params)).rows,
-    appendAlone: writes => this.appendAlone(writes),
-    appendedBefore: writes => this.appendedBefore(writes),
-    refusal: (write, refused) =>
-      refused.deleted ? new StreamDeleted(write.streamId) : new WrongExpectedRevision(write.streamId, write.expected, refused.actual ?? 'no_stream'),
-    written: () => this.announceAppend(),
-  });
+  private readonly appends: PostgresAppends;
 
   private constructor(private readonly pool: pg.Pool) {
+    this.appends = new PostgresAppends(pool, { written: () => this.announceAppend(), headPosition: () => this.headPosition() });
     this.wakeups.setMaxListeners(0);
     this.wakeups.on('wake', () => this.wakeGeneration++); // first listener: counted before any subscriber reads
   }
@@ -144,160 +99,12 @@ export class PostgresEventStore implements EventStore {
     }, 10);
   }
 
-  /** Exact revision and 'no_stream' appends go to PostgreSQL in batches (AppendBatcher); 'any' and 'stream_exists' alone. */
-  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    if (events.length === 0) return this.currentRevision(streamId, expected);
-    if (expected === 'any' || expected === 'stream_exists') return this.appendOne(streamId, events, expected);
-    return (await this.batcher.submit([{ streamId, events, expected }]))[0]!;
+  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    return this.appends.append(streamId, events, expected);
   }
 
-  /** All or nothing, in a batch with other appends (AppendBatcher), or alone in es_append_streams. */
   appendToStreams(writes: StreamWrite[]): Promise<AppendResult[]> {
-    return writes.length === 0 ? Promise.resolve([]) : this.batcher.submit(writes);
-  }
-
-  private async appendAlone(writes: StreamWrite[]): Promise<AppendResult[]> {
-    const only = writes[0]!;
-    if (writes.length === 1 && only.events.length > 0) return [await this.appendOne(only.streamId, only.events, only.expected)];
-    return this.appendAtomically(writes);
-  }
-
-  private async appendOne(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    const claim = claimRevisions(expected);
-    const params = [
-      ...claim.params(streamId, events.length),
-      events.map(e => e.metadata.eventId),
-      events.map(e => e.type),
-      events.map(e => e.version),
-      events.map(e => JSON.stringify(e.data)),
-      events.map(e => JSON.stringify(e.metadata)),
-    ];
-    const firstArrayParam = params.length - 4;
-    try {
-      const result = await preparedQuery<AppendedRow>(this.pool, 'AppendEvents', appendSql(claim.sql, firstArrayParam), params);
-      const last = lastRowPerStream(result.rows).get(streamId);
-      if (!last) return this.explainRefusal(streamId, events, expected, 'revision');
-      this.announceAppend();
-      return resultOf(last);
-    } catch (err) {
-      if (isUniqueViolation(err, 'es_events_event_id')) return this.explainRefusal(streamId, events, expected, 'event-id');
-      throw err;
-    }
-  }
-
-  /** All writes in one transaction (es_append_streams): the first refused one aborts them all. */
-  private async appendAtomically(writes: StreamWrite[]): Promise<AppendResult[]> {
-    const params = appendBatchParams([{ writes }]);
-    params.splice(3, 1); // es_append_streams takes no group numbers
-    try {
-      const result = await preparedQuery<{ stream_id: string; revision: number; pos: string; xid: string }>(
-        this.pool,
-        'AppendToStreams',
-        'select * from es_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-        params,
-      );
-      const rows = result.rows.map(r => ({ stream_id: r.stream_id, revision: r.revision, position: r.pos, transaction_id: r.xid }));
-      if (rows.length > 0) this.announceAppend();
-      const last = lastRowPerStream(rows);
-      const any = rows[rows.length - 1];
-      const position = any ? resultOf(any).position : await this.headPosition();
-      return writes.map(w => (w.events.length > 0 ? resultOf(last.get(w.streamId)!) : { nextRevision: w.expected as number, position }));
-    } catch (err) {
-      const e = err as { code?: string; detail?: string };
-      if (e.code !== 'ES409' && !isUniqueViolation(err, 'es_events_event_id')) throw err;
-      // every event there already, where this append puts it: a retry of an append that was done
-      const done = await this.appendedBefore(writes);
-      if (done) return done;
-      if (e.code !== 'ES409') throw new DuplicateEventId(writes.flatMap(w => w.events)[0]!.metadata.eventId);
-      const refused = writes.find(w => w.streamId === e.detail)!;
-      const stream = await this.streamRow(refused.streamId);
-      if (stream?.deleted) throw new StreamDeleted(refused.streamId);
-      throw new WrongExpectedRevision(refused.streamId, refused.expected, stream ? stream.revision : 'no_stream');
-    }
-  }
-
-  /** The results of these writes when all their events were appended before, as they would put them; else null. */
-  private async appendedBefore(writes: StreamWrite[]): Promise<AppendResult[] | null> {
-    const ids = writes.flatMap(w => w.events.map(e => e.metadata.eventId));
-    if (ids.length === 0) return null;
-    const found = await preparedQuery<{ event_id: string; stream_id: string; revision: number; position: string; transaction_id: string }>(
-      this.pool,
-      'FindAppendedEvents',
-      `select event_id::text, stream_id, revision, position::text, transaction_id::text from es_events where event_id = any($1::uuid[])`,
-      [ids],
-    );
-    const byId = new Map(found.rows.map(r => [r.event_id, r]));
-    const results: AppendResult[] = [];
-    for (const w of writes) {
-      const rows = w.events.map(e => byId.get(e.metadata.eventId));
-      const first = rows[0];
-      if (!first) {
-        if (w.events.length > 0) return null;
-        results.push({ nextRevision: w.expected as number, position: START });
-        continue;
-      }
-      if (!rows.every((r, i) => r !== undefined && r.stream_id === w.streamId && r.revision === first.revision + i)) return null;
-      results.push(resultOf(rows[rows.length - 1]!));
-    }
-    return results;
-  }
-
-  /**
-   * Nothing was written: an idempotent retry (every event id already appended, to this stream, in this order),
-   * or else a deleted stream, a wrong expected revision, or an event id that exists elsewhere.
-   */
-  private async explainRefusal(
-    streamId: string,
-    events: NewEvent[],
-    expected: ExpectedRevision,
-    refusedBy: 'revision' | 'event-id',
-  ): Promise<AppendResult> {
-    const ids = events.map(e => e.metadata.eventId);
-    const found = await preparedQuery<{ event_id: string; stream_id: string; revision: number; position: string; transaction_id: string }>(
-      this.pool,
-      'FindAppendedEvents',
-      `select event_id::text, stream_id, revision, position::text, transaction_id::text from es_events where event_id = any($1::uuid[])`,
-      [ids],
-    );
-    if (found.rows.length > 0) {
-      const byId = new Map(found.rows.map(r => [r.event_id, r]));
-      const rows = ids.map(id => byId.get(id));
-      const first = rows[0];
-      const sameAppend =
-        first !== undefined &&
-        rows.every((r, i) => r !== undefined && r.stream_id === streamId && r.revision === first.revision + i);
-      if (sameAppend) {
-        const last = rows[rows.length - 1]!;
-        return { nextRevision: last.revision, position: { commit: BigInt(last.transaction_id), prepare: BigInt(last.position) } };
-      }
-      if (refusedBy === 'event-id') throw new DuplicateEventId(ids.find(id => byId.has(id))!);
-    }
-    const stream = await this.streamRow(streamId);
-    if (stream?.deleted) throw new StreamDeleted(streamId);
-    throw new WrongExpectedRevision(streamId, expected, stream ? stream.revision : 'no_stream');
-  }
-
-  private async streamRow(streamId: string) {
-    const r = await preparedQuery<{ revision: number; deleted: boolean }>(
-      this.pool,
-      'ReadStreamRevision',
-      'select revision, deleted from es_streams where stream_id = $1',
-      [streamId],
-    );
-    return r.rows[0];
-  }
-
-  private async currentRevision(streamId: string, expected: ExpectedRevision): Promise<AppendResult> {
-    const stream = await this.streamRow(streamId);
-    if (stream?.deleted) throw new StreamDeleted(streamId);
-    const actual = stream ? stream.revision : 'no_stream';
-    const ok =
-      expected === 'any' ||
-      (expected === 'no_stream' && actual === 'no_stream') ||
-      (expected === 'stream_exists' && actual !== 'no_stream') ||
-      expected === actual;
-    if (!ok) throw new WrongExpectedRevision(streamId, expected, actual);
-    return { nextRevision: stream ? stream.revision : -1, position: await this.headPosition() };
+    return this.appends.appendToStreams(writes);
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

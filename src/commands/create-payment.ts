@@ -5,7 +5,7 @@ import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { deterministicUuid } from '../sagas/event-id.ts';
 import { account, accountStream, type Account, type LinkedAccount } from './account.ts';
 import { StreamDeleted, WrongExpectedRevision } from '../store/event-store.ts';
-import { handleCommandsTogether, streamCommand } from './handle-together.ts';
+import { handleCommandsTogether, streamCommand, type StreamCommand } from './handle-together.ts';
 import { cachedState, load, nothingLoaded, type CommandContext } from './handle.ts';
 import { payTo, reservations, typeFor } from './pay-to.ts';
 import { order, orderStream } from './order.ts';
@@ -130,7 +130,7 @@ export async function createPayment(
     const opened = order.decide(orderLoaded.state, { type: 'OpenOrderPayment', ownerId, orderId: input.orderId, paymentId, previousStillPending, now });
     // the order, the payable amount and the payment in one append, guarded on the account as decided on
     const createTogether = async () => {
-      const parts = [streamCommand(deps, orderId, order, orderLoaded, opened)];
+      const parts: StreamCommand[] = [streamCommand(deps, orderId, order, orderLoaded, opened)];
       let payable: { uniqueCode: number; totalAmount: number } | null = null;
       if (type !== null && where !== null) {
         const receivingLoaded = (!receivingStale && cachedState(deps, receivingId, receiving)) || (await load(deps, receivingId, receiving));
@@ -140,7 +140,7 @@ export async function createPayment(
         });
         payable = reserved[0]?.type === 'PayableReserved' ? reserved[0].data : receivingLoaded.state.payables.find(p => p.paymentId === paymentId) ?? null;
         if (!payable) throw new DomainError(503, 'UNAVAILABLE', 'The payable amount lapsed before the payment was recorded; try again');
-        parts.push(streamCommand(deps, receivingId, receiving, receivingLoaded, reserved) as never);
+        parts.push(streamCommand(deps, receivingId, receiving, receivingLoaded, reserved));
       }
       const details = paymentDetails({ paymentId, ownerId, input, linked, type, requestHash, now, expiresAt }, payable && where && {
         uniqueCode: payable.uniqueCode,
@@ -149,7 +149,7 @@ export async function createPayment(
         qrisPayload: where.staticQris ? toDynamicQr(where.staticQris, payable.totalAmount) : null,
       });
       const createdEvents = payment.decide(paymentLoaded.state, { type: 'CreatePayment', payment: details });
-      parts.push(streamCommand(deps, paymentStream(paymentId), payment, paymentLoaded, createdEvents) as never);
+      parts.push(streamCommand(deps, paymentStream(paymentId), payment, paymentLoaded, createdEvents));
       const done = await handleCommandsTogether(deps, parts, [{ streamId: accountId, revision: accountLoaded.revision }], context);
       return { state: done.states.at(-1) as Payment };
     };

@@ -35,17 +35,17 @@ export async function handleCommandsTogether(
   guards: Guard[],
   context: CommandContext,
 ): Promise<{ states: unknown[]; position: Position | null }> {
-  const writing = parts.filter(p => p.events.length > 0).map(part => ({ part, events: part.events }));
+  const writing = parts.filter(p => p.events.length > 0);
   const writes: StreamWrite[] = [
     ...guards.map(g => ({ streamId: g.streamId, events: [], expected: g.revision })),
-    ...writing.map(({ part, events }) => ({
+    ...writing.map(part => ({
       streamId: part.streamId,
-      events: toNewEvents(events, context),
+      events: toNewEvents(part.events, context),
       expected: part.loaded.exists ? part.loaded.revision : ('no_stream' as const),
     })),
   ];
   const results: AppendResult[] = writing.length > 0 ? await es.store.appendToStreams(writes) : [];
-  const byStream = new Map(writing.map((w, i) => [w.part.streamId, results[guards.length + i]!]));
+  const byStream = new Map(writing.map((part, i) => [part.streamId, results[guards.length + i]!]));
   const states = await Promise.all(
     parts.map(part => {
       const result = byStream.get(part.streamId);

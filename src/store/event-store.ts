@@ -44,6 +44,16 @@ export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
 
 export type AppendResult = { nextRevision: number; position: Position };
 
+/** Whether a stream at `actual` satisfies the expected revision of an append. */
+export function expectationMet(expected: ExpectedRevision, actual: number | 'no_stream'): boolean {
+  return (
+    expected === 'any' ||
+    (expected === 'no_stream' && actual === 'no_stream') ||
+    (expected === 'stream_exists' && actual !== 'no_stream') ||
+    expected === actual
+  );
+}
+
 /**
  * One stream's part of an append to several streams: its events at the expected revision ('no_stream': it must not
  * exist yet). A write of no events is a guard: the stream must be at exactly `expected`, and is left as it is.

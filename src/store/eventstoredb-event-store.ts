@@ -24,6 +24,7 @@ import {
   StreamDeleted,
   WrongExpectedRevision,
   comparePositions,
+  expectationMet,
   type AppendResult,
   type EventMetadata,
   type EventStore,
@@ -163,12 +164,7 @@ export class EventStoreDbEventStore implements EventStore {
   private async checkOnly(streamId: string, expected: ExpectedRevision): Promise<AppendResult> {
     const actual = await this.lastRevision(streamId);
     if (actual === 'deleted') throw new StreamDeleted(streamId);
-    const ok =
-      expected === 'any' ||
-      (expected === 'no_stream' && actual === 'no_stream') ||
-      (expected === 'stream_exists' && actual !== 'no_stream') ||
-      expected === actual;
-    if (!ok) throw new WrongExpectedRevision(streamId, expected, actual);
+    if (!expectationMet(expected, actual)) throw new WrongExpectedRevision(streamId, expected, actual);
     return { nextRevision: actual === 'no_stream' ? -1 : actual, position: await this.headPosition() };
   }
 

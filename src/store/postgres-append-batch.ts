@@ -199,7 +199,9 @@ export class AppendBatcher {
       const last = lastRowPerStream(rows.filter(r => r.grp === null));
       if (last.size > 0) this.writer.written();
       const position = [...last.values()][0];
-      await Promise.all(batch.map((append, g) => this.settle(append, rows.filter(r => r.grp === g + 1), last, position)));
+      const refusedByGroup = new Map<number, RefusedRow[]>();
+      for (const r of rows) if (r.grp !== null) refusedByGroup.set(r.grp, (refusedByGroup.get(r.grp) ?? []).concat(r));
+      await Promise.all(batch.map((append, g) => this.settle(append, refusedByGroup.get(g + 1) ?? [], last, position)));
     } finally {
       for (const append of batch) for (const w of append.writes) this.streamsBeingWritten.delete(w.streamId);
       this.running--;

@@ -6,6 +6,7 @@ import {
   StreamDeleted,
   WrongExpectedRevision,
   type AppendResult,
+  expectationMet,
   type ExpectedRevision,
   type NewEvent,
   type Position,
@@ -47,6 +48,31 @@ function appendSql(claim: string, firstParam: number): string {
       with ordinality as e(event_id, type, version, data, metadata, ord)
     returning stream_id, revision, position::text, transaction_id::text`;
 }
+
+type FoundEvent = { event_id: string; stream_id: string; revision: number; position: string; transaction_id: string };
+type Write = { streamId: string; events: NewEvent[]; expected: ExpectedRevision };
+
+/** The results of writes whose events were all found where these writes put them (a retry of a done append), else null. */
+function sameAppend(writes: Write[], found: Map<string, FoundEvent>): AppendResult[] | null {
+  if (found.size === 0) return null;
+  const results: AppendResult[] = [];
+  for (const w of writes) {
+    const rows = w.events.map(e => found.get(e.metadata.eventId));
+    const first = rows[0];
+    if (!first) {
+      if (w.events.length > 0) return null;
+      results.push({ nextRevision: w.expected as number, position: START }); // a guard
+      continue;
+    }
+    if (!rows.every((r, i) => r !== undefined && r.stream_id === w.streamId && r.revision === first.revision + i)) return null;
+    results.push(resultOf(rows[rows.length - 1]!));
+  }
+  return results;
+}
+
+/** The first of these writes' event ids that the store holds elsewhere. */
+const duplicateOf = (writes: Write[], found: Map<string, FoundEvent>) =>
+  new DuplicateEventId(writes.flatMap(w => w.events.map(e => e.metadata.eventId)).find(id => found.has(id)) ?? writes[0]!.events[0]!.metadata.eventId);
 
 /**
  * The write side of the PostgreSQL event store: exact-revision and no-stream appends, single or to several streams,
@@ -130,40 +156,18 @@ export class PostgresAppends {
       const e = err as { code?: string; detail?: string };
       if (e.code !== 'ES409' && !isUniqueViolation(err, 'es_events_event_id')) throw err;
       // every event there already, where this append puts it: a retry of an append that was done
-      const done = await this.appendedBefore(writes);
+      const found = await this.findAppended(writes);
+      const done = sameAppend(writes, found);
       if (done) return done;
-      if (e.code !== 'ES409') throw new DuplicateEventId(writes.flatMap(w => w.events)[0]!.metadata.eventId);
+      if (e.code !== 'ES409') throw duplicateOf(writes, found);
       const refused = writes.find(w => w.streamId === e.detail)!;
-      const stream = await this.streamRow(refused.streamId);
-      if (stream?.deleted) throw new StreamDeleted(refused.streamId);
-      throw new WrongExpectedRevision(refused.streamId, refused.expected, stream ? stream.revision : 'no_stream');
+      throw await this.refusalOf(refused.streamId, refused.expected);
     }
   }
 
   /** The results of these writes when all their events were appended before, as they would put them; else null. */
   private async appendedBefore(writes: StreamWrite[]): Promise<AppendResult[] | null> {
-    const ids = writes.flatMap(w => w.events.map(e => e.metadata.eventId));
-    if (ids.length === 0) return null;
-    const found = await preparedQuery<{ event_id: string; stream_id: string; revision: number; position: string; transaction_id: string }>(
-      this.pool,
-      'FindAppendedEvents',
-      `select event_id::text, stream_id, revision, position::text, transaction_id::text from es_events where event_id = any($1::uuid[])`,
-      [ids],
-    );
-    const byId = new Map(found.rows.map(r => [r.event_id, r]));
-    const results: AppendResult[] = [];
-    for (const w of writes) {
-      const rows = w.events.map(e => byId.get(e.metadata.eventId));
-      const first = rows[0];
-      if (!first) {
-        if (w.events.length > 0) return null;
-        results.push({ nextRevision: w.expected as number, position: START });
-        continue;
-      }
-      if (!rows.every((r, i) => r !== undefined && r.stream_id === w.streamId && r.revision === first.revision + i)) return null;
-      results.push(resultOf(rows[rows.length - 1]!));
-    }
-    return results;
+    return sameAppend(writes, await this.findAppended(writes));
   }
 
   /**
@@ -176,29 +180,32 @@ export class PostgresAppends {
     expected: ExpectedRevision,
     refusedBy: 'revision' | 'event-id',
   ): Promise<AppendResult> {
-    const ids = events.map(e => e.metadata.eventId);
-    const found = await preparedQuery<{ event_id: string; stream_id: string; revision: number; position: string; transaction_id: string }>(
+    const write = [{ streamId, events, expected }];
+    const found = await this.findAppended(write);
+    const done = sameAppend(write, found);
+    if (done) return done[0]!;
+    if (refusedBy === 'event-id' && found.size > 0) throw duplicateOf(write, found);
+    throw await this.refusalOf(streamId, expected);
+  }
+
+  /** The events of these writes that are in the store already, by event id. */
+  private async findAppended(writes: Pick<StreamWrite, 'events'>[]): Promise<Map<string, FoundEvent>> {
+    const ids = writes.flatMap(w => w.events.map(e => e.metadata.eventId));
+    if (ids.length === 0) return new Map();
+    const found = await preparedQuery<FoundEvent>(
       this.pool,
       'FindAppendedEvents',
       `select event_id::text, stream_id, revision, position::text, transaction_id::text from es_events where event_id = any($1::uuid[])`,
       [ids],
     );
-    if (found.rows.length > 0) {
-      const byId = new Map(found.rows.map(r => [r.event_id, r]));
-      const rows = ids.map(id => byId.get(id));
-      const first = rows[0];
-      const sameAppend =
-        first !== undefined &&
-        rows.every((r, i) => r !== undefined && r.stream_id === streamId && r.revision === first.revision + i);
-      if (sameAppend) {
-        const last = rows[rows.length - 1]!;
-        return { nextRevision: last.revision, position: { commit: BigInt(last.transaction_id), prepare: BigInt(last.position) } };
-      }
-      if (refusedBy === 'event-id') throw new DuplicateEventId(ids.find(id => byId.has(id))!);
-    }
+    return new Map(found.rows.map(r => [r.event_id, r]));
+  }
+
+  /** Why a write was refused: its stream is deleted, or at another revision than expected. */
+  private async refusalOf(streamId: string, expected: ExpectedRevision): Promise<Error> {
     const stream = await this.streamRow(streamId);
-    if (stream?.deleted) throw new StreamDeleted(streamId);
-    throw new WrongExpectedRevision(streamId, expected, stream ? stream.revision : 'no_stream');
+    if (stream?.deleted) return new StreamDeleted(streamId);
+    return new WrongExpectedRevision(streamId, expected, stream ? stream.revision : 'no_stream');
   }
 
   private async streamRow(streamId: string) {
@@ -215,12 +222,7 @@ export class PostgresAppends {
     const stream = await this.streamRow(streamId);
     if (stream?.deleted) throw new StreamDeleted(streamId);
     const actual = stream ? stream.revision : 'no_stream';
-    const ok =
-      expected === 'any' ||
-      (expected === 'no_stream' && actual === 'no_stream') ||
-      (expected === 'stream_exists' && actual !== 'no_stream') ||
-      expected === actual;
-    if (!ok) throw new WrongExpectedRevision(streamId, expected, actual);
+    if (!expectationMet(expected, actual)) throw new WrongExpectedRevision(streamId, expected, actual);
     return { nextRevision: stream ? stream.revision : -1, position: await this.store.headPosition() };
   }
 

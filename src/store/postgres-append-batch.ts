@@ -52,15 +52,17 @@ export const appendBatchSql = `
     where a.expected >= 0 and s.stream_id = a.stream_id and s.revision = a.expected
     returning a.idx, s.revision
   ),
+  -- a new stream's revision is known before it is inserted, so nothing joins back to the inserted rows (that join ran
+  -- as a nested loop, quadratic in the batch, as the planner cannot estimate a CTE's rows); PostgreSQL runs a
+  -- data-modifying WITH to the end whether or not it is read, and a stream created meanwhile fails the statement
   fresh as (
     insert into es_streams (stream_id, revision)
     select stream_id, n - 1 from accepted where expected = -1
-    returning stream_id, revision
   ),
   claimed as (
     select idx, revision from bumped
     union all
-    select a.idx, f.revision from fresh f join accepted a on a.stream_id = f.stream_id
+    select idx, n - 1 from accepted where expected = -1
   ),
   inserted as (
     insert into es_events (stream_id, revision, event_id, type, version, data, metadata)

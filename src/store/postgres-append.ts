@@ -43,9 +43,8 @@ function appendSql(claim: string, firstParam: number): string {
   const p = (i: number) => `$${firstParam + i}`;
   return `with claimed as (${claim})
     insert into es_events (stream_id, revision, event_id, type, version, data, metadata)
-    select $1, claimed.revision - $2 + e.ord, e.event_id, e.type, e.version, e.data, e.metadata
-    from claimed, unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::int[], ${p(3)}::jsonb[], ${p(4)}::jsonb[])
-      with ordinality as e(event_id, type, version, data, metadata, ord)
+    select $1, claimed.revision - $2 + e.ord, e.event_id, e.type, e.version, ${p(3)}::jsonb -> (e.ord::int - 1), ${p(4)}::jsonb -> (e.ord::int - 1)
+    from claimed, unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::int[]) with ordinality as e(event_id, type, version, ord)
     returning stream_id, revision, position::text, transaction_id::text`;
 }
 
@@ -119,8 +118,8 @@ export class PostgresAppends {
       events.map(e => e.metadata.eventId),
       events.map(e => e.type),
       events.map(e => e.version),
-      events.map(e => JSON.stringify(e.data)),
-      events.map(e => JSON.stringify(e.metadata)),
+      JSON.stringify(events.map(e => e.data)),
+      JSON.stringify(events.map(e => e.metadata)),
     ];
     const firstArrayParam = params.length - 4;
     try {

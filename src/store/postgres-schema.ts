@@ -25,9 +25,11 @@ create index if not exists es_events_global_order on es_events (transaction_id, 
 -- one (-1: the stream must not exist); a write of no events only checks its stream (guard) as of the statement's
 -- snapshot, without locking it: a write to it committing meanwhile is ordered after this append.
 -- The first refused write aborts everything with SQLSTATE ES409 and the stream in DETAIL.
+-- (event data and metadata come as two JSON arrays, one element per event, instead of arrays of jsonb)
+drop function if exists es_append_streams(text[], bigint[], int[], int[], int[], uuid[], text[], int[], jsonb[], jsonb[]);
 create or replace function es_append_streams(
   stream_ids text[], expected bigint[], counts int[],
-  event_write int[], event_ord int[], event_ids uuid[], types text[], versions int[], datas jsonb[], metas jsonb[]
+  event_write int[], event_ord int[], event_ids uuid[], types text[], versions int[], datas jsonb, metas jsonb
 ) returns table (stream_id text, revision bigint, pos text, xid text) language plpgsql as $$
 declare
   claimed bigint[] := array_fill(null::bigint, array[cardinality(stream_ids)]);
@@ -52,8 +54,8 @@ begin
   end loop;
   return query
     insert into es_events as e (stream_id, revision, event_id, type, version, data, metadata)
-    select stream_ids[x.w], claimed[x.w] - counts[x.w] + x.ord, x.id, x.type, x.version, x.data, x.metadata
-    from unnest(event_write, event_ord, event_ids, types, versions, datas, metas) as x(w, ord, id, type, version, data, metadata)
+    select stream_ids[x.w], claimed[x.w] - counts[x.w] + x.ord, x.id, x.type, x.version, datas -> (x.k::int - 1), metas -> (x.k::int - 1)
+    from unnest(event_write, event_ord, event_ids, types, versions) with ordinality as x(w, ord, id, type, version, k)
     returning e.stream_id, e.revision, e.position::text, e.transaction_id::text;
 end $$;
 `;

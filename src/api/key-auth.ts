@@ -25,12 +25,8 @@ export function requireApiKey(deps: AppDeps, app: FastifyInstance, cache: ApiKey
     const header = request.headers['x-api-key'];
     const hash = typeof header === 'string' ? apiKeyHash(header.trim()) : null;
     if (!hash) throw invalidKey();
-    let key = cache.get(hash) ?? null;
-    if (!key) {
-      key = await findActiveKeyByHash(deps.pool, hash);
-      if (!key) throw invalidKey();
-      cache.set(hash, key);
-    }
+    const key = await cache.lookup(hash, () => findActiveKeyByHash(deps.pool, hash));
+    if (!key) throw invalidKey();
     request.owner = { userId: key.user_id, keyId: key.id };
     const now = deps.clock.now().getTime();
     if (!key.last_used_at || now - key.last_used_at.getTime() >= apiKeyUseRecordedEveryMs) {

@@ -522,7 +522,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       `a CHECKPOINT before each turn). PostgreSQL settings: ` +
       `${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(', ')}.`,
     '',
-    '- **ours**: `PostgresEventStore.append` (stream row upsert + events insert in one prepared statement, LISTEN/NOTIFY on)',
+    '- **ours**: `PostgresEventStore.append` (concurrent appends written together, one prepared statement per batch of up to 200 (group commit), each append checked and answered on its own; LISTEN/NOTIFY on)',
     '- **plain INSERT**: one autocommit `INSERT … SELECT FROM unnest(…)` per append, sent as a prepared statement, same columns as `es_events`, identity primary key only, no stream table, no checks',
     '- **Emmett**: `@event-driven-io/emmett-postgresql` `appendToStream` with `expectedStreamVersion` (transaction + `emt_append_to_stream` function)',
     '',

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import { preparedQuery, query } from '../db/pool.ts';
@@ -58,6 +59,8 @@ export class PostgresEventStore implements EventStore {
   private readonly wakeups = new EventEmitter();
   private listener: pg.PoolClient | null = null;
   private notifyTimer: NodeJS.Timeout | null = null;
+  /** Names this store in its NOTIFY payloads, so that it does not wake its own subscribers twice. */
+  private readonly instanceId = randomUUID();
   /** Moves on with every wake-up; reads started in one generation can be shared, never across one. */
   private wakeGeneration = 0;
   private readonly inFlight = new Map<string, Promise<unknown>>();
@@ -92,7 +95,10 @@ export class PostgresEventStore implements EventStore {
 
   private async listen(): Promise<void> {
     const client = await this.pool.connect();
-    client.on('notification', () => this.wakeups.emit('wake'));
+    // this store's own appends woke its subscribers already, when they were written
+    client.on('notification', message => {
+      if (message.payload !== this.instanceId) this.wakeups.emit('wake');
+    });
     client.on('error', () => undefined);
     await client.query(`LISTEN ${CHANNEL}`);
     this.listener = client;
@@ -104,7 +110,7 @@ export class PostgresEventStore implements EventStore {
     if (this.notifyTimer) return;
     this.notifyTimer = setTimeout(() => {
       this.notifyTimer = null;
-      query(this.pool, 'NotifyAppend', `select pg_notify('${CHANNEL}', '')`).catch(() => undefined);
+      query(this.pool, 'NotifyAppend', `select pg_notify('${CHANNEL}', $1)`, [this.instanceId]).catch(() => undefined);
     }, 10);
   }
 

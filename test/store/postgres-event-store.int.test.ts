@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DuplicateEventId, StreamDeleted, WrongExpectedRevision } from '../../src/store/event-store.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
-import { freshPool } from '../support/database.ts';
+import { createPool } from '../../src/db/pool.ts';
+import { freshDatabaseUrl, freshPool } from '../support/database.ts';
 import { eventStoreContract, newEvent } from './event-store.contract.ts';
 
 eventStoreContract('postgres', async () => {
@@ -142,6 +143,41 @@ describe('postgres event store specifics', () => {
     expect(await store.readStream(b)).toHaveLength(2);
     await store.close();
     await pool.end();
+  });
+
+  it('delivers to a live subscriber the events another store (another process) appends, and its own', async () => {
+    const url = await freshDatabaseUrl();
+    const [poolA, poolB] = [createPool(url), createPool(url)];
+    const [storeA, storeB] = [await PostgresEventStore.create(poolA), await PostgresEventStore.create(poolB)];
+    const received: string[] = [];
+    let arrived: () => void = () => undefined;
+    const subscription = storeB.subscribe(
+      await storeB.headPosition(),
+      async events => {
+        received.push(...events.map(e => e.type));
+        arrived();
+      },
+      () => undefined,
+    );
+    const receivedAll = (n: number) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`received ${received.join(', ')}`)), 5000);
+        arrived = () => {
+          if (received.length < n) return;
+          clearTimeout(timer);
+          resolve();
+        };
+        arrived();
+      });
+    await storeA.append(`a-${randomUUID()}`, [newEvent('FromA')], 'no_stream');
+    await receivedAll(1);
+    await storeB.append(`b-${randomUUID()}`, [newEvent('FromB')], 'no_stream');
+    await storeA.append(`a-${randomUUID()}`, [newEvent('FromAAgain')], 'no_stream');
+    await receivedAll(3);
+    expect(received.sort()).toEqual(['FromA', 'FromAAgain', 'FromB']);
+    await subscription.close();
+    await Promise.all([storeA.close(), storeB.close()]);
+    await Promise.all([poolA.end(), poolB.end()]);
   });
 
   it('does not let a reader of all skip an event that commits late with a lower position', async () => {

@@ -6,6 +6,9 @@ import pg from 'pg';
 pg.types.setTypeParser(pg.types.builtins.INT8, v => Number(v));
 
 export type Queryable = pg.Pool | pg.PoolClient;
+
+/** One parameterised statement, named for logs and benchmarks. */
+export type Statement = { name: string; sql: string; params: unknown[] };
 export type Row = Record<string, unknown>;
 
 /** Every SQL statement goes through here with a name, for logs, metrics and benchmarks. */

@@ -36,12 +36,11 @@ export const paymentsProjection: Projection = {
     create index if not exists payments_owner_order on payments (owner_id, order_id);`,
   applyRun: {
     // payment creation is the busiest write: a batch of them is one insert
-    async PaymentCreated(tx, events) {
+    PaymentCreated(events) {
       const rows = events.flatMap(e => (e.type === 'PaymentCreated' ? [e.data] : []));
-      await query(
-        tx,
-        'ProjectPaymentsCreated',
-        `insert into payments (id, owner_id, order_id, receiving_account_id, provider_code, type, amount, unique_code, total_amount,
+      return {
+        name: 'ProjectPaymentsCreated',
+        sql: `insert into payments (id, owner_id, order_id, receiving_account_id, provider_code, type, amount, unique_code, total_amount,
            account_number, qris_payload, redirect_url, status, expires_at, created_at, method_selection)
          select "paymentId", "ownerId", "orderId", "receivingAccountId", "providerCode", type, amount, "uniqueCode", "totalAmount",
            "accountNumber", "qrisPayload", "redirectUrl", 'PENDING', "expiresAt", "createdAt", "methodSelection"
@@ -49,8 +48,8 @@ export const paymentsProjection: Projection = {
            "providerCode" text, type text, amount bigint, "uniqueCode" bigint, "totalAmount" bigint, "accountNumber" text,
            "qrisPayload" text, "redirectUrl" text, "expiresAt" timestamptz, "createdAt" timestamptz, "methodSelection" text)
          on conflict do nothing`,
-        [JSON.stringify(rows)],
-      );
+        params: [JSON.stringify(rows)],
+      };
     },
   },
   async apply(tx, event) {

@@ -1,5 +1,4 @@
-import type { Queryable } from '../db/pool.ts';
-import { query } from '../db/pool.ts';
+import { preparedQuery, query, type Queryable, type Statement } from '../db/pool.ts';
 import { START, type Position } from './event-store.ts';
 
 /** Where each projection and saga is in "all". Lives in PostgreSQL beside the read models, whatever the event store. */
@@ -29,6 +28,23 @@ export async function saveCheckpoint(db: Queryable, name: string, position: Posi
     `insert into subscriber_checkpoints (name, commit_position, prepare_position) values ($1, $2, $3)
      on conflict (name) do update set commit_position = excluded.commit_position, prepare_position = excluded.prepare_position`,
     [name, position.commit.toString(), position.prepare.toString()],
+  );
+}
+
+/**
+ * Runs a data-modifying statement (INSERT, UPDATE or DELETE) and saves the checkpoint in the same statement: both or
+ * neither, in one round trip and without an explicit transaction (whose open transaction id would hold readers of
+ * "all" back meanwhile).
+ */
+export async function saveCheckpointWith(db: Queryable, statement: Statement, name: string, position: Position): Promise<void> {
+  const n = statement.params.length;
+  await preparedQuery(
+    db,
+    `${statement.name}+SaveCheckpoint`,
+    `with applied as (${statement.sql})
+     insert into subscriber_checkpoints (name, commit_position, prepare_position) values ($${n + 1}, $${n + 2}, $${n + 3})
+     on conflict (name) do update set commit_position = excluded.commit_position, prepare_position = excluded.prepare_position`,
+    [...statement.params, name, position.commit.toString(), position.prepare.toString()],
   );
 }
 

@@ -5,7 +5,8 @@ import { inTransaction } from '../../src/db/pool.ts';
 import type { AnyEvent } from '../../src/events/all.ts';
 import type { StoredEvent } from '../../src/events/event.ts';
 import { PaymentCreated } from '../../src/events/payment.ts';
-import { applyEvents } from '../../src/projections/projection.ts';
+import { applyEvents, asOneStatement } from '../../src/projections/projection.ts';
+import { checkpointSchema, readCheckpoint, saveCheckpointWith } from '../../src/store/checkpoints.ts';
 import { paymentsProjection } from '../../src/projections/payments.ts';
 import { freshPool } from '../support/database.ts';
 
@@ -46,6 +47,31 @@ describe('payments read model, a run of PaymentCreated in one statement', () => 
       }),
       { numRuns: 20 },
     );
+    await pool.end();
+  });
+
+  it('writes a batch that is one run and its checkpoint in one statement, with the rows of one-by-one apply', async () => {
+    const pool = await freshPool();
+    await pool.query(paymentsProjection.schema);
+    await pool.query(checkpointSchema);
+    await fc.assert(
+      fc.asyncProperty(fc.array(created, { minLength: 1, maxLength: 30 }), fc.bigInt({ min: 1n, max: 1n << 40n }), async (events, commit) => {
+        await pool.query('delete from payments');
+        const statement = asOneStatement(paymentsProjection, events);
+        expect(statement).not.toBeNull();
+        await saveCheckpointWith(pool, statement!, 'projection:test', { commit, prepare: 7n });
+        const together = (await pool.query<{ row: string }>('select p::text as row from payments p order by id')).rows.map(r => r.row);
+        const oneByOne = await inTransaction(pool, async tx => {
+          await tx.query('delete from payments');
+          for (const e of events) await paymentsProjection.apply(tx, e);
+          return (await tx.query<{ row: string }>('select p::text as row from payments p order by id')).rows.map(r => r.row);
+        });
+        expect(together).toEqual(oneByOne);
+        expect(await readCheckpoint(pool, 'projection:test')).toEqual({ commit, prepare: 7n });
+      }),
+      { numRuns: 15 },
+    );
+    expect(asOneStatement(paymentsProjection, [])).toBeNull();
     await pool.end();
   });
 });

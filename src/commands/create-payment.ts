@@ -38,7 +38,7 @@ export function requestHashOf(input: NewPayment): string {
 }
 
 /** A payment this request already created (same Idempotency-Key): the same request answers it again. */
-function replayOf(existing: Payment, requestHash: string): string {
+function replayOf(existing: Payment, requestHash: string | null): string {
   if (existing.status === 'NONE') throw new Error('not a payment');
   if (existing.requestHash !== requestHash)
     throw new Unprocessable('This Idempotency-Key was used with another request body', 'IDEMPOTENCY_KEY_REUSED');
@@ -64,7 +64,7 @@ function receivingAccount(state: Account, ownerId: string, asked: string | undef
 
 /** The payment as created: billed when its type is known, else waiting for the payer's choice. */
 function paymentDetails(
-  p: { paymentId: string; ownerId: string; input: NewPayment; linked: LinkedAccount; type: PaymentType | null; requestHash: string; now: Date; expiresAt: Date },
+  p: { paymentId: string; ownerId: string; input: NewPayment; linked: LinkedAccount; type: PaymentType | null; requestHash: string | null; now: Date; expiresAt: Date },
   billed: Omit<ChosenMethod, 'paymentId' | 'chosenAt' | 'type'> | null,
 ): PaymentDetails {
   return {
@@ -99,7 +99,8 @@ export async function createPayment(
   input: NewPayment,
 ): Promise<{ paymentId: string; payment: Exclude<Payment, { status: 'NONE' }> }> {
   if (input.walletAccountId === 'GATEWAY') throw new Forbidden('Gateway access is not approved for this account', 'GATEWAY_NOT_APPROVED');
-  const requestHash = requestHashOf(input);
+  // only a request with an Idempotency-Key can be repeated: only its body is compared with a repeat's
+  const requestHash = input.idempotencyKey ? requestHashOf(input) : null;
   const paymentId = input.idempotencyKey ? deterministicUuid(`payment:${ownerId}:${input.idempotencyKey}`) : randomUUID();
   const context: CommandContext = { actor: `user:${ownerId}`, now: deps.clock.now(), correlationId: paymentId };
   // a random id has no stream yet; a key's id may have one already

@@ -27,8 +27,8 @@ export const PaymentCreated = event('PaymentCreated', 1, z.object({
   redirectUrl: z.string(),
   expiresAt: isoDate,
   createdAt: isoDate,
-  /** SHA-256 of the request: the same Idempotency-Key with another body is refused */
-  requestHash: z.string(),
+  /** SHA-256 of the request when it came with an Idempotency-Key (the same key with another body is refused); else null */
+  requestHash: z.string().nullable(),
 }));
 
 /** The payer chose how to pay on the payment page: from here on the payment is billed like one created with that type. */

@@ -162,14 +162,14 @@ create table plain_events (
   event_id uuid not null,
   type text not null,
   version int not null,
-  data jsonb not null,
-  metadata jsonb not null
+  data json not null,
+  metadata json not null
 )`;
 
 const plainInsert = `
 insert into plain_events (stream_id, revision, event_id, type, version, data, metadata)
 select $1, $2::bigint + e.ord - 1, e.event_id, e.type, e.version, e.data, e.metadata
-from unnest($3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])
+from unnest($3::uuid[], $4::text[], $5::int[], $6::json[], $7::json[])
   with ordinality as e(event_id, type, version, data, metadata, ord)`;
 
 async function plainContender(url: string): Promise<Contender> {

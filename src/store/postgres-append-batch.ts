@@ -68,8 +68,10 @@ export const appendBatchSql = `
     insert into es_events (stream_id, revision, event_id, type, version, data, metadata)
     select a.stream_id, c.revision - a.n + e.ord, e.event_id, e.type, e.version, e.data, e.metadata
     from (
-      select e.*, $10::jsonb -> (e.k::int - 1) as data, $11::jsonb -> (e.k::int - 1) as metadata
+      select e.*, d.value as data, m.value as metadata
       from unnest($5::int[], $6::int[], $7::uuid[], $8::text[], $9::int[]) with ordinality as e(idx, ord, event_id, type, version, k)
+      join json_array_elements($10::json) with ordinality as d(value, k) on d.k = e.k
+      join json_array_elements($11::json) with ordinality as m(value, k) on m.k = e.k
     ) e
     join claimed c on c.idx = e.idx
     join accepted a on a.idx = e.idx
@@ -83,7 +85,7 @@ export const appendBatchSql = `
 
 /**
  * The parameters of appendBatchSql: one row per write (groups numbered from 1), one per event (writes from 1). The
- * events' data and metadata go as two JSON arrays: one JSON text each, parsed once by PostgreSQL, instead of arrays of
+ * events' data and metadata go as two JSON arrays: one JSON text each, split once by PostgreSQL, instead of arrays of
  * JSON texts that would be escaped again as array literals here and unescaped there.
  */
 export function appendBatchParams(batch: { writes: StreamWrite[] }[]): unknown[] {

@@ -43,8 +43,10 @@ function appendSql(claim: string, firstParam: number): string {
   const p = (i: number) => `$${firstParam + i}`;
   return `with claimed as (${claim})
     insert into es_events (stream_id, revision, event_id, type, version, data, metadata)
-    select $1, claimed.revision - $2 + e.ord, e.event_id, e.type, e.version, ${p(3)}::jsonb -> (e.ord::int - 1), ${p(4)}::jsonb -> (e.ord::int - 1)
+    select $1, claimed.revision - $2 + e.ord, e.event_id, e.type, e.version, d.value, m.value
     from claimed, unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::int[]) with ordinality as e(event_id, type, version, ord)
+    join json_array_elements(${p(3)}::json) with ordinality as d(value, k) on d.k = e.ord
+    join json_array_elements(${p(4)}::json) with ordinality as m(value, k) on m.k = e.ord
     returning stream_id, revision, position::text, transaction_id::text`;
 }
 

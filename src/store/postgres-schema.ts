@@ -15,21 +15,30 @@ create table if not exists es_events (
   event_id uuid not null,
   type text not null,
   version int not null,
-  data jsonb not null,
-  metadata jsonb not null,
+  data json not null,
+  metadata json not null,
   constraint es_events_stream_revision unique (stream_id, revision),
   constraint es_events_event_id unique (event_id)
 );
 create index if not exists es_events_global_order on es_events (transaction_id, position);
+-- Event data is kept as the JSON text it was written as (json, not jsonb): nothing queries inside it, and json is
+-- cheaper both to take in (checked, not rebuilt) and to hand back (no re-rendering). Stores made with jsonb move once.
+do $$ begin
+  if exists (select 1 from information_schema.columns
+             where table_schema = current_schema() and table_name = 'es_events' and column_name = 'data' and data_type = 'jsonb') then
+    alter table es_events alter column data type json using data::json, alter column metadata type json using metadata::json;
+  end if;
+end $$;
 -- Appends to several streams at once, all or nothing: each write claims its stream's next revisions at the expected
 -- one (-1: the stream must not exist); a write of no events only checks its stream (guard) as of the statement's
 -- snapshot, without locking it: a write to it committing meanwhile is ordered after this append.
 -- The first refused write aborts everything with SQLSTATE ES409 and the stream in DETAIL.
 -- (event data and metadata come as two JSON arrays, one element per event, instead of arrays of jsonb)
 drop function if exists es_append_streams(text[], bigint[], int[], int[], int[], uuid[], text[], int[], jsonb[], jsonb[]);
+drop function if exists es_append_streams(text[], bigint[], int[], int[], int[], uuid[], text[], int[], jsonb, jsonb);
 create or replace function es_append_streams(
   stream_ids text[], expected bigint[], counts int[],
-  event_write int[], event_ord int[], event_ids uuid[], types text[], versions int[], datas jsonb, metas jsonb
+  event_write int[], event_ord int[], event_ids uuid[], types text[], versions int[], datas json, metas json
 ) returns table (stream_id text, revision bigint, pos text, xid text) language plpgsql as $$
 declare
   claimed bigint[] := array_fill(null::bigint, array[cardinality(stream_ids)]);
@@ -54,8 +63,10 @@ begin
   end loop;
   return query
     insert into es_events as e (stream_id, revision, event_id, type, version, data, metadata)
-    select stream_ids[x.w], claimed[x.w] - counts[x.w] + x.ord, x.id, x.type, x.version, datas -> (x.k::int - 1), metas -> (x.k::int - 1)
+    select stream_ids[x.w], claimed[x.w] - counts[x.w] + x.ord, x.id, x.type, x.version, d.value, m.value
     from unnest(event_write, event_ord, event_ids, types, versions) with ordinality as x(w, ord, id, type, version, k)
+    join json_array_elements(datas) with ordinality as d(value, k) on d.k = x.k
+    join json_array_elements(metas) with ordinality as m(value, k) on m.k = x.k
     returning e.stream_id, e.revision, e.position::text, e.transaction_id::text;
 end $$;
 `;

@@ -180,6 +180,31 @@ describe('postgres event store specifics', () => {
     await Promise.all([poolA.end(), poolB.end()]);
   });
 
+  it('moves a store made with jsonb event data to json text, keeping every event as it was', async () => {
+    const pool = await freshPool();
+    await pool.query(`
+      create table es_streams (stream_id text primary key, revision bigint not null, deleted boolean not null default false);
+      create table es_events (
+        position bigint generated always as identity, transaction_id xid8 not null default pg_current_xact_id(),
+        stream_id text not null, revision bigint not null, event_id uuid not null, type text not null, version int not null,
+        data jsonb not null, metadata jsonb not null,
+        constraint es_events_stream_revision unique (stream_id, revision), constraint es_events_event_id unique (event_id));
+      insert into es_streams values ('old-1', 0);`);
+    const before = newEvent('Old');
+    await pool.query(`insert into es_events (stream_id, revision, event_id, type, version, data, metadata) values ('old-1', 0, $1, 'Old', 1, $2, $3)`, [
+      before.metadata.eventId, JSON.stringify({ amount: 1_000, note: 'café "x"' }), JSON.stringify(before.metadata),
+    ]);
+    const store = await PostgresEventStore.create(pool);
+    const types = await pool.query(`select data_type from information_schema.columns where table_name = 'es_events' and column_name in ('data', 'metadata')`);
+    expect(types.rows.map(r => r.data_type)).toEqual(['json', 'json']);
+    const [read] = await store.readStream('old-1');
+    expect(read).toMatchObject({ type: 'Old', revision: 0, data: { amount: 1_000, note: 'café "x"' }, metadata: before.metadata });
+    await store.append('old-1', [newEvent('New')], 0);
+    expect((await store.readStream('old-1')).map(e => e.type)).toEqual(['Old', 'New']);
+    await store.close();
+    await pool.end();
+  });
+
   it('does not let a reader of all skip an event that commits late with a lower position', async () => {
     const pool = await freshPool();
     const store = await PostgresEventStore.create(pool);

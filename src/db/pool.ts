@@ -6,10 +6,10 @@ import pg from 'pg';
 pg.types.setTypeParser(pg.types.builtins.INT8, v => Number(v));
 
 export type Queryable = pg.Pool | pg.PoolClient;
+export type Row = Record<string, unknown>;
 
 /** One parameterised statement, named for logs and benchmarks. */
 export type Statement = { name: string; sql: string; params: unknown[] };
-export type Row = Record<string, unknown>;
 
 /** Every SQL statement goes through here with a name, for logs, metrics and benchmarks. */
 export async function query<R extends Row = Row>(

@@ -1,10 +1,8 @@
-import { randomInt } from 'node:crypto';
 import { DomainError, InvalidInput, NotFound } from '../errors.ts';
-import { toDynamicQr } from '../payments/emv-qr.ts';
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { account, accountStream, type LinkedAccount } from './account.ts';
 import { handleCommand, load, type CommandContext } from './handle.ts';
-import { payTo, reservations, typeFor } from './pay-to.ts';
+import { billOf, payTo, reservePayable, reservations, typeFor } from './pay-to.ts';
 import { choiceRefusal, payment, paymentStream, type Payment } from './payment.ts';
 import { receiving, receivingStream } from './receiving.ts';
 import type { SyncDeps } from './sync-account.ts';
@@ -22,26 +20,11 @@ async function bill(
 ) {
   const where = await payTo(deps, linked, type, context);
   const reserved = await reservations(linked.accountId, () =>
-    handleCommand(deps, receivingStream(linked.accountId), receiving, {
-      type: 'ReservePayable',
-      accountId: linked.accountId,
-      paymentId: payment.paymentId,
-      amount: payment.amount,
-      vaNumber: where.vaNumber,
-      firstCode: randomInt(1, 1000),
-      expiresAt: payment.expiresAt,
-      now: payment.now,
-    }, { ...context, attempts: 20 }),
+    handleCommand(deps, receivingStream(linked.accountId), receiving, reservePayable(linked, where, payment), { ...context, attempts: 20 }),
   );
   const payable = reserved.state.payables.find(p => p.paymentId === payment.paymentId);
   if (!payable) throw new DomainError(503, 'UNAVAILABLE', 'The payable amount lapsed before the payment was recorded; try again');
-  return {
-    type,
-    uniqueCode: payable.uniqueCode,
-    totalAmount: payable.totalAmount,
-    accountNumber: where.accountNumber,
-    qrisPayload: where.staticQris ? toDynamicQr(where.staticQris, payable.totalAmount) : null,
-  };
+  return { type, ...billOf(where, payable) };
 }
 
 /**

@@ -1,13 +1,12 @@
-import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { DomainError, Forbidden, InvalidInput, NotFound, Unprocessable } from '../errors.ts';
-import { toDynamicQr } from '../payments/emv-qr.ts';
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { deterministicUuid } from '../sagas/event-id.ts';
 import { account, accountStream, type Account, type LinkedAccount } from './account.ts';
 import { StreamDeleted, WrongExpectedRevision } from '../store/event-store.ts';
 import { handleCommandsTogether, streamCommand, type StreamCommand } from './handle-together.ts';
 import { cachedState, load, nothingLoaded, type CommandContext } from './handle.ts';
-import { payTo, reservations, typeFor } from './pay-to.ts';
+import { billOf, payTo, reservePayable, reservations, typeFor } from './pay-to.ts';
 import { order, orderStream } from './order.ts';
 import { payment, paymentStream, type ChosenMethod, type Payment, type PaymentDetails } from './payment.ts';
 import { receiving, receivingStream } from './receiving.ts';
@@ -25,8 +24,6 @@ export type NewPayment = {
 
 /** Payment lifetime when the caller gives none (DESIGN section 4). */
 export const defaultExpiresInMinutes = 60;
-
-
 
 const accountNotFound = () => new NotFound('walletAccountId account not found', 'ACCOUNT_NOT_FOUND');
 
@@ -135,20 +132,12 @@ export async function createPayment(
       let payable: { uniqueCode: number; totalAmount: number } | null = null;
       if (type !== null && where !== null) {
         const receivingLoaded = (!receivingStale && cachedState(deps, receivingId, receiving)) || (await load(deps, receivingId, receiving));
-        const reserved = receiving.decide(receivingLoaded.state, {
-          type: 'ReservePayable', accountId: linked.accountId, paymentId, amount: input.amount, vaNumber: where.vaNumber,
-          firstCode: randomInt(1, 1000), expiresAt, now,
-        });
+        const reserved = receiving.decide(receivingLoaded.state, reservePayable(linked, where, { paymentId, amount: input.amount, expiresAt, now }));
         payable = reserved[0]?.type === 'PayableReserved' ? reserved[0].data : receivingLoaded.state.payables.find(p => p.paymentId === paymentId) ?? null;
         if (!payable) throw new DomainError(503, 'UNAVAILABLE', 'The payable amount lapsed before the payment was recorded; try again');
         parts.push(streamCommand(deps, receivingId, receiving, receivingLoaded, reserved));
       }
-      const details = paymentDetails({ paymentId, ownerId, input, linked, type, requestHash, now, expiresAt }, payable && where && {
-        uniqueCode: payable.uniqueCode,
-        totalAmount: payable.totalAmount,
-        accountNumber: where.accountNumber,
-        qrisPayload: where.staticQris ? toDynamicQr(where.staticQris, payable.totalAmount) : null,
-      });
+      const details = paymentDetails({ paymentId, ownerId, input, linked, type, requestHash, now, expiresAt }, payable && where && billOf(where, payable));
       const createdEvents = payment.decide(paymentLoaded.state, { type: 'CreatePayment', payment: details });
       parts.push(streamCommand(deps, paymentStream(paymentId), payment, paymentLoaded, createdEvents));
       const done = await handleCommandsTogether(deps, parts, [{ streamId: accountId, revision: accountLoaded.revision }], context);

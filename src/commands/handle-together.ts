@@ -22,7 +22,7 @@ export function streamCommand<S, C, E extends DomainEvent>(
 }
 
 /** A stream the decision read but does not write: it must still be at the revision read when the events are appended. */
-export type Guard = { streamId: string; revision: number };
+type Guard = { streamId: string; revision: number };
 
 /**
  * Appends the events every part decided on its stream as loaded, all at once (all or nothing where the store can),

@@ -1,11 +1,13 @@
 import { randomInt } from 'node:crypto';
 import { InvalidInput } from '../errors.ts';
+import { toDynamicQr } from '../payments/emv-qr.ts';
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { ProviderError, type ProviderSession } from '../providers/connector.ts';
 import { account, accountStream, type LinkedAccount } from './account.ts';
 import { handleCommand, type CommandContext } from './handle.ts';
 import { keyedQueue } from './keyed-queue.ts';
 import { providerFailure } from './link-account.ts';
+import type { ReceivingCommand } from './receiving.ts';
 import type { SyncDeps } from './sync-account.ts';
 
 /** Virtual-account number prefixes per VA type: prefix + 11 random digits. */
@@ -61,3 +63,33 @@ export async function payTo(deps: SyncDeps, linked: LinkedAccount, type: Payment
   }
 }
 
+/** Where to pay, as payTo answers it. */
+export type PayTo = Awaited<ReturnType<typeof payTo>>;
+
+/** The reservation of a payable amount unique on the receiving account, held until the payment expires. */
+export function reservePayable(
+  linked: LinkedAccount,
+  where: PayTo,
+  payment: { paymentId: string; amount: number; expiresAt: Date; now: Date },
+): ReceivingCommand {
+  return {
+    type: 'ReservePayable',
+    accountId: linked.accountId,
+    paymentId: payment.paymentId,
+    amount: payment.amount,
+    vaNumber: where.vaNumber,
+    firstCode: randomInt(1, 1000),
+    expiresAt: payment.expiresAt,
+    now: payment.now,
+  };
+}
+
+/** The bill of a payment: its payable amount, and where to send it (the dynamic QR carries the amount). */
+export function billOf(where: PayTo, payable: { uniqueCode: number; totalAmount: number }) {
+  return {
+    uniqueCode: payable.uniqueCode,
+    totalAmount: payable.totalAmount,
+    accountNumber: where.accountNumber,
+    qrisPayload: where.staticQris ? toDynamicQr(where.staticQris, payable.totalAmount) : null,
+  };
+}

@@ -141,7 +141,7 @@ export const resultOf = (row: AppendedRow): AppendResult => ({
 });
 
 /** What the batcher needs of the store: a statement runner and the one-at-a-time paths it falls back to. */
-export type BatchWriter = {
+type BatchWriter = {
   run(params: unknown[]): Promise<(AppendedRow & RefusedRow)[]>;
   /** Appends one group on its own (after the batch statement failed), with the precise refusal. */
   appendAlone(writes: StreamWrite[]): Promise<AppendResult[]>;

@@ -20,9 +20,11 @@ export type Decider<S, C, E extends DomainEvent> = {
   decide: (state: S, command: C) => E[];
   /**
    * For long streams: keep a snapshot of the state every `every` events. The state must survive a JSON round
-   * trip; bump `version` whenever its shape or evolve changes, and old snapshots are ignored.
+   * trip; bump `version` whenever its shape or evolve changes, and old snapshots are ignored. A state that grows
+   * (the payables a busy account holds) gives its `size` in items: it is snapshotted every `every` × 2^k events, the
+   * first such interval at least its size, so that writing snapshots costs about the same per event at any size.
    */
-  snapshot?: { name: string; version: number; every: number };
+  snapshot?: { name: string; version: number; every: number; size?: (state: S) => number };
   /** Keep the latest state in this process's StateCache (streams that are never deleted, and busy). */
   cached?: boolean;
 };
@@ -112,6 +114,14 @@ export function toNewEvents(events: DomainEvent[], context: CommandContext): New
   }));
 }
 
+/** Events between two snapshots of `state`: `every`, doubled until it is at least the state's size. */
+export function snapshotInterval<S>(config: { every: number; size?: (state: S) => number }, state: S): number {
+  const size = config.size?.(state) ?? 0;
+  let interval = config.every;
+  while (interval < size) interval *= 2;
+  return interval;
+}
+
 /** The state after appended events: kept in the state cache, and snapshotted when one is due. */
 export async function recordAppended<S, C, E extends DomainEvent>(
   es: EventSourcing,
@@ -124,9 +134,9 @@ export async function recordAppended<S, C, E extends DomainEvent>(
   const next = events.reduce(decider.evolve, loaded.state);
   if (decider.cached && es.cache) es.cache.set(decider, streamId, nextRevision, next);
   const config = decider.snapshot;
+  const every = config && snapshotInterval(config, next);
   // every `every` events since the last snapshot, and at every multiple of `every` (a cached state hides the snapshot's revision)
-  const snapshotDue =
-    config && (nextRevision - loaded.snapshotRevision >= config.every || Math.floor(nextRevision / config.every) > Math.floor(loaded.revision / config.every));
+  const snapshotDue = every && (nextRevision - loaded.snapshotRevision >= every || Math.floor(nextRevision / every) > Math.floor(loaded.revision / every));
   if (config && es.snapshots && snapshotDue) {
     // a cache: losing a write only costs a longer read next time
     await es.snapshots.write(streamId, config.name, config.version, { revision: nextRevision, state: next }).catch(() => undefined);

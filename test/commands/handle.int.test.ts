@@ -44,6 +44,16 @@ describe('snapshots', () => {
     expect(withSnapshot.revision).toBe(9);
   });
 
+  it('of a big state are written less often: every × 2^k events, at least its size', async () => {
+    const snapshots = await postgresSnapshots(pool);
+    const written: number[] = [];
+    const watched: typeof snapshots = { ...snapshots, write: async (...args) => { written.push(args[3].revision); await snapshots.write(...args); } };
+    const big = { ...counter, snapshot: { name: 'test-big', version: 1, every: 3, size: () => 8 } };
+    for (let i = 1; i <= 30; i++) await handleCommand({ store, snapshots: watched }, 'counter-big', big, { type: 'Increment', by: 1 }, { actor: 'test', now });
+    expect(written).toEqual([0, 12, 24]);
+    expect((await load({ store, snapshots }, 'counter-big', big))).toMatchObject({ state: { total: 30 }, revision: 29 });
+  });
+
   it('of another version are ignored', async () => {
     const snapshots = await postgresSnapshots(pool);
     await snapshots.write('counter-old', 'test-counter', 0, { revision: 0, state: { total: 1_000_000 } });

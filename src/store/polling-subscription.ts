@@ -1,16 +1,22 @@
 import type { Position, RecordedEvent, Subscription, SubscriptionHandler } from './event-store.ts';
 
 /**
- * A subscription built on "read all after a position": catches up in batches, then waits for a wake-up
- * (an append here, a NOTIFY from another process) or the poll interval. When a wake-up finds nothing yet
- * visible but events are held back behind an older open transaction, it retries shortly.
+ * One read of "all" for a subscriber: the events that are final after a position, whether the read stopped at its
+ * limit (more may follow at once), and whether later events are committed but held back behind an older open
+ * transaction (they become final when it ends, which wakes nobody).
+ */
+export type TailRead = { events: RecordedEvent[]; more: boolean; heldBack: boolean };
+
+/**
+ * A subscription built on reading "all" after a position: catches up in batches, then waits for a wake-up (an append
+ * here, a NOTIFY from another process) or the poll interval. While events are held back behind an older open
+ * transaction, it reads again shortly instead of waiting.
  */
 export function pollingSubscription(opts: {
   after: Position;
   batchSize: number;
   pollIntervalMs: number;
-  readAll(after: Position, maxCount: number): Promise<RecordedEvent[]>;
-  hasHeldBack(after: Position): Promise<boolean>;
+  read(after: Position, maxCount: number): Promise<TailRead>;
   onWake(listener: () => void): () => void;
   handler: SubscriptionHandler;
   onError(err: unknown): void;
@@ -38,15 +44,15 @@ export function pollingSubscription(opts: {
     let heldBackRetries = 0;
     while (!closed) {
       woken = false;
-      const batch = await opts.readAll(position, opts.batchSize);
+      const { events, more, heldBack } = await opts.read(position, opts.batchSize);
       if (closed) return;
-      if (batch.length > 0) {
-        await opts.handler(batch);
-        position = batch[batch.length - 1]!.position;
+      if (events.length > 0) {
+        await opts.handler(events);
+        position = events[events.length - 1]!.position;
         heldBackRetries = 0;
-        continue;
       }
-      if (await opts.hasHeldBack(position)) {
+      if (more) continue;
+      if (heldBack) {
         heldBackRetries++;
         await sleep(Math.min(2 * heldBackRetries, 50));
         continue;

@@ -15,7 +15,7 @@ import {
   type StreamWrite,
 } from './event-store.ts';
 import { PostgresAppends } from './postgres-append.ts';
-import { pollingSubscription } from './polling-subscription.ts';
+import { pollingSubscription, type TailRead } from './polling-subscription.ts';
 import { eventStoreSchema } from './postgres-schema.ts';
 
 const CHANNEL = 'es_events';
@@ -150,18 +150,23 @@ export class PostgresEventStore implements EventStore {
     return result.rows.map(toRecorded);
   }
 
-  /** Events exist after `after` that an open older transaction still hides from readers of "all". */
-  private async hasHeldBack(after: Position): Promise<boolean> {
-    // ordered and limited rather than exists(): the planner would pick a sequential scan for exists(), and the rows
-    // after a recent position are at the very end of the table
-    const result = await preparedQuery(
+  /**
+   * The next events of "all" for a subscriber, with whether more are committed but held back behind an open older
+   * transaction (one that may still commit an event before them): read with their finality in one statement, the
+   * final ones first in (transaction, position) order, so that a subscriber needs no second query to know.
+   */
+  private async readTail(after: Position, maxCount: number): Promise<TailRead> {
+    const result = await preparedQuery<EventRow & { final: boolean }>(
       this.pool,
-      'HasHeldBackEvents',
-      `select 1 from es_events where (transaction_id, position) > ($1::text::xid8, $2::bigint)
-       order by es_events.transaction_id, es_events.position limit 1`,
-      [String(after.commit < 0n ? 0n : after.commit), String(after.prepare)],
+      'ReadAllTail',
+      `select ${eventColumns}, transaction_id < pg_snapshot_xmin(pg_current_snapshot()) as final from es_events
+       where (transaction_id, position) > ($1::text::xid8, $2::bigint)
+       order by es_events.transaction_id, es_events.position limit $3`,
+      [String(after.commit < 0n ? 0n : after.commit), String(after.prepare), maxCount],
     );
-    return result.rows.length > 0;
+    const final = result.rows.findIndex(row => !row.final);
+    const rows = final < 0 ? result.rows : result.rows.slice(0, final);
+    return { events: rows.map(toRecorded), more: final < 0 && result.rows.length === maxCount, heldBack: final >= 0 };
   }
 
   subscribe(after: Position, handler: (events: RecordedEvent[]) => Promise<void>, onError: (err: unknown) => void) {
@@ -169,8 +174,7 @@ export class PostgresEventStore implements EventStore {
       after,
       batchSize: 500,
       pollIntervalMs: 500,
-      readAll: (p, n) => this.shared(`all:${p.commit}:${p.prepare}:${n}`, () => this.readAll(p, n)),
-      hasHeldBack: p => this.shared(`held:${p.commit}:${p.prepare}`, () => this.hasHeldBack(p)),
+      read: (p, n) => this.shared(`tail:${p.commit}:${p.prepare}:${n}`, () => this.readTail(p, n)),
       onWake: listener => {
         this.wakeups.on('wake', listener);
         return () => this.wakeups.off('wake', listener);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { DuplicateEventId, StreamDeleted, WrongExpectedRevision } from '../../src/store/event-store.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
@@ -178,6 +178,25 @@ describe('postgres event store specifics', () => {
     await subscription.close();
     await Promise.all([storeA.close(), storeB.close()]);
     await Promise.all([poolA.end(), poolB.end()]);
+  });
+
+  it('delivers to a live subscriber an event held back by an older open transaction once that ends, though its end wakes nobody', async () => {
+    const pool = await freshPool();
+    const store = await PostgresEventStore.create(pool);
+    const seen: string[] = [];
+    const subscription = store.subscribe(await store.headPosition(), async events => void seen.push(...events.map(e => e.type)), () => undefined);
+    const older = await pool.connect();
+    await older.query('begin');
+    await older.query('select pg_current_xact_id()'); // holds a transaction id: what commits after it is not final yet
+    await store.append(`held-${randomUUID()}`, [newEvent('Held')], 'no_stream');
+    await new Promise(resolve => setTimeout(resolve, 150));
+    expect(seen).toEqual([]);
+    await older.query('commit'); // no event, no NOTIFY
+    older.release();
+    await vi.waitFor(() => expect(seen).toEqual(['Held']), { timeout: 3000, interval: 10 });
+    await subscription.close();
+    await store.close();
+    await pool.end();
   });
 
   it('moves a store made with jsonb event data to json text, keeping every event as it was', async () => {

@@ -132,6 +132,12 @@ export function lastRowPerStream(rows: AppendedRow[]): Map<string, AppendedRow> 
 
 /** Appends written in one statement at most (a bound on its size; more wait for the next batch). */
 const maxBatch = 200;
+/**
+ * Appends that make a batch worth sending before the end of the event loop's turn (a statement's fixed cost is then a
+ * small part of it). A busy turn takes dozens of requests; waiting for its end left PostgreSQL idle meanwhile (sending
+ * at 16: +8 % payments/s at 32 connections, median of 16 alternating rounds; at 8 the extra statements ate the gain).
+ */
+const sendAtOnce = 16;
 /** Batches written at once: while one waits for its commit, the next is on its way (PostgreSQL commits them together). */
 const maxBatchesInFlight = 4;
 
@@ -173,6 +179,13 @@ export class AppendBatcher {
   }
 
   private schedule(): void {
+    // a batch big enough to be worth its statement goes now: PostgreSQL writes it while this turn of the event loop
+    // goes on taking requests, which the next batch collects at its end (tried once per filling, so that appends
+    // waiting for their stream are not scanned again at every submit)
+    if (this.queued.length === sendAtOnce && this.running < maxBatchesInFlight) {
+      void this.writeBatch();
+      return;
+    }
     if (this.running >= maxBatchesInFlight || this.scheduled || this.queued.length === 0) return;
     this.scheduled = true;
     setImmediate(() => {

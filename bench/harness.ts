@@ -139,6 +139,57 @@ export async function runLoad(opts: {
   return { operations, units, totalUnits, seconds, latencies };
 }
 
+/**
+ * Sends `operation` at a steady `rate` per second for `durationMs`, whatever the answers take (an open loop: requests
+ * arrive as they would from many independent clients), at most `maxInFlight` at once (the others wait their turn).
+ * Each latency counts from the moment its operation was due, not from when it could start, so a stall is counted in
+ * full for every operation it delayed. autocannon's own rate limit sends each second's quota at once, as fast as its
+ * connections go, which measures a burst at saturation rather than a load.
+ */
+export async function runPaced(opts: {
+  rate: number;
+  durationMs: number;
+  maxInFlight: number;
+  signal: AbortSignal;
+  operation: () => Promise<void>;
+}): Promise<{ sent: number; completed: number; failed: number; seconds: number; latencies: number[] }> {
+  const latencies: number[] = [];
+  let failed = 0;
+  let inFlight = 0;
+  const waiting: number[] = [];
+  const running = new Set<Promise<void>>();
+  const launch = (due: number) => {
+    inFlight++;
+    const done = opts
+      .operation()
+      .then(() => void latencies.push(performance.now() - due), () => void failed++)
+      .finally(() => {
+        inFlight--;
+        running.delete(done);
+        const next = waiting.shift();
+        if (next !== undefined) launch(next);
+      });
+    running.add(done);
+  };
+  const start = performance.now();
+  const interval = 1000 / opts.rate;
+  let sent = 0;
+  while (!opts.signal.aborted) {
+    const now = performance.now();
+    if (now - start >= opts.durationMs) break;
+    for (; start + sent * interval <= now; sent++) {
+      const due = start + sent * interval;
+      if (inFlight < opts.maxInFlight) launch(due);
+      else waiting.push(due);
+    }
+    await new Promise(resolve => setTimeout(resolve, 1));
+  }
+  while (running.size > 0) await Promise.all([...running]);
+  // until the last answer: a service that falls behind drains its queue after the sending stops
+  const seconds = (performance.now() - start) / 1000;
+  return { sent, completed: latencies.length, failed, seconds, latencies };
+}
+
 export type BenchPostgres = {
   serverUrl: string;
   version: string;

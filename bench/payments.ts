@@ -1,8 +1,9 @@
 /**
  * Payment creation over HTTP: `POST /api/v1/payments` (QRIS-DYNAMIC into linked sandbox wallets) under autocannon,
  * against a bare fastify route doing one prepared INSERT into the same PostgreSQL, in the same process and run.
- * Three loads: the bare route saturated, ours saturated, and ours at half the bare route's rate (the goal's load,
- * where its p99 is read). Then, when webhooks exist, the time from a sandbox payment to the webhook's arrival.
+ * Three loads: the bare route saturated, ours saturated (autocannon, 32 connections, alternating rounds), and ours at
+ * half the bare route's rate, sent at a steady pace (runPaced: an open loop, latency from each request's due time),
+ * where the goal's p99 is read. Then the time from a sandbox payment to the webhook's arrival.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -15,7 +16,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { createService, type Service } from '../src/service.ts';
-import { fmtInt, fmtRatio, markdownTable, startBenchPostgres, textTable, writeResults, type BenchContext, type BenchPostgres } from './harness.ts';
+import { fmtInt, fmtRatio, markdownTable, runPaced, startBenchPostgres, textTable, writeResults, type BenchContext, type BenchPostgres } from './harness.ts';
 
 type Merchant = { key: string; accountIds: string[]; phones: string[] };
 type Cannon = {
@@ -89,24 +90,65 @@ async function bareRoute(databaseUrl: string, poolSize: number) {
   return { url, close: async () => { await app.close(); await pool.end(); } };
 }
 
-const paymentRequests = (merchants: Merchant[]) => {
+/** The next payment to create: the merchants' accounts in turn, amounts varied, a fresh order id each time. */
+const paymentBodies = (merchants: Merchant[]) => {
   let n = 0;
   const targets = merchants.flatMap(m => m.accountIds.map(accountId => ({ key: m.key, accountId })));
+  return () => {
+    const target = targets[n++ % targets.length]!;
+    const body = JSON.stringify({ amount: 10_000 + (n % 50) * 1_000, walletAccountId: target.accountId, redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}` });
+    return { key: target.key, body };
+  };
+};
+
+const paymentRequests = (merchants: Merchant[]) => {
+  const next = paymentBodies(merchants);
   return [
     {
       method: 'POST' as const,
       path: '/api/v1/payments',
       setupRequest: (request: autocannon.Request) => {
-        const target = targets[n++ % targets.length]!;
-        return {
-          ...request,
-          headers: { 'content-type': 'application/json', 'x-api-key': target.key },
-          body: JSON.stringify({ amount: 10_000 + (n % 50) * 1_000, walletAccountId: target.accountId, redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}` }),
-        };
+        const { key, body } = next();
+        return { ...request, headers: { 'content-type': 'application/json', 'x-api-key': key }, body };
       },
     },
   ];
 };
+
+/** Payments created at a steady rate (runPaced: an open loop, latency from each request's due time) over keep-alive connections. */
+async function pacedPayments(baseUrl: string, merchants: Merchant[], rate: number, durationMs: number, signal: AbortSignal): Promise<Cannon> {
+  const next = paymentBodies(merchants);
+  const maxInFlight = 256;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: maxInFlight });
+  const url = new URL('/api/v1/payments', baseUrl);
+  let non2xx = 0;
+  const post = () =>
+    new Promise<void>((resolve, reject) => {
+      const { key, body } = next();
+      const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'x-api-key': key };
+      const request = http.request(url, { method: 'POST', agent, headers }, response => {
+        if ((response.statusCode ?? 0) >= 300) non2xx++;
+        response.on('end', resolve).on('error', reject).resume();
+      });
+      request.on('error', reject).end(body);
+    });
+  try {
+    const run = await runPaced({ rate, durationMs, maxInFlight, signal, operation: post });
+    const sorted = run.latencies.sort((a, b) => a - b);
+    return {
+      rps: run.completed / run.seconds,
+      p50: percentile(sorted, 50),
+      p90: percentile(sorted, 90),
+      p99: percentile(sorted, 99),
+      max: sorted.at(-1) ?? NaN,
+      non2xx,
+      errors: run.failed,
+      total: run.completed,
+    };
+  } finally {
+    agent.destroy();
+  }
+}
 
 const bareRequests = () => {
   let n = 0;
@@ -237,7 +279,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     const roundRatios = oursRounds.map((o, i) => fmtRatio(o.rps / bareRounds[i]!.rps)).join(', ');
     const goalRate = Math.max(1, Math.round(bareSaturated.rps / 2));
     console.log(`POST /api/v1/payments at ${fmtInt(goalRate)} req/s (half the bare route's rate) ...`);
-    const oursAtGoal = await withCpu(() => cannon({ url: baseUrl, connections, duration, overallRate: goalRate, requests: paymentRequests(merchants) }));
+    const oursAtGoal = await withCpu(() => pacedPayments(baseUrl, merchants, goalRate, duration * 1000, ctx.signal));
 
     console.log(`payment → webhook: ${fmtInt(latencyPayments)} payments paid in the sandbox, ${latencyConcurrency} at a time ...`);
     const latency = await paymentToWebhook(baseUrl, service.sandboxUrl!, merchants[0]!, latencyPayments, latencyConcurrency);
@@ -268,6 +310,8 @@ export async function run(ctx: BenchContext): Promise<void> {
       markdownTable(header, rows),
       '',
       markdownTable(['goal', 'actual', 'result'], goals),
+      '',
+      `The load at half the bare rate is sent at a steady pace, one request every 1/rate s over up to 256 keep-alive connections, and each latency counts from the moment its request was due: autocannon's own rate limit sends each second's quota at once, as fast as its connections go, which measures a burst at saturation rather than that load. A service slower than the pace falls behind, and its p99 shows it.`,
       '',
       `Payment to webhook (${fmtInt(latencyPayments)} payments, ${latencyConcurrency} at a time; the merchant asks for a sync right after the customer paid, as the scheduled sync would after its interval):`,
       '',

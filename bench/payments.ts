@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
+import { Pool } from 'undici';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
@@ -115,23 +116,18 @@ const paymentRequests = (merchants: Merchant[]) => {
   ];
 };
 
-/** Payments created at a steady rate (runPaced: an open loop, latency from each request's due time) over keep-alive connections. */
+/** Payments created at a steady rate (runPaced: an open loop, latency from each request's due time) over undici's keep-alive pool. */
 async function pacedPayments(baseUrl: string, merchants: Merchant[], rate: number, durationMs: number, signal: AbortSignal): Promise<Cannon> {
   const next = paymentBodies(merchants);
   const maxInFlight = 256;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: maxInFlight });
-  const url = new URL('/api/v1/payments', baseUrl);
+  const pool = new Pool(baseUrl, { connections: maxInFlight, pipelining: 1 });
   let non2xx = 0;
-  const post = () =>
-    new Promise<void>((resolve, reject) => {
-      const { key, body } = next();
-      const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'x-api-key': key };
-      const request = http.request(url, { method: 'POST', agent, headers }, response => {
-        if ((response.statusCode ?? 0) >= 300) non2xx++;
-        response.on('end', resolve).on('error', reject).resume();
-      });
-      request.on('error', reject).end(body);
-    });
+  const post = async () => {
+    const { key, body } = next();
+    const response = await pool.request({ path: '/api/v1/payments', method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body });
+    if (response.statusCode >= 300) non2xx++;
+    await response.body.dump();
+  };
   try {
     const run = await runPaced({ rate, durationMs, maxInFlight, signal, operation: post });
     const sorted = run.latencies.sort((a, b) => a - b);
@@ -146,7 +142,7 @@ async function pacedPayments(baseUrl: string, merchants: Merchant[], rate: numbe
       total: run.completed,
     };
   } finally {
-    agent.destroy();
+    await pool.close();
   }
 }
 
@@ -311,7 +307,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       '',
       markdownTable(['goal', 'actual', 'result'], goals),
       '',
-      `The load at half the bare rate is sent at a steady pace, one request every 1/rate s over up to 256 keep-alive connections, and each latency counts from the moment its request was due: autocannon's own rate limit sends each second's quota at once, as fast as its connections go, which measures a burst at saturation rather than that load. A service slower than the pace falls behind, and its p99 shows it.`,
+      `The load at half the bare rate is sent at a steady pace, one request every 1/rate s over up to 256 keep-alive connections (undici), and each latency counts from the moment its request was due: autocannon's own rate limit sends each second's quota at once, as fast as its connections go, which measures a burst at saturation rather than that load. A service slower than the pace falls behind, and its p99 shows it.`,
       '',
       `Payment to webhook (${fmtInt(latencyPayments)} payments, ${latencyConcurrency} at a time; the merchant asks for a sync right after the customer paid, as the scheduled sync would after its interval):`,
       '',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runPaced } from '../../bench/harness.ts';
 
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms));
 
 describe('paced load (bench harness)', () => {
   it('sends at the given rate whatever the answers take', async () => {

@@ -151,22 +151,28 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * The next events of "all" for a subscriber, with whether more are committed but held back behind an open older
-   * transaction (one that may still commit an event before them): read with their finality in one statement, the
-   * final ones first in (transaction, position) order, so that a subscriber needs no second query to know.
+   * The next events of "all" for a subscriber, and whether later ones are committed but held back behind an open older
+   * transaction (one that may still commit an event before them), in one statement: the final events as readAll reads
+   * them, and the first held-back one if any. That one is looked up from the snapshot's xmin alone (one index probe,
+   * where a bound on the position too would scan from it): a position a subscriber holds is of a final event, whose
+   * transaction is below an earlier xmin, and xmin only moves forward, so whatever is at or above it lies after.
    */
   private async readTail(after: Position, maxCount: number): Promise<TailRead> {
     const result = await preparedQuery<EventRow & { final: boolean }>(
       this.pool,
       'ReadAllTail',
-      `select ${eventColumns}, transaction_id < pg_snapshot_xmin(pg_current_snapshot()) as final from es_events
-       where (transaction_id, position) > ($1::text::xid8, $2::bigint)
-       order by es_events.transaction_id, es_events.position limit $3`,
+      `(select ${eventColumns}, true as final from es_events
+        where (transaction_id, position) > ($1::text::xid8, $2::bigint)
+          and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        order by es_events.transaction_id, es_events.position limit $3)
+       union all
+       (select ${eventColumns}, false as final from es_events
+        where transaction_id >= pg_snapshot_xmin(pg_current_snapshot())
+        order by es_events.transaction_id, es_events.position limit 1)`,
       [String(after.commit < 0n ? 0n : after.commit), String(after.prepare), maxCount],
     );
-    const final = result.rows.findIndex(row => !row.final);
-    const rows = final < 0 ? result.rows : result.rows.slice(0, final);
-    return { events: rows.map(toRecorded), more: final < 0 && result.rows.length === maxCount, heldBack: final >= 0 };
+    const final = result.rows.filter(row => row.final);
+    return { events: final.map(toRecorded), more: final.length === maxCount, heldBack: final.length < result.rows.length };
   }
 
   subscribe(after: Position, handler: (events: RecordedEvent[]) => Promise<void>, onError: (err: unknown) => void) {

@@ -155,16 +155,13 @@ export async function runPaced(opts: {
 }): Promise<{ sent: number; completed: number; failed: number; seconds: number; latencies: number[] }> {
   const latencies: number[] = [];
   let failed = 0;
-  let inFlight = 0;
   const waiting: number[] = [];
   const running = new Set<Promise<void>>();
   const launch = (due: number) => {
-    inFlight++;
     const done = opts
       .operation()
       .then(() => void latencies.push(performance.now() - due), () => void failed++)
       .finally(() => {
-        inFlight--;
         running.delete(done);
         const next = waiting.shift();
         if (next !== undefined) launch(next);
@@ -179,10 +176,10 @@ export async function runPaced(opts: {
     if (now - start >= opts.durationMs) break;
     for (; start + sent * interval <= now; sent++) {
       const due = start + sent * interval;
-      if (inFlight < opts.maxInFlight) launch(due);
+      if (running.size < opts.maxInFlight) launch(due);
       else waiting.push(due);
     }
-    await new Promise(resolve => setTimeout(resolve, 1));
+    await sleep(1, opts.signal);
   }
   while (running.size > 0) await Promise.all([...running]);
   // until the last answer: a service that falls behind drains its queue after the sending stops

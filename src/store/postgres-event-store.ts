@@ -36,6 +36,18 @@ type EventRow = {
 const eventColumns =
   'position::text as pos, transaction_id::text as xid, stream_id, revision, type, version, data::text as data, metadata::text as metadata';
 
+/**
+ * Events of "all" after a position ($1, $2), at most $3, with any further columns. Only transactions older than every
+ * running one are final: an event of a later transaction can still be joined by one with a lower position that
+ * commits late. Readers of "all" therefore stop at the snapshot's xmin.
+ */
+const finalEventsAfter = (columns = '') => `select ${eventColumns}${columns} from es_events
+  where (transaction_id, position) > ($1::text::xid8, $2::bigint)
+    and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+  order by es_events.transaction_id, es_events.position limit $3`;
+
+const positionParams = (after: Position, maxCount: number) => [String(after.commit < 0n ? 0n : after.commit), String(after.prepare), maxCount];
+
 function toRecorded(row: EventRow): RecordedEvent {
   let data: Record<string, unknown> | undefined;
   let metadata: EventMetadata | undefined;
@@ -136,17 +148,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readAll(after: Position, maxCount: number): Promise<RecordedEvent[]> {
-    // Only transactions older than every running one are final: an event of a later transaction can still be
-    // joined by one with a lower position that commits late. Readers of "all" therefore stop at the snapshot's xmin.
-    const result = await preparedQuery<EventRow>(
-      this.pool,
-      'ReadAll',
-      `select ${eventColumns} from es_events
-       where (transaction_id, position) > ($1::text::xid8, $2::bigint)
-         and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-       order by es_events.transaction_id, es_events.position limit $3`,
-      [String(after.commit < 0n ? 0n : after.commit), String(after.prepare), maxCount],
-    );
+    const result = await preparedQuery<EventRow>(this.pool, 'ReadAll', finalEventsAfter(), positionParams(after, maxCount));
     return result.rows.map(toRecorded);
   }
 
@@ -161,15 +163,12 @@ export class PostgresEventStore implements EventStore {
     const result = await preparedQuery<EventRow & { final: boolean }>(
       this.pool,
       'ReadAllTail',
-      `(select ${eventColumns}, true as final from es_events
-        where (transaction_id, position) > ($1::text::xid8, $2::bigint)
-          and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-        order by es_events.transaction_id, es_events.position limit $3)
+      `(${finalEventsAfter(', true as final')})
        union all
        (select ${eventColumns}, false as final from es_events
         where transaction_id >= pg_snapshot_xmin(pg_current_snapshot())
         order by es_events.transaction_id, es_events.position limit 1)`,
-      [String(after.commit < 0n ? 0n : after.commit), String(after.prepare), maxCount],
+      positionParams(after, maxCount),
     );
     const final = result.rows.filter(row => row.final);
     return { events: final.map(toRecorded), more: final.length === maxCount, heldBack: final.length < result.rows.length };

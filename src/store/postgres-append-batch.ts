@@ -1,4 +1,5 @@
 import { START, type AppendResult, type StreamWrite } from './event-store.ts';
+import { lockStream } from './postgres-schema.ts';
 
 /**
  * One append waiting for the next batch: its writes (one stream each, with exact revision or no stream, or a guard),
@@ -17,19 +18,26 @@ export type AppendedRow = { stream_id: string; revision: number; position: strin
 export type RefusedRow = { stream_id: string; grp: number; actual: number | null; deleted: boolean | null };
 
 /**
- * Many appends (groups of writes to distinct streams) in one statement (group commit). The written streams are locked,
- * then each group is checked as a whole: a group whose every write finds its stream at the expected revision (or absent,
- * for 'no_stream'; guards are read without a lock) claims its streams' next revisions and writes its events; the other
- * groups write nothing and come back as refused rows, one per refused write. A new stream created concurrently, a
+ * Many appends (groups of writes to distinct streams) in one statement (group commit). The written streams are locked
+ * (their stream locks, then their rows), then each group is checked as a whole: a group whose every write finds its
+ * stream at the expected revision (or absent, for 'no_stream'; guards are read without a lock) claims its streams' next
+ * revisions and writes its events; the other groups write nothing and come back as refused rows, one per refused write. A new stream created concurrently, a
  * duplicate event id or a deadlock fails the whole statement: the caller then appends each group on its own.
  */
 export const appendBatchSql = `
   with input as (
     select * from unnest($1::text[], $2::bigint[], $3::int[], $4::int[]) with ordinality as i(stream_id, expected, n, grp, idx)
   ),
+  -- the written streams' locks first, in key order, while the transaction has no id yet (lockStream); every step that
+  -- writes or locks a row comes after locked, which waits for them
+  stream_locks as materialized (
+    select count(*) as taken from (
+      select ${lockStream('l.stream_id')} from (select distinct stream_id, hashtext(stream_id) from input where n > 0 order by 2) l
+    ) t
+  ),
   locked as (
     select s.stream_id, s.revision, s.deleted from es_streams s
-    where s.stream_id in (select stream_id from input where n > 0)
+    where s.stream_id in (select stream_id from input where n > 0) and (select taken from stream_locks) >= 0
     for update
   ),
   guarded as (

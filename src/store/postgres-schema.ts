@@ -1,3 +1,14 @@
+/**
+ * The transaction-scoped lock an append takes on each stream it writes, before anything that gives its transaction an
+ * id. Readers of "all" order events by transaction id: a transaction that got its id first and then waited for a
+ * stream that another one (with a later id) was writing would put its events, with the later revisions, before the
+ * other's. Taking every stream's lock first means the one that waited gets its id after the other committed. Two keys
+ * (a namespace and the stream's hash): apart from the subscribers' one-key locks; a hash shared by two streams only
+ * makes their appends wait for each other. Taken in key order, so appends to several streams cannot deadlock on them.
+ */
+export const streamLockNamespace = 0x45530001;
+export const lockStream = (streamIdSql: string) => `pg_advisory_xact_lock(${streamLockNamespace}, hashtext(${streamIdSql}))`;
+
 /** Tables of the PostgreSQL event store. Events are never updated; a deleted stream keeps a tombstone row. */
 export const eventStoreSchema = `
 -- one process at a time (create or replace function is not safe against itself)
@@ -32,7 +43,8 @@ end $$;
 -- Appends to several streams at once, all or nothing: each write claims its stream's next revisions at the expected
 -- one (-1: the stream must not exist); a write of no events only checks its stream (guard) as of the statement's
 -- snapshot, without locking it: a write to it committing meanwhile is ordered after this append.
--- The first refused write aborts everything with SQLSTATE ES409 and the stream in DETAIL.
+-- The first refused write aborts everything with SQLSTATE ES409 and the stream in DETAIL. The written streams are
+-- locked first (lockStream), before the transaction has an id.
 -- (event data and metadata come as two JSON arrays, one element per event, instead of arrays of jsonb)
 drop function if exists es_append_streams(text[], bigint[], int[], int[], int[], uuid[], text[], int[], jsonb[], jsonb[]);
 drop function if exists es_append_streams(text[], bigint[], int[], int[], int[], uuid[], text[], int[], jsonb, jsonb);
@@ -44,6 +56,7 @@ declare
   claimed bigint[] := array_fill(null::bigint, array[cardinality(stream_ids)]);
   r bigint;
 begin
+  perform ${lockStream('l.s')} from (select distinct w.s, hashtext(w.s) from unnest(stream_ids, counts) as w(s, n) where w.n > 0 order by 2) l;
   for i in 1 .. cardinality(stream_ids) loop
     r := null;
     if counts[i] = 0 then

@@ -3,6 +3,8 @@ import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { DuplicateEventId, StreamDeleted, WrongExpectedRevision } from '../../src/store/event-store.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
+import { appendBatchParams } from '../../src/store/postgres-append-batch.ts';
+import { lockStream } from '../../src/store/postgres-schema.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { freshDatabaseUrl, freshPool } from '../support/database.ts';
 import { eventStoreContract, newEvent } from './event-store.contract.ts';
@@ -220,6 +222,59 @@ describe('postgres event store specifics', () => {
     expect(read).toMatchObject({ type: 'Old', revision: 0, data: { amount: 1_000, note: 'café "x"' }, metadata: before.metadata });
     await store.append('old-1', [newEvent('New')], 0);
     expect((await store.readStream('old-1')).map(e => e.type)).toEqual(['Old', 'New']);
+    await store.close();
+    await pool.end();
+  });
+
+  it('takes the locks of the streams an append writes before its transaction has an id, on every write path', async () => {
+    // Readers of "all" order by transaction id: an append that got its id and then waited for a stream another append
+    // was writing would put its later revisions first. Holding one stream's lock, each kind of append must be seen
+    // waiting for it with no transaction id yet.
+    const pool = await freshPool();
+    const store = await PostgresEventStore.create(pool);
+    const waitingFor = async (streamId: string, append: () => Promise<unknown>) => {
+      const holder = await pool.connect();
+      await holder.query('begin');
+      await holder.query(`select ${lockStream('$1::text')}`, [streamId]);
+      const appended = append();
+      let waiting: { xid: string | null } | undefined;
+      for (let i = 0; i < 300 && !waiting; i++) {
+        const r = await pool.query<{ xid: string | null }>(
+          `select backend_xid::text as xid from pg_stat_activity
+           where datname = current_database() and wait_event_type = 'Lock' and wait_event = 'advisory'`,
+        );
+        waiting = r.rows[0];
+        if (!waiting) await new Promise(resolve => setTimeout(resolve, 10));
+      }
+      await holder.query('commit');
+      holder.release();
+      await appended;
+      return waiting;
+    };
+    const existing = async () => {
+      const streamId = `locked-${randomUUID()}`;
+      await store.append(streamId, [newEvent('First')], 'no_stream');
+      return streamId;
+    };
+    const fresh = `locked-${randomUUID()}`;
+    const atExact = await existing();
+    const asAny = await existing();
+    const asExisting = await existing();
+    const inGroup = await existing();
+    const inFunction = await existing();
+    const other = `locked-${randomUUID()}`;
+    const functionParams = appendBatchParams([{ writes: [{ streamId: inFunction, events: [newEvent('F')], expected: 0 }] }]);
+    functionParams.splice(3, 1); // es_append_streams takes no group numbers
+    const paths: [string, string, () => Promise<unknown>][] = [
+      ['batch, no stream', fresh, () => store.append(fresh, [newEvent('N')], 'no_stream')],
+      ['batch, exact revision', atExact, () => store.append(atExact, [newEvent('E')], 0)],
+      ['alone, any', asAny, () => store.append(asAny, [newEvent('A')], 'any')],
+      ['alone, stream exists', asExisting, () => store.append(asExisting, [newEvent('S')], 'stream_exists')],
+      ['batch, several streams', inGroup, () => store.appendToStreams([{ streamId: other, events: [newEvent('O')], expected: 'no_stream' }, { streamId: inGroup, events: [newEvent('G')], expected: 0 }])],
+      ['es_append_streams', inFunction, () => pool.query('select * from es_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', functionParams)],
+    ];
+    for (const [path, streamId, append] of paths) expect({ path, waiting: await waitingFor(streamId, append) }).toEqual({ path, waiting: { xid: null } });
+    expect((await store.readStream(inGroup)).map(e => e.type)).toEqual(['First', 'G']);
     await store.close();
     await pool.end();
   });

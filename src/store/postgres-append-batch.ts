@@ -21,8 +21,9 @@ export type RefusedRow = { stream_id: string; grp: number; actual: number | null
  * Many appends (groups of writes to distinct streams) in one statement (group commit). The written streams are locked
  * (their stream locks, then their rows), then each group is checked as a whole: a group whose every write finds its
  * stream at the expected revision (or absent, for 'no_stream'; guards are read without a lock) claims its streams' next
- * revisions and writes its events; the other groups write nothing and come back as refused rows, one per refused write. A new stream created concurrently, a
- * duplicate event id or a deadlock fails the whole statement: the caller then appends each group on its own.
+ * revisions and writes its events; the other groups write nothing and come back as refused rows, one per refused
+ * write. A new stream created concurrently, a duplicate event id or a deadlock fails the whole statement: the caller
+ * then appends each group on its own.
  */
 export const appendBatchSql = `
   with input as (

@@ -6,7 +6,7 @@
  * (a namespace and the stream's hash): apart from the subscribers' one-key locks; a hash shared by two streams only
  * makes their appends wait for each other. Taken in key order, so appends to several streams cannot deadlock on them.
  */
-export const streamLockNamespace = 0x45530001;
+const streamLockNamespace = 0x45530001;
 export const lockStream = (streamIdSql: string) => `pg_advisory_xact_lock(${streamLockNamespace}, hashtext(${streamIdSql}))`;
 
 /** Tables of the PostgreSQL event store. Events are never updated; a deleted stream keeps a tombstone row. */

@@ -17,38 +17,38 @@ import { AppendBatcher, appendBatchParams, appendBatchSql, lastRowPerStream, res
 
 /**
  * The statement that claims the next revisions of a stream, one per expected-revision mode; each runs only once the
- * stream's lock is taken (`locked`, see lockStream), before its transaction has an id.
+ * stream's lock is taken (`stream_lock`, see lockStream), before its transaction has an id.
  */
 function claimRevisions(expected: ExpectedRevision): { sql: string; params: (streamId: string, n: number) => unknown[] } {
   if (expected === 'any')
     return {
-      sql: `insert into es_streams (stream_id, revision) select $1, $2 - 1 where (select taken from locked)
+      sql: `insert into es_streams (stream_id, revision) select $1, $2 - 1 where (select taken from stream_lock)
             on conflict (stream_id) do update set revision = es_streams.revision + $2 where not es_streams.deleted
             returning revision`,
       params: (s, n) => [s, n],
     };
   if (expected === 'no_stream')
     return {
-      sql: `insert into es_streams (stream_id, revision) select $1, $2 - 1 where (select taken from locked)
+      sql: `insert into es_streams (stream_id, revision) select $1, $2 - 1 where (select taken from stream_lock)
             on conflict (stream_id) do nothing returning revision`,
       params: (s, n) => [s, n],
     };
   if (expected === 'stream_exists')
     return {
-      sql: `update es_streams set revision = revision + $2 where stream_id = $1 and not deleted and (select taken from locked)
+      sql: `update es_streams set revision = revision + $2 where stream_id = $1 and not deleted and (select taken from stream_lock)
             returning revision`,
       params: (s, n) => [s, n],
     };
   return {
     sql: `update es_streams set revision = revision + $2
-          where stream_id = $1 and revision = $3 and not deleted and (select taken from locked) returning revision`,
+          where stream_id = $1 and revision = $3 and not deleted and (select taken from stream_lock) returning revision`,
     params: (s, n) => [s, n, expected],
   };
 }
 
 function appendSql(claim: string, firstParam: number): string {
   const p = (i: number) => `$${firstParam + i}`;
-  return `with locked as materialized (select count(*) = 1 as taken from (select ${lockStream('$1::text')}) l),
+  return `with stream_lock as materialized (select count(*) = 1 as taken from (select ${lockStream('$1::text')}) l),
     claimed as (${claim})
     insert into es_events (stream_id, revision, event_id, type, version, data, metadata)
     select $1, claimed.revision - $2 + e.ord, e.event_id, e.type, e.version, d.value, m.value

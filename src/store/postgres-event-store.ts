@@ -155,9 +155,10 @@ export class PostgresEventStore implements EventStore {
   /**
    * The next events of "all" for a subscriber, and whether later ones are committed but held back behind an open older
    * transaction (one that may still commit an event before them), in one statement: the final events as readAll reads
-   * them, and the first held-back one if any. That one is looked up from the snapshot's xmin alone (one index probe,
-   * where a bound on the position too would scan from it): a position a subscriber holds is of a final event, whose
-   * transaction is below an earlier xmin, and xmin only moves forward, so whatever is at or above it lies after.
+   * them, and a marker row (nothing but `final = false`) when a held-back event exists. That one is looked up from the
+   * snapshot's xmin alone (one index probe, where a bound on the position too would scan from it): a position a
+   * subscriber holds is of a final event, whose transaction is below an earlier xmin, and xmin only moves forward, so
+   * whatever is at or above it lies after.
    */
   private async readTail(after: Position, maxCount: number): Promise<TailRead> {
     const result = await preparedQuery<EventRow & { final: boolean }>(
@@ -165,7 +166,7 @@ export class PostgresEventStore implements EventStore {
       'ReadAllTail',
       `(${finalEventsAfter(', true as final')})
        union all
-       (select ${eventColumns}, false as final from es_events
+       (select null, null, null, null, null, null, null, null, false from es_events
         where transaction_id >= pg_snapshot_xmin(pg_current_snapshot())
         order by es_events.transaction_id, es_events.position limit 1)`,
       positionParams(after, maxCount),

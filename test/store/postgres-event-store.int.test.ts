@@ -256,8 +256,12 @@ describe('postgres event store specifics', () => {
       await store.append(streamId, [newEvent('First')], 'no_stream');
       return streamId;
     };
+    // a batch of one append is written alone: a second append in the same turn makes the batch statement write both
+    const withCompanion = (append: () => Promise<unknown>) => () =>
+      Promise.all([append(), store.append(`companion-${randomUUID()}`, [newEvent('C')], 'no_stream')]);
     const fresh = `locked-${randomUUID()}`;
     const atExact = await existing();
+    const atExactAlone = await existing();
     const asAny = await existing();
     const asExisting = await existing();
     const inGroup = await existing();
@@ -266,11 +270,12 @@ describe('postgres event store specifics', () => {
     const functionParams = appendBatchParams([{ writes: [{ streamId: inFunction, events: [newEvent('F')], expected: 0 }] }]);
     functionParams.splice(3, 1); // es_append_streams takes no group numbers
     const paths: [string, string, () => Promise<unknown>][] = [
-      ['batch, no stream', fresh, () => store.append(fresh, [newEvent('N')], 'no_stream')],
-      ['batch, exact revision', atExact, () => store.append(atExact, [newEvent('E')], 0)],
+      ['batch, no stream', fresh, withCompanion(() => store.append(fresh, [newEvent('N')], 'no_stream'))],
+      ['batch, exact revision', atExact, withCompanion(() => store.append(atExact, [newEvent('E')], 0))],
+      ['alone, exact revision', atExactAlone, () => store.append(atExactAlone, [newEvent('E')], 0)],
       ['alone, any', asAny, () => store.append(asAny, [newEvent('A')], 'any')],
       ['alone, stream exists', asExisting, () => store.append(asExisting, [newEvent('S')], 'stream_exists')],
-      ['batch, several streams', inGroup, () => store.appendToStreams([{ streamId: other, events: [newEvent('O')], expected: 'no_stream' }, { streamId: inGroup, events: [newEvent('G')], expected: 0 }])],
+      ['batch, several streams', inGroup, withCompanion(() => store.appendToStreams([{ streamId: other, events: [newEvent('O')], expected: 'no_stream' }, { streamId: inGroup, events: [newEvent('G')], expected: 0 }]))],
       ['es_append_streams', inFunction, () => pool.query('select * from es_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', functionParams)],
     ];
     for (const [path, streamId, append] of paths) expect({ path, waiting: await waitingFor(streamId, append) }).toEqual({ path, waiting: { xid: null } });

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
+import { startBackgroundWork, type Core } from './background/work.ts';
 import type { AppDeps } from './api/deps.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -9,22 +10,20 @@ import { databaseUrl, startEmbeddedPostgres, type EmbeddedDatabase } from './db/
 import { createPool, query } from './db/pool.ts';
 import './events/all.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { projections } from './projections/all.ts';
-import { ProjectionRunner } from './projections/runner.ts';
-import { sagas } from './sagas/all.ts';
-import { SagaRunner } from './sagas/runner.ts';
+import type { ProjectionRunner } from './projections/runner.ts';
+import type { SagaRunner } from './sagas/runner.ts';
 import { sessionTokens } from './security/session-token.ts';
 import { credentialVault } from './security/credentials.ts';
 import { httpConnector, type HttpConnectorOptions } from './providers/http-connector.ts';
 import { unreachableProviders, type ProviderConnector } from './providers/connector.ts';
 import { startSandbox } from './providers/sandbox/server.ts';
-import { startAccountSync, type AccountSyncScheduler } from './sagas/account-sync.ts';
-import { startPaymentExpiry, type PaymentExpiryTimer } from './sagas/payment-expiry.ts';
+import type { AccountSyncScheduler } from './sagas/account-sync.ts';
+import type { PaymentExpiryTimer } from './sagas/payment-expiry.ts';
 import type { EventStore } from './store/event-store.ts';
 import { openEventStore } from './store/open.ts';
 import { postgresSnapshots } from './store/snapshots.ts';
 import { stateCache } from './commands/state-cache.ts';
-import { startWebhookDelivery, type WebhookDelivery } from './webhooks/delivery-runner.ts';
+import type { WebhookDelivery } from './webhooks/delivery-runner.ts';
 import { webhookSettings, type WebhookSettings } from './webhooks/settings.ts';
 
 export type Service = {
@@ -69,50 +68,45 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ url: 
   return { url: databaseUrl(embedded.url, 'service'), embedded };
 }
 
+/** The database pool, event store, caches and provider connector of one thread, on the given database and provider. */
+export async function openCore(
+  config: Config,
+  dbUrl: string,
+  providerUrl: string | null,
+  options: { clock: Clock; log: Logger; connector?: Omit<HttpConnectorOptions, 'baseUrl'>; poolSize?: number; listen?: boolean },
+): Promise<Core> {
+  const pool = createPool(dbUrl, options.poolSize ?? 30);
+  const store = await openEventStore(config, pool, { listen: options.listen });
+  const snapshots = await postgresSnapshots(pool);
+  const connector: ProviderConnector = providerUrl ? httpConnector({ baseUrl: providerUrl, ...options.connector }) : unreachableProviders;
+  return { pool, store, snapshots, cache: stateCache(), connector, vault: credentialVault(config.encryptionKey), clock: options.clock, log: options.log };
+}
+
 /** Starts everything the service is (database, event store, projections, sagas) and builds the HTTP API. */
 export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const { url: dbUrl, embedded } = await openDatabase(config, log);
-  const pool = createPool(dbUrl, 30);
-  const store = await openEventStore(config, pool);
-  const snapshots = await postgresSnapshots(pool);
   const sandbox = config.sandboxUrl || (config.sandboxPort === 0 && !options.startSandbox)
     ? null
     : await startSandbox({ clock, log, port: config.sandboxPort, host: config.host, stateFile: path.join(config.dataDir, 'sandbox-state.json') });
   const providerUrl = config.sandboxUrl ?? sandbox?.url ?? null;
-  const connector: ProviderConnector = providerUrl ? httpConnector({ baseUrl: providerUrl, ...options.connector }) : unreachableProviders;
-  const vault = credentialVault(config.encryptionKey);
-  const cache = stateCache();
-  const projectionRunner = new ProjectionRunner({ pool, store, log }, projections);
-  const sagaRunner = new SagaRunner({ pool, store, log }, sagas({ store, snapshots, cache, clock, log, pool, publicBaseUrl: config.publicBaseUrl }));
-  await projectionRunner.start();
+  const core = await openCore(config, dbUrl, providerUrl, { clock, log, connector: options.connector });
+  const { pool, store } = core;
   const webhooks = webhookSettings(config, options.webhooks);
-  // before the sagas: they publish webhook events into the tables and queue this creates
-  const webhookDelivery = await startWebhookDelivery({ pool, store, snapshots, clock, log, vault }, webhooks);
-  await sagaRunner.start();
+  const background = await startBackgroundWork(core, { publicBaseUrl: config.publicBaseUrl, webhooks, schedulerTickMs: options.schedulerTickMs });
 
   const deps: AppDeps = {
-    store,
-    snapshots,
-    cache,
-    connector,
-    vault,
-    clock,
-    pool,
-    log,
-    readModels: projectionRunner,
+    ...core,
+    readModels: background.projections,
     tokens: sessionTokens(config.jwtSecret),
     config: { publicBaseUrl: config.publicBaseUrl, sessionTtlHours: config.sessionTtlHours, otp: config.otp, webhooks },
     readiness: async () => ({
       database: await query(pool, 'ReadinessPing', 'select 1').then(() => true, () => false),
       eventStore: await store.headPosition().then(() => true, () => false),
-      projections: projectionRunner.healthy,
-      sagas: sagaRunner.healthy,
+      ...background.health(),
     }),
   };
-  const accountSync = await startAccountSync(deps, { tickMs: options.schedulerTickMs ?? 1000 });
-  const paymentExpiry = startPaymentExpiry({ store, snapshots, cache, clock, log, pool, readModels: projectionRunner }, { tickMs: options.schedulerTickMs ?? 1000 });
   const app = await buildApp(deps);
   const listen = async () => {
     await app.listen({ port: config.port, host: config.host });
@@ -124,15 +118,12 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const close = () =>
     (closing ??= (async () => {
       await app.close(); // in-flight requests finish first
-      await accountSync.stop();
-      await webhookDelivery.stop();
-      await paymentExpiry.stop();
-      await sagaRunner.stop();
-      await projectionRunner.stop(); // the batch in hand is applied and checkpointed
+      await background.stop();
       await store.close();
       await pool.end();
       await sandbox?.close();
       await embedded?.stop();
     })());
-  return { app, deps, pool, store, projections: projectionRunner, sagas: sagaRunner, accountSync, webhookDelivery, paymentExpiry, sandboxUrl: providerUrl, listen, close };
+  const { projections, sagas, accountSync, webhookDelivery, paymentExpiry } = background;
+  return { app, deps, pool, store, projections, sagas, accountSync, webhookDelivery, paymentExpiry, sandboxUrl: providerUrl, listen, close };
 }

@@ -176,6 +176,9 @@ const bareRequests = () => {
   ];
 };
 
+/** Steady loads lighter than the goal's, as fractions of the bare route's rate. */
+const lighterFractions = [0.4, 0.3];
+
 /** The run with the median rate. */
 const medianRun = (runs: Cannon[]) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
 
@@ -301,6 +304,13 @@ export async function run(ctx: BenchContext): Promise<void> {
     const goalRate = Math.max(1, Math.round(bareSaturated.rps / 2));
     console.log(`POST /api/v1/payments at ${fmtInt(goalRate)} req/s (half the bare route's rate) ...`);
     const oursAtGoal = await pacedPayments(baseUrl, merchants, goalRate, duration * 1000, ctx.signal, withCpu);
+    // lighter steady loads, to show where the latency goal holds
+    const lighter: { fraction: number; rate: number; run: Cannon }[] = [];
+    for (const fraction of ctx.quick ? [] : lighterFractions) {
+      const rate = Math.max(1, Math.round(bareSaturated.rps * fraction));
+      console.log(`POST /api/v1/payments at ${fmtInt(rate)} req/s (${fmtRatio(fraction)} the bare route's rate) ...`);
+      lighter.push({ fraction, rate, run: await pacedPayments(baseUrl, merchants, rate, duration * 1000, ctx.signal, withCpu) });
+    }
 
     console.log(`payment → webhook: ${fmtInt(latencyPayments)} payments paid in the sandbox, ${latencyConcurrency} at a time ...`);
     const latency = await paymentToWebhook(baseUrl, service.sandboxUrl!, merchants[0]!, latencyPayments, latencyConcurrency);
@@ -311,6 +321,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       row(`bare INSERT route, saturated (median of ${rounds})`, bareSaturated, `the peer (rounds: ${bareRounds.map(r => fmtInt(r.rps)).join(', ')} req/s)`),
       row(`POST /api/v1/payments, saturated (median of ${rounds})`, oursSaturated, `${fmtRatio(ratio)} of the bare route (median of the rounds: ${roundRatios})`),
       row(`POST /api/v1/payments at ${fmtInt(goalRate)} req/s`, oursAtGoal, 'half the bare route'),
+      ...lighter.map(l => row(`POST /api/v1/payments at ${fmtInt(l.rate)} req/s`, l.run, `${fmtRatio(l.fraction)} the bare route`)),
     ];
     const goals = [
       ['creation rate ≥ 50 % of the bare route', fmtRatio(ratio), ratio >= 0.5 ? 'PASS' : 'MISS'],
@@ -332,7 +343,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       '',
       markdownTable(['goal', 'actual', 'result'], goals),
       '',
-      `The load at half the bare rate is sent at a steady pace, one request every 1/rate s over up to 256 keep-alive connections (undici), after a warm-up of 3 s at that rate through the same connections (not counted), and each latency counts from the moment its request was due: autocannon's own rate limit sends each second's quota at once, as fast as its connections go, which measures a burst at saturation rather than that load. A service slower than the pace falls behind, and its p99 shows it.`,
+      `The load at half the bare rate is sent at a steady pace, one request every 1/rate s over up to 256 keep-alive connections (undici), after a warm-up of 3 s at that rate through the same connections (not counted), and each latency counts from the moment its request was due: autocannon's own rate limit sends each second's quota at once, as fast as its connections go, which measures a burst at saturation rather than that load. A service slower than the pace falls behind, and its p99 shows it. The lighter steady loads (${lighterFractions.map(fmtRatio).join(', ')} the bare rate) show where the latency goal holds.`,
       '',
       `Payment to webhook (${fmtInt(latencyPayments)} payments, ${latencyConcurrency} at a time; the merchant asks for a sync right after the customer paid, as the scheduled sync would after its interval):`,
       '',
@@ -340,7 +351,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       '',
       'The bare route: fastify, JSON body, one named prepared INSERT of a row like a payment, on the same PostgreSQL with the same pool size, in the same process. Ours: API-key check (cached a second), validation, the receiving account from the state cache, the unique-code decision, and one atomic append of the order claim, the payable reservation and the payment (guarded on the account revision), written in a group-commit batch with the concurrent ones; then the projections and sagas of this process handle the three events.',
     ].join('\n');
-    const written = writeResults('payments', { bareRounds, oursRounds, ratio, bareSaturated, oursSaturated, oursAtGoal, goalRate, merchantsCount, accountsEach, connections, duration, rounds, latency }, markdown);
+    const written = writeResults('payments', { bareRounds, oursRounds, ratio, bareSaturated, oursSaturated, oursAtGoal, goalRate, lighter, merchantsCount, accountsEach, connections, duration, rounds, latency }, markdown);
     console.log(`\nwrote ${written.json}\nwrote ${written.md}`);
   } finally {
     await bare?.close();

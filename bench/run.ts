@@ -23,6 +23,11 @@ const benchmarks: Benchmark[] = [
     run: async ctx => (await import('./payments.ts')).run(ctx),
   },
   {
+    name: 'receiving-payables',
+    description: "a busy receiving account's payables: reserving and completing per payment, as pending payments pile up",
+    run: async ctx => (await import('./receiving-payables.ts')).run(ctx),
+  },
+  {
     name: 'account-sync',
     description: 'scheduled sync of 10,000 accounts at a 5-minute interval against the sandbox: lag and throughput',
     run: async ctx => (await import('./account-sync.ts')).run(ctx),

@@ -1,19 +1,32 @@
 import type { Payable } from './receiving.ts';
 
 /**
- * Lookups over one receiving account's payables (a busy account holds thousands): payment ids, and the latest expiry per
- * payable total and per virtual-account number. Built once per payables array and, when the next array only adds one
- * payable, moved on to it and extended, so a reservation costs O(1) instead of a pass over every pending payment.
- * A state still holding the old array gets a fresh index if it is asked again. Not part of the state (not snapshotted).
+ * Lookups over one receiving account's payables (a busy account holds thousands): by payment id, and the payables per
+ * total and per virtual-account number (usually one each). Built once per payables array and moved on to the next
+ * array when that one only adds or removes a payable, so a reservation or a release costs O(1) instead of a pass over
+ * every pending payment. A state still holding the old array gets a fresh index if it is asked again. Derived from
+ * the payables alone, so a state decides the same whether its index was built or moved (not part of the state, not
+ * snapshotted).
  */
-export type PayablesIndex = { ids: Set<string>; totals: Map<number, string>; vaNumbers: Map<string, string> };
+export type PayablesIndex = { ids: Set<string>; totals: Map<number, Payable[]>; vaNumbers: Map<string, Payable[]> };
 
 const indexes = new WeakMap<readonly Payable[], PayablesIndex>();
 
+const keyOf = (index: PayablesIndex, p: Payable) =>
+  (p.vaNumber === null ? [index.totals, p.totalAmount] : [index.vaNumbers, p.vaNumber]) as [Map<unknown, Payable[]>, unknown];
+
 function add(index: PayablesIndex, p: Payable): void {
   index.ids.add(p.paymentId);
-  const [map, key] = p.vaNumber === null ? [index.totals as Map<unknown, string>, p.totalAmount] : [index.vaNumbers as Map<unknown, string>, p.vaNumber];
-  if ((map.get(key) ?? '') < p.expiresAt) map.set(key, p.expiresAt);
+  const [map, key] = keyOf(index, p);
+  map.set(key, [...(map.get(key) ?? []), p]);
+}
+
+function remove(index: PayablesIndex, p: Payable): void {
+  index.ids.delete(p.paymentId);
+  const [map, key] = keyOf(index, p);
+  const rest = (map.get(key) ?? []).filter(q => q.paymentId !== p.paymentId);
+  if (rest.length > 0) map.set(key, rest);
+  else map.delete(key);
 }
 
 export function indexOf(payables: readonly Payable[]): PayablesIndex {
@@ -26,11 +39,15 @@ export function indexOf(payables: readonly Payable[]): PayablesIndex {
   return index;
 }
 
-/** `next` is `previous` with `added` at the end: previous's index, if built, becomes next's. */
-export function moveIndex(previous: readonly Payable[], next: readonly Payable[], added: Payable): void {
+/** Whether any of these payables (of one total or one VA number) is still held at `at`. */
+export const heldBy = (payables: readonly Payable[] | undefined, at: string) => payables?.some(p => p.expiresAt > at) ?? false;
+
+/** `next` is `previous` with `added` at the end, or without `removed`: previous's index, if built, becomes next's. */
+export function moveIndex(previous: readonly Payable[], next: readonly Payable[], change: { added: Payable } | { removed: Payable }): void {
   const index = indexes.get(previous);
   if (!index) return;
   indexes.delete(previous);
-  add(index, added);
+  if ('added' in change) add(index, change.added);
+  else remove(index, change.removed);
   indexes.set(next, index);
 }

@@ -11,11 +11,16 @@ import type { Saga } from './runner.ts';
  * the money was booked come first.
  */
 export function matchCredit(payables: Payable[], credit: { amount: number; reference: string | null; occurredAt: string }): Payable | null {
-  const ordered = [...payables].sort((a, b) => Number(b.expiresAt >= credit.occurredAt) - Number(a.expiresAt >= credit.occurredAt));
   const reference = credit.reference ?? '';
+  const held = (p: Payable) => p.expiresAt >= credit.occurredAt;
+  const byNumber = (p: Payable) => p.vaNumber !== null && reference.includes(p.vaNumber) && p.totalAmount === credit.amount;
+  const byTotal = (p: Payable) => p.vaNumber === null && p.totalAmount === credit.amount;
+  // passes over the payables in place: a busy account holds thousands, and sorting a copy per credit cost more
   return (
-    ordered.find(p => p.vaNumber !== null && reference.includes(p.vaNumber) && p.totalAmount === credit.amount) ??
-    ordered.find(p => p.vaNumber === null && p.totalAmount === credit.amount) ??
+    payables.find(p => byNumber(p) && held(p)) ??
+    payables.find(p => byNumber(p) && !held(p)) ??
+    payables.find(p => byTotal(p) && held(p)) ??
+    payables.find(p => byTotal(p) && !held(p)) ??
     null
   );
 }

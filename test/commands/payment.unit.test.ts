@@ -106,6 +106,30 @@ describe('receiving decider (unique payable amounts)', () => {
     given([va]).when(reserve('w', 10_000, 1, at(0), '8881000000000001')).thenThrows(Conflict);
   });
 
+  it('drops lapsed payables at most once a minute; meanwhile a lapsed one holds nothing', () => {
+    const seconds = (s: number) => new Date(t0.getTime() + s * 1000);
+    const reservedAt = (id: string, code: number, when: Date, expiresAt: Date) =>
+      PayableReserved({ accountId, paymentId: id, uniqueCode: code, totalAmount: 50_000 + code, vaNumber: null, expiresAt: expiresAt.toISOString(), reservedAt: when.toISOString() });
+    const ids = (events: ReturnType<typeof reservedAt>[]) =>
+      events.reduce(receiving.evolve, receiving.initialState()).payables.map(p => p.paymentId);
+    const a = reservedAt('a', 1, seconds(0), seconds(300));
+    const b = reservedAt('b', 2, seconds(600), seconds(605));
+    const c = reservedAt('c', 3, seconds(630), seconds(3600));
+    const d = reservedAt('d', 4, seconds(661), seconds(3600));
+    expect(ids([a, b])).toEqual(['b']); // ten minutes after the last drop: a, lapsed, goes
+    expect(ids([a, b, c])).toEqual(['b', 'c']); // 30 s after it: b, lapsed, stays
+    given([a, b, c]).when(reserve('x', 50_000, 2, seconds(640))).then([reservedAt('x', 2, seconds(640), at(60))]);
+    expect(ids([a, b, c, d])).toEqual(['c', 'd']); // a minute after it: b goes
+  });
+
+  it('frees a released payable\'s code at once, on the state that reserved it', () => {
+    let state = [reserved('a', 7), reserved('b', 8)].reduce(receiving.evolve, receiving.initialState());
+    expect(receiving.decide(state, reserve('x', 50_000, 7))).toEqual([reserved('x', 9)]); // builds the lookups
+    state = receiving.evolve(state, PayableReleased({ accountId, paymentId: 'a', reason: 'completed', releasedAt: t0.toISOString() }));
+    expect(receiving.decide(state, reserve('x', 50_000, 7))).toEqual([reserved('x', 7)]);
+    expect(receiving.decide(state, { type: 'ReleasePayable', paymentId: 'a', reason: 'completed', now: at(1) })).toEqual([]);
+  });
+
   const step = fc.record({
     amount: fc.constantFrom(10_000, 10_001, 10_002, 25_000),
     firstCode: fc.oneof(fc.integer({ min: 1, max: 999 }), fc.constantFrom(1, 2, 999)),
@@ -114,7 +138,7 @@ describe('receiving decider (unique payable amounts)', () => {
     va: fc.option(fc.constantFrom('8881000000000001', '8881000000000002'), { freq: 4 }),
     release: fc.boolean(),
   });
-  test.prop([fc.array(step, { maxLength: 80 })])(
+  test.prop([fc.array(step, { maxLength: 120 })])(
     'never holds two payables with the same total (or VA number) at any time, and decides as it would from a snapshot',
     steps => {
       let state: Receiving = receiving.initialState();
@@ -152,6 +176,29 @@ describe('order decider', () => {
 });
 
 describe('credit matching', () => {
+  /** The matching as first written: a sorted copy, payables still held when the money was booked first. */
+  const sortedMatch = (payables: Parameters<typeof matchCredit>[0], credit: Parameters<typeof matchCredit>[1]) => {
+    const ordered = [...payables].sort((a, b) => Number(b.expiresAt >= credit.occurredAt) - Number(a.expiresAt >= credit.occurredAt));
+    const reference = credit.reference ?? '';
+    return ordered.find(p => p.vaNumber !== null && reference.includes(p.vaNumber) && p.totalAmount === credit.amount) ??
+      ordered.find(p => p.vaNumber === null && p.totalAmount === credit.amount) ?? null;
+  };
+  const payableArb = fc.record({
+    paymentId: fc.uuid(),
+    uniqueCode: fc.integer({ min: 0, max: 3 }),
+    totalAmount: fc.constantFrom(10_000, 10_001, 10_002),
+    vaNumber: fc.option(fc.constantFrom('8881000000000001', '8881000000000002')),
+    expiresAt: fc.constantFrom(at(-1), at(0), at(1)).map(d => d.toISOString()),
+  });
+  const creditArb = fc.record({
+    amount: fc.constantFrom(10_000, 10_001, 10_002, 10_003),
+    reference: fc.option(fc.constantFrom('VA 8881000000000001', '8881000000000002', 'transfer')),
+    occurredAt: fc.constant(t0.toISOString()),
+  });
+  test.prop([fc.array(payableArb, { maxLength: 12 }), creditArb])('picks, without sorting a copy, the payable the sorted matching picked', (payables, credit) => {
+    expect(matchCredit(payables, credit)).toBe(sortedMatch(payables, credit));
+  });
+
   const payable = (paymentId: string, totalAmount: number, vaNumber: string | null = null, expiresAt = at(60).toISOString()) => ({ paymentId, uniqueCode: 1, totalAmount, vaNumber, expiresAt });
 
   it('matches a virtual account by number and total, other payments by total, and nothing else', () => {

@@ -6,7 +6,7 @@
  * ratio shows how the cost grows with the pending payables.
  */
 import { randomUUID } from 'node:crypto';
-import { receiving, type Receiving } from '../src/commands/receiving.ts';
+import { payablesOf, receiving, type Receiving } from '../src/commands/receiving.ts';
 import type { ReceivingEvent } from '../src/events/payment.ts';
 import '../src/events/all.ts';
 import { matchCredit } from '../src/sagas/payment-matching.ts';
@@ -46,13 +46,13 @@ function steadyAccount(gapMs: number) {
   const complete = () => {
     const now = new Date(clock).toISOString();
     const total = recentTotals[(paid++ * 7) % recentTotals.length]!;
-    const match = matchCredit(state.payables, { amount: total, reference: null, occurredAt: now });
+    const match = matchCredit(state, { amount: total, reference: null, occurredAt: now });
     if (!match) return;
     const events = receiving.decide(state, { type: 'ReleasePayable', paymentId: match.paymentId, reason: 'completed', now: new Date(clock) });
     for (const e of events) state = receiving.evolve(state, asStored(e));
   };
   for (let i = 0; i < hourMs / gapMs + 200; i++) reserve();
-  return { reserve, complete, pending: () => state.payables.length };
+  return { reserve, complete, pending: () => payablesOf(state).length };
 }
 
 /** µs per call of `op`, timed over `count` calls. */

@@ -4,7 +4,7 @@ import { account, accountStream, type LinkedAccount } from './account.ts';
 import { handleCommand, load, type CommandContext } from './handle.ts';
 import { billOf, payTo, reservePayable, reservations, typeFor } from './pay-to.ts';
 import { choiceRefusal, payment, paymentStream, type Payment } from './payment.ts';
-import { receiving, receivingStream } from './receiving.ts';
+import { findPayable, receiving, receivingStream } from './receiving.ts';
 import type { SyncDeps } from './sync-account.ts';
 
 /**
@@ -22,7 +22,7 @@ async function bill(
   const reserved = await reservations(linked.accountId, () =>
     handleCommand(deps, receivingStream(linked.accountId), receiving, reservePayable(linked, where, payment), { ...context, attempts: 20 }),
   );
-  const payable = reserved.state.payables.find(p => p.paymentId === payment.paymentId);
+  const payable = findPayable(reserved.state, payment.paymentId);
   if (!payable) throw new DomainError(503, 'UNAVAILABLE', 'The payable amount lapsed before the payment was recorded; try again');
   return { type, ...billOf(where, payable) };
 }

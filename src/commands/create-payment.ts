@@ -9,7 +9,7 @@ import { cachedState, load, nothingLoaded, type CommandContext } from './handle.
 import { billOf, payTo, reservePayable, reservations, typeFor } from './pay-to.ts';
 import { order, orderStream } from './order.ts';
 import { payment, paymentStream, type ChosenMethod, type Payment, type PaymentDetails } from './payment.ts';
-import { receiving, receivingStream } from './receiving.ts';
+import { findPayable, receiving, receivingStream } from './receiving.ts';
 import type { SyncDeps } from './sync-account.ts';
 
 export type NewPayment = {
@@ -133,7 +133,7 @@ export async function createPayment(
       if (type !== null && where !== null) {
         const receivingLoaded = (!receivingStale && cachedState(deps, receivingId, receiving)) || (await load(deps, receivingId, receiving));
         const reserved = receiving.decide(receivingLoaded.state, reservePayable(linked, where, { paymentId, amount: input.amount, expiresAt, now }));
-        payable = reserved[0]?.type === 'PayableReserved' ? reserved[0].data : receivingLoaded.state.payables.find(p => p.paymentId === paymentId) ?? null;
+        payable = reserved[0]?.type === 'PayableReserved' ? reserved[0].data : findPayable(receivingLoaded.state, paymentId) ?? null;
         if (!payable) throw new DomainError(503, 'UNAVAILABLE', 'The payable amount lapsed before the payment was recorded; try again');
         parts.push(streamCommand(deps, receivingId, receiving, receivingLoaded, reserved));
       }

@@ -2,21 +2,23 @@ import type { Payable } from './receiving.ts';
 
 /**
  * Lookups over one receiving account's payables (a busy account holds thousands): by payment id, and the payables per
- * total and per virtual-account number (usually one each). Built once per payables array and moved on to the next
- * array when that one only adds or removes a payable, so a reservation or a release costs O(1) instead of a pass over
- * every pending payment. A state still holding the old array gets a fresh index if it is asked again. Derived from
- * the payables alone, so a state decides the same whether its index was built or moved (not part of the state, not
- * snapshotted).
+ * total and per virtual-account number (usually one each, in reservation order). Built once per list of chunks and
+ * moved on to the next list when that one only adds or removes a payable, so a reservation or a release costs O(1)
+ * instead of a pass over every pending payment. A state still holding the old list gets a fresh index if it is asked
+ * again. Derived from the payables alone, so a state decides the same whether its index was built or moved (not part
+ * of the state, not snapshotted).
  */
-export type PayablesIndex = { ids: Set<string>; totals: Map<number, Payable[]>; vaNumbers: Map<string, Payable[]> };
+export type PayablesIndex = { ids: Map<string, Payable>; totals: Map<number, Payable[]>; vaNumbers: Map<string, Payable[]> };
 
-const indexes = new WeakMap<readonly Payable[], PayablesIndex>();
+type Chunks = readonly (readonly Payable[])[];
+
+const indexes = new WeakMap<Chunks, PayablesIndex>();
 
 const keyOf = (index: PayablesIndex, p: Payable) =>
   (p.vaNumber === null ? [index.totals, p.totalAmount] : [index.vaNumbers, p.vaNumber]) as [Map<unknown, Payable[]>, unknown];
 
 function add(index: PayablesIndex, p: Payable): void {
-  index.ids.add(p.paymentId);
+  index.ids.set(p.paymentId, p);
   const [map, key] = keyOf(index, p);
   map.set(key, [...(map.get(key) ?? []), p]);
 }
@@ -29,12 +31,12 @@ function remove(index: PayablesIndex, p: Payable): void {
   else map.delete(key);
 }
 
-export function indexOf(payables: readonly Payable[]): PayablesIndex {
-  let index = indexes.get(payables);
+export function indexOf(chunks: Chunks): PayablesIndex {
+  let index = indexes.get(chunks);
   if (!index) {
-    index = { ids: new Set(), totals: new Map(), vaNumbers: new Map() };
-    for (const p of payables) add(index, p);
-    indexes.set(payables, index);
+    index = { ids: new Map(), totals: new Map(), vaNumbers: new Map() };
+    for (const chunk of chunks) for (const p of chunk) add(index, p);
+    indexes.set(chunks, index);
   }
   return index;
 }
@@ -43,7 +45,7 @@ export function indexOf(payables: readonly Payable[]): PayablesIndex {
 export const heldBy = (payables: readonly Payable[] | undefined, at: string) => payables?.some(p => p.expiresAt > at) ?? false;
 
 /** `next` is `previous` with `added` at the end, or without `removed`: previous's index, if built, becomes next's. */
-export function moveIndex(previous: readonly Payable[], next: readonly Payable[], change: { added: Payable } | { removed: Payable }): void {
+export function moveIndex(previous: Chunks, next: Chunks, change: { added: Payable } | { removed: Payable }): void {
   const index = indexes.get(previous);
   if (!index) return;
   indexes.delete(previous);

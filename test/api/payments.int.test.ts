@@ -5,7 +5,7 @@ import { unmatchedCredits } from '../../src/payments/reconciliation.ts';
 import { account, accountStream } from '../../src/commands/account.ts';
 import { handleCommand, load } from '../../src/commands/handle.ts';
 import { payment, paymentStream } from '../../src/commands/payment.ts';
-import { receiving, receivingStream } from '../../src/commands/receiving.ts';
+import { findPayable, receiving, receivingStream } from '../../src/commands/receiving.ts';
 import { keyHolder } from '../support/http.ts';
 import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody, statusOf, syncUntil } from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
@@ -109,7 +109,7 @@ describe('legacy static QRIS payments', () => {
     const reserved = await handleCommand(service.deps, receivingStream(accountId), receiving, {
       type: 'ReservePayable', accountId, paymentId, amount: 42_000, vaNumber: null, firstCode: 5, expiresAt, now,
     }, context);
-    const payable = reserved.state.payables.find(p => p.paymentId === paymentId)!;
+    const payable = findPayable(reserved.state, paymentId)!;
     await handleCommand(service.deps, paymentStream(paymentId), payment, {
       type: 'CreatePayment',
       payment: {

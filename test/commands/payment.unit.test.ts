@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { order } from '../../src/commands/order.ts';
 import { payment, type PaymentDetails } from '../../src/commands/payment.ts';
-import { heldAt, maxUniqueCode, receiving, type Receiving, type ReceivingCommand } from '../../src/commands/receiving.ts';
+import { heldAt, maxUniqueCode, payablesOf, receiving, type Payable, type Receiving, type ReceivingCommand } from '../../src/commands/receiving.ts';
 import { Conflict } from '../../src/errors.ts';
 import { OrderPaymentOpened, PayableReleased, PayableReserved, PaymentCompleted, PaymentCreated, PaymentExpired, PaymentMethodChosen } from '../../src/events/payment.ts';
 import { matchCredit } from '../../src/sagas/payment-matching.ts';
@@ -111,7 +111,7 @@ describe('receiving decider (unique payable amounts)', () => {
     const reservedAt = (id: string, code: number, when: Date, expiresAt: Date) =>
       PayableReserved({ accountId, paymentId: id, uniqueCode: code, totalAmount: 50_000 + code, vaNumber: null, expiresAt: expiresAt.toISOString(), reservedAt: when.toISOString() });
     const ids = (events: ReturnType<typeof reservedAt>[]) =>
-      events.reduce(receiving.evolve, receiving.initialState()).payables.map(p => p.paymentId);
+      payablesOf(events.reduce(receiving.evolve, receiving.initialState())).map(p => p.paymentId);
     const a = reservedAt('a', 1, seconds(0), seconds(300));
     const b = reservedAt('b', 2, seconds(600), seconds(605));
     const c = reservedAt('c', 3, seconds(630), seconds(3600));
@@ -130,6 +130,21 @@ describe('receiving decider (unique payable amounts)', () => {
     expect(receiving.decide(state, { type: 'ReleasePayable', paymentId: 'a', reason: 'completed', now: at(1) })).toEqual([]);
   });
 
+  it('keeps reservation order across its chunks, through releases that empty one', () => {
+    const many = Array.from({ length: 130 }, (_, i) => reserved(`p${i}`, (i % 999) + 1, 50_000 + Math.floor(i / 999)));
+    const released = (id: string) => PayableReleased({ accountId, paymentId: id, reason: 'completed', releasedAt: t0.toISOString() });
+    const events = [...many, ...many.slice(64, 128).map(e => released(e.data.paymentId)), reserved('last', 500, 60_000)];
+    const state = events.reduce(receiving.evolve, receiving.initialState());
+    const expected = [...many.slice(0, 64), ...many.slice(128)].map(e => e.data.paymentId).concat('last');
+    expect(payablesOf(state).map(p => p.paymentId)).toEqual(expected);
+    expect(payablesOf(JSON.parse(JSON.stringify(state)) as Receiving).map(p => p.paymentId)).toEqual(expected);
+    // a released code is free again, a held one is not, whether the lookups were moved along or built afresh
+    for (const on of [state, JSON.parse(JSON.stringify(state)) as Receiving]) {
+      expect(receiving.decide(on, reserve('x', 50_000, 65))).toEqual([reserved('x', 65)]);
+      expect(receiving.decide(on, reserve('y', 50_000, 64))).toEqual([reserved('y', 65)]);
+    }
+  });
+
   const step = fc.record({
     amount: fc.constantFrom(10_000, 10_001, 10_002, 25_000),
     firstCode: fc.oneof(fc.integer({ min: 1, max: 999 }), fc.constantFrom(1, 2, 999)),
@@ -145,8 +160,9 @@ describe('receiving decider (unique payable amounts)', () => {
       let minute = 0; // time moves on, as the commands of one stream see it
       steps.forEach((s, i) => {
         const now = at((minute += s.advance));
-        const command: ReceivingCommand = s.release && state.payables.length > 0
-          ? { type: 'ReleasePayable', paymentId: state.payables[i % state.payables.length]!.paymentId, reason: 'completed', now }
+        const payables = payablesOf(state);
+        const command: ReceivingCommand = s.release && payables.length > 0
+          ? { type: 'ReleasePayable', paymentId: payables[i % payables.length]!.paymentId, reason: 'completed', now }
           : { type: 'ReservePayable', accountId, paymentId: `p${i}`, amount: s.amount, vaNumber: s.va, firstCode: s.firstCode, expiresAt: new Date(now.getTime() + s.lifetime * 60_000), now };
         const decideOn = (on: Receiving) => { try { return receiving.decide(on, command); } catch (err) { return err instanceof Conflict ? err.code : err; } };
         // the same decision from the state as a snapshot brings it back (no lookups carried over from earlier states)
@@ -177,7 +193,10 @@ describe('order decider', () => {
 
 describe('credit matching', () => {
   /** The matching as first written: a sorted copy, payables still held when the money was booked first. */
-  const sortedMatch = (payables: Parameters<typeof matchCredit>[0], credit: Parameters<typeof matchCredit>[1]) => {
+  /** An account holding these payables, in chunks of `size`. */
+  const holding = (payables: Payable[], size = 64): Receiving =>
+    ({ accountId, chunks: Array.from({ length: Math.ceil(payables.length / size) }, (_, i) => payables.slice(i * size, (i + 1) * size)), droppedAt: null });
+  const sortedMatch = (payables: Payable[], credit: Parameters<typeof matchCredit>[1]) => {
     const ordered = [...payables].sort((a, b) => Number(b.expiresAt >= credit.occurredAt) - Number(a.expiresAt >= credit.occurredAt));
     const reference = credit.reference ?? '';
     return ordered.find(p => p.vaNumber !== null && reference.includes(p.vaNumber) && p.totalAmount === credit.amount) ??
@@ -195,17 +214,20 @@ describe('credit matching', () => {
     reference: fc.option(fc.constantFrom('VA 8881000000000001', '8881000000000002', 'transfer')),
     occurredAt: fc.constant(t0.toISOString()),
   });
-  test.prop([fc.array(payableArb, { maxLength: 12 }), creditArb])('picks, without sorting a copy, the payable the sorted matching picked', (payables, credit) => {
-    expect(matchCredit(payables, credit)).toBe(sortedMatch(payables, credit));
-  });
+  test.prop([fc.array(payableArb, { maxLength: 12 }), creditArb, fc.integer({ min: 1, max: 5 })])(
+    'picks, from its lookups, the payable a pass over a sorted copy picked',
+    (payables, credit, size) => {
+      expect(matchCredit(holding(payables, size), credit)).toBe(sortedMatch(payables, credit));
+    },
+  );
 
   const payable = (paymentId: string, totalAmount: number, vaNumber: string | null = null, expiresAt = at(60).toISOString()) => ({ paymentId, uniqueCode: 1, totalAmount, vaNumber, expiresAt });
 
   it('matches a virtual account by number and total, other payments by total, and nothing else', () => {
-    const payables = [payable('qr', 10_001), payable('va', 10_001, '8882000000000009')];
+    const payables = holding([payable('qr', 10_001), payable('va', 10_001, '8882000000000009')]);
     expect(matchCredit(payables, { amount: 10_001, reference: 'VA 8882000000000009', occurredAt: t0.toISOString() })?.paymentId).toBe('va');
     expect(matchCredit(payables, { amount: 10_001, reference: null, occurredAt: t0.toISOString() })?.paymentId).toBe('qr');
     expect(matchCredit(payables, { amount: 10_002, reference: null, occurredAt: t0.toISOString() })).toBeNull();
-    expect(matchCredit([payable('va', 5_000, '8882000000000009')], { amount: 5_001, reference: '8882000000000009', occurredAt: t0.toISOString() })).toBeNull();
+    expect(matchCredit(holding([payable('va', 5_000, '8882000000000009')]), { amount: 5_001, reference: '8882000000000009', occurredAt: t0.toISOString() })).toBeNull();
   });
 });

@@ -60,6 +60,7 @@ function appended(chunks: Payable[][], added: Payable): Payable[][] {
 
 function without(chunks: Payable[][], removed: Payable): Payable[][] {
   const at = chunks.findIndex(chunk => chunk.includes(removed));
+  if (at < 0) return chunks;
   const rest = chunks[at]!.filter(p => p !== removed);
   const next = chunks.slice();
   if (rest.length > 0) next[at] = rest;
@@ -93,6 +94,7 @@ function evolve(state: Receiving, event: ReceivingEvent): Receiving {
       const removed = findPayable(state, event.data.paymentId);
       if (!removed) return state;
       const chunks = without(state.chunks, removed);
+      if (chunks === state.chunks) return state;
       moveIndex(state.chunks, chunks, { removed });
       return { ...state, chunks };
     }

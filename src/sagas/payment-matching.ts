@@ -15,7 +15,8 @@ import type { Saga } from './runner.ts';
 export function matchCredit(state: Receiving, credit: { amount: number; reference: string | null; occurredAt: string }): Payable | null {
   const index = indexOf(state.chunks);
   const reference = credit.reference ?? '';
-  const numbers = [...index.vaNumbers.keys()].filter(n => reference.includes(n));
+  const numbers: string[] = [];
+  if (reference !== '') for (const number of index.vaNumbers.keys()) if (reference.includes(number)) numbers.push(number);
   // two numbers in one reference: their payables in reservation order, as one pass would meet them
   const carried = numbers.length <= 1
     ? numbers.flatMap(n => index.vaNumbers.get(n)!)

@@ -73,10 +73,10 @@ export async function openCore(
   config: Config,
   dbUrl: string,
   providerUrl: string | null,
-  options: { clock: Clock; log: Logger; connector?: Omit<HttpConnectorOptions, 'baseUrl'>; poolSize?: number; listen?: boolean },
+  options: { clock: Clock; log: Logger; connector?: Omit<HttpConnectorOptions, 'baseUrl'> },
 ): Promise<Core> {
-  const pool = createPool(dbUrl, options.poolSize ?? 30);
-  const store = await openEventStore(config, pool, { listen: options.listen });
+  const pool = createPool(dbUrl, 30);
+  const store = await openEventStore(config, pool);
   const snapshots = await postgresSnapshots(pool);
   const connector: ProviderConnector = providerUrl ? httpConnector({ baseUrl: providerUrl, ...options.connector }) : unreachableProviders;
   return { pool, store, snapshots, cache: stateCache(), connector, vault: credentialVault(config.encryptionKey), clock: options.clock, log: options.log };

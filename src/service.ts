@@ -2,7 +2,8 @@ import path from 'node:path';
 import type pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
-import { startBackgroundWork, type Core } from './background/work.ts';
+import { startBackgroundWork } from './background/work.ts';
+import { openCore } from './core.ts';
 import type { AppDeps } from './api/deps.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -13,16 +14,11 @@ import { createLogger, type Logger } from './logger.ts';
 import type { ProjectionRunner } from './projections/runner.ts';
 import type { SagaRunner } from './sagas/runner.ts';
 import { sessionTokens } from './security/session-token.ts';
-import { credentialVault } from './security/credentials.ts';
-import { httpConnector, type HttpConnectorOptions } from './providers/http-connector.ts';
-import { unreachableProviders, type ProviderConnector } from './providers/connector.ts';
+import type { HttpConnectorOptions } from './providers/http-connector.ts';
 import { startSandbox } from './providers/sandbox/server.ts';
 import type { AccountSyncScheduler } from './sagas/account-sync.ts';
 import type { PaymentExpiryTimer } from './sagas/payment-expiry.ts';
 import type { EventStore } from './store/event-store.ts';
-import { openEventStore } from './store/open.ts';
-import { postgresSnapshots } from './store/snapshots.ts';
-import { stateCache } from './commands/state-cache.ts';
 import type { WebhookDelivery } from './webhooks/delivery-runner.ts';
 import { webhookSettings, type WebhookSettings } from './webhooks/settings.ts';
 
@@ -66,20 +62,6 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ url: 
     await admin.end();
   }
   return { url: databaseUrl(embedded.url, 'service'), embedded };
-}
-
-/** The database pool, event store, caches and provider connector of one thread, on the given database and provider. */
-export async function openCore(
-  config: Config,
-  dbUrl: string,
-  providerUrl: string | null,
-  options: { clock: Clock; log: Logger; connector?: Omit<HttpConnectorOptions, 'baseUrl'> },
-): Promise<Core> {
-  const pool = createPool(dbUrl, 30);
-  const store = await openEventStore(config, pool);
-  const snapshots = await postgresSnapshots(pool);
-  const connector: ProviderConnector = providerUrl ? httpConnector({ baseUrl: providerUrl, ...options.connector }) : unreachableProviders;
-  return { pool, store, snapshots, cache: stateCache(), connector, vault: credentialVault(config.encryptionKey), clock: options.clock, log: options.log };
 }
 
 /** Starts everything the service is (database, event store, projections, sagas) and builds the HTTP API. */

@@ -1,31 +1,12 @@
-import type pg from 'pg';
-import type { Clock } from '../clock.ts';
-import type { StateCache } from '../commands/state-cache.ts';
-import type { Logger } from '../logger.ts';
+import type { Core } from '../core.ts';
 import { projections } from '../projections/all.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
-import type { ProviderConnector } from '../providers/connector.ts';
-import type { CredentialVault } from '../security/credentials.ts';
 import { startAccountSync, type AccountSyncScheduler } from '../sagas/account-sync.ts';
 import { sagas } from '../sagas/all.ts';
 import { startPaymentExpiry, type PaymentExpiryTimer } from '../sagas/payment-expiry.ts';
 import { SagaRunner } from '../sagas/runner.ts';
-import type { EventStore } from '../store/event-store.ts';
-import type { SnapshotStore } from '../store/snapshots.ts';
 import { startWebhookDelivery, type WebhookDelivery } from '../webhooks/delivery-runner.ts';
 import type { WebhookSettings } from '../webhooks/settings.ts';
-
-/** What one thread of the service holds: its database pool, event store, caches and provider connector. */
-export type Core = {
-  pool: pg.Pool;
-  store: EventStore;
-  snapshots: SnapshotStore;
-  cache: StateCache;
-  connector: ProviderConnector;
-  vault: CredentialVault;
-  clock: Clock;
-  log: Logger;
-};
 
 /** The work nobody waits for on a request: projections, sagas, webhook delivery and the sync and expiry timers. */
 export type BackgroundWork = {

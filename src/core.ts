@@ -1,0 +1,38 @@
+import type pg from 'pg';
+import type { Clock } from './clock.ts';
+import { stateCache, type StateCache } from './commands/state-cache.ts';
+import type { Config } from './config.ts';
+import { createPool } from './db/pool.ts';
+import type { Logger } from './logger.ts';
+import { unreachableProviders, type ProviderConnector } from './providers/connector.ts';
+import { httpConnector, type HttpConnectorOptions } from './providers/http-connector.ts';
+import { credentialVault, type CredentialVault } from './security/credentials.ts';
+import type { EventStore } from './store/event-store.ts';
+import { openEventStore } from './store/open.ts';
+import { postgresSnapshots, type SnapshotStore } from './store/snapshots.ts';
+
+/** What one thread of the service holds: its database pool, event store, caches and provider connector. */
+export type Core = {
+  pool: pg.Pool;
+  store: EventStore;
+  snapshots: SnapshotStore;
+  cache: StateCache;
+  connector: ProviderConnector;
+  vault: CredentialVault;
+  clock: Clock;
+  log: Logger;
+};
+
+/** The database pool, event store, caches and provider connector of one thread, on the given database and provider. */
+export async function openCore(
+  config: Config,
+  dbUrl: string,
+  providerUrl: string | null,
+  options: { clock: Clock; log: Logger; connector?: Omit<HttpConnectorOptions, 'baseUrl'> },
+): Promise<Core> {
+  const pool = createPool(dbUrl, 30);
+  const store = await openEventStore(config, pool);
+  const snapshots = await postgresSnapshots(pool);
+  const connector: ProviderConnector = providerUrl ? httpConnector({ baseUrl: providerUrl, ...options.connector }) : unreachableProviders;
+  return { pool, store, snapshots, cache: stateCache(), connector, vault: credentialVault(config.encryptionKey), clock: options.clock, log: options.log };
+}

@@ -116,26 +116,37 @@ const paymentRequests = (merchants: Merchant[]) => {
   ];
 };
 
+/** One request of a paced load: where it goes, its headers and its body. */
+type PacedRequest = { path: string; headers: Record<string, string>; body: string };
+
+/** The next payment request: the merchants' accounts in turn (paymentBodies). */
+const paymentPosts = (merchants: Merchant[]) => {
+  const next = paymentBodies(merchants);
+  return (): PacedRequest => {
+    const { key, body } = next();
+    return { path: '/api/v1/payments', headers: { 'content-type': 'application/json', 'x-api-key': key }, body };
+  };
+};
+
 /**
- * Payments created at a steady rate (runPaced: an open loop, latency from each request's due time) over undici's
+ * Requests sent at a steady rate (runPaced: an open loop, latency from each request's due time) over undici's
  * keep-alive pool, measured (by `measure`, which adds the CPU) after a warm-up at the same rate through the same pool:
  * a cold pool opens its connections while the first requests queue, and that start alone put seconds into the p99.
  */
-async function pacedPayments(
+async function pacedLoad(
   baseUrl: string,
-  merchants: Merchant[],
+  next: () => PacedRequest,
   rate: number,
   durationMs: number,
   signal: AbortSignal,
   measure: (load: () => Promise<Cannon>) => Promise<Cannon>,
 ): Promise<Cannon> {
-  const next = paymentBodies(merchants);
   const maxInFlight = 256;
   const pool = new Pool(baseUrl, { connections: maxInFlight, pipelining: 1 });
   let non2xx = 0;
   const post = async () => {
-    const { key, body } = next();
-    const response = await pool.request({ path: '/api/v1/payments', method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body });
+    const { path, headers, body } = next();
+    const response = await pool.request({ path, method: 'POST', headers, body });
     if (response.statusCode >= 300) non2xx++;
     await response.body.dump();
   };
@@ -161,19 +172,26 @@ async function pacedPayments(
   }
 }
 
-const bareRequests = () => {
+/** The next bare route request: a body like a payment's, a fresh order id each time. */
+const bareBodies = () => {
   let n = 0;
+  return () => JSON.stringify({ amount: 10_000 + (++n % 50) * 1_000, walletAccountId: randomUUID(), redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}` });
+};
+
+const bareRequests = () => {
+  const next = bareBodies();
   return [
     {
       method: 'POST' as const,
       path: '/bare',
-      setupRequest: (request: autocannon.Request) => ({
-        ...request,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: 10_000 + (++n % 50) * 1_000, walletAccountId: randomUUID(), redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}` }),
-      }),
+      setupRequest: (request: autocannon.Request) => ({ ...request, headers: { 'content-type': 'application/json' }, body: next() }),
     },
   ];
+};
+
+const barePosts = () => {
+  const next = bareBodies();
+  return (): PacedRequest => ({ path: '/bare', headers: { 'content-type': 'application/json' }, body: next() });
 };
 
 /** Steady loads lighter than the goal's, as fractions of the bare route's rate. */
@@ -303,13 +321,26 @@ export async function run(ctx: BenchContext): Promise<void> {
     const ratio = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)]!;
     const goalRate = Math.max(1, Math.round(bareSaturated.rps / 2));
     console.log(`POST /api/v1/payments at ${fmtInt(goalRate)} req/s (half the bare route's rate) ...`);
-    const oursAtGoal = await pacedPayments(baseUrl, merchants, goalRate, duration * 1000, ctx.signal, withCpu);
+    const oursAtGoal = await pacedLoad(baseUrl, paymentPosts(merchants), goalRate, duration * 1000, ctx.signal, withCpu);
+    // the latency's peer: the bare route at the same steady rate, through the same load generator
+    console.log(`bare INSERT route at ${fmtInt(goalRate)} req/s ...`);
+    const bareAtGoal = await pacedLoad(bareUrl, barePosts(), goalRate, duration * 1000, ctx.signal, withCpu);
+    // the request path's ceiling: the same load with the projections and sagas paused, who catch up afterwards
+    console.log(`POST /api/v1/payments at ${fmtInt(goalRate)} req/s, projections and sagas paused ...`);
+    await service.sagas.stop();
+    await service.projections.stop();
+    const requestPathAtGoal = await pacedLoad(baseUrl, paymentPosts(merchants), goalRate, duration * 1000, ctx.signal, withCpu);
+    await service.projections.start();
+    await service.sagas.start();
+    const head = await service.store.headPosition();
+    if (!(await service.projections.waitFor(head, 300_000)) || !(await service.sagas.waitFor(head, 300_000)))
+      throw new Error('the projections and sagas did not catch up after the pause');
     // lighter steady loads, to show where the latency goal holds
     const lighter: { fraction: number; rate: number; run: Cannon }[] = [];
     for (const fraction of ctx.quick ? [] : lighterFractions) {
       const rate = Math.max(1, Math.round(bareSaturated.rps * fraction));
       console.log(`POST /api/v1/payments at ${fmtInt(rate)} req/s (${fmtRatio(fraction)} the bare route's rate) ...`);
-      lighter.push({ fraction, rate, run: await pacedPayments(baseUrl, merchants, rate, duration * 1000, ctx.signal, withCpu) });
+      lighter.push({ fraction, rate, run: await pacedLoad(baseUrl, paymentPosts(merchants), rate, duration * 1000, ctx.signal, withCpu) });
     }
 
     console.log(`payment → webhook: ${fmtInt(latencyPayments)} payments paid in the sandbox, ${latencyConcurrency} at a time ...`);
@@ -321,6 +352,8 @@ export async function run(ctx: BenchContext): Promise<void> {
       row(`bare INSERT route, saturated (median of ${rounds})`, bareSaturated, `the peer (rounds: ${bareRounds.map(r => fmtInt(r.rps)).join(', ')} req/s)`),
       row(`POST /api/v1/payments, saturated (median of ${rounds})`, oursSaturated, `${fmtRatio(ratio)} of the bare route (median of the rounds: ${roundRatios})`),
       row(`POST /api/v1/payments at ${fmtInt(goalRate)} req/s`, oursAtGoal, 'half the bare route'),
+      row(`bare INSERT route at ${fmtInt(goalRate)} req/s`, bareAtGoal, 'the peer at the same steady load'),
+      row(`POST /api/v1/payments at ${fmtInt(goalRate)} req/s, projections and sagas paused`, requestPathAtGoal, 'the request path alone (ceiling)'),
       ...lighter.map(l => row(`POST /api/v1/payments at ${fmtInt(l.rate)} req/s`, l.run, `${fmtRatio(l.fraction)} the bare route`)),
     ];
     const goals = [
@@ -343,7 +376,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       '',
       markdownTable(['goal', 'actual', 'result'], goals),
       '',
-      `The load at half the bare rate is sent at a steady pace, one request every 1/rate s over up to 256 keep-alive connections (undici), after a warm-up of 3 s at that rate through the same connections (not counted), and each latency counts from the moment its request was due: autocannon's own rate limit sends each second's quota at once, as fast as its connections go, which measures a burst at saturation rather than that load. A service slower than the pace falls behind, and its p99 shows it. The lighter steady loads (${lighterFractions.map(fmtRatio).join(', ')} the bare rate) show where the latency goal holds.`,
+      `The load at half the bare rate is sent at a steady pace, one request every 1/rate s over up to 256 keep-alive connections (undici), after a warm-up of 3 s at that rate through the same connections (not counted), and each latency counts from the moment its request was due: autocannon's own rate limit sends each second's quota at once, as fast as its connections go, which measures a burst at saturation rather than that load. A service slower than the pace falls behind, and its p99 shows it. The bare route at the same steady load is the latency's peer: what this machine and load generator give the simplest route. The same load with the projections and sagas paused (they catch up afterwards, before the next load) is the request path's ceiling: what the latency would be if the read models and sagas cost nothing. The lighter steady loads (${lighterFractions.map(fmtRatio).join(', ')} the bare rate) show where the latency goal holds.`,
       '',
       `Payment to webhook (${fmtInt(latencyPayments)} payments, ${latencyConcurrency} at a time; the merchant asks for a sync right after the customer paid, as the scheduled sync would after its interval):`,
       '',
@@ -351,7 +384,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       '',
       'The bare route: fastify, JSON body, one named prepared INSERT of a row like a payment, on the same PostgreSQL with the same pool size, in the same process. Ours: API-key check (cached a second), validation, the receiving account from the state cache, the unique-code decision, and one atomic append of the order claim, the payable reservation and the payment (guarded on the account revision), written in a group-commit batch with the concurrent ones; then the projections and sagas of this process handle the three events.',
     ].join('\n');
-    const written = writeResults('payments', { bareRounds, oursRounds, ratio, bareSaturated, oursSaturated, oursAtGoal, goalRate, lighter, merchantsCount, accountsEach, connections, duration, rounds, latency }, markdown);
+    const written = writeResults('payments', { bareRounds, oursRounds, ratio, bareSaturated, oursSaturated, oursAtGoal, bareAtGoal, requestPathAtGoal, goalRate, lighter, merchantsCount, accountsEach, connections, duration, rounds, latency }, markdown);
     console.log(`\nwrote ${written.json}\nwrote ${written.md}`);
   } finally {
     await bare?.close();

@@ -8,9 +8,16 @@ import type { Payable } from './receiving.ts';
  * again. Derived from the payables alone, so a state decides the same whether its index was built or moved (not part
  * of the state, not snapshotted).
  */
-export type PayablesIndex = { ids: Map<string, Payable>; totals: Map<number, Payable[]>; vaNumbers: Map<string, Payable[]> };
+export type PayablesIndex = {
+  ids: Map<string, Payable>;
+  totals: Map<number, Payable[]>;
+  vaNumbers: Map<string, Payable[]>;
+  /** the chunk that holds each payment's payable: a release finds its chunk without a pass over every payable */
+  chunkOf: Map<string, Chunk>;
+};
 
-type Chunks = readonly (readonly Payable[])[];
+type Chunk = readonly Payable[];
+type Chunks = readonly Chunk[];
 
 const indexes = new WeakMap<Chunks, PayablesIndex>();
 
@@ -34,8 +41,12 @@ function remove(index: PayablesIndex, p: Payable): void {
 export function indexOf(chunks: Chunks): PayablesIndex {
   let index = indexes.get(chunks);
   if (!index) {
-    index = { ids: new Map(), totals: new Map(), vaNumbers: new Map() };
-    for (const chunk of chunks) for (const p of chunk) add(index, p);
+    index = { ids: new Map(), totals: new Map(), vaNumbers: new Map(), chunkOf: new Map() };
+    for (const chunk of chunks)
+      for (const p of chunk) {
+        add(index, p);
+        index.chunkOf.set(p.paymentId, chunk);
+      }
     indexes.set(chunks, index);
   }
   return index;
@@ -44,12 +55,25 @@ export function indexOf(chunks: Chunks): PayablesIndex {
 /** Whether any of these payables (of one total or one VA number) is still held at `at`. */
 export const heldBy = (payables: readonly Payable[] | undefined, at: string) => payables?.some(p => p.expiresAt > at) ?? false;
 
-/** `next` is `previous` with `added` at the end, or without `removed`: previous's index, if built, becomes next's. */
-export function moveIndex(previous: Chunks, next: Chunks, change: { added: Payable } | { removed: Payable }): void {
+/** Where in `chunks` the chunk holding this payable is (-1: none holds it). */
+export function chunkIndexOf(chunks: Chunks, p: Payable): number {
+  const chunk = indexOf(chunks).chunkOf.get(p.paymentId);
+  return chunk ? chunks.indexOf(chunk) : -1;
+}
+
+/**
+ * `next` is `previous` with `added` at the end, or without `removed`; `chunk` is the copied chunk that replaced the
+ * one that changed (none when that one was emptied and left out). previous's index, if built, becomes next's.
+ */
+export function moveIndex(previous: Chunks, next: Chunks, change: ({ added: Payable } | { removed: Payable }) & { chunk: Chunk | null }): void {
   const index = indexes.get(previous);
   if (!index) return;
   indexes.delete(previous);
   if ('added' in change) add(index, change.added);
-  else remove(index, change.removed);
+  else {
+    remove(index, change.removed);
+    index.chunkOf.delete(change.removed.paymentId);
+  }
+  if (change.chunk) for (const p of change.chunk) index.chunkOf.set(p.paymentId, change.chunk);
   indexes.set(next, index);
 }

@@ -1,7 +1,7 @@
 import { Conflict } from '../errors.ts';
 import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/payment.ts';
 import type { Decider } from './handle.ts';
-import { heldBy, indexOf, moveIndex } from './receiving-index.ts';
+import { chunkIndexOf, heldBy, indexOf, moveIndex } from './receiving-index.ts';
 
 export const receivingStream = (accountId: string) => `receiving-${accountId}`;
 
@@ -50,22 +50,28 @@ export const findPayable = (state: Receiving, paymentId: string): Payable | unde
 const chunked = (payables: Payable[]): Payable[][] =>
   Array.from({ length: Math.ceil(payables.length / chunkSize) }, (_, i) => payables.slice(i * chunkSize, (i + 1) * chunkSize));
 
-function appended(chunks: Payable[][], added: Payable): Payable[][] {
+/** The chunks with `added` at the end, and the chunk that now holds it (a copy of the last one, or a new one). */
+function appended(chunks: Payable[][], added: Payable): { chunks: Payable[][]; chunk: Payable[] } {
   const last = chunks.at(-1);
-  if (!last || last.length >= chunkSize) return [...chunks, [added]];
+  if (!last || last.length >= chunkSize) {
+    const chunk = [added];
+    return { chunks: [...chunks, chunk], chunk };
+  }
+  const chunk = [...last, added];
   const next = chunks.slice();
-  next[next.length - 1] = [...last, added];
-  return next;
+  next[next.length - 1] = chunk;
+  return { chunks: next, chunk };
 }
 
-function without(chunks: Payable[][], removed: Payable): Payable[][] {
-  const at = chunks.findIndex(chunk => chunk.includes(removed));
-  if (at < 0) return chunks;
+/** The chunks without `removed`, and the copy of its chunk that replaced it (null when that chunk is left out, emptied). */
+function without(chunks: Payable[][], removed: Payable): { chunks: Payable[][]; chunk: Payable[] | null } {
+  const at = chunkIndexOf(chunks, removed);
+  if (at < 0) return { chunks, chunk: null };
   const rest = chunks[at]!.filter(p => p !== removed);
   const next = chunks.slice();
   if (rest.length > 0) next[at] = rest;
   else next.splice(at, 1);
-  return next;
+  return { chunks: next, chunk: rest.length > 0 ? rest : null };
 }
 
 /**
@@ -86,16 +92,16 @@ function evolve(state: Receiving, event: ReceivingEvent): Receiving {
       const added: Payable = { paymentId: d.paymentId, uniqueCode: d.uniqueCode, totalAmount: d.totalAmount, vaNumber: d.vaNumber, expiresAt: d.expiresAt };
       if (dropsLapsed(state, d.reservedAt))
         return { accountId: d.accountId, chunks: chunked([...heldAt(state, d.reservedAt), added]), droppedAt: d.reservedAt };
-      const chunks = appended(state.chunks, added);
-      moveIndex(state.chunks, chunks, { added });
+      const { chunks, chunk } = appended(state.chunks, added);
+      moveIndex(state.chunks, chunks, { added, chunk });
       return { accountId: d.accountId, chunks, droppedAt: state.droppedAt };
     }
     case 'PayableReleased': {
       const removed = findPayable(state, event.data.paymentId);
       if (!removed) return state;
-      const chunks = without(state.chunks, removed);
+      const { chunks, chunk } = without(state.chunks, removed);
       if (chunks === state.chunks) return state;
-      moveIndex(state.chunks, chunks, { removed });
+      moveIndex(state.chunks, chunks, { removed, chunk });
       return { ...state, chunks };
     }
     default: {

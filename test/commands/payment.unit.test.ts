@@ -154,9 +154,10 @@ describe('receiving decider (unique payable amounts)', () => {
     release: fc.boolean(),
   });
   test.prop([fc.array(step, { maxLength: 120 })])(
-    'never holds two payables with the same total (or VA number) at any time, and decides as it would from a snapshot',
+    'holds exactly the reserved, unreleased, unlapsed payables, never two with the same total (or VA number), and decides as it would from a snapshot',
     steps => {
       let state: Receiving = receiving.initialState();
+      const model = new Map<string, string>(); // payment id -> expiresAt: reserved and not released
       let minute = 0; // time moves on, as the commands of one stream see it
       steps.forEach((s, i) => {
         const now = at((minute += s.advance));
@@ -169,7 +170,12 @@ describe('receiving decider (unique payable amounts)', () => {
         const events = decideOn(state);
         expect(decideOn(JSON.parse(JSON.stringify(state)) as Receiving)).toEqual(events);
         if (Array.isArray(events)) state = events.reduce(receiving.evolve, state);
+        for (const e of Array.isArray(events) ? events : [])
+          if (e.type === 'PayableReserved') model.set(e.data.paymentId, e.data.expiresAt);
+          else model.delete(e.data.paymentId);
         const held = heldAt(state, now.toISOString());
+        const modelHeld = [...model].filter(([, expiresAt]) => expiresAt > now.toISOString()).map(([id]) => id);
+        expect(held.map(p => p.paymentId).sort()).toEqual(modelHeld.sort());
         const totals = held.filter(p => p.vaNumber === null).map(p => p.totalAmount);
         const vaNumbers = held.filter(p => p.vaNumber !== null).map(p => p.vaNumber);
         expect(new Set(totals).size).toBe(totals.length);

@@ -325,7 +325,16 @@ export async function run(ctx: BenchContext): Promise<void> {
     // the latency's peer: the bare route at the same steady rate, through the same load generator
     console.log(`bare INSERT route at ${fmtInt(goalRate)} req/s ...`);
     const bareAtGoal = await pacedLoad(bareUrl, barePosts(), goalRate, duration * 1000, ctx.signal, withCpu);
-    // the request path's ceiling: the same load with the projections and sagas paused, who catch up afterwards
+    // lighter steady loads, to show where the latency goal holds
+    const lighter: { fraction: number; rate: number; run: Cannon }[] = [];
+    for (const fraction of ctx.quick ? [] : lighterFractions) {
+      const rate = Math.max(1, Math.round(bareSaturated.rps * fraction));
+      console.log(`POST /api/v1/payments at ${fmtInt(rate)} req/s (${fmtRatio(fraction)} the bare route's rate) ...`);
+      lighter.push({ fraction, rate, run: await pacedLoad(baseUrl, paymentPosts(merchants), rate, duration * 1000, ctx.signal, withCpu) });
+    }
+
+    // the request path's ceiling: the goal's load with the projections and sagas paused, who catch up afterwards (last,
+    // so that their catching up weighs on no other load)
     console.log(`POST /api/v1/payments at ${fmtInt(goalRate)} req/s, projections and sagas paused ...`);
     await service.sagas.stop();
     await service.projections.stop();
@@ -335,13 +344,6 @@ export async function run(ctx: BenchContext): Promise<void> {
     const head = await service.store.headPosition();
     if (!(await service.projections.waitFor(head, 300_000)) || !(await service.sagas.waitFor(head, 300_000)))
       throw new Error('the projections and sagas did not catch up after the pause');
-    // lighter steady loads, to show where the latency goal holds
-    const lighter: { fraction: number; rate: number; run: Cannon }[] = [];
-    for (const fraction of ctx.quick ? [] : lighterFractions) {
-      const rate = Math.max(1, Math.round(bareSaturated.rps * fraction));
-      console.log(`POST /api/v1/payments at ${fmtInt(rate)} req/s (${fmtRatio(fraction)} the bare route's rate) ...`);
-      lighter.push({ fraction, rate, run: await pacedLoad(baseUrl, paymentPosts(merchants), rate, duration * 1000, ctx.signal, withCpu) });
-    }
 
     console.log(`payment → webhook: ${fmtInt(latencyPayments)} payments paid in the sandbox, ${latencyConcurrency} at a time ...`);
     const latency = await paymentToWebhook(baseUrl, service.sandboxUrl!, merchants[0]!, latencyPayments, latencyConcurrency);

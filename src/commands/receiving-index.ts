@@ -12,12 +12,15 @@ export type PayablesIndex = {
   ids: Map<string, Payable>;
   totals: Map<number, Payable[]>;
   vaNumbers: Map<string, Payable[]>;
-  /** the chunk that holds each payment's payable: a release finds its chunk without a pass over every payable */
-  chunkOf: Map<string, Chunk>;
+  /**
+   * each payment's rank in reservation order (increasing, with gaps where payables were released): the chunks keep
+   * that order, so a release finds its payable's chunk by a binary search instead of a pass over every payable
+   */
+  ranks: Map<string, number>;
+  nextRank: number;
 };
 
-type Chunk = readonly Payable[];
-type Chunks = readonly Chunk[];
+type Chunks = readonly (readonly Payable[])[];
 
 const indexes = new WeakMap<Chunks, PayablesIndex>();
 
@@ -26,12 +29,14 @@ const keyOf = (index: PayablesIndex, p: Payable) =>
 
 function add(index: PayablesIndex, p: Payable): void {
   index.ids.set(p.paymentId, p);
+  index.ranks.set(p.paymentId, index.nextRank++);
   const [map, key] = keyOf(index, p);
   map.set(key, [...(map.get(key) ?? []), p]);
 }
 
 function remove(index: PayablesIndex, p: Payable): void {
   index.ids.delete(p.paymentId);
+  index.ranks.delete(p.paymentId);
   const [map, key] = keyOf(index, p);
   const rest = (map.get(key) ?? []).filter(q => q.paymentId !== p.paymentId);
   if (rest.length > 0) map.set(key, rest);
@@ -41,12 +46,8 @@ function remove(index: PayablesIndex, p: Payable): void {
 export function indexOf(chunks: Chunks): PayablesIndex {
   let index = indexes.get(chunks);
   if (!index) {
-    index = { ids: new Map(), totals: new Map(), vaNumbers: new Map(), chunkOf: new Map() };
-    for (const chunk of chunks)
-      for (const p of chunk) {
-        add(index, p);
-        index.chunkOf.set(p.paymentId, chunk);
-      }
+    index = { ids: new Map(), totals: new Map(), vaNumbers: new Map(), ranks: new Map(), nextRank: 0 };
+    for (const chunk of chunks) for (const p of chunk) add(index, p);
     indexes.set(chunks, index);
   }
   return index;
@@ -55,25 +56,27 @@ export function indexOf(chunks: Chunks): PayablesIndex {
 /** Whether any of these payables (of one total or one VA number) is still held at `at`. */
 export const heldBy = (payables: readonly Payable[] | undefined, at: string) => payables?.some(p => p.expiresAt > at) ?? false;
 
-/** Where in `chunks` the chunk holding this payable is (-1: none holds it). */
+/** Where in `chunks` the chunk holding this payable is (-1: none holds it): a binary search by reservation rank. */
 export function chunkIndexOf(chunks: Chunks, p: Payable): number {
-  const chunk = indexOf(chunks).chunkOf.get(p.paymentId);
-  return chunk ? chunks.indexOf(chunk) : -1;
+  const { ranks } = indexOf(chunks);
+  const rank = ranks.get(p.paymentId);
+  if (rank === undefined) return -1;
+  for (let low = 0, high = chunks.length - 1; low <= high; ) {
+    const middle = (low + high) >> 1;
+    const chunk = chunks[middle]!;
+    if (rank < ranks.get(chunk[0]!.paymentId)!) high = middle - 1;
+    else if (rank > ranks.get(chunk[chunk.length - 1]!.paymentId)!) low = middle + 1;
+    else return chunk.includes(p) ? middle : -1;
+  }
+  return -1;
 }
 
-/**
- * `next` is `previous` with `added` at the end, or without `removed`; `chunk` is the copied chunk that replaced the
- * one that changed (none when that one was emptied and left out). previous's index, if built, becomes next's.
- */
-export function moveIndex(previous: Chunks, next: Chunks, change: ({ added: Payable } | { removed: Payable }) & { chunk: Chunk | null }): void {
+/** `next` is `previous` with `added` at the end, or without `removed`: previous's index, if built, becomes next's. */
+export function moveIndex(previous: Chunks, next: Chunks, change: { added: Payable } | { removed: Payable }): void {
   const index = indexes.get(previous);
   if (!index) return;
   indexes.delete(previous);
   if ('added' in change) add(index, change.added);
-  else {
-    remove(index, change.removed);
-    index.chunkOf.delete(change.removed.paymentId);
-  }
-  if (change.chunk) for (const p of change.chunk) index.chunkOf.set(p.paymentId, change.chunk);
+  else remove(index, change.removed);
   indexes.set(next, index);
 }

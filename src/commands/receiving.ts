@@ -50,28 +50,22 @@ export const findPayable = (state: Receiving, paymentId: string): Payable | unde
 const chunked = (payables: Payable[]): Payable[][] =>
   Array.from({ length: Math.ceil(payables.length / chunkSize) }, (_, i) => payables.slice(i * chunkSize, (i + 1) * chunkSize));
 
-/** The chunks with `added` at the end, and the chunk that now holds it (a copy of the last one, or a new one). */
-function appended(chunks: Payable[][], added: Payable): { chunks: Payable[][]; chunk: Payable[] } {
+function appended(chunks: Payable[][], added: Payable): Payable[][] {
   const last = chunks.at(-1);
-  if (!last || last.length >= chunkSize) {
-    const chunk = [added];
-    return { chunks: [...chunks, chunk], chunk };
-  }
-  const chunk = [...last, added];
+  if (!last || last.length >= chunkSize) return [...chunks, [added]];
   const next = chunks.slice();
-  next[next.length - 1] = chunk;
-  return { chunks: next, chunk };
+  next[next.length - 1] = [...last, added];
+  return next;
 }
 
-/** The chunks without `removed`, and the copy of its chunk that replaced it (null when that chunk is left out, emptied). */
-function without(chunks: Payable[][], removed: Payable): { chunks: Payable[][]; chunk: Payable[] | null } {
+function without(chunks: Payable[][], removed: Payable): Payable[][] {
   const at = chunkIndexOf(chunks, removed);
-  if (at < 0) return { chunks, chunk: null };
+  if (at < 0) return chunks;
   const rest = chunks[at]!.filter(p => p !== removed);
   const next = chunks.slice();
   if (rest.length > 0) next[at] = rest;
   else next.splice(at, 1);
-  return { chunks: next, chunk: rest.length > 0 ? rest : null };
+  return next;
 }
 
 /**
@@ -92,16 +86,16 @@ function evolve(state: Receiving, event: ReceivingEvent): Receiving {
       const added: Payable = { paymentId: d.paymentId, uniqueCode: d.uniqueCode, totalAmount: d.totalAmount, vaNumber: d.vaNumber, expiresAt: d.expiresAt };
       if (dropsLapsed(state, d.reservedAt))
         return { accountId: d.accountId, chunks: chunked([...heldAt(state, d.reservedAt), added]), droppedAt: d.reservedAt };
-      const { chunks, chunk } = appended(state.chunks, added);
-      moveIndex(state.chunks, chunks, { added, chunk });
+      const chunks = appended(state.chunks, added);
+      moveIndex(state.chunks, chunks, { added });
       return { accountId: d.accountId, chunks, droppedAt: state.droppedAt };
     }
     case 'PayableReleased': {
       const removed = findPayable(state, event.data.paymentId);
       if (!removed) return state;
-      const { chunks, chunk } = without(state.chunks, removed);
+      const chunks = without(state.chunks, removed);
       if (chunks === state.chunks) return state;
-      moveIndex(state.chunks, chunks, { removed, chunk });
+      moveIndex(state.chunks, chunks, { removed });
       return { ...state, chunks };
     }
     default: {

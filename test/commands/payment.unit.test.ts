@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { order } from '../../src/commands/order.ts';
 import { payment, type PaymentDetails } from '../../src/commands/payment.ts';
-import { heldAt, maxUniqueCode, payablesOf, receiving, type Payable, type Receiving, type ReceivingCommand } from '../../src/commands/receiving.ts';
+import { findPayable, heldAt, maxUniqueCode, payablesOf, receiving, type Payable, type Receiving, type ReceivingCommand } from '../../src/commands/receiving.ts';
 import { Conflict } from '../../src/errors.ts';
 import { OrderPaymentOpened, PayableReleased, PayableReserved, PaymentCompleted, PaymentCreated, PaymentExpired, PaymentMethodChosen } from '../../src/events/payment.ts';
 import { matchCredit } from '../../src/sagas/payment-matching.ts';
@@ -143,6 +143,20 @@ describe('receiving decider (unique payable amounts)', () => {
       expect(receiving.decide(on, reserve('x', 50_000, 65))).toEqual([reserved('x', 65)]);
       expect(receiving.decide(on, reserve('y', 50_000, 64))).toEqual([reserved('y', 65)]);
     }
+  });
+
+  test.prop([
+    fc.integer({ min: 1, max: 400 }).chain(n => fc.tuple(fc.constant(n), fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i)))),
+  ])('releases any payable, in any order, from any of many chunks, and keeps the others in reservation order', ([n, releases]) => {
+    const ids = Array.from({ length: n }, (_, i) => `p${i}`);
+    let state = ids.map((id, i) => reserved(id, (i % 999) + 1, 50_000 + Math.floor(i / 999))).reduce(receiving.evolve, receiving.initialState());
+    const held = new Set(ids);
+    for (const i of releases) {
+      state = receiving.evolve(state, PayableReleased({ accountId, paymentId: ids[i]!, reason: 'completed', releasedAt: t0.toISOString() }));
+      held.delete(ids[i]!);
+      expect(findPayable(state, ids[i]!)).toBeUndefined();
+    }
+    expect(payablesOf(state).map(p => p.paymentId)).toEqual(ids.filter(id => held.has(id)));
   });
 
   const step = fc.record({

@@ -91,42 +91,34 @@ async function bareRoute(databaseUrl: string, poolSize: number) {
   return { url, close: async () => { await app.close(); await pool.end(); } };
 }
 
+/** One POST of a load: where it goes, its headers and its body. */
+type Post = { path: string; headers: Record<string, string>; body: string };
+
 /** The next payment to create: the merchants' accounts in turn, amounts varied, a fresh order id each time. */
-const paymentBodies = (merchants: Merchant[]) => {
+const paymentPosts = (merchants: Merchant[]) => {
   let n = 0;
   const targets = merchants.flatMap(m => m.accountIds.map(accountId => ({ key: m.key, accountId })));
-  return () => {
+  return (): Post => {
     const target = targets[n++ % targets.length]!;
     const body = JSON.stringify({ amount: 10_000 + (n % 50) * 1_000, walletAccountId: target.accountId, redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}` });
-    return { key: target.key, body };
+    return { path: '/api/v1/payments', headers: { 'content-type': 'application/json', 'x-api-key': target.key }, body };
   };
 };
 
-const paymentRequests = (merchants: Merchant[]) => {
-  const next = paymentBodies(merchants);
-  return [
-    {
-      method: 'POST' as const,
-      path: '/api/v1/payments',
-      setupRequest: (request: autocannon.Request) => {
-        const { key, body } = next();
-        return { ...request, headers: { 'content-type': 'application/json', 'x-api-key': key }, body };
-      },
-    },
-  ];
+/** The next bare route request: a body like a payment's, a fresh order id each time. */
+const barePosts = () => {
+  let n = 0;
+  return (): Post => ({
+    path: '/bare',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ amount: 10_000 + (++n % 50) * 1_000, walletAccountId: randomUUID(), redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}` }),
+  });
 };
 
-/** One request of a paced load: where it goes, its headers and its body. */
-type PacedRequest = { path: string; headers: Record<string, string>; body: string };
-
-/** The next payment request: the merchants' accounts in turn (paymentBodies). */
-const paymentPosts = (merchants: Merchant[]) => {
-  const next = paymentBodies(merchants);
-  return (): PacedRequest => {
-    const { key, body } = next();
-    return { path: '/api/v1/payments', headers: { 'content-type': 'application/json', 'x-api-key': key }, body };
-  };
-};
+/** The same POSTs as autocannon's requests (each connection's next request takes the next POST). */
+const cannonRequests = (next: () => Post) => [
+  { method: 'POST' as const, setupRequest: (request: autocannon.Request) => ({ ...request, ...next() }) },
+];
 
 /**
  * Requests sent at a steady rate (runPaced: an open loop, latency from each request's due time) over undici's
@@ -135,7 +127,7 @@ const paymentPosts = (merchants: Merchant[]) => {
  */
 async function pacedLoad(
   baseUrl: string,
-  next: () => PacedRequest,
+  next: () => Post,
   rate: number,
   durationMs: number,
   signal: AbortSignal,
@@ -171,28 +163,6 @@ async function pacedLoad(
     await pool.close();
   }
 }
-
-/** The next bare route request: a body like a payment's, a fresh order id each time. */
-const bareBodies = () => {
-  let n = 0;
-  return () => JSON.stringify({ amount: 10_000 + (++n % 50) * 1_000, walletAccountId: randomUUID(), redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}` });
-};
-
-const bareRequests = () => {
-  const next = bareBodies();
-  return [
-    {
-      method: 'POST' as const,
-      path: '/bare',
-      setupRequest: (request: autocannon.Request) => ({ ...request, headers: { 'content-type': 'application/json' }, body: next() }),
-    },
-  ];
-};
-
-const barePosts = () => {
-  const next = bareBodies();
-  return (): PacedRequest => ({ path: '/bare', headers: { 'content-type': 'application/json' }, body: next() });
-};
 
 /** Steady loads lighter than the goal's, as fractions of the bare route's rate. */
 const lighterFractions = [0.4, 0.3];
@@ -286,8 +256,8 @@ export async function run(ctx: BenchContext): Promise<void> {
     bare = await bareRoute(url, service.pool.options.max ?? 30);
 
     // warm-up of both paths (JIT, prepared statements, static QRIS captured per account)
-    await cannon({ url: baseUrl, connections: 8, duration: 2, requests: paymentRequests(merchants) });
-    await cannon({ url: bare.url, connections: 8, duration: 2, requests: bareRequests() });
+    await cannon({ url: baseUrl, connections: 8, duration: 2, requests: cannonRequests(paymentPosts(merchants)) });
+    await cannon({ url: bare.url, connections: 8, duration: 2, requests: cannonRequests(barePosts()) });
 
     // CPU per request while a load runs: this process (all threads) and PostgreSQL's process tree
     const withCpu = async (load: () => Promise<Cannon>): Promise<Cannon> => {
@@ -303,11 +273,11 @@ export async function run(ctx: BenchContext): Promise<void> {
     const bareUrl = bare.url;
     const bareLoad = async (round: number) => {
       console.log(`round ${round} of ${rounds}: bare INSERT route, saturated ...`);
-      bareRounds.push(await withCpu(() => cannon({ url: bareUrl, connections, duration, requests: bareRequests() })));
+      bareRounds.push(await withCpu(() => cannon({ url: bareUrl, connections, duration, requests: cannonRequests(barePosts()) })));
     };
     const oursLoad = async (round: number) => {
       console.log(`round ${round} of ${rounds}: POST /api/v1/payments, saturated ...`);
-      oursRounds.push(await withCpu(() => cannon({ url: baseUrl, connections, duration, requests: paymentRequests(merchants) })));
+      oursRounds.push(await withCpu(() => cannon({ url: baseUrl, connections, duration, requests: cannonRequests(paymentPosts(merchants)) })));
     };
     // bare first in odd rounds, ours first in even ones: a machine getting faster or slower favours neither
     for (let round = 1; round <= rounds; round++)

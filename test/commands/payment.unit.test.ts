@@ -212,10 +212,10 @@ describe('order decider', () => {
 });
 
 describe('credit matching', () => {
-  /** The matching as first written: a sorted copy, payables still held when the money was booked first. */
   /** An account holding these payables, in chunks of `size`. */
   const holding = (payables: Payable[], size = 64): Receiving =>
     ({ accountId, chunks: Array.from({ length: Math.ceil(payables.length / size) }, (_, i) => payables.slice(i * size, (i + 1) * size)), droppedAt: null });
+  /** The matching as first written: a sorted copy, payables still held when the money was booked first. */
   const sortedMatch = (payables: Payable[], credit: Parameters<typeof matchCredit>[1]) => {
     const ordered = [...payables].sort((a, b) => Number(b.expiresAt >= credit.occurredAt) - Number(a.expiresAt >= credit.occurredAt));
     const reference = credit.reference ?? '';

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { text } from '../text.ts';
 import { linkAccount } from '../commands/link-account.ts';
 import { changeAccount, deleteAccount, refreshAccount } from '../commands/manage-account.ts';
 import { InvalidInput, NotFound } from '../errors.ts';
@@ -11,33 +12,33 @@ import { parseBody } from './validation.ts';
 import { pagination, presentAccount } from './presenters.ts';
 
 const interval = z.int().min(5).max(1440);
-const text = z.string().trim().min(1).max(100);
-const digits = z.string().trim().regex(/^[0-9]{4,20}$/, 'digits only');
-const phone = z.string().trim().regex(/^\+?[0-9]{8,15}$/, 'a phone number');
+const label = text.trim().min(1).max(100);
+const digits = text.trim().regex(/^[0-9]{4,20}$/, 'digits only');
+const phone = text.trim().regex(/^\+?[0-9]{8,15}$/, 'a phone number');
 
 const createBody = z.object({
   type: z.enum(['bank', 'ewallet']),
-  providerCode: z.string().trim().min(1).max(40),
-  accountName: text,
+  providerCode: text.trim().min(1).max(40),
+  accountName: label,
   intervalMinutes: interval,
   accountNumber: digits.optional(),
-  username: z.string().min(1).max(100).optional(),
-  password: z.string().min(1).max(200).optional(),
+  username: text.min(1).max(100).optional(),
+  password: text.min(1).max(200).optional(),
   phoneNumber: phone.optional(),
-  pin: z.string().regex(/^[0-9]{6}$/, '6 digits').optional(),
+  pin: text.regex(/^[0-9]{6}$/, '6 digits').optional(),
 });
 
 const listQuery = z.object({
   type: z.enum(['bank', 'ewallet']).optional(),
   isActive: z.enum(['true', 'false']).transform(v => v === 'true').optional(),
-  providerCode: z.string().max(40).optional(),
-  search: z.string().max(100).optional(),
+  providerCode: text.max(40).optional(),
+  search: text.max(100).optional(),
   page: z.coerce.number().int().min(1).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(10),
 });
 
 const patchBody = z
-  .object({ accountName: text, intervalMinutes: interval, username: z.string().min(1).max(100), password: z.string().min(1).max(200) })
+  .object({ accountName: label, intervalMinutes: interval, username: text.min(1).max(100), password: text.min(1).max(200) })
   .partial()
   .strict()
   .refine(b => Object.keys(b).length > 0, 'nothing to change');
@@ -45,7 +46,7 @@ const patchBody = z
 const idParams = z.object({ id: z.uuid() });
 
 /** Create (no action) or one step of an e-wallet OTP login (action): the body is parsed once the action is known. */
-const postBody = z.looseObject({ action: z.string().max(60).optional() });
+const postBody = z.looseObject({ action: text.max(60).optional() });
 
 /** /api/v1/accounts: link, list, read, change, delete and refresh; every id is scoped to the key's owner. */
 export function accountRoutes(deps: AppDeps) {

@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { text } from '../text.ts';
 import { createApiKey, revokeApiKey } from '../commands/api-key.ts';
 import { listApiKeys } from '../projections/api-keys.ts';
 import type { AppDeps } from './deps.ts';
 import type { ApiKeyCache } from './key-cache.ts';
 import { requireSession } from './session-auth.ts';
 
-const createBody = z.object({ name: z.string().trim().min(1).max(100) });
+const createBody = z.object({ name: text.trim().min(1).max(100) });
 const keyParams = z.object({ id: z.uuid() });
 
 /** Dashboard (cookie) management of API keys; the secret is shown once, in the create response. */

@@ -1,22 +1,31 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { text, unstorableTextMessage } from '../text.ts';
 import { checkPassword, endSession, startSession, wrongCredentials } from '../commands/login.ts';
 import { normaliseEmail, registerUser } from '../commands/registration.ts';
 import { InvalidInput } from '../errors.ts';
 import { findUser, findUserIdByEmail } from '../projections/users.ts';
 import { listLiveSessions } from '../projections/sessions.ts';
 import type { AppDeps } from './deps.ts';
+import { unstorableField } from './validation.ts';
 import { authenticateSession, clearSessionCookie, setSessionCookie } from './session-auth.ts';
 
 const allFieldsRequired = 'Semua field wajib diisi';
 const loginFieldsRequired = 'Email dan password wajib diisi';
 
-const filled = z.string().trim().min(1);
-const registerBody = z.object({ name: filled, email: filled, password: z.string().min(1) });
-const loginBody = z.object({ email: filled, password: z.string().min(1) });
+const filled = text.trim().min(1);
+const registerBody = z.object({ name: filled, email: filled, password: text.min(1) });
+const loginBody = z.object({ email: filled, password: text.min(1) });
+
+/** Text PostgreSQL cannot store is named, not taken for a missing field. */
+function refuseUnstorable(error: z.ZodError) {
+  const field = unstorableField(error);
+  if (field) throw new InvalidInput(`Field ${field} berisi karakter yang tidak valid`, [{ path: `body.${field}`, message: unstorableTextMessage }], 'INVALID_TEXT');
+}
 
 function parseRegistration(body: unknown) {
   const parsed = registerBody.safeParse(body ?? {});
+  if (!parsed.success) refuseUnstorable(parsed.error);
   if (!parsed.success) throw new InvalidInput(allFieldsRequired, [], 'MISSING_FIELDS');
   const { name, email, password } = parsed.data;
   if (password.length < 8) throw new InvalidInput('Password minimal 8 karakter', [], 'PASSWORD_TOO_SHORT');
@@ -67,6 +76,7 @@ export function authRoutes(deps: AppDeps) {
       },
       async (request, reply) => {
         const parsed = loginBody.safeParse(request.body ?? {});
+        if (!parsed.success) refuseUnstorable(parsed.error);
         if (!parsed.success) throw new InvalidInput(loginFieldsRequired, [], 'MISSING_FIELDS');
         const { email, password } = parsed.data;
         const userId = await findUserIdByEmail(deps.pool, normaliseEmail(email));

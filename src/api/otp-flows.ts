@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
+import { text } from '../text.ts';
 import { nationalNumber, sendOtp, verificationIncomplete, verifyOtp, type OtpWallet } from '../commands/otp-login.ts';
 import type { LoginPurpose } from '../commands/wallet-login.ts';
 import type { OtpSettings } from '../config.ts';
@@ -15,7 +16,7 @@ const sendActions: Record<string, OtpWallet> = {
 };
 
 type VerifyAction = { wallet: OtpWallet; step: 'first' | 'second'; otp: z.ZodString; pin: boolean };
-const otpOf = (length: string) => z.string().trim().regex(new RegExp(`^[0-9]{${length}}$`), `${length.replace(',', ' to ')} digits`);
+const otpOf = (length: string) => text.trim().regex(new RegExp(`^[0-9]{${length}}$`), `${length.replace(',', ' to ')} digits`);
 const verifyActions: Record<string, VerifyAction> = {
   'wallet-a-verify-otp': { wallet: 'WALLET-A', step: 'first', otp: otpOf('4'), pin: false },
   'wallet-b-verify-otp': { wallet: 'WALLET-B', step: 'first', otp: otpOf('6'), pin: true },
@@ -27,15 +28,15 @@ const verifyActions: Record<string, VerifyAction> = {
 export const isOtpAction = (action: unknown): action is string =>
   typeof action === 'string' && (action in sendActions || action in verifyActions);
 
-const pin = z.string().trim().regex(/^[0-9]{6}$/, '6 digits');
-const phone = z.string().trim().regex(/^\+?[0-9]{8,15}$/, 'a phone number');
+const pin = text.trim().regex(/^[0-9]{6}$/, '6 digits');
+const phone = text.trim().regex(/^\+?[0-9]{8,15}$/, 'a phone number');
 
 const sendBody = z.object({
-  action: z.string(),
+  action: text,
   phoneNumber: phone,
   pin: pin.optional(),
-  providerCode: z.string().trim().min(1).max(40).optional(),
-  accountName: z.string().trim().min(1).max(100).optional(),
+  providerCode: text.trim().min(1).max(40).optional(),
+  accountName: text.trim().min(1).max(100).optional(),
   intervalMinutes: z.int().min(5).max(1440).optional(),
   accountId: z.uuid().optional(),
   verificationMethod: z.enum(['MESSENGER', 'SMS']).default('MESSENGER'),
@@ -43,7 +44,7 @@ const sendBody = z.object({
 
 const verifyBody = (a: VerifyAction) =>
   z.object({
-    action: z.string(),
+    action: text,
     sessionId: z.uuid('the sessionId returned by the previous step'),
     otp: a.otp,
     pin: a.pin ? pin : pin.optional(),

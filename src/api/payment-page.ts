@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import { z } from 'zod';
+import { text } from '../text.ts';
 import { choosePaymentMethod } from '../commands/choose-payment-method.ts';
 import { InvalidInput, NotFound } from '../errors.ts';
 import { isQrType, qrisImageUrlOf, rowOfPayment } from '../payments/present.ts';
@@ -15,7 +16,7 @@ import { paymentRow } from './payments.ts';
 const paymentId = z.uuid();
 const notFound = () => new NotFound('Payment not found', 'PAYMENT_NOT_FOUND');
 const pollMs = 3000;
-const methodBody = z.object({ type: z.string().trim().min(1).max(20) });
+const methodBody = z.object({ type: text.trim().min(1).max(20) });
 
 /** The QR image of a payment, 256x256 PNG, as the interface fixes it. */
 export function qrPng(payload: string): Promise<Buffer> {

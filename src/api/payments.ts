@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { text } from '../text.ts';
 import { createPayment } from '../commands/create-payment.ts';
 import { NotFound } from '../errors.ts';
 import { load } from '../commands/handle.ts';
@@ -12,12 +13,12 @@ import type { AppDeps } from './deps.ts';
 const createBody = z.object({
   amount: z.int().min(1).max(1_000_000_000_000),
   walletAccountId: z.union([z.literal('GATEWAY'), z.uuid('a linked account id or GATEWAY')]),
-  redirectUrl: z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(2000),
-  orderId: z.string().trim().min(1).max(100),
-  type: z.string().trim().min(1).max(20).optional(),
+  redirectUrl: text.max(2000, 'at most 2000 characters').pipe(z.url({ protocol: /^https?$/, error: 'an http or https URL' })),
+  orderId: text.trim().min(1).max(100),
+  type: text.trim().min(1).max(20).optional(),
   expiresInMinutes: z.int().min(5).max(10_080).optional(),
 });
-const createHeaders = z.object({ 'idempotency-key': z.string().trim().min(1).max(255).optional() });
+const createHeaders = z.object({ 'idempotency-key': text.trim().min(1).max(255).optional() });
 const statusParams = z.object({ paymentId: z.uuid() });
 
 const paymentNotFound = () => new NotFound('Payment not found', 'PAYMENT_NOT_FOUND');

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { InvalidInput } from '../errors.ts';
+import { unstorableTextMessage } from '../text.ts';
 
 /**
  * Parses a body that the route's schema could not pick in advance (one path, several shapes): the same 400 as a
@@ -19,4 +20,10 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown, message
 export function missingFields(body: unknown, required: readonly string[]): string[] {
   const record = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
   return required.filter(f => record[f] === undefined || record[f] === null || (typeof record[f] === 'string' && record[f].trim() === ''));
+}
+
+/** The field (dotted path) of the first text a schema refused as unstorable: NUL or half a surrogate pair. */
+export function unstorableField(error: z.ZodError): string | null {
+  const issue = error.issues.find(i => i.message === unstorableTextMessage);
+  return issue ? issue.path.map(String).join('.') : null;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { text } from '../text.ts';
 import { listDeliveries, redeliver } from '../webhooks/delivery-log.ts';
 import { listWebhookEndpoints } from '../webhooks/endpoints-projection.ts';
 import { addWebhookEndpoint, removeWebhookEndpoint } from '../webhooks/endpoints.ts';
@@ -8,7 +9,7 @@ import type { AppDeps } from './deps.ts';
 import { pagination } from './presenters.ts';
 import { requireSession } from './session-auth.ts';
 
-const createBody = z.object({ url: z.string().trim().min(1).max(2048) });
+const createBody = z.object({ url: text.trim().min(1).max(2048) });
 const endpointParams = z.object({ id: z.uuid() });
 const deliveryParams = z.object({ id: z.uuid(), deliveryId: z.uuid() });
 const deliveriesQuery = z.object({

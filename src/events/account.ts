@@ -1,19 +1,20 @@
 import { z } from 'zod';
+import { text } from '../text.ts';
 import { event, isoDate, rupiah, type EventOf } from './event.ts';
 
 /** An AES-256-GCM sealed value (credentials, provider sessions): events never hold them in the clear. */
-export const sealed = z.object({ iv: z.string(), tag: z.string(), data: z.string() });
+export const sealed = z.object({ iv: text, tag: text, data: text });
 
 // stream account-<accountId>
 export const AccountLinked = event('AccountLinked', 1, z.object({
   accountId: z.uuid(),
   ownerId: z.uuid(),
   type: z.enum(['bank', 'ewallet']),
-  providerCode: z.string(),
-  accountName: z.string(),
-  accountNumber: z.string().nullable(),
-  phoneNumber: z.string().nullable(),
-  holderName: z.string().nullable(),
+  providerCode: text,
+  accountName: text,
+  accountNumber: text.nullable(),
+  phoneNumber: text.nullable(),
+  holderName: text.nullable(),
   intervalMinutes: z.int().positive(),
   credentials: sealed.nullable(),
   session: sealed.nullable(),
@@ -23,7 +24,7 @@ export const AccountLinked = event('AccountLinked', 1, z.object({
 
 export const AccountSettingsChanged = event('AccountSettingsChanged', 1, z.object({
   accountId: z.uuid(),
-  accountName: z.string().optional(),
+  accountName: text.optional(),
   intervalMinutes: z.int().positive().optional(),
   changedAt: isoDate,
 }));
@@ -38,12 +39,12 @@ export const CredentialsChanged = event('CredentialsChanged', 1, z.object({
 export const MutationRecorded = event('MutationRecorded', 1, z.object({
   accountId: z.uuid(),
   mutationId: z.uuid(),
-  providerTransactionId: z.string(),
+  providerTransactionId: text,
   type: z.enum(['CREDIT', 'DEBIT']),
   amount: rupiah,
-  description: z.string(),
-  senderName: z.string(),
-  reference: z.string().nullable(),
+  description: text,
+  senderName: text,
+  reference: text.nullable(),
   occurredAt: isoDate,
   recordedAt: isoDate,
 }));
@@ -54,12 +55,12 @@ export const AccountSynced = event('AccountSynced', 1, z.object({
   syncedAt: isoDate,
   /** the scheduled time this sync answers; null for a manual refresh */
   slot: isoDate.nullable(),
-  cursor: z.string().nullable(),
+  cursor: text.nullable(),
 }));
 
 export const AccountSyncFailed = event('AccountSyncFailed', 1, z.object({
   accountId: z.uuid(),
-  reason: z.string(),
+  reason: text,
   failedAt: isoDate,
   consecutiveFailures: z.int().positive(),
   retryAt: isoDate,
@@ -84,7 +85,7 @@ export const ProviderSessionRestored = event('ProviderSessionRestored', 1, z.obj
 }));
 
 /** The merchant's static QRIS, read once from the provider: dynamic QRIS payments are built from it. */
-export const StaticQrisCaptured = event('StaticQrisCaptured', 1, z.object({ accountId: z.uuid(), payload: z.string(), capturedAt: isoDate }));
+export const StaticQrisCaptured = event('StaticQrisCaptured', 1, z.object({ accountId: z.uuid(), payload: text, capturedAt: isoDate }));
 
 export type AccountEvent =
   | EventOf<typeof AccountLinked>

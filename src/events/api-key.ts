@@ -1,13 +1,14 @@
 import { z } from 'zod';
+import { text } from '../text.ts';
 import { event, isoDate, type EventOf } from './event.ts';
 
 // stream api-key-<keyId>: a key's life; only the SHA-256 of the secret is ever stored
 export const ApiKeyCreated = event('ApiKeyCreated', 1, z.object({
   keyId: z.uuid(),
   userId: z.uuid(),
-  name: z.string().min(1).max(100),
-  prefix: z.string(),
-  keyHash: z.string().regex(/^[0-9a-f]{64}$/),
+  name: text.min(1).max(100),
+  prefix: text,
+  keyHash: text.regex(/^[0-9a-f]{64}$/),
   createdAt: isoDate,
 }));
 

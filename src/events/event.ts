@@ -78,3 +78,6 @@ export function serialise(e: DomainEvent): { type: string; version: number; data
 
 export const isoDate = z.iso.datetime({ offset: true });
 export const rupiah = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** Every declared event type (for checks over all of them: text fields, documentation). */
+export const declaredEvents = (): EventDefinition<string, z.ZodType>[] => [...registry.values()];

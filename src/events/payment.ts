@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from '../text.ts';
 import { event, isoDate, rupiah, type EventOf } from './event.ts';
 
 /** Payment types a payment can have; static QRIS only on legacy payments (it can no longer be created). */
@@ -8,10 +9,10 @@ export const paymentType = z.enum(['QRIS', 'QRIS-DYNAMIC', 'DIRECT', 'VA-BANK1',
 export const PaymentCreated = event('PaymentCreated', 1, z.object({
   paymentId: z.uuid(),
   ownerId: z.uuid(),
-  orderId: z.string(),
+  orderId: text,
   /** the linked account the customer pays into */
   receivingAccountId: z.uuid(),
-  providerCode: z.string(),
+  providerCode: text,
   /** null while the payer has not chosen the method on the payment page (methodSelection payer) */
   type: paymentType.nullable(),
   /** 'payer': created without a type, the payer chooses on the payment page */
@@ -21,14 +22,14 @@ export const PaymentCreated = event('PaymentCreated', 1, z.object({
   uniqueCode: rupiah.nullable(),
   totalAmount: rupiah.nullable(),
   /** where the customer sends money: the virtual account number, or the wallet's number for DIRECT */
-  accountNumber: z.string().nullable(),
+  accountNumber: text.nullable(),
   /** the dynamic QRIS payload (QRIS-DYNAMIC) */
-  qrisPayload: z.string().nullable(),
-  redirectUrl: z.string(),
+  qrisPayload: text.nullable(),
+  redirectUrl: text,
   expiresAt: isoDate,
   createdAt: isoDate,
   /** SHA-256 of the request when it came with an Idempotency-Key (the same key with another body is refused); else null */
-  requestHash: z.string().nullable(),
+  requestHash: text.nullable(),
 }));
 
 /** The payer chose how to pay on the payment page: from here on the payment is billed like one created with that type. */
@@ -37,15 +38,15 @@ export const PaymentMethodChosen = event('PaymentMethodChosen', 1, z.object({
   type: paymentType,
   uniqueCode: rupiah,
   totalAmount: rupiah,
-  accountNumber: z.string().nullable(),
-  qrisPayload: z.string().nullable(),
+  accountNumber: text.nullable(),
+  qrisPayload: text.nullable(),
   chosenAt: isoDate,
 }));
 
 export const PaymentCompleted = event('PaymentCompleted', 1, z.object({
   paymentId: z.uuid(),
   ownerId: z.uuid(),
-  orderId: z.string(),
+  orderId: text,
   type: paymentType,
   amount: rupiah,
   totalAmount: rupiah,
@@ -70,7 +71,7 @@ export const PayableReserved = event('PayableReserved', 1, z.object({
   paymentId: z.uuid(),
   uniqueCode: rupiah,
   totalAmount: rupiah,
-  vaNumber: z.string().nullable(),
+  vaNumber: text.nullable(),
   expiresAt: isoDate,
   reservedAt: isoDate,
 }));
@@ -85,7 +86,7 @@ export const PayableReleased = event('PayableReleased', 1, z.object({
 // stream order-<ownerId>-<hash of orderId>: which payment an order is waiting for
 export const OrderPaymentOpened = event('OrderPaymentOpened', 1, z.object({
   ownerId: z.uuid(),
-  orderId: z.string(),
+  orderId: text,
   paymentId: z.uuid(),
   openedAt: isoDate,
 }));

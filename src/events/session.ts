@@ -1,12 +1,13 @@
 import { z } from 'zod';
+import { text } from '../text.ts';
 import { event, isoDate, type EventOf } from './event.ts';
 
 // stream session-<sessionId>: one dashboard login, from sign-in to logout
 export const SessionStarted = event('SessionStarted', 1, z.object({
   sessionId: z.uuid(),
   userId: z.uuid(),
-  userAgent: z.string().nullable(),
-  ip: z.string().nullable(),
+  userAgent: text.nullable(),
+  ip: text.nullable(),
   startedAt: isoDate,
   expiresAt: isoDate,
 }));

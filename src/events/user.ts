@@ -1,19 +1,20 @@
 import { z } from 'zod';
+import { text } from '../text.ts';
 import { event, isoDate, type EventOf } from './event.ts';
 
 // stream user-<userId>
 export const UserRegistered = event('UserRegistered', 1, z.object({
   userId: z.uuid(),
-  name: z.string().min(1),
-  email: z.string().min(3),
-  passwordHash: z.string().min(1),
+  name: text.min(1),
+  email: text.min(3),
+  passwordHash: text.min(1),
   role: z.enum(['USER', 'ADMIN']),
   registeredAt: isoDate,
 }));
 
 export const SubscriptionGranted = event('SubscriptionGranted', 1, z.object({
   userId: z.uuid(),
-  plan: z.object({ name: z.string(), slug: z.string() }),
+  plan: z.object({ name: text, slug: text }),
   status: z.enum(['ACTIVE']),
   expiresAt: isoDate,
 }));
@@ -21,7 +22,7 @@ export const SubscriptionGranted = event('SubscriptionGranted', 1, z.object({
 export const PointsGranted = event('PointsGranted', 1, z.object({
   userId: z.uuid(),
   points: z.int().positive(),
-  reason: z.string(),
+  reason: text,
 }));
 
 export const PointsDebited = event('PointsDebited', 1, z.object({
@@ -39,13 +40,13 @@ export const AccountDeleted = event('AccountDeleted', 1, z.object({
 }));
 
 /** A sealed value (src/security/credentials.ts): AES-256-GCM, never the plain text. */
-const sealed = z.object({ iv: z.string(), tag: z.string(), data: z.string() });
+const sealed = z.object({ iv: text, tag: text, data: text });
 
 /** A webhook endpoint of the user; its signing secret is sealed (it must be recovered to sign, so it is not hashed). */
 export const WebhookEndpointAdded = event('WebhookEndpointAdded', 1, z.object({
   userId: z.uuid(),
   endpointId: z.uuid(),
-  url: z.string().min(1),
+  url: text.min(1),
   secret: sealed,
   addedAt: isoDate,
 }));

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { text } from '../text.ts';
 import { sealed } from './account.ts';
 import { event, isoDate, type EventOf } from './event.ts';
 
 /** What the login is for: a new account (its settings) or a relogin of an existing one. */
 const purpose = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('new'), providerCode: z.string(), accountName: z.string(), intervalMinutes: z.int().positive() }),
+  z.object({ kind: z.literal('new'), providerCode: text, accountName: text, intervalMinutes: z.int().positive() }),
   z.object({ kind: z.literal('relogin'), accountId: z.uuid() }),
 ]);
 
@@ -12,12 +13,12 @@ const purpose = z.discriminatedUnion('kind', [
 export const OtpRequested = event('OtpRequested', 1, z.object({
   sessionId: z.uuid(),
   ownerId: z.uuid(),
-  providerCode: z.string(),
-  phoneNumber: z.string(),
+  providerCode: text,
+  phoneNumber: text,
   purpose,
   /** the PIN given at step 1 (wallet A), sealed as the account's credentials ({pin}) */
   pin: sealed.nullable(),
-  challengeId: z.string(),
+  challengeId: text,
   channel: z.enum(['MESSENGER', 'SMS']),
   /** the session that asked for this second OTP (wallet C), or null at step 1 */
   previousSessionId: z.uuid().nullable(),
@@ -37,8 +38,8 @@ export const SecondOtpRequired = event('SecondOtpRequired', 1, z.object({
 export const WalletLoginCompleted = event('WalletLoginCompleted', 1, z.object({
   sessionId: z.uuid(),
   ownerId: z.uuid(),
-  providerCode: z.string(),
-  phoneNumber: z.string(),
+  providerCode: text,
+  phoneNumber: text,
   purpose,
   /** the account created (purpose new) or reactivated (relogin) */
   accountId: z.uuid(),
@@ -46,7 +47,7 @@ export const WalletLoginCompleted = event('WalletLoginCompleted', 1, z.object({
   pin: sealed.nullable(),
   /** the provider session, sealed: the account stream takes it from here */
   providerSession: sealed,
-  holderName: z.string().nullable(),
+  holderName: text.nullable(),
   completedAt: isoDate,
 }));
 

@@ -12,6 +12,7 @@ import {
   type IPolicy,
 } from 'cockatiel';
 import { z } from 'zod';
+import { cleanText } from '../text.ts';
 import {
   ProviderError,
   type LoggedIn,
@@ -21,29 +22,32 @@ import {
   type SecondOtpRequired,
 } from './connector.ts';
 
+/** What a provider says lands in events: cleaned of what PostgreSQL cannot store. */
+const providerText = z.string().transform(cleanText);
+
 const sessionResponse = z.object({
-  sessionToken: z.string(),
-  expiresAt: z.string(),
-  account: z.object({ accountRef: z.string(), holderName: z.string() }),
+  sessionToken: providerText,
+  expiresAt: providerText,
+  account: z.object({ accountRef: providerText, holderName: providerText }),
 });
-const secondOtpResponse = z.object({ secondOtpRequired: z.literal(true), challengeId: z.string(), expiresAt: z.string() });
-const challengeResponse = z.object({ challengeId: z.string(), expiresAt: z.string(), otpLength: z.int() });
+const secondOtpResponse = z.object({ secondOtpRequired: z.literal(true), challengeId: providerText, expiresAt: providerText });
+const challengeResponse = z.object({ challengeId: providerText, expiresAt: providerText, otpLength: z.int() });
 const balanceResponse = z.object({ balance: z.int() });
 const transactionsResponse = z.object({
   transactions: z.array(
     z.object({
-      id: z.string(),
+      id: providerText,
       type: z.enum(['CREDIT', 'DEBIT']),
       amount: z.int().nonnegative(),
-      description: z.string().default(''),
-      senderName: z.string().default(''),
-      reference: z.string().nullable().default(null),
-      occurredAt: z.string(),
+      description: providerText.default(''),
+      senderName: providerText.default(''),
+      reference: providerText.nullable().default(null),
+      occurredAt: providerText,
     }),
   ),
   hasMore: z.boolean(),
 });
-const qrisResponse = z.object({ payload: z.string().min(20) });
+const qrisResponse = z.object({ payload: z.string().min(20).transform(cleanText) });
 const errorBody = z.object({ error: z.string(), message: z.string().optional() }).partial();
 
 const failureByCode: Record<string, ProviderFailure> = {
@@ -169,7 +173,7 @@ export function httpConnector(options: HttpConnectorOptions): ProviderConnector 
     },
     async openVirtualAccount(providerCode, accountRef, session, vaNumber) {
       // the same number again is harmless: retried like a read
-      await call(providerCode, accountPath(accountRef, '/virtual-accounts'), z.object({ vaNumber: z.string() }), {
+      await call(providerCode, accountPath(accountRef, '/virtual-accounts'), z.object({ vaNumber: providerText }), {
         method: 'POST',
         body: { vaNumber },
         session,

@@ -48,12 +48,16 @@ export async function cancelDelivery(db: Queryable, deliveryId: string, reason: 
 /**
  * Logs an attempt and moves the delivery on (afterAttempt), scheduling the next attempt in the same transaction.
  * The delivery row is locked, so two attempts racing on one delivery are logged one after the other.
+ * The attempt is logged at `attemptedAt` (when it started); the wait before the next one counts from `endedAt` (when
+ * the answer, the error or the timeout came), which is also when the queue's wait starts: the job is queued `wait`
+ * after the database's now(), in this transaction, right after the attempt ended. So `nextAttemptAt` is when the next
+ * attempt really runs, also after an attempt that waited for its whole timeout.
  */
 export async function recordAttempt(
   pool: pg.Pool,
-  attempt: { job: AttemptJob; attemptedAt: Date; result: AttemptResult; delays: readonly number[]; random: number },
+  attempt: { job: AttemptJob; attemptedAt: Date; endedAt: Date; result: AttemptResult; delays: readonly number[]; random: number },
 ): Promise<AfterAttempt | null> {
-  const { job, attemptedAt, result } = attempt;
+  const { job, attemptedAt, endedAt, result } = attempt;
   return inTransaction(pool, async tx => {
     const locked = await query<{ status: DeliveryStatus; schedule_step: number }>(
       tx,
@@ -72,12 +76,12 @@ export async function recordAttempt(
     );
     const next = afterAttempt({ status: row.status, scheduleStep: row.schedule_step }, job, result, attempt);
     if (next.status === row.status && next.scheduleStep === row.schedule_step) return next; // stale: logged only
-    const nextAttemptAt = next.nextAttemptInMs === null ? null : new Date(attemptedAt.getTime() + next.nextAttemptInMs);
+    const nextAttemptAt = next.nextAttemptInMs === null ? null : new Date(endedAt.getTime() + next.nextAttemptInMs);
     await query(
       tx,
       'MoveWebhookDelivery',
       `update webhook_deliveries set status = $2, schedule_step = $3, status_reason = $4, next_attempt_at = $5, updated_at = $6 where id = $1`,
-      [job.deliveryId, next.status, next.scheduleStep, next.statusReason, nextAttemptAt, attemptedAt],
+      [job.deliveryId, next.status, next.scheduleStep, next.statusReason, nextAttemptAt, endedAt],
     );
     if (next.nextAttemptInMs !== null) {
       await scheduleAttempt(tx, { deliveryId: job.deliveryId, step: next.scheduleStep + 1, manual: false }, next.nextAttemptInMs);

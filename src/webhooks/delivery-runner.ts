@@ -31,7 +31,9 @@ export async function attemptDelivery(deps: DeliveryDeps, settings: WebhookSetti
   const headers = signedHeaders(secret, target.event_id, new Date(), target.body);
   const attemptedAt = deps.clock.now();
   const result = await postWebhook({ url: target.url, body: target.body, headers }, settings);
-  await recordAttempt(deps.pool, { job, attemptedAt, result, delays: settings.retryDelaysMs, random: Math.random() });
+  // the next wait starts when this attempt ended (an answer, an error or the timeout), as the queue's does
+  const endedAt = deps.clock.now();
+  await recordAttempt(deps.pool, { job, attemptedAt, endedAt, result, delays: settings.retryDelaysMs, random: Math.random() });
   if (result.statusCode === 410) await disableWebhookEndpoint(deps, target.owner_id, target.endpoint_id, 410);
 }
 

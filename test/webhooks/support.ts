@@ -11,7 +11,11 @@ import { freshDatabaseUrl } from '../support/database.ts';
 import type { TestService } from '../support/service.ts';
 
 /** startTestService (test/support/service.ts), with webhook settings the environment cannot give (schedule, resolver). */
-export async function startWebhookTestService(env: Record<string, string>, webhooks: Partial<WebhookSettings> = {}): Promise<TestService> {
+export async function startWebhookTestService(
+  env: Record<string, string>,
+  webhooks: Partial<WebhookSettings> = {},
+  clock: TestClock = new TestClock(),
+): Promise<TestService> {
   const config = loadConfig({
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'svc-test-data-')),
     DATABASE_URL: await freshDatabaseUrl(),
@@ -20,7 +24,6 @@ export async function startWebhookTestService(env: Record<string, string>, webho
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const clock = new TestClock();
   const service = await createService(config, { clock, log: createLogger('silent'), schedulerTickMs: 3_600_000, webhooks });
   return Object.assign(service, { clock, config });
 }
@@ -29,11 +32,18 @@ export async function startWebhookTestService(env: Record<string, string>, webho
 export const shortSchedule: Partial<WebhookSettings> = { retryDelaysMs: [0, 50, 50, 50], pollIntervalMs: 100 };
 
 export type Received = { headers: http.IncomingHttpHeaders; body: string; receivedAt: number; closed: boolean };
-export type Answer = { status: number; headers?: Record<string, string> } | 'hang';
+export type Answer = { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
+
+/** A TestClock that follows the wall clock, for tests that compare logged times with when things really happened. */
+export class WallClock extends TestClock {
+  override now(): Date {
+    return new Date();
+  }
+}
 
 /**
  * A webhook receiver on 127.0.0.1: records every request and answers as `answer` says for the n-th one (0-based).
- * 'hang' never answers; `closed` tells when the sender gave up on the request.
+ * 'hang' never answers, `delayMs` answers that much later; `closed` tells when the sender gave up on the request.
  */
 export async function startReceiver(answer: (n: number) => Answer = () => ({ status: 200 })) {
   const received: Received[] = [];
@@ -45,7 +55,12 @@ export async function startReceiver(answer: (n: number) => Answer = () => ({ sta
       const reply = answer(received.length);
       received.push(entry);
       res.on('close', () => (entry.closed = true));
-      if (reply !== 'hang') res.writeHead(reply.status, reply.headers).end();
+      if (reply === 'hang') return;
+      const send = () => {
+        if (!entry.closed) res.writeHead(reply.status, reply.headers).end();
+      };
+      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
     });
   });
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));

@@ -6,16 +6,14 @@ import { createApiKey, revokeApiKey } from '../commands/api-key.ts';
 import { listApiKeys } from '../projections/api-keys.ts';
 import type { AppDeps } from './deps.ts';
 import type { ApiKeyCache } from './key-cache.ts';
-import { requireSession } from './session-auth.ts';
 
 const createBody = z.object({ name: text.trim().min(1).max(100) });
 const keyParams = z.object({ id: z.uuid() });
 
-/** Dashboard (cookie) management of API keys; the secret is shown once, in the create response. */
+/** Dashboard (cookie, see dashboardSurface) management of API keys; the secret is shown once, in the create response. */
 export function apiKeyRoutes(deps: AppDeps, keys: ApiKeyCache) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
-    requireSession(deps, app);
 
     app.post('/', { schema: { body: createBody } }, async (request, reply) => {
       const { userId } = request.principal!;

@@ -12,8 +12,9 @@ import { authRoutes } from './auth.ts';
 import type { AppDeps } from './deps.ts';
 import { registerErrorHandling } from './errors.ts';
 import { healthRoutes } from './health.ts';
-import { requireApiKey } from './key-auth.ts';
+import { keySurface } from './key-auth.ts';
 import { apiKeyCache } from './key-cache.ts';
+import { adminSurface, dashboardSurface } from './session-auth.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Builds the HTTP app without listening, so tests use `inject` against real dependencies. */
@@ -40,22 +41,39 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     global: false,
     hook: 'preHandler', // after the body is parsed: limits can be keyed on what the request is about
     errorResponseBuilder: (request, context) => {
-      const message = request.url.startsWith('/api/auth')
+      const message = request.routeOptions.config?.surface === 'session'
         ? 'Terlalu banyak percobaan, coba lagi nanti'
         : `Too many requests, retry in ${Math.ceil(context.ttl / 1000)} s`;
       return Object.assign(new Error(message), { statusCode: 429 });
     },
   });
   const keys = apiKeyCache(deps.clock);
-  requireApiKey(deps, app, keys);
   await app.register(healthRoutes(deps));
   await app.register(authRoutes(deps), { prefix: '/api/auth' });
-  await app.register(apiKeyRoutes(deps, keys), { prefix: '/api/dashboard/api-keys' });
-  await app.register(providerRoutes, { prefix: '/api/v1/providers' });
-  await app.register(accountRoutes(deps), { prefix: '/api/v1/accounts' });
-  await app.register(mutationRoutes(deps), { prefix: '/api/v1/mutations' });
-  await app.register(webhookRoutes(deps)); // /api/v1/webhooks and /api/dashboard/webhooks
-  await app.register(paymentRoutes(deps), { prefix: '/api/v1/payments' });
+  // each surface is one plugin whose hook guards all its routes: a route added inside is guarded, wherever it is
+  await app.register(
+    keySurface(deps, keys, async v1 => {
+      await v1.register(providerRoutes, { prefix: '/providers' });
+      await v1.register(accountRoutes(deps), { prefix: '/accounts' });
+      await v1.register(mutationRoutes(deps), { prefix: '/mutations' });
+      await v1.register(webhookRoutes(deps, 'key'), { prefix: '/webhooks' });
+      await v1.register(paymentRoutes(deps), { prefix: '/payments' });
+    }),
+    { prefix: '/api/v1' },
+  );
+  await app.register(
+    dashboardSurface(deps, async dashboard => {
+      await dashboard.register(apiKeyRoutes(deps, keys), { prefix: '/api-keys' });
+      await dashboard.register(webhookRoutes(deps, 'dashboard'), { prefix: '/webhooks' });
+    }),
+    { prefix: '/api/dashboard' },
+  );
+  await app.register(
+    adminSurface(deps, async () => {
+      // admin routes go here: every one answers 401 without a session and 403 to anyone but an ADMIN
+    }),
+    { prefix: '/api/admin' },
+  );
   await app.register(paymentPageRoutes(deps));
   return app;
 }

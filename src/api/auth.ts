@@ -7,6 +7,7 @@ import { InvalidInput } from '../errors.ts';
 import { findUser, findUserIdByEmail } from '../projections/users.ts';
 import { listLiveSessions } from '../projections/sessions.ts';
 import type { AppDeps } from './deps.ts';
+import { answerSessionNotFound } from './errors.ts';
 import { unstorableField } from './validation.ts';
 import { authenticateSession, clearSessionCookie, setSessionCookie } from './session-auth.ts';
 
@@ -58,6 +59,12 @@ export function authRoutes(deps: AppDeps) {
   }
 
   return async function (app: FastifyInstance) {
+    // the routes, not the URL's text, say which error shape answers: any spelling the router takes for them
+    app.addHook('onRoute', route => {
+      route.config = { ...route.config, surface: 'session' };
+    });
+    app.setNotFoundHandler(answerSessionNotFound);
+
     app.post('/register', { config: { invalidBodyMessage: allFieldsRequired } }, async (request, reply) => {
       const input = parseRegistration(request.body);
       const { userId } = await registerUser(deps, input);

@@ -6,13 +6,24 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Session surface: the message for a body that is not what the route needs (the interface's own text). */
     invalidBodyMessage?: string;
+    /** Which surface's error shape the route answers in; set on its routes by the session surface's plugin (src/api/auth.ts). */
+    surface?: 'session';
   }
 }
 
-const isSessionSurface = (request: FastifyRequest) => request.url.startsWith('/api/auth');
+/** The route says, not the URL's text: a path the router decodes to a session route is the session surface too. */
+const isSessionSurface = (request: FastifyRequest) => request.routeOptions.config?.surface === 'session';
 
-function send(request: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string, errors: ErrorDetail[] = []) {
-  if (isSessionSurface(request)) return reply.code(status).send({ ok: false, message });
+function send(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  code: string,
+  message: string,
+  errors: ErrorDetail[] = [],
+  session = isSessionSurface(request),
+) {
+  if (session) return reply.code(status).send({ ok: false, message });
   return reply.code(status).send({ status: 'error', code, message, errors });
 }
 
@@ -50,5 +61,15 @@ export function registerErrorHandling(app: FastifyInstance) {
     request.log.error({ err: error }, 'request failed');
     return send(request, reply, 500, 'INTERNAL_ERROR', 'Internal server error');
   });
-  app.setNotFoundHandler((request, reply) => send(request, reply, 404, 'NOT_FOUND', 'Not found'));
+  app.setNotFoundHandler(answerNotFound);
+}
+
+/** The 404 of an unknown path; each surface's plugin sets it for its prefix too, so its guard runs first. */
+export function answerNotFound(request: FastifyRequest, reply: FastifyReply) {
+  return send(request, reply, 404, 'NOT_FOUND', 'Not found');
+}
+
+/** The 404 of an unknown path under the session surface's prefix, in its shape. */
+export function answerSessionNotFound(request: FastifyRequest, reply: FastifyReply) {
+  return send(request, reply, 404, 'NOT_FOUND', 'Not found', [], true);
 }

@@ -1,9 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { recordSessionSeen } from '../commands/login.ts';
 import { sessionSeenEveryMs } from '../commands/session.ts';
-import { Unauthorized } from '../errors.ts';
+import { Forbidden, Unauthorized } from '../errors.ts';
 import { findLiveSession } from '../projections/sessions.ts';
+import { findUser } from '../projections/users.ts';
 import type { AppDeps } from './deps.ts';
+import { answerNotFound } from './errors.ts';
 
 export const SESSION_COOKIE = 'svc_token';
 
@@ -11,17 +13,41 @@ export type SessionPrincipal = { userId: string; sessionId: string };
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The dashboard user, on routes behind requireSession. */
+    /** The dashboard user, on every route of the dashboard and the admin console. */
     principal: SessionPrincipal | null;
   }
 }
 
-/** Guards every route of a plugin with the session cookie, before the body is even parsed. */
-export function requireSession(deps: AppDeps, app: FastifyInstance) {
+/** Guards every route of the plugin `app`, and every unknown path under its prefix, with the session cookie, before the body is read. */
+function requireSession(deps: AppDeps, app: FastifyInstance) {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async request => {
     request.principal = await authenticateSession(deps, request);
   });
+  app.setNotFoundHandler(answerNotFound);
+}
+
+/**
+ * The dashboard (registered with prefix /api/dashboard): every route of `routes` is the session's user's. The guard
+ * is a hook of this plugin, so it holds for whatever spelling of the URL the router takes for one of these routes.
+ */
+export function dashboardSurface(deps: AppDeps, routes: FastifyPluginAsync) {
+  return async function (app: FastifyInstance) {
+    requireSession(deps, app);
+    await app.register(routes);
+  };
+}
+
+/** The admin console (registered with prefix /api/admin): a session whose user has role ADMIN, else 401 or 403. */
+export function adminSurface(deps: AppDeps, routes: FastifyPluginAsync) {
+  return async function (app: FastifyInstance) {
+    requireSession(deps, app);
+    app.addHook('onRequest', async request => {
+      const user = await findUser(deps.pool, request.principal!.userId);
+      if (user?.role !== 'ADMIN') throw new Forbidden('Admins only');
+    });
+    await app.register(routes);
+  };
 }
 
 /** Who holds the cookie: a signed, unexpired JWT whose session is still live server-side; else 401. */

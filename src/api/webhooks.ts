@@ -7,7 +7,6 @@ import { listWebhookEndpoints } from '../webhooks/endpoints-projection.ts';
 import { addWebhookEndpoint, removeWebhookEndpoint } from '../webhooks/endpoints.ts';
 import type { AppDeps } from './deps.ts';
 import { pagination } from './presenters.ts';
-import { requireSession } from './session-auth.ts';
 
 const createBody = z.object({ url: text.trim().min(1).max(2048) });
 const endpointParams = z.object({ id: z.uuid() });
@@ -26,11 +25,14 @@ function callerOf(surface: Surface, request: FastifyRequest) {
   return { ownerId: request.principal!.userId, actor: `user:${request.principal!.userId}` };
 }
 
-/** One route set, on both surfaces: every id is looked up within the caller's own endpoints (another owner's: 404). */
-function routes(deps: AppDeps, surface: Surface) {
+/**
+ * Webhook endpoints, their delivery log and redelivery, one route set on both surfaces, registered inside the
+ * surface's plugin (`/api/v1/webhooks` behind the API key, `/api/dashboard/webhooks` behind the session): every id
+ * is looked up within the caller's own endpoints (another owner's: 404).
+ */
+export function webhookRoutes(deps: AppDeps, surface: Surface) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
-    if (surface === 'dashboard') requireSession(deps, app);
 
     app.post('/', { schema: { body: createBody } }, async request => {
       const { ownerId, actor } = callerOf(surface, request);
@@ -74,13 +76,5 @@ function routes(deps: AppDeps, surface: Surface) {
       });
       return reply.code(202).send({ status: 'success', data: delivery });
     });
-  };
-}
-
-/** Webhook endpoints, their delivery log and redelivery: `/api/v1/webhooks` (API key) and `/api/dashboard/webhooks` (session). */
-export function webhookRoutes(deps: AppDeps) {
-  return async function (app: FastifyInstance) {
-    await app.register(routes(deps, 'key'), { prefix: '/api/v1/webhooks' });
-    await app.register(routes(deps, 'dashboard'), { prefix: '/api/dashboard/webhooks' });
   };
 }

@@ -83,11 +83,15 @@ export async function createService(config: Config, options: ServiceOptions = {}
     readModels: background.projections,
     tokens: sessionTokens(config.jwtSecret),
     config: { publicBaseUrl: config.publicBaseUrl, sessionTtlHours: config.sessionTtlHours, otp: config.otp, webhooks },
-    readiness: async () => ({
-      database: await query(pool, 'ReadinessPing', 'select 1').then(() => true, () => false),
-      eventStore: await store.headPosition().then(() => true, () => false),
-      ...background.health(),
-    }),
+    readiness: async () => {
+      const { subscribers, ...running } = await background.health();
+      const checks = {
+        database: await query(pool, 'ReadinessPing', 'select 1').then(() => true, () => false),
+        eventStore: await store.headPosition().then(() => true, () => false),
+        ...running,
+      };
+      return { checks, subscribers };
+    },
   };
   const app = await buildApp(deps);
   const listen = async () => {

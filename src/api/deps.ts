@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { OtpSettings } from '../config.ts';
 import type { SyncDeps } from '../commands/sync-account.ts';
 import type { SessionTokens } from '../security/session-token.ts';
+import type { SubscriberProblem } from '../store/subscriber.ts';
 import type { WebhookSettings } from '../webhooks/settings.ts';
 
 /** Everything the HTTP layer needs, given when the app is built. */
@@ -9,6 +10,6 @@ export type AppDeps = SyncDeps & {
   pool: pg.Pool;
   tokens: SessionTokens;
   config: { publicBaseUrl: string; sessionTtlHours: number; otp: OtpSettings; webhooks: WebhookSettings };
-  /** Readiness of what the service depends on. */
-  readiness(): Promise<Record<string, boolean>>;
+  /** Readiness of what the service depends on, and the subscribers that are stuck or waiting. */
+  readiness(): Promise<{ checks: Record<string, boolean>; subscribers: SubscriberProblem[] }>;
 };

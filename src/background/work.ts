@@ -5,6 +5,8 @@ import { startAccountSync, type AccountSyncScheduler } from '../sagas/account-sy
 import { sagas } from '../sagas/all.ts';
 import { startPaymentExpiry, type PaymentExpiryTimer } from '../sagas/payment-expiry.ts';
 import { SagaRunner } from '../sagas/runner.ts';
+import { listSubscriberFailures } from '../store/subscriber-failures.ts';
+import { subscriberProblem, type SubscriberProblem } from '../store/subscriber.ts';
 import { startWebhookDelivery, type WebhookDelivery } from '../webhooks/delivery-runner.ts';
 import type { WebhookSettings } from '../webhooks/settings.ts';
 
@@ -15,8 +17,11 @@ export type BackgroundWork = {
   webhookDelivery: WebhookDelivery;
   accountSync: AccountSyncScheduler;
   paymentExpiry: PaymentExpiryTimer;
-  /** The projections and sagas have no error standing. */
-  health(): { projections: boolean; sagas: boolean };
+  /**
+   * The subscribers that are not fine: stuck at an event (here, or in another process: they are recorded in
+   * PostgreSQL) or waiting for the database; and whether the projections and the sagas are all fine.
+   */
+  health(): Promise<{ projections: boolean; sagas: boolean; subscribers: SubscriberProblem[] }>;
   /** Stops the timers and runners; the batch each subscriber has in hand is applied and checkpointed first. */
   stop(): Promise<void>;
 };
@@ -45,7 +50,15 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
     webhookDelivery,
     accountSync,
     paymentExpiry,
-    health: () => ({ projections: projectionRunner.healthy, sagas: sagaRunner.healthy }),
+    health: async () => {
+      const here = [...projectionRunner.health(), ...sagaRunner.health()].map(s => subscriberProblem(s.subscriber, s.health));
+      const recorded = await listSubscriberFailures(pool).catch(() => []);
+      const problems = new Map(recorded.map(f => [f.subscriber, subscriberProblem(f.subscriber, { state: 'stuck', ...f })!]));
+      for (const p of here) if (p) problems.set(p.subscriber, p);
+      const subscribers = [...problems.values()];
+      const fine = (prefix: string) => !subscribers.some(p => p.subscriber.startsWith(prefix));
+      return { projections: fine('projection:'), sagas: fine('saga:'), subscribers };
+    },
     stop: async () => {
       await accountSync.stop();
       await webhookDelivery.stop();

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { registerUser } from '../commands/registration.ts';
 import { loadConfig } from '../config.ts';
-import { createPool } from '../db/pool.ts';
+import { createPool, query } from '../db/pool.ts';
 import { parseRecorded } from '../events/event.ts';
 import '../events/all.ts';
 import { createLogger } from '../logger.ts';
@@ -9,7 +9,10 @@ import { projections } from '../projections/all.ts';
 import { createReadModels, rebuildProjection, verifyProjection } from '../projections/runner.ts';
 import { unmatchedCredits } from '../payments/reconciliation.ts';
 import { openDatabase } from '../service.ts';
+import { checkpointSchema, listCheckpoints } from '../store/checkpoints.ts';
 import { openEventStore } from '../store/open.ts';
+import { listSubscriberFailures } from '../store/subscriber-failures.ts';
+import { positionText, subscriberProblem } from '../store/subscriber.ts';
 import { systemClock } from '../clock.ts';
 
 const usage = `Usage: npm run cli -- <command>
@@ -17,6 +20,8 @@ const usage = `Usage: npm run cli -- <command>
   create-admin --name <name> --email <email> --password <password>
                           register a user with role ADMIN
   stream <streamId>       print a stream's events with their metadata (who, when, caused by what)
+  subscribers             each projection and saga: its checkpoint, and the event it is stuck at, if any
+                          (exit code 1 when one is stuck)
   verify-read-models      replay all history into fresh read models and compare them with the live ones
   rebuild-read-models     drop every read model and rebuild it from history
   unmatched-credits [--from <ISO date>] [--to <ISO date>]
@@ -62,6 +67,18 @@ async function main(argv: string[]): Promise<number> {
           console.log(JSON.stringify({ revision: recorded.revision, type: recorded.type, version: recorded.version, data, metadata: recorded.metadata }));
         }
         return 0;
+      }
+      case 'subscribers': {
+        await query(pool, 'CreateCheckpointTable', checkpointSchema);
+        const head = positionText(await store.headPosition());
+        const failures = new Map((await listSubscriberFailures(pool)).map(f => [f.subscriber, f]));
+        const checkpoints = new Map((await listCheckpoints(pool)).map(c => [c.name, positionText(c.position)]));
+        for (const name of [...new Set([...checkpoints.keys(), ...failures.keys()])].sort()) {
+          const failure = failures.get(name);
+          const stuck = failure && subscriberProblem(name, { state: 'stuck', ...failure });
+          console.log(JSON.stringify({ subscriber: name, position: checkpoints.get(name) ?? 'start', head, ...(stuck ? { stuck } : {}) }));
+        }
+        return failures.size > 0 ? 1 : 0;
       }
       case 'verify-read-models': {
         await createReadModels(pool, projections);

@@ -79,3 +79,17 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = err as { code?: string; constraint?: string };
   return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
 }
+
+// SQLSTATE classes and codes that mean the server is gone or not taking connections, not that a statement was wrong
+const unavailableCodes = new Set(['57P01', '57P02', '57P03', '53300']);
+const unavailableErrnos = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+const unavailableMessages = /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Cannot use a pool after calling end|Client was closed|connection is closed|terminating connection/i;
+
+/** The database cannot be reached (down, restarting, refusing connections): worth waiting for, not a bug. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const { code } = err as { code?: unknown };
+  if (typeof code === 'string' && (code.startsWith('08') || unavailableCodes.has(code) || unavailableErrnos.has(code))) return true;
+  if (err instanceof AggregateError) return err.errors.some(isDatabaseUnavailable);
+  return unavailableMessages.test(err.message);
+}

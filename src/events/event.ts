@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EventMetadata, Position, RecordedEvent } from '../store/event-store.ts';
+import { cleanText, unstorableTextMessage } from '../text.ts';
 
 /** An event as deciders see it: a type and its typed payload. */
 export type DomainEvent<T extends string = string, D = unknown> = { type: T; data: D };
@@ -61,12 +62,31 @@ export function parseRecorded(recorded: RecordedEvent): StoredEvent | null {
   for (let v = recorded.version; v < definition.version; v++) data = definition.upcasters[v]!(data);
   return {
     type: recorded.type,
-    data: definition.schema.parse(data),
+    data: parseStoredData(definition.schema, data),
     metadata: recorded.metadata,
     streamId: recorded.streamId,
     revision: recorded.revision,
     position: recorded.position,
   };
+}
+
+/**
+ * Text that PostgreSQL cannot store (NUL, half a surrogate pair) is refused on the way in, but an event appended before
+ * that rule may hold some: it is read with that text cleaned (cleanText), the same way on every read, so that its
+ * read models can store it and a rebuild gives the same rows. Only a payload that fails its schema is looked at again.
+ */
+function parseStoredData(schema: z.ZodType, data: Record<string, unknown>): unknown {
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  if (!parsed.error.issues.some(i => i.message === unstorableTextMessage)) throw parsed.error;
+  return schema.parse(cleanStrings(data));
+}
+
+function cleanStrings(value: unknown): unknown {
+  if (typeof value === 'string') return cleanText(value);
+  if (Array.isArray(value)) return value.map(cleanStrings);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [cleanText(k), cleanStrings(v)]));
+  return value;
 }
 
 /** Validates a payload against its declaration before it is appended: no event is stored that could not be read. */

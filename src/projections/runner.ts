@@ -1,11 +1,11 @@
 import type pg from 'pg';
-import { inTransaction, query } from '../db/pool.ts';
+import { inTransaction, isDatabaseUnavailable, query } from '../db/pool.ts';
 import type { AnyEvent } from '../events/all.ts';
 import { parseRecorded, type StoredEvent } from '../events/event.ts';
 import type { Logger } from '../logger.ts';
 import { checkpointSchema, deleteCheckpoint, readCheckpoint, saveCheckpoint, saveCheckpointWith } from '../store/checkpoints.ts';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../store/event-store.ts';
-import { Subscriber } from '../store/subscriber.ts';
+import { EventNotApplied, Subscriber, type SubscriberHealth } from '../store/subscriber.ts';
 import { applyEvents, asOneStatement, type Projection } from './projection.ts';
 
 const checkpointName = (p: Projection) => `projection:${p.name}`;
@@ -17,7 +17,8 @@ const checkpointIdleMs = 1000;
  * Applies a batch and moves the checkpoint atomically: in one statement when the batch is a single run the projection
  * applies as one statement (payments created under load), else in one transaction. A batch of nothing this
  * projection handles is not parsed, and moves the checkpoint at most once a second (a restart re-reads at most that
- * second).
+ * second). A batch that fails (not for want of a database) is applied again one event at a time, each with its
+ * checkpoint, so the projection stops exactly at the event it cannot apply and names it (EventNotApplied).
  */
 function batchApplier(pool: pg.Pool, projection: Projection) {
   let savedAt = 0;
@@ -29,16 +30,34 @@ function batchApplier(pool: pg.Pool, projection: Projection) {
       savedAt = Date.now();
       return;
     }
-    const handled = parsed(relevant);
-    const together = asOneStatement(projection, handled);
-    if (together) await saveCheckpointWith(pool, together, checkpointName(projection), last);
-    else
-      await inTransaction(pool, async tx => {
-        await applyEvents(tx, projection, handled);
-        await saveCheckpoint(tx, checkpointName(projection), last);
-      });
+    try {
+      const handled = parsed(relevant);
+      const together = asOneStatement(projection, handled);
+      if (together) await saveCheckpointWith(pool, together, checkpointName(projection), last);
+      else
+        await inTransaction(pool, async tx => {
+          await applyEvents(tx, projection, handled);
+          await saveCheckpoint(tx, checkpointName(projection), last);
+        });
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) throw err;
+      for (const recorded of relevant) await applyAlone(pool, projection, recorded);
+      await saveCheckpoint(pool, checkpointName(projection), last);
+    }
     savedAt = Date.now();
   };
+}
+
+/** One event and its checkpoint in a transaction of their own; a failure names the event. */
+async function applyAlone(pool: pg.Pool, projection: Projection, recorded: RecordedEvent): Promise<void> {
+  try {
+    await inTransaction(pool, async tx => {
+      await applyEvents(tx, projection, parsed([recorded]));
+      await saveCheckpoint(tx, checkpointName(projection), recorded.position);
+    });
+  } catch (err) {
+    throw isDatabaseUnavailable(err) ? err : new EventNotApplied(recorded, err);
+  }
 }
 
 const parsed = (events: RecordedEvent[]) =>
@@ -86,8 +105,9 @@ export class ProjectionRunner {
     return reached.every(Boolean);
   }
 
-  get healthy(): boolean {
-    return this.subscribers.every(s => s.lastError === null);
+  /** Each projection's subscriber: leading, standing by, stuck at an event or waiting for its database. */
+  health(): { subscriber: string; health: SubscriberHealth }[] {
+    return this.subscribers.map(s => ({ subscriber: s.name, health: s.health }));
   }
 }
 

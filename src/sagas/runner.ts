@@ -4,8 +4,8 @@ import { parseRecorded, type StoredEvent } from '../events/event.ts';
 import type { Logger } from '../logger.ts';
 import { checkpointSchema, saveCheckpoint } from '../store/checkpoints.ts';
 import type { EventStore, Position } from '../store/event-store.ts';
-import { Subscriber } from '../store/subscriber.ts';
-import { query } from '../db/pool.ts';
+import { EventNotApplied, Subscriber, type SubscriberHealth } from '../store/subscriber.ts';
+import { isDatabaseUnavailable, query } from '../db/pool.ts';
 
 /**
  * A process manager: reacts to events by sending commands. Delivery is at least once (the checkpoint is stored
@@ -41,8 +41,13 @@ export class SagaRunner {
           let handled = 0;
           for (const recorded of events) {
             if (!saga.handles.includes(recorded.type)) continue;
-            const event = parseRecorded(recorded);
-            if (event) await saga.handle(event as StoredEvent<AnyEvent>);
+            try {
+              const event = parseRecorded(recorded);
+              if (event) await saga.handle(event as StoredEvent<AnyEvent>);
+            } catch (err) {
+              // the effects before it are done and idempotent: a retry of the batch repeats them harmlessly
+              throw isDatabaseUnavailable(err) ? err : new EventNotApplied(recorded, err);
+            }
             handled++;
           }
           // a batch of nothing for this saga moves the checkpoint at most once a second: after a restart it
@@ -70,7 +75,8 @@ export class SagaRunner {
     return reached.every(Boolean);
   }
 
-  get healthy(): boolean {
-    return this.subscribers.every(s => s.lastError === null);
+  /** Each saga's subscriber: leading, standing by, stuck at an event or waiting for its database. */
+  health(): { subscriber: string; health: SubscriberHealth }[] {
+    return this.subscribers.map(s => ({ subscriber: s.name, health: s.health }));
   }
 }

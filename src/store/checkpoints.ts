@@ -1,14 +1,18 @@
 import { preparedQuery, query, type Queryable, type Statement } from '../db/pool.ts';
 import { START, type Position } from './event-store.ts';
+import { subscriberFailureSchema } from './subscriber-failures.ts';
 
-/** Where each projection and saga is in "all". Lives in PostgreSQL beside the read models, whatever the event store. */
+/**
+ * Where each projection and saga is in "all", and the event each one is stuck at, if any. Lives in PostgreSQL beside
+ * the read models, whatever the event store.
+ */
 export const checkpointSchema = `
 create table if not exists subscriber_checkpoints (
   name text primary key,
   commit_position numeric(20, 0) not null,
   prepare_position numeric(20, 0) not null
 );
-`;
+${subscriberFailureSchema}`;
 
 export async function readCheckpoint(db: Queryable, name: string): Promise<Position> {
   const result = await query<{ commit_position: string; prepare_position: string }>(
@@ -50,4 +54,13 @@ export async function saveCheckpointWith(db: Queryable, statement: Statement, na
 
 export async function deleteCheckpoint(db: Queryable, name: string): Promise<void> {
   await query(db, 'DeleteCheckpoint', 'delete from subscriber_checkpoints where name = $1', [name]);
+}
+
+export async function listCheckpoints(db: Queryable): Promise<{ name: string; position: Position }[]> {
+  const result = await query<{ name: string; commit_position: string; prepare_position: string }>(
+    db,
+    'ListCheckpoints',
+    'select name, commit_position::text, prepare_position::text from subscriber_checkpoints order by name',
+  );
+  return result.rows.map(r => ({ name: r.name, position: { commit: BigInt(r.commit_position), prepare: BigInt(r.prepare_position) } }));
 }

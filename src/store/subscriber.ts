@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Logger } from '../logger.ts';
-import { query } from '../db/pool.ts';
+import { isDatabaseUnavailable, query } from '../db/pool.ts';
 import { readCheckpoint } from './checkpoints.ts';
 import { comparePositions, type EventStore, type Position, type RecordedEvent, type Subscription } from './event-store.ts';
+import { clearSubscriberFailure, findSubscriberFailure, recordSubscriberFailure, type FailedEvent } from './subscriber-failures.ts';
 
 /**
  * One named reader of "all" (a projection or a saga) that resumes from its checkpoint. Across processes only
@@ -15,10 +16,56 @@ export type SubscriberOptions = {
   pool: pg.Pool;
   store: EventStore;
   log: Logger;
-  /** Handles a batch and stores the checkpoint (atomically or not, as the subscriber needs). */
+  /**
+   * Handles a batch and stores the checkpoint (atomically or not, as the subscriber needs). An event it cannot handle
+   * is thrown as EventNotApplied, after the events before it are handled and checkpointed.
+   */
   handleBatch(events: RecordedEvent[], last: Position): Promise<void>;
   standbyRetryMs?: number;
+  /** Longest wait between attempts at an event that failed (the first waits 1 s, then twice as long each time). */
+  maxStuckRetryMs?: number;
 };
+
+/** The handler failed on this event: the subscriber stops there, and says where, until the event goes through. */
+export class EventNotApplied extends Error {
+  readonly event: FailedEvent;
+  constructor(recorded: Pick<RecordedEvent, 'streamId' | 'revision' | 'type' | 'position'>, override readonly cause: unknown) {
+    super(`${recorded.type} at ${recorded.streamId}@${recorded.revision}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.event = { streamId: recorded.streamId, revision: recorded.revision, type: recorded.type, position: recorded.position };
+  }
+}
+
+/** What a subscriber is doing, for /ready and the logs. */
+export type SubscriberHealth =
+  | { state: 'leading' }
+  | { state: 'standby' }
+  /** stopped at an event it cannot handle, trying it again now and then */
+  | { state: 'stuck'; event: FailedEvent; error: string; since: Date; attempts: number }
+  /** the database or the event store cannot be reached (or failed otherwise): reading again shortly */
+  | { state: 'waiting'; error: string; since: Date; attempts: number };
+
+/** A subscriber that is not fine, as /ready and the CLI show it. */
+export type SubscriberProblem = {
+  subscriber: string;
+  state: 'stuck' | 'waiting';
+  error: string;
+  since: string;
+  attempts: number;
+  /** the event it is stuck at: its stream, revision, type and position in "all" (commit/prepare) */
+  event?: { streamId: string; revision: number; type: string; position: string };
+};
+
+export const positionText = (p: Position) => `${p.commit}/${p.prepare}`;
+
+/** The problem a health or a recorded failure shows, or null when the subscriber is fine. */
+export function subscriberProblem(subscriber: string, health: SubscriberHealth): SubscriberProblem | null {
+  if (health.state === 'leading' || health.state === 'standby') return null;
+  const { state, error, since, attempts } = health;
+  const problem: SubscriberProblem = { subscriber, state, error, since: since.toISOString(), attempts };
+  if (health.state === 'stuck') problem.event = { ...health.event, position: positionText(health.event.position) };
+  return problem;
+}
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 export class Subscriber {
   private subscription: Subscription | null = null;
@@ -26,7 +73,10 @@ export class Subscriber {
   private standbyTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private position: Position | null = null;
-  private failure: unknown = null;
+  private failure: Extract<SubscriberHealth, { state: 'stuck' | 'waiting' }> | null = null;
+  private retrying = false;
+  /** The position of the stuck event this process has logged, so that it says so once. */
+  private announced: string | null = null;
   private readonly progress = new EventEmitter();
 
   constructor(private readonly options: SubscriberOptions) {
@@ -41,12 +91,14 @@ export class Subscriber {
     return this.subscription !== null;
   }
 
-  get lastError(): unknown {
-    return this.failure;
+  /** Fine unless stuck at an event or waiting for its database or event store. */
+  get health(): SubscriberHealth {
+    return this.failure ?? (this.isActive ? { state: 'leading' } : { state: 'standby' });
   }
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.retrying = false;
     await this.tryToLead();
   }
 
@@ -54,21 +106,33 @@ export class Subscriber {
     if (this.stopped) return;
     const { pool, name, store, log } = this.options;
     const client = await pool.connect();
-    const locked = await query<{ locked: boolean }>(
-      client,
-      'TrySubscriberLock',
-      `select pg_try_advisory_lock(hashtextextended('subscriber:' || $1, 0)) as locked`,
-      [name],
-    );
-    if (!locked.rows[0]!.locked || this.stopped) {
+    let locked: boolean;
+    try {
+      const result = await query<{ locked: boolean }>(
+        client,
+        'TrySubscriberLock',
+        `select pg_try_advisory_lock(hashtextextended('subscriber:' || $1, 0)) as locked`,
+        [name],
+      );
+      locked = result.rows[0]!.locked;
+    } catch (err) {
+      client.release(true);
+      throw err;
+    }
+    if (!locked || this.stopped) {
       client.release();
       this.standbyTimer = setTimeout(() => void this.tryToLead().catch(err => this.fail(err)), this.options.standbyRetryMs ?? 2000);
       return;
     }
     // A lost connection loses the lock; stop reading so another instance can lead.
-    client.on('error', err => this.fail(err));
+    client.on('error', this.lockLost);
     this.lockClient = client;
     this.position = await readCheckpoint(pool, name);
+    // stuck there in an earlier process or another one: it stays named until the event goes through
+    if (!this.failure) {
+      const earlier = await findSubscriberFailure(pool, name);
+      if (earlier) this.failure = { state: 'stuck', event: earlier.event, error: earlier.error, since: earlier.since, attempts: earlier.attempts };
+    }
     this.progress.emit('progress');
     this.subscription = store.subscribe(
       this.position,
@@ -76,19 +140,78 @@ export class Subscriber {
         const last = events[events.length - 1]!.position;
         await this.options.handleBatch(events, last);
         this.position = last;
+        if (this.failure?.state === 'stuck' && comparePositions(last, this.failure.event.position) >= 0) this.recovered();
         this.progress.emit('progress');
       },
       err => this.fail(err),
     );
+    if (this.failure?.state === 'waiting') this.recovered();
     log.debug({ subscriber: name }, 'subscriber leading');
   }
 
+  private readonly lockLost = (err: unknown) => this.fail(err);
+
+  /**
+   * Stops reading and tries again later. Logged once per change of state, not once per attempt: an event that cannot
+   * be handled is an error naming it (and recorded for the CLI and every process's /ready), an unreachable database a
+   * warning (the database's own watcher says more).
+   */
   private fail(err: unknown): void {
-    this.failure = err;
-    this.options.log.error({ err, subscriber: this.options.name }, 'subscriber stopped on error; restarting in 1 s');
+    const { log, name, pool } = this.options;
+    const now = new Date();
+    const previous = this.failure;
+    if (err instanceof EventNotApplied) {
+      const same = previous?.state === 'stuck' && comparePositions(previous.event.position, err.event.position) === 0;
+      const attempts = same ? previous.attempts + 1 : 1;
+      this.failure = { state: 'stuck', event: err.event, error: messageOf(err.cause), since: same ? previous.since : now, attempts };
+      const where = positionText(err.event.position);
+      if (this.announced !== where) {
+        this.announced = where;
+        log.error(
+          { err: err.cause, subscriber: name, streamId: err.event.streamId, revision: err.event.revision, eventType: err.event.type, position: positionText(err.event.position) },
+          `subscriber ${name} is stuck at ${err.event.type} ${err.event.streamId}@${err.event.revision}; it tries again with a growing pause, and logs again when it moves on`,
+        );
+      }
+      void recordSubscriberFailure(pool, { subscriber: name, ...this.failure }).catch(() => undefined);
+      this.progress.emit('progress'); // those waiting for it stop waiting
+    } else {
+      const attempts = previous?.state === 'waiting' ? previous.attempts + 1 : 1;
+      this.failure = { state: 'waiting', error: messageOf(err), since: previous?.state === 'waiting' ? previous.since : now, attempts };
+      if (attempts > 1) {
+        // said already
+      } else if (isDatabaseUnavailable(err)) log.debug({ subscriber: name }, `subscriber ${name} waits for the database`);
+      else log.warn({ err, subscriber: name }, `subscriber ${name} failed; reading again shortly`);
+    }
+    if (this.retrying) return; // the subscription and its lock's connection can both fail at once: one retry
+    this.retrying = true;
+    const delay = this.retryDelayMs();
     void this.release().then(() => {
-      if (!this.stopped) this.standbyTimer = setTimeout(() => void this.tryToLead().catch(e => this.fail(e)), 1000);
+      if (this.stopped) return;
+      this.standbyTimer = setTimeout(() => {
+        this.retrying = false;
+        void this.tryToLead().catch(e => this.fail(e));
+      }, delay);
     });
+  }
+
+  /** 1 s, then twice as long each time: at most a minute between attempts at a stuck event, 5 s while waiting. */
+  private retryDelayMs(): number {
+    const failure = this.failure!;
+    const ceiling = failure.state === 'stuck' ? (this.options.maxStuckRetryMs ?? 60_000) : 5_000;
+    return Math.min(1000 * 2 ** Math.min(failure.attempts - 1, 16), ceiling);
+  }
+
+  private recovered(): void {
+    const failure = this.failure!;
+    this.failure = null;
+    const { log, name, pool } = this.options;
+    if (failure.state === 'stuck') {
+      this.announced = null;
+      log.info({ subscriber: name, streamId: failure.event.streamId, revision: failure.event.revision }, `subscriber ${name} moved past the event it was stuck at`);
+      void clearSubscriberFailure(pool, name).catch(() => undefined);
+    } else {
+      log.debug({ subscriber: name, waitedMs: Date.now() - failure.since.getTime() }, `subscriber ${name} reads again`);
+    }
   }
 
   private async release(): Promise<void> {
@@ -98,8 +221,9 @@ export class Subscriber {
     const client = this.lockClient;
     this.lockClient = null;
     if (client) {
-      await query(client, 'ReleaseSubscriberLock', 'select pg_advisory_unlock_all()').catch(() => undefined);
-      client.release();
+      client.off('error', this.lockLost);
+      const unlocked = await query(client, 'ReleaseSubscriberLock', 'select pg_advisory_unlock_all()').then(() => true, () => false);
+      client.release(!unlocked); // a connection that cannot unlock is broken: closing it frees the lock too
     }
   }
 
@@ -113,11 +237,14 @@ export class Subscriber {
   /** Resolves once this subscriber has handled every event up to `position`; false on timeout. */
   async waitFor(position: Position, timeoutMs = 5000): Promise<boolean> {
     const reached = () => this.position !== null && comparePositions(this.position, position) >= 0;
+    // a subscriber stuck at an event will not get there soon: nobody waits for it (/ready names it)
+    const stuck = () => this.failure?.state === 'stuck';
     if (reached()) return true;
+    if (stuck()) return false;
     if (!this.isActive) return this.pollCheckpoint(position, timeoutMs);
     return new Promise(resolve => {
       const timer = setTimeout(() => done(false), timeoutMs);
-      const check = () => reached() && done(true);
+      const check = () => (reached() ? done(true) : stuck() && done(false));
       const done = (ok: boolean) => {
         clearTimeout(timer);
         this.progress.off('progress', check);

@@ -10,7 +10,7 @@ import { freshDatabaseUrl } from './database.ts';
 export type TestService = Service & { clock: TestClock; config: Config };
 
 /** The whole service on a fresh database of the run's PostgreSQL, with a clock the test moves. */
-export async function startTestService(env: Record<string, string> = {}, options: Pick<ServiceOptions, 'webhooks'> = {}): Promise<TestService> {
+export async function startTestService(env: Record<string, string> = {}, options: Pick<ServiceOptions, 'webhooks' | 'log'> = {}): Promise<TestService> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-test-data-'));
   const config = loadConfig({
     DATA_DIR: dataDir,

@@ -1,4 +1,6 @@
-import { Logger as WorkerLogger, run } from 'graphile-worker';
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { Logger as WorkerLogger, run, type WorkerEvents } from 'graphile-worker';
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
 import type { EventSourcing } from '../commands/handle.ts';
@@ -8,6 +10,7 @@ import { cancelDelivery, findDeliveryTarget, recordAttempt } from './deliveries.
 import { isCurrent, type AttemptJob } from './delivery-state.ts';
 import { disableWebhookEndpoint } from './endpoints.ts';
 import { attemptJob, deliverWebhookTask } from './jobs.ts';
+import { startLiveness } from './runner-liveness.ts';
 import { ensureWebhookSchema } from './schema.ts';
 import { postWebhook } from './send.ts';
 import type { WebhookSettings } from './settings.ts';
@@ -41,12 +44,18 @@ export type WebhookDelivery = { stop(): Promise<void> };
 
 /**
  * The webhook runner: a graphile-worker runner of its own, with its own concurrency and task, so receivers that are
- * slow or down take only its slots and never hold up account syncs or sagas.
+ * slow or down take only its slots and never hold up account syncs or sagas. It beats in `webhook_runners` with the
+ * ids of its queue workers, and unlocks the jobs of runners that died (runner-liveness.ts): an attempt cut off by a
+ * crash is made again within about `deadAfterMs + heartbeatMs`, by whichever process runs webhooks then.
  */
 export async function startWebhookDelivery(deps: DeliveryDeps, settings: WebhookSettings): Promise<WebhookDelivery> {
   await ensureWebhookSchema(deps.pool);
+  const workerIds: string[] = [];
+  const events = new EventEmitter() as WorkerEvents;
+  events.on('worker:create', ({ worker }) => workerIds.push(worker.workerId));
   const runner = await run({
     pgPool: deps.pool,
+    events,
     concurrency: settings.concurrency,
     noHandleSignals: true,
     pollInterval: settings.pollIntervalMs,
@@ -61,6 +70,10 @@ export async function startWebhookDelivery(deps: DeliveryDeps, settings: Webhook
       },
     },
   });
+  // its workers exist once run() answers (graphile-worker creates them all at once): they are registered before the
+  // first beat ends; a job taken in between and cut off is recovered by the age of its lock (runner-liveness.ts)
+  const liveness = await startLiveness(deps, { id: `webhooks-${randomUUID()}`, workerIds }, settings);
   let stopping: Promise<void> | null = null;
-  return { stop: () => (stopping ??= runner.stop()) };
+  // the runner first: its workers release their jobs; then this runner is forgotten, with nothing left to recover
+  return { stop: () => (stopping ??= runner.stop().finally(() => liveness.stop())) };
 }

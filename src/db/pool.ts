@@ -54,7 +54,8 @@ export async function preparedQuery<R extends Row = Row>(
 const preparedNames = new Map<string, string>();
 
 export function createPool(connectionString: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max });
+  // a database that does not answer at all (not merely refusing) fails a call in 10 s instead of holding it for ever
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000 });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => undefined);
   return pool;
@@ -83,7 +84,8 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
 // SQLSTATE classes and codes that mean the server is gone or not taking connections, not that a statement was wrong
 const unavailableCodes = new Set(['57P01', '57P02', '57P03', '53300']);
 const unavailableErrnos = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
-const unavailableMessages = /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Cannot use a pool after calling end|Client was closed|connection is closed|terminating connection/i;
+const unavailableMessages =
+  /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Cannot use a pool after calling end|Client was closed|connection is closed|terminating connection|ECONNREFUSED|ECONNRESET|the database system is (starting up|shutting down|in recovery mode)/i;
 
 /** The database cannot be reached (down, restarting, refusing connections): worth waiting for, not a bug. */
 export function isDatabaseUnavailable(err: unknown): boolean {

@@ -1,7 +1,8 @@
-import { Logger as WorkerLogger, run, type Runner } from 'graphile-worker';
+import { run, type Runner } from 'graphile-worker';
 import type pg from 'pg';
 import { syncAccount, type SyncDeps } from '../commands/sync-account.ts';
-import { query } from '../db/pool.ts';
+import { jobQueueLog } from '../db/job-queue-log.ts';
+import { isDatabaseUnavailable, query } from '../db/pool.ts';
 import { dueAccounts } from '../projections/accounts.ts';
 
 /**
@@ -49,9 +50,7 @@ export async function startAccountSync(
     concurrency: options.concurrency ?? 24,
     noHandleSignals: true,
     pollInterval: 1000,
-    logger: new WorkerLogger(() => (level, message, meta) => {
-      if (level === 'error' || level === 'warning') deps.log.warn({ meta }, `job queue: ${message}`);
-    }),
+    logger: jobQueueLog(deps.log, 'job queue'),
     taskList: {
       'sync-account': async payload => {
         if (!isSyncJob(payload)) return; // a malformed job is dropped, not retried for ever
@@ -81,7 +80,7 @@ export async function startAccountSync(
     if (stopped || busy) return;
     busy = true;
     tick()
-      .catch(err => deps.log.error({ err }, 'account sync scheduler tick failed'))
+      .catch(err => isDatabaseUnavailable(err) || deps.log.error({ err }, 'account sync scheduler tick failed'))
       .finally(() => {
         busy = false;
       });

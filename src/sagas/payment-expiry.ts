@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { handleCommand } from '../commands/handle.ts';
 import { payment, paymentStream } from '../commands/payment.ts';
 import { receiving, receivingStream } from '../commands/receiving.ts';
+import { isDatabaseUnavailable } from '../db/pool.ts';
 import { duePayments } from '../projections/payments.ts';
 import type { CommandDeps } from '../commands/deps.ts';
 import type { SagaDeps } from './all.ts';
@@ -43,7 +44,7 @@ export function startPaymentExpiry(
     if (busy) return;
     busy = true;
     tick()
-      .catch(err => deps.log.error({ err }, 'payment expiry tick failed'))
+      .catch(err => isDatabaseUnavailable(err) || deps.log.error({ err }, 'payment expiry tick failed')) // the database watch says that one
       .finally(() => {
         busy = false;
       });

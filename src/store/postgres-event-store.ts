@@ -71,6 +71,8 @@ export class PostgresEventStore implements EventStore {
   private readonly wakeups = new EventEmitter();
   private listener: pg.PoolClient | null = null;
   private notifyTimer: NodeJS.Timeout | null = null;
+  private relistenTimer: NodeJS.Timeout | null = null;
+  private closed = false;
   /** Names this store in its NOTIFY payloads, so that it does not wake its own subscribers twice. */
   private readonly instanceId = randomUUID();
   /** Moves on with every wake-up; reads started in one generation can be shared, never across one. */
@@ -111,9 +113,35 @@ export class PostgresEventStore implements EventStore {
     client.on('notification', message => {
       if (message.payload !== this.instanceId) this.wakeups.emit('wake');
     });
-    client.on('error', () => undefined);
-    await client.query(`LISTEN ${CHANNEL}`);
+    client.on('error', () => {
+      if (this.listener !== client) return; // said already, or not listening yet
+      this.listener = null;
+      client.release(true);
+      this.listenAgain();
+    });
+    try {
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (err) {
+      client.release(true);
+      throw err;
+    }
     this.listener = client;
+  }
+
+  /**
+   * The listening connection broke (the database went away): listen on a new one once the database answers again,
+   * then wake the subscribers, since notifications sent meanwhile are lost. Until then they poll.
+   */
+  private listenAgain(attempt = 1): void {
+    if (this.closed) return;
+    this.relistenTimer = setTimeout(() => {
+      this.relistenTimer = null;
+      if (this.closed) return;
+      this.listen().then(
+        () => this.wakeups.emit('wake'),
+        () => this.listenAgain(attempt + 1),
+      );
+    }, Math.min(250 * 2 ** attempt, 5000));
   }
 
   /** Wakes local subscribers now, and other processes through one NOTIFY per 10 ms at most. */
@@ -214,7 +242,9 @@ export class PostgresEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.notifyTimer) clearTimeout(this.notifyTimer);
+    if (this.relistenTimer) clearTimeout(this.relistenTimer);
     this.wakeups.removeAllListeners();
     if (this.listener) {
       await this.listener.query(`UNLISTEN ${CHANNEL}`).catch(() => undefined);

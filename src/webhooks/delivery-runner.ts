@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { Logger as WorkerLogger, run, type WorkerEvents } from 'graphile-worker';
+import { run, type WorkerEvents } from 'graphile-worker';
+import { jobQueueLog } from '../db/job-queue-log.ts';
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
 import type { EventSourcing } from '../commands/handle.ts';
@@ -59,9 +60,7 @@ export async function startWebhookDelivery(deps: DeliveryDeps, settings: Webhook
     concurrency: settings.concurrency,
     noHandleSignals: true,
     pollInterval: settings.pollIntervalMs,
-    logger: new WorkerLogger(() => (level, message, meta) => {
-      if (level === 'error' || level === 'warning') deps.log.warn({ meta }, `webhook queue: ${message}`);
-    }),
+    logger: jobQueueLog(deps.log, 'webhook queue'),
     taskList: {
       [deliverWebhookTask]: async payload => {
         const job = attemptJob.safeParse(payload);

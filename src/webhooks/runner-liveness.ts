@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { query, type Queryable } from '../db/pool.ts';
+import { isDatabaseUnavailable, query, type Queryable } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 import { deliverWebhookTask } from './jobs.ts';
 
@@ -87,7 +87,7 @@ export async function startLiveness(
       const unlocked = await unlockJobsOfDeadWorkers(deps.pool, timing.deadAfterMs);
       if (unlocked.length > 0) deps.log.warn({ workerIds: unlocked }, 'webhook queue: unlocked the jobs of dead workers');
     } catch (err) {
-      deps.log.warn({ err }, 'webhook queue: heartbeat or recovery failed');
+      if (!isDatabaseUnavailable(err)) deps.log.warn({ err }, 'webhook queue: heartbeat or recovery failed'); // else the database watch says it
     }
   };
   let busy: Promise<void> | null = null;

@@ -29,6 +29,12 @@ const envSchema = z.object({
   OTP_SEND_LIMIT_PER_PHONE: z.coerce.number().int().min(1).max(1000).default(5),
   OTP_SEND_LIMIT_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(100),
   OTP_SEND_LIMIT_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
+  LOGIN_LIMIT_PER_IP_EMAIL: z.coerce.number().int().min(1).max(1_000_000).default(10),
+  LOGIN_LIMIT_PER_IP_EMAIL_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(1),
+  LOGIN_LIMIT_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(30),
+  LOGIN_LIMIT_PER_IP_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
+  REGISTER_LIMIT_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(10),
+  REGISTER_LIMIT_PER_IP_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(10),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(8),
 });
@@ -50,12 +56,22 @@ export type Config = {
   webhookAllowPrivate: boolean;
   embeddedPostgresPassword: string;
   otp: OtpSettings;
+  authLimits: AuthLimits;
   webhookTimeoutSeconds: number;
   webhookConcurrency: number;
 };
 
 /** E-wallet OTP logins: how long an OTP session lives, and how many codes may be sent per phone and per key in a window. */
 export type OtpSettings = { sessionTtlMinutes: number; sendsPerPhone: number; sendsPerKey: number; windowMinutes: number };
+
+/** At most `max` attempts in a fixed window of `windowMinutes`, then 429 until the window ends. */
+export type AttemptLimit = { max: number; windowMinutes: number };
+
+/**
+ * Dashboard sign-in limits, per client address: guesses at one account (IP and email), password spraying across
+ * accounts (IP alone), and sign-ups (IP).
+ */
+export type AuthLimits = { loginPerIpEmail: AttemptLimit; loginPerIp: AttemptLimit; registerPerIp: AttemptLimit };
 
 export class ConfigError extends Error {}
 
@@ -118,6 +134,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sendsPerPhone: e.OTP_SEND_LIMIT_PER_PHONE,
       sendsPerKey: e.OTP_SEND_LIMIT_PER_KEY,
       windowMinutes: e.OTP_SEND_LIMIT_WINDOW_MINUTES,
+    },
+    authLimits: {
+      loginPerIpEmail: { max: e.LOGIN_LIMIT_PER_IP_EMAIL, windowMinutes: e.LOGIN_LIMIT_PER_IP_EMAIL_WINDOW_MINUTES },
+      loginPerIp: { max: e.LOGIN_LIMIT_PER_IP, windowMinutes: e.LOGIN_LIMIT_PER_IP_WINDOW_MINUTES },
+      registerPerIp: { max: e.REGISTER_LIMIT_PER_IP, windowMinutes: e.REGISTER_LIMIT_PER_IP_WINDOW_MINUTES },
     },
     webhookTimeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,
     webhookConcurrency: e.WEBHOOK_CONCURRENCY,

@@ -82,7 +82,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     ...core,
     readModels: background.projections,
     tokens: sessionTokens(config.jwtSecret),
-    config: { publicBaseUrl: config.publicBaseUrl, sessionTtlHours: config.sessionTtlHours, otp: config.otp, webhooks },
+    config: { publicBaseUrl: config.publicBaseUrl, sessionTtlHours: config.sessionTtlHours, otp: config.otp, authLimits: config.authLimits, webhooks },
     readiness: async () => {
       const { subscribers, ...running } = await background.health();
       const checks = {

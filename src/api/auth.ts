@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
 import { text, unstorableTextMessage } from '../text.ts';
 import { checkPassword, endSession, startSession, wrongCredentials } from '../commands/login.ts';
@@ -6,6 +6,7 @@ import { normaliseEmail, registerUser } from '../commands/registration.ts';
 import { InvalidInput } from '../errors.ts';
 import { findUser, findUserIdByEmail } from '../projections/users.ts';
 import { listLiveSessions } from '../projections/sessions.ts';
+import { attemptCounter, clientAddress, tooMany, type AttemptCounter } from './attempt-limits.ts';
 import type { AppDeps } from './deps.ts';
 import { answerSessionNotFound } from './errors.ts';
 import { unstorableField } from './validation.ts';
@@ -40,7 +41,19 @@ function parseRegistration(body: unknown) {
 
 function loginAttemptKey(request: FastifyRequest): string {
   const email = (request.body as { email?: unknown } | undefined)?.email;
-  return `${request.ip}|${typeof email === 'string' ? normaliseEmail(email) : ''}`;
+  return `${clientAddress(request)}|${typeof email === 'string' ? normaliseEmail(email) : ''}`;
+}
+
+export const tooManyAttempts = 'Terlalu banyak percobaan, coba lagi nanti';
+
+/** A preHandler counting every attempt against each limit in turn: the first one over answers 429. */
+function limitedBy(counters: AttemptCounter[]): preHandlerAsyncHookHandler {
+  return async (request, reply) => {
+    for (const counter of counters) {
+      const wait = await counter.take(request);
+      if (wait !== null) throw tooMany(reply, wait, tooManyAttempts);
+    }
+  };
 }
 
 const device = (request: FastifyRequest) => ({
@@ -64,8 +77,15 @@ export function authRoutes(deps: AppDeps) {
       route.config = { ...route.config, surface: 'session' };
     });
     app.setNotFoundHandler(answerSessionNotFound);
+    const limits = deps.config.authLimits;
+    // guessing one account's password; trying passwords across accounts (spraying); opening accounts in bulk
+    const loginLimits = limitedBy([
+      attemptCounter(app, limits.loginPerIpEmail, loginAttemptKey),
+      attemptCounter(app, limits.loginPerIp, clientAddress),
+    ]);
+    const registerLimits = limitedBy([attemptCounter(app, limits.registerPerIp, clientAddress)]);
 
-    app.post('/register', { config: { invalidBodyMessage: allFieldsRequired } }, async (request, reply) => {
+    app.post('/register', { config: { invalidBodyMessage: allFieldsRequired }, preHandler: registerLimits }, async (request, reply) => {
       const input = parseRegistration(request.body);
       const { userId } = await registerUser(deps, input);
       await signIn(userId, request, reply);
@@ -74,13 +94,7 @@ export function authRoutes(deps: AppDeps) {
 
     app.post(
       '/login',
-      {
-        config: {
-          invalidBodyMessage: loginFieldsRequired,
-          // guessing passwords of one account from one address is what this limit stops
-          rateLimit: { max: 10, timeWindow: 60_000, keyGenerator: loginAttemptKey },
-        },
-      },
+      { config: { invalidBodyMessage: loginFieldsRequired }, preHandler: loginLimits },
       async (request, reply) => {
         const parsed = loginBody.safeParse(request.body ?? {});
         if (!parsed.success) refuseUnstorable(parsed.error);

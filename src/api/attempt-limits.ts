@@ -1,0 +1,35 @@
+import { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AttemptLimit } from '../config.ts';
+import { TooManyRequests } from '../errors.ts';
+
+/** The client's address as the limits count it: an IPv6 client by its /64, as @fastify/rate-limit does. */
+export const clientAddress = (request: FastifyRequest) => normalizeIP(request.ip);
+
+/** One fixed-window counter per key, in @fastify/rate-limit's store (per process). */
+export type AttemptCounter = {
+  /** Seconds until the window ends when its attempts are spent, without counting this one; else null. */
+  spent(request: FastifyRequest): Promise<number | null>;
+  /** Counts this attempt: the seconds until the window ends when it is one too many, else null. */
+  take(request: FastifyRequest): Promise<number | null>;
+};
+
+export function attemptCounter(app: FastifyInstance, limit: AttemptLimit, key: (request: FastifyRequest) => string): AttemptCounter {
+  const check = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMinutes * 60_000, keyGenerator: key });
+  return {
+    async spent(request) {
+      const state = await check(request, { increment: false });
+      return !state.isAllowed && state.remaining === 0 ? Math.max(state.ttlInSeconds, 1) : null;
+    },
+    async take(request) {
+      const state = await check(request);
+      return !state.isAllowed && state.isExceeded ? Math.max(state.ttlInSeconds, 1) : null;
+    },
+  };
+}
+
+/** 429 with Retry-After; the message is the surface's own. */
+export function tooMany(reply: FastifyReply, seconds: number, message: string): TooManyRequests {
+  reply.header('retry-after', String(seconds));
+  return new TooManyRequests(message);
+}

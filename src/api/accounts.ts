@@ -59,12 +59,14 @@ export function accountRoutes(deps: AppDeps) {
       return presentAccount(row);
     };
 
-    app.post('/', { schema: { body: postBody }, preHandler: otpSendLimits(plain, deps.config.otp) }, async request => {
+    const sendLimits = otpSendLimits(plain, deps.config.otp);
+
+    app.post('/', { schema: { body: postBody }, preHandler: sendLimits.refuseSpent }, async (request, reply) => {
       const { userId } = request.owner!;
       const { action } = request.body;
       if (action !== undefined) {
         if (!isOtpAction(action)) throw new InvalidInput(`Unknown action ${action}`, [{ path: 'body.action', message: 'unknown action' }], 'VALIDATION_ERROR');
-        return runOtpAction(deps, userId, request.body);
+        return runOtpAction(deps, userId, request.body, () => sendLimits.count(request, reply));
       }
       const outcome = await linkAccount(deps, userId, parseBody(createBody, request.body));
       if (outcome.kind === 'special-flow') {

@@ -1,10 +1,12 @@
-import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
 import { text } from '../text.ts';
 import { nationalNumber, sendOtp, verificationIncomplete, verifyOtp, type OtpWallet } from '../commands/otp-login.ts';
 import type { LoginPurpose } from '../commands/wallet-login.ts';
 import type { OtpSettings } from '../config.ts';
-import { InvalidInput, TooManyRequests } from '../errors.ts';
+import { InvalidInput } from '../errors.ts';
+import type { ProviderConnector } from '../providers/connector.ts';
+import { attemptCounter, clientAddress, tooMany } from './attempt-limits.ts';
 import type { AppDeps } from './deps.ts';
 import { missingFields, parseBody } from './validation.ts';
 
@@ -74,8 +76,26 @@ function purposeOf(body: z.infer<typeof sendBody>, raw: unknown): LoginPurpose {
 
 const maskPhone = (phoneNumber: string) => `${'*'.repeat(Math.max(phoneNumber.length - 4, 0))}${phoneNumber.slice(-4)}`;
 
-/** Runs one OTP step and answers the interface's body for it. */
-export async function runOtpAction(deps: AppDeps, ownerId: string, raw: unknown): Promise<object> {
+/** The connector, with `beforeSend` run right before an OTP send reaches the provider (and able to refuse it). */
+function countingSends(connector: ProviderConnector, beforeSend: () => Promise<void>): ProviderConnector {
+  return new Proxy(connector, {
+    get(target, property) {
+      if (property === 'sendOtp')
+        return async (...args: Parameters<ProviderConnector['sendOtp']>) => {
+          await beforeSend();
+          return target.sendOtp(...args);
+        };
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
+ * Runs one OTP step and answers the interface's body for it. `beforeSend` runs when a send is about to reach the
+ * provider, after every check of ours: the send limits count only those.
+ */
+export async function runOtpAction(deps: AppDeps, ownerId: string, raw: unknown, beforeSend: () => Promise<void>): Promise<object> {
   const action = (raw as { action: string }).action;
   const ttl = { otpSessionTtlMinutes: deps.config.otp.sessionTtlMinutes };
   const sendWallet = sendActions[action];
@@ -85,7 +105,7 @@ export async function runOtpAction(deps: AppDeps, ownerId: string, raw: unknown)
     if (missing.length > 0)
       throw new InvalidInput(`Required field missing: ${missing.join(', ')}`, missing.map(f => ({ path: `body.${f}`, message: 'required' })), 'MISSING_FIELDS');
     const body = parseBody(sendBody, raw);
-    const sent = await sendOtp({ ...deps, ...ttl }, ownerId, {
+    const sent = await sendOtp({ ...deps, ...ttl, connector: countingSends(deps.connector, beforeSend) }, ownerId, {
       wallet: sendWallet,
       phoneNumber: body.phoneNumber,
       pin: sendWallet === 'WALLET-A' ? body.pin : undefined,
@@ -125,39 +145,42 @@ const isSend = (request: FastifyRequest) => {
   return typeof body?.action === 'string' && body.action in sendActions;
 };
 
+export type OtpSendLimits = {
+  /** preHandler: a send whose limit is spent answers 429 before anything else is checked or asked. */
+  refuseSpent: preHandlerAsyncHookHandler;
+  /** Counts a send about to reach the provider; 429 instead if a concurrent send spent the limit meanwhile. */
+  count(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+};
+
 /**
  * Send-OTP limits, per API key (codes one integration asks for) and per phone number (codes a person receives),
- * counted with @fastify/rate-limit's limiter: 429 with the time to wait.
+ * counted with @fastify/rate-limit's limiter: 429 with the time to wait. Only sends that reach the provider count:
+ * a send refused by our own checks (missing field, unknown provider, malformed PIN, no points) costs nothing.
  */
-export function otpSendLimits(app: FastifyInstance, settings: OtpSettings): preHandlerAsyncHookHandler {
-  const timeWindow = settings.windowMinutes * 60_000;
+export function otpSendLimits(app: FastifyInstance, settings: OtpSettings): OtpSendLimits {
+  const window = { windowMinutes: settings.windowMinutes };
   const phoneOf = (request: FastifyRequest) => {
     const phoneNumber = (request.body as { phoneNumber?: unknown }).phoneNumber;
     return typeof phoneNumber === 'string' ? nationalNumber(phoneNumber) : '';
   };
   const limits = [
-    {
-      what: 'for this API key',
-      check: app.createRateLimit({ max: settings.sendsPerKey, timeWindow, keyGenerator: request => request.owner?.keyId ?? request.ip }),
-    },
-    {
-      what: 'for this phone number',
-      check: app.createRateLimit({
-        max: settings.sendsPerPhone,
-        timeWindow,
-        keyGenerator: phoneOf,
-        allowList: request => phoneOf(request) === '', // no phone: validation answers
-      }),
-    },
+    { what: 'for this API key', counter: attemptCounter(app, { max: settings.sendsPerKey, ...window }, request => request.owner?.keyId ?? clientAddress(request)) },
+    { what: 'for this phone number', counter: attemptCounter(app, { max: settings.sendsPerPhone, ...window }, phoneOf) },
   ];
-  return async (request, reply) => {
-    if (!isSend(request)) return;
-    for (const { what, check } of limits) {
-      const limit = await check(request);
-      if (!limit.isAllowed && limit.isExceeded) {
-        reply.header('retry-after', String(limit.ttlInSeconds));
-        throw new TooManyRequests(`Too many OTP requests ${what}; retry in ${limit.ttlInSeconds} s`);
+  const refusal = (reply: FastifyReply, what: string, seconds: number) => tooMany(reply, seconds, `Too many OTP requests ${what}; retry in ${seconds} s`);
+  return {
+    async refuseSpent(request, reply) {
+      if (!isSend(request)) return;
+      for (const { what, counter } of limits) {
+        const wait = await counter.spent(request);
+        if (wait !== null) throw refusal(reply, what, wait);
       }
-    }
+    },
+    async count(request, reply) {
+      for (const { what, counter } of limits) {
+        const wait = await counter.take(request);
+        if (wait !== null) throw refusal(reply, what, wait);
+      }
+    },
   };
 }

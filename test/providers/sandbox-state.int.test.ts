@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +49,30 @@ describe('sandbox state file', () => {
     } finally {
       await sandbox.close();
     }
+  });
+
+  it('keeps the file readable by its owner only (it holds session tokens), including one written before', async () => {
+    const stateFile = freshFile();
+    const mode = () => statSync(stateFile).mode & 0o777;
+    const first = await sandboxHarness({ stateFile });
+    try {
+      const { sessionToken } = await first.loginWallet('WALLET-E', '081244440004');
+      await expect.poll(() => existsSync(stateFile), { timeout: 2000 }).toBe(true);
+      expect(readFileSync(stateFile, 'utf8')).toContain(sessionToken);
+      expect(mode()).toBe(0o600);
+    } finally {
+      await first.close();
+    }
+    chmodSync(stateFile, 0o644);
+    writeFileSync(`${stateFile}.${process.pid}.tmp`, '', { mode: 0o644 }); // a leftover of a crashed write
+    const second = await sandboxHarness({ stateFile });
+    try {
+      expect(mode()).toBe(0o600);
+      await second.addTransaction({ providerCode: 'WALLET-E', accountRef: '081244440004', type: 'CREDIT', amount: 1 });
+    } finally {
+      await second.close();
+    }
+    expect(mode()).toBe(0o600);
   });
 
   it('moves an unreadable state file aside and starts empty', async () => {

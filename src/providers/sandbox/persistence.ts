@@ -1,11 +1,19 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../logger.ts';
 import { sandboxSnapshot, type SandboxSnapshot } from './state.ts';
 
+/** The state holds provider sessions and passwords: readable by the owner only, like secrets.json. */
+const ownerOnly = 0o600;
+
 /** Reads the state file; a missing file is a fresh start, an unreadable one is moved aside and logged. */
 export function readStateFile(file: string, log?: Logger): SandboxSnapshot | null {
   if (!existsSync(file)) return null;
+  try {
+    chmodSync(file, ownerOnly); // a file written before it was owner-only
+  } catch (err) {
+    log?.warn({ err, file }, 'sandbox state file could not be made owner-only');
+  }
   try {
     return sandboxSnapshot.parse(JSON.parse(readFileSync(file, 'utf8')));
   } catch (err) {
@@ -20,7 +28,8 @@ export function readStateFile(file: string, log?: Logger): SandboxSnapshot | nul
 export function writeStateFile(file: string, snapshot: SandboxSnapshot): void {
   mkdirSync(path.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify(snapshot));
+  writeFileSync(temporary, JSON.stringify(snapshot), { mode: ownerOnly });
+  chmodSync(temporary, ownerOnly); // the mode applies only to a file writeFileSync creates, not a leftover one
   renameSync(temporary, file);
 }
 

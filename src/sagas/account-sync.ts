@@ -1,7 +1,6 @@
-import { run, type Runner } from 'graphile-worker';
+import { runJobQueue } from '../db/job-queue.ts';
 import type pg from 'pg';
 import { syncAccount, type SyncDeps } from '../commands/sync-account.ts';
-import { jobQueueLog } from '../db/job-queue-log.ts';
 import { isDatabaseUnavailable, query } from '../db/pool.ts';
 import { dueAccounts } from '../projections/accounts.ts';
 
@@ -44,20 +43,18 @@ export async function startAccountSync(
   deps: SyncDeps & { pool: pg.Pool },
   options: { concurrency?: number; tickMs?: number; batch?: number } = {},
 ): Promise<AccountSyncScheduler> {
-  const runner: Runner = await run({
+  const runner = await runJobQueue('job queue', {
     pgPool: deps.pool,
     // jobs mostly wait on the provider and the database, not on this CPU
     concurrency: options.concurrency ?? 24,
-    noHandleSignals: true,
     pollInterval: 1000,
-    logger: jobQueueLog(deps.log, 'job queue'),
     taskList: {
       'sync-account': async payload => {
         if (!isSyncJob(payload)) return; // a malformed job is dropped, not retried for ever
         await syncAccount(deps, payload.accountId, payload.slot);
       },
     },
-  });
+  }, deps.log);
 
   // slots already handed to the queue by this process; the job key deduplicates across processes
   const enqueued = new Map<string, string>();

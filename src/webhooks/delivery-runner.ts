@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { run, type WorkerEvents } from 'graphile-worker';
-import { jobQueueLog } from '../db/job-queue-log.ts';
+import type { WorkerEvents } from 'graphile-worker';
+import { runJobQueue } from '../db/job-queue.ts';
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
 import type { EventSourcing } from '../commands/handle.ts';
@@ -54,13 +54,11 @@ export async function startWebhookDelivery(deps: DeliveryDeps, settings: Webhook
   const workerIds: string[] = [];
   const events = new EventEmitter() as WorkerEvents;
   events.on('worker:create', ({ worker }) => workerIds.push(worker.workerId));
-  const runner = await run({
+  const runner = await runJobQueue('webhook queue', {
     pgPool: deps.pool,
     events,
     concurrency: settings.concurrency,
-    noHandleSignals: true,
     pollInterval: settings.pollIntervalMs,
-    logger: jobQueueLog(deps.log, 'webhook queue'),
     taskList: {
       [deliverWebhookTask]: async payload => {
         const job = attemptJob.safeParse(payload);
@@ -68,7 +66,7 @@ export async function startWebhookDelivery(deps: DeliveryDeps, settings: Webhook
         await attemptDelivery(deps, settings, job.data);
       },
     },
-  });
+  }, deps.log);
   // its workers exist once run() answers (graphile-worker creates them all at once): they are registered before the
   // first beat ends; a job taken in between and cut off is recovered by the age of its lock (runner-liveness.ts)
   const liveness = await startLiveness(deps, { id: `webhooks-${randomUUID()}`, workerIds }, settings);

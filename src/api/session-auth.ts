@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { recordSessionSeen } from '../commands/login.ts';
 import { sessionSeenEveryMs } from '../commands/session.ts';
+import { isDatabaseUnavailable } from '../db/pool.ts';
 import { Forbidden, Unauthorized } from '../errors.ts';
 import { findLiveSession } from '../projections/sessions.ts';
 import { findUser } from '../projections/users.ts';
@@ -60,8 +61,8 @@ export async function authenticateSession(deps: AppDeps, request: FastifyRequest
   const live = await findLiveSession(deps.pool, claims.sessionId, claims.userId, now);
   if (!live) throw new Unauthorized();
   if (now.getTime() - live.last_seen_at.getTime() >= sessionSeenEveryMs) {
-    await recordSessionSeen(deps, claims.sessionId, `user:${claims.userId}`).catch(err =>
-      request.log.warn({ err }, 'could not record session use'),
+    await recordSessionSeen(deps, claims.sessionId, `user:${claims.userId}`).catch(
+      err => isDatabaseUnavailable(err) || request.log.warn({ err }, 'could not record session use'),
     );
   }
   return claims;

@@ -238,6 +238,15 @@ describe('POST /api/v1/payments: rules and errors', () => {
     expect(await service.store.headPosition()).toEqual(before);
   });
 
+  it('says the limit for a redirectUrl over 2000 characters, not that it is no URL', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    const long = `https://shop.example/${'a'.repeat(2000)}`;
+    const response = await post(caller, paymentBody(accountId, { redirectUrl: long }));
+    expect(response.statusCode).toBe(400);
+    expect(response.json().errors).toEqual([{ path: 'body.redirectUrl', message: 'at most 2000 characters' }]);
+  });
+
   it('answers 409 for a second payment of an order that is still pending, and bills it again once that expired', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);

@@ -13,20 +13,11 @@ import type { NewEvent } from '../../src/store/event-store.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { freshPool } from '../support/database.ts';
 import { createKey, registerUser } from '../support/http.ts';
+import { eventually } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const at = '2026-01-05T03:00:00.000Z';
-
-async function eventually<T>(check: () => Promise<T | false | null | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise(r => setTimeout(r, 50));
-  }
-}
 
 const metadata = () => ({ eventId: randomUUID(), correlationId: randomUUID(), causationId: null, actor: 'test', occurredAt: at });
 

@@ -3,10 +3,9 @@ import { DomainError, Forbidden, InvalidInput, NotFound, Unprocessable } from '.
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { deterministicUuid } from '../sagas/event-id.ts';
 import { account, accountStream, type Account, type LinkedAccount } from './account.ts';
-import { StreamDeleted, WrongExpectedRevision } from '../store/event-store.ts';
-import { handleCommandsTogether, streamCommand, type StreamCommand } from './handle-together.ts';
+import { handleStreams, streamRead } from './handle-streams.ts';
 import { cachedState, load, nothingLoaded, type CommandContext } from './handle.ts';
-import { billOf, payTo, reservePayable, reservations, typeFor } from './pay-to.ts';
+import { billOf, payTo, reservePayable, typeFor } from './pay-to.ts';
 import { order, orderStream } from './order.ts';
 import { payment, paymentStream, type ChosenMethod, type Payment, type PaymentDetails } from './payment.ts';
 import { findPayable, receiving, receivingStream } from './receiving.ts';
@@ -36,7 +35,7 @@ export function requestHashOf(input: NewPayment): string {
 
 /** A payment this request already created (same Idempotency-Key): the same request answers it again. */
 function replayOf(existing: Payment, requestHash: string | null): string {
-  if (existing.status === 'NONE') throw new Error('not a payment');
+  if (existing.status === 'NONE') throw new Error('the payment was not recorded');
   if (existing.requestHash !== requestHash)
     throw new Unprocessable('This Idempotency-Key was used with another request body', 'IDEMPOTENCY_KEY_REUSED');
   return existing.paymentId;
@@ -85,10 +84,10 @@ function paymentDetails(
 }
 
 /**
- * Creates a payment into one of the caller's linked accounts: checks the account and type, claims the order
- * (one pending payment per orderId), prepares where to pay, reserves a payable amount unique on that account,
- * and records the payment. With an Idempotency-Key the payment id is derived from it, so a repeat answers
- * the first payment.
+ * Creates a payment into one of the caller's linked accounts: checks the account and type, prepares where to pay,
+ * then in one append claims the order (one pending payment per orderId), reserves a payable amount unique on that
+ * account and records the payment, guarded on the account as checked. With an Idempotency-Key the payment id is
+ * derived from it, so a repeat answers the first payment.
  */
 export async function createPayment(
   deps: SyncDeps,
@@ -101,63 +100,44 @@ export async function createPayment(
   const paymentId = input.idempotencyKey ? deterministicUuid(`payment:${ownerId}:${input.idempotencyKey}`) : randomUUID();
   const context: CommandContext = { actor: `user:${ownerId}`, now: deps.clock.now(), correlationId: paymentId };
   // a random id has no stream yet; a key's id may have one already
-  let paymentLoaded = nothingLoaded(payment);
-  if (input.idempotencyKey) {
-    paymentLoaded = await load(deps, paymentStream(paymentId), payment);
-    const existing = paymentLoaded.state;
-    if (existing.status !== 'NONE') return { paymentId: replayOf(existing, requestHash), payment: existing };
-  }
+  const paymentLoaded = input.idempotencyKey ? await load(deps, paymentStream(paymentId), payment) : nothingLoaded(payment);
+  if (paymentLoaded.state.status !== 'NONE') return { paymentId: replayOf(paymentLoaded.state, requestHash), payment: paymentLoaded.state };
 
   const accountId = accountStream(input.walletAccountId);
-  let accountLoaded = cachedState(deps, accountId, account) ?? (await load(deps, accountId, account));
-  const { linked, type } = receivingAccount(accountLoaded.state, ownerId, input.type);
+  const checked = cachedState(deps, accountId, account) ?? (await load(deps, accountId, account));
+  const { linked, type } = receivingAccount(checked.state, ownerId, input.type);
   const where = type === null ? null : await payTo(deps, linked, type, context);
-  // payTo may have captured the account's static QRIS: what it left is what the append is guarded on
-  accountLoaded = cachedState(deps, accountId, account) ?? accountLoaded;
 
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + (input.expiresInMinutes ?? defaultExpiresInMinutes) * 60_000);
-  const orderId = orderStream(ownerId, input.orderId);
-  const receivingId = receivingStream(linked.accountId);
-  let orderLoaded = cachedState(deps, orderId, order) ?? nothingLoaded(order);
-  let receivingStale = false;
-  let created: { state: Payment } | undefined;
-  for (let attempt = 1; !created; attempt++) {
-    const previous = orderLoaded.state.paymentId;
-    const previousStillPending = previous !== null && previous !== paymentId && (await stillPending(deps, previous, orderLoaded.state.openedAt!, now));
-    const opened = order.decide(orderLoaded.state, { type: 'OpenOrderPayment', ownerId, orderId: input.orderId, paymentId, previousStillPending, now });
-    // the order, the payable amount and the payment in one append, guarded on the account as decided on
-    const createTogether = async () => {
-      const parts: StreamCommand[] = [streamCommand(deps, orderId, order, orderLoaded, opened)];
-      let payable: { uniqueCode: number; totalAmount: number } | null = null;
-      if (type !== null && where !== null) {
-        const receivingLoaded = (!receivingStale && cachedState(deps, receivingId, receiving)) || (await load(deps, receivingId, receiving));
-        const reserved = receiving.decide(receivingLoaded.state, reservePayable(linked, where, { paymentId, amount: input.amount, expiresAt, now }));
-        payable = reserved[0]?.type === 'PayableReserved' ? reserved[0].data : findPayable(receivingLoaded.state, paymentId) ?? null;
-        if (!payable) throw new DomainError(503, 'UNAVAILABLE', 'The payable amount lapsed before the payment was recorded; try again');
-        parts.push(streamCommand(deps, receivingId, receiving, receivingLoaded, reserved));
-      }
-      const details = paymentDetails({ paymentId, ownerId, input, linked, type, requestHash, now, expiresAt }, payable && where && billOf(where, payable));
-      const createdEvents = payment.decide(paymentLoaded.state, { type: 'CreatePayment', payment: details });
-      parts.push(streamCommand(deps, paymentStream(paymentId), payment, paymentLoaded, createdEvents));
-      const done = await handleCommandsTogether(deps, parts, [{ streamId: accountId, revision: accountLoaded.revision }], context);
-      return { state: done.states.at(-1) as Payment };
-    };
-    try {
-      // reservations on one receiving account from this process go one at a time instead of racing into retries
-      created = type === null ? await createTogether() : await reservations(linked.accountId, createTogether);
-    } catch (err) {
-      if (!(err instanceof WrongExpectedRevision || err instanceof StreamDeleted) || attempt >= 5) throw err;
-      // someone wrote one of the streams since it was loaded: load that one again and decide again
-      if (err.streamId === accountId) {
-        accountLoaded = await load(deps, accountId, account);
-        receivingAccount(accountLoaded.state, ownerId, input.type); // deleted or deactivated meanwhile: refused now
-      } else if (err.streamId === orderId) orderLoaded = await load(deps, orderId, order);
-      else if (err.streamId === receivingId) receivingStale = true;
-      else paymentLoaded = await load(deps, paymentStream(paymentId), payment); // a twin with the same Idempotency-Key
-      if (paymentLoaded.state.status !== 'NONE') return { paymentId: replayOf(paymentLoaded.state, requestHash), payment: paymentLoaded.state };
-    }
-  }
+  const reads = {
+    // payTo may have captured the account's static QRIS: the cache holds what it left
+    account: streamRead(accountId, account),
+    order: streamRead(orderStream(ownerId, input.orderId), order),
+    receiving: streamRead(receivingStream(linked.accountId), receiving),
+    payment: streamRead(paymentStream(paymentId), payment, { loaded: paymentLoaded }),
+  };
+  const { states } = await handleStreams(
+    deps,
+    reads,
+    async loaded => {
+      if (loaded.payment.state.status !== 'NONE') return { append: {}, result: null }; // a twin with the same Idempotency-Key
+      receivingAccount(loaded.account.state, ownerId, input.type); // deleted or deactivated since: refused now
+      const previous = loaded.order.state.paymentId;
+      const previousStillPending = previous !== null && previous !== paymentId && (await stillPending(deps, previous, loaded.order.state.openedAt!, now));
+      const opened = order.decide(loaded.order.state, { type: 'OpenOrderPayment', ownerId, orderId: input.orderId, paymentId, previousStillPending, now });
+      const reserved = where ? receiving.decide(loaded.receiving.state, reservePayable(linked, where, { paymentId, amount: input.amount, expiresAt, now })) : [];
+      const payable = where && (reserved[0]?.type === 'PayableReserved' ? reserved[0].data : findPayable(loaded.receiving.state, paymentId));
+      if (where && !payable) throw new DomainError(503, 'UNAVAILABLE', 'The payable amount lapsed before the payment was recorded; try again');
+      const details = paymentDetails({ paymentId, ownerId, input, linked, type, requestHash, now, expiresAt }, where && payable ? billOf(where, payable) : null);
+      const created = payment.decide(loaded.payment.state, { type: 'CreatePayment', payment: details });
+      return { append: { order: opened, receiving: reserved, payment: created }, guard: ['account'], result: null };
+    },
+    // reservations on one receiving account from this process go one at a time instead of racing into retries
+    { ...context, queueOn: type === null ? undefined : reads.receiving.streamId },
+  );
+  // ours, or a twin's with the same Idempotency-Key: the same request answers it, another body is refused
+  const created = states.payment;
   // no wait for the read model: what reads a payment next (status, page, QR image) falls back to its stream
-  return { paymentId, payment: created.state as Exclude<Payment, { status: 'NONE' }> };
+  return { paymentId: replayOf(created, requestHash), payment: created as Exclude<Payment, { status: 'NONE' }> };
 }

@@ -151,6 +151,13 @@ const maxAttempts = 5;
 // per event store, so that two services in one process (tests) do not wait on each other
 const queues = new WeakMap<EventStore, ReturnType<typeof keyedQueue>>();
 
+/** Runs `work` after the commands of this process that named `streamId` before it, one at a time. */
+export function inStreamOrder<T>(es: EventSourcing, streamId: string, work: () => Promise<T>): Promise<T> {
+  let queue = queues.get(es.store);
+  if (!queue) queues.set(es.store, (queue = keyedQueue()));
+  return queue(streamId, work);
+}
+
 /**
  * Load the stream, decide, append at the loaded revision; on a concurrent write, start again (bounded). Commands on
  * one stream from this process run one after another (a busy stream, such as a user's points debited by the syncs
@@ -164,9 +171,7 @@ export function handleCommand<S, C, E extends DomainEvent>(
   command: C,
   context: CommandContext,
 ): Promise<Handled<S, E>> {
-  let queue = queues.get(es.store);
-  if (!queue) queues.set(es.store, (queue = keyedQueue()));
-  return queue(streamId, () => decideAndAppend(es, streamId, decider, command, context));
+  return inStreamOrder(es, streamId, () => decideAndAppend(es, streamId, decider, command, context));
 }
 
 async function decideAndAppend<S, C, E extends DomainEvent>(

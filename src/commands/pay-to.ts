@@ -5,16 +5,12 @@ import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { ProviderError, type ProviderSession } from '../providers/connector.ts';
 import { account, accountStream, type LinkedAccount } from './account.ts';
 import { handleCommand, type CommandContext } from './handle.ts';
-import { keyedQueue } from './keyed-queue.ts';
 import { providerFailure } from './link-account.ts';
 import type { ReceivingCommand } from './receiving.ts';
 import type { SyncDeps } from './sync-account.ts';
 
 /** Virtual-account number prefixes per VA type: prefix + 11 random digits. */
 const vaPrefix: Partial<Record<PaymentType, string>> = { 'VA-BANK1': '88810', 'VA-BANK2': '88820', 'VA-BANK3': '88830' };
-
-// reservations of one receiving account made by this process go one at a time instead of racing into retries
-export const reservations = keyedQueue();
 
 /** The type asked for, the provider's only type, or null when the payer chooses among several on the page. */
 export function typeFor(provider: NonNullable<ReturnType<typeof findProvider>>, asked: string | undefined): PaymentType | null {

@@ -166,6 +166,11 @@ describe('POST /api/v1/payments: WALLET-A', () => {
     expect(chosen.statusCode, chosen.body).toBe(200);
     expect(chosen.json().data).toMatchObject({ type: 'VA-BANK1', uniqueCode: 0, totalAmount: 64_000, accountNumber: expect.stringMatching(/^88810[0-9]{11}$/) });
     expect((await choose('VA-BANK1')).json().data.accountNumber).toBe(chosen.json().data.accountNumber); // the same choice again
+    // the payable and the choice in one append: no crash can leave one without the other
+    const reservedAt = (await service.store.readStream(receivingStream(accountId))).find(e => (e.data as { paymentId?: string }).paymentId === data.id)!;
+    const chosenAt = (await service.store.readStream(paymentStream(data.id))).find(e => e.type === 'PaymentMethodChosen')!;
+    expect(reservedAt.type).toBe('PayableReserved');
+    expect(chosenAt.position.commit).toBe(reservedAt.position.commit);
     const other = await choose('DIRECT');
     expect(other.statusCode).toBe(409);
     expect(other.json()).toMatchObject({ code: 'PAYMENT_METHOD_CHOSEN' });

@@ -1,0 +1,114 @@
+import type { DomainEvent } from '../events/event.ts';
+import { StreamDeleted, WrongExpectedRevision, type Position, type StreamWrite } from '../store/event-store.ts';
+import {
+  cachedState,
+  inStreamOrder,
+  load,
+  nothingLoaded,
+  recordAppended,
+  toNewEvents,
+  type CommandContext,
+  type Decider,
+  type EventSourcing,
+  type Loaded,
+} from './handle.ts';
+
+/**
+ * One stream a command over several streams reads: its id and decider, and how it is loaded the first time (from this
+ * process's state cache where the decider is cached; `absent`: a stream of a new random id, which cannot exist yet).
+ */
+export type StreamRead<S, E extends DomainEvent> = {
+  readonly streamId: string;
+  first(es: EventSourcing): Promise<Loaded<S>>;
+  /** After a refusal: read from the store, never from a cache. */
+  again(es: EventSourcing): Promise<Loaded<S>>;
+  record(es: EventSourcing, loaded: Loaded<S>, events: E[], nextRevision: number): Promise<S>;
+};
+
+export function streamRead<S, C, E extends DomainEvent>(
+  streamId: string,
+  decider: Decider<S, C, E>,
+  options: { absent?: boolean; loaded?: Loaded<S> } = {},
+): StreamRead<S, E> {
+  return {
+    streamId,
+    first: async es => options.loaded ?? (options.absent ? nothingLoaded(decider) : (cachedState(es, streamId, decider) ?? (await load(es, streamId, decider)))),
+    again: es => load(es, streamId, decider),
+    record: (es, loaded, events, nextRevision) => recordAppended(es, streamId, decider, loaded, events, nextRevision),
+  };
+}
+
+type Reads = Record<string, StreamRead<unknown, DomainEvent>>;
+type StateOf<R> = R extends StreamRead<infer S, DomainEvent> ? S : never;
+type EventOfRead<R> = R extends StreamRead<unknown, infer E> ? E : never;
+
+/** Each stream as loaded, by the name the command gave it. */
+export type LoadedStreams<T extends Reads> = { [K in keyof T]: Loaded<StateOf<T[K]>> };
+
+/** What a command decided over its streams: the events for each stream it writes, the streams it read and relies on. */
+export type StreamsDecision<T extends Reads, R> = {
+  append: { [K in keyof T]?: EventOfRead<T[K]>[] };
+  /** Streams read but not written that must still be at the revision read when the events are appended. */
+  guard?: (keyof T)[];
+  /** What the caller takes back (a reserved payable, say). */
+  result: R;
+};
+
+const maxAttempts = 5;
+
+/**
+ * The one path for a command over several streams: loads each stream (from the state cache where possible), runs the
+ * decision over them, appends every stream's events all or nothing (where the store can) with the guards checked in
+ * the same append, and records the new states. On a concurrent write (WrongExpectedRevision, StreamDeleted) it loads
+ * again only the stream refused and decides again, a bounded number of times. `decide` may read elsewhere (never
+ * write) before deciding; it refuses by throwing a DomainError. With `queueOn`, commands of this process that name the
+ * same stream (including handleCommand on it) run one after another instead of racing into retries.
+ */
+export async function handleStreams<T extends Reads, R>(
+  es: EventSourcing,
+  reads: T,
+  decide: (loaded: LoadedStreams<T>) => StreamsDecision<T, R> | Promise<StreamsDecision<T, R>>,
+  context: CommandContext & { queueOn?: string },
+): Promise<{ result: R; states: { [K in keyof T]: StateOf<T[K]> }; position: Position | null }> {
+  const run = () => decideAndAppend(es, reads, decide, context);
+  return context.queueOn ? inStreamOrder(es, context.queueOn, run) : run();
+}
+
+async function decideAndAppend<T extends Reads, R>(
+  es: EventSourcing,
+  reads: T,
+  decide: (loaded: LoadedStreams<T>) => StreamsDecision<T, R> | Promise<StreamsDecision<T, R>>,
+  context: CommandContext,
+) {
+  const names = Object.keys(reads) as (keyof T & string)[];
+  const loaded = Object.fromEntries(await Promise.all(names.map(async n => [n, await reads[n]!.first(es)] as const))) as Record<string, Loaded<unknown>>;
+  for (let attempt = 1; ; attempt++) {
+    const decision = await decide(loaded as LoadedStreams<T>);
+    const writing = names.filter(n => (decision.append[n]?.length ?? 0) > 0);
+    const states = Object.fromEntries(names.map(n => [n, loaded[n]!.state])) as { [K in keyof T]: StateOf<T[K]> };
+    if (writing.length === 0) return { result: decision.result, states, position: null };
+    const guards = (decision.guard ?? []).filter(n => !writing.includes(n as keyof T & string)) as string[];
+    const writes: StreamWrite[] = [
+      ...guards.map(n => ({ streamId: reads[n]!.streamId, events: [], expected: loaded[n]!.revision })),
+      ...writing.map(n => ({
+        streamId: reads[n]!.streamId,
+        events: toNewEvents(decision.append[n]!, context),
+        expected: loaded[n]!.exists ? loaded[n]!.revision : ('no_stream' as const),
+      })),
+    ];
+    try {
+      const results = await es.store.appendToStreams(writes);
+      await Promise.all(
+        writing.map(async (n, i) => {
+          (states as Record<string, unknown>)[n] = await reads[n]!.record(es, loaded[n]!, decision.append[n]!, results[guards.length + i]!.nextRevision);
+        }),
+      );
+      return { result: decision.result, states, position: results.at(-1)!.position };
+    } catch (err) {
+      if (!(err instanceof WrongExpectedRevision || err instanceof StreamDeleted) || attempt >= (context.attempts ?? maxAttempts)) throw err;
+      const refused = names.find(n => reads[n]!.streamId === err.streamId);
+      if (refused === undefined) throw err;
+      loaded[refused] = await reads[refused]!.again(es);
+    }
+  }
+}

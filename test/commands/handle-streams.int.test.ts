@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { handleStreams, streamRead } from '../../src/commands/handle-streams.ts';
+import { handleCommand, type Decider } from '../../src/commands/handle.ts';
+import { stateCache } from '../../src/commands/state-cache.ts';
+import { Conflict } from '../../src/errors.ts';
+import { event, type EventOf } from '../../src/events/event.ts';
+import type { EventStore } from '../../src/store/event-store.ts';
+import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
+import { freshPool } from '../support/database.ts';
+
+// a transfer between two balances, which must never go below zero, decided over both streams at once
+const Moved = event('TestBalanceMoved', 1, z.object({ by: z.int() }));
+type MovedEvent = EventOf<typeof Moved>;
+const balance: Decider<{ total: number }, { type: 'Move'; by: number }, MovedEvent> = {
+  cached: true,
+  initialState: () => ({ total: 0 }),
+  evolve: (s, e) => ({ total: s.total + e.data.by }),
+  decide: (_s, c) => [Moved({ by: c.by })],
+};
+
+let pool: Awaited<ReturnType<typeof freshPool>>;
+let store: PostgresEventStore;
+let other: PostgresEventStore; // another process's store on the same database: its writes race ours
+beforeAll(async () => {
+  pool = await freshPool(20);
+  store = await PostgresEventStore.create(pool);
+  other = await PostgresEventStore.create(pool);
+});
+afterAll(async () => {
+  await store.close();
+  await other.close();
+  await pool.end();
+});
+const now = new Date('2026-01-05T03:00:00.000Z');
+let seq = 0;
+const names = () => {
+  seq++;
+  return { from: `balance-from-${seq}`, to: `balance-to-${seq}`, rule: `balance-rule-${seq}` };
+};
+
+/** A store that counts the reads of each stream. */
+function counting(inner: EventStore) {
+  const reads = new Map<string, number>();
+  const wrapped: EventStore = Object.create(inner);
+  wrapped.readStream = (streamId, options) => {
+    reads.set(streamId, (reads.get(streamId) ?? 0) + 1);
+    return inner.readStream(streamId, options);
+  };
+  wrapped.appendToStreams = writes => inner.appendToStreams(writes);
+  return { store: wrapped, reads };
+}
+
+const move = (from: string, to: string, amount: number) => (loaded: { from: { state: { total: number } }; to: { state: { total: number } } }) => {
+  if (loaded.from.state.total < amount) throw new Conflict('not enough', 'NOT_ENOUGH');
+  return { append: { from: [Moved({ by: -amount })], to: [Moved({ by: amount })] }, result: { from, to } };
+};
+
+describe('a command over several streams', () => {
+  it('appends every stream it decided on in one transaction, or none', async () => {
+    const s = names();
+    await handleCommand({ store }, s.from, balance, { type: 'Move', by: 100 }, { actor: 'test', now });
+    const es = { store };
+    const done = await handleStreams(es, { from: streamRead(s.from, balance), to: streamRead(s.to, balance) }, move(s.from, s.to, 60), { actor: 'test', now });
+    expect(done.states).toEqual({ from: { total: 40 }, to: { total: 60 } });
+    const [from, to] = [await store.readStream(s.from), await store.readStream(s.to)];
+    expect(from.at(-1)!.position.commit).toBe(to.at(-1)!.position.commit); // one transaction
+
+    await expect(
+      handleStreams(es, { from: streamRead(s.from, balance), to: streamRead(s.to, balance) }, move(s.from, s.to, 60), { actor: 'test', now }),
+    ).rejects.toMatchObject({ code: 'NOT_ENOUGH' });
+    expect((await store.readStream(s.from)).length).toBe(2);
+    expect((await store.readStream(s.to)).length).toBe(1);
+  });
+
+  it('on a write elsewhere reads again only the stream refused, and decides again on what it holds now', async () => {
+    const s = names();
+    const cache = stateCache();
+    await handleCommand({ store, cache }, s.from, balance, { type: 'Move', by: 100 }, { actor: 'test', now });
+    await handleCommand({ store, cache }, s.to, balance, { type: 'Move', by: 5 }, { actor: 'test', now });
+    const { store: watched, reads } = counting(store);
+    let decisions = 0;
+    const done = await handleStreams(
+      { store: watched, cache },
+      { from: streamRead(s.from, balance), to: streamRead(s.to, balance) },
+      loaded => {
+        decisions++;
+        return move(s.from, s.to, 70)(loaded);
+      },
+      { actor: 'test', now },
+    );
+    expect(done.states).toEqual({ from: { total: 30 }, to: { total: 75 } });
+    expect(decisions).toBe(1);
+    expect(reads.size).toBe(0); // both decided from this process's state cache, never read
+
+    // now a race: the other store moves 25 out of `from` after our load, before our append
+    let raced = false;
+    decisions = 0;
+    const second = await handleStreams(
+      { store: watched, cache },
+      { from: streamRead(s.from, balance), to: streamRead(s.to, balance) },
+      async loaded => {
+        decisions++;
+        if (!raced) {
+          raced = true;
+          await handleCommand({ store: other }, s.from, balance, { type: 'Move', by: -25 }, { actor: 'other', now });
+        }
+        return move(s.from, s.to, 5)(loaded);
+      },
+      { actor: 'test', now },
+    );
+    expect(decisions).toBe(2);
+    expect(second.states).toEqual({ from: { total: 0 }, to: { total: 80 } });
+    expect(reads.get(s.from)).toBe(1); // the refused stream, read again once
+    expect(reads.get(s.to)).toBeUndefined(); // the other one kept as loaded
+  });
+
+  it('refuses when a stream it only read (a guard) was written since, and decides again on it', async () => {
+    const s = names();
+    const cache = stateCache();
+    await handleCommand({ store, cache }, s.from, balance, { type: 'Move', by: 100 }, { actor: 'test', now });
+    await handleCommand({ store, cache }, s.rule, balance, { type: 'Move', by: 50 }, { actor: 'test', now }); // the limit per move
+    let raced = false;
+    const limits: number[] = [];
+    const attempt = handleStreams(
+      { store, cache },
+      { from: streamRead(s.from, balance), to: streamRead(s.to, balance), rule: streamRead(s.rule, balance) },
+      async loaded => {
+        limits.push(loaded.rule.state.total);
+        if (!raced) {
+          raced = true; // the limit is lowered elsewhere after we read it
+          await handleCommand({ store: other }, s.rule, balance, { type: 'Move', by: -40 }, { actor: 'other', now });
+        }
+        if (loaded.rule.state.total < 30) throw new Conflict('over the limit', 'OVER_LIMIT');
+        return { ...move(s.from, s.to, 30)(loaded), guard: ['rule' as const] };
+      },
+      { actor: 'test', now },
+    );
+    await expect(attempt).rejects.toMatchObject({ code: 'OVER_LIMIT' });
+    expect(limits).toEqual([50, 10]);
+    expect((await store.readStream(s.from)).length).toBe(1);
+    expect(await store.readStream(s.to)).toEqual([]);
+  });
+});

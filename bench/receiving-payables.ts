@@ -6,10 +6,9 @@
  * ratio shows how the cost grows with the pending payables.
  */
 import { randomUUID } from 'node:crypto';
-import { payablesOf, receiving, type Receiving } from '../src/commands/receiving.ts';
+import { matchCredit, payablesOf, receiving, type Receiving } from '../src/commands/receiving.ts';
 import type { ReceivingEvent } from '../src/events/payment.ts';
 import '../src/events/all.ts';
-import { matchCredit } from '../src/sagas/payment-matching.ts';
 import { fmtRatio, markdownTable, textTable, writeResults, type BenchContext } from './harness.ts';
 
 const hourMs = 3_600_000;

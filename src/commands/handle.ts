@@ -24,7 +24,14 @@ export type Decider<S, C, E extends DomainEvent> = {
    * (the payables a busy account holds) gives its `size` in items: it is snapshotted every `every` × 2^k events, the
    * first such interval at least its size, so that writing snapshots costs about the same per event at any size.
    */
-  snapshot?: { name: string; version: number; every: number; size?: (state: S) => number };
+  snapshot?: {
+    name: string;
+    version: number;
+    every: number;
+    size?: (state: S) => number;
+    /** The state from its JSON (a state holding more than plain data builds it again here); plain data by default. */
+    revive?: (json: unknown) => S;
+  };
   /** Keep the latest state in this process's StateCache (streams that are never deleted, and busy). */
   cached?: boolean;
 };
@@ -71,7 +78,7 @@ export async function load<S, C, E extends DomainEvent>(
   }
   const config = decider.snapshot;
   const snapshot = config && es.snapshots ? await es.snapshots.read(streamId, config.name, config.version) : null;
-  const state = snapshot ? (snapshot.state as S) : decider.initialState();
+  const state = snapshot ? (config!.revive?.(snapshot.state) ?? (snapshot.state as S)) : decider.initialState();
   const revision = snapshot ? snapshot.revision : -1;
   const recorded = await es.store.readStream(streamId, { fromRevision: revision + 1 });
   return fold(es, streamId, decider, state, recorded, revision, snapshot?.revision ?? -1);

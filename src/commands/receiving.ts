@@ -1,23 +1,17 @@
 import { Conflict } from '../errors.ts';
 import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/payment.ts';
 import type { Decider } from './handle.ts';
-import { chunkIndexOf, heldBy, indexOf, moveIndex } from './receiving-index.ts';
+import { Payables, type Credit, type Payable, type PayablesJson } from './payables.ts';
 
 export const receivingStream = (accountId: string) => `receiving-${accountId}`;
 
 /** Unique codes are 1 to 999: the customer pays amount + code, so pending bills of one account differ. */
 export const maxUniqueCode = 999;
 
-export type Payable = { paymentId: string; uniqueCode: number; totalAmount: number; vaNumber: string | null; expiresAt: string };
+export type { Payable } from './payables.ts';
 
-/**
- * The payables of one receiving account that pending payments hold, in reservation order, and when lapsed ones were
- * last dropped (JSON only: snapshotted). The payables are kept in chunks of at most `chunkSize`: a reservation or a
- * release copies one chunk and the list of chunks, not every pending payable of a busy account.
- */
-export type Receiving = { accountId: string | null; chunks: Payable[][]; droppedAt: string | null };
-
-const chunkSize = 64;
+/** The payables of one receiving account that pending payments hold (src/commands/payables.ts). */
+export type Receiving = { accountId: string | null; payables: Payables };
 
 export type ReceivingCommand =
   | {
@@ -39,64 +33,26 @@ export const noFreeCode = (amount: number) =>
 export const vaNumberTaken = () => new Conflict('The virtual account number is taken', 'VA_NUMBER_TAKEN');
 
 /** Every payable of the account, lapsed or not, in reservation order (a pass over all of them). */
-export const payablesOf = (state: Receiving): Payable[] => state.chunks.flat();
+export const payablesOf = (state: Receiving): Payable[] => state.payables.all();
 
 /** The payables still held at `at`: a payable lapses with its payment's expiry even before it is released. */
-export const heldAt = (state: Receiving, at: string) => payablesOf(state).filter(p => p.expiresAt > at);
+export const heldAt = (state: Receiving, at: string) => state.payables.heldAt(at);
 
 /** The payable a payment holds (lapsed or not), if the account still keeps it. */
-export const findPayable = (state: Receiving, paymentId: string): Payable | undefined => indexOf(state.chunks).ids.get(paymentId);
+export const findPayable = (state: Receiving, paymentId: string): Payable | undefined => state.payables.find(paymentId);
 
-const chunked = (payables: Payable[]): Payable[][] =>
-  Array.from({ length: Math.ceil(payables.length / chunkSize) }, (_, i) => payables.slice(i * chunkSize, (i + 1) * chunkSize));
-
-function appended(chunks: Payable[][], added: Payable): Payable[][] {
-  const last = chunks.at(-1);
-  if (!last || last.length >= chunkSize) return [...chunks, [added]];
-  const next = chunks.slice();
-  next[next.length - 1] = [...last, added];
-  return next;
-}
-
-function without(chunks: Payable[][], removed: Payable): Payable[][] {
-  const at = chunkIndexOf(chunks, removed);
-  if (at < 0) return chunks;
-  const rest = chunks[at]!.filter(p => p !== removed);
-  const next = chunks.slice();
-  if (rest.length > 0) next[at] = rest;
-  else next.splice(at, 1);
-  return next;
-}
-
-/**
- * Lapsed payables are dropped at most once a minute. Under a steady stream of payments the oldest lapses at nearly every
- * reservation, and dropping them each time was a pass over every pending payable, and a new index, per payment
- * (745 µs at 3,600 pending, 5.4 ms at 14,400: bench/receiving-payables.ts). Until then a lapsed payable holds nothing:
- * decide and the matching look at expiresAt.
- */
-const dropLapsedEveryMs = 60_000;
-
-const dropsLapsed = (state: Receiving, at: string) =>
-  state.chunks.length > 0 && (state.droppedAt === null || Date.parse(at) - Date.parse(state.droppedAt) >= dropLapsedEveryMs);
+/** The payable a synchronised credit pays on this account, if any (Payables.matchCredit). */
+export const matchCredit = (state: Receiving, credit: Credit): Payable | null => state.payables.matchCredit(credit);
 
 function evolve(state: Receiving, event: ReceivingEvent): Receiving {
   switch (event.type) {
     case 'PayableReserved': {
-      const d = event.data;
-      const added: Payable = { paymentId: d.paymentId, uniqueCode: d.uniqueCode, totalAmount: d.totalAmount, vaNumber: d.vaNumber, expiresAt: d.expiresAt };
-      if (dropsLapsed(state, d.reservedAt))
-        return { accountId: d.accountId, chunks: chunked([...heldAt(state, d.reservedAt), added]), droppedAt: d.reservedAt };
-      const chunks = appended(state.chunks, added);
-      moveIndex(state.chunks, chunks, { added });
-      return { accountId: d.accountId, chunks, droppedAt: state.droppedAt };
+      const { accountId, paymentId, uniqueCode, totalAmount, vaNumber, expiresAt, reservedAt } = event.data;
+      return { accountId, payables: state.payables.reserve({ paymentId, uniqueCode, totalAmount, vaNumber, expiresAt }, reservedAt) };
     }
     case 'PayableReleased': {
-      const removed = findPayable(state, event.data.paymentId);
-      if (!removed) return state;
-      const chunks = without(state.chunks, removed);
-      if (chunks === state.chunks) return state;
-      moveIndex(state.chunks, chunks, { removed });
-      return { ...state, chunks };
+      const payables = state.payables.release(event.data.paymentId);
+      return payables === state.payables ? state : { ...state, payables };
     }
     default: {
       const never: never = event;
@@ -111,8 +67,7 @@ function decide(state: Receiving, command: ReceivingCommand): ReceivingEvent[] {
     if (!findPayable(state, command.paymentId) || state.accountId === null) return [];
     return [PayableReleased({ accountId: state.accountId, paymentId: command.paymentId, reason: command.reason, releasedAt: at })];
   }
-  const index = indexOf(state.chunks);
-  if (index.ids.has(command.paymentId)) return []; // a retried reservation
+  if (state.payables.find(command.paymentId)) return []; // a retried reservation
   const reserve = (uniqueCode: number) =>
     PayableReserved({
       accountId: command.accountId,
@@ -124,21 +79,30 @@ function decide(state: Receiving, command: ReceivingCommand): ReceivingEvent[] {
       reservedAt: at,
     });
   if (command.vaNumber !== null) {
-    if (heldBy(index.vaNumbers.get(command.vaNumber), at)) throw vaNumberTaken();
+    if (state.payables.vaNumberHeld(command.vaNumber, at)) throw vaNumberTaken();
     return [reserve(0)];
   }
   for (let i = 0; i < maxUniqueCode; i++) {
     const code = ((command.firstCode - 1 + i) % maxUniqueCode) + 1;
-    if (!heldBy(index.totals.get(command.amount + code), at)) return [reserve(code)];
+    if (!state.payables.totalHeld(command.amount + code, at)) return [reserve(code)];
   }
   throw noFreeCode(command.amount);
 }
 
 export const receiving: Decider<Receiving, ReceivingCommand, ReceivingEvent> = {
   // a busy account holds thousands of payables: its snapshot is written less often the bigger it is
-  snapshot: { name: 'receiving', version: 4, every: 200, size: state => state.chunks.reduce((n, chunk) => n + chunk.length, 0) },
+  snapshot: {
+    name: 'receiving',
+    version: 5,
+    every: 200,
+    size: state => state.payables.size,
+    revive: json => {
+      const { accountId, payables } = json as { accountId: string | null; payables: PayablesJson };
+      return { accountId, payables: Payables.fromJSON(payables) };
+    },
+  },
   cached: true,
-  initialState: () => ({ accountId: null, chunks: [], droppedAt: null }),
+  initialState: () => ({ accountId: null, payables: Payables.none }),
   evolve,
   decide,
 };

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { handleStreams, streamRead } from '../../src/commands/handle-streams.ts';
-import { handleCommand, type Decider } from '../../src/commands/handle.ts';
+import { handleCommand, load, type Decider } from '../../src/commands/handle.ts';
 import { stateCache } from '../../src/commands/state-cache.ts';
 import { Conflict } from '../../src/errors.ts';
 import { event, type EventOf } from '../../src/events/event.ts';
 import type { EventStore } from '../../src/store/event-store.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
+import { postgresSnapshots } from '../../src/store/snapshots.ts';
 import { freshPool } from '../support/database.ts';
 
 // a transfer between two balances, which must never go below zero, decided over both streams at once
@@ -140,5 +141,32 @@ describe('a command over several streams', () => {
     expect(limits).toEqual([50, 10]);
     expect((await store.readStream(s.from)).length).toBe(1);
     expect(await store.readStream(s.to)).toEqual([]);
+  });
+});
+
+describe('a snapshot of a state that is more than plain data', () => {
+  class Tally {
+    constructor(readonly total: number) {}
+    plus(by: number) {
+      return new Tally(this.total + by);
+    }
+    toJSON() {
+      return { total: this.total };
+    }
+  }
+  const tally: Decider<Tally, { type: 'Move'; by: number }, MovedEvent> = {
+    snapshot: { name: 'test-tally', version: 1, every: 2, revive: json => new Tally((json as { total: number }).total) },
+    initialState: () => new Tally(0),
+    evolve: (s, e) => s.plus(e.data.by),
+    decide: (_s, c) => [Moved({ by: c.by })],
+  };
+
+  it('is revived when a load starts from it', async () => {
+    const snapshots = await postgresSnapshots(pool);
+    for (let i = 1; i <= 5; i++) await handleCommand({ store, snapshots }, 'tally-1', tally, { type: 'Move', by: i }, { actor: 'test', now });
+    expect(await snapshots.read('tally-1', 'test-tally', 1)).not.toBeNull();
+    const loaded = await load({ store, snapshots }, 'tally-1', tally);
+    expect(loaded.state).toBeInstanceOf(Tally);
+    expect(loaded.state.total).toBe(15);
   });
 });

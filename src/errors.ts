@@ -1,54 +1,121 @@
-/** Domain errors: thrown anywhere, turned into a status and body in one place (src/api/errors.ts). */
+/**
+ * Every error the service answers with, once: its code, HTTP status and message. A refusal is raised anywhere with
+ * `refuse(code)` (a throw site may say more: a specific message, the fields at fault) and turned into a response in
+ * one place (src/api/errors.ts). docs/errors.md is generated from this list (`npm run docs:errors`).
+ */
 export type ErrorDetail = { path: string; message: string };
 
+type ErrorSpec = { status: number; message: string; surface?: 'session' };
+
+export const errorCodes = {
+  // any route: what fastify and the schemas refuse
+  VALIDATION_ERROR: { status: 400, message: 'Invalid request: see errors for the fields at fault' },
+  INVALID_INPUT: { status: 400, message: 'Invalid input' },
+  INVALID_TEXT: { status: 400, message: 'Text must be well-formed Unicode without NUL characters' },
+  BAD_REQUEST: { status: 400, message: 'Bad request' },
+  UNAUTHORIZED: { status: 401, message: 'Unauthorized' },
+  FORBIDDEN: { status: 403, message: 'Forbidden' },
+  NOT_FOUND: { status: 404, message: 'Not found' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
+  CONFLICT: { status: 409, message: 'Conflict' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
+  UNPROCESSABLE: { status: 422, message: 'Unprocessable request' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests, retry later' },
+  INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
+  UNAVAILABLE: { status: 503, message: 'Unavailable, retry shortly' },
+  DATABASE_UNAVAILABLE: { status: 503, message: 'The database is unavailable; retry shortly' },
+
+  // the session surface (/api/auth): the interface's Indonesian texts
+  REGISTER_FIELDS_MISSING: { status: 400, message: 'Semua field wajib diisi', surface: 'session' },
+  LOGIN_FIELDS_MISSING: { status: 400, message: 'Email dan password wajib diisi', surface: 'session' },
+  PASSWORD_TOO_SHORT: { status: 400, message: 'Password minimal 8 karakter', surface: 'session' },
+  PASSWORD_TOO_LONG: { status: 400, message: 'Password maksimal 128 karakter', surface: 'session' },
+  NAME_TOO_LONG: { status: 400, message: 'Nama maksimal 100 karakter', surface: 'session' },
+  INVALID_EMAIL: { status: 400, message: 'Format email tidak valid', surface: 'session' },
+  INVALID_CREDENTIALS: { status: 401, message: 'Email atau password salah', surface: 'session' },
+  EMAIL_TAKEN: { status: 409, message: 'Email sudah terdaftar', surface: 'session' },
+  TOO_MANY_ATTEMPTS: { status: 429, message: 'Terlalu banyak percobaan, coba lagi nanti', surface: 'session' },
+  SESSION_DATABASE_UNAVAILABLE: { status: 503, message: 'Layanan sedang tidak tersedia, coba lagi sebentar lagi', surface: 'session' },
+
+  // keys and sessions
+  INVALID_API_KEY: { status: 401, message: 'API key invalid or missing' },
+  SESSION_EXISTS: { status: 409, message: 'The session was started already' },
+
+  // accounts, providers, sync
+  ACCOUNT_NOT_FOUND: { status: 404, message: 'Account not found' },
+  ACCOUNT_INACTIVE: { status: 400, message: 'The account is inactive: the provider session expired, relogin needed' },
+  PROVIDER_NOT_FOUND: { status: 404, message: 'Provider not found' },
+  PROVIDER_LOGIN_FAILED: { status: 400, message: 'The provider refused the login' },
+  PROVIDER_UNAVAILABLE: { status: 400, message: 'The provider is unavailable, try again later' },
+  PROVIDER_REJECTED: { status: 400, message: 'The provider refused the request' },
+  NOT_ENOUGH_POINTS: { status: 400, message: 'Not enough points' },
+  MISSING_FIELDS: { status: 400, message: 'Required field missing' },
+
+  // e-wallet OTP logins
+  UNKNOWN_PROVIDER: { status: 400, message: 'No provider of this code logs in by OTP' },
+  VERIFICATION_INCOMPLETE: { status: 400, message: 'Verification data incomplete' },
+  OTP_SESSION_INVALID: { status: 400, message: 'OTP session expired or not found; start again from step 1' },
+  OTP_VERIFICATION_FAILED: { status: 400, message: 'OTP wrong or verification failed' },
+
+  // payments
+  PAYMENT_NOT_FOUND: { status: 404, message: 'Payment not found' },
+  PAYMENT_TYPE_NOT_SUPPORTED: { status: 400, message: 'Payment type not supported by the provider' },
+  RECEIVING_ACCOUNT_GONE: { status: 400, message: 'The receiving account of this payment is gone' },
+  GATEWAY_NOT_APPROVED: { status: 403, message: 'Gateway access is not approved for this account' },
+  ORDER_PENDING: { status: 409, message: 'The order already has a pending payment' },
+  NO_UNIQUE_CODE: { status: 409, message: 'Every unique code for this amount is held by a pending payment on this account' },
+  VA_NUMBER_TAKEN: { status: 409, message: 'The virtual account number is taken' },
+  PAYMENT_NOT_PENDING: { status: 409, message: 'The payment is no longer pending' },
+  PAYMENT_METHOD_CHOSEN: { status: 409, message: 'The payment method was chosen already' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used with another request body' },
+  PAYABLE_LAPSED: { status: 503, message: 'The payable amount lapsed before the payment was recorded; try again' },
+
+  // webhooks
+  WEBHOOK_URL_REFUSED: { status: 400, message: 'Webhook URL refused' },
+  WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: 'Webhook endpoint not found' },
+  WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: 'Webhook delivery not found' },
+  WEBHOOK_ENDPOINT_LIMIT: { status: 409, message: 'Too many webhook endpoints; remove one first' },
+  WEBHOOK_ENDPOINT_DISABLED: { status: 409, message: 'Webhook endpoint is disabled (its receiver answered 410 Gone)' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+/** A refusal: its code's status from the registry, and its message (the code's own unless the throw site says more). */
 export class DomainError extends Error {
+  readonly status: number;
   constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
+    readonly code: ErrorCode,
+    message: string = errorCodes[code].message,
     readonly errors: ErrorDetail[] = [],
   ) {
     super(message);
+    this.status = errorCodes[code].status;
   }
 }
 
-export class InvalidInput extends DomainError {
-  constructor(message: string, errors: ErrorDetail[] = [], code = 'INVALID_INPUT') {
-    super(400, code, message, errors);
-  }
+/** The one way to refuse: `throw refuse('ACCOUNT_NOT_FOUND')`, or with a message or the fields at fault. */
+export function refuse(code: ErrorCode, details: { message?: string; errors?: ErrorDetail[] } = {}): DomainError {
+  return new DomainError(code, details.message, details.errors);
 }
-export class Unauthorized extends DomainError {
-  constructor(message = 'Unauthorized', code = 'UNAUTHORIZED') {
-    super(401, code, message);
-  }
-}
-export class Forbidden extends DomainError {
-  constructor(message: string, code = 'FORBIDDEN') {
-    super(403, code, message);
-  }
-}
-export class NotFound extends DomainError {
-  constructor(message: string, code = 'NOT_FOUND') {
-    super(404, code, message);
-  }
-}
-export class Conflict extends DomainError {
-  constructor(message: string, code = 'CONFLICT') {
-    super(409, code, message);
-  }
-}
-export class Unprocessable extends DomainError {
-  constructor(message: string, code = 'UNPROCESSABLE') {
-    super(422, code, message);
-  }
-}
-export class TooManyRequests extends DomainError {
-  constructor(message: string, code = 'RATE_LIMITED') {
-    super(429, code, message);
-  }
-}
-export class Unavailable extends DomainError {
-  constructor(message: string, code = 'UNAVAILABLE') {
-    super(503, code, message);
-  }
+
+/** docs/errors.md: the registry as a table per status. */
+export function errorCodesMarkdown(): string {
+  const rows = (Object.entries(errorCodes) as [ErrorCode, ErrorSpec][])
+    .sort(([a, x], [b, y]) => x.status - y.status || a.localeCompare(b))
+    .map(([code, spec]) => `| ${spec.status} | \`${code}\` | ${spec.surface === 'session' ? 'session (`{ok:false,message}`)' : 'key and dashboard'} | ${spec.message} |`);
+  return [
+    '# Error codes',
+    '',
+    'Generated from `src/errors.ts` by `npm run docs:errors`; a test fails when this file is out of date.',
+    '',
+    'The key surface and the dashboard answer `{"status":"error","code":"<CODE>","message":"...","errors":[{"path","message"}]}`;',
+    'the session surface (`/api/auth`) answers `{"ok":false,"message":"..."}`. A message may say more than the one below',
+    '(which account, which fields).',
+    '',
+    '| status | code | surface | message |',
+    '| --: | :-- | :-- | :-- |',
+    ...rows,
+    '',
+  ].join('\n');
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { text } from '../text.ts';
 import { linkAccount } from '../commands/link-account.ts';
 import { changeAccount, deleteAccount, refreshAccount } from '../commands/manage-account.ts';
-import { InvalidInput, NotFound } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import { findOwnedAccount, listAccounts } from '../projections/accounts.ts';
 import type { AppDeps } from './deps.ts';
 import { isOtpAction, otpSendLimits, runOtpAction } from './otp-flows.ts';
@@ -55,7 +55,7 @@ export function accountRoutes(deps: AppDeps) {
 
     const presentOwned = async (ownerId: string, accountId: string) => {
       const row = await findOwnedAccount(deps.pool, ownerId, accountId);
-      if (!row) throw new NotFound('Account not found', 'ACCOUNT_NOT_FOUND');
+      if (!row) throw refuse('ACCOUNT_NOT_FOUND');
       return presentAccount(row);
     };
 
@@ -65,7 +65,7 @@ export function accountRoutes(deps: AppDeps) {
       const { userId } = request.owner!;
       const { action } = request.body;
       if (action !== undefined) {
-        if (!isOtpAction(action)) throw new InvalidInput(`Unknown action ${action}`, [{ path: 'body.action', message: 'unknown action' }], 'VALIDATION_ERROR');
+        if (!isOtpAction(action)) throw refuse('VALIDATION_ERROR', { message: `Unknown action ${action}`, errors: [{ path: 'body.action', message: 'unknown action' }] });
         return runOtpAction(deps, userId, request.body, () => sendLimits.count(request, reply));
       }
       const outcome = await linkAccount(deps, userId, parseBody(createBody, request.body));

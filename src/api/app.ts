@@ -8,7 +8,8 @@ import { paymentPageRoutes } from './payment-page.ts';
 import { paymentRoutes } from './payments.ts';
 import { mutationRoutes } from './mutations.ts';
 import { providerRoutes } from './providers.ts';
-import { authRoutes, tooManyAttempts } from './auth.ts';
+import { authRoutes } from './auth.ts';
+import { errorCodes } from '../errors.ts';
 import type { AppDeps } from './deps.ts';
 import { registerErrorHandling } from './errors.ts';
 import { healthRoutes } from './health.ts';
@@ -42,7 +43,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     hook: 'preHandler', // after the body is parsed: limits can be keyed on what the request is about
     errorResponseBuilder: (request, context) => {
       const message = request.routeOptions.config?.surface === 'session'
-        ? tooManyAttempts
+        ? errorCodes.TOO_MANY_ATTEMPTS.message
         : `Too many requests, retry in ${Math.ceil(context.ttl / 1000)} s`;
       return Object.assign(new Error(message), { statusCode: 429 });
     },

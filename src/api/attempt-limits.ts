@@ -1,7 +1,7 @@
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AttemptLimit } from '../config.ts';
-import { TooManyRequests } from '../errors.ts';
+import { refuse, type DomainError, type ErrorCode } from '../errors.ts';
 
 /** The client's address as the limits count it: an IPv6 client by its /64, as @fastify/rate-limit does. */
 export const clientAddress = (request: FastifyRequest) => normalizeIP(request.ip);
@@ -28,8 +28,8 @@ export function attemptCounter(app: FastifyInstance, limit: AttemptLimit, key: (
   };
 }
 
-/** 429 with Retry-After; the message is the surface's own. */
-export function tooMany(reply: FastifyReply, seconds: number, message: string): TooManyRequests {
+/** 429 with Retry-After: the session surface's TOO_MANY_ATTEMPTS, or RATE_LIMITED with what was limited. */
+export function tooMany(reply: FastifyReply, seconds: number, code: Extract<ErrorCode, 'TOO_MANY_ATTEMPTS' | 'RATE_LIMITED'>, message?: string): DomainError {
   reply.header('retry-after', String(seconds));
-  return new TooManyRequests(message);
+  return refuse(code, { message });
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { text, unstorableTextMessage } from '../text.ts';
 import { checkPassword, endSession, startSession, wrongCredentials } from '../commands/login.ts';
 import { normaliseEmail, registerUser } from '../commands/registration.ts';
-import { InvalidInput } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import { findUser, findUserIdByEmail } from '../projections/users.ts';
 import { listLiveSessions } from '../projections/sessions.ts';
 import { attemptCounter, clientAddress, tooMany, type AttemptCounter } from './attempt-limits.ts';
@@ -22,20 +22,20 @@ const loginBody = z.object({ email: filled, password: text.min(1) });
 /** Text PostgreSQL cannot store is named, not taken for a missing field. */
 function refuseUnstorable(error: z.ZodError) {
   const field = unstorableField(error);
-  if (field) throw new InvalidInput(`Field ${field} berisi karakter yang tidak valid`, [{ path: `body.${field}`, message: unstorableTextMessage }], 'INVALID_TEXT');
+  if (field) throw refuse('INVALID_TEXT', { message: `Field ${field} berisi karakter yang tidak valid`, errors: [{ path: `body.${field}`, message: unstorableTextMessage }] });
 }
 
 function parseRegistration(body: unknown) {
   const parsed = registerBody.safeParse(body ?? {});
   if (!parsed.success) refuseUnstorable(parsed.error);
-  if (!parsed.success) throw new InvalidInput(allFieldsRequired, [], 'MISSING_FIELDS');
+  if (!parsed.success) throw refuse('REGISTER_FIELDS_MISSING', { message: allFieldsRequired });
   const { name, email, password } = parsed.data;
-  if (password.length < 8) throw new InvalidInput('Password minimal 8 karakter', [], 'PASSWORD_TOO_SHORT');
+  if (password.length < 8) throw refuse('PASSWORD_TOO_SHORT');
   // argon2 cost grows with input; nobody needs a longer password than this
-  if (password.length > 128) throw new InvalidInput('Password maksimal 128 karakter', [], 'PASSWORD_TOO_LONG');
-  if (name.trim().length > 100) throw new InvalidInput('Nama maksimal 100 karakter', [], 'NAME_TOO_LONG');
+  if (password.length > 128) throw refuse('PASSWORD_TOO_LONG');
+  if (name.trim().length > 100) throw refuse('NAME_TOO_LONG');
   if (email.length > 254 || !z.email().safeParse(normaliseEmail(email)).success)
-    throw new InvalidInput('Format email tidak valid', [], 'INVALID_EMAIL');
+    throw refuse('INVALID_EMAIL');
   return { name, email, password };
 }
 
@@ -44,14 +44,13 @@ function loginAttemptKey(request: FastifyRequest): string {
   return `${clientAddress(request)}|${typeof email === 'string' ? normaliseEmail(email) : ''}`;
 }
 
-export const tooManyAttempts = 'Terlalu banyak percobaan, coba lagi nanti';
 
 /** A preHandler counting every attempt against each limit in turn: the first one over answers 429. */
 function limitedBy(counters: AttemptCounter[]): preHandlerAsyncHookHandler {
   return async (request, reply) => {
     for (const counter of counters) {
       const wait = await counter.take(request);
-      if (wait !== null) throw tooMany(reply, wait, tooManyAttempts);
+      if (wait !== null) throw tooMany(reply, wait, 'TOO_MANY_ATTEMPTS');
     }
   };
 }
@@ -98,7 +97,7 @@ export function authRoutes(deps: AppDeps) {
       async (request, reply) => {
         const parsed = loginBody.safeParse(request.body ?? {});
         if (!parsed.success) refuseUnstorable(parsed.error);
-        if (!parsed.success) throw new InvalidInput(loginFieldsRequired, [], 'MISSING_FIELDS');
+        if (!parsed.success) throw refuse('LOGIN_FIELDS_MISSING', { message: loginFieldsRequired });
         const { email, password } = parsed.data;
         const userId = await findUserIdByEmail(deps.pool, normaliseEmail(email));
         if (!(await checkPassword(deps, userId, email, password)) || !userId) throw wrongCredentials();

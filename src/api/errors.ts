@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable } from '../db/pool.ts';
 import type { DatabaseWatch } from '../db/watch.ts';
-import { DomainError, type ErrorDetail } from '../errors.ts';
+import { DomainError, refuse, type ErrorCode } from '../errors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -16,20 +16,14 @@ declare module 'fastify' {
 /** The route says, not the URL's text: a path the router decodes to a session route is the session surface too. */
 const isSessionSurface = (request: FastifyRequest) => request.routeOptions.config?.surface === 'session';
 
-function send(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  status: number,
-  code: string,
-  message: string,
-  errors: ErrorDetail[] = [],
-  session = isSessionSurface(request),
-) {
-  if (session) return reply.code(status).send({ ok: false, message });
-  return reply.code(status).send({ status: 'error', code, message, errors });
+/** The body of a refusal in the route's surface's shape, with its code's status. */
+function send(request: FastifyRequest, reply: FastifyReply, error: DomainError, session = isSessionSurface(request)) {
+  if (session) return reply.code(error.status).send({ ok: false, message: error.message });
+  return reply.code(error.status).send({ status: 'error', code: error.code, message: error.message, errors: error.errors });
 }
 
-const codeForStatus: Record<number, string> = {
+/** The registry's code for fastify's own 4xx errors (a body too large, a content type it cannot parse, ...). */
+const codeForStatus: Partial<Record<number, ErrorCode>> = {
   400: 'INVALID_INPUT',
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',
@@ -40,48 +34,49 @@ const codeForStatus: Record<number, string> = {
   415: 'UNSUPPORTED_MEDIA_TYPE',
   422: 'UNPROCESSABLE',
   429: 'RATE_LIMITED',
-  503: 'UNAVAILABLE',
 };
 
 /** What a client waits before trying again while the database is away (the embedded one restarts within seconds). */
 const databaseRetryAfterSeconds = 5;
 
-/** The one place where errors become responses: domain errors keep their status, an unreachable database is a 503, the unexpected a bare 500. */
+/** The one place where errors become responses: refusals keep their code's status, an unreachable database is a 503, the unexpected a bare 500. */
 export function registerErrorHandling(app: FastifyInstance, database?: DatabaseWatch) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof DomainError) return send(request, reply, error.status, error.code, error.message, error.errors);
+    if (error instanceof DomainError) return send(request, reply, error);
     if (hasZodFastifySchemaValidationErrors(error)) {
       const errors = error.validation.map(v => ({
         path: [error.validationContext, ...String(v.instancePath ?? '').split('/').filter(Boolean)].filter(Boolean).join('.'),
         message: v.message ?? 'invalid',
       }));
       const message = request.routeOptions.config.invalidBodyMessage ?? 'Invalid request';
-      return send(request, reply, 400, 'VALIDATION_ERROR', message, errors);
+      return send(request, reply, refuse('VALIDATION_ERROR', { message, errors }));
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       const message = status === 400 ? (request.routeOptions.config.invalidBodyMessage ?? error.message) : error.message;
-      return send(request, reply, status, codeForStatus[status] ?? 'BAD_REQUEST', message);
+      const code = codeForStatus[status];
+      // a 4xx the registry has no code for keeps its status
+      if (!code) return reply.code(status).send(isSessionSurface(request) ? { ok: false, message } : { status: 'error', code: 'BAD_REQUEST', message, errors: [] });
+      return send(request, reply, refuse(code, { message }));
     }
     if (isDatabaseUnavailable(error)) {
       // said once in the log by the database watch, not once per request; the client may simply try again
       database?.refused(error);
       reply.header('retry-after', String(databaseRetryAfterSeconds));
-      const message = isSessionSurface(request) ? 'Layanan sedang tidak tersedia, coba lagi sebentar lagi' : 'The database is unavailable; retry shortly';
-      return send(request, reply, 503, 'DATABASE_UNAVAILABLE', message);
+      return send(request, reply, refuse(isSessionSurface(request) ? 'SESSION_DATABASE_UNAVAILABLE' : 'DATABASE_UNAVAILABLE'));
     }
     request.log.error({ err: error }, 'request failed');
-    return send(request, reply, 500, 'INTERNAL_ERROR', 'Internal server error');
+    return send(request, reply, refuse('INTERNAL_ERROR'));
   });
   app.setNotFoundHandler(answerNotFound);
 }
 
 /** The 404 of an unknown path; each surface's plugin sets it for its prefix too, so its guard runs first. */
 export function answerNotFound(request: FastifyRequest, reply: FastifyReply) {
-  return send(request, reply, 404, 'NOT_FOUND', 'Not found');
+  return send(request, reply, refuse('NOT_FOUND'));
 }
 
 /** The 404 of an unknown path under the session surface's prefix, in its shape. */
 export function answerSessionNotFound(request: FastifyRequest, reply: FastifyReply) {
-  return send(request, reply, 404, 'NOT_FOUND', 'Not found', [], true);
+  return send(request, reply, refuse('NOT_FOUND'), true);
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { apiKeyUseRecordedEveryMs, recordApiKeyUse } from '../commands/api-key.ts';
 import { isDatabaseUnavailable } from '../db/pool.ts';
-import { Unauthorized } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import { findActiveKeyByHash } from '../projections/api-keys.ts';
 import { apiKeyHash } from '../security/api-key-format.ts';
 import type { AppDeps } from './deps.ts';
@@ -17,7 +17,7 @@ declare module 'fastify' {
   }
 }
 
-const invalidKey = () => new Unauthorized('API key invalid or missing', 'INVALID_API_KEY');
+const invalidKey = () => refuse('INVALID_API_KEY');
 
 /**
  * The key surface (registered with prefix /api/v1): `x-api-key` guards every route of `routes` and every unknown

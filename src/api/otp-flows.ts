@@ -4,7 +4,7 @@ import { text } from '../text.ts';
 import { nationalNumber, sendOtp, verificationIncomplete, verifyOtp, type OtpWallet } from '../commands/otp-login.ts';
 import type { LoginPurpose } from '../commands/wallet-login.ts';
 import type { OtpSettings } from '../config.ts';
-import { InvalidInput } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import type { ProviderConnector } from '../providers/connector.ts';
 import { attemptCounter, clientAddress, tooMany } from './attempt-limits.ts';
 import type { AppDeps } from './deps.ts';
@@ -59,18 +59,14 @@ const newAccountFields = ['providerCode', 'accountName', 'intervalMinutes'] as c
 function purposeOf(body: z.infer<typeof sendBody>, raw: unknown): LoginPurpose {
   if (body.accountId !== undefined) {
     if (body.accountName !== undefined || body.intervalMinutes !== undefined)
-      throw new InvalidInput('Give accountId for a relogin, or providerCode, accountName and intervalMinutes for a new account, not both', [
+      throw refuse('VALIDATION_ERROR', { message: 'Give accountId for a relogin, or providerCode, accountName and intervalMinutes for a new account, not both', errors: [
         { path: 'body.accountId', message: 'not with accountName or intervalMinutes' },
-      ], 'VALIDATION_ERROR');
+      ] });
     return { kind: 'relogin', accountId: body.accountId };
   }
   const missing = missingFields(raw, newAccountFields);
   if (missing.length > 0)
-    throw new InvalidInput(
-      `Required field missing: ${missing.join(', ')} (a new account needs providerCode, accountName and intervalMinutes; a relogin needs accountId)`,
-      missing.map(f => ({ path: `body.${f}`, message: 'required' })),
-      'MISSING_FIELDS',
-    );
+    throw refuse('MISSING_FIELDS', { message: `Required field missing: ${missing.join(', ')} (a new account needs providerCode, accountName and intervalMinutes; a relogin needs accountId)`, errors: missing.map(f => ({ path: `body.${f}`, message: 'required' })) });
   return { kind: 'new', providerCode: body.providerCode!, accountName: body.accountName!, intervalMinutes: body.intervalMinutes! };
 }
 
@@ -103,7 +99,7 @@ export async function runOtpAction(deps: AppDeps, ownerId: string, raw: unknown,
     const required = sendWallet === 'WALLET-A' ? ['phoneNumber', 'pin'] : ['phoneNumber'];
     const missing = missingFields(raw, required);
     if (missing.length > 0)
-      throw new InvalidInput(`Required field missing: ${missing.join(', ')}`, missing.map(f => ({ path: `body.${f}`, message: 'required' })), 'MISSING_FIELDS');
+      throw refuse('MISSING_FIELDS', { message: `Required field missing: ${missing.join(', ')}`, errors: missing.map(f => ({ path: `body.${f}`, message: 'required' })) });
     const body = parseBody(sendBody, raw);
     const sent = await sendOtp({ ...deps, ...ttl, connector: countingSends(deps.connector, beforeSend) }, ownerId, {
       wallet: sendWallet,
@@ -167,7 +163,7 @@ export function otpSendLimits(app: FastifyInstance, settings: OtpSettings): OtpS
     { what: 'for this API key', counter: attemptCounter(app, { max: settings.sendsPerKey, ...window }, request => request.owner?.keyId ?? clientAddress(request)) },
     { what: 'for this phone number', counter: attemptCounter(app, { max: settings.sendsPerPhone, ...window }, phoneOf) },
   ];
-  const refusal = (reply: FastifyReply, what: string, seconds: number) => tooMany(reply, seconds, `Too many OTP requests ${what}; retry in ${seconds} s`);
+  const refusal = (reply: FastifyReply, what: string, seconds: number) => tooMany(reply, seconds, 'RATE_LIMITED', `Too many OTP requests ${what}; retry in ${seconds} s`);
   return {
     async refuseSpent(request, reply) {
       if (!isSend(request)) return;

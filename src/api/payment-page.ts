@@ -4,7 +4,7 @@ import QRCode from 'qrcode';
 import { z } from 'zod';
 import { text } from '../text.ts';
 import { choosePaymentMethod } from '../commands/choose-payment-method.ts';
-import { InvalidInput, NotFound } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import { isQrType, qrisImageUrlOf, rowOfPayment } from '../payments/present.ts';
 import type { PaymentRow } from '../projections/payments.ts';
 import { findProvider } from '../providers/catalogue.ts';
@@ -14,7 +14,7 @@ import type { AppDeps } from './deps.ts';
 import { paymentRow } from './payments.ts';
 
 const paymentId = z.uuid();
-const notFound = () => new NotFound('Payment not found', 'PAYMENT_NOT_FOUND');
+const notFound = () => refuse('PAYMENT_NOT_FOUND');
 const pollMs = 3000;
 const methodBody = z.object({ type: text.trim().min(1).max(20) });
 
@@ -105,7 +105,7 @@ export function paymentPageRoutes(deps: AppDeps) {
       reply.header('cache-control', 'no-store');
       if (!paymentId.safeParse(request.params.paymentId).success) throw notFound();
       const body = methodBody.safeParse(request.body);
-      if (!body.success) throw new InvalidInput('type is required: one of the methods the page offers', [{ path: 'body.type', message: 'required' }], 'VALIDATION_ERROR');
+      if (!body.success) throw refuse('VALIDATION_ERROR', { message: 'type is required: one of the methods the page offers', errors: [{ path: 'body.type', message: 'required' }] });
       const chosen = await choosePaymentMethod(deps, request.params.paymentId, body.data.type);
       return { status: 'success', data: publicPaymentStatus(rowOfPayment(chosen), deps.config.publicBaseUrl, deps.clock.now()) };
     });

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { text } from '../text.ts';
 import { createPayment } from '../commands/create-payment.ts';
-import { NotFound } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import { load } from '../commands/handle.ts';
 import { payment, paymentStream } from '../commands/payment.ts';
 import { presentPayment, rowOfPayment } from '../payments/present.ts';
@@ -21,7 +21,7 @@ const createBody = z.object({
 const createHeaders = z.object({ 'idempotency-key': text.trim().min(1).max(255).optional() });
 const statusParams = z.object({ paymentId: z.uuid() });
 
-const paymentNotFound = () => new NotFound('Payment not found', 'PAYMENT_NOT_FOUND');
+const paymentNotFound = () => refuse('PAYMENT_NOT_FOUND');
 
 /** The read model's row, or the payment's own stream while the read model has not caught up with it yet. */
 export async function paymentRow(deps: AppDeps, paymentId: string): Promise<PaymentRow | null> {

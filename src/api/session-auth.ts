@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import { recordSessionSeen } from '../commands/login.ts';
 import { sessionSeenEveryMs } from '../commands/session.ts';
 import { isDatabaseUnavailable } from '../db/pool.ts';
-import { Forbidden, Unauthorized } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import { findLiveSession } from '../projections/sessions.ts';
 import { findUser } from '../projections/users.ts';
 import type { AppDeps } from './deps.ts';
@@ -45,7 +45,7 @@ export function adminSurface(deps: AppDeps, routes: FastifyPluginAsync) {
     requireSession(deps, app);
     app.addHook('onRequest', async request => {
       const user = await findUser(deps.pool, request.principal!.userId);
-      if (user?.role !== 'ADMIN') throw new Forbidden('Admins only');
+      if (user?.role !== 'ADMIN') throw refuse('FORBIDDEN', { message: 'Admins only' });
     });
     await app.register(routes);
   };
@@ -54,12 +54,12 @@ export function adminSurface(deps: AppDeps, routes: FastifyPluginAsync) {
 /** Who holds the cookie: a signed, unexpired JWT whose session is still live server-side; else 401. */
 export async function authenticateSession(deps: AppDeps, request: FastifyRequest): Promise<SessionPrincipal> {
   const token = request.cookies[SESSION_COOKIE];
-  if (!token) throw new Unauthorized();
+  if (!token) throw refuse('UNAUTHORIZED');
   const now = deps.clock.now();
   const claims = await deps.tokens.verify(token, now);
-  if (!claims) throw new Unauthorized();
+  if (!claims) throw refuse('UNAUTHORIZED');
   const live = await findLiveSession(deps.pool, claims.sessionId, claims.userId, now);
-  if (!live) throw new Unauthorized();
+  if (!live) throw refuse('UNAUTHORIZED');
   if (now.getTime() - live.last_seen_at.getTime() >= sessionSeenEveryMs) {
     await recordSessionSeen(deps, claims.sessionId, `user:${claims.userId}`).catch(
       err => isDatabaseUnavailable(err) || request.log.warn({ err }, 'could not record session use'),

@@ -1,19 +1,15 @@
 import type { z } from 'zod';
-import { InvalidInput } from '../errors.ts';
+import { refuse, type ErrorCode } from '../errors.ts';
 import { unstorableTextMessage } from '../text.ts';
 
 /**
  * Parses a body that the route's schema could not pick in advance (one path, several shapes): the same 400 as a
  * route schema gives, with the path and message of every issue.
  */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown, message = 'Invalid request', code = 'VALIDATION_ERROR'): z.infer<S> {
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown, message = 'Invalid request', code: ErrorCode = 'VALIDATION_ERROR'): z.infer<S> {
   const parsed = schema.safeParse(body ?? {});
   if (parsed.success) return parsed.data;
-  throw new InvalidInput(
-    message,
-    parsed.error.issues.map(i => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message })),
-    code,
-  );
+  throw refuse(code, { message, errors: parsed.error.issues.map(i => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message })) });
 }
 
 /** Fields of `required` that the body leaves out (absent, null or blank). */

@@ -1,4 +1,4 @@
-import { NotFound } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import {
   AccountLinked,
   AccountSettingsChanged,
@@ -85,7 +85,7 @@ export type AccountCommand =
     }
   | { type: 'CaptureStaticQris'; payload: string; now: Date };
 
-export const accountNotFound = () => new NotFound('Account not found', 'ACCOUNT_NOT_FOUND');
+export const accountNotFound = () => refuse('ACCOUNT_NOT_FOUND');
 
 function evolve(state: Account, event: AccountEvent): Account {
   if (event.type === 'AccountLinked') {

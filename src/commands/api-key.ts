@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Conflict, NotFound } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import { ApiKeyCreated, ApiKeyRevoked, ApiKeyUsed, type ApiKeyEvent } from '../events/api-key.ts';
 import { generateApiKey } from '../security/api-key-format.ts';
 import type { CommandDeps } from './deps.ts';
@@ -19,7 +19,7 @@ export type ApiKeyCommand =
   | { type: 'RecordApiKeyUse'; now: Date }
   | { type: 'RevokeApiKey'; userId: string; now: Date };
 
-const keyNotFound = () => new NotFound('API key not found');
+const keyNotFound = () => refuse('NOT_FOUND', { message: 'API key not found' });
 
 export const apiKey: Decider<ApiKey, ApiKeyCommand, ApiKeyEvent> = {
   initialState: () => ({ status: 'none' }),
@@ -40,7 +40,7 @@ export const apiKey: Decider<ApiKey, ApiKeyCommand, ApiKeyEvent> = {
   decide(state, command) {
     switch (command.type) {
       case 'CreateApiKey':
-        if (state.status !== 'none') throw new Conflict('API key already exists');
+        if (state.status !== 'none') throw refuse('CONFLICT', { message: 'API key already exists' });
         return [
           ApiKeyCreated({
             keyId: command.keyId,

@@ -1,4 +1,4 @@
-import { DomainError, InvalidInput, NotFound } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import { findProvider } from '../providers/catalogue.ts';
 import { account, accountStream, type Account } from './account.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
@@ -11,8 +11,8 @@ import type { SyncDeps } from './sync-account.ts';
 /** The payment's receiving account, still linked and active; else 400. */
 function receivingOf(state: Account) {
   const provider = state.status === 'linked' ? findProvider(state.providerCode) : undefined;
-  if (state.status !== 'linked' || !provider) throw new InvalidInput('The receiving account of this payment is gone', [], 'ACCOUNT_NOT_FOUND');
-  if (!state.isActive) throw new InvalidInput('The receiving account is inactive: relogin needed', [], 'ACCOUNT_INACTIVE');
+  if (state.status !== 'linked' || !provider) throw refuse('RECEIVING_ACCOUNT_GONE');
+  if (!state.isActive) throw refuse('ACCOUNT_INACTIVE', { message: 'The receiving account is inactive: relogin needed' });
   return { linked: state, provider };
 }
 
@@ -24,7 +24,7 @@ function receivingOf(state: Account) {
  */
 export async function choosePaymentMethod(deps: SyncDeps, paymentId: string, asked: string): Promise<Exclude<Payment, { status: 'NONE' }>> {
   const current = (await load(deps, paymentStream(paymentId), payment)).state;
-  if (current.status === 'NONE') throw new NotFound('Payment not found', 'PAYMENT_NOT_FOUND');
+  if (current.status === 'NONE') throw refuse('PAYMENT_NOT_FOUND');
   if (current.status === 'PENDING' && current.type !== null && current.type === asked) return current;
   const context: CommandContext = { actor: 'payer', now: deps.clock.now(), correlationId: paymentId };
   const { linked, provider } = receivingOf((await load(deps, accountStream(current.receivingAccountId), account)).state);
@@ -50,7 +50,7 @@ export async function choosePaymentMethod(deps: SyncDeps, paymentId: string, ask
       receivingOf(loaded.account.state); // deleted or deactivated since: refused now
       const reserved = receiving.decide(loaded.receiving.state, reservePayable(linked, where, { paymentId, amount: current.amount, expiresAt: new Date(current.expiresAt), now }));
       const payable = reserved[0]?.type === 'PayableReserved' ? reserved[0].data : findPayable(loaded.receiving.state, paymentId);
-      if (!payable) throw new DomainError(503, 'UNAVAILABLE', 'The payable amount lapsed before the payment was recorded; try again');
+      if (!payable) throw refuse('PAYABLE_LAPSED');
       const method = payment.decide(state, { type: 'ChoosePaymentMethod', method: { type, ...billOf(where, payable) }, now });
       return { append: { receiving: reserved, payment: method }, guard: ['account'], result: null };
     },

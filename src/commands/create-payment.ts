@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { DomainError, Forbidden, InvalidInput, NotFound, Unprocessable } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { deterministicUuid } from '../sagas/event-id.ts';
 import { account, accountStream, type Account, type LinkedAccount } from './account.ts';
@@ -24,7 +24,7 @@ export type NewPayment = {
 /** Payment lifetime when the caller gives none (DESIGN section 4). */
 export const defaultExpiresInMinutes = 60;
 
-const accountNotFound = () => new NotFound('walletAccountId account not found', 'ACCOUNT_NOT_FOUND');
+const accountNotFound = () => refuse('ACCOUNT_NOT_FOUND', { message: 'walletAccountId account not found' });
 
 /** What the request asked for, whatever its key order: the same Idempotency-Key must come with the same request. */
 export function requestHashOf(input: NewPayment): string {
@@ -37,7 +37,7 @@ export function requestHashOf(input: NewPayment): string {
 function replayOf(existing: Payment, requestHash: string | null): string {
   if (existing.status === 'NONE') throw new Error('the payment was not recorded');
   if (existing.requestHash !== requestHash)
-    throw new Unprocessable('This Idempotency-Key was used with another request body', 'IDEMPOTENCY_KEY_REUSED');
+    throw refuse('IDEMPOTENCY_KEY_REUSED');
   return existing.paymentId;
 }
 
@@ -54,7 +54,7 @@ function receivingAccount(state: Account, ownerId: string, asked: string | undef
   const provider = findProvider(state.providerCode);
   if (!provider) throw accountNotFound();
   const type = typeFor(provider, asked);
-  if (!state.isActive) throw new InvalidInput('The receiving account is inactive: relogin needed', [], 'ACCOUNT_INACTIVE');
+  if (!state.isActive) throw refuse('ACCOUNT_INACTIVE', { message: 'The receiving account is inactive: relogin needed' });
   return { linked: state, type };
 }
 
@@ -94,7 +94,7 @@ export async function createPayment(
   ownerId: string,
   input: NewPayment,
 ): Promise<{ paymentId: string; payment: Exclude<Payment, { status: 'NONE' }> }> {
-  if (input.walletAccountId === 'GATEWAY') throw new Forbidden('Gateway access is not approved for this account', 'GATEWAY_NOT_APPROVED');
+  if (input.walletAccountId === 'GATEWAY') throw refuse('GATEWAY_NOT_APPROVED');
   // only a request with an Idempotency-Key can be repeated: only its body is compared with a repeat's
   const requestHash = input.idempotencyKey ? requestHashOf(input) : null;
   const paymentId = input.idempotencyKey ? deterministicUuid(`payment:${ownerId}:${input.idempotencyKey}`) : randomUUID();
@@ -128,7 +128,7 @@ export async function createPayment(
       const opened = order.decide(loaded.order.state, { type: 'OpenOrderPayment', ownerId, orderId: input.orderId, paymentId, previousStillPending, now });
       const reserved = where ? receiving.decide(loaded.receiving.state, reservePayable(linked, where, { paymentId, amount: input.amount, expiresAt, now })) : [];
       const payable = where && (reserved[0]?.type === 'PayableReserved' ? reserved[0].data : findPayable(loaded.receiving.state, paymentId));
-      if (where && !payable) throw new DomainError(503, 'UNAVAILABLE', 'The payable amount lapsed before the payment was recorded; try again');
+      if (where && !payable) throw refuse('PAYABLE_LAPSED');
       const details = paymentDetails({ paymentId, ownerId, input, linked, type, requestHash, now, expiresAt }, where && payable ? billOf(where, payable) : null);
       const created = payment.decide(loaded.payment.state, { type: 'CreatePayment', payment: details });
       return { append: { order: opened, receiving: reserved, payment: created }, guard: ['account'], result: null };

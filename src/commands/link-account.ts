@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DomainError, InvalidInput, NotFound } from '../errors.ts';
+import { DomainError, refuse } from '../errors.ts';
 import { pointsToLinkAccount } from '../plans.ts';
 import { findProvider, type Provider } from '../providers/catalogue.ts';
 import { ProviderError, type LoggedIn } from '../providers/connector.ts';
@@ -24,12 +24,12 @@ export type LinkOutcome =
   | { kind: 'linked'; accountId: string }
   | { kind: 'special-flow'; provider: Provider };
 
-const missing = (field: string) => new InvalidInput(`${field} is required`, [{ path: field, message: 'required' }], 'VALIDATION_ERROR');
+const missing = (field: string) => refuse('VALIDATION_ERROR', { message: `${field} is required`, errors: [{ path: field, message: 'required' }] });
 
 export function providerFailure(err: ProviderError): DomainError {
-  if (err.failure === 'invalid-credentials') return new InvalidInput('The provider refused the login', [], 'PROVIDER_LOGIN_FAILED');
-  if (err.failure === 'unavailable') return new InvalidInput('The provider is unavailable, try again later', [], 'PROVIDER_UNAVAILABLE');
-  return new InvalidInput(`The provider refused the request: ${err.message}`, [], 'PROVIDER_REJECTED');
+  if (err.failure === 'invalid-credentials') return refuse('PROVIDER_LOGIN_FAILED');
+  if (err.failure === 'unavailable') return refuse('PROVIDER_UNAVAILABLE');
+  return refuse('PROVIDER_REJECTED', { message: `The provider refused the request: ${err.message}` });
 }
 
 /**
@@ -38,9 +38,9 @@ export function providerFailure(err: ProviderError): DomainError {
  */
 export async function linkAccount(deps: SyncDeps, ownerId: string, input: NewAccount): Promise<LinkOutcome> {
   const provider = findProvider(input.providerCode);
-  if (!provider) throw new NotFound('Provider not found', 'PROVIDER_NOT_FOUND');
+  if (!provider) throw refuse('PROVIDER_NOT_FOUND');
   if (provider.type !== input.type)
-    throw new InvalidInput(`${input.providerCode} is a ${provider.type} provider`, [{ path: 'type', message: `must be ${provider.type}` }], 'VALIDATION_ERROR');
+    throw refuse('VALIDATION_ERROR', { message: `${input.providerCode} is a ${provider.type} provider`, errors: [{ path: 'type', message: `must be ${provider.type}` }] });
   if (provider.type === 'bank') {
     if (!input.accountNumber) throw missing('accountNumber');
     if (!input.username) throw missing('username');
@@ -111,6 +111,6 @@ export async function ensurePointsToLink(deps: SyncDeps, ownerId: string, interv
 /** Only the owner sees an account: any other id, or another owner's, is not found. */
 export async function loadOwnedAccount(deps: SyncDeps, ownerId: string, accountId: string) {
   const loaded = await load(deps, accountStream(accountId), account);
-  if (loaded.state.status !== 'linked' || loaded.state.ownerId !== ownerId) throw new NotFound('Account not found', 'ACCOUNT_NOT_FOUND');
+  if (loaded.state.status !== 'linked' || loaded.state.ownerId !== ownerId) throw refuse('ACCOUNT_NOT_FOUND');
   return loaded.state;
 }

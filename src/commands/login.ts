@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Unauthorized } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import { verifyAgainstNothing, verifyPassword } from '../security/passwords.ts';
 import type { CommandDeps } from './deps.ts';
 import { handleCommand, load } from './handle.ts';
@@ -7,7 +7,7 @@ import { normaliseEmail } from './registration.ts';
 import { session, sessionStream } from './session.ts';
 import { user, userStream } from './user.ts';
 
-export const wrongCredentials = () => new Unauthorized('Email atau password salah', 'INVALID_CREDENTIALS');
+export const wrongCredentials = () => refuse('INVALID_CREDENTIALS');
 
 export type Device = { userAgent: string | null; ip: string | null };
 

@@ -1,4 +1,4 @@
-import { InvalidInput } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import { ProviderError } from '../providers/connector.ts';
 import { account, accountStream } from './account.ts';
 import { handleCommand } from './handle.ts';
@@ -15,7 +15,7 @@ export async function changeAccount(deps: SyncDeps, ownerId: string, accountId: 
   let session;
   if (changes.username !== undefined || changes.password !== undefined) {
     if (state.type !== 'bank' || !state.credentials)
-      throw new InvalidInput('username and password can only be changed on a bank account', [], 'VALIDATION_ERROR');
+      throw refuse('VALIDATION_ERROR', { message: 'username and password can only be changed on a bank account' });
     const current = deps.vault.open<{ username: string; password: string }>(state.credentials);
     const next = { username: changes.username ?? current.username, password: changes.password ?? current.password };
     try {
@@ -53,10 +53,10 @@ export async function deleteAccount(deps: SyncDeps, ownerId: string, accountId: 
 /** A manual sync; an inactive account needs a relogin first. */
 export async function refreshAccount(deps: SyncDeps, ownerId: string, accountId: string): Promise<SyncOutcome> {
   const state = await loadOwnedAccount(deps, ownerId, accountId);
-  if (!state.isActive) throw new InvalidInput('Account inactive: the provider session expired, relogin needed', [], 'ACCOUNT_INACTIVE');
+  if (!state.isActive) throw refuse('ACCOUNT_INACTIVE', { message: 'Account inactive: the provider session expired, relogin needed' });
   const outcome = await syncAccount(deps, accountId, null, { waitForReadModels: true });
-  if (outcome === 'session-expired') throw new InvalidInput('Account inactive: the provider session expired, relogin needed', [], 'ACCOUNT_INACTIVE');
-  if (outcome === 'failed') throw new InvalidInput('The provider is unavailable, try again later', [], 'PROVIDER_UNAVAILABLE');
-  if (outcome === 'paused') throw new InvalidInput('Not enough points to synchronise', [], 'NOT_ENOUGH_POINTS');
+  if (outcome === 'session-expired') throw refuse('ACCOUNT_INACTIVE', { message: 'Account inactive: the provider session expired, relogin needed' });
+  if (outcome === 'failed') throw refuse('PROVIDER_UNAVAILABLE');
+  if (outcome === 'paused') throw refuse('NOT_ENOUGH_POINTS', { message: 'Not enough points to synchronise' });
   return outcome;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Conflict } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import { OrderPaymentOpened, type OrderEvent } from '../events/payment.ts';
 import type { Decider } from './handle.ts';
 
@@ -20,7 +20,7 @@ export type OrderCommand = {
 };
 
 export const orderStillPending = (orderId: string) =>
-  new Conflict(`Order ${orderId} already has a pending payment`, 'ORDER_PENDING');
+  refuse('ORDER_PENDING', { message: `Order ${orderId} already has a pending payment` });
 
 function evolve(_state: Order, event: OrderEvent): Order {
   return { paymentId: event.data.paymentId, openedAt: event.data.openedAt };

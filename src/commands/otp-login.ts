@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DomainError, InvalidInput, NotFound } from '../errors.ts';
+import { DomainError, refuse, type ErrorCode } from '../errors.ts';
 import type { WalletLoginCompleted } from '../events/wallet-login.ts';
 import type { EventOf } from '../events/event.ts';
 import { findProvider } from '../providers/catalogue.ts';
@@ -38,23 +38,15 @@ export type VerifyOtpInput = {
 
 export type VerifyOutcome = { kind: 'completed'; accountId: string } | { kind: 'second-otp'; sessionId: string };
 
-const invalid = (field: string, message: string, code = 'VALIDATION_ERROR') => new InvalidInput(message, [{ path: field, message }], code);
+const invalid = (field: string, message: string, code: ErrorCode = 'VALIDATION_ERROR') => refuse(code, { message, errors: [{ path: field, message }] });
 
 export const verificationIncomplete = (fields: string[]) =>
-  new InvalidInput(
-    `Verification data incomplete: ${fields.join(', ')} required`,
-    fields.map(path => ({ path, message: 'required' })),
-    'VERIFICATION_INCOMPLETE',
-  );
+  refuse('VERIFICATION_INCOMPLETE', { message: `Verification data incomplete: ${fields.join(', ')} required`, errors: fields.map(path => ({ path, message: 'required' })) });
 
 const verificationFailed = (triesLeft: number) =>
-  new InvalidInput(
-    triesLeft > 0
+  refuse('OTP_VERIFICATION_FAILED', { message: triesLeft > 0
       ? `OTP wrong or verification failed; ${triesLeft} ${triesLeft === 1 ? 'try' : 'tries'} left`
-      : 'OTP wrong or verification failed; the OTP session is locked, start again from step 1',
-    [],
-    'OTP_VERIFICATION_FAILED',
-  );
+      : 'OTP wrong or verification failed; the OTP session is locked, start again from step 1' });
 
 /** Phone numbers compare by their national number: 0812..., 62812... and +62 812... are one phone. */
 export function nationalNumber(phone: string): string {
@@ -70,7 +62,7 @@ export async function sendOtp(deps: OtpLoginDeps, ownerId: string, input: SendOt
   let phoneNumber = input.phoneNumber;
   if (input.purpose.kind === 'new') {
     const provider = findProvider(input.purpose.providerCode);
-    if (!provider) throw invalid('providerCode', `Provider ${input.purpose.providerCode} not found`, 'PROVIDER_NOT_FOUND');
+    if (!provider) throw invalid('providerCode', `Provider ${input.purpose.providerCode} not found`, 'UNKNOWN_PROVIDER');
     if (provider.providerCode !== input.wallet)
       throw invalid('providerCode', `${provider.providerCode} does not log in with this action; its OTP flow is for ${input.wallet} only`);
     await ensurePointsToLink(deps, ownerId, input.purpose.intervalMinutes);
@@ -193,7 +185,7 @@ export async function verifyOtp(deps: OtpLoginDeps, ownerId: string, input: Veri
   const completed = done.events.find(e => e.type === 'WalletLoginCompleted') as EventOf<typeof WalletLoginCompleted> | undefined;
   if (!completed) throw sessionExpiredOrNotFound();
   const applied = await applyWalletLogin(deps, completed.data, context());
-  if (applied === 'account-gone') throw new NotFound('Account not found', 'ACCOUNT_NOT_FOUND');
+  if (applied === 'account-gone') throw refuse('ACCOUNT_NOT_FOUND');
   // null: the saga linked it first, somewhere after our completion
   await deps.readModels.waitFor(applied ?? (await deps.store.headPosition()));
   return { kind: 'completed', accountId: completed.data.accountId };

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { InvalidInput } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import { toDynamicQr } from '../payments/emv-qr.ts';
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { ProviderError, type ProviderSession } from '../providers/connector.ts';
@@ -15,25 +15,21 @@ const vaPrefix: Partial<Record<PaymentType, string>> = { 'VA-BANK1': '88810', 'V
 /** The type asked for, the provider's only type, or null when the payer chooses among several on the page. */
 export function typeFor(provider: NonNullable<ReturnType<typeof findProvider>>, asked: string | undefined): PaymentType | null {
   if (asked === 'QRIS')
-    throw new InvalidInput('Static QRIS payments can no longer be created: the payer types the amount. Use QRIS-DYNAMIC', [{ path: 'body.type', message: 'use QRIS-DYNAMIC' }], 'PAYMENT_TYPE_NOT_SUPPORTED');
+    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: 'Static QRIS payments can no longer be created: the payer types the amount. Use QRIS-DYNAMIC', errors: [{ path: 'body.type', message: 'use QRIS-DYNAMIC' }] });
   if (asked === undefined) {
     if (provider.paymentTypes.length === 1) return provider.paymentTypes[0]!;
-    if (provider.paymentTypes.length === 0) throw new InvalidInput(`${provider.providerCode} accounts cannot receive payments`, [], 'PAYMENT_TYPE_NOT_SUPPORTED');
+    if (provider.paymentTypes.length === 0) throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: `${provider.providerCode} accounts cannot receive payments` });
     return null;
   }
   const type = provider.paymentTypes.find(t => t === asked);
   if (!type)
-    throw new InvalidInput(
-      `Payment type ${asked} is not supported by ${provider.providerCode}${provider.paymentTypes.length ? ` (supported: ${provider.paymentTypes.join(', ')})` : ''}`,
-      [{ path: 'body.type', message: 'not supported by the provider' }],
-      'PAYMENT_TYPE_NOT_SUPPORTED',
-    );
+    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: `Payment type ${asked} is not supported by ${provider.providerCode}${provider.paymentTypes.length ? ` (supported: ${provider.paymentTypes.join(', ')})` : ''}`, errors: [{ path: 'body.type', message: 'not supported by the provider' }] });
   return type;
 }
 
 /** Where the customer pays: the dynamic QRIS, a fresh virtual account, or the wallet's own number (DIRECT). */
 export async function payTo(deps: SyncDeps, linked: LinkedAccount, type: PaymentType, context: CommandContext) {
-  if (!linked.session) throw new InvalidInput('The receiving account is inactive: relogin needed', [], 'ACCOUNT_INACTIVE');
+  if (!linked.session) throw refuse('ACCOUNT_INACTIVE', { message: 'The receiving account is inactive: relogin needed' });
   const sealed = linked.session;
   // opened only when the provider is asked something (decrypting costs; most QRIS payments ask nothing)
   const session = () => deps.vault.open<ProviderSession>(sealed);

@@ -1,4 +1,4 @@
-import { Conflict } from '../errors.ts';
+import { refuse, type DomainError } from '../errors.ts';
 import { PaymentCompleted, PaymentCreated, PaymentExpired, PaymentMethodChosen, type PaymentEvent } from '../events/payment.ts';
 import type { EventOf } from '../events/event.ts';
 import type { Decider } from './handle.ts';
@@ -24,11 +24,11 @@ export type PaymentCommand =
   | { type: 'ExpirePayment'; now: Date };
 
 /** Why the payer cannot choose a method now (it is no longer pending, or chose already), or null. */
-export function choiceRefusal(state: Payment, now: Date): Conflict | null {
-  if (state.status === 'NONE') return new Conflict('The payment is unknown', 'PAYMENT_NOT_PENDING');
+export function choiceRefusal(state: Payment, now: Date): DomainError | null {
+  if (state.status === 'NONE') return refuse('PAYMENT_NOT_PENDING', { message: 'The payment is unknown' });
   if (state.status !== 'PENDING' || now.toISOString() >= state.expiresAt)
-    return new Conflict(`The payment is ${state.status === 'PENDING' ? 'EXPIRED' : state.status}`, 'PAYMENT_NOT_PENDING');
-  if (state.type !== null) return new Conflict(`The payment method was chosen already (${state.type})`, 'PAYMENT_METHOD_CHOSEN');
+    return refuse('PAYMENT_NOT_PENDING', { message: `The payment is ${state.status === 'PENDING' ? 'EXPIRED' : state.status}` });
+  if (state.type !== null) return refuse('PAYMENT_METHOD_CHOSEN', { message: `The payment method was chosen already (${state.type})` });
   return null;
 }
 

@@ -1,4 +1,4 @@
-import { Conflict } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/payment.ts';
 import type { Decider } from './handle.ts';
 import { Payables, type Credit, type Payable, type PayablesJson } from './payables.ts';
@@ -29,8 +29,8 @@ export type ReceivingCommand =
   | { type: 'ReleasePayable'; paymentId: string; reason: 'completed' | 'expired'; now: Date };
 
 export const noFreeCode = (amount: number) =>
-  new Conflict(`Every unique code for ${amount} is held by a pending payment on this account; try again later or another amount`, 'NO_UNIQUE_CODE');
-export const vaNumberTaken = () => new Conflict('The virtual account number is taken', 'VA_NUMBER_TAKEN');
+  refuse('NO_UNIQUE_CODE', { message: `Every unique code for ${amount} is held by a pending payment on this account; try again later or another amount` });
+export const vaNumberTaken = () => refuse('VA_NUMBER_TAKEN');
 
 /** Every payable of the account, lapsed or not, in reservation order (a pass over all of them). */
 export const payablesOf = (state: Receiving): Payable[] => state.payables.all();

@@ -1,4 +1,4 @@
-import { Conflict } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import { SessionEnded, SessionSeen, SessionStarted, type SessionEvent } from '../events/session.ts';
 import type { Decider } from './handle.ts';
 
@@ -50,7 +50,7 @@ export const session: Decider<Session, SessionCommand, SessionEvent> = {
   decide(state, command) {
     switch (command.type) {
       case 'StartSession':
-        if (state.status !== 'none') throw new Conflict('session already started', 'SESSION_EXISTS');
+        if (state.status !== 'none') throw refuse('SESSION_EXISTS', { message: 'session already started' });
         return [
           SessionStarted({
             sessionId: command.sessionId,

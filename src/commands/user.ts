@@ -1,4 +1,4 @@
-import { Conflict, InvalidInput, NotFound } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import {
   AccountDeleted,
   PointsDebited,
@@ -34,9 +34,9 @@ export type UserCommand =
   | { type: 'RecordAccountDeleted'; accountId: string; now: Date };
 
 export const notEnoughPoints = (needed: number, available: number) =>
-  new InvalidInput(`Not enough points: ${needed} needed, ${available} available`, [], 'NOT_ENOUGH_POINTS');
+  refuse('NOT_ENOUGH_POINTS', { message: `Not enough points: ${needed} needed, ${available} available` });
 
-export const emailTaken = () => new Conflict('Email sudah terdaftar', 'EMAIL_TAKEN');
+export const emailTaken = () => refuse('EMAIL_TAKEN');
 
 export const user: Decider<User, UserCommand, UserEvent> = {
   // every scheduled sync debits a point here: without snapshots this stream would be read whole each time
@@ -95,11 +95,11 @@ export const user: Decider<User, UserCommand, UserEvent> = {
         ];
       }
       case 'DebitPoints':
-        if (!state.registered) throw new NotFound('user not found');
+        if (!state.registered) throw refuse('NOT_FOUND', { message: 'user not found' });
         if (state.points < command.points) throw notEnoughPoints(command.points, state.points);
         return [PointsDebited({ userId: state.userId, points: command.points, reason: 'account-sync', accountId: command.accountId })];
       case 'RecordAccountDeleted':
-        if (!state.registered) throw new NotFound('user not found');
+        if (!state.registered) throw refuse('NOT_FOUND', { message: 'user not found' });
         return [AccountDeleted({ userId: state.userId, accountId: command.accountId, deletedAt: command.now.toISOString() })];
       default: {
         const never: never = command;

@@ -1,4 +1,4 @@
-import { InvalidInput } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import {
   OtpRejected,
   OtpRequested,
@@ -62,7 +62,7 @@ export type WalletLoginCommand =
   | { type: 'FailLogin'; reason: 'provider-refused' | 'expired'; now: Date };
 
 export const sessionExpiredOrNotFound = () =>
-  new InvalidInput('OTP session expired or not found; start again from step 1', [], 'OTP_SESSION_INVALID');
+  refuse('OTP_SESSION_INVALID');
 
 /**
  * The session a verification may use: pending, not expired, the caller's own, of the right provider, and of the

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
 import { inTransaction, query, type Queryable } from '../db/pool.ts';
-import { Conflict, NotFound } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import type { DeliveryStatus } from './delivery-state.ts';
 import { findWebhookEndpoint } from './endpoints-projection.ts';
 import { endpointNotFound } from './endpoints.ts';
@@ -99,7 +99,7 @@ export async function redeliver(
 ): Promise<DeliveryView> {
   const endpoint = await findWebhookEndpoint(pool, q.ownerId, q.endpointId);
   if (!endpoint) throw endpointNotFound();
-  if (endpoint.disabled_at) throw new Conflict('Webhook endpoint is disabled (its receiver answered 410 Gone)', 'WEBHOOK_ENDPOINT_DISABLED');
+  if (endpoint.disabled_at) throw refuse('WEBHOOK_ENDPOINT_DISABLED');
   const now = deps.clock.now();
   return inTransaction(pool, async tx => {
     const found = await query<DeliveryRow>(
@@ -110,7 +110,7 @@ export async function redeliver(
       [q.deliveryId, q.endpointId, q.ownerId],
     );
     const delivery = found.rows[0];
-    if (!delivery) throw new NotFound('Webhook delivery not found', 'WEBHOOK_DELIVERY_NOT_FOUND');
+    if (!delivery) throw refuse('WEBHOOK_DELIVERY_NOT_FOUND');
     // a finished delivery resumes at the last step of the schedule: one attempt, and no retry after it
     const step = delivery.status === 'pending' ? delivery.schedule_step : Math.max(deps.delays.length - 1, 0);
     await query(

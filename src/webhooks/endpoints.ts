@@ -3,7 +3,7 @@ import type { CommandDeps } from '../commands/deps.ts';
 import { handleCommand, type Decider, type EventSourcing } from '../commands/handle.ts';
 import { userStream } from '../commands/user.ts';
 import type { Clock } from '../clock.ts';
-import { Conflict, InvalidInput, NotFound } from '../errors.ts';
+import { refuse } from '../errors.ts';
 import { WebhookEndpointAdded, WebhookEndpointDisabled, WebhookEndpointRemoved, type UserEvent } from '../events/user.ts';
 import type { CredentialVault, Sealed } from '../security/credentials.ts';
 import { parseWebhookUrl, resolveTarget, TargetRefused, type AddressPolicy } from './address-guard.ts';
@@ -19,7 +19,7 @@ export type WebhookEndpointCommand =
 
 export const maxEndpointsPerUser = 20;
 
-export const endpointNotFound = () => new NotFound('Webhook endpoint not found', 'WEBHOOK_ENDPOINT_NOT_FOUND');
+export const endpointNotFound = () => refuse('WEBHOOK_ENDPOINT_NOT_FOUND');
 
 export const webhookEndpoints: Decider<WebhookEndpoints, WebhookEndpointCommand, UserEvent> = {
   // the user stream grows by a point debit per sync: read it from a snapshot of its own
@@ -40,14 +40,14 @@ export const webhookEndpoints: Decider<WebhookEndpoints, WebhookEndpointCommand,
     }
   },
   decide(state, command) {
-    if (!state.userId) throw new NotFound('user not found');
+    if (!state.userId) throw refuse('NOT_FOUND', { message: 'user not found' });
     const current = state.endpoints[command.endpointId];
     switch (command.type) {
       case 'AddWebhookEndpoint': {
         if (current) return [];
         const kept = Object.values(state.endpoints).filter(s => s !== 'removed').length;
         if (kept >= maxEndpointsPerUser) {
-          throw new Conflict(`At most ${maxEndpointsPerUser} webhook endpoints; remove one first`, 'WEBHOOK_ENDPOINT_LIMIT');
+          throw refuse('WEBHOOK_ENDPOINT_LIMIT', { message: `At most ${maxEndpointsPerUser} webhook endpoints; remove one first` });
         }
         return [WebhookEndpointAdded({ userId: state.userId, endpointId: command.endpointId, url: command.url, secret: command.secret, addedAt: command.now.toISOString() })];
       }
@@ -84,7 +84,7 @@ export async function checkWebhookUrl(raw: string, policy: AddressPolicy): Promi
   } catch (err) {
     if (!(err instanceof TargetRefused)) throw err;
     const code = err.reason === 'INVALID_URL' ? 'VALIDATION_ERROR' : 'WEBHOOK_URL_REFUSED';
-    throw new InvalidInput(`Webhook URL refused: ${err.message}`, [{ path: 'body.url', message: err.message }], code);
+    throw refuse(code, { message: `Webhook URL refused: ${err.message}`, errors: [{ path: 'body.url', message: err.message }] });
   }
 }
 

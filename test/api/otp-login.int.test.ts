@@ -191,7 +191,8 @@ describe('e-wallet OTP login: error rows', () => {
     ['a malformed PIN', { action: 'wallet-a-send-otp', phoneNumber: '081299990004', pin: '12ab56', ...newAccount('WALLET-A') }, 'VALIDATION_ERROR', 'pin'],
     ['a malformed phone number', { action: 'wallet-b-send-otp', phoneNumber: 'call me', ...newAccount('WALLET-B') }, 'VALIDATION_ERROR', 'phoneNumber'],
     ['an unknown verification method', { action: 'wallet-b-send-otp', phoneNumber: '081299990005', verificationMethod: 'EMAIL', ...newAccount('WALLET-B') }, 'VALIDATION_ERROR', 'verificationMethod'],
-    ['an unknown provider', { action: 'wallet-b-send-otp', phoneNumber: '081299990006', ...newAccount('WALLET-Z') }, 'PROVIDER_NOT_FOUND', 'providerCode'],
+    // 400 here, where creating an account answers 404 PROVIDER_NOT_FOUND
+    ['an unknown provider', { action: 'wallet-b-send-otp', phoneNumber: '081299990006', ...newAccount('WALLET-Z') }, 'UNKNOWN_PROVIDER', 'providerCode'],
     ['another wallet\'s provider', { action: 'wallet-b-send-otp', phoneNumber: '081299990007', ...newAccount('WALLET-C') }, 'VALIDATION_ERROR', 'providerCode'],
   ])('send OTP answers 400 for %s, and sends nothing', async (_case, body, code, field) => {
     const caller = await keyHolder(service);

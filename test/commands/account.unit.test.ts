@@ -2,7 +2,6 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { account, type AccountCommand, type FetchedTransaction } from '../../src/commands/account.ts';
 import { retryDelayMinutes } from '../../src/commands/sync-account.ts';
-import { NotFound } from '../../src/errors.ts';
 import { AccountLinked, AccountSynced, AccountSyncFailed, MutationRecorded, ProviderSessionExpired } from '../../src/events/account.ts';
 import type { AccountEvent } from '../../src/events/account.ts';
 import { specification } from '../support/decider.ts';
@@ -65,8 +64,8 @@ describe('account decider', () => {
   });
 
   it("answers not-found to another owner's change and to an account that does not exist", () => {
-    given([linked]).when({ type: 'ChangeAccountSettings', ownerId: '11111111-1111-4111-8111-111111111111', accountName: 'x', now: at(1) }).thenThrows(NotFound);
-    given([]).when(sync(t0, [])).thenThrows(NotFound);
+    given([linked]).when({ type: 'ChangeAccountSettings', ownerId: '11111111-1111-4111-8111-111111111111', accountName: 'x', now: at(1) }).thenThrows('ACCOUNT_NOT_FOUND');
+    given([]).when(sync(t0, [])).thenThrows('ACCOUNT_NOT_FOUND');
   });
 
   test.prop([fc.array(fc.array(fc.integer({ min: 1, max: 30 }), { maxLength: 10 }), { maxLength: 8 })])(

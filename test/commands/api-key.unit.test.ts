@@ -1,6 +1,5 @@
 import { describe, it } from 'vitest';
 import { apiKey } from '../../src/commands/api-key.ts';
-import { NotFound } from '../../src/errors.ts';
 import { ApiKeyCreated, ApiKeyRevoked, ApiKeyUsed } from '../../src/events/api-key.ts';
 import { specification } from '../support/decider.ts';
 
@@ -15,8 +14,8 @@ const created = ApiKeyCreated({ keyId, userId: owner, name: 'shop', prefix: 'svc
 describe('api key decider', () => {
   it('revokes only for its owner; a stranger gets not-found, as for a key that never existed', () => {
     given([created]).when({ type: 'RevokeApiKey', userId: owner, now: at(1) }).then([ApiKeyRevoked({ keyId, revokedAt: at(1).toISOString() })]);
-    given([created]).when({ type: 'RevokeApiKey', userId: stranger, now: at(1) }).thenThrows(NotFound);
-    given([]).when({ type: 'RevokeApiKey', userId: owner, now: at(1) }).thenThrows(NotFound);
+    given([created]).when({ type: 'RevokeApiKey', userId: stranger, now: at(1) }).thenThrows('NOT_FOUND');
+    given([]).when({ type: 'RevokeApiKey', userId: owner, now: at(1) }).thenThrows('NOT_FOUND');
     given([created, ApiKeyRevoked({ keyId, revokedAt: at(1).toISOString() })]).when({ type: 'RevokeApiKey', userId: owner, now: at(2) }).then([]);
   });
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { handleStreams, streamRead } from '../../src/commands/handle-streams.ts';
 import { handleCommand, load, type Decider } from '../../src/commands/handle.ts';
 import { stateCache } from '../../src/commands/state-cache.ts';
-import { Conflict } from '../../src/errors.ts';
+import { refuse } from '../../src/errors.ts';
 import { event, type EventOf } from '../../src/events/event.ts';
 import type { EventStore } from '../../src/store/event-store.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
@@ -53,7 +53,7 @@ function counting(inner: EventStore) {
 }
 
 const move = (from: string, to: string, amount: number) => (loaded: { from: { state: { total: number } }; to: { state: { total: number } } }) => {
-  if (loaded.from.state.total < amount) throw new Conflict('not enough', 'NOT_ENOUGH');
+  if (loaded.from.state.total < amount) throw refuse('CONFLICT', { message: 'not enough' });
   return { append: { from: [Moved({ by: -amount })], to: [Moved({ by: amount })] }, result: { from, to } };
 };
 
@@ -69,7 +69,7 @@ describe('a command over several streams', () => {
 
     await expect(
       handleStreams(es, { from: streamRead(s.from, balance), to: streamRead(s.to, balance) }, move(s.from, s.to, 60), { actor: 'test', now }),
-    ).rejects.toMatchObject({ code: 'NOT_ENOUGH' });
+    ).rejects.toMatchObject({ code: 'CONFLICT', message: 'not enough' });
     expect((await store.readStream(s.from)).length).toBe(2);
     expect((await store.readStream(s.to)).length).toBe(1);
   });
@@ -132,12 +132,12 @@ describe('a command over several streams', () => {
           raced = true; // the limit is lowered elsewhere after we read it
           await handleCommand({ store: other }, s.rule, balance, { type: 'Move', by: -40 }, { actor: 'other', now });
         }
-        if (loaded.rule.state.total < 30) throw new Conflict('over the limit', 'OVER_LIMIT');
+        if (loaded.rule.state.total < 30) throw refuse('CONFLICT', { message: 'over the limit' });
         return { ...move(s.from, s.to, 30)(loaded), guard: ['rule' as const] };
       },
       { actor: 'test', now },
     );
-    await expect(attempt).rejects.toMatchObject({ code: 'OVER_LIMIT' });
+    await expect(attempt).rejects.toMatchObject({ code: 'CONFLICT', message: 'over the limit' });
     expect(limits).toEqual([50, 10]);
     expect((await store.readStream(s.from)).length).toBe(1);
     expect(await store.readStream(s.to)).toEqual([]);

@@ -4,7 +4,7 @@ import { order } from '../../src/commands/order.ts';
 import { payment, type PaymentDetails } from '../../src/commands/payment.ts';
 import { Payables } from '../../src/commands/payables.ts';
 import { findPayable, heldAt, matchCredit, maxUniqueCode, payablesOf, receiving, type Payable, type Receiving, type ReceivingCommand } from '../../src/commands/receiving.ts';
-import { Conflict } from '../../src/errors.ts';
+import { DomainError } from '../../src/errors.ts';
 import { OrderPaymentOpened, PayableReleased, PayableReserved, PaymentCompleted, PaymentCreated, PaymentExpired, PaymentMethodChosen } from '../../src/events/payment.ts';
 import { specification } from '../support/decider.ts';
 
@@ -41,8 +41,8 @@ describe('payment decider', () => {
     given([open]).when({ type: 'ChoosePaymentMethod', method, now: at(1) }).then([PaymentMethodChosen({ paymentId, ...method, chosenAt: at(1).toISOString() })]);
     const chosen = PaymentMethodChosen({ paymentId, ...method, chosenAt: at(1).toISOString() });
     given([open, chosen]).when({ type: 'ChoosePaymentMethod', method, now: at(2) }).then([]);
-    given([open, chosen]).when({ type: 'ChoosePaymentMethod', method: { ...method, type: 'DIRECT' }, now: at(2) }).thenThrows(Conflict);
-    given([open]).when({ type: 'ChoosePaymentMethod', method, now: at(60) }).thenThrows(Conflict);
+    given([open, chosen]).when({ type: 'ChoosePaymentMethod', method: { ...method, type: 'DIRECT' }, now: at(2) }).thenThrows('PAYMENT_METHOD_CHOSEN');
+    given([open]).when({ type: 'ChoosePaymentMethod', method, now: at(60) }).thenThrows('PAYMENT_NOT_PENDING');
     // nothing to pay before the method is chosen
     given([open]).when({ type: 'CompletePayment', mutationId, paidAt: at(1), now: at(2) }).then([]);
   });
@@ -103,9 +103,9 @@ describe('receiving decider (unique payable amounts)', () => {
 
   it('refuses when all 999 codes of an amount are held, and a VA number twice', () => {
     const full = Array.from({ length: maxUniqueCode }, (_, i) => reserved(`p${i}`, i + 1));
-    given(full).when(reserve('x', 50_000, 1)).thenThrows(Conflict);
+    given(full).when(reserve('x', 50_000, 1)).thenThrows('NO_UNIQUE_CODE');
     const va = PayableReserved({ accountId, paymentId: 'v', uniqueCode: 0, totalAmount: 10_000, vaNumber: '8881000000000001', expiresAt: at(60).toISOString(), reservedAt: t0.toISOString() });
-    given([va]).when(reserve('w', 10_000, 1, at(0), '8881000000000001')).thenThrows(Conflict);
+    given([va]).when(reserve('w', 10_000, 1, at(0), '8881000000000001')).thenThrows('VA_NUMBER_TAKEN');
   });
 
   it('drops lapsed payables at most once a minute; meanwhile a lapsed one holds nothing', () => {
@@ -191,7 +191,7 @@ describe('receiving decider (unique payable amounts)', () => {
         const command: ReceivingCommand = s.release && payables.length > 0
           ? { type: 'ReleasePayable', paymentId: payables[i % payables.length]!.paymentId, reason: 'completed', now }
           : { type: 'ReservePayable', accountId, paymentId: `p${i}`, amount: s.amount, vaNumber: s.va, firstCode: s.firstCode, expiresAt: new Date(now.getTime() + s.lifetime * 60_000), now };
-        const decideOn = (on: Receiving) => { try { return receiving.decide(on, command); } catch (err) { return err instanceof Conflict ? err.code : err; } };
+        const decideOn = (on: Receiving) => { try { return receiving.decide(on, command); } catch (err) { return err instanceof DomainError ? err.code : err; } };
         // the same decision from the state as a snapshot brings it back (no lookups carried over from earlier states)
         const events = decideOn(state);
         expect(decideOn(fromSnapshot(state))).toEqual(events);
@@ -217,7 +217,7 @@ describe('order decider', () => {
   const open = (id: string, previousStillPending: boolean) => ({ type: 'OpenOrderPayment' as const, ownerId, orderId: 'INV-1', paymentId: id, previousStillPending, now: at(1) });
 
   it('opens one pending payment per order, again once it ended, and the same payment idempotently', () => {
-    given([opened]).when(open(mutationId, true)).thenThrows(Conflict);
+    given([opened]).when(open(mutationId, true)).thenThrows('ORDER_PENDING');
     given([opened]).when(open(mutationId, false)).then([OrderPaymentOpened({ ownerId, orderId: 'INV-1', paymentId: mutationId, openedAt: at(1).toISOString() })]);
     given([opened]).when(open(paymentId, true)).then([]);
   });

@@ -1,6 +1,5 @@
 import { describe, it } from 'vitest';
 import { session } from '../../src/commands/session.ts';
-import { Conflict } from '../../src/errors.ts';
 import { SessionEnded, SessionSeen, SessionStarted } from '../../src/events/session.ts';
 import { specification } from '../support/decider.ts';
 
@@ -14,7 +13,7 @@ const started = SessionStarted({ sessionId, userId, userAgent: 'UA', ip: '1.2.3.
 describe('session decider', () => {
   it('starts a session once', () => {
     given([]).when({ type: 'StartSession', sessionId, userId, userAgent: 'UA', ip: '1.2.3.4', now: t0, expiresAt: at(60) }).then([started]);
-    given([started]).when({ type: 'StartSession', sessionId, userId, userAgent: null, ip: null, now: t0, expiresAt: at(60) }).thenThrows(Conflict);
+    given([started]).when({ type: 'StartSession', sessionId, userId, userAgent: null, ip: null, now: t0, expiresAt: at(60) }).thenThrows('SESSION_EXISTS');
   });
 
   it('records use at most once per five minutes, and never after expiry or end', () => {

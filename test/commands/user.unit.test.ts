@@ -1,6 +1,5 @@
 import { describe, it } from 'vitest';
 import { user, userEmail } from '../../src/commands/user.ts';
-import { Conflict } from '../../src/errors.ts';
 import { PointsGranted, SubscriptionGranted, UserEmailClaimed, UserRegistered } from '../../src/events/user.ts';
 import { specification } from '../support/decider.ts';
 
@@ -21,7 +20,7 @@ describe('user decider', () => {
   it('refuses to register the same user twice', () => {
     specification(user)([UserRegistered({ userId, name: 'Budi', email: 'budi@example.com', passwordHash: 'h', role: 'USER', registeredAt: now.toISOString() })])
       .when(register)
-      .thenThrows(Conflict, 'Email sudah terdaftar');
+      .thenThrows('EMAIL_TAKEN', 'Email sudah terdaftar');
   });
 });
 
@@ -30,6 +29,6 @@ describe('email claim decider', () => {
   it('claims a free address; the same user claiming again changes nothing; another user is refused', () => {
     given([]).when({ type: 'ClaimEmail', userId }).then([UserEmailClaimed({ userId })]);
     given([UserEmailClaimed({ userId })]).when({ type: 'ClaimEmail', userId }).then([]);
-    given([UserEmailClaimed({ userId })]).when({ type: 'ClaimEmail', userId: other }).thenThrows(Conflict);
+    given([UserEmailClaimed({ userId })]).when({ type: 'ClaimEmail', userId: other }).thenThrows('EMAIL_TAKEN');
   });
 });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { maxOtpAttempts, usableSession, walletLogin, type WalletLogin } from '../../src/commands/wallet-login.ts';
-import { InvalidInput } from '../../src/errors.ts';
 import { OtpRejected, OtpRequested, SecondOtpRequired, WalletLoginCompleted, WalletLoginFailed, type WalletLoginEvent } from '../../src/events/wallet-login.ts';
 import { specification } from '../support/decider.ts';
 
@@ -35,8 +34,8 @@ describe('wallet login decider', () => {
       accountId, pin: null, providerSession: sealed, holderName: 'SITI', completedAt: at(1).toISOString(),
     });
     for (const ended of [done, WalletLoginFailed({ sessionId, reason: 'provider-refused', at: at(1).toISOString() }), SecondOtpRequired({ sessionId, nextSessionId, at: at(1).toISOString() })]) {
-      given([requested(), ended]).when({ type: 'CompleteLogin', newAccountId: accountId, providerSession: sealed, holderName: null, now: at(2) }).thenThrows(InvalidInput);
-      given([requested(), ended]).when({ type: 'RecordWrongOtp', now: at(2) }).thenThrows(InvalidInput);
+      given([requested(), ended]).when({ type: 'CompleteLogin', newAccountId: accountId, providerSession: sealed, holderName: null, now: at(2) }).thenThrows('OTP_SESSION_INVALID');
+      given([requested(), ended]).when({ type: 'RecordWrongOtp', now: at(2) }).thenThrows('OTP_SESSION_INVALID');
     }
   });
 
@@ -62,14 +61,14 @@ describe('wallet login decider', () => {
     const first = fold([requested()]);
     const check = { ownerId, providerCode: 'WALLET-C', step: 'first' as const, now: at(4) };
     expect(usableSession(first, check).sessionId).toBe(sessionId);
-    expect(() => usableSession(first, { ...check, now: at(5) })).toThrow(InvalidInput);
-    expect(() => usableSession(first, { ...check, ownerId: nextSessionId })).toThrow(InvalidInput);
-    expect(() => usableSession(first, { ...check, providerCode: 'WALLET-B' })).toThrow(InvalidInput);
+    expect(() => usableSession(first, { ...check, now: at(5) })).toThrow(expect.objectContaining({ code: 'OTP_SESSION_INVALID' }));
+    expect(() => usableSession(first, { ...check, ownerId: nextSessionId })).toThrow(expect.objectContaining({ code: 'OTP_SESSION_INVALID' }));
+    expect(() => usableSession(first, { ...check, providerCode: 'WALLET-B' })).toThrow(expect.objectContaining({ code: 'OTP_SESSION_INVALID' }));
     // an old step-1 session is refused at step 3, and a second-OTP session at step 2
-    expect(() => usableSession(first, { ...check, step: 'second' })).toThrow(InvalidInput);
+    expect(() => usableSession(first, { ...check, step: 'second' })).toThrow(expect.objectContaining({ code: 'OTP_SESSION_INVALID' }));
     const second = fold([requested(sessionId, nextSessionId)]);
     expect(usableSession(second, { ...check, step: 'second' }).sessionId).toBe(nextSessionId);
-    expect(() => usableSession(second, check)).toThrow(InvalidInput);
-    expect(() => usableSession(fold([]), check)).toThrow(InvalidInput);
+    expect(() => usableSession(second, check)).toThrow(expect.objectContaining({ code: 'OTP_SESSION_INVALID' }));
+    expect(() => usableSession(fold([]), check)).toThrow(expect.objectContaining({ code: 'OTP_SESSION_INVALID' }));
   });
 });

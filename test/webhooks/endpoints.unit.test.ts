@@ -1,5 +1,4 @@
 import { describe, it } from 'vitest';
-import { Conflict, NotFound } from '../../src/errors.ts';
 import { UserRegistered, WebhookEndpointAdded, WebhookEndpointDisabled, WebhookEndpointRemoved } from '../../src/events/user.ts';
 import { maxEndpointsPerUser, webhookEndpoints } from '../../src/webhooks/endpoints.ts';
 import { specification } from '../support/decider.ts';
@@ -26,7 +25,7 @@ describe('webhook endpoints of a user', () => {
   it(`keeps at most ${maxEndpointsPerUser} endpoints; removed ones do not count`, () => {
     const full = Array.from({ length: maxEndpointsPerUser }, (_, n) => added(endpointN(n)));
     const add = { type: 'AddWebhookEndpoint' as const, endpointId, url: 'https://shop.example/hooks', secret, now };
-    given([registered, ...full]).when(add).thenThrows(Conflict);
+    given([registered, ...full]).when(add).thenThrows('WEBHOOK_ENDPOINT_LIMIT');
     given([registered, ...full, WebhookEndpointRemoved({ userId, endpointId: endpointN(0), removedAt: at })]).when(add).then([added()]);
   });
 
@@ -36,7 +35,7 @@ describe('webhook endpoints of a user', () => {
   });
 
   it("does not know another user's endpoint, nor one that never existed", () =>
-    given([registered]).when({ type: 'RemoveWebhookEndpoint', endpointId, now }).thenThrows(NotFound, 'Webhook endpoint not found'));
+    given([registered]).when({ type: 'RemoveWebhookEndpoint', endpointId, now }).thenThrows('WEBHOOK_ENDPOINT_NOT_FOUND', 'Webhook endpoint not found'));
 
   it('disables an active endpoint once, and never a removed one', () => {
     const disabled = WebhookEndpointDisabled({ userId, endpointId, reason: 'gone', statusCode: 410, disabledAt: at });

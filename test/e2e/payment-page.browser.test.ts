@@ -1,29 +1,25 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/db/embedded.ts';
 import { formatRupiah } from '../../src/web/html.ts';
+import { launchChromium } from '../support/chromium.ts';
 import { keyHolder } from '../support/http.ts';
 import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody } from '../support/payments.ts';
 import { sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
-const chromiumPath = '/usr/bin/chromium';
 const shop = 'https://shop.example'; // never reached: the browser context answers it itself
 let service: TestService;
 let browser: Browser;
 let baseUrl: string;
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath)) {
-    throw new Error(`the payment page's browser test needs Chromium at ${chromiumPath}: run \`apt-get install -y chromium\``);
-  }
   // the page's URLs (paymentUrl, qrisImage) must be the ones the browser reaches: listen where PUBLIC_BASE_URL says
   const port = await freePort();
   baseUrl = `http://127.0.0.1:${port}`;
   service = await startTestService({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: baseUrl });
   await service.listen();
-  browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

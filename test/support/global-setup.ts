@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -10,8 +9,26 @@ declare module 'vitest' {
   }
 }
 
-let server: EmbeddedDatabase | undefined;
-let dir: string | undefined;
+type Server = { url: string; stop: () => Promise<void> };
+
+// the int and e2e projects each run this setup (in one vitest process): they share one server, stopped by the last
+const shared = globalThis as typeof globalThis & { testPostgres?: { server: Promise<Server>; users: number } };
+
+async function start(): Promise<Server> {
+  // imported here, once per run: src/db/embedded.ts unhooks async-exit-hook's events as it loads, and a second
+  // project's setup loading it again in this process would throw
+  const { startEmbeddedPostgres } = await import('../../src/db/embedded.ts');
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-test-pg-'));
+  chmodSync(dir, 0o755);
+  const server = await startEmbeddedPostgres({ dataDir: dir, password: 'test' });
+  return {
+    url: server.url,
+    stop: async () => {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 /** One embedded PostgreSQL for the whole run; every test file makes its own database in it. */
 export async function setup(project: TestProject) {
@@ -20,13 +37,14 @@ export async function setup(project: TestProject) {
     project.provide('postgresServerUrl', given);
     return;
   }
-  dir = mkdtempSync(path.join(tmpdir(), 'svc-test-pg-'));
-  chmodSync(dir, 0o755);
-  server = await startEmbeddedPostgres({ dataDir: dir, password: 'test' });
-  project.provide('postgresServerUrl', server.url);
+  shared.testPostgres ??= { server: start(), users: 0 };
+  shared.testPostgres.users++;
+  project.provide('postgresServerUrl', (await shared.testPostgres.server).url);
 }
 
 export async function teardown() {
-  await server?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  const running = shared.testPostgres;
+  if (!running || --running.users > 0) return;
+  shared.testPostgres = undefined;
+  await (await running.server).stop();
 }

@@ -32,11 +32,14 @@ export async function linkWalletA(service: TestService, caller: Caller) {
   return { accountId, phoneNumber };
 }
 
+let orderSeed = 0;
+
+/** A payment request with a new order id (counted: each test file has a database of its own). */
 export const paymentBody = (walletAccountId: string, overrides: Record<string, unknown> = {}) => ({
   amount: 50_000,
   walletAccountId,
   redirectUrl: 'https://shop.example/thanks',
-  orderId: `order-${Math.random().toString(36).slice(2)}`,
+  orderId: `order-${++orderSeed}`,
   ...overrides,
 });
 

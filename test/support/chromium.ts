@@ -1,0 +1,60 @@
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import sparticuz from '@sparticuz/chromium';
+import { chromium, type Browser } from 'playwright-core';
+
+const packageDir = path.resolve(import.meta.dirname, '../../node_modules/@sparticuz/chromium');
+const { version } = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { version: string };
+
+// this machine's closed network refuses Chromium's background connections; the page needs no GPU
+const machineFlags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+// the package's flags for serverless use, less those that switch off the web's own rules (which a phone keeps) and
+// --single-process, in which closing a test's browser context ends the whole browser
+const leftOut = new Set(['--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials', '--single-process']);
+
+/**
+ * The folder holding Chromium as @sparticuz/chromium ships it inside its npm package (no apt package, no download):
+ * unpacked on first use into a folder of its version, made whole before it is named so that an interrupted or
+ * concurrent unpacking is never used.
+ */
+async function unpacked(): Promise<string> {
+  const home = path.join(tmpdir(), `sparticuz-chromium-${version}`);
+  if (existsSync(path.join(home, 'chromium'))) return home;
+  const staging = mkdtempSync(`${home}-unpacking-`);
+  // the package unpacks into os.tmpdir(), read as the call starts (not its shared default: a stale or half-written
+  // /tmp/chromium of another version would be used as it is)
+  const tmp = process.env.TMPDIR;
+  process.env.TMPDIR = staging;
+  let unpacking: Promise<string>;
+  try {
+    unpacking = sparticuz.executablePath();
+  } finally {
+    if (tmp === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = tmp;
+  }
+  const executable = await unpacking;
+  if (executable !== path.join(staging, 'chromium')) throw new Error(`@sparticuz/chromium ${version} unpacked to ${executable}, not ${staging}`);
+  // its own fonts.conf names /tmp/fonts: one naming where the fonts are, so every machine renders with the same fonts
+  writeFileSync(path.join(staging, 'fonts.conf'), `<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig><dir>${home}/fonts</dir><cachedir>${home}/fonts-cache</cachedir></fontconfig>
+`);
+  try {
+    renameSync(staging, home);
+  } catch {
+    rmSync(staging, { recursive: true, force: true }); // another run unpacked it first
+  }
+  return home;
+}
+
+/** Headless Chromium from the npm package, driven by playwright-core. */
+export async function launchChromium(): Promise<Browser> {
+  const home = await unpacked();
+  sparticuz.setGraphicsMode = false; // no WebGL: the page draws nothing with the GPU
+  return chromium.launch({
+    executablePath: path.join(home, 'chromium'),
+    args: [...sparticuz.args.filter(flag => !leftOut.has(flag)), ...machineFlags],
+    env: { ...process.env, FONTCONFIG_PATH: home },
+  });
+}

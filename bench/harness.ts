@@ -7,7 +7,14 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { databaseUrl, startEmbeddedPostgres } from '../src/db/embedded.ts';
 
-export type BenchContext = { quick: boolean; signal: AbortSignal };
+export type BenchContext = {
+  quick: boolean;
+  signal: AbortSignal;
+  /** `--ref <git ref>`: a benchmark that runs the service runs that commit's (a git worktree) instead of this checkout's */
+  ref?: string;
+  /** `--compare-ref <git ref>`: a benchmark that can also run that commit's service, in turns with the other */
+  compareRef?: string;
+};
 
 export const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 

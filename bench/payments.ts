@@ -1,30 +1,39 @@
 /**
- * Payment creation over HTTP: `POST /api/v1/payments` (QRIS-DYNAMIC into linked sandbox wallets) under autocannon,
- * against a bare fastify route doing one prepared INSERT into the same PostgreSQL, in the same process and run.
- * Three loads: the bare route saturated, ours saturated (autocannon, 32 connections, in rounds of both), and ours at
- * half the bare route's rate, sent at a steady pace (runPaced: an open loop, latency from each request's due time),
- * where the goal's p99 is read. Then the time from a sandbox payment to the webhook's arrival.
+ * Payment creation over HTTP, measured from outside as a user runs the service: `POST /api/v1/payments`
+ * (QRIS-DYNAMIC into linked sandbox wallets) against a bare fastify route doing one prepared INSERT, each in a process
+ * of its own on an embedded PostgreSQL of its own, under autocannon in a third process:
+ *
+ * - the service: this checkout's `npm start` command (bench/processes.ts), with its own DATA_DIR, PORT and
+ *   SANDBOX_PORT and nothing else, set up over HTTP like a merchant would (register, API key, sandbox wallets linked);
+ * - the bare route: bench/payments-bare.ts;
+ * - the load generator: bench/payments-load.ts (autocannon, 32 connections);
+ * - with `--compare-ref <git ref>`, the same service from that commit too (a `git worktree` in a temporary folder,
+ *   with this checkout's node_modules when they hold every package its lockfile names, `npm ci` otherwise), removed
+ *   afterwards.
+ *
+ * Loads: the bare route; payments into one receiving account; payments spread over four. Rounds alternate between
+ * all of them (reversed every other round), and each target is left to finish its backlog (its CPU back near idle)
+ * before the next load starts. The ratios are medians of the rounds' ratios. Then the time from a sandbox payment to
+ * its webhook, on this checkout's service.
  */
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
-import Fastify from 'fastify';
-import { Pool } from 'undici';
-import pg from 'pg';
-import { loadConfig } from '../src/config.ts';
-import { createLogger } from '../src/logger.ts';
-import { createService, type Service } from '../src/service.ts';
-import { fmtInt, fmtRatio, markdownTable, runPaced, startBenchPostgres, textTable, writeResults, type BenchContext, type BenchPostgres } from './harness.ts';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../src/db/embedded.ts';
+import { fmtInt, fmtRatio, markdownTable, sleep, textTable, writeResults, type BenchContext } from './harness.ts';
+import type { LoadRequest, LoadResult, LoadTarget } from './payments-load.ts';
+import { machineBusyMs, startService, treeCpuMs, type StartedService, type TreeCpu } from './processes.ts';
+
+const benchDir = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(benchDir, '..');
+/** How the bench's own children run: TypeScript through tsx, with the young generation the service's start script sets. */
+const childExecArgv = ['--max-semi-space-size=64', '--import', 'tsx'];
 
 type Merchant = { key: string; accountIds: string[]; phones: string[] };
-type Cannon = {
-  rps: number; p50: number; p90: number; p99: number; max: number; non2xx: number; errors: number; total: number;
-  /** CPU per request during the load, in µs: this Node process (service, bare route and autocannon alike) and PostgreSQL */
-  nodeCpuUs?: number; pgCpuUs?: number | null;
-};
 
 async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -41,6 +50,7 @@ async function merchant(baseUrl: string, n: number, accounts: number): Promise<M
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ name: `Merchant ${n}`, email, password: 'rahasia123' }),
   });
+  if (!registered.ok) throw new Error(`register: ${registered.status} ${await registered.text()}`);
   const cookie = registered.headers.get('set-cookie')!.split(';')[0]!;
   const key = ((await postJson(`${baseUrl}/api/dashboard/api-keys`, { name: 'bench' }, { cookie })).data as { key: string }).key;
   const accountIds: string[] = [];
@@ -58,127 +68,141 @@ async function merchant(baseUrl: string, n: number, accounts: number): Promise<M
   return { key, accountIds, phones };
 }
 
-function cannon(opts: autocannon.Options): Promise<Cannon> {
-  return new Promise((resolve, reject) => {
-    autocannon(opts, (err, result) => {
-      if (err) return reject(err);
-      resolve({
-        rps: result.requests.average,
-        p50: result.latency.p50,
-        p90: result.latency.p90,
-        p99: result.latency.p99,
-        max: result.latency.max,
-        non2xx: result.non2xx,
-        errors: result.errors + result.timeouts,
-        total: result.requests.total,
-      });
-    });
-  });
-}
-
-/** The peer: one prepared INSERT of a similar row per request, JSON in and out, same PostgreSQL, same pool size. */
-async function bareRoute(databaseUrl: string, poolSize: number) {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
-  await pool.query(`create table if not exists bare_payments (id uuid primary key, order_id text not null, amount bigint not null, body jsonb not null, created_at timestamptz not null default now())`);
-  const app = Fastify({ logger: false });
-  app.post('/bare', async request => {
-    const body = request.body as { orderId: string; amount: number };
-    const id = randomUUID();
-    await pool.query({ name: 'bare-insert', text: 'insert into bare_payments (id, order_id, amount, body) values ($1, $2, $3, $4)', values: [id, body.orderId, body.amount, body] });
-    return { status: 'success', data: { id, amount: body.amount } };
-  });
-  const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  return { url, close: async () => { await app.close(); await pool.end(); } };
-}
-
-/** One POST of a load: where it goes, its headers and its body. */
-type Post = { path: string; headers: Record<string, string>; body: string };
-
-/** The next payment to create: the merchants' accounts in turn, amounts varied, a fresh order id each time. */
-const paymentPosts = (merchants: Merchant[]) => {
-  let n = 0;
-  const targets = merchants.flatMap(m => m.accountIds.map(accountId => ({ key: m.key, accountId })));
-  return (): Post => {
-    const target = targets[n++ % targets.length]!;
-    const body = JSON.stringify({ amount: 10_000 + (n % 50) * 1_000, walletAccountId: target.accountId, redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}` });
-    return { path: '/api/v1/payments', headers: { 'content-type': 'application/json', 'x-api-key': target.key }, body };
-  };
-};
-
-/** The next bare route request: a body like a payment's, a fresh order id each time. */
-const barePosts = () => {
-  let n = 0;
-  return (): Post => ({
-    path: '/bare',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ amount: 10_000 + (++n % 50) * 1_000, walletAccountId: randomUUID(), redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}` }),
-  });
-};
-
-/** The same POSTs as autocannon's requests (each connection's next request takes the next POST). */
-const cannonRequests = (next: () => Post) => [
-  { method: 'POST' as const, setupRequest: (request: autocannon.Request) => ({ ...request, ...next() }) },
-];
+const git = (args: string[], cwd = repoRoot) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 /**
- * Requests sent at a steady rate (runPaced: an open loop, latency from each request's due time) over undici's
- * keep-alive pool, measured (by `measure`, which adds the CPU) after a warm-up at the same rate through the same pool:
- * a cold pool opens its connections while the first requests queue, and that start alone put seconds into the p99.
+ * The packages `lock` (a package-lock.json) names that this checkout's node_modules does not hold at the same version
+ * (optional ones for other platforms aside): none, and another checkout can use these node_modules as they are.
  */
-async function pacedLoad(
-  baseUrl: string,
-  next: () => Post,
-  rate: number,
-  durationMs: number,
-  signal: AbortSignal,
-  measure: (load: () => Promise<Cannon>) => Promise<Cannon>,
-): Promise<Cannon> {
-  const maxInFlight = 256;
-  const pool = new Pool(baseUrl, { connections: maxInFlight, pipelining: 1 });
-  let non2xx = 0;
-  const post = async () => {
-    const { path, headers, body } = next();
-    const response = await pool.request({ path, method: 'POST', headers, body });
-    if (response.statusCode >= 300) non2xx++;
-    await response.body.dump();
+function packagesNotInstalled(lock: { packages?: Record<string, { version?: string; optional?: boolean; link?: boolean }> }): string[] {
+  const missing: string[] = [];
+  for (const [where, entry] of Object.entries(lock.packages ?? {})) {
+    if (where === '' || entry.link || !entry.version) continue;
+    const manifest = path.join(repoRoot, where, 'package.json');
+    if (!existsSync(manifest)) {
+      if (!entry.optional) missing.push(`${where} (absent)`);
+      continue;
+    }
+    const installed = (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version;
+    if (installed !== entry.version) missing.push(`${where} (${installed} installed, ${entry.version} locked)`);
+  }
+  return missing;
+}
+
+type Checkout = { dir: string; commit: string; remove(): void };
+
+/** A detached `git worktree` of `ref` in `into` (outside the repository), ready to `npm start`. */
+function worktreeCheckout(ref: string, into: string): Checkout {
+  const commit = git(['rev-parse', '--verify', `${ref}^{commit}`]).trim();
+  git(['worktree', 'add', '--detach', into, commit]);
+  const modules = path.join(into, 'node_modules');
+  const remove = () => {
+    try {
+      unlinkSync(modules); // the link only, never what it points to
+    } catch {
+      // not a link (npm ci) or absent
+    }
+    try {
+      git(['worktree', 'remove', '--force', into]);
+    } catch {
+      rmSync(into, { recursive: true, force: true });
+    }
+    git(['worktree', 'prune']);
   };
   try {
-    await runPaced({ rate, durationMs: Math.min(3000, durationMs / 2), maxInFlight, signal, operation: post });
-    non2xx = 0;
-    return await measure(async () => {
-      const run = await runPaced({ rate, durationMs, maxInFlight, signal, operation: post });
-      const sorted = run.latencies.sort((a, b) => a - b);
-      return {
-        rps: run.completed / run.seconds,
-        p50: percentile(sorted, 50),
-        p90: percentile(sorted, 90),
-        p99: percentile(sorted, 99),
-        max: sorted.at(-1) ?? NaN,
-        non2xx,
-        errors: run.failed,
-        total: run.completed,
-      };
+    const missing = packagesNotInstalled(JSON.parse(git(['show', `${commit}:package-lock.json`])));
+    if (missing.length === 0) {
+      symlinkSync(path.join(repoRoot, 'node_modules'), modules, 'dir');
+    } else {
+      console.log(`  ${commit.slice(0, 7)} locks ${missing.length} package(s) not installed here (${missing.slice(0, 3).join(', ')}...): npm ci in ${into}`);
+      execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: into, stdio: 'inherit' });
+    }
+  } catch (err) {
+    remove();
+    throw err;
+  }
+  return { dir: into, commit, remove };
+}
+
+/** A bench script forked as its own process, once it said it is ready. */
+async function forkReady<Ready>(script: string): Promise<{ child: ChildProcess; ready: Ready }> {
+  const child = fork(path.join(benchDir, script), [], { cwd: repoRoot, execArgv: childExecArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    child.once('message', m => resolve(m as Ready));
+    child.once('exit', code => reject(new Error(`${script} exited (${code}) before it was ready`)));
+    child.once('error', reject);
+  });
+  return { child, ready };
+}
+
+const stopChild = async (child: ChildProcess) => {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>(resolve => child.once('exit', () => resolve()));
+  if (child.connected) child.send({ type: 'stop' });
+  else child.kill('SIGTERM');
+  if ((await Promise.race([exited.then(() => 'exited'), sleep(30_000).then(() => 'late')])) === 'late') {
+    child.kill('SIGKILL');
+    await exited;
+  }
+};
+
+/** The load generator's process: one load at a time, over IPC. */
+class LoadGenerator {
+  private nextId = 0;
+  private pending = new Map<number, { resolve: (r: LoadResult) => void; reject: (e: Error) => void }>();
+  constructor(readonly child: ChildProcess) {
+    child.on('message', message => {
+      const m = message as { type: string; id: number; result?: LoadResult; error?: string };
+      const waiting = this.pending.get(m.id);
+      if (!waiting) return;
+      this.pending.delete(m.id);
+      if (m.type === 'result') waiting.resolve(m.result!);
+      else waiting.reject(new Error(`load generator: ${m.error}`));
     });
-  } finally {
-    await pool.close();
+    child.on('exit', code => {
+      for (const w of this.pending.values()) w.reject(new Error(`load generator exited (${code})`));
+      this.pending.clear();
+    });
+  }
+  run(load: LoadRequest): Promise<LoadResult> {
+    const id = ++this.nextId;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.child.send({ type: 'run', id, load });
+    });
   }
 }
 
-/** Steady loads lighter than the goal's, as fractions of the bare route's rate. */
-const lighterFractions = [0.4, 0.3];
+/** A load's target: where it goes, and the process tree whose CPU it is. */
+type Target = { id: string; label: string; scenario: 'bare' | 'one' | 'four'; side: 'bare' | 'this' | 'ref'; pid: number; load: LoadTarget };
 
-/** The run with the median rate. */
-const medianRun = (runs: Cannon[]) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
+type Run = LoadResult & {
+  round: number;
+  /** CPU per answered request, µs: the target's Node processes, its PostgreSQL, the load generator */
+  nodeCpuUs: number | null;
+  pgCpuUs: number | null;
+  generatorCpuUs: number;
+  /** share of the machine's CPUs (all of them) busy with processes that are not this benchmark's, during the load */
+  othersShare: number | null;
+  /** seconds until the target's CPU was back near idle after the load (its backlog: projections, sagas, ...) */
+  settleSec: number;
+};
 
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+};
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 const latencyCells = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return [fmtInt(sorted.length), ...[50, 90, 99].map(p => percentile(sorted, p).toFixed(0)), (sorted.at(-1) ?? NaN).toFixed(0)];
 };
+const fmtPct = (share: number | null) => (share === null || !Number.isFinite(share) ? 'n/a' : `${Math.round(share * 100)} %`);
 
 /**
- * A merchant with a webhook endpoint on this machine: each payment is paid in the sandbox (a transfer of its total
- * into the wallet), the merchant asks for a sync, and the time until the signed payment.completed arrives is kept.
+ * A merchant with a webhook endpoint in this (the benchmark's) process: each payment is paid in the sandbox (a
+ * transfer of its total into the wallet), the merchant asks for a sync, and the time until the signed
+ * payment.completed arrives is kept.
  */
 async function paymentToWebhook(baseUrl: string, sandboxUrl: string, m: Merchant, count: number, concurrency: number) {
   const arrived = new Map<string, number>();
@@ -229,139 +253,283 @@ async function paymentToWebhook(baseUrl: string, sandboxUrl: string, m: Merchant
 }
 
 export async function run(ctx: BenchContext): Promise<void> {
-  const duration = ctx.quick ? 4 : 10;
-  // the two routes take turns, so that a slower minute of this shared machine weighs on both alike
-  // five pairs: this machine's speed drifts by a third from one minute to the next, and a pair's ratio cancels most of it
-  const rounds = ctx.quick ? 1 : 5;
+  const duration = ctx.quick ? 3 : 10;
+  // this machine's speed drifts by a third from one minute to the next: every target in every round, in turns
+  // an even number of rounds: as many in order as reversed
+  const rounds = ctx.quick ? 1 : 6;
+  const warmupSec = ctx.quick ? 1 : 3;
   const connections = 32;
-  const merchantsCount = 4;
-  const accountsEach = ctx.quick ? 3 : 10;
   const latencyPayments = ctx.quick ? 40 : 300;
   const latencyConcurrency = 8;
-  console.log(`payment creation: ${merchantsCount} merchants × ${accountsEach} WALLET-D accounts, autocannon ${connections} connections, ${duration} s per load`);
-  if (os.loadavg()[0]! > os.cpus().length * 0.5) console.warn(`  note: load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs, the results will be noisy`);
+  const cpus = os.cpus().length;
+  const loadBefore = os.loadavg();
+  const headCommit = git(['rev-parse', 'HEAD']).trim();
+  // the working tree runs unless --ref names a commit: what it holds beyond HEAD is said
+  const dirty = ctx.ref ? '' : git(['status', '--porcelain', '--', 'src', 'package.json', 'package-lock.json']).trim();
+  console.log(`payment creation, each in its own process: the service (npm start) vs a bare INSERT route, autocannon ${connections} connections in a third, ${duration} s per load, ${rounds} round(s)`);
+  console.log(`  load average ${loadBefore.map(l => l.toFixed(2)).join(' ')} on ${cpus} CPUs${loadBefore[0]! > cpus * 0.5 ? ': the results will be noisy' : ''}`);
+  if (dirty) console.log(`  note: this checkout's src/ or package files have uncommitted changes, which run too (--ref HEAD runs the commit alone):\n${dirty.replace(/^/gm, '    ')}`);
 
-  let db: BenchPostgres | undefined;
-  let service: Service | undefined;
-  let bare: Awaited<ReturnType<typeof bareRoute>> | undefined;
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-payments-data-'));
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'bench-payments-'));
+  // run as root, the embedded PostgreSQL runs as 'postgres', which must pass through to its data folder
+  chmodSync(tmp, 0o711);
+  const cleanup: (() => Promise<void> | void)[] = [];
+  // a benchmark ended by a second Ctrl-C (process.exit) must not leave services behind
+  const started: StartedService[] = [];
+  const killServices = () => {
+    for (const s of started) {
+      try {
+        process.kill(-s.pid, 'SIGINT');
+      } catch {
+        // gone
+      }
+    }
+  };
+  process.once('exit', killServices);
   try {
-    db = await startBenchPostgres('bench-payments');
-    const url = await db.createDatabase('bench_payments');
-    const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE: 'true' });
-    service = await createService(config, { log: createLogger('silent'), startSandbox: true });
-    const baseUrl = (await service.listen()).replace('localhost', '127.0.0.1');
-    const merchants: Merchant[] = [];
-    for (let i = 0; i < merchantsCount; i++) merchants.push(await merchant(baseUrl, i, accountsEach));
-    bare = await bareRoute(url, service.pool.options.max ?? 30);
+    // the reference checkout first: the slowest step, and the one most likely to fail
+    const checkout = (ref: string, name: string) => {
+      console.log(`${ref}: a git worktree ...`);
+      const c = worktreeCheckout(ref, path.join(tmp, name));
+      cleanup.push(() => c.remove());
+      return c;
+    };
+    const measured = ctx.ref ? checkout(ctx.ref, 'measured') : undefined;
+    const reference = ctx.compareRef ? checkout(ctx.compareRef, 'reference') : undefined;
+    const measuredCommit = measured?.commit ?? headCommit;
 
-    // warm-up of both paths (JIT, prepared statements, static QRIS captured per account)
-    await cannon({ url: baseUrl, connections: 8, duration: 2, requests: cannonRequests(paymentPosts(merchants)) });
-    await cannon({ url: bare.url, connections: 8, duration: 2, requests: cannonRequests(barePosts()) });
+    console.log('bare INSERT route: own process, own embedded PostgreSQL ...');
+    const bare = await forkReady<{ url: string; pid: number; version: string }>('payments-bare.ts');
+    cleanup.push(() => stopChild(bare.child));
 
-    // CPU per request while a load runs: this process (all threads) and PostgreSQL's process tree
-    const withCpu = async (load: () => Promise<Cannon>): Promise<Cannon> => {
-      const node0 = process.cpuUsage();
-      const pg0 = db!.cpuMs();
-      const result = await load();
-      const node = process.cpuUsage(node0);
-      const pg1 = db!.cpuMs();
-      return { ...result, nodeCpuUs: (node.user + node.system) / result.total, pgCpuUs: pg0 === null || pg1 === null ? null : ((pg1 - pg0) * 1000) / result.total };
-    };
-    const bareRounds: Cannon[] = [];
-    const oursRounds: Cannon[] = [];
-    const bareUrl = bare.url;
-    const bareLoad = async (round: number) => {
-      console.log(`round ${round} of ${rounds}: bare INSERT route, saturated ...`);
-      bareRounds.push(await withCpu(() => cannon({ url: bareUrl, connections, duration, requests: cannonRequests(barePosts()) })));
-    };
-    const oursLoad = async (round: number) => {
-      console.log(`round ${round} of ${rounds}: POST /api/v1/payments, saturated ...`);
-      oursRounds.push(await withCpu(() => cannon({ url: baseUrl, connections, duration, requests: cannonRequests(paymentPosts(merchants)) })));
-    };
-    // bare first in odd rounds, ours first in even ones: a machine getting faster or slower favours neither
-    for (let round = 1; round <= rounds; round++)
-      if (round % 2 === 1) await bareLoad(round).then(() => oursLoad(round));
-      else await oursLoad(round).then(() => bareLoad(round));
-    const bareSaturated = medianRun(bareRounds);
-    const oursSaturated = medianRun(oursRounds);
-    const ratios = oursRounds.map((o, i) => o.rps / bareRounds[i]!.rps);
-    const roundRatios = ratios.map(fmtRatio).join(', ');
-    // the goal's ratio: the median of the rounds' ratios (each round's two loads ran a minute apart at most)
-    const ratio = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)]!;
-    const goalRate = Math.max(1, Math.round(bareSaturated.rps / 2));
-    console.log(`POST /api/v1/payments at ${fmtInt(goalRate)} req/s (half the bare route's rate) ...`);
-    const oursAtGoal = await pacedLoad(baseUrl, paymentPosts(merchants), goalRate, duration * 1000, ctx.signal, withCpu);
-    // the latency's peer: the bare route at the same steady rate, through the same load generator
-    console.log(`bare INSERT route at ${fmtInt(goalRate)} req/s ...`);
-    const bareAtGoal = await pacedLoad(bareUrl, barePosts(), goalRate, duration * 1000, ctx.signal, withCpu);
-    // lighter steady loads, to show where the latency goal holds
-    const lighter: { fraction: number; rate: number; run: Cannon }[] = [];
-    for (const fraction of ctx.quick ? [] : lighterFractions) {
-      const rate = Math.max(1, Math.round(bareSaturated.rps * fraction));
-      console.log(`POST /api/v1/payments at ${fmtInt(rate)} req/s (${fmtRatio(fraction)} the bare route's rate) ...`);
-      lighter.push({ fraction, rate, run: await pacedLoad(baseUrl, paymentPosts(merchants), rate, duration * 1000, ctx.signal, withCpu) });
+    const services: { side: 'this' | 'ref'; commit: string; service: StartedService; one: Merchant; four: Merchant }[] = [];
+    const sides: { side: 'this' | 'ref'; checkout: string; commit: string }[] = [{ side: 'this', checkout: measured?.dir ?? repoRoot, commit: measuredCommit }];
+    if (reference) sides.push({ side: 'ref', checkout: reference.dir, commit: reference.commit });
+    for (const s of sides) {
+      console.log(`service of ${s.side === 'this' && !measured ? 'this checkout' : s.commit.slice(0, 7)}: npm start's command, own DATA_DIR ...`);
+      const service = await startService({
+        checkout: s.checkout,
+        dataDir: mkdtempSync(path.join(tmp, `data-${s.side}-`)),
+        port: await freePort(),
+        sandboxPort: await freePort(),
+        logFile: path.join(tmp, `service-${s.side}.log`),
+      });
+      started.push(service);
+      cleanup.push(() => service.stop());
+      // one merchant per scenario: a till of its own, and four
+      const one = await merchant(service.url, 1, 1);
+      const four = await merchant(service.url, 2, 4);
+      services.push({ side: s.side, commit: s.commit, service, one, four });
     }
 
-    // the request path's ceiling: the goal's load with the projections and sagas paused, who catch up afterwards (last,
-    // so that their catching up weighs on no other load)
-    console.log(`POST /api/v1/payments at ${fmtInt(goalRate)} req/s, projections and sagas paused ...`);
-    await service.sagas.stop();
-    await service.projections.stop();
-    const requestPathAtGoal = await pacedLoad(baseUrl, paymentPosts(merchants), goalRate, duration * 1000, ctx.signal, withCpu);
-    await service.projections.start();
-    await service.sagas.start();
-    const head = await service.store.headPosition();
-    if (!(await service.projections.waitFor(head, 300_000)) || !(await service.sagas.waitFor(head, 300_000)))
-      throw new Error('the projections and sagas did not catch up after the pause');
+    const generator = await forkReady<{ pid: number }>('payments-load.ts');
+    cleanup.push(() => stopChild(generator.child));
+    const loads = new LoadGenerator(generator.child);
 
+    const bareTarget: Target = { id: 'bare', label: 'bare INSERT route', scenario: 'bare', side: 'bare', pid: bare.ready.pid, load: { kind: 'bare', url: `${bare.ready.url}` } };
+    const serviceTargets = (scenario: 'one' | 'four') =>
+      services.map(({ side, commit, service, one, four }): Target => {
+        const m = scenario === 'one' ? one : four;
+        const who = side === 'this' ? 'payments' : `payments at ${commit.slice(0, 7)}`;
+        return {
+          id: `${side}-${scenario}`,
+          label: `${who}, into ${scenario === 'one' ? '1 account' : '4 accounts'}`,
+          scenario,
+          side,
+          pid: service.pid,
+          load: { kind: 'payments', url: service.url, key: m.key, accountIds: m.accountIds },
+        };
+      });
+    // adjacent loads of the two services in each scenario, so that their ratio spans the shortest time
+    const targets = [bareTarget, ...serviceTargets('one'), ...serviceTargets('four')];
+    const roots = [bare.ready.pid, ...services.map(s => s.service.pid), generator.ready.pid];
+
+    /** Waits until the target's processes use under 15 % of one CPU over half a second (at most 30 s). */
+    const settle = async (pid: number) => {
+      const t0 = performance.now();
+      let before = treeCpuMs(pid);
+      if (!before) return 0;
+      while (performance.now() - t0 < 30_000) {
+        await sleep(500);
+        const now = treeCpuMs(pid);
+        if (!now) break;
+        const used = now.nodeMs + now.pgMs - before.nodeMs - before.pgMs;
+        before = now;
+        if (used < 75) break;
+      }
+      return (performance.now() - t0) / 1000;
+    };
+
+    const measure = async (target: Target, round: number, seconds: number, conns: number): Promise<Run> => {
+      const trees = () => roots.map(pid => treeCpuMs(pid));
+      const sum = (cpu: (TreeCpu | null)[]) => cpu.reduce((a, c) => a + (c ? c.nodeMs + c.pgMs : 0), 0);
+      const target0 = treeCpuMs(target.pid);
+      const all0 = trees();
+      const self0 = process.cpuUsage();
+      const busy0 = machineBusyMs();
+      const t0 = performance.now();
+      const result = await loads.run({ target: target.load, connections: conns, durationSec: seconds });
+      const wallMs = performance.now() - t0;
+      const busy1 = machineBusyMs();
+      const self = process.cpuUsage(self0);
+      const all1 = trees();
+      const target1 = treeCpuMs(target.pid);
+      const answered = Math.max(1, result.ok + result.non2xx);
+      const ours = sum(all1) - sum(all0) + (self.user + self.system) / 1000;
+      const othersShare = busy0 === null || busy1 === null ? null : Math.max(0, busy1 - busy0 - ours) / (wallMs * cpus);
+      const settleSec = await settle(target.pid);
+      return {
+        ...result,
+        round,
+        nodeCpuUs: target0 && target1 ? ((target1.nodeMs - target0.nodeMs) * 1000) / answered : null,
+        pgCpuUs: target0 && target1 ? ((target1.pgMs - target0.pgMs) * 1000) / answered : null,
+        generatorCpuUs: (result.cpuMs * 1000) / answered,
+        othersShare,
+        settleSec,
+      };
+    };
+
+    // warm-up of every path (JIT, prepared statements, caches), not counted
+    for (const target of targets) {
+      if (ctx.signal.aborted) return;
+      console.log(`warm-up: ${target.label} ...`);
+      await measure(target, 0, warmupSec, 8);
+    }
+
+    const runs = new Map<string, Run[]>(targets.map(t => [t.id, []]));
+    for (let round = 1; round <= rounds; round++) {
+      // in order in odd rounds, reversed in even ones: a machine getting faster or slower favours none of them
+      const order = round % 2 === 1 ? targets : [...targets].reverse();
+      for (const target of order) {
+        if (ctx.signal.aborted) return;
+        const r = await measure(target, round, duration, connections);
+        runs.get(target.id)!.push(r);
+        console.log(
+          `round ${round} of ${rounds}: ${target.label.padEnd(42)} ${fmtInt(r.rps).padStart(6)}/s  p50 ${r.p50.toFixed(0)} ms  p99 ${r.p99.toFixed(0)} ms` +
+            `${r.non2xx + r.errors > 0 ? `  non-2xx ${r.non2xx} errors ${r.errors}` : ''}  others' CPU ${fmtPct(r.othersShare)}  settled in ${r.settleSec.toFixed(1)} s`,
+        );
+      }
+    }
+
+    const ours = services.find(s => s.side === 'this')!;
     console.log(`payment → webhook: ${fmtInt(latencyPayments)} payments paid in the sandbox, ${latencyConcurrency} at a time ...`);
-    const latency = await paymentToWebhook(baseUrl, service.sandboxUrl!, merchants[0]!, latencyPayments, latencyConcurrency);
+    const latencyMerchant = await merchant(ours.service.url, 3, latencyConcurrency);
+    const latency = await paymentToWebhook(ours.service.url, ours.service.sandboxUrl, latencyMerchant, latencyPayments, latencyConcurrency);
+    const loadAfter = os.loadavg();
 
-    const row = (name: string, c: Cannon, reference: string) => [name, fmtInt(c.rps), c.p50.toFixed(1), c.p99.toFixed(1), c.max.toFixed(0), fmtInt(c.non2xx + c.errors), fmtInt(c.nodeCpuUs), fmtInt(c.pgCpuUs), reference];
-    const header = ['load', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx + errors', 'Node CPU µs/req', 'PG CPU µs/req', 'compared with'];
-    const rows = [
-      row(`bare INSERT route, saturated (median of ${rounds})`, bareSaturated, `the peer (rounds: ${bareRounds.map(r => fmtInt(r.rps)).join(', ')} req/s)`),
-      row(`POST /api/v1/payments, saturated (median of ${rounds})`, oursSaturated, `${fmtRatio(ratio)} of the bare route (median of the rounds: ${roundRatios})`),
-      row(`POST /api/v1/payments at ${fmtInt(goalRate)} req/s`, oursAtGoal, 'half the bare route'),
-      row(`bare INSERT route at ${fmtInt(goalRate)} req/s`, bareAtGoal, 'the peer at the same steady load'),
-      row(`POST /api/v1/payments at ${fmtInt(goalRate)} req/s, projections and sagas paused`, requestPathAtGoal, 'the request path alone (ceiling)'),
-      ...lighter.map(l => row(`POST /api/v1/payments at ${fmtInt(l.rate)} req/s`, l.run, `${fmtRatio(l.fraction)} the bare route`)),
-    ];
+    // per round, each target against the bare route of that round; and this checkout against the reference
+    const perRound = (a: string, b: string) => runs.get(a)!.map((r, i) => r.rps / runs.get(b)![i]!.rps);
+    const summary = targets.map(t => {
+      const list = runs.get(t.id)!;
+      const mid = [...list].sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)]!;
+      const vsBare = t.id === 'bare' ? null : perRound(t.id, 'bare');
+      return { target: t, runs: list, median: mid, vsBare, vsBareMedian: vsBare ? median(vsBare) : null };
+    });
+    const comparisons = reference
+      ? (['one', 'four'] as const).map(scenario => {
+          const ratios = perRound(`this-${scenario}`, `ref-${scenario}`);
+          return { scenario, ratios, median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
+        })
+      : [];
+    const allRuns = [...runs.values()].flat();
+    const others = allRuns.map(r => r.othersShare).filter((s): s is number => s !== null);
+
+    const header = ['load', 'req/s (2xx)', 'p50 ms', 'p99 ms', 'non-2xx + errors', 'Node CPU µs/req', 'PG CPU µs/req', 'generator CPU µs/req', 'compared with the bare route'];
+    const rows = summary.map(s => [
+      `${s.target.label} (median of ${rounds})`,
+      fmtInt(s.median.rps),
+      s.median.p50.toFixed(1),
+      s.median.p99.toFixed(1),
+      fmtInt(s.runs.reduce((a, r) => a + r.non2xx + r.errors, 0)),
+      fmtInt(s.median.nodeCpuUs),
+      fmtInt(s.median.pgCpuUs),
+      fmtInt(s.median.generatorCpuUs),
+      s.vsBare ? `${fmtRatio(s.vsBareMedian)} (rounds: ${s.vsBare.map(fmtRatio).join(', ')})` : `the ceiling (rounds: ${s.runs.map(r => fmtInt(r.rps)).join(', ')} req/s)`,
+    ]);
+    const measuredName = measured ? measuredCommit.slice(0, 7) : 'this checkout';
+    const compareHeader = ['payments', `${measuredName} req/s`, `${reference?.commit.slice(0, 7)} req/s`, `${measuredName} / ${reference?.commit.slice(0, 7)} (median of rounds)`, 'rounds'];
+    const compareRows = comparisons.map(c => [
+      c.scenario === 'one' ? 'into 1 account' : 'into 4 accounts',
+      fmtInt(summary.find(s => s.target.id === `this-${c.scenario}`)!.median.rps),
+      fmtInt(summary.find(s => s.target.id === `ref-${c.scenario}`)!.median.rps),
+      fmtRatio(c.median),
+      c.ratios.map(fmtRatio).join(', '),
+    ]);
+    const ratioOf = (id: string) => summary.find(s => s.target.id === id)!.vsBareMedian!;
+    const halfRateReachable = ratioOf('this-one') >= 0.5 || ratioOf('this-four') >= 0.5;
     const goals = [
-      ['creation rate ≥ 50 % of the bare route', fmtRatio(ratio), ratio >= 0.5 ? 'PASS' : 'MISS'],
-      ['p99 < 50 ms at half the bare rate', `${oursAtGoal.p99.toFixed(1)} ms`, oursAtGoal.p99 < 50 && oursAtGoal.rps >= goalRate * 0.95 ? 'PASS' : 'MISS'],
+      ['creation rate ≥ 50 % of the bare route, 1 account', fmtRatio(ratioOf('this-one')), ratioOf('this-one') >= 0.5 ? 'PASS' : 'MISS'],
+      ['creation rate ≥ 50 % of the bare route, 4 accounts', fmtRatio(ratioOf('this-four')), ratioOf('this-four') >= 0.5 ? 'PASS' : 'MISS'],
+      [
+        'p99 < 50 ms at half the bare rate',
+        halfRateReachable ? 'not measured here' : 'saturated below half the bare rate',
+        halfRateReachable ? 'n/a' : 'MISS',
+      ],
     ];
     const latencyHeader = ['from', 'to', 'count', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms'];
     const latencyRows = [
       ['sandbox payment made', 'webhook received', ...latencyCells(latency.fromPayment)],
       ['sync asked (refresh)', 'webhook received', ...latencyCells(latency.fromRefresh)],
     ];
-    console.log(`\n${textTable(header, rows)}\n\n${textTable(['goal', 'actual', 'result'], goals)}\n\n${textTable(latencyHeader, latencyRows)}`);
+    const othersLine = others.length > 0 ? `median ${fmtPct(median(others))}, max ${fmtPct(Math.max(...others))}` : 'n/a';
+    console.log(`\n${textTable(header, rows)}`);
+    if (comparisons.length > 0) console.log(`\n${textTable(compareHeader, compareRows)}`);
+    console.log(`\n${textTable(['goal', 'actual', 'result'], goals)}\n\n${textTable(latencyHeader, latencyRows)}`);
+    console.log(`\nload average before ${loadBefore.map(l => l.toFixed(2)).join(' ')}, after ${loadAfter.map(l => l.toFixed(2)).join(' ')}; CPU of other processes during the loads: ${othersLine} of the machine`);
 
+    const refNote = reference ? `; the reference service is commit ${reference.commit.slice(0, 7)} (a git worktree, the same \`npm start\` command and environment)` : '';
     const markdown = [
       '# Payment creation',
       '',
-      `${new Date().toISOString()}, ${os.cpus().length} vCPU, PostgreSQL ${db.version} (embedded), ${merchantsCount} merchants × ${accountsEach} WALLET-D accounts, autocannon ${connections} connections, ${duration} s per load; the saturated loads in ${rounds} rounds of both (bare first in odd rounds, ours first in even ones); the rate's ratio is the median of the rounds' ratios.`,
+      `${ctx.quick ? '**Quick run (a smoke test, not the figures).** ' : ''}${new Date().toISOString()}, ${cpus} vCPU, PostgreSQL ${bare.ready.version} (embedded), Node ${process.version}; the service ${measured ? `at commit ${measuredCommit.slice(0, 7)} (a git worktree)` : `of this checkout at ${headCommit.slice(0, 7)}${dirty ? ' with uncommitted changes in src/ or the package files' : ''}`}${refNote}. autocannon ${connections} connections, ${duration} s per load, ${rounds} round${rounds === 1 ? '' : 's'} over every load (in order in odd rounds, reversed in even ones), each after the previous target's CPU was back near idle; ratios are medians of the rounds' ratios. Load average ${loadBefore.map(l => l.toFixed(2)).join(' ')} before, ${loadAfter.map(l => l.toFixed(2)).join(' ')} after; processes other than this benchmark's took ${othersLine} of the machine's CPU during the loads.`,
+      '',
+      'Each in its own process, as a user runs them: the service started with `npm start`\'s command (`tsx --max-semi-space-size=64 src/main.ts`) with only DATA_DIR (its own embedded PostgreSQL), PORT and SANDBOX_PORT set, logging at its default level to a file, set up over HTTP (register, API key, sandbox wallets linked); the bare route (bench/payments-bare.ts: fastify, JSON body, one named prepared INSERT of a row like a payment, pool of 30 like the service\'s, no logging) on an embedded PostgreSQL of its own; autocannon in a third process (bench/payments-load.ts). Every figure is bounded by this machine: its vCPUs are shared by the three processes, two PostgreSQL servers (three with the reference service) and whatever else runs.',
       '',
       markdownTable(header, rows),
       '',
+      'req/s counts 2xx answers. CPU per answered request during the load: the target\'s own Node processes, its own PostgreSQL, and the load generator.',
+      ...(comparisons.length > 0 ? ['', `The service (${measuredName}) against the reference commit ${reference!.commit.slice(0, 7)}, in the same rounds:`, '', markdownTable(compareHeader, compareRows)] : []),
+      '',
       markdownTable(['goal', 'actual', 'result'], goals),
       '',
-      `The load at half the bare rate is sent at a steady pace, one request every 1/rate s over up to 256 keep-alive connections (undici), after a warm-up of 3 s at that rate through the same connections (not counted), and each latency counts from the moment its request was due: autocannon's own rate limit sends each second's quota at once, as fast as its connections go, which measures a burst at saturation rather than that load. A service slower than the pace falls behind, and its p99 shows it. The bare route at the same steady load is the latency's peer: what this machine and load generator give the simplest route. The same load with the projections and sagas paused (they catch up afterwards, before the next load) is the request path's ceiling: what the latency would be if the read models and sagas cost nothing. The lighter steady loads (${lighterFractions.map(fmtRatio).join(', ')} the bare rate) show where the latency goal holds.`,
+      'The latency goal is set at half the bare route\'s saturated rate: a service whose saturated rate is below that cannot keep that pace, and its latency grows without bound there.',
       '',
-      `Payment to webhook (${fmtInt(latencyPayments)} payments, ${latencyConcurrency} at a time; the merchant asks for a sync right after the customer paid, as the scheduled sync would after its interval):`,
+      `Payment to webhook (${fmtInt(latencyPayments)} payments, ${latencyConcurrency} at a time into ${latencyConcurrency} accounts of one merchant, on the measured service (not the reference) after the rounds; the merchant asks for a sync right after the customer paid, as the scheduled sync would after its interval; the webhook endpoint in the benchmark's process):`,
       '',
       markdownTable(latencyHeader, latencyRows),
-      '',
-      'The bare route: fastify, JSON body, one named prepared INSERT of a row like a payment, on the same PostgreSQL with the same pool size, in the same process. Ours: API-key check (cached a second), validation, the receiving account from the state cache, the unique-code decision, and one atomic append of the order claim, the payable reservation and the payment (guarded on the account revision), written in a group-commit batch with the concurrent ones; then the projections and sagas of this process handle the three events.',
     ].join('\n');
-    const written = writeResults('payments', { bareRounds, oursRounds, ratio, bareSaturated, oursSaturated, oursAtGoal, bareAtGoal, requestPathAtGoal, goalRate, lighter, merchantsCount, accountsEach, connections, duration, rounds, latency }, markdown);
+    const written = writeResults(
+      'payments',
+      {
+        at: new Date().toISOString(),
+        cpus,
+        node: process.version,
+        postgres: bare.ready.version,
+        commit: measuredCommit,
+        worktree: Boolean(measured),
+        uncommitted: dirty || null,
+        reference: reference ? { ref: ctx.compareRef, commit: reference.commit } : null,
+        connections,
+        duration,
+        rounds,
+        loadavgBefore: loadBefore,
+        loadavgAfter: loadAfter,
+        targets: summary.map(s => ({ id: s.target.id, label: s.target.label, runs: s.runs, vsBare: s.vsBare, vsBareMedian: s.vsBareMedian })),
+        comparisons,
+        latency,
+      },
+      markdown,
+    );
     console.log(`\nwrote ${written.json}\nwrote ${written.md}`);
   } finally {
-    await bare?.close();
-    await service?.close();
-    await db?.stop();
+    for (const step of cleanup.reverse()) {
+      try {
+        await step();
+      } catch (err) {
+        console.error('cleanup:', err);
+      }
+    }
+    process.removeListener('exit', killServices);
+    rmSync(tmp, { recursive: true, force: true });
   }
 }
-

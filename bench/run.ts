@@ -1,10 +1,12 @@
 /**
- * `npm run bench [-- [--quick] [name ...]]`: runs the benchmarks of bench/ in order, or only those named.
- * `--quick` shortens every measurement, for a smoke run. Never part of `npm test`.
+ * `npm run bench [-- [--quick] [--ref <git ref>] [--compare-ref <git ref>] [name ...]]`: runs the benchmarks of bench/
+ * in order, or only those named. `--quick` shortens every measurement, for a smoke run. The benchmarks that start the
+ * service as its own process (payments) run that of `--ref` (a git worktree) instead of this checkout's working tree,
+ * and with `--compare-ref` also that commit's, in alternating rounds. Never part of `npm test`.
  */
 import type { BenchContext } from './harness.ts';
 
-type Benchmark = { name: string; description: string; run: (ctx: BenchContext) => Promise<void> };
+type Benchmark = { name: string; description: string; runsCommits?: boolean; run: (ctx: BenchContext) => Promise<void> };
 
 const benchmarks: Benchmark[] = [
   {
@@ -19,7 +21,8 @@ const benchmarks: Benchmark[] = [
   },
   {
     name: 'payments',
-    description: 'POST /api/v1/payments under autocannon vs a bare INSERT route; payment-to-webhook latency',
+    description: 'the service as npm start runs it vs a bare INSERT route, each in its own process; payment-to-webhook latency',
+    runsCommits: true,
     run: async ctx => (await import('./payments.ts')).run(ctx),
   },
   {
@@ -36,7 +39,11 @@ const benchmarks: Benchmark[] = [
 
 function usage(): string {
   return [
-    'usage: npm run bench -- [--quick] [name ...]',
+    'usage: npm run bench -- [--quick] [--ref <git ref>] [--compare-ref <git ref>] [name ...]',
+    '',
+    '  --quick                  short measurements, a smoke run',
+    '  --ref <git ref>          run that commit\'s service (a temporary git worktree) instead of this working tree\'s',
+    '  --compare-ref <git ref>  also run that commit\'s service (a temporary git worktree), alternating rounds',
     '',
     'benchmarks:',
     ...benchmarks.map(b => `  ${b.name.padEnd(24)} ${b.description}`),
@@ -48,6 +55,24 @@ async function main(): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
     console.log(usage());
     return 0;
+  }
+  const refs: { ref?: string; compareRef?: string } = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const option = (['ref', 'compareRef'] as const).find(o => {
+      const flag = o === 'ref' ? '--ref' : '--compare-ref';
+      return arg === flag || arg.startsWith(`${flag}=`);
+    });
+    if (!option) continue;
+    const inline = arg.indexOf('=');
+    const value = inline >= 0 ? arg.slice(inline + 1) : args[i + 1];
+    if (!value || value.startsWith('-')) {
+      console.error(`${inline >= 0 ? arg.slice(0, inline) : arg} needs a git ref\n\n${usage()}`);
+      return 2;
+    }
+    refs[option] = value;
+    args.splice(i, inline >= 0 ? 1 : 2);
+    i--;
   }
   const unknownFlags = args.filter(a => a.startsWith('-') && a !== '--quick');
   if (unknownFlags.length > 0) {
@@ -62,6 +87,10 @@ async function main(): Promise<number> {
     return 2;
   }
   const selected = names.length > 0 ? benchmarks.filter(b => names.includes(b.name)) : benchmarks;
+  if ((refs.ref !== undefined || refs.compareRef !== undefined) && !selected.some(b => b.runsCommits)) {
+    console.error(`--ref, --compare-ref: none of ${selected.map(b => b.name).join(', ')} runs another commit (payments does)`);
+    return 2;
+  }
 
   // Stop cleanly on Ctrl-C: the benchmark ends its measurement and stops its database in its finally blocks.
   // A second signal exits at once.
@@ -80,7 +109,7 @@ async function main(): Promise<number> {
     console.log(`\n=== ${bench.name}${quick ? ' (quick)' : ''} ===`);
     const started = Date.now();
     try {
-      await bench.run({ quick, signal: abort.signal });
+      await bench.run({ quick, signal: abort.signal, ...(bench.runsCommits ? refs : {}) });
       const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
       console.log(`=== ${bench.name} ${abort.signal.aborted ? 'aborted' : 'done'} after ${took} ===`);
     } catch (err) {

@@ -1,0 +1,102 @@
+/**
+ * The payments benchmark's load generator, run as a process of its own (bench/payments.ts forks it), so that neither
+ * the service nor the bare route shares its event loop: autocannon against the URL it is sent, one load at a time.
+ * `{ type: 'run', id, load }` is answered with `{ type: 'result', id, result }` (or `{ type: 'failed', id, error }`).
+ */
+import { randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+
+export type LoadTarget =
+  | { kind: 'bare'; url: string }
+  | { kind: 'payments'; url: string; key: string; accountIds: string[] };
+
+export type LoadRequest = { target: LoadTarget; connections: number; durationSec: number };
+
+export type LoadResult = {
+  /** 2xx answers per second over the load (autocannon's average counts every answer, refusals too) */
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  seconds: number;
+  /** this process's CPU during the load */
+  cpuMs: number;
+};
+
+/** One POST of a load: where it goes, its headers and its body. */
+type Post = { path: string; headers: Record<string, string>; body: string };
+
+let n = 0;
+/**
+ * Amounts from 10,000 to 1,009,000 in steps of 1,000: with unique codes 1 to 999, one account can hold about a million
+ * pending payments before two would need the same total, so no load here runs out of codes or searches long for one.
+ */
+const amount = () => 10_000 + (n % 1000) * 1_000;
+
+const nextPost = (target: LoadTarget): (() => Post) => {
+  if (target.kind === 'bare')
+    return () => {
+      n++;
+      return {
+        path: '/bare',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: amount(), walletAccountId: randomUUID(), redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}` }),
+      };
+    };
+  const headers = { 'content-type': 'application/json', 'x-api-key': target.key };
+  return () => {
+    n++;
+    const walletAccountId = target.accountIds[n % target.accountIds.length]!;
+    const body = JSON.stringify({ amount: amount(), walletAccountId, redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}` });
+    return { path: '/api/v1/payments', headers, body };
+  };
+};
+
+function load(request: LoadRequest): Promise<LoadResult> {
+  const next = nextPost(request.target);
+  const cpu0 = process.cpuUsage();
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: request.target.url,
+        connections: request.connections,
+        duration: request.durationSec,
+        // each connection's next request takes the next POST
+        requests: [{ method: 'POST', setupRequest: (r: autocannon.Request) => ({ ...r, ...next() }) }],
+      },
+      (err, result) => {
+        if (err) return reject(err);
+        const cpu = process.cpuUsage(cpu0);
+        const ok = result['2xx'];
+        resolve({
+          rps: ok / result.duration,
+          p50: result.latency.p50,
+          p90: result.latency.p90,
+          p99: result.latency.p99,
+          max: result.latency.max,
+          ok,
+          non2xx: result.non2xx,
+          errors: result.errors + result.timeouts,
+          seconds: result.duration,
+          cpuMs: (cpu.user + cpu.system) / 1000,
+        });
+      },
+    );
+  });
+}
+
+process.on('message', message => {
+  const m = message as { type: string; id: number; load: LoadRequest };
+  if (m.type === 'stop') process.exit(0);
+  if (m.type !== 'run') return;
+  load(m.load).then(
+    result => process.send!({ type: 'result', id: m.id, result }),
+    (err: unknown) => process.send!({ type: 'failed', id: m.id, error: String((err as Error)?.stack ?? err) }),
+  );
+});
+process.on('disconnect', () => process.exit(0));
+process.send?.({ type: 'ready', pid: process.pid });

@@ -1,0 +1,202 @@
+/**
+ * Processes of the benchmarks that run the service as its users do: a checkout's service started with its own
+ * `npm start` command, CPU time of a process tree (Node and PostgreSQL apart), and the machine's busy time, all from
+ * /proc (Linux; elsewhere the CPU figures are null).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { sleep } from './harness.ts';
+
+let clockTicks: number | undefined;
+function ticksPerSecond(): number {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+type ProcEntry = { pid: number; ppid: number; comm: string; ticks: number };
+
+function processes(): ProcEntry[] | null {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const list: ProcEntry[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    const open = stat.indexOf('(');
+    const close = stat.lastIndexOf(')');
+    // the fields after the command name, which may hold spaces: state, ppid, ..., utime (12th), stime, cutime, cstime
+    const fields = stat.slice(close + 2).split(' ');
+    // a process's own time, and that of its children it reaped (a closed connection's backend, once gone, counts in
+    // its postmaster's): summed over a tree of live processes, nothing is counted twice
+    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    list.push({ pid: Number(entry), ppid: Number(fields[1]), comm: stat.slice(open + 1, close), ticks });
+  }
+  return list;
+}
+
+export type TreeCpu = { nodeMs: number; pgMs: number };
+
+/** CPU ms used so far by `rootPid` and all its descendants: PostgreSQL's processes apart from the others (Node). */
+export function treeCpuMs(rootPid: number): TreeCpu | null {
+  const list = processes();
+  if (!list) return null;
+  const children = new Map<number, ProcEntry[]>();
+  for (const p of list) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
+  const root = list.find(p => p.pid === rootPid);
+  if (!root) return null;
+  const perTick = 1000 / ticksPerSecond();
+  let nodeMs = 0;
+  let pgMs = 0;
+  const stack = [root];
+  while (stack.length > 0) {
+    const p = stack.pop()!;
+    if (p.comm === 'postgres') pgMs += p.ticks * perTick;
+    else nodeMs += p.ticks * perTick;
+    stack.push(...(children.get(p.pid) ?? []));
+  }
+  return { nodeMs, pgMs };
+}
+
+/** The machine's busy CPU ms so far, all CPUs together (/proc/stat: everything but idle and iowait). */
+export function machineBusyMs(): number | null {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+    const [, user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).map(Number);
+    return ((user! + nice! + system! + irq! + softirq! + (steal ?? 0)) * 1000) / ticksPerSecond();
+  } catch {
+    return null;
+  }
+}
+
+export type StartedService = {
+  /** the checkout it runs from */
+  checkout: string;
+  url: string;
+  sandboxUrl: string;
+  /** the process `npm start` would have started (its Node child and PostgreSQL are below it) */
+  pid: number;
+  logFile: string;
+  stop(): Promise<void>;
+};
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * A checkout's service, started with the command of its package.json's `start` script (what `npm start` runs, without
+ * npm in between, so that signals reach it), from the checkout's folder, with the checkout's node_modules/.bin and
+ * this Node first on PATH as npm puts them, and no configuration but DATA_DIR, PORT and SANDBOX_PORT: its own
+ * embedded PostgreSQL in `dataDir`, logging at the default level into `logFile`. stop() ends it as Ctrl-C would
+ * (SIGINT, SIGKILL after 30 s) and deletes `dataDir`.
+ */
+export async function startService(opts: {
+  checkout: string;
+  dataDir: string;
+  port: number;
+  sandboxPort: number;
+  logFile: string;
+  timeoutMs?: number;
+}): Promise<StartedService> {
+  const pkg = JSON.parse(readFileSync(path.join(opts.checkout, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  const script = pkg.scripts?.start;
+  if (!script) throw new Error(`${opts.checkout}/package.json has no start script`);
+  if (/[;&|<>$`"'\\*?]/.test(script)) throw new Error(`the start script needs a shell, which this benchmark does not run: ${script}`);
+  const [command, ...args] = script.trim().split(/\s+/);
+  const bin = path.join(opts.checkout, 'node_modules', '.bin');
+  const executable = existsSync(path.join(bin, command!)) ? path.join(bin, command!) : command!;
+  // the environment of a user's shell, not the benchmark's: nothing of the service's configuration leaks in
+  const keep = ['HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'];
+  const env: Record<string, string> = {};
+  for (const k of keep) if (process.env[k] !== undefined) env[k] = process.env[k]!;
+  env.PATH = [bin, path.dirname(process.execPath), process.env.PATH ?? ''].join(path.delimiter);
+  env.DATA_DIR = opts.dataDir;
+  env.PORT = String(opts.port);
+  env.SANDBOX_PORT = String(opts.sandboxPort);
+
+  const out = openSync(opts.logFile, 'a');
+  let child: ChildProcess;
+  try {
+    // its own process group, so that a service that will not stop can be killed with everything it started
+    child = spawn(executable, args, { cwd: opts.checkout, env, stdio: ['ignore', out, out], detached: true });
+  } finally {
+    closeSync(out);
+  }
+  let exitCode: number | null | undefined;
+  const exited = new Promise<void>(resolve => child.once('exit', (code, signal) => ((exitCode = code ?? (signal ? -1 : null)), resolve())));
+  const log = () => {
+    try {
+      return readFileSync(opts.logFile, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+
+  const stop = async () => {
+    if (exitCode === undefined && child.pid !== undefined) {
+      child.kill('SIGINT');
+      const timer = sleep(30_000).then(() => 'late' as const);
+      if ((await Promise.race([exited.then(() => 'exited' as const), timer])) === 'late') {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // gone meanwhile
+        }
+        await exited;
+      }
+    }
+    // a PostgreSQL left behind by a killed service (its postmaster is not in the process group)
+    const pidFile = path.join(opts.dataDir, 'pg', 'postmaster.pid');
+    if (existsSync(pidFile)) {
+      const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
+        process.kill(pid, 'SIGINT');
+        for (let i = 0; i < 300 && isAlive(pid); i++) await sleep(100);
+      }
+    }
+    rmSync(opts.dataDir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
+  for (;;) {
+    if (/Service ready: http:\/\/\S+/.test(log())) break;
+    if (exitCode !== undefined) {
+      await stop();
+      throw new Error(`the service in ${opts.checkout} exited (${exitCode}) before it was ready:\n${log().slice(-3000)}`);
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the service in ${opts.checkout} was not ready in time:\n${log().slice(-3000)}`);
+    }
+    await sleep(100);
+  }
+  return {
+    checkout: opts.checkout,
+    url: `http://127.0.0.1:${opts.port}`,
+    sandboxUrl: `http://127.0.0.1:${opts.sandboxPort}`,
+    pid: child.pid!,
+    logFile: opts.logFile,
+    stop,
+  };
+}

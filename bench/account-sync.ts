@@ -36,7 +36,7 @@ import { serialise, type DomainEvent } from '../src/events/event.ts';
 import { PointsGranted, SubscriptionGranted, UserRegistered } from '../src/events/user.ts';
 import { createLogger } from '../src/logger.ts';
 import type { ProviderConnector, ProviderSession } from '../src/providers/connector.ts';
-import { deterministicUuid } from '../src/sagas/event-id.ts';
+import { deterministicUuid } from '../src/ids.ts';
 import { createService, type Service } from '../src/service.ts';
 import type { EventStore } from '../src/store/event-store.ts';
 import type { SnapshotStore } from '../src/store/snapshots.ts';

@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { buildTlv, crc16ccitt, EmvQrError, hasValidCrc, parseTlv, toDynamicQr, withCrc, type TlvField } from '../../src/payments/emv-qr.ts';
+import { buildTlv, crc16ccitt, EmvQrError, hasValidCrc, parseTlv, toDynamicQr, withCrc, type TlvField } from '../src/emv-qr.ts';
 
 describe('EMV QR', () => {
   it('computes CRC-16/CCITT-FALSE of the standard check string', () => {

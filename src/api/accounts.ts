@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { text } from '../text.ts';
 import { linkAccount } from '../commands/link-account.ts';
 import { changeAccount, deleteAccount, refreshAccount } from '../commands/manage-account.ts';
 import { refuse } from '../errors.ts';
 import { findOwnedAccount, listAccounts } from '../projections/accounts.ts';
+import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
 import { isOtpAction, otpSendLimits, runOtpAction } from './otp-flows.ts';
 import { parseBody } from './validation.ts';

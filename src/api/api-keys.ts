@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { text } from '../text.ts';
 import { createApiKey, revokeApiKey } from '../commands/api-key.ts';
 import { listApiKeys } from '../projections/api-keys.ts';
+import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
 import type { ApiKeyCache } from './key-cache.ts';
 

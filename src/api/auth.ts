@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
-import { text, unstorableTextMessage } from '../text.ts';
 import { checkPassword, endSession, startSession, wrongCredentials } from '../commands/login.ts';
 import { normaliseEmail, registerUser } from '../commands/registration.ts';
 import { refuse } from '../errors.ts';
 import { findUser, findUserIdByEmail } from '../projections/users.ts';
 import { listLiveSessions } from '../projections/sessions.ts';
+import { text, unstorableTextMessage } from '../text.ts';
 import { attemptCounter, clientAddress, tooMany, type AttemptCounter } from './attempt-limits.ts';
 import type { AppDeps } from './deps.ts';
 import { answerSessionNotFound } from './errors.ts';

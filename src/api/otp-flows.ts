@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
-import { text } from '../text.ts';
 import { nationalNumber, sendOtp, verificationIncomplete, verifyOtp, type OtpWallet } from '../commands/otp-login.ts';
 import type { LoginPurpose } from '../commands/wallet-login.ts';
 import type { OtpSettings } from '../config.ts';
 import { refuse } from '../errors.ts';
 import type { ProviderConnector } from '../providers/connector.ts';
+import { text } from '../text.ts';
 import { attemptCounter, clientAddress, tooMany } from './attempt-limits.ts';
 import type { AppDeps } from './deps.ts';
 import { missingFields, parseBody } from './validation.ts';

@@ -1,13 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { text } from '../text.ts';
 import { createPayment } from '../commands/create-payment.ts';
 import { refuse } from '../errors.ts';
-import { load } from '../commands/handle.ts';
-import { payment, paymentStream } from '../commands/payment.ts';
-import { presentPayment, rowOfPayment } from '../payments/present.ts';
+import { presentPayment, rowOfPayment } from '../projections/payment-presenter.ts';
 import { findPayment, type PaymentRow } from '../projections/payments.ts';
+import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
 
 const createBody = z.object({
@@ -23,12 +21,15 @@ const statusParams = z.object({ paymentId: z.uuid() });
 
 const paymentNotFound = () => refuse('PAYMENT_NOT_FOUND');
 
-/** The read model's row, or the payment's own stream while the read model has not caught up with it yet. */
+/**
+ * The payment's read-model row. One created a moment ago may not be there yet: then wait for the payments projection
+ * to reach the head of the log (read-your-writes), and read again; reads never go to the event store.
+ */
 export async function paymentRow(deps: AppDeps, paymentId: string): Promise<PaymentRow | null> {
   const row = await findPayment(deps.pool, paymentId);
   if (row) return row;
-  const { state } = await load(deps, paymentStream(paymentId), payment);
-  return state.status === 'NONE' ? null : rowOfPayment(state);
+  const caughtUp = await deps.readModels.waitFor(await deps.store.headPosition(), 2000, ['payments']);
+  return caughtUp ? findPayment(deps.pool, paymentId) : null;
 }
 
 /** /api/v1/payments: create a payment into a linked account, and read its status; scoped to the key's owner. */

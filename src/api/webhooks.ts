@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { text } from '../text.ts';
 import { listDeliveries, redeliver } from '../webhooks/delivery-log.ts';
-import { listWebhookEndpoints } from '../webhooks/endpoints-projection.ts';
-import { addWebhookEndpoint, removeWebhookEndpoint } from '../webhooks/endpoints.ts';
+import { listWebhookEndpoints } from '../projections/webhook-endpoints.ts';
+import { addWebhookEndpoint, removeWebhookEndpoint } from '../commands/webhook-endpoints.ts';
+import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
 import { pagination } from './presenters.ts';
 

@@ -5,7 +5,7 @@ import { receiving, receivingStream } from '../commands/receiving.ts';
 import { isDatabaseUnavailable } from '../db/pool.ts';
 import { duePayments } from '../projections/payments.ts';
 import type { CommandDeps } from '../commands/deps.ts';
-import type { SagaDeps } from './all.ts';
+import type { SagaDeps } from '../sagas/all.ts';
 
 export type PaymentExpiryTimer = {
   /** Expires every pending payment whose expiresAt has passed on the clock; answers how many it expired. */

@@ -1,9 +1,9 @@
 import type { Core } from '../core.ts';
 import { projections } from '../projections/all.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
-import { startAccountSync, type AccountSyncScheduler } from '../sagas/account-sync.ts';
+import { startAccountSync, type AccountSyncScheduler } from './account-sync.ts';
 import { sagas } from '../sagas/all.ts';
-import { startPaymentExpiry, type PaymentExpiryTimer } from '../sagas/payment-expiry.ts';
+import { startPaymentExpiry, type PaymentExpiryTimer } from './payment-expiry.ts';
 import { SagaRunner } from '../sagas/runner.ts';
 import { listSubscriberFailures } from '../store/subscriber-failures.ts';
 import { subscriberProblem, type SubscriberProblem } from '../store/subscriber.ts';

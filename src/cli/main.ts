@@ -7,7 +7,7 @@ import '../events/all.ts';
 import { createLogger } from '../logger.ts';
 import { projections } from '../projections/all.ts';
 import { createReadModels, rebuildProjection, verifyProjection } from '../projections/runner.ts';
-import { unmatchedCredits } from '../payments/reconciliation.ts';
+import { unmatchedCredits } from '../projections/reconciliation.ts';
 import { openDatabase } from '../service.ts';
 import { checkpointSchema, listCheckpoints } from '../store/checkpoints.ts';
 import { openEventStore } from '../store/open.ts';

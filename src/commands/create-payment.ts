@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { refuse } from '../errors.ts';
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
-import { deterministicUuid } from '../sagas/event-id.ts';
+import { deterministicUuid } from '../ids.ts';
 import { account, accountStream, type Account, type LinkedAccount } from './account.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
 import { cachedState, load, nothingLoaded, type CommandContext } from './handle.ts';

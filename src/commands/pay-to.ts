@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { refuse } from '../errors.ts';
-import { toDynamicQr } from '../payments/emv-qr.ts';
+import { toDynamicQr } from '../emv-qr.ts';
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { ProviderError, type ProviderSession } from '../providers/connector.ts';
 import { account, accountStream, type LinkedAccount } from './account.ts';

@@ -1,5 +1,5 @@
 import { refuse } from '../errors.ts';
-import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/payment.ts';
+import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/receiving.ts';
 import type { Decider } from './handle.ts';
 import { Payables, type Credit, type Payable, type PayablesJson } from './payables.ts';
 

@@ -3,7 +3,7 @@ import { pointsPerSync } from '../plans.ts';
 import { findProvider } from '../providers/catalogue.ts';
 import { ProviderError, type ProviderConnector, type ProviderSession, type ProviderTransaction } from '../providers/connector.ts';
 import type { CredentialVault } from '../security/credentials.ts';
-import { deterministicUuid } from '../sagas/event-id.ts';
+import { deterministicUuid } from '../ids.ts';
 import { account, accountStream, type LinkedAccount } from './account.ts';
 import type { CommandDeps } from './deps.ts';
 import { handleCommand, load } from './handle.ts';

@@ -4,11 +4,10 @@ import {
   PointsDebited,
   PointsGranted,
   SubscriptionGranted,
-  UserEmailClaimed,
   UserRegistered,
-  type UserEmailEvent,
   type UserEvent,
 } from '../events/user.ts';
+import { UserEmailClaimed, type UserEmailEvent } from '../events/user-email.ts';
 import { freePlan } from '../plans.ts';
 import type { Decider } from './handle.ts';
 

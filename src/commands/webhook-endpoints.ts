@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { CommandDeps } from '../commands/deps.ts';
-import { handleCommand, type Decider, type EventSourcing } from '../commands/handle.ts';
-import { userStream } from '../commands/user.ts';
+import type { CommandDeps } from './deps.ts';
+import { handleCommand, type Decider, type EventSourcing } from './handle.ts';
+import { userStream } from './user.ts';
 import type { Clock } from '../clock.ts';
 import { refuse } from '../errors.ts';
 import { WebhookEndpointAdded, WebhookEndpointDisabled, WebhookEndpointRemoved, type UserEvent } from '../events/user.ts';
 import type { CredentialVault, Sealed } from '../security/credentials.ts';
-import { parseWebhookUrl, resolveTarget, TargetRefused, type AddressPolicy } from './address-guard.ts';
-import { generateWebhookSecret } from './signature.ts';
+import { parseWebhookUrl, resolveTarget, TargetRefused, type AddressPolicy } from '../security/address-guard.ts';
+import { generateWebhookSecret } from '../webhooks/signature.ts';
 
 /** A user's webhook endpoints live in the user stream (DESIGN.md section 3); this decider is its view of them. */
 export type WebhookEndpoints = { userId: string | null; endpoints: Record<string, 'active' | 'disabled' | 'removed'> };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { text } from '../text.ts';
 import { event, isoDate, rupiah, type EventOf } from './event.ts';
+import { text } from '../text.ts';
 
 /** An AES-256-GCM sealed value (credentials, provider sessions): events never hold them in the clear. */
 export const sealed = z.object({ iv: text, tag: text, data: text });

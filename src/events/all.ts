@@ -1,13 +1,19 @@
 import type { AccountEvent } from './account.ts';
 import type { ApiKeyEvent } from './api-key.ts';
-import type { OrderEvent, PaymentEvent, ReceivingEvent } from './payment.ts';
+import type { OrderEvent } from './order.ts';
+import type { PaymentEvent } from './payment.ts';
+import type { ReceivingEvent } from './receiving.ts';
 import type { SessionEvent } from './session.ts';
-import type { UserEmailEvent, UserEvent } from './user.ts';
+import type { UserEmailEvent } from './user-email.ts';
+import type { UserEvent } from './user.ts';
 import type { WalletLoginEvent } from './wallet-login.ts';
 import './account.ts';
 import './api-key.ts';
+import './order.ts';
 import './payment.ts';
+import './receiving.ts';
 import './session.ts';
+import './user-email.ts';
 import './user.ts';
 import './wallet-login.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { text } from '../text.ts';
 import { event, isoDate, type EventOf } from './event.ts';
+import { text } from '../text.ts';
 
 // stream api-key-<keyId>: a key's life; only the SHA-256 of the secret is ever stored
 export const ApiKeyCreated = event('ApiKeyCreated', 1, z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { text } from '../text.ts';
 import { event, isoDate, rupiah, type EventOf } from './event.ts';
+import { text } from '../text.ts';
 
 /** Payment types a payment can have; static QRIS only on legacy payments (it can no longer be created). */
 export const paymentType = z.enum(['QRIS', 'QRIS-DYNAMIC', 'DIRECT', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3']);
@@ -65,36 +65,8 @@ export const PaymentExpired = event('PaymentExpired', 1, z.object({
   expiredAt: isoDate,
 }));
 
-// stream receiving-<accountId>: the payable amounts and virtual accounts held by pending payments
-export const PayableReserved = event('PayableReserved', 1, z.object({
-  accountId: z.uuid(),
-  paymentId: z.uuid(),
-  uniqueCode: rupiah,
-  totalAmount: rupiah,
-  vaNumber: text.nullable(),
-  expiresAt: isoDate,
-  reservedAt: isoDate,
-}));
-
-export const PayableReleased = event('PayableReleased', 1, z.object({
-  accountId: z.uuid(),
-  paymentId: z.uuid(),
-  reason: z.enum(['completed', 'expired']),
-  releasedAt: isoDate,
-}));
-
-// stream order-<ownerId>-<hash of orderId>: which payment an order is waiting for
-export const OrderPaymentOpened = event('OrderPaymentOpened', 1, z.object({
-  ownerId: z.uuid(),
-  orderId: text,
-  paymentId: z.uuid(),
-  openedAt: isoDate,
-}));
-
 export type PaymentEvent =
   | EventOf<typeof PaymentCreated>
   | EventOf<typeof PaymentMethodChosen>
   | EventOf<typeof PaymentCompleted>
   | EventOf<typeof PaymentExpired>;
-export type ReceivingEvent = EventOf<typeof PayableReserved> | EventOf<typeof PayableReleased>;
-export type OrderEvent = EventOf<typeof OrderPaymentOpened>;

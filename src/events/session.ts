@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { text } from '../text.ts';
 import { event, isoDate, type EventOf } from './event.ts';
+import { text } from '../text.ts';
 
 // stream session-<sessionId>: one dashboard login, from sign-in to logout
 export const SessionStarted = event('SessionStarted', 1, z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { text } from '../text.ts';
 import { event, isoDate, type EventOf } from './event.ts';
+import { text } from '../text.ts';
 
 // stream user-<userId>
 export const UserRegistered = event('UserRegistered', 1, z.object({
@@ -78,8 +78,3 @@ export type UserEvent =
   | EventOf<typeof PointsDebited>
   | EventOf<typeof AccountDeleted>
   | WebhookEndpointEvent;
-
-// stream user-email-<sha256 of the normalised email>: one claim per address keeps emails unique
-export const UserEmailClaimed = event('UserEmailClaimed', 1, z.object({ userId: z.uuid() }));
-
-export type UserEmailEvent = EventOf<typeof UserEmailClaimed>;

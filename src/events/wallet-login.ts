@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { text } from '../text.ts';
 import { sealed } from './account.ts';
 import { event, isoDate, type EventOf } from './event.ts';
+import { text } from '../text.ts';
 
 /** What the login is for: a new account (its settings) or a relogin of an existing one. */
 const purpose = z.discriminatedUnion('kind', [

@@ -5,7 +5,7 @@ import { paymentsProjection } from './payments.ts';
 import type { Projection } from './projection.ts';
 import { sessionsProjection } from './sessions.ts';
 import { usersProjection } from './users.ts';
-import { webhookEndpointsProjection } from '../webhooks/endpoints-projection.ts';
+import { webhookEndpointsProjection } from './webhook-endpoints.ts';
 
 /** Every read model the service keeps. */
 export const projections: Projection[] = [usersProjection, sessionsProjection, apiKeysProjection, accountsProjection, mutationsProjection, paymentsProjection, webhookEndpointsProjection];

@@ -1,5 +1,5 @@
 import type { Payment } from '../commands/payment.ts';
-import type { PaymentRow } from '../projections/payments.ts';
+import type { PaymentRow } from './payments.ts';
 
 /** QR types carry an image of their payload. */
 export const isQrType = (type: string | null) => type === 'QRIS' || type === 'QRIS-DYNAMIC';

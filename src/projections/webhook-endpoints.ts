@@ -1,5 +1,5 @@
 import { query, type Queryable } from '../db/pool.ts';
-import type { Projection } from '../projections/projection.ts';
+import type { Projection } from './projection.ts';
 
 /** Read model of webhook endpoints, from the user stream; removed endpoints keep a row so deliveries can tell why. */
 export const webhookEndpointsProjection: Projection = {

@@ -12,7 +12,6 @@ import {
   type IPolicy,
 } from 'cockatiel';
 import { z } from 'zod';
-import { cleanText } from '../text.ts';
 import {
   ProviderError,
   type LoggedIn,
@@ -21,6 +20,7 @@ import {
   type ProviderSession,
   type SecondOtpRequired,
 } from './connector.ts';
+import { cleanText } from '../text.ts';
 
 /** What a provider says lands in events: cleaned of what PostgreSQL cannot store. */
 const providerText = z.string().transform(cleanText);

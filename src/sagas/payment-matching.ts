@@ -1,7 +1,7 @@
 import { handleCommand, load } from '../commands/handle.ts';
 import { payment, paymentStream } from '../commands/payment.ts';
 import { matchCredit, receiving, receivingStream } from '../commands/receiving.ts';
-import { sagaEventId } from './event-id.ts';
+import { sagaEventId } from '../ids.ts';
 import type { SagaDeps } from './all.ts';
 import type { Saga } from './runner.ts';
 

@@ -1,9 +1,9 @@
 import type pg from 'pg';
 import { load } from '../commands/handle.ts';
 import { payment, paymentStream } from '../commands/payment.ts';
-import { presentPayment, rowOfPayment } from '../payments/present.ts';
+import { presentPayment, rowOfPayment } from '../projections/payment-presenter.ts';
 import { enqueueWebhookEvent } from '../webhooks/outbox.ts';
-import { deterministicUuid } from './event-id.ts';
+import { deterministicUuid } from '../ids.ts';
 import type { SagaDeps } from './all.ts';
 import type { Saga } from './runner.ts';
 

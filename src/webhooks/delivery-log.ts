@@ -3,8 +3,8 @@ import type { Clock } from '../clock.ts';
 import { inTransaction, query, type Queryable } from '../db/pool.ts';
 import { refuse } from '../errors.ts';
 import type { DeliveryStatus } from './delivery-state.ts';
-import { findWebhookEndpoint } from './endpoints-projection.ts';
-import { endpointNotFound } from './endpoints.ts';
+import { findWebhookEndpoint } from '../projections/webhook-endpoints.ts';
+import { endpointNotFound } from '../commands/webhook-endpoints.ts';
 import { scheduleAttempt } from './jobs.ts';
 
 type DeliveryRow = {

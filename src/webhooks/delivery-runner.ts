@@ -9,7 +9,7 @@ import type { Logger } from '../logger.ts';
 import type { CredentialVault } from '../security/credentials.ts';
 import { cancelDelivery, findDeliveryTarget, recordAttempt } from './deliveries.ts';
 import { isCurrent, type AttemptJob } from './delivery-state.ts';
-import { disableWebhookEndpoint } from './endpoints.ts';
+import { disableWebhookEndpoint } from '../commands/webhook-endpoints.ts';
 import { attemptJob, deliverWebhookTask } from './jobs.ts';
 import { startLiveness } from './runner-liveness.ts';
 import { ensureWebhookSchema } from './schema.ts';

@@ -1,7 +1,7 @@
 import { Logger as WorkerLogger, runMigrations } from 'graphile-worker';
 import type pg from 'pg';
 import { inTransaction, query } from '../db/pool.ts';
-import { webhookEndpointsProjection } from './endpoints-projection.ts';
+import { webhookEndpointsProjection } from '../projections/webhook-endpoints.ts';
 import { runnersSchema } from './runner-liveness.ts';
 
 /**

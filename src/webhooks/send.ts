@@ -1,7 +1,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { parseWebhookUrl, resolveTarget, TargetRefused, type AddressPolicy, type ResolvedAddress } from './address-guard.ts';
+import { parseWebhookUrl, resolveTarget, TargetRefused, type AddressPolicy, type ResolvedAddress } from '../security/address-guard.ts';
 import { parseRetryAfter } from './retry-schedule.ts';
 
 /** What one attempt gave: the receiver's status, or why there was none. */

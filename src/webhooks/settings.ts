@@ -1,4 +1,4 @@
-import { systemResolver, type ResolveHost } from './address-guard.ts';
+import { systemResolver, type ResolveHost } from '../security/address-guard.ts';
 import { retryDelaysMs } from './retry-schedule.ts';
 
 /** How webhooks are delivered: from the configuration, and from test options for what the environment does not set. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTlv, hasValidCrc, parseTlv } from '../../src/payments/emv-qr.ts';
-import { unmatchedCredits } from '../../src/payments/reconciliation.ts';
+import { findTlv, hasValidCrc, parseTlv } from '../../src/emv-qr.ts';
+import { unmatchedCredits } from '../../src/projections/reconciliation.ts';
 import { account, accountStream } from '../../src/commands/account.ts';
 import { handleCommand, load } from '../../src/commands/handle.ts';
 import { payment, paymentStream } from '../../src/commands/payment.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { handleCommand, load, type Decider } from '../../src/commands/handle.ts';
 import { event, type EventOf } from '../../src/events/event.ts';
-import { sagaEventId } from '../../src/sagas/event-id.ts';
+import { sagaEventId } from '../../src/ids.ts';
 import { WrongExpectedRevision } from '../../src/store/event-store.ts';
 import { postgresSnapshots } from '../../src/store/snapshots.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';

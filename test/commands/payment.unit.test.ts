@@ -5,7 +5,9 @@ import { payment, type PaymentDetails } from '../../src/commands/payment.ts';
 import { Payables } from '../../src/commands/payables.ts';
 import { findPayable, heldAt, matchCredit, maxUniqueCode, payablesOf, receiving, type Payable, type Receiving, type ReceivingCommand } from '../../src/commands/receiving.ts';
 import { DomainError } from '../../src/errors.ts';
-import { OrderPaymentOpened, PayableReleased, PayableReserved, PaymentCompleted, PaymentCreated, PaymentExpired, PaymentMethodChosen } from '../../src/events/payment.ts';
+import { OrderPaymentOpened } from '../../src/events/order.ts';
+import { PaymentCompleted, PaymentCreated, PaymentExpired, PaymentMethodChosen } from '../../src/events/payment.ts';
+import { PayableReleased, PayableReserved } from '../../src/events/receiving.ts';
 import { specification } from '../support/decider.ts';
 
 const t0 = new Date('2026-03-02T03:00:00.000Z');

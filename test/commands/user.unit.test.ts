@@ -1,6 +1,7 @@
 import { describe, it } from 'vitest';
 import { user, userEmail } from '../../src/commands/user.ts';
-import { PointsGranted, SubscriptionGranted, UserEmailClaimed, UserRegistered } from '../../src/events/user.ts';
+import { UserEmailClaimed } from '../../src/events/user-email.ts';
+import { PointsGranted, SubscriptionGranted, UserRegistered } from '../../src/events/user.ts';
 import { specification } from '../support/decider.ts';
 
 const userId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';

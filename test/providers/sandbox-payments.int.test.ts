@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTlv, findTlv, hasValidCrc, parseTlv, toDynamicQr, withCrc } from '../../src/payments/emv-qr.ts';
+import { buildTlv, findTlv, hasValidCrc, parseTlv, toDynamicQr, withCrc } from '../../src/emv-qr.ts';
 import { expectStatus, sandboxHarness, type SandboxHarness } from './sandbox-harness.ts';
 
 /** Paying into sandbox accounts as a customer would: by QRIS, by virtual account, by transfer. */

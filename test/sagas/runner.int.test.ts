@@ -5,7 +5,7 @@ import { handleCommand, type Decider } from '../../src/commands/handle.ts';
 import { query } from '../../src/db/pool.ts';
 import { event, type EventOf } from '../../src/events/event.ts';
 import { createLogger } from '../../src/logger.ts';
-import { sagaEventId } from '../../src/sagas/event-id.ts';
+import { sagaEventId } from '../../src/ids.ts';
 import { SagaRunner, type Saga } from '../../src/sagas/runner.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { freshPool } from '../support/database.ts';

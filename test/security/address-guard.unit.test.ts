@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress, parseWebhookUrl, resolveTarget, TargetRefused, type ResolvedAddress } from '../../src/webhooks/address-guard.ts';
+import { isPublicAddress, parseWebhookUrl, resolveTarget, TargetRefused, type ResolvedAddress } from '../../src/security/address-guard.ts';
 
 // An oracle written apart from the guard's library: IPv4 blocks that are not public (IANA special-purpose registry).
 const nonPublicV4: [number, number][] = [

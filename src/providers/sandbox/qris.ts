@@ -1,4 +1,4 @@
-import { buildEmvQr, buildTlv, EmvQrError, findTlv, hasValidCrc, parseTlv } from '../../payments/emv-qr.ts';
+import { buildEmvQr, buildTlv, EmvQrError, findTlv, hasValidCrc, parseTlv } from '../../emv-qr.ts';
 import { SandboxError } from './errors.ts';
 import type { SandboxAccount } from './state.ts';
 

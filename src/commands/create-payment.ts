@@ -138,6 +138,6 @@ export async function createPayment(
   );
   // ours, or a twin's with the same Idempotency-Key: the same request answers it, another body is refused
   const created = states.payment;
-  // no wait for the read model: what reads a payment next (status, page, QR image) falls back to its stream
+  // no wait for the read model here: a read that follows (status, page, QR image) waits for it (paymentRow)
   return { paymentId: replayOf(created, requestHash), payment: created as Exclude<Payment, { status: 'NONE' }> };
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { handleCommand, type Decider } from '../../src/commands/handle.ts';
@@ -9,6 +8,7 @@ import { sagaEventId } from '../../src/ids.ts';
 import { SagaRunner, type Saga } from '../../src/sagas/runner.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { freshPool } from '../support/database.ts';
+import { nextUuid } from '../support/ids.ts';
 
 const OrderPlaced = event('TestOrderPlaced', 1, z.object({ orderId: z.string() }));
 const ReceiptIssued = event('TestReceiptIssued', 1, z.object({ orderId: z.string() }));
@@ -24,11 +24,13 @@ let store: PostgresEventStore;
 const log = createLogger('silent');
 const now = new Date('2026-01-05T03:00:00.000Z');
 
-const issueReceipts: Saga = {
+/** The receipts saga; `handled` records each order it was handed (a runner of its own, as in a process of its own). */
+const receiptsSaga = (handled: string[] = []): Saga => ({
   name: 'test-receipts',
   handles: ['TestOrderPlaced'],
   async handle(e) {
     const { orderId } = e.data as unknown as { orderId: string };
+    handled.push(orderId);
     await handleCommand({ store }, `receipt-${orderId}`, receipt, { type: 'IssueReceipt', orderId }, {
       actor: 'system:test-receipts',
       now,
@@ -37,7 +39,7 @@ const issueReceipts: Saga = {
       eventId: i => sagaEventId('test-receipts', e.metadata.eventId, i),
     });
   },
-};
+});
 
 beforeAll(async () => {
   pool = await freshPool();
@@ -63,16 +65,16 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000) {
 
 describe('saga runner', () => {
   it('reacts to each event once, and a re-delivery after a lost checkpoint appends nothing new', async () => {
-    const runner = new SagaRunner({ pool, store, log }, [issueReceipts]);
+    const runner = new SagaRunner({ pool, store, log }, [receiptsSaga()]);
     await runner.start();
-    const orderIds = Array.from({ length: 10 }, () => randomUUID());
+    const orderIds = Array.from({ length: 10 }, () => nextUuid());
     for (const orderId of orderIds) await store.append(`order-${orderId}`, [{ ...OrderPlacedEvent(orderId) }], 'no_stream');
     await eventually(async () => (await receiptsFor(orderIds)).every(n => n === 1));
     await runner.stop();
 
     // the checkpoint is lost (as after a crash between effect and checkpoint): everything is delivered again
     await query(pool, 'ForgetCheckpoint', `delete from subscriber_checkpoints where name = 'saga:test-receipts'`);
-    const again = new SagaRunner({ pool, store, log }, [issueReceipts]);
+    const again = new SagaRunner({ pool, store, log }, [receiptsSaga()]);
     await again.start();
     const head = await store.headPosition();
     await eventually(async () => {
@@ -86,23 +88,36 @@ describe('saga runner', () => {
   });
 
   it('lets only one runner of a saga lead at a time; the other takes over when it stops', async () => {
-    const first = new SagaRunner({ pool, store, log }, [issueReceipts]);
-    const second = new SagaRunner({ pool, store, log }, [issueReceipts]);
+    // two runners of one saga on one database, as two processes would have: each hands events to a saga of its own
+    const handledBy = { first: [] as string[], second: [] as string[] };
+    const first = new SagaRunner({ pool, store, log }, [receiptsSaga(handledBy.first)]);
+    const second = new SagaRunner({ pool, store, log }, [receiptsSaga(handledBy.second)]);
+    const leading = () => Object.entries({ first, second }).filter(([, r]) => r.health()[0]!.health.state === 'leading').map(([name]) => name);
     await first.start();
     await second.start();
-    const orderId = randomUUID();
-    await store.append(`order-${orderId}`, [OrderPlacedEvent(orderId)], 'no_stream');
-    await eventually(async () => (await receiptsFor([orderId]))[0] === 1);
+    expect(leading()).toEqual(['first']);
+    expect(second.health()[0]!.health.state).toBe('standby');
+
+    const early = Array.from({ length: 5 }, () => nextUuid());
+    for (const orderId of early) await store.append(`order-${orderId}`, [OrderPlacedEvent(orderId)], 'no_stream');
+    await eventually(async () => (await receiptsFor(early)).every(n => n === 1));
+    expect(await first.waitFor(await store.headPosition())).toBe(true);
+    expect(handledBy).toEqual({ first: early, second: [] }); // each event handed to the saga once, by the leader alone
+
     await first.stop();
-    const later = randomUUID();
-    await store.append(`order-${later}`, [OrderPlacedEvent(later)], 'no_stream');
-    await eventually(async () => (await receiptsFor([later]))[0] === 1, 15_000);
+    await eventually(async () => leading().length === 1, 15_000);
+    expect(leading()).toEqual(['second']);
+    const later = Array.from({ length: 5 }, () => nextUuid());
+    for (const orderId of later) await store.append(`order-${orderId}`, [OrderPlacedEvent(orderId)], 'no_stream');
+    await eventually(async () => (await receiptsFor(later)).every(n => n === 1));
+    expect(await second.waitFor(await store.headPosition())).toBe(true);
     await second.stop();
+    expect(handledBy).toEqual({ first: early, second: later });
   });
 });
 
 function OrderPlacedEvent(orderId: string) {
-  const id = randomUUID();
+  const id = nextUuid();
   return {
     type: OrderPlaced.type,
     version: 1,

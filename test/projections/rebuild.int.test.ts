@@ -1,43 +1,135 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../../src/db/pool.ts';
 import { projections } from '../../src/projections/all.ts';
-import { rebuildProjection } from '../../src/projections/runner.ts';
-import { createKey, registerUser } from '../support/http.ts';
+import { rebuildProjection, verifyProjection } from '../../src/projections/runner.ts';
+import { createKey, keyHolder, registerUser } from '../support/http.ts';
+import { createPayment, linkServiceWallet, linkWalletA, paymentBody, statusOf } from '../support/payments.ts';
+import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { startReceiver } from '../webhooks/support.ts';
 
 let service: TestService;
+let receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
 beforeAll(async () => {
-  service = await startTestService();
+  // webhooks go to receivers on this machine: one takes them, one answers 410 Gone (its endpoint is disabled)
+  receivers = [await startReceiver(), await startReceiver(() => ({ status: 410 }))];
+  service = await startTestService({ WEBHOOK_ALLOW_PRIVATE: 'true' });
 });
-afterAll(async () => service?.close());
+afterAll(async () => {
+  await service?.close();
+  for (const receiver of receivers) await receiver.close();
+});
 
+/** Every read model's rows, each table in a fixed order. */
 async function snapshot(): Promise<Record<string, unknown[]>> {
   const tables: Record<string, unknown[]> = {};
   for (const p of projections)
-    for (const table of p.tables) tables[table] = (await query(service.pool, 'SnapshotTable', `select * from ${table} order by 1`)).rows;
+    for (const table of p.tables) tables[table] = (await query(service.pool, 'SnapshotTable', `select * from ${table} t order by t::text`)).rows;
   return tables;
 }
 
-describe('read models', () => {
-  it('are rebuilt exactly from history after being dropped', async () => {
-    for (let i = 0; i < 3; i++) {
-      const user = await registerUser(service);
-      const key = await createKey(service, user.cookie);
-      await service.app.inject({ method: 'GET', url: '/api/v1/anything', headers: { 'x-api-key': key.key } });
-      service.clock.advance(10 * 60_000);
-      await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: user.cookie } });
-      if (i === 1) await service.app.inject({ method: 'DELETE', url: `/api/dashboard/api-keys/${key.id}`, cookies: { svc_token: user.cookie } });
-      if (i === 2) await service.app.inject({ method: 'GET', url: '/api/auth/logout', cookies: { svc_token: user.cookie } });
-    }
-    await service.projections.waitFor(await service.store.headPosition());
-    const before = await snapshot();
-    expect(before.users).toHaveLength(3);
-    expect(before.api_keys).toHaveLength(3);
+/** Sagas and projections have handled every event: nothing is still on its way into a read model. */
+async function settle() {
+  for (let head = await service.store.headPosition(); ; ) {
+    expect(await service.sagas.waitFor(head, 20_000)).toBe(true);
+    expect(await service.projections.waitFor(head, 20_000)).toBe(true);
+    const after = await service.store.headPosition();
+    if (after.commit === head.commit && after.prepare === head.prepare) return;
+    head = after; // a saga appended: wait for what followed
+  }
+}
 
-    await service.projections.stop();
+const count = (rows: unknown[] | undefined, where: (row: Record<string, unknown>) => boolean) => (rows as Record<string, unknown>[]).filter(where).length;
+
+/** Users, keys and sessions: signed up, used, revoked, logged out. */
+async function someUsers() {
+  for (let i = 0; i < 3; i++) {
+    const user = await registerUser(service);
+    const key = await createKey(service, user.cookie);
+    await service.app.inject({ method: 'GET', url: '/api/v1/anything', headers: { 'x-api-key': key.key } });
+    service.clock.advance(10 * 60_000);
+    await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: user.cookie } });
+    if (i === 1) await service.app.inject({ method: 'DELETE', url: `/api/dashboard/api-keys/${key.id}`, cookies: { svc_token: user.cookie } });
+    if (i === 2) await service.app.inject({ method: 'GET', url: '/api/auth/logout', cookies: { svc_token: user.cookie } });
+  }
+}
+
+/** A merchant's accounts, their synced mutations, payments in every state, and webhook endpoints. */
+async function aMerchant() {
+  const merchant = await keyHolder(service);
+  const sandbox = sandboxOf(service);
+  const ok = async (response: Promise<{ statusCode: number; body: string }>) => {
+    const answered = await response;
+    expect(answered.statusCode, answered.body).toBe(200);
+    return answered;
+  };
+
+  // webhook endpoints: one taking deliveries, one gone (disabled by its 410), one removed
+  await ok(merchant.call('POST', '/api/v1/webhooks', { url: receivers[0]!.url }));
+  await ok(merchant.call('POST', '/api/v1/webhooks', { url: receivers[1]!.url }));
+  const removed = await ok(merchant.call('POST', '/api/v1/webhooks', { url: `${receivers[0]!.url}/removed` }));
+  await ok(merchant.call('DELETE', `/api/v1/webhooks/${JSON.parse(removed.body).data.id}`));
+
+  // accounts: a wallet the service pays into, WALLET-A logged in by OTP, a bank account renamed, one deleted
+  const wallet = await linkServiceWallet(merchant);
+  const walletA = await linkWalletA(service, merchant);
+  const bank = await ok(merchant.call('POST', '/api/v1/accounts', {
+    type: 'bank', providerCode: 'BANK-MANDIRI', accountName: 'Toko', intervalMinutes: 60, accountNumber: '7700112233', username: 'toko', password: 'rahasia',
+  }));
+  const bankId = JSON.parse(bank.body).accountId as string;
+  await ok(merchant.call('PATCH', `/api/v1/accounts/${bankId}`, { accountName: 'Toko Baru', intervalMinutes: 30 }));
+  const gone = await linkServiceWallet(merchant, 'WALLET-E');
+  await ok(merchant.call('DELETE', `/api/v1/accounts/${gone.accountId}`));
+
+  // mutations: the bank's own history, a debit, and the wallet's credit that pays a payment
+  service.clock.advance(60_000);
+  await sandbox.addTransaction({ providerCode: 'BANK-MANDIRI', accountRef: '7700112233', type: 'DEBIT', amount: 2_500, senderName: 'Budi', description: 'ongkir' });
+  await ok(merchant.call('GET', `/api/v1/accounts/${bankId}/refresh`));
+
+  // payments: completed, expired, pending with its method chosen on the payment page, pending
+  const paid = await createPayment(merchant, paymentBody(wallet.accountId));
+  await sandbox.pay({ accountNumber: wallet.phoneNumber, providerCode: 'WALLET-D', amount: paid.totalAmount });
+  await ok(merchant.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`));
+  const lapsing = await createPayment(merchant, paymentBody(wallet.accountId, { expiresInMinutes: 5 }));
+  const chosen = await createPayment(merchant, paymentBody(walletA.accountId, { amount: 33_000 }));
+  await ok(service.app.inject({ method: 'POST', url: `/pay/${chosen.id}/method`, payload: { type: 'VA-BANK1' } }));
+  await createPayment(merchant, paymentBody(wallet.accountId, { amount: 12_000 }));
+  service.clock.advance(6 * 60_000);
+  await service.paymentExpiry.tick();
+  await settle();
+  expect((await statusOf(merchant, paid.id)).status).toBe('COMPLETED');
+  expect((await statusOf(merchant, lapsing.id)).status).toBe('EXPIRED');
+  // the gone endpoint is disabled by its receiver's answer to the payment.completed webhook
+  await eventually(async () => (await query(service.pool, 'DisabledEndpoints', 'select 1 from webhook_endpoints where disabled_at is not null')).rowCount === 1);
+}
+
+describe('read models', () => {
+  it('are rebuilt exactly from history after being dropped, and verify finds nothing amiss', async () => {
+    await someUsers();
+    await aMerchant();
+    await settle();
+    const before = await snapshot();
+    expect(before.users).toHaveLength(4);
+    expect(before.api_keys).toHaveLength(4);
+    expect(count(before.user_sessions, s => s.ended_at !== null)).toBe(1);
+    expect((before.payments as { status: string }[]).map(p => p.status).sort()).toEqual(['COMPLETED', 'EXPIRED', 'PENDING', 'PENDING']);
+    expect(count(before.payments, p => p.type === 'VA-BANK1')).toBe(1);
+    expect(before.accounts).toHaveLength(3); // the deleted one is gone
+    expect(count(before.accounts, a => a.account_name === 'Toko Baru')).toBe(1);
+    expect(count(before.mutations, m => m.type === 'DEBIT')).toBeGreaterThan(0);
+    expect(count(before.mutations, m => m.type === 'CREDIT')).toBeGreaterThan(0);
+    expect(before.mutation_accounts!.length).toBeGreaterThan(0);
+    expect(before.webhook_endpoints).toHaveLength(3);
+    expect(count(before.webhook_endpoints, e => e.disabled_status_code === 410)).toBe(1);
+    expect(count(before.webhook_endpoints, e => e.removed_at !== null)).toBe(1);
+    for (const [table, rows] of Object.entries(before)) expect(rows.length, `${table} has rows`).toBeGreaterThan(0);
+
+    await service.projections.stop(); // verifying and rebuilding wait for the live projections to let go
+    for (const p of projections) expect(await verifyProjection(service, p), p.name).toEqual([]);
     for (const p of projections) await query(service.pool, 'DropForTest', p.tables.map(t => `drop table ${t};`).join(''));
     for (const p of projections) await rebuildProjection(service, p);
-    expect(await snapshot()).toEqual(before);
+    const after = await snapshot();
+    for (const table of Object.keys(before)) expect(after[table], table).toEqual(before[table]);
     await service.projections.start();
-  });
+  }, 90_000);
 });

@@ -4,6 +4,7 @@ import { user } from '../../src/commands/user.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { keyHolder } from '../support/http.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
+import { nextUuid } from '../support/ids.ts';
 
 let service: TestService;
 beforeAll(async () => {
@@ -88,7 +89,7 @@ describe('POST /api/v1/accounts', () => {
   it('answers 400 when the points do not cover a day of its syncs', async () => {
     const caller = await keyHolder(service);
     // 1,000 points, 800 already spent: 200 left covers a day at 10 minutes (144) but not at 5 (288)
-    await handleCommand(service.deps, `user-${caller.id}`, user, { type: 'DebitPoints', points: 800, accountId: crypto.randomUUID() }, { actor: 'test', now: service.clock.now() });
+    await handleCommand(service.deps, `user-${caller.id}`, user, { type: 'DebitPoints', points: 800, accountId: nextUuid() }, { actor: 'test', now: service.clock.now() });
     const response = await caller.call('POST', '/api/v1/accounts', bankBody({ intervalMinutes: 5 }));
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ status: 'error', code: 'NOT_ENOUGH_POINTS', message: 'Not enough points: 288 needed, 200 available' });
@@ -169,7 +170,7 @@ describe('one account', () => {
     ] as const) {
       const response = await stranger.call(method, url, body);
       expect(response.statusCode, `${method} ${url}`).toBe(404);
-      const unknown = await owner.call(method, url.replace(id, crypto.randomUUID()), body);
+      const unknown = await owner.call(method, url.replace(id, nextUuid()), body);
       expect(unknown.statusCode, `${method} unknown`).toBe(404);
     }
     expect((await owner.call('GET', `/api/v1/accounts/${id}`)).json().data.accountName).toBe('Operasional');

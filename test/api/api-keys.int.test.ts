@@ -4,6 +4,7 @@ import { revokeApiKey } from '../../src/commands/api-key.ts';
 import { generateApiKey } from '../../src/security/api-key-format.ts';
 import { createKey, registerUser } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { nextUuid } from '../support/ids.ts';
 
 let service: TestService;
 beforeAll(async () => {
@@ -39,7 +40,7 @@ describe('dashboard API keys', () => {
   });
 
   it('answers 401 without a session, before looking at the body', async () => {
-    for (const [method, url] of [['GET', '/api/dashboard/api-keys'], ['POST', '/api/dashboard/api-keys'], ['DELETE', `/api/dashboard/api-keys/${crypto.randomUUID()}`]] as const) {
+    for (const [method, url] of [['GET', '/api/dashboard/api-keys'], ['POST', '/api/dashboard/api-keys'], ['DELETE', `/api/dashboard/api-keys/${nextUuid()}`]] as const) {
       const response = await dashboard(method, url, undefined, { name: '' });
       expect(response.statusCode).toBe(401);
       expect(response.json()).toMatchObject({ status: 'error', code: 'UNAUTHORIZED' });
@@ -63,7 +64,7 @@ describe('dashboard API keys', () => {
     const response = await dashboard('DELETE', `/api/dashboard/api-keys/${key.id}`, other.cookie);
     expect(response.statusCode).toBe(404);
     expect((await v1(key.key)).statusCode).toBe(404); // past the key guard: the route does not exist
-    const unknown = await dashboard('DELETE', `/api/dashboard/api-keys/${crypto.randomUUID()}`, owner.cookie);
+    const unknown = await dashboard('DELETE', `/api/dashboard/api-keys/${nextUuid()}`, owner.cookie);
     expect(unknown.statusCode).toBe(404);
     const badId = await dashboard('DELETE', '/api/dashboard/api-keys/not-a-uuid', owner.cookie);
     expect(badId.statusCode).toBe(400);

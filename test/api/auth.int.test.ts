@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../../src/db/pool.ts';
 import { registerUser, sessionCookie } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { nextUuid } from '../support/ids.ts';
 
 let service: TestService;
 beforeAll(async () => {
@@ -128,7 +129,7 @@ describe('POST /api/auth/login', () => {
 describe('GET /api/auth/me', () => {
   it('answers 401 "Unauthorized" without a cookie, with a forged or foreign-signed token, and after expiry', async () => {
     const user = await registerUser(service);
-    const forged = await new SignJWT({ sid: crypto.randomUUID() })
+    const forged = await new SignJWT({ sid: nextUuid() })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(user.id)
       .setExpirationTime('1h')

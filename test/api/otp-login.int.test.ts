@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handleCommand } from '../../src/commands/handle.ts';
 import { user } from '../../src/commands/user.ts';
@@ -6,6 +5,7 @@ import { walletLogin, walletLoginStream } from '../../src/commands/wallet-login.
 import { keyHolder } from '../support/http.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { nextUuid } from '../support/ids.ts';
 
 let service: TestService;
 let sandbox: ReturnType<typeof sandboxOf>;
@@ -99,7 +99,7 @@ describe('e-wallet OTP login: new accounts', () => {
     const phoneNumber = newPhone();
     const sessionId = await sendOtp(caller, { action: 'wallet-c-send-otp', phoneNumber, ...newAccount('WALLET-C') });
     // what the request did before it "crashed": the provider confirmed, the login stream recorded it
-    const accountId = randomUUID();
+    const accountId = nextUuid();
     await handleCommand(service.deps, walletLoginStream(sessionId), walletLogin, {
       type: 'CompleteLogin', newAccountId: accountId, providerSession: service.deps.vault.seal({ token: 't', expiresAt: '2099-01-01T00:00:00.000Z' }),
       holderName: 'SITI', now: service.clock.now(),
@@ -225,7 +225,7 @@ describe('e-wallet OTP login: error rows', () => {
 
   it('send OTP answers 400 when the points do not cover a day of the new account\'s syncs', async () => {
     const caller = await keyHolder(service);
-    await handleCommand(service.deps, `user-${caller.id}`, user, { type: 'DebitPoints', points: 800, accountId: randomUUID() }, { actor: 'test', now: service.clock.now() });
+    await handleCommand(service.deps, `user-${caller.id}`, user, { type: 'DebitPoints', points: 800, accountId: nextUuid() }, { actor: 'test', now: service.clock.now() });
     const costly = await post(caller, { action: 'wallet-c-send-otp', phoneNumber: newPhone(), providerCode: 'WALLET-C', accountName: 'C', intervalMinutes: 5 });
     expect(costly.statusCode).toBe(400);
     expect(costly.json()).toMatchObject({ status: 'error', code: 'NOT_ENOUGH_POINTS', message: 'Not enough points: 288 needed, 200 available' });
@@ -235,9 +235,9 @@ describe('e-wallet OTP login: error rows', () => {
 
   it.each([
     ['wallet-a-verify-otp', { otp: '1234' }, 'sessionId'],
-    ['wallet-a-verify-otp', { sessionId: randomUUID() }, 'otp'],
-    ['wallet-b-verify-otp', { sessionId: randomUUID(), otp: '123456' }, 'pin'],
-    ['wallet-c-verify-otp', { sessionId: randomUUID() }, 'otp'],
+    ['wallet-a-verify-otp', { sessionId: nextUuid() }, 'otp'],
+    ['wallet-b-verify-otp', { sessionId: nextUuid(), otp: '123456' }, 'pin'],
+    ['wallet-c-verify-otp', { sessionId: nextUuid() }, 'otp'],
     ['wallet-c-verify-second-otp', { otp: '123456' }, 'sessionId'],
   ])('%s answers 400 when the verification data is incomplete (%j)', async (action, body, field) => {
     const caller = await keyHolder(service);
@@ -257,7 +257,7 @@ describe('e-wallet OTP login: error rows', () => {
       expect(response.statusCode, response.body).toBe(400);
       expect(response.json()).toMatchObject({ status: 'error', code: 'OTP_SESSION_INVALID', message: expect.stringContaining('step 1') });
     };
-    await invalid(owner, { action: 'wallet-c-verify-otp', sessionId: randomUUID(), otp });
+    await invalid(owner, { action: 'wallet-c-verify-otp', sessionId: nextUuid(), otp });
     await invalid(stranger, { action: 'wallet-c-verify-otp', sessionId, otp });
     await invalid(owner, { action: 'wallet-b-verify-otp', sessionId, otp, pin: '123456' });
     service.clock.advance(service.config.otp.sessionTtlMinutes * 60_000);

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyHolder } from '../support/http.ts';
 import { sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { nextUuid } from '../support/ids.ts';
 
 /** The OTP send limits count the sends that reached the provider: our own refusals cost the phone and the key nothing. */
 let service: TestService;
@@ -24,7 +24,7 @@ const typos = (phoneNumber: string): Record<string, unknown>[] => [
   { action: 'wallet-a-send-otp', phoneNumber, pin: '12345', ...newAccount('WALLET-A') }, // a PIN of 5 digits
   { action: 'wallet-c-send-otp', phoneNumber, providerCode: 'WALLET-C', intervalMinutes: 60 }, // no accountName
   { action: 'wallet-b-send-otp', phoneNumber, ...newAccount('WALLET-C') }, // the action of another wallet
-  { action: 'wallet-c-send-otp', phoneNumber, accountId: randomUUID() }, // relogin of an account that is not ours
+  { action: 'wallet-c-send-otp', phoneNumber, accountId: nextUuid() }, // relogin of an account that is not ours
 ];
 
 describe('OTP send limits count only sends that reached the provider', () => {

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRupiah } from '../../src/web/html.ts';
 import { keyHolder } from '../support/http.ts';
 import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody, syncUntil } from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { nextUuid } from '../support/ids.ts';
 
 let service: TestService;
 beforeAll(async () => {
@@ -115,7 +115,7 @@ describe('GET /pay/:paymentId (the hosted payment page)', () => {
   });
 
   it('answers a 404 page for an unknown or malformed id, with the same headers', async () => {
-    for (const id of [randomUUID(), 'not-a-uuid', `${randomUUID()}x`, '%3Cscript%3E']) {
+    for (const id of [nextUuid(), 'not-a-uuid', `${nextUuid()}x`, '%3Cscript%3E']) {
       const page = await pageOf(id);
       expect(page.statusCode, id).toBe(404);
       expectPageHeaders(page.headers);
@@ -164,7 +164,7 @@ describe('GET /pay/:paymentId/status.json', () => {
   });
 
   it('answers 404 JSON for an unknown or malformed id', async () => {
-    for (const id of [randomUUID(), 'not-a-uuid']) {
+    for (const id of [nextUuid(), 'not-a-uuid']) {
       const response = await statusJsonOf(id);
       expect(response.statusCode, id).toBe(404);
       expect(response.headers['content-type']).toMatch(/^application\/json/);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTlv, hasValidCrc, parseTlv } from '../../src/emv-qr.ts';
 import { unmatchedCredits } from '../../src/projections/reconciliation.ts';
@@ -10,6 +9,7 @@ import { keyHolder } from '../support/http.ts';
 import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody, statusOf, syncUntil } from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { nextUuid } from '../support/ids.ts';
 
 let service: TestService;
 let sandbox: ReturnType<typeof sandboxOf>;
@@ -102,7 +102,7 @@ describe('legacy static QRIS payments', () => {
     const staticQris = linked.status === 'linked' ? linked.staticQris! : '';
     expect(findTlv(parseTlv(staticQris), '01')).toBe('11');
     // a payment of the old kind, as an import of the previous system would hold it
-    const paymentId = randomUUID();
+    const paymentId = nextUuid();
     const now = service.clock.now();
     const expiresAt = new Date(now.getTime() + 3_600_000);
     const context = { actor: 'test:legacy-import', now };
@@ -161,7 +161,7 @@ describe('POST /api/v1/payments: WALLET-A', () => {
     const choose = (type: unknown, id = data.id) => service.app.inject({ method: 'POST', url: `/pay/${id}/method`, payload: { type } as never });
     expect((await choose('QRIS-DYNAMIC')).statusCode).toBe(400); // not a WALLET-A type
     expect((await choose(undefined)).statusCode).toBe(400);
-    expect((await choose('VA-BANK1', randomUUID())).statusCode).toBe(404);
+    expect((await choose('VA-BANK1', nextUuid())).statusCode).toBe(404);
     const chosen = await choose('VA-BANK1');
     expect(chosen.statusCode, chosen.body).toBe(200);
     expect(chosen.json().data).toMatchObject({ type: 'VA-BANK1', uniqueCode: 0, totalAmount: 64_000, accountNumber: expect.stringMatching(/^88810[0-9]{11}$/) });
@@ -212,7 +212,7 @@ describe('POST /api/v1/payments: rules and errors', () => {
       type: 'bank', providerCode: 'BANK-BRI', accountName: 'B', intervalMinutes: 60, accountNumber: String(Date.now()).slice(-10), username: 'u', password: 'p',
     });
     expect((await post(caller, paymentBody(bank.json().accountId))).statusCode).toBe(400);
-    expect((await post(caller, paymentBody(randomUUID()))).statusCode).toBe(404);
+    expect((await post(caller, paymentBody(nextUuid()))).statusCode).toBe(404);
     const { accountId } = await linkServiceWallet(caller);
     const foreign = await post(stranger, paymentBody(accountId));
     expect(foreign.statusCode).toBe(404);
@@ -269,7 +269,7 @@ describe('POST /api/v1/payments: rules and errors', () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
     const body = paymentBody(accountId);
-    const key = { 'idempotency-key': `k-${randomUUID()}` };
+    const key = { 'idempotency-key': `k-${nextUuid()}` };
     const [a, b] = await Promise.all([post(caller, body, key), post(caller, body, key)]);
     expect(a.statusCode, a.body).toBe(200);
     expect(b.statusCode, b.body).toBe(200);
@@ -307,7 +307,7 @@ describe('GET /api/v1/payments/status/:paymentId', () => {
     expect(mine.statusCode).toBe(200);
     expect(mine.json()).toMatchObject({ status: 'success', data: { id: payment.id, status: 'PENDING' } });
     expect((await stranger.call('GET', `/api/v1/payments/status/${payment.id}`)).statusCode).toBe(404);
-    expect((await caller.call('GET', `/api/v1/payments/status/${randomUUID()}`)).json()).toMatchObject({ code: 'PAYMENT_NOT_FOUND' });
+    expect((await caller.call('GET', `/api/v1/payments/status/${nextUuid()}`)).json()).toMatchObject({ code: 'PAYMENT_NOT_FOUND' });
     expect((await caller.call('GET', '/api/v1/payments/status/nope')).statusCode).toBe(400);
     expect((await service.app.inject({ method: 'GET', url: `/api/v1/payments/status/${payment.id}` })).statusCode).toBe(401);
   });

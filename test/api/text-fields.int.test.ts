@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, keyHolder, registerUser } from '../support/http.ts';
 import { createPayment, linkServiceWallet, paymentBody } from '../support/payments.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { nextUuid } from '../support/ids.ts';
 
 let service: TestService;
 let merchant: Awaited<ReturnType<typeof keyHolder>>;
@@ -57,7 +57,7 @@ function percentEncoded(value: string): string {
 
 describe('text PostgreSQL cannot store, at the routes the issue names', () => {
   it('register with a NUL in the name: 400 naming the field, nothing registered, later users still sign in', async () => {
-    const email = `eve-${randomUUID()}@example.com`;
+    const email = `eve-${nextUuid()}@example.com`;
     const refused = await service.app.inject(json('POST', '/api/auth/register', { name: 'Eve\u0000', email, password: 'rahasia123' }));
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toEqual({ ok: false, message: 'Field name berisi karakter yang tidak valid' });
@@ -148,7 +148,7 @@ const requests: Record<string, (s: string) => InjectOptions> = {
   'account providerCode': s => withKey(json('POST', '/api/v1/accounts', { type: 'bank', providerCode: s, accountName: 'x', intervalMinutes: 1440, accountNumber: '1234567890', username: 'u', password: 'p' })),
   'otp action': s => withKey(json('POST', '/api/v1/accounts', { action: s, phoneNumber: '081234567890' })),
   'otp send fields': s => withKey(json('POST', '/api/v1/accounts', { action: 'wallet-b-send-otp', phoneNumber: '081234567890', providerCode: s, accountName: s, intervalMinutes: 60 })),
-  'otp verify code': s => withKey(json('POST', '/api/v1/accounts', { action: 'wallet-c-verify-otp', sessionId: randomUUID(), otp: s })),
+  'otp verify code': s => withKey(json('POST', '/api/v1/accounts', { action: 'wallet-c-verify-otp', sessionId: nextUuid(), otp: s })),
   'account patch': s => withKey(json('PATCH', `/api/v1/accounts/${bankId}`, { accountName: s, username: s, password: s })),
   'mutations filters': s => withKey({ method: 'GET', url: `/api/v1/mutations?accountId=${percentEncoded(s)}&from=${percentEncoded(s)}&minAmount=${percentEncoded(s)}` }),
   'mutations type': s => withKey({ method: 'GET', url: `/api/v1/mutations?accountType=${percentEncoded(s)}&type=${percentEncoded(s)}&to=${percentEncoded(s)}` }),

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/db/pool.ts';
@@ -9,6 +8,7 @@ import { applyEvents, asOneStatement } from '../../src/projections/projection.ts
 import { checkpointSchema, readCheckpoint, saveCheckpointWith } from '../../src/store/checkpoints.ts';
 import { paymentsProjection } from '../../src/projections/payments.ts';
 import { freshPool } from '../support/database.ts';
+import { nextUuid } from '../support/ids.ts';
 
 const at = (minutes: number) => new Date(Date.UTC(2026, 10, 2, 3, minutes)).toISOString();
 
@@ -20,13 +20,13 @@ const created = fc.record({
   minutes: fc.integer({ min: 0, max: 59 }),
 }).map(({ amount, uniqueCode, qr, orderId, minutes }): StoredEvent<AnyEvent> => {
   const e = PaymentCreated({
-    paymentId: randomUUID(), ownerId: randomUUID(), orderId, receivingAccountId: randomUUID(), providerCode: qr ? 'WALLET-D' : 'WALLET-A',
+    paymentId: nextUuid(), ownerId: nextUuid(), orderId, receivingAccountId: nextUuid(), providerCode: qr ? 'WALLET-D' : 'WALLET-A',
     type: uniqueCode === null ? null : qr ? 'QRIS-DYNAMIC' : 'DIRECT', methodSelection: uniqueCode === null ? 'payer' : 'fixed', amount,
     uniqueCode, totalAmount: uniqueCode === null ? null : amount + uniqueCode, accountNumber: qr ? null : '081234567890',
     qrisPayload: qr && uniqueCode !== null ? '000201010212...' : null, redirectUrl: 'https://shop.example/done?a=1&b="x"',
     expiresAt: at(minutes + 60), createdAt: at(minutes), requestHash: 'h',
   });
-  return { ...e, metadata: { eventId: randomUUID(), correlationId: randomUUID(), causationId: null, actor: 'test', occurredAt: at(minutes) }, streamId: `payment-${e.data.paymentId}`, revision: 0, position: { commit: 1n, prepare: 1n } };
+  return { ...e, metadata: { eventId: nextUuid(), correlationId: nextUuid(), causationId: null, actor: 'test', occurredAt: at(minutes) }, streamId: `payment-${e.data.paymentId}`, revision: 0, position: { commit: 1n, prepare: 1n } };
 });
 
 describe('payments read model, a run of PaymentCreated in one statement', () => {

@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,11 +14,12 @@ import { freshPool } from '../support/database.ts';
 import { createKey, registerUser } from '../support/http.ts';
 import { eventually } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { nextUuid } from '../support/ids.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const at = '2026-01-05T03:00:00.000Z';
 
-const metadata = () => ({ eventId: randomUUID(), correlationId: randomUUID(), causationId: null, actor: 'test', occurredAt: at });
+const metadata = () => ({ eventId: nextUuid(), correlationId: nextUuid(), causationId: null, actor: 'test', occurredAt: at });
 
 /** A log that a test can read: pino writes one JSON line per entry. */
 function capturedLog() {
@@ -36,8 +36,8 @@ function capturedLog() {
 describe('a read model that meets an event it cannot apply', () => {
   let service: TestService;
   const { log, lines } = capturedLog();
-  const eveId = randomUUID();
-  const zedId = randomUUID();
+  const eveId = nextUuid();
+  const zedId = nextUuid();
 
   beforeAll(async () => {
     service = await startTestService({}, { log });
@@ -150,7 +150,7 @@ describe('a projection stuck at an event', () => {
 
   it('applies the events before it in the same batch, then goes on by itself once the event can be applied', async () => {
     // one append: the three events reach the projection in one batch
-    await store.append(`notes-${randomUUID()}`, [note('a'), note('b'), note('poison'), note('z')], 'no_stream');
+    await store.append(`notes-${nextUuid()}`, [note('a'), note('b'), note('poison'), note('z')], 'no_stream');
     const runner = new ProjectionRunner({ pool, store, log: createLogger('silent') }, [notes]);
     await runner.start();
     try {

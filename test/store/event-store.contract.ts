@@ -10,8 +10,9 @@ import {
   type Position,
   type RecordedEvent,
 } from '../../src/store/event-store.ts';
+import { nextUuid } from '../support/ids.ts';
 
-export function newEvent(type: string, data: Record<string, unknown> = {}, eventId = randomUUID()): NewEvent {
+export function newEvent(type: string, data: Record<string, unknown> = {}, eventId = nextUuid()): NewEvent {
   return {
     type,
     version: 1,
@@ -20,7 +21,12 @@ export function newEvent(type: string, data: Record<string, unknown> = {}, event
   };
 }
 
-const stream = (label: string) => `contract-${label}-${randomUUID()}`;
+// an EventStoreDB server outlives the run: its stream names carry the run's one random value, then a count
+const run = randomUUID().slice(0, 8);
+let streams = 0;
+/** A stream name of its own for a test: `<label>-<run>-<n>`. */
+export const streamName = (label: string) => `${label}-${run}-${++streams}`;
+const stream = (label: string) => streamName(`contract-${label}`);
 
 async function collectUntil(
   store: EventStore,
@@ -162,7 +168,7 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
 
     it('delivers to a live subscriber every event of many concurrent writers exactly once, in global order', async () => {
       const head = await store.headPosition();
-      const prefix = `contract-concurrent-${randomUUID()}`;
+      const prefix = streamName('contract-concurrent');
       const writers = 16;
       const appendsPerWriter = 25;
       const expected = writers * appendsPerWriter * 2;

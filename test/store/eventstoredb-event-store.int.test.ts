@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WrongExpectedRevision, comparePositions, type RecordedEvent } from '../../src/store/event-store.ts';
 import { EventStoreDbEventStore } from '../../src/store/eventstoredb-event-store.ts';
-import { eventStoreContract, newEvent, readAllAfter } from './event-store.contract.ts';
+import { eventStoreContract, newEvent, readAllAfter, streamName } from './event-store.contract.ts';
 
 const connectionString = process.env.EVENTSTORE_CONNECTION_STRING ?? '';
 
@@ -22,7 +21,7 @@ describe.skipIf(!connectionString)('EventStoreDB (skipped unless EVENTSTORE_CONN
 
     it('answers the $all position of the last event it appended', async () => {
       const head = await store.headPosition();
-      const id = `esdb-position-${randomUUID()}`;
+      const id = streamName('esdb-position');
       const result = await store.append(id, [newEvent('A'), newEvent('B'), newEvent('C')], 'no_stream');
       const ours = (await readAllAfter(store, head)).filter(e => e.streamId === id);
       expect(ours.map(e => e.type)).toEqual(['A', 'B', 'C']);
@@ -33,7 +32,7 @@ describe.skipIf(!connectionString)('EventStoreDB (skipped unless EVENTSTORE_CONN
     });
 
     it('checks the expectation of an append of no events without writing', async () => {
-      const id = `esdb-empty-${randomUUID()}`;
+      const id = streamName('esdb-empty');
       expect((await store.append(id, [], 'no_stream')).nextRevision).toBe(-1);
       await expect(store.append(id, [], 'stream_exists')).rejects.toBeInstanceOf(WrongExpectedRevision);
       await store.append(id, [newEvent('A')], 'no_stream');
@@ -44,8 +43,8 @@ describe.skipIf(!connectionString)('EventStoreDB (skipped unless EVENTSTORE_CONN
 
     it('keeps events of a deleted stream from subscribers, though $all still holds them until a scavenge', async () => {
       const head = await store.headPosition();
-      const gone = `esdb-gone-${randomUUID()}`;
-      const kept = `esdb-kept-${randomUUID()}`;
+      const gone = streamName('esdb-gone');
+      const kept = streamName('esdb-kept');
       await store.append(gone, [newEvent('Secret', { name: 'Budi' })], 'no_stream');
       await store.append(kept, [newEvent('Kept')], 'no_stream');
       await store.deleteStream(gone);
@@ -64,8 +63,8 @@ describe.skipIf(!connectionString)('EventStoreDB (skipped unless EVENTSTORE_CONN
     // A difference from the PostgreSQL adapter, kept visible: EventStoreDB dedups event ids per stream only.
     it('accepts an event id that was appended to another stream', async () => {
       const event = newEvent('A');
-      await store.append(`esdb-one-${randomUUID()}`, [event], 'no_stream');
-      const result = await store.append(`esdb-two-${randomUUID()}`, [event], 'no_stream');
+      await store.append(streamName('esdb-one'), [event], 'no_stream');
+      const result = await store.append(streamName('esdb-two'), [event], 'no_stream');
       expect(result.nextRevision).toBe(0);
     });
   });

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { DuplicateEventId, StreamDeleted, WrongExpectedRevision } from '../../src/store/event-store.ts';
@@ -8,6 +7,7 @@ import { lockStream } from '../../src/store/postgres-schema.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { freshDatabaseUrl, freshPool } from '../support/database.ts';
 import { eventStoreContract, newEvent } from './event-store.contract.ts';
+import { nextUuid } from '../support/ids.ts';
 
 eventStoreContract('postgres', async () => {
   const pool = await freshPool(40);
@@ -20,8 +20,8 @@ describe('postgres event store specifics', () => {
     const pool = await freshPool();
     const store = await PostgresEventStore.create(pool);
     const event = newEvent('A');
-    await store.append(`one-${randomUUID()}`, [event], 'no_stream');
-    await expect(store.append(`two-${randomUUID()}`, [event], 'no_stream')).rejects.toBeInstanceOf(DuplicateEventId);
+    await store.append(`one-${nextUuid()}`, [event], 'no_stream');
+    await expect(store.append(`two-${nextUuid()}`, [event], 'no_stream')).rejects.toBeInstanceOf(DuplicateEventId);
     await store.close();
     await pool.end();
   });
@@ -35,10 +35,10 @@ describe('postgres event store specifics', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(kind, fc.integer({ min: 1, max: 3 })), { minLength: 2, maxLength: 40 }), async appends => {
         const taken = newEvent('Taken');
-        await store.append(`taken-${randomUUID()}`, [taken], 'no_stream');
+        await store.append(`taken-${nextUuid()}`, [taken], 'no_stream');
         const prepared = await Promise.all(
           appends.map(async ([k, n]) => {
-            const streamId = `batch-${k}-${randomUUID()}`;
+            const streamId = `batch-${k}-${nextUuid()}`;
             if (k === 'right' || k === 'wrong') await store.append(streamId, [newEvent('Before')], 'no_stream');
             if (k === 'deleted') {
               await store.append(streamId, [newEvent('Before')], 'no_stream');
@@ -82,7 +82,7 @@ describe('postgres event store specifics', () => {
           groups.map(kinds =>
             Promise.all(
               kinds.map(async k => {
-                const streamId = `group-${k}-${randomUUID()}`;
+                const streamId = `group-${k}-${nextUuid()}`;
                 if (k !== 'fresh') await store.append(streamId, [newEvent('Before')], 'no_stream');
                 if (k === 'moved-guard') await store.append(streamId, [newEvent('Moved')], 0);
                 if (k === 'deleted') await store.deleteStream(streamId);
@@ -118,9 +118,9 @@ describe('postgres event store specifics', () => {
   it('writes all of an append to several streams or none of it, and takes its retry as done', async () => {
     const pool = await freshPool();
     const store = await PostgresEventStore.create(pool);
-    const a = `a-${randomUUID()}`;
-    const b = `b-${randomUUID()}`;
-    const gone = `gone-${randomUUID()}`;
+    const a = `a-${nextUuid()}`;
+    const b = `b-${nextUuid()}`;
+    const gone = `gone-${nextUuid()}`;
     await store.append(b, [newEvent('B')], 'no_stream');
     await store.append(gone, [newEvent('G')], 'no_stream');
     await store.deleteStream(gone);
@@ -171,10 +171,10 @@ describe('postgres event store specifics', () => {
         };
         arrived();
       });
-    await storeA.append(`a-${randomUUID()}`, [newEvent('FromA')], 'no_stream');
+    await storeA.append(`a-${nextUuid()}`, [newEvent('FromA')], 'no_stream');
     await receivedAll(1);
-    await storeB.append(`b-${randomUUID()}`, [newEvent('FromB')], 'no_stream');
-    await storeA.append(`a-${randomUUID()}`, [newEvent('FromAAgain')], 'no_stream');
+    await storeB.append(`b-${nextUuid()}`, [newEvent('FromB')], 'no_stream');
+    await storeA.append(`a-${nextUuid()}`, [newEvent('FromAAgain')], 'no_stream');
     await receivedAll(3);
     expect(received.sort()).toEqual(['FromA', 'FromAAgain', 'FromB']);
     await subscription.close();
@@ -190,7 +190,7 @@ describe('postgres event store specifics', () => {
     const older = await pool.connect();
     await older.query('begin');
     await older.query('select pg_current_xact_id()'); // holds a transaction id: what commits after it is not final yet
-    await store.append(`held-${randomUUID()}`, [newEvent('Held')], 'no_stream');
+    await store.append(`held-${nextUuid()}`, [newEvent('Held')], 'no_stream');
     await new Promise(resolve => setTimeout(resolve, 150));
     expect(seen).toEqual([]);
     await older.query('commit'); // no event, no NOTIFY
@@ -252,21 +252,21 @@ describe('postgres event store specifics', () => {
       return waiting;
     };
     const existing = async () => {
-      const streamId = `locked-${randomUUID()}`;
+      const streamId = `locked-${nextUuid()}`;
       await store.append(streamId, [newEvent('First')], 'no_stream');
       return streamId;
     };
     // a batch of one append is written alone: a second append in the same turn makes the batch statement write both
     const withCompanion = (append: () => Promise<unknown>) => () =>
-      Promise.all([append(), store.append(`companion-${randomUUID()}`, [newEvent('C')], 'no_stream')]);
-    const fresh = `locked-${randomUUID()}`;
+      Promise.all([append(), store.append(`companion-${nextUuid()}`, [newEvent('C')], 'no_stream')]);
+    const fresh = `locked-${nextUuid()}`;
     const atExact = await existing();
     const atExactAlone = await existing();
     const asAny = await existing();
     const asExisting = await existing();
     const inGroup = await existing();
     const inFunction = await existing();
-    const other = `locked-${randomUUID()}`;
+    const other = `locked-${nextUuid()}`;
     const functionParams = appendBatchParams([{ writes: [{ streamId: inFunction, events: [newEvent('F')], expected: 0 }] }]);
     functionParams.splice(3, 1); // es_append_streams takes no group numbers
     const paths: [string, string, () => Promise<unknown>][] = [
@@ -294,7 +294,7 @@ describe('postgres event store specifics', () => {
     await slow.query(
       `insert into es_streams values ('late', 0);
        insert into es_events (stream_id, revision, event_id, type, version, data, metadata)
-       values ('late', 0, '${randomUUID()}', 'Late', 1, '{}', '{}')`,
+       values ('late', 0, '${nextUuid()}', 'Late', 1, '{}', '{}')`,
     );
     await store.append('early', [newEvent('Early')], 'no_stream');
     const beforeCommit = await store.readAll(head, 100);

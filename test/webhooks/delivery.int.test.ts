@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueWebhookEvent } from '../../src/webhooks/outbox.ts';
@@ -6,6 +5,7 @@ import { keyHolder } from '../support/http.ts';
 import { eventually } from '../support/sandbox.ts';
 import type { TestService } from '../support/service.ts';
 import { shortSchedule, startReceiver, startWebhookTestService, type Answer } from './support.ts';
+import { nextUuid } from '../support/ids.ts';
 
 let service: TestService;
 const receivers: { close(): Promise<void> }[] = [];
@@ -42,7 +42,7 @@ async function endpoint(owner: Owner, url: string) {
 
 const payment = { id: '0195f0a0-0000-7000-8000-00000000a001', status: 'COMPLETED', amount: 150_000, totalAmount: 150_123 };
 
-async function publish(owner: Owner, eventId = randomUUID(), type: 'payment.completed' | 'payment.expired' = 'payment.completed') {
+async function publish(owner: Owner, eventId = nextUuid(), type: 'payment.completed' | 'payment.expired' = 'payment.completed') {
   const createdAt = service.clock.now().toISOString();
   await enqueueWebhookEvent(service.deps, { ownerId: owner.id, eventId, type, createdAt, data: payment });
   return { eventId, type, createdAt };
@@ -188,7 +188,7 @@ describe('webhook delivery', () => {
     await endpoint(other, others.url);
     expect((await owner.call('DELETE', `/api/v1/webhooks/${gone.id}`)).statusCode).toBe(200);
 
-    const eventId = randomUUID();
+    const eventId = nextUuid();
     await Promise.all([publish(owner, eventId), publish(owner, eventId)]);
     await publish(owner, eventId);
     await deliveryWhen(owner, endpointA.id, d => d.status === 'succeeded');
@@ -245,7 +245,7 @@ describe('webhook delivery', () => {
       [other, `${mine.id}/deliveries/${myDelivery!.id}`], // my endpoint and delivery, asked by them
       [owner, `${mySecond.id}/deliveries/${myDelivery!.id}`], // my delivery, under my other endpoint
       [owner, `${mine.id}/deliveries/${theirDelivery!.id}`], // their delivery under my endpoint
-      [owner, `${mine.id}/deliveries/${randomUUID()}`],
+      [owner, `${mine.id}/deliveries/${nextUuid()}`],
     ] as const;
     for (const [who, path] of attempts) {
       const byKey = await who.call('POST', `/api/v1/webhooks/${path}/redeliver`);

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueWebhookEvent } from '../../src/webhooks/outbox.ts';
 import { keyHolder } from '../support/http.ts';
 import { eventually } from '../support/sandbox.ts';
 import type { TestService } from '../support/service.ts';
 import { startReceiver, startWebhookTestService, WallClock } from './support.ts';
+import { nextUuid } from '../support/ids.ts';
 
 /**
  * The delivery log's `nextAttemptAt` is when the next attempt really runs, also after an attempt that waited for
@@ -35,8 +35,8 @@ describe('the next attempt after a timed-out one', () => {
     const registered = await owner.call('POST', '/api/v1/webhooks', { url: receiver.url });
     expect(registered.statusCode, registered.body).toBe(200);
     const endpointId = registered.json().data.id as string;
-    const payment = { id: randomUUID(), status: 'COMPLETED', amount: 150_000, totalAmount: 150_123 };
-    await enqueueWebhookEvent(service.deps, { ownerId: owner.id, eventId: randomUUID(), type: 'payment.completed', createdAt: new Date().toISOString(), data: payment });
+    const payment = { id: nextUuid(), status: 'COMPLETED', amount: 150_000, totalAmount: 150_123 };
+    await enqueueWebhookEvent(service.deps, { ownerId: owner.id, eventId: nextUuid(), type: 'payment.completed', createdAt: new Date().toISOString(), data: payment });
 
     const deliveryWhen = (done: (d: Delivery) => boolean) =>
       eventually(async () => {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookDelivery } from '../../src/webhooks/delivery-runner.ts';
@@ -11,6 +10,7 @@ import { keyHolder } from '../support/http.ts';
 import { eventually } from '../support/sandbox.ts';
 import type { TestService } from '../support/service.ts';
 import { startReceiver, startWebhookTestService } from './support.ts';
+import { nextUuid } from '../support/ids.ts';
 
 /** Which locked webhook jobs count as cut off by a dead process (the SIGKILL itself: test/e2e/webhook-crash.e2e.test.ts). */
 describe('unlocking the jobs of dead workers', () => {
@@ -25,7 +25,7 @@ describe('unlocking the jobs of dead workers', () => {
 
   /** A job of `task`, locked by `workerId` `lockedSecondsAgo` ago, as the queue's get_job leaves it (set by hand here). */
   async function lockedJob(task: string, workerId: string, lockedSecondsAgo: number): Promise<string> {
-    const added = await pool.query<{ id: string }>('select id::text from graphile_worker.add_job($1, $2::json)', [task, JSON.stringify({ n: randomUUID() })]);
+    const added = await pool.query<{ id: string }>('select id::text from graphile_worker.add_job($1, $2::json)', [task, JSON.stringify({ n: nextUuid() })]);
     const id = added.rows[0]!.id;
     await pool.query(`update graphile_worker._private_jobs set locked_by = $2, locked_at = now() - $3::int * interval '1 second' where id = $1`, [
       id,
@@ -79,7 +79,7 @@ describe('two live runners on one database', () => {
       const owner = await keyHolder(service);
       const registered = await owner.call('POST', '/api/v1/webhooks', { url: receiver.url });
       const endpointId = registered.json().data.id as string;
-      await enqueueWebhookEvent(service.deps, { ownerId: owner.id, eventId: randomUUID(), type: 'payment.completed', createdAt: service.clock.now().toISOString(), data: {} });
+      await enqueueWebhookEvent(service.deps, { ownerId: owner.id, eventId: nextUuid(), type: 'payment.completed', createdAt: service.clock.now().toISOString(), data: {} });
 
       await eventually(async () => receiver.received.length === 1);
       const locked = await service.pool.query(`select locked_by from graphile_worker.jobs where task_identifier = $1 and locked_by is not null`, [deliverWebhookTask]);

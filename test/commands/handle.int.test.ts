@@ -90,7 +90,7 @@ function racingWriters() {
       const timer = setTimeout(() => {
         if (waiting === release) waiting = null;
         resolve();
-      }, 100); // the other writer is done: go on alone
+      }, 250); // the other writer is done (or slow): go on alone
       const release = () => {
         clearTimeout(timer);
         resolve();

@@ -11,7 +11,9 @@ import type { Logger } from '../logger.ts';
 // the process with process.exit(0), discarding the exit code set before (a failed test run exited 0); on 'exit' its
 // hook cannot finish and throws. None of them: the service stops postgres last, in close(), the tests in their
 // teardown, and a postgres orphaned by a SIGKILL is stopped at the next start.
-for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message']) exitHook.unhookEvent(event);
+// Only what is still hooked: a second load of this module (test workers) must not unhook twice (that throws).
+const unwanted = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'];
+for (const event of exitHook.hookedEvents()) if (unwanted.includes(event)) exitHook.unhookEvent(event);
 
 export type EmbeddedDatabase = { url: string; stop(): Promise<void> };
 

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemResolver, type ResolvedAddress } from '../../src/webhooks/address-guard.ts';
-import { maxEndpointsPerUser } from '../../src/webhooks/endpoints.ts';
+import { systemResolver, type ResolvedAddress } from '../../src/security/address-guard.ts';
+import { maxEndpointsPerUser } from '../../src/commands/webhook-endpoints.ts';
 import { enqueueWebhookEvent } from '../../src/webhooks/outbox.ts';
 import { keyHolder } from '../support/http.ts';
+import { nextUuid } from '../support/ids.ts';
 import { eventually } from '../support/sandbox.ts';
 import type { TestService } from '../support/service.ts';
 import { shortSchedule, startWebhookTestService } from './support.ts';
@@ -133,7 +133,7 @@ describe.each(surfaces)('webhook endpoints on the $name', ({ base, call, anonymo
     for (const [method, url] of [
       ['DELETE', `${base}/not-a-uuid`],
       ['GET', `${base}/not-a-uuid/deliveries`],
-      ['POST', `${base}/not-a-uuid/deliveries/${randomUUID()}/redeliver`],
+      ['POST', `${base}/not-a-uuid/deliveries/${nextUuid()}/redeliver`],
       ['POST', `${base}/${id}/deliveries/not-a-uuid/redeliver`],
       ['GET', `${base}/${id}/deliveries?limit=0`],
       ['GET', `${base}/${id}/deliveries?limit=101`],
@@ -153,9 +153,9 @@ describe.each(surfaces)('webhook endpoints on the $name', ({ base, call, anonymo
     for (const [method, url] of [
       ['DELETE', `${base}/${id}`],
       ['GET', `${base}/${id}/deliveries`],
-      ['POST', `${base}/${id}/deliveries/${randomUUID()}/redeliver`],
-      ['DELETE', `${base}/${randomUUID()}`],
-      ['GET', `${base}/${randomUUID()}/deliveries`],
+      ['POST', `${base}/${id}/deliveries/${nextUuid()}/redeliver`],
+      ['DELETE', `${base}/${nextUuid()}`],
+      ['GET', `${base}/${nextUuid()}/deliveries`],
     ] as const) {
       const response = await call(other, method, url);
       expect(response.statusCode, `${method} ${url}`).toBe(404);
@@ -166,7 +166,7 @@ describe.each(surfaces)('webhook endpoints on the $name', ({ base, call, anonymo
   });
 
   it('answers 401 without credentials, before looking at the body', async () => {
-    for (const [method, url] of [['GET', base], ['POST', base], ['DELETE', `${base}/${randomUUID()}`], ['GET', `${base}/${randomUUID()}/deliveries`], ['POST', `${base}/${randomUUID()}/deliveries/${randomUUID()}/redeliver`]] as const) {
+    for (const [method, url] of [['GET', base], ['POST', base], ['DELETE', `${base}/${nextUuid()}`], ['GET', `${base}/${nextUuid()}/deliveries`], ['POST', `${base}/${nextUuid()}/deliveries/${nextUuid()}/redeliver`]] as const) {
       const response = await anonymous(method, url);
       expect(response.statusCode, `${method} ${url}`).toBe(401);
       expect(response.json()).toMatchObject({ status: 'error', code: unauthorizedCode });
@@ -191,7 +191,7 @@ describe('the SSRF guard at delivery time', () => {
     const owner = await keyHolder(service);
     rebindLookups = 0;
     const { id } = (await owner.call('POST', '/api/v1/webhooks', { url: 'http://rebind.example/hooks' })).json().data;
-    await enqueueWebhookEvent(service.deps, { ownerId: owner.id, eventId: randomUUID(), type: 'payment.expired', createdAt: service.clock.now().toISOString(), data: {} });
+    await enqueueWebhookEvent(service.deps, { ownerId: owner.id, eventId: nextUuid(), type: 'payment.expired', createdAt: service.clock.now().toISOString(), data: {} });
     const delivery = await eventually(async () => {
       const [d] = (await owner.call('GET', `/api/v1/webhooks/${id}/deliveries`)).json().data;
       return d?.status === 'failed' ? d : null;

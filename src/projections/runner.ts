@@ -10,9 +10,6 @@ import { applyEvents, asOneStatement, type Projection } from './projection.ts';
 
 const checkpointName = (p: Projection) => `projection:${p.name}`;
 
-/** How often a projection stores its checkpoint while the events pass it by. */
-const checkpointIdleMs = 1000;
-
 /**
  * Applies a batch and moves the checkpoint atomically: in one statement when the batch is a single run the projection
  * applies as one statement (payments created under load), else in one transaction. A batch of nothing this
@@ -21,15 +18,9 @@ const checkpointIdleMs = 1000;
  * checkpoint, so the projection stops exactly at the event it cannot apply and names it (EventNotApplied).
  */
 function batchApplier(pool: pg.Pool, projection: Projection) {
-  let savedAt = 0;
-  return async (events: RecordedEvent[], last: Position) => {
+  return async (events: RecordedEvent[], last: Position): Promise<boolean> => {
     const relevant = events.filter(e => (projection.handles as readonly string[]).includes(e.type));
-    if (relevant.length === 0) {
-      if (Date.now() - savedAt < checkpointIdleMs) return;
-      await saveCheckpoint(pool, checkpointName(projection), last);
-      savedAt = Date.now();
-      return;
-    }
+    if (relevant.length === 0) return false; // the subscriber moves the checkpoint past them now and then
     try {
       const handled = parsed(relevant);
       const together = asOneStatement(projection, handled);
@@ -44,7 +35,7 @@ function batchApplier(pool: pg.Pool, projection: Projection) {
       for (const recorded of relevant) await applyAlone(pool, projection, recorded);
       await saveCheckpoint(pool, checkpointName(projection), last);
     }
-    savedAt = Date.now();
+    return true;
   };
 }
 

@@ -19,9 +19,6 @@ export type Saga = {
   handle(event: StoredEvent<AnyEvent>): Promise<void>;
 };
 
-/** How often a saga stores its checkpoint while the events pass it by. */
-const checkpointIdleMs = 1000;
-
 export class SagaRunner {
   private readonly subscribers: Subscriber[];
 
@@ -31,7 +28,6 @@ export class SagaRunner {
   ) {
     this.subscribers = sagas.map(saga => {
       const name = `saga:${saga.name}`;
-      let savedAt = 0;
       return new Subscriber({
         name,
         pool: deps.pool,
@@ -50,11 +46,9 @@ export class SagaRunner {
             }
             handled++;
           }
-          // a batch of nothing for this saga moves the checkpoint at most once a second: after a restart it
-          // re-reads at most that second of events it ignores anyway
-          if (handled === 0 && Date.now() - savedAt < checkpointIdleMs) return;
+          if (handled === 0) return false; // the subscriber moves the checkpoint past them now and then
           await saveCheckpoint(deps.pool, name, last);
-          savedAt = Date.now();
+          return true;
         },
       });
     });

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Logger } from '../logger.ts';
 import { isDatabaseUnavailable, query } from '../db/pool.ts';
-import { readCheckpoint } from './checkpoints.ts';
+import { readCheckpoint, saveCheckpoint } from './checkpoints.ts';
 import { comparePositions, type EventStore, type Position, type RecordedEvent, type Subscription } from './event-store.ts';
 import { clearSubscriberFailure, findSubscriberFailure, recordSubscriberFailure, type FailedEvent } from './subscriber-failures.ts';
 
@@ -17,10 +17,11 @@ export type SubscriberOptions = {
   store: EventStore;
   log: Logger;
   /**
-   * Handles a batch and stores the checkpoint (atomically or not, as the subscriber needs). An event it cannot handle
-   * is thrown as EventNotApplied, after the events before it are handled and checkpointed.
+   * Handles a batch and stores the checkpoint (atomically or not, as the subscriber needs), answering true; a batch
+   * with nothing for it answers false and leaves the checkpoint to the subscriber. An event it cannot handle is thrown
+   * as EventNotApplied, after the events before it are handled and checkpointed.
    */
-  handleBatch(events: RecordedEvent[], last: Position): Promise<void>;
+  handleBatch(events: RecordedEvent[], last: Position): Promise<boolean>;
   standbyRetryMs?: number;
   /** Longest wait between attempts at an event that failed (the first waits 1 s, then twice as long each time). */
   maxStuckRetryMs?: number;
@@ -57,6 +58,9 @@ export type SubscriberProblem = {
 
 export const positionText = (p: Position) => `${p.commit}/${p.prepare}`;
 
+/** How often a subscriber stores its checkpoint while the events pass it by. */
+const checkpointIdleMs = 1000;
+
 /** The problem a health or a recorded failure shows, or null when the subscriber is fine. */
 export function subscriberProblem(subscriber: string, health: SubscriberHealth): SubscriberProblem | null {
   if (health.state === 'leading' || health.state === 'standby') return null;
@@ -75,6 +79,9 @@ export class Subscriber {
   private position: Position | null = null;
   private failure: Extract<SubscriberHealth, { state: 'stuck' | 'waiting' }> | null = null;
   private retrying = false;
+  private savedAt = 0;
+  /** How far events this subscriber does not handle have moved it past its stored checkpoint. */
+  private unsaved: Position | null = null;
   /** The position of the stuck event this process has logged, so that it says so once. */
   private announced: string | null = null;
   private readonly progress = new EventEmitter();
@@ -128,6 +135,7 @@ export class Subscriber {
     client.on('error', this.lockLost);
     this.lockClient = client;
     this.position = await readCheckpoint(pool, name);
+    this.unsaved = null;
     // stuck there in an earlier process or another one: it stays named until the event goes through
     if (!this.failure) {
       const earlier = await findSubscriberFailure(pool, name);
@@ -138,7 +146,8 @@ export class Subscriber {
       this.position,
       async events => {
         const last = events[events.length - 1]!.position;
-        await this.options.handleBatch(events, last);
+        if (await this.options.handleBatch(events, last)) this.checkpointed(null);
+        else await this.passedBy(last);
         this.position = last;
         if (this.failure?.state === 'stuck' && comparePositions(last, this.failure.event.position) >= 0) this.recovered();
         this.progress.emit('progress');
@@ -227,10 +236,33 @@ export class Subscriber {
     }
   }
 
-  /** Finishes the batch in hand (its checkpoint is stored), then stops reading. */
+  /**
+   * Events this subscriber does not handle move its checkpoint at most once a second (after a restart it re-reads at
+   * most that second of events it ignores anyway); the position they reached is stored when it stops.
+   */
+  private async passedBy(last: Position): Promise<void> {
+    if (Date.now() - this.savedAt < checkpointIdleMs) {
+      this.unsaved = last;
+      return;
+    }
+    await saveCheckpoint(this.options.pool, this.options.name, last);
+    this.checkpointed(null);
+  }
+
+  private checkpointed(unsaved: Position | null): void {
+    this.savedAt = Date.now();
+    this.unsaved = unsaved;
+  }
+
+  /** Finishes the batch in hand (its checkpoint is stored), stores how far it passed by, then stops reading. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.standbyTimer) clearTimeout(this.standbyTimer);
+    const leading = this.subscription !== null;
+    await this.subscription?.close(); // the batch in hand finishes first
+    // still holding the lock: no other instance leads meanwhile
+    if (leading && this.unsaved) await saveCheckpoint(this.options.pool, this.options.name, this.unsaved).catch(() => undefined);
+    this.unsaved = null;
     await this.release();
   }
 

@@ -487,7 +487,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       '',
       markdownTable(header, rows),
       '',
-      'req/s counts 2xx answers. CPU per answered request during the load: the target\'s own Node processes, its own PostgreSQL, and the load generator.',
+      'req/s counts 2xx answers; p50, p99 and CPU are those of the round with the median rate. CPU per answered request during the load: the target\'s own Node processes, its own PostgreSQL, and the load generator.',
       ...(comparisons.length > 0 ? ['', `The service (${measuredName}) against the reference commit ${reference!.commit.slice(0, 7)}, in the same rounds:`, '', markdownTable(compareHeader, compareRows)] : []),
       '',
       markdownTable(['goal', 'actual', 'result'], goals),

@@ -113,7 +113,8 @@ export async function createPayment(
   const reads = {
     // payTo may have captured the account's static QRIS: the cache holds what it left
     account: streamRead(accountId, account),
-    order: streamRead(orderStream(ownerId, input.orderId), order),
+    // a payment's order id is usually new: not read unless it turns out to exist (the append refuses it then)
+    order: streamRead(orderStream(ownerId, input.orderId), order, { likelyNew: true }),
     receiving: streamRead(receivingStream(linked.accountId), receiving),
     payment: streamRead(paymentStream(paymentId), payment, { loaded: paymentLoaded }),
   };

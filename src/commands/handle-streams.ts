@@ -14,8 +14,10 @@ import {
 } from './handle.ts';
 
 /**
- * One stream a command over several streams reads: its id and decider, and how it is loaded the first time (from this
- * process's state cache where the decider is cached; `absent`: a stream of a new random id, which cannot exist yet).
+ * One stream a command over several streams reads: its id and decider, and how it is loaded the first time: from
+ * this process's state cache where the decider is cached, else from the store; `loaded`: as the caller has it;
+ * `likelyNew`: a stream that most likely does not exist yet (an order id seen for the first time) is taken as empty
+ * unless cached, without a read: if it exists after all, the append's no-stream expectation refuses it, and it is read.
  */
 export type StreamRead<S, E extends DomainEvent> = {
   readonly streamId: string;
@@ -28,11 +30,12 @@ export type StreamRead<S, E extends DomainEvent> = {
 export function streamRead<S, C, E extends DomainEvent>(
   streamId: string,
   decider: Decider<S, C, E>,
-  options: { absent?: boolean; loaded?: Loaded<S> } = {},
+  options: { likelyNew?: boolean; loaded?: Loaded<S> } = {},
 ): StreamRead<S, E> {
   return {
     streamId,
-    first: async es => options.loaded ?? (options.absent ? nothingLoaded(decider) : (cachedState(es, streamId, decider) ?? (await load(es, streamId, decider)))),
+    first: async es =>
+      options.loaded ?? cachedState(es, streamId, decider) ?? (options.likelyNew ? nothingLoaded(decider) : await load(es, streamId, decider)),
     again: es => load(es, streamId, decider),
     record: (es, loaded, events, nextRevision) => recordAppended(es, streamId, decider, loaded, events, nextRevision),
   };

@@ -144,6 +144,28 @@ describe('a command over several streams', () => {
   });
 });
 
+describe('a stream read as likely new', () => {
+  it('is not read while it is not cached; when it exists after all, the append refuses, and the decision runs on it as stored', async () => {
+    const s = names();
+    await handleCommand({ store: other }, s.from, balance, { type: 'Move', by: 100 }, { actor: 'other', now }); // written elsewhere, not cached here
+    const { store: watched, reads } = counting(store);
+    const seen: number[] = [];
+    const done = await handleStreams(
+      { store: watched, cache: stateCache() },
+      { from: streamRead(s.from, balance, { likelyNew: true }), to: streamRead(s.to, balance, { likelyNew: true }) },
+      loaded => {
+        seen.push(loaded.from.state.total);
+        return move(s.from, s.to, loaded.from.state.total > 0 ? 10 : 0)(loaded);
+      },
+      { actor: 'test', now },
+    );
+    expect(seen).toEqual([0, 100]);
+    expect(done.states).toEqual({ from: { total: 90 }, to: { total: 10 } });
+    expect(reads.get(s.from)).toBe(1);
+    expect(reads.get(s.to)).toBeUndefined(); // new indeed: never read
+  });
+});
+
 describe('a snapshot of a state that is more than plain data', () => {
   class Tally {
     constructor(readonly total: number) {}

@@ -210,7 +210,8 @@ export type BenchPostgres = {
 };
 
 let clockTicks: number | undefined;
-function ticksPerSecond(): number {
+/** The kernel's clock ticks per second, for CPU times read from /proc. */
+export function ticksPerSecond(): number {
   if (clockTicks === undefined) {
     try {
       clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;

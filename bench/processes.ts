@@ -3,22 +3,10 @@
  * `npm start` command, CPU time of a process tree (Node and PostgreSQL apart), and the machine's busy time, all from
  * /proc (Linux; elsewhere the CPU figures are null).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { sleep } from './harness.ts';
-
-let clockTicks: number | undefined;
-function ticksPerSecond(): number {
-  if (clockTicks === undefined) {
-    try {
-      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    } catch {
-      clockTicks = 100;
-    }
-  }
-  return clockTicks;
-}
+import { sleep, ticksPerSecond } from './harness.ts';
 
 type ProcEntry = { pid: number; ppid: number; comm: string; ticks: number };
 

@@ -1,8 +1,9 @@
-import { runJobQueue } from '../db/job-queue.ts';
 import type pg from 'pg';
 import { syncAccount, type SyncDeps } from '../commands/sync-account.ts';
-import { isDatabaseUnavailable, query } from '../db/pool.ts';
+import { runJobQueue } from '../db/job-queue.ts';
+import { query } from '../db/pool.ts';
 import { dueAccounts } from '../projections/accounts.ts';
+import { onTheClock } from './on-the-clock.ts';
 
 /**
  * Scheduled account syncs. Which accounts are due comes from the accounts read model and the injectable clock
@@ -68,27 +69,11 @@ export async function startAccountSync(
     return fresh.length;
   };
 
-  // ticks run one after the other: overlapping ticks would add the same jobs twice and wait on each other's locks
-  let last: Promise<number> = Promise.resolve(0);
-  const tick = () => (last = last.catch(() => 0).then(enqueueDue));
-  let busy = false;
-  let stopped = false;
-  const timer = setInterval(() => {
-    if (stopped || busy) return;
-    busy = true;
-    tick()
-      .catch(err => isDatabaseUnavailable(err) || deps.log.error({ err }, 'account sync scheduler tick failed'))
-      .finally(() => {
-        busy = false;
-      });
-  }, options.tickMs ?? 1000);
-
+  const clock = onTheClock(enqueueDue, options.tickMs ?? 1000, deps.log, 'account sync scheduler tick');
   return {
-    tick,
+    tick: clock.tick,
     async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await last.catch(() => 0);
+      await clock.stop();
       await runner.stop();
     },
   };

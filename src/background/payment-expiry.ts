@@ -2,10 +2,10 @@ import type pg from 'pg';
 import { handleCommand } from '../commands/handle.ts';
 import { payment, paymentStream } from '../commands/payment.ts';
 import { receiving, receivingStream } from '../commands/receiving.ts';
-import { isDatabaseUnavailable } from '../db/pool.ts';
 import { duePayments } from '../projections/payments.ts';
 import type { CommandDeps } from '../commands/deps.ts';
 import type { SagaDeps } from '../sagas/all.ts';
+import { onTheClock } from './on-the-clock.ts';
 
 export type PaymentExpiryTimer = {
   /** Expires every pending payment whose expiresAt has passed on the clock; answers how many it expired. */
@@ -37,24 +37,5 @@ export function startPaymentExpiry(
     return expired;
   };
 
-  let last: Promise<number> = Promise.resolve(0);
-  const tick = () => (last = last.catch(() => 0).then(expireDue));
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    tick()
-      .catch(err => isDatabaseUnavailable(err) || deps.log.error({ err }, 'payment expiry tick failed')) // the database watch says that one
-      .finally(() => {
-        busy = false;
-      });
-  }, options.tickMs ?? 1000);
-
-  return {
-    tick,
-    async stop() {
-      clearInterval(timer);
-      await last.catch(() => 0);
-    },
-  };
+  return onTheClock(expireDue, options.tickMs ?? 1000, deps.log, 'payment expiry tick');
 }

@@ -64,6 +64,7 @@ export const errorCodes = {
   RECEIVING_ACCOUNT_GONE: { status: 400, message: 'The receiving account of this payment is gone' },
   GATEWAY_NOT_APPROVED: { status: 403, message: 'Gateway access is not approved for this account' },
   ORDER_PENDING: { status: 409, message: 'The order already has a pending payment' },
+  ORDER_ALREADY_PAID: { status: 409, message: 'The order is paid already: it is not billed again' },
   NO_UNIQUE_CODE: { status: 409, message: 'Every unique code for this amount is held by a pending payment on this account' },
   VA_NUMBER_TAKEN: { status: 409, message: 'The virtual account number is taken' },
   PAYMENT_NOT_PENDING: { status: 409, message: 'The payment is no longer pending' },

@@ -41,11 +41,12 @@ function replayOf(existing: Payment, requestHash: string | null): string {
   return existing.paymentId;
 }
 
-/** Whether the payment an order opened before still waits for money. */
-async function stillPending(deps: SyncDeps, paymentId: string, openedAt: string, now: Date): Promise<boolean> {
+/** What became of the payment an order opened before: still waiting for money, paid, or ended unpaid. */
+async function previousOutcome(deps: SyncDeps, paymentId: string, openedAt: string, now: Date): Promise<'pending' | 'paid' | 'unpaid'> {
   const previous = (await load(deps, paymentStream(paymentId), payment)).state;
-  if (previous.status === 'NONE') return now.getTime() - Date.parse(openedAt) < 60_000; // its create may be in flight
-  return previous.status === 'PENDING' && now.toISOString() < previous.expiresAt;
+  if (previous.status === 'NONE') return now.getTime() - Date.parse(openedAt) < 60_000 ? 'pending' : 'unpaid'; // its create may be in flight
+  if (previous.status === 'COMPLETED') return 'paid';
+  return previous.status === 'PENDING' && now.toISOString() < previous.expiresAt ? 'pending' : 'unpaid';
 }
 
 /** The caller's linked account that takes the payment, and the payment type it takes; else 404 or 400. */
@@ -125,8 +126,8 @@ export async function createPayment(
       if (loaded.payment.state.status !== 'NONE') return { append: {}, result: null }; // a twin with the same Idempotency-Key
       receivingAccount(loaded.account.state, ownerId, input.type); // deleted or deactivated since: refused now
       const previous = loaded.order.state.paymentId;
-      const previousStillPending = previous !== null && previous !== paymentId && (await stillPending(deps, previous, loaded.order.state.openedAt!, now));
-      const opened = order.decide(loaded.order.state, { type: 'OpenOrderPayment', ownerId, orderId: input.orderId, paymentId, previousStillPending, now });
+      const outcome = previous !== null && previous !== paymentId ? await previousOutcome(deps, previous, loaded.order.state.openedAt!, now) : 'unpaid';
+      const opened = order.decide(loaded.order.state, { type: 'OpenOrderPayment', ownerId, orderId: input.orderId, paymentId, previous: outcome, now });
       const reserved = where ? receiving.decide(loaded.receiving.state, reservePayable(linked, where, { paymentId, amount: input.amount, expiresAt, now })) : [];
       const payable = where && (reserved[0]?.type === 'PayableReserved' ? reserved[0].data : findPayable(loaded.receiving.state, paymentId));
       if (where && !payable) throw refuse('PAYABLE_LAPSED');

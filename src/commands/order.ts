@@ -14,10 +14,12 @@ export type OrderCommand = {
   ownerId: string;
   orderId: string;
   paymentId: string;
-  /** whether the payment the order last opened still waits for money (looked up by the caller) */
-  previousStillPending: boolean;
+  /** what became of the payment the order last opened (looked up by the caller): still waiting, paid, or ended unpaid */
+  previous: 'pending' | 'paid' | 'unpaid';
   now: Date;
 };
+
+export const orderAlreadyPaid = (orderId: string) => refuse('ORDER_ALREADY_PAID', { message: `Order ${orderId} is paid already` });
 
 export const orderStillPending = (orderId: string) =>
   refuse('ORDER_PENDING', { message: `Order ${orderId} already has a pending payment` });
@@ -26,10 +28,11 @@ function evolve(_state: Order, event: OrderEvent): Order {
   return { paymentId: event.data.paymentId, openedAt: event.data.openedAt };
 }
 
-/** An order has at most one pending payment; once it completed or expired, the order may be billed again. */
+/** An order has at most one pending payment, and is never billed again once paid; after an unpaid end it may be. */
 function decide(state: Order, command: OrderCommand): OrderEvent[] {
   if (state.paymentId === command.paymentId) return []; // the same request again (Idempotency-Key)
-  if (state.paymentId !== null && command.previousStillPending) throw orderStillPending(command.orderId);
+  if (state.paymentId !== null && command.previous === 'pending') throw orderStillPending(command.orderId);
+  if (state.paymentId !== null && command.previous === 'paid') throw orderAlreadyPaid(command.orderId);
   return [OrderPaymentOpened({ ownerId: command.ownerId, orderId: command.orderId, paymentId: command.paymentId, openedAt: command.now.toISOString() })];
 }
 

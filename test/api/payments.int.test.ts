@@ -265,6 +265,20 @@ describe('POST /api/v1/payments: rules and errors', () => {
     expect(again.id).not.toBe(first.id);
   });
 
+  it('answers 409 ORDER_ALREADY_PAID for a new payment of an order that was paid: a retrying shop cannot bill twice', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    const paid = await createPayment(caller, paymentBody(accountId, { orderId: 'INV-PAID' }));
+    const png = await service.app.inject({ method: 'GET', url: new URL(paid.qrisImage!).pathname });
+    await sandbox.pay({ qris: (await decodeQrPng(png.rawPayload)).payload! });
+    await syncUntil(caller, accountId, paid.id, 'COMPLETED');
+    const again = await post(caller, paymentBody(accountId, { orderId: 'INV-PAID' }));
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ status: 'error', code: 'ORDER_ALREADY_PAID' });
+    service.clock.advance(24 * 60 * 60_000); // however long after
+    expect((await post(caller, paymentBody(accountId, { orderId: 'INV-PAID' }))).json()).toMatchObject({ code: 'ORDER_ALREADY_PAID' });
+  });
+
   it('answers the same payment for the same Idempotency-Key and body, 422 for another body', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);

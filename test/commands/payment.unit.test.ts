@@ -216,12 +216,16 @@ describe('receiving decider (unique payable amounts)', () => {
 describe('order decider', () => {
   const given = specification(order);
   const opened = OrderPaymentOpened({ ownerId, orderId: 'INV-1', paymentId, openedAt: t0.toISOString() });
-  const open = (id: string, previousStillPending: boolean) => ({ type: 'OpenOrderPayment' as const, ownerId, orderId: 'INV-1', paymentId: id, previousStillPending, now: at(1) });
+  const open = (id: string, previous: 'pending' | 'paid' | 'unpaid') => ({ type: 'OpenOrderPayment' as const, ownerId, orderId: 'INV-1', paymentId: id, previous, now: at(1) });
 
-  it('opens one pending payment per order, again once it ended, and the same payment idempotently', () => {
-    given([opened]).when(open(mutationId, true)).thenThrows('ORDER_PENDING');
-    given([opened]).when(open(mutationId, false)).then([OrderPaymentOpened({ ownerId, orderId: 'INV-1', paymentId: mutationId, openedAt: at(1).toISOString() })]);
-    given([opened]).when(open(paymentId, true)).then([]);
+  it('opens one pending payment per order, again once it ended unpaid, and the same payment idempotently', () => {
+    given([opened]).when(open(mutationId, 'pending')).thenThrows('ORDER_PENDING');
+    given([opened]).when(open(mutationId, 'unpaid')).then([OrderPaymentOpened({ ownerId, orderId: 'INV-1', paymentId: mutationId, openedAt: at(1).toISOString() })]);
+    given([opened]).when(open(paymentId, 'pending')).then([]);
+  });
+
+  it('never bills a paid order again', () => {
+    given([opened]).when(open(mutationId, 'paid')).thenThrows('ORDER_ALREADY_PAID');
   });
 });
 

@@ -37,7 +37,22 @@ const envSchema = z.object({
   REGISTER_LIMIT_PER_IP_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(10),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(8),
+  PAYMENT_CHECK_FAST_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
+  PAYMENT_CHECK_FAST_FOR_MINUTES: z.coerce.number().int().min(0).max(24 * 60).default(10),
+  PAYMENT_CHECK_SLOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  PAYMENT_CHECK_ASK_EVERY_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
 });
+
+/** How often a receiving account with pending payments is checked (DESIGN section 11). */
+export type PaymentCheckSettings = {
+  /** every fastSeconds while its newest pending payment is younger than fastForMinutes */
+  fastSeconds: number;
+  fastForMinutes: number;
+  /** then every slowSeconds until its last pending payment ends */
+  slowSeconds: number;
+  /** the payer's "Saya sudah bayar" asks for a check at most this often per payment */
+  askEverySeconds: number;
+};
 
 export type Config = {
   port: number;
@@ -57,6 +72,7 @@ export type Config = {
   embeddedPostgresPassword: string;
   otp: OtpSettings;
   authLimits: AuthLimits;
+  paymentChecks: PaymentCheckSettings;
   webhookTimeoutSeconds: number;
   webhookConcurrency: number;
 };
@@ -139,6 +155,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       loginPerIpEmail: { max: e.LOGIN_LIMIT_PER_IP_EMAIL, windowMinutes: e.LOGIN_LIMIT_PER_IP_EMAIL_WINDOW_MINUTES },
       loginPerIp: { max: e.LOGIN_LIMIT_PER_IP, windowMinutes: e.LOGIN_LIMIT_PER_IP_WINDOW_MINUTES },
       registerPerIp: { max: e.REGISTER_LIMIT_PER_IP, windowMinutes: e.REGISTER_LIMIT_PER_IP_WINDOW_MINUTES },
+    },
+    paymentChecks: {
+      fastSeconds: e.PAYMENT_CHECK_FAST_SECONDS,
+      fastForMinutes: e.PAYMENT_CHECK_FAST_FOR_MINUTES,
+      slowSeconds: e.PAYMENT_CHECK_SLOW_SECONDS,
+      askEverySeconds: e.PAYMENT_CHECK_ASK_EVERY_SECONDS,
     },
     webhookTimeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,
     webhookConcurrency: e.WEBHOOK_CONCURRENCY,

@@ -17,6 +17,7 @@ import { sessionTokens } from './security/session-token.ts';
 import type { HttpConnectorOptions } from './providers/http-connector.ts';
 import { startSandbox } from './providers/sandbox/server.ts';
 import type { AccountSyncScheduler } from './background/account-sync.ts';
+import type { PaymentChecks } from './background/payment-checks.ts';
 import type { PaymentExpiryTimer } from './background/payment-expiry.ts';
 import type { EventStore } from './store/event-store.ts';
 import type { WebhookDelivery } from './webhooks/delivery-runner.ts';
@@ -32,6 +33,7 @@ export type Service = {
   accountSync: AccountSyncScheduler;
   webhookDelivery: WebhookDelivery;
   paymentExpiry: PaymentExpiryTimer;
+  paymentChecks: PaymentChecks;
   sandboxUrl: string | null;
   /** Starts listening on the configured port and answers the service's URL. */
   listen(): Promise<string>;
@@ -76,13 +78,26 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const core = await openCore(config, dbUrl, providerUrl, { clock, log, connector: options.connector });
   const { pool, store } = core;
   const webhooks = webhookSettings(config, options.webhooks);
-  const background = await startBackgroundWork(core, { publicBaseUrl: config.publicBaseUrl, webhooks, schedulerTickMs: options.schedulerTickMs });
+  const background = await startBackgroundWork(core, {
+    publicBaseUrl: config.publicBaseUrl,
+    webhooks,
+    schedulerTickMs: options.schedulerTickMs,
+    paymentChecks: config.paymentChecks,
+  });
 
   const deps: AppDeps = {
     ...core,
     readModels: background.projections,
+    paymentChecks: background.paymentChecks,
     tokens: sessionTokens(config.jwtSecret),
-    config: { publicBaseUrl: config.publicBaseUrl, sessionTtlHours: config.sessionTtlHours, otp: config.otp, authLimits: config.authLimits, webhooks },
+    config: {
+      publicBaseUrl: config.publicBaseUrl,
+      sessionTtlHours: config.sessionTtlHours,
+      otp: config.otp,
+      authLimits: config.authLimits,
+      webhooks,
+      paymentChecks: config.paymentChecks,
+    },
     readiness: async () => {
       const { subscribers, ...running } = await background.health();
       const checks = {
@@ -111,6 +126,6 @@ export async function createService(config: Config, options: ServiceOptions = {}
       await sandbox?.close();
       await embedded?.stop();
     })());
-  const { projections, sagas, accountSync, webhookDelivery, paymentExpiry } = background;
-  return { app, deps, pool, store, projections, sagas, accountSync, webhookDelivery, paymentExpiry, sandboxUrl: providerUrl, listen, close };
+  const { projections, sagas, accountSync, webhookDelivery, paymentExpiry, paymentChecks } = background;
+  return { app, deps, pool, store, projections, sagas, accountSync, webhookDelivery, paymentExpiry, paymentChecks, sandboxUrl: providerUrl, listen, close };
 }

@@ -51,6 +51,7 @@ function pageView(row: PaymentRow, now: Date): PaymentPageView {
     accountNumber: row.account_number,
     qrisImagePath: isQrType(row.type) && row.qris_payload ? `/pay/${row.id}/qris.png` : null,
     statusPath: `/pay/${row.id}/status.json`,
+    checkPath: `/pay/${row.id}/check`,
     expiresAt: row.expires_at,
     now,
     redirectUrl: httpUrlOrNull(row.redirect_url),
@@ -109,6 +110,31 @@ export function paymentPageRoutes(deps: AppDeps) {
       const chosen = await choosePaymentMethod(deps, request.params.paymentId, body.data.type);
       return { status: 'success', data: publicPaymentStatus(rowOfPayment(chosen), deps.config.publicBaseUrl, deps.clock.now()) };
     });
+
+    // "Saya sudah bayar": the receiving account is checked now, at most once per askEverySeconds per payment
+    const asked = new Map<string, number>();
+    const askEveryMs = deps.config.paymentChecks.askEverySeconds * 1000;
+    app.post<{ Params: { paymentId: string } }>(
+      '/pay/:paymentId/check',
+      { config: { rateLimit: { max: 30, timeWindow: 60_000 } } }, // per address, over every payment it asks about
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store');
+        const row = await find(request.params.paymentId);
+        if (!row) throw notFound();
+        const status = publicPaymentStatus(row, deps.config.publicBaseUrl, deps.clock.now());
+        if (row.status !== 'PENDING' || row.total_amount === null) return { status: 'success', checking: false, data: status };
+        const now = deps.clock.now().getTime();
+        const last = asked.get(row.id);
+        if (last !== undefined && now - last < askEveryMs) {
+          reply.header('retry-after', String(Math.ceil((last + askEveryMs - now) / 1000)));
+          return { status: 'success', checking: true, data: status }; // a check asked for a moment ago serves this one too
+        }
+        asked.set(row.id, now);
+        if (asked.size > 10_000) for (const [id, at] of asked) if (now - at >= askEveryMs) asked.delete(id);
+        await deps.paymentChecks.checkNow(row.receiving_account_id);
+        return reply.code(202).send({ status: 'success', checking: true, data: status });
+      },
+    );
 
     app.get<{ Params: { paymentId: string } }>('/pay/:paymentId/qris.png', async (request, reply) => {
       const row = await find(request.params.paymentId);

@@ -4,6 +4,7 @@ import { runJobQueue } from '../db/job-queue.ts';
 import { query } from '../db/pool.ts';
 import { dueAccounts } from '../projections/accounts.ts';
 import { onTheClock } from './on-the-clock.ts';
+import { checkAccountTask } from './payment-checks.ts';
 
 /**
  * Scheduled account syncs. Which accounts are due comes from the accounts read model and the injectable clock
@@ -53,6 +54,11 @@ export async function startAccountSync(
       'sync-account': async payload => {
         if (!isSyncJob(payload)) return; // a malformed job is dropped, not retried for ever
         await syncAccount(deps, payload.accountId, payload.slot);
+      },
+      // pending payments asked for it (payment-checks.ts): costs no points, moves no schedule
+      [checkAccountTask]: async payload => {
+        const accountId = (payload as { accountId?: unknown } | null)?.accountId;
+        if (typeof accountId === 'string') await syncAccount(deps, accountId, null, { paymentCheck: true });
       },
     },
   }, deps.log);

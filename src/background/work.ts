@@ -1,8 +1,10 @@
+import type { PaymentCheckSettings } from '../config.ts';
 import type { Core } from '../core.ts';
 import { projections } from '../projections/all.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { startAccountSync, type AccountSyncScheduler } from './account-sync.ts';
 import { sagas } from '../sagas/all.ts';
+import { startPaymentChecks, type PaymentChecks } from './payment-checks.ts';
 import { startPaymentExpiry, type PaymentExpiryTimer } from './payment-expiry.ts';
 import { SagaRunner } from '../sagas/runner.ts';
 import { listSubscriberFailures } from '../store/subscriber-failures.ts';
@@ -17,6 +19,7 @@ export type BackgroundWork = {
   webhookDelivery: WebhookDelivery;
   accountSync: AccountSyncScheduler;
   paymentExpiry: PaymentExpiryTimer;
+  paymentChecks: PaymentChecks;
   /**
    * The subscribers that are not fine: stuck at an event (here, or in another process: they are recorded in
    * PostgreSQL) or waiting for the database; and whether the projections and the sagas are all fine.
@@ -30,6 +33,7 @@ export type BackgroundOptions = {
   publicBaseUrl: string;
   webhooks: WebhookSettings;
   schedulerTickMs?: number;
+  paymentChecks: PaymentCheckSettings;
 };
 
 /** Creates the read models and starts everything in the background, in this thread. */
@@ -44,12 +48,14 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
   const tickMs = options.schedulerTickMs ?? 1000;
   const accountSync = await startAccountSync({ ...core, readModels: projectionRunner }, { tickMs });
   const paymentExpiry = startPaymentExpiry({ store, snapshots, cache, clock, log, pool, readModels: projectionRunner }, { tickMs });
+  const paymentChecks = startPaymentChecks({ pool, clock, log }, options.paymentChecks, { tickMs });
   return {
     projections: projectionRunner,
     sagas: sagaRunner,
     webhookDelivery,
     accountSync,
     paymentExpiry,
+    paymentChecks,
     health: async () => {
       const here = [...projectionRunner.health(), ...sagaRunner.health()].map(s => subscriberProblem(s.subscriber, s.health));
       const recorded = await listSubscriberFailures(pool).catch(() => []);
@@ -63,6 +69,7 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
       await accountSync.stop();
       await webhookDelivery.stop();
       await paymentExpiry.stop();
+      await paymentChecks.stop();
       await sagaRunner.stop();
       await projectionRunner.stop();
     },

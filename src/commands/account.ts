@@ -11,6 +11,7 @@ import {
   ProviderSessionRestored,
   StaticQrisCaptured,
   type AccountEvent,
+  type SyncTrigger,
 } from '../events/account.ts';
 import type { ProviderTransaction } from '../providers/connector.ts';
 import type { Sealed } from '../security/credentials.ts';
@@ -70,7 +71,7 @@ export type FetchedTransaction = ProviderTransaction & { mutationId: string };
 export type AccountCommand =
   | LinkAccount
   | { type: 'ChangeAccountSettings'; ownerId: string; accountName?: string; intervalMinutes?: number; credentials?: Sealed; session?: Sealed | null; now: Date }
-  | { type: 'RecordSync'; slot: string | null; balance: number; transactions: FetchedTransaction[]; now: Date }
+  | { type: 'RecordSync'; slot: string | null; trigger: SyncTrigger; balance: number; transactions: FetchedTransaction[]; now: Date }
   | { type: 'RecordSyncFailure'; reason: string; now: Date; retryAt: (consecutiveFailures: number) => Date }
   | { type: 'PauseSync'; reason: 'not-enough-points'; now: Date }
   | { type: 'ExpireProviderSession'; now: Date }
@@ -211,7 +212,7 @@ function decide(state: Account, command: AccountCommand): AccountEvent[] {
             recordedAt: at,
           }),
         ),
-        AccountSynced({ accountId: state.accountId, balance: command.balance, syncedAt: at, slot: command.slot, cursor: last?.id ?? state.cursor }),
+        AccountSynced({ accountId: state.accountId, balance: command.balance, syncedAt: at, slot: command.slot, cursor: last?.id ?? state.cursor, trigger: command.trigger }),
       ];
     }
     case 'RecordSyncFailure': {

@@ -57,22 +57,24 @@ async function renewSession(deps: SyncDeps, a: LinkedAccount): Promise<ProviderS
 
 /**
  * Synchronises one account: balance and new transactions, once per slot whatever runs it. A scheduled sync
- * (a slot) costs a point; a manual refresh (slot null) too. Provider sessions that cannot be renewed mark the
- * account inactive; other failures are recorded and retried with backoff.
+ * (a slot) costs a point; a manual refresh (slot null) too; a payment check (pending payments asked for it) costs
+ * nothing and moves no schedule. Provider sessions that cannot be renewed mark the account inactive; other failures
+ * are recorded and retried with backoff.
  */
 export async function syncAccount(
   deps: SyncDeps,
   accountId: string,
   slot: string | null,
-  options: { waitForReadModels?: boolean } = {},
+  options: { waitForReadModels?: boolean; paymentCheck?: boolean } = {},
 ): Promise<SyncOutcome> {
+  const charged = !options.paymentCheck;
   const stream = accountStream(accountId);
   const { state } = await load(deps, stream, account);
   if (state.status !== 'linked' || !state.isActive) return 'skipped';
   if (slot !== null && state.lastSlot !== null && slot <= state.lastSlot) return 'skipped';
   const actor = { actor: 'system:account-sync', now: deps.clock.now() };
   const owner = await load(deps, userStream(state.ownerId), user);
-  if (!owner.state.registered || owner.state.points < pointsPerSync) {
+  if (charged && (!owner.state.registered || owner.state.points < pointsPerSync)) {
     await handleCommand(deps, stream, account, { type: 'PauseSync', reason: 'not-enough-points', now: deps.clock.now() }, actor);
     return 'paused';
   }
@@ -109,10 +111,12 @@ export async function syncAccount(
 
   const chargeKey = slot ?? `manual:${deps.clock.now().toISOString()}`;
   try {
-    await handleCommand(deps, userStream(state.ownerId), user, { type: 'DebitPoints', points: pointsPerSync, accountId }, {
-      ...actor,
-      eventId: () => deterministicUuid(`points:${accountId}:${chargeKey}`),
-    });
+    if (charged) {
+      await handleCommand(deps, userStream(state.ownerId), user, { type: 'DebitPoints', points: pointsPerSync, accountId }, {
+        ...actor,
+        eventId: () => deterministicUuid(`points:${accountId}:${chargeKey}`),
+      });
+    }
   } catch (err) {
     if (!(err instanceof DomainError && err.code === 'NOT_ENOUGH_POINTS')) throw err;
     await handleCommand(deps, stream, account, { type: 'PauseSync', reason: 'not-enough-points', now: deps.clock.now() }, actor);
@@ -128,6 +132,7 @@ export async function syncAccount(
     {
       type: 'RecordSync',
       slot,
+      trigger: slot !== null ? 'schedule' : options.paymentCheck ? 'payment-check' : 'refresh',
       balance: fetched.balance,
       transactions: fetched.transactions.map(t => ({ ...t, mutationId: mutationIdOf(accountId, t.id) })),
       now: deps.clock.now(),

@@ -49,14 +49,24 @@ export const MutationRecorded = event('MutationRecorded', 1, z.object({
   recordedAt: isoDate,
 }));
 
-export const AccountSynced = event('AccountSynced', 1, z.object({
-  accountId: z.uuid(),
-  balance: z.int(),
-  syncedAt: isoDate,
-  /** the scheduled time this sync answers; null for a manual refresh */
-  slot: isoDate.nullable(),
-  cursor: text.nullable(),
-}));
+export const syncTrigger = z.enum(['schedule', 'refresh', 'payment-check']);
+
+export const AccountSynced = event(
+  'AccountSynced',
+  2,
+  z.object({
+    accountId: z.uuid(),
+    balance: z.int(),
+    syncedAt: isoDate,
+    /** the scheduled time this sync answers; null for a manual refresh or a payment check */
+    slot: isoDate.nullable(),
+    cursor: text.nullable(),
+    /** what asked for it: the schedule, the user (refresh), or pending payments (a check, which moves no schedule) */
+    trigger: syncTrigger,
+  }),
+  // v1 knew the schedule's syncs and refreshes
+  { 1: d => ({ ...d, trigger: d.slot ? 'schedule' : 'refresh' }) },
+);
 
 export const AccountSyncFailed = event('AccountSyncFailed', 1, z.object({
   accountId: z.uuid(),
@@ -86,6 +96,8 @@ export const ProviderSessionRestored = event('ProviderSessionRestored', 1, z.obj
 
 /** The merchant's static QRIS, read once from the provider: dynamic QRIS payments are built from it. */
 export const StaticQrisCaptured = event('StaticQrisCaptured', 1, z.object({ accountId: z.uuid(), payload: text, capturedAt: isoDate }));
+
+export type SyncTrigger = z.infer<typeof syncTrigger>;
 
 export type AccountEvent =
   | EventOf<typeof AccountLinked>

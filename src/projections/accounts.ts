@@ -61,6 +61,11 @@ export const accountsProjection: Projection = {
       }
       case 'AccountSynced': {
         const d = event.data;
+        if (d.trigger === 'payment-check') {
+          // a check for pending payments leaves the account's own schedule (and its failures and pause) as they were
+          await query(tx, 'ProjectAccountChecked', 'update accounts set balance = $2, last_sync = $3 where id = $1', [d.accountId, d.balance, d.syncedAt]);
+          return;
+        }
         const row = await query<{ interval_minutes: number }>(tx, 'ReadAccountInterval', 'select interval_minutes from accounts where id = $1', [d.accountId]);
         const interval = row.rows[0]?.interval_minutes;
         if (interval === undefined) return;

@@ -135,3 +135,16 @@ export async function duePayments(db: Queryable, now: Date, limit: number): Prom
   );
   return r.rows;
 }
+
+/** The receiving accounts with billed payments still waiting for money at `now`, and when the newest was created. */
+export async function accountsWithPendingPayments(db: Queryable, now: Date): Promise<{ id: string; newest: Date }[]> {
+  const r = await preparedQuery<{ id: string; newest: Date }>(
+    db,
+    'FindAccountsWithPendingPayments',
+    `select receiving_account_id as id, max(created_at) as newest from payments
+      where status = 'PENDING' and expires_at > $1 and total_amount is not null
+      group by receiving_account_id`,
+    [now],
+  );
+  return r.rows;
+}

@@ -21,6 +21,8 @@ export type PaymentPageView = {
   /** Same-origin path of the QR image (QR types only). */
   qrisImagePath: string | null;
   statusPath: string;
+  /** where "Saya sudah bayar" asks for a check of the receiving account */
+  checkPath: string;
   expiresAt: Date;
   now: Date;
   /** http(s) only; null leaves the page without a way back. */
@@ -118,6 +120,8 @@ export function paymentPageHtml(v: PaymentPageView, nonce: string): string {
     </dl>
     <section class="state state-pending">
       ${howToPay(v)}
+      ${v.totalAmount === null ? '' : `<p class="paid"><button type="button" id="paid-check" data-check="${e(v.checkPath)}">Saya sudah bayar</button></p>
+      <p class="hint" id="check-note" role="status" hidden>Memeriksa pembayaran Anda…</p>`}
       <p class="countdown">Sisa waktu <strong id="countdown">—</strong><br>
         <small>Bayar sebelum <time datetime="${e(v.expiresAt.toISOString())}">${e(deadlineFormat.format(v.expiresAt))} WIB</time></small></p>
       <noscript><p class="hint">Muat ulang halaman ini untuk melihat status terbaru.</p></noscript>

@@ -143,6 +143,26 @@
     });
   });
 
+  // "Saya sudah bayar": the server checks the receiving account now; the page says so and looks at once
+  var paidCheck = document.getElementById('paid-check');
+  if (paidCheck) {
+    paidCheck.addEventListener('click', function () {
+      var note = document.getElementById('check-note');
+      paidCheck.disabled = true;
+      if (note) note.hidden = false;
+      fetch(paidCheck.getAttribute('data-check'), { method: 'POST', cache: 'no-store', headers: { accept: 'application/json' } })
+        .catch(function () {
+          /* the regular checks go on anyway */
+        })
+        .then(function () {
+          setTimeout(poll, 1500);
+          setTimeout(function () {
+            paidCheck.disabled = false;
+          }, 10000);
+        });
+    });
+  }
+
   // back from the wallet or banking app: look at once instead of waiting for the next poll
   document.addEventListener('visibilitychange', function () {
     if (document.visibilityState === 'visible') poll();

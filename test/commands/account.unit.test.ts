@@ -24,27 +24,27 @@ const recorded = (t: FetchedTransaction, now: Date): AccountEvent =>
   MutationRecorded({ accountId, mutationId: t.mutationId, providerTransactionId: t.id, type: t.type, amount: t.amount, description: t.description,
     senderName: t.senderName, reference: t.reference, occurredAt: t.occurredAt, recordedAt: now.toISOString() });
 const sync = (slot: Date | null, transactions: FetchedTransaction[], now = at(1)): AccountCommand =>
-  ({ type: 'RecordSync', slot: slot?.toISOString() ?? null, balance: 5000, transactions, now });
+  ({ type: 'RecordSync', slot: slot?.toISOString() ?? null, trigger: slot ? 'schedule' : 'refresh', balance: 5000, transactions, now });
 
 describe('account decider', () => {
   it('records new transactions and the balance of a sync', () => {
     given([linked]).when(sync(t0, [tx('1'), tx('2')])).then([
       recorded(tx('1'), at(1)),
       recorded(tx('2'), at(1)),
-      AccountSynced({ accountId, balance: 5000, syncedAt: at(1).toISOString(), slot: t0.toISOString(), cursor: '2' }),
+      AccountSynced({ accountId, balance: 5000, syncedAt: at(1).toISOString(), slot: t0.toISOString(), cursor: '2', trigger: 'schedule' }),
     ]);
   });
 
   it('records a transaction once even when the same page comes again', () => {
-    const first = [recorded(tx('1'), at(1)), AccountSynced({ accountId, balance: 5000, syncedAt: at(1).toISOString(), slot: null, cursor: '1' })];
+    const first = [recorded(tx('1'), at(1)), AccountSynced({ accountId, balance: 5000, syncedAt: at(1).toISOString(), slot: null, cursor: '1', trigger: 'refresh' })];
     given([linked, ...first]).when(sync(null, [tx('1'), tx('2'), tx('2')], at(2))).then([
       recorded(tx('2'), at(2)),
-      AccountSynced({ accountId, balance: 5000, syncedAt: at(2).toISOString(), slot: null, cursor: '2' }),
+      AccountSynced({ accountId, balance: 5000, syncedAt: at(2).toISOString(), slot: null, cursor: '2', trigger: 'refresh' }),
     ]);
   });
 
   it('serves a slot once: a second job for the same or an older slot does nothing', () => {
-    const done = AccountSynced({ accountId, balance: 5000, syncedAt: at(1).toISOString(), slot: at(5).toISOString(), cursor: null });
+    const done = AccountSynced({ accountId, balance: 5000, syncedAt: at(1).toISOString(), slot: at(5).toISOString(), cursor: null, trigger: 'schedule' });
     given([linked, done]).when(sync(at(5), [tx('9')])).then([]);
     given([linked, done]).when(sync(at(0), [tx('9')])).then([]);
   });

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { query } from '../../src/db/pool.ts';
+import { keyHolder } from '../support/http.ts';
+import { nextUuid } from '../support/ids.ts';
+import { createPayment, decodeQrPng, linkServiceWallet, paymentBody, statusOf } from '../support/payments.ts';
+import { eventually, sandboxOf } from '../support/sandbox.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+let service: TestService;
+let sandbox: ReturnType<typeof sandboxOf>;
+beforeAll(async () => {
+  service = await startTestService();
+  sandbox = sandboxOf(service);
+});
+afterAll(async () => service?.close());
+
+type Caller = Awaited<ReturnType<typeof keyHolder>>;
+
+/** A QRIS-DYNAMIC payment into a wallet synchronised hourly, paid in the sandbox; nobody asks for a refresh. */
+async function paidPayment(caller: Caller, accountId: string) {
+  const created = await createPayment(caller, paymentBody(accountId));
+  const png = await service.app.inject({ method: 'GET', url: new URL(created.qrisImage!).pathname });
+  await sandbox.pay({ qris: (await decodeQrPng(png.rawPayload)).payload! });
+  return created;
+}
+
+const pointsOf = async (userId: string) =>
+  (await query<{ points: number }>(service.pool, 'ReadPoints', 'select points from users where id = $1', [userId])).rows[0]!.points;
+const nextSyncOf = async (accountId: string) =>
+  (await query<{ next_sync_at: Date }>(service.pool, 'ReadNextSync', 'select next_sync_at from accounts where id = $1', [accountId])).rows[0]!.next_sync_at;
+
+describe('checks of accounts with pending payments', () => {
+  it('complete a paid payment without a refresh, cost no points and leave the account\'s schedule as it was', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    await service.projections.waitFor(await service.store.headPosition());
+    const [points, nextSync] = [await pointsOf(caller.id), await nextSyncOf(accountId)];
+    const payment = await paidPayment(caller, accountId);
+
+    expect(await service.paymentChecks.tick()).toBeGreaterThanOrEqual(1);
+    await eventually(async () => (await statusOf(caller, payment.id)).status === 'COMPLETED');
+    await service.projections.waitFor(await service.store.headPosition());
+    expect(await pointsOf(caller.id)).toBe(points);
+    expect(await nextSyncOf(accountId)).toEqual(nextSync);
+  });
+
+  it('come every 15 s in the first 10 minutes after a payment, then every minute, until its last pending payment ends', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 30 }));
+    // the only account with a pending payment in this service now: a tick answers whether it handed a check over
+    const ticks: string[] = [];
+    const step = async (seconds: number) => {
+      service.clock.advance(seconds * 1000);
+      ticks.push(`${seconds}s:${(await service.paymentChecks.tick()) > 0 ? 'check' : '-'}`);
+    };
+    await step(0);
+    await step(10);
+    await step(5);
+    await step(14);
+    await step(1);
+    service.clock.advance(10 * 60_000); // past the first ten minutes
+    await step(0);
+    await step(30);
+    await step(30);
+    service.clock.advance(30 * 60_000); // the payment expires
+    await service.paymentExpiry.tick();
+    await step(60);
+    expect(ticks).toEqual(['0s:check', '10s:-', '5s:check', '14s:-', '1s:check', '0s:check', '30s:-', '30s:check', '60s:-']);
+  });
+
+  it('"Saya sudah bayar" checks the account at once, at most once in 10 s per payment; unknown payments are not found', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    const payment = await paidPayment(caller, accountId);
+    const ask = (id = payment.id) => service.app.inject({ method: 'POST', url: `/pay/${id}/check` });
+
+    const first = await ask();
+    expect(first.statusCode).toBe(202);
+    expect(first.json()).toMatchObject({ status: 'success', checking: true, data: { status: 'PENDING' } });
+    const again = await ask();
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['retry-after']).toBeDefined();
+    expect((await ask(nextUuid())).statusCode).toBe(404);
+    expect((await ask('not-a-uuid')).statusCode).toBe(404);
+
+    // no tick, no refresh: the check the payer asked for completes it
+    await eventually(async () => (await statusOf(caller, payment.id)).status === 'COMPLETED');
+    const done = await ask();
+    expect(done.statusCode).toBe(200);
+    expect(done.json()).toMatchObject({ checking: false, data: { status: 'COMPLETED' } });
+
+    const page = await service.app.inject({ method: 'GET', url: `/pay/${(await createPayment(caller, paymentBody(accountId))).id}` });
+    expect(page.body).toContain('data-check="/pay/');
+    expect(page.body).toContain('Saya sudah bayar');
+  });
+});
+

@@ -1,9 +1,10 @@
 import { refuse } from '../errors.ts';
+import { findProvider } from '../providers/catalogue.ts';
 import { ProviderError } from '../providers/connector.ts';
 import { account, accountStream } from './account.ts';
 import { handleCommand } from './handle.ts';
 import { loadOwnedAccount, providerFailure } from './link-account.ts';
-import { syncAccount, type SyncDeps, type SyncOutcome } from './sync-account.ts';
+import { renewSession, syncAccount, type SyncDeps, type SyncOutcome } from './sync-account.ts';
 import { user, userStream } from './user.ts';
 
 export type AccountChanges = { accountName?: string; intervalMinutes?: number; username?: string; password?: string };
@@ -50,10 +51,20 @@ export async function deleteAccount(deps: SyncDeps, ownerId: string, accountId: 
   await deps.readModels.waitFor(audit.position);
 }
 
-/** A manual sync; an inactive account needs a relogin first. */
+/**
+ * A manual sync. An inactive account needs a relogin first: an OTP wallet by its OTP flow; a service wallet linked by
+ * its phone number alone (loginFlow 'direct') logs in again here, by that number, and is active again.
+ */
 export async function refreshAccount(deps: SyncDeps, ownerId: string, accountId: string): Promise<SyncOutcome> {
   const state = await loadOwnedAccount(deps, ownerId, accountId);
-  if (!state.isActive) throw refuse('ACCOUNT_INACTIVE', { message: 'Account inactive: the provider session expired, relogin needed' });
+  if (!state.isActive && findProvider(state.providerCode)?.loginFlow === 'direct') {
+    const renewed = await renewSession(deps, state).catch(err => {
+      throw err instanceof ProviderError ? providerFailure(err) : err;
+    });
+    if (!renewed) throw refuse('PROVIDER_LOGIN_FAILED', { message: 'The provider refused to log this wallet in again; try again later' });
+    const now = deps.clock.now();
+    await handleCommand(deps, accountStream(accountId), account, { type: 'RestoreProviderSession', session: deps.vault.seal(renewed), now }, { actor: `user:${ownerId}`, now });
+  } else if (!state.isActive) throw refuse('ACCOUNT_INACTIVE', { message: 'Account inactive: the provider session expired, relogin needed' });
   const outcome = await syncAccount(deps, accountId, null, { waitForReadModels: true });
   if (outcome === 'session-expired') throw refuse('ACCOUNT_INACTIVE', { message: 'Account inactive: the provider session expired, relogin needed' });
   if (outcome === 'failed') throw refuse('PROVIDER_UNAVAILABLE');

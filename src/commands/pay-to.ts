@@ -7,7 +7,7 @@ import { account, accountStream, type LinkedAccount } from './account.ts';
 import { handleCommand, type CommandContext } from './handle.ts';
 import { providerFailure } from './link-account.ts';
 import type { ReceivingCommand } from './receiving.ts';
-import type { SyncDeps } from './sync-account.ts';
+import { renewSession, type SyncDeps } from './sync-account.ts';
 
 /** Virtual-account number prefixes per VA type: prefix + 11 random digits. */
 const vaPrefix: Partial<Record<PaymentType, string>> = { 'VA-BANK1': '88810', 'VA-BANK2': '88820', 'VA-BANK3': '88830' };
@@ -27,32 +27,54 @@ export function typeFor(provider: NonNullable<ReturnType<typeof findProvider>>, 
   return type;
 }
 
-/** Where the customer pays: the dynamic QRIS, a fresh virtual account, or the wallet's own number (DIRECT). */
+/**
+ * Where the customer pays: the dynamic QRIS, a fresh virtual account, or the wallet's own number (DIRECT). A provider
+ * session found expired is renewed where the account can renew it (a service wallet by its phone number), as a sync
+ * would; where it cannot, the account becomes inactive, as a sync would make it, and the payment is refused so.
+ */
 export async function payTo(deps: SyncDeps, linked: LinkedAccount, type: PaymentType, context: CommandContext) {
   if (!linked.session) throw refuse('ACCOUNT_INACTIVE', { message: 'The receiving account is inactive: relogin needed' });
-  const sealed = linked.session;
-  // opened only when the provider is asked something (decrypting costs; most QRIS payments ask nothing)
-  const session = () => deps.vault.open<ProviderSession>(sealed);
   try {
-    if (type === 'QRIS-DYNAMIC') {
-      let staticQris = linked.staticQris ?? null;
-      if (!staticQris) {
-        staticQris = await deps.connector.fetchStaticQris(linked.providerCode, linked.accountRef, session());
-        await handleCommand(deps, accountStream(linked.accountId), account, { type: 'CaptureStaticQris', payload: staticQris, now: deps.clock.now() }, context);
-      }
-      return { staticQris, vaNumber: null, accountNumber: null };
-    }
-    const prefix = vaPrefix[type];
-    if (prefix) {
-      const vaNumber = `${prefix}${String(randomInt(0, 10 ** 11)).padStart(11, '0')}`;
-      await deps.connector.openVirtualAccount(linked.providerCode, linked.accountRef, session(), vaNumber);
-      return { staticQris: null, vaNumber, accountNumber: vaNumber };
-    }
-    return { staticQris: null, vaNumber: null, accountNumber: linked.accountRef }; // DIRECT: a transfer to the wallet
+    // opened only when the provider is asked something (decrypting costs; most QRIS payments ask nothing)
+    const sealed = linked.session;
+    return await askProvider(deps, linked, type, context, () => deps.vault.open<ProviderSession>(sealed));
   } catch (err) {
-    if (err instanceof ProviderError) throw providerFailure(err);
-    throw err;
+    if (!(err instanceof ProviderError && err.failure === 'session-expired')) throw err instanceof ProviderError ? providerFailure(err) : err;
   }
+  const renewed = await renewSession(deps, linked).catch(err => {
+    throw err instanceof ProviderError ? providerFailure(err) : err;
+  });
+  const stream = accountStream(linked.accountId);
+  if (!renewed) {
+    const expired = await handleCommand(deps, stream, account, { type: 'ExpireProviderSession', now: deps.clock.now() }, context);
+    await deps.readModels.waitFor(expired.position); // the account shows inactive by the time the refusal is read
+    throw refuse('ACCOUNT_INACTIVE', { message: 'The receiving account is inactive: its provider session expired, relogin needed' });
+  }
+  await handleCommand(deps, stream, account, { type: 'RestoreProviderSession', session: deps.vault.seal(renewed), now: deps.clock.now() }, context);
+  try {
+    return await askProvider(deps, linked, type, context, () => renewed);
+  } catch (err) {
+    throw err instanceof ProviderError ? providerFailure(err) : err;
+  }
+}
+
+/** Asks the provider for what a payment of `type` needs, if anything; the session is opened only when asked. */
+async function askProvider(deps: SyncDeps, linked: LinkedAccount, type: PaymentType, context: CommandContext, session: () => ProviderSession) {
+  if (type === 'QRIS-DYNAMIC') {
+    let staticQris = linked.staticQris ?? null;
+    if (!staticQris) {
+      staticQris = await deps.connector.fetchStaticQris(linked.providerCode, linked.accountRef, session());
+      await handleCommand(deps, accountStream(linked.accountId), account, { type: 'CaptureStaticQris', payload: staticQris, now: deps.clock.now() }, context);
+    }
+    return { staticQris, vaNumber: null, accountNumber: null };
+  }
+  const prefix = vaPrefix[type];
+  if (prefix) {
+    const vaNumber = `${prefix}${String(randomInt(0, 10 ** 11)).padStart(11, '0')}`;
+    await deps.connector.openVirtualAccount(linked.providerCode, linked.accountRef, session(), vaNumber);
+    return { staticQris: null, vaNumber, accountNumber: vaNumber };
+  }
+  return { staticQris: null, vaNumber: null, accountNumber: linked.accountRef }; // DIRECT: a transfer to the wallet
 }
 
 /** Where to pay, as payTo answers it. */

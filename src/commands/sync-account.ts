@@ -41,7 +41,7 @@ async function fetchAll(deps: SyncDeps, a: LinkedAccount, session: ProviderSessi
  * A bank session is renewed with the stored credentials, a service wallet's by its phone number; an OTP wallet
  * needs its owner's OTP (relogin), so it answers null.
  */
-async function renewSession(deps: SyncDeps, a: LinkedAccount): Promise<ProviderSession | null> {
+export async function renewSession(deps: SyncDeps, a: LinkedAccount): Promise<ProviderSession | null> {
   try {
     if (a.type === 'bank' && a.credentials) {
       const { username, password } = deps.vault.open<{ username: string; password: string }>(a.credentials);

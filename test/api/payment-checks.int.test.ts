@@ -96,3 +96,29 @@ describe('checks of accounts with pending payments', () => {
   });
 });
 
+
+describe('a service wallet (linked by its phone number) whose provider session expired', () => {
+  it('is renewed by a payment when the provider lets it log in again; else it turns inactive, and a refresh logs it in again', async () => {
+    const caller = await keyHolder(service);
+    const renewable = await linkServiceWallet(caller, 'WALLET-E');
+    await sandbox.faults({ providerCode: 'WALLET-E', expireSessions: true });
+    expect((await caller.call('POST', '/api/v1/payments', paymentBody(renewable.accountId))).statusCode).toBe(200);
+    expect((await caller.call('GET', `/api/v1/accounts/${renewable.accountId}`)).json().data.isActive).toBe(true);
+
+    const { accountId } = await linkServiceWallet(caller, 'WALLET-D');
+    await sandbox.faults({ providerCode: 'WALLET-D', expireSessions: true, refuseLogin: true });
+    const refused = await caller.call('POST', '/api/v1/payments', paymentBody(accountId));
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: 'ACCOUNT_INACTIVE' });
+    expect((await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data.isActive).toBe(false);
+    const stillRefused = await caller.call('GET', `/api/v1/accounts/${accountId}/refresh`);
+    expect(stillRefused.statusCode).toBe(400);
+    expect(stillRefused.json()).toMatchObject({ code: 'PROVIDER_LOGIN_FAILED' });
+
+    await sandbox.clearFaults();
+    const relogged = await caller.call('GET', `/api/v1/accounts/${accountId}/refresh`);
+    expect(relogged.statusCode, relogged.body).toBe(200);
+    expect(relogged.json().data.isActive).toBe(true);
+    expect((await caller.call('POST', '/api/v1/payments', paymentBody(accountId))).statusCode).toBe(200);
+  });
+});

@@ -35,6 +35,11 @@ const benchmarks: Benchmark[] = [
     description: 'scheduled sync of 10,000 accounts at a 5-minute interval against the sandbox: lag and throughput',
     run: async ctx => (await import('./account-sync.ts')).run(ctx),
   },
+  {
+    name: 'fast-completion',
+    description: 'payment to webhook with nobody asking (checks of pending payments) at 50 and 1,000 accounts; scheduled-sync lag; checks/min',
+    run: async ctx => (await import('./fast-completion.ts')).run(ctx),
+  },
 ];
 
 function usage(): string {

@@ -36,7 +36,7 @@ import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { freePort } from '../src/db/embedded.ts';
 import { fmtInt, fmtRatio, markdownTable, sleep, textTable, writeResults, type BenchContext } from './harness.ts';
-import { machineBusyMs, startService, treeCpuMs, type StartedService, type TreeCpu } from './processes.ts';
+import { killOnExit, machineBusyMs, startService, treeCpuMs, type StartedService, type TreeCpu } from './processes.ts';
 
 // jsqr is CommonJS with an ESM-style default in its types: the function is the module itself at run time
 const jsQR = ((jsqrModule as unknown as { default?: typeof jsqrModule }).default ?? jsqrModule) as unknown as typeof jsqrModule.default;
@@ -724,16 +724,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   // run as root, the embedded PostgreSQL runs as 'postgres', which must pass through to its data folder
   chmodSync(tmp, 0o711);
   const started: StartedService[] = [];
-  const killServices = () => {
-    for (const s of started) {
-      try {
-        process.kill(-s.pid, 'SIGINT');
-      } catch {
-        // gone
-      }
-    }
-  };
-  process.once('exit', killServices);
+  const killServices = killOnExit(started);
   const results: ScenarioResult[] = [];
   try {
     for (const scenario of size.scenarios) {

@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/db/embedded.ts';
 import { fmtInt, fmtRatio, markdownTable, sleep, textTable, writeResults, type BenchContext } from './harness.ts';
 import type { LoadRequest, LoadResult, LoadTarget } from './payments-load.ts';
-import { machineBusyMs, startService, treeCpuMs, type StartedService, type TreeCpu } from './processes.ts';
+import { killOnExit, machineBusyMs, startService, treeCpuMs, type StartedService, type TreeCpu } from './processes.ts';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(benchDir, '..');
@@ -276,16 +276,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const cleanup: (() => Promise<void> | void)[] = [];
   // a benchmark ended by a second Ctrl-C (process.exit) must not leave services behind
   const started: StartedService[] = [];
-  const killServices = () => {
-    for (const s of started) {
-      try {
-        process.kill(-s.pid, 'SIGINT');
-      } catch {
-        // gone
-      }
-    }
-  };
-  process.once('exit', killServices);
+  const killServices = killOnExit(started);
   try {
     // the reference checkout first: the slowest step, and the one most likely to fail
     const checkout = (ref: string, name: string) => {

@@ -188,3 +188,21 @@ export async function startService(opts: {
     stop,
   };
 }
+
+/**
+ * Stops these services (their process groups) when the benchmark process exits, even by a second Ctrl-C
+ * (process.exit): a benchmark must not leave services behind. Answers the function, to call it earlier as well.
+ */
+export function killOnExit(started: readonly { pid: number }[]): () => void {
+  const kill = () => {
+    for (const s of started) {
+      try {
+        process.kill(-s.pid, 'SIGINT');
+      } catch {
+        // gone
+      }
+    }
+  };
+  process.once('exit', kill);
+  return kill;
+}

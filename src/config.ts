@@ -41,7 +41,27 @@ const envSchema = z.object({
   PAYMENT_CHECK_FAST_FOR_MINUTES: z.coerce.number().int().min(0).max(24 * 60).default(10),
   PAYMENT_CHECK_SLOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   PAYMENT_CHECK_ASK_EVERY_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+  // the gateway's numbers (DESIGN section 9; the interface document's Limits table sets the fees and the minimum withdrawal)
+  GATEWAY_VA_FEE: z.coerce.number().int().min(0).max(1_000_000).default(3000),
+  GATEWAY_QRIS_FEE_RATE_BP: z.coerce.number().int().min(0).max(10_000).default(70),
+  GATEWAY_QRIS_FEE_FLAT: z.coerce.number().int().min(0).max(1_000_000).default(200),
+  GATEWAY_QRIS_MIN_AMOUNT: z.coerce.number().int().min(1).default(1000),
+  GATEWAY_QRIS_MAX_AMOUNT: z.coerce.number().int().min(1).default(10_000_000),
+  GATEWAY_VA_MIN_AMOUNT: z.coerce.number().int().min(1).default(10_000),
+  GATEWAY_VA_MAX_AMOUNT: z.coerce.number().int().min(1).default(50_000_000),
+  GATEWAY_MIN_WITHDRAWAL: z.coerce.number().int().min(1).default(50_000),
 });
+
+/**
+ * The gateway's money numbers, integer rupiah (DESIGN section 9). QRIS fee = round-half-up(amount x rateBp / 10,000) +
+ * flat; a virtual account pays vaFee flat. Minimums are checked on the requested amount, maximums on the billed one.
+ */
+export type GatewaySettings = {
+  vaFee: number;
+  qrisFee: { rateBp: number; flat: number };
+  limits: { qris: { min: number; max: number }; va: { min: number; max: number } };
+  minWithdrawal: number;
+};
 
 /** How often a receiving account with pending payments is checked (DESIGN section 11). */
 export type PaymentCheckSettings = {
@@ -73,6 +93,7 @@ export type Config = {
   otp: OtpSettings;
   authLimits: AuthLimits;
   paymentChecks: PaymentCheckSettings;
+  gateway: GatewaySettings;
   webhookTimeoutSeconds: number;
   webhookConcurrency: number;
 };
@@ -161,6 +182,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       fastForMinutes: e.PAYMENT_CHECK_FAST_FOR_MINUTES,
       slowSeconds: e.PAYMENT_CHECK_SLOW_SECONDS,
       askEverySeconds: e.PAYMENT_CHECK_ASK_EVERY_SECONDS,
+    },
+    gateway: {
+      vaFee: e.GATEWAY_VA_FEE,
+      qrisFee: { rateBp: e.GATEWAY_QRIS_FEE_RATE_BP, flat: e.GATEWAY_QRIS_FEE_FLAT },
+      limits: {
+        qris: { min: e.GATEWAY_QRIS_MIN_AMOUNT, max: e.GATEWAY_QRIS_MAX_AMOUNT },
+        va: { min: e.GATEWAY_VA_MIN_AMOUNT, max: e.GATEWAY_VA_MAX_AMOUNT },
+      },
+      minWithdrawal: e.GATEWAY_MIN_WITHDRAWAL,
     },
     webhookTimeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,
     webhookConcurrency: e.WEBHOOK_CONCURRENCY,

@@ -43,6 +43,16 @@ export const PaymentMethodChosen = event('PaymentMethodChosen', 1, z.object({
   chosenAt: isoDate,
 }));
 
+/**
+ * A gateway payment's figures (DESIGN section 9): the amount the merchant asked for, whether the buyer pays the fee,
+ * and the fee on the billed amount once the method is known (null until then).
+ */
+export const gatewayTerms = z.object({
+  baseAmount: rupiah,
+  feeToCustomer: z.boolean(),
+  fee: rupiah.nullable(),
+});
+
 export const PaymentCompleted = event('PaymentCompleted', 1, z.object({
   paymentId: z.uuid(),
   ownerId: z.uuid(),
@@ -56,6 +66,8 @@ export const PaymentCompleted = event('PaymentCompleted', 1, z.object({
   /** when the provider booked the credit */
   paidAt: isoDate,
   completedAt: isoDate,
+  /** a gateway payment: the fee the platform keeps; the merchant (ownerId) is owed totalAmount - fee */
+  gateway: z.object({ fee: rupiah }).nullable().default(null),
 }));
 
 export const PaymentExpired = event('PaymentExpired', 1, z.object({

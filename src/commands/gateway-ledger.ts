@@ -1,0 +1,201 @@
+import { refuse } from '../errors.ts';
+import {
+  BalanceSettled,
+  GatewayPaymentCredited,
+  WithdrawalPaid,
+  WithdrawalRejected,
+  WithdrawalRequested,
+  type GatewayLedgerEvent,
+  type Posting,
+} from '../events/gateway.ts';
+import { Credits, type CreditsJson } from './gateway-credits.ts';
+import { handleCommand, type CommandContext, type Decider, type EventSourcing } from './handle.ts';
+
+export const gatewayLedgerStream = (merchantId: string) => `gateway-${merchantId}`;
+
+/** The ledger's accounts (docs/decisions.md, "Gateway ledger"): debit positive, credit negative. */
+export const ledgerAccount = {
+  holding: (accountId: string) => `holding:${accountId}`,
+  pending: (merchantId: string) => `merchant:${merchantId}:pending`,
+  settled: (merchantId: string) => `merchant:${merchantId}:settled`,
+  onHold: (merchantId: string) => `merchant:${merchantId}:onHold`,
+  fees: 'platform:fees',
+  payouts: 'bank:payouts',
+} as const;
+
+export type WithdrawalStatus = 'REQUESTED' | 'PAID' | 'REJECTED';
+export type Withdrawal = { amount: number; status: WithdrawalStatus; requestedBy: string };
+
+export type GatewayLedger = {
+  merchantId: string | null;
+  /** every account's balance: the fold of the postings (what the platform owes a merchant is negative: a credit balance) */
+  balances: Record<string, number>;
+  credits: Credits;
+  withdrawals: Record<string, Withdrawal>;
+};
+
+export type GatewayLedgerCommand =
+  | { type: 'CreditGatewayPayment'; merchantId: string; paymentId: string; holdingAccountId: string; totalAmount: number; fee: number; completedAt: Date; now: Date }
+  /** the cutoff comes from the working-day calendar, outside the decider */
+  | { type: 'SettleDue'; merchantId: string; cutoff: Date; now: Date }
+  | {
+      type: 'RequestWithdrawal';
+      merchantId: string;
+      withdrawalId: string;
+      amount: number;
+      bankCode: string;
+      accountNumber: string;
+      accountHolderName: string;
+      requestedBy: string;
+      minWithdrawal: number;
+      now: Date;
+    }
+  | { type: 'PayWithdrawal'; merchantId: string; withdrawalId: string; reference: string; paidBy: string; now: Date }
+  | { type: 'RejectWithdrawal'; merchantId: string; withdrawalId: string; note: string; rejectedBy: string; now: Date };
+
+/** A merchant's balance as the API shows it: settled counts what withdrawals hold; available = settled - onHold. */
+export type MerchantBalance = { settled: number; pending: number; onHold: number; available: number };
+
+/** What the platform owes on an account: its credit balance, as a positive number. */
+const owed = (state: GatewayLedger, account: string) => 0 - (state.balances[account] ?? 0);
+
+export function merchantBalance(state: GatewayLedger, merchantId: string): MerchantBalance {
+  const available = owed(state, ledgerAccount.settled(merchantId));
+  const onHold = owed(state, ledgerAccount.onHold(merchantId));
+  return { settled: available + onHold, pending: owed(state, ledgerAccount.pending(merchantId)), onHold, available };
+}
+
+/** A balanced entry: `amount` debited to one account and credited to another. */
+const transfer = (debit: string, credit: string, amount: number): Posting[] => [
+  { account: debit, amount },
+  { account: credit, amount: -amount },
+];
+
+function evolve(state: GatewayLedger, event: GatewayLedgerEvent): GatewayLedger {
+  const balances = { ...state.balances };
+  for (const p of event.data.postings) balances[p.account] = (balances[p.account] ?? 0) + p.amount;
+  const next = { ...state, merchantId: event.data.merchantId, balances };
+  switch (event.type) {
+    case 'GatewayPaymentCredited': {
+      const { paymentId, net, completedAt } = event.data;
+      return { ...next, credits: state.credits.add({ paymentId, net, completedAt }) };
+    }
+    case 'BalanceSettled':
+      return { ...next, credits: state.credits.settle(event.data.paymentIds) };
+    case 'WithdrawalRequested': {
+      const { withdrawalId, amount, requestedBy } = event.data;
+      return { ...next, withdrawals: { ...state.withdrawals, [withdrawalId]: { amount, status: 'REQUESTED', requestedBy } } };
+    }
+    case 'WithdrawalPaid':
+    case 'WithdrawalRejected': {
+      const { withdrawalId } = event.data;
+      const withdrawal = state.withdrawals[withdrawalId];
+      if (!withdrawal) return next;
+      const status = event.type === 'WithdrawalPaid' ? 'PAID' : 'REJECTED';
+      return { ...next, withdrawals: { ...state.withdrawals, [withdrawalId]: { ...withdrawal, status } } };
+    }
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+/** The withdrawal an admin acts on: it must exist and still wait for a decision. */
+function requestedWithdrawal(state: GatewayLedger, withdrawalId: string): Withdrawal {
+  const withdrawal = state.withdrawals[withdrawalId];
+  if (!withdrawal) throw refuse('WITHDRAWAL_NOT_FOUND');
+  if (withdrawal.status !== 'REQUESTED') throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: `The withdrawal is ${withdrawal.status} already` });
+  return withdrawal;
+}
+
+/**
+ * Every entry is balanced by construction (and by the events' schema). A payment is credited once; a settlement takes
+ * every credit completed before the cutoff, in one entry; a withdrawal takes at most what is available, and the
+ * stream's expected revision keeps that true under concurrent requests.
+ */
+function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLedgerEvent[] {
+  const m = command.merchantId;
+  switch (command.type) {
+    case 'CreditGatewayPayment': {
+      if (state.credits.has(command.paymentId)) return [];
+      const { paymentId, holdingAccountId, totalAmount, fee } = command;
+      if (fee > totalAmount) throw refuse('INVALID_INPUT', { message: 'The fee is more than the amount paid' });
+      const net = totalAmount - fee;
+      const postings = [
+        { account: ledgerAccount.holding(holdingAccountId), amount: totalAmount },
+        { account: ledgerAccount.pending(m), amount: -net },
+        ...(fee > 0 ? [{ account: ledgerAccount.fees, amount: -fee }] : []),
+      ];
+      return [GatewayPaymentCredited({ merchantId: m, paymentId, holdingAccountId, totalAmount, fee, net, completedAt: command.completedAt.toISOString(), postings })];
+    }
+    case 'SettleDue': {
+      const cutoff = command.cutoff.toISOString();
+      const due = state.credits.dueBefore(cutoff);
+      if (due.length === 0) return [];
+      const amount = due.reduce((sum, c) => sum + c.net, 0);
+      const postings = transfer(ledgerAccount.pending(m), ledgerAccount.settled(m), amount);
+      return [BalanceSettled({ merchantId: m, paymentIds: due.map(c => c.paymentId), amount, cutoff, settledAt: command.now.toISOString(), postings })];
+    }
+    case 'RequestWithdrawal': {
+      const { withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy } = command;
+      if (state.withdrawals[withdrawalId]) return []; // the same request again
+      if (amount < command.minWithdrawal) throw refuse('WITHDRAWAL_BELOW_MINIMUM', { message: `The minimum withdrawal is ${command.minWithdrawal}` });
+      const { available } = merchantBalance(state, m);
+      if (amount > available) throw refuse('INSUFFICIENT_BALANCE', { message: `The amount is more than the available balance (${available})` });
+      const postings = transfer(ledgerAccount.settled(m), ledgerAccount.onHold(m), amount);
+      return [WithdrawalRequested({ merchantId: m, withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy, requestedAt: command.now.toISOString(), postings })];
+    }
+    case 'PayWithdrawal': {
+      const withdrawal = requestedWithdrawal(state, command.withdrawalId);
+      if (withdrawal.requestedBy === command.paidBy) throw refuse('WITHDRAWAL_OWN_PAYOUT');
+      const postings = transfer(ledgerAccount.onHold(m), ledgerAccount.payouts, withdrawal.amount);
+      const { withdrawalId, reference, paidBy } = command;
+      return [WithdrawalPaid({ merchantId: m, withdrawalId, amount: withdrawal.amount, reference, paidBy, paidAt: command.now.toISOString(), postings })];
+    }
+    case 'RejectWithdrawal': {
+      const withdrawal = requestedWithdrawal(state, command.withdrawalId);
+      const postings = transfer(ledgerAccount.onHold(m), ledgerAccount.settled(m), withdrawal.amount);
+      const { withdrawalId, note, rejectedBy } = command;
+      return [WithdrawalRejected({ merchantId: m, withdrawalId, amount: withdrawal.amount, note, rejectedBy, rejectedAt: command.now.toISOString(), postings })];
+    }
+    default: {
+      const never: never = command;
+      return never;
+    }
+  }
+}
+
+type GatewayLedgerJson = Omit<GatewayLedger, 'credits'> & { credits: CreditsJson };
+
+export const gatewayLedger: Decider<GatewayLedger, GatewayLedgerCommand, GatewayLedgerEvent> = {
+  // a merchant's stream grows by a credit per payment, for ever: snapshots, less often the more payments it has seen
+  snapshot: {
+    name: 'gateway-ledger',
+    version: 1,
+    every: 200,
+    size: state => state.credits.size,
+    revive: json => {
+      const { credits, ...rest } = json as GatewayLedgerJson;
+      return { ...rest, credits: Credits.fromJSON(credits) };
+    },
+  },
+  cached: true,
+  initialState: () => ({ merchantId: null, balances: {}, credits: Credits.none, withdrawals: {} }),
+  evolve,
+  decide,
+};
+
+/** Books a completed gateway payment into its merchant's ledger, once (a second credit of the payment appends nothing). */
+export function creditGatewayPayment(
+  es: EventSourcing,
+  credit: { merchantId: string; paymentId: string; holdingAccountId: string; totalAmount: number; fee: number; completedAt: Date },
+  context: CommandContext,
+) {
+  return handleCommand(es, gatewayLedgerStream(credit.merchantId), gatewayLedger, { type: 'CreditGatewayPayment', ...credit, now: context.now }, context);
+}
+
+/** Moves every credit of the merchant completed before `cutoff` from pending to settled, in one entry (none due: nothing). */
+export function settleDue(es: EventSourcing, merchantId: string, cutoff: Date, context: CommandContext) {
+  return handleCommand(es, gatewayLedgerStream(merchantId), gatewayLedger, { type: 'SettleDue', merchantId, cutoff, now: context.now }, context);
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { event, isoDate, rupiah, type EventOf } from './event.ts';
+import { text } from '../text.ts';
+
+// stream gateway-<merchantId>: the double-entry ledger of what the platform owes a gateway merchant (DESIGN section 9,
+// docs/decisions.md "Gateway ledger")
+
+/**
+ * One line of a balanced entry: debit positive, credit negative, in whole rupiah. Accounts: `holding:<accountId>` and
+ * `bank:payouts` (assets), `merchant:<id>:pending|settled|onHold` (what the platform owes), `platform:fees`.
+ */
+export const posting = z.object({ account: text, amount: z.int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER) });
+export type Posting = z.infer<typeof posting>;
+
+/** Every entry is balanced: its debits equal its credits (no event is stored that is not). */
+const postings = z.array(posting).min(2).refine(lines => lines.reduce((sum, p) => sum + p.amount, 0) === 0, { message: 'postings must sum to zero' });
+
+/** A completed gateway payment: totalAmount into the holding account, the net owed to the merchant (pending), the fee earned. */
+export const GatewayPaymentCredited = event('GatewayPaymentCredited', 1, z.object({
+  merchantId: z.uuid(),
+  paymentId: z.uuid(),
+  holdingAccountId: z.uuid(),
+  totalAmount: rupiah,
+  fee: rupiah,
+  net: rupiah,
+  completedAt: isoDate,
+  postings,
+}));
+
+/** A settlement run moved every credit completed before `cutoff` from pending to settled (withdrawable). */
+export const BalanceSettled = event('BalanceSettled', 1, z.object({
+  merchantId: z.uuid(),
+  paymentIds: z.array(z.uuid()).min(1),
+  amount: rupiah,
+  cutoff: isoDate,
+  settledAt: isoDate,
+  postings,
+}));
+
+/** The merchant asked for a payout: the amount moves from settled to onHold until an admin pays or rejects it. */
+export const WithdrawalRequested = event('WithdrawalRequested', 1, z.object({
+  merchantId: z.uuid(),
+  withdrawalId: z.uuid(),
+  amount: rupiah,
+  bankCode: text,
+  accountNumber: text,
+  accountHolderName: text,
+  requestedBy: z.uuid(),
+  requestedAt: isoDate,
+  postings,
+}));
+
+/** An admin transferred the money from the platform's payout bank account: onHold drops, and so does bank:payouts. */
+export const WithdrawalPaid = event('WithdrawalPaid', 1, z.object({
+  merchantId: z.uuid(),
+  withdrawalId: z.uuid(),
+  amount: rupiah,
+  reference: text,
+  paidBy: z.uuid(),
+  paidAt: isoDate,
+  postings,
+}));
+
+/** An admin refused the payout: the amount goes back from onHold to settled. */
+export const WithdrawalRejected = event('WithdrawalRejected', 1, z.object({
+  merchantId: z.uuid(),
+  withdrawalId: z.uuid(),
+  amount: rupiah,
+  note: text,
+  rejectedBy: z.uuid(),
+  rejectedAt: isoDate,
+  postings,
+}));
+
+export type GatewayLedgerEvent =
+  | EventOf<typeof GatewayPaymentCredited>
+  | EventOf<typeof BalanceSettled>
+  | EventOf<typeof WithdrawalRequested>
+  | EventOf<typeof WithdrawalPaid>
+  | EventOf<typeof WithdrawalRejected>;

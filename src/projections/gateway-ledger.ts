@@ -1,0 +1,241 @@
+import { ledgerAccount, type MerchantBalance, type WithdrawalStatus } from '../commands/gateway-ledger.ts';
+import { preparedQuery, type Queryable, type Statement } from '../db/pool.ts';
+import type { AnyEvent } from '../events/all.ts';
+import type { StoredEvent } from '../events/event.ts';
+import type { GatewayLedgerEvent } from '../events/gateway.ts';
+import type { Projection } from './projection.ts';
+
+type LedgerEvent = StoredEvent<GatewayLedgerEvent>;
+
+const ledgerTypes = ['GatewayPaymentCredited', 'BalanceSettled', 'WithdrawalRequested', 'WithdrawalPaid', 'WithdrawalRejected'] as const;
+const isLedgerEvent = (e: StoredEvent<AnyEvent>): e is LedgerEvent => (ledgerTypes as readonly string[]).includes(e.type);
+
+/** The event's own time: a credit is booked on the day its payment completed, the rest when they were decided. */
+function occurredAt(e: LedgerEvent): string {
+  switch (e.type) {
+    case 'GatewayPaymentCredited':
+      return e.data.completedAt;
+    case 'BalanceSettled':
+      return e.data.settledAt;
+    case 'WithdrawalRequested':
+      return e.data.requestedAt;
+    case 'WithdrawalPaid':
+      return e.data.paidAt;
+    case 'WithdrawalRejected':
+      return e.data.rejectedAt;
+  }
+}
+
+/** The payment or withdrawal a posting is about; a settlement (many payments) is named by its event id. */
+function referenceOf(e: LedgerEvent): string {
+  if (e.type === 'GatewayPaymentCredited') return e.data.paymentId;
+  if (e.type === 'BalanceSettled') return e.metadata.eventId;
+  return e.data.withdrawalId;
+}
+
+/** Each merchant's change of pending, settled and onHold (positive: owed more), summed over the events. */
+function balanceChanges(events: LedgerEvent[]) {
+  const changes = new Map<string, { merchantId: string; pending: number; settled: number; onHold: number }>();
+  for (const e of events) {
+    const m = e.data.merchantId;
+    const change = changes.get(m) ?? { merchantId: m, pending: 0, settled: 0, onHold: 0 };
+    for (const p of e.data.postings) {
+      if (p.account === ledgerAccount.pending(m)) change.pending -= p.amount;
+      else if (p.account === ledgerAccount.settled(m)) change.settled -= p.amount;
+      else if (p.account === ledgerAccount.onHold(m)) change.onHold -= p.amount;
+    }
+    changes.set(m, change);
+  }
+  return [...changes.values()];
+}
+
+/**
+ * Events of one type as one statement, whatever their number: their postings, each merchant's balances, and what the
+ * type changes besides (a settlement deletes its payments' unsettled rows by id: one statement, not one per payment).
+ */
+function ledgerStatement(events: LedgerEvent[]): Statement {
+  const type = events[0]!.type;
+  const postings = events.flatMap(e =>
+    e.data.postings.map(p => ({
+      commit: String(e.position.commit), prepare: String(e.position.prepare), revision: e.revision, merchantId: e.data.merchantId,
+      type: e.type, reference: referenceOf(e), account: p.account, amount: p.amount, occurredAt: occurredAt(e),
+    })),
+  );
+  const common = `
+    with posted as (
+      insert into gateway_postings (position_commit, position_prepare, stream_revision, merchant_id, event_type, reference_id, account, amount, occurred_at)
+      select commit, prepare, revision, "merchantId", type, reference, account, amount, "occurredAt"
+      from jsonb_to_recordset($1::jsonb) as p(commit bigint, prepare bigint, revision bigint, "merchantId" uuid, type text, reference text,
+        account text, amount bigint, "occurredAt" timestamptz)
+      on conflict do nothing
+    ), balanced as (
+      insert into gateway_balances (merchant_id, pending, settled, on_hold)
+      select "merchantId", pending, settled, "onHold" from jsonb_to_recordset($2::jsonb) as b("merchantId" uuid, pending bigint, settled bigint, "onHold" bigint)
+      on conflict (merchant_id) do update set pending = gateway_balances.pending + excluded.pending,
+        settled = gateway_balances.settled + excluded.settled, on_hold = gateway_balances.on_hold + excluded.on_hold
+    )`;
+  const params = [JSON.stringify(postings), JSON.stringify(balanceChanges(events))];
+  const data = JSON.stringify(events.map(e => e.data));
+  switch (type) {
+    case 'GatewayPaymentCredited':
+      return {
+        name: 'ProjectGatewayPaymentsCredited',
+        sql: `${common}
+          insert into gateway_unsettled (payment_id, merchant_id, net, completed_at)
+          select "paymentId", "merchantId", net, "completedAt" from jsonb_to_recordset($3::jsonb) as c("paymentId" uuid, "merchantId" uuid, net bigint, "completedAt" timestamptz)
+          on conflict do nothing`,
+        params: [...params, data],
+      };
+    case 'BalanceSettled':
+      return {
+        name: 'ProjectGatewayBalancesSettled',
+        sql: `${common}
+          delete from gateway_unsettled where payment_id in (select jsonb_array_elements_text(s->'paymentIds')::uuid from jsonb_array_elements($3::jsonb) as s)`,
+        params: [...params, data],
+      };
+    case 'WithdrawalRequested':
+      return {
+        name: 'ProjectGatewayWithdrawalsRequested',
+        sql: `${common}
+          insert into gateway_withdrawals (id, merchant_id, amount, bank_code, account_number, account_holder_name, status, requested_by, requested_at)
+          select "withdrawalId", "merchantId", amount, "bankCode", "accountNumber", "accountHolderName", 'REQUESTED', "requestedBy", "requestedAt"
+          from jsonb_to_recordset($3::jsonb) as w("withdrawalId" uuid, "merchantId" uuid, amount bigint, "bankCode" text, "accountNumber" text,
+            "accountHolderName" text, "requestedBy" uuid, "requestedAt" timestamptz)
+          on conflict do nothing`,
+        params: [...params, data],
+      };
+    case 'WithdrawalPaid':
+    case 'WithdrawalRejected': {
+      const outcomes = events.map(e =>
+        e.type === 'WithdrawalPaid'
+          ? { id: e.data.withdrawalId, status: 'PAID', by: e.data.paidBy, at: e.data.paidAt, reference: e.data.reference, note: null }
+          : e.type === 'WithdrawalRejected'
+            ? { id: e.data.withdrawalId, status: 'REJECTED', by: e.data.rejectedBy, at: e.data.rejectedAt, reference: null, note: e.data.note }
+            : null,
+      );
+      return {
+        name: type === 'WithdrawalPaid' ? 'ProjectGatewayWithdrawalsPaid' : 'ProjectGatewayWithdrawalsRejected',
+        sql: `${common}
+          update gateway_withdrawals w set status = o.status, processed_by = o.by, processed_at = o.at, reference = o.reference, note = o.note
+          from jsonb_to_recordset($3::jsonb) as o(id uuid, status text, by uuid, at timestamptz, reference text, note text)
+          where w.id = o.id and w.status = 'REQUESTED'`,
+        params: [...params, JSON.stringify(outcomes)],
+      };
+    }
+  }
+}
+
+const asLedgerRun = (events: StoredEvent<AnyEvent>[]): Statement => ledgerStatement(events.filter(isLedgerEvent));
+
+/**
+ * The gateway's double-entry ledger as finance and the merchants read it: every posting (for trial balances by day
+ * and per merchant), each merchant's balances, the credits waiting for settlement (the settler's work list) and the
+ * withdrawals. Amounts owed are positive here; `settled` is the ledger's settled account, which is what is available.
+ */
+export const gatewayLedgerProjection: Projection = {
+  name: 'gateway-ledger',
+  tables: ['gateway_postings', 'gateway_balances', 'gateway_unsettled', 'gateway_withdrawals'],
+  handles: ledgerTypes,
+  schema: `
+    create table if not exists gateway_postings (
+      position_commit bigint not null,
+      position_prepare bigint not null,
+      stream_revision bigint not null,
+      merchant_id uuid not null,
+      event_type text not null,
+      reference_id text not null,
+      account text not null,
+      amount bigint not null,
+      occurred_at timestamptz not null,
+      primary key (merchant_id, stream_revision, account)
+    );
+    create index if not exists gateway_postings_by_day on gateway_postings (occurred_at);
+    create index if not exists gateway_postings_by_merchant on gateway_postings (merchant_id, occurred_at);
+    create table if not exists gateway_balances (
+      merchant_id uuid primary key,
+      pending bigint not null,
+      settled bigint not null,
+      on_hold bigint not null
+    );
+    create table if not exists gateway_unsettled (
+      payment_id uuid primary key,
+      merchant_id uuid not null,
+      net bigint not null,
+      completed_at timestamptz not null
+    );
+    create index if not exists gateway_unsettled_due on gateway_unsettled (completed_at, merchant_id);
+    create table if not exists gateway_withdrawals (
+      id uuid primary key,
+      merchant_id uuid not null,
+      amount bigint not null,
+      bank_code text not null,
+      account_number text not null,
+      account_holder_name text not null,
+      status text not null,
+      requested_by uuid not null,
+      requested_at timestamptz not null,
+      processed_by uuid,
+      processed_at timestamptz,
+      reference text,
+      note text
+    );
+    create index if not exists gateway_withdrawals_by_merchant on gateway_withdrawals (merchant_id, requested_at);
+    create index if not exists gateway_withdrawals_by_status on gateway_withdrawals (status, requested_at);`,
+  // the settler appends a run of BalanceSettled, a busy hour a run of credits: each run is one statement
+  applyRun: Object.fromEntries(ledgerTypes.map(type => [type, asLedgerRun])),
+  async apply(tx, event) {
+    if (!isLedgerEvent(event)) return;
+    const statement = ledgerStatement([event]);
+    await preparedQuery(tx, statement.name, statement.sql, statement.params);
+  },
+};
+
+/** The API's balance of a merchant (zeros before their first credit): settled counts what withdrawals hold. */
+export async function findGatewayBalance(db: Queryable, merchantId: string): Promise<MerchantBalance> {
+  const r = await preparedQuery<{ pending: number; settled: number; on_hold: number }>(
+    db, 'FindGatewayBalance', 'select pending, settled, on_hold from gateway_balances where merchant_id = $1', [merchantId],
+  );
+  const row = r.rows[0] ?? { pending: 0, settled: 0, on_hold: 0 };
+  return { settled: row.settled + row.on_hold, pending: row.pending, onHold: row.on_hold, available: row.settled };
+}
+
+export type GatewayWithdrawalRow = {
+  id: string;
+  merchant_id: string;
+  amount: number;
+  bank_code: string;
+  account_number: string;
+  account_holder_name: string;
+  status: WithdrawalStatus;
+  requested_by: string;
+  requested_at: Date;
+  processed_by: string | null;
+  processed_at: Date | null;
+  reference: string | null;
+  note: string | null;
+};
+
+export async function findGatewayWithdrawal(db: Queryable, withdrawalId: string): Promise<GatewayWithdrawalRow | null> {
+  const r = await preparedQuery<GatewayWithdrawalRow>(db, 'FindGatewayWithdrawal', 'select * from gateway_withdrawals where id = $1', [withdrawalId]);
+  return r.rows[0] ?? null;
+}
+
+/** Withdrawals newest first: one merchant's (the dashboard), or everyone's (the admin console), optionally of one status. */
+export async function listGatewayWithdrawals(db: Queryable, filter: { merchantId?: string; status?: WithdrawalStatus }): Promise<GatewayWithdrawalRow[]> {
+  const r = await preparedQuery<GatewayWithdrawalRow>(
+    db,
+    'ListGatewayWithdrawals',
+    `select * from gateway_withdrawals where ($1::uuid is null or merchant_id = $1) and ($2::text is null or status = $2)
+     order by requested_at desc, id desc limit 500`,
+    [filter.merchantId ?? null, filter.status ?? null],
+  );
+  return r.rows;
+}
+
+/** Merchants with credits completed before `cutoff` still unsettled (the settler's work list: it only names streams). */
+export async function merchantsWithDueCredits(db: Queryable, cutoff: Date, limit: number): Promise<string[]> {
+  const r = await preparedQuery<{ merchant_id: string }>(
+    db, 'FindMerchantsWithDueCredits', 'select distinct merchant_id from gateway_unsettled where completed_at < $1 limit $2', [cutoff, limit],
+  );
+  return r.rows.map(row => row.merchant_id);
+}

@@ -26,10 +26,11 @@ export const holiday = z.object({ date: calendarDate, name: text.trim().min(1).m
 export const holidayCalendarYear = z.object({ source: text.trim().min(1).max(1000), days: z.array(holiday).max(366) });
 export const holidayCalendarSchema = z.object({ years: z.record(z.string().regex(/^\d{4}$/), holidayCalendarYear) });
 
-/** What is wrong with a year's days: a date outside the year, or a date given twice (empty when nothing is). */
+/** What is wrong with a year's days: not a date, a date outside the year, a date given twice (empty when nothing is). */
 export function holidayYearProblems(year: number, days: readonly Pick<Holiday, 'date'>[]): { index: number; message: string }[] {
   const seen = new Set<string>();
   return days.flatMap(({ date }, index) => {
+    if (!isCalendarDate(date)) return [{ index, message: `${date} is not a date written YYYY-MM-DD` }];
     if (!date.startsWith(`${year}-`)) return [{ index, message: `${date} does not lie in ${year}` }];
     if (seen.has(date)) return [{ index, message: `${date} is given twice` }];
     seen.add(date);

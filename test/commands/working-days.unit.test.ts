@@ -157,10 +157,11 @@ describe('the calendar data', () => {
     expect(Object.keys(calendar.years)).toEqual(['2026']);
   });
 
-  it('finds dates outside the year and dates given twice', () => {
-    expect(holidayYearProblems(2027, [{ date: '2027-01-01' }, { date: '2026-12-31' }, { date: '2027-01-01' }])).toEqual([
+  it('finds what is not a date, dates outside the year and dates given twice', () => {
+    expect(holidayYearProblems(2027, [{ date: '2027-01-01' }, { date: '2026-12-31' }, { date: '2027-01-01' }, { date: '2027-02-29' }])).toEqual([
       { index: 1, message: '2026-12-31 does not lie in 2027' },
       { index: 2, message: '2027-01-01 is given twice' },
+      { index: 3, message: '2027-02-29 is not a date written YYYY-MM-DD' },
     ]);
     expect(holidayYearProblems(2027, [{ date: '2027-01-01' }, { date: '2027-12-31' }])).toEqual([]);
   });

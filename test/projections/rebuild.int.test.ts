@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setHolidayCalendarYear } from '../../src/commands/holiday-calendar.ts';
 import { query } from '../../src/db/pool.ts';
 import { projections } from '../../src/projections/all.ts';
 import { rebuildProjection, verifyProjection } from '../../src/projections/runner.ts';
@@ -107,6 +108,7 @@ describe('read models', () => {
   it('are rebuilt exactly from history after being dropped, and verify finds nothing amiss', async () => {
     await someUsers();
     await aMerchant();
+    await setHolidayCalendarYear(service.deps, '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2', { year: 2027, source: 'test', days: [{ date: '2027-01-01', name: 'Tahun Baru', kind: 'libur-nasional' }] });
     await settle();
     const before = await snapshot();
     expect(before.users).toHaveLength(4);

@@ -1,0 +1,59 @@
+import { query, type Queryable } from '../db/pool.ts';
+import { shippedHolidayCalendar, type HolidayCalendar, type HolidayCalendarYear } from '../commands/working-days.ts';
+import type { Projection } from './projection.ts';
+
+/** Read model of the holiday calendar's years an admin set (stream holiday-calendar): one row per year, as last set. */
+export const holidayCalendarProjection: Projection = {
+  name: 'holiday-calendar',
+  tables: ['holiday_calendar_years'],
+  handles: ['HolidayCalendarYearSet'],
+  schema: `
+    create table if not exists holiday_calendar_years (
+      year int primary key,
+      source text not null,
+      days json not null,
+      set_at timestamptz not null
+    );`,
+  async apply(tx, event) {
+    switch (event.type) {
+      case 'HolidayCalendarYearSet': {
+        const d = event.data;
+        await query(
+          tx,
+          'ProjectHolidayCalendarYearSet',
+          `insert into holiday_calendar_years (year, source, days, set_at) values ($1, $2, $3, $4)
+           on conflict (year) do update set source = excluded.source, days = excluded.days, set_at = excluded.set_at`,
+          [d.year, d.source, JSON.stringify(d.days), d.setAt],
+        );
+        return;
+      }
+    }
+  },
+};
+
+export type HolidayCalendarYearRow = { year: number; source: string; days: HolidayCalendarYear['days']; set_at: Date };
+
+/** The years an admin set, by year. */
+export async function listHolidayCalendarYears(db: Queryable): Promise<HolidayCalendarYearRow[]> {
+  const r = await query<HolidayCalendarYearRow>(db, 'ListHolidayCalendarYears', 'select year, source, days, set_at from holiday_calendar_years order by year');
+  return r.rows;
+}
+
+/** Where each year of the calendar in force comes from: the shipped file, or an admin (and when). */
+export type HolidayCalendarOrigin = Record<string, { setBy: 'shipped' } | { setBy: 'admin'; setAt: Date }>;
+
+/** The calendar in force, with where each year comes from: the shipped file, overlaid by the years an admin set. */
+export async function loadHolidayCalendarWithOrigin(db: Queryable, shipped: HolidayCalendar = shippedHolidayCalendar()) {
+  const years = { ...shipped.years };
+  const origin: HolidayCalendarOrigin = Object.fromEntries(Object.keys(shipped.years).map(y => [y, { setBy: 'shipped' as const }]));
+  for (const row of await listHolidayCalendarYears(db)) {
+    years[String(row.year)] = { source: row.source, days: row.days };
+    origin[String(row.year)] = { setBy: 'admin', setAt: row.set_at };
+  }
+  return { calendar: { years } satisfies HolidayCalendar, origin };
+}
+
+/** The calendar settlement uses: the shipped file (data/holiday-calendar.json), overlaid by the years an admin set. */
+export async function loadHolidayCalendar(db: Queryable, shipped?: HolidayCalendar): Promise<HolidayCalendar> {
+  return (await loadHolidayCalendarWithOrigin(db, shipped)).calendar;
+}

@@ -72,12 +72,31 @@ export const errorCodes = {
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used with another request body' },
   PAYABLE_LAPSED: { status: 503, message: 'The payable amount lapsed before the payment was recorded; try again' },
 
+  // payment gateway: access and holding accounts
+  GATEWAY_ACCESS_CONFLICT: { status: 409, message: 'Gateway access is not in a state that allows this' },
+  GATEWAY_DIRECT_NOT_ALLOWED: { status: 400, message: 'DIRECT cannot be used with GATEWAY' },
+  NO_HOLDING_ACCOUNT: { status: 503, message: 'No holding account can serve the method now' },
+  HOLDING_ACCOUNT_CANNOT_SERVE: { status: 400, message: 'The account cannot serve any gateway method' },
+
+  // payment gateway: the ledger and withdrawals
+  WITHDRAWAL_NOT_FOUND: { status: 404, message: 'Withdrawal not found' },
+  WITHDRAWAL_BELOW_MINIMUM: { status: 400, message: 'The amount is below the minimum withdrawal' },
+  INSUFFICIENT_BALANCE: { status: 400, message: 'The amount is more than the available balance' },
+  WITHDRAWAL_OWN_PAYOUT: { status: 403, message: 'An admin cannot pay out their own withdrawal' },
+  WITHDRAWAL_NOT_REQUESTED: { status: 409, message: 'The withdrawal was paid or rejected already' },
+
   // webhooks
   WEBHOOK_URL_REFUSED: { status: 400, message: 'Webhook URL refused' },
   WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: 'Webhook endpoint not found' },
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: 'Webhook delivery not found' },
   WEBHOOK_ENDPOINT_LIMIT: { status: 409, message: 'Too many webhook endpoints; remove one first' },
   WEBHOOK_ENDPOINT_DISABLED: { status: 409, message: 'Webhook endpoint is disabled (its receiver answered 410 Gone)' },
+
+  // payment gateway: fees and method limits (src/commands/gateway-fees.ts)
+  GATEWAY_AMOUNT_BELOW_MINIMUM: { status: 400, message: 'The amount is below the minimum of the payment method' },
+  GATEWAY_AMOUNT_ABOVE_MAXIMUM: { status: 400, message: 'The billed amount is above the maximum of the payment method' },
+  GATEWAY_AMOUNT_NOT_ABOVE_FEE: { status: 400, message: 'The amount is not larger than its gateway fee' },
+  INVALID_HOLIDAY_CALENDAR: { status: 400, message: 'Invalid holiday calendar year: dates must lie in that year, once each' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof errorCodes;

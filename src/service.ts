@@ -97,6 +97,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
       authLimits: config.authLimits,
       webhooks,
       paymentChecks: config.paymentChecks,
+      gateway: config.gateway,
     },
     readiness: async () => {
       const { subscribers, ...running } = await background.health();

@@ -22,6 +22,18 @@ describe('configuration', () => {
     });
   });
 
+  it('has the gateway numbers of the interface Limits table and DESIGN section 9, each overridable', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).gateway).toEqual({
+      vaFee: 3000,
+      qrisFee: { rateBp: 70, flat: 200 },
+      limits: { qris: { min: 1000, max: 10_000_000 }, va: { min: 10_000, max: 50_000_000 } },
+      minWithdrawal: 50_000,
+    });
+    const tuned = loadConfig({ DATA_DIR: dataDir(), GATEWAY_VA_FEE: '4000', GATEWAY_QRIS_FEE_FLAT: '750', GATEWAY_MIN_WITHDRAWAL: '10000' });
+    expect(tuned.gateway).toMatchObject({ vaFee: 4000, qrisFee: { rateBp: 70, flat: 750 }, minWithdrawal: 10_000 });
+    expect(() => loadConfig({ DATA_DIR: dataDir(), GATEWAY_QRIS_FEE_RATE_BP: '0.7' })).toThrow(ConfigError);
+  });
+
   it('generates missing secrets once and keeps them in the data folder, readable only by the owner', () => {
     const dir = dataDir();
     const first = loadConfig({ DATA_DIR: dir });

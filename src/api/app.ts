@@ -17,6 +17,9 @@ import { keySurface } from './key-auth.ts';
 import { apiKeyCache } from './key-cache.ts';
 import { adminSurface, dashboardSurface } from './session-auth.ts';
 import { webhookRoutes } from './webhooks.ts';
+import { dashboardGatewayRoutes, gatewayRoutes } from './gateway.ts';
+import { adminGatewayRoutes } from './gateway-admin.ts';
+import { gatewayCalendarRoutes } from './gateway-calendar.ts';
 
 /** Builds the HTTP app without listening, so tests use `inject` against real dependencies. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -59,6 +62,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(mutationRoutes(deps), { prefix: '/mutations' });
       await v1.register(webhookRoutes(deps, 'key'), { prefix: '/webhooks' });
       await v1.register(paymentRoutes(deps), { prefix: '/payments' });
+      await v1.register(gatewayRoutes(deps), { prefix: '/gateway' });
     }),
     { prefix: '/api/v1' },
   );
@@ -66,12 +70,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     dashboardSurface(deps, async dashboard => {
       await dashboard.register(apiKeyRoutes(deps, keys), { prefix: '/api-keys' });
       await dashboard.register(webhookRoutes(deps, 'dashboard'), { prefix: '/webhooks' });
+      await dashboard.register(dashboardGatewayRoutes(deps), { prefix: '/gateway' });
     }),
     { prefix: '/api/dashboard' },
   );
   await app.register(
-    adminSurface(deps, async () => {
-      // admin routes go here: every one answers 401 without a session and 403 to anyone but an ADMIN
+    adminSurface(deps, async admin => {
+      // every admin route answers 401 without a session and 403 to anyone but an ADMIN
+      await admin.register(adminGatewayRoutes(deps), { prefix: '/gateway' });
+      await admin.register(gatewayCalendarRoutes(deps), { prefix: '/gateway/calendar' });
     }),
     { prefix: '/api/admin' },
   );

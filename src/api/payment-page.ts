@@ -6,7 +6,9 @@ import { choosePaymentMethod } from '../commands/choose-payment-method.ts';
 import { refuse } from '../errors.ts';
 import { isQrType, qrisImageUrlOf, rowOfPayment } from '../projections/payment-presenter.ts';
 import type { PaymentRow } from '../projections/payments.ts';
-import { findProvider } from '../providers/catalogue.ts';
+import { gatewayBill } from '../commands/gateway-fees.ts';
+import { servedGatewayMethods } from '../projections/gateway-access.ts';
+import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { text } from '../text.ts';
 import { httpUrlOrNull } from '../web/html.ts';
 import { paymentNotFoundHtml, paymentPageHtml, type PaymentPageView } from '../web/payment-page-html.ts';
@@ -39,12 +41,30 @@ export function publicPaymentStatus(row: PaymentRow, baseUrl: string, now: Date)
   };
 }
 
-function pageView(row: PaymentRow, now: Date): PaymentPageView {
+/**
+ * What the payer may choose, for a pending payment created without a type: the receiving provider's types, or for a
+ * gateway payment the methods the holding accounts serve now that take its amount, each with its own amount.
+ */
+async function methodsOf(deps: AppDeps, row: PaymentRow): Promise<PaymentPageView['methods']> {
+  if (row.total_amount !== null || row.status !== 'PENDING') return [];
+  const path = `/pay/${row.id}/method`;
+  if (!row.gateway) return (findProvider(row.provider_code)?.paymentTypes ?? []).map(type => ({ type, path }));
+  const served = await servedGatewayMethods(deps.pool);
+  return served.flatMap(type => {
+    try {
+      return [{ type, path, amount: gatewayBill(type as PaymentType, row.base_amount!, row.fee_to_customer!, deps.config.gateway).amount }];
+    } catch {
+      return []; // the method does not take this amount (below its minimum, above its maximum)
+    }
+  });
+}
+
+function pageView(row: PaymentRow, now: Date, methods: PaymentPageView['methods']): PaymentPageView {
   return {
     status: row.status,
     orderId: row.order_id,
     type: row.type,
-    providerName: findProvider(row.provider_code)?.name ?? row.provider_code,
+    providerName: row.gateway && row.receiving_account_id === null ? 'Payment Gateway' : (findProvider(row.provider_code)?.name ?? row.provider_code),
     amount: row.amount,
     uniqueCode: row.unique_code,
     totalAmount: row.total_amount,
@@ -56,10 +76,7 @@ function pageView(row: PaymentRow, now: Date): PaymentPageView {
     now,
     redirectUrl: httpUrlOrNull(row.redirect_url),
     pollMs,
-    methods:
-      row.total_amount === null && row.status === 'PENDING'
-        ? (findProvider(row.provider_code)?.paymentTypes ?? []).map(type => ({ type, path: `/pay/${row.id}/method` }))
-        : [],
+    methods,
   };
 }
 
@@ -91,7 +108,7 @@ export function paymentPageRoutes(deps: AppDeps) {
       const nonce = randomBytes(16).toString('base64');
       const row = await find(request.params.paymentId);
       if (!row) return htmlHeaders(reply, nonce).code(404).send(paymentNotFoundHtml(nonce));
-      return htmlHeaders(reply, nonce).send(paymentPageHtml(pageView(row, deps.clock.now()), nonce));
+      return htmlHeaders(reply, nonce).send(paymentPageHtml(pageView(row, deps.clock.now(), await methodsOf(deps, row)), nonce));
     });
 
     app.get<{ Params: { paymentId: string } }>('/pay/:paymentId/status.json', async (request, reply) => {
@@ -107,7 +124,7 @@ export function paymentPageRoutes(deps: AppDeps) {
       if (!paymentId.safeParse(request.params.paymentId).success) throw notFound();
       const body = methodBody.safeParse(request.body);
       if (!body.success) throw refuse('VALIDATION_ERROR', { message: 'type is required: one of the methods the page offers', errors: [{ path: 'body.type', message: 'required' }] });
-      const chosen = await choosePaymentMethod(deps, request.params.paymentId, body.data.type);
+      const chosen = await choosePaymentMethod(deps, request.params.paymentId, body.data.type, deps.config.gateway);
       return { status: 'success', data: publicPaymentStatus(rowOfPayment(chosen), deps.config.publicBaseUrl, deps.clock.now()) };
     });
 
@@ -122,7 +139,7 @@ export function paymentPageRoutes(deps: AppDeps) {
         const row = await find(request.params.paymentId);
         if (!row) throw notFound();
         const status = publicPaymentStatus(row, deps.config.publicBaseUrl, deps.clock.now());
-        if (row.status !== 'PENDING' || row.total_amount === null) return { status: 'success', checking: false, data: status };
+        if (row.status !== 'PENDING' || row.total_amount === null || row.receiving_account_id === null) return { status: 'success', checking: false, data: status };
         const now = deps.clock.now().getTime();
         const last = asked.get(row.id);
         if (last !== undefined && now - last < askEveryMs) {

@@ -39,7 +39,7 @@ export function paymentRoutes(deps: AppDeps) {
 
     app.post('/', { schema: { body: createBody, headers: createHeaders } }, async request => {
       const ownerId = request.owner!.userId;
-      const { payment: created } = await createPayment(deps, ownerId, { ...request.body, idempotencyKey: request.headers['idempotency-key'] });
+      const { payment: created } = await createPayment(deps, ownerId, { ...request.body, idempotencyKey: request.headers['idempotency-key'] }, deps.config.gateway);
       return { status: 'success', data: presentPayment(rowOfPayment(created), deps.config.publicBaseUrl) };
     });
 

@@ -31,7 +31,9 @@ export function startPaymentExpiry(
       const context = { actor: 'system:payment-expiry', now, correlationId: id };
       const result = await handleCommand(deps, paymentStream(id), payment, { type: 'ExpirePayment', now }, context);
       if (result.state.status !== 'EXPIRED') continue;
-      await handleCommand(deps, receivingStream(result.state.receivingAccountId), receiving, { type: 'ReleasePayable', paymentId: id, reason: 'expired', now }, context);
+      // a gateway payment whose payer never chose a method holds no payable anywhere
+      if (result.state.receivingAccountId !== null)
+        await handleCommand(deps, receivingStream(result.state.receivingAccountId), receiving, { type: 'ReleasePayable', paymentId: id, reason: 'expired', now }, context);
       if (result.events.length > 0) expired++;
     }
     return expired;

@@ -1,12 +1,18 @@
+import type { GatewaySettings } from '../config.ts';
 import { refuse } from '../errors.ts';
-import { findProvider } from '../providers/catalogue.ts';
+import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { account, accountStream, type Account } from './account.ts';
+import type { Receiver } from './create-payment.ts';
+import { gatewayBill } from './gateway-fees.ts';
+import { gatewayMethodFor, intoHoldingAccount } from './gateway-payment.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
 import { load, type CommandContext } from './handle.ts';
 import { billOf, payTo, reservePayable, typeFor } from './pay-to.ts';
-import { choiceRefusal, payment, paymentStream, type Payment } from './payment.ts';
+import { choiceRefusal, payment, paymentStream, type ChosenMethod, type Payment } from './payment.ts';
 import { findPayable, receiving, receivingStream } from './receiving.ts';
 import type { SyncDeps } from './sync-account.ts';
+
+type PendingPayment = Extract<Payment, { status: 'PENDING' }>;
 
 /** The payment's receiving account, still linked and active; else 400. */
 function receivingOf(state: Account) {
@@ -17,27 +23,23 @@ function receivingOf(state: Account) {
 }
 
 /**
- * The payer's choice on the payment page of a payment created without a type: one of the receiving provider's
- * types, billed then: where to pay (payTo), then in one append a payable amount unique on the receiving account (a
- * unique code, or the virtual account's own number) and the chosen method, guarded on the account as checked.
- * Choosing the same type again answers the same bill.
+ * Records the payer's choice in one append: a payable amount unique on the receiving account (a unique code, or the
+ * virtual account's own number) and the chosen method, guarded on the account as checked.
  */
-export async function choosePaymentMethod(deps: SyncDeps, paymentId: string, asked: string): Promise<Exclude<Payment, { status: 'NONE' }>> {
-  const current = (await load(deps, paymentStream(paymentId), payment)).state;
-  if (current.status === 'NONE') throw refuse('PAYMENT_NOT_FOUND');
-  if (current.status === 'PENDING' && current.type !== null && current.type === asked) return current;
-  const context: CommandContext = { actor: 'payer', now: deps.clock.now(), correlationId: paymentId };
-  const { linked, provider } = receivingOf((await load(deps, accountStream(current.receivingAccountId), account)).state);
-  const type = typeFor(provider, asked)!;
-  const refusal = choiceRefusal(current, deps.clock.now());
-  if (refusal) throw refusal;
-  const where = await payTo(deps, linked, type, context);
-
-  const now = deps.clock.now();
+async function recordChoice(
+  deps: SyncDeps,
+  current: PendingPayment,
+  type: PaymentType,
+  receiver: Receiver & { where: NonNullable<Receiver['where']> },
+  gateway: ChosenMethod['gateway'],
+  context: CommandContext,
+): Promise<Payment> {
+  const { linked, where } = receiver;
+  const now = context.now;
   const reads = {
     account: streamRead(accountStream(linked.accountId), account),
     receiving: streamRead(receivingStream(linked.accountId), receiving),
-    payment: streamRead(paymentStream(paymentId), payment),
+    payment: streamRead(paymentStream(current.paymentId), payment),
   };
   const chosen = await handleStreams(
     deps,
@@ -47,11 +49,12 @@ export async function choosePaymentMethod(deps: SyncDeps, paymentId: string, ask
       if (state.status === 'PENDING' && state.type === type) return { append: {}, result: null }; // chosen meanwhile, the same
       const refused = choiceRefusal(state, now);
       if (refused) throw refused;
-      receivingOf(loaded.account.state); // deleted or deactivated since: refused now
-      const reserved = receiving.decide(loaded.receiving.state, reservePayable(linked, where, { paymentId, amount: current.amount, expiresAt: new Date(current.expiresAt), now }));
-      const payable = reserved[0]?.type === 'PayableReserved' ? reserved[0].data : findPayable(loaded.receiving.state, paymentId);
+      receiver.recheck(loaded.account.state); // deleted or deactivated since: refused now
+      const amount = gateway?.amount ?? current.amount;
+      const reserved = receiving.decide(loaded.receiving.state, reservePayable(linked, where, { paymentId: current.paymentId, amount, expiresAt: new Date(current.expiresAt), now }));
+      const payable = reserved[0]?.type === 'PayableReserved' ? reserved[0].data : findPayable(loaded.receiving.state, current.paymentId);
       if (!payable) throw refuse('PAYABLE_LAPSED');
-      const method = payment.decide(state, { type: 'ChoosePaymentMethod', method: { type, ...billOf(where, payable) }, now });
+      const method = payment.decide(state, { type: 'ChoosePaymentMethod', method: { type, ...billOf(where, payable), gateway }, now });
       return { append: { receiving: reserved, payment: method }, guard: ['account'], result: null };
     },
     // a busy account's reservations race: one at a time from this process, and more attempts across processes
@@ -59,5 +62,34 @@ export async function choosePaymentMethod(deps: SyncDeps, paymentId: string, ask
   );
   // the page reloads right after: let the payments read model show the bill
   await deps.readModels.waitFor(chosen.position, undefined, ['payments']);
-  return chosen.states.payment as Exclude<Payment, { status: 'NONE' }>;
+  return chosen.states.payment;
+}
+
+/**
+ * The payer's choice on the payment page of a payment created without a type, billed then: one of the receiving
+ * provider's types, or for a gateway payment one of the methods the holding accounts serve, which fixes the holding
+ * account and the bill (the fee, raised for the buyer when the merchant chose so). Choosing the same type again
+ * answers the same bill.
+ */
+export async function choosePaymentMethod(deps: SyncDeps, paymentId: string, asked: string, settings: GatewaySettings): Promise<Exclude<Payment, { status: 'NONE' }>> {
+  const current = (await load(deps, paymentStream(paymentId), payment)).state;
+  if (current.status === 'NONE') throw refuse('PAYMENT_NOT_FOUND');
+  if (current.status === 'PENDING' && current.type !== null && current.type === asked) return current;
+  const context: CommandContext = { actor: 'payer', now: deps.clock.now(), correlationId: paymentId };
+  const refusal = choiceRefusal(current, context.now);
+  if (refusal || current.status !== 'PENDING') throw refusal;
+  let chosen: Payment;
+  if (current.gateway) {
+    const type = gatewayMethodFor(asked);
+    const { amount, fee } = gatewayBill(type, current.gateway.baseAmount, current.gateway.feeToCustomer, settings);
+    chosen = await intoHoldingAccount(deps, type, context, receiver =>
+      recordChoice(deps, current, type, { ...receiver, where: receiver.where! }, { receivingAccountId: receiver.linked.accountId, providerCode: receiver.linked.providerCode, amount, fee }, context),
+    );
+  } else {
+    const { linked, provider } = receivingOf((await load(deps, accountStream(current.receivingAccountId!), account)).state);
+    const type = typeFor(provider, asked)!;
+    const where = await payTo(deps, linked, type, context);
+    chosen = await recordChoice(deps, current, type, { linked, where, recheck: state => void receivingOf(state) }, null, context);
+  }
+  return chosen as Exclude<Payment, { status: 'NONE' }>;
 }

@@ -4,9 +4,11 @@ import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { deterministicUuid } from '../ids.ts';
 import { account, accountStream, type Account, type LinkedAccount } from './account.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
-import { cachedState, load, nothingLoaded, type CommandContext } from './handle.ts';
-import { billOf, payTo, reservePayable, typeFor } from './pay-to.ts';
-import { order, orderStream } from './order.ts';
+import type { GatewaySettings } from '../config.ts';
+import { cachedState, load, nothingLoaded, type CommandContext, type Loaded } from './handle.ts';
+import { createGatewayPayment } from './gateway-payment.ts';
+import { billOf, payTo, reservePayable, typeFor, type PayTo } from './pay-to.ts';
+import { order, orderStream, type Order } from './order.ts';
 import { payment, paymentStream, type ChosenMethod, type Payment, type PaymentDetails } from './payment.ts';
 import { findPayable, receiving, receivingStream } from './receiving.ts';
 import type { SyncDeps } from './sync-account.ts';
@@ -59,20 +61,44 @@ function receivingAccount(state: Account, ownerId: string, asked: string | undef
   return { linked: state, type };
 }
 
-/** The payment as created: billed when its type is known, else waiting for the payer's choice. */
+/** Where a payment is recorded: the receiving account, checked again as it is when the payment is appended. */
+export type Receiver = {
+  linked: LinkedAccount;
+  /** where to pay, when the type is known; null while the payer has not chosen */
+  where: PayTo | null;
+  /** refuses an account that changed meanwhile (deleted, deactivated, no longer a holding account) */
+  recheck(state: Account): void;
+};
+
+/** What one create request fixed before recording: the ids, the request's hash and times. */
+export type PaymentRequest = {
+  paymentId: string;
+  ownerId: string;
+  input: NewPayment;
+  type: PaymentType | null;
+  requestHash: string | null;
+  paymentLoaded: Loaded<Payment>;
+  context: CommandContext;
+  now: Date;
+  expiresAt: Date;
+};
+
+/** The payment as created: billed when its type is known (a payable reserved), else waiting for the payer's choice. */
 function paymentDetails(
-  p: { paymentId: string; ownerId: string; input: NewPayment; linked: LinkedAccount; type: PaymentType | null; requestHash: string | null; now: Date; expiresAt: Date },
-  billed: Omit<ChosenMethod, 'paymentId' | 'chosenAt' | 'type'> | null,
+  p: PaymentRequest,
+  receiver: Receiver | null,
+  billed: Omit<ChosenMethod, 'paymentId' | 'chosenAt' | 'type' | 'gateway'> | null,
+  gateway: GatewayBill | null,
 ): PaymentDetails {
   return {
     paymentId: p.paymentId,
     ownerId: p.ownerId,
     orderId: p.input.orderId,
-    receivingAccountId: p.linked.accountId,
-    providerCode: p.linked.providerCode,
+    receivingAccountId: receiver?.linked.accountId ?? null,
+    providerCode: receiver?.linked.providerCode ?? 'GATEWAY',
     type: p.type,
     methodSelection: p.type === null ? 'payer' : 'fixed',
-    amount: p.input.amount,
+    amount: billedAmount(p.input, gateway),
     uniqueCode: billed?.uniqueCode ?? null,
     totalAmount: billed?.totalAmount ?? null,
     accountNumber: billed?.accountNumber ?? null,
@@ -81,21 +107,83 @@ function paymentDetails(
     expiresAt: p.expiresAt.toISOString(),
     createdAt: p.now.toISOString(),
     requestHash: p.requestHash,
+    gateway: gateway?.terms ?? null,
   };
 }
 
+/** The amount billed: the request's, or for a gateway payment with its method known the amount its fee mode makes. */
+const billedAmount = (input: NewPayment, gateway: GatewayBill | null) => gateway?.amount ?? input.amount;
+
 /**
- * Creates a payment into one of the caller's linked accounts: checks the account and type, prepares where to pay,
- * then in one append claims the order (one pending payment per orderId), reserves a payable amount unique on that
- * account and records the payment, guarded on the account as checked. With an Idempotency-Key the payment id is
- * derived from it, so a repeat answers the first payment.
+ * A gateway payment as created: its terms (the request's amount, the fee mode, the fee once the method is known) and
+ * the amount billed (the request's, raised when the buyer pays the fee); amount null while the payer has not chosen.
+ */
+export type GatewayBill = { terms: PaymentDetails['gateway'] & {}; amount: number | null };
+
+/** The order's claim for this payment: refused while another payment of the order is pending or after it was paid. */
+async function openOrder(deps: SyncDeps, p: PaymentRequest, state: Order) {
+  const previous = state.paymentId;
+  const outcome = previous !== null && previous !== p.paymentId ? await previousOutcome(deps, previous, state.openedAt!, p.now) : 'unpaid';
+  return order.decide(state, { type: 'OpenOrderPayment', ownerId: p.ownerId, orderId: p.input.orderId, paymentId: p.paymentId, previous: outcome, now: p.now });
+}
+
+/**
+ * Records the payment in one append: claims the order (one pending payment per orderId), reserves a payable amount
+ * unique on the receiving account when the payment is billed, and records the payment, guarded on the account as
+ * checked. A payment with no receiving account yet (a gateway payment whose payer chooses) claims the order alone.
+ */
+export async function recordPayment(deps: SyncDeps, p: PaymentRequest, receiver: Receiver | null, gateway: GatewayBill | null): Promise<Payment> {
+  const orderRead = streamRead(orderStream(p.ownerId, p.input.orderId), order, { likelyNew: true });
+  const paymentRead = streamRead(paymentStream(p.paymentId), payment, { loaded: p.paymentLoaded });
+  if (!receiver) {
+    const { states } = await handleStreams(deps, { order: orderRead, payment: paymentRead }, async loaded => {
+      if (loaded.payment.state.status !== 'NONE') return { append: {}, result: null }; // a twin with the same Idempotency-Key
+      const opened = await openOrder(deps, p, loaded.order.state);
+      return { append: { order: opened, payment: payment.decide(loaded.payment.state, { type: 'CreatePayment', payment: paymentDetails(p, null, null, gateway) }) }, result: null };
+    }, p.context);
+    return states.payment;
+  }
+  const { linked, where } = receiver;
+  const reads = {
+    // payTo may have captured the account's static QRIS: the cache holds what it left
+    account: streamRead(accountStream(linked.accountId), account),
+    // a payment's order id is usually new: not read unless it turns out to exist (the append refuses it then)
+    order: orderRead,
+    receiving: streamRead(receivingStream(linked.accountId), receiving),
+    payment: paymentRead,
+  };
+  const { states } = await handleStreams(
+    deps,
+    reads,
+    async loaded => {
+      if (loaded.payment.state.status !== 'NONE') return { append: {}, result: null }; // a twin with the same Idempotency-Key
+      receiver.recheck(loaded.account.state); // deleted or deactivated since: refused now
+      const opened = await openOrder(deps, p, loaded.order.state);
+      const amount = billedAmount(p.input, gateway);
+      const reserved = where ? receiving.decide(loaded.receiving.state, reservePayable(linked, where, { paymentId: p.paymentId, amount, expiresAt: p.expiresAt, now: p.now })) : [];
+      const payable = where && (reserved[0]?.type === 'PayableReserved' ? reserved[0].data : findPayable(loaded.receiving.state, p.paymentId));
+      if (where && !payable) throw refuse('PAYABLE_LAPSED');
+      const details = paymentDetails(p, receiver, where && payable ? billOf(where, payable) : null, gateway);
+      const created = payment.decide(loaded.payment.state, { type: 'CreatePayment', payment: details });
+      return { append: { order: opened, receiving: reserved, payment: created }, guard: ['account'], result: null };
+    },
+    // reservations on one receiving account from this process go one at a time instead of racing into retries
+    { ...p.context, queueOn: where === null ? undefined : reads.receiving.streamId },
+  );
+  return states.payment;
+}
+
+/**
+ * Creates a payment into one of the caller's linked accounts, or through the payment gateway (walletAccountId
+ * GATEWAY: src/commands/gateway-payment.ts): checks the account and type, prepares where to pay, then records it
+ * (recordPayment). With an Idempotency-Key the payment id is derived from it, so a repeat answers the first payment.
  */
 export async function createPayment(
   deps: SyncDeps,
   ownerId: string,
   input: NewPayment,
+  gatewaySettings: GatewaySettings,
 ): Promise<{ paymentId: string; payment: Exclude<Payment, { status: 'NONE' }> }> {
-  if (input.walletAccountId === 'GATEWAY') throw refuse('GATEWAY_NOT_APPROVED');
   // only a request with an Idempotency-Key can be repeated: only its body is compared with a repeat's
   const requestHash = input.idempotencyKey ? requestHashOf(input) : null;
   const paymentId = input.idempotencyKey ? deterministicUuid(`payment:${ownerId}:${input.idempotencyKey}`) : randomUUID();
@@ -104,42 +192,21 @@ export async function createPayment(
   const paymentLoaded = input.idempotencyKey ? await load(deps, paymentStream(paymentId), payment) : nothingLoaded(payment);
   if (paymentLoaded.state.status !== 'NONE') return { paymentId: replayOf(paymentLoaded.state, requestHash), payment: paymentLoaded.state };
 
-  const accountId = accountStream(input.walletAccountId);
-  const checked = cachedState(deps, accountId, account) ?? (await load(deps, accountId, account));
-  const { linked, type } = receivingAccount(checked.state, ownerId, input.type);
-  const where = type === null ? null : await payTo(deps, linked, type, context);
-
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + (input.expiresInMinutes ?? defaultExpiresInMinutes) * 60_000);
-  const reads = {
-    // payTo may have captured the account's static QRIS: the cache holds what it left
-    account: streamRead(accountId, account),
-    // a payment's order id is usually new: not read unless it turns out to exist (the append refuses it then)
-    order: streamRead(orderStream(ownerId, input.orderId), order, { likelyNew: true }),
-    receiving: streamRead(receivingStream(linked.accountId), receiving),
-    payment: streamRead(paymentStream(paymentId), payment, { loaded: paymentLoaded }),
-  };
-  const { states } = await handleStreams(
-    deps,
-    reads,
-    async loaded => {
-      if (loaded.payment.state.status !== 'NONE') return { append: {}, result: null }; // a twin with the same Idempotency-Key
-      receivingAccount(loaded.account.state, ownerId, input.type); // deleted or deactivated since: refused now
-      const previous = loaded.order.state.paymentId;
-      const outcome = previous !== null && previous !== paymentId ? await previousOutcome(deps, previous, loaded.order.state.openedAt!, now) : 'unpaid';
-      const opened = order.decide(loaded.order.state, { type: 'OpenOrderPayment', ownerId, orderId: input.orderId, paymentId, previous: outcome, now });
-      const reserved = where ? receiving.decide(loaded.receiving.state, reservePayable(linked, where, { paymentId, amount: input.amount, expiresAt, now })) : [];
-      const payable = where && (reserved[0]?.type === 'PayableReserved' ? reserved[0].data : findPayable(loaded.receiving.state, paymentId));
-      if (where && !payable) throw refuse('PAYABLE_LAPSED');
-      const details = paymentDetails({ paymentId, ownerId, input, linked, type, requestHash, now, expiresAt }, where && payable ? billOf(where, payable) : null);
-      const created = payment.decide(loaded.payment.state, { type: 'CreatePayment', payment: details });
-      return { append: { order: opened, receiving: reserved, payment: created }, guard: ['account'], result: null };
-    },
-    // reservations on one receiving account from this process go one at a time instead of racing into retries
-    { ...context, queueOn: type === null ? undefined : reads.receiving.streamId },
-  );
+  const request = { paymentId, ownerId, input, requestHash, paymentLoaded, context, now, expiresAt };
+  let created: Payment;
+  if (input.walletAccountId === 'GATEWAY') {
+    created = await createGatewayPayment(deps, request, gatewaySettings);
+  } else {
+    const accountId = accountStream(input.walletAccountId);
+    const checked = cachedState(deps, accountId, account) ?? (await load(deps, accountId, account));
+    const { linked, type } = receivingAccount(checked.state, ownerId, input.type);
+    const where = type === null ? null : await payTo(deps, linked, type, context);
+    const recheck = (state: Account) => void receivingAccount(state, ownerId, input.type);
+    created = await recordPayment(deps, { ...request, type }, { linked, where, recheck }, null);
+  }
   // ours, or a twin's with the same Idempotency-Key: the same request answers it, another body is refused
-  const created = states.payment;
   // no wait for the read model here: a read that follows (status, page, QR image) waits for it (paymentRow)
   return { paymentId: replayOf(created, requestHash), payment: created as Exclude<Payment, { status: 'NONE' }> };
 }

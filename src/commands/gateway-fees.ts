@@ -10,6 +10,9 @@ import type { PaymentType } from '../providers/catalogue.ts';
 /** The payment types the gateway serves: dynamic QRIS and the virtual accounts (DIRECT is the merchant's own wallet). */
 export type GatewayMethod = Extract<PaymentType, 'QRIS-DYNAMIC' | 'VA-BANK1' | 'VA-BANK2' | 'VA-BANK3'>;
 
+export const gatewayMethods: readonly GatewayMethod[] = ['QRIS-DYNAMIC', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3'];
+export const isGatewayMethod = (type: string): type is GatewayMethod => (gatewayMethods as readonly string[]).includes(type);
+
 export type MethodFamily = 'qris' | 'va';
 
 /** Which fee and limits a type takes: QRIS (dynamic, or the legacy static kind) or a virtual account. DIRECT has none. */

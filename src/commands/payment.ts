@@ -38,8 +38,12 @@ function evolve(state: Payment, event: PaymentEvent): Payment {
       return { ...event.data, status: 'PENDING' };
     case 'PaymentMethodChosen': {
       if (state.status === 'NONE') return state;
-      const { type, uniqueCode, totalAmount, accountNumber, qrisPayload } = event.data;
-      return { ...state, type, uniqueCode, totalAmount, accountNumber, qrisPayload };
+      const { type, uniqueCode, totalAmount, accountNumber, qrisPayload, gateway } = event.data;
+      const chosen = { ...state, type, uniqueCode, totalAmount, accountNumber, qrisPayload };
+      if (!gateway || !state.gateway) return chosen;
+      // the payer's choice fixed the holding account, and the bill of the method (the fee, raised for the buyer or not)
+      const { receivingAccountId, providerCode, amount, fee } = gateway;
+      return { ...chosen, receivingAccountId, providerCode, amount, gateway: { ...state.gateway, fee } };
     }
     case 'PaymentCompleted':
       return state.status === 'PENDING'
@@ -70,7 +74,7 @@ function decide(state: Payment, command: PaymentCommand): PaymentEvent[] {
     }
     case 'CompletePayment':
       // only a billed payment (its method chosen) can be paid
-      if (state.status !== 'PENDING' || state.type === null || state.totalAmount === null) return [];
+      if (state.status !== 'PENDING' || state.type === null || state.totalAmount === null || state.receivingAccountId === null) return [];
       if (command.paidAt.toISOString() >= state.expiresAt) return []; // paid when it had expired already
       return [
         PaymentCompleted({
@@ -84,6 +88,7 @@ function decide(state: Payment, command: PaymentCommand): PaymentEvent[] {
           mutationId: command.mutationId,
           paidAt: command.paidAt.toISOString(),
           completedAt: command.now.toISOString(),
+          gateway: state.gateway ? { fee: state.gateway.fee ?? 0 } : null,
         }),
       ];
     case 'ExpirePayment':

@@ -64,6 +64,12 @@ export const user: Decider<User, UserCommand, UserEvent> = {
       case 'WebhookEndpointRemoved':
       case 'WebhookEndpointDisabled':
         return state; // endpoints are decided by src/webhooks/endpoints.ts, a view of this stream of its own
+      case 'GatewayAccessRequested':
+      case 'GatewayAccessApproved':
+      case 'GatewayAccessRejected':
+      case 'GatewayAccessDeactivated':
+      case 'GatewayFeeModeChanged':
+        return state; // decided by src/commands/gateway-access.ts, a view of this stream of its own
       default: {
         const never: never = event;
         return never;

@@ -1,5 +1,8 @@
 import type { AccountEvent } from './account.ts';
 import type { ApiKeyEvent } from './api-key.ts';
+import type { GatewayLedgerEvent } from './gateway.ts';
+import type { HoldingAccountEvent } from './holding-accounts.ts';
+import type { HolidayCalendarEvent } from './holiday-calendar.ts';
 import type { OrderEvent } from './order.ts';
 import type { PaymentEvent } from './payment.ts';
 import type { ReceivingEvent } from './receiving.ts';
@@ -9,6 +12,9 @@ import type { UserEvent } from './user.ts';
 import type { WalletLoginEvent } from './wallet-login.ts';
 import './account.ts';
 import './api-key.ts';
+import './gateway.ts';
+import './holding-accounts.ts';
+import './holiday-calendar.ts';
 import './order.ts';
 import './payment.ts';
 import './receiving.ts';
@@ -27,4 +33,7 @@ export type AnyEvent =
   | WalletLoginEvent
   | PaymentEvent
   | ReceivingEvent
-  | OrderEvent;
+  | OrderEvent
+  | HoldingAccountEvent
+  | GatewayLedgerEvent
+  | HolidayCalendarEvent;

@@ -6,12 +6,23 @@ import { text } from '../text.ts';
 export const paymentType = z.enum(['QRIS', 'QRIS-DYNAMIC', 'DIRECT', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3']);
 
 // stream payment-<paymentId>
+
+/**
+ * A gateway payment's figures (DESIGN section 9): the amount the merchant asked for, whether the buyer pays the fee,
+ * and the fee on the billed amount once the method is known (null until then).
+ */
+export const gatewayTerms = z.object({
+  baseAmount: rupiah,
+  feeToCustomer: z.boolean(),
+  fee: rupiah.nullable(),
+});
+
 export const PaymentCreated = event('PaymentCreated', 1, z.object({
   paymentId: z.uuid(),
   ownerId: z.uuid(),
   orderId: text,
-  /** the linked account the customer pays into */
-  receivingAccountId: z.uuid(),
+  /** the linked account the customer pays into; null for a gateway payment until the payer chooses the method */
+  receivingAccountId: z.uuid().nullable(),
   providerCode: text,
   /** null while the payer has not chosen the method on the payment page (methodSelection payer) */
   type: paymentType.nullable(),
@@ -30,6 +41,8 @@ export const PaymentCreated = event('PaymentCreated', 1, z.object({
   createdAt: isoDate,
   /** SHA-256 of the request when it came with an Idempotency-Key (the same key with another body is refused); else null */
   requestHash: text.nullable(),
+  /** a payment through the payment gateway (walletAccountId GATEWAY): the owner is the merchant, the account a holding account */
+  gateway: gatewayTerms.nullable().default(null),
 }));
 
 /** The payer chose how to pay on the payment page: from here on the payment is billed like one created with that type. */
@@ -41,17 +54,9 @@ export const PaymentMethodChosen = event('PaymentMethodChosen', 1, z.object({
   accountNumber: text.nullable(),
   qrisPayload: text.nullable(),
   chosenAt: isoDate,
+  /** a gateway payment: the holding account the choice fixed, the amount billed for the method and its fee */
+  gateway: z.object({ receivingAccountId: z.uuid(), providerCode: text, amount: rupiah, fee: rupiah }).nullable().default(null),
 }));
-
-/**
- * A gateway payment's figures (DESIGN section 9): the amount the merchant asked for, whether the buyer pays the fee,
- * and the fee on the billed amount once the method is known (null until then).
- */
-export const gatewayTerms = z.object({
-  baseAmount: rupiah,
-  feeToCustomer: z.boolean(),
-  fee: rupiah.nullable(),
-});
 
 export const PaymentCompleted = event('PaymentCompleted', 1, z.object({
   paymentId: z.uuid(),
@@ -73,7 +78,8 @@ export const PaymentCompleted = event('PaymentCompleted', 1, z.object({
 export const PaymentExpired = event('PaymentExpired', 1, z.object({
   paymentId: z.uuid(),
   ownerId: z.uuid(),
-  receivingAccountId: z.uuid(),
+  /** null: a gateway payment whose payer never chose a method */
+  receivingAccountId: z.uuid().nullable(),
   expiredAt: isoDate,
 }));
 

@@ -71,10 +71,58 @@ export type WebhookEndpointEvent =
   | EventOf<typeof WebhookEndpointRemoved>
   | EventOf<typeof WebhookEndpointDisabled>;
 
+/** The merchant asked for the payment gateway with their business data (DESIGN section 9): access is PENDING. */
+export const GatewayAccessRequested = event('GatewayAccessRequested', 1, z.object({
+  userId: z.uuid(),
+  businessName: text.min(1),
+  businessType: text.min(1),
+  phone: text.min(1),
+  address: text.min(1),
+  website: text.nullable(),
+  description: text.nullable(),
+  requestedAt: isoDate,
+}));
+
+export const GatewayAccessApproved = event('GatewayAccessApproved', 1, z.object({
+  userId: z.uuid(),
+  approvedBy: z.uuid(),
+  approvedAt: isoDate,
+}));
+
+export const GatewayAccessRejected = event('GatewayAccessRejected', 1, z.object({
+  userId: z.uuid(),
+  note: text.min(1),
+  rejectedBy: z.uuid(),
+  rejectedAt: isoDate,
+}));
+
+/** An approved merchant taken off the gateway: access becomes REJECTED with the reason in its note. */
+export const GatewayAccessDeactivated = event('GatewayAccessDeactivated', 1, z.object({
+  userId: z.uuid(),
+  note: text.min(1),
+  deactivatedBy: z.uuid(),
+  deactivatedAt: isoDate,
+}));
+
+/** Who pays the gateway fee: the buyer (feeToCustomer) or the merchant (deducted from the credit, the default). */
+export const GatewayFeeModeChanged = event('GatewayFeeModeChanged', 1, z.object({
+  userId: z.uuid(),
+  feeToCustomer: z.boolean(),
+  changedAt: isoDate,
+}));
+
+export type GatewayAccessEvent =
+  | EventOf<typeof GatewayAccessRequested>
+  | EventOf<typeof GatewayAccessApproved>
+  | EventOf<typeof GatewayAccessRejected>
+  | EventOf<typeof GatewayAccessDeactivated>
+  | EventOf<typeof GatewayFeeModeChanged>;
+
 export type UserEvent =
   | EventOf<typeof UserRegistered>
   | EventOf<typeof SubscriptionGranted>
   | EventOf<typeof PointsGranted>
   | EventOf<typeof PointsDebited>
   | EventOf<typeof AccountDeleted>
-  | WebhookEndpointEvent;
+  | WebhookEndpointEvent
+  | GatewayAccessEvent;

@@ -1,5 +1,8 @@
 import { accountsProjection } from './accounts.ts';
 import { apiKeysProjection } from './api-keys.ts';
+import { gatewayAccessProjection } from './gateway-access.ts';
+import { gatewayLedgerProjection } from './gateway-ledger.ts';
+import { holidayCalendarProjection } from './holiday-calendar.ts';
 import { mutationsProjection } from './mutations.ts';
 import { paymentsProjection } from './payments.ts';
 import type { Projection } from './projection.ts';
@@ -8,4 +11,4 @@ import { usersProjection } from './users.ts';
 import { webhookEndpointsProjection } from './webhook-endpoints.ts';
 
 /** Every read model the service keeps. */
-export const projections: Projection[] = [usersProjection, sessionsProjection, apiKeysProjection, accountsProjection, mutationsProjection, paymentsProjection, webhookEndpointsProjection];
+export const projections: Projection[] = [usersProjection, sessionsProjection, apiKeysProjection, accountsProjection, mutationsProjection, paymentsProjection, webhookEndpointsProjection, gatewayAccessProjection, holidayCalendarProjection, gatewayLedgerProjection];

@@ -12,7 +12,8 @@ export function presentPayment(row: PaymentRow, baseUrl: string) {
   return {
     id: row.id,
     orderId: row.order_id,
-    walletAccountId: row.receiving_account_id,
+    // a gateway payment's holding account is never shown (the interface says so)
+    walletAccountId: row.gateway ? 'GATEWAY' : row.receiving_account_id,
     status: row.status,
     type: row.type,
     ...(row.method_selection === 'payer' ? { methodSelection: 'payer' } : {}),
@@ -28,6 +29,8 @@ export function presentPayment(row: PaymentRow, baseUrl: string) {
     ...(row.paid_at ? { paidAt: row.paid_at.toISOString() } : {}),
     ...(row.completed_at ? { completedAt: row.completed_at.toISOString() } : {}),
     ...(row.expired_at ? { expiredAt: row.expired_at.toISOString() } : {}),
+    // the amount the merchant asked for, when the buyer pays the gateway fee (amount is then the raised figure)
+    ...(row.gateway && row.fee_to_customer ? { metadata: { baseAmount: row.base_amount } } : {}),
   };
 }
 
@@ -57,5 +60,9 @@ export function rowOfPayment(state: Exclude<Payment, { status: 'NONE' }>): Payme
     paid_at: date(state.status === 'COMPLETED' ? state.paidAt : undefined),
     completed_at: date(state.status === 'COMPLETED' ? state.completedAt : undefined),
     expired_at: date(state.status === 'EXPIRED' ? state.expiredAt : undefined),
+    gateway: state.gateway !== null,
+    base_amount: state.gateway?.baseAmount ?? null,
+    fee_to_customer: state.gateway?.feeToCustomer ?? null,
+    gateway_fee: state.gateway?.fee ?? null,
   };
 }

@@ -32,6 +32,12 @@ export const paymentsProjection: Projection = {
     alter table payments add column if not exists method_selection text not null default 'fixed';
     alter table payments alter column unique_code drop not null;
     alter table payments alter column total_amount drop not null;
+    -- gateway payments: no receiving account until the payer chooses; the merchant's terms and the fee
+    alter table payments alter column receiving_account_id drop not null;
+    alter table payments add column if not exists gateway boolean not null default false;
+    alter table payments add column if not exists base_amount bigint;
+    alter table payments add column if not exists fee_to_customer boolean;
+    alter table payments add column if not exists gateway_fee bigint;
     create index if not exists payments_pending_expiry on payments (expires_at) where status = 'PENDING';
     create index if not exists payments_owner_order on payments (owner_id, order_id);`,
   applyRun: {
@@ -41,12 +47,13 @@ export const paymentsProjection: Projection = {
       return {
         name: 'ProjectPaymentsCreated',
         sql: `insert into payments (id, owner_id, order_id, receiving_account_id, provider_code, type, amount, unique_code, total_amount,
-           account_number, qris_payload, redirect_url, status, expires_at, created_at, method_selection)
+           account_number, qris_payload, redirect_url, status, expires_at, created_at, method_selection, gateway, base_amount, fee_to_customer, gateway_fee)
          select "paymentId", "ownerId", "orderId", "receivingAccountId", "providerCode", type, amount, "uniqueCode", "totalAmount",
-           "accountNumber", "qrisPayload", "redirectUrl", 'PENDING', "expiresAt", "createdAt", "methodSelection"
+           "accountNumber", "qrisPayload", "redirectUrl", 'PENDING', "expiresAt", "createdAt", "methodSelection",
+           gateway is not null and gateway <> 'null'::jsonb, (gateway->>'baseAmount')::bigint, (gateway->>'feeToCustomer')::boolean, (gateway->>'fee')::bigint
          from jsonb_to_recordset($1::jsonb) as p("paymentId" uuid, "ownerId" uuid, "orderId" text, "receivingAccountId" uuid,
            "providerCode" text, type text, amount bigint, "uniqueCode" bigint, "totalAmount" bigint, "accountNumber" text,
-           "qrisPayload" text, "redirectUrl" text, "expiresAt" timestamptz, "createdAt" timestamptz, "methodSelection" text)
+           "qrisPayload" text, "redirectUrl" text, "expiresAt" timestamptz, "createdAt" timestamptz, "methodSelection" text, gateway jsonb)
          on conflict do nothing`,
         params: [JSON.stringify(rows)],
       };
@@ -60,10 +67,11 @@ export const paymentsProjection: Projection = {
           tx,
           'ProjectPaymentCreated',
           `insert into payments (id, owner_id, order_id, receiving_account_id, provider_code, type, amount, unique_code, total_amount,
-             account_number, qris_payload, redirect_url, status, expires_at, created_at, method_selection)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'PENDING', $13, $14, $15) on conflict do nothing`,
+             account_number, qris_payload, redirect_url, status, expires_at, created_at, method_selection, gateway, base_amount, fee_to_customer, gateway_fee)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'PENDING', $13, $14, $15, $16, $17, $18, $19) on conflict do nothing`,
           [d.paymentId, d.ownerId, d.orderId, d.receivingAccountId, d.providerCode, d.type, d.amount, d.uniqueCode, d.totalAmount,
-            d.accountNumber, d.qrisPayload, d.redirectUrl, d.expiresAt, d.createdAt, d.methodSelection],
+            d.accountNumber, d.qrisPayload, d.redirectUrl, d.expiresAt, d.createdAt, d.methodSelection,
+            d.gateway !== null, d.gateway?.baseAmount ?? null, d.gateway?.feeToCustomer ?? null, d.gateway?.fee ?? null],
         );
         return;
       }
@@ -72,8 +80,12 @@ export const paymentsProjection: Projection = {
         await query(
           tx,
           'ProjectPaymentMethodChosen',
-          `update payments set type = $2, unique_code = $3, total_amount = $4, account_number = $5, qris_payload = $6 where id = $1`,
-          [d.paymentId, d.type, d.uniqueCode, d.totalAmount, d.accountNumber, d.qrisPayload],
+          `update payments set type = $2, unique_code = $3, total_amount = $4, account_number = $5, qris_payload = $6,
+             receiving_account_id = coalesce($7, receiving_account_id), provider_code = coalesce($8, provider_code),
+             amount = coalesce($9, amount), gateway_fee = coalesce($10, gateway_fee)
+           where id = $1`,
+          [d.paymentId, d.type, d.uniqueCode, d.totalAmount, d.accountNumber, d.qrisPayload,
+            d.gateway?.receivingAccountId ?? null, d.gateway?.providerCode ?? null, d.gateway?.amount ?? null, d.gateway?.fee ?? null],
         );
         return;
       }
@@ -101,7 +113,8 @@ export type PaymentRow = {
   id: string;
   owner_id: string;
   order_id: string;
-  receiving_account_id: string;
+  /** null: a gateway payment whose payer has not chosen the method */
+  receiving_account_id: string | null;
   provider_code: string;
   type: string | null;
   amount: number;
@@ -118,6 +131,10 @@ export type PaymentRow = {
   paid_at: Date | null;
   completed_at: Date | null;
   expired_at: Date | null;
+  gateway: boolean;
+  base_amount: number | null;
+  fee_to_customer: boolean | null;
+  gateway_fee: number | null;
 };
 
 export async function findPayment(db: Queryable, paymentId: string): Promise<PaymentRow | null> {

@@ -16,8 +16,11 @@ export type PaymentPageView = {
   uniqueCode: number | null;
   totalAmount: number | null;
   accountNumber: string | null;
-  /** the types the payer may choose from, when the payment was created without one */
-  methods: { type: string; path: string }[];
+  /**
+   * the types the payer may choose from, when the payment was created without one; a gateway payment's methods each
+   * carry their own amount (the fee raised for the buyer per method), before the unique code
+   */
+  methods: { type: string; path: string; amount?: number }[];
   /** Same-origin path of the QR image (QR types only). */
   qrisImagePath: string | null;
   statusPath: string;
@@ -77,7 +80,8 @@ function copyable(id: string, label: string, value: string) {
 function howToPay(v: PaymentPageView) {
   if (v.totalAmount === null) {
     if (v.methods.length === 0) return `<p class="hint">Metode pembayaran belum tersedia.</p>`;
-    const buttons = v.methods.map(m => `<button type="button" data-choose="${e(m.path)}" data-type="${e(m.type)}">${e(typeLabel(m.type))}</button>`).join('');
+    const label = (m: PaymentPageView['methods'][number]) => (m.amount === undefined ? typeLabel(m.type) : `${typeLabel(m.type)} · ${formatRupiah(m.amount)}`);
+    const buttons = v.methods.map(m => `<button type="button" data-choose="${e(m.path)}" data-type="${e(m.type)}">${e(label(m))}</button>`).join('');
     return `<p class="label">Pilih cara bayar</p><div class="methods" id="methods">${buttons}</div>
       <p class="hint">Total akhir (dengan kode unik) muncul setelah Anda memilih.</p>`;
   }

@@ -115,7 +115,7 @@ describe('legacy static QRIS payments', () => {
       payment: {
         paymentId, ownerId: caller.id, orderId: 'LEGACY-1', receivingAccountId: accountId, providerCode: 'WALLET-D', type: 'QRIS', methodSelection: 'fixed',
         amount: 42_000, uniqueCode: payable.uniqueCode, totalAmount: payable.totalAmount, accountNumber: null, qrisPayload: staticQris,
-        redirectUrl: 'https://shop.example', expiresAt: expiresAt.toISOString(), createdAt: now.toISOString(), requestHash: 'legacy',
+        redirectUrl: 'https://shop.example', expiresAt: expiresAt.toISOString(), createdAt: now.toISOString(), requestHash: 'legacy', gateway: null,
       },
     }, context);
     await sandbox.pay({ qris: staticQris, amount: payable.totalAmount });

@@ -19,7 +19,7 @@ const mutationId = '7b1d2e3f-4051-4263-9475-8697a8b9c0d1';
 const details: PaymentDetails = {
   paymentId, ownerId, orderId: 'INV-1', receivingAccountId: accountId, providerCode: 'WALLET-D', type: 'QRIS-DYNAMIC', methodSelection: 'fixed',
   amount: 50_000, uniqueCode: 7, totalAmount: 50_007, accountNumber: null, qrisPayload: 'qr', redirectUrl: 'https://x.example',
-  expiresAt: at(60).toISOString(), createdAt: t0.toISOString(), requestHash: 'h',
+  expiresAt: at(60).toISOString(), createdAt: t0.toISOString(), requestHash: 'h', gateway: null,
 };
 const created = PaymentCreated(details);
 /** The state as a snapshot gives it back: through JSON, then revived (its lookups built again). */
@@ -32,14 +32,14 @@ describe('payment decider', () => {
     given([created]).when({ type: 'CompletePayment', mutationId, paidAt: at(59), now: at(70) }).then([
       PaymentCompleted({
         paymentId, ownerId, orderId: 'INV-1', type: 'QRIS-DYNAMIC', amount: 50_000, totalAmount: 50_007, receivingAccountId: accountId,
-        mutationId, paidAt: at(59).toISOString(), completedAt: at(70).toISOString(),
+        mutationId, paidAt: at(59).toISOString(), completedAt: at(70).toISOString(), gateway: null,
       }),
     ]);
   });
 
   it('bills a payment created without a type once the payer chooses, once', () => {
-    const open = PaymentCreated({ ...details, type: null, methodSelection: 'payer', uniqueCode: null, totalAmount: null, qrisPayload: null });
-    const method = { type: 'VA-BANK1' as const, uniqueCode: 0, totalAmount: 50_000, accountNumber: '8881000000000001', qrisPayload: null };
+    const open = PaymentCreated({ ...details, type: null, methodSelection: 'payer', uniqueCode: null, totalAmount: null, qrisPayload: null, gateway: null });
+    const method = { type: 'VA-BANK1' as const, uniqueCode: 0, totalAmount: 50_000, accountNumber: '8881000000000001', qrisPayload: null, gateway: null };
     given([open]).when({ type: 'ChoosePaymentMethod', method, now: at(1) }).then([PaymentMethodChosen({ paymentId, ...method, chosenAt: at(1).toISOString() })]);
     const chosen = PaymentMethodChosen({ paymentId, ...method, chosenAt: at(1).toISOString() });
     given([open, chosen]).when({ type: 'ChoosePaymentMethod', method, now: at(2) }).then([]);
@@ -60,7 +60,7 @@ describe('payment decider', () => {
   it('never leaves a final state: completed stays completed, expired stays expired', () => {
     const completed = PaymentCompleted({
       paymentId, ownerId, orderId: 'INV-1', type: 'QRIS-DYNAMIC', amount: 50_000, totalAmount: 50_007, receivingAccountId: accountId,
-      mutationId, paidAt: at(1).toISOString(), completedAt: at(2).toISOString(),
+      mutationId, paidAt: at(1).toISOString(), completedAt: at(2).toISOString(), gateway: null,
     });
     const expired = PaymentExpired({ paymentId, ownerId, receivingAccountId: accountId, expiredAt: at(60).toISOString() });
     given([created, completed]).when({ type: 'ExpirePayment', now: at(90) }).then([]);

@@ -24,7 +24,7 @@ const created = fc.record({
     type: uniqueCode === null ? null : qr ? 'QRIS-DYNAMIC' : 'DIRECT', methodSelection: uniqueCode === null ? 'payer' : 'fixed', amount,
     uniqueCode, totalAmount: uniqueCode === null ? null : amount + uniqueCode, accountNumber: qr ? null : '081234567890',
     qrisPayload: qr && uniqueCode !== null ? '000201010212...' : null, redirectUrl: 'https://shop.example/done?a=1&b="x"',
-    expiresAt: at(minutes + 60), createdAt: at(minutes), requestHash: 'h',
+    expiresAt: at(minutes + 60), createdAt: at(minutes), requestHash: 'h', gateway: null,
   });
   return { ...e, metadata: { eventId: nextUuid(), correlationId: nextUuid(), causationId: null, actor: 'test', occurredAt: at(minutes) }, streamId: `payment-${e.data.paymentId}`, revision: 0, position: { commit: 1n, prepare: 1n } };
 });

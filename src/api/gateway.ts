@@ -1,0 +1,93 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { decideGatewayAccess } from '../commands/gateway-access.ts';
+import type { GatewaySettings } from '../config.ts';
+import type { Queryable } from '../db/pool.ts';
+import { findGatewayBalance } from '../projections/gateway-ledger.ts';
+import { findGatewayAccess, servedGatewayMethods, type GatewayAccessRow } from '../projections/gateway-access.ts';
+import { text } from '../text.ts';
+import type { AppDeps } from './deps.ts';
+
+/** How a method is named to people: QRIS, or the virtual account's bank. */
+export const methodLabel = (type: string) => (type === 'QRIS-DYNAMIC' ? 'QRIS' : type.startsWith('VA-') ? `Virtual Account ${type.slice(3)}` : type);
+
+function presentAccess(row: GatewayAccessRow | null) {
+  return {
+    status: row?.status ?? 'NONE',
+    note: row?.note ?? null,
+    createdAt: row?.created_at?.toISOString() ?? null,
+    processedAt: row?.processed_at?.toISOString() ?? null,
+    feeToCustomer: row?.fee_to_customer ?? false,
+  };
+}
+
+/** The interface's Gateway information for one merchant, from the read models. */
+export async function gatewayInformation(db: Queryable, settings: GatewaySettings, merchantId: string) {
+  const access = await findGatewayAccess(db, merchantId);
+  const approved = access?.status === 'APPROVED';
+  const methods = approved ? await servedGatewayMethods(db) : [];
+  return {
+    access: presentAccess(access),
+    walletAccountId: 'GATEWAY',
+    methods: methods.map(value => ({ value, label: methodLabel(value) })),
+    balance: await findGatewayBalance(db, merchantId),
+    fee: settings.vaFee,
+    qrisFee: { rate: settings.qrisFee.rateBp / 10_000, flat: settings.qrisFee.flat },
+    minWithdrawal: settings.minWithdrawal,
+    row: access,
+  };
+}
+
+const information = async (deps: AppDeps, merchantId: string) => {
+  const { row: _row, ...info } = await gatewayInformation(deps.pool, deps.config.gateway, merchantId);
+  return info;
+};
+
+/** GET /api/v1/gateway: the key owner's access, the methods served now, balances and the numbers. */
+export function gatewayRoutes(deps: AppDeps) {
+  return async function (app: FastifyInstance) {
+    app.get('/', async request => ({ status: 'success', data: await information(deps, request.owner!.userId) }));
+  };
+}
+
+const optionalText = (max: number) => text.trim().max(max).optional().transform(v => (v ? v : null));
+const accessRequestBody = z.object({
+  businessName: text.trim().min(1).max(200),
+  businessType: text.trim().min(1).max(100),
+  phone: text.trim().regex(/^\+?[0-9][0-9 -]{5,19}$/, 'a phone number'),
+  address: text.trim().min(1).max(500),
+  website: optionalText(2000).pipe(z.url({ protocol: /^https?$/, error: 'an http or https URL' }).nullable()),
+  description: optionalText(2000),
+});
+const settingsBody = z.object({ feeToCustomer: z.boolean() });
+
+/**
+ * The merchant's gateway in the dashboard: what /api/v1/gateway shows plus the request, the access request (NONE or
+ * REJECTED -> PENDING, else 409) and the fee mode.
+ */
+export function dashboardGatewayRoutes(deps: AppDeps) {
+  return async function (plain: FastifyInstance) {
+    const app = plain.withTypeProvider<ZodTypeProvider>();
+    const actor = (userId: string) => `user:${userId}`;
+
+    app.get('/', async request => {
+      const { row, ...info } = await gatewayInformation(deps.pool, deps.config.gateway, request.principal!.userId);
+      return { status: 'success', data: { ...info, request: row?.business ?? null } };
+    });
+
+    app.post('/access-request', { schema: { body: accessRequestBody } }, async (request, reply) => {
+      const userId = request.principal!.userId;
+      const done = await decideGatewayAccess(deps, userId, { type: 'RequestGatewayAccess', business: request.body, now: deps.clock.now() }, actor(userId));
+      await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+      return reply.code(201).send({ status: 'success', data: presentAccess(await findGatewayAccess(deps.pool, userId)) });
+    });
+
+    app.patch('/settings', { schema: { body: settingsBody } }, async request => {
+      const userId = request.principal!.userId;
+      const done = await decideGatewayAccess(deps, userId, { type: 'ChangeGatewayFeeMode', feeToCustomer: request.body.feeToCustomer, now: deps.clock.now() }, actor(userId));
+      await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+      return { status: 'success', data: presentAccess(await findGatewayAccess(deps.pool, userId)) };
+    });
+  };
+}

@@ -1,0 +1,119 @@
+import type { GatewaySettings } from '../config.ts';
+import { DomainError, refuse } from '../errors.ts';
+import type { PaymentType } from '../providers/catalogue.ts';
+import { ProviderError } from '../providers/connector.ts';
+import { account, accountStream, type Account } from './account.ts';
+import type { PaymentRequest, Receiver } from './create-payment.ts';
+import { recordPayment } from './create-payment.ts';
+import { gatewayAccess } from './gateway-access.ts';
+import { gatewayBill, isGatewayMethod } from './gateway-fees.ts';
+import { cachedState, load, type CommandContext } from './handle.ts';
+import { holdingAccounts, holdingAccountsStream, type HoldingAccount } from './holding-accounts.ts';
+import { payTo } from './pay-to.ts';
+import type { Payment } from './payment.ts';
+import type { SyncDeps } from './sync-account.ts';
+import { userStream } from './user.ts';
+
+const noHoldingAccount = (type: string | null) =>
+  refuse('NO_HOLDING_ACCOUNT', { message: type ? `No holding account can serve ${type} now; try again later or another method` : 'No holding account can serve a gateway payment now; try again later' });
+
+/** The method asked for a gateway payment: QRIS-DYNAMIC or a virtual account; DIRECT and static QRIS are refused (400). */
+export function gatewayMethodFor(asked: string): PaymentType {
+  if (asked === 'DIRECT') throw refuse('GATEWAY_DIRECT_NOT_ALLOWED', { errors: [{ path: 'body.type', message: 'DIRECT cannot be used with GATEWAY' }] });
+  if (asked === 'QRIS')
+    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: 'Static QRIS payments can no longer be created: the payer types the amount. Use QRIS-DYNAMIC', errors: [{ path: 'body.type', message: 'use QRIS-DYNAMIC' }] });
+  if (!isGatewayMethod(asked))
+    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: `Payment type ${asked} is not served by the gateway (QRIS-DYNAMIC, VA-BANK1, VA-BANK2, VA-BANK3)`, errors: [{ path: 'body.type', message: 'not served by the gateway' }] });
+  return asked;
+}
+
+/** A holding account that can take a payment now: still linked, active, with a provider session. */
+function usable(state: Account) {
+  return state.status === 'linked' && state.isActive && state.session !== null ? state : null;
+}
+
+/** Where the next search for a holding account starts: payments spread over the accounts serving a method. */
+let rotation = 0;
+
+/** The holding accounts serving `type`, starting after the one the last payment took. */
+function candidatesFor(all: HoldingAccount[], type: PaymentType): HoldingAccount[] {
+  const serving = all.filter(h => h.methods.includes(type));
+  const start = serving.length ? rotation++ % serving.length : 0;
+  return [...serving.slice(start), ...serving.slice(0, start)];
+}
+
+/** Refusals that mean "this holding account cannot take it now, try the next one". */
+const tryNext = (err: unknown) =>
+  err instanceof ProviderError ||
+  (err instanceof DomainError && ['NO_UNIQUE_CODE', 'VA_NUMBER_TAKEN', 'ACCOUNT_INACTIVE', 'PROVIDER_UNAVAILABLE', 'RECEIVING_ACCOUNT_GONE', 'ACCOUNT_NOT_FOUND'].includes(err.code));
+
+/**
+ * Bills a gateway payment of `type` into the first holding account that serves the method and has a free payable
+ * amount (`bill` records it there and answers it); none: 503 NO_HOLDING_ACCOUNT.
+ */
+export async function intoHoldingAccount<T>(
+  deps: SyncDeps,
+  type: PaymentType,
+  context: CommandContext,
+  bill: (receiver: Receiver) => Promise<T>,
+): Promise<T> {
+  const holding = (cachedState(deps, holdingAccountsStream, holdingAccounts) ?? (await load(deps, holdingAccountsStream, holdingAccounts))).state;
+  for (const candidate of candidatesFor(holding.accounts, type)) {
+    const stream = accountStream(candidate.accountId);
+    const linked = usable((cachedState(deps, stream, account) ?? (await load(deps, stream, account))).state);
+    if (!linked) continue;
+    try {
+      const where = await payTo(deps, linked, type, context);
+      const recheck = (state: Account) => {
+        if (!usable(state)) throw refuse('RECEIVING_ACCOUNT_GONE', { message: 'The holding account became unusable' });
+      };
+      return await bill({ linked, where, recheck });
+    } catch (err) {
+      if (!tryNext(err)) throw err;
+    }
+  }
+  throw noHoldingAccount(type);
+}
+
+/** The methods the holding accounts serve now (those linked and active), in the catalogue's order. */
+async function servedMethods(deps: SyncDeps): Promise<PaymentType[]> {
+  const holding = (cachedState(deps, holdingAccountsStream, holdingAccounts) ?? (await load(deps, holdingAccountsStream, holdingAccounts))).state;
+  const served = new Set<PaymentType>();
+  for (const h of holding.accounts) {
+    const stream = accountStream(h.accountId);
+    if (usable((cachedState(deps, stream, account) ?? (await load(deps, stream, account))).state)) h.methods.forEach(m => served.add(m));
+  }
+  return [...served];
+}
+
+/**
+ * A payment through the payment gateway (DESIGN section 9), for a merchant whose access is APPROVED (else 403). With a
+ * type: billed at once (the fee on the billed amount, raised for the buyer when the merchant chose so) into a holding
+ * account serving the method. Without: recorded with no receiving account, and billed when the payer chooses on the
+ * payment page (chooseGatewayMethod); at least one method served now must take the amount.
+ */
+export async function createGatewayPayment(deps: SyncDeps, request: Omit<PaymentRequest, 'type'>, settings: GatewaySettings): Promise<Payment> {
+  const { ownerId, input } = request;
+  const access = (cachedState(deps, userStream(ownerId), gatewayAccess) ?? (await load(deps, userStream(ownerId), gatewayAccess))).state;
+  if (access.status !== 'APPROVED') throw refuse('GATEWAY_NOT_APPROVED', { message: `Gateway access is ${access.status}: it must be APPROVED first (request it in the dashboard)` });
+  const feeToCustomer = access.feeToCustomer;
+  if (input.type !== undefined) {
+    const type = gatewayMethodFor(input.type);
+    const { amount, fee } = gatewayBill(type, input.amount, feeToCustomer, settings);
+    const terms = { baseAmount: input.amount, feeToCustomer, fee };
+    return intoHoldingAccount(deps, type, request.context, receiver => recordPayment(deps, { ...request, type }, receiver, { terms, amount }));
+  }
+  const methods = await servedMethods(deps);
+  if (methods.length === 0) throw noHoldingAccount(null);
+  // the payer is offered the methods that take this amount: at least one must
+  const refusals = methods.flatMap(method => {
+    try {
+      gatewayBill(method, input.amount, feeToCustomer, settings);
+      return [];
+    } catch (err) {
+      return [err];
+    }
+  });
+  if (refusals.length === methods.length) throw refusals[0];
+  return recordPayment(deps, { ...request, type: null }, null, { terms: { baseAmount: input.amount, feeToCustomer, fee: null }, amount: null });
+}

@@ -1,0 +1,81 @@
+import { refuse } from '../errors.ts';
+import { HoldingAccountMarked, HoldingAccountUnmarked, type HoldingAccountEvent } from '../events/holding-accounts.ts';
+import { findProvider, type PaymentType } from '../providers/catalogue.ts';
+import { account, accountStream, type Account } from './account.ts';
+import type { CommandDeps } from './deps.ts';
+import { isGatewayMethod } from './gateway-fees.ts';
+import { handleCommand, type Decider } from './handle.ts';
+import { handleStreams, streamRead } from './handle-streams.ts';
+
+/** The platform's one list of holding accounts (DESIGN section 9). */
+export const holdingAccountsStream = 'gateway-holding-accounts';
+
+export type HoldingAccount = { accountId: string; providerCode: string; methods: PaymentType[] };
+
+/** The holding accounts marked now, in marking order. */
+export type HoldingAccounts = { accounts: HoldingAccount[] };
+
+export type HoldingAccountCommand =
+  | { type: 'MarkHoldingAccount'; accountId: string; providerCode: string; methods: PaymentType[]; adminId: string; now: Date }
+  | { type: 'UnmarkHoldingAccount'; accountId: string; adminId: string; now: Date };
+
+export const holdingAccounts: Decider<HoldingAccounts, HoldingAccountCommand, HoldingAccountEvent> = {
+  cached: true,
+  initialState: () => ({ accounts: [] }),
+  evolve(state, event) {
+    const others = state.accounts.filter(a => a.accountId !== event.data.accountId);
+    if (event.type === 'HoldingAccountUnmarked') return { accounts: others };
+    const { accountId, providerCode, methods } = event.data;
+    return { accounts: [...others, { accountId, providerCode, methods }] };
+  },
+  decide(state, command) {
+    const marked = state.accounts.find(a => a.accountId === command.accountId);
+    const at = command.now.toISOString();
+    if (command.type === 'UnmarkHoldingAccount') {
+      if (!marked) throw refuse('NOT_FOUND', { message: 'Holding account not found' });
+      return [HoldingAccountUnmarked({ accountId: command.accountId, unmarkedBy: command.adminId, unmarkedAt: at })];
+    }
+    if (marked) return [];
+    const { accountId, providerCode, methods, adminId } = command;
+    return [HoldingAccountMarked({ accountId, providerCode, methods, markedBy: adminId, markedAt: at })];
+  },
+};
+
+/** The gateway methods an account can serve: its provider's payment types the gateway takes (QRIS-DYNAMIC, VA). */
+export function gatewayMethodsOf(providerCode: string): PaymentType[] {
+  return (findProvider(providerCode)?.paymentTypes ?? []).filter(isGatewayMethod);
+}
+
+/** The admin's own linked account, as it is now; another owner's or an unknown one: 404. */
+function adminsAccount(state: Account, adminId: string) {
+  if (state.status !== 'linked' || state.ownerId !== adminId) throw refuse('ACCOUNT_NOT_FOUND');
+  return state;
+}
+
+/**
+ * Marks one of the admin's linked accounts as a holding account: the platform's accounts are the admins' own (linked
+ * with the ordinary /api/v1/accounts flows). An account whose provider serves no gateway method is refused (400).
+ */
+export async function markHoldingAccount(deps: CommandDeps, adminId: string, accountId: string) {
+  const now = deps.clock.now();
+  const reads = { account: streamRead(accountStream(accountId), account), holding: streamRead(holdingAccountsStream, holdingAccounts) };
+  const done = await handleStreams(
+    deps,
+    reads,
+    loaded => {
+      const linked = adminsAccount(loaded.account.state, adminId);
+      const methods = gatewayMethodsOf(linked.providerCode);
+      if (methods.length === 0)
+        throw refuse('HOLDING_ACCOUNT_CANNOT_SERVE', { message: `${linked.providerCode} accounts cannot serve a gateway method (QRIS-DYNAMIC or a virtual account)` });
+      const marked = holdingAccounts.decide(loaded.holding.state, { type: 'MarkHoldingAccount', accountId, providerCode: linked.providerCode, methods, adminId, now });
+      return { append: { holding: marked }, guard: ['account'], result: null };
+    },
+    { actor: `admin:${adminId}`, now },
+  );
+  return done;
+}
+
+export async function unmarkHoldingAccount(deps: CommandDeps, adminId: string, accountId: string) {
+  const now = deps.clock.now();
+  return handleCommand(deps, holdingAccountsStream, holdingAccounts, { type: 'UnmarkHoldingAccount', accountId, adminId, now }, { actor: `admin:${adminId}`, now });
+}

@@ -1,0 +1,146 @@
+import { preparedQuery, query, type Queryable } from '../db/pool.ts';
+import type { GatewayAccessStatus } from '../commands/gateway-access.ts';
+import type { Projection } from './projection.ts';
+
+/**
+ * The gateway's access requests (from the merchants' user streams) and holding accounts (from the platform's
+ * holding-accounts stream), as `/api/v1/gateway`, the dashboard and the admin console read them.
+ */
+export const gatewayAccessProjection: Projection = {
+  name: 'gateway-access',
+  tables: ['gateway_access', 'gateway_holding_accounts'],
+  handles: [
+    'GatewayAccessRequested', 'GatewayAccessApproved', 'GatewayAccessRejected', 'GatewayAccessDeactivated', 'GatewayFeeModeChanged',
+    'HoldingAccountMarked', 'HoldingAccountUnmarked',
+  ],
+  schema: `
+    create table if not exists gateway_access (
+      user_id uuid primary key,
+      status text not null,
+      note text,
+      fee_to_customer boolean not null default false,
+      business jsonb,
+      created_at timestamptz,
+      processed_at timestamptz,
+      processed_by uuid
+    );
+    create index if not exists gateway_access_status on gateway_access (status, created_at);
+    create table if not exists gateway_holding_accounts (
+      account_id uuid primary key,
+      provider_code text not null,
+      methods text[] not null,
+      marked_by uuid not null,
+      marked_at timestamptz not null
+    );`,
+  async apply(tx, event) {
+    switch (event.type) {
+      case 'GatewayAccessRequested': {
+        const { userId, requestedAt, ...business } = event.data;
+        await query(
+          tx,
+          'ProjectGatewayAccessRequested',
+          `insert into gateway_access (user_id, status, business, created_at) values ($1, 'PENDING', $2, $3)
+           on conflict (user_id) do update set status = 'PENDING', note = null, business = $2, created_at = $3, processed_at = null, processed_by = null`,
+          [userId, JSON.stringify(business), requestedAt],
+        );
+        return;
+      }
+      case 'GatewayAccessApproved':
+        await processed(tx, event.data.userId, 'APPROVED', null, event.data.approvedAt, event.data.approvedBy);
+        return;
+      case 'GatewayAccessRejected':
+        await processed(tx, event.data.userId, 'REJECTED', event.data.note, event.data.rejectedAt, event.data.rejectedBy);
+        return;
+      case 'GatewayAccessDeactivated':
+        await processed(tx, event.data.userId, 'REJECTED', event.data.note, event.data.deactivatedAt, event.data.deactivatedBy);
+        return;
+      case 'GatewayFeeModeChanged':
+        await query(
+          tx,
+          'ProjectGatewayFeeModeChanged',
+          `insert into gateway_access (user_id, status, fee_to_customer) values ($1, 'NONE', $2)
+           on conflict (user_id) do update set fee_to_customer = $2`,
+          [event.data.userId, event.data.feeToCustomer],
+        );
+        return;
+      case 'HoldingAccountMarked': {
+        const d = event.data;
+        await query(
+          tx,
+          'ProjectHoldingAccountMarked',
+          `insert into gateway_holding_accounts (account_id, provider_code, methods, marked_by, marked_at) values ($1, $2, $3, $4, $5)
+           on conflict (account_id) do update set provider_code = $2, methods = $3, marked_by = $4, marked_at = $5`,
+          [d.accountId, d.providerCode, d.methods, d.markedBy, d.markedAt],
+        );
+        return;
+      }
+      case 'HoldingAccountUnmarked':
+        await query(tx, 'ProjectHoldingAccountUnmarked', 'delete from gateway_holding_accounts where account_id = $1', [event.data.accountId]);
+        return;
+    }
+  },
+};
+
+function processed(tx: Queryable, userId: string, status: GatewayAccessStatus, note: string | null, at: string, by: string) {
+  return query(tx, 'ProjectGatewayAccessProcessed', 'update gateway_access set status = $2, note = $3, processed_at = $4, processed_by = $5 where user_id = $1', [
+    userId, status, note, at, by,
+  ]);
+}
+
+export type GatewayAccessRow = {
+  user_id: string;
+  status: GatewayAccessStatus;
+  note: string | null;
+  fee_to_customer: boolean;
+  business: Record<string, string | null> | null;
+  created_at: Date | null;
+  processed_at: Date | null;
+};
+
+export async function findGatewayAccess(db: Queryable, userId: string): Promise<GatewayAccessRow | null> {
+  const r = await preparedQuery<GatewayAccessRow>(db, 'FindGatewayAccess', 'select * from gateway_access where user_id = $1', [userId]);
+  return r.rows[0] ?? null;
+}
+
+/** Access requests for the admin console, oldest first, with who asked. */
+export async function listGatewayAccess(db: Queryable, status: GatewayAccessStatus | undefined) {
+  const r = await query<GatewayAccessRow & { name: string | null; email: string | null }>(
+    db,
+    'ListGatewayAccess',
+    `select g.*, u.name, u.email from gateway_access g left join users u on u.id = g.user_id
+      where g.status <> 'NONE' and ($1::text is null or g.status = $1) order by g.created_at, g.user_id limit 500`,
+    [status ?? null],
+  );
+  return r.rows;
+}
+
+export type HoldingAccountRow = {
+  account_id: string;
+  provider_code: string;
+  methods: string[];
+  marked_by: string;
+  marked_at: Date;
+  account_name: string | null;
+  is_active: boolean | null;
+};
+
+/** The holding accounts, each with whether its account is still linked and active (a deleted one shows null). */
+export async function listHoldingAccounts(db: Queryable): Promise<HoldingAccountRow[]> {
+  const r = await query<HoldingAccountRow>(
+    db,
+    'ListHoldingAccounts',
+    `select h.*, a.account_name, a.is_active from gateway_holding_accounts h left join accounts a on a.id = h.account_id order by h.marked_at`,
+  );
+  return r.rows;
+}
+
+/** The methods the gateway can serve now: those of holding accounts that are linked and active. */
+export async function servedGatewayMethods(db: Queryable): Promise<string[]> {
+  const r = await preparedQuery<{ method: string }>(
+    db,
+    'ServedGatewayMethods',
+    `select distinct unnest(h.methods) as method from gateway_holding_accounts h join accounts a on a.id = h.account_id where a.is_active order by 1`,
+    [],
+  );
+  return r.rows.map(row => row.method);
+}

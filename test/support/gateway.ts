@@ -1,0 +1,53 @@
+import { registerUser as registerWithRole } from '../../src/commands/registration.ts';
+import { createKey, keyHolder, sessionCookie } from './http.ts';
+import { linkServiceWallet, linkWalletA } from './payments.ts';
+import type { TestService } from './service.ts';
+
+let adminSeed = 0;
+
+/** A signed-in ADMIN (made as the CLI makes one), with an API key to link the platform's accounts. */
+export async function signedInAdmin(service: TestService) {
+  const email = `admin${++adminSeed}-${process.pid}@example.com`;
+  const { userId } = await registerWithRole(service.deps, { name: `Admin ${adminSeed}`, email, password: 'rahasia123', role: 'ADMIN' });
+  const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: 'rahasia123' }, remoteAddress: `10.200.0.${adminSeed}` });
+  if (login.statusCode !== 200) throw new Error(`admin login: ${login.statusCode} ${login.body}`);
+  const cookie = sessionCookie(login);
+  const { key } = await createKey(service, cookie);
+  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
+    service.app.inject({ method, url, headers: { 'x-api-key': key }, payload: payload as never });
+  const session = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT', url: string, payload?: unknown) =>
+    service.app.inject({ method, url, cookies: { svc_token: cookie }, payload: payload as never });
+  return { id: userId, name: `Admin ${adminSeed}`, email, password: 'rahasia123', cookie, key, call, session };
+}
+
+export type Admin = Awaited<ReturnType<typeof signedInAdmin>>;
+
+/** A call on the dashboard or admin console with a session cookie. */
+export const withSession = (service: TestService, cookie: string) =>
+  (method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT', url: string, payload?: unknown) =>
+    service.app.inject({ method, url, cookies: { svc_token: cookie }, payload: payload as never });
+
+export const businessData = { businessName: 'Toko Maju', businessType: 'retail', phone: '081234567890', address: 'Jl. Merdeka 1, Bandung' };
+
+/** A merchant with an API key whose gateway access the admin approved. */
+export async function approvedMerchant(service: TestService, admin: Admin, options: { feeToCustomer?: boolean } = {}) {
+  const merchant = await keyHolder(service);
+  const session = withSession(service, merchant.cookie);
+  const requested = await session('POST', '/api/dashboard/gateway/access-request', businessData);
+  if (requested.statusCode !== 201) throw new Error(`access request: ${requested.statusCode} ${requested.body}`);
+  const approved = await admin.session('POST', `/api/admin/gateway/access-requests/${merchant.id}/approve`);
+  if (approved.statusCode !== 200) throw new Error(`approve: ${approved.statusCode} ${approved.body}`);
+  if (options.feeToCustomer) {
+    const set = await session('PATCH', '/api/dashboard/gateway/settings', { feeToCustomer: true });
+    if (set.statusCode !== 200) throw new Error(`fee mode: ${set.statusCode} ${set.body}`);
+  }
+  return { ...merchant, session };
+}
+
+/** A platform account linked by the admin and marked as a holding account: a QRIS wallet, or WALLET-A for virtual accounts. */
+export async function holdingAccount(service: TestService, admin: Admin, kind: 'qris' | 'va' = 'qris', providerCode = 'WALLET-D') {
+  const linked = kind === 'va' ? await linkWalletA(service, admin) : await linkServiceWallet(admin, providerCode);
+  const marked = await admin.session('POST', '/api/admin/gateway/holding-accounts', { accountId: linked.accountId });
+  if (marked.statusCode !== 201) throw new Error(`mark holding: ${marked.statusCode} ${marked.body}`);
+  return linked;
+}

@@ -19,6 +19,7 @@ import { startSandbox } from './providers/sandbox/server.ts';
 import type { AccountSyncScheduler } from './background/account-sync.ts';
 import type { PaymentChecks } from './background/payment-checks.ts';
 import type { PaymentExpiryTimer } from './background/payment-expiry.ts';
+import type { GatewaySettlement } from './background/gateway-settlement.ts';
 import type { EventStore } from './store/event-store.ts';
 import type { WebhookDelivery } from './webhooks/delivery-runner.ts';
 import { webhookSettings, type WebhookSettings } from './webhooks/settings.ts';
@@ -33,6 +34,7 @@ export type Service = {
   accountSync: AccountSyncScheduler;
   webhookDelivery: WebhookDelivery;
   paymentExpiry: PaymentExpiryTimer;
+  gatewaySettlement: GatewaySettlement;
   paymentChecks: PaymentChecks;
   sandboxUrl: string | null;
   /** Starts listening on the configured port and answers the service's URL. */
@@ -127,6 +129,6 @@ export async function createService(config: Config, options: ServiceOptions = {}
       await sandbox?.close();
       await embedded?.stop();
     })());
-  const { projections, sagas, accountSync, webhookDelivery, paymentExpiry, paymentChecks } = background;
-  return { app, deps, pool, store, projections, sagas, accountSync, webhookDelivery, paymentExpiry, paymentChecks, sandboxUrl: providerUrl, listen, close };
+  const { projections, sagas, accountSync, webhookDelivery, paymentExpiry, gatewaySettlement, paymentChecks } = background;
+  return { app, deps, pool, store, projections, sagas, accountSync, webhookDelivery, paymentExpiry, gatewaySettlement, paymentChecks, sandboxUrl: providerUrl, listen, close };
 }

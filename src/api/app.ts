@@ -19,6 +19,7 @@ import { adminSurface, dashboardSurface } from './session-auth.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { dashboardGatewayRoutes, gatewayRoutes } from './gateway.ts';
 import { adminGatewayRoutes } from './gateway-admin.ts';
+import { adminWithdrawalRoutes, dashboardWithdrawalRoutes } from './gateway-withdrawals.ts';
 import { gatewayCalendarRoutes } from './gateway-calendar.ts';
 
 /** Builds the HTTP app without listening, so tests use `inject` against real dependencies. */
@@ -71,6 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await dashboard.register(apiKeyRoutes(deps, keys), { prefix: '/api-keys' });
       await dashboard.register(webhookRoutes(deps, 'dashboard'), { prefix: '/webhooks' });
       await dashboard.register(dashboardGatewayRoutes(deps), { prefix: '/gateway' });
+      await dashboard.register(dashboardWithdrawalRoutes(deps), { prefix: '/gateway/withdrawals' });
     }),
     { prefix: '/api/dashboard' },
   );
@@ -78,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     adminSurface(deps, async admin => {
       // every admin route answers 401 without a session and 403 to anyone but an ADMIN
       await admin.register(adminGatewayRoutes(deps), { prefix: '/gateway' });
+      await admin.register(adminWithdrawalRoutes(deps), { prefix: '/gateway/withdrawals' });
       await admin.register(gatewayCalendarRoutes(deps), { prefix: '/gateway/calendar' });
     }),
     { prefix: '/api/admin' },

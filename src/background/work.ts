@@ -3,6 +3,9 @@ import type { Core } from '../core.ts';
 import { projections } from '../projections/all.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { startAccountSync, type AccountSyncScheduler } from './account-sync.ts';
+import { startGatewaySettlement, type GatewaySettlement } from './gateway-settlement.ts';
+import { settlementCutoff, shippedHolidayCalendar } from '../commands/working-days.ts';
+import { loadHolidayCalendar } from '../projections/holiday-calendar.ts';
 import { sagas } from '../sagas/all.ts';
 import { startPaymentChecks, type PaymentChecks } from './payment-checks.ts';
 import { startPaymentExpiry, type PaymentExpiryTimer } from './payment-expiry.ts';
@@ -19,6 +22,7 @@ export type BackgroundWork = {
   webhookDelivery: WebhookDelivery;
   accountSync: AccountSyncScheduler;
   paymentExpiry: PaymentExpiryTimer;
+  gatewaySettlement: GatewaySettlement;
   paymentChecks: PaymentChecks;
   /**
    * The subscribers that are not fine: stuck at an event (here, or in another process: they are recorded in
@@ -48,6 +52,11 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
   const tickMs = options.schedulerTickMs ?? 1000;
   const accountSync = await startAccountSync({ ...core, readModels: projectionRunner }, { tickMs });
   const paymentExpiry = startPaymentExpiry({ store, snapshots, cache, clock, log, pool, readModels: projectionRunner }, { tickMs });
+  const shipped = shippedHolidayCalendar();
+  const gatewaySettlement = startGatewaySettlement({ store, snapshots, cache, clock, log, pool, readModels: projectionRunner }, {
+    tickMs,
+    cutoffAt: async now => settlementCutoff(now, await loadHolidayCalendar(pool, shipped)),
+  });
   const paymentChecks = startPaymentChecks({ pool, clock, log }, options.paymentChecks, { tickMs });
   return {
     projections: projectionRunner,
@@ -55,6 +64,7 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
     webhookDelivery,
     accountSync,
     paymentExpiry,
+    gatewaySettlement,
     paymentChecks,
     health: async () => {
       const here = [...projectionRunner.health(), ...sagaRunner.health()].map(s => subscriberProblem(s.subscriber, s.health));
@@ -69,6 +79,7 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
       await accountSync.stop();
       await webhookDelivery.stop();
       await paymentExpiry.stop();
+      await gatewaySettlement.stop();
       await paymentChecks.stop();
       await sagaRunner.stop();
       await projectionRunner.stop();

@@ -16,7 +16,8 @@ const pending = ledgerAccount.pending(merchantId);
 const settled = ledgerAccount.settled(merchantId);
 const onHold = ledgerAccount.onHold(merchantId);
 
-const credit = (n: number, totalAmount: number, fee: number, completedAt: Date): GatewayLedgerCommand =>
+type Command<T extends GatewayLedgerCommand['type']> = Extract<GatewayLedgerCommand, { type: T }>;
+const credit = (n: number, totalAmount: number, fee: number, completedAt: Date): Command<'CreditGatewayPayment'> =>
   ({ type: 'CreditGatewayPayment', merchantId, paymentId: uuid(n), holdingAccountId: holdingId, totalAmount, fee, completedAt, now: completedAt });
 const credited = (n: number, totalAmount: number, fee: number, completedAt: Date) =>
   GatewayPaymentCredited({
@@ -26,7 +27,7 @@ const credited = (n: number, totalAmount: number, fee: number, completedAt: Date
 const settledEvent = (paymentIds: string[], amount: number, cutoff: Date, settledAt: Date) =>
   BalanceSettled({ merchantId, paymentIds, amount, cutoff: cutoff.toISOString(), settledAt: settledAt.toISOString(), postings: [{ account: pending, amount }, { account: settled, amount: -amount }] });
 const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' };
-const request = (n: number, amount: number, now = at(30)): GatewayLedgerCommand =>
+const request = (n: number, amount: number, now = at(30)): Command<'RequestWithdrawal'> =>
   ({ type: 'RequestWithdrawal', merchantId, withdrawalId: uuid(1000 + n), amount, ...bank, requestedBy: merchantId, minWithdrawal: 50_000, now });
 const requested = (n: number, amount: number, now = at(30)) =>
   WithdrawalRequested({ merchantId, withdrawalId: uuid(1000 + n), amount, ...bank, requestedBy: merchantId, requestedAt: now.toISOString(), postings: [{ account: settled, amount }, { account: onHold, amount: -amount }] });

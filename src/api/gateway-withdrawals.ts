@@ -1,0 +1,95 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { payWithdrawal, rejectWithdrawal, requestWithdrawal } from '../commands/gateway-withdrawals.ts';
+import { refuse } from '../errors.ts';
+import { findGatewayWithdrawal, listGatewayWithdrawals, type GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
+import type { Position } from '../store/event-store.ts';
+import { text } from '../text.ts';
+import type { AppDeps } from './deps.ts';
+
+const requestBody = z.object({
+  amount: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  bankCode: text.trim().min(1).max(32),
+  accountNumber: text.trim().regex(/^[0-9]{4,34}$/, 'digits only, 4 to 34 of them'),
+  accountHolderName: text.trim().min(1).max(100),
+});
+const withdrawalParams = z.object({ id: z.uuid() });
+const listQuery = z.object({ status: z.enum(['REQUESTED', 'PAID', 'REJECTED']).optional() });
+const paidBody = z.object({ reference: text.trim().min(1).max(200) });
+const rejectBody = z.object({ note: text.trim().min(1).max(1000) });
+
+function presentWithdrawal(row: GatewayWithdrawalRow) {
+  return {
+    id: row.id,
+    amount: row.amount,
+    bankCode: row.bank_code,
+    accountNumber: row.account_number,
+    accountHolderName: row.account_holder_name,
+    status: row.status,
+    requestedAt: row.requested_at.toISOString(),
+    processedAt: row.processed_at?.toISOString() ?? null,
+    reference: row.reference,
+    note: row.note,
+  };
+}
+
+/** The ledger's read model has caught up with a write, so the answer shows it. */
+const readYourWrite = (deps: AppDeps, position: Position | null) => deps.readModels.waitFor(position, undefined, ['gateway-ledger']);
+
+/**
+ * A merchant's withdrawals in the dashboard (DESIGN section 9; there is no withdrawal on /api/v1): ask for a payout of
+ * part of the available balance, and follow it. Another merchant's withdrawal is as unknown as one that never was.
+ */
+export function dashboardWithdrawalRoutes(deps: AppDeps) {
+  return async function (plain: FastifyInstance) {
+    const app = plain.withTypeProvider<ZodTypeProvider>();
+
+    app.post('/', { schema: { body: requestBody } }, async (request, reply) => {
+      const merchantId = request.principal!.userId;
+      const { id, handled } = await requestWithdrawal(deps, merchantId, request.body, deps.config.gateway.minWithdrawal);
+      await readYourWrite(deps, handled.position);
+      return reply.code(201).send({ status: 'success', data: { id, status: 'REQUESTED' } });
+    });
+
+    app.get('/', async request => ({
+      status: 'success',
+      data: (await listGatewayWithdrawals(deps.pool, { merchantId: request.principal!.userId })).map(presentWithdrawal),
+    }));
+
+    app.get('/:id', { schema: { params: withdrawalParams } }, async request => {
+      const row = await findGatewayWithdrawal(deps.pool, request.params.id);
+      if (!row || row.merchant_id !== request.principal!.userId) throw refuse('WITHDRAWAL_NOT_FOUND');
+      return { status: 'success', data: presentWithdrawal(row) };
+    });
+  };
+}
+
+/** Withdrawals in the admin console: the list (by status), payout (by an admin other than the requester) and refusal. */
+export function adminWithdrawalRoutes(deps: AppDeps) {
+  return async function (plain: FastifyInstance) {
+    const app = plain.withTypeProvider<ZodTypeProvider>();
+    const present = (row: GatewayWithdrawalRow) => ({ ...presentWithdrawal(row), merchantId: row.merchant_id, processedBy: row.processed_by });
+
+    /** The withdrawal as the read model shows it once it caught up with the decision. */
+    const decided = async (withdrawalId: string, position: Position | null) => {
+      await readYourWrite(deps, position);
+      return { status: 'success', data: present((await findGatewayWithdrawal(deps.pool, withdrawalId))!) };
+    };
+
+    app.get('/', { schema: { querystring: listQuery } }, async request => ({
+      status: 'success',
+      data: (await listGatewayWithdrawals(deps.pool, { status: request.query.status })).map(present),
+    }));
+
+    app.post('/:id/paid', { schema: { params: withdrawalParams, body: paidBody } }, async request => {
+      const done = await payWithdrawal(deps, request.principal!.userId, request.params.id, request.body.reference);
+      return decided(request.params.id, done.position);
+    });
+
+    app.post('/:id/reject', { schema: { params: withdrawalParams, body: rejectBody } }, async request => {
+      const done = await rejectWithdrawal(deps, request.principal!.userId, request.params.id, request.body.note);
+      return decided(request.params.id, done.position);
+    });
+  };
+}

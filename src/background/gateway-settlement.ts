@@ -1,0 +1,69 @@
+import type pg from 'pg';
+import { settleDue } from '../commands/gateway-ledger.ts';
+import type { CommandDeps } from '../commands/deps.ts';
+import { merchantsWithDueCredits } from '../projections/gateway-ledger.ts';
+import type { SagaDeps } from '../sagas/all.ts';
+import type { Position } from '../store/event-store.ts';
+import { comparePositions } from '../store/event-store.ts';
+import { onTheClock } from './on-the-clock.ts';
+
+export type GatewaySettlement = {
+  /** Settles every merchant with credits due at the clock's now; answers how many merchants it settled. */
+  tick(): Promise<number>;
+  stop(): Promise<void>;
+};
+
+export type SettlementOptions = {
+  /** Everything completed strictly before this instant is due (the working-day calendar as it is now). */
+  cutoffAt: (now: Date) => Promise<Date>;
+  tickMs?: number;
+  /** merchants looked up at a time */
+  batch?: number;
+  /** merchant streams settled at once */
+  parallel?: number;
+};
+
+/** Runs `work` over `items`, at most `parallel` at a time. */
+async function inParallel<T>(items: readonly T[], parallel: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, worker));
+}
+
+/**
+ * The settlement run (DESIGN section 9): every second, the merchants with credits completed before the calendar's
+ * cutoff are found in the read model (which only names their streams), and each merchant's ledger settles what it
+ * holds due, in one BalanceSettled. A tick with nothing due costs the cutoff and one indexed look-up.
+ */
+export function startGatewaySettlement(
+  deps: SagaDeps & { pool: pg.Pool; readModels: CommandDeps['readModels'] },
+  options: SettlementOptions,
+): GatewaySettlement {
+  const batch = options.batch ?? 1000;
+  const parallel = options.parallel ?? 8;
+
+  const settleAll = async () => {
+    const cutoff = await options.cutoffAt(deps.clock.now());
+    const done = new Set<string>();
+    let settled = 0;
+    for (;;) {
+      // the work list is the ledger's read model: let it catch up with what was written so far (and settled just now)
+      await deps.readModels.waitFor(await deps.store.headPosition(), 5000, ['gateway-ledger']);
+      const merchants = (await merchantsWithDueCredits(deps.pool, cutoff, batch + done.size)).filter(m => !done.has(m));
+      if (merchants.length === 0) return settled;
+      let last: Position | null = null;
+      await inParallel(merchants.slice(0, batch), parallel, async merchantId => {
+        done.add(merchantId);
+        const now = deps.clock.now();
+        const result = await settleDue(deps, merchantId, cutoff, { actor: 'system:gateway-settlement', now, correlationId: `settlement:${cutoff.toISOString()}` });
+        if (result.events.length > 0) settled++;
+        if (result.position && (!last || comparePositions(result.position, last) > 0)) last = result.position;
+      });
+      if (last) await deps.readModels.waitFor(last, 30_000, ['gateway-ledger']);
+    }
+  };
+
+  return onTheClock(settleAll, options.tickMs ?? 1000, deps.log, 'gateway settlement tick');
+}

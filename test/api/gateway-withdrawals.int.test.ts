@@ -1,0 +1,214 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { creditGatewayPayment, gatewayLedger, gatewayLedgerStream, merchantBalance } from '../../src/commands/gateway-ledger.ts';
+import { requestWithdrawal } from '../../src/commands/gateway-withdrawals.ts';
+import { load } from '../../src/commands/handle.ts';
+import { registerUser as registerWithRole } from '../../src/commands/registration.ts';
+import { createPool } from '../../src/db/pool.ts';
+import { DomainError } from '../../src/errors.ts';
+import { findGatewayBalance } from '../../src/projections/gateway-ledger.ts';
+import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
+import { registerUser, sessionCookie } from '../support/http.ts';
+import { nextUuid } from '../support/ids.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(async () => {
+  await service?.close();
+});
+
+type Method = 'GET' | 'POST';
+const call = (cookie: string | null, method: Method, url: string, payload?: unknown) =>
+  service.app.inject({ method, url, ...(cookie ? { cookies: { svc_token: cookie } } : {}), payload: payload as never });
+
+let admins = 0;
+/** A signed-in ADMIN, made as the CLI makes one. */
+async function signedInAdmin() {
+  const email = `ledger-admin${++admins}-${process.pid}@example.com`;
+  const { userId } = await registerWithRole(service.deps, { name: `Admin ${admins}`, email, password: 'rahasia123', role: 'ADMIN' });
+  const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: 'rahasia123' }, remoteAddress: `10.201.0.${admins}` });
+  expect(login.statusCode, login.body).toBe(200);
+  return { id: userId, cookie: sessionCookie(login) };
+}
+
+/** Money in a merchant's ledger, settled: gateway payments credited (as the saga does), then a settlement run. */
+async function settledBalance(merchantId: string, ...nets: number[]) {
+  const completedAt = service.clock.now();
+  for (const net of nets) {
+    await creditGatewayPayment(service.deps, { merchantId, paymentId: nextUuid(), holdingAccountId: nextUuid(), totalAmount: net + 3_000, fee: 3_000, completedAt }, {
+      actor: 'test', now: completedAt,
+    });
+  }
+  await service.projections.waitFor(await service.store.headPosition(), 10_000);
+  // day by day until a working day has begun after the payments' day (weekends and holidays settle nothing)
+  for (let day = 0; (await findGatewayBalance(service.pool, merchantId)).pending > 0; day++) {
+    expect(day).toBeLessThan(14);
+    service.clock.advance(24 * 3_600_000);
+    await service.projections.waitFor(await service.store.headPosition(), 10_000);
+    await service.gatewaySettlement.tick();
+    await service.projections.waitFor(await service.store.headPosition(), 10_000);
+  }
+}
+
+const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' };
+const withdraw = (cookie: string | null, amount: number) => call(cookie, 'POST', '/api/dashboard/gateway/withdrawals', { amount, ...bank });
+
+describe('withdrawals: who may call', () => {
+  it('answers 401 without a session, and 403 to non-admins on the admin routes', async () => {
+    const id = nextUuid();
+    for (const [method, url] of [
+      ['POST', '/api/dashboard/gateway/withdrawals'], ['GET', '/api/dashboard/gateway/withdrawals'], ['GET', '/api/admin/gateway/withdrawals'],
+      ['POST', `/api/admin/gateway/withdrawals/${id}/paid`], ['POST', `/api/admin/gateway/withdrawals/${id}/reject`],
+    ] as const) {
+      const anonymous = await call(null, method, url, method === 'POST' ? { amount: 50_000, ...bank, reference: 'x', note: 'x' } : undefined);
+      expect(anonymous.statusCode, url).toBe(401);
+      expect(anonymous.json()).toMatchObject({ status: 'error', code: 'UNAUTHORIZED' });
+    }
+    const merchant = await registerUser(service);
+    for (const [method, url, payload] of [
+      ['GET', '/api/admin/gateway/withdrawals', undefined], ['POST', `/api/admin/gateway/withdrawals/${id}/paid`, { reference: 'TRF-1' }],
+      ['POST', `/api/admin/gateway/withdrawals/${id}/reject`, { note: 'no' }],
+    ] as const) {
+      const forbidden = await call(merchant.cookie, method, url, payload);
+      expect(forbidden.statusCode, url).toBe(403);
+      expect(forbidden.json()).toMatchObject({ status: 'error', code: 'FORBIDDEN' });
+    }
+  });
+});
+
+describe('withdrawals: request, pay, reject', () => {
+  it('holds a requested withdrawal, lists it, and an admin pays it once', async () => {
+    const merchant = await registerUser(service);
+    const admin = await signedInAdmin();
+    await settledBalance(merchant.id, 100_000, 97_000);
+    expect(await findGatewayBalance(service.pool, merchant.id)).toEqual({ settled: 197_000, pending: 0, onHold: 0, available: 197_000 });
+
+    const requested = await withdraw(merchant.cookie, 150_000);
+    expect(requested.statusCode, requested.body).toBe(201);
+    const { id } = requested.json().data;
+    expect(requested.json()).toEqual({ status: 'success', data: { id, status: 'REQUESTED' } });
+    expect(await findGatewayBalance(service.pool, merchant.id)).toEqual({ settled: 197_000, pending: 0, onHold: 150_000, available: 47_000 });
+
+    const mine = await call(merchant.cookie, 'GET', '/api/dashboard/gateway/withdrawals');
+    expect(mine.json().data).toEqual([expect.objectContaining({ id, amount: 150_000, ...bank, status: 'REQUESTED', processedAt: null })]);
+    const listed = await call(admin.cookie, 'GET', '/api/admin/gateway/withdrawals?status=REQUESTED');
+    expect(listed.json().data).toContainEqual(expect.objectContaining({ id, merchantId: merchant.id, amount: 150_000 }));
+
+    const paid = await call(admin.cookie, 'POST', `/api/admin/gateway/withdrawals/${id}/paid`, { reference: 'TRF-0001' });
+    expect(paid.statusCode, paid.body).toBe(200);
+    expect(paid.json().data).toMatchObject({ id, status: 'PAID', reference: 'TRF-0001', processedBy: admin.id });
+    expect(await findGatewayBalance(service.pool, merchant.id)).toEqual({ settled: 47_000, pending: 0, onHold: 0, available: 47_000 });
+
+    const again = await call(admin.cookie, 'POST', `/api/admin/gateway/withdrawals/${id}/paid`, { reference: 'TRF-0002' });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ status: 'error', code: 'WITHDRAWAL_NOT_REQUESTED' });
+    const rejectPaid = await call(admin.cookie, 'POST', `/api/admin/gateway/withdrawals/${id}/reject`, { note: 'too late' });
+    expect(rejectPaid.statusCode).toBe(409);
+    expect((await call(admin.cookie, 'GET', '/api/admin/gateway/withdrawals?status=PAID')).json().data).toContainEqual(expect.objectContaining({ id }));
+  });
+
+  it('gives a rejected withdrawal back to the available balance', async () => {
+    const merchant = await registerUser(service);
+    const admin = await signedInAdmin();
+    await settledBalance(merchant.id, 80_000);
+    const { id } = (await withdraw(merchant.cookie, 80_000)).json().data;
+    expect((await withdraw(merchant.cookie, 50_000)).json()).toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
+    const rejected = await call(admin.cookie, 'POST', `/api/admin/gateway/withdrawals/${id}/reject`, { note: 'rekening tidak cocok' });
+    expect(rejected.statusCode, rejected.body).toBe(200);
+    expect(rejected.json().data).toMatchObject({ id, status: 'REJECTED', note: 'rekening tidak cocok' });
+    expect(await findGatewayBalance(service.pool, merchant.id)).toEqual({ settled: 80_000, pending: 0, onHold: 0, available: 80_000 });
+    expect((await withdraw(merchant.cookie, 80_000)).statusCode).toBe(201);
+  });
+
+  it('refuses below the minimum, above the available balance, pending money and a malformed request (400)', async () => {
+    const merchant = await registerUser(service);
+    await settledBalance(merchant.id, 60_000);
+    await creditGatewayPayment(service.deps, { merchantId: merchant.id, paymentId: nextUuid(), holdingAccountId: nextUuid(), totalAmount: 500_000, fee: 0, completedAt: service.clock.now() }, {
+      actor: 'test', now: service.clock.now(),
+    });
+    const below = await withdraw(merchant.cookie, 49_999);
+    expect(below.statusCode).toBe(400);
+    expect(below.json()).toMatchObject({ status: 'error', code: 'WITHDRAWAL_BELOW_MINIMUM' });
+    // the 500,000 is pending until the next working day: only the 60,000 settled is available
+    const above = await withdraw(merchant.cookie, 60_001);
+    expect(above.statusCode).toBe(400);
+    expect(above.json()).toMatchObject({ status: 'error', code: 'INSUFFICIENT_BALANCE' });
+    const malformed = await call(merchant.cookie, 'POST', '/api/dashboard/gateway/withdrawals', { amount: '60000', ...bank, accountNumber: '12-34' });
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json()).toMatchObject({ status: 'error', code: 'VALIDATION_ERROR' });
+    expect((await call(merchant.cookie, 'GET', '/api/dashboard/gateway/withdrawals')).json().data).toEqual([]);
+  });
+
+  it('answers 404 for an unknown withdrawal, and for another merchant’s', async () => {
+    const merchant = await registerUser(service);
+    const other = await registerUser(service);
+    const admin = await signedInAdmin();
+    await settledBalance(merchant.id, 50_000);
+    const { id } = (await withdraw(merchant.cookie, 50_000)).json().data;
+    expect((await call(merchant.cookie, 'GET', `/api/dashboard/gateway/withdrawals/${id}`)).json().data).toMatchObject({ id, status: 'REQUESTED' });
+    const othersView = await call(other.cookie, 'GET', `/api/dashboard/gateway/withdrawals/${id}`);
+    expect(othersView.statusCode).toBe(404);
+    expect(othersView.json()).toMatchObject({ status: 'error', code: 'WITHDRAWAL_NOT_FOUND' });
+    expect((await call(other.cookie, 'GET', '/api/dashboard/gateway/withdrawals')).json().data).toEqual([]);
+    for (const action of ['paid', 'reject']) {
+      const unknown = await call(admin.cookie, 'POST', `/api/admin/gateway/withdrawals/${nextUuid()}/${action}`, { reference: 'TRF', note: 'no' });
+      expect(unknown.statusCode).toBe(404);
+      expect(unknown.json()).toMatchObject({ status: 'error', code: 'WITHDRAWAL_NOT_FOUND' });
+    }
+  });
+
+  it('lets no admin pay out their own withdrawal (403); another admin may', async () => {
+    const admin = await signedInAdmin();
+    const colleague = await signedInAdmin();
+    await settledBalance(admin.id, 70_000);
+    const { id } = (await withdraw(admin.cookie, 70_000)).json().data;
+    const own = await call(admin.cookie, 'POST', `/api/admin/gateway/withdrawals/${id}/paid`, { reference: 'TRF-SELF' });
+    expect(own.statusCode).toBe(403);
+    expect(own.json()).toMatchObject({ status: 'error', code: 'WITHDRAWAL_OWN_PAYOUT' });
+    const paid = await call(colleague.cookie, 'POST', `/api/admin/gateway/withdrawals/${id}/paid`, { reference: 'TRF-OK' });
+    expect(paid.statusCode, paid.body).toBe(200);
+  });
+});
+
+describe('withdrawals: concurrent requests', () => {
+  it('grant no more than is available when 10 requests arrive at once', async () => {
+    const merchant = await registerUser(service);
+    await settledBalance(merchant.id, 300_000);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => withdraw(merchant.cookie, 60_000)));
+    expect(answers.filter(a => a.statusCode === 201)).toHaveLength(5);
+    const refused = answers.filter(a => a.statusCode !== 201);
+    expect(refused.map(a => a.json().code)).toEqual(Array(5).fill('INSUFFICIENT_BALANCE'));
+    expect(await findGatewayBalance(service.pool, merchant.id)).toEqual({ settled: 300_000, pending: 0, onHold: 300_000, available: 0 });
+  });
+
+  it('grant no more than is available when two processes race on the stream (the expected revision decides)', async () => {
+    const merchant = await registerUser(service);
+    await settledBalance(merchant.id, 300_000);
+    // another process: its own event store and command queue on the same database, its own stale view of the stream
+    const pool = createPool(service.config.databaseUrl!, 10);
+    const elsewhere = await PostgresEventStore.create(pool);
+    try {
+      const there = { store: elsewhere, clock: service.clock, readModels: { waitFor: async () => true } };
+      const here = { ...service.deps };
+      const tries = Array.from({ length: 10 }, (_, i) =>
+        requestWithdrawal(i % 2 ? there : here, merchant.id, { amount: 50_000, ...bank }, 50_000).then(() => 'granted', (err: unknown) => (err instanceof DomainError ? err.code : String(err))),
+      );
+      // each withdrawal is 50,000 (the minimum): 6 fit in 300,000
+      const outcomes = await Promise.all(tries);
+      const granted = outcomes.filter(o => o === 'granted').length;
+      // never more than fits; exactly that many unless a request gave up on a contended stream (409, try again)
+      expect(granted).toBeLessThanOrEqual(6);
+      if (!outcomes.includes('CONFLICT')) expect(granted).toBe(6);
+      expect(outcomes.every(o => o === 'granted' || o === 'INSUFFICIENT_BALANCE' || o === 'CONFLICT'), outcomes.join()).toBe(true);
+      const ledger = await load({ store: service.store }, gatewayLedgerStream(merchant.id), gatewayLedger);
+      const balance = merchantBalance(ledger.state, merchant.id);
+      expect(balance.available).toBeGreaterThanOrEqual(0);
+      expect(balance.onHold).toBe(50_000 * granted);
+    } finally {
+      await elsewhere.close();
+      await pool.end();
+    }
+  });
+});

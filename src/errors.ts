@@ -97,6 +97,7 @@ export const errorCodes = {
   GATEWAY_AMOUNT_ABOVE_MAXIMUM: { status: 400, message: 'The billed amount is above the maximum of the payment method' },
   GATEWAY_AMOUNT_NOT_ABOVE_FEE: { status: 400, message: 'The amount is not larger than its gateway fee' },
   INVALID_HOLIDAY_CALENDAR: { status: 400, message: 'Invalid holiday calendar year: dates must lie in that year, once each' },
+  INVALID_PERIOD: { status: 400, message: 'Invalid period: from and to are dates written YYYY-MM-DD, from not after to, at most 366 days' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof errorCodes;

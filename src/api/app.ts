@@ -21,6 +21,7 @@ import { dashboardGatewayRoutes, gatewayRoutes } from './gateway.ts';
 import { adminGatewayRoutes } from './gateway-admin.ts';
 import { adminWithdrawalRoutes, dashboardWithdrawalRoutes } from './gateway-withdrawals.ts';
 import { gatewayCalendarRoutes } from './gateway-calendar.ts';
+import { gatewayReconciliationRoutes } from './gateway-reconciliation.ts';
 
 /** Builds the HTTP app without listening, so tests use `inject` against real dependencies. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -82,6 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await admin.register(adminGatewayRoutes(deps), { prefix: '/gateway' });
       await admin.register(adminWithdrawalRoutes(deps), { prefix: '/gateway/withdrawals' });
       await admin.register(gatewayCalendarRoutes(deps), { prefix: '/gateway/calendar' });
+      await admin.register(gatewayReconciliationRoutes(deps), { prefix: '/gateway/reconciliation' });
     }),
     { prefix: '/api/admin' },
   );

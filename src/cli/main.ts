@@ -8,6 +8,7 @@ import { createLogger } from '../logger.ts';
 import { projections } from '../projections/all.ts';
 import { createReadModels, rebuildProjection, verifyProjection } from '../projections/runner.ts';
 import { unmatchedCredits } from '../projections/reconciliation.ts';
+import { reconcile } from './reconcile.ts';
 import { openDatabase } from '../service.ts';
 import { checkpointSchema, listCheckpoints } from '../store/checkpoints.ts';
 import { openEventStore } from '../store/open.ts';
@@ -27,6 +28,9 @@ const usage = `Usage: npm run cli -- <command>
   unmatched-credits [--from <ISO date>] [--to <ISO date>]
                           credits into receiving accounts that completed no payment (default: the last 7 days),
                           one JSON line each, with the expired payment they most likely paid late
+  reconcile --from <YYYY-MM-DD> --to <YYYY-MM-DD> [--csv]
+                          the gateway's reconciliation over WIB days (trial balance, merchants' balances, holding
+                          credits against completed payments, unmatched credits, fees); exit code 1 when not balanced
 
 Configuration comes from the same environment as the service (DATA_DIR, DATABASE_URL, EVENT_STORE, ...).
 With the embedded database, the CLI shares the database of a service running on the same DATA_DIR.`;
@@ -106,6 +110,8 @@ async function main(argv: string[]): Promise<number> {
         for (const credit of await unmatchedCredits(pool, { from, to })) console.log(JSON.stringify(credit));
         return 0;
       }
+      case 'reconcile':
+        return await reconcile(pool, rest);
       default:
         console.error(`unknown command ${command}\n\n${usage}`);
         return 2;

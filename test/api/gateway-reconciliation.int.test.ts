@@ -1,0 +1,248 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconcile } from '../../src/cli/reconcile.ts';
+import { query } from '../../src/db/pool.ts';
+import type { GatewayReconciliation } from '../../src/projections/gateway-reconciliation.ts';
+import { approvedMerchant, holdingAccount, signedInAdmin, type Admin } from '../support/gateway.ts';
+import { registerUser } from '../support/http.ts';
+import { decodeQrPng, paymentBody, statusOf } from '../support/payments.ts';
+import { eventually, sandboxOf } from '../support/sandbox.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+let service: TestService;
+let admin: Admin;
+type Merchant = Awaited<ReturnType<typeof approvedMerchant>>;
+type Paid = { id: string; merchantId: string; holdingAccountId: string; totalAmount: number; fee: number };
+
+const period = '?from=2026-01-01&to=2026-01-31';
+const url = `/api/admin/gateway/reconciliation${period}`;
+const settle = async () => service.projections.waitFor(await service.store.headPosition(), 10_000);
+
+/** A gateway payment paid by the buyer into its holding account, completed, and credited in the merchant's ledger. */
+async function paidGatewayPayment(merchant: Merchant, amount: number): Promise<Paid> {
+  const created = await merchant.call('POST', '/api/v1/payments', paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount }));
+  expect(created.statusCode, created.body).toBe(200);
+  const data = created.json().data;
+  await statusOf(merchant, data.id);
+  const qr = await service.app.inject({ method: 'GET', url: `/pay/${data.id}/qris.png` });
+  await sandboxOf(service).pay({ qris: (await decodeQrPng(qr.rawPayload)).payload!, amount: data.totalAmount });
+  const row = (await query<{ receiving_account_id: string }>(service.pool, 'FindReceiving', 'select receiving_account_id from payments where id = $1', [data.id])).rows[0]!;
+  await service.paymentChecks.checkNow(row.receiving_account_id);
+  await eventually(async () => (await statusOf(merchant, data.id)).status === 'COMPLETED');
+  const credited = await eventually(async () => {
+    await settle();
+    const r = await query<{ fee: number }>(service.pool, 'FindCredit', `select p.gateway_fee as fee from payments p
+      where p.id = $1 and exists (select 1 from gateway_postings g where g.reference_id = $1::text)`, [data.id]);
+    return r.rows[0];
+  });
+  return { id: data.id, merchantId: merchant.id, holdingAccountId: row.receiving_account_id, totalAmount: data.totalAmount, fee: credited.fee };
+}
+
+const report = async (): Promise<GatewayReconciliation> => {
+  const response = await admin.session('GET', url);
+  expect(response.statusCode, response.body).toBe(200);
+  expect(response.json().status).toBe('success');
+  return response.json().data;
+};
+
+/** Runs `work` with a read model tampered by `tamper`, and puts it back after. */
+async function tampered(tamper: string, restore: string, work: () => Promise<void>) {
+  await query(service.pool, 'Tamper', tamper);
+  try {
+    await work();
+  } finally {
+    await query(service.pool, 'Restore', restore);
+  }
+}
+
+let paid: Paid[] = [];
+let withdrawn = 0;
+const unmatchedAmount = 12_345;
+let unmatchedAccount = '';
+let merchants: Merchant[] = [];
+
+beforeAll(async () => {
+  service = await startTestService({ REGISTER_LIMIT_PER_IP: '1000' });
+  admin = await signedInAdmin(service);
+  const first = await holdingAccount(service, admin, 'qris', 'WALLET-D');
+  await holdingAccount(service, admin, 'qris', 'WALLET-D');
+  merchants = [await approvedMerchant(service, admin), await approvedMerchant(service, admin, { feeToCustomer: true })];
+  paid = [
+    await paidGatewayPayment(merchants[0]!, 75_000),
+    await paidGatewayPayment(merchants[0]!, 120_000),
+    await paidGatewayPayment(merchants[1]!, 60_000),
+  ];
+  // money into a holding account that pays no payment
+  unmatchedAccount = first.accountId;
+  await sandboxOf(service).addTransaction({ providerCode: 'WALLET-D', accountRef: first.phoneNumber, type: 'CREDIT', amount: unmatchedAmount, senderName: 'SALAH KIRIM' });
+  await admin.call('GET', `/api/v1/accounts/${first.accountId}/refresh`);
+  await eventually(async () => {
+    await settle();
+    return (await query(service.pool, 'FindUnmatched', 'select 1 from mutations where account_id = $1 and amount = $2', [first.accountId, unmatchedAmount])).rowCount;
+  });
+  // the first merchant's credits settle at 00:00 WIB of the next working day (2026-01-06), then a withdrawal is paid out
+  service.clock.set('2026-01-05T17:00:01Z');
+  await settle();
+  await service.gatewaySettlement.tick();
+  await settle();
+  withdrawn = 50_000;
+  const requested = await merchants[0]!.session('POST', '/api/dashboard/gateway/withdrawals', { amount: withdrawn, bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' });
+  expect(requested.statusCode, requested.body).toBe(201);
+  const payout = await admin.session('POST', `/api/admin/gateway/withdrawals/${requested.json().data.id}/paid`, { reference: 'TRF-1' });
+  expect(payout.statusCode, payout.body).toBe(200);
+  await settle();
+}, 120_000);
+afterAll(async () => service?.close());
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+describe('GET /api/admin/gateway/reconciliation', () => {
+  it('balances: every day sums to zero, holding credits equal the completed payments, fees equal the payments\' fees', async () => {
+    const data = await report();
+    expect(data.balanced).toBe(true);
+    expect(data.period).toEqual({ from: '2026-01-01', to: '2026-01-31', timeZone: 'Asia/Jakarta', startsAt: '2025-12-31T17:00:00.000Z', endsAt: '2026-01-31T17:00:00.000Z' });
+
+    const { trialBalance } = data;
+    expect(trialBalance.days).toHaveLength(31);
+    for (const day of trialBalance.days) expect(day.debits, day.day).toBe(day.credits);
+    const totals = sum(paid.map(p => p.totalAmount));
+    const fees = sum(paid.map(p => p.fee));
+    expect(fees).toBeGreaterThan(0);
+    // credits 3 x 3 postings, a settlement per merchant (2 each), a withdrawal requested (2) and paid (2)
+    expect(trialBalance.total).toMatchObject({ postings: 17, difference: 0, holding: totals, fees: -fees, payouts: -withdrawn, other: 0 });
+    const day5 = trialBalance.days.find(d => d.day === '2026-01-05')!;
+    expect(day5).toMatchObject({ postings: 9, debits: totals, credits: totals, holding: totals, pending: -(totals - fees), fees: -fees });
+    const day6 = trialBalance.days.find(d => d.day === '2026-01-06')!;
+    expect(day6.postings).toBe(8);
+    expect(trialBalance.unbalancedEntries).toEqual([]);
+
+    const firstNet = sum(paid.filter(p => p.merchantId === merchants[0]!.id).map(p => p.totalAmount - p.fee));
+    const secondNet = paid[2]!.totalAmount - paid[2]!.fee;
+    expect(data.merchants).toMatchObject({ balanced: true, checked: 2, differing: 0 });
+    expect(data.merchants.rows).toEqual(expect.arrayContaining([
+      { merchantId: merchants[0]!.id, ledger: { pending: 0, settled: firstNet - withdrawn, onHold: 0 }, readModel: { pending: 0, settled: firstNet - withdrawn, onHold: 0 }, matches: true },
+      { merchantId: merchants[1]!.id, ledger: { pending: 0, settled: secondNet, onHold: 0 }, readModel: { pending: 0, settled: secondNet, onHold: 0 }, matches: true },
+    ]));
+
+    expect(data.holdingCredits.total).toEqual({ credited: totals, completedPayments: totals, payments: 3, difference: 0 });
+    expect(sum(data.holdingCredits.accounts.map(a => a.payments))).toBe(3);
+    for (const account of data.holdingCredits.accounts) {
+      expect(account.credited).toBe(sum(paid.filter(p => p.holdingAccountId === account.accountId).map(p => p.totalAmount)));
+    }
+    expect(data.holdingCredits.problems).toEqual([]);
+
+    // the sandbox's history of a newly linked wallet comes with credits of its own: none of them paid a payment either
+    expect(data.unmatchedCredits).toContainEqual(expect.objectContaining({ accountId: unmatchedAccount, amount: unmatchedAmount, senderName: 'SALAH KIRIM', latePaymentId: null }));
+    expect(data.unmatchedCredits.every(c => c.bookedAt >= data.period.startsAt && c.bookedAt < data.period.endsAt)).toBe(true);
+    const paidBy = await query(service.pool, 'FindPaidMutations', 'select 1 from mutations where id = any($1::uuid[]) and payment is not null', [data.unmatchedCredits.map(c => c.mutationId)]);
+    expect(paidBy.rowCount).toBe(0);
+    expect(data.fees.total).toEqual({ earned: fees, paymentsFees: fees, difference: 0 });
+    expect(data.fees.days.find(d => d.day === '2026-01-05')).toEqual({ day: '2026-01-05', earned: fees, paymentsFees: fees, difference: 0 });
+  });
+
+  it('answers the same figures as CSV, a header line opening each section', async () => {
+    const data = await report();
+    const csv = await service.app.inject({ method: 'GET', url, cookies: { svc_token: admin.cookie }, headers: { accept: 'text/csv' } });
+    expect(csv.statusCode, csv.body).toBe(200);
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    const lines = csv.body.trimEnd().split('\r\n').map(line => line.split(','));
+    const sectionOf = (name: string) => {
+      const at = lines.findIndex((line, i) => line[0] === 'section' && lines[i + 1]?.[0] === name);
+      expect(at, name).toBeGreaterThanOrEqual(0);
+      const header = lines[at]!;
+      return lines.slice(at + 1).filter((line, i, rest) => line[0] === name && rest.slice(0, i).every(l => l[0] === name))
+        .map(line => Object.fromEntries(header.map((column, i) => [column, line[i]])));
+    };
+    expect(sectionOf('summary')).toEqual([expect.objectContaining({ from: '2026-01-01', to: '2026-01-31', balanced: 'true', unmatchedCredits: String(data.unmatchedCredits.length) })]);
+    const trial = sectionOf('trial-balance');
+    expect(trial).toHaveLength(32);
+    expect(trial.at(-1)).toMatchObject({ day: 'total', debits: String(data.trialBalance.total.debits), credits: String(data.trialBalance.total.credits), difference: '0', fees: String(data.trialBalance.total.fees) });
+    expect(sectionOf('holding-credits').at(-1)).toEqual({ section: 'holding-credits', accountId: 'total', credited: String(data.holdingCredits.total.credited), completedPayments: String(data.holdingCredits.total.completedPayments), payments: '3', difference: '0' });
+    expect(sectionOf('fees').at(-1)).toEqual({ section: 'fees', day: 'total', earned: String(data.fees.total.earned), paymentsFees: String(data.fees.total.paymentsFees), difference: '0' });
+    expect(sectionOf('unmatched-credit')).toContainEqual(expect.objectContaining({ accountId: unmatchedAccount, amount: String(unmatchedAmount), senderName: 'SALAH KIRIM' }));
+    expect(sectionOf('unmatched-credit')).toHaveLength(data.unmatchedCredits.length);
+    expect(sectionOf('merchant-balance').map(m => m.matches)).toEqual(['true', 'true']);
+  });
+
+  it('answers 400 to a period that is not one', async () => {
+    for (const [query, code] of [
+      ['?from=2026-01-01', 'VALIDATION_ERROR'], ['?from=2026-02-30&to=2026-03-01', 'VALIDATION_ERROR'], ['?from=01-01-2026&to=2026-01-02', 'VALIDATION_ERROR'],
+      ['?from=2026-01-02&to=2026-01-01', 'INVALID_PERIOD'], ['?from=2025-01-01&to=2026-01-02', 'INVALID_PERIOD'],
+    ] as const) {
+      const response = await admin.session('GET', `/api/admin/gateway/reconciliation${query}`);
+      expect(response.statusCode, query).toBe(400);
+      expect(response.json(), query).toMatchObject({ status: 'error', code });
+    }
+    expect((await admin.session('GET', '/api/admin/gateway/reconciliation?from=2025-01-01&to=2026-01-01')).statusCode).toBe(200); // 366 days
+  });
+
+  it('answers 401 without a session and 403 to a non-admin', async () => {
+    expect((await service.app.inject({ method: 'GET', url })).statusCode).toBe(401);
+    const user = await registerUser(service);
+    const forbidden = await service.app.inject({ method: 'GET', url, cookies: { svc_token: user.cookie } });
+    expect(forbidden.statusCode).toBe(403);
+    expect(forbidden.json()).toMatchObject({ status: 'error', code: 'FORBIDDEN' });
+    const merchant = await merchants[0]!.session('GET', url);
+    expect(merchant.statusCode).toBe(403);
+  });
+});
+
+describe('what the report flags', () => {
+  it('a merchant whose read-model balance differs from the ledger (and the CLI exits 1)', async () => {
+    const merchantId = merchants[1]!.id;
+    await tampered(`update gateway_balances set settled = settled + 1 where merchant_id = '${merchantId}'`,
+      `update gateway_balances set settled = settled - 1 where merchant_id = '${merchantId}'`, async () => {
+        const data = await report();
+        expect(data.balanced).toBe(false);
+        expect(data.merchants).toMatchObject({ balanced: false, differing: 1 });
+        expect(data.merchants.rows[0]).toMatchObject({ merchantId, matches: false });
+        expect(data.merchants.rows[0]!.readModel.settled - data.merchants.rows[0]!.ledger.settled).toBe(1);
+        expect([data.trialBalance.balanced, data.holdingCredits.balanced, data.fees.balanced]).toEqual([true, true, true]);
+        const printed: string[] = [];
+        expect(await reconcile(service.pool, ['--from', '2026-01-01', '--to', '2026-01-31', '--csv'], text => printed.push(text), () => undefined)).toBe(1);
+        expect(printed.join('\n')).toContain(`merchant-balance,${merchantId},`);
+      });
+    expect(await reconcile(service.pool, ['--from', '2026-01-01', '--to', '2026-01-31'], () => undefined, () => undefined)).toBe(0);
+    expect(await reconcile(service.pool, ['--from', '2026-01-31', '--to', '2026-01-01'], () => undefined, () => undefined)).toBe(2);
+  });
+
+  it('a posting that unbalances its entry and its day', async () => {
+    const payment = paid[0]!;
+    await tampered(`update gateway_postings set amount = amount + 7 where reference_id = '${payment.id}' and account = 'platform:fees'`,
+      `update gateway_postings set amount = amount - 7 where reference_id = '${payment.id}' and account = 'platform:fees'`, async () => {
+        const data = await report();
+        expect(data.balanced).toBe(false);
+        expect(data.trialBalance.balanced).toBe(false);
+        expect(data.trialBalance.days.find(d => d.day === '2026-01-05')!.difference).toBe(7);
+        expect(data.trialBalance.unbalancedEntries).toEqual([expect.objectContaining({ merchantId: payment.merchantId, eventType: 'GatewayPaymentCredited', referenceId: payment.id, day: '2026-01-05', sum: 7 })]);
+        // the fee posted no longer matches the payment's
+        expect(data.fees.balanced).toBe(false);
+        expect(data.holdingCredits.problems).toEqual([expect.objectContaining({ paymentId: payment.id, problem: 'CREDIT_DIFFERS_FROM_PAYMENT' })]);
+      });
+  });
+
+  it('a completed payment without its credit, a credit without its payment, and a paying mutation of another amount', async () => {
+    const [first, second, third] = paid as [Paid, Paid, Paid];
+    await tampered(
+      `update gateway_postings set reference_id = 'x' || reference_id where reference_id = '${first.id}';
+       update payments set status = 'EXPIRED' where id = '${second.id}';
+       update mutations set amount = amount + 1 where id = (select mutation_id from payments where id = '${third.id}')`,
+      `update gateway_postings set reference_id = substr(reference_id, 2) where reference_id = 'x${first.id}';
+       update payments set status = 'COMPLETED' where id = '${second.id}';
+       update mutations set amount = amount - 1 where id = (select mutation_id from payments where id = '${third.id}')`,
+      async () => {
+        const data = await report();
+        expect(data.balanced).toBe(false);
+        expect(data.holdingCredits.balanced).toBe(false);
+        expect(data.holdingCredits.problems.map(p => [p.problem, p.paymentId])).toEqual([
+          ['COMPLETED_WITHOUT_CREDIT', first.id],
+          ['CREDITED_WITHOUT_COMPLETED_PAYMENT', second.id],
+          ['CREDITED_WITHOUT_COMPLETED_PAYMENT', `x${first.id}`],
+          ['MUTATION_NOT_A_MATCHING_CREDIT', third.id],
+        ].sort((a, b) => a[0]!.localeCompare(b[0]!) || a[1]!.localeCompare(b[1]!)));
+        expect(data.holdingCredits.problemCount).toBe(4);
+        expect(data.holdingCredits.total.difference).toBe(second.totalAmount);
+        expect(data.fees.total.difference).toBe(second.fee);
+      });
+    expect((await report()).balanced).toBe(true);
+  });
+});

@@ -3,8 +3,9 @@ import { setHolidayCalendarYear } from '../../src/commands/holiday-calendar.ts';
 import { query } from '../../src/db/pool.ts';
 import { projections } from '../../src/projections/all.ts';
 import { rebuildProjection, verifyProjection } from '../../src/projections/runner.ts';
+import { approvedMerchant, holdingAccount, signedInAdmin } from '../support/gateway.ts';
 import { createKey, keyHolder, registerUser } from '../support/http.ts';
-import { createPayment, linkServiceWallet, linkWalletA, paymentBody, statusOf } from '../support/payments.ts';
+import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody, statusOf } from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startReceiver } from '../webhooks/support.ts';
@@ -104,19 +105,48 @@ async function aMerchant() {
   await eventually(async () => (await query(service.pool, 'DisabledEndpoints', 'select 1 from webhook_endpoints where disabled_at is not null')).rowCount === 1);
 }
 
+/** The gateway: access requested and approved, a holding account, payments settled and pending, a withdrawal. */
+async function aGatewayMerchant() {
+  const admin = await signedInAdmin(service);
+  const { accountId: holding } = await holdingAccount(service, admin);
+  const merchant = await approvedMerchant(service, admin);
+  const payByQr = async (amount: number) => {
+    const created = await createPayment(merchant, paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount }));
+    const qr = await service.app.inject({ method: 'GET', url: `/pay/${created.id}/qris.png` });
+    await sandboxOf(service).pay({ qris: (await decodeQrPng(qr.rawPayload)).payload!, amount: created.totalAmount });
+    await service.paymentChecks.checkNow(holding);
+    await eventually(async () => (await statusOf(merchant, created.id)).status === 'COMPLETED');
+  };
+  await payByQr(120_000);
+  await settle();
+  // past the next working day's 00:00 WIB: the first payment settles; the second stays pending
+  service.clock.advance(24 * 3_600_000);
+  await service.gatewaySettlement.tick();
+  await settle();
+  await payByQr(80_000);
+  const withdrawal = await merchant.session('POST', '/api/dashboard/gateway/withdrawals', { amount: 60_000, bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' });
+  expect(withdrawal.statusCode, withdrawal.body).toBe(201);
+  await settle();
+}
+
 describe('read models', () => {
   it('are rebuilt exactly from history after being dropped, and verify finds nothing amiss', async () => {
     await someUsers();
     await aMerchant();
+    await aGatewayMerchant();
     await setHolidayCalendarYear(service.deps, '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2', { year: 2027, source: 'test', days: [{ date: '2027-01-01', name: 'Tahun Baru', kind: 'libur-nasional' }] });
     await settle();
     const before = await snapshot();
-    expect(before.users).toHaveLength(4);
-    expect(before.api_keys).toHaveLength(4);
+    expect(before.users).toHaveLength(6); // with the gateway's admin and merchant
+    expect(before.api_keys).toHaveLength(6);
     expect(count(before.user_sessions, s => s.ended_at !== null)).toBe(1);
-    expect((before.payments as { status: string }[]).map(p => p.status).sort()).toEqual(['COMPLETED', 'EXPIRED', 'PENDING', 'PENDING']);
+    const ownAccounts = (before.payments as { status: string; gateway: boolean }[]).filter(p => !p.gateway);
+    expect(ownAccounts.map(p => p.status).sort()).toEqual(['COMPLETED', 'EXPIRED', 'PENDING', 'PENDING']);
+    expect(count(before.payments, p => p.gateway === true && p.status === 'COMPLETED')).toBe(2);
+    expect(count(before.gateway_unsettled, () => true)).toBe(1);
+    expect(count(before.gateway_withdrawals, w => w.status === 'REQUESTED')).toBe(1);
     expect(count(before.payments, p => p.type === 'VA-BANK1')).toBe(1);
-    expect(before.accounts).toHaveLength(3); // the deleted one is gone
+    expect(before.accounts).toHaveLength(4); // the deleted one is gone; the holding account is one
     expect(count(before.accounts, a => a.account_name === 'Toko Baru')).toBe(1);
     expect(count(before.mutations, m => m.type === 'DEBIT')).toBeGreaterThan(0);
     expect(count(before.mutations, m => m.type === 'CREDIT')).toBeGreaterThan(0);

@@ -11,6 +11,7 @@ import { databaseUrl, startEmbeddedPostgres, type EmbeddedDatabase } from './db/
 import { createPool, query } from './db/pool.ts';
 import './events/all.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { uncoveredYears } from './projections/holiday-calendar.ts';
 import type { ProjectionRunner } from './projections/runner.ts';
 import type { SagaRunner } from './sagas/runner.ts';
 import { sessionTokens } from './security/session-token.ts';
@@ -108,7 +109,9 @@ export async function createService(config: Config, options: ServiceOptions = {}
         eventStore: await store.headPosition().then(() => true, () => false),
         ...running,
       };
-      return { checks, subscribers };
+      // a year the calendar does not cover settles on weekdays alone: said here, not a reason to stop serving
+      const missingYears = await uncoveredYears(pool, clock.now()).catch(() => null);
+      return { checks, subscribers, details: { holidayCalendar: { missingYears } } };
     },
   };
   const app = await buildApp(deps);

@@ -16,5 +16,5 @@ export type AppDeps = SyncDeps & {
   /** Checks of accounts for the money of pending payments (src/background/payment-checks.ts). */
   paymentChecks: Pick<PaymentChecks, 'checkNow'>;
   /** Readiness of what the service depends on, and the subscribers that are stuck or waiting. */
-  readiness(): Promise<{ checks: Record<string, boolean>; subscribers: SubscriberProblem[] }>;
+  readiness(): Promise<{ checks: Record<string, boolean>; subscribers: SubscriberProblem[]; details?: Record<string, unknown> }>;
 };

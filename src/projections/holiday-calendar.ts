@@ -1,5 +1,5 @@
 import { query, type Queryable } from '../db/pool.ts';
-import { shippedHolidayCalendar, type HolidayCalendar, type HolidayCalendarYear } from '../commands/working-days.ts';
+import { missingYears, shippedHolidayCalendar, wibDate, type HolidayCalendar, type HolidayCalendarYear } from '../commands/working-days.ts';
 import type { Projection } from './projection.ts';
 
 /** Read model of the holiday calendar's years an admin set (stream holiday-calendar): one row per year, as last set. */
@@ -56,4 +56,13 @@ export async function loadHolidayCalendarWithOrigin(db: Queryable, shipped: Holi
 /** The calendar settlement uses: the shipped file (data/holiday-calendar.json), overlaid by the years an admin set. */
 export async function loadHolidayCalendar(db: Queryable, shipped?: HolidayCalendar): Promise<HolidayCalendar> {
   return (await loadHolidayCalendarWithOrigin(db, shipped)).calendar;
+}
+
+/**
+ * The years around `now` (this one and the next, in WIB) that neither the shipped file nor an admin covers: they
+ * count weekends only, so `/ready` and the admin console name them.
+ */
+export async function uncoveredYears(db: Queryable, now: Date, shipped?: HolidayCalendar): Promise<number[]> {
+  const thisYear = Number(wibDate(now).slice(0, 4));
+  return missingYears(await loadHolidayCalendar(db, shipped), [thisYear, thisYear + 1]);
 }

@@ -328,3 +328,12 @@ describe('POST /api/v1/payments with GATEWAY', () => {
     expect(completed).toMatchObject({ status: 'COMPLETED', walletAccountId: 'GATEWAY', totalAmount: data.totalAmount });
   });
 });
+
+describe('the holiday calendar in /ready', () => {
+  it('names the year the calendar does not cover (it settles on weekdays alone), without failing readiness', async () => {
+    const ready = await service.app.inject({ url: '/ready' });
+    expect(ready.statusCode, ready.body).toBe(200);
+    // the test clock is in 2026: 2026 is shipped, 2027 is not
+    expect(ready.json().details).toEqual({ holidayCalendar: { missingYears: [2027] } });
+  });
+});

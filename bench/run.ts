@@ -40,6 +40,11 @@ const benchmarks: Benchmark[] = [
     description: 'payment to webhook with nobody asking (checks of pending payments) at 50 and 1,000 accounts; scheduled-sync lag; checks/min',
     run: async ctx => (await import('./fast-completion.ts')).run(ctx),
   },
+  {
+    name: 'gateway-reconciliation',
+    description: 'the gateway reconciliation report over 1,000,000 ledger postings vs a bare sum per day (goal < 10 s)',
+    run: async ctx => (await import('./gateway-reconciliation.ts')).run(ctx),
+  },
 ];
 
 function usage(): string {

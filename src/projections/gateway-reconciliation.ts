@@ -100,7 +100,7 @@ async function trialBalance(db: Queryable, period: ReconciliationPeriod) {
     db,
     'ReconcileUnbalancedEntries',
     `select merchant_id as "merchantId", stream_revision as "streamRevision", min(event_type) as "eventType", min(reference_id) as "referenceId",
-       min(${wibDayOf('occurred_at')})::text as day, sum(amount)::bigint as sum
+       ${wibDayOf('min(occurred_at)')}::text as day, sum(amount)::bigint as sum
      from gateway_postings where occurred_at >= $1 and occurred_at < $2
      group by merchant_id, stream_revision having sum(amount) <> 0 order by 5, 1, 2 limit 1000`,
     [period.startsAt, period.endsAt],
@@ -170,6 +170,7 @@ async function holdingCredits(db: Queryable, period: ReconciliationPeriod) {
          coalesce(sum(amount) filter (where account like 'holding:%'), 0)::bigint as amount,
          coalesce(-sum(amount) filter (where account = 'platform:fees'), 0)::bigint as fee
        from gateway_postings where event_type = 'GatewayPaymentCredited' and occurred_at >= $1 and occurred_at < $2
+         and (account like 'holding:%' or account = 'platform:fees')
        group by reference_id
      ), completed as (
        select p.id::text as payment_id, p.receiving_account_id::text as account_id, p.total_amount, coalesce(p.gateway_fee, 0) as fee,
@@ -184,13 +185,13 @@ async function holdingCredits(db: Queryable, period: ReconciliationPeriod) {
      ), problems as (
        select payment_id as "paymentId", problem, coalesce(paid_account, credited_account) as "holdingAccountId", credited, credited_fee as "creditedFee",
          total_amount as "totalAmount", fee, mutation_id as "mutationId"
-       from joined cross join lateral (values
-         (case when credited is null then 'COMPLETED_WITHOUT_CREDIT' end),
-         (case when total_amount is null then 'CREDITED_WITHOUT_COMPLETED_PAYMENT' end),
-         (case when credited is not null and total_amount is not null
-           and (credited <> total_amount or credited_fee <> fee or credited_account is distinct from paid_account) then 'CREDIT_DIFFERS_FROM_PAYMENT' end),
-         (case when not paid_by_credit then 'MUTATION_NOT_A_MATCHING_CREDIT' end)) as p(problem)
-       where problem is not null
+       from (
+         select *, 'COMPLETED_WITHOUT_CREDIT' as problem from joined where credited is null
+         union all select *, 'CREDITED_WITHOUT_COMPLETED_PAYMENT' from joined where total_amount is null
+         union all select *, 'CREDIT_DIFFERS_FROM_PAYMENT' from joined
+           where credited is not null and total_amount is not null
+             and (credited <> total_amount or credited_fee <> fee or credited_account is distinct from paid_account)
+         union all select *, 'MUTATION_NOT_A_MATCHING_CREDIT' from joined where not paid_by_credit) found
      )
      select
        (select coalesce(json_agg(a order by a."accountId"), '[]') from (
@@ -218,6 +219,8 @@ export async function gatewayReconciliation(pool: pg.Pool, period: Reconciliatio
   const client = await pool.connect();
   try {
     await client.query('begin isolation level repeatable read read only');
+    // the aggregates hash a row per payment and per entry: in memory rather than spilled to disk in batches
+    await client.query(`set local work_mem = '64MB'`);
     const trial = await trialBalance(client, period);
     const merchants = await merchantLedgers(client, period);
     const { paymentsFees, ...credits } = await holdingCredits(client, period);

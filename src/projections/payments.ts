@@ -38,6 +38,7 @@ export const paymentsProjection: Projection = {
     alter table payments add column if not exists base_amount bigint;
     alter table payments add column if not exists fee_to_customer boolean;
     alter table payments add column if not exists gateway_fee bigint;
+    create index if not exists payments_gateway_completed on payments (completed_at) where gateway;
     create index if not exists payments_pending_expiry on payments (expires_at) where status = 'PENDING';
     create index if not exists payments_owner_order on payments (owner_id, order_id);`,
   applyRun: {

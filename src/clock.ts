@@ -1,3 +1,5 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+
 /** The one source of time. Tests pass a TestClock and move it. */
 export interface Clock {
   now(): Date;
@@ -18,5 +20,36 @@ export class TestClock implements Clock {
   }
   advance(ms: number): void {
     this.current += ms;
+  }
+}
+
+/**
+ * The test clock (TEST_CLOCK=true, DESIGN section 9): the system's time moved forward by an offset that only grows,
+ * kept in a file so that a restart never takes time back.
+ */
+export class ShiftedClock implements Clock {
+  private offsetMs: number;
+  constructor(
+    private readonly file: string,
+    private readonly system: () => number = Date.now,
+  ) {
+    this.offsetMs = existsSync(file) ? Math.max(0, Number(JSON.parse(readFileSync(file, 'utf8')).offsetMs) || 0) : 0;
+  }
+  now(): Date {
+    return new Date(this.system() + this.offsetMs);
+  }
+  get offset(): number {
+    return this.offsetMs;
+  }
+  /** Moves the clock forward by `ms` (at least 0) and answers by how much it moved. */
+  advance(ms: number): number {
+    if (!(ms >= 0)) throw new RangeError('the test clock moves forward only');
+    this.offsetMs += ms;
+    writeFileSync(this.file, JSON.stringify({ offsetMs: this.offsetMs }), { mode: 0o600 });
+    return ms;
+  }
+  /** Moves the clock to `at`, which must not be before now; answers by how much it moved. */
+  setTo(at: Date): number {
+    return this.advance(at.getTime() - this.now().getTime());
   }
 }

@@ -50,6 +50,9 @@ const envSchema = z.object({
   GATEWAY_VA_MIN_AMOUNT: z.coerce.number().int().min(1).default(10_000),
   GATEWAY_VA_MAX_AMOUNT: z.coerce.number().int().min(1).default(50_000_000),
   GATEWAY_MIN_WITHDRAWAL: z.coerce.number().int().min(1).default(50_000),
+  // a clock people and tests move over HTTP (DESIGN section 9): never on unless asked for
+  TEST_CLOCK: booleanFromEnv.default(false),
+  TEST_CLOCK_FORCE: booleanFromEnv.default(false),
 });
 
 /**
@@ -94,6 +97,8 @@ export type Config = {
   authLimits: AuthLimits;
   paymentChecks: PaymentCheckSettings;
   gateway: GatewaySettings;
+  /** POST /api/test-clock moves the service's clock forward (TEST_CLOCK=true) */
+  testClock: boolean;
   webhookTimeoutSeconds: number;
   webhookConcurrency: number;
 };
@@ -147,6 +152,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.EVENT_STORE === 'eventstoredb' && !e.EVENTSTORE_CONNECTION_STRING) {
     throw new ConfigError('Invalid configuration:\n  EVENTSTORE_CONNECTION_STRING: required when EVENT_STORE=eventstoredb');
   }
+  if (e.TEST_CLOCK && e.DATABASE_URL && !e.TEST_CLOCK_FORCE) {
+    throw new ConfigError(
+      'Invalid configuration:\n  TEST_CLOCK: refused with DATABASE_URL (a shared database would get events from the future); set TEST_CLOCK_FORCE=true if this database is a test one',
+    );
+  }
   const dataDir = path.resolve(e.DATA_DIR);
   const secrets = loadOrCreateSecrets(dataDir);
   const sandboxPort = e.SANDBOX_PORT ?? (e.PORT === 0 ? 0 : e.PORT + 1);
@@ -192,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
       minWithdrawal: e.GATEWAY_MIN_WITHDRAWAL,
     },
+    testClock: e.TEST_CLOCK,
     webhookTimeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,
     webhookConcurrency: e.WEBHOOK_CONCURRENCY,
   };

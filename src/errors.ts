@@ -85,6 +85,9 @@ export const errorCodes = {
   WITHDRAWAL_OWN_PAYOUT: { status: 403, message: 'An admin cannot pay out their own withdrawal' },
   WITHDRAWAL_NOT_REQUESTED: { status: 409, message: 'The withdrawal was paid or rejected already' },
 
+  // the test clock (TEST_CLOCK=true)
+  TEST_CLOCK_BACKWARDS: { status: 400, message: 'The test clock moves forward only' },
+
   // webhooks
   WEBHOOK_URL_REFUSED: { status: 400, message: 'Webhook URL refused' },
   WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: 'Webhook endpoint not found' },

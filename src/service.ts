@@ -5,7 +5,8 @@ import { buildApp } from './api/app.ts';
 import { startBackgroundWork } from './background/work.ts';
 import { openCore } from './core.ts';
 import type { AppDeps } from './api/deps.ts';
-import { systemClock, type Clock } from './clock.ts';
+import type { MovableClock } from './api/test-clock.ts';
+import { ShiftedClock, systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { databaseUrl, startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
 import { createPool, query } from './db/pool.ts';
@@ -72,7 +73,8 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ url: 
 /** Starts everything the service is (database, event store, projections, sagas) and builds the HTTP API. */
 export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const log = options.log ?? createLogger(config.logLevel);
-  const clock = options.clock ?? systemClock;
+  // the test clock (TEST_CLOCK=true) is the system's time moved forward, kept in DATA_DIR; tests bring their own
+  const clock = options.clock ?? (config.testClock ? new ShiftedClock(path.join(config.dataDir, 'test-clock.json')) : systemClock);
   const { url: dbUrl, embedded } = await openDatabase(config, log);
   const sandbox = config.sandboxUrl || (config.sandboxPort === 0 && !options.startSandbox)
     ? null
@@ -93,6 +95,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     readModels: background.projections,
     paymentChecks: background.paymentChecks,
     tokens: sessionTokens(config.jwtSecret),
+    testClock: config.testClock ? (clock as MovableClock) : null,
     config: {
       publicBaseUrl: config.publicBaseUrl,
       sessionTtlHours: config.sessionTtlHours,

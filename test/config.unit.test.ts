@@ -34,6 +34,14 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), GATEWAY_QRIS_FEE_RATE_BP: '0.7' })).toThrow(ConfigError);
   });
 
+  it('keeps the test clock off unless asked, and refuses it with DATABASE_URL unless forced', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).testClock).toBe(false);
+    expect(loadConfig({ DATA_DIR: dataDir(), TEST_CLOCK: 'true' }).testClock).toBe(true);
+    const shared = { DATA_DIR: dataDir(), TEST_CLOCK: 'true', DATABASE_URL: 'postgres://db.example/service' };
+    expect(() => loadConfig(shared)).toThrow(/TEST_CLOCK: refused with DATABASE_URL/);
+    expect(loadConfig({ ...shared, TEST_CLOCK_FORCE: 'true' }).testClock).toBe(true);
+  });
+
   it('generates missing secrets once and keeps them in the data folder, readable only by the owner', () => {
     const dir = dataDir();
     const first = loadConfig({ DATA_DIR: dir });

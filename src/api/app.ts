@@ -17,6 +17,7 @@ import { keySurface } from './key-auth.ts';
 import { apiKeyCache } from './key-cache.ts';
 import { adminSurface, dashboardSurface } from './session-auth.ts';
 import { webhookRoutes } from './webhooks.ts';
+import { testClockRoutes } from './test-clock.ts';
 import { dashboardGatewayRoutes, gatewayRoutes } from './gateway.ts';
 import { adminGatewayRoutes } from './gateway-admin.ts';
 import { adminWithdrawalRoutes, dashboardWithdrawalRoutes } from './gateway-withdrawals.ts';
@@ -88,5 +89,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/api/admin' },
   );
   await app.register(paymentPageRoutes(deps));
+  if (deps.testClock) await app.register(testClockRoutes(deps, deps.testClock), { prefix: '/api/test-clock' });
   return app;
 }

@@ -6,6 +6,7 @@ import type { SyncDeps } from '../commands/sync-account.ts';
 import type { SessionTokens } from '../security/session-token.ts';
 import type { SubscriberProblem } from '../store/subscriber.ts';
 import type { WebhookSettings } from '../webhooks/settings.ts';
+import type { MovableClock } from './test-clock.ts';
 
 /** Everything the HTTP layer needs, given when the app is built. */
 export type AppDeps = SyncDeps & {
@@ -15,6 +16,8 @@ export type AppDeps = SyncDeps & {
   config: { publicBaseUrl: string; sessionTtlHours: number; otp: OtpSettings; authLimits: AuthLimits; webhooks: WebhookSettings; paymentChecks: PaymentCheckSettings; gateway: GatewaySettings };
   /** Checks of accounts for the money of pending payments (src/background/payment-checks.ts). */
   paymentChecks: Pick<PaymentChecks, 'checkNow'>;
+  /** The clock POST /api/test-clock moves (TEST_CLOCK=true), else null: the route does not exist. */
+  testClock: MovableClock | null;
   /** Readiness of what the service depends on, and the subscribers that are stuck or waiting. */
   readiness(): Promise<{ checks: Record<string, boolean>; subscribers: SubscriberProblem[]; details?: Record<string, unknown> }>;
 };

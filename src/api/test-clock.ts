@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { query } from '../db/pool.ts';
+import { refuse } from '../errors.ts';
+import type { AppDeps } from './deps.ts';
+
+/** A clock the test-clock route moves forward: the service's own ShiftedClock, or a test's TestClock. */
+export type MovableClock = { now(): Date; advance(ms: number): unknown };
+
+const maxAdvanceSeconds = 10 * 366 * 86_400;
+const moveBody = z
+  .object({
+    advanceSeconds: z.int().min(0).max(maxAdvanceSeconds).optional(),
+    setTo: z.iso.datetime({ offset: true }).optional(),
+  })
+  .refine(b => (b.advanceSeconds === undefined) !== (b.setTo === undefined), { message: 'give exactly one of advanceSeconds and setTo' });
+
+/**
+ * Jobs waiting in the queue (webhook retries, checks, syncs) are due by the database's time, which the test clock does
+ * not move: moving the clock forward by `ms` brings them forward as much, so they run within a second as they would.
+ */
+async function bringJobsForward(deps: AppDeps, ms: number) {
+  if (ms <= 0) return;
+  await query(
+    deps.pool,
+    'BringJobsForward',
+    `update graphile_worker._private_jobs set run_at = greatest(now(), run_at - $1::float8 * interval '1 millisecond')
+      where locked_at is null and run_at > now()`,
+    [ms],
+  );
+}
+
+const present = (clock: MovableClock) => {
+  const now = clock.now();
+  return { now: now.toISOString(), offsetSeconds: Math.round((now.getTime() - Date.now()) / 1000) };
+};
+
+/**
+ * GET|POST /api/test-clock (only with TEST_CLOCK=true, DESIGN section 9): where the service's clock is, and moving it
+ * forward by `advanceSeconds` or to `setTo`, never back. Timers read the clock every second; queued jobs are brought
+ * forward by as much as the clock moved.
+ */
+export function testClockRoutes(deps: AppDeps, clock: MovableClock) {
+  return async function (plain: FastifyInstance) {
+    const app = plain.withTypeProvider<ZodTypeProvider>();
+    app.get('/', async () => ({ status: 'success', data: present(clock) }));
+    app.post('/', { schema: { body: moveBody } }, async request => {
+      const now = clock.now().getTime();
+      const target = request.body.setTo !== undefined ? Date.parse(request.body.setTo) : now + request.body.advanceSeconds! * 1000;
+      if (target < now)
+        throw refuse('TEST_CLOCK_BACKWARDS', { errors: [{ path: 'body.setTo', message: `before the clock's now, ${new Date(now).toISOString()}` }] });
+      clock.advance(target - now);
+      await bringJobsForward(deps, target - now);
+      return { status: 'success', data: present(clock) };
+    });
+  };
+}

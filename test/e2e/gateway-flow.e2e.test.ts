@@ -122,7 +122,7 @@ describe('the payment gateway end to end, through HTTP, on the test clock', () =
     await open('POST', `/pay/${payment.id}/check`); // "Saya sudah bayar"
     await until('payment completed', async () => (await merchant('GET', `/api/v1/payments/status/${payment.id}`)).body.data.status === 'COMPLETED');
     const hook = await until('payment.completed webhook', async () => receiver!.received.find(r => r.body.includes('payment.completed')));
-    expect(JSON.parse(hook.body).data).toMatchObject({ id: payment.id, walletAccountId: 'GATEWAY', amount: payment.amount, metadata: { baseAmount: 150_000 } });
+    expect(JSON.parse(hook!.body).data).toMatchObject({ id: payment.id, walletAccountId: 'GATEWAY', amount: payment.amount, metadata: { baseAmount: 150_000 } });
 
     const net = payment.totalAmount - fee;
     const balance = async () => (await merchant('GET', '/api/v1/gateway')).body.data.balance as Record<string, number>;

@@ -85,6 +85,18 @@ export const errorCodes = {
   WITHDRAWAL_OWN_PAYOUT: { status: 403, message: 'An admin cannot pay out their own withdrawal' },
   WITHDRAWAL_NOT_REQUESTED: { status: 409, message: 'The withdrawal was paid or rejected already' },
 
+  // outbound transfers (WALLET-A)
+  QR_IMAGE_MISSING: { status: 400, message: 'qrImage missing' },
+  TRANSFER_NOT_SUPPORTED: { status: 400, message: 'Transfers can be made only from WALLET-A accounts' },
+  BALANCE_INSUFFICIENT: { status: 400, message: 'Balance insufficient' },
+  TRANSFER_AMOUNT_BELOW_MINIMUM: { status: 400, message: 'The amount is below the minimum of a transfer' },
+  BANK_LIST_FAILED: { status: 400, message: 'Fetching the bank list failed' },
+  BANK_ACCOUNT_VALIDATION_FAILED: { status: 400, message: 'Account validation failed (invalid number or bank mismatch)' },
+  BANK_ACCOUNT_INDEX_INVALID: { status: 400, message: 'bankAccountIndexNo missing or expired' },
+  TRANSFER_AMOUNT_MISMATCH: { status: 400, message: 'The amount differs from the validated amount' },
+  TRANSFER_FAILED: { status: 500, message: 'Transfer failed: nothing was debited' },
+  TRANSFER_UNCONFIRMED: { status: 500, message: 'The provider did not confirm the transfer: the amount stays debited until it does; do not retry with a new inquiry' },
+
   // the test clock (TEST_CLOCK=true)
   TEST_CLOCK_BACKWARDS: { status: 400, message: 'The test clock moves forward only' },
 

@@ -5,6 +5,10 @@ import {
   AccountSyncFailed,
   AccountSyncPaused,
   AccountSynced,
+  BalanceCredited,
+  BalanceDebited,
+  BalanceHeld,
+  BalanceReleased,
   CredentialsChanged,
   MutationRecorded,
   ProviderSessionExpired,
@@ -43,6 +47,15 @@ export type LinkedAccount = {
   restoredBy: string[];
   /** the merchant's static QRIS, once read from the provider */
   staticQris?: string | null;
+  /** the last synchronised balance, less what transfers debited since (and plus what failed ones gave back) */
+  balance?: number;
+  /**
+   * Outbound transfers recorded here, newest last: the provider's copy of a transfer's DEBIT carries our transfer id
+   * as its reference, so a sync records it once, whatever its transaction id
+   */
+  transferRefs?: string[];
+  /** amounts held by transfers sent and not answered yet, by transfer id */
+  held?: Record<string, number>;
 };
 
 // JSON only (strings, numbers, arrays): the state is snapshotted
@@ -84,7 +97,20 @@ export type AccountCommand =
       loginSessionId?: string | null;
       now: Date;
     }
-  | { type: 'CaptureStaticQris'; payload: string; now: Date };
+  | { type: 'CaptureStaticQris'; payload: string; now: Date }
+  /** An outbound transfer is about to be sent: its amount is held, refused when the balance cannot cover it. */
+  | { type: 'HoldForTransfer'; transferId: string; ownerId: string; amount: number; now: Date }
+  | { type: 'ReleaseTransferHold'; transferId: string; now: Date }
+  /** An outbound transfer leaves the wallet: the balance drops and its DEBIT mutation is recorded, at once. */
+  | { type: 'DebitForTransfer'; transferId: string; amount: number; mutation: TransferMutation; now: Date }
+  /** A transfer that failed after its debit: the amount comes back as a CREDIT mutation. */
+  | { type: 'ReverseTransferDebit'; transferId: string; amount: number; mutation: TransferMutation; now: Date };
+
+/** The mutation a transfer records: its id, the provider's transaction id (or ours until the provider gives one), what it says. */
+export type TransferMutation = { mutationId: string; providerTransactionId: string; description: string; counterparty: string };
+
+/** Transfer references remembered, so a sync never records a transfer's DEBIT twice. */
+const rememberedTransfers = 200;
 
 export const accountNotFound = () => refuse('ACCOUNT_NOT_FOUND');
 
@@ -123,6 +149,7 @@ function evolve(state: Account, event: AccountEvent): Account {
     case 'AccountSynced':
       return {
         ...state,
+        balance: event.data.balance,
         lastSlot: event.data.slot ?? state.lastSlot,
         cursor: event.data.cursor ?? state.cursor,
         consecutiveFailures: 0,
@@ -146,6 +173,19 @@ function evolve(state: Account, event: AccountEvent): Account {
     }
     case 'StaticQrisCaptured':
       return { ...state, staticQris: event.data.payload };
+    case 'BalanceHeld':
+      return { ...state, held: { ...state.held, [event.data.transferId]: event.data.amount } };
+    case 'BalanceReleased':
+      return { ...state, held: withoutHold(state.held, event.data.transferId) };
+    case 'BalanceDebited':
+      return {
+        ...state,
+        balance: (state.balance ?? 0) - event.data.amount,
+        held: withoutHold(state.held, event.data.transferId),
+        transferRefs: [...(state.transferRefs ?? []), event.data.transferId].slice(-rememberedTransfers),
+      };
+    case 'BalanceCredited':
+      return { ...state, balance: (state.balance ?? 0) + event.data.amount };
     default: {
       const never: never = event;
       return never;
@@ -190,9 +230,12 @@ function decide(state: Account, command: AccountCommand): AccountEvent[] {
       // a slot is synchronised once, however many jobs run for it
       if (command.slot !== null && state.lastSlot !== null && command.slot <= state.lastSlot) return [];
       const seen = new Set(state.recentTransactionIds);
+      const transfers = new Set(state.transferRefs ?? []);
       const fresh: FetchedTransaction[] = [];
       for (const t of command.transactions) {
         if (seen.has(t.id)) continue;
+        // the provider's copy of a transfer's DEBIT, recorded when the transfer was made
+        if (t.reference !== null && transfers.has(t.reference)) continue; // (or of its refund: we gave it back when it failed)
         seen.add(t.id);
         fresh.push(t);
       }
@@ -244,6 +287,31 @@ function decide(state: Account, command: AccountCommand): AccountEvent[] {
       ];
     case 'CaptureStaticQris':
       return state.staticQris === command.payload ? [] : [StaticQrisCaptured({ accountId: state.accountId, payload: command.payload, capturedAt: at })];
+    case 'HoldForTransfer': {
+      if (command.ownerId !== state.ownerId) throw accountNotFound();
+      if (state.held?.[command.transferId] !== undefined || (state.transferRefs ?? []).includes(command.transferId)) return [];
+      const available = availableBalance(state);
+      if (command.amount > available) throw refuse('BALANCE_INSUFFICIENT', { message: `Balance insufficient: ${command.amount} needed, ${available} available` });
+      return [BalanceHeld({ accountId: state.accountId, transferId: command.transferId, amount: command.amount, heldAt: at })];
+    }
+    case 'ReleaseTransferHold':
+      return state.held?.[command.transferId] === undefined ? [] : [BalanceReleased({ accountId: state.accountId, transferId: command.transferId, releasedAt: at })];
+    case 'DebitForTransfer': {
+      if ((state.transferRefs ?? []).includes(command.transferId)) return []; // debited already
+      const { transferId, amount, mutation } = command;
+      return [
+        BalanceDebited({ accountId: state.accountId, transferId, amount, debitedAt: at }),
+        transferMutation(state.accountId, 'DEBIT', transferId, amount, mutation, at),
+      ];
+    }
+    case 'ReverseTransferDebit': {
+      if (!(state.transferRefs ?? []).includes(command.transferId) || state.recentTransactionIds.includes(command.mutation.providerTransactionId)) return [];
+      const { transferId, amount, mutation } = command;
+      return [
+        BalanceCredited({ accountId: state.accountId, transferId, amount, reason: 'transfer-failed', creditedAt: at }),
+        transferMutation(state.accountId, 'CREDIT', transferId, amount, mutation, at),
+      ];
+    }
     default: {
       const never: never = command;
       return never;
@@ -251,8 +319,35 @@ function decide(state: Account, command: AccountCommand): AccountEvent[] {
   }
 }
 
+const withoutHold = (held: Record<string, number> | undefined, transferId: string) => {
+  const { [transferId]: _released, ...rest } = held ?? {};
+  return rest;
+};
+
+/** What a transfer may still spend: the balance less what transfers in flight hold. */
+export function availableBalance(state: LinkedAccount): number {
+  return (state.balance ?? 0) - Object.values(state.held ?? {}).reduce((sum, amount) => sum + amount, 0);
+}
+
+/** The mutation a transfer records on the wallet, referencing the transfer. */
+function transferMutation(accountId: string, type: 'DEBIT' | 'CREDIT', transferId: string, amount: number, m: TransferMutation, at: string) {
+  return MutationRecorded({
+    accountId,
+    mutationId: m.mutationId,
+    providerTransactionId: m.providerTransactionId,
+    type,
+    amount,
+    description: m.description,
+    senderName: m.counterparty,
+    reference: transferId,
+    occurredAt: at,
+    recordedAt: at,
+  });
+}
+
 export const account: Decider<Account, AccountCommand, AccountEvent> = {
-  snapshot: { name: 'account', version: 2, every: 100 },
+  // v3: the balance and the transfers recorded
+  snapshot: { name: 'account', version: 3, every: 100 },
   cached: true,
   initialState: () => ({ status: 'none' }),
   evolve,

@@ -97,6 +97,31 @@ export const ProviderSessionRestored = event('ProviderSessionRestored', 1, z.obj
 /** The merchant's static QRIS, read once from the provider: dynamic QRIS payments are built from it. */
 export const StaticQrisCaptured = event('StaticQrisCaptured', 1, z.object({ accountId: z.uuid(), payload: text, capturedAt: isoDate }));
 
+/**
+ * An outbound transfer about to be sent holds its amount: the wallet's balance does not show it, but no other transfer
+ * can spend it. Released when the provider refuses; turned into a debit when it accepts (or does not answer).
+ */
+export const BalanceHeld = event('BalanceHeld', 1, z.object({ accountId: z.uuid(), transferId: z.uuid(), amount: rupiah, heldAt: isoDate }));
+
+export const BalanceReleased = event('BalanceReleased', 1, z.object({ accountId: z.uuid(), transferId: z.uuid(), releasedAt: isoDate }));
+
+/** An outbound transfer debited the wallet at once (its DEBIT mutation is recorded beside it). */
+export const BalanceDebited = event('BalanceDebited', 1, z.object({
+  accountId: z.uuid(),
+  transferId: z.uuid(),
+  amount: rupiah,
+  debitedAt: isoDate,
+}));
+
+/** A transfer that failed after its debit gave the amount back (its CREDIT mutation is recorded beside it). */
+export const BalanceCredited = event('BalanceCredited', 1, z.object({
+  accountId: z.uuid(),
+  transferId: z.uuid(),
+  amount: rupiah,
+  reason: z.enum(['transfer-failed']),
+  creditedAt: isoDate,
+}));
+
 export type SyncTrigger = z.infer<typeof syncTrigger>;
 
 export type AccountEvent =
@@ -104,6 +129,10 @@ export type AccountEvent =
   | EventOf<typeof AccountSettingsChanged>
   | EventOf<typeof CredentialsChanged>
   | EventOf<typeof MutationRecorded>
+  | EventOf<typeof BalanceHeld>
+  | EventOf<typeof BalanceReleased>
+  | EventOf<typeof BalanceDebited>
+  | EventOf<typeof BalanceCredited>
   | EventOf<typeof AccountSynced>
   | EventOf<typeof AccountSyncFailed>
   | EventOf<typeof AccountSyncPaused>

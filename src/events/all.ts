@@ -2,6 +2,7 @@ import type { AccountEvent } from './account.ts';
 import type { ApiKeyEvent } from './api-key.ts';
 import type { GatewayLedgerEvent } from './gateway.ts';
 import type { HoldingAccountEvent } from './holding-accounts.ts';
+import type { TransferEvent } from './transfer.ts';
 import type { HolidayCalendarEvent } from './holiday-calendar.ts';
 import type { OrderEvent } from './order.ts';
 import type { PaymentEvent } from './payment.ts';
@@ -14,6 +15,7 @@ import './account.ts';
 import './api-key.ts';
 import './gateway.ts';
 import './holding-accounts.ts';
+import './transfer.ts';
 import './holiday-calendar.ts';
 import './order.ts';
 import './payment.ts';
@@ -35,5 +37,6 @@ export type AnyEvent =
   | ReceivingEvent
   | OrderEvent
   | HoldingAccountEvent
+  | TransferEvent
   | GatewayLedgerEvent
   | HolidayCalendarEvent;

@@ -8,7 +8,7 @@ const addMinutes = (iso: string, minutes: number) => new Date(new Date(iso).getT
 export const accountsProjection: Projection = {
   name: 'accounts',
   tables: ['accounts'],
-  handles: ['AccountLinked', 'AccountSettingsChanged', 'AccountSynced', 'AccountSyncFailed', 'AccountSyncPaused', 'ProviderSessionExpired', 'ProviderSessionRestored', 'AccountDeleted'],
+  handles: ['AccountLinked', 'AccountSettingsChanged', 'AccountSynced', 'AccountSyncFailed', 'AccountSyncPaused', 'ProviderSessionExpired', 'ProviderSessionRestored', 'AccountDeleted', 'BalanceDebited', 'BalanceCredited'],
   schema: `
     create table if not exists accounts (
       id uuid primary key,
@@ -90,6 +90,13 @@ export const accountsProjection: Projection = {
       case 'AccountSyncPaused': {
         const d = event.data;
         await query(tx, 'ProjectAccountSyncPaused', 'update accounts set paused_reason = $2 where id = $1', [d.accountId, d.reason]);
+        return;
+      }
+      case 'BalanceDebited':
+      case 'BalanceCredited': {
+        // a transfer moves the balance at once; the next sync brings the provider's figure
+        const change = event.type === 'BalanceDebited' ? -event.data.amount : event.data.amount;
+        await query(tx, 'ProjectTransferBalance', 'update accounts set balance = balance + $2 where id = $1', [event.data.accountId, change]);
         return;
       }
       case 'ProviderSessionExpired':

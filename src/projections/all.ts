@@ -1,6 +1,7 @@
 import { accountsProjection } from './accounts.ts';
 import { apiKeysProjection } from './api-keys.ts';
 import { gatewayAccessProjection } from './gateway-access.ts';
+import { transfersProjection } from './transfers.ts';
 import { gatewayLedgerProjection } from './gateway-ledger.ts';
 import { holidayCalendarProjection } from './holiday-calendar.ts';
 import { mutationsProjection } from './mutations.ts';
@@ -11,4 +12,4 @@ import { usersProjection } from './users.ts';
 import { webhookEndpointsProjection } from './webhook-endpoints.ts';
 
 /** Every read model the service keeps. */
-export const projections: Projection[] = [usersProjection, sessionsProjection, apiKeysProjection, accountsProjection, mutationsProjection, paymentsProjection, webhookEndpointsProjection, gatewayAccessProjection, holidayCalendarProjection, gatewayLedgerProjection];
+export const projections: Projection[] = [usersProjection, sessionsProjection, apiKeysProjection, accountsProjection, mutationsProjection, paymentsProjection, webhookEndpointsProjection, gatewayAccessProjection, holidayCalendarProjection, gatewayLedgerProjection, transfersProjection];

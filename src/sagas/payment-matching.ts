@@ -12,6 +12,8 @@ export function paymentMatchingSaga(deps: SagaDeps): Saga {
     handles: ['MutationRecorded'],
     async handle(event) {
       if (event.type !== 'MutationRecorded' || event.data.type !== 'CREDIT') return;
+      // a failed transfer's amount given back to the wallet is not a customer's payment
+      if (event.data.providerTransactionId.startsWith('transfer-reversal:')) return;
       const credit = event.data;
       const held = (await load(deps, receivingStream(credit.accountId), receiving)).state;
       const match = matchCredit(held, credit);

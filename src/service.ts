@@ -22,6 +22,7 @@ import type { AccountSyncScheduler } from './background/account-sync.ts';
 import type { PaymentChecks } from './background/payment-checks.ts';
 import type { PaymentExpiryTimer } from './background/payment-expiry.ts';
 import type { GatewaySettlement } from './background/gateway-settlement.ts';
+import type { OnTheClock } from './background/on-the-clock.ts';
 import type { EventStore } from './store/event-store.ts';
 import type { WebhookDelivery } from './webhooks/delivery-runner.ts';
 import { webhookSettings, type WebhookSettings } from './webhooks/settings.ts';
@@ -37,6 +38,7 @@ export type Service = {
   webhookDelivery: WebhookDelivery;
   paymentExpiry: PaymentExpiryTimer;
   gatewaySettlement: GatewaySettlement;
+  transferOutcomes: OnTheClock;
   paymentChecks: PaymentChecks;
   sandboxUrl: string | null;
   /** Starts listening on the configured port and answers the service's URL. */
@@ -135,6 +137,6 @@ export async function createService(config: Config, options: ServiceOptions = {}
       await sandbox?.close();
       await embedded?.stop();
     })());
-  const { projections, sagas, accountSync, webhookDelivery, paymentExpiry, gatewaySettlement, paymentChecks } = background;
-  return { app, deps, pool, store, projections, sagas, accountSync, webhookDelivery, paymentExpiry, gatewaySettlement, paymentChecks, sandboxUrl: providerUrl, listen, close };
+  const { projections, sagas, accountSync, webhookDelivery, paymentExpiry, gatewaySettlement, paymentChecks, transferOutcomes } = background;
+  return { app, deps, pool, store, projections, sagas, accountSync, webhookDelivery, paymentExpiry, gatewaySettlement, paymentChecks, transferOutcomes, sandboxUrl: providerUrl, listen, close };
 }

@@ -18,6 +18,7 @@ import { apiKeyCache } from './key-cache.ts';
 import { adminSurface, dashboardSurface } from './session-auth.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { testClockRoutes } from './test-clock.ts';
+import { transferRoutes } from './transfers.ts';
 import { dashboardGatewayRoutes, gatewayRoutes } from './gateway.ts';
 import { adminGatewayRoutes } from './gateway-admin.ts';
 import { adminWithdrawalRoutes, dashboardWithdrawalRoutes } from './gateway-withdrawals.ts';
@@ -62,6 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     keySurface(deps, keys, async v1 => {
       await v1.register(providerRoutes, { prefix: '/providers' });
       await v1.register(accountRoutes(deps), { prefix: '/accounts' });
+      await v1.register(transferRoutes(deps), { prefix: '/accounts' });
       await v1.register(mutationRoutes(deps), { prefix: '/mutations' });
       await v1.register(webhookRoutes(deps, 'key'), { prefix: '/webhooks' });
       await v1.register(paymentRoutes(deps), { prefix: '/payments' });

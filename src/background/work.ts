@@ -8,6 +8,8 @@ import { settlementCutoff, shippedHolidayCalendar } from '../commands/working-da
 import { loadHolidayCalendar } from '../projections/holiday-calendar.ts';
 import { sagas } from '../sagas/all.ts';
 import { startPaymentChecks, type PaymentChecks } from './payment-checks.ts';
+import { startTransferOutcomes } from './transfer-outcomes.ts';
+import type { OnTheClock } from './on-the-clock.ts';
 import { startPaymentExpiry, type PaymentExpiryTimer } from './payment-expiry.ts';
 import { SagaRunner } from '../sagas/runner.ts';
 import { listSubscriberFailures } from '../store/subscriber-failures.ts';
@@ -24,6 +26,8 @@ export type BackgroundWork = {
   paymentExpiry: PaymentExpiryTimer;
   gatewaySettlement: GatewaySettlement;
   paymentChecks: PaymentChecks;
+  /** Asks the provider what became of transfers whose outcome is unknown (src/background/transfer-outcomes.ts). */
+  transferOutcomes: OnTheClock;
   /**
    * The subscribers that are not fine: stuck at an event (here, or in another process: they are recorded in
    * PostgreSQL) or waiting for the database; and whether the projections and the sagas are all fine.
@@ -58,6 +62,7 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
     cutoffAt: async now => settlementCutoff(now, await loadHolidayCalendar(pool, shipped)),
   });
   const paymentChecks = startPaymentChecks({ pool, clock, log }, options.paymentChecks, { tickMs });
+  const transferOutcomes = startTransferOutcomes({ ...core, readModels: projectionRunner }, { tickMs: Math.max(tickMs, 5000) });
   return {
     projections: projectionRunner,
     sagas: sagaRunner,
@@ -66,6 +71,7 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
     paymentExpiry,
     gatewaySettlement,
     paymentChecks,
+    transferOutcomes,
     health: async () => {
       const here = [...projectionRunner.health(), ...sagaRunner.health()].map(s => subscriberProblem(s.subscriber, s.health));
       const recorded = await listSubscriberFailures(pool).catch(() => []);
@@ -77,6 +83,7 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
     },
     stop: async () => {
       await accountSync.stop();
+      await transferOutcomes.stop();
       await webhookDelivery.stop();
       await paymentExpiry.stop();
       await gatewaySettlement.stop();

@@ -53,7 +53,33 @@ export interface ProviderConnector {
   fetchStaticQris(providerCode: string, accountRef: string, session: ProviderSession): Promise<string>;
   /** Opens a virtual account number paying into the account (for one payment). */
   openVirtualAccount(providerCode: string, accountRef: string, session: ProviderSession, vaNumber: string): Promise<void>;
+
+  // outbound transfers (WALLET-A, DESIGN section 10): each carries our reference, by which its outcome can be asked
+  /** The banks a transfer can go to. */
+  listBanks(providerCode: string, accountRef: string, session: ProviderSession): Promise<BankEntry[]>;
+  /** The holder's name of a bank account; ProviderError 'rejected' for an invalid number or a bank mismatch. */
+  inquireBankAccount(providerCode: string, accountRef: string, session: ProviderSession, input: BankDestination): Promise<{ accountName: string }>;
+  /**
+   * Sends `amount` from the wallet to a bank account. ProviderError 'rejected': refused, nothing moved (its message
+   * says why, e.g. balance insufficient); 'unavailable' (a timeout among them): the outcome is unknown, ask
+   * transferStatus by the reference.
+   */
+  transferToBank(providerCode: string, accountRef: string, session: ProviderSession, input: BankDestination & { reference: string; amount: number }): Promise<TransferReceipt>;
+  /** Pays a QRIS payload from the wallet (the amount includes any tip); failures as transferToBank. */
+  payQris(providerCode: string, accountRef: string, session: ProviderSession, input: { reference: string; qris: string; amount: number }): Promise<TransferReceipt>;
+  /** What became of the transfer with our `reference`: done (with the provider's transaction id), failed, or never seen. */
+  transferStatus(providerCode: string, accountRef: string, session: ProviderSession, reference: string): Promise<TransferStatus>;
 }
+
+/** A bank a transfer can go to, as the provider lists it (copied unchanged into bank-init). */
+export type BankEntry = { instId: string; name: string; instLocalName: string; payMethod: string; payOption: string };
+
+export type BankDestination = { instId: string; instLocalName: string; accountNumber: string };
+
+/** A transfer the provider did: its transaction id, the `id` of the DEBIT it lists in the wallet's transactions. */
+export type TransferReceipt = { transactionId: string };
+
+export type TransferStatus = { status: 'SUCCESS'; transactionId: string } | { status: 'FAILED'; reason: string } | { status: 'NOT_FOUND' };
 
 /** When no provider is configured at all (SANDBOX_PORT=0 and no SANDBOX_URL): every call says unavailable. */
 export const unreachableProviders: ProviderConnector = new Proxy({} as ProviderConnector, {

@@ -48,6 +48,15 @@ const transactionsResponse = z.object({
   hasMore: z.boolean(),
 });
 const qrisResponse = z.object({ payload: z.string().min(20).transform(cleanText) });
+const bankEntry = z.object({ instId: providerText, name: providerText, instLocalName: providerText, payMethod: providerText, payOption: providerText });
+const banksResponse = z.object({ banks: z.array(bankEntry) });
+const inquiryResponse = z.object({ accountName: providerText });
+const receiptResponse = z.object({ transactionId: providerText });
+const transferStatusResponse = z.union([
+  z.object({ status: z.literal('SUCCESS'), transactionId: providerText }),
+  z.object({ status: z.literal('FAILED'), reason: providerText }),
+  z.object({ status: z.literal('NOT_FOUND') }),
+]);
 const errorBody = z.object({ error: z.string(), message: z.string().optional() }).partial();
 
 const failureByCode: Record<string, ProviderFailure> = {
@@ -179,6 +188,22 @@ export function httpConnector(options: HttpConnectorOptions): ProviderConnector 
         session,
         retrySafe: true,
       });
+    },
+    async listBanks(providerCode, accountRef, session) {
+      return (await call(providerCode, accountPath(accountRef, '/banks'), banksResponse, { session })).banks;
+    },
+    inquireBankAccount(providerCode, accountRef, session, input) {
+      return call(providerCode, accountPath(accountRef, '/bank-inquiries'), inquiryResponse, { method: 'POST', body: input, session, retrySafe: true });
+    },
+    // money moves: never sent twice by us; no answer (a timeout, a 5xx) is an unknown outcome, asked by the reference
+    transferToBank(providerCode, accountRef, session, input) {
+      return call(providerCode, accountPath(accountRef, '/bank-transfers'), receiptResponse, { method: 'POST', body: input, session, retrySafe: false });
+    },
+    payQris(providerCode, accountRef, session, input) {
+      return call(providerCode, accountPath(accountRef, '/qris-payments'), receiptResponse, { method: 'POST', body: input, session, retrySafe: false });
+    },
+    transferStatus(providerCode, accountRef, session, reference) {
+      return call(providerCode, accountPath(accountRef, `/transfers/${encodeURIComponent(reference)}`), transferStatusResponse, { session });
     },
   };
 }

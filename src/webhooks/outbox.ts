@@ -7,7 +7,7 @@ import { scheduleAttempt } from './jobs.ts';
 import { ensureWebhookSchema } from './schema.ts';
 
 /** The event kinds sent to webhook endpoints (the interface document names these two). */
-export const webhookEventTypes = ['payment.completed', 'payment.expired'] as const;
+export const webhookEventTypes = ['payment.completed', 'payment.expired', 'transfer.completed', 'transfer.failed'] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
 const publishedEvent = z.object({
@@ -26,7 +26,7 @@ const publishedEvent = z.object({
  */
 export async function enqueueWebhookEvent(
   deps: { pool: pg.Pool; clock: Clock },
-  event: { ownerId: string; eventId: string; type: 'payment.completed' | 'payment.expired'; createdAt: string; data: unknown },
+  event: { ownerId: string; eventId: string; type: (typeof webhookEventTypes)[number]; createdAt: string; data: unknown },
 ): Promise<void> {
   const e = publishedEvent.parse(event);
   await ensureWebhookSchema(deps.pool);

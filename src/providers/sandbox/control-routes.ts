@@ -43,6 +43,9 @@ const faultBody = z
     expireSessions: z.boolean().optional(),
     requireSecondOtp: z.boolean().optional(),
     refuseLogin: z.boolean().optional(),
+    transferRefuse: z.int().min(0).max(10_000).optional(),
+    transferTimeout: z.int().min(0).max(10_000).optional(),
+    transferFailAfterAccept: z.int().min(0).max(10_000).optional(),
   })
   .strict();
 const faultScopeQuery = z.object({ providerCode: providerCode.optional() });

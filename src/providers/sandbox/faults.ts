@@ -14,11 +14,22 @@ export type FaultSettings = {
   outage: boolean;
   requireSecondOtp: boolean;
   refuseLogin: boolean;
+  /** The next N transfers (bank or QR) are refused: nothing moves. */
+  transferRefuse: number;
+  /** The next N transfers are done but answered 504: the caller must ask their status. */
+  transferTimeout: number;
+  /** The next N transfers are debited, given back, and answered 504; their status says FAILED. */
+  transferFailAfterAccept: number;
 };
+
+export type TransferFault = 'refuse' | 'timeout' | 'fail-after-accept';
 
 export const allProviders = '*';
 
-const none: FaultSettings = { latencyMs: 0, failNext: 0, failureRate: 0, seed: 1, outage: false, requireSecondOtp: false, refuseLogin: false };
+const none: FaultSettings = {
+  latencyMs: 0, failNext: 0, failureRate: 0, seed: 1, outage: false, requireSecondOtp: false, refuseLogin: false,
+  transferRefuse: 0, transferTimeout: 0, transferFailAfterAccept: 0,
+};
 
 /** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
 export function seededRandom(seed: number): () => number {
@@ -35,7 +46,8 @@ export function seededRandom(seed: number): () => number {
 type Scope = { settings: FaultSettings; random: () => number };
 
 const isNone = (s: FaultSettings) =>
-  s.latencyMs === 0 && s.failNext === 0 && s.failureRate === 0 && !s.outage && !s.requireSecondOtp && !s.refuseLogin;
+  s.latencyMs === 0 && s.failNext === 0 && s.failureRate === 0 && !s.outage && !s.requireSecondOtp && !s.refuseLogin &&
+  s.transferRefuse === 0 && s.transferTimeout === 0 && s.transferFailAfterAccept === 0;
 
 export class Faults {
   private readonly scopes = new Map<string, Scope>();
@@ -67,6 +79,19 @@ export class Faults {
 
   private dropSpent(): void {
     for (const [key, scope] of this.scopes) if (isNone(scope.settings)) this.scopes.delete(key);
+  }
+
+  /** The transfer fault that applies to the next transfer, counted down; null when none is switched on. */
+  takeTransferFault(providerCode: string): TransferFault | null {
+    const switches = [['transferRefuse', 'refuse'], ['transferTimeout', 'timeout'], ['transferFailAfterAccept', 'fail-after-accept']] as const;
+    for (const scope of this.applying(providerCode))
+      for (const [field, fault] of switches)
+        if (scope.settings[field] > 0) {
+          scope.settings[field] -= 1;
+          this.dropSpent();
+          return fault;
+        }
+    return null;
   }
 
   refusesLogin(providerCode: string): boolean {

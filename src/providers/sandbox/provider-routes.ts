@@ -8,6 +8,7 @@ import type { SandboxLoginFlows } from './login.ts';
 import { merchantQris } from './qris.ts';
 import type { SandboxPayments } from './payments.ts';
 import type { SandboxSessions } from './sessions.ts';
+import type { SandboxTransfers } from './transfers.ts';
 
 /** The API a connector calls, under /providers/:providerCode; every request here passes through the faults. */
 const providerParams = z.object({ providerCode: z.string() });
@@ -36,7 +37,13 @@ const transactionsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(50),
 });
 
-export type ProviderRouteDeps = { faults: Faults; sessions: SandboxSessions; login: SandboxLoginFlows; payments: SandboxPayments };
+export type ProviderRouteDeps = { faults: Faults; sessions: SandboxSessions; login: SandboxLoginFlows; payments: SandboxPayments; transfers: SandboxTransfers };
+
+const destination = { instId: z.string().min(1).max(20), instLocalName: z.string().min(1).max(40), accountNumber: z.string().min(1).max(30) };
+const inquiryBody = z.object(destination);
+const bankTransferBody = z.object({ ...destination, reference: z.string().min(1).max(100), amount: z.int().positive().max(1_000_000_000) });
+const qrisPaymentBody = z.object({ reference: z.string().min(1).max(100), qris: z.string().min(20).max(1024), amount: z.int().positive().max(1_000_000_000) });
+const referenceParams = accountParams.extend({ reference: z.string().min(1).max(100) });
 
 const virtualAccountBody = z.object({ vaNumber: z.string().regex(/^[0-9]{6,20}$/, '6 to 20 digits') });
 
@@ -102,6 +109,28 @@ export function providerRoutes(deps: ProviderRouteDeps) {
       const account = deps.sessions.authorize(provider.providerCode, request.params.accountRef, request.headers.authorization);
       const registered = deps.payments.registerVirtualAccount({ providerCode: account.providerCode, accountRef: account.accountRef, vaNumber: request.body.vaNumber });
       return reply.code(201).send(registered);
+    });
+
+    // outbound transfers of a wallet (WALLET-A): the banks, a destination's holder, transfers by the caller's reference
+    app.get('/accounts/:accountRef/banks', { schema: { params: accountParams, headers: authHeaders } }, async request => {
+      deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
+      return { banks: deps.transfers.banks() };
+    });
+    app.post('/accounts/:accountRef/bank-inquiries', { schema: { params: accountParams, headers: authHeaders, body: inquiryBody } }, async request => {
+      deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
+      return deps.transfers.inquire(request.body);
+    });
+    app.post('/accounts/:accountRef/bank-transfers', { schema: { params: accountParams, headers: authHeaders, body: bankTransferBody } }, async request => {
+      const account = deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
+      return deps.transfers.transferToBank(account, request.body);
+    });
+    app.post('/accounts/:accountRef/qris-payments', { schema: { params: accountParams, headers: authHeaders, body: qrisPaymentBody } }, async request => {
+      const account = deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
+      return deps.transfers.payQris(account, request.body);
+    });
+    app.get('/accounts/:accountRef/transfers/:reference', { schema: { params: referenceParams, headers: authHeaders } }, async request => {
+      const account = deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
+      return deps.transfers.status(account, request.params.reference);
     });
   };
 }

@@ -7,6 +7,7 @@ import { registerSandboxErrors } from './errors.ts';
 import { Faults } from './faults.ts';
 import { sandboxLogin } from './login.ts';
 import { sandboxPayments } from './payments.ts';
+import { sandboxTransfers } from './transfers.ts';
 import { debouncedWriter, readStateFile } from './persistence.ts';
 import { providerRoutes } from './provider-routes.ts';
 import { sandboxSessions } from './sessions.ts';
@@ -37,6 +38,7 @@ export async function buildSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const sessions = sandboxSessions(state, opts.clock, opts.sessionTtlMs ?? 24 * hour);
   const login = sandboxLogin({ state, clock: opts.clock, faults, sessions, otpTtlMs: opts.otpTtlMs ?? 5 * 60 * 1000 });
   const payments = sandboxPayments(state);
+  const transfers = sandboxTransfers(state, faults, payments);
 
   const app: FastifyInstance = opts.log
     ? Fastify({ loggerInstance: opts.log.child({ component: 'sandbox' }) as FastifyBaseLogger, bodyLimit: 64 * 1024 })
@@ -52,7 +54,7 @@ export async function buildSandbox(opts: SandboxOptions): Promise<Sandbox> {
   }
 
   app.get('/health', async () => ({ status: 'ok' }));
-  await app.register(providerRoutes({ faults, sessions, login, payments }), { prefix: '/providers/:providerCode' });
+  await app.register(providerRoutes({ faults, sessions, login, payments, transfers }), { prefix: '/providers/:providerCode' });
   await app.register(controlRoutes({ state, faults, sessions, payments }), { prefix: '/sandbox' });
   return { app, state, faults };
 }

@@ -1,0 +1,268 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { refuse } from '../errors.ts';
+import { deterministicUuid } from '../ids.ts';
+import { ProviderError, type BankEntry, type ProviderSession, type TransferReceipt } from '../providers/connector.ts';
+import { account, accountStream, availableBalance, type LinkedAccount } from './account.ts';
+import { handleStreams, streamRead } from './handle-streams.ts';
+import { cachedState, handleCommand, load, type CommandContext } from './handle.ts';
+import { mutationIdOf, type SyncDeps } from './sync-account.ts';
+import { transfer, transferStream, type Transfer } from './transfer.ts';
+
+/** A bankAccountIndexNo lives this long (DESIGN section 10). */
+export const bankIndexLifetimeMs = 15 * 60_000;
+
+/** What the interface's Limits table allows: a QR transfer from 1 rupiah, a bank transfer from 10,000; at most 10,000,000. */
+export const transferLimits = { qrisMin: 1, bankMin: 10_000, max: 10_000_000 };
+
+/** The caller's WALLET-A account with a provider session: another owner's or an unknown one 404, another provider 400. */
+export async function transferAccount(deps: SyncDeps, ownerId: string, accountId: string): Promise<LinkedAccount> {
+  const stream = accountStream(accountId);
+  const state = (cachedState(deps, stream, account) ?? (await load(deps, stream, account))).state;
+  if (state.status !== 'linked' || state.ownerId !== ownerId) throw refuse('ACCOUNT_NOT_FOUND');
+  if (state.providerCode !== 'WALLET-A') throw refuse('TRANSFER_NOT_SUPPORTED', { message: `Transfers can be made only from WALLET-A accounts, not ${state.providerCode}` });
+  if (!state.isActive || !state.session) throw refuse('ACCOUNT_INACTIVE', { message: 'The wallet is inactive: relogin needed' });
+  return state;
+}
+
+const sessionOf = (deps: SyncDeps, linked: LinkedAccount) => deps.vault.open<ProviderSession>(linked.session!);
+
+/** The banks a transfer can go to; a provider failure is a 400. */
+export async function listTransferBanks(deps: SyncDeps, ownerId: string, accountId: string): Promise<BankEntry[]> {
+  const linked = await transferAccount(deps, ownerId, accountId);
+  try {
+    return await deps.connector.listBanks(linked.providerCode, linked.accountRef, sessionOf(deps, linked));
+  } catch (err) {
+    if (err instanceof ProviderError) throw refuse('BANK_LIST_FAILED', { message: `Fetching the bank list failed: ${err.message}` });
+    throw err;
+  }
+}
+
+export type BankInit = { accountNumber: string; amount: number; instId: string; instLocalName: string; payMethod: string; payOption: string };
+
+/**
+ * bank-init: the destination checked with the provider (its holder's name answered), recorded as a transfer whose id is
+ * the bankAccountIndexNo, bound to the account, the bank, the number and the amount, alive 15 minutes.
+ */
+export async function initBankTransfer(deps: SyncDeps, ownerId: string, accountId: string, input: BankInit) {
+  const linked = await transferAccount(deps, ownerId, accountId);
+  const available = availableBalance(linked);
+  if (input.amount > available) throw refuse('BALANCE_INSUFFICIENT', { message: `Balance insufficient: ${input.amount} needed, ${available} available` });
+  let accountName: string;
+  try {
+    ({ accountName } = await deps.connector.inquireBankAccount(linked.providerCode, linked.accountRef, sessionOf(deps, linked), input));
+  } catch (err) {
+    if (err instanceof ProviderError) throw refuse('BANK_ACCOUNT_VALIDATION_FAILED', { message: `Account validation failed: ${err.message}` });
+    throw err;
+  }
+  const transferId = randomUUID();
+  const now = deps.clock.now();
+  const { instId, instLocalName, payMethod, payOption, accountNumber } = input;
+  await handleCommand(deps, transferStream(transferId), transfer, {
+    type: 'ValidateBankTransfer',
+    transferId,
+    accountId,
+    ownerId,
+    destination: { instId, instLocalName, payMethod, payOption, accountNumber, accountName },
+    amount: input.amount,
+    expiresAt: new Date(now.getTime() + bankIndexLifetimeMs),
+    now,
+  }, { actor: `user:${ownerId}`, now, correlationId: transferId });
+  return { bankAccountIndexNo: transferId, accountName };
+}
+
+/** What one request asked for, whatever its key order: the same Idempotency-Key must come with the same request. */
+const hashOf = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+
+/** What the caller is told of a transfer that ended (or is in flight), asked again with the same Idempotency-Key. */
+function outcomeOf(state: Transfer, message: string): string {
+  if (state.status === 'COMPLETED') return message;
+  if (state.status === 'FAILED') throw refuse('TRANSFER_FAILED', { message: `Transfer failed: ${state.reason ?? 'refused by the provider'}; nothing was debited` });
+  throw refuse('TRANSFER_UNCONFIRMED');
+}
+
+type Sending = {
+  transferId: string;
+  ownerId: string;
+  accountId: string;
+  kind: 'bank' | 'qris';
+  amount: number;
+  qris: { merchantName: string; payload: string; tip: number } | null;
+  requestHash: string | null;
+  /** how the DEBIT mutation reads, and to whom it went */
+  description: string;
+  counterparty: string;
+  /** what the caller is told when it went through */
+  message: string;
+  send(linked: LinkedAccount, session: ProviderSession): Promise<TransferReceipt>;
+};
+
+/**
+ * Sends a transfer, moving money once: (1) in one append the transfer is submitted (a bank transfer's index used) and
+ * its amount held on the wallet (refused beyond the balance, also under concurrent transfers); (2) the provider is asked,
+ * by our reference; (3) accepted: the hold becomes a debit with its DEBIT mutation, at once; refused: the hold is
+ * released, nothing was debited (500 TRANSFER_FAILED); no answer: the amount stays debited and the transfer
+ * unconfirmed (500 TRANSFER_UNCONFIRMED) until the provider says what became of it (src/background/transfer-outcomes.ts).
+ */
+async function sendTransfer(deps: SyncDeps, s: Sending): Promise<string> {
+  const linked = await transferAccount(deps, s.ownerId, s.accountId);
+  const now = deps.clock.now();
+  const context: CommandContext = { actor: `user:${s.ownerId}`, now, correlationId: s.transferId };
+  const reads = {
+    transfer: streamRead(transferStream(s.transferId), transfer, { likelyNew: s.kind === 'qris' }),
+    account: streamRead(accountStream(s.accountId), account),
+  };
+  const { kind, transferId, accountId, ownerId, amount, qris, requestHash } = s;
+  const submitted = await handleStreams(
+    deps,
+    reads,
+    loaded => {
+      const sent = transfer.decide(loaded.transfer.state, { type: 'SubmitTransfer', transferId, accountId, ownerId, kind, amount, qris, requestHash, now });
+      if (sent.length === 0) return { append: {}, result: false }; // the same request again
+      const held = account.decide(loaded.account.state, { type: 'HoldForTransfer', transferId, ownerId, amount, now });
+      return { append: { transfer: sent, account: held }, result: true };
+    },
+    // one wallet's transfers from this process go one at a time instead of racing for its balance
+    { ...context, queueOn: reads.account.streamId },
+  );
+  if (!submitted.result) return outcomeOf(submitted.states.transfer, s.message);
+
+  let receipt: TransferReceipt;
+  try {
+    receipt = await s.send(linked, sessionOf(deps, linked));
+  } catch (err) {
+    if (err instanceof ProviderError && err.failure !== 'unavailable') {
+      await settleTransfer(deps, transferId, accountId, { outcome: 'refused', reason: err.message }, context);
+      throw refuse('TRANSFER_FAILED', { message: `Transfer failed: ${err.message}; nothing was debited` });
+    }
+    // a timeout, an outage, anything else: the provider may have done it
+    await settleTransfer(deps, transferId, accountId, { outcome: 'unknown', reason: err instanceof Error ? err.message : String(err), description: s.description, counterparty: s.counterparty, amount }, context);
+    throw refuse('TRANSFER_UNCONFIRMED');
+  }
+  await settleTransfer(deps, transferId, accountId, { outcome: 'done', transactionId: receipt.transactionId, description: s.description, counterparty: s.counterparty, amount }, context);
+  return s.message;
+}
+
+type Outcome =
+  | { outcome: 'done'; transactionId: string; description: string; counterparty: string; amount: number }
+  | { outcome: 'unknown'; reason: string; description: string; counterparty: string; amount: number }
+  | { outcome: 'refused'; reason: string }
+  | { outcome: 'failed-after-debit'; reason: string; amount: number };
+
+/**
+ * Records what became of a submitted transfer, on the transfer and the wallet together: done (the hold becomes the
+ * debit, its DEBIT mutation under the provider's transaction id), unknown (debited under our own id), refused (the hold
+ * released), failed after its debit (the amount given back as a CREDIT). The read models show it when this returns.
+ */
+export async function settleTransfer(deps: SyncDeps, transferId: string, accountId: string, o: Outcome, context: CommandContext) {
+  const now = deps.clock.now();
+  const reads = { transfer: streamRead(transferStream(transferId), transfer), account: streamRead(accountStream(accountId), account) };
+  const done = await handleStreams(
+    deps,
+    reads,
+    loaded => {
+      const current = loaded.transfer.state;
+      switch (o.outcome) {
+        case 'done': {
+          // debited already when it was unconfirmed: its mutation stays, under our id (the provider's copy is skipped by reference)
+          const debitedAs = current.status === 'UNCONFIRMED' ? current.mutationId : null;
+          const mutationId = debitedAs ?? mutationIdOf(accountId, o.transactionId);
+          const mutation = { mutationId, providerTransactionId: o.transactionId, description: o.description, counterparty: o.counterparty };
+          const debit = debitedAs ? [] : account.decide(loaded.account.state, { type: 'DebitForTransfer', transferId, amount: o.amount, mutation, now });
+          return { append: { transfer: transfer.decide(current, { type: 'CompleteTransfer', transactionId: o.transactionId, mutationId, now }), account: debit }, result: null };
+        }
+        case 'unknown': {
+          const mutationId = mutationIdOf(accountId, `transfer:${transferId}`);
+          const mutation = { mutationId, providerTransactionId: `transfer:${transferId}`, description: o.description, counterparty: o.counterparty };
+          return {
+            append: {
+              transfer: transfer.decide(current, { type: 'MarkTransferUnconfirmed', reason: o.reason, mutationId, now }),
+              account: current.status === 'SUBMITTED' ? account.decide(loaded.account.state, { type: 'DebitForTransfer', transferId, amount: o.amount, mutation, now }) : [],
+            },
+            result: null,
+          };
+        }
+        case 'refused':
+          return {
+            append: {
+              transfer: transfer.decide(current, { type: 'FailTransfer', reason: o.reason, reversalMutationId: null, now }),
+              account: account.decide(loaded.account.state, { type: 'ReleaseTransferHold', transferId, now }),
+            },
+            result: null,
+          };
+        case 'failed-after-debit': {
+          const mutationId = mutationIdOf(accountId, `transfer-reversal:${transferId}`);
+          const mutation = { mutationId, providerTransactionId: `transfer-reversal:${transferId}`, description: `Pengembalian transfer gagal: ${o.reason}`, counterparty: 'WALLET-A' };
+          return {
+            append: {
+              transfer: transfer.decide(current, { type: 'FailTransfer', reason: o.reason, reversalMutationId: mutationId, now }),
+              account: account.decide(loaded.account.state, { type: 'ReverseTransferDebit', transferId, amount: o.amount, mutation, now }),
+            },
+            result: null,
+          };
+        }
+      }
+    },
+    { ...context, now, queueOn: reads.account.streamId },
+  );
+  await deps.readModels.waitFor(done.position, undefined, ['accounts', 'mutations', 'transfers']);
+  return done;
+}
+
+/** bank-create: the validated transfer sent, its amount debited at once, never twice (the index is used once). */
+export async function createBankTransfer(
+  deps: SyncDeps,
+  ownerId: string,
+  accountId: string,
+  input: { bankAccountIndexNo: string; amount: number; idempotencyKey?: string | undefined },
+): Promise<string> {
+  const stream = transferStream(input.bankAccountIndexNo);
+  const validated = (await load(deps, stream, transfer)).state;
+  const destination = validated.status === 'NONE' ? null : validated.destination;
+  if (!destination || validated.status === 'NONE' || validated.accountId !== accountId || validated.ownerId !== ownerId)
+    throw refuse('BANK_ACCOUNT_INDEX_INVALID', { errors: [{ path: 'body.bankAccountIndexNo', message: 'unknown for this account' }] });
+  const requestHash = input.idempotencyKey ? hashOf([input.idempotencyKey, accountId, input.bankAccountIndexNo, input.amount]) : null;
+  return sendTransfer(deps, {
+    transferId: input.bankAccountIndexNo,
+    ownerId,
+    accountId,
+    kind: 'bank',
+    amount: input.amount,
+    qris: null,
+    requestHash,
+    description: `Transfer ke ${destination.instLocalName} ${destination.accountNumber}`,
+    counterparty: destination.accountName,
+    message: `Transfer Rp ${input.amount.toLocaleString('id-ID')} ke ${destination.accountName} (${destination.instLocalName} ${destination.accountNumber}) berhasil`,
+    send: (linked, session) =>
+      deps.connector.transferToBank(linked.providerCode, linked.accountRef, session, {
+        reference: input.bankAccountIndexNo,
+        instId: destination.instId,
+        instLocalName: destination.instLocalName,
+        accountNumber: destination.accountNumber,
+        amount: input.amount,
+      }),
+  });
+}
+
+/** qris-create: the QR's merchant paid from the wallet (the amount with any tip), debited at once. */
+export async function createQrisTransfer(
+  deps: SyncDeps,
+  ownerId: string,
+  accountId: string,
+  input: { payload: string; merchantName: string; amount: number; tip: number; message: string; idempotencyKey?: string | undefined },
+): Promise<string> {
+  const transferId = input.idempotencyKey ? deterministicUuid(`transfer:${ownerId}:${input.idempotencyKey}`) : randomUUID();
+  const requestHash = input.idempotencyKey ? hashOf([accountId, input.payload, input.amount]) : null;
+  return sendTransfer(deps, {
+    transferId,
+    ownerId,
+    accountId,
+    kind: 'qris',
+    amount: input.amount,
+    qris: { merchantName: input.merchantName, payload: input.payload, tip: input.tip },
+    requestHash,
+    description: `Pembayaran QRIS ke ${input.merchantName}`,
+    counterparty: input.merchantName,
+    message: input.message,
+    send: (linked, session) => deps.connector.payQris(linked.providerCode, linked.accountRef, session, { reference: transferId, qris: input.payload, amount: input.amount }),
+  });
+}

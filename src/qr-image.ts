@@ -1,0 +1,80 @@
+import { Jimp } from 'jimp';
+import jsqrModule from 'jsqr';
+import { refuse } from './errors.ts';
+
+// jsqr is CommonJS with an ESM-style default in its types: the function is the module itself at run time
+const jsQR = ((jsqrModule as unknown as { default?: typeof jsqrModule }).default ?? jsqrModule) as unknown as typeof jsqrModule.default;
+
+/** The limits of an uploaded QR image (DESIGN section 10), checked before a pixel is decoded. */
+export const qrImageLimits = { maxBytes: 5 * 1024 * 1024, maxSide: 4000 };
+
+const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** Width and height as the file's header declares them, and its kind; null when it is neither PNG nor JPEG. */
+export function declaredSize(bytes: Buffer): { kind: 'png' | 'jpeg'; width: number; height: number } | null {
+  if (bytes.length >= 24 && bytes.subarray(0, 8).equals(png) && bytes.toString('latin1', 12, 16) === 'IHDR')
+    return { kind: 'png', width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+  if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) return null;
+  // JPEG: walk the segments to the first start-of-frame (SOF0..SOF15 but DHT, JPG and DAC), which holds the size
+  let at = 2;
+  while (at + 9 < bytes.length) {
+    if (bytes[at] !== 0xff) return null;
+    const marker = bytes[at + 1]!;
+    if (marker === 0xff) {
+      at++;
+      continue;
+    }
+    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+      at += 2;
+      continue;
+    }
+    const length = bytes.readUInt16BE(at + 2);
+    if (length < 2) return null;
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
+      return { kind: 'jpeg', height: bytes.readUInt16BE(at + 5), width: bytes.readUInt16BE(at + 7) };
+    at += 2 + length;
+  }
+  return null;
+}
+
+/** The checks made before decoding: size, kind by magic bytes, declared dimensions; refused with a 400. */
+export function checkQrImage(bytes: Buffer) {
+  if (bytes.length > qrImageLimits.maxBytes) throw refuse('QR_IMAGE_TOO_LARGE', { message: `qrImage is larger than ${qrImageLimits.maxBytes / 1024 / 1024} MB` });
+  const size = declaredSize(bytes);
+  if (!size) throw refuse('QR_IMAGE_NOT_AN_IMAGE', { errors: [{ path: 'body.qrImage', message: 'PNG or JPEG only' }] });
+  if (size.width < 1 || size.height < 1 || size.width > qrImageLimits.maxSide || size.height > qrImageLimits.maxSide)
+    throw refuse('QR_IMAGE_TOO_LARGE', { message: `qrImage declares ${size.width} x ${size.height} pixels; at most ${qrImageLimits.maxSide} a side` });
+  return size;
+}
+
+type Bitmap = { data: Buffer; width: number; height: number };
+const scan = (b: Bitmap) => jsQR(new Uint8ClampedArray(b.data.buffer, b.data.byteOffset, b.data.length), b.width, b.height, { inversionAttempts: 'attemptBoth' })?.data ?? null;
+
+/**
+ * The text of the QR code in a PNG or JPEG, checked first (checkQrImage), then decoded so that phone photos work too:
+ * scaled to at most 1,000 px a side (a 12-megapixel photo is mostly background), then tried as is, in greyscale with
+ * the contrast raised, scaled down further and up, and turned by 90 degrees; the first that reads wins.
+ */
+export async function readQrImage(bytes: Buffer): Promise<string> {
+  checkQrImage(bytes);
+  let image;
+  try {
+    image = await Jimp.read(bytes);
+  } catch {
+    throw refuse('QR_IMAGE_NOT_AN_IMAGE', { message: 'qrImage could not be read as an image' });
+  }
+  const longest = Math.max(image.bitmap.width, image.bitmap.height);
+  if (longest > 1000) image.scale(1000 / longest);
+  const attempts: (() => Bitmap)[] = [
+    () => image.bitmap,
+    () => image.clone().greyscale().normalize().contrast(0.3).bitmap,
+    () => image.clone().greyscale().normalize().scale(0.5).bitmap,
+    () => (Math.max(image.bitmap.width, image.bitmap.height) < 400 ? image.clone().scale(2).bitmap : image.clone().greyscale().scale(0.3).bitmap),
+    () => image.clone().greyscale().normalize().rotate(90).bitmap,
+  ];
+  for (const attempt of attempts) {
+    const text = scan(attempt());
+    if (text) return text;
+  }
+  throw refuse('QR_NOT_FOUND');
+}

@@ -132,6 +132,8 @@ async function sendTransfer(deps: SyncDeps, s: Sending): Promise<string> {
   } catch (err) {
     if (err instanceof ProviderError && err.failure !== 'unavailable') {
       await settleTransfer(deps, transferId, accountId, { outcome: 'refused', reason: err.message }, context);
+      // the provider's balance was lower than ours (a sync not yet seen): the interface's 400, nothing debited
+      if (err.failure === 'insufficient-balance') throw refuse('BALANCE_INSUFFICIENT', { message: `Balance insufficient at the provider: ${err.message}` });
       throw refuse('TRANSFER_FAILED', { message: `Transfer failed: ${err.message}; nothing was debited` });
     }
     // a timeout, an outage, anything else: the provider may have done it

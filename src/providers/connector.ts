@@ -23,6 +23,7 @@ export type ProviderFailure =
   | 'wrong-otp'
   | 'challenge-expired' // OTP session expired, locked or used
   | 'unavailable' // outage, timeout, open circuit, 5xx after retries
+  | 'insufficient-balance' // a transfer the wallet's balance at the provider cannot cover: nothing moved
   | 'rejected'; // the provider refused the request for another reason (4xx)
 
 export class ProviderError extends Error {

@@ -68,6 +68,7 @@ const failureByCode: Record<string, ProviderFailure> = {
   CHALLENGE_LOCKED: 'challenge-expired',
   CHALLENGE_NOT_FOUND: 'challenge-expired',
   PROVIDER_UNAVAILABLE: 'unavailable',
+  INSUFFICIENT_BALANCE: 'insufficient-balance',
 };
 
 /** Worth another attempt: the provider did not answer, or answered that it is in trouble. */

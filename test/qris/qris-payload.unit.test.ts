@@ -38,7 +38,8 @@ describe('the QRIS parser', () => {
   });
 
   it('parses back what was built: kind, amount and tip', () => {
-    const tip = fc.oneof(
+    type Tip = { indicator: string; fixed?: string; percent?: string } | undefined;
+    const tip: fc.Arbitrary<Tip> = fc.oneof(
       fc.constant(undefined),
       fc.constant({ indicator: '01' }),
       fc.integer({ min: 1, max: 99_999 }).map(n => ({ indicator: '02', fixed: String(n) })),

@@ -8,7 +8,7 @@ import autocannon from 'autocannon';
 
 export type LoadTarget =
   | { kind: 'bare'; url: string }
-  | { kind: 'payments'; url: string; key: string; accountIds: string[] };
+  | { kind: 'payments'; url: string; key: string; accountIds: string[]; type?: string };
 
 export type LoadRequest = { target: LoadTarget; connections: number; durationSec: number };
 
@@ -51,7 +51,7 @@ const nextPost = (target: LoadTarget): (() => Post) => {
   return () => {
     n++;
     const walletAccountId = target.accountIds[n % target.accountIds.length]!;
-    const body = JSON.stringify({ amount: amount(), walletAccountId, redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}` });
+    const body = JSON.stringify({ amount: amount(), walletAccountId, redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}`, ...(target.type ? { type: target.type } : {}) });
     return { path: '/api/v1/payments', headers, body };
   };
 };

@@ -33,9 +33,9 @@ const repoRoot = path.resolve(benchDir, '..');
 /** How the bench's own children run: TypeScript through tsx, with the young generation the service's start script sets. */
 const childExecArgv = ['--max-semi-space-size=64', '--import', 'tsx'];
 
-type Merchant = { key: string; accountIds: string[]; phones: string[] };
+type Merchant = { key: string; accountIds: string[]; phones: string[]; email: string; cookie: string };
 
-async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   const json = (await response.json()) as Record<string, unknown>;
   if (!response.ok) throw new Error(`${url}: ${response.status} ${JSON.stringify(json)}`);
@@ -43,7 +43,7 @@ async function postJson(url: string, body: unknown, headers: Record<string, stri
 }
 
 /** A merchant: registered, with an API key and `accounts` WALLET-D accounts linked through the sandbox. */
-async function merchant(baseUrl: string, n: number, accounts: number): Promise<Merchant> {
+export async function merchant(baseUrl: string, n: number, accounts: number): Promise<Merchant> {
   const email = `merchant${n}-${Date.now()}@bench.example`;
   const registered = await fetch(`${baseUrl}/api/auth/register`, {
     method: 'POST',
@@ -65,7 +65,7 @@ async function merchant(baseUrl: string, n: number, accounts: number): Promise<M
     accountIds.push(linked.accountId as string);
     phones.push(phoneNumber);
   }
-  return { key, accountIds, phones };
+  return { key, accountIds, phones, email, cookie };
 }
 
 const git = (args: string[], cwd = repoRoot) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -125,7 +125,7 @@ function worktreeCheckout(ref: string, into: string): Checkout {
 }
 
 /** A bench script forked as its own process, once it said it is ready. */
-async function forkReady<Ready>(script: string): Promise<{ child: ChildProcess; ready: Ready }> {
+export async function forkReady<Ready>(script: string): Promise<{ child: ChildProcess; ready: Ready }> {
   const child = fork(path.join(benchDir, script), [], { cwd: repoRoot, execArgv: childExecArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const ready = await new Promise<Ready>((resolve, reject) => {
     child.once('message', m => resolve(m as Ready));
@@ -135,7 +135,7 @@ async function forkReady<Ready>(script: string): Promise<{ child: ChildProcess; 
   return { child, ready };
 }
 
-const stopChild = async (child: ChildProcess) => {
+export const stopChild = async (child: ChildProcess) => {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>(resolve => child.once('exit', () => resolve()));
   if (child.connected) child.send({ type: 'stop' });
@@ -147,7 +147,7 @@ const stopChild = async (child: ChildProcess) => {
 };
 
 /** The load generator's process: one load at a time, over IPC. */
-class LoadGenerator {
+export class LoadGenerator {
   private nextId = 0;
   private pending = new Map<number, { resolve: (r: LoadResult) => void; reject: (e: Error) => void }>();
   constructor(readonly child: ChildProcess) {

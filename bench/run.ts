@@ -36,6 +36,11 @@ const benchmarks: Benchmark[] = [
     run: async ctx => (await import('./account-sync.ts')).run(ctx),
   },
   {
+    name: 'gateway-payments',
+    description: 'GATEWAY payment creation (into holding accounts, with the fee) against direct payment creation, same service, rounds alternating',
+    run: async ctx => (await import('./gateway-payments.ts')).run(ctx),
+  },
+  {
     name: 'fast-completion',
     description: 'payment to webhook with nobody asking (checks of pending payments) at 50 and 1,000 accounts; scheduled-sync lag; checks/min',
     run: async ctx => (await import('./fast-completion.ts')).run(ctx),

@@ -41,6 +41,21 @@ const benchmarks: Benchmark[] = [
     run: async ctx => (await import('./gateway-payments.ts')).run(ctx),
   },
   {
+    name: 'gateway-settlement',
+    description: 'the midnight settlement of 100,000 pending gateway credits of 1,000 merchants, against a bare SQL UPDATE of the same rows',
+    run: async ctx => (await import('./gateway-settlement.ts')).run(ctx),
+  },
+  {
+    name: 'qr-decode',
+    description: 'an uploaded QR image (clean PNG, 12-megapixel phone photo) to a validated QRIS: p50/p99 against jsqr alone',
+    run: async ctx => (await import('./qr-decode.ts')).run(ctx),
+  },
+  {
+    name: 'transfers',
+    description: 'bank-create throughput on one WALLET-A account against as many payment creations into one account',
+    run: async ctx => (await import('./transfers.ts')).run(ctx),
+  },
+  {
     name: 'fast-completion',
     description: 'payment to webhook with nobody asking (checks of pending payments) at 50 and 1,000 accounts; scheduled-sync lag; checks/min',
     run: async ctx => (await import('./fast-completion.ts')).run(ctx),

@@ -92,6 +92,34 @@ describe('transfer: which account', () => {
 });
 
 describe('bank transfer: list, init, create', () => {
+  it('answers 400 when the provider cannot list the banks', async () => {
+    const owner = await keyHolder(service);
+    const { accountId } = await linkWalletA(service, owner);
+    await sandbox.faults({ providerCode: 'WALLET-A', outage: true });
+    const response = await transfer(owner, accountId, { action: 'wallet-a-bank-list' });
+    await sandbox.clearFaults();
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'BANK_LIST_FAILED' });
+  });
+
+  it('publishes transfer.completed and transfer.failed webhooks', async () => {
+    const owner = await keyHolder(service);
+    const { accountId } = await fundedWallet(owner, 500_000);
+    const done = (await bankInit(owner, accountId, 20_000)).json().data.bankAccountIndexNo as string;
+    expect((await transfer(owner, accountId, { action: 'wallet-a-bank-create', bankAccountIndexNo: done, amount: '20000' })).statusCode).toBe(200);
+    const refused = (await bankInit(owner, accountId, 30_000)).json().data.bankAccountIndexNo as string;
+    await sandbox.faults({ providerCode: 'WALLET-A', transferRefuse: 1 });
+    expect((await transfer(owner, accountId, { action: 'wallet-a-bank-create', bankAccountIndexNo: refused, amount: '30000' })).statusCode).toBe(500);
+    await sandbox.clearFaults();
+    const published = await eventually(async () => {
+      const rows = (await query<{ type: string; body: string }>(service.pool, 'TransferWebhooks', `select type, body from webhook_events where owner_id = $1 order by type`, [owner.id])).rows;
+      return rows.length === 2 && rows;
+    });
+    expect(published.map(r => r.type)).toEqual(['transfer.completed', 'transfer.failed']);
+    expect(JSON.parse(published[0]!.body).data).toMatchObject({ id: done, accountId, kind: 'bank', amount: 20_000, status: 'COMPLETED' });
+    expect(JSON.parse(published[1]!.body).data).toMatchObject({ id: refused, status: 'FAILED', reason: expect.any(String) });
+  });
+
   it('lists banks with the fields bank-init copies', async () => {
     const owner = await keyHolder(service);
     const { accountId } = await linkWalletA(service, owner);

@@ -61,9 +61,9 @@ export interface ProviderConnector {
   /** The holder's name of a bank account; ProviderError 'rejected' for an invalid number or a bank mismatch. */
   inquireBankAccount(providerCode: string, accountRef: string, session: ProviderSession, input: BankDestination): Promise<{ accountName: string }>;
   /**
-   * Sends `amount` from the wallet to a bank account. ProviderError 'rejected': refused, nothing moved (its message
-   * says why, e.g. balance insufficient); 'unavailable' (a timeout among them): the outcome is unknown, ask
-   * transferStatus by the reference.
+   * Sends `amount` from the wallet to a bank account. ProviderError 'insufficient-balance' or 'rejected': refused,
+   * nothing moved (the message is the provider's reason: invalid account, bank mismatch, amount mismatch...);
+   * 'unavailable' (a timeout, a 5xx among them): the outcome is unknown, ask transferStatus by the reference.
    */
   transferToBank(providerCode: string, accountRef: string, session: ProviderSession, input: BankDestination & { reference: string; amount: number }): Promise<TransferReceipt>;
   /** Pays a QRIS payload from the wallet (the amount includes any tip); failures as transferToBank. */
@@ -82,9 +82,15 @@ export type TransferReceipt = { transactionId: string };
 
 export type TransferStatus = { status: 'SUCCESS'; transactionId: string } | { status: 'FAILED'; reason: string } | { status: 'NOT_FOUND' };
 
-/** When no provider is configured at all (SANDBOX_PORT=0 and no SANDBOX_URL): every call says unavailable. */
+/**
+ * When no provider is configured at all (SANDBOX_PORT=0 and no SANDBOX_URL): every method of the port, the transfer
+ * ones included, says unavailable. Not a thenable: `then` is absent, so awaiting the connector itself does not hang.
+ */
 export const unreachableProviders: ProviderConnector = new Proxy({} as ProviderConnector, {
-  get: () => async () => {
-    throw new ProviderError('unavailable', 'no provider is configured');
-  },
+  get: (_target, name) =>
+    name === 'then'
+      ? undefined
+      : async () => {
+          throw new ProviderError('unavailable', 'no provider is configured');
+        },
 });

@@ -3,6 +3,7 @@ import {
   ExponentialBackoff,
   TimeoutStrategy,
   circuitBreaker,
+  handleType,
   handleWhen,
   retry,
   timeout,
@@ -73,6 +74,17 @@ const failureByCode: Record<string, ProviderFailure> = {
 
 /** Worth another attempt: the provider did not answer, or answered that it is in trouble. */
 class Transient extends Error {}
+/** The request never left: no connection could be made, so even a call that moves money may be sent again. */
+class NotSent extends Transient {}
+
+/** Errors of a connection that was never made (nothing was written to the provider). */
+const notConnected = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+function neverSent(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: unknown; errors?: { code?: unknown }[] } }).cause;
+  if (!cause) return false;
+  if (Array.isArray(cause.errors) && cause.errors.length > 0) return cause.errors.every(e => notConnected.has(String(e.code))); // happy eyeballs: every address tried
+  return notConnected.has(String(cause.code));
+}
 
 export type HttpConnectorOptions = {
   baseUrl: string;
@@ -86,12 +98,12 @@ export type HttpConnectorOptions = {
 /** A connector speaking HTTP to a provider: timeouts, retries with backoff on transient failures, a circuit per provider. */
 export function httpConnector(options: HttpConnectorOptions): ProviderConnector {
   const onTransient = handleWhen(err => err instanceof Transient || err instanceof TaskCancelledError);
-  const retries = retry(onTransient, {
-    maxAttempts: (options.attempts ?? 3) - 1,
-    backoff: new ExponentialBackoff({ initialDelay: options.backoffMs ?? 200, maxDelay: 2000 }),
-  });
+  const backoff = { maxAttempts: (options.attempts ?? 3) - 1, backoff: new ExponentialBackoff({ initialDelay: options.backoffMs ?? 200, maxDelay: 2000 }) };
+  const retries = retry(onTransient, backoff);
+  // a call that is not safe to repeat (it moves money, or uses a one-time challenge) is sent again only if it never left
+  const retriesNotSent = retry(handleType(NotSent), backoff);
   const breakers = new Map<string, IPolicy>();
-  /** One circuit per provider, so one provider's outage does not stop the others; only safe calls are retried. */
+  /** One circuit per provider, so one provider's outage does not stop the others; only safe calls are retried after sending. */
   const policyFor = (providerCode: string, retrySafe: boolean) => {
     let breaker = breakers.get(providerCode);
     if (!breaker) {
@@ -104,7 +116,7 @@ export function httpConnector(options: HttpConnectorOptions): ProviderConnector 
       );
       breakers.set(providerCode, breaker);
     }
-    return retrySafe ? wrap(retries, breaker) : breaker;
+    return wrap(retrySafe ? retries : retriesNotSent, breaker);
   };
 
   async function call<T>(
@@ -128,7 +140,8 @@ export function httpConnector(options: HttpConnectorOptions): ProviderConnector 
           });
         } catch (err) {
           if (signal.aborted) throw err;
-          throw new Transient(`provider ${providerCode} unreachable: ${(err as Error).message}`);
+          const Failure = neverSent(err) ? NotSent : Transient;
+          throw new Failure(`provider ${providerCode} unreachable: ${(err as Error).message}`);
         }
         const json: unknown = await response.json().catch(() => ({}));
         if (response.status >= 500 || response.status === 429) throw new Transient(`provider ${providerCode} answered ${response.status}`);
@@ -196,7 +209,8 @@ export function httpConnector(options: HttpConnectorOptions): ProviderConnector 
     inquireBankAccount(providerCode, accountRef, session, input) {
       return call(providerCode, accountPath(accountRef, '/bank-inquiries'), inquiryResponse, { method: 'POST', body: input, session, retrySafe: true });
     },
-    // money moves: never sent twice by us; no answer (a timeout, a 5xx) is an unknown outcome, asked by the reference
+    // money moves: sent again only when it never left (no connection); no answer (a timeout, a 5xx, a connection lost)
+    // is an unknown outcome, ProviderError 'unavailable', and the caller asks transferStatus by the reference
     transferToBank(providerCode, accountRef, session, input) {
       return call(providerCode, accountPath(accountRef, '/bank-transfers'), receiptResponse, { method: 'POST', body: input, session, retrySafe: false });
     },

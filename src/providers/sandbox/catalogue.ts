@@ -10,6 +10,8 @@ export type SandboxProvider = {
   login: SandboxLoginStyle;
   /** Merchant accounts of this wallet show a static QRIS code and can be paid by QR. */
   qris: boolean;
+  /** Its accounts send money out: to bank accounts and by paying QRIS codes (WALLET-A, DESIGN section 10). */
+  transfers: boolean;
 };
 
 const bank = (providerCode: string, name: string): SandboxProvider => ({
@@ -18,6 +20,7 @@ const bank = (providerCode: string, name: string): SandboxProvider => ({
   type: 'bank',
   login: { kind: 'credentials' },
   qris: false,
+  transfers: false,
 });
 
 const wallet = (
@@ -31,6 +34,7 @@ const wallet = (
   type: 'ewallet',
   login: { kind: 'otp', otpLength: login.otpLength, pinAt: login.pinAt ?? null, mayAskSecondOtp: login.mayAskSecondOtp ?? false, direct: login.direct ?? false },
   qris,
+  transfers: providerCode === 'WALLET-A',
 });
 
 export const sandboxProviders: readonly SandboxProvider[] = [

@@ -46,6 +46,7 @@ const faultBody = z
     transferRefuse: z.int().min(0).max(10_000).optional(),
     transferTimeout: z.int().min(0).max(10_000).optional(),
     transferFailAfterAccept: z.int().min(0).max(10_000).optional(),
+    transferHoldMs: z.int().min(0).max(60_000).optional(),
   })
   .strict();
 const faultScopeQuery = z.object({ providerCode: providerCode.optional() });

@@ -14,12 +14,14 @@ export type FaultSettings = {
   outage: boolean;
   requireSecondOtp: boolean;
   refuseLogin: boolean;
-  /** The next N transfers (bank or QR) are refused: nothing moves. */
+  /** The next N transfers (bank or QR) are refused (400 TRANSFER_REFUSED): nothing moves, the status says NOT_FOUND. */
   transferRefuse: number;
-  /** The next N transfers are done but answered 504: the caller must ask their status. */
+  /** The next N transfers are done but their answer never comes in time (504 after transferHoldMs); the status says SUCCESS. */
   transferTimeout: number;
-  /** The next N transfers are debited, given back, and answered 504; their status says FAILED. */
+  /** The next N transfers are debited, given back by a CREDIT, and answered like a timeout; the status says FAILED. */
   transferFailAfterAccept: number;
+  /** How long the answer of a timed-out transfer is held before its 504: above the connector's timeout, the connector times out. */
+  transferHoldMs: number;
 };
 
 export type TransferFault = 'refuse' | 'timeout' | 'fail-after-accept';
@@ -28,7 +30,7 @@ export const allProviders = '*';
 
 const none: FaultSettings = {
   latencyMs: 0, failNext: 0, failureRate: 0, seed: 1, outage: false, requireSecondOtp: false, refuseLogin: false,
-  transferRefuse: 0, transferTimeout: 0, transferFailAfterAccept: 0,
+  transferRefuse: 0, transferTimeout: 0, transferFailAfterAccept: 0, transferHoldMs: 0,
 };
 
 /** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
@@ -47,7 +49,7 @@ type Scope = { settings: FaultSettings; random: () => number };
 
 const isNone = (s: FaultSettings) =>
   s.latencyMs === 0 && s.failNext === 0 && s.failureRate === 0 && !s.outage && !s.requireSecondOtp && !s.refuseLogin &&
-  s.transferRefuse === 0 && s.transferTimeout === 0 && s.transferFailAfterAccept === 0;
+  s.transferRefuse === 0 && s.transferTimeout === 0 && s.transferFailAfterAccept === 0 && s.transferHoldMs === 0;
 
 export class Faults {
   private readonly scopes = new Map<string, Scope>();
@@ -92,6 +94,11 @@ export class Faults {
           return fault;
         }
     return null;
+  }
+
+  /** How long a timed-out transfer's answer is held (wall time); the larger of the two scopes wins. */
+  transferHoldMs(providerCode: string): number {
+    return Math.max(0, ...this.applying(providerCode).map(s => s.settings.transferHoldMs));
   }
 
   refusesLogin(providerCode: string): boolean {

@@ -8,6 +8,9 @@ export type PaymentAnswer = { transactionId: string; providerCode: string; accou
 
 export const customerName = 'SANDBOX CUSTOMER';
 
+/** Whom a QRIS pays (the account that owns it), how much, and the bill reference it carries. */
+export type QrisPayee = { account: SandboxAccount; amount: number; reference: string | null };
+
 /** The account, created on the fly (deterministic data) when it was never seen; a malformed accountRef is 400. */
 export function openAccountFor(state: SandboxState, providerCode: string, accountRef: string): SandboxAccount {
   const provider = providerOrThrow(providerCode);
@@ -17,12 +20,30 @@ export function openAccountFor(state: SandboxState, providerCode: string, accoun
 }
 
 export function sandboxPayments(state: SandboxState) {
-  const credit = (account: SandboxAccount, amount: number, description: string, reference: string | null): PaymentAnswer => {
-    const added = state.record(account, { type: 'CREDIT', amount, description, senderName: customerName, reference });
+  const credit = (account: SandboxAccount, amount: number, description: string, reference: string | null, senderName = customerName): PaymentAnswer => {
+    const added = state.record(account, { type: 'CREDIT', amount, description, senderName, reference });
     return { transactionId: added.id, providerCode: account.providerCode, accountRef: account.accountRef, amount };
   };
 
+  /**
+   * Whom a QRIS pays and how much, checked before any money moves: a dynamic QR carries its amount (tag 54), a static
+   * one needs `amount` typed by the payer.
+   */
+  const qrisPayee = (qris: string, typedAmount: number | undefined): QrisPayee => {
+    const payee = readQris(qris);
+    const provider = providerOrThrow(payee.providerCode);
+    if (!provider.qris) throw new SandboxError(400, 'QRIS_NOT_SUPPORTED', `${provider.providerCode} does not take QRIS payments`);
+    if (payee.amount === null && typedAmount === undefined)
+      throw new SandboxError(400, 'AMOUNT_REQUIRED', 'A static QRIS has no amount (tag 54): give `amount`, or pay a dynamic QRIS');
+    if (payee.amount !== null && typedAmount !== undefined && payee.amount !== typedAmount && !(payee.tipIndicator && typedAmount > payee.amount))
+      throw new SandboxError(400, 'AMOUNT_MISMATCH', `The QRIS asks for ${payee.amount}, not ${typedAmount}`);
+    const account = openAccountFor(state, payee.providerCode, payee.accountRef);
+    return { account, amount: typedAmount ?? payee.amount!, reference: payee.reference };
+  };
+
   return {
+    qrisPayee,
+
     registerVirtualAccount(input: { providerCode: string; accountRef: string; vaNumber: string }) {
       const account = openAccountFor(state, input.providerCode, input.accountRef);
       const taken = state.virtualAccounts.get(input.vaNumber);
@@ -34,17 +55,10 @@ export function sandboxPayments(state: SandboxState) {
       return registered;
     },
 
-    /** A dynamic QR carries its amount (tag 54); a static one needs `amount` typed by the payer. */
-    payQris(qris: string, typedAmount: number | undefined): PaymentAnswer {
-      const payee = readQris(qris);
-      const provider = providerOrThrow(payee.providerCode);
-      if (!provider.qris) throw new SandboxError(400, 'QRIS_NOT_SUPPORTED', `${provider.providerCode} does not take QRIS payments`);
-      if (payee.amount === null && typedAmount === undefined)
-        throw new SandboxError(400, 'AMOUNT_REQUIRED', 'A static QRIS has no amount (tag 54): give `amount`, or pay a dynamic QRIS');
-      if (payee.amount !== null && typedAmount !== undefined && payee.amount !== typedAmount)
-        throw new SandboxError(400, 'AMOUNT_MISMATCH', `The QRIS asks for ${payee.amount}, not ${typedAmount}`);
-      const amount = payee.amount ?? typedAmount!;
-      return credit(openAccountFor(state, payee.providerCode, payee.accountRef), amount, 'QRIS payment', payee.reference);
+    /** Pays a QRIS as a customer would (`POST /sandbox/payments {qris}`); a tip above a dynamic QR's amount goes with it. */
+    payQris(qris: string, typedAmount: number | undefined, senderName = customerName): PaymentAnswer {
+      const payee = qrisPayee(qris, typedAmount);
+      return credit(payee.account, payee.amount, 'QRIS payment', payee.reference, senderName);
     },
 
     payVirtualAccount(vaNumber: string, amount: number): PaymentAnswer {

@@ -113,12 +113,12 @@ export function providerRoutes(deps: ProviderRouteDeps) {
 
     // outbound transfers of a wallet (WALLET-A): the banks, a destination's holder, transfers by the caller's reference
     app.get('/accounts/:accountRef/banks', { schema: { params: accountParams, headers: authHeaders } }, async request => {
-      deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
-      return { banks: deps.transfers.banks() };
+      const account = deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
+      return { banks: deps.transfers.banks(account) };
     });
     app.post('/accounts/:accountRef/bank-inquiries', { schema: { params: accountParams, headers: authHeaders, body: inquiryBody } }, async request => {
-      deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
-      return deps.transfers.inquire(request.body);
+      const account = deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
+      return deps.transfers.inquire(account, request.body);
     });
     app.post('/accounts/:accountRef/bank-transfers', { schema: { params: accountParams, headers: authHeaders, body: bankTransferBody } }, async request => {
       const account = deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);

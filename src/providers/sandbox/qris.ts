@@ -27,7 +27,8 @@ export function merchantQris(account: SandboxAccount): string {
   ]);
 }
 
-export type QrisPayee = { providerCode: string; accountRef: string; amount: number | null; reference: string | null };
+/** tipIndicator: the QR has tag 55 (a tip asked of the payer, fixed or a percentage), so the payer may pay above tag 54. */
+export type QrisPayee = { providerCode: string; accountRef: string; amount: number | null; reference: string | null; tipIndicator: boolean };
 
 const invalid = (message: string) => new SandboxError(400, 'INVALID_QRIS', message);
 
@@ -48,7 +49,8 @@ export function readQris(payload: string): QrisPayee {
     const additional = findTlv(fields, '62');
     const additionalFields = additional ? parseTlv(additional) : [];
     const reference = findTlv(additionalFields, '01') ?? findTlv(additionalFields, '05') ?? null;
-    return { providerCode, accountRef, amount: amountText === undefined ? null : Number.parseInt(amountText, 10), reference };
+    const amount = amountText === undefined ? null : Number.parseInt(amountText, 10);
+    return { providerCode, accountRef, amount, reference, tipIndicator: findTlv(fields, '55') !== undefined };
   } catch (err) {
     if (err instanceof EmvQrError) throw invalid(`The QRIS payload is malformed: ${err.message}`);
     throw err;

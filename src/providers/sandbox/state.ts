@@ -36,6 +36,18 @@ const challenge = z.object({
 });
 const inboxMessage = z.object({ phone: z.string(), providerCode: z.string(), code: z.string(), channel: z.enum(['MESSENGER', 'SMS']), sentAt: z.string() });
 const virtualAccount = z.object({ vaNumber: z.string(), providerCode: z.string(), accountRef: z.string() });
+/** An outbound transfer of a wallet by the caller's reference: what its status answers, and what a repeat must match. */
+const transferRecord = z.object({
+  providerCode: z.string(),
+  accountRef: z.string(),
+  reference: z.string(),
+  /** what was asked (destination or QR, amount): the same reference with another request is refused */
+  request: z.string(),
+  outcome: z.discriminatedUnion('status', [
+    z.object({ status: z.literal('SUCCESS'), transactionId: z.string() }),
+    z.object({ status: z.literal('FAILED'), reason: z.string() }),
+  ]),
+});
 
 export const sandboxSnapshot = z.object({
   version: z.literal(1),
@@ -45,6 +57,8 @@ export const sandboxSnapshot = z.object({
   challenges: z.array(challenge),
   inbox: z.array(inboxMessage),
   virtualAccounts: z.array(virtualAccount),
+  // absent from state files written before transfers existed
+  transfers: z.array(transferRecord).default([]),
 });
 
 export type SandboxTransaction = z.infer<typeof transaction>;
@@ -54,6 +68,7 @@ export type SandboxSession = z.infer<typeof session>;
 export type OtpChallenge = z.infer<typeof challenge>;
 export type InboxMessage = z.infer<typeof inboxMessage>;
 export type VirtualAccount = z.infer<typeof virtualAccount>;
+export type TransferRecord = z.infer<typeof transferRecord>;
 export type SandboxSnapshot = z.infer<typeof sandboxSnapshot>;
 
 export type NewTransaction = {
@@ -67,6 +82,7 @@ export type NewTransaction = {
 const challengeGraceMs = 24 * 60 * 60 * 1000;
 const accountKey = (providerCode: string, accountRef: string) => `${providerCode} ${accountRef}`;
 const loginKey = (providerCode: string, username: string) => `${providerCode} ${username}`;
+const transferKey = (providerCode: string, accountRef: string, reference: string) => `${providerCode} ${accountRef} ${reference}`;
 
 export class SandboxState {
   readonly accounts = new Map<string, SandboxAccount>();
@@ -76,6 +92,7 @@ export class SandboxState {
   /** The last OTP sent to each phone number. */
   readonly inbox = new Map<string, InboxMessage>();
   readonly virtualAccounts = new Map<string, VirtualAccount>();
+  private readonly transfers = new Map<string, TransferRecord>();
   private readonly listeners: (() => void)[] = [];
 
   constructor(private readonly clock: Clock) {}
@@ -88,6 +105,7 @@ export class SandboxState {
     for (const c of snapshot.challenges) state.challenges.set(c.id, c);
     for (const m of snapshot.inbox) state.inbox.set(m.phone, m);
     for (const v of snapshot.virtualAccounts) state.virtualAccounts.set(v.vaNumber, v);
+    for (const t of snapshot.transfers) state.transfers.set(transferKey(t.providerCode, t.accountRef, t.reference), t);
     return state;
   }
 
@@ -100,6 +118,7 @@ export class SandboxState {
       challenges: [...this.challenges.values()],
       inbox: [...this.inbox.values()],
       virtualAccounts: [...this.virtualAccounts.values()],
+      transfers: [...this.transfers.values()],
     };
   }
 
@@ -143,6 +162,15 @@ export class SandboxState {
     target.balance += input.type === 'CREDIT' ? input.amount : -input.amount;
     this.changed();
     return added;
+  }
+
+  findTransfer(account: SandboxAccount, reference: string): TransferRecord | undefined {
+    return this.transfers.get(transferKey(account.providerCode, account.accountRef, reference));
+  }
+
+  saveTransfer(record: TransferRecord): void {
+    this.transfers.set(transferKey(record.providerCode, record.accountRef, record.reference), record);
+    this.changed();
   }
 
   findBankLogin(providerCode: string, username: string): BankLogin | undefined {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { SandboxError } from './errors.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { providerOrThrow, SandboxError } from './errors.ts';
 import type { Faults } from './faults.ts';
-import type { SandboxPayments } from './payments.ts';
-import { readQris } from './qris.ts';
-import type { SandboxAccount, SandboxState } from './state.ts';
+import type { QrisPayee, SandboxPayments } from './payments.ts';
+import type { SandboxAccount, SandboxState, TransferRecord } from './state.ts';
 
 /** The banks a WALLET-A transfer can go to (instLocalName: the wallet's own code for the bank). */
 export const sandboxBanks = [
@@ -17,6 +17,8 @@ export const sandboxBanks = [
   ['451', 'Bank Syariah Indonesia', 'BSI'],
   ['200', 'Bank Tabungan Negara', 'BTN'],
   ['028', 'Bank OCBC NISP', 'OCBC'],
+  ['016', 'Maybank Indonesia', 'MAYBANK'],
+  ['147', 'Bank Muamalat', 'MUAMALAT'],
 ].map(([instId, name, instLocalName]) => ({ instId: instId!, name: name!, instLocalName: instLocalName!, payMethod: 'BANK_TRANSFER', payOption: 'ONLINE' }));
 
 const givenNames = ['Budi', 'Siti', 'Agus', 'Dewi', 'Rina', 'Andi', 'Putri', 'Eko', 'Wahyu', 'Ayu', 'Joko', 'Lestari', 'Hendra', 'Maya', 'Rudi', 'Intan'];
@@ -28,19 +30,28 @@ export function holderNameOf(instId: string, accountNumber: string): string {
   return `${givenNames[h[0]! % givenNames.length]} ${familyNames[h[1]! % familyNames.length]}`.toUpperCase();
 }
 
-export type TransferRecord = { status: 'SUCCESS'; transactionId: string } | { status: 'FAILED'; reason: string };
+type Destination = { instId: string; instLocalName: string; accountNumber: string };
+export type TransferAnswer = { transactionId: string };
+export type TransferStatusAnswer = TransferRecord['outcome'] | { status: 'NOT_FOUND' };
+
+/** What the money moves towards once the wallet is debited: nothing more for a bank (outside the sandbox), a CREDIT for a QR. */
+type Sending = { reference: string; amount: number; request: string; description: string; counterparty: string; deliver: () => void };
+
+const timeoutAnswer = () => new SandboxError(504, 'TIMEOUT', 'no answer in time (sandbox fault): ask the transfer status by its reference');
 
 /**
- * Outbound transfers from a wallet: bank transfers and QR payments, by the caller's reference (the same reference twice
- * moves money once and answers the same), with the DEBIT carrying the reference. Faults: refuse (nothing moves),
- * timeout (done, but answered 504: the caller must ask the status), fail after accept (debited and given back, answered
- * 504; the status says FAILED).
+ * Outbound transfers of a WALLET-A account: bank transfers and QR payments by the caller's reference. The wallet is
+ * debited at once (a DEBIT carrying the reference, whose id is the transaction id answered); the same reference again
+ * moves money once and answers the same (another request under it: 409). Records live in the state file.
+ *
+ * Faults, counted down per transfer (bank or QR):
+ * - refuse: 400 TRANSFER_REFUSED, nothing moves, the status says NOT_FOUND;
+ * - timeout: done, but the answer (504) is held `transferHoldMs`: a connector waiting less times out, the status says SUCCESS;
+ * - fail-after-accept: debited, then given back (a CREDIT with the same reference), answered as a timeout; the status
+ *   says FAILED, and the wallet has no net debit.
  */
 export function sandboxTransfers(state: SandboxState, faults: Faults, payments: SandboxPayments) {
-  const records = new Map<string, TransferRecord>();
-  const key = (account: SandboxAccount, reference: string) => `${account.providerCode}:${account.accountRef}:${reference}`;
-
-  function inquire(input: { instId: string; instLocalName: string; accountNumber: string }) {
+  function inquire(input: Destination) {
     const bank = sandboxBanks.find(b => b.instId === input.instId);
     if (!bank) throw new SandboxError(400, 'UNKNOWN_BANK', `No bank ${input.instId}`);
     if (bank.instLocalName !== input.instLocalName) throw new SandboxError(400, 'BANK_MISMATCH', `bank mismatch: ${input.instLocalName} is not ${bank.name}`);
@@ -49,45 +60,78 @@ export function sandboxTransfers(state: SandboxState, faults: Faults, payments: 
     return { accountName: holderNameOf(input.instId, input.accountNumber), bank };
   }
 
-  /** Moves the money once per reference, under the faults switched on; `credit` pays the other side, if any. */
-  function send(account: SandboxAccount, reference: string, amount: number, description: string, counterparty: string, credit: () => void) {
-    const known = records.get(key(account, reference));
-    if (known?.status === 'SUCCESS') return { transactionId: known.transactionId };
-    if (known) throw new SandboxError(400, 'TRANSFER_FAILED', known.reason);
+  /** Moves the money once per reference, under the transfer faults switched on. Checks that can refuse come before. */
+  async function send(account: SandboxAccount, s: Sending): Promise<TransferAnswer> {
+    const known = state.findTransfer(account, s.reference);
+    if (known && known.request !== s.request)
+      throw new SandboxError(409, 'REFERENCE_REUSED', `reference ${s.reference} was used for another transfer`);
+    if (known?.outcome.status === 'SUCCESS') return { transactionId: known.outcome.transactionId };
+    if (known) throw new SandboxError(400, 'TRANSFER_FAILED', known.outcome.reason);
+
     const fault = faults.takeTransferFault(account.providerCode);
     if (fault === 'refuse') throw new SandboxError(400, 'TRANSFER_REFUSED', 'transfer refused by the provider (sandbox fault)');
-    if (amount > account.balance) throw new SandboxError(400, 'INSUFFICIENT_BALANCE', `balance insufficient: ${account.balance} available`);
-    const debit = state.record(account, { type: 'DEBIT', amount, description, senderName: counterparty, reference });
+    if (s.amount > account.balance) throw new SandboxError(400, 'INSUFFICIENT_BALANCE', `balance insufficient: ${account.balance} available`);
+    const record = (outcome: TransferRecord['outcome']) =>
+      state.saveTransfer({ providerCode: account.providerCode, accountRef: account.accountRef, reference: s.reference, request: s.request, outcome });
+
+    const debit = state.record(account, { type: 'DEBIT', amount: s.amount, description: s.description, senderName: s.counterparty, reference: s.reference });
     if (fault === 'fail-after-accept') {
-      state.record(account, { type: 'CREDIT', amount, description: `Refund: ${description}`, senderName: 'WALLET-A', reference });
-      records.set(key(account, reference), { status: 'FAILED', reason: 'the destination bank returned the transfer' });
-      throw new SandboxError(504, 'TIMEOUT', 'no answer in time (sandbox fault)');
+      state.record(account, { type: 'CREDIT', amount: s.amount, description: `Refund: ${s.description}`, senderName: 'WALLET-A', reference: s.reference });
+      record({ status: 'FAILED', reason: 'the destination returned the transfer (sandbox fault)' });
+    } else {
+      s.deliver();
+      record({ status: 'SUCCESS', transactionId: debit.id });
     }
-    credit();
-    records.set(key(account, reference), { status: 'SUCCESS', transactionId: debit.id });
-    if (fault === 'timeout') throw new SandboxError(504, 'TIMEOUT', 'no answer in time (sandbox fault)');
-    return { transactionId: debit.id };
+    if (fault === null) return { transactionId: debit.id };
+    // done (or given back) already: only the answer is late
+    const holdMs = faults.transferHoldMs(account.providerCode);
+    if (holdMs > 0) await sleep(holdMs);
+    throw timeoutAnswer();
   }
 
+  const walletOf = (account: SandboxAccount) => {
+    if (!providerOrThrow(account.providerCode).transfers)
+      throw new SandboxError(404, 'TRANSFERS_NOT_SUPPORTED', `${account.providerCode} accounts do not send transfers`);
+    return account;
+  };
+
   return {
-    banks: () => sandboxBanks,
-    inquire: (input: { instId: string; instLocalName: string; accountNumber: string }) => ({ accountName: inquire(input).accountName }),
-    transferToBank(account: SandboxAccount, input: { reference: string; instId: string; instLocalName: string; accountNumber: string; amount: number }) {
-      const { accountName, bank } = inquire(input);
-      return send(account, input.reference, input.amount, `Transfer ke ${bank.instLocalName} ${input.accountNumber}`, accountName, () => undefined);
+    banks(account: SandboxAccount) {
+      walletOf(account);
+      return sandboxBanks;
     },
-    payQris(account: SandboxAccount, input: { reference: string; qris: string; amount: number }) {
-      const payee = readQris(input.qris); // refused before any money moves: an unreadable QR, an unknown merchant
-      if (payee.amount !== null && payee.amount > input.amount)
-        throw new SandboxError(400, 'AMOUNT_MISMATCH', `The QRIS asks for ${payee.amount}, not ${input.amount}`);
-      return send(account, input.reference, input.amount, 'Pembayaran QRIS', 'QRIS MERCHANT', () => {
-        // the receiving account that owns the QR is paid as a customer's payment would be: a dynamic QR's own amount
-        // (a tip above it goes with it), a static one what the payer typed
-        payments.payQris(input.qris, payee.amount === null ? input.amount : undefined);
+    inquire(account: SandboxAccount, input: Destination): { accountName: string } {
+      walletOf(account);
+      return { accountName: inquire(input).accountName };
+    },
+    transferToBank(account: SandboxAccount, input: Destination & { reference: string; amount: number }): Promise<TransferAnswer> {
+      walletOf(account);
+      const { accountName, bank } = inquire(input);
+      return send(account, {
+        reference: input.reference,
+        amount: input.amount,
+        request: `bank ${input.instId} ${input.accountNumber} ${input.amount}`,
+        description: `Transfer ke ${bank.instLocalName} ${input.accountNumber}`,
+        counterparty: accountName,
+        deliver: () => undefined, // the bank is outside the sandbox
       });
     },
-    status(account: SandboxAccount, reference: string): { status: 'SUCCESS'; transactionId: string } | { status: 'FAILED'; reason: string } | { status: 'NOT_FOUND' } {
-      return records.get(key(account, reference)) ?? { status: 'NOT_FOUND' };
+    /** Pays the sandbox account that owns the QR, as `POST /sandbox/payments {qris}` does: a CREDIT of the whole amount. */
+    payQris(account: SandboxAccount, input: { reference: string; qris: string; amount: number }): Promise<TransferAnswer> {
+      walletOf(account);
+      // refused before any money moves: an unreadable QR, an unknown merchant, a dynamic QR's other amount
+      const payee: QrisPayee = payments.qrisPayee(input.qris, input.amount);
+      return send(account, {
+        reference: input.reference,
+        amount: input.amount,
+        request: `qris ${createHash('sha256').update(input.qris).digest('hex')} ${input.amount}`,
+        description: 'Pembayaran QRIS',
+        counterparty: payee.account.holderName,
+        deliver: () => payments.payQris(input.qris, input.amount, account.holderName),
+      });
+    },
+    status(account: SandboxAccount, reference: string): TransferStatusAnswer {
+      return state.findTransfer(walletOf(account), reference)?.outcome ?? { status: 'NOT_FOUND' };
     },
   };
 }

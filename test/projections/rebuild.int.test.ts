@@ -96,6 +96,13 @@ async function aMerchant() {
   const chosen = await createPayment(merchant, paymentBody(walletA.accountId, { amount: 33_000 }));
   await ok(service.app.inject({ method: 'POST', url: `/pay/${chosen.id}/method`, payload: { type: 'VA-BANK1' } }));
   await createPayment(merchant, paymentBody(wallet.accountId, { amount: 12_000 }));
+  // a transfer out of WALLET-A: a bank transfer validated and sent
+  await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: walletA.phoneNumber, type: 'CREDIT', amount: 200_000, senderName: 'Top up' });
+  await ok(merchant.call('GET', `/api/v1/accounts/${walletA.accountId}/refresh`));
+  const bankEntry = JSON.parse((await ok(merchant.call('POST', `/api/v1/accounts/${walletA.accountId}/transfer`, { action: 'wallet-a-bank-list' }))).body).data[0];
+  const init = await ok(merchant.call('POST', `/api/v1/accounts/${walletA.accountId}/transfer`, { action: 'wallet-a-bank-init', accountNumber: '1234567890', amount: '50000', ...bankEntry }));
+  const bankAccountIndexNo = JSON.parse(init.body).data.bankAccountIndexNo;
+  await ok(merchant.call('POST', `/api/v1/accounts/${walletA.accountId}/transfer`, { action: 'wallet-a-bank-create', bankAccountIndexNo, amount: '50000' }));
   service.clock.advance(6 * 60_000);
   await service.paymentExpiry.tick();
   await settle();
@@ -145,6 +152,7 @@ describe('read models', () => {
     expect(count(before.payments, p => p.gateway === true && p.status === 'COMPLETED')).toBe(2);
     expect(count(before.gateway_unsettled, () => true)).toBe(1);
     expect(count(before.gateway_withdrawals, w => w.status === 'REQUESTED')).toBe(1);
+    expect(count(before.transfers, t => t.status === 'COMPLETED')).toBe(1);
     expect(count(before.payments, p => p.type === 'VA-BANK1')).toBe(1);
     expect(before.accounts).toHaveLength(4); // the deleted one is gone; the holding account is one
     expect(count(before.accounts, a => a.account_name === 'Toko Baru')).toBe(1);

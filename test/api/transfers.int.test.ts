@@ -38,13 +38,17 @@ const qrTransfer = (caller: Caller, accountId: string, fields: Record<string, st
 /** A WALLET-A account with `balance` rupiah in the sandbox, synchronised. */
 async function fundedWallet(caller: Caller, balance: number) {
   const wallet = await linkWalletA(service, caller);
+  // exactly `balance`: what the sandbox seeded the wallet with is spent first
+  const seeded = ((await (await fetch(`${service.sandboxUrl}/sandbox/accounts/WALLET-A/${wallet.phoneNumber}`)).json()) as { balance: number }).balance;
+  if (seeded > 0) await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'DEBIT', amount: seeded, senderName: 'Spent', description: 'spent' });
   await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'CREDIT', amount: balance, senderName: 'Top up', description: 'top up' });
   const refreshed = await caller.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`);
   expect(refreshed.statusCode, refreshed.body).toBe(200);
   const seen = new Set<string>();
   for (const type of ['DEBIT', 'CREDIT'] as const) for (const m of await mutationsOf(caller, wallet.accountId, type)) seen.add(m.id);
   history.set(wallet.accountId, seen);
-  return { ...wallet, balance: await balanceOf(caller, wallet.accountId) };
+  expect(await balanceOf(caller, wallet.accountId)).toBe(balance);
+  return { ...wallet, balance };
 }
 const balanceOf = async (caller: Caller, accountId: string) => (await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data.balance as number;
 /** The sandbox gives a new wallet some history of its own: the mutations each wallet had when it was funded. */

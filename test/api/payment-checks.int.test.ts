@@ -48,6 +48,8 @@ describe('checks of accounts with pending payments', () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
     await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 30 }));
+    // the checks' work list is the payments read model: let it show the payment first (a busy machine lags)
+    await service.projections.waitFor(await service.store.headPosition());
     // the only account with a pending payment in this service now: a tick answers whether it handed a check over
     const ticks: string[] = [];
     const step = async (seconds: number) => {

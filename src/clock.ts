@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
 /** The one source of time. Tests pass a TestClock and move it. */
 export interface Clock {
@@ -44,8 +44,11 @@ export class ShiftedClock implements Clock {
   /** Moves the clock forward by `ms` (at least 0) and answers by how much it moved. */
   advance(ms: number): number {
     if (!(ms >= 0)) throw new RangeError('the test clock moves forward only');
-    this.offsetMs += ms;
-    writeFileSync(this.file, JSON.stringify({ offsetMs: this.offsetMs }), { mode: 0o600 });
+    const offsetMs = this.offsetMs + ms;
+    // kept before it is used, written aside and renamed over: a crash mid-write leaves the old offset, never a bad file
+    writeFileSync(`${this.file}.tmp`, JSON.stringify({ offsetMs }), { mode: 0o600 });
+    renameSync(`${this.file}.tmp`, this.file);
+    this.offsetMs = offsetMs;
     return ms;
   }
   /** Moves the clock to `at`, which must not be before now; answers by how much it moved. */

@@ -18,15 +18,19 @@ const moveBody = z
 
 /**
  * Jobs waiting in the queue (webhook retries, checks, syncs) are due by the database's time, which the test clock does
- * not move: moving the clock forward by `ms` brings them forward as much, so they run within a second as they would.
+ * not move: moving the clock forward by `ms` brings them forward as much (never before now), so they run within a
+ * poll (1 s) as they would. Through graphile-worker's public `jobs` view and `reschedule_jobs` (what
+ * WorkerUtils.rescheduleJobs calls), one call per new run time; a job locked meanwhile is left alone by it.
  */
 async function bringJobsForward(deps: AppDeps, ms: number) {
   if (ms <= 0) return;
   await query(
     deps.pool,
     'BringJobsForward',
-    `update graphile_worker._private_jobs set run_at = greatest(now(), run_at - $1::float8 * interval '1 millisecond')
-      where locked_at is null and run_at > now()`,
+    `with moved as (
+       select greatest(now(), run_at - $1::float8 * interval '1 millisecond') as run_at, array_agg(id) as ids
+         from graphile_worker.jobs where locked_at is null and run_at > now() group by 1)
+     select count(*) from moved, lateral graphile_worker.reschedule_jobs(moved.ids, run_at => moved.run_at)`,
     [ms],
   );
 }

@@ -99,7 +99,7 @@ describe('/api/test-clock', () => {
 
   it('brings waiting jobs (a webhook retry in 5 minutes) forward by as much as it moves', async () => {
     const job = await query<{ id: string }>(service.pool, 'AddTestJob', `select id from graphile_worker.add_job('test-clock-probe', '{}'::json, run_at => now() + interval '5 minutes')`);
-    const runAt = async () => (await query<{ due: boolean }>(service.pool, 'TestJobDue', 'select run_at <= now() as due from graphile_worker._private_jobs where id = $1', [job.rows[0]!.id])).rows[0]!.due;
+    const runAt = async () => (await query<{ due: boolean }>(service.pool, 'TestJobDue', 'select run_at <= now() as due from graphile_worker.jobs where id = $1', [job.rows[0]!.id])).rows[0]!.due;
     expect(await runAt()).toBe(false);
     expect((await move({ advanceSeconds: 240 })).statusCode).toBe(200);
     expect(await runAt()).toBe(false); // a minute still to go

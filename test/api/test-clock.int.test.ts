@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
 import { query } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createService } from '../../src/service.ts';
@@ -11,7 +11,7 @@ import { freshDatabaseUrl } from '../support/database.ts';
 import { keyHolder } from '../support/http.ts';
 import { nextUuid } from '../support/ids.ts';
 import { createPayment, linkServiceWallet, paymentBody, statusOf } from '../support/payments.ts';
-import { eventually } from '../support/sandbox.ts';
+import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startReceiver } from '../webhooks/support.ts';
 
@@ -34,8 +34,8 @@ afterAll(async () => {
  * The service as `TEST_CLOCK=true` starts it: on its own ShiftedClock (kept in DATA_DIR), with its timers ticking every
  * second and the webhook runner polling every second, as in production. Only the HTTP route moves its clock.
  */
-async function startLiveService(): Promise<TestService> {
-  const config = loadConfig({
+async function startLiveService(config?: Config): Promise<TestService> {
+  config ??= loadConfig({
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'svc-test-data-')),
     DATABASE_URL: await freshDatabaseUrl(),
     PORT: '0',
@@ -158,5 +158,27 @@ describe('the timers of a service started with TEST_CLOCK=true', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it("move the embedded sandbox's clock too: its transactions are dated on the moved clock", async () => {
+    const caller = await keyHolder(live);
+    const { accountId, phoneNumber } = await linkServiceWallet(caller);
+    await advanceLive(86_400);
+    const movedTo = await liveNow();
+    await sandboxOf(live).addTransaction({ providerCode: 'WALLET-D', accountRef: phoneNumber, type: 'CREDIT', amount: 12_345 });
+    expect((await caller.call('GET', `/api/v1/accounts/${accountId}/refresh`)).statusCode).toBe(200);
+    const credit = await eventually(async () => {
+      const list = (await caller.call('GET', `/api/v1/mutations?accountId=${accountId}&type=CREDIT&limit=100`)).json().data as { amount: number; createdAt: string }[];
+      return list.find(m => m.amount === 12_345);
+    }, 10_000);
+    expect(Date.parse(credit.createdAt)).toBeGreaterThanOrEqual(movedTo); // the provider's time of the transaction
+  });
+
+  it('keep their time across a restart (the offset is kept in DATA_DIR)', async () => {
+    const before = await liveNow();
+    await live.close();
+    live = await startLiveService(live.config);
+    expect(await liveNow()).toBeGreaterThanOrEqual(before);
+    expect((await live.app.inject({ method: 'GET', url: '/api/test-clock' })).json().data.offsetSeconds).toBeGreaterThanOrEqual(86_400 + 5 * 60);
   });
 });

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { isCalendarDate } from '../commands/working-days.ts';
-import { query, type Queryable } from '../db/pool.ts';
+import { inSnapshot, query, type Queryable } from '../db/pool.ts';
 import { refuse } from '../errors.ts';
 import { unmatchedCredits, type UnmatchedCredit } from './reconciliation.ts';
 
@@ -216,37 +216,30 @@ async function holdingCredits(db: Queryable, period: ReconciliationPeriod) {
 
 /** Runs every check in one snapshot of the read models (a projection writing meanwhile cannot make a false difference). */
 export async function gatewayReconciliation(pool: pg.Pool, period: ReconciliationPeriod): Promise<GatewayReconciliation> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin isolation level repeatable read read only');
+  const { trial, merchants, paymentsFees, credits, unmatched } = await inSnapshot(pool, async client => {
     // the aggregates hash a row per payment and per entry: in memory rather than spilled to disk in batches
     await client.query(`set local work_mem = '64MB'`);
     const trial = await trialBalance(client, period);
     const merchants = await merchantLedgers(client, period);
     const { paymentsFees, ...credits } = await holdingCredits(client, period);
     const unmatched = await unmatchedCredits(client, { from: period.startsAt, to: period.endsAt, holding: true });
-    await client.query('commit');
-    const feeDays = trial.days.map(d => {
-      const earned = -d.fees;
-      const fromPayments = paymentsFees.get(d.day) ?? 0;
-      return { day: d.day, earned, paymentsFees: fromPayments, difference: earned - fromPayments };
-    });
-    const feeTotal = feeDays.reduce((t, d) => ({ earned: t.earned + d.earned, paymentsFees: t.paymentsFees + d.paymentsFees, difference: t.difference + d.difference }),
-      { earned: 0, paymentsFees: 0, difference: 0 });
-    const fees = { balanced: feeDays.every(d => d.difference === 0), days: feeDays, total: feeTotal };
-    return {
-      period: { from: period.from, to: period.to, timeZone: 'Asia/Jakarta', startsAt: period.startsAt.toISOString(), endsAt: period.endsAt.toISOString() },
-      balanced: trial.balanced && merchants.balanced && credits.balanced && fees.balanced,
-      trialBalance: trial,
-      merchants,
-      holdingCredits: credits,
-      unmatchedCredits: unmatched,
-      fees,
-    };
-  } catch (err) {
-    await client.query('rollback').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+    return { trial, merchants, paymentsFees, credits, unmatched };
+  });
+  const feeDays = trial.days.map(d => {
+    const earned = -d.fees;
+    const fromPayments = paymentsFees.get(d.day) ?? 0;
+    return { day: d.day, earned, paymentsFees: fromPayments, difference: earned - fromPayments };
+  });
+  const feeTotal = feeDays.reduce((t, d) => ({ earned: t.earned + d.earned, paymentsFees: t.paymentsFees + d.paymentsFees, difference: t.difference + d.difference }),
+    { earned: 0, paymentsFees: 0, difference: 0 });
+  const fees = { balanced: feeDays.every(d => d.difference === 0), days: feeDays, total: feeTotal };
+  return {
+    period: { from: period.from, to: period.to, timeZone: 'Asia/Jakarta', startsAt: period.startsAt.toISOString(), endsAt: period.endsAt.toISOString() },
+    balanced: trial.balanced && merchants.balanced && credits.balanced && fees.balanced,
+    trialBalance: trial,
+    merchants,
+    holdingCredits: credits,
+    unmatchedCredits: unmatched,
+    fees,
+  };
 }

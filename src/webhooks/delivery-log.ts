@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
-import { inTransaction, query, type Queryable } from '../db/pool.ts';
+import { inSnapshot, inTransaction, query, type Queryable } from '../db/pool.ts';
 import { refuse } from '../errors.ts';
 import type { DeliveryStatus } from './delivery-state.ts';
 import { findWebhookEndpoint } from '../projections/webhook-endpoints.ts';
@@ -67,24 +67,25 @@ async function attemptsOf(db: Queryable, deliveryIds: string[]): Promise<Map<str
 
 /** The delivery log of one of the owner's endpoints, newest first. */
 export async function listDeliveries(
-  db: Queryable,
+  pool: pg.Pool,
   q: { ownerId: string; endpointId: string; status?: DeliveryStatus; page: number; limit: number },
 ): Promise<{ rows: DeliveryView[]; total: number }> {
-  if (!(await findWebhookEndpoint(db, q.ownerId, q.endpointId))) throw endpointNotFound();
+  if (!(await findWebhookEndpoint(pool, q.ownerId, q.endpointId))) throw endpointNotFound();
   const filter = `d.endpoint_id = $1 and d.owner_id = $2 and ($3::text is null or d.status = $3)`;
   const params = [q.endpointId, q.ownerId, q.status ?? null];
-  const [page, count] = await Promise.all([
-    query<DeliveryRow>(
+  // the page and its attempts from one snapshot: an attempt logged meanwhile shows with the status it gave its delivery
+  return inSnapshot(pool, async db => {
+    const page = await query<DeliveryRow>(
       db,
       'ListWebhookDeliveries',
       `select ${deliveryColumns} from webhook_deliveries d join webhook_events ev on ev.event_id = d.event_id
         where ${filter} order by d.created_at desc, d.id limit $4 offset $5`,
       [...params, q.limit, (q.page - 1) * q.limit],
-    ),
-    query<{ total: number }>(db, 'CountWebhookDeliveries', `select count(*)::int as total from webhook_deliveries d where ${filter}`, params),
-  ]);
-  const attempts = await attemptsOf(db, page.rows.map(d => d.id));
-  return { rows: page.rows.map(d => present(d, attempts.get(d.id) ?? [])), total: count.rows[0]?.total ?? 0 };
+    );
+    const count = await query<{ total: number }>(db, 'CountWebhookDeliveries', `select count(*)::int as total from webhook_deliveries d where ${filter}`, params);
+    const attempts = await attemptsOf(db, page.rows.map(d => d.id));
+    return { rows: page.rows.map(d => present(d, attempts.get(d.id) ?? [])), total: count.rows[0]?.total ?? 0 };
+  });
 }
 
 /**

@@ -95,7 +95,6 @@ export const errorCodes = {
   QR_AMOUNT_OUT_OF_RANGE: { status: 400, message: 'A QR transfer is from 1 to 10,000,000 rupiah' },
   TRANSFER_NOT_SUPPORTED: { status: 400, message: 'Transfers can be made only from WALLET-A accounts' },
   BALANCE_INSUFFICIENT: { status: 400, message: 'Balance insufficient' },
-  TRANSFER_AMOUNT_BELOW_MINIMUM: { status: 400, message: 'The amount is below the minimum of a transfer' },
   BANK_LIST_FAILED: { status: 400, message: 'Fetching the bank list failed' },
   BANK_ACCOUNT_VALIDATION_FAILED: { status: 400, message: 'Account validation failed (invalid number or bank mismatch)' },
   BANK_ACCOUNT_INDEX_INVALID: { status: 400, message: 'bankAccountIndexNo missing or expired' },

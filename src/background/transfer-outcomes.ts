@@ -1,6 +1,6 @@
 import { load, type CommandContext } from '../commands/handle.ts';
 import { account, accountStream } from '../commands/account.ts';
-import { settleTransfer } from '../commands/send-transfer.ts';
+import { settleTransfer, transferWording } from '../commands/send-transfer.ts';
 import type { SyncDeps } from '../commands/sync-account.ts';
 import { transfer, transferStream } from '../commands/transfer.ts';
 import { openTransfers } from '../projections/transfers.ts';
@@ -35,8 +35,7 @@ export function startTransferOutcomes(deps: SyncDeps & { pool: pg.Pool }, option
         if (err instanceof ProviderError) continue; // asked again next tick
         throw err;
       }
-      const description = state.kind === 'qris' ? `Pembayaran QRIS ke ${state.qris?.merchantName ?? ''}` : `Transfer ke ${state.destination?.instLocalName ?? ''} ${state.destination?.accountNumber ?? ''}`;
-      const counterparty = state.kind === 'qris' ? (state.qris?.merchantName ?? '') : (state.destination?.accountName ?? '');
+      const { description, counterparty } = transferWording(state);
       if (answer.status === 'SUCCESS') {
         await settleTransfer(deps, open.id, open.account_id, { outcome: 'done', transactionId: answer.transactionId, description, counterparty, amount: state.amount }, context);
       } else if (answer.status === 'FAILED' || now.getTime() - Date.parse(state.submittedAt) > unknownAfterMs) {

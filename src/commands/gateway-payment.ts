@@ -7,7 +7,7 @@ import type { PaymentRequest, Receiver } from './create-payment.ts';
 import { recordPayment } from './create-payment.ts';
 import { gatewayAccess } from './gateway-access.ts';
 import { gatewayBill, isGatewayMethod } from './gateway-fees.ts';
-import { cachedState, load, type CommandContext } from './handle.ts';
+import { checkedState, type CommandContext } from './handle.ts';
 import { holdingAccounts, holdingAccountsStream, type HoldingAccount } from './holding-accounts.ts';
 import { payTo } from './pay-to.ts';
 import type { Payment } from './payment.ts';
@@ -57,10 +57,9 @@ export async function intoHoldingAccount<T>(
   context: CommandContext,
   bill: (receiver: Receiver) => Promise<T>,
 ): Promise<T> {
-  const holding = (cachedState(deps, holdingAccountsStream, holdingAccounts) ?? (await load(deps, holdingAccountsStream, holdingAccounts))).state;
+  const holding = await checkedState(deps, holdingAccountsStream, holdingAccounts);
   for (const candidate of candidatesFor(holding.accounts, type)) {
-    const stream = accountStream(candidate.accountId);
-    const linked = usable((cachedState(deps, stream, account) ?? (await load(deps, stream, account))).state);
+    const linked = usable(await checkedState(deps, accountStream(candidate.accountId), account));
     if (!linked) continue;
     try {
       const where = await payTo(deps, linked, type, context);
@@ -75,13 +74,12 @@ export async function intoHoldingAccount<T>(
   throw noHoldingAccount(type);
 }
 
-/** The methods the holding accounts serve now (those linked and active), in the catalogue's order. */
+/** The methods the holding accounts serve now (those linked and active). */
 async function servedMethods(deps: SyncDeps): Promise<PaymentType[]> {
-  const holding = (cachedState(deps, holdingAccountsStream, holdingAccounts) ?? (await load(deps, holdingAccountsStream, holdingAccounts))).state;
+  const holding = await checkedState(deps, holdingAccountsStream, holdingAccounts);
   const served = new Set<PaymentType>();
   for (const h of holding.accounts) {
-    const stream = accountStream(h.accountId);
-    if (usable((cachedState(deps, stream, account) ?? (await load(deps, stream, account))).state)) h.methods.forEach(m => served.add(m));
+    if (usable(await checkedState(deps, accountStream(h.accountId), account))) h.methods.forEach(m => served.add(m));
   }
   return [...served];
 }
@@ -94,7 +92,7 @@ async function servedMethods(deps: SyncDeps): Promise<PaymentType[]> {
  */
 export async function createGatewayPayment(deps: SyncDeps, request: Omit<PaymentRequest, 'type'>, settings: GatewaySettings): Promise<Payment> {
   const { ownerId, input } = request;
-  const access = (cachedState(deps, userStream(ownerId), gatewayAccess) ?? (await load(deps, userStream(ownerId), gatewayAccess))).state;
+  const access = await checkedState(deps, userStream(ownerId), gatewayAccess);
   if (access.status !== 'APPROVED') throw refuse('GATEWAY_NOT_APPROVED', { message: `Gateway access is ${access.status}: it must be APPROVED first (request it in the dashboard)` });
   const feeToCustomer = access.feeToCustomer;
   if (input.type !== undefined) {

@@ -61,6 +61,14 @@ export function cachedState<S, C, E extends DomainEvent>(es: EventSourcing, stre
   return entry ? { state: entry.state as S, revision: entry.revision, exists: true, snapshotRevision: entry.revision } : null;
 }
 
+/**
+ * The stream's state for a check before a decision: as this process last saw it, without reading, when the decider is
+ * cached (the decision's append catches a write made meanwhile elsewhere); else read from the store.
+ */
+export async function checkedState<S, C, E extends DomainEvent>(es: EventSourcing, streamId: string, decider: Decider<S, C, E>): Promise<S> {
+  return (cachedState(es, streamId, decider) ?? (await load(es, streamId, decider))).state;
+}
+
 /** What a stream that does not exist yet loads as. */
 export const nothingLoaded = <S>(decider: { initialState: () => S }): Loaded<S> => ({ state: decider.initialState(), revision: -1, exists: false, snapshotRevision: -1 });
 

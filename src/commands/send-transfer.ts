@@ -4,9 +4,9 @@ import { deterministicUuid } from '../ids.ts';
 import { ProviderError, type BankEntry, type ProviderSession, type TransferReceipt } from '../providers/connector.ts';
 import { account, accountStream, availableBalance, type LinkedAccount } from './account.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
-import { cachedState, handleCommand, load, type CommandContext } from './handle.ts';
+import { checkedState, handleCommand, load, type CommandContext } from './handle.ts';
 import { mutationIdOf, type SyncDeps } from './sync-account.ts';
-import { transfer, transferStream, type Transfer } from './transfer.ts';
+import { transfer, transferStream, type BankDestinationChecked, type Transfer } from './transfer.ts';
 
 /** A bankAccountIndexNo lives this long (DESIGN section 10). */
 export const bankIndexLifetimeMs = 15 * 60_000;
@@ -17,7 +17,7 @@ export const transferLimits = { qrisMin: 1, bankMin: 10_000, max: 10_000_000 };
 /** The caller's WALLET-A account with a provider session: another owner's or an unknown one 404, another provider 400. */
 export async function transferAccount(deps: SyncDeps, ownerId: string, accountId: string): Promise<LinkedAccount> {
   const stream = accountStream(accountId);
-  const state = (cachedState(deps, stream, account) ?? (await load(deps, stream, account))).state;
+  const state = await checkedState(deps, stream, account);
   if (state.status !== 'linked' || state.ownerId !== ownerId) throw refuse('ACCOUNT_NOT_FOUND');
   if (state.providerCode !== 'WALLET-A') throw refuse('TRANSFER_NOT_SUPPORTED', { message: `Transfers can be made only from WALLET-A accounts, not ${state.providerCode}` });
   if (!state.isActive || !state.session) throw refuse('ACCOUNT_INACTIVE', { message: 'The wallet is inactive: relogin needed' });
@@ -68,6 +68,12 @@ export async function initBankTransfer(deps: SyncDeps, ownerId: string, accountI
     now,
   }, { actor: `user:${ownerId}`, now, correlationId: transferId });
   return { bankAccountIndexNo: transferId, accountName };
+}
+
+/** How a transfer's mutations read on the wallet, and to whom the money went: the bank account's holder, or the QR's merchant. */
+export function transferWording(t: { kind: 'bank' | 'qris'; destination: BankDestinationChecked | null; qris: { merchantName: string } | null }) {
+  if (t.kind === 'qris') return { description: `Pembayaran QRIS ke ${t.qris?.merchantName ?? ''}`, counterparty: t.qris?.merchantName ?? '' };
+  return { description: `Transfer ke ${t.destination?.instLocalName ?? ''} ${t.destination?.accountNumber ?? ''}`, counterparty: t.destination?.accountName ?? '' };
 }
 
 /** What one request asked for, whatever its key order: the same Idempotency-Key must come with the same request. */
@@ -231,8 +237,7 @@ export async function createBankTransfer(
     amount: input.amount,
     qris: null,
     requestHash,
-    description: `Transfer ke ${destination.instLocalName} ${destination.accountNumber}`,
-    counterparty: destination.accountName,
+    ...transferWording({ kind: 'bank', destination, qris: null }),
     message: `Transfer Rp ${input.amount.toLocaleString('id-ID')} ke ${destination.accountName} (${destination.instLocalName} ${destination.accountNumber}) berhasil`,
     send: (linked, session) =>
       deps.connector.transferToBank(linked.providerCode, linked.accountRef, session, {
@@ -262,8 +267,7 @@ export async function createQrisTransfer(
     amount: input.amount,
     qris: { merchantName: input.merchantName, payload: input.payload, tip: input.tip },
     requestHash,
-    description: `Pembayaran QRIS ke ${input.merchantName}`,
-    counterparty: input.merchantName,
+    ...transferWording({ kind: 'qris', destination: null, qris: input }),
     message: input.message,
     send: (linked, session) => deps.connector.payQris(linked.providerCode, linked.accountRef, session, { reference: transferId, qris: input.payload, amount: input.amount }),
   });

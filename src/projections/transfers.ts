@@ -20,8 +20,7 @@ export const transfersProjection: Projection = {
       submitted_at timestamptz not null,
       ended_at timestamptz
     );
-    create index if not exists transfers_open on transfers (submitted_at) where status in ('SUBMITTED', 'UNCONFIRMED');
-    create index if not exists transfers_owner on transfers (owner_id, submitted_at desc);`,
+    create index if not exists transfers_open on transfers (submitted_at) where status in ('SUBMITTED', 'UNCONFIRMED');`,
   async apply(tx, event) {
     switch (event.type) {
       case 'TransferSubmitted': {

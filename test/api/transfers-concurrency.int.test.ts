@@ -22,12 +22,6 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 const call = (caller: Caller, method: 'GET' | 'POST', url: string, payload?: unknown) => caller.call(method, url, payload);
 
-/** The provider's record of the wallet: its balance and its transactions. */
-async function providerRecord(service: TestService, phone: string) {
-  const response = await fetch(`${service.sandboxUrl}/sandbox/accounts/WALLET-A/${phone}`);
-  return (await response.json()) as { balance: number; transactions: { id: string; type: string; amount: number; reference: string | null }[] };
-}
-
 describe('transfers racing on one wallet', () => {
   it('never debit twice, never go below zero, and our mutations equal the provider record', async () => {
     const merchant = await keyHolder(service);
@@ -37,11 +31,11 @@ describe('transfers racing on one wallet', () => {
         const owner = await keyHolder(service);
         const wallet = await linkWalletA(service, owner);
         // a wallet of exactly 100,000: what the sandbox seeded it with is spent first, so the transfers compete for little
-        const seeded = (await providerRecord(service, wallet.phoneNumber)).balance;
+        const seeded = (await sandboxOf(service).account('WALLET-A', wallet.phoneNumber)).balance;
         if (seeded > 0) await sandboxOf(service).addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'DEBIT', amount: seeded, senderName: 'Spent' });
         await sandboxOf(service).addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'CREDIT', amount: 100_000, senderName: 'Top up' });
         await call(owner, 'GET', `/api/v1/accounts/${wallet.accountId}/refresh`);
-        const start = await providerRecord(service, wallet.phoneNumber);
+        const start = await sandboxOf(service).account('WALLET-A', wallet.phoneNumber);
 
         // what each operation needs first, made beforehand: a validated destination, a bill's QR image
         const prepared = await Promise.all(ops.map(async o => {
@@ -79,7 +73,7 @@ describe('transfers racing on one wallet', () => {
         for (const a of answers) if (a) expect([200, 400], a.body).toContain(a.statusCode);
 
         await call(owner, 'GET', `/api/v1/accounts/${wallet.accountId}/refresh`);
-        const record = await providerRecord(service, wallet.phoneNumber);
+        const record = await sandboxOf(service).account('WALLET-A', wallet.phoneNumber);
         const ours = (await call(owner, 'GET', `/api/v1/accounts/${wallet.accountId}`)).json().data.balance as number;
         expect(record.balance).toBeGreaterThanOrEqual(0);
         expect(ours).toBe(record.balance);

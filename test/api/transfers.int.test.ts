@@ -6,6 +6,7 @@ import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody
 import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { nextUuid } from '../support/ids.ts';
+import { qrisPayload } from '../qris/build.ts';
 
 let service: TestService;
 let sandbox: ReturnType<typeof sandboxOf>;
@@ -39,7 +40,7 @@ const qrTransfer = (caller: Caller, accountId: string, fields: Record<string, st
 async function fundedWallet(caller: Caller, balance: number) {
   const wallet = await linkWalletA(service, caller);
   // exactly `balance`: what the sandbox seeded the wallet with is spent first
-  const seeded = ((await (await fetch(`${service.sandboxUrl}/sandbox/accounts/WALLET-A/${wallet.phoneNumber}`)).json()) as { balance: number }).balance;
+  const seeded = (await sandbox.account('WALLET-A', wallet.phoneNumber)).balance;
   if (seeded > 0) await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'DEBIT', amount: seeded, senderName: 'Spent', description: 'spent' });
   await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'CREDIT', amount: balance, senderName: 'Top up', description: 'top up' });
   const refreshed = await caller.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`);
@@ -352,6 +353,28 @@ describe('QR transfer (wallet-a-qris-create)', () => {
     expect(tooMuch.statusCode, tooMuch.body).toBe(400);
     expect(tooMuch.json()).toMatchObject({ code: 'BALANCE_INSUFFICIENT' });
     expect(await balanceOf(owner, accountId)).toBe(balance);
+  });
+
+  it('refuses an amount below 1 rupiah, a missing amount for a static QRIS, and another amount than a dynamic QRIS fixes (400), moving nothing', async () => {
+    const owner = await keyHolder(service);
+    const { accountId, balance } = await fundedWallet(owner, 100_000);
+    const staticQr = { name: 'qrImage', bytes: await QRCode.toBuffer(qrisPayload(), { type: 'png', width: 256 }), type: 'image/png' };
+    const zero = await qrTransfer(owner, accountId, { action: 'wallet-a-qris-create', amount: '0' }, staticQr);
+    expect(zero.statusCode, zero.body).toBe(400);
+    expect(zero.json()).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ path: 'body', message: 'at least 1' }] });
+    const missing = await qrTransfer(owner, accountId, { action: 'wallet-a-qris-create' }, staticQr);
+    expect(missing.statusCode, missing.body).toBe(400);
+    expect(missing.json()).toMatchObject({ code: 'VALIDATION_ERROR' });
+
+    const merchant = await keyHolder(service);
+    const { accountId: shop } = await linkServiceWallet(merchant);
+    const bill = await createPayment(merchant, paymentBody(shop, { amount: 20_000 }));
+    const png = (await service.app.inject({ method: 'GET', url: `/pay/${bill.id}/qris.png` })).rawPayload;
+    const other = await qrTransfer(owner, accountId, { action: 'wallet-a-qris-create', amount: String(bill.totalAmount + 1) }, { name: 'qrImage', bytes: png, type: 'image/png' });
+    expect(other.statusCode, other.body).toBe(400);
+    expect(other.json()).toMatchObject({ code: 'QR_AMOUNT_MISMATCH' });
+    expect(await balanceOf(owner, accountId)).toBe(balance);
+    expect(await debits(owner, accountId)).toEqual([]);
   });
 
   it('refuses an image over 5 MB before reading it', async () => {

@@ -15,8 +15,7 @@ export async function signedInAdmin(service: TestService) {
   const { key } = await createKey(service, cookie);
   const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
     service.app.inject({ method, url, headers: { 'x-api-key': key }, payload: payload as never });
-  const session = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT', url: string, payload?: unknown) =>
-    service.app.inject({ method, url, cookies: { svc_token: cookie }, payload: payload as never });
+  const session = withSession(service, cookie);
   return { id: userId, name: `Admin ${adminSeed}`, email, password: 'rahasia123', cookie, key, call, session };
 }
 

@@ -21,6 +21,9 @@ export function sandboxOf(service: TestService) {
     /** Pays as a customer would: a QR payload, a virtual account or a transfer to an account number. */
     pay: (body: { qris?: string; vaNumber?: string; accountNumber?: string; providerCode?: string; amount?: number }) =>
       call('POST', '/sandbox/payments', body) as Promise<{ transactionId: string; amount: number }>,
+    /** The provider's record of an account: its balance and transactions. */
+    account: (providerCode: string, accountRef: string) =>
+      call('GET', `/sandbox/accounts/${providerCode}/${encodeURIComponent(accountRef)}`) as Promise<{ balance: number; transactions: { id: string; type: string; amount: number; reference: string | null }[] }>,
     otp: async (phone: string) => ((await call('GET', `/sandbox/otp?phone=${encodeURIComponent(phone)}`)) as { code: string }).code,
   };
 }

@@ -14,10 +14,10 @@ const checkpointName = (p: Projection) => `projection:${p.name}`;
  * Applies a batch and moves the checkpoint atomically: in one statement when the batch is a single run the projection
  * applies as one statement (payments created under load), else in one transaction. A batch of nothing this
  * projection handles is not parsed, and moves the checkpoint at most once a second (a restart re-reads at most that
- * second). A batch that fails (not for want of a database) is applied again one event at a time, each with its
+ * second). A batch that fails (not for want of a database) is logged and applied again one event at a time, each with its
  * checkpoint, so the projection stops exactly at the event it cannot apply and names it (EventNotApplied).
  */
-function batchApplier(pool: pg.Pool, projection: Projection) {
+function batchApplier(pool: pg.Pool, projection: Projection, log: Logger) {
   return async (events: RecordedEvent[], last: Position): Promise<boolean> => {
     const relevant = events.filter(e => (projection.handles as readonly string[]).includes(e.type));
     if (relevant.length === 0) return false; // the subscriber moves the checkpoint past them now and then
@@ -32,6 +32,8 @@ function batchApplier(pool: pg.Pool, projection: Projection) {
         });
     } catch (err) {
       if (isDatabaseUnavailable(err)) throw err;
+      // each event alone still gets through (or names the one that cannot), but a batch should not fail: say so
+      log.warn({ projection: projection.name, events: relevant.length, err }, 'projection batch failed: applying its events one at a time');
       for (const recorded of relevant) await applyAlone(pool, projection, recorded);
       await saveCheckpoint(pool, checkpointName(projection), last);
     }
@@ -74,7 +76,7 @@ export class ProjectionRunner {
           pool: deps.pool,
           store: deps.store,
           log: deps.log,
-          handleBatch: batchApplier(deps.pool, projection),
+          handleBatch: batchApplier(deps.pool, projection, deps.log),
         }),
     );
   }

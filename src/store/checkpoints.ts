@@ -38,16 +38,20 @@ export async function saveCheckpoint(db: Queryable, name: string, position: Posi
 /**
  * Runs a data-modifying statement (INSERT, UPDATE or DELETE) and saves the checkpoint in the same statement: both or
  * neither, in one round trip and without an explicit transaction (whose open transaction id would hold readers of
- * "all" back meanwhile).
+ * "all" back meanwhile). The checkpoint is the statement's first common table expression, so a statement with WITH
+ * clauses of its own (PostgreSQL allows data-modifying ones only at the top level) joins it.
  */
 export async function saveCheckpointWith(db: Queryable, statement: Statement, name: string, position: Position): Promise<void> {
   const n = statement.params.length;
+  const checkpoint = `checkpoint as (
+     insert into subscriber_checkpoints (name, commit_position, prepare_position) values ($${n + 1}, $${n + 2}, $${n + 3})
+     on conflict (name) do update set commit_position = excluded.commit_position, prepare_position = excluded.prepare_position)`;
+  const sql = statement.sql.trimStart();
+  const ownWith = /^with\s/i.exec(sql);
   await preparedQuery(
     db,
     `${statement.name}+SaveCheckpoint`,
-    `with applied as (${statement.sql})
-     insert into subscriber_checkpoints (name, commit_position, prepare_position) values ($${n + 1}, $${n + 2}, $${n + 3})
-     on conflict (name) do update set commit_position = excluded.commit_position, prepare_position = excluded.prepare_position`,
+    ownWith ? `with ${checkpoint}, ${sql.slice(ownWith[0].length)}` : `with ${checkpoint}\n${sql}`,
     [...statement.params, name, position.commit.toString(), position.prepare.toString()],
   );
 }

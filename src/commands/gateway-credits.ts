@@ -67,12 +67,15 @@ export class Credits {
 
   /** Every credit not settled yet, in the order they were credited. */
   unsettled(): UnsettledCredit[] {
-    return this.pending.flatMap(c => c.items);
+    return ([] as UnsettledCredit[]).concat(...this.pending.map(c => c.items));
   }
 
   /** The unsettled credits of payments completed before `cutoff` (ISO instant). */
   dueBefore(cutoff: string): UnsettledCredit[] {
-    return this.unsettled().filter(c => Date.parse(c.completedAt) < Date.parse(cutoff));
+    const before = Date.parse(cutoff);
+    const due: UnsettledCredit[] = [];
+    for (const chunk of this.pending) for (const c of chunk.items) if (Date.parse(c.completedAt) < before) due.push(c);
+    return due;
   }
 
   /** These payments' credits are settled: they leave the unsettled list (they stay credited). */

@@ -24,6 +24,7 @@ import { adminGatewayRoutes } from './gateway-admin.ts';
 import { adminWithdrawalRoutes, dashboardWithdrawalRoutes } from './gateway-withdrawals.ts';
 import { gatewayCalendarRoutes } from './gateway-calendar.ts';
 import { gatewayReconciliationRoutes } from './gateway-reconciliation.ts';
+import { registerOpenApi } from './openapi.ts';
 
 /** Builds the HTTP app without listening, so tests use `inject` against real dependencies. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -44,6 +45,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app, deps.database);
+  // before any route: the OpenAPI document is made from the routes as they are registered
+  await registerOpenApi(app);
   await app.register(cookie);
   await app.register(rateLimit, {
     global: false,

@@ -36,6 +36,21 @@ export async function saveCheckpoint(db: Queryable, name: string, position: Posi
 }
 
 /**
+ * Moves the checkpoint to `position` unless it is there or further already: for a save made outside the subscriber's
+ * flow of batches (the flush of a position passed by), which a batch's own save may overtake.
+ */
+export async function saveCheckpointForward(db: Queryable, name: string, position: Position): Promise<void> {
+  await query(
+    db,
+    'SaveCheckpointForward',
+    `insert into subscriber_checkpoints (name, commit_position, prepare_position) values ($1, $2, $3)
+     on conflict (name) do update set commit_position = excluded.commit_position, prepare_position = excluded.prepare_position
+      where (subscriber_checkpoints.commit_position, subscriber_checkpoints.prepare_position) < (excluded.commit_position, excluded.prepare_position)`,
+    [name, position.commit.toString(), position.prepare.toString()],
+  );
+}
+
+/**
  * Runs a data-modifying statement (INSERT, UPDATE or DELETE) and saves the checkpoint in the same statement: both or
  * neither, in one round trip and without an explicit transaction (whose open transaction id would hold readers of
  * "all" back meanwhile). The checkpoint is the statement's first common table expression, so a statement with WITH

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Logger } from '../logger.ts';
 import { isDatabaseUnavailable, query } from '../db/pool.ts';
-import { readCheckpoint, saveCheckpoint } from './checkpoints.ts';
+import { readCheckpoint, saveCheckpoint, saveCheckpointForward } from './checkpoints.ts';
 import { comparePositions, type EventStore, type Position, type RecordedEvent, type Subscription } from './event-store.ts';
 import { clearSubscriberFailure, findSubscriberFailure, recordSubscriberFailure, type FailedEvent } from './subscriber-failures.ts';
 
@@ -75,6 +75,7 @@ export class Subscriber {
   private subscription: Subscription | null = null;
   private lockClient: pg.PoolClient | null = null;
   private standbyTimer: NodeJS.Timeout | null = null;
+  private flushTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private position: Position | null = null;
   private failure: Extract<SubscriberHealth, { state: 'stuck' | 'waiting' }> | null = null;
@@ -238,15 +239,34 @@ export class Subscriber {
 
   /**
    * Events this subscriber does not handle move its checkpoint at most once a second (after a restart it re-reads at
-   * most that second of events it ignores anyway); the position they reached is stored when it stops.
+   * most that second of events it ignores anyway); the position they reached is stored a second later if no batch
+   * stores one meanwhile (so that an idle subscriber's checkpoint, which the lag metric reads, is where it is), and
+   * when it stops.
    */
   private async passedBy(last: Position): Promise<void> {
     if (Date.now() - this.savedAt < checkpointIdleMs) {
       this.unsaved = last;
+      if (!this.flushTimer) {
+        this.flushTimer = setTimeout(() => void this.flush(), checkpointIdleMs);
+        this.flushTimer.unref();
+      }
       return;
     }
     await saveCheckpoint(this.options.pool, this.options.name, last);
     this.checkpointed(null);
+  }
+
+  /** Stores the position passed by, outside the flow of batches: forward only, since a batch's own save may overtake it. */
+  private async flush(): Promise<void> {
+    this.flushTimer = null;
+    const unsaved = this.unsaved;
+    if (!unsaved || this.stopped) return;
+    await saveCheckpointForward(this.options.pool, this.options.name, unsaved).then(
+      () => {
+        if (this.unsaved === unsaved) this.checkpointed(null);
+      },
+      () => undefined, // the next batch or the stop stores it
+    );
   }
 
   private checkpointed(unsaved: Position | null): void {
@@ -258,6 +278,8 @@ export class Subscriber {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.standbyTimer) clearTimeout(this.standbyTimer);
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
     const leading = this.subscription !== null;
     await this.subscription?.close(); // the batch in hand finishes first
     // still holding the lock: no other instance leads meanwhile

@@ -5,11 +5,12 @@ import { event } from '../../src/events/event.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { Projection } from '../../src/projections/projection.ts';
 import { ProjectionRunner } from '../../src/projections/runner.ts';
-import { readCheckpoint } from '../../src/store/checkpoints.ts';
-import type { NewEvent } from '../../src/store/event-store.ts';
+import { readCheckpoint, saveCheckpointForward } from '../../src/store/checkpoints.ts';
+import { comparePositions, type NewEvent } from '../../src/store/event-store.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { freshPool } from '../support/database.ts';
 import { nextUuid } from '../support/ids.ts';
+import { eventually } from '../support/sandbox.ts';
 
 // declared, so that the store and the runner know them
 event('TestCounted', 1, z.object({ n: z.int() }));
@@ -51,5 +52,32 @@ describe('a projection that events pass by', () => {
     expect(await runner.waitFor(ignoredOnly.position, 5000)).toBe(true);
     await runner.stop(); // within the second after the counted event's checkpoint
     expect(await readCheckpoint(pool, 'projection:test-counts')).toEqual(ignoredOnly.position);
+  });
+
+  it('stores how far they moved it within about a second when nothing follows, without stopping', async () => {
+    const runner = new ProjectionRunner({ pool, store, log: createLogger('silent') }, [counts]);
+    await runner.start();
+    try {
+      const counted = await store.append(`counts-${nextUuid()}`, [recorded('TestCounted', 3)], 'no_stream');
+      expect(await runner.waitFor(counted.position, 5000)).toBe(true);
+      const ignoredOnly = await store.append(`others-${nextUuid()}`, [recorded('TestIgnored', 4)], 'no_stream');
+      expect(await runner.waitFor(ignoredOnly.position, 5000)).toBe(true);
+      await eventually(async () => comparePositions(await readCheckpoint(pool, 'projection:test-counts'), ignoredOnly.position) === 0, 3000);
+    } finally {
+      await runner.stop();
+    }
+  });
+});
+
+describe('saveCheckpointForward', () => {
+  it('moves a checkpoint forward, never back', async () => {
+    const name = `test-forward-${nextUuid()}`;
+    await saveCheckpointForward(pool, name, { commit: 10n, prepare: 5n });
+    expect(await readCheckpoint(pool, name)).toEqual({ commit: 10n, prepare: 5n });
+    await saveCheckpointForward(pool, name, { commit: 10n, prepare: 4n });
+    await saveCheckpointForward(pool, name, { commit: 9n, prepare: 99n });
+    expect(await readCheckpoint(pool, name)).toEqual({ commit: 10n, prepare: 5n });
+    await saveCheckpointForward(pool, name, { commit: 11n, prepare: 1n });
+    expect(await readCheckpoint(pool, name)).toEqual({ commit: 11n, prepare: 1n });
   });
 });

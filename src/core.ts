@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import { createPool } from './db/pool.ts';
 import { watchDatabase, type DatabaseWatch } from './db/watch.ts';
 import type { Logger } from './logger.ts';
+import { createMetrics, observeSources, type ServiceMetrics } from './metrics.ts';
 import { unreachableProviders, type ProviderConnector } from './providers/connector.ts';
 import { httpConnector, type HttpConnectorOptions } from './providers/http-connector.ts';
 import { credentialVault, type CredentialVault } from './security/credentials.ts';
@@ -24,6 +25,8 @@ export type Core = {
   vault: CredentialVault;
   clock: Clock;
   log: Logger;
+  /** Prometheus metrics of this thread (GET /metrics). */
+  metrics: ServiceMetrics;
 };
 
 /** The database pool, event store, caches and provider connector of one thread, on the given database and provider. */
@@ -37,5 +40,7 @@ export async function openCore(
   const store = await openEventStore(config, pool);
   const snapshots = await postgresSnapshots(pool);
   const connector: ProviderConnector = providerUrl ? httpConnector({ baseUrl: providerUrl, ...options.connector }) : unreachableProviders;
-  return { pool, database: watchDatabase(pool, options.log), store, snapshots, cache: stateCache(), connector, vault: credentialVault(config.encryptionKey), clock: options.clock, log: options.log };
+  const metrics = createMetrics();
+  observeSources(metrics, { pool, store, clock: options.clock, log: options.log });
+  return { pool, database: watchDatabase(pool, options.log), store, snapshots, cache: stateCache(), connector, vault: credentialVault(config.encryptionKey), clock: options.clock, log: options.log, metrics };
 }

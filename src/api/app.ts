@@ -24,6 +24,7 @@ import { adminGatewayRoutes } from './gateway-admin.ts';
 import { adminWithdrawalRoutes, dashboardWithdrawalRoutes } from './gateway-withdrawals.ts';
 import { gatewayCalendarRoutes } from './gateway-calendar.ts';
 import { gatewayReconciliationRoutes } from './gateway-reconciliation.ts';
+import { registerMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
 
 /** Builds the HTTP app without listening, so tests use `inject` against real dependencies. */
@@ -47,6 +48,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app, deps.database);
   // before any route: the OpenAPI document is made from the routes as they are registered
   await registerOpenApi(app);
+  registerMetrics(app, deps.metrics);
   await app.register(cookie);
   await app.register(rateLimit, {
     global: false,

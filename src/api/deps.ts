@@ -4,6 +4,7 @@ import type { PaymentChecks } from '../background/payment-checks.ts';
 import type { AuthLimits, GatewaySettings, OtpSettings, PaymentCheckSettings } from '../config.ts';
 import type { SyncDeps } from '../commands/sync-account.ts';
 import type { SessionTokens } from '../security/session-token.ts';
+import type { ServiceMetrics } from '../metrics.ts';
 import type { SubscriberProblem } from '../store/subscriber.ts';
 import type { WebhookSettings } from '../webhooks/settings.ts';
 import type { MovableClock } from './test-clock.ts';
@@ -18,6 +19,8 @@ export type AppDeps = SyncDeps & {
   paymentChecks: Pick<PaymentChecks, 'checkNow'>;
   /** The clock POST /api/test-clock moves (TEST_CLOCK=true), else null: the route does not exist. */
   testClock: MovableClock | null;
+  /** Prometheus metrics, served at GET /metrics. */
+  metrics: ServiceMetrics;
   /** Readiness of what the service depends on, and the subscribers that are stuck or waiting. */
   readiness(): Promise<{ checks: Record<string, boolean>; subscribers: SubscriberProblem[]; details?: Record<string, unknown> }>;
 };

@@ -51,7 +51,7 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
   const sagaRunner = new SagaRunner({ pool, store, log }, sagas({ store, snapshots, cache, clock, log, pool, publicBaseUrl: options.publicBaseUrl }));
   await projectionRunner.start();
   // before the sagas: they publish webhook events into the tables and queue this creates
-  const webhookDelivery = await startWebhookDelivery({ pool, store, snapshots, clock, log, vault: core.vault }, options.webhooks);
+  const webhookDelivery = await startWebhookDelivery({ pool, store, snapshots, clock, log, vault: core.vault, metrics: core.metrics }, options.webhooks);
   await sagaRunner.start();
   const tickMs = options.schedulerTickMs ?? 1000;
   const accountSync = await startAccountSync({ ...core, readModels: projectionRunner }, { tickMs });

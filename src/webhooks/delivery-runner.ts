@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { Clock } from '../clock.ts';
 import type { EventSourcing } from '../commands/handle.ts';
 import type { Logger } from '../logger.ts';
+import type { ServiceMetrics } from '../metrics.ts';
 import type { CredentialVault } from '../security/credentials.ts';
 import { cancelDelivery, findDeliveryTarget, recordAttempt } from './deliveries.ts';
 import { isCurrent, type AttemptJob } from './delivery-state.ts';
@@ -13,11 +14,11 @@ import { disableWebhookEndpoint } from '../commands/webhook-endpoints.ts';
 import { attemptJob, deliverWebhookTask } from './jobs.ts';
 import { startLiveness } from './runner-liveness.ts';
 import { ensureWebhookSchema } from './schema.ts';
-import { postWebhook } from './send.ts';
+import { isSuccess, postWebhook } from './send.ts';
 import type { WebhookSettings } from './settings.ts';
 import { signedHeaders } from './signature.ts';
 
-export type DeliveryDeps = EventSourcing & { pool: pg.Pool; clock: Clock; log: Logger; vault: CredentialVault };
+export type DeliveryDeps = EventSourcing & { pool: pg.Pool; clock: Clock; log: Logger; vault: CredentialVault; metrics?: Pick<ServiceMetrics, 'webhookAttempts'> };
 
 /**
  * Makes one attempt of a delivery: checks that the job is still wanted and the endpoint still active, signs the
@@ -38,6 +39,7 @@ export async function attemptDelivery(deps: DeliveryDeps, settings: WebhookSetti
   // the next wait starts when this attempt ended (an answer, an error or the timeout), as the queue's does
   const endedAt = deps.clock.now();
   await recordAttempt(deps.pool, { job, attemptedAt, endedAt, result, delays: settings.retryDelaysMs, random: Math.random() });
+  deps.metrics?.webhookAttempts.inc({ outcome: isSuccess(result) ? 'success' : result.statusCode === null ? 'error' : 'failure' });
   if (result.statusCode === 410) await disableWebhookEndpoint(deps, target.owner_id, target.endpoint_id, 410);
 }
 

@@ -118,6 +118,9 @@ export const errorCodes = {
   GATEWAY_AMOUNT_NOT_ABOVE_FEE: { status: 400, message: 'The amount is not larger than its gateway fee' },
   INVALID_HOLIDAY_CALENDAR: { status: 400, message: 'Invalid holiday calendar year: dates must lie in that year, once each' },
   INVALID_PERIOD: { status: 400, message: 'Invalid period: from and to are dates written YYYY-MM-DD, from not after to, at most 366 days' },
+
+  // auditors (DESIGN section 13)
+  STREAM_NOT_FOUND: { status: 404, message: 'No stream has that id' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof errorCodes;

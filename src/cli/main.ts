@@ -2,7 +2,9 @@ import { parseArgs } from 'node:util';
 import { registerUser } from '../commands/registration.ts';
 import { loadConfig } from '../config.ts';
 import { createPool, query } from '../db/pool.ts';
-import { parseRecorded } from '../events/event.ts';
+import { auditView } from '../audit/event-view.ts';
+import { streamEvents } from '../audit/stream-pages.ts';
+import { auditStreamCommand, balanceAsOfCommand, exportCommand, toStdout } from './audit.ts';
 import '../events/all.ts';
 import { createLogger } from '../logger.ts';
 import { projections } from '../projections/all.ts';
@@ -20,7 +22,15 @@ const usage = `Usage: npm run cli -- <command>
 
   create-admin --name <name> --email <email> --password <password>
                           register a user with role ADMIN
-  stream <streamId>       print a stream's events with their metadata (who, when, caused by what)
+  stream <streamId>       print a stream's events with their metadata (who, when, caused by what); secrets and
+                          sealed values shown as [redacted] and [sealed]
+  audit-stream <streamId> check a stream: revisions without gaps, every event valid against its schema (after
+                          upcasting), and for gateway-, account- and payment- streams the fold against the read
+                          model (exit code 1 when anything is found)
+  balance-as-of (--merchant <userId> | --account <accountId>) --at <ISO instant>
+                          a gateway merchant's balances, or an account's balance, folded from its stream up to then
+  export --from <ISO instant> --to <ISO instant>
+                          every event recorded in [from, to) as JSON lines, in log order, streamed
   subscribers             each projection and saga: its checkpoint, and the event it is stuck at, if any
                           (exit code 1 when one is stuck)
   verify-read-models      replay all history into fresh read models and compare them with the live ones
@@ -64,14 +74,15 @@ async function main(argv: string[]): Promise<number> {
           console.error('stream needs a stream id, e.g. user-<uuid>');
           return 2;
         }
-        for (const recorded of await store.readStream(rest[0])) {
-          const parsed = parseRecorded(recorded);
-          const data = { ...((parsed?.data ?? recorded.data) as Record<string, unknown>) };
-          for (const secret of ['passwordHash', 'keyHash']) if (secret in data) data[secret] = '[redacted]';
-          console.log(JSON.stringify({ revision: recorded.revision, type: recorded.type, version: recorded.version, data, metadata: recorded.metadata }));
-        }
+        for await (const recorded of streamEvents(store, rest[0])) await toStdout(`${JSON.stringify(auditView(recorded))}\n`);
         return 0;
       }
+      case 'audit-stream':
+        return await auditStreamCommand({ store, pool }, rest);
+      case 'balance-as-of':
+        return await balanceAsOfCommand(store, rest);
+      case 'export':
+        return await exportCommand(store, rest);
       case 'subscribers': {
         await query(pool, 'CreateCheckpointTable', checkpointSchema);
         const head = positionText(await store.headPosition());

@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { auditView } from '../audit/event-view.ts';
+import { refuse } from '../errors.ts';
+import type { AppDeps } from './deps.ts';
+
+const streamParams = z.object({ id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_.-]{0,199}$/, 'a stream id: letters, digits, -, _, : and .') });
+const pageQuery = z.object({
+  fromRevision: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+/**
+ * GET /api/admin/streams/:id (DESIGN section 13): a stream's events as `cli stream` shows them (who, when, why, caused by
+ * what; secrets and sealed values replaced), a page at a time from `fromRevision`; `nextRevision` is where the next
+ * page starts, null at the end. A stream without events answers 404.
+ */
+export function adminStreamRoutes(deps: AppDeps) {
+  return async function (plain: FastifyInstance) {
+    const app = plain.withTypeProvider<ZodTypeProvider>();
+    app.get('/:id', { schema: { params: streamParams, querystring: pageQuery } }, async request => {
+      const { id } = request.params;
+      const { fromRevision, limit } = request.query;
+      const page = await deps.store.readStream(id, { fromRevision, maxCount: limit + 1 });
+      if (page.length === 0 && (fromRevision === 0 || (await deps.store.readStream(id, { maxCount: 1 })).length === 0)) throw refuse('STREAM_NOT_FOUND');
+      const events = page.slice(0, limit);
+      return { status: 'success', data: { streamId: id, events: events.map(auditView), nextRevision: page.length > limit ? page[limit]!.revision : null } };
+    });
+  };
+}

@@ -1,0 +1,34 @@
+import { account, accountStream } from '../commands/account.ts';
+import { gatewayLedger, gatewayLedgerStream, merchantBalance } from '../commands/gateway-ledger.ts';
+import type { Decider } from '../commands/handle.ts';
+import { parseRecorded, type DomainEvent } from '../events/event.ts';
+import type { EventStore } from '../store/event-store.ts';
+import { streamEvents } from './stream-pages.ts';
+
+/**
+ * The state of a stream as it was at `at`: the fold of its events recorded up to that instant (their metadata's
+ * occurredAt), stopping at the first one recorded later, so the answer is a state the stream really had.
+ */
+export async function foldAsOf<S, C, E extends DomainEvent>(store: EventStore, streamId: string, decider: Decider<S, C, E>, at: Date) {
+  let state = decider.initialState();
+  let revision = -1;
+  for await (const recorded of streamEvents(store, streamId)) {
+    if (Date.parse(recorded.metadata.occurredAt) > at.getTime()) break;
+    const event = parseRecorded(recorded);
+    if (event) state = decider.evolve(state, event as unknown as E);
+    revision = recorded.revision;
+  }
+  return { state, revision };
+}
+
+/** A gateway merchant's balances as the ledger had them at `at` (revision -1: no ledger yet then). */
+export async function merchantBalanceAsOf(store: EventStore, merchantId: string, at: Date) {
+  const { state, revision } = await foldAsOf(store, gatewayLedgerStream(merchantId), gatewayLedger, at);
+  return { merchantId, at: at.toISOString(), revision, balance: merchantBalance(state, merchantId) };
+}
+
+/** A receiving account's balance as its stream had it at `at`: the last synchronised balance, less transfers since. */
+export async function accountBalanceAsOf(store: EventStore, accountId: string, at: Date) {
+  const { state, revision } = await foldAsOf(store, accountStream(accountId), account, at);
+  return { accountId, at: at.toISOString(), revision, balance: state.status === 'linked' ? (state.balance ?? null) : null };
+}

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -22,6 +22,7 @@ const envSchema = z.object({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, 'ENCRYPTION_KEY must be 64 hex characters (32 bytes)')
     .optional(),
+  DIGEST_SIGNING_KEY: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, 'DIGEST_SIGNING_KEY must be an Ed25519 private key, base64 PKCS#8 DER').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 7),
   WEBHOOK_ALLOW_PRIVATE: booleanFromEnv.optional(),
@@ -89,6 +90,8 @@ export type Config = {
   sandboxUrl: string | undefined;
   jwtSecret: string;
   encryptionKey: string;
+  /** Ed25519 private key (base64 PKCS#8 DER) signing the daily digests of the log (DESIGN section 13) */
+  digestSigningKey: string;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   sessionTtlHours: number;
   webhookAllowPrivate: boolean;
@@ -118,7 +121,7 @@ export type AuthLimits = { loginPerIpEmail: AttemptLimit; loginPerIp: AttemptLim
 export class ConfigError extends Error {}
 
 /** Secrets that are not given in the environment are generated once and kept in the data folder. */
-type StoredSecrets = { jwtSecret: string; encryptionKey: string; embeddedPostgresPassword: string };
+type StoredSecrets = { jwtSecret: string; encryptionKey: string; embeddedPostgresPassword: string; digestSigningKey: string };
 
 function loadOrCreateSecrets(dataDir: string): StoredSecrets {
   const file = path.join(dataDir, 'secrets.json');
@@ -126,6 +129,7 @@ function loadOrCreateSecrets(dataDir: string): StoredSecrets {
     jwtSecret: randomBytes(48).toString('base64url'),
     encryptionKey: randomBytes(32).toString('hex'),
     embeddedPostgresPassword: randomBytes(24).toString('base64url'),
+    digestSigningKey: generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
   };
   if (existsSync(file)) {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<StoredSecrets>;
@@ -172,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxUrl: e.SANDBOX_URL,
     jwtSecret: e.JWT_SECRET ?? secrets.jwtSecret,
     encryptionKey: e.ENCRYPTION_KEY ?? secrets.encryptionKey,
+    digestSigningKey: e.DIGEST_SIGNING_KEY ?? secrets.digestSigningKey,
     logLevel: e.LOG_LEVEL,
     sessionTtlHours: e.SESSION_TTL_HOURS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE ?? !e.DATABASE_URL,

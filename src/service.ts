@@ -3,6 +3,8 @@ import type pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
 import { startBackgroundWork } from './background/work.ts';
+import { digestSigner } from './audit/digest-signer.ts';
+import type { DailyDigests } from './audit/digests.ts';
 import { openCore } from './core.ts';
 import type { AppDeps } from './api/deps.ts';
 import type { MovableClock } from './api/test-clock.ts';
@@ -40,6 +42,7 @@ export type Service = {
   gatewaySettlement: GatewaySettlement;
   transferOutcomes: OnTheClock;
   paymentChecks: PaymentChecks;
+  digests: DailyDigests;
   sandboxUrl: string | null;
   /** Starts listening on the configured port and answers the service's URL. */
   listen(): Promise<string>;
@@ -85,11 +88,13 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const core = await openCore(config, dbUrl, providerUrl, { clock, log, connector: options.connector });
   const { pool, store } = core;
   const webhooks = webhookSettings(config, options.webhooks);
+  const signer = digestSigner(config.digestSigningKey);
   const background = await startBackgroundWork(core, {
     publicBaseUrl: config.publicBaseUrl,
     webhooks,
     schedulerTickMs: options.schedulerTickMs,
     paymentChecks: config.paymentChecks,
+    digestSigner: signer,
   });
 
   const deps: AppDeps = {
@@ -97,6 +102,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     readModels: background.projections,
     paymentChecks: background.paymentChecks,
     tokens: sessionTokens(config.jwtSecret),
+    digestKey: { keyId: signer.keyId, publicKey: signer.publicKey },
     testClock: config.testClock ? (clock as MovableClock) : null,
     config: {
       publicBaseUrl: config.publicBaseUrl,
@@ -137,6 +143,6 @@ export async function createService(config: Config, options: ServiceOptions = {}
       await sandbox?.close();
       await embedded?.stop();
     })());
-  const { projections, sagas, accountSync, webhookDelivery, paymentExpiry, gatewaySettlement, paymentChecks, transferOutcomes } = background;
-  return { app, deps, pool, store, projections, sagas, accountSync, webhookDelivery, paymentExpiry, gatewaySettlement, paymentChecks, transferOutcomes, sandboxUrl: providerUrl, listen, close };
+  const { projections, sagas, accountSync, webhookDelivery, paymentExpiry, gatewaySettlement, paymentChecks, transferOutcomes, digests } = background;
+  return { app, deps, pool, store, projections, sagas, accountSync, webhookDelivery, paymentExpiry, gatewaySettlement, paymentChecks, transferOutcomes, digests, sandboxUrl: providerUrl, listen, close };
 }

@@ -24,7 +24,7 @@ import { adminGatewayRoutes } from './gateway-admin.ts';
 import { adminWithdrawalRoutes, dashboardWithdrawalRoutes } from './gateway-withdrawals.ts';
 import { gatewayCalendarRoutes } from './gateway-calendar.ts';
 import { gatewayReconciliationRoutes } from './gateway-reconciliation.ts';
-import { adminStreamRoutes } from './admin-streams.ts';
+import { adminAuditRoutes } from './admin-audit.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
 
@@ -93,7 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await admin.register(adminWithdrawalRoutes(deps), { prefix: '/gateway/withdrawals' });
       await admin.register(gatewayCalendarRoutes(deps), { prefix: '/gateway/calendar' });
       await admin.register(gatewayReconciliationRoutes(deps), { prefix: '/gateway/reconciliation' });
-      await admin.register(adminStreamRoutes(deps), { prefix: '/streams' });
+      await admin.register(adminAuditRoutes(deps));
     }),
     { prefix: '/api/admin' },
   );

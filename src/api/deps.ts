@@ -19,6 +19,8 @@ export type AppDeps = SyncDeps & {
   paymentChecks: Pick<PaymentChecks, 'checkNow'>;
   /** The clock POST /api/test-clock moves (TEST_CLOCK=true), else null: the route does not exist. */
   testClock: MovableClock | null;
+  /** The public half of the key signing the daily digests (GET /api/admin/digests). */
+  digestKey: { keyId: string; publicKey: string };
   /** Prometheus metrics, served at GET /metrics. */
   metrics: ServiceMetrics;
   /** Readiness of what the service depends on, and the subscribers that are stuck or waiting. */

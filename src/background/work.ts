@@ -1,3 +1,5 @@
+import type { DigestSigner } from '../audit/digest-signer.ts';
+import { DailyDigests } from '../audit/digests.ts';
 import type { PaymentCheckSettings } from '../config.ts';
 import type { Core } from '../core.ts';
 import { projections } from '../projections/all.ts';
@@ -26,6 +28,8 @@ export type BackgroundWork = {
   paymentExpiry: PaymentExpiryTimer;
   gatewaySettlement: GatewaySettlement;
   paymentChecks: PaymentChecks;
+  /** The signed daily digests of the log (src/audit/digests.ts). */
+  digests: DailyDigests;
   /** Asks the provider what became of transfers whose outcome is unknown (src/background/transfer-outcomes.ts). */
   transferOutcomes: OnTheClock;
   /**
@@ -42,6 +46,8 @@ export type BackgroundOptions = {
   webhooks: WebhookSettings;
   schedulerTickMs?: number;
   paymentChecks: PaymentCheckSettings;
+  /** signs each day's digest of the log once the day is over */
+  digestSigner: DigestSigner;
 };
 
 /** Creates the read models and starts everything in the background, in this thread. */
@@ -53,6 +59,8 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
   // before the sagas: they publish webhook events into the tables and queue this creates
   const webhookDelivery = await startWebhookDelivery({ pool, store, snapshots, clock, log, vault: core.vault, metrics: core.metrics }, options.webhooks);
   await sagaRunner.start();
+  const digests = new DailyDigests({ pool, store, log }, options.digestSigner);
+  await digests.start();
   const tickMs = options.schedulerTickMs ?? 1000;
   const accountSync = await startAccountSync({ ...core, readModels: projectionRunner }, { tickMs });
   const paymentExpiry = startPaymentExpiry({ store, snapshots, cache, clock, log, pool, readModels: projectionRunner }, { tickMs });
@@ -72,8 +80,9 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
     gatewaySettlement,
     paymentChecks,
     transferOutcomes,
+    digests,
     health: async () => {
-      const here = [...projectionRunner.health(), ...sagaRunner.health()].map(s => subscriberProblem(s.subscriber, s.health));
+      const here = [...projectionRunner.health(), ...sagaRunner.health(), ...digests.health()].map(s => subscriberProblem(s.subscriber, s.health));
       const recorded = await listSubscriberFailures(pool).catch(() => []);
       const problems = new Map(recorded.map(f => [f.subscriber, subscriberProblem(f.subscriber, { state: 'stuck', ...f })!]));
       for (const p of here) if (p) problems.set(p.subscriber, p);
@@ -89,6 +98,7 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
       await gatewaySettlement.stop();
       await paymentChecks.stop();
       await sagaRunner.stop();
+      await digests.stop();
       await projectionRunner.stop();
     },
   };

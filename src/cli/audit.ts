@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { auditStream } from '../audit/audit-stream.ts';
 import { accountBalanceAsOf, merchantBalanceAsOf } from '../audit/balance-as-of.ts';
 import { exportEvents } from '../audit/export.ts';
+import { verifyDigests } from '../audit/verify-digests.ts';
 import type { EventStore } from '../store/event-store.ts';
 
 type Out = { print: (text: string) => void; complain: (text: string) => void };
@@ -57,5 +58,15 @@ export async function auditStreamCommand(deps: { store: EventStore; pool: pg.Poo
   }
   const report = await auditStream(deps, streamId);
   out.print(JSON.stringify(report, null, 2));
+  return report.clean ? 0 : 1;
+}
+
+/** `verify-digests [--public-key <base64 SPKI>]`: every day of the log against its signed digest; exit code 1 when one was tampered with. */
+export async function verifyDigestsCommand(deps: { store: EventStore; pool: pg.Pool }, args: string[], ownPublicKey: string, out: Out = console_): Promise<number> {
+  const { values } = parseArgs({ args, options: { 'public-key': { type: 'string' } } });
+  const report = await verifyDigests(deps, values['public-key'] ?? ownPublicKey);
+  for (const day of report.days) out.print(JSON.stringify(day));
+  const tampered = report.days.filter(d => d.status === 'tampered').length;
+  out.complain(`verify-digests: ${report.days.length} days, ${tampered} tampered with`);
   return report.clean ? 0 : 1;
 }

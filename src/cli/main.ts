@@ -4,7 +4,8 @@ import { loadConfig } from '../config.ts';
 import { createPool, query } from '../db/pool.ts';
 import { auditView } from '../audit/event-view.ts';
 import { streamEvents } from '../audit/stream-pages.ts';
-import { auditStreamCommand, balanceAsOfCommand, exportCommand, toStdout } from './audit.ts';
+import { auditStreamCommand, balanceAsOfCommand, exportCommand, toStdout, verifyDigestsCommand } from './audit.ts';
+import { digestSigner } from '../audit/digest-signer.ts';
 import '../events/all.ts';
 import { createLogger } from '../logger.ts';
 import { projections } from '../projections/all.ts';
@@ -31,6 +32,9 @@ const usage = `Usage: npm run cli -- <command>
                           a gateway merchant's balances, or an account's balance, folded from its stream up to then
   export --from <ISO instant> --to <ISO instant>
                           every event recorded in [from, to) as JSON lines, in log order, streamed
+  verify-digests [--public-key <base64 SPKI DER>]
+                          recompute every WIB day's Merkle root from the log and check it against the signed daily
+                          digest (with this service's key, or the one given); exit code 1 when a day was tampered with
   subscribers             each projection and saga: its checkpoint, and the event it is stuck at, if any
                           (exit code 1 when one is stuck)
   verify-read-models      replay all history into fresh read models and compare them with the live ones
@@ -83,6 +87,8 @@ async function main(argv: string[]): Promise<number> {
         return await balanceAsOfCommand(store, rest);
       case 'export':
         return await exportCommand(store, rest);
+      case 'verify-digests':
+        return await verifyDigestsCommand({ store, pool }, rest, digestSigner(config.digestSigningKey).publicKey);
       case 'subscribers': {
         await query(pool, 'CreateCheckpointTable', checkpointSchema);
         const head = positionText(await store.headPosition());

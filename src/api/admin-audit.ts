@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { listDigests } from '../audit/digests.ts';
 import { auditView } from '../audit/event-view.ts';
 import { refuse } from '../errors.ts';
 import type { AppDeps } from './deps.ts';
@@ -12,14 +13,14 @@ const pageQuery = z.object({
 });
 
 /**
- * GET /api/admin/streams/:id (DESIGN section 13): a stream's events as `cli stream` shows them (who, when, why, caused by
+ * The auditors' routes of the admin console (DESIGN section 13). GET /api/admin/streams/:id: a stream's events as `cli stream` shows them (who, when, why, caused by
  * what; secrets and sealed values replaced), a page at a time from `fromRevision`; `nextRevision` is where the next
  * page starts, null at the end. A stream without events answers 404.
  */
-export function adminStreamRoutes(deps: AppDeps) {
+export function adminAuditRoutes(deps: AppDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
-    app.get('/:id', { schema: { params: streamParams, querystring: pageQuery } }, async request => {
+    app.get('/streams/:id', { schema: { params: streamParams, querystring: pageQuery } }, async request => {
       const { id } = request.params;
       const { fromRevision, limit } = request.query;
       const page = await deps.store.readStream(id, { fromRevision, maxCount: limit + 1 });
@@ -27,5 +28,11 @@ export function adminStreamRoutes(deps: AppDeps) {
       const events = page.slice(0, limit);
       return { status: 'success', data: { streamId: id, events: events.map(auditView), nextRevision: page.length > limit ? page[limit]!.revision : null } };
     });
+
+    // the daily digests with the key that signs them: an auditor keeps the public key and checks the log against it later
+    app.get('/digests', async () => ({
+      status: 'success',
+      data: { keyId: deps.digestKey.keyId, publicKey: deps.digestKey.publicKey, algorithm: 'Ed25519', signed: 'daily-digest:v1:<day>:<events>:<root>', days: await listDigests(deps.pool) },
+    }));
   };
 }

@@ -1,0 +1,34 @@
+import { wibDate } from '../commands/working-days.ts';
+import type { RecordedEvent } from '../store/event-store.ts';
+import { appendLeaf, canonicalJson, leafHash, rootOf, type Frontier } from './merkle.ts';
+
+/** A day of the log (WIB) as its digest sees it: how many events, and the frontier of their Merkle tree. */
+export type DigestDay = { day: string; events: number; frontier: Frontier };
+
+/**
+ * An event's leaf: what identifies it and everything it says, as stored (not upcast: a new version of this code must
+ * not change old digests), in canonical JSON. Its position in the log is not in it (a restored or migrated store
+ * numbers the log anew); its order is.
+ */
+export const eventLeaf = (e: RecordedEvent) =>
+  canonicalJson({ streamId: e.streamId, revision: e.revision, type: e.type, version: e.version, data: e.data, metadata: e.metadata });
+
+/**
+ * Which day an event belongs to: the WIB date it was recorded, but never a day before one the log has reached (a
+ * command that took its time commits after an event of the next day): so a day is a run of the log, ended by the first
+ * event of a later day, and is never reopened. The live digest and its verification both walk the log this way.
+ */
+export function addToDigest(current: DigestDay | null, e: RecordedEvent): { closed: DigestDay | null; current: DigestDay } {
+  const recordedOn = wibDate(new Date(e.metadata.occurredAt));
+  const day = current && current.day > recordedOn ? current.day : recordedOn;
+  const open = current && current.day === day ? current : { day, events: 0, frontier: [] };
+  return {
+    closed: current && current !== open ? current : null,
+    current: { day, events: open.events + 1, frontier: appendLeaf(open.frontier, leafHash(eventLeaf(e))) },
+  };
+}
+
+export const dayRoot = (d: DigestDay) => rootOf(d.frontier);
+
+/** What a digest's signature covers. */
+export const signedText = (d: { day: string; events: number; root: string }) => `daily-digest:v1:${d.day}:${d.events}:${d.root}`;

@@ -1,0 +1,100 @@
+import type pg from 'pg';
+import { inTransaction, query, type Queryable } from '../db/pool.ts';
+import type { Logger } from '../logger.ts';
+import { checkpointSchema, saveCheckpoint } from '../store/checkpoints.ts';
+import type { EventStore } from '../store/event-store.ts';
+import { Subscriber, positionText, type SubscriberHealth } from '../store/subscriber.ts';
+import { addToDigest, dayRoot, signedText, type DigestDay } from './digest-days.ts';
+import type { Frontier } from './merkle.ts';
+import type { DigestSigner } from './digest-signer.ts';
+
+export const digestSchema = `
+  create table if not exists daily_digests (
+    day date primary key,
+    events bigint not null,
+    frontier jsonb not null,
+    root text not null,
+    -- null while the day is open (no event of a later day yet)
+    signature text,
+    key_id text,
+    last_position text not null
+  );`;
+
+export type StoredDigest = { day: string; events: number; root: string; signature: string | null; keyId: string | null };
+
+type DigestRow = { day: string; events: string; frontier: Frontier; root: string; signature: string | null; key_id: string | null };
+
+const digestColumns = `to_char(day, 'YYYY-MM-DD') as day, events::text, frontier, root, signature, key_id`;
+
+/** Every stored digest, oldest day first. */
+export async function listDigests(db: Queryable): Promise<StoredDigest[]> {
+  const r = await query<DigestRow>(db, 'ListDailyDigests', `select ${digestColumns} from daily_digests order by day`);
+  return r.rows.map(d => ({ day: d.day, events: Number(d.events), root: d.root, signature: d.signature, keyId: d.key_id }));
+}
+
+const subscriberName = 'digest:daily';
+
+/**
+ * The daily digests (DESIGN section 13): a subscriber of the whole log (every event, of any type, as stored) that keeps
+ * each WIB day's Merkle tree (src/audit/digest-days.ts) and signs a day's root with the service's Ed25519 key when the
+ * first event of a later day closes it. The rows and the checkpoint are written in one transaction: exactly once.
+ */
+export class DailyDigests {
+  private readonly subscriber: Subscriber;
+
+  constructor(private readonly deps: { pool: pg.Pool; store: EventStore; log: Logger }, signer: DigestSigner) {
+    this.subscriber = new Subscriber({
+      name: subscriberName,
+      pool: deps.pool,
+      store: deps.store,
+      log: deps.log,
+      handleBatch: (events, last) =>
+        inTransaction(deps.pool, async tx => {
+          const latest = (await query<DigestRow>(tx, 'LatestDailyDigest', `select ${digestColumns} from daily_digests order by day desc limit 1`)).rows[0];
+          let current: DigestDay | null = latest ? { day: latest.day, events: Number(latest.events), frontier: latest.frontier } : null;
+          const changed: (DigestDay & { signed: boolean })[] = [];
+          for (const e of events) {
+            const next = addToDigest(current, e);
+            if (next.closed) changed.push({ ...next.closed, signed: true });
+            current = next.current;
+          }
+          if (current) changed.push({ ...current, signed: false });
+          const rows = changed.map(d => {
+            const root = dayRoot(d);
+            const signature = d.signed ? signer.sign(signedText({ day: d.day, events: d.events, root })) : null;
+            return { day: d.day, events: d.events, frontier: d.frontier, root, signature, keyId: d.signed ? signer.keyId : null };
+          });
+          await query(
+            tx,
+            'SaveDailyDigests',
+            `insert into daily_digests (day, events, frontier, root, signature, key_id, last_position)
+             select day, events, frontier, root, signature, "keyId", $2
+               from jsonb_to_recordset($1::jsonb) as d(day date, events bigint, frontier jsonb, root text, signature text, "keyId" text)
+             on conflict (day) do update set events = excluded.events, frontier = excluded.frontier, root = excluded.root,
+               signature = excluded.signature, key_id = excluded.key_id, last_position = excluded.last_position`,
+            [JSON.stringify(rows), positionText(last)],
+          );
+          await saveCheckpoint(tx, subscriberName, last);
+          return true;
+        }),
+    });
+  }
+
+  async start(): Promise<void> {
+    await query(this.deps.pool, 'CreateCheckpointTable', checkpointSchema);
+    await query(this.deps.pool, 'CreateDailyDigests', digestSchema);
+    await this.subscriber.start();
+  }
+
+  stop(): Promise<void> {
+    return this.subscriber.stop();
+  }
+
+  waitFor(position: Parameters<Subscriber['waitFor']>[0], timeoutMs?: number): Promise<boolean> {
+    return this.subscriber.waitFor(position, timeoutMs);
+  }
+
+  health(): { subscriber: string; health: SubscriberHealth }[] {
+    return [{ subscriber: subscriberName, health: this.subscriber.health }];
+  }
+}

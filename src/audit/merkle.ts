@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * A Merkle tree over a day's events, as RFC 6962 (Certificate Transparency) defines it: a leaf's hash is
+ * SHA-256(0x00 || leaf), a node's SHA-256(0x01 || left || right), and n leaves split at the largest power of two below
+ * n. It is built as events come, keeping only the roots of its perfect subtrees (the frontier: at most one per bit of
+ * the count), so a day of a million events costs twenty hashes of memory; its root is the same as the whole tree's.
+ */
+export type Frontier = { size: number; hash: string }[];
+
+const sha256 = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
+
+export const leafHash = (leaf: string): string => sha256(Buffer.from([0]), Buffer.from(leaf, 'utf8')).toString('hex');
+
+const nodeHash = (left: string, right: string): string => sha256(Buffer.from([1]), Buffer.from(left, 'hex'), Buffer.from(right, 'hex')).toString('hex');
+
+/** The frontier after one more leaf (given as its leaf hash): perfect subtrees of equal size merge, as a binary count carries. */
+export function appendLeaf(frontier: Frontier, hash: string): Frontier {
+  const next = [...frontier, { size: 1, hash }];
+  while (next.length >= 2 && next[next.length - 1]!.size === next[next.length - 2]!.size) {
+    const right = next.pop()!;
+    const left = next.pop()!;
+    next.push({ size: left.size * 2, hash: nodeHash(left.hash, right.hash) });
+  }
+  return next;
+}
+
+/** The tree's root: the perfect subtrees joined from the smallest (rightmost) up; the empty tree's is SHA-256 of nothing. */
+export function rootOf(frontier: Frontier): string {
+  if (frontier.length === 0) return sha256().toString('hex');
+  let root = frontier[frontier.length - 1]!.hash;
+  for (let i = frontier.length - 2; i >= 0; i--) root = nodeHash(frontier[i]!.hash, root);
+  return root;
+}
+
+/** JSON with every object's keys sorted: the same value gives the same text whatever order its keys were stored in. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

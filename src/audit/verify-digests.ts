@@ -1,0 +1,73 @@
+import type pg from 'pg';
+import { START, type EventStore } from '../store/event-store.ts';
+import { addToDigest, dayRoot, signedText, type DigestDay } from './digest-days.ts';
+import { verifyDigestSignature } from './digest-signer.ts';
+import { listDigests, type StoredDigest } from './digests.ts';
+
+export type DayVerdict = {
+  day: string;
+  /** ok: as signed; open: the day is not over (not signed yet); pending: not digested yet; else what was found */
+  status: 'ok' | 'open' | 'pending' | 'tampered';
+  events: number;
+  root: string;
+  problems: string[];
+};
+
+const pageSize = 1000;
+
+/**
+ * `cli verify-digests` (DESIGN section 13): walks the whole log again, day by day as the live digest does, and holds
+ * every day's recomputed count and root against the stored digest and its signature, checked with the given public key
+ * (not one stored beside the digest: whoever could rewrite the table could store their own). A day whose events were
+ * changed, inserted or removed behind the service's back, or whose digest was rewritten, is `tampered`, saying how.
+ */
+export async function verifyDigests(deps: { store: EventStore; pool: pg.Pool }, publicKey: string): Promise<{ days: DayVerdict[]; clean: boolean }> {
+  const stored = new Map((await listDigests(deps.pool)).map(d => [d.day, d]));
+  const lastStoredDay = [...stored.keys()].sort().at(-1) ?? '';
+  const verdicts: DayVerdict[] = [];
+  const judge = (recomputed: DigestDay, open: boolean) => {
+    const root = dayRoot(recomputed);
+    const digest = stored.get(recomputed.day);
+    stored.delete(recomputed.day);
+    verdicts.push({ day: recomputed.day, events: recomputed.events, root, ...verdictOf(recomputed, root, digest, { open, digestedLater: recomputed.day < lastStoredDay, publicKey }) });
+  };
+  let current: DigestDay | null = null;
+  for (let position = START; ; ) {
+    const page = await deps.store.readAll(position, pageSize);
+    for (const e of page) {
+      const next = addToDigest(current, e);
+      if (next.closed) judge(next.closed, false);
+      current = next.current;
+    }
+    if (page.length < pageSize) break;
+    position = page[page.length - 1]!.position;
+  }
+  if (current) judge(current, true);
+  // digests of days the log no longer has
+  for (const digest of stored.values())
+    verdicts.push({ day: digest.day, events: 0, root: '', status: 'tampered', problems: [`digested with ${digest.events} events, none in the log now: they were removed`] });
+  verdicts.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
+  return { days: verdicts, clean: verdicts.every(v => v.status !== 'tampered') };
+}
+
+function verdictOf(
+  recomputed: DigestDay,
+  root: string,
+  digest: StoredDigest | undefined,
+  context: { open: boolean; digestedLater: boolean; publicKey: string },
+): Pick<DayVerdict, 'status' | 'problems'> {
+  if (!digest) return context.digestedLater ? { status: 'tampered', problems: ['no digest for a day the log has: its events were inserted'] } : { status: 'pending', problems: [] };
+  if (context.open) {
+    // the live digest may be behind the log, never ahead of it
+    if (digest.events > recomputed.events) return { status: 'tampered', problems: [`${digest.events} events digested, ${recomputed.events} in the log: events were removed`] };
+    if (digest.events === recomputed.events && digest.root !== root) return { status: 'tampered', problems: ['the root differs from the digested one: events were changed'] };
+    return { status: 'open', problems: [] };
+  }
+  if (digest.signature === null) return context.digestedLater ? { status: 'tampered', problems: ['the digest of a closed day is not signed'] } : { status: 'pending', problems: [] };
+  const problems: string[] = [];
+  if (!verifyDigestSignature(context.publicKey, signedText(digest), digest.signature)) problems.push('the signature does not verify with the key given: the digest was rewritten');
+  if (digest.events !== recomputed.events)
+    problems.push(`${recomputed.events} events in the log, ${digest.events} when signed: events were ${recomputed.events > digest.events ? 'inserted' : 'removed'}`);
+  else if (digest.root !== root) problems.push('the root differs from the signed one: events were changed');
+  return problems.length === 0 ? { status: 'ok', problems } : { status: 'tampered', problems };
+}

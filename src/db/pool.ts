@@ -58,6 +58,10 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
   const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000 });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => undefined);
+  // Nor one checked out (the pool listens only to idle ones): a client that loses its connection between two queries
+  // of a transaction (the server killed meanwhile) emits 'error' with nobody listening, which would end the process;
+  // its next query fails instead, as a database that is unavailable.
+  pool.on('connect', client => client.on('error', () => undefined));
   return pool;
 }
 

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { inTransaction, query, type Queryable } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 import { checkpointSchema, saveCheckpoint } from '../store/checkpoints.ts';
-import type { EventStore } from '../store/event-store.ts';
+import type { EventStore, Position, RecordedEvent } from '../store/event-store.ts';
 import { Subscriber, positionText, type SubscriberHealth } from '../store/subscriber.ts';
 import { addToDigest, dayRoot, signedText, type DigestDay } from './digest-days.ts';
 import type { Frontier } from './merkle.ts';
@@ -34,6 +34,36 @@ export async function listDigests(db: Queryable): Promise<StoredDigest[]> {
 
 const subscriberName = 'digest:daily';
 
+/** Adds a batch of the log to the days' trees: the open day's row and any day it closed (signed), and the checkpoint. */
+async function digestBatch(tx: pg.PoolClient, signer: DigestSigner, events: RecordedEvent[], last: Position): Promise<true> {
+  const latest = (await query<DigestRow>(tx, 'LatestDailyDigest', `select ${digestColumns} from daily_digests order by day desc limit 1`)).rows[0];
+  let current: DigestDay | null = latest ? { day: latest.day, events: Number(latest.events), frontier: latest.frontier } : null;
+  const changed: (DigestDay & { signed: boolean })[] = [];
+  for (const e of events) {
+    const next = addToDigest(current, e);
+    if (next.closed) changed.push({ ...next.closed, signed: true });
+    current = next.current;
+  }
+  if (current) changed.push({ ...current, signed: false });
+  const rows = changed.map(d => {
+    const root = dayRoot(d);
+    const signature = d.signed ? signer.sign(signedText({ day: d.day, events: d.events, root })) : null;
+    return { day: d.day, events: d.events, frontier: d.frontier, root, signature, keyId: d.signed ? signer.keyId : null };
+  });
+  await query(
+    tx,
+    'SaveDailyDigests',
+    `insert into daily_digests (day, events, frontier, root, signature, key_id, last_position)
+     select day, events, frontier, root, signature, "keyId", $2
+       from jsonb_to_recordset($1::jsonb) as d(day date, events bigint, frontier jsonb, root text, signature text, "keyId" text)
+     on conflict (day) do update set events = excluded.events, frontier = excluded.frontier, root = excluded.root,
+       signature = excluded.signature, key_id = excluded.key_id, last_position = excluded.last_position`,
+    [JSON.stringify(rows), positionText(last)],
+  );
+  await saveCheckpoint(tx, subscriberName, last);
+  return true;
+}
+
 /**
  * The daily digests (DESIGN section 13): a subscriber of the whole log (every event, of any type, as stored) that keeps
  * each WIB day's Merkle tree (src/audit/digest-days.ts) and signs a day's root with the service's Ed25519 key when the
@@ -48,35 +78,7 @@ export class DailyDigests {
       pool: deps.pool,
       store: deps.store,
       log: deps.log,
-      handleBatch: (events, last) =>
-        inTransaction(deps.pool, async tx => {
-          const latest = (await query<DigestRow>(tx, 'LatestDailyDigest', `select ${digestColumns} from daily_digests order by day desc limit 1`)).rows[0];
-          let current: DigestDay | null = latest ? { day: latest.day, events: Number(latest.events), frontier: latest.frontier } : null;
-          const changed: (DigestDay & { signed: boolean })[] = [];
-          for (const e of events) {
-            const next = addToDigest(current, e);
-            if (next.closed) changed.push({ ...next.closed, signed: true });
-            current = next.current;
-          }
-          if (current) changed.push({ ...current, signed: false });
-          const rows = changed.map(d => {
-            const root = dayRoot(d);
-            const signature = d.signed ? signer.sign(signedText({ day: d.day, events: d.events, root })) : null;
-            return { day: d.day, events: d.events, frontier: d.frontier, root, signature, keyId: d.signed ? signer.keyId : null };
-          });
-          await query(
-            tx,
-            'SaveDailyDigests',
-            `insert into daily_digests (day, events, frontier, root, signature, key_id, last_position)
-             select day, events, frontier, root, signature, "keyId", $2
-               from jsonb_to_recordset($1::jsonb) as d(day date, events bigint, frontier jsonb, root text, signature text, "keyId" text)
-             on conflict (day) do update set events = excluded.events, frontier = excluded.frontier, root = excluded.root,
-               signature = excluded.signature, key_id = excluded.key_id, last_position = excluded.last_position`,
-            [JSON.stringify(rows), positionText(last)],
-          );
-          await saveCheckpoint(tx, subscriberName, last);
-          return true;
-        }),
+      handleBatch: (events, last) => inTransaction(deps.pool, tx => digestBatch(tx, signer, events, last)),
     });
   }
 
@@ -90,7 +92,7 @@ export class DailyDigests {
     return this.subscriber.stop();
   }
 
-  waitFor(position: Parameters<Subscriber['waitFor']>[0], timeoutMs?: number): Promise<boolean> {
+  waitFor(position: Position, timeoutMs?: number): Promise<boolean> {
     return this.subscriber.waitFor(position, timeoutMs);
   }
 

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { z } from 'zod';
 import { account } from '../commands/account.ts';
 import { gatewayLedger, merchantBalance } from '../commands/gateway-ledger.ts';
 import type { Decider } from '../commands/handle.ts';
@@ -63,8 +64,7 @@ const audited: AuditedKind[] = [
  */
 export async function auditStream(deps: { store: EventStore; pool: pg.Pool }, streamId: string) {
   // the prefix and a UUID: `gateway-holding-accounts` is no merchant's ledger
-  const id = /^[a-z]+-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(streamId)?.[1];
-  const streamKind = id === undefined ? undefined : audited.find(a => streamId === `${a.prefix}${id}`);
+  const streamKind = audited.find(a => streamId.startsWith(a.prefix) && z.uuid().safeParse(streamId.slice(a.prefix.length)).success);
   const findings: AuditFinding[] = [];
   let state = streamKind?.initialState();
   let events = 0;
@@ -81,7 +81,7 @@ export async function auditStream(deps: { store: EventStore; pool: pg.Pool }, st
   }
   if (events === 0) findings.push({ problem: 'the stream has no events' });
   else if (streamKind) {
-    for (const d of await streamKind.compare(deps.pool, id!, state))
+    for (const d of await streamKind.compare(deps.pool, streamId.slice(streamKind.prefix.length), state))
       findings.push({ problem: `read model differs from the fold at ${d.field}: stream ${JSON.stringify(d.stream)}, read model ${JSON.stringify(d.readModel)}` });
   }
   return { streamId, events, readModelCompared: streamKind !== undefined && events > 0, findings, clean: findings.length === 0 };

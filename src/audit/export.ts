@@ -1,7 +1,6 @@
-import { START, type EventStore } from '../store/event-store.ts';
+import type { EventStore } from '../store/event-store.ts';
 import { auditView } from './event-view.ts';
-
-const pageSize = 1000;
+import { logEvents } from './stream-pages.ts';
 
 /**
  * Every event recorded in [from, to) (its metadata's occurredAt), in log order, as JSON lines (auditView), handed to
@@ -11,15 +10,11 @@ const pageSize = 1000;
 export async function exportEvents(store: EventStore, range: { from: Date; to: Date }, write: (line: string) => Promise<void> | void): Promise<number> {
   const [from, to] = [range.from.getTime(), range.to.getTime()];
   let written = 0;
-  for (let position = START; ; ) {
-    const page = await store.readAll(position, pageSize);
-    for (const recorded of page) {
-      const at = Date.parse(recorded.metadata.occurredAt);
-      if (at < from || at >= to) continue;
-      await write(`${JSON.stringify(auditView(recorded))}\n`);
-      written++;
-    }
-    if (page.length < pageSize) return written;
-    position = page[page.length - 1]!.position;
+  for await (const recorded of logEvents(store)) {
+    const at = Date.parse(recorded.metadata.occurredAt);
+    if (at < from || at >= to) continue;
+    await write(`${JSON.stringify(auditView(recorded))}\n`);
+    written++;
   }
+  return written;
 }

@@ -1,4 +1,4 @@
-import type { EventStore, RecordedEvent } from '../store/event-store.ts';
+import { START, type EventStore, type RecordedEvent } from '../store/event-store.ts';
 
 const pageSize = 1000;
 
@@ -9,5 +9,15 @@ export async function* streamEvents(store: EventStore, streamId: string): AsyncG
     yield* page;
     if (page.length < pageSize) return;
     from = page[page.length - 1]!.revision + 1;
+  }
+}
+
+/** Every event of the log in its order, a page at a time: a million events are never held at once. */
+export async function* logEvents(store: EventStore): AsyncGenerator<RecordedEvent> {
+  for (let position = START; ; ) {
+    const page = await store.readAll(position, pageSize);
+    yield* page;
+    if (page.length < pageSize) return;
+    position = page[page.length - 1]!.position;
   }
 }

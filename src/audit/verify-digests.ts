@@ -1,8 +1,9 @@
 import type pg from 'pg';
-import { START, type EventStore } from '../store/event-store.ts';
+import type { EventStore } from '../store/event-store.ts';
 import { addToDigest, dayRoot, signedText, type DigestDay } from './digest-days.ts';
 import { verifyDigestSignature } from './digest-signer.ts';
 import { listDigests, type StoredDigest } from './digests.ts';
+import { logEvents } from './stream-pages.ts';
 
 export type DayVerdict = {
   day: string;
@@ -12,8 +13,6 @@ export type DayVerdict = {
   root: string;
   problems: string[];
 };
-
-const pageSize = 1000;
 
 /**
  * `cli verify-digests` (DESIGN section 13): walks the whole log again, day by day as the live digest does, and holds
@@ -32,15 +31,10 @@ export async function verifyDigests(deps: { store: EventStore; pool: pg.Pool }, 
     verdicts.push({ day: recomputed.day, events: recomputed.events, root, ...verdictOf(recomputed, root, digest, { open, digestedLater: recomputed.day < lastStoredDay, publicKey }) });
   };
   let current: DigestDay | null = null;
-  for (let position = START; ; ) {
-    const page = await deps.store.readAll(position, pageSize);
-    for (const e of page) {
-      const next = addToDigest(current, e);
-      if (next.closed) judge(next.closed, false);
-      current = next.current;
-    }
-    if (page.length < pageSize) break;
-    position = page[page.length - 1]!.position;
+  for await (const e of logEvents(deps.store)) {
+    const next = addToDigest(current, e);
+    if (next.closed) judge(next.closed, false);
+    current = next.current;
   }
   if (current) judge(current, true);
   // digests of days the log no longer has

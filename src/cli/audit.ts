@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import type pg from 'pg';
+import { z } from 'zod';
 import { auditStream } from '../audit/audit-stream.ts';
 import { accountBalanceAsOf, merchantBalanceAsOf } from '../audit/balance-as-of.ts';
 import { exportEvents } from '../audit/export.ts';
@@ -38,13 +39,12 @@ export async function exportCommand(store: EventStore, args: string[], write: (l
 export async function balanceAsOfCommand(store: EventStore, args: string[], out: Out = console_): Promise<number> {
   const { values } = parseArgs({ args, options: { merchant: { type: 'string' }, account: { type: 'string' }, at: { type: 'string' } } });
   const at = instant(values.at);
-  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
   const id = values.merchant ?? values.account;
-  if (!at || !id || !uuid.test(id) || (values.merchant && values.account)) {
+  if (!at || !z.uuid().safeParse(id).success || (values.merchant && values.account)) {
     out.complain('balance-as-of needs --merchant <user id> or --account <account id>, and --at <ISO instant>');
     return 2;
   }
-  const answer = values.merchant ? await merchantBalanceAsOf(store, id, at) : await accountBalanceAsOf(store, id, at);
+  const answer = values.merchant ? await merchantBalanceAsOf(store, id!, at) : await accountBalanceAsOf(store, id!, at);
   out.print(JSON.stringify(answer));
   return 0;
 }

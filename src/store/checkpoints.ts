@@ -25,14 +25,15 @@ export async function readCheckpoint(db: Queryable, name: string): Promise<Posit
   return row ? { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) } : START;
 }
 
+/** The upsert of a checkpoint, its name and position the parameters from $`first`. */
+const upsertCheckpoint = (first: number) =>
+  `insert into subscriber_checkpoints (name, commit_position, prepare_position) values ($${first}, $${first + 1}, $${first + 2})
+   on conflict (name) do update set commit_position = excluded.commit_position, prepare_position = excluded.prepare_position`;
+
+const positionParams = (name: string, position: Position) => [name, position.commit.toString(), position.prepare.toString()];
+
 export async function saveCheckpoint(db: Queryable, name: string, position: Position): Promise<void> {
-  await query(
-    db,
-    'SaveCheckpoint',
-    `insert into subscriber_checkpoints (name, commit_position, prepare_position) values ($1, $2, $3)
-     on conflict (name) do update set commit_position = excluded.commit_position, prepare_position = excluded.prepare_position`,
-    [name, position.commit.toString(), position.prepare.toString()],
-  );
+  await query(db, 'SaveCheckpoint', upsertCheckpoint(1), positionParams(name, position));
 }
 
 /**
@@ -43,10 +44,9 @@ export async function saveCheckpointForward(db: Queryable, name: string, positio
   await query(
     db,
     'SaveCheckpointForward',
-    `insert into subscriber_checkpoints (name, commit_position, prepare_position) values ($1, $2, $3)
-     on conflict (name) do update set commit_position = excluded.commit_position, prepare_position = excluded.prepare_position
-      where (subscriber_checkpoints.commit_position, subscriber_checkpoints.prepare_position) < (excluded.commit_position, excluded.prepare_position)`,
-    [name, position.commit.toString(), position.prepare.toString()],
+    `${upsertCheckpoint(1)}
+     where (subscriber_checkpoints.commit_position, subscriber_checkpoints.prepare_position) < (excluded.commit_position, excluded.prepare_position)`,
+    positionParams(name, position),
   );
 }
 
@@ -57,17 +57,14 @@ export async function saveCheckpointForward(db: Queryable, name: string, positio
  * clauses of its own (PostgreSQL allows data-modifying ones only at the top level) joins it.
  */
 export async function saveCheckpointWith(db: Queryable, statement: Statement, name: string, position: Position): Promise<void> {
-  const n = statement.params.length;
-  const checkpoint = `checkpoint as (
-     insert into subscriber_checkpoints (name, commit_position, prepare_position) values ($${n + 1}, $${n + 2}, $${n + 3})
-     on conflict (name) do update set commit_position = excluded.commit_position, prepare_position = excluded.prepare_position)`;
+  const checkpoint = `checkpoint as (${upsertCheckpoint(statement.params.length + 1)})`;
   const sql = statement.sql.trimStart();
   const ownWith = /^with\s/i.exec(sql);
   await preparedQuery(
     db,
     `${statement.name}+SaveCheckpoint`,
     ownWith ? `with ${checkpoint}, ${sql.slice(ownWith[0].length)}` : `with ${checkpoint}\n${sql}`,
-    [...statement.params, name, position.commit.toString(), position.prepare.toString()],
+    [...statement.params, ...positionParams(name, position)],
   );
 }
 

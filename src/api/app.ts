@@ -9,6 +9,7 @@ import { paymentRoutes } from './payments.ts';
 import { mutationRoutes } from './mutations.ts';
 import { providerRoutes } from './providers.ts';
 import { authRoutes } from './auth.ts';
+import { signInLimits } from './sign-in.ts';
 import { errorCodes } from '../errors.ts';
 import type { AppDeps } from './deps.ts';
 import { registerErrorHandling } from './errors.ts';
@@ -63,7 +64,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const keys = apiKeyCache(deps.clock);
   await app.register(healthRoutes(deps));
-  await app.register(authRoutes(deps), { prefix: '/api/auth' });
+  const signingIn = signInLimits(app, deps);
+  await app.register(authRoutes(deps, signingIn), { prefix: '/api/auth' });
   // each surface is one plugin whose hook guards all its routes: a route added inside is guarded, wherever it is
   await app.register(
     keySurface(deps, keys, async v1 => {

@@ -1,22 +1,13 @@
+import { csvText, type CsvCell } from '../csv.ts';
 import { accountKinds, type GatewayReconciliation } from './gateway-reconciliation.ts';
-
-type Cell = string | number | boolean | null;
-
-/** One cell: quoted when it holds a separator, and text a spreadsheet would run as a formula kept as text. */
-function cell(value: Cell): string {
-  if (value === null) return '';
-  if (typeof value !== 'string') return String(value);
-  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
 
 /**
  * The report as one flat CSV: every line starts with its section; each section opens with a header line whose first
  * cell is `section` and whose other cells name the columns of the lines that follow it.
  */
 export function reconciliationCsv(report: GatewayReconciliation): string {
-  const lines: Cell[][] = [];
-  const section = (name: string, columns: string[], rows: Cell[][]) => {
+  const lines: CsvCell[][] = [];
+  const section = (name: string, columns: string[], rows: CsvCell[][]) => {
     lines.push(['section', ...columns]);
     for (const row of rows) lines.push([name, ...row]);
   };
@@ -45,5 +36,5 @@ export function reconciliationCsv(report: GatewayReconciliation): string {
     ...fees.days.map(d => [d.day, d.earned, d.paymentsFees, d.difference]),
     ['total', fees.total.earned, fees.total.paymentsFees, fees.total.difference],
   ]);
-  return `${lines.map(line => line.map(cell).join(',')).join('\r\n')}\r\n`;
+  return csvText(lines);
 }

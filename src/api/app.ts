@@ -28,6 +28,10 @@ import { gatewayReconciliationRoutes } from './gateway-reconciliation.ts';
 import { adminAuditRoutes } from './admin-audit.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
+import { dashboardPages } from './pages/dashboard-pages.ts';
+import { mutationPages } from './pages/mutation-pages.ts';
+import { pageSurface } from './pages/page-surface.ts';
+import { signInPages } from './pages/sign-in-pages.ts';
 
 /** Builds the HTTP app without listening, so tests use `inject` against real dependencies. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -100,6 +104,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/api/admin' },
   );
   await app.register(paymentPageRoutes(deps));
+  // the dashboard's pages (DESIGN section 12): sign-in forms at the root, the rest behind the session under /dashboard
+  await app.register(signInPages(deps, signingIn));
+  await app.register(
+    pageSurface(deps, { admin: false }, async pages => {
+      await pages.register(dashboardPages(deps, keys));
+      await pages.register(mutationPages(deps));
+    }),
+    { prefix: '/dashboard' },
+  );
   if (deps.testClock) await app.register(testClockRoutes(deps, deps.testClock), { prefix: '/api/test-clock' });
   return app;
 }

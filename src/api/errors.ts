@@ -3,21 +3,28 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable } from '../db/pool.ts';
 import type { DatabaseWatch } from '../db/watch.ts';
 import { DomainError, refuse, type ErrorCode } from '../errors.ts';
+import { sendErrorPage } from './pages/error-page.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Session surface: the message for a body that is not what the route needs (the interface's own text). */
     invalidBodyMessage?: string;
-    /** Which surface's error shape the route answers in; set on its routes by the session surface's plugin (src/api/auth.ts). */
-    surface?: 'session';
+    /**
+     * Which surface's error shape the route answers in; set on its routes by the session surface's plugin
+     * (src/api/auth.ts) and by the pages' (src/api/pages/page-surface.ts), whose refusals are pages.
+     */
+    surface?: 'session' | 'page';
   }
 }
 
 /** The route says, not the URL's text: a path the router decodes to a session route is the session surface too. */
 const isSessionSurface = (request: FastifyRequest) => request.routeOptions.config?.surface === 'session';
 
+const isPageSurface = (request: FastifyRequest) => request.routeOptions.config?.surface === 'page';
+
 /** The body of a refusal in the route's surface's shape, with its code's status. */
 function send(request: FastifyRequest, reply: FastifyReply, error: DomainError, session = isSessionSurface(request)) {
+  if (isPageSurface(request)) return sendErrorPage(request, reply, error);
   if (session) return reply.code(error.status).send({ ok: false, message: error.message });
   return reply.code(error.status).send({ status: 'error', code: error.code, message: error.message, errors: error.errors });
 }

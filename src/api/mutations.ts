@@ -9,7 +9,8 @@ const day = z.iso.date().transform(d => new Date(`${d}T00:00:00.000Z`));
 const instant = z.iso.datetime({ offset: true }).transform(d => new Date(d));
 const amount = z.coerce.number().int().min(0);
 
-const listQuery = z
+/** The filters of the key owner's mutations (the dashboard's page reads the same ones). */
+export const mutationsQuery = z
   .object({
     accountId: z.uuid().optional(),
     accountType: z.enum(['bank', 'wallet', 'ewallet']).transform(t => (t === 'bank' ? 'bank' : 'ewallet')).optional(),
@@ -32,7 +33,7 @@ const listQuery = z
 export function mutationRoutes(deps: AppDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
-    app.get('/', { schema: { querystring: listQuery } }, async request => {
+    app.get('/', { schema: { querystring: mutationsQuery } }, async request => {
       const q = request.query;
       const { rows, total } = await listMutations(deps.pool, { ownerId: request.owner!.userId, ...q });
       return { status: 'success', data: rows.map(presentMutation), pagination: pagination(total, q.page, q.limit) };

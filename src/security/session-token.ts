@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 
 export type SessionClaims = { userId: string; sessionId: string };
@@ -13,6 +14,13 @@ export function sessionTokens(secret: string) {
         .setIssuedAt(Math.floor(claims.issuedAt.getTime() / 1000))
         .setExpirationTime(Math.floor(claims.expiresAt.getTime() / 1000))
         .sign(key);
+    },
+    /**
+     * The session's form token (the dashboard's pages put it in every form that changes something): the same on every
+     * page of one session, useless to any other, under the same secret as the cookie.
+     */
+    formToken(sessionId: string): string {
+      return createHmac('sha256', key).update(`form-token:v1:${sessionId}`).digest('base64url');
     },
     async verify(token: string, now: Date): Promise<SessionClaims | null> {
       try {

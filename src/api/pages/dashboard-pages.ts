@@ -1,0 +1,141 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { createApiKey, revokeApiKey } from '../../commands/api-key.ts';
+import { addWebhookEndpoint, removeWebhookEndpoint } from '../../commands/webhook-endpoints.ts';
+import { DomainError, refuse } from '../../errors.ts';
+import { listAccounts } from '../../projections/accounts.ts';
+import { listApiKeys } from '../../projections/api-keys.ts';
+import { findWebhookEndpoint, listWebhookEndpoints } from '../../projections/webhook-endpoints.ts';
+import { text } from '../../text.ts';
+import { listDeliveries, redeliver } from '../../webhooks/delivery-log.ts';
+import type { Notice } from '../../web/page.ts';
+import { apiKeysHtml, type NewKey } from '../../web/pages/api-keys.ts';
+import { overviewHtml } from '../../web/pages/overview.ts';
+import { deliveryLogHtml, webhooksHtml, type NewEndpoint } from '../../web/pages/webhooks.ts';
+import type { AppDeps } from '../deps.ts';
+import type { ApiKeyCache } from '../key-cache.ts';
+import { seeOther, sendPage } from './page-reply.ts';
+import { frameOf } from './page-surface.ts';
+
+const id = z.uuid();
+const keyName = text.trim().min(1, 'Nama API key wajib diisi').max(100, 'Nama API key maksimal 100 karakter');
+const webhookUrl = text.trim().min(1, 'URL wajib diisi').max(2048, 'URL maksimal 2048 karakter');
+const deliveryFilter = z.object({
+  status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']).optional().catch(undefined),
+  page: z.coerce.number().int().min(1).catch(1),
+});
+
+/** What the pages say after a form that changed something (`?done=`). */
+const doneNotices: Record<string, string> = {
+  'key-revoked': 'API key dicabut. Panggilan dengan kunci itu kini ditolak.',
+  'endpoint-removed': 'Endpoint dihapus. Tidak ada lagi pengiriman ke sana.',
+  redelivered: 'Pengiriman dijadwalkan ulang sekarang.',
+};
+const doneNotice = (request: FastifyRequest): Notice | null => {
+  const done = (request.query as { done?: unknown }).done;
+  return typeof done === 'string' && doneNotices[done] ? { kind: 'ok', text: doneNotices[done] } : null;
+};
+
+/** An id in a page's path that is not a UUID names nothing of the viewer's. */
+function pathId(value: string, notFound: () => DomainError): string {
+  if (!id.safeParse(value).success) throw notFound();
+  return value;
+}
+
+/** A form's refusal as the page shows it: its message (the first field's, for a zod refusal). */
+function refusalOf(err: unknown): DomainError | null {
+  if (err instanceof z.ZodError) return refuse('VALIDATION_ERROR', { message: err.issues[0]?.message ?? 'Isian tidak valid' });
+  return err instanceof DomainError && err.status < 500 ? err : null;
+}
+
+const field = (request: FastifyRequest, name: string): unknown => (request.body as Record<string, unknown> | undefined)?.[name];
+
+/** The dashboard's overview, API keys and webhooks (with their delivery logs), under /dashboard. */
+export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
+  return async function (app: FastifyInstance) {
+    app.get('/', async (request, reply) => {
+      const user = request.viewer!.user;
+      const [apiKeys, webhooks, accounts] = await Promise.all([
+        listApiKeys(deps.pool, user.id),
+        listWebhookEndpoints(deps.pool, user.id),
+        listAccounts(deps.pool, { ownerId: user.id, page: 1, limit: 1 }),
+      ]);
+      const counts = { apiKeys: apiKeys.filter(k => !k.revoked_at).length, webhooks: webhooks.length, accounts: accounts.total };
+      return sendPage(reply, frameOf(request, 'Ringkasan', 'overview'), overviewHtml(user, counts));
+    });
+
+    // API keys: the secret of a new key is shown once, on the answer to the form that made it
+    const keysPage = async (request: FastifyRequest, reply: FastifyReply, opts: { created?: NewKey; error?: DomainError; name?: string } = {}) => {
+      const list = await listApiKeys(deps.pool, request.viewer!.user.id);
+      const notice = opts.error ? { kind: 'error' as const, text: opts.error.message } : opts.created ? null : doneNotice(request);
+      return sendPage(reply, { ...frameOf(request, 'API key', 'api-keys'), notice }, apiKeysHtml(list, request.viewer!.csrf, opts.created ?? null, opts.name), {
+        status: opts.error?.status ?? (opts.created ? 201 : 200),
+      });
+    };
+    app.get('/api-keys', (request, reply) => keysPage(request, reply));
+    app.post('/api-keys', async (request, reply) => {
+      try {
+        const name = keyName.parse(field(request, 'name') ?? '');
+        const created = await createApiKey(deps, request.viewer!.user.id, name);
+        return keysPage(request, reply, { created: { name: created.name, key: created.key } });
+      } catch (err) {
+        const refusal = refusalOf(err);
+        if (!refusal) throw err;
+        return keysPage(request, reply, { error: refusal, name: typeof field(request, 'name') === 'string' ? (field(request, 'name') as string) : '' });
+      }
+    });
+    app.post<{ Params: { id: string } }>('/api-keys/:id/revoke', async (request, reply) => {
+      const keyId = pathId(request.params.id, () => refuse('NOT_FOUND', { message: 'API key tidak ditemukan' }));
+      await revokeApiKey(deps, request.viewer!.user.id, keyId);
+      keys.forget(keyId);
+      return seeOther(reply, '/dashboard/api-keys', 'key-revoked');
+    });
+
+    // webhook endpoints: the signing secret of a new one is shown once
+    const webhooksPage = async (request: FastifyRequest, reply: FastifyReply, opts: { added?: NewEndpoint; error?: DomainError; url?: string } = {}) => {
+      const list = await listWebhookEndpoints(deps.pool, request.viewer!.user.id);
+      const notice = opts.error ? { kind: 'error' as const, text: opts.error.message } : opts.added ? null : doneNotice(request);
+      return sendPage(reply, { ...frameOf(request, 'Webhook', 'webhooks'), notice }, webhooksHtml(list, request.viewer!.csrf, opts.added ?? null, opts.url), {
+        status: opts.error?.status ?? (opts.added ? 201 : 200),
+      });
+    };
+    app.get('/webhooks', (request, reply) => webhooksPage(request, reply));
+    app.post('/webhooks', async (request, reply) => {
+      const user = request.viewer!.user;
+      try {
+        const url = webhookUrl.parse(field(request, 'url') ?? '');
+        const added = await addWebhookEndpoint(deps, deps.config.webhooks, user.id, url, `user:${user.id}`);
+        return webhooksPage(request, reply, { added: { url: added.url, secret: added.secret } });
+      } catch (err) {
+        const refusal = refusalOf(err);
+        if (!refusal) throw err;
+        return webhooksPage(request, reply, { error: refusal, url: typeof field(request, 'url') === 'string' ? (field(request, 'url') as string) : '' });
+      }
+    });
+
+    const endpointNotFound = () => refuse('WEBHOOK_ENDPOINT_NOT_FOUND', { message: 'Endpoint webhook tidak ditemukan' });
+    app.post<{ Params: { id: string } }>('/webhooks/:id/remove', async (request, reply) => {
+      const user = request.viewer!.user;
+      await removeWebhookEndpoint(deps, user.id, pathId(request.params.id, endpointNotFound), `user:${user.id}`);
+      return seeOther(reply, '/dashboard/webhooks', 'endpoint-removed');
+    });
+
+    app.get<{ Params: { id: string } }>('/webhooks/:id', async (request, reply) => {
+      const user = request.viewer!.user;
+      const endpoint = await findWebhookEndpoint(deps.pool, user.id, pathId(request.params.id, endpointNotFound));
+      if (!endpoint) throw endpointNotFound();
+      const filter = deliveryFilter.parse(request.query ?? {});
+      const limit = 20;
+      const { rows, total } = await listDeliveries(deps.pool, { ownerId: user.id, endpointId: endpoint.id, ...filter, limit });
+      const view = { endpoint, deliveries: rows, status: filter.status ?? '', page: filter.page, totalPages: Math.ceil(total / limit), csrf: request.viewer!.csrf };
+      return sendPage(reply, { ...frameOf(request, 'Log pengiriman webhook', 'webhooks'), notice: doneNotice(request) }, deliveryLogHtml(view));
+    });
+
+    app.post<{ Params: { id: string; deliveryId: string } }>('/webhooks/:id/deliveries/:deliveryId/redeliver', async (request, reply) => {
+      const endpointId = pathId(request.params.id, endpointNotFound);
+      const deliveryId = pathId(request.params.deliveryId, () => refuse('WEBHOOK_DELIVERY_NOT_FOUND', { message: 'Pengiriman tidak ditemukan' }));
+      await redeliver(deps.pool, { clock: deps.clock, delays: deps.config.webhooks.retryDelaysMs }, { ownerId: request.viewer!.user.id, endpointId, deliveryId });
+      return seeOther(reply, `/dashboard/webhooks/${endpointId}`, 'redelivered');
+    });
+  };
+}

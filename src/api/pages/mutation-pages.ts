@@ -1,0 +1,94 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { csvText, type CsvCell } from '../../csv.ts';
+import { inSnapshot } from '../../db/pool.ts';
+import { refuse } from '../../errors.ts';
+import { listAccounts } from '../../projections/accounts.ts';
+import { listMutations, type MutationFilter, type MutationRow } from '../../projections/mutations.ts';
+import { mutationsHtml, type MutationFilterForm } from '../../web/pages/mutations.ts';
+import type { AppDeps } from '../deps.ts';
+import { mutationsQuery } from '../mutations.ts';
+import { sendPage } from './page-reply.ts';
+import { frameOf } from './page-surface.ts';
+
+const pageSize = 50;
+/** The most lines one CSV export holds; a wider filter is asked to narrow down. */
+export const csvMaxRows = 100_000;
+const filterNames = ['accountId', 'type', 'from', 'to', 'minAmount', 'maxAmount'] as const;
+const isDay = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value);
+
+/** The filters as the form sent them: blank fields dropped, anything else kept as typed. */
+function filterForm(request: FastifyRequest): MutationFilterForm {
+  const q = (request.query ?? {}) as Record<string, unknown>;
+  const form: MutationFilterForm = {};
+  for (const name of filterNames) if (typeof q[name] === 'string' && q[name] !== '') form[name] = q[name] as string;
+  return form;
+}
+
+/**
+ * The filters of the key surface's GET /api/v1/mutations, read as people here mean a date: a day is the WIB day
+ * (from its 00:00 WIB to the next day's). Answers a 400 naming the first field at fault.
+ */
+function parseFilters(ownerId: string, form: MutationFilterForm, page: unknown): Omit<MutationFilter, 'limit'> {
+  const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00+07:00`) + 86_400_000).toISOString();
+  const parsed = mutationsQuery.safeParse({
+    ...form,
+    ...(form.from && isDay(form.from) ? { from: `${form.from}T00:00:00+07:00` } : {}),
+    ...(form.to && isDay(form.to) ? { to: nextDay(form.to) } : {}),
+    page: typeof page === 'string' && page !== '' ? page : '1',
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw refuse('VALIDATION_ERROR', { message: `Filter tidak valid (${issue?.path.join('.') ?? 'filter'}): ${issue?.message ?? 'periksa isian'}` });
+  }
+  const { limit: _limit, ...filters } = parsed.data;
+  return { ownerId, ...filters };
+}
+
+const csvHeader = ['id', 'createdAt', 'accountId', 'accountType', 'type', 'amount', 'description', 'senderName', 'reference', 'status', 'paymentId', 'orderId'];
+
+function csvLine(m: MutationRow): CsvCell[] {
+  const paid = m.payment as { id?: string; orderId?: string } | null;
+  const accountType = m.account_type === 'ewallet' ? 'wallet' : 'bank';
+  return [m.id, m.created_at.toISOString(), m.account_id, accountType, m.type, m.amount, m.description, m.sender_name, m.reference, m.status, paid?.id ?? null, paid?.orderId ?? null];
+}
+
+/** The mutations page (filters, a page of 50, newest first) and its CSV export of every matching mutation. */
+export function mutationPages(deps: AppDeps) {
+  return async function (app: FastifyInstance) {
+    app.get('/mutations', async (request, reply) => {
+      const ownerId = request.viewer!.user.id;
+      const form = filterForm(request);
+      const accounts = (await listAccounts(deps.pool, { ownerId, page: 1, limit: 100 })).rows;
+      const frame = frameOf(request, 'Mutasi', 'mutations');
+      let filters;
+      try {
+        filters = parseFilters(ownerId, form, (request.query as { page?: unknown }).page);
+      } catch (err) {
+        const view = { accounts, filters: form, rows: [], total: 0, page: 1, totalPages: 0 };
+        return sendPage(reply, { ...frame, notice: { kind: 'error', text: (err as Error).message } }, mutationsHtml(view), { status: 400 });
+      }
+      const { rows, total } = await listMutations(deps.pool, { ...filters, limit: pageSize });
+      return sendPage(reply, frame, mutationsHtml({ accounts, filters: form, rows, total, page: filters.page, totalPages: Math.ceil(total / pageSize) }));
+    });
+
+    // every page read in one snapshot: a mutation synchronised meanwhile is neither doubled nor skipped
+    app.get('/mutations.csv', async (request, reply) => {
+      const filters = parseFilters(request.viewer!.user.id, filterForm(request), '1');
+      const lines = await inSnapshot(deps.pool, async db => {
+        const out: CsvCell[][] = [csvHeader];
+        for (let page = 1; ; page++) {
+          const { rows, total } = await listMutations(db, { ...filters, page, limit: 1000 });
+          if (total > csvMaxRows) throw refuse('VALIDATION_ERROR', { message: `Terlalu banyak mutasi (${total}) untuk satu berkas; persempit filter sampai paling banyak ${csvMaxRows}.` });
+          out.push(...rows.map(csvLine));
+          if (rows.length < 1000) return out;
+        }
+      });
+      const stamp = deps.clock.now().toISOString().slice(0, 10);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('content-disposition', `attachment; filename="mutasi-${stamp}.csv"`)
+        .send(csvText(lines));
+    });
+  };
+}

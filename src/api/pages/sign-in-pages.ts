@@ -1,0 +1,82 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { endSession } from '../../commands/login.ts';
+import { DomainError } from '../../errors.ts';
+import { loginFormHtml, registerFormHtml, type SignInForm } from '../../web/pages/sign-in.ts';
+import type { AppDeps } from '../deps.ts';
+import { authenticateSession, clearSessionCookie } from '../session-auth.ts';
+import { checkLogin, parseRegistration, register, signIn, type SignInLimits } from '../sign-in.ts';
+import { FORM_COOKIE, postedToken, preSessionToken, sameToken } from './form-token.ts';
+import { localPath, sendPage } from './page-reply.ts';
+import { pageRoutesSetup, staleForm } from './page-surface.ts';
+
+type Posted = { name?: unknown; email?: unknown; password?: unknown; next?: unknown };
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+
+/**
+ * /login, /register and /logout as pages with forms: the same rules, messages and attempt limits as /api/auth, the
+ * same session cookie. A refusal shows the form again with its message and status; what was typed stays, the
+ * password excepted.
+ */
+export function signInPages(deps: AppDeps, limits: SignInLimits) {
+  const secure = deps.config.publicBaseUrl.startsWith('https://');
+
+  return async function (app: FastifyInstance) {
+    await pageRoutesSetup(app);
+
+    const signedIn = (request: FastifyRequest) => authenticateSession(deps, request).then(() => true, () => false);
+
+    const show = (reply: FastifyReply, request: FastifyRequest, which: 'login' | 'register', form: SignInForm, error?: DomainError) => {
+      const token = preSessionToken(request, reply, secure);
+      const html = which === 'login' ? loginFormHtml(token, form) : registerFormHtml(token, form);
+      return sendPage(reply, { title: which === 'login' ? 'Masuk' : 'Daftar', notice: error ? { kind: 'error', text: error.message } : null }, html, {
+        status: error?.status ?? 200,
+        narrow: true,
+      });
+    };
+
+    /** Runs a form's sign-in; a refusal shows the form again (a 429 says when to retry, as on /api/auth). */
+    async function attempt(request: FastifyRequest, reply: FastifyReply, which: 'login' | 'register', run: () => Promise<string>) {
+      const body = (request.body ?? {}) as Posted;
+      const form = { name: str(body.name), email: str(body.email), next: str(body.next) };
+      try {
+        if (!sameToken(request.cookies[FORM_COOKIE] ?? '', postedToken(request)) || !request.cookies[FORM_COOKIE]) throw staleForm();
+        const userId = await run();
+        await signIn(deps, userId, request, reply);
+        return reply.redirect(localPath(form.next), 303);
+      } catch (err) {
+        if (err instanceof DomainError && err.status < 500) return show(reply, request, which, form, err);
+        throw err;
+      }
+    }
+
+    app.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
+      const next = localPath(request.query.next, '');
+      if (await signedIn(request)) return reply.redirect(next || '/dashboard', 303);
+      return show(reply, request, 'login', { next: next || undefined });
+    });
+
+    app.post('/login', { preHandler: limits.login }, (request, reply) =>
+      attempt(request, reply, 'login', async () => (await checkLogin(deps, request.body)).id),
+    );
+
+    app.get('/register', async (request, reply) => {
+      if (await signedIn(request)) return reply.redirect('/dashboard', 303);
+      return show(reply, request, 'register', {});
+    });
+
+    app.post('/register', { preHandler: limits.register }, (request, reply) =>
+      attempt(request, reply, 'register', async () => (await register(deps, parseRegistration(request.body))).id),
+    );
+
+    // the header's "Keluar": a form with the session's token (a link could be followed by another site)
+    app.post('/logout', async (request, reply) => {
+      const principal = await authenticateSession(deps, request).catch(() => null);
+      if (principal) {
+        if (!sameToken(deps.tokens.formToken(principal.sessionId), postedToken(request))) throw staleForm();
+        await endSession(deps, principal.sessionId, `user:${principal.userId}`, 'logout');
+      }
+      clearSessionCookie(deps, reply);
+      return reply.redirect('/login', 303);
+    });
+  };
+}

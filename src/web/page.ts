@@ -1,0 +1,138 @@
+import { escapeHtml as e } from './html.ts';
+
+/**
+ * The frame of every dashboard and admin page: server-rendered HTML, Indonesian first, one nonce'd inline style and
+ * no script (every action is a form), usable on a phone-sized screen and by keyboard alone.
+ */
+
+export type PageUser = { name: string; email: string; role: string };
+export type Notice = { kind: 'ok' | 'error'; text: string };
+
+export type PageFrame = {
+  title: string;
+  nonce: string;
+  /** the signed-in user: the navigation and the logout form; absent on the sign-in pages */
+  user?: PageUser | null;
+  /** the session's form token, put into every form of the frame (logout) */
+  csrf?: string;
+  /** which navigation entry is the current page */
+  current?: string;
+  notice?: Notice | null;
+};
+
+const css = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2933;background:#eef2f6}
+a{color:#0b57d0}
+:focus-visible{outline:3px solid #f9ab00;outline-offset:2px}
+.skip{position:absolute;left:-999px;top:0;background:#fff;padding:8px}.skip:focus{left:8px}
+header{background:#12263f;color:#fff}
+header .bar{display:flex;flex-wrap:wrap;align-items:center;gap:8px 16px;max-width:1100px;margin:0 auto;padding:10px 16px}
+header .brand{color:#fff;font-weight:700;text-decoration:none;margin-right:auto}
+header nav ul{display:flex;flex-wrap:wrap;gap:4px;margin:0;padding:0;list-style:none}
+header nav a{display:block;padding:6px 10px;border-radius:8px;color:#dbe6f4;text-decoration:none}
+header nav a[aria-current="page"]{background:#2b4a70;color:#fff;font-weight:600}
+header form{margin:0}
+header button{background:transparent;border:1px solid #7d93ad;color:#fff}
+main{max-width:1100px;margin:0 auto;padding:16px}
+main.narrow{max-width:440px}
+h1{font-size:24px;margin:8px 0 16px}h2{font-size:19px;margin:0 0 12px}
+.card{background:#fff;border-radius:12px;box-shadow:0 1px 4px rgba(0,0,0,.08);padding:16px;margin:0 0 16px}
+.notice{padding:12px 14px;border-radius:10px;margin:0 0 16px}
+.notice.ok{background:#e6f4ea;color:#0d652d}.notice.error{background:#fce8e6;color:#a50e0e}
+label{display:block;font-weight:600;font-size:14px;margin:0 0 4px}
+input,select{width:100%;min-height:44px;padding:8px 10px;border:1px solid #9aa5b1;border-radius:8px;font:inherit;background:#fff}
+.field{margin:0 0 12px}
+.filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:0 12px;align-items:end}
+button,.button{display:inline-block;min-height:44px;padding:10px 14px;border:0;border-radius:8px;background:#0b57d0;color:#fff;font:inherit;font-weight:600;text-decoration:none;cursor:pointer}
+button.danger{background:#b3261e}button.quiet,.button.quiet{background:#e4e7eb;color:#1f2933}
+.actions{display:flex;flex-wrap:wrap;gap:8px;align-items:center}
+.table{overflow-x:auto}
+table{width:100%;border-collapse:collapse;font-size:14px}
+th,td{text-align:left;padding:8px;border-bottom:1px solid #e4e7eb;vertical-align:top}
+th{color:#52606d;font-weight:600;white-space:nowrap}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td form{margin:0}
+code,.secret{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
+.secret{display:block;padding:10px;background:#f5f7fa;border-radius:8px;font-size:15px}
+.muted{color:#52606d;font-size:14px}
+.badge{display:inline-block;padding:2px 8px;border-radius:10px;font-size:12px;font-weight:600;background:#e4e7eb}
+.badge.ok{background:#e6f4ea;color:#0d652d}.badge.bad{background:#fce8e6;color:#a50e0e}.badge.wait{background:#fff8e6;color:#7a4f01}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;margin:0}dl.facts dt{color:#52606d}dl.facts dd{margin:0;word-break:break-word}
+.pages{display:flex;gap:8px;align-items:center;margin-top:12px}
+`;
+
+/** The hidden field carrying the form token; every form that changes something has one. */
+export const csrfField = (token: string) => `<input type="hidden" name="_csrf" value="${e(token)}">`;
+
+/** A one-button form posting to `action` (delete, revoke, redeliver). */
+export function postButton(action: string, csrf: string, label: string, opts: { danger?: boolean; name?: string } = {}) {
+  return `<form method="post" action="${e(action)}">${csrfField(csrf)}<button type="submit"${opts.danger ? ' class="danger"' : ''}${opts.name ? ` aria-label="${e(opts.name)}"` : ''}>${e(label)}</button></form>`;
+}
+
+export const noticeHtml = (notice: Notice | null | undefined) =>
+  notice ? `<p class="notice ${notice.kind}" role="${notice.kind === 'error' ? 'alert' : 'status'}" id="notice">${e(notice.text)}</p>` : '';
+
+/** The dashboard's sections, in the order the navigation shows them. */
+const sections = [
+  { id: 'overview', path: '/dashboard', label: 'Ringkasan' },
+  { id: 'api-keys', path: '/dashboard/api-keys', label: 'API key' },
+  { id: 'webhooks', path: '/dashboard/webhooks', label: 'Webhook' },
+  { id: 'mutations', path: '/dashboard/mutations', label: 'Mutasi' },
+];
+
+function header(f: PageFrame) {
+  if (!f.user) return `<header><div class="bar"><a class="brand" href="/login">Layanan Mutasi &amp; Pembayaran</a></div></header>`;
+  const links = sections
+    .map(s => `<li><a href="${s.path}"${s.id === f.current ? ' aria-current="page"' : ''}>${e(s.label)}</a></li>`)
+    .join('');
+  return `<header><div class="bar"><a class="brand" href="/dashboard">Layanan Mutasi &amp; Pembayaran</a>
+<nav aria-label="Menu utama"><ul>${links}</ul></nav>
+<form method="post" action="/logout">${csrfField(f.csrf ?? '')}<button type="submit" id="logout">Keluar</button></form></div></header>`;
+}
+
+/** A whole page: the frame around `body`. */
+export function pageHtml(f: PageFrame, body: string, opts: { narrow?: boolean } = {}): string {
+  return `<!doctype html>
+<html lang="id">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${e(f.title)} · Layanan Mutasi &amp; Pembayaran</title>
+<style nonce="${e(f.nonce)}">${css}</style>
+</head>
+<body>
+<a class="skip" href="#content">Langsung ke isi</a>
+${header(f)}
+<main id="content"${opts.narrow ? ' class="narrow"' : ''}>
+<h1>${e(f.title)}</h1>
+${noticeHtml(f.notice)}
+${body}
+</main>
+</body>
+</html>`;
+}
+
+const dateTime = new Intl.DateTimeFormat('id-ID', {
+  timeZone: 'Asia/Jakarta', day: '2-digit', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit',
+});
+
+/** A moment as people here read it (WIB), in a <time> that keeps the exact instant. */
+export function timeHtml(at: Date | string | null | undefined): string {
+  if (!at) return '—';
+  const d = typeof at === 'string' ? new Date(at) : at;
+  return `<time datetime="${e(d.toISOString())}">${e(dateTime.format(d))} WIB</time>`;
+}
+
+/** Links to the previous and next page of a list, keeping its filters. */
+export function pagerHtml(basePath: string, query: Record<string, string | number | undefined>, page: number, totalPages: number): string {
+  if (totalPages <= 1) return '';
+  const link = (p: number, label: string, rel: string) => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries({ ...query, page: p })) if (v !== undefined && String(v) !== '') params.set(k, String(v));
+    return `<a class="button quiet" rel="${rel}" href="${e(`${basePath}?${params}`)}">${e(label)}</a>`;
+  };
+  return `<nav class="pages" aria-label="Halaman">${page > 1 ? link(page - 1, '‹ Sebelumnya', 'prev') : ''}
+<span class="muted">Halaman ${page} dari ${totalPages}</span>${page < totalPages ? link(page + 1, 'Berikutnya ›', 'next') : ''}</nav>`;
+}

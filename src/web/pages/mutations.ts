@@ -1,0 +1,57 @@
+import type { AccountRow } from '../../projections/accounts.ts';
+import type { MutationRow } from '../../projections/mutations.ts';
+import { escapeHtml as e, formatRupiah } from '../html.ts';
+import { pagerHtml, timeHtml } from '../page.ts';
+
+/** The filters as typed (so the form shows them again), all optional. */
+export type MutationFilterForm = Partial<Record<'accountId' | 'type' | 'from' | 'to' | 'minAmount' | 'maxAmount', string>>;
+
+export type MutationsView = {
+  accounts: AccountRow[];
+  filters: MutationFilterForm;
+  rows: MutationRow[];
+  total: number;
+  page: number;
+  totalPages: number;
+};
+
+const accountLabel = (a: AccountRow) => `${a.provider_name} · ${a.account_number ?? a.phone_number ?? a.account_name}`;
+
+function filtersHtml(v: MutationsView) {
+  const f = v.filters;
+  const accounts = v.accounts
+    .map(a => `<option value="${e(a.id)}"${a.id === f.accountId ? ' selected' : ''}>${e(accountLabel(a))}</option>`)
+    .join('');
+  const types = ['', 'CREDIT', 'DEBIT']
+    .map(t => `<option value="${t}"${t === (f.type ?? '') ? ' selected' : ''}>${t === '' ? 'Semua' : t === 'CREDIT' ? 'Masuk (CREDIT)' : 'Keluar (DEBIT)'}</option>`)
+    .join('');
+  const input = (name: keyof MutationFilterForm, label: string, type: string) =>
+    `<div class="field"><label for="${name}">${e(label)}</label><input id="${name}" name="${name}" type="${type}"${type === 'number' ? ' min="0" step="1" inputmode="numeric"' : ''} value="${e(f[name] ?? '')}"></div>`;
+  return `<form method="get" action="/dashboard/mutations" class="card filters" aria-label="Filter mutasi">
+<div class="field"><label for="accountId">Rekening</label><select id="accountId" name="accountId"><option value="">Semua</option>${accounts}</select></div>
+<div class="field"><label for="type">Jenis</label><select id="type" name="type">${types}</select></div>
+${input('from', 'Dari tanggal (WIB)', 'date')}${input('to', 'Sampai tanggal (WIB)', 'date')}
+${input('minAmount', 'Nominal minimal', 'number')}${input('maxAmount', 'Nominal maksimal', 'number')}
+<div class="field actions"><button type="submit">Terapkan</button><a class="button quiet" href="/dashboard/mutations">Atur ulang</a></div>
+</form>`;
+}
+
+function mutationRow(m: MutationRow, accounts: Map<string, AccountRow>) {
+  const account = accounts.get(m.account_id);
+  const paid = m.payment as { id?: string; orderId?: string } | null;
+  return `<tr data-mutation-id="${e(m.id)}"><td>${timeHtml(m.created_at)}</td><td>${account ? e(accountLabel(account)) : `<code>${e(m.account_id)}</code>`}</td>
+<td><span class="badge ${m.type === 'CREDIT' ? 'ok' : 'wait'}">${e(m.type)}</span></td><td class="num">${e(formatRupiah(m.amount))}</td>
+<td>${e(m.description)}${m.sender_name ? `<br><span class="muted">${e(m.sender_name)}</span>` : ''}</td><td>${m.reference ? `<code>${e(m.reference)}</code>` : '—'}</td>
+<td>${paid?.orderId ? `Pesanan ${e(paid.orderId)}` : '—'}</td></tr>`;
+}
+
+export function mutationsHtml(v: MutationsView): string {
+  const byId = new Map(v.accounts.map(a => [a.id, a]));
+  const query = Object.fromEntries(Object.entries(v.filters).filter(([, value]) => value));
+  const csv = `/dashboard/mutations.csv${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ''}`;
+  return `${filtersHtml(v)}<section class="card" aria-labelledby="list"><div class="actions"><h2 id="list">Mutasi (${e(v.total)})</h2>
+<a class="button quiet" id="export-csv" href="${e(csv)}" download>Unduh CSV</a></div>
+${v.rows.length === 0 ? '<p class="muted">Tidak ada mutasi yang cocok.</p>' : `<div class="table"><table id="mutations"><thead><tr><th scope="col">Waktu</th><th scope="col">Rekening</th><th scope="col">Jenis</th><th scope="col" class="num">Nominal</th><th scope="col">Keterangan</th><th scope="col">Referensi</th><th scope="col">Pembayaran</th></tr></thead>
+<tbody>${v.rows.map(m => mutationRow(m, byId)).join('')}</tbody></table></div>`}
+${pagerHtml('/dashboard/mutations', query, v.page, v.totalPages)}</section>`;
+}

@@ -1,0 +1,75 @@
+import type { WebhookEndpointRow } from '../../projections/webhook-endpoints.ts';
+import type { DeliveryView } from '../../webhooks/delivery-log.ts';
+import { escapeHtml as e } from '../html.ts';
+import { csrfField, pagerHtml, postButton, timeHtml } from '../page.ts';
+
+/** An endpoint just added: its signing secret, shown this once. */
+export type NewEndpoint = { url: string; secret: string };
+
+function endpointRow(w: WebhookEndpointRow, csrf: string) {
+  const state = w.disabled_at
+    ? `<span class="badge bad">Nonaktif</span> <span class="muted">penerima menjawab ${e(w.disabled_status_code ?? '')}</span>`
+    : '<span class="badge ok">Aktif</span>';
+  return `<tr data-endpoint-id="${e(w.id)}"><td><a href="/dashboard/webhooks/${e(w.id)}">${e(w.url)}</a></td><td>${timeHtml(w.created_at)}</td><td>${state}</td>
+<td>${postButton(`/dashboard/webhooks/${w.id}/remove`, csrf, 'Hapus', { danger: true, name: `Hapus ${w.url}` })}</td></tr>`;
+}
+
+export function webhooksHtml(endpoints: WebhookEndpointRow[], csrf: string, added: NewEndpoint | null, url = ''): string {
+  const shown = added
+    ? `<section class="card" aria-labelledby="new-endpoint"><h2 id="new-endpoint">Endpoint baru: ${e(added.url)}</h2>
+<p>Rahasia penanda tangan (Standard Webhooks). Salin sekarang; rahasia ini hanya ditampilkan sekali.</p>
+<code class="secret" id="new-endpoint-secret">${e(added.secret)}</code></section>`
+    : '';
+  const rows = endpoints.map(w => endpointRow(w, csrf)).join('');
+  return `${shown}<section class="card" aria-labelledby="add"><h2 id="add">Tambah endpoint</h2>
+<form method="post" action="/dashboard/webhooks">${csrfField(csrf)}
+<div class="field"><label for="webhook-url">URL (https, dapat dijangkau dari internet)</label><input id="webhook-url" name="url" type="url" required maxlength="2048" value="${e(url)}"></div>
+<button type="submit">Tambah</button></form></section>
+<section class="card" aria-labelledby="list"><h2 id="list">Endpoint Anda</h2>
+${endpoints.length === 0 ? '<p class="muted">Belum ada endpoint.</p>' : `<div class="table"><table id="webhooks"><thead><tr><th scope="col">URL</th><th scope="col">Dibuat</th><th scope="col">Status</th><th scope="col"><span class="muted">Aksi</span></th></tr></thead>
+<tbody>${rows}</tbody></table></div>`}
+</section>`;
+}
+
+const deliveryBadge: Record<string, string> = { succeeded: 'ok', failed: 'bad', cancelled: 'bad', pending: 'wait' };
+const deliveryLabel: Record<string, string> = { succeeded: 'Berhasil', failed: 'Gagal', cancelled: 'Dibatalkan', pending: 'Menunggu' };
+
+function attemptsHtml(d: DeliveryView) {
+  if (d.attempts.length === 0) return '<span class="muted">Belum dicoba</span>';
+  return `<ol class="muted">${d.attempts
+    .map(a => `<li>${timeHtml(a.attemptedAt)}: ${a.statusCode !== null ? `HTTP ${e(a.statusCode)}` : e(a.error ?? 'tanpa jawaban')} (${e(a.durationMs)} ms)${a.manual ? ', manual' : ''}</li>`)
+    .join('')}</ol>`;
+}
+
+function deliveryRow(endpointId: string, d: DeliveryView, csrf: string, canRedeliver: boolean) {
+  return `<tr data-delivery-id="${e(d.id)}"><td><code>${e(d.type)}</code><br><span class="muted">${e(d.eventId)}</span></td>
+<td><span class="badge ${deliveryBadge[d.status] ?? ''}">${e(deliveryLabel[d.status] ?? d.status)}</span>${d.statusReason ? `<br><span class="muted">${e(d.statusReason)}</span>` : ''}
+${d.nextAttemptAt ? `<br><span class="muted">berikutnya ${timeHtml(d.nextAttemptAt)}</span>` : ''}</td>
+<td>${timeHtml(d.createdAt)}</td><td>${attemptsHtml(d)}</td>
+<td>${canRedeliver ? postButton(`/dashboard/webhooks/${endpointId}/deliveries/${d.id}/redeliver`, csrf, 'Kirim ulang', { name: `Kirim ulang ${d.type} ${d.id}` }) : ''}</td></tr>`;
+}
+
+export type DeliveryLogView = {
+  endpoint: WebhookEndpointRow;
+  deliveries: DeliveryView[];
+  status: string;
+  page: number;
+  totalPages: number;
+  csrf: string;
+};
+
+export function deliveryLogHtml(v: DeliveryLogView): string {
+  const base = `/dashboard/webhooks/${v.endpoint.id}`;
+  const options = ['', 'pending', 'succeeded', 'failed', 'cancelled']
+    .map(s => `<option value="${s}"${s === v.status ? ' selected' : ''}>${s ? deliveryLabel[s] : 'Semua'}</option>`)
+    .join('');
+  const rows = v.deliveries.map(d => deliveryRow(v.endpoint.id, d, v.csrf, !v.endpoint.disabled_at)).join('');
+  return `<p><a href="/dashboard/webhooks">‹ Semua endpoint</a></p>
+<section class="card"><p><strong>${e(v.endpoint.url)}</strong></p>
+<form method="get" action="${e(base)}" class="filters"><div class="field"><label for="status">Status</label><select id="status" name="status">${options}</select></div>
+<div class="field"><button type="submit">Tampilkan</button></div></form></section>
+<section class="card" aria-labelledby="log"><h2 id="log">Log pengiriman</h2>
+${v.deliveries.length === 0 ? '<p class="muted">Belum ada pengiriman.</p>' : `<div class="table"><table id="deliveries"><thead><tr><th scope="col">Peristiwa</th><th scope="col">Status</th><th scope="col">Dibuat</th><th scope="col">Percobaan</th><th scope="col"><span class="muted">Aksi</span></th></tr></thead>
+<tbody>${rows}</tbody></table></div>`}
+${pagerHtml(base, { status: v.status }, v.page, v.totalPages)}</section>`;
+}

@@ -31,6 +31,7 @@ import { registerOpenApi } from './openapi.ts';
 import { dashboardPages } from './pages/dashboard-pages.ts';
 import { mutationPages } from './pages/mutation-pages.ts';
 import { pageSurface } from './pages/page-surface.ts';
+import { paymentPages } from './pages/payment-pages.ts';
 import { signInPages } from './pages/sign-in-pages.ts';
 
 /** Builds the HTTP app without listening, so tests use `inject` against real dependencies. */
@@ -110,6 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     pageSurface(deps, { admin: false }, async pages => {
       await pages.register(dashboardPages(deps, keys));
       await pages.register(mutationPages(deps));
+      await pages.register(paymentPages(deps));
     }),
     { prefix: '/dashboard' },
   );

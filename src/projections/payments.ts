@@ -40,7 +40,9 @@ export const paymentsProjection: Projection = {
     alter table payments add column if not exists gateway_fee bigint;
     create index if not exists payments_gateway_completed on payments (completed_at) where gateway;
     create index if not exists payments_pending_expiry on payments (expires_at) where status = 'PENDING';
-    create index if not exists payments_owner_order on payments (owner_id, order_id);`,
+    create index if not exists payments_owner_order on payments (owner_id, order_id);
+    -- the dashboard's list: an owner's payments, newest first
+    create index if not exists payments_owner_created on payments (owner_id, created_at desc, id desc);`,
   applyRun: {
     // payment creation is the busiest write: a batch of them is one insert
     PaymentCreated(events) {
@@ -165,4 +167,40 @@ export async function accountsWithPendingPayments(db: Queryable, now: Date): Pro
     [now],
   );
   return r.rows;
+}
+
+export type PaymentFilter = {
+  ownerId: string;
+  status?: PaymentRow['status'];
+  type?: string;
+  /** the start of an order id (the shop's own numbering) */
+  orderId?: string;
+  from?: Date;
+  to?: Date;
+  page: number;
+  limit: number;
+};
+
+/** The owner's payments that match, newest first, with how many match in all (the dashboard's list). */
+export async function listPayments(db: Queryable, f: PaymentFilter): Promise<{ rows: PaymentRow[]; total: number }> {
+  const where = ['owner_id = $1'];
+  const params: unknown[] = [f.ownerId];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  if (f.status) add('status = ?', f.status);
+  if (f.type) add('type = ?', f.type);
+  if (f.orderId) add("order_id like ? escape '\\'", `${f.orderId.replace(/[\\%_]/g, c => `\\${c}`)}%`);
+  if (f.from) add('created_at >= ?', f.from);
+  if (f.to) add('created_at < ?', f.to);
+  const clause = where.join(' and ');
+  const total = await preparedQuery<{ n: number }>(db, 'CountPayments', `select count(*)::int as n from payments where ${clause}`, params);
+  const rows = await preparedQuery<PaymentRow>(
+    db,
+    'ListPayments',
+    `select * from payments where ${clause} order by created_at desc, id desc limit $${params.length + 1} offset $${params.length + 2}`,
+    [...params, f.limit, (f.page - 1) * f.limit],
+  );
+  return { rows: rows.rows, total: total.rows[0]!.n };
 }

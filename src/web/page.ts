@@ -53,6 +53,7 @@ th,td{text-align:left;padding:8px;border-bottom:1px solid #e4e7eb;vertical-align
 th{color:#52606d;font-weight:600;white-space:nowrap}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td form{margin:0}
+pre{white-space:pre-wrap;word-break:break-word;margin:4px 0 12px;font-size:12px}
 code,.secret{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
 .secret{display:block;padding:10px;background:#f5f7fa;border-radius:8px;font-size:15px}
 .muted{color:#52606d;font-size:14px}
@@ -79,6 +80,7 @@ const sections = [
   { id: 'api-keys', path: '/dashboard/api-keys', label: 'API key' },
   { id: 'webhooks', path: '/dashboard/webhooks', label: 'Webhook' },
   { id: 'mutations', path: '/dashboard/mutations', label: 'Mutasi' },
+  { id: 'payments', path: '/dashboard/payments', label: 'Pembayaran' },
 ];
 
 function header(f: PageFrame) {

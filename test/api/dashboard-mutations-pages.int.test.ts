@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signedInBrowser, textOf, type PageBrowser } from '../support/pages.ts';
+import { keyCallerOf, signedInBrowser, textOf } from '../support/pages.ts';
 import { sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -9,17 +9,11 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.close());
 
-/** A key made on the API keys page, for setting up what the pages then show. */
-async function keyOf(browser: PageBrowser) {
-  const key = textOf((await browser.post('/dashboard/api-keys', { name: 'setup' })).body, 'new-key-value')!;
-  return (method: 'GET' | 'POST', url: string, payload?: unknown) => service.app.inject({ method, url, headers: { 'x-api-key': key }, payload: payload as never });
-}
-
 describe('the mutations page', () => {
   it('lists the viewer’s mutations with the filters of the API, dates as WIB days, and exports them as CSV', async () => {
     service.clock.set('2026-03-01T16:00:00.000Z'); // before the sign-in: the clock only moves forward from it
     const { browser } = await signedInBrowser(service);
-    const call = await keyOf(browser);
+    const { call } = await keyCallerOf(service, browser);
     const phoneNumber = `0812${String(Date.now()).slice(-8)}`;
     const linked = await call('POST', '/api/v1/accounts', { type: 'ewallet', providerCode: 'WALLET-E', accountName: 'Kasir', intervalMinutes: 60, phoneNumber });
     expect(linked.statusCode, linked.body).toBe(200);
@@ -59,7 +53,7 @@ describe('the mutations page', () => {
 
   it("never shows another user's mutations, on the page or in the CSV", async () => {
     const owner = await signedInBrowser(service);
-    const call = await keyOf(owner.browser);
+    const { call } = await keyCallerOf(service, owner.browser);
     const phoneNumber = `0813${String(Date.now()).slice(-8)}`;
     const accountId = (await call('POST', '/api/v1/accounts', { type: 'ewallet', providerCode: 'WALLET-E', accountName: 'Kasir', intervalMinutes: 60, phoneNumber })).json().accountId as string;
     await sandboxOf(service).addTransaction({ providerCode: 'WALLET-E', accountRef: phoneNumber, type: 'CREDIT', amount: 43_210, senderName: 'Rahasia' });

@@ -64,3 +64,13 @@ export function textOf(html: string, id: string): string | null {
   const m = new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(html);
   return m ? m[1]!.replace(/<[^>]+>/g, '').trim() : null;
 }
+
+/** A caller of /api/v1 with a key made on the viewer's API keys page, for setting up what the pages then show. */
+export async function keyCallerOf(service: TestService, browser: PageBrowser) {
+  const made = await browser.post('/dashboard/api-keys', { name: 'setup' });
+  const key = textOf(made.body, 'new-key-value');
+  if (!key) throw new Error(`key page: ${made.statusCode}`);
+  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
+    service.app.inject({ method, url, headers: { 'x-api-key': key }, payload: payload as never });
+  return { key, call };
+}

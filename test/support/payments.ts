@@ -4,7 +4,8 @@ import type { keyHolder } from './http.ts';
 import { sandboxOf, eventually } from './sandbox.ts';
 import type { TestService } from './service.ts';
 
-type Caller = Awaited<ReturnType<typeof keyHolder>>;
+/** Whoever calls /api/v1 with a key: a keyHolder, or a key made on the dashboard's page. */
+type Caller = Pick<Awaited<ReturnType<typeof keyHolder>>, 'call'>;
 
 // jsqr is CommonJS with an ESM-style default in its types: the function is the module itself at run time
 const jsQR = ((jsqrModule as unknown as { default?: typeof jsqrModule }).default ?? jsqrModule) as unknown as typeof jsqrModule.default;

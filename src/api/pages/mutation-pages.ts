@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { csvText, type CsvCell } from '../../csv.ts';
 import { inSnapshot } from '../../db/pool.ts';
 import { refuse } from '../../errors.ts';
@@ -7,6 +7,7 @@ import { listMutations, type MutationFilter, type MutationRow } from '../../proj
 import { mutationsHtml, type MutationFilterForm } from '../../web/pages/mutations.ts';
 import type { AppDeps } from '../deps.ts';
 import { mutationsQuery } from '../mutations.ts';
+import { filterForm, pageOf, wibDayEnd, wibDayStart } from './list-filters.ts';
 import { sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
@@ -14,27 +15,14 @@ const pageSize = 50;
 /** The most lines one CSV export holds; a wider filter is asked to narrow down. */
 export const csvMaxRows = 100_000;
 const filterNames = ['accountId', 'type', 'from', 'to', 'minAmount', 'maxAmount'] as const;
-const isDay = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value);
 
-/** The filters as the form sent them: blank fields dropped, anything else kept as typed. */
-function filterForm(request: FastifyRequest): MutationFilterForm {
-  const q = (request.query ?? {}) as Record<string, unknown>;
-  const form: MutationFilterForm = {};
-  for (const name of filterNames) if (typeof q[name] === 'string' && q[name] !== '') form[name] = q[name] as string;
-  return form;
-}
-
-/**
- * The filters of the key surface's GET /api/v1/mutations, read as people here mean a date: a day is the WIB day
- * (from its 00:00 WIB to the next day's). Answers a 400 naming the first field at fault.
- */
-function parseFilters(ownerId: string, form: MutationFilterForm, page: unknown): Omit<MutationFilter, 'limit'> {
-  const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00+07:00`) + 86_400_000).toISOString();
+/** The filters of the key surface's GET /api/v1/mutations, dates as WIB days; a 400 names the first field at fault. */
+function parseFilters(ownerId: string, form: MutationFilterForm, page: number): Omit<MutationFilter, 'limit'> {
   const parsed = mutationsQuery.safeParse({
     ...form,
-    ...(form.from && isDay(form.from) ? { from: `${form.from}T00:00:00+07:00` } : {}),
-    ...(form.to && isDay(form.to) ? { to: nextDay(form.to) } : {}),
-    page: typeof page === 'string' && page !== '' ? page : '1',
+    ...(form.from ? { from: wibDayStart(form.from) } : {}),
+    ...(form.to ? { to: wibDayEnd(form.to) } : {}),
+    page,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -57,12 +45,12 @@ export function mutationPages(deps: AppDeps) {
   return async function (app: FastifyInstance) {
     app.get('/mutations', async (request, reply) => {
       const ownerId = request.viewer!.user.id;
-      const form = filterForm(request);
+      const form = filterForm(request, filterNames);
       const accounts = (await listAccounts(deps.pool, { ownerId, page: 1, limit: 100 })).rows;
       const frame = frameOf(request, 'Mutasi', 'mutations');
       let filters;
       try {
-        filters = parseFilters(ownerId, form, (request.query as { page?: unknown }).page);
+        filters = parseFilters(ownerId, form, pageOf(request));
       } catch (err) {
         const view = { accounts, filters: form, rows: [], total: 0, page: 1, totalPages: 0 };
         return sendPage(reply, { ...frame, notice: { kind: 'error', text: (err as Error).message } }, mutationsHtml(view), { status: 400 });
@@ -73,7 +61,7 @@ export function mutationPages(deps: AppDeps) {
 
     // every page read in one snapshot: a mutation synchronised meanwhile is neither doubled nor skipped
     app.get('/mutations.csv', async (request, reply) => {
-      const filters = parseFilters(request.viewer!.user.id, filterForm(request), '1');
+      const filters = parseFilters(request.viewer!.user.id, filterForm(request, filterNames), 1);
       const lines = await inSnapshot(deps.pool, async db => {
         const out: CsvCell[][] = [csvHeader];
         for (let page = 1; ; page++) {

@@ -1,0 +1,79 @@
+import type { AuditView } from '../../audit/event-view.ts';
+import type { PaymentRow } from '../../projections/payments.ts';
+import { escapeHtml as e, formatRupiah } from '../html.ts';
+import { pagerHtml, timeHtml } from '../page.ts';
+
+export const paymentStatuses = ['PENDING', 'COMPLETED', 'EXPIRED', 'FAILED'] as const;
+export const paymentTypes = ['QRIS', 'QRIS-DYNAMIC', 'DIRECT', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3'] as const;
+
+const statusLabel: Record<string, string> = { PENDING: 'Menunggu', COMPLETED: 'Lunas', EXPIRED: 'Kedaluwarsa', FAILED: 'Gagal' };
+const statusBadge: Record<string, string> = { PENDING: 'wait', COMPLETED: 'ok', EXPIRED: 'bad', FAILED: 'bad' };
+export const paymentStatusHtml = (status: string) => `<span class="badge ${statusBadge[status] ?? ''}">${e(statusLabel[status] ?? status)}</span>`;
+
+/** The filters as typed, all optional. */
+export type PaymentFilterForm = Partial<Record<'status' | 'type' | 'orderId' | 'from' | 'to', string>>;
+
+export type PaymentsView = { filters: PaymentFilterForm; rows: PaymentRow[]; total: number; page: number; totalPages: number };
+
+function filtersHtml(f: PaymentFilterForm) {
+  const select = (name: 'status' | 'type', label: string, values: readonly string[], show: (v: string) => string) =>
+    `<div class="field"><label for="${name}">${e(label)}</label><select id="${name}" name="${name}"><option value="">Semua</option>${values
+      .map(v => `<option value="${e(v)}"${v === f[name] ? ' selected' : ''}>${e(show(v))}</option>`)
+      .join('')}</select></div>`;
+  const input = (name: 'orderId' | 'from' | 'to', label: string, type: string) =>
+    `<div class="field"><label for="${name}">${e(label)}</label><input id="${name}" name="${name}" type="${type}" value="${e(f[name] ?? '')}"></div>`;
+  return `<form method="get" action="/dashboard/payments" class="card filters" aria-label="Filter pembayaran">
+${select('status', 'Status', paymentStatuses, s => statusLabel[s] ?? s)}${select('type', 'Metode', paymentTypes, t => t)}
+${input('orderId', 'Nomor pesanan (awalan)', 'search')}${input('from', 'Dibuat dari (WIB)', 'date')}${input('to', 'Dibuat sampai (WIB)', 'date')}
+<div class="field actions"><button type="submit">Terapkan</button><a class="button quiet" href="/dashboard/payments">Atur ulang</a></div>
+</form>`;
+}
+
+const methodOf = (p: PaymentRow) => `${p.type ?? 'dipilih pembayar'}${p.gateway ? ' · Gateway' : ''}`;
+
+function paymentRow(p: PaymentRow) {
+  return `<tr data-payment-id="${e(p.id)}"><td><a href="/dashboard/payments/${e(p.id)}">${e(p.order_id)}</a></td><td>${paymentStatusHtml(p.status)}</td>
+<td>${e(methodOf(p))}</td><td class="num">${e(formatRupiah(p.amount))}</td><td class="num">${p.total_amount === null ? '—' : e(formatRupiah(p.total_amount))}</td>
+<td>${timeHtml(p.created_at)}</td></tr>`;
+}
+
+export function paymentsHtml(v: PaymentsView): string {
+  const query = Object.fromEntries(Object.entries(v.filters).filter(([, value]) => value));
+  return `${filtersHtml(v.filters)}<section class="card" aria-labelledby="list"><h2 id="list">Pembayaran (${e(v.total)})</h2>
+${v.rows.length === 0 ? '<p class="muted">Tidak ada pembayaran yang cocok.</p>' : `<div class="table"><table id="payments"><thead><tr><th scope="col">Pesanan</th><th scope="col">Status</th><th scope="col">Metode</th><th scope="col" class="num">Jumlah</th><th scope="col" class="num">Total</th><th scope="col">Dibuat</th></tr></thead>
+<tbody>${v.rows.map(paymentRow).join('')}</tbody></table></div>`}
+${pagerHtml('/dashboard/payments', query, v.page, v.totalPages)}</section>`;
+}
+
+export type PaymentDetailView = { payment: PaymentRow; paymentUrl: string; events: AuditView[] };
+
+function eventRow(ev: AuditView) {
+  const when = typeof ev.metadata.occurredAt === 'string' ? timeHtml(ev.metadata.occurredAt) : '—';
+  return `<li><strong>${e(ev.type)}</strong> <span class="muted">#${e(ev.revision)} · ${when} · ${e(ev.metadata.actor)}</span>
+<pre class="muted">${e(JSON.stringify(ev.data, null, 2))}</pre></li>`;
+}
+
+export function paymentDetailHtml(v: PaymentDetailView): string {
+  const p = v.payment;
+  const fact = (label: string, value: string, id?: string) => `<dt>${e(label)}</dt><dd${id ? ` id="${id}"` : ''}>${value}</dd>`;
+  const money = (amount: number | null) => (amount === null ? '—' : e(formatRupiah(amount)));
+  return `<p><a href="/dashboard/payments">‹ Semua pembayaran</a></p>
+<section class="card" aria-labelledby="facts"><h2 id="facts">Pesanan ${e(p.order_id)}</h2>
+<dl class="facts">
+${fact('Status', paymentStatusHtml(p.status), 'payment-status')}
+${fact('Metode', e(methodOf(p)))}
+${fact('Jumlah', money(p.amount), 'payment-amount')}
+${p.unique_code ? fact('Kode unik', money(p.unique_code)) : ''}
+${fact('Total ditagih', money(p.total_amount), 'payment-total')}
+${p.gateway ? fact('Biaya gateway', money(p.gateway_fee)) : ''}
+${p.account_number ? fact('Nomor tujuan', `<code>${e(p.account_number)}</code>`) : ''}
+${fact('Dibuat', timeHtml(p.created_at))}
+${fact('Kedaluwarsa', timeHtml(p.expires_at))}
+${p.completed_at ? fact('Lunas', timeHtml(p.completed_at)) : ''}
+${p.mutation_id ? fact('Mutasi', `<code>${e(p.mutation_id)}</code>`) : ''}
+${fact('Halaman pembayaran', `<a href="${e(v.paymentUrl)}" id="payment-url">${e(v.paymentUrl)}</a>`)}
+${fact('ID', `<code>${e(p.id)}</code>`)}
+</dl></section>
+<section class="card" aria-labelledby="history"><h2 id="history">Riwayat peristiwa</h2>
+<ol id="payment-events">${v.events.map(eventRow).join('')}</ol></section>`;
+}

@@ -7,7 +7,7 @@ import { refuse } from '../errors.ts';
 import { findOwnedAccount, listAccounts } from '../projections/accounts.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
-import { isOtpAction, otpSendLimits, runOtpAction } from './otp-flows.ts';
+import { isOtpAction, runOtpAction, type OtpSendLimits } from './otp-flows.ts';
 import { parseBody } from './validation.ts';
 import { pagination, presentAccount } from './presenters.ts';
 
@@ -49,7 +49,7 @@ const idParams = z.object({ id: z.uuid() });
 const postBody = z.looseObject({ action: text.max(60).optional() });
 
 /** /api/v1/accounts: link, list, read, change, delete and refresh; every id is scoped to the key's owner. */
-export function accountRoutes(deps: AppDeps) {
+export function accountRoutes(deps: AppDeps, sendLimits: OtpSendLimits) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
 
@@ -58,8 +58,6 @@ export function accountRoutes(deps: AppDeps) {
       if (!row) throw refuse('ACCOUNT_NOT_FOUND');
       return presentAccount(row);
     };
-
-    const sendLimits = otpSendLimits(plain, deps.config.otp);
 
     app.post('/', { schema: { body: postBody }, preHandler: sendLimits.refuseSpent }, async (request, reply) => {
       const { userId } = request.owner!;

@@ -3,6 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { accountRoutes } from './accounts.ts';
+import { otpSendLimits } from './otp-flows.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { paymentPageRoutes } from './payment-page.ts';
 import { paymentRoutes } from './payments.ts';
@@ -70,12 +71,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const keys = apiKeyCache(deps.clock);
   await app.register(healthRoutes(deps));
   const signingIn = signInLimits(app, deps);
+  const otpSends = otpSendLimits(app, deps.config.otp);
   await app.register(authRoutes(deps, signingIn), { prefix: '/api/auth' });
   // each surface is one plugin whose hook guards all its routes: a route added inside is guarded, wherever it is
   await app.register(
     keySurface(deps, keys, async v1 => {
       await v1.register(providerRoutes, { prefix: '/providers' });
-      await v1.register(accountRoutes(deps), { prefix: '/accounts' });
+      await v1.register(accountRoutes(deps, otpSends), { prefix: '/accounts' });
       await v1.register(transferRoutes(deps), { prefix: '/accounts' });
       await v1.register(mutationRoutes(deps), { prefix: '/mutations' });
       await v1.register(webhookRoutes(deps, 'key'), { prefix: '/webhooks' });

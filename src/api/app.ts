@@ -29,6 +29,7 @@ import { gatewayReconciliationRoutes } from './gateway-reconciliation.ts';
 import { adminAuditRoutes } from './admin-audit.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
+import { accountPages } from './pages/account-pages.ts';
 import { dashboardPages } from './pages/dashboard-pages.ts';
 import { mutationPages } from './pages/mutation-pages.ts';
 import { pageSurface } from './pages/page-surface.ts';
@@ -112,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     pageSurface(deps, { admin: false }, async pages => {
       await pages.register(dashboardPages(deps, keys));
+      await pages.register(accountPages(deps, otpSends));
       await pages.register(mutationPages(deps));
       await pages.register(paymentPages(deps));
     }),

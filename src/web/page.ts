@@ -79,6 +79,7 @@ const sections = [
   { id: 'overview', path: '/dashboard', label: 'Ringkasan' },
   { id: 'api-keys', path: '/dashboard/api-keys', label: 'API key' },
   { id: 'webhooks', path: '/dashboard/webhooks', label: 'Webhook' },
+  { id: 'accounts', path: '/dashboard/accounts', label: 'Rekening' },
   { id: 'mutations', path: '/dashboard/mutations', label: 'Mutasi' },
   { id: 'payments', path: '/dashboard/payments', label: 'Pembayaran' },
 ];

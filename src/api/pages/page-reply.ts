@@ -32,3 +32,9 @@ export function localPath(next: unknown, fallback = '/dashboard'): string {
   if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return fallback;
   return /^[\x21-\x7e]*$/.test(next) ? next : fallback;
 }
+
+/** A refusal as a page's notice says it: its message, and the first field at fault where it names one. */
+export function refusalText(err: { message: string; errors?: { path: string; message: string }[] }): string {
+  const first = err.errors?.[0];
+  return first ? `${err.message} (${first.path.replace(/^body\./, '')}: ${first.message})` : err.message;
+}

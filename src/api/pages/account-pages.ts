@@ -1,0 +1,186 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { linkAccount } from '../../commands/link-account.ts';
+import { changeAccount, deleteAccount, refreshAccount } from '../../commands/manage-account.ts';
+import { DomainError, refuse } from '../../errors.ts';
+import { findOwnedAccount, listAccounts } from '../../projections/accounts.ts';
+import { findProvider, providers } from '../../providers/catalogue.ts';
+import { accountDetailHtml, accountsHtml, otpStepHtml, type AccountForm } from '../../web/pages/accounts.ts';
+import type { AppDeps } from '../deps.ts';
+import { runOtpAction, type OtpSendLimits } from '../otp-flows.ts';
+import { refusalText, seeOther, sendPage } from './page-reply.ts';
+import { frameOf } from './page-surface.ts';
+
+const linkForms = {
+  banks: providers.filter(p => p.type === 'bank'),
+  directWallets: providers.filter(p => p.type === 'ewallet' && p.loginFlow === 'direct'),
+  otpWallets: providers.filter(p => p.loginFlow === 'otp'),
+};
+const otpCode: Record<string, string> = { 'WALLET-A': 'wallet-a', 'WALLET-B': 'wallet-b', 'WALLET-C': 'wallet-c' };
+const verifyActions = new Set(['wallet-a-verify-otp', 'wallet-b-verify-otp', 'wallet-c-verify-otp', 'wallet-c-verify-second-otp']);
+
+type Posted = Record<string, unknown>;
+const posted = (request: FastifyRequest): Posted => (request.body ?? {}) as Posted;
+const str = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
+/** A number field as the API's schemas take it: a whole number typed is a number, anything else left for them to refuse. */
+const num = (value: unknown) => (typeof value === 'string' && /^\d{1,9}$/.test(value.trim()) ? Number(value) : str(value));
+const accountNotFound = () => refuse('ACCOUNT_NOT_FOUND', { message: 'Rekening tidak ditemukan' });
+
+/** The form as it comes back after a refusal: what was typed, without passwords, PINs or codes. */
+const formOf = (body: Posted): AccountForm =>
+  Object.fromEntries(['providerCode', 'accountName', 'accountNumber', 'username', 'phoneNumber', 'intervalMinutes'].flatMap(k => (typeof body[k] === 'string' ? [[k, body[k]]] : [])));
+
+/**
+ * The viewer's accounts: link a bank or a wallet (by phone, or by OTP in two or three steps, as POST /api/v1/accounts
+ * does with its actions), synchronise now, change the settings, log in again, delete. The same commands and the same
+ * OTP send limits as the key surface.
+ */
+export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
+  return async function (app: FastifyInstance) {
+    const listPage = async (request: FastifyRequest, reply: FastifyReply, opts: { error?: DomainError; form?: AccountForm; flow?: string } = {}) => {
+      const { rows } = await listAccounts(deps.pool, { ownerId: request.viewer!.user.id, page: 1, limit: 100 });
+      const done = (request.query as { done?: unknown }).done;
+      const notice = opts.error
+        ? { kind: 'error' as const, text: refusalText(opts.error) }
+        : done === 'deleted' ? { kind: 'ok' as const, text: 'Akun dan semua mutasinya dihapus.' } : null;
+      const view = { ...linkForms, accounts: rows, csrf: request.viewer!.csrf, form: opts.form ?? {}, flow: opts.flow ?? '' };
+      return sendPage(reply, { ...frameOf(request, 'Rekening & e-wallet', 'accounts'), notice }, accountsHtml(view), { status: opts.error?.status ?? 200 });
+    };
+    /** A refusal of ours or of the provider goes back to the form that asked; anything else is the error handler's. */
+    const orShow = async (request: FastifyRequest, reply: FastifyReply, flow: string, work: () => Promise<unknown>) => {
+      try {
+        return await work();
+      } catch (err) {
+        if (err instanceof DomainError && err.status < 500) return listPage(request, reply, { error: err, form: formOf(posted(request)), flow });
+        throw err;
+      }
+    };
+
+    app.get('/accounts', (request, reply) => listPage(request, reply));
+
+    // a bank (internet-banking login) or a wallet logged in by its phone number alone
+    app.post('/accounts', (request, reply) =>
+      orShow(request, reply, String(posted(request).flow ?? ''), async () => {
+        const body = posted(request);
+        const provider = findProvider(String(body.providerCode ?? ''));
+        if (!provider || provider.loginFlow === 'otp') throw refuse('PROVIDER_NOT_FOUND', { message: 'Pilih penyedia dari daftar' });
+        const input = z
+          .object({ accountName: z.string().trim().min(1, 'Nama wajib diisi').max(100), intervalMinutes: z.int('Interval harus angka bulat').min(5).max(1440) })
+          .safeParse({ accountName: body.accountName ?? '', intervalMinutes: num(body.intervalMinutes) });
+        if (!input.success) throw refuse('VALIDATION_ERROR', { message: input.error.issues[0]!.message });
+        const outcome = await linkAccount(deps, request.viewer!.user.id, {
+          type: provider.type,
+          providerCode: provider.providerCode,
+          ...input.data,
+          accountNumber: str(body.accountNumber),
+          username: str(body.username),
+          password: typeof body.password === 'string' && body.password !== '' ? body.password : undefined,
+          phoneNumber: str(body.phoneNumber),
+        });
+        if (outcome.kind !== 'linked') throw refuse('VALIDATION_ERROR', { message: `${provider.name} dihubungkan dengan OTP` });
+        return seeOther(reply, `/dashboard/accounts/${outcome.accountId}`, 'linked');
+      }),
+    );
+
+    // an OTP wallet, step 1 (send), for a new account or a new login of one (accountId)
+    app.post('/accounts/otp/send', (request, reply) =>
+      orShow(request, reply, 'otp', async () => {
+        const body = posted(request);
+        const providerCode = String(body.providerCode ?? '');
+        const code = otpCode[providerCode];
+        if (!code) throw refuse('UNKNOWN_PROVIDER', { message: 'Pilih e-wallet dari daftar' });
+        const accountId = str(body.accountId);
+        if (accountId && !(await findOwnedAccount(deps.pool, request.viewer!.user.id, accountId))) throw accountNotFound();
+        const raw = {
+          action: `${code}-send-otp`,
+          phoneNumber: str(body.phoneNumber),
+          pin: str(body.pin),
+          verificationMethod: str(body.verificationMethod),
+          ...(accountId ? { accountId } : { providerCode, accountName: str(body.accountName), intervalMinutes: num(body.intervalMinutes) }),
+        };
+        const sent = (await runOtpAction(deps, request.viewer!.user.id, raw, () => otpSends.count(request, reply))) as { sessionId: string; message: string };
+        const step = { csrf: request.viewer!.csrf, action: `${code}-verify-otp`, sessionId: sent.sessionId, accountId, message: sent.message, needsPin: providerCode === 'WALLET-B', second: false };
+        return sendPage(reply, frameOf(request, 'Verifikasi OTP', 'accounts'), otpStepHtml(step));
+      }),
+    );
+
+    // step 2 (and wallet C's step 3): the code; the provider may ask for a second one
+    app.post('/accounts/otp/verify', (request, reply) =>
+      orShow(request, reply, 'otp', async () => {
+        const body = posted(request);
+        const action = String(body.action ?? '');
+        if (!verifyActions.has(action)) throw refuse('VALIDATION_ERROR', { message: 'Langkah OTP tidak dikenal; mulai lagi' });
+        const raw = { action, sessionId: str(body.sessionId), otp: str(body.otp), pin: str(body.pin), accountId: str(body.accountId) };
+        const outcome = (await runOtpAction(deps, request.viewer!.user.id, raw, async () => {})) as { success: boolean; accountId?: string; sessionId?: string; message?: string };
+        if (outcome.success) return seeOther(reply, `/dashboard/accounts/${outcome.accountId}`, 'linked');
+        const step = { csrf: request.viewer!.csrf, action: 'wallet-c-verify-second-otp', sessionId: outcome.sessionId!, accountId: raw.accountId, message: 'Penyedia mengirim kode OTP kedua.', needsPin: false, second: true };
+        return sendPage(reply, frameOf(request, 'Verifikasi OTP', 'accounts'), otpStepHtml(step));
+      }),
+    );
+
+    const owned = async (request: FastifyRequest<{ Params: { id: string } }>) => {
+      if (!z.uuid().safeParse(request.params.id).success) throw accountNotFound();
+      const row = await findOwnedAccount(deps.pool, request.viewer!.user.id, request.params.id);
+      if (!row) throw accountNotFound();
+      return row;
+    };
+    const detailNotices: Record<string, string> = {
+      linked: 'Terhubung. Sinkron pertama berjalan sesuai jadwal; tekan "Sinkron sekarang" untuk segera.',
+      saved: 'Pengaturan disimpan.',
+      refreshed: 'Saldo dan mutasi baru saja disinkronkan.',
+    };
+    const detailPage = async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply, error?: DomainError) => {
+      const row = await owned(request);
+      const provider = findProvider(row.provider_code);
+      const done = String((request.query as { done?: unknown }).done ?? '');
+      const notice = error ? { kind: 'error' as const, text: refusalText(error) } : detailNotices[done] ? { kind: 'ok' as const, text: detailNotices[done] } : null;
+      const opts = { otpLogin: provider?.loginFlow === 'otp', needsPin: row.provider_code === 'WALLET-A', isBank: row.type === 'bank' };
+      return sendPage(reply, { ...frameOf(request, row.account_name, 'accounts'), notice }, accountDetailHtml(row, request.viewer!.csrf, opts), { status: error?.status ?? 200 });
+    };
+
+    app.get<{ Params: { id: string } }>('/accounts/:id', (request, reply) => detailPage(request, reply));
+
+    app.post<{ Params: { id: string } }>('/accounts/:id', async (request, reply) => {
+      const row = await owned(request);
+      const body = posted(request);
+      const changes = z
+        .object({
+          accountName: z.string().trim().min(1, 'Nama wajib diisi').max(100, 'Nama maksimal 100 karakter'),
+          intervalMinutes: z.int('Interval harus angka bulat').min(5, 'Interval minimal 5 menit').max(1440, 'Interval maksimal 1440 menit'),
+          username: z.string().min(1).max(100).optional(),
+          password: z.string().min(1).max(200).optional(),
+        })
+        .safeParse({
+          accountName: body.accountName ?? '',
+          intervalMinutes: num(body.intervalMinutes),
+          username: str(body.username),
+          password: typeof body.password === 'string' && body.password !== '' ? body.password : undefined,
+        });
+      if (!changes.success) return detailPage(request, reply, refuse('VALIDATION_ERROR', { message: changes.error.issues[0]!.message }));
+      try {
+        await changeAccount(deps, request.viewer!.user.id, row.id, changes.data);
+      } catch (err) {
+        if (err instanceof DomainError && err.status < 500) return detailPage(request, reply, err);
+        throw err;
+      }
+      return seeOther(reply, `/dashboard/accounts/${row.id}`, 'saved');
+    });
+
+    app.post<{ Params: { id: string } }>('/accounts/:id/refresh', async (request, reply) => {
+      const row = await owned(request);
+      try {
+        await refreshAccount(deps, request.viewer!.user.id, row.id);
+      } catch (err) {
+        if (err instanceof DomainError && err.status < 500) return detailPage(request, reply, err);
+        throw err;
+      }
+      return seeOther(reply, `/dashboard/accounts/${row.id}`, 'refreshed');
+    });
+
+    app.post<{ Params: { id: string } }>('/accounts/:id/delete', async (request, reply) => {
+      const row = await owned(request);
+      await deleteAccount(deps, request.viewer!.user.id, row.id);
+      return seeOther(reply, '/dashboard/accounts', 'deleted');
+    });
+  };
+}

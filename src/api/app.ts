@@ -30,7 +30,9 @@ import { adminAuditRoutes } from './admin-audit.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
 import { accountPages } from './pages/account-pages.ts';
+import { adminPages } from './pages/admin-pages.ts';
 import { dashboardPages } from './pages/dashboard-pages.ts';
+import { gatewayPages } from './pages/gateway-pages.ts';
 import { mutationPages } from './pages/mutation-pages.ts';
 import { pageSurface } from './pages/page-surface.ts';
 import { paymentPages } from './pages/payment-pages.ts';
@@ -116,9 +118,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await pages.register(accountPages(deps, otpSends));
       await pages.register(mutationPages(deps));
       await pages.register(paymentPages(deps));
+      await pages.register(gatewayPages(deps));
     }),
     { prefix: '/dashboard' },
   );
+  await app.register(pageSurface(deps, { admin: true }, adminPages(deps)), { prefix: '/admin' });
   if (deps.testClock) await app.register(testClockRoutes(deps, deps.testClock), { prefix: '/api/test-clock' });
   return app;
 }

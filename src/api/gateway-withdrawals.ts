@@ -8,7 +8,8 @@ import type { Position } from '../store/event-store.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
 
-const requestBody = z.object({
+/** A withdrawal as a merchant asks for it (the dashboard's JSON route and its page take the same). */
+export const withdrawalRequestBody = z.object({
   amount: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
   bankCode: text.trim().min(1).max(32),
   accountNumber: text.trim().regex(/^[0-9]{4,34}$/, 'digits only, 4 to 34 of them'),
@@ -45,7 +46,7 @@ export function dashboardWithdrawalRoutes(deps: AppDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
 
-    app.post('/', { schema: { body: requestBody } }, async (request, reply) => {
+    app.post('/', { schema: { body: withdrawalRequestBody } }, async (request, reply) => {
       const merchantId = request.principal!.userId;
       const { id, handled } = await requestWithdrawal(deps, merchantId, request.body, deps.config.gateway.minWithdrawal);
       await readYourWrite(deps, handled.position);

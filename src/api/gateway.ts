@@ -52,7 +52,8 @@ export function gatewayRoutes(deps: AppDeps) {
 }
 
 const optionalText = (max: number) => text.trim().max(max).optional().transform(v => (v ? v : null));
-const accessRequestBody = z.object({
+/** The business data of an access request (the dashboard's JSON route and its page take the same). */
+export const accessRequestBody = z.object({
   businessName: text.trim().min(1).max(200),
   businessType: text.trim().min(1).max(100),
   phone: text.trim().regex(/^\+?[0-9][0-9 -]{5,19}$/, 'a phone number'),

@@ -17,6 +17,8 @@ export type PageFrame = {
   csrf?: string;
   /** which navigation entry is the current page */
   current?: string;
+  /** the dashboard's navigation, or the admin console's */
+  area?: 'dashboard' | 'admin';
   notice?: Notice | null;
 };
 
@@ -74,18 +76,28 @@ export function postButton(action: string, csrf: string, label: string, opts: { 
 export const noticeHtml = (notice: Notice | null | undefined) =>
   notice ? `<p class="notice ${notice.kind}" role="${notice.kind === 'error' ? 'alert' : 'status'}" id="notice">${e(notice.text)}</p>` : '';
 
-/** The dashboard's sections, in the order the navigation shows them. */
-const sections = [
+/** The sections of the dashboard and of the admin console, in the order their navigation shows them. */
+const dashboardSections = [
   { id: 'overview', path: '/dashboard', label: 'Ringkasan' },
   { id: 'api-keys', path: '/dashboard/api-keys', label: 'API key' },
   { id: 'webhooks', path: '/dashboard/webhooks', label: 'Webhook' },
   { id: 'accounts', path: '/dashboard/accounts', label: 'Rekening' },
   { id: 'mutations', path: '/dashboard/mutations', label: 'Mutasi' },
   { id: 'payments', path: '/dashboard/payments', label: 'Pembayaran' },
+  { id: 'gateway', path: '/dashboard/gateway', label: 'Gateway' },
+];
+const adminSections = [
+  { id: 'admin', path: '/admin', label: 'Admin' },
+  { id: 'access', path: '/admin/access', label: 'Akses gateway' },
+  { id: 'holding-accounts', path: '/admin/holding-accounts', label: 'Rekening penampung' },
+  { id: 'withdrawals', path: '/admin/withdrawals', label: 'Penarikan' },
+  { id: 'reconciliation', path: '/admin/reconciliation', label: 'Rekonsiliasi' },
+  { id: 'dashboard', path: '/dashboard', label: 'Dasbor saya' },
 ];
 
 function header(f: PageFrame) {
   if (!f.user) return `<header><div class="bar"><a class="brand" href="/login">Layanan Mutasi &amp; Pembayaran</a></div></header>`;
+  const sections = f.area === 'admin' ? adminSections : [...dashboardSections, ...(f.user.role === 'ADMIN' ? [{ id: 'admin', path: '/admin', label: 'Admin' }] : [])];
   const links = sections
     .map(s => `<li><a href="${s.path}"${s.id === f.current ? ' aria-current="page"' : ''}>${e(s.label)}</a></li>`)
     .join('');

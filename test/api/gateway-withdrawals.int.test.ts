@@ -9,6 +9,7 @@ import { findGatewayBalance } from '../../src/projections/gateway-ledger.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { registerUser, sessionCookie } from '../support/http.ts';
 import { nextUuid } from '../support/ids.ts';
+import { settledBalance as settledBalanceOf } from '../support/gateway.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService;
@@ -33,24 +34,7 @@ async function signedInAdmin() {
   return { id: userId, cookie: sessionCookie(login) };
 }
 
-/** Money in a merchant's ledger, settled: gateway payments credited (as the saga does), then a settlement run. */
-async function settledBalance(merchantId: string, ...nets: number[]) {
-  const completedAt = service.clock.now();
-  for (const net of nets) {
-    await creditGatewayPayment(service.deps, { merchantId, paymentId: nextUuid(), holdingAccountId: nextUuid(), totalAmount: net + 3_000, fee: 3_000, completedAt }, {
-      actor: 'test', now: completedAt,
-    });
-  }
-  await service.projections.waitFor(await service.store.headPosition(), 10_000);
-  // day by day until a working day has begun after the payments' day (weekends and holidays settle nothing)
-  for (let day = 0; (await findGatewayBalance(service.pool, merchantId)).pending > 0; day++) {
-    expect(day).toBeLessThan(14);
-    service.clock.advance(24 * 3_600_000);
-    await service.projections.waitFor(await service.store.headPosition(), 10_000);
-    await service.gatewaySettlement.tick();
-    await service.projections.waitFor(await service.store.headPosition(), 10_000);
-  }
-}
+const settledBalance = (merchantId: string, ...nets: number[]) => settledBalanceOf(service, merchantId, ...nets);
 
 const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' };
 const withdraw = (cookie: string | null, amount: number) => call(cookie, 'POST', '/api/dashboard/gateway/withdrawals', { amount, ...bank });

@@ -1,4 +1,8 @@
+import { expect } from 'vitest';
+import { creditGatewayPayment } from '../../src/commands/gateway-ledger.ts';
 import { registerUser as registerWithRole } from '../../src/commands/registration.ts';
+import { findGatewayBalance } from '../../src/projections/gateway-ledger.ts';
+import { nextUuid } from './ids.ts';
 import { createKey, keyHolder, sessionCookie } from './http.ts';
 import { linkServiceWallet, linkWalletA } from './payments.ts';
 import type { TestService } from './service.ts';
@@ -49,4 +53,23 @@ export async function holdingAccount(service: TestService, admin: Admin, kind: '
   const marked = await admin.session('POST', '/api/admin/gateway/holding-accounts', { accountId: linked.accountId });
   if (marked.statusCode !== 201) throw new Error(`mark holding: ${marked.statusCode} ${marked.body}`);
   return linked;
+}
+
+/** Money in a merchant's ledger, settled: gateway payments credited (as the saga does), then a settlement run. */
+export async function settledBalance(service: TestService, merchantId: string, ...nets: number[]) {
+  const completedAt = service.clock.now();
+  for (const net of nets) {
+    await creditGatewayPayment(service.deps, { merchantId, paymentId: nextUuid(), holdingAccountId: nextUuid(), totalAmount: net + 3_000, fee: 3_000, completedAt }, {
+      actor: 'test', now: completedAt,
+    });
+  }
+  await service.projections.waitFor(await service.store.headPosition(), 10_000);
+  // day by day until a working day has begun after the payments' day (weekends and holidays settle nothing)
+  for (let day = 0; (await findGatewayBalance(service.pool, merchantId)).pending > 0; day++) {
+    expect(day).toBeLessThan(14);
+    service.clock.advance(24 * 3_600_000);
+    await service.projections.waitFor(await service.store.headPosition(), 10_000);
+    await service.gatewaySettlement.tick();
+    await service.projections.waitFor(await service.store.headPosition(), 10_000);
+  }
 }

@@ -20,7 +20,7 @@ export function sendErrorPage(request: FastifyRequest, reply: FastifyReply, erro
   const back = viewer ? '<a href="/dashboard">Kembali ke ringkasan</a>' : '<a href="/login">Masuk</a>';
   return sendPage(
     reply,
-    { title, user: viewer?.user ?? null, csrf: viewer?.csrf },
+    { title, user: viewer?.user ?? null, csrf: viewer?.csrf, area: viewer?.area },
     `<div class="card"><p id="error-message">${e(error.message)}</p><p>${back}</p></div>`,
     { status: error.status },
   );

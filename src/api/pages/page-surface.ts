@@ -5,10 +5,11 @@ import { findUser, type UserRow } from '../../projections/users.ts';
 import type { AppDeps } from '../deps.ts';
 import { authenticateSession } from '../session-auth.ts';
 import { postedToken, sameToken } from './form-token.ts';
+import { sendErrorPage } from './error-page.ts';
 import { sendPage } from './page-reply.ts';
 
 /** What every page of the dashboard and the admin console knows of who is looking. */
-export type PageViewer = { user: UserRow; sessionId: string; csrf: string };
+export type PageViewer = { user: UserRow; sessionId: string; csrf: string; area: 'dashboard' | 'admin' };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,6 +25,7 @@ export const frameOf = (request: FastifyRequest, title: string, current?: string
   current,
   user: request.viewer!.user,
   csrf: request.viewer!.csrf,
+  area: request.viewer!.area,
 });
 
 /** Every route of the plugin answers refusals as pages (src/api/errors.ts), and reads forms (urlencoded). */
@@ -56,14 +58,15 @@ export function pageSurface(deps: AppDeps, opts: { admin: boolean }, routes: Fas
       const user = await findUser(deps.pool, principal.userId);
       if (!user) return reply.redirect('/login', 303);
       request.principal = principal;
-      request.viewer = { user, sessionId: principal.sessionId, csrf: deps.tokens.formToken(principal.sessionId) };
-      if (opts.admin && user.role !== 'ADMIN') throw refuse('FORBIDDEN', { message: 'Halaman ini hanya untuk admin.' });
+      request.viewer = { user, sessionId: principal.sessionId, csrf: deps.tokens.formToken(principal.sessionId), area: opts.admin ? 'admin' : 'dashboard' };
+      // answered here rather than thrown: an unknown path's 404 route is no page route the error handler could tell
+      if (opts.admin && user.role !== 'ADMIN') return sendErrorPage(request, reply, refuse('FORBIDDEN', { message: 'Halaman ini hanya untuk admin.' }));
     });
-    app.addHook('preHandler', async request => {
-      if (request.method !== 'GET' && request.method !== 'HEAD' && !sameToken(request.viewer!.csrf, postedToken(request))) throw staleForm();
+    app.addHook('preHandler', async (request, reply) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD' && !sameToken(request.viewer!.csrf, postedToken(request))) return sendErrorPage(request, reply, staleForm());
     });
     app.setNotFoundHandler((request, reply) =>
-      sendPage(reply, frameOf(request, 'Halaman tidak ditemukan'), '<p class="card">Alamat ini tidak dikenal. <a href="/dashboard">Kembali ke ringkasan</a>.</p>', { status: 404 }),
+      sendPage(reply, frameOf(request, 'Halaman tidak ditemukan'), `<p class="card">Alamat ini tidak dikenal. <a href="${opts.admin ? '/admin' : '/dashboard'}">Kembali</a>.</p>`, { status: 404 }),
     );
     await app.register(routes);
   };

@@ -1,0 +1,176 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { decideGatewayAccess, type GatewayAccessCommand } from '../../commands/gateway-access.ts';
+import { payWithdrawal, rejectWithdrawal } from '../../commands/gateway-withdrawals.ts';
+import { markHoldingAccount, unmarkHoldingAccount } from '../../commands/holding-accounts.ts';
+import { isCalendarDate } from '../../commands/working-days.ts';
+import { DomainError, refuse } from '../../errors.ts';
+import { listAccounts } from '../../projections/accounts.ts';
+import { listGatewayAccess, listHoldingAccounts } from '../../projections/gateway-access.ts';
+import { listGatewayWithdrawals } from '../../projections/gateway-ledger.ts';
+import { gatewayReconciliation, reconciliationPeriod } from '../../projections/gateway-reconciliation.ts';
+import { reconciliationCsv } from '../../projections/gateway-reconciliation-csv.ts';
+import { accessReviewHtml, adminOverviewHtml, adminWithdrawalsHtml, holdingAccountsHtml, reconciliationHtml } from '../../web/pages/admin.ts';
+import type { AppDeps } from '../deps.ts';
+import { refusalText, seeOther, sendPage } from './page-reply.ts';
+import { frameOf } from './page-surface.ts';
+
+const id = z.uuid();
+const note = z.string().trim().min(1, 'Catatan wajib diisi').max(1000, 'Catatan maksimal 1000 karakter');
+const reference = z.string().trim().min(1, 'Referensi wajib diisi').max(200, 'Referensi maksimal 200 karakter');
+const accessStatus = z.enum(['PENDING', 'APPROVED', 'REJECTED']).optional().catch(undefined);
+const withdrawalStatus = z.enum(['REQUESTED', 'PAID', 'REJECTED']).optional().catch(undefined);
+
+const doneNotices: Record<string, string> = {
+  approved: 'Akses disetujui.',
+  rejected: 'Pengajuan ditolak.',
+  deactivated: 'Merchant dinonaktifkan.',
+  marked: 'Rekening ditandai sebagai penampung.',
+  unmarked: 'Rekening dilepas dari penampung.',
+  paid: 'Penarikan ditandai dibayar.',
+  'withdrawal-rejected': 'Penarikan ditolak; dananya kembali tersedia bagi merchant.',
+};
+const noticeOf = (request: FastifyRequest, error?: DomainError) => {
+  if (error) return { kind: 'error' as const, text: refusalText(error) };
+  const done = String((request.query as { done?: unknown }).done ?? '');
+  return doneNotices[done] ? { kind: 'ok' as const, text: doneNotices[done] } : null;
+};
+const field = (request: FastifyRequest, name: string): unknown => (request.body as Record<string, unknown> | undefined)?.[name];
+
+/** A path id that is not a UUID names nothing. */
+function pathId(value: string, notFound: () => DomainError): string {
+  if (!id.safeParse(value).success) throw notFound();
+  return value;
+}
+
+/**
+ * The admin console's pages (DESIGN section 12): gateway access review, holding accounts, withdrawals and finance's
+ * reconciliation; the admin JSON routes' commands, each decision recorded as the admin's.
+ */
+export function adminPages(deps: AppDeps) {
+  return async function (app: FastifyInstance) {
+    const adminId = (request: FastifyRequest) => request.viewer!.user.id;
+    /** Runs a decision and goes back to `path`; a refusal shows that page with its message instead. */
+    const decide = async (request: FastifyRequest, reply: FastifyReply, path: string, show: (error: DomainError) => Promise<unknown>, run: () => Promise<string>) => {
+      try {
+        return seeOther(reply, path, await run());
+      } catch (err) {
+        if (err instanceof z.ZodError) return show(refuse('VALIDATION_ERROR', { message: err.issues[0]?.message ?? 'Isian tidak valid' }));
+        if (err instanceof DomainError && err.status < 500) return show(err);
+        throw err;
+      }
+    };
+
+    app.get('/', async (request, reply) => {
+      const [pending, requested, holding] = await Promise.all([
+        listGatewayAccess(deps.pool, 'PENDING'),
+        listGatewayWithdrawals(deps.pool, { status: 'REQUESTED' }),
+        listHoldingAccounts(deps.pool),
+      ]);
+      const counts = { pendingAccess: pending.length, requestedWithdrawals: requested.length, holdingAccounts: holding.length };
+      return sendPage(reply, frameOf(request, 'Konsol admin', 'admin'), adminOverviewHtml(counts));
+    });
+
+    // access review
+    const accessPage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {
+      const status = accessStatus.parse((request.query as { status?: unknown }).status);
+      const rows = await listGatewayAccess(deps.pool, status);
+      return sendPage(reply, { ...frameOf(request, 'Akses gateway', 'access'), notice: noticeOf(request, error) }, accessReviewHtml(rows, status ?? '', request.viewer!.csrf), {
+        status: error?.status ?? 200,
+      });
+    };
+    app.get('/access', (request, reply) => accessPage(request, reply));
+    const merchantNotFound = () => refuse('NOT_FOUND', { message: 'Merchant tidak ditemukan' });
+    const review = (done: string, command: (request: FastifyRequest, admin: string) => GatewayAccessCommand) =>
+      async (request: FastifyRequest<{ Params: { userId: string } }>, reply: FastifyReply) => {
+        const userId = pathId(request.params.userId, merchantNotFound);
+        return decide(request, reply, '/admin/access', error => accessPage(request, reply, error), async () => {
+          const admin = adminId(request);
+          const result = await decideGatewayAccess(deps, userId, command(request, admin), `admin:${admin}`);
+          await deps.readModels.waitFor(result.position, undefined, ['gateway-access']);
+          return done;
+        });
+      };
+    app.post('/access/:userId/approve', review('approved', (_request, admin) => ({ type: 'ApproveGatewayAccess', adminId: admin, now: deps.clock.now() })));
+    app.post('/access/:userId/reject', review('rejected', (request, admin) => ({ type: 'RejectGatewayAccess', adminId: admin, note: note.parse(field(request, 'note') ?? ''), now: deps.clock.now() })));
+    app.post('/access/:userId/deactivate', review('deactivated', (request, admin) => ({ type: 'DeactivateGatewayAccess', adminId: admin, note: note.parse(field(request, 'note') ?? ''), now: deps.clock.now() })));
+
+    // holding accounts: the admin's own linked accounts, marked
+    const holdingPage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {
+      const [holding, own] = await Promise.all([listHoldingAccounts(deps.pool), listAccounts(deps.pool, { ownerId: adminId(request), page: 1, limit: 100 })]);
+      return sendPage(reply, { ...frameOf(request, 'Rekening penampung', 'holding-accounts'), notice: noticeOf(request, error) }, holdingAccountsHtml(holding, own.rows, request.viewer!.csrf), {
+        status: error?.status ?? 200,
+      });
+    };
+    app.get('/holding-accounts', (request, reply) => holdingPage(request, reply));
+    const accountNotFound = () => refuse('ACCOUNT_NOT_FOUND', { message: 'Rekening tidak ditemukan' });
+    app.post('/holding-accounts', (request, reply) =>
+      decide(request, reply, '/admin/holding-accounts', error => holdingPage(request, reply, error), async () => {
+        const accountId = pathId(String(field(request, 'accountId') ?? ''), accountNotFound);
+        const done = await markHoldingAccount(deps, adminId(request), accountId);
+        await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+        return 'marked';
+      }),
+    );
+    app.post<{ Params: { accountId: string } }>('/holding-accounts/:accountId/unmark', (request, reply) =>
+      decide(request, reply, '/admin/holding-accounts', error => holdingPage(request, reply, error), async () => {
+        const done = await unmarkHoldingAccount(deps, adminId(request), pathId(request.params.accountId, accountNotFound));
+        await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+        return 'unmarked';
+      }),
+    );
+
+    // withdrawals: paid by an admin other than the requester, or refused
+    const withdrawalsPage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {
+      const status = withdrawalStatus.parse((request.query as { status?: unknown }).status);
+      const rows = await listGatewayWithdrawals(deps.pool, { status });
+      return sendPage(reply, { ...frameOf(request, 'Penarikan', 'withdrawals'), notice: noticeOf(request, error) }, adminWithdrawalsHtml(rows, status ?? '', request.viewer!.csrf), {
+        status: error?.status ?? 200,
+      });
+    };
+    app.get('/withdrawals', (request, reply) => withdrawalsPage(request, reply));
+    const withdrawalNotFound = () => refuse('WITHDRAWAL_NOT_FOUND', { message: 'Penarikan tidak ditemukan' });
+    app.post<{ Params: { id: string } }>('/withdrawals/:id/paid', (request, reply) =>
+      decide(request, reply, '/admin/withdrawals', error => withdrawalsPage(request, reply, error), async () => {
+        const done = await payWithdrawal(deps, adminId(request), pathId(request.params.id, withdrawalNotFound), reference.parse(field(request, 'reference') ?? ''));
+        await deps.readModels.waitFor(done.position, undefined, ['gateway-ledger']);
+        return 'paid';
+      }),
+    );
+    app.post<{ Params: { id: string } }>('/withdrawals/:id/reject', (request, reply) =>
+      decide(request, reply, '/admin/withdrawals', error => withdrawalsPage(request, reply, error), async () => {
+        const done = await rejectWithdrawal(deps, adminId(request), pathId(request.params.id, withdrawalNotFound), note.parse(field(request, 'note') ?? ''));
+        await deps.readModels.waitFor(done.position, undefined, ['gateway-ledger']);
+        return 'withdrawal-rejected';
+      }),
+    );
+
+    // reconciliation: WIB days, as the JSON route and the CLI
+    const periodOf = (request: FastifyRequest) => {
+      const q = (request.query ?? {}) as { from?: unknown; to?: unknown };
+      return { from: typeof q.from === 'string' ? q.from : '', to: typeof q.to === 'string' ? q.to : '' };
+    };
+    app.get('/reconciliation', async (request, reply) => {
+      const period = periodOf(request);
+      const frame = frameOf(request, 'Rekonsiliasi gateway', 'reconciliation');
+      if (!period.from && !period.to) return sendPage(reply, frame, reconciliationHtml(period, null));
+      try {
+        if (!isCalendarDate(period.from) || !isCalendarDate(period.to)) throw refuse('INVALID_PERIOD', { message: 'Isi kedua tanggal' });
+        const report = await gatewayReconciliation(deps.pool, reconciliationPeriod(period.from, period.to));
+        return sendPage(reply, frame, reconciliationHtml(period, report));
+      } catch (err) {
+        if (!(err instanceof DomainError) || err.status >= 500) throw err;
+        return sendPage(reply, { ...frame, notice: { kind: 'error', text: refusalText(err) } }, reconciliationHtml(period, null), { status: err.status });
+      }
+    });
+    app.get('/reconciliation.csv', async (request, reply) => {
+      const period = periodOf(request);
+      const report = await gatewayReconciliation(deps.pool, reconciliationPeriod(period.from, period.to));
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('content-disposition', `attachment; filename="gateway-reconciliation-${report.period.from}-${report.period.to}.csv"`)
+        .send(reconciliationCsv(report));
+    });
+  };
+}

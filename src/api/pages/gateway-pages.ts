@@ -1,0 +1,73 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { decideGatewayAccess } from '../../commands/gateway-access.ts';
+import { requestWithdrawal } from '../../commands/gateway-withdrawals.ts';
+import { DomainError, refuse } from '../../errors.ts';
+import { listGatewayWithdrawals } from '../../projections/gateway-ledger.ts';
+import { gatewayHtml, type GatewayForm } from '../../web/pages/gateway.ts';
+import type { AppDeps } from '../deps.ts';
+import { accessRequestBody, gatewayInformation } from '../gateway.ts';
+import { withdrawalRequestBody } from '../gateway-withdrawals.ts';
+import { parseBody } from '../validation.ts';
+import { refusalText, seeOther, sendPage } from './page-reply.ts';
+import { frameOf } from './page-surface.ts';
+
+const doneNotices: Record<string, string> = {
+  requested: 'Pengajuan terkirim. Admin akan meninjaunya.',
+  saved: 'Pengaturan biaya disimpan; berlaku untuk pembayaran berikutnya.',
+  withdrawal: 'Penarikan diajukan; jumlahnya ditahan sampai admin membayar atau menolaknya.',
+};
+const textFields = (body: unknown): GatewayForm =>
+  Object.fromEntries(Object.entries((body ?? {}) as Record<string, unknown>).flatMap(([k, v]) => (typeof v === 'string' && k !== '_csrf' ? [[k, v]] : [])));
+
+/** The merchant's gateway page: access request, fee mode, balances and withdrawals, with the JSON routes' rules. */
+export function gatewayPages(deps: AppDeps) {
+  return async function (app: FastifyInstance) {
+    const page = async (request: FastifyRequest, reply: FastifyReply, opts: { error?: DomainError; formName?: string } = {}) => {
+      const merchantId = request.viewer!.user.id;
+      const [{ row: _row, ...info }, withdrawals] = await Promise.all([
+        gatewayInformation(deps.pool, deps.config.gateway, merchantId),
+        listGatewayWithdrawals(deps.pool, { merchantId }),
+      ]);
+      const done = String((request.query as { done?: unknown }).done ?? '');
+      const notice = opts.error ? { kind: 'error' as const, text: refusalText(opts.error) } : doneNotices[done] ? { kind: 'ok' as const, text: doneNotices[done] } : null;
+      const view = { info, withdrawals, csrf: request.viewer!.csrf, form: opts.error ? textFields(request.body) : {}, formName: opts.formName ?? '' };
+      return sendPage(reply, { ...frameOf(request, 'Payment gateway', 'gateway'), notice }, gatewayHtml(view), { status: opts.error?.status ?? 200 });
+    };
+    /** Runs a form's command; a refusal shows the page again with the form as typed. */
+    const form = (formName: string, run: (request: FastifyRequest, merchantId: string) => Promise<string>) => async (request: FastifyRequest, reply: FastifyReply) => {
+      try {
+        return seeOther(reply, '/dashboard/gateway', await run(request, request.viewer!.user.id));
+      } catch (err) {
+        if (err instanceof DomainError && err.status < 500) return page(request, reply, { error: err, formName });
+        throw err;
+      }
+    };
+    const actor = (merchantId: string) => `user:${merchantId}`;
+
+    app.get('/gateway', (request, reply) => page(request, reply));
+
+    app.post('/gateway/access-request', form('access', async (request, merchantId) => {
+      const business = parseBody(accessRequestBody, textFields(request.body), 'Data usaha belum lengkap');
+      const done = await decideGatewayAccess(deps, merchantId, { type: 'RequestGatewayAccess', business, now: deps.clock.now() }, actor(merchantId));
+      await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+      return 'requested';
+    }));
+
+    app.post('/gateway/settings', form('fee', async (request, merchantId) => {
+      const value = (request.body as { feeToCustomer?: unknown } | undefined)?.feeToCustomer;
+      if (value !== 'true' && value !== 'false') throw refuse('VALIDATION_ERROR', { message: 'Pilih siapa yang menanggung biaya' });
+      const done = await decideGatewayAccess(deps, merchantId, { type: 'ChangeGatewayFeeMode', feeToCustomer: value === 'true', now: deps.clock.now() }, actor(merchantId));
+      await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+      return 'saved';
+    }));
+
+    app.post('/gateway/withdrawals', form('withdraw', async (request, merchantId) => {
+      const typed = textFields(request.body);
+      const amount = /^\d{1,15}$/.test(typed.amount?.trim() ?? '') ? Number(typed.amount) : typed.amount; // not a whole number: the schema says so
+      const withdrawal = parseBody(withdrawalRequestBody, { ...typed, amount }, 'Isian penarikan belum benar');
+      const { handled } = await requestWithdrawal(deps, merchantId, withdrawal, deps.config.gateway.minWithdrawal);
+      await deps.readModels.waitFor(handled.position, undefined, ['gateway-ledger']);
+      return 'withdrawal';
+    }));
+  };
+}

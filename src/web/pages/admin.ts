@@ -1,0 +1,106 @@
+import type { AccountRow } from '../../projections/accounts.ts';
+import type { GatewayAccessRow, HoldingAccountRow } from '../../projections/gateway-access.ts';
+import type { GatewayWithdrawalRow } from '../../projections/gateway-ledger.ts';
+import type { GatewayReconciliation } from '../../projections/gateway-reconciliation.ts';
+import { escapeHtml as e, formatRupiah } from '../html.ts';
+import { csrfField, postButton, timeHtml } from '../page.ts';
+import { accessStatusHtml, withdrawalStatusHtml } from './gateway.ts';
+
+/** A form with one text field and a button (reject with a note, pay with a reference). */
+function noteForm(action: string, csrf: string, name: string, label: string, button: string, danger = false) {
+  const id = `${name}-${action.replace(/[^a-z0-9]/gi, '').slice(-12)}`;
+  return `<form method="post" action="${e(action)}" class="actions">${csrfField(csrf)}<label for="${e(id)}" class="muted">${e(label)}</label>
+<input id="${e(id)}" name="${e(name)}" required maxlength="1000"><button type="submit"${danger ? ' class="danger"' : ''}>${e(button)}</button></form>`;
+}
+
+const statusFilter = (path: string, statuses: string[], current: string) =>
+  `<nav class="actions" aria-label="Saring status">${['', ...statuses]
+    .map(s => `<a class="button quiet" href="${e(s ? `${path}?status=${s}` : path)}"${s === current ? ' aria-current="page"' : ''}>${e(s || 'Semua')}</a>`)
+    .join('')}</nav>`;
+
+export function adminOverviewHtml(counts: { pendingAccess: number; requestedWithdrawals: number; holdingAccounts: number }): string {
+  return `<section class="card"><ul>
+<li><a href="/admin/access?status=PENDING">Pengajuan akses gateway</a>: ${e(counts.pendingAccess)} menunggu</li>
+<li><a href="/admin/withdrawals?status=REQUESTED">Penarikan</a>: ${e(counts.requestedWithdrawals)} menunggu pembayaran</li>
+<li><a href="/admin/holding-accounts">Rekening penampung</a>: ${e(counts.holdingAccounts)}</li>
+<li><a href="/admin/reconciliation">Rekonsiliasi</a></li></ul></section>`;
+}
+
+type AccessRow = GatewayAccessRow & { name: string | null; email: string | null };
+
+function accessRow(r: AccessRow, csrf: string) {
+  const business = r.business ? Object.entries(r.business).filter(([, v]) => v).map(([k, v]) => `<dt>${e(k)}</dt><dd>${e(v!)}</dd>`).join('') : '';
+  const actions =
+    r.status === 'PENDING'
+      ? `${postButton(`/admin/access/${r.user_id}/approve`, csrf, 'Setujui', { name: `Setujui ${r.email ?? r.user_id}` })}
+${noteForm(`/admin/access/${r.user_id}/reject`, csrf, 'note', 'Alasan penolakan', 'Tolak', true)}`
+      : r.status === 'APPROVED'
+        ? noteForm(`/admin/access/${r.user_id}/deactivate`, csrf, 'note', 'Alasan penonaktifan', 'Nonaktifkan', true)
+        : '';
+  return `<tr data-user-id="${e(r.user_id)}"><td>${e(r.name ?? '')}<br><span class="muted">${e(r.email ?? r.user_id)}</span></td>
+<td>${accessStatusHtml(r.status)}${r.note ? `<br><span class="muted">${e(r.note)}</span>` : ''}</td><td><dl class="facts">${business}</dl></td>
+<td>${timeHtml(r.created_at)}</td><td>${actions}</td></tr>`;
+}
+
+export function accessReviewHtml(rows: AccessRow[], status: string, csrf: string): string {
+  return `${statusFilter('/admin/access', ['PENDING', 'APPROVED', 'REJECTED'], status)}<section class="card">
+${rows.length === 0 ? '<p class="muted">Tidak ada pengajuan.</p>' : `<div class="table"><table id="access-requests"><thead><tr><th scope="col">Pengguna</th><th scope="col">Status</th><th scope="col">Usaha</th><th scope="col">Diajukan</th><th scope="col"><span class="muted">Aksi</span></th></tr></thead>
+<tbody>${rows.map(r => accessRow(r, csrf)).join('')}</tbody></table></div>`}</section>`;
+}
+
+export function holdingAccountsHtml(holding: HoldingAccountRow[], own: AccountRow[], csrf: string): string {
+  const marked = new Set(holding.map(h => h.account_id));
+  const candidates = own.filter(a => !marked.has(a.id));
+  const rows = holding
+    .map(h => `<tr data-account-id="${e(h.account_id)}"><td>${e(h.account_name ?? '(dihapus)')}<br><span class="muted">${e(h.provider_code)}</span></td>
+<td>${e(h.methods.join(', '))}</td><td>${h.is_active === null ? '<span class="badge bad">Dihapus</span>' : h.is_active ? '<span class="badge ok">Aktif</span>' : '<span class="badge bad">Perlu masuk ulang</span>'}</td>
+<td>${timeHtml(h.marked_at)}</td><td>${postButton(`/admin/holding-accounts/${h.account_id}/unmark`, csrf, 'Lepas', { danger: true, name: `Lepas ${h.account_name ?? h.account_id}` })}</td></tr>`)
+    .join('');
+  return `<section class="card" aria-labelledby="mark"><h2 id="mark">Tandai rekening penampung</h2>
+<p class="muted">Salah satu rekening Anda sendiri yang melayani QRIS atau virtual account.</p>
+${candidates.length === 0 ? '<p class="muted">Tidak ada rekening Anda yang bisa ditandai; hubungkan dulu di halaman Rekening.</p>' : `<form method="post" action="/admin/holding-accounts" class="actions">${csrfField(csrf)}
+<label for="holding-account">Rekening</label><select id="holding-account" name="accountId">${candidates.map(a => `<option value="${e(a.id)}">${e(`${a.account_name} · ${a.provider_name}`)}</option>`).join('')}</select>
+<button type="submit">Tandai</button></form>`}</section>
+<section class="card" aria-labelledby="list"><h2 id="list">Rekening penampung</h2>
+${holding.length === 0 ? '<p class="muted">Belum ada.</p>' : `<div class="table"><table id="holding-accounts"><thead><tr><th scope="col">Rekening</th><th scope="col">Metode</th><th scope="col">Status</th><th scope="col">Ditandai</th><th scope="col"><span class="muted">Aksi</span></th></tr></thead>
+<tbody>${rows}</tbody></table></div>`}</section>`;
+}
+
+function withdrawalRow(w: GatewayWithdrawalRow & { merchant_email?: string | null }, csrf: string) {
+  const actions =
+    w.status === 'REQUESTED'
+      ? `${noteForm(`/admin/withdrawals/${w.id}/paid`, csrf, 'reference', 'Referensi transfer', 'Tandai dibayar')}
+${noteForm(`/admin/withdrawals/${w.id}/reject`, csrf, 'note', 'Alasan penolakan', 'Tolak', true)}`
+      : '';
+  return `<tr data-withdrawal-id="${e(w.id)}"><td>${timeHtml(w.requested_at)}<br><span class="muted">${e(w.merchant_email ?? w.merchant_id)}</span></td>
+<td class="num">${e(formatRupiah(w.amount))}</td><td>${e(w.bank_code)} <code>${e(w.account_number)}</code><br><span class="muted">${e(w.account_holder_name)}</span></td>
+<td>${withdrawalStatusHtml(w.status)}${w.reference ? `<br><span class="muted">Ref. ${e(w.reference)}</span>` : ''}${w.note ? `<br><span class="muted">${e(w.note)}</span>` : ''}</td><td>${actions}</td></tr>`;
+}
+
+export function adminWithdrawalsHtml(rows: GatewayWithdrawalRow[], status: string, csrf: string): string {
+  return `${statusFilter('/admin/withdrawals', ['REQUESTED', 'PAID', 'REJECTED'], status)}<section class="card">
+<p class="muted">Admin lain yang membayar; penarikan Anda sendiri dibayar oleh admin lain.</p>
+${rows.length === 0 ? '<p class="muted">Tidak ada penarikan.</p>' : `<div class="table"><table id="withdrawals"><thead><tr><th scope="col">Diajukan</th><th scope="col" class="num">Jumlah</th><th scope="col">Ke rekening</th><th scope="col">Status</th><th scope="col"><span class="muted">Aksi</span></th></tr></thead>
+<tbody>${rows.map(w => withdrawalRow(w, csrf)).join('')}</tbody></table></div>`}</section>`;
+}
+
+const verdict = (ok: boolean) => (ok ? '<span class="badge ok">Cocok</span>' : '<span class="badge bad">Selisih</span>');
+
+export function reconciliationHtml(period: { from: string; to: string }, report: GatewayReconciliation | null): string {
+  const form = `<form method="get" action="/admin/reconciliation" class="card filters">
+<div class="field"><label for="from">Dari (WIB)</label><input id="from" name="from" type="date" required value="${e(period.from)}"></div>
+<div class="field"><label for="to">Sampai (WIB)</label><input id="to" name="to" type="date" required value="${e(period.to)}"></div>
+<div class="field"><button type="submit">Tampilkan</button></div></form>`;
+  if (!report) return form;
+  const t = report.trialBalance.total;
+  const query = new URLSearchParams(period).toString();
+  return `${form}<section class="card" aria-labelledby="summary"><div class="actions"><h2 id="summary">Ringkasan</h2>
+<a class="button quiet" id="reconciliation-csv" href="${e(`/admin/reconciliation.csv?${query}`)}" download>Unduh CSV</a></div><dl class="facts">
+<dt>Semua pemeriksaan</dt><dd id="reconciliation-verdict">${verdict(report.balanced)}</dd>
+<dt>Neraca saldo</dt><dd id="trial-balance">${verdict(report.trialBalance.balanced)} ${e(t.postings)} posting, debit ${e(formatRupiah(t.debits))}, kredit ${e(formatRupiah(t.credits))}</dd>
+<dt>Buku besar merchant vs read model</dt><dd>${verdict(report.merchants.balanced)} ${e(report.merchants.checked)} diperiksa, ${e(report.merchants.differing)} berbeda</dd>
+<dt>Kredit rekening penampung vs pembayaran</dt><dd>${verdict(report.holdingCredits.balanced)} ${e(formatRupiah(report.holdingCredits.total.credited))} masuk, ${e(report.holdingCredits.problemCount)} masalah</dd>
+<dt>Kredit tanpa pasangan</dt><dd>${e(report.unmatchedCredits.length)}</dd>
+<dt>Biaya diperoleh</dt><dd id="fees-earned">${verdict(report.fees.balanced)} ${e(formatRupiah(report.fees.total.earned))}</dd>
+</dl></section>`;
+}

@@ -1,0 +1,82 @@
+import type { GatewayWithdrawalRow } from '../../projections/gateway-ledger.ts';
+import { escapeHtml as e, formatRupiah } from '../html.ts';
+import { csrfField, timeHtml } from '../page.ts';
+
+export type GatewayInfo = {
+  access: { status: string; note: string | null; createdAt: string | null; processedAt: string | null; feeToCustomer: boolean };
+  methods: { value: string; label: string }[];
+  balance: { settled: number; pending: number; onHold: number; available: number };
+  fee: number;
+  qrisFee: { rate: number; flat: number };
+  minWithdrawal: number;
+};
+
+/** What a refused form shows again. */
+export type GatewayForm = Record<string, string>;
+
+const accessLabel: Record<string, string> = { NONE: 'Belum mengajukan', PENDING: 'Menunggu peninjauan', APPROVED: 'Disetujui', REJECTED: 'Ditolak' };
+export const accessStatusHtml = (status: string) =>
+  `<span class="badge ${status === 'APPROVED' ? 'ok' : status === 'REJECTED' ? 'bad' : 'wait'}">${e(accessLabel[status] ?? status)}</span>`;
+const withdrawalLabel: Record<string, string> = { REQUESTED: 'Diproses', PAID: 'Dibayar', REJECTED: 'Ditolak' };
+export const withdrawalStatusHtml = (status: string) =>
+  `<span class="badge ${status === 'PAID' ? 'ok' : status === 'REJECTED' ? 'bad' : 'wait'}">${e(withdrawalLabel[status] ?? status)}</span>`;
+
+const field = (id: string, name: string, label: string, form: GatewayForm, attrs = '') =>
+  `<div class="field"><label for="${id}">${e(label)}</label><input id="${id}" name="${name}" ${attrs} value="${e(form[name] ?? '')}"></div>`;
+
+function accessRequestForm(csrf: string, form: GatewayForm) {
+  return `<form method="post" action="/dashboard/gateway/access-request">${csrfField(csrf)}
+${field('business-name', 'businessName', 'Nama usaha', form, 'required maxlength="200"')}
+${field('business-type', 'businessType', 'Jenis usaha', form, 'required maxlength="100"')}
+${field('business-phone', 'phone', 'Telepon', form, 'required type="tel"')}
+${field('business-address', 'address', 'Alamat', form, 'required maxlength="500"')}
+${field('business-website', 'website', 'Situs web (boleh kosong)', form, 'type="url"')}
+${field('business-description', 'description', 'Keterangan (boleh kosong)', form, 'maxlength="2000"')}
+<button type="submit">Ajukan akses</button></form>`;
+}
+
+function withdrawalRow(w: GatewayWithdrawalRow) {
+  return `<tr data-withdrawal-id="${e(w.id)}"><td>${timeHtml(w.requested_at)}</td><td class="num">${e(formatRupiah(w.amount))}</td>
+<td>${e(w.bank_code)} <code>${e(w.account_number)}</code><br><span class="muted">${e(w.account_holder_name)}</span></td>
+<td>${withdrawalStatusHtml(w.status)}${w.reference ? `<br><span class="muted">Ref. ${e(w.reference)}</span>` : ''}${w.note ? `<br><span class="muted">${e(w.note)}</span>` : ''}</td></tr>`;
+}
+
+export type GatewayPageView = { info: GatewayInfo; withdrawals: GatewayWithdrawalRow[]; csrf: string; form: GatewayForm; formName: string };
+
+/** The merchant's gateway: access, fee mode, balances, withdrawals (DESIGN section 9). */
+export function gatewayHtml(v: GatewayPageView): string {
+  const { info, csrf } = v;
+  const a = info.access;
+  const canRequest = a.status === 'NONE' || a.status === 'REJECTED';
+  const form = (name: string) => (v.formName === name ? v.form : {});
+  const b = info.balance;
+  return `<section class="card" aria-labelledby="access"><h2 id="access">Akses gateway</h2><dl class="facts">
+<dt>Status</dt><dd id="access-status">${accessStatusHtml(a.status)}</dd>
+${a.note ? `<dt>Catatan</dt><dd id="access-note">${e(a.note)}</dd>` : ''}
+${a.createdAt ? `<dt>Diajukan</dt><dd>${timeHtml(a.createdAt)}</dd>` : ''}${a.processedAt ? `<dt>Diputuskan</dt><dd>${timeHtml(a.processedAt)}</dd>` : ''}
+<dt>Metode</dt><dd id="methods">${info.methods.length ? info.methods.map(m => e(m.label)).join(', ') : '—'}</dd>
+<dt>Biaya</dt><dd>QRIS ${e((info.qrisFee.rate * 100).toLocaleString('id-ID'))}% + ${e(formatRupiah(info.qrisFee.flat))}; virtual account ${e(formatRupiah(info.fee))}</dd>
+</dl>${canRequest ? accessRequestForm(csrf, form('access')) : ''}</section>
+${a.status === 'APPROVED' ? `<section class="card" aria-labelledby="fee-mode"><h2 id="fee-mode">Siapa menanggung biaya</h2>
+<form method="post" action="/dashboard/gateway/settings">${csrfField(csrf)}
+<div class="field"><label for="fee-to-customer">Biaya</label><select id="fee-to-customer" name="feeToCustomer">
+<option value="false"${a.feeToCustomer ? '' : ' selected'}>Saya (dipotong dari pembayaran)</option>
+<option value="true"${a.feeToCustomer ? ' selected' : ''}>Pembeli (ditambahkan ke tagihan)</option></select></div>
+<button type="submit">Simpan</button></form></section>` : ''}
+<section class="card" aria-labelledby="balance"><h2 id="balance">Saldo</h2><dl class="facts">
+<dt>Tersedia</dt><dd id="balance-available"><strong>${e(formatRupiah(b.available))}</strong></dd>
+<dt>Mengendap (cair H+1 hari kerja)</dt><dd id="balance-pending">${e(formatRupiah(b.pending))}</dd>
+<dt>Sudah cair</dt><dd id="balance-settled">${e(formatRupiah(b.settled))}</dd>
+<dt>Ditahan (penarikan diproses)</dt><dd id="balance-on-hold">${e(formatRupiah(b.onHold))}</dd>
+</dl></section>
+<section class="card" aria-labelledby="withdraw"><h2 id="withdraw">Tarik dana</h2>
+<p class="muted">Minimal ${e(formatRupiah(info.minWithdrawal))}, paling banyak saldo tersedia. Admin membayar ke rekening Anda.</p>
+<form method="post" action="/dashboard/gateway/withdrawals">${csrfField(csrf)}
+${field('withdraw-amount', 'amount', 'Jumlah (rupiah)', form('withdraw'), `required type="number" min="${e(info.minWithdrawal)}" step="1" inputmode="numeric"`)}
+${field('withdraw-bank', 'bankCode', 'Kode bank', form('withdraw'), 'required maxlength="32"')}
+${field('withdraw-number', 'accountNumber', 'Nomor rekening', form('withdraw'), 'required inputmode="numeric"')}
+${field('withdraw-holder', 'accountHolderName', 'Nama pemilik rekening', form('withdraw'), 'required maxlength="100"')}
+<button type="submit">Ajukan penarikan</button></form>
+${v.withdrawals.length === 0 ? '<p class="muted">Belum ada penarikan.</p>' : `<div class="table"><table id="withdrawals"><thead><tr><th scope="col">Diajukan</th><th scope="col" class="num">Jumlah</th><th scope="col">Ke rekening</th><th scope="col">Status</th></tr></thead>
+<tbody>${v.withdrawals.map(withdrawalRow).join('')}</tbody></table></div>`}</section>`;
+}

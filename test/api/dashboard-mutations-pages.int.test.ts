@@ -35,6 +35,8 @@ describe('the mutations page', () => {
     expect(debits.body).not.toContain('Rp 75.000');
     expect(debits.body).toContain(`href="/dashboard/mutations.csv?accountId=${accountId}&#38;type=DEBIT"`); // the ampersand escaped
 
+    expect((await browser.get('/dashboard/mutations?accountType=bank&from=2026-03-01&to=2026-03-01')).body).not.toContain('Rp 75.000');
+    expect((await browser.get('/dashboard/mutations?accountType=wallet&from=2026-03-01&to=2026-03-01')).body).toContain('Rp 75.000');
     const bad = await browser.get('/dashboard/mutations?minAmount=9&maxAmount=1');
     expect(bad.statusCode).toBe(400);
     expect(textOf(bad.body, 'notice')).toContain('minAmount');

@@ -37,6 +37,12 @@ describe('signing in through the pages', () => {
     expect((await browser.get('/login')).headers.location).toBe('/dashboard');
   });
 
+  it('sends the bare address to the dashboard', async () => {
+    const response = await pageBrowser(service).get('/');
+    expect(response.statusCode).toBe(302);
+    expect(response.headers.location).toBe('/dashboard');
+  });
+
   it('never sends a browser to another site after signing in', async () => {
     const { email, password } = await signedInBrowser(service);
     for (const next of ['//evil.example/x', 'https://evil.example/', '/\\evil.example', 'javascript:alert(1)']) {

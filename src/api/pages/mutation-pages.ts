@@ -14,7 +14,7 @@ import { frameOf } from './page-surface.ts';
 const pageSize = 50;
 /** The most lines one CSV export holds; a wider filter is asked to narrow down. */
 export const csvMaxRows = 100_000;
-const filterNames = ['accountId', 'type', 'from', 'to', 'minAmount', 'maxAmount'] as const;
+const filterNames = ['accountId', 'accountType', 'type', 'from', 'to', 'minAmount', 'maxAmount'] as const;
 
 /** The filters of the key surface's GET /api/v1/mutations, dates as WIB days; a 400 names the first field at fault. */
 function parseFilters(ownerId: string, form: MutationFilterForm, page: number): Omit<MutationFilter, 'limit'> {

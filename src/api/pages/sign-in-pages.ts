@@ -49,6 +49,9 @@ export function signInPages(deps: AppDeps, limits: SignInLimits) {
       }
     }
 
+    // the service's address alone: the dashboard (or the sign-in page on the way to it)
+    app.get('/', (_request, reply) => reply.redirect('/dashboard', 302));
+
     app.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
       const next = localPath(request.query.next, '');
       if (await signedIn(request)) return reply.redirect(next || '/dashboard', 303);

@@ -4,7 +4,7 @@ import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { pagerHtml, timeHtml } from '../page.ts';
 
 /** The filters as typed (so the form shows them again), all optional. */
-export type MutationFilterForm = Partial<Record<'accountId' | 'type' | 'from' | 'to' | 'minAmount' | 'maxAmount', string>>;
+export type MutationFilterForm = Partial<Record<'accountId' | 'accountType' | 'type' | 'from' | 'to' | 'minAmount' | 'maxAmount', string>>;
 
 export type MutationsView = {
   accounts: AccountRow[];
@@ -25,10 +25,14 @@ function filtersHtml(v: MutationsView) {
   const types = ['', 'CREDIT', 'DEBIT']
     .map(t => `<option value="${t}"${t === (f.type ?? '') ? ' selected' : ''}>${t === '' ? 'Semua' : t === 'CREDIT' ? 'Masuk (CREDIT)' : 'Keluar (DEBIT)'}</option>`)
     .join('');
+  const kinds = [['', 'Semua'], ['bank', 'Bank'], ['wallet', 'E-wallet']]
+    .map(([value, label]) => `<option value="${value}"${value === (f.accountType ?? '') ? ' selected' : ''}>${label}</option>`)
+    .join('');
   const input = (name: keyof MutationFilterForm, label: string, type: string) =>
     `<div class="field"><label for="${name}">${e(label)}</label><input id="${name}" name="${name}" type="${type}"${type === 'number' ? ' min="0" step="1" inputmode="numeric"' : ''} value="${e(f[name] ?? '')}"></div>`;
   return `<form method="get" action="/dashboard/mutations" class="card filters" aria-label="Filter mutasi">
 <div class="field"><label for="accountId">Rekening</label><select id="accountId" name="accountId"><option value="">Semua</option>${accounts}</select></div>
+<div class="field"><label for="accountType">Jenis rekening</label><select id="accountType" name="accountType">${kinds}</select></div>
 <div class="field"><label for="type">Jenis</label><select id="type" name="type">${types}</select></div>
 ${input('from', 'Dari tanggal (WIB)', 'date')}${input('to', 'Sampai tanggal (WIB)', 'date')}
 ${input('minAmount', 'Nominal minimal', 'number')}${input('maxAmount', 'Nominal maksimal', 'number')}

@@ -61,7 +61,9 @@ code,.secret{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-
 .muted{color:#52606d;font-size:14px}
 .badge{display:inline-block;padding:2px 8px;border-radius:10px;font-size:12px;font-weight:600;background:#e4e7eb}
 .badge.ok{background:#e6f4ea;color:#0d652d}.badge.bad{background:#fce8e6;color:#a50e0e}.badge.wait{background:#fff8e6;color:#7a4f01}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;margin:0}dl.facts dt{color:#52606d}dl.facts dd{margin:0;word-break:break-word}
+dl.facts{display:grid;grid-template-columns:minmax(0,max-content) minmax(0,1fr);gap:6px 16px;margin:0}dl.facts dt{color:#52606d;max-width:14em}dl.facts dd{margin:0;word-break:break-word}
+.card dl + form{margin-top:16px}
+@media (max-width:480px){dl.facts{grid-template-columns:1fr;gap:0}dl.facts dt{max-width:none}dl.facts dd{margin-bottom:8px}}
 .pages{display:flex;gap:8px;align-items:center;margin-top:12px}
 `;
 

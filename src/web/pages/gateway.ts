@@ -70,13 +70,13 @@ ${a.status === 'APPROVED' ? `<section class="card" aria-labelledby="fee-mode"><h
 <dt>Ditahan (penarikan diproses)</dt><dd id="balance-on-hold">${e(formatRupiah(b.onHold))}</dd>
 </dl></section>
 <section class="card" aria-labelledby="withdraw"><h2 id="withdraw">Tarik dana</h2>
-<p class="muted">Minimal ${e(formatRupiah(info.minWithdrawal))}, paling banyak saldo tersedia. Admin membayar ke rekening Anda.</p>
+${b.available > 0 || a.status === 'APPROVED' ? `<p class="muted">Minimal ${e(formatRupiah(info.minWithdrawal))}, paling banyak saldo tersedia. Admin membayar ke rekening Anda.</p>
 <form method="post" action="/dashboard/gateway/withdrawals">${csrfField(csrf)}
 ${field('withdraw-amount', 'amount', 'Jumlah (rupiah)', form('withdraw'), `required type="number" min="${e(info.minWithdrawal)}" step="1" inputmode="numeric"`)}
 ${field('withdraw-bank', 'bankCode', 'Kode bank', form('withdraw'), 'required maxlength="32"')}
 ${field('withdraw-number', 'accountNumber', 'Nomor rekening', form('withdraw'), 'required inputmode="numeric"')}
 ${field('withdraw-holder', 'accountHolderName', 'Nama pemilik rekening', form('withdraw'), 'required maxlength="100"')}
-<button type="submit">Ajukan penarikan</button></form>
+<button type="submit">Ajukan penarikan</button></form>` : '<p class="muted">Penarikan tersedia setelah akses disetujui dan ada saldo.</p>'}
 ${v.withdrawals.length === 0 ? '<p class="muted">Belum ada penarikan.</p>' : `<div class="table"><table id="withdrawals"><thead><tr><th scope="col">Diajukan</th><th scope="col" class="num">Jumlah</th><th scope="col">Ke rekening</th><th scope="col">Status</th></tr></thead>
 <tbody>${v.withdrawals.map(withdrawalRow).join('')}</tbody></table></div>`}</section>`;
 }

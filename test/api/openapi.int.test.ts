@@ -32,6 +32,8 @@ describe('/openapi.json', () => {
     ];
     for (const [method, path] of interfacePaths) operation(method!, path!);
     expect(Object.keys(doc.paths).filter(p => p.length > 1 && p.endsWith('/'))).toEqual([]);
+    // the dashboard's pages are for people, not part of the API
+    expect(Object.keys(doc.paths).filter(p => /^\/(dashboard|admin|login|register|logout)(\/|$)/.test(p))).toEqual([]);
   });
 
   it('says how each surface identifies its caller: x-api-key, the session cookie, or nothing', () => {

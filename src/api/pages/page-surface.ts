@@ -28,10 +28,14 @@ export const frameOf = (request: FastifyRequest, title: string, current?: string
   area: request.viewer!.area,
 });
 
-/** Every route of the plugin answers refusals as pages (src/api/errors.ts), and reads forms (urlencoded). */
+/**
+ * Every route of the plugin answers refusals as pages (src/api/errors.ts), reads forms (urlencoded), and stays out of
+ * the OpenAPI document (pages for people, not an API).
+ */
 export async function pageRoutesSetup(app: FastifyInstance) {
   app.addHook('onRoute', route => {
     route.config = { ...route.config, surface: 'page' };
+    route.schema = { ...route.schema, hide: true };
   });
   await app.register(formBody, { bodyLimit: 64 * 1024 });
 }

@@ -37,6 +37,13 @@ describe('signing in through the pages', () => {
     expect((await browser.get('/login')).headers.location).toBe('/dashboard');
   });
 
+  it('reads forms on the pages only: the JSON routes still refuse a urlencoded body', async () => {
+    const caller = await keyHolder(service);
+    const form = { payload: 'amount=50000&walletAccountId=GATEWAY', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': caller.key } };
+    expect((await service.app.inject({ method: 'POST', url: '/api/v1/payments', ...form })).statusCode).toBe(415);
+    expect((await service.app.inject({ method: 'POST', url: '/api/auth/login', ...form })).statusCode).toBe(415);
+  });
+
   it('sends the bare address to the dashboard', async () => {
     const response = await pageBrowser(service).get('/');
     expect(response.statusCode).toBe(302);

@@ -8,7 +8,7 @@ import { findProvider, providers } from '../../providers/catalogue.ts';
 import { accountDetailHtml, accountsHtml, otpStepHtml, type AccountForm } from '../../web/pages/accounts.ts';
 import type { AppDeps } from '../deps.ts';
 import { runOtpAction, type OtpSendLimits } from '../otp-flows.ts';
-import { refusalText, seeOther, sendPage } from './page-reply.ts';
+import { orShowRefusal, refusalText, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
 const linkForms = {
@@ -46,15 +46,9 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
       const view = { ...linkForms, accounts: rows, csrf: request.viewer!.csrf, form: opts.form ?? {}, flow: opts.flow ?? '' };
       return sendPage(reply, { ...frameOf(request, 'Rekening & e-wallet', 'accounts'), notice }, accountsHtml(view), { status: opts.error?.status ?? 200 });
     };
-    /** A refusal of ours or of the provider goes back to the form that asked; anything else is the error handler's. */
-    const orShow = async (request: FastifyRequest, reply: FastifyReply, flow: string, work: () => Promise<unknown>) => {
-      try {
-        return await work();
-      } catch (err) {
-        if (err instanceof DomainError && err.status < 500) return listPage(request, reply, { error: err, form: formOf(posted(request)), flow });
-        throw err;
-      }
-    };
+    /** A refusal of ours or of the provider goes back to the form that asked, as typed. */
+    const orShow = (request: FastifyRequest, reply: FastifyReply, flow: string, work: () => Promise<unknown>) =>
+      orShowRefusal(work, error => listPage(request, reply, { error, form: formOf(posted(request)), flow }));
 
     app.get('/accounts', (request, reply) => listPage(request, reply));
 
@@ -157,24 +151,24 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
           password: typeof body.password === 'string' && body.password !== '' ? body.password : undefined,
         });
       if (!changes.success) return detailPage(request, reply, refuse('VALIDATION_ERROR', { message: changes.error.issues[0]!.message }));
-      try {
-        await changeAccount(deps, request.viewer!.user.id, row.id, changes.data);
-      } catch (err) {
-        if (err instanceof DomainError && err.status < 500) return detailPage(request, reply, err);
-        throw err;
-      }
-      return seeOther(reply, `/dashboard/accounts/${row.id}`, 'saved');
+      return orShowRefusal(
+        async () => {
+          await changeAccount(deps, request.viewer!.user.id, row.id, changes.data);
+          return seeOther(reply, `/dashboard/accounts/${row.id}`, 'saved');
+        },
+        error => detailPage(request, reply, error),
+      );
     });
 
     app.post<{ Params: { id: string } }>('/accounts/:id/refresh', async (request, reply) => {
       const row = await owned(request);
-      try {
-        await refreshAccount(deps, request.viewer!.user.id, row.id);
-      } catch (err) {
-        if (err instanceof DomainError && err.status < 500) return detailPage(request, reply, err);
-        throw err;
-      }
-      return seeOther(reply, `/dashboard/accounts/${row.id}`, 'refreshed');
+      return orShowRefusal(
+        async () => {
+          await refreshAccount(deps, request.viewer!.user.id, row.id);
+          return seeOther(reply, `/dashboard/accounts/${row.id}`, 'refreshed');
+        },
+        error => detailPage(request, reply, error),
+      );
     });
 
     app.post<{ Params: { id: string } }>('/accounts/:id/delete', async (request, reply) => {

@@ -12,7 +12,7 @@ import { gatewayReconciliation, reconciliationPeriod } from '../../projections/g
 import { reconciliationCsv } from '../../projections/gateway-reconciliation-csv.ts';
 import { accessReviewHtml, adminOverviewHtml, adminWithdrawalsHtml, holdingAccountsHtml, reconciliationHtml } from '../../web/pages/admin.ts';
 import type { AppDeps } from '../deps.ts';
-import { refusalText, seeOther, sendPage } from './page-reply.ts';
+import { orShowRefusal, refusalText, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
 const id = z.uuid();
@@ -51,15 +51,8 @@ export function adminPages(deps: AppDeps) {
   return async function (app: FastifyInstance) {
     const adminId = (request: FastifyRequest) => request.viewer!.user.id;
     /** Runs a decision and goes back to `path`; a refusal shows that page with its message instead. */
-    const decide = async (request: FastifyRequest, reply: FastifyReply, path: string, show: (error: DomainError) => Promise<unknown>, run: () => Promise<string>) => {
-      try {
-        return seeOther(reply, path, await run());
-      } catch (err) {
-        if (err instanceof z.ZodError) return show(refuse('VALIDATION_ERROR', { message: err.issues[0]?.message ?? 'Isian tidak valid' }));
-        if (err instanceof DomainError && err.status < 500) return show(err);
-        throw err;
-      }
-    };
+    const decide = (reply: FastifyReply, path: string, show: (error: DomainError) => Promise<unknown>, run: () => Promise<string>) =>
+      orShowRefusal(async () => seeOther(reply, path, await run()), show);
 
     app.get('/', async (request, reply) => {
       const [pending, requested, holding] = await Promise.all([
@@ -84,7 +77,7 @@ export function adminPages(deps: AppDeps) {
     const review = (done: string, command: (request: FastifyRequest, admin: string) => GatewayAccessCommand) =>
       async (request: FastifyRequest<{ Params: { userId: string } }>, reply: FastifyReply) => {
         const userId = pathId(request.params.userId, merchantNotFound);
-        return decide(request, reply, '/admin/access', error => accessPage(request, reply, error), async () => {
+        return decide(reply, '/admin/access', error => accessPage(request, reply, error), async () => {
           const admin = adminId(request);
           const result = await decideGatewayAccess(deps, userId, command(request, admin), `admin:${admin}`);
           await deps.readModels.waitFor(result.position, undefined, ['gateway-access']);
@@ -105,7 +98,7 @@ export function adminPages(deps: AppDeps) {
     app.get('/holding-accounts', (request, reply) => holdingPage(request, reply));
     const accountNotFound = () => refuse('ACCOUNT_NOT_FOUND', { message: 'Rekening tidak ditemukan' });
     app.post('/holding-accounts', (request, reply) =>
-      decide(request, reply, '/admin/holding-accounts', error => holdingPage(request, reply, error), async () => {
+      decide(reply, '/admin/holding-accounts', error => holdingPage(request, reply, error), async () => {
         const accountId = pathId(String(field(request, 'accountId') ?? ''), accountNotFound);
         const done = await markHoldingAccount(deps, adminId(request), accountId);
         await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
@@ -113,7 +106,7 @@ export function adminPages(deps: AppDeps) {
       }),
     );
     app.post<{ Params: { accountId: string } }>('/holding-accounts/:accountId/unmark', (request, reply) =>
-      decide(request, reply, '/admin/holding-accounts', error => holdingPage(request, reply, error), async () => {
+      decide(reply, '/admin/holding-accounts', error => holdingPage(request, reply, error), async () => {
         const done = await unmarkHoldingAccount(deps, adminId(request), pathId(request.params.accountId, accountNotFound));
         await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
         return 'unmarked';
@@ -131,14 +124,14 @@ export function adminPages(deps: AppDeps) {
     app.get('/withdrawals', (request, reply) => withdrawalsPage(request, reply));
     const withdrawalNotFound = () => refuse('WITHDRAWAL_NOT_FOUND', { message: 'Penarikan tidak ditemukan' });
     app.post<{ Params: { id: string } }>('/withdrawals/:id/paid', (request, reply) =>
-      decide(request, reply, '/admin/withdrawals', error => withdrawalsPage(request, reply, error), async () => {
+      decide(reply, '/admin/withdrawals', error => withdrawalsPage(request, reply, error), async () => {
         const done = await payWithdrawal(deps, adminId(request), pathId(request.params.id, withdrawalNotFound), reference.parse(field(request, 'reference') ?? ''));
         await deps.readModels.waitFor(done.position, undefined, ['gateway-ledger']);
         return 'paid';
       }),
     );
     app.post<{ Params: { id: string } }>('/withdrawals/:id/reject', (request, reply) =>
-      decide(request, reply, '/admin/withdrawals', error => withdrawalsPage(request, reply, error), async () => {
+      decide(reply, '/admin/withdrawals', error => withdrawalsPage(request, reply, error), async () => {
         const done = await rejectWithdrawal(deps, adminId(request), pathId(request.params.id, withdrawalNotFound), note.parse(field(request, 'note') ?? ''));
         await deps.readModels.waitFor(done.position, undefined, ['gateway-ledger']);
         return 'withdrawal-rejected';
@@ -154,14 +147,14 @@ export function adminPages(deps: AppDeps) {
       const period = periodOf(request);
       const frame = frameOf(request, 'Rekonsiliasi gateway', 'reconciliation');
       if (!period.from && !period.to) return sendPage(reply, frame, reconciliationHtml(period, null));
-      try {
-        if (!isCalendarDate(period.from) || !isCalendarDate(period.to)) throw refuse('INVALID_PERIOD', { message: 'Isi kedua tanggal' });
-        const report = await gatewayReconciliation(deps.pool, reconciliationPeriod(period.from, period.to));
-        return sendPage(reply, frame, reconciliationHtml(period, report));
-      } catch (err) {
-        if (!(err instanceof DomainError) || err.status >= 500) throw err;
-        return sendPage(reply, { ...frame, notice: { kind: 'error', text: refusalText(err) } }, reconciliationHtml(period, null), { status: err.status });
-      }
+      return orShowRefusal(
+        async () => {
+          if (!isCalendarDate(period.from) || !isCalendarDate(period.to)) throw refuse('INVALID_PERIOD', { message: 'Isi kedua tanggal' });
+          const report = await gatewayReconciliation(deps.pool, reconciliationPeriod(period.from, period.to));
+          return sendPage(reply, frame, reconciliationHtml(period, report));
+        },
+        error => sendPage(reply, { ...frame, notice: { kind: 'error', text: refusalText(error) } }, reconciliationHtml(period, null), { status: error.status }),
+      );
     });
     app.get('/reconciliation.csv', async (request, reply) => {
       const period = periodOf(request);

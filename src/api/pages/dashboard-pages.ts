@@ -14,7 +14,7 @@ import { overviewHtml } from '../../web/pages/overview.ts';
 import { deliveryLogHtml, webhooksHtml, type NewEndpoint } from '../../web/pages/webhooks.ts';
 import type { AppDeps } from '../deps.ts';
 import type { ApiKeyCache } from '../key-cache.ts';
-import { seeOther, sendPage } from './page-reply.ts';
+import { orShowRefusal, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
 const id = z.uuid();
@@ -42,13 +42,9 @@ function pathId(value: string, notFound: () => DomainError): string {
   return value;
 }
 
-/** A form's refusal as the page shows it: its message (the first field's, for a zod refusal). */
-function refusalOf(err: unknown): DomainError | null {
-  if (err instanceof z.ZodError) return refuse('VALIDATION_ERROR', { message: err.issues[0]?.message ?? 'Isian tidak valid' });
-  return err instanceof DomainError && err.status < 500 ? err : null;
-}
-
 const field = (request: FastifyRequest, name: string): unknown => (request.body as Record<string, unknown> | undefined)?.[name];
+/** A text field as typed, to show again after a refusal. */
+const typed = (request: FastifyRequest, name: string) => (typeof field(request, name) === 'string' ? (field(request, name) as string) : '');
 
 /** The dashboard's overview, API keys and webhooks (with their delivery logs), under /dashboard. */
 export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
@@ -73,17 +69,15 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
       });
     };
     app.get('/api-keys', (request, reply) => keysPage(request, reply));
-    app.post('/api-keys', async (request, reply) => {
-      try {
-        const name = keyName.parse(field(request, 'name') ?? '');
-        const created = await createApiKey(deps, request.viewer!.user.id, name);
-        return keysPage(request, reply, { created: { name: created.name, key: created.key } });
-      } catch (err) {
-        const refusal = refusalOf(err);
-        if (!refusal) throw err;
-        return keysPage(request, reply, { error: refusal, name: typeof field(request, 'name') === 'string' ? (field(request, 'name') as string) : '' });
-      }
-    });
+    app.post('/api-keys', (request, reply) =>
+      orShowRefusal(
+        async () => {
+          const created = await createApiKey(deps, request.viewer!.user.id, keyName.parse(field(request, 'name') ?? ''));
+          return keysPage(request, reply, { created: { name: created.name, key: created.key } });
+        },
+        error => keysPage(request, reply, { error, name: typed(request, 'name') }),
+      ),
+    );
     app.post<{ Params: { id: string } }>('/api-keys/:id/revoke', async (request, reply) => {
       const keyId = pathId(request.params.id, () => refuse('NOT_FOUND', { message: 'API key tidak ditemukan' }));
       await revokeApiKey(deps, request.viewer!.user.id, keyId);
@@ -100,18 +94,16 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
       });
     };
     app.get('/webhooks', (request, reply) => webhooksPage(request, reply));
-    app.post('/webhooks', async (request, reply) => {
-      const user = request.viewer!.user;
-      try {
-        const url = webhookUrl.parse(field(request, 'url') ?? '');
-        const added = await addWebhookEndpoint(deps, deps.config.webhooks, user.id, url, `user:${user.id}`);
-        return webhooksPage(request, reply, { added: { url: added.url, secret: added.secret } });
-      } catch (err) {
-        const refusal = refusalOf(err);
-        if (!refusal) throw err;
-        return webhooksPage(request, reply, { error: refusal, url: typeof field(request, 'url') === 'string' ? (field(request, 'url') as string) : '' });
-      }
-    });
+    app.post('/webhooks', (request, reply) =>
+      orShowRefusal(
+        async () => {
+          const user = request.viewer!.user;
+          const added = await addWebhookEndpoint(deps, deps.config.webhooks, user.id, webhookUrl.parse(field(request, 'url') ?? ''), `user:${user.id}`);
+          return webhooksPage(request, reply, { added: { url: added.url, secret: added.secret } });
+        },
+        error => webhooksPage(request, reply, { error, url: typed(request, 'url') }),
+      ),
+    );
 
     const endpointNotFound = () => refuse('WEBHOOK_ENDPOINT_NOT_FOUND', { message: 'Endpoint webhook tidak ditemukan' });
     app.post<{ Params: { id: string } }>('/webhooks/:id/remove', async (request, reply) => {

@@ -8,7 +8,7 @@ import type { AppDeps } from '../deps.ts';
 import { accessRequestBody, gatewayInformation } from '../gateway.ts';
 import { withdrawalRequestBody } from '../gateway-withdrawals.ts';
 import { parseBody } from '../validation.ts';
-import { refusalText, seeOther, sendPage } from './page-reply.ts';
+import { orShowRefusal, refusalText, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
 const doneNotices: Record<string, string> = {
@@ -34,14 +34,11 @@ export function gatewayPages(deps: AppDeps) {
       return sendPage(reply, { ...frameOf(request, 'Payment gateway', 'gateway'), notice }, gatewayHtml(view), { status: opts.error?.status ?? 200 });
     };
     /** Runs a form's command; a refusal shows the page again with the form as typed. */
-    const form = (formName: string, run: (request: FastifyRequest, merchantId: string) => Promise<string>) => async (request: FastifyRequest, reply: FastifyReply) => {
-      try {
-        return seeOther(reply, '/dashboard/gateway', await run(request, request.viewer!.user.id));
-      } catch (err) {
-        if (err instanceof DomainError && err.status < 500) return page(request, reply, { error: err, formName });
-        throw err;
-      }
-    };
+    const form = (formName: string, run: (request: FastifyRequest, merchantId: string) => Promise<string>) => (request: FastifyRequest, reply: FastifyReply) =>
+      orShowRefusal(
+        async () => seeOther(reply, '/dashboard/gateway', await run(request, request.viewer!.user.id)),
+        error => page(request, reply, { error, formName }),
+      );
     const actor = (merchantId: string) => `user:${merchantId}`;
 
     app.get('/gateway', (request, reply) => page(request, reply));

@@ -8,7 +8,7 @@ import { mutationsHtml, type MutationFilterForm } from '../../web/pages/mutation
 import type { AppDeps } from '../deps.ts';
 import { mutationsQuery } from '../mutations.ts';
 import { filterForm, pageOf, wibDayEnd, wibDayStart } from './list-filters.ts';
-import { sendPage } from './page-reply.ts';
+import { orShowRefusal, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
 const pageSize = 50;
@@ -48,15 +48,17 @@ export function mutationPages(deps: AppDeps) {
       const form = filterForm(request, filterNames);
       const accounts = (await listAccounts(deps.pool, { ownerId, page: 1, limit: 100 })).rows;
       const frame = frameOf(request, 'Mutasi', 'mutations');
-      let filters;
-      try {
-        filters = parseFilters(ownerId, form, pageOf(request));
-      } catch (err) {
-        const view = { accounts, filters: form, rows: [], total: 0, page: 1, totalPages: 0 };
-        return sendPage(reply, { ...frame, notice: { kind: 'error', text: (err as Error).message } }, mutationsHtml(view), { status: 400 });
-      }
-      const { rows, total } = await listMutations(deps.pool, { ...filters, limit: pageSize });
-      return sendPage(reply, frame, mutationsHtml({ accounts, filters: form, rows, total, page: filters.page, totalPages: Math.ceil(total / pageSize) }));
+      return orShowRefusal(
+        async () => {
+          const filters = parseFilters(ownerId, form, pageOf(request));
+          const { rows, total } = await listMutations(deps.pool, { ...filters, limit: pageSize });
+          return sendPage(reply, frame, mutationsHtml({ accounts, filters: form, rows, total, page: filters.page, totalPages: Math.ceil(total / pageSize) }));
+        },
+        error => {
+          const view = { accounts, filters: form, rows: [], total: 0, page: 1, totalPages: 0 };
+          return sendPage(reply, { ...frame, notice: { kind: 'error', text: error.message } }, mutationsHtml(view), { status: error.status });
+        },
+      );
     });
 
     // every page read in one snapshot: a mutation synchronised meanwhile is neither doubled nor skipped

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { DomainError, refuse } from '../../errors.ts';
 import { pageHtml, type PageFrame } from '../../web/page.ts';
 
 /**
@@ -37,4 +39,24 @@ export function localPath(next: unknown, fallback = '/dashboard'): string {
 export function refusalText(err: { message: string; errors?: { path: string; message: string }[] }): string {
   const first = err.errors?.[0];
   return first ? `${err.message} (${first.path.replace(/^body\./, '')}: ${first.message})` : err.message;
+}
+
+/** A refusal a form's page shows: ours (4xx), or a schema's (its first message); anything else is not one. */
+export function refusalOf(err: unknown): DomainError | null {
+  if (err instanceof z.ZodError) return refuse('VALIDATION_ERROR', { message: err.issues[0]?.message ?? 'Isian tidak valid' });
+  return err instanceof DomainError && err.status < 500 ? err : null;
+}
+
+/**
+ * Runs a form's work and answers what it answers; a refusal (ours, a schema's, the provider's) goes to `show` instead,
+ * which shows the form's page again with it. Anything else is the error handler's.
+ */
+export async function orShowRefusal<T>(work: () => Promise<T>, show: (refusal: DomainError) => Promise<T> | T): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    const refusal = refusalOf(err);
+    if (!refusal) throw err;
+    return show(refusal);
+  }
 }

@@ -6,7 +6,7 @@ import type { AppDeps } from '../deps.ts';
 import { authenticateSession, clearSessionCookie } from '../session-auth.ts';
 import { checkLogin, parseRegistration, register, signIn, type SignInLimits } from '../sign-in.ts';
 import { FORM_COOKIE, postedToken, preSessionToken, sameToken } from './form-token.ts';
-import { localPath, sendPage } from './page-reply.ts';
+import { localPath, orShowRefusal, sendPage } from './page-reply.ts';
 import { pageRoutesSetup, staleForm } from './page-surface.ts';
 
 type Posted = { name?: unknown; email?: unknown; password?: unknown; next?: unknown };
@@ -38,15 +38,14 @@ export function signInPages(deps: AppDeps, limits: SignInLimits) {
     async function attempt(request: FastifyRequest, reply: FastifyReply, which: 'login' | 'register', run: () => Promise<string>) {
       const body = (request.body ?? {}) as Posted;
       const form = { name: str(body.name), email: str(body.email), next: str(body.next) };
-      try {
-        if (!sameToken(request.cookies[FORM_COOKIE] ?? '', postedToken(request)) || !request.cookies[FORM_COOKIE]) throw staleForm();
-        const userId = await run();
-        await signIn(deps, userId, request, reply);
-        return reply.redirect(localPath(form.next), 303);
-      } catch (err) {
-        if (err instanceof DomainError && err.status < 500) return show(reply, request, which, form, err);
-        throw err;
-      }
+      return orShowRefusal(
+        async () => {
+          if (!sameToken(request.cookies[FORM_COOKIE] ?? '', postedToken(request)) || !request.cookies[FORM_COOKIE]) throw staleForm();
+          await signIn(deps, await run(), request, reply);
+          return reply.redirect(localPath(form.next), 303);
+        },
+        error => show(reply, request, which, form, error),
+      );
     }
 
     // the service's address alone: the dashboard (or the sign-in page on the way to it)

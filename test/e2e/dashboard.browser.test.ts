@@ -1,7 +1,7 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/db/embedded.ts';
-import { launchChromium } from '../support/chromium.ts';
+import { launchChromium, phonePage } from '../support/chromium.ts';
 import { signedInAdmin } from '../support/gateway.ts';
 import { freshPhone } from '../support/payments.ts';
 import { sandboxOf } from '../support/sandbox.ts';
@@ -26,20 +26,7 @@ afterAll(async () => {
   await service?.close();
 });
 
-/** A phone-sized browser that fails the test on any script error, CSP violation or request outside the service. */
-async function phone(): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: 'id-ID' });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', message => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', error => problems.push(`page error: ${error.message}`));
-  page.on('request', request => {
-    if (!request.url().startsWith(baseUrl)) problems.push(`request outside the service: ${request.url()}`);
-  });
-  return { context, page, problems };
-}
+const phone = () => phonePage(browser, baseUrl, { locale: 'id-ID' });
 
 const fitsThePhone = async (page: Page) => expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
 

@@ -1,8 +1,8 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/db/embedded.ts';
 import { formatRupiah } from '../../src/web/html.ts';
-import { launchChromium } from '../support/chromium.ts';
+import { launchChromium, phonePage } from '../support/chromium.ts';
 import { keyHolder } from '../support/http.ts';
 import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody } from '../support/payments.ts';
 import { sandboxOf } from '../support/sandbox.ts';
@@ -26,22 +26,7 @@ afterAll(async () => {
   await service?.close();
 });
 
-/** A phone-sized page that fails the test on any script error, CSP violation or request outside the service. */
-async function phone(): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
-  await context.route(`${shop}/**`, route => route.fulfill({ contentType: 'text/html', body: '<h1>Terima kasih</h1>' }));
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', message => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', error => problems.push(`page error: ${error.message}`));
-  page.on('request', request => {
-    const url = request.url();
-    if (!url.startsWith(baseUrl) && !url.startsWith(shop)) problems.push(`request outside the service: ${url}`);
-  });
-  return { context, page, problems };
-}
+const phone = () => phonePage(browser, baseUrl, { answer: { [shop]: '<h1>Terima kasih</h1>' } });
 
 const text = (page: Page, selector: string) => page.locator(selector).innerText();
 

@@ -58,3 +58,24 @@ export async function launchChromium(): Promise<Browser> {
     env: { ...process.env, FONTCONFIG_PATH: home },
   });
 }
+
+/**
+ * A phone-sized page (375x667, touch) that records every script error, console error, CSP violation and request to
+ * anywhere but `origins` in `problems`, for the test to expect empty. `answer` gives origins the context answers
+ * itself (a shop to return to), never reached.
+ */
+export async function phonePage(browser: Browser, baseUrl: string, opts: { answer?: Record<string, string>; locale?: string } = {}) {
+  const context = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: opts.locale });
+  for (const [origin, body] of Object.entries(opts.answer ?? {})) await context.route(`${origin}/**`, route => route.fulfill({ contentType: 'text/html', body }));
+  const page = await context.newPage();
+  const problems: string[] = [];
+  const allowed = [baseUrl, ...Object.keys(opts.answer ?? {})];
+  page.on('console', message => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', error => problems.push(`page error: ${error.message}`));
+  page.on('request', request => {
+    if (!allowed.some(origin => request.url().startsWith(origin))) problems.push(`request outside the service: ${request.url()}`);
+  });
+  return { context, page, problems };
+}

@@ -37,6 +37,7 @@ import { mutationPages } from './pages/mutation-pages.ts';
 import { pageSurface } from './pages/page-surface.ts';
 import { paymentPages } from './pages/payment-pages.ts';
 import { signInPages } from './pages/sign-in-pages.ts';
+import { transferPages } from './pages/transfer-pages.ts';
 
 /** Builds the HTTP app without listening, so tests use `inject` against real dependencies. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -116,6 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     pageSurface(deps, { admin: false }, async pages => {
       await pages.register(dashboardPages(deps, keys));
       await pages.register(accountPages(deps, otpSends));
+      await pages.register(transferPages(deps));
       await pages.register(mutationPages(deps));
       await pages.register(paymentPages(deps));
       await pages.register(gatewayPages(deps));

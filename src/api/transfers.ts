@@ -24,7 +24,8 @@ const rupiahField = (min: number) =>
     z.int().min(min, `at least ${min}`).max(transferLimits.max, `at most ${transferLimits.max}`),
   );
 
-const bankInitBody = z.object({
+/** A bank transfer's inquiry (step 2); the dashboard's transfer page checks its form with it too. */
+export const bankInitBody = z.object({
   action: z.literal('wallet-a-bank-init'),
   accountNumber: text.trim().regex(/^\d{6,20}$/, 'digits only'),
   amount: rupiahField(transferLimits.bankMin),
@@ -33,7 +34,7 @@ const bankInitBody = z.object({
   payMethod: text.trim().min(1).max(50),
   payOption: text.trim().min(1).max(50),
 });
-const bankCreateBody = z.object({
+export const bankCreateBody = z.object({
   action: z.literal('wallet-a-bank-create'),
   bankAccountIndexNo: text.trim().min(1).max(100),
   amount: rupiahField(transferLimits.bankMin),
@@ -106,8 +107,11 @@ export function transferRoutes(deps: AppDeps) {
   };
 }
 
-/** qris-create: the account first (404, 400), then the image (missing, not one, no QR), the payload, the amount. */
-async function qrisCreate(deps: AppDeps, ownerId: string, accountId: string, fields: Record<string, string>, image: Buffer | null, key: string | undefined) {
+/**
+ * qris-create: the account first (404, 400), then the image (missing, not one, no QR), the payload, the amount. The
+ * dashboard's transfer page runs it too.
+ */
+export async function qrisCreate(deps: AppDeps, ownerId: string, accountId: string, fields: Record<string, string>, image: Buffer | null, key: string | undefined) {
   await transferAccount(deps, ownerId, accountId);
   if (!image || image.length === 0) throw refuse('QR_IMAGE_MISSING', { errors: [{ path: 'body.qrImage', message: 'required' }] });
   const requested = fields.amount === undefined || fields.amount === '' ? null : parseBody(rupiahField(transferLimits.qrisMin), fields.amount);

@@ -121,12 +121,12 @@ describe('the dashboard in Chromium on a phone-sized screen', () => {
     // something in every list: a wallet linked by OTP through the pages, a payment, a webhook endpoint
     await page.goto(`${baseUrl}/dashboard/accounts`);
     const phoneNumber = freshPhone();
-    await page.getByLabel('E-wallet', { exact: true }).nth(1).selectOption('WALLET-B');
-    await page.locator('#otp-name').fill('Dompet B');
+    await page.getByLabel('E-wallet', { exact: true }).nth(1).selectOption('WALLET-A');
+    await page.locator('#otp-name').fill('Dompet A');
     await page.locator('#otp-phone').fill(phoneNumber);
+    await page.locator('#otp-pin').fill('123456');
     await page.getByRole('button', { name: 'Kirim kode OTP' }).click();
     await page.getByLabel('Kode OTP', { exact: true }).fill(await sandboxOf(service).otp(phoneNumber));
-    await page.getByLabel('PIN (6 angka)', { exact: true }).fill('123456');
     await page.getByRole('button', { name: 'Verifikasi' }).click();
     await page.locator('#notice').waitFor();
     expect(await page.locator('#notice').innerText()).toContain('Terhubung');
@@ -138,7 +138,7 @@ describe('the dashboard in Chromium on a phone-sized screen', () => {
     const endpointPath = await page.locator('#webhooks a').first().getAttribute('href');
 
     const paths = [
-      '/dashboard', '/dashboard/api-keys', '/dashboard/webhooks', endpointPath!, '/dashboard/accounts', `/dashboard/accounts/${accountId}`,
+      '/dashboard', '/dashboard/api-keys', '/dashboard/webhooks', endpointPath!, '/dashboard/accounts', `/dashboard/accounts/${accountId}`, `/dashboard/accounts/${accountId}/transfer`,
       '/dashboard/mutations', '/dashboard/payments', '/dashboard/gateway', '/admin', '/admin/access', '/admin/holding-accounts',
       '/admin/withdrawals', '/admin/reconciliation?from=2026-01-01&to=2026-12-31',
     ];

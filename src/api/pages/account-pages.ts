@@ -122,6 +122,8 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
       linked: 'Terhubung. Sinkron pertama berjalan sesuai jadwal; tekan "Sinkron sekarang" untuk segera.',
       saved: 'Pengaturan disimpan.',
       refreshed: 'Saldo dan mutasi baru saja disinkronkan.',
+      transferred: 'Transfer terkirim; saldo sudah berkurang dan mutasinya tercatat.',
+      paid: 'Pembayaran QRIS terkirim; saldo sudah berkurang dan mutasinya tercatat.',
     };
     const detailPage = async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply, error?: DomainError) => {
       const row = await owned(request);

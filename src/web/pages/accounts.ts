@@ -86,7 +86,7 @@ export function accountDetailHtml(a: AccountRow, csrf: string, opts: { otpLogin:
 <dt>Status</dt><dd id="account-status">${a.is_active ? 'Aktif' : 'Perlu masuk ulang'}</dd>
 <dt>Sinkron terakhir</dt><dd>${timeHtml(a.last_sync)}</dd><dt>Sinkron berikutnya</dt><dd>${timeHtml(a.next_sync_at)}</dd>
 </dl><p class="actions">${a.is_active ? postButton(`/dashboard/accounts/${a.id}/refresh`, csrf, 'Sinkron sekarang') : ''}
-<a href="/dashboard/mutations?accountId=${e(a.id)}">Lihat mutasi</a></p></section>
+<a href="/dashboard/mutations?accountId=${e(a.id)}">Lihat mutasi</a>${a.provider_code === 'WALLET-A' && a.is_active ? ` <a href="/dashboard/accounts/${e(a.id)}/transfer">Kirim uang</a>` : ''}</p></section>
 <section class="card" aria-labelledby="settings"><h2 id="settings">Pengaturan</h2>
 <form method="post" action="/dashboard/accounts/${e(a.id)}">${csrfField(csrf)}
 ${field('edit-name', 'Nama', textInput('edit-name', 'accountName', form, 'required maxlength="100"'))}

@@ -31,6 +31,7 @@ import { registerMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
 import { accountPages } from './pages/account-pages.ts';
 import { adminPages } from './pages/admin-pages.ts';
+import { adminRecordPages } from './pages/admin-record-pages.ts';
 import { dashboardPages } from './pages/dashboard-pages.ts';
 import { gatewayPages } from './pages/gateway-pages.ts';
 import { mutationPages } from './pages/mutation-pages.ts';
@@ -124,7 +125,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     { prefix: '/dashboard' },
   );
-  await app.register(pageSurface(deps, { admin: true }, adminPages(deps)), { prefix: '/admin' });
+  await app.register(
+    pageSurface(deps, { admin: true }, async admin => {
+      await admin.register(adminPages(deps));
+      await admin.register(adminRecordPages(deps));
+    }),
+    { prefix: '/admin' },
+  );
   if (deps.testClock) await app.register(testClockRoutes(deps, deps.testClock), { prefix: '/api/test-clock' });
   return app;
 }

@@ -43,7 +43,7 @@ h1{font-size:24px;margin:8px 0 16px}h2{font-size:19px;margin:0 0 12px}
 .notice{padding:12px 14px;border-radius:10px;margin:0 0 16px}
 .notice.ok{background:#e6f4ea;color:#0d652d}.notice.error{background:#fce8e6;color:#a50e0e}
 label{display:block;font-weight:600;font-size:14px;margin:0 0 4px}
-input,select{width:100%;min-height:44px;padding:8px 10px;border:1px solid #9aa5b1;border-radius:8px;font:inherit;background:#fff}
+input,select,textarea{width:100%;min-height:44px;padding:8px 10px;border:1px solid #9aa5b1;border-radius:8px;font:inherit;background:#fff}
 .field{margin:0 0 12px}
 .filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:0 12px;align-items:end}
 button,.button{display:inline-block;min-height:44px;padding:10px 14px;border:0;border-radius:8px;background:#0b57d0;color:#fff;font:inherit;font-weight:600;text-decoration:none;cursor:pointer}
@@ -94,6 +94,9 @@ const adminSections = [
   { id: 'holding-accounts', path: '/admin/holding-accounts', label: 'Rekening penampung' },
   { id: 'withdrawals', path: '/admin/withdrawals', label: 'Penarikan' },
   { id: 'reconciliation', path: '/admin/reconciliation', label: 'Rekonsiliasi' },
+  { id: 'calendar', path: '/admin/calendar', label: 'Kalender' },
+  { id: 'digests', path: '/admin/digests', label: 'Digest' },
+  { id: 'streams', path: '/admin/streams', label: 'Stream' },
   { id: 'dashboard', path: '/dashboard', label: 'Dasbor saya' },
 ];
 

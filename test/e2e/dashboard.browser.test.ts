@@ -140,14 +140,15 @@ describe('the dashboard in Chromium on a phone-sized screen', () => {
     const paths = [
       '/dashboard', '/dashboard/api-keys', '/dashboard/webhooks', endpointPath!, '/dashboard/accounts', `/dashboard/accounts/${accountId}`, `/dashboard/accounts/${accountId}/transfer`,
       '/dashboard/mutations', '/dashboard/payments', '/dashboard/gateway', '/admin', '/admin/access', '/admin/holding-accounts',
-      '/admin/withdrawals', '/admin/reconciliation?from=2026-01-01&to=2026-12-31',
+      '/admin/withdrawals', '/admin/reconciliation?from=2026-01-01&to=2026-12-31', '/admin/calendar', '/admin/digests',
+      `/admin/streams?id=user-${admin.id}`,
     ];
     for (const path of paths) {
       const response = await page.goto(`${baseUrl}${path}`);
       expect(response?.status(), path).toBe(200);
       expect(await page.evaluate('document.documentElement.scrollWidth'), path).toBeLessThanOrEqual(375);
       // browser-side code as text: the test's TypeScript has no DOM types
-      const unlabelled = await page.evaluate(`[...document.querySelectorAll('input:not([type=hidden]), select')]
+      const unlabelled = await page.evaluate(`[...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
         .filter(el => el.labels.length === 0).map(el => el.name)`);
       expect(unlabelled, path).toEqual([]);
       const nameless = await page.evaluate(`[...document.querySelectorAll('button, a')].filter(el => !el.textContent.trim() && !el.getAttribute('aria-label')).length`);

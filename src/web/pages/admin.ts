@@ -23,7 +23,9 @@ export function adminOverviewHtml(counts: { pendingAccess: number; requestedWith
 <li><a href="/admin/access?status=PENDING">Pengajuan akses gateway</a>: ${e(counts.pendingAccess)} menunggu</li>
 <li><a href="/admin/withdrawals?status=REQUESTED">Penarikan</a>: ${e(counts.requestedWithdrawals)} menunggu pembayaran</li>
 <li><a href="/admin/holding-accounts">Rekening penampung</a>: ${e(counts.holdingAccounts)}</li>
-<li><a href="/admin/reconciliation">Rekonsiliasi</a></li></ul></section>`;
+<li><a href="/admin/reconciliation">Rekonsiliasi</a></li>
+<li><a href="/admin/calendar">Kalender hari kerja</a> (libur nasional dan cuti bersama, untuk penyelesaian H+1)</li>
+<li><a href="/admin/digests">Digest harian</a> dan <a href="/admin/streams">riwayat stream</a> untuk auditor</li></ul></section>`;
 }
 
 type AccessRow = GatewayAccessRow & { name: string | null; email: string | null };

@@ -2,6 +2,7 @@ import type { AuditView } from '../../audit/event-view.ts';
 import type { PaymentRow } from '../../projections/payments.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { pagerHtml, timeHtml } from '../page.ts';
+import { eventHtml } from './events.ts';
 
 export const paymentStatuses = ['PENDING', 'COMPLETED', 'EXPIRED', 'FAILED'] as const;
 export const paymentTypes = ['QRIS', 'QRIS-DYNAMIC', 'DIRECT', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3'] as const;
@@ -47,12 +48,6 @@ ${pagerHtml('/dashboard/payments', query, v.page, v.totalPages)}</section>`;
 
 export type PaymentDetailView = { payment: PaymentRow; paymentUrl: string; events: AuditView[] };
 
-function eventRow(ev: AuditView) {
-  const when = typeof ev.metadata.occurredAt === 'string' ? timeHtml(ev.metadata.occurredAt) : '—';
-  return `<li><strong>${e(ev.type)}</strong> <span class="muted">#${e(ev.revision)} · ${when} · ${e(ev.metadata.actor)}</span>
-<pre class="muted">${e(JSON.stringify(ev.data, null, 2))}</pre></li>`;
-}
-
 export function paymentDetailHtml(v: PaymentDetailView): string {
   const p = v.payment;
   const fact = (label: string, value: string, id?: string) => `<dt>${e(label)}</dt><dd${id ? ` id="${id}"` : ''}>${value}</dd>`;
@@ -75,5 +70,5 @@ ${fact('Halaman pembayaran', `<a href="${e(v.paymentUrl)}" id="payment-url">${e(
 ${fact('ID', `<code>${e(p.id)}</code>`)}
 </dl></section>
 <section class="card" aria-labelledby="history"><h2 id="history">Riwayat peristiwa</h2>
-<ol id="payment-events">${v.events.map(eventRow).join('')}</ol></section>`;
+<ol id="payment-events">${v.events.map(eventHtml).join('')}</ol></section>`;
 }

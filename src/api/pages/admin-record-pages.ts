@@ -1,0 +1,84 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { listDigests } from '../../audit/digests.ts';
+import { auditView } from '../../audit/event-view.ts';
+import { setHolidayCalendarYear } from '../../commands/holiday-calendar.ts';
+import { holidayCalendarYear, missingYears, wibDate } from '../../commands/working-days.ts';
+import { DomainError, refuse } from '../../errors.ts';
+import { loadHolidayCalendarWithOrigin } from '../../projections/holiday-calendar.ts';
+import { calendarHtml, digestsHtml, streamHtml } from '../../web/pages/admin-records.ts';
+import type { AppDeps } from '../deps.ts';
+import { orShowRefusal, refusalText, seeOther, sendPage } from './page-reply.ts';
+import { frameOf } from './page-surface.ts';
+
+const year = z.coerce.number({ error: 'Tahun harus angka' }).int('Tahun harus angka').min(2000, 'Tahun 2000 sampai 2999').max(2999, 'Tahun 2000 sampai 2999');
+const streamId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_.-]{0,199}$/);
+const pageSize = 100;
+
+/** The form's lines, `date | kind | name`, as the calendar's days; a line that is not one says which. */
+function daysOf(text: string) {
+  return text
+    .split(/\r?\n/)
+    .map(line => line.trim())
+    .filter(Boolean)
+    .map((line, index) => {
+      const [date, kind, ...name] = line.split('|').map(part => part.trim());
+      if (!date || !kind || name.length === 0) throw refuse('VALIDATION_ERROR', { message: `Baris ${index + 1}: tulis tanggal | libur-nasional atau cuti-bersama | nama` });
+      return { date, kind, name: name.join(' | ') };
+    });
+}
+
+/** The admin console's records: the settlement calendar (each year set whole), the signed daily digests, and a stream's events. */
+export function adminRecordPages(deps: AppDeps) {
+  return async function (app: FastifyInstance) {
+    const field = (request: FastifyRequest, name: string) => {
+      const value = (request.body as Record<string, unknown> | undefined)?.[name];
+      return typeof value === 'string' ? value : '';
+    };
+
+    const calendarPage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {
+      const { calendar, origin } = await loadHolidayCalendarWithOrigin(deps.pool);
+      const thisYear = Number(wibDate(deps.clock.now()).slice(0, 4));
+      const years = Object.entries(calendar.years)
+        .sort(([a], [b]) => Number(a) - Number(b))
+        .map(([y, { source, days }]) => ({ year: Number(y), source, days, setBy: origin[y]!.setBy, setAt: origin[y]!.setBy === 'admin' ? wibDate(origin[y]!.setAt) : null }));
+      const done = (request.query as { done?: unknown }).done;
+      const notice = error ? { kind: 'error' as const, text: refusalText(error) } : done === 'saved' ? { kind: 'ok' as const, text: 'Kalender disimpan; penyelesaian berikutnya memakainya.' } : null;
+      const draft = error ? { year: field(request, 'year'), source: field(request, 'source'), days: field(request, 'days') } : { year: '', source: '', days: '' };
+      return sendPage(reply, { ...frameOf(request, 'Kalender hari kerja', 'calendar'), notice }, calendarHtml(years, missingYears(calendar, [thisYear, thisYear + 1]), request.viewer!.csrf, draft), {
+        status: error?.status ?? 200,
+      });
+    };
+    const save = (request: FastifyRequest, reply: FastifyReply, rawYear: unknown) =>
+      orShowRefusal(
+        async () => {
+          const input = holidayCalendarYear.parse({ source: field(request, 'source'), days: daysOf(field(request, 'days')) });
+          const done = await setHolidayCalendarYear(deps, request.viewer!.user.id, { year: year.parse(rawYear), ...input });
+          await deps.readModels.waitFor(done.position, undefined, ['holiday-calendar']);
+          return seeOther(reply, '/admin/calendar', 'saved');
+        },
+        error => calendarPage(request, reply, error),
+      );
+
+    app.get('/calendar', (request, reply) => calendarPage(request, reply));
+    app.post('/calendar', (request, reply) => save(request, reply, field(request, 'year')));
+    app.post<{ Params: { year: string } }>('/calendar/:year', (request, reply) => save(request, reply, request.params.year));
+
+    app.get('/digests', async (request, reply) =>
+      sendPage(reply, frameOf(request, 'Digest harian', 'digests'), digestsHtml(deps.digestKey, await listDigests(deps.pool))),
+    );
+
+    app.get('/streams', async (request, reply) => {
+      const q = (request.query ?? {}) as { id?: unknown; fromRevision?: unknown };
+      const frame = frameOf(request, 'Riwayat stream', 'streams');
+      if (typeof q.id !== 'string' || q.id === '') return sendPage(reply, frame, streamHtml('', null, null));
+      const from = Number(q.fromRevision ?? 0);
+      const fromRevision = Number.isInteger(from) && from >= 0 ? from : 0;
+      const page = streamId.safeParse(q.id).success ? await deps.store.readStream(q.id, { fromRevision, maxCount: pageSize + 1 }) : [];
+      if (page.length === 0) {
+        return sendPage(reply, { ...frame, notice: { kind: 'error', text: 'Tidak ada stream dengan ID itu (atau tidak ada peristiwa sejak revisi itu).' } }, streamHtml(q.id, null, null), { status: 404 });
+      }
+      return sendPage(reply, frame, streamHtml(q.id, page.slice(0, pageSize).map(auditView), page.length > pageSize ? page[pageSize]!.revision : null));
+    });
+  };
+}

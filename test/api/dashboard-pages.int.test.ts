@@ -127,6 +127,29 @@ describe('signing in through the pages', () => {
   });
 });
 
+describe('the devices on the overview', () => {
+  it("lists the user's signed-in devices and signs another one out; another user's session is not found", async () => {
+    const { browser: first, email, password } = await signedInBrowser(service);
+    const second = pageBrowser(service);
+    await second.get('/login');
+    expect((await second.post('/login', { email, password })).statusCode).toBe(303);
+    const overview = await second.get('/dashboard');
+    const sessions = [...overview.body.matchAll(/data-session-id="([^"]+)"/g)].map(m => m[1]!);
+    expect(sessions).toHaveLength(2);
+    expect(overview.body).toContain('Perangkat ini');
+    const firstId = sessions.find(id => overview.body.includes(`/dashboard/sessions/${id}/end`))!;
+
+    const stranger = await signedInBrowser(service);
+    expect((await stranger.browser.post(`/dashboard/sessions/${firstId}/end`)).statusCode).toBe(404);
+    expect((await first.get('/dashboard')).statusCode).toBe(200);
+
+    const ended = await second.post(`/dashboard/sessions/${firstId}/end`);
+    expect(ended.headers.location).toBe('/dashboard?done=session-ended');
+    expect((await first.get('/dashboard')).headers.location).toBe('/login?next=%2Fdashboard');
+    expect((await second.get('/dashboard')).statusCode).toBe(200);
+  });
+});
+
 describe('the API keys page', () => {
   it('makes a key shown once that works on /api/v1, lists it without its secret, and revokes it', async () => {
     const { browser } = await signedInBrowser(service);

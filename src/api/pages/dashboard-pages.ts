@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { createApiKey, revokeApiKey } from '../../commands/api-key.ts';
+import { endSession } from '../../commands/login.ts';
 import { addWebhookEndpoint, removeWebhookEndpoint } from '../../commands/webhook-endpoints.ts';
 import { DomainError, refuse } from '../../errors.ts';
 import { listAccounts } from '../../projections/accounts.ts';
 import { listApiKeys } from '../../projections/api-keys.ts';
+import { listLiveSessions } from '../../projections/sessions.ts';
 import { findWebhookEndpoint, listWebhookEndpoints } from '../../projections/webhook-endpoints.ts';
 import { text } from '../../text.ts';
 import { listDeliveries, redeliver } from '../../webhooks/delivery-log.ts';
@@ -30,6 +32,7 @@ const doneNotices: Record<string, string> = {
   'key-revoked': 'API key dicabut. Panggilan dengan kunci itu kini ditolak.',
   'endpoint-removed': 'Endpoint dihapus. Tidak ada lagi pengiriman ke sana.',
   redelivered: 'Pengiriman dijadwalkan ulang sekarang.',
+  'session-ended': 'Perangkat itu dikeluarkan; sesinya tidak berlaku lagi.',
 };
 const doneNotice = (request: FastifyRequest): Notice | null => {
   const done = (request.query as { done?: unknown }).done;
@@ -50,14 +53,26 @@ const typed = (request: FastifyRequest, name: string) => (typeof field(request, 
 export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
   return async function (app: FastifyInstance) {
     app.get('/', async (request, reply) => {
-      const user = request.viewer!.user;
-      const [apiKeys, webhooks, accounts] = await Promise.all([
+      const { user, sessionId, csrf } = request.viewer!;
+      const [apiKeys, webhooks, accounts, sessions] = await Promise.all([
         listApiKeys(deps.pool, user.id),
         listWebhookEndpoints(deps.pool, user.id),
         listAccounts(deps.pool, { ownerId: user.id, page: 1, limit: 1 }),
+        listLiveSessions(deps.pool, user.id, deps.clock.now()),
       ]);
       const counts = { apiKeys: apiKeys.filter(k => !k.revoked_at).length, webhooks: webhooks.length, accounts: accounts.total };
-      return sendPage(reply, frameOf(request, 'Ringkasan', 'overview'), overviewHtml(user, counts));
+      return sendPage(reply, { ...frameOf(request, 'Ringkasan', 'overview'), notice: doneNotice(request) }, overviewHtml(user, counts, { sessions, current: sessionId, csrf }));
+    });
+
+    // signs another of the user's devices out (this one signs out with "Keluar")
+    app.post<{ Params: { id: string } }>('/sessions/:id/end', async (request, reply) => {
+      const { user } = request.viewer!;
+      const notFound = () => refuse('NOT_FOUND', { message: 'Sesi tidak ditemukan' });
+      const sessionId = pathId(request.params.id, notFound);
+      const live = await listLiveSessions(deps.pool, user.id, deps.clock.now());
+      if (!live.some(s => s.id === sessionId)) throw notFound();
+      await endSession(deps, sessionId, `user:${user.id}`, 'revoked');
+      return seeOther(reply, '/dashboard', 'session-ended');
     });
 
     // API keys: the secret of a new key is shown once, on the answer to the form that made it

@@ -1,9 +1,22 @@
+import type { SessionRow } from '../../projections/sessions.ts';
 import type { UserRow } from '../../projections/users.ts';
 import { escapeHtml as e } from '../html.ts';
-import { timeHtml } from '../page.ts';
+import { postButton, timeHtml } from '../page.ts';
 
 /** The dashboard's first page: who is signed in, their plan and points, and where to go next. */
-export function overviewHtml(user: UserRow, counts: { apiKeys: number; webhooks: number; accounts: number }): string {
+/** The devices signed in: this one marked, each other one with a button that signs it out. */
+function devicesHtml(sessions: SessionRow[], current: string, csrf: string) {
+  const rows = sessions
+    .map(s => `<tr data-session-id="${e(s.id)}"><td>${e(s.user_agent ?? 'Perangkat tak dikenal')}<br><span class="muted">${e(s.ip ?? '')}</span></td>
+<td>${timeHtml(s.created_at)}</td><td>${timeHtml(s.last_seen_at)}</td>
+<td>${s.id === current ? '<span class="badge ok">Perangkat ini</span>' : postButton(`/dashboard/sessions/${s.id}/end`, csrf, 'Keluarkan', { danger: true, name: `Keluarkan perangkat masuk ${s.created_at.toISOString()}` })}</td></tr>`)
+    .join('');
+  return `<section class="card" aria-labelledby="devices"><h2 id="devices">Perangkat yang masuk</h2>
+<div class="table"><table id="sessions"><thead><tr><th scope="col">Perangkat</th><th scope="col">Masuk</th><th scope="col">Terakhir aktif</th><th scope="col"><span class="muted">Aksi</span></th></tr></thead>
+<tbody>${rows}</tbody></table></div></section>`;
+}
+
+export function overviewHtml(user: UserRow, counts: { apiKeys: number; webhooks: number; accounts: number }, devices: { sessions: SessionRow[]; current: string; csrf: string }): string {
   const plan = user.plan_name ? `${user.plan_name}${user.subscription_status ? ` (${user.subscription_status})` : ''}` : 'Belum berlangganan';
   return `<section class="card" aria-labelledby="me"><h2 id="me">Akun Anda</h2>
 <dl class="facts">
@@ -20,5 +33,6 @@ ${user.subscription_expires_at ? `<dt>Berlaku sampai</dt><dd>${timeHtml(user.sub
 <li><a href="/dashboard/api-keys">API key</a>: ${e(counts.apiKeys)} aktif. Kunci untuk memanggil <code>/api/v1</code> dari sistem Anda.</li>
 <li><a href="/dashboard/webhooks">Webhook</a>: ${e(counts.webhooks)} endpoint. Pemberitahuan pembayaran dan transfer ke server Anda, dengan log pengiriman.</li>
 <li><a href="/dashboard/mutations">Mutasi</a>: transaksi dari ${e(counts.accounts)} rekening dan e-wallet yang terhubung, dengan filter dan ekspor CSV.</li>
-</ul></section>`;
+</ul></section>
+${devicesHtml(devices.sessions, devices.current, devices.csrf)}`;
 }

@@ -5,6 +5,7 @@ import { createKey, keyHolder, registerUser } from '../support/http.ts';
 import { createPayment, linkServiceWallet, paymentBody } from '../support/payments.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { nextUuid } from '../support/ids.ts';
+import { hostileText, percentEncoded } from '../support/hostile-text.ts';
 
 let service: TestService;
 let merchant: Awaited<ReturnType<typeof keyHolder>>;
@@ -39,21 +40,6 @@ const json = (method: InjectOptions['method'], url: string, body: unknown): Inje
   payload: JSON.stringify(body),
   headers: { 'content-type': 'application/json' },
 });
-
-/** Percent-encodes every code point, a lone surrogate as the three bytes it would take (not valid UTF-8). */
-function percentEncoded(value: string): string {
-  let out = '';
-  for (const ch of value) {
-    if (/^[A-Za-z0-9\-_.~]$/.test(ch)) {
-      out += ch;
-      continue;
-    }
-    const cp = ch.codePointAt(0)!;
-    const bytes = cp >= 0xd800 && cp <= 0xdfff ? [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63)] : [...Buffer.from(ch, 'utf8')];
-    out += bytes.map(b => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
-  }
-  return out;
-}
 
 describe('text PostgreSQL cannot store, at the routes the issue names', () => {
   it('register with a NUL in the name: 400 naming the field, nothing registered, later users still sign in', async () => {
@@ -114,17 +100,6 @@ describe('text PostgreSQL cannot store, at the routes the issue names', () => {
     expect(refused.json().errors).toEqual([expect.objectContaining({ path: `querystring.${parameter}` })]);
   });
 });
-
-// what a hostile or careless client sends: NUL, lone surrogates, emoji, right-to-left marks, long text and all of Unicode
-const fragment = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 12 }),
-  fc.string({ unit: 'grapheme', maxLength: 12 }),
-  fc.constantFrom('\u0000', '\ud800', '\udfff', 'A\ud800B', '😀', 'مرحبا بالعالم', '\u202eabc', '%00', '%ff', '\\u0000', "'; drop table users; --"),
-);
-const hostileText = fc.oneof(
-  { weight: 8, arbitrary: fc.array(fragment, { minLength: 1, maxLength: 5 }).map(parts => parts.join('')) },
-  { weight: 1, arbitrary: fc.constantFrom('x'.repeat(10_240), `${'😀'.repeat(2_600)}\u0000`, `${'ب'.repeat(5_200)}\ud800`) },
-);
 
 let seq = 0;
 const fresh = () => `p${++seq}-${process.pid}`;

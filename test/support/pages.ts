@@ -40,6 +40,9 @@ export function pageBrowser(service: TestService) {
     /** Posts a multipart form (a file upload) with the token of the last page seen. */
     postMultipart: (url: string, fields: Record<string, string>, file?: { name: string; bytes: Buffer; type: string }) =>
       request('POST', url, undefined, multipartForm({ _csrf: lastToken ?? '', ...fields }, file)),
+    /** Posts a body already urlencoded (bytes a browser would not send), with the form content type. */
+    postRaw: (url: string, body: string) =>
+      request('POST', url, undefined, { payload: Buffer.from(body), headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
     /** Posts a form without any token. */
     postBare: (url: string, form: Record<string, string> = {}) => request('POST', url, form),
     get token() {

@@ -72,9 +72,16 @@ export function buildEmvQr(fields: readonly TlvField[]): string {
   return withCrc(buildTlv(ordered));
 }
 
-/** Turns a static payload into a dynamic one for an amount: point of initiation '12', tag 54, a new CRC. */
+/** Tags a dynamic QR does not keep: point of initiation, amount, and the tip (55 indicator, 56 fixed, 57 percentage). */
+const replacedForBill = new Set(['01', '54', '55', '56', '57']);
+
+/**
+ * Turns a static payload into a dynamic one for an amount: point of initiation '12', tag 54, a new CRC. A tip the
+ * static QR asks for or fixes is left out: a bill is paid to the rupiah (its unique code tells it apart), and a
+ * payment with a tip added would match no bill.
+ */
 export function toDynamicQr(staticPayload: string, amount: number): string {
   if (!Number.isSafeInteger(amount) || amount <= 0) throw new EmvQrError('amount must be a positive whole number');
-  const fields = parseTlv(staticPayload).filter(f => f.tag !== '01' && f.tag !== '54');
+  const fields = parseTlv(staticPayload).filter(f => !replacedForBill.has(f.tag));
   return buildEmvQr([...fields, { tag: '01', value: '12' }, { tag: '54', value: String(amount) }]);
 }

@@ -33,6 +33,16 @@ describe('EMV QR', () => {
     expect(() => toDynamicQr(staticQr, 1.5)).toThrow(EmvQrError);
   });
 
+  it.each([
+    ['asks the payer for a tip', [{ tag: '55', value: '01' }]],
+    ['fixes a tip', [{ tag: '55', value: '02' }, { tag: '56', value: '5000' }]],
+    ['adds a percentage', [{ tag: '55', value: '03' }, { tag: '57', value: '10' }]],
+  ])('leaves out the tip of a static QR that %s: a bill is paid to the rupiah', (_what, tip) => {
+    const staticQr = withCrc(buildTlv([{ tag: '00', value: '01' }, { tag: '01', value: '11' }, { tag: '53', value: '360' }, ...tip, { tag: '58', value: 'ID' }]));
+    const tags = parseTlv(toDynamicQr(staticQr, 25_000)).map(f => f.tag);
+    expect(tags).toEqual(['00', '01', '53', '54', '58', '63']);
+  });
+
   const field = fc.record({
     tag: fc.integer({ min: 0, max: 99 }).map(n => String(n).padStart(2, '0')),
     value: fc.string({ maxLength: 99 }),

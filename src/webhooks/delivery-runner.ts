@@ -1,6 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
-import type { WorkerEvents } from 'graphile-worker';
 import { runJobQueue } from '../db/job-queue.ts';
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
@@ -12,7 +9,6 @@ import { cancelDelivery, findDeliveryTarget, recordAttempt } from './deliveries.
 import { isCurrent, type AttemptJob } from './delivery-state.ts';
 import { disableWebhookEndpoint } from '../commands/webhook-endpoints.ts';
 import { attemptJob, deliverWebhookTask } from './jobs.ts';
-import { startLiveness } from './runner-liveness.ts';
 import { ensureWebhookSchema } from './schema.ts';
 import { isSuccess, postWebhook } from './send.ts';
 import type { WebhookSettings } from './settings.ts';
@@ -47,20 +43,17 @@ export type WebhookDelivery = { stop(): Promise<void> };
 
 /**
  * The webhook runner: a graphile-worker runner of its own, with its own concurrency and task, so receivers that are
- * slow or down take only its slots and never hold up account syncs or sagas. It beats in `webhook_runners` with the
- * ids of its queue workers, and unlocks the jobs of runners that died (runner-liveness.ts): an attempt cut off by a
+ * slow or down take only its slots and never hold up account syncs or sagas. Like every queue runner it beats with the
+ * ids of its workers and takes back the jobs of runners that died (src/db/queue-liveness.ts): an attempt cut off by a
  * crash is made again within about `deadAfterMs + heartbeatMs`, by whichever process runs webhooks then.
  */
 export async function startWebhookDelivery(deps: DeliveryDeps, settings: WebhookSettings): Promise<WebhookDelivery> {
   await ensureWebhookSchema(deps.pool);
-  const workerIds: string[] = [];
-  const events = new EventEmitter() as WorkerEvents;
-  events.on('worker:create', ({ worker }) => workerIds.push(worker.workerId));
   const runner = await runJobQueue('webhook queue', {
     pgPool: deps.pool,
-    events,
     concurrency: settings.concurrency,
     pollInterval: settings.pollIntervalMs,
+    liveness: { heartbeatMs: settings.heartbeatMs, deadAfterMs: settings.deadAfterMs },
     taskList: {
       [deliverWebhookTask]: async payload => {
         const job = attemptJob.safeParse(payload);
@@ -69,10 +62,6 @@ export async function startWebhookDelivery(deps: DeliveryDeps, settings: Webhook
       },
     },
   }, deps.log);
-  // its workers exist once run() answers (graphile-worker creates them all at once): they are registered before the
-  // first beat ends; a job taken in between and cut off is recovered by the age of its lock (runner-liveness.ts)
-  const liveness = await startLiveness(deps, { id: `webhooks-${randomUUID()}`, workerIds }, settings);
   let stopping: Promise<void> | null = null;
-  // the runner first: its workers release their jobs; then this runner is forgotten, with nothing left to recover
-  return { stop: () => (stopping ??= runner.stop().finally(() => liveness.stop())) };
+  return { stop: () => (stopping ??= runner.stop()) };
 }

@@ -2,7 +2,6 @@ import { Logger as WorkerLogger, runMigrations } from 'graphile-worker';
 import type pg from 'pg';
 import { inTransaction, query } from '../db/pool.ts';
 import { webhookEndpointsProjection } from '../projections/webhook-endpoints.ts';
-import { runnersSchema } from './runner-liveness.ts';
 
 /**
  * The delivery log: plain tables owned by this module, not events. Which endpoints exist is domain state (events in
@@ -60,7 +59,6 @@ export function ensureWebhookSchema(pool: pg.Pool): Promise<void> {
         await query(tx, 'LockWebhookSchema', 'select pg_advisory_xact_lock(hashtext($1))', ['webhook-schema']);
         await query(tx, 'CreateWebhookEndpointTable', webhookEndpointsProjection.schema);
         await query(tx, 'CreateWebhookDeliveryLog', deliveryLogSchema);
-        await query(tx, 'CreateWebhookRunnerTable', runnersSchema);
       });
     })();
     ready.set(pool, done);

@@ -13,7 +13,7 @@ export type WebhookSettings = {
   /** How often the runner looks for attempts whose time has come (new jobs wake it at once). */
   pollIntervalMs: number;
   resolveHost: ResolveHost;
-  /** How often the runner says it is alive and looks for attempts cut off by the death of another (runner-liveness.ts). */
+  /** How often the runner says it is alive and looks for attempts cut off by the death of another (src/db/queue-liveness.ts). */
   heartbeatMs: number;
   /** A runner silent for this long is dead: the queue jobs its workers held are unlocked and run again. */
   deadAfterMs: number;

@@ -3,13 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookDelivery } from '../../src/webhooks/delivery-runner.ts';
 import { deliverWebhookTask } from '../../src/webhooks/jobs.ts';
 import { enqueueWebhookEvent } from '../../src/webhooks/outbox.ts';
-import { heartbeat, unlockJobsOfDeadWorkers } from '../../src/webhooks/runner-liveness.ts';
+import { Logger as WorkerLogger, runMigrations } from 'graphile-worker';
+import { runJobQueue } from '../../src/db/job-queue.ts';
+import { ensureRunnersTable, heartbeat, unlockJobsOfDeadWorkers } from '../../src/db/queue-liveness.ts';
+import { createLogger } from '../../src/logger.ts';
 import { ensureWebhookSchema } from '../../src/webhooks/schema.ts';
 import { freshPool } from '../support/database.ts';
 import { keyHolder } from '../support/http.ts';
 import { eventually } from '../support/sandbox.ts';
 import type { TestService } from '../support/service.ts';
-import { startReceiver, startWebhookTestService } from './support.ts';
+import { startReceiver, startWebhookTestService } from '../webhooks/support.ts';
 import { nextUuid } from '../support/ids.ts';
 
 /** Which locked webhook jobs count as cut off by a dead process (the SIGKILL itself: test/e2e/webhook-crash.e2e.test.ts). */
@@ -18,6 +21,7 @@ describe('unlocking the jobs of dead workers', () => {
   beforeAll(async () => {
     pool = await freshPool(4);
     await ensureWebhookSchema(pool);
+    await ensureRunnersTable(pool);
   });
   afterAll(async () => {
     await pool?.end();
@@ -37,25 +41,61 @@ describe('unlocking the jobs of dead workers', () => {
   const lockOf = async (id: string) => (await pool.query('select locked_by from graphile_worker.jobs where id = $1', [id])).rows[0]?.locked_by ?? null;
 
   it('unlocks the jobs of runners silent for too long and of workers no runner claims, and nothing else', async () => {
-    await heartbeat(pool, { id: 'live-runner', workerIds: ['worker-live-1', 'worker-live-2'] });
-    await heartbeat(pool, { id: 'silent-runner', workerIds: ['worker-silent'] });
-    await pool.query(`update webhook_runners set heartbeat_at = now() - interval '1 minute' where id = 'silent-runner'`);
+    await heartbeat(pool, { id: 'live-runner', workerIds: ['worker-live-1', 'worker-live-2'], deadAfterMs: 20_000 });
+    await heartbeat(pool, { id: 'silent-runner', workerIds: ['worker-silent'], deadAfterMs: 20_000 });
+    await heartbeat(pool, { id: 'slow-beating-runner', workerIds: ['worker-slow'], deadAfterMs: 120_000 }); // another queue's timing
+    await pool.query(`update queue_runners set heartbeat_at = now() - interval '1 minute' where id in ('silent-runner', 'slow-beating-runner')`);
 
     const ofLiveRunner = await lockedJob(deliverWebhookTask, 'worker-live-2', 3600); // a live runner's, however old
     const ofSilentRunner = await lockedJob(deliverWebhookTask, 'worker-silent', 60);
-    const ofNobody = await lockedJob(deliverWebhookTask, 'worker-gone', 60); // e.g. a process that died before its first beat
+    const ofNobody = await lockedJob(deliverWebhookTask, 'worker-gone', 60);
+    const ofSlowRunner = await lockedJob(deliverWebhookTask, 'worker-slow', 60); // its runner may be silent 2 minutes // e.g. a process that died before its first beat
     const justLocked = await lockedJob(deliverWebhookTask, 'worker-starting', 1); // its runner may not have beaten yet
     const otherTask = await lockedJob('sync-account', 'worker-of-another-runner', 3600); // not ours to judge
 
-    const unlocked = await unlockJobsOfDeadWorkers(pool, 20_000);
+    const unlocked = await unlockJobsOfDeadWorkers(pool, [deliverWebhookTask], 20_000);
     expect(unlocked.sort()).toEqual(['worker-gone', 'worker-silent']);
     expect(await lockOf(ofSilentRunner)).toBeNull();
     expect(await lockOf(ofNobody)).toBeNull();
     expect(await lockOf(ofLiveRunner)).toBe('worker-live-2');
+    expect(await lockOf(ofSlowRunner)).toBe('worker-slow');
     expect(await lockOf(justLocked)).toBe('worker-starting');
     expect(await lockOf(otherTask)).toBe('worker-of-another-runner');
-    const runners = await pool.query('select id from webhook_runners order by id');
-    expect(runners.rows).toEqual([{ id: 'live-runner' }]); // the silent one is forgotten; it would beat itself back in
+    const runners = await pool.query('select id from queue_runners order by id');
+    expect(runners.rows).toEqual([{ id: 'live-runner' }, { id: 'slow-beating-runner' }]); // the silent one is forgotten; it would beat itself back in
+
+    // the sync queue's runners judge its jobs the same way
+    expect(await unlockJobsOfDeadWorkers(pool, ['sync-account'], 20_000)).toEqual(['worker-of-another-runner']);
+    expect(await lockOf(otherTask)).toBeNull();
+  });
+});
+
+describe('a queue that finds a job of its tasks left locked by a dead process', () => {
+  it('runs it again within about deadAfterMs, whatever the task (here the account syncs)', async () => {
+    const pool = await freshPool(6);
+    try {
+      await runMigrations({ pgPool: pool, logger: new WorkerLogger(() => () => undefined) });
+      const added = await pool.query<{ id: string }>(`select id::text from graphile_worker.add_job('sync-account', '{"accountId":"cut-off"}'::json)`);
+      // as a process killed in the middle of the job leaves it: locked by a worker nobody claims, for a minute now
+      await pool.query(`update graphile_worker._private_jobs set locked_by = 'worker-of-a-killed-process', locked_at = now() - interval '1 minute' where id = $1`, [
+        added.rows[0]!.id,
+      ]);
+      const ran: unknown[] = [];
+      const queue = await runJobQueue(
+        'job queue',
+        { pgPool: pool, concurrency: 2, pollInterval: 100, liveness: { heartbeatMs: 100, deadAfterMs: 500 }, taskList: { 'sync-account': async payload => void ran.push(payload) } },
+        createLogger('silent'),
+      );
+      try {
+        await eventually(async () => ran.length === 1, 10_000);
+        expect(ran).toEqual([{ accountId: 'cut-off' }]);
+        expect((await pool.query('select count(*)::int as n from graphile_worker.jobs')).rows[0].n).toBe(0);
+      } finally {
+        await queue.stop();
+      }
+    } finally {
+      await pool.end();
+    }
   });
 });
 
@@ -100,11 +140,13 @@ describe('two live runners on one database', () => {
     }
   });
 
-  it('forgets a runner that stops cleanly', async () => {
+  it('forgets a runner that stops cleanly; every queue of the service beats with its workers', async () => {
     const other = await startWebhookDelivery(service.deps, service.deps.config.webhooks);
-    const count = async () => (await service.pool.query('select count(*)::int as n from webhook_runners')).rows[0].n as number;
-    expect(await count()).toBe(2);
+    const count = async (name: string) =>
+      (await service.pool.query(`select count(*)::int as n from queue_runners where id like $1 || '-%' and cardinality(worker_ids) > 0`, [name])).rows[0].n as number;
+    expect(await count('webhook-queue')).toBe(2);
+    expect(await count('job-queue')).toBe(1); // the account syncs' runner
     await other.stop();
-    expect(await count()).toBe(1);
+    expect(await count('webhook-queue')).toBe(1);
   });
 });

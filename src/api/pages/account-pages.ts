@@ -8,7 +8,7 @@ import { findProvider, providers } from '../../providers/catalogue.ts';
 import { accountDetailHtml, accountsHtml, otpStepHtml, type AccountForm } from '../../web/pages/accounts.ts';
 import type { AppDeps } from '../deps.ts';
 import { runOtpAction, type OtpSendLimits } from '../otp-flows.ts';
-import { orShowRefusal, refusalText, seeOther, sendPage } from './page-reply.ts';
+import { noticeOf, orShowRefusal, pathId, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
 const linkForms = {
@@ -39,10 +39,7 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
   return async function (app: FastifyInstance) {
     const listPage = async (request: FastifyRequest, reply: FastifyReply, opts: { error?: DomainError; form?: AccountForm; flow?: string } = {}) => {
       const { rows } = await listAccounts(deps.pool, { ownerId: request.viewer!.user.id, page: 1, limit: 100 });
-      const done = (request.query as { done?: unknown }).done;
-      const notice = opts.error
-        ? { kind: 'error' as const, text: refusalText(opts.error) }
-        : done === 'deleted' ? { kind: 'ok' as const, text: 'Akun dan semua mutasinya dihapus.' } : null;
+      const notice = noticeOf(request, { deleted: 'Akun dan semua mutasinya dihapus.' }, opts.error);
       const view = { ...linkForms, accounts: rows, csrf: request.viewer!.csrf, form: opts.form ?? {}, flow: opts.flow ?? '' };
       return sendPage(reply, { ...frameOf(request, 'Rekening & e-wallet', 'accounts'), notice }, accountsHtml(view), { status: opts.error?.status ?? 200 });
     };
@@ -113,8 +110,7 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
     );
 
     const owned = async (request: FastifyRequest<{ Params: { id: string } }>) => {
-      if (!z.uuid().safeParse(request.params.id).success) throw accountNotFound();
-      const row = await findOwnedAccount(deps.pool, request.viewer!.user.id, request.params.id);
+      const row = await findOwnedAccount(deps.pool, request.viewer!.user.id, pathId(request.params.id, accountNotFound));
       if (!row) throw accountNotFound();
       return row;
     };
@@ -128,8 +124,7 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
     const detailPage = async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply, error?: DomainError) => {
       const row = await owned(request);
       const provider = findProvider(row.provider_code);
-      const done = String((request.query as { done?: unknown }).done ?? '');
-      const notice = error ? { kind: 'error' as const, text: refusalText(error) } : detailNotices[done] ? { kind: 'ok' as const, text: detailNotices[done] } : null;
+      const notice = noticeOf(request, detailNotices, error);
       const opts = { otpLogin: provider?.loginFlow === 'otp', needsPin: row.provider_code === 'WALLET-A', isBank: row.type === 'bank' };
       return sendPage(reply, { ...frameOf(request, row.account_name, 'accounts'), notice }, accountDetailHtml(row, request.viewer!.csrf, opts), { status: error?.status ?? 200 });
     };

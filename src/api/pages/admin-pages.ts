@@ -12,10 +12,9 @@ import { gatewayReconciliation, reconciliationPeriod } from '../../projections/g
 import { reconciliationCsv } from '../../projections/gateway-reconciliation-csv.ts';
 import { accessReviewHtml, adminOverviewHtml, adminWithdrawalsHtml, holdingAccountsHtml, reconciliationHtml } from '../../web/pages/admin.ts';
 import type { AppDeps } from '../deps.ts';
-import { orShowRefusal, refusalText, seeOther, sendPage } from './page-reply.ts';
+import { noticeOf, orShowRefusal, pathId, refusalText, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
-const id = z.uuid();
 const note = z.string().trim().min(1, 'Catatan wajib diisi').max(1000, 'Catatan maksimal 1000 karakter');
 const reference = z.string().trim().min(1, 'Referensi wajib diisi').max(200, 'Referensi maksimal 200 karakter');
 const accessStatus = z.enum(['PENDING', 'APPROVED', 'REJECTED']).optional().catch(undefined);
@@ -30,18 +29,7 @@ const doneNotices: Record<string, string> = {
   paid: 'Penarikan ditandai dibayar.',
   'withdrawal-rejected': 'Penarikan ditolak; dananya kembali tersedia bagi merchant.',
 };
-const noticeOf = (request: FastifyRequest, error?: DomainError) => {
-  if (error) return { kind: 'error' as const, text: refusalText(error) };
-  const done = String((request.query as { done?: unknown }).done ?? '');
-  return doneNotices[done] ? { kind: 'ok' as const, text: doneNotices[done] } : null;
-};
 const field = (request: FastifyRequest, name: string): unknown => (request.body as Record<string, unknown> | undefined)?.[name];
-
-/** A path id that is not a UUID names nothing. */
-function pathId(value: string, notFound: () => DomainError): string {
-  if (!id.safeParse(value).success) throw notFound();
-  return value;
-}
 
 /**
  * The admin console's pages (DESIGN section 12): gateway access review, holding accounts, withdrawals and finance's
@@ -68,7 +56,7 @@ export function adminPages(deps: AppDeps) {
     const accessPage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {
       const status = accessStatus.parse((request.query as { status?: unknown }).status);
       const rows = await listGatewayAccess(deps.pool, status);
-      return sendPage(reply, { ...frameOf(request, 'Akses gateway', 'access'), notice: noticeOf(request, error) }, accessReviewHtml(rows, status ?? '', request.viewer!.csrf), {
+      return sendPage(reply, { ...frameOf(request, 'Akses gateway', 'access'), notice: noticeOf(request, doneNotices, error) }, accessReviewHtml(rows, status ?? '', request.viewer!.csrf), {
         status: error?.status ?? 200,
       });
     };
@@ -91,7 +79,7 @@ export function adminPages(deps: AppDeps) {
     // holding accounts: the admin's own linked accounts, marked
     const holdingPage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {
       const [holding, own] = await Promise.all([listHoldingAccounts(deps.pool), listAccounts(deps.pool, { ownerId: adminId(request), page: 1, limit: 100 })]);
-      return sendPage(reply, { ...frameOf(request, 'Rekening penampung', 'holding-accounts'), notice: noticeOf(request, error) }, holdingAccountsHtml(holding, own.rows, request.viewer!.csrf), {
+      return sendPage(reply, { ...frameOf(request, 'Rekening penampung', 'holding-accounts'), notice: noticeOf(request, doneNotices, error) }, holdingAccountsHtml(holding, own.rows, request.viewer!.csrf), {
         status: error?.status ?? 200,
       });
     };
@@ -117,7 +105,7 @@ export function adminPages(deps: AppDeps) {
     const withdrawalsPage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {
       const status = withdrawalStatus.parse((request.query as { status?: unknown }).status);
       const rows = await listGatewayWithdrawals(deps.pool, { status });
-      return sendPage(reply, { ...frameOf(request, 'Penarikan', 'withdrawals'), notice: noticeOf(request, error) }, adminWithdrawalsHtml(rows, status ?? '', request.viewer!.csrf), {
+      return sendPage(reply, { ...frameOf(request, 'Penarikan', 'withdrawals'), notice: noticeOf(request, doneNotices, error) }, adminWithdrawalsHtml(rows, status ?? '', request.viewer!.csrf), {
         status: error?.status ?? 200,
       });
     };

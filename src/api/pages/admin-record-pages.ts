@@ -8,7 +8,7 @@ import { DomainError, refuse } from '../../errors.ts';
 import { loadHolidayCalendarWithOrigin } from '../../projections/holiday-calendar.ts';
 import { calendarHtml, digestsHtml, streamHtml } from '../../web/pages/admin-records.ts';
 import type { AppDeps } from '../deps.ts';
-import { orShowRefusal, refusalText, seeOther, sendPage } from './page-reply.ts';
+import { noticeOf, orShowRefusal, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
 const year = z.coerce.number({ error: 'Tahun harus angka' }).int('Tahun harus angka').min(2000, 'Tahun 2000 sampai 2999').max(2999, 'Tahun 2000 sampai 2999');
@@ -42,8 +42,7 @@ export function adminRecordPages(deps: AppDeps) {
       const years = Object.entries(calendar.years)
         .sort(([a], [b]) => Number(a) - Number(b))
         .map(([y, { source, days }]) => ({ year: Number(y), source, days, setBy: origin[y]!.setBy, setAt: origin[y]!.setBy === 'admin' ? wibDate(origin[y]!.setAt) : null }));
-      const done = (request.query as { done?: unknown }).done;
-      const notice = error ? { kind: 'error' as const, text: refusalText(error) } : done === 'saved' ? { kind: 'ok' as const, text: 'Kalender disimpan; penyelesaian berikutnya memakainya.' } : null;
+      const notice = noticeOf(request, { saved: 'Kalender disimpan; penyelesaian berikutnya memakainya.' }, error);
       const draft = error ? { year: field(request, 'year'), source: field(request, 'source'), days: field(request, 'days') } : { year: '', source: '', days: '' };
       return sendPage(reply, { ...frameOf(request, 'Kalender hari kerja', 'calendar'), notice }, calendarHtml(years, missingYears(calendar, [thisYear, thisYear + 1]), request.viewer!.csrf, draft), {
         status: error?.status ?? 200,

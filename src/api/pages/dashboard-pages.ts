@@ -10,16 +10,14 @@ import { listLiveSessions } from '../../projections/sessions.ts';
 import { findWebhookEndpoint, listWebhookEndpoints } from '../../projections/webhook-endpoints.ts';
 import { text } from '../../text.ts';
 import { listDeliveries, redeliver } from '../../webhooks/delivery-log.ts';
-import type { Notice } from '../../web/page.ts';
 import { apiKeysHtml, type NewKey } from '../../web/pages/api-keys.ts';
 import { overviewHtml } from '../../web/pages/overview.ts';
 import { deliveryLogHtml, webhooksHtml, type NewEndpoint } from '../../web/pages/webhooks.ts';
 import type { AppDeps } from '../deps.ts';
 import type { ApiKeyCache } from '../key-cache.ts';
-import { orShowRefusal, seeOther, sendPage } from './page-reply.ts';
+import { noticeOf, orShowRefusal, pathId, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
-const id = z.uuid();
 const keyName = text.trim().min(1, 'Nama API key wajib diisi').max(100, 'Nama API key maksimal 100 karakter');
 const webhookUrl = text.trim().min(1, 'URL wajib diisi').max(2048, 'URL maksimal 2048 karakter');
 const deliveryFilter = z.object({
@@ -34,17 +32,6 @@ const doneNotices: Record<string, string> = {
   redelivered: 'Pengiriman dijadwalkan ulang sekarang.',
   'session-ended': 'Perangkat itu dikeluarkan; sesinya tidak berlaku lagi.',
 };
-const doneNotice = (request: FastifyRequest): Notice | null => {
-  const done = (request.query as { done?: unknown }).done;
-  return typeof done === 'string' && doneNotices[done] ? { kind: 'ok', text: doneNotices[done] } : null;
-};
-
-/** An id in a page's path that is not a UUID names nothing of the viewer's. */
-function pathId(value: string, notFound: () => DomainError): string {
-  if (!id.safeParse(value).success) throw notFound();
-  return value;
-}
-
 const field = (request: FastifyRequest, name: string): unknown => (request.body as Record<string, unknown> | undefined)?.[name];
 /** A text field as typed, to show again after a refusal. */
 const typed = (request: FastifyRequest, name: string) => (typeof field(request, name) === 'string' ? (field(request, name) as string) : '');
@@ -61,7 +48,7 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
         listLiveSessions(deps.pool, user.id, deps.clock.now()),
       ]);
       const counts = { apiKeys: apiKeys.filter(k => !k.revoked_at).length, webhooks: webhooks.length, accounts: accounts.total };
-      return sendPage(reply, { ...frameOf(request, 'Ringkasan', 'overview'), notice: doneNotice(request) }, overviewHtml(user, counts, { sessions, current: sessionId, csrf }));
+      return sendPage(reply, { ...frameOf(request, 'Ringkasan', 'overview'), notice: noticeOf(request, doneNotices) }, overviewHtml(user, counts, { sessions, current: sessionId, csrf }));
     });
 
     // signs another of the user's devices out (this one signs out with "Keluar")
@@ -78,7 +65,7 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
     // API keys: the secret of a new key is shown once, on the answer to the form that made it
     const keysPage = async (request: FastifyRequest, reply: FastifyReply, opts: { created?: NewKey; error?: DomainError; name?: string } = {}) => {
       const list = await listApiKeys(deps.pool, request.viewer!.user.id);
-      const notice = opts.error ? { kind: 'error' as const, text: opts.error.message } : opts.created ? null : doneNotice(request);
+      const notice = opts.created ? null : noticeOf(request, doneNotices, opts.error);
       return sendPage(reply, { ...frameOf(request, 'API key', 'api-keys'), notice }, apiKeysHtml(list, request.viewer!.csrf, opts.created ?? null, opts.name), {
         status: opts.error?.status ?? (opts.created ? 201 : 200),
       });
@@ -103,7 +90,7 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
     // webhook endpoints: the signing secret of a new one is shown once
     const webhooksPage = async (request: FastifyRequest, reply: FastifyReply, opts: { added?: NewEndpoint; error?: DomainError; url?: string } = {}) => {
       const list = await listWebhookEndpoints(deps.pool, request.viewer!.user.id);
-      const notice = opts.error ? { kind: 'error' as const, text: opts.error.message } : opts.added ? null : doneNotice(request);
+      const notice = opts.added ? null : noticeOf(request, doneNotices, opts.error);
       return sendPage(reply, { ...frameOf(request, 'Webhook', 'webhooks'), notice }, webhooksHtml(list, request.viewer!.csrf, opts.added ?? null, opts.url), {
         status: opts.error?.status ?? (opts.added ? 201 : 200),
       });
@@ -135,7 +122,7 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
       const limit = 20;
       const { rows, total } = await listDeliveries(deps.pool, { ownerId: user.id, endpointId: endpoint.id, ...filter, limit });
       const view = { endpoint, deliveries: rows, status: filter.status ?? '', page: filter.page, totalPages: Math.ceil(total / limit), csrf: request.viewer!.csrf };
-      return sendPage(reply, { ...frameOf(request, 'Log pengiriman webhook', 'webhooks'), notice: doneNotice(request) }, deliveryLogHtml(view));
+      return sendPage(reply, { ...frameOf(request, 'Log pengiriman webhook', 'webhooks'), notice: noticeOf(request, doneNotices) }, deliveryLogHtml(view));
     });
 
     app.post<{ Params: { id: string; deliveryId: string } }>('/webhooks/:id/deliveries/:deliveryId/redeliver', async (request, reply) => {

@@ -8,7 +8,7 @@ import type { AppDeps } from '../deps.ts';
 import { accessRequestBody, gatewayInformation } from '../gateway.ts';
 import { withdrawalRequestBody } from '../gateway-withdrawals.ts';
 import { parseBody } from '../validation.ts';
-import { orShowRefusal, refusalText, seeOther, sendPage } from './page-reply.ts';
+import { noticeOf, orShowRefusal, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
 const doneNotices: Record<string, string> = {
@@ -28,8 +28,7 @@ export function gatewayPages(deps: AppDeps) {
         gatewayInformation(deps.pool, deps.config.gateway, merchantId),
         listGatewayWithdrawals(deps.pool, { merchantId }),
       ]);
-      const done = String((request.query as { done?: unknown }).done ?? '');
-      const notice = opts.error ? { kind: 'error' as const, text: refusalText(opts.error) } : doneNotices[done] ? { kind: 'ok' as const, text: doneNotices[done] } : null;
+      const notice = noticeOf(request, doneNotices, opts.error);
       const view = { info, withdrawals, csrf: request.viewer!.csrf, form: opts.error ? textFields(request.body) : {}, formName: opts.formName ?? '' };
       return sendPage(reply, { ...frameOf(request, 'Payment gateway', 'gateway'), notice }, gatewayHtml(view), { status: opts.error?.status ?? 200 });
     };

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DomainError, refuse } from '../../errors.ts';
-import { pageHtml, type PageFrame } from '../../web/page.ts';
+import { pageHtml, type Notice, type PageFrame } from '../../web/page.ts';
 
 /**
  * Sends a dashboard or admin page: its own nonce'd style and nothing else inline, images and forms to this origin
@@ -59,4 +59,20 @@ export async function orShowRefusal<T>(work: () => Promise<T>, show: (refusal: D
     if (!refusal) throw err;
     return show(refusal);
   }
+}
+
+/**
+ * What a page says on top: the refusal it shows again, else what the form before it did (`?done=` names one of
+ * `done`, which says it in words), else nothing.
+ */
+export function noticeOf(request: FastifyRequest, done: Record<string, string>, error?: DomainError | null): Notice | null {
+  if (error) return { kind: 'error', text: refusalText(error) };
+  const key = (request.query as { done?: unknown } | undefined)?.done;
+  return typeof key === 'string' && Object.hasOwn(done, key) ? { kind: 'ok', text: done[key]! } : null;
+}
+
+/** An id in a page's path that is not a UUID names nothing of the viewer's: `notFound`, before any lookup. */
+export function pathId(value: string, notFound: () => DomainError): string {
+  if (!z.uuid().safeParse(value).success) throw notFound();
+  return value;
 }

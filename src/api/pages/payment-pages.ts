@@ -9,7 +9,7 @@ import { findPayment, listPayments } from '../../projections/payments.ts';
 import { paymentDetailHtml, paymentsHtml, paymentStatuses, paymentTypes } from '../../web/pages/payments.ts';
 import type { AppDeps } from '../deps.ts';
 import { filterForm, pageOf, wibDayEnd, wibDayStart } from './list-filters.ts';
-import { sendPage } from './page-reply.ts';
+import { pathId, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
 const pageSize = 50;
@@ -44,8 +44,7 @@ export function paymentPages(deps: AppDeps) {
     });
 
     app.get<{ Params: { id: string } }>('/payments/:id', async (request, reply) => {
-      if (!z.uuid().safeParse(request.params.id).success) throw paymentNotFound();
-      const payment = await findPayment(deps.pool, request.params.id);
+      const payment = await findPayment(deps.pool, pathId(request.params.id, paymentNotFound));
       // another owner's payment is as unknown as one that never existed
       if (!payment || payment.owner_id !== request.viewer!.user.id) throw paymentNotFound();
       const events = [];

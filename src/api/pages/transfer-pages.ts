@@ -9,7 +9,7 @@ import { bankConfirmHtml, transferHtml, type TransferForm } from '../../web/page
 import type { AppDeps } from '../deps.ts';
 import { bankCreateBody, bankInitBody, qrisCreate, qrUploadLimits } from '../transfers.ts';
 import { parseBody } from '../validation.ts';
-import { orShowRefusal, refusalText, seeOther, sendPage } from './page-reply.ts';
+import { orShowRefusal, pathId, refusalText, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
 type Params = { Params: { id: string } };
@@ -30,8 +30,7 @@ export function transferPages(deps: AppDeps) {
     await app.register(multipart, { limits: qrUploadLimits, throwFileSizeLimit: true, attachFieldsToBody: 'keyValues' });
 
     const owned = async (request: FastifyRequest<Params>) => {
-      if (!z.uuid().safeParse(request.params.id).success) throw accountNotFound();
-      const row = await findOwnedAccount(deps.pool, request.viewer!.user.id, request.params.id);
+      const row = await findOwnedAccount(deps.pool, request.viewer!.user.id, pathId(request.params.id, accountNotFound));
       if (!row) throw accountNotFound();
       if (row.provider_code !== 'WALLET-A') throw refuse('TRANSFER_NOT_SUPPORTED', { message: 'Transfer keluar hanya dari akun Wallet A' });
       return row;

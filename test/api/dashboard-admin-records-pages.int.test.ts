@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signedInAdmin } from '../support/gateway.ts';
-import { pageBrowser, signedInBrowser, textOf } from '../support/pages.ts';
+import { signedInAdminBrowser } from '../support/gateway.ts';
+import { signedInBrowser, textOf } from '../support/pages.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService;
@@ -9,14 +9,7 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.close());
 
-async function adminBrowser() {
-  const admin = await signedInAdmin(service);
-  const browser = pageBrowser(service);
-  await browser.get('/login');
-  expect((await browser.post('/login', { email: admin.email, password: admin.password })).statusCode).toBe(303);
-  await browser.get('/admin');
-  return { admin, browser };
-}
+const adminBrowser = () => signedInAdminBrowser(service);
 
 describe("the admin console's records", () => {
   it('show the settlement calendar and set a year whole, refusing lines that are not days of it', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { businessData, settledBalance, signedInAdmin } from '../support/gateway.ts';
+import { businessData, settledBalance, signedInAdminBrowser } from '../support/gateway.ts';
 import { pageBrowser, signedInBrowser, textOf } from '../support/pages.ts';
 import { linkServiceWallet } from '../support/payments.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -10,16 +10,7 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.close());
 
-/** An admin signed in through the login page, with their API key for linking the platform's accounts. */
-async function adminBrowser() {
-  const admin = await signedInAdmin(service);
-  const browser = pageBrowser(service);
-  await browser.get('/login');
-  const login = await browser.post('/login', { email: admin.email, password: admin.password, next: '/admin' });
-  expect(login.headers.location).toBe('/admin');
-  await browser.get('/admin');
-  return { admin, browser };
-}
+const adminBrowser = () => signedInAdminBrowser(service);
 
 const userIdOf = async (cookie: string) => (await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: cookie } })).json().id as string;
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { businessData, settledBalance, signedInAdmin } from '../support/gateway.ts';
+import { businessData, settledBalance, signedInAdminBrowser } from '../support/gateway.ts';
 import { hostileText, percentEncoded } from '../support/hostile-text.ts';
 import { keyCallerOf, pageBrowser, signedInBrowser, type PageBrowser } from '../support/pages.ts';
 import { freshPhone, linkWalletA } from '../support/payments.ts';
@@ -31,16 +31,13 @@ beforeAll(async () => {
   const merchant = await signedInBrowser(service);
   merchantId = (await service.app.inject({ url: '/api/auth/me', cookies: { svc_token: merchant.browser.jar.get('svc_token')! } })).json().id;
   await merchant.browser.post('/dashboard/gateway/access-request', businessData);
-  const theAdmin = await signedInAdmin(service);
+  let theAdmin;
+  ({ admin: theAdmin, browser: admin } = await signedInAdminBrowser(service));
   await theAdmin.session('POST', `/api/admin/gateway/access-requests/${merchantId}/approve`);
   await settledBalance(service, merchantId, 100_000);
   await merchant.browser.get('/dashboard/gateway');
   await merchant.browser.post('/dashboard/gateway/withdrawals', { amount: '60000', bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko' });
   withdrawalId = /data-withdrawal-id="([^"]+)"/.exec((await merchant.browser.get('/dashboard/gateway')).body)![1]!;
-  admin = pageBrowser(service);
-  await admin.get('/login');
-  await admin.post('/login', { email: theAdmin.email, password: theAdmin.password });
-  await admin.get('/admin');
 });
 afterAll(async () => service?.close());
 

@@ -3,6 +3,7 @@ import { creditGatewayPayment } from '../../src/commands/gateway-ledger.ts';
 import { registerUser as registerWithRole } from '../../src/commands/registration.ts';
 import { findGatewayBalance } from '../../src/projections/gateway-ledger.ts';
 import { nextUuid } from './ids.ts';
+import { pageBrowser } from './pages.ts';
 import { createKey, keyHolder, sessionCookie } from './http.ts';
 import { linkServiceWallet, linkWalletA } from './payments.ts';
 import type { TestService } from './service.ts';
@@ -24,6 +25,17 @@ export async function signedInAdmin(service: TestService) {
 }
 
 export type Admin = Awaited<ReturnType<typeof signedInAdmin>>;
+
+/** An admin signed in through the login page too: a page browser in the admin console, and the admin's own calls. */
+export async function signedInAdminBrowser(service: TestService) {
+  const admin = await signedInAdmin(service);
+  const browser = pageBrowser(service);
+  await browser.get('/login');
+  const login = await browser.post('/login', { email: admin.email, password: admin.password, next: '/admin' });
+  if (login.headers.location !== '/admin') throw new Error(`admin page login: ${login.statusCode} ${login.body}`);
+  await browser.get('/admin');
+  return { admin, browser };
+}
 
 /** A call on the dashboard or admin console with a session cookie. */
 export const withSession = (service: TestService, cookie: string) =>

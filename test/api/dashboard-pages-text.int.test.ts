@@ -57,6 +57,7 @@ const cases = (): Case[] => {
     ['bank link', post(user, '/dashboard/accounts', s => ({ flow: 'bank', providerCode: 'BANK-BCA', accountName: s, accountNumber: '1234567890', username: s, password: s, intervalMinutes: '60' }))],
     ['wallet link', post(user, '/dashboard/accounts', s => ({ flow: 'direct', providerCode: 'WALLET-D', accountName: 'Kasir', phoneNumber: s, intervalMinutes: s }))],
     ['otp send', post(user, '/dashboard/accounts/otp/send', s => ({ providerCode: 'WALLET-B', accountName: s, phoneNumber: freshPhone(), intervalMinutes: '60', verificationMethod: s }))],
+    ['otp relogin', post(user, '/dashboard/accounts/otp/send', s => ({ providerCode: 'WALLET-B', accountId: s, phoneNumber: freshPhone() }))],
     ['otp verify', post(user, '/dashboard/accounts/otp/verify', s => ({ action: 'wallet-b-verify-otp', sessionId: s, otp: s, pin: s }))],
     ['account edit', post(user, `/dashboard/accounts/${walletId}`, s => ({ accountName: s, intervalMinutes: '60' }))],
     ['bank transfer', post(user, `/dashboard/accounts/${walletId}/transfer/bank`, s => ({ instId: s, accountNumber: s, amount: s }))],

@@ -5,6 +5,7 @@ import { changeAccount, deleteAccount, refreshAccount } from '../../commands/man
 import { DomainError, refuse } from '../../errors.ts';
 import { findOwnedAccount, listAccounts } from '../../projections/accounts.ts';
 import { findProvider, providers } from '../../providers/catalogue.ts';
+import { text } from '../../text.ts';
 import { accountDetailHtml, accountsHtml, otpStepHtml, type AccountForm } from '../../web/pages/accounts.ts';
 import type { AppDeps } from '../deps.ts';
 import { runOtpAction, type OtpSendLimits } from '../otp-flows.ts';
@@ -56,7 +57,7 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
         const provider = findProvider(String(body.providerCode ?? ''));
         if (!provider || provider.loginFlow === 'otp') throw refuse('PROVIDER_NOT_FOUND', { message: 'Pilih penyedia dari daftar' });
         const input = z
-          .object({ accountName: z.string().trim().min(1, 'Nama wajib diisi').max(100), intervalMinutes: z.int('Interval harus angka bulat').min(5).max(1440) })
+          .object({ accountName: text.trim().min(1, 'Nama wajib diisi').max(100, 'Nama maksimal 100 karakter'), intervalMinutes: z.int('Interval harus angka bulat').min(5).max(1440) })
           .safeParse({ accountName: body.accountName ?? '', intervalMinutes: num(body.intervalMinutes) });
         if (!input.success) throw refuse('VALIDATION_ERROR', { message: input.error.issues[0]!.message });
         const outcome = await linkAccount(deps, request.viewer!.user.id, {
@@ -81,7 +82,7 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
         const code = otpCode[providerCode];
         if (!code) throw refuse('UNKNOWN_PROVIDER', { message: 'Pilih e-wallet dari daftar' });
         const accountId = str(body.accountId);
-        if (accountId && !(await findOwnedAccount(deps.pool, request.viewer!.user.id, accountId))) throw accountNotFound();
+        if (accountId && !(await findOwnedAccount(deps.pool, request.viewer!.user.id, pathId(accountId, accountNotFound)))) throw accountNotFound();
         const raw = {
           action: `${code}-send-otp`,
           phoneNumber: str(body.phoneNumber),
@@ -136,10 +137,10 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
       const body = posted(request);
       const changes = z
         .object({
-          accountName: z.string().trim().min(1, 'Nama wajib diisi').max(100, 'Nama maksimal 100 karakter'),
+          accountName: text.trim().min(1, 'Nama wajib diisi').max(100, 'Nama maksimal 100 karakter'),
           intervalMinutes: z.int('Interval harus angka bulat').min(5, 'Interval minimal 5 menit').max(1440, 'Interval maksimal 1440 menit'),
-          username: z.string().min(1).max(100).optional(),
-          password: z.string().min(1).max(200).optional(),
+          username: text.min(1).max(100).optional(),
+          password: text.min(1).max(200).optional(),
         })
         .safeParse({
           accountName: body.accountName ?? '',

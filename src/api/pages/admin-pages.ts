@@ -10,13 +10,14 @@ import { listGatewayAccess, listHoldingAccounts } from '../../projections/gatewa
 import { listGatewayWithdrawals } from '../../projections/gateway-ledger.ts';
 import { gatewayReconciliation, reconciliationPeriod } from '../../projections/gateway-reconciliation.ts';
 import { reconciliationCsv } from '../../projections/gateway-reconciliation-csv.ts';
+import { text } from '../../text.ts';
 import { accessReviewHtml, adminOverviewHtml, adminWithdrawalsHtml, holdingAccountsHtml, reconciliationHtml } from '../../web/pages/admin.ts';
 import type { AppDeps } from '../deps.ts';
 import { noticeOf, orShowRefusal, pathId, refusalText, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
-const note = z.string().trim().min(1, 'Catatan wajib diisi').max(1000, 'Catatan maksimal 1000 karakter');
-const reference = z.string().trim().min(1, 'Referensi wajib diisi').max(200, 'Referensi maksimal 200 karakter');
+const note = text.trim().min(1, 'Catatan wajib diisi').max(1000, 'Catatan maksimal 1000 karakter');
+const reference = text.trim().min(1, 'Referensi wajib diisi').max(200, 'Referensi maksimal 200 karakter');
 const accessStatus = z.enum(['PENDING', 'APPROVED', 'REJECTED']).optional().catch(undefined);
 const withdrawalStatus = z.enum(['REQUESTED', 'PAID', 'REJECTED']).optional().catch(undefined);
 

@@ -58,7 +58,7 @@ describe('the gateway pages', () => {
     expect(textOf(funded.body, 'balance-available')).toBe('Rp 120.000');
     const tooMuch = await merchant.browser.post('/dashboard/gateway/withdrawals', { amount: '120001', bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' });
     expect(tooMuch.statusCode).toBe(400);
-    expect(textOf(tooMuch.body, 'notice')).toBe('The amount is more than the available balance (120000)');
+    expect(textOf(tooMuch.body, 'notice')).toBe('Jumlah melebihi saldo tersedia (120000)');
     expect(tooMuch.body).toContain('value="120001"');
     const notANumber = await merchant.browser.post('/dashboard/gateway/withdrawals', { amount: '1e5', bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' });
     expect(notANumber.statusCode).toBe(400);

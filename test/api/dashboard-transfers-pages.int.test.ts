@@ -67,7 +67,7 @@ describe('the transfer pages of a WALLET-A account', () => {
     await browser.get(`/dashboard/accounts/${accountId}/transfer`);
     const notImage = await browser.postMultipart(`/dashboard/accounts/${accountId}/transfer/qris`, {}, { name: 'qrImage', bytes: Buffer.from('bukan gambar'), type: 'image/png' });
     expect(notImage.statusCode).toBe(400);
-    expect(textOf(notImage.body, 'notice')).toMatch(/^qrImage is not a PNG or JPEG image/);
+    expect(textOf(notImage.body, 'notice')).toMatch(/^Berkas bukan gambar PNG atau JPEG/);
     const bare = await browser.postMultipart(`/dashboard/accounts/${accountId}/transfer/qris`, { _csrf: '' }, { name: 'qrImage', bytes: png, type: 'image/png' });
     expect(bare.statusCode).toBe(403);
     expect(await balanceNow()).toBe(200_000);

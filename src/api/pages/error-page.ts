@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DomainError } from '../../errors.ts';
 import { escapeHtml as e } from '../../web/html.ts';
-import { sendPage } from './page-reply.ts';
+import { refusalText, sendPage } from './page-reply.ts';
 
 const titles: Record<number, string> = {
   400: 'Permintaan tidak dapat diproses',
@@ -21,7 +21,7 @@ export function sendErrorPage(request: FastifyRequest, reply: FastifyReply, erro
   return sendPage(
     reply,
     { title, user: viewer?.user ?? null, csrf: viewer?.csrf, area: viewer?.area },
-    `<div class="card"><p id="error-message">${e(error.message)}</p><p>${back}</p></div>`,
+    `<div class="card"><p id="error-message">${e(refusalText(error))}</p><p>${back}</p></div>`,
     { status: error.status },
   );
 }

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DomainError, refuse } from '../../errors.ts';
 import { pageHtml, type Notice, type PageFrame } from '../../web/page.ts';
+import { refusalWords } from '../../web/refusal-words.ts';
 
 /**
  * Sends a dashboard or admin page: its own nonce'd style and nothing else inline, images and forms to this origin
@@ -35,10 +36,11 @@ export function localPath(next: unknown, fallback = '/dashboard'): string {
   return /^[\x21-\x7e]*$/.test(next) ? next : fallback;
 }
 
-/** A refusal as a page's notice says it: its message, and the first field at fault where it names one. */
-export function refusalText(err: { message: string; errors?: { path: string; message: string }[] }): string {
+/** A refusal as a page's notice says it: in the page's words, and the first field at fault where it names one. */
+export function refusalText(err: DomainError): string {
   const first = err.errors?.[0];
-  return first ? `${err.message} (${first.path.replace(/^body\./, '')}: ${first.message})` : err.message;
+  const said = refusalWords(err);
+  return first ? `${said} (${first.path.replace(/^body\./, '')}: ${first.message})` : said;
 }
 
 /** A refusal a form's page shows: ours (4xx), or a schema's (its first message); anything else is not one. */

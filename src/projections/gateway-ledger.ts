@@ -87,11 +87,15 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
         params: [...params, data],
       };
     case 'BalanceSettled':
+      // a settlement takes every credit of its merchant completed before its cutoff, and the read model holds exactly
+      // the credits its stream had before it (events apply in order): deleted by merchant and cutoff, an index range,
+      // rather than by the payment ids the event lists (100,000 of them parsed at midnight)
       return {
         name: 'ProjectGatewayBalancesSettled',
         sql: `${common}
-          delete from gateway_unsettled where payment_id in (select jsonb_array_elements_text(s->'paymentIds')::uuid from jsonb_array_elements($3::jsonb) as s)`,
-        params: [...params, data],
+          delete from gateway_unsettled u using jsonb_to_recordset($3::jsonb) as s("merchantId" uuid, cutoff timestamptz)
+          where u.merchant_id = s."merchantId" and u.completed_at < s.cutoff`,
+        params: [...params, JSON.stringify(events.flatMap(e => (e.type === 'BalanceSettled' ? [{ merchantId: e.data.merchantId, cutoff: e.data.cutoff }] : [])))],
       };
     case 'WithdrawalRequested':
       return {

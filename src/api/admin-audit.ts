@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { listDigests } from '../audit/digests.ts';
-import { auditView } from '../audit/event-view.ts';
+import { auditPage } from '../audit/stream-pages.ts';
 import { refuse } from '../errors.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -23,10 +23,9 @@ export function adminAuditRoutes(deps: AppDeps) {
     app.get('/streams/:id', { schema: { params: streamParams, querystring: pageQuery } }, async request => {
       const { id } = request.params;
       const { fromRevision, limit } = request.query;
-      const page = await deps.store.readStream(id, { fromRevision, maxCount: limit + 1 });
-      if (page.length === 0 && (fromRevision === 0 || (await deps.store.readStream(id, { maxCount: 1 })).length === 0)) throw refuse('STREAM_NOT_FOUND');
-      const events = page.slice(0, limit);
-      return { status: 'success', data: { streamId: id, events: events.map(auditView), nextRevision: page.length > limit ? page[limit]!.revision : null } };
+      const page = await auditPage(deps.store, id, fromRevision, limit);
+      if (!page) throw refuse('STREAM_NOT_FOUND');
+      return { status: 'success', data: { streamId: id, ...page } };
     });
 
     // the daily digests with the key that signs them: an auditor keeps the public key and checks the log against it later

@@ -37,8 +37,7 @@ export function adminGatewayRoutes(deps: AppDeps) {
 
     /** Runs an access command on the merchant's stream, and answers the request as the read model then shows it. */
     const review = async (adminId: string, userId: string, command: GatewayAccessCommand) => {
-      const done = await decideGatewayAccess(deps, userId, command, `admin:${adminId}`);
-      await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+      await decideGatewayAccess(deps, userId, command, `admin:${adminId}`);
       return { status: 'success', data: presentRequest((await findGatewayAccess(deps.pool, userId))!) };
     };
 
@@ -76,15 +75,13 @@ export function adminGatewayRoutes(deps: AppDeps) {
     app.get('/holding-accounts', async () => ({ status: 'success', data: await presentHolding() }));
 
     app.post('/holding-accounts', { schema: { body: holdingBody } }, async (request, reply) => {
-      const done = await markHoldingAccount(deps, adminOf(request), request.body.accountId);
-      await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+      await markHoldingAccount(deps, adminOf(request), request.body.accountId);
       const marked = (await presentHolding()).find(h => h.accountId === request.body.accountId);
       return reply.code(201).send({ status: 'success', data: marked });
     });
 
     app.delete('/holding-accounts/:accountId', { schema: { params: accountParams } }, async request => {
-      const done = await unmarkHoldingAccount(deps, adminOf(request), request.params.accountId);
-      await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+      await unmarkHoldingAccount(deps, adminOf(request), request.params.accountId);
       return { status: 'success', data: { accountId: request.params.accountId } };
     });
   };

@@ -4,9 +4,26 @@ import { z } from 'zod';
 import { setHolidayCalendarYear } from '../commands/holiday-calendar.ts';
 import { holidayCalendarYear, missingYears, wibDate } from '../commands/working-days.ts';
 import { loadHolidayCalendarWithOrigin } from '../projections/holiday-calendar.ts';
+import type { Queryable } from '../db/pool.ts';
 import type { AppDeps } from './deps.ts';
 
 const yearParams = z.object({ year: z.coerce.number().int().min(2000).max(2999) });
+
+/**
+ * The years in force, in order (the shipped file's, overlaid by those an admin set, with who set each and when), and
+ * the years of now and next that are missing (counted as weekends only). The JSON route and the admin's page show it.
+ */
+export async function calendarInForce(db: Queryable, now: Date) {
+  const { calendar, origin } = await loadHolidayCalendarWithOrigin(db);
+  const thisYear = Number(wibDate(now).slice(0, 4));
+  const years = Object.entries(calendar.years)
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([year, { source, days }]) => {
+      const from = origin[year]!;
+      return { year: Number(year), source, days, setBy: from.setBy, setAt: from.setBy === 'admin' ? from.setAt : null };
+    });
+  return { years, missingYears: missingYears(calendar, [thisYear, thisYear + 1]) };
+}
 
 /**
  * The settlement calendar in the admin console (DESIGN section 9): the years in force (the shipped file's, overlaid by
@@ -17,24 +34,14 @@ export function gatewayCalendarRoutes(deps: AppDeps) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
 
     const present = async () => {
-      const { calendar, origin } = await loadHolidayCalendarWithOrigin(deps.pool);
-      const thisYear = Number(wibDate(deps.clock.now()).slice(0, 4));
-      return {
-        years: Object.entries(calendar.years)
-          .sort(([a], [b]) => Number(a) - Number(b))
-          .map(([year, { source, days }]) => {
-            const from = origin[year]!;
-            return { year: Number(year), source, days, setBy: from.setBy, setAt: from.setBy === 'admin' ? from.setAt.toISOString() : null };
-          }),
-        missingYears: missingYears(calendar, [thisYear, thisYear + 1]),
-      };
+      const { years, missingYears } = await calendarInForce(deps.pool, deps.clock.now());
+      return { years: years.map(y => ({ ...y, setAt: y.setAt?.toISOString() ?? null })), missingYears };
     };
 
     app.get('/', async () => ({ status: 'success', data: await present() }));
 
     app.put('/:year', { schema: { params: yearParams, body: holidayCalendarYear } }, async request => {
-      const done = await setHolidayCalendarYear(deps, request.principal!.userId, { year: request.params.year, ...request.body });
-      await deps.readModels.waitFor(done.position, undefined, ['holiday-calendar']);
+      await setHolidayCalendarYear(deps, request.principal!.userId, { year: request.params.year, ...request.body });
       return { status: 'success', data: await present() };
     });
   };

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { payWithdrawal, rejectWithdrawal, requestWithdrawal } from '../commands/gateway-withdrawals.ts';
 import { refuse } from '../errors.ts';
 import { findGatewayWithdrawal, listGatewayWithdrawals, type GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
-import type { Position } from '../store/event-store.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -35,9 +34,6 @@ function presentWithdrawal(row: GatewayWithdrawalRow) {
   };
 }
 
-/** The ledger's read model has caught up with a write, so the answer shows it. */
-const readYourWrite = (deps: AppDeps, position: Position | null) => deps.readModels.waitFor(position, undefined, ['gateway-ledger']);
-
 /**
  * A merchant's withdrawals in the dashboard (DESIGN section 9; there is no withdrawal on /api/v1): ask for a payout of
  * part of the available balance, and follow it. Another merchant's withdrawal is as unknown as one that never was.
@@ -48,8 +44,7 @@ export function dashboardWithdrawalRoutes(deps: AppDeps) {
 
     app.post('/', { schema: { body: withdrawalRequestBody } }, async (request, reply) => {
       const merchantId = request.principal!.userId;
-      const { id, handled } = await requestWithdrawal(deps, merchantId, request.body, deps.config.gateway.minWithdrawal);
-      await readYourWrite(deps, handled.position);
+      const { id } = await requestWithdrawal(deps, merchantId, request.body, deps.config.gateway.minWithdrawal);
       return reply.code(201).send({ status: 'success', data: { id, status: 'REQUESTED' } });
     });
 
@@ -72,11 +67,8 @@ export function adminWithdrawalRoutes(deps: AppDeps) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
     const present = (row: GatewayWithdrawalRow) => ({ ...presentWithdrawal(row), merchantId: row.merchant_id, processedBy: row.processed_by });
 
-    /** The withdrawal as the read model shows it once it caught up with the decision. */
-    const decided = async (withdrawalId: string, position: Position | null) => {
-      await readYourWrite(deps, position);
-      return { status: 'success', data: present((await findGatewayWithdrawal(deps.pool, withdrawalId))!) };
-    };
+    /** The withdrawal as the read model shows it (the command answers once it caught up with the decision). */
+    const decided = async (withdrawalId: string) => ({ status: 'success', data: present((await findGatewayWithdrawal(deps.pool, withdrawalId))!) });
 
     app.get('/', { schema: { querystring: listQuery } }, async request => ({
       status: 'success',
@@ -84,13 +76,13 @@ export function adminWithdrawalRoutes(deps: AppDeps) {
     }));
 
     app.post('/:id/paid', { schema: { params: withdrawalParams, body: paidBody } }, async request => {
-      const done = await payWithdrawal(deps, request.principal!.userId, request.params.id, request.body.reference);
-      return decided(request.params.id, done.position);
+      await payWithdrawal(deps, request.principal!.userId, request.params.id, request.body.reference);
+      return decided(request.params.id);
     });
 
     app.post('/:id/reject', { schema: { params: withdrawalParams, body: rejectBody } }, async request => {
-      const done = await rejectWithdrawal(deps, request.principal!.userId, request.params.id, request.body.note);
-      return decided(request.params.id, done.position);
+      await rejectWithdrawal(deps, request.principal!.userId, request.params.id, request.body.note);
+      return decided(request.params.id);
     });
   };
 }

@@ -79,15 +79,13 @@ export function dashboardGatewayRoutes(deps: AppDeps) {
 
     app.post('/access-request', { schema: { body: accessRequestBody } }, async (request, reply) => {
       const userId = request.principal!.userId;
-      const done = await decideGatewayAccess(deps, userId, { type: 'RequestGatewayAccess', business: request.body, now: deps.clock.now() }, actor(userId));
-      await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+      await decideGatewayAccess(deps, userId, { type: 'RequestGatewayAccess', business: request.body, now: deps.clock.now() }, actor(userId));
       return reply.code(201).send({ status: 'success', data: presentAccess(await findGatewayAccess(deps.pool, userId)) });
     });
 
     app.patch('/settings', { schema: { body: settingsBody } }, async request => {
       const userId = request.principal!.userId;
-      const done = await decideGatewayAccess(deps, userId, { type: 'ChangeGatewayFeeMode', feeToCustomer: request.body.feeToCustomer, now: deps.clock.now() }, actor(userId));
-      await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+      await decideGatewayAccess(deps, userId, { type: 'ChangeGatewayFeeMode', feeToCustomer: request.body.feeToCustomer, now: deps.clock.now() }, actor(userId));
       return { status: 'success', data: presentAccess(await findGatewayAccess(deps.pool, userId)) };
     });
   };

@@ -1,4 +1,5 @@
 import { START, type EventStore, type RecordedEvent } from '../store/event-store.ts';
+import { auditView, type AuditView } from './event-view.ts';
 
 const pageSize = 1000;
 
@@ -20,4 +21,14 @@ export async function* logEvents(store: EventStore): AsyncGenerator<RecordedEven
     if (page.length < pageSize) return;
     position = page[page.length - 1]!.position;
   }
+}
+
+/**
+ * One page of a stream as auditors read it: up to `limit` events from `fromRevision`, and where the next page starts
+ * (null at the end). A stream without events is null (a page past its end is an empty page).
+ */
+export async function auditPage(store: EventStore, streamId: string, fromRevision: number, limit: number): Promise<{ events: AuditView[]; nextRevision: number | null } | null> {
+  const page = await store.readStream(streamId, { fromRevision, maxCount: limit + 1 });
+  if (page.length === 0 && (fromRevision === 0 || (await store.readStream(streamId, { maxCount: 1 })).length === 0)) return null;
+  return { events: page.slice(0, limit).map(auditView), nextRevision: page.length > limit ? page[limit]!.revision : null };
 }

@@ -87,5 +87,7 @@ export const gatewayAccess: Decider<GatewayAccess, GatewayAccessCommand, UserEve
 
 /** Runs one access command on the merchant's user stream, recorded as done by `actor`. */
 export async function decideGatewayAccess(deps: CommandDeps, merchantId: string, command: GatewayAccessCommand, actor: string) {
-  return handleCommand(deps, userStream(merchantId), gatewayAccess, command, { actor, now: command.now });
+  const done = await handleCommand(deps, userStream(merchantId), gatewayAccess, command, { actor, now: command.now });
+  await deps.readModels.waitFor(done.position, undefined, ['gateway-access']); // whoever asked reads the decision next
+  return done;
 }

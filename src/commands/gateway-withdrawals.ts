@@ -12,16 +12,22 @@ export type WithdrawalRequest = { amount: number; bankCode: string; accountNumbe
 // requests of one merchant from several processes race on one stream: more attempts than the default before a 409
 const attempts = 10;
 
-/** Runs a ledger command; a stream still contended after every attempt answers 409 (the client may try again). */
+/**
+ * Runs a ledger command; a stream still contended after every attempt answers 409 (the client may try again). Answers
+ * once the ledger's read model shows the decision: whoever asked reads the balances and the withdrawal next.
+ */
 async function onLedger(deps: CommandDeps, command: GatewayLedgerCommand, actor: string) {
+  let done;
   try {
-    return await handleCommand(deps, gatewayLedgerStream(command.merchantId), gatewayLedger, command, {
+    done = await handleCommand(deps, gatewayLedgerStream(command.merchantId), gatewayLedger, command, {
       actor, now: command.now, correlationId: 'withdrawalId' in command ? command.withdrawalId : undefined, attempts,
     });
   } catch (err) {
     if (err instanceof WrongExpectedRevision) throw refuse('CONFLICT', { message: 'The balance changed meanwhile; try again' });
     throw err;
   }
+  await deps.readModels.waitFor(done.position, undefined, ['gateway-ledger']);
+  return done;
 }
 
 /**

@@ -72,10 +72,13 @@ export async function markHoldingAccount(deps: CommandDeps, adminId: string, acc
     },
     { actor: `admin:${adminId}`, now },
   );
+  await deps.readModels.waitFor(done.position, undefined, ['gateway-access']); // the admin reads the list next
   return done;
 }
 
 export async function unmarkHoldingAccount(deps: CommandDeps, adminId: string, accountId: string) {
   const now = deps.clock.now();
-  return handleCommand(deps, holdingAccountsStream, holdingAccounts, { type: 'UnmarkHoldingAccount', accountId, adminId, now }, { actor: `admin:${adminId}`, now });
+  const done = await handleCommand(deps, holdingAccountsStream, holdingAccounts, { type: 'UnmarkHoldingAccount', accountId, adminId, now }, { actor: `admin:${adminId}`, now });
+  await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+  return done;
 }

@@ -18,3 +18,19 @@ export function httpUrlOrNull(value: string): string | null {
     return null;
   }
 }
+
+/**
+ * The start of every page the service serves to people, up to its body: Indonesian, phone-sized, kept out of search
+ * engines, with its one inline style allowed by the response's CSP nonce. `title` is text (escaped here).
+ */
+export function documentHead(title: string, nonce: string, css: string): string {
+  return `<!doctype html>
+<html lang="id">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${escapeHtml(title)}</title>
+<style nonce="${escapeHtml(nonce)}">${css}</style>
+</head>`;
+}

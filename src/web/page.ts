@@ -1,4 +1,4 @@
-import { escapeHtml as e } from './html.ts';
+import { documentHead, escapeHtml as e } from './html.ts';
 
 /**
  * The frame of every dashboard and admin page: server-rendered HTML, Indonesian first, one nonce'd inline style and
@@ -113,15 +113,7 @@ function header(f: PageFrame) {
 
 /** A whole page: the frame around `body`. */
 export function pageHtml(f: PageFrame, body: string, opts: { narrow?: boolean } = {}): string {
-  return `<!doctype html>
-<html lang="id">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>${e(f.title)} · Layanan Mutasi &amp; Pembayaran</title>
-<style nonce="${e(f.nonce)}">${css}</style>
-</head>
+  return `${documentHead(`${f.title} · Layanan Mutasi & Pembayaran`, f.nonce, css)}
 <body>
 <a class="skip" href="#content">Langsung ke isi</a>
 ${header(f)}

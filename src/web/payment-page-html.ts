@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { PaymentRow } from '../projections/payments.ts';
-import { escapeHtml as e, formatRupiah } from './html.ts';
+import { documentHead, escapeHtml as e, formatRupiah } from './html.ts';
 
 /** The browser side of the page: countdown, status polling, copy buttons, redirect (plain JS, no build step). */
 const script = readFileSync(new URL('./payment-page.js', import.meta.url), 'utf8');
@@ -101,15 +101,7 @@ function howToPay(v: PaymentPageView) {
 /** The hosted payment page: server-rendered, one inline script and style allowed by the response's CSP nonce. */
 export function paymentPageHtml(v: PaymentPageView, nonce: string): string {
   const back = v.redirectUrl ? `<a id="return" class="back" href="${e(v.redirectUrl)}">Kembali ke toko</a>` : '';
-  return `<!doctype html>
-<html lang="id">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>Pembayaran ${e(formatRupiah(v.totalAmount ?? v.amount))}</title>
-<style nonce="${e(nonce)}">${css}</style>
-</head>
+  return `${documentHead(`Pembayaran ${formatRupiah(v.totalAmount ?? v.amount)}`, nonce, css)}
 <body>
 <main>
   <div id="payment" class="card" data-status="${e(v.status)}" data-status-url="${e(v.statusPath)}" data-expires-at="${e(v.expiresAt.toISOString())}"
@@ -154,15 +146,7 @@ export function paymentPageHtml(v: PaymentPageView, nonce: string): string {
 
 /** The page for an id that names no payment (unknown or malformed). */
 export function paymentNotFoundHtml(nonce: string): string {
-  return `<!doctype html>
-<html lang="id">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>Pembayaran tidak ditemukan</title>
-<style nonce="${e(nonce)}">${css}</style>
-</head>
+  return `${documentHead('Pembayaran tidak ditemukan', nonce, css)}
 <body>
 <main><div class="card"><h2>Pembayaran tidak ditemukan</h2>
 <p>Tautan pembayaran ini tidak dikenal. Periksa kembali tautan dari penjual.</p></div></main>

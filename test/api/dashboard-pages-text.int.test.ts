@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { businessData, settledBalance, signedInAdminBrowser } from '../support/gateway.ts';
-import { hostileText, percentEncoded } from '../support/hostile-text.ts';
+import { hostileText, limitsOutOfTheWay, percentEncoded } from '../support/hostile-text.ts';
 import { keyCallerOf, pageBrowser, signedInBrowser, type PageBrowser } from '../support/pages.ts';
 import { freshPhone, linkWalletA } from '../support/payments.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -15,14 +15,7 @@ let merchantId: string;
 let withdrawalId: string;
 
 beforeAll(async () => {
-  // the property signs in and asks for codes many times from one address: the limits are not what it tests
-  service = await startTestService({
-    REGISTER_LIMIT_PER_IP: '100000',
-    LOGIN_LIMIT_PER_IP: '100000',
-    LOGIN_LIMIT_PER_IP_EMAIL: '100000',
-    OTP_SEND_LIMIT_PER_PHONE: '1000',
-    OTP_SEND_LIMIT_PER_KEY: '100000',
-  });
+  service = await startTestService(limitsOutOfTheWay); // the limits are not what it tests
   ({ browser: user } = await signedInBrowser(service));
   walletId = (await linkWalletA(service, await keyCallerOf(service, user))).accountId;
   anonymous = pageBrowser(service);

@@ -115,6 +115,16 @@ describe('signing in through the pages', () => {
     expect(textOf(taken.body, 'notice')).toBe('Email sudah terdaftar');
   });
 
+  it("is where the interface's GET /api/auth/logout sends a browser: the sign-in page", async () => {
+    const { browser } = await signedInBrowser(service);
+    const out = await browser.get('/api/auth/logout');
+    expect(out.statusCode).toBe(302);
+    const login = await browser.get(out.headers.location as string);
+    expect(login.statusCode).toBe(200);
+    expect(login.body).toContain('action="/login"');
+    expect((await browser.get('/dashboard')).headers.location).toBe('/login?next=%2Fdashboard');
+  });
+
   it('signs out with the form and its token only; the session ends', async () => {
     const { browser } = await signedInBrowser(service);
     expect((await browser.postBare('/logout')).statusCode).toBe(403);

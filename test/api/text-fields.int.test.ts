@@ -5,7 +5,7 @@ import { createKey, keyHolder, registerUser } from '../support/http.ts';
 import { createPayment, linkServiceWallet, paymentBody } from '../support/payments.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { nextUuid } from '../support/ids.ts';
-import { hostileText, percentEncoded } from '../support/hostile-text.ts';
+import { hostileText, limitsOutOfTheWay, percentEncoded } from '../support/hostile-text.ts';
 
 let service: TestService;
 let merchant: Awaited<ReturnType<typeof keyHolder>>;
@@ -15,13 +15,7 @@ let paymentId: string;
 
 beforeAll(async () => {
   // the property registers and signs in hundreds of times from one address: the limits are not what it tests
-  service = await startTestService({
-    REGISTER_LIMIT_PER_IP: '100000',
-    LOGIN_LIMIT_PER_IP: '100000',
-    LOGIN_LIMIT_PER_IP_EMAIL: '100000',
-    OTP_SEND_LIMIT_PER_PHONE: '1000',
-    OTP_SEND_LIMIT_PER_KEY: '100000',
-  });
+  service = await startTestService(limitsOutOfTheWay);
   merchant = await keyHolder(service);
   walletId = (await linkServiceWallet(merchant)).accountId;
   const bank = await merchant.call('POST', '/api/v1/accounts', {

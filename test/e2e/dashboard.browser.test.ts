@@ -1,25 +1,18 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/db/embedded.ts';
-import { launchChromium, phonePage } from '../support/chromium.ts';
+import { phonePage, startBrowserService } from '../support/chromium.ts';
 import { signedInAdmin } from '../support/gateway.ts';
 import { freshPhone } from '../support/payments.ts';
 import { sandboxOf } from '../support/sandbox.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import type { TestService } from '../support/service.ts';
 
 let service: TestService;
 let browser: Browser;
 let baseUrl: string;
 
 beforeAll(async () => {
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
   // webhook URLs are not resolved here (this machine has no DNS): the page's webhook form takes an example host
-  service = await startTestService({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: baseUrl, WEBHOOK_ALLOW_PRIVATE: 'true' });
-  await service.listen();
-  // the session cookie expires on the service's clock: a browser drops one that expired by its own clock at once
-  service.clock.set(new Date());
-  browser = await launchChromium();
+  ({ service, baseUrl, browser } = await startBrowserService({ WEBHOOK_ALLOW_PRIVATE: 'true' }));
 });
 afterAll(async () => {
   await browser?.close();

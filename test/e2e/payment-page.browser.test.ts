@@ -1,12 +1,11 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/db/embedded.ts';
 import { formatRupiah } from '../../src/web/html.ts';
-import { launchChromium, phonePage } from '../support/chromium.ts';
+import { phonePage, startBrowserService } from '../support/chromium.ts';
 import { keyHolder } from '../support/http.ts';
 import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody } from '../support/payments.ts';
 import { sandboxOf } from '../support/sandbox.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import type { TestService } from '../support/service.ts';
 
 const shop = 'https://shop.example'; // never reached: the browser context answers it itself
 let service: TestService;
@@ -14,12 +13,7 @@ let browser: Browser;
 let baseUrl: string;
 
 beforeAll(async () => {
-  // the page's URLs (paymentUrl, qrisImage) must be the ones the browser reaches: listen where PUBLIC_BASE_URL says
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
-  service = await startTestService({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: baseUrl });
-  await service.listen();
-  browser = await launchChromium();
+  ({ service, baseUrl, browser } = await startBrowserService());
 });
 afterAll(async () => {
   await browser?.close();

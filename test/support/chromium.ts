@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sparticuz from '@sparticuz/chromium';
 import { chromium, type Browser } from 'playwright-core';
+import { freePort } from '../../src/db/embedded.ts';
+import { startTestService } from './service.ts';
 
 const packageDir = path.resolve(import.meta.dirname, '../../node_modules/@sparticuz/chromium');
 const { version } = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { version: string };
@@ -78,4 +80,18 @@ export async function phonePage(browser: Browser, baseUrl: string, opts: { answe
     if (!allowed.some(origin => request.url().startsWith(origin))) problems.push(`request outside the service: ${request.url()}`);
   });
   return { context, page, problems };
+}
+
+/**
+ * A test service listening where its PUBLIC_BASE_URL says (the URLs its pages give are the ones the browser reaches),
+ * its clock on the wall clock's time (cookies expire on it, and a browser drops one already expired by its own
+ * clock), and Chromium to look at it.
+ */
+export async function startBrowserService(env: Record<string, string> = {}) {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const service = await startTestService({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: baseUrl, ...env });
+  await service.listen();
+  service.clock.set(new Date());
+  return { service, baseUrl, browser: await launchChromium() };
 }

@@ -26,3 +26,12 @@ export const hostileText = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('x'.repeat(10_240), `${'😀'.repeat(2_600)}\u0000`, `${'ب'.repeat(5_200)}\ud800`) },
 );
 
+
+/** A service's sign-in and OTP limits raised out of the way: a property signs in and asks for codes many times from one address. */
+export const limitsOutOfTheWay = {
+  REGISTER_LIMIT_PER_IP: '100000',
+  LOGIN_LIMIT_PER_IP: '100000',
+  LOGIN_LIMIT_PER_IP_EMAIL: '100000',
+  OTP_SEND_LIMIT_PER_PHONE: '1000',
+  OTP_SEND_LIMIT_PER_KEY: '100000',
+};

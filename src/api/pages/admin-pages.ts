@@ -9,10 +9,10 @@ import { listAccounts } from '../../projections/accounts.ts';
 import { listGatewayAccess, listHoldingAccounts } from '../../projections/gateway-access.ts';
 import { listGatewayWithdrawals } from '../../projections/gateway-ledger.ts';
 import { gatewayReconciliation, reconciliationPeriod } from '../../projections/gateway-reconciliation.ts';
-import { reconciliationCsv } from '../../projections/gateway-reconciliation-csv.ts';
 import { text } from '../../text.ts';
 import { accessReviewHtml, adminOverviewHtml, adminWithdrawalsHtml, holdingAccountsHtml, reconciliationHtml } from '../../web/pages/admin.ts';
 import type { AppDeps } from '../deps.ts';
+import { sendReconciliationCsv } from '../gateway-reconciliation.ts';
 import { noticeOf, orShowRefusal, pathId, refusalText, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
@@ -68,8 +68,7 @@ export function adminPages(deps: AppDeps) {
         const userId = pathId(request.params.userId, merchantNotFound);
         return decide(reply, '/admin/access', error => accessPage(request, reply, error), async () => {
           const admin = adminId(request);
-          const result = await decideGatewayAccess(deps, userId, command(request, admin), `admin:${admin}`);
-          await deps.readModels.waitFor(result.position, undefined, ['gateway-access']);
+          await decideGatewayAccess(deps, userId, command(request, admin), `admin:${admin}`);
           return done;
         });
       };
@@ -89,15 +88,13 @@ export function adminPages(deps: AppDeps) {
     app.post('/holding-accounts', (request, reply) =>
       decide(reply, '/admin/holding-accounts', error => holdingPage(request, reply, error), async () => {
         const accountId = pathId(String(field(request, 'accountId') ?? ''), accountNotFound);
-        const done = await markHoldingAccount(deps, adminId(request), accountId);
-        await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+        await markHoldingAccount(deps, adminId(request), accountId);
         return 'marked';
       }),
     );
     app.post<{ Params: { accountId: string } }>('/holding-accounts/:accountId/unmark', (request, reply) =>
       decide(reply, '/admin/holding-accounts', error => holdingPage(request, reply, error), async () => {
-        const done = await unmarkHoldingAccount(deps, adminId(request), pathId(request.params.accountId, accountNotFound));
-        await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+        await unmarkHoldingAccount(deps, adminId(request), pathId(request.params.accountId, accountNotFound));
         return 'unmarked';
       }),
     );
@@ -114,15 +111,13 @@ export function adminPages(deps: AppDeps) {
     const withdrawalNotFound = () => refuse('WITHDRAWAL_NOT_FOUND', { message: 'Penarikan tidak ditemukan' });
     app.post<{ Params: { id: string } }>('/withdrawals/:id/paid', (request, reply) =>
       decide(reply, '/admin/withdrawals', error => withdrawalsPage(request, reply, error), async () => {
-        const done = await payWithdrawal(deps, adminId(request), pathId(request.params.id, withdrawalNotFound), reference.parse(field(request, 'reference') ?? ''));
-        await deps.readModels.waitFor(done.position, undefined, ['gateway-ledger']);
+        await payWithdrawal(deps, adminId(request), pathId(request.params.id, withdrawalNotFound), reference.parse(field(request, 'reference') ?? ''));
         return 'paid';
       }),
     );
     app.post<{ Params: { id: string } }>('/withdrawals/:id/reject', (request, reply) =>
       decide(reply, '/admin/withdrawals', error => withdrawalsPage(request, reply, error), async () => {
-        const done = await rejectWithdrawal(deps, adminId(request), pathId(request.params.id, withdrawalNotFound), note.parse(field(request, 'note') ?? ''));
-        await deps.readModels.waitFor(done.position, undefined, ['gateway-ledger']);
+        await rejectWithdrawal(deps, adminId(request), pathId(request.params.id, withdrawalNotFound), note.parse(field(request, 'note') ?? ''));
         return 'withdrawal-rejected';
       }),
     );
@@ -147,12 +142,7 @@ export function adminPages(deps: AppDeps) {
     });
     app.get('/reconciliation.csv', async (request, reply) => {
       const period = periodOf(request);
-      const report = await gatewayReconciliation(deps.pool, reconciliationPeriod(period.from, period.to));
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .header('content-disposition', `attachment; filename="gateway-reconciliation-${report.period.from}-${report.period.to}.csv"`)
-        .send(reconciliationCsv(report));
+      return sendReconciliationCsv(reply, await gatewayReconciliation(deps.pool, reconciliationPeriod(period.from, period.to)));
     });
   };
 }

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { listDigests } from '../../audit/digests.ts';
-import { auditView } from '../../audit/event-view.ts';
+import { auditPage } from '../../audit/stream-pages.ts';
 import { setHolidayCalendarYear } from '../../commands/holiday-calendar.ts';
-import { holidayCalendarYear, missingYears, wibDate } from '../../commands/working-days.ts';
+import { holidayCalendarYear, wibDate } from '../../commands/working-days.ts';
 import { DomainError, refuse } from '../../errors.ts';
-import { loadHolidayCalendarWithOrigin } from '../../projections/holiday-calendar.ts';
 import { calendarHtml, digestsHtml, streamHtml } from '../../web/pages/admin-records.ts';
 import type { AppDeps } from '../deps.ts';
+import { calendarInForce } from '../gateway-calendar.ts';
 import { noticeOf, orShowRefusal, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
@@ -37,14 +37,11 @@ export function adminRecordPages(deps: AppDeps) {
     };
 
     const calendarPage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {
-      const { calendar, origin } = await loadHolidayCalendarWithOrigin(deps.pool);
-      const thisYear = Number(wibDate(deps.clock.now()).slice(0, 4));
-      const years = Object.entries(calendar.years)
-        .sort(([a], [b]) => Number(a) - Number(b))
-        .map(([y, { source, days }]) => ({ year: Number(y), source, days, setBy: origin[y]!.setBy, setAt: origin[y]!.setBy === 'admin' ? wibDate(origin[y]!.setAt) : null }));
+      const inForce = await calendarInForce(deps.pool, deps.clock.now());
+      const years = inForce.years.map(y => ({ ...y, setAt: y.setAt ? wibDate(y.setAt) : null }));
       const notice = noticeOf(request, { saved: 'Kalender disimpan; penyelesaian berikutnya memakainya.' }, error);
       const draft = error ? { year: field(request, 'year'), source: field(request, 'source'), days: field(request, 'days') } : { year: '', source: '', days: '' };
-      return sendPage(reply, { ...frameOf(request, 'Kalender hari kerja', 'calendar'), notice }, calendarHtml(years, missingYears(calendar, [thisYear, thisYear + 1]), request.viewer!.csrf, draft), {
+      return sendPage(reply, { ...frameOf(request, 'Kalender hari kerja', 'calendar'), notice }, calendarHtml(years, inForce.missingYears, request.viewer!.csrf, draft), {
         status: error?.status ?? 200,
       });
     };
@@ -52,8 +49,7 @@ export function adminRecordPages(deps: AppDeps) {
       orShowRefusal(
         async () => {
           const input = holidayCalendarYear.parse({ source: field(request, 'source'), days: daysOf(field(request, 'days')) });
-          const done = await setHolidayCalendarYear(deps, request.viewer!.user.id, { year: year.parse(rawYear), ...input });
-          await deps.readModels.waitFor(done.position, undefined, ['holiday-calendar']);
+          await setHolidayCalendarYear(deps, request.viewer!.user.id, { year: year.parse(rawYear), ...input });
           return seeOther(reply, '/admin/calendar', 'saved');
         },
         error => calendarPage(request, reply, error),
@@ -73,11 +69,11 @@ export function adminRecordPages(deps: AppDeps) {
       if (typeof q.id !== 'string' || q.id === '') return sendPage(reply, frame, streamHtml('', null, null));
       const from = Number(q.fromRevision ?? 0);
       const fromRevision = Number.isInteger(from) && from >= 0 ? from : 0;
-      const page = streamId.safeParse(q.id).success ? await deps.store.readStream(q.id, { fromRevision, maxCount: pageSize + 1 }) : [];
-      if (page.length === 0) {
-        return sendPage(reply, { ...frame, notice: { kind: 'error', text: 'Tidak ada stream dengan ID itu (atau tidak ada peristiwa sejak revisi itu).' } }, streamHtml(q.id, null, null), { status: 404 });
+      const page = streamId.safeParse(q.id).success ? await auditPage(deps.store, q.id, fromRevision, pageSize) : null;
+      if (!page) {
+        return sendPage(reply, { ...frame, notice: { kind: 'error', text: 'Tidak ada stream dengan ID itu.' } }, streamHtml(q.id, null, null), { status: 404 });
       }
-      return sendPage(reply, frame, streamHtml(q.id, page.slice(0, pageSize).map(auditView), page.length > pageSize ? page[pageSize]!.revision : null));
+      return sendPage(reply, frame, streamHtml(q.id, page.events, page.nextRevision));
     });
   };
 }

@@ -44,16 +44,14 @@ export function gatewayPages(deps: AppDeps) {
 
     app.post('/gateway/access-request', form('access', async (request, merchantId) => {
       const business = parseBody(accessRequestBody, textFields(request.body), 'Data usaha belum lengkap');
-      const done = await decideGatewayAccess(deps, merchantId, { type: 'RequestGatewayAccess', business, now: deps.clock.now() }, actor(merchantId));
-      await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+      await decideGatewayAccess(deps, merchantId, { type: 'RequestGatewayAccess', business, now: deps.clock.now() }, actor(merchantId));
       return 'requested';
     }));
 
     app.post('/gateway/settings', form('fee', async (request, merchantId) => {
       const value = (request.body as { feeToCustomer?: unknown } | undefined)?.feeToCustomer;
       if (value !== 'true' && value !== 'false') throw refuse('VALIDATION_ERROR', { message: 'Pilih siapa yang menanggung biaya' });
-      const done = await decideGatewayAccess(deps, merchantId, { type: 'ChangeGatewayFeeMode', feeToCustomer: value === 'true', now: deps.clock.now() }, actor(merchantId));
-      await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+      await decideGatewayAccess(deps, merchantId, { type: 'ChangeGatewayFeeMode', feeToCustomer: value === 'true', now: deps.clock.now() }, actor(merchantId));
       return 'saved';
     }));
 
@@ -61,8 +59,7 @@ export function gatewayPages(deps: AppDeps) {
       const typed = textFields(request.body);
       const amount = /^\d{1,15}$/.test(typed.amount?.trim() ?? '') ? Number(typed.amount) : typed.amount; // not a whole number: the schema says so
       const withdrawal = parseBody(withdrawalRequestBody, { ...typed, amount }, 'Isian penarikan belum benar');
-      const { handled } = await requestWithdrawal(deps, merchantId, withdrawal, deps.config.gateway.minWithdrawal);
-      await deps.readModels.waitFor(handled.position, undefined, ['gateway-ledger']);
+      await requestWithdrawal(deps, merchantId, withdrawal, deps.config.gateway.minWithdrawal);
       return 'withdrawal';
     }));
   };

@@ -86,6 +86,13 @@ export function parseQrisPayment(payload: string): ParsedQris {
 
 const rupiahText = (n: number) => `Rp ${n.toLocaleString('id-ID')}`;
 
+/** The tip a QR's tags fix on `base`: a fixed one, or a percentage rounded half up to a rupiah; none when the payer is asked. */
+export function qrisTip(qris: QrisPayment, base: number): number {
+  if (qris.tip?.kind === 'fixed') return qris.tip.amount;
+  if (qris.tip?.kind === 'percent') return Math.floor((base * qris.tip.basisPoints + 5000) / 10_000);
+  return 0;
+}
+
 /**
  * The amount a QR transfer debits: a dynamic QR's own amount (another requested amount is refused), a static QR's the
  * payer's; plus the tip its tags fix (a fixed one, or a percentage rounded half up to a rupiah), said in the message.
@@ -96,7 +103,7 @@ export function transferAmount(qris: QrisPayment, requested: number | null): { a
     throw refuse('QR_AMOUNT_MISMATCH', { message: `This QRIS is for ${rupiahText(qris.amount)}; amount ${requested} differs`, errors: [{ path: 'body.amount', message: `must be ${qris.amount} or left out` }] });
   const base = qris.amount ?? requested;
   if (base === null) throw refuse('VALIDATION_ERROR', { message: 'amount is required for a static QRIS', errors: [{ path: 'body.amount', message: 'required' }] });
-  const tip = qris.tip?.kind === 'fixed' ? qris.tip.amount : qris.tip?.kind === 'percent' ? Math.floor((base * qris.tip.basisPoints + 5000) / 10_000) : 0;
+  const tip = qrisTip(qris, base);
   const amount = base + tip;
   if (base < 1 || amount > qrisMaxAmount)
     throw refuse('QR_AMOUNT_OUT_OF_RANGE', { message: `A QR transfer is from Rp 1 to ${rupiahText(qrisMaxAmount)}; this one is ${rupiahText(amount)}`, errors: [{ path: 'body.amount', message: 'out of range' }] });

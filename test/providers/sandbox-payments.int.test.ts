@@ -76,7 +76,11 @@ describe('QRIS', () => {
     expectStatus(await pay({ qris: tampered }), 400, 'INVALID_QRIS');
     expectStatus(await pay({ qris: `${dynamic.slice(0, -4)}0000` }), 400, 'INVALID_QRIS');
     expectStatus(await pay({ qris: dynamic, amount: 49_999 }), 400, 'AMOUNT_MISMATCH');
-    const foreign = withCrc(buildTlv([{ tag: '00', value: '01' }, { tag: '01', value: '12' }, { tag: '26', value: buildTlv([{ tag: '00', value: 'ID.CO.ELSEWHERE' }]) }, { tag: '54', value: '1000' }]));
+    // checked as the service checks a QRIS: no currency (53) nor country (58) is no QRIS
+    const partial = withCrc(buildTlv([{ tag: '00', value: '01' }, { tag: '01', value: '12' }, { tag: '26', value: buildTlv([{ tag: '00', value: 'ID.CO.ELSEWHERE' }]) }, { tag: '54', value: '1000' }]));
+    expectStatus(await pay({ qris: partial }), 400, 'INVALID_QRIS');
+    // a valid QRIS of a shop outside the sandbox: there is no account here to credit
+    const foreign = withCrc(buildTlv([{ tag: '00', value: '01' }, { tag: '01', value: '12' }, { tag: '26', value: buildTlv([{ tag: '00', value: 'ID.CO.ELSEWHERE' }]) }, { tag: '53', value: '360' }, { tag: '54', value: '1000' }, { tag: '58', value: 'ID' }, { tag: '59', value: 'TOKO LAIN' }]));
     expectStatus(await pay({ qris: foreign }), 404, 'MERCHANT_NOT_FOUND');
   });
 });

@@ -1,6 +1,6 @@
 import { isValidAccountRef } from './catalogue.ts';
 import { providerOrThrow, SandboxError } from './errors.ts';
-import { readQris } from './qris.ts';
+import { amountToPay, readQris, sandboxQrisGui } from './qris.ts';
 import type { SandboxAccount, SandboxState } from './state.ts';
 
 /** Money paid in as a customer would: by QRIS, into a virtual account, or by transfer to an account number. */
@@ -8,8 +8,11 @@ export type PaymentAnswer = { transactionId: string; providerCode: string; accou
 
 export const customerName = 'SANDBOX CUSTOMER';
 
-/** Whom a QRIS pays (the account that owns it), how much, and the bill reference it carries. */
-export type QrisPayee = { account: SandboxAccount; amount: number; reference: string | null };
+/**
+ * Whom a QRIS pays and how much: the sandbox account that owns it (null for a merchant outside the sandbox, named by
+ * tag 59 only), the amount with any tip, the bill reference it carries.
+ */
+export type QrisPayee = { account: SandboxAccount | null; merchantName: string; amount: number; reference: string | null };
 
 /** The account, created on the fly (deterministic data) when it was never seen; a malformed accountRef is 400. */
 export function openAccountFor(state: SandboxState, providerCode: string, accountRef: string): SandboxAccount {
@@ -26,20 +29,22 @@ export function sandboxPayments(state: SandboxState) {
   };
 
   /**
-   * Whom a QRIS pays and how much, checked before any money moves: a dynamic QR carries its amount (tag 54), a static
-   * one needs `amount` typed by the payer.
+   * Whom a QRIS pays and how much, checked before any money moves: the QR as the service validates it, the amount
+   * (amountToPay), and a sandbox merchant's account (its provider must take QRIS).
    */
   const qrisPayee = (qris: string, typedAmount: number | undefined): QrisPayee => {
-    const payee = readQris(qris);
-    const provider = providerOrThrow(payee.providerCode);
+    const read = readQris(qris);
+    const amount = amountToPay(read.qris, typedAmount);
+    const merchantName = read.qris.merchantName;
+    if (!read.sandboxMerchant) return { account: null, merchantName, amount, reference: read.reference };
+    const provider = providerOrThrow(read.sandboxMerchant.providerCode);
     if (!provider.qris) throw new SandboxError(400, 'QRIS_NOT_SUPPORTED', `${provider.providerCode} does not take QRIS payments`);
-    if (payee.amount === null && typedAmount === undefined)
-      throw new SandboxError(400, 'AMOUNT_REQUIRED', 'A static QRIS has no amount (tag 54): give `amount`, or pay a dynamic QRIS');
-    if (payee.amount !== null && typedAmount !== undefined && payee.amount !== typedAmount && !(payee.tipIndicator && typedAmount > payee.amount))
-      throw new SandboxError(400, 'AMOUNT_MISMATCH', `The QRIS asks for ${payee.amount}, not ${typedAmount}`);
-    const account = openAccountFor(state, payee.providerCode, payee.accountRef);
-    return { account, amount: typedAmount ?? payee.amount!, reference: payee.reference };
+    const account = openAccountFor(state, read.sandboxMerchant.providerCode, read.sandboxMerchant.accountRef);
+    return { account, merchantName, amount, reference: read.reference };
   };
+
+  /** The CREDIT a sandbox merchant receives for its QR, tip included. */
+  const creditQris = (account: SandboxAccount, payee: QrisPayee, senderName: string) => credit(account, payee.amount, 'QRIS payment', payee.reference, senderName);
 
   return {
     qrisPayee,
@@ -55,10 +60,17 @@ export function sandboxPayments(state: SandboxState) {
       return registered;
     },
 
-    /** Pays a QRIS as a customer would (`POST /sandbox/payments {qris}`); a tip above a dynamic QR's amount goes with it. */
-    payQris(qris: string, typedAmount: number | undefined, senderName = customerName): PaymentAnswer {
+    creditQris,
+
+    /**
+     * Pays a sandbox merchant's QRIS as a customer would (`POST /sandbox/payments {qris}`), tip included. A merchant
+     * outside the sandbox has no account here to credit: 404.
+     */
+    payQris(qris: string, typedAmount: number | undefined): PaymentAnswer {
       const payee = qrisPayee(qris, typedAmount);
-      return credit(payee.account, payee.amount, 'QRIS payment', payee.reference, senderName);
+      if (!payee.account)
+        throw new SandboxError(404, 'MERCHANT_NOT_FOUND', `No ${sandboxQrisGui} merchant in this QRIS: ${payee.merchantName} has no sandbox account to credit`);
+      return creditQris(payee.account, payee, customerName);
     },
 
     payVirtualAccount(vaNumber: string, amount: number): PaymentAnswer {

@@ -1,4 +1,5 @@
-import { buildEmvQr, buildTlv, EmvQrError, findTlv, hasValidCrc, parseTlv } from '../../emv-qr.ts';
+import { buildEmvQr, buildTlv, EmvQrError, findTlv, parseTlv, type TlvField } from '../../emv-qr.ts';
+import { parseQrisPayment, qrisTip, type QrisPayment } from '../../qris-payload.ts';
 import { SandboxError } from './errors.ts';
 import type { SandboxAccount } from './state.ts';
 
@@ -27,32 +28,60 @@ export function merchantQris(account: SandboxAccount): string {
   ]);
 }
 
-/** tipIndicator: the QR has tag 55 (a tip asked of the payer, fixed or a percentage), so the payer may pay above tag 54. */
-export type QrisPayee = { providerCode: string; accountRef: string; amount: number | null; reference: string | null; tipIndicator: boolean };
+/**
+ * What a payer's app reads from a QRIS: the QR as the service validates it, the sandbox account it pays (null for a
+ * merchant outside the sandbox: any real shop's QR), and the bill reference it carries.
+ */
+export type ReadQris = { qris: QrisPayment; sandboxMerchant: { providerCode: string; accountRef: string } | null; reference: string | null };
 
 const invalid = (message: string) => new SandboxError(400, 'INVALID_QRIS', message);
 
-/** Reads what a payer's app reads from a QRIS payload: whom to pay, how much (tag 54, if any), the bill reference. */
-export function readQris(payload: string): QrisPayee {
-  if (!hasValidCrc(payload)) throw invalid('The QRIS payload has no valid CRC (tag 63)');
+// another network's template need not be TLV inside: only the sandbox's own is read
+const subFieldsOf = (value: string): TlvField[] => {
   try {
-    const fields = parseTlv(payload);
-    const merchant = fields
-      .filter(f => Number(f.tag) >= 26 && Number(f.tag) <= 51)
-      .map(f => parseTlv(f.value))
-      .find(sub => findTlv(sub, '00') === sandboxQrisGui);
-    const accountRef = merchant && findTlv(merchant, '01');
-    const providerCode = merchant && findTlv(merchant, '02');
-    if (!accountRef || !providerCode) throw new SandboxError(404, 'MERCHANT_NOT_FOUND', `No ${sandboxQrisGui} merchant in this QRIS payload`);
-    const amountText = findTlv(fields, '54');
-    if (amountText !== undefined && !/^[1-9][0-9]{0,12}(\.0{1,2})?$/.test(amountText)) throw invalid(`Tag 54 amount ${amountText} is not whole rupiah`);
-    const additional = findTlv(fields, '62');
-    const additionalFields = additional ? parseTlv(additional) : [];
-    const reference = findTlv(additionalFields, '01') ?? findTlv(additionalFields, '05') ?? null;
-    const amount = amountText === undefined ? null : Number.parseInt(amountText, 10);
-    return { providerCode, accountRef, amount, reference, tipIndicator: findTlv(fields, '55') !== undefined };
+    return parseTlv(value);
   } catch (err) {
-    if (err instanceof EmvQrError) throw invalid(`The QRIS payload is malformed: ${err.message}`);
+    if (err instanceof EmvQrError) return [];
     throw err;
   }
+};
+
+/** Reads a QRIS payload checked as the service checks it (src/qris-payload.ts): CRC, tags, amount, tip. */
+export function readQris(payload: string): ReadQris {
+  const parsed = parseQrisPayment(payload);
+  if (!parsed.ok) throw invalid(`The QRIS payload is not valid: ${parsed.reason}`);
+  // the parser read every field already: these cannot throw
+  const fields = parseTlv(payload);
+  const sandboxTemplate = fields
+    .filter(f => Number(f.tag) >= 26 && Number(f.tag) <= 51)
+    .map(f => subFieldsOf(f.value))
+    .find(sub => findTlv(sub, '00') === sandboxQrisGui);
+  let sandboxMerchant: ReadQris['sandboxMerchant'] = null;
+  if (sandboxTemplate) {
+    const accountRef = findTlv(sandboxTemplate, '01');
+    const providerCode = findTlv(sandboxTemplate, '02');
+    // the sandbox's own network names an account, or the QR pays nobody
+    if (!accountRef || !providerCode) throw new SandboxError(404, 'MERCHANT_NOT_FOUND', `The ${sandboxQrisGui} merchant of this QRIS names no account`);
+    sandboxMerchant = { providerCode, accountRef };
+  }
+  const additional = subFieldsOf(findTlv(fields, '62') ?? '');
+  const reference = findTlv(additional, '01') ?? findTlv(additional, '05') ?? null;
+  return { qris: parsed.qris, sandboxMerchant, reference };
+}
+
+/**
+ * What the payer pays for a QR, tip included, as a wallet computes it: a static QR's amount is the payer's (required);
+ * a dynamic QR's is tag 54 plus the tip its tags fix (src/qris-payload.ts), or at least tag 54 when it asks the payer
+ * for a tip (tag 55 = 01). Another amount is refused.
+ */
+export function amountToPay(qris: QrisPayment, typedAmount: number | undefined): number {
+  if (qris.amount === null) {
+    if (typedAmount === undefined) throw new SandboxError(400, 'AMOUNT_REQUIRED', 'A static QRIS has no amount (tag 54): give `amount`, or pay a dynamic QRIS');
+    return typedAmount;
+  }
+  const due = qris.amount + qrisTip(qris, qris.amount);
+  if (typedAmount === undefined) return due;
+  const accepted = qris.tip?.kind === 'prompt' ? typedAmount >= due : typedAmount === due;
+  if (!accepted) throw new SandboxError(400, 'AMOUNT_MISMATCH', `The QRIS asks for ${due}${qris.tip?.kind === 'prompt' ? ' or more' : ''}, not ${typedAmount}`);
+  return typedAmount;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { qrisMaxAmount } from '../../qris-payload.ts';
 import { providerOrThrow, SandboxError } from './errors.ts';
 import type { Faults } from './faults.ts';
 import type { QrisPayee, SandboxPayments } from './payments.ts';
@@ -34,7 +35,7 @@ type Destination = { instId: string; instLocalName: string; accountNumber: strin
 export type TransferAnswer = { transactionId: string };
 export type TransferStatusAnswer = TransferRecord['outcome'] | { status: 'NOT_FOUND' };
 
-/** What the money moves towards once the wallet is debited: nothing more for a bank (outside the sandbox), a CREDIT for a QR. */
+/** What the money moves towards once the wallet is debited: nothing more outside the sandbox (a bank, a shop's QR), a CREDIT for a sandbox merchant's QR. */
 type Sending = { reference: string; amount: number; request: string; description: string; counterparty: string; deliver: () => void };
 
 const timeoutAnswer = () => new SandboxError(504, 'TIMEOUT', 'no answer in time (sandbox fault): ask the transfer status by its reference');
@@ -116,18 +117,26 @@ export function sandboxTransfers(state: SandboxState, faults: Faults, payments: 
         deliver: () => undefined, // the bank is outside the sandbox
       });
     },
-    /** Pays the sandbox account that owns the QR, as `POST /sandbox/payments {qris}` does: a CREDIT of the whole amount. */
+    /**
+     * Pays any QRIS that passes the service's validation, as a real wallet does: a DEBIT naming the merchant of tag 59.
+     * A sandbox merchant's QR also credits its account (as `POST /sandbox/payments {qris}` does), so one user's wallet
+     * pays another user's payment QR end to end; any other merchant is outside the sandbox, like a bank.
+     */
     payQris(account: SandboxAccount, input: { reference: string; qris: string; amount: number }): Promise<TransferAnswer> {
       walletOf(account);
-      // refused before any money moves: an unreadable QR, an unknown merchant, a dynamic QR's other amount
+      // refused before any money moves: an invalid QR, a sandbox merchant's unknown account, another amount
       const payee: QrisPayee = payments.qrisPayee(input.qris, input.amount);
+      if (payee.amount > qrisMaxAmount) throw new SandboxError(400, 'AMOUNT_OUT_OF_RANGE', `A QRIS payment is at most ${qrisMaxAmount}, not ${payee.amount}`);
+      const receiving = payee.account;
       return send(account, {
         reference: input.reference,
-        amount: input.amount,
+        amount: payee.amount,
         request: `qris ${createHash('sha256').update(input.qris).digest('hex')} ${input.amount}`,
-        description: 'Pembayaran QRIS',
-        counterparty: payee.account.holderName,
-        deliver: () => payments.payQris(input.qris, input.amount, account.holderName),
+        description: `Pembayaran QRIS ke ${payee.merchantName}`,
+        counterparty: payee.merchantName,
+        deliver: () => {
+          if (receiving) payments.creditQris(receiving, payee, account.holderName);
+        },
       });
     },
     status(account: SandboxAccount, reference: string): TransferStatusAnswer {

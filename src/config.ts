@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -51,6 +52,13 @@ const envSchema = z.object({
   GATEWAY_VA_MIN_AMOUNT: z.coerce.number().int().min(1).default(10_000),
   GATEWAY_VA_MAX_AMOUNT: z.coerce.number().int().min(1).default(50_000_000),
   GATEWAY_MIN_WITHDRAWAL: z.coerce.number().int().min(1).default(50_000),
+  // QR images of transfers (DESIGN section 10): decoded in worker threads, bounded, with a deadline; uploads limited
+  QR_DECODE_THREADS: z.coerce.number().int().min(1).max(16).optional(),
+  QR_DECODE_QUEUE: z.coerce.number().int().min(0).max(1000).default(4),
+  QR_DECODE_DEADLINE_MS: z.coerce.number().int().min(10).max(60_000).default(2000),
+  QR_UPLOAD_LIMIT_PER_KEY: z.coerce.number().int().min(1).max(1_000_000).default(10),
+  QR_UPLOAD_LIMIT_PER_USER: z.coerce.number().int().min(1).max(1_000_000).default(20),
+  QR_UPLOAD_LIMIT_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(1),
   // a clock people and tests move over HTTP (DESIGN section 9): never on unless asked for
   TEST_CLOCK: booleanFromEnv.default(false),
   TEST_CLOCK_FORCE: booleanFromEnv.default(false),
@@ -100,6 +108,7 @@ export type Config = {
   authLimits: AuthLimits;
   paymentChecks: PaymentCheckSettings;
   gateway: GatewaySettings;
+  qr: QrSettings;
   /** POST /api/test-clock moves the service's clock forward (TEST_CLOCK=true) */
   testClock: boolean;
   webhookTimeoutSeconds: number;
@@ -117,6 +126,17 @@ export type AttemptLimit = { max: number; windowMinutes: number };
  * accounts (IP alone), and sign-ups (IP).
  */
 export type AuthLimits = { loginPerIpEmail: AttemptLimit; loginPerIp: AttemptLimit; registerPerIp: AttemptLimit };
+
+/**
+ * QR images of transfers: decoded by `threads` worker threads with at most `queue` more waiting (beyond: 429), each
+ * given `deadlineMs` once a thread takes it (past it: QR_NOT_FOUND); uploads per API key and per user (the dashboard's
+ * form counts for its user), 429 beyond.
+ */
+export type QrSettings = { decoding: QrDecodeSettings; perKey: AttemptLimit; perUser: AttemptLimit };
+export type QrDecodeSettings = { threads: number; queue: number; deadlineMs: number };
+
+/** Half the cores, one or two: decoding is CPU-bound, and the event loop keeps a core of its own for every other call. */
+const defaultQrDecodeThreads = () => Math.max(1, Math.min(2, Math.floor(availableParallelism() / 2)));
 
 export class ConfigError extends Error {}
 
@@ -206,6 +226,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         va: { min: e.GATEWAY_VA_MIN_AMOUNT, max: e.GATEWAY_VA_MAX_AMOUNT },
       },
       minWithdrawal: e.GATEWAY_MIN_WITHDRAWAL,
+    },
+    qr: {
+      decoding: { threads: e.QR_DECODE_THREADS ?? defaultQrDecodeThreads(), queue: e.QR_DECODE_QUEUE, deadlineMs: e.QR_DECODE_DEADLINE_MS },
+      perKey: { max: e.QR_UPLOAD_LIMIT_PER_KEY, windowMinutes: e.QR_UPLOAD_LIMIT_WINDOW_MINUTES },
+      perUser: { max: e.QR_UPLOAD_LIMIT_PER_USER, windowMinutes: e.QR_UPLOAD_LIMIT_WINDOW_MINUTES },
     },
     testClock: e.TEST_CLOCK,
     webhookTimeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,

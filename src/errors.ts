@@ -90,6 +90,7 @@ export const errorCodes = {
   QR_IMAGE_NOT_AN_IMAGE: { status: 400, message: 'qrImage is not a PNG or JPEG image' },
   QR_IMAGE_TOO_LARGE: { status: 400, message: 'qrImage is too large' },
   QR_NOT_FOUND: { status: 400, message: 'QR could not be decoded from the image' },
+  QR_DECODER_BUSY: { status: 429, message: 'Too many QR images are being read right now; retry shortly' },
   QR_NOT_QRIS: { status: 400, message: 'The QR is not a valid QRIS' },
   QR_AMOUNT_MISMATCH: { status: 400, message: 'The amount differs from the amount of the QRIS' },
   QR_AMOUNT_OUT_OF_RANGE: { status: 400, message: 'A QR transfer is from 1 to 10,000,000 rupiah' },

@@ -72,24 +72,30 @@ async function decodeScaled(bytes: Buffer, declared: { width: number; height: nu
 }
 
 type Bitmap = { data: Buffer; width: number; height: number };
-const scan = (b: Bitmap) => jsQR(new Uint8ClampedArray(b.data.buffer, b.data.byteOffset, b.data.length), b.width, b.height, { inversionAttempts: 'attemptBoth' })?.data ?? null;
+// jsqr's 'onlyInvert' fails (it inverts only when asked for both): a light-on-dark QR is inverted here instead
+type Inversion = 'dontInvert' | 'attemptBoth';
+const scan = (b: Bitmap, inversion: Inversion) =>
+  jsQR(new Uint8ClampedArray(b.data.buffer, b.data.byteOffset, b.data.length), b.width, b.height, { inversionAttempts: inversion })?.data ?? null;
 
 /**
  * The text of the QR code in a PNG or JPEG, checked first (checkQrImage), then decoded so that phone photos work too:
- * scaled to at most 1,000 px a side as it is decoded (decodeScaled), then tried as is, in greyscale with
- * the contrast raised, scaled down further and up, and turned by 90 degrees; the first that reads wins.
+ * scaled to at most 1,000 px a side as it is decoded (decodeScaled), then tried cheapest first, the first that reads
+ * wins: as is (dark on light, then inverted: a clean PNG reads in the first), in greyscale with the contrast raised,
+ * scaled down further and up, and turned by 90 degrees. It runs on the calling thread: the service calls it in a worker
+ * (src/qr-decoding.ts), since a picture without a QR goes through every attempt.
  */
 export async function readQrImage(bytes: Buffer): Promise<string> {
   const image = await decodeScaled(bytes, checkQrImage(bytes));
-  const attempts: (() => Bitmap)[] = [
-    () => image.bitmap,
-    () => image.clone().greyscale().normalize().contrast(0.3).bitmap,
-    () => image.clone().greyscale().normalize().scale(0.5).bitmap,
-    () => (Math.max(image.bitmap.width, image.bitmap.height) < 400 ? image.clone().scale(2).bitmap : image.clone().greyscale().scale(0.3).bitmap),
-    () => image.clone().greyscale().normalize().rotate(90).bitmap,
+  const attempts: [() => Bitmap, Inversion][] = [
+    [() => image.bitmap, 'dontInvert'],
+    [() => image.clone().invert().bitmap, 'dontInvert'],
+    [() => image.clone().greyscale().normalize().contrast(0.3).bitmap, 'attemptBoth'],
+    [() => image.clone().greyscale().normalize().scale(0.5).bitmap, 'attemptBoth'],
+    [() => (Math.max(image.bitmap.width, image.bitmap.height) < 400 ? image.clone().scale(2).bitmap : image.clone().greyscale().scale(0.3).bitmap), 'attemptBoth'],
+    [() => image.clone().greyscale().normalize().rotate(90).bitmap, 'attemptBoth'],
   ];
-  for (const attempt of attempts) {
-    const text = scan(attempt());
+  for (const [bitmap, inversion] of attempts) {
+    const text = scan(bitmap(), inversion);
     if (text) return text;
   }
   throw refuse('QR_NOT_FOUND');

@@ -112,6 +112,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
       webhooks,
       paymentChecks: config.paymentChecks,
       gateway: config.gateway,
+      qr: config.qr,
     },
     readiness: async () => {
       const { subscribers, ...running } = await background.health();

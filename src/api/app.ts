@@ -21,6 +21,7 @@ import { adminSurface, dashboardSurface } from './session-auth.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { testClockRoutes } from './test-clock.ts';
 import { transferRoutes } from './transfers.ts';
+import { qrUploads } from './qr-uploads.ts';
 import { dashboardGatewayRoutes, gatewayRoutes } from './gateway.ts';
 import { adminGatewayRoutes } from './gateway-admin.ts';
 import { adminWithdrawalRoutes, dashboardWithdrawalRoutes } from './gateway-withdrawals.ts';
@@ -77,13 +78,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes(deps));
   const signingIn = signInLimits(app, deps);
   const otpSends = otpSendLimits(app, deps.config.otp);
+  const qrImages = qrUploads(app, deps.config.qr);
   await app.register(authRoutes(deps, signingIn), { prefix: '/api/auth' });
   // each surface is one plugin whose hook guards all its routes: a route added inside is guarded, wherever it is
   await app.register(
     keySurface(deps, keys, async v1 => {
       await v1.register(providerRoutes, { prefix: '/providers' });
       await v1.register(accountRoutes(deps, otpSends), { prefix: '/accounts' });
-      await v1.register(transferRoutes(deps), { prefix: '/accounts' });
+      await v1.register(transferRoutes(deps, qrImages), { prefix: '/accounts' });
       await v1.register(mutationRoutes(deps), { prefix: '/mutations' });
       await v1.register(webhookRoutes(deps, 'key'), { prefix: '/webhooks' });
       await v1.register(paymentRoutes(deps), { prefix: '/payments' });
@@ -118,7 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     pageSurface(deps, { admin: false }, async pages => {
       await pages.register(dashboardPages(deps, keys));
       await pages.register(accountPages(deps, otpSends));
-      await pages.register(transferPages(deps));
+      await pages.register(transferPages(deps, qrImages));
       await pages.register(mutationPages(deps));
       await pages.register(paymentPages(deps));
       await pages.register(gatewayPages(deps));

@@ -28,8 +28,8 @@ export function attemptCounter(app: FastifyInstance, limit: AttemptLimit, key: (
   };
 }
 
-/** 429 with Retry-After: the session surface's TOO_MANY_ATTEMPTS, or RATE_LIMITED with what was limited. */
-export function tooMany(reply: FastifyReply, seconds: number, code: Extract<ErrorCode, 'TOO_MANY_ATTEMPTS' | 'RATE_LIMITED'>, message?: string): DomainError {
+/** 429 with Retry-After: the session surface's TOO_MANY_ATTEMPTS, RATE_LIMITED with what was limited, or a busy QR decoder. */
+export function tooMany(reply: FastifyReply, seconds: number, code: Extract<ErrorCode, 'TOO_MANY_ATTEMPTS' | 'RATE_LIMITED' | 'QR_DECODER_BUSY'>, message?: string): DomainError {
   reply.header('retry-after', String(seconds));
   return refuse(code, { message });
 }

@@ -3,10 +3,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { createBankTransfer, createQrisTransfer, initBankTransfer, listTransferBanks, transferAccount, transferLimits } from '../commands/send-transfer.ts';
 import { refuse } from '../errors.ts';
-import { readQrImage } from '../qr-image.ts';
 import { parseQrisPayment, transferAmount } from '../qris-payload.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
+import type { QrUploads } from './qr-uploads.ts';
 import { parseBody } from './validation.ts';
 
 /** The QR image's limits (DESIGN sections 6 and 10): one file of at most 5 MB, a few small fields, set on the parser itself. */
@@ -65,11 +65,11 @@ async function qrForm(request: FastifyRequest) {
  * POST /api/v1/accounts/:id/transfer: money out of the key owner's WALLET-A account (DESIGN section 10). JSON for the
  * bank transfer's three steps; multipart for the QR transfer, whose image is checked before it is decoded.
  */
-export function transferRoutes(deps: AppDeps) {
+export function transferRoutes(deps: AppDeps, qrImages: QrUploads) {
   return async function (app: FastifyInstance) {
     await app.register(multipart, { limits: qrUploadLimits, throwFileSizeLimit: true });
 
-    app.post('/:id/transfer', async request => {
+    app.post('/:id/transfer', async (request, reply) => {
       const params = accountParams.safeParse(request.params);
       if (!params.success) throw refuse('ACCOUNT_NOT_FOUND');
       const accountId = params.data.id;
@@ -77,7 +77,7 @@ export function transferRoutes(deps: AppDeps) {
       if (request.isMultipart()) {
         const { fields, image } = await qrForm(request);
         if (fields.action !== 'wallet-a-qris-create') throw refuse('VALIDATION_ERROR', { message: 'A multipart request is a QR transfer: action wallet-a-qris-create', errors: [{ path: 'body.action', message: 'must be wallet-a-qris-create' }] });
-        return qrisCreate(deps, ownerId, accountId, fields, image, idempotencyKey(request));
+        return qrisCreate(deps, ownerId, accountId, fields, image, idempotencyKey(request), bytes => qrImages.read(request, reply, bytes));
       }
       const { action } = parseBody(actionBody, request.body ?? {}, 'action is required');
       switch (action) {
@@ -108,14 +108,22 @@ export function transferRoutes(deps: AppDeps) {
 }
 
 /**
- * qris-create: the account first (404, 400), then the image (missing, not one, no QR), the payload, the amount. The
- * dashboard's transfer page runs it too.
+ * qris-create: the account first (404, 400), then the image (missing, not one, no QR: `readQr`, the upload limits'
+ * and the decoder's), the payload, the amount. The dashboard's transfer page runs it too.
  */
-export async function qrisCreate(deps: AppDeps, ownerId: string, accountId: string, fields: Record<string, string>, image: Buffer | null, key: string | undefined) {
+export async function qrisCreate(
+  deps: AppDeps,
+  ownerId: string,
+  accountId: string,
+  fields: Record<string, string>,
+  image: Buffer | null,
+  key: string | undefined,
+  readQr: (image: Buffer) => Promise<string>,
+) {
   await transferAccount(deps, ownerId, accountId);
   if (!image || image.length === 0) throw refuse('QR_IMAGE_MISSING', { errors: [{ path: 'body.qrImage', message: 'required' }] });
   const requested = fields.amount === undefined || fields.amount === '' ? null : parseBody(rupiahField(transferLimits.qrisMin), fields.amount);
-  const payload = await readQrImage(image);
+  const payload = await readQr(image);
   const parsed = parseQrisPayment(payload);
   if (!parsed.ok) throw refuse('QR_NOT_QRIS', { message: `The QR is not a valid QRIS: ${parsed.reason}` });
   const { amount, tip, message } = transferAmount(parsed.qris, requested);

@@ -7,6 +7,7 @@ import { DomainError, refuse } from '../../errors.ts';
 import { findOwnedAccount } from '../../projections/accounts.ts';
 import { bankConfirmHtml, transferHtml, type TransferForm } from '../../web/pages/transfers.ts';
 import type { AppDeps } from '../deps.ts';
+import type { QrUploads } from '../qr-uploads.ts';
 import { bankCreateBody, bankInitBody, qrisCreate, qrUploadLimits } from '../transfers.ts';
 import { parseBody } from '../validation.ts';
 import { orShowRefusal, pathId, refusalText, seeOther, sendPage } from './page-reply.ts';
@@ -22,9 +23,9 @@ const idempotencyKey = z.uuid();
  * Money out of the viewer's WALLET-A account (DESIGN section 10) from the dashboard: a bank transfer in two pages
  * (the recipient's name first, then one button that sends), or a QRIS payment from an uploaded photo of the QR. The
  * key surface's commands and checks; the send button carries an idempotency key, so a second click or a reload
- * moves the money once.
+ * moves the money once. A QR upload counts against its user's limit, shared with the key surface.
  */
-export function transferPages(deps: AppDeps) {
+export function transferPages(deps: AppDeps, qrImages: QrUploads) {
   return async function (app: FastifyInstance) {
     // the QR form is multipart: read whole (within the API's limits) before the form token is checked
     await app.register(multipart, { limits: qrUploadLimits, throwFileSizeLimit: true, attachFieldsToBody: 'keyValues' });
@@ -88,7 +89,7 @@ export function transferPages(deps: AppDeps) {
       return orShowRefusal(
         async () => {
           const key = idempotencyKey.safeParse(body.idempotencyKey);
-          await qrisCreate(deps, request.viewer!.user.id, row.id, amount ? { amount } : {}, image, key.success ? key.data : undefined);
+          await qrisCreate(deps, request.viewer!.user.id, row.id, amount ? { amount } : {}, image, key.success ? key.data : undefined, bytes => qrImages.read(request, reply, bytes));
           return seeOther(reply, `/dashboard/accounts/${row.id}`, 'paid');
         },
         error => page(request, reply, error, { amount }),

@@ -1,0 +1,54 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { QrSettings } from '../config.ts';
+import { DomainError } from '../errors.ts';
+import { qrDecoder } from '../qr-decoding.ts';
+import { checkQrImage } from '../qr-image.ts';
+import { attemptCounter, tooMany } from './attempt-limits.ts';
+
+/** The user a QR upload counts for: the API key's owner, or the dashboard's viewer. */
+const uploaderOf = (request: FastifyRequest) => request.owner?.userId ?? request.viewer?.user.id ?? null;
+
+export type QrUploads = {
+  /**
+   * The text of an uploaded QR image: its header checked (400, counting nothing), the upload counted for its API key
+   * and its user (429 beyond), then decoded off the event loop (429 when the decoder is full, QR_NOT_FOUND past the
+   * deadline).
+   */
+  read(request: FastifyRequest, reply: FastifyReply, image: Buffer): Promise<string>;
+  /** Images being decoded or waiting for a thread (tests watch it). */
+  readonly inFlight: number;
+};
+
+/**
+ * QR images of transfers, one for the app (made once on the root app, like the OTP send limits, so the key surface and
+ * the dashboard's QR form count against the same per-user limit and share one decoder). Counted with
+ * @fastify/rate-limit's limiter: per API key (one integration) and per user (all of a user's keys and their pages).
+ * An upload refused because the decoder is full has counted: a client hammering it spends its own allowance.
+ */
+export function qrUploads(app: FastifyInstance, settings: QrSettings): QrUploads {
+  const decoder = qrDecoder(settings.decoding);
+  app.addHook('onClose', () => decoder.close());
+  const limits = [
+    { what: 'for this API key', applies: (r: FastifyRequest) => Boolean(r.owner), counter: attemptCounter(app, settings.perKey, r => `qr-key:${r.owner?.keyId}`) },
+    { what: 'for this user', applies: (r: FastifyRequest) => uploaderOf(r) !== null, counter: attemptCounter(app, settings.perUser, r => `qr-user:${uploaderOf(r)}`) },
+  ];
+  return {
+    get inFlight() {
+      return decoder.inFlight;
+    },
+    async read(request, reply, image) {
+      checkQrImage(image);
+      for (const { what, applies, counter } of limits) {
+        if (!applies(request)) continue;
+        const wait = await counter.take(request);
+        if (wait !== null) throw tooMany(reply, wait, 'RATE_LIMITED', `Too many QR images ${what}; retry in ${wait} s`);
+      }
+      try {
+        return await decoder.read(image);
+      } catch (err) {
+        if (err instanceof DomainError && err.code === 'QR_DECODER_BUSY') throw tooMany(reply, decoder.retryAfterSeconds, 'QR_DECODER_BUSY');
+        throw err;
+      }
+    },
+  };
+}

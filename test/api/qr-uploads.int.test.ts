@@ -1,0 +1,124 @@
+import type { LightMyRequestResponse } from 'fastify';
+import QRCode from 'qrcode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { noisePng, qrInNoisePng } from '../../bench/qr-images.ts';
+import { readQrImage } from '../../src/qr-image.ts';
+import { keyCallerOf, multipartForm, signedInBrowser, textOf } from '../support/pages.ts';
+import { linkWalletA } from '../support/payments.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+// Issue 23: QR images are decoded off the event loop, a bounded number at a time, each within a deadline, and the
+// uploads of a key and of a user are limited. Small settings, so that the tests reach every bound.
+let decoding: TestService; // one thread, nothing waiting, 1 s a picture
+let limited: TestService; // 2 uploads a key, 3 a user
+beforeAll(async () => {
+  [decoding, limited] = await Promise.all([
+    startTestService({ QR_DECODE_THREADS: '1', QR_DECODE_QUEUE: '0', QR_DECODE_DEADLINE_MS: '1000', QR_UPLOAD_LIMIT_PER_KEY: '1000', QR_UPLOAD_LIMIT_PER_USER: '1000' }),
+    startTestService({ QR_UPLOAD_LIMIT_PER_KEY: '2', QR_UPLOAD_LIMIT_PER_USER: '3' }),
+  ]);
+});
+afterAll(async () => {
+  await decoding?.close();
+  await limited?.close();
+});
+
+type Caller = Awaited<ReturnType<typeof keyCallerOf>>;
+const notQris = 'https://example.com/not-a-payment';
+const cleanPng = () => QRCode.toBuffer(notQris, { type: 'png', width: 256 });
+
+/** A signed-in user with a WALLET-A account and a key. */
+async function walletOf(service: TestService) {
+  const { browser } = await signedInBrowser(service);
+  const caller = await keyCallerOf(service, browser);
+  const { accountId } = await linkWalletA(service, caller);
+  return { browser, caller, accountId };
+}
+
+const upload = (service: TestService, caller: Caller, accountId: string, image: Buffer) => {
+  const { payload, headers } = multipartForm({ action: 'wallet-a-qris-create', amount: '1000' }, { name: 'qrImage', bytes: image, type: 'image/png' });
+  return service.app.inject({ method: 'POST', url: `/api/v1/accounts/${accountId}/transfer`, headers: { 'x-api-key': caller.key, ...headers }, payload });
+};
+
+/** Uploads a clean QR until one is refused as busy (the first image is then in the decoder), or `first` has ended. */
+async function busyWhile(service: TestService, caller: Caller, accountId: string, first: Promise<unknown>): Promise<LightMyRequestResponse | null> {
+  let ended = false;
+  const end = () => (ended = true);
+  first.then(end, end);
+  const probe = await cleanPng();
+  while (!ended) {
+    const response = await upload(service, caller, accountId, probe);
+    if (response.statusCode === 429) return response;
+  }
+  return null;
+}
+
+describe('QR images are decoded off the event loop', () => {
+  it('answers /health while a picture of noise is being decoded: the health check ends first', async () => {
+    const { caller, accountId } = await walletOf(decoding);
+    const ended: string[] = [];
+    const noise = upload(decoding, caller, accountId, await noisePng(1)).then(response => (ended.push('noise'), response));
+    expect(await busyWhile(decoding, caller, accountId, noise), 'the noise was seen in the decoder').not.toBeNull();
+    // into its retries: decoded on this thread, the noise would hold the event loop for seconds from here
+    await new Promise(resolve => setTimeout(resolve, 200));
+    const health = await decoding.app.inject({ method: 'GET', url: '/health' });
+    ended.push('health');
+    expect(health.statusCode).toBe(200);
+    expect((await noise).json()).toMatchObject({ code: 'QR_NOT_FOUND' });
+    expect(ended).toEqual(['health', 'noise']);
+  });
+
+  it('gives up on an image past its deadline with 400 QR_NOT_FOUND, though its QR reads given seconds', async () => {
+    const { caller, accountId } = await walletOf(decoding);
+    const slow = await qrInNoisePng(notQris, 2);
+    const response = await upload(decoding, caller, accountId, slow);
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'QR_NOT_FOUND', message: 'QR could not be decoded from the image' });
+    // the thread that was terminated has been replaced: the next image reads
+    const clean = await upload(decoding, caller, accountId, await cleanPng());
+    expect(clean.json()).toMatchObject({ code: 'QR_NOT_QRIS' });
+    // the premise: without a deadline (on this thread, seconds) the same image reads
+    expect(await readQrImage(slow)).toBe(notQris);
+  });
+
+  it('answers 429 QR_DECODER_BUSY with Retry-After beyond the images in flight, and decodes again after', async () => {
+    const { caller, accountId } = await walletOf(decoding);
+    const noise = upload(decoding, caller, accountId, await noisePng(3));
+    const busy = await busyWhile(decoding, caller, accountId, noise);
+    expect(busy?.statusCode).toBe(429);
+    expect(busy?.headers['retry-after']).toBe('1');
+    expect(busy?.json()).toMatchObject({ code: 'QR_DECODER_BUSY' });
+    expect((await noise).json()).toMatchObject({ code: 'QR_NOT_FOUND' });
+    expect((await upload(decoding, caller, accountId, await cleanPng())).json()).toMatchObject({ code: 'QR_NOT_QRIS' });
+  });
+});
+
+describe('QR uploads are limited per API key and per user', () => {
+  it('answers 429 with Retry-After beyond the key limit, then the user limit, the dashboard form counting for its user', async () => {
+    const { browser, caller: firstKey, accountId } = await walletOf(limited);
+    const secondKey = await keyCallerOf(limited, browser);
+    const image = await cleanPng();
+    const refusedAs = (response: LightMyRequestResponse) => [response.statusCode, response.statusCode === 429 ? response.headers['retry-after'] : null];
+
+    // a file refused from its header costs nothing
+    const notImage = await upload(limited, firstKey, accountId, Buffer.from('not a picture'));
+    expect(notImage.json()).toMatchObject({ code: 'QR_IMAGE_NOT_AN_IMAGE' });
+    for (let i = 0; i < 2; i++) expect((await upload(limited, firstKey, accountId, image)).json()).toMatchObject({ code: 'QR_NOT_QRIS' });
+    const keySpent = await upload(limited, firstKey, accountId, image);
+    expect(refusedAs(keySpent)).toEqual([429, expect.stringMatching(/^[1-9]\d*$/)]);
+    expect(keySpent.json()).toMatchObject({ code: 'RATE_LIMITED', message: expect.stringContaining('for this API key') });
+
+    // the user's third upload, by another key of theirs; the fourth is one too many, by key or by page
+    expect((await upload(limited, secondKey, accountId, image)).json()).toMatchObject({ code: 'QR_NOT_QRIS' });
+    const userSpent = await upload(limited, secondKey, accountId, image);
+    expect(refusedAs(userSpent)).toEqual([429, expect.stringMatching(/^[1-9]\d*$/)]);
+    expect(userSpent.json()).toMatchObject({ code: 'RATE_LIMITED', message: expect.stringContaining('for this user') });
+    await browser.get(`/dashboard/accounts/${accountId}/transfer`);
+    const page = await browser.postMultipart(`/dashboard/accounts/${accountId}/transfer/qris`, { amount: '1000' }, { name: 'qrImage', bytes: image, type: 'image/png' });
+    expect(refusedAs(page)).toEqual([429, expect.stringMatching(/^[1-9]\d*$/)]);
+    expect(textOf(page.body, 'notice')).toContain('for this user');
+
+    // another user is not limited by this one
+    const other = await walletOf(limited);
+    expect((await upload(limited, other.caller, other.accountId, image)).json()).toMatchObject({ code: 'QR_NOT_QRIS' });
+  });
+});

@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 const booleanFromEnv = z
@@ -26,6 +27,9 @@ const envSchema = z.object({
   DIGEST_SIGNING_KEY: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, 'DIGEST_SIGNING_KEY must be an Ed25519 private key, base64 PKCS#8 DER').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 7),
+  SESSION_IDLE_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(12),
+  TRUST_PROXY: z.string().trim().min(1).default('false'),
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must hold at least 16 characters').optional(),
   WEBHOOK_ALLOW_PRIVATE: booleanFromEnv.optional(),
   OTP_SESSION_TTL_MINUTES: z.coerce.number().int().min(1).max(60).default(5),
   OTP_SEND_LIMIT_PER_PHONE: z.coerce.number().int().min(1).max(1000).default(5),
@@ -102,6 +106,12 @@ export type Config = {
   digestSigningKey: string;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   sessionTtlHours: number;
+  /** a session unused this long is ended (SESSION_IDLE_HOURS) */
+  sessionIdleHours: number;
+  /** which proxies' X-Forwarded-* headers are believed (fastify's trustProxy): none, all, a hop count, or addresses/CIDRs */
+  trustProxy: TrustProxy;
+  /** the bearer token /metrics and /ready's details answer to; unset: loopback only */
+  metricsToken: string | undefined;
   webhookAllowPrivate: boolean;
   embeddedPostgresPassword: string;
   otp: OtpSettings;
@@ -139,6 +149,31 @@ export type QrDecodeSettings = { threads: number; queue: number; deadlineMs: num
 const defaultQrDecodeThreads = () => Math.max(1, Math.min(2, Math.floor(availableParallelism() / 2)));
 
 export class ConfigError extends Error {}
+
+/** fastify's trustProxy: false (the default), true (every hop), a hop count, or the proxies' addresses and CIDRs. */
+export type TrustProxy = boolean | number | string[];
+
+function isCidr(entry: string): boolean {
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** TRUST_PROXY as fastify takes it: `false`, `true`, a hop count (`1`), or a comma-separated list of addresses/CIDRs. */
+export function parseTrustProxy(value: string): TrustProxy {
+  if (value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map(v => v.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const valid = entry.includes('/') ? isCidr(entry) : ipaddr.isValid(entry);
+    if (!valid) throw new ConfigError(`Invalid configuration:\n  TRUST_PROXY: "${entry}" is neither true, false, a hop count nor an IP address or CIDR`);
+  }
+  return entries;
+}
 
 /** Secrets that are not given in the environment are generated once and kept in the data folder. */
 type StoredSecrets = { jwtSecret: string; encryptionKey: string; embeddedPostgresPassword: string; digestSigningKey: string };
@@ -199,6 +234,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     digestSigningKey: e.DIGEST_SIGNING_KEY ?? secrets.digestSigningKey,
     logLevel: e.LOG_LEVEL,
     sessionTtlHours: e.SESSION_TTL_HOURS,
+    sessionIdleHours: e.SESSION_IDLE_HOURS,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    metricsToken: e.METRICS_TOKEN,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE ?? !e.DATABASE_URL,
     embeddedPostgresPassword: secrets.embeddedPostgresPassword,
     otp: {

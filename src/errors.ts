@@ -15,6 +15,7 @@ export const errorCodes = {
   BAD_REQUEST: { status: 400, message: 'Bad request' },
   UNAUTHORIZED: { status: 401, message: 'Unauthorized' },
   FORBIDDEN: { status: 403, message: 'Forbidden' },
+  CROSS_ORIGIN_REFUSED: { status: 403, message: 'Refused: the request came from a page of another origin' },
   NOT_FOUND: { status: 404, message: 'Not found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
   CONFLICT: { status: 409, message: 'Conflict' },

@@ -107,6 +107,9 @@ export async function createService(config: Config, options: ServiceOptions = {}
     config: {
       publicBaseUrl: config.publicBaseUrl,
       sessionTtlHours: config.sessionTtlHours,
+      sessionIdleHours: config.sessionIdleHours,
+      trustProxy: config.trustProxy,
+      metricsToken: config.metricsToken,
       otp: config.otp,
       authLimits: config.authLimits,
       webhooks,

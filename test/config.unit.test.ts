@@ -74,6 +74,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(name);
   });
 
+  it('reads TRUST_PROXY as fastify takes it: off by default, true, a hop count, or addresses and CIDRs', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() })).toMatchObject({ trustProxy: false, sessionIdleHours: 12, metricsToken: undefined });
+    expect(loadConfig({ DATA_DIR: dataDir(), TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ DATA_DIR: dataDir(), TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ DATA_DIR: dataDir(), TRUST_PROXY: '10.0.0.0/8, ::1,127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '::1', '127.0.0.1']);
+    for (const bad of ['yes', 'proxy.local', '10.0.0.0/33', '300.1.1.1'])
+      expect(() => loadConfig({ DATA_DIR: dataDir(), TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
+  });
+
   it('turns the private-webhook guard on when a real database is configured', () => {
     expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'postgres://u:p@db:5432/x' }).webhookAllowPrivate).toBe(false);
   });

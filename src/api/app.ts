@@ -29,6 +29,7 @@ import { gatewayCalendarRoutes } from './gateway-calendar.ts';
 import { gatewayReconciliationRoutes } from './gateway-reconciliation.ts';
 import { adminAuditRoutes } from './admin-audit.ts';
 import { registerMetrics } from './metrics.ts';
+import { registerResponseHeaders } from './response-headers.ts';
 import { registerOpenApi } from './openapi.ts';
 import { accountPages } from './pages/account-pages.ts';
 import { adminPages } from './pages/admin-pages.ts';
@@ -41,12 +42,15 @@ import { paymentPages } from './pages/payment-pages.ts';
 import { signInPages } from './pages/sign-in-pages.ts';
 import { transferPages } from './pages/transfer-pages.ts';
 
+const hopsTrusted = (hops: number) => (_address: string, hop: number) => hop < hops;
+
 /** Builds the HTTP app without listening, so tests use `inject` against real dependencies. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
-    trustProxy: false,
+    // a hop count as the function proxy-addr makes of it (fastify's types take no number): the n nearest hops
+    trustProxy: typeof deps.config.trustProxy === 'number' ? hopsTrusted(deps.config.trustProxy) : deps.config.trustProxy,
     return503OnClosing: true,
   });
   // While closing, answers end their keep-alive connection, so close() does not wait for idle clients.
@@ -62,7 +66,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app, deps.database);
   // before any route: the OpenAPI document is made from the routes as they are registered
   await registerOpenApi(app);
-  registerMetrics(app, deps.metrics);
+  registerMetrics(app, deps.metrics, deps.config.metricsToken);
+  registerResponseHeaders(app, deps.config.publicBaseUrl);
   await app.register(cookie);
   await app.register(rateLimit, {
     global: false,

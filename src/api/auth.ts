@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { endSession, wrongCredentials } from '../commands/login.ts';
 import { findUser } from '../projections/users.ts';
-import { listLiveSessions } from '../projections/sessions.ts';
 import type { AppDeps } from './deps.ts';
 import { answerSessionNotFound } from './errors.ts';
-import { authenticateSession, clearSessionCookie } from './session-auth.ts';
+import { noStore } from './response-headers.ts';
+import { sameOriginOnly } from './same-origin.ts';
+import { authenticateSession, clearSessionCookie, liveSessionsOf, SESSION_COOKIE, sessionOrNull } from './session-auth.ts';
 import { allFieldsRequired, checkLogin, loginFieldsRequired, parseRegistration, register, signIn, type SignInLimits } from './sign-in.ts';
 
 /** The dashboard session surface under /api/auth; its errors answer {ok:false, message} in Indonesian. */
@@ -15,6 +16,10 @@ export function authRoutes(deps: AppDeps, limits: SignInLimits) {
       route.config = { ...route.config, surface: 'session' };
     });
     app.setNotFoundHandler(answerSessionNotFound);
+    // registering and signing in set the cookie rather than use it: a post from another origin's page is refused here
+    // too (login CSRF), while their bodies stay as the interface has them (no body at all is a 400 of its own)
+    sameOriginOnly(app, deps.config.publicBaseUrl);
+    noStore(app);
     app.post('/register', { config: { invalidBodyMessage: allFieldsRequired }, preHandler: limits.register }, async (request, reply) => {
       const user = await register(deps, parseRegistration(request.body));
       await signIn(deps, user.id, request, reply);
@@ -34,10 +39,7 @@ export function authRoutes(deps: AppDeps, limits: SignInLimits) {
     app.get('/me', async request => {
       const principal = await authenticateSession(deps, request);
       const now = deps.clock.now();
-      const [user, sessions] = await Promise.all([
-        findUser(deps.pool, principal.userId),
-        listLiveSessions(deps.pool, principal.userId, now),
-      ]);
+      const [user, sessions] = await Promise.all([findUser(deps.pool, principal.userId), liveSessionsOf(deps, principal.userId)]);
       if (!user) throw wrongCredentials();
       return {
         id: user.id,
@@ -63,9 +65,9 @@ export function authRoutes(deps: AppDeps, limits: SignInLimits) {
     });
 
     app.get('/logout', async (request, reply) => {
-      const principal = await authenticateSession(deps, request).catch(() => null);
+      const principal = await sessionOrNull(deps, request);
       if (principal) await endSession(deps, principal.sessionId, `user:${principal.userId}`, 'logout');
-      clearSessionCookie(deps, reply);
+      if (request.cookies[SESSION_COOKIE]) clearSessionCookie(deps, reply);
       return reply.redirect('/login', 302);
     });
 

@@ -7,6 +7,7 @@ import { apiKeyHash } from '../security/api-key-format.ts';
 import type { AppDeps } from './deps.ts';
 import { answerNotFound } from './errors.ts';
 import type { ApiKeyCache } from './key-cache.ts';
+import { noStore } from './response-headers.ts';
 
 export type KeyOwner = { userId: string; keyId: string };
 
@@ -26,6 +27,7 @@ const invalidKey = () => refuse('INVALID_API_KEY');
  */
 export function keySurface(deps: AppDeps, cache: ApiKeyCache, routes: FastifyPluginAsync) {
   return async function (app: FastifyInstance) {
+    noStore(app);
     app.decorateRequest('owner', null);
     app.addHook('onRequest', async request => {
       const header = request.headers['x-api-key'];

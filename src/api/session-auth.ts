@@ -1,12 +1,14 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { recordSessionSeen } from '../commands/login.ts';
+import { endIfIdle, recordSessionSeen } from '../commands/login.ts';
 import { sessionSeenEveryMs } from '../commands/session.ts';
 import { isDatabaseUnavailable } from '../db/pool.ts';
-import { refuse } from '../errors.ts';
-import { findLiveSession } from '../projections/sessions.ts';
+import { DomainError, refuse } from '../errors.ts';
+import { findLiveSession, listLiveSessions } from '../projections/sessions.ts';
 import { findUser } from '../projections/users.ts';
 import type { AppDeps } from './deps.ts';
 import { answerNotFound } from './errors.ts';
+import { noStore } from './response-headers.ts';
+import { jsonOnly, sameOriginOnly } from './same-origin.ts';
 
 export const SESSION_COOKIE = 'svc_token';
 
@@ -21,10 +23,13 @@ declare module 'fastify' {
 
 /** Guards every route of the plugin `app`, and every unknown path under its prefix, with the session cookie, before the body is read. */
 function requireSession(deps: AppDeps, app: FastifyInstance) {
+  sameOriginOnly(app, deps.config.publicBaseUrl);
+  noStore(app);
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async request => {
     request.principal = await authenticateSession(deps, request);
   });
+  jsonOnly(app); // after the guard: without a session the answer is 401 whatever the body
   app.setNotFoundHandler(answerNotFound);
 }
 
@@ -51,7 +56,16 @@ export function adminSurface(deps: AppDeps, routes: FastifyPluginAsync) {
   };
 }
 
-/** Who holds the cookie: a signed, unexpired JWT whose session is still live server-side; else 401. */
+/** How long a session may go unused before it is over (SESSION_IDLE_HOURS). */
+export const sessionIdleMs = (deps: AppDeps) => deps.config.sessionIdleHours * 3_600_000;
+
+/** The user's sessions that can still be used (the devices of /api/auth/me and of the dashboard). */
+export const liveSessionsOf = (deps: AppDeps, userId: string) => listLiveSessions(deps.pool, userId, deps.clock.now(), sessionIdleMs(deps));
+
+/**
+ * Who holds the cookie: a signed, unexpired JWT whose session is still live server-side and was used within the idle
+ * limit; else 401. An idle session is ended on the server as it is refused, so it is over for every device.
+ */
 export async function authenticateSession(deps: AppDeps, request: FastifyRequest): Promise<SessionPrincipal> {
   const token = request.cookies[SESSION_COOKIE];
   if (!token) throw refuse('UNAUTHORIZED');
@@ -60,8 +74,11 @@ export async function authenticateSession(deps: AppDeps, request: FastifyRequest
   if (!claims) throw refuse('UNAUTHORIZED');
   const live = await findLiveSession(deps.pool, claims.sessionId, claims.userId, now);
   if (!live) throw refuse('UNAUTHORIZED');
-  if (now.getTime() - live.last_seen_at.getTime() >= sessionSeenEveryMs) {
-    await recordSessionSeen(deps, claims.sessionId, `user:${claims.userId}`).catch(
+  const unused = now.getTime() - live.last_seen_at.getTime();
+  // the read model may lag behind a use just recorded: the session's own stream decides
+  if (unused >= sessionIdleMs(deps) && (await endIfIdle(deps, claims.sessionId, sessionIdleMs(deps)))) throw refuse('UNAUTHORIZED');
+  if (unused >= sessionSeenEveryMs) {
+    await recordSessionSeen(deps, claims.sessionId, `user:${claims.userId}`, sessionIdleMs(deps)).catch(
       err => isDatabaseUnavailable(err) || request.log.warn({ err }, 'could not record session use'),
     );
   }
@@ -78,6 +95,20 @@ export function setSessionCookie(deps: AppDeps, reply: FastifyReply, token: stri
   });
 }
 
+/**
+ * The holder of the cookie, or null when it names no live session (none sent, forged, expired, ended); any other
+ * failure (the database away) is thrown, so that nobody is told they signed out while their session lives on.
+ */
+export async function sessionOrNull(deps: AppDeps, request: FastifyRequest): Promise<SessionPrincipal | null> {
+  try {
+    return await authenticateSession(deps, request);
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'UNAUTHORIZED') return null;
+    throw err;
+  }
+}
+
+/** Only after the session ended on the server (or when the cookie names none that lives): never a live session's. */
 export function clearSessionCookie(deps: AppDeps, reply: FastifyReply) {
   reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure: deps.config.publicBaseUrl.startsWith('https://'), path: '/' });
 }

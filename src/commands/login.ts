@@ -4,7 +4,7 @@ import { verifyAgainstNothing, verifyPassword } from '../security/passwords.ts';
 import type { CommandDeps } from './deps.ts';
 import { handleCommand, load } from './handle.ts';
 import { normaliseEmail } from './registration.ts';
-import { session, sessionStream } from './session.ts';
+import { session, sessionStream, type SessionEndReason } from './session.ts';
 import { user, userStream } from './user.ts';
 
 export const wrongCredentials = () => refuse('INVALID_CREDENTIALS');
@@ -38,14 +38,22 @@ export async function checkPassword(deps: CommandDeps, userId: string | null, em
   return verifyPassword(state.passwordHash, password);
 }
 
-export async function endSession(deps: CommandDeps, sessionId: string, actor: string, reason: 'logout' | 'revoked'): Promise<void> {
+export async function endSession(deps: CommandDeps, sessionId: string, actor: string, reason: SessionEndReason): Promise<void> {
   const now = deps.clock.now();
   const result = await handleCommand(deps, sessionStream(sessionId), session, { type: 'EndSession', reason, now }, { actor, now });
   await deps.readModels.waitFor(result.position);
 }
 
-/** Called on authenticated requests; records at most one SessionSeen per few minutes. */
-export async function recordSessionSeen(deps: CommandDeps, sessionId: string, actor: string): Promise<void> {
+/** Ends the session if it went unused for `idleMs`; answers whether it is over (idle now, or ended before). */
+export async function endIfIdle(deps: CommandDeps, sessionId: string, idleMs: number): Promise<boolean> {
   const now = deps.clock.now();
-  await handleCommand(deps, sessionStream(sessionId), session, { type: 'RecordSessionSeen', now }, { actor, now });
+  const handled = await handleCommand(deps, sessionStream(sessionId), session, { type: 'EndIdleSession', now, idleMs }, { actor: 'system:session-idle', now });
+  if (handled.position) await deps.readModels.waitFor(handled.position);
+  return handled.state.status !== 'active';
+}
+
+/** Called on authenticated requests; records at most one SessionSeen per few minutes. */
+export async function recordSessionSeen(deps: CommandDeps, sessionId: string, actor: string, idleMs: number): Promise<void> {
+  const now = deps.clock.now();
+  await handleCommand(deps, sessionStream(sessionId), session, { type: 'RecordSessionSeen', now, idleMs }, { actor, now });
 }

@@ -7,6 +7,8 @@ export const sessionStream = (sessionId: string) => `session-${sessionId}`;
 /** How stale lastSeenAt may get before a request records that the session is still in use. */
 export const sessionSeenEveryMs = 5 * 60_000;
 
+export type SessionEndReason = 'logout' | 'revoked' | 'idle';
+
 export type Session =
   | { status: 'none' }
   | { status: 'active'; sessionId: string; userId: string; expiresAt: Date; lastSeenAt: Date }
@@ -22,8 +24,11 @@ export type SessionCommand =
       now: Date;
       expiresAt: Date;
     }
-  | { type: 'RecordSessionSeen'; now: Date }
-  | { type: 'EndSession'; reason: 'logout' | 'revoked'; now: Date };
+  /** idleMs: a session unused this long is over, and being seen again does not bring it back */
+  | { type: 'RecordSessionSeen'; now: Date; idleMs: number }
+  | { type: 'EndSession'; reason: SessionEndReason; now: Date }
+  /** ends the session if it has gone unused for idleMs (its own history says so, not a read model that may lag) */
+  | { type: 'EndIdleSession'; now: Date; idleMs: number };
 
 export const session: Decider<Session, SessionCommand, SessionEvent> = {
   initialState: () => ({ status: 'none' }),
@@ -63,11 +68,15 @@ export const session: Decider<Session, SessionCommand, SessionEvent> = {
         ];
       case 'RecordSessionSeen':
         if (state.status !== 'active' || command.now >= state.expiresAt) return [];
+        if (command.now.getTime() - state.lastSeenAt.getTime() >= command.idleMs) return [];
         if (command.now.getTime() - state.lastSeenAt.getTime() < sessionSeenEveryMs) return [];
         return [SessionSeen({ sessionId: state.sessionId, at: command.now.toISOString() })];
       case 'EndSession':
         if (state.status !== 'active') return [];
         return [SessionEnded({ sessionId: state.sessionId, reason: command.reason, endedAt: command.now.toISOString() })];
+      case 'EndIdleSession':
+        if (state.status !== 'active' || command.now.getTime() - state.lastSeenAt.getTime() < command.idleMs) return [];
+        return [SessionEnded({ sessionId: state.sessionId, reason: 'idle', endedAt: command.now.toISOString() })];
       default: {
         const never: never = command;
         return never;

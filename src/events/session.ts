@@ -16,7 +16,7 @@ export const SessionSeen = event('SessionSeen', 1, z.object({ sessionId: z.uuid(
 
 export const SessionEnded = event('SessionEnded', 1, z.object({
   sessionId: z.uuid(),
-  reason: z.enum(['logout', 'revoked']),
+  reason: z.enum(['logout', 'revoked', 'idle']),
   endedAt: isoDate,
 }));
 

@@ -54,7 +54,7 @@ export type SessionRow = {
   expires_at: Date;
 };
 
-/** A session that can still be used: not ended, not expired, and the user's own. */
+/** A session that is not ended nor expired, and the user's own (whether it was idle too long is the caller's to say). */
 export async function findLiveSession(db: Queryable, sessionId: string, userId: string, now: Date): Promise<SessionRow | null> {
   const r = await preparedQuery<SessionRow>(
     db,
@@ -65,12 +65,14 @@ export async function findLiveSession(db: Queryable, sessionId: string, userId: 
   return r.rows[0] ?? null;
 }
 
-export async function listLiveSessions(db: Queryable, userId: string, now: Date): Promise<SessionRow[]> {
+/** The user's sessions that can still be used: not ended, not expired, used within `idleMs`. */
+export async function listLiveSessions(db: Queryable, userId: string, now: Date, idleMs: number): Promise<SessionRow[]> {
   const r = await query<SessionRow>(
     db,
     'ListLiveSessions',
-    'select * from user_sessions where user_id = $1 and ended_at is null and expires_at > $2 order by created_at desc, id',
-    [userId, now],
+    `select * from user_sessions where user_id = $1 and ended_at is null and expires_at > $2 and last_seen_at > $3
+     order by created_at desc, id`,
+    [userId, now, new Date(now.getTime() - idleMs)],
   );
   return r.rows;
 }

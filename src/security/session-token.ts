@@ -22,6 +22,10 @@ export function sessionTokens(secret: string) {
     formToken(sessionId: string): string {
       return createHmac('sha256', key).update(`form-token:v1:${sessionId}`).digest('base64url');
     },
+    /** The sign-in and registration forms' token: the HMAC of the nonce in the browser's pre-session cookie. */
+    preSessionFormToken(nonce: string): string {
+      return createHmac('sha256', key).update(`pre-session-form:v1:${nonce}`).digest('base64url');
+    },
     async verify(token: string, now: Date): Promise<SessionClaims | null> {
       try {
         // a token without exp would never expire as a JWT: refused, whoever signed it

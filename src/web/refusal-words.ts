@@ -7,6 +7,7 @@ import { errorCodes, type DomainError, type ErrorCode } from '../errors.ts';
 const words: Partial<Record<ErrorCode, string>> = {
   NOT_FOUND: 'Tidak ditemukan',
   FORBIDDEN: 'Akses ditolak',
+  CROSS_ORIGIN_REFUSED: 'Ditolak: permintaan datang dari halaman situs lain',
   PAYLOAD_TOO_LARGE: 'Data yang dikirim terlalu besar',
   RATE_LIMITED: 'Terlalu banyak permintaan, coba lagi sebentar lagi',
   DATABASE_UNAVAILABLE: 'Layanan sedang tidak tersedia, coba lagi sebentar lagi',

@@ -37,10 +37,10 @@ export async function signedInAdminBrowser(service: TestService) {
   return { admin, browser };
 }
 
-/** A call on the dashboard or admin console with a session cookie. */
+/** A call on the dashboard or admin console with a session cookie; a post without a body is still JSON, as those routes ask. */
 export const withSession = (service: TestService, cookie: string) =>
   (method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT', url: string, payload?: unknown) =>
-    service.app.inject({ method, url, cookies: { svc_token: cookie }, payload: payload as never });
+    service.app.inject({ method, url, cookies: { svc_token: cookie }, payload: payload as never, headers: method === 'GET' || method === 'DELETE' ? {} : { 'content-type': 'application/json' } });
 
 export const businessData = { businessName: 'Toko Maju', businessType: 'retail', phone: '081234567890', address: 'Jl. Merdeka 1, Bandung' };
 

@@ -18,6 +18,8 @@ export async function startTestService(env: Record<string, string> = {}, options
     PORT: '0',
     SANDBOX_PORT: '0',
     LOG_LEVEL: 'silent',
+    // tests move the clock by days; those about idle sessions set the limit they test
+    SESSION_IDLE_HOURS: String(24 * 90),
     ...env,
   });
   const clock = new TestClock();

@@ -250,7 +250,7 @@ describe('webhook delivery', () => {
     for (const [who, path] of attempts) {
       const byKey = await who.call('POST', `/api/v1/webhooks/${path}/redeliver`);
       expect(byKey.statusCode, path).toBe(404);
-      const byDashboard = await service.app.inject({ method: 'POST', url: `/api/dashboard/webhooks/${path}/redeliver`, cookies: { svc_token: who.cookie } });
+      const byDashboard = await service.app.inject({ method: 'POST', url: `/api/dashboard/webhooks/${path}/redeliver`, cookies: { svc_token: who.cookie }, headers: { 'content-type': 'application/json' } });
       expect(byDashboard.statusCode, path).toBe(404);
     }
     expect((await other.call('GET', `/api/v1/webhooks/${mine.id}/deliveries`)).statusCode).toBe(404);

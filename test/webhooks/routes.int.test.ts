@@ -45,7 +45,7 @@ const surfaces = [
     name: 'dashboard',
     base: '/api/dashboard/webhooks',
     call: (o: Owner, method: Method, url: string, payload?: unknown) =>
-      service.app.inject({ method, url, cookies: { svc_token: o.cookie }, payload: payload as never }),
+      service.app.inject({ method, url, cookies: { svc_token: o.cookie }, payload: payload as never, headers: method === 'POST' ? { 'content-type': 'application/json' } : {} }),
     anonymous: (method: Method, url: string) => service.app.inject({ method, url }),
     unauthorizedCode: 'UNAUTHORIZED',
   },

@@ -6,7 +6,6 @@ import { addWebhookEndpoint, removeWebhookEndpoint } from '../../commands/webhoo
 import { DomainError, refuse } from '../../errors.ts';
 import { listAccounts } from '../../projections/accounts.ts';
 import { listApiKeys } from '../../projections/api-keys.ts';
-import { listLiveSessions } from '../../projections/sessions.ts';
 import { findWebhookEndpoint, listWebhookEndpoints } from '../../projections/webhook-endpoints.ts';
 import { text } from '../../text.ts';
 import { listDeliveries, redeliver } from '../../webhooks/delivery-log.ts';
@@ -15,6 +14,7 @@ import { overviewHtml } from '../../web/pages/overview.ts';
 import { deliveryLogHtml, webhooksHtml, type NewEndpoint } from '../../web/pages/webhooks.ts';
 import type { AppDeps } from '../deps.ts';
 import type { ApiKeyCache } from '../key-cache.ts';
+import { liveSessionsOf } from '../session-auth.ts';
 import { noticeOf, orShowRefusal, pathId, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
@@ -45,7 +45,7 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
         listApiKeys(deps.pool, user.id),
         listWebhookEndpoints(deps.pool, user.id),
         listAccounts(deps.pool, { ownerId: user.id, page: 1, limit: 1 }),
-        listLiveSessions(deps.pool, user.id, deps.clock.now()),
+        liveSessionsOf(deps, user.id),
       ]);
       const counts = { apiKeys: apiKeys.filter(k => !k.revoked_at).length, webhooks: webhooks.length, accounts: accounts.total };
       return sendPage(reply, { ...frameOf(request, 'Ringkasan', 'overview'), notice: noticeOf(request, doneNotices) }, overviewHtml(user, counts, { sessions, current: sessionId, csrf }));
@@ -56,7 +56,7 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
       const { user } = request.viewer!;
       const notFound = () => refuse('NOT_FOUND', { message: 'Sesi tidak ditemukan' });
       const sessionId = pathId(request.params.id, notFound);
-      const live = await listLiveSessions(deps.pool, user.id, deps.clock.now());
+      const live = await liveSessionsOf(deps, user.id);
       if (!live.some(s => s.id === sessionId)) throw notFound();
       await endSession(deps, sessionId, `user:${user.id}`, 'revoked');
       return seeOther(reply, '/dashboard', 'session-ended');

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastif
 import { DomainError, refuse } from '../../errors.ts';
 import { findUser, type UserRow } from '../../projections/users.ts';
 import type { AppDeps } from '../deps.ts';
+import { sameOriginOnly } from '../same-origin.ts';
 import { authenticateSession } from '../session-auth.ts';
 import { postedToken, sameToken } from './form-token.ts';
 import { sendErrorPage } from './error-page.ts';
@@ -29,10 +30,11 @@ export const frameOf = (request: FastifyRequest, title: string, current?: string
 });
 
 /**
- * Every route of the plugin answers refusals as pages (src/api/errors.ts), reads forms (urlencoded), and stays out of
- * the OpenAPI document (pages for people, not an API).
+ * Every route of the plugin answers refusals as pages (src/api/errors.ts), reads forms (urlencoded), refuses a post
+ * from another origin's page, and stays out of the OpenAPI document (pages for people, not an API).
  */
-export async function pageRoutesSetup(app: FastifyInstance) {
+export async function pageRoutesSetup(app: FastifyInstance, publicBaseUrl: string) {
+  sameOriginOnly(app, publicBaseUrl);
   app.addHook('onRoute', route => {
     route.config = { ...route.config, surface: 'page' };
     route.schema = { ...route.schema, hide: true };
@@ -47,7 +49,7 @@ export async function pageRoutesSetup(app: FastifyInstance) {
  */
 export function pageSurface(deps: AppDeps, opts: { admin: boolean }, routes: FastifyPluginAsync) {
   return async function (app: FastifyInstance) {
-    await pageRoutesSetup(app);
+    await pageRoutesSetup(app, deps.config.publicBaseUrl);
     app.decorateRequest('principal', null);
     app.decorateRequest('viewer', null);
     app.addHook('onRequest', async (request, reply) => {

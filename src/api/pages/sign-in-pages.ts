@@ -3,9 +3,9 @@ import { endSession } from '../../commands/login.ts';
 import { DomainError } from '../../errors.ts';
 import { loginFormHtml, registerFormHtml, type SignInForm } from '../../web/pages/sign-in.ts';
 import type { AppDeps } from '../deps.ts';
-import { authenticateSession, clearSessionCookie } from '../session-auth.ts';
+import { authenticateSession, clearSessionCookie, SESSION_COOKIE, sessionOrNull } from '../session-auth.ts';
 import { checkLogin, parseRegistration, register, signIn, type SignInLimits } from '../sign-in.ts';
-import { FORM_COOKIE, postedToken, preSessionToken, sameToken } from './form-token.ts';
+import { postedToken, preSessionToken, preSessionTokenPosted, sameToken } from './form-token.ts';
 import { localPath, orShowRefusal, sendPage } from './page-reply.ts';
 import { pageRoutesSetup, staleForm } from './page-surface.ts';
 
@@ -21,12 +21,12 @@ export function signInPages(deps: AppDeps, limits: SignInLimits) {
   const secure = deps.config.publicBaseUrl.startsWith('https://');
 
   return async function (app: FastifyInstance) {
-    await pageRoutesSetup(app);
+    await pageRoutesSetup(app, deps.config.publicBaseUrl);
 
     const signedIn = (request: FastifyRequest) => authenticateSession(deps, request).then(() => true, () => false);
 
     const show = (reply: FastifyReply, request: FastifyRequest, which: 'login' | 'register', form: SignInForm, error?: DomainError) => {
-      const token = preSessionToken(request, reply, secure);
+      const token = preSessionToken(request, reply, deps.tokens, secure);
       const html = which === 'login' ? loginFormHtml(token, form) : registerFormHtml(token, form);
       return sendPage(reply, { title: which === 'login' ? 'Masuk' : 'Daftar', notice: error ? { kind: 'error', text: error.message } : null }, html, {
         status: error?.status ?? 200,
@@ -40,7 +40,7 @@ export function signInPages(deps: AppDeps, limits: SignInLimits) {
       const form = { name: str(body.name), email: str(body.email), next: str(body.next) };
       return orShowRefusal(
         async () => {
-          if (!sameToken(request.cookies[FORM_COOKIE] ?? '', postedToken(request)) || !request.cookies[FORM_COOKIE]) throw staleForm();
+          if (!preSessionTokenPosted(request, deps.tokens, secure)) throw staleForm();
           await signIn(deps, await run(), request, reply);
           return reply.redirect(localPath(form.next), 303);
         },
@@ -71,13 +71,14 @@ export function signInPages(deps: AppDeps, limits: SignInLimits) {
     );
 
     // the header's "Keluar": a form with the session's token (a link could be followed by another site)
+    // the cookie is cleared only with its session ended on the server, or when it names no live session at all
     app.post('/logout', async (request, reply) => {
-      const principal = await authenticateSession(deps, request).catch(() => null);
+      const principal = await sessionOrNull(deps, request);
       if (principal) {
         if (!sameToken(deps.tokens.formToken(principal.sessionId), postedToken(request))) throw staleForm();
         await endSession(deps, principal.sessionId, `user:${principal.userId}`, 'logout');
       }
-      clearSessionCookie(deps, reply);
+      if (request.cookies[SESSION_COOKIE]) clearSessionCookie(deps, reply);
       return reply.redirect('/login', 303);
     });
   };

@@ -9,7 +9,10 @@ export const freePlan = {
 /** Points one scheduled sync costs. */
 export const pointsPerSync = 1;
 
-/** Creating an account needs at least one day of its scheduled syncs. */
+/** How long the points taken at an account's creation pay for its scheduled syncs. */
+export const prepaidSyncMs = 24 * 60 * 60_000;
+
+/** Creating an account takes one day of its scheduled syncs in points (they pay for its first 24 hours of syncs). */
 export function pointsToLinkAccount(intervalMinutes: number): number {
   return Math.ceil(1440 / intervalMinutes) * pointsPerSync;
 }

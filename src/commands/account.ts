@@ -45,6 +45,8 @@ export type LinkedAccount = {
   consecutiveFailures: number;
   /** OTP logins that restored the session, newest last: a login applied twice restores once */
   restoredBy: string[];
+  /** scheduled syncs before this instant (ISO) were paid for when the account was created */
+  syncsPaidUntil?: string | null;
   /** the merchant's static QRIS, once read from the provider */
   staticQris?: string | null;
   /** the last synchronised balance, less what transfers debited since (and plus what failed ones gave back) */
@@ -75,6 +77,8 @@ export type LinkAccount = {
   credentials: Sealed | null;
   session: Sealed | null;
   isActive: boolean;
+  /** scheduled syncs before it were paid for by the account's creation; null: every sync pays */
+  syncsPaidUntil: Date | null;
   now: Date;
 };
 
@@ -133,6 +137,7 @@ function evolve(state: Account, event: AccountEvent): Account {
       recentTransactionIds: [],
       consecutiveFailures: 0,
       restoredBy: [],
+      syncsPaidUntil: d.syncsPaidUntil ?? null,
     };
   }
   if (state.status !== 'linked') return state;
@@ -211,6 +216,7 @@ function decide(state: Account, command: AccountCommand): AccountEvent[] {
         session: command.session,
         isActive: command.isActive,
         linkedAt: command.now.toISOString(),
+        ...(command.syncsPaidUntil ? { syncsPaidUntil: command.syncsPaidUntil.toISOString() } : {}),
       }),
     ];
   }

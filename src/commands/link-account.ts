@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError, refuse } from '../errors.ts';
-import { pointsToLinkAccount } from '../plans.ts';
+import { pointsToLinkAccount, prepaidSyncMs } from '../plans.ts';
 import { findProvider, type Provider } from '../providers/catalogue.ts';
 import { ProviderError, type LoggedIn } from '../providers/connector.ts';
-import { account, accountStream } from './account.ts';
-import { handleCommand, load } from './handle.ts';
+import type { Position } from '../store/event-store.ts';
+import { account, accountStream, type LinkAccount } from './account.ts';
+import { load, type CommandContext, type EventSourcing } from './handle.ts';
+import { handleStreams, streamRead } from './handle-streams.ts';
 import type { SyncDeps } from './sync-account.ts';
 import { notEnoughPoints, user, userStream } from './user.ts';
 
@@ -74,10 +76,8 @@ export async function linkAccount(deps: SyncDeps, ownerId: string, input: NewAcc
       : input.pin
         ? deps.vault.seal({ pin: input.pin })
         : null;
-  const result = await handleCommand(
+  const position = await recordLinkedAccount(
     deps,
-    accountStream(accountId),
-    account,
     {
       type: 'LinkAccount',
       accountId,
@@ -95,12 +95,44 @@ export async function linkAccount(deps: SyncDeps, ownerId: string, input: NewAcc
       now: deps.clock.now(),
     },
     { actor: `user:${ownerId}`, now: deps.clock.now() },
+    'refuse',
   );
-  await deps.readModels.waitFor(result.position);
+  await deps.readModels.waitFor(position);
   return { kind: 'linked', accountId };
 }
 
-/** Linking an account needs a day of its syncs in points (checked, not charged: each sync is charged). */
+/**
+ * Records a new account and takes its creation's points (a day of its syncs, pointsToLinkAccount) from its owner, in
+ * one append over both streams: the points pay for its scheduled syncs of the first 24 hours. Short of points, a
+ * direct link is refused ('refuse'); an OTP login already completed at the provider links the account all the same,
+ * with nothing prepaid, so each of its syncs pays ('link-unpaid'). A link applied again changes nothing.
+ */
+export async function recordLinkedAccount(
+  deps: EventSourcing,
+  link: Omit<LinkAccount, 'syncsPaidUntil'>,
+  context: CommandContext,
+  whenShort: 'refuse' | 'link-unpaid',
+): Promise<Position | null> {
+  const needed = pointsToLinkAccount(link.intervalMinutes);
+  const { position } = await handleStreams(
+    deps,
+    { owner: streamRead(userStream(link.ownerId), user), account: streamRead(accountStream(link.accountId), account, { likelyNew: true }) },
+    loaded => {
+      if (loaded.account.state.status !== 'none') return { append: {}, result: null }; // linked already
+      const owner = loaded.owner.state;
+      const available = owner.registered ? owner.points : 0;
+      if (available < needed && whenShort === 'refuse') throw notEnoughPoints(needed, available);
+      const paid = available >= needed;
+      const debit = paid ? user.decide(owner, { type: 'DebitPoints', points: needed, accountId: link.accountId, reason: 'account-creation' }) : [];
+      const syncsPaidUntil = paid ? new Date(link.now.getTime() + prepaidSyncMs) : null;
+      return { append: { owner: debit, account: account.decide(loaded.account.state, { ...link, syncsPaidUntil }) }, result: null };
+    },
+    context,
+  );
+  return position;
+}
+
+/** Linking an account needs a day of its syncs in points (checked before the provider is asked; taken as it is linked). */
 export async function ensurePointsToLink(deps: SyncDeps, ownerId: string, intervalMinutes: number): Promise<void> {
   const needed = pointsToLinkAccount(intervalMinutes);
   const owner = await load(deps, userStream(ownerId), user);

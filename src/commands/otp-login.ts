@@ -8,7 +8,7 @@ import { StreamDeleted, type Position } from '../store/event-store.ts';
 import type { Clock } from '../clock.ts';
 import { account, accountNotFound, accountStream } from './account.ts';
 import { handleCommand, load, type CommandContext, type EventSourcing } from './handle.ts';
-import { ensurePointsToLink, loadOwnedAccount, providerFailure } from './link-account.ts';
+import { ensurePointsToLink, loadOwnedAccount, providerFailure, recordLinkedAccount } from './link-account.ts';
 import type { SyncDeps } from './sync-account.ts';
 import { maxOtpAttempts, sessionExpiredOrNotFound, usableSession, walletLogin, walletLoginStream, type LoginPurpose } from './wallet-login.ts';
 
@@ -212,31 +212,36 @@ export async function applyWalletLogin(
   const stream = accountStream(login.accountId);
   const now = deps.clock.now();
   try {
-    const result =
-      login.purpose.kind === 'new'
-        ? await handleCommand(deps, stream, account, {
-            type: 'LinkAccount',
-            accountId: login.accountId,
-            ownerId: login.ownerId,
-            accountType: 'ewallet',
-            providerCode: login.providerCode,
-            accountName: login.purpose.accountName,
-            accountNumber: null,
-            phoneNumber: login.phoneNumber,
-            holderName: login.holderName,
-            intervalMinutes: login.purpose.intervalMinutes,
-            credentials: login.pin,
-            session: login.providerSession,
-            isActive: true,
-            now,
-          }, context)
-        : await handleCommand(deps, stream, account, {
-            type: 'RestoreProviderSession',
-            session: login.providerSession,
-            credentials: login.pin,
-            loginSessionId: login.sessionId,
-            now,
-          }, context);
+    if (login.purpose.kind === 'new') {
+      return await recordLinkedAccount(
+        deps,
+        {
+          type: 'LinkAccount',
+          accountId: login.accountId,
+          ownerId: login.ownerId,
+          accountType: 'ewallet',
+          providerCode: login.providerCode,
+          accountName: login.purpose.accountName,
+          accountNumber: null,
+          phoneNumber: login.phoneNumber,
+          holderName: login.holderName,
+          intervalMinutes: login.purpose.intervalMinutes,
+          credentials: login.pin,
+          session: login.providerSession,
+          isActive: true,
+          now,
+        },
+        context,
+        'link-unpaid',
+      );
+    }
+    const result = await handleCommand(deps, stream, account, {
+      type: 'RestoreProviderSession',
+      session: login.providerSession,
+      credentials: login.pin,
+      loginSessionId: login.sessionId,
+      now,
+    }, context);
     return result.position;
   } catch (err) {
     // the account was deleted while its owner logged in: nothing to link or reactivate

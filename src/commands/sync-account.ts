@@ -57,7 +57,8 @@ export async function renewSession(deps: SyncDeps, a: LinkedAccount): Promise<Pr
 
 /**
  * Synchronises one account: balance and new transactions, once per slot whatever runs it. A scheduled sync
- * (a slot) costs a point; a manual refresh (slot null) too; a payment check (pending payments asked for it) costs
+ * (a slot) costs a point, but in the first 24 hours, which the account's creation paid for; a manual refresh (slot
+ * null) costs a point; a payment check (pending payments asked for it) costs
  * nothing and moves no schedule. Provider sessions that cannot be renewed mark the account inactive; other failures
  * are recorded and retried with backoff.
  */
@@ -67,10 +68,12 @@ export async function syncAccount(
   slot: string | null,
   options: { waitForReadModels?: boolean; paymentCheck?: boolean } = {},
 ): Promise<SyncOutcome> {
-  const charged = !options.paymentCheck;
   const stream = accountStream(accountId);
   const { state } = await load(deps, stream, account);
   if (state.status !== 'linked' || !state.isActive) return 'skipped';
+  // the account's creation paid for its scheduled syncs of the first 24 hours
+  const prepaid = slot !== null && !!state.syncsPaidUntil && deps.clock.now().getTime() < Date.parse(state.syncsPaidUntil);
+  const charged = !options.paymentCheck && !prepaid;
   if (slot !== null && state.lastSlot !== null && slot <= state.lastSlot) return 'skipped';
   const actor = { actor: 'system:account-sync', now: deps.clock.now() };
   const owner = await load(deps, userStream(state.ownerId), user);
@@ -112,7 +115,7 @@ export async function syncAccount(
   const chargeKey = slot ?? `manual:${deps.clock.now().toISOString()}`;
   try {
     if (charged) {
-      await handleCommand(deps, userStream(state.ownerId), user, { type: 'DebitPoints', points: pointsPerSync, accountId }, {
+      await handleCommand(deps, userStream(state.ownerId), user, { type: 'DebitPoints', points: pointsPerSync, accountId, reason: 'account-sync' }, {
         ...actor,
         eventId: () => deterministicUuid(`points:${accountId}:${chargeKey}`),
       });

@@ -29,7 +29,7 @@ export type RegisterUser = {
 
 export type UserCommand =
   | RegisterUser
-  | { type: 'DebitPoints'; points: number; accountId: string }
+  | { type: 'DebitPoints'; points: number; accountId: string; reason: 'account-sync' | 'account-creation' }
   | { type: 'RecordAccountDeleted'; accountId: string; now: Date };
 
 export const notEnoughPoints = (needed: number, available: number) =>
@@ -102,7 +102,7 @@ export const user: Decider<User, UserCommand, UserEvent> = {
       case 'DebitPoints':
         if (!state.registered) throw refuse('NOT_FOUND', { message: 'user not found' });
         if (state.points < command.points) throw notEnoughPoints(command.points, state.points);
-        return [PointsDebited({ userId: state.userId, points: command.points, reason: 'account-sync', accountId: command.accountId })];
+        return [PointsDebited({ userId: state.userId, points: command.points, reason: command.reason, accountId: command.accountId })];
       case 'RecordAccountDeleted':
         if (!state.registered) throw refuse('NOT_FOUND', { message: 'user not found' });
         return [AccountDeleted({ userId: state.userId, accountId: command.accountId, deletedAt: command.now.toISOString() })];

@@ -20,6 +20,8 @@ export const AccountLinked = event('AccountLinked', 1, z.object({
   session: sealed.nullable(),
   isActive: z.boolean(),
   linkedAt: isoDate,
+  /** scheduled syncs before this instant were paid for when the account was created (absent: none were) */
+  syncsPaidUntil: isoDate.optional(),
 }));
 
 export const AccountSettingsChanged = event('AccountSettingsChanged', 1, z.object({

@@ -28,7 +28,7 @@ export const PointsGranted = event('PointsGranted', 1, z.object({
 export const PointsDebited = event('PointsDebited', 1, z.object({
   userId: z.uuid(),
   points: z.int().positive(),
-  reason: z.enum(['account-sync']),
+  reason: z.enum(['account-sync', 'account-creation']),
   accountId: z.uuid(),
 }));
 

@@ -86,10 +86,22 @@ describe('POST /api/v1/accounts', () => {
     expect(response.json().code).toBe('PROVIDER_LOGIN_FAILED');
   });
 
+  it('takes a day of its syncs in points at creation: more for a smaller intervalMinutes, once, nothing when refused', async () => {
+    const caller = await keyHolder(service);
+    const points = async () => (await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: caller.cookie } })).json().points as number;
+    expect(await points()).toBe(1000);
+    await linkBank(caller, { intervalMinutes: 5 });
+    expect(await points()).toBe(1000 - 288);
+    await linkBank(caller, { intervalMinutes: 60, providerCode: 'BANK-BRI' });
+    expect(await points()).toBe(1000 - 288 - 24);
+    expect((await caller.call('POST', '/api/v1/accounts', bankBody({ password: 'sandbox-fail' }))).statusCode).toBe(400);
+    expect(await points()).toBe(1000 - 288 - 24);
+  });
+
   it('answers 400 when the points do not cover a day of its syncs', async () => {
     const caller = await keyHolder(service);
     // 1,000 points, 800 already spent: 200 left covers a day at 10 minutes (144) but not at 5 (288)
-    await handleCommand(service.deps, `user-${caller.id}`, user, { type: 'DebitPoints', points: 800, accountId: nextUuid() }, { actor: 'test', now: service.clock.now() });
+    await handleCommand(service.deps, `user-${caller.id}`, user, { type: 'DebitPoints', points: 800, accountId: nextUuid(), reason: 'account-sync' }, { actor: 'test', now: service.clock.now() });
     const response = await caller.call('POST', '/api/v1/accounts', bankBody({ intervalMinutes: 5 }));
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ status: 'error', code: 'NOT_ENOUGH_POINTS', message: 'Not enough points: 288 needed, 200 available' });

@@ -58,6 +58,14 @@ describe('e-wallet OTP login: new accounts', () => {
     await eventually(async () => (await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data.lastSync);
   });
 
+  it('takes a day of the new account\'s syncs in points once the login completes, and only once', async () => {
+    const caller = await keyHolder(service);
+    const points = async () => (await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: caller.cookie } })).json().points as number;
+    await linkByOtp(caller, 'c');
+    await service.projections.waitFor(await service.store.headPosition()); // the saga applies the login again: nothing more
+    expect(await points()).toBe(1000 - 24); // intervalMinutes 60
+  });
+
   it('sends the code by SMS when asked, and says so', async () => {
     const caller = await keyHolder(service);
     const response = await post(caller, { action: 'wallet-b-send-otp', phoneNumber: newPhone(), verificationMethod: 'SMS', ...newAccount('WALLET-B') });
@@ -225,7 +233,7 @@ describe('e-wallet OTP login: error rows', () => {
 
   it('send OTP answers 400 when the points do not cover a day of the new account\'s syncs', async () => {
     const caller = await keyHolder(service);
-    await handleCommand(service.deps, `user-${caller.id}`, user, { type: 'DebitPoints', points: 800, accountId: nextUuid() }, { actor: 'test', now: service.clock.now() });
+    await handleCommand(service.deps, `user-${caller.id}`, user, { type: 'DebitPoints', points: 800, accountId: nextUuid(), reason: 'account-sync' }, { actor: 'test', now: service.clock.now() });
     const costly = await post(caller, { action: 'wallet-c-send-otp', phoneNumber: newPhone(), providerCode: 'WALLET-C', accountName: 'C', intervalMinutes: 5 });
     expect(costly.statusCode).toBe(400);
     expect(costly.json()).toMatchObject({ status: 'error', code: 'NOT_ENOUGH_POINTS', message: 'Not enough points: 288 needed, 200 available' });

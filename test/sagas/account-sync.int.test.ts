@@ -15,19 +15,21 @@ const points = async (caller: Awaited<ReturnType<typeof keyHolder>>) =>
   (await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: caller.cookie } })).json().points as number;
 
 describe('scheduled sync', () => {
-  it('runs on the clock: every interval a sync, a point each, new transactions once', async () => {
+  it('runs on the clock: creation pays a day of syncs, then every interval a sync at a point each, new transactions once', async () => {
     const caller = await keyHolder(service);
     const sandbox = sandboxOf(service);
+    const atStart = await points(caller);
     const link = await caller.call('POST', '/api/v1/accounts', {
       type: 'bank', providerCode: 'BANK-BNI', accountName: 'Jadwal', intervalMinutes: 10, accountNumber: '5500000001', username: 'jadwal', password: 'rahasia',
     });
     const id = link.json().accountId as string;
     const account = async () => (await caller.call('GET', `/api/v1/accounts/${id}`)).json().data;
     const before = await points(caller);
+    expect(before).toBe(atStart - 144); // ceil(1440 / 10): the syncs of its first 24 hours
 
     await service.accountSync.tick();
     const first = await eventually(async () => ((await account()).lastSync ? account() : null));
-    expect(await points(caller)).toBe(before - 1);
+    expect(await points(caller)).toBe(before);
     expect(first.nextSyncAt).toBe(new Date(service.clock.now().getTime() + minutes(10)).toISOString());
 
     // not due yet: nothing happens
@@ -38,9 +40,15 @@ describe('scheduled sync', () => {
     await sandbox.addTransaction({ providerCode: 'BANK-BNI', accountRef: '5500000001', type: 'CREDIT', amount: 42_000, senderName: 'JADWAL' });
     await service.accountSync.tick();
     await eventually(async () => (await account()).lastSync === service.clock.now().toISOString());
-    expect(await points(caller)).toBe(before - 2);
+    expect(await points(caller)).toBe(before);
     const mutations = (await caller.call('GET', `/api/v1/mutations?accountId=${id}&limit=100`)).json().data as { senderName: string }[];
     expect(mutations.filter(m => m.senderName === 'JADWAL')).toHaveLength(1);
+
+    // past its first day: each scheduled sync costs a point
+    service.clock.advance(minutes(24 * 60));
+    await service.accountSync.tick();
+    await eventually(async () => (await account()).lastSync === service.clock.now().toISOString());
+    await eventually(async () => (await points(caller)) === before - 1);
   });
 
   it('records a slot once when two jobs for it run at the same time, and charges one point', async () => {
@@ -49,6 +57,7 @@ describe('scheduled sync', () => {
       type: 'bank', providerCode: 'BANK-BNI', accountName: 'Kembar', intervalMinutes: 60, accountNumber: '5500000002', username: 'kembar', password: 'rahasia',
     });
     const id = link.json().accountId as string;
+    service.clock.advance(minutes(24 * 60)); // past the day its creation paid for
     const before = await points(caller);
     const slot = service.clock.now().toISOString();
     const outcomes = await Promise.all([syncAccount(service.deps, id, slot), syncAccount(service.deps, id, slot), syncAccount(service.deps, id, slot)]);

@@ -26,7 +26,7 @@ export async function noisePng(seed: number, side = 1000): Promise<Buffer> {
 
 /**
  * A QR of `text` (300 px) in the middle of 1,000 px of noise: it reads, but only at a late retry (scaled down), after
- * seconds of earlier attempts on this machine; a decode with a short deadline gives up on it.
+ * about 2 s of earlier attempts on this machine; a decode with a deadline of a few hundred ms gives up on it.
  */
 export async function qrInNoisePng(text: string, seed: number): Promise<Buffer> {
   const qr = await QRCode.toBuffer(text, { type: 'png', width: 300, margin: 1 });

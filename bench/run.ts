@@ -47,7 +47,7 @@ const benchmarks: Benchmark[] = [
   },
   {
     name: 'qr-decode',
-    description: 'an uploaded QR image (clean PNG, 12-megapixel phone photo) to a validated QRIS: p50/p99 against jsqr alone',
+    description: 'an uploaded QR image (clean PNG, 12-megapixel photo) to a validated QRIS in the worker pool: p50/p99; /health p99 while 4 noise PNGs decode (npm start)',
     run: async ctx => (await import('./qr-decode.ts')).run(ctx),
   },
   {

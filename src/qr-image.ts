@@ -79,19 +79,20 @@ const scan = (b: Bitmap, inversion: Inversion) =>
 
 /**
  * The text of the QR code in a PNG or JPEG, checked first (checkQrImage), then decoded so that phone photos work too:
- * scaled to at most 1,000 px a side as it is decoded (decodeScaled), then tried cheapest first, the first that reads
- * wins: as is (dark on light, then inverted: a clean PNG reads in the first), in greyscale with the contrast raised,
- * scaled down further and up, and turned by 90 degrees. It runs on the calling thread: the service calls it in a worker
- * (src/qr-decoding.ts), since a picture without a QR goes through every attempt.
+ * scaled to at most 1,000 px a side as it is decoded (decodeScaled), then tried cheapest and likeliest first, the first
+ * that reads wins: as is (a clean PNG reads there), in greyscale with the contrast raised, scaled down further and up,
+ * each dark on light only; then inverted (a light-on-dark QR), and turned by 90 degrees both ways. A picture without a
+ * QR goes through every attempt (seconds of noise), so the service calls this in a worker (src/qr-decoding.ts).
  */
 export async function readQrImage(bytes: Buffer): Promise<string> {
   const image = await decodeScaled(bytes, checkQrImage(bytes));
+  const contrasted = () => image.clone().greyscale().normalize().contrast(0.3);
   const attempts: [() => Bitmap, Inversion][] = [
     [() => image.bitmap, 'dontInvert'],
-    [() => image.clone().invert().bitmap, 'dontInvert'],
-    [() => image.clone().greyscale().normalize().contrast(0.3).bitmap, 'attemptBoth'],
-    [() => image.clone().greyscale().normalize().scale(0.5).bitmap, 'attemptBoth'],
-    [() => (Math.max(image.bitmap.width, image.bitmap.height) < 400 ? image.clone().scale(2).bitmap : image.clone().greyscale().scale(0.3).bitmap), 'attemptBoth'],
+    [() => contrasted().bitmap, 'dontInvert'],
+    [() => image.clone().greyscale().normalize().scale(0.5).bitmap, 'dontInvert'],
+    [() => (Math.max(image.bitmap.width, image.bitmap.height) < 400 ? image.clone().scale(2).bitmap : image.clone().greyscale().scale(0.3).bitmap), 'dontInvert'],
+    [() => contrasted().invert().bitmap, 'dontInvert'],
     [() => image.clone().greyscale().normalize().rotate(90).bitmap, 'attemptBoth'],
   ];
   for (const [bitmap, inversion] of attempts) {

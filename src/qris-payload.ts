@@ -84,6 +84,22 @@ export function parseQrisPayment(payload: string): ParsedQris {
   };
 }
 
+/**
+ * The number a payer's app shows as where a QRIS pays: the merchant PAN (sub-tag 01) of its first merchant account
+ * template (tags 26 to 51), else the template's merchant id (sub-tag 02); null when the payload has neither.
+ */
+export function qrisMerchantPan(payload: string): string | null {
+  try {
+    const template = parseTlv(payload).find(f => Number(f.tag) >= 26 && Number(f.tag) <= 51);
+    if (!template) return null;
+    const inner = parseTlv(template.value);
+    return findTlv(inner, '01') ?? findTlv(inner, '02') ?? null;
+  } catch (err) {
+    if (err instanceof EmvQrError) return null;
+    throw err;
+  }
+}
+
 const rupiahText = (n: number) => `Rp ${n.toLocaleString('id-ID')}`;
 
 /** The tip a QR's tags fix on `base`: a fixed one, or a percentage rounded half up to a rupiah; none when the payer is asked. */

@@ -127,7 +127,8 @@ export async function recordLinkedAccount(
       const syncsPaidUntil = paid ? new Date(link.now.getTime() + prepaidSyncMs) : null;
       return { append: { owner: debit, account: account.decide(loaded.account.state, { ...link, syncsPaidUntil }) }, result: null };
     },
-    context,
+    // links of one owner in this process take their points one after another instead of racing into retries
+    { ...context, queueOn: userStream(link.ownerId) },
   );
   return position;
 }

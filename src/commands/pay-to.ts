@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { refuse } from '../errors.ts';
 import { toDynamicQr } from '../emv-qr.ts';
+import { qrisMerchantPan } from '../qris-payload.ts';
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { ProviderError, type ProviderSession } from '../providers/connector.ts';
 import { account, accountStream, type LinkedAccount } from './account.ts';
@@ -66,7 +67,8 @@ async function askProvider(deps: SyncDeps, linked: LinkedAccount, type: PaymentT
       staticQris = await deps.connector.fetchStaticQris(linked.providerCode, linked.accountRef, session());
       await handleCommand(deps, accountStream(linked.accountId), account, { type: 'CaptureStaticQris', payload: staticQris, now: deps.clock.now() }, context);
     }
-    return { staticQris, vaNumber: null, accountNumber: null };
+    // the payer's app shows the QR's merchant PAN as where the money goes: the payment says the same
+    return { staticQris, vaNumber: null, accountNumber: qrisMerchantPan(staticQris) };
   }
   const prefix = vaPrefix[type];
   if (prefix) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../../src/db/pool.ts';
+import { qrisMerchantPan } from '../../src/qris-payload.ts';
 import { approvedMerchant, businessData, holdingAccount, signedInAdmin, withSession, type Admin } from '../support/gateway.ts';
 import { keyHolder, registerUser } from '../support/http.ts';
 import { decodeQrPng, linkServiceWallet, paymentBody, statusOf } from '../support/payments.ts';
@@ -220,6 +221,10 @@ describe('POST /api/v1/payments with GATEWAY', () => {
     expect(data.totalAmount).toBe(100_000 + data.uniqueCode);
     expect(data.qrisImage).toBe(`${service.config.publicBaseUrl}/pay/${data.id}/qris.png`);
     expect(data.metadata).toBeUndefined();
+    // the full gateway response of a fixed type has accountNumber: for a QR, the merchant PAN the payer's app shows
+    const { payload: qr } = await decodeQrPng((await service.app.inject({ method: 'GET', url: `/pay/${data.id}/qris.png` })).rawPayload);
+    expect(data.accountNumber).toEqual(expect.any(String));
+    expect(qrisMerchantPan(qr!)).toBe(data.accountNumber);
     expect(response.body).not.toContain(holding);
     const status = await merchant.call('GET', `/api/v1/payments/status/${data.id}`);
     expect(status.body).not.toContain(holding);

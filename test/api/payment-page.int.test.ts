@@ -138,10 +138,10 @@ describe('GET /pay/:paymentId/status.json', () => {
     const { status, data } = response.json();
     expect(status).toBe('success');
     expect(Object.keys(data).sort()).toEqual(
-      ['amount', 'expiresAt', 'now', 'qrisImage', 'redirectUrl', 'status', 'totalAmount', 'type', 'uniqueCode'].sort(),
+      ['accountNumber', 'amount', 'expiresAt', 'now', 'qrisImage', 'redirectUrl', 'status', 'totalAmount', 'type', 'uniqueCode'].sort(),
     );
     expect(data).toEqual({
-      status: 'PENDING', type: 'QRIS-DYNAMIC', amount: 50_000, uniqueCode: payment.uniqueCode, totalAmount: payment.totalAmount,
+      status: 'PENDING', type: 'QRIS-DYNAMIC', amount: 50_000, uniqueCode: payment.uniqueCode, totalAmount: payment.totalAmount, accountNumber: payment.accountNumber,
       qrisImage: payment.qrisImage, expiresAt: payment.expiresAt, redirectUrl: 'https://shop.example/thanks', now: service.clock.now().toISOString(),
     });
 

@@ -17,8 +17,6 @@ const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).h
 export type QrDecoder = {
   /** The text of the image's QR, decoded in a worker thread; 429 QR_DECODER_BUSY beyond the bound, QR_NOT_FOUND past the deadline. */
   read(image: Buffer): Promise<string>;
-  /** Images being decoded or waiting for a thread. */
-  readonly inFlight: number;
   /** Seconds a client waits before trying again when the decoder is busy: a thread is free within one deadline. */
   readonly retryAfterSeconds: number;
   close(): Promise<void>;
@@ -44,9 +42,6 @@ export function qrDecoder(settings: QrDecodeSettings): QrDecoder {
     }));
 
   return {
-    get inFlight() {
-      return inFlight;
-    },
     retryAfterSeconds: Math.max(1, Math.ceil(settings.deadlineMs / 1000)),
     async read(image) {
       // counted before the first await: two uploads arriving together cannot both take the last place

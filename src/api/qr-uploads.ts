@@ -15,8 +15,6 @@ export type QrUploads = {
    * deadline).
    */
   read(request: FastifyRequest, reply: FastifyReply, image: Buffer): Promise<string>;
-  /** Images being decoded or waiting for a thread (tests watch it). */
-  readonly inFlight: number;
 };
 
 /**
@@ -33,9 +31,6 @@ export function qrUploads(app: FastifyInstance, settings: QrSettings): QrUploads
     { what: 'for this user', applies: (r: FastifyRequest) => uploaderOf(r) !== null, counter: attemptCounter(app, settings.perUser, r => `qr-user:${uploaderOf(r)}`) },
   ];
   return {
-    get inFlight() {
-      return decoder.inFlight;
-    },
     async read(request, reply, image) {
       checkQrImage(image);
       for (const { what, applies, counter } of limits) {

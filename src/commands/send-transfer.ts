@@ -86,6 +86,23 @@ function outcomeOf(state: Transfer, message: string): string {
   throw refuse('TRANSFER_UNCONFIRMED');
 }
 
+/** How long a twin request (same Idempotency-Key) waits for the first one's answer from the provider, and how often it looks. */
+const twinWait = { totalMs: 30_000, everyMs: 50 };
+
+/**
+ * The transfer a twin request found already submitted: while the first request is still asking the provider, the
+ * twin waits for its outcome (in this process or another: read from the store), so both answer alike. Still in flight
+ * after the wait (the first request's process died): unconfirmed, as it is until the provider is asked again.
+ */
+async function settledTwin(deps: SyncDeps, transferId: string, found: Transfer): Promise<Transfer> {
+  let state = found;
+  for (let waited = 0; state.status === 'SUBMITTED' && waited < twinWait.totalMs; waited += twinWait.everyMs) {
+    await new Promise(resolve => setTimeout(resolve, twinWait.everyMs));
+    state = (await load(deps, transferStream(transferId), transfer)).state;
+  }
+  return state;
+}
+
 type Sending = {
   transferId: string;
   ownerId: string;
@@ -130,7 +147,7 @@ async function sendTransfer(deps: SyncDeps, s: Sending): Promise<string> {
     // one wallet's transfers from this process go one at a time instead of racing for its balance
     { ...context, queueOn: reads.account.streamId },
   );
-  if (!submitted.result) return outcomeOf(submitted.states.transfer, s.message);
+  if (!submitted.result) return outcomeOf(await settledTwin(deps, transferId, submitted.states.transfer), s.message);
 
   let receipt: TransferReceipt;
   try {

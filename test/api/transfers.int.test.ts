@@ -243,6 +243,24 @@ describe('bank transfer: list, init, create', () => {
     expect(await balanceOf(owner, accountId)).toBe(balance - 100_000);
   });
 
+  it('answers twins racing with one Idempotency-Key as the first one is answered, once the provider said it, moving money once', async () => {
+    const owner = await keyHolder(service);
+    const { accountId, balance } = await fundedWallet(owner, 500_000);
+    const index = (await bankInit(owner, accountId, 100_000)).json().data.bankAccountIndexNo as string;
+    const body = { action: 'wallet-a-bank-create', bankAccountIndexNo: index, amount: '100000' };
+    await sandbox.faults({ providerCode: 'WALLET-A', latencyMs: 300 }); // the provider is slow: the twins arrive while it works
+    try {
+      const answers = await Promise.all(Array.from({ length: 4 }, () => transfer(owner, accountId, body, { 'idempotency-key': 'race-rent-1' })));
+      expect(answers.map(a => a.statusCode)).toEqual([200, 200, 200, 200]);
+      expect(new Set(answers.map(a => a.body)).size).toBe(1);
+      expect(answers[0]!.json()).toMatchObject({ success: true });
+    } finally {
+      await sandbox.clearFaults();
+    }
+    expect(await balanceOf(owner, accountId)).toBe(balance - 100_000);
+    expect((await debits(owner, accountId)).map(d => d.amount)).toEqual([100_000]);
+  });
+
   it('refuses bank-create beyond the balance (400) when another transfer took it', async () => {
     const owner = await keyHolder(service);
     const { accountId, balance } = await fundedWallet(owner, 150_000);

@@ -36,6 +36,7 @@ const words: Partial<Record<ErrorCode, string>> = {
   QR_IMAGE_NOT_AN_IMAGE: 'Berkas bukan gambar PNG atau JPEG',
   QR_IMAGE_TOO_LARGE: 'Gambar terlalu besar',
   QR_NOT_FOUND: 'Tidak ada kode QR yang terbaca di gambar',
+  QR_DECODER_BUSY: 'Terlalu banyak gambar QR sedang dibaca; coba lagi sebentar lagi',
   QR_NOT_QRIS: 'Kode QR bukan QRIS yang sah',
   QR_AMOUNT_MISMATCH: 'Jumlah berbeda dari nominal di QRIS',
   QR_AMOUNT_OUT_OF_RANGE: 'Transfer QR dari Rp 1 sampai Rp 10.000.000',

@@ -14,7 +14,8 @@ import { startTestService, type TestService } from '../support/service.ts';
  */
 let service: TestService;
 beforeAll(async () => {
-  service = await startTestService();
+  // a property pays many QRs with one key: the upload limits are another test's subject (qr-uploads)
+  service = await startTestService({ QR_UPLOAD_LIMIT_PER_KEY: '1000', QR_UPLOAD_LIMIT_PER_USER: '1000' });
 });
 afterAll(async () => service?.close());
 

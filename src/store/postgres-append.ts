@@ -58,7 +58,7 @@ function appendSql(claim: string, firstParam: number): string {
     returning stream_id, revision, position::text, transaction_id::text`;
 }
 
-type FoundEvent = { event_id: string; stream_id: string; revision: number; position: string; transaction_id: string };
+type FoundEvent = { event_id: string; stream_id: string; revision: number; position: string; transaction_id: string; deleted: boolean };
 type Write = { streamId: string; events: NewEvent[]; expected: ExpectedRevision };
 
 /** The results of writes whose events were all found where these writes put them (a retry of a done append), else null. */
@@ -73,7 +73,8 @@ function sameAppend(writes: Write[], found: Map<string, FoundEvent>): AppendResu
       results.push({ nextRevision: w.expected as number, position: START }); // a guard
       continue;
     }
-    if (!rows.every((r, i) => r !== undefined && r.stream_id === w.streamId && r.revision === first.revision + i)) return null;
+    // a deleted stream's events are still in the log, but a retry to it is refused as before (StreamDeleted)
+    if (!rows.every((r, i) => r !== undefined && !r.deleted && r.stream_id === w.streamId && r.revision === first.revision + i)) return null;
     results.push(resultOf(rows[rows.length - 1]!));
   }
   return results;
@@ -204,7 +205,8 @@ export class PostgresAppends {
     const found = await preparedQuery<FoundEvent>(
       this.pool,
       'FindAppendedEvents',
-      `select event_id::text, stream_id, revision, position::text, transaction_id::text from es_events where event_id = any($1::uuid[])`,
+      `select e.event_id::text, e.stream_id, e.revision, e.position::text, e.transaction_id::text, coalesce(s.deleted, false) as deleted
+       from es_events e left join es_streams s on s.stream_id = e.stream_id where e.event_id = any($1::uuid[])`,
       [ids],
     );
     return new Map(found.rows.map(r => [r.event_id, r]));

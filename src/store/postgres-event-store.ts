@@ -16,7 +16,7 @@ import {
 } from './event-store.ts';
 import { PostgresAppends } from './postgres-append.ts';
 import { pollingSubscription, type TailRead } from './polling-subscription.ts';
-import { eventStoreSchema } from './postgres-schema.ts';
+import { eventStoreSchema, eventStreamsSchema } from './postgres-schema.ts';
 
 const CHANNEL = 'es_events';
 
@@ -36,14 +36,19 @@ type EventRow = {
 const eventColumns =
   'position::text as pos, transaction_id::text as xid, stream_id, revision, type, version, data::text as data, metadata::text as metadata';
 
+/** The event's stream is not deleted: a deleted stream keeps its events in the log (append-only), unseen by readers. */
+const liveStream = (streamIdSql: string) =>
+  `not exists (select 1 from es_streams gone where gone.stream_id = ${streamIdSql} and gone.deleted)`;
+
 /**
- * Events of "all" after a position ($1, $2), at most $3, with any further columns. Only transactions older than every
- * running one are final: an event of a later transaction can still be joined by one with a lower position that
- * commits late. Readers of "all" therefore stop at the snapshot's xmin.
+ * Events of "all" after a position ($1, $2), at most $3, with any further columns; `withDeleted` for auditors, who read
+ * the whole log. Only transactions older than every running one are final: an event of a later transaction can still
+ * be joined by one with a lower position that commits late. Readers of "all" therefore stop at the snapshot's xmin.
  */
-const finalEventsAfter = (columns = '') => `select ${eventColumns}${columns} from es_events
+const finalEventsAfter = (columns = '', withDeleted = false) => `select ${eventColumns}${columns} from es_events
   where (transaction_id, position) > ($1::text::xid8, $2::bigint)
     and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+    ${withDeleted ? '' : `and ${liveStream('es_events.stream_id')}`}
   order by es_events.transaction_id, es_events.position limit $3`;
 
 const positionParams = (after: Position, maxCount: number) => [String(after.commit < 0n ? 0n : after.commit), String(after.prepare), maxCount];
@@ -101,7 +106,13 @@ export class PostgresEventStore implements EventStore {
   }
 
   static async create(pool: pg.Pool, opts: { listen?: boolean } = {}): Promise<PostgresEventStore> {
-    await query(pool, 'CreateEventStoreSchema', eventStoreSchema);
+    // the log's owner alone may (re)define it; the service's role, when it is not, sees to its streams only
+    const log = await query<{ owns: boolean }>(
+      pool,
+      'FindEventLogOwner',
+      `select coalesce((select pg_has_role(current_user, c.relowner, 'usage') from pg_class c where c.oid = to_regclass('es_events')), true) as owns`,
+    );
+    await query(pool, 'CreateEventStoreSchema', log.rows[0]?.owns ? eventStoreSchema : eventStreamsSchema);
     const store = new PostgresEventStore(pool);
     if (opts.listen !== false) await store.listen();
     return store;
@@ -168,7 +179,7 @@ export class PostgresEventStore implements EventStore {
     const result = await preparedQuery<EventRow>(
       this.pool,
       backwards ? 'ReadStreamBackwards' : 'ReadStreamForwards',
-      `select ${eventColumns} from es_events where stream_id = $1 and revision ${backwards ? '<=' : '>='} $2
+      `select ${eventColumns} from es_events where stream_id = $1 and revision ${backwards ? '<=' : '>='} $2 and ${liveStream('$1')}
        order by es_events.revision ${backwards ? 'desc' : 'asc'} limit $3`,
       [streamId, from, options.maxCount ?? null],
     );
@@ -177,6 +188,12 @@ export class PostgresEventStore implements EventStore {
 
   async readAll(after: Position, maxCount: number): Promise<RecordedEvent[]> {
     const result = await preparedQuery<EventRow>(this.pool, 'ReadAll', finalEventsAfter(), positionParams(after, maxCount));
+    return result.rows.map(toRecorded);
+  }
+
+  /** Every event of the log after `after`, deleted streams' included, in the order of "all": what auditors chain and sign. */
+  async readLog(after: Position, maxCount: number): Promise<RecordedEvent[]> {
+    const result = await preparedQuery<EventRow>(this.pool, 'ReadLog', finalEventsAfter('', true), positionParams(after, maxCount));
     return result.rows.map(toRecorded);
   }
 
@@ -218,15 +235,13 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
+  /** A tombstone: the events stay in the (append-only) log, and every read path above passes them by. */
   async deleteStream(streamId: string): Promise<void> {
     await query(
       this.pool,
       'DeleteStream',
-      `with tomb as (
-         insert into es_streams (stream_id, revision, deleted) values ($1, -1, true)
-         on conflict (stream_id) do update set deleted = true
-       )
-       delete from es_events where stream_id = $1`,
+      `insert into es_streams (stream_id, revision, deleted) values ($1, -1, true)
+       on conflict (stream_id) do update set deleted = true`,
       [streamId],
     );
   }
@@ -235,7 +250,8 @@ export class PostgresEventStore implements EventStore {
     const result = await preparedQuery<{ position: string; transaction_id: string }>(
       this.pool,
       'ReadHeadPosition',
-      'select position::text, transaction_id::text from es_events order by es_events.transaction_id desc, es_events.position desc limit 1',
+      `select position::text, transaction_id::text from es_events where ${liveStream('es_events.stream_id')}
+       order by es_events.transaction_id desc, es_events.position desc limit 1`,
     );
     const row = result.rows[0];
     return row ? { commit: BigInt(row.transaction_id), prepare: BigInt(row.position) } : START;

@@ -9,15 +9,20 @@
 const streamLockNamespace = 0x45530001;
 export const lockStream = (streamIdSql: string) => `pg_advisory_xact_lock(${streamLockNamespace}, hashtext(${streamIdSql}))`;
 
-/** Tables of the PostgreSQL event store. Events are never updated; a deleted stream keeps a tombstone row. */
-export const eventStoreSchema = `
--- one process at a time (create or replace function is not safe against itself)
-select pg_advisory_xact_lock(hashtextextended('es-schema', 0));
-create table if not exists es_streams (
-  stream_id text primary key,
-  revision bigint not null,
-  deleted boolean not null default false
-);
+/** Tables that only ever grow: the event log, and the audit's ledger checkpoints once src/audit creates them. */
+export const appendOnlyTables = ['es_events', 'ledger_checkpoints'] as const;
+
+/** The trigger es_protect_append_only puts on a table; switching it off is what an insider has to do first. */
+export const appendOnlyTrigger = 'es_append_only';
+
+// one process at a time (create or replace function is not safe against itself)
+const schemaLock = `select pg_advisory_xact_lock(hashtextextended('es-schema', 0));`;
+
+/**
+ * The event log and what keeps it append-only, run by the table's owner (the superuser in embedded mode, never the
+ * service's role there). Events are never updated; a deleted stream keeps its events and a tombstone in es_streams.
+ */
+const eventLogDefinition = `
 create table if not exists es_events (
   position bigint generated always as identity,
   transaction_id xid8 not null default pg_current_xact_id(),
@@ -40,6 +45,46 @@ do $$ begin
     alter table es_events alter column data type json using data::json, alter column metadata type json using metadata::json;
   end if;
 end $$;
+-- every role, superusers included, is refused: history is only added to (SQLSTATE ES403)
+create or replace function es_refuse_rewrite() returns trigger language plpgsql as $$
+begin
+  raise exception '% is append-only', tg_table_name using errcode = 'ES403',
+    hint = 'rows are only ever added; an UPDATE, DELETE or TRUNCATE needs the trigger ${appendOnlyTrigger} disabled by the owner first';
+end $$;
+-- Makes a table append-only: its owner becomes this function's owner (the role that runs migrations), the role that
+-- owned it keeps SELECT and INSERT only, nobody else may UPDATE, DELETE or TRUNCATE it, and the trigger refuses even the
+-- owner. Security definer, so that the service's role can protect a table it has just created.
+create or replace function es_protect_append_only(target regclass) returns void
+language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
+declare
+  t record;
+  holder oid;
+begin
+  select c.relowner, n.nspname into t from pg_class c join pg_namespace n on n.oid = c.relnamespace
+   where c.oid = target and c.relkind in ('r', 'p') and n.nspname not in ('pg_catalog', 'information_schema');
+  if not found then raise exception '% is not a table of ours', target; end if;
+  if t.relowner <> current_user::regrole then
+    execute format('alter table %s owner to %I', target, current_user);
+    execute format('grant select, insert on %s to %s', target, t.relowner::regrole);
+  end if;
+  for holder in select distinct a.grantee from pg_class c, aclexplode(c.relacl) a
+                 where c.oid = target and a.privilege_type in ('UPDATE', 'DELETE', 'TRUNCATE', 'TRIGGER') and a.grantee <> c.relowner loop
+    execute format('revoke update, delete, truncate, trigger on %s from %s', target, case when holder = 0 then 'public' else holder::regrole::text end);
+  end loop;
+  execute format('create or replace trigger ${appendOnlyTrigger} before update or delete or truncate on %s for each statement execute function %I.es_refuse_rewrite()', target, t.nspname);
+end $$;
+select es_protect_append_only(to_regclass(t)) from unnest(array['${appendOnlyTables.join("', '")}']) t where to_regclass(t) is not null;
+`;
+
+/** The streams' revisions and tombstones, and the multi-stream append: the service's role owns these. */
+const eventStreamsDefinition = `
+create table if not exists es_streams (
+  stream_id text primary key,
+  revision bigint not null,
+  deleted boolean not null default false
+);
+-- readers skip the events of deleted streams: a probe of this (small) index per event read
+create index if not exists es_streams_deleted on es_streams (stream_id) where deleted;
 -- Appends to several streams at once, all or nothing: each write claims its stream's next revisions at the expected
 -- one (-1: the stream must not exist); a write of no events only checks its stream (guard) as of the statement's
 -- snapshot, without locking it: a write to it committing meanwhile is ordered after this append.
@@ -83,3 +128,12 @@ begin
     returning e.stream_id, e.revision, e.position::text, e.transaction_id::text;
 end $$;
 `;
+
+/** The event log's part, for its owner alone (the superuser's connection in embedded mode). */
+export const eventLogSchema = `${schemaLock}\n${eventLogDefinition}`;
+
+/** The part the service's role may (re)create without owning the log. */
+export const eventStreamsSchema = `${schemaLock}\n${eventStreamsDefinition}`;
+
+/** Everything, for a role that owns the log too (DATABASE_URL as one role, tests on a fresh database). */
+export const eventStoreSchema = `${schemaLock}\n${eventLogDefinition}\n${eventStreamsDefinition}`;

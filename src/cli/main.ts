@@ -8,8 +8,7 @@ import { auditStreamCommand, balanceAsOfCommand, exportCommand, toStdout, verify
 import { digestSigner } from '../audit/digest-signer.ts';
 import '../events/all.ts';
 import { createLogger } from '../logger.ts';
-import { projections } from '../projections/all.ts';
-import { createReadModels, rebuildProjection, verifyProjection } from '../projections/runner.ts';
+import { rebuildReadModelsCommand, verifyReadModelsCommand } from './read-models.ts';
 import { unmatchedCredits } from '../projections/reconciliation.ts';
 import { reconcile } from './reconcile.ts';
 import { openDatabase } from '../service.ts';
@@ -37,8 +36,14 @@ const usage = `Usage: npm run cli -- <command>
                           digest (with this service's key, or the one given); exit code 1 when a day was tampered with
   subscribers             each projection and saga: its checkpoint, and the event it is stuck at, if any
                           (exit code 1 when one is stuck)
-  verify-read-models      replay all history into fresh read models and compare them with the live ones
-  rebuild-read-models     drop every read model and rebuild it from history
+  verify-read-models [--timeout <seconds>]
+                          replay the log up to its head into a scratch schema and compare each read model with the
+                          live one as of the same position, while the service runs, without waiting for its
+                          projections; exit code 1 when one differs
+  rebuild-read-models [--timeout <seconds>]
+                          rebuild each read model from history into shadow tables while the live ones serve, then
+                          swap them in a short transaction; the live projections go on from there
+                          (both: what has to wait is said on stderr; exit code 2 after --timeout, default 60)
   unmatched-credits [--from <ISO date>] [--to <ISO date>]
                           credits into receiving accounts that completed no payment (default: the last 7 days),
                           one JSON line each, with the expired payment they most likely paid late
@@ -101,21 +106,10 @@ async function main(argv: string[]): Promise<number> {
         }
         return failures.size > 0 ? 1 : 0;
       }
-      case 'verify-read-models': {
-        await createReadModels(pool, projections);
-        let clean = true;
-        for (const projection of projections) {
-          const differences = await verifyProjection({ pool, store }, projection);
-          clean &&= differences.length === 0;
-          console.log(`${projection.name}: ${differences.length === 0 ? 'matches history' : JSON.stringify(differences)}`);
-        }
-        return clean ? 0 : 1;
-      }
-      case 'rebuild-read-models': {
-        await createReadModels(pool, projections);
-        for (const projection of projections) console.log(`${projection.name}: replayed ${await rebuildProjection({ pool, store }, projection)} events`);
-        return 0;
-      }
+      case 'verify-read-models':
+        return await verifyReadModelsCommand({ pool, store }, rest);
+      case 'rebuild-read-models':
+        return await rebuildReadModelsCommand({ pool, store }, rest);
       case 'unmatched-credits': {
         const { values } = parseArgs({ args: rest, options: { from: { type: 'string' }, to: { type: 'string' } } });
         const to = values.to ? new Date(values.to) : new Date();

@@ -1,14 +1,12 @@
 import type pg from 'pg';
 import { inTransaction, isDatabaseUnavailable, query } from '../db/pool.ts';
-import type { AnyEvent } from '../events/all.ts';
-import { parseRecorded, type StoredEvent } from '../events/event.ts';
 import type { Logger } from '../logger.ts';
-import { checkpointSchema, deleteCheckpoint, readCheckpoint, saveCheckpoint, saveCheckpointWith } from '../store/checkpoints.ts';
-import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../store/event-store.ts';
+import { checkpointSchema, saveCheckpoint, saveCheckpointWith } from '../store/checkpoints.ts';
+import { type EventStore, type Position, type RecordedEvent } from '../store/event-store.ts';
 import { EventNotApplied, Subscriber, type SubscriberHealth } from '../store/subscriber.ts';
 import { applyEvents, asOneStatement, type Projection } from './projection.ts';
+import { checkpointName, parsed } from './replay.ts';
 
-const checkpointName = (p: Projection) => `projection:${p.name}`;
 
 /**
  * Applies a batch and moves the checkpoint atomically: in one statement when the batch is a single run the projection
@@ -52,9 +50,6 @@ async function applyAlone(pool: pg.Pool, projection: Projection, recorded: Recor
     throw isDatabaseUnavailable(err) ? err : new EventNotApplied(recorded, err);
   }
 }
-
-const parsed = (events: RecordedEvent[]) =>
-  events.map(parseRecorded).filter((e): e is StoredEvent => e !== null) as StoredEvent<AnyEvent>[];
 
 export async function createReadModels(pool: pg.Pool, projections: Projection[]): Promise<void> {
   await query(pool, 'CreateCheckpointTable', checkpointSchema);
@@ -104,74 +99,6 @@ export class ProjectionRunner {
   }
 }
 
-/** Waits for a live instance of this projection, in any process, to let go of it, and holds it until the transaction ends. */
-async function lockProjection(tx: pg.PoolClient, projection: Projection): Promise<void> {
-  await query(tx, 'LockSubscriberForRebuild', `select pg_advisory_xact_lock(hashtextextended('subscriber:' || $1, 0))`, [
-    checkpointName(projection),
-  ]);
-}
-
-/** Drops a projection's tables, recreates them and replays all history into them, inside the given transaction. */
-export async function replayInto(
-  tx: pg.PoolClient,
-  store: EventStore,
-  projection: Projection,
-  until: Position | null = null,
-): Promise<number> {
-  await lockProjection(tx, projection);
-  for (const table of projection.tables) await query(tx, 'DropReadModelTable', `drop table if exists ${table} cascade`);
-  await query(tx, `CreateReadModel:${projection.name}`, projection.schema);
-  await deleteCheckpoint(tx, checkpointName(projection));
-  let position = await readCheckpoint(tx, checkpointName(projection));
-  let count = 0;
-  for (;;) {
-    const read = await store.readAll(position, 1000);
-    const batch = until ? read.filter(e => comparePositions(e.position, until) <= 0) : read;
-    if (batch.length === 0) break;
-    await applyEvents(tx, projection, parsed(batch));
-    count += batch.length;
-    position = batch[batch.length - 1]!.position;
-  }
-  await saveCheckpoint(tx, checkpointName(projection), position);
-  return count;
-}
-
-/** Rebuilds a read model from all history in one transaction: readers see the old rows until the new ones are complete. */
-export function rebuildProjection(deps: { pool: pg.Pool; store: EventStore }, projection: Projection): Promise<number> {
-  return inTransaction(deps.pool, tx => replayInto(tx, deps.store, projection));
-}
-
-async function tableRows(db: pg.PoolClient, table: string): Promise<string[]> {
-  const result = await query<{ row: string }>(db, 'ReadModelRows', `select t::text as row from ${table} t order by 1`);
-  return result.rows.map(r => r.row);
-}
-
-/**
- * Replays history, up to the live checkpoint, into fresh copies of a read model and compares them with the live rows, then throws the
- * copies away. Answers the tables that differ (empty when the read model is exactly what history says).
- */
-export async function verifyProjection(deps: { pool: pg.Pool; store: EventStore }, projection: Projection) {
-  const client = await deps.pool.connect();
-  try {
-    await client.query('begin');
-    await lockProjection(client, projection);
-    const live = new Map<string, string[]>();
-    for (const table of projection.tables) live.set(table, await tableRows(client, table));
-    // only as far as the live rows have got: a read model that lags is not a wrong one
-    await replayInto(client, deps.store, projection, await readCheckpoint(client, checkpointName(projection)));
-    const differences: { table: string; onlyLive: number; onlyReplayed: number }[] = [];
-    for (const table of projection.tables) {
-      const replayed = await tableRows(client, table);
-      const counts = new Map<string, number>();
-      for (const row of live.get(table)!) counts.set(row, (counts.get(row) ?? 0) + 1);
-      for (const row of replayed) counts.set(row, (counts.get(row) ?? 0) - 1);
-      const onlyLive = [...counts.values()].filter(n => n > 0).reduce((a, n) => a + n, 0);
-      const onlyReplayed = [...counts.values()].filter(n => n < 0).reduce((a, n) => a - n, 0);
-      if (onlyLive || onlyReplayed) differences.push({ table, onlyLive, onlyReplayed });
-    }
-    return differences;
-  } finally {
-    await client.query('rollback').catch(() => undefined);
-    client.release();
-  }
-}
+// replay while the service runs (issue 24): verify into a scratch schema, rebuild into shadow tables and swap
+export { rebuildProjection } from './shadow-rebuild.ts';
+export { verifyAgainstHistory, verifyProjection } from './scratch-verify.ts';

@@ -30,6 +30,12 @@ async function snapshot(): Promise<Record<string, unknown[]>> {
   return tables;
 }
 
+/** Schemas a verification or a rebuild left behind. */
+async function leftoverSchemas() {
+  const found = await query<{ name: string }>(service.pool, 'ReplaySchemas', `select nspname as name from pg_namespace where nspname ~ '^(verify|rebuild)_'`);
+  return found.rows.map(r => r.name);
+}
+
 /** Sagas and projections have handled every event: nothing is still on its way into a read model. */
 async function settle() {
   for (let head = await service.store.headPosition(); ; ) {
@@ -164,12 +170,20 @@ describe('read models', () => {
     expect(count(before.webhook_endpoints, e => e.removed_at !== null)).toBe(1);
     for (const [table, rows] of Object.entries(before)) expect(rows.length, `${table} has rows`).toBeGreaterThan(0);
 
-    await service.projections.stop(); // verifying and rebuilding wait for the live projections to let go
+    // while the live projections run: verified into a scratch schema, rebuilt into shadow tables swapped in
     for (const p of projections) expect(await verifyProjection(service, p), p.name).toEqual([]);
+    for (const p of projections) await rebuildProjection(service, p);
+    const swapped = await snapshot();
+    for (const table of Object.keys(before)) expect(swapped[table], table).toEqual(before[table]);
+    expect(await leftoverSchemas()).toEqual([]);
+
+    // with nothing running, from dropped tables
+    await service.projections.stop();
     for (const p of projections) await query(service.pool, 'DropForTest', p.tables.map(t => `drop table ${t};`).join(''));
     for (const p of projections) await rebuildProjection(service, p);
     const after = await snapshot();
     for (const table of Object.keys(before)) expect(after[table], table).toEqual(before[table]);
     await service.projections.start();
+    for (const p of projections) expect(await verifyProjection(service, p), p.name).toEqual([]);
   }, 90_000);
 });

@@ -114,6 +114,8 @@ export type Config = {
   metricsToken: string | undefined;
   webhookAllowPrivate: boolean;
   embeddedPostgresPassword: string;
+  /** the password of the embedded database's restricted role that the service connects as (issue 24) */
+  serviceRolePassword: string;
   otp: OtpSettings;
   authLimits: AuthLimits;
   paymentChecks: PaymentCheckSettings;
@@ -176,7 +178,7 @@ export function parseTrustProxy(value: string): TrustProxy {
 }
 
 /** Secrets that are not given in the environment are generated once and kept in the data folder. */
-type StoredSecrets = { jwtSecret: string; encryptionKey: string; embeddedPostgresPassword: string; digestSigningKey: string };
+type StoredSecrets = { jwtSecret: string; encryptionKey: string; embeddedPostgresPassword: string; serviceRolePassword: string; digestSigningKey: string };
 
 function loadOrCreateSecrets(dataDir: string): StoredSecrets {
   const file = path.join(dataDir, 'secrets.json');
@@ -184,6 +186,7 @@ function loadOrCreateSecrets(dataDir: string): StoredSecrets {
     jwtSecret: randomBytes(48).toString('base64url'),
     encryptionKey: randomBytes(32).toString('hex'),
     embeddedPostgresPassword: randomBytes(24).toString('base64url'),
+    serviceRolePassword: randomBytes(24).toString('base64url'),
     digestSigningKey: generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
   };
   if (existsSync(file)) {
@@ -239,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.METRICS_TOKEN,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE ?? !e.DATABASE_URL,
     embeddedPostgresPassword: secrets.embeddedPostgresPassword,
+    serviceRolePassword: secrets.serviceRolePassword,
     otp: {
       sessionTtlMinutes: e.OTP_SESSION_TTL_MINUTES,
       sendsPerPhone: e.OTP_SEND_LIMIT_PER_PHONE,

@@ -12,6 +12,7 @@ import { ShiftedClock, systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { databaseUrl, startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
 import { createPool, query } from './db/pool.ts';
+import { prepareServiceRole, serviceRole, warnIfLogRewritable } from './db/service-role.ts';
 import './events/all.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { uncoveredYears } from './projections/holiday-calendar.ts';
@@ -61,7 +62,10 @@ export type ServiceOptions = {
   webhooks?: Partial<WebhookSettings>;
 };
 
-/** The embedded database lives in DATA_DIR; our own database inside it is created on first start. */
+/**
+ * The embedded database lives in DATA_DIR; our own database inside it is created on first start. The service connects
+ * to it as a role that cannot rewrite the event log (src/db/service-role.ts); the superuser only prepares it.
+ */
 export async function openDatabase(config: Config, log: Logger): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
   if (config.databaseUrl) return { url: config.databaseUrl, embedded: null };
   const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, password: config.embeddedPostgresPassword, log });
@@ -72,7 +76,8 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ url: 
   } finally {
     await admin.end();
   }
-  return { url: databaseUrl(embedded.url, 'service'), embedded };
+  const url = await prepareServiceRole(databaseUrl(embedded.url, 'service'), { role: serviceRole, password: config.serviceRolePassword });
+  return { url, embedded };
 }
 
 /** Starts everything the service is (database, event store, projections, sagas) and builds the HTTP API. */
@@ -87,6 +92,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const providerUrl = config.sandboxUrl ?? sandbox?.url ?? null;
   const core = await openCore(config, dbUrl, providerUrl, { clock, log, connector: options.connector });
   const { pool, store } = core;
+  if (config.databaseUrl) await warnIfLogRewritable(pool, log);
   const webhooks = webhookSettings(config, options.webhooks);
   const signer = digestSigner(config.digestSigningKey);
   const background = await startBackgroundWork(core, {

@@ -5,10 +5,15 @@ import { listDeliveries, redeliver } from '../webhooks/delivery-log.ts';
 import { listWebhookEndpoints } from '../projections/webhook-endpoints.ts';
 import { addWebhookEndpoint, removeWebhookEndpoint } from '../commands/webhook-endpoints.ts';
 import { text } from '../text.ts';
+import { defaultWebhookEvents, webhookEventTypes } from '../webhooks/outbox.ts';
 import type { AppDeps } from './deps.ts';
 import { pagination } from './presenters.ts';
 
-const createBody = z.object({ url: text.trim().min(1).max(2048) });
+const createBody = z.object({
+  url: text.trim().min(1).max(2048),
+  /** the kinds to receive; absent: every payment and transfer kind (`ledger.checkpoint` only for an admin's endpoint) */
+  events: z.array(z.enum(webhookEventTypes)).min(1).max(webhookEventTypes.length).optional(),
+});
 const endpointParams = z.object({ id: z.uuid() });
 const deliveryParams = z.object({ id: z.uuid(), deliveryId: z.uuid() });
 const deliveriesQuery = z.object({
@@ -36,7 +41,7 @@ export function webhookRoutes(deps: AppDeps, surface: Surface) {
 
     app.post('/', { schema: { body: createBody } }, async request => {
       const { ownerId, actor } = callerOf(surface, request);
-      const created = await addWebhookEndpoint(deps, deps.config.webhooks, ownerId, request.body.url, actor);
+      const created = await addWebhookEndpoint(deps, deps.config.webhooks, ownerId, request.body, actor);
       return { status: 'success', data: created };
     });
 
@@ -47,6 +52,7 @@ export function webhookRoutes(deps: AppDeps, surface: Surface) {
         data: endpoints.map(e => ({
           id: e.id,
           url: e.url,
+          events: e.events ?? [...defaultWebhookEvents],
           createdAt: e.created_at.toISOString(),
           disabled: e.disabled_at !== null,
           disabledAt: e.disabled_at?.toISOString() ?? null,

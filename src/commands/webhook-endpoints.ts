@@ -7,13 +7,14 @@ import { refuse } from '../errors.ts';
 import { WebhookEndpointAdded, WebhookEndpointDisabled, WebhookEndpointRemoved, type UserEvent } from '../events/user.ts';
 import type { CredentialVault, Sealed } from '../security/credentials.ts';
 import { parseWebhookUrl, resolveTarget, TargetRefused, type AddressPolicy } from '../security/address-guard.ts';
+import { adminOnlyWebhookEvents, defaultWebhookEvents, type WebhookEventType } from '../webhooks/outbox.ts';
 import { generateWebhookSecret } from '../webhooks/signature.ts';
 
 /** A user's webhook endpoints live in the user stream (DESIGN.md section 3); this decider is its view of them. */
-export type WebhookEndpoints = { userId: string | null; endpoints: Record<string, 'active' | 'disabled' | 'removed'> };
+export type WebhookEndpoints = { userId: string | null; role?: 'USER' | 'ADMIN'; endpoints: Record<string, 'active' | 'disabled' | 'removed'> };
 
 export type WebhookEndpointCommand =
-  | { type: 'AddWebhookEndpoint'; endpointId: string; url: string; secret: Sealed; now: Date }
+  | { type: 'AddWebhookEndpoint'; endpointId: string; url: string; secret: Sealed; events: WebhookEventType[] | null; now: Date }
   | { type: 'RemoveWebhookEndpoint'; endpointId: string; now: Date }
   | { type: 'DisableWebhookEndpoint'; endpointId: string; statusCode: number; now: Date };
 
@@ -23,12 +24,12 @@ export const endpointNotFound = () => refuse('WEBHOOK_ENDPOINT_NOT_FOUND');
 
 export const webhookEndpoints: Decider<WebhookEndpoints, WebhookEndpointCommand, UserEvent> = {
   // the user stream grows by a point debit per sync: read it from a snapshot of its own
-  snapshot: { name: 'webhook-endpoints', version: 1, every: 100 },
+  snapshot: { name: 'webhook-endpoints', version: 2, every: 100 },
   initialState: () => ({ userId: null, endpoints: {} }),
   evolve(state, event) {
     switch (event.type) {
       case 'UserRegistered':
-        return { ...state, userId: event.data.userId };
+        return { ...state, userId: event.data.userId, role: event.data.role };
       case 'WebhookEndpointAdded':
         return { ...state, endpoints: { ...state.endpoints, [event.data.endpointId]: 'active' } };
       case 'WebhookEndpointDisabled':
@@ -45,11 +46,23 @@ export const webhookEndpoints: Decider<WebhookEndpoints, WebhookEndpointCommand,
     switch (command.type) {
       case 'AddWebhookEndpoint': {
         if (current) return [];
+        const forAdmins = command.events?.filter(e => adminOnlyWebhookEvents.includes(e)) ?? [];
+        if (forAdmins.length > 0 && state.role !== 'ADMIN')
+          throw refuse('FORBIDDEN', { message: `Only an admin's endpoint may receive ${forAdmins.join(', ')}`, errors: [{ path: 'body.events', message: 'admins only' }] });
         const kept = Object.values(state.endpoints).filter(s => s !== 'removed').length;
         if (kept >= maxEndpointsPerUser) {
           throw refuse('WEBHOOK_ENDPOINT_LIMIT', { message: `At most ${maxEndpointsPerUser} webhook endpoints; remove one first` });
         }
-        return [WebhookEndpointAdded({ userId: state.userId, endpointId: command.endpointId, url: command.url, secret: command.secret, addedAt: command.now.toISOString() })];
+        return [
+          WebhookEndpointAdded({
+            userId: state.userId,
+            endpointId: command.endpointId,
+            url: command.url,
+            secret: command.secret,
+            addedAt: command.now.toISOString(),
+            ...(command.events ? { events: command.events } : {}),
+          }),
+        ];
       }
       case 'RemoveWebhookEndpoint':
         // another owner's endpoint is not in this stream: as unknown as one that never existed
@@ -91,7 +104,15 @@ export async function checkWebhookUrl(raw: string, policy: AddressPolicy): Promi
 export type EndpointDeps = CommandDeps & { vault: CredentialVault };
 
 /** Registers an endpoint; its secret is answered here only, and stored sealed. */
-export async function addWebhookEndpoint(deps: EndpointDeps, policy: AddressPolicy, userId: string, rawUrl: string, actor: string) {
+export async function addWebhookEndpoint(
+  deps: EndpointDeps,
+  policy: AddressPolicy,
+  userId: string,
+  input: { url: string; events?: WebhookEventType[] | undefined },
+  actor: string,
+) {
+  const rawUrl = input.url;
+  const events = input.events ? [...new Set(input.events)] : null;
   const url = await checkWebhookUrl(rawUrl, policy);
   const secret = generateWebhookSecret();
   const endpointId = randomUUID();
@@ -100,11 +121,11 @@ export async function addWebhookEndpoint(deps: EndpointDeps, policy: AddressPoli
     deps,
     userStream(userId),
     webhookEndpoints,
-    { type: 'AddWebhookEndpoint', endpointId, url, secret: deps.vault.seal(secret), now },
+    { type: 'AddWebhookEndpoint', endpointId, url, secret: deps.vault.seal(secret), events, now },
     { actor, now },
   );
   await deps.readModels.waitFor(result.position);
-  return { id: endpointId, url, secret, createdAt: now.toISOString() };
+  return { id: endpointId, url, secret, events: events ?? [...defaultWebhookEvents], createdAt: now.toISOString() };
 }
 
 export async function removeWebhookEndpoint(deps: CommandDeps, userId: string, endpointId: string, actor: string): Promise<void> {

@@ -49,6 +49,8 @@ export const WebhookEndpointAdded = event('WebhookEndpointAdded', 1, z.object({
   url: text.min(1),
   secret: sealed,
   addedAt: isoDate,
+  /** the event kinds it is sent; absent: the payment and transfer kinds (an endpoint made before it could choose) */
+  events: z.array(text).optional(),
 }));
 
 export const WebhookEndpointRemoved = event('WebhookEndpointRemoved', 1, z.object({

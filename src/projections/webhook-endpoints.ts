@@ -17,6 +17,8 @@ export const webhookEndpointsProjection: Projection = {
       disabled_status_code int,
       removed_at timestamptz
     );
+    -- the kinds it is sent; null: the default ones (src/webhooks/outbox.ts)
+    alter table webhook_endpoints add column if not exists events text[];
     create index if not exists webhook_endpoints_owner on webhook_endpoints (owner_id, created_at desc) where removed_at is null;`,
   async apply(tx, event) {
     switch (event.type) {
@@ -25,8 +27,8 @@ export const webhookEndpointsProjection: Projection = {
         await query(
           tx,
           'ProjectWebhookEndpointAdded',
-          `insert into webhook_endpoints (id, owner_id, url, secret, created_at) values ($1, $2, $3, $4, $5) on conflict do nothing`,
-          [d.endpointId, d.userId, d.url, JSON.stringify(d.secret), d.addedAt],
+          `insert into webhook_endpoints (id, owner_id, url, secret, created_at, events) values ($1, $2, $3, $4, $5, $6) on conflict do nothing`,
+          [d.endpointId, d.userId, d.url, JSON.stringify(d.secret), d.addedAt, d.events ?? null],
         );
         return;
       }
@@ -53,9 +55,11 @@ export type WebhookEndpointRow = {
   created_at: Date;
   disabled_at: Date | null;
   disabled_status_code: number | null;
+  /** null: the default kinds */
+  events: string[] | null;
 };
 
-const columns = 'id, owner_id, url, created_at, disabled_at, disabled_status_code';
+const columns = 'id, owner_id, url, created_at, disabled_at, disabled_status_code, events';
 
 /** The owner's endpoints (not removed), newest first. */
 export async function listWebhookEndpoints(db: Queryable, ownerId: string): Promise<WebhookEndpointRow[]> {

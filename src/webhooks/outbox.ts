@@ -6,9 +6,18 @@ import { isoDate } from '../events/event.ts';
 import { scheduleAttempt } from './jobs.ts';
 import { ensureWebhookSchema } from './schema.ts';
 
-/** The event kinds sent to webhook endpoints (the interface document names these two). */
-export const webhookEventTypes = ['payment.completed', 'payment.expired', 'transfer.completed', 'transfer.failed'] as const;
+/**
+ * The event kinds sent to webhook endpoints (the interface document names the payment ones). `ledger.checkpoint`
+ * (issue 24) goes only to admins' endpoints that ask for it: one a minute would flood everyone else.
+ */
+export const webhookEventTypes = ['payment.completed', 'payment.expired', 'transfer.completed', 'transfer.failed', 'ledger.checkpoint'] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
+
+/** What an endpoint that chose nothing is sent. */
+export const defaultWebhookEvents: readonly WebhookEventType[] = ['payment.completed', 'payment.expired', 'transfer.completed', 'transfer.failed'];
+
+/** Kinds only an admin's endpoint may ask for. */
+export const adminOnlyWebhookEvents: readonly WebhookEventType[] = ['ledger.checkpoint'];
 
 const publishedEvent = z.object({
   ownerId: z.uuid(),
@@ -47,8 +56,9 @@ export async function enqueueWebhookEvent(
       `insert into webhook_deliveries (event_id, endpoint_id, owner_id, status, next_attempt_at, created_at, updated_at)
        select $1, id, owner_id, 'pending', $3, $3, $3 from webhook_endpoints
         where owner_id = $2 and removed_at is null and disabled_at is null
+          and (case when events is null then $4::text = any($5::text[]) else $4::text = any(events) end)
        on conflict (event_id, endpoint_id) do nothing returning id`,
-      [e.eventId, e.ownerId, now],
+      [e.eventId, e.ownerId, now, e.type, defaultWebhookEvents],
     );
     for (const d of deliveries.rows) await scheduleAttempt(tx, { deliveryId: d.id, step: 1, manual: false }, 0);
   });

@@ -16,17 +16,24 @@ const endpointN = (n: number) => `0195f0a0-0000-7000-8000-${n.toString().padStar
 describe('webhook endpoints of a user', () => {
   it('adds an endpoint with its sealed secret', () =>
     given([registered])
-      .when({ type: 'AddWebhookEndpoint', endpointId, url: 'https://shop.example/hooks', secret, now })
+      .when({ type: 'AddWebhookEndpoint', endpointId, url: 'https://shop.example/hooks', secret, events: null, now })
       .then([added()]));
 
   it('adds the same endpoint once', () =>
-    given([registered, added()]).when({ type: 'AddWebhookEndpoint', endpointId, url: 'https://shop.example/hooks', secret, now }).then([]));
+    given([registered, added()]).when({ type: 'AddWebhookEndpoint', endpointId, url: 'https://shop.example/hooks', secret, events: null, now }).then([]));
 
   it(`keeps at most ${maxEndpointsPerUser} endpoints; removed ones do not count`, () => {
     const full = Array.from({ length: maxEndpointsPerUser }, (_, n) => added(endpointN(n)));
-    const add = { type: 'AddWebhookEndpoint' as const, endpointId, url: 'https://shop.example/hooks', secret, now };
+    const add = { type: 'AddWebhookEndpoint' as const, endpointId, url: 'https://shop.example/hooks', secret, events: null, now };
     given([registered, ...full]).when(add).thenThrows('WEBHOOK_ENDPOINT_LIMIT');
     given([registered, ...full, WebhookEndpointRemoved({ userId, endpointId: endpointN(0), removedAt: at })]).when(add).then([added()]);
+  });
+
+  it("lets only an admin's endpoint ask for ledger.checkpoint", () => {
+    const admin = UserRegistered({ userId, name: 'Ani', email: 'ani@example.com', passwordHash: 'h', role: 'ADMIN', registeredAt: at });
+    const ask = { type: 'AddWebhookEndpoint' as const, endpointId, url: 'https://shop.example/hooks', secret, events: ['ledger.checkpoint' as const], now };
+    given([registered]).when(ask).thenThrows('FORBIDDEN');
+    given([admin]).when(ask).then([WebhookEndpointAdded({ userId, endpointId, url: 'https://shop.example/hooks', secret, addedAt: at, events: ['ledger.checkpoint'] })]);
   });
 
   it('removes an endpoint, and removing it again changes nothing', () => {

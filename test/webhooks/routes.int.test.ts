@@ -61,7 +61,8 @@ describe.each(surfaces)('webhook endpoints on the $name', ({ base, call, anonymo
   it('registers an endpoint whose secret is shown once, lists it without the secret, and removes it', async () => {
     const owner = await keyHolder(service);
     const created = await register(owner);
-    expect(created).toEqual({ id: expect.any(String), url: 'https://shop.example/hooks', secret: expect.any(String), createdAt: service.clock.now().toISOString() });
+    const kinds = ['payment.completed', 'payment.expired', 'transfer.completed', 'transfer.failed'];
+    expect(created).toEqual({ id: expect.any(String), url: 'https://shop.example/hooks', secret: expect.any(String), events: kinds, createdAt: service.clock.now().toISOString() });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(Buffer.from(created.secret.slice(6), 'base64')).toHaveLength(24);
     expect(() => new Webhook(created.secret)).not.toThrow();
@@ -70,7 +71,7 @@ describe.each(surfaces)('webhook endpoints on the $name', ({ base, call, anonymo
     expect(listed.statusCode).toBe(200);
     expect(listed.json()).toEqual({
       status: 'success',
-      data: [{ id: created.id, url: created.url, createdAt: created.createdAt, disabled: false, disabledAt: null, disabledStatusCode: null }],
+      data: [{ id: created.id, url: created.url, events: kinds, createdAt: created.createdAt, disabled: false, disabledAt: null, disabledStatusCode: null }],
     });
     expect(listed.body).not.toContain(created.secret.slice(6));
     const stored = JSON.stringify((await service.store.readStream(`user-${owner.id}`)).map(e => [e.type, e.data]));

@@ -100,7 +100,7 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
       orShowRefusal(
         async () => {
           const user = request.viewer!.user;
-          const added = await addWebhookEndpoint(deps, deps.config.webhooks, user.id, webhookUrl.parse(field(request, 'url') ?? ''), `user:${user.id}`);
+          const added = await addWebhookEndpoint(deps, deps.config.webhooks, user.id, { url: webhookUrl.parse(field(request, 'url') ?? '') }, `user:${user.id}`);
           return webhooksPage(request, reply, { added: { url: added.url, secret: added.secret } });
         },
         error => webhooksPage(request, reply, { error, url: typed(request, 'url') }),

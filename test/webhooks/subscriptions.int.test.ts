@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publishLedgerCheckpoint } from '../../src/webhooks/ledger-checkpoints.ts';
+import { enqueueWebhookEvent } from '../../src/webhooks/outbox.ts';
+import { signedInAdmin, type Admin } from '../support/gateway.ts';
+import { keyHolder } from '../support/http.ts';
+import { eventually } from '../support/sandbox.ts';
+import type { TestService } from '../support/service.ts';
+import { shortSchedule, startReceiver, startWebhookTestService } from './support.ts';
+
+// Endpoints choose the kinds they are sent; `ledger.checkpoint` (issue 24) only to an admin's endpoint that asks.
+
+let service: TestService;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let admin: Admin;
+beforeAll(async () => {
+  service = await startWebhookTestService({ WEBHOOK_ALLOW_PRIVATE: 'true' }, shortSchedule);
+  receiver = await startReceiver();
+  admin = await signedInAdmin(service);
+});
+afterAll(async () => {
+  await service?.close();
+  await receiver?.close();
+});
+
+type Caller = { call: (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) => Promise<{ statusCode: number; json(): any; body: string }> };
+const add = (who: Caller, path: string, events?: string[]) => who.call('POST', '/api/v1/webhooks', { url: `${receiver.url}-${path}`, ...(events ? { events } : {}) });
+
+describe('webhook endpoints choose their kinds', () => {
+  it("refuses ledger.checkpoint to a user's endpoint (403) and unknown kinds (400); shows what each endpoint gets", async () => {
+    const merchant = await keyHolder(service);
+    const refused = await add(merchant, 'merchant-ledger', ['ledger.checkpoint']);
+    expect(refused.statusCode).toBe(403);
+    expect((await add(merchant, 'merchant-bad', ['payment.refunded'])).statusCode).toBe(400);
+    const plain = await add(merchant, 'merchant-plain');
+    expect(plain.statusCode, plain.body).toBe(200);
+    expect(plain.json().data.events).toEqual(['payment.completed', 'payment.expired', 'transfer.completed', 'transfer.failed']);
+    const onlyPaid = await add(merchant, 'merchant-paid', ['payment.completed']);
+    expect(onlyPaid.json().data.events).toEqual(['payment.completed']);
+    const listed = (await merchant.call('GET', '/api/v1/webhooks')).json().data as { url: string; events: string[] }[];
+    expect(listed.map(e => e.events.length).sort()).toEqual([1, 4]);
+  });
+
+  it('sends an endpoint only the kinds it chose', async () => {
+    const merchant = await keyHolder(service);
+    const paid = (await add(merchant, 'only-paid', ['payment.completed'])).json().data.id as string;
+    const all = (await add(merchant, 'all-kinds')).json().data.id as string;
+    await enqueueWebhookEvent(service.deps, { ownerId: merchant.id, eventId: `expired-${merchant.id}`, type: 'payment.expired', createdAt: service.clock.now().toISOString(), data: {} });
+    const deliveries = async (endpointId: string) => (await merchant.call('GET', `/api/v1/webhooks/${endpointId}/deliveries`)).json().data as unknown[];
+    expect(await deliveries(all)).toHaveLength(1);
+    expect(await deliveries(paid)).toHaveLength(0);
+  });
+
+  it("sends a ledger checkpoint to the admins' endpoints that asked for it, once, and to nobody else", async () => {
+    const asked = await add(admin, 'admin-ledger', ['ledger.checkpoint']);
+    expect(asked.statusCode, asked.body).toBe(200);
+    const ledgerEndpoint = asked.json().data.id as string;
+    const adminDefault = (await add(admin, 'admin-default')).json().data.id as string;
+    const checkpoint = { v: 1, seq: 7, from: 10, to: 20, events: 10, root: 'ab'.repeat(32), prev: '0'.repeat(64), at: service.clock.now().toISOString(), keyId: 'k', signature: 's' };
+    expect(await publishLedgerCheckpoint(service.deps, checkpoint)).toBe(1);
+    await publishLedgerCheckpoint(service.deps, checkpoint); // again, after a crash: nothing more
+    const deliveries = async (endpointId: string) => (await admin.call('GET', `/api/v1/webhooks/${endpointId}/deliveries`)).json().data as { status: string }[];
+    await eventually(async () => (await deliveries(ledgerEndpoint))[0]?.status === 'succeeded');
+    expect(await deliveries(ledgerEndpoint)).toHaveLength(1);
+    expect(await deliveries(adminDefault)).toHaveLength(0);
+    const sent = receiver.received.map(r => JSON.parse(r.body) as { type: string; data: { seq: number } }).filter(b => b.type === 'ledger.checkpoint');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.data).toEqual(checkpoint);
+  });
+});

@@ -1,5 +1,5 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
@@ -25,6 +25,10 @@ const envSchema = z.object({
     .regex(/^[0-9a-fA-F]{64}$/, 'ENCRYPTION_KEY must be 64 hex characters (32 bytes)')
     .optional(),
   DIGEST_SIGNING_KEY: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, 'DIGEST_SIGNING_KEY must be an Ed25519 private key, base64 PKCS#8 DER').optional(),
+  // the ledger's signing key kept apart from the data (issue 24), its checkpoints' file, and the key an auditor trusts
+  LEDGER_SIGNING_KEY_FILE: z.string().min(1).optional(),
+  LEDGER_CHECKPOINT_DIR: z.string().min(1).optional(),
+  LEDGER_PUBLIC_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 7),
   SESSION_IDLE_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(12),
@@ -102,8 +106,17 @@ export type Config = {
   sandboxUrl: string | undefined;
   jwtSecret: string;
   encryptionKey: string;
-  /** Ed25519 private key (base64 PKCS#8 DER) signing the daily digests of the log (DESIGN section 13) */
-  digestSigningKey: string;
+  /**
+   * Ed25519 private key (base64 PKCS#8 DER) signing the daily digests and the ledger's checkpoints (DESIGN section 13);
+   * null with DATABASE_URL and none given: the service then refuses to start (the CLI's checks need none)
+   */
+  digestSigningKey: string | null;
+  /** where the signing key came from, for the start's log line */
+  signingKeySource: string | null;
+  /** the folder of checkpoints.jsonl, every signed checkpoint outside the database (LEDGER_CHECKPOINT_DIR) */
+  ledgerCheckpointDir: string;
+  /** the public key `verify-log` trusts when none is given on its command line (LEDGER_PUBLIC_KEY) */
+  ledgerPublicKey: string | undefined;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   sessionTtlHours: number;
   /** a session unused this long is ended (SESSION_IDLE_HOURS) */
@@ -178,7 +191,9 @@ export function parseTrustProxy(value: string): TrustProxy {
 }
 
 /** Secrets that are not given in the environment are generated once and kept in the data folder. */
-type StoredSecrets = { jwtSecret: string; encryptionKey: string; embeddedPostgresPassword: string; serviceRolePassword: string; digestSigningKey: string };
+type StoredSecrets = { jwtSecret: string; encryptionKey: string; embeddedPostgresPassword: string; serviceRolePassword: string };
+/** An older data folder's secrets.json also holds the digest signing key, moved out on start (loadSigningKey). */
+type OldSecrets = StoredSecrets & { digestSigningKey?: string };
 
 function loadOrCreateSecrets(dataDir: string): StoredSecrets {
   const file = path.join(dataDir, 'secrets.json');
@@ -187,10 +202,9 @@ function loadOrCreateSecrets(dataDir: string): StoredSecrets {
     encryptionKey: randomBytes(32).toString('hex'),
     embeddedPostgresPassword: randomBytes(24).toString('base64url'),
     serviceRolePassword: randomBytes(24).toString('base64url'),
-    digestSigningKey: generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
   };
   if (existsSync(file)) {
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<StoredSecrets>;
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<OldSecrets>;
     const merged = { ...fresh, ...stored };
     if (Object.keys(stored).length !== Object.keys(merged).length) writeSecrets(file, merged);
     return merged;
@@ -200,8 +214,57 @@ function loadOrCreateSecrets(dataDir: string): StoredSecrets {
   return fresh;
 }
 
-function writeSecrets(file: string, secrets: StoredSecrets) {
+function writeSecrets(file: string, secrets: OldSecrets) {
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+}
+
+const ed25519Pkcs8 = (text: string) => {
+  try {
+    return createPrivateKey({ key: Buffer.from(text, 'base64'), format: 'der', type: 'pkcs8' }).asymmetricKeyType === 'ed25519';
+  } catch {
+    return false;
+  }
+};
+
+const newSigningKey = () => generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
+
+/**
+ * The key that signs the ledger (issue 24): LEDGER_SIGNING_KEY_FILE (which the operator can keep off the data disk), or
+ * DIGEST_SIGNING_KEY; else DATA_DIR/ledger-signing-key, moved there from an older secrets.json, or generated there in
+ * embedded mode only. With DATABASE_URL and none of these: null (the service refuses to start; the CLI needs none).
+ */
+function loadSigningKey(e: z.infer<typeof envSchema>, dataDir: string): { key: string; source: string } | null {
+  const checked = (key: string, source: string) => {
+    if (!ed25519Pkcs8(key)) throw new ConfigError(`Invalid configuration:\n  ${source}: not an Ed25519 private key as base64 PKCS#8 DER`);
+    return { key, source };
+  };
+  if (e.LEDGER_SIGNING_KEY_FILE) {
+    const file = path.resolve(e.LEDGER_SIGNING_KEY_FILE);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8').trim();
+    } catch (err) {
+      throw new ConfigError(`Invalid configuration:\n  LEDGER_SIGNING_KEY_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+    return checked(text, `LEDGER_SIGNING_KEY_FILE (${file})`);
+  }
+  if (e.DIGEST_SIGNING_KEY) return checked(e.DIGEST_SIGNING_KEY, 'DIGEST_SIGNING_KEY');
+  const own = path.join(dataDir, 'ledger-signing-key');
+  const secretsFile = path.join(dataDir, 'secrets.json');
+  const old = JSON.parse(readFileSync(secretsFile, 'utf8')) as OldSecrets;
+  if (!existsSync(own)) {
+    if (!old.digestSigningKey && e.DATABASE_URL) return null;
+    // written aside and renamed over: a crash never leaves half a key
+    writeFileSync(`${own}.tmp`, `${old.digestSigningKey ?? newSigningKey()}\n`, { mode: 0o600 });
+    renameSync(`${own}.tmp`, own);
+  }
+  const key = checked(readFileSync(own, 'utf8').trim(), own);
+  // an older data folder kept the key beside the database password: once it is in its own file, it leaves secrets.json
+  if (old.digestSigningKey === key.key) {
+    const { digestSigningKey: _moved, ...rest } = old;
+    writeSecrets(secretsFile, rest);
+  }
+  return key;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -221,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const dataDir = path.resolve(e.DATA_DIR);
   const secrets = loadOrCreateSecrets(dataDir);
+  const signingKey = loadSigningKey(e, dataDir);
   const sandboxPort = e.SANDBOX_PORT ?? (e.PORT === 0 ? 0 : e.PORT + 1);
   return {
     port: e.PORT,
@@ -234,7 +298,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxUrl: e.SANDBOX_URL,
     jwtSecret: e.JWT_SECRET ?? secrets.jwtSecret,
     encryptionKey: e.ENCRYPTION_KEY ?? secrets.encryptionKey,
-    digestSigningKey: e.DIGEST_SIGNING_KEY ?? secrets.digestSigningKey,
+    digestSigningKey: signingKey?.key ?? null,
+    signingKeySource: signingKey?.source ?? null,
+    ledgerCheckpointDir: path.resolve(e.LEDGER_CHECKPOINT_DIR ?? path.join(dataDir, 'checkpoints')),
+    ledgerPublicKey: e.LEDGER_PUBLIC_KEY,
     logLevel: e.LOG_LEVEL,
     sessionTtlHours: e.SESSION_TTL_HOURS,
     sessionIdleHours: e.SESSION_IDLE_HOURS,

@@ -3,13 +3,14 @@ import type pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
 import { startBackgroundWork } from './background/work.ts';
-import { digestSigner } from './audit/digest-signer.ts';
+import { digestSigner, type DigestSigner } from './audit/digest-signer.ts';
 import type { DailyDigests } from './audit/digests.ts';
+import type { LedgerCheckpoints } from './audit/ledger-checkpoints.ts';
 import { openCore } from './core.ts';
 import type { AppDeps } from './api/deps.ts';
 import type { MovableClock } from './api/test-clock.ts';
 import { ShiftedClock, systemClock, type Clock } from './clock.ts';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import { databaseUrl, startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
 import { createPool, query } from './db/pool.ts';
 import { prepareServiceRole, serviceRole, warnIfLogRewritable } from './db/service-role.ts';
@@ -44,6 +45,8 @@ export type Service = {
   transferOutcomes: OnTheClock;
   paymentChecks: PaymentChecks;
   digests: DailyDigests;
+  /** the chain of signed checkpoints of the log (src/audit/ledger-checkpoints.ts) */
+  ledger: LedgerCheckpoints;
   sandboxUrl: string | null;
   /** Starts listening on the configured port and answers the service's URL. */
   listen(): Promise<string>;
@@ -80,9 +83,22 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ url: 
   return { url, embedded };
 }
 
+/**
+ * The key that signs the daily digests and the ledger's checkpoints; its public half and fingerprint are logged once, for
+ * the operator to pin (README). A database given by DATABASE_URL gets no generated key: the operator gives one.
+ */
+function ledgerSigner(config: Config, log: Logger): DigestSigner {
+  if (!config.digestSigningKey)
+    throw new ConfigError('LEDGER_SIGNING_KEY_FILE: required with DATABASE_URL: set it to a file holding the ledger\'s Ed25519 signing key (base64 PKCS#8 DER), kept off the data disk');
+  const signer = digestSigner(config.digestSigningKey);
+  log.info({ keyId: signer.keyId, publicKey: signer.publicKey, from: config.signingKeySource }, `ledger signing key ${signer.keyId}: pin its public key ${signer.publicKey} (README, "Pinning the ledger's public key")`);
+  return signer;
+}
+
 /** Starts everything the service is (database, event store, projections, sagas) and builds the HTTP API. */
 export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const log = options.log ?? createLogger(config.logLevel);
+  const signer = ledgerSigner(config, log);
   // the test clock (TEST_CLOCK=true) is the system's time moved forward, kept in DATA_DIR; tests bring their own
   const clock = options.clock ?? (config.testClock ? new ShiftedClock(path.join(config.dataDir, 'test-clock.json')) : systemClock);
   const { url: dbUrl, embedded } = await openDatabase(config, log);
@@ -94,13 +110,13 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const { pool, store } = core;
   if (config.databaseUrl) await warnIfLogRewritable(pool, log);
   const webhooks = webhookSettings(config, options.webhooks);
-  const signer = digestSigner(config.digestSigningKey);
   const background = await startBackgroundWork(core, {
     publicBaseUrl: config.publicBaseUrl,
     webhooks,
     schedulerTickMs: options.schedulerTickMs,
     paymentChecks: config.paymentChecks,
     digestSigner: signer,
+    ledgerCheckpointDir: config.ledgerCheckpointDir,
   });
 
   const deps: AppDeps = {
@@ -153,6 +169,6 @@ export async function createService(config: Config, options: ServiceOptions = {}
       await sandbox?.close();
       await embedded?.stop();
     })());
-  const { projections, sagas, accountSync, webhookDelivery, paymentExpiry, gatewaySettlement, paymentChecks, transferOutcomes, digests } = background;
-  return { app, deps, pool, store, projections, sagas, accountSync, webhookDelivery, paymentExpiry, gatewaySettlement, paymentChecks, transferOutcomes, digests, sandboxUrl: providerUrl, listen, close };
+  const { projections, sagas, accountSync, webhookDelivery, paymentExpiry, gatewaySettlement, paymentChecks, transferOutcomes, digests, ledger } = background;
+  return { app, deps, pool, store, projections, sagas, accountSync, webhookDelivery, paymentExpiry, gatewaySettlement, paymentChecks, transferOutcomes, digests, ledger, sandboxUrl: providerUrl, listen, close };
 }

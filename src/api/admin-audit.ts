@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { listDigests } from '../audit/digests.ts';
+import { latestLedgerCheckpoint } from '../audit/ledger-checkpoints.ts';
 import { auditPage } from '../audit/stream-pages.ts';
 import { refuse } from '../errors.ts';
 import type { AppDeps } from './deps.ts';
@@ -33,5 +34,12 @@ export function adminAuditRoutes(deps: AppDeps) {
       status: 'success',
       data: { keyId: deps.digestKey.keyId, publicKey: deps.digestKey.publicKey, algorithm: 'Ed25519', signed: 'daily-digest:v1:<day>:<events>:<root>', days: await listDigests(deps.pool) },
     }));
+
+    // the newest signed checkpoint of the log (issue 24): whoever keeps it can later prove the log up to it unchanged
+    app.get('/ledger/checkpoints/latest', async () => {
+      const latest = await latestLedgerCheckpoint(deps.pool);
+      if (!latest) throw refuse('NOT_FOUND', { message: 'No checkpoint yet: the first is signed within a minute of the first event' });
+      return { status: 'success', data: latest };
+    });
   };
 }

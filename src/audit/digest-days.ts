@@ -19,13 +19,18 @@ export const eventLeaf = (e: RecordedEvent) =>
  * event of a later day, and is never reopened. The live digest and its verification both walk the log this way.
  */
 export function addToDigest(current: DigestDay | null, e: RecordedEvent): { closed: DigestDay | null; current: DigestDay } {
-  const recordedOn = wibDate(new Date(e.metadata.occurredAt));
-  const day = current && current.day > recordedOn ? current.day : recordedOn;
+  const day = logDay(current?.day ?? null, e);
   const open = current && current.day === day ? current : { day, events: 0, frontier: [] };
   return {
     closed: current && current !== open ? current : null,
     current: { day, events: open.events + 1, frontier: appendLeaf(open.frontier, leafHash(eventLeaf(e))) },
   };
+}
+
+/** The day an event belongs to when the log has reached `reached`: its WIB date, or `reached` if that is later. */
+export function logDay(reached: string | null, e: RecordedEvent): string {
+  const recordedOn = wibDate(new Date(e.metadata.occurredAt));
+  return reached !== null && reached > recordedOn ? reached : recordedOn;
 }
 
 export const dayRoot = (d: DigestDay) => rootOf(d.frontier);

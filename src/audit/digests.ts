@@ -1,12 +1,13 @@
 import type pg from 'pg';
 import { inTransaction, query, type Queryable } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
-import { checkpointSchema, saveCheckpoint } from '../store/checkpoints.ts';
+import { checkpointSchema, readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
 import type { EventStore, Position, RecordedEvent } from '../store/event-store.ts';
 import { Subscriber, positionText, type SubscriberHealth } from '../store/subscriber.ts';
 import { addToDigest, dayRoot, signedText, type DigestDay } from './digest-days.ts';
 import type { Frontier } from './merkle.ts';
 import type { DigestSigner } from './digest-signer.ts';
+import { wholeLogUpTo } from './stream-pages.ts';
 
 export const digestSchema = `
   create table if not exists daily_digests (
@@ -85,7 +86,9 @@ export class DailyDigests {
       store: deps.store,
       log: deps.log,
       handleBatch: async (events, last) => {
-        await inTransaction(deps.pool, tx => digestBatch(tx, signer, events, last));
+        // the whole log, deleted streams' events included, as verify-digests reads it; the batch begins at the checkpoint
+        const all = await wholeLogUpTo(deps.store, await readCheckpoint(deps.pool, subscriberName), last, events);
+        await inTransaction(deps.pool, tx => digestBatch(tx, signer, all, last));
         // nobody waits for a digest: a pause lets the log gather, so a busy log is digested in few, large batches
         await new Promise<void>(resolve => {
           this.resumeNow = resolve;

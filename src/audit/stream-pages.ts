@@ -1,4 +1,4 @@
-import { START, type EventStore, type RecordedEvent } from '../store/event-store.ts';
+import { comparePositions, START, type EventStore, type Position, type RecordedEvent } from '../store/event-store.ts';
 import { auditView, type AuditView } from './event-view.ts';
 
 const pageSize = 1000;
@@ -13,10 +13,37 @@ export async function* streamEvents(store: EventStore, streamId: string): AsyncG
   }
 }
 
-/** Every event of the log in its order, a page at a time: a million events are never held at once. */
+/** An adapter that reads the whole log, deleted streams' events included (PostgreSQL: their events stay, append-only). */
+type WholeLogReader = { readLog(after: Position, maxCount: number): Promise<RecordedEvent[]> };
+
+const readsWholeLog = (store: EventStore): store is EventStore & WholeLogReader => typeof (store as Partial<WholeLogReader>).readLog === 'function';
+
+/** A page of the whole log after `after`: what digests and checkpoints cover, so that deleting a stream changes no root. */
+export const logPage = (store: EventStore, after: Position, maxCount: number): Promise<RecordedEvent[]> =>
+  readsWholeLog(store) ? store.readLog(after, maxCount) : store.readAll(after, maxCount);
+
+/**
+ * The whole log in (after, last], for a subscriber handed `events` (which pass deleted streams by) up to `last`: the
+ * events of streams deleted since they were appended are read too, so the live chain covers what `verify-log` reads.
+ */
+export async function wholeLogUpTo(store: EventStore, after: Position, last: Position, events: RecordedEvent[]): Promise<RecordedEvent[]> {
+  if (!readsWholeLog(store)) return events;
+  const all: RecordedEvent[] = [];
+  for (let position = after; ; ) {
+    const page = await store.readLog(position, Math.max(pageSize, events.length + 100));
+    for (const e of page) {
+      if (comparePositions(e.position, last) > 0) return all;
+      all.push(e);
+    }
+    if (page.length === 0) return all;
+    position = page[page.length - 1]!.position;
+  }
+}
+
+/** Every event of the log in its order (deleted streams' included), a page at a time: a million events are never held at once. */
 export async function* logEvents(store: EventStore): AsyncGenerator<RecordedEvent> {
   for (let position = START; ; ) {
-    const page = await store.readAll(position, pageSize);
+    const page = await logPage(store, position, pageSize);
     yield* page;
     if (page.length < pageSize) return;
     position = page[page.length - 1]!.position;

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { EventStore } from '../store/event-store.ts';
+import type { EventStore, RecordedEvent } from '../store/event-store.ts';
 import { addToDigest, dayRoot, signedText, type DigestDay } from './digest-days.ts';
 import { verifyDigestSignature } from './digest-signer.ts';
 import { listDigests, type StoredDigest } from './digests.ts';
@@ -21,27 +21,47 @@ export type DayVerdict = {
  * changed, inserted or removed behind the service's back, or whose digest was rewritten, is `tampered`, saying how.
  */
 export async function verifyDigests(deps: { store: EventStore; pool: pg.Pool }, publicKey: string): Promise<{ days: DayVerdict[]; clean: boolean }> {
-  const stored = new Map((await listDigests(deps.pool)).map(d => [d.day, d]));
-  const lastStoredDay = [...stored.keys()].sort().at(-1) ?? '';
-  const verdicts: DayVerdict[] = [];
-  const judge = (recomputed: DigestDay, open: boolean) => {
-    const root = dayRoot(recomputed);
-    const digest = stored.get(recomputed.day);
-    stored.delete(recomputed.day);
-    verdicts.push({ day: recomputed.day, events: recomputed.events, root, ...verdictOf(recomputed, root, digest, { open, digestedLater: recomputed.day < lastStoredDay, publicKey }) });
-  };
-  let current: DigestDay | null = null;
-  for await (const e of logEvents(deps.store)) {
-    const next = addToDigest(current, e);
-    if (next.closed) judge(next.closed, false);
-    current = next.current;
+  const check = new DigestCheck(await listDigests(deps.pool), publicKey);
+  for await (const e of logEvents(deps.store)) check.add(e);
+  return check.finish();
+}
+
+/** The same walk fed one event at a time, so `verify-log` checks the days and the chain in one pass over the log. */
+export class DigestCheck {
+  private readonly stored: Map<string, StoredDigest>;
+  private readonly lastStoredDay: string;
+  private readonly verdicts: DayVerdict[] = [];
+  private current: DigestDay | null = null;
+
+  constructor(digests: StoredDigest[], private readonly publicKey: string) {
+    this.stored = new Map(digests.map(d => [d.day, d]));
+    this.lastStoredDay = [...this.stored.keys()].sort().at(-1) ?? '';
   }
-  if (current) judge(current, true);
-  // digests of days the log no longer has
-  for (const digest of stored.values())
-    verdicts.push({ day: digest.day, events: 0, root: '', status: 'tampered', problems: [`digested with ${digest.events} events, none in the log now: they were removed`] });
-  verdicts.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
-  return { days: verdicts, clean: verdicts.every(v => v.status !== 'tampered') };
+
+  private judge(recomputed: DigestDay, open: boolean) {
+    const root = dayRoot(recomputed);
+    const digest = this.stored.get(recomputed.day);
+    this.stored.delete(recomputed.day);
+    const context = { open, digestedLater: recomputed.day < this.lastStoredDay, publicKey: this.publicKey };
+    this.verdicts.push({ day: recomputed.day, events: recomputed.events, root, ...verdictOf(recomputed, root, digest, context) });
+  }
+
+  add(e: RecordedEvent): void {
+    const next = addToDigest(this.current, e);
+    if (next.closed) this.judge(next.closed, false);
+    this.current = next.current;
+  }
+
+  finish(): { days: DayVerdict[]; clean: boolean } {
+    if (this.current) this.judge(this.current, true);
+    this.current = null;
+    // digests of days the log no longer has
+    for (const digest of this.stored.values())
+      this.verdicts.push({ day: digest.day, events: 0, root: '', status: 'tampered', problems: [`digested with ${digest.events} events, none in the log now: they were removed`] });
+    this.stored.clear();
+    const days = [...this.verdicts].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
+    return { days, clean: days.every(v => v.status !== 'tampered') };
+  }
 }
 
 function verdictOf(

@@ -1,5 +1,6 @@
 import type { DigestSigner } from '../audit/digest-signer.ts';
 import { DailyDigests } from '../audit/digests.ts';
+import { LedgerCheckpoints } from '../audit/ledger-checkpoints.ts';
 import type { PaymentCheckSettings } from '../config.ts';
 import type { Core } from '../core.ts';
 import { projections } from '../projections/all.ts';
@@ -30,6 +31,8 @@ export type BackgroundWork = {
   paymentChecks: PaymentChecks;
   /** The signed daily digests of the log (src/audit/digests.ts). */
   digests: DailyDigests;
+  /** The chain of signed checkpoints of the log, at least one a minute (src/audit/ledger-checkpoints.ts). */
+  ledger: LedgerCheckpoints;
   /** Asks the provider what became of transfers whose outcome is unknown (src/background/transfer-outcomes.ts). */
   transferOutcomes: OnTheClock;
   /**
@@ -48,6 +51,8 @@ export type BackgroundOptions = {
   paymentChecks: PaymentCheckSettings;
   /** signs each day's digest of the log once the day is over */
   digestSigner: DigestSigner;
+  /** where every signed checkpoint of the log is also written, outside the database */
+  ledgerCheckpointDir: string;
 };
 
 /** Creates the read models and starts everything in the background, in this thread. */
@@ -61,6 +66,8 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
   await sagaRunner.start();
   const digests = new DailyDigests({ pool, store, log }, options.digestSigner);
   await digests.start();
+  const ledger = new LedgerCheckpoints({ pool, store, log, clock }, options.digestSigner, options.ledgerCheckpointDir);
+  await ledger.start();
   const tickMs = options.schedulerTickMs ?? 1000;
   const accountSync = await startAccountSync({ ...core, readModels: projectionRunner }, { tickMs });
   const paymentExpiry = startPaymentExpiry({ store, snapshots, cache, clock, log, pool, readModels: projectionRunner }, { tickMs });
@@ -81,8 +88,9 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
     paymentChecks,
     transferOutcomes,
     digests,
+    ledger,
     health: async () => {
-      const here = [...projectionRunner.health(), ...sagaRunner.health(), ...digests.health()].map(s => subscriberProblem(s.subscriber, s.health));
+      const here = [...projectionRunner.health(), ...sagaRunner.health(), ...digests.health(), ...ledger.health()].map(s => subscriberProblem(s.subscriber, s.health));
       const recorded = await listSubscriberFailures(pool).catch(() => []);
       const problems = new Map(recorded.map(f => [f.subscriber, subscriberProblem(f.subscriber, { state: 'stuck', ...f })!]));
       for (const p of here) if (p) problems.set(p.subscriber, p);
@@ -99,6 +107,7 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
       await paymentChecks.stop();
       await sagaRunner.stop();
       await digests.stop();
+      await ledger.stop();
       await projectionRunner.stop();
     },
   };

@@ -14,6 +14,7 @@ import { createPayment, linkServiceWallet, paymentBody, statusOf } from '../supp
 import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startReceiver } from '../webhooks/support.ts';
+import { testSigningKey } from '../support/signing-key.ts';
 
 let service: TestService;
 let plain: TestService;
@@ -38,6 +39,7 @@ async function startLiveService(config?: Config): Promise<TestService> {
   config ??= loadConfig({
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'svc-test-data-')),
     DATABASE_URL: await freshDatabaseUrl(),
+    DIGEST_SIGNING_KEY: testSigningKey(),
     PORT: '0',
     SANDBOX_PORT: '0',
     LOG_LEVEL: 'silent',

@@ -2,11 +2,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { digestSigner } from '../../src/audit/digest-signer.ts';
 import { listDigests } from '../../src/audit/digests.ts';
 import { verifyDigests } from '../../src/audit/verify-digests.ts';
-import { query } from '../../src/db/pool.ts';
+import { inTransaction, query } from '../../src/db/pool.ts';
 import { signedInAdmin } from '../support/gateway.ts';
 import { registerUser } from '../support/http.ts';
 import { nextUuid } from '../support/ids.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+
+/** A statement run as an insider with the superuser's connection: the append-only triggers switched off first. */
+const tamper = (s: TestService, sql: string, params: unknown[] = []) =>
+  inTransaction(s.pool, async tx => {
+    await query(tx, 'ReplicaRole', 'set local session_replication_role = replica');
+    await query(tx, 'Tamper', sql, params);
+  });
 
 let service: TestService | undefined;
 afterEach(async () => {
@@ -23,7 +30,7 @@ async function twoDays() {
   s.clock.set('2026-01-06T03:00:00.000Z'); // Tuesday
   await registerUser(s);
   expect(await s.digests.waitFor(await s.store.headPosition(), 10_000)).toBe(true);
-  const publicKey = digestSigner(s.config.digestSigningKey).publicKey;
+  const publicKey = digestSigner(s.config.digestSigningKey!).publicKey;
   const verify = (key = publicKey) => verifyDigests(s.deps, key);
   return { s, verify };
 }
@@ -44,7 +51,7 @@ describe('daily digests', () => {
 
   it('find an event changed behind the service', async () => {
     const { s, verify } = await twoDays();
-    await query(s.pool, 'T', `update es_events set data = '{"name":"someone else"}' where position = (select min(position) from es_events)`);
+    await tamper(s, `update es_events set data = '{"name":"someone else"}' where position = (select min(position) from es_events)`);
     const report = await verify();
     expect(report.clean).toBe(false);
     expect(report.days[0]).toMatchObject({ day: monday, status: 'tampered', problems: [expect.stringContaining('changed')] });
@@ -52,7 +59,7 @@ describe('daily digests', () => {
 
   it('find an event removed', async () => {
     const { s, verify } = await twoDays();
-    await query(s.pool, 'T', 'delete from es_events where position = (select min(position) from es_events)');
+    await tamper(s, 'delete from es_events where position = (select min(position) from es_events)');
     expect((await verify()).days[0]).toMatchObject({ day: monday, status: 'tampered', problems: [expect.stringContaining('removed')] });
   });
 
@@ -60,8 +67,7 @@ describe('daily digests', () => {
     const { s, verify } = await twoDays();
     // in the log's order right after Monday's first event (its transaction id), as a forger would place it
     const first = (await query<{ transaction_id: string }>(s.pool, 'T', 'select transaction_id::text from es_events order by transaction_id, position limit 1')).rows[0]!;
-    await query(s.pool, 'T',
-      `insert into es_events (transaction_id, stream_id, revision, event_id, type, version, data, metadata)
+    await tamper(s, `insert into es_events (transaction_id, stream_id, revision, event_id, type, version, data, metadata)
        values ($1::xid8, $2, 0, $3, 'UserRegistered', 1, '{}', $4)`,
       [first.transaction_id, `user-${nextUuid()}`, nextUuid(), JSON.stringify({ occurredAt: '2026-01-05T04:00:00.000Z', actor: 'intruder' })]);
     expect((await verify()).days[0]).toMatchObject({ day: monday, status: 'tampered', problems: [expect.stringContaining('inserted')] });
@@ -69,9 +75,9 @@ describe('daily digests', () => {
 
   it("find a digest rewritten to match changed events, which only the service's key could sign", async () => {
     const { s, verify } = await twoDays();
-    await query(s.pool, 'T', `update es_events set data = '{"name":"someone else"}' where position = (select min(position) from es_events)`);
+    await tamper(s, `update es_events set data = '{"name":"someone else"}' where position = (select min(position) from es_events)`);
     const recomputed = (await verify()).days[0]!;
-    await query(s.pool, 'T', 'update daily_digests set root = $1 where day = $2', [recomputed.root, monday]);
+    await tamper(s, 'update daily_digests set root = $1 where day = $2', [recomputed.root, monday]);
     expect((await verify()).days[0]).toMatchObject({ status: 'tampered', problems: [expect.stringContaining('signature does not verify')] });
   });
 
@@ -87,7 +93,7 @@ describe('daily digests', () => {
     const shown = await admin.session('GET', '/api/admin/digests');
     expect(shown.statusCode, shown.body).toBe(200);
     const data = shown.json().data as { keyId: string; publicKey: string; days: { day: string; root: string; signature: string | null }[] };
-    expect(data.publicKey).toBe(digestSigner(s.config.digestSigningKey).publicKey);
+    expect(data.publicKey).toBe(digestSigner(s.config.digestSigningKey!).publicKey);
     expect(data.days[0]).toMatchObject({ day: monday, root: (await verify()).days[0]!.root, signature: expect.any(String) });
     expect((await verify(data.publicKey)).clean).toBe(true);
     const user = await registerUser(s);

@@ -7,6 +7,7 @@ import { freshDatabaseUrl } from '../support/database.ts';
 import { spawnService, type RunningService } from '../support/process.ts';
 import { eventually } from '../support/sandbox.ts';
 import { startReceiver } from '../webhooks/support.ts';
+import { testSigningKey } from '../support/signing-key.ts';
 
 /**
  * The service is killed (SIGKILL) while its webhook runner waits for a slow receiver, and started again: every
@@ -45,6 +46,7 @@ describe('webhook deliveries cut off by a crash', () => {
     const env = {
       DATA_DIR: dataDir,
       DATABASE_URL: await freshDatabaseUrl(),
+      DIGEST_SIGNING_KEY: testSigningKey(),
       PORT: String(await freePort()),
       SANDBOX_PORT: String(await freePort()),
       WEBHOOK_ALLOW_PRIVATE: 'true',

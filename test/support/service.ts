@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createService, type Service, type ServiceOptions } from '../../src/service.ts';
 import { freshDatabaseUrl } from './database.ts';
+import { testSigningKey } from './signing-key.ts';
 
 export type TestService = Service & { clock: TestClock; config: Config };
 
@@ -15,6 +16,8 @@ export async function startTestService(env: Record<string, string> = {}, options
   const config = loadConfig({
     DATA_DIR: dataDir,
     DATABASE_URL: await freshDatabaseUrl(),
+    // a DATABASE_URL gets no generated ledger key (issue 24)
+    DIGEST_SIGNING_KEY: testSigningKey(),
     PORT: '0',
     SANDBOX_PORT: '0',
     LOG_LEVEL: 'silent',

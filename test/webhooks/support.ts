@@ -9,6 +9,7 @@ import { createService } from '../../src/service.ts';
 import type { WebhookSettings } from '../../src/webhooks/settings.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import type { TestService } from '../support/service.ts';
+import { testSigningKey } from '../support/signing-key.ts';
 
 /** startTestService (test/support/service.ts), with webhook settings the environment cannot give (schedule, resolver). */
 export async function startWebhookTestService(
@@ -19,6 +20,7 @@ export async function startWebhookTestService(
   const config = loadConfig({
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'svc-test-data-')),
     DATABASE_URL: await freshDatabaseUrl(),
+    DIGEST_SIGNING_KEY: testSigningKey(),
     PORT: '0',
     SANDBOX_PORT: '0',
     LOG_LEVEL: 'silent',

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import type { RecordedEvent } from '../store/event-store.ts';
+import { positionText } from '../store/subscriber.ts';
+import { logDay } from './digest-days.ts';
+import { checkpointHash, eventLeafV2, genesisHash, signCheckpoint, type LedgerCheckpoint } from './ledger-format.ts';
+import { appendLeaf, leafHash, rootOf } from './merkle.ts';
+
+/** A checkpoint is cut at the latest this long after the first event it will cover was taken in. */
+export const checkpointEveryMs = 60_000;
+
+/**
+ * Where the chain stands: the next checkpoint's seq and prev, and the events taken in since the last checkpoint (from
+ * index `from`, `events` of them, their Merkle frontier), the WIB day the log has reached (the daily digests' rule),
+ * when the first pending event was taken in, and the position of the last one.
+ */
+export const chainState = z.object({
+  seq: z.number().int().min(0),
+  prev: z.string(),
+  from: z.number().int().min(0),
+  events: z.number().int().min(0),
+  frontier: z.array(z.object({ size: z.number().int(), hash: z.string() })),
+  day: z.string().nullable(),
+  since: z.string().nullable(),
+  lastPosition: z.string().nullable(),
+});
+export type ChainState = z.infer<typeof chainState>;
+
+export const emptyChain: ChainState = { seq: 0, prev: genesisHash, from: 0, events: 0, frontier: [], day: null, since: null, lastPosition: null };
+
+export type ChainSigner = { keyId: string; sign(text: string): string };
+
+/** The signed checkpoint of the pending events, and the state after it (nothing pending); null when nothing is pending. */
+export function cutCheckpoint(state: ChainState, now: Date, signer: ChainSigner): { state: ChainState; checkpoint: LedgerCheckpoint } | null {
+  if (state.events === 0) return null;
+  const checkpoint = signCheckpoint(
+    {
+      v: 1,
+      seq: state.seq,
+      from: state.from,
+      to: state.from + state.events,
+      events: state.events,
+      root: rootOf(state.frontier),
+      prev: state.prev,
+      at: now.toISOString(),
+      lastPosition: state.lastPosition ?? '',
+      keyId: signer.keyId,
+    },
+    signer,
+  );
+  const next = { ...state, seq: state.seq + 1, prev: checkpointHash(checkpoint), from: checkpoint.to, events: 0, frontier: [], since: null, lastPosition: null };
+  return { state: next, checkpoint };
+}
+
+/** Whether the pending events have waited long enough for a checkpoint. */
+export const checkpointDue = (state: ChainState, now: Date): boolean =>
+  state.events > 0 && state.since !== null && now.getTime() - Date.parse(state.since) >= checkpointEveryMs;
+
+/**
+ * Takes a batch of the log in: the first event of a later WIB day first cuts a checkpoint of the day before (so a day's
+ * end is a checkpoint's end, as the daily digest closes it), and the batch ends with a cut if the pending events are due.
+ */
+export function takeEvents(state: ChainState, events: RecordedEvent[], now: Date, signer: ChainSigner): { state: ChainState; checkpoints: LedgerCheckpoint[] } {
+  const checkpoints: LedgerCheckpoint[] = [];
+  let s = state;
+  for (const e of events) {
+    const day = logDay(s.day, e);
+    if (s.day !== null && day !== s.day) {
+      const cut = cutCheckpoint(s, now, signer);
+      if (cut) {
+        checkpoints.push(cut.checkpoint);
+        s = cut.state;
+      }
+    }
+    s = {
+      ...s,
+      day,
+      events: s.events + 1,
+      frontier: appendLeaf(s.frontier, leafHash(eventLeafV2(e))),
+      since: s.since ?? now.toISOString(),
+      lastPosition: positionText(e.position),
+    };
+  }
+  if (checkpointDue(s, now)) {
+    const cut = cutCheckpoint(s, now, signer)!;
+    checkpoints.push(cut.checkpoint);
+    s = cut.state;
+  }
+  return { state: s, checkpoints };
+}

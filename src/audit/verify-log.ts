@@ -1,0 +1,94 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type pg from 'pg';
+import { inSnapshot, query } from '../db/pool.ts';
+import type { EventStore } from '../store/event-store.ts';
+import { logDay } from './digest-days.ts';
+import { listDigests } from './digests.ts';
+import { checkpointFileName } from './checkpoint-file.ts';
+import { chainState, type ChainState } from './ledger-chain.ts';
+import { listLedgerCheckpoints } from './ledger-checkpoints.ts';
+import { ledgerCheckpoint, type LedgerCheckpoint } from './ledger-format.ts';
+import { LogVerifier, type KeptCheckpoint, type LogProblem } from './log-verifier.ts';
+import { logEvents } from './stream-pages.ts';
+import { DigestCheck, type DayVerdict } from './verify-digests.ts';
+
+export type LogVerdict = {
+  clean: boolean;
+  /** everything found, first in the log first */
+  problems: LogProblem[];
+  events: number;
+  checkpoints: number;
+  /** events after the last checkpoint: not signed yet */
+  unchecked: number;
+  days: DayVerdict[];
+};
+
+/** Checkpoints kept outside the database: one JSON checkpoint, a JSON array of them, or JSON lines. */
+export function parseKeptCheckpoints(text: string): LedgerCheckpoint[] {
+  const trimmed = text.trim();
+  if (trimmed === '') return [];
+  try {
+    const whole: unknown = JSON.parse(trimmed);
+    return (Array.isArray(whole) ? whole : [whole]).map(c => ledgerCheckpoint.parse(c));
+  } catch {
+    return trimmed.split('\n').filter(l => l.trim() !== '').map(l => ledgerCheckpoint.parse(JSON.parse(l)));
+  }
+}
+
+/** The service's own checkpoint file's newest line: it vouches for every checkpoint before it through the chain. */
+export function newestInCheckpointFile(dir: string): LedgerCheckpoint | null {
+  const file = path.join(dir, checkpointFileName);
+  if (!existsSync(file)) return null;
+  const lines = readFileSync(file, 'utf8').split('\n').filter(l => l.trim() !== '');
+  const last = lines.at(-1);
+  return last ? ledgerCheckpoint.parse(JSON.parse(last)) : null;
+}
+
+async function readChain(pool: pg.Pool): Promise<{ stored: LedgerCheckpoint[]; state: ChainState | null }> {
+  return inSnapshot(pool, async tx => {
+    const stored = await listLedgerCheckpoints(tx);
+    const exists = (await query<{ exists: boolean }>(tx, 'LedgerStateExists', `select to_regclass('ledger_chain_state') is not null as exists`)).rows[0]!.exists;
+    const row = exists ? (await query<{ state: unknown }>(tx, 'ReadLedgerChainState', 'select state from ledger_chain_state where id')).rows[0] : undefined;
+    return { stored, state: row ? chainState.parse(row.state) : null };
+  });
+}
+
+/** The chain's working state against its rows: a state ahead of the rows says rows were deleted (unsigned, so a hint). */
+function stateProblems(stored: LedgerCheckpoint[], state: ChainState | null): LogProblem[] {
+  if (!state) return [];
+  const last = stored.at(-1);
+  if (state.seq > stored.length)
+    return [{ at: `checkpoint ${stored.length}`, index: last?.to ?? 0, seq: stored.length, problem: `the chain made ${state.seq} checkpoints, ${stored.length} are stored: checkpoint rows were deleted` }];
+  if (state.seq === stored.length && state.from !== (last?.to ?? 0))
+    return [{ at: `checkpoint ${state.seq}`, index: last?.to ?? 0, problem: `the chain continues from event ${state.from}, the last stored checkpoint ends at ${last?.to ?? 0}` }];
+  return [];
+}
+
+/**
+ * `cli verify-log` (issue 24): recomputes the chain of signed checkpoints from the log (every event as stored, in log
+ * order) and holds it against the stored checkpoints and any kept outside the database, with the public key the
+ * auditor trusts; and the daily digests, in the same pass. Names the first event, day or checkpoint that differs.
+ */
+export async function verifyLog(deps: { store: EventStore; pool: pg.Pool }, options: { publicKey: string; kept: KeptCheckpoint[] }): Promise<LogVerdict> {
+  const { stored, state } = await readChain(deps.pool);
+  const chain = new LogVerifier(stored, options.kept, options.publicKey);
+  const days = new DigestCheck(await listDigests(deps.pool).catch(() => []), options.publicKey);
+  const dayStarts = new Map<string, number>();
+  let index = 0;
+  let day: string | null = null;
+  for await (const e of logEvents(deps.store)) {
+    chain.add(e);
+    days.add(e);
+    day = logDay(day, e);
+    if (!dayStarts.has(day)) dayStarts.set(day, index);
+    index++;
+  }
+  const walked = chain.finish();
+  const digests = days.finish();
+  const dayProblems: LogProblem[] = digests.days
+    .filter(d => d.status === 'tampered')
+    .flatMap(d => d.problems.map(problem => ({ at: `day ${d.day}`, index: dayStarts.get(d.day) ?? index, day: d.day, problem })));
+  const problems = [...walked.problems, ...stateProblems(stored, state), ...dayProblems].sort((a, b) => a.index - b.index);
+  return { clean: problems.length === 0, problems, events: walked.events, checkpoints: walked.checkpoints, unchecked: walked.unchecked, days: digests.days };
+}

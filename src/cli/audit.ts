@@ -24,7 +24,7 @@ export const toStdout = async (line: string) => {
 
 /** `export --from <instant> --to <instant>`: the events recorded in [from, to) as JSON lines, in log order. */
 export async function exportCommand(store: EventStore, args: string[], write: (line: string) => Promise<void> | void = toStdout, out: Out = console_): Promise<number> {
-  const { values } = parseArgs({ args, options: { from: { type: 'string' }, to: { type: 'string' } } });
+  const { values } = parseArgs({ args, options: { from: { type: 'string' }, to: { type: 'string' }, all: { type: 'boolean' } } });
   const [from, to] = [instant(values.from), instant(values.to)];
   if (!from || !to || from >= to) {
     out.complain('export needs --from before --to, ISO instants or dates (2026-11-01, 2026-11-01T00:00:00+07:00)');
@@ -64,7 +64,12 @@ export async function auditStreamCommand(deps: { store: EventStore; pool: pg.Poo
 /** `verify-digests [--public-key <base64 SPKI>]`: every day of the log against its signed digest; exit code 1 when one was tampered with. */
 export async function verifyDigestsCommand(deps: { store: EventStore; pool: pg.Pool }, args: string[], ownPublicKey: string, out: Out = console_): Promise<number> {
   const { values } = parseArgs({ args, options: { 'public-key': { type: 'string' } } });
-  const report = await verifyDigests(deps, values['public-key'] ?? ownPublicKey);
+  const publicKey = values['public-key'] ?? ownPublicKey;
+  if (!publicKey) {
+    out.complain('verify-digests needs --public-key <base64 SPKI DER>: no signing key is configured here');
+    return 2;
+  }
+  const report = await verifyDigests(deps, publicKey);
   for (const day of report.days) out.print(JSON.stringify(day));
   const tampered = report.days.filter(d => d.status === 'tampered').length;
   out.complain(`verify-digests: ${report.days.length} days, ${tampered} tampered with`);

@@ -6,6 +6,7 @@ import { auditView } from '../audit/event-view.ts';
 import { streamEvents } from '../audit/stream-pages.ts';
 import { auditStreamCommand, balanceAsOfCommand, exportCommand, toStdout, verifyDigestsCommand } from './audit.ts';
 import { digestSigner } from '../audit/digest-signer.ts';
+import { checkpointCommand, verifyLogCommand } from './verify-log.ts';
 import '../events/all.ts';
 import { createLogger } from '../logger.ts';
 import { rebuildReadModelsCommand, verifyReadModelsCommand } from './read-models.ts';
@@ -35,6 +36,12 @@ const usage = `Usage: npm run cli -- <command>
                           recompute every WIB day's Merkle root from the log and check it against the signed daily
                           digest (with this service's key, or the one given); exit code 1 when a day was tampered with
   subscribers             each projection and saga: its checkpoint, and the event it is stuck at, if any
+  checkpoint              the newest signed checkpoint of the log, as JSON (keep it: it proves the log up to it)
+  verify-log [--checkpoint <file>] [--public-key <base64 SPKI DER, or a file>]
+                          recompute the chain of signed checkpoints and the daily digests from the log, with the key
+                          you trust (or LEDGER_PUBLIC_KEY), against the stored checkpoints and the ones you kept
+                          (a JSON checkpoint or JSON lines); exit code 1 naming the first event, day or checkpoint that
+                          differs, 2 without a public key
                           (exit code 1 when one is stuck)
   verify-read-models [--timeout <seconds>]
                           replay the log up to its head into a scratch schema and compare each read model with the
@@ -93,7 +100,11 @@ async function main(argv: string[]): Promise<number> {
       case 'export':
         return await exportCommand(store, rest);
       case 'verify-digests':
-        return await verifyDigestsCommand({ store, pool }, rest, digestSigner(config.digestSigningKey).publicKey);
+        return await verifyDigestsCommand({ store, pool }, rest, config.digestSigningKey ? digestSigner(config.digestSigningKey).publicKey : null);
+      case 'checkpoint':
+        return await checkpointCommand(pool);
+      case 'verify-log':
+        return await verifyLogCommand({ store, pool }, rest, { envPublicKey: config.ledgerPublicKey, checkpointDir: config.ledgerCheckpointDir });
       case 'subscribers': {
         await query(pool, 'CreateCheckpointTable', checkpointSchema);
         const head = positionText(await store.headPosition());

@@ -106,13 +106,15 @@ export class PostgresEventStore implements EventStore {
   }
 
   static async create(pool: pg.Pool, opts: { listen?: boolean } = {}): Promise<PostgresEventStore> {
-    // the log's owner alone may (re)define it; the service's role, when it is not, sees to its streams only
-    const log = await query<{ owns: boolean }>(
+    // the log's owner alone may (re)define it; the service's role, when it is not, sees to what it owns (or nothing)
+    const owner = await query<{ log: boolean; streams: boolean }>(
       pool,
-      'FindEventLogOwner',
-      `select coalesce((select pg_has_role(current_user, c.relowner, 'usage') from pg_class c where c.oid = to_regclass('es_events')), true) as owns`,
+      'FindEventStoreOwner',
+      `select coalesce((select pg_has_role(current_user, c.relowner, 'usage') from pg_class c where c.oid = to_regclass('es_events')), true) as log,
+              coalesce((select pg_has_role(current_user, c.relowner, 'usage') from pg_class c where c.oid = to_regclass('es_streams')), true) as streams`,
     );
-    await query(pool, 'CreateEventStoreSchema', log.rows[0]?.owns ? eventStoreSchema : eventStreamsSchema);
+    const { log, streams } = owner.rows[0]!;
+    if (log || streams) await query(pool, 'CreateEventStoreSchema', log ? eventStoreSchema : eventStreamsSchema);
     const store = new PostgresEventStore(pool);
     if (opts.listen !== false) await store.listen();
     return store;

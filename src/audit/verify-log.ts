@@ -65,6 +65,8 @@ function stateProblems(stored: LedgerCheckpoint[], state: ChainState | null): Lo
   return [];
 }
 
+const precision = (p: LogProblem) => (p.streamId !== undefined ? 0 : p.day !== undefined ? 2 : 1);
+
 /**
  * `cli verify-log` (issue 24): recomputes the chain of signed checkpoints from the log (every event as stored, in log
  * order) and holds it against the stored checkpoints and any kept outside the database, with the public key the
@@ -89,6 +91,7 @@ export async function verifyLog(deps: { store: EventStore; pool: pg.Pool }, opti
   const dayProblems: LogProblem[] = digests.days
     .filter(d => d.status === 'tampered')
     .flatMap(d => d.problems.map(problem => ({ at: `day ${d.day}`, index: dayStarts.get(d.day) ?? index, day: d.day, problem })));
-  const problems = [...walked.problems, ...stateProblems(stored, state), ...dayProblems].sort((a, b) => a.index - b.index);
+  // the most precise first (an event, then a checkpoint's minute, then a day), each kind in log order
+  const problems = [...walked.problems, ...stateProblems(stored, state), ...dayProblems].sort((a, b) => precision(a) - precision(b) || a.index - b.index);
   return { clean: problems.length === 0, problems, events: walked.events, checkpoints: walked.checkpoints, unchecked: walked.unchecked, days: digests.days };
 }

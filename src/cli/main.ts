@@ -45,8 +45,8 @@ const usage = `Usage: npm run cli -- <command>
                           (exit code 1 when one is stuck)
   verify-read-models [--timeout <seconds>]
                           replay the log up to its head into a scratch schema and compare each read model with the
-                          live one as of the same position, while the service runs, without waiting for its
-                          projections; exit code 1 when one differs
+                          live one as of the same position, while the service runs, without taking its
+                          projections' locks; exit code 1 when one differs
   rebuild-read-models [--timeout <seconds>]
                           rebuild each read model from history into shadow tables while the live ones serve, then
                           swap them in a short transaction; the live projections go on from there

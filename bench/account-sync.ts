@@ -55,6 +55,7 @@ import {
   type LoadSample,
   type Throughput,
 } from './harness.ts';
+import { benchSigningKey } from './signing-key.ts';
 
 const NAME = 'account-sync';
 const FULL = { accounts: 10_000, users: 100, intervalMinutes: 5, saturationAccounts: 3_000 };
@@ -452,7 +453,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     await db.adminQuery('alter system set track_wal_io_timing = on');
     await db.adminQuery('alter system set track_io_timing = on');
     await db.adminQuery('select pg_reload_conf()');
-    const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', HOST: '127.0.0.1' });
+    const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, DIGEST_SIGNING_KEY: benchSigningKey(), PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', HOST: '127.0.0.1' });
     service = await createService(config, { log, startSandbox: true, schedulerTickMs: 1000 });
     const svc = service;
     const { connector: rawConnector } = instrument(svc, probe);

@@ -20,6 +20,7 @@ import { query } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { createService } from '../src/service.ts';
 import { fmtRatio, markdownTable, startBenchPostgres, textTable, writeResults, type BenchContext } from './harness.ts';
+import { benchSigningKey } from './signing-key.ts';
 
 type Service = Awaited<ReturnType<typeof createService>>;
 
@@ -69,7 +70,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const perMerchant = 100;
   const pg = await startBenchPostgres('bench-settlement');
   const clock = new TestClock('2026-11-26T03:00:00.000Z'); // Thursday 10:00 WIB: credits complete on a working day
-  const config = loadConfig({ DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'bench-settlement-data-')), DATABASE_URL: await pg.createDatabase('service'), PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'warn' });
+  const config = loadConfig({ DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'bench-settlement-data-')), DATABASE_URL: await pg.createDatabase('service'), DIGEST_SIGNING_KEY: benchSigningKey(), PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'warn' });
   let service = await start(config, clock);
   try {
     const merchants = Array.from({ length: merchantCount }, () => randomUUID());

@@ -36,6 +36,7 @@ import {
   type BenchContext,
   type BenchPostgres,
 } from './harness.ts';
+import { benchSigningKey } from './signing-key.ts';
 
 const NAME = 'mutations-query';
 const GOALS = { maxRatioToSql: 3, maxHttpP95Ms: 20 } as const;
@@ -504,7 +505,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       ).map(r => [r.name, r.unit ? `${r.setting} ${r.unit}` : r.setting]),
     );
     const url = await db.createDatabase('bench_mutations');
-    const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', HOST: '127.0.0.1' });
+    const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, DIGEST_SIGNING_KEY: benchSigningKey(), PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', HOST: '127.0.0.1' });
     service = await createService(config, { log: createLogger('silent') });
     const baseUrl = (await service.listen()).replace('localhost', '127.0.0.1');
 

@@ -15,6 +15,11 @@ const benchmarks: Benchmark[] = [
     run: async ctx => (await import('./event-store-append.ts')).run(ctx),
   },
   {
+    name: 'verify-log',
+    description: 'verify-log over 1,000,000 events written by SQL: the chain built as the subscriber builds it, then recomputed and checked',
+    run: async ctx => (await import('./verify-log.ts')).run(ctx),
+  },
+  {
     name: 'mutations-query',
     description: 'GET /api/v1/mutations latency over 1,000,000 mutations vs the same SQL run directly',
     run: async ctx => (await import('./mutations-query.ts')).run(ctx),

@@ -52,6 +52,8 @@ export class PrivateSchema {
 
   async close(): Promise<void> {
     await query(this.client, 'DropReplaySchema', `drop schema if exists ${this.name} cascade`).catch(() => undefined);
+    // a rebuild's retired live tables, should their drop after the swap have failed
+    await query(this.client, 'DropRetiredSchema', `drop schema if exists ${this.name}_retired cascade`).catch(() => undefined);
     this.client.release(true);
   }
 }

@@ -60,7 +60,7 @@ async function swapOnce(shadow: PrivateSchema, replay: SchemaReplay, liveSchema:
     await query(db, 'RollbackSwap', 'rollback').catch(() => undefined);
     throw err;
   }
-  await query(db, 'DropRetiredTables', `drop schema ${retired} cascade`);
+  await query(db, 'DropRetiredTables', `drop schema ${retired} cascade`).catch(() => undefined); // swapped already: close() tries again
 }
 
 /**

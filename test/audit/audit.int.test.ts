@@ -129,10 +129,13 @@ describe('export', () => {
       .map(e => `${e.streamId}@${e.revision}`);
     expect(events.map(e => `${e.streamId}@${(e as unknown as { revision: number }).revision}`)).toEqual(ids);
 
-    const registered = events.find(e => e.type === 'UserRegistered' && e.streamId === `user-${user.id}`)!;
-    expect(registered.data.passwordHash).toBe('[redacted]');
+    // secrets as commitments in `data` (the ledger leaf's bytes), as words in `view` (for people)
+    const registered = events.find(e => e.type === 'UserRegistered' && e.streamId === `user-${user.id}`)! as unknown as { data: { passwordHash: unknown }; view: { passwordHash: unknown } };
+    expect(registered.data.passwordHash).toEqual({ $commitment: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(registered.view.passwordHash).toBe('[redacted]');
     const linked = events.find(e => e.type === 'AccountLinked')!;
     expect(JSON.stringify(linked.data)).not.toMatch(/"iv"|"tag"/);
+    expect(JSON.stringify(linked)).toContain('[sealed]');
     expect(lines.join('')).not.toContain(user.password);
   });
 

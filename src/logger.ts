@@ -17,6 +17,9 @@ export const redactedPaths = [
   'encryptionKey', '*.encryptionKey',
   'databaseUrl', '*.databaseUrl',
   'embeddedPostgresPassword', '*.embeddedPostgresPassword',
+  'serviceRolePassword', '*.serviceRolePassword',
+  'digestSigningKey', '*.digestSigningKey',
+  'metricsToken', '*.metricsToken',
 ];
 
 export function loggerOptions(level: string): LoggerOptions {

@@ -5,6 +5,7 @@ import { auditStream } from '../../src/audit/audit-stream.ts';
 import { accountBalanceAsOf, merchantBalanceAsOf } from '../../src/audit/balance-as-of.ts';
 import { creditGatewayPayment, settleDue } from '../../src/commands/gateway-ledger.ts';
 import { query } from '../../src/db/pool.ts';
+import { withoutAppendOnlyGuard } from '../support/database.ts';
 import { balanceAsOfCommand, exportCommand } from '../../src/cli/audit.ts';
 import { keyHolder, registerUser } from '../support/http.ts';
 import { signedInAdmin, type Admin } from '../support/gateway.ts';
@@ -86,7 +87,8 @@ describe('audit-stream', () => {
     expect(drifted.clean).toBe(false);
     expect(drifted.findings).toEqual([{ problem: expect.stringContaining('balance.pending') }]);
 
-    await query(service.pool, 'T', `update es_events set data = '{"merchantId": "nope"}'::jsonb where stream_id = $1 and revision = 2`, [stream]);
+    // behind the store's back, with the append-only trigger switched off as an insider would
+    await withoutAppendOnlyGuard(service.pool, tx => query(tx, 'T', `update es_events set data = '{"merchantId": "nope"}'::jsonb where stream_id = $1 and revision = 2`, [stream]));
     const broken = await auditStream(service.deps, stream);
     expect(broken.findings).toContainEqual({ revision: 2, problem: expect.stringContaining('BalanceSettled v1 is not valid') });
   });
@@ -94,7 +96,7 @@ describe('audit-stream', () => {
   it('finds a gap in the revisions', async () => {
     const { merchantId } = await ledgerWithHistory();
     const stream = `gateway-${merchantId}`;
-    await query(service.pool, 'T', 'delete from es_events where stream_id = $1 and revision = 1', [stream]); // behind the store's back
+    await withoutAppendOnlyGuard(service.pool, tx => query(tx, 'T', 'delete from es_events where stream_id = $1 and revision = 1', [stream])); // behind the store's back
     expect((await service.store.readStream(stream)).map(e => e.revision)).toEqual([0, 2, 3]);
     expect((await auditStream(service.deps, stream)).findings).toContainEqual({ revision: 2, problem: 'revision 2 where 1 was due' });
   });

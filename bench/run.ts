@@ -20,6 +20,11 @@ const benchmarks: Benchmark[] = [
     run: async ctx => (await import('./verify-log.ts')).run(ctx),
   },
   {
+    name: 'ledger-append',
+    description: 'event append with the ledger checkpoint subscriber running against the same appends without it, rounds alternating',
+    run: async ctx => (await import('./ledger-append.ts')).run(ctx),
+  },
+  {
     name: 'mutations-query',
     description: 'GET /api/v1/mutations latency over 1,000,000 mutations vs the same SQL run directly',
     run: async ctx => (await import('./mutations-query.ts')).run(ctx),

@@ -87,7 +87,7 @@ export class DailyDigests {
       log: deps.log,
       handleBatch: async (events, last) => {
         // the whole log, deleted streams' events included, as verify-digests reads it; the batch begins at the checkpoint
-        const all = await wholeLogUpTo(deps.store, await readCheckpoint(deps.pool, subscriberName), last, events);
+        const all = await wholeLogUpTo(deps, await readCheckpoint(deps.pool, subscriberName), last, events);
         await inTransaction(deps.pool, tx => digestBatch(tx, signer, all, last));
         // nobody waits for a digest: a pause lets the log gather, so a busy log is digested in few, large batches
         await new Promise<void>(resolve => {

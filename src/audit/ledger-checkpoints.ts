@@ -29,6 +29,9 @@ const subscriberName = 'ledger:checkpoints';
 /** The pause after each batch, so a busy log is chained in few, large batches. */
 const pauseMs = 500;
 
+/** A batch this large means the log is ahead: no pause after it. */
+const pauseBelow = 200;
+
 /** How often the leader looks whether the pending events are due for a checkpoint. */
 const tickMs = 1000;
 
@@ -100,7 +103,8 @@ export class LedgerCheckpoints {
       log: deps.log,
       handleBatch: async (events, last) => {
         await this.chainBatch(events, last);
-        // nobody waits for a checkpoint: a pause lets the log gather
+        // nobody waits for a checkpoint: a pause lets a trickle gather, while a backlog is taken without one
+        if (events.length >= pauseBelow) return true;
         await new Promise<void>(resolve => {
           this.resumeNow = resolve;
           setTimeout(resolve, pauseMs).unref();
@@ -112,7 +116,7 @@ export class LedgerCheckpoints {
 
   private async chainBatch(given: RecordedEvent[], last: Position): Promise<void> {
     // this subscriber alone moves its checkpoint, always with its batch: it is where the batch begins
-    const events = await wholeLogUpTo(this.deps.store, await readCheckpoint(this.deps.pool, subscriberName), last, given);
+    const events = await wholeLogUpTo(this.deps, await readCheckpoint(this.deps.pool, subscriberName), last, given);
     const { state, checkpoints } = await inTransaction(this.deps.pool, async tx => {
       const before = await lockedState(tx);
       const { state, checkpoints } = takeEvents(before, events, this.deps.clock.now(), this.signer);

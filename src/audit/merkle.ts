@@ -10,7 +10,9 @@ export type Frontier = { size: number; hash: string }[];
 
 const sha256 = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
 
-export const leafHash = (leaf: string): string => sha256(Buffer.from([0]), Buffer.from(leaf, 'utf8')).toString('hex');
+const leafPrefix = Buffer.from([0]);
+
+export const leafHash = (leaf: string): string => createHash('sha256').update(leafPrefix).update(leaf, 'utf8').digest('hex');
 
 const nodeHash = (left: string, right: string): string => sha256(Buffer.from([1]), Buffer.from(left, 'hex'), Buffer.from(right, 'hex')).toString('hex');
 

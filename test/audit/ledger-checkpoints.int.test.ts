@@ -10,6 +10,7 @@ import { verifyLog } from '../../src/audit/verify-log.ts';
 import { signedInAdmin } from '../support/gateway.ts';
 import { registerUser } from '../support/http.ts';
 import { eventually } from '../support/sandbox.ts';
+import { nextUuid } from '../support/ids.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService | undefined;
@@ -86,6 +87,25 @@ describe('ledger checkpoints', () => {
     expect(fileLines(s)).toEqual(all);
     const verdict = await verifyLog(s, { publicKey, kept: [] });
     expect(verdict).toMatchObject({ clean: true, problems: [], checkpoints: all.length, unchecked: 0 });
+  });
+
+  it("cover deleted streams' events, which stay in the log: deleted before or after the chain took them in", async () => {
+    service = await startTestService();
+    const s = service;
+    const { publicKey } = digestSigner(s.config.digestSigningKey!);
+    const happened = () => [{ type: 'Happened', version: 1, data: { n: 1 }, metadata: { eventId: nextUuid(), correlationId: nextUuid(), causationId: null, actor: 'test', occurredAt: s.clock.now().toISOString() } }];
+    await s.ledger.stop(); // so that the chain reads it only after its deletion, which readers of "all" pass by
+    await s.store.append('gone-early', happened(), 'no_stream');
+    await s.store.deleteStream('gone-early');
+    await registerUser(s);
+    await s.ledger.start();
+    await s.store.append('gone-late', happened(), 'no_stream');
+    await minutePasses(s);
+    await s.store.deleteStream('gone-late');
+    await registerUser(s);
+    const all = await minutePasses(s);
+    expect(all.at(-1)!.to).toBe(await logLength(s));
+    expect((await verifyLog(s, { publicKey, kept: [] })).problems).toEqual([]);
   });
 
   it('catch up the file with the rows a crash kept from it, and cut a torn last line', async () => {

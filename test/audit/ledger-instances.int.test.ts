@@ -1,0 +1,50 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkpointFileName } from '../../src/audit/checkpoint-file.ts';
+import { digestSigner } from '../../src/audit/digest-signer.ts';
+import { LedgerCheckpoints, listLedgerCheckpoints } from '../../src/audit/ledger-checkpoints.ts';
+import { verifyLog } from '../../src/audit/verify-log.ts';
+import { TestClock } from '../../src/clock.ts';
+import { createLogger } from '../../src/logger.ts';
+import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
+import { newEvent } from '../store/event-store.contract.ts';
+import { freshPool } from '../support/database.ts';
+import { nextUuid } from '../support/ids.ts';
+import { eventually } from '../support/sandbox.ts';
+import { testSigningKey } from '../support/signing-key.ts';
+
+const closing: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const close of closing.reverse()) await close();
+});
+
+describe('ledger checkpoints with two instances', () => {
+  it('sign one chain between them, each checkpoint once in the shared file, and the other takes over when one stops', async () => {
+    const pool = await freshPool();
+    const store = await PostgresEventStore.create(pool);
+    closing.push(() => pool.end(), () => store.close());
+    const clock = new TestClock();
+    const signer = digestSigner(testSigningKey());
+    const dir = mkdtempSync(path.join(tmpdir(), 'ledger-two-'));
+    const instance = () => new LedgerCheckpoints({ pool, store, log: createLogger('silent'), clock }, signer, dir);
+    const [a, b] = [instance(), instance()];
+    await a.start();
+    await b.start();
+    closing.push(() => b.stop());
+    const rows = async (n: number) => eventually(async () => (await listLedgerCheckpoints(pool)).length >= n && listLedgerCheckpoints(pool), 15_000);
+    for (let round = 1; round <= 4; round++) {
+      await store.append(`account-${nextUuid()}`, [newEvent('AccountLinked'), newEvent('AccountSynced')], 'no_stream');
+      if (round === 3) await a.stop(); // b leads from here (its standby looks again every 2 s)
+      await eventually(async () => (await (round >= 3 ? b : a).waitFor(await store.headPosition(), 100)) || null, 15_000);
+      clock.advance(61_000);
+      await rows(round);
+    }
+    const all = await listLedgerCheckpoints(pool);
+    expect(all.map(c => [c.seq, c.from, c.to])).toEqual([[0, 0, 2], [1, 2, 4], [2, 4, 6], [3, 6, 8]]);
+    const lines = readFileSync(path.join(dir, checkpointFileName), 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l) as unknown);
+    expect(lines).toEqual(all);
+    expect((await verifyLog({ store, pool }, { publicKey: signer.publicKey, kept: [] })).problems).toEqual([]);
+  }, 60_000);
+});

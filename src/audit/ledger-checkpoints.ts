@@ -46,11 +46,16 @@ export async function listLedgerCheckpoints(db: Queryable): Promise<LedgerCheckp
   return r.rows.map(row => ledgerCheckpoint.parse(row.checkpoint));
 }
 
+/** The newest `n` stored checkpoints, oldest first. */
+export async function newestLedgerCheckpoints(db: Queryable, n: number): Promise<LedgerCheckpoint[]> {
+  if (!(await ledgerTableExists(db))) return [];
+  const r = await query<{ checkpoint: unknown }>(db, 'NewestLedgerCheckpoints', 'select checkpoint from ledger_checkpoints order by seq desc limit $1', [n]);
+  return r.rows.map(row => ledgerCheckpoint.parse(row.checkpoint)).reverse();
+}
+
 /** The newest stored checkpoint, or null before the first. */
 export async function latestLedgerCheckpoint(db: Queryable): Promise<LedgerCheckpoint | null> {
-  if (!(await ledgerTableExists(db))) return null;
-  const r = await query<{ checkpoint: unknown }>(db, 'LatestLedgerCheckpoint', 'select checkpoint from ledger_checkpoints order by seq desc limit 1');
-  return r.rows[0] ? ledgerCheckpoint.parse(r.rows[0].checkpoint) : null;
+  return (await newestLedgerCheckpoints(db, 1))[0] ?? null;
 }
 
 async function ledgerTableExists(db: Queryable): Promise<boolean> {
@@ -74,7 +79,20 @@ async function saveChain(tx: pg.PoolClient, state: ChainState, checkpoints: Ledg
   await query(tx, 'SaveLedgerChainState', 'update ledger_chain_state set state = $1 where id', [JSON.stringify(state)]);
 }
 
-export type LedgerCheckpointsDeps = { pool: pg.Pool; store: EventStore; log: Logger; clock: Clock };
+export type LedgerCheckpointsDeps = {
+  pool: pg.Pool;
+  store: EventStore;
+  log: Logger;
+  clock: Clock;
+  /**
+   * Sends checkpoints on after their commit (the `ledger.checkpoint` webhook); called again on start with the newest
+   * few, in case a crash came between a commit and the send, so it must make a second send of one a no-op.
+   */
+  published?: (checkpoints: LedgerCheckpoint[]) => Promise<unknown>;
+};
+
+/** How many of the newest checkpoints are handed to `published` again on start. */
+const republishedOnStart = 3;
 
 /**
  * The ledger's chain of signed checkpoints (issue 24): a subscriber of the whole log that keeps the Merkle frontier of
@@ -128,7 +146,7 @@ export class LedgerCheckpoints {
       return { state, checkpoints };
     });
     this.pendingSince = state.since === null ? null : Date.parse(state.since);
-    if (checkpoints.length > 0) await this.writeFile();
+    if (checkpoints.length > 0) await this.leaveTheServer(checkpoints);
   }
 
   /** Cuts a checkpoint when the pending events are due (the leader only); answers it, or null. */
@@ -149,8 +167,18 @@ export class LedgerCheckpoints {
       return cut;
     });
     this.pendingSince = state.since === null ? null : Date.parse(state.since);
-    if (checkpoint) await this.writeFile();
+    if (checkpoint) await this.leaveTheServer([checkpoint]);
     return checkpoint;
+  }
+
+  /** The file, then whoever else is sent checkpoints: after the commit, never holding it up. */
+  private async leaveTheServer(checkpoints: LedgerCheckpoint[]): Promise<void> {
+    await this.writeFile();
+    try {
+      await this.deps.published?.(checkpoints);
+    } catch (err) {
+      this.deps.log.error({ err, seq: checkpoints.map(c => c.seq) }, 'ledger checkpoints: sending them on failed; the next start sends the newest again');
+    }
   }
 
   private async writeFile(): Promise<void> {
@@ -174,8 +202,10 @@ export class LedgerCheckpoints {
           and not exists (select 1 from pg_trigger where tgrelid = 'ledger_checkpoints'::regclass and tgname = 'es_append_only')`,
     );
     await query(this.deps.pool, 'CreateLedgerChainState', 'insert into ledger_chain_state (state) values ($1) on conflict do nothing', [JSON.stringify(emptyChain)]);
-    // lines a crash kept from the file after their commit
+    // lines and sends a crash kept from leaving after their commit
     await this.writeFile();
+    const newest = this.deps.published ? await newestLedgerCheckpoints(this.deps.pool, republishedOnStart) : [];
+    if (this.deps.published && newest.length > 0) await this.deps.published(newest).catch(err => this.deps.log.error({ err }, 'ledger checkpoints: sending the newest again failed'));
     await this.subscriber.start();
     this.timer = setInterval(() => {
       this.ticking = this.ticking.then(() => this.cutIfDue()).catch(err => this.deps.log.warn({ err }, 'ledger checkpoints: the minute checkpoint failed; trying again'));

@@ -47,4 +47,24 @@ describe('ledger checkpoints with two instances', () => {
     expect(lines).toEqual(all);
     expect((await verifyLog({ store, pool }, { publicKey: signer.publicKey, kept: [] })).problems).toEqual([]);
   }, 60_000);
+
+  it('hand each checkpoint on after its commit (the ledger.checkpoint webhook), and the newest again on start', async () => {
+    const pool = await freshPool();
+    const store = await PostgresEventStore.create(pool);
+    closing.push(() => pool.end(), () => store.close());
+    const clock = new TestClock();
+    const sent: number[][] = [];
+    const deps = { pool, store, log: createLogger('silent'), clock, published: async (cs: { seq: number }[]) => sent.push(cs.map(c => c.seq)) };
+    const ledger = new LedgerCheckpoints(deps, digestSigner(testSigningKey()), mkdtempSync(path.join(tmpdir(), 'ledger-sent-')));
+    await ledger.start();
+    await store.append(`account-${nextUuid()}`, [newEvent('AccountLinked')], 'no_stream');
+    expect(await ledger.waitFor(await store.headPosition(), 10_000)).toBe(true);
+    clock.advance(61_000);
+    await eventually(async () => sent.length > 0, 10_000);
+    expect(sent).toEqual([[0]]);
+    await ledger.stop();
+    await ledger.start();
+    closing.push(() => ledger.stop());
+    expect(sent).toEqual([[0], [0]]);
+  });
 });

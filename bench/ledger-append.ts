@@ -3,7 +3,8 @@
  * 0.9x). Two databases of one embedded PostgreSQL, the same PostgresEventStore appends (32 writers, 1 and 10 events per
  * append, a new stream every 50 appends); on one of them LedgerCheckpoints runs as in the service (a subscriber of the
  * whole log signing a checkpoint a minute). Rounds alternate between the two; after each chain round the subscriber is
- * waited for, so it never catches up during the other's round; how long that took is reported as its lag.
+ * waited for, so it never catches up during the other's round; how long that took is reported as its lag. A third
+ * database runs a subscriber that only stores its checkpoint: what any subscriber of "all" costs the appends here.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -17,6 +18,9 @@ import { uuidv7 } from '../src/ids.ts';
 import { createLogger } from '../src/logger.ts';
 import type { NewEvent } from '../src/store/event-store.ts';
 import { PostgresEventStore } from '../src/store/postgres-event-store.ts';
+import { checkpointSchema, saveCheckpoint } from '../src/store/checkpoints.ts';
+import { Subscriber } from '../src/store/subscriber.ts';
+import { query } from '../src/db/pool.ts';
 import { benchSigningKey } from './signing-key.ts';
 import { fmtInt, fmtRatio, markdownTable, runLoad, startBenchPostgres, summarize, textTable, writeResults, type BenchContext, type LoadSample } from './harness.ts';
 
@@ -65,16 +69,20 @@ export async function run(ctx: BenchContext): Promise<void> {
     };
     const bare = await open('bare');
     const chained = await open('chained');
+    const idle = await open('idle');
+    await query(idle.pool, 'CreateCheckpointTable', checkpointSchema);
+    const noop = new Subscriber({ name: 'noop', ...idle, log, handleBatch: async (_events, last) => (await saveCheckpoint(idle.pool, 'noop', last), true) });
+    await noop.start();
     const ledger = new LedgerCheckpoints({ ...chained, log, clock: systemClock }, digestSigner(benchSigningKey()), mkdtempSync(path.join(os.tmpdir(), 'bench-ledger-file-')));
     await ledger.start();
     const rows: string[][] = [];
     const results: Record<string, unknown>[] = [];
     for (const eventsPerAppend of [1, 10]) {
-      const samples: Record<'bare' | 'chained', LoadSample[]> = { bare: [], chained: [] };
+      const samples: Record<'bare' | 'idle' | 'chained', LoadSample[]> = { bare: [], idle: [], chained: [] };
       const lags: number[] = [];
       for (let round = 0; round < rounds; round++) {
-        for (const mode of ['bare', 'chained'] as const) {
-          const target = mode === 'bare' ? bare : chained;
+        for (const mode of ['bare', 'idle', 'chained'] as const) {
+          const target = { bare, idle, chained }[mode];
           const operation = writerOf(target.store, `r${round}-${eventsPerAppend}-${mode}`, eventsPerAppend);
           samples[mode].push(await runLoad({ workers: WRITERS, warmupMs, durationMs: roundMs, signal: ctx.signal, operation }));
           if (mode === 'chained') {
@@ -82,26 +90,29 @@ export async function run(ctx: BenchContext): Promise<void> {
             await ledger.waitFor(await chained.store.headPosition(), 120_000);
             lags.push(performance.now() - t);
           }
+          if (mode === 'idle') await noop.waitFor(await idle.store.headPosition(), 120_000);
         }
       }
-      const [b, c] = [summarize(samples.bare), summarize(samples.chained)];
+      const [b, i, c] = [summarize(samples.bare), summarize(samples.idle), summarize(samples.chained)];
       const ratio = c.unitsPerSecond / b.unitsPerSecond;
       rows.push([
         `${WRITERS} writers × ${eventsPerAppend} ev/append`,
         fmtInt(b.unitsPerSecond),
+        `${fmtInt(i.unitsPerSecond)} (${fmtRatio(i.unitsPerSecond / b.unitsPerSecond)})`,
         fmtInt(c.unitsPerSecond),
-        `${fmtRatio(ratio)} (goal ≥ ${GOAL}: ${ratio >= GOAL ? 'met' : 'MISSED'})`,
+        `${fmtRatio(ratio)} (goal ≥ ${GOAL}: ${ratio >= GOAL ? 'met' : 'MISSED'}); ${fmtRatio(c.unitsPerSecond / i.unitsPerSecond)} of the idle subscriber's`,
         samples.chained.map(s => fmtInt(s.units / s.seconds)).join(' / '),
         fmtInt(Math.max(...lags)),
       ]);
-      results.push({ eventsPerAppend, bare: b, chained: c, ratio, lagMs: lags });
+      results.push({ eventsPerAppend, bare: b, idleSubscriber: i, chained: c, ratio, lagMs: lags });
     }
     await ledger.stop();
-    for (const db of [bare, chained]) {
+    await noop.stop();
+    for (const db of [bare, idle, chained]) {
       await db.store.close();
       await db.pool.end();
     }
-    const header = ['scenario', 'events/s bare', 'events/s with the chain', 'ratio', 'chained rounds events/s', 'chain lag after, ms'];
+    const header = ['scenario', 'events/s bare', 'with a subscriber doing nothing', 'events/s with the chain', 'ratio', 'chained rounds events/s', 'chain lag after, ms'];
     console.log(`\n${textTable(header, rows)}\n(one run, ${rounds} alternating rounds of ${roundMs / 1000} s; 2 cores shared with other sessions: noisy)\n`);
     writeResults(
       NAME,

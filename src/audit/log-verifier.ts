@@ -88,8 +88,13 @@ export class LogVerifier {
     if (this.open.length > 0) {
       const leaf = leafHash(eventLeafV2(e));
       for (const r of this.open) r.frontier = appendLeaf(r.frontier, leaf);
-      for (const r of this.open) if (r.to === i + 1) r.root = rootOf(r.frontier);
-      this.open = this.open.filter(r => r.root === null);
+      let done = false;
+      for (const r of this.open) {
+        if (r.to !== i + 1) continue;
+        r.root = rootOf(r.frontier);
+        done = true;
+      }
+      if (done) this.open = this.open.filter(r => r.root === null);
     }
     this.checkRevision(i, e);
     // which stored checkpoint's positions the event falls in: only to say, of a root that differs, how

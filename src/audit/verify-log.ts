@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
 import { inSnapshot, query } from '../db/pool.ts';
@@ -40,9 +40,17 @@ export function parseKeptCheckpoints(text: string): LedgerCheckpoint[] {
 export function newestInCheckpointFile(dir: string): LedgerCheckpoint | null {
   const file = path.join(dir, checkpointFileName);
   if (!existsSync(file)) return null;
-  const lines = readFileSync(file, 'utf8').split('\n').filter(l => l.trim() !== '');
-  const last = lines.at(-1);
-  return last ? ledgerCheckpoint.parse(JSON.parse(last)) : null;
+  // its end only: a year of checkpoints is some 300 MB
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const tail = Buffer.alloc(Math.min(size, 64 * 1024));
+    readSync(fd, tail, 0, tail.length, size - tail.length);
+    const last = tail.toString('utf8').split('\n').filter(l => l.trim() !== '').at(-1);
+    return last ? ledgerCheckpoint.parse(JSON.parse(last)) : null;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 async function readChain(pool: pg.Pool): Promise<{ stored: LedgerCheckpoint[]; state: ChainState | null }> {

@@ -62,7 +62,7 @@ export async function auditStreamCommand(deps: { store: EventStore; pool: pg.Poo
 }
 
 /** `verify-digests [--public-key <base64 SPKI>]`: every day of the log against its signed digest; exit code 1 when one was tampered with. */
-export async function verifyDigestsCommand(deps: { store: EventStore; pool: pg.Pool }, args: string[], ownPublicKey: string, out: Out = console_): Promise<number> {
+export async function verifyDigestsCommand(deps: { store: EventStore; pool: pg.Pool }, args: string[], ownPublicKey: string | null, out: Out = console_): Promise<number> {
   const { values } = parseArgs({ args, options: { 'public-key': { type: 'string' } } });
   const publicKey = values['public-key'] ?? ownPublicKey;
   if (!publicKey) {

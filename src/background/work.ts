@@ -1,6 +1,8 @@
 import type { DigestSigner } from '../audit/digest-signer.ts';
 import { DailyDigests } from '../audit/digests.ts';
 import { LedgerCheckpoints } from '../audit/ledger-checkpoints.ts';
+import type { LedgerCheckpoint } from '../audit/ledger-format.ts';
+import { publishLedgerCheckpoint } from '../webhooks/ledger-checkpoints.ts';
 import type { PaymentCheckSettings } from '../config.ts';
 import type { Core } from '../core.ts';
 import { projections } from '../projections/all.ts';
@@ -66,7 +68,11 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
   await sagaRunner.start();
   const digests = new DailyDigests({ pool, store, log }, options.digestSigner);
   await digests.start();
-  const ledger = new LedgerCheckpoints({ pool, store, log, clock }, options.digestSigner, options.ledgerCheckpointDir);
+  // every checkpoint also leaves as the ledger.checkpoint webhook, to the admins' endpoints that ask for it
+  const published = async (checkpoints: LedgerCheckpoint[]) => {
+    for (const checkpoint of checkpoints) await publishLedgerCheckpoint({ pool, clock }, checkpoint);
+  };
+  const ledger = new LedgerCheckpoints({ pool, store, log, clock, published }, options.digestSigner, options.ledgerCheckpointDir);
   await ledger.start();
   const tickMs = options.schedulerTickMs ?? 1000;
   const accountSync = await startAccountSync({ ...core, readModels: projectionRunner }, { tickMs });

@@ -22,15 +22,15 @@ export const toStdout = async (line: string) => {
   if (!process.stdout.write(line)) await once(process.stdout, 'drain');
 };
 
-/** `export --from <instant> --to <instant>`: the events recorded in [from, to) as JSON lines, in log order. */
+/** `export --from <instant> --to <instant>` (or `--all`): the events recorded in [from, to) as JSON lines, in log order. */
 export async function exportCommand(store: EventStore, args: string[], write: (line: string) => Promise<void> | void = toStdout, out: Out = console_): Promise<number> {
   const { values } = parseArgs({ args, options: { from: { type: 'string' }, to: { type: 'string' }, all: { type: 'boolean' } } });
   const [from, to] = [instant(values.from), instant(values.to)];
-  if (!from || !to || from >= to) {
-    out.complain('export needs --from before --to, ISO instants or dates (2026-11-01, 2026-11-01T00:00:00+07:00)');
+  if (!values.all && (!from || !to || from >= to)) {
+    out.complain('export needs --from before --to, ISO instants or dates (2026-11-01, 2026-11-01T00:00:00+07:00), or --all');
     return 2;
   }
-  const written = await exportEvents(store, { from, to }, write);
+  const written = await exportEvents(store, values.all ? 'all' : { from: from!, to: to! }, write);
   out.complain(`export: ${written} events`);
   return 0;
 }

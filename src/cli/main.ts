@@ -30,18 +30,19 @@ const usage = `Usage: npm run cli -- <command>
                           model (exit code 1 when anything is found)
   balance-as-of (--merchant <userId> | --account <accountId>) --at <ISO instant>
                           a gateway merchant's balances, or an account's balance, folded from its stream up to then
-  export --from <ISO instant> --to <ISO instant>
-                          every event recorded in [from, to) as JSON lines, in log order, streamed
+  export --from <ISO instant> --to <ISO instant> | --all
+                          every event recorded in [from, to) (or all) as JSON lines, in log order, streamed; secrets as
+                          commitments, so docs/verify-export.mjs checks checkpoints against it (docs/auditing.md)
   verify-digests [--public-key <base64 SPKI DER>]
                           recompute every WIB day's Merkle root from the log and check it against the signed daily
                           digest (with this service's key, or the one given); exit code 1 when a day was tampered with
-  subscribers             each projection and saga: its checkpoint, and the event it is stuck at, if any
   checkpoint              the newest signed checkpoint of the log, as JSON (keep it: it proves the log up to it)
   verify-log [--checkpoint <file>] [--public-key <base64 SPKI DER, or a file>]
                           recompute the chain of signed checkpoints and the daily digests from the log, with the key
                           you trust (or LEDGER_PUBLIC_KEY), against the stored checkpoints and the ones you kept
                           (a JSON checkpoint or JSON lines); exit code 1 naming the first event, day or checkpoint that
                           differs, 2 without a public key
+  subscribers             each projection and saga: its checkpoint, and the event it is stuck at, if any
                           (exit code 1 when one is stuck)
   verify-read-models [--timeout <seconds>]
                           replay the log up to its head into a scratch schema and compare each read model with the

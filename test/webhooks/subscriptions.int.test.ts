@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listLedgerCheckpoints } from '../../src/audit/ledger-checkpoints.ts';
 import { publishLedgerCheckpoint } from '../../src/webhooks/ledger-checkpoints.ts';
 import { enqueueWebhookEvent } from '../../src/webhooks/outbox.ts';
 import { signedInAdmin, type Admin } from '../support/gateway.ts';
@@ -65,5 +66,19 @@ describe('webhook endpoints choose their kinds', () => {
     const sent = receiver.received.map(r => JSON.parse(r.body) as { type: string; data: { seq: number } }).filter(b => b.type === 'ledger.checkpoint');
     expect(sent).toHaveLength(1);
     expect(sent[0]!.data).toEqual(checkpoint);
+  });
+
+  it('sends every checkpoint the ledger signs as ledger.checkpoint, signed like any webhook', async () => {
+    const asked = (await add(admin, 'admin-chain', ['ledger.checkpoint'])).json().data.id as string;
+    await keyHolder(service); // events for the chain
+    expect(await service.ledger.waitFor(await service.store.headPosition(), 10_000)).toBe(true);
+    service.clock.advance(61_000);
+    const signed = await eventually(async () => (await listLedgerCheckpoints(service.pool)).at(-1), 10_000);
+    const deliveries = async () => (await admin.call('GET', `/api/v1/webhooks/${asked}/deliveries`)).json().data as { status: string }[];
+    await eventually(async () => (await deliveries()).some(d => d.status === 'succeeded'), 10_000);
+    const bodies = receiver.received.map(r => ({ headers: r.headers, body: JSON.parse(r.body) as { type: string; data: { seq: number } } }));
+    const sent = bodies.find(b => b.body.type === 'ledger.checkpoint' && b.body.data.seq === signed.seq)!;
+    expect(sent.body.data).toEqual(signed);
+    expect(sent.headers['webhook-signature']).toMatch(/^v1,/);
   });
 });

@@ -10,6 +10,8 @@ import { exportEvents } from '../../src/audit/export.ts';
 import { checkpointHash, eventLeafV2, genesisHash, signCheckpoint, type LedgerCheckpoint } from '../../src/audit/ledger-format.ts';
 import { appendLeaf, leafHash, rootOf, type Frontier } from '../../src/audit/merkle.ts';
 import { logEvents } from '../../src/audit/stream-pages.ts';
+import { listLedgerCheckpoints } from '../../src/audit/ledger-checkpoints.ts';
+import { eventually } from '../support/sandbox.ts';
 import { positionText } from '../../src/store/subscriber.ts';
 import { createKey, keyHolder, registerUser } from '../support/http.ts';
 import { linkServiceWallet } from '../support/payments.ts';
@@ -108,6 +110,23 @@ describe('docs/verify-export.mjs', () => {
     const cut = await verify(exportLines, relinked);
     expect(cut.code).toBe(1);
     expect(cut.out).toContain('checkpoint 1: prev is not the hash of checkpoint 0');
+  });
+
+  it("checks the service's own signed checkpoints against its own export, with the key it signs with", async () => {
+    expect(await service.ledger.waitFor(await service.store.headPosition(), 10_000)).toBe(true);
+    service.clock.advance(61_000); // a minute after the events: the service signs a checkpoint of them
+    const signed = await eventually(async () => {
+      const all = await listLedgerCheckpoints(service.pool);
+      return all.length > 0 && all.at(-1)!.to >= exportLines.length && all;
+    }, 10_000);
+    const fresh: string[] = [];
+    await exportEvents(service.store, 'all', line => void fresh.push(line));
+    const own = digestSigner(service.config.digestSigningKey!).publicKey;
+    const { code, out } = await verify(fresh, signed, own);
+    expect(out).toContain(`${signed.length} checkpoint(s) verified against the export, 0 not covered, 0 problem(s)`);
+    expect(code).toBe(0);
+    const tampered = fresh.map((line, i) => (i === 0 ? line.replace(/"occurredAt":"[^"]+"/, '"occurredAt":"2020-01-01T00:00:00.000Z"') : line));
+    expect((await verify(tampered, signed, own)).code).toBe(1);
   });
 
   it('says which checkpoints an export does not cover', async () => {

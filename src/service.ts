@@ -16,7 +16,7 @@ import { createPool, query } from './db/pool.ts';
 import { prepareServiceRole, serviceRole, warnIfLogRewritable } from './db/service-role.ts';
 import './events/all.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { uncoveredYears } from './projections/holiday-calendar.ts';
+import { uncoveredYears, uncoveredYearsWarning } from './projections/holiday-calendar.ts';
 import type { ProjectionRunner } from './projections/runner.ts';
 import type { SagaRunner } from './sagas/runner.ts';
 import { sessionTokens } from './security/session-token.ts';
@@ -146,9 +146,10 @@ export async function createService(config: Config, options: ServiceOptions = {}
         eventStore: await store.headPosition().then(() => true, () => false),
         ...running,
       };
-      // a year the calendar does not cover settles on weekdays alone: said here, not a reason to stop serving
+      // a year due without its decree settles on what is known (weekends, every-year holidays): a warning, still ready
       const missingYears = await uncoveredYears(pool, clock.now()).catch(() => null);
-      return { checks, subscribers, details: { holidayCalendar: { missingYears } } };
+      const warning = missingYears ? uncoveredYearsWarning(missingYears) : null;
+      return { checks, subscribers, details: { holidayCalendar: { missingYears, ...(warning ? { warning } : {}) } } };
     },
   };
   const app = await buildApp(deps);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { setHolidayCalendarYear } from '../commands/holiday-calendar.ts';
-import { holidayCalendarYear, missingYears, wibDate } from '../commands/working-days.ts';
+import { holidayCalendarYear, missingYears, yearsDue } from '../commands/working-days.ts';
 import { loadHolidayCalendarWithOrigin } from '../projections/holiday-calendar.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { AppDeps } from './deps.ts';
@@ -11,23 +11,23 @@ const yearParams = z.object({ year: z.coerce.number().int().min(2000).max(2999) 
 
 /**
  * The years in force, in order (the shipped file's, overlaid by those an admin set, with who set each and when), and
- * the years of now and next that are missing (counted as weekends only). The JSON route and the admin's page show it.
+ * the years due that are missing (this one, and next from 1 October; counted as weekends and every-year holidays only).
+ * The JSON route and the admin's page show it.
  */
 export async function calendarInForce(db: Queryable, now: Date) {
   const { calendar, origin } = await loadHolidayCalendarWithOrigin(db);
-  const thisYear = Number(wibDate(now).slice(0, 4));
   const years = Object.entries(calendar.years)
     .sort(([a], [b]) => Number(a) - Number(b))
     .map(([year, { source, days }]) => {
       const from = origin[year]!;
       return { year: Number(year), source, days, setBy: from.setBy, setAt: from.setBy === 'admin' ? from.setAt : null };
     });
-  return { years, missingYears: missingYears(calendar, [thisYear, thisYear + 1]) };
+  return { years, missingYears: missingYears(calendar, yearsDue(now)) };
 }
 
 /**
  * The settlement calendar in the admin console (DESIGN section 9): the years in force (the shipped file's, overlaid by
- * those an admin set), the years of now and next that are missing (counted as weekends only), and a year set whole.
+ * those an admin set), the years due that are missing (a warning), and a year set whole.
  */
 export function gatewayCalendarRoutes(deps: AppDeps) {
   return async function (plain: FastifyInstance) {

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { settleDue } from '../commands/gateway-ledger.ts';
 import type { CommandDeps } from '../commands/deps.ts';
+import { missingYears, settlementCutoff, wibDate, type HolidayCalendar } from '../commands/working-days.ts';
 import { merchantsWithDueCredits } from '../projections/gateway-ledger.ts';
 import type { SagaDeps } from '../sagas/all.ts';
 import type { Position } from '../store/event-store.ts';
@@ -14,8 +15,8 @@ export type GatewaySettlement = {
 };
 
 export type SettlementOptions = {
-  /** Everything completed strictly before this instant is due (the working-day calendar as it is now). */
-  cutoffAt: (now: Date) => Promise<Date>;
+  /** The working-day calendar as it is now: what completed before its cutoff is due. */
+  calendarAt: (now: Date) => Promise<HolidayCalendar>;
   tickMs?: number;
   /** merchants looked up at a time */
   batch?: number;
@@ -46,7 +47,12 @@ export function startGatewaySettlement(
   const parallel = options.parallel ?? 16;
 
   const settleAll = async () => {
-    const cutoff = await options.cutoffAt(deps.clock.now());
+    const at = deps.clock.now();
+    const calendar = await options.calendarAt(at);
+    const cutoff = settlementCutoff(at, calendar);
+    // a run judges days of this year and, for credits from before New Year, last year's: the entry names those without a decree
+    const thisYear = Number(wibDate(at).slice(0, 4));
+    const withoutDecree = missingYears(calendar, [thisYear - 1, thisYear]);
     const done = new Set<string>();
     let settled = 0;
     for (;;) {
@@ -58,7 +64,8 @@ export function startGatewaySettlement(
       await inParallel(merchants.slice(0, batch), parallel, async merchantId => {
         done.add(merchantId);
         const now = deps.clock.now();
-        const result = await settleDue(deps, merchantId, cutoff, { actor: 'system:gateway-settlement', now, correlationId: `settlement:${cutoff.toISOString()}` });
+        const context = { actor: 'system:gateway-settlement', now, correlationId: `settlement:${cutoff.toISOString()}` };
+        const result = await settleDue(deps, merchantId, cutoff, context, withoutDecree);
         if (result.events.length > 0) settled++;
         if (result.position && (!last || comparePositions(result.position, last) > 0)) last = result.position;
       });

@@ -9,7 +9,7 @@ import { projections } from '../projections/all.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { startAccountSync, type AccountSyncScheduler } from './account-sync.ts';
 import { startGatewaySettlement, type GatewaySettlement } from './gateway-settlement.ts';
-import { settlementCutoff, shippedHolidayCalendar } from '../commands/working-days.ts';
+import { shippedHolidayCalendar } from '../commands/working-days.ts';
 import { loadHolidayCalendar } from '../projections/holiday-calendar.ts';
 import { sagas } from '../sagas/all.ts';
 import { startPaymentChecks, type PaymentChecks } from './payment-checks.ts';
@@ -80,7 +80,7 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
   const shipped = shippedHolidayCalendar();
   const gatewaySettlement = startGatewaySettlement({ store, snapshots, cache, clock, log, pool, readModels: projectionRunner }, {
     tickMs,
-    cutoffAt: async now => settlementCutoff(now, await loadHolidayCalendar(pool, shipped)),
+    calendarAt: () => loadHolidayCalendar(pool, shipped),
   });
   const paymentChecks = startPaymentChecks({ pool, clock, log }, options.paymentChecks, { tickMs });
   const transferOutcomes = startTransferOutcomes({ ...core, readModels: projectionRunner }, { tickMs: Math.max(tickMs, 5000) });

@@ -10,6 +10,7 @@ import {
 } from '../events/gateway.ts';
 import { Credits, type CreditsJson } from './gateway-credits.ts';
 import { handleCommand, type CommandContext, type Decider, type EventSourcing } from './handle.ts';
+import { yearsJudged } from './working-days.ts';
 
 export const gatewayLedgerStream = (merchantId: string) => `gateway-${merchantId}`;
 
@@ -36,8 +37,8 @@ export type GatewayLedger = {
 
 export type GatewayLedgerCommand =
   | { type: 'CreditGatewayPayment'; merchantId: string; paymentId: string; holdingAccountId: string; totalAmount: number; fee: number; completedAt: Date; now: Date }
-  /** the cutoff comes from the working-day calendar, outside the decider */
-  | { type: 'SettleDue'; merchantId: string; cutoff: Date; now: Date }
+  /** the cutoff comes from the working-day calendar, outside the decider, with the recent years it has no decree for */
+  | { type: 'SettleDue'; merchantId: string; cutoff: Date; now: Date; yearsWithoutDecree?: readonly number[] }
   | {
       type: 'RequestWithdrawal';
       merchantId: string;
@@ -135,7 +136,13 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
       if (due.length === 0) return [];
       const amount = due.reduce((sum, c) => sum + c.net, 0);
       const postings = transfer(ledgerAccount.pending(m), ledgerAccount.settled(m), amount);
-      return [BalanceSettled({ merchantId: m, paymentIds: due.map(c => c.paymentId), amount, cutoff, settledAt: command.now.toISOString(), postings })];
+      const settledAt = command.now.toISOString();
+      const without = command.yearsWithoutDecree;
+      if (!without) return [BalanceSettled({ merchantId: m, paymentIds: due.map(c => c.paymentId), amount, cutoff, settledAt, postings })];
+      // the earliest credit's days reach back furthest: from the day after it to today, every day was judged
+      const earliest = new Date(due.reduce((min, c) => Math.min(min, Date.parse(c.completedAt)), Infinity));
+      const calendarMissingYears = yearsJudged(earliest, command.now).filter(year => without.includes(year));
+      return [BalanceSettled({ merchantId: m, paymentIds: due.map(c => c.paymentId), amount, cutoff, settledAt, postings, calendarMissingYears })];
     }
     case 'RequestWithdrawal': {
       const { withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy } = command;
@@ -195,7 +202,11 @@ export function creditGatewayPayment(
   return handleCommand(es, gatewayLedgerStream(credit.merchantId), gatewayLedger, { type: 'CreditGatewayPayment', ...credit, now: context.now }, context);
 }
 
-/** Moves every credit of the merchant completed before `cutoff` from pending to settled, in one entry (none due: nothing). */
-export function settleDue(es: EventSourcing, merchantId: string, cutoff: Date, context: CommandContext) {
-  return handleCommand(es, gatewayLedgerStream(merchantId), gatewayLedger, { type: 'SettleDue', merchantId, cutoff, now: context.now }, context);
+/**
+ * Moves every credit of the merchant completed before `cutoff` from pending to settled, in one entry (none due: nothing);
+ * `yearsWithoutDecree` (the calendar's missing years among last and this) puts those judged on the entry.
+ */
+export function settleDue(es: EventSourcing, merchantId: string, cutoff: Date, context: CommandContext, yearsWithoutDecree?: readonly number[]) {
+  const command = { type: 'SettleDue' as const, merchantId, cutoff, now: context.now, ...(yearsWithoutDecree ? { yearsWithoutDecree } : {}) };
+  return handleCommand(es, gatewayLedgerStream(merchantId), gatewayLedger, command, context);
 }

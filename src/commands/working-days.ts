@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { text } from '../text.ts';
+import { isEveryYearHoliday } from './every-year-holidays.ts';
 
 /**
  * Working days in Asia/Jakarta, for the gateway's settlement (DESIGN section 9): Saturday, Sunday and the days of the
- * holiday calendar (libur nasional, cuti bersama) are not. WIB is UTC+7 all year (no daylight saving), so a WIB day is
- * computed with the offset alone. A year missing from the calendar counts weekends only (`missingYears` names it).
+ * holidays every year keeps (every-year-holidays.ts) and the days of the year's decree in the holiday calendar (libur
+ * nasional, cuti bersama) are not. WIB is UTC+7 all year (no daylight saving), so a WIB day is computed with the offset
+ * alone. A year missing from the calendar counts weekends and the every-year holidays only (`missingYears` names it).
  */
 
 export type HolidayKind = 'libur-nasional' | 'cuti-bersama';
@@ -48,7 +50,7 @@ export function shippedHolidayCalendar(file: URL = new URL('../../data/holiday-c
   return calendar;
 }
 
-/** The years among `years` that the calendar does not hold: their working days are weekdays only. */
+/** The years among `years` that the calendar does not hold: their working days are weekdays less the every-year holidays. */
 export function missingYears(calendar: HolidayCalendar, years: readonly number[]): number[] {
   return years.filter(year => !Object.hasOwn(calendar.years, String(year)));
 }
@@ -77,13 +79,31 @@ function datesOf(calendar: HolidayCalendar): Set<string> {
 
 function isWorkingDay(day: number, calendar: HolidayCalendar): boolean {
   const weekday = weekdayOf(day);
-  return weekday !== 0 && weekday !== 6 && !datesOf(calendar).has(dateOf(day));
+  if (weekday === 0 || weekday === 6) return false;
+  const date = dateOf(day);
+  return !isEveryYearHoliday(date) && !datesOf(calendar).has(date);
 }
 
 /** The WIB date (YYYY-MM-DD) an instant falls on. */
 export const wibDate = (at: Date): string => dateOf(wibDay(at));
 
-/** Whether a date (YYYY-MM-DD) is a working day: a weekday the calendar does not name. */
+/**
+ * The years whose decree should be in force at `now`: this year (WIB), and next year from 1 October (WIB), when the
+ * decree for it is usually out and a missing one is worth a warning.
+ */
+export function yearsDue(now: Date): number[] {
+  const [year, month] = wibDate(now).split('-').map(Number) as [number, number];
+  return month >= 10 ? [year, year + 1] : [year];
+}
+
+/** The years of the WIB days a settlement at `now` judged for a payment completed at `completedAt`: the day after to today. */
+export function yearsJudged(completedAt: Date, now: Date): number[] {
+  const first = Number(dateOf(wibDay(completedAt) + 1).slice(0, 4));
+  const last = Number(wibDate(now).slice(0, 4));
+  return Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => first + i);
+}
+
+/** Whether a date (YYYY-MM-DD) is a working day: a weekday neither an every-year holiday nor named by the calendar. */
 export const isWorkingDate = (date: string, calendar: HolidayCalendar): boolean => isWorkingDay(Date.parse(`${date}T00:00:00Z`) / dayMs, calendar);
 
 /** When a payment completed at `completedAt` settles: 00:00 WIB of the first working day after its WIB day. */

@@ -35,6 +35,11 @@ export const BalanceSettled = event('BalanceSettled', 1, z.object({
   cutoff: isoDate,
   settledAt: isoDate,
   postings,
+  /**
+   * the years of the days judged whose decree (holiday calendar) was missing, so weekends and every-year holidays alone
+   * decided them ([]: every decree in force; absent: not recorded, as before issue 25)
+   */
+  calendarMissingYears: z.array(z.int().min(2000).max(2999)).optional(),
 }));
 
 /** The merchant asked for a payout: the amount moves from settled to onHold until an admin pays or rejects it. */

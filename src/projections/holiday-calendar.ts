@@ -1,5 +1,5 @@
 import { query, type Queryable } from '../db/pool.ts';
-import { missingYears, shippedHolidayCalendar, wibDate, type HolidayCalendar, type HolidayCalendarYear } from '../commands/working-days.ts';
+import { missingYears, shippedHolidayCalendar, yearsDue, type HolidayCalendar, type HolidayCalendarYear } from '../commands/working-days.ts';
 import type { Projection } from './projection.ts';
 
 /** Read model of the holiday calendar's years an admin set (stream holiday-calendar): one row per year, as last set. */
@@ -59,10 +59,15 @@ export async function loadHolidayCalendar(db: Queryable, shipped?: HolidayCalend
 }
 
 /**
- * The years around `now` (this one and the next, in WIB) that neither the shipped file nor an admin covers: they
- * count weekends only, so `/ready` and the admin console name them.
+ * The years due at `now` (this one, and from 1 October WIB the next) that neither the shipped file nor an admin
+ * covers: they count weekends and the every-year holidays only, so `/ready` and the admin console warn of them.
  */
 export async function uncoveredYears(db: Queryable, now: Date, shipped?: HolidayCalendar): Promise<number[]> {
-  const thisYear = Number(wibDate(now).slice(0, 4));
-  return missingYears(await loadHolidayCalendar(db, shipped), [thisYear, thisYear + 1]);
+  return missingYears(await loadHolidayCalendar(db, shipped), yearsDue(now));
+}
+
+/** The warning `/ready` and the admin console give for the uncovered years (null when none is). */
+export function uncoveredYearsWarning(years: readonly number[]): string | null {
+  if (years.length === 0) return null;
+  return `no holiday decree for ${years.join(', ')}: settlement into it counts weekends and the every-year holidays only`;
 }

@@ -55,6 +55,23 @@ describe('gateway ledger decider', () => {
     given([credited(4, 60_000, 0, at(21))]).when({ type: 'SettleDue', merchantId, cutoff: at(21), now: at(21) }).then([]);
   });
 
+  it('names on the settlement the years it judged without their decree, from the day after the earliest credit to today', () => {
+    const wib = (local: string) => new Date(`${local}+07:00`);
+    const newYearsEve = credited(5, 100_000, 3_000, wib('2026-12-31T12:00:00'));
+    const monday = wib('2027-01-04T00:00:00');
+    const settle = (yearsWithoutDecree: number[]) => ({ type: 'SettleDue', merchantId, cutoff: monday, now: monday, yearsWithoutDecree }) as const;
+    const entry = (calendarMissingYears: number[]) =>
+      BalanceSettled({ ...settledEvent([uuid(5)], 97_000, monday, monday).data, calendarMissingYears });
+    given([newYearsEve]).when(settle([2027])).then([entry([2027])]);
+    given([newYearsEve]).when(settle([])).then([entry([])]);
+    // a missing 2026 is not named: no day of 2026 was judged for a payment of its last day
+    given([newYearsEve]).when(settle([2026])).then([entry([])]);
+    // a credit of 30 December settled on 31 December judged 2026 alone
+    const thursday = wib('2026-12-31T00:00:00');
+    given([credited(6, 50_000, 0, wib('2026-12-30T09:00:00'))]).when({ ...settle([2027]), cutoff: thursday, now: thursday })
+      .then([BalanceSettled({ ...settledEvent([uuid(6)], 50_000, thursday, thursday).data, calendarMissingYears: [] })]);
+  });
+
   it('holds a withdrawal of what is available: settled, not pending', () => {
     given([paid, settledAll]).when(request(1, 197_000)).then([requested(1, 197_000)]);
     given([paid]).when(request(1, 50_000)).thenThrows('INSUFFICIENT_BALANCE');

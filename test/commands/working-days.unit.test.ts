@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import {
-  holidayYearProblems, isCalendarDate, isWorkingDate, missingYears, settlementCutoff, settlesAt, shippedHolidayCalendar, wibDate, type HolidayCalendar,
+  holidayYearProblems, isCalendarDate, isWorkingDate, missingYears, settlementCutoff, settlesAt, shippedHolidayCalendar, wibDate, yearsDue, yearsJudged,
+  type HolidayCalendar,
 } from '../../src/commands/working-days.ts';
 
 const calendar = shippedHolidayCalendar();
@@ -12,12 +13,19 @@ const weekdays = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 /** An instant given as WIB wall-clock time: WIB is UTC+7. */
 const wib = (local: string) => new Date(`${local}+07:00`);
 
+/** The every-year holidays written out by hand from the published dates (Easter 2026-04-05, 2027-03-28), for the naive walk. */
+const everyYearByHand = [
+  '2026-01-01', '2026-04-03', '2026-05-01', '2026-05-14', '2026-06-01', '2026-08-17', '2026-12-25',
+  '2027-01-01', '2027-03-26', '2027-05-01', '2027-05-06', '2027-06-01', '2027-08-17', '2027-12-25',
+];
+
 /**
  * The rule walked naively, apart from the code under test: from the completion date, step one calendar date at a time
- * (Date's own calendar arithmetic) until a date that is neither Saturday, Sunday nor in the calendar's list of days.
+ * (Date's own calendar arithmetic) until a date that is neither Saturday, Sunday, an every-year holiday of 2026-2027 nor
+ * in the calendar's list of days.
  */
 function naiveSettlementDate(completionDate: string, cal: HolidayCalendar): string {
-  const listed = Object.values(cal.years).flatMap(y => y.days.map(d => d.date));
+  const listed = [...everyYearByHand, ...Object.values(cal.years).flatMap(y => y.days.map(d => d.date))];
   const date = new Date(`${completionDate}T00:00:00Z`);
   do date.setUTCDate(date.getUTCDate() + 1);
   while (date.getUTCDay() === 0 || date.getUTCDay() === 6 || listed.includes(date.toISOString().slice(0, 10)));
@@ -33,7 +41,7 @@ function settlementTable(): string {
     const settles = wibDate(settlesAt(wib(`${date}T12:00:00`), calendar));
     return `${date} ${weekdayOf(date)} -> ${settles} ${weekdayOf(settles)}`;
   });
-  return ['# completed (WIB date, weekday) -> settles at 00:00 WIB of (date, weekday); calendar: data/holiday-calendar.json, 2027 missing', ...rows, ''].join('\n');
+  return ['# completed (WIB date, weekday) -> settles at 00:00 WIB of (date, weekday); calendar: data/holiday-calendar.json, 2027 missing (weekends and every-year holidays only)', ...rows, ''].join('\n');
 }
 
 describe('the settlement table of 2026 (golden file)', () => {
@@ -82,12 +90,47 @@ describe('the settlement table of 2026 (golden file)', () => {
     ['2026-05-29 Fri -> 2026-06-02 Tue'],
     // Natal: cuti bersama Thu 24, Natal Fri 25, then the weekend
     ['2026-12-23 Wed -> 2026-12-28 Mon'],
-    // 2027 is not in the calendar: 1 January 2027 counts as an ordinary Friday
-    ['2026-12-31 Thu -> 2027-01-01 Fri'],
+    // 2027 is not in the calendar, yet 1 January is Tahun Baru every year: Friday 1 is a holiday, then the weekend
+    ['2026-12-30 Wed -> 2026-12-31 Thu'],
+    ['2026-12-31 Thu -> 2027-01-04 Mon'],
   ])('%s', row => expect(rows.get(row.slice(0, 10))).toBe(row));
 
   it('names 2027 missing from the shipped calendar, and 2026 present', () => {
     expect(missingYears(calendar, [2026, 2027])).toEqual([2027]);
+  });
+});
+
+describe('across New Year 2026-2027, with the shipped calendar (no 2027 decree)', () => {
+  // no cuti bersama on 31 Dec 2026 in the 2026 decree; 1 Jan 2027 is Tahun Baru every year; 2-3 Jan are a weekend
+  it.each([
+    ['2026-12-30', 'Wed', '2026-12-31', 'Thu'],
+    ['2026-12-31', 'Thu', '2027-01-04', 'Mon'],
+    ['2027-01-01', 'Fri', '2027-01-04', 'Mon'],
+    ['2027-01-02', 'Sat', '2027-01-04', 'Mon'],
+    ['2027-01-03', 'Sun', '2027-01-04', 'Mon'],
+    ['2027-01-04', 'Mon', '2027-01-05', 'Tue'],
+  ])('a payment completed on %s (%s) settles at 00:00 WIB of %s (%s)', (completed, completedDay, settles, settlesDay) => {
+    expect(weekdayOf(completed)).toBe(completedDay);
+    expect(weekdayOf(settles)).toBe(settlesDay);
+    for (const time of ['00:00:00.000', '12:00:00.000', '23:59:59.999']) {
+      expect(settlesAt(wib(`${completed}T${time}`), calendar), `${completed}T${time}`).toEqual(wib(`${settles}T00:00:00`));
+    }
+  });
+});
+
+describe('the years whose decree is due', () => {
+  it('is this year (WIB) until 30 September, and next year too from 1 October 00:00 WIB', () => {
+    expect(yearsDue(wib('2026-01-05T10:00:00'))).toEqual([2026]);
+    expect(yearsDue(wib('2026-09-30T23:59:59.999'))).toEqual([2026]);
+    expect(yearsDue(wib('2026-10-01T00:00:00'))).toEqual([2026, 2027]);
+    expect(yearsDue(wib('2026-12-31T23:59:59.999'))).toEqual([2026, 2027]);
+    expect(yearsDue(wib('2027-01-01T00:00:00'))).toEqual([2027]); // 31 Dec 2026 17:00 UTC: the year is the WIB one
+  });
+
+  it('a settlement judges the years from the day after the completion to today (WIB)', () => {
+    expect(yearsJudged(wib('2026-12-30T12:00:00'), wib('2026-12-31T00:00:00'))).toEqual([2026]);
+    expect(yearsJudged(wib('2026-12-31T00:00:00'), wib('2027-01-04T00:00:00'))).toEqual([2027]);
+    expect(yearsJudged(wib('2026-12-30T23:59:59.999'), wib('2027-01-01T00:00:01'))).toEqual([2026, 2027]);
   });
 });
 
@@ -104,7 +147,8 @@ describe('a WIB day', () => {
     expect(isWorkingDate('2026-03-25', calendar)).toBe(true);
     expect(isWorkingDate('2026-03-24', calendar)).toBe(false); // cuti bersama
     expect(isWorkingDate('2026-02-07', calendar)).toBe(false); // Saturday
-    expect(isWorkingDate('2027-01-01', calendar)).toBe(true); // a year the calendar lacks: weekends only
+    expect(isWorkingDate('2027-01-01', calendar)).toBe(false); // a year the calendar lacks: still Tahun Baru
+    expect(isWorkingDate('2027-01-04', calendar)).toBe(true); // ... and weekdays that no every-year holiday names
   });
 });
 

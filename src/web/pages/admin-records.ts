@@ -23,7 +23,9 @@ function yearHtml(y: CalendarYearView, csrf: string) {
 
 /** The settlement calendar: each year in force, editable whole, and a form for a year not there yet. */
 export function calendarHtml(years: CalendarYearView[], missing: number[], csrf: string, draft: { year: string; source: string; days: string }): string {
-  const warning = missing.length ? `<p class="notice error">Belum ada kalender untuk ${e(missing.join(', '))}: hanya akhir pekan yang dihitung libur.</p>` : '';
+  const warning = missing.length
+    ? `<p class="notice error" id="calendar-warning">Peringatan: belum ada kalender (SKB) untuk ${e(missing.join(', '))}. Penyelesaian hanya menghitung akhir pekan dan libur tetap tiap tahun (1 Januari, 1 Mei, 1 Juni, 17 Agustus, 25 Desember, Wafat dan Kenaikan Yesus Kristus).</p>`
+    : '';
   return `${warning}${years.map(y => yearHtml(y, csrf)).join('')}
 <section class="card" aria-labelledby="new-year"><h2 id="new-year">Tahun baru</h2>
 <form method="post" action="/admin/calendar">${csrfField(csrf)}

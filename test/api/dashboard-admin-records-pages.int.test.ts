@@ -17,6 +17,15 @@ describe("the admin console's records", () => {
     const page = await browser.get('/admin/calendar');
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('2026-08-17 | libur-nasional |');
+    expect(page.body).not.toContain('id="calendar-warning"'); // January: next year's decree is not due yet
+    const started = service.clock.now();
+    try {
+      service.clock.set('2026-09-30T17:00:00.000Z'); // 1 October 2026 00:00 WIB: 2027's decree is due, and missing
+      const october = await adminBrowser();
+      expect(textOf((await october.browser.get('/admin/calendar')).body, 'calendar-warning')).toContain('belum ada kalender (SKB) untuk 2027');
+    } finally {
+      service.clock.set(started);
+    }
 
     const days = '2027-01-01 | libur-nasional | Tahun Baru Masehi\n2027-08-17 | libur-nasional | Hari Kemerdekaan';
     const badLine = await browser.post('/admin/calendar', { year: '2027', source: 'SKB 3 Menteri 2027', days: '2027-01-01 libur' });

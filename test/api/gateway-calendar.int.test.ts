@@ -47,14 +47,26 @@ describe('the settlement calendar in the admin console', () => {
     expect(events.rows[0]!.n).toBe(0);
   });
 
-  it('shows the shipped 2026 and names 2027 missing (this year and next, from the clock)', async () => {
+  it('shows the shipped 2026, and warns of the missing 2027 from 1 October 2026 (WIB), not before', async () => {
     const response = await asAdmin('GET', '/api/admin/gateway/calendar');
     expect(response.statusCode, response.body).toBe(200);
     const data = response.json().data;
-    expect(data.missingYears).toEqual([2027]);
+    expect(data.missingYears).toEqual([]); // January: next year's decree is not due yet
     expect(data.years).toHaveLength(1);
     expect(data.years[0]).toMatchObject({ year: 2026, setBy: 'shipped', setAt: null, source: expect.stringMatching(/SKB 3 Menteri/) });
     expect(data.years[0].days).toHaveLength(25);
+
+    const started = service.clock.now();
+    try {
+      service.clock.set('2026-09-30T16:59:59.999Z'); // 30 September 23:59:59.999 WIB
+      await signIn(); // the session of January has expired
+      expect((await asAdmin('GET', '/api/admin/gateway/calendar')).json().data.missingYears).toEqual([]);
+      service.clock.set('2026-09-30T17:00:00.000Z'); // 1 October 00:00 WIB
+      expect((await asAdmin('GET', '/api/admin/gateway/calendar')).json().data.missingYears).toEqual([2027]);
+    } finally {
+      service.clock.set(started);
+      await signIn();
+    }
   });
 
   it.each([
@@ -98,19 +110,22 @@ describe('the settlement calendar in the admin console', () => {
     expect(await count()).toBe(before);
   });
 
-  it('overrides the shipped 2026 when an admin sets it, and names 2028 missing once the clock is in 2027', async () => {
+  it('overrides the shipped 2026 when an admin sets it, and names 2028 missing from 1 October 2027', async () => {
     const put = await asAdmin('PUT', '/api/admin/gateway/calendar/2026', { source: 'corrected by an admin', days: [] });
     expect(put.statusCode, put.body).toBe(200);
     expect(put.json().data.years[0]).toMatchObject({ year: 2026, source: 'corrected by an admin', days: [], setBy: 'admin' });
     const calendar = await loadHolidayCalendar(service.pool);
     expect(settlesAt(new Date('2026-12-23T12:00:00+07:00'), calendar)).toEqual(new Date('2026-12-24T00:00:00+07:00'));
 
-    // 1 Jan 2027 00:30 WIB is still 31 Dec 2026 in UTC: the year is the WIB one
+    // 1 Jan 2027 00:30 WIB is still 31 Dec 2026 in UTC: the year is the WIB one, set; 2028 is not due until October
     service.clock.set('2026-12-31T17:30:00.000Z');
     await signIn(); // the session of January has expired
     const response = await asAdmin('GET', '/api/admin/gateway/calendar');
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json().data.missingYears).toEqual([2028]);
+    expect(response.json().data.missingYears).toEqual([]);
+    service.clock.set('2027-09-30T17:00:00.000Z'); // 1 October 2027 00:00 WIB
+    await signIn();
+    expect((await asAdmin('GET', '/api/admin/gateway/calendar')).json().data.missingYears).toEqual([2028]);
   });
 
   it('keeps a read model that history rebuilds exactly', async () => {

@@ -335,10 +335,23 @@ describe('POST /api/v1/payments with GATEWAY', () => {
 });
 
 describe('the holiday calendar in /ready', () => {
-  it('names the year the calendar does not cover (it settles on weekdays alone), without failing readiness', async () => {
-    const ready = await service.app.inject({ url: '/ready' });
-    expect(ready.statusCode, ready.body).toBe(200);
-    // the test clock is in 2026: 2026 is shipped, 2027 is not
-    expect(ready.json().details).toEqual({ holidayCalendar: { missingYears: [2027] } });
+  it('warns of next year missing from 1 October (WIB), not on 30 September, without failing readiness', async () => {
+    const ready = async () => {
+      const response = await service.app.inject({ url: '/ready' });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json().status).toBe('ready');
+      return response.json().details;
+    };
+    // the test clock is in January 2026: 2026 is shipped, 2027's decree is not due yet
+    expect(await ready()).toEqual({ holidayCalendar: { missingYears: [] } });
+    const started = service.clock.now();
+    try {
+      service.clock.set('2026-09-30T16:59:59.999Z'); // 30 September 23:59:59.999 WIB
+      expect(await ready()).toEqual({ holidayCalendar: { missingYears: [] } });
+      service.clock.set('2026-09-30T17:00:00.000Z'); // 1 October 00:00 WIB
+      expect(await ready()).toEqual({ holidayCalendar: { missingYears: [2027], warning: expect.stringContaining('no holiday decree for 2027') } });
+    } finally {
+      service.clock.set(started);
+    }
   });
 });

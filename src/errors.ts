@@ -85,6 +85,7 @@ export const errorCodes = {
   INSUFFICIENT_BALANCE: { status: 400, message: 'The amount is more than the available balance' },
   WITHDRAWAL_OWN_PAYOUT: { status: 403, message: 'An admin cannot pay out their own withdrawal' },
   WITHDRAWAL_NOT_REQUESTED: { status: 409, message: 'The withdrawal was paid or rejected already' },
+  WITHDRAWAL_REFERENCE_USED: { status: 409, message: 'This payout reference paid another withdrawal already' },
 
   // outbound transfers (WALLET-A)
   QR_IMAGE_MISSING: { status: 400, message: 'qrImage missing' },

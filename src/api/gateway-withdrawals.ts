@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { payWithdrawal, rejectWithdrawal, requestWithdrawal } from '../commands/gateway-withdrawals.ts';
 import { refuse } from '../errors.ts';
 import { findGatewayWithdrawal, listGatewayWithdrawals, type GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
+import { presentWithdrawal } from '../projections/withdrawal-presenter.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -15,24 +16,10 @@ export const withdrawalRequestBody = z.object({
   accountHolderName: text.trim().min(1).max(100),
 });
 const withdrawalParams = z.object({ id: z.uuid() });
+const requestHeaders = z.object({ 'idempotency-key': text.trim().min(1).max(255).optional() });
 const listQuery = z.object({ status: z.enum(['REQUESTED', 'PAID', 'REJECTED']).optional() });
 const paidBody = z.object({ reference: text.trim().min(1).max(200) });
 const rejectBody = z.object({ note: text.trim().min(1).max(1000) });
-
-function presentWithdrawal(row: GatewayWithdrawalRow) {
-  return {
-    id: row.id,
-    amount: row.amount,
-    bankCode: row.bank_code,
-    accountNumber: row.account_number,
-    accountHolderName: row.account_holder_name,
-    status: row.status,
-    requestedAt: row.requested_at.toISOString(),
-    processedAt: row.processed_at?.toISOString() ?? null,
-    reference: row.reference,
-    note: row.note,
-  };
-}
 
 /**
  * A merchant's withdrawals in the dashboard (DESIGN section 9; there is no withdrawal on /api/v1): ask for a payout of
@@ -42,9 +29,10 @@ export function dashboardWithdrawalRoutes(deps: AppDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
 
-    app.post('/', { schema: { body: withdrawalRequestBody } }, async (request, reply) => {
+    // with an Idempotency-Key a repeat finds the first withdrawal and answers as the first request was answered
+    app.post('/', { schema: { body: withdrawalRequestBody, headers: requestHeaders } }, async (request, reply) => {
       const merchantId = request.principal!.userId;
-      const { id } = await requestWithdrawal(deps, merchantId, request.body, deps.config.gateway.minWithdrawal);
+      const { id } = await requestWithdrawal(deps, merchantId, request.body, deps.config.gateway.minWithdrawal, request.headers['idempotency-key']);
       return reply.code(201).send({ status: 'success', data: { id, status: 'REQUESTED' } });
     });
 

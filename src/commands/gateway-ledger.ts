@@ -25,7 +25,7 @@ export const ledgerAccount = {
 } as const;
 
 export type WithdrawalStatus = 'REQUESTED' | 'PAID' | 'REJECTED';
-export type Withdrawal = { amount: number; status: WithdrawalStatus; requestedBy: string };
+export type Withdrawal = { amount: number; status: WithdrawalStatus; requestedBy: string; requestHash?: string | undefined };
 
 export type GatewayLedger = {
   merchantId: string | null;
@@ -49,6 +49,8 @@ export type GatewayLedgerCommand =
       accountHolderName: string;
       requestedBy: string;
       minWithdrawal: number;
+      /** with an Idempotency-Key: the request's hash (the withdrawal id is derived from the key) */
+      requestHash?: string | undefined;
       now: Date;
     }
   | { type: 'PayWithdrawal'; merchantId: string; withdrawalId: string; reference: string; paidBy: string; now: Date }
@@ -84,8 +86,8 @@ function evolve(state: GatewayLedger, event: GatewayLedgerEvent): GatewayLedger 
     case 'BalanceSettled':
       return { ...next, credits: state.credits.settle(event.data.paymentIds) };
     case 'WithdrawalRequested': {
-      const { withdrawalId, amount, requestedBy } = event.data;
-      return { ...next, withdrawals: { ...state.withdrawals, [withdrawalId]: { amount, status: 'REQUESTED', requestedBy } } };
+      const { withdrawalId, amount, requestedBy, requestHash } = event.data;
+      return { ...next, withdrawals: { ...state.withdrawals, [withdrawalId]: { amount, status: 'REQUESTED', requestedBy, ...(requestHash ? { requestHash } : {}) } } };
     }
     case 'WithdrawalPaid':
     case 'WithdrawalRejected': {
@@ -145,13 +147,16 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
       return [BalanceSettled({ merchantId: m, paymentIds: due.map(c => c.paymentId), amount, cutoff, settledAt, postings, calendarMissingYears })];
     }
     case 'RequestWithdrawal': {
-      const { withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy } = command;
-      if (state.withdrawals[withdrawalId]) return []; // the same request again
+      const { withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy, requestHash } = command;
+      const earlier = state.withdrawals[withdrawalId];
+      if (earlier && (earlier.requestHash ?? null) !== (requestHash ?? null)) throw refuse('IDEMPOTENCY_KEY_REUSED');
+      if (earlier) return []; // the same request again (Idempotency-Key)
       if (amount < command.minWithdrawal) throw refuse('WITHDRAWAL_BELOW_MINIMUM', { message: `The minimum withdrawal is ${command.minWithdrawal}` });
       const { available } = merchantBalance(state, m);
       if (amount > available) throw refuse('INSUFFICIENT_BALANCE', { message: `The amount is more than the available balance (${available})` });
       const postings = transfer(ledgerAccount.settled(m), ledgerAccount.onHold(m), amount);
-      return [WithdrawalRequested({ merchantId: m, withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy, requestedAt: command.now.toISOString(), postings })];
+      const requested = { merchantId: m, withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy, requestedAt: command.now.toISOString(), postings };
+      return [WithdrawalRequested(requestHash ? { ...requested, requestHash } : requested)];
     }
     case 'PayWithdrawal': {
       const withdrawal = requestedWithdrawal(state, command.withdrawalId);

@@ -1,47 +1,68 @@
-import { uuidv7 } from '../ids.ts';
+import { createHash } from 'node:crypto';
+import { deterministicUuid, uuidv7 } from '../ids.ts';
 import { refuse } from '../errors.ts';
 import { findGatewayWithdrawal } from '../projections/gateway-ledger.ts';
-import { WrongExpectedRevision } from '../store/event-store.ts';
+import { WrongExpectedRevision, type Position } from '../store/event-store.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { CommandDeps } from './deps.ts';
 import { gatewayLedger, gatewayLedgerStream, type GatewayLedgerCommand } from './gateway-ledger.ts';
 import { handleCommand } from './handle.ts';
+import { handleStreams, streamRead } from './handle-streams.ts';
+import { payoutReference, payoutReferenceStream } from './payout-reference.ts';
 
 export type WithdrawalRequest = { amount: number; bankCode: string; accountNumber: string; accountHolderName: string };
 
 // requests of one merchant from several processes race on one stream: more attempts than the default before a 409
 const attempts = 10;
 
-/**
- * Runs a ledger command; a stream still contended after every attempt answers 409 (the client may try again). Answers
- * once the ledger's read model shows the decision: whoever asked reads the balances and the withdrawal next.
- */
-async function onLedger(deps: CommandDeps, command: GatewayLedgerCommand, actor: string) {
-  let done;
+/** A stream still contended after every attempt answers 409 (the client may try again). */
+async function contended<T>(run: () => Promise<T>): Promise<T> {
   try {
-    done = await handleCommand(deps, gatewayLedgerStream(command.merchantId), gatewayLedger, command, {
-      actor, now: command.now, correlationId: 'withdrawalId' in command ? command.withdrawalId : undefined, attempts,
-    });
+    return await run();
   } catch (err) {
     if (err instanceof WrongExpectedRevision) throw refuse('CONFLICT', { message: 'The balance changed meanwhile; try again' });
     throw err;
   }
-  await deps.readModels.waitFor(done.position, undefined, ['gateway-ledger']);
+}
+
+/** Answers once the ledger's read model shows the decision: whoever asked reads the balances and the withdrawal next. */
+const shown = (deps: CommandDeps, position: Position | null) => deps.readModels.waitFor(position, undefined, ['gateway-ledger']);
+
+/** Runs a ledger command on the merchant's stream. */
+async function onLedger(deps: CommandDeps, command: GatewayLedgerCommand, actor: string) {
+  const done = await contended(() =>
+    handleCommand(deps, gatewayLedgerStream(command.merchantId), gatewayLedger, command, {
+      actor, now: command.now, correlationId: 'withdrawalId' in command ? command.withdrawalId : undefined, attempts,
+    }),
+  );
+  await shown(deps, done.position);
   return done;
+}
+
+/** What the request asked for, in a fixed order: the same Idempotency-Key must come with the same request. */
+export function withdrawalRequestHash(request: WithdrawalRequest): string {
+  const { amount, bankCode, accountNumber, accountHolderName } = request;
+  return createHash('sha256').update(JSON.stringify([amount, bankCode, accountNumber, accountHolderName])).digest('hex');
 }
 
 /**
  * A merchant asks for a payout of part of their available balance: at least `minWithdrawal`, at most what is available
- * (the ledger's decision, kept true under concurrent requests by the stream's expected revision).
+ * (the ledger's decision, kept true under concurrent requests by the stream's expected revision). With an
+ * Idempotency-Key the withdrawal id is derived from it (as a payment's is), so a repeat, even a concurrent one, finds
+ * the first withdrawal on the stream and records nothing; another body with the key is refused (422).
  */
 export async function requestWithdrawal(
   deps: CommandDeps,
   merchantId: string,
   request: WithdrawalRequest,
   minWithdrawal: number,
+  idempotencyKey?: string | undefined,
 ) {
-  const withdrawalId = uuidv7();
-  const handled = await onLedger(deps, { type: 'RequestWithdrawal', merchantId, withdrawalId, ...request, requestedBy: merchantId, minWithdrawal, now: deps.clock.now() }, `user:${merchantId}`);
+  const withdrawalId = idempotencyKey ? deterministicUuid(`withdrawal:${merchantId}:${idempotencyKey}`) : uuidv7();
+  const requestHash = idempotencyKey ? withdrawalRequestHash(request) : undefined;
+  const { amount, bankCode, accountNumber, accountHolderName } = request;
+  const command = { type: 'RequestWithdrawal' as const, merchantId, withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy: merchantId, minWithdrawal, requestHash, now: deps.clock.now() };
+  const handled = await onLedger(deps, command, `user:${merchantId}`);
   return { id: withdrawalId, handled };
 }
 
@@ -52,10 +73,35 @@ async function merchantOf(db: Queryable, withdrawalId: string): Promise<string> 
   return row.merchant_id;
 }
 
-/** An admin records that they transferred a requested withdrawal (never their own). */
+/**
+ * An admin records that they transferred a requested withdrawal (never their own). The payout and the claim of its
+ * reference (stream payout-reference-<hash>) are appended together: of two payouts with one reference, even racing
+ * for two merchants, one claims it and the other is refused (409 WITHDRAWAL_REFERENCE_USED) with nothing changed.
+ */
 export async function payWithdrawal(deps: CommandDeps & { pool: Queryable }, adminId: string, withdrawalId: string, reference: string) {
   const merchantId = await merchantOf(deps.pool, withdrawalId);
-  return onLedger(deps, { type: 'PayWithdrawal', merchantId, withdrawalId, reference, paidBy: adminId, now: deps.clock.now() }, `admin:${adminId}`);
+  const now = deps.clock.now();
+  const ledgerStream = gatewayLedgerStream(merchantId);
+  const reads = {
+    ledger: streamRead(ledgerStream, gatewayLedger),
+    // a reference is usually new: not read unless the append finds it claimed
+    reference: streamRead(payoutReferenceStream(reference), payoutReference, { likelyNew: true }),
+  };
+  const done = await contended(() =>
+    handleStreams(
+      deps,
+      reads,
+      loaded => {
+        // the withdrawal's own refusals (not requested, own payout) come before the reference's
+        const paid = gatewayLedger.decide(loaded.ledger.state, { type: 'PayWithdrawal', merchantId, withdrawalId, reference, paidBy: adminId, now });
+        const claimed = payoutReference.decide(loaded.reference.state, { type: 'ClaimPayoutReference', reference, merchantId, withdrawalId, now });
+        return { append: { ledger: paid, reference: claimed }, result: null };
+      },
+      { actor: `admin:${adminId}`, now, correlationId: withdrawalId, attempts, queueOn: ledgerStream },
+    ),
+  );
+  await shown(deps, done.position);
+  return done;
 }
 
 /** An admin refuses a requested withdrawal: its amount is available again. */

@@ -6,6 +6,7 @@ import type { TransferEvent } from './transfer.ts';
 import type { HolidayCalendarEvent } from './holiday-calendar.ts';
 import type { OrderEvent } from './order.ts';
 import type { PaymentEvent } from './payment.ts';
+import type { PayoutReferenceEvent } from './payout-reference.ts';
 import type { ReceivingEvent } from './receiving.ts';
 import type { SessionEvent } from './session.ts';
 import type { UserEmailEvent } from './user-email.ts';
@@ -19,6 +20,7 @@ import './transfer.ts';
 import './holiday-calendar.ts';
 import './order.ts';
 import './payment.ts';
+import './payout-reference.ts';
 import './receiving.ts';
 import './session.ts';
 import './user-email.ts';
@@ -39,4 +41,5 @@ export type AnyEvent =
   | HoldingAccountEvent
   | TransferEvent
   | GatewayLedgerEvent
+  | PayoutReferenceEvent
   | HolidayCalendarEvent;

@@ -10,6 +10,7 @@ import { paymentMatchingSaga } from './payment-matching.ts';
 import { paymentWebhooksSaga } from './payment-webhooks.ts';
 import { walletLoginSaga } from './wallet-login.ts';
 import { transferWebhooksSaga } from './transfer-webhooks.ts';
+import { withdrawalWebhooksSaga } from './withdrawal-webhooks.ts';
 
 export type SagaDeps = { store: EventStore; snapshots?: SnapshotStore; cache?: StateCache; clock: Clock; log: Logger };
 
@@ -18,5 +19,5 @@ export type ServiceSagaDeps = SagaDeps & { pool: pg.Pool; publicBaseUrl: string 
 
 /** Every process manager the service runs. Payment matching, expiry, OTP login and webhooks join here. */
 export function sagas(deps: ServiceSagaDeps): Saga[] {
-  return [walletLoginSaga(deps), paymentMatchingSaga(deps), paymentWebhooksSaga(deps), gatewayLedgerSaga(deps), transferWebhooksSaga(deps)];
+  return [walletLoginSaga(deps), paymentMatchingSaga(deps), paymentWebhooksSaga(deps), gatewayLedgerSaga(deps), transferWebhooksSaga(deps), withdrawalWebhooksSaga(deps)];
 }

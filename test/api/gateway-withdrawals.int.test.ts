@@ -196,3 +196,80 @@ describe('withdrawals: concurrent requests', () => {
     }
   });
 });
+
+describe('withdrawals: Idempotency-Key (issue 25)', () => {
+  const withdrawKeyed = (cookie: string, key: string, body: object) =>
+    service.app.inject({ method: 'POST', url: '/api/dashboard/gateway/withdrawals', cookies: { svc_token: cookie }, headers: { 'idempotency-key': key }, payload: body as never });
+  const mine = async (cookie: string) => (await call(cookie, 'GET', '/api/dashboard/gateway/withdrawals')).json().data as { id: string }[];
+
+  it('answers a repeat with the first answer and holds the amount once; another body with the key is 422', async () => {
+    const merchant = await registerUser(service);
+    await settledBalance(merchant.id, 200_000);
+    const body = { amount: 60_000, ...bank };
+    const first = await withdrawKeyed(merchant.cookie, 'wd-1', body);
+    expect(first.statusCode, first.body).toBe(201);
+    const again = await withdrawKeyed(merchant.cookie, 'wd-1', body);
+    expect(again.statusCode).toBe(201);
+    expect(again.json()).toEqual(first.json());
+    expect(await mine(merchant.cookie)).toEqual([expect.objectContaining({ id: first.json().data.id })]);
+    expect(await findGatewayBalance(service.pool, merchant.id)).toMatchObject({ onHold: 60_000, available: 140_000 });
+
+    const other = await withdrawKeyed(merchant.cookie, 'wd-1', { ...body, amount: 70_000 });
+    expect(other.statusCode).toBe(422);
+    expect(other.json()).toMatchObject({ status: 'error', code: 'IDEMPOTENCY_KEY_REUSED' });
+    expect(await mine(merchant.cookie)).toHaveLength(1);
+    // the key is the merchant's own: another merchant's same key is another withdrawal
+    const someoneElse = await registerUser(service);
+    await settledBalance(someoneElse.id, 60_000);
+    const theirs = await withdrawKeyed(someoneElse.cookie, 'wd-1', body);
+    expect(theirs.statusCode).toBe(201);
+    expect(theirs.json().data.id).not.toBe(first.json().data.id);
+  });
+
+  it('makes one withdrawal of 5 identical requests sent at once with one key', async () => {
+    const merchant = await registerUser(service);
+    await settledBalance(merchant.id, 300_000);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => withdrawKeyed(merchant.cookie, 'wd-concurrent', { amount: 50_000, ...bank })));
+    expect(answers.map(a => a.statusCode)).toEqual(Array(5).fill(201));
+    expect(new Set(answers.map(a => a.json().data.id)).size).toBe(1);
+    expect(await mine(merchant.cookie)).toHaveLength(1);
+    expect(await findGatewayBalance(service.pool, merchant.id)).toMatchObject({ onHold: 50_000, available: 250_000 });
+  });
+});
+
+describe('withdrawals: a payout reference pays one withdrawal (issue 25)', () => {
+  const requested = async () => {
+    const merchant = await registerUser(service);
+    await settledBalance(merchant.id, 50_000);
+    const answer = await withdraw(merchant.cookie, 50_000);
+    expect(answer.statusCode, answer.body).toBe(201);
+    return { merchant, id: answer.json().data.id as string };
+  };
+  const pay = (cookie: string, id: string, reference: string) => call(cookie, 'POST', `/api/admin/gateway/withdrawals/${id}/paid`, { reference });
+
+  it('refuses a reference another withdrawal used (any merchant, any case, spaces aside) with 409, changing nothing', async () => {
+    const admin = await signedInAdmin();
+    const first = await requested();
+    const second = await requested();
+    expect((await pay(admin.cookie, first.id, 'BCA-TRF-DUP')).statusCode).toBe(200);
+    const reused = await pay(admin.cookie, second.id, '  bca-trf-dup ');
+    expect(reused.statusCode, reused.body).toBe(409);
+    expect(reused.json()).toMatchObject({ status: 'error', code: 'WITHDRAWAL_REFERENCE_USED' });
+    expect((await call(second.merchant.cookie, 'GET', `/api/dashboard/gateway/withdrawals/${second.id}`)).json().data).toMatchObject({ status: 'REQUESTED', reference: null });
+    expect(await findGatewayBalance(service.pool, second.merchant.id)).toMatchObject({ onHold: 50_000, available: 0 });
+    // the same withdrawal paid again: as before, it is paid already
+    expect((await pay(admin.cookie, first.id, 'BCA-TRF-DUP')).json()).toMatchObject({ code: 'WITHDRAWAL_NOT_REQUESTED' });
+    expect((await pay(admin.cookie, second.id, 'BCA-TRF-OTHER')).statusCode).toBe(200);
+  });
+
+  it('lets one of two admins racing with one reference on two withdrawals pay', async () => {
+    const [one, two] = [await signedInAdmin(), await signedInAdmin()];
+    const a = await requested();
+    const b = await requested();
+    const answers = await Promise.all([pay(one.cookie, a.id, 'BCA-TRF-RACE'), pay(two.cookie, b.id, 'BCA-TRF-RACE')]);
+    expect(answers.map(r => r.statusCode).sort()).toEqual([200, 409]);
+    expect(answers.find(r => r.statusCode === 409)!.json()).toMatchObject({ code: 'WITHDRAWAL_REFERENCE_USED' });
+    const paid = (await call(one.cookie, 'GET', '/api/admin/gateway/withdrawals?status=PAID')).json().data as { id: string }[];
+    expect(paid.filter(w => w.id === a.id || w.id === b.id)).toHaveLength(1);
+  });
+});

@@ -95,7 +95,7 @@ describe('gateway ledger read model', () => {
               // the admin routes find the withdrawal's stream in the read model
               await service.projections.waitFor(await service.store.headPosition(), 10_000);
               const id = withdrawals[s.which % withdrawals.length]!;
-              if (s.kind === 'pay') await payWithdrawal({ ...service.deps }, admin, id, 'TRF');
+              if (s.kind === 'pay') await payWithdrawal({ ...service.deps }, admin, id, `TRF-${id}`);
               else await rejectWithdrawal({ ...service.deps }, admin, id, 'no');
             }
           } catch (err) {

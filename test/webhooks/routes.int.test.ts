@@ -61,7 +61,7 @@ describe.each(surfaces)('webhook endpoints on the $name', ({ base, call, anonymo
   it('registers an endpoint whose secret is shown once, lists it without the secret, and removes it', async () => {
     const owner = await keyHolder(service);
     const created = await register(owner);
-    const kinds = ['payment.completed', 'payment.expired', 'transfer.completed', 'transfer.failed'];
+    const kinds = ['payment.completed', 'payment.expired', 'transfer.completed', 'transfer.failed', 'withdrawal.paid', 'withdrawal.rejected'];
     expect(created).toEqual({ id: expect.any(String), url: 'https://shop.example/hooks', secret: expect.any(String), events: kinds, createdAt: service.clock.now().toISOString() });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(Buffer.from(created.secret.slice(6), 'base64')).toHaveLength(24);

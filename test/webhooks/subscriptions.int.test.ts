@@ -34,11 +34,11 @@ describe('webhook endpoints choose their kinds', () => {
     expect((await add(merchant, 'merchant-bad', ['payment.refunded'])).statusCode).toBe(400);
     const plain = await add(merchant, 'merchant-plain');
     expect(plain.statusCode, plain.body).toBe(200);
-    expect(plain.json().data.events).toEqual(['payment.completed', 'payment.expired', 'transfer.completed', 'transfer.failed']);
+    expect(plain.json().data.events).toEqual(['payment.completed', 'payment.expired', 'transfer.completed', 'transfer.failed', 'withdrawal.paid', 'withdrawal.rejected']);
     const onlyPaid = await add(merchant, 'merchant-paid', ['payment.completed']);
     expect(onlyPaid.json().data.events).toEqual(['payment.completed']);
     const listed = (await merchant.call('GET', '/api/v1/webhooks')).json().data as { url: string; events: string[] }[];
-    expect(listed.map(e => e.events.length).sort()).toEqual([1, 4]);
+    expect(listed.map(e => e.events.length).sort()).toEqual([1, 6]);
   });
 
   it('sends an endpoint only the kinds it chose', async () => {

@@ -62,11 +62,16 @@ describe('the gateway pages', () => {
     expect(tooMuch.body).toContain('value="120001"');
     const notANumber = await merchant.browser.post('/dashboard/gateway/withdrawals', { amount: '1e5', bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' });
     expect(notANumber.statusCode).toBe(400);
-    const asked = await merchant.browser.post('/dashboard/gateway/withdrawals', { amount: '100000', bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' });
+    // the form carries the key made with the page: a second click asks once (issue 25)
+    const idempotencyKey = /name="idempotencyKey" value="([^"]+)"/.exec(funded.body)![1]!;
+    const form = { amount: '100000', bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju', idempotencyKey };
+    const asked = await merchant.browser.post('/dashboard/gateway/withdrawals', form);
     expect(asked.headers.location).toBe('/dashboard/gateway?done=withdrawal');
+    expect((await merchant.browser.post('/dashboard/gateway/withdrawals', form)).headers.location).toBe('/dashboard/gateway?done=withdrawal');
     const held = await merchant.browser.get('/dashboard/gateway');
     expect(textOf(held.body, 'balance-available')).toBe('Rp 20.000');
     expect(textOf(held.body, 'balance-on-hold')).toBe('Rp 100.000');
+    expect(held.body.match(/data-withdrawal-id="/g)).toHaveLength(1);
     const withdrawalId = /data-withdrawal-id="([^"]+)"/.exec(held.body)![1]!;
 
     const queue = await browser.get('/admin/withdrawals?status=REQUESTED');

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decideGatewayAccess } from '../../commands/gateway-access.ts';
 import { requestWithdrawal } from '../../commands/gateway-withdrawals.ts';
+import { z } from 'zod';
 import { DomainError, refuse } from '../../errors.ts';
 import { listGatewayWithdrawals } from '../../projections/gateway-ledger.ts';
 import { gatewayHtml, type GatewayForm } from '../../web/pages/gateway.ts';
@@ -17,7 +19,9 @@ const doneNotices: Record<string, string> = {
   withdrawal: 'Penarikan diajukan; jumlahnya ditahan sampai admin membayar atau menolaknya.',
 };
 const textFields = (body: unknown): GatewayForm =>
-  Object.fromEntries(Object.entries((body ?? {}) as Record<string, unknown>).flatMap(([k, v]) => (typeof v === 'string' && k !== '_csrf' ? [[k, v]] : [])));
+  Object.fromEntries(Object.entries((body ?? {}) as Record<string, unknown>).flatMap(([k, v]) => (typeof v === 'string' && k !== '_csrf' && k !== 'idempotencyKey' ? [[k, v]] : [])));
+// the key the page made; a form without one (an old page) still asks, once per click
+const idempotencyKey = z.uuid();
 
 /** The merchant's gateway page: access request, fee mode, balances and withdrawals, with the JSON routes' rules. */
 export function gatewayPages(deps: AppDeps) {
@@ -29,7 +33,8 @@ export function gatewayPages(deps: AppDeps) {
         listGatewayWithdrawals(deps.pool, { merchantId }),
       ]);
       const notice = noticeOf(request, doneNotices, opts.error);
-      const view = { info, withdrawals, csrf: request.viewer!.csrf, form: opts.error ? textFields(request.body) : {}, formName: opts.formName ?? '' };
+      // a fresh key on every render: a refused request corrected is another request
+      const view = { info, withdrawals, csrf: request.viewer!.csrf, form: opts.error ? textFields(request.body) : {}, formName: opts.formName ?? '', withdrawalKey: randomUUID() };
       return sendPage(reply, { ...frameOf(request, 'Payment gateway', 'gateway'), notice }, gatewayHtml(view), { status: opts.error?.status ?? 200 });
     };
     /** Runs a form's command; a refusal shows the page again with the form as typed. */
@@ -59,7 +64,8 @@ export function gatewayPages(deps: AppDeps) {
       const typed = textFields(request.body);
       const amount = /^\d{1,15}$/.test(typed.amount?.trim() ?? '') ? Number(typed.amount) : typed.amount; // not a whole number: the schema says so
       const withdrawal = parseBody(withdrawalRequestBody, { ...typed, amount }, 'Isian penarikan belum benar');
-      await requestWithdrawal(deps, merchantId, withdrawal, deps.config.gateway.minWithdrawal);
+      const key = idempotencyKey.safeParse((request.body as { idempotencyKey?: unknown } | undefined)?.idempotencyKey);
+      await requestWithdrawal(deps, merchantId, withdrawal, deps.config.gateway.minWithdrawal, key.success ? key.data : undefined);
       return 'withdrawal';
     }));
   };

@@ -41,7 +41,8 @@ function withdrawalRow(w: GatewayWithdrawalRow) {
 <td>${withdrawalStatusHtml(w.status)}${w.reference ? `<br><span class="muted">Ref. ${e(w.reference)}</span>` : ''}${w.note ? `<br><span class="muted">${e(w.note)}</span>` : ''}</td></tr>`;
 }
 
-export type GatewayPageView = { info: GatewayInfo; withdrawals: GatewayWithdrawalRow[]; csrf: string; form: GatewayForm; formName: string };
+/** `withdrawalKey`: the withdrawal form's Idempotency-Key, made with the page: a second click or a resend asks once. */
+export type GatewayPageView = { info: GatewayInfo; withdrawals: GatewayWithdrawalRow[]; csrf: string; form: GatewayForm; formName: string; withdrawalKey: string };
 
 /** The merchant's gateway: access, fee mode, balances, withdrawals (DESIGN section 9). */
 export function gatewayHtml(v: GatewayPageView): string {
@@ -71,7 +72,7 @@ ${a.status === 'APPROVED' ? `<section class="card" aria-labelledby="fee-mode"><h
 </dl></section>
 <section class="card" aria-labelledby="withdraw"><h2 id="withdraw">Tarik dana</h2>
 ${b.available > 0 || a.status === 'APPROVED' ? `<p class="muted">Minimal ${e(formatRupiah(info.minWithdrawal))}, paling banyak saldo tersedia. Admin membayar ke rekening Anda.</p>
-<form method="post" action="/dashboard/gateway/withdrawals">${csrfField(csrf)}
+<form method="post" action="/dashboard/gateway/withdrawals">${csrfField(csrf)}<input type="hidden" name="idempotencyKey" value="${e(v.withdrawalKey)}">
 ${field('withdraw-amount', 'amount', 'Jumlah (rupiah)', form('withdraw'), `required type="number" min="${e(info.minWithdrawal)}" step="1" inputmode="numeric"`)}
 ${field('withdraw-bank', 'bankCode', 'Kode bank', form('withdraw'), 'required maxlength="32"')}
 ${field('withdraw-number', 'accountNumber', 'Nomor rekening', form('withdraw'), 'required inputmode="numeric"')}

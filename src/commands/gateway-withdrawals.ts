@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { deterministicUuid, uuidv7 } from '../ids.ts';
 import { refuse } from '../errors.ts';
-import { findGatewayWithdrawal } from '../projections/gateway-ledger.ts';
+import { findGatewayWithdrawal, findWithdrawalPaidWith } from '../projections/gateway-ledger.ts';
 import { WrongExpectedRevision, type Position } from '../store/event-store.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { CommandDeps } from './deps.ts';
 import { gatewayLedger, gatewayLedgerStream, type GatewayLedgerCommand } from './gateway-ledger.ts';
 import { handleCommand } from './handle.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
-import { payoutReference, payoutReferenceStream } from './payout-reference.ts';
+import { normalisedReference, payoutReference, payoutReferenceStream, referenceUsed } from './payout-reference.ts';
 
 export type WithdrawalRequest = { amount: number; bankCode: string; accountNumber: string; accountHolderName: string };
 
@@ -91,9 +91,11 @@ export async function payWithdrawal(deps: CommandDeps & { pool: Queryable }, adm
     handleStreams(
       deps,
       reads,
-      loaded => {
+      async loaded => {
         // the withdrawal's own refusals (not requested, own payout) come before the reference's
         const paid = gatewayLedger.decide(loaded.ledger.state, { type: 'PayWithdrawal', merchantId, withdrawalId, reference, paidBy: adminId, now });
+        const unclaimed = loaded.reference.state.withdrawalId === null;
+        if (unclaimed && (await findWithdrawalPaidWith(deps.pool, normalisedReference(reference), withdrawalId))) throw referenceUsed(reference);
         const claimed = payoutReference.decide(loaded.reference.state, { type: 'ClaimPayoutReference', reference, merchantId, withdrawalId, now });
         return { append: { ledger: paid, reference: claimed }, result: null };
       },

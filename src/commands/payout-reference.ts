@@ -10,6 +10,9 @@ export const normalisedReference = (reference: string) => reference.trim().toUpp
 export const payoutReferenceStream = (reference: string) =>
   `payout-reference-${createHash('sha256').update(normalisedReference(reference)).digest('hex').slice(0, 32)}`;
 
+export const referenceUsed = (reference: string) =>
+  refuse('WITHDRAWAL_REFERENCE_USED', { message: `The reference ${reference.trim()} paid another withdrawal already` });
+
 export type PayoutReference = { withdrawalId: string | null };
 
 export type PayoutReferenceCommand = { type: 'ClaimPayoutReference'; reference: string; merchantId: string; withdrawalId: string; now: Date };
@@ -17,7 +20,7 @@ export type PayoutReferenceCommand = { type: 'ClaimPayoutReference'; reference: 
 /** A reference pays one withdrawal: claimed once, refused to any other withdrawal after. */
 function decide(state: PayoutReference, command: PayoutReferenceCommand): PayoutReferenceEvent[] {
   if (state.withdrawalId === command.withdrawalId) return [];
-  if (state.withdrawalId !== null) throw refuse('WITHDRAWAL_REFERENCE_USED', { message: `The reference ${command.reference.trim()} paid another withdrawal already` });
+  if (state.withdrawalId !== null) throw referenceUsed(command.reference);
   const { reference, merchantId, withdrawalId } = command;
   return [PayoutReferenceClaimed({ reference: reference.trim(), merchantId, withdrawalId, claimedAt: command.now.toISOString() })];
 }

@@ -224,6 +224,17 @@ export async function findGatewayWithdrawal(db: Queryable, withdrawalId: string)
   return r.rows[0] ?? null;
 }
 
+/**
+ * Another withdrawal paid with this reference (`normalised`: trimmed, upper case), from the read model: payouts
+ * recorded before references were claimed on their own stream (issue 25) have no claim to refuse a reuse.
+ */
+export async function findWithdrawalPaidWith(db: Queryable, normalised: string, withdrawalId: string): Promise<string | null> {
+  const r = await preparedQuery<{ id: string }>(
+    db, 'FindWithdrawalPaidWithReference', `select id from gateway_withdrawals where status = 'PAID' and upper(btrim(reference)) = $1 and id <> $2 limit 1`, [normalised, withdrawalId],
+  );
+  return r.rows[0]?.id ?? null;
+}
+
 /** Withdrawals newest first: one merchant's (the dashboard), or everyone's (the admin console), optionally of one status. */
 export async function listGatewayWithdrawals(db: Queryable, filter: { merchantId?: string; status?: WithdrawalStatus }): Promise<GatewayWithdrawalRow[]> {
   const r = await preparedQuery<GatewayWithdrawalRow>(

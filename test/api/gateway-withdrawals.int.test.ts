@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditGatewayPayment, gatewayLedger, gatewayLedgerStream, merchantBalance } from '../../src/commands/gateway-ledger.ts';
 import { requestWithdrawal } from '../../src/commands/gateway-withdrawals.ts';
-import { load } from '../../src/commands/handle.ts';
+import { handleCommand, load } from '../../src/commands/handle.ts';
 import { registerUser as registerWithRole } from '../../src/commands/registration.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { DomainError } from '../../src/errors.ts';
@@ -260,6 +260,16 @@ describe('withdrawals: a payout reference pays one withdrawal (issue 25)', () =>
     // the same withdrawal paid again: as before, it is paid already
     expect((await pay(admin.cookie, first.id, 'BCA-TRF-DUP')).json()).toMatchObject({ code: 'WITHDRAWAL_NOT_REQUESTED' });
     expect((await pay(admin.cookie, second.id, 'BCA-TRF-OTHER')).statusCode).toBe(200);
+  });
+
+  it('refuses a reference paid before references were claimed (no claim stream, only the paid withdrawal)', async () => {
+    const admin = await signedInAdmin();
+    const old = await requested();
+    // a payout as recorded before issue 25: the ledger's event alone
+    await handleCommand(service.deps, gatewayLedgerStream(old.merchant.id), gatewayLedger, { type: 'PayWithdrawal', merchantId: old.merchant.id, withdrawalId: old.id, reference: 'BCA-TRF-OLD', paidBy: admin.id, now: service.clock.now() }, { actor: 'test', now: service.clock.now() });
+    await service.projections.waitFor(await service.store.headPosition(), 10_000);
+    const next = await requested();
+    expect((await pay(admin.cookie, next.id, 'bca-trf-old')).json()).toMatchObject({ code: 'WITHDRAWAL_REFERENCE_USED' });
   });
 
   it('lets one of two admins racing with one reference on two withdrawals pay', async () => {

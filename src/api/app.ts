@@ -23,6 +23,7 @@ import { testClockRoutes } from './test-clock.ts';
 import { transferRoutes } from './transfers.ts';
 import { qrUploads } from './qr-uploads.ts';
 import { dashboardGatewayRoutes, gatewayRoutes } from './gateway.ts';
+import { gatewayStatementRoutes } from './gateway-statement.ts';
 import { adminGatewayRoutes } from './gateway-admin.ts';
 import { adminWithdrawalRoutes, dashboardWithdrawalRoutes } from './gateway-withdrawals.ts';
 import { gatewayCalendarRoutes } from './gateway-calendar.ts';
@@ -95,6 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(webhookRoutes(deps, 'key'), { prefix: '/webhooks' });
       await v1.register(paymentRoutes(deps), { prefix: '/payments' });
       await v1.register(gatewayRoutes(deps), { prefix: '/gateway' });
+      await v1.register(gatewayStatementRoutes(deps), { prefix: '/gateway/transactions' });
     }),
     { prefix: '/api/v1' },
   );

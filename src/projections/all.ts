@@ -3,6 +3,7 @@ import { apiKeysProjection } from './api-keys.ts';
 import { gatewayAccessProjection } from './gateway-access.ts';
 import { transfersProjection } from './transfers.ts';
 import { gatewayLedgerProjection } from './gateway-ledger.ts';
+import { gatewayStatementProjection } from './gateway-statement.ts';
 import { holidayCalendarProjection } from './holiday-calendar.ts';
 import { mutationsProjection } from './mutations.ts';
 import { paymentsProjection } from './payments.ts';
@@ -12,4 +13,4 @@ import { usersProjection } from './users.ts';
 import { webhookEndpointsProjection } from './webhook-endpoints.ts';
 
 /** Every read model the service keeps. */
-export const projections: Projection[] = [usersProjection, sessionsProjection, apiKeysProjection, accountsProjection, mutationsProjection, paymentsProjection, webhookEndpointsProjection, gatewayAccessProjection, holidayCalendarProjection, gatewayLedgerProjection, transfersProjection];
+export const projections: Projection[] = [usersProjection, sessionsProjection, apiKeysProjection, accountsProjection, mutationsProjection, paymentsProjection, webhookEndpointsProjection, gatewayAccessProjection, holidayCalendarProjection, gatewayLedgerProjection, gatewayStatementProjection, transfersProjection];

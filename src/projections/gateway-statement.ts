@@ -1,0 +1,178 @@
+import { ledgerAccount } from '../commands/gateway-ledger.ts';
+import { preparedQuery, type Queryable, type Statement } from '../db/pool.ts';
+import type { AnyEvent } from '../events/all.ts';
+import type { StoredEvent } from '../events/event.ts';
+import type { GatewayLedgerEvent } from '../events/gateway.ts';
+import type { Projection } from './projection.ts';
+
+type LedgerEvent = StoredEvent<GatewayLedgerEvent>;
+
+export const statementTypes = ['PAYMENT', 'SETTLEMENT', 'WITHDRAWAL_REQUESTED', 'WITHDRAWAL_PAID', 'WITHDRAWAL_REJECTED', 'ADJUSTMENT'] as const;
+export type StatementType = (typeof statementTypes)[number];
+
+const ledgerTypes = ['GatewayPaymentCredited', 'BalanceSettled', 'WithdrawalRequested', 'WithdrawalPaid', 'WithdrawalRejected'] as const;
+const isLedgerEvent = (e: StoredEvent<AnyEvent>): e is LedgerEvent => (ledgerTypes as readonly string[]).includes(e.type);
+
+/** One entry as the projection writes it, before its running balances (added in SQL from the merchant's last row). */
+function entryOf(e: LedgerEvent) {
+  const m = e.data.merchantId;
+  // what the platform owes is a credit balance: the merchant's balances move opposite to the postings
+  const change = (account: string) => e.data.postings.reduce((sum, p) => (p.account === account ? sum - p.amount : sum), 0);
+  const pending = change(ledgerAccount.pending(m));
+  const available = change(ledgerAccount.settled(m));
+  const onHold = change(ledgerAccount.onHold(m));
+  const common = { merchantId: m, revision: e.revision, id: e.metadata.eventId, pending, available, onHold };
+  switch (e.type) {
+    case 'GatewayPaymentCredited':
+      return { ...common, type: 'PAYMENT', at: e.data.completedAt, amount: pending, gross: e.data.totalAmount, fee: e.data.fee, net: e.data.net, paymentId: e.data.paymentId, withdrawalId: null };
+    case 'BalanceSettled':
+      return { ...common, type: 'SETTLEMENT', at: e.data.settledAt, amount: available, gross: null, fee: null, net: null, paymentId: null, withdrawalId: null };
+    case 'WithdrawalRequested':
+      return { ...common, type: 'WITHDRAWAL_REQUESTED', at: e.data.requestedAt, amount: available, gross: null, fee: null, net: null, paymentId: null, withdrawalId: e.data.withdrawalId };
+    case 'WithdrawalPaid':
+      // available is untouched (it was held already): the amount is what left the held money
+      return { ...common, type: 'WITHDRAWAL_PAID', at: e.data.paidAt, amount: onHold, gross: null, fee: null, net: null, paymentId: null, withdrawalId: e.data.withdrawalId };
+    case 'WithdrawalRejected':
+      return { ...common, type: 'WITHDRAWAL_REJECTED', at: e.data.rejectedAt, amount: available, gross: null, fee: null, net: null, paymentId: null, withdrawalId: e.data.withdrawalId };
+    default: {
+      const unknown: never = e;
+      throw new Error(`unhandled ledger event ${String(unknown)}`);
+    }
+  }
+}
+
+/**
+ * Any run of ledger events as one statement: each merchant's entries are numbered after their last row and their
+ * balances are that row's plus the running sum of the changes (events apply in stream order, so the sum is exact).
+ * An event already written (same stream revision) is skipped, so a repeated batch changes nothing.
+ */
+function statementOf(events: LedgerEvent[]): Statement {
+  return {
+    name: 'ProjectGatewayStatement',
+    sql: `
+      insert into gateway_statement (merchant_id, seq, stream_revision, id, type, at, amount, gross, fee, net, payment_id, withdrawal_id, pending, available, on_hold)
+      select b."merchantId", coalesce(l.seq, 0) + row_number() over w, b.revision, b.id, b.type, b.at, b.amount, b.gross, b.fee, b.net, b."paymentId", b."withdrawalId",
+        coalesce(l.pending, 0) + sum(b.pending) over w, coalesce(l.available, 0) + sum(b.available) over w, coalesce(l.on_hold, 0) + sum(b."onHold") over w
+      from jsonb_to_recordset($1::jsonb) as b("merchantId" uuid, revision bigint, id uuid, type text, at timestamptz, amount bigint, gross bigint, fee bigint,
+        net bigint, "paymentId" uuid, "withdrawalId" uuid, pending bigint, available bigint, "onHold" bigint)
+      left join lateral (
+        select s.seq, s.stream_revision, s.pending, s.available, s.on_hold from gateway_statement s where s.merchant_id = b."merchantId" order by s.seq desc limit 1
+      ) l on true
+      where b.revision > coalesce(l.stream_revision, -1)
+      window w as (partition by b."merchantId" order by b.revision rows between unbounded preceding and current row)
+      on conflict do nothing`,
+    params: [JSON.stringify(events.map(entryOf))],
+  };
+}
+
+const asStatementRun = (events: StoredEvent<AnyEvent>[]): Statement => statementOf(events.filter(isLedgerEvent));
+
+/**
+ * Each gateway merchant's statement: one row per ledger entry with the balances after it, numbered per merchant
+ * (`seq`, dense from 1) so that a page of a long statement is an index range. The balances are folded from the same
+ * postings as gateway_balances, so the last row equals them.
+ */
+export const gatewayStatementProjection: Projection = {
+  name: 'gateway-statement',
+  tables: ['gateway_statement'],
+  handles: ledgerTypes,
+  schema: `
+    create table if not exists gateway_statement (
+      merchant_id uuid not null,
+      seq bigint not null,
+      stream_revision bigint not null,
+      id uuid not null,
+      type text not null,
+      at timestamptz not null,
+      amount bigint not null,
+      gross bigint,
+      fee bigint,
+      net bigint,
+      payment_id uuid,
+      withdrawal_id uuid,
+      pending bigint not null,
+      available bigint not null,
+      on_hold bigint not null,
+      primary key (merchant_id, seq),
+      unique (merchant_id, stream_revision)
+    );
+    create index if not exists gateway_statement_by_type on gateway_statement (merchant_id, type, seq);
+    create index if not exists gateway_statement_by_time on gateway_statement (merchant_id, at, seq);`,
+  // every ledger type writes the same row: a run of any one type is one statement
+  applyRun: Object.fromEntries(ledgerTypes.map(type => [type, asStatementRun])),
+  async apply(tx, event) {
+    if (!isLedgerEvent(event)) return;
+    const statement = statementOf([event]);
+    await preparedQuery(tx, statement.name, statement.sql, statement.params);
+  },
+};
+
+export type StatementRow = {
+  seq: number;
+  id: string;
+  type: StatementType;
+  at: Date;
+  amount: number;
+  gross: number | null;
+  fee: number | null;
+  net: number | null;
+  payment_id: string | null;
+  order_id: string | null;
+  withdrawal_id: string | null;
+  pending: number;
+  available: number;
+  on_hold: number;
+};
+
+export type StatementFilter = { merchantId: string; type?: StatementType | undefined; from?: Date | undefined; to?: Date | undefined; page: number; limit: number };
+
+const columns = `s.seq, s.id, s.type, s.at, s.amount, s.gross, s.fee, s.net, s.payment_id, p.order_id, s.withdrawal_id, s.pending, s.available, s.on_hold`;
+const withOrder = 'left join payments p on p.id = s.payment_id';
+
+/** A page of a merchant's statement, newest first; unfiltered, a range of `seq` (no offset to walk on a long statement). */
+export async function listStatement(db: Queryable, f: StatementFilter): Promise<{ rows: StatementRow[]; total: number }> {
+  if (!f.type && !f.from && !f.to) {
+    const last = await preparedQuery<{ seq: number | null }>(db, 'FindGatewayStatementLast', 'select max(seq)::int as seq from gateway_statement where merchant_id = $1', [f.merchantId]);
+    const total = last.rows[0]?.seq ?? 0;
+    const rows = await preparedQuery<StatementRow>(
+      db,
+      'ListGatewayStatement',
+      `select ${columns} from gateway_statement s ${withOrder} where s.merchant_id = $1 and s.seq <= $2 order by s.seq desc limit $3`,
+      [f.merchantId, total - (f.page - 1) * f.limit, f.limit],
+    );
+    return { rows: rows.rows, total };
+  }
+  const where = ['s.merchant_id = $1'];
+  const params: unknown[] = [f.merchantId];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  if (f.type) add('s.type = ?', f.type);
+  if (f.from) add('s.at >= ?', f.from);
+  if (f.to) add('s.at < ?', f.to);
+  const clause = where.join(' and ');
+  const [total, rows] = await Promise.all([
+    preparedQuery<{ n: number }>(db, 'CountGatewayStatement', `select count(*)::int as n from gateway_statement s where ${clause}`, params),
+    preparedQuery<StatementRow>(
+      db,
+      'ListGatewayStatementFiltered',
+      `select ${columns} from gateway_statement s ${withOrder} where ${clause} order by s.seq desc limit $${params.length + 1} offset $${params.length + 2}`,
+      [...params, f.limit, (f.page - 1) * f.limit],
+    ),
+  ]);
+  return { rows: rows.rows, total: total.rows[0]!.n };
+}
+
+/** An entry as the API, the page and the CSV show it: `settled` counts what withdrawals hold, as in /api/v1/gateway. */
+export function presentStatementEntry(r: StatementRow) {
+  return {
+    id: r.id,
+    type: r.type,
+    at: r.at.toISOString(),
+    amount: r.amount,
+    ...(r.type === 'PAYMENT' ? { gross: r.gross, fee: r.fee, net: r.net, paymentId: r.payment_id, orderId: r.order_id } : {}),
+    ...(r.withdrawal_id ? { withdrawalId: r.withdrawal_id } : {}),
+    balance: { settled: r.available + r.on_hold, pending: r.pending, onHold: r.on_hold, available: r.available },
+  };
+}

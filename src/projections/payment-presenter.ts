@@ -29,9 +29,19 @@ export function presentPayment(row: PaymentRow, baseUrl: string) {
     ...(row.paid_at ? { paidAt: row.paid_at.toISOString() } : {}),
     ...(row.completed_at ? { completedAt: row.completed_at.toISOString() } : {}),
     ...(row.expired_at ? { expiredAt: row.expired_at.toISOString() } : {}),
-    // the amount the merchant asked for, when the buyer pays the gateway fee (amount is then the raised figure)
-    ...(row.gateway && row.fee_to_customer ? { metadata: { baseAmount: row.base_amount } } : {}),
+    ...gatewayMetadata(row),
   };
+}
+
+/**
+ * A gateway payment's metadata: the amount the merchant asked for when the buyer pays the fee (amount is then the
+ * raised figure), and once the method is chosen the fee and the net the ledger credits (totalAmount - fee).
+ */
+function gatewayMetadata(row: PaymentRow) {
+  if (!row.gateway) return {};
+  const base = row.fee_to_customer ? { baseAmount: row.base_amount } : {};
+  const fee = row.gateway_fee !== null && row.total_amount !== null ? { fee: row.gateway_fee, net: row.total_amount - row.gateway_fee } : null;
+  return fee || row.fee_to_customer ? { metadata: { ...base, ...fee } } : {};
 }
 
 export type PresentedPayment = ReturnType<typeof presentPayment>;

@@ -81,6 +81,9 @@ describe('GET /api/v1/gateway/transactions', () => {
     expect(merchantPays).toMatchObject({ fee: 900, amount: merchantPays.net, orderId: expect.any(String), paymentId: expect.any(String) });
     expect(merchantPays.gross! - merchantPays.fee!).toBe(merchantPays.net);
     expect(buyerPays.fee).toBe(554);
+    // the payment's own response says the same fee and net (metadata, issue 25)
+    for (const entry of [merchantPays, buyerPays])
+      expect((await statusOf(merchant, entry.paymentId!)).metadata).toMatchObject({ fee: entry.fee, net: entry.net });
     expect(buyerPays.gross! - buyerPays.fee!).toBe(buyerPays.net);
     const credited = merchantPays.net! + buyerPays.net!;
     expect(merchantPays.balance).toEqual({ pending: merchantPays.net, settled: 0, onHold: 0, available: 0 });

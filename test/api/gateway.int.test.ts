@@ -220,7 +220,8 @@ describe('POST /api/v1/payments with GATEWAY', () => {
     expect(data).toMatchObject({ status: 'PENDING', type: 'QRIS-DYNAMIC', amount: 100_000, walletAccountId: 'GATEWAY' });
     expect(data.totalAmount).toBe(100_000 + data.uniqueCode);
     expect(data.qrisImage).toBe(`${service.config.publicBaseUrl}/pay/${data.id}/qris.png`);
-    expect(data.metadata).toBeUndefined();
+    // the fee is known once the type is: 700 + 200 on 100,000, and the net the ledger will credit
+    expect(data.metadata).toEqual({ fee: 900, net: data.totalAmount - 900 });
     // the full gateway response of a fixed type has accountNumber: for a QR, the merchant PAN the payer's app shows
     const { payload: qr } = await decodeQrPng((await service.app.inject({ method: 'GET', url: `/pay/${data.id}/qris.png` })).rawPayload);
     expect(data.accountNumber).toEqual(expect.any(String));
@@ -249,9 +250,10 @@ describe('POST /api/v1/payments with GATEWAY', () => {
     const data = response.json().data;
     // the smallest A with A - (round(A x 0.7%) + 200) >= 100,000 is 100,906: more than 100,000 + 900 (the fee on 100,000)
     expect(data.amount).toBe(100_906);
-    expect(data.metadata).toEqual({ baseAmount: 100_000 });
+    // the fee on the raised 100,906 is 706 + 200: the net is the request plus the unique code
+    expect(data.metadata).toEqual({ baseAmount: 100_000, fee: 906, net: 100_000 + data.uniqueCode });
     expect(data.totalAmount).toBe(100_906 + data.uniqueCode);
-    expect((await statusOf(merchant, data.id)).metadata).toEqual({ baseAmount: 100_000 });
+    expect((await statusOf(merchant, data.id)).metadata).toEqual(data.metadata);
   });
 
   it('bills a virtual account into a WALLET-A holding account, with its number', async () => {
@@ -262,6 +264,7 @@ describe('POST /api/v1/payments with GATEWAY', () => {
     const data = response.json().data;
     expect(data).toMatchObject({ type: 'VA-BANK1', amount: 250_000, uniqueCode: 0, totalAmount: 250_000, walletAccountId: 'GATEWAY' });
     expect(data.accountNumber).toMatch(/^88810\d{11}$/);
+    expect(data.metadata).toEqual({ fee: 3_000, net: 247_000 });
     expect(data.qrisImage).toBeUndefined();
   });
 
@@ -274,6 +277,7 @@ describe('POST /api/v1/payments with GATEWAY', () => {
     const data = response.json().data;
     expect(data).toMatchObject({ type: null, methodSelection: 'payer', amount: 50_000, walletAccountId: 'GATEWAY', metadata: { baseAmount: 50_000 } });
     expect(data.totalAmount).toBeUndefined();
+    expect(data.metadata).toEqual({ baseAmount: 50_000 }); // no fee before the payer has chosen the method
     expect(data.qrisImage).toBeUndefined();
     expect(data.accountNumber).toBeUndefined();
 
@@ -288,6 +292,7 @@ describe('POST /api/v1/payments with GATEWAY', () => {
     const billed = await statusOf(merchant, data.id);
     expect(billed).toMatchObject({ type: 'QRIS-DYNAMIC', amount: 50_554, walletAccountId: 'GATEWAY', metadata: { baseAmount: 50_000 } });
     expect(billed.totalAmount).toBe(50_554 + (billed.uniqueCode as number));
+    expect(billed.metadata).toEqual({ baseAmount: 50_000, fee: 554, net: 50_000 + (billed.uniqueCode as number) });
     const qr = await service.app.inject({ method: 'GET', url: `/pay/${data.id}/qris.png` });
     expect((await decodeQrPng(qr.rawPayload)).payload).toContain(`54${String(billed.totalAmount).length.toString().padStart(2, '0')}${billed.totalAmount}`);
 

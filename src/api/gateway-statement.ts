@@ -10,14 +10,6 @@ const wibOffsetMs = 7 * 3_600_000;
 const wibDay = z.iso.date().transform(d => new Date(Date.parse(`${d}T00:00:00.000Z`) - wibOffsetMs));
 const instant = z.iso.datetime({ offset: true }).transform(d => new Date(d));
 
-/** The period of a statement (the page and its CSV read the same): `to` as a date means the whole of that day. */
-export const statementPeriod = z
-  .object({
-    from: z.union([instant, wibDay]).optional(),
-    to: z.union([instant, wibDay.transform(d => new Date(d.getTime() + 86_400_000))]).optional(),
-  })
-  .refine(q => !q.from || !q.to || q.from < q.to, { message: 'from must be before to', path: ['from'] });
-
 export const statementQuery = z
   .object({
     from: z.union([instant, wibDay]).optional(),

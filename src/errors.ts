@@ -86,6 +86,10 @@ export const errorCodes = {
   WITHDRAWAL_OWN_PAYOUT: { status: 403, message: 'An admin cannot pay out their own withdrawal' },
   WITHDRAWAL_NOT_REQUESTED: { status: 409, message: 'The withdrawal was paid or rejected already' },
   WITHDRAWAL_REFERENCE_USED: { status: 409, message: 'This payout reference paid another withdrawal already' },
+  WITHDRAWAL_DESTINATION_INVALID: { status: 400, message: 'The destination account was refused by the provider\'s inquiry (invalid number or bank)' },
+  PAYOUT_ACCOUNT_NOT_SET: { status: 409, message: 'No payout account is set: an admin marks one of the platform\'s WALLET-A accounts first' },
+  WITHDRAWAL_PAYOUT_FAILED: { status: 502, message: 'The transfer through the payout account failed: nothing moved, the withdrawal stays requested' },
+  WITHDRAWAL_PAYOUT_UNCONFIRMED: { status: 502, message: 'The provider did not confirm the transfer: the withdrawal stays requested; pay again to ask its outcome' },
 
   // outbound transfers (WALLET-A)
   QR_IMAGE_MISSING: { status: 400, message: 'qrImage missing' },

@@ -26,6 +26,7 @@ import { dashboardGatewayRoutes, gatewayRoutes } from './gateway.ts';
 import { gatewayStatementRoutes } from './gateway-statement.ts';
 import { adminGatewayRoutes } from './gateway-admin.ts';
 import { adminWithdrawalRoutes, dashboardWithdrawalRoutes } from './gateway-withdrawals.ts';
+import { adminPayoutAccountRoutes } from './payout-account.ts';
 import { gatewayCalendarRoutes } from './gateway-calendar.ts';
 import { gatewayReconciliationRoutes } from './gateway-reconciliation.ts';
 import { adminAuditRoutes } from './admin-audit.ts';
@@ -114,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       // every admin route answers 401 without a session and 403 to anyone but an ADMIN
       await admin.register(adminGatewayRoutes(deps), { prefix: '/gateway' });
       await admin.register(adminWithdrawalRoutes(deps), { prefix: '/gateway/withdrawals' });
+      await admin.register(adminPayoutAccountRoutes(deps), { prefix: '/gateway/payout-account' });
       await admin.register(gatewayCalendarRoutes(deps), { prefix: '/gateway/calendar' });
       await admin.register(gatewayReconciliationRoutes(deps), { prefix: '/gateway/reconciliation' });
       await admin.register(adminAuditRoutes(deps));

@@ -3,6 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { payWithdrawal, rejectWithdrawal, requestWithdrawal } from '../commands/gateway-withdrawals.ts';
 import { refuse } from '../errors.ts';
+import { payOutWithdrawal } from '../commands/withdrawal-payout.ts';
+import { lastPayoutFailures, type PayoutFailureRow } from '../projections/withdrawal-payouts.ts';
 import { findGatewayWithdrawal, listGatewayWithdrawals, type GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
 import { presentWithdrawal } from '../projections/withdrawal-presenter.ts';
 import { text } from '../text.ts';
@@ -32,8 +34,8 @@ export function dashboardWithdrawalRoutes(deps: AppDeps) {
     // with an Idempotency-Key a repeat finds the first withdrawal and answers as the first request was answered
     app.post('/', { schema: { body: withdrawalRequestBody, headers: requestHeaders } }, async (request, reply) => {
       const merchantId = request.principal!.userId;
-      const { id } = await requestWithdrawal(deps, merchantId, request.body, deps.config.gateway.minWithdrawal, request.headers['idempotency-key']);
-      return reply.code(201).send({ status: 'success', data: { id, status: 'REQUESTED' } });
+      const { id, holderName, destinationChecked } = await requestWithdrawal(deps, merchantId, request.body, deps.config.gateway.minWithdrawal, request.headers['idempotency-key']);
+      return reply.code(201).send({ status: 'success', data: { id, status: 'REQUESTED', holderName, destinationChecked } });
     });
 
     app.get('/', async request => ({
@@ -53,15 +55,34 @@ export function dashboardWithdrawalRoutes(deps: AppDeps) {
 export function adminWithdrawalRoutes(deps: AppDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
-    const present = (row: GatewayWithdrawalRow) => ({ ...presentWithdrawal(row), merchantId: row.merchant_id, processedBy: row.processed_by });
+    const present = (row: GatewayWithdrawalRow, failure: PayoutFailureRow | undefined) => ({
+      ...presentWithdrawal(row),
+      merchantId: row.merchant_id,
+      processedBy: row.processed_by,
+      // the holder the provider named when it was requested; null: not checked
+      holderName: row.checked_holder_name,
+      destinationChecked: row.checked_holder_name !== null,
+      // the last payout through WALLET-A that left it requested (kept once paid, as its history)
+      payoutFailure: failure ? { transferId: failure.transfer_id, outcome: failure.outcome, reason: failure.reason, at: failure.failed_at.toISOString() } : null,
+    });
+    const presentAll = async (rows: GatewayWithdrawalRow[]) => {
+      const failures = await lastPayoutFailures(deps.pool, rows.map(r => r.id));
+      return rows.map(row => present(row, failures.get(row.id)));
+    };
 
     /** The withdrawal as the read model shows it (the command answers once it caught up with the decision). */
-    const decided = async (withdrawalId: string) => ({ status: 'success', data: present((await findGatewayWithdrawal(deps.pool, withdrawalId))!) });
+    const decided = async (withdrawalId: string) => ({ status: 'success', data: (await presentAll([(await findGatewayWithdrawal(deps.pool, withdrawalId))!]))[0] });
 
     app.get('/', { schema: { querystring: listQuery } }, async request => ({
       status: 'success',
-      data: (await listGatewayWithdrawals(deps.pool, { status: request.query.status })).map(present),
+      data: await presentAll(await listGatewayWithdrawals(deps.pool, { status: request.query.status })),
     }));
+
+    // paid from the platform's WALLET-A payout account; a failed or unconfirmed transfer leaves it requested (502)
+    app.post('/:id/pay', { schema: { params: withdrawalParams } }, async request => {
+      await payOutWithdrawal(deps, request.principal!.userId, request.params.id);
+      return decided(request.params.id);
+    });
 
     app.post('/:id/paid', { schema: { params: withdrawalParams, body: paidBody } }, async request => {
       await payWithdrawal(deps, request.principal!.userId, request.params.id, request.body.reference);

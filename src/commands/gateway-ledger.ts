@@ -51,6 +51,8 @@ export type GatewayLedgerCommand =
       minWithdrawal: number;
       /** with an Idempotency-Key: the request's hash (the withdrawal id is derived from the key) */
       requestHash?: string | undefined;
+      /** the destination's holder as the provider's inquiry named it (not checked: absent) */
+      holderName?: string | undefined;
       now: Date;
     }
   | { type: 'PayWithdrawal'; merchantId: string; withdrawalId: string; reference: string; paidBy: string; now: Date }
@@ -147,7 +149,7 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
       return [BalanceSettled({ merchantId: m, paymentIds: due.map(c => c.paymentId), amount, cutoff, settledAt, postings, calendarMissingYears })];
     }
     case 'RequestWithdrawal': {
-      const { withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy, requestHash } = command;
+      const { withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy, requestHash, holderName } = command;
       const earlier = state.withdrawals[withdrawalId];
       if (earlier && (earlier.requestHash ?? null) !== (requestHash ?? null)) throw refuse('IDEMPOTENCY_KEY_REUSED');
       if (earlier) return []; // the same request again (Idempotency-Key)
@@ -156,7 +158,7 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
       if (amount > available) throw refuse('INSUFFICIENT_BALANCE', { message: `The amount is more than the available balance (${available})` });
       const postings = transfer(ledgerAccount.settled(m), ledgerAccount.onHold(m), amount);
       const requested = { merchantId: m, withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy, requestedAt: command.now.toISOString(), postings };
-      return [WithdrawalRequested(requestHash ? { ...requested, requestHash } : requested)];
+      return [WithdrawalRequested({ ...requested, ...(requestHash ? { requestHash } : {}), ...(holderName !== undefined ? { holderName } : {}) })];
     }
     case 'PayWithdrawal': {
       const withdrawal = requestedWithdrawal(state, command.withdrawalId);

@@ -8,6 +8,8 @@ import type { CommandDeps } from './deps.ts';
 import { gatewayLedger, gatewayLedgerStream, type GatewayLedgerCommand } from './gateway-ledger.ts';
 import { handleCommand } from './handle.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
+import { checkDestination } from './payout-account.ts';
+import type { SyncDeps } from './sync-account.ts';
 import { normalisedReference, payoutReference, payoutReferenceStream, referenceUsed } from './payout-reference.ts';
 
 export type WithdrawalRequest = { amount: number; bankCode: string; accountNumber: string; accountHolderName: string };
@@ -49,10 +51,11 @@ export function withdrawalRequestHash(request: WithdrawalRequest): string {
  * A merchant asks for a payout of part of their available balance: at least `minWithdrawal`, at most what is available
  * (the ledger's decision, kept true under concurrent requests by the stream's expected revision). With an
  * Idempotency-Key the withdrawal id is derived from it (as a payment's is), so a repeat, even a concurrent one, finds
- * the first withdrawal on the stream and records nothing; another body with the key is refused (422).
+ * the first withdrawal on the stream and records nothing; another body with the key is refused (422). The destination
+ * is asked of the provider first (refused: 400, nothing recorded); its holder's name is recorded with the request.
  */
 export async function requestWithdrawal(
-  deps: CommandDeps,
+  deps: SyncDeps,
   merchantId: string,
   request: WithdrawalRequest,
   minWithdrawal: number,
@@ -61,9 +64,11 @@ export async function requestWithdrawal(
   const withdrawalId = idempotencyKey ? deterministicUuid(`withdrawal:${merchantId}:${idempotencyKey}`) : uuidv7();
   const requestHash = idempotencyKey ? withdrawalRequestHash(request) : undefined;
   const { amount, bankCode, accountNumber, accountHolderName } = request;
-  const command = { type: 'RequestWithdrawal' as const, merchantId, withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy: merchantId, minWithdrawal, requestHash, now: deps.clock.now() };
+  const checked = await checkDestination(deps, request);
+  const holderName = checked.holderName ?? undefined;
+  const command = { type: 'RequestWithdrawal' as const, merchantId, withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy: merchantId, minWithdrawal, requestHash, holderName, now: deps.clock.now() };
   const handled = await onLedger(deps, command, `user:${merchantId}`);
-  return { id: withdrawalId, handled };
+  return { id: withdrawalId, handled, ...checked };
 }
 
 /** The merchant of a withdrawal, from the read model (it only names the stream; the ledger decides). Unknown: 404. */

@@ -41,9 +41,10 @@ export type BankInit = { accountNumber: string; amount: number; instId: string; 
 
 /**
  * bank-init: the destination checked with the provider (its holder's name answered), recorded as a transfer whose id is
- * the bankAccountIndexNo, bound to the account, the bank, the number and the amount, alive 15 minutes.
+ * the bankAccountIndexNo, bound to the account, the bank, the number and the amount, alive 15 minutes. A withdrawal's
+ * payout names the transfer itself (a repeat validates nothing new).
  */
-export async function initBankTransfer(deps: SyncDeps, ownerId: string, accountId: string, input: BankInit) {
+export async function initBankTransfer(deps: SyncDeps, ownerId: string, accountId: string, input: BankInit, transferId: string = randomUUID()) {
   const linked = await transferAccount(deps, ownerId, accountId);
   const available = availableBalance(linked);
   if (input.amount > available) throw refuse('BALANCE_INSUFFICIENT', { message: `Balance insufficient: ${input.amount} needed, ${available} available` });
@@ -54,7 +55,6 @@ export async function initBankTransfer(deps: SyncDeps, ownerId: string, accountI
     if (err instanceof ProviderError) throw refuse('BANK_ACCOUNT_VALIDATION_FAILED', { message: `Account validation failed: ${err.message}` });
     throw err;
   }
-  const transferId = randomUUID();
   const now = deps.clock.now();
   const { instId, instLocalName, payMethod, payOption, accountNumber } = input;
   await handleCommand(deps, transferStream(transferId), transfer, {

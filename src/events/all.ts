@@ -12,6 +12,7 @@ import type { SessionEvent } from './session.ts';
 import type { UserEmailEvent } from './user-email.ts';
 import type { UserEvent } from './user.ts';
 import type { WalletLoginEvent } from './wallet-login.ts';
+import type { PayoutAccountEvent, WithdrawalPayoutEvent } from './withdrawal-payout.ts';
 import './account.ts';
 import './api-key.ts';
 import './gateway.ts';
@@ -26,6 +27,7 @@ import './session.ts';
 import './user-email.ts';
 import './user.ts';
 import './wallet-login.ts';
+import './withdrawal-payout.ts';
 
 /** Every event the service declares; importing this module registers them all. */
 export type AnyEvent =
@@ -42,4 +44,6 @@ export type AnyEvent =
   | TransferEvent
   | GatewayLedgerEvent
   | PayoutReferenceEvent
+  | PayoutAccountEvent
+  | WithdrawalPayoutEvent
   | HolidayCalendarEvent;

@@ -55,6 +55,8 @@ export const WithdrawalRequested = event('WithdrawalRequested', 1, z.object({
   postings,
   /** the request's hash when it came with an Idempotency-Key: a repeat with another body is refused (issue 25) */
   requestHash: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  /** the destination's holder as the provider's inquiry named it; absent: not checked (no payout account, or before issue 25) */
+  holderName: text.optional(),
 }));
 
 /** An admin transferred the money from the platform's payout bank account: onHold drops, and so does bank:payouts. */

@@ -11,6 +11,7 @@ import type { Projection } from './projection.ts';
 import { sessionsProjection } from './sessions.ts';
 import { usersProjection } from './users.ts';
 import { webhookEndpointsProjection } from './webhook-endpoints.ts';
+import { withdrawalPayoutsProjection } from './withdrawal-payouts.ts';
 
 /** Every read model the service keeps. */
-export const projections: Projection[] = [usersProjection, sessionsProjection, apiKeysProjection, accountsProjection, mutationsProjection, paymentsProjection, webhookEndpointsProjection, gatewayAccessProjection, holidayCalendarProjection, gatewayLedgerProjection, gatewayStatementProjection, transfersProjection];
+export const projections: Projection[] = [usersProjection, sessionsProjection, apiKeysProjection, accountsProjection, mutationsProjection, paymentsProjection, webhookEndpointsProjection, gatewayAccessProjection, holidayCalendarProjection, gatewayLedgerProjection, gatewayStatementProjection, transfersProjection, withdrawalPayoutsProjection];

@@ -101,10 +101,10 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
       return {
         name: 'ProjectGatewayWithdrawalsRequested',
         sql: `${common}
-          insert into gateway_withdrawals (id, merchant_id, amount, bank_code, account_number, account_holder_name, status, requested_by, requested_at)
-          select "withdrawalId", "merchantId", amount, "bankCode", "accountNumber", "accountHolderName", 'REQUESTED', "requestedBy", "requestedAt"
+          insert into gateway_withdrawals (id, merchant_id, amount, bank_code, account_number, account_holder_name, status, requested_by, requested_at, checked_holder_name)
+          select "withdrawalId", "merchantId", amount, "bankCode", "accountNumber", "accountHolderName", 'REQUESTED', "requestedBy", "requestedAt", "holderName"
           from jsonb_to_recordset($3::jsonb) as w("withdrawalId" uuid, "merchantId" uuid, amount bigint, "bankCode" text, "accountNumber" text,
-            "accountHolderName" text, "requestedBy" uuid, "requestedAt" timestamptz)
+            "accountHolderName" text, "requestedBy" uuid, "requestedAt" timestamptz, "holderName" text)
           on conflict do nothing`,
         params: [...params, data],
       };
@@ -184,7 +184,9 @@ export const gatewayLedgerProjection: Projection = {
       note text
     );
     create index if not exists gateway_withdrawals_by_merchant on gateway_withdrawals (merchant_id, requested_at);
-    create index if not exists gateway_withdrawals_by_status on gateway_withdrawals (status, requested_at);`,
+    create index if not exists gateway_withdrawals_by_status on gateway_withdrawals (status, requested_at);
+    -- the holder the provider's inquiry named when it was requested (null: not checked)
+    alter table gateway_withdrawals add column if not exists checked_holder_name text;`,
   // the settler appends a run of BalanceSettled, a busy hour a run of credits: each run is one statement
   applyRun: Object.fromEntries(ledgerTypes.map(type => [type, asLedgerRun])),
   async apply(tx, event) {
@@ -217,6 +219,7 @@ export type GatewayWithdrawalRow = {
   processed_at: Date | null;
   reference: string | null;
   note: string | null;
+  checked_holder_name: string | null;
 };
 
 export async function findGatewayWithdrawal(db: Queryable, withdrawalId: string): Promise<GatewayWithdrawalRow | null> {

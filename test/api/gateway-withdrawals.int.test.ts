@@ -174,7 +174,8 @@ describe('withdrawals: concurrent requests', () => {
     const pool = createPool(service.config.databaseUrl!, 10);
     const elsewhere = await PostgresEventStore.create(pool);
     try {
-      const there = { store: elsewhere, clock: service.clock, readModels: { waitFor: async () => true } };
+      const { connector, vault, log } = service.deps;
+      const there = { store: elsewhere, clock: service.clock, readModels: { waitFor: async () => true }, connector, vault, log };
       const here = { ...service.deps };
       const tries = Array.from({ length: 10 }, (_, i) =>
         requestWithdrawal(i % 2 ? there : here, merchant.id, { amount: 50_000, ...bank }, 50_000).then(() => 'granted', (err: unknown) => (err instanceof DomainError ? err.code : String(err))),

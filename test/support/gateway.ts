@@ -6,6 +6,7 @@ import { nextUuid } from './ids.ts';
 import { pageBrowser } from './pages.ts';
 import { createKey, keyHolder, sessionCookie } from './http.ts';
 import { linkServiceWallet, linkWalletA } from './payments.ts';
+import { sandboxOf } from './sandbox.ts';
 import type { TestService } from './service.ts';
 
 let adminSeed = 0;
@@ -84,4 +85,19 @@ export async function settledBalance(service: TestService, merchantId: string, .
     await service.gatewaySettlement.tick();
     await service.projections.waitFor(await service.store.headPosition(), 10_000);
   }
+}
+
+/** The admin's WALLET-A account holding exactly `balance` rupiah (synchronised), chosen as the platform's payout account. */
+export async function payoutAccount(service: TestService, admin: Admin, balance: number) {
+  const sandbox = sandboxOf(service);
+  const wallet = await linkWalletA(service, admin);
+  // exactly `balance`: what the sandbox seeded the wallet with is spent first
+  const seeded = (await sandbox.account('WALLET-A', wallet.phoneNumber)).balance;
+  if (seeded > 0) await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'DEBIT', amount: seeded, senderName: 'Spent', description: 'spent' });
+  await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'CREDIT', amount: balance, senderName: 'Top up', description: 'top up' });
+  const refreshed = await admin.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`);
+  if (refreshed.statusCode !== 200) throw new Error(`refresh: ${refreshed.statusCode} ${refreshed.body}`);
+  const chosen = await admin.session('POST', '/api/admin/gateway/payout-account', { accountId: wallet.accountId });
+  if (chosen.statusCode !== 200) throw new Error(`payout account: ${chosen.statusCode} ${chosen.body}`);
+  return wallet;
 }

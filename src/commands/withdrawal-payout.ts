@@ -1,0 +1,96 @@
+import { DomainError, refuse } from '../errors.ts';
+import { WithdrawalPayoutFailed, type WithdrawalPayoutEvent } from '../events/withdrawal-payout.ts';
+import { deterministicUuid } from '../ids.ts';
+import { findGatewayWithdrawal } from '../projections/gateway-ledger.ts';
+import type { Queryable } from '../db/pool.ts';
+import { gatewayLedger, gatewayLedgerStream } from './gateway-ledger.ts';
+import { payWithdrawal } from './gateway-withdrawals.ts';
+import { handleCommand, load, type Decider } from './handle.ts';
+import { bankOf, currentPayoutAccount } from './payout-account.ts';
+import { createBankTransfer, initBankTransfer, listTransferBanks, transferAccount } from './send-transfer.ts';
+import type { SyncDeps } from './sync-account.ts';
+import { transfer, transferStream } from './transfer.ts';
+
+export const withdrawalPayoutStream = (withdrawalId: string) => `withdrawal-payout-${withdrawalId}`;
+
+/** The failed payouts of one withdrawal: how many moved nothing (each next payout a new transfer), and the last one. */
+export type WithdrawalPayout = { failures: number; last: { transferId: string; outcome: 'FAILED' | 'UNCONFIRMED'; reason: string } | null };
+
+type RecordPayoutFailure = {
+  type: 'RecordPayoutFailure'; withdrawalId: string; merchantId: string; transferId: string; outcome: 'FAILED' | 'UNCONFIRMED'; reason: string;
+  /** the failures counted when the transfer's id was derived: a concurrent payout that recorded this one already records nothing */
+  attempt: number; adminId: string; now: Date;
+};
+
+export const withdrawalPayout: Decider<WithdrawalPayout, RecordPayoutFailure, WithdrawalPayoutEvent> = {
+  cached: true,
+  initialState: () => ({ failures: 0, last: null }),
+  evolve: (state, { data: { transferId, outcome, reason } }) => ({ failures: state.failures + (outcome === 'FAILED' ? 1 : 0), last: { transferId, outcome, reason } }),
+  decide(state, c) {
+    if (c.attempt !== state.failures) return [];
+    if (state.last?.transferId === c.transferId && state.last.outcome === c.outcome) return [];
+    const { withdrawalId, merchantId, transferId, outcome, reason } = c;
+    return [WithdrawalPayoutFailed({ withdrawalId, merchantId, transferId, outcome, reason, attemptedBy: c.adminId, failedAt: c.now.toISOString() })];
+  },
+};
+
+/** The first payout's transfer is the withdrawal's own id (a repeat pays once); after a failure that moved nothing, another. */
+export const payoutTransferId = (withdrawalId: string, failures: number) =>
+  failures === 0 ? withdrawalId : deterministicUuid(`withdrawal-payout:${withdrawalId}:${failures}`);
+
+/**
+ * An admin pays a requested withdrawal (not their own) from the platform's WALLET-A payout account: bank-init and
+ * bank-create to its destination, then the withdrawal paid with the transfer's id as its reference (claimed as any).
+ * Refused or failed: recorded, the withdrawal stays requested, 502. Unconfirmed: likewise; paying again asks that
+ * same transfer's outcome, so the money moves at most once (the transfer-outcomes saga does not pay it by itself).
+ */
+export async function payOutWithdrawal(deps: SyncDeps & { pool: Queryable }, adminId: string, withdrawalId: string) {
+  const row = await findGatewayWithdrawal(deps.pool, withdrawalId);
+  if (!row) throw refuse('WITHDRAWAL_NOT_FOUND');
+  const ledger = (await load(deps, gatewayLedgerStream(row.merchant_id), gatewayLedger)).state;
+  const withdrawal = ledger.withdrawals[withdrawalId];
+  if (!withdrawal) throw refuse('WITHDRAWAL_NOT_FOUND');
+  const { failures } = (await load(deps, withdrawalPayoutStream(withdrawalId), withdrawalPayout)).state;
+  const transferId = payoutTransferId(withdrawalId, failures);
+  // paid already by this very transfer (a twin request won the race): the same answer, nothing moves again
+  if (withdrawal.status === 'PAID' && row.reference === transferId) return transferId;
+  // the ledger's refusals before any money moves: not requested any more, or the admin's own withdrawal
+  if (withdrawal.status !== 'REQUESTED') throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: `The withdrawal is ${withdrawal.status} already` });
+  if (withdrawal.requestedBy === adminId) throw refuse('WITHDRAWAL_OWN_PAYOUT');
+  const payout = await currentPayoutAccount(deps);
+  if (!payout) throw refuse('PAYOUT_ACCOUNT_NOT_SET');
+
+  const failed = async (outcome: 'FAILED' | 'UNCONFIRMED', reason: string) => {
+    const now = deps.clock.now();
+    const command = { type: 'RecordPayoutFailure' as const, withdrawalId, merchantId: row.merchant_id, transferId, outcome, reason, attempt: failures, adminId, now };
+    const done = await handleCommand(deps, withdrawalPayoutStream(withdrawalId), withdrawalPayout, command, { actor: `admin:${adminId}`, now, correlationId: withdrawalId });
+    await deps.readModels.waitFor(done.position, undefined, ['withdrawal-payouts']);
+    return refuse(outcome === 'FAILED' ? 'WITHDRAWAL_PAYOUT_FAILED' : 'WITHDRAWAL_PAYOUT_UNCONFIRMED', { message: `Payout through WALLET-A: ${reason}; the withdrawal stays requested` });
+  };
+
+  const sent = (await load(deps, transferStream(transferId), transfer)).state;
+  // a transfer begun already goes on from the account it began on, even if the payout account changed since
+  const { ownerId, accountId } = sent.status === 'NONE' ? payout : sent;
+  try {
+    if (sent.status === 'NONE') {
+      await listTransferBanks(deps, ownerId, accountId); // the provider's failures as bank-init reports them
+      const bank = await bankOf(deps, await transferAccount(deps, ownerId, accountId), row.bank_code);
+      const init = { ...bank, accountNumber: row.account_number, amount: withdrawal.amount };
+      // a twin request may have validated and sent it meanwhile (its hold then lowers the balance init checks)
+      await initBankTransfer(deps, ownerId, accountId, init, transferId).catch(async (err: unknown) => {
+        if ((await load(deps, transferStream(transferId), transfer)).state.status === 'NONE') throw err;
+      });
+    }
+    await createBankTransfer(deps, ownerId, accountId, { bankAccountIndexNo: transferId, amount: withdrawal.amount, idempotencyKey: withdrawalId });
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    throw await failed(err.code === 'TRANSFER_UNCONFIRMED' ? 'UNCONFIRMED' : 'FAILED', err.message);
+  }
+  try {
+    await payWithdrawal(deps, adminId, withdrawalId, transferId);
+  } catch (err) {
+    const now = await findGatewayWithdrawal(deps.pool, withdrawalId);
+    if (!(err instanceof DomainError && err.code === 'WITHDRAWAL_NOT_REQUESTED' && now?.status === 'PAID' && now.reference === transferId)) throw err;
+  }
+  return transferId;
+}

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { event, isoDate, type EventOf } from './event.ts';
+import { text } from '../text.ts';
+
+// stream gateway-payout-account: which of the platform's WALLET-A accounts pays withdrawals out (issue 25)
+export const PayoutAccountChosen = event('PayoutAccountChosen', 1, z.object({
+  accountId: z.uuid(),
+  /** the admin whose linked account it is: its provider session pays, whoever presses pay */
+  ownerId: z.uuid(),
+  chosenBy: z.uuid(),
+  chosenAt: isoDate,
+}));
+
+// stream withdrawal-payout-<withdrawalId>: the payouts through WALLET-A that did not pay it (it stays REQUESTED)
+export const WithdrawalPayoutFailed = event('WithdrawalPayoutFailed', 1, z.object({
+  withdrawalId: z.uuid(),
+  merchantId: z.uuid(),
+  transferId: z.uuid(),
+  /** FAILED: nothing moved, the next payout is a new transfer; UNCONFIRMED: the next payout asks this transfer again */
+  outcome: z.enum(['FAILED', 'UNCONFIRMED']),
+  reason: text,
+  attemptedBy: z.uuid(),
+  failedAt: isoDate,
+}));
+
+export type PayoutAccountEvent = EventOf<typeof PayoutAccountChosen>;
+export type WithdrawalPayoutEvent = EventOf<typeof WithdrawalPayoutFailed>;

@@ -1,0 +1,36 @@
+import { query, type Queryable } from '../db/pool.ts';
+import type { Projection } from './projection.ts';
+
+/** The last payout through WALLET-A that left a withdrawal requested, for the admin console (issue 25). */
+export const withdrawalPayoutsProjection: Projection = {
+  name: 'withdrawal-payouts',
+  tables: ['gateway_withdrawal_payouts'],
+  handles: ['WithdrawalPayoutFailed'],
+  schema: `
+    create table if not exists gateway_withdrawal_payouts (
+      withdrawal_id uuid primary key,
+      transfer_id uuid not null,
+      outcome text not null,
+      reason text not null,
+      failed_at timestamptz not null
+    );`,
+  async apply(tx, event) {
+    if (event.type !== 'WithdrawalPayoutFailed') return;
+    const d = event.data;
+    await query(
+      tx,
+      'ProjectWithdrawalPayoutFailed',
+      `insert into gateway_withdrawal_payouts (withdrawal_id, transfer_id, outcome, reason, failed_at) values ($1, $2, $3, $4, $5)
+       on conflict (withdrawal_id) do update set transfer_id = excluded.transfer_id, outcome = excluded.outcome, reason = excluded.reason, failed_at = excluded.failed_at`,
+      [d.withdrawalId, d.transferId, d.outcome, d.reason, d.failedAt],
+    );
+  },
+};
+
+export type PayoutFailureRow = { withdrawal_id: string; transfer_id: string; outcome: 'FAILED' | 'UNCONFIRMED'; reason: string; failed_at: Date };
+
+/** The last failed payout of each of these withdrawals (those never failed are absent). */
+export async function lastPayoutFailures(db: Queryable, withdrawalIds: string[]): Promise<Map<string, PayoutFailureRow>> {
+  const r = await query<PayoutFailureRow>(db, 'ListWithdrawalPayoutFailures', 'select * from gateway_withdrawal_payouts where withdrawal_id = any($1::uuid[])', [withdrawalIds]);
+  return new Map(r.rows.map(row => [row.withdrawal_id, row]));
+}

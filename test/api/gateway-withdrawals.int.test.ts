@@ -72,7 +72,7 @@ describe('withdrawals: request, pay, reject', () => {
     const requested = await withdraw(merchant.cookie, 150_000);
     expect(requested.statusCode, requested.body).toBe(201);
     const { id } = requested.json().data;
-    expect(requested.json()).toEqual({ status: 'success', data: { id, status: 'REQUESTED' } });
+    expect(requested.json()).toEqual({ status: 'success', data: { id, status: 'REQUESTED', holderName: null, destinationChecked: false } });
     expect(await findGatewayBalance(service.pool, merchant.id)).toEqual({ settled: 197_000, pending: 0, onHold: 150_000, available: 47_000 });
 
     const mine = await call(merchant.cookie, 'GET', '/api/dashboard/gateway/withdrawals');

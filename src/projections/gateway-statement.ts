@@ -176,3 +176,23 @@ export function presentStatementEntry(r: StatementRow) {
     balance: { settled: r.available + r.on_hold, pending: r.pending, onHold: r.on_hold, available: r.available },
   };
 }
+
+/** One WIB day of the statement's chart: the net credited by payments that day and the available balance at its end. */
+export type StatementDay = { day: string; net: number; available: number };
+
+/** Each WIB day from `firstDay` to `lastDay` (YYYY-MM-DD, inclusive); a day without entries carries the balance before it. */
+export async function statementDays(db: Queryable, merchantId: string, firstDay: string, lastDay: string): Promise<StatementDay[]> {
+  const rows = await preparedQuery<StatementDay>(
+    db,
+    'ListGatewayStatementDays',
+    `select to_char(d.day, 'YYYY-MM-DD') as day,
+       coalesce((select sum(s.net) from gateway_statement s where s.merchant_id = $1 and s.type = 'PAYMENT'
+         and s.at >= d.day::timestamp at time zone 'Asia/Jakarta' and s.at < (d.day + 1)::timestamp at time zone 'Asia/Jakarta'), 0)::bigint as net,
+       coalesce((select s.available from gateway_statement s where s.merchant_id = $1
+         and s.at < (d.day + 1)::timestamp at time zone 'Asia/Jakarta' order by s.at desc, s.seq desc limit 1), 0)::bigint as available
+     from generate_series($2::date, $3::date, interval '1 day') as g(t), lateral (select g.t::date as day) d
+     order by d.day`,
+    [merchantId, firstDay, lastDay],
+  );
+  return rows.rows;
+}

@@ -10,7 +10,8 @@ import type { AppDeps } from '../deps.ts';
 import { accessRequestBody, gatewayInformation } from '../gateway.ts';
 import { withdrawalRequestBody } from '../gateway-withdrawals.ts';
 import { parseBody } from '../validation.ts';
-import { noticeOf, orShowRefusal, seeOther, sendPage } from './page-reply.ts';
+import { gatewayStatementPages, statementFiltersOf, statementView } from './gateway-statement-pages.ts';
+import { noticeOf, orShowRefusal, refusalOf, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
 const doneNotices: Record<string, string> = {
@@ -32,10 +33,18 @@ export function gatewayPages(deps: AppDeps) {
         gatewayInformation(deps.pool, deps.config.gateway, merchantId),
         listGatewayWithdrawals(deps.pool, { merchantId }),
       ]);
-      const notice = noticeOf(request, doneNotices, opts.error);
+      // a bad statement filter is the page's refusal: the rest of the page still shows, the statement empty
+      const statement = await statementView(deps, merchantId, request).catch((err: unknown) => {
+        const refusal = refusalOf(err);
+        if (!refusal) throw err;
+        return refusal;
+      });
+      const error = opts.error ?? (statement instanceof DomainError ? statement : undefined);
+      const notice = noticeOf(request, doneNotices, error);
+      const shown = statement instanceof DomainError ? { filters: statementFiltersOf(request), rows: [], total: 0, page: 1, totalPages: 0, days: [] } : statement;
       // a fresh key on every render: a refused request corrected is another request
-      const view = { info, withdrawals, csrf: request.viewer!.csrf, form: opts.error ? textFields(request.body) : {}, formName: opts.formName ?? '', withdrawalKey: randomUUID() };
-      return sendPage(reply, { ...frameOf(request, 'Payment gateway', 'gateway'), notice }, gatewayHtml(view), { status: opts.error?.status ?? 200 });
+      const view = { info, withdrawals, statement: shown, csrf: request.viewer!.csrf, form: opts.error ? textFields(request.body) : {}, formName: opts.formName ?? '', withdrawalKey: randomUUID() };
+      return sendPage(reply, { ...frameOf(request, 'Payment gateway', 'gateway'), notice }, gatewayHtml(view), { status: error?.status ?? 200 });
     };
     /** Runs a form's command; a refusal shows the page again with the form as typed. */
     const form = (formName: string, run: (request: FastifyRequest, merchantId: string) => Promise<string>) => (request: FastifyRequest, reply: FastifyReply) =>
@@ -46,6 +55,7 @@ export function gatewayPages(deps: AppDeps) {
     const actor = (merchantId: string) => `user:${merchantId}`;
 
     app.get('/gateway', (request, reply) => page(request, reply));
+    await gatewayStatementPages(deps)(app);
 
     app.post('/gateway/access-request', form('access', async (request, merchantId) => {
       const business = parseBody(accessRequestBody, textFields(request.body), 'Data usaha belum lengkap');

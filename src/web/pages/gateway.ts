@@ -1,6 +1,7 @@
 import type { GatewayWithdrawalRow } from '../../projections/gateway-ledger.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { csrfField, timeHtml } from '../page.ts';
+import { statementHtml, type StatementView } from './gateway-statement.ts';
 
 export type GatewayInfo = {
   access: { status: string; note: string | null; createdAt: string | null; processedAt: string | null; feeToCustomer: boolean };
@@ -42,7 +43,7 @@ function withdrawalRow(w: GatewayWithdrawalRow) {
 }
 
 /** `withdrawalKey`: the withdrawal form's Idempotency-Key, made with the page: a second click or a resend asks once. */
-export type GatewayPageView = { info: GatewayInfo; withdrawals: GatewayWithdrawalRow[]; csrf: string; form: GatewayForm; formName: string; withdrawalKey: string };
+export type GatewayPageView = { info: GatewayInfo; withdrawals: GatewayWithdrawalRow[]; statement: StatementView; csrf: string; form: GatewayForm; formName: string; withdrawalKey: string };
 
 /** The merchant's gateway: access, fee mode, balances, withdrawals (DESIGN section 9). */
 export function gatewayHtml(v: GatewayPageView): string {
@@ -70,6 +71,7 @@ ${a.status === 'APPROVED' ? `<section class="card" aria-labelledby="fee-mode"><h
 <dt>Sudah cair</dt><dd id="balance-settled">${e(formatRupiah(b.settled))}</dd>
 <dt>Ditahan (penarikan diproses)</dt><dd id="balance-on-hold">${e(formatRupiah(b.onHold))}</dd>
 </dl></section>
+${statementHtml(v.statement)}
 <section class="card" aria-labelledby="withdraw"><h2 id="withdraw">Tarik dana</h2>
 ${b.available > 0 || a.status === 'APPROVED' ? `<p class="muted">Minimal ${e(formatRupiah(info.minWithdrawal))}, paling banyak saldo tersedia. Admin membayar ke rekening Anda.</p>
 <form method="post" action="/dashboard/gateway/withdrawals">${csrfField(csrf)}<input type="hidden" name="idempotencyKey" value="${e(v.withdrawalKey)}">

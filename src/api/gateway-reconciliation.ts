@@ -2,33 +2,44 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { calendarDate } from '../commands/working-days.ts';
-import { reconciliationCsv } from '../projections/gateway-reconciliation-csv.ts';
+import { reconciliationCsv, reconciliationTable } from '../projections/gateway-reconciliation-csv.ts';
 import { gatewayReconciliation, reconciliationPeriod, type GatewayReconciliation } from '../projections/gateway-reconciliation.ts';
 import type { AppDeps } from './deps.ts';
 
-const periodQuery = z.object({ from: calendarDate, to: calendarDate });
+const periodQuery = z.object({ from: calendarDate, to: calendarDate, table: z.string().optional() });
 
-/** The report as the CSV file finance downloads (the JSON route's and the admin page's). */
+/**
+ * One table of the report as the CSV file finance downloads: the request's `?table=`; the admin page's link without one
+ * gets the merchants' table (its route is the admin page's, the API's asks for a table).
+ */
 export function sendReconciliationCsv(reply: FastifyReply, report: GatewayReconciliation) {
+  const asked = (reply.request.query as { table?: unknown } | undefined)?.table;
+  const table = reconciliationTable(asked ?? 'merchants');
   return reply
     .type('text/csv; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('content-disposition', `attachment; filename="gateway-reconciliation-${report.period.from}-${report.period.to}.csv"`)
-    .send(reconciliationCsv(report));
+    .header('content-disposition', `attachment; filename="gateway-reconciliation-${table}-${report.period.from}-${report.period.to}.csv"`)
+    .send(reconciliationCsv(report, table));
 }
 
 /**
  * Finance's reconciliation of the gateway (DESIGN section 9): `GET ?from=YYYY-MM-DD&to=YYYY-MM-DD`, WIB days, as JSON
- * or, with `Accept: text/csv`, as one flat CSV.
+ * or, with `Accept: text/csv` (or `.csv`) and `table=`, one table of it as CSV.
  */
 export function gatewayReconciliationRoutes(deps: AppDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
 
-    app.get('/', { schema: { querystring: periodQuery } }, async (request, reply) => {
-      const report = await gatewayReconciliation(deps.pool, reconciliationPeriod(request.query.from, request.query.to));
-      if ((request.headers.accept ?? '').includes('text/csv')) return sendReconciliationCsv(reply, report);
+    const handler = (csv: boolean) => async (request: { query: z.infer<typeof periodQuery>; headers: { accept?: string | undefined } }, reply: FastifyReply) => {
+      const period = reconciliationPeriod(request.query.from, request.query.to);
+      const wantsCsv = csv || (request.headers.accept ?? '').includes('text/csv');
+      // the table is checked before the report is computed: a wrong name costs no fold
+      if (wantsCsv) reconciliationTable(request.query.table);
+      const report = await gatewayReconciliation(deps, period);
+      if (wantsCsv) return sendReconciliationCsv(reply, report);
       return { status: 'success', data: report };
-    });
+    };
+    app.get('/', { schema: { querystring: periodQuery } }, handler(false));
+    app.get('.csv', { schema: { querystring: periodQuery } }, handler(true));
   };
 }

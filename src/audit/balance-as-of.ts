@@ -10,15 +10,33 @@ import { streamEvents } from './stream-pages.ts';
  * occurredAt), stopping at the first one recorded later, so the answer is a state the stream really had.
  */
 export async function foldAsOf<S, C, E extends DomainEvent>(store: EventStore, streamId: string, decider: Decider<S, C, E>, at: Date) {
+  const [bound] = await foldAtBounds(store, streamId, decider, [at]);
+  return bound!;
+}
+
+/**
+ * The states of a stream at each of `bounds` (ascending) in one read of it, a page at a time; `between` sees each event
+ * recorded after the first bound and up to the last (a period's movements), after its state before it.
+ */
+export async function foldAtBounds<S, C, E extends DomainEvent>(
+  store: EventStore, streamId: string, decider: Decider<S, C, E>, bounds: Date[], between?: (event: E, before: S) => void,
+): Promise<{ state: S; revision: number }[]> {
+  const found: { state: S; revision: number }[] = [];
   let state = decider.initialState();
   let revision = -1;
   for await (const recorded of streamEvents(store, streamId)) {
-    if (Date.parse(recorded.metadata.occurredAt) > at.getTime()) break;
-    const event = parseRecorded(recorded);
-    if (event) state = decider.evolve(state, event as unknown as E);
+    const at = Date.parse(recorded.metadata.occurredAt);
+    while (found.length < bounds.length && at > bounds[found.length]!.getTime()) found.push({ state, revision });
+    if (found.length === bounds.length) break;
+    const event = parseRecorded(recorded) as unknown as E | null;
+    if (event) {
+      if (between && found.length > 0) between(event, state);
+      state = decider.evolve(state, event);
+    }
     revision = recorded.revision;
   }
-  return { state, revision };
+  while (found.length < bounds.length) found.push({ state, revision });
+  return found;
 }
 
 /** A gateway merchant's balances as the ledger had them at `at` (revision -1: no ledger yet then). */

@@ -1,40 +1,64 @@
 import { csvText, type CsvCell } from '../csv.ts';
+import { refuse } from '../errors.ts';
 import { accountKinds, type GatewayReconciliation } from './gateway-reconciliation.ts';
 
-/**
- * The report as one flat CSV: every line starts with its section; each section opens with a header line whose first
- * cell is `section` and whose other cells name the columns of the lines that follow it.
- */
-export function reconciliationCsv(report: GatewayReconciliation): string {
-  const lines: CsvCell[][] = [];
-  const section = (name: string, columns: string[], rows: CsvCell[][]) => {
-    lines.push(['section', ...columns]);
-    for (const row of rows) lines.push([name, ...row]);
-  };
-  const { period, trialBalance, merchants, holdingCredits, fees } = report;
-  section('summary', ['from', 'to', 'timeZone', 'balanced', 'trialBalance', 'merchants', 'holdingCredits', 'fees', 'unmatchedCredits'], [[
-    period.from, period.to, period.timeZone, report.balanced, trialBalance.balanced, merchants.balanced, holdingCredits.balanced, fees.balanced,
-    report.unmatchedCredits.length,
-  ]]);
-  section('trial-balance', ['day', 'postings', 'debits', 'credits', 'difference', ...accountKinds], [
-    ...trialBalance.days.map(d => [d.day, d.postings, d.debits, d.credits, d.difference, ...accountKinds.map(k => d[k])]),
-    ['total', trialBalance.total.postings, trialBalance.total.debits, trialBalance.total.credits, trialBalance.total.difference, ...accountKinds.map(k => trialBalance.total[k])],
-  ]);
-  section('unbalanced-entry', ['merchantId', 'streamRevision', 'eventType', 'referenceId', 'day', 'sum'],
-    trialBalance.unbalancedEntries.map(e => [e.merchantId, e.streamRevision, e.eventType, e.referenceId, e.day, e.sum]));
-  section('merchant-balance', ['merchantId', 'ledgerPending', 'ledgerSettled', 'ledgerOnHold', 'readModelPending', 'readModelSettled', 'readModelOnHold', 'matches'],
-    merchants.rows.map(m => [m.merchantId, m.ledger.pending, m.ledger.settled, m.ledger.onHold, m.readModel.pending, m.readModel.settled, m.readModel.onHold, m.matches]));
-  section('holding-credits', ['accountId', 'credited', 'completedPayments', 'payments', 'difference'], [
-    ...holdingCredits.accounts.map(a => [a.accountId, a.credited, a.completedPayments, a.payments, a.difference]),
-    ['total', holdingCredits.total.credited, holdingCredits.total.completedPayments, holdingCredits.total.payments, holdingCredits.total.difference],
-  ]);
-  section('payment-problem', ['paymentId', 'problem', 'holdingAccountId', 'credited', 'creditedFee', 'totalAmount', 'fee', 'mutationId'],
-    holdingCredits.problems.map(p => [p.paymentId, p.problem, p.holdingAccountId, p.credited, p.creditedFee, p.totalAmount, p.fee, p.mutationId]));
-  section('unmatched-credit', ['mutationId', 'accountId', 'amount', 'senderName', 'reference', 'bookedAt', 'latePaymentId'],
-    report.unmatchedCredits.map(c => [c.mutationId, c.accountId, c.amount, c.senderName, c.reference, c.bookedAt, c.latePaymentId]));
-  section('fees', ['day', 'earned', 'paymentsFees', 'difference'], [
-    ...fees.days.map(d => [d.day, d.earned, d.paymentsFees, d.difference]),
-    ['total', fees.total.earned, fees.total.paymentsFees, fees.total.difference],
-  ]);
+/** The report's tables, one CSV file each (one header row, so a spreadsheet's filter works on it). */
+export const reconciliationTables = ['trial-balance', 'merchants', 'holding-accounts', 'suspense', 'fees', 'payouts'] as const;
+export type ReconciliationTable = (typeof reconciliationTables)[number];
+
+/** `table` as one of the report's tables; else 400 INVALID_INPUT naming them. */
+export function reconciliationTable(table: unknown): ReconciliationTable {
+  const found = reconciliationTables.find(t => t === table);
+  if (found) return found;
+  throw refuse('INVALID_INPUT', {
+    message: `table must be one of ${reconciliationTables.join(', ')}`,
+    errors: [{ path: 'table', message: table === undefined ? 'missing' : 'not a table of the report' }],
+  });
+}
+
+/** An instant as WIB wall time with its offset (UTC+7 all year): the CSV's days are WIB days, so are its times. */
+export function wibTime(iso: string): string {
+  return `${new Date(Date.parse(iso) + 7 * 3_600_000).toISOString().slice(0, 19)}+07:00`;
+}
+
+const balanceColumns = (prefix: string) => [`${prefix}Pending`, `${prefix}Settled`, `${prefix}OnHold`];
+
+/** One table of the report as CSV text: a header row, then its rows. */
+export function reconciliationCsv(report: GatewayReconciliation, table: ReconciliationTable): string {
+  const { trialBalance, merchants, holdingAccounts, fees } = report;
+  const lines: CsvCell[][] = (() => {
+    switch (table) {
+      case 'trial-balance':
+        return [['day', 'postings', 'debits', 'credits', 'difference', ...accountKinds],
+          ...trialBalance.days.map(d => [d.day, d.postings, d.debits, d.credits, d.difference, ...accountKinds.map(k => d[k])]),
+          ['total', trialBalance.total.postings, trialBalance.total.debits, trialBalance.total.credits, trialBalance.total.difference, ...accountKinds.map(k => trialBalance.total[k])]];
+      case 'merchants':
+        return [['merchantId', ...balanceColumns('opening'), 'creditsGross', 'fees', 'creditsNet', 'settlements', 'withdrawalsRequested', 'withdrawalsPaid',
+          'withdrawalsRejected', ...balanceColumns('closing'), 'consistent', ...balanceColumns('readModel'), 'differences'],
+        ...merchants.rows.map(m => {
+          const v = m.movements;
+          return [m.merchantId, m.opening.pending, m.opening.settled, m.opening.onHold, v.creditsGross, v.fees, v.creditsNet, v.settlements,
+            v.withdrawalsRequested, v.withdrawalsPaid, v.withdrawalsRejected, m.closing.pending, m.closing.settled, m.closing.onHold, m.consistent,
+            m.readModel?.pending ?? null, m.readModel?.settled ?? null, m.readModel?.onHold ?? null, m.differences.map(d => d.balance).join(' ')];
+        })];
+      case 'holding-accounts':
+        return [['accountId', 'opening', 'credited', 'paidOut', 'closing', 'consistent'],
+          ...holdingAccounts.accounts.map(h => [h.accountId, h.opening, h.credited, h.paidOut, h.closing, h.consistent])];
+      case 'suspense':
+        return [['mutationId', 'accountId', 'amount', 'senderName', 'reference', 'bookedAt', 'latePaymentId'],
+          ...report.unmatchedCredits.map(c => [c.mutationId, c.accountId, c.amount, c.senderName, c.reference, wibTime(c.bookedAt), c.latePaymentId])];
+      case 'fees':
+        return [['day', 'earned', 'paymentsFees', 'difference'],
+          ...fees.days.map(d => [d.day, d.earned, d.paymentsFees, d.difference]),
+          ['total', fees.total.earned, fees.total.paymentsFees, fees.total.difference]];
+      case 'payouts':
+        return [['paidAt', 'merchantId', 'withdrawalId', 'amount', 'reference'],
+          ...report.payouts.map(p => [wibTime(p.paidAt), p.merchantId, p.withdrawalId, p.amount, p.reference])];
+      default: {
+        const never: never = table;
+        return never;
+      }
+    }
+  })();
   return csvText(lines);
 }

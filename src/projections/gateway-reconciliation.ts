@@ -2,11 +2,13 @@ import type pg from 'pg';
 import { isCalendarDate } from '../commands/working-days.ts';
 import { inSnapshot, query, type Queryable } from '../db/pool.ts';
 import { refuse } from '../errors.ts';
+import { periodBalances, type HoldingAccountPeriod, type MerchantPeriod, type Payout, type PeriodSources } from './gateway-period-balances.ts';
 import { unmatchedCredits, type UnmatchedCredit } from './reconciliation.ts';
 
 /**
- * The gateway's reconciliation for finance (DESIGN sections 8 and 9), over the read models only: the ledger's postings
- * (gateway_postings), each merchant's balances (gateway_balances), gateway payments and the mutations that paid them.
+ * The gateway's reconciliation for finance (DESIGN sections 8 and 9): the balances at the period's bounds folded from the
+ * event log (gateway-period-balances.ts) and, over the read models, the ledger's postings per day (gateway_postings),
+ * gateway payments and the mutations that paid them.
  * Days are WIB days (Asia/Jakarta, UTC+7 all year): a period runs from 00:00 WIB of `from` to 00:00 WIB after `to`.
  * Every figure is computed in PostgreSQL, set-based; Node only lays out the aggregates.
  */
@@ -36,12 +38,6 @@ type KindTotals = Record<AccountKind, number>;
 
 export type TrialBalanceDay = { day: string; postings: number; debits: number; credits: number; difference: number } & KindTotals;
 export type UnbalancedEntry = { merchantId: string; streamRevision: number; eventType: string; referenceId: string; day: string; sum: number };
-export type MerchantLedgerCheck = {
-  merchantId: string;
-  ledger: { pending: number; settled: number; onHold: number };
-  readModel: { pending: number; settled: number; onHold: number };
-  matches: boolean;
-};
 export type HoldingAccountCredits = { accountId: string; credited: number; completedPayments: number; payments: number; difference: number };
 export type PaymentProblem =
   | 'COMPLETED_WITHOUT_CREDIT'
@@ -65,8 +61,16 @@ export type GatewayReconciliation = {
   /** every check passed (unmatched credits are listed for finance, not a failed check) */
   balanced: boolean;
   trialBalance: { balanced: boolean; days: TrialBalanceDay[]; total: Omit<TrialBalanceDay, 'day'>; unbalancedEntries: UnbalancedEntry[] };
-  /** balances as the ledger folds them (all postings, to now) against the read model; merchants active in the period or differing */
-  merchants: { balanced: boolean; checked: number; differing: number; rows: MerchantLedgerCheck[] };
+  /**
+   * per merchant, folded from the event log: opening (at startsAt), movements, closing (at endsAt), opening + movements =
+   * closing checked, and the closing compared with the read model when the period reaches today (else `readModel` null);
+   * `folded` false: no event store was given (only the pool), nothing folded
+   */
+  merchants: { balanced: boolean; folded: boolean; comparedWithReadModel: boolean; checked: number; inconsistent: number; differing: number; rows: MerchantPeriod[] };
+  /** per holding account, from its `holding:<accountId>` postings: opening, credited, paid out, closing */
+  holdingAccounts: { balanced: boolean; accounts: HoldingAccountPeriod[] };
+  /** the withdrawals paid in the period (from the ledgers' WithdrawalPaid events) */
+  payouts: Payout[];
   holdingCredits: {
     balanced: boolean;
     accounts: HoldingAccountCredits[];
@@ -123,44 +127,6 @@ async function trialBalance(db: Queryable, period: ReconciliationPeriod) {
   return { balanced, days, total, unbalancedEntries: unbalanced.rows };
 }
 
-async function merchantLedgers(db: Queryable, period: ReconciliationPeriod) {
-  const r = await query<{ merchant_id: string; l_pending: number; l_settled: number; l_on_hold: number; m_pending: number; m_settled: number; m_on_hold: number; matches: boolean; checked: number }>(
-    db,
-    'ReconcileMerchantLedgers',
-    // what the platform owes is the credit balance of the merchant's accounts: minus their sum
-    `with accounts as (
-       select account, sum(amount)::bigint as balance, bool_or(occurred_at >= $1 and occurred_at < $2) as active
-       from gateway_postings where account like 'merchant:%' group by account
-     ), ledger as (
-       select split_part(account, ':', 2)::uuid as merchant_id, bool_or(active) as active,
-         -coalesce(sum(balance) filter (where split_part(account, ':', 3) = 'pending'), 0)::bigint as pending,
-         -coalesce(sum(balance) filter (where split_part(account, ':', 3) = 'settled'), 0)::bigint as settled,
-         -coalesce(sum(balance) filter (where split_part(account, ':', 3) = 'onHold'), 0)::bigint as on_hold
-       from accounts group by 1
-     ), compared as (
-       select coalesce(l.merchant_id, b.merchant_id) as merchant_id, coalesce(l.active, false) as active,
-         coalesce(l.pending, 0) as l_pending, coalesce(l.settled, 0) as l_settled, coalesce(l.on_hold, 0) as l_on_hold,
-         coalesce(b.pending, 0) as m_pending, coalesce(b.settled, 0) as m_settled, coalesce(b.on_hold, 0) as m_on_hold
-       from ledger l full join gateway_balances b on b.merchant_id = l.merchant_id
-     )
-     select *, count(*) over ()::bigint as checked from (
-       select merchant_id::text, active, l_pending, l_settled, l_on_hold, m_pending, m_settled, m_on_hold,
-         (l_pending, l_settled, l_on_hold) = (m_pending, m_settled, m_on_hold) as matches
-       from compared) c
-     where active or not matches
-     order by matches, merchant_id`,
-    [period.startsAt, period.endsAt],
-  );
-  const rows = r.rows.map(row => ({
-    merchantId: row.merchant_id,
-    ledger: { pending: row.l_pending, settled: row.l_settled, onHold: row.l_on_hold },
-    readModel: { pending: row.m_pending, settled: row.m_settled, onHold: row.m_on_hold },
-    matches: row.matches,
-  }));
-  const differing = rows.filter(row => !row.matches).length;
-  return { balanced: differing === 0, checked: r.rows[0]?.checked ?? 0, differing, rows };
-}
-
 async function holdingCredits(db: Queryable, period: ReconciliationPeriod) {
   const r = await query<{ accounts: HoldingAccountCredits[]; fee_days: { day: string; fees: number }[]; problems: PaymentCheck[]; problem_count: number }>(
     db,
@@ -214,17 +180,30 @@ async function holdingCredits(db: Queryable, period: ReconciliationPeriod) {
   return { balanced, accounts, total, problems, problemCount: problem_count, paymentsFees: new Map(fee_days.map(d => [d.day, d.fees])) };
 }
 
-/** Runs every check in one snapshot of the read models (a projection writing meanwhile cannot make a false difference). */
-export async function gatewayReconciliation(pool: pg.Pool, period: ReconciliationPeriod): Promise<GatewayReconciliation> {
-  const { trial, merchants, paymentsFees, credits, unmatched } = await inSnapshot(pool, async client => {
+export type ReconciliationSources = PeriodSources & { pool: pg.Pool };
+
+/**
+ * Runs the read models' checks in one snapshot (a projection writing meanwhile cannot make a false difference), then folds
+ * the merchants' ledgers to the bounds. A bare pool (a caller without the event store) folds nothing and says so.
+ */
+export async function gatewayReconciliation(sources: ReconciliationSources | pg.Pool, period: ReconciliationPeriod): Promise<GatewayReconciliation> {
+  const pool = 'store' in sources ? sources.pool : sources;
+  const { trial, paymentsFees, credits, unmatched } = await inSnapshot(pool, async client => {
     // the aggregates hash a row per payment and per entry: in memory rather than spilled to disk in batches
     await client.query(`set local work_mem = '64MB'`);
     const trial = await trialBalance(client, period);
-    const merchants = await merchantLedgers(client, period);
     const { paymentsFees, ...credits } = await holdingCredits(client, period);
     const unmatched = await unmatchedCredits(client, { from: period.startsAt, to: period.endsAt, holding: true });
-    return { trial, merchants, paymentsFees, credits, unmatched };
+    return { trial, paymentsFees, credits, unmatched };
   });
+  const folded = 'store' in sources ? await periodBalances(sources, period) : { comparedWithReadModel: false, merchants: [], holdingAccounts: [], payouts: [] };
+  const inconsistent = folded.merchants.filter(m => !m.consistent).length;
+  const differing = folded.merchants.filter(m => m.differences.length > 0).length;
+  const merchants = {
+    balanced: inconsistent === 0 && differing === 0, folded: 'store' in sources, comparedWithReadModel: folded.comparedWithReadModel,
+    checked: folded.merchants.length, inconsistent, differing, rows: folded.merchants,
+  };
+  const holdingAccounts = { balanced: folded.holdingAccounts.every(h => h.consistent), accounts: folded.holdingAccounts };
   const feeDays = trial.days.map(d => {
     const earned = -d.fees;
     const fromPayments = paymentsFees.get(d.day) ?? 0;
@@ -235,9 +214,11 @@ export async function gatewayReconciliation(pool: pg.Pool, period: Reconciliatio
   const fees = { balanced: feeDays.every(d => d.difference === 0), days: feeDays, total: feeTotal };
   return {
     period: { from: period.from, to: period.to, timeZone: 'Asia/Jakarta', startsAt: period.startsAt.toISOString(), endsAt: period.endsAt.toISOString() },
-    balanced: trial.balanced && merchants.balanced && credits.balanced && fees.balanced,
+    balanced: trial.balanced && merchants.balanced && holdingAccounts.balanced && credits.balanced && fees.balanced,
     trialBalance: trial,
     merchants,
+    holdingAccounts,
+    payouts: folded.payouts,
     holdingCredits: credits,
     unmatchedCredits: unmatched,
     fees,

@@ -117,11 +117,20 @@ describe('GET /api/admin/gateway/reconciliation', () => {
 
     const firstNet = sum(paid.filter(p => p.merchantId === merchants[0]!.id).map(p => p.totalAmount - p.fee));
     const secondNet = paid[2]!.totalAmount - paid[2]!.fee;
-    expect(data.merchants).toMatchObject({ balanced: true, checked: 2, differing: 0 });
+    expect(data.merchants).toMatchObject({ balanced: true, folded: true, comparedWithReadModel: true, checked: 2, inconsistent: 0, differing: 0 });
+    const none = { pending: 0, settled: 0, onHold: 0 };
     expect(data.merchants.rows).toEqual(expect.arrayContaining([
-      { merchantId: merchants[0]!.id, ledger: { pending: 0, settled: firstNet - withdrawn, onHold: 0 }, readModel: { pending: 0, settled: firstNet - withdrawn, onHold: 0 }, matches: true },
-      { merchantId: merchants[1]!.id, ledger: { pending: 0, settled: secondNet, onHold: 0 }, readModel: { pending: 0, settled: secondNet, onHold: 0 }, matches: true },
+      expect.objectContaining({ merchantId: merchants[0]!.id, opening: none, closing: { pending: 0, settled: firstNet - withdrawn, onHold: 0 },
+        readModel: { pending: 0, settled: firstNet - withdrawn, onHold: 0 }, consistent: true, differences: [] }),
+      expect.objectContaining({ merchantId: merchants[1]!.id, opening: none, closing: { pending: 0, settled: secondNet, onHold: 0 }, consistent: true, differences: [] }),
     ]));
+    expect(data.merchants.rows.find(m => m.merchantId === merchants[0]!.id)!.movements).toEqual({
+      creditsGross: sum(paid.slice(0, 2).map(p => p.totalAmount)), fees: sum(paid.slice(0, 2).map(p => p.fee)), creditsNet: firstNet, settlements: firstNet,
+      withdrawalsRequested: withdrawn, withdrawalsPaid: withdrawn, withdrawalsRejected: 0,
+    });
+    expect(sum(data.holdingAccounts.accounts.map(h => h.closing))).toBe(totals);
+    expect(data.holdingAccounts.accounts.every(h => h.opening === 0 && h.consistent && h.credited === h.closing)).toBe(true);
+    expect(data.payouts).toEqual([expect.objectContaining({ merchantId: merchants[0]!.id, amount: withdrawn, reference: 'TRF-1' })]);
 
     expect(data.holdingCredits.total).toEqual({ credited: totals, completedPayments: totals, payments: 3, difference: 0 });
     expect(sum(data.holdingCredits.accounts.map(a => a.payments))).toBe(3);
@@ -139,28 +148,56 @@ describe('GET /api/admin/gateway/reconciliation', () => {
     expect(data.fees.days.find(d => d.day === '2026-01-05')).toEqual({ day: '2026-01-05', earned: fees, paymentsFees: fees, difference: 0 });
   });
 
-  it('answers the same figures as CSV, a header line opening each section', async () => {
+  it('a report of the first day only: opening 0, that day\'s movements, its closing (not today\'s balances), nothing live to compare', async () => {
+    const response = await admin.session('GET', '/api/admin/gateway/reconciliation?from=2026-01-05&to=2026-01-05');
+    const data: GatewayReconciliation = response.json().data;
+    expect(data.merchants).toMatchObject({ comparedWithReadModel: false, checked: 2, inconsistent: 0 });
+    const first = data.merchants.rows.find(m => m.merchantId === merchants[0]!.id)!;
+    const firstNet = sum(paid.slice(0, 2).map(p => p.totalAmount - p.fee));
+    expect(first).toMatchObject({ opening: { pending: 0, settled: 0, onHold: 0 }, closing: { pending: firstNet, settled: 0, onHold: 0 }, consistent: true, readModel: null });
+    expect(first.movements).toMatchObject({ creditsNet: firstNet, settlements: 0, withdrawalsPaid: 0 });
+    expect(data.payouts).toEqual([]);
+    // the next day opens where the first closed
+    const next: GatewayReconciliation = (await admin.session('GET', '/api/admin/gateway/reconciliation?from=2026-01-06&to=2026-01-06')).json().data;
+    const nextFirst = next.merchants.rows.find(m => m.merchantId === merchants[0]!.id)!;
+    expect(nextFirst.opening).toEqual(first.closing);
+    expect(nextFirst).toMatchObject({ closing: { pending: 0, settled: firstNet - withdrawn, onHold: 0 }, consistent: true });
+  });
+
+  it('answers each table as its own CSV: one header row, WIB times with their offset; an unknown or missing table is 400', async () => {
     const data = await report();
-    const csv = await service.app.inject({ method: 'GET', url, cookies: { svc_token: admin.cookie }, headers: { accept: 'text/csv' } });
-    expect(csv.statusCode, csv.body).toBe(200);
-    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
-    const lines = csv.body.trimEnd().split('\r\n').map(line => line.split(','));
-    const sectionOf = (name: string) => {
-      const at = lines.findIndex((line, i) => line[0] === 'section' && lines[i + 1]?.[0] === name);
-      expect(at, name).toBeGreaterThanOrEqual(0);
-      const header = lines[at]!;
-      return lines.slice(at + 1).filter((line, i, rest) => line[0] === name && rest.slice(0, i).every(l => l[0] === name))
-        .map(line => Object.fromEntries(header.map((column, i) => [column, line[i]])));
+    const csvOf = async (table: string, viaSuffix = false) => {
+      const at = viaSuffix ? `/api/admin/gateway/reconciliation.csv${period}&table=${table}` : `${url}&table=${table}`;
+      return service.app.inject({ method: 'GET', url: at, cookies: { svc_token: admin.cookie }, headers: viaSuffix ? {} : { accept: 'text/csv' } });
     };
-    expect(sectionOf('summary')).toEqual([expect.objectContaining({ from: '2026-01-01', to: '2026-01-31', balanced: 'true', unmatchedCredits: String(data.unmatchedCredits.length) })]);
-    const trial = sectionOf('trial-balance');
-    expect(trial).toHaveLength(32);
-    expect(trial.at(-1)).toMatchObject({ day: 'total', debits: String(data.trialBalance.total.debits), credits: String(data.trialBalance.total.credits), difference: '0', fees: String(data.trialBalance.total.fees) });
-    expect(sectionOf('holding-credits').at(-1)).toEqual({ section: 'holding-credits', accountId: 'total', credited: String(data.holdingCredits.total.credited), completedPayments: String(data.holdingCredits.total.completedPayments), payments: '3', difference: '0' });
-    expect(sectionOf('fees').at(-1)).toEqual({ section: 'fees', day: 'total', earned: String(data.fees.total.earned), paymentsFees: String(data.fees.total.paymentsFees), difference: '0' });
-    expect(sectionOf('unmatched-credit')).toContainEqual(expect.objectContaining({ accountId: unmatchedAccount, amount: String(unmatchedAmount), senderName: 'SALAH KIRIM' }));
-    expect(sectionOf('unmatched-credit')).toHaveLength(data.unmatchedCredits.length);
-    expect(sectionOf('merchant-balance').map(m => m.matches)).toEqual(['true', 'true']);
+    const rowsOf = (body: string) => body.trimEnd().split('\r\n').map(line => line.split(','));
+    for (const table of ['trial-balance', 'merchants', 'holding-accounts', 'suspense', 'fees', 'payouts']) {
+      const csv = await csvOf(table);
+      expect(csv.statusCode, csv.body).toBe(200);
+      expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+      const [header, ...rows] = rowsOf(csv.body);
+      expect(rows.some(r => r.join(',') === header!.join(',')), table).toBe(false);
+      expect(rows.every(r => r.length === header!.length), table).toBe(true);
+      expect(csv.body, table).not.toMatch(/\d\dZ\b|\.\d{3}Z/);
+    }
+    const trial = rowsOf((await csvOf('trial-balance', true)).body);
+    expect(trial).toHaveLength(33);
+    expect(trial.at(-1)).toEqual(['total', String(data.trialBalance.total.postings), String(data.trialBalance.total.debits), String(data.trialBalance.total.credits), '0',
+      ...['holding', 'pending', 'settled', 'onHold', 'fees', 'payouts', 'other'].map(k => String(data.trialBalance.total[k as 'holding']))]);
+    const payouts = rowsOf((await csvOf('payouts')).body);
+    expect(payouts[0]).toEqual(['paidAt', 'merchantId', 'withdrawalId', 'amount', 'reference']);
+    expect(payouts[1]![0]).toMatch(/^2026-01-06T00:00:\d\d\+07:00$/);
+    const suspense = rowsOf((await csvOf('suspense')).body);
+    expect(suspense.slice(1).every(r => /\+07:00$/.test(r[5]!))).toBe(true);
+    expect(suspense).toHaveLength(data.unmatchedCredits.length + 1);
+    expect(rowsOf((await csvOf('merchants')).body).slice(1).map(r => r[0]).sort()).toEqual(merchants.map(m => m.id).sort());
+    for (const bad of ['ledger', '']) {
+      const refused = await csvOf(bad);
+      expect(refused.statusCode, bad).toBe(400);
+      expect(refused.json().message).toContain('trial-balance, merchants, holding-accounts, suspense, fees, payouts');
+    }
+    const missing = await service.app.inject({ method: 'GET', url, cookies: { svc_token: admin.cookie }, headers: { accept: 'text/csv' } });
+    expect(missing.statusCode).toBe(400);
   });
 
   it('answers 400 to a period that is not one', async () => {
@@ -193,16 +230,17 @@ describe('what the report flags', () => {
       `update gateway_balances set settled = settled - 1 where merchant_id = '${merchantId}'`, async () => {
         const data = await report();
         expect(data.balanced).toBe(false);
-        expect(data.merchants).toMatchObject({ balanced: false, differing: 1 });
-        expect(data.merchants.rows[0]).toMatchObject({ merchantId, matches: false });
-        expect(data.merchants.rows[0]!.readModel.settled - data.merchants.rows[0]!.ledger.settled).toBe(1);
+        expect(data.merchants).toMatchObject({ balanced: false, differing: 1, inconsistent: 0 });
+        const row = data.merchants.rows.find(m => m.merchantId === merchantId)!;
+        expect(row.differences).toEqual([{ balance: 'settled', ledger: row.closing.settled, readModel: row.closing.settled + 1 }]);
         expect([data.trialBalance.balanced, data.holdingCredits.balanced, data.fees.balanced]).toEqual([true, true, true]);
         const printed: string[] = [];
-        expect(await reconcile(service.pool, ['--from', '2026-01-01', '--to', '2026-01-31', '--csv'], text => printed.push(text), () => undefined)).toBe(1);
-        expect(printed.join('\n')).toContain(`merchant-balance,${merchantId},`);
+        expect(await reconcile(service, ['--from', '2026-01-01', '--to', '2026-01-31', '--csv', '--table', 'merchants'], text => printed.push(text), () => undefined)).toBe(1);
+        expect(printed.join('\n')).toMatch(new RegExp(`^${merchantId},.*,settled$`, 'm'));
       });
-    expect(await reconcile(service.pool, ['--from', '2026-01-01', '--to', '2026-01-31'], () => undefined, () => undefined)).toBe(0);
-    expect(await reconcile(service.pool, ['--from', '2026-01-31', '--to', '2026-01-01'], () => undefined, () => undefined)).toBe(2);
+    expect(await reconcile(service, ['--from', '2026-01-01', '--to', '2026-01-31'], () => undefined, () => undefined)).toBe(0);
+    expect(await reconcile(service, ['--from', '2026-01-01', '--to', '2026-01-31', '--csv', '--table', 'ledger'], () => undefined, () => undefined)).toBe(2);
+    expect(await reconcile(service, ['--from', '2026-01-31', '--to', '2026-01-01'], () => undefined, () => undefined)).toBe(2);
   });
 
   it('a posting that unbalances its entry and its day', async () => {

@@ -1,0 +1,178 @@
+import { z } from 'zod';
+import { foldAtBounds } from '../audit/balance-as-of.ts';
+import { gatewayLedger, gatewayLedgerStream, merchantBalance, type GatewayLedger } from '../commands/gateway-ledger.ts';
+import type { Clock } from '../clock.ts';
+import { query, type Queryable } from '../db/pool.ts';
+import type { GatewayLedgerEvent } from '../events/gateway.ts';
+import type { EventStore } from '../store/event-store.ts';
+import type { ReconciliationPeriod } from './gateway-reconciliation.ts';
+
+/**
+ * Each merchant's and each holding account's balances at the period's bounds, folded from the event log (the merchant's
+ * `gateway-<id>` stream, as `balance-as-of` folds it), the movements between them, and opening + movements = closing
+ * checked; the closing balances are compared with the read model when the period reaches today (WIB).
+ */
+
+export type Balances = { pending: number; settled: number; onHold: number };
+export type MerchantMovements = {
+  creditsGross: number; fees: number; creditsNet: number; settlements: number;
+  withdrawalsRequested: number; withdrawalsPaid: number; withdrawalsRejected: number;
+};
+export type MerchantPeriod = {
+  merchantId: string;
+  opening: Balances;
+  movements: MerchantMovements;
+  closing: Balances;
+  /** opening + movements = closing, for each balance */
+  consistent: boolean;
+  /** the read model's balances now (null: the period ended before today, nothing live to compare with) */
+  readModel: Balances | null;
+  /** the balances where the read model differs from the fold's closing */
+  differences: { balance: keyof Balances; ledger: number; readModel: number }[];
+};
+export type HoldingAccountPeriod = { accountId: string; opening: number; credited: number; paidOut: number; closing: number; consistent: boolean };
+export type PeriodBalances = {
+  /** the closing balances were compared with the read model (the period reaches today, WIB) */
+  comparedWithReadModel: boolean;
+  merchants: MerchantPeriod[];
+  /** the ledger debits `holding:<accountId>` for each credited payment: the holding accounts' own balances, folded alike */
+  holdingAccounts: HoldingAccountPeriod[];
+  /** the withdrawals paid in the period, in the order they were paid */
+  payouts: Payout[];
+};
+export type Payout = { merchantId: string; withdrawalId: string; amount: number; reference: string; paidAt: string };
+
+export type PeriodSources = { pool: Queryable; store: EventStore; clock: Clock };
+
+const noMovements = (): MerchantMovements => ({ creditsGross: 0, fees: 0, creditsNet: 0, settlements: 0, withdrawalsRequested: 0, withdrawalsPaid: 0, withdrawalsRejected: 0 });
+const balancesOf = (state: GatewayLedger, merchantId: string): Balances => {
+  const { pending, settled, onHold } = merchantBalance(state, merchantId);
+  return { pending, settled, onHold };
+};
+const holdingPrefix = 'holding:';
+const folding = 8; // merchants folded at once: each is a sequence of indexed page reads
+
+/** What opening + movements make: settled counts what withdrawals hold, so a request moves nothing out of it. */
+export function expectedClosing(opening: Balances, m: MerchantMovements): Balances {
+  return {
+    pending: opening.pending + m.creditsNet - m.settlements,
+    settled: opening.settled + m.settlements - m.withdrawalsPaid,
+    onHold: opening.onHold + m.withdrawalsRequested - m.withdrawalsPaid - m.withdrawalsRejected,
+  };
+}
+
+function addMovement(m: MerchantMovements, event: GatewayLedgerEvent, holdings: Map<string, HoldingAccountPeriod>, payouts: Payout[]) {
+  for (const p of event.data.postings) {
+    if (!p.account.startsWith(holdingPrefix)) continue;
+    const accountId = p.account.slice(holdingPrefix.length);
+    const h = holdings.get(accountId) ?? { accountId, opening: 0, credited: 0, paidOut: 0, closing: 0, consistent: true };
+    if (p.amount > 0) h.credited += p.amount;
+    else h.paidOut -= p.amount;
+    holdings.set(accountId, h);
+  }
+  switch (event.type) {
+    case 'GatewayPaymentCredited':
+      m.creditsGross += event.data.totalAmount;
+      m.fees += event.data.fee;
+      m.creditsNet += event.data.net;
+      return;
+    case 'BalanceSettled':
+      m.settlements += event.data.amount;
+      return;
+    case 'WithdrawalRequested':
+      m.withdrawalsRequested += event.data.amount;
+      return;
+    case 'WithdrawalPaid': {
+      const { merchantId, withdrawalId, amount, reference, paidAt } = event.data;
+      m.withdrawalsPaid += amount;
+      payouts.push({ merchantId, withdrawalId, amount, reference, paidAt });
+      return;
+    }
+    case 'WithdrawalRejected':
+      m.withdrawalsRejected += event.data.amount;
+      return;
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+/** The merchants with a ledger: the event store's gateway streams (PostgreSQL) and the read model's, so neither hides one. */
+async function merchantIds(sources: PeriodSources): Promise<string[]> {
+  const fromStore = sources.store.kind === 'postgres'
+    ? `select substr(stream_id, 9) as id from es_streams where stream_id like 'gateway-%' and not deleted
+         and substr(stream_id, 9) ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' union `
+    : '';
+  const r = await query<{ id: string }>(sources.pool, 'ReconcileLedgerMerchants', `${fromStore}select merchant_id::text from gateway_balances order by 1`);
+  return r.rows.map(row => row.id).filter(id => z.uuid().safeParse(id).success);
+}
+
+/** The WIB date of an instant (UTC+7 all year). */
+const wibDate = (at: Date) => new Date(at.getTime() + 7 * 3_600_000).toISOString().slice(0, 10);
+
+export async function periodBalances(sources: PeriodSources, period: ReconciliationPeriod): Promise<PeriodBalances> {
+  const ids = await merchantIds(sources);
+  const holdings = new Map<string, HoldingAccountPeriod>();
+  const holdingOpening = new Map<string, number>();
+  const holdingClosing = new Map<string, number>();
+  const merchants: MerchantPeriod[] = [];
+  const payouts: Payout[] = [];
+  const foldOne = async (merchantId: string) => {
+    const movements = noMovements();
+    const [open, close] = await foldAtBounds(sources.store, gatewayLedgerStream(merchantId), gatewayLedger, [period.startsAt, period.endsAt],
+      event => addMovement(movements, event, holdings, payouts));
+    for (const [into, bound] of [[holdingOpening, open!], [holdingClosing, close!]] as const) {
+      for (const [account, balance] of Object.entries(bound.state.balances)) {
+        if (account.startsWith(holdingPrefix)) into.set(account.slice(holdingPrefix.length), (into.get(account.slice(holdingPrefix.length)) ?? 0) + balance);
+      }
+    }
+    if (close!.revision < 0) return; // no ledger yet at the period's end: nothing to report but a read-model row
+    const opening = balancesOf(open!.state, merchantId);
+    const closing = balancesOf(close!.state, merchantId);
+    const expected = expectedClosing(opening, movements);
+    const consistent = expected.pending === closing.pending && expected.settled === closing.settled && expected.onHold === closing.onHold;
+    merchants.push({ merchantId, opening, movements, closing, consistent, readModel: null, differences: [] });
+  };
+  for (let i = 0; i < ids.length; i += folding) await Promise.all(ids.slice(i, i + folding).map(foldOne));
+  merchants.sort((a, b) => a.merchantId.localeCompare(b.merchantId));
+
+  const comparedWithReadModel = period.to >= wibDate(sources.clock.now());
+  if (comparedWithReadModel) await compareWithReadModel(sources.pool, merchants);
+
+  for (const accountId of new Set([...holdings.keys(), ...holdingOpening.keys(), ...holdingClosing.keys()])) {
+    const h = holdings.get(accountId) ?? { accountId, opening: 0, credited: 0, paidOut: 0, closing: 0, consistent: true };
+    h.opening = holdingOpening.get(accountId) ?? 0;
+    h.closing = holdingClosing.get(accountId) ?? 0;
+    h.consistent = h.opening + h.credited - h.paidOut === h.closing;
+    holdings.set(accountId, h);
+  }
+  const holdingAccounts = [...holdings.values()].sort((a, b) => a.accountId.localeCompare(b.accountId));
+  payouts.sort((a, b) => a.paidAt.localeCompare(b.paidAt) || a.withdrawalId.localeCompare(b.withdrawalId));
+  return { comparedWithReadModel, merchants, holdingAccounts, payouts };
+}
+
+/** Every merchant of the read model against the fold's closing; a read-model merchant the ledger lacks is a row of zeros. */
+async function compareWithReadModel(db: Queryable, merchants: MerchantPeriod[]) {
+  const r = await query<{ merchant_id: string; pending: number; settled: number; on_hold: number }>(
+    // the table keeps the settled account (available); the API's settled counts what withdrawals hold, as the fold's
+    db, 'ReconcileReadModelBalances', 'select merchant_id::text, pending, settled + on_hold as settled, on_hold from gateway_balances');
+  const byId = new Map(merchants.map(m => [m.merchantId, m]));
+  const zero = (): Balances => ({ pending: 0, settled: 0, onHold: 0 });
+  for (const row of r.rows) {
+    let m = byId.get(row.merchant_id);
+    if (!m) {
+      m = { merchantId: row.merchant_id, opening: zero(), movements: noMovements(), closing: zero(), consistent: true, readModel: null, differences: [] };
+      merchants.push(m);
+      byId.set(m.merchantId, m);
+    }
+    m.readModel = { pending: row.pending, settled: row.settled, onHold: row.on_hold };
+  }
+  for (const m of merchants) {
+    m.readModel ??= zero();
+    for (const balance of ['pending', 'settled', 'onHold'] as const) {
+      if (m.readModel[balance] !== m.closing[balance]) m.differences.push({ balance, ledger: m.closing[balance], readModel: m.readModel[balance] });
+    }
+  }
+  merchants.sort((a, b) => a.merchantId.localeCompare(b.merchantId));
+}

@@ -2,15 +2,19 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { decideGatewayAccess, type GatewayAccessCommand } from '../../commands/gateway-access.ts';
 import { payWithdrawal, rejectWithdrawal } from '../../commands/gateway-withdrawals.ts';
+import { choosePayoutAccount, currentPayoutAccount } from '../../commands/payout-account.ts';
+import { payOutWithdrawal } from '../../commands/withdrawal-payout.ts';
 import { markHoldingAccount, unmarkHoldingAccount } from '../../commands/holding-accounts.ts';
 import { isCalendarDate } from '../../commands/working-days.ts';
 import { DomainError, refuse } from '../../errors.ts';
-import { listAccounts } from '../../projections/accounts.ts';
+import { findOwnedAccount, listAccounts } from '../../projections/accounts.ts';
+import { lastPayoutFailures } from '../../projections/withdrawal-payouts.ts';
 import { listGatewayAccess, listHoldingAccounts } from '../../projections/gateway-access.ts';
 import { listGatewayWithdrawals } from '../../projections/gateway-ledger.ts';
 import { gatewayReconciliation, reconciliationPeriod } from '../../projections/gateway-reconciliation.ts';
 import { text } from '../../text.ts';
-import { accessReviewHtml, adminOverviewHtml, adminWithdrawalsHtml, holdingAccountsHtml, reconciliationHtml } from '../../web/pages/admin.ts';
+import { accessReviewHtml, adminOverviewHtml, holdingAccountsHtml, reconciliationHtml } from '../../web/pages/admin.ts';
+import { adminWithdrawalsHtml } from '../../web/pages/admin-withdrawals.ts';
 import type { AppDeps } from '../deps.ts';
 import { sendReconciliationCsv } from '../gateway-reconciliation.ts';
 import { noticeOf, orShowRefusal, pathId, refusalText, seeOther, sendPage } from './page-reply.ts';
@@ -28,6 +32,8 @@ const doneNotices: Record<string, string> = {
   marked: 'Rekening ditandai sebagai penampung.',
   unmarked: 'Rekening dilepas dari penampung.',
   paid: 'Penarikan ditandai dibayar.',
+  'paid-out': 'Penarikan dibayar lewat WALLET-A; nomor transfernya menjadi referensi.',
+  'payout-account': 'Rekening pembayaran WALLET-A disimpan.',
   'withdrawal-rejected': 'Penarikan ditolak; dananya kembali tersedia bagi merchant.',
 };
 const field = (request: FastifyRequest, name: string): unknown => (request.body as Record<string, unknown> | undefined)?.[name];
@@ -102,8 +108,18 @@ export function adminPages(deps: AppDeps) {
     // withdrawals: paid by an admin other than the requester, or refused
     const withdrawalsPage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {
       const status = withdrawalStatus.parse((request.query as { status?: unknown }).status);
-      const rows = await listGatewayWithdrawals(deps.pool, { status });
-      return sendPage(reply, { ...frameOf(request, 'Penarikan', 'withdrawals'), notice: noticeOf(request, doneNotices, error) }, adminWithdrawalsHtml(rows, status ?? '', request.viewer!.csrf), {
+      const [rows, chosen, own] = await Promise.all([
+        listGatewayWithdrawals(deps.pool, { status }),
+        currentPayoutAccount(deps),
+        listAccounts(deps.pool, { ownerId: adminId(request), page: 1, limit: 100 }),
+      ]);
+      const [failures, account] = await Promise.all([
+        lastPayoutFailures(deps.pool, rows.map(w => w.id)),
+        chosen ? findOwnedAccount(deps.pool, chosen.ownerId, chosen.accountId) : null,
+      ]);
+      const payoutAccount = chosen ? { accountId: chosen.accountId, accountName: account?.account_name ?? null, balance: account?.balance ?? null, isActive: account?.is_active ?? null } : null;
+      const view = { rows, failures, status: status ?? '', csrf: request.viewer!.csrf, payoutAccount, ownWalletA: own.rows.filter(a => a.provider_code === 'WALLET-A') };
+      return sendPage(reply, { ...frameOf(request, 'Penarikan', 'withdrawals'), notice: noticeOf(request, doneNotices, error) }, adminWithdrawalsHtml(view), {
         status: error?.status ?? 200,
       });
     };
@@ -113,6 +129,23 @@ export function adminPages(deps: AppDeps) {
       decide(reply, '/admin/withdrawals', error => withdrawalsPage(request, reply, error), async () => {
         await payWithdrawal(deps, adminId(request), pathId(request.params.id, withdrawalNotFound), reference.parse(field(request, 'reference') ?? ''));
         return 'paid';
+      }),
+    );
+    // a payout the provider refused or left unconfirmed (502) is shown on the page too, with its reason, not as an error page
+    const payoutOutcome = (err: unknown) => err instanceof DomainError && (err.code === 'WITHDRAWAL_PAYOUT_FAILED' || err.code === 'WITHDRAWAL_PAYOUT_UNCONFIRMED');
+    app.post<{ Params: { id: string } }>('/withdrawals/:id/pay', (request, reply) =>
+      decide(reply, '/admin/withdrawals', error => withdrawalsPage(request, reply, error), async () => {
+        await payOutWithdrawal(deps, adminId(request), pathId(request.params.id, withdrawalNotFound));
+        return 'paid-out';
+      }).catch((err: unknown) => {
+        if (err instanceof DomainError && payoutOutcome(err)) return withdrawalsPage(request, reply, err);
+        throw err;
+      }),
+    );
+    app.post('/withdrawals/payout-account', (request, reply) =>
+      decide(reply, '/admin/withdrawals', error => withdrawalsPage(request, reply, error), async () => {
+        await choosePayoutAccount(deps, adminId(request), pathId(String(field(request, 'accountId') ?? ''), accountNotFound));
+        return 'payout-account';
       }),
     );
     app.post<{ Params: { id: string } }>('/withdrawals/:id/reject', (request, reply) =>

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settledBalance, signedInAdminBrowser, withSession } from '../support/gateway.ts';
+import { registerUser, sessionCookie } from '../support/http.ts';
+import { textOf, type PageBrowser } from '../support/pages.ts';
+import { linkWalletA } from '../support/payments.ts';
+import { sandboxOf } from '../support/sandbox.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+let service: TestService;
+type AdminBrowser = Awaited<ReturnType<typeof signedInAdminBrowser>>;
+let owner: AdminBrowser;
+let payer: AdminBrowser;
+let wallet: { accountId: string; phoneNumber: string };
+let withdraw: (amount: number) => Promise<string>;
+const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' };
+
+beforeAll(async () => {
+  service = await startTestService();
+  const merchant = await registerUser(service);
+  await settledBalance(service, merchant.id, 600_000);
+  // settling moved the test clock by days: sign the merchant in again, then the admins
+  const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: merchant.email, password: merchant.password }, remoteAddress: '10.203.0.1' });
+  expect(login.statusCode, login.body).toBe(200);
+  const session = withSession(service, sessionCookie(login));
+  withdraw = async amount => {
+    const requested = await session('POST', '/api/dashboard/gateway/withdrawals', { amount, ...bank });
+    expect(requested.statusCode, requested.body).toBe(201);
+    return requested.json().data.id as string;
+  };
+  owner = await signedInAdminBrowser(service);
+  payer = await signedInAdminBrowser(service);
+  const linked = await linkWalletA(service, owner.admin);
+  wallet = { accountId: linked.accountId, phoneNumber: linked.phoneNumber };
+  await sandboxOf(service).addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'CREDIT', amount: 1_000_000, senderName: 'Top up', description: 'top up' });
+  expect((await owner.admin.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`)).statusCode).toBe(200);
+});
+afterAll(async () => service?.close());
+
+const rowOf = (html: string, id: string) => new RegExp(`<tr data-withdrawal-id="${id}">([\\s\\S]*?)</tr>`).exec(html)?.[1] ?? '';
+const balanceOf = async () => (await owner.admin.call('GET', `/api/v1/accounts/${wallet.accountId}`)).json().data.balance as number;
+const pay = (b: PageBrowser, id: string) => b.post(`/admin/withdrawals/${id}/pay`);
+
+describe('the admin withdrawals page', () => {
+  let unchecked: string;
+  it('chooses the payout account among the admin\'s own WALLET-A accounts, with the form token', async () => {
+    unchecked = await withdraw(100_000);
+    const page = await owner.browser.get('/admin/withdrawals');
+    expect(textOf(page.body, 'payout-account-current')).toMatch(/^Belum dipilih/);
+    expect(page.body).toContain(`<option value="${wallet.accountId}"`);
+    const noToken = await owner.browser.postBare('/admin/withdrawals/payout-account', { accountId: wallet.accountId });
+    expect(noToken.statusCode).toBe(403);
+    expect(textOf((await owner.browser.get('/admin/withdrawals')).body, 'payout-account-current')).toMatch(/^Belum dipilih/);
+    // another admin's account is not one of the payer's own: refused on the page
+    const foreign = await payer.browser.post('/admin/withdrawals/payout-account', { accountId: wallet.accountId });
+    expect(foreign.statusCode).toBe(404);
+    const chosen = await owner.browser.post('/admin/withdrawals/payout-account', { accountId: wallet.accountId });
+    expect(chosen.headers.location).toBe('/admin/withdrawals?done=payout-account');
+    expect(textOf((await payer.browser.get('/admin/withdrawals')).body, 'payout-account-current')).toMatch(/^A · saldo Rp [\d.]+$/);
+  });
+
+  it('shows the holder name the provider returned, or that the destination was not checked', async () => {
+    const checked = await withdraw(100_000);
+    const page = (await payer.browser.get('/admin/withdrawals')).body;
+    expect(rowOf(page, unchecked)).toContain('tidak diperiksa');
+    expect(rowOf(page, checked)).toMatch(/Nama di bank: <span class="badge ok">\w+ \w+<\/span>/);
+  });
+
+  it('pays through WALLET-A once: a second click moves nothing more', async () => {
+    const id = await withdraw(120_000);
+    const before = await balanceOf();
+    await payer.browser.get('/admin/withdrawals');
+    const paid = await pay(payer.browser, id);
+    expect(paid.headers.location).toBe('/admin/withdrawals?done=paid-out');
+    await pay(payer.browser, id);
+    expect(await balanceOf()).toBe(before - 120_000);
+    const row = rowOf((await payer.browser.get('/admin/withdrawals')).body, id);
+    expect(row).toContain('Dibayar');
+    expect(row).toContain(`Ref. ${id}`);
+    expect(row).not.toContain('Bayar lewat WALLET-A');
+  });
+
+  it('a refused payout shows its reason on the page and leaves the withdrawal requested', async () => {
+    const id = await withdraw(70_000);
+    const before = await balanceOf();
+    await payer.browser.get('/admin/withdrawals');
+    await sandboxOf(service).faults({ providerCode: 'WALLET-A', transferRefuse: 1 });
+    const failed = await pay(payer.browser, id);
+    await sandboxOf(service).clearFaults();
+    expect(failed.statusCode).toBe(502);
+    expect(textOf(failed.body, 'notice')).toMatch(/^Payout through WALLET-A: .+; the withdrawal stays requested/);
+    const row = rowOf(failed.body, id);
+    expect(row).toContain('Diproses');
+    expect(row).toMatch(/Pembayaran gagal: \S/);
+    expect(await balanceOf()).toBe(before);
+  });
+});

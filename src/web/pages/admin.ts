@@ -1,10 +1,9 @@
 import type { AccountRow } from '../../projections/accounts.ts';
 import type { GatewayAccessRow, HoldingAccountRow } from '../../projections/gateway-access.ts';
-import type { GatewayWithdrawalRow } from '../../projections/gateway-ledger.ts';
 import type { GatewayReconciliation } from '../../projections/gateway-reconciliation.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { csrfField, postButton, timeHtml } from '../page.ts';
-import { accessStatusHtml, withdrawalStatusHtml } from './gateway.ts';
+import { accessStatusHtml } from './gateway.ts';
 
 /** A form with one text field and a button (reject with a note, pay with a reference). */
 function noteForm(action: string, csrf: string, name: string, label: string, button: string, danger = false) {
@@ -66,24 +65,6 @@ ${candidates.length === 0 ? '<p class="muted">Tidak ada rekening Anda yang bisa 
 <section class="card" aria-labelledby="list"><h2 id="list">Rekening penampung</h2>
 ${holding.length === 0 ? '<p class="muted">Belum ada.</p>' : `<div class="table"><table id="holding-accounts"><thead><tr><th scope="col">Rekening</th><th scope="col">Metode</th><th scope="col">Status</th><th scope="col">Ditandai</th><th scope="col"><span class="muted">Aksi</span></th></tr></thead>
 <tbody>${rows}</tbody></table></div>`}</section>`;
-}
-
-function withdrawalRow(w: GatewayWithdrawalRow & { merchant_email?: string | null }, csrf: string) {
-  const actions =
-    w.status === 'REQUESTED'
-      ? `${noteForm(`/admin/withdrawals/${w.id}/paid`, csrf, 'reference', 'Referensi transfer', 'Tandai dibayar')}
-${noteForm(`/admin/withdrawals/${w.id}/reject`, csrf, 'note', 'Alasan penolakan', 'Tolak', true)}`
-      : '';
-  return `<tr data-withdrawal-id="${e(w.id)}"><td>${timeHtml(w.requested_at)}<br><span class="muted">${e(w.merchant_email ?? w.merchant_id)}</span></td>
-<td class="num">${e(formatRupiah(w.amount))}</td><td>${e(w.bank_code)} <code>${e(w.account_number)}</code><br><span class="muted">${e(w.account_holder_name)}</span></td>
-<td>${withdrawalStatusHtml(w.status)}${w.reference ? `<br><span class="muted">Ref. ${e(w.reference)}</span>` : ''}${w.note ? `<br><span class="muted">${e(w.note)}</span>` : ''}</td><td>${actions}</td></tr>`;
-}
-
-export function adminWithdrawalsHtml(rows: GatewayWithdrawalRow[], status: string, csrf: string): string {
-  return `${statusFilter('/admin/withdrawals', ['REQUESTED', 'PAID', 'REJECTED'], status)}<section class="card">
-<p class="muted">Admin lain yang membayar; penarikan Anda sendiri dibayar oleh admin lain.</p>
-${rows.length === 0 ? '<p class="muted">Tidak ada penarikan.</p>' : `<div class="table"><table id="withdrawals"><thead><tr><th scope="col">Diajukan</th><th scope="col" class="num">Jumlah</th><th scope="col">Ke rekening</th><th scope="col">Status</th><th scope="col"><span class="muted">Aksi</span></th></tr></thead>
-<tbody>${rows.map(w => withdrawalRow(w, csrf)).join('')}</tbody></table></div>`}</section>`;
 }
 
 const verdict = (ok: boolean) => (ok ? '<span class="badge ok">Cocok</span>' : '<span class="badge bad">Selisih</span>');

@@ -89,9 +89,11 @@ describe('the gateway pages', () => {
     expect(textOf(report.body, 'trial-balance')).toBe('Cocok');
     expect(textOf(report.body, 'reconciliation-verdict')).toBe('Selisih');
     expect(/id="fees-earned">.*? (Rp [0-9.]+)<\/dd>/.exec(report.body)?.[1]).toBe('Rp 3.000');
-    const csv = await browser.get(`/admin/reconciliation.csv?from=2026-01-01&to=${today}`);
+    // one file per table, each linked from the page
+    expect(report.body).toContain(`/admin/reconciliation.csv?from=2026-01-01&#38;to=${today}&#38;table=fees`);
+    const csv = await browser.get(`/admin/reconciliation.csv?from=2026-01-01&to=${today}&table=merchants`);
     expect(csv.headers['content-type']).toContain('text/csv');
-    expect(csv.body.split('\r\n')[0]).toMatch(/^section,/);
+    expect(csv.body.split('\r\n')[0]).toMatch(/^merchantId,/);
     expect((await browser.get('/admin/reconciliation?from=2026-02-30&to=2026-03-01')).statusCode).toBe(400);
   });
 

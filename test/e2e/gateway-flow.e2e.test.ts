@@ -117,15 +117,15 @@ describe('the payment gateway end to end, through HTTP, on the test clock', () =
     const created = await merchant('POST', '/api/v1/payments', { amount: 150_000, walletAccountId: 'GATEWAY', type: 'QRIS-DYNAMIC', redirectUrl: 'https://shop.example/thanks', orderId: 'INV-GW-1' });
     expect(created.status, created.text).toBe(200);
     const payment = created.body.data as { id: string; amount: number; totalAmount: number; uniqueCode: number; qrisImage: string; metadata: { baseAmount: number } };
-    expect(payment.metadata).toEqual({ baseAmount: 150_000 });
     const fee = payment.amount - 150_000; // raised so that the merchant is credited exactly what was asked
+    expect(payment.metadata).toEqual({ baseAmount: 150_000, fee, net: payment.totalAmount - fee });
     const png = Buffer.from(await (await fetch(payment.qrisImage.replace(/^https?:\/\/[^/]+/, url))).arrayBuffer());
     const paid = await fetch(`http://127.0.0.1:${sandboxPort}/sandbox/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ qris: (await decodeQrPng(png)).payload }) });
     expect(paid.ok).toBe(true);
     await open('POST', `/pay/${payment.id}/check`); // "Saya sudah bayar"
     await until('payment completed', async () => (await merchant('GET', `/api/v1/payments/status/${payment.id}`)).body.data.status === 'COMPLETED');
     const hook = await until('payment.completed webhook', async () => receiver!.received.find(r => r.body.includes('payment.completed')));
-    expect(JSON.parse(hook!.body).data).toMatchObject({ id: payment.id, walletAccountId: 'GATEWAY', amount: payment.amount, metadata: { baseAmount: 150_000 } });
+    expect(JSON.parse(hook!.body).data).toMatchObject({ id: payment.id, walletAccountId: 'GATEWAY', amount: payment.amount, metadata: { baseAmount: 150_000, fee, net: payment.totalAmount - fee } });
 
     const net = payment.totalAmount - fee;
     const balance = async () => (await merchant('GET', '/api/v1/gateway')).body.data.balance as Record<string, number>;
@@ -162,7 +162,7 @@ describe('the payment gateway end to end, through HTTP, on the test clock', () =
     expect(report.status, report.text).toBe(200);
     expect(report.body.data.balanced).toBe(true);
     expect(report.body.data.fees.total.earned).toBe(fee);
-    const csv = await adminSession('GET', `/api/admin/gateway/reconciliation?${period}`, undefined, { accept: 'text/csv' });
+    const csv = await adminSession('GET', `/api/admin/gateway/reconciliation?${period}&table=fees`, undefined, { accept: 'text/csv' });
     expect(csv.status).toBe(200);
     expect(csv.type).toMatch(/^text\/csv/);
     expect(csv.text).toContain(String(fee));

@@ -3,7 +3,7 @@ import { setHolidayCalendarYear } from '../../src/commands/holiday-calendar.ts';
 import { query } from '../../src/db/pool.ts';
 import { projections } from '../../src/projections/all.ts';
 import { rebuildProjection, verifyProjection } from '../../src/projections/runner.ts';
-import { approvedMerchant, holdingAccount, signedInAdmin } from '../support/gateway.ts';
+import { approvedMerchant, holdingAccount, signedInAdmin, payoutAccount } from '../support/gateway.ts';
 import { createKey, keyHolder, registerUser } from '../support/http.ts';
 import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody, statusOf } from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
@@ -139,6 +139,12 @@ async function aGatewayMerchant() {
   await payByQr(80_000);
   const withdrawal = await merchant.session('POST', '/api/dashboard/gateway/withdrawals', { amount: 60_000, bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' });
   expect(withdrawal.statusCode, withdrawal.body).toBe(201);
+  // a payout through the platform's WALLET-A that the provider refused: the withdrawal stays requested, its failure kept
+  await payoutAccount(service, admin, 100_000);
+  await sandboxOf(service).faults({ providerCode: 'WALLET-A', transferRefuse: 1 });
+  const refused = await admin.session('POST', `/api/admin/gateway/withdrawals/${withdrawal.json().data.id}/pay`);
+  await sandboxOf(service).clearFaults();
+  expect(refused.statusCode, refused.body).toBe(502);
   await settle();
 }
 
@@ -160,7 +166,7 @@ describe('read models', () => {
     expect(count(before.gateway_withdrawals, w => w.status === 'REQUESTED')).toBe(1);
     expect(count(before.transfers, t => t.status === 'COMPLETED')).toBe(1);
     expect(count(before.payments, p => p.type === 'VA-BANK1')).toBe(1);
-    expect(before.accounts).toHaveLength(4); // the deleted one is gone; the holding account is one
+    expect(before.accounts).toHaveLength(5); // the payout wallet too; the deleted one is gone; the holding account is one
     expect(count(before.accounts, a => a.account_name === 'Toko Baru')).toBe(1);
     expect(count(before.mutations, m => m.type === 'DEBIT')).toBeGreaterThan(0);
     expect(count(before.mutations, m => m.type === 'CREDIT')).toBeGreaterThan(0);

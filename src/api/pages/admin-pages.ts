@@ -167,7 +167,7 @@ export function adminPages(deps: AppDeps) {
       return orShowRefusal(
         async () => {
           if (!isCalendarDate(period.from) || !isCalendarDate(period.to)) throw refuse('INVALID_PERIOD', { message: 'Isi kedua tanggal' });
-          const report = await gatewayReconciliation(deps.pool, reconciliationPeriod(period.from, period.to));
+          const report = await gatewayReconciliation(deps, reconciliationPeriod(period.from, period.to));
           return sendPage(reply, frame, reconciliationHtml(period, report));
         },
         error => sendPage(reply, { ...frame, notice: { kind: 'error', text: refusalText(error) } }, reconciliationHtml(period, null), { status: error.status }),
@@ -175,7 +175,7 @@ export function adminPages(deps: AppDeps) {
     });
     app.get('/reconciliation.csv', async (request, reply) => {
       const period = periodOf(request);
-      return sendReconciliationCsv(reply, await gatewayReconciliation(deps.pool, reconciliationPeriod(period.from, period.to)));
+      return sendReconciliationCsv(reply, await gatewayReconciliation(deps, reconciliationPeriod(period.from, period.to)));
     });
   };
 }

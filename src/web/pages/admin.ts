@@ -1,3 +1,4 @@
+import { reconciliationTables } from '../../projections/gateway-reconciliation-csv.ts';
 import type { AccountRow } from '../../projections/accounts.ts';
 import type { GatewayAccessRow, HoldingAccountRow } from '../../projections/gateway-access.ts';
 import type { GatewayReconciliation } from '../../projections/gateway-reconciliation.ts';
@@ -67,6 +68,15 @@ ${holding.length === 0 ? '<p class="muted">Belum ada.</p>' : `<div class="table"
 <tbody>${rows}</tbody></table></div>`}</section>`;
 }
 
+const tableNames: Record<(typeof reconciliationTables)[number], string> = {
+  'trial-balance': 'neraca saldo',
+  merchants: 'merchant',
+  'holding-accounts': 'rekening penampung',
+  suspense: 'kredit tanpa pasangan',
+  fees: 'biaya',
+  payouts: 'pembayaran keluar',
+};
+
 const verdict = (ok: boolean) => (ok ? '<span class="badge ok">Cocok</span>' : '<span class="badge bad">Selisih</span>');
 
 export function reconciliationHtml(period: { from: string; to: string }, report: GatewayReconciliation | null): string {
@@ -76,9 +86,12 @@ export function reconciliationHtml(period: { from: string; to: string }, report:
 <div class="field"><button type="submit">Tampilkan</button></div></form>`;
   if (!report) return form;
   const t = report.trialBalance.total;
-  const query = new URLSearchParams(period).toString();
+  // one CSV file per table, each with one header row (issue 25), so a spreadsheet's filter works on it
+  const csvLinks = reconciliationTables
+    .map(table => `<a class="button quiet" id="reconciliation-csv-${e(table)}" href="${e(`/admin/reconciliation.csv?${new URLSearchParams({ ...period, table })}`)}" download>CSV ${e(tableNames[table])}</a>`)
+    .join(' ');
   return `${form}<section class="card" aria-labelledby="summary"><div class="actions"><h2 id="summary">Ringkasan</h2>
-<a class="button quiet" id="reconciliation-csv" href="${e(`/admin/reconciliation.csv?${query}`)}" download>Unduh CSV</a></div><dl class="facts">
+${csvLinks}</div><dl class="facts">
 <dt>Semua pemeriksaan</dt><dd id="reconciliation-verdict">${verdict(report.balanced)}</dd>
 <dt>Neraca saldo</dt><dd id="trial-balance">${verdict(report.trialBalance.balanced)} ${e(t.postings)} posting, debit ${e(formatRupiah(t.debits))}, kredit ${e(formatRupiah(t.credits))}</dd>
 <dt>Buku besar merchant vs read model</dt><dd>${verdict(report.merchants.balanced)} ${e(report.merchants.checked)} diperiksa, ${e(report.merchants.differing)} berbeda</dd>

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { endSession, wrongCredentials } from '../commands/login.ts';
+import { wrongCredentials } from '../commands/login.ts';
 import { findUser } from '../projections/users.ts';
 import type { AppDeps } from './deps.ts';
 import { answerSessionNotFound } from './errors.ts';
 import { noStore } from './response-headers.ts';
 import { sameOriginOnly } from './same-origin.ts';
-import { authenticateSession, clearSessionCookie, liveSessionsOf, SESSION_COOKIE, sessionOrNull } from './session-auth.ts';
+import { authenticateSession, liveSessionsOf, sessionOrNull, signOut } from './session-auth.ts';
 import { allFieldsRequired, checkLogin, loginFieldsRequired, parseRegistration, register, signIn, type SignInLimits } from './sign-in.ts';
 
 /** The dashboard session surface under /api/auth; its errors answer {ok:false, message} in Indonesian. */
@@ -65,16 +65,12 @@ export function authRoutes(deps: AppDeps, limits: SignInLimits) {
     });
 
     app.get('/logout', async (request, reply) => {
-      const principal = await sessionOrNull(deps, request);
-      if (principal) await endSession(deps, principal.sessionId, `user:${principal.userId}`, 'logout');
-      if (request.cookies[SESSION_COOKIE]) clearSessionCookie(deps, reply);
+      await signOut(deps, request, reply, await sessionOrNull(deps, request));
       return reply.redirect('/login', 302);
     });
 
     app.delete('/me', async (request, reply) => {
-      const principal = await authenticateSession(deps, request);
-      await endSession(deps, principal.sessionId, `user:${principal.userId}`, 'logout');
-      clearSessionCookie(deps, reply);
+      await signOut(deps, request, reply, await authenticateSession(deps, request));
       return reply.send({ ok: true });
     });
   };

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { endIfIdle, recordSessionSeen } from '../commands/login.ts';
+import { endIfIdle, endSession, recordSessionSeen } from '../commands/login.ts';
 import { sessionSeenEveryMs } from '../commands/session.ts';
 import { isDatabaseUnavailable } from '../db/pool.ts';
 import { DomainError, refuse } from '../errors.ts';
@@ -108,7 +108,16 @@ export async function sessionOrNull(deps: AppDeps, request: FastifyRequest): Pro
   }
 }
 
+/**
+ * Signs the holder out: the session (if the cookie names a live one) ended on the server, then the cookie cleared; a
+ * request that carried no cookie (another site's, under SameSite=Lax) clears nothing, since no live session is ended.
+ */
+export async function signOut(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, principal: SessionPrincipal | null): Promise<void> {
+  if (principal) await endSession(deps, principal.sessionId, `user:${principal.userId}`, 'logout');
+  if (principal || request.cookies[SESSION_COOKIE]) clearSessionCookie(deps, reply);
+}
+
 /** Only after the session ended on the server (or when the cookie names none that lives): never a live session's. */
-export function clearSessionCookie(deps: AppDeps, reply: FastifyReply) {
+function clearSessionCookie(deps: AppDeps, reply: FastifyReply) {
   reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure: deps.config.publicBaseUrl.startsWith('https://'), path: '/' });
 }

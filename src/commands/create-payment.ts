@@ -1,7 +1,7 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { refuse } from '../errors.ts';
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
-import { deterministicUuid } from '../ids.ts';
+import { deterministicUuid, requestFingerprint } from '../ids.ts';
 import { account, accountStream, type Account, type LinkedAccount } from './account.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
 import type { GatewaySettings } from '../config.ts';
@@ -31,8 +31,7 @@ const accountNotFound = () => refuse('ACCOUNT_NOT_FOUND', { message: 'walletAcco
 /** What the request asked for, whatever its key order: the same Idempotency-Key must come with the same request. */
 export function requestHashOf(input: NewPayment): string {
   const { amount, walletAccountId, redirectUrl, orderId, type, expiresInMinutes } = input;
-  const canonical = JSON.stringify([amount, walletAccountId, redirectUrl, orderId, type ?? null, expiresInMinutes ?? null]);
-  return createHash('sha256').update(canonical).digest('hex');
+  return requestFingerprint([amount, walletAccountId, redirectUrl, orderId, type ?? null, expiresInMinutes ?? null]);
 }
 
 /** A payment this request already created (same Idempotency-Key): the same request answers it again. */

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { deterministicUuid, uuidv7 } from '../ids.ts';
+import { deterministicUuid, requestFingerprint, uuidv7 } from '../ids.ts';
 import { refuse } from '../errors.ts';
 import { findGatewayWithdrawal, findWithdrawalPaidWith } from '../projections/gateway-ledger.ts';
 import { WrongExpectedRevision, type Position } from '../store/event-store.ts';
@@ -44,7 +43,7 @@ async function onLedger(deps: CommandDeps, command: GatewayLedgerCommand, actor:
 /** What the request asked for, in a fixed order: the same Idempotency-Key must come with the same request. */
 export function withdrawalRequestHash(request: WithdrawalRequest): string {
   const { amount, bankCode, accountNumber, accountHolderName } = request;
-  return createHash('sha256').update(JSON.stringify([amount, bankCode, accountNumber, accountHolderName])).digest('hex');
+  return requestFingerprint([amount, bankCode, accountNumber, accountHolderName]);
 }
 
 /**

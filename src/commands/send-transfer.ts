@@ -1,6 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { refuse } from '../errors.ts';
-import { deterministicUuid } from '../ids.ts';
+import { deterministicUuid, requestFingerprint } from '../ids.ts';
 import { ProviderError, type BankEntry, type ProviderSession, type TransferReceipt } from '../providers/connector.ts';
 import { account, accountStream, availableBalance, type LinkedAccount } from './account.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
@@ -76,8 +76,6 @@ export function transferWording(t: { kind: 'bank' | 'qris'; destination: BankDes
   return { description: `Transfer ke ${t.destination?.instLocalName ?? ''} ${t.destination?.accountNumber ?? ''}`, counterparty: t.destination?.accountName ?? '' };
 }
 
-/** What one request asked for, whatever its key order: the same Idempotency-Key must come with the same request. */
-const hashOf = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 
 /** What the caller is told of a transfer that ended (or is in flight), asked again with the same Idempotency-Key. */
 function outcomeOf(state: Transfer, message: string): string {
@@ -245,7 +243,7 @@ export async function createBankTransfer(
   const destination = validated.status === 'NONE' ? null : validated.destination;
   if (!destination || validated.status === 'NONE' || validated.accountId !== accountId || validated.ownerId !== ownerId)
     throw refuse('BANK_ACCOUNT_INDEX_INVALID', { errors: [{ path: 'body.bankAccountIndexNo', message: 'unknown for this account' }] });
-  const requestHash = input.idempotencyKey ? hashOf([input.idempotencyKey, accountId, input.bankAccountIndexNo, input.amount]) : null;
+  const requestHash = input.idempotencyKey ? requestFingerprint([input.idempotencyKey, accountId, input.bankAccountIndexNo, input.amount]) : null;
   return sendTransfer(deps, {
     transferId: input.bankAccountIndexNo,
     ownerId,
@@ -275,7 +273,7 @@ export async function createQrisTransfer(
   input: { payload: string; merchantName: string; amount: number; tip: number; message: string; idempotencyKey?: string | undefined },
 ): Promise<string> {
   const transferId = input.idempotencyKey ? deterministicUuid(`transfer:${ownerId}:${input.idempotencyKey}`) : randomUUID();
-  const requestHash = input.idempotencyKey ? hashOf([accountId, input.payload, input.amount]) : null;
+  const requestHash = input.idempotencyKey ? requestFingerprint([accountId, input.payload, input.amount]) : null;
   return sendTransfer(deps, {
     transferId,
     ownerId,

@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { endSession } from '../../commands/login.ts';
 import { DomainError } from '../../errors.ts';
 import { loginFormHtml, registerFormHtml, type SignInForm } from '../../web/pages/sign-in.ts';
 import type { AppDeps } from '../deps.ts';
-import { authenticateSession, clearSessionCookie, SESSION_COOKIE, sessionOrNull } from '../session-auth.ts';
+import { authenticateSession, sessionOrNull, signOut } from '../session-auth.ts';
 import { checkLogin, parseRegistration, register, signIn, type SignInLimits } from '../sign-in.ts';
 import { postedToken, preSessionToken, preSessionTokenPosted, sameToken } from './form-token.ts';
 import { localPath, orShowRefusal, sendPage } from './page-reply.ts';
@@ -74,11 +73,8 @@ export function signInPages(deps: AppDeps, limits: SignInLimits) {
     // the cookie is cleared only with its session ended on the server, or when it names no live session at all
     app.post('/logout', async (request, reply) => {
       const principal = await sessionOrNull(deps, request);
-      if (principal) {
-        if (!sameToken(deps.tokens.formToken(principal.sessionId), postedToken(request))) throw staleForm();
-        await endSession(deps, principal.sessionId, `user:${principal.userId}`, 'logout');
-      }
-      if (request.cookies[SESSION_COOKIE]) clearSessionCookie(deps, reply);
+      if (principal && !sameToken(deps.tokens.formToken(principal.sessionId), postedToken(request))) throw staleForm();
+      await signOut(deps, request, reply, principal);
       return reply.redirect('/login', 303);
     });
   };

@@ -14,23 +14,15 @@ export async function* streamEvents(store: EventStore, streamId: string): AsyncG
   }
 }
 
-/** An adapter that reads the whole log, deleted streams' events included (PostgreSQL: their events stay, append-only). */
-type WholeLogReader = { readLog(after: Position, maxCount: number): Promise<RecordedEvent[]> };
-
-const readsWholeLog = (store: EventStore): store is EventStore & WholeLogReader => typeof (store as Partial<WholeLogReader>).readLog === 'function';
-
-/** A page of the whole log after `after`: what digests and checkpoints cover, so that deleting a stream changes no root. */
-export const logPage = (store: EventStore, after: Position, maxCount: number): Promise<RecordedEvent[]> =>
-  readsWholeLog(store) ? store.readLog(after, maxCount) : store.readAll(after, maxCount);
-
 /**
  * The whole log in (after, last], for a subscriber handed `events` (which pass deleted streams by) up to `last`: when
- * streams deleted since their events were appended have events in the range, the range is read again with them, so
- * the live chain covers what `verify-log` reads. Most ranges have none, and cost one probe of the tombstones.
+ * streams deleted since their events were appended may have events in the range, the range is read again with them, so
+ * the live chain covers what `verify-log` reads. On PostgreSQL most ranges have none, and cost one probe of the
+ * tombstones; EventStoreDB has no such probe, and every range is read again.
  */
 export async function wholeLogUpTo(deps: { store: EventStore; pool: Queryable }, after: Position, last: Position, events: RecordedEvent[]): Promise<RecordedEvent[]> {
   const { store } = deps;
-  if (!readsWholeLog(store) || !(await deletedInRange(deps.pool, after, last))) return events;
+  if (store.kind === 'postgres' && !(await deletedInRange(deps.pool, after, last))) return events;
   const all: RecordedEvent[] = [];
   for (let position = after; ; ) {
     const page = await store.readLog(position, Math.max(pageSize, events.length + 100));
@@ -57,10 +49,13 @@ async function deletedInRange(db: Queryable, after: Position, last: Position): P
   return r.rows[0]!.found;
 }
 
-/** Every event of the log in its order (deleted streams' included), a page at a time: a million events are never held at once. */
-export async function* logEvents(store: EventStore): AsyncGenerator<RecordedEvent> {
-  for (let position = START; ; ) {
-    const page = await logPage(store, position, pageSize);
+/**
+ * Every event of the log in its order (deleted streams' included) after `after` (from its start unless given), a page
+ * at a time: a million events are never held at once.
+ */
+export async function* logEvents(store: EventStore, after: Position = START): AsyncGenerator<RecordedEvent> {
+  for (let position = after; ; ) {
+    const page = await store.readLog(position, pageSize);
     yield* page;
     if (page.length < pageSize) return;
     position = page[page.length - 1]!.position;

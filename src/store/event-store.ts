@@ -104,15 +104,23 @@ export interface EventStore {
   appendToStreams(writes: StreamWrite[]): Promise<AppendResult[]>;
   /** Events of one stream; an empty array for a stream that does not exist or was deleted. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
-  /** Events of every stream after (not including) `after`, in global order, at most `maxCount`. */
+  /** Events of every stream not deleted, after (not including) `after`, in global order, at most `maxCount`. */
   readAll(after: Position, maxCount: number): Promise<RecordedEvent[]>;
+  /**
+   * The whole log after (not including) `after`, at most `maxCount`: readAll's events in readAll's order and positions,
+   * and with them, where they lie, the events of deleted streams (a deletion keeps them). What auditors chain and sign.
+   */
+  readLog(after: Position, maxCount: number): Promise<RecordedEvent[]>;
   /**
    * Delivers every event after `after` in global order, in batches, each batch after the previous one's
    * handler resolved; catches up first, then stays live. The handler's rejection stops the subscription
    * and is reported to `onError`.
    */
   subscribe(after: Position, handler: SubscriptionHandler, onError: (err: unknown) => void): Subscription;
-  /** Removes a stream and its events for good; later appends to it fail with StreamDeleted. */
+  /**
+   * Deletes a stream for good: readers (readStream, readAll, subscribe) no longer see it and later appends to it fail
+   * with StreamDeleted; its events stay in the log, for readLog.
+   */
   deleteStream(streamId: string): Promise<void>;
   /** The position of the last event in "all", or START when there is none. */
   headPosition(): Promise<Position>;

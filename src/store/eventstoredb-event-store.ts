@@ -43,6 +43,12 @@ const SUBSCRIPTION_BATCH = 500;
 /** The most streams whose deletion is checked at the same time. */
 const CHECK_CONCURRENCY = 16;
 
+/** The custom key of a stream's metadata that marks it deleted by this service (scavenging knows nothing of it). */
+const DELETED_KEY = 'deletedByService';
+
+/** The event a deletion appends to the stream (a system event: no reader of "all" shows it), so that its revision moves on. */
+const DELETION_MARKER = '$deletedByService';
+
 const isStart = (p: Position) => p.commit < 0n;
 
 /** Events the database writes for itself ($metadata, $streamDeleted, $statsCollected, links, ...). */
@@ -103,11 +109,16 @@ async function drain<T>(read: AsyncIterable<T>): Promise<T[]> {
  * - Idempotent append is the server's: a retry with the same event ids at the same expected revision succeeds
  *   without writing (guaranteed for an exact revision or no_stream; best effort, from a cache of recent event
  *   ids, for any and stream_exists). The server never refuses an event id used in another stream, so this
- *   adapter never throws DuplicateEventId.
- * - A hard-deleted (tombstoned) stream's events stay in the log, and so in reads of $all, until a scavenge
- *   removes them. readAll and a catching-up subscription skip events of tombstoned streams: one stream read
- *   per stream not yet known to be tombstoned, per page or batch (tombstones are permanent, so they are
- *   remembered); a live subscription needs no check.
+ *   adapter never throws DuplicateEventId. A retry of an append written before its stream was deleted succeeds too
+ *   (PostgreSQL refuses it).
+ * - Deleting a stream deletes nothing in the database (docs/decisions.md, "The chain on EventStoreDB"): both of its
+ *   deletes let a scavenge remove the events, which the ledger chain covers. The adapter marks the stream deleted in
+ *   its metadata (a custom key) and appends a system event to it, so that an append at a revision read before the
+ *   deletion is refused; readStream checks the mark (one more read, at the same time), appends at any or
+ *   stream_exists check it first (one more read; an append racing the deletion may still land after it), and readAll
+ *   and a catching-up subscription skip the events of marked (or, by an earlier version, tombstoned) streams: one
+ *   check per stream not yet known to be deleted, per page or batch (deletions are permanent, so they are
+ *   remembered); a live subscription needs no check. readLog skips nothing but system events.
  * - The position an append answers is that of its last event as $all shows it (read back from the stream:
  *   one more read per append), so that waiting for a projection to reach it works.
  * - $all has one writer, so no event can commit late with a lower position: positions are (commit, prepare)
@@ -115,7 +126,7 @@ async function drain<T>(read: AsyncIterable<T>): Promise<T[]> {
  */
 export class EventStoreDbEventStore implements EventStore {
   readonly kind = 'eventstoredb' as const;
-  private readonly tombstoned = new Set<string>();
+  private readonly deleted = new Set<string>();
   private readonly subscriptions = new Set<Subscription>();
 
   private constructor(private readonly client: DbClient) {}
@@ -135,16 +146,18 @@ export class EventStoreDbEventStore implements EventStore {
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) return this.checkOnly(streamId, expected);
+    // an exact revision or no_stream is refused by the server after a deletion (its marker moved the revision on)
+    if ((expected === 'any' || expected === 'stream_exists') && (await this.markedDeleted(streamId))) throw new StreamDeleted(streamId);
     let result;
     try {
       result = await this.client.appendToStream(streamId, events.map(toEventData), { expectedRevision: toDbExpected(expected) });
     } catch (err) {
-      throw translateAppendError(err, streamId, expected);
+      throw await this.translateAppendError(err, streamId, expected);
     }
     if (!result.success) {
       // Only with throwOnAppendFailure=false in the connection string; its revision is not to be trusted.
       const actual = await this.lastRevision(streamId);
-      if (actual === 'deleted') throw new StreamDeleted(streamId);
+      if (actual === 'deleted' || (await this.markedDeleted(streamId))) throw new StreamDeleted(streamId);
       throw new WrongExpectedRevision(streamId, expected, actual);
     }
     const nextRevision = Number(result.nextExpectedRevision);
@@ -162,22 +175,45 @@ export class EventStoreDbEventStore implements EventStore {
 
   /** An append of no events: checks the expectation, writes nothing. */
   private async checkOnly(streamId: string, expected: ExpectedRevision): Promise<AppendResult> {
-    const actual = await this.lastRevision(streamId);
-    if (actual === 'deleted') throw new StreamDeleted(streamId);
+    const [actual, marked] = await Promise.all([this.lastRevision(streamId), this.markedDeleted(streamId)]);
+    if (actual === 'deleted' || marked) throw new StreamDeleted(streamId);
     if (!expectationMet(expected, actual)) throw new WrongExpectedRevision(streamId, expected, actual);
     return { nextRevision: actual === 'no_stream' ? -1 : actual, position: await this.headPosition() };
   }
 
-  /** The revision of the stream's last event, 'no_stream', or 'deleted' for a tombstoned stream. */
+  /** The revision of the stream's last event, 'no_stream', or 'deleted' for a stream tombstoned or ending in a deletion marker. */
   private async lastRevision(streamId: string): Promise<number | 'no_stream' | 'deleted'> {
     try {
       const [last] = await drain(this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: FROM_END, maxCount: 1 }));
+      if (last?.event?.type === DELETION_MARKER) return 'deleted';
       return last?.event ? Number(last.event.revision) : 'no_stream';
     } catch (err) {
       if (err instanceof StreamNotFoundError) return 'no_stream';
       if (err instanceof StreamDeletedError) return 'deleted';
       throw err;
     }
+  }
+
+  /** Whether the stream's metadata marks it deleted (a tombstoned stream's metadata cannot be read: deleted too). */
+  private async markedDeleted(streamId: string): Promise<boolean> {
+    if (this.deleted.has(streamId)) return true;
+    let marked: boolean;
+    try {
+      const { metadata } = await this.client.getStreamMetadata(streamId);
+      marked = metadata?.[DELETED_KEY] === true;
+    } catch (err) {
+      if (!(err instanceof StreamDeletedError)) throw err;
+      marked = true;
+    }
+    if (marked) this.deleted.add(streamId);
+    return marked;
+  }
+
+  /** Whether the stream was deleted: marked (this version) or tombstoned (an earlier one). */
+  private async isDeleted(streamId: string): Promise<boolean> {
+    const [marked, last] = await Promise.all([this.markedDeleted(streamId), this.lastRevision(streamId)]);
+    if (last === 'deleted') this.deleted.add(streamId);
+    return marked || last === 'deleted';
   }
 
   /** The $all position of the stream's event at `revision`, when the server tells it (22.6 and later). */
@@ -199,22 +235,23 @@ export class EventStoreDbEventStore implements EventStore {
       if (backwards && options.fromRevision < 0) return [];
       fromRevision = BigInt(Math.max(0, options.fromRevision));
     }
-    let read;
-    try {
-      read = await drain(
-        this.client.readStream(streamId, {
-          direction: backwards ? BACKWARDS : FORWARDS,
-          fromRevision,
-          ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}),
-        }),
-      );
-    } catch (err) {
-      if (err instanceof StreamNotFoundError || err instanceof StreamDeletedError) return [];
-      throw err;
+    const reading = drain(
+      this.client.readStream(streamId, {
+        direction: backwards ? BACKWARDS : FORWARDS,
+        fromRevision,
+        ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}),
+      }),
+    );
+    const [read, marked] = await Promise.allSettled([reading, this.markedDeleted(streamId)]);
+    if (read.status === 'rejected') {
+      if (read.reason instanceof StreamNotFoundError || read.reason instanceof StreamDeletedError) return [];
+      throw read.reason;
     }
+    if (marked.status === 'rejected') throw marked.reason;
+    if (marked.value) return [];
     const events: RecordedEvent[] = [];
-    for (const { event } of read) {
-      if (!event) continue;
+    for (const { event } of read.value) {
+      if (!event || event.type === DELETION_MARKER) continue; // the marker of a deletion that came after the check
       const recorded = toRecorded(event, event.position ? positionOf(event.position) : START);
       if (!recorded) throw new Error(`stream ${streamId}: event ${event.id} (${event.type}) was not written by this service`);
       events.push(recorded);
@@ -222,7 +259,17 @@ export class EventStoreDbEventStore implements EventStore {
     return events;
   }
 
-  async readAll(after: Position, maxCount: number): Promise<RecordedEvent[]> {
+  readAll(after: Position, maxCount: number): Promise<RecordedEvent[]> {
+    return this.readAllAfter(after, maxCount, events => this.withoutDeleted(events));
+  }
+
+  /** $all's events of this service, deleted streams' included (a deletion here keeps them: they are never scavenged). */
+  readLog(after: Position, maxCount: number): Promise<RecordedEvent[]> {
+    return this.readAllAfter(after, maxCount, async events => events);
+  }
+
+  /** Events of $all after `after`, at most `maxCount`, but system events, and of each page those `keep` keeps. */
+  private async readAllAfter(after: Position, maxCount: number, keep: (events: RecordedEvent[]) => Promise<RecordedEvent[]>): Promise<RecordedEvent[]> {
     if (maxCount <= 0) return [];
     const out: RecordedEvent[] = [];
     let from: Position | null = isStart(after) ? null : after;
@@ -242,25 +289,19 @@ export class EventStoreDbEventStore implements EventStore {
         const recorded = toRecorded(event, position);
         if (recorded) candidates.push(recorded);
       }
-      out.push(...(await this.withoutTombstoned(candidates)));
+      out.push(...(await keep(candidates)));
       if (out.length >= maxCount || page.length < pageSize || lastSeen === null) break;
       from = lastSeen;
     }
     return out.slice(0, maxCount);
   }
 
-  /** Drops events of hard-deleted streams, which $all still shows until a scavenge. */
-  private async withoutTombstoned(events: RecordedEvent[]): Promise<RecordedEvent[]> {
+  /** Drops events of deleted streams, which $all still shows (for good when marked, until a scavenge when tombstoned). */
+  private async withoutDeleted(events: RecordedEvent[]): Promise<RecordedEvent[]> {
     if (events.length === 0) return events;
-    const unknown = [...new Set(events.map(e => e.streamId))].filter(s => !this.tombstoned.has(s));
-    for (let i = 0; i < unknown.length; i += CHECK_CONCURRENCY) {
-      await Promise.all(
-        unknown.slice(i, i + CHECK_CONCURRENCY).map(async streamId => {
-          if ((await this.lastRevision(streamId)) === 'deleted') this.tombstoned.add(streamId);
-        }),
-      );
-    }
-    return events.filter(e => !this.tombstoned.has(e.streamId));
+    const unknown = [...new Set(events.map(e => e.streamId))].filter(s => !this.deleted.has(s));
+    for (let i = 0; i < unknown.length; i += CHECK_CONCURRENCY) await Promise.all(unknown.slice(i, i + CHECK_CONCURRENCY).map(s => this.isDeleted(s)));
+    return events.filter(e => !this.deleted.has(e.streamId));
   }
 
   subscribe(after: Position, handler: SubscriptionHandler, onError: (err: unknown) => void): Subscription {
@@ -278,8 +319,8 @@ export class EventStoreDbEventStore implements EventStore {
       wake = null;
       w?.();
     };
-    // Events read from the log while catching up may belong to streams tombstoned since; live events cannot
-    // (a tombstoned stream takes no appends), so only the former are checked. The server says when it is
+    // Events read from the log while catching up may belong to streams deleted since; live events cannot
+    // (a deleted stream takes no appends), so only the former are checked. The server says when it is
     // caught up (23.10 and later; older servers never do, and every event is checked). Events still buffered
     // when it says so were read while catching up.
     let live = false;
@@ -339,7 +380,7 @@ export class EventStoreDbEventStore implements EventStore {
           events.push(recorded);
           if (check) mustCheck.add(recorded);
         }
-        const cleared = new Set(await this.withoutTombstoned([...mustCheck]));
+        const cleared = new Set(await this.withoutDeleted([...mustCheck]));
         const visible = events.filter(e => !mustCheck.has(e) || cleared.has(e));
         if (closed) return;
         if (visible.length > 0) await handler(visible);
@@ -363,14 +404,21 @@ export class EventStoreDbEventStore implements EventStore {
     return subscription;
   }
 
-  /** Hard delete: the stream's name can never be used again, its events go at the next scavenge. */
+  /**
+   * Marks the stream deleted in its metadata (readers see it deleted from then on), then appends the marker event (an
+   * append at a revision read before now is refused). Neither lets a scavenge remove its events, which the ledger chain
+   * covers. A crash in between leaves a stream deleted for readers that a repeated deletion finishes.
+   */
   async deleteStream(streamId: string): Promise<void> {
     try {
-      await this.client.tombstoneStream(streamId, { expectedRevision: ANY });
+      const { metadata } = await this.client.getStreamMetadata(streamId);
+      if (metadata?.[DELETED_KEY] !== true) await this.client.setStreamMetadata(streamId, { ...metadata, [DELETED_KEY]: true });
+      if ((await this.lastRevision(streamId)) !== 'deleted')
+        await this.client.appendToStream(streamId, jsonEvent({ type: DELETION_MARKER, data: {} }), { expectedRevision: ANY });
     } catch (err) {
-      if (!(err instanceof StreamDeletedError)) throw err;
+      if (!(err instanceof StreamDeletedError)) throw err; // tombstoned by an earlier version: deleted already
     }
-    this.tombstoned.add(streamId);
+    this.deleted.add(streamId);
   }
 
   async headPosition(): Promise<Position> {
@@ -391,17 +439,17 @@ export class EventStoreDbEventStore implements EventStore {
     }
   }
 
+  /** The port's error for a refused append: a wrong revision of a deleted stream is StreamDeleted (its marker moved it on). */
+  private async translateAppendError(err: unknown, streamId: string, expected: ExpectedRevision): Promise<unknown> {
+    if (err instanceof StreamDeletedError) return new StreamDeleted(streamId);
+    if (!(err instanceof WrongExpectedVersionError)) return err;
+    if (await this.markedDeleted(streamId)) return new StreamDeleted(streamId);
+    const actual = err.actualVersion;
+    return new WrongExpectedRevision(streamId, expected, actual === 'no_stream' ? 'no_stream' : Number(actual));
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.subscriptions].map(s => s.close()));
     await this.client.dispose();
   }
-}
-
-function translateAppendError(err: unknown, streamId: string, expected: ExpectedRevision): unknown {
-  if (err instanceof WrongExpectedVersionError) {
-    const actual = err.actualVersion;
-    return new WrongExpectedRevision(streamId, expected, actual === 'no_stream' ? 'no_stream' : Number(actual));
-  }
-  if (err instanceof StreamDeletedError) return new StreamDeleted(streamId);
-  return err;
 }

@@ -6,12 +6,12 @@ import { createLogger } from '../../src/logger.ts';
 import { projections } from '../../src/projections/all.ts';
 import { rebuildProjection, verifyProjection } from '../../src/projections/runner.ts';
 import { START } from '../../src/store/event-store.ts';
-import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { freshServiceDatabase } from '../support/database.ts';
 import { keyHolder } from '../support/http.ts';
 import { sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { readAllAfter } from './event-store.contract.ts';
+import { readLogAfter } from './event-log.contract.ts';
 
 let service: TestService;
 let db: Awaited<ReturnType<typeof freshServiceDatabase>>;
@@ -79,10 +79,7 @@ describe('the service on its restricted role', () => {
     expect(await eventsOf(`account-${gone}`)).toBe(written);
     expect(await service.store.readStream(`account-${gone}`)).toEqual([]);
     expect((await readAllAfter(service.store, START)).filter(e => e.streamId === `account-${gone}`)).toEqual([]);
-    const log = service.store as PostgresEventStore;
-    const audited: number[] = [];
-    for (let page = await log.readLog(START, 1000); page.length > 0; page = await log.readLog(page[page.length - 1]!.position, 1000))
-      audited.push(...page.filter(e => e.streamId === `account-${gone}`).map(e => e.revision));
+    const audited = (await readLogAfter(service.store, START, 1000)).filter(e => e.streamId === `account-${gone}`).map(e => e.revision);
     expect(audited).toHaveLength(written);
 
     const head = await service.store.headPosition();

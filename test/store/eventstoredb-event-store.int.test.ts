@@ -1,16 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WrongExpectedRevision, comparePositions, type RecordedEvent } from '../../src/store/event-store.ts';
+import { DbClient } from '../../src/store/eventstoredb-client.ts';
 import { EventStoreDbEventStore } from '../../src/store/eventstoredb-event-store.ts';
 import { eventStoreContract, newEvent, readAllAfter, streamName } from './event-store.contract.ts';
+import { eventLogContract } from './event-log.contract.ts';
 
 const connectionString = process.env.EVENTSTORE_CONNECTION_STRING ?? '';
 
 // without a server every test below is reported as skipped, under a name that says how to run them
 describe.skipIf(!connectionString)('EventStoreDB (skipped unless EVENTSTORE_CONNECTION_STRING is set, e.g. esdb://localhost:2113?tls=false)', () => {
-  eventStoreContract('eventstoredb', async () => {
+  const openEventStoreDb = async () => {
     const store = await EventStoreDbEventStore.create(connectionString);
     return { store, close: () => store.close() };
-  });
+  };
+  eventStoreContract('eventstoredb', openEventStoreDb);
+  eventLogContract('eventstoredb', openEventStoreDb);
 
   describe('eventstoredb event store specifics', () => {
     let store: EventStoreDbEventStore;
@@ -41,7 +45,7 @@ describe.skipIf(!connectionString)('EventStoreDB (skipped unless EVENTSTORE_CONN
       expect(await store.readStream(id)).toHaveLength(1);
     });
 
-    it('keeps events of a deleted stream from subscribers, though $all still holds them until a scavenge', async () => {
+    it('keeps events of a deleted stream from subscribers, though $all (and readLog) still holds them', async () => {
       const head = await store.headPosition();
       const gone = streamName('esdb-gone');
       const kept = streamName('esdb-kept');
@@ -58,6 +62,24 @@ describe.skipIf(!connectionString)('EventStoreDB (skipped unless EVENTSTORE_CONN
       expect(failure).toBeUndefined();
       expect(seen.filter(e => e.streamId === kept).map(e => e.type)).toEqual(['Kept']);
       expect(seen.filter(e => e.streamId === gone)).toEqual([]);
+    });
+
+    it('deletes a stream without anything a scavenge would remove: no tombstone, no truncate-before, its events still in it', async () => {
+      const id = streamName('esdb-kept-for-the-chain');
+      await store.append(id, [newEvent('Secret', { name: 'Budi' }), newEvent('Secret', { name: 'Sari' })], 'no_stream');
+      await store.deleteStream(id);
+      await store.deleteStream(id); // again: nothing more to do
+      const client = DbClient.connectionString(connectionString);
+      try {
+        const { metadata } = await client.getStreamMetadata(id);
+        expect(metadata).toEqual({ deletedByService: true });
+        const raw: string[] = [];
+        for await (const { event } of client.readStream(id)) if (event) raw.push(event.type);
+        expect(raw).toEqual(['Secret', 'Secret', '$deletedByService']);
+      } finally {
+        await client.dispose();
+      }
+      expect(await store.readStream(id)).toEqual([]);
     });
 
     // A difference from the PostgreSQL adapter, kept visible: EventStoreDB dedups event ids per stream only.

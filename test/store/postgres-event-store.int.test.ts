@@ -7,13 +7,17 @@ import { lockStream } from '../../src/store/postgres-schema.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { freshDatabaseUrl, freshPool } from '../support/database.ts';
 import { eventStoreContract, newEvent } from './event-store.contract.ts';
+import { eventLogContract } from './event-log.contract.ts';
 import { nextUuid } from '../support/ids.ts';
 
-eventStoreContract('postgres', async () => {
+async function openPostgres() {
   const pool = await freshPool(40);
   const store = await PostgresEventStore.create(pool);
   return { store, close: async () => { await store.close(); await pool.end(); } };
-});
+}
+
+eventStoreContract('postgres', openPostgres);
+eventLogContract('postgres', openPostgres);
 
 describe('postgres event store specifics', () => {
   it('refuses an event id that was appended to another stream', async () => {

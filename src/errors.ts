@@ -88,6 +88,8 @@ export const errorCodes = {
   WITHDRAWAL_REFERENCE_USED: { status: 409, message: 'This payout reference paid another withdrawal already' },
   WITHDRAWAL_DESTINATION_INVALID: { status: 400, message: 'The destination account was refused by the provider\'s inquiry (invalid number or bank)' },
   PAYOUT_ACCOUNT_NOT_SET: { status: 409, message: 'No payout account is set: an admin marks one of the platform\'s WALLET-A accounts first' },
+  HOLDING_CASH_SHORT: { status: 409, message: 'The platform account has less cash in the ledger than the payout' },
+  WITHDRAWAL_PAYOUT_IN_FLIGHT: { status: 409, message: 'A payout of this withdrawal through WALLET-A has begun: it cannot be rejected until the transfer has failed' },
   WITHDRAWAL_PAYOUT_FAILED: { status: 502, message: 'The transfer through the payout account failed: nothing moved, the withdrawal stays requested' },
   WITHDRAWAL_PAYOUT_UNCONFIRMED: { status: 502, message: 'The provider did not confirm the transfer: the withdrawal stays requested; pay again to ask its outcome' },
 

@@ -20,7 +20,8 @@ export const withdrawalRequestBody = z.object({
 const withdrawalParams = z.object({ id: z.uuid() });
 const requestHeaders = z.object({ 'idempotency-key': text.trim().min(1).max(255).optional() });
 const listQuery = z.object({ status: z.enum(['REQUESTED', 'PAID', 'REJECTED']).optional() });
-const paidBody = z.object({ reference: text.trim().min(1).max(200) });
+// holdingAccountId: the platform account the money left (default: the payout account, else the one with the most cash)
+const paidBody = z.object({ reference: text.trim().min(1).max(200), holdingAccountId: z.uuid().optional() });
 const rejectBody = z.object({ note: text.trim().min(1).max(1000) });
 
 /**
@@ -85,7 +86,7 @@ export function adminWithdrawalRoutes(deps: AppDeps) {
     });
 
     app.post('/:id/paid', { schema: { params: withdrawalParams, body: paidBody } }, async request => {
-      await payWithdrawal(deps, request.principal!.userId, request.params.id, request.body.reference);
+      await payWithdrawal(deps, request.principal!.userId, request.params.id, request.body.reference, { holdingAccountId: request.body.holdingAccountId });
       return decided(request.params.id);
     });
 

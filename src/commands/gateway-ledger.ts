@@ -21,6 +21,8 @@ export const ledgerAccount = {
   settled: (merchantId: string) => `merchant:${merchantId}:settled`,
   onHold: (merchantId: string) => `merchant:${merchantId}:onHold`,
   fees: 'platform:fees',
+  suspense: 'platform:suspense',
+  /** where payouts went before the ledger held the cash (issue 25): old events only */
   payouts: 'bank:payouts',
 } as const;
 
@@ -55,7 +57,8 @@ export type GatewayLedgerCommand =
       holderName?: string | undefined;
       now: Date;
     }
-  | { type: 'PayWithdrawal'; merchantId: string; withdrawalId: string; reference: string; paidBy: string; now: Date }
+  /** the money left the platform account `holdingAccountId`: its cash is credited */
+  | { type: 'PayWithdrawal'; merchantId: string; withdrawalId: string; reference: string; holdingAccountId: string; paidBy: string; now: Date }
   | { type: 'RejectWithdrawal'; merchantId: string; withdrawalId: string; note: string; rejectedBy: string; now: Date };
 
 /** A merchant's balance as the API shows it: settled counts what withdrawals hold; available = settled - onHold. */
@@ -163,9 +166,9 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
     case 'PayWithdrawal': {
       const withdrawal = requestedWithdrawal(state, command.withdrawalId);
       if (withdrawal.requestedBy === command.paidBy) throw refuse('WITHDRAWAL_OWN_PAYOUT');
-      const postings = transfer(ledgerAccount.onHold(m), ledgerAccount.payouts, withdrawal.amount);
-      const { withdrawalId, reference, paidBy } = command;
-      return [WithdrawalPaid({ merchantId: m, withdrawalId, amount: withdrawal.amount, reference, paidBy, paidAt: command.now.toISOString(), postings })];
+      const { withdrawalId, reference, holdingAccountId, paidBy } = command;
+      const postings = transfer(ledgerAccount.onHold(m), ledgerAccount.holding(holdingAccountId), withdrawal.amount);
+      return [WithdrawalPaid({ merchantId: m, withdrawalId, amount: withdrawal.amount, reference, holdingAccountId, paidBy, paidAt: command.now.toISOString(), postings })];
     }
     case 'RejectWithdrawal': {
       const withdrawal = requestedWithdrawal(state, command.withdrawalId);

@@ -1,14 +1,15 @@
 import { deterministicUuid, requestFingerprint, uuidv7 } from '../ids.ts';
 import { refuse } from '../errors.ts';
-import { findGatewayWithdrawal, findWithdrawalPaidWith } from '../projections/gateway-ledger.ts';
+import { findGatewayWithdrawal, findHoldingCash, findWithdrawalPaidWith, richestHoldingAccount } from '../projections/gateway-ledger.ts';
 import { WrongExpectedRevision, type Position } from '../store/event-store.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { CommandDeps } from './deps.ts';
 import { gatewayLedger, gatewayLedgerStream, type GatewayLedgerCommand } from './gateway-ledger.ts';
 import { handleCommand } from './handle.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
-import { checkDestination } from './payout-account.ts';
+import { checkDestination, currentPayoutAccount } from './payout-account.ts';
 import type { SyncDeps } from './sync-account.ts';
+import { withdrawalPayout, withdrawalPayoutStream } from './withdrawal-payout.ts';
 import { normalisedReference, payoutReference, payoutReferenceStream, referenceUsed } from './payout-reference.ts';
 
 export type WithdrawalRequest = { amount: number; bankCode: string; accountNumber: string; accountHolderName: string };
@@ -78,12 +79,41 @@ async function merchantOf(db: Queryable, withdrawalId: string): Promise<string> 
 }
 
 /**
- * An admin records that they transferred a requested withdrawal (never their own). The payout and the claim of its
- * reference (stream payout-reference-<hash>) are appended together: of two payouts with one reference, even racing
- * for two merchants, one claims it and the other is refused (409 WITHDRAWAL_REFERENCE_USED) with nothing changed.
+ * The platform account a payout left from: the one the admin named, else the payout account, else the account with the
+ * most cash in the ledger. Its cash in the ledger must cover the amount: no platform account goes below zero (409).
+ * The cash is the read model's: a credit it has not shown yet only makes the check stricter.
  */
-export async function payWithdrawal(deps: CommandDeps & { pool: Queryable }, adminId: string, withdrawalId: string, reference: string) {
-  const merchantId = await merchantOf(deps.pool, withdrawalId);
+export async function payoutSource(deps: CommandDeps & { pool: Queryable }, amount: number, named?: string | undefined): Promise<string> {
+  const accountId = named ?? (await currentPayoutAccount(deps))?.accountId ?? (await richestHoldingAccount(deps.pool));
+  const cash = accountId ? await findHoldingCash(deps.pool, accountId) : 0;
+  if (!accountId || cash < amount) {
+    throw refuse('HOLDING_CASH_SHORT', { message: `The platform account's cash in the ledger (${cash}) does not cover the payout (${amount})` });
+  }
+  return accountId;
+}
+
+/**
+ * An admin records that they transferred a requested withdrawal (never their own) from a platform account
+ * (`holdingAccountId`, see payoutSource). The payout and the claim of its reference (stream payout-reference-<hash>)
+ * are appended together: of two payouts with one reference, even racing for two merchants, one claims it and the other
+ * is refused (409 WITHDRAWAL_REFERENCE_USED) with nothing changed.
+ */
+export async function payWithdrawal(
+  deps: CommandDeps & { pool: Queryable },
+  adminId: string,
+  withdrawalId: string,
+  reference: string,
+  from?: { holdingAccountId?: string | undefined; checked?: boolean },
+) {
+  const row = await findGatewayWithdrawal(deps.pool, withdrawalId);
+  if (!row) throw refuse('WITHDRAWAL_NOT_FOUND');
+  const merchantId = row.merchant_id;
+  // the money left already when WALLET-A paid it (checked before it moved): recorded whatever the cash says now; a
+  // withdrawal the ledger refuses to pay anyway (decided, or the admin's own) is refused for that, not for the cash
+  const refusedAnyway = row.status !== 'REQUESTED' || row.requested_by === adminId;
+  const holdingAccountId = (from?.checked || refusedAnyway) && from?.holdingAccountId
+    ? from.holdingAccountId
+    : refusedAnyway ? (from?.holdingAccountId ?? row.merchant_id) : await payoutSource(deps, row.amount, from?.holdingAccountId);
   const now = deps.clock.now();
   const ledgerStream = gatewayLedgerStream(merchantId);
   const reads = {
@@ -97,7 +127,7 @@ export async function payWithdrawal(deps: CommandDeps & { pool: Queryable }, adm
       reads,
       async loaded => {
         // the withdrawal's own refusals (not requested, own payout) come before the reference's
-        const paid = gatewayLedger.decide(loaded.ledger.state, { type: 'PayWithdrawal', merchantId, withdrawalId, reference, paidBy: adminId, now });
+        const paid = gatewayLedger.decide(loaded.ledger.state, { type: 'PayWithdrawal', merchantId, withdrawalId, reference, holdingAccountId, paidBy: adminId, now });
         const unclaimed = loaded.reference.state.withdrawalId === null;
         if (unclaimed && (await findWithdrawalPaidWith(deps.pool, normalisedReference(reference), withdrawalId))) throw referenceUsed(reference);
         const claimed = payoutReference.decide(loaded.reference.state, { type: 'ClaimPayoutReference', reference, merchantId, withdrawalId, now });
@@ -110,8 +140,28 @@ export async function payWithdrawal(deps: CommandDeps & { pool: Queryable }, adm
   return done;
 }
 
-/** An admin refuses a requested withdrawal: its amount is available again. */
+/**
+ * An admin refuses a requested withdrawal: its amount is available again. Not while a payout through WALLET-A is in
+ * flight (begun, not known to have failed, 409): the rejection also bars payouts on the payout stream, so of a payout
+ * beginning and a rejection at once, one is appended and the other, deciding again, refused.
+ */
 export async function rejectWithdrawal(deps: CommandDeps & { pool: Queryable }, adminId: string, withdrawalId: string, note: string) {
   const merchantId = await merchantOf(deps.pool, withdrawalId);
-  return onLedger(deps, { type: 'RejectWithdrawal', merchantId, withdrawalId, note, rejectedBy: adminId, now: deps.clock.now() }, `admin:${adminId}`);
+  const now = deps.clock.now();
+  const ledgerStream = gatewayLedgerStream(merchantId);
+  const reads = { ledger: streamRead(ledgerStream, gatewayLedger), payout: streamRead(withdrawalPayoutStream(withdrawalId), withdrawalPayout) };
+  const done = await contended(() =>
+    handleStreams(
+      deps,
+      reads,
+      loaded => {
+        const rejected = gatewayLedger.decide(loaded.ledger.state, { type: 'RejectWithdrawal', merchantId, withdrawalId, note, rejectedBy: adminId, now });
+        const barred = withdrawalPayout.decide(loaded.payout.state, { type: 'BarPayout', withdrawalId, merchantId, adminId, now });
+        return { append: { ledger: rejected, payout: barred }, result: null };
+      },
+      { actor: `admin:${adminId}`, now, correlationId: withdrawalId, attempts, queueOn: ledgerStream },
+    ),
+  );
+  await shown(deps, done.position);
+  return done;
 }

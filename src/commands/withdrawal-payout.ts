@@ -1,11 +1,12 @@
 import { DomainError, refuse } from '../errors.ts';
-import { WithdrawalPayoutFailed, type WithdrawalPayoutEvent } from '../events/withdrawal-payout.ts';
+import { WithdrawalPayoutBarred, WithdrawalPayoutFailed, WithdrawalPayoutStarted, type WithdrawalPayoutEvent } from '../events/withdrawal-payout.ts';
 import { deterministicUuid } from '../ids.ts';
 import { findGatewayWithdrawal } from '../projections/gateway-ledger.ts';
 import type { Queryable } from '../db/pool.ts';
 import { gatewayLedger, gatewayLedgerStream } from './gateway-ledger.ts';
-import { payWithdrawal } from './gateway-withdrawals.ts';
+import { payWithdrawal, payoutSource } from './gateway-withdrawals.ts';
 import { handleCommand, load, type Decider } from './handle.ts';
+import { handleStreams, streamRead } from './handle-streams.ts';
 import { bankOf, currentPayoutAccount } from './payout-account.ts';
 import { createBankTransfer, initBankTransfer, listTransferBanks, transferAccount } from './send-transfer.ts';
 import type { SyncDeps } from './sync-account.ts';
@@ -13,26 +14,90 @@ import { transfer, transferStream } from './transfer.ts';
 
 export const withdrawalPayoutStream = (withdrawalId: string) => `withdrawal-payout-${withdrawalId}`;
 
-/** The failed payouts of one withdrawal: how many moved nothing (each next payout a new transfer), and the last one. */
-export type WithdrawalPayout = { failures: number; last: { transferId: string; outcome: 'FAILED' | 'UNCONFIRMED'; reason: string } | null };
+/**
+ * The payouts of one withdrawal through WALLET-A: how many failed moving nothing (each next payout a new transfer), the
+ * last failure, and the transfer begun and not known to have failed (`inFlight`: the withdrawal cannot be rejected).
+ */
+export type WithdrawalPayout = {
+  failures: number;
+  last: { transferId: string; outcome: 'FAILED' | 'UNCONFIRMED'; reason: string } | null;
+  inFlight: string | null;
+  /** rejected: no payout may begin */
+  barred: boolean;
+};
 
 type RecordPayoutFailure = {
   type: 'RecordPayoutFailure'; withdrawalId: string; merchantId: string; transferId: string; outcome: 'FAILED' | 'UNCONFIRMED'; reason: string;
   /** the failures counted when the transfer's id was derived: a concurrent payout that recorded this one already records nothing */
   attempt: number; adminId: string; now: Date;
 };
+type StartPayout = { type: 'StartPayout'; withdrawalId: string; merchantId: string; transferId: string; accountId: string; adminId: string; now: Date };
+type BarPayout = { type: 'BarPayout'; withdrawalId: string; merchantId: string; adminId: string; now: Date };
 
-export const withdrawalPayout: Decider<WithdrawalPayout, RecordPayoutFailure, WithdrawalPayoutEvent> = {
+export const withdrawalPayout: Decider<WithdrawalPayout, RecordPayoutFailure | StartPayout | BarPayout, WithdrawalPayoutEvent> = {
   cached: true,
-  initialState: () => ({ failures: 0, last: null }),
-  evolve: (state, { data: { transferId, outcome, reason } }) => ({ failures: state.failures + (outcome === 'FAILED' ? 1 : 0), last: { transferId, outcome, reason } }),
+  initialState: () => ({ failures: 0, last: null, inFlight: null, barred: false }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'WithdrawalPayoutStarted':
+        return { ...state, inFlight: event.data.transferId };
+      case 'WithdrawalPayoutBarred':
+        return { ...state, barred: true };
+      case 'WithdrawalPayoutFailed': {
+        const { transferId, outcome, reason } = event.data;
+        const failed = outcome === 'FAILED';
+        return { ...state, failures: state.failures + (failed ? 1 : 0), last: { transferId, outcome, reason }, inFlight: failed && state.inFlight === transferId ? null : state.inFlight };
+      }
+      default: {
+        const never: never = event;
+        return never;
+      }
+    }
+  },
   decide(state, c) {
-    if (c.attempt !== state.failures) return [];
-    if (state.last?.transferId === c.transferId && state.last.outcome === c.outcome) return [];
-    const { withdrawalId, merchantId, transferId, outcome, reason } = c;
-    return [WithdrawalPayoutFailed({ withdrawalId, merchantId, transferId, outcome, reason, attemptedBy: c.adminId, failedAt: c.now.toISOString() })];
+    const at = c.now.toISOString();
+    switch (c.type) {
+      case 'StartPayout': {
+        if (state.barred) throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: 'The withdrawal is REJECTED already' });
+        if (state.inFlight === c.transferId) return [];
+        const { withdrawalId, merchantId, transferId, accountId } = c;
+        return [WithdrawalPayoutStarted({ withdrawalId, merchantId, transferId, accountId, startedBy: c.adminId, startedAt: at })];
+      }
+      case 'BarPayout':
+        if (state.inFlight !== null) throw refuse('WITHDRAWAL_PAYOUT_IN_FLIGHT');
+        return state.barred ? [] : [WithdrawalPayoutBarred({ withdrawalId: c.withdrawalId, merchantId: c.merchantId, barredBy: c.adminId, barredAt: at })];
+      case 'RecordPayoutFailure': {
+        if (c.attempt !== state.failures) return [];
+        if (state.last?.transferId === c.transferId && state.last.outcome === c.outcome) return [];
+        const { withdrawalId, merchantId, transferId, outcome, reason } = c;
+        return [WithdrawalPayoutFailed({ withdrawalId, merchantId, transferId, outcome, reason, attemptedBy: c.adminId, failedAt: at })];
+      }
+      default: {
+        const never: never = c;
+        return never;
+      }
+    }
   },
 };
+
+/**
+ * Records that the payout's transfer is about to be sent, while the withdrawal is still requested: a rejection writes
+ * the same payout stream, so of the two at once one is appended and the other decides again and is refused.
+ */
+async function startPayout(deps: SyncDeps, p: { withdrawalId: string; merchantId: string; transferId: string; accountId: string; adminId: string }) {
+  const now = deps.clock.now();
+  const reads = { ledger: streamRead(gatewayLedgerStream(p.merchantId), gatewayLedger), payout: streamRead(withdrawalPayoutStream(p.withdrawalId), withdrawalPayout) };
+  await handleStreams(
+    deps,
+    reads,
+    loaded => {
+      const status = loaded.ledger.state.withdrawals[p.withdrawalId]?.status;
+      if (status !== 'REQUESTED') throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: `The withdrawal is ${status ?? 'unknown'} already` });
+      return { append: { payout: withdrawalPayout.decide(loaded.payout.state, { type: 'StartPayout', ...p, now }) }, guard: ['ledger'], result: null };
+    },
+    { actor: `admin:${p.adminId}`, now, correlationId: p.withdrawalId },
+  );
+}
 
 /** The first payout's transfer is the withdrawal's own id (a repeat pays once); after a failure that moved nothing, another. */
 export const payoutTransferId = (withdrawalId: string, failures: number) =>
@@ -71,6 +136,11 @@ export async function payOutWithdrawal(deps: SyncDeps & { pool: Queryable }, adm
   const sent = (await load(deps, transferStream(transferId), transfer)).state;
   // a transfer begun already goes on from the account it began on, even if the payout account changed since
   const { ownerId, accountId } = sent.status === 'NONE' ? payout : sent;
+  if (sent.status === 'NONE') {
+    // refusals, not failed payouts: the ledger's cash in the payout account must cover it, and no rejection came first
+    await payoutSource(deps, withdrawal.amount, accountId);
+    await startPayout(deps, { withdrawalId, merchantId: row.merchant_id, transferId, accountId, adminId });
+  }
   try {
     if (sent.status === 'NONE') {
       await listTransferBanks(deps, ownerId, accountId); // the provider's failures as bank-init reports them
@@ -87,7 +157,7 @@ export async function payOutWithdrawal(deps: SyncDeps & { pool: Queryable }, adm
     throw await failed(err.code === 'TRANSFER_UNCONFIRMED' ? 'UNCONFIRMED' : 'FAILED', err.message);
   }
   try {
-    await payWithdrawal(deps, adminId, withdrawalId, transferId);
+    await payWithdrawal(deps, adminId, withdrawalId, transferId, { holdingAccountId: accountId, checked: true });
   } catch (err) {
     const now = await findGatewayWithdrawal(deps.pool, withdrawalId);
     if (!(err instanceof DomainError && err.code === 'WITHDRAWAL_NOT_REQUESTED' && now?.status === 'PAID' && now.reference === transferId)) throw err;

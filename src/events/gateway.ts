@@ -6,8 +6,10 @@ import { text } from '../text.ts';
 // docs/decisions.md "Gateway ledger")
 
 /**
- * One line of a balanced entry: debit positive, credit negative, in whole rupiah. Accounts: `holding:<accountId>` and
- * `bank:payouts` (assets), `merchant:<id>:pending|settled|onHold` (what the platform owes), `platform:fees`.
+ * One line of a balanced entry: debit positive, credit negative, in whole rupiah. Accounts: `holding:<accountId>` (assets:
+ * the cash in each platform account), `merchant:<id>:pending|settled|onHold` (what the platform owes),
+ * `platform:suspense` (money no payment claims, owed until allocated or refunded), `platform:fees` (revenue); payouts
+ * recorded before issue 25 credited `bank:payouts`.
  */
 export const posting = z.object({ account: text, amount: z.int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER) });
 export type Posting = z.infer<typeof posting>;
@@ -59,12 +61,14 @@ export const WithdrawalRequested = event('WithdrawalRequested', 1, z.object({
   holderName: text.optional(),
 }));
 
-/** An admin transferred the money from the platform's payout bank account: onHold drops, and so does bank:payouts. */
+/** An admin transferred the money from one of the platform's accounts: onHold drops, and so does that account's cash. */
 export const WithdrawalPaid = event('WithdrawalPaid', 1, z.object({
   merchantId: z.uuid(),
   withdrawalId: z.uuid(),
   amount: rupiah,
   reference: text,
+  /** the platform account the money left (`holding:<id>` credited); absent: paid before issue 25, `bank:payouts` credited */
+  holdingAccountId: z.uuid().optional(),
   paidBy: z.uuid(),
   paidAt: isoDate,
   postings,

@@ -11,7 +11,19 @@ export const PayoutAccountChosen = event('PayoutAccountChosen', 1, z.object({
   chosenAt: isoDate,
 }));
 
-// stream withdrawal-payout-<withdrawalId>: the payouts through WALLET-A that did not pay it (it stays REQUESTED)
+// stream withdrawal-payout-<withdrawalId>: the payouts through WALLET-A begun, and those that did not pay it (it stays REQUESTED)
+
+/** A payout through WALLET-A is about to move money (appended while the withdrawal is still requested): no rejection now. */
+export const WithdrawalPayoutStarted = event('WithdrawalPayoutStarted', 1, z.object({
+  withdrawalId: z.uuid(),
+  merchantId: z.uuid(),
+  transferId: z.uuid(),
+  /** the platform account it is paid from */
+  accountId: z.uuid(),
+  startedBy: z.uuid(),
+  startedAt: isoDate,
+}));
+
 export const WithdrawalPayoutFailed = event('WithdrawalPayoutFailed', 1, z.object({
   withdrawalId: z.uuid(),
   merchantId: z.uuid(),
@@ -24,4 +36,12 @@ export const WithdrawalPayoutFailed = event('WithdrawalPayoutFailed', 1, z.objec
 }));
 
 export type PayoutAccountEvent = EventOf<typeof PayoutAccountChosen>;
-export type WithdrawalPayoutEvent = EventOf<typeof WithdrawalPayoutFailed>;
+/** The withdrawal was rejected: no payout may begin (appended with the rejection). */
+export const WithdrawalPayoutBarred = event('WithdrawalPayoutBarred', 1, z.object({
+  withdrawalId: z.uuid(),
+  merchantId: z.uuid(),
+  barredBy: z.uuid(),
+  barredAt: isoDate,
+}));
+
+export type WithdrawalPayoutEvent = EventOf<typeof WithdrawalPayoutStarted> | EventOf<typeof WithdrawalPayoutFailed> | EventOf<typeof WithdrawalPayoutBarred>;

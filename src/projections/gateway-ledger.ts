@@ -73,6 +73,11 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
       select "merchantId", pending, settled, "onHold" from jsonb_to_recordset($2::jsonb) as b("merchantId" uuid, pending bigint, settled bigint, "onHold" bigint)
       on conflict (merchant_id) do update set pending = gateway_balances.pending + excluded.pending,
         settled = gateway_balances.settled + excluded.settled, on_hold = gateway_balances.on_hold + excluded.on_hold
+    ), cash as (
+      insert into gateway_cash (account_id, balance)
+      select substr(account, 9)::uuid, sum(amount) from jsonb_to_recordset($1::jsonb) as p(account text, amount bigint)
+      where account like 'holding:%' group by account
+      on conflict (account_id) do update set balance = gateway_cash.balance + excluded.balance
     )`;
   const params = [JSON.stringify(postings), JSON.stringify(balanceChanges(events))];
   const data = JSON.stringify(events.map(e => e.data));
@@ -138,7 +143,7 @@ const asLedgerRun = (events: StoredEvent<AnyEvent>[]): Statement => ledgerStatem
  */
 export const gatewayLedgerProjection: Projection = {
   name: 'gateway-ledger',
-  tables: ['gateway_postings', 'gateway_balances', 'gateway_unsettled', 'gateway_withdrawals'],
+  tables: ['gateway_postings', 'gateway_balances', 'gateway_unsettled', 'gateway_withdrawals', 'gateway_cash'],
   handles: ledgerTypes,
   schema: `
     create table if not exists gateway_postings (
@@ -186,7 +191,17 @@ export const gatewayLedgerProjection: Projection = {
     create index if not exists gateway_withdrawals_by_merchant on gateway_withdrawals (merchant_id, requested_at);
     create index if not exists gateway_withdrawals_by_status on gateway_withdrawals (status, requested_at);
     -- the holder the provider's inquiry named when it was requested (null: not checked)
-    alter table gateway_withdrawals add column if not exists checked_holder_name text;`,
+    alter table gateway_withdrawals add column if not exists checked_holder_name text;
+    -- each platform account's cash as the ledger has it: the sum of its holding:<id> postings (issue 25)
+    create table if not exists gateway_cash (
+      account_id uuid primary key,
+      balance bigint not null
+    );
+    -- read models from before the table: its rows from the postings, once (empty table, postings there)
+    insert into gateway_cash (account_id, balance)
+    select substr(account, 9)::uuid, sum(amount) from gateway_postings
+    where account like 'holding:%' and not exists (select 1 from gateway_cash) group by account
+    on conflict do nothing;`,
   // the settler appends a run of BalanceSettled, a busy hour a run of credits: each run is one statement
   applyRun: Object.fromEntries(ledgerTypes.map(type => [type, asLedgerRun])),
   async apply(tx, event) {
@@ -248,6 +263,18 @@ export async function listGatewayWithdrawals(db: Queryable, filter: { merchantId
     [filter.merchantId ?? null, filter.status ?? null],
   );
   return r.rows;
+}
+
+/** A platform account's cash as the ledger has it (0: it never received gateway money). */
+export async function findHoldingCash(db: Queryable, accountId: string): Promise<number> {
+  const r = await preparedQuery<{ balance: number }>(db, 'FindHoldingCash', 'select balance from gateway_cash where account_id = $1', [accountId]);
+  return r.rows[0]?.balance ?? 0;
+}
+
+/** The platform account with the most cash in the ledger (none: null). */
+export async function richestHoldingAccount(db: Queryable): Promise<string | null> {
+  const r = await preparedQuery<{ account_id: string }>(db, 'FindRichestHoldingAccount', 'select account_id from gateway_cash order by balance desc, account_id limit 1', []);
+  return r.rows[0]?.account_id ?? null;
 }
 
 /** Merchants with credits completed before `cutoff` still unsettled (the settler's work list: it only names streams). */

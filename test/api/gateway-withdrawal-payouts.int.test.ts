@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findGatewayBalance } from '../../src/projections/gateway-ledger.ts';
-import { payoutAccount, settledBalance, signedInAdmin, withSession, type Admin } from '../support/gateway.ts';
+import { findGatewayBalance, findHoldingCash } from '../../src/projections/gateway-ledger.ts';
+import { payoutAccount, settledBalance, signedInAdmin, testHoldingAccount, withSession, type Admin } from '../support/gateway.ts';
 import { registerUser, sessionCookie } from '../support/http.ts';
 import { sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -42,7 +42,7 @@ const debitsOf = async (admin: Admin, accountId: string) =>
 describe('withdrawals paid through the platform WALLET-A payout account', () => {
   let owner: Admin;
   let payer: Admin;
-  let wallet: { accountId: string };
+  let wallet: { accountId: string; phoneNumber: string };
   const merchants: Merchant[] = [];
   beforeAll(async () => {
     const admins = [await signedInAdmin(service), await signedInAdmin(service)];
@@ -136,6 +136,34 @@ describe('withdrawals paid through the platform WALLET-A payout account', () => 
     expect(await balanceOf(owner, wallet.accountId)).toBe(before - 70_000);
   });
 
+  it('a payout is credited to the payout account\'s cash in the ledger, and one its cash does not cover is 409 before money moves', async () => {
+    const cash = await findHoldingCash(service.pool, wallet.accountId);
+    const merchant = merchants[1]!;
+    const id = (await withdraw(merchant, 60_000)).json().data.id as string;
+    expect((await payer.session('POST', `/api/admin/gateway/withdrawals/${id}/pay`)).statusCode).toBe(200);
+    expect(await findHoldingCash(service.pool, wallet.accountId)).toBe(cash - 60_000);
+
+    // another payout account, whose cash in the ledger (50,000) is less than its provider balance after a top-up
+    const small = await payoutAccount(service, owner, 50_000);
+    await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: small.phoneNumber, type: 'CREDIT', amount: 500_000, senderName: 'Top up', description: 'top up' });
+    expect((await owner.call('GET', `/api/v1/accounts/${small.accountId}/refresh`)).statusCode).toBe(200);
+    const big = (await withdraw(merchants[0]!, 90_000)).json().data.id as string;
+    const refused = await payer.session('POST', `/api/admin/gateway/withdrawals/${big}/pay`);
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'HOLDING_CASH_SHORT' });
+    expect(await asAdmin(payer, big)).toMatchObject({ status: 'REQUESTED' });
+    expect(await debitsOf(owner, small.accountId)).toHaveLength(0);
+    // recorded as paid elsewhere: from an account without that cash, refused alike; from the merchants' holding account, paid
+    const elsewhere = await payer.session('POST', `/api/admin/gateway/withdrawals/${big}/paid`, { reference: 'BCA-SHORT-1', holdingAccountId: small.accountId });
+    expect(elsewhere.json()).toMatchObject({ code: 'HOLDING_CASH_SHORT' });
+    const holding = await findHoldingCash(service.pool, testHoldingAccount);
+    const paid = await payer.session('POST', `/api/admin/gateway/withdrawals/${big}/paid`, { reference: 'BCA-SHORT-1', holdingAccountId: testHoldingAccount });
+    expect(paid.statusCode, paid.body).toBe(200);
+    expect(await findHoldingCash(service.pool, testHoldingAccount)).toBe(holding - 90_000);
+    expect(await findHoldingCash(service.pool, small.accountId)).toBe(50_000);
+    expect((await owner.session('POST', '/api/admin/gateway/payout-account', { accountId: wallet.accountId })).statusCode).toBe(200);
+  });
+
   it('an unconfirmed transfer leaves it REQUESTED and says so', async () => {
     const merchant = merchants[4]!;
     const id = (await withdraw(merchant, 80_000)).json().data.id as string;
@@ -145,5 +173,25 @@ describe('withdrawals paid through the platform WALLET-A payout account', () => 
     expect(unconfirmed.statusCode, unconfirmed.body).toBe(502);
     expect(unconfirmed.json()).toMatchObject({ code: 'WITHDRAWAL_PAYOUT_UNCONFIRMED' });
     expect(await asAdmin(payer, id)).toMatchObject({ status: 'REQUESTED', payoutFailure: { outcome: 'UNCONFIRMED', transferId: id } });
+    // the money may have moved: it cannot be rejected (and then paid again by the merchant's next request)
+    const rejected = await payer.session('POST', `/api/admin/gateway/withdrawals/${id}/reject`, { note: 'salah rekening' });
+    expect(rejected.statusCode, rejected.body).toBe(409);
+    expect(rejected.json()).toMatchObject({ code: 'WITHDRAWAL_PAYOUT_IN_FLIGHT' });
+    expect(await asAdmin(payer, id)).toMatchObject({ status: 'REQUESTED' });
+    expect(await findGatewayBalance(service.pool, merchant.id)).toMatchObject({ onHold: 80_000 });
+  });
+
+  it('a withdrawal whose transfer was refused can be rejected; a rejected one is never paid through WALLET-A', async () => {
+    const merchant = merchants[5]!;
+    const id = (await withdraw(merchant, 50_000)).json().data.id as string;
+    await sandbox.faults({ providerCode: 'WALLET-A', transferRefuse: 1 });
+    expect((await payer.session('POST', `/api/admin/gateway/withdrawals/${id}/pay`)).statusCode).toBe(502);
+    await sandbox.clearFaults();
+    const rejected = await payer.session('POST', `/api/admin/gateway/withdrawals/${id}/reject`, { note: 'salah rekening' });
+    expect(rejected.statusCode, rejected.body).toBe(200);
+    const before = await balanceOf(owner, wallet.accountId);
+    const pay = await payer.session('POST', `/api/admin/gateway/withdrawals/${id}/pay`);
+    expect(pay.json()).toMatchObject({ code: 'WITHDRAWAL_NOT_REQUESTED' });
+    expect(await balanceOf(owner, wallet.accountId)).toBe(before);
   });
 });

@@ -267,7 +267,7 @@ describe('withdrawals: a payout reference pays one withdrawal (issue 25)', () =>
     const admin = await signedInAdmin();
     const old = await requested();
     // a payout as recorded before issue 25: the ledger's event alone
-    await handleCommand(service.deps, gatewayLedgerStream(old.merchant.id), gatewayLedger, { type: 'PayWithdrawal', merchantId: old.merchant.id, withdrawalId: old.id, reference: 'BCA-TRF-OLD', paidBy: admin.id, now: service.clock.now() }, { actor: 'test', now: service.clock.now() });
+    await handleCommand(service.deps, gatewayLedgerStream(old.merchant.id), gatewayLedger, { type: 'PayWithdrawal', merchantId: old.merchant.id, withdrawalId: old.id, reference: 'BCA-TRF-OLD', holdingAccountId: old.merchant.id, paidBy: admin.id, now: service.clock.now() }, { actor: 'test', now: service.clock.now() });
     await service.projections.waitFor(await service.store.headPosition(), 10_000);
     const next = await requested();
     expect((await pay(admin.cookie, next.id, 'bca-trf-old')).json()).toMatchObject({ code: 'WITHDRAWAL_REFERENCE_USED' });

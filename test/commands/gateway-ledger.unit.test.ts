@@ -86,11 +86,12 @@ describe('gateway ledger decider', () => {
     given([paid, settledAll, requested(1, 60_000)]).when(request(1, 60_000)).then([]);
   });
 
-  it('pays a requested withdrawal from bank:payouts, by an admin other than its requester, once', () => {
-    const pay = { type: 'PayWithdrawal', merchantId, withdrawalId: uuid(1001), reference: 'TRF-1', paidBy: adminId, now: at(40) } as const;
+  it('pays a requested withdrawal out of the platform account it left, by an admin other than its requester, once', () => {
+    const source = uuid(2001);
+    const pay = { type: 'PayWithdrawal', merchantId, withdrawalId: uuid(1001), reference: 'TRF-1', holdingAccountId: source, paidBy: adminId, now: at(40) } as const;
     const paidOut = WithdrawalPaid({
-      merchantId, withdrawalId: uuid(1001), amount: 60_000, reference: 'TRF-1', paidBy: adminId, paidAt: at(40).toISOString(),
-      postings: [{ account: onHold, amount: 60_000 }, { account: ledgerAccount.payouts, amount: -60_000 }],
+      merchantId, withdrawalId: uuid(1001), amount: 60_000, reference: 'TRF-1', holdingAccountId: source, paidBy: adminId, paidAt: at(40).toISOString(),
+      postings: [{ account: onHold, amount: 60_000 }, { account: ledgerAccount.holding(source), amount: -60_000 }],
     });
     given([paid, settledAll, requested(1, 60_000)]).when(pay).then([paidOut]);
     given([paid, settledAll, requested(1, 60_000)]).when({ ...pay, paidBy: merchantId }).thenThrows('WITHDRAWAL_OWN_PAYOUT');
@@ -106,7 +107,7 @@ describe('gateway ledger decider', () => {
     });
     given([paid, settledAll, requested(1, 60_000)]).when(reject).then([rejected]);
     given([paid, settledAll, requested(1, 60_000), rejected]).when(reject).thenThrows('WITHDRAWAL_NOT_REQUESTED');
-    given([paid, settledAll, requested(1, 60_000), rejected]).when({ type: 'PayWithdrawal', merchantId, withdrawalId: uuid(1001), reference: 'x', paidBy: adminId, now: at(41) })
+    given([paid, settledAll, requested(1, 60_000), rejected]).when({ type: 'PayWithdrawal', merchantId, withdrawalId: uuid(1001), reference: 'x', holdingAccountId: uuid(2001), paidBy: adminId, now: at(41) })
       .thenThrows('WITHDRAWAL_NOT_REQUESTED');
     // rejected: the whole settled balance is available again
     given([paid, settledAll, requested(1, 60_000), rejected]).when(request(2, 197_000)).then([requested(2, 197_000)]);
@@ -170,7 +171,7 @@ describe('gateway ledger, any sequence of commands', () => {
           const w = withdrawals[s.which % withdrawals.length]!;
           const by = s.byMerchant ? merchantId : adminId;
           command = s.kind === 'pay'
-            ? { type: 'PayWithdrawal', merchantId, withdrawalId: w.id, reference: 'TRF', paidBy: by, now }
+            ? { type: 'PayWithdrawal', merchantId, withdrawalId: w.id, reference: 'TRF', holdingAccountId: uuid(2001), paidBy: by, now }
             : { type: 'RejectWithdrawal', merchantId, withdrawalId: w.id, note: 'no', rejectedBy: by, now };
         } else if (s.kind === 'snapshot') state = fromSnapshot(state);
         if (!command) continue;

@@ -68,11 +68,14 @@ export async function holdingAccount(service: TestService, admin: Admin, kind: '
   return linked;
 }
 
+/** The platform account the merchants' test money is paid into (one for all: the ledger's cash covers their payouts). */
+export const testHoldingAccount = nextUuid();
+
 /** Money in a merchant's ledger, settled: gateway payments credited (as the saga does), then a settlement run. */
 export async function settledBalance(service: TestService, merchantId: string, ...nets: number[]) {
   const completedAt = service.clock.now();
   for (const net of nets) {
-    await creditGatewayPayment(service.deps, { merchantId, paymentId: nextUuid(), holdingAccountId: nextUuid(), totalAmount: net + 3_000, fee: 3_000, completedAt }, {
+    await creditGatewayPayment(service.deps, { merchantId, paymentId: nextUuid(), holdingAccountId: testHoldingAccount, totalAmount: net + 3_000, fee: 3_000, completedAt }, {
       actor: 'test', now: completedAt,
     });
   }
@@ -99,5 +102,13 @@ export async function payoutAccount(service: TestService, admin: Admin, balance:
   if (refreshed.statusCode !== 200) throw new Error(`refresh: ${refreshed.statusCode} ${refreshed.body}`);
   const chosen = await admin.session('POST', '/api/admin/gateway/payout-account', { accountId: wallet.accountId });
   if (chosen.statusCode !== 200) throw new Error(`payout account: ${chosen.statusCode} ${chosen.body}`);
+  await ledgerCash(service, wallet.accountId, balance);
   return wallet;
+}
+
+/** `amount` rupiah of cash in a platform account as the ledger has it: a gateway payment of a merchant nobody knows paid into it. */
+export async function ledgerCash(service: TestService, accountId: string, amount: number) {
+  const now = service.clock.now();
+  await creditGatewayPayment(service.deps, { merchantId: nextUuid(), paymentId: nextUuid(), holdingAccountId: accountId, totalAmount: amount, fee: 0, completedAt: now }, { actor: 'test', now });
+  await service.projections.waitFor(await service.store.headPosition(), 10_000);
 }

@@ -10,7 +10,7 @@ type LedgerEvent = StoredEvent<GatewayLedgerEvent>;
 export const statementTypes = ['PAYMENT', 'SETTLEMENT', 'WITHDRAWAL_REQUESTED', 'WITHDRAWAL_PAID', 'WITHDRAWAL_REJECTED', 'ADJUSTMENT'] as const;
 export type StatementType = (typeof statementTypes)[number];
 
-const ledgerTypes = ['GatewayPaymentCredited', 'BalanceSettled', 'WithdrawalRequested', 'WithdrawalPaid', 'WithdrawalRejected'] as const;
+const ledgerTypes = ['GatewayPaymentCredited', 'BalanceSettled', 'WithdrawalRequested', 'WithdrawalPaid', 'WithdrawalRejected', 'GatewaySuspenseAllocated'] as const;
 const isLedgerEvent = (e: StoredEvent<AnyEvent>): e is LedgerEvent => (ledgerTypes as readonly string[]).includes(e.type);
 
 /** One entry as the projection writes it, before its running balances (added in SQL from the merchant's last row). */
@@ -32,6 +32,9 @@ function entryOf(e: LedgerEvent) {
     case 'WithdrawalPaid':
       // available is untouched (it was held already): the amount is what left the held money
       return { ...common, type: 'WITHDRAWAL_PAID', at: e.data.paidAt, amount: onHold, gross: null, fee: null, net: null, paymentId: null, withdrawalId: e.data.withdrawalId };
+    case 'GatewaySuspenseAllocated':
+      // money that matched no payment, given to the merchant by an admin: gross, fee and net as a payment's
+      return { ...common, type: 'ADJUSTMENT', at: e.data.allocatedAt, amount: pending, gross: e.data.amount, fee: e.data.fee, net: e.data.net, paymentId: e.data.paymentId, withdrawalId: null };
     case 'WithdrawalRejected':
       return { ...common, type: 'WITHDRAWAL_REJECTED', at: e.data.rejectedAt, amount: available, gross: null, fee: null, net: null, paymentId: null, withdrawalId: e.data.withdrawalId };
     default: {
@@ -50,16 +53,22 @@ function statementOf(events: LedgerEvent[]): Statement {
   return {
     name: 'ProjectGatewayStatement',
     sql: `
-      insert into gateway_statement (merchant_id, seq, stream_revision, id, type, at, amount, gross, fee, net, payment_id, withdrawal_id, pending, available, on_hold)
-      select b."merchantId", coalesce(l.seq, 0) + row_number() over w, b.revision, b.id, b.type, b.at, b.amount, b.gross, b.fee, b.net, b."paymentId", b."withdrawalId",
+      insert into gateway_statement (merchant_id, seq, stream_revision, id, type, type_seq, at, at_max, amount, gross, fee, net, payment_id, withdrawal_id,
+        pending, available, on_hold)
+      select b."merchantId", coalesce(l.seq, 0) + row_number() over w, b.revision, b.id, b.type, coalesce(t.type_seq, 0) + row_number() over wt,
+        b.at, greatest(l.at_max, max(b.at) over w), b.amount, b.gross, b.fee, b.net, b."paymentId", b."withdrawalId",
         coalesce(l.pending, 0) + sum(b.pending) over w, coalesce(l.available, 0) + sum(b.available) over w, coalesce(l.on_hold, 0) + sum(b."onHold") over w
       from jsonb_to_recordset($1::jsonb) as b("merchantId" uuid, revision bigint, id uuid, type text, at timestamptz, amount bigint, gross bigint, fee bigint,
         net bigint, "paymentId" uuid, "withdrawalId" uuid, pending bigint, available bigint, "onHold" bigint)
       left join lateral (
-        select s.seq, s.stream_revision, s.pending, s.available, s.on_hold from gateway_statement s where s.merchant_id = b."merchantId" order by s.seq desc limit 1
+        select s.seq, s.stream_revision, s.at_max, s.pending, s.available, s.on_hold from gateway_statement s where s.merchant_id = b."merchantId" order by s.seq desc limit 1
       ) l on true
+      left join lateral (
+        select s.type_seq from gateway_statement s where s.merchant_id = b."merchantId" and s.type = b.type order by s.seq desc limit 1
+      ) t on true
       where b.revision > coalesce(l.stream_revision, -1)
-      window w as (partition by b."merchantId" order by b.revision rows between unbounded preceding and current row)
+      window w as (partition by b."merchantId" order by b.revision rows between unbounded preceding and current row),
+        wt as (partition by b."merchantId", b.type order by b.revision rows between unbounded preceding and current row)
       on conflict do nothing`,
     params: [JSON.stringify(events.map(entryOf))],
   };
@@ -83,7 +92,9 @@ export const gatewayStatementProjection: Projection = {
       stream_revision bigint not null,
       id uuid not null,
       type text not null,
+      type_seq bigint not null,
       at timestamptz not null,
+      at_max timestamptz not null,
       amount bigint not null,
       gross bigint,
       fee bigint,
@@ -96,8 +107,22 @@ export const gatewayStatementProjection: Projection = {
       primary key (merchant_id, seq),
       unique (merchant_id, stream_revision)
     );
+    -- tables made before type_seq and at_max: numbered once from their rows
+    do $$ begin
+      if not exists (select 1 from pg_attribute where attrelid = to_regclass('gateway_statement') and attname = 'type_seq' and not attisdropped) then
+        alter table gateway_statement add column type_seq bigint, add column at_max timestamptz;
+        update gateway_statement s set type_seq = n.type_seq, at_max = n.at_max
+          from (select merchant_id, seq, row_number() over (partition by merchant_id, type order by seq) as type_seq,
+                  max(at) over (partition by merchant_id order by seq rows between unbounded preceding and current row) as at_max
+                from gateway_statement) n
+         where n.merchant_id = s.merchant_id and n.seq = s.seq;
+        alter table gateway_statement alter column type_seq set not null, alter column at_max set not null;
+      end if;
+    end $$;
     create index if not exists gateway_statement_by_type on gateway_statement (merchant_id, type, seq);
-    create index if not exists gateway_statement_by_time on gateway_statement (merchant_id, at, seq);`,
+    create index if not exists gateway_statement_by_type_seq on gateway_statement (merchant_id, type, type_seq);
+    create index if not exists gateway_statement_by_time on gateway_statement (merchant_id, at, seq);
+    create index if not exists gateway_statement_late on gateway_statement (merchant_id, seq) where at < at_max;`,
   // every ledger type writes the same row: a run of any one type is one statement
   applyRun: Object.fromEntries(ledgerTypes.map(type => [type, asStatementRun])),
   async apply(tx, event) {
@@ -129,7 +154,11 @@ export type StatementFilter = { merchantId: string; type?: StatementType | undef
 const columns = `s.seq, s.id, s.type, s.at, s.amount, s.gross, s.fee, s.net, s.payment_id, p.order_id, s.withdrawal_id, s.pending, s.available, s.on_hold`;
 const withOrder = 'left join payments p on p.id = s.payment_id';
 
-/** A page of a merchant's statement, newest first; unfiltered, a range of `seq` (no offset to walk on a long statement). */
+/**
+ * A page of a merchant's statement, newest first, and how many entries the filter matches. Every filter is a range of
+ * `seq` (or of `type_seq` within a type): from/to are the first and the last entry of that time (one index probe each),
+ * exact as long as no entry from the first on was recorded late; otherwise the filter is counted and paged row by row.
+ */
 export async function listStatement(db: Queryable, f: StatementFilter): Promise<{ rows: StatementRow[]; total: number }> {
   if (!f.type && !f.from && !f.to) {
     const last = await preparedQuery<{ seq: number | null }>(db, 'FindGatewayStatementLast', 'select max(seq)::int as seq from gateway_statement where merchant_id = $1', [f.merchantId]);
@@ -142,6 +171,61 @@ export async function listStatement(db: Queryable, f: StatementFilter): Promise<
     );
     return { rows: rows.rows, total };
   }
+  const range = await statementRange(db, f);
+  if (!range) return listStatementRowByRow(db, f);
+  const total = Math.max(0, range.last - range.first + 1);
+  const top = range.last - (f.page - 1) * f.limit;
+  if (total === 0 || top < range.first) return { rows: [], total };
+  const rows = f.type
+    ? await preparedQuery<StatementRow>(
+        db,
+        'ListGatewayStatementOfType',
+        `select ${columns} from gateway_statement s ${withOrder}
+         where s.merchant_id = $1 and s.type = $2 and s.type_seq >= $3 and s.type_seq <= $4 order by s.type_seq desc limit $5`,
+        [f.merchantId, f.type, range.first, top, f.limit],
+      )
+    : await preparedQuery<StatementRow>(
+        db,
+        'ListGatewayStatementRange',
+        `select ${columns} from gateway_statement s ${withOrder} where s.merchant_id = $1 and s.seq >= $2 and s.seq <= $3 order by s.seq desc limit $4`,
+        [f.merchantId, range.first, top, f.limit],
+      );
+  return { rows: rows.rows, total };
+}
+
+/**
+ * The filter's entries as a range: of `seq`, or of `type_seq` with a type (first > last: none). Null when an entry from
+ * the first one in the period on was recorded late (its `at` below `at_max`), where the range could miss or add one.
+ */
+async function statementRange(db: Queryable, f: StatementFilter): Promise<{ first: number; last: number } | null> {
+  const params: unknown[] = [f.merchantId];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  // with from alone or to alone, the other end is the statement's own
+  const first = f.from ? `(select seq from gateway_statement where merchant_id = $1 and at >= ${param(f.from)} order by at, seq limit 1)` : '1::bigint';
+  const last = f.to
+    ? `(select seq from gateway_statement where merchant_id = $1 and at < ${param(f.to)} order by at desc, seq desc limit 1)`
+    : '(select max(seq) from gateway_statement where merchant_id = $1)';
+  const late = f.from || f.to ? 'exists (select 1 from gateway_statement where merchant_id = $1 and seq >= b.first and at < at_max)' : 'false';
+  const type = f.type ? param(f.type) : null;
+  const ends = type
+    ? `(select type_seq from gateway_statement where merchant_id = $1 and type = ${type} and seq >= b.first and seq <= b.last order by seq limit 1),
+       (select type_seq from gateway_statement where merchant_id = $1 and type = ${type} and seq >= b.first and seq <= b.last order by seq desc limit 1)`
+    : 'b.first, b.last';
+  const r = await preparedQuery<{ first: string | null; last: string | null; late: boolean | null }>(
+    db,
+    'FindGatewayStatementRange',
+    `select x.first, x.last, x.late from (select ${first} as first, ${last} as last) b,
+       lateral (select ${ends}, ${late}) as x(first, last, late)`,
+    params,
+  );
+  const row = r.rows[0];
+  if (!row || row.late) return row?.late ? null : { first: 1, last: 0 };
+  if (row.first === null || row.last === null) return { first: 1, last: 0 };
+  return { first: Number(row.first), last: Number(row.last) };
+}
+
+/** The filter counted and paged over every matching row: for a statement with an entry recorded late. */
+async function listStatementRowByRow(db: Queryable, f: StatementFilter): Promise<{ rows: StatementRow[]; total: number }> {
   const where = ['s.merchant_id = $1'];
   const params: unknown[] = [f.merchantId];
   const add = (sql: string, value: unknown) => {
@@ -172,6 +256,8 @@ export function presentStatementEntry(r: StatementRow) {
     at: r.at.toISOString(),
     amount: r.amount,
     ...(r.type === 'PAYMENT' ? { gross: r.gross, fee: r.fee, net: r.net, paymentId: r.payment_id, orderId: r.order_id } : {}),
+    // an allocated suspense credit: its gross, fee and net, and the payment it was for when the admin named one
+    ...(r.type === 'ADJUSTMENT' ? { gross: r.gross, fee: r.fee, net: r.net, paymentId: r.payment_id } : {}),
     ...(r.withdrawal_id ? { withdrawalId: r.withdrawal_id } : {}),
     balance: { settled: r.available + r.on_hold, pending: r.pending, onHold: r.on_hold, available: r.available },
   };
@@ -186,7 +272,7 @@ export async function statementDays(db: Queryable, merchantId: string, firstDay:
     db,
     'ListGatewayStatementDays',
     `select to_char(d.day, 'YYYY-MM-DD') as day,
-       coalesce((select sum(s.net) from gateway_statement s where s.merchant_id = $1 and s.type = 'PAYMENT'
+       coalesce((select sum(s.net) from gateway_statement s where s.merchant_id = $1 and s.type in ('PAYMENT', 'ADJUSTMENT')
          and s.at >= d.day::timestamp at time zone 'Asia/Jakarta' and s.at < (d.day + 1)::timestamp at time zone 'Asia/Jakarta'), 0)::bigint as net,
        coalesce((select s.available from gateway_statement s where s.merchant_id = $1
          and s.at < (d.day + 1)::timestamp at time zone 'Asia/Jakarta' order by s.at desc, s.seq desc limit 1), 0)::bigint as available

@@ -2,6 +2,7 @@ import { refuse } from '../errors.ts';
 import {
   BalanceSettled,
   GatewayPaymentCredited,
+  GatewaySuspenseAllocated,
   WithdrawalPaid,
   WithdrawalRejected,
   WithdrawalRequested,
@@ -59,7 +60,12 @@ export type GatewayLedgerCommand =
     }
   /** the money left the platform account `holdingAccountId`: its cash is credited */
   | { type: 'PayWithdrawal'; merchantId: string; withdrawalId: string; reference: string; holdingAccountId: string; paidBy: string; now: Date }
-  | { type: 'RejectWithdrawal'; merchantId: string; withdrawalId: string; note: string; rejectedBy: string; now: Date };
+  | { type: 'RejectWithdrawal'; merchantId: string; withdrawalId: string; note: string; rejectedBy: string; now: Date }
+  /** a suspense credit given to the merchant: the fee as for a payment by the holding account's method, decided by the caller */
+  | {
+      type: 'AllocateSuspense'; merchantId: string; suspenseId: string; paymentId: string | null; holdingAccountId: string;
+      amount: number; fee: number; allocatedBy: string; now: Date;
+    };
 
 /** A merchant's balance as the API shows it: settled counts what withdrawals hold; available = settled - onHold. */
 export type MerchantBalance = { settled: number; pending: number; onHold: number; available: number };
@@ -93,6 +99,11 @@ function evolve(state: GatewayLedger, event: GatewayLedgerEvent): GatewayLedger 
     case 'WithdrawalRequested': {
       const { withdrawalId, amount, requestedBy, requestHash } = event.data;
       return { ...next, withdrawals: { ...state.withdrawals, [withdrawalId]: { amount, status: 'REQUESTED', requestedBy, ...(requestHash ? { requestHash } : {}) } } };
+    }
+    case 'GatewaySuspenseAllocated': {
+      // settled as a payment completed when it was allocated
+      const { suspenseId, net, allocatedAt } = event.data;
+      return { ...next, credits: state.credits.add({ paymentId: suspenseId, net, completedAt: allocatedAt }) };
     }
     case 'WithdrawalPaid':
     case 'WithdrawalRejected': {
@@ -175,6 +186,19 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
       const postings = transfer(ledgerAccount.onHold(m), ledgerAccount.settled(m), withdrawal.amount);
       const { withdrawalId, note, rejectedBy } = command;
       return [WithdrawalRejected({ merchantId: m, withdrawalId, amount: withdrawal.amount, note, rejectedBy, rejectedAt: command.now.toISOString(), postings })];
+    }
+    case 'AllocateSuspense': {
+      if (state.credits.has(command.suspenseId)) return [];
+      const { suspenseId, paymentId, holdingAccountId, amount, fee, allocatedBy } = command;
+      if (fee >= amount) throw refuse('SUSPENSE_BELOW_FEE', { message: `The amount (${amount}) is not larger than its fee (${fee})` });
+      const net = amount - fee;
+      const postings = [
+        { account: ledgerAccount.suspense, amount },
+        { account: ledgerAccount.pending(m), amount: -net },
+        ...(fee > 0 ? [{ account: ledgerAccount.fees, amount: -fee }] : []),
+      ];
+      const allocatedAt = command.now.toISOString();
+      return [GatewaySuspenseAllocated({ merchantId: m, suspenseId, paymentId, holdingAccountId, amount, fee, net, allocatedBy, allocatedAt, postings })];
     }
     default: {
       const never: never = command;

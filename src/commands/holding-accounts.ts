@@ -10,7 +10,8 @@ import { handleStreams, streamRead } from './handle-streams.ts';
 /** The platform's one list of holding accounts (DESIGN section 9). */
 export const holdingAccountsStream = 'gateway-holding-accounts';
 
-export type HoldingAccount = { accountId: string; providerCode: string; methods: PaymentType[] };
+/** `markedAt`: since when it holds the gateway's money (credits from before are its owner's history) */
+export type HoldingAccount = { accountId: string; providerCode: string; methods: PaymentType[]; markedAt: string };
 
 /** The holding accounts marked now, in marking order. */
 export type HoldingAccounts = { accounts: HoldingAccount[] };
@@ -25,8 +26,8 @@ export const holdingAccounts: Decider<HoldingAccounts, HoldingAccountCommand, Ho
   evolve(state, event) {
     const others = state.accounts.filter(a => a.accountId !== event.data.accountId);
     if (event.type === 'HoldingAccountUnmarked') return { accounts: others };
-    const { accountId, providerCode, methods } = event.data;
-    return { accounts: [...others, { accountId, providerCode, methods }] };
+    const { accountId, providerCode, methods, markedAt } = event.data;
+    return { accounts: [...others, { accountId, providerCode, methods, markedAt }] };
   },
   decide(state, command) {
     const marked = state.accounts.find(a => a.accountId === command.accountId);

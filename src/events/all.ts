@@ -1,6 +1,7 @@
 import type { AccountEvent } from './account.ts';
 import type { ApiKeyEvent } from './api-key.ts';
 import type { GatewayLedgerEvent } from './gateway.ts';
+import type { SuspenseEvent } from './gateway-suspense.ts';
 import type { HoldingAccountEvent } from './holding-accounts.ts';
 import type { TransferEvent } from './transfer.ts';
 import type { HolidayCalendarEvent } from './holiday-calendar.ts';
@@ -16,6 +17,7 @@ import type { PayoutAccountEvent, WithdrawalPayoutEvent } from './withdrawal-pay
 import './account.ts';
 import './api-key.ts';
 import './gateway.ts';
+import './gateway-suspense.ts';
 import './holding-accounts.ts';
 import './transfer.ts';
 import './holiday-calendar.ts';
@@ -43,6 +45,7 @@ export type AnyEvent =
   | HoldingAccountEvent
   | TransferEvent
   | GatewayLedgerEvent
+  | SuspenseEvent
   | PayoutReferenceEvent
   | PayoutAccountEvent
   | WithdrawalPayoutEvent

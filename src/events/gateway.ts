@@ -85,9 +85,25 @@ export const WithdrawalRejected = event('WithdrawalRejected', 1, z.object({
   postings,
 }));
 
+/** An admin allocated a suspense credit to the merchant: into pending (settled as a payment is), less its fee. */
+export const GatewaySuspenseAllocated = event('GatewaySuspenseAllocated', 1, z.object({
+  merchantId: z.uuid(),
+  suspenseId: z.uuid(),
+  /** the payment it was for, when the admin named one */
+  paymentId: z.uuid().nullable(),
+  holdingAccountId: z.uuid(),
+  amount: rupiah,
+  fee: rupiah,
+  net: rupiah,
+  allocatedBy: z.uuid(),
+  allocatedAt: isoDate,
+  postings,
+}));
+
 export type GatewayLedgerEvent =
   | EventOf<typeof GatewayPaymentCredited>
   | EventOf<typeof BalanceSettled>
   | EventOf<typeof WithdrawalRequested>
   | EventOf<typeof WithdrawalPaid>
-  | EventOf<typeof WithdrawalRejected>;
+  | EventOf<typeof WithdrawalRejected>
+  | EventOf<typeof GatewaySuspenseAllocated>;

@@ -4,6 +4,7 @@ import { gatewayAccessProjection } from './gateway-access.ts';
 import { transfersProjection } from './transfers.ts';
 import { gatewayLedgerProjection } from './gateway-ledger.ts';
 import { gatewayStatementProjection } from './gateway-statement.ts';
+import { gatewaySuspenseProjection } from './gateway-suspense.ts';
 import { holidayCalendarProjection } from './holiday-calendar.ts';
 import { mutationsProjection } from './mutations.ts';
 import { paymentsProjection } from './payments.ts';
@@ -14,4 +15,4 @@ import { webhookEndpointsProjection } from './webhook-endpoints.ts';
 import { withdrawalPayoutsProjection } from './withdrawal-payouts.ts';
 
 /** Every read model the service keeps. */
-export const projections: Projection[] = [usersProjection, sessionsProjection, apiKeysProjection, accountsProjection, mutationsProjection, paymentsProjection, webhookEndpointsProjection, gatewayAccessProjection, holidayCalendarProjection, gatewayLedgerProjection, gatewayStatementProjection, transfersProjection, withdrawalPayoutsProjection];
+export const projections: Projection[] = [usersProjection, sessionsProjection, apiKeysProjection, accountsProjection, mutationsProjection, paymentsProjection, webhookEndpointsProjection, gatewayAccessProjection, holidayCalendarProjection, gatewayLedgerProjection, gatewayStatementProjection, gatewaySuspenseProjection, transfersProjection, withdrawalPayoutsProjection];

@@ -1,18 +1,34 @@
 import { ledgerAccount, type MerchantBalance, type WithdrawalStatus } from '../commands/gateway-ledger.ts';
 import { preparedQuery, type Queryable, type Statement } from '../db/pool.ts';
 import type { AnyEvent } from '../events/all.ts';
-import type { StoredEvent } from '../events/event.ts';
+import type { EventOf, StoredEvent } from '../events/event.ts';
 import type { GatewayLedgerEvent } from '../events/gateway.ts';
+import type { SuspenseCreditReceived, SuspenseCreditRefunded } from '../events/gateway-suspense.ts';
 import type { Projection } from './projection.ts';
 
-type LedgerEvent = StoredEvent<GatewayLedgerEvent>;
+/** Postings of the merchants' ledgers (`gateway-<merchantId>`) and of the platform's suspense (`gateway-suspense`). */
+type PostingEvent = GatewayLedgerEvent | EventOf<typeof SuspenseCreditReceived> | EventOf<typeof SuspenseCreditRefunded>;
+type LedgerEvent = StoredEvent<PostingEvent>;
 
-const ledgerTypes = ['GatewayPaymentCredited', 'BalanceSettled', 'WithdrawalRequested', 'WithdrawalPaid', 'WithdrawalRejected'] as const;
+/** The merchant id the suspense's postings are kept under: the platform's own ledger, no merchant's balances. */
+export const platformLedger = '00000000-0000-0000-0000-000000000000';
+
+const ledgerTypes = [
+  'GatewayPaymentCredited', 'BalanceSettled', 'WithdrawalRequested', 'WithdrawalPaid', 'WithdrawalRejected', 'GatewaySuspenseAllocated',
+  'SuspenseCreditReceived', 'SuspenseCreditRefunded',
+] as const;
 const isLedgerEvent = (e: StoredEvent<AnyEvent>): e is LedgerEvent => (ledgerTypes as readonly string[]).includes(e.type);
+const ownerOf = (e: LedgerEvent) => ('merchantId' in e.data ? e.data.merchantId : platformLedger);
 
 /** The event's own time: a credit is booked on the day its payment completed, the rest when they were decided. */
 function occurredAt(e: LedgerEvent): string {
   switch (e.type) {
+    case 'SuspenseCreditReceived':
+      return e.data.receivedAt;
+    case 'SuspenseCreditRefunded':
+      return e.data.refundedAt;
+    case 'GatewaySuspenseAllocated':
+      return e.data.allocatedAt;
     case 'GatewayPaymentCredited':
       return e.data.completedAt;
     case 'BalanceSettled':
@@ -30,6 +46,7 @@ function occurredAt(e: LedgerEvent): string {
 function referenceOf(e: LedgerEvent): string {
   if (e.type === 'GatewayPaymentCredited') return e.data.paymentId;
   if (e.type === 'BalanceSettled') return e.metadata.eventId;
+  if (e.type === 'GatewaySuspenseAllocated' || e.type === 'SuspenseCreditReceived' || e.type === 'SuspenseCreditRefunded') return e.data.suspenseId;
   return e.data.withdrawalId;
 }
 
@@ -37,6 +54,7 @@ function referenceOf(e: LedgerEvent): string {
 function balanceChanges(events: LedgerEvent[]) {
   const changes = new Map<string, { merchantId: string; pending: number; settled: number; onHold: number }>();
   for (const e of events) {
+    if (!('merchantId' in e.data)) continue; // the platform's suspense: no merchant's balances
     const m = e.data.merchantId;
     const change = changes.get(m) ?? { merchantId: m, pending: 0, settled: 0, onHold: 0 };
     for (const p of e.data.postings) {
@@ -57,7 +75,7 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
   const type = events[0]!.type;
   const postings = events.flatMap(e =>
     e.data.postings.map(p => ({
-      commit: String(e.position.commit), prepare: String(e.position.prepare), revision: e.revision, merchantId: e.data.merchantId,
+      commit: String(e.position.commit), prepare: String(e.position.prepare), revision: e.revision, merchantId: ownerOf(e),
       type: e.type, reference: referenceOf(e), account: p.account, amount: p.amount, occurredAt: occurredAt(e),
     })),
   );
@@ -75,13 +93,26 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
         settled = gateway_balances.settled + excluded.settled, on_hold = gateway_balances.on_hold + excluded.on_hold
     ), cash as (
       insert into gateway_cash (account_id, balance)
-      select substr(account, 9)::uuid, sum(amount) from jsonb_to_recordset($1::jsonb) as p(account text, amount bigint)
+      select substr(account, 9), sum(amount) from jsonb_to_recordset($1::jsonb) as p(account text, amount bigint)
       where account like 'holding:%' group by account
       on conflict (account_id) do update set balance = gateway_cash.balance + excluded.balance
     )`;
   const params = [JSON.stringify(postings), JSON.stringify(balanceChanges(events))];
   const data = JSON.stringify(events.map(e => e.data));
   switch (type) {
+    case 'SuspenseCreditReceived':
+    case 'SuspenseCreditRefunded':
+      // the postings (and the holding account's cash) only: the items are the gateway-suspense read model's
+      return { name: type === 'SuspenseCreditReceived' ? 'ProjectSuspenseCreditsReceived' : 'ProjectSuspenseCreditsRefunded', sql: `${common} select 1`, params };
+    case 'GatewaySuspenseAllocated':
+      return {
+        name: 'ProjectGatewaySuspenseAllocated',
+        sql: `${common}
+          insert into gateway_unsettled (payment_id, merchant_id, net, completed_at)
+          select "suspenseId", "merchantId", net, "allocatedAt" from jsonb_to_recordset($3::jsonb) as c("suspenseId" uuid, "merchantId" uuid, net bigint, "allocatedAt" timestamptz)
+          on conflict do nothing`,
+        params: [...params, data],
+      };
     case 'GatewayPaymentCredited':
       return {
         name: 'ProjectGatewayPaymentsCredited',
@@ -194,12 +225,12 @@ export const gatewayLedgerProjection: Projection = {
     alter table gateway_withdrawals add column if not exists checked_holder_name text;
     -- each platform account's cash as the ledger has it: the sum of its holding:<id> postings (issue 25)
     create table if not exists gateway_cash (
-      account_id uuid primary key,
+      account_id text primary key,
       balance bigint not null
     );
     -- read models from before the table: its rows from the postings, once (empty table, postings there)
     insert into gateway_cash (account_id, balance)
-    select substr(account, 9)::uuid, sum(amount) from gateway_postings
+    select substr(account, 9), sum(amount) from gateway_postings
     where account like 'holding:%' and not exists (select 1 from gateway_cash) group by account
     on conflict do nothing;`,
   // the settler appends a run of BalanceSettled, a busy hour a run of credits: each run is one statement

@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { foldAtBounds } from '../audit/balance-as-of.ts';
 import { gatewayLedger, gatewayLedgerStream, merchantBalance, type GatewayLedger } from '../commands/gateway-ledger.ts';
+import { suspenseStream } from '../commands/gateway-suspense.ts';
+import type { Decider } from '../commands/handle.ts';
+import type { SuspenseEvent } from '../events/gateway-suspense.ts';
 import type { Clock } from '../clock.ts';
 import { query, type Queryable } from '../db/pool.ts';
-import type { GatewayLedgerEvent } from '../events/gateway.ts';
+import type { GatewayLedgerEvent, Posting } from '../events/gateway.ts';
 import type { EventStore } from '../store/event-store.ts';
 import type { ReconciliationPeriod } from './gateway-reconciliation.ts';
 
@@ -15,7 +18,10 @@ import type { ReconciliationPeriod } from './gateway-reconciliation.ts';
 
 export type Balances = { pending: number; settled: number; onHold: number };
 export type MerchantMovements = {
-  creditsGross: number; fees: number; creditsNet: number; settlements: number;
+  creditsGross: number; fees: number; creditsNet: number;
+  /** suspense credits allocated to the merchant, net of their fees (the fees are in `fees`) */
+  adjustments: number;
+  settlements: number;
   withdrawalsRequested: number; withdrawalsPaid: number; withdrawalsRejected: number;
 };
 export type MerchantPeriod = {
@@ -30,7 +36,13 @@ export type MerchantPeriod = {
   /** the balances where the read model differs from the fold's closing */
   differences: { balance: keyof Balances; ledger: number; readModel: number }[];
 };
-export type HoldingAccountPeriod = { accountId: string; opening: number; credited: number; paidOut: number; closing: number; consistent: boolean };
+export type HoldingAccountPeriod = {
+  accountId: string; opening: number; credited: number; paidOut: number; closing: number; consistent: boolean;
+  /** the account's balance as last synchronised from its provider (null: not compared, the period ended before today, or no such account) */
+  providerBalance: number | null;
+  /** providerBalance - closing: money the ledger does not account for (or lacks), shown, never hidden */
+  difference: number | null;
+};
 export type PeriodBalances = {
   /** the closing balances were compared with the read model (the period reaches today, WIB) */
   comparedWithReadModel: boolean;
@@ -44,7 +56,7 @@ export type Payout = { merchantId: string; withdrawalId: string; amount: number;
 
 export type PeriodSources = { pool: Queryable; store: EventStore; clock: Clock };
 
-const noMovements = (): MerchantMovements => ({ creditsGross: 0, fees: 0, creditsNet: 0, settlements: 0, withdrawalsRequested: 0, withdrawalsPaid: 0, withdrawalsRejected: 0 });
+const noMovements = (): MerchantMovements => ({ creditsGross: 0, fees: 0, creditsNet: 0, adjustments: 0, settlements: 0, withdrawalsRequested: 0, withdrawalsPaid: 0, withdrawalsRejected: 0 });
 const balancesOf = (state: GatewayLedger, merchantId: string): Balances => {
   const { pending, settled, onHold } = merchantBalance(state, merchantId);
   return { pending, settled, onHold };
@@ -55,26 +67,50 @@ const folding = 8; // merchants folded at once: each is a sequence of indexed pa
 /** What opening + movements make: settled counts what withdrawals hold, so a request moves nothing out of it. */
 export function expectedClosing(opening: Balances, m: MerchantMovements): Balances {
   return {
-    pending: opening.pending + m.creditsNet - m.settlements,
+    pending: opening.pending + m.creditsNet + m.adjustments - m.settlements,
     settled: opening.settled + m.settlements - m.withdrawalsPaid,
     onHold: opening.onHold + m.withdrawalsRequested - m.withdrawalsPaid - m.withdrawalsRejected,
   };
 }
 
-function addMovement(m: MerchantMovements, event: GatewayLedgerEvent, holdings: Map<string, HoldingAccountPeriod>, payouts: Payout[]) {
-  for (const p of event.data.postings) {
+const newHolding = (accountId: string): HoldingAccountPeriod =>
+  ({ accountId, opening: 0, credited: 0, paidOut: 0, closing: 0, consistent: true, providerBalance: null, difference: null });
+
+/** Money into a holding account (a payment, a suspense credit) and out of it (a payout, a refund). */
+function addHoldingMovements(postings: Posting[], holdings: Map<string, HoldingAccountPeriod>) {
+  for (const p of postings) {
     if (!p.account.startsWith(holdingPrefix)) continue;
     const accountId = p.account.slice(holdingPrefix.length);
-    const h = holdings.get(accountId) ?? { accountId, opening: 0, credited: 0, paidOut: 0, closing: 0, consistent: true };
+    const h = holdings.get(accountId) ?? newHolding(accountId);
     if (p.amount > 0) h.credited += p.amount;
     else h.paidOut -= p.amount;
     holdings.set(accountId, h);
   }
+}
+
+/** The suspense stream's postings folded: the holding accounts' cash from credits no payment claimed, and refunds. */
+const suspensePostings: Decider<{ balances: Record<string, number> }, never, SuspenseEvent> = {
+  initialState: () => ({ balances: {} }),
+  evolve(state, event) {
+    if (!('postings' in event.data)) return state;
+    const balances = { ...state.balances };
+    for (const p of event.data.postings) balances[p.account] = (balances[p.account] ?? 0) + p.amount;
+    return { balances };
+  },
+  decide: () => [],
+};
+
+function addMovement(m: MerchantMovements, event: GatewayLedgerEvent, holdings: Map<string, HoldingAccountPeriod>, payouts: Payout[]) {
+  addHoldingMovements(event.data.postings, holdings);
   switch (event.type) {
     case 'GatewayPaymentCredited':
       m.creditsGross += event.data.totalAmount;
       m.fees += event.data.fee;
       m.creditsNet += event.data.net;
+      return;
+    case 'GatewaySuspenseAllocated':
+      m.adjustments += event.data.net;
+      m.fees += event.data.fee;
       return;
     case 'BalanceSettled':
       m.settlements += event.data.amount;
@@ -118,15 +154,21 @@ export async function periodBalances(sources: PeriodSources, period: Reconciliat
   const holdingClosing = new Map<string, number>();
   const merchants: MerchantPeriod[] = [];
   const payouts: Payout[] = [];
+  const addBounds = (open: Record<string, number>, close: Record<string, number>) => {
+    for (const [into, balances] of [[holdingOpening, open], [holdingClosing, close]] as const) {
+      for (const [account, balance] of Object.entries(balances)) {
+        if (account.startsWith(holdingPrefix)) into.set(account.slice(holdingPrefix.length), (into.get(account.slice(holdingPrefix.length)) ?? 0) + balance);
+      }
+    }
+  };
+  const [suspenseOpen, suspenseClose] = await foldAtBounds(sources.store, suspenseStream, suspensePostings, [period.startsAt, period.endsAt],
+    event => { if ('postings' in event.data) addHoldingMovements(event.data.postings, holdings); });
+  addBounds(suspenseOpen!.state.balances, suspenseClose!.state.balances);
   const foldOne = async (merchantId: string) => {
     const movements = noMovements();
     const [open, close] = await foldAtBounds(sources.store, gatewayLedgerStream(merchantId), gatewayLedger, [period.startsAt, period.endsAt],
       event => addMovement(movements, event, holdings, payouts));
-    for (const [into, bound] of [[holdingOpening, open!], [holdingClosing, close!]] as const) {
-      for (const [account, balance] of Object.entries(bound.state.balances)) {
-        if (account.startsWith(holdingPrefix)) into.set(account.slice(holdingPrefix.length), (into.get(account.slice(holdingPrefix.length)) ?? 0) + balance);
-      }
-    }
+    addBounds(open!.state.balances, close!.state.balances);
     if (close!.revision < 0) return; // no ledger yet at the period's end: nothing to report but a read-model row
     const opening = balancesOf(open!.state, merchantId);
     const closing = balancesOf(close!.state, merchantId);
@@ -141,15 +183,35 @@ export async function periodBalances(sources: PeriodSources, period: Reconciliat
   if (comparedWithReadModel) await compareWithReadModel(sources.pool, merchants);
 
   for (const accountId of new Set([...holdings.keys(), ...holdingOpening.keys(), ...holdingClosing.keys()])) {
-    const h = holdings.get(accountId) ?? { accountId, opening: 0, credited: 0, paidOut: 0, closing: 0, consistent: true };
+    const h = holdings.get(accountId) ?? newHolding(accountId);
     h.opening = holdingOpening.get(accountId) ?? 0;
     h.closing = holdingClosing.get(accountId) ?? 0;
     h.consistent = h.opening + h.credited - h.paidOut === h.closing;
     holdings.set(accountId, h);
   }
   const holdingAccounts = [...holdings.values()].sort((a, b) => a.accountId.localeCompare(b.accountId));
+  if (comparedWithReadModel) await tieToProviders(sources.pool, holdingAccounts);
   payouts.sort((a, b) => a.paidAt.localeCompare(b.paidAt) || a.withdrawalId.localeCompare(b.withdrawalId));
   return { comparedWithReadModel, merchants, holdingAccounts, payouts };
+}
+
+/**
+ * Each holding account's closing cash in the ledger against its balance as last synchronised from the provider, and
+ * every account marked as a holding account now, even one the ledger never saw: a difference is listed, never hidden.
+ */
+async function tieToProviders(db: Queryable, holdings: HoldingAccountPeriod[]) {
+  const r = await query<{ id: string; balance: number | null }>(
+    db, 'ReconcileHoldingProviderBalances',
+    `select a.id::text, a.balance from accounts a where a.id = any($1::uuid[]) or a.id in (select account_id from gateway_holding_accounts)`,
+    [holdings.map(h => h.accountId)],
+  );
+  for (const row of r.rows) if (!holdings.some(h => h.accountId === row.id)) holdings.push(newHolding(row.id));
+  const balances = new Map(r.rows.map(row => [row.id, row.balance]));
+  for (const h of holdings) {
+    h.providerBalance = balances.get(h.accountId) ?? null;
+    h.difference = h.providerBalance === null ? null : h.providerBalance - h.closing;
+  }
+  holdings.sort((a, b) => a.accountId.localeCompare(b.accountId));
 }
 
 /** Every merchant of the read model against the fold's closing; a read-model merchant the ledger lacks is a row of zeros. */

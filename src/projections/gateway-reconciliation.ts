@@ -3,6 +3,7 @@ import { isCalendarDate } from '../commands/working-days.ts';
 import { inSnapshot, query, type Queryable } from '../db/pool.ts';
 import { refuse } from '../errors.ts';
 import { periodBalances, type HoldingAccountPeriod, type MerchantPeriod, type Payout, type PeriodSources } from './gateway-period-balances.ts';
+import { listSuspense, type SuspenseRow } from './gateway-suspense.ts';
 import { unmatchedCredits, type UnmatchedCredit } from './reconciliation.ts';
 
 /**
@@ -32,7 +33,7 @@ export function reconciliationPeriod(from: string, to: string): ReconciliationPe
 }
 
 /** The ledger's account kinds: what the trial balance totals (debit positive, credit negative). */
-export const accountKinds = ['holding', 'pending', 'settled', 'onHold', 'fees', 'payouts', 'other'] as const;
+export const accountKinds = ['holding', 'pending', 'settled', 'onHold', 'suspense', 'fees', 'payouts', 'other'] as const;
 export type AccountKind = (typeof accountKinds)[number];
 type KindTotals = Record<AccountKind, number>;
 
@@ -54,7 +55,8 @@ export type PaymentCheck = {
   fee: number | null;
   mutationId: string | null;
 };
-export type FeesDay = { day: string; earned: number; paymentsFees: number; difference: number };
+/** the fees the ledger earned against the completed payments' fees and the suspense allocations' fees */
+export type FeesDay = { day: string; earned: number; paymentsFees: number; allocationsFees: number; difference: number };
 
 export type GatewayReconciliation = {
   period: { from: string; to: string; timeZone: 'Asia/Jakarta'; startsAt: string; endsAt: string };
@@ -67,8 +69,13 @@ export type GatewayReconciliation = {
    * `folded` false: no event store was given (only the pool), nothing folded
    */
   merchants: { balanced: boolean; folded: boolean; comparedWithReadModel: boolean; checked: number; inconsistent: number; differing: number; rows: MerchantPeriod[] };
-  /** per holding account, from its `holding:<accountId>` postings: opening, credited, paid out, closing */
-  holdingAccounts: { balanced: boolean; accounts: HoldingAccountPeriod[] };
+  /**
+   * per holding account, from its `holding:<accountId>` postings: opening, credited, paid out, closing; `tied`: every
+   * closing equals the provider's synchronised balance (compared when the period reaches today; else null)
+   */
+  holdingAccounts: { balanced: boolean; tied: boolean | null; accounts: HoldingAccountPeriod[] };
+  /** the platform's suspense: credits no payment claimed, received in the period, and what became of them */
+  suspense: { open: number; allocated: number; refunded: number; items: SuspenseRow[] };
   /** the withdrawals paid in the period (from the ledgers' WithdrawalPaid events) */
   payouts: Payout[];
   holdingCredits: {
@@ -80,14 +87,15 @@ export type GatewayReconciliation = {
     problemCount: number;
   };
   unmatchedCredits: UnmatchedCredit[];
-  fees: { balanced: boolean; days: FeesDay[]; total: { earned: number; paymentsFees: number; difference: number } };
+  fees: { balanced: boolean; days: FeesDay[]; total: Omit<FeesDay, 'day'> };
 };
 
 const wibDayOf = (column: string) => `(${column} at time zone 'Asia/Jakarta')::date`;
 
 const accountKind = `case when account like 'holding:%' then 'holding' when account like 'merchant:%:pending' then 'pending'
   when account like 'merchant:%:settled' then 'settled' when account like 'merchant:%:onHold' then 'onHold'
-  when account = 'platform:fees' then 'fees' when account = 'bank:payouts' then 'payouts' else 'other' end`;
+  when account = 'platform:suspense' then 'suspense' when account = 'platform:fees' then 'fees' when account = 'bank:payouts' then 'payouts'
+  else 'other' end`;
 
 async function trialBalance(db: Queryable, period: ReconciliationPeriod) {
   const sums = await query<{ day: string; kind: AccountKind; postings: number; debits: number; credits: number; net: number }>(
@@ -188,13 +196,21 @@ export type ReconciliationSources = PeriodSources & { pool: pg.Pool };
  */
 export async function gatewayReconciliation(sources: ReconciliationSources | pg.Pool, period: ReconciliationPeriod): Promise<GatewayReconciliation> {
   const pool = 'store' in sources ? sources.pool : sources;
-  const { trial, paymentsFees, credits, unmatched } = await inSnapshot(pool, async client => {
+  const { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees } = await inSnapshot(pool, async client => {
     // the aggregates hash a row per payment and per entry: in memory rather than spilled to disk in batches
     await client.query(`set local work_mem = '64MB'`);
     const trial = await trialBalance(client, period);
     const { paymentsFees, ...credits } = await holdingCredits(client, period);
     const unmatched = await unmatchedCredits(client, { from: period.startsAt, to: period.endsAt, holding: true });
-    return { trial, paymentsFees, credits, unmatched };
+    const suspenseItems = await listSuspense(client, { from: period.startsAt, to: period.endsAt });
+    const allocated = await query<{ day: string; fees: number }>(
+      client, 'ReconcileAllocationFees',
+      `select ${wibDayOf('resolved_at')}::text as day, sum(fee)::bigint as fees from gateway_suspense
+       where status = 'ALLOCATED' and resolved_at >= $1 and resolved_at < $2 group by 1`,
+      [period.startsAt, period.endsAt],
+    );
+    const allocationsFees = new Map(allocated.rows.map(r => [r.day, r.fees]));
+    return { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees };
   });
   const folded = 'store' in sources ? await periodBalances(sources, period) : { comparedWithReadModel: false, merchants: [], holdingAccounts: [], payouts: [] };
   const inconsistent = folded.merchants.filter(m => !m.consistent).length;
@@ -203,14 +219,22 @@ export async function gatewayReconciliation(sources: ReconciliationSources | pg.
     balanced: inconsistent === 0 && differing === 0, folded: 'store' in sources, comparedWithReadModel: folded.comparedWithReadModel,
     checked: folded.merchants.length, inconsistent, differing, rows: folded.merchants,
   };
-  const holdingAccounts = { balanced: folded.holdingAccounts.every(h => h.consistent), accounts: folded.holdingAccounts };
+  const holdingAccounts = {
+    balanced: folded.holdingAccounts.every(h => h.consistent),
+    tied: folded.comparedWithReadModel ? folded.holdingAccounts.every(h => h.difference === null || h.difference === 0) : null,
+    accounts: folded.holdingAccounts,
+  };
+  const total = (status: SuspenseRow['status']) => suspenseItems.filter(i => i.status === status).reduce((sum, i) => sum + i.amount, 0);
+  const suspense = { open: total('OPEN'), allocated: total('ALLOCATED'), refunded: total('REFUNDED'), items: suspenseItems };
   const feeDays = trial.days.map(d => {
     const earned = -d.fees;
     const fromPayments = paymentsFees.get(d.day) ?? 0;
-    return { day: d.day, earned, paymentsFees: fromPayments, difference: earned - fromPayments };
+    const fromAllocations = allocationsFees.get(d.day) ?? 0;
+    return { day: d.day, earned, paymentsFees: fromPayments, allocationsFees: fromAllocations, difference: earned - fromPayments - fromAllocations };
   });
-  const feeTotal = feeDays.reduce((t, d) => ({ earned: t.earned + d.earned, paymentsFees: t.paymentsFees + d.paymentsFees, difference: t.difference + d.difference }),
-    { earned: 0, paymentsFees: 0, difference: 0 });
+  const feeTotal = feeDays.reduce((t, d) => ({
+    earned: t.earned + d.earned, paymentsFees: t.paymentsFees + d.paymentsFees, allocationsFees: t.allocationsFees + d.allocationsFees, difference: t.difference + d.difference,
+  }), { earned: 0, paymentsFees: 0, allocationsFees: 0, difference: 0 });
   const fees = { balanced: feeDays.every(d => d.difference === 0), days: feeDays, total: feeTotal };
   return {
     period: { from: period.from, to: period.to, timeZone: 'Asia/Jakarta', startsAt: period.startsAt.toISOString(), endsAt: period.endsAt.toISOString() },
@@ -218,6 +242,7 @@ export async function gatewayReconciliation(sources: ReconciliationSources | pg.
     trialBalance: trial,
     merchants,
     holdingAccounts,
+    suspense,
     payouts: folded.payouts,
     holdingCredits: credits,
     unmatchedCredits: unmatched,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settledBalance, signedInAdminBrowser, withSession } from '../support/gateway.ts';
+import { ledgerCash, settledBalance, signedInAdminBrowser, withSession } from '../support/gateway.ts';
 import { registerUser, sessionCookie } from '../support/http.ts';
 import { textOf, type PageBrowser } from '../support/pages.ts';
 import { linkWalletA } from '../support/payments.ts';
@@ -55,6 +55,7 @@ describe('the admin withdrawals page', () => {
     expect(foreign.statusCode).toBe(404);
     const chosen = await owner.browser.post('/admin/withdrawals/payout-account', { accountId: wallet.accountId });
     expect(chosen.headers.location).toBe('/admin/withdrawals?done=payout-account');
+    await ledgerCash(service, wallet.accountId, 1_000_000); // what it pays out, the ledger must hold
     expect(textOf((await payer.browser.get('/admin/withdrawals')).body, 'payout-account-current')).toMatch(/^A · saldo Rp [\d.]+$/);
   });
 

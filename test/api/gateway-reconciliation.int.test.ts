@@ -107,10 +107,14 @@ describe('GET /api/admin/gateway/reconciliation', () => {
     const totals = sum(paid.map(p => p.totalAmount));
     const fees = sum(paid.map(p => p.fee));
     expect(fees).toBeGreaterThan(0);
-    // credits 3 x 3 postings, a settlement per merchant (2 each), a withdrawal requested (2) and paid (2)
-    expect(trialBalance.total).toMatchObject({ postings: 17, difference: 0, holding: totals, fees: -fees, payouts: -withdrawn, other: 0 });
+    // credits 3 x 3 postings, the unmatched credit into suspense (2), a settlement per merchant (2 each), a withdrawal
+    // requested (2) and paid out of a holding account (2)
+    expect(trialBalance.total).toMatchObject({
+      postings: 19, difference: 0, holding: totals + unmatchedAmount - withdrawn, suspense: -unmatchedAmount, fees: -fees, payouts: 0, other: 0,
+    });
     const day5 = trialBalance.days.find(d => d.day === '2026-01-05')!;
-    expect(day5).toMatchObject({ postings: 9, debits: totals, credits: totals, holding: totals, pending: -(totals - fees), fees: -fees });
+    const inDay5 = totals + unmatchedAmount;
+    expect(day5).toMatchObject({ postings: 11, debits: inDay5, credits: inDay5, holding: inDay5, pending: -(totals - fees), suspense: -unmatchedAmount, fees: -fees });
     const day6 = trialBalance.days.find(d => d.day === '2026-01-06')!;
     expect(day6.postings).toBe(8);
     expect(trialBalance.unbalancedEntries).toEqual([]);
@@ -125,11 +129,22 @@ describe('GET /api/admin/gateway/reconciliation', () => {
       expect.objectContaining({ merchantId: merchants[1]!.id, opening: none, closing: { pending: 0, settled: secondNet, onHold: 0 }, consistent: true, differences: [] }),
     ]));
     expect(data.merchants.rows.find(m => m.merchantId === merchants[0]!.id)!.movements).toEqual({
-      creditsGross: sum(paid.slice(0, 2).map(p => p.totalAmount)), fees: sum(paid.slice(0, 2).map(p => p.fee)), creditsNet: firstNet, settlements: firstNet,
+      creditsGross: sum(paid.slice(0, 2).map(p => p.totalAmount)), fees: sum(paid.slice(0, 2).map(p => p.fee)), creditsNet: firstNet, adjustments: 0, settlements: firstNet,
       withdrawalsRequested: withdrawn, withdrawalsPaid: withdrawn, withdrawalsRejected: 0,
     });
-    expect(sum(data.holdingAccounts.accounts.map(h => h.closing))).toBe(totals);
-    expect(data.holdingAccounts.accounts.every(h => h.opening === 0 && h.consistent && h.credited === h.closing)).toBe(true);
+    // the holding accounts hold the cash: the payments and the unmatched credit in, the payout out
+    expect(sum(data.holdingAccounts.accounts.map(h => h.closing))).toBe(totals + unmatchedAmount - withdrawn);
+    expect(sum(data.holdingAccounts.accounts.map(h => h.credited))).toBe(totals + unmatchedAmount);
+    expect(sum(data.holdingAccounts.accounts.map(h => h.paidOut))).toBe(withdrawn);
+    expect(data.holdingAccounts.accounts.every(h => h.opening === 0 && h.consistent)).toBe(true);
+    // each against its provider's balance: the wallets came with money of their own before they held the gateway's
+    for (const h of data.holdingAccounts.accounts) {
+      const synchronised = (await admin.call('GET', `/api/v1/accounts/${h.accountId}`)).json().data.balance as number;
+      expect(h).toMatchObject({ providerBalance: synchronised, difference: synchronised - h.closing });
+    }
+    expect(data.holdingAccounts.tied).toBe(data.holdingAccounts.accounts.every(h => h.difference === 0));
+    expect(data.suspense).toMatchObject({ open: unmatchedAmount, allocated: 0, refunded: 0 });
+    expect(data.suspense.items).toEqual([expect.objectContaining({ accountId: unmatchedAccount, amount: unmatchedAmount, status: 'OPEN', senderName: 'SALAH KIRIM' })]);
     expect(data.payouts).toEqual([expect.objectContaining({ merchantId: merchants[0]!.id, amount: withdrawn, reference: 'TRF-1' })]);
 
     expect(data.holdingCredits.total).toEqual({ credited: totals, completedPayments: totals, payments: 3, difference: 0 });
@@ -144,8 +159,8 @@ describe('GET /api/admin/gateway/reconciliation', () => {
     expect(data.unmatchedCredits.every(c => c.bookedAt >= data.period.startsAt && c.bookedAt < data.period.endsAt)).toBe(true);
     const paidBy = await query(service.pool, 'FindPaidMutations', 'select 1 from mutations where id = any($1::uuid[]) and payment is not null', [data.unmatchedCredits.map(c => c.mutationId)]);
     expect(paidBy.rowCount).toBe(0);
-    expect(data.fees.total).toEqual({ earned: fees, paymentsFees: fees, difference: 0 });
-    expect(data.fees.days.find(d => d.day === '2026-01-05')).toEqual({ day: '2026-01-05', earned: fees, paymentsFees: fees, difference: 0 });
+    expect(data.fees.total).toEqual({ earned: fees, paymentsFees: fees, allocationsFees: 0, difference: 0 });
+    expect(data.fees.days.find(d => d.day === '2026-01-05')).toEqual({ day: '2026-01-05', earned: fees, paymentsFees: fees, allocationsFees: 0, difference: 0 });
   });
 
   it('a report of the first day only: opening 0, that day\'s movements, its closing (not today\'s balances), nothing live to compare', async () => {
@@ -183,13 +198,13 @@ describe('GET /api/admin/gateway/reconciliation', () => {
     const trial = rowsOf((await csvOf('trial-balance', true)).body);
     expect(trial).toHaveLength(33);
     expect(trial.at(-1)).toEqual(['total', String(data.trialBalance.total.postings), String(data.trialBalance.total.debits), String(data.trialBalance.total.credits), '0',
-      ...['holding', 'pending', 'settled', 'onHold', 'fees', 'payouts', 'other'].map(k => String(data.trialBalance.total[k as 'holding']))]);
+      ...['holding', 'pending', 'settled', 'onHold', 'suspense', 'fees', 'payouts', 'other'].map(k => String(data.trialBalance.total[k as 'holding']))]);
     const payouts = rowsOf((await csvOf('payouts')).body);
     expect(payouts[0]).toEqual(['paidAt', 'merchantId', 'withdrawalId', 'amount', 'reference']);
     expect(payouts[1]![0]).toMatch(/^2026-01-06T00:00:\d\d\+07:00$/);
     const suspense = rowsOf((await csvOf('suspense')).body);
-    expect(suspense.slice(1).every(r => /\+07:00$/.test(r[5]!))).toBe(true);
-    expect(suspense).toHaveLength(data.unmatchedCredits.length + 1);
+    expect(suspense.slice(1).every(r => /\+07:00$/.test(r[6]!))).toBe(true);
+    expect(suspense).toHaveLength(data.suspense.items.length + 1);
     expect(rowsOf((await csvOf('merchants')).body).slice(1).map(r => r[0]).sort()).toEqual(merchants.map(m => m.id).sort());
     for (const bad of ['ledger', '']) {
       const refused = await csvOf(bad);

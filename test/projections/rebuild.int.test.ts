@@ -121,7 +121,7 @@ async function aMerchant() {
 /** The gateway: access requested and approved, a holding account, payments settled and pending, a withdrawal. */
 async function aGatewayMerchant() {
   const admin = await signedInAdmin(service);
-  const { accountId: holding } = await holdingAccount(service, admin);
+  const { accountId: holding, phoneNumber } = await holdingAccount(service, admin);
   const merchant = await approvedMerchant(service, admin);
   const payByQr = async (amount: number) => {
     const created = await createPayment(merchant, paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount }));
@@ -137,6 +137,13 @@ async function aGatewayMerchant() {
   await service.gatewaySettlement.tick();
   await settle();
   await payByQr(80_000);
+  // money no payment claims: in suspense, open
+  await sandboxOf(service).addTransaction({ providerCode: 'WALLET-D', accountRef: phoneNumber, type: 'CREDIT', amount: 4_321, senderName: 'SALAH KIRIM' });
+  await service.paymentChecks.checkNow(holding);
+  await eventually(async () => {
+    await settle();
+    return (await query(service.pool, 'FindSuspense', 'select 1 from gateway_suspense where amount = 4321')).rowCount;
+  });
   const withdrawal = await merchant.session('POST', '/api/dashboard/gateway/withdrawals', { amount: 60_000, bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' });
   expect(withdrawal.statusCode, withdrawal.body).toBe(201);
   // a payout through the platform's WALLET-A that the provider refused: the withdrawal stays requested, its failure kept
@@ -162,7 +169,8 @@ describe('read models', () => {
     const ownAccounts = (before.payments as { status: string; gateway: boolean }[]).filter(p => !p.gateway);
     expect(ownAccounts.map(p => p.status).sort()).toEqual(['COMPLETED', 'EXPIRED', 'PENDING', 'PENDING']);
     expect(count(before.payments, p => p.gateway === true && p.status === 'COMPLETED')).toBe(2);
-    expect(count(before.gateway_unsettled, () => true)).toBe(1);
+    // the pending gateway payment, and the cash put in the payout account's ledger (payoutAccount)
+    expect(count(before.gateway_unsettled, () => true)).toBe(2);
     expect(count(before.gateway_withdrawals, w => w.status === 'REQUESTED')).toBe(1);
     expect(count(before.transfers, t => t.status === 'COMPLETED')).toBe(1);
     expect(count(before.payments, p => p.type === 'VA-BANK1')).toBe(1);

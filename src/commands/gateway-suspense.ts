@@ -1,0 +1,160 @@
+import type { GatewaySettings } from '../config.ts';
+import type { Queryable } from '../db/pool.ts';
+import { refuse } from '../errors.ts';
+import { SuspenseCreditAllocated, SuspenseCreditReceived, SuspenseCreditRefunded, type SuspenseEvent } from '../events/gateway-suspense.ts';
+import { deterministicUuid } from '../ids.ts';
+import type { PaymentType } from '../providers/catalogue.ts';
+import { findGatewayAccess } from '../projections/gateway-access.ts';
+import { findPayment } from '../projections/payments.ts';
+import type { CommandDeps } from './deps.ts';
+import { fee, isGatewayMethod } from './gateway-fees.ts';
+import { gatewayLedger, gatewayLedgerStream, ledgerAccount } from './gateway-ledger.ts';
+import { handleCommand, load, type CommandContext, type Decider, type EventSourcing } from './handle.ts';
+import { handleStreams, streamRead } from './handle-streams.ts';
+import { gatewayMethodsOf } from './holding-accounts.ts';
+
+/** The platform's suspense (docs/decisions.md, "Suspense"): money in holding accounts that no payment claims. */
+export const suspenseStream = 'gateway-suspense';
+
+/** A suspense credit's id: one per synchronised mutation, so recording it again records nothing. */
+export const suspenseIdOf = (mutationId: string) => deterministicUuid(`suspense:${mutationId}`);
+
+export type SuspenseStatus = 'OPEN' | 'ALLOCATED' | 'REFUNDED';
+export type SuspenseItem = { accountId: string; providerCode: string; amount: number; status: SuspenseStatus };
+export type Suspense = { items: Record<string, SuspenseItem> };
+
+export type SuspenseCommand =
+  | {
+      type: 'ReceiveSuspenseCredit'; mutationId: string; accountId: string; providerCode: string; amount: number; senderName: string;
+      reference: string | null; receivedAt: Date;
+    }
+  | { type: 'AllocateSuspenseCredit'; suspenseId: string; merchantId: string; paymentId: string | null; fee: number; note: string | null; adminId: string; now: Date }
+  | { type: 'RefundSuspenseCredit'; suspenseId: string; reference: string; note: string | null; adminId: string; now: Date };
+
+/** The credit an admin acts on: it must exist and still be open. */
+function openItem(state: Suspense, suspenseId: string): SuspenseItem {
+  const item = state.items[suspenseId];
+  if (!item) throw refuse('SUSPENSE_NOT_FOUND');
+  if (item.status !== 'OPEN') throw refuse('SUSPENSE_NOT_OPEN', { message: `The suspense credit is ${item.status} already` });
+  return item;
+}
+
+export const suspense: Decider<Suspense, SuspenseCommand, SuspenseEvent> = {
+  cached: true,
+  initialState: () => ({ items: {} }),
+  evolve(state, event) {
+    const id = event.data.suspenseId;
+    switch (event.type) {
+      case 'SuspenseCreditReceived': {
+        const { accountId, providerCode, amount } = event.data;
+        return { items: { ...state.items, [id]: { accountId, providerCode, amount, status: 'OPEN' } } };
+      }
+      case 'SuspenseCreditAllocated':
+      case 'SuspenseCreditRefunded': {
+        const item = state.items[id];
+        if (!item) return state;
+        const status = event.type === 'SuspenseCreditAllocated' ? 'ALLOCATED' : 'REFUNDED';
+        return { items: { ...state.items, [id]: { ...item, status } } };
+      }
+      default: {
+        const never: never = event;
+        return never;
+      }
+    }
+  },
+  decide(state, command) {
+    switch (command.type) {
+      case 'ReceiveSuspenseCredit': {
+        const suspenseId = suspenseIdOf(command.mutationId);
+        if (state.items[suspenseId]) return [];
+        const { mutationId, accountId, providerCode, amount, senderName, reference } = command;
+        const postings = [{ account: ledgerAccount.holding(accountId), amount }, { account: ledgerAccount.suspense, amount: -amount }];
+        return [SuspenseCreditReceived({ suspenseId, mutationId, accountId, providerCode, amount, senderName, reference, receivedAt: command.receivedAt.toISOString(), postings })];
+      }
+      case 'AllocateSuspenseCredit': {
+        const item = openItem(state, command.suspenseId);
+        const { suspenseId, merchantId, paymentId, note } = command;
+        const allocated = { suspenseId, merchantId, paymentId, amount: item.amount, fee: command.fee, net: item.amount - command.fee, note };
+        return [SuspenseCreditAllocated({ ...allocated, allocatedBy: command.adminId, allocatedAt: command.now.toISOString() })];
+      }
+      case 'RefundSuspenseCredit': {
+        const item = openItem(state, command.suspenseId);
+        const { suspenseId, reference, note } = command;
+        const postings = [{ account: ledgerAccount.suspense, amount: item.amount }, { account: ledgerAccount.holding(item.accountId), amount: -item.amount }];
+        return [SuspenseCreditRefunded({ suspenseId, accountId: item.accountId, amount: item.amount, reference, note, refundedBy: command.adminId, refundedAt: command.now.toISOString(), postings })];
+      }
+      default: {
+        const never: never = command;
+        return never;
+      }
+    }
+  },
+};
+
+/** A credit into a holding account that no payment claims goes to suspense, once per mutation. */
+export function receiveSuspenseCredit(es: EventSourcing, credit: Omit<Extract<SuspenseCommand, { type: 'ReceiveSuspenseCredit' }>, 'type'>, context: CommandContext) {
+  return handleCommand(es, suspenseStream, suspense, { type: 'ReceiveSuspenseCredit', ...credit }, context);
+}
+
+export type AllocationTarget = { paymentId: string } | { userId: string };
+
+/**
+ * Whom an allocation credits and by which method its fee is computed: a gateway payment names its merchant and method;
+ * a merchant (approved for the gateway) takes the holding account's first gateway method.
+ */
+async function allocationTarget(db: Queryable, target: AllocationTarget, providerCode: string): Promise<{ merchantId: string; paymentId: string | null; method: PaymentType }> {
+  if ('paymentId' in target) {
+    const payment = await findPayment(db, target.paymentId);
+    if (!payment || !payment.gateway) throw refuse('SUSPENSE_TARGET_INVALID', { message: 'paymentId names no gateway payment' });
+    const method = payment.type && isGatewayMethod(payment.type) ? payment.type : gatewayMethodsOf(providerCode)[0];
+    if (!method) throw refuse('SUSPENSE_TARGET_INVALID', { message: 'The payment has no gateway method to take its fee by' });
+    return { merchantId: payment.owner_id, paymentId: payment.id, method };
+  }
+  const access = await findGatewayAccess(db, target.userId);
+  if (access?.status !== 'APPROVED') throw refuse('SUSPENSE_TARGET_INVALID', { message: 'userId names no approved gateway merchant' });
+  const method = gatewayMethodsOf(providerCode)[0];
+  if (!method) throw refuse('SUSPENSE_TARGET_INVALID', { message: `${providerCode} serves no gateway method to take the fee by` });
+  return { merchantId: target.userId, paymentId: null, method };
+}
+
+/**
+ * An admin gives an open suspense credit to a merchant: the suspense stream records who and why, and the merchant's
+ * ledger credits pending with the amount less its fee (settled as a payment is), appended together: allocated once.
+ */
+export async function allocateSuspenseCredit(
+  deps: CommandDeps & { pool: Queryable },
+  settings: GatewaySettings,
+  adminId: string,
+  suspenseId: string,
+  target: AllocationTarget,
+  note: string | null,
+) {
+  const known = openItem((await load(deps, suspenseStream, suspense)).state, suspenseId);
+  const { merchantId, paymentId, method } = await allocationTarget(deps.pool, target, known.providerCode);
+  const now = deps.clock.now();
+  const reads = { suspense: streamRead(suspenseStream, suspense), ledger: streamRead(gatewayLedgerStream(merchantId), gatewayLedger) };
+  const done = await handleStreams(
+    deps,
+    reads,
+    loaded => {
+      const item = openItem(loaded.suspense.state, suspenseId);
+      const charged = fee(method, item.amount, settings);
+      const credited = gatewayLedger.decide(loaded.ledger.state, {
+        type: 'AllocateSuspense', merchantId, suspenseId, paymentId, holdingAccountId: item.accountId, amount: item.amount, fee: charged, allocatedBy: adminId, now,
+      });
+      const allocated = suspense.decide(loaded.suspense.state, { type: 'AllocateSuspenseCredit', suspenseId, merchantId, paymentId, fee: charged, note, adminId, now });
+      return { append: { suspense: allocated, ledger: credited }, result: null };
+    },
+    { actor: `admin:${adminId}`, now, correlationId: suspenseId },
+  );
+  await deps.readModels.waitFor(done.position, undefined, ['gateway-suspense', 'gateway-ledger']);
+  return done;
+}
+
+/** An admin records that an open suspense credit went back to its payer (`reference`: the refund transfer's). */
+export async function refundSuspenseCredit(deps: CommandDeps, adminId: string, suspenseId: string, reference: string, note: string | null) {
+  const now = deps.clock.now();
+  const done = await handleCommand(deps, suspenseStream, suspense, { type: 'RefundSuspenseCredit', suspenseId, reference, note, adminId, now }, { actor: `admin:${adminId}`, now, correlationId: suspenseId });
+  await deps.readModels.waitFor(done.position, undefined, ['gateway-suspense', 'gateway-ledger']);
+  return done;
+}

@@ -39,6 +39,36 @@ export async function foldAtBounds<S, C, E extends DomainEvent>(
   return found;
 }
 
+/** A stream's events as stored, for a fold that trusts what was validated when they were appended. */
+type StoredPostings = { type: string; data: { postings: { account: string; amount: number }[] } };
+
+/**
+ * The balances of a ledger stream's accounts at each of `bounds` (ascending), folding only the postings: a period's
+ * report needs nothing else of the ledger's state, and a year of a merchant's events folds in a fraction of the time the
+ * whole decider takes. Events are taken as stored (their schema was checked when they were appended); `between` sees
+ * each event recorded after the first bound and up to the last.
+ */
+export async function foldPostingsAtBounds<E extends StoredPostings>(
+  store: EventStore, streamId: string, bounds: Date[], between?: (event: E) => void,
+): Promise<{ balances: Record<string, number>; revision: number }[]> {
+  const found: { balances: Record<string, number>; revision: number }[] = [];
+  const balances: Record<string, number> = {};
+  let revision = -1;
+  for await (const recorded of streamEvents(store, streamId)) {
+    const at = Date.parse(recorded.metadata.occurredAt);
+    while (found.length < bounds.length && at > bounds[found.length]!.getTime()) found.push({ balances: { ...balances }, revision });
+    if (found.length === bounds.length) break;
+    const event = { type: recorded.type, data: recorded.data } as E;
+    if (Array.isArray(event.data?.postings)) {
+      if (between && found.length > 0) between(event);
+      for (const p of event.data.postings) balances[p.account] = (balances[p.account] ?? 0) + p.amount;
+    }
+    revision = recorded.revision;
+  }
+  while (found.length < bounds.length) found.push({ balances: { ...balances }, revision });
+  return found;
+}
+
 /** A gateway merchant's balances as the ledger had them at `at` (revision -1: no ledger yet then). */
 export async function merchantBalanceAsOf(store: EventStore, merchantId: string, at: Date) {
   const { state, revision } = await foldAsOf(store, gatewayLedgerStream(merchantId), gatewayLedger, at);

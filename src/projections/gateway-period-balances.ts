@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { foldAtBounds } from '../audit/balance-as-of.ts';
-import { gatewayLedger, gatewayLedgerStream, merchantBalance, type GatewayLedger } from '../commands/gateway-ledger.ts';
+import { foldPostingsAtBounds } from '../audit/balance-as-of.ts';
+import { gatewayLedgerStream, merchantBalance, type GatewayLedger } from '../commands/gateway-ledger.ts';
 import { suspenseStream } from '../commands/gateway-suspense.ts';
-import type { Decider } from '../commands/handle.ts';
 import type { SuspenseEvent } from '../events/gateway-suspense.ts';
+
+type StoredPostings = { data: { postings: Posting[] } };
 import type { Clock } from '../clock.ts';
 import { query, type Queryable } from '../db/pool.ts';
 import type { GatewayLedgerEvent, Posting } from '../events/gateway.ts';
@@ -57,8 +58,8 @@ export type Payout = { merchantId: string; withdrawalId: string; amount: number;
 export type PeriodSources = { pool: Queryable; store: EventStore; clock: Clock };
 
 const noMovements = (): MerchantMovements => ({ creditsGross: 0, fees: 0, creditsNet: 0, adjustments: 0, settlements: 0, withdrawalsRequested: 0, withdrawalsPaid: 0, withdrawalsRejected: 0 });
-const balancesOf = (state: GatewayLedger, merchantId: string): Balances => {
-  const { pending, settled, onHold } = merchantBalance(state, merchantId);
+const balancesOf = (balances: GatewayLedger['balances'], merchantId: string): Balances => {
+  const { pending, settled, onHold } = merchantBalance({ balances } as GatewayLedger, merchantId);
   return { pending, settled, onHold };
 };
 const holdingPrefix = 'holding:';
@@ -87,18 +88,6 @@ function addHoldingMovements(postings: Posting[], holdings: Map<string, HoldingA
     holdings.set(accountId, h);
   }
 }
-
-/** The suspense stream's postings folded: the holding accounts' cash from credits no payment claimed, and refunds. */
-const suspensePostings: Decider<{ balances: Record<string, number> }, never, SuspenseEvent> = {
-  initialState: () => ({ balances: {} }),
-  evolve(state, event) {
-    if (!('postings' in event.data)) return state;
-    const balances = { ...state.balances };
-    for (const p of event.data.postings) balances[p.account] = (balances[p.account] ?? 0) + p.amount;
-    return { balances };
-  },
-  decide: () => [],
-};
 
 function addMovement(m: MerchantMovements, event: GatewayLedgerEvent, holdings: Map<string, HoldingAccountPeriod>, payouts: Payout[]) {
   addHoldingMovements(event.data.postings, holdings);
@@ -161,17 +150,17 @@ export async function periodBalances(sources: PeriodSources, period: Reconciliat
       }
     }
   };
-  const [suspenseOpen, suspenseClose] = await foldAtBounds(sources.store, suspenseStream, suspensePostings, [period.startsAt, period.endsAt],
-    event => { if ('postings' in event.data) addHoldingMovements(event.data.postings, holdings); });
-  addBounds(suspenseOpen!.state.balances, suspenseClose!.state.balances);
+  const [suspenseOpen, suspenseClose] = await foldPostingsAtBounds<SuspenseEvent & StoredPostings>(sources.store, suspenseStream, [period.startsAt, period.endsAt],
+    event => addHoldingMovements(event.data.postings, holdings));
+  addBounds(suspenseOpen!.balances, suspenseClose!.balances);
   const foldOne = async (merchantId: string) => {
     const movements = noMovements();
-    const [open, close] = await foldAtBounds(sources.store, gatewayLedgerStream(merchantId), gatewayLedger, [period.startsAt, period.endsAt],
+    const [open, close] = await foldPostingsAtBounds<GatewayLedgerEvent>(sources.store, gatewayLedgerStream(merchantId), [period.startsAt, period.endsAt],
       event => addMovement(movements, event, holdings, payouts));
-    addBounds(open!.state.balances, close!.state.balances);
+    addBounds(open!.balances, close!.balances);
     if (close!.revision < 0) return; // no ledger yet at the period's end: nothing to report but a read-model row
-    const opening = balancesOf(open!.state, merchantId);
-    const closing = balancesOf(close!.state, merchantId);
+    const opening = balancesOf(open!.balances, merchantId);
+    const closing = balancesOf(close!.balances, merchantId);
     const expected = expectedClosing(opening, movements);
     const consistent = expected.pending === closing.pending && expected.settled === closing.settled && expected.onHold === closing.onHold;
     merchants.push({ merchantId, opening, movements, closing, consistent, readModel: null, differences: [] });

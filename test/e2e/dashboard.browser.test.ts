@@ -133,7 +133,7 @@ describe('the dashboard in Chromium on a phone-sized screen', () => {
     const paths = [
       '/dashboard', '/dashboard/api-keys', '/dashboard/webhooks', endpointPath!, '/dashboard/accounts', `/dashboard/accounts/${accountId}`, `/dashboard/accounts/${accountId}/transfer`,
       '/dashboard/mutations', '/dashboard/payments', '/dashboard/gateway', '/admin', '/admin/access', '/admin/holding-accounts',
-      '/admin/withdrawals', '/admin/reconciliation?from=2026-01-01&to=2026-12-31', '/admin/calendar', '/admin/digests',
+      '/admin/withdrawals', '/admin/suspense', '/admin/reconciliation?from=2026-01-01&to=2026-12-31', '/admin/calendar', '/admin/digests',
       `/admin/streams?id=user-${admin.id}`,
     ];
     for (const path of paths) {

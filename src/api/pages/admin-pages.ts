@@ -17,6 +17,7 @@ import { accessReviewHtml, adminOverviewHtml, holdingAccountsHtml, reconciliatio
 import { adminWithdrawalsHtml } from '../../web/pages/admin-withdrawals.ts';
 import type { AppDeps } from '../deps.ts';
 import { sendReconciliationCsv } from '../gateway-reconciliation.ts';
+import { adminSuspensePages } from './admin-suspense-pages.ts';
 import { noticeOf, orShowRefusal, pathId, refusalText, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
@@ -154,6 +155,9 @@ export function adminPages(deps: AppDeps) {
         return 'withdrawal-rejected';
       }),
     );
+
+    // suspense: credits no payment claims, allocated or refunded (its own file)
+    await adminSuspensePages(deps)(app);
 
     // reconciliation: WIB days, as the JSON route and the CLI
     const periodOf = (request: FastifyRequest) => {

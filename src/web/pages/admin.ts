@@ -23,6 +23,7 @@ export function adminOverviewHtml(counts: { pendingAccess: number; requestedWith
 <li><a href="/admin/access?status=PENDING">Pengajuan akses gateway</a>: ${e(counts.pendingAccess)} menunggu</li>
 <li><a href="/admin/withdrawals?status=REQUESTED">Penarikan</a>: ${e(counts.requestedWithdrawals)} menunggu pembayaran</li>
 <li><a href="/admin/holding-accounts">Rekening penampung</a>: ${e(counts.holdingAccounts)}</li>
+<li><a href="/admin/suspense">Dana tak terklaim</a> (suspense): dana di rekening penampung yang tidak melunasi pembayaran mana pun</li>
 <li><a href="/admin/reconciliation">Rekonsiliasi</a></li>
 <li><a href="/admin/calendar">Kalender hari kerja</a> (libur nasional dan cuti bersama, untuk penyelesaian H+1)</li>
 <li><a href="/admin/digests">Digest harian</a> dan <a href="/admin/streams">riwayat stream</a> untuk auditor</li></ul></section>`;

@@ -1,0 +1,113 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { allocateSuspenseCredit, refundSuspenseCredit, type AllocationTarget } from '../../commands/gateway-suspense.ts';
+import { DomainError, refuse, type ErrorCode } from '../../errors.ts';
+import { listHoldingAccounts } from '../../projections/gateway-access.ts';
+import { listSuspense, type SuspenseRow } from '../../projections/gateway-suspense.ts';
+import { findUser } from '../../projections/users.ts';
+import { text } from '../../text.ts';
+import { adminSuspenseHtml, suspenseStatuses } from '../../web/pages/admin-suspense.ts';
+import type { AppDeps } from '../deps.ts';
+import { noticeOf, orShowRefusal, pathId, seeOther, sendPage } from './page-reply.ts';
+import { frameOf } from './page-surface.ts';
+
+const status = z.enum(suspenseStatuses).catch('OPEN');
+const note = text.trim().min(1, 'Catatan wajib diisi').max(1000, 'Catatan maksimal 1000 karakter');
+const reference = text.trim().min(1, 'Referensi wajib diisi').max(200, 'Referensi maksimal 200 karakter');
+const optionalId = text.trim().max(100, 'ID terlalu panjang');
+
+const doneNotices: Record<string, string> = {
+  allocated: 'Dana dialokasikan: saldo tertunda merchant bertambah sebesar jumlahnya dikurangi biaya.',
+  refunded: 'Pengembalian dana ke pengirim dicatat.',
+};
+
+const suspenseNotFound = () => refuse('SUSPENSE_NOT_FOUND', { message: 'Dana tak terklaim ini tidak ditemukan' });
+const field = (request: FastifyRequest, name: string): unknown => (request.body as Record<string, unknown> | undefined)?.[name];
+
+/** The allocation form's target: a payment id or a merchant's user id, exactly one, a UUID (else it names nothing). */
+function targetOf(request: FastifyRequest): AllocationTarget {
+  const paymentId = optionalId.parse(field(request, 'paymentId') ?? '');
+  const userId = optionalId.parse(field(request, 'userId') ?? '');
+  if (!paymentId === !userId) throw refuse('VALIDATION_ERROR', { message: 'Isi ID pembayaran atau ID pengguna merchant, salah satu saja' });
+  const invalid = (said: string) => refuse('SUSPENSE_TARGET_INVALID', { message: said });
+  if (paymentId) {
+    if (!z.uuid().safeParse(paymentId).success) throw invalid(targetWords.payment);
+    return { paymentId };
+  }
+  if (!z.uuid().safeParse(userId).success) throw invalid(targetWords.merchant);
+  return { userId };
+}
+
+const targetWords = {
+  payment: 'ID pembayaran tidak menunjuk pembayaran gateway mana pun',
+  merchant: 'ID pengguna tidak menunjuk merchant gateway yang disetujui',
+};
+const suspenseWords: Partial<Record<ErrorCode, string>> = {
+  SUSPENSE_NOT_FOUND: 'Dana tak terklaim ini tidak ditemukan',
+  SUSPENSE_NOT_OPEN: 'Dana ini sudah dialokasikan atau dikembalikan',
+  SUSPENSE_BELOW_FEE: 'Jumlahnya tidak lebih besar dari biayanya; tidak bisa dialokasikan',
+};
+
+/** The suspense commands' refusals (English in the registry) as the page says them. */
+async function inPageWords<T>(target: AllocationTarget | null, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    if (err.code === 'SUSPENSE_TARGET_INVALID' && target) throw refuse(err.code, { message: 'paymentId' in target ? targetWords.payment : targetWords.merchant });
+    const said = suspenseWords[err.code];
+    throw said ? refuse(err.code, { message: said }) : err;
+  }
+}
+
+/** The emails of the merchants and admins the rows name, by user id. */
+async function peopleOf(deps: AppDeps, rows: SuspenseRow[]): Promise<Map<string, string>> {
+  const ids = new Set(rows.flatMap(r => [r.merchantId, r.resolvedBy, r.suggestion?.merchantId ?? null]).filter((id): id is string => id !== null));
+  const users = await Promise.all([...ids].map(id => findUser(deps.pool, id)));
+  return new Map(users.filter(u => u !== null).map(u => [u.id, u.email]));
+}
+
+/** The admin console's suspense page (issue 25): the credits no payment claims, allocated or refunded by a form. */
+export function adminSuspensePages(deps: AppDeps) {
+  return async function (app: FastifyInstance) {
+    const adminId = (request: FastifyRequest) => request.viewer!.user.id;
+
+    const suspensePage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {
+      const shown = status.parse((request.query as { status?: unknown } | undefined)?.status);
+      const [rows, holding] = await Promise.all([listSuspense(deps.pool, { status: shown }), listHoldingAccounts(deps.pool)]);
+      const view = {
+        rows,
+        status: shown,
+        csrf: request.viewer!.csrf,
+        holding: new Map(holding.map(h => [h.account_id, { name: h.account_name, providerCode: h.provider_code }])),
+        people: await peopleOf(deps, rows),
+      };
+      return sendPage(reply, { ...frameOf(request, 'Dana tak terklaim', 'suspense'), notice: noticeOf(request, doneNotices, error) }, adminSuspenseHtml(view), {
+        status: error?.status ?? 200,
+      });
+    };
+    /** Runs a decision and goes back to the open credits; a refusal shows the page with its message instead. */
+    const decide = (request: FastifyRequest, reply: FastifyReply, run: () => Promise<string>) =>
+      orShowRefusal(async () => seeOther(reply, '/admin/suspense', await run()), error => suspensePage(request, reply, error));
+
+    app.get('/suspense', (request, reply) => suspensePage(request, reply));
+    app.post<{ Params: { id: string } }>('/suspense/:id/allocate', (request, reply) =>
+      decide(request, reply, async () => {
+        const id = pathId(request.params.id, suspenseNotFound);
+        const target = targetOf(request);
+        const why = note.parse(field(request, 'note') ?? '');
+        await inPageWords(target, () => allocateSuspenseCredit(deps, deps.config.gateway, adminId(request), id, target, why));
+        return 'allocated';
+      }),
+    );
+    app.post<{ Params: { id: string } }>('/suspense/:id/refund', (request, reply) =>
+      decide(request, reply, async () => {
+        const id = pathId(request.params.id, suspenseNotFound);
+        const ref = reference.parse(field(request, 'reference') ?? '');
+        const why = note.parse(field(request, 'note') ?? '');
+        await inPageWords(null, () => refundSuspenseCredit(deps, adminId(request), id, ref, why));
+        return 'refunded';
+      }),
+    );
+  };
+}

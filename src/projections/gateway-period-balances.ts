@@ -2,9 +2,7 @@ import { z } from 'zod';
 import { foldPostingsAtBounds } from '../audit/balance-as-of.ts';
 import { gatewayLedgerStream, merchantBalance, type GatewayLedger } from '../commands/gateway-ledger.ts';
 import { suspenseStream } from '../commands/gateway-suspense.ts';
-import type { SuspenseEvent } from '../events/gateway-suspense.ts';
 
-type StoredPostings = { data: { postings: Posting[] } };
 import type { Clock } from '../clock.ts';
 import { query, type Queryable } from '../db/pool.ts';
 import type { GatewayLedgerEvent, Posting } from '../events/gateway.ts';
@@ -123,13 +121,63 @@ function addMovement(m: MerchantMovements, event: GatewayLedgerEvent, holdings: 
   }
 }
 
+/** A stream folded to the period's bounds: its accounts' balances at each, its events up to the end, those between. */
+type FoldedStream = { open: Record<string, number>; close: Record<string, number>; events: number; between: StoredLedgerEvent[] };
+type StoredLedgerEvent = { type: string; data: { postings?: Posting[] } & Record<string, unknown> };
+
+/**
+ * Every stream folded to the bounds. On PostgreSQL one statement sums the postings out of the stored events for all
+ * streams at once (a year of a thousand merchants' ledgers in one scan) and hands back only the period's events;
+ * elsewhere each stream is read and folded (foldPostingsAtBounds), a few at a time. Either way an event belongs to a
+ * bound when it was recorded (its metadata's occurredAt) at or before it.
+ */
+async function foldStreams(sources: PeriodSources, streamIds: string[], period: ReconciliationPeriod): Promise<Map<string, FoldedStream>> {
+  const found = new Map<string, FoldedStream>(streamIds.map(id => [id, { open: {}, close: {}, events: 0, between: [] }]));
+  if (sources.store.kind === 'postgres') {
+    const r = await query<{ balances: { stream_id: string; account: string; open: number | null; close: number }[]; streams: { stream_id: string; events: number }[]; between: (StoredLedgerEvent & { stream_id: string })[] }>(
+      sources.pool,
+      'ReconcileFoldLedgers',
+      `with ev as materialized (
+         select e.stream_id, e.revision, e.type, e.data, (e.metadata->>'occurredAt')::timestamptz as at
+         from es_events e where e.stream_id = any($1::text[])
+       ), lines as (
+         select ev.stream_id, p->>'account' as account, (p->>'amount')::bigint as amount, ev.at
+         from ev cross join lateral json_array_elements(coalesce(ev.data->'postings', '[]'::json)) p where ev.at <= $3
+       )
+       select
+         (select coalesce(json_agg(b), '[]') from (
+            select stream_id, account, sum(amount) filter (where at <= $2) as open, sum(amount) as close from lines group by 1, 2) b) as balances,
+         (select coalesce(json_agg(c), '[]') from (select stream_id, count(*) as events from ev where at <= $3 group by 1) c) as streams,
+         (select coalesce(json_agg(x order by x.stream_id, x.revision), '[]') from (
+            select stream_id, revision, type, data from ev where at > $2 and at <= $3) x) as between`,
+      [streamIds, period.startsAt, period.endsAt],
+    );
+    const { balances, streams, between } = r.rows[0]!;
+    for (const b of balances) {
+      const f = found.get(b.stream_id)!;
+      f.open[b.account] = Number(b.open ?? 0);
+      f.close[b.account] = Number(b.close);
+    }
+    for (const c of streams) found.get(c.stream_id)!.events = Number(c.events);
+    for (const e of between) found.get(e.stream_id)!.between.push({ type: e.type, data: e.data });
+    return found;
+  }
+  const foldOne = async (streamId: string) => {
+    const f = found.get(streamId)!;
+    const [open, close] = await foldPostingsAtBounds<StoredLedgerEvent & { data: { postings: Posting[] } }>(sources.store, streamId, [period.startsAt, period.endsAt], event => f.between.push(event));
+    Object.assign(f, { open: open!.balances, close: close!.balances, events: close!.revision + 1 });
+  };
+  for (let i = 0; i < streamIds.length; i += folding) await Promise.all(streamIds.slice(i, i + folding).map(foldOne));
+  return found;
+}
+
 /** The merchants with a ledger: the event store's gateway streams (PostgreSQL) and the read model's, so neither hides one. */
 async function merchantIds(sources: PeriodSources): Promise<string[]> {
   const fromStore = sources.store.kind === 'postgres'
     ? `select substr(stream_id, 9) as id from es_streams where stream_id like 'gateway-%' and not deleted
          and substr(stream_id, 9) ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' union `
     : '';
-  const r = await query<{ id: string }>(sources.pool, 'ReconcileLedgerMerchants', `${fromStore}select merchant_id::text from gateway_balances order by 1`);
+  const r = await query<{ id: string }>(sources.pool, 'ReconcileLedgerMerchants', `${fromStore}select merchant_id::text as id from gateway_balances order by 1`);
   return r.rows.map(row => row.id).filter(id => z.uuid().safeParse(id).success);
 }
 
@@ -150,22 +198,22 @@ export async function periodBalances(sources: PeriodSources, period: Reconciliat
       }
     }
   };
-  const [suspenseOpen, suspenseClose] = await foldPostingsAtBounds<SuspenseEvent & StoredPostings>(sources.store, suspenseStream, [period.startsAt, period.endsAt],
-    event => addHoldingMovements(event.data.postings, holdings));
-  addBounds(suspenseOpen!.balances, suspenseClose!.balances);
-  const foldOne = async (merchantId: string) => {
+  const folded = await foldStreams(sources, [suspenseStream, ...ids.map(gatewayLedgerStream)], period);
+  const suspense = folded.get(suspenseStream)!;
+  for (const event of suspense.between) if (Array.isArray(event.data.postings)) addHoldingMovements(event.data.postings, holdings);
+  addBounds(suspense.open, suspense.close);
+  for (const merchantId of ids) {
+    const { open, close, events, between } = folded.get(gatewayLedgerStream(merchantId))!;
     const movements = noMovements();
-    const [open, close] = await foldPostingsAtBounds<GatewayLedgerEvent>(sources.store, gatewayLedgerStream(merchantId), [period.startsAt, period.endsAt],
-      event => addMovement(movements, event, holdings, payouts));
-    addBounds(open!.balances, close!.balances);
-    if (close!.revision < 0) return; // no ledger yet at the period's end: nothing to report but a read-model row
-    const opening = balancesOf(open!.balances, merchantId);
-    const closing = balancesOf(close!.balances, merchantId);
+    for (const event of between) addMovement(movements, event as GatewayLedgerEvent, holdings, payouts);
+    addBounds(open, close);
+    if (events === 0) continue; // no ledger yet at the period's end: nothing to report but a read-model row
+    const opening = balancesOf(open, merchantId);
+    const closing = balancesOf(close, merchantId);
     const expected = expectedClosing(opening, movements);
     const consistent = expected.pending === closing.pending && expected.settled === closing.settled && expected.onHold === closing.onHold;
     merchants.push({ merchantId, opening, movements, closing, consistent, readModel: null, differences: [] });
-  };
-  for (let i = 0; i < ids.length; i += folding) await Promise.all(ids.slice(i, i + folding).map(foldOne));
+  }
   merchants.sort((a, b) => a.merchantId.localeCompare(b.merchantId));
 
   const comparedWithReadModel = period.to >= wibDate(sources.clock.now());

@@ -93,6 +93,7 @@ const adminSections = [
   { id: 'access', path: '/admin/access', label: 'Akses gateway' },
   { id: 'holding-accounts', path: '/admin/holding-accounts', label: 'Rekening penampung' },
   { id: 'withdrawals', path: '/admin/withdrawals', label: 'Penarikan' },
+  { id: 'suspense', path: '/admin/suspense', label: 'Dana tak terklaim' },
   { id: 'reconciliation', path: '/admin/reconciliation', label: 'Rekonsiliasi' },
   { id: 'calendar', path: '/admin/calendar', label: 'Kalender' },
   { id: 'digests', path: '/admin/digests', label: 'Digest' },

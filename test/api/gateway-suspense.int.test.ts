@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fee } from '../../src/commands/gateway-fees.ts';
 import { query } from '../../src/db/pool.ts';
 import { findGatewayBalance, findHoldingCash } from '../../src/projections/gateway-ledger.ts';
-import type { GatewayReconciliation } from '../../src/projections/gateway-reconciliation.ts';
+import { periodBalances } from '../../src/projections/gateway-period-balances.ts';
+import { reconciliationPeriod, type GatewayReconciliation } from '../../src/projections/gateway-reconciliation.ts';
 import { approvedMerchant, holdingAccount, signedInAdmin, type Admin } from '../support/gateway.ts';
 import { registerUser } from '../support/http.ts';
 import { paymentBody, statusOf } from '../support/payments.ts';
@@ -152,5 +153,11 @@ describe('the platform suspense', () => {
     expect(owed).toBe(100_000); // the partial VA transfer
     expect(data.suspense.open).toBe(owed);
     expect(data.holdingAccounts.balanced).toBe(true);
+    // the fold in SQL (PostgreSQL) and the fold of each stream read (any other event store) find the same
+    const period = reconciliationPeriod('2026-01-01', day);
+    const inSql = await periodBalances(service.deps, period);
+    const elsewhere = Object.create(service.store, { kind: { value: 'eventstoredb' } }) as typeof service.store;
+    expect(await periodBalances({ ...service.deps, store: elsewhere }, period)).toEqual(inSql);
+    expect(inSql.merchants.length).toBeGreaterThanOrEqual(2);
   });
 });

@@ -14,6 +14,7 @@ import { signInLimits } from './sign-in.ts';
 import { errorCodes } from '../errors.ts';
 import type { AppDeps } from './deps.ts';
 import { registerErrorHandling } from './errors.ts';
+import { attemptCountStore } from '../db/attempt-counts.ts';
 import { healthRoutes } from './health.ts';
 import { keySurface } from './key-auth.ts';
 import { apiKeyCache } from './key-cache.ts';
@@ -74,6 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(cookie);
   await app.register(rateLimit, {
     global: false,
+    store: attemptCountStore(deps.pool), // counted in PostgreSQL: every instance on the database enforces the same limits
     hook: 'preHandler', // after the body is parsed: limits can be keyed on what the request is about
     errorResponseBuilder: (request, context) => {
       const message = request.routeOptions.config?.surface === 'session'

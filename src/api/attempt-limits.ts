@@ -6,7 +6,10 @@ import { refuse, type DomainError, type ErrorCode } from '../errors.ts';
 /** The client's address as the limits count it: an IPv6 client by its /64, as @fastify/rate-limit does. */
 export const clientAddress = (request: FastifyRequest) => normalizeIP(request.ip);
 
-/** One fixed-window counter per key, in @fastify/rate-limit's store (per process). */
+/**
+ * One fixed-window counter per key, in @fastify/rate-limit's store: PostgreSQL's attempt_counts table
+ * (src/db/attempt-counts.ts), so every instance on the database counts together.
+ */
 export type AttemptCounter = {
   /** Seconds until the window ends when its attempts are spent, without counting this one; else null. */
   spent(request: FastifyRequest): Promise<number | null>;
@@ -14,8 +17,9 @@ export type AttemptCounter = {
   take(request: FastifyRequest): Promise<number | null>;
 };
 
-export function attemptCounter(app: FastifyInstance, limit: AttemptLimit, key: (request: FastifyRequest) => string): AttemptCounter {
-  const check = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMinutes * 60_000, keyGenerator: key });
+/** A counter named `name`: its keys are its own in the store every limit shares (login and sign-up both count by address). */
+export function attemptCounter(app: FastifyInstance, name: string, limit: AttemptLimit, key: (request: FastifyRequest) => string): AttemptCounter {
+  const check = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMinutes * 60_000, keyGenerator: request => `${name}:${key(request)}` });
   return {
     async spent(request) {
       const state = await check(request, { increment: false });

@@ -151,7 +151,7 @@ export type OtpSendLimits = {
 /**
  * Send-OTP limits, per API key (codes one integration asks for; on the dashboard's pages, per user) and per phone
  * number (codes a person receives, however they were asked for: made once on the root app, shared by both surfaces),
- * counted with @fastify/rate-limit's limiter: 429 with the time to wait. Only sends that reach the provider count:
+ * counted with @fastify/rate-limit's limiter in PostgreSQL: 429 with the time to wait. Only sends that reach the provider count:
  * a send refused by our own checks (missing field, unknown provider, malformed PIN, no points) costs nothing.
  */
 export function otpSendLimits(app: FastifyInstance, settings: OtpSettings): OtpSendLimits {
@@ -161,8 +161,8 @@ export function otpSendLimits(app: FastifyInstance, settings: OtpSettings): OtpS
     return typeof phoneNumber === 'string' ? nationalNumber(phoneNumber) : '';
   };
   const limits = [
-    { what: 'for this API key or user', counter: attemptCounter(app, { max: settings.sendsPerKey, ...window }, request => request.owner?.keyId ?? (request.principal ? `user:${request.principal.userId}` : clientAddress(request))) },
-    { what: 'for this phone number', counter: attemptCounter(app, { max: settings.sendsPerPhone, ...window }, phoneOf) },
+    { what: 'for this API key or user', counter: attemptCounter(app, 'otp-sender', { max: settings.sendsPerKey, ...window }, request => request.owner?.keyId ?? (request.principal ? `user:${request.principal.userId}` : clientAddress(request))) },
+    { what: 'for this phone number', counter: attemptCounter(app, 'otp-phone', { max: settings.sendsPerPhone, ...window }, phoneOf) },
   ];
   const refusal = (reply: FastifyReply, what: string, seconds: number) => tooMany(reply, seconds, 'RATE_LIMITED', `Too many OTP requests ${what}; retry in ${seconds} s`);
   return {

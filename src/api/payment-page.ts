@@ -4,6 +4,7 @@ import QRCode from 'qrcode';
 import { z } from 'zod';
 import { choosePaymentMethod } from '../commands/choose-payment-method.ts';
 import { refuse } from '../errors.ts';
+import { countAttempt } from '../db/attempt-counts.ts';
 import { isQrType, qrisImageUrlOf, rowOfPayment } from '../projections/payment-presenter.ts';
 import type { PaymentRow } from '../projections/payments.ts';
 import { gatewayBill } from '../commands/gateway-fees.ts';
@@ -128,8 +129,8 @@ export function paymentPageRoutes(deps: AppDeps) {
       return { status: 'success', data: publicPaymentStatus(rowOfPayment(chosen), deps.config.publicBaseUrl, deps.clock.now()) };
     });
 
-    // "Saya sudah bayar": the receiving account is checked now, at most once per askEverySeconds per payment
-    const asked = new Map<string, number>();
+    // "Saya sudah bayar": the receiving account is checked now, at most once per askEverySeconds per payment, counted in
+    // PostgreSQL so that every instance keeps to it
     const askEveryMs = deps.config.paymentChecks.askEverySeconds * 1000;
     app.post<{ Params: { paymentId: string } }>(
       '/pay/:paymentId/check',
@@ -140,14 +141,11 @@ export function paymentPageRoutes(deps: AppDeps) {
         if (!row) throw notFound();
         const status = publicPaymentStatus(row, deps.config.publicBaseUrl, deps.clock.now());
         if (row.status !== 'PENDING' || row.total_amount === null || row.receiving_account_id === null) return { status: 'success', checking: false, data: status };
-        const now = deps.clock.now().getTime();
-        const last = asked.get(row.id);
-        if (last !== undefined && now - last < askEveryMs) {
-          reply.header('retry-after', String(Math.ceil((last + askEveryMs - now) / 1000)));
+        const asked = await countAttempt(deps.pool, `payment-check:${row.id}`, askEveryMs);
+        if (asked.count > 1) {
+          reply.header('retry-after', String(Math.max(Math.ceil(asked.ttlMs / 1000), 1)));
           return { status: 'success', checking: true, data: status }; // a check asked for a moment ago serves this one too
         }
-        asked.set(row.id, now);
-        if (asked.size > 10_000) for (const [id, at] of asked) if (now - at >= askEveryMs) asked.delete(id);
         await deps.paymentChecks.checkNow(row.receiving_account_id);
         return reply.code(202).send({ status: 'success', checking: true, data: status });
       },

@@ -27,8 +27,8 @@ export function qrUploads(app: FastifyInstance, settings: QrSettings): QrUploads
   const decoder = qrDecoder(settings.decoding);
   app.addHook('onClose', () => decoder.close());
   const limits = [
-    { what: 'for this API key', applies: (r: FastifyRequest) => Boolean(r.owner), counter: attemptCounter(app, settings.perKey, r => `qr-key:${r.owner?.keyId}`) },
-    { what: 'for this user', applies: (r: FastifyRequest) => uploaderOf(r) !== null, counter: attemptCounter(app, settings.perUser, r => `qr-user:${uploaderOf(r)}`) },
+    { what: 'for this API key', applies: (r: FastifyRequest) => Boolean(r.owner), counter: attemptCounter(app, 'qr-key', settings.perKey, r => `${r.owner?.keyId}`) },
+    { what: 'for this user', applies: (r: FastifyRequest) => uploaderOf(r) !== null, counter: attemptCounter(app, 'qr-user', settings.perUser, r => `${uploaderOf(r)}`) },
   ];
   return {
     async read(request, reply, image) {

@@ -66,8 +66,8 @@ export type SignInLimits = { login: preHandlerAsyncHookHandler; register: preHan
 export function signInLimits(app: FastifyInstance, deps: AppDeps): SignInLimits {
   const limits = deps.config.authLimits;
   return {
-    login: limitedBy([attemptCounter(app, limits.loginPerIpEmail, loginAttemptKey), attemptCounter(app, limits.loginPerIp, clientAddress)]),
-    register: limitedBy([attemptCounter(app, limits.registerPerIp, clientAddress)]),
+    login: limitedBy([attemptCounter(app, 'login-address-email', limits.loginPerIpEmail, loginAttemptKey), attemptCounter(app, 'login-address', limits.loginPerIp, clientAddress)]),
+    register: limitedBy([attemptCounter(app, 'register-address', limits.registerPerIp, clientAddress)]),
   };
 }
 

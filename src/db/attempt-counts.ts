@@ -1,0 +1,120 @@
+import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import type pg from 'pg';
+import { inTransaction, preparedQuery, query } from './pool.ts';
+
+/**
+ * Attempt limits counted in PostgreSQL, so every instance on the database enforces the same limit (DESIGN section 8).
+ * One row per key: a fixed window that starts with the first attempt after the previous window ended (as
+ * @fastify/rate-limit's own store counts), and how many attempts it holds. Times are the database's, so the clocks of
+ * several processes never disagree. Ended windows are deleted on the fly, at most once a minute per process.
+ */
+const attemptCountsSchema = `
+  create table if not exists attempt_counts (
+    key text primary key,
+    window_start timestamptz not null,
+    window_end timestamptz not null,
+    count int not null
+  );
+  create index if not exists attempt_counts_window_end on attempt_counts (window_end);`;
+
+const ready = new WeakMap<pg.Pool, Promise<void>>();
+
+/** The table, made once per pool (two processes creating it at once would collide on the catalog). */
+export function ensureAttemptCounts(pool: pg.Pool): Promise<void> {
+  let done = ready.get(pool);
+  if (!done) {
+    done = inTransaction(pool, async tx => {
+      await query(tx, 'LockAttemptCountsSchema', 'select pg_advisory_xact_lock(hashtext($1))', ['attempt-counts-schema']);
+      await query(tx, 'CreateAttemptCounts', attemptCountsSchema);
+    });
+    ready.set(pool, done);
+    done.catch(() => ready.delete(pool));
+  }
+  return done;
+}
+
+/** A key's window as counted: attempts in it, and milliseconds until it ends (0 when none is open). */
+export type AttemptWindow = { count: number; ttlMs: number };
+
+const cleanedAt = new WeakMap<pg.Pool, number>();
+const cleanEveryMs = 60_000;
+
+function cleanUpNowAndThen(pool: pg.Pool): void {
+  const now = Date.now();
+  if (now - (cleanedAt.get(pool) ?? 0) < cleanEveryMs) return;
+  cleanedAt.set(pool, now);
+  // nobody waits for it: a failed clean-up is tried again a minute later
+  void query(pool, 'DeleteEndedAttemptWindows', 'delete from attempt_counts where window_end <= now()').catch(() => undefined);
+}
+
+/**
+ * Counts one attempt under `key` in one statement: a window that ended starts again at 1 with this attempt, else its
+ * count goes up by one. The row is locked by the update, so concurrent attempts from any instance count one by one.
+ */
+export async function countAttempt(pool: pg.Pool, key: string, windowMs: number): Promise<AttemptWindow> {
+  await ensureAttemptCounts(pool);
+  cleanUpNowAndThen(pool);
+  const r = await preparedQuery<{ count: number; ttl_ms: number }>(
+    pool,
+    'CountAttempt',
+    `insert into attempt_counts as a (key, window_start, window_end, count)
+     values ($1, now(), now() + $2::float8 * interval '1 millisecond', 1)
+     on conflict (key) do update set
+       count = case when a.window_end <= now() then 1 else a.count + 1 end,
+       window_start = case when a.window_end <= now() then excluded.window_start else a.window_start end,
+       window_end = case when a.window_end <= now() then excluded.window_end else a.window_end end
+     returning count, ceil(extract(epoch from window_end - now()) * 1000)::float8 as ttl_ms`,
+    [key, windowMs],
+  );
+  const row = r.rows[0]!;
+  return { count: row.count, ttlMs: Math.max(row.ttl_ms, 0) };
+}
+
+/** The window of `key` as it stands, without counting an attempt. */
+export async function readAttempts(pool: pg.Pool, key: string): Promise<AttemptWindow> {
+  await ensureAttemptCounts(pool);
+  const r = await preparedQuery<{ count: number; ttl_ms: number }>(
+    pool,
+    'ReadAttempts',
+    `select count, ceil(extract(epoch from window_end - now()) * 1000)::float8 as ttl_ms
+       from attempt_counts where key = $1 and window_end > now()`,
+    [key],
+  );
+  const row = r.rows[0];
+  return row ? { count: row.count, ttlMs: Math.max(row.ttl_ms, 0) } : { count: 0, ttlMs: 0 };
+}
+
+/** What @fastify/rate-limit hands a child store: the route's options, with the route when made for one. */
+type ChildOptions = { routeInfo?: { method?: unknown; url?: unknown } };
+
+class AttemptCountStore implements FastifyRateLimitStore {
+  constructor(private readonly pool: pg.Pool, private readonly prefix: string) {}
+
+  incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
+    countAttempt(this.pool, this.prefix + key, timeWindow).then(w => callback(null, { current: w.count, ttl: w.ttlMs }), (err: Error) => callback(err));
+  }
+
+  /** Without counting: the limiter's `{ increment: false }`. */
+  read(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void): void {
+    readAttempts(this.pool, this.prefix + key).then(w => callback(null, { current: w.count, ttl: w.ttlMs }), (err: Error) => callback(err));
+  }
+
+  child(routeOptions: unknown): FastifyRateLimitStore {
+    const route = (routeOptions as ChildOptions).routeInfo;
+    const forRoute = typeof route?.method === 'string' && typeof route.url === 'string';
+    return new AttemptCountStore(this.pool, forRoute ? `route:${route.method} ${route.url}:` : this.prefix);
+  }
+}
+
+/**
+ * @fastify/rate-limit's store on the attempt_counts table (its `store` option), in place of its per-process store.
+ * A route's limit (`config.rateLimit`) counts under its method and URL; a limiter made with createRateLimit counts
+ * under the keys its key generator makes (attemptCounter names them: src/api/attempt-limits.ts).
+ */
+export function attemptCountStore(pool: pg.Pool): FastifyRateLimitStoreCtor {
+  return class extends AttemptCountStore {
+    constructor() {
+      super(pool, '');
+    }
+  };
+}

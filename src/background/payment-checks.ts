@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
 import type { PaymentCheckSettings } from '../config.ts';
-import { query } from '../db/pool.ts';
+import { inTransaction, query } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 import { accountsWithPendingPayments } from '../projections/payments.ts';
 import { onTheClock } from './on-the-clock.ts';
@@ -18,58 +18,100 @@ export type PaymentChecks = {
 };
 
 /**
+ * When each account was last handed to the queue, shared by every instance on the database: a check is handed over by
+ * whichever instance claims it first, so the provider sees one check per interval however many instances tick.
+ */
+const handoversSchema = `
+  create table if not exists payment_check_handovers (
+    account_id text primary key,
+    handed_at timestamptz not null
+  );`;
+
+const ready = new WeakMap<pg.Pool, Promise<void>>();
+function ensureHandovers(pool: pg.Pool): Promise<void> {
+  let done = ready.get(pool);
+  if (!done) {
+    done = inTransaction(pool, async tx => {
+      // two processes creating the table at once would collide on the catalog
+      await query(tx, 'LockPaymentCheckSchema', 'select pg_advisory_xact_lock(hashtext($1))', ['payment-check-schema']);
+      await query(tx, 'CreatePaymentCheckHandovers', handoversSchema);
+    });
+    ready.set(pool, done);
+    done.catch(() => ready.delete(pool));
+  }
+  return done;
+}
+
+/**
  * Checks of a receiving account whose payments wait for money (DESIGN section 11): every `fastSeconds` while its newest
  * pending payment is younger than `fastForMinutes`, then every `slowSeconds` until its last pending payment ends. A
  * check is a sync that costs no points and moves no schedule; it runs as a job of the durable queue under the key
  * check-account:<id>, so one check serves every pending payment of the account, and a check waiting in the queue is
- * not queued twice (by this process or another). When each account was last handed over is kept in this process.
+ * not queued twice. When each account was last handed over is kept in PostgreSQL (payment_check_handovers) and claimed
+ * in the statement that queues the check, so several instances ticking at once hand each check over once.
  */
 export function startPaymentChecks(
   deps: { pool: pg.Pool; clock: Clock; log: Logger },
   settings: PaymentCheckSettings,
   options: { tickMs?: number } = {},
 ): PaymentChecks {
-  const handedAt = new Map<string, number>();
+  let tidiedAt = 0;
 
   const enqueueDue = async () => {
-    const now = deps.clock.now().getTime();
-    const pending = await accountsWithPendingPayments(deps.pool, deps.clock.now());
-    const due = pending.filter(a => {
-      const young = now - a.newest.getTime() < settings.fastForMinutes * 60_000;
-      const every = (young ? settings.fastSeconds : settings.slowSeconds) * 1000;
-      return now - (handedAt.get(a.id) ?? 0) >= every;
-    });
-    if (due.length === 0) return 0;
-    await addCheckJobs(deps.pool, due.map(a => a.id), { now: false });
-    for (const a of due) handedAt.set(a.id, now);
-    // accounts whose payments all ended are forgotten
-    if (handedAt.size > pending.length * 2 + 1000) for (const id of [...handedAt.keys()]) if (!pending.some(a => a.id === id)) handedAt.delete(id);
-    return due.length;
+    await ensureHandovers(deps.pool);
+    const now = deps.clock.now();
+    const pending = await accountsWithPendingPayments(deps.pool, now);
+    if (now.getTime() - tidiedAt >= 60 * 60_000) {
+      // accounts whose payments all ended long ago are forgotten
+      await query(deps.pool, 'ForgetPaymentCheckHandovers', 'delete from payment_check_handovers where handed_at < $1', [new Date(now.getTime() - 24 * 3600_000)]);
+      tidiedAt = now.getTime();
+    }
+    if (pending.length === 0) return 0;
+    const everyMs = pending.map(a => (now.getTime() - a.newest.getTime() < settings.fastForMinutes * 60_000 ? settings.fastSeconds : settings.slowSeconds) * 1000);
+    return claimAndAddCheckJobs(deps.pool, pending.map(a => a.id), everyMs, now);
   };
 
   const clock = onTheClock(enqueueDue, options.tickMs ?? 1000, deps.log, 'payment check tick');
   return {
     tick: clock.tick,
     async checkNow(accountId) {
-      await addCheckJobs(deps.pool, [accountId], { now: true });
-      handedAt.set(accountId, deps.clock.now().getTime());
+      await ensureHandovers(deps.pool);
+      await claimAndAddCheckJobs(deps.pool, [accountId], [0], deps.clock.now(), { now: true });
     },
     stop: clock.stop,
   };
 }
 
 /**
- * Queues a check per account under its job key. A check already waiting keeps its run time, unless `now`: then it runs
- * at once (the payer said they paid).
+ * Claims the accounts last handed over at least their interval before `now` (the conditional upsert locks each row, so
+ * of two instances claiming one account at once only the first gets it back) and queues a check for each under its
+ * job key, in one statement; answers how many were claimed. A check already waiting keeps its run time, unless `now`:
+ * then it runs at once (the payer said they paid).
  */
-async function addCheckJobs(pool: pg.Pool, accountIds: string[], options: { now: boolean }): Promise<void> {
-  await query(
+async function claimAndAddCheckJobs(pool: pg.Pool, accountIds: string[], everyMs: number[], now: Date, options: { now: boolean } = { now: false }): Promise<number> {
+  const r = await query<{ claimed: number }>(
     pool,
-    'AddCheckJobs',
-    `select count(*) from graphile_worker.add_jobs(
-       array(select ($1::text, json_build_object('accountId', id), null, null, 1, 'check-account:' || id, null, null)::graphile_worker.job_spec
-             from unnest($2::text[]) as t(id)),
-       $3::boolean)`,
-    [checkAccountTask, accountIds, !options.now],
+    'ClaimAndAddCheckJobs',
+    `with due as (
+       select t.id, t.every_ms from unnest($2::text[], $3::float8[]) as t(id, every_ms)
+         left join payment_check_handovers h on h.account_id = t.id
+        where h.account_id is null or h.handed_at <= $4::timestamptz - t.every_ms * interval '1 millisecond'
+     ),
+     claimed as (
+       insert into payment_check_handovers as h (account_id, handed_at)
+       select id, $4::timestamptz from due
+       on conflict (account_id) do update set handed_at = excluded.handed_at
+         where h.handed_at <= excluded.handed_at - (select d.every_ms from due d where d.id = h.account_id) * interval '1 millisecond'
+       returning account_id
+     ),
+     queued as (
+       select count(*) from graphile_worker.add_jobs(
+         array(select ($1::text, json_build_object('accountId', account_id), null, null, 1, 'check-account:' || account_id, null, null)::graphile_worker.job_spec
+                 from claimed),
+         $5::boolean)
+     )
+     select (select count(*) from claimed)::int as claimed, (select count(*) from queued)::int as queued`,
+    [checkAccountTask, accountIds, everyMs, now, !options.now],
   );
+  return r.rows[0]?.claimed ?? 0;
 }

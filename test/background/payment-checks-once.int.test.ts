@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { query } from '../../src/db/pool.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createService } from '../../src/service.ts';
+import { keyHolder } from '../support/http.ts';
+import { createPayment, linkServiceWallet, paymentBody } from '../support/payments.ts';
+import { eventually } from '../support/sandbox.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { testSigningKey } from '../support/signing-key.ts';
+
+/**
+ * Two instances of the service on one database, both ticking their payment checks: each account with pending
+ * payments is checked at the provider once per interval, not once per instance.
+ */
+
+/** A second instance on the first one's database, secrets and sandbox, with the same clock. */
+async function secondInstance(first: TestService): Promise<TestService> {
+  const config = loadConfig({
+    DATA_DIR: first.config.dataDir,
+    DATABASE_URL: first.config.databaseUrl!,
+    DIGEST_SIGNING_KEY: testSigningKey(),
+    SANDBOX_URL: first.sandboxUrl!,
+    PORT: '0',
+    SANDBOX_PORT: '0',
+    LOG_LEVEL: 'silent',
+    SESSION_IDLE_HOURS: String(24 * 90),
+  });
+  const service = await createService(config, { clock: first.clock, log: createLogger('silent'), schedulerTickMs: 3_600_000 });
+  return Object.assign(service, { clock: first.clock, config });
+}
+
+let a: TestService;
+let b: TestService;
+beforeAll(async () => {
+  a = await startTestService();
+  b = await secondInstance(a);
+});
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+});
+
+/** The checks that reached the provider: each is one sync recorded as a payment check. */
+const checksOf = async (accountId: string) =>
+  (await query<{ n: number }>(
+    a.pool,
+    'CountPaymentChecks',
+    `select count(*)::int as n from es_events where type = 'AccountSynced' and data->>'accountId' = $1 and data->>'trigger' = 'payment-check'`,
+    [accountId],
+  )).rows[0]!.n;
+const queuedChecks = async () =>
+  (await query<{ n: number }>(a.pool, 'CountQueuedChecks', `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'check-account'`)).rows[0]!.n;
+
+describe('payment checks with two instances on one database', () => {
+  it('check an account with pending payments once per interval, whichever instance ticks first', async () => {
+    const caller = await keyHolder(a);
+    const { accountId } = await linkServiceWallet(caller);
+    await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 30 }));
+    await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 30 }));
+    await a.projections.waitFor(await a.store.headPosition());
+    expect(await checksOf(accountId)).toBe(0);
+
+    const { fastSeconds } = a.config.paymentChecks;
+    const handed: number[] = [];
+    for (let interval = 1; interval <= 3; interval++) {
+      // one instance ticks and its check runs; the other ticks after it, within the same interval
+      handed.push(await a.paymentChecks.tick());
+      await eventually(async () => (await checksOf(accountId)) === interval);
+      handed.push(await b.paymentChecks.tick());
+      // and both at the same moment, a little later in the interval
+      a.clock.advance(1000);
+      handed.push(...(await Promise.all([a.paymentChecks.tick(), b.paymentChecks.tick()])));
+      await eventually(async () => (await queuedChecks()) === 0);
+      expect(await checksOf(accountId)).toBe(interval);
+      a.clock.advance(fastSeconds * 1000 - 1000);
+    }
+    expect(handed).toEqual([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]);
+  });
+
+  it('ticks at the same moment on both instances hand a due check over once', async () => {
+    const caller = await keyHolder(a);
+    const { accountId } = await linkServiceWallet(caller);
+    await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 30 }));
+    await a.projections.waitFor(await a.store.headPosition());
+    a.clock.advance(a.config.paymentChecks.fastSeconds * 1000);
+    const handed = await Promise.all([a.paymentChecks.tick(), b.paymentChecks.tick(), a.paymentChecks.tick(), b.paymentChecks.tick()]);
+    // the other test's account is due again too: two accounts, each handed over by one tick
+    expect(handed.reduce((sum, n) => sum + n, 0)).toBe(2);
+    await eventually(async () => (await checksOf(accountId)) === 1);
+    await eventually(async () => (await queuedChecks()) === 0);
+    expect(await checksOf(accountId)).toBe(1);
+  });
+});

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { handleCommand } from '../commands/handle.ts';
 import { payment, paymentStream } from '../commands/payment.ts';
-import { receiving, receivingStream } from '../commands/receiving.ts';
+import { releasePayable } from '../commands/payable-claims.ts';
 import { duePayments } from '../projections/payments.ts';
 import type { CommandDeps } from '../commands/deps.ts';
 import type { SagaDeps } from '../sagas/all.ts';
@@ -33,7 +33,7 @@ export function startPaymentExpiry(
       if (result.state.status !== 'EXPIRED') continue;
       // a gateway payment whose payer never chose a method holds no payable anywhere
       if (result.state.receivingAccountId !== null)
-        await handleCommand(deps, receivingStream(result.state.receivingAccountId), receiving, { type: 'ReleasePayable', paymentId: id, reason: 'expired', now }, context);
+        await releasePayable(deps, { accountId: result.state.receivingAccountId, paymentId: id, totalAmount: result.state.totalAmount, reason: 'expired', now }, context);
       if (result.events.length > 0) expired++;
     }
     return expired;

@@ -9,6 +9,7 @@ import { handleStreams, streamRead } from './handle-streams.ts';
 import { load, type CommandContext } from './handle.ts';
 import { billOf, payTo, reservePayable, typeFor } from './pay-to.ts';
 import { choiceRefusal, payment, paymentStream, type ChosenMethod, type Payment } from './payment.ts';
+import { payableClaim, withUniqueCode } from './payable-claims.ts';
 import { findPayable, receiving, receivingStream } from './receiving.ts';
 import type { SyncDeps } from './sync-account.ts';
 
@@ -36,6 +37,25 @@ async function recordChoice(
 ): Promise<Payment> {
   const { linked, where } = receiver;
   const now = context.now;
+  if (where.vaNumber === null) {
+    const amount = gateway?.amount ?? current.amount;
+    const state = await withUniqueCode(deps, { accountId: linked.accountId, amount, now }, async (claim, uniqueCode) => {
+      const reads = { account: streamRead(accountStream(linked.accountId), account), claim, payment: streamRead(paymentStream(current.paymentId), payment) };
+      const chosen = await handleStreams(deps, reads, loaded => {
+        const state = loaded.payment.state;
+        if (state.status === 'PENDING' && state.type === type) return { append: {}, result: null }; // chosen meanwhile, the same
+        const refused = choiceRefusal(state, now);
+        if (refused) throw refused;
+        receiver.recheck(loaded.account.state);
+        const claimed = payableClaim.decide(loaded.claim.state, { type: 'ClaimTotal', accountId: linked.accountId, paymentId: current.paymentId, amount, uniqueCode, expiresAt: new Date(current.expiresAt), now });
+        const method = payment.decide(state, { type: 'ChoosePaymentMethod', method: { type, ...billOf(where, { uniqueCode, totalAmount: amount + uniqueCode }), gateway }, now });
+        return { append: { claim: claimed, payment: method }, guard: ['account'], result: null };
+      }, context);
+      await deps.readModels.waitFor(chosen.position, undefined, ['payments']);
+      return chosen.states.payment;
+    });
+    return state;
+  }
   const reads = {
     account: streamRead(accountStream(linked.accountId), account),
     receiving: streamRead(receivingStream(linked.accountId), receiving),

@@ -10,6 +10,7 @@ import { createGatewayPayment } from './gateway-payment.ts';
 import { billOf, payTo, reservePayable, typeFor, type PayTo } from './pay-to.ts';
 import { order, orderStream, type Order } from './order.ts';
 import { payment, paymentStream, type ChosenMethod, type Payment, type PaymentDetails } from './payment.ts';
+import { payableClaim, withUniqueCode } from './payable-claims.ts';
 import { findPayable, receiving, receivingStream } from './receiving.ts';
 import type { SyncDeps } from './sync-account.ts';
 
@@ -143,6 +144,24 @@ export async function recordPayment(deps: SyncDeps, p: PaymentRequest, receiver:
     return states.payment;
   }
   const { linked, where } = receiver;
+  if (where && where.vaNumber === null) {
+    // a unique-code bill claims its total on a stream of its own: payments into one account are recorded in parallel
+    const amount = billedAmount(p.input, gateway)!;
+    return withUniqueCode(deps, { accountId: linked.accountId, amount, now: p.now }, async (claim, uniqueCode) => {
+      const reads = { account: streamRead(accountStream(linked.accountId), account), order: orderRead, claim, payment: paymentRead };
+      const { states } = await handleStreams(deps, reads, async loaded => {
+        if (loaded.payment.state.status !== 'NONE') return { append: {}, result: null }; // a twin with the same Idempotency-Key
+        receiver.recheck(loaded.account.state);
+        const opened = await openOrder(deps, p, loaded.order.state);
+        const claimed = payableClaim.decide(loaded.claim.state, { type: 'ClaimTotal', accountId: linked.accountId, paymentId: p.paymentId, amount, uniqueCode, expiresAt: p.expiresAt, now: p.now });
+        const details = paymentDetails(p, receiver, billOf(where, { uniqueCode, totalAmount: amount + uniqueCode }), gateway);
+        const created = payment.decide(loaded.payment.state, { type: 'CreatePayment', payment: details });
+        return { append: { order: opened, claim: claimed, payment: created }, guard: ['account'], result: null };
+      }, p.context);
+      return states.payment;
+    });
+  }
+  // a virtual account's bill (its own number): reserved on the account's receiving stream
   const reads = {
     // payTo may have captured the account's static QRIS: the cache holds what it left
     account: streamRead(accountStream(linked.accountId), account),

@@ -2,7 +2,7 @@ import { receiveSuspenseCredit } from '../commands/gateway-suspense.ts';
 import { handleCommand, load } from '../commands/handle.ts';
 import { holdingAccounts, holdingAccountsStream } from '../commands/holding-accounts.ts';
 import { payment, paymentStream } from '../commands/payment.ts';
-import { matchCredit, receiving, receivingStream } from '../commands/receiving.ts';
+import { matchPayable, releasePayable } from '../commands/payable-claims.ts';
 import type { EventOf } from '../events/event.ts';
 import type { MutationRecorded } from '../events/account.ts';
 import { sagaEventId } from '../ids.ts';
@@ -36,15 +36,16 @@ export function paymentMatchingSaga(deps: SagaDeps): Saga {
       if (event.data.providerTransactionId.startsWith('transfer-reversal:')) return;
       const credit = event.data;
       const cause = `${event.streamId}@${event.revision}`;
-      const held = (await load(deps, receivingStream(credit.accountId), receiving)).state;
-      const match = matchCredit(held, credit);
-      if (!match) return toSuspense(deps, credit, cause); // unmatched: kept as a mutation (and in suspense, if a holding account's)
+      const matched = await matchPayable(deps, credit.accountId, credit);
+      if (!matched) return toSuspense(deps, credit, cause); // unmatched: kept as a mutation (and in suspense, if a holding account's)
+      const match = matched.payable;
       const context = { actor: 'system:payment-matching', now: deps.clock.now(), causationId: cause, correlationId: match.paymentId };
       const done = await handleCommand(deps, paymentStream(match.paymentId), payment, {
         type: 'CompletePayment', mutationId: credit.mutationId, paidAt: new Date(credit.occurredAt), now: deps.clock.now(),
       }, { ...context, eventId: i => sagaEventId('payment-matching', cause, i) });
       if (done.state.status === 'COMPLETED' && done.state.mutationId === credit.mutationId) {
-        await handleCommand(deps, receivingStream(credit.accountId), receiving, { type: 'ReleasePayable', paymentId: match.paymentId, reason: 'completed', now: deps.clock.now() }, context);
+        const ended = { accountId: credit.accountId, paymentId: match.paymentId, totalAmount: match.totalAmount, claimed: matched.claimed };
+        await releasePayable(deps, { ...ended, reason: 'completed', now: deps.clock.now() }, context);
       } else await toSuspense(deps, credit, cause); // the payment expired or was paid by another credit meanwhile
     },
   };

@@ -25,7 +25,7 @@ const gatewayOf = async (caller: Caller) => {
 /** Events of the streams a payment or an access request writes (sessions and syncs append beside them meanwhile). */
 const countEvents = async () =>
   Number((await query(service.pool, 'CountGatewayEvents', `select count(*) as n from es_events where stream_id like 'payment-%' or stream_id like 'order-%'
-    or stream_id like 'receiving-%' or (stream_id like 'user-%' and type like 'Gateway%')`)).rows[0]!.n);
+    or stream_id like 'receiving-%' or stream_id like 'payable-%' or (stream_id like 'user-%' and type like 'Gateway%')`)).rows[0]!.n);
 
 describe('GET /api/v1/gateway', () => {
   it('shows a new merchant NONE, no methods, zero balances and the numbers of the Limits table', async () => {

@@ -1,0 +1,119 @@
+import { randomInt } from 'node:crypto';
+import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/receiving.ts';
+import { streamRead, type StreamRead } from './handle-streams.ts';
+import { cachedState, handleCommand, load, type CommandContext, type Decider, type EventSourcing } from './handle.ts';
+import type { Credit, Payable } from './payables.ts';
+import type { Payment } from './payment.ts';
+import { matchCredit, maxUniqueCode, noFreeCode, receiving, receivingStream } from './receiving.ts';
+
+/**
+ * A unique-code bill's claim on its total (docs/decisions.md, "Unique codes without a hot stream"): stream
+ * `payable-<accountId>-<totalAmount>` holds the payment that bills that total on that account now. Payments into one
+ * account with other totals write other streams, so they are recorded in parallel, in one process and across
+ * instances; two payments reaching for one total meet on one stream revision, and one of them takes the next code.
+ * The events are the receiving stream's own (PayableReserved, PayableReleased), on a stream of one total.
+ */
+export const payableClaimStream = (accountId: string, totalAmount: number) => `payable-${accountId}-${totalAmount}`;
+
+/** The payment holding the total (null: free); a lapsed holder (past its payment's expiry) holds nothing. */
+export type PayableClaim = { holder: Payable | null };
+
+export type PayableClaimCommand =
+  | { type: 'ClaimTotal'; accountId: string; paymentId: string; amount: number; uniqueCode: number; expiresAt: Date; now: Date }
+  | { type: 'ReleaseTotal'; accountId: string; paymentId: string; reason: 'completed' | 'expired'; now: Date };
+
+/** The total is held by another pending payment: the caller tries the next code. */
+export class TotalHeld extends Error {
+  constructor(readonly totalAmount: number) {
+    super(`total ${totalAmount} is held`);
+  }
+}
+
+/** Whether the claim's holder still holds it at `at` (its payment's expiry not reached). */
+export const heldAtTime = (claim: PayableClaim, at: string) => claim.holder !== null && claim.holder.expiresAt > at;
+
+export const payableClaim: Decider<PayableClaim, PayableClaimCommand, ReceivingEvent> = {
+  // busy totals are claimed again and again: their last state is kept (a bounded cache), a read only finds what is new
+  cached: true,
+  initialState: () => ({ holder: null }),
+  evolve(state, event) {
+    if (event.type === 'PayableReserved') {
+      const { paymentId, uniqueCode, totalAmount, vaNumber, expiresAt } = event.data;
+      return { holder: { paymentId, uniqueCode, totalAmount, vaNumber, expiresAt } };
+    }
+    return state.holder?.paymentId === event.data.paymentId ? { holder: null } : state;
+  },
+  decide(state, command) {
+    const at = command.now.toISOString();
+    if (command.type === 'ReleaseTotal') {
+      if (state.holder?.paymentId !== command.paymentId) return [];
+      return [PayableReleased({ accountId: command.accountId, paymentId: command.paymentId, reason: command.reason, releasedAt: at })];
+    }
+    if (state.holder?.paymentId === command.paymentId) return []; // a retried claim
+    const totalAmount = command.amount + command.uniqueCode;
+    if (heldAtTime(state, at)) throw new TotalHeld(totalAmount);
+    const { accountId, paymentId, uniqueCode } = command;
+    return [PayableReserved({ accountId, paymentId, uniqueCode, totalAmount, vaNumber: null, expiresAt: command.expiresAt.toISOString(), reservedAt: at })];
+  },
+};
+
+/**
+ * Bills a unique-code payment: from a random code on, the first total that neither a claim nor the account's receiving
+ * stream (payments reserved there before claims, VA bills) holds is claimed by `record`, which appends the claim with
+ * the payment's own events in one append. A total claimed meanwhile (the append refused, the claim read again and
+ * held) moves on to the next code; every code held: 409 NO_UNIQUE_CODE.
+ */
+export async function withUniqueCode(
+  deps: EventSourcing,
+  bill: { accountId: string; amount: number; now: Date },
+  record: (claim: StreamRead<PayableClaim, ReceivingEvent>, uniqueCode: number) => Promise<Payment>,
+): Promise<Payment> {
+  const at = bill.now.toISOString();
+  const legacy = (cachedState(deps, receivingStream(bill.accountId), receiving) ?? (await load(deps, receivingStream(bill.accountId), receiving))).state;
+  const first = randomInt(1, maxUniqueCode + 1);
+  for (let i = 0; i < maxUniqueCode; i++) {
+    const code = ((first - 1 + i) % maxUniqueCode) + 1;
+    const totalAmount = bill.amount + code;
+    if (legacy.payables.totalHeld(totalAmount, at)) continue;
+    const claim = streamRead(payableClaimStream(bill.accountId, totalAmount), payableClaim, { likelyNew: true });
+    if (heldAtTime((cachedState(deps, claim.streamId, payableClaim) ?? { state: { holder: null } }).state, at)) continue;
+    try {
+      return await record(claim, code);
+    } catch (err) {
+      if (!(err instanceof TotalHeld)) throw err;
+    }
+  }
+  throw noFreeCode(bill.amount);
+}
+
+/**
+ * The payable a synchronised credit pays on the account: a VA bill whose number the reference carries (receiving
+ * stream), the claim on a total of exactly the amount, or a bill reserved on the receiving stream before claims;
+ * one still held when the money was booked first.
+ */
+export async function matchPayable(deps: EventSourcing, accountId: string, credit: Credit): Promise<{ payable: Payable; claimed: boolean } | null> {
+  const legacy = matchCredit((await load(deps, receivingStream(accountId), receiving)).state, credit);
+  const claimed = (await load(deps, payableClaimStream(accountId, credit.amount), payableClaim)).state.holder;
+  const candidates = [
+    ...(legacy?.vaNumber ? [{ payable: legacy, claimed: false }] : []),
+    ...(claimed ? [{ payable: claimed, claimed: true }] : []),
+    ...(legacy && !legacy.vaNumber ? [{ payable: legacy, claimed: false }] : []),
+  ];
+  return candidates.find(c => c.payable.expiresAt >= credit.occurredAt) ?? candidates[0] ?? null;
+}
+
+/**
+ * Frees what a payment that ended held: its claim on its total and its reservation on the receiving stream (older or
+ * VA), or only the one `claimed` says it held when the caller knows.
+ */
+export async function releasePayable(
+  deps: EventSourcing,
+  ended: { accountId: string; paymentId: string; totalAmount: number | null; claimed?: boolean; reason: 'completed' | 'expired'; now: Date },
+  context: CommandContext,
+) {
+  const { accountId, paymentId, totalAmount, claimed, reason, now } = ended;
+  if (totalAmount !== null && claimed !== false) {
+    await handleCommand(deps, payableClaimStream(accountId, totalAmount), payableClaim, { type: 'ReleaseTotal', accountId, paymentId, reason, now }, context);
+  }
+  if (claimed !== true) await handleCommand(deps, receivingStream(accountId), receiving, { type: 'ReleasePayable', paymentId, reason, now }, context);
+}

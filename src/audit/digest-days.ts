@@ -28,10 +28,13 @@ export function addToDigest(current: DigestDay | null, e: RecordedEvent): { clos
 }
 
 /** The day an event belongs to when the log has reached `reached`: its WIB date, or `reached` if that is later. */
-export function logDay(reached: string | null, e: RecordedEvent): string {
-  const recordedOn = wibDate(new Date(e.metadata.occurredAt));
-  return reached !== null && reached > recordedOn ? reached : recordedOn;
-}
+export const logDay = (reached: string | null, e: RecordedEvent): string => dayReached(reached, recordedOn(e));
+
+/** The WIB date an event was recorded on. */
+export const recordedOn = (e: RecordedEvent): string => wibDate(new Date(e.metadata.occurredAt));
+
+/** The day an event recorded on `on` belongs to when the log has reached `reached`. */
+export const dayReached = (reached: string | null, on: string): string => (reached !== null && reached > on ? reached : on);
 
 export const dayRoot = (d: DigestDay) => rootOf(d.frontier);
 

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { RecordedEvent } from '../store/event-store.ts';
 import { positionText } from '../store/subscriber.ts';
-import { logDay } from './digest-days.ts';
+import { dayReached, recordedOn } from './digest-days.ts';
 import { checkpointHash, eventLeafV2, genesisHash, signCheckpoint, type LedgerCheckpoint } from './ledger-format.ts';
-import { appendLeaf, leafHash, rootOf } from './merkle.ts';
+import type { LeafRun, PageLeaves } from './log-leaves.ts';
+import { frontierBytes, frontierText, leafHash, pushLeafBytes, rootOf } from './merkle.ts';
 
 /** A checkpoint is cut at the latest this long after the first event it will cover was taken in. */
 export const checkpointEveryMs = 60_000;
@@ -60,26 +61,41 @@ export const checkpointDue = (state: ChainState, now: Date): boolean =>
  * end is a checkpoint's end, as the daily digest closes it), and the batch ends with a cut if the pending events are due.
  */
 export function takeEvents(state: ChainState, events: RecordedEvent[], now: Date, signer: ChainSigner): { state: ChainState; checkpoints: LedgerCheckpoint[] } {
+  const runs: LeafRun[] = [];
+  const hashes = Buffer.alloc(32 * events.length);
+  events.forEach((e, i) => {
+    hashes.write(leafHash(eventLeafV2(e)), 32 * i, 'hex');
+    const on = recordedOn(e);
+    const run = runs.at(-1);
+    if (run?.recordedOn === on) {
+      run.count++;
+      run.lastPosition = positionText(e.position);
+    } else runs.push({ recordedOn: on, count: 1, lastPosition: positionText(e.position) });
+  });
+  return takeLeaves(state, { hashes, runs }, now, signer);
+}
+
+/** The same, for events already hashed (src/audit/log-leaves.ts): their leaf hashes, in runs of one WIB date each. */
+export function takeLeaves(state: ChainState, leaves: PageLeaves, now: Date, signer: ChainSigner): { state: ChainState; checkpoints: LedgerCheckpoint[] } {
   const checkpoints: LedgerCheckpoint[] = [];
   let s = state;
-  for (const e of events) {
-    const day = logDay(s.day, e);
+  let frontier = frontierBytes(s.frontier);
+  let offset = 0;
+  for (const run of leaves.runs) {
+    // every event of a run is recorded on one date: the first decides the day for all of them
+    const day = dayReached(s.day, run.recordedOn);
     if (s.day !== null && day !== s.day) {
-      const cut = cutCheckpoint(s, now, signer);
+      const cut = cutCheckpoint({ ...s, frontier: frontierText(frontier) }, now, signer);
       if (cut) {
         checkpoints.push(cut.checkpoint);
         s = cut.state;
+        frontier = [];
       }
     }
-    s = {
-      ...s,
-      day,
-      events: s.events + 1,
-      frontier: appendLeaf(s.frontier, leafHash(eventLeafV2(e))),
-      since: s.since ?? now.toISOString(),
-      lastPosition: positionText(e.position),
-    };
+    for (let i = 0; i < run.count; i++, offset += 32) pushLeafBytes(frontier, leaves.hashes, offset);
+    s = { ...s, day, events: s.events + run.count, since: s.since ?? now.toISOString(), lastPosition: run.lastPosition };
   }
+  s = { ...s, frontier: frontierText(frontier) };
   if (checkpointDue(s, now)) {
     const cut = cutCheckpoint(s, now, signer)!;
     checkpoints.push(cut.checkpoint);

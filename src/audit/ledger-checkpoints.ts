@@ -1,14 +1,16 @@
+import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
-import { inTransaction, query, type Queryable } from '../db/pool.ts';
+import { inTransaction, isDatabaseUnavailable, query, type Queryable } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 import { checkpointSchema, readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
-import type { EventStore, Position, RecordedEvent } from '../store/event-store.ts';
-import { Subscriber, type SubscriberHealth } from '../store/subscriber.ts';
+import { comparePositions, type EventStore, type Position } from '../store/event-store.ts';
+import type { SubscriberHealth } from '../store/subscriber.ts';
 import { syncCheckpointFile } from './checkpoint-file.ts';
-import { chainState, checkpointDue, checkpointEveryMs, cutCheckpoint, emptyChain, takeEvents, type ChainSigner, type ChainState } from './ledger-chain.ts';
+import { chainState, checkpointDue, checkpointEveryMs, cutCheckpoint, emptyChain, takeLeaves, type ChainSigner, type ChainState } from './ledger-chain.ts';
 import { ledgerCheckpoint, type LedgerCheckpoint } from './ledger-format.ts';
-import { wholeLogUpTo } from './stream-pages.ts';
+import { leafHasher } from './leaf-hashing.ts';
+import { readLogPage, type PageLeaves, type LogPage } from './log-leaves.ts';
 
 /**
  * The signed checkpoints (seq, the checkpoint as its JSON line) and where the chain stands (one row). The service only
@@ -26,11 +28,17 @@ export const ledgerSchema = `
 
 const subscriberName = 'ledger:checkpoints';
 
-/** The pause after each batch, so a busy log is chained in few, large batches. */
-const pauseMs = 500;
+/**
+ * How long the leader lets the log gather after catching up: nobody waits for a checkpoint (one a minute is due), so a
+ * busy log is read in few, large pages instead of chased every few milliseconds (a waitFor cuts the pause short).
+ */
+const gatherMs = 2000;
 
-/** A batch this large means the log is ahead: no pause after it. */
-const pauseBelow = 200;
+/** Events per read of the log: a page is hashed off the event loop while the next one is read. */
+const pageSize = 5000;
+
+/** How often a standby looks whether it can lead. */
+const standbyMs = 2000;
 
 /** How often the leader looks whether the pending events are due for a checkpoint. */
 const tickMs = 1000;
@@ -94,64 +102,185 @@ export type LedgerCheckpointsDeps = {
 /** How many of the newest checkpoints are handed to `published` again on start. */
 const republishedOnStart = 3;
 
+type Waiting = Extract<SubscriberHealth, { state: 'waiting' }>;
+
 /**
- * The ledger's chain of signed checkpoints (issue 24): a subscriber of the whole log that keeps the Merkle frontier of
- * the events since the last checkpoint and signs a checkpoint of them at least once a minute while events arrive and at
- * each WIB day's end. Checkpoints, chain state and the subscriber's checkpoint commit together (exactly once); every
- * checkpoint is then appended to a file outside the database (LEDGER_CHECKPOINT_DIR).
+ * The ledger's chain of signed checkpoints (issue 24): a reader of the whole log that keeps the Merkle frontier of the
+ * events since the last checkpoint and signs a checkpoint of them at least once a minute while events arrive and at
+ * each WIB day's end. Checkpoints, chain state and the reader's position (its subscriber checkpoint) commit together
+ * (exactly once); every checkpoint is then appended to a file outside the database (LEDGER_CHECKPOINT_DIR). Across
+ * instances one leads (the subscriber's advisory lock), the others stand by.
  */
 export class LedgerCheckpoints {
-  private readonly subscriber: Subscriber;
   private timer: NodeJS.Timeout | null = null;
+  private standbyTimer: NodeJS.Timeout | null = null;
   /** When the pending events began, as this leader last wrote it: null for none, undefined when not known here. */
   private pendingSince: number | null | undefined = undefined;
   private looks = 0;
   private ticking: Promise<unknown> = Promise.resolve();
+  private stopped = false;
+  private lockClient: pg.PoolClient | null = null;
+  /** The position of the last event chained, while leading. */
+  private position: Position | null = null;
+  private following: Promise<void> = Promise.resolve();
+  private failure: Waiting | null = null;
+  private retrying = false;
+  private waiters = 0;
   private resumeNow: () => void = () => undefined;
+  private readonly progress = new EventEmitter();
+  private readonly hasher = leafHasher();
 
   constructor(
     private readonly deps: LedgerCheckpointsDeps,
     private readonly signer: ChainSigner,
     private readonly fileDir: string,
   ) {
-    this.subscriber = new Subscriber({
-      name: subscriberName,
-      pool: deps.pool,
-      store: deps.store,
-      log: deps.log,
-      handleBatch: async (events, last) => {
-        await this.chainBatch(events, last);
-        // nobody waits for a checkpoint: a pause lets a trickle gather, while a backlog is taken without one
-        if (events.length >= pauseBelow) return true;
-        await new Promise<void>(resolve => {
-          this.resumeNow = resolve;
-          setTimeout(resolve, pauseMs).unref();
-        });
-        return true;
-      },
+    this.progress.setMaxListeners(0);
+  }
+
+  private get leading(): boolean {
+    return this.lockClient !== null;
+  }
+
+  private async tryToLead(): Promise<void> {
+    if (this.stopped) return;
+    const { pool } = this.deps;
+    const client = await pool.connect();
+    let locked: boolean;
+    try {
+      // the lock a Subscriber of this name takes: an instance of an older version stands by for this one, and back
+      const r = await query<{ locked: boolean }>(client, 'TrySubscriberLock', `select pg_try_advisory_lock(hashtextextended('subscriber:' || $1, 0)) as locked`, [subscriberName]);
+      locked = r.rows[0]!.locked;
+    } catch (err) {
+      client.release(true);
+      throw err;
+    }
+    if (!locked || this.stopped) {
+      client.release();
+      this.standbyTimer = setTimeout(() => void this.tryToLead().catch(err => this.fail(err)), standbyMs);
+      return;
+    }
+    client.on('error', this.lockLost);
+    this.lockClient = client;
+    try {
+      this.position = await readCheckpoint(pool, subscriberName);
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    this.progress.emit('progress');
+    this.following = this.follow();
+  }
+
+  private readonly lockLost = (err: unknown) => this.fail(err);
+
+  /** Reads the log from where the chain stands, page after page, then lets it gather; until stopped or failed. */
+  private async follow(): Promise<void> {
+    try {
+      while (this.leading && !this.stopped) {
+        const more = await this.chainPages();
+        if (this.failure) this.recovered();
+        // someone waits for a position (events held back behind an open transaction): look again shortly
+        if (!more && !this.stopped) await this.pause(this.waiters > 0 ? 10 : gatherMs);
+      }
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>(resolve => {
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.resumeNow = () => undefined;
+        resolve();
+      }
+      this.resumeNow = done;
     });
   }
 
-  private async chainBatch(given: RecordedEvent[], last: Position): Promise<void> {
-    // this subscriber alone moves its checkpoint, always with its batch: it is where the batch begins
-    const events = await wholeLogUpTo(this.deps, await readCheckpoint(this.deps.pool, subscriberName), last, given);
+  /**
+   * Chains the log up to where it is final now, a page at a time, each page read while the one before is hashed;
+   * answers whether the last page was full (more may be there already).
+   */
+  private async chainPages(): Promise<boolean> {
+    let page = await readLogPage(this.deps, this.position!, pageSize);
+    while (page.last && !this.stopped) {
+      const hashing = this.hasher.leaves(page);
+      const next = page.count === pageSize ? readLogPage(this.deps, page.last, pageSize) : null;
+      next?.catch(() => undefined); // awaited below, or given up with this page's failure
+      await this.chainPage(page, await hashing);
+      if (!next) return false;
+      page = await next;
+    }
+    return page.last !== null;
+  }
+
+  private async chainPage(page: LogPage, leaves: PageLeaves): Promise<void> {
+    const after = this.position!;
+    const last = page.last!;
     const { state, checkpoints } = await inTransaction(this.deps.pool, async tx => {
       const before = await lockedState(tx);
-      const { state, checkpoints } = takeEvents(before, events, this.deps.clock.now(), this.signer);
-      // a batch without a checkpoint is made again from the log after a crash; one with a checkpoint must be on disk
+      // only this leader moves the position; a leader that lost its lock unnoticed must not chain a range twice
+      if (comparePositions(await readCheckpoint(tx, subscriberName), after) !== 0) throw new Error('ledger checkpoints: another instance chained this range');
+      const taken = takeLeaves(before, leaves, this.deps.clock.now(), this.signer);
+      // a page without a checkpoint is made again from the log after a crash; one with a checkpoint must be on disk
       // before its line is written to the file
-      if (checkpoints.length === 0) await query(tx, 'LedgerAsyncCommit', 'set local synchronous_commit = off');
-      await saveChain(tx, state, checkpoints);
+      if (taken.checkpoints.length === 0) await query(tx, 'LedgerAsyncCommit', 'set local synchronous_commit = off');
+      await saveChain(tx, taken.state, taken.checkpoints);
       await saveCheckpoint(tx, subscriberName, last);
-      return { state, checkpoints };
+      return taken;
     });
+    this.position = last;
+    this.progress.emit('progress');
     this.pendingSince = state.since === null ? null : Date.parse(state.since);
     if (checkpoints.length > 0) await this.leaveTheServer(checkpoints);
   }
 
+  /** Stops leading and tries again later: 1 s, then twice as long each time, at most 5 s. */
+  private fail(err: unknown): void {
+    const previous = this.failure;
+    const attempts = previous ? previous.attempts + 1 : 1;
+    this.failure = { state: 'waiting', error: err instanceof Error ? err.message : String(err), since: previous?.since ?? new Date(), attempts };
+    if (attempts === 1) {
+      if (isDatabaseUnavailable(err)) this.deps.log.debug({ subscriber: subscriberName }, 'ledger checkpoints wait for the database');
+      else this.deps.log.warn({ err, subscriber: subscriberName }, 'ledger checkpoints failed; reading again shortly');
+    }
+    this.progress.emit('progress');
+    if (this.retrying) return; // the read and the lock's connection can both fail at once: one retry
+    this.retrying = true;
+    void this.release().then(() => {
+      if (this.stopped) return;
+      this.standbyTimer = setTimeout(() => {
+        this.retrying = false;
+        void this.tryToLead().catch(e => this.fail(e));
+      }, Math.min(1000 * 2 ** (attempts - 1), 5000));
+    });
+  }
+
+  private recovered(): void {
+    this.deps.log.debug({ subscriber: subscriberName }, 'ledger checkpoints read again');
+    this.failure = null;
+  }
+
+  private async release(): Promise<void> {
+    const client = this.lockClient;
+    this.lockClient = null;
+    this.resumeNow();
+    if (client) {
+      client.off('error', this.lockLost);
+      const unlocked = await query(client, 'ReleaseSubscriberLock', 'select pg_advisory_unlock_all()').then(() => true, () => false);
+      client.release(!unlocked); // a connection that cannot unlock is broken: closing it frees the lock too
+    }
+    await this.following;
+  }
+
   /** Cuts a checkpoint when the pending events are due (the leader only); answers it, or null. */
   async cutIfDue(): Promise<LedgerCheckpoint | null> {
-    if (!this.subscriber.isActive) {
+    if (!this.leading) {
       this.pendingSince = undefined;
       return null;
     }
@@ -206,27 +335,62 @@ export class LedgerCheckpoints {
     await this.writeFile();
     const newest = this.deps.published ? await newestLedgerCheckpoints(this.deps.pool, republishedOnStart) : [];
     if (this.deps.published && newest.length > 0) await this.deps.published(newest).catch(err => this.deps.log.error({ err }, 'ledger checkpoints: sending the newest again failed'));
-    await this.subscriber.start();
+    this.stopped = false;
+    this.retrying = false;
+    await this.tryToLead();
     this.timer = setInterval(() => {
       this.ticking = this.ticking.then(() => this.cutIfDue()).catch(err => this.deps.log.warn({ err }, 'ledger checkpoints: the minute checkpoint failed; trying again'));
     }, tickMs);
     this.timer.unref();
   }
 
+  /** Finishes the page in hand (committed), then stops reading and frees the lead. */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    const stopping = this.subscriber.stop();
+    if (this.standbyTimer) clearTimeout(this.standbyTimer);
     this.resumeNow();
-    await stopping;
+    await this.following;
+    await this.release();
     await this.ticking;
+    await this.hasher.close();
   }
 
-  waitFor(position: Position, timeoutMs?: number): Promise<boolean> {
-    return this.subscriber.waitFor(position, timeoutMs);
+  /** Resolves once the chain has taken in every event up to `position` (cutting the leader's pause short); false on timeout. */
+  async waitFor(position: Position, timeoutMs = 5000): Promise<boolean> {
+    const reached = () => this.position !== null && comparePositions(this.position, position) >= 0;
+    if (reached()) return true;
+    if (!this.leading) return this.pollCheckpoint(position, timeoutMs);
+    this.waiters++;
+    this.resumeNow();
+    try {
+      return await new Promise<boolean>(resolve => {
+        const timer = setTimeout(() => done(false), timeoutMs);
+        const check = () => reached() && done(true);
+        const done = (ok: boolean) => {
+          clearTimeout(timer);
+          this.progress.off('progress', check);
+          resolve(ok);
+        };
+        this.progress.on('progress', check);
+      });
+    } finally {
+      this.waiters--;
+    }
+  }
+
+  /** Another process leads: watch the stored position instead. */
+  private async pollCheckpoint(position: Position, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (comparePositions(await readCheckpoint(this.deps.pool, subscriberName), position) >= 0) return true;
+      await new Promise(r => setTimeout(r, 20));
+    }
+    return false;
   }
 
   health(): { subscriber: string; health: SubscriberHealth }[] {
-    return [{ subscriber: subscriberName, health: this.subscriber.health }];
+    return [{ subscriber: subscriberName, health: this.failure ?? (this.leading ? { state: 'leading' } : { state: 'standby' }) }];
   }
 }

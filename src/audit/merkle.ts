@@ -14,7 +14,12 @@ const leafPrefix = Buffer.from([0]);
 
 export const leafHash = (leaf: string): string => createHash('sha256').update(leafPrefix).update(leaf, 'utf8').digest('hex');
 
-const nodeHash = (left: string, right: string): string => sha256(Buffer.from([1]), Buffer.from(left, 'hex'), Buffer.from(right, 'hex')).toString('hex');
+/** The same as 32 bytes. */
+export const leafBytes = (leaf: string): Buffer => createHash('sha256').update(leafPrefix).update(leaf, 'utf8').digest();
+
+const nodePrefix = Buffer.from([1]);
+
+const nodeHash = (left: string, right: string): string => sha256(nodePrefix, Buffer.from(left, 'hex'), Buffer.from(right, 'hex')).toString('hex');
 
 /** The frontier after one more leaf (given as its leaf hash): perfect subtrees of equal size merge, as a binary count carries. */
 export function appendLeaf(frontier: Frontier, hash: string): Frontier {
@@ -25,6 +30,23 @@ export function appendLeaf(frontier: Frontier, hash: string): Frontier {
     next.push({ size: left.size * 2, hash: nodeHash(left.hash, right.hash) });
   }
   return next;
+}
+
+/** A frontier as bytes, for taking many leaves in at once: no hex text per hash until it is stored. */
+export type ByteFrontier = { size: number; hash: Buffer }[];
+
+export const frontierBytes = (frontier: Frontier): ByteFrontier => frontier.map(f => ({ size: f.size, hash: Buffer.from(f.hash, 'hex') }));
+
+export const frontierText = (frontier: ByteFrontier): Frontier => frontier.map(f => ({ size: f.size, hash: f.hash.toString('hex') }));
+
+/** appendLeaf in place over bytes, for a batch of leaves taken in at once: the leaf hash is the 32 bytes of `hashes` from `offset`. */
+export function pushLeafBytes(frontier: ByteFrontier, hashes: Uint8Array, offset: number): void {
+  frontier.push({ size: 1, hash: Buffer.from(hashes.buffer, hashes.byteOffset + offset, 32) });
+  while (frontier.length >= 2 && frontier[frontier.length - 1]!.size === frontier[frontier.length - 2]!.size) {
+    const right = frontier.pop()!;
+    const left = frontier.pop()!;
+    frontier.push({ size: left.size * 2, hash: createHash('sha256').update(nodePrefix).update(left.hash).update(right.hash).digest() });
+  }
 }
 
 /** The tree's root: the perfect subtrees joined from the smallest (rightmost) up; the empty tree's is SHA-256 of nothing. */

@@ -116,8 +116,11 @@ describe('ledger checkpoints', () => {
     await registerUser(s);
     await minutePasses(s);
     const file = path.join(s.config.ledgerCheckpointDir, checkpointFileName);
-    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-    expect(lines).toHaveLength(2);
+    // each line is written just after its row's commit
+    const lines = await eventually(async () => {
+      const written = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+      return written.length === 2 && written;
+    }, 10_000);
     // the second line lost and the first half-written, as a crash between the commit and the write can leave them
     const { writeFileSync } = await import('node:fs');
     writeFileSync(file, `${lines[0]}\n${lines[1]!.slice(0, 40)}`);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { appendLeaf, canonicalJson, leafHash, rootOf, type Frontier } from '../../src/audit/merkle.ts';
+import { appendLeaf, canonicalJson, frontierBytes, frontierText, leafBytes, leafHash, pushLeafBytes, rootOf, type Frontier } from '../../src/audit/merkle.ts';
 
 /** RFC 6962's Merkle Tree Hash, written as the RFC says it, recursively over all the leaves. */
 function mth(leaves: string[]): string {
@@ -38,6 +38,13 @@ describe('the day digest tree', () => {
       [swapped[i], swapped[i + 1]] = [swapped[i + 1]!, swapped[i]!];
       expect(rootOf(built(swapped))).not.toBe(rootOf(built(leaves)));
     }
+  });
+
+  test.prop([fc.array(fc.string(), { maxLength: 70 }), fc.array(fc.string(), { maxLength: 70 })])('taken in as bytes, a batch after a stored frontier, is the same tree', (before, batch) => {
+    const bytes = frontierBytes(built(before));
+    const hashes = Buffer.concat(batch.map(leafBytes));
+    for (let i = 0; i < batch.length; i++) pushLeafBytes(bytes, hashes, 32 * i);
+    expect(frontierText(bytes)).toEqual(built([...before, ...batch]));
   });
 
   it('keeps one subtree per bit of its size', () => {

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { leafHasher } from '../../src/audit/leaf-hashing.ts';
+import { eventLeafV2 } from '../../src/audit/ledger-format.ts';
+import { recordedOn } from '../../src/audit/digest-days.ts';
+import { leafHash } from '../../src/audit/merkle.ts';
+import type { LogPage } from '../../src/audit/log-leaves.ts';
+import type { RecordedEvent } from '../../src/store/event-store.ts';
+
+const t0 = Date.parse('2026-11-25T16:59:00.000Z'); // 23:59 WIB: the page crosses a WIB day
+
+const event = (i: number): RecordedEvent => ({
+  streamId: `account-${i % 7}`,
+  revision: i,
+  position: { commit: 100n + BigInt(i), prepare: BigInt(i) },
+  type: 'AccountCreated',
+  version: 1,
+  // keys out of order, a sealed secret and a password hash: the leaf sorts the keys and commits to the secrets
+  data: { zeta: i, alpha: 'x', token: { tag: 't', iv: 'i', data: `d${i}` }, owner: { passwordHash: `argon2-${i}`, name: 'Sri' } },
+  metadata: { eventId: `e-${i}`, correlationId: 'c', causationId: null, actor: 'user', occurredAt: new Date(t0 + i * 1000).toISOString() },
+});
+
+const pageOf = (events: RecordedEvent[]): LogPage => ({
+  // data and metadata as written: keys in the order the command wrote them
+  text: JSON.stringify(events.map(e => [e.streamId, e.revision, e.type, e.version, e.data, e.metadata, `${e.position.commit}/${e.position.prepare}`])),
+  count: events.length,
+  last: events.at(-1)?.position ?? null,
+});
+
+describe('leaf hashing', () => {
+  it('answers the leaf v2 hashes of the events, in runs of one WIB date, the same on the event loop (a small page) and on its thread (a large one)', async () => {
+    const hasher = leafHasher();
+    try {
+      for (const n of [3, 600]) {
+        const events = Array.from({ length: n }, (_, i) => event(i));
+        const { hashes, runs } = await hasher.leaves(pageOf(events));
+        expect(Buffer.from(hashes).toString('hex')).toBe(events.map(e => leafHash(eventLeafV2(e))).join(''));
+        const position = (i: number) => `${events[i]!.position.commit}/${events[i]!.position.prepare}`;
+        // 23:59:00 WIB plus a second an event: the 61st is the first of the next day
+        const firstDay = Math.min(n, 60);
+        expect(runs).toEqual([
+          { recordedOn: recordedOn(events[0]!), count: firstDay, lastPosition: position(firstDay - 1) },
+          ...(n > 60 ? [{ recordedOn: recordedOn(events[60]!), count: n - 60, lastPosition: position(n - 1) }] : []),
+        ]);
+      }
+    } finally {
+      await hasher.close();
+    }
+  }, 30_000);
+});

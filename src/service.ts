@@ -16,6 +16,7 @@ import { createPool, query } from './db/pool.ts';
 import { prepareServiceRole, serviceRole, warnIfLogRewritable } from './db/service-role.ts';
 import './events/all.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { migrateForStartUp } from './schema.ts';
 import { uncoveredYears, uncoveredYearsWarning } from './projections/holiday-calendar.ts';
 import type { ProjectionRunner } from './projections/runner.ts';
 import type { SagaRunner } from './sagas/runner.ts';
@@ -106,6 +107,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
     ? null
     : await startSandbox({ clock, log, port: config.sandboxPort, host: config.host, stateFile: path.join(config.dataDir, 'sandbox-state.json') });
   const providerUrl = config.sandboxUrl ?? sandbox?.url ?? null;
+  // all DDL first, under one lock: instances started together on an empty database take turns (src/schema.ts)
+  await migrateForStartUp(dbUrl, config, log);
   const core = await openCore(config, dbUrl, providerUrl, { clock, log, connector: options.connector });
   const { pool, store } = core;
   if (config.databaseUrl) await warnIfLogRewritable(pool, log);

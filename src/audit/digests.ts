@@ -1,7 +1,8 @@
 import type pg from 'pg';
+import { checkpointMigration, migrate, type Migration } from '../db/migrations.ts';
 import { inTransaction, query, type Queryable } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
-import { checkpointSchema, readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
+import { readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
 import type { EventStore, Position, RecordedEvent } from '../store/event-store.ts';
 import { Subscriber, positionText, type SubscriberHealth } from '../store/subscriber.ts';
 import { addToDigest, dayRoot, signedText, type DigestDay } from './digest-days.ts';
@@ -20,6 +21,8 @@ export const digestSchema = `
     key_id text,
     last_position text not null
   );`;
+
+export const dailyDigestsMigration: Migration = { name: 'daily-digests', sql: digestSchema };
 
 export type StoredDigest = { day: string; events: number; root: string; signature: string | null; keyId: string | null };
 
@@ -103,8 +106,7 @@ export class DailyDigests {
   private resumeNow: () => void = () => undefined;
 
   async start(): Promise<void> {
-    await query(this.deps.pool, 'CreateCheckpointTable', checkpointSchema);
-    await query(this.deps.pool, 'CreateDailyDigests', digestSchema);
+    await migrate(this.deps.pool, [checkpointMigration, dailyDigestsMigration]);
     await this.subscriber.start();
   }
 

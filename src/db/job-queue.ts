@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { run, type Runner, type RunnerOptions, type WorkerEvents } from 'graphile-worker';
+import { createRequire } from 'node:module';
+import { Logger as WorkerLogger, run, runMigrations, type Runner, type RunnerOptions, type WorkerEvents } from 'graphile-worker';
 import type pg from 'pg';
 import type { Logger } from '../logger.ts';
 import { jobQueueLog } from './job-queue-log.ts';
+import type { Migration } from './migrations.ts';
 import { isDatabaseUnavailable, query } from './pool.ts';
 import { startLiveness, type LivenessTiming } from './queue-liveness.ts';
 
@@ -14,6 +16,19 @@ export type JobQueueOptions = Omit<RunnerOptions, 'pgPool' | 'logger' | 'events'
   taskList: NonNullable<RunnerOptions['taskList']>;
   /** How often the runner says it is alive, and after how long a silent one's jobs are taken back (queue-liveness.ts). */
   liveness?: LivenessTiming;
+};
+
+const graphileWorker = createRequire(import.meta.url)('graphile-worker/package.json') as { version: string };
+const quiet = new WorkerLogger(() => () => undefined);
+
+/**
+ * graphile-worker's schema, migrated by the library itself (its version table graphile_worker.migrations): its first
+ * install is not locked against another process's, so start-up runs it under the migration lock, once per version.
+ */
+export const jobQueueMigration: Migration = {
+  name: 'graphile-worker',
+  version: graphileWorker.version,
+  apply: pool => runMigrations({ pgPool: pool, logger: quiet }),
 };
 
 const defaultLiveness: LivenessTiming = { heartbeatMs: 5_000, deadAfterMs: 20_000 };

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from '../logger.ts';
-import { inTransaction, isDatabaseUnavailable, query, type Queryable } from './pool.ts';
+import { migrate, type Migration } from './migrations.ts';
+import { isDatabaseUnavailable, query, type Queryable } from './pool.ts';
 
 /**
  * Crash recovery for the job queues. graphile-worker 0.16 locks a job for the worker running it and frees the lock only
@@ -25,22 +26,14 @@ const runnersSchema = `
   -- the webhook queue's table before every queue had one; its rows were only heartbeats
   drop table if exists webhook_runners;`;
 
+export const queueRunnersMigration: Migration = { name: 'queue-runners', sql: runnersSchema };
+
 export type RunnerIdentity = { id: string; workerIds: readonly string[]; deadAfterMs: number };
 export type LivenessTiming = { heartbeatMs: number; deadAfterMs: number };
 
-/** The table runners beat in, made once per pool (two processes creating it at once would collide on the catalog). */
-const ready = new WeakMap<pg.Pool, Promise<void>>();
-export function ensureRunnersTable(pool: pg.Pool): Promise<void> {
-  let done = ready.get(pool);
-  if (!done) {
-    done = inTransaction(pool, async tx => {
-      await query(tx, 'LockQueueRunnersSchema', 'select pg_advisory_xact_lock(hashtext($1))', ['queue-runners-schema']);
-      await query(tx, 'CreateQueueRunnersTable', runnersSchema);
-    });
-    ready.set(pool, done);
-    done.catch(() => ready.delete(pool));
-  }
-  return done;
+/** The table runners beat in (src/db/migrations.ts: made once, under the lock every instance's DDL takes). */
+export async function ensureRunnersTable(pool: pg.Pool): Promise<void> {
+  await migrate(pool, [queueRunnersMigration]);
 }
 
 /** This runner is alive and owns these workers (inserted again if another runner forgot it as dead). */

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { Logger } from '../logger.ts';
-import { appendOnlyTables, eventLogSchema } from '../store/postgres-schema.ts';
-import { createPool, inTransaction, query, type Queryable } from './pool.ts';
+import { appendOnlyTables, eventLogMigration } from '../store/postgres-schema.ts';
+import { applyPending, inSessionTransaction, withMigrationLock } from './migrations.ts';
+import { createPool, query, type Queryable } from './pool.ts';
 
 /** The login role the service's queries run as in embedded mode: it may add to the event log, never rewrite it. */
 export const serviceRole = 'service_app';
@@ -60,24 +61,28 @@ end $$`;
 /**
  * Run as the superuser on the service's database at every start: the service's role exists with this password, may
  * create what it needs (read models, the job queue's schema), owns everything but the append-only tables, and may only
- * SELECT and INSERT those. Answers the URL the service connects with.
+ * SELECT and INSERT those. Answers the URL the service connects with. All of it under the lock every instance's DDL
+ * takes (src/db/migrations.ts): the service's role creating its tables meanwhile would race the hand-over.
  */
 export async function prepareServiceRole(ownerUrl: string, opts: { role: string; password: string }): Promise<string> {
   const owner = createPool(ownerUrl, 1);
   const role = pg.escapeIdentifier(opts.role);
   try {
-    await inTransaction(owner, async tx => {
-      // the service and a CLI started beside it prepare the role one at a time
-      await query(tx, 'LockServiceRole', `select pg_advisory_xact_lock(hashtextextended('es-service-role', 0))`);
-      const exists = await query(tx, 'FindServiceRole', 'select 1 from pg_roles where rolname = $1', [opts.role]);
-      const password = pg.escapeLiteral(opts.password);
-      await query(tx, 'SetServiceRole', `${exists.rowCount ? 'alter' : 'create'} role ${role} login nosuperuser nocreaterole nocreatedb noreplication nobypassrls password ${password}`);
-      const database = (await query<{ name: string }>(tx, 'CurrentDatabase', 'select current_database() as name')).rows[0]!.name;
-      await query(tx, 'GrantServiceDatabase', `grant connect, create, temporary on database ${pg.escapeIdentifier(database)} to ${role}`);
-      await query(tx, 'GrantServiceSchema', `grant usage, create on schema public to ${role}`);
-      await query(tx, 'CreateEventLogSchema', eventLogSchema);
-      await query(tx, 'HandOverToServiceRole', handOverSql(opts.role));
-      for (const table of appendOnlyTables) await grantAppendOnly(tx, table, role);
+    await withMigrationLock(owner, async client => {
+      await inSessionTransaction(client, async () => {
+        const exists = await query(client, 'FindServiceRole', 'select 1 from pg_roles where rolname = $1', [opts.role]);
+        const password = pg.escapeLiteral(opts.password);
+        await query(client, 'SetServiceRole', `${exists.rowCount ? 'alter' : 'create'} role ${role} login nosuperuser nocreaterole nocreatedb noreplication nobypassrls password ${password}`);
+        const database = (await query<{ name: string }>(client, 'CurrentDatabase', 'select current_database() as name')).rows[0]!.name;
+        await query(client, 'GrantServiceDatabase', `grant connect, create, temporary on database ${pg.escapeIdentifier(database)} to ${role}`);
+        await query(client, 'GrantServiceSchema', `grant usage, create on schema public to ${role}`);
+      });
+      // schema_migrations is made here on a new database, and handed over with the rest
+      await applyPending(owner, client, [eventLogMigration]);
+      await inSessionTransaction(client, async () => {
+        await query(client, 'HandOverToServiceRole', handOverSql(opts.role));
+        for (const table of appendOnlyTables) await grantAppendOnly(client, table, role);
+      });
     });
   } finally {
     await owner.end();

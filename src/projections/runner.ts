@@ -1,7 +1,8 @@
 import type pg from 'pg';
-import { inTransaction, isDatabaseUnavailable, query } from '../db/pool.ts';
+import { checkpointMigration, migrate, readModelMigration } from '../db/migrations.ts';
+import { inTransaction, isDatabaseUnavailable } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
-import { checkpointSchema, saveCheckpoint, saveCheckpointWith } from '../store/checkpoints.ts';
+import { saveCheckpoint, saveCheckpointWith } from '../store/checkpoints.ts';
 import { type EventStore, type Position, type RecordedEvent } from '../store/event-store.ts';
 import { EventNotApplied, Subscriber, type SubscriberHealth } from '../store/subscriber.ts';
 import { applyEvents, asOneStatement, type Projection } from './projection.ts';
@@ -52,8 +53,7 @@ async function applyAlone(pool: pg.Pool, projection: Projection, recorded: Recor
 }
 
 export async function createReadModels(pool: pg.Pool, projections: Projection[]): Promise<void> {
-  await query(pool, 'CreateCheckpointTable', checkpointSchema);
-  for (const p of projections) await query(pool, `CreateReadModel:${p.name}`, p.schema);
+  await migrate(pool, [checkpointMigration, ...projections.map(readModelMigration)]);
 }
 
 /** Runs every projection from its checkpoint, live; `waitFor` gives read-your-writes to the API. */

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
-import { preparedQuery, query } from '../db/pool.ts';
+import { migrate, type Migration } from '../db/migrations.ts';
+import { preparedQuery, query, type Queryable } from '../db/pool.ts';
 import {
   START,
   type AppendResult,
@@ -16,7 +17,7 @@ import {
 } from './event-store.ts';
 import { PostgresAppends } from './postgres-append.ts';
 import { pollingSubscription, type TailRead } from './polling-subscription.ts';
-import { eventStoreSchema, eventStreamsSchema } from './postgres-schema.ts';
+import { eventLogMigration, eventStreamsMigration } from './postgres-schema.ts';
 
 const CHANNEL = 'es_events';
 
@@ -39,6 +40,21 @@ const eventColumns =
 /** The event's stream is not deleted: a deleted stream keeps its events in the log (append-only), unseen by readers. */
 const liveStream = (streamIdSql: string) =>
   `not exists (select 1 from es_streams gone where gone.stream_id = ${streamIdSql} and gone.deleted)`;
+
+/**
+ * The event store's DDL this role may run: the log's owner alone (re)defines it; the service's role, when it is not,
+ * sees to what it owns (or nothing).
+ */
+export async function eventStoreMigrations(db: Queryable): Promise<Migration[]> {
+  const owner = await query<{ log: boolean; streams: boolean }>(
+    db,
+    'FindEventStoreOwner',
+    `select coalesce((select pg_has_role(current_user, c.relowner, 'usage') from pg_class c where c.oid = to_regclass('es_events')), true) as log,
+            coalesce((select pg_has_role(current_user, c.relowner, 'usage') from pg_class c where c.oid = to_regclass('es_streams')), true) as streams`,
+  );
+  const { log, streams } = owner.rows[0]!;
+  return [...(log ? [eventLogMigration] : []), ...(log || streams ? [eventStreamsMigration] : [])];
+}
 
 /**
  * Events of "all" after a position ($1, $2), at most $3, with any further columns; `withDeleted` for auditors, who read
@@ -106,15 +122,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   static async create(pool: pg.Pool, opts: { listen?: boolean } = {}): Promise<PostgresEventStore> {
-    // the log's owner alone may (re)define it; the service's role, when it is not, sees to what it owns (or nothing)
-    const owner = await query<{ log: boolean; streams: boolean }>(
-      pool,
-      'FindEventStoreOwner',
-      `select coalesce((select pg_has_role(current_user, c.relowner, 'usage') from pg_class c where c.oid = to_regclass('es_events')), true) as log,
-              coalesce((select pg_has_role(current_user, c.relowner, 'usage') from pg_class c where c.oid = to_regclass('es_streams')), true) as streams`,
-    );
-    const { log, streams } = owner.rows[0]!;
-    if (log || streams) await query(pool, 'CreateEventStoreSchema', log ? eventStoreSchema : eventStreamsSchema);
+    await migrate(pool, await eventStoreMigrations(pool));
     const store = new PostgresEventStore(pool);
     if (opts.listen !== false) await store.listen();
     return store;

@@ -1,3 +1,5 @@
+import type { Migration } from '../db/migrations.ts';
+
 /**
  * The transaction-scoped lock an append takes on each stream it writes, before anything that gives its transaction an
  * id. Readers of "all" order events by transaction id: a transaction that got its id first and then waited for a
@@ -15,7 +17,8 @@ export const appendOnlyTables = ['es_events', 'ledger_checkpoints'] as const;
 /** The trigger es_protect_append_only puts on a table; switching it off is what an insider has to do first. */
 export const appendOnlyTrigger = 'es_append_only';
 
-// one process at a time (create or replace function is not safe against itself)
+// one process at a time (create or replace function is not safe against itself), also against a version of the service
+// from before src/db/migrations.ts
 const schemaLock = `select pg_advisory_xact_lock(hashtextextended('es-schema', 0));`;
 
 /**
@@ -130,10 +133,7 @@ end $$;
 `;
 
 /** The event log's part, for its owner alone (the superuser's connection in embedded mode). */
-export const eventLogSchema = `${schemaLock}\n${eventLogDefinition}`;
+export const eventLogMigration: Migration = { name: 'event-log', sql: `${schemaLock}\n${eventLogDefinition}` };
 
 /** The part the service's role may (re)create without owning the log. */
-export const eventStreamsSchema = `${schemaLock}\n${eventStreamsDefinition}`;
-
-/** Everything, for a role that owns the log too (DATABASE_URL as one role, tests on a fresh database). */
-export const eventStoreSchema = `${schemaLock}\n${eventLogDefinition}\n${eventStreamsDefinition}`;
+export const eventStreamsMigration: Migration = { name: 'event-streams', sql: `${schemaLock}\n${eventStreamsDefinition}` };

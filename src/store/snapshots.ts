@@ -1,4 +1,5 @@
-import type { Queryable } from '../db/pool.ts';
+import type pg from 'pg';
+import { migrate, type Migration } from '../db/migrations.ts';
 import { query } from '../db/pool.ts';
 
 /**
@@ -26,8 +27,10 @@ create table if not exists stream_snapshots (
 );
 `;
 
-export async function postgresSnapshots(db: Queryable): Promise<SnapshotStore> {
-  await query(db, 'CreateSnapshotTable', snapshotSchema);
+export const snapshotMigration: Migration = { name: 'stream-snapshots', sql: snapshotSchema };
+
+export async function postgresSnapshots(db: pg.Pool): Promise<SnapshotStore> {
+  await migrate(db, [snapshotMigration]);
   return {
     async read(streamId, name, version) {
       const r = await query<{ revision: number; state: unknown }>(

@@ -1,6 +1,6 @@
-import { Logger as WorkerLogger, runMigrations } from 'graphile-worker';
 import type pg from 'pg';
-import { inTransaction, query } from '../db/pool.ts';
+import { jobQueueMigration } from '../db/job-queue.ts';
+import { migrate, readModelMigration, type Migration } from '../db/migrations.ts';
 import { webhookEndpointsProjection } from '../projections/webhook-endpoints.ts';
 
 /**
@@ -42,25 +42,21 @@ const deliveryLogSchema = `
     primary key (delivery_id, number)
   );`;
 
-const quiet = new WorkerLogger(() => () => undefined);
+export const webhookDeliveryLogMigration: Migration = { name: 'webhook-delivery-log', sql: deliveryLogSchema };
+
+/** What publishing and delivering webhooks need: the job queue, the endpoints and the delivery log. */
+export const webhookMigrations: Migration[] = [jobQueueMigration, readModelMigration(webhookEndpointsProjection), webhookDeliveryLogMigration];
+
 const ready = new WeakMap<pg.Pool, Promise<void>>();
 
 /**
- * Creates the delivery log and the job queue's schema once per pool, so that publishing works from any process that
- * has a pool (a saga may publish before the delivery runner of its process has started).
+ * Creates the delivery log and the job queue's schema once per pool (src/db/migrations.ts), so that publishing works
+ * from any process that has a pool (a saga may publish before the delivery runner of its process has started).
  */
 export function ensureWebhookSchema(pool: pg.Pool): Promise<void> {
   let done = ready.get(pool);
   if (!done) {
-    done = (async () => {
-      await runMigrations({ pgPool: pool, logger: quiet });
-      await inTransaction(pool, async tx => {
-        // two processes creating the same tables at once would collide on the catalog
-        await query(tx, 'LockWebhookSchema', 'select pg_advisory_xact_lock(hashtext($1))', ['webhook-schema']);
-        await query(tx, 'CreateWebhookEndpointTable', webhookEndpointsProjection.schema);
-        await query(tx, 'CreateWebhookDeliveryLog', deliveryLogSchema);
-      });
-    })();
+    done = migrate(pool, webhookMigrations).then(() => undefined);
     ready.set(pool, done);
     done.catch(() => ready.delete(pool));
   }

@@ -1,0 +1,51 @@
+import type pg from 'pg';
+import { dailyDigestsMigration } from './audit/digests.ts';
+import { ledgerSchema } from './audit/ledger-checkpoints.ts';
+import type { Config } from './config.ts';
+import { checkpointMigration, migrate, readModelMigration, type Migration } from './db/migrations.ts';
+import { createPool } from './db/pool.ts';
+import { queueRunnersMigration } from './db/queue-liveness.ts';
+import type { Logger } from './logger.ts';
+import { projections } from './projections/all.ts';
+import { eventStoreMigrations } from './store/postgres-event-store.ts';
+import { snapshotMigration } from './store/snapshots.ts';
+import { webhookMigrations } from './webhooks/schema.ts';
+
+/** The audit's signed checkpoints, append-only like the log once the event store has defined the guard. */
+const ledgerCheckpointsMigration: Migration = {
+  name: 'ledger-checkpoints',
+  sql: `${ledgerSchema}
+    select es_protect_append_only('ledger_checkpoints'::regclass)
+     where to_regproc('es_protect_append_only') is not null
+       and not exists (select 1 from pg_trigger where tgrelid = 'ledger_checkpoints'::regclass and tgname = 'es_append_only');`,
+};
+
+/**
+ * Every unit of DDL the service runs as it starts, in order; each part of the service still brings its own units up
+ * to date where it is used (a CLI command, a test), which after this costs one read of schema_migrations.
+ */
+export async function startUpMigrations(pool: pg.Pool, config: Pick<Config, 'eventStore'>): Promise<Migration[]> {
+  return [
+    ...(config.eventStore === 'postgres' ? await eventStoreMigrations(pool) : []),
+    checkpointMigration,
+    snapshotMigration,
+    ...projections.map(readModelMigration),
+    ...webhookMigrations,
+    queueRunnersMigration,
+    dailyDigestsMigration,
+    ledgerCheckpointsMigration,
+  ];
+}
+
+/**
+ * Brings the schema up to date before anything else starts, on a pool of its own (the lock's connection, and one for
+ * graphile-worker's migrations): any number of instances may start together (src/db/migrations.ts).
+ */
+export async function migrateForStartUp(url: string, config: Pick<Config, 'eventStore'>, log: Logger): Promise<string[]> {
+  const pool = createPool(url, 2);
+  try {
+    return await migrate(pool, await startUpMigrations(pool, config), log);
+  } finally {
+    await pool.end();
+  }
+}

@@ -26,6 +26,7 @@ export const errorCodes = {
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
   UNAVAILABLE: { status: 503, message: 'Unavailable, retry shortly' },
   DATABASE_UNAVAILABLE: { status: 503, message: 'The database is unavailable; retry shortly' },
+  BUSY: { status: 503, message: 'Busy: a concurrent change got there first and nothing was written; retry after Retry-After seconds' },
 
   // the session surface (/api/auth): the interface's Indonesian texts
   REGISTER_FIELDS_MISSING: { status: 400, message: 'Semua field wajib diisi', surface: 'session' },
@@ -38,6 +39,7 @@ export const errorCodes = {
   EMAIL_TAKEN: { status: 409, message: 'Email sudah terdaftar', surface: 'session' },
   TOO_MANY_ATTEMPTS: { status: 429, message: 'Terlalu banyak percobaan, coba lagi nanti', surface: 'session' },
   SESSION_DATABASE_UNAVAILABLE: { status: 503, message: 'Layanan sedang tidak tersedia, coba lagi sebentar lagi', surface: 'session' },
+  SESSION_BUSY: { status: 503, message: 'Layanan sedang sibuk, coba lagi sebentar lagi', surface: 'session' },
 
   // keys and sessions
   INVALID_API_KEY: { status: 401, message: 'API key invalid or missing' },

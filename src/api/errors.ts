@@ -3,6 +3,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable } from '../db/pool.ts';
 import type { DatabaseWatch } from '../db/watch.ts';
 import { DomainError, refuse, type ErrorCode } from '../errors.ts';
+import { WrongExpectedRevision } from '../store/event-store.ts';
 import { sendErrorPage } from './pages/error-page.ts';
 
 declare module 'fastify' {
@@ -46,7 +47,28 @@ const codeForStatus: Partial<Record<number, ErrorCode>> = {
 /** What a client waits before trying again while the database is away (the embedded one restarts within seconds). */
 const databaseRetryAfterSeconds = 5;
 
-/** The one place where errors become responses: refusals keep their code's status, an unreachable database is a 503, the unexpected a bare 500. */
+/** What a client waits before trying again after losing a race: the writer that won is done by then. */
+const busyRetryAfterSeconds = 1;
+
+// PostgreSQL's "try again": serialization_failure, deadlock_detected
+const retryableCodes = new Set(['40001', '40P01']);
+
+/**
+ * A conflict the command could not resolve by itself: another writer (in this process or another instance) kept
+ * moving its stream through every retry, or PostgreSQL gave up a transaction to let another through. Its transaction
+ * rolled back: nothing was written, and the same request may be sent again. A command that turns a conflict into a
+ * refusal of its own (a 409) has caught it before.
+ */
+function isContention(error: unknown): boolean {
+  if (error instanceof WrongExpectedRevision) return true;
+  const { code } = error as { code?: unknown };
+  return typeof code === 'string' && retryableCodes.has(code);
+}
+
+/**
+ * The one place where errors become responses: refusals keep their code's status, an unreachable database and a lost
+ * race are 503s with Retry-After, the unexpected a bare 500.
+ */
 export function registerErrorHandling(app: FastifyInstance, database?: DatabaseWatch) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof DomainError) return send(request, reply, error);
@@ -71,6 +93,11 @@ export function registerErrorHandling(app: FastifyInstance, database?: DatabaseW
       database?.refused(error);
       reply.header('retry-after', String(databaseRetryAfterSeconds));
       return send(request, reply, refuse(isSessionSurface(request) ? 'SESSION_DATABASE_UNAVAILABLE' : 'DATABASE_UNAVAILABLE'));
+    }
+    if (isContention(error)) {
+      request.log.warn({ err: error }, 'request lost a race with a concurrent write: answered BUSY');
+      reply.header('retry-after', String(busyRetryAfterSeconds));
+      return send(request, reply, refuse(isSessionSurface(request) ? 'SESSION_BUSY' : 'BUSY'));
     }
     request.log.error({ err: error }, 'request failed');
     return send(request, reply, refuse('INTERNAL_ERROR'));

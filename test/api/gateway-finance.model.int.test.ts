@@ -426,8 +426,8 @@ async function afterRun(w: World, period: [number, number]) {
 }
 
 const runs = { count: 0 };
-async function story(steps: Step[], period: [number, number], options = { paidWhileInFlight: false }) {
-  const w = await newWorld();
+async function story(steps: Step[], period: [number, number], options = { paidWhileInFlight: false }, given?: World) {
+  const w = given ?? (await newWorld());
   runs.count++;
   for (const [i, s] of steps.entries()) {
     try {
@@ -440,12 +440,77 @@ async function story(steps: Step[], period: [number, number], options = { paidWh
   await afterRun(w, period);
 }
 
+/** A story that reaches every kind of outcome, whatever the random runs draw: run before them. */
+const everyOutcome: Step[] = [
+  { kind: 'create', merchant: 0, key: 'va', amount: 300_000, minutes: 1_440, payNow: true },
+  { kind: 'create', merchant: 1, key: 'qris', amount: 250_000, minutes: 60, payNow: true },
+  { kind: 'create', merchant: 1, key: 'va', amount: 90_000, minutes: 60, payNow: false },
+  { kind: 'payVa', pick: 1, how: 'partial', share: 40 },
+  { kind: 'payVa', pick: 1, how: 'over', share: 5 },
+  { kind: 'payExact', pick: 0, pending: false },
+  { kind: 'stray', key: 'qris', amount: 20_000 },
+  { kind: 'stray', key: 'va', amount: 1_500 },
+  { kind: 'allocate', pick: 0, merchant: 1, toPayment: true },
+  { kind: 'allocate', pick: 2, merchant: 0, toPayment: false },
+  { kind: 'refund', pick: 0 },
+  { kind: 'advance', hours: 2 },
+  { kind: 'payExact', pick: 2, pending: false },
+  { kind: 'settle' }, { kind: 'settle' }, { kind: 'settle' },
+  { kind: 'withdraw', merchant: 0, share: 30, edge: 'part', then: { kind: 'pay', fault: 'timeout' } },
+  { kind: 'withdraw', merchant: 1, share: 30, edge: 'part', then: { kind: 'pay', fault: 'refuse' } },
+  { kind: 'withdraw', merchant: 1, share: 20, edge: 'part', then: { kind: 'paid', key: 'qris' } },
+  { kind: 'withdraw', merchant: 0, share: 20, edge: 'part', then: { kind: 'reject' } },
+  { kind: 'withdraw', merchant: 0, share: 100, edge: 'over', then: null },
+  { kind: 'withdraw', merchant: 0, share: 100, edge: 'below', then: null },
+  { kind: 'reject', pick: 0 },
+  { kind: 'pay', pick: 1, fault: 'none' },
+  { kind: 'pay', pick: 0, fault: 'none' },
+  { kind: 'withdraw', merchant: 0, share: 100, edge: 'all', then: { kind: 'paid', key: 'va' } },
+];
+
 describe('the gateway finance model', () => {
   it('keeps the ledger balanced, the platform solvent, statements, balances and folds equal, periods adding up and the cash tied to the provider', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(stepArb, { minLength: 20, maxLength: 60 }), fc.tuple(fc.nat(), fc.nat()), (steps, period) => story(steps, period)),
-      { numRuns: 12, endOnFailure: true },
+      // one story of every outcome first, then random ones; no shrinking (each run is seconds of a real service)
+      { numRuns: 10, endOnFailure: true, examples: [[everyOutcome, [0, 1]]] },
     );
     console.log([...seen].sort().map(([outcome, n]) => `${outcome}: ${n}`).join('\n'));
+    // the story of every outcome reached them: the property was checked through each
+    for (const outcome of ['credit completed a payment', 'credit to suspense', 'allocated to a payment', 'allocated to a merchant', 'suspense refunded',
+      'settlement moved pending', 'withdrawal 201', 'WALLET-A payout 200', 'WALLET-A payout WITHDRAWAL_PAYOUT_FAILED', 'WALLET-A payout WITHDRAWAL_PAYOUT_UNCONFIRMED',
+      'WALLET-A payout in flight 200', 'rejection in flight', 'rejection 200', 'paid elsewhere from qris 200']) expect(seen.get(outcome), outcome).toBeGreaterThan(0);
   }, 900_000);
+});
+
+/**
+ * Bug (src/commands/gateway-withdrawals.ts payWithdrawal): a withdrawal whose payout through WALLET-A is in flight (its
+ * transfer unconfirmed: the provider may have moved the money, and the sandbox did) can still be recorded as paid
+ * elsewhere, though it cannot be rejected (409 WITHDRAWAL_PAYOUT_IN_FLIGHT). The merchant is then paid twice and the
+ * ledger never records the WALLET-A transfer: that account's provider balance stays below its cash in the ledger for
+ * good. The model above keeps such a step out ('paid' skips withdrawals in flight); this case keeps the property.
+ */
+describe('a withdrawal whose WALLET-A payout is in flight', () => {
+  let w: World;
+  let inFlight: ModelWithdrawal;
+  beforeAll(async () => {
+    w = await newWorld();
+    await run(w, { kind: 'create', merchant: 0, key: 'va', amount: 300_000, minutes: 1_440, payNow: true }, { paidWhileInFlight: false });
+    await run(w, { kind: 'create', merchant: 1, key: 'qris', amount: 300_000, minutes: 1_440, payNow: true }, { paidWhileInFlight: false });
+    for (let day = 0; (await expectBalancesAgree(service, w.merchants[0]!)).available < 100_000; day++) {
+      expect(day).toBeLessThan(7);
+      await run(w, { kind: 'settle' }, { paidWhileInFlight: false });
+    }
+    await run(w, { kind: 'withdraw', merchant: 0, share: 50, edge: 'part', then: { kind: 'pay', fault: 'timeout' } }, { paidWhileInFlight: false });
+    inFlight = w.withdrawals[0]!;
+    expect(inFlight).toMatchObject({ status: 'REQUESTED', inFlight: true });
+  }, 120_000);
+
+  it.fails('is not recorded as paid elsewhere (today it is: the merchant paid twice, WALLET-A short of its ledger cash for good)', async () => {
+    const bug = /expected 200 to be 'WITHDRAWAL_PAYOUT_IN_FLIGHT'/;
+    // only the bug's own failure counts: any other (or none) fails this case, which then no longer shows what it names
+    await story([{ kind: 'paid', pick: 0, key: 'qris' }], [0, 0], { paidWhileInFlight: true }, w).catch((err: Error) => {
+      if (bug.test(String(err.cause instanceof Error ? err.cause.message : err.message))) throw err;
+    });
+  });
 });

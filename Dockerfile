@@ -10,8 +10,9 @@ RUN npm ci --omit=dev && npm cache clean --force
 
 COPY . .
 
-# DATA_DIR (generated secrets; embedded PostgreSQL data when DATABASE_URL is unset) lives in a volume.
-RUN mkdir -p /data && chown node:node /data
+# DATA_DIR (generated secrets; embedded PostgreSQL data when DATABASE_URL is unset) lives in a volume. /checkpoints is
+# where docker-compose.yml mounts the ledger checkpoints' shared volume (a new volume takes this folder's owner).
+RUN mkdir -p /data /checkpoints && chown node:node /data /checkpoints
 ENV DATA_DIR=/data
 VOLUME /data
 

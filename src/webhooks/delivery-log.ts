@@ -18,12 +18,16 @@ type DeliveryRow = {
   created_at: Date;
 };
 
+/** An attempt is logged in flight when it starts, finished with its answer, or interrupted: its worker died first. */
+export type AttemptState = 'in_flight' | 'finished' | 'interrupted';
+
 type AttemptRow = {
   delivery_id: string;
   number: number;
   manual: boolean;
   attempted_at: Date;
-  duration_ms: number;
+  state: AttemptState;
+  duration_ms: number | null;
   status_code: number | null;
   error: string | null;
 };
@@ -43,6 +47,7 @@ function present(d: DeliveryRow, attempts: AttemptRow[]) {
     attempts: attempts.map(a => ({
       number: a.number,
       attemptedAt: a.attempted_at.toISOString(),
+      state: a.state,
       manual: a.manual,
       statusCode: a.status_code,
       error: a.error,
@@ -57,7 +62,8 @@ async function attemptsOf(db: Queryable, deliveryIds: string[]): Promise<Map<str
   const r = await query<AttemptRow>(
     db,
     'ListWebhookAttempts',
-    'select * from webhook_attempts where delivery_id = any($1::uuid[]) order by delivery_id, number',
+    `select delivery_id, number, manual, attempted_at, state, duration_ms, status_code, error
+       from webhook_attempts where delivery_id = any($1::uuid[]) order by delivery_id, number`,
     [deliveryIds],
   );
   const byDelivery = new Map<string, AttemptRow[]>();

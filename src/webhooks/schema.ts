@@ -40,7 +40,20 @@ const deliveryLogSchema = `
     status_code int,
     error text,
     primary key (delivery_id, number)
-  );`;
+  );
+  -- an attempt is logged when it starts (in_flight, with the queue job and worker making it) and finished with its
+  -- answer; one whose worker died first is interrupted (src/webhooks/deliveries.ts). Altered once, not at every start.
+  do $$ begin
+    if not exists (select 1 from information_schema.columns
+                    where table_schema = current_schema() and table_name = 'webhook_attempts' and column_name = 'state') then
+      alter table webhook_attempts
+        add column state text not null default 'finished' check (state in ('in_flight', 'finished', 'interrupted')),
+        add column job_id bigint,
+        add column worker_id text,
+        alter column duration_ms drop not null;
+    end if;
+  end $$;
+  create index if not exists webhook_attempts_in_flight on webhook_attempts (delivery_id) where state = 'in_flight';`;
 
 export const webhookDeliveryLogMigration: Migration = { name: 'webhook-delivery-log', sql: deliveryLogSchema };
 

@@ -25,7 +25,7 @@ type Delivery = {
   status: string;
   statusReason: string | null;
   nextAttemptAt: string | null;
-  attempts: { number: number; attemptedAt: string; manual: boolean; statusCode: number | null; error: string | null; durationMs: number }[];
+  attempts: { number: number; attemptedAt: string; state: string; manual: boolean; statusCode: number | null; error: string | null; durationMs: number }[];
 };
 
 async function receiver(answer?: (n: number) => Answer) {
@@ -77,7 +77,7 @@ describe('webhook delivery', () => {
 
     const delivery = await deliveryWhen(owner, id, d => d.status === 'succeeded');
     expect(delivery).toMatchObject({ eventId: event.eventId, type: 'payment.completed', statusReason: null, nextAttemptAt: null });
-    expect(delivery.attempts).toEqual([{ number: 1, attemptedAt: service.clock.now().toISOString(), manual: false, statusCode: 200, error: null, durationMs: expect.any(Number) }]);
+    expect(delivery.attempts).toEqual([{ number: 1, attemptedAt: service.clock.now().toISOString(), state: 'finished', manual: false, statusCode: 200, error: null, durationMs: expect.any(Number) }]);
   });
 
   it('retries after a 500 and succeeds on the next 2xx, with the same webhook-id and body', async () => {
@@ -118,7 +118,7 @@ describe('webhook delivery', () => {
     const r = await receiver(n => (n === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
     const { id } = await endpoint(owner, r.url);
     await publish(owner);
-    const retrying = await deliveryWhen(owner, id, d => d.attempts.length === 1);
+    const retrying = await deliveryWhen(owner, id, d => d.attempts.length === 1 && d.attempts[0]!.state === 'finished');
     expect(retrying.status).toBe('pending');
     expect(Date.parse(retrying.nextAttemptAt!) - Date.parse(retrying.attempts[0]!.attemptedAt)).toBe(1000);
     await deliveryWhen(owner, id, d => d.status === 'succeeded');

@@ -34,10 +34,17 @@ ${endpoints.length === 0 ? '<p class="muted">Belum ada endpoint.</p>' : `<div cl
 const deliveryBadge: Record<string, string> = { succeeded: 'ok', failed: 'bad', cancelled: 'bad', pending: 'wait' };
 const deliveryLabel: Record<string, string> = { succeeded: 'Berhasil', failed: 'Gagal', cancelled: 'Dibatalkan', pending: 'Menunggu' };
 
+/** What an attempt gave; one in flight is still waiting, one interrupted was cut off by a crash and sent again. */
+function attemptOutcome(a: DeliveryView['attempts'][number]) {
+  if (a.state === 'in_flight') return '<span class="badge wait">Sedang dikirim</span>';
+  if (a.state === 'interrupted') return '<span class="badge bad" data-state="interrupted">Terputus</span>';
+  return `${a.statusCode !== null ? `HTTP ${e(a.statusCode)}` : e(a.error ?? 'tanpa jawaban')} (${e(a.durationMs ?? 0)} ms)`;
+}
+
 function attemptsHtml(d: DeliveryView) {
   if (d.attempts.length === 0) return '<span class="muted">Belum dicoba</span>';
   return `<ol class="muted">${d.attempts
-    .map(a => `<li>${timeHtml(a.attemptedAt)}: ${a.statusCode !== null ? `HTTP ${e(a.statusCode)}` : e(a.error ?? 'tanpa jawaban')} (${e(a.durationMs)} ms)${a.manual ? ', manual' : ''}</li>`)
+    .map(a => `<li>${timeHtml(a.attemptedAt)}: ${attemptOutcome(a)}${a.manual ? ', manual' : ''}</li>`)
     .join('')}</ol>`;
 }
 

@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
 import type { PaymentCheckSettings } from '../config.ts';
-import { inTransaction, query } from '../db/pool.ts';
+import { migrate, type Migration } from '../db/migrations.ts';
+import { query } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 import { accountsWithPendingPayments } from '../projections/payments.ts';
 import { onTheClock } from './on-the-clock.ts';
@@ -27,15 +28,14 @@ const handoversSchema = `
     handed_at timestamptz not null
   );`;
 
+/** The table's unit of start-up DDL (src/db/migrations.ts). */
+export const paymentCheckHandoversMigration: Migration = { name: 'payment-check-handovers', sql: handoversSchema };
+
 const ready = new WeakMap<pg.Pool, Promise<void>>();
 function ensureHandovers(pool: pg.Pool): Promise<void> {
   let done = ready.get(pool);
   if (!done) {
-    done = inTransaction(pool, async tx => {
-      // two processes creating the table at once would collide on the catalog
-      await query(tx, 'LockPaymentCheckSchema', 'select pg_advisory_xact_lock(hashtext($1))', ['payment-check-schema']);
-      await query(tx, 'CreatePaymentCheckHandovers', handoversSchema);
-    });
+    done = migrate(pool, [paymentCheckHandoversMigration]).then(() => undefined);
     ready.set(pool, done);
     done.catch(() => ready.delete(pool));
   }

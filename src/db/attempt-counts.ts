@@ -1,6 +1,7 @@
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type pg from 'pg';
-import { inTransaction, preparedQuery, query } from './pool.ts';
+import { migrate, type Migration } from './migrations.ts';
+import { preparedQuery, query } from './pool.ts';
 
 /**
  * Attempt limits counted in PostgreSQL, so every instance on the database enforces the same limit (DESIGN section 8).
@@ -17,16 +18,16 @@ const attemptCountsSchema = `
   );
   create index if not exists attempt_counts_window_end on attempt_counts (window_end);`;
 
+/** The table's unit of start-up DDL (src/db/migrations.ts). */
+export const attemptCountsMigration: Migration = { name: 'attempt-counts', sql: attemptCountsSchema };
+
 const ready = new WeakMap<pg.Pool, Promise<void>>();
 
-/** The table, made once per pool (two processes creating it at once would collide on the catalog). */
+/** The table, brought up to date once per pool under the migrations' lock. */
 export function ensureAttemptCounts(pool: pg.Pool): Promise<void> {
   let done = ready.get(pool);
   if (!done) {
-    done = inTransaction(pool, async tx => {
-      await query(tx, 'LockAttemptCountsSchema', 'select pg_advisory_xact_lock(hashtext($1))', ['attempt-counts-schema']);
-      await query(tx, 'CreateAttemptCounts', attemptCountsSchema);
-    });
+    done = migrate(pool, [attemptCountsMigration]).then(() => undefined);
     ready.set(pool, done);
     done.catch(() => ready.delete(pool));
   }

@@ -44,11 +44,11 @@ export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
 
 export type AppendResult = { nextRevision: number; position: Position };
 
-/** Whether a stream at `actual` satisfies the expected revision of an append. */
+/** Whether a stream at `actual` satisfies the expected revision of an append; revision -1 is "before the first event", as no_stream. */
 export function expectationMet(expected: ExpectedRevision, actual: number | 'no_stream'): boolean {
   return (
     expected === 'any' ||
-    (expected === 'no_stream' && actual === 'no_stream') ||
+    ((expected === 'no_stream' || expected === -1) && actual === 'no_stream') ||
     (expected === 'stream_exists' && actual !== 'no_stream') ||
     expected === actual
   );
@@ -97,8 +97,8 @@ export interface EventStore {
    */
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /**
-   * Appends to several streams: all or nothing on PostgreSQL (one transaction); the EventStoreDB adapter writes them
-   * one after the other, in order, and stops at the first refusal. A refusal names its stream (WrongExpectedRevision,
+   * Appends to several streams, all or nothing: on PostgreSQL in one transaction; on KurrentDB in one multi-stream
+   * append, its guards checked by a read just before. A refusal names its stream (WrongExpectedRevision,
    * StreamDeleted). Answers each write's result, in the order given; a retry with the same event ids is done already.
    */
   appendToStreams(writes: StreamWrite[]): Promise<AppendResult[]>;

@@ -1,15 +1,20 @@
 /**
- * The one module that imports the EventStoreDB client library. The adapter (eventstoredb-event-store.ts) uses
- * only what is re-exported here, so moving to `@kurrent/kurrentdb-client` (same API; its client class is
- * `KurrentDBClient`) means changing the import below and nothing else.
+ * The one module that imports the KurrentDB (EventStoreDB) client library, `@kurrent/kurrentdb-client`. The adapter
+ * (eventstoredb-event-store.ts) uses only what is re-exported here.
  */
 export {
-  EventStoreDBClient as DbClient,
+  KurrentDBClient as DbClient,
   jsonEvent,
   excludeSystemEvents,
+  eventTypeFilter,
   WrongExpectedVersionError,
   StreamDeletedError,
   StreamNotFoundError,
+  StreamTombstonedError,
+  MaxAppendSizeExceededError,
+  TransactionMaxSizeExceededError,
+  AppendRecordSizeExceededError,
+  UnsupportedError,
   ANY,
   NO_STREAM,
   STREAM_EXISTS,
@@ -18,14 +23,17 @@ export {
   END as FROM_END,
   FORWARDS,
   BACKWARDS,
-} from '@eventstore/db-client';
+} from '@kurrent/kurrentdb-client';
 
 export type {
   AllStreamResolvedEvent,
   AllStreamSubscription,
-  AppendExpectedRevision,
+  AppendStreamRequest,
+  AppendStreamState,
+  CurrentStreamState,
+  EventData,
   Position as DbPosition,
   ReadRevision,
   RecordedEvent as DbRecordedEvent,
   ResolvedEvent,
-} from '@eventstore/db-client';
+} from '@kurrent/kurrentdb-client';

@@ -143,6 +143,38 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
       expect(await store.readStream(fresh)).toEqual([]);
     });
 
+    it('writes nothing when a later write of an append to several streams is refused', async () => {
+      const first = stream('atomic-first');
+      const taken = stream('atomic-taken');
+      await store.append(taken, [newEvent('T')], 'no_stream');
+      const refused = store.appendToStreams([
+        { streamId: first, events: [newEvent('F')], expected: 'no_stream' },
+        { streamId: taken, events: [newEvent('T2')], expected: 'no_stream' },
+      ]);
+      await expect(refused).rejects.toMatchObject({ streamId: taken, actual: 0 });
+      await expect(refused).rejects.toBeInstanceOf(WrongExpectedRevision);
+      expect(await store.readStream(first)).toEqual([]);
+      expect(await store.readStream(taken)).toHaveLength(1);
+    });
+
+    it('takes revision -1 as "no event yet": an empty append at -1 passes on a missing stream, not on one with events', async () => {
+      const missing = stream('minus-one');
+      expect((await store.append(missing, [], -1)).nextRevision).toBe(-1);
+      await store.append(missing, [newEvent('A')], 'no_stream');
+      await expect(store.append(missing, [], -1)).rejects.toBeInstanceOf(WrongExpectedRevision);
+      expect(await store.readStream(missing)).toHaveLength(1);
+    });
+
+    it('appends to one stream more than a KurrentDB append takes (1 MiB), in order at consecutive revisions, and a retry is done already', async () => {
+      const id = stream('large');
+      const page = 'x'.repeat(30_000);
+      const events = Array.from({ length: 50 }, (_, n) => newEvent('Page', { n, page })); // about 1.5 MB, as a first sync of 50 pages
+      expect((await store.append(id, events, 'no_stream')).nextRevision).toBe(49);
+      expect((await store.readStream(id)).map(e => [e.revision, e.data.n])).toEqual(events.map((_, n) => [n, n]));
+      expect((await store.append(id, events, 'no_stream')).nextRevision).toBe(49);
+      expect(await store.readStream(id)).toHaveLength(50);
+    });
+
     it('reads a stream backwards, from a revision, and a limited count', async () => {
       const id = stream('read');
       await store.append(id, [0, 1, 2, 3, 4].map(n => newEvent('N', { n })), 'no_stream');
@@ -194,6 +226,20 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
       // what the subscriber saw is what "read all" answers afterwards
       const all = (await readAllAfter(store, head)).filter(e => e.streamId.startsWith(prefix));
       expect(all.map(e => e.metadata.eventId)).toEqual(seen.map(e => e.metadata.eventId));
+    });
+
+    it('names as head the last event subscribers receive, not one of a stream deleted since', async () => {
+      const before = await store.headPosition();
+      const kept = stream('head-kept');
+      const gone = stream('head-gone');
+      await store.append(kept, [newEvent('K')], 'no_stream');
+      await store.append(gone, [newEvent('G')], 'no_stream');
+      await store.deleteStream(gone);
+      const head = await store.headPosition();
+      const seen = await collectUntil(store, before, s => s.some(e => comparePositions(e.position, head) >= 0), 5_000);
+      const last = seen.filter(e => e.streamId === kept || e.streamId === gone);
+      expect(last.map(e => e.type)).toEqual(['K']);
+      expect(comparePositions(last[0]!.position, head)).toBe(0);
     });
 
     it('deletes a stream for good: gone from reads, and later appends are refused', async () => {

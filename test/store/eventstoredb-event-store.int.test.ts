@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WrongExpectedRevision, comparePositions, type RecordedEvent } from '../../src/store/event-store.ts';
 import { DbClient } from '../../src/store/eventstoredb-client.ts';
-import { EventStoreDbEventStore } from '../../src/store/eventstoredb-event-store.ts';
+import { AppendTooLarge, EventStoreDbEventStore } from '../../src/store/eventstoredb-event-store.ts';
 import { eventStoreContract, newEvent, readAllAfter, streamName } from './event-store.contract.ts';
 import { eventLogContract } from './event-log.contract.ts';
 
 const connectionString = process.env.EVENTSTORE_CONNECTION_STRING ?? '';
 
 // without a server every test below is reported as skipped, under a name that says how to run them
-describe.skipIf(!connectionString)('EventStoreDB (skipped unless EVENTSTORE_CONNECTION_STRING is set, e.g. esdb://localhost:2113?tls=false)', () => {
+describe.skipIf(!connectionString)('EventStoreDB (skipped unless EVENTSTORE_CONNECTION_STRING is set, e.g. kurrentdb://localhost:2113?tls=false; KurrentDB 25.1 or later)', () => {
   const openEventStoreDb = async () => {
     const store = await EventStoreDbEventStore.create(connectionString);
     return { store, close: () => store.close() };
@@ -80,6 +80,64 @@ describe.skipIf(!connectionString)('EventStoreDB (skipped unless EVENTSTORE_CONN
         await client.dispose();
       }
       expect(await store.readStream(id)).toEqual([]);
+    });
+
+    it('accepts a guard at -1 or no_stream on a missing stream in an append to several streams', async () => {
+      const missing = streamName('esdb-guard-missing');
+      const written = streamName('esdb-guard-beside');
+      const results = await store.appendToStreams([
+        { streamId: missing, events: [], expected: -1 },
+        { streamId: written, events: [newEvent('W')], expected: 'no_stream' },
+      ]);
+      expect(results.map(r => r.nextRevision)).toEqual([-1, 0]);
+      await store.appendToStreams([{ streamId: missing, events: [], expected: 'no_stream' }]);
+      expect(await store.readStream(missing)).toEqual([]);
+    });
+
+    it('writes several streams in one atomic append whose events read back as written (metadata, schema version, positions)', async () => {
+      const head = await store.headPosition();
+      const a = streamName('esdb-atomic-a');
+      const b = streamName('esdb-atomic-b');
+      const first = { ...newEvent('A', { n: 1 }), version: 2 };
+      const second = newEvent('B', { nested: { z: [1, null] } });
+      const results = await store.appendToStreams([
+        { streamId: a, events: [first], expected: 'no_stream' },
+        { streamId: b, events: [second], expected: 'no_stream' },
+      ]);
+      const [readA] = await store.readStream(a);
+      expect(readA).toMatchObject({ type: 'A', version: 2, data: { n: 1 }, metadata: first.metadata });
+      expect((await store.readStream(b))[0]!.metadata).toEqual(second.metadata);
+      const log = (await readAllAfter(store, head)).filter(e => e.streamId === a || e.streamId === b);
+      expect(log.map(e => e.metadata)).toEqual([first.metadata, second.metadata]);
+      expect(comparePositions(results[1]!.position, log[1]!.position)).toBe(0);
+      // retried with the same events: done already
+      expect((await store.appendToStreams([
+        { streamId: a, events: [first], expected: 'no_stream' },
+        { streamId: b, events: [second], expected: 'no_stream' },
+      ])).map(r => r.nextRevision)).toEqual([0, 0]);
+    });
+
+    it('splits one stream\'s append under the size limit, and refuses one to several streams over it, writing nothing', async () => {
+      const small = await EventStoreDbEventStore.create(connectionString, { maxAppendBytes: 20_000 });
+      try {
+        const page = 'x'.repeat(6_000);
+        const one = streamName('esdb-split');
+        const events = Array.from({ length: 10 }, (_, n) => newEvent('Page', { n, page }));
+        expect((await small.append(one, events, 'no_stream')).nextRevision).toBe(9);
+        expect((await small.readStream(one)).map(e => e.data.n)).toEqual(events.map((_, n) => n));
+        const a = streamName('esdb-too-large-a');
+        const b = streamName('esdb-too-large-b');
+        const refused = small.appendToStreams([
+          { streamId: a, events: events.slice(0, 2), expected: 'no_stream' },
+          { streamId: b, events: events.slice(2, 6).map(e => newEvent(e.type, e.data)), expected: 'no_stream' },
+        ]);
+        await expect(refused).rejects.toBeInstanceOf(AppendTooLarge);
+        await expect(refused).rejects.toThrow(/20000 bytes/);
+        expect(await small.readStream(a)).toEqual([]);
+        expect(await small.readStream(b)).toEqual([]);
+      } finally {
+        await small.close();
+      }
     });
 
     // A difference from the PostgreSQL adapter, kept visible: EventStoreDB dedups event ids per stream only.

@@ -94,7 +94,8 @@ export async function payoutSource(deps: CommandDeps & { pool: Queryable }, amou
 
 /**
  * An admin records that they transferred a requested withdrawal (never their own) from a platform account
- * (`holdingAccountId`, see payoutSource). The payout and the claim of its reference (stream payout-reference-<hash>)
+ * (`holdingAccountId`, see payoutSource); not while a payout of it through WALLET-A is in flight (409), and none may
+ * begin after (the payout stream barred in the same append). The payout and the claim of its reference (stream payout-reference-<hash>)
  * are appended together: of two payouts with one reference, even racing for two merchants, one claims it and the other
  * is refused (409 WITHDRAWAL_REFERENCE_USED) with nothing changed.
  */
@@ -120,7 +121,10 @@ export async function payWithdrawal(
     ledger: streamRead(ledgerStream, gatewayLedger),
     // a reference is usually new: not read unless the append finds it claimed
     reference: streamRead(payoutReferenceStream(reference), payoutReference, { likelyNew: true }),
+    payout: streamRead(withdrawalPayoutStream(withdrawalId), withdrawalPayout),
   };
+  // paid elsewhere (not by the WALLET-A payout that began it): no payout through WALLET-A may be in flight or begin
+  const elsewhere = !from?.checked;
   const done = await contended(() =>
     handleStreams(
       deps,
@@ -128,10 +132,11 @@ export async function payWithdrawal(
       async loaded => {
         // the withdrawal's own refusals (not requested, own payout) come before the reference's
         const paid = gatewayLedger.decide(loaded.ledger.state, { type: 'PayWithdrawal', merchantId, withdrawalId, reference, holdingAccountId, paidBy: adminId, now });
+        const barred = elsewhere ? withdrawalPayout.decide(loaded.payout.state, { type: 'BarPayout', withdrawalId, merchantId, adminId, now }) : [];
         const unclaimed = loaded.reference.state.withdrawalId === null;
         if (unclaimed && (await findWithdrawalPaidWith(deps.pool, normalisedReference(reference), withdrawalId))) throw referenceUsed(reference);
         const claimed = payoutReference.decide(loaded.reference.state, { type: 'ClaimPayoutReference', reference, merchantId, withdrawalId, now });
-        return { append: { ledger: paid, reference: claimed }, result: null };
+        return { append: { ledger: paid, reference: claimed, payout: barred }, result: null };
       },
       { actor: `admin:${adminId}`, now, correlationId: withdrawalId, attempts, queueOn: ledgerStream },
     ),

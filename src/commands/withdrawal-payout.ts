@@ -22,7 +22,7 @@ export type WithdrawalPayout = {
   failures: number;
   last: { transferId: string; outcome: 'FAILED' | 'UNCONFIRMED'; reason: string } | null;
   inFlight: string | null;
-  /** rejected: no payout may begin */
+  /** rejected or paid elsewhere: no payout through WALLET-A may begin */
   barred: boolean;
 };
 
@@ -58,7 +58,7 @@ export const withdrawalPayout: Decider<WithdrawalPayout, RecordPayoutFailure | S
     const at = c.now.toISOString();
     switch (c.type) {
       case 'StartPayout': {
-        if (state.barred) throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: 'The withdrawal is REJECTED already' });
+        if (state.barred) throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: 'The withdrawal was rejected or paid already' });
         if (state.inFlight === c.transferId) return [];
         const { withdrawalId, merchantId, transferId, accountId } = c;
         return [WithdrawalPayoutStarted({ withdrawalId, merchantId, transferId, accountId, startedBy: c.adminId, startedAt: at })];

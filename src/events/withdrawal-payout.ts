@@ -36,7 +36,7 @@ export const WithdrawalPayoutFailed = event('WithdrawalPayoutFailed', 1, z.objec
 }));
 
 export type PayoutAccountEvent = EventOf<typeof PayoutAccountChosen>;
-/** The withdrawal was rejected: no payout may begin (appended with the rejection). */
+/** The withdrawal was rejected, or recorded as paid elsewhere: no payout through WALLET-A may begin (appended with it). */
 export const WithdrawalPayoutBarred = event('WithdrawalPayoutBarred', 1, z.object({
   withdrawalId: z.uuid(),
   merchantId: z.uuid(),

@@ -148,11 +148,12 @@ describe('withdrawals paid through the platform WALLET-A payout account', () => 
     await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: small.phoneNumber, type: 'CREDIT', amount: 500_000, senderName: 'Top up', description: 'top up' });
     expect((await owner.call('GET', `/api/v1/accounts/${small.accountId}/refresh`)).statusCode).toBe(200);
     const big = (await withdraw(merchants[0]!, 90_000)).json().data.id as string;
+    const debitsBefore = (await debitsOf(owner, small.accountId)).length; // the sandbox's history of a new wallet has some
     const refused = await payer.session('POST', `/api/admin/gateway/withdrawals/${big}/pay`);
     expect(refused.statusCode, refused.body).toBe(409);
     expect(refused.json()).toMatchObject({ code: 'HOLDING_CASH_SHORT' });
     expect(await asAdmin(payer, big)).toMatchObject({ status: 'REQUESTED' });
-    expect(await debitsOf(owner, small.accountId)).toHaveLength(0);
+    expect(await debitsOf(owner, small.accountId)).toHaveLength(debitsBefore);
     // recorded as paid elsewhere: from an account without that cash, refused alike; from the merchants' holding account, paid
     const elsewhere = await payer.session('POST', `/api/admin/gateway/withdrawals/${big}/paid`, { reference: 'BCA-SHORT-1', holdingAccountId: small.accountId });
     expect(elsewhere.json()).toMatchObject({ code: 'HOLDING_CASH_SHORT' });

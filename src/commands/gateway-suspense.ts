@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { GatewaySettings } from '../config.ts';
 import type { Queryable } from '../db/pool.ts';
 import { refuse } from '../errors.ts';
@@ -11,6 +12,7 @@ import { fee, isGatewayMethod } from './gateway-fees.ts';
 import { gatewayLedger, gatewayLedgerStream, ledgerAccount } from './gateway-ledger.ts';
 import { handleCommand, load, type CommandContext, type Decider, type EventSourcing } from './handle.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
+import { spendingCash } from './holding-cash.ts';
 import { gatewayMethodsOf } from './holding-accounts.ts';
 
 /** The platform's suspense (docs/decisions.md, "Suspense"): money in holding accounts that no payment claims. */
@@ -151,10 +153,17 @@ export async function allocateSuspenseCredit(
   return done;
 }
 
-/** An admin records that an open suspense credit went back to its payer (`reference`: the refund transfer's). */
-export async function refundSuspenseCredit(deps: CommandDeps, adminId: string, suspenseId: string, reference: string, note: string | null) {
-  const now = deps.clock.now();
-  const done = await handleCommand(deps, suspenseStream, suspense, { type: 'RefundSuspenseCredit', suspenseId, reference, note, adminId, now }, { actor: `admin:${adminId}`, now, correlationId: suspenseId });
+/**
+ * An admin records that an open suspense credit went back to its payer (`reference`: the refund transfer's): money out
+ * of its holding account, so its cash in the ledger must cover it, checked as a payout's is (spendingCash).
+ */
+export async function refundSuspenseCredit(deps: CommandDeps & { pool: pg.Pool }, adminId: string, suspenseId: string, reference: string, note: string | null) {
+  const item = openItem((await load(deps, suspenseStream, suspense)).state, suspenseId);
+  const done = await spendingCash(deps, item.accountId, async cash => {
+    await cash.cover(item.amount);
+    const now = deps.clock.now();
+    return handleCommand(deps, suspenseStream, suspense, { type: 'RefundSuspenseCredit', suspenseId, reference, note, adminId, now }, { actor: `admin:${adminId}`, now, correlationId: suspenseId });
+  });
   await deps.readModels.waitFor(done.position, undefined, ['gateway-suspense', 'gateway-ledger']);
   return done;
 }

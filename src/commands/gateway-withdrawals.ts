@@ -1,6 +1,8 @@
 import { deterministicUuid, requestFingerprint, uuidv7 } from '../ids.ts';
 import { refuse } from '../errors.ts';
-import { findGatewayWithdrawal, findHoldingCash, findWithdrawalPaidWith, richestHoldingAccount } from '../projections/gateway-ledger.ts';
+import type pg from 'pg';
+import { findGatewayWithdrawal, findWithdrawalPaidWith, richestHoldingAccount, type GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
+import { spendingCash } from './holding-cash.ts';
 import { WrongExpectedRevision, type Position } from '../store/event-store.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { CommandDeps } from './deps.ts';
@@ -78,18 +80,9 @@ async function merchantOf(db: Queryable, withdrawalId: string): Promise<string> 
   return row.merchant_id;
 }
 
-/**
- * The platform account a payout left from: the one the admin named, else the payout account, else the account with the
- * most cash in the ledger. Its cash in the ledger must cover the amount: no platform account goes below zero (409).
- * The cash is the read model's: a credit it has not shown yet only makes the check stricter.
- */
-export async function payoutSource(deps: CommandDeps & { pool: Queryable }, amount: number, named?: string | undefined): Promise<string> {
-  const accountId = named ?? (await currentPayoutAccount(deps))?.accountId ?? (await richestHoldingAccount(deps.pool));
-  const cash = accountId ? await findHoldingCash(deps.pool, accountId) : 0;
-  if (!accountId || cash < amount) {
-    throw refuse('HOLDING_CASH_SHORT', { message: `The platform account's cash in the ledger (${cash}) does not cover the payout (${amount})` });
-  }
-  return accountId;
+/** The platform account a payout left from: the one the admin named, else the payout account, else the one with the most cash. */
+async function payoutSource(deps: CommandDeps & { pool: Queryable }, named?: string | undefined): Promise<string | null> {
+  return named ?? (await currentPayoutAccount(deps))?.accountId ?? (await richestHoldingAccount(deps.pool));
 }
 
 /**
@@ -100,7 +93,7 @@ export async function payoutSource(deps: CommandDeps & { pool: Queryable }, amou
  * is refused (409 WITHDRAWAL_REFERENCE_USED) with nothing changed.
  */
 export async function payWithdrawal(
-  deps: CommandDeps & { pool: Queryable },
+  deps: CommandDeps & { pool: pg.Pool },
   adminId: string,
   withdrawalId: string,
   reference: string,
@@ -108,13 +101,21 @@ export async function payWithdrawal(
 ) {
   const row = await findGatewayWithdrawal(deps.pool, withdrawalId);
   if (!row) throw refuse('WITHDRAWAL_NOT_FOUND');
-  const merchantId = row.merchant_id;
-  // the money left already when WALLET-A paid it (checked before it moved): recorded whatever the cash says now; a
-  // withdrawal the ledger refuses to pay anyway (decided, or the admin's own) is refused for that, not for the cash
+  // the money left already when WALLET-A paid it (its cash checked before it moved): recorded whatever the cash says
+  // now; a withdrawal the ledger refuses to pay anyway (decided, or the admin's own) is refused for that, not the cash
   const refusedAnyway = row.status !== 'REQUESTED' || row.requested_by === adminId;
-  const holdingAccountId = (from?.checked || refusedAnyway) && from?.holdingAccountId
-    ? from.holdingAccountId
-    : refusedAnyway ? (from?.holdingAccountId ?? row.merchant_id) : await payoutSource(deps, row.amount, from?.holdingAccountId);
+  if (from?.checked || refusedAnyway) return recordPaid(deps, row, adminId, reference, from?.holdingAccountId ?? row.merchant_id, !from?.checked);
+  const source = await payoutSource(deps, from?.holdingAccountId);
+  if (!source) throw refuse('HOLDING_CASH_SHORT', { message: 'No platform account holds cash in the ledger' });
+  return spendingCash(deps, source, async cash => {
+    await cash.cover(row.amount);
+    return recordPaid(deps, row, adminId, reference, source, true);
+  });
+}
+
+/** The payout and the claim of its reference in one append (and, paid elsewhere, the payout stream barred). */
+async function recordPaid(deps: CommandDeps & { pool: pg.Pool }, row: GatewayWithdrawalRow, adminId: string, reference: string, holdingAccountId: string, elsewhere: boolean) {
+  const { merchant_id: merchantId, id: withdrawalId } = row;
   const now = deps.clock.now();
   const ledgerStream = gatewayLedgerStream(merchantId);
   const reads = {
@@ -124,7 +125,6 @@ export async function payWithdrawal(
     payout: streamRead(withdrawalPayoutStream(withdrawalId), withdrawalPayout),
   };
   // paid elsewhere (not by the WALLET-A payout that began it): no payout through WALLET-A may be in flight or begin
-  const elsewhere = !from?.checked;
   const done = await contended(() =>
     handleStreams(
       deps,

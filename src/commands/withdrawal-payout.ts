@@ -1,10 +1,12 @@
+import type pg from 'pg';
 import { DomainError, refuse } from '../errors.ts';
 import { WithdrawalPayoutBarred, WithdrawalPayoutFailed, WithdrawalPayoutStarted, type WithdrawalPayoutEvent } from '../events/withdrawal-payout.ts';
 import { deterministicUuid } from '../ids.ts';
 import { findGatewayWithdrawal } from '../projections/gateway-ledger.ts';
 import type { Queryable } from '../db/pool.ts';
 import { gatewayLedger, gatewayLedgerStream } from './gateway-ledger.ts';
-import { payWithdrawal, payoutSource } from './gateway-withdrawals.ts';
+import { payWithdrawal } from './gateway-withdrawals.ts';
+import { spendingCash } from './holding-cash.ts';
 import { handleCommand, load, type Decider } from './handle.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
 import { bankOf, currentPayoutAccount } from './payout-account.ts';
@@ -109,7 +111,7 @@ export const payoutTransferId = (withdrawalId: string, failures: number) =>
  * Refused or failed: recorded, the withdrawal stays requested, 502. Unconfirmed: likewise; paying again asks that
  * same transfer's outcome, so the money moves at most once (the transfer-outcomes saga does not pay it by itself).
  */
-export async function payOutWithdrawal(deps: SyncDeps & { pool: Queryable }, adminId: string, withdrawalId: string) {
+export async function payOutWithdrawal(deps: SyncDeps & { pool: pg.Pool }, adminId: string, withdrawalId: string) {
   const row = await findGatewayWithdrawal(deps.pool, withdrawalId);
   if (!row) throw refuse('WITHDRAWAL_NOT_FOUND');
   const ledger = (await load(deps, gatewayLedgerStream(row.merchant_id), gatewayLedger)).state;
@@ -133,34 +135,45 @@ export async function payOutWithdrawal(deps: SyncDeps & { pool: Queryable }, adm
     return refuse(outcome === 'FAILED' ? 'WITHDRAWAL_PAYOUT_FAILED' : 'WITHDRAWAL_PAYOUT_UNCONFIRMED', { message: `Payout through WALLET-A: ${reason}; the withdrawal stays requested` });
   };
 
-  const sent = (await load(deps, transferStream(transferId), transfer)).state;
+  const begun = (await load(deps, transferStream(transferId), transfer)).state;
   // a transfer begun already goes on from the account it began on, even if the payout account changed since
-  const { ownerId, accountId } = sent.status === 'NONE' ? payout : sent;
-  if (sent.status === 'NONE') {
-    // refusals, not failed payouts: the ledger's cash in the payout account must cover it, and no rejection came first
-    await payoutSource(deps, withdrawal.amount, accountId);
-    await startPayout(deps, { withdrawalId, merchantId: row.merchant_id, transferId, accountId, adminId });
-  }
-  try {
-    if (sent.status === 'NONE') {
-      await listTransferBanks(deps, ownerId, accountId); // the provider's failures as bank-init reports them
-      const bank = await bankOf(deps, await transferAccount(deps, ownerId, accountId), row.bank_code);
-      const init = { ...bank, accountNumber: row.account_number, amount: withdrawal.amount };
-      // a twin request may have validated and sent it meanwhile (its hold then lowers the balance init checks)
-      await initBankTransfer(deps, ownerId, accountId, init, transferId).catch(async (err: unknown) => {
-        if ((await load(deps, transferStream(transferId), transfer)).state.status === 'NONE') throw err;
-      });
+  const { ownerId, accountId } = begun.status === 'NONE' ? payout : begun;
+  /** The transfer (begun now, or asked again) and the payout recorded with its id as the reference. */
+  const payOut = async (fresh: boolean) => {
+    try {
+      if (fresh) {
+        await listTransferBanks(deps, ownerId, accountId); // the provider's failures as bank-init reports them
+        const bank = await bankOf(deps, await transferAccount(deps, ownerId, accountId), row.bank_code);
+        const init = { ...bank, accountNumber: row.account_number, amount: withdrawal.amount };
+        // a twin request may have validated and sent it meanwhile (its hold then lowers the balance init checks)
+        await initBankTransfer(deps, ownerId, accountId, init, transferId).catch(async (err: unknown) => {
+          if ((await load(deps, transferStream(transferId), transfer)).state.status === 'NONE') throw err;
+        });
+      }
+      await createBankTransfer(deps, ownerId, accountId, { bankAccountIndexNo: transferId, amount: withdrawal.amount, idempotencyKey: withdrawalId });
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      throw await failed(err.code === 'TRANSFER_UNCONFIRMED' ? 'UNCONFIRMED' : 'FAILED', err.message);
     }
-    await createBankTransfer(deps, ownerId, accountId, { bankAccountIndexNo: transferId, amount: withdrawal.amount, idempotencyKey: withdrawalId });
-  } catch (err) {
-    if (!(err instanceof DomainError)) throw err;
-    throw await failed(err.code === 'TRANSFER_UNCONFIRMED' ? 'UNCONFIRMED' : 'FAILED', err.message);
-  }
-  try {
-    await payWithdrawal(deps, adminId, withdrawalId, transferId, { holdingAccountId: accountId, checked: true });
-  } catch (err) {
-    const now = await findGatewayWithdrawal(deps.pool, withdrawalId);
-    if (!(err instanceof DomainError && err.code === 'WITHDRAWAL_NOT_REQUESTED' && now?.status === 'PAID' && now.reference === transferId)) throw err;
-  }
-  return transferId;
+    try {
+      await payWithdrawal(deps, adminId, withdrawalId, transferId, { holdingAccountId: accountId, checked: true });
+    } catch (err) {
+      const now = await findGatewayWithdrawal(deps.pool, withdrawalId);
+      if (!(err instanceof DomainError && err.code === 'WITHDRAWAL_NOT_REQUESTED' && now?.status === 'PAID' && now.reference === transferId)) throw err;
+    }
+    return transferId;
+  };
+  // one payout or refund at a time per account: the cash checked, the money moved and the payout recorded under one lock
+  return spendingCash(deps, accountId, async cash => {
+    // as it is now that this payout has the account: a twin may have paid it meanwhile
+    const sent = (await load(deps, transferStream(transferId), transfer)).state;
+    if (sent.status === 'NONE') {
+      const now = (await load(deps, gatewayLedgerStream(row.merchant_id), gatewayLedger)).state.withdrawals[withdrawalId];
+      if (now?.status !== 'REQUESTED') throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: `The withdrawal is ${now?.status ?? 'unknown'} already` });
+      // refusals, not failed payouts: the ledger's cash in the payout account must cover it, and no rejection came first
+      await cash.cover(withdrawal.amount);
+      await startPayout(deps, { withdrawalId, merchantId: row.merchant_id, transferId, accountId, adminId });
+    }
+    return payOut(sent.status === 'NONE');
+  });
 }

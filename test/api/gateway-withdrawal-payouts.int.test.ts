@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findGatewayBalance, findHoldingCash } from '../../src/projections/gateway-ledger.ts';
-import { payoutAccount, settledBalance, signedInAdmin, testHoldingAccount, withSession, type Admin } from '../support/gateway.ts';
+import { ledgerCash, payoutAccount, settledBalance, signedInAdmin, testHoldingAccount, withSession, type Admin } from '../support/gateway.ts';
 import { registerUser, sessionCookie } from '../support/http.ts';
 import { sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -180,6 +180,18 @@ describe('withdrawals paid through the platform WALLET-A payout account', () => 
     expect(rejected.json()).toMatchObject({ code: 'WITHDRAWAL_PAYOUT_IN_FLIGHT' });
     expect(await asAdmin(payer, id)).toMatchObject({ status: 'REQUESTED' });
     expect(await findGatewayBalance(service.pool, merchant.id)).toMatchObject({ onHold: 80_000 });
+  });
+
+  it('two payouts at once from an account whose cash covers one: one is paid, the other 409, the account never below zero', async () => {
+    const account = crypto.randomUUID();
+    await ledgerCash(service, account, 100_000);
+    const [one, two] = [await merchantWith(60_000), await merchantWith(60_000)];
+    const ids = [(await withdraw(one, 60_000)).json().data.id as string, (await withdraw(two, 60_000)).json().data.id as string];
+    const answers = await Promise.all(ids.map((id, i) =>
+      payer.session('POST', `/api/admin/gateway/withdrawals/${id}/paid`, { reference: `BCA-RACE-CASH-${i}`, holdingAccountId: account })));
+    expect(answers.map(a => a.statusCode).sort()).toEqual([200, 409]);
+    expect(answers.find(a => a.statusCode === 409)!.json()).toMatchObject({ code: 'HOLDING_CASH_SHORT' });
+    expect(await findHoldingCash(service.pool, account)).toBe(40_000);
   });
 
   it('a withdrawal whose transfer was refused can be rejected; a rejected one is never paid through WALLET-A', async () => {

@@ -14,6 +14,8 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./.data'),
   DATABASE_URL: z.url().optional(),
+  // connections of the pool of each instance; its subscribers' locks and LISTEN take one more each (README)
+  DATABASE_POOL_MAX: z.coerce.number().int().min(8).max(1000).default(30),
   EVENT_STORE: z.enum(['postgres', 'eventstoredb']).default('postgres'),
   EVENTSTORE_CONNECTION_STRING: z.string().min(1).optional(),
   PUBLIC_BASE_URL: z.url().optional(),
@@ -99,6 +101,8 @@ export type Config = {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** The most connections the pool of the service opens (DATABASE_POOL_MAX); the subscribers' locks and LISTEN take one more each. */
+  databasePoolMax: number;
   eventStore: 'postgres' | 'eventstoredb';
   eventStoreConnectionString: string | undefined;
   publicBaseUrl: string;
@@ -291,6 +295,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     dataDir,
     databaseUrl: e.DATABASE_URL,
+    databasePoolMax: e.DATABASE_POOL_MAX,
     eventStore: e.EVENT_STORE,
     eventStoreConnectionString: e.EVENTSTORE_CONNECTION_STRING,
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),

@@ -36,7 +36,7 @@ export async function openCore(
   providerUrl: string | null,
   options: { clock: Clock; log: Logger; connector?: Omit<HttpConnectorOptions, 'baseUrl'> },
 ): Promise<Core> {
-  const pool = createPool(dbUrl, 30);
+  const pool = createPool(dbUrl, config.databasePoolMax);
   const store = await openEventStore(config, pool);
   const snapshots = await postgresSnapshots(pool);
   const connector: ProviderConnector = providerUrl ? httpConnector({ baseUrl: providerUrl, ...options.connector }) : unreachableProviders;

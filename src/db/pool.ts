@@ -5,7 +5,7 @@ import pg from 'pg';
 // Global positions are read as text and turned into bigint by the event store itself.
 pg.types.setTypeParser(pg.types.builtins.INT8, v => Number(v));
 
-export type Queryable = pg.Pool | pg.PoolClient;
+export type Queryable = pg.Pool | pg.PoolClient | pg.Client;
 export type Row = Record<string, unknown>;
 
 /** One parameterised statement, named for logs and benchmarks. */

@@ -1,15 +1,18 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Logger } from '../logger.ts';
-import { isDatabaseUnavailable, query } from '../db/pool.ts';
+import { checkpointNotifications, type CheckpointNotifications, type Leading } from '../db/checkpoint-notifications.ts';
+import { subscriberLocks, type SubscriberLocks } from '../db/lock-holder.ts';
+import { isDatabaseUnavailable } from '../db/pool.ts';
 import { readCheckpoint, saveCheckpoint, saveCheckpointForward } from './checkpoints.ts';
 import { comparePositions, type EventStore, type Position, type RecordedEvent, type Subscription } from './event-store.ts';
 import { clearSubscriberFailure, findSubscriberFailure, recordSubscriberFailure, type FailedEvent } from './subscriber-failures.ts';
 
 /**
  * One named reader of "all" (a projection or a saga) that resumes from its checkpoint. Across processes only
- * one instance is active: it holds a PostgreSQL advisory lock named after the subscriber; the others stand by
- * and take over when the lock frees.
+ * one instance is active: it holds a PostgreSQL advisory lock named after the subscriber (on the one connection that
+ * holds every lock of its process, src/db/lock-holder.ts); the others stand by and take over when the lock frees.
+ * A process waiting for a subscriber another one leads is told when it gets there (src/db/checkpoint-notifications.ts).
  */
 export type SubscriberOptions = {
   name: string;
@@ -73,7 +76,13 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
 
 export class Subscriber {
   private subscription: Subscription | null = null;
-  private lockClient: pg.PoolClient | null = null;
+  /** The process's lock holder and notifications, shared with its other subscribers from start to stop. */
+  private sessions: { locks: SubscriberLocks; notifications: CheckpointNotifications } | null = null;
+  private locked = false;
+  /** While it leads: processes waiting elsewhere are told the positions it reaches. */
+  private leading: Leading | null = null;
+  /** The lock's connection dropped: stand by a while, so that another process takes over rather than this one again. */
+  private yieldLead = false;
   private standbyTimer: NodeJS.Timeout | null = null;
   private flushTimer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -107,35 +116,26 @@ export class Subscriber {
   async start(): Promise<void> {
     this.stopped = false;
     this.retrying = false;
+    const { pool } = this.options;
+    this.sessions ??= { locks: subscriberLocks.acquire(pool), notifications: checkpointNotifications.acquire(pool) };
+    this.sessions.notifications.open();
     await this.tryToLead();
   }
 
   private async tryToLead(): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped || !this.sessions) return;
     const { pool, name, store, log } = this.options;
-    const client = await pool.connect();
-    let locked: boolean;
-    try {
-      const result = await query<{ locked: boolean }>(
-        client,
-        'TrySubscriberLock',
-        `select pg_try_advisory_lock(hashtextextended('subscriber:' || $1, 0)) as locked`,
-        [name],
-      );
-      locked = result.rows[0]!.locked;
-    } catch (err) {
-      client.release(true);
-      throw err;
-    }
+    const { locks, notifications } = this.sessions;
+    // A lost connection loses the lock; stop reading so another instance can lead.
+    const locked = await locks.tryLock(name, this.lockLost);
     if (!locked || this.stopped) {
-      client.release();
+      if (locked) await locks.unlock(name);
       this.standbyTimer = setTimeout(() => void this.tryToLead().catch(err => this.fail(err)), this.options.standbyRetryMs ?? 2000);
       return;
     }
-    // A lost connection loses the lock; stop reading so another instance can lead.
-    client.on('error', this.lockLost);
-    this.lockClient = client;
+    this.locked = true;
     this.position = await readCheckpoint(pool, name);
+    this.leading = notifications.lead(name, () => (this.isActive ? this.position : null));
     this.unsaved = null;
     // stuck there in an earlier process or another one: it stays named until the event goes through
     if (!this.failure) {
@@ -152,14 +152,20 @@ export class Subscriber {
         this.position = last;
         if (this.failure?.state === 'stuck' && comparePositions(last, this.failure.event.position) >= 0) this.recovered();
         this.progress.emit('progress');
+        this.leading?.moved(); // in memory: events passed by are not stored yet
       },
       err => this.fail(err),
     );
+    this.leading?.moved(); // those who asked before it led: its checkpoint may be as far
     if (this.failure?.state === 'waiting') this.recovered();
     log.debug({ subscriber: name }, 'subscriber leading');
   }
 
-  private readonly lockLost = (err: unknown) => this.fail(err);
+  private readonly lockLost = (err: unknown) => {
+    this.locked = false;
+    this.yieldLead = true;
+    this.fail(err);
+  };
 
   /**
    * Stops reading and tries again later. Logged once per change of state, not once per attempt: an event that cannot
@@ -204,11 +210,17 @@ export class Subscriber {
     });
   }
 
-  /** 1 s, then twice as long each time: at most a minute between attempts at a stuck event, 5 s while waiting. */
+  /**
+   * 1 s, then twice as long each time: at most a minute between attempts at a stuck event, 5 s while waiting. After its
+   * lock's connection dropped, longer than the others stand by between tries, so that one of them takes over.
+   */
   private retryDelayMs(): number {
     const failure = this.failure!;
     const ceiling = failure.state === 'stuck' ? (this.options.maxStuckRetryMs ?? 60_000) : 5_000;
-    return Math.min(1000 * 2 ** Math.min(failure.attempts - 1, 16), ceiling);
+    const delay = Math.min(1000 * 2 ** Math.min(failure.attempts - 1, 16), ceiling);
+    if (!this.yieldLead) return delay;
+    this.yieldLead = false;
+    return Math.max(delay, 2 * (this.options.standbyRetryMs ?? 2000));
   }
 
   private recovered(): void {
@@ -227,13 +239,12 @@ export class Subscriber {
   private async release(): Promise<void> {
     const subscription = this.subscription;
     this.subscription = null;
+    this.leading?.stop();
+    this.leading = null;
     await subscription?.close();
-    const client = this.lockClient;
-    this.lockClient = null;
-    if (client) {
-      client.off('error', this.lockLost);
-      const unlocked = await query(client, 'ReleaseSubscriberLock', 'select pg_advisory_unlock_all()').then(() => true, () => false);
-      client.release(!unlocked); // a connection that cannot unlock is broken: closing it frees the lock too
+    if (this.locked) {
+      this.locked = false;
+      await this.sessions?.locks.unlock(this.options.name);
     }
   }
 
@@ -286,6 +297,9 @@ export class Subscriber {
     if (leading && this.unsaved) await saveCheckpoint(this.options.pool, this.options.name, this.unsaved).catch(() => undefined);
     this.unsaved = null;
     await this.release();
+    const { pool } = this.options;
+    if (this.sessions) await Promise.all([subscriberLocks.release(pool), checkpointNotifications.release(pool)]);
+    this.sessions = null;
   }
 
   /** Resolves once this subscriber has handled every event up to `position`; false on timeout. */
@@ -295,7 +309,7 @@ export class Subscriber {
     const stuck = () => this.failure?.state === 'stuck';
     if (reached()) return true;
     if (stuck()) return false;
-    if (!this.isActive) return this.pollCheckpoint(position, timeoutMs);
+    if (!this.isActive) return this.waitElsewhere(position, timeoutMs);
     return new Promise(resolve => {
       const timer = setTimeout(() => done(false), timeoutMs);
       const check = () => (reached() ? done(true) : stuck() && done(false));
@@ -308,14 +322,14 @@ export class Subscriber {
     });
   }
 
-  /** Another process leads this subscriber: watch its checkpoint instead. */
-  private async pollCheckpoint(position: Position, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const checkpoint = await readCheckpoint(this.options.pool, this.options.name);
-      if (comparePositions(checkpoint, position) >= 0) return true;
-      await new Promise(r => setTimeout(r, 20));
+  /** Another process leads this subscriber (or none does, for now): it says when it gets there, or its checkpoint does. */
+  private async waitElsewhere(position: Position, timeoutMs: number): Promise<boolean> {
+    const { pool, name } = this.options;
+    const notifications = checkpointNotifications.acquire(pool); // the started subscriber's, or one for this wait
+    try {
+      return await notifications.wait(name, position, timeoutMs);
+    } finally {
+      await checkpointNotifications.release(pool);
     }
-    return false;
   }
 }

@@ -80,6 +80,11 @@ const benchmarks: Benchmark[] = [
     description: 'the gateway reconciliation for one day out of a year of 1,000,000 ledger postings (log folded) vs the bare SQL of its balances (goal < 2 s)',
     run: async ctx => (await import('./gateway-reconciliation.ts')).run(ctx),
   },
+  {
+    name: 'standby-wait',
+    description: 'creating and revoking an API key (each waits for the read models) on the instance applying them vs one standing by (npm start twice, one database): p50/p99',
+    run: async ctx => (await import('./standby-wait.ts')).run(ctx),
+  },
 ];
 
 function usage(): string {

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
+import type pg from 'pg';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -32,4 +34,67 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 60_0
     });
   });
   return { child, url, output: () => output, exited };
+}
+
+/**
+ * Starts the sandbox provider alone (`src/providers/sandbox/main.ts`) as its own node process, for services started
+ * with `SANDBOX_URL` pointing at it; it outlives any of them.
+ */
+export async function spawnSandbox(env: Record<string, string>, timeoutMs = 30_000): Promise<RunningService> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/providers/sandbox/main.ts'], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', chunk => (output += chunk));
+  child.stderr!.on('data', chunk => (output += chunk));
+  const exited = new Promise<number | null>(resolve => child.on('exit', code => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`sandbox did not start in time:\n${output}`)), timeoutMs);
+    child.stdout!.on('data', () => {
+      const match = /Sandbox ready: (http:\/\/\S+)/.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      resolve(match[1]!);
+    });
+    void exited.then(code => {
+      clearTimeout(timer);
+      reject(new Error(`sandbox exited (${code}) before it was ready:\n${output}`));
+    });
+  });
+  return { child, url, output: () => output, exited };
+}
+
+/** The local TCP ports of a process's sockets (Linux: its socket descriptors' inodes found in /proc/net/tcp*). */
+export function localPorts(pid: number): Set<number> {
+  const inodes = new Set(readdirSync(`/proc/${pid}/fd`).map(fd => {
+    try {
+      return /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+    } catch {
+      return undefined; // closed meanwhile
+    }
+  }).filter(Boolean));
+  const ports = new Set<number>();
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length > 9 && inodes.has(fields[9])) ports.add(parseInt(fields[1]!.split(':')[1]!, 16));
+    }
+  }
+  return ports;
+}
+
+/**
+ * How many PostgreSQL advisory locks each process's connections to `db`'s database hold (the subscribers' leadership
+ * among them): which of several instances leads what.
+ */
+export async function advisoryLocksHeld(db: pg.ClientBase, processes: RunningService[]): Promise<number[]> {
+  const { rows } = await db.query<{ client_port: number; n: string }>(
+    `select a.client_port, count(*) as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
+      where l.locktype = 'advisory' and l.granted and a.datname = current_database() group by a.client_port`);
+  return processes.map(p => {
+    const ports = localPorts(p.child.pid!);
+    return rows.filter(r => ports.has(r.client_port)).reduce((sum, r) => sum + Number(r.n), 0);
+  });
 }

@@ -9,7 +9,7 @@ const workerFile = new URL('./leaf-hashing-worker.ts', import.meta.url).href;
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** A page smaller than this is hashed on the event loop: a trickle is a millisecond, and needs no thread started. */
-const onThreadFrom = Number(process.env.LEAF_ON_THREAD_FROM ?? 256);
+const onThreadFrom = 256;
 
 export type LeafHasher = {
   /** The page's events as leaves, in order. */

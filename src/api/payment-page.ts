@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { choosePaymentMethod } from '../commands/choose-payment-method.ts';
 import { refuse } from '../errors.ts';
 import { countAttempt } from '../db/attempt-counts.ts';
+import { preparedQuery } from '../db/pool.ts';
 import { isQrType, qrisImageUrlOf, rowOfPayment } from '../projections/payment-presenter.ts';
 import type { PaymentRow } from '../projections/payments.ts';
 import { gatewayBill } from '../commands/gateway-fees.ts';
@@ -26,8 +27,12 @@ export function qrPng(payload: string): Promise<Buffer> {
   return QRCode.toBuffer(payload, { type: 'png', width: 256, margin: 2, errorCorrectionLevel: 'M' });
 }
 
+/** When the customer paid: the time of the credit that paid it, else when the payment was completed. */
+const paidAtOf = (row: PaymentRow) => row.paid_at ?? row.completed_at;
+
 /** What the page's script polls: only what the page shows, no owner or account ids. */
 export function publicPaymentStatus(row: PaymentRow, baseUrl: string, now: Date) {
+  const paidAt = paidAtOf(row);
   return {
     status: row.status,
     type: row.type,
@@ -37,9 +42,31 @@ export function publicPaymentStatus(row: PaymentRow, baseUrl: string, now: Date)
     ...(row.account_number ? { accountNumber: row.account_number } : {}),
     ...(isQrType(row.type) ? { qrisImage: qrisImageUrlOf(baseUrl, row.id) } : {}),
     expiresAt: row.expires_at.toISOString(),
+    ...(paidAt ? { paidAt: paidAt.toISOString() } : {}), // the receipt's time, once paid
     redirectUrl: row.redirect_url,
     now: now.toISOString(), // the page counts down on the server's clock, not the phone's
   };
+}
+
+/** The downloaded QR's file name: `QRIS-<orderId>.png`, the order id cut to what every file system and header takes. */
+export function qrisFileName(orderId: string): string {
+  return `QRIS-${orderId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100)}.png`;
+}
+
+/**
+ * Whom the customer pays, named above the amount: for a gateway payment the business name the merchant gave in the
+ * access request, else the name the owner registered with (the receiving account is always the payment owner's).
+ * Null while the read models have not caught up: the page then names nobody rather than someone wrong.
+ */
+async function shopNameOf(deps: AppDeps, row: PaymentRow): Promise<string | null> {
+  const r = await preparedQuery<{ name: string; business_name: string | null }>(
+    deps.pool,
+    'FindPaymentShop',
+    `select u.name, g.business->>'businessName' as business_name from users u left join gateway_access g on g.user_id = u.id where u.id = $1`,
+    [row.owner_id],
+  );
+  const shop = r.rows[0];
+  return (row.gateway ? shop?.business_name?.trim() || shop?.name.trim() : shop?.name.trim()) || null;
 }
 
 /**
@@ -60,20 +87,24 @@ async function methodsOf(deps: AppDeps, row: PaymentRow): Promise<PaymentPageVie
   });
 }
 
-function pageView(row: PaymentRow, now: Date, methods: PaymentPageView['methods']): PaymentPageView {
+function pageView(row: PaymentRow, now: Date, methods: PaymentPageView['methods'], shopName: string | null): PaymentPageView {
+  const qrisImagePath = isQrType(row.type) && row.qris_payload ? `/pay/${row.id}/qris.png` : null;
   return {
     status: row.status,
     orderId: row.order_id,
+    shopName,
     type: row.type,
-    providerName: row.gateway && row.receiving_account_id === null ? 'Payment Gateway' : (findProvider(row.provider_code)?.name ?? row.provider_code),
+    providerName: row.gateway && row.receiving_account_id === null ? 'Gerbang pembayaran' : (findProvider(row.provider_code)?.name ?? row.provider_code),
     amount: row.amount,
     uniqueCode: row.unique_code,
     totalAmount: row.total_amount,
     accountNumber: row.account_number,
-    qrisImagePath: isQrType(row.type) && row.qris_payload ? `/pay/${row.id}/qris.png` : null,
+    qrisImagePath,
+    qrisDownload: qrisImagePath ? { path: `${qrisImagePath}?download=1`, fileName: qrisFileName(row.order_id) } : null,
     statusPath: `/pay/${row.id}/status.json`,
     checkPath: `/pay/${row.id}/check`,
     expiresAt: row.expires_at,
+    paidAt: paidAtOf(row),
     now,
     redirectUrl: httpUrlOrNull(row.redirect_url),
     pollMs,
@@ -109,7 +140,8 @@ export function paymentPageRoutes(deps: AppDeps) {
       const nonce = randomBytes(16).toString('base64');
       const row = await find(request.params.paymentId);
       if (!row) return htmlHeaders(reply, nonce).code(404).send(paymentNotFoundHtml(nonce));
-      return htmlHeaders(reply, nonce).send(paymentPageHtml(pageView(row, deps.clock.now(), await methodsOf(deps, row)), nonce));
+      const view = pageView(row, deps.clock.now(), await methodsOf(deps, row), await shopNameOf(deps, row));
+      return htmlHeaders(reply, nonce).send(paymentPageHtml(view, nonce));
     });
 
     app.get<{ Params: { paymentId: string } }>('/pay/:paymentId/status.json', async (request, reply) => {
@@ -151,9 +183,11 @@ export function paymentPageRoutes(deps: AppDeps) {
       },
     );
 
-    app.get<{ Params: { paymentId: string } }>('/pay/:paymentId/qris.png', async (request, reply) => {
+    // "Unduh QRIS" asks with ?download=1: the same image, saved under the order's name (wallet apps pay a QR from the gallery)
+    app.get<{ Params: { paymentId: string }; Querystring: { download?: string } }>('/pay/:paymentId/qris.png', async (request, reply) => {
       const row = await find(request.params.paymentId);
       if (!row || !isQrType(row.type) || !row.qris_payload) throw notFound();
+      if (request.query.download === '1') reply.header('content-disposition', `attachment; filename="${qrisFileName(row.order_id)}"`);
       return reply.type('image/png').header('cache-control', 'private, max-age=300').send(await qrPng(row.qris_payload));
     });
   };

@@ -9,6 +9,8 @@ const script = readFileSync(new URL('./payment-page.js', import.meta.url), 'utf8
 export type PaymentPageView = {
   status: PaymentRow['status'];
   orderId: string;
+  /** whom the customer pays (the gateway merchant's business, else the owner's name); null names nobody */
+  shopName: string | null;
   type: string | null;
   providerName: string;
   amount: number;
@@ -23,10 +25,14 @@ export type PaymentPageView = {
   methods: { type: string; path: string; amount?: number }[];
   /** Same-origin path of the QR image (QR types only). */
   qrisImagePath: string | null;
+  /** "Unduh QRIS": the same image as an attachment, and the name it is saved under */
+  qrisDownload: { path: string; fileName: string } | null;
   statusPath: string;
   /** where "Saya sudah bayar" asks for a check of the receiving account */
   checkPath: string;
   expiresAt: Date;
+  /** when the customer paid (the receipt); null until completed */
+  paidAt: Date | null;
   now: Date;
   /** http(s) only; null leaves the page without a way back. */
   redirectUrl: string | null;
@@ -35,9 +41,11 @@ export type PaymentPageView = {
 
 const css = `
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2933;background:#eef2f6}
 main{max-width:440px;margin:0 auto;padding:16px}
 .card{background:#fff;border-radius:14px;box-shadow:0 1px 4px rgba(0,0,0,.08);padding:20px}
+.payee{margin:0 0 6px;font-size:14px;color:#52606d}.payee strong{display:block;font-size:18px;color:#1f2933;overflow-wrap:anywhere}
 .method{margin:0;color:#52606d;font-size:14px;font-weight:600;letter-spacing:.02em}
 h1{margin:12px 0 0;font-size:15px;font-weight:500;color:#52606d}
 h2{margin:0 0 8px;font-size:20px}
@@ -50,15 +58,22 @@ dt{color:#52606d}dd{margin:0;text-align:right;word-break:break-all}
 #payment[data-status="EXPIRED"] .state-expired,#payment[data-status="FAILED"] .state-failed{display:block}
 .qr{display:block;width:100%;max-width:256px;height:auto;margin:0 auto;image-rendering:pixelated}
 .label{margin:0;font-size:14px;color:#52606d}
-.copyable{display:flex;align-items:center;justify-content:space-between;gap:8px;margin:4px 0 12px;padding:10px 12px;background:#f5f7fa;border-radius:10px}
-.copyable span{font:600 20px/1.3 ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
-button{flex:none;min-width:72px;min-height:40px;padding:8px 12px;border:0;border-radius:8px;background:#1f6feb;color:#fff;font:inherit;font-weight:600}
+.copyable{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:8px;margin:4px 0 12px;padding:10px 12px;background:#f5f7fa;border-radius:10px}
+.copyable span{min-width:0;font:600 20px/1.3 ui-monospace,Menlo,Consolas,monospace;word-break:break-all;user-select:all}
+.copyable button{margin-left:auto}
+button,a.button{display:inline-flex;align-items:center;justify-content:center;flex:none;min-width:72px;min-height:44px;padding:10px 16px;border:2px solid #1f6feb;
+  border-radius:8px;background:#1f6feb;color:#fff;font:inherit;font-weight:600;text-align:center;text-decoration:none;cursor:pointer}
+button.secondary,a.button.secondary{background:#fff;color:#1f6feb}
+button.wide,a.button.wide{display:flex;width:100%;margin-top:12px}
+a.button.qr-download{max-width:256px;margin:12px auto 0}
 .hint{font-size:14px;color:#52606d}
 .methods{display:grid;gap:8px;margin:8px 0 12px}.methods button{width:100%}
 .countdown{margin:16px 0 0;padding:12px;border-radius:10px;background:#fff8e6;text-align:center}
 .countdown strong{font-size:22px;font-variant-numeric:tabular-nums}
 .state-completed h2{color:#137333}.state-expired h2,.state-failed h2{color:#b3261e}
-a.back{display:inline-block;margin-top:8px;color:#1f6feb;font-weight:600}
+h3{margin:16px 0 6px;font-size:15px}
+.return-note{margin:12px 0 0;padding:12px;border-radius:10px;background:#e6f4ea;text-align:center}
+.return-note strong{font-size:22px;font-variant-numeric:tabular-nums}
 `;
 
 const typeLabel = (type: string | null) => {
@@ -68,13 +83,19 @@ const typeLabel = (type: string | null) => {
   return type ?? 'Metode belum dipilih';
 };
 
-const deadlineFormat = new Intl.DateTimeFormat('id-ID', {
+/** Dates as the page says them, in Jakarta time; the page's script formats a time it learns the same way. */
+const timeFormat = new Intl.DateTimeFormat('id-ID', {
   timeZone: 'Asia/Jakarta', day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit',
 });
+const wib = (at: Date) => `${timeFormat.format(at)} WIB`;
 
-function copyable(id: string, label: string, value: string) {
+/**
+ * A value to type into the banking app, with its copy button: the button stays hidden until the script can copy
+ * (without script the value is plain text, selected whole by a tap); `copied` is what the page says once it copied.
+ */
+function copyable(id: string, label: string, value: string, button: string, copied: string) {
   return `<p class="label">${e(label)}</p>
-      <div class="copyable"><span id="${id}">${e(value)}</span><button type="button" data-copy="${e(value)}">Salin</button></div>`;
+      <div class="copyable"><span id="${id}">${e(value)}</span><button type="button" class="secondary" data-copy="${e(value)}" data-copied="${e(copied)}" hidden>${e(button)}</button></div>`;
 }
 
 function howToPay(v: PaymentPageView) {
@@ -86,26 +107,46 @@ function howToPay(v: PaymentPageView) {
       <p class="hint">Total akhir (dengan kode unik) muncul setelah Anda memilih.</p>`;
   }
   if (v.qrisImagePath) {
+    const download = v.qrisDownload
+      ? `<a id="qris-download" class="button secondary wide qr-download" href="${e(v.qrisDownload.path)}" download="${e(v.qrisDownload.fileName)}">Unduh QRIS</a>`
+      : '';
     return `<img id="qris" class="qr" src="${e(v.qrisImagePath)}" width="256" height="256" alt="Kode QRIS untuk membayar ${e(formatRupiah(v.totalAmount))}">
-      <p class="hint">Pindai kode QRIS dengan aplikasi e-wallet atau mobile banking. Nominalnya sudah terisi: ${e(formatRupiah(v.totalAmount))}.</p>`;
+      ${download}
+      <p class="hint">Pindai kode QRIS dengan aplikasi e-wallet atau mobile banking. Nominalnya sudah terisi: ${e(formatRupiah(v.totalAmount))}.
+        Membuka halaman ini di ponsel yang dipakai membayar? Unduh QRIS, lalu pilih gambarnya dari galeri di aplikasi pembayaran.</p>`;
   }
   if (v.accountNumber && v.totalAmount !== null) {
-    const label = v.type === 'DIRECT' ? `Nomor tujuan (${v.providerName})` : `Nomor virtual account ${v.type?.replace(/^VA-/, '') ?? ''}`;
-    return `${copyable('account-number', label, v.accountNumber)}
-      ${copyable('total-digits', 'Nominal transfer (harus tepat)', String(v.totalAmount))}
+    const va = v.type !== 'DIRECT';
+    const label = va ? `Nomor virtual account ${v.type?.replace(/^VA-/, '') ?? ''}` : `Nomor tujuan (${v.providerName})`;
+    return `${copyable('account-number', label, v.accountNumber, va ? 'Salin nomor VA' : 'Salin nomor', va ? 'Nomor VA tersalin.' : 'Nomor tujuan tersalin.')}
+      ${copyable('total-digits', 'Nominal transfer (harus tepat)', String(v.totalAmount), 'Salin nominal', 'Nominal tersalin.')}
+      <p class="hint" id="copy-note" role="status"></p>
       <p class="hint">Transfer tepat ${e(formatRupiah(v.totalAmount))}${(v.uniqueCode ?? 0) > 0 ? ', termasuk kode unik,' : ''} agar pembayaran dikenali otomatis.</p>`;
   }
   return `<p class="hint">Metode pembayaran belum tersedia.</p>`;
 }
 
+/** The receipt of a completed payment; a page that sees the payment complete fills in the time from its status. */
+function receipt(v: PaymentPageView) {
+  const paidAt = v.paidAt ? `<time datetime="${e(v.paidAt.toISOString())}">${e(wib(v.paidAt))}</time>` : '';
+  return `<h3>Bukti pembayaran</h3>
+      <dl id="receipt">
+        ${v.shopName ? `<div><dt>Toko</dt><dd id="receipt-shop">${e(v.shopName)}</dd></div>` : ''}
+        <div><dt>Total dibayar</dt><dd id="receipt-amount">${e(formatRupiah(v.totalAmount ?? v.amount))}</dd></div>
+        <div><dt>Pesanan</dt><dd id="receipt-order">${e(v.orderId)}</dd></div>
+        <div><dt>Waktu bayar</dt><dd id="receipt-paid-at">${paidAt}</dd></div>
+      </dl>`;
+}
+
 /** The hosted payment page: server-rendered, one inline script and style allowed by the response's CSP nonce. */
 export function paymentPageHtml(v: PaymentPageView, nonce: string): string {
-  const back = v.redirectUrl ? `<a id="return" class="back" href="${e(v.redirectUrl)}">Kembali ke toko</a>` : '';
+  const back = (id: string) => (v.redirectUrl ? `<a id="${id}" class="button wide" href="${e(v.redirectUrl)}">Kembali ke toko</a>` : '');
   return `${documentHead(`Pembayaran ${formatRupiah(v.totalAmount ?? v.amount)}`, nonce, css)}
 <body>
 <main>
   <div id="payment" class="card" data-status="${e(v.status)}" data-status-url="${e(v.statusPath)}" data-expires-at="${e(v.expiresAt.toISOString())}"
     data-now="${e(v.now.toISOString())}" data-poll-ms="${e(v.pollMs)}">
+    ${v.shopName ? `<p class="payee">Pembayaran kepada <strong id="shop">${e(v.shopName)}</strong></p>` : ''}
     <p class="method" id="method">${e(typeLabel(v.type))} · ${e(v.providerName)}</p>
     <h1>Total bayar</h1>
     <p class="total" id="total">${e(formatRupiah(v.totalAmount ?? v.amount))}</p>
@@ -119,23 +160,26 @@ export function paymentPageHtml(v: PaymentPageView, nonce: string): string {
       ${v.totalAmount === null ? '' : `<p class="paid"><button type="button" id="paid-check" data-check="${e(v.checkPath)}">Saya sudah bayar</button></p>
       <p class="hint" id="check-note" role="status" hidden>Memeriksa pembayaran Anda…</p>`}
       <p class="countdown">Sisa waktu <strong id="countdown">—</strong><br>
-        <small>Bayar sebelum <time datetime="${e(v.expiresAt.toISOString())}">${e(deadlineFormat.format(v.expiresAt))} WIB</time></small></p>
+        <small>Bayar sebelum <time datetime="${e(v.expiresAt.toISOString())}">${e(wib(v.expiresAt))}</time></small></p>
       <noscript><p class="hint">Muat ulang halaman ini untuk melihat status terbaru.</p></noscript>
     </section>
     <section class="state state-completed" role="status">
       <h2>Pembayaran berhasil</h2>
-      <p id="redirect-note">Terima kasih, pembayaran Anda sudah kami terima.</p>
-      ${back}
+      <p>Terima kasih, pembayaran Anda sudah kami terima.</p>
+      ${receipt(v)}
+      ${v.redirectUrl ? `<p class="return-note" id="return-note" aria-live="off" hidden>Kembali ke toko dalam <strong id="return-countdown">10</strong> detik</p>` : ''}
+      ${back('return')}
+      ${v.redirectUrl ? `<button type="button" id="stay" class="secondary wide" hidden>Tetap di sini</button>` : ''}
     </section>
     <section class="state state-expired" role="status">
       <h2>Pembayaran kedaluwarsa</h2>
       <p>Batas waktu pembayaran sudah lewat. Jangan membayar tagihan ini; minta tagihan baru kepada penjual.</p>
-      ${back}
+      ${back('return-expired')}
     </section>
     <section class="state state-failed" role="status">
       <h2>Pembayaran gagal</h2>
       <p>Pembayaran ini tidak dapat diproses. Hubungi penjual.</p>
-      ${back}
+      ${back('return-failed')}
     </section>
   </div>
 </main>

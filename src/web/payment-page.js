@@ -1,4 +1,5 @@
-// The payment page's browser side: countdown to expiresAt, live status, copy buttons, redirect once paid.
+// The payment page's browser side: countdown to expiresAt, live status, copy buttons, the receipt, and back to the shop
+// once paid (after 10 s the payer can stop).
 // Plain JS served inline under the page's CSP nonce; it reads its data from data-* attributes, never from HTML.
 (function () {
   'use strict';
@@ -6,7 +7,11 @@
   if (!root) return;
   var statusUrl = root.dataset.statusUrl;
   var pollMs = Number(root.dataset.pollMs) || 3000;
-  var redirectSeconds = 3;
+  // time to read the receipt before going back to the shop by itself (WCAG 2.2.1 asks for 10 s and a way to stop)
+  var returnSeconds = 10;
+  var timeFormat = new Intl.DateTimeFormat('id-ID', {
+    timeZone: 'Asia/Jakarta', day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit',
+  });
   var expiresAt = Date.parse(root.dataset.expiresAt);
   // the server's clock decides expiry: a phone whose clock is off still counts down correctly
   var clockOffset = Date.parse(root.dataset.now) - Date.now();
@@ -46,28 +51,58 @@
     }
   }
 
-  function redirectSoon(redirectUrl) {
-    var link = document.getElementById('return');
-    var target = httpUrl(redirectUrl || (link && link.href) || '');
-    if (!target) return;
-    var note = document.getElementById('redirect-note');
-    var left = redirectSeconds;
-    var step = function () {
-      if (left <= 0) return window.location.assign(target);
-      note.textContent = 'Pembayaran diterima. Anda akan diarahkan kembali ke toko dalam ' + left + ' detik.';
-      left -= 1;
-      setTimeout(step, 1000);
-    };
-    step();
+  // the receipt's time, for a page that saw the payment complete (the server wrote it into a page opened later)
+  function showPaidAt(paidAt) {
+    var cell = document.getElementById('receipt-paid-at');
+    var at = Date.parse(paidAt);
+    if (!cell || cell.textContent.trim() || isNaN(at)) return;
+    var time = document.createElement('time');
+    time.dateTime = new Date(at).toISOString();
+    time.textContent = timeFormat.format(at) + ' WIB';
+    cell.appendChild(time);
   }
 
-  function show(next, redirectUrl) {
+  // back to the shop by itself only from a page that saw the payment complete (a receipt opened later stays put),
+  // counting down where the payer sees it; "Tetap di sini" stops it, and "Kembali ke toko" stays for later
+  function returnSoon() {
+    var link = document.getElementById('return');
+    var note = document.getElementById('return-note');
+    var counter = document.getElementById('return-countdown');
+    var stay = document.getElementById('stay');
+    var target = link && httpUrl(link.getAttribute('href'));
+    if (!target || !note || !counter || !stay) return;
+    var deadline = Date.now() + returnSeconds * 1000;
+    var returnTimer = null;
+    var step = function () {
+      var left = deadline - Date.now();
+      if (left > 0) {
+        counter.textContent = String(Math.ceil(left / 1000));
+        return;
+      }
+      clearInterval(returnTimer);
+      window.location.assign(target);
+    };
+    stay.addEventListener('click', function () {
+      clearInterval(returnTimer);
+      note.textContent = 'Anda tetap di halaman ini. Kembali ke toko kapan saja dengan tombol di bawah.';
+      stay.hidden = true;
+      link.focus();
+    });
+    note.hidden = false;
+    stay.hidden = false;
+    step();
+    returnTimer = setInterval(step, 250);
+  }
+
+  function show(next, data) {
+    var seenCompleting = status === 'PENDING' && next === 'COMPLETED';
     status = next;
     root.dataset.status = next; // the stylesheet shows the section of this state
     if (next === 'PENDING') return;
     clearInterval(timer);
     clearInterval(pollTimer);
-    if (next === 'COMPLETED') redirectSoon(redirectUrl);
+    if (data && data.paidAt) showPaidAt(data.paidAt);
+    if (seenCompleting) returnSoon();
   }
 
   function poll() {
@@ -79,7 +114,7 @@
       })
       .then(function (body) {
         var data = body && body.data;
-        if (data && data.status !== status) show(data.status, data.redirectUrl);
+        if (data && data.status !== status) show(data.status, data);
       })
       .catch(function () {
         /* offline for a moment: the next poll tries again */
@@ -89,12 +124,16 @@
       });
   }
 
+  var copyNote = document.getElementById('copy-note');
+
   function copy(button) {
     var text = button.getAttribute('data-copy');
+    var label = button.getAttribute('data-label');
     var done = function (ok) {
       button.textContent = ok ? 'Tersalin' : 'Gagal';
+      if (copyNote) copyNote.textContent = ok ? button.getAttribute('data-copied') : 'Tidak dapat menyalin otomatis; tekan lama angkanya untuk menyalin.';
       setTimeout(function () {
-        button.textContent = 'Salin';
+        button.textContent = label;
       }, 2000);
     };
     if (navigator.clipboard && window.isSecureContext) {
@@ -116,7 +155,10 @@
     done(ok);
   }
 
+  // the copy buttons show only where this script runs; without it the number is text to select
   document.querySelectorAll('button[data-copy]').forEach(function (button) {
+    button.setAttribute('data-label', button.textContent);
+    button.hidden = false;
     button.addEventListener('click', function () {
       copy(button);
     });

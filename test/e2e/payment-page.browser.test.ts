@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRupiah } from '../../src/web/html.ts';
@@ -24,8 +25,34 @@ const phone = () => phonePage(browser, baseUrl, { answer: { [shop]: '<h1>Terima 
 
 const text = (page: Page, selector: string) => page.locator(selector).innerText();
 
+// browser-side code as expressions (the test's TypeScript has no DOM types), evaluated from here: the page's CSP
+// refuses the eval that page.waitForFunction would need
+const widthOfPage = 'document.documentElement.scrollWidth';
+/** Every link and button the payer can see now, with its size in CSS px. */
+const tapTargets = `[...document.querySelectorAll('a[href], button')].filter(el => el.getClientRects().length > 0)
+  .map(el => { const r = el.getBoundingClientRect(); return { name: el.textContent.trim(), width: r.width, height: r.height }; })`;
+
+/** Fits a 375 px phone, and every link and button is a 44 px tall target at least (the page's are all buttons). */
+async function expectPhoneFriendly(page: Page) {
+  expect(await page.evaluate(widthOfPage)).toBeLessThanOrEqual(375);
+  const targets = (await page.evaluate(tapTargets)) as { name: string; width: number; height: number }[];
+  expect(targets.length).toBeGreaterThan(0);
+  for (const target of targets) {
+    expect(target.height, target.name).toBeGreaterThanOrEqual(44);
+    expect(target.width, target.name).toBeGreaterThanOrEqual(44);
+  }
+}
+
+/** The customer pays the QR of a payment from their wallet; the receiving account is synchronised. */
+async function payQr(caller: Awaited<ReturnType<typeof keyHolder>>, accountId: string, paymentId: string) {
+  const png = await service.app.inject({ method: 'GET', url: `/pay/${paymentId}/qris.png` });
+  await sandboxOf(service).pay({ qris: (await decodeQrPng(png.rawPayload)).payload! });
+  const refreshed = await caller.call('GET', `/api/v1/accounts/${accountId}/refresh`);
+  expect(refreshed.statusCode, refreshed.body).toBe(200);
+}
+
 describe('the payment page in Chromium on a phone-sized screen', () => {
-  it('shows a QR payment with a running countdown, turns paid when the money arrives and returns to the shop', async () => {
+  it('shows a QR payment with the shop and a running countdown, turns paid with a receipt, and returns to the shop after 10 s', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
     const redirectUrl = `${shop}/thanks?order=INV-BROWSER-1`;
@@ -39,31 +66,46 @@ describe('the payment page in Chromium on a phone-sized screen', () => {
     expect(await text(page, '#amount')).toBe('Rp 50.000');
     expect(await text(page, '#unique-code')).toBe(`Rp ${payment.uniqueCode}`);
     expect(await text(page, '#method')).toBe('QRIS · Wallet D');
-    // browser-side code as expressions (the test's TypeScript has no DOM types), polled from here: the page's CSP
-    // refuses the eval that page.waitForFunction would need
+    expect(await text(page, '#shop')).toBe(caller.name);
     const qrSize = `[document.querySelector('#qris').complete, document.querySelector('#qris').naturalWidth, document.querySelector('#qris').naturalHeight]`;
     await expect.poll(() => page.evaluate(qrSize)).toEqual([true, 256, 256]);
     expect(await page.locator('#qris').isVisible()).toBe(true);
     // fits the phone: no sideways scrolling
-    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+    await expectPhoneFriendly(page);
+
+    // "Unduh QRIS" saves the QR under the order's name, for a wallet app to read from the gallery
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#qris-download').tap()]);
+    expect(download.suggestedFilename()).toBe('QRIS-INV-BROWSER-1.png');
+    expect((await decodeQrPng(await readFile((await download.path())!))).width).toBe(256);
+    expect(page.url()).toBe(payment.paymentUrl);
 
     const first = await text(page, '#countdown');
     expect(first).toMatch(/^(1:00:00|59:\d\d)$/);
     await expect.poll(() => text(page, '#countdown'), { timeout: 5000 }).not.toBe(first);
     expect(await text(page, '#countdown')).toMatch(/^59:\d\d$/);
 
-    // the customer scans and pays; the receiving account is synchronised
-    const png = await service.app.inject({ method: 'GET', url: `/pay/${payment.id}/qris.png` });
-    await sandboxOf(service).pay({ qris: (await decodeQrPng(png.rawPayload)).payload! });
-    const refreshed = await caller.call('GET', `/api/v1/accounts/${accountId}/refresh`);
-    expect(refreshed.statusCode, refreshed.body).toBe(200);
+    await payQr(caller, accountId, payment.id);
 
-    await page.locator('#payment[data-status="COMPLETED"]').waitFor({ timeout: 15_000 });
-    expect(await page.locator('.state-completed h2').isVisible()).toBe(true);
+    await page.locator('#return-note').waitFor({ state: 'visible', timeout: 15_000 });
+    const noticed = Date.now();
+    expect(await page.locator('#payment[data-status="COMPLETED"]').count()).toBe(1);
     expect(await text(page, '.state-completed h2')).toBe('Pembayaran berhasil');
-    expect(await text(page, '#redirect-note')).toMatch(/diarahkan kembali ke toko dalam \d detik/);
     expect(await page.locator('#qris').isVisible()).toBe(false);
-    await page.waitForURL(redirectUrl, { timeout: 10_000 });
+    // the receipt, its time learned from the status the page polled
+    expect(await text(page, '#receipt-shop')).toBe(caller.name);
+    expect(await text(page, '#receipt-amount')).toBe(formatRupiah(payment.totalAmount));
+    expect(await text(page, '#receipt-order')).toBe('INV-BROWSER-1');
+    expect(await text(page, '#receipt-paid-at')).toMatch(/^\d{1,2} \S+ \d{4}.* \d\d[.:]\d\d WIB$/);
+    expect(await page.locator('#return').isVisible()).toBe(true);
+    expect(await page.locator('#stay').isVisible()).toBe(true);
+    // the countdown is in sight and counts down from 10
+    expect(Number(await text(page, '#return-countdown'))).toBeGreaterThanOrEqual(9);
+    await expectPhoneFriendly(page);
+    await expect.poll(() => text(page, '#return-countdown'), { timeout: 3000 }).toMatch(/^[1-8]$/);
+    expect(await text(page, '#return-note')).toMatch(/^Kembali ke toko dalam \d+ detik$/);
+    expect(page.url()).toBe(payment.paymentUrl);
+    await page.waitForURL(redirectUrl, { timeout: 15_000 });
+    expect(Date.now() - noticed).toBeGreaterThanOrEqual(9_000); // at least 10 s after the page showed it, seen a moment later
     expect(await page.locator('h1').innerText()).toBe('Terima kasih');
     expect(problems).toEqual([]);
     await context.close();
@@ -88,6 +130,37 @@ describe('the payment page in Chromium on a phone-sized screen', () => {
     await context.close();
   }, 60_000);
 
+  it('stays on the receipt when the payer taps "Tetap di sini", and a receipt opened later does not leave by itself', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller, 'WALLET-E');
+    const payment = await createPayment(caller, paymentBody(accountId, { orderId: 'INV-STAY-1', redirectUrl: `${shop}/thanks` }));
+    const { context, page, problems } = await phone();
+    await page.goto(payment.paymentUrl);
+    await payQr(caller, accountId, payment.id);
+    await page.locator('#stay').waitFor({ state: 'visible', timeout: 15_000 });
+    await page.locator('#stay').tap();
+    expect(await page.locator('#stay').isVisible()).toBe(false);
+    expect(await text(page, '#return-note')).toMatch(/^Anda tetap di halaman ini/);
+    expect(await page.evaluate('document.activeElement.id')).toBe('return');
+    await page.waitForTimeout(11_000);
+    expect(page.url()).toBe(payment.paymentUrl);
+    expect(await page.locator('#receipt').isVisible()).toBe(true);
+
+    // opened again once paid: the receipt from the server, "Kembali ke toko", and no countdown
+    await page.reload();
+    expect(await page.locator('#payment[data-status="COMPLETED"]').count()).toBe(1);
+    expect(await text(page, '#receipt-order')).toBe('INV-STAY-1');
+    expect(await text(page, '#receipt-paid-at')).toMatch(/ WIB$/);
+    expect(await page.locator('#return').isVisible()).toBe(true);
+    expect(await page.locator('#return-note').isVisible()).toBe(false);
+    expect(await page.locator('#stay').isVisible()).toBe(false);
+    await expectPhoneFriendly(page);
+    await page.waitForTimeout(1500);
+    expect(page.url()).toBe(payment.paymentUrl);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   it('copies a virtual account number with its button', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkWalletA(service, caller);
@@ -98,12 +171,25 @@ describe('the payment page in Chromium on a phone-sized screen', () => {
     expect(await text(page, '#account-number')).toBe(payment.accountNumber);
     expect(await text(page, '#total')).toBe('Rp 75.000');
     expect(await text(page, '#method')).toBe('Virtual account BANK3 · Wallet A');
+    expect(await text(page, '#shop')).toBe(caller.name);
     const button = page.locator('#account-number + button');
+    expect(await button.innerText()).toBe('Salin nomor VA');
+    await expectPhoneFriendly(page);
     await button.tap();
     await expect.poll(() => text(page, '#account-number + button')).toBe('Tersalin');
+    expect(await text(page, '#copy-note')).toBe('Nomor VA tersalin.');
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(payment.accountNumber);
+    await expect.poll(() => button.innerText(), { timeout: 4000 }).toBe('Salin nomor VA');
     expect(problems).toEqual([]);
     await context.close();
+
+    // without script: no button that would do nothing, the number as text to select
+    const noScript = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true, javaScriptEnabled: false });
+    const plain = await noScript.newPage();
+    await plain.goto(payment.paymentUrl);
+    expect(await plain.locator('#account-number').innerText()).toBe(payment.accountNumber);
+    expect(await plain.locator('#account-number + button').isVisible()).toBe(false);
+    await noScript.close();
   }, 60_000);
 
   it('shows the expired state and stops the countdown when the payment expires', async () => {

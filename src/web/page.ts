@@ -29,15 +29,31 @@ a{color:#0b57d0}
 :focus-visible{outline:3px solid #f9ab00;outline-offset:2px}
 .skip{position:absolute;left:-999px;top:0;background:#fff;padding:8px}.skip:focus{left:8px}
 header{background:#12263f;color:#fff}
-header .bar{display:flex;flex-wrap:wrap;align-items:center;gap:8px 16px;max-width:1100px;margin:0 auto;padding:10px 16px}
-header .brand{color:#fff;font-weight:700;text-decoration:none;margin-right:auto}
+header .bar{position:relative;display:flex;flex-wrap:wrap;align-items:center;gap:8px 16px;max-width:1100px;margin:0 auto;padding:10px 16px}
+header .brand{display:inline-block;min-height:24px;color:#fff;font-weight:700;text-decoration:none;margin-right:auto}
+header .menu>summary{display:flex;align-items:center;min-height:44px;padding:8px 16px;border:1px solid #7d93ad;border-radius:8px;font-weight:600;cursor:pointer;list-style:none}
+header .menu>summary::-webkit-details-marker{display:none}
+header .menu[open]>summary{background:#2b4a70}
 header nav ul{display:flex;flex-wrap:wrap;gap:4px;margin:0;padding:0;list-style:none}
 header nav a{display:block;padding:6px 10px;border-radius:8px;color:#dbe6f4;text-decoration:none}
 header nav a[aria-current="page"]{background:#2b4a70;color:#fff;font-weight:600}
 header form{margin:0}
 header button{background:transparent;border:1px solid #7d93ad;color:#fff}
-main{max-width:1100px;margin:0 auto;padding:16px}
+@media (min-width:601px){
+header .menu>summary{display:none}
+header .menu::details-content{content-visibility:visible}
+header .menu .panel{display:flex;flex-wrap:wrap;align-items:center;gap:8px 16px}
+}
+@media (max-width:600px){
+header .brand{flex:1 1 0%}
+header .menu .panel{position:absolute;z-index:10;left:0;right:0;top:100%;padding:8px 16px 16px;background:#12263f;box-shadow:0 6px 12px rgba(0,0,0,.25)}
+header nav ul{flex-direction:column}
+header nav a{display:flex;align-items:center;min-height:44px;padding:8px 12px}
+header .panel form{margin-top:8px}header .panel button{width:100%}
+}
+main{max-width:1100px;margin:0 auto;padding:16px;overflow-wrap:break-word}
 main.narrow{max-width:440px}
+main a:not(.button){display:inline-block;min-height:24px;max-width:100%;overflow-wrap:anywhere}
 h1{font-size:24px;margin:8px 0 16px}h2{font-size:19px;margin:0 0 12px}
 .card{background:#fff;border-radius:12px;box-shadow:0 1px 4px rgba(0,0,0,.08);padding:16px;margin:0 0 16px}
 .notice{padding:12px 14px;border-radius:10px;margin:0 0 16px}
@@ -55,6 +71,18 @@ th,td{text-align:left;padding:8px;border-bottom:1px solid #e4e7eb;vertical-align
 th{color:#52606d;font-weight:600;white-space:nowrap}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td form{margin:0}
+@media (max-width:600px){
+.table{overflow:visible}
+.table table,.table tbody,.table tr,.table td{display:block;width:auto}
+.table thead{position:absolute;width:1px;height:1px;margin:-1px;padding:0;border:0;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+.table tr{margin:0 0 12px;padding:8px 12px;border:1px solid #cbd2d9;border-radius:10px}
+.table td{display:flow-root;padding:6px 0 6px 8.5em;border:0;text-align:left;white-space:normal;overflow-wrap:anywhere}
+.table td::before{content:attr(data-label);float:left;width:8em;margin-left:-8.5em;color:#52606d;font-weight:600;overflow-wrap:normal}
+.table td:empty{display:none}
+.table td.action{padding-left:0}.table td.action::before{content:none}
+.table td.action form,.table td.action button,.table td.action input{width:100%}
+.table td.action form{margin:0 0 8px}
+}
 pre{white-space:pre-wrap;word-break:break-word;margin:4px 0 12px;font-size:12px}
 code,.secret{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
 .secret{display:block;padding:10px;background:#f5f7fa;border-radius:8px;font-size:15px}
@@ -64,7 +92,7 @@ code,.secret{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-
 dl.facts{display:grid;grid-template-columns:minmax(0,max-content) minmax(0,1fr);gap:6px 16px;margin:0}dl.facts dt{color:#52606d;max-width:14em}dl.facts dd{margin:0;word-break:break-word}
 .card dl + form{margin-top:16px}
 @media (max-width:480px){dl.facts{grid-template-columns:1fr;gap:0}dl.facts dt{max-width:none}dl.facts dd{margin-bottom:8px}}
-.pages{display:flex;gap:8px;align-items:center;margin-top:12px}
+.pages{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin-top:12px}
 `;
 
 /** The hidden field carrying the form token; every form that changes something has one. */
@@ -77,6 +105,33 @@ export function postButton(action: string, csrf: string, label: string, opts: { 
 
 export const noticeHtml = (notice: Notice | null | undefined) =>
   notice ? `<p class="notice ${notice.kind}" role="${notice.kind === 'error' ? 'alert' : 'status'}" id="notice">${e(notice.text)}</p>` : '';
+
+/** A column of a list: its heading, which is also each cell's label when the table reads as cards on a phone. */
+export type Column = { label: string; num?: boolean; action?: boolean };
+/** A row: its cells' HTML in the columns' order, and the data attributes naming what it shows (`{ 'payment-id': id }`). */
+export type TableRow = { cells: string[]; data?: Record<string, string> };
+
+/**
+ * A list as a table: on a wide screen a table in a scrolling box that a keyboard can reach (focusable, named by
+ * `label`); below 600 px the stylesheet shows each row as a card of label and value (each cell's `data-label`),
+ * its actions as full-width buttons, nothing beyond the screen's edge. An empty cell shows nothing on a phone.
+ */
+export function tableHtml(id: string, label: string, columns: Column[], rows: TableRow[]): string {
+  const head = columns
+    .map(c => `<th scope="col"${c.num ? ' class="num"' : ''}>${c.action ? `<span class="muted">${e(c.label)}</span>` : e(c.label)}</th>`)
+    .join('');
+  const row = (r: TableRow) => {
+    const data = Object.entries(r.data ?? {}).map(([name, value]) => ` data-${name}="${e(value)}"`).join('');
+    const cells = r.cells.map((cell, i) => {
+      const c = columns[i]!;
+      const cls = c.action ? ' class="action"' : c.num ? ' class="num"' : '';
+      return `<td data-label="${e(c.label)}"${cls}>${cell.trim()}</td>`;
+    });
+    return `<tr${data}>${cells.join('')}</tr>`;
+  };
+  return `<div class="table" role="region" aria-label="${e(label)}" tabindex="0"><table id="${e(id)}"><thead><tr>${head}</tr></thead>
+<tbody>${rows.map(row).join('\n')}</tbody></table></div>`;
+}
 
 /** The sections of the dashboard and of the admin console, in the order their navigation shows them. */
 const dashboardSections = [
@@ -107,9 +162,10 @@ function header(f: PageFrame) {
   const links = sections
     .map(s => `<li><a href="${s.path}"${s.id === f.current ? ' aria-current="page"' : ''}>${e(s.label)}</a></li>`)
     .join('');
+  // one menu button on a phone (no script: <details>); on a wider screen the stylesheet shows its content as a bar
   return `<header><div class="bar"><a class="brand" href="/dashboard">Layanan Mutasi &amp; Pembayaran</a>
-<nav aria-label="Menu utama"><ul>${links}</ul></nav>
-<form method="post" action="/logout">${csrfField(f.csrf ?? '')}<button type="submit" id="logout">Keluar</button></form></div></header>`;
+<details class="menu"><summary>Menu</summary><div class="panel"><nav aria-label="Menu utama"><ul>${links}</ul></nav>
+<form method="post" action="/logout">${csrfField(f.csrf ?? '')}<button type="submit" id="logout">Keluar</button></form></div></details></div></header>`;
 }
 
 /** A whole page: the frame around `body`. */

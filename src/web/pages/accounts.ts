@@ -1,7 +1,7 @@
 import type { AccountRow } from '../../projections/accounts.ts';
 import type { Provider } from '../../providers/catalogue.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
-import { csrfField, postButton, timeHtml } from '../page.ts';
+import { csrfField, postButton, tableHtml, timeHtml, type Column, type TableRow } from '../page.ts';
 
 /** What a link or login form shows again after a refusal (never a password, PIN or code). */
 export type AccountForm = Partial<Record<'providerCode' | 'accountName' | 'accountNumber' | 'username' | 'phoneNumber' | 'intervalMinutes', string>>;
@@ -17,11 +17,20 @@ const intervalInput = (id: string, form: AccountForm) =>
 
 export const accountLabel = (a: AccountRow) => a.account_number ?? a.phone_number ?? '—';
 
-function accountRow(a: AccountRow, csrf: string) {
-  return `<tr data-account-id="${e(a.id)}"><td><a href="/dashboard/accounts/${e(a.id)}">${e(a.account_name)}</a><br><span class="muted">${e(a.provider_name)}</span></td>
-<td><code>${e(accountLabel(a))}</code></td><td class="num">${e(formatRupiah(a.balance))}</td>
-<td>${a.is_active ? '<span class="badge ok">Aktif</span>' : '<span class="badge bad">Perlu masuk ulang</span>'}</td>
-<td>${timeHtml(a.last_sync)}</td><td>${a.is_active ? postButton(`/dashboard/accounts/${a.id}/refresh`, csrf, 'Sinkron', { name: `Sinkron ${a.account_name}` }) : ''}</td></tr>`;
+const accountColumns: Column[] = [{ label: 'Nama' }, { label: 'Nomor' }, { label: 'Saldo', num: true }, { label: 'Status' }, { label: 'Sinkron terakhir' }, { label: 'Aksi', action: true }];
+
+function accountRow(a: AccountRow, csrf: string): TableRow {
+  return {
+    data: { 'account-id': a.id },
+    cells: [
+      `<a href="/dashboard/accounts/${e(a.id)}">${e(a.account_name)}</a><br><span class="muted">${e(a.provider_name)}</span>`,
+      `<code>${e(accountLabel(a))}</code>`,
+      e(formatRupiah(a.balance)),
+      a.is_active ? '<span class="badge ok">Aktif</span>' : '<span class="badge bad">Perlu masuk ulang</span>',
+      timeHtml(a.last_sync),
+      a.is_active ? postButton(`/dashboard/accounts/${a.id}/refresh`, csrf, 'Sinkron', { name: `Sinkron ${a.account_name}` }) : '',
+    ],
+  };
 }
 
 export type LinkForms = { banks: readonly Provider[]; directWallets: readonly Provider[]; otpWallets: readonly Provider[] };
@@ -57,10 +66,8 @@ ${field('otp-channel', 'Kirim kode lewat', '<select id="otp-channel" name="verif
 export type AccountsView = LinkForms & { accounts: AccountRow[]; csrf: string; form: AccountForm; flow: string };
 
 export function accountsHtml(v: AccountsView): string {
-  const rows = v.accounts.map(a => accountRow(a, v.csrf)).join('');
   return `<section class="card" aria-labelledby="list"><h2 id="list">Rekening &amp; e-wallet (${e(v.accounts.length)})</h2>
-${v.accounts.length === 0 ? '<p class="muted">Belum ada yang terhubung.</p>' : `<div class="table"><table id="accounts"><thead><tr><th scope="col">Nama</th><th scope="col">Nomor</th><th scope="col" class="num">Saldo</th><th scope="col">Status</th><th scope="col">Sinkron terakhir</th><th scope="col"><span class="muted">Aksi</span></th></tr></thead>
-<tbody>${rows}</tbody></table></div>`}</section>
+${v.accounts.length === 0 ? '<p class="muted">Belum ada yang terhubung.</p>' : tableHtml('accounts', 'Tabel rekening & e-wallet', accountColumns, v.accounts.map(a => accountRow(a, v.csrf)))}</section>
 ${linkFormsHtml(v, v.csrf, v.form, v.flow)}`;
 }
 

@@ -2,7 +2,7 @@ import type { AuditView } from '../../audit/event-view.ts';
 import type { StoredDigest } from '../../audit/digests.ts';
 import type { HolidayCalendarYear } from '../../commands/working-days.ts';
 import { escapeHtml as e } from '../html.ts';
-import { csrfField } from '../page.ts';
+import { csrfField, tableHtml } from '../page.ts';
 import { eventHtml } from './events.ts';
 
 /** A year of the settlement calendar as the admin console shows it. */
@@ -38,16 +38,15 @@ export function calendarHtml(years: CalendarYearView[], missing: number[], csrf:
 
 /** The signed daily digests of the log, with the key an auditor keeps. */
 export function digestsHtml(key: { keyId: string; publicKey: string }, days: StoredDigest[]): string {
-  const rows = days
-    .map(d => `<tr><td>${e(d.day)}</td><td class="num">${e(d.events)}</td><td><code>${e(d.root.slice(0, 16))}…</code></td>
-<td>${d.signature ? '<span class="badge ok">Ditandatangani</span>' : '<span class="badge wait">Hari berjalan</span>'}</td></tr>`)
-    .join('');
+  const columns = [{ label: 'Hari' }, { label: 'Peristiwa', num: true }, { label: 'Akar Merkle' }, { label: 'Tanda tangan' }];
+  const rows = days.map(d => ({
+    cells: [e(d.day), e(d.events), `<code>${e(d.root.slice(0, 16))}…</code>`, d.signature ? '<span class="badge ok">Ditandatangani</span>' : '<span class="badge wait">Hari berjalan</span>'],
+  }));
   return `<section class="card" aria-labelledby="key"><h2 id="key">Kunci penanda tangan (Ed25519)</h2>
 <p class="muted">Simpan kunci publik ini; <code>npm run cli -- verify-digests --public-key …</code> memeriksa log terhadapnya.</p>
 <dl class="facts"><dt>ID kunci</dt><dd><code>${e(key.keyId)}</code></dd><dt>Kunci publik</dt><dd><code id="public-key">${e(key.publicKey)}</code></dd></dl></section>
 <section class="card" aria-labelledby="days"><h2 id="days">Digest harian (WIB)</h2>
-${days.length === 0 ? '<p class="muted">Belum ada.</p>' : `<div class="table"><table id="digests"><thead><tr><th scope="col">Hari</th><th scope="col" class="num">Peristiwa</th><th scope="col">Akar Merkle</th><th scope="col">Tanda tangan</th></tr></thead>
-<tbody>${rows}</tbody></table></div>`}</section>`;
+${days.length === 0 ? '<p class="muted">Belum ada.</p>' : tableHtml('digests', 'Tabel digest harian', columns, rows)}</section>`;
 }
 
 /** One stream's events, a page at a time, as auditors read them. */

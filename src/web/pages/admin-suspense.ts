@@ -1,7 +1,7 @@
 import type { SuspenseStatus } from '../../commands/gateway-suspense.ts';
 import type { SuspenseRow, SuspenseSuggestion } from '../../projections/gateway-suspense.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
-import { csrfField, timeHtml } from '../page.ts';
+import { csrfField, tableHtml, timeHtml, type TableRow } from '../page.ts';
 
 export const suspenseStatuses = ['OPEN', 'ALLOCATED', 'REFUNDED'] as const satisfies readonly SuspenseStatus[];
 
@@ -68,11 +68,18 @@ ${field(`refund-note-${r.id}`, 'note', 'Catatan (alasan)', 'required maxlength="
 <div class="filters">${allocate}${refund}</div></section>`;
 }
 
-function suspenseRow(r: SuspenseRow, v: AdminSuspenseView) {
+function suspenseRow(r: SuspenseRow, v: AdminSuspenseView): TableRow {
   const open = r.status === 'OPEN';
-  return `<tr data-suspense-id="${e(r.id)}"><td>${timeHtml(r.receivedAt)}</td><td>${holdingHtml(v, r.accountId)}</td>
-<td class="num">${e(formatRupiah(r.amount))}</td><td>${e(r.senderName)}<br><span class="muted">${r.reference ? `Ref. ${e(r.reference)}` : 'Tanpa referensi'}</span></td>
-<td>${open ? `${suggestionHtml(v, r.suggestion)}<br><a href="#act-${e(r.id)}">Alokasikan atau kembalikan</a>` : resolutionHtml(v, r)}</td></tr>`;
+  return {
+    data: { 'suspense-id': r.id },
+    cells: [
+      timeHtml(r.receivedAt),
+      holdingHtml(v, r.accountId),
+      e(formatRupiah(r.amount)),
+      `${e(r.senderName)}<br><span class="muted">${r.reference ? `Ref. ${e(r.reference)}` : 'Tanpa referensi'}</span>`,
+      open ? `${suggestionHtml(v, r.suggestion)}<br><a href="#act-${e(r.id)}">Alokasikan atau kembalikan</a>` : resolutionHtml(v, r),
+    ],
+  };
 }
 
 /**
@@ -81,11 +88,9 @@ function suspenseRow(r: SuspenseRow, v: AdminSuspenseView) {
  */
 export function adminSuspenseHtml(v: AdminSuspenseView): string {
   const open = v.status === 'OPEN';
-  const head = `<th scope="col">Diterima</th><th scope="col">Rekening penampung</th><th scope="col" class="num">Jumlah</th><th scope="col">Pengirim</th>
-<th scope="col">${open ? 'Saran' : 'Penyelesaian'}</th>`;
+  const columns = [{ label: 'Diterima' }, { label: 'Rekening penampung' }, { label: 'Jumlah', num: true }, { label: 'Pengirim' }, { label: open ? 'Saran' : 'Penyelesaian' }];
   return `${statusFilter(v.status)}<section class="card">
 <p class="muted">Dana masuk ke rekening penampung yang tidak melunasi pembayaran mana pun. Alokasikan ke merchant (masuk saldo tertunda, dipotong biaya seperti pembayaran) atau catat pengembaliannya ke pengirim.</p>
-${v.rows.length === 0 ? `<p class="muted" id="suspense-empty">Tidak ada dana berstatus ${e(statusLabel[v.status].toLowerCase())}.</p>` : `<div class="table"><table id="suspense"><thead><tr>${head}</tr></thead>
-<tbody>${v.rows.map(r => suspenseRow(r, v)).join('')}</tbody></table></div>`}</section>
+${v.rows.length === 0 ? `<p class="muted" id="suspense-empty">Tidak ada dana berstatus ${e(statusLabel[v.status].toLowerCase())}.</p>` : tableHtml('suspense', 'Tabel dana tak terklaim', columns, v.rows.map(r => suspenseRow(r, v)))}</section>
 ${open ? v.rows.map(r => actionsHtml(r, v.csrf)).join('') : ''}`;
 }

@@ -2,7 +2,7 @@ import type { AccountRow } from '../../projections/accounts.ts';
 import type { GatewayWithdrawalRow } from '../../projections/gateway-ledger.ts';
 import type { PayoutFailureRow } from '../../projections/withdrawal-payouts.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
-import { csrfField, postButton, timeHtml } from '../page.ts';
+import { csrfField, postButton, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import { withdrawalStatusHtml } from './gateway.ts';
 
 /** The payout account as the page shows it: null once deleted, `isActive` false when its provider session needs a relogin. */
@@ -41,11 +41,11 @@ ${v.ownWalletA.length === 0 ? '<p class="muted">Hubungkan dulu rekening WALLET-A
 <label for="payout-account-id">Rekening WALLET-A Anda</label><select id="payout-account-id" name="accountId">${options}</select><button type="submit">Pakai rekening ini</button></form>`}</section>`;
 }
 
-function withdrawalRow(w: GatewayWithdrawalRow & { merchant_email?: string | null }, v: AdminWithdrawalsView) {
+function withdrawalRow(w: GatewayWithdrawalRow & { merchant_email?: string | null }, v: AdminWithdrawalsView): TableRow {
   const failure = v.failures.get(w.id);
   const actions =
     w.status === 'REQUESTED'
-      ? `${postButton(`/admin/withdrawals/${w.id}/pay`, v.csrf, 'Bayar lewat WALLET-A', { name: `Bayar ${formatRupiah(w.amount)} lewat WALLET-A` })}
+      ? `${postButton(`/admin/withdrawals/${w.id}/pay`, v.csrf, 'Bayar lewat WALLET-A', { name: `Bayar lewat WALLET-A ${formatRupiah(w.amount)}` })}
 ${noteForm(`/admin/withdrawals/${w.id}/paid`, v.csrf, 'reference', 'Referensi transfer', 'Tandai dibayar')}
 ${noteForm(`/admin/withdrawals/${w.id}/reject`, v.csrf, 'note', 'Alasan penolakan', 'Tolak', true)}`
       : '';
@@ -54,15 +54,21 @@ ${noteForm(`/admin/withdrawals/${w.id}/reject`, v.csrf, 'note', 'Alasan penolaka
   const failed = w.status === 'REQUESTED' && failure
     ? `<br><span class="muted payout-failure">${e(failure.outcome === 'FAILED' ? 'Pembayaran gagal' : 'Pembayaran belum pasti')}: ${e(failure.reason)}</span>`
     : '';
-  return `<tr data-withdrawal-id="${e(w.id)}"><td>${timeHtml(w.requested_at)}<br><span class="muted">${e(w.merchant_email ?? w.merchant_id)}</span></td>
-<td class="num">${e(formatRupiah(w.amount))}</td><td>${e(w.bank_code)} <code>${e(w.account_number)}</code><br><span class="muted">${e(w.account_holder_name)}</span><br>Nama di bank: ${checked}</td>
-<td>${withdrawalStatusHtml(w.status)}${w.reference ? `<br><span class="muted">Ref. ${e(w.reference)}</span>` : ''}${w.note ? `<br><span class="muted">${e(w.note)}</span>` : ''}${failed}</td><td>${actions}</td></tr>`;
+  return {
+    data: { 'withdrawal-id': w.id },
+    cells: [
+      `${timeHtml(w.requested_at)}<br><span class="muted">${e(w.merchant_email ?? w.merchant_id)}</span>`,
+      e(formatRupiah(w.amount)),
+      `${e(w.bank_code)} <code>${e(w.account_number)}</code><br><span class="muted">${e(w.account_holder_name)}</span><br>Nama di bank: ${checked}`,
+      `${withdrawalStatusHtml(w.status)}${w.reference ? `<br><span class="muted">Ref. ${e(w.reference)}</span>` : ''}${w.note ? `<br><span class="muted">${e(w.note)}</span>` : ''}${failed}`,
+      actions,
+    ],
+  };
 }
 
 /** The admin's withdrawals: the payout account, then each withdrawal with its checked holder name and payout actions. */
 export function adminWithdrawalsHtml(v: AdminWithdrawalsView): string {
   return `${payoutAccountHtml(v)}${statusFilter(v.status)}<section class="card">
 <p class="muted">Admin lain yang membayar; penarikan Anda sendiri dibayar oleh admin lain.</p>
-${v.rows.length === 0 ? '<p class="muted">Tidak ada penarikan.</p>' : `<div class="table"><table id="withdrawals"><thead><tr><th scope="col">Diajukan</th><th scope="col" class="num">Jumlah</th><th scope="col">Ke rekening</th><th scope="col">Status</th><th scope="col"><span class="muted">Aksi</span></th></tr></thead>
-<tbody>${v.rows.map(w => withdrawalRow(w, v)).join('')}</tbody></table></div>`}</section>`;
+${v.rows.length === 0 ? '<p class="muted">Tidak ada penarikan.</p>' : tableHtml('withdrawals', 'Tabel penarikan', [{ label: 'Diajukan' }, { label: 'Jumlah', num: true }, { label: 'Ke rekening' }, { label: 'Status' }, { label: 'Aksi', action: true }], v.rows.map(w => withdrawalRow(w, v)))}</section>`;
 }

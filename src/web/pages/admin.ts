@@ -3,7 +3,7 @@ import type { AccountRow } from '../../projections/accounts.ts';
 import type { GatewayAccessRow, HoldingAccountRow } from '../../projections/gateway-access.ts';
 import type { GatewayReconciliation } from '../../projections/gateway-reconciliation.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
-import { csrfField, postButton, timeHtml } from '../page.ts';
+import { csrfField, postButton, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import { accessStatusHtml } from './gateway.ts';
 
 /** A form with one text field and a button (reject with a note, pay with a reference). */
@@ -31,7 +31,7 @@ export function adminOverviewHtml(counts: { pendingAccess: number; requestedWith
 
 type AccessRow = GatewayAccessRow & { name: string | null; email: string | null };
 
-function accessRow(r: AccessRow, csrf: string) {
+function accessRow(r: AccessRow, csrf: string): TableRow {
   const business = r.business ? Object.entries(r.business).filter(([, v]) => v).map(([k, v]) => `<dt>${e(k)}</dt><dd>${e(v!)}</dd>`).join('') : '';
   const actions =
     r.status === 'PENDING'
@@ -40,33 +40,43 @@ ${noteForm(`/admin/access/${r.user_id}/reject`, csrf, 'note', 'Alasan penolakan'
       : r.status === 'APPROVED'
         ? noteForm(`/admin/access/${r.user_id}/deactivate`, csrf, 'note', 'Alasan penonaktifan', 'Nonaktifkan', true)
         : '';
-  return `<tr data-user-id="${e(r.user_id)}"><td>${e(r.name ?? '')}<br><span class="muted">${e(r.email ?? r.user_id)}</span></td>
-<td>${accessStatusHtml(r.status)}${r.note ? `<br><span class="muted">${e(r.note)}</span>` : ''}</td><td><dl class="facts">${business}</dl></td>
-<td>${timeHtml(r.created_at)}</td><td>${actions}</td></tr>`;
+  return {
+    data: { 'user-id': r.user_id },
+    cells: [
+      `${e(r.name ?? '')}<br><span class="muted">${e(r.email ?? r.user_id)}</span>`,
+      `${accessStatusHtml(r.status)}${r.note ? `<br><span class="muted">${e(r.note)}</span>` : ''}`,
+      business ? `<dl class="facts">${business}</dl>` : '',
+      timeHtml(r.created_at),
+      actions,
+    ],
+  };
 }
 
 export function accessReviewHtml(rows: AccessRow[], status: string, csrf: string): string {
   return `${statusFilter('/admin/access', ['PENDING', 'APPROVED', 'REJECTED'], status)}<section class="card">
-${rows.length === 0 ? '<p class="muted">Tidak ada pengajuan.</p>' : `<div class="table"><table id="access-requests"><thead><tr><th scope="col">Pengguna</th><th scope="col">Status</th><th scope="col">Usaha</th><th scope="col">Diajukan</th><th scope="col"><span class="muted">Aksi</span></th></tr></thead>
-<tbody>${rows.map(r => accessRow(r, csrf)).join('')}</tbody></table></div>`}</section>`;
+${rows.length === 0 ? '<p class="muted">Tidak ada pengajuan.</p>' : tableHtml('access-requests', 'Tabel pengajuan akses', [{ label: 'Pengguna' }, { label: 'Status' }, { label: 'Usaha' }, { label: 'Diajukan' }, { label: 'Aksi', action: true }], rows.map(r => accessRow(r, csrf)))}</section>`;
 }
 
 export function holdingAccountsHtml(holding: HoldingAccountRow[], own: AccountRow[], csrf: string): string {
   const marked = new Set(holding.map(h => h.account_id));
   const candidates = own.filter(a => !marked.has(a.id));
-  const rows = holding
-    .map(h => `<tr data-account-id="${e(h.account_id)}"><td>${e(h.account_name ?? '(dihapus)')}<br><span class="muted">${e(h.provider_code)}</span></td>
-<td>${e(h.methods.join(', '))}</td><td>${h.is_active === null ? '<span class="badge bad">Dihapus</span>' : h.is_active ? '<span class="badge ok">Aktif</span>' : '<span class="badge bad">Perlu masuk ulang</span>'}</td>
-<td>${timeHtml(h.marked_at)}</td><td>${postButton(`/admin/holding-accounts/${h.account_id}/unmark`, csrf, 'Lepas', { danger: true, name: `Lepas ${h.account_name ?? h.account_id}` })}</td></tr>`)
-    .join('');
+  const rows = holding.map(h => ({
+    data: { 'account-id': h.account_id },
+    cells: [
+      `${e(h.account_name ?? '(dihapus)')}<br><span class="muted">${e(h.provider_code)}</span>`,
+      e(h.methods.join(', ')),
+      h.is_active === null ? '<span class="badge bad">Dihapus</span>' : h.is_active ? '<span class="badge ok">Aktif</span>' : '<span class="badge bad">Perlu masuk ulang</span>',
+      timeHtml(h.marked_at),
+      postButton(`/admin/holding-accounts/${h.account_id}/unmark`, csrf, 'Lepas', { danger: true, name: `Lepas ${h.account_name ?? h.account_id}` }),
+    ],
+  }));
   return `<section class="card" aria-labelledby="mark"><h2 id="mark">Tandai rekening penampung</h2>
 <p class="muted">Salah satu rekening Anda sendiri yang melayani QRIS atau virtual account.</p>
 ${candidates.length === 0 ? '<p class="muted">Tidak ada rekening Anda yang bisa ditandai; hubungkan dulu di halaman Rekening.</p>' : `<form method="post" action="/admin/holding-accounts" class="actions">${csrfField(csrf)}
 <label for="holding-account">Rekening</label><select id="holding-account" name="accountId">${candidates.map(a => `<option value="${e(a.id)}">${e(`${a.account_name} · ${a.provider_name}`)}</option>`).join('')}</select>
 <button type="submit">Tandai</button></form>`}</section>
 <section class="card" aria-labelledby="list"><h2 id="list">Rekening penampung</h2>
-${holding.length === 0 ? '<p class="muted">Belum ada.</p>' : `<div class="table"><table id="holding-accounts"><thead><tr><th scope="col">Rekening</th><th scope="col">Metode</th><th scope="col">Status</th><th scope="col">Ditandai</th><th scope="col"><span class="muted">Aksi</span></th></tr></thead>
-<tbody>${rows}</tbody></table></div>`}</section>`;
+${holding.length === 0 ? '<p class="muted">Belum ada.</p>' : tableHtml('holding-accounts', 'Tabel rekening penampung', [{ label: 'Rekening' }, { label: 'Metode' }, { label: 'Status' }, { label: 'Ditandai' }, { label: 'Aksi', action: true }], rows)}</section>`;
 }
 
 const tableNames: Record<(typeof reconciliationTables)[number], string> = {

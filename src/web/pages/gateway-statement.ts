@@ -1,6 +1,6 @@
 import { statementTypes, type StatementDay, type StatementRow, type StatementType } from '../../projections/gateway-statement.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
-import { pagerHtml, timeHtml } from '../page.ts';
+import { pagerHtml, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import { statementChartHtml } from './gateway-chart.ts';
 
 /** The statement's filters as typed (so the form shows them again). */
@@ -31,12 +31,14 @@ ${input('from', 'Dari tanggal (WIB)')}${input('to', 'Sampai tanggal (WIB)')}
 
 const money = (value: number | null) => (value === null ? '—' : e(formatRupiah(value)));
 
-function entryRow(r: StatementRow) {
+function entryRow(r: StatementRow): TableRow {
   const detail = r.type === 'PAYMENT'
     ? `Kotor ${money(r.gross)} · biaya ${money(r.fee)} · bersih ${money(r.net)}${r.order_id ? `<br><span class="muted">Pesanan ${e(r.order_id)}</span>` : ''}`
     : '';
-  return `<tr data-entry-id="${e(r.id)}"><td>${timeHtml(r.at)}</td><td>${e(statementTypeLabel[r.type] ?? r.type)}${detail ? `<br>${detail}` : ''}</td>
-<td class="num">${money(r.amount)}</td><td class="num">${money(r.available)}</td><td class="num">${money(r.pending)}</td><td class="num">${money(r.on_hold)}</td></tr>`;
+  return {
+    data: { 'entry-id': r.id },
+    cells: [timeHtml(r.at), `${e(statementTypeLabel[r.type] ?? r.type)}${detail ? `<br>${detail}` : ''}`, money(r.amount), money(r.available), money(r.pending), money(r.on_hold)],
+  };
 }
 
 /** The merchant's statement on the gateway page: filters, the chart of the period, a page of entries, the CSV link. */
@@ -46,7 +48,6 @@ export function statementHtml(v: StatementView): string {
   return `<section class="card" aria-labelledby="statement"><div class="actions"><h2 id="statement">Riwayat saldo (${e(v.total)})</h2>
 <a class="button quiet" id="statement-csv" href="${e(csv)}" download>Unduh CSV</a></div>
 ${filtersHtml(v.filters)}${statementChartHtml(v.days)}
-${v.rows.length === 0 ? '<p class="muted">Tidak ada entri yang cocok.</p>' : `<div class="table"><table id="statement-entries"><thead><tr><th scope="col">Waktu</th><th scope="col">Jenis</th><th scope="col" class="num">Jumlah</th><th scope="col" class="num">Tersedia</th><th scope="col" class="num">Mengendap</th><th scope="col" class="num">Ditahan</th></tr></thead>
-<tbody>${v.rows.map(entryRow).join('')}</tbody></table></div>`}
+${v.rows.length === 0 ? '<p class="muted">Tidak ada entri yang cocok.</p>' : tableHtml('statement-entries', 'Tabel riwayat saldo', [{ label: 'Waktu' }, { label: 'Jenis' }, { label: 'Jumlah', num: true }, { label: 'Tersedia', num: true }, { label: 'Mengendap', num: true }, { label: 'Ditahan', num: true }], v.rows.map(entryRow))}
 ${pagerHtml('/dashboard/gateway', query, v.page, v.totalPages)}</section>`;
 }

@@ -1,6 +1,6 @@
 import type { GatewayWithdrawalRow } from '../../projections/gateway-ledger.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
-import { csrfField, timeHtml } from '../page.ts';
+import { csrfField, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import { statementHtml, type StatementView } from './gateway-statement.ts';
 
 export type GatewayInfo = {
@@ -36,10 +36,16 @@ ${field('business-description', 'description', 'Keterangan (boleh kosong)', form
 <button type="submit">Ajukan akses</button></form>`;
 }
 
-function withdrawalRow(w: GatewayWithdrawalRow) {
-  return `<tr data-withdrawal-id="${e(w.id)}"><td>${timeHtml(w.requested_at)}</td><td class="num">${e(formatRupiah(w.amount))}</td>
-<td>${e(w.bank_code)} <code>${e(w.account_number)}</code><br><span class="muted">${e(w.account_holder_name)}</span></td>
-<td>${withdrawalStatusHtml(w.status)}${w.reference ? `<br><span class="muted">Ref. ${e(w.reference)}</span>` : ''}${w.note ? `<br><span class="muted">${e(w.note)}</span>` : ''}</td></tr>`;
+function withdrawalRow(w: GatewayWithdrawalRow): TableRow {
+  return {
+    data: { 'withdrawal-id': w.id },
+    cells: [
+      timeHtml(w.requested_at),
+      e(formatRupiah(w.amount)),
+      `${e(w.bank_code)} <code>${e(w.account_number)}</code><br><span class="muted">${e(w.account_holder_name)}</span>`,
+      `${withdrawalStatusHtml(w.status)}${w.reference ? `<br><span class="muted">Ref. ${e(w.reference)}</span>` : ''}${w.note ? `<br><span class="muted">${e(w.note)}</span>` : ''}`,
+    ],
+  };
 }
 
 /** `withdrawalKey`: the withdrawal form's Idempotency-Key, made with the page: a second click or a resend asks once. */
@@ -80,6 +86,5 @@ ${field('withdraw-bank', 'bankCode', 'Kode bank', form('withdraw'), 'required ma
 ${field('withdraw-number', 'accountNumber', 'Nomor rekening', form('withdraw'), 'required inputmode="numeric"')}
 ${field('withdraw-holder', 'accountHolderName', 'Nama pemilik rekening', form('withdraw'), 'required maxlength="100"')}
 <button type="submit">Ajukan penarikan</button></form>` : '<p class="muted">Penarikan tersedia setelah akses disetujui dan ada saldo.</p>'}
-${v.withdrawals.length === 0 ? '<p class="muted">Belum ada penarikan.</p>' : `<div class="table"><table id="withdrawals"><thead><tr><th scope="col">Diajukan</th><th scope="col" class="num">Jumlah</th><th scope="col">Ke rekening</th><th scope="col">Status</th></tr></thead>
-<tbody>${v.withdrawals.map(withdrawalRow).join('')}</tbody></table></div>`}</section>`;
+${v.withdrawals.length === 0 ? '<p class="muted">Belum ada penarikan.</p>' : tableHtml('withdrawals', 'Tabel penarikan', [{ label: 'Diajukan' }, { label: 'Jumlah', num: true }, { label: 'Ke rekening' }, { label: 'Status' }], v.withdrawals.map(withdrawalRow))}</section>`;
 }

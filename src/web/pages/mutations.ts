@@ -1,7 +1,7 @@
 import type { AccountRow } from '../../projections/accounts.ts';
 import type { MutationRow } from '../../projections/mutations.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
-import { pagerHtml, timeHtml } from '../page.ts';
+import { pagerHtml, tableHtml, timeHtml, type TableRow } from '../page.ts';
 
 /** The filters as typed (so the form shows them again), all optional. */
 export type MutationFilterForm = Partial<Record<'accountId' | 'accountType' | 'type' | 'from' | 'to' | 'minAmount' | 'maxAmount', string>>;
@@ -40,13 +40,21 @@ ${input('minAmount', 'Nominal minimal', 'number')}${input('maxAmount', 'Nominal 
 </form>`;
 }
 
-function mutationRow(m: MutationRow, accounts: Map<string, AccountRow>) {
+function mutationRow(m: MutationRow, accounts: Map<string, AccountRow>): TableRow {
   const account = accounts.get(m.account_id);
   const paid = m.payment as { id?: string; orderId?: string } | null;
-  return `<tr data-mutation-id="${e(m.id)}"><td>${timeHtml(m.created_at)}</td><td>${account ? e(accountLabel(account)) : `<code>${e(m.account_id)}</code>`}</td>
-<td><span class="badge ${m.type === 'CREDIT' ? 'ok' : 'wait'}">${e(m.type)}</span></td><td class="num">${e(formatRupiah(m.amount))}</td>
-<td>${e(m.description)}${m.sender_name ? `<br><span class="muted">${e(m.sender_name)}</span>` : ''}</td><td>${m.reference ? `<code>${e(m.reference)}</code>` : '—'}</td>
-<td>${paid?.orderId ? `Pesanan ${e(paid.orderId)}` : '—'}</td></tr>`;
+  return {
+    data: { 'mutation-id': m.id },
+    cells: [
+      timeHtml(m.created_at),
+      account ? e(accountLabel(account)) : `<code>${e(m.account_id)}</code>`,
+      `<span class="badge ${m.type === 'CREDIT' ? 'ok' : 'wait'}">${e(m.type)}</span>`,
+      e(formatRupiah(m.amount)),
+      `${e(m.description)}${m.sender_name ? `<br><span class="muted">${e(m.sender_name)}</span>` : ''}`,
+      m.reference ? `<code>${e(m.reference)}</code>` : '—',
+      paid?.orderId ? `Pesanan ${e(paid.orderId)}` : '—',
+    ],
+  };
 }
 
 export function mutationsHtml(v: MutationsView): string {
@@ -55,7 +63,6 @@ export function mutationsHtml(v: MutationsView): string {
   const csv = `/dashboard/mutations.csv${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ''}`;
   return `${filtersHtml(v)}<section class="card" aria-labelledby="list"><div class="actions"><h2 id="list">Mutasi (${e(v.total)})</h2>
 <a class="button quiet" id="export-csv" href="${e(csv)}" download>Unduh CSV</a></div>
-${v.rows.length === 0 ? '<p class="muted">Tidak ada mutasi yang cocok.</p>' : `<div class="table"><table id="mutations"><thead><tr><th scope="col">Waktu</th><th scope="col">Rekening</th><th scope="col">Jenis</th><th scope="col" class="num">Nominal</th><th scope="col">Keterangan</th><th scope="col">Referensi</th><th scope="col">Pembayaran</th></tr></thead>
-<tbody>${v.rows.map(m => mutationRow(m, byId)).join('')}</tbody></table></div>`}
+${v.rows.length === 0 ? '<p class="muted">Tidak ada mutasi yang cocok.</p>' : tableHtml('mutations', 'Tabel mutasi', [{ label: 'Waktu' }, { label: 'Rekening' }, { label: 'Jenis' }, { label: 'Nominal', num: true }, { label: 'Keterangan' }, { label: 'Referensi' }, { label: 'Pembayaran' }], v.rows.map(m => mutationRow(m, byId)))}
 ${pagerHtml('/dashboard/mutations', query, v.page, v.totalPages)}</section>`;
 }

@@ -1,19 +1,22 @@
 import type { SessionRow } from '../../projections/sessions.ts';
 import type { UserRow } from '../../projections/users.ts';
 import { escapeHtml as e } from '../html.ts';
-import { postButton, timeHtml } from '../page.ts';
+import { postButton, tableHtml, timeHtml } from '../page.ts';
 
 /** The dashboard's first page: who is signed in, their plan and points, and where to go next. */
 /** The devices signed in: this one marked, each other one with a button that signs it out. */
 function devicesHtml(sessions: SessionRow[], current: string, csrf: string) {
-  const rows = sessions
-    .map(s => `<tr data-session-id="${e(s.id)}"><td>${e(s.user_agent ?? 'Perangkat tak dikenal')}<br><span class="muted">${e(s.ip ?? '')}</span></td>
-<td>${timeHtml(s.created_at)}</td><td>${timeHtml(s.last_seen_at)}</td>
-<td>${s.id === current ? '<span class="badge ok">Perangkat ini</span>' : postButton(`/dashboard/sessions/${s.id}/end`, csrf, 'Keluarkan', { danger: true, name: `Keluarkan perangkat masuk ${s.created_at.toISOString()}` })}</td></tr>`)
-    .join('');
+  const rows = sessions.map(s => ({
+    data: { 'session-id': s.id },
+    cells: [
+      `${e(s.user_agent ?? 'Perangkat tak dikenal')}<br><span class="muted">${e(s.ip ?? '')}</span>`,
+      timeHtml(s.created_at),
+      timeHtml(s.last_seen_at),
+      s.id === current ? '<span class="badge ok">Perangkat ini</span>' : postButton(`/dashboard/sessions/${s.id}/end`, csrf, 'Keluarkan', { danger: true, name: `Keluarkan perangkat masuk ${s.created_at.toISOString()}` }),
+    ],
+  }));
   return `<section class="card" aria-labelledby="devices"><h2 id="devices">Perangkat yang masuk</h2>
-<div class="table"><table id="sessions"><thead><tr><th scope="col">Perangkat</th><th scope="col">Masuk</th><th scope="col">Terakhir aktif</th><th scope="col"><span class="muted">Aksi</span></th></tr></thead>
-<tbody>${rows}</tbody></table></div></section>`;
+${tableHtml('sessions', 'Tabel perangkat yang masuk', [{ label: 'Perangkat' }, { label: 'Masuk' }, { label: 'Terakhir aktif' }, { label: 'Aksi', action: true }], rows)}</section>`;
 }
 
 export function overviewHtml(user: UserRow, counts: { apiKeys: number; webhooks: number; accounts: number }, devices: { sessions: SessionRow[]; current: string; csrf: string }): string {

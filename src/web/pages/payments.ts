@@ -1,7 +1,7 @@
 import type { AuditView } from '../../audit/event-view.ts';
 import type { PaymentRow } from '../../projections/payments.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
-import { pagerHtml, timeHtml } from '../page.ts';
+import { pagerHtml, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import { eventHtml } from './events.ts';
 
 export const paymentStatuses = ['PENDING', 'COMPLETED', 'EXPIRED', 'FAILED'] as const;
@@ -32,17 +32,24 @@ ${input('orderId', 'Nomor pesanan (awalan)', 'search')}${input('from', 'Dibuat d
 
 const methodOf = (p: PaymentRow) => `${p.type ?? 'dipilih pembayar'}${p.gateway ? ' · Gateway' : ''}`;
 
-function paymentRow(p: PaymentRow) {
-  return `<tr data-payment-id="${e(p.id)}"><td><a href="/dashboard/payments/${e(p.id)}">${e(p.order_id)}</a></td><td>${paymentStatusHtml(p.status)}</td>
-<td>${e(methodOf(p))}</td><td class="num">${e(formatRupiah(p.amount))}</td><td class="num">${p.total_amount === null ? '—' : e(formatRupiah(p.total_amount))}</td>
-<td>${timeHtml(p.created_at)}</td></tr>`;
+function paymentRow(p: PaymentRow): TableRow {
+  return {
+    data: { 'payment-id': p.id },
+    cells: [
+      `<a href="/dashboard/payments/${e(p.id)}">${e(p.order_id)}</a>`,
+      paymentStatusHtml(p.status),
+      e(methodOf(p)),
+      e(formatRupiah(p.amount)),
+      p.total_amount === null ? '—' : e(formatRupiah(p.total_amount)),
+      timeHtml(p.created_at),
+    ],
+  };
 }
 
 export function paymentsHtml(v: PaymentsView): string {
   const query = Object.fromEntries(Object.entries(v.filters).filter(([, value]) => value));
   return `${filtersHtml(v.filters)}<section class="card" aria-labelledby="list"><h2 id="list">Pembayaran (${e(v.total)})</h2>
-${v.rows.length === 0 ? '<p class="muted">Tidak ada pembayaran yang cocok.</p>' : `<div class="table"><table id="payments"><thead><tr><th scope="col">Pesanan</th><th scope="col">Status</th><th scope="col">Metode</th><th scope="col" class="num">Jumlah</th><th scope="col" class="num">Total</th><th scope="col">Dibuat</th></tr></thead>
-<tbody>${v.rows.map(paymentRow).join('')}</tbody></table></div>`}
+${v.rows.length === 0 ? '<p class="muted">Tidak ada pembayaran yang cocok.</p>' : tableHtml('payments', 'Tabel pembayaran', [{ label: 'Pesanan' }, { label: 'Status' }, { label: 'Metode' }, { label: 'Jumlah', num: true }, { label: 'Total', num: true }, { label: 'Dibuat' }], v.rows.map(paymentRow))}
 ${pagerHtml('/dashboard/payments', query, v.page, v.totalPages)}</section>`;
 }
 

@@ -1,17 +1,24 @@
 import type { WebhookEndpointRow } from '../../projections/webhook-endpoints.ts';
 import type { DeliveryView } from '../../webhooks/delivery-log.ts';
 import { escapeHtml as e } from '../html.ts';
-import { csrfField, pagerHtml, postButton, timeHtml } from '../page.ts';
+import { csrfField, pagerHtml, postButton, tableHtml, timeHtml, type TableRow } from '../page.ts';
 
 /** An endpoint just added: its signing secret, shown this once. */
 export type NewEndpoint = { url: string; secret: string };
 
-function endpointRow(w: WebhookEndpointRow, csrf: string) {
+function endpointRow(w: WebhookEndpointRow, csrf: string): TableRow {
   const state = w.disabled_at
     ? `<span class="badge bad">Nonaktif</span> <span class="muted">penerima menjawab ${e(w.disabled_status_code ?? '')}</span>`
     : '<span class="badge ok">Aktif</span>';
-  return `<tr data-endpoint-id="${e(w.id)}"><td><a href="/dashboard/webhooks/${e(w.id)}">${e(w.url)}</a></td><td>${timeHtml(w.created_at)}</td><td>${state}</td>
-<td>${postButton(`/dashboard/webhooks/${w.id}/remove`, csrf, 'Hapus', { danger: true, name: `Hapus ${w.url}` })}</td></tr>`;
+  return {
+    data: { 'endpoint-id': w.id },
+    cells: [
+      `<a href="/dashboard/webhooks/${e(w.id)}">${e(w.url)}</a>`,
+      timeHtml(w.created_at),
+      state,
+      postButton(`/dashboard/webhooks/${w.id}/remove`, csrf, 'Hapus', { danger: true, name: `Hapus ${w.url}` }),
+    ],
+  };
 }
 
 export function webhooksHtml(endpoints: WebhookEndpointRow[], csrf: string, added: NewEndpoint | null, url = ''): string {
@@ -20,14 +27,12 @@ export function webhooksHtml(endpoints: WebhookEndpointRow[], csrf: string, adde
 <p>Rahasia penanda tangan (Standard Webhooks). Salin sekarang; rahasia ini hanya ditampilkan sekali.</p>
 <code class="secret" id="new-endpoint-secret">${e(added.secret)}</code></section>`
     : '';
-  const rows = endpoints.map(w => endpointRow(w, csrf)).join('');
   return `${shown}<section class="card" aria-labelledby="add"><h2 id="add">Tambah endpoint</h2>
 <form method="post" action="/dashboard/webhooks">${csrfField(csrf)}
 <div class="field"><label for="webhook-url">URL (https, dapat dijangkau dari internet)</label><input id="webhook-url" name="url" type="url" required maxlength="2048" value="${e(url)}"></div>
 <button type="submit">Tambah</button></form></section>
 <section class="card" aria-labelledby="list"><h2 id="list">Endpoint Anda</h2>
-${endpoints.length === 0 ? '<p class="muted">Belum ada endpoint.</p>' : `<div class="table"><table id="webhooks"><thead><tr><th scope="col">URL</th><th scope="col">Dibuat</th><th scope="col">Status</th><th scope="col"><span class="muted">Aksi</span></th></tr></thead>
-<tbody>${rows}</tbody></table></div>`}
+${endpoints.length === 0 ? '<p class="muted">Belum ada endpoint.</p>' : tableHtml('webhooks', 'Tabel endpoint webhook', [{ label: 'URL' }, { label: 'Dibuat' }, { label: 'Status' }, { label: 'Aksi', action: true }], endpoints.map(w => endpointRow(w, csrf)))}
 </section>`;
 }
 
@@ -48,12 +53,18 @@ function attemptsHtml(d: DeliveryView) {
     .join('')}</ol>`;
 }
 
-function deliveryRow(endpointId: string, d: DeliveryView, csrf: string, canRedeliver: boolean) {
-  return `<tr data-delivery-id="${e(d.id)}"><td><code>${e(d.type)}</code><br><span class="muted">${e(d.eventId)}</span></td>
-<td><span class="badge ${deliveryBadge[d.status] ?? ''}">${e(deliveryLabel[d.status] ?? d.status)}</span>${d.statusReason ? `<br><span class="muted">${e(d.statusReason)}</span>` : ''}
-${d.nextAttemptAt ? `<br><span class="muted">berikutnya ${timeHtml(d.nextAttemptAt)}</span>` : ''}</td>
-<td>${timeHtml(d.createdAt)}</td><td>${attemptsHtml(d)}</td>
-<td>${canRedeliver ? postButton(`/dashboard/webhooks/${endpointId}/deliveries/${d.id}/redeliver`, csrf, 'Kirim ulang', { name: `Kirim ulang ${d.type} ${d.id}` }) : ''}</td></tr>`;
+function deliveryRow(endpointId: string, d: DeliveryView, csrf: string, canRedeliver: boolean): TableRow {
+  return {
+    data: { 'delivery-id': d.id },
+    cells: [
+      `<code>${e(d.type)}</code><br><span class="muted">${e(d.eventId)}</span>`,
+      `<span class="badge ${deliveryBadge[d.status] ?? ''}">${e(deliveryLabel[d.status] ?? d.status)}</span>${d.statusReason ? `<br><span class="muted">${e(d.statusReason)}</span>` : ''}
+${d.nextAttemptAt ? `<br><span class="muted">berikutnya ${timeHtml(d.nextAttemptAt)}</span>` : ''}`,
+      timeHtml(d.createdAt),
+      attemptsHtml(d),
+      canRedeliver ? postButton(`/dashboard/webhooks/${endpointId}/deliveries/${d.id}/redeliver`, csrf, 'Kirim ulang', { name: `Kirim ulang ${d.type} ${d.id}` }) : '',
+    ],
+  };
 }
 
 export type DeliveryLogView = {
@@ -70,13 +81,11 @@ export function deliveryLogHtml(v: DeliveryLogView): string {
   const options = ['', 'pending', 'succeeded', 'failed', 'cancelled']
     .map(s => `<option value="${s}"${s === v.status ? ' selected' : ''}>${s ? deliveryLabel[s] : 'Semua'}</option>`)
     .join('');
-  const rows = v.deliveries.map(d => deliveryRow(v.endpoint.id, d, v.csrf, !v.endpoint.disabled_at)).join('');
   return `<p><a href="/dashboard/webhooks">‹ Semua endpoint</a></p>
 <section class="card"><p><strong>${e(v.endpoint.url)}</strong></p>
 <form method="get" action="${e(base)}" class="filters"><div class="field"><label for="status">Status</label><select id="status" name="status">${options}</select></div>
 <div class="field"><button type="submit">Tampilkan</button></div></form></section>
 <section class="card" aria-labelledby="log"><h2 id="log">Log pengiriman</h2>
-${v.deliveries.length === 0 ? '<p class="muted">Belum ada pengiriman.</p>' : `<div class="table"><table id="deliveries"><thead><tr><th scope="col">Peristiwa</th><th scope="col">Status</th><th scope="col">Dibuat</th><th scope="col">Percobaan</th><th scope="col"><span class="muted">Aksi</span></th></tr></thead>
-<tbody>${rows}</tbody></table></div>`}
+${v.deliveries.length === 0 ? '<p class="muted">Belum ada pengiriman.</p>' : tableHtml('deliveries', 'Tabel log pengiriman', [{ label: 'Peristiwa' }, { label: 'Status' }, { label: 'Dibuat' }, { label: 'Percobaan' }, { label: 'Aksi', action: true }], v.deliveries.map(d => deliveryRow(v.endpoint.id, d, v.csrf, !v.endpoint.disabled_at)))}
 ${pagerHtml(base, { status: v.status }, v.page, v.totalPages)}</section>`;
 }

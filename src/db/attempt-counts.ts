@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type pg from 'pg';
 import { migrate, type Migration } from './migrations.ts';
@@ -34,6 +35,12 @@ export function ensureAttemptCounts(pool: pg.Pool): Promise<void> {
   return done;
 }
 
+/**
+ * The row's key: a hash of the counter's key, which holds what the client sent (an email, an address) — any text, NUL
+ * and lone surrogates included, which PostgreSQL's text refuses — and need not be kept in clear.
+ */
+const storedKey = (key: string) => createHash('sha256').update(key).digest('base64url');
+
 /** A key's window as counted: attempts in it, and milliseconds until it ends (0 when none is open). */
 export type AttemptWindow = { count: number; ttlMs: number };
 
@@ -65,7 +72,7 @@ export async function countAttempt(pool: pg.Pool, key: string, windowMs: number)
        window_start = case when a.window_end <= now() then excluded.window_start else a.window_start end,
        window_end = case when a.window_end <= now() then excluded.window_end else a.window_end end
      returning count, ceil(extract(epoch from window_end - now()) * 1000)::float8 as ttl_ms`,
-    [key, windowMs],
+    [storedKey(key), windowMs],
   );
   const row = r.rows[0]!;
   return { count: row.count, ttlMs: Math.max(row.ttl_ms, 0) };
@@ -79,7 +86,7 @@ export async function readAttempts(pool: pg.Pool, key: string): Promise<AttemptW
     'ReadAttempts',
     `select count, ceil(extract(epoch from window_end - now()) * 1000)::float8 as ttl_ms
        from attempt_counts where key = $1 and window_end > now()`,
-    [key],
+    [storedKey(key)],
   );
   const row = r.rows[0];
   return row ? { count: row.count, ttlMs: Math.max(row.ttl_ms, 0) } : { count: 0, ttlMs: 0 };

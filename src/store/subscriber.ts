@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { Logger } from '../logger.ts';
 import { checkpointNotifications, type CheckpointNotifications, type Leading } from '../db/checkpoint-notifications.ts';
 import { subscriberLocks, type SubscriberLocks } from '../db/lock-holder.ts';
-import { isDatabaseUnavailable } from '../db/pool.ts';
+import { isDatabaseUnavailable, query } from '../db/pool.ts';
 import { readCheckpoint, saveCheckpoint, saveCheckpointForward } from './checkpoints.ts';
 import { comparePositions, type EventStore, type Position, type RecordedEvent, type Subscription } from './event-store.ts';
 import { clearSubscriberFailure, findSubscriberFailure, recordSubscriberFailure, type FailedEvent } from './subscriber-failures.ts';
@@ -163,8 +163,13 @@ export class Subscriber {
 
   private readonly lockLost = (err: unknown) => {
     this.locked = false;
-    this.yieldLead = true;
-    this.fail(err);
+    // its connection killed while the database serves: another instance may take over; the database gone: every
+    // instance lost its locks, and this one tries again as soon as it is back (asked of the database itself: a
+    // connection killed by an administrator and a database shutting down both say 57P01)
+    void query(this.options.pool, 'ProbeDatabase', 'select 1').then(() => true, () => false).then(serving => {
+      this.yieldLead = serving;
+      this.fail(err);
+    });
   };
 
   /**

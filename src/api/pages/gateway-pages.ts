@@ -44,7 +44,7 @@ export function gatewayPages(deps: AppDeps) {
       const shown = statement instanceof DomainError ? { filters: statementFiltersOf(request), rows: [], total: 0, page: 1, totalPages: 0, days: [] } : statement;
       // a fresh key on every render: a refused request corrected is another request
       const view = { info, withdrawals, statement: shown, csrf: request.viewer!.csrf, form: opts.error ? textFields(request.body) : {}, formName: opts.formName ?? '', withdrawalKey: randomUUID() };
-      return sendPage(reply, { ...frameOf(request, 'Payment gateway', 'gateway'), notice }, gatewayHtml(view), { status: error?.status ?? 200 });
+      return sendPage(reply, { ...frameOf(request, 'Gerbang pembayaran', 'gateway'), notice }, gatewayHtml(view), { status: error?.status ?? 200 });
     };
     /** Runs a form's command; a refusal shows the page again with the form as typed. */
     const form = (formName: string, run: (request: FastifyRequest, merchantId: string) => Promise<string>) => (request: FastifyRequest, reply: FastifyReply) =>

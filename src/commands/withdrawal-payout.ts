@@ -3,7 +3,6 @@ import { DomainError, refuse } from '../errors.ts';
 import { WithdrawalPayoutBarred, WithdrawalPayoutFailed, WithdrawalPayoutStarted, type WithdrawalPayoutEvent } from '../events/withdrawal-payout.ts';
 import { deterministicUuid } from '../ids.ts';
 import { findGatewayWithdrawal } from '../projections/gateway-ledger.ts';
-import type { Queryable } from '../db/pool.ts';
 import { gatewayLedger, gatewayLedgerStream } from './gateway-ledger.ts';
 import { payWithdrawal } from './gateway-withdrawals.ts';
 import { spendingCash } from './holding-cash.ts';

@@ -105,12 +105,32 @@ export function registerErrorHandling(app: FastifyInstance, database?: DatabaseW
   app.setNotFoundHandler(answerNotFound);
 }
 
-/** The 404 of an unknown path; each surface's plugin sets it for its prefix too, so its guard runs first. */
-export function answerNotFound(request: FastifyRequest, reply: FastifyReply) {
-  return send(request, reply, refuse('NOT_FOUND'));
+/** The methods a route can be declared with; HEAD is there wherever GET is (fastify adds it). */
+const routeMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** The methods the router has a route for at the request's path, other than the request's own. */
+function allowedMethods(request: FastifyRequest): string[] {
+  const path = request.raw.url?.split('?')[0] ?? '';
+  // findRoute matches a concrete path as the router does (params, decoding); it answers null where nothing matches
+  return routeMethods.filter(method => method !== request.method && request.server.findRoute({ method, url: path }) != null);
 }
 
-/** The 404 of an unknown path under the session surface's prefix, in its shape. */
+/**
+ * No route for this method and path: a 405 with `Allow` when the path has routes for other methods, else a 404.
+ * Each surface's plugin sets it for its prefix too, so its guard runs first.
+ */
+export function answerNotFound(request: FastifyRequest, reply: FastifyReply) {
+  return send(request, reply, notFoundOrNotAllowed(request, reply));
+}
+
+/** The same under the session surface's prefix, in its shape. */
 export function answerSessionNotFound(request: FastifyRequest, reply: FastifyReply) {
-  return send(request, reply, refuse('NOT_FOUND'), true);
+  return send(request, reply, notFoundOrNotAllowed(request, reply), true);
+}
+
+function notFoundOrNotAllowed(request: FastifyRequest, reply: FastifyReply): DomainError {
+  const allowed = allowedMethods(request);
+  if (allowed.length === 0) return refuse('NOT_FOUND');
+  reply.header('allow', allowed.join(', '));
+  return refuse('METHOD_NOT_ALLOWED');
 }

@@ -48,7 +48,7 @@ main{max-width:440px;margin:0 auto;padding:16px}
 .payee{margin:0 0 6px;font-size:14px;color:#52606d}.payee strong{display:block;font-size:18px;color:#1f2933;overflow-wrap:anywhere}
 .method{margin:0;color:#52606d;font-size:14px;font-weight:600;letter-spacing:.02em}
 h1{margin:12px 0 0;font-size:15px;font-weight:500;color:#52606d}
-h2{margin:0 0 8px;font-size:20px}
+h2,h1.title{margin:0 0 8px;font-size:20px;font-weight:700;color:inherit}
 .total{margin:2px 0 12px;font-size:32px;font-weight:700;word-break:break-all}
 dl{margin:0;border-top:1px solid #e4e7eb}
 dl div{display:flex;justify-content:space-between;gap:12px;padding:8px 0;border-bottom:1px solid #e4e7eb;font-size:14px}
@@ -192,7 +192,7 @@ export function paymentPageHtml(v: PaymentPageView, nonce: string): string {
 export function paymentNotFoundHtml(nonce: string): string {
   return `${documentHead('Pembayaran tidak ditemukan', nonce, css)}
 <body>
-<main><div class="card"><h2>Pembayaran tidak ditemukan</h2>
+<main><div class="card"><h1 class="title">Pembayaran tidak ditemukan</h1>
 <p>Tautan pembayaran ini tidak dikenal. Periksa kembali tautan dari penjual.</p></div></main>
 </body>
 </html>`;

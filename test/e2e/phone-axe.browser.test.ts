@@ -8,13 +8,13 @@ import { startBrowserService } from '../support/chromium.ts';
 import { approvedMerchant, businessData, holdingAccount, settledBalance, signedInAdmin, withSession } from '../support/gateway.ts';
 import { keyHolder, sessionCookie } from '../support/http.ts';
 import { nextUuid } from '../support/ids.ts';
-import { createPayment, linkServiceWallet, linkWalletA, paymentBody } from '../support/payments.ts';
+import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody, syncUntil } from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
 import type { TestService } from '../support/service.ts';
 
 /**
- * Every dashboard and admin page, each list with rows in it, on a phone (375x812, touch, scale 2) and on a desktop
- * (1280x900), audited with axe-core (its default rules and target-size) and measured: nothing of the main content
+ * Every dashboard and admin page, each list with rows in it, and the payment page in each state a customer meets, on a
+ * phone (375x812, touch, scale 2) and on a desktop (1280x900), audited with axe-core (its default rules and target-size) and measured: nothing of the main content
  * beyond the phone's right edge, and nothing narrower than its content unless it is a scrolling box a keyboard can
  * reach. A full-page screenshot of each page on the phone goes to test/artifacts/ for a person to look at.
  */
@@ -27,6 +27,14 @@ const artifacts = path.resolve(import.meta.dirname, '../artifacts');
 type Who = { email: string; password: string; paths: string[] };
 let merchant: Who;
 let admin: Who;
+let shop: Awaited<ReturnType<typeof approvedMerchant>>;
+
+/** A payment page the customer opens (no session): what it is called in the report and screenshot, and what must show. */
+type CustomerPage = { name: string; url: string; status?: number; shows?: string[]; hides?: string[] };
+let customerPages: CustomerPage[];
+/** For each screen, a pending QR payment the test pays while its page is open: the receipt with the return countdown. */
+const paidWhileOpen: Partial<Record<'phone' | 'desktop', string>> = {};
+let qrAccountId: string;
 
 const settle = async () => service.projections.waitFor(await service.store.headPosition(), 10_000);
 
@@ -34,7 +42,7 @@ const settle = async () => service.projections.waitFor(await service.store.headP
 async function makeData() {
   const owner = await signedInAdmin(service);
   const qris = await holdingAccount(service, owner, 'qris', 'WALLET-D');
-  const shop = await approvedMerchant(service, owner);
+  shop = await approvedMerchant(service, owner);
   // a settled balance (moves the test clock by days, so the sessions are made again after it): statement entries
   await settledBalance(service, shop.id, 600_000);
   const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: shop.email, password: shop.password }, remoteAddress: '10.210.0.1' });
@@ -53,6 +61,7 @@ async function makeData() {
   await sandboxOf(service).addTransaction({ providerCode: 'WALLET-A', accountRef: walletA.phoneNumber, type: 'CREDIT', amount: 1_234_567, senderName: 'PT PEMBELI SETIA SEKALI', description: 'Transfer masuk pembayaran pesanan', reference: 'REF-2026-0001-ABCDEFGH' });
   expect((await shop.call('GET', `/api/v1/accounts/${walletA.accountId}/refresh`)).statusCode).toBe(200);
   const payment = await createPayment(shop, paymentBody(walletD.accountId, { orderId: `INV-2026-${Date.now()}` }));
+  await makePayments(walletD.accountId, walletA.accountId, payment.id);
   const endpoint = await shop.call('POST', '/api/v1/webhooks', { url: 'https://hooks.example/shop/notifications/payments' });
   expect(endpoint.statusCode, endpoint.body).toBeLessThan(300);
   const endpointId = (endpoint.json().data ?? endpoint.json()).id as string;
@@ -97,6 +106,45 @@ async function makeData() {
       return new RegExp(`<table id="${table}">[\\s\\S]*?<tbody><tr`).test(page.body);
     }, 20_000);
   }
+}
+
+/** The payment page in every state: QR, VA and direct transfer pending, a method to choose (gateway and direct), paid, expired, unknown. */
+async function makePayments(walletD: string, walletA: string, qrisPending: string) {
+  qrAccountId = walletD;
+  const open = (body: Record<string, unknown>) => createPayment(shop, paymentBody(walletD, body));
+  const va = await createPayment(shop, paymentBody(walletA, { type: 'VA-BANK1', amount: 125_000, orderId: 'INV-2026-VA-000123' }));
+  const direct = await createPayment(shop, paymentBody(walletA, { type: 'DIRECT', amount: 75_000 }));
+  const chooseDirect = await createPayment(shop, paymentBody(walletA, { amount: 64_000 }));
+  const chooseGateway = await createPayment(shop, paymentBody('GATEWAY', { amount: 40_000 }));
+  const gatewayQris = await createPayment(shop, paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount: 40_000 }));
+  const paid = await open({ orderId: 'INV-2026-PAID-000042' });
+  for (const kind of ['phone', 'desktop'] as const) paidWhileOpen[kind] = (await open({ orderId: `INV-2026-LIVE-${kind}` })).id;
+  await payQr(paid.id);
+  await syncUntil(shop, walletD, paid.id, 'COMPLETED');
+  const expired = await open({ expiresInMinutes: 5 });
+  service.clock.advance(5 * 60_000);
+  expect(await service.paymentExpiry.tick()).toBeGreaterThanOrEqual(1);
+  await eventually(async () => (await service.app.inject({ method: 'GET', url: `/pay/${expired.id}/status.json` })).json().data.status === 'EXPIRED');
+  customerPages = [
+    { name: 'qris-pending', url: `/pay/${qrisPending}`, shows: ['#qris', '#qris-download', '#countdown', '#paid-check'] },
+    { name: 'va-pending', url: `/pay/${va.id}`, shows: ['#account-number', 'button[data-copy]:text-is("Salin nomor VA")', '#paid-check'] },
+    { name: 'direct-pending', url: `/pay/${direct.id}`, shows: ['#account-number', 'button[data-copy]:text-is("Salin nomor")'] },
+    { name: 'choose-method', url: `/pay/${chooseDirect.id}`, shows: ['#methods button'] },
+    { name: 'gateway-choose-method', url: `/pay/${chooseGateway.id}`, shows: ['#methods button'] },
+    { name: 'gateway-qris-pending', url: `/pay/${gatewayQris.id}`, shows: ['#qris', '#qris-download'] },
+    // opened once paid: the receipt and the way back, no countdown
+    { name: 'completed', url: `/pay/${paid.id}`, shows: ['#receipt', '#receipt-paid-at time', '#return'], hides: ['#return-note', '#stay', '#qris'] },
+    { name: 'expired', url: `/pay/${expired.id}`, shows: ['.state-expired h2', '#return-expired'], hides: ['#qris', '#paid-check'] },
+    { name: 'not-found', url: '/pay/00000000-0000-4000-8000-000000000000', status: 404 },
+  ];
+}
+
+/** The customer pays a payment's QR from their wallet; the receiving account is synchronised. */
+async function payQr(paymentId: string) {
+  const png = await service.app.inject({ method: 'GET', url: `/pay/${paymentId}/qris.png` });
+  await sandboxOf(service).pay({ qris: (await decodeQrPng(png.rawPayload)).payload! });
+  const refreshed = await shop.call('GET', `/api/v1/accounts/${qrAccountId}/refresh`);
+  expect(refreshed.statusCode, refreshed.body).toBe(200);
 }
 
 beforeAll(async () => {
@@ -164,7 +212,7 @@ async function audit(page: Page, url: string, kind: keyof typeof viewports): Pro
   const response = await page.goto(`${baseUrl}${url}`);
   if (response?.status() !== 200) return [`status ${response?.status()}`];
   await page.addScriptTag({ content: axe.source });
-  const findings = [...((await page.evaluate(runAxe)) as Finding[]), ...((await page.evaluate(measure(kind === 'phone'))) as Finding[])];
+  const findings = await inspect(page, kind);
   if (kind !== 'phone') {
     // a wide screen shows the navigation as a bar, no menu button
     if (await page.locator('header summary').isVisible()) findings.push('the menu button shows on a wide screen');
@@ -182,13 +230,63 @@ async function audit(page: Page, url: string, kind: keyof typeof viewports): Pro
     if (!logout || logout.x < 0 || logout.x + logout.width > 375 || logout.height < 44) findings.push(`menu: Keluar at ${JSON.stringify(logout)}`);
     const small = (await page.evaluate(`[...document.querySelectorAll('header nav a')].filter(a => a.getBoundingClientRect().height < 44).length`)) as number;
     if (small > 0) findings.push(`menu: ${small} links under 44 px high`);
-    findings.push(...((await page.evaluate(runAxe)) as Finding[]).map(f => `menu open: ${f}`), ...((await page.evaluate(measure(true))) as Finding[]).map(f => `menu open: ${f}`));
+    findings.push(...(await inspect(page, 'phone')).map(f => `menu open: ${f}`));
     await page.screenshot({ path: path.join(artifacts, `${file}-menu.png`), fullPage: true });
   }
   return findings;
 }
 
-describe('every dashboard and admin page with data, audited with axe-core', () => {
+/** axe-core (already injected) and the measures, on the page as it is now. */
+async function inspect(page: Page, kind: keyof typeof viewports): Promise<Finding[]> {
+  return [...((await page.evaluate(runAxe)) as Finding[]), ...((await page.evaluate(measure(kind === 'phone'))) as Finding[])];
+}
+
+/** The payment page as a customer opens it, in the state it was made for: what must and must not show, then the audit. */
+async function auditCustomerPage(page: Page, { name, url, status = 200, shows = [], hides = [] }: CustomerPage, kind: keyof typeof viewports): Promise<Finding[]> {
+  const response = await page.goto(`${baseUrl}${url}`);
+  if (response?.status() !== status) return [`status ${response?.status()}, not ${status}`];
+  await page.addScriptTag({ content: axe.source });
+  const findings = [...(await stateFindings(page, shows, hides)), ...(await inspect(page, kind))];
+  await customerScreenshot(page, kind, name);
+  return findings;
+}
+
+async function stateFindings(page: Page, shows: string[], hides: string[]): Promise<Finding[]> {
+  const found: Finding[] = [];
+  for (const selector of shows) if (!(await page.locator(selector).first().isVisible())) found.push(`not shown: ${selector}`);
+  for (const selector of hides) if (await page.locator(selector).first().isVisible()) found.push(`shown: ${selector}`);
+  return found;
+}
+
+async function customerScreenshot(page: Page, kind: keyof typeof viewports, name: string) {
+  if (kind === 'phone') await page.screenshot({ path: path.join(artifacts, `phone-pay-${name}.png`), fullPage: true });
+}
+
+/**
+ * A QR payment paid while its page is open: the receipt with "Kembali ke toko", the countdown back to the shop and
+ * "Tetap di sini" (audited within the 10 s it waits, axe injected beforehand), then the page once the customer stays.
+ */
+async function auditPaidWhileOpen(kind: keyof typeof viewports, report: Record<string, Finding[]>) {
+  const context = await browser.newContext({ ...viewports[kind], bypassCSP: true, locale: 'id-ID' });
+  await context.route('https://shop.example/**', route => route.fulfill({ contentType: 'text/html', body: '<h1>Terima kasih</h1>' }));
+  const page = await context.newPage();
+  const url = `${baseUrl}/pay/${paidWhileOpen[kind]}`;
+  await page.goto(url);
+  await page.addScriptTag({ content: axe.source });
+  report['pay: pending, open while it is paid'] = await stateFindings(page, ['#qris', '#countdown'], []);
+  await payQr(paidWhileOpen[kind]!);
+  await page.locator('#return-note').waitFor({ state: 'visible', timeout: 20_000 });
+  const returning = [...(await stateFindings(page, ['#receipt', '#return', '#return-countdown', '#stay'], ['#qris'])), ...(await inspect(page, kind))];
+  await customerScreenshot(page, kind, 'completed-while-open');
+  if (page.url() !== url) returning.push(`left for ${page.url()} before the audit ended`);
+  report['pay: completed while open, returning'] = returning;
+  await page.locator('#stay').click();
+  report['pay: completed while open, stayed'] = [...(await stateFindings(page, ['#receipt', '#return', '#return-note'], ['#stay'])), ...(await inspect(page, kind))];
+  await customerScreenshot(page, kind, 'completed-while-open-stayed');
+  await context.close();
+}
+
+describe('every dashboard, admin and payment page with data, audited with axe-core', () => {
   for (const kind of ['phone', 'desktop'] as const) {
     it(`on a ${kind === 'phone' ? 'phone (375x812, touch)' : 'desktop (1280x900)'}: no axe violation, nothing past the edge, no sideways scroll but in a reachable box`, async () => {
       const report: Record<string, Finding[]> = {};
@@ -201,6 +299,12 @@ describe('every dashboard and admin page with data, audited with axe-core', () =
         for (const url of who.paths) report[url] = await audit(page, url, kind);
         await context.close();
       }
+      // the customer's pages: no session, no navigation
+      const customer = await browser.newContext({ ...viewports[kind], bypassCSP: true, locale: 'id-ID' });
+      const payer = await customer.newPage();
+      for (const page of customerPages) report[`pay: ${page.name}`] = await auditCustomerPage(payer, page, kind);
+      await customer.close();
+      await auditPaidWhileOpen(kind, report);
       const failing = Object.fromEntries(Object.entries(report).filter(([, found]) => found.length > 0));
       console.log(`${kind}: ${Object.keys(report).length} pages, ${Object.values(report).flat().length} findings`, JSON.stringify(failing, null, 1));
       expect(failing).toEqual({});

@@ -16,7 +16,7 @@ export function registerMetrics(app: FastifyInstance, metrics: ServiceMetrics, t
     metrics.httpRequests.inc({ method, route, status_code: String(reply.statusCode) });
     metrics.httpDuration.observe({ method, route }, reply.elapsedTime / 1000);
   });
-  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/metrics', { schema: {} }, async (request, reply) => {
     if (!isOperator(request, token)) {
       if (token) reply.header('www-authenticate', 'Bearer');
       throw refuse(token ? 'UNAUTHORIZED' : 'FORBIDDEN', { message: token ? 'Metrics need METRICS_TOKEN as a bearer token' : 'Metrics are served on loopback only; set METRICS_TOKEN to read them from elsewhere' });

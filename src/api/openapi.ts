@@ -1,38 +1,159 @@
 import { readFileSync } from 'node:fs';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
-import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import type { FastifyInstance, FastifySchema } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+// registers ErrorResponse and SessionErrorResponse (zod's registry): the components the refusals refer to
+import './schemas/error-response.ts';
+import { operations, type Success } from './schemas/operations.ts';
 
-/** The surface a path belongs to: its tag in the reference, and how a caller identifies itself there. */
-const surfaces: { prefix: string; tag: string; security: Record<string, string[]>[] }[] = [
-  { prefix: '/api/v1/', tag: 'key surface (x-api-key)', security: [{ apiKey: [] }] },
-  { prefix: '/api/auth/', tag: 'dashboard session', security: [{ session: [] }] },
-  { prefix: '/api/dashboard/', tag: 'dashboard', security: [{ session: [] }] },
-  { prefix: '/api/admin/', tag: 'admin console (ADMIN only)', security: [{ session: [] }] },
+type Security = Record<string, string[]>[];
+
+/** The surface a path belongs to: how a caller identifies itself there (longest prefix first). */
+const surfaces: { prefix: string; security: Security }[] = [
+  { prefix: '/api/v1/', security: [{ apiKey: [] }] },
+  { prefix: '/api/auth/', security: [{ session: [] }] },
+  { prefix: '/api/dashboard/', security: [{ session: [] }] },
+  { prefix: '/api/admin/', security: [{ session: [] }] },
+  // the operator's views: the bearer of METRICS_TOKEN (or, without one, a client on the service's own machine)
+  { prefix: '/metrics', security: [{ operatorToken: [] }] },
+  // everyone may ask; the operator gets the details
+  { prefix: '/ready', security: [{}, { operatorToken: [] }] },
 ];
-
-type TransformInput = Parameters<typeof jsonSchemaTransform>[0];
 
 /** Routes of a guarded prefix that anyone may call. */
 const open = new Set(['/api/auth/register', '/api/auth/login']);
 
+/** The reference's sections, by path prefix (the first that matches). */
+const tags: { prefix: string; name: string; description: string }[] = [
+  { prefix: '/api/auth/', name: 'session', description: 'The dashboard session: register, sign in, the signed-in user (cookie svc_token)' },
+  { prefix: '/api/v1/providers', name: 'providers', description: 'Bank and e-wallet providers' },
+  { prefix: '/api/v1/accounts/{id}/transfer', name: 'transfers', description: 'Transfers out of WALLET-A accounts (QRIS and bank)' },
+  { prefix: '/api/v1/accounts', name: 'accounts', description: 'Linked bank and e-wallet accounts, and the e-wallet OTP logins' },
+  { prefix: '/api/v1/mutations', name: 'mutations', description: 'Transactions of the linked accounts' },
+  { prefix: '/api/v1/webhooks', name: 'webhooks', description: 'Webhook endpoints and their deliveries' },
+  { prefix: '/api/v1/payments', name: 'payments', description: 'Payment requests' },
+  { prefix: '/api/v1/gateway', name: 'gateway', description: 'The payment gateway: access, balance, statement' },
+  { prefix: '/api/dashboard/', name: 'dashboard', description: 'What the dashboard does for its signed-in user: API keys, webhooks, gateway access and withdrawals' },
+  { prefix: '/api/admin/', name: 'admin', description: 'The admin console (ADMIN users only): gateway operations and audit' },
+  { prefix: '/pay/', name: 'payment page', description: 'The hosted payment page and what the payer\'s browser reads (the payment id is the credential)' },
+  { prefix: '/', name: 'service', description: 'Health, readiness, metrics and this document' },
+];
+
+const statusText: Record<number, string> = {
+  400: 'Bad request: the input is refused (see code and errors)', 401: 'No valid credential', 403: 'Forbidden',
+  404: 'Not found', 409: 'Conflict with the current state', 413: 'Request body too large', 415: 'Unsupported content type',
+  422: 'Unprocessable', 429: 'Too many requests (see Retry-After)', 500: 'Internal error', 502: 'The provider failed',
+  503: 'Unavailable: retry after Retry-After seconds',
+};
+
+const retryAfter = { 'retry-after': { description: 'Seconds to wait before trying again', type: 'integer' } };
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const unsafe = (method: string) => !['GET', 'HEAD', 'OPTIONS'].includes(method);
+
+type TransformInput = Parameters<typeof jsonSchemaTransform>[0];
+
+/** A union zod left one branch of (an optional value's `undefined` is dropped) says that branch alone. */
+function withoutLoneAnyOf<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutLoneAnyOf) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const { anyOf, ...rest } = value as Record<string, unknown>;
+  if (Array.isArray(anyOf) && anyOf.length === 1) return withoutLoneAnyOf({ ...rest, ...(anyOf[0] as object) }) as T;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutLoneAnyOf(v)])) as T;
+}
+type Schema = Record<string, unknown> & { response?: Record<string, unknown> };
+
+/** The statuses besides success an operation answers: those of its kind of route, and those its handler adds. */
+function errorStatuses(method: string, path: string, schema: Schema, security: Security, own: number[] = []): number[] {
+  const statuses = new Set(own);
+  const hasInput = unsafe(method) || ['body', 'querystring', 'params', 'headers'].some(k => schema[k] !== undefined);
+  if (hasInput) statuses.add(400);
+  if (security.length > 0 && !security.some(s => Object.keys(s).length === 0)) statuses.add(401);
+  if (path.startsWith('/api/admin/')) statuses.add(403);
+  // the session surfaces refuse a write from another origin's page
+  if (unsafe(method) && /^\/api\/(auth|dashboard|admin)\//.test(path)) statuses.add(403);
+  if (path.includes('{')) statuses.add(404);
+  if (unsafe(method)) [413, 415].forEach(s => statuses.add(s));
+  [500, 503].forEach(s => statuses.add(s));
+  return [...statuses].sort((a, b) => a - b);
+}
+
+function errorResponseOf(status: number, path: string, method: string) {
+  const headers = status === 429 || status === 503 ? { headers: retryAfter } : {};
+  if (status === 404 && method === 'GET' && /^\/pay\/\{paymentId\}$/.test(path))
+    return { description: 'No such payment: a page saying so', content: { 'text/html': { schema: { type: 'string' } } } };
+  const envelope = path.startsWith('/api/auth/') ? 'SessionErrorResponse' : 'ErrorResponse';
+  return { description: statusText[status] ?? 'Error', ...headers, content: { 'application/json': { schema: ref(envelope) } } };
+}
+
+function successResponse(success: Success | undefined) {
+  const { status = 200, description = 'Success', mediaType = 'application/json', headers } = success ?? {};
+  if (status >= 300 && status < 400) return { [status]: { type: 'null', description, headers } };
+  const schema = mediaType === 'application/json' ? { type: 'object' } : mediaType === 'image/png' ? { type: 'string', contentMediaType: 'image/png' } : { type: 'string' };
+  return { [status]: { description, ...(headers ? { headers } : {}), content: { [mediaType]: { schema } } } };
+}
+
+/** `get /api/v1/accounts/{id}/refresh` → `getApiV1AccountsByIdRefresh`: unique and stable while the path is. */
+function operationIdOf(method: string, path: string): string {
+  const words = path.split(/[/.\-_]/).filter(Boolean)
+    .map(w => (w.startsWith('{') ? `by-${w.slice(1, -1)}` : w))
+    .flatMap(w => w.split('-'));
+  return method.toLowerCase() + words.map(w => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
 /**
- * The zod schemas in JSON Schema, tagged by surface with its security (routes outside the surfaces are public), at the
- * path the interface names: a prefix's own route is registered as `/prefix/` and answers without the slash too.
+ * The zod schemas in JSON Schema, at the path the interface names (a prefix's own route is registered as `/prefix/`
+ * and answers without the slash too), with what every operation says besides: its id, summary, tag, security, and
+ * the statuses it answers with their bodies (the error envelope named once, as a component).
  */
 function transform(input: TransformInput) {
-  const { schema, url: registered } = jsonSchemaTransform(input);
+  const transformed = withoutLoneAnyOf(jsonSchemaTransform(input) as { schema?: Schema; url: string });
+  const { url: registered } = transformed;
+  const schema = transformed.schema ?? {};
   const url = registered.length > 1 ? registered.replace(/\/$/, '') : registered;
-  const surface = surfaces.find(s => url.startsWith(s.prefix));
-  const tags = surface ? [surface.tag] : ['public'];
-  return { schema: { ...schema, tags, ...(surface && !open.has(url) ? { security: surface.security } : {}) }, url };
+  if (schema.hide) return { schema, url };
+  const route = (input as TransformInput & { route?: { method: string | string[] } }).route;
+  const method = [route?.method ?? 'GET'].flat().find(m => m !== 'HEAD') ?? 'GET';
+  const path = url.replace(/:(\w+)/g, '{$1}');
+  const notes = operations[`${method} ${path}`];
+  const surface = surfaces.find(s => path.startsWith(s.prefix));
+  const security = surface && !open.has(path) ? surface.security : [];
+  const errors = Object.fromEntries(errorStatuses(method, path, schema, security, notes?.errors).map(s => [s, errorResponseOf(s, path, method)]));
+  const response = { ...successResponse(notes?.success), ...schema.response, ...errors };
+  return {
+    schema: {
+      ...schema,
+      operationId: operationIdOf(method, path),
+      ...(schema.summary || notes ? { summary: schema.summary ?? notes?.summary } : {}),
+      tags: [tags.find(t => path.startsWith(t.prefix))!.name],
+      security,
+      response,
+    } as FastifySchema,
+    url,
+  };
+}
+
+/** The components the route schemas and the envelopes name, without the input twins nothing refers to. */
+function transformObject(input: Parameters<typeof jsonSchemaTransformObject>[0]) {
+  const document = jsonSchemaTransformObject(input);
+  const schemas: Record<string, unknown> = ('components' in document ? document.components?.schemas : undefined) ?? {};
+  const used = new Set<string>();
+  const visit = (text: string) => {
+    for (const [, id] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+      if (used.has(id!)) continue;
+      used.add(id!);
+      visit(JSON.stringify(schemas[id!] ?? {}));
+    }
+  };
+  visit(JSON.stringify({ ...document, components: {} }));
+  for (const id of Object.keys(schemas)) if (!used.has(id)) delete schemas[id];
+  return document;
 }
 
 /**
  * OpenAPI 3.1 of every route, generated from the routes' zod schemas as they are registered (DESIGN section 13):
  * registered before any route. The document is served at /openapi.json, and a reference page (swagger-ui, its assets
- * from the npm package: no CDN) at /docs.
+ * from the npm package: no CDN) at /docs. `npm run openapi:lint` checks it with redocly's recommended rules.
  */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -42,17 +163,22 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       info: {
         title: 'Account sync, payment and gateway service',
         version,
-        description: 'The interface of `shared/spec/service-interface.md`: the key surface under /api/v1, the dashboard session under /api/auth and /api/dashboard, the admin console under /api/admin.',
+        description: 'The interface of `shared/spec/service-interface.md`: the key surface under /api/v1, the dashboard session under /api/auth and /api/dashboard, the admin console under /api/admin. Errors: docs/errors.md.',
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
+      servers: [{ url: '/', description: 'This service (paths are relative to its base URL)' }],
+      tags: tags.map(({ name, description }) => ({ name, description })),
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key of the dashboard (/api/v1)' },
           session: { type: 'apiKey', in: 'cookie', name: 'svc_token', description: 'The dashboard session (/api/auth, /api/dashboard, /api/admin)' },
+          operatorToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, for /metrics and the details of /ready (without one set: a client on the service\'s own machine)' },
         },
       },
     },
     transform,
+    transformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { docExpansion: 'list', deepLinking: true } });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { summary: 'This OpenAPI document' } }, async () => app.swagger());
 }

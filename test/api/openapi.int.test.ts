@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 
-type Operation = { tags?: string[]; security?: Record<string, string[]>[]; requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown>; required?: string[] } }> }; parameters?: { name: string; in: string }[] };
-type Document = { openapi: string; info: { version: string }; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
+type Operation = { operationId?: string; summary?: string; tags?: string[]; security?: Record<string, string[]>[]; responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string } }>; headers?: Record<string, unknown> }>; requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown>; required?: string[] } }> }; parameters?: { name: string; in: string }[] };
+type Document = { openapi: string; info: { version: string }; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown>; schemas: Record<string, { properties?: Record<string, { enum?: string[] }> }> } };
 
 let service: TestService;
 let doc: Document;
@@ -13,6 +13,8 @@ beforeAll(async () => {
   doc = response.json();
 });
 afterAll(async () => service?.close());
+
+const allOperations = () => Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })));
 
 const operation = (method: string, path: string) => {
   const op = doc.paths[path]?.[method.toLowerCase()];
@@ -37,13 +39,44 @@ describe('/openapi.json', () => {
   });
 
   it('says how each surface identifies its caller: x-api-key, the session cookie, or nothing', () => {
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'session']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'operatorToken', 'session']);
     expect(operation('POST', '/api/v1/payments').security).toEqual([{ apiKey: [] }]);
     expect(operation('GET', '/api/auth/me').security).toEqual([{ session: [] }]);
     expect(operation('GET', '/api/admin/gateway/reconciliation').security).toEqual([{ session: [] }]);
-    expect(operation('POST', '/api/auth/login').security).toBeUndefined();
-    expect(operation('POST', '/api/auth/register').security).toBeUndefined();
-    expect(operation('GET', '/pay/{paymentId}').security).toBeUndefined();
+    expect(operation('GET', '/metrics').security).toEqual([{ operatorToken: [] }]);
+    expect(operation('GET', '/ready').security).toEqual([{}, { operatorToken: [] }]);
+    for (const [method, path] of [['POST', '/api/auth/login'], ['POST', '/api/auth/register'], ['GET', '/pay/{paymentId}'], ['POST', '/pay/{paymentId}/method'], ['GET', '/health'], ['GET', '/openapi.json']])
+      expect(operation(method!, path!).security, `${method} ${path} is public`).toEqual([]);
+  });
+
+  it('gives every operation a unique operationId, a summary, one tag and its security', () => {
+    const ops = allOperations();
+    expect(ops.length).toBeGreaterThan(60);
+    const missing = ops.filter(({ op }) => !op.operationId || !op.summary || op.tags?.length !== 1 || !Array.isArray(op.security)).map(o => o.name);
+    expect(missing, 'operations without operationId, summary, tag or security (src/api/schemas/operations.ts)').toEqual([]);
+    expect(new Set(ops.map(({ op }) => op.operationId)).size).toBe(ops.length);
+    expect(operation('GET', '/api/v1/accounts/{id}/refresh').operationId).toBe('getApiV1AccountsByIdRefresh');
+  });
+
+  it('names the error envelope once, with the codes of the catalogue, and every operation refers to it for its refusals', () => {
+    const codes = doc.components.schemas.ErrorResponse?.properties?.code?.enum;
+    expect(codes).toEqual(expect.arrayContaining(['VALIDATION_ERROR', 'INVALID_API_KEY', 'METHOD_NOT_ALLOWED', 'PAYMENT_NOT_FOUND']));
+    expect(codes).not.toContain('EMAIL_TAKEN'); // the session surface answers {ok:false, message}
+    const payments = operation('POST', '/api/v1/payments').responses!;
+    for (const status of ['400', '401', '403', '404', '409', '503'].filter(s => s !== '404'))
+      expect(payments[status]?.content?.['application/json']?.schema?.$ref, `POST /api/v1/payments ${status}`).toBe('#/components/schemas/ErrorResponse');
+    expect(payments['503']?.headers).toHaveProperty('retry-after');
+    expect(operation('POST', '/api/auth/login').responses!['401']?.content?.['application/json']?.schema?.$ref).toBe('#/components/schemas/SessionErrorResponse');
+    expect(operation('GET', '/api/admin/gateway/calendar').responses).toHaveProperty('403');
+    const withoutRefusal = allOperations().filter(({ op }) => !Object.keys(op.responses ?? {}).some(s => /^[45]\d\d$/.test(s))).map(o => o.name);
+    expect(withoutRefusal).toEqual([]);
+  });
+
+  it('documents successes that are not a 200 JSON body: 201, the logout redirect, CSV and PNG', () => {
+    expect(operation('POST', '/api/auth/register').responses).toHaveProperty('201');
+    expect(operation('GET', '/api/auth/logout').responses?.['302']?.headers).toHaveProperty('location');
+    expect(operation('GET', '/api/admin/gateway/reconciliation.csv').responses?.['200']?.content).toHaveProperty(['text/csv']);
+    expect(operation('GET', '/pay/{paymentId}/qris.png').responses?.['200']?.content).toHaveProperty(['image/png']);
   });
 
   it("describes requests from the routes' own schemas", () => {

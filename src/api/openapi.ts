@@ -6,6 +6,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 // registers ErrorResponse and SessionErrorResponse (zod's registry): the components the refusals refer to
 import './schemas/error-response.ts';
 import { operations, type Success } from './schemas/operations.ts';
+import { documentedOperations } from './schemas/index-requests.ts';
 
 type Security = Record<string, string[]>[];
 
@@ -102,6 +103,23 @@ function operationIdOf(method: string, path: string): string {
 }
 
 /**
+ * The bodies a handler checks by hand and the successes it answers (src/api/schemas/index-requests.ts), in JSON Schema
+ * through the same registry as the route schemas: a body by media type, a success's schema under its description.
+ */
+function documentedIo(input: TransformInput, key: string, response: Record<string, unknown>): { body?: unknown; response: Record<string, unknown> } {
+  const table = documentedOperations[key];
+  if (!table) return { response: {} };
+  const toJson = (schema: Record<string, unknown>) => withoutLoneAnyOf((jsonSchemaTransform({ ...input, schema } as TransformInput) as unknown as { schema: Schema }).schema);
+  const bodies = Object.entries(table.body ?? {});
+  const body = bodies.length === 0 ? undefined : { content: Object.fromEntries(bodies.map(([mediaType, zod]) => [mediaType, { schema: toJson({ body: zod }).body }])) };
+  const successes = Object.entries(table.responses ?? {}).map(([status, zod]) => {
+    const { content: _generic, ...described } = (response[status] ?? { description: 'Success' }) as { content?: unknown };
+    return [status, { ...described, content: { 'application/json': { schema: toJson({ response: { [status]: zod } }).response![status] } } }];
+  });
+  return { ...(body ? { body } : {}), response: Object.fromEntries(successes) };
+}
+
+/**
  * The zod schemas in JSON Schema, at the path the interface names (a prefix's own route is registered as `/prefix/`
  * and answers without the slash too), with what every operation says besides: its id, summary, tag, security, and
  * the statuses it answers with their bodies (the error envelope named once, as a component).
@@ -120,9 +138,12 @@ function transform(input: TransformInput) {
   const security = surface && !open.has(path) ? surface.security : [];
   const errors = Object.fromEntries(errorStatuses(method, path, schema, security, notes?.errors).map(s => [s, errorResponseOf(s, path, method)]));
   const response = { ...successResponse(notes?.success), ...schema.response, ...errors };
+  const documented = documentedIo(input, `${method} ${path}`, response);
+  Object.assign(response, documented.response);
   return {
     schema: {
       ...schema,
+      ...(documented.body ? { body: documented.body } : {}),
       operationId: operationIdOf(method, path),
       ...(schema.summary || notes ? { summary: schema.summary ?? notes?.summary } : {}),
       tags: [tags.find(t => path.startsWith(t.prefix))!.name],

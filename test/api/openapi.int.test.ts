@@ -1,4 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { accountOperations } from '../../src/api/schemas/accounts.ts';
+import { authOperations } from '../../src/api/schemas/auth.ts';
+import { payOperations } from '../../src/api/schemas/pay.ts';
+import { transferOperations } from '../../src/api/schemas/transfers.ts';
+import { webhookOperations } from '../../src/api/schemas/webhooks.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 type Operation = { operationId?: string; summary?: string; tags?: string[]; security?: Record<string, string[]>[]; responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string } }>; headers?: Record<string, unknown> }>; requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown>; required?: string[] } }> }; parameters?: { name: string; in: string }[] };
@@ -99,5 +105,68 @@ describe('/docs', () => {
     const script = assets.find(a => a.endsWith('.js'))!;
     const loaded = await service.app.inject({ method: 'GET', url: new URL(script, 'http://service/docs/').pathname });
     expect(loaded.statusCode).toBe(200);
+  });
+});
+
+describe('/openapi.json: requests checked by hand and the successes of accounts, session, transfers, payment page and webhooks', () => {
+  type Body = { anyOf?: Body[]; properties?: Record<string, { enum?: string[]; format?: string; pattern?: string; minLength?: number; contentMediaType?: string }>; required?: string[] };
+  const bodyOf = (method: string, path: string, mediaType = 'application/json') => {
+    const body = operation(method, path).requestBody?.content[mediaType]?.schema as Body | undefined;
+    expect(body, `${method} ${path} documents a ${mediaType} body`).toBeDefined();
+    return body!;
+  };
+  const documented = { ...authOperations, ...accountOperations, ...transferOperations, ...payOperations, ...webhookOperations };
+  const variant = (body: Body, action: string) => body.anyOf?.find(v => v.properties?.action?.enum?.[0] === action);
+
+  it('documents the bodies the handlers check by hand, with their required fields and formats', () => {
+    const register = bodyOf('POST', '/api/auth/register');
+    expect(register.required).toEqual(['name', 'email', 'password']);
+    expect(register.properties?.password?.minLength).toBe(8);
+    expect(register.properties?.email?.format).toBe('email');
+    expect(bodyOf('POST', '/api/auth/login').required).toEqual(['email', 'password']);
+
+    const accounts = bodyOf('POST', '/api/v1/accounts');
+    const create = accounts.anyOf?.find(v => !v.properties?.action);
+    expect(create?.required).toEqual(['type', 'providerCode', 'accountName', 'intervalMinutes']);
+    expect(variant(accounts, 'wallet-a-send-otp')?.required).toEqual(expect.arrayContaining(['action', 'phoneNumber', 'pin']));
+    expect(variant(accounts, 'wallet-b-verify-otp')?.required).toEqual(expect.arrayContaining(['action', 'sessionId', 'otp', 'pin']));
+    expect(variant(accounts, 'wallet-c-verify-second-otp')?.required).toEqual(expect.arrayContaining(['action', 'sessionId', 'otp']));
+
+    const transfer = bodyOf('POST', '/api/v1/accounts/{id}/transfer');
+    expect(variant(transfer, 'wallet-a-bank-init')?.required).toEqual(expect.arrayContaining(['action', 'accountNumber', 'amount', 'instId', 'instLocalName', 'payMethod', 'payOption']));
+    expect(variant(transfer, 'wallet-a-bank-create')?.required).toEqual(expect.arrayContaining(['action', 'bankAccountIndexNo', 'amount']));
+    const qris = bodyOf('POST', '/api/v1/accounts/{id}/transfer', 'multipart/form-data');
+    expect(qris.required).toEqual(expect.arrayContaining(['action', 'qrImage']));
+    expect(qris.properties?.qrImage?.contentMediaType).toBeDefined();
+
+    expect(bodyOf('POST', '/pay/{paymentId}/method').properties?.type?.enum).toContain('QRIS-DYNAMIC');
+    for (const path of ['/api/v1/webhooks', '/api/dashboard/webhooks']) {
+      const url = bodyOf('POST', path).properties?.url;
+      expect(url, `${path}: url is an http(s) URL`).toMatchObject({ format: 'uri', pattern: '^https?://' });
+    }
+  });
+
+  it('names the schema of every success these routes answer, as a component with an example', () => {
+    const names = Object.entries(documented).flatMap(([key, { responses }]) => {
+      const [method, path] = key.split(' ');
+      return Object.keys(responses ?? {}).map(status => {
+        const ref = operation(method!, path!).responses?.[status]?.content?.['application/json']?.schema?.$ref;
+        expect(ref ?? 'no $ref', `${key} ${status}`).toMatch(/^#\/components\/schemas\/\w+$/);
+        const name = ref!.split('/').pop()!;
+        expect(doc.components.schemas, `${key} ${status}`).toHaveProperty([name, 'examples']);
+        return name;
+      });
+    });
+    expect(names).toEqual(expect.arrayContaining(['RegisterResponse', 'SessionUser', 'AccountStepResponse', 'AccountListResponse', 'TransferResponse', 'PaymentPageStatusResponse', 'WebhookDeliveryResponse']));
+    expect(doc.components.schemas).toHaveProperty(['Account', 'properties', 'isActive']);
+  });
+
+  it('gives examples that the schemas themselves accept', () => {
+    const named = Object.values(documented).flatMap(({ responses }) => Object.values(responses ?? {})) as z.ZodType[];
+    for (const id of ['Account', 'Pagination', 'WebhookEndpoint', 'WebhookDelivery', 'PaymentPageStatus']) named.push(z.globalRegistry._idmap.get(id)! as z.ZodType);
+    for (const schema of named) {
+      const { id, examples } = z.globalRegistry.get(schema) as { id: string; examples: unknown[] };
+      for (const example of examples) expect(schema.safeParse(example).error, `the example of ${id}`).toBeUndefined();
+    }
   });
 });

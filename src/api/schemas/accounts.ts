@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import type { DocumentedOperation } from './index-requests.ts';
+
+/**
+ * POST /api/v1/accounts as src/api/accounts.ts and src/api/otp-flows.ts check it by hand (the route parses the body
+ * once `action` says which it is), and what the account routes answer (src/api/presenters.ts's presentAccount).
+ */
+
+const isoTime = z.iso.datetime();
+const interval = z.int().min(5).max(1440).describe('Sync interval in minutes');
+const label = z.string().min(1).max(100);
+const phone = z.string().regex(/^\+?[0-9]{8,15}$/).describe('The phone number registered with the provider');
+const pin = z.string().regex(/^[0-9]{6}$/).describe('6 digits');
+const providerCode = z.string().min(1).max(40).describe('From GET /api/v1/providers');
+const accountId = z.uuid();
+
+const create = z.object({
+  type: z.enum(['bank', 'ewallet']),
+  providerCode,
+  accountName: label.describe('The label chosen by the user'),
+  intervalMinutes: interval,
+  accountNumber: z.string().regex(/^[0-9]{4,20}$/).optional().describe('Required for a bank'),
+  username: z.string().min(1).max(100).optional().describe('Internet-banking username, required for a bank'),
+  password: z.string().min(1).max(200).optional().describe('Internet-banking password, required for a bank'),
+  phoneNumber: phone.optional().describe('Required for an e-wallet'),
+  pin: pin.optional().describe('6 digits, required for WALLET-A'),
+}).meta({ title: 'Create an account (no action)' });
+
+const sendOtp = (action: string, pinRequired: boolean) => z.object({
+  action: z.literal(action),
+  phoneNumber: phone,
+  pin: pinRequired ? pin : pin.optional(),
+  providerCode: providerCode.optional().describe('Required for a new account'),
+  accountName: label.optional().describe('Required for a new account'),
+  intervalMinutes: interval.optional().describe('Required for a new account'),
+  accountId: accountId.optional().describe('The account to log in again (a relogin): instead of providerCode, accountName and intervalMinutes'),
+  verificationMethod: z.enum(['MESSENGER', 'SMS']).default('MESSENGER'),
+}).meta({ title: `Send the OTP (${action})` });
+
+const verifyOtp = (action: string, otp: z.ZodString, pinRequired: boolean) => z.object({
+  action: z.literal(action),
+  sessionId: z.uuid().describe('The sessionId of the previous step'),
+  otp,
+  pin: pinRequired ? pin : pin.optional(),
+  accountId: accountId.optional().describe('For a relogin'),
+}).meta({ title: `Verify the OTP (${action})` });
+
+const digits = (pattern: RegExp, what: string) => z.string().regex(pattern).describe(what);
+
+const postRequest = z.union([
+  create,
+  sendOtp('wallet-a-send-otp', true),
+  sendOtp('wallet-b-send-otp', false),
+  sendOtp('wallet-c-send-otp', false),
+  verifyOtp('wallet-a-verify-otp', digits(/^[0-9]{4}$/, '4 digits'), false),
+  verifyOtp('wallet-b-verify-otp', digits(/^[0-9]{6}$/, '6 digits'), true),
+  verifyOtp('wallet-c-verify-otp', digits(/^[0-9]{4,8}$/, '4 to 8 digits'), false),
+  verifyOtp('wallet-c-verify-second-otp', digits(/^[0-9]{4,8}$/, 'the second code, 4 to 8 digits'), false),
+]).describe('Without action: create an account. With action: one step of an e-wallet OTP login');
+
+const accountExample = {
+  id: '3f6c2a9e-8b1d-4e57-a0c4-2d9b7e1f5a36', type: 'bank', providerCode: 'BANK-BCA', providerName: 'Bank Central Asia',
+  accountName: 'Rekening toko', accountNumber: '1234567890', balance: 1500000, lastSync: '2026-01-05T03:00:00.000Z',
+  intervalMinutes: 15, isActive: true, createdAt: '2026-01-01T02:00:00.000Z', nextSyncAt: '2026-01-05T03:15:00.000Z',
+};
+
+export const account = z.object({
+  id: accountId,
+  type: z.enum(['bank', 'ewallet']),
+  providerCode: z.string(),
+  providerName: z.string(),
+  accountName: z.string(),
+  accountNumber: z.string().optional().describe('Bank accounts'),
+  phoneNumber: z.string().optional().describe('E-wallet accounts'),
+  balance: z.number().describe('The last synchronised balance, in rupiah'),
+  lastSync: isoTime.nullable(),
+  intervalMinutes: z.int(),
+  isActive: z.boolean().describe('false: the provider session expired, a relogin is needed'),
+  createdAt: isoTime,
+  nextSyncAt: isoTime.nullable(),
+}).meta({ id: 'Account', description: 'A linked bank or e-wallet account', examples: [accountExample] });
+
+export const pagination = z.object({
+  total: z.int(), page: z.int(), limit: z.int(), totalPages: z.int(), hasMore: z.boolean(),
+}).meta({ id: 'Pagination', description: 'Where a page lies in the list', examples: [{ total: 1, page: 1, limit: 10, totalPages: 1, hasMore: false }] });
+
+const success = z.literal('success');
+
+const accountResponse = z.object({ status: success, data: account })
+  .meta({ id: 'AccountResponse', description: 'An account', examples: [{ status: 'success', data: accountExample }] });
+const accountList = z.object({ status: success, data: z.array(account), pagination })
+  .meta({ id: 'AccountListResponse', description: 'A page of accounts', examples: [{ status: 'success', data: [accountExample], pagination: { total: 1, page: 1, limit: 10, totalPages: 1, hasMore: false } }] });
+const accountDeleted = z.object({ status: success, data: z.object({ id: accountId, deleted: z.literal(true) }) })
+  .meta({ id: 'AccountDeletedResponse', description: 'The account and its mutations, deleted', examples: [{ status: 'success', data: { id: accountExample.id, deleted: true } }] });
+const accountRefreshed = z.object({ status: success, outcome: z.enum(['synced', 'skipped']).describe('How the sync went'), data: account })
+  .meta({ id: 'AccountRefreshResponse', description: 'The account after the sync', examples: [{ status: 'success', outcome: 'synced', data: accountExample }] });
+
+const linked = z.object({ status: success, accountId, data: account })
+  .meta({ id: 'AccountCreatedResponse', description: 'The account, created', examples: [{ status: 'success', accountId: accountExample.id, data: accountExample }] });
+const specialFlow = z.object({
+  status: z.literal('special_flow'),
+  nextAction: z.object({ action: z.string(), message: z.string(), fields: z.array(z.string()) }),
+}).meta({
+  id: 'AccountSpecialFlowResponse',
+  description: 'WALLET-B and WALLET-C are linked by OTP: continue with nextAction',
+  examples: [{ status: 'special_flow', nextAction: { action: 'wallet-b-send-otp', message: 'Wallet B is linked by OTP: POST /api/v1/accounts with action wallet-b-send-otp, then wallet-b-verify-otp', fields: ['phoneNumber', 'providerCode', 'accountName', 'intervalMinutes'] } }],
+});
+const otpSent = z.object({ success: z.literal(true), sessionId: z.uuid(), message: z.string() })
+  .meta({ id: 'OtpSentResponse', description: 'Step 1: the OTP is sent; verify it with this sessionId', examples: [{ success: true, sessionId: '9a4e1c2b-7d3f-4b8a-b6e5-0c1d2e3f4a5b', message: 'OTP sent to ********7890 by MESSENGER; it is valid until 2026-01-05T03:05:00.000Z' }] });
+const otpVerified = z.object({ success: z.literal(true), accountId })
+  .meta({ id: 'OtpVerifiedResponse', description: 'Verified: the account is linked (or logged in again)', examples: [{ success: true, accountId: accountExample.id }] });
+const secondOtp = z.object({ success: z.literal(false), requireSecondOTP: z.literal(true), sessionId: z.uuid(), message: z.string() })
+  .meta({ id: 'SecondOtpRequiredResponse', description: 'WALLET-C sent a second OTP: verify it with action wallet-c-verify-second-otp and this sessionId', examples: [{ success: false, requireSecondOTP: true, sessionId: '1b2c3d4e-5f60-4718-8a9b-0c1d2e3f4a5b', message: 'The provider sent a second OTP: verify it with action wallet-c-verify-second-otp and this sessionId' }] });
+
+const postResponse = z.union([linked, specialFlow, otpSent, otpVerified, secondOtp])
+  .meta({ id: 'AccountStepResponse', description: 'By the request: the created account, the OTP flow to follow, or the outcome of an OTP step', examples: [{ status: 'success', accountId: accountExample.id, data: accountExample }] });
+
+export const accountOperations: Record<string, DocumentedOperation> = {
+  'POST /api/v1/accounts': { body: { 'application/json': postRequest }, responses: { 200: postResponse } },
+  'GET /api/v1/accounts': { responses: { 200: accountList } },
+  'GET /api/v1/accounts/{id}': { responses: { 200: accountResponse } },
+  'PATCH /api/v1/accounts/{id}': { responses: { 200: accountResponse } },
+  'DELETE /api/v1/accounts/{id}': { responses: { 200: accountDeleted } },
+  'GET /api/v1/accounts/{id}/refresh': { responses: { 200: accountRefreshed } },
+};

@@ -1,0 +1,25 @@
+import type { z } from 'zod';
+import { accountOperations } from './accounts.ts';
+import { authOperations } from './auth.ts';
+import { payOperations } from './pay.ts';
+import { transferOperations } from './transfers.ts';
+import { webhookOperations } from './webhooks.ts';
+
+/**
+ * What the document says of an operation whose handler checks its body by hand, or whose answer no route schema
+ * names: the body as the handler checks it, by media type, and the success bodies by status (named components, so a
+ * client gets one type per answer). Documentation only: the routes validate and answer as before, and a route schema
+ * stays its own validator. Read by src/api/openapi.ts; keyed like src/api/schemas/operations.ts.
+ */
+export type DocumentedOperation = {
+  body?: Partial<Record<'application/json' | 'multipart/form-data', z.ZodType>>;
+  responses?: Partial<Record<number, z.ZodType>>;
+};
+
+export const documentedOperations: Record<string, DocumentedOperation> = {
+  ...authOperations,
+  ...accountOperations,
+  ...transferOperations,
+  ...payOperations,
+  ...webhookOperations,
+};

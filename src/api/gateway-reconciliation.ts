@@ -2,11 +2,17 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { calendarDate } from '../commands/working-days.ts';
-import { reconciliationCsv, reconciliationTable } from '../projections/gateway-reconciliation-csv.ts';
+import { reconciliationCsv, reconciliationTable, reconciliationTables } from '../projections/gateway-reconciliation-csv.ts';
 import { gatewayReconciliation, reconciliationPeriod, type GatewayReconciliation } from '../projections/gateway-reconciliation.ts';
 import type { AppDeps } from './deps.ts';
 
-const periodQuery = z.object({ from: calendarDate, to: calendarDate, table: z.string().optional() });
+// the document says what the handler checks: WIB days written YYYY-MM-DD, and with CSV one table of the report
+const wibDate = calendarDate.meta({ format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'A WIB day, YYYY-MM-DD' });
+const periodQuery = z.object({
+  from: wibDate,
+  to: wibDate,
+  table: z.string().optional().meta({ enum: [...reconciliationTables], description: 'With CSV (required then): the table of the report' }),
+});
 
 /**
  * One table of the report as the CSV file finance downloads: the request's `?table=`; the admin page's link without one

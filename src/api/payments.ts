@@ -8,7 +8,7 @@ import { findPayment, type PaymentRow } from '../projections/payments.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
 
-const createBody = z.object({
+export const createBody = z.object({
   amount: z.int().min(1).max(1_000_000_000_000),
   walletAccountId: z.union([z.literal('GATEWAY'), z.uuid('a linked account id or GATEWAY')]),
   redirectUrl: text.max(2000, 'at most 2000 characters').pipe(z.url({ protocol: /^https?$/, error: 'an http or https URL' })),

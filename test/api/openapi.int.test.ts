@@ -170,3 +170,75 @@ describe('/openapi.json: requests checked by hand and the successes of accounts,
     }
   });
 });
+
+describe('/openapi.json: payments, mutations, the gateway and API keys', () => {
+  type Envelope = { properties?: Record<string, { $ref?: string; items?: { $ref?: string } }>; required?: string[] };
+  const envelopeOf = (method: string, path: string, status = '200') => {
+    const ref = operation(method, path).responses?.[status]?.content?.['application/json']?.schema?.$ref;
+    expect(ref, `${method} ${path} ${status}: a named envelope`).toMatch(/^#\/components\/schemas\/\w+Response$/);
+    return doc.components.schemas[ref!.split('/').pop()!] as Envelope;
+  };
+  const dataRef = (method: string, path: string, status = '200') => {
+    const data = envelopeOf(method, path, status)?.properties?.data;
+    return data?.$ref ?? (data?.items?.$ref ? `[${data.items.$ref}]` : undefined);
+  };
+  const component = (name: string) => `#/components/schemas/${name}`;
+
+  it('documents each 2xx body as the envelope around a named component', () => {
+    const expected: [string, string, string, string][] = [
+      ['POST', '/api/v1/payments', '200', component('Payment')],
+      ['GET', '/api/v1/payments/status/{paymentId}', '200', component('Payment')],
+      ['GET', '/api/v1/mutations', '200', `[${component('Mutation')}]`],
+      ['GET', '/api/v1/gateway', '200', component('GatewayOverview')],
+      ['GET', '/api/v1/gateway/transactions', '200', `[${component('StatementEntry')}]`],
+      ['GET', '/api/dashboard/gateway', '200', component('DashboardGateway')],
+      ['POST', '/api/dashboard/gateway/access-request', '201', component('GatewayAccess')],
+      ['PATCH', '/api/dashboard/gateway/settings', '200', component('GatewayAccess')],
+      ['POST', '/api/dashboard/gateway/withdrawals', '201', component('RequestedWithdrawal')],
+      ['GET', '/api/dashboard/gateway/withdrawals', '200', `[${component('Withdrawal')}]`],
+      ['GET', '/api/dashboard/gateway/withdrawals/{id}', '200', component('Withdrawal')],
+      ['GET', '/api/admin/gateway/withdrawals', '200', `[${component('AdminWithdrawal')}]`],
+      ['POST', '/api/admin/gateway/withdrawals/{id}/pay', '200', component('AdminWithdrawal')],
+      ['POST', '/api/admin/gateway/withdrawals/{id}/paid', '200', component('AdminWithdrawal')],
+      ['POST', '/api/admin/gateway/withdrawals/{id}/reject', '200', component('AdminWithdrawal')],
+      ['GET', '/api/admin/gateway/suspense', '200', `[${component('SuspenseCredit')}]`],
+      ['POST', '/api/admin/gateway/suspense/{id}/allocate', '200', component('SuspenseCredit')],
+      ['POST', '/api/admin/gateway/suspense/{id}/refund', '200', component('SuspenseCredit')],
+      ['GET', '/api/admin/gateway/calendar', '200', component('HolidayCalendar')],
+      ['PUT', '/api/admin/gateway/calendar/{year}', '200', component('HolidayCalendar')],
+      ['POST', '/api/dashboard/api-keys', '201', component('NewApiKey')],
+      ['GET', '/api/dashboard/api-keys', '200', `[${component('ApiKey')}]`],
+      ['DELETE', '/api/dashboard/api-keys/{id}', '200', component('RevokedApiKey')],
+    ];
+    for (const [method, path, status, ref] of expected) expect(dataRef(method, path, status), `${method} ${path} ${status}`).toBe(ref);
+    expect(envelopeOf('GET', '/api/v1/mutations').required).toContain('pagination');
+    expect(envelopeOf('GET', '/api/v1/gateway/transactions').required).toContain('pagination');
+    for (const name of new Set(expected.map(([, , , ref]) => ref.replace(/^\[|\]$/g, '').split('/').pop()!)))
+      expect((doc.components.schemas[name] as { examples?: unknown[] }).examples, `${name} has an example`).toHaveLength(1);
+    // the CSV of the reconciliation stays documented
+    expect(operation('GET', '/api/admin/gateway/reconciliation').responses?.['200']?.content).toHaveProperty(['text/csv']);
+  });
+
+  it('documents the payment request as the service checks it: http(s) redirectUrl, the payment types, uuid or GATEWAY', () => {
+    type Property = { format?: string; pattern?: string; enum?: string[]; anyOf?: { enum?: string[]; format?: string }[] };
+    const body = operation('POST', '/api/v1/payments').requestBody?.content['application/json']?.schema as { properties: Record<string, Property>; required: string[] };
+    expect(body.required).toEqual(expect.arrayContaining(['amount', 'walletAccountId', 'redirectUrl', 'orderId']));
+    expect(body.properties.redirectUrl).toMatchObject({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' });
+    expect(body.properties.type?.enum).toEqual(['QRIS-DYNAMIC', 'DIRECT', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3']);
+    expect(body.properties.walletAccountId?.anyOf).toEqual([expect.objectContaining({ enum: ['GATEWAY'] }), expect.objectContaining({ format: 'uuid' })]);
+    expect(operation('POST', '/api/v1/payments').parameters).toContainEqual(expect.objectContaining({ name: 'idempotency-key', in: 'header' }));
+  });
+
+  it('documents the other bodies and parameters checked by hand: the website URL, calendar and reconciliation dates', () => {
+    type Schema = { properties: Record<string, { anyOf?: { format?: string }[]; items?: Schema }> };
+    const access = operation('POST', '/api/dashboard/gateway/access-request').requestBody?.content['application/json']?.schema as Schema;
+    expect(access.properties.website?.anyOf?.[0]).toMatchObject({ format: 'uri' });
+    const calendar = operation('PUT', '/api/admin/gateway/calendar/{year}').requestBody?.content['application/json']?.schema as Schema;
+    expect(calendar.properties.days?.items?.properties.date).toMatchObject({ format: 'date' });
+    for (const path of ['/api/admin/gateway/reconciliation', '/api/admin/gateway/reconciliation.csv']) {
+      const parameters = operation('GET', path).parameters as unknown as { name: string; schema: { format?: string; enum?: string[] } }[];
+      expect(parameters.find(p => p.name === 'from')?.schema).toMatchObject({ format: 'date' });
+      expect(parameters.find(p => p.name === 'table')?.schema.enum).toContain('merchants');
+    }
+  });
+});

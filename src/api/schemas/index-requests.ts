@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { accountOperations } from './accounts.ts';
 import { authOperations } from './auth.ts';
+import { paymentGatewayOperations } from './index-payments.ts';
 import { payOperations } from './pay.ts';
 import { transferOperations } from './transfers.ts';
 import { webhookOperations } from './webhooks.ts';
@@ -22,4 +23,5 @@ export const documentedOperations: Record<string, DocumentedOperation> = {
   ...transferOperations,
   ...payOperations,
   ...webhookOperations,
+  ...paymentGatewayOperations,
 };

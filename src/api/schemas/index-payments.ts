@@ -1,0 +1,13 @@
+import { apiKeyOperations } from './api-keys.ts';
+import { gatewayOperations } from './gateway.ts';
+import { mutationOperations } from './mutations.ts';
+import { paymentOperations } from './payments.ts';
+import type { DocumentedOperation } from './index-requests.ts';
+
+/** Payments, mutations, the gateway (key surface, dashboard and admin console) and API keys, for index-requests.ts. */
+export const paymentGatewayOperations: Record<string, DocumentedOperation> = {
+  ...paymentOperations,
+  ...mutationOperations,
+  ...gatewayOperations,
+  ...apiKeyOperations,
+};

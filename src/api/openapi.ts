@@ -113,8 +113,9 @@ function documentedIo(input: TransformInput, key: string, response: Record<strin
   const bodies = Object.entries(table.body ?? {});
   const body = bodies.length === 0 ? undefined : { content: Object.fromEntries(bodies.map(([mediaType, zod]) => [mediaType, { schema: toJson({ body: zod }).body }])) };
   const successes = Object.entries(table.responses ?? {}).map(([status, zod]) => {
-    const { content: _generic, ...described } = (response[status] ?? { description: 'Success' }) as { content?: unknown };
-    return [status, { ...described, content: { 'application/json': { schema: toJson({ response: { [status]: zod } }).response![status] } } }];
+    // the JSON answer described; the other media types the route answers (CSV, PNG) kept
+    const { content, ...described } = (response[status] ?? { description: 'Success' }) as { content?: Record<string, unknown> };
+    return [status, { ...described, content: { ...content, 'application/json': { schema: toJson({ response: { [status]: zod } }).response![status] } } }];
   });
   return { ...(body ? { body } : {}), response: Object.fromEntries(successes) };
 }

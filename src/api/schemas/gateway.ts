@@ -213,7 +213,7 @@ export const gatewayOperations: Record<string, DocumentedOperation> = {
   'GET /api/admin/gateway/suspense': { responses: { 200: successList('SuspenseCreditListResponse', suspenseCredit) } },
   'POST /api/admin/gateway/suspense/{id}/allocate': { responses: { 200: oneSuspenseCredit } },
   'POST /api/admin/gateway/suspense/{id}/refund': { responses: { 200: oneSuspenseCredit } },
-  // GET /api/admin/gateway/reconciliation (Reconciliation): not here while a success of this table replaces the CSV variant
+  'GET /api/admin/gateway/reconciliation': { responses: { 200: success('ReconciliationResponse', reconciliation) } },
   'GET /api/admin/gateway/calendar': { responses: { 200: calendar } },
   'PUT /api/admin/gateway/calendar/{year}': { body: { 'application/json': calendarYearRequest }, responses: { 200: calendar } },
 };

@@ -14,14 +14,16 @@ const weekdays = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const wib = (local: string) => new Date(`${local}+07:00`);
 
 /** The every-year holidays written out by hand from the published dates (Easter 2026-04-05, 2027-03-28), for the naive walk. */
+// the instants below start on 2025-12-01: that December's Christmas too
 const everyYearByHand = [
+  '2025-12-25',
   '2026-01-01', '2026-04-03', '2026-05-01', '2026-05-14', '2026-06-01', '2026-08-17', '2026-12-25',
   '2027-01-01', '2027-03-26', '2027-05-01', '2027-05-06', '2027-06-01', '2027-08-17', '2027-12-25',
 ];
 
 /**
  * The rule walked naively, apart from the code under test: from the completion date, step one calendar date at a time
- * (Date's own calendar arithmetic) until a date that is neither Saturday, Sunday, an every-year holiday of 2026-2027 nor
+ * (Date's own calendar arithmetic) until a date that is neither Saturday, Sunday, an every-year holiday of Dec 2025-2027 nor
  * in the calendar's list of days.
  */
 function naiveSettlementDate(completionDate: string, cal: HolidayCalendar): string {

@@ -6,6 +6,8 @@ ENV NODE_ENV=production
 
 # Dependencies first, so that a change in the sources does not reinstall them.
 COPY package.json package-lock.json ./
+# the workspace of the generated API client (clients/typescript): npm ci needs its package.json
+COPY clients/typescript/package.json clients/typescript/
 RUN npm ci --omit=dev && npm cache clean --force
 
 COPY . .

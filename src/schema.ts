@@ -1,24 +1,17 @@
 import type pg from 'pg';
 import { dailyDigestsMigration } from './audit/digests.ts';
-import { ledgerSchema } from './audit/ledger-checkpoints.ts';
+import { ledgerCheckpointsMigration } from './audit/ledger-checkpoints.ts';
 import type { Config } from './config.ts';
 import { checkpointMigration, migrate, readModelMigration, type Migration } from './db/migrations.ts';
 import { createPool } from './db/pool.ts';
+import { attemptCountsMigration } from './db/attempt-counts.ts';
 import { queueRunnersMigration } from './db/queue-liveness.ts';
+import { paymentCheckHandoversMigration } from './background/payment-checks.ts';
 import type { Logger } from './logger.ts';
 import { projections } from './projections/all.ts';
 import { eventStoreMigrations } from './store/postgres-event-store.ts';
 import { snapshotMigration } from './store/snapshots.ts';
 import { webhookMigrations } from './webhooks/schema.ts';
-
-/** The audit's signed checkpoints, append-only like the log once the event store has defined the guard. */
-const ledgerCheckpointsMigration: Migration = {
-  name: 'ledger-checkpoints',
-  sql: `${ledgerSchema}
-    select es_protect_append_only('ledger_checkpoints'::regclass)
-     where to_regproc('es_protect_append_only') is not null
-       and not exists (select 1 from pg_trigger where tgrelid = 'ledger_checkpoints'::regclass and tgname = 'es_append_only');`,
-};
 
 /**
  * Every unit of DDL the service runs as it starts, in order; each part of the service still brings its own units up
@@ -34,6 +27,8 @@ export async function startUpMigrations(pool: pg.Pool, config: Pick<Config, 'eve
     queueRunnersMigration,
     dailyDigestsMigration,
     ledgerCheckpointsMigration,
+    attemptCountsMigration,
+    paymentCheckHandoversMigration,
   ];
 }
 

@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
+import { checkpointMigration, migrate, type Migration } from '../db/migrations.ts';
 import { inTransaction, isDatabaseUnavailable, query, type Queryable } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
-import { checkpointSchema, readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
+import { readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
 import { comparePositions, type EventStore, type Position } from '../store/event-store.ts';
 import type { SubscriberHealth } from '../store/subscriber.ts';
 import { syncCheckpointFile } from './checkpoint-file.ts';
@@ -25,6 +26,15 @@ export const ledgerSchema = `
     id boolean primary key default true check (id),
     state jsonb not null
   );`;
+
+/** The audit's signed checkpoints as a unit of start-up DDL, append-only like the log once the event store defined the guard. */
+export const ledgerCheckpointsMigration: Migration = {
+  name: 'ledger-checkpoints',
+  sql: `${ledgerSchema}
+    select es_protect_append_only('ledger_checkpoints'::regclass)
+     where to_regproc('es_protect_append_only') is not null
+       and not exists (select 1 from pg_trigger where tgrelid = 'ledger_checkpoints'::regclass and tgname = 'es_append_only');`,
+};
 
 const subscriberName = 'ledger:checkpoints';
 
@@ -320,16 +330,8 @@ export class LedgerCheckpoints {
   }
 
   async start(): Promise<void> {
-    await query(this.deps.pool, 'CreateCheckpointTable', checkpointSchema);
-    await query(this.deps.pool, 'CreateLedgerCheckpoints', ledgerSchema);
-    // append-only like the log (src/store/postgres-schema.ts), where the event store defines the guard
-    await query(
-      this.deps.pool,
-      'ProtectLedgerCheckpoints',
-      `select es_protect_append_only('ledger_checkpoints'::regclass)
-        where to_regproc('es_protect_append_only') is not null
-          and not exists (select 1 from pg_trigger where tgrelid = 'ledger_checkpoints'::regclass and tgname = 'es_append_only')`,
-    );
+    // under the migrations' lock, as every start-up DDL (applied by the service's start already: one read then)
+    await migrate(this.deps.pool, [checkpointMigration, ledgerCheckpointsMigration]);
     await query(this.deps.pool, 'CreateLedgerChainState', 'insert into ledger_chain_state (state) values ($1) on conflict do nothing', [JSON.stringify(emptyChain)]);
     // lines and sends a crash kept from leaving after their commit
     await this.writeFile();

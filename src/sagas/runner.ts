@@ -2,10 +2,11 @@ import type pg from 'pg';
 import type { AnyEvent } from '../events/all.ts';
 import { parseRecorded, type StoredEvent } from '../events/event.ts';
 import type { Logger } from '../logger.ts';
-import { checkpointSchema, saveCheckpoint } from '../store/checkpoints.ts';
+import { checkpointMigration, migrate } from '../db/migrations.ts';
+import { saveCheckpoint } from '../store/checkpoints.ts';
 import type { EventStore, Position } from '../store/event-store.ts';
 import { EventNotApplied, Subscriber, type SubscriberHealth } from '../store/subscriber.ts';
-import { isDatabaseUnavailable, query } from '../db/pool.ts';
+import { isDatabaseUnavailable } from '../db/pool.ts';
 
 /**
  * A process manager: reacts to events by sending commands. Delivery is at least once (the checkpoint is stored
@@ -55,7 +56,7 @@ export class SagaRunner {
   }
 
   async start(): Promise<void> {
-    await query(this.deps.pool, 'CreateCheckpointTable', checkpointSchema);
+    await migrate(this.deps.pool, [checkpointMigration]); // under the migrations' lock (one read once the service's start applied it)
     await Promise.all(this.subscribers.map(s => s.start()));
   }
 

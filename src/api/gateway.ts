@@ -4,13 +4,14 @@ import { z } from 'zod';
 import { decideGatewayAccess } from '../commands/gateway-access.ts';
 import type { GatewaySettings } from '../config.ts';
 import type { Queryable } from '../db/pool.ts';
+import { paymentMethodOf } from '../domain/payment-methods.ts';
 import { findGatewayBalance } from '../projections/gateway-ledger.ts';
 import { findGatewayAccess, servedGatewayMethods, type GatewayAccessRow } from '../projections/gateway-access.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
 
-/** How a method is named to people: QRIS, or the virtual account's bank. */
-export const methodLabel = (type: string) => (type === 'QRIS-DYNAMIC' ? 'QRIS' : type.startsWith('VA-') ? `Virtual Account ${type.slice(3)}` : type);
+/** How a method is named to merchants: QRIS, or the virtual account's bank (src/domain/payment-methods.ts). */
+export const methodLabel = (type: string) => paymentMethodOf(type)?.merchantLabel ?? type;
 
 function presentAccess(row: GatewayAccessRow | null) {
   return {

@@ -1,37 +1,22 @@
 import type { GatewaySettings } from '../config.ts';
+import { gatewayMethods, isGatewayMethod, paymentMethod, type FeeRule, type GatewayMethod, type PaymentType } from '../domain/payment-methods.ts';
 import { refuse } from '../errors.ts';
-import type { PaymentType } from '../providers/catalogue.ts';
 
 /**
  * The gateway's fees (DESIGN section 9, the interface's Limits table): the one place a fee is computed and rounded.
  * Every amount is whole rupiah; the QRIS rate is in basis points, so nothing here is a float.
  */
 
-/** The payment types the gateway serves: dynamic QRIS and the virtual accounts (DIRECT is the merchant's own wallet). */
-export type GatewayMethod = Extract<PaymentType, 'QRIS-DYNAMIC' | 'VA-BANK1' | 'VA-BANK2' | 'VA-BANK3'>;
+/** The payment types the gateway serves (src/domain/payment-methods.ts): dynamic QRIS and the virtual accounts. */
+export { gatewayMethods, isGatewayMethod, type GatewayMethod };
 
-export const gatewayMethods: readonly GatewayMethod[] = ['QRIS-DYNAMIC', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3'];
-export const isGatewayMethod = (type: string): type is GatewayMethod => (gatewayMethods as readonly string[]).includes(type);
-
-export type MethodFamily = 'qris' | 'va';
+export type MethodFamily = FeeRule;
 
 /** Which fee and limits a type takes: QRIS (dynamic, or the legacy static kind) or a virtual account. DIRECT has none. */
 export function methodFamily(type: PaymentType): MethodFamily {
-  switch (type) {
-    case 'QRIS':
-    case 'QRIS-DYNAMIC':
-      return 'qris';
-    case 'VA-BANK1':
-    case 'VA-BANK2':
-    case 'VA-BANK3':
-      return 'va';
-    case 'DIRECT':
-      throw refuse('GATEWAY_DIRECT_NOT_ALLOWED');
-    default: {
-      const unknown: never = type;
-      throw new Error(`unknown payment type ${String(unknown)}`);
-    }
-  }
+  const rule = paymentMethod(type).fee;
+  if (rule === null) throw refuse('GATEWAY_DIRECT_NOT_ALLOWED');
+  return rule;
 }
 
 /** Exact integer division rounded down, for non-negative safe integers (`%` and the division of a multiple are exact). */

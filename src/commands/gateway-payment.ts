@@ -1,15 +1,15 @@
 import type { GatewaySettings } from '../config.ts';
+import { gatewayMethods, isGatewayMethod, type PaymentType } from '../domain/payment-methods.ts';
 import { DomainError, refuse } from '../errors.ts';
-import type { PaymentType } from '../providers/catalogue.ts';
 import { ProviderError } from '../providers/connector.ts';
 import { account, accountStream, type Account } from './account.ts';
 import type { PaymentRequest, Receiver } from './create-payment.ts';
 import { recordPayment } from './create-payment.ts';
 import { gatewayAccess } from './gateway-access.ts';
-import { gatewayBill, isGatewayMethod } from './gateway-fees.ts';
+import { gatewayBill } from './gateway-fees.ts';
 import { checkedState, type CommandContext } from './handle.ts';
 import { holdingAccounts, holdingAccountsStream, type HoldingAccount } from './holding-accounts.ts';
-import { payTo } from './pay-to.ts';
+import { payTo, refuseRetired } from './pay-to.ts';
 import type { Payment } from './payment.ts';
 import type { SyncDeps } from './sync-account.ts';
 import { userStream } from './user.ts';
@@ -20,10 +20,9 @@ const noHoldingAccount = (type: string | null) =>
 /** The method asked for a gateway payment: QRIS-DYNAMIC or a virtual account; DIRECT and static QRIS are refused (400). */
 export function gatewayMethodFor(asked: string): PaymentType {
   if (asked === 'DIRECT') throw refuse('GATEWAY_DIRECT_NOT_ALLOWED', { errors: [{ path: 'body.type', message: 'DIRECT cannot be used with GATEWAY' }] });
-  if (asked === 'QRIS')
-    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: 'Static QRIS payments can no longer be created: the payer types the amount. Use QRIS-DYNAMIC', errors: [{ path: 'body.type', message: 'use QRIS-DYNAMIC' }] });
+  refuseRetired(asked);
   if (!isGatewayMethod(asked))
-    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: `Payment type ${asked} is not served by the gateway (QRIS-DYNAMIC, VA-BANK1, VA-BANK2, VA-BANK3)`, errors: [{ path: 'body.type', message: 'not served by the gateway' }] });
+    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: `Payment type ${asked} is not served by the gateway (${gatewayMethods.join(', ')})`, errors: [{ path: 'body.type', message: 'not served by the gateway' }] });
   return asked;
 }
 

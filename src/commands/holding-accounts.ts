@@ -1,9 +1,9 @@
+import { isGatewayMethod, type PaymentType } from '../domain/payment-methods.ts';
 import { refuse } from '../errors.ts';
 import { HoldingAccountMarked, HoldingAccountUnmarked, type HoldingAccountEvent } from '../events/holding-accounts.ts';
-import { findProvider, type PaymentType } from '../providers/catalogue.ts';
+import { findProvider } from '../providers/catalogue.ts';
 import { account, accountStream, type Account } from './account.ts';
 import type { CommandDeps } from './deps.ts';
-import { isGatewayMethod } from './gateway-fees.ts';
 import { handleCommand, type Decider } from './handle.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
 

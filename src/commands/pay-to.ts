@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { isPaymentType, paymentMethod } from '../domain/payment-methods.ts';
 import { refuse } from '../errors.ts';
 import { toDynamicQr } from '../emv-qr.ts';
 import { qrisMerchantPan } from '../qris-payload.ts';
@@ -10,13 +11,15 @@ import { providerFailure } from './link-account.ts';
 import type { ReceivingCommand } from './receiving.ts';
 import { renewSession, type SyncDeps } from './sync-account.ts';
 
-/** Virtual-account number prefixes per VA type: prefix + 11 random digits. */
-const vaPrefix: Partial<Record<PaymentType, string>> = { 'VA-BANK1': '88810', 'VA-BANK2': '88820', 'VA-BANK3': '88830' };
+/** A type a payment can have but no longer be created with (src/domain/payment-methods.ts): static QRIS. */
+export function refuseRetired(asked: string) {
+  if (isPaymentType(asked) && !paymentMethod(asked).creatable)
+    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: 'Static QRIS payments can no longer be created: the payer types the amount. Use QRIS-DYNAMIC', errors: [{ path: 'body.type', message: 'use QRIS-DYNAMIC' }] });
+}
 
 /** The type asked for, the provider's only type, or null when the payer chooses among several on the page. */
 export function typeFor(provider: NonNullable<ReturnType<typeof findProvider>>, asked: string | undefined): PaymentType | null {
-  if (asked === 'QRIS')
-    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: 'Static QRIS payments can no longer be created: the payer types the amount. Use QRIS-DYNAMIC', errors: [{ path: 'body.type', message: 'use QRIS-DYNAMIC' }] });
+  if (asked !== undefined) refuseRetired(asked);
   if (asked === undefined) {
     if (provider.paymentTypes.length === 1) return provider.paymentTypes[0]!;
     if (provider.paymentTypes.length === 0) throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: `${provider.providerCode} accounts cannot receive payments` });
@@ -70,7 +73,7 @@ async function askProvider(deps: SyncDeps, linked: LinkedAccount, type: PaymentT
     // the payer's app shows the QR's merchant PAN as where the money goes: the payment says the same
     return { staticQris, vaNumber: null, accountNumber: qrisMerchantPan(staticQris) };
   }
-  const prefix = vaPrefix[type];
+  const prefix = paymentMethod(type).va?.prefix; // a virtual account's number: its prefix + 11 random digits
   if (prefix) {
     const vaNumber = `${prefix}${String(randomInt(0, 10 ** 11)).padStart(11, '0')}`;
     await deps.connector.openVirtualAccount(linked.providerCode, linked.accountRef, session(), vaNumber);

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { event, isoDate, rupiah, type EventOf } from './event.ts';
+import { paymentTypes } from '../domain/payment-methods.ts';
 import { text } from '../text.ts';
 
-/** Payment types a payment can have; static QRIS only on legacy payments (it can no longer be created). */
-export const paymentType = z.enum(['QRIS', 'QRIS-DYNAMIC', 'DIRECT', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3']);
+/** Payment types a payment can have (src/domain/payment-methods.ts); static QRIS only on legacy payments. */
+export const paymentType = z.enum(paymentTypes);
 
 // stream payment-<paymentId>
 

@@ -1,8 +1,8 @@
 import type { Payment } from '../commands/payment.ts';
+import { isQrType } from '../domain/payment-methods.ts';
 import type { PaymentRow } from './payments.ts';
 
-/** QR types carry an image of their payload. */
-export const isQrType = (type: string | null) => type === 'QRIS' || type === 'QRIS-DYNAMIC';
+export { isQrType };
 
 export const paymentUrlOf = (baseUrl: string, paymentId: string) => `${baseUrl}/pay/${paymentId}`;
 export const qrisImageUrlOf = (baseUrl: string, paymentId: string) => `${baseUrl}/pay/${paymentId}/qris.png`;

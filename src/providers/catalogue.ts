@@ -1,5 +1,8 @@
+import type { PaymentType } from '../domain/payment-methods.ts';
+
+export type { PaymentType };
+
 /** The providers the service can link, and how: the source of provider codes (GET /api/v1/providers). */
-export type PaymentType = 'QRIS' | 'QRIS-DYNAMIC' | 'DIRECT' | 'VA-BANK1' | 'VA-BANK2' | 'VA-BANK3';
 
 export type Provider = {
   providerCode: string;

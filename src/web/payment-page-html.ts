@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { paymentMethodOf } from '../domain/payment-methods.ts';
 import type { PaymentRow } from '../projections/payments.ts';
 import { documentHead, escapeHtml as e, formatRupiah } from './html.ts';
 
@@ -76,12 +77,8 @@ h3{margin:16px 0 6px;font-size:15px}
 .return-note strong{font-size:22px;font-variant-numeric:tabular-nums}
 `;
 
-const typeLabel = (type: string | null) => {
-  if (type === 'QRIS' || type === 'QRIS-DYNAMIC') return 'QRIS';
-  if (type === 'DIRECT') return 'Transfer langsung';
-  if (type?.startsWith('VA-')) return `Virtual account ${type.slice(3)}`;
-  return type ?? 'Metode belum dipilih';
-};
+/** How the page names a method to the payer (src/domain/payment-methods.ts). */
+const typeLabel = (type: string | null) => paymentMethodOf(type)?.payerLabel ?? type ?? 'Metode belum dipilih';
 
 /** Dates as the page says them, in Jakarta time; the page's script formats a time it learns the same way. */
 const timeFormat = new Intl.DateTimeFormat('id-ID', {
@@ -116,8 +113,8 @@ function howToPay(v: PaymentPageView) {
         Membuka halaman ini di ponsel yang dipakai membayar? Unduh QRIS, lalu pilih gambarnya dari galeri di aplikasi pembayaran.</p>`;
   }
   if (v.accountNumber && v.totalAmount !== null) {
-    const va = v.type !== 'DIRECT';
-    const label = va ? `Nomor virtual account ${v.type?.replace(/^VA-/, '') ?? ''}` : `Nomor tujuan (${v.providerName})`;
+    const va = v.type !== 'DIRECT'; // DIRECT: a transfer to the wallet's own number
+    const label = va ? `Nomor virtual account ${paymentMethodOf(v.type)?.va?.bank ?? v.type ?? ''}` : `Nomor tujuan (${v.providerName})`;
     return `${copyable('account-number', label, v.accountNumber, va ? 'Salin nomor VA' : 'Salin nomor', va ? 'Nomor VA tersalin.' : 'Nomor tujuan tersalin.')}
       ${copyable('total-digits', 'Nominal transfer (harus tepat)', String(v.totalAmount), 'Salin nominal', 'Nominal tersalin.')}
       <p class="hint" id="copy-note" role="status"></p>

@@ -1,11 +1,13 @@
 import type { AuditView } from '../../audit/event-view.ts';
+import { paymentTypes as methodCodes } from '../../domain/payment-methods.ts';
 import type { PaymentRow } from '../../projections/payments.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { pagerHtml, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import { eventHtml } from './events.ts';
 
 export const paymentStatuses = ['PENDING', 'COMPLETED', 'EXPIRED', 'FAILED'] as const;
-export const paymentTypes = ['QRIS', 'QRIS-DYNAMIC', 'DIRECT', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3'] as const;
+/** The methods the filter offers: every method's code, as merchants see it in the list. */
+export const paymentTypes = methodCodes;
 
 const statusLabel: Record<string, string> = { PENDING: 'Menunggu', COMPLETED: 'Lunas', EXPIRED: 'Kedaluwarsa', FAILED: 'Gagal' };
 const statusBadge: Record<string, string> = { PENDING: 'wait', COMPLETED: 'ok', EXPIRED: 'bad', FAILED: 'bad' };

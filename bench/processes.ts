@@ -106,6 +106,8 @@ export async function startService(opts: {
   sandboxPort: number;
   logFile: string;
   timeoutMs?: number;
+  /** more of the service's configuration (a second instance's DATABASE_URL and shared secrets, a profiler's NODE_OPTIONS) */
+  env?: Record<string, string>;
 }): Promise<StartedService> {
   const pkg = JSON.parse(readFileSync(path.join(opts.checkout, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
   const script = pkg.scripts?.start;
@@ -122,6 +124,7 @@ export async function startService(opts: {
   env.DATA_DIR = opts.dataDir;
   env.PORT = String(opts.port);
   env.SANDBOX_PORT = String(opts.sandboxPort);
+  Object.assign(env, opts.env);
 
   const out = openSync(opts.logFile, 'a');
   let child: ChildProcess;

@@ -58,7 +58,7 @@ export type Loaded<S> = { state: S; revision: number; exists: boolean; snapshotR
 /** The state this process last saw of a cached decider's stream, without reading it (null when not cached). */
 export function cachedState<S, C, E extends DomainEvent>(es: EventSourcing, streamId: string, decider: Decider<S, C, E>): Loaded<S> | null {
   const entry = decider.cached && es.cache ? es.cache.get(decider, streamId) : undefined;
-  return entry ? { state: entry.state as S, revision: entry.revision, exists: true, snapshotRevision: entry.revision } : null;
+  return entry ? { state: entry.state as S, revision: entry.revision, exists: entry.revision >= 0, snapshotRevision: entry.revision } : null;
 }
 
 /**
@@ -78,6 +78,10 @@ export async function load<S, C, E extends DomainEvent>(
   decider: Decider<S, C, E>,
 ): Promise<Loaded<S>> {
   const cached = decider.cached && es.cache ? es.cache.get(decider, streamId) : undefined;
+  if (cached && cached.revision < 0) {
+    // a stream seen empty: whatever was written since (usually nothing)
+    return fold(es, streamId, decider, cached.state as S, await es.store.readStream(streamId, { fromRevision: 0 }), -1, -1);
+  }
   if (cached) {
     // from the cached revision itself: its event missing means the stream was deleted (elsewhere, perhaps)
     const recorded = await es.store.readStream(streamId, { fromRevision: cached.revision });
@@ -109,7 +113,8 @@ function fold<S, C, E extends DomainEvent>(
     if (event) state = decider.evolve(state, event as unknown as E);
     revision = r.revision;
   }
-  if (decider.cached && es.cache && revision >= 0) es.cache.set(decider, streamId, revision, state);
+  // an empty stream too (revision -1): a busy account's receiving stream that no bill uses is not read for each bill
+  if (decider.cached && es.cache) es.cache.set(decider, streamId, revision, state);
   // with a cached state the snapshot's revision is unknown: count from the cached one (a snapshot is a cache too)
   return { state, revision, exists: revision >= 0, snapshotRevision };
 }

@@ -5,6 +5,12 @@
  */
 export type ErrorDetail = { path: string; message: string };
 
+/**
+ * What a throw site knows of a refusal beyond its code (an amount, a status, which of the code's cases), for saying it
+ * in other words than the message: a page's Indonesian (src/web/refusal-words.ts) is chosen by code and these.
+ */
+export type RefusalParams = Readonly<Record<string, string | number>>;
+
 type ErrorSpec = { status: number; message: string; surface?: 'session' };
 
 export const errorCodes = {
@@ -140,22 +146,38 @@ export const errorCodes = {
 
 export type ErrorCode = keyof typeof errorCodes;
 
-/** A refusal: its code's status from the registry, and its message (the code's own unless the throw site says more). */
+/**
+ * A refusal: its code's status from the registry, and its message (the code's own unless the throw site says more);
+ * `params` for other words than the message, `words` when the throw site is a page and says it in the page's words.
+ */
 export class DomainError extends Error {
   readonly status: number;
   constructor(
     readonly code: ErrorCode,
     message: string = errorCodes[code].message,
     readonly errors: ErrorDetail[] = [],
+    readonly params: RefusalParams = {},
+    readonly words: string | null = null,
   ) {
     super(message);
     this.status = errorCodes[code].status;
   }
 }
 
-/** The one way to refuse: `throw refuse('ACCOUNT_NOT_FOUND')`, or with a message or the fields at fault. */
-export function refuse(code: ErrorCode, details: { message?: string; errors?: ErrorDetail[] } = {}): DomainError {
-  return new DomainError(code, details.message, details.errors);
+export type RefusalDetails = {
+  /** the API's message, when the throw site says more than the code's */
+  message?: string;
+  /** the fields at fault */
+  errors?: ErrorDetail[];
+  /** what a page needs to say it in its words (src/web/refusal-words.ts) */
+  params?: RefusalParams;
+  /** a page's own refusal, in the page's words (Indonesian); the API's message stays the code's */
+  words?: string;
+};
+
+/** The one way to refuse: `throw refuse('ACCOUNT_NOT_FOUND')`, or with a message, the fields at fault, params. */
+export function refuse(code: ErrorCode, details: RefusalDetails = {}): DomainError {
+  return new DomainError(code, details.message, details.errors, details.params, details.words);
 }
 
 /** docs/errors.md: the registry as a table per status. */

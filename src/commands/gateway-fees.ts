@@ -74,18 +74,18 @@ export function gatewayBill(method: PaymentType, requested: number, feeToCustome
   const { min, max } = limitsOf(method, settings);
   if (requested < min) {
     const message = `The amount ${rupiah(requested)} is below the ${method} minimum of ${rupiah(min)}`;
-    throw refuse('GATEWAY_AMOUNT_BELOW_MINIMUM', { message, errors: [{ path: 'body.amount', message }] });
+    throw refuse('GATEWAY_AMOUNT_BELOW_MINIMUM', { message, errors: [{ path: 'body.amount', message }], params: { method, requested, minimum: min } });
   }
   const amount = feeToCustomer ? grossUp(method, requested, settings) : requested;
   if (amount > max) {
     const raised = amount === requested ? '' : ` (${rupiah(requested)} raised by the fee)`;
     const message = `The billed amount ${rupiah(amount)}${raised} is above the ${method} maximum of ${rupiah(max)}`;
-    throw refuse('GATEWAY_AMOUNT_ABOVE_MAXIMUM', { message, errors: [{ path: 'body.amount', message }] });
+    throw refuse('GATEWAY_AMOUNT_ABOVE_MAXIMUM', { message, errors: [{ path: 'body.amount', message }], params: { method, requested, billed: amount, maximum: max } });
   }
   const charged = fee(method, amount, settings);
   if (amount <= charged) {
     const message = `The amount ${rupiah(amount)} is not larger than its ${method} fee of ${rupiah(charged)}`;
-    throw refuse('GATEWAY_AMOUNT_NOT_ABOVE_FEE', { message, errors: [{ path: 'body.amount', message }] });
+    throw refuse('GATEWAY_AMOUNT_NOT_ABOVE_FEE', { message, errors: [{ path: 'body.amount', message }], params: { method, billed: amount, fee: charged } });
   }
   return { amount, fee: charged, baseAmount: requested };
 }

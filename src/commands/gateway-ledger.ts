@@ -167,9 +167,9 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
       const earlier = state.withdrawals[withdrawalId];
       if (earlier && (earlier.requestHash ?? null) !== (requestHash ?? null)) throw refuse('IDEMPOTENCY_KEY_REUSED');
       if (earlier) return []; // the same request again (Idempotency-Key)
-      if (amount < command.minWithdrawal) throw refuse('WITHDRAWAL_BELOW_MINIMUM', { message: `The minimum withdrawal is ${command.minWithdrawal}` });
+      if (amount < command.minWithdrawal) throw refuse('WITHDRAWAL_BELOW_MINIMUM', { message: `The minimum withdrawal is ${command.minWithdrawal}`, params: { minimum: command.minWithdrawal } });
       const { available } = merchantBalance(state, m);
-      if (amount > available) throw refuse('INSUFFICIENT_BALANCE', { message: `The amount is more than the available balance (${available})` });
+      if (amount > available) throw refuse('INSUFFICIENT_BALANCE', { message: `The amount is more than the available balance (${available})`, params: { available } });
       const postings = transfer(ledgerAccount.settled(m), ledgerAccount.onHold(m), amount);
       const requested = { merchantId: m, withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy, requestedAt: command.now.toISOString(), postings };
       return [WithdrawalRequested({ ...requested, ...(requestHash ? { requestHash } : {}), ...(holderName !== undefined ? { holderName } : {}) })];

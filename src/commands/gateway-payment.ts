@@ -15,14 +15,17 @@ import type { SyncDeps } from './sync-account.ts';
 import { userStream } from './user.ts';
 
 const noHoldingAccount = (type: string | null) =>
-  refuse('NO_HOLDING_ACCOUNT', { message: type ? `No holding account can serve ${type} now; try again later or another method` : 'No holding account can serve a gateway payment now; try again later' });
+  refuse('NO_HOLDING_ACCOUNT', {
+    message: type ? `No holding account can serve ${type} now; try again later or another method` : 'No holding account can serve a gateway payment now; try again later',
+    params: type ? { method: type } : {},
+  });
 
 /** The method asked for a gateway payment: QRIS-DYNAMIC or a virtual account; DIRECT and static QRIS are refused (400). */
 export function gatewayMethodFor(asked: string): PaymentType {
   if (asked === 'DIRECT') throw refuse('GATEWAY_DIRECT_NOT_ALLOWED', { errors: [{ path: 'body.type', message: 'DIRECT cannot be used with GATEWAY' }] });
   refuseRetired(asked);
   if (!isGatewayMethod(asked))
-    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: `Payment type ${asked} is not served by the gateway (${gatewayMethods.join(', ')})`, errors: [{ path: 'body.type', message: 'not served by the gateway' }] });
+    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: `Payment type ${asked} is not served by the gateway (${gatewayMethods.join(', ')})`, errors: [{ path: 'body.type', message: 'not served by the gateway' }], params: { case: 'not-gateway', type: asked, served: gatewayMethods.join(', ') } });
   return asked;
 }
 
@@ -92,7 +95,7 @@ async function servedMethods(deps: SyncDeps): Promise<PaymentType[]> {
 export async function createGatewayPayment(deps: SyncDeps, request: Omit<PaymentRequest, 'type'>, settings: GatewaySettings): Promise<Payment> {
   const { ownerId, input } = request;
   const access = await checkedState(deps, userStream(ownerId), gatewayAccess);
-  if (access.status !== 'APPROVED') throw refuse('GATEWAY_NOT_APPROVED', { message: `Gateway access is ${access.status}: it must be APPROVED first (request it in the dashboard)` });
+  if (access.status !== 'APPROVED') throw refuse('GATEWAY_NOT_APPROVED', { message: `Gateway access is ${access.status}: it must be APPROVED first (request it in the dashboard)`, params: { status: access.status } });
   const feeToCustomer = access.feeToCustomer;
   if (input.type !== undefined) {
     const type = gatewayMethodFor(input.type);

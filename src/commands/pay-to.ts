@@ -14,7 +14,7 @@ import { renewSession, type SyncDeps } from './sync-account.ts';
 /** A type a payment can have but no longer be created with (src/domain/payment-methods.ts): static QRIS. */
 export function refuseRetired(asked: string) {
   if (isPaymentType(asked) && !paymentMethod(asked).creatable)
-    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: 'Static QRIS payments can no longer be created: the payer types the amount. Use QRIS-DYNAMIC', errors: [{ path: 'body.type', message: 'use QRIS-DYNAMIC' }] });
+    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: 'Static QRIS payments can no longer be created: the payer types the amount. Use QRIS-DYNAMIC', errors: [{ path: 'body.type', message: 'use QRIS-DYNAMIC' }], params: { case: 'retired', type: asked } });
 }
 
 /** The type asked for, the provider's only type, or null when the payer chooses among several on the page. */
@@ -22,12 +22,12 @@ export function typeFor(provider: NonNullable<ReturnType<typeof findProvider>>, 
   if (asked !== undefined) refuseRetired(asked);
   if (asked === undefined) {
     if (provider.paymentTypes.length === 1) return provider.paymentTypes[0]!;
-    if (provider.paymentTypes.length === 0) throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: `${provider.providerCode} accounts cannot receive payments` });
+    if (provider.paymentTypes.length === 0) throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: `${provider.providerCode} accounts cannot receive payments`, params: { case: 'no-methods', provider: provider.providerCode } });
     return null;
   }
   const type = provider.paymentTypes.find(t => t === asked);
   if (!type)
-    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: `Payment type ${asked} is not supported by ${provider.providerCode}${provider.paymentTypes.length ? ` (supported: ${provider.paymentTypes.join(', ')})` : ''}`, errors: [{ path: 'body.type', message: 'not supported by the provider' }] });
+    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: `Payment type ${asked} is not supported by ${provider.providerCode}${provider.paymentTypes.length ? ` (supported: ${provider.paymentTypes.join(', ')})` : ''}`, errors: [{ path: 'body.type', message: 'not supported by the provider' }], params: { case: 'not-offered', type: asked, provider: provider.providerCode, ...(provider.paymentTypes.length ? { supported: provider.paymentTypes.join(', ') } : {}) } });
   return type;
 }
 

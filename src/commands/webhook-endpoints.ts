@@ -97,7 +97,7 @@ export async function checkWebhookUrl(raw: string, policy: AddressPolicy): Promi
   } catch (err) {
     if (!(err instanceof TargetRefused)) throw err;
     const code = err.reason === 'INVALID_URL' ? 'VALIDATION_ERROR' : 'WEBHOOK_URL_REFUSED';
-    throw refuse(code, { message: `Webhook URL refused: ${err.message}`, errors: [{ path: 'body.url', message: err.message }] });
+    throw refuse(code, { message: `Webhook URL refused: ${err.message}`, errors: [{ path: 'body.url', message: err.message }], params: { reason: err.reason } });
   }
 }
 

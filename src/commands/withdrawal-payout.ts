@@ -131,7 +131,7 @@ export async function payOutWithdrawal(deps: SyncDeps & { pool: pg.Pool }, admin
     const command = { type: 'RecordPayoutFailure' as const, withdrawalId, merchantId: row.merchant_id, transferId, outcome, reason, attempt: failures, adminId, now };
     const done = await handleCommand(deps, withdrawalPayoutStream(withdrawalId), withdrawalPayout, command, { actor: `admin:${adminId}`, now, correlationId: withdrawalId });
     await deps.readModels.waitFor(done.position, undefined, ['withdrawal-payouts']);
-    return refuse(outcome === 'FAILED' ? 'WITHDRAWAL_PAYOUT_FAILED' : 'WITHDRAWAL_PAYOUT_UNCONFIRMED', { message: `Payout through WALLET-A: ${reason}; the withdrawal stays requested` });
+    return refuse(outcome === 'FAILED' ? 'WITHDRAWAL_PAYOUT_FAILED' : 'WITHDRAWAL_PAYOUT_UNCONFIRMED', { message: `Payout through WALLET-A: ${reason}; the withdrawal stays requested`, params: { reason } });
   };
 
   const begun = (await load(deps, transferStream(transferId), transfer)).state;

@@ -88,7 +88,7 @@ describe('the admin withdrawals page', () => {
     const failed = await pay(payer.browser, id);
     await sandboxOf(service).clearFaults();
     expect(failed.statusCode).toBe(502);
-    expect(textOf(failed.body, 'notice')).toMatch(/^Payout through WALLET-A: .+; the withdrawal stays requested/);
+    expect(textOf(failed.body, 'notice')).toMatch(/^Transfer lewat WALLET-A gagal: .+; tidak ada dana yang berpindah, penarikan tetap diajukan$/);
     const row = rowOf(failed.body, id);
     expect(row).toContain('Diproses');
     expect(row).toMatch(/Pembayaran gagal: \S/);

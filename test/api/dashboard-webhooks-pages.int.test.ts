@@ -70,7 +70,7 @@ describe('the webhooks page', () => {
 
     const refused = await browser.post('/dashboard/webhooks', { url: 'ftp://hooks.example/x' });
     expect(refused.statusCode).toBe(400);
-    expect(textOf(refused.body, 'notice')).toContain('Webhook URL refused');
+    expect(textOf(refused.body, 'notice')).toMatch(/^URL webhook ditolak: bukan URL http atau https yang sah/);
     expect(refused.body).toContain('value="ftp://hooks.example/x"');
   });
 });

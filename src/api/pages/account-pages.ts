@@ -25,7 +25,7 @@ const posted = (request: FastifyRequest): Posted => (request.body ?? {}) as Post
 const str = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
 /** A number field as the API's schemas take it: a whole number typed is a number, anything else left for them to refuse. */
 const num = (value: unknown) => (typeof value === 'string' && /^\d{1,9}$/.test(value.trim()) ? Number(value) : str(value));
-const accountNotFound = () => refuse('ACCOUNT_NOT_FOUND', { message: 'Rekening tidak ditemukan' });
+const accountNotFound = () => refuse('ACCOUNT_NOT_FOUND', { words: 'Rekening tidak ditemukan' });
 
 /** The form as it comes back after a refusal: what was typed, without passwords, PINs or codes. */
 const formOf = (body: Posted): AccountForm =>
@@ -55,11 +55,11 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
       orShow(request, reply, String(posted(request).flow ?? ''), async () => {
         const body = posted(request);
         const provider = findProvider(String(body.providerCode ?? ''));
-        if (!provider || provider.loginFlow === 'otp') throw refuse('PROVIDER_NOT_FOUND', { message: 'Pilih penyedia dari daftar' });
+        if (!provider || provider.loginFlow === 'otp') throw refuse('PROVIDER_NOT_FOUND', { words: 'Pilih penyedia dari daftar' });
         const input = z
           .object({ accountName: text.trim().min(1, 'Nama wajib diisi').max(100, 'Nama maksimal 100 karakter'), intervalMinutes: z.int('Interval harus angka bulat').min(5).max(1440) })
           .safeParse({ accountName: body.accountName ?? '', intervalMinutes: num(body.intervalMinutes) });
-        if (!input.success) throw refuse('VALIDATION_ERROR', { message: input.error.issues[0]!.message });
+        if (!input.success) throw refuse('VALIDATION_ERROR', { words: input.error.issues[0]!.message });
         const outcome = await linkAccount(deps, request.viewer!.user.id, {
           type: provider.type,
           providerCode: provider.providerCode,
@@ -69,7 +69,7 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
           password: typeof body.password === 'string' && body.password !== '' ? body.password : undefined,
           phoneNumber: str(body.phoneNumber),
         });
-        if (outcome.kind !== 'linked') throw refuse('VALIDATION_ERROR', { message: `${provider.name} dihubungkan dengan OTP` });
+        if (outcome.kind !== 'linked') throw refuse('VALIDATION_ERROR', { words: `${provider.name} dihubungkan dengan OTP` });
         return seeOther(reply, `/dashboard/accounts/${outcome.accountId}`, 'linked');
       }),
     );
@@ -80,7 +80,7 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
         const body = posted(request);
         const providerCode = String(body.providerCode ?? '');
         const code = otpCode[providerCode];
-        if (!code) throw refuse('UNKNOWN_PROVIDER', { message: 'Pilih e-wallet dari daftar' });
+        if (!code) throw refuse('UNKNOWN_PROVIDER', { words: 'Pilih e-wallet dari daftar' });
         const accountId = str(body.accountId);
         if (accountId && !(await findOwnedAccount(deps.pool, request.viewer!.user.id, pathId(accountId, accountNotFound)))) throw accountNotFound();
         const raw = {
@@ -101,7 +101,7 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
       orShow(request, reply, 'otp', async () => {
         const body = posted(request);
         const action = String(body.action ?? '');
-        if (!verifyActions.has(action)) throw refuse('VALIDATION_ERROR', { message: 'Langkah OTP tidak dikenal; mulai lagi' });
+        if (!verifyActions.has(action)) throw refuse('VALIDATION_ERROR', { words: 'Langkah OTP tidak dikenal; mulai lagi' });
         const raw = { action, sessionId: str(body.sessionId), otp: str(body.otp), pin: str(body.pin), accountId: str(body.accountId) };
         const outcome = (await runOtpAction(deps, request.viewer!.user.id, raw, async () => {})) as { success: boolean; accountId?: string; sessionId?: string; message?: string };
         if (outcome.success) return seeOther(reply, `/dashboard/accounts/${outcome.accountId}`, 'linked');
@@ -148,7 +148,7 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
           username: str(body.username),
           password: typeof body.password === 'string' && body.password !== '' ? body.password : undefined,
         });
-      if (!changes.success) return detailPage(request, reply, refuse('VALIDATION_ERROR', { message: changes.error.issues[0]!.message }));
+      if (!changes.success) return detailPage(request, reply, refuse('VALIDATION_ERROR', { words: changes.error.issues[0]!.message }));
       return orShowRefusal(
         async () => {
           await changeAccount(deps, request.viewer!.user.id, row.id, changes.data);

@@ -69,7 +69,7 @@ export function adminPages(deps: AppDeps) {
       });
     };
     app.get('/access', (request, reply) => accessPage(request, reply));
-    const merchantNotFound = () => refuse('NOT_FOUND', { message: 'Merchant tidak ditemukan' });
+    const merchantNotFound = () => refuse('NOT_FOUND', { words: 'Merchant tidak ditemukan' });
     const review = (done: string, command: (request: FastifyRequest, admin: string) => GatewayAccessCommand) =>
       async (request: FastifyRequest<{ Params: { userId: string } }>, reply: FastifyReply) => {
         const userId = pathId(request.params.userId, merchantNotFound);
@@ -91,7 +91,7 @@ export function adminPages(deps: AppDeps) {
       });
     };
     app.get('/holding-accounts', (request, reply) => holdingPage(request, reply));
-    const accountNotFound = () => refuse('ACCOUNT_NOT_FOUND', { message: 'Rekening tidak ditemukan' });
+    const accountNotFound = () => refuse('ACCOUNT_NOT_FOUND', { words: 'Rekening tidak ditemukan' });
     app.post('/holding-accounts', (request, reply) =>
       decide(reply, '/admin/holding-accounts', error => holdingPage(request, reply, error), async () => {
         const accountId = pathId(String(field(request, 'accountId') ?? ''), accountNotFound);
@@ -125,7 +125,7 @@ export function adminPages(deps: AppDeps) {
       });
     };
     app.get('/withdrawals', (request, reply) => withdrawalsPage(request, reply));
-    const withdrawalNotFound = () => refuse('WITHDRAWAL_NOT_FOUND', { message: 'Penarikan tidak ditemukan' });
+    const withdrawalNotFound = () => refuse('WITHDRAWAL_NOT_FOUND', { words: 'Penarikan tidak ditemukan' });
     app.post<{ Params: { id: string } }>('/withdrawals/:id/paid', (request, reply) =>
       decide(reply, '/admin/withdrawals', error => withdrawalsPage(request, reply, error), async () => {
         await payWithdrawal(deps, adminId(request), pathId(request.params.id, withdrawalNotFound), reference.parse(field(request, 'reference') ?? ''));
@@ -170,7 +170,7 @@ export function adminPages(deps: AppDeps) {
       if (!period.from && !period.to) return sendPage(reply, frame, reconciliationHtml(period, null));
       return orShowRefusal(
         async () => {
-          if (!isCalendarDate(period.from) || !isCalendarDate(period.to)) throw refuse('INVALID_PERIOD', { message: 'Isi kedua tanggal' });
+          if (!isCalendarDate(period.from) || !isCalendarDate(period.to)) throw refuse('INVALID_PERIOD', { words: 'Isi kedua tanggal' });
           const report = await gatewayReconciliation(deps, reconciliationPeriod(period.from, period.to));
           return sendPage(reply, frame, reconciliationHtml(period, report));
         },

@@ -23,7 +23,7 @@ function daysOf(text: string) {
     .filter(Boolean)
     .map((line, index) => {
       const [date, kind, ...name] = line.split('|').map(part => part.trim());
-      if (!date || !kind || name.length === 0) throw refuse('VALIDATION_ERROR', { message: `Baris ${index + 1}: tulis tanggal | libur-nasional atau cuti-bersama | nama` });
+      if (!date || !kind || name.length === 0) throw refuse('VALIDATION_ERROR', { words: `Baris ${index + 1}: tulis tanggal | libur-nasional atau cuti-bersama | nama` });
       return { date, kind, name: name.join(' | ') };
     });
 }

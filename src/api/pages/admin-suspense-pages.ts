@@ -21,15 +21,15 @@ const doneNotices: Record<string, string> = {
   refunded: 'Pengembalian dana ke pengirim dicatat.',
 };
 
-const suspenseNotFound = () => refuse('SUSPENSE_NOT_FOUND', { message: 'Dana tak terklaim ini tidak ditemukan' });
+const suspenseNotFound = () => refuse('SUSPENSE_NOT_FOUND', { words: 'Dana tak terklaim ini tidak ditemukan' });
 const field = (request: FastifyRequest, name: string): unknown => (request.body as Record<string, unknown> | undefined)?.[name];
 
 /** The allocation form's target: a payment id or a merchant's user id, exactly one, a UUID (else it names nothing). */
 function targetOf(request: FastifyRequest): AllocationTarget {
   const paymentId = optionalId.parse(field(request, 'paymentId') ?? '');
   const userId = optionalId.parse(field(request, 'userId') ?? '');
-  if (!paymentId === !userId) throw refuse('VALIDATION_ERROR', { message: 'Isi ID pembayaran atau ID pengguna merchant, salah satu saja' });
-  const invalid = (said: string) => refuse('SUSPENSE_TARGET_INVALID', { message: said });
+  if (!paymentId === !userId) throw refuse('VALIDATION_ERROR', { words: 'Isi ID pembayaran atau ID pengguna merchant, salah satu saja' });
+  const invalid = (said: string) => refuse('SUSPENSE_TARGET_INVALID', { words: said });
   if (paymentId) {
     if (!z.uuid().safeParse(paymentId).success) throw invalid(targetWords.payment);
     return { paymentId };
@@ -54,9 +54,9 @@ async function inPageWords<T>(target: AllocationTarget | null, work: () => Promi
     return await work();
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
-    if (err.code === 'SUSPENSE_TARGET_INVALID' && target) throw refuse(err.code, { message: 'paymentId' in target ? targetWords.payment : targetWords.merchant });
+    if (err.code === 'SUSPENSE_TARGET_INVALID' && target) throw refuse(err.code, { words: 'paymentId' in target ? targetWords.payment : targetWords.merchant });
     const said = suspenseWords[err.code];
-    throw said ? refuse(err.code, { message: said }) : err;
+    throw said ? refuse(err.code, { words: said }) : err;
   }
 }
 

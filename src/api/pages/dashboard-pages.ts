@@ -54,7 +54,7 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
     // signs another of the user's devices out (this one signs out with "Keluar")
     app.post<{ Params: { id: string } }>('/sessions/:id/end', async (request, reply) => {
       const { user } = request.viewer!;
-      const notFound = () => refuse('NOT_FOUND', { message: 'Sesi tidak ditemukan' });
+      const notFound = () => refuse('NOT_FOUND', { words: 'Sesi tidak ditemukan' });
       const sessionId = pathId(request.params.id, notFound);
       const live = await liveSessionsOf(deps, user.id);
       if (!live.some(s => s.id === sessionId)) throw notFound();
@@ -81,7 +81,7 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
       ),
     );
     app.post<{ Params: { id: string } }>('/api-keys/:id/revoke', async (request, reply) => {
-      const keyId = pathId(request.params.id, () => refuse('NOT_FOUND', { message: 'API key tidak ditemukan' }));
+      const keyId = pathId(request.params.id, () => refuse('NOT_FOUND', { words: 'API key tidak ditemukan' }));
       await revokeApiKey(deps, request.viewer!.user.id, keyId);
       keys.forget(keyId);
       return seeOther(reply, '/dashboard/api-keys', 'key-revoked');
@@ -107,7 +107,7 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
       ),
     );
 
-    const endpointNotFound = () => refuse('WEBHOOK_ENDPOINT_NOT_FOUND', { message: 'Endpoint webhook tidak ditemukan' });
+    const endpointNotFound = () => refuse('WEBHOOK_ENDPOINT_NOT_FOUND', { words: 'Endpoint webhook tidak ditemukan' });
     app.post<{ Params: { id: string } }>('/webhooks/:id/remove', async (request, reply) => {
       const user = request.viewer!.user;
       await removeWebhookEndpoint(deps, user.id, pathId(request.params.id, endpointNotFound), `user:${user.id}`);
@@ -127,7 +127,7 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
 
     app.post<{ Params: { id: string; deliveryId: string } }>('/webhooks/:id/deliveries/:deliveryId/redeliver', async (request, reply) => {
       const endpointId = pathId(request.params.id, endpointNotFound);
-      const deliveryId = pathId(request.params.deliveryId, () => refuse('WEBHOOK_DELIVERY_NOT_FOUND', { message: 'Pengiriman tidak ditemukan' }));
+      const deliveryId = pathId(request.params.deliveryId, () => refuse('WEBHOOK_DELIVERY_NOT_FOUND', { words: 'Pengiriman tidak ditemukan' }));
       await redeliver(deps.pool, { clock: deps.clock, delays: deps.config.webhooks.retryDelaysMs }, { ownerId: request.viewer!.user.id, endpointId, deliveryId });
       return seeOther(reply, `/dashboard/webhooks/${endpointId}`, 'redelivered');
     });

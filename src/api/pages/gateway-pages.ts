@@ -65,7 +65,7 @@ export function gatewayPages(deps: AppDeps) {
 
     app.post('/gateway/settings', form('fee', async (request, merchantId) => {
       const value = (request.body as { feeToCustomer?: unknown } | undefined)?.feeToCustomer;
-      if (value !== 'true' && value !== 'false') throw refuse('VALIDATION_ERROR', { message: 'Pilih siapa yang menanggung biaya' });
+      if (value !== 'true' && value !== 'false') throw refuse('VALIDATION_ERROR', { words: 'Pilih siapa yang menanggung biaya' });
       await decideGatewayAccess(deps, merchantId, { type: 'ChangeGatewayFeeMode', feeToCustomer: value === 'true', now: deps.clock.now() }, actor(merchantId));
       return 'saved';
     }));

@@ -21,7 +21,7 @@ function parseFilters(merchantId: string, form: StatementFilterForm, page: numbe
   const parsed = statementQuery.safeParse({ ...form, page, limit });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw refuse('VALIDATION_ERROR', { message: `Filter tidak valid (${issue?.path.join('.') ?? 'filter'}): ${issue?.message ?? 'periksa isian'}` });
+    throw refuse('VALIDATION_ERROR', { words: `Filter tidak valid (${issue?.path.join('.') ?? 'filter'}): ${issue?.message ?? 'periksa isian'}` });
   }
   return { merchantId, ...parsed.data };
 }
@@ -66,7 +66,7 @@ export function gatewayStatementPages(deps: AppDeps) {
     app.get('/gateway/statement.csv', async (request, reply) => {
       const f = parseFilters(request.viewer!.user.id, filterForm(request, filterNames), 1, 1);
       const { rows, total } = await inSnapshot(deps.pool, db => listStatement(db, { ...f, limit: csvMaxRows }));
-      if (total > csvMaxRows) throw refuse('VALIDATION_ERROR', { message: `Terlalu banyak entri (${total}) untuk satu berkas; persempit filter sampai paling banyak ${csvMaxRows}.` });
+      if (total > csvMaxRows) throw refuse('VALIDATION_ERROR', { words: `Terlalu banyak entri (${total}) untuk satu berkas; persempit filter sampai paling banyak ${csvMaxRows}.` });
       const stamp = wibDay(deps.clock.now());
       return reply
         .type('text/csv; charset=utf-8')

@@ -8,7 +8,7 @@ import { mutationsHtml, type MutationFilterForm } from '../../web/pages/mutation
 import type { AppDeps } from '../deps.ts';
 import { mutationsQuery } from '../mutations.ts';
 import { filterForm, pageOf, wibDayEnd, wibDayStart } from './list-filters.ts';
-import { orShowRefusal, sendPage } from './page-reply.ts';
+import { orShowRefusal, refusalText, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
 const pageSize = 50;
@@ -26,7 +26,7 @@ function parseFilters(ownerId: string, form: MutationFilterForm, page: number): 
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw refuse('VALIDATION_ERROR', { message: `Filter tidak valid (${issue?.path.join('.') ?? 'filter'}): ${issue?.message ?? 'periksa isian'}` });
+    throw refuse('VALIDATION_ERROR', { words: `Filter tidak valid (${issue?.path.join('.') ?? 'filter'}): ${issue?.message ?? 'periksa isian'}` });
   }
   const { limit: _limit, ...filters } = parsed.data;
   return { ownerId, ...filters };
@@ -56,7 +56,7 @@ export function mutationPages(deps: AppDeps) {
         },
         error => {
           const view = { accounts, filters: form, rows: [], total: 0, page: 1, totalPages: 0 };
-          return sendPage(reply, { ...frame, notice: { kind: 'error', text: error.message } }, mutationsHtml(view), { status: error.status });
+          return sendPage(reply, { ...frame, notice: { kind: 'error', text: refusalText(error) } }, mutationsHtml(view), { status: error.status });
         },
       );
     });
@@ -65,7 +65,7 @@ export function mutationPages(deps: AppDeps) {
     app.get('/mutations.csv', async (request, reply) => {
       const filters = parseFilters(request.viewer!.user.id, filterForm(request, filterNames), 1);
       const { rows, total } = await inSnapshot(deps.pool, db => listMutations(db, { ...filters, page: 1, limit: csvMaxRows }));
-      if (total > csvMaxRows) throw refuse('VALIDATION_ERROR', { message: `Terlalu banyak mutasi (${total}) untuk satu berkas; persempit filter sampai paling banyak ${csvMaxRows}.` });
+      if (total > csvMaxRows) throw refuse('VALIDATION_ERROR', { words: `Terlalu banyak mutasi (${total}) untuk satu berkas; persempit filter sampai paling banyak ${csvMaxRows}.` });
       const lines: CsvCell[][] = [csvHeader, ...rows.map(csvLine)];
       const stamp = deps.clock.now().toISOString().slice(0, 10);
       return reply

@@ -45,7 +45,7 @@ export function refusalText(err: DomainError): string {
 
 /** A refusal a form's page shows: ours (4xx), or a schema's (its first message); anything else is not one. */
 export function refusalOf(err: unknown): DomainError | null {
-  if (err instanceof z.ZodError) return refuse('VALIDATION_ERROR', { message: err.issues[0]?.message ?? 'Isian tidak valid' });
+  if (err instanceof z.ZodError) return refuse('VALIDATION_ERROR', { words: err.issues[0]?.message ?? 'Isian tidak valid' });
   return err instanceof DomainError && err.status < 500 ? err : null;
 }
 

@@ -24,7 +24,7 @@ const filters = z
     to: instant.optional(),
   })
   .refine(f => !f.from || !f.to || f.from < f.to, { message: 'tanggal awal harus sebelum tanggal akhir', path: ['from'] });
-const paymentNotFound = () => refuse('PAYMENT_NOT_FOUND', { message: 'Pembayaran tidak ditemukan' });
+const paymentNotFound = () => refuse('PAYMENT_NOT_FOUND', { words: 'Pembayaran tidak ditemukan' });
 
 /** The viewer's payments: the list (filters, 50 a page, newest first) and each one with its event history. */
 export function paymentPages(deps: AppDeps) {

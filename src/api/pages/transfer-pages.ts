@@ -14,7 +14,7 @@ import { orShowRefusal, pathId, refusalText, seeOther, sendPage } from './page-r
 import { frameOf } from './page-surface.ts';
 
 type Params = { Params: { id: string } };
-const accountNotFound = () => refuse('ACCOUNT_NOT_FOUND', { message: 'Rekening tidak ditemukan' });
+const accountNotFound = () => refuse('ACCOUNT_NOT_FOUND', { words: 'Rekening tidak ditemukan' });
 const posted = (request: FastifyRequest) => (request.body ?? {}) as Record<string, unknown>;
 const str = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
 const idempotencyKey = z.uuid();
@@ -33,7 +33,7 @@ export function transferPages(deps: AppDeps, qrImages: QrUploads) {
     const owned = async (request: FastifyRequest<Params>) => {
       const row = await findOwnedAccount(deps.pool, request.viewer!.user.id, pathId(request.params.id, accountNotFound));
       if (!row) throw accountNotFound();
-      if (row.provider_code !== 'WALLET-A') throw refuse('TRANSFER_NOT_SUPPORTED', { message: 'Transfer keluar hanya dari akun Wallet A' });
+      if (row.provider_code !== 'WALLET-A') throw refuse('TRANSFER_NOT_SUPPORTED', { words: 'Transfer keluar hanya dari akun Wallet A' });
       return row;
     };
     const page = async (request: FastifyRequest<Params>, reply: FastifyReply, error?: DomainError, form: TransferForm = {}) => {
@@ -57,7 +57,7 @@ export function transferPages(deps: AppDeps, qrImages: QrUploads) {
       return orShowRefusal(
         async () => {
           const bank = (await listTransferBanks(deps, ownerId, row.id)).find(b => b.instId === form.instId);
-          if (!bank) throw refuse('VALIDATION_ERROR', { message: 'Pilih bank dari daftar' });
+          if (!bank) throw refuse('VALIDATION_ERROR', { words: 'Pilih bank dari daftar' });
           const { action: _action, ...input } = parseBody(bankInitBody, { action: 'wallet-a-bank-init', ...bank, accountNumber: form.accountNumber, amount: form.amount }, 'Isian transfer belum benar');
           const checked = await initBankTransfer(deps, ownerId, row.id, input);
           const view = { csrf: request.viewer!.csrf, bankName: bank.name, accountNumber: input.accountNumber, amount: input.amount, ...checked, idempotencyKey: randomUUID() };

@@ -1,6 +1,7 @@
 /**
  * The payments benchmark's load generator, run as a process of its own (bench/payments.ts forks it), so that neither
- * the service nor the bare route shares its event loop: autocannon against the URL it is sent, one load at a time.
+ * the service nor the bare route shares its event loop: autocannon against the URL it is sent (or the instances it is
+ * sent, the connections split between them), as fast as answered or at a steady pace, one load at a time.
  * `{ type: 'run', id, load }` is answered with `{ type: 'result', id, result }` (or `{ type: 'failed', id, error }`).
  */
 import { randomUUID } from 'node:crypto';
@@ -10,7 +11,18 @@ export type LoadTarget =
   | { kind: 'bare'; url: string }
   | { kind: 'payments'; url: string; key: string; accountIds: string[]; type?: string };
 
-export type LoadRequest = { target: LoadTarget; connections: number; durationSec: number };
+export type LoadRequest = {
+  target: LoadTarget;
+  connections: number;
+  durationSec: number;
+  /** a steady pace: this many requests per second in all (autocannon's overallRate), else as fast as answered */
+  overallRate?: number;
+  /**
+   * Base URLs of instances sharing the load (the target's url ignored): the connections (and the pace) split evenly,
+   * one autocannon per instance, all at once; counts add up, latencies are the worst instance's.
+   */
+  splitAcross?: string[];
+};
 
 export type LoadResult = {
   /** 2xx answers per second over the load (autocannon's average counts every answer, refusals too) */
@@ -56,21 +68,49 @@ const nextPost = (target: LoadTarget): (() => Post) => {
   };
 };
 
-function load(request: LoadRequest): Promise<LoadResult> {
-  const next = nextPost(request.target);
+async function load(request: LoadRequest): Promise<LoadResult> {
+  const urls = request.splitAcross ?? [request.target.url];
   const cpu0 = process.cpuUsage();
+  const parts = await Promise.all(
+    urls.map((url, i) => {
+      // the remainder to the first instances: every connection is used
+      const connections = Math.floor(request.connections / urls.length) + (i < request.connections % urls.length ? 1 : 0);
+      const rate = request.overallRate === undefined ? undefined : request.overallRate / urls.length;
+      return loadOne({ ...request.target, url }, connections, request.durationSec, rate);
+    }),
+  );
+  const cpu = process.cpuUsage(cpu0);
+  const worst = (pick: (r: LoadResult) => number) => Math.max(...parts.map(pick));
+  const ok = parts.reduce((a, r) => a + r.ok, 0);
+  const seconds = worst(r => r.seconds);
+  return {
+    rps: parts.reduce((a, r) => a + r.rps, 0),
+    p50: worst(r => r.p50),
+    p90: worst(r => r.p90),
+    p99: worst(r => r.p99),
+    max: worst(r => r.max),
+    ok,
+    non2xx: parts.reduce((a, r) => a + r.non2xx, 0),
+    errors: parts.reduce((a, r) => a + r.errors, 0),
+    seconds,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+  };
+}
+
+function loadOne(target: LoadTarget, connections: number, durationSec: number, overallRate: number | undefined): Promise<LoadResult> {
+  const next = nextPost(target);
   return new Promise((resolve, reject) => {
     autocannon(
       {
-        url: request.target.url,
-        connections: request.connections,
-        duration: request.durationSec,
+        url: target.url,
+        connections,
+        duration: durationSec,
+        ...(overallRate === undefined ? {} : { overallRate }),
         // each connection's next request takes the next POST
         requests: [{ method: 'POST', setupRequest: (r: autocannon.Request) => ({ ...r, ...next() }) }],
       },
       (err, result) => {
         if (err) return reject(err);
-        const cpu = process.cpuUsage(cpu0);
         const ok = result['2xx'];
         resolve({
           rps: ok / result.duration,
@@ -82,7 +122,7 @@ function load(request: LoadRequest): Promise<LoadResult> {
           non2xx: result.non2xx,
           errors: result.errors + result.timeouts,
           seconds: result.duration,
-          cpuMs: (cpu.user + cpu.system) / 1000,
+          cpuMs: 0, // the process's, counted by load()
         });
       },
     );

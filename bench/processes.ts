@@ -75,6 +75,8 @@ export function machineBusyMs(): number | null {
 export type StartedService = {
   /** the checkout it runs from */
   checkout: string;
+  /** its DATA_DIR */
+  dataDir: string;
   url: string;
   sandboxUrl: string;
   /** the process `npm start` would have started (its Node child and PostgreSQL are below it) */
@@ -184,6 +186,7 @@ export async function startService(opts: {
   }
   return {
     checkout: opts.checkout,
+    dataDir: opts.dataDir,
     url: `http://127.0.0.1:${opts.port}`,
     sandboxUrl: `http://127.0.0.1:${opts.sandboxPort}`,
     pid: child.pid!,
@@ -208,4 +211,56 @@ export function killOnExit(started: readonly { pid: number }[]): () => void {
   };
   process.once('exit', kill);
   return kill;
+}
+
+/** The embedded PostgreSQL of a service started by startService: its port and folder, and its secrets. */
+export function embeddedDatabaseOf(service: Pick<StartedService, 'dataDir'>) {
+  const secrets = JSON.parse(readFileSync(path.join(service.dataDir, 'secrets.json'), 'utf8')) as {
+    jwtSecret: string;
+    encryptionKey: string;
+    embeddedPostgresPassword: string;
+    serviceRolePassword: string;
+  };
+  // as root the data may live elsewhere; DATA_DIR/pg-location says where (src/db/embedded-root.ts)
+  const location = path.join(service.dataDir, 'pg-location');
+  const pgDir = existsSync(location) ? readFileSync(location, 'utf8').trim() : path.join(service.dataDir, 'pg');
+  const postmaster = readFileSync(path.join(pgDir, 'postmaster.pid'), 'utf8').split('\n');
+  const port = Number(postmaster[3]);
+  const at = (user: string, password: string) => `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/service`;
+  return {
+    pgDir,
+    postmasterPid: Number(postmaster[0]),
+    secrets,
+    /** the superuser's (for a benchmark's own look at the database) */
+    superuserUrl: at('postgres', secrets.embeddedPostgresPassword),
+    /** the service's own role, as the service connects (src/db/service-role.ts) */
+    serviceUrl: at('service_app', secrets.serviceRolePassword),
+  };
+}
+
+/**
+ * A second instance of a service started by startService, as a user scales it out behind a balancer: the same `npm
+ * start` command and checkout, on the first one's database (DATABASE_URL: its embedded PostgreSQL, as the service's
+ * role), with the first one's secrets (JWT_SECRET, ENCRYPTION_KEY), ledger signing key and sandbox (SANDBOX_URL), and
+ * private webhook addresses allowed as the first one (embedded) allows them; a DATA_DIR of its own for what it keeps
+ * there (nothing of the database).
+ */
+export function startAnotherInstance(
+  first: StartedService,
+  opts: { dataDir: string; port: number; sandboxPort: number; logFile: string; timeoutMs?: number },
+): Promise<StartedService> {
+  const db = embeddedDatabaseOf(first);
+  return startService({
+    ...opts,
+    checkout: first.checkout,
+    env: {
+      DATABASE_URL: db.serviceUrl,
+      JWT_SECRET: db.secrets.jwtSecret,
+      ENCRYPTION_KEY: db.secrets.encryptionKey,
+      LEDGER_SIGNING_KEY_FILE: path.join(first.dataDir, 'ledger-signing-key'),
+      LEDGER_CHECKPOINT_DIR: path.join(first.dataDir, 'checkpoints'),
+      SANDBOX_URL: first.sandboxUrl,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+    },
+  });
 }

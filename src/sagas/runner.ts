@@ -1,17 +1,25 @@
 import type pg from 'pg';
+import type { Clock } from '../clock.ts';
+import { handleCommand, load, type CommandContext, type Decider, type EventSourcing } from '../commands/handle.ts';
+import { matchPayable, releasePayable } from '../commands/payable-claims.ts';
+import { applyWalletLogin } from '../commands/otp-login.ts';
 import type { AnyEvent } from '../events/all.ts';
-import { parseRecorded, type StoredEvent } from '../events/event.ts';
+import { parseRecorded, type DomainEvent, type StoredEvent } from '../events/event.ts';
+import { sagaEventId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import { checkpointMigration, migrate } from '../db/migrations.ts';
+import { findGatewayWithdrawal } from '../projections/gateway-ledger.ts';
 import { saveCheckpoint } from '../store/checkpoints.ts';
 import type { EventStore, Position } from '../store/event-store.ts';
 import { EventNotApplied, Subscriber, type SubscriberHealth } from '../store/subscriber.ts';
 import { isDatabaseUnavailable } from '../db/pool.ts';
+import { enqueueWebhookEvent } from '../webhooks/outbox.ts';
+import type { Action, AnyStep, ReactionContext, Reaction, ReadWhat } from './reaction.ts';
 
 /**
- * A process manager: reacts to events by sending commands. Delivery is at least once (the checkpoint is stored
- * after the effects), so `handle` must be idempotent: commands carry event ids derived from the causing
- * event (see sagaEventId), and deciders ignore what already happened.
+ * What the runner hands events to: a reaction (src/sagas/reaction.ts) with its I/O bound, through `sagaOf`. Delivery is
+ * at least once (the checkpoint is stored after the effects), so `handle` must be idempotent: commands carry event ids
+ * derived from the causing event (see sagaEventId), and deciders ignore what already happened.
  */
 export type Saga = {
   name: string;
@@ -73,5 +81,79 @@ export class SagaRunner {
   /** Each saga's subscriber: leading, standing by, stuck at an event or waiting for its database. */
   health(): { subscriber: string; health: SubscriberHealth }[] {
     return this.subscribers.map(s => ({ subscriber: s.name, health: s.health }));
+  }
+}
+
+/** What performing a reaction's actions needs: the event store, the database (outbox, read models), a clock and a log. */
+export type ReactionDeps = EventSourcing & { pool: pg.Pool; clock: Clock; log: Logger };
+
+/** A reaction as the runner runs it: each event handed to its step, the step's actions performed in order. */
+export function sagaOf(reaction: Reaction, deps: ReactionDeps): Saga {
+  return {
+    name: reaction.name,
+    handles: reaction.handles,
+    async handle(event) {
+      const step = reaction.on[event.type];
+      if (step) await runStep(deps, step as AnyStep, event);
+    },
+  };
+}
+
+/** Reads what the step needs, asks it what to do (now on the clock) and does it. */
+async function runStep(deps: ReactionDeps, step: AnyStep, input: unknown): Promise<void> {
+  const state = step.reads ? await read(deps, step.reads(input as never)) : undefined;
+  for (const action of step.decide(input as never, state as never, deps.clock.now())) await perform(deps, action);
+}
+
+/** A stream's decider, as an action or a read carries it (the builders in reaction.ts typed it). */
+const anyDecider = (decider: object) => decider as Decider<unknown, unknown, DomainEvent>;
+
+function read(deps: ReactionDeps, what: ReadWhat): Promise<unknown> {
+  switch (what.read) {
+    case 'stream':
+      return load(deps, what.streamId, anyDecider(what.decider)).then(loaded => loaded.state);
+    case 'payable':
+      return matchPayable(deps, what.accountId, what.credit);
+    case 'withdrawal':
+      return findGatewayWithdrawal(deps.pool, what.withdrawalId);
+    default: {
+      const never: never = what;
+      return never;
+    }
+  }
+}
+
+function commandContext({ eventIds, ...context }: ReactionContext): CommandContext {
+  return eventIds ? { ...context, eventId: i => sagaEventId(eventIds.saga, eventIds.cause, i) } : context;
+}
+
+async function perform(deps: ReactionDeps, action: Action): Promise<void> {
+  switch (action.type) {
+    case 'Command': {
+      const outcome = await handleCommand(deps, action.streamId, anyDecider(action.decider), action.command, commandContext(action.context));
+      if (action.then) await runStep(deps, action.then.step, { ...action.then.with, outcome });
+      return;
+    }
+    case 'ReleasePayable':
+      await releasePayable(deps, action.ended, commandContext(action.context));
+      return;
+    case 'ApplyWalletLogin': {
+      const outcome = await applyWalletLogin(deps, action.login, commandContext(action.context));
+      if (action.then) await runStep(deps, action.then.step, { ...action.then.with, outcome });
+      return;
+    }
+    case 'PublishWebhook':
+      await enqueueWebhookEvent(deps, action.event);
+      return;
+    case 'Log':
+      deps.log.info(action.fields, action.message);
+      return;
+    case 'Next':
+      await runStep(deps, action.step, action.input);
+      return;
+    default: {
+      const never: never = action;
+      return never;
+    }
   }
 }

@@ -1,0 +1,123 @@
+import type { Decider, Handled } from '../commands/handle.ts';
+import type { Credit } from '../commands/payables.ts';
+import type { AnyEvent } from '../events/all.ts';
+import type { DomainEvent, EventOf, StoredEvent } from '../events/event.ts';
+import type { WalletLoginCompleted } from '../events/wallet-login.ts';
+import type { GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
+import type { Position } from '../store/event-store.ts';
+import type { WebhookEventType } from '../webhooks/outbox.ts';
+
+/**
+ * A reaction to events (a saga, a process manager), as Emmett's workflows are: each event type it handles has a step
+ * that names what it needs to know (`reads`) and a pure `decide(input, state, now)` answering actions as data. The I/O
+ * (reading, commands, the webhook outbox, logs) is the runner's (src/sagas/runner.ts). An action's outcome, when the
+ * reaction needs it, goes on to a follow-up step of its own, so a decision that depends on what a command did is pure
+ * too. Delivery is at least once: commands carry event ids derived from the causing event (`eventIds`), the outbox is
+ * idempotent on the webhook event id, and deciders ignore what already happened.
+ */
+export type Reaction = {
+  /** The subscriber's name is `saga:<name>`, its checkpoint's too: renaming a reaction replays the log into it. */
+  name: string;
+  /** The event types it handles (the keys of `on`); the others pass by. */
+  handles: readonly EventType[];
+  on: Steps;
+};
+
+export type EventType = AnyEvent['type'];
+
+/** A declared event of one type, as the store hands it over. */
+export type Stored<T extends EventType> = StoredEvent<Extract<AnyEvent, { type: T }>>;
+
+/** One step per event type; the compiler checks that each step takes the event of its key. */
+export type Steps = { [T in EventType]?: Step<Stored<T>, never> };
+
+/** A reaction from its steps; `handles` is derived from them. */
+export function reaction(name: string, on: Steps): Reaction {
+  return { name, on, handles: Object.keys(on) as EventType[] };
+}
+
+/**
+ * What a step needs to know besides its input, read by the runner before it decides (absent: nothing, and `state` is
+ * undefined). `decide` is pure: no I/O, no clock (`now` is read by the runner), no randomness; it may throw when the
+ * decision cannot be made yet (the runner then stops at the event and tries it again).
+ */
+export type Step<I, S = undefined> =
+  | { reads: (input: I) => Read<S>; decide: (input: I, state: S, now: Date) => Action[] }
+  | { reads?: undefined; decide: (input: I, state: undefined, now: Date) => Action[] };
+
+/** Any step, as actions carry them (the builders below check the input). */
+export type AnyStep = Step<never, never>;
+
+/** What a step reads, as data; `S` is what the runner hands to `decide`. */
+export type Read<S> = ReadWhat & { readonly answers?: (state: S) => void };
+export type ReadWhat =
+  /** a stream's state through its decider (the state cache and snapshots as a command would) */
+  | { read: 'stream'; streamId: string; decider: object }
+  /** the payable a synchronised credit pays on the account (src/commands/payable-claims.ts, matchPayable) */
+  | { read: 'payable'; accountId: string; credit: Credit }
+  /** a withdrawal as the gateway ledger's read model holds it */
+  | { read: 'withdrawal'; withdrawalId: string };
+
+export const readStream = <S, C, E extends DomainEvent>(streamId: string, decider: Decider<S, C, E>): Read<S> => ({ read: 'stream', streamId, decider });
+export type MatchedPayable = { payable: { paymentId: string; totalAmount: number }; claimed: boolean };
+export const readPayable = (accountId: string, credit: Credit): Read<MatchedPayable | null> => ({ read: 'payable', accountId, credit });
+export const readWithdrawal = (withdrawalId: string): Read<GatewayWithdrawalRow | null> => ({ read: 'withdrawal', withdrawalId });
+
+/** Who acts and why, copied into the metadata of what a command appends; `eventIds` derives its event ids (sagaEventId). */
+export type ReactionContext = {
+  actor: string;
+  now: Date;
+  correlationId: string;
+  causationId: string;
+  eventIds?: { saga: string; cause: string };
+};
+
+/** Where an action's outcome goes: `step`, given `with` and `outcome`. */
+export type Then<O> = { step: AnyStep; with: object; readonly answers?: (outcome: O) => void };
+export const followUp = <I extends { outcome: unknown }, S>(step: Step<I, S>, given: Omit<I, 'outcome'>): Then<I['outcome']> => ({ step: step as AnyStep, with: given });
+
+/** What a payment that ended held, for releasePayable (src/commands/payable-claims.ts). */
+export type EndedPayable = { accountId: string; paymentId: string; totalAmount: number | null; claimed?: boolean; reason: 'completed' | 'expired'; now: Date };
+
+/** An event for the owner's webhook endpoints, through the outbox (src/webhooks/outbox.ts). */
+export type WebhookEvent = { ownerId: string; eventId: string; type: WebhookEventType; createdAt: string; data: unknown };
+
+export type WalletLogin = EventOf<typeof WalletLoginCompleted>['data'];
+export type WalletLoginOutcome = Position | null | 'account-gone';
+
+/** What a step asks the runner to do, in order. */
+export type Action =
+  /** a command on one stream, through its decider (handleCommand: loaded, decided, appended with retries) */
+  | { type: 'Command'; streamId: string; decider: object; command: object; context: ReactionContext; then?: Then<never> }
+  /** frees what an ended payment held (its claim on its total, its reservation) */
+  | { type: 'ReleasePayable'; ended: EndedPayable; context: ReactionContext }
+  /** links or reactivates the account of a completed OTP login */
+  | { type: 'ApplyWalletLogin'; login: WalletLogin; context: ReactionContext; then?: Then<never> }
+  | { type: 'PublishWebhook'; event: WebhookEvent }
+  | { type: 'Log'; fields: Record<string, unknown>; message: string }
+  /** goes on to another step of the reaction with `input` (it reads what that step reads) */
+  | { type: 'Next'; step: AnyStep; input: unknown };
+
+export function command<S, C extends object, E extends DomainEvent>(
+  streamId: string,
+  decider: Decider<S, C, E>,
+  command: C,
+  context: ReactionContext,
+  after?: Then<Handled<S, E>>,
+): Action {
+  return { type: 'Command', streamId, decider, command, context, ...(after ? { then: after as Then<never> } : {}) };
+}
+
+export const releasePayable = (ended: EndedPayable, context: ReactionContext): Action => ({ type: 'ReleasePayable', ended, context });
+
+export const applyWalletLogin = (login: WalletLogin, context: ReactionContext, after: Then<WalletLoginOutcome>): Action =>
+  ({ type: 'ApplyWalletLogin', login, context, then: after as Then<never> });
+
+export const publishWebhook = (event: WebhookEvent): Action => ({ type: 'PublishWebhook', event });
+
+export const log = (fields: Record<string, unknown>, message: string): Action => ({ type: 'Log', fields, message });
+
+export const next = <I, S>(step: Step<I, S>, input: NoInfer<I>): Action => ({ type: 'Next', step: step as AnyStep, input });
+
+/** The causing event, as sagas name it in causationId and derive event ids from: `<stream>@<revision>`. */
+export const causeOf = (event: { streamId: string; revision: number }) => `${event.streamId}@${event.revision}`;

@@ -2,12 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { linkAccount } from '../commands/link-account.ts';
+import { sendOtpLoginCode, verifyOtpLoginCode } from '../commands/otp-login-steps.ts';
 import { changeAccount, deleteAccount, refreshAccount } from '../commands/manage-account.ts';
 import { refuse } from '../errors.ts';
 import { findOwnedAccount, listAccounts } from '../projections/accounts.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
-import { isOtpAction, runOtpAction, type OtpSendLimits } from './otp-flows.ts';
+import { isOtpAction, isVerifyAction, otpSendInputOf, otpSentAnswer, otpVerifiedAnswer, otpVerifyInputOf, walletOfSendAction, type OtpSendLimits } from './otp-flows.ts';
 import { parseBody } from './validation.ts';
 import { pagination, presentAccount } from './presenters.ts';
 
@@ -64,7 +65,9 @@ export function accountRoutes(deps: AppDeps, sendLimits: OtpSendLimits) {
       const { action } = request.body;
       if (action !== undefined) {
         if (!isOtpAction(action)) throw refuse('VALIDATION_ERROR', { message: `Unknown action ${action}`, errors: [{ path: 'body.action', message: 'unknown action' }] });
-        return runOtpAction(deps, userId, request.body, () => sendLimits.count(request, reply));
+        if (isVerifyAction(action)) return otpVerifiedAnswer(await verifyOtpLoginCode(deps, deps.config.otp, userId, otpVerifyInputOf(action, request.body)));
+        const input = otpSendInputOf(walletOfSendAction(action), request.body);
+        return otpSentAnswer(input, await sendOtpLoginCode(deps, deps.config.otp, userId, input, () => sendLimits.count(request, reply)));
       }
       const outcome = await linkAccount(deps, userId, parseBody(createBody, request.body));
       if (outcome.kind === 'special-flow') {

@@ -1,40 +1,49 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
-import { nationalNumber, sendOtp, verificationIncomplete, verifyOtp, type OtpWallet } from '../commands/otp-login.ts';
+import { nationalNumber, verificationIncomplete, type OtpWallet, type SendOtpInput, type VerifyOtpInput, type VerifyOutcome } from '../commands/otp-login.ts';
 import type { LoginPurpose } from '../commands/wallet-login.ts';
 import type { OtpSettings } from '../config.ts';
 import { refuse } from '../errors.ts';
-import type { ProviderConnector } from '../providers/connector.ts';
 import { text } from '../text.ts';
 import { attemptCounter, clientAddress, tooMany } from './attempt-limits.ts';
-import type { AppDeps } from './deps.ts';
 import { missingFields, parseBody } from './validation.ts';
 
-/** The OTP steps of POST /api/v1/accounts, by action. */
-const sendActions: Record<string, OtpWallet> = {
+/**
+ * The OTP steps' fields, parsed for the flow (src/commands/otp-login-steps.ts): POST /api/v1/accounts names a step by
+ * its action, the dashboard's OTP forms by the wallet chosen and the step's action; both refuse alike.
+ */
+
+const sendActions = {
   'wallet-a-send-otp': 'WALLET-A',
   'wallet-b-send-otp': 'WALLET-B',
   'wallet-c-send-otp': 'WALLET-C',
-};
+} as const satisfies Record<string, OtpWallet>;
 
 type VerifyAction = { wallet: OtpWallet; step: 'first' | 'second'; otp: z.ZodString; pin: boolean };
 const otpOf = (length: string) => text.trim().regex(new RegExp(`^[0-9]{${length}}$`), `${length.replace(',', ' to ')} digits`);
-const verifyActions: Record<string, VerifyAction> = {
+const verifyActions = {
   'wallet-a-verify-otp': { wallet: 'WALLET-A', step: 'first', otp: otpOf('4'), pin: false },
   'wallet-b-verify-otp': { wallet: 'WALLET-B', step: 'first', otp: otpOf('6'), pin: true },
   // wallet C's code length is not fixed by the interface: 4 to 8 digits
   'wallet-c-verify-otp': { wallet: 'WALLET-C', step: 'first', otp: otpOf('4,8'), pin: false },
   'wallet-c-verify-second-otp': { wallet: 'WALLET-C', step: 'second', otp: otpOf('4,8'), pin: false },
-};
+} as const satisfies Record<string, VerifyAction>;
 
-export const isOtpAction = (action: unknown): action is string =>
-  typeof action === 'string' && (action in sendActions || action in verifyActions);
+export type VerifyActionName = keyof typeof verifyActions;
+type SendActionName = keyof typeof sendActions;
+export type OtpActionName = SendActionName | VerifyActionName;
+
+export const isVerifyAction = (action: unknown): action is VerifyActionName => typeof action === 'string' && Object.hasOwn(verifyActions, action);
+export const isOtpAction = (action: unknown): action is OtpActionName =>
+  typeof action === 'string' && (Object.hasOwn(sendActions, action) || isVerifyAction(action));
+/** The action that verifies the first code a wallet sent. */
+export const firstVerifyActionOf = (wallet: OtpWallet) =>
+  (Object.keys(verifyActions) as VerifyActionName[]).find(a => verifyActions[a].wallet === wallet && verifyActions[a].step === 'first')!;
 
 const pin = text.trim().regex(/^[0-9]{6}$/, '6 digits');
 const phone = text.trim().regex(/^\+?[0-9]{8,15}$/, 'a phone number');
 
 const sendBody = z.object({
-  action: text,
   phoneNumber: phone,
   pin: pin.optional(),
   providerCode: text.trim().min(1).max(40).optional(),
@@ -46,7 +55,6 @@ const sendBody = z.object({
 
 const verifyBody = (a: VerifyAction) =>
   z.object({
-    action: text,
     sessionId: z.uuid('the sessionId returned by the previous step'),
     otp: a.otp,
     pin: a.pin ? pin : pin.optional(),
@@ -72,61 +80,47 @@ function purposeOf(body: z.infer<typeof sendBody>, raw: unknown): LoginPurpose {
 
 const maskPhone = (phoneNumber: string) => `${'*'.repeat(Math.max(phoneNumber.length - 4, 0))}${phoneNumber.slice(-4)}`;
 
-/** The connector, with `beforeSend` run right before an OTP send reaches the provider (and able to refuse it). */
-function countingSends(connector: ProviderConnector, beforeSend: () => Promise<void>): ProviderConnector {
-  return new Proxy(connector, {
-    get(target, property) {
-      if (property === 'sendOtp')
-        return async (...args: Parameters<ProviderConnector['sendOtp']>) => {
-          await beforeSend();
-          return target.sendOtp(...args);
-        };
-      const value: unknown = Reflect.get(target, property);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+/** What the answer to a send says: where the code went, and until when it is valid. */
+export const otpSentMessage = (input: SendOtpInput, expiresAt: string) =>
+  `OTP sent to ${maskPhone(input.phoneNumber)} by ${input.channel}; it is valid until ${expiresAt}`;
+
+/** Step 1's fields (phoneNumber, pin, verificationMethod, and the new account's settings or a relogin's accountId). */
+export function otpSendInputOf(wallet: OtpWallet, raw: unknown): SendOtpInput {
+  const required = wallet === 'WALLET-A' ? ['phoneNumber', 'pin'] : ['phoneNumber'];
+  const missing = missingFields(raw, required);
+  if (missing.length > 0)
+    throw refuse('MISSING_FIELDS', { message: `Required field missing: ${missing.join(', ')}`, errors: missing.map(f => ({ path: `body.${f}`, message: 'required' })) });
+  const body = parseBody(sendBody, raw);
+  return {
+    wallet,
+    phoneNumber: body.phoneNumber,
+    pin: wallet === 'WALLET-A' ? body.pin : undefined,
+    channel: body.verificationMethod,
+    purpose: purposeOf(body, raw),
+  };
 }
 
-/**
- * Runs one OTP step and answers the interface's body for it. `beforeSend` runs when a send is about to reach the
- * provider, after every check of ours: the send limits count only those.
- */
-export async function runOtpAction(deps: AppDeps, ownerId: string, raw: unknown, beforeSend: () => Promise<void>): Promise<object> {
-  const action = (raw as { action: string }).action;
-  const ttl = { otpSessionTtlMinutes: deps.config.otp.sessionTtlMinutes };
-  const sendWallet = sendActions[action];
-  if (sendWallet) {
-    const required = sendWallet === 'WALLET-A' ? ['phoneNumber', 'pin'] : ['phoneNumber'];
-    const missing = missingFields(raw, required);
-    if (missing.length > 0)
-      throw refuse('MISSING_FIELDS', { message: `Required field missing: ${missing.join(', ')}`, errors: missing.map(f => ({ path: `body.${f}`, message: 'required' })) });
-    const body = parseBody(sendBody, raw);
-    const sent = await sendOtp({ ...deps, ...ttl, connector: countingSends(deps.connector, beforeSend) }, ownerId, {
-      wallet: sendWallet,
-      phoneNumber: body.phoneNumber,
-      pin: sendWallet === 'WALLET-A' ? body.pin : undefined,
-      channel: body.verificationMethod,
-      purpose: purposeOf(body, raw),
-    });
-    return {
-      success: true,
-      sessionId: sent.sessionId,
-      message: `OTP sent to ${maskPhone(body.phoneNumber)} by ${body.verificationMethod}; it is valid until ${sent.expiresAt}`,
-    };
-  }
-
-  const verify = verifyActions[action]!;
+/** The code of step 2 (or wallet C's second code) and the session step 1 opened, for the step `action` names. */
+export function otpVerifyInputOf(action: VerifyActionName, raw: unknown): VerifyOtpInput {
+  const verify = verifyActions[action];
   const missing = missingFields(raw, ['sessionId', 'otp', ...(verify.pin ? ['pin'] : [])]);
   if (missing.length > 0) throw verificationIncomplete(missing);
   const body = parseBody(verifyBody(verify), raw);
-  const outcome = await verifyOtp({ ...deps, ...ttl }, ownerId, {
-    wallet: verify.wallet,
-    step: verify.step,
-    sessionId: body.sessionId,
-    otp: body.otp,
-    pin: body.pin,
-    accountId: body.accountId,
-  });
+  return { wallet: verify.wallet, step: verify.step, sessionId: body.sessionId, otp: body.otp, pin: body.pin, accountId: body.accountId };
+}
+
+/** The wallet a send action of POST /api/v1/accounts is for. */
+export const walletOfSendAction = (action: SendActionName): OtpWallet => sendActions[action];
+
+/** The interface's body for a code sent. */
+export const otpSentAnswer = (input: SendOtpInput, sent: { sessionId: string; expiresAt: string }) => ({
+  success: true,
+  sessionId: sent.sessionId,
+  message: otpSentMessage(input, sent.expiresAt),
+});
+
+/** The interface's body for a code verified: the account linked, or the second code wallet C asks for. */
+export function otpVerifiedAnswer(outcome: VerifyOutcome) {
   if (outcome.kind === 'completed') return { success: true, accountId: outcome.accountId };
   return {
     success: false,
@@ -138,7 +132,7 @@ export async function runOtpAction(deps: AppDeps, ownerId: string, raw: unknown,
 
 const isSend = (request: FastifyRequest) => {
   const body = request.body as { action?: unknown } | undefined;
-  return typeof body?.action === 'string' && body.action in sendActions;
+  return typeof body?.action === 'string' && Object.hasOwn(sendActions, body.action);
 };
 
 export type OtpSendLimits = {

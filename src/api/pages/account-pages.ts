@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { linkAccount } from '../../commands/link-account.ts';
+import { sendOtpLoginCode, verifyOtpLoginCode } from '../../commands/otp-login-steps.ts';
+import { otpWallets, type OtpWallet } from '../../commands/otp-login.ts';
 import { changeAccount, deleteAccount, refreshAccount } from '../../commands/manage-account.ts';
 import { DomainError, refuse } from '../../errors.ts';
 import { findOwnedAccount, listAccounts } from '../../projections/accounts.ts';
@@ -8,7 +10,7 @@ import { findProvider, providers } from '../../providers/catalogue.ts';
 import { text } from '../../text.ts';
 import { accountDetailHtml, accountsHtml, otpStepHtml, type AccountForm } from '../../web/pages/accounts.ts';
 import type { AppDeps } from '../deps.ts';
-import { runOtpAction, type OtpSendLimits } from '../otp-flows.ts';
+import { firstVerifyActionOf, isVerifyAction, otpSendInputOf, otpSentMessage, otpVerifyInputOf, type OtpSendLimits } from '../otp-flows.ts';
 import { noticeOf, orShowRefusal, pathId, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
@@ -17,8 +19,7 @@ const linkForms = {
   directWallets: providers.filter(p => p.type === 'ewallet' && p.loginFlow === 'direct'),
   otpWallets: providers.filter(p => p.loginFlow === 'otp'),
 };
-const otpCode: Record<string, string> = { 'WALLET-A': 'wallet-a', 'WALLET-B': 'wallet-b', 'WALLET-C': 'wallet-c' };
-const verifyActions = new Set(['wallet-a-verify-otp', 'wallet-b-verify-otp', 'wallet-c-verify-otp', 'wallet-c-verify-second-otp']);
+const isOtpWallet = (code: string): code is OtpWallet => (otpWallets as readonly string[]).includes(code);
 
 type Posted = Record<string, unknown>;
 const posted = (request: FastifyRequest): Posted => (request.body ?? {}) as Posted;
@@ -79,20 +80,27 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
       orShow(request, reply, 'otp', async () => {
         const body = posted(request);
         const providerCode = String(body.providerCode ?? '');
-        const code = otpCode[providerCode];
-        if (!code) throw refuse('UNKNOWN_PROVIDER', { words: 'Pilih e-wallet dari daftar' });
+        if (!isOtpWallet(providerCode)) throw refuse('UNKNOWN_PROVIDER', { words: 'Pilih e-wallet dari daftar' });
         const accountId = str(body.accountId);
         if (accountId && !(await findOwnedAccount(deps.pool, request.viewer!.user.id, pathId(accountId, accountNotFound)))) throw accountNotFound();
-        const raw = {
-          action: `${code}-send-otp`,
+        const fields = {
           phoneNumber: str(body.phoneNumber),
           pin: str(body.pin),
           verificationMethod: str(body.verificationMethod),
           ...(accountId ? { accountId } : { providerCode, accountName: str(body.accountName), intervalMinutes: num(body.intervalMinutes) }),
         };
-        const sent = (await runOtpAction(deps, request.viewer!.user.id, raw, () => otpSends.count(request, reply))) as { sessionId: string; message: string };
-        const step = { csrf: request.viewer!.csrf, action: `${code}-verify-otp`, sessionId: sent.sessionId, accountId, message: sent.message, needsPin: providerCode === 'WALLET-B', second: false };
-        return sendPage(reply, frameOf(request, 'Verifikasi OTP', 'accounts'), otpStepHtml(step));
+        const input = otpSendInputOf(providerCode, fields);
+        const sent = await sendOtpLoginCode(deps, deps.config.otp, request.viewer!.user.id, input, () => otpSends.count(request, reply));
+        const view = {
+          csrf: request.viewer!.csrf,
+          action: firstVerifyActionOf(providerCode),
+          sessionId: sent.sessionId,
+          accountId,
+          message: otpSentMessage(input, sent.expiresAt),
+          needsPin: providerCode === 'WALLET-B',
+          second: false,
+        };
+        return sendPage(reply, frameOf(request, 'Verifikasi OTP', 'accounts'), otpStepHtml(view));
       }),
     );
 
@@ -101,12 +109,13 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
       orShow(request, reply, 'otp', async () => {
         const body = posted(request);
         const action = String(body.action ?? '');
-        if (!verifyActions.has(action)) throw refuse('VALIDATION_ERROR', { words: 'Langkah OTP tidak dikenal; mulai lagi' });
-        const raw = { action, sessionId: str(body.sessionId), otp: str(body.otp), pin: str(body.pin), accountId: str(body.accountId) };
-        const outcome = (await runOtpAction(deps, request.viewer!.user.id, raw, async () => {})) as { success: boolean; accountId?: string; sessionId?: string; message?: string };
-        if (outcome.success) return seeOther(reply, `/dashboard/accounts/${outcome.accountId}`, 'linked');
-        const step = { csrf: request.viewer!.csrf, action: 'wallet-c-verify-second-otp', sessionId: outcome.sessionId!, accountId: raw.accountId, message: 'Penyedia mengirim kode OTP kedua.', needsPin: false, second: true };
-        return sendPage(reply, frameOf(request, 'Verifikasi OTP', 'accounts'), otpStepHtml(step));
+        if (!isVerifyAction(action)) throw refuse('VALIDATION_ERROR', { words: 'Langkah OTP tidak dikenal; mulai lagi' });
+        const accountId = str(body.accountId);
+        const input = otpVerifyInputOf(action, { sessionId: str(body.sessionId), otp: str(body.otp), pin: str(body.pin), accountId });
+        const outcome = await verifyOtpLoginCode(deps, deps.config.otp, request.viewer!.user.id, input);
+        if (outcome.kind === 'completed') return seeOther(reply, `/dashboard/accounts/${outcome.accountId}`, 'linked');
+        const view = { csrf: request.viewer!.csrf, action: 'wallet-c-verify-second-otp', sessionId: outcome.sessionId, accountId, message: 'Penyedia mengirim kode OTP kedua.', needsPin: false, second: true };
+        return sendPage(reply, frameOf(request, 'Verifikasi OTP', 'accounts'), otpStepHtml(view));
       }),
     );
 

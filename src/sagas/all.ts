@@ -4,8 +4,8 @@ import type { Logger } from '../logger.ts';
 import type { EventStore } from '../store/event-store.ts';
 import type { SnapshotStore } from '../store/snapshots.ts';
 import type { StateCache } from '../commands/state-cache.ts';
-import type { Saga } from './runner.ts';
-import { gatewayLedgerSaga } from './gateway-ledger.ts';
+import { sagaOf, type Saga } from './runner.ts';
+import { gatewayLedgerCredits } from './gateway-ledger.ts';
 import { paymentMatchingSaga } from './payment-matching.ts';
 import { paymentWebhooksSaga } from './payment-webhooks.ts';
 import { walletLoginSaga } from './wallet-login.ts';
@@ -19,5 +19,6 @@ export type ServiceSagaDeps = SagaDeps & { pool: pg.Pool; publicBaseUrl: string 
 
 /** Every process manager the service runs. Payment matching, expiry, OTP login and webhooks join here. */
 export function sagas(deps: ServiceSagaDeps): Saga[] {
-  return [walletLoginSaga(deps), paymentMatchingSaga(deps), paymentWebhooksSaga(deps), gatewayLedgerSaga(deps), transferWebhooksSaga(deps), withdrawalWebhooksSaga(deps)];
+  const reactions = [gatewayLedgerCredits];
+  return [walletLoginSaga(deps), paymentMatchingSaga(deps), paymentWebhooksSaga(deps), ...reactions.map(r => sagaOf(r, deps)), transferWebhooksSaga(deps), withdrawalWebhooksSaga(deps)];
 }

@@ -1,26 +1,26 @@
-import { creditGatewayPayment } from '../commands/gateway-ledger.ts';
-import { sagaEventId } from '../ids.ts';
-import type { SagaDeps } from './all.ts';
-import type { Saga } from './runner.ts';
+import { gatewayLedger as ledger, gatewayLedgerStream } from '../commands/gateway-ledger.ts';
+import { causeOf, command, reaction, type Step, type Stored } from './reaction.ts';
+import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
+
+/** A completed gateway payment, booked: the holding account, the merchant's pending balance and the platform's fee. */
+const completed: Step<Stored<'PaymentCompleted'>> = {
+  decide(event, _, now) {
+    if (event.data.gateway === null) return [];
+    const { ownerId, paymentId, receivingAccountId, totalAmount, completedAt, gateway } = event.data;
+    const cause = causeOf(event);
+    const context = { actor: 'system:gateway-ledger', now, causationId: cause, correlationId: paymentId, eventIds: { saga: 'gateway-ledger', cause } };
+    const credit = { merchantId: ownerId, paymentId, holdingAccountId: receivingAccountId, totalAmount, fee: gateway.fee, completedAt: new Date(completedAt) };
+    // creditGatewayPayment's command (src/commands/gateway-ledger.ts)
+    return [command(gatewayLedgerStream(ownerId), ledger, { type: 'CreditGatewayPayment', ...credit, now }, context)];
+  },
+};
 
 /**
  * Books a completed gateway payment into its merchant's ledger (`gateway-<merchantId>`): the whole amount into the
  * holding account it was paid to, the net to the merchant's pending balance, the fee to the platform. Once: the event
  * ids derive from the completion, and the ledger credits a payment only once.
  */
-export function gatewayLedgerSaga(deps: SagaDeps): Saga {
-  return {
-    name: 'gateway-ledger',
-    handles: ['PaymentCompleted'],
-    async handle(event) {
-      if (event.type !== 'PaymentCompleted' || event.data.gateway === null) return;
-      const { ownerId, paymentId, receivingAccountId, totalAmount, completedAt, gateway } = event.data;
-      const cause = `${event.streamId}@${event.revision}`;
-      await creditGatewayPayment(
-        deps,
-        { merchantId: ownerId, paymentId, holdingAccountId: receivingAccountId, totalAmount, fee: gateway.fee, completedAt: new Date(completedAt) },
-        { actor: 'system:gateway-ledger', now: deps.clock.now(), causationId: cause, correlationId: paymentId, eventId: i => sagaEventId('gateway-ledger', cause, i) },
-      );
-    },
-  };
-}
+export const gatewayLedgerCredits = reaction('gateway-ledger', { PaymentCompleted: completed });
+
+/** The reaction as the runner runs it (tests hand it events directly). */
+export const gatewayLedgerSaga = (deps: ReactionDeps): Saga => sagaOf(gatewayLedgerCredits, deps);

@@ -1,0 +1,49 @@
+import { expect } from 'vitest';
+import type { Decider } from '../../src/commands/handle.ts';
+import type { AnyEvent } from '../../src/events/all.ts';
+import type { DomainEvent, StoredEvent } from '../../src/events/event.ts';
+import type { Action, AnyStep, Reaction, Read, Step } from '../../src/sagas/reaction.ts';
+
+export const t0 = new Date('2026-03-02T03:00:00.000Z');
+
+/** An event as the store hands it to a reaction: at `streamId@revision`, with metadata. */
+export function stored<E extends AnyEvent>(event: E, at: { streamId: string; revision: number }): StoredEvent<E> {
+  const metadata = { eventId: '00000000-0000-4000-8000-000000000001', correlationId: 'c', causationId: null, actor: 'test', occurredAt: t0.toISOString() };
+  return { ...event, ...at, metadata, position: { commit: 1n, prepare: 1n } };
+}
+
+type Given = { events: DomainEvent[] } | { state: unknown };
+
+/**
+ * given(what the step reads).when(its input).then(the actions), without a database. What it reads is given as the past
+ * events of the stream it reads (folded with that stream's decider) or, for other reads, as the read's answer.
+ */
+function specificationOf<I>(stepFor: (input: I) => AnyStep | undefined) {
+  const given = (what: Given) => ({
+    when: (input: I, now: Date = t0) => {
+      const step = stepFor(input);
+      const read = step?.reads?.(input as never) as (Read<unknown> & { decider?: Decider<unknown, unknown, DomainEvent> }) | undefined;
+      const state = () => {
+        if ('state' in what) return what.state;
+        if (!read) return undefined;
+        if (!read.decider) throw new Error(`the step reads ${read.read}: give its answer with givenState`);
+        return what.events.reduce(read.decider.evolve, read.decider.initialState());
+      };
+      const run = () => (step ? step.decide(input as never, state() as never, now) : []);
+      return {
+        then: (expected: Action[]) => expect(run()).toEqual(expected),
+        thenThrows: (message: string) => expect(run).toThrow(message),
+        /** what the step asks the runner to read before it decides */
+        reads: (expected: Read<unknown> | undefined) => expect(read).toEqual(expected),
+      };
+    },
+  });
+  return { given: (events: DomainEvent[]) => given({ events }), givenState: (state: unknown) => given({ state }) };
+}
+
+/** A reaction's specification: `when` hands it an event, to the step of its type (none: no actions). */
+export const reactionSpecification = (reaction: Reaction) =>
+  specificationOf((event: StoredEvent<AnyEvent>) => reaction.on[event.type] as AnyStep | undefined);
+
+/** A follow-up step's specification: `when` hands it what an action's outcome or a `next` gives it. */
+export const stepSpecification = <I, S>(step: Step<I, S>) => specificationOf((_: I) => step as AnyStep);

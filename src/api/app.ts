@@ -13,7 +13,7 @@ import { authRoutes } from './auth.ts';
 import { signInLimits } from './sign-in.ts';
 import { errorCodes } from '../errors.ts';
 import type { AppDeps } from './deps.ts';
-import { registerErrorHandling } from './errors.ts';
+import { answerFrameworkError, registerErrorHandling } from './errors.ts';
 import { attemptCountStore } from '../db/attempt-counts.ts';
 import { healthRoutes } from './health.ts';
 import { keySurface } from './key-auth.ts';
@@ -56,6 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // a hop count as the function proxy-addr makes of it (fastify's types take no number): the n nearest hops
     trustProxy: typeof deps.config.trustProxy === 'number' ? hopsTrusted(deps.config.trustProxy) : deps.config.trustProxy,
     return503OnClosing: true,
+    frameworkErrors: answerFrameworkError,
   });
   // While closing, answers end their keep-alive connection, so close() does not wait for idle clients.
   let closing = false;

@@ -25,6 +25,8 @@ const isPageSurface = (request: FastifyRequest) => request.routeOptions.config?.
 
 /** The body of a refusal in the route's surface's shape, with its code's status. */
 function send(request: FastifyRequest, reply: FastifyReply, error: DomainError, session = isSessionSurface(request)) {
+  // every 503 says when to ask again (a refusal's own 503, as no holding account free, too)
+  if (error.status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', String(unavailableRetryAfterSeconds));
   if (isPageSurface(request)) return sendErrorPage(request, reply, error);
   if (session) return reply.code(error.status).send({ ok: false, message: error.message });
   return reply.code(error.status).send({ status: 'error', code: error.code, message: error.message, errors: error.errors });
@@ -46,6 +48,9 @@ const codeForStatus: Partial<Record<number, ErrorCode>> = {
 
 /** What a client waits before trying again while the database is away (the embedded one restarts within seconds). */
 const databaseRetryAfterSeconds = 5;
+
+/** What a client waits before trying again after a refusal of its own 503 (no holding account free, an amount lapsed). */
+const unavailableRetryAfterSeconds = 5;
 
 /** What a client waits before trying again after losing a race: the writer that won is done by then. */
 const busyRetryAfterSeconds = 1;
@@ -103,6 +108,22 @@ export function registerErrorHandling(app: FastifyInstance, database?: DatabaseW
     return send(request, reply, refuse('INTERNAL_ERROR'));
   });
   app.setNotFoundHandler(answerNotFound);
+}
+
+/** What the router itself refuses before any route runs: a path that is not URL text, a path id longer than it takes. */
+const frameworkRefusals: Record<string, string> = {
+  FST_ERR_BAD_URL: 'The path is not valid percent-encoded UTF-8',
+  FST_ERR_MAX_PARAM_LENGTH: 'A path parameter is longer than the service takes',
+  FST_ERR_ASYNC_CONSTRAINT: 'The request matches no route',
+};
+
+/**
+ * fastify's `frameworkErrors`: the router's refusals in the error envelope, never its own shape (which echoes the
+ * path). A 400 BAD_REQUEST; nothing ran.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const message = frameworkRefusals[error.code] ?? 'Bad request';
+  return send(request, reply, refuse('BAD_REQUEST', { message, errors: [{ path: 'params', message }] }), false);
 }
 
 /** The methods a route can be declared with; HEAD is there wherever GET is (fastify adds it). */

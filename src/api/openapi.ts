@@ -73,7 +73,8 @@ function errorStatuses(method: string, path: string, schema: Schema, security: S
   if (path.startsWith('/api/admin/')) statuses.add(403);
   // the session surfaces refuse a write from another origin's page
   if (unsafe(method) && /^\/api\/(auth|dashboard|admin)\//.test(path)) statuses.add(403);
-  if (path.includes('{')) statuses.add(404);
+  // a path id that is no URL text or longer than the router takes is refused before any handler (400)
+  if (path.includes('{')) [400, 404].forEach(s => statuses.add(s));
   if (unsafe(method)) [413, 415].forEach(s => statuses.add(s));
   [500, 503].forEach(s => statuses.add(s));
   return [...statuses].sort((a, b) => a - b);
@@ -81,6 +82,8 @@ function errorStatuses(method: string, path: string, schema: Schema, security: S
 
 function errorResponseOf(status: number, path: string, method: string) {
   const headers = status === 429 || status === 503 ? { headers: retryAfter } : {};
+  // not ready: the readiness body (src/api/schemas/health.ts), for a probe that need not wait
+  if (status === 503 && path === '/ready') return { description: 'Not ready: the same body, status not_ready' };
   if (status === 404 && method === 'GET' && /^\/pay\/\{paymentId\}$/.test(path))
     return { description: 'No such payment: a page saying so', content: { 'text/html': { schema: { type: 'string' } } } };
   const envelope = path.startsWith('/api/auth/') ? 'SessionErrorResponse' : 'ErrorResponse';

@@ -72,3 +72,14 @@ describe('an unknown path', () => {
     expect(response.json()).toMatchObject({ status: 'error', code: 'NOT_FOUND' });
   });
 });
+
+describe('a path the router itself refuses, before any route runs', () => {
+  it('answers a path that is not UTF-8, or an id longer than the router takes, 400 in the error envelope without echoing the path', async () => {
+    for (const url of ['/api/v1/accounts/%E0%A4', `/api/v1/accounts/${'x'.repeat(200)}`, '/pay/%ED%A0%80', `/api/v1/payments/status/${'😀'.repeat(60)}`]) {
+      const response = await withKey('GET', url);
+      expect(response.statusCode, `${url}: ${response.body}`).toBe(400);
+      expect(response.json()).toEqual({ status: 'error', code: 'BAD_REQUEST', message: expect.any(String), errors: [{ path: 'params', message: expect.any(String) }] });
+      expect(response.body).not.toContain('xxxxxxxx');
+    }
+  });
+});

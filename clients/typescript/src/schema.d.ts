@@ -1453,6 +1453,52 @@ export interface components {
             ok: true;
         };
         /**
+         * @description The process answers
+         * @example {
+         *       "status": "ok"
+         *     }
+         */
+        Health: {
+            /** @constant */
+            status: "ok";
+        };
+        /** @description A projection, saga or subscriber that is stuck or waiting */
+        SubscriberProblem: {
+            subscriber: string;
+            /** @enum {string} */
+            state: "stuck" | "waiting";
+            error: string;
+            since: string;
+            attempts: number;
+            /** @description The event it is stuck at: its stream, revision, type and position in the log */
+            event?: {
+                streamId: string;
+                revision: number;
+                type: string;
+                position: string;
+            };
+        };
+        /**
+         * @description Ready or not for anyone; what is wrong only for the operator
+         * @example {
+         *       "status": "ready"
+         *     }
+         */
+        Readiness: {
+            /** @enum {string} */
+            status: "ready" | "not_ready";
+            /** @description For the operator: each check, true when fine */
+            checks?: {
+                [key: string]: boolean;
+            };
+            /** @description For the operator: the subscribers that are not fine */
+            subscribers?: components["schemas"]["SubscriberProblem"][];
+            /** @description For the operator: the holiday calendar's coverage and the like */
+            details?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
          * @description A payment request (the interface's Payment resource)
          * @example {
          *       "id": "3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
@@ -2770,6 +2816,31 @@ export interface components {
             data: components["schemas"]["PaymentPageStatus"];
         };
         /**
+         * @description The payment's status, and whether its account is being checked
+         * @example {
+         *       "status": "success",
+         *       "checking": true,
+         *       "data": {
+         *         "status": "PENDING",
+         *         "type": "QRIS-DYNAMIC",
+         *         "amount": 150000,
+         *         "uniqueCode": 123,
+         *         "totalAmount": 150123,
+         *         "qrisImage": "https://pay.example.com/pay/7c9e6679-7425-40de-944b-e07fc1f90ae7/qris.png",
+         *         "expiresAt": "2026-01-05T04:00:00.000Z",
+         *         "redirectUrl": "https://shop.example.com/thanks",
+         *         "now": "2026-01-05T03:00:00.000Z"
+         *       }
+         *     }
+         */
+        PaymentCheckResponse: {
+            /** @constant */
+            status: "success";
+            /** @description true while a check of the receiving account runs: poll the status */
+            checking: boolean;
+            data: components["schemas"]["PaymentPageStatus"];
+        };
+        /**
          * @description The banks one can transfer to: copy one's instId, instLocalName, payMethod and payOption to bank-init
          * @example {
          *       "success": true,
@@ -3180,7 +3251,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Health"];
                 };
             };
             /** @description Internal error */
@@ -3220,7 +3291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
             /** @description Internal error */
@@ -3232,15 +3303,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Unavailable: retry after Retry-After seconds */
+            /** @description Not ready: the same body, status not_ready */
             503: {
                 headers: {
-                    /** @description Seconds to wait before trying again */
-                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
         };
@@ -3948,6 +4017,15 @@ export interface operations {
             };
             /** @description No valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4996,6 +5074,15 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6296,6 +6383,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Unprocessable */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Internal error */
             500: {
                 headers: {
@@ -6886,6 +6982,15 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7548,6 +7653,15 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8393,6 +8507,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Internal error */
             500: {
                 headers: {
@@ -8433,6 +8556,15 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description No such payment: a page saying so */
@@ -8483,7 +8615,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["PaymentPageStatusResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description Not found */
@@ -8640,7 +8781,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["PaymentCheckResponse"];
+                };
+            };
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentCheckResponse"];
                 };
             };
             /** @description Bad request: the input is refused (see code and errors) */
@@ -8730,6 +8880,15 @@ export interface operations {
                 };
                 content: {
                     "image/png": string;
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description Not found */

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { accountOperations } from './accounts.ts';
 import { authOperations } from './auth.ts';
+import { healthOperations } from './health.ts';
 import { paymentGatewayOperations } from './index-payments.ts';
 import { payOperations } from './pay.ts';
 import { transferOperations } from './transfers.ts';
@@ -18,6 +19,7 @@ export type DocumentedOperation = {
 };
 
 export const documentedOperations: Record<string, DocumentedOperation> = {
+  ...healthOperations,
   ...authOperations,
   ...accountOperations,
   ...transferOperations,

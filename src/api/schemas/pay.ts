@@ -34,6 +34,15 @@ export const paymentPageStatus = z.object({
 export const paymentPageStatusResponse = z.object({ status: z.literal('success'), data: paymentPageStatus })
   .meta({ id: 'PaymentPageStatusResponse', description: 'The payment\'s status for its page', examples: [{ status: 'success', data: statusExample }] });
 
+/** "Saya sudah bayar": whether a check of the receiving account runs (202 when this request started it). */
+export const paymentCheckResponse = z.object({
+  status: z.literal('success'),
+  checking: z.boolean().describe('true while a check of the receiving account runs: poll the status'),
+  data: paymentPageStatus,
+}).meta({ id: 'PaymentCheckResponse', description: 'The payment\'s status, and whether its account is being checked', examples: [{ status: 'success', checking: true, data: statusExample }] });
+
 export const payOperations: Record<string, DocumentedOperation> = {
   'POST /pay/{paymentId}/method': { body: { 'application/json': methodRequest }, responses: { 200: paymentPageStatusResponse } },
+  'GET /pay/{paymentId}/status.json': { responses: { 200: paymentPageStatusResponse } },
+  'POST /pay/{paymentId}/check': { responses: { 200: paymentCheckResponse, 202: paymentCheckResponse } },
 };

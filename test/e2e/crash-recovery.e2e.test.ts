@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/db/embedded.ts';
 import { spawnService, type RunningService } from '../support/process.ts';
+import { checkedFetch } from '../support/contract-fetch.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-crash-'));
 let running: RunningService | undefined;
@@ -23,7 +24,7 @@ async function register(url: string, n: number): Promise<Acked | null> {
   const email = `crash-${n}@example.com`;
   const password = `password-${n}`;
   try {
-    const response = await fetch(`${url}/api/auth/register`, {
+    const response = await checkedFetch(`${url}/api/auth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: `Crash ${n}`, email, password }),
@@ -64,10 +65,10 @@ describe('a crash after acknowledging', () => {
 
     running = await spawnService(env);
     for (const user of acked) {
-      const me = await fetch(`${running.url}/api/auth/me`, { headers: { cookie: `svc_token=${user.cookie}` } });
+      const me = await checkedFetch(`${running.url}/api/auth/me`, { headers: { cookie: `svc_token=${user.cookie}` } });
       expect(me.status).toBe(200);
       expect(((await me.json()) as { email: string }).email).toBe(user.email);
-      const login = await fetch(`${running.url}/api/auth/login`, {
+      const login = await checkedFetch(`${running.url}/api/auth/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ email: user.email, password: user.password }),

@@ -5,6 +5,7 @@ import { signedInAdmin } from '../support/gateway.ts';
 import { freshPhone } from '../support/payments.ts';
 import { sandboxOf } from '../support/sandbox.ts';
 import type { TestService } from '../support/service.ts';
+import { checkedFetch } from '../support/contract-fetch.ts';
 
 let service: TestService;
 let browser: Browser;
@@ -65,7 +66,7 @@ describe('the dashboard in Chromium on a phone-sized screen', () => {
     const key = await page.locator('#new-key-value').innerText();
     expect(key).toMatch(/^svc_live_/);
     await fitsThePhone(page);
-    const used = await fetch(`${baseUrl}/api/v1/accounts`, { headers: { 'x-api-key': key } });
+    const used = await checkedFetch(`${baseUrl}/api/v1/accounts`, { headers: { 'x-api-key': key } });
     expect(used.status).toBe(200);
 
     await tabTo(page, 'header summary');
@@ -81,7 +82,7 @@ describe('the dashboard in Chromium on a phone-sized screen', () => {
 
   it('shows a wrong password on the form, and signs in to the page that was asked for', async () => {
     const email = `tono-${Date.now()}@example.com`;
-    const registered = await fetch(`${baseUrl}/api/auth/register`, {
+    const registered = await checkedFetch(`${baseUrl}/api/auth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Tono', email, password: 'rahasia123' }),

@@ -9,6 +9,7 @@ import { createPayment, linkServiceWallet, paymentBody } from '../support/paymen
 import { spawnService, type RunningService } from '../support/process.ts';
 import { eventually } from '../support/sandbox.ts';
 import { startTestService } from '../support/service.ts';
+import { checkedFetch } from '../support/contract-fetch.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-dbloss-'));
 let running: RunningService | undefined;
@@ -27,14 +28,14 @@ async function json(response: Response) {
 
 /** A user with an API key and a WALLET-D account to be paid into, through HTTP as a merchant would. */
 async function merchant(url: string) {
-  const registered = await fetch(`${url}/api/auth/register`, {
+  const registered = await checkedFetch(`${url}/api/auth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'Toko', email: 'toko@example.com', password: 'rahasia123' }),
   });
   const cookie = /svc_token=([^;]+)/.exec(registered.headers.get('set-cookie') ?? '')![1]!;
   const created = await json(
-    await fetch(`${url}/api/dashboard/api-keys`, {
+    await checkedFetch(`${url}/api/dashboard/api-keys`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', cookie: `svc_token=${cookie}` },
       body: JSON.stringify({ name: 'shop' }),
@@ -42,7 +43,7 @@ async function merchant(url: string) {
   );
   const key = created.body.data!.key as string;
   const call = (method: string, route: string, body?: unknown) =>
-    fetch(`${url}${route}`, {
+    checkedFetch(`${url}${route}`, {
       method,
       headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
@@ -102,7 +103,7 @@ describe('losing the database under a running service', () => {
     }
     const ready = await (async () => {
       for (let i = 0; i < 100; i++) {
-        const r = await fetch(`${running!.url}/ready`);
+        const r = await checkedFetch(`${running!.url}/ready`);
         if (r.status === 200) return true;
         await new Promise(r => setTimeout(r, 200));
       }

@@ -7,6 +7,7 @@ import { freePort } from '../../src/db/embedded.ts';
 import { decodeQrPng } from '../support/payments.ts';
 import { spawnService, type RunningService } from '../support/process.ts';
 import { startReceiver } from '../webhooks/support.ts';
+import { checkedFetch } from '../support/contract-fetch.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-fast-'));
 let running: RunningService | undefined;
@@ -32,19 +33,19 @@ describe('a payment paid in the sandbox, with nobody asking for a sync', () => {
     const url = running.url;
     receiver = await startReceiver();
 
-    const registered = await fetch(`${url}/api/auth/register`, {
+    const registered = await checkedFetch(`${url}/api/auth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Toko', email: 'toko@example.com', password: 'rahasia123' }),
     });
     const cookie = /svc_token=([^;]+)/.exec(registered.headers.get('set-cookie') ?? '')![1]!;
-    const key = (await json(await fetch(`${url}/api/dashboard/api-keys`, {
+    const key = (await json(await checkedFetch(`${url}/api/dashboard/api-keys`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', cookie: `svc_token=${cookie}` },
       body: JSON.stringify({ name: 'shop' }),
     }))).body.data.key as string;
     const call = async (method: string, route: string, body?: unknown) =>
-      json(await fetch(`${url}${route}`, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined }));
+      json(await checkedFetch(`${url}${route}`, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined }));
 
     const hook = await call('POST', '/api/v1/webhooks', { url: receiver.url });
     expect(hook.status).toBe(200);
@@ -56,8 +57,8 @@ describe('a payment paid in the sandbox, with nobody asking for a sync', () => {
     expect(created.status).toBe(200);
     const payment = created.body.data as { id: string; qrisImage: string; totalAmount: number };
 
-    const png = Buffer.from(await (await fetch(payment.qrisImage.replace(/^https?:\/\/[^/]+/, url))).arrayBuffer());
-    const paid = await fetch(`http://127.0.0.1:${sandboxPort}/sandbox/payments`, {
+    const png = Buffer.from(await (await checkedFetch(payment.qrisImage.replace(/^https?:\/\/[^/]+/, url))).arrayBuffer());
+    const paid = await checkedFetch(`http://127.0.0.1:${sandboxPort}/sandbox/payments`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ qris: (await decodeQrPng(png)).payload }),

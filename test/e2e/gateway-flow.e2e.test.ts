@@ -9,6 +9,7 @@ import { freePort } from '../../src/db/embedded.ts';
 import { decodeQrPng } from '../support/payments.ts';
 import { spawnService, type RunningService } from '../support/process.ts';
 import { startReceiver } from '../webhooks/support.ts';
+import { checkedFetch } from '../support/contract-fetch.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-gateway-'));
@@ -38,7 +39,7 @@ type Answer = { status: number; body: Record<string, any>; text: string; type: s
 /** A caller of the running service: with an API key, a session cookie, or nothing. */
 function caller(url: string, auth: { key?: string; cookie?: string } = {}) {
   return async (method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
-    const response = await fetch(`${url}${route}`, {
+    const response = await checkedFetch(`${url}${route}`, {
       method,
       headers: {
         // the session surfaces take JSON only, bodyless posts included
@@ -90,7 +91,7 @@ describe('the payment gateway end to end, through HTTP, on the test clock', () =
     await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'create-admin', '--name', 'Admin', '--email', 'admin@example.com', '--password', 'rahasia123'], { cwd: root, env });
     // the CLI wrote to the event store: the service's read model has the admin a moment later
     const adminLogin = await until('admin can log in', async () => {
-      const response = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: 'rahasia123' }) });
+      const response = await checkedFetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: 'rahasia123' }) });
       return response.status === 200 && response;
     });
     const adminSession = caller(url, { cookie: cookieOf(adminLogin) });
@@ -101,7 +102,7 @@ describe('the payment gateway end to end, through HTTP, on the test clock', () =
     expect((await adminSession('POST', '/api/admin/gateway/holding-accounts', { accountId: wallet.body.accountId })).status).toBe(201);
 
     // a merchant asks for access, is approved, passes the fee to the buyer and listens to webhooks
-    const registered = await fetch(`${url}/api/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Toko', email: 'toko@example.com', password: 'rahasia123' }) });
+    const registered = await checkedFetch(`${url}/api/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Toko', email: 'toko@example.com', password: 'rahasia123' }) });
     const merchantSession = caller(url, { cookie: cookieOf(registered) });
     const merchantId = (await merchantSession('GET', '/api/auth/me')).body.id as string;
     const merchant = caller(url, { key: (await merchantSession('POST', '/api/dashboard/api-keys', { name: 'shop' })).body.data.key as string });
@@ -119,8 +120,8 @@ describe('the payment gateway end to end, through HTTP, on the test clock', () =
     const payment = created.body.data as { id: string; amount: number; totalAmount: number; uniqueCode: number; qrisImage: string; metadata: { baseAmount: number } };
     const fee = payment.amount - 150_000; // raised so that the merchant is credited exactly what was asked
     expect(payment.metadata).toEqual({ baseAmount: 150_000, fee, net: payment.totalAmount - fee });
-    const png = Buffer.from(await (await fetch(payment.qrisImage.replace(/^https?:\/\/[^/]+/, url))).arrayBuffer());
-    const paid = await fetch(`http://127.0.0.1:${sandboxPort}/sandbox/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ qris: (await decodeQrPng(png)).payload }) });
+    const png = Buffer.from(await (await checkedFetch(payment.qrisImage.replace(/^https?:\/\/[^/]+/, url))).arrayBuffer());
+    const paid = await checkedFetch(`http://127.0.0.1:${sandboxPort}/sandbox/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ qris: (await decodeQrPng(png)).payload }) });
     expect(paid.ok).toBe(true);
     await open('POST', `/pay/${payment.id}/check`); // "Saya sudah bayar"
     await until('payment completed', async () => (await merchant('GET', `/api/v1/payments/status/${payment.id}`)).body.data.status === 'COMPLETED');

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/db/embedded.ts';
 import { projections } from '../../src/projections/all.ts';
 import { spawnService, type RunningService } from '../support/process.ts';
+import { checkedFetch } from '../support/contract-fetch.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-replay-'));
@@ -40,7 +41,7 @@ function watch(url: string, route: string, headers: Record<string, string> = {})
   const done = (async () => {
     while (!seen.stop) {
       const started = performance.now();
-      const response = await fetch(`${url}${route}`, { headers });
+      const response = await checkedFetch(`${url}${route}`, { headers });
       await response.arrayBuffer();
       seen.slowestMs = Math.max(seen.slowestMs, performance.now() - started);
       seen.answers++;
@@ -56,20 +57,20 @@ describe('verify-read-models and rebuild-read-models on a running service under 
     const sandboxPort = await freePort();
     running = await spawnService({ DATA_DIR: dataDir, PORT: String(await freePort()), SANDBOX_PORT: String(sandboxPort) });
     const url = running.url;
-    const registered = await fetch(`${url}/api/auth/register`, {
+    const registered = await checkedFetch(`${url}/api/auth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Toko', email: 'toko@example.com', password: 'rahasia123' }),
     });
     const cookie = /svc_token=([^;]+)/.exec(registered.headers.get('set-cookie') ?? '')![1]!;
-    const keyed = await fetch(`${url}/api/dashboard/api-keys`, {
+    const keyed = await checkedFetch(`${url}/api/dashboard/api-keys`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', cookie: `svc_token=${cookie}` },
       body: JSON.stringify({ name: 'shop' }),
     });
     const key = ((await keyed.json()) as { data: { key: string } }).data.key;
     const call = async (method: string, route: string, body?: unknown) => {
-      const response = await fetch(`${url}${route}`, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      const response = await checkedFetch(`${url}${route}`, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
       const text = await response.text();
       return { status: response.status, text, body: JSON.parse(text) as { accountId?: string; data?: { id: string; totalAmount: number } } };
     };
@@ -87,7 +88,7 @@ describe('verify-read-models and rebuild-read-models on a running service under 
       created.push(answer.body.data!);
     };
     const payOne = async (i: number) => {
-      await fetch(`http://127.0.0.1:${sandboxPort}/sandbox/payments`, {
+      await checkedFetch(`http://127.0.0.1:${sandboxPort}/sandbox/payments`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ accountNumber: phoneNumber, providerCode: 'WALLET-D', amount: created[i]!.totalAmount }),

@@ -11,6 +11,7 @@ import { advisoryLocksHeld, spawnSandbox, spawnService, type RunningService } fr
 import { eventually } from '../support/sandbox.ts';
 import { testSigningKey } from '../support/signing-key.ts';
 import { startReceiver } from '../webhooks/support.ts';
+import { checkedFetch } from '../support/contract-fetch.ts';
 
 /**
  * Issue 26's end-to-end test: two service processes and a sandbox process started at the same moment on one fresh
@@ -38,7 +39,7 @@ afterAll(async () => {
 type Answer = { status: number; json: Record<string, any>; headers: Headers };
 
 async function send(base: string, method: string, url: string, init: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
-  const response = await fetch(`${base}${url}`, {
+  const response = await checkedFetch(`${base}${url}`, {
     method,
     headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),

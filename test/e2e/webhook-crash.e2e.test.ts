@@ -8,6 +8,7 @@ import { spawnService, type RunningService } from '../support/process.ts';
 import { eventually } from '../support/sandbox.ts';
 import { startReceiver } from '../webhooks/support.ts';
 import { testSigningKey } from '../support/signing-key.ts';
+import { checkedFetch } from '../support/contract-fetch.ts';
 
 /**
  * The service is killed (SIGKILL) while its webhook runner waits for a slow receiver, and started again: every
@@ -28,7 +29,7 @@ afterAll(async () => {
 });
 
 async function call(base: string, method: string, url: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {
-  const response = await fetch(`${base}${url}`, {
+  const response = await checkedFetch(`${base}${url}`, {
     method,
     headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),

@@ -5,6 +5,7 @@ import { TestClock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createService, type Service, type ServiceOptions } from '../../src/service.ts';
+import { checkAnswersAgainstDocument } from './contract-inject.ts';
 import { freshDatabaseUrl } from './database.ts';
 import { testSigningKey } from './signing-key.ts';
 
@@ -32,5 +33,6 @@ export async function startTestService(env: Record<string, string> = {}, options
     connector: { attempts: 1, backoffMs: 10, breakerHalfOpenMs: 50, timeoutMs: 5000 },
     ...options,
   });
+  checkAnswersAgainstDocument(service.app);
   return Object.assign(service, { clock, config });
 }

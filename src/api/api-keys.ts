@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createApiKey, revokeApiKey } from '../commands/api-key.ts';
+import { createApiKey } from '../commands/api-key.ts';
+import { revokeApiKeyAtOnce } from '../commands/api-key-revocation.ts';
 import { listApiKeys } from '../projections/api-keys.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
@@ -39,8 +40,7 @@ export function apiKeyRoutes(deps: AppDeps, keys: ApiKeyCache) {
 
     app.delete('/:id', { schema: { params: keyParams } }, async request => {
       const { userId } = request.principal!;
-      await revokeApiKey(deps, userId, request.params.id);
-      keys.forget(request.params.id);
+      await revokeApiKeyAtOnce(deps, keys, userId, request.params.id);
       return { status: 'success', data: { id: request.params.id, revoked: true } };
     });
   };

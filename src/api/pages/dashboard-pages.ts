@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { createApiKey, revokeApiKey } from '../../commands/api-key.ts';
+import { createApiKey } from '../../commands/api-key.ts';
+import { revokeApiKeyAtOnce } from '../../commands/api-key-revocation.ts';
 import { endSession } from '../../commands/login.ts';
 import { addWebhookEndpoint, removeWebhookEndpoint } from '../../commands/webhook-endpoints.ts';
 import { DomainError, refuse } from '../../errors.ts';
@@ -82,8 +83,7 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
     );
     app.post<{ Params: { id: string } }>('/api-keys/:id/revoke', async (request, reply) => {
       const keyId = pathId(request.params.id, () => refuse('NOT_FOUND', { words: 'API key tidak ditemukan' }));
-      await revokeApiKey(deps, request.viewer!.user.id, keyId);
-      keys.forget(keyId);
+      await revokeApiKeyAtOnce(deps, keys, request.viewer!.user.id, keyId);
       return seeOther(reply, '/dashboard/api-keys', 'key-revoked');
     });
 

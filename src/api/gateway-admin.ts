@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { decideGatewayAccess, type GatewayAccessCommand } from '../commands/gateway-access.ts';
+import { approveGatewayAccess, deactivateGatewayAccess, rejectGatewayAccess } from '../commands/gateway-access-decisions.ts';
 import { markHoldingAccount, unmarkHoldingAccount } from '../commands/holding-accounts.ts';
 import { findGatewayAccess, listGatewayAccess, listHoldingAccounts, type GatewayAccessRow } from '../projections/gateway-access.ts';
 import { text } from '../text.ts';
@@ -35,11 +35,8 @@ export function adminGatewayRoutes(deps: AppDeps) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
     const adminOf = (request: { principal: { userId: string } | null }) => request.principal!.userId;
 
-    /** Runs an access command on the merchant's stream, and answers the request as the read model then shows it. */
-    const review = async (adminId: string, userId: string, command: GatewayAccessCommand) => {
-      await decideGatewayAccess(deps, userId, command, `admin:${adminId}`);
-      return { status: 'success', data: presentRequest((await findGatewayAccess(deps.pool, userId))!) };
-    };
+    /** The request as the read model shows it once the decision is made. */
+    const decided = async (userId: string) => ({ status: 'success', data: presentRequest((await findGatewayAccess(deps.pool, userId))!) });
 
     app.get('/access-requests', { schema: { querystring: listQuery } }, async request => ({
       status: 'success',
@@ -47,18 +44,18 @@ export function adminGatewayRoutes(deps: AppDeps) {
     }));
 
     app.post('/access-requests/:userId/approve', { schema: { params: userParams } }, async request => {
-      const adminId = adminOf(request);
-      return review(adminId, request.params.userId, { type: 'ApproveGatewayAccess', adminId, now: deps.clock.now() });
+      await approveGatewayAccess(deps, adminOf(request), request.params.userId);
+      return decided(request.params.userId);
     });
 
     app.post('/access-requests/:userId/reject', { schema: { params: userParams, body: noteBody } }, async request => {
-      const adminId = adminOf(request);
-      return review(adminId, request.params.userId, { type: 'RejectGatewayAccess', adminId, note: request.body.note, now: deps.clock.now() });
+      await rejectGatewayAccess(deps, adminOf(request), request.params.userId, request.body.note);
+      return decided(request.params.userId);
     });
 
     app.post('/merchants/:userId/deactivate', { schema: { params: userParams, body: noteBody } }, async request => {
-      const adminId = adminOf(request);
-      return review(adminId, request.params.userId, { type: 'DeactivateGatewayAccess', adminId, note: request.body.note, now: deps.clock.now() });
+      await deactivateGatewayAccess(deps, adminOf(request), request.params.userId, request.body.note);
+      return decided(request.params.userId);
     });
 
     const presentHolding = async () =>

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { decideGatewayAccess } from '../commands/gateway-access.ts';
+import { changeGatewayFeeMode, requestGatewayAccess } from '../commands/gateway-access-decisions.ts';
 import type { GatewaySettings } from '../config.ts';
 import type { Queryable } from '../db/pool.ts';
 import { paymentMethodOf } from '../domain/payment-methods.ts';
@@ -71,7 +71,6 @@ const settingsBody = z.object({ feeToCustomer: z.boolean() });
 export function dashboardGatewayRoutes(deps: AppDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
-    const actor = (userId: string) => `user:${userId}`;
 
     app.get('/', async request => {
       const { row, ...info } = await gatewayInformation(deps.pool, deps.config.gateway, request.principal!.userId);
@@ -80,13 +79,13 @@ export function dashboardGatewayRoutes(deps: AppDeps) {
 
     app.post('/access-request', { schema: { body: accessRequestBody } }, async (request, reply) => {
       const userId = request.principal!.userId;
-      await decideGatewayAccess(deps, userId, { type: 'RequestGatewayAccess', business: request.body, now: deps.clock.now() }, actor(userId));
+      await requestGatewayAccess(deps, userId, request.body);
       return reply.code(201).send({ status: 'success', data: presentAccess(await findGatewayAccess(deps.pool, userId)) });
     });
 
     app.patch('/settings', { schema: { body: settingsBody } }, async request => {
       const userId = request.principal!.userId;
-      await decideGatewayAccess(deps, userId, { type: 'ChangeGatewayFeeMode', feeToCustomer: request.body.feeToCustomer, now: deps.clock.now() }, actor(userId));
+      await changeGatewayFeeMode(deps, userId, request.body.feeToCustomer);
       return { status: 'success', data: presentAccess(await findGatewayAccess(deps.pool, userId)) };
     });
   };

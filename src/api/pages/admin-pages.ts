@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { decideGatewayAccess, type GatewayAccessCommand } from '../../commands/gateway-access.ts';
+import { approveGatewayAccess, deactivateGatewayAccess, rejectGatewayAccess } from '../../commands/gateway-access-decisions.ts';
 import { payWithdrawal, rejectWithdrawal } from '../../commands/gateway-withdrawals.ts';
 import { choosePayoutAccount, currentPayoutAccount } from '../../commands/payout-account.ts';
 import { payOutWithdrawal } from '../../commands/withdrawal-payout.ts';
@@ -70,18 +70,25 @@ export function adminPages(deps: AppDeps) {
     };
     app.get('/access', (request, reply) => accessPage(request, reply));
     const merchantNotFound = () => refuse('NOT_FOUND', { words: 'Merchant tidak ditemukan' });
-    const review = (done: string, command: (request: FastifyRequest, admin: string) => GatewayAccessCommand) =>
+    /** Runs a decision on the merchant the path names, then back to the review; `run` answers what it did. */
+    const review = (run: (request: FastifyRequest, merchantId: string) => Promise<string>) =>
       async (request: FastifyRequest<{ Params: { userId: string } }>, reply: FastifyReply) => {
-        const userId = pathId(request.params.userId, merchantNotFound);
-        return decide(reply, '/admin/access', error => accessPage(request, reply, error), async () => {
-          const admin = adminId(request);
-          await decideGatewayAccess(deps, userId, command(request, admin), `admin:${admin}`);
-          return done;
-        });
+        const merchantId = pathId(request.params.userId, merchantNotFound);
+        return decide(reply, '/admin/access', error => accessPage(request, reply, error), () => run(request, merchantId));
       };
-    app.post('/access/:userId/approve', review('approved', (_request, admin) => ({ type: 'ApproveGatewayAccess', adminId: admin, now: deps.clock.now() })));
-    app.post('/access/:userId/reject', review('rejected', (request, admin) => ({ type: 'RejectGatewayAccess', adminId: admin, note: note.parse(field(request, 'note') ?? ''), now: deps.clock.now() })));
-    app.post('/access/:userId/deactivate', review('deactivated', (request, admin) => ({ type: 'DeactivateGatewayAccess', adminId: admin, note: note.parse(field(request, 'note') ?? ''), now: deps.clock.now() })));
+    const noteOf = (request: FastifyRequest) => note.parse(field(request, 'note') ?? '');
+    app.post('/access/:userId/approve', review(async (request, merchantId) => {
+      await approveGatewayAccess(deps, adminId(request), merchantId);
+      return 'approved';
+    }));
+    app.post('/access/:userId/reject', review(async (request, merchantId) => {
+      await rejectGatewayAccess(deps, adminId(request), merchantId, noteOf(request));
+      return 'rejected';
+    }));
+    app.post('/access/:userId/deactivate', review(async (request, merchantId) => {
+      await deactivateGatewayAccess(deps, adminId(request), merchantId, noteOf(request));
+      return 'deactivated';
+    }));
 
     // holding accounts: the admin's own linked accounts, marked
     const holdingPage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { decideGatewayAccess } from '../../commands/gateway-access.ts';
+import { changeGatewayFeeMode, requestGatewayAccess } from '../../commands/gateway-access-decisions.ts';
 import { requestWithdrawal } from '../../commands/gateway-withdrawals.ts';
 import { z } from 'zod';
 import { DomainError, refuse } from '../../errors.ts';
@@ -52,21 +52,20 @@ export function gatewayPages(deps: AppDeps) {
         async () => seeOther(reply, '/dashboard/gateway', await run(request, request.viewer!.user.id)),
         error => page(request, reply, { error, formName }),
       );
-    const actor = (merchantId: string) => `user:${merchantId}`;
 
     app.get('/gateway', (request, reply) => page(request, reply));
     await gatewayStatementPages(deps)(app);
 
     app.post('/gateway/access-request', form('access', async (request, merchantId) => {
       const business = parseBody(accessRequestBody, textFields(request.body), 'Data usaha belum lengkap');
-      await decideGatewayAccess(deps, merchantId, { type: 'RequestGatewayAccess', business, now: deps.clock.now() }, actor(merchantId));
+      await requestGatewayAccess(deps, merchantId, business);
       return 'requested';
     }));
 
     app.post('/gateway/settings', form('fee', async (request, merchantId) => {
       const value = (request.body as { feeToCustomer?: unknown } | undefined)?.feeToCustomer;
       if (value !== 'true' && value !== 'false') throw refuse('VALIDATION_ERROR', { words: 'Pilih siapa yang menanggung biaya' });
-      await decideGatewayAccess(deps, merchantId, { type: 'ChangeGatewayFeeMode', feeToCustomer: value === 'true', now: deps.clock.now() }, actor(merchantId));
+      await changeGatewayFeeMode(deps, merchantId, value === 'true');
       return 'saved';
     }));
 

@@ -7,7 +7,7 @@ import type { StateCache } from '../commands/state-cache.ts';
 import { sagaOf, type Saga } from './runner.ts';
 import { gatewayLedgerCredits } from './gateway-ledger.ts';
 import { paymentMatchingSaga } from './payment-matching.ts';
-import { paymentWebhooksSaga } from './payment-webhooks.ts';
+import { paymentWebhooks } from './payment-webhooks.ts';
 import { walletLoginSaga } from './wallet-login.ts';
 import { transferWebhooksSaga } from './transfer-webhooks.ts';
 import { withdrawalWebhooksSaga } from './withdrawal-webhooks.ts';
@@ -19,6 +19,6 @@ export type ServiceSagaDeps = SagaDeps & { pool: pg.Pool; publicBaseUrl: string 
 
 /** Every process manager the service runs. Payment matching, expiry, OTP login and webhooks join here. */
 export function sagas(deps: ServiceSagaDeps): Saga[] {
-  const reactions = [gatewayLedgerCredits];
-  return [walletLoginSaga(deps), paymentMatchingSaga(deps), paymentWebhooksSaga(deps), ...reactions.map(r => sagaOf(r, deps)), transferWebhooksSaga(deps), withdrawalWebhooksSaga(deps)];
+  const reactions = [paymentWebhooks(deps.publicBaseUrl), gatewayLedgerCredits];
+  return [walletLoginSaga(deps), paymentMatchingSaga(deps), ...reactions.map(r => sagaOf(r, deps)), transferWebhooksSaga(deps), withdrawalWebhooksSaga(deps)];
 }

@@ -34,7 +34,7 @@ function specificationOf<I>(stepFor: (input: I) => AnyStep | undefined) {
         then: (expected: Action[]) => expect(run()).toEqual(expected),
         thenThrows: (message: string) => expect(run).toThrow(message),
         /** what the step asks the runner to read before it decides */
-        reads: (expected: Read<unknown> | undefined) => expect(read).toEqual(expected),
+        reads: (expected: Read<never> | undefined) => expect(read).toEqual(expected),
       };
     },
   });

@@ -9,7 +9,7 @@ import { gatewayLedgerCredits } from './gateway-ledger.ts';
 import { paymentMatchingSaga } from './payment-matching.ts';
 import { paymentWebhooks } from './payment-webhooks.ts';
 import { walletLoginSaga } from './wallet-login.ts';
-import { transferWebhooksSaga } from './transfer-webhooks.ts';
+import { transferWebhooks } from './transfer-webhooks.ts';
 import { withdrawalWebhooksSaga } from './withdrawal-webhooks.ts';
 
 export type SagaDeps = { store: EventStore; snapshots?: SnapshotStore; cache?: StateCache; clock: Clock; log: Logger };
@@ -19,6 +19,6 @@ export type ServiceSagaDeps = SagaDeps & { pool: pg.Pool; publicBaseUrl: string 
 
 /** Every process manager the service runs. Payment matching, expiry, OTP login and webhooks join here. */
 export function sagas(deps: ServiceSagaDeps): Saga[] {
-  const reactions = [paymentWebhooks(deps.publicBaseUrl), gatewayLedgerCredits];
-  return [walletLoginSaga(deps), paymentMatchingSaga(deps), ...reactions.map(r => sagaOf(r, deps)), transferWebhooksSaga(deps), withdrawalWebhooksSaga(deps)];
+  const reactions = [paymentWebhooks(deps.publicBaseUrl), gatewayLedgerCredits, transferWebhooks];
+  return [walletLoginSaga(deps), paymentMatchingSaga(deps), ...reactions.map(r => sagaOf(r, deps)), withdrawalWebhooksSaga(deps)];
 }

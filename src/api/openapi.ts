@@ -172,7 +172,29 @@ function transformObject(input: Parameters<typeof jsonSchemaTransformObject>[0])
   };
   visit(JSON.stringify({ ...document, components: {} }));
   for (const id of Object.keys(schemas)) if (!used.has(id)) delete schemas[id];
+  if ('paths' in document) addLinks(document.paths as Paths);
   return document;
+}
+
+type Paths = Record<string, Record<string, { responses?: Record<string, Record<string, unknown>> }>>;
+
+/** The links of the operation tables on their responses (@fastify/swagger keeps none): a link to no operation is a bug. */
+function addLinks(paths: Paths) {
+  const operationOf = (key: string) => {
+    const [method, path] = key.split(' ') as [string, string];
+    return { operation: paths[path]?.[method.toLowerCase()], operationId: operationIdOf(method, path) };
+  };
+  for (const [key, { links }] of Object.entries(documentedOperations)) {
+    for (const [status, named] of Object.entries(links ?? {})) {
+      const response = operationOf(key).operation?.responses?.[status];
+      if (!response) throw new Error(`links of ${key} ${status}: the document has no such response`);
+      response.links = Object.fromEntries(Object.entries(named!).map(([name, { operation, ...link }]) => {
+        const target = operationOf(operation);
+        if (!target.operation) throw new Error(`link ${name} of ${key}: the document has no operation ${operation}`);
+        return [name, { operationId: target.operationId, ...link }];
+      }));
+    }
+  }
 }
 
 /**

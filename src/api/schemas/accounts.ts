@@ -115,10 +115,22 @@ const secondOtp = z.object({ success: z.literal(false), requireSecondOTP: z.lite
 const postResponse = z.union([linked, specialFlow, otpSent, otpVerified, secondOtp])
   .meta({ id: 'AccountStepResponse', description: 'By the request: the created account, the OTP flow to follow, or the outcome of an OTP step', examples: [{ status: 'success', accountId: accountExample.id, data: accountExample }] });
 
+/** What one does next with an account's id: sync it, change it, delete it. */
+const accountLinks = (id: string, when = '') => ({
+  RefreshAccount: { operation: 'GET /api/v1/accounts/{id}/refresh', parameters: { id }, description: `Sync the account now${when}` },
+  UpdateAccount: { operation: 'PATCH /api/v1/accounts/{id}', parameters: { id }, description: `Change its label, sync interval or bank credentials${when}` },
+  DeleteAccount: { operation: 'DELETE /api/v1/accounts/{id}', parameters: { id }, description: `Delete it and its mutations${when}` },
+});
+
 export const accountOperations: Record<string, DocumentedOperation> = {
-  'POST /api/v1/accounts': { body: { 'application/json': postRequest }, responses: { 200: postResponse } },
+  'POST /api/v1/accounts': {
+    body: { 'application/json': postRequest },
+    responses: { 200: postResponse },
+    // accountId: the account created, or linked by the last OTP step (the other answers have none)
+    links: { 200: accountLinks('$response.body#/accountId', ' (answers with accountId: created, or linked by OTP)') },
+  },
   'GET /api/v1/accounts': { responses: { 200: accountList } },
-  'GET /api/v1/accounts/{id}': { responses: { 200: accountResponse } },
+  'GET /api/v1/accounts/{id}': { responses: { 200: accountResponse }, links: { 200: accountLinks('$response.body#/data/id') } },
   'PATCH /api/v1/accounts/{id}': { responses: { 200: accountResponse } },
   'DELETE /api/v1/accounts/{id}': { responses: { 200: accountDeleted } },
   'GET /api/v1/accounts/{id}/refresh': { responses: { 200: accountRefreshed } },

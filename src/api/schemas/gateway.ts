@@ -203,7 +203,10 @@ export const gatewayOperations: Record<string, DocumentedOperation> = {
   'GET /api/dashboard/gateway': { responses: { 200: success('DashboardGatewayResponse', dashboardGateway) } },
   'POST /api/dashboard/gateway/access-request': { body: { 'application/json': accessRequest }, responses: { 201: access } },
   'PATCH /api/dashboard/gateway/settings': { responses: { 200: access } },
-  'POST /api/dashboard/gateway/withdrawals': { responses: { 201: success('RequestedWithdrawalResponse', requestedWithdrawal) } },
+  'POST /api/dashboard/gateway/withdrawals': {
+    responses: { 201: success('RequestedWithdrawalResponse', requestedWithdrawal) },
+    links: { 201: { Withdrawal: { operation: 'GET /api/dashboard/gateway/withdrawals/{id}', parameters: { id: '$response.body#/data/id' }, description: 'The withdrawal, until it is paid or rejected' } } },
+  },
   'GET /api/dashboard/gateway/withdrawals': { responses: { 200: successList('WithdrawalListResponse', withdrawal) } },
   'GET /api/dashboard/gateway/withdrawals/{id}': { responses: { 200: oneWithdrawal } },
   'GET /api/admin/gateway/withdrawals': { responses: { 200: successList('AdminWithdrawalListResponse', adminWithdrawal) } },

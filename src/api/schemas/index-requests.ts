@@ -16,7 +16,12 @@ import { webhookOperations } from './webhooks.ts';
 export type DocumentedOperation = {
   body?: Partial<Record<'application/json' | 'multipart/form-data', z.ZodType>>;
   responses?: Partial<Record<number, z.ZodType>>;
+  /** OpenAPI links of a success, by status and name: the operation (`METHOD /path`) a value of the answer feeds. */
+  links?: Partial<Record<number, Record<string, OperationLink>>>;
 };
+
+/** A link: the target operation, its parameters as runtime expressions (`$response.body#/data/id`), and what it is for. */
+export type OperationLink = { operation: string; parameters: Record<string, string>; description: string };
 
 export const documentedOperations: Record<string, DocumentedOperation> = {
   ...healthOperations,

@@ -80,7 +80,11 @@ const _named: NamesAll<PresentedPayment, z.output<typeof payment>> = true;
 
 const paymentResponse = success('PaymentResponse', payment);
 
+const statusLink = {
+  PaymentStatus: { operation: 'GET /api/v1/payments/status/{paymentId}', parameters: { paymentId: '$response.body#/data/id' }, description: 'The payment\'s status, until it is completed or expired' },
+};
+
 export const paymentOperations: Record<string, DocumentedOperation> = {
-  'POST /api/v1/payments': { body: { 'application/json': createPaymentRequest }, responses: { 200: paymentResponse } },
+  'POST /api/v1/payments': { body: { 'application/json': createPaymentRequest }, responses: { 200: paymentResponse }, links: { 200: statusLink } },
   'GET /api/v1/payments/status/{paymentId}': { responses: { 200: paymentResponse } },
 };

@@ -72,7 +72,11 @@ const redelivered = z.object({ status: z.literal('success'), data: delivery })
   .meta({ id: 'WebhookDeliveryResponse', description: 'The delivery, queued again', examples: [{ status: 'success', data: { ...deliveryExample, status: 'pending', nextAttemptAt: '2026-01-05T03:10:00.000Z' } }] });
 
 const operationsUnder = (prefix: string): Record<string, DocumentedOperation> => ({
-  [`POST ${prefix}`]: { body: { 'application/json': createRequest }, responses: { 200: created } },
+  [`POST ${prefix}`]: {
+    body: { 'application/json': createRequest },
+    responses: { 200: created },
+    links: { 200: { Deliveries: { operation: `GET ${prefix}/{id}/deliveries`, parameters: { id: '$response.body#/data/id' }, description: 'The endpoint\'s deliveries' } } },
+  },
   [`GET ${prefix}`]: { responses: { 200: list } },
   [`DELETE ${prefix}/{id}`]: { responses: { 200: removed } },
   [`GET ${prefix}/{id}/deliveries`]: { responses: { 200: deliveries } },

@@ -10,7 +10,7 @@ import { paymentMatchingSaga } from './payment-matching.ts';
 import { paymentWebhooks } from './payment-webhooks.ts';
 import { walletLoginSaga } from './wallet-login.ts';
 import { transferWebhooks } from './transfer-webhooks.ts';
-import { withdrawalWebhooksSaga } from './withdrawal-webhooks.ts';
+import { withdrawalWebhooks } from './withdrawal-webhooks.ts';
 
 export type SagaDeps = { store: EventStore; snapshots?: SnapshotStore; cache?: StateCache; clock: Clock; log: Logger };
 
@@ -19,6 +19,6 @@ export type ServiceSagaDeps = SagaDeps & { pool: pg.Pool; publicBaseUrl: string 
 
 /** Every process manager the service runs. Payment matching, expiry, OTP login and webhooks join here. */
 export function sagas(deps: ServiceSagaDeps): Saga[] {
-  const reactions = [paymentWebhooks(deps.publicBaseUrl), gatewayLedgerCredits, transferWebhooks];
-  return [walletLoginSaga(deps), paymentMatchingSaga(deps), ...reactions.map(r => sagaOf(r, deps)), withdrawalWebhooksSaga(deps)];
+  const reactions = [paymentWebhooks(deps.publicBaseUrl), gatewayLedgerCredits, transferWebhooks, withdrawalWebhooks];
+  return [walletLoginSaga(deps), paymentMatchingSaga(deps), ...reactions.map(r => sagaOf(r, deps))];
 }

@@ -1,33 +1,33 @@
-import type pg from 'pg';
 import { deterministicUuid } from '../ids.ts';
-import { findGatewayWithdrawal } from '../projections/gateway-ledger.ts';
+import type { GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
 import { presentWithdrawal, rowDecided } from '../projections/withdrawal-presenter.ts';
-import { enqueueWebhookEvent } from '../webhooks/outbox.ts';
-import type { SagaDeps } from './all.ts';
-import type { Saga } from './runner.ts';
+import { publishWebhook, reaction, readWithdrawal, type Step, type Stored } from './reaction.ts';
+import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
+
+type Decided = Stored<'WithdrawalPaid'> | Stored<'WithdrawalRejected'>;
+
+/** The request from the read model, the outcome from the event. */
+const published: Step<Decided, GatewayWithdrawalRow | null> = {
+  reads: event => readWithdrawal(event.data.withdrawalId),
+  decide(event, row) {
+    // the request is projected long before its outcome is decided; not there yet: the runner tries the event again
+    if (!row) throw new Error(`withdrawal ${event.data.withdrawalId} is not in the read model yet`);
+    const type = event.type === 'WithdrawalPaid' ? 'withdrawal.paid' : 'withdrawal.rejected';
+    return [publishWebhook({
+      ownerId: event.data.merchantId,
+      eventId: deterministicUuid(`webhook:${event.data.withdrawalId}:${type}`),
+      type,
+      createdAt: event.type === 'WithdrawalPaid' ? event.data.paidAt : event.data.rejectedAt,
+      data: presentWithdrawal(rowDecided(row, event)),
+    })];
+  },
+};
 
 /**
  * `withdrawal.paid` and `withdrawal.rejected` for every endpoint of the merchant (issue 25), once each: the webhook
- * event id is derived from the withdrawal and the kind. The payload is the withdrawal as the dashboard shows it: the
- * request from the read model, the outcome from the event.
+ * event id is derived from the withdrawal and the kind. The payload is the withdrawal as the dashboard shows it.
  */
-export function withdrawalWebhooksSaga(deps: SagaDeps & { pool: pg.Pool }): Saga {
-  return {
-    name: 'withdrawal-webhooks',
-    handles: ['WithdrawalPaid', 'WithdrawalRejected'],
-    async handle(event) {
-      if (event.type !== 'WithdrawalPaid' && event.type !== 'WithdrawalRejected') return;
-      const type = event.type === 'WithdrawalPaid' ? 'withdrawal.paid' : 'withdrawal.rejected';
-      const row = await findGatewayWithdrawal(deps.pool, event.data.withdrawalId);
-      // the request is projected long before its outcome is decided; not there yet: the runner tries the event again
-      if (!row) throw new Error(`withdrawal ${event.data.withdrawalId} is not in the read model yet`);
-      await enqueueWebhookEvent(deps, {
-        ownerId: event.data.merchantId,
-        eventId: deterministicUuid(`webhook:${event.data.withdrawalId}:${type}`),
-        type,
-        createdAt: event.type === 'WithdrawalPaid' ? event.data.paidAt : event.data.rejectedAt,
-        data: presentWithdrawal(rowDecided(row, event)),
-      });
-    },
-  };
-}
+export const withdrawalWebhooks = reaction('withdrawal-webhooks', { WithdrawalPaid: published, WithdrawalRejected: published });
+
+/** The reaction as the runner runs it (tests hand it events directly). */
+export const withdrawalWebhooksSaga = (deps: ReactionDeps): Saga => sagaOf(withdrawalWebhooks, deps);

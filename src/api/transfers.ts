@@ -1,9 +1,9 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { createBankTransfer, createQrisTransfer, initBankTransfer, listTransferBanks, transferAccount, transferLimits } from '../commands/send-transfer.ts';
+import { payQrisFromImage } from '../commands/qris-transfer.ts';
+import { createBankTransfer, initBankTransfer, listTransferBanks, transferAccount, transferLimits } from '../commands/send-transfer.ts';
 import { refuse } from '../errors.ts';
-import { parseQrisPayment, transferAmount } from '../qris-payload.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
 import type { QrUploads } from './qr-uploads.ts';
@@ -41,6 +41,10 @@ export const bankCreateBody = z.object({
 });
 const actionBody = z.object({ action: text.max(50) });
 
+/** A QR transfer's amount as typed (a form field's text): none, or whole rupiah from the QR minimum. */
+export const requestedQrisAmount = (amount: string | undefined) =>
+  amount === undefined || amount === '' ? null : parseBody(rupiahField(transferLimits.qrisMin), amount);
+
 /** The multipart form of a QR transfer: its fields and the image, read within the parser's limits. */
 async function qrForm(request: FastifyRequest) {
   const fields: Record<string, string> = {};
@@ -77,7 +81,8 @@ export function transferRoutes(deps: AppDeps, qrImages: QrUploads) {
       if (request.isMultipart()) {
         const { fields, image } = await qrForm(request);
         if (fields.action !== 'wallet-a-qris-create') throw refuse('VALIDATION_ERROR', { message: 'A multipart request is a QR transfer: action wallet-a-qris-create', errors: [{ path: 'body.action', message: 'must be wallet-a-qris-create' }] });
-        return qrisCreate(deps, ownerId, accountId, fields, image, idempotencyKey(request), bytes => qrImages.read(request, reply, bytes));
+        const order = { image, requestedAmount: () => requestedQrisAmount(fields.amount), idempotencyKey: idempotencyKey(request) };
+        return { success: true, message: await payQrisFromImage(deps, ownerId, accountId, order, bytes => qrImages.read(request, reply, bytes)) };
       }
       const { action } = parseBody(actionBody, request.body ?? {}, 'action is required');
       switch (action) {
@@ -105,28 +110,4 @@ export function transferRoutes(deps: AppDeps, qrImages: QrUploads) {
       }
     });
   };
-}
-
-/**
- * qris-create: the account first (404, 400), then the image (missing, not one, no QR: `readQr`, the upload limits'
- * and the decoder's), the payload, the amount. The dashboard's transfer page runs it too.
- */
-export async function qrisCreate(
-  deps: AppDeps,
-  ownerId: string,
-  accountId: string,
-  fields: Record<string, string>,
-  image: Buffer | null,
-  key: string | undefined,
-  readQr: (image: Buffer) => Promise<string>,
-) {
-  await transferAccount(deps, ownerId, accountId);
-  if (!image || image.length === 0) throw refuse('QR_IMAGE_MISSING', { errors: [{ path: 'body.qrImage', message: 'required' }] });
-  const requested = fields.amount === undefined || fields.amount === '' ? null : parseBody(rupiahField(transferLimits.qrisMin), fields.amount);
-  const payload = await readQr(image);
-  const parsed = parseQrisPayment(payload);
-  if (!parsed.ok) throw refuse('QR_NOT_QRIS', { message: `The QR is not a valid QRIS: ${parsed.reason}` });
-  const { amount, tip, message } = transferAmount(parsed.qris, requested);
-  const sent = await createQrisTransfer(deps, ownerId, accountId, { payload, merchantName: parsed.qris.merchantName, amount, tip, message, idempotencyKey: key });
-  return { success: true, message: sent };
 }

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { payQrisFromImage } from '../../commands/qris-transfer.ts';
 import { createBankTransfer, initBankTransfer, listTransferBanks, transferLimits } from '../../commands/send-transfer.ts';
 import { DomainError, refuse } from '../../errors.ts';
 import { findOwnedAccount } from '../../projections/accounts.ts';
 import { bankConfirmHtml, transferHtml, type TransferForm } from '../../web/pages/transfers.ts';
 import type { AppDeps } from '../deps.ts';
 import type { QrUploads } from '../qr-uploads.ts';
-import { bankCreateBody, bankInitBody, qrisCreate, qrUploadLimits } from '../transfers.ts';
+import { bankCreateBody, bankInitBody, qrUploadLimits, requestedQrisAmount } from '../transfers.ts';
 import { parseBody } from '../validation.ts';
 import { orShowRefusal, pathId, refusalText, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
@@ -89,7 +90,8 @@ export function transferPages(deps: AppDeps, qrImages: QrUploads) {
       return orShowRefusal(
         async () => {
           const key = idempotencyKey.safeParse(body.idempotencyKey);
-          await qrisCreate(deps, request.viewer!.user.id, row.id, amount ? { amount } : {}, image, key.success ? key.data : undefined, bytes => qrImages.read(request, reply, bytes));
+          const order = { image, requestedAmount: () => requestedQrisAmount(amount), idempotencyKey: key.success ? key.data : undefined };
+          await payQrisFromImage(deps, request.viewer!.user.id, row.id, order, bytes => qrImages.read(request, reply, bytes));
           return seeOther(reply, `/dashboard/accounts/${row.id}`, 'paid');
         },
         error => page(request, reply, error, { amount }),

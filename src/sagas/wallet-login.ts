@@ -1,24 +1,23 @@
-import { applyWalletLogin } from '../commands/otp-login.ts';
-import type { SagaDeps } from './all.ts';
-import type { Saga } from './runner.ts';
+import { applyWalletLogin, causeOf, followUp, log, reaction, type Step, type Stored, type WalletLoginOutcome } from './reaction.ts';
+import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
+
+/** What applying the login came to: an account deleted meanwhile is said in the log, nothing more. */
+export const applied: Step<{ sessionId: string; outcome: WalletLoginOutcome }> = {
+  decide: ({ sessionId, outcome }) => (outcome === 'account-gone' ? [log({ sessionId }, 'wallet login completed for a deleted account')] : []),
+};
+
+const completed: Step<Stored<'WalletLoginCompleted'>> = {
+  decide(event, _, now) {
+    const context = { actor: 'system:wallet-login', now, correlationId: event.data.sessionId, causationId: causeOf(event) };
+    return [applyWalletLogin(event.data, context, followUp(applied, { sessionId: event.data.sessionId }))];
+  },
+};
 
 /**
  * A completed OTP login links or reactivates its account. The request that completed it does this at once; this
  * saga does it again from the event, so a crash between the two appends loses nothing (both are idempotent).
  */
-export function walletLoginSaga(deps: SagaDeps): Saga {
-  return {
-    name: 'wallet-login',
-    handles: ['WalletLoginCompleted'],
-    async handle(event) {
-      if (event.type !== 'WalletLoginCompleted') return;
-      const outcome = await applyWalletLogin(deps, event.data, {
-        actor: 'system:wallet-login',
-        now: deps.clock.now(),
-        correlationId: event.data.sessionId,
-        causationId: `${event.streamId}@${event.revision}`,
-      });
-      if (outcome === 'account-gone') deps.log.info({ sessionId: event.data.sessionId }, 'wallet login completed for a deleted account');
-    },
-  };
-}
+export const walletLogins = reaction('wallet-login', { WalletLoginCompleted: completed });
+
+/** The reaction as the runner runs it. */
+export const walletLoginSaga = (deps: ReactionDeps): Saga => sagaOf(walletLogins, deps);

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { allocateSuspenseCredit, refundSuspenseCredit, type AllocationTarget } from '../../commands/gateway-suspense.ts';
-import { DomainError, refuse, type ErrorCode } from '../../errors.ts';
+import { DomainError, refuse } from '../../errors.ts';
 import { listHoldingAccounts } from '../../projections/gateway-access.ts';
 import { listSuspense, type SuspenseRow } from '../../projections/gateway-suspense.ts';
 import { findUser } from '../../projections/users.ts';
@@ -42,21 +42,14 @@ const targetWords = {
   payment: 'ID pembayaran tidak menunjuk pembayaran gateway mana pun',
   merchant: 'ID pengguna tidak menunjuk merchant gateway yang disetujui',
 };
-const suspenseWords: Partial<Record<ErrorCode, string>> = {
-  SUSPENSE_NOT_FOUND: 'Dana tak terklaim ini tidak ditemukan',
-  SUSPENSE_NOT_OPEN: 'Dana ini sudah dialokasikan atau dikembalikan',
-  SUSPENSE_BELOW_FEE: 'Jumlahnya tidak lebih besar dari biayanya; tidak bisa dialokasikan',
-};
 
-/** The suspense commands' refusals (English in the registry) as the page says them. */
-async function inPageWords<T>(target: AllocationTarget | null, work: () => Promise<T>): Promise<T> {
+/** An allocation whose target names nothing the command takes, said of the target the form filled in. */
+async function targetInPageWords<T>(target: AllocationTarget, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (!(err instanceof DomainError)) throw err;
-    if (err.code === 'SUSPENSE_TARGET_INVALID' && target) throw refuse(err.code, { words: 'paymentId' in target ? targetWords.payment : targetWords.merchant });
-    const said = suspenseWords[err.code];
-    throw said ? refuse(err.code, { words: said }) : err;
+    if (err instanceof DomainError && err.code === 'SUSPENSE_TARGET_INVALID') throw refuse(err.code, { words: 'paymentId' in target ? targetWords.payment : targetWords.merchant });
+    throw err;
   }
 }
 
@@ -96,7 +89,7 @@ export function adminSuspensePages(deps: AppDeps) {
         const id = pathId(request.params.id, suspenseNotFound);
         const target = targetOf(request);
         const why = note.parse(field(request, 'note') ?? '');
-        await inPageWords(target, () => allocateSuspenseCredit(deps, deps.config.gateway, adminId(request), id, target, why));
+        await targetInPageWords(target, () => allocateSuspenseCredit(deps, deps.config.gateway, adminId(request), id, target, why));
         return 'allocated';
       }),
     );
@@ -105,7 +98,7 @@ export function adminSuspensePages(deps: AppDeps) {
         const id = pathId(request.params.id, suspenseNotFound);
         const ref = reference.parse(field(request, 'reference') ?? '');
         const why = note.parse(field(request, 'note') ?? '');
-        await inPageWords(null, () => refundSuspenseCredit(deps, adminId(request), id, ref, why));
+        await refundSuspenseCredit(deps, adminId(request), id, ref, why);
         return 'refunded';
       }),
     );

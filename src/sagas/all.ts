@@ -6,7 +6,7 @@ import type { SnapshotStore } from '../store/snapshots.ts';
 import type { StateCache } from '../commands/state-cache.ts';
 import { sagaOf, type Saga } from './runner.ts';
 import { gatewayLedgerCredits } from './gateway-ledger.ts';
-import { paymentMatchingSaga } from './payment-matching.ts';
+import { paymentMatching } from './payment-matching.ts';
 import { paymentWebhooks } from './payment-webhooks.ts';
 import { walletLogins } from './wallet-login.ts';
 import { transferWebhooks } from './transfer-webhooks.ts';
@@ -19,6 +19,6 @@ export type ServiceSagaDeps = SagaDeps & { pool: pg.Pool; publicBaseUrl: string 
 
 /** Every process manager the service runs. Payment matching, expiry, OTP login and webhooks join here. */
 export function sagas(deps: ServiceSagaDeps): Saga[] {
-  const reactions = [walletLogins, paymentWebhooks(deps.publicBaseUrl), gatewayLedgerCredits, transferWebhooks, withdrawalWebhooks];
-  return [paymentMatchingSaga(deps), ...reactions.map(r => sagaOf(r, deps))];
+  const reactions = [walletLogins, paymentMatching, paymentWebhooks(deps.publicBaseUrl), gatewayLedgerCredits, transferWebhooks, withdrawalWebhooks];
+  return reactions.map(r => sagaOf(r, deps));
 }

@@ -1,5 +1,5 @@
 import type { Decider, Handled } from '../commands/handle.ts';
-import type { Credit } from '../commands/payables.ts';
+import type { Credit, Payable } from '../commands/payables.ts';
 import type { AnyEvent } from '../events/all.ts';
 import type { DomainEvent, EventOf, StoredEvent } from '../events/event.ts';
 import type { WalletLoginCompleted } from '../events/wallet-login.ts';
@@ -41,9 +41,10 @@ export function reaction(name: string, on: Steps): Reaction {
  * undefined). `decide` is pure: no I/O, no clock (`now` is read by the runner), no randomness; it may throw when the
  * decision cannot be made yet (the runner then stops at the event and tries it again).
  */
-export type Step<I, S = undefined> =
-  | { reads: (input: I) => Read<S>; decide: (input: I, state: S, now: Date) => Action[] }
-  | { reads?: undefined; decide: (input: I, state: undefined, now: Date) => Action[] };
+export type Step<I, S = undefined> = {
+  reads?: (input: I) => Read<S>;
+  decide: (input: I, state: S, now: Date) => Action[];
+};
 
 /** Any step, as actions carry them (the builders below check the input). */
 export type AnyStep = Step<never, never>;
@@ -59,7 +60,7 @@ export type ReadWhat =
   | { read: 'withdrawal'; withdrawalId: string };
 
 export const readStream = <S, C, E extends DomainEvent>(streamId: string, decider: Decider<S, C, E>): Read<S> => ({ read: 'stream', streamId, decider });
-export type MatchedPayable = { payable: { paymentId: string; totalAmount: number }; claimed: boolean };
+export type MatchedPayable = { payable: Payable; claimed: boolean };
 export const readPayable = (accountId: string, credit: Credit): Read<MatchedPayable | null> => ({ read: 'payable', accountId, credit });
 export const readWithdrawal = (withdrawalId: string): Read<GatewayWithdrawalRow | null> => ({ read: 'withdrawal', withdrawalId });
 

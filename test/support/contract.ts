@@ -1,3 +1,4 @@
+import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
 
 /**
@@ -14,7 +15,9 @@ export class ContractChecker {
   private ready: Promise<unknown>;
 
   constructor(document: Document) {
-    this.api = new OpenAPIBackend({ definition: structuredClone(document), quick: true, validate: true, ajvOpts: { strict: false } });
+    this.api = new OpenAPIBackend({ definition: structuredClone(document), quick: true, validate: true, ajvOpts: { strict: false },
+      // formats checked, not ignored: uuid, date-time, uri, email, date
+      customizeAjv: ajv => (addFormats as unknown as (a: typeof ajv) => typeof ajv)(ajv) });
     this.ready = this.api.init();
   }
 

@@ -1310,7 +1310,7 @@ export interface components {
             message: string;
         };
         /**
-         * @description By the request: the created account, the OTP flow to follow, or the outcome of an OTP step
+         * @description By the request's action, exactly one of: the created account, the OTP flow to follow (status special_flow), the OTP sent, the account verified, or a second OTP required
          * @example {
          *       "status": "success",
          *       "accountId": "3f6c2a9e-8b1d-4e57-a0c4-2d9b7e1f5a36",
@@ -1331,173 +1331,6 @@ export interface components {
          *     }
          */
         AccountStepResponse: components["schemas"]["AccountCreatedResponse"] | components["schemas"]["AccountSpecialFlowResponse"] | components["schemas"]["OtpSentResponse"] | components["schemas"]["OtpVerifiedResponse"] | components["schemas"]["SecondOtpRequiredResponse"];
-        /**
-         * @description The registered user, signed in (the svc_token cookie is set)
-         * @example {
-         *       "ok": true,
-         *       "user": {
-         *         "id": "0b7e4c1e-5f7a-4a52-9a51-3f1f2e6f9d10",
-         *         "name": "Siti Rahma",
-         *         "email": "siti@example.com"
-         *       }
-         *     }
-         */
-        RegisterResponse: {
-            /** @constant */
-            ok: true;
-            user: {
-                /** Format: uuid */
-                id: string;
-                name: string;
-                /** Format: email */
-                email: string;
-            };
-        };
-        /**
-         * @description The signed-in user (the svc_token cookie is set)
-         * @example {
-         *       "ok": true,
-         *       "user": {
-         *         "id": "0b7e4c1e-5f7a-4a52-9a51-3f1f2e6f9d10",
-         *         "name": "Siti Rahma",
-         *         "email": "siti@example.com",
-         *         "role": "USER"
-         *       }
-         *     }
-         */
-        LoginResponse: {
-            /** @constant */
-            ok: true;
-            user: {
-                /** Format: uuid */
-                id: string;
-                name: string;
-                /** Format: email */
-                email: string;
-                /** @description USER or ADMIN */
-                role: string;
-            };
-        };
-        /**
-         * @description The signed-in user, with subscription and devices
-         * @example {
-         *       "id": "0b7e4c1e-5f7a-4a52-9a51-3f1f2e6f9d10",
-         *       "name": "Siti Rahma",
-         *       "email": "siti@example.com",
-         *       "role": "USER",
-         *       "createdAt": "2026-01-05T03:00:00.000Z",
-         *       "points": 1000,
-         *       "subscription": {
-         *         "status": "ACTIVE",
-         *         "expiresAt": "2027-01-05T03:00:00.000Z",
-         *         "plan": {
-         *           "name": "Free",
-         *           "slug": "free"
-         *         }
-         *       },
-         *       "devices": [
-         *         {
-         *           "id": "5d1f7a3c-2b7e-4f0e-8c3a-9e1d2c4b6a70",
-         *           "userAgent": "Mozilla/5.0",
-         *           "ip": "203.0.113.7",
-         *           "createdAt": "2026-01-05T03:00:00.000Z",
-         *           "lastSeenAt": "2026-01-05T03:10:00.000Z",
-         *           "current": true
-         *         }
-         *       ]
-         *     }
-         */
-        SessionUser: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            /** Format: email */
-            email: string;
-            /** @description USER or ADMIN */
-            role: string;
-            /** Format: date-time */
-            createdAt: string;
-            /** @description Points left for synchronising accounts */
-            points: number;
-            subscription: {
-                /** @description ACTIVE while the plan runs */
-                status: string | null;
-                expiresAt: string | null;
-                plan: {
-                    name: string | null;
-                    slug: string | null;
-                };
-            };
-            /** @description The live sessions */
-            devices: {
-                /** Format: uuid */
-                id: string;
-                userAgent: string | null;
-                ip: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                lastSeenAt: string;
-                /** @description The session of this request */
-                current: boolean;
-            }[];
-        };
-        /**
-         * @description The session ended
-         * @example {
-         *       "ok": true
-         *     }
-         */
-        SignedOutResponse: {
-            /** @constant */
-            ok: true;
-        };
-        /**
-         * @description The process answers
-         * @example {
-         *       "status": "ok"
-         *     }
-         */
-        Health: {
-            /** @constant */
-            status: "ok";
-        };
-        /** @description A projection, saga or subscriber that is stuck or waiting */
-        SubscriberProblem: {
-            subscriber: string;
-            /** @enum {string} */
-            state: "stuck" | "waiting";
-            error: string;
-            since: string;
-            attempts: number;
-            /** @description The event it is stuck at: its stream, revision, type and position in the log */
-            event?: {
-                streamId: string;
-                revision: number;
-                type: string;
-                position: string;
-            };
-        };
-        /**
-         * @description Ready or not for anyone; what is wrong only for the operator
-         * @example {
-         *       "status": "ready"
-         *     }
-         */
-        Readiness: {
-            /** @enum {string} */
-            status: "ready" | "not_ready";
-            /** @description For the operator: each check, true when fine */
-            checks?: {
-                [key: string]: boolean;
-            };
-            /** @description For the operator: the subscribers that are not fine */
-            subscribers?: components["schemas"]["SubscriberProblem"][];
-            /** @description For the operator: the holiday calendar's coverage and the like */
-            details?: {
-                [key: string]: unknown;
-            };
-        };
         /**
          * @description A payment request (the interface's Payment resource)
          * @example {
@@ -1605,115 +1438,6 @@ export interface components {
             data: components["schemas"]["Payment"];
         };
         /**
-         * @description An API key of the dashboard user
-         * @example {
-         *       "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
-         *       "name": "shop backend",
-         *       "prefix": "svc_live_3fA9xQ",
-         *       "createdAt": "2025-06-01T08:00:00.000Z",
-         *       "lastUsedAt": "2025-06-02T10:00:00.000Z",
-         *       "revokedAt": null
-         *     }
-         */
-        ApiKey: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            /** @description The first characters of the key, to tell keys apart */
-            prefix: string;
-            /** Format: date-time */
-            createdAt: string;
-            lastUsedAt: string | null;
-            revokedAt: string | null;
-        };
-        /**
-         * @description A created API key, with its secret (shown once)
-         * @example {
-         *       "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
-         *       "name": "shop backend",
-         *       "prefix": "svc_live_3fA9xQ",
-         *       "key": "svc_live_3fA9xQ7rT2mVb8LcN4pWz6YsK1dJh5Ge0a1b2c3d",
-         *       "createdAt": "2025-06-01T08:00:00.000Z"
-         *     }
-         */
-        NewApiKey: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            prefix: string;
-            /** @description The key for the x-api-key header; shown once, store it now */
-            key: string;
-            /** Format: date-time */
-            createdAt: string;
-        };
-        /**
-         * @description A revoked API key
-         * @example {
-         *       "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
-         *       "revoked": true
-         *     }
-         */
-        RevokedApiKey: {
-            /** Format: uuid */
-            id: string;
-            /** @constant */
-            revoked: true;
-        };
-        /**
-         * @description {status, data}: one NewApiKey
-         * @example {
-         *       "status": "success",
-         *       "data": {
-         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
-         *         "name": "shop backend",
-         *         "prefix": "svc_live_3fA9xQ",
-         *         "key": "svc_live_3fA9xQ7rT2mVb8LcN4pWz6YsK1dJh5Ge0a1b2c3d",
-         *         "createdAt": "2025-06-01T08:00:00.000Z"
-         *       }
-         *     }
-         */
-        NewApiKeyResponse: {
-            /** @constant */
-            status: "success";
-            data: components["schemas"]["NewApiKey"];
-        };
-        /**
-         * @description {status, data}: a list of ApiKey
-         * @example {
-         *       "status": "success",
-         *       "data": [
-         *         {
-         *           "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
-         *           "name": "shop backend",
-         *           "prefix": "svc_live_3fA9xQ",
-         *           "createdAt": "2025-06-01T08:00:00.000Z",
-         *           "lastUsedAt": "2025-06-02T10:00:00.000Z",
-         *           "revokedAt": null
-         *         }
-         *       ]
-         *     }
-         */
-        ApiKeyListResponse: {
-            /** @constant */
-            status: "success";
-            data: components["schemas"]["ApiKey"][];
-        };
-        /**
-         * @description {status, data}: one RevokedApiKey
-         * @example {
-         *       "status": "success",
-         *       "data": {
-         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
-         *         "revoked": true
-         *       }
-         *     }
-         */
-        RevokedApiKeyResponse: {
-            /** @constant */
-            status: "success";
-            data: components["schemas"]["RevokedApiKey"];
-        };
-        /**
          * @description Gateway access of a merchant
          * @example {
          *       "status": "APPROVED",
@@ -1806,6 +1530,25 @@ export interface components {
             minWithdrawal: number;
         };
         /**
+         * @description The business data a merchant gave with its access request
+         * @example {
+         *       "businessName": "Toko Maju",
+         *       "businessType": "retail",
+         *       "phone": "+62 812-3456-7890",
+         *       "address": "Jl. Merdeka 1, Bandung",
+         *       "website": "https://tokomaju.example.com",
+         *       "description": null
+         *     }
+         */
+        GatewayBusiness: {
+            businessName: string;
+            businessType: string;
+            phone: string;
+            address: string;
+            website: string | null;
+            description: string | null;
+        };
+        /**
          * @description Gateway information with the access request's business data
          * @example {
          *       "access": {
@@ -1885,14 +1628,7 @@ export interface components {
             };
             minWithdrawal: number;
             /** @description The business data of the last access request; null: none */
-            request: {
-                businessName: string;
-                businessType: string;
-                phone: string;
-                address: string;
-                website: string | null;
-                description: string | null;
-            } | null;
+            request: components["schemas"]["GatewayBusiness"] | null;
         };
         /**
          * @description An entry of the gateway statement, with the balances after it
@@ -2651,6 +2387,761 @@ export interface components {
             data: components["schemas"]["Reconciliation"];
         };
         /**
+         * @description A merchant's gateway access and business data, as the admin console decides on it
+         * @example {
+         *       "userId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *       "status": "APPROVED",
+         *       "note": null,
+         *       "createdAt": "2025-05-01T08:00:00.000Z",
+         *       "processedAt": "2025-05-02T09:00:00.000Z",
+         *       "feeToCustomer": false,
+         *       "business": {
+         *         "businessName": "Toko Maju",
+         *         "businessType": "retail",
+         *         "phone": "+62 812-3456-7890",
+         *         "address": "Jl. Merdeka 1, Bandung",
+         *         "website": "https://tokomaju.example.com",
+         *         "description": null
+         *       }
+         *     }
+         */
+        MerchantGatewayAccess: {
+            /**
+             * Format: uuid
+             * @description The merchant
+             */
+            userId: string;
+            /** @enum {string} */
+            status: "NONE" | "PENDING" | "APPROVED" | "REJECTED";
+            /** @description Why, when rejected or deactivated */
+            note: string | null;
+            createdAt: string | null;
+            processedAt: string | null;
+            /** @description true: the fee is added to the buyer's bill */
+            feeToCustomer: boolean;
+            /** @description The business data of its last access request; null: it never asked */
+            business: components["schemas"]["GatewayBusiness"] | null;
+        };
+        /**
+         * @description A gateway access request in the admin console's list, with who asked
+         * @example {
+         *       "userId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *       "status": "PENDING",
+         *       "note": null,
+         *       "createdAt": "2025-05-01T08:00:00.000Z",
+         *       "processedAt": null,
+         *       "feeToCustomer": false,
+         *       "business": {
+         *         "businessName": "Toko Maju",
+         *         "businessType": "retail",
+         *         "phone": "+62 812-3456-7890",
+         *         "address": "Jl. Merdeka 1, Bandung",
+         *         "website": "https://tokomaju.example.com",
+         *         "description": null
+         *       },
+         *       "name": "Siti Rahayu",
+         *       "email": "siti@tokomaju.example.com"
+         *     }
+         */
+        MerchantAccessRequest: {
+            /**
+             * Format: uuid
+             * @description The merchant
+             */
+            userId: string;
+            /** @enum {string} */
+            status: "NONE" | "PENDING" | "APPROVED" | "REJECTED";
+            /** @description Why, when rejected or deactivated */
+            note: string | null;
+            createdAt: string | null;
+            processedAt: string | null;
+            /** @description true: the fee is added to the buyer's bill */
+            feeToCustomer: boolean;
+            /** @description The business data of its last access request; null: it never asked */
+            business: components["schemas"]["GatewayBusiness"] | null;
+            /** @description The merchant's name */
+            name: string | null;
+            /** @description The merchant's email */
+            email: string | null;
+        };
+        /**
+         * @description A holding account of the gateway
+         * @example {
+         *       "accountId": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+         *       "providerCode": "WALLET-A-BUSINESS",
+         *       "accountName": "Gateway QRIS",
+         *       "methods": [
+         *         "QRIS-DYNAMIC"
+         *       ],
+         *       "isActive": true,
+         *       "markedAt": "2025-05-01T08:00:00.000Z"
+         *     }
+         */
+        HoldingAccount: {
+            /** Format: uuid */
+            accountId: string;
+            providerCode: string;
+            /** @description null once the account is deleted */
+            accountName: string | null;
+            /** @description The gateway methods it serves */
+            methods: ("QRIS" | "QRIS-DYNAMIC" | "DIRECT" | "VA-BANK1" | "VA-BANK2" | "VA-BANK3")[];
+            /** @description false while its provider session needs a relogin; null once the account is deleted */
+            isActive: boolean | null;
+            /**
+             * Format: date-time
+             * @description Since when it holds the gateway's money
+             */
+            markedAt: string;
+        };
+        /**
+         * @description The account, a holding account no more
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "accountId": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f"
+         *       }
+         *     }
+         */
+        HoldingAccountUnmarkedResponse: {
+            /** @constant */
+            status: "success";
+            data: {
+                /** Format: uuid */
+                accountId: string;
+            };
+        };
+        /**
+         * @description The account withdrawals are paid from
+         * @example {
+         *       "accountId": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+         *       "ownerId": "4d5e6f70-8192-4a3b-9c4d-5e6f708192a3",
+         *       "accountName": "Payout WALLET-A",
+         *       "balance": 2500000,
+         *       "isActive": true
+         *     }
+         */
+        PayoutAccount: {
+            /** Format: uuid */
+            accountId: string;
+            /**
+             * Format: uuid
+             * @description The admin whose linked account it is
+             */
+            ownerId: string;
+            /** @description null once the account is deleted */
+            accountName: string | null;
+            /** @description The last synchronised balance, in rupiah; null once the account is deleted */
+            balance: number | null;
+            /** @description false: its provider session needs a relogin before it can pay; null once the account is deleted */
+            isActive: boolean | null;
+        };
+        /**
+         * @description {status, data}: the payout account, or null before one is chosen
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "accountId": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+         *         "ownerId": "4d5e6f70-8192-4a3b-9c4d-5e6f708192a3",
+         *         "accountName": "Payout WALLET-A",
+         *         "balance": 2500000,
+         *         "isActive": true
+         *       }
+         *     }
+         */
+        PayoutAccountResponse: {
+            /** @constant */
+            status: "success";
+            /** @description null: none chosen yet */
+            data: components["schemas"]["PayoutAccount"] | null;
+        };
+        /**
+         * @description {status, data}: one MerchantGatewayAccess
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "userId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *         "status": "APPROVED",
+         *         "note": null,
+         *         "createdAt": "2025-05-01T08:00:00.000Z",
+         *         "processedAt": "2025-05-02T09:00:00.000Z",
+         *         "feeToCustomer": false,
+         *         "business": {
+         *           "businessName": "Toko Maju",
+         *           "businessType": "retail",
+         *           "phone": "+62 812-3456-7890",
+         *           "address": "Jl. Merdeka 1, Bandung",
+         *           "website": "https://tokomaju.example.com",
+         *           "description": null
+         *         }
+         *       }
+         *     }
+         */
+        MerchantGatewayAccessResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["MerchantGatewayAccess"];
+        };
+        /**
+         * @description {status, data}: one HoldingAccount
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "accountId": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+         *         "providerCode": "WALLET-A-BUSINESS",
+         *         "accountName": "Gateway QRIS",
+         *         "methods": [
+         *           "QRIS-DYNAMIC"
+         *         ],
+         *         "isActive": true,
+         *         "markedAt": "2025-05-01T08:00:00.000Z"
+         *       }
+         *     }
+         */
+        HoldingAccountResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["HoldingAccount"];
+        };
+        /**
+         * @description {status, data}: a list of MerchantAccessRequest
+         * @example {
+         *       "status": "success",
+         *       "data": [
+         *         {
+         *           "userId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *           "status": "PENDING",
+         *           "note": null,
+         *           "createdAt": "2025-05-01T08:00:00.000Z",
+         *           "processedAt": null,
+         *           "feeToCustomer": false,
+         *           "business": {
+         *             "businessName": "Toko Maju",
+         *             "businessType": "retail",
+         *             "phone": "+62 812-3456-7890",
+         *             "address": "Jl. Merdeka 1, Bandung",
+         *             "website": "https://tokomaju.example.com",
+         *             "description": null
+         *           },
+         *           "name": "Siti Rahayu",
+         *           "email": "siti@tokomaju.example.com"
+         *         }
+         *       ]
+         *     }
+         */
+        MerchantAccessRequestListResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["MerchantAccessRequest"][];
+        };
+        /**
+         * @description {status, data}: a list of HoldingAccount
+         * @example {
+         *       "status": "success",
+         *       "data": [
+         *         {
+         *           "accountId": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+         *           "providerCode": "WALLET-A-BUSINESS",
+         *           "accountName": "Gateway QRIS",
+         *           "methods": [
+         *             "QRIS-DYNAMIC"
+         *           ],
+         *           "isActive": true,
+         *           "markedAt": "2025-05-01T08:00:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        HoldingAccountListResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["HoldingAccount"][];
+        };
+        /**
+         * @description An event of the log as an auditor reads it
+         * @example {
+         *       "streamId": "payment-3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
+         *       "revision": 0,
+         *       "position": "1042/1042",
+         *       "type": "PaymentCreated",
+         *       "version": 1,
+         *       "data": {
+         *         "paymentId": "3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
+         *         "orderId": "INV-1001",
+         *         "amount": 150000
+         *       },
+         *       "metadata": {
+         *         "eventId": "0f1e2d3c-4b5a-4697-8877-665544332211",
+         *         "correlationId": "req-8f2c",
+         *         "causationId": null,
+         *         "actor": "user:9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *         "occurredAt": "2025-06-02T10:00:00.000Z"
+         *       }
+         *     }
+         */
+        AuditEvent: {
+            streamId: string;
+            /** @description Its place in its stream, from 0 */
+            revision: number;
+            /** @description Its place in the whole log (commit/prepare) */
+            position: string;
+            type: string;
+            /** @description The version of its schema as stored */
+            version: number;
+            /** @description Its payload as this code reads it (upcast), secrets and sealed values replaced */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description Who, when, and caused by what */
+            metadata: {
+                /** Format: uuid */
+                eventId: string;
+                /** @description The request or process the event came from */
+                correlationId: string;
+                /** @description The event or command that caused it */
+                causationId: string | null;
+                /** @description Who: user:<id>, admin:<id>, system:<name> */
+                actor: string;
+                /** Format: date-time */
+                occurredAt: string;
+            };
+            /** @description Why this code cannot read it (then data is as stored); absent when it can */
+            unreadable?: string;
+        };
+        /**
+         * @description A page of a stream's events
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "streamId": "payment-3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
+         *         "events": [
+         *           {
+         *             "streamId": "payment-3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
+         *             "revision": 0,
+         *             "position": "1042/1042",
+         *             "type": "PaymentCreated",
+         *             "version": 1,
+         *             "data": {
+         *               "paymentId": "3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
+         *               "orderId": "INV-1001",
+         *               "amount": 150000
+         *             },
+         *             "metadata": {
+         *               "eventId": "0f1e2d3c-4b5a-4697-8877-665544332211",
+         *               "correlationId": "req-8f2c",
+         *               "causationId": null,
+         *               "actor": "user:9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *               "occurredAt": "2025-06-02T10:00:00.000Z"
+         *             }
+         *           }
+         *         ],
+         *         "nextRevision": null
+         *       }
+         *     }
+         */
+        StreamPageResponse: {
+            /** @constant */
+            status: "success";
+            data: {
+                streamId: string;
+                events: components["schemas"]["AuditEvent"][];
+                /** @description Where the next page starts (fromRevision); null: the end of the stream */
+                nextRevision: number | null;
+            };
+        };
+        /**
+         * @description The signed digest of one day of the log
+         * @example {
+         *       "day": "2025-06-02",
+         *       "events": 1250,
+         *       "root": "b5d4045c3f466fa91fe2cc6abe79232a1a57cdf104f7a26e716e0a1e2789df78",
+         *       "signature": "MEUCIQDt3mJ5w0r1m1m4Yp2Vq8x5Zq3n6Q0hA==",
+         *       "keyId": "3b1f9c2d7e4a5b60"
+         *     }
+         */
+        DailyDigest: {
+            /**
+             * Format: date
+             * @description The day, in the log's time zone
+             */
+            day: string;
+            /** @description Events of the log on that day */
+            events: number;
+            /** @description The Merkle root of the day's events */
+            root: string;
+            /** @description Ed25519 over `signed`, base64; null while the day is open */
+            signature: string | null;
+            /** @description The key that signed it; null while the day is open */
+            keyId: string | null;
+        };
+        /**
+         * @description The daily digests and the key that signs them
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "keyId": "3b1f9c2d7e4a5b60",
+         *         "publicKey": "MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=",
+         *         "algorithm": "Ed25519",
+         *         "signed": "daily-digest:v1:<day>:<events>:<root>",
+         *         "days": [
+         *           {
+         *             "day": "2025-06-02",
+         *             "events": 1250,
+         *             "root": "b5d4045c3f466fa91fe2cc6abe79232a1a57cdf104f7a26e716e0a1e2789df78",
+         *             "signature": "MEUCIQDt3mJ5w0r1m1m4Yp2Vq8x5Zq3n6Q0hA==",
+         *             "keyId": "3b1f9c2d7e4a5b60"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        DailyDigestsResponse: {
+            /** @constant */
+            status: "success";
+            data: {
+                keyId: string;
+                /** @description The signing key's public half, SPKI DER in base64: keep it to check the log later */
+                publicKey: string;
+                /** @constant */
+                algorithm: "Ed25519";
+                /** @description The text each signature covers */
+                signed: string;
+                /** @description Oldest day first */
+                days: components["schemas"]["DailyDigest"][];
+            };
+        };
+        /**
+         * @description A signed checkpoint of the log: the events [from, to) in log order by their Merkle root, chained to the one before
+         * @example {
+         *       "v": 1,
+         *       "seq": 12,
+         *       "from": 11000,
+         *       "to": 12250,
+         *       "events": 1250,
+         *       "root": "b5d4045c3f466fa91fe2cc6abe79232a1a57cdf104f7a26e716e0a1e2789df78",
+         *       "prev": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+         *       "at": "2025-06-02T10:01:00.000Z",
+         *       "lastPosition": "12250/12250",
+         *       "keyId": "3b1f9c2d7e4a5b60",
+         *       "signature": "MEUCIQDt3mJ5w0r1m1m4Yp2Vq8x5Zq3n6Q0hA=="
+         *     }
+         */
+        LedgerCheckpoint: {
+            /** @constant */
+            v: 1;
+            seq: number;
+            from: number;
+            to: number;
+            events: number;
+            /** @description The Merkle root of the events [from, to) */
+            root: string;
+            /** @description The hash of the checkpoint before */
+            prev: string;
+            at: string;
+            lastPosition: string;
+            keyId: string;
+            signature: string;
+        };
+        /**
+         * @description {status, data}: one LedgerCheckpoint
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "v": 1,
+         *         "seq": 12,
+         *         "from": 11000,
+         *         "to": 12250,
+         *         "events": 1250,
+         *         "root": "b5d4045c3f466fa91fe2cc6abe79232a1a57cdf104f7a26e716e0a1e2789df78",
+         *         "prev": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+         *         "at": "2025-06-02T10:01:00.000Z",
+         *         "lastPosition": "12250/12250",
+         *         "keyId": "3b1f9c2d7e4a5b60",
+         *         "signature": "MEUCIQDt3mJ5w0r1m1m4Yp2Vq8x5Zq3n6Q0hA=="
+         *       }
+         *     }
+         */
+        LedgerCheckpointResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["LedgerCheckpoint"];
+        };
+        /**
+         * @description The registered user, signed in (the svc_token cookie is set)
+         * @example {
+         *       "ok": true,
+         *       "user": {
+         *         "id": "0b7e4c1e-5f7a-4a52-9a51-3f1f2e6f9d10",
+         *         "name": "Siti Rahma",
+         *         "email": "siti@example.com"
+         *       }
+         *     }
+         */
+        RegisterResponse: {
+            /** @constant */
+            ok: true;
+            user: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** Format: email */
+                email: string;
+            };
+        };
+        /**
+         * @description The signed-in user (the svc_token cookie is set)
+         * @example {
+         *       "ok": true,
+         *       "user": {
+         *         "id": "0b7e4c1e-5f7a-4a52-9a51-3f1f2e6f9d10",
+         *         "name": "Siti Rahma",
+         *         "email": "siti@example.com",
+         *         "role": "USER"
+         *       }
+         *     }
+         */
+        LoginResponse: {
+            /** @constant */
+            ok: true;
+            user: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** Format: email */
+                email: string;
+                /** @description USER or ADMIN */
+                role: string;
+            };
+        };
+        /**
+         * @description The signed-in user, with subscription and devices
+         * @example {
+         *       "id": "0b7e4c1e-5f7a-4a52-9a51-3f1f2e6f9d10",
+         *       "name": "Siti Rahma",
+         *       "email": "siti@example.com",
+         *       "role": "USER",
+         *       "createdAt": "2026-01-05T03:00:00.000Z",
+         *       "points": 1000,
+         *       "subscription": {
+         *         "status": "ACTIVE",
+         *         "expiresAt": "2027-01-05T03:00:00.000Z",
+         *         "plan": {
+         *           "name": "Free",
+         *           "slug": "free"
+         *         }
+         *       },
+         *       "devices": [
+         *         {
+         *           "id": "5d1f7a3c-2b7e-4f0e-8c3a-9e1d2c4b6a70",
+         *           "userAgent": "Mozilla/5.0",
+         *           "ip": "203.0.113.7",
+         *           "createdAt": "2026-01-05T03:00:00.000Z",
+         *           "lastSeenAt": "2026-01-05T03:10:00.000Z",
+         *           "current": true
+         *         }
+         *       ]
+         *     }
+         */
+        SessionUser: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: email */
+            email: string;
+            /** @description USER or ADMIN */
+            role: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Points left for synchronising accounts */
+            points: number;
+            subscription: {
+                /** @description ACTIVE while the plan runs */
+                status: string | null;
+                expiresAt: string | null;
+                plan: {
+                    name: string | null;
+                    slug: string | null;
+                };
+            };
+            /** @description The live sessions */
+            devices: {
+                /** Format: uuid */
+                id: string;
+                userAgent: string | null;
+                ip: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                lastSeenAt: string;
+                /** @description The session of this request */
+                current: boolean;
+            }[];
+        };
+        /**
+         * @description The session ended
+         * @example {
+         *       "ok": true
+         *     }
+         */
+        SignedOutResponse: {
+            /** @constant */
+            ok: true;
+        };
+        /**
+         * @description The process answers
+         * @example {
+         *       "status": "ok"
+         *     }
+         */
+        Health: {
+            /** @constant */
+            status: "ok";
+        };
+        /** @description A projection, saga or subscriber that is stuck or waiting */
+        SubscriberProblem: {
+            subscriber: string;
+            /** @enum {string} */
+            state: "stuck" | "waiting";
+            error: string;
+            since: string;
+            attempts: number;
+            /** @description The event it is stuck at: its stream, revision, type and position in the log */
+            event?: {
+                streamId: string;
+                revision: number;
+                type: string;
+                position: string;
+            };
+        };
+        /**
+         * @description Ready or not for anyone; what is wrong only for the operator
+         * @example {
+         *       "status": "ready"
+         *     }
+         */
+        Readiness: {
+            /** @enum {string} */
+            status: "ready" | "not_ready";
+            /** @description For the operator: each check, true when fine */
+            checks?: {
+                [key: string]: boolean;
+            };
+            /** @description For the operator: the subscribers that are not fine */
+            subscribers?: components["schemas"]["SubscriberProblem"][];
+            /** @description For the operator: the holiday calendar's coverage and the like */
+            details?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description An API key of the dashboard user
+         * @example {
+         *       "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+         *       "name": "shop backend",
+         *       "prefix": "svc_live_3fA9xQ",
+         *       "createdAt": "2025-06-01T08:00:00.000Z",
+         *       "lastUsedAt": "2025-06-02T10:00:00.000Z",
+         *       "revokedAt": null
+         *     }
+         */
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description The first characters of the key, to tell keys apart */
+            prefix: string;
+            /** Format: date-time */
+            createdAt: string;
+            lastUsedAt: string | null;
+            revokedAt: string | null;
+        };
+        /**
+         * @description A created API key, with its secret (shown once)
+         * @example {
+         *       "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+         *       "name": "shop backend",
+         *       "prefix": "svc_live_3fA9xQ",
+         *       "key": "svc_live_3fA9xQ7rT2mVb8LcN4pWz6YsK1dJh5Ge0a1b2c3d",
+         *       "createdAt": "2025-06-01T08:00:00.000Z"
+         *     }
+         */
+        NewApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            prefix: string;
+            /** @description The key for the x-api-key header; shown once, store it now */
+            key: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /**
+         * @description A revoked API key
+         * @example {
+         *       "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+         *       "revoked": true
+         *     }
+         */
+        RevokedApiKey: {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            revoked: true;
+        };
+        /**
+         * @description {status, data}: one NewApiKey
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+         *         "name": "shop backend",
+         *         "prefix": "svc_live_3fA9xQ",
+         *         "key": "svc_live_3fA9xQ7rT2mVb8LcN4pWz6YsK1dJh5Ge0a1b2c3d",
+         *         "createdAt": "2025-06-01T08:00:00.000Z"
+         *       }
+         *     }
+         */
+        NewApiKeyResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["NewApiKey"];
+        };
+        /**
+         * @description {status, data}: a list of ApiKey
+         * @example {
+         *       "status": "success",
+         *       "data": [
+         *         {
+         *           "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+         *           "name": "shop backend",
+         *           "prefix": "svc_live_3fA9xQ",
+         *           "createdAt": "2025-06-01T08:00:00.000Z",
+         *           "lastUsedAt": "2025-06-02T10:00:00.000Z",
+         *           "revokedAt": null
+         *         }
+         *       ]
+         *     }
+         */
+        ApiKeyListResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["ApiKey"][];
+        };
+        /**
+         * @description {status, data}: one RevokedApiKey
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+         *         "revoked": true
+         *       }
+         *     }
+         */
+        RevokedApiKeyResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["RevokedApiKey"];
+        };
+        /**
          * @description A transaction of a linked account
          * @example {
          *       "id": "0b9e5c3a-6f1d-4e2a-8c7b-1d2e3f4a5b6c",
@@ -2841,6 +3332,60 @@ export interface components {
             data: components["schemas"]["PaymentPageStatus"];
         };
         /**
+         * @description A bank or e-wallet provider the service can link
+         * @example {
+         *       "providerCode": "WALLET-A",
+         *       "name": "Wallet A",
+         *       "type": "ewallet",
+         *       "paymentTypes": [
+         *         "DIRECT",
+         *         "VA-BANK1",
+         *         "VA-BANK2",
+         *         "VA-BANK3"
+         *       ],
+         *       "loginFlow": "otp"
+         *     }
+         */
+        Provider: {
+            /** @description The providerCode an account is created with */
+            providerCode: string;
+            name: string;
+            /** @enum {string} */
+            type: "bank" | "ewallet";
+            /** @description The payment types an account of it can receive; empty: none */
+            paymentTypes: ("QRIS" | "QRIS-DYNAMIC" | "DIRECT" | "VA-BANK1" | "VA-BANK2" | "VA-BANK3")[];
+            /**
+             * @description credentials: username and password; otp: the e-wallet OTP steps of POST /api/v1/accounts; direct: created at once
+             * @enum {string}
+             */
+            loginFlow: "credentials" | "otp" | "direct";
+        };
+        /**
+         * @description {status, data}: a list of Provider
+         * @example {
+         *       "status": "success",
+         *       "data": [
+         *         {
+         *           "providerCode": "WALLET-A",
+         *           "name": "Wallet A",
+         *           "type": "ewallet",
+         *           "paymentTypes": [
+         *             "DIRECT",
+         *             "VA-BANK1",
+         *             "VA-BANK2",
+         *             "VA-BANK3"
+         *           ],
+         *           "loginFlow": "otp"
+         *         }
+         *       ]
+         *     }
+         */
+        ProviderListResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["Provider"][];
+        };
+        /**
          * @description The banks one can transfer to: copy one's instId, instLocalName, payMethod and payOption to bank-init
          * @example {
          *       "success": true,
@@ -2899,7 +3444,7 @@ export interface components {
             message: string;
         };
         /**
-         * @description By action: the bank list, the checked destination, or the transfer sent
+         * @description By the request's action: the bank list (bank-list), the checked destination (bank-init), or the transfer sent (bank-create, qris-create)
          * @example {
          *       "success": true,
          *       "message": "Transfer Rp 50.000 ke BUDI SANTOSO (BCA 1234567890) berhasil"
@@ -3729,7 +4274,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["ProviderListResponse"];
                 };
             };
             /** @description No valid credential */
@@ -4701,6 +5246,15 @@ export interface operations {
             };
             /** @description No valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6500,7 +7054,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["MerchantAccessRequestListResponse"];
                 };
             };
             /** @description Bad request: the input is refused (see code and errors) */
@@ -6569,7 +7123,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["MerchantGatewayAccessResponse"];
                 };
             };
             /** @description Bad request: the input is refused (see code and errors) */
@@ -6680,7 +7234,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["MerchantGatewayAccessResponse"];
                 };
             };
             /** @description Bad request: the input is refused (see code and errors) */
@@ -6791,7 +7345,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["MerchantGatewayAccessResponse"];
                 };
             };
             /** @description Bad request: the input is refused (see code and errors) */
@@ -6894,7 +7448,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["HoldingAccountListResponse"];
                 };
             };
             /** @description No valid credential */
@@ -6959,7 +7513,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["HoldingAccountResponse"];
                 };
             };
             /** @description Bad request: the input is refused (see code and errors) */
@@ -7064,7 +7618,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["HoldingAccountUnmarkedResponse"];
                 };
             };
             /** @description Bad request: the input is refused (see code and errors) */
@@ -7565,7 +8119,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["PayoutAccountResponse"];
                 };
             };
             /** @description No valid credential */
@@ -7630,7 +8184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["PayoutAccountResponse"];
                 };
             };
             /** @description Bad request: the input is refused (see code and errors) */
@@ -8352,7 +8906,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["StreamPageResponse"];
                 };
             };
             /** @description Bad request: the input is refused (see code and errors) */
@@ -8428,7 +8982,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["DailyDigestsResponse"];
                 };
             };
             /** @description No valid credential */
@@ -8486,7 +9040,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["LedgerCheckpointResponse"];
                 };
             };
             /** @description No valid credential */

@@ -31,7 +31,7 @@ export const operations: Record<string, OperationNotes> = {
   'GET /api/v1/accounts/{id}/refresh': { summary: 'Sync an account\'s balance and mutations now' },
   'POST /api/v1/accounts/{id}/transfer': { summary: 'Transfer out of a WALLET-A account: QRIS or bank transfer steps (by action)', errors: [429] },
   'GET /api/v1/mutations': { summary: 'List mutations (transactions) of the accounts' },
-  'POST /api/v1/webhooks': { summary: 'Register a webhook endpoint', errors: [409], success: { status: 200, description: 'The endpoint, with its signing secret (shown once)' } },
+  'POST /api/v1/webhooks': { summary: 'Register a webhook endpoint', errors: [403, 409], success: { status: 200, description: 'The endpoint, with its signing secret (shown once)' } },
   'GET /api/v1/webhooks': { summary: 'List webhook endpoints' },
   'DELETE /api/v1/webhooks/{id}': { summary: 'Remove a webhook endpoint' },
   'GET /api/v1/webhooks/{id}/deliveries': { summary: 'List deliveries of a webhook endpoint' },

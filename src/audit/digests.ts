@@ -75,6 +75,10 @@ async function digestBatch(tx: pg.PoolClient, signer: DigestSigner, events: Reco
 }
 
 /**
+ * Not a reaction (src/sagas/reaction.ts): like a projection it folds whole batches of the log (every event, deleted
+ * streams' too) into rows written with the checkpoint in one transaction, exactly once and paused between batches; a
+ * reaction is handed one event at a time and its effects are at least once.
+ *
  * The daily digests (DESIGN section 13): a subscriber of the whole log (every event, of any type, as stored) that keeps
  * each WIB day's Merkle tree (src/audit/digest-days.ts) and signs a day's root with the service's Ed25519 key when the
  * first event of a later day closes it. The rows and the checkpoint are written in one transaction: exactly once.

@@ -7,6 +7,9 @@ import { onTheClock } from './on-the-clock.ts';
 import { checkAccountTask } from './payment-checks.ts';
 
 /**
+ * Not a reaction (src/sagas/reaction.ts): a schedule read from the accounts read model feeds a job queue; no event is
+ * handed to it.
+ *
  * Scheduled account syncs. Which accounts are due comes from the accounts read model and the injectable clock
  * (next_sync_at <= now); running them is the job of a durable PostgreSQL queue (graphile-worker): a job per
  * (account, slot), deduplicated by its key, retried with backoff when it crashes, picked up again after a restart.

@@ -43,6 +43,9 @@ function ensureHandovers(pool: pg.Pool): Promise<void> {
 }
 
 /**
+ * Not a reaction (src/sagas/reaction.ts): the clock drives it, over the pending payments' read model, and its one
+ * statement claims and queues the checks of many accounts at once across instances.
+ *
  * Checks of a receiving account whose payments wait for money (DESIGN section 11): every `fastSeconds` while its newest
  * pending payment is younger than `fastForMinutes`, then every `slowSeconds` until its last pending payment ends. A
  * check is a sync that costs no points and moves no schedule; it runs as a job of the durable queue under the key

@@ -14,6 +14,9 @@ export type PaymentExpiryTimer = {
 };
 
 /**
+ * Not a reaction (src/sagas/reaction.ts): nothing is handed an event here; the clock drives it, its work list is a read
+ * model's due rows, and a tick answers how many it expired.
+ *
  * The durable timer of payments: the due list is the payments read model (pending, expiresAt <= now), so nothing
  * is lost across restarts; the payment's decider expires it only if it is still pending, so a payment that the
  * money completed first stays completed.

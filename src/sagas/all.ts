@@ -17,7 +17,7 @@ export type SagaDeps = { store: EventStore; snapshots?: SnapshotStore; cache?: S
 /** What the sagas that leave the event store need besides (webhook tables, public URLs). */
 export type ServiceSagaDeps = SagaDeps & { pool: pg.Pool; publicBaseUrl: string };
 
-/** Every process manager the service runs. Payment matching, expiry, OTP login and webhooks join here. */
+/** Every reaction the service runs (src/sagas/reaction.ts), each a subscriber `saga:<name>` of its own. */
 export function sagas(deps: ServiceSagaDeps): Saga[] {
   const reactions = [walletLogins, paymentMatching, paymentWebhooks(deps.publicBaseUrl), gatewayLedgerCredits, transferWebhooks, withdrawalWebhooks];
   return reactions.map(r => sagaOf(r, deps));

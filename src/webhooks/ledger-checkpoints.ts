@@ -9,6 +9,9 @@ import { ensureWebhookSchema } from './schema.ts';
 export type PublishedCheckpoint = { seq: number; at: string } & Record<string, unknown>;
 
 /**
+ * Not a reaction (src/sagas/reaction.ts): a checkpoint is not an event of the log; the ledger checkpoints' writer calls
+ * this after it stores one.
+ *
  * Sends a signed ledger checkpoint (issue 24) as `ledger.checkpoint` to every admin's endpoint that asked for that
  * kind, so that it leaves the server: one webhook event per admin, its id derived from the checkpoint's number, so
  * publishing a checkpoint again (after a crash) sends nothing twice. The payload is the checkpoint itself.

@@ -12,14 +12,14 @@ export function stored<E extends AnyEvent>(event: E, at: { streamId: string; rev
   return { ...event, ...at, metadata, position: { commit: 1n, prepare: 1n } };
 }
 
-type Given = { events: DomainEvent[] } | { state: unknown };
+type Given<S> = { events: DomainEvent[] } | { state: S };
 
 /**
  * given(what the step reads).when(its input).then(the actions), without a database. What it reads is given as the past
  * events of the stream it reads (folded with that stream's decider) or, for other reads, as the read's answer.
  */
-function specificationOf<I>(stepFor: (input: I) => AnyStep | undefined) {
-  const given = (what: Given) => ({
+function specificationOf<I, S>(stepFor: (input: I) => AnyStep | undefined) {
+  const given = (what: Given<S>) => ({
     when: (input: I, now: Date = t0) => {
       const step = stepFor(input);
       const read = step?.reads?.(input as never) as (Read<unknown> & { decider?: Decider<unknown, unknown, DomainEvent> }) | undefined;
@@ -38,12 +38,12 @@ function specificationOf<I>(stepFor: (input: I) => AnyStep | undefined) {
       };
     },
   });
-  return { given: (events: DomainEvent[]) => given({ events }), givenState: (state: unknown) => given({ state }) };
+  return { given: (events: DomainEvent[]) => given({ events }), givenState: (state: S) => given({ state }) };
 }
 
 /** A reaction's specification: `when` hands it an event, to the step of its type (none: no actions). */
 export const reactionSpecification = (reaction: Reaction) =>
-  specificationOf((event: StoredEvent<AnyEvent>) => reaction.on[event.type] as AnyStep | undefined);
+  specificationOf<StoredEvent<AnyEvent>, unknown>(event => reaction.on[event.type] as AnyStep | undefined);
 
 /** A follow-up step's specification: `when` hands it what an action's outcome or a `next` gives it. */
-export const stepSpecification = <I, S>(step: Step<I, S>) => specificationOf((_: I) => step as AnyStep);
+export const stepSpecification = <I, S>(step: Step<I, S>) => specificationOf<I, S>(() => step as AnyStep);

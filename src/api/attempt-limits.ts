@@ -33,7 +33,7 @@ export function attemptCounter(app: FastifyInstance, name: string, limit: Attemp
 }
 
 /** 429 with Retry-After: the session surface's TOO_MANY_ATTEMPTS, RATE_LIMITED with what was limited, or a busy QR decoder. */
-export function tooMany(reply: FastifyReply, seconds: number, code: Extract<ErrorCode, 'TOO_MANY_ATTEMPTS' | 'RATE_LIMITED' | 'QR_DECODER_BUSY'>, message?: string): DomainError {
+export function tooMany(reply: FastifyReply, seconds: number, code: Extract<ErrorCode, 'TOO_MANY_ATTEMPTS' | 'RATE_LIMITED' | 'QR_DECODER_BUSY'>, message?: string, scope?: string): DomainError {
   reply.header('retry-after', String(seconds));
-  return refuse(code, { message });
+  return refuse(code, { message, params: { seconds, ...(scope ? { scope } : {}) } });
 }

@@ -158,7 +158,7 @@ export function otpSendLimits(app: FastifyInstance, settings: OtpSettings): OtpS
     { what: 'for this API key or user', counter: attemptCounter(app, 'otp-sender', { max: settings.sendsPerKey, ...window }, request => request.owner?.keyId ?? (request.principal ? `user:${request.principal.userId}` : clientAddress(request))) },
     { what: 'for this phone number', counter: attemptCounter(app, 'otp-phone', { max: settings.sendsPerPhone, ...window }, phoneOf) },
   ];
-  const refusal = (reply: FastifyReply, what: string, seconds: number) => tooMany(reply, seconds, 'RATE_LIMITED', `Too many OTP requests ${what}; retry in ${seconds} s`);
+  const refusal = (reply: FastifyReply, what: string, seconds: number) => tooMany(reply, seconds, 'RATE_LIMITED', `Too many OTP requests ${what}; retry in ${seconds} s`, 'otp');
   return {
     async refuseSpent(request, reply) {
       if (!isSend(request)) return;

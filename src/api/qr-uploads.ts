@@ -27,16 +27,16 @@ export function qrUploads(app: FastifyInstance, settings: QrSettings): QrUploads
   const decoder = qrDecoder(settings.decoding);
   app.addHook('onClose', () => decoder.close());
   const limits = [
-    { what: 'for this API key', applies: (r: FastifyRequest) => Boolean(r.owner), counter: attemptCounter(app, 'qr-key', settings.perKey, r => `${r.owner?.keyId}`) },
-    { what: 'for this user', applies: (r: FastifyRequest) => uploaderOf(r) !== null, counter: attemptCounter(app, 'qr-user', settings.perUser, r => `${uploaderOf(r)}`) },
+    { what: 'for this API key', scope: 'qr-key', applies: (r: FastifyRequest) => Boolean(r.owner), counter: attemptCounter(app, 'qr-key', settings.perKey, r => `${r.owner?.keyId}`) },
+    { what: 'for this user', scope: 'qr-user', applies: (r: FastifyRequest) => uploaderOf(r) !== null, counter: attemptCounter(app, 'qr-user', settings.perUser, r => `${uploaderOf(r)}`) },
   ];
   return {
     async read(request, reply, image) {
       checkQrImage(image);
-      for (const { what, applies, counter } of limits) {
+      for (const { what, scope, applies, counter } of limits) {
         if (!applies(request)) continue;
         const wait = await counter.take(request);
-        if (wait !== null) throw tooMany(reply, wait, 'RATE_LIMITED', `Too many QR images ${what}; retry in ${wait} s`);
+        if (wait !== null) throw tooMany(reply, wait, 'RATE_LIMITED', `Too many QR images ${what}; retry in ${wait} s`, scope);
       }
       try {
         return await decoder.read(image);

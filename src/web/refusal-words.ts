@@ -31,7 +31,11 @@ const words = {
   PAYLOAD_TOO_LARGE: 'Data yang dikirim terlalu besar',
   UNSUPPORTED_MEDIA_TYPE: 'Jenis data yang dikirim tidak didukung',
   UNPROCESSABLE: 'Permintaan tidak dapat diproses',
-  RATE_LIMITED: 'Terlalu banyak permintaan, coba lagi sebentar lagi',
+  RATE_LIMITED: p => {
+    const scope = p.scope === 'qr-key' ? 'Terlalu banyak gambar QR untuk API key ini' : p.scope === 'qr-user' ? 'Terlalu banyak gambar QR untuk pengguna ini'
+      : p.scope === 'otp' ? 'Terlalu banyak permintaan kode OTP' : 'Terlalu banyak permintaan';
+    return typeof p.seconds === 'number' ? `${scope}; coba lagi dalam ${p.seconds} detik` : `${scope}, coba lagi sebentar lagi`;
+  },
   INTERNAL_ERROR: 'Terjadi kesalahan di pihak kami',
   UNAVAILABLE: 'Layanan sedang tidak tersedia, coba lagi sebentar lagi',
   DATABASE_UNAVAILABLE: 'Layanan sedang tidak tersedia, coba lagi sebentar lagi',

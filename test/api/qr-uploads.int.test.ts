@@ -117,7 +117,7 @@ describe('QR uploads are limited per API key and per user', () => {
     await browser.get(`/dashboard/accounts/${accountId}/transfer`);
     const page = await browser.postMultipart(`/dashboard/accounts/${accountId}/transfer/qris`, { amount: '1000' }, { name: 'qrImage', bytes: image, type: 'image/png' });
     expect(refusedAs(page)).toEqual([429, expect.stringMatching(/^[1-9]\d*$/)]);
-    expect(textOf(page.body, 'notice')).toContain('for this user');
+    expect(textOf(page.body, 'notice')).toMatch(/^Terlalu banyak gambar QR untuk pengguna ini; coba lagi dalam [1-9]\d* detik/);
 
     // another user is not limited by this one
     const other = await walletOf(limited);

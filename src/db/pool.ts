@@ -37,6 +37,7 @@ export async function preparedQuery<R extends Row = Row>(
   name: string,
   sql: string,
   params: unknown[] = [],
+  types?: pg.CustomTypesConfig,
 ): Promise<pg.QueryResult<R>> {
   let prepared = preparedNames.get(sql);
   if (!prepared) {
@@ -44,7 +45,7 @@ export async function preparedQuery<R extends Row = Row>(
     preparedNames.set(sql, prepared);
   }
   try {
-    return await db.query<R>({ name: prepared, text: sql, values: params });
+    return await db.query<R>(types ? { name: prepared, text: sql, values: params, types } : { name: prepared, text: sql, values: params });
   } catch (err) {
     if (err instanceof Error) (err as Error & { queryName?: string }).queryName = name;
     throw err;
@@ -52,6 +53,15 @@ export async function preparedQuery<R extends Row = Row>(
 }
 
 const preparedNames = new Map<string, string>();
+
+/**
+ * Type parsers that answer json columns as the text PostgreSQL sent, for a caller that parses them when (and if) it
+ * needs them; selecting the json itself spares PostgreSQL a cast to text per value.
+ */
+export const jsonAsText: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.JSON ? (value: string) => value : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
 
 export function createPool(connectionString: string, max = 10): pg.Pool {
   // a database that does not answer at all (not merely refusing) fails a call in 10 s instead of holding it for ever

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import { migrate, type Migration } from '../db/migrations.ts';
-import { preparedQuery, query, type Queryable } from '../db/pool.ts';
+import { jsonAsText, preparedQuery, query, type Queryable } from '../db/pool.ts';
 import {
   START,
   type AppendResult,
@@ -33,9 +33,9 @@ type EventRow = {
 };
 
 // Output names differ from column names, so that ORDER BY always means the typed columns. Data and metadata come as
-// JSON text, parsed when first read: most readers of "all" look at the type of most events and pass them by.
-const eventColumns =
-  'position::text as pos, transaction_id::text as xid, stream_id, revision, type, version, data::text as data, metadata::text as metadata';
+// JSON text (the json columns as stored, kept as text by jsonAsText), parsed when first read: most readers of "all"
+// look at the type of most events and pass them by.
+const eventColumns = 'position::text as pos, transaction_id::text as xid, stream_id, revision, type, version, data, metadata';
 
 /** The event's stream is not deleted: a deleted stream keeps its events in the log (append-only), unseen by readers. */
 const liveStream = (streamIdSql: string) =>
@@ -192,18 +192,19 @@ export class PostgresEventStore implements EventStore {
       `select ${eventColumns} from es_events where stream_id = $1 and revision ${backwards ? '<=' : '>='} $2 and ${liveStream('$1')}
        order by es_events.revision ${backwards ? 'desc' : 'asc'} limit $3`,
       [streamId, from, options.maxCount ?? null],
+      jsonAsText,
     );
     return result.rows.map(toRecorded);
   }
 
   async readAll(after: Position, maxCount: number): Promise<RecordedEvent[]> {
-    const result = await preparedQuery<EventRow>(this.pool, 'ReadAll', finalEventsAfter(), positionParams(after, maxCount));
+    const result = await preparedQuery<EventRow>(this.pool, 'ReadAll', finalEventsAfter(), positionParams(after, maxCount), jsonAsText);
     return result.rows.map(toRecorded);
   }
 
   /** Every event of the log after `after`, deleted streams' included, in the order of "all": what auditors chain and sign. */
   async readLog(after: Position, maxCount: number): Promise<RecordedEvent[]> {
-    const result = await preparedQuery<EventRow>(this.pool, 'ReadLog', finalEventsAfter('', true), positionParams(after, maxCount));
+    const result = await preparedQuery<EventRow>(this.pool, 'ReadLog', finalEventsAfter('', true), positionParams(after, maxCount), jsonAsText);
     return result.rows.map(toRecorded);
   }
 
@@ -225,6 +226,7 @@ export class PostgresEventStore implements EventStore {
         where transaction_id >= pg_snapshot_xmin(pg_current_snapshot())
         order by es_events.transaction_id, es_events.position limit 1)`,
       positionParams(after, maxCount),
+      jsonAsText,
     );
     const final = result.rows.filter(row => row.final);
     return { events: final.map(toRecorded), more: final.length === maxCount, heldBack: final.length < result.rows.length };

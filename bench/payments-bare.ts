@@ -1,7 +1,7 @@
 /**
  * The payments benchmark's ceiling, run as a process of its own (bench/payments.ts forks it): a bare fastify route
  * doing one prepared INSERT of a row like a payment into its own embedded PostgreSQL, in a temporary data folder
- * deleted when it stops. The same pool size as the service's, no logging, no validation.
+ * deleted when it stops. The same pool size and idle time as the service's, no logging, no validation.
  * Tells its parent `{ type: 'ready', url, pid, version }` (version: PostgreSQL's); stops on `{ type: 'stop' }`,
  * SIGINT, SIGTERM or its parent's end.
  */
@@ -13,12 +13,13 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 
-/** The service's pool size (src/core.ts). */
+/** The service's pool size (src/core.ts), and how long it keeps an idle connection (src/db/pool.ts). */
 const poolSize = 30;
+const idleConnectionMs = 10 * 60_000;
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-payments-bare-'));
 const db = await startEmbeddedPostgres({ dataDir, password: 'bench' });
-const pool = new pg.Pool({ connectionString: db.url, max: poolSize });
+const pool = new pg.Pool({ connectionString: db.url, max: poolSize, idleTimeoutMillis: idleConnectionMs });
 pool.on('error', () => undefined);
 const version = (await pool.query<{ server_version: string }>('show server_version')).rows[0]!.server_version;
 await pool.query(`create table if not exists bare_payments (id uuid primary key, order_id text not null, amount bigint not null, body jsonb not null, created_at timestamptz not null default now())`);

@@ -13,7 +13,7 @@
  *
  * Loads: the bare route; payments into one receiving account; the same from two instances of the service on one
  * database (bench/processes.ts, startAnotherInstance), half the connections each; payments spread over four accounts;
- * payments into one account at a steady 200/s (its p99). Issue 26's goals: 1 and 4 accounts each at least 0.3x the
+ * payments into one account at a steady 200/s (its p99; an open loop of the load generator's own). Issue 26's goals: 1 and 4 accounts each at least 0.3x the
  * bare route, p99 under 50 ms at the steady pace, two instances at least as fast as one. Rounds alternate between
  * all of them (reversed every other round), and each target is left to finish its backlog (its CPU back near idle)
  * before the next load starts. The ratios are medians of the rounds' ratios. Then the time from a sandbox payment to
@@ -352,7 +352,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 
     const bareTarget: Target = { id: 'bare', label: 'bare INSERT route', scenario: 'bare', side: 'bare', pids: [bare.ready.pid], load: { kind: 'bare', url: `${bare.ready.url}` } };
     const serviceTargets = (scenario: 'one' | 'four') =>
-      services.map(({ side, commit, service, second, one, four }): Target => {
+      services.map(({ side, commit, service, one, four }): Target => {
         const m = scenario === 'one' ? one : four;
         const who = side === 'this' ? 'payments' : `payments at ${commit.slice(0, 7)}`;
         return {
@@ -360,20 +360,19 @@ export async function run(ctx: BenchContext): Promise<void> {
           label: `${who}, into ${scenario === 'one' ? '1 account' : '4 accounts'}`,
           scenario,
           side,
-          // the idle second instance's CPU counts too: it runs beside the first in every load
-          pids: [service.pid, ...(second ? [second.pid] : [])],
+          // the service is the first instance (the second idles beside it, its CPU in neither figure)
+          pids: [service.pid],
           load: { kind: 'payments', url: service.url, key: m.key, accountIds: m.accountIds },
         };
       });
     const ours = services.find(s => s.side === 'this')!;
     const oneAccount = { kind: 'payments' as const, url: ours.service.url, key: ours.one.key, accountIds: ours.one.accountIds };
-    const bothPids = [ours.service.pid, ours.second!.pid];
     const twoTarget: Target = {
       id: 'this-two',
       label: 'payments, into 1 account from 2 instances',
       scenario: 'two',
       side: 'this',
-      pids: bothPids,
+      pids: [ours.service.pid, ours.second!.pid],
       load: oneAccount,
       splitAcross: [ours.service.url, ours.second!.url],
     };
@@ -382,7 +381,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       label: `payments, into 1 account at a steady ${steadyRate}/s`,
       scenario: 'steady',
       side: 'this',
-      pids: bothPids,
+      pids: [ours.service.pid],
       load: oneAccount,
       overallRate: steadyRate,
     };
@@ -550,7 +549,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       '',
       `${ctx.quick ? '**Quick run (a smoke test, not the figures).** ' : ''}${new Date().toISOString()}, ${cpus} vCPU, PostgreSQL ${bare.ready.version} (embedded), Node ${process.version}; the service ${measured ? `at commit ${measuredCommit.slice(0, 7)} (a git worktree)` : `of this checkout at ${headCommit.slice(0, 7)}${dirty ? ' with uncommitted changes in src/ or the package files' : ''}`}${refNote}. autocannon ${connections} connections, ${duration} s per load, ${rounds} round${rounds === 1 ? '' : 's'} over every load (in order in odd rounds, reversed in even ones), each after the previous target's CPU was back near idle; ratios are medians of the rounds' ratios. Load average ${loadBefore.map(l => l.toFixed(2)).join(' ')} before, ${loadAfter.map(l => l.toFixed(2)).join(' ')} after; processes other than this benchmark's took ${othersLine} of the machine's CPU during the loads.`,
       '',
-      'Each in its own process, as a user runs them: the service started with `npm start`\'s command (`tsx --max-semi-space-size=64 src/main.ts`) with only DATA_DIR (its own embedded PostgreSQL), PORT and SANDBOX_PORT set (its second instance as said below), logging at its default level to a file, set up over HTTP (register, API key, sandbox wallets linked); the bare route (bench/payments-bare.ts: fastify, JSON body, one named prepared INSERT of a row like a payment, pool of 30 like the service\'s, no logging) on an embedded PostgreSQL of its own; autocannon in a third process (bench/payments-load.ts). Every figure is bounded by this machine: its vCPUs are shared by the three processes, two PostgreSQL servers (three with the reference service) and whatever else runs.',
+      'Each in its own process, as a user runs them: the service started with `npm start`\'s command (`tsx --max-semi-space-size=64 src/main.ts`) with only DATA_DIR (its own embedded PostgreSQL), PORT and SANDBOX_PORT set (its second instance as said below), logging at its default level to a file, set up over HTTP (register, API key, sandbox wallets linked); the bare route (bench/payments-bare.ts: fastify, JSON body, one named prepared INSERT of a row like a payment, pool of 30 keeping idle connections 10 minutes like the service\'s, no logging) on an embedded PostgreSQL of its own; autocannon in a third process (bench/payments-load.ts). Every figure is bounded by this machine: its vCPUs are shared by the three processes, two PostgreSQL servers (three with the reference service) and whatever else runs.',
       '',
       markdownTable(header, rows),
       '',
@@ -559,7 +558,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       '',
       markdownTable(['goal', 'actual', 'result'], goals),
       '',
-      `Goals of issue 26 (deliverable 3). Two instances: a second service process started with the same command on the first one's embedded PostgreSQL (DATABASE_URL as the service's role, the first one's secrets, signing key and sandbox), idle beside the first in every other load (its CPU is counted there too); the load into the one account split across both, ${connections / 2} connections each, its p50 and p99 the worse instance's; its ratio is to the one-instance load of the same round. The steady load: autocannon paced at ${steadyRate} requests/s in all (overallRate) over ${connections} connections, into the one account on the first instance.`,
+      `Goals of issue 26 (deliverable 3). Two instances: a second service process started with the same command on the first one's embedded PostgreSQL (DATABASE_URL as the service's role, the first one's secrets, signing key and sandbox), idle beside the first in every other load (its CPU counted only in the loads that use it); the load into the one account split across both, ${connections / 2} connections each, its p50 and p99 the worse instance's; its ratio is to the one-instance load of the same round. The steady load: one request every ${(1000 / steadyRate).toFixed(0)} ms (${steadyRate}/s) whatever the answers, from the load generator's process over keep-alive connections, into the one account on the first instance; each latency counted from when its request was due (autocannon's overallRate sends each second's share in a burst at the second's start).`,
       '',
       `Payment to webhook (${fmtInt(latencyPayments)} payments, ${latencyConcurrency} at a time into ${latencyConcurrency} accounts of one merchant, on the measured service (not the reference) after the rounds; the merchant asks for a sync right after the customer paid, as the scheduled sync would after its interval; the webhook endpoint in the benchmark's process):`,
       '',

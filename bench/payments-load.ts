@@ -1,10 +1,12 @@
 /**
  * The payments benchmark's load generator, run as a process of its own (bench/payments.ts forks it), so that neither
  * the service nor the bare route shares its event loop: autocannon against the URL it is sent (or the instances it is
- * sent, the connections split between them), as fast as answered or at a steady pace, one load at a time.
+ * sent, the connections split between them) as fast as answered, or at a steady pace of its own (open loop), one load
+ * at a time.
  * `{ type: 'run', id, load }` is answered with `{ type: 'result', id, result }` (or `{ type: 'failed', id, error }`).
  */
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import autocannon from 'autocannon';
 
 export type LoadTarget =
@@ -15,7 +17,12 @@ export type LoadRequest = {
   target: LoadTarget;
   connections: number;
   durationSec: number;
-  /** a steady pace: this many requests per second in all (autocannon's overallRate), else as fast as answered */
+  /**
+   * A steady pace: this many requests per second in all, one every 1/rate s whatever the answers (an open loop; each
+   * latency counted from when its request was due), else as fast as answered. Not autocannon's overallRate: that sends
+   * each connection's share of a second back to back at the second's start (a burst every second), and corrects its
+   * latencies for an expected interval rounded up to 1 ms.
+   */
   overallRate?: number;
   /**
    * Base URLs of instances sharing the load (the target's url ignored): the connections (and the pace) split evenly,
@@ -68,15 +75,68 @@ const nextPost = (target: LoadTarget): (() => Post) => {
   };
 };
 
+/** The steady pace (LoadRequest.overallRate): an open loop over keep-alive connections, spread over `urls` in turn. */
+async function paced(target: LoadTarget, urls: string[], rate: number, durationSec: number): Promise<LoadResult> {
+  const next = nextPost(target);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const latencies: number[] = [];
+  let ok = 0;
+  let non2xx = 0;
+  let errors = 0;
+  const inFlight = new Set<Promise<void>>();
+  const send = (url: string, due: number) => {
+    const post = next();
+    const done = new Promise<void>(resolve => {
+      const req = http.request(new URL(post.path, url), { method: 'POST', agent, headers: post.headers }, res => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode! >= 200 && res.statusCode! < 300) {
+            ok++;
+            latencies.push(performance.now() - due);
+          } else non2xx++;
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end(post.body);
+    });
+    inFlight.add(done);
+    void done.then(() => inFlight.delete(done));
+  };
+  const intervalMs = 1000 / rate;
+  const total = Math.round(rate * durationSec);
+  const t0 = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = t0 + i * intervalMs;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise(r => setTimeout(r, wait));
+    send(urls[i % urls.length]!, due);
+  }
+  await Promise.all(inFlight);
+  const seconds = (performance.now() - t0) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? NaN;
+  return { rps: ok / durationSec, p50: at(50), p90: at(90), p99: at(99), max: latencies.at(-1) ?? NaN, ok, non2xx, errors, seconds, cpuMs: 0 };
+}
+
 async function load(request: LoadRequest): Promise<LoadResult> {
   const urls = request.splitAcross ?? [request.target.url];
+  if (request.overallRate !== undefined) {
+    const cpu0 = process.cpuUsage();
+    const result = await paced(request.target, urls, request.overallRate, request.durationSec);
+    const cpu = process.cpuUsage(cpu0);
+    return { ...result, cpuMs: (cpu.user + cpu.system) / 1000 };
+  }
   const cpu0 = process.cpuUsage();
   const parts = await Promise.all(
     urls.map((url, i) => {
       // the remainder to the first instances: every connection is used
       const connections = Math.floor(request.connections / urls.length) + (i < request.connections % urls.length ? 1 : 0);
-      const rate = request.overallRate === undefined ? undefined : request.overallRate / urls.length;
-      return loadOne({ ...request.target, url }, connections, request.durationSec, rate);
+      return loadOne({ ...request.target, url }, connections, request.durationSec);
     }),
   );
   const cpu = process.cpuUsage(cpu0);
@@ -97,7 +157,7 @@ async function load(request: LoadRequest): Promise<LoadResult> {
   };
 }
 
-function loadOne(target: LoadTarget, connections: number, durationSec: number, overallRate: number | undefined): Promise<LoadResult> {
+function loadOne(target: LoadTarget, connections: number, durationSec: number): Promise<LoadResult> {
   const next = nextPost(target);
   return new Promise((resolve, reject) => {
     autocannon(
@@ -105,7 +165,6 @@ function loadOne(target: LoadTarget, connections: number, durationSec: number, o
         url: target.url,
         connections,
         duration: durationSec,
-        ...(overallRate === undefined ? {} : { overallRate }),
         // each connection's next request takes the next POST
         requests: [{ method: 'POST', setupRequest: (r: autocannon.Request) => ({ ...r, ...next() }) }],
       },

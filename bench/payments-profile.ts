@@ -1,28 +1,27 @@
 /**
- * Where a payment's work goes: `npx tsx bench/payments-profile.ts [count] [accounts] [--cpu-prof]` starts the service
- * as bench/payments.ts does (npm start's command, its own DATA_DIR), turns on pg_stat_statements in its embedded
- * PostgreSQL (a restart the service rides out), creates `count` payments into `accounts` accounts (32 in flight),
- * waits until the service is idle again (projections, sagas, outbox caught up), and prints every statement's calls per
+ * Where a payment's work goes: `npx tsx bench/payments-profile.ts [accounts] [--cpu-prof]` starts the service as
+ * bench/payments.ts does (npm start's command, its own DATA_DIR), turns on pg_stat_statements in its embedded
+ * PostgreSQL (a restart the service rides out), creates payments into `accounts` accounts (default 1) for SECONDS
+ * (default 8) through bench/payments-load.ts, 32 in flight or at a steady RATE per second, waits until the service is idle again (projections, sagas, outbox caught up), and prints every statement's calls per
  * payment with its share of PostgreSQL's execution time, the transactions per payment, and the CPU per payment of the
- * service's Node and PostgreSQL. `--cpu-prof` also writes V8 CPU profiles of the service into .scratch/cpu-prof.
+ * service's Node and PostgreSQL (BY_TIME=1: statements by execution time). `--cpu-prof` also writes V8 CPU profiles of
+ * the service into .scratch/cpu-prof; PERF=1 records its PostgreSQL with perf into .scratch/perf.data.
  * A tool for finding work to cut, not a benchmark: its figures include pg_stat_statements' own cost.
  */
+import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import pg from 'pg';
-import { randomUUID } from 'node:crypto';
 import { freePort } from '../src/db/embedded.ts';
 import { sleep } from './harness.ts';
-import { merchant } from './payments.ts';
+import { forkReady, LoadGenerator, merchant, stopChild } from './payments.ts';
 import { startService, treeCpuMs } from './processes.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
-const count = Number(args.find(a => /^\d+$/.test(a)) ?? 3000);
-const accounts = Number(args.filter(a => /^\d+$/.test(a))[1] ?? 1);
+const accounts = Number(args.find(a => /^\d+$/.test(a)) ?? 1);
 const cpuProf = args.includes('--cpu-prof');
 
 /** A preload that starts V8's profiler on the first SIGUSR2 and writes the profile into profDir on the second. */
@@ -57,6 +56,22 @@ function nodeProcesses(root: number): number[] {
   return found;
 }
 
+/** The PostgreSQL processes below `root` (its embedded server and the server's backends). */
+function postgresProcesses(root: number): number[] {
+  const all = new Map<number, { ppid: number; comm: string }>();
+  for (const entry of readdirSync('/proc').filter(e => /^\d+$/.test(e))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      all.set(Number(entry), { ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]), comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) });
+    } catch {
+      // gone
+    }
+  }
+  const below = [root];
+  for (let i = 0; i < below.length; i++) for (const [pid, p] of all) if (p.ppid === below[i]) below.push(pid);
+  return below.filter(pid => all.get(pid)?.comm === 'postgres');
+}
+
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'bench-payments-profile-'));
 chmodSync(tmp, 0o711);
 const dataDir = path.join(tmp, 'data');
@@ -69,7 +84,7 @@ const service = await startService({
   sandboxPort: await freePort(),
   logFile: path.join(tmp, 'service.log'),
   // Node 20 refuses --cpu-prof in NODE_OPTIONS: a preload profiles between two SIGUSR2s instead
-  env: cpuProf ? { NODE_OPTIONS: `--require ${writeProfiler()}` } : {},
+  env: { ...(cpuProf ? { NODE_OPTIONS: `--require ${writeProfiler()}` } : {}), ...(process.env.BATCHES_IN_FLIGHT ? { BATCHES_IN_FLIGHT: process.env.BATCHES_IN_FLIGHT } : {}) },
 });
 try {
   const secrets = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { embeddedPostgresPassword: string };
@@ -101,17 +116,15 @@ try {
   await db.query('create extension if not exists pg_stat_statements');
 
   const m = await merchant(service.url, 1, accounts);
-  let n = 0;
-  const nextPost = () => {
-    n++;
-    const body = { amount: 10_000 + (n % 1000) * 1_000, walletAccountId: m.accountIds[n % accounts]!, redirectUrl: 'https://shop.example/thanks', orderId: `profile-${n}-${randomUUID()}` };
-    return { path: '/api/v1/payments', headers: { 'content-type': 'application/json', 'x-api-key': m.key }, body: JSON.stringify(body) };
-  };
-  await sleep(2000);
+  const generator = await forkReady<{ pid: number }>('payments-load.ts');
+  const loads = new LoadGenerator(generator.child);
+  const target = { kind: 'payments' as const, url: service.url, key: m.key, accountIds: m.accountIds };
   // warm-up (JIT, prepared statements, caches), not counted
-  await autocannon({ url: service.url, connections: 32, amount: Math.min(count, 3000), requests: [{ method: 'POST', setupRequest: (r: autocannon.Request) => ({ ...r, ...nextPost() }) }] });
+  await loads.run({ target, connections: 32, durationSec: 3 });
   await sleep(3000);
   const xacts = async () => Number((await db.query(`select xact_commit + xact_rollback as n from pg_stat_database where datname = 'service'`)).rows[0].n);
+  const sessions = async () => Number((await db.query(`select sessions from pg_stat_database where datname = 'service'`)).rows[0].sessions);
+  const s0 = await sessions();
   await db.query('select pg_stat_statements_reset()');
   const x0 = await xacts();
   const cpu0 = treeCpuMs(service.pid)!;
@@ -119,16 +132,20 @@ try {
     if (cpuProf) for (const pid of nodeProcesses(service.pid)) process.kill(pid, 'SIGUSR2');
   };
   profile();
+  // PERF=1: the whole machine sampled by perf meanwhile (PostgreSQL's share: perf report --comm postgres)
+  const perf = process.env.PERF
+    ? spawn('perf', ['record', '-F', '999', '-g', '-p', postgresProcesses(service.pid).join(','), '-o', path.join(repoRoot, '.scratch', 'perf.data')], { stdio: 'ignore' })
+    : null;
   const t0 = performance.now();
-  const result = await autocannon({
-    url: service.url,
-    connections: 32,
-    amount: count,
-    requests: [{ method: 'POST', setupRequest: (r: autocannon.Request) => ({ ...r, ...nextPost() }) }],
-  });
+  // SECONDS (default 8) as fast as answered over 32 connections, or RATE=200 at that steady pace
+  const result = await loads.run({ target, connections: 32, durationSec: Number(process.env.SECONDS ?? 8), overallRate: process.env.RATE ? Number(process.env.RATE) : undefined });
   const loadSec = (performance.now() - t0) / 1000;
   const cpuLoad = treeCpuMs(service.pid)!;
   profile();
+  if (perf) {
+    perf.kill('SIGINT');
+    await new Promise(resolve => perf.once('exit', resolve));
+  }
   // idle again: the projections, sagas and outbox have done their share of these payments
   let before = cpuLoad;
   for (let i = 0; i < 120; i++) {
@@ -140,12 +157,12 @@ try {
   }
   const cpu1 = treeCpuMs(service.pid)!;
   const x1 = await xacts();
-  const ok = result['2xx'];
+  const ok = result.ok;
   const per = (v: number) => (v / ok).toFixed(2);
-  console.log(`${ok} payments (2xx) into ${accounts} account(s) in ${loadSec.toFixed(1)} s (${(ok / loadSec).toFixed(0)}/s), non-2xx ${result.non2xx}, p50 ${result.latency.p50} p99 ${result.latency.p99} ms`);
+  console.log(`${ok} payments (2xx) into ${accounts} account(s) in ${loadSec.toFixed(1)} s (${(ok / loadSec).toFixed(0)}/s), non-2xx ${result.non2xx}, p50 ${result.p50.toFixed(1)} p99 ${result.p99.toFixed(1)} ms`);
   console.log(`CPU per payment during the load: Node ${(((cpuLoad.nodeMs - cpu0.nodeMs) * 1000) / ok).toFixed(0)} µs, PostgreSQL ${(((cpuLoad.pgMs - cpu0.pgMs) * 1000) / ok).toFixed(0)} µs`);
   console.log(`CPU per payment until idle: Node ${(((cpu1.nodeMs - cpu0.nodeMs) * 1000) / ok).toFixed(0)} µs, PostgreSQL ${(((cpu1.pgMs - cpu0.pgMs) * 1000) / ok).toFixed(0)} µs`);
-  console.log(`transactions per payment: ${per(x1 - x0)}`);
+  console.log(`transactions per payment: ${per(x1 - x0)}; connections opened meanwhile: ${(await sessions()) - s0}`);
   const rows = (
     await db.query<{ calls: string; ms: number; toplevel: boolean; query: string }>(
       `select calls, total_exec_time as ms, toplevel, query from pg_stat_statements
@@ -156,11 +173,13 @@ try {
   const top = rows.filter(r => r.toplevel);
   console.log(`top-level statements per payment: ${per(top.reduce((a, r) => a + Number(r.calls), 0))}; their execution ${((totalMs * 1000) / ok).toFixed(0)} µs per payment`);
   console.log('calls/payment  exec µs/payment  top  statement');
+  if (process.env.BY_TIME) rows.sort((a, b) => b.ms - a.ms);
   for (const r of rows.slice(0, 60)) {
-    if (Number(r.calls) < ok / 50) continue;
+    if (Number(r.calls) < ok / 50 && (r.ms * 1000) / ok < 3) continue;
     console.log(`${per(Number(r.calls)).padStart(13)}  ${((r.ms * 1000) / ok).toFixed(0).padStart(15)}  ${r.toplevel ? 'yes' : ' no'}  ${r.query.replace(/\s+/g, ' ').slice(0, process.env.FULL ? 5000 : 150)}`);
   }
   await db.end();
+  await stopChild(generator.child);
 } finally {
   await service.stop();
   rmSync(tmp, { recursive: true, force: true });

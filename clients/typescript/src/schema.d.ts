@@ -1020,29 +1020,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description The error envelope */
-        ErrorResponse: {
-            /** @constant */
-            status: "error";
-            /**
-             * @description The error code (docs/errors.md)
-             * @enum {string}
-             */
-            code: "VALIDATION_ERROR" | "INVALID_INPUT" | "INVALID_TEXT" | "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "CROSS_ORIGIN_REFUSED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "BUSY" | "INVALID_API_KEY" | "SESSION_EXISTS" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PROVIDER_NOT_FOUND" | "PROVIDER_LOGIN_FAILED" | "PROVIDER_UNAVAILABLE" | "PROVIDER_REJECTED" | "NOT_ENOUGH_POINTS" | "MISSING_FIELDS" | "UNKNOWN_PROVIDER" | "VERIFICATION_INCOMPLETE" | "OTP_SESSION_INVALID" | "OTP_VERIFICATION_FAILED" | "PAYMENT_NOT_FOUND" | "PAYMENT_TYPE_NOT_SUPPORTED" | "RECEIVING_ACCOUNT_GONE" | "GATEWAY_NOT_APPROVED" | "ORDER_PENDING" | "ORDER_ALREADY_PAID" | "NO_UNIQUE_CODE" | "VA_NUMBER_TAKEN" | "PAYMENT_NOT_PENDING" | "PAYMENT_METHOD_CHOSEN" | "IDEMPOTENCY_KEY_REUSED" | "PAYABLE_LAPSED" | "GATEWAY_ACCESS_CONFLICT" | "GATEWAY_DIRECT_NOT_ALLOWED" | "NO_HOLDING_ACCOUNT" | "HOLDING_ACCOUNT_CANNOT_SERVE" | "WITHDRAWAL_NOT_FOUND" | "WITHDRAWAL_BELOW_MINIMUM" | "INSUFFICIENT_BALANCE" | "WITHDRAWAL_OWN_PAYOUT" | "WITHDRAWAL_NOT_REQUESTED" | "WITHDRAWAL_REFERENCE_USED" | "WITHDRAWAL_DESTINATION_INVALID" | "PAYOUT_ACCOUNT_NOT_SET" | "SUSPENSE_NOT_FOUND" | "SUSPENSE_NOT_OPEN" | "SUSPENSE_BELOW_FEE" | "SUSPENSE_TARGET_INVALID" | "HOLDING_CASH_SHORT" | "WITHDRAWAL_PAYOUT_IN_FLIGHT" | "WITHDRAWAL_PAYOUT_FAILED" | "WITHDRAWAL_PAYOUT_UNCONFIRMED" | "QR_IMAGE_MISSING" | "QR_IMAGE_NOT_AN_IMAGE" | "QR_IMAGE_TOO_LARGE" | "QR_NOT_FOUND" | "QR_DECODER_BUSY" | "QR_NOT_QRIS" | "QR_AMOUNT_MISMATCH" | "QR_AMOUNT_OUT_OF_RANGE" | "TRANSFER_NOT_SUPPORTED" | "BALANCE_INSUFFICIENT" | "BANK_LIST_FAILED" | "BANK_ACCOUNT_VALIDATION_FAILED" | "BANK_ACCOUNT_INDEX_INVALID" | "TRANSFER_AMOUNT_MISMATCH" | "TRANSFER_FAILED" | "TRANSFER_UNCONFIRMED" | "TEST_CLOCK_BACKWARDS" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_DISABLED" | "GATEWAY_AMOUNT_BELOW_MINIMUM" | "GATEWAY_AMOUNT_ABOVE_MAXIMUM" | "GATEWAY_AMOUNT_NOT_ABOVE_FEE" | "INVALID_HOLIDAY_CALENDAR" | "INVALID_PERIOD" | "STREAM_NOT_FOUND";
-            message: string;
-            /** @description The fields at fault, for a request its schema refuses; empty otherwise */
-            errors: {
-                /** @description The field at fault, e.g. body.amount */
-                path: string;
-                message: string;
-            }[];
-        };
-        /** @description The error body of the session surface (/api/auth) */
-        SessionErrorResponse: {
-            /** @constant */
-            ok: false;
-            message: string;
-        };
         /**
          * @description A linked bank or e-wallet account
          * @example {
@@ -3673,6 +3650,29 @@ export interface components {
             /** @constant */
             status: "success";
             data: components["schemas"]["WebhookDelivery"];
+        };
+        /** @description The error envelope */
+        ErrorResponse: {
+            /** @constant */
+            status: "error";
+            /**
+             * @description The error code (docs/errors.md)
+             * @enum {string}
+             */
+            code: "VALIDATION_ERROR" | "INVALID_INPUT" | "INVALID_TEXT" | "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "CROSS_ORIGIN_REFUSED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "BUSY" | "INVALID_API_KEY" | "SESSION_EXISTS" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PROVIDER_NOT_FOUND" | "PROVIDER_LOGIN_FAILED" | "PROVIDER_UNAVAILABLE" | "PROVIDER_REJECTED" | "NOT_ENOUGH_POINTS" | "MISSING_FIELDS" | "UNKNOWN_PROVIDER" | "VERIFICATION_INCOMPLETE" | "OTP_SESSION_INVALID" | "OTP_VERIFICATION_FAILED" | "PAYMENT_NOT_FOUND" | "PAYMENT_TYPE_NOT_SUPPORTED" | "RECEIVING_ACCOUNT_GONE" | "GATEWAY_NOT_APPROVED" | "ORDER_PENDING" | "ORDER_ALREADY_PAID" | "NO_UNIQUE_CODE" | "VA_NUMBER_TAKEN" | "PAYMENT_NOT_PENDING" | "PAYMENT_METHOD_CHOSEN" | "IDEMPOTENCY_KEY_REUSED" | "PAYABLE_LAPSED" | "GATEWAY_ACCESS_CONFLICT" | "GATEWAY_DIRECT_NOT_ALLOWED" | "NO_HOLDING_ACCOUNT" | "HOLDING_ACCOUNT_CANNOT_SERVE" | "WITHDRAWAL_NOT_FOUND" | "WITHDRAWAL_BELOW_MINIMUM" | "INSUFFICIENT_BALANCE" | "WITHDRAWAL_OWN_PAYOUT" | "WITHDRAWAL_NOT_REQUESTED" | "WITHDRAWAL_REFERENCE_USED" | "WITHDRAWAL_DESTINATION_INVALID" | "PAYOUT_ACCOUNT_NOT_SET" | "SUSPENSE_NOT_FOUND" | "SUSPENSE_NOT_OPEN" | "SUSPENSE_BELOW_FEE" | "SUSPENSE_TARGET_INVALID" | "HOLDING_CASH_SHORT" | "WITHDRAWAL_PAYOUT_IN_FLIGHT" | "WITHDRAWAL_PAYOUT_FAILED" | "WITHDRAWAL_PAYOUT_UNCONFIRMED" | "QR_IMAGE_MISSING" | "QR_IMAGE_NOT_AN_IMAGE" | "QR_IMAGE_TOO_LARGE" | "QR_NOT_FOUND" | "QR_DECODER_BUSY" | "QR_NOT_QRIS" | "QR_AMOUNT_MISMATCH" | "QR_AMOUNT_OUT_OF_RANGE" | "TRANSFER_NOT_SUPPORTED" | "BALANCE_INSUFFICIENT" | "BANK_LIST_FAILED" | "BANK_ACCOUNT_VALIDATION_FAILED" | "BANK_ACCOUNT_INDEX_INVALID" | "TRANSFER_AMOUNT_MISMATCH" | "TRANSFER_FAILED" | "TRANSFER_UNCONFIRMED" | "TEST_CLOCK_BACKWARDS" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_DISABLED" | "GATEWAY_AMOUNT_BELOW_MINIMUM" | "GATEWAY_AMOUNT_ABOVE_MAXIMUM" | "GATEWAY_AMOUNT_NOT_ABOVE_FEE" | "INVALID_HOLIDAY_CALENDAR" | "INVALID_PERIOD" | "STREAM_NOT_FOUND";
+            message: string;
+            /** @description The fields at fault, for a request its schema refuses; empty otherwise */
+            errors: {
+                /** @description The field at fault, e.g. body.amount */
+                path: string;
+                message: string;
+            }[];
+        };
+        /** @description The error body of the session surface (/api/auth) */
+        SessionErrorResponse: {
+            /** @constant */
+            ok: false;
+            message: string;
         };
     };
     responses: never;

@@ -112,8 +112,10 @@ const otpVerified = z.object({ success: z.literal(true), accountId })
 const secondOtp = z.object({ success: z.literal(false), requireSecondOTP: z.literal(true), sessionId: z.uuid(), message: z.string() })
   .meta({ id: 'SecondOtpRequiredResponse', description: 'WALLET-C sent a second OTP: verify it with action wallet-c-verify-second-otp and this sessionId', examples: [{ success: false, requireSecondOTP: true, sessionId: '1b2c3d4e-5f60-4718-8a9b-0c1d2e3f4a5b', message: 'The provider sent a second OTP: verify it with action wallet-c-verify-second-otp and this sessionId' }] });
 
-const postResponse = z.union([linked, specialFlow, otpSent, otpVerified, secondOtp])
-  .meta({ id: 'AccountStepResponse', description: 'By the request: the created account, the OTP flow to follow, or the outcome of an OTP step', examples: [{ status: 'success', accountId: accountExample.id, data: accountExample }] });
+// oneOf without a discriminator: no field is common to all five (the request's action says which answers), but each
+// has a const or a required field the others do not allow, so exactly one matches
+const postResponse = z.xor([linked, specialFlow, otpSent, otpVerified, secondOtp])
+  .meta({ id: 'AccountStepResponse', description: 'By the request\'s action, exactly one of: the created account, the OTP flow to follow (status special_flow), the OTP sent, the account verified, or a second OTP required', examples: [{ status: 'success', accountId: accountExample.id, data: accountExample }] });
 
 /** What one does next with an account's id: sync it, change it, delete it. */
 const accountLinks = (id: string, when = '') => ({

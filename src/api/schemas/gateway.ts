@@ -28,7 +28,7 @@ export const gatewayAccess = z.object({
   processedAt: instant.nullable(),
   feeToCustomer: z.boolean().describe('true: the fee is added to the buyer\'s bill'),
 });
-const accessExample = { status: 'APPROVED', note: null, createdAt: '2025-05-01T08:00:00.000Z', processedAt: '2025-05-02T09:00:00.000Z', feeToCustomer: false };
+export const accessExample = { status: 'APPROVED', note: null, createdAt: '2025-05-01T08:00:00.000Z', processedAt: '2025-05-02T09:00:00.000Z', feeToCustomer: false };
 export const gatewayAccessComponent = gatewayAccess.meta({ id: 'GatewayAccess', description: 'Gateway access of a merchant', examples: [accessExample] });
 
 const overviewShape = {
@@ -48,15 +48,17 @@ const overviewExample = {
 export const gatewayOverview = z.object(overviewShape)
   .meta({ id: 'GatewayOverview', description: 'The interface\'s Gateway information', examples: [overviewExample] });
 
-const business = { businessName: 'Toko Maju', businessType: 'retail', phone: '+62 812-3456-7890', address: 'Jl. Merdeka 1, Bandung', website: 'https://tokomaju.example.com', description: null };
+export const businessExample = { businessName: 'Toko Maju', businessType: 'retail', phone: '+62 812-3456-7890', address: 'Jl. Merdeka 1, Bandung', website: 'https://tokomaju.example.com', description: null };
+/** The business data of a merchant's last access request (src/projections/gateway-access.ts, column business). */
+export const gatewayBusiness = z.object({
+  businessName: z.string(), businessType: z.string(), phone: z.string(), address: z.string(),
+  website: z.string().nullable(), description: z.string().nullable(),
+}).meta({ id: 'GatewayBusiness', description: 'The business data a merchant gave with its access request', examples: [businessExample] });
 /** The dashboard's view: the same, with the business data of the last access request. */
 export const dashboardGateway = z.object({
   ...overviewShape,
-  request: z.object({
-    businessName: z.string(), businessType: z.string(), phone: z.string(), address: z.string(),
-    website: z.string().nullable(), description: z.string().nullable(),
-  }).nullable().describe('The business data of the last access request; null: none'),
-}).meta({ id: 'DashboardGateway', description: 'Gateway information with the access request\'s business data', examples: [{ ...overviewExample, request: business }] });
+  request: gatewayBusiness.nullable().describe('The business data of the last access request; null: none'),
+}).meta({ id: 'DashboardGateway', description: 'Gateway information with the access request\'s business data', examples: [{ ...overviewExample, request: businessExample }] });
 
 /** The access request as the service checks it: the website is an http(s) URL (empty: none). */
 const accessRequest = accessRequestBody.extend({

@@ -1,9 +1,12 @@
 import type { z } from 'zod';
 import { accountOperations } from './accounts.ts';
+import { adminOperations } from './admin.ts';
+import { auditOperations } from './audit.ts';
 import { authOperations } from './auth.ts';
 import { healthOperations } from './health.ts';
 import { paymentGatewayOperations } from './index-payments.ts';
 import { payOperations } from './pay.ts';
+import { providerOperations } from './providers.ts';
 import { transferOperations } from './transfers.ts';
 import { webhookOperations } from './webhooks.ts';
 
@@ -31,4 +34,7 @@ export const documentedOperations: Record<string, DocumentedOperation> = {
   ...payOperations,
   ...webhookOperations,
   ...paymentGatewayOperations,
+  ...providerOperations,
+  ...adminOperations,
+  ...auditOperations,
 };

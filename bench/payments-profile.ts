@@ -84,7 +84,7 @@ const service = await startService({
   sandboxPort: await freePort(),
   logFile: path.join(tmp, 'service.log'),
   // Node 20 refuses --cpu-prof in NODE_OPTIONS: a preload profiles between two SIGUSR2s instead
-  env: { ...(cpuProf ? { NODE_OPTIONS: `--require ${writeProfiler()}` } : {}), ...(process.env.BATCHES_IN_FLIGHT ? { BATCHES_IN_FLIGHT: process.env.BATCHES_IN_FLIGHT } : {}) },
+  env: cpuProf ? { NODE_OPTIONS: `--require ${writeProfiler()}` } : {},
 });
 try {
   const secrets = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { embeddedPostgresPassword: string };

@@ -133,7 +133,7 @@ export const errorCodes = {
   WEBHOOK_ENDPOINT_LIMIT: { status: 409, message: 'Too many webhook endpoints; remove one first' },
   WEBHOOK_ENDPOINT_DISABLED: { status: 409, message: 'Webhook endpoint is disabled (its receiver answered 410 Gone)' },
 
-  // payment gateway: fees and method limits (src/commands/gateway-fees.ts)
+  // payment gateway: fees and method limits (src/domain/gateway-fees.ts)
   GATEWAY_AMOUNT_BELOW_MINIMUM: { status: 400, message: 'The amount is below the minimum of the payment method' },
   GATEWAY_AMOUNT_ABOVE_MAXIMUM: { status: 400, message: 'The billed amount is above the maximum of the payment method' },
   GATEWAY_AMOUNT_NOT_ABOVE_FEE: { status: 400, message: 'The amount is not larger than its gateway fee' },

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { setHolidayCalendarYear } from '../commands/holiday-calendar.ts';
-import { holidayCalendarYear, missingYears, yearsDue } from '../commands/working-days.ts';
+import { holidayCalendarYear, missingYears, yearsDue } from '../domain/working-days.ts';
 import { loadHolidayCalendarWithOrigin } from '../projections/holiday-calendar.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { AppDeps } from './deps.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { calendarDate } from '../commands/working-days.ts';
+import { calendarDate } from '../domain/working-days.ts';
 import { reconciliationCsv, reconciliationTable, reconciliationTables } from '../projections/gateway-reconciliation-csv.ts';
 import { gatewayReconciliation, reconciliationPeriod, type GatewayReconciliation } from '../projections/gateway-reconciliation.ts';
 import type { AppDeps } from './deps.ts';

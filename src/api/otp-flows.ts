@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
 import { nationalNumber, verificationIncomplete, type OtpWallet, type SendOtpInput, type VerifyOtpInput, type VerifyOutcome } from '../commands/otp-login.ts';
-import type { LoginPurpose } from '../commands/wallet-login.ts';
+import type { LoginPurpose } from '../domain/wallet-login.ts';
 import type { OtpSettings } from '../config.ts';
 import { refuse } from '../errors.ts';
 import { text } from '../text.ts';

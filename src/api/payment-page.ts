@@ -8,7 +8,7 @@ import { countAttempt } from '../db/attempt-counts.ts';
 import { preparedQuery } from '../db/pool.ts';
 import { isQrType, qrisImageUrlOf, rowOfPayment } from '../projections/payment-presenter.ts';
 import type { PaymentRow } from '../projections/payments.ts';
-import { gatewayBill } from '../commands/gateway-fees.ts';
+import { gatewayBill } from '../domain/gateway-fees.ts';
 import { servedGatewayMethods } from '../projections/gateway-access.ts';
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { text } from '../text.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { endIfIdle, endSession, recordSessionSeen } from '../commands/login.ts';
-import { sessionSeenEveryMs } from '../commands/session.ts';
+import { sessionSeenEveryMs } from '../domain/session.ts';
 import { isDatabaseUnavailable } from '../db/pool.ts';
 import { DomainError, refuse } from '../errors.ts';
 import { findLiveSession, listLiveSessions } from '../projections/sessions.ts';

@@ -1,9 +1,9 @@
 import type pg from 'pg';
 import { z } from 'zod';
-import { account } from '../commands/account.ts';
-import { gatewayLedger, merchantBalance } from '../commands/gateway-ledger.ts';
+import { account } from '../domain/account.ts';
+import { gatewayLedger, merchantBalance } from '../domain/gateway-ledger.ts';
 import type { Decider } from '../commands/handle.ts';
-import { payment } from '../commands/payment.ts';
+import { payment } from '../domain/payment.ts';
 import { query } from '../db/pool.ts';
 import { parseRecorded, type DomainEvent } from '../events/event.ts';
 import { findGatewayBalance } from '../projections/gateway-ledger.ts';

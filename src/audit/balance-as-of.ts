@@ -1,5 +1,5 @@
-import { account, accountStream } from '../commands/account.ts';
-import { gatewayLedger, gatewayLedgerStream, merchantBalance } from '../commands/gateway-ledger.ts';
+import { account, accountStream } from '../domain/account.ts';
+import { gatewayLedger, gatewayLedgerStream, merchantBalance } from '../domain/gateway-ledger.ts';
 import type { Decider } from '../commands/handle.ts';
 import { parseRecorded, type DomainEvent } from '../events/event.ts';
 import type { EventStore } from '../store/event-store.ts';

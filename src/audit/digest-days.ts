@@ -1,4 +1,4 @@
-import { wibDate } from '../commands/working-days.ts';
+import { wibDate } from '../domain/working-days.ts';
 import type { RecordedEvent } from '../store/event-store.ts';
 import { appendLeaf, canonicalJson, leafHash, rootOf, type Frontier } from './merkle.ts';
 

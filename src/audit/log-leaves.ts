@@ -1,4 +1,4 @@
-import { wibDate } from '../commands/working-days.ts';
+import { wibDate } from '../domain/working-days.ts';
 import { preparedQuery, type Queryable } from '../db/pool.ts';
 import type { EventMetadata, EventStore, Position, RecordedEvent } from '../store/event-store.ts';
 import { positionText } from '../store/subscriber.ts';

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { settleDue } from '../commands/gateway-ledger.ts';
 import type { CommandDeps } from '../commands/deps.ts';
-import { missingYears, settlementCutoff, wibDate, type HolidayCalendar } from '../commands/working-days.ts';
+import { missingYears, settlementCutoff, wibDate, type HolidayCalendar } from '../domain/working-days.ts';
 import { merchantsWithDueCredits } from '../projections/gateway-ledger.ts';
 import type { SagaDeps } from '../sagas/all.ts';
 import type { Position } from '../store/event-store.ts';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { handleCommand } from '../commands/handle.ts';
-import { payment, paymentStream } from '../commands/payment.ts';
+import { payment, paymentStream } from '../domain/payment.ts';
 import { releasePayable } from '../commands/payable-claims.ts';
 import { duePayments } from '../projections/payments.ts';
 import type { CommandDeps } from '../commands/deps.ts';

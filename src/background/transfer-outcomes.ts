@@ -1,8 +1,8 @@
 import { load, type CommandContext } from '../commands/handle.ts';
-import { account, accountStream } from '../commands/account.ts';
+import { account, accountStream } from '../domain/account.ts';
 import { settleTransfer, transferWording } from '../commands/send-transfer.ts';
 import type { SyncDeps } from '../commands/sync-account.ts';
-import { transfer, transferStream } from '../commands/transfer.ts';
+import { transfer, transferStream } from '../domain/transfer.ts';
 import { openTransfers } from '../projections/transfers.ts';
 import { ProviderError, type ProviderSession } from '../providers/connector.ts';
 import type pg from 'pg';

@@ -9,7 +9,7 @@ import { projections } from '../projections/all.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { startAccountSync, type AccountSyncScheduler } from './account-sync.ts';
 import { startGatewaySettlement, type GatewaySettlement } from './gateway-settlement.ts';
-import { shippedHolidayCalendar } from '../commands/working-days.ts';
+import { shippedHolidayCalendar } from '../projections/holiday-calendar.ts';
 import { loadHolidayCalendar } from '../projections/holiday-calendar.ts';
 import { sagas } from '../sagas/all.ts';
 import { startPaymentChecks, type PaymentChecks } from './payment-checks.ts';

@@ -1,16 +1,16 @@
 import type { GatewaySettings } from '../config.ts';
 import { refuse } from '../errors.ts';
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
-import { account, accountStream, type Account } from './account.ts';
+import { account, accountStream, type Account } from '../domain/account.ts';
 import type { Receiver } from './create-payment.ts';
-import { gatewayBill } from './gateway-fees.ts';
+import { gatewayBill } from '../domain/gateway-fees.ts';
 import { gatewayMethodFor, intoHoldingAccount } from './gateway-payment.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
 import { load, type CommandContext } from './handle.ts';
 import { billOf, payTo, reservePayable, typeFor } from './pay-to.ts';
-import { choiceRefusal, payment, paymentStream, type ChosenMethod, type Payment } from './payment.ts';
+import { choiceRefusal, payment, paymentStream, type ChosenMethod, type Payment } from '../domain/payment.ts';
 import { payableClaim, withUniqueCode } from './payable-claims.ts';
-import { findPayable, receiving, receivingStream } from './receiving.ts';
+import { findPayable, receiving, receivingStream } from '../domain/receiving.ts';
 import type { SyncDeps } from './sync-account.ts';
 
 type PendingPayment = Extract<Payment, { status: 'PENDING' }>;

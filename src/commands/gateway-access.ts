@@ -10,7 +10,7 @@ import {
 import type { EventOf } from '../events/event.ts';
 import type { CommandDeps } from './deps.ts';
 import { handleCommand, type Decider } from './handle.ts';
-import { userStream } from './user.ts';
+import { userStream } from '../domain/user.ts';
 
 export type GatewayAccessStatus = 'NONE' | 'PENDING' | 'APPROVED' | 'REJECTED';
 

@@ -2,17 +2,17 @@ import type { GatewaySettings } from '../config.ts';
 import { gatewayMethods, isGatewayMethod, type PaymentType } from '../domain/payment-methods.ts';
 import { DomainError, refuse } from '../errors.ts';
 import { ProviderError } from '../providers/connector.ts';
-import { account, accountStream, type Account } from './account.ts';
+import { account, accountStream, type Account } from '../domain/account.ts';
 import type { PaymentRequest, Receiver } from './create-payment.ts';
 import { recordPayment } from './create-payment.ts';
 import { gatewayAccess } from './gateway-access.ts';
-import { gatewayBill } from './gateway-fees.ts';
+import { gatewayBill } from '../domain/gateway-fees.ts';
 import { checkedState, type CommandContext } from './handle.ts';
 import { holdingAccounts, holdingAccountsStream, type HoldingAccount } from './holding-accounts.ts';
 import { payTo, refuseRetired } from './pay-to.ts';
-import type { Payment } from './payment.ts';
+import type { Payment } from '../domain/payment.ts';
 import type { SyncDeps } from './sync-account.ts';
-import { userStream } from './user.ts';
+import { userStream } from '../domain/user.ts';
 
 const noHoldingAccount = (type: string | null) =>
   refuse('NO_HOLDING_ACCOUNT', {

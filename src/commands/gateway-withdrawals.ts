@@ -6,13 +6,13 @@ import { spendingCash } from './holding-cash.ts';
 import { WrongExpectedRevision, type Position } from '../store/event-store.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { CommandDeps } from './deps.ts';
-import { gatewayLedger, gatewayLedgerStream, type GatewayLedgerCommand } from './gateway-ledger.ts';
+import { gatewayLedger, gatewayLedgerStream, type GatewayLedgerCommand } from '../domain/gateway-ledger.ts';
 import { handleCommand } from './handle.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
 import { checkDestination, currentPayoutAccount } from './payout-account.ts';
 import type { SyncDeps } from './sync-account.ts';
 import { withdrawalPayout, withdrawalPayoutStream } from './withdrawal-payout.ts';
-import { normalisedReference, payoutReference, payoutReferenceStream, referenceUsed } from './payout-reference.ts';
+import { normalisedReference, payoutReference, payoutReferenceStream, referenceUsed } from '../domain/payout-reference.ts';
 
 export type WithdrawalRequest = { amount: number; bankCode: string; accountNumber: string; accountHolderName: string };
 

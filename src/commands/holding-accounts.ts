@@ -2,7 +2,7 @@ import { isGatewayMethod, type PaymentType } from '../domain/payment-methods.ts'
 import { refuse } from '../errors.ts';
 import { HoldingAccountMarked, HoldingAccountUnmarked, type HoldingAccountEvent } from '../events/holding-accounts.ts';
 import { findProvider } from '../providers/catalogue.ts';
-import { account, accountStream, type Account } from './account.ts';
+import { account, accountStream, type Account } from '../domain/account.ts';
 import type { CommandDeps } from './deps.ts';
 import { handleCommand, type Decider } from './handle.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';

@@ -2,7 +2,7 @@ import { refuse } from '../errors.ts';
 import { HolidayCalendarYearSet, type HolidayCalendarEvent } from '../events/holiday-calendar.ts';
 import type { CommandDeps } from './deps.ts';
 import { handleCommand, type Decider } from './handle.ts';
-import { holidayYearProblems, type Holiday, type HolidayCalendarYear } from './working-days.ts';
+import { holidayYearProblems, type Holiday, type HolidayCalendarYear } from '../domain/working-days.ts';
 
 /** The platform's one holiday calendar, the years an admin set over the shipped file (DESIGN section 9). */
 export const holidayCalendarStream = 'holiday-calendar';

@@ -4,11 +4,11 @@ import { pointsToLinkAccount, prepaidSyncMs } from '../plans.ts';
 import { findProvider, type Provider } from '../providers/catalogue.ts';
 import { ProviderError, type LoggedIn } from '../providers/connector.ts';
 import type { Position } from '../store/event-store.ts';
-import { account, accountStream, type LinkAccount } from './account.ts';
+import { account, accountStream, type LinkAccount } from '../domain/account.ts';
 import { load, type CommandContext, type EventSourcing } from './handle.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
 import type { SyncDeps } from './sync-account.ts';
-import { notEnoughPoints, user, userStream } from './user.ts';
+import { notEnoughPoints, user, userStream } from '../domain/user.ts';
 
 export type NewAccount = {
   type: 'bank' | 'ewallet';

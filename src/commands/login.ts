@@ -4,8 +4,8 @@ import { verifyAgainstNothing, verifyPassword } from '../security/passwords.ts';
 import type { CommandDeps } from './deps.ts';
 import { handleCommand, load } from './handle.ts';
 import { normaliseEmail } from './registration.ts';
-import { session, sessionStream, type SessionEndReason } from './session.ts';
-import { user, userStream } from './user.ts';
+import { session, sessionStream, type SessionEndReason } from '../domain/session.ts';
+import { user, userStream } from '../domain/user.ts';
 
 export const wrongCredentials = () => refuse('INVALID_CREDENTIALS');
 

@@ -6,11 +6,11 @@ import { findProvider } from '../providers/catalogue.ts';
 import { ProviderError } from '../providers/connector.ts';
 import { StreamDeleted, type Position } from '../store/event-store.ts';
 import type { Clock } from '../clock.ts';
-import { account, accountNotFound, accountStream } from './account.ts';
+import { account, accountNotFound, accountStream } from '../domain/account.ts';
 import { handleCommand, load, type CommandContext, type EventSourcing } from './handle.ts';
 import { ensurePointsToLink, loadOwnedAccount, providerFailure, recordLinkedAccount } from './link-account.ts';
 import type { SyncDeps } from './sync-account.ts';
-import { maxOtpAttempts, sessionExpiredOrNotFound, usableSession, walletLogin, walletLoginStream, type LoginPurpose } from './wallet-login.ts';
+import { maxOtpAttempts, sessionExpiredOrNotFound, usableSession, walletLogin, walletLoginStream, type LoginPurpose } from '../domain/wallet-login.ts';
 
 /** The wallets that log in by OTP through POST /api/v1/accounts actions. */
 export const otpWallets = ['WALLET-A', 'WALLET-B', 'WALLET-C'] as const;

@@ -5,10 +5,10 @@ import { toDynamicQr } from '../emv-qr.ts';
 import { qrisMerchantPan } from '../qris-payload.ts';
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { ProviderError, type ProviderSession } from '../providers/connector.ts';
-import { account, accountStream, type LinkedAccount } from './account.ts';
+import { account, accountStream, type LinkedAccount } from '../domain/account.ts';
 import { handleCommand, type CommandContext } from './handle.ts';
 import { providerFailure } from './link-account.ts';
-import type { ReceivingCommand } from './receiving.ts';
+import type { ReceivingCommand } from '../domain/receiving.ts';
 import { renewSession, type SyncDeps } from './sync-account.ts';
 
 /** A type a payment can have but no longer be created with (src/domain/payment-methods.ts): static QRIS. */

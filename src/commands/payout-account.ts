@@ -1,11 +1,11 @@
 import { refuse } from '../errors.ts';
 import { PayoutAccountChosen, type PayoutAccountEvent } from '../events/withdrawal-payout.ts';
 import { ProviderError, type BankEntry, type ProviderSession } from '../providers/connector.ts';
-import { account, accountStream } from './account.ts';
+import { account, accountStream } from '../domain/account.ts';
 import { checkedState, type Decider } from './handle.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
 import { transferAccount } from './send-transfer.ts';
-import type { LinkedAccount } from './account.ts';
+import type { LinkedAccount } from '../domain/account.ts';
 import type { SyncDeps } from './sync-account.ts';
 import type { CommandDeps } from './deps.ts';
 

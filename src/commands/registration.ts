@@ -3,7 +3,7 @@ import { WrongExpectedRevision } from '../store/event-store.ts';
 import { hashPassword } from '../security/passwords.ts';
 import type { CommandDeps } from './deps.ts';
 import { handleCommand, load } from './handle.ts';
-import { emailTaken, user, userEmail, userEmailStream, userStream } from './user.ts';
+import { emailTaken, user, userEmail, userEmailStream, userStream } from '../domain/user.ts';
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 const emailHash = (email: string) => createHash('sha256').update(normaliseEmail(email)).digest('hex');

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { refuse } from '../errors.ts';
 import { deterministicUuid, requestFingerprint } from '../ids.ts';
 import { ProviderError, type BankEntry, type ProviderSession, type TransferReceipt } from '../providers/connector.ts';
-import { account, accountStream, availableBalance, type LinkedAccount } from './account.ts';
+import { account, accountStream, availableBalance, type LinkedAccount } from '../domain/account.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
 import { checkedState, handleCommand, load, type CommandContext } from './handle.ts';
 import { mutationIdOf, type SyncDeps } from './sync-account.ts';
-import { transfer, transferStream, type BankDestinationChecked, type Transfer } from './transfer.ts';
+import { transfer, transferStream, type BankDestinationChecked, type Transfer } from '../domain/transfer.ts';
 
 /** A bankAccountIndexNo lives this long (DESIGN section 10). */
 export const bankIndexLifetimeMs = 15 * 60_000;

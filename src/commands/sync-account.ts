@@ -4,10 +4,10 @@ import { findProvider } from '../providers/catalogue.ts';
 import { ProviderError, type ProviderConnector, type ProviderSession, type ProviderTransaction } from '../providers/connector.ts';
 import type { CredentialVault } from '../security/credentials.ts';
 import { deterministicUuid } from '../ids.ts';
-import { account, accountStream, type LinkedAccount } from './account.ts';
+import { account, accountStream, type LinkedAccount } from '../domain/account.ts';
 import type { CommandDeps } from './deps.ts';
 import { handleCommand, load } from './handle.ts';
-import { user, userStream } from './user.ts';
+import { user, userStream } from '../domain/user.ts';
 import { DomainError } from '../errors.ts';
 
 export type SyncDeps = CommandDeps & { connector: ProviderConnector; vault: CredentialVault; log: Logger };

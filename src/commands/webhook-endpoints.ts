@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CommandDeps } from './deps.ts';
 import { handleCommand, type Decider, type EventSourcing } from './handle.ts';
-import { userStream } from './user.ts';
+import { userStream } from '../domain/user.ts';
 import type { Clock } from '../clock.ts';
 import { refuse } from '../errors.ts';
 import { WebhookEndpointAdded, WebhookEndpointDisabled, WebhookEndpointRemoved, type UserEvent } from '../events/user.ts';

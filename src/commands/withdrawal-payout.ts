@@ -3,7 +3,7 @@ import { DomainError, refuse } from '../errors.ts';
 import { WithdrawalPayoutBarred, WithdrawalPayoutFailed, WithdrawalPayoutStarted, type WithdrawalPayoutEvent } from '../events/withdrawal-payout.ts';
 import { deterministicUuid } from '../ids.ts';
 import { findGatewayWithdrawal } from '../projections/gateway-ledger.ts';
-import { gatewayLedger, gatewayLedgerStream } from './gateway-ledger.ts';
+import { gatewayLedger, gatewayLedgerStream } from '../domain/gateway-ledger.ts';
 import { payWithdrawal } from './gateway-withdrawals.ts';
 import { spendingCash } from './holding-cash.ts';
 import { handleCommand, load, type Decider } from './handle.ts';
@@ -11,7 +11,7 @@ import { handleStreams, streamRead } from './handle-streams.ts';
 import { bankOf, currentPayoutAccount } from './payout-account.ts';
 import { createBankTransfer, initBankTransfer, listTransferBanks, transferAccount } from './send-transfer.ts';
 import type { SyncDeps } from './sync-account.ts';
-import { transfer, transferStream } from './transfer.ts';
+import { transfer, transferStream } from '../domain/transfer.ts';
 
 export const withdrawalPayoutStream = (withdrawalId: string) => `withdrawal-payout-${withdrawalId}`;
 

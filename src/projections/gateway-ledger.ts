@@ -1,4 +1,4 @@
-import { ledgerAccount, type MerchantBalance, type WithdrawalStatus } from '../commands/gateway-ledger.ts';
+import { ledgerAccount, type MerchantBalance, type WithdrawalStatus } from '../domain/gateway-ledger.ts';
 import { preparedQuery, type Queryable, type Statement } from '../db/pool.ts';
 import type { AnyEvent } from '../events/all.ts';
 import type { EventOf, StoredEvent } from '../events/event.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { foldPostingsAtBounds } from '../audit/balance-as-of.ts';
-import { gatewayLedgerStream, merchantBalance, type GatewayLedger } from '../commands/gateway-ledger.ts';
+import { gatewayLedgerStream, merchantBalance, type GatewayLedger } from '../domain/gateway-ledger.ts';
 import { suspenseStream } from '../commands/gateway-suspense.ts';
 
 import type { Clock } from '../clock.ts';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { isCalendarDate } from '../commands/working-days.ts';
+import { isCalendarDate } from '../domain/working-days.ts';
 import { inSnapshot, query, type Queryable } from '../db/pool.ts';
 import { refuse } from '../errors.ts';
 import { periodBalances, type HoldingAccountPeriod, type MerchantPeriod, type Payout, type PeriodSources } from './gateway-period-balances.ts';

@@ -1,4 +1,4 @@
-import { ledgerAccount } from '../commands/gateway-ledger.ts';
+import { ledgerAccount } from '../domain/gateway-ledger.ts';
 import { preparedQuery, type Queryable, type Statement } from '../db/pool.ts';
 import type { AnyEvent } from '../events/all.ts';
 import type { StoredEvent } from '../events/event.ts';

@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { query, type Queryable } from '../db/pool.ts';
-import { missingYears, shippedHolidayCalendar, yearsDue, type HolidayCalendar, type HolidayCalendarYear } from '../commands/working-days.ts';
+import { holidayCalendarSchema, holidayYearProblems, missingYears, yearsDue, type HolidayCalendar, type HolidayCalendarYear } from '../domain/working-days.ts';
 import type { Projection } from './projection.ts';
 
 /** Read model of the holiday calendar's years an admin set (stream holiday-calendar): one row per year, as last set. */
@@ -37,6 +38,16 @@ export type HolidayCalendarYearRow = { year: number; source: string; days: Holid
 export async function listHolidayCalendarYears(db: Queryable): Promise<HolidayCalendarYearRow[]> {
   const r = await query<HolidayCalendarYearRow>(db, 'ListHolidayCalendarYears', 'select year, source, days, set_at from holiday_calendar_years order by year');
   return r.rows;
+}
+
+/** The calendar shipped with the service (data/holiday-calendar.json), each year with where it comes from. */
+export function shippedHolidayCalendar(file: URL = new URL('../../data/holiday-calendar.json', import.meta.url)): HolidayCalendar {
+  const calendar = holidayCalendarSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+  for (const [year, { days }] of Object.entries(calendar.years)) {
+    const problem = holidayYearProblems(Number(year), days)[0];
+    if (problem) throw new Error(`${file.pathname}: ${year}: ${problem.message}`);
+  }
+  return calendar;
 }
 
 /** Where each year of the calendar in force comes from: the shipped file, or an admin (and when). */

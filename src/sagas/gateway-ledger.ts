@@ -1,4 +1,4 @@
-import { gatewayLedger as ledger, gatewayLedgerStream } from '../commands/gateway-ledger.ts';
+import { gatewayLedger as ledger, gatewayLedgerStream } from '../domain/gateway-ledger.ts';
 import { causeOf, command, reaction, type Step, type Stored } from './reaction.ts';
 import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
 

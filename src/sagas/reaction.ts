@@ -1,5 +1,5 @@
 import type { Decider, Handled } from '../commands/handle.ts';
-import type { Credit, Payable } from '../commands/payables.ts';
+import type { Credit, Payable } from '../domain/payables.ts';
 import type { AnyEvent } from '../events/all.ts';
 import type { DomainEvent, EventOf, StoredEvent } from '../events/event.ts';
 import type { WalletLoginCompleted } from '../events/wallet-login.ts';

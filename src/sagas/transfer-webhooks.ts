@@ -1,4 +1,4 @@
-import { transfer, transferStream, type Transfer } from '../commands/transfer.ts';
+import { transfer, transferStream, type Transfer } from '../domain/transfer.ts';
 import { deterministicUuid } from '../ids.ts';
 import { publishWebhook, reaction, readStream, type Step, type Stored } from './reaction.ts';
 import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleCommand } from '../../src/commands/handle.ts';
-import { user } from '../../src/commands/user.ts';
+import { user } from '../../src/domain/user.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { keyHolder } from '../support/http.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fee } from '../../src/commands/gateway-fees.ts';
+import { fee } from '../../src/domain/gateway-fees.ts';
 import { query } from '../../src/db/pool.ts';
 import { formatRupiah } from '../../src/web/html.ts';
 import { findGatewayBalance } from '../../src/projections/gateway-ledger.ts';

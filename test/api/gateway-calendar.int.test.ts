@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerUser as registerWithRole } from '../../src/commands/registration.ts';
-import { settlesAt } from '../../src/commands/working-days.ts';
+import { settlesAt } from '../../src/domain/working-days.ts';
 import { query } from '../../src/db/pool.ts';
 import { holidayCalendarProjection, loadHolidayCalendar } from '../../src/projections/holiday-calendar.ts';
 import { rebuildProjection, verifyProjection } from '../../src/projections/runner.ts';

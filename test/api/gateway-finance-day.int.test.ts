@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fee } from '../../src/commands/gateway-fees.ts';
+import { fee } from '../../src/domain/gateway-fees.ts';
 import { findHoldingCash } from '../../src/projections/gateway-ledger.ts';
 import type { GatewayReconciliation } from '../../src/projections/gateway-reconciliation.ts';
 import { billOf, caughtUp, emptyHoldingAccounts, expectBalancesAgree, providerBalance, synced, type PlatformAccount } from '../support/finance.ts';

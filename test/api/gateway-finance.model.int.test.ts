@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fee, isGatewayMethod } from '../../src/commands/gateway-fees.ts';
+import { fee, isGatewayMethod } from '../../src/domain/gateway-fees.ts';
 import { gatewayMethodsOf } from '../../src/commands/holding-accounts.ts';
 import { query } from '../../src/db/pool.ts';
 import type { PaymentType } from '../../src/providers/catalogue.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fee } from '../../src/commands/gateway-fees.ts';
+import { fee } from '../../src/domain/gateway-fees.ts';
 import { query } from '../../src/db/pool.ts';
 import { findGatewayBalance, findHoldingCash } from '../../src/projections/gateway-ledger.ts';
 import { periodBalances } from '../../src/projections/gateway-period-balances.ts';

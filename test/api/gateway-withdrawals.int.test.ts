@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { creditGatewayPayment, gatewayLedger, gatewayLedgerStream, merchantBalance } from '../../src/commands/gateway-ledger.ts';
+import { gatewayLedger, gatewayLedgerStream, merchantBalance } from '../../src/domain/gateway-ledger.ts';
+import { creditGatewayPayment } from '../../src/commands/gateway-ledger.ts';
 import { requestWithdrawal } from '../../src/commands/gateway-withdrawals.ts';
 import { handleCommand, load } from '../../src/commands/handle.ts';
 import { registerUser as registerWithRole } from '../../src/commands/registration.ts';

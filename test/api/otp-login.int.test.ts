@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handleCommand } from '../../src/commands/handle.ts';
-import { user } from '../../src/commands/user.ts';
-import { walletLogin, walletLoginStream } from '../../src/commands/wallet-login.ts';
+import { user } from '../../src/domain/user.ts';
+import { walletLogin, walletLoginStream } from '../../src/domain/wallet-login.ts';
 import { keyHolder } from '../support/http.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountStream } from '../../src/commands/account.ts';
+import { accountStream } from '../../src/domain/account.ts';
 import { keyHolder } from '../support/http.ts';
 import { sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTlv, hasValidCrc, parseTlv } from '../../src/emv-qr.ts';
 import { unmatchedCredits } from '../../src/projections/reconciliation.ts';
-import { account, accountStream } from '../../src/commands/account.ts';
+import { account, accountStream } from '../../src/domain/account.ts';
 import { handleCommand, load } from '../../src/commands/handle.ts';
-import { payment, paymentStream } from '../../src/commands/payment.ts';
-import { findPayable, receiving, receivingStream } from '../../src/commands/receiving.ts';
+import { payment, paymentStream } from '../../src/domain/payment.ts';
+import { findPayable, receiving, receivingStream } from '../../src/domain/receiving.ts';
 import { keyHolder } from '../support/http.ts';
 import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody, statusOf, syncUntil } from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';

@@ -4,7 +4,7 @@ import { createPayment } from '../../src/commands/create-payment.ts';
 import { handleCommand, load } from '../../src/commands/handle.ts';
 import { releasePayable } from '../../src/commands/payable-claims.ts';
 import { stateCache } from '../../src/commands/state-cache.ts';
-import { payment, paymentStream, type Payment } from '../../src/commands/payment.ts';
+import { payment, paymentStream, type Payment } from '../../src/domain/payment.ts';
 import { keyHolder } from '../support/http.ts';
 import { linkServiceWallet } from '../support/payments.ts';
 import { startTestService, type TestService } from '../support/service.ts';

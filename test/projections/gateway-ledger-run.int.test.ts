@@ -1,6 +1,6 @@
 import { fc } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { gatewayLedger, type GatewayLedger } from '../../src/commands/gateway-ledger.ts';
+import { gatewayLedger, type GatewayLedger } from '../../src/domain/gateway-ledger.ts';
 import { inTransaction, type Queryable } from '../../src/db/pool.ts';
 import type { AnyEvent } from '../../src/events/all.ts';
 import type { StoredEvent } from '../../src/events/event.ts';

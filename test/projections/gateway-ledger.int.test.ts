@@ -1,9 +1,10 @@
 import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { creditGatewayPayment, gatewayLedger, gatewayLedgerStream, merchantBalance, settleDue } from '../../src/commands/gateway-ledger.ts';
+import { gatewayLedger, gatewayLedgerStream, merchantBalance } from '../../src/domain/gateway-ledger.ts';
+import { creditGatewayPayment, settleDue } from '../../src/commands/gateway-ledger.ts';
 import { payWithdrawal, rejectWithdrawal, requestWithdrawal } from '../../src/commands/gateway-withdrawals.ts';
 import { load, toNewEvents } from '../../src/commands/handle.ts';
-import { paymentStream } from '../../src/commands/payment.ts';
+import { paymentStream } from '../../src/domain/payment.ts';
 import { query } from '../../src/db/pool.ts';
 import { DomainError } from '../../src/errors.ts';
 import { parseRecorded, type StoredEvent } from '../../src/events/event.ts';

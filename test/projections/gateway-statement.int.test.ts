@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { ledgerAccount } from '../../src/commands/gateway-ledger.ts';
+import { ledgerAccount } from '../../src/domain/gateway-ledger.ts';
 import { createPool, query } from '../../src/db/pool.ts';
 import type { AnyEvent } from '../../src/events/all.ts';
 import type { StoredEvent } from '../../src/events/event.ts';

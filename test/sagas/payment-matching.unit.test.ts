@@ -1,8 +1,8 @@
 import { describe, it } from 'vitest';
-import { accountStream } from '../../src/commands/account.ts';
+import { accountStream } from '../../src/domain/account.ts';
 import { suspense, suspenseStream } from '../../src/commands/gateway-suspense.ts';
 import { holdingAccounts, holdingAccountsStream } from '../../src/commands/holding-accounts.ts';
-import { payment, paymentStream, type PaymentDetails } from '../../src/commands/payment.ts';
+import { payment, paymentStream, type PaymentDetails } from '../../src/domain/payment.ts';
 import { MutationRecorded } from '../../src/events/account.ts';
 import { HoldingAccountMarked } from '../../src/events/holding-accounts.ts';
 import { PaymentCompleted, PaymentCreated, PaymentExpired, type PaymentEvent } from '../../src/events/payment.ts';

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { transfer, transferStream } from '../../src/commands/transfer.ts';
+import { transfer, transferStream } from '../../src/domain/transfer.ts';
 import { BankTransferValidated, TransferCompleted, TransferFailed, TransferSubmitted, TransferUnconfirmed } from '../../src/events/transfer.ts';
 import { deterministicUuid } from '../../src/ids.ts';
 import { publishWebhook, readStream } from '../../src/sagas/reaction.ts';

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { walletLoginStream } from '../../src/commands/wallet-login.ts';
+import { walletLoginStream } from '../../src/domain/wallet-login.ts';
 import { WalletLoginCompleted } from '../../src/events/wallet-login.ts';
 import { applyWalletLogin, followUp, log } from '../../src/sagas/reaction.ts';
 import { applied, walletLogins } from '../../src/sagas/wallet-login.ts';

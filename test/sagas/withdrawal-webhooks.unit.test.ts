@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { gatewayLedgerStream, ledgerAccount } from '../../src/commands/gateway-ledger.ts';
+import { gatewayLedgerStream, ledgerAccount } from '../../src/domain/gateway-ledger.ts';
 import { WithdrawalPaid, WithdrawalRejected } from '../../src/events/gateway.ts';
 import { deterministicUuid } from '../../src/ids.ts';
 import type { GatewayWithdrawalRow } from '../../src/projections/gateway-ledger.ts';

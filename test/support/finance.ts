@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { merchantBalanceAsOf } from '../../src/audit/balance-as-of.ts';
 import { comparePositions } from '../../src/store/event-store.ts';
 import { query } from '../../src/db/pool.ts';
-import type { MerchantBalance } from '../../src/commands/gateway-ledger.ts';
+import type { MerchantBalance } from '../../src/domain/gateway-ledger.ts';
 import type { Admin } from './gateway.ts';
 import { linkServiceWallet, linkWalletA } from './payments.ts';
 import { sandboxOf } from './sandbox.ts';

@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { gatewayBill } from '../../src/commands/gateway-fees.ts';
+import { gatewayBill } from '../../src/domain/gateway-fees.ts';
 import { gatewayMethodFor } from '../../src/commands/gateway-payment.ts';
 import { typeFor } from '../../src/commands/pay-to.ts';
 import type { GatewaySettings } from '../../src/config.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayLedgerStream } from '../../src/commands/gateway-ledger.ts';
+import { gatewayLedgerStream } from '../../src/domain/gateway-ledger.ts';
 import { query } from '../../src/db/pool.ts';
 import type { AnyEvent } from '../../src/events/all.ts';
 import { parseRecorded, type StoredEvent } from '../../src/events/event.ts';

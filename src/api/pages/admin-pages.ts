@@ -5,7 +5,7 @@ import { payWithdrawal, rejectWithdrawal } from '../../commands/gateway-withdraw
 import { choosePayoutAccount, currentPayoutAccount } from '../../commands/payout-account.ts';
 import { payOutWithdrawal } from '../../commands/withdrawal-payout.ts';
 import { markHoldingAccount, unmarkHoldingAccount } from '../../commands/holding-accounts.ts';
-import { isCalendarDate } from '../../commands/working-days.ts';
+import { isCalendarDate } from '../../domain/working-days.ts';
 import { DomainError, refuse } from '../../errors.ts';
 import { findOwnedAccount, listAccounts } from '../../projections/accounts.ts';
 import { lastPayoutFailures } from '../../projections/withdrawal-payouts.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { listDigests } from '../../audit/digests.ts';
 import { auditPage } from '../../audit/stream-pages.ts';
 import { setHolidayCalendarYear } from '../../commands/holiday-calendar.ts';
-import { holidayCalendarYear, wibDate } from '../../commands/working-days.ts';
+import { holidayCalendarYear, wibDate } from '../../domain/working-days.ts';
 import { DomainError, refuse } from '../../errors.ts';
 import { calendarHtml, digestsHtml, streamHtml } from '../../web/pages/admin-records.ts';
 import type { AppDeps } from '../deps.ts';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { auditView } from '../../audit/event-view.ts';
 import { streamEvents } from '../../audit/stream-pages.ts';
-import { paymentStream } from '../../commands/payment.ts';
+import { paymentStream } from '../../domain/payment.ts';
 import { refuse } from '../../errors.ts';
 import { paymentUrlOf } from '../../projections/payment-presenter.ts';
 import { findPayment, listPayments } from '../../projections/payments.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { holiday, holidayCalendarYear } from '../../commands/working-days.ts';
+import { holiday, holidayCalendarYear } from '../../domain/working-days.ts';
 import type { presentStatementEntry } from '../../projections/gateway-statement.ts';
 import { statementTypes } from '../../projections/gateway-statement.ts';
 import type { presentWithdrawal } from '../../projections/withdrawal-presenter.ts';

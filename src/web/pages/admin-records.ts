@@ -1,6 +1,6 @@
 import type { AuditView } from '../../audit/event-view.ts';
 import type { StoredDigest } from '../../audit/digests.ts';
-import type { HolidayCalendarYear } from '../../commands/working-days.ts';
+import type { HolidayCalendarYear } from '../../domain/working-days.ts';
 import { escapeHtml as e } from '../html.ts';
 import { csrfField, tableHtml } from '../page.ts';
 import { eventHtml } from './events.ts';

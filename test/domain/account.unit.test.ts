@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { account, type AccountCommand, type FetchedTransaction } from '../../src/commands/account.ts';
+import { account, type AccountCommand, type FetchedTransaction } from '../../src/domain/account.ts';
 import { retryDelayMinutes } from '../../src/commands/sync-account.ts';
 import { AccountLinked, AccountSynced, AccountSyncFailed, MutationRecorded, ProviderSessionExpired } from '../../src/events/account.ts';
 import type { AccountEvent } from '../../src/events/account.ts';

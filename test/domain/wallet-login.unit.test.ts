@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maxOtpAttempts, usableSession, walletLogin, type WalletLogin } from '../../src/commands/wallet-login.ts';
+import { maxOtpAttempts, usableSession, walletLogin, type WalletLogin } from '../../src/domain/wallet-login.ts';
 import { OtpRejected, OtpRequested, SecondOtpRequired, WalletLoginCompleted, WalletLoginFailed, type WalletLoginEvent } from '../../src/events/wallet-login.ts';
 import { specification } from '../support/decider.ts';
 

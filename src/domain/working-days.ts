@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { text } from '../text.ts';
 import { isEveryYearHoliday } from './every-year-holidays.ts';
@@ -38,16 +37,6 @@ export function holidayYearProblems(year: number, days: readonly Pick<Holiday, '
     seen.add(date);
     return [];
   });
-}
-
-/** The calendar shipped with the service (data/holiday-calendar.json), each year with where it comes from. */
-export function shippedHolidayCalendar(file: URL = new URL('../../data/holiday-calendar.json', import.meta.url)): HolidayCalendar {
-  const calendar = holidayCalendarSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
-  for (const [year, { days }] of Object.entries(calendar.years)) {
-    const problem = holidayYearProblems(Number(year), days)[0];
-    if (problem) throw new Error(`${file.pathname}: ${year}: ${problem.message}`);
-  }
-  return calendar;
 }
 
 /** The years among `years` that the calendar does not hold: their working days are weekdays less the every-year holidays. */

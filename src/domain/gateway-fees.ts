@@ -1,5 +1,5 @@
 import type { GatewaySettings } from '../config.ts';
-import { gatewayMethods, isGatewayMethod, paymentMethod, type FeeRule, type GatewayMethod, type PaymentType } from '../domain/payment-methods.ts';
+import { gatewayMethods, isGatewayMethod, paymentMethod, type FeeRule, type GatewayMethod, type PaymentType } from './payment-methods.ts';
 import { refuse } from '../errors.ts';
 
 /**

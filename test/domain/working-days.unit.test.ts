@@ -2,9 +2,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import {
-  holidayYearProblems, isCalendarDate, isWorkingDate, missingYears, settlementCutoff, settlesAt, shippedHolidayCalendar, wibDate, yearsDue, yearsJudged,
+  holidayYearProblems, isCalendarDate, isWorkingDate, missingYears, settlementCutoff, settlesAt, wibDate, yearsDue, yearsJudged,
   type HolidayCalendar,
-} from '../../src/commands/working-days.ts';
+} from '../../src/domain/working-days.ts';
+import { shippedHolidayCalendar } from '../../src/projections/holiday-calendar.ts';
 
 const calendar = shippedHolidayCalendar();
 const goldenFile = new URL('./settlement-2026.golden.txt', import.meta.url);

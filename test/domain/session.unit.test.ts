@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { session } from '../../src/commands/session.ts';
+import { session } from '../../src/domain/session.ts';
 import { SessionEnded, SessionSeen, SessionStarted } from '../../src/events/session.ts';
 import { specification } from '../support/decider.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { account, availableBalance, type LinkedAccount } from '../../src/commands/account.ts';
-import { transfer } from '../../src/commands/transfer.ts';
+import { account, availableBalance, type LinkedAccount } from '../../src/domain/account.ts';
+import { transfer } from '../../src/domain/transfer.ts';
 import { AccountLinked, AccountSynced, BalanceCredited, BalanceDebited, BalanceHeld, BalanceReleased, MutationRecorded } from '../../src/events/account.ts';
 import { BankTransferValidated, TransferCompleted, TransferFailed, TransferSubmitted, TransferUnconfirmed } from '../../src/events/transfer.ts';
 import { specification } from '../support/decider.ts';

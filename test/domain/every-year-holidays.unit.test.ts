@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { easterSunday, everyYearHolidays, isEveryYearHoliday } from '../../src/commands/every-year-holidays.ts';
-import { isWorkingDate, settlesAt, wibDate, type HolidayCalendar } from '../../src/commands/working-days.ts';
+import { easterSunday, everyYearHolidays, isEveryYearHoliday } from '../../src/domain/every-year-holidays.ts';
+import { isWorkingDate, settlesAt, wibDate, type HolidayCalendar } from '../../src/domain/working-days.ts';
 
 const dayMs = 86_400_000;
 const weekdayOf = (date: string) => new Date(`${date}T00:00:00Z`).getUTCDay();

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { user, userEmail } from '../../src/commands/user.ts';
+import { user, userEmail } from '../../src/domain/user.ts';
 import { UserEmailClaimed } from '../../src/events/user-email.ts';
 import { PointsGranted, SubscriptionGranted, UserRegistered } from '../../src/events/user.ts';
 import { specification } from '../support/decider.ts';

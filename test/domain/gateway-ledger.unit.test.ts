@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { gatewayLedger, ledgerAccount, merchantBalance, type GatewayLedger, type GatewayLedgerCommand } from '../../src/commands/gateway-ledger.ts';
+import { gatewayLedger, ledgerAccount, merchantBalance, type GatewayLedger, type GatewayLedgerCommand } from '../../src/domain/gateway-ledger.ts';
 import { DomainError } from '../../src/errors.ts';
 import { serialise } from '../../src/events/event.ts';
 import { BalanceSettled, GatewayPaymentCredited, WithdrawalPaid, WithdrawalRejected, WithdrawalRequested, type GatewayLedgerEvent } from '../../src/events/gateway.ts';

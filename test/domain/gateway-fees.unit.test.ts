@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { fee, gatewayBill, grossUp, methodFamily, type GatewayMethod } from '../../src/commands/gateway-fees.ts';
+import { fee, gatewayBill, grossUp, methodFamily, type GatewayMethod } from '../../src/domain/gateway-fees.ts';
 import type { GatewaySettings } from '../../src/config.ts';
 import type { ErrorCode } from '../../src/errors.ts';
 

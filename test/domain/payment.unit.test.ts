@@ -1,9 +1,9 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { order } from '../../src/commands/order.ts';
-import { payment, type PaymentDetails } from '../../src/commands/payment.ts';
-import { Payables } from '../../src/commands/payables.ts';
-import { findPayable, heldAt, matchCredit, maxUniqueCode, payablesOf, receiving, type Payable, type Receiving, type ReceivingCommand } from '../../src/commands/receiving.ts';
+import { order } from '../../src/domain/order.ts';
+import { payment, type PaymentDetails } from '../../src/domain/payment.ts';
+import { Payables } from '../../src/domain/payables.ts';
+import { findPayable, heldAt, matchCredit, maxUniqueCode, payablesOf, receiving, type Payable, type Receiving, type ReceivingCommand } from '../../src/domain/receiving.ts';
 import { DomainError } from '../../src/errors.ts';
 import { OrderPaymentOpened } from '../../src/events/order.ts';
 import { PaymentCompleted, PaymentCreated, PaymentExpired, PaymentMethodChosen } from '../../src/events/payment.ts';

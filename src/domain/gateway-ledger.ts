@@ -1,0 +1,228 @@
+import { refuse } from '../errors.ts';
+import {
+  BalanceSettled,
+  GatewayPaymentCredited,
+  GatewaySuspenseAllocated,
+  WithdrawalPaid,
+  WithdrawalRejected,
+  WithdrawalRequested,
+  type GatewayLedgerEvent,
+  type Posting,
+} from '../events/gateway.ts';
+import { Credits, type CreditsJson } from './gateway-credits.ts';
+import type { Decider } from '../commands/handle.ts';
+import { yearsJudged } from './working-days.ts';
+
+export const gatewayLedgerStream = (merchantId: string) => `gateway-${merchantId}`;
+
+/** The ledger's accounts (docs/decisions.md, "Gateway ledger"): debit positive, credit negative. */
+export const ledgerAccount = {
+  holding: (accountId: string) => `holding:${accountId}`,
+  pending: (merchantId: string) => `merchant:${merchantId}:pending`,
+  settled: (merchantId: string) => `merchant:${merchantId}:settled`,
+  onHold: (merchantId: string) => `merchant:${merchantId}:onHold`,
+  fees: 'platform:fees',
+  suspense: 'platform:suspense',
+  /** where payouts went before the ledger held the cash (issue 25): old events only */
+  payouts: 'bank:payouts',
+} as const;
+
+export type WithdrawalStatus = 'REQUESTED' | 'PAID' | 'REJECTED';
+export type Withdrawal = { amount: number; status: WithdrawalStatus; requestedBy: string; requestHash?: string | undefined };
+
+export type GatewayLedger = {
+  merchantId: string | null;
+  /** every account's balance: the fold of the postings (what the platform owes a merchant is negative: a credit balance) */
+  balances: Record<string, number>;
+  credits: Credits;
+  withdrawals: Record<string, Withdrawal>;
+};
+
+export type GatewayLedgerCommand =
+  | { type: 'CreditGatewayPayment'; merchantId: string; paymentId: string; holdingAccountId: string; totalAmount: number; fee: number; completedAt: Date; now: Date }
+  /** the cutoff comes from the working-day calendar, outside the decider, with the recent years it has no decree for */
+  | { type: 'SettleDue'; merchantId: string; cutoff: Date; now: Date; yearsWithoutDecree?: readonly number[] }
+  | {
+      type: 'RequestWithdrawal';
+      merchantId: string;
+      withdrawalId: string;
+      amount: number;
+      bankCode: string;
+      accountNumber: string;
+      accountHolderName: string;
+      requestedBy: string;
+      minWithdrawal: number;
+      /** with an Idempotency-Key: the request's hash (the withdrawal id is derived from the key) */
+      requestHash?: string | undefined;
+      /** the destination's holder as the provider's inquiry named it (not checked: absent) */
+      holderName?: string | undefined;
+      now: Date;
+    }
+  /** the money left the platform account `holdingAccountId`: its cash is credited */
+  | { type: 'PayWithdrawal'; merchantId: string; withdrawalId: string; reference: string; holdingAccountId: string; paidBy: string; now: Date }
+  | { type: 'RejectWithdrawal'; merchantId: string; withdrawalId: string; note: string; rejectedBy: string; now: Date }
+  /** a suspense credit given to the merchant: the fee as for a payment by the holding account's method, decided by the caller */
+  | {
+      type: 'AllocateSuspense'; merchantId: string; suspenseId: string; paymentId: string | null; holdingAccountId: string;
+      amount: number; fee: number; allocatedBy: string; now: Date;
+    };
+
+/** A merchant's balance as the API shows it: settled counts what withdrawals hold; available = settled - onHold. */
+export type MerchantBalance = { settled: number; pending: number; onHold: number; available: number };
+
+/** What the platform owes on an account: its credit balance, as a positive number. */
+const owed = (state: GatewayLedger, account: string) => 0 - (state.balances[account] ?? 0);
+
+export function merchantBalance(state: GatewayLedger, merchantId: string): MerchantBalance {
+  const available = owed(state, ledgerAccount.settled(merchantId));
+  const onHold = owed(state, ledgerAccount.onHold(merchantId));
+  return { settled: available + onHold, pending: owed(state, ledgerAccount.pending(merchantId)), onHold, available };
+}
+
+/** A balanced entry: `amount` debited to one account and credited to another. */
+const transfer = (debit: string, credit: string, amount: number): Posting[] => [
+  { account: debit, amount },
+  { account: credit, amount: -amount },
+];
+
+function evolve(state: GatewayLedger, event: GatewayLedgerEvent): GatewayLedger {
+  const balances = { ...state.balances };
+  for (const p of event.data.postings) balances[p.account] = (balances[p.account] ?? 0) + p.amount;
+  const next = { ...state, merchantId: event.data.merchantId, balances };
+  switch (event.type) {
+    case 'GatewayPaymentCredited': {
+      const { paymentId, net, completedAt } = event.data;
+      return { ...next, credits: state.credits.add({ paymentId, net, completedAt }) };
+    }
+    case 'BalanceSettled':
+      return { ...next, credits: state.credits.settle(event.data.paymentIds) };
+    case 'WithdrawalRequested': {
+      const { withdrawalId, amount, requestedBy, requestHash } = event.data;
+      return { ...next, withdrawals: { ...state.withdrawals, [withdrawalId]: { amount, status: 'REQUESTED', requestedBy, ...(requestHash ? { requestHash } : {}) } } };
+    }
+    case 'GatewaySuspenseAllocated': {
+      // settled as a payment completed when it was allocated
+      const { suspenseId, net, allocatedAt } = event.data;
+      return { ...next, credits: state.credits.add({ paymentId: suspenseId, net, completedAt: allocatedAt }) };
+    }
+    case 'WithdrawalPaid':
+    case 'WithdrawalRejected': {
+      const { withdrawalId } = event.data;
+      const withdrawal = state.withdrawals[withdrawalId];
+      if (!withdrawal) return next;
+      const status = event.type === 'WithdrawalPaid' ? 'PAID' : 'REJECTED';
+      return { ...next, withdrawals: { ...state.withdrawals, [withdrawalId]: { ...withdrawal, status } } };
+    }
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+/** The withdrawal an admin acts on: it must exist and still wait for a decision. */
+function requestedWithdrawal(state: GatewayLedger, withdrawalId: string): Withdrawal {
+  const withdrawal = state.withdrawals[withdrawalId];
+  if (!withdrawal) throw refuse('WITHDRAWAL_NOT_FOUND');
+  if (withdrawal.status !== 'REQUESTED') throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: `The withdrawal is ${withdrawal.status} already` });
+  return withdrawal;
+}
+
+/**
+ * Every entry is balanced by construction (and by the events' schema). A payment is credited once; a settlement takes
+ * every credit completed before the cutoff, in one entry; a withdrawal takes at most what is available, and the
+ * stream's expected revision keeps that true under concurrent requests.
+ */
+function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLedgerEvent[] {
+  const m = command.merchantId;
+  switch (command.type) {
+    case 'CreditGatewayPayment': {
+      if (state.credits.has(command.paymentId)) return [];
+      const { paymentId, holdingAccountId, totalAmount, fee } = command;
+      if (fee > totalAmount) throw refuse('INVALID_INPUT', { message: 'The fee is more than the amount paid' });
+      const net = totalAmount - fee;
+      const postings = [
+        { account: ledgerAccount.holding(holdingAccountId), amount: totalAmount },
+        { account: ledgerAccount.pending(m), amount: -net },
+        ...(fee > 0 ? [{ account: ledgerAccount.fees, amount: -fee }] : []),
+      ];
+      return [GatewayPaymentCredited({ merchantId: m, paymentId, holdingAccountId, totalAmount, fee, net, completedAt: command.completedAt.toISOString(), postings })];
+    }
+    case 'SettleDue': {
+      const cutoff = command.cutoff.toISOString();
+      const due = state.credits.dueBefore(cutoff);
+      if (due.length === 0) return [];
+      const amount = due.reduce((sum, c) => sum + c.net, 0);
+      const postings = transfer(ledgerAccount.pending(m), ledgerAccount.settled(m), amount);
+      const settledAt = command.now.toISOString();
+      const without = command.yearsWithoutDecree;
+      if (!without) return [BalanceSettled({ merchantId: m, paymentIds: due.map(c => c.paymentId), amount, cutoff, settledAt, postings })];
+      // the earliest credit's days reach back furthest: from the day after it to today, every day was judged
+      const earliest = new Date(due.reduce((min, c) => Math.min(min, Date.parse(c.completedAt)), Infinity));
+      const calendarMissingYears = yearsJudged(earliest, command.now).filter(year => without.includes(year));
+      return [BalanceSettled({ merchantId: m, paymentIds: due.map(c => c.paymentId), amount, cutoff, settledAt, postings, calendarMissingYears })];
+    }
+    case 'RequestWithdrawal': {
+      const { withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy, requestHash, holderName } = command;
+      const earlier = state.withdrawals[withdrawalId];
+      if (earlier && (earlier.requestHash ?? null) !== (requestHash ?? null)) throw refuse('IDEMPOTENCY_KEY_REUSED');
+      if (earlier) return []; // the same request again (Idempotency-Key)
+      if (amount < command.minWithdrawal) throw refuse('WITHDRAWAL_BELOW_MINIMUM', { message: `The minimum withdrawal is ${command.minWithdrawal}`, params: { minimum: command.minWithdrawal } });
+      const { available } = merchantBalance(state, m);
+      if (amount > available) throw refuse('INSUFFICIENT_BALANCE', { message: `The amount is more than the available balance (${available})`, params: { available } });
+      const postings = transfer(ledgerAccount.settled(m), ledgerAccount.onHold(m), amount);
+      const requested = { merchantId: m, withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy, requestedAt: command.now.toISOString(), postings };
+      return [WithdrawalRequested({ ...requested, ...(requestHash ? { requestHash } : {}), ...(holderName !== undefined ? { holderName } : {}) })];
+    }
+    case 'PayWithdrawal': {
+      const withdrawal = requestedWithdrawal(state, command.withdrawalId);
+      if (withdrawal.requestedBy === command.paidBy) throw refuse('WITHDRAWAL_OWN_PAYOUT');
+      const { withdrawalId, reference, holdingAccountId, paidBy } = command;
+      const postings = transfer(ledgerAccount.onHold(m), ledgerAccount.holding(holdingAccountId), withdrawal.amount);
+      return [WithdrawalPaid({ merchantId: m, withdrawalId, amount: withdrawal.amount, reference, holdingAccountId, paidBy, paidAt: command.now.toISOString(), postings })];
+    }
+    case 'RejectWithdrawal': {
+      const withdrawal = requestedWithdrawal(state, command.withdrawalId);
+      const postings = transfer(ledgerAccount.onHold(m), ledgerAccount.settled(m), withdrawal.amount);
+      const { withdrawalId, note, rejectedBy } = command;
+      return [WithdrawalRejected({ merchantId: m, withdrawalId, amount: withdrawal.amount, note, rejectedBy, rejectedAt: command.now.toISOString(), postings })];
+    }
+    case 'AllocateSuspense': {
+      if (state.credits.has(command.suspenseId)) return [];
+      const { suspenseId, paymentId, holdingAccountId, amount, fee, allocatedBy } = command;
+      if (fee >= amount) throw refuse('SUSPENSE_BELOW_FEE', { message: `The amount (${amount}) is not larger than its fee (${fee})` });
+      const net = amount - fee;
+      const postings = [
+        { account: ledgerAccount.suspense, amount },
+        { account: ledgerAccount.pending(m), amount: -net },
+        ...(fee > 0 ? [{ account: ledgerAccount.fees, amount: -fee }] : []),
+      ];
+      const allocatedAt = command.now.toISOString();
+      return [GatewaySuspenseAllocated({ merchantId: m, suspenseId, paymentId, holdingAccountId, amount, fee, net, allocatedBy, allocatedAt, postings })];
+    }
+    default: {
+      const never: never = command;
+      return never;
+    }
+  }
+}
+
+type GatewayLedgerJson = Omit<GatewayLedger, 'credits'> & { credits: CreditsJson };
+
+export const gatewayLedger: Decider<GatewayLedger, GatewayLedgerCommand, GatewayLedgerEvent> = {
+  // a merchant's stream grows by a credit per payment, for ever: snapshots, less often the more payments it has seen
+  snapshot: {
+    name: 'gateway-ledger',
+    version: 1,
+    every: 200,
+    size: state => state.credits.size,
+    revive: json => {
+      const { credits, ...rest } = json as GatewayLedgerJson;
+      return { ...rest, credits: Credits.fromJSON(credits) };
+    },
+  },
+  cached: true,
+  initialState: () => ({ merchantId: null, balances: {}, credits: Credits.none, withdrawals: {} }),
+  evolve,
+  decide,
+};

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from '../src/db/embedded.ts';
 import { sleep } from './harness.ts';
-import { forkReady, LoadGenerator, merchant, stopChild } from './payments.ts';
+import { forkReady, LoadGenerator, merchant, stopChild, worktreeCheckout } from './payments.ts';
 import { startService, treeCpuMs } from './processes.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -77,8 +77,10 @@ chmodSync(tmp, 0o711);
 const dataDir = path.join(tmp, 'data');
 const profDir = path.join(repoRoot, '.scratch', 'cpu-prof');
 if (cpuProf) mkdirSync(profDir, { recursive: true });
+// REF=<git ref>: that commit's service (a git worktree), not this working tree's
+const checkout = process.env.REF ? worktreeCheckout(process.env.REF, path.join(tmp, 'checkout')) : null;
 const service = await startService({
-  checkout: repoRoot,
+  checkout: checkout?.dir ?? repoRoot,
   dataDir,
   port: await freePort(),
   sandboxPort: await freePort(),
@@ -182,5 +184,6 @@ try {
   await stopChild(generator.child);
 } finally {
   await service.stop();
+  checkout?.remove();
   rmSync(tmp, { recursive: true, force: true });
 }

@@ -95,7 +95,7 @@ function packagesNotInstalled(lock: { packages?: Record<string, { version?: stri
 type Checkout = { dir: string; commit: string; remove(): void };
 
 /** A detached `git worktree` of `ref` in `into` (outside the repository), ready to `npm start`. */
-function worktreeCheckout(ref: string, into: string): Checkout {
+export function worktreeCheckout(ref: string, into: string): Checkout {
   const commit = git(['rev-parse', '--verify', `${ref}^{commit}`]).trim();
   git(['worktree', 'add', '--detach', into, commit]);
   const modules = path.join(into, 'node_modules');

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { apiKeyUseRecordedEveryMs, recordApiKeyUse } from '../commands/api-key.ts';
+import { recordApiKeyUse } from '../commands/api-key.ts';
+import { apiKeyUseRecordedEveryMs } from '../domain/api-key.ts';
 import { isDatabaseUnavailable } from '../db/pool.ts';
 import { refuse } from '../errors.ts';
 import { findActiveKeyByHash } from '../projections/api-keys.ts';

@@ -5,7 +5,7 @@ import { listDeliveries, redeliver } from '../webhooks/delivery-log.ts';
 import { listWebhookEndpoints } from '../projections/webhook-endpoints.ts';
 import { addWebhookEndpoint, removeWebhookEndpoint } from '../commands/webhook-endpoints.ts';
 import { text } from '../text.ts';
-import { defaultWebhookEvents, webhookEventTypes } from '../webhooks/outbox.ts';
+import { defaultWebhookEvents, webhookEventTypes } from '../domain/webhook-events.ts';
 import type { AppDeps } from './deps.ts';
 import { pagination } from './presenters.ts';
 

@@ -1,4 +1,4 @@
-import { decideGatewayAccess, type BusinessData } from './gateway-access.ts';
+import { decideGatewayAccess } from './gateway-access.ts';import { type BusinessData } from '../domain/gateway-access.ts';
 import type { CommandDeps } from './deps.ts';
 
 /**

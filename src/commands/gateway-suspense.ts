@@ -2,96 +2,17 @@ import type pg from 'pg';
 import type { GatewaySettings } from '../config.ts';
 import type { Queryable } from '../db/pool.ts';
 import { refuse } from '../errors.ts';
-import { SuspenseCreditAllocated, SuspenseCreditReceived, SuspenseCreditRefunded, type SuspenseEvent } from '../events/gateway-suspense.ts';
-import { deterministicUuid } from '../ids.ts';
 import type { PaymentType } from '../providers/catalogue.ts';
 import { findGatewayAccess } from '../projections/gateway-access.ts';
 import { findPayment } from '../projections/payments.ts';
 import type { CommandDeps } from './deps.ts';
 import { fee, isGatewayMethod } from '../domain/gateway-fees.ts';
-import { gatewayLedger, gatewayLedgerStream, ledgerAccount } from '../domain/gateway-ledger.ts';
-import { handleCommand, load, type CommandContext, type Decider, type EventSourcing } from './handle.ts';
+import { gatewayLedger, gatewayLedgerStream } from '../domain/gateway-ledger.ts';
+import { handleCommand, load, type CommandContext, type EventSourcing } from './handle.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
 import { spendingCash } from './holding-cash.ts';
 import { gatewayMethodsOf } from './holding-accounts.ts';
-
-/** The platform's suspense (docs/decisions.md, "Suspense"): money in holding accounts that no payment claims. */
-export const suspenseStream = 'gateway-suspense';
-
-/** A suspense credit's id: one per synchronised mutation, so recording it again records nothing. */
-export const suspenseIdOf = (mutationId: string) => deterministicUuid(`suspense:${mutationId}`);
-
-export type SuspenseStatus = 'OPEN' | 'ALLOCATED' | 'REFUNDED';
-export type SuspenseItem = { accountId: string; providerCode: string; amount: number; status: SuspenseStatus };
-export type Suspense = { items: Record<string, SuspenseItem> };
-
-export type SuspenseCommand =
-  | {
-      type: 'ReceiveSuspenseCredit'; mutationId: string; accountId: string; providerCode: string; amount: number; senderName: string;
-      reference: string | null; receivedAt: Date;
-    }
-  | { type: 'AllocateSuspenseCredit'; suspenseId: string; merchantId: string; paymentId: string | null; fee: number; note: string | null; adminId: string; now: Date }
-  | { type: 'RefundSuspenseCredit'; suspenseId: string; reference: string; note: string | null; adminId: string; now: Date };
-
-/** The credit an admin acts on: it must exist and still be open. */
-function openItem(state: Suspense, suspenseId: string): SuspenseItem {
-  const item = state.items[suspenseId];
-  if (!item) throw refuse('SUSPENSE_NOT_FOUND');
-  if (item.status !== 'OPEN') throw refuse('SUSPENSE_NOT_OPEN', { message: `The suspense credit is ${item.status} already` });
-  return item;
-}
-
-export const suspense: Decider<Suspense, SuspenseCommand, SuspenseEvent> = {
-  cached: true,
-  initialState: () => ({ items: {} }),
-  evolve(state, event) {
-    const id = event.data.suspenseId;
-    switch (event.type) {
-      case 'SuspenseCreditReceived': {
-        const { accountId, providerCode, amount } = event.data;
-        return { items: { ...state.items, [id]: { accountId, providerCode, amount, status: 'OPEN' } } };
-      }
-      case 'SuspenseCreditAllocated':
-      case 'SuspenseCreditRefunded': {
-        const item = state.items[id];
-        if (!item) return state;
-        const status = event.type === 'SuspenseCreditAllocated' ? 'ALLOCATED' : 'REFUNDED';
-        return { items: { ...state.items, [id]: { ...item, status } } };
-      }
-      default: {
-        const never: never = event;
-        return never;
-      }
-    }
-  },
-  decide(state, command) {
-    switch (command.type) {
-      case 'ReceiveSuspenseCredit': {
-        const suspenseId = suspenseIdOf(command.mutationId);
-        if (state.items[suspenseId]) return [];
-        const { mutationId, accountId, providerCode, amount, senderName, reference } = command;
-        const postings = [{ account: ledgerAccount.holding(accountId), amount }, { account: ledgerAccount.suspense, amount: -amount }];
-        return [SuspenseCreditReceived({ suspenseId, mutationId, accountId, providerCode, amount, senderName, reference, receivedAt: command.receivedAt.toISOString(), postings })];
-      }
-      case 'AllocateSuspenseCredit': {
-        const item = openItem(state, command.suspenseId);
-        const { suspenseId, merchantId, paymentId, note } = command;
-        const allocated = { suspenseId, merchantId, paymentId, amount: item.amount, fee: command.fee, net: item.amount - command.fee, note };
-        return [SuspenseCreditAllocated({ ...allocated, allocatedBy: command.adminId, allocatedAt: command.now.toISOString() })];
-      }
-      case 'RefundSuspenseCredit': {
-        const item = openItem(state, command.suspenseId);
-        const { suspenseId, reference, note } = command;
-        const postings = [{ account: ledgerAccount.suspense, amount: item.amount }, { account: ledgerAccount.holding(item.accountId), amount: -item.amount }];
-        return [SuspenseCreditRefunded({ suspenseId, accountId: item.accountId, amount: item.amount, reference, note, refundedBy: command.adminId, refundedAt: command.now.toISOString(), postings })];
-      }
-      default: {
-        const never: never = command;
-        return never;
-      }
-    }
-  },
-};
+import { suspenseStream, suspense, openItem, type SuspenseCommand } from '../domain/gateway-suspense.ts';
 
 /** A credit into a holding account that no payment claims goes to suspense, once per mutation. */
 export function receiveSuspenseCredit(es: EventSourcing, credit: Omit<Extract<SuspenseCommand, { type: 'ReceiveSuspenseCredit' }>, 'type'>, context: CommandContext) {

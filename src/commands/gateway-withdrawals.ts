@@ -11,7 +11,7 @@ import { handleCommand } from './handle.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
 import { checkDestination, currentPayoutAccount } from './payout-account.ts';
 import type { SyncDeps } from './sync-account.ts';
-import { withdrawalPayout, withdrawalPayoutStream } from './withdrawal-payout.ts';
+import { withdrawalPayout, withdrawalPayoutStream } from '../domain/withdrawal-payout.ts';
 import { normalisedReference, payoutReference, payoutReferenceStream, referenceUsed } from '../domain/payout-reference.ts';
 
 export type WithdrawalRequest = { amount: number; bankCode: string; accountNumber: string; accountHolderName: string };

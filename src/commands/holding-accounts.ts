@@ -1,46 +1,11 @@
 import { isGatewayMethod, type PaymentType } from '../domain/payment-methods.ts';
 import { refuse } from '../errors.ts';
-import { HoldingAccountMarked, HoldingAccountUnmarked, type HoldingAccountEvent } from '../events/holding-accounts.ts';
 import { findProvider } from '../providers/catalogue.ts';
 import { account, accountStream, type Account } from '../domain/account.ts';
 import type { CommandDeps } from './deps.ts';
-import { handleCommand, type Decider } from './handle.ts';
+import { handleCommand } from './handle.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
-
-/** The platform's one list of holding accounts (DESIGN section 9). */
-export const holdingAccountsStream = 'gateway-holding-accounts';
-
-/** `markedAt`: since when it holds the gateway's money (credits from before are its owner's history) */
-export type HoldingAccount = { accountId: string; providerCode: string; methods: PaymentType[]; markedAt: string };
-
-/** The holding accounts marked now, in marking order. */
-export type HoldingAccounts = { accounts: HoldingAccount[] };
-
-export type HoldingAccountCommand =
-  | { type: 'MarkHoldingAccount'; accountId: string; providerCode: string; methods: PaymentType[]; adminId: string; now: Date }
-  | { type: 'UnmarkHoldingAccount'; accountId: string; adminId: string; now: Date };
-
-export const holdingAccounts: Decider<HoldingAccounts, HoldingAccountCommand, HoldingAccountEvent> = {
-  cached: true,
-  initialState: () => ({ accounts: [] }),
-  evolve(state, event) {
-    const others = state.accounts.filter(a => a.accountId !== event.data.accountId);
-    if (event.type === 'HoldingAccountUnmarked') return { accounts: others };
-    const { accountId, providerCode, methods, markedAt } = event.data;
-    return { accounts: [...others, { accountId, providerCode, methods, markedAt }] };
-  },
-  decide(state, command) {
-    const marked = state.accounts.find(a => a.accountId === command.accountId);
-    const at = command.now.toISOString();
-    if (command.type === 'UnmarkHoldingAccount') {
-      if (!marked) throw refuse('NOT_FOUND', { message: 'Holding account not found' });
-      return [HoldingAccountUnmarked({ accountId: command.accountId, unmarkedBy: command.adminId, unmarkedAt: at })];
-    }
-    if (marked) return [];
-    const { accountId, providerCode, methods, adminId } = command;
-    return [HoldingAccountMarked({ accountId, providerCode, methods, markedBy: adminId, markedAt: at })];
-  },
-};
+import { holdingAccountsStream, holdingAccounts } from '../domain/holding-accounts.ts';
 
 /** The gateway methods an account can serve: its provider's payment types the gateway takes (QRIS-DYNAMIC, VA). */
 export function gatewayMethodsOf(providerCode: string): PaymentType[] {

@@ -1,31 +1,13 @@
 import { refuse } from '../errors.ts';
-import { PayoutAccountChosen, type PayoutAccountEvent } from '../events/withdrawal-payout.ts';
 import { ProviderError, type BankEntry, type ProviderSession } from '../providers/connector.ts';
 import { account, accountStream } from '../domain/account.ts';
-import { checkedState, type Decider } from './handle.ts';
+import { checkedState } from './handle.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
 import { transferAccount } from './send-transfer.ts';
 import type { LinkedAccount } from '../domain/account.ts';
 import type { SyncDeps } from './sync-account.ts';
 import type { CommandDeps } from './deps.ts';
-
-/** The platform's one payout account (issue 25): withdrawals are paid from it through WALLET-A. */
-export const payoutAccountStream = 'gateway-payout-account';
-
-export type PayoutAccount = { accountId: string; ownerId: string } | null;
-
-type ChoosePayoutAccount = { type: 'ChoosePayoutAccount'; accountId: string; ownerId: string; adminId: string; now: Date };
-
-export const payoutAccount: Decider<PayoutAccount, ChoosePayoutAccount, PayoutAccountEvent> = {
-  cached: true,
-  initialState: () => null,
-  evolve: (_state, event) => ({ accountId: event.data.accountId, ownerId: event.data.ownerId }),
-  decide(state, command) {
-    if (state?.accountId === command.accountId) return [];
-    const { accountId, ownerId, adminId } = command;
-    return [PayoutAccountChosen({ accountId, ownerId, chosenBy: adminId, chosenAt: command.now.toISOString() })];
-  },
-};
+import { payoutAccountStream, payoutAccount, type ChoosePayoutAccount } from '../domain/payout-account.ts';
 
 /** An admin makes one of their own linked WALLET-A accounts the payout account (another's or unknown: 404). */
 export async function choosePayoutAccount(deps: CommandDeps, adminId: string, accountId: string) {

@@ -1,5 +1,5 @@
 import { preparedQuery, query, type Queryable } from '../db/pool.ts';
-import type { GatewayAccessStatus } from '../commands/gateway-access.ts';
+import type { GatewayAccessStatus } from '../domain/gateway-access.ts';
 import type { Projection } from './projection.ts';
 
 /**

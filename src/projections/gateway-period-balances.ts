@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { foldPostingsAtBounds } from '../audit/balance-as-of.ts';
 import { gatewayLedgerStream, merchantBalance, type GatewayLedger } from '../domain/gateway-ledger.ts';
-import { suspenseStream } from '../commands/gateway-suspense.ts';
+import { suspenseStream } from '../domain/gateway-suspense.ts';
 
 import type { Clock } from '../clock.ts';
 import { query, type Queryable } from '../db/pool.ts';

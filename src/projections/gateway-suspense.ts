@@ -1,5 +1,5 @@
 import { query, type Queryable } from '../db/pool.ts';
-import type { SuspenseStatus } from '../commands/gateway-suspense.ts';
+import type { SuspenseStatus } from '../domain/gateway-suspense.ts';
 import type { Projection } from './projection.ts';
 
 /**

@@ -1,6 +1,6 @@
-import { suspense, suspenseStream } from '../commands/gateway-suspense.ts';
+import { suspense, suspenseStream } from '../domain/gateway-suspense.ts';
 import type { Handled } from '../commands/handle.ts';
-import { holdingAccounts, holdingAccountsStream, type HoldingAccounts } from '../commands/holding-accounts.ts';
+import { holdingAccounts, holdingAccountsStream, type HoldingAccounts } from '../domain/holding-accounts.ts';
 import { payment, paymentStream, type Payment } from '../domain/payment.ts';
 import type { MutationRecorded } from '../events/account.ts';
 import type { EventOf } from '../events/event.ts';

@@ -5,7 +5,7 @@ import type { DomainEvent, EventOf, StoredEvent } from '../events/event.ts';
 import type { WalletLoginCompleted } from '../events/wallet-login.ts';
 import type { GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
 import type { Position } from '../store/event-store.ts';
-import type { WebhookEventType } from '../webhooks/outbox.ts';
+import type { WebhookEventType } from '../domain/webhook-events.ts';
 
 /**
  * A reaction to events (a saga, a process manager), as Emmett's workflows are: each event type it handles has a step

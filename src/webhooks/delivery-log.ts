@@ -4,7 +4,7 @@ import { inSnapshot, inTransaction, query, type Queryable } from '../db/pool.ts'
 import { refuse } from '../errors.ts';
 import type { DeliveryStatus } from './delivery-state.ts';
 import { findWebhookEndpoint } from '../projections/webhook-endpoints.ts';
-import { endpointNotFound } from '../commands/webhook-endpoints.ts';
+import { endpointNotFound } from '../domain/webhook-endpoints.ts';
 import { scheduleAttempt } from './jobs.ts';
 
 type DeliveryRow = {

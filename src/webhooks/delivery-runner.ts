@@ -12,7 +12,7 @@ import { attemptJob, deliverWebhookTask } from './jobs.ts';
 import { ensureWebhookSchema } from './schema.ts';
 import { isSuccess, postWebhook } from './send.ts';
 import type { WebhookSettings } from './settings.ts';
-import { signedHeaders } from './signature.ts';
+import { signedHeaders } from '../security/webhook-signature.ts';
 
 export type DeliveryDeps = EventSourcing & { pool: pg.Pool; clock: Clock; log: Logger; vault: CredentialVault; metrics?: Pick<ServiceMetrics, 'webhookAttempts'> };
 

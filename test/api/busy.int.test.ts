@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeyStream } from '../../src/commands/api-key.ts';
+import { apiKeyStream } from '../../src/domain/api-key.ts';
 import { ApiKeyUsed } from '../../src/events/api-key.ts';
 import type { EventStore, NewEvent } from '../../src/store/event-store.ts';
 import { createKey, registerUser } from '../support/http.ts';

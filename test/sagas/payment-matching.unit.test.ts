@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
 import { accountStream } from '../../src/domain/account.ts';
-import { suspense, suspenseStream } from '../../src/commands/gateway-suspense.ts';
-import { holdingAccounts, holdingAccountsStream } from '../../src/commands/holding-accounts.ts';
+import { suspense, suspenseStream } from '../../src/domain/gateway-suspense.ts';
+import { holdingAccounts, holdingAccountsStream } from '../../src/domain/holding-accounts.ts';
 import { payment, paymentStream, type PaymentDetails } from '../../src/domain/payment.ts';
 import { MutationRecorded } from '../../src/events/account.ts';
 import { HoldingAccountMarked } from '../../src/events/holding-accounts.ts';

@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import { UserRegistered, WebhookEndpointAdded, WebhookEndpointDisabled, WebhookEndpointRemoved } from '../../src/events/user.ts';
-import { maxEndpointsPerUser, webhookEndpoints } from '../../src/commands/webhook-endpoints.ts';
+import { maxEndpointsPerUser, webhookEndpoints } from '../../src/domain/webhook-endpoints.ts';
 import { specification } from '../support/decider.ts';
 
 const given = specification(webhookEndpoints);

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemResolver, type ResolvedAddress } from '../../src/security/address-guard.ts';
-import { maxEndpointsPerUser } from '../../src/commands/webhook-endpoints.ts';
+import { maxEndpointsPerUser } from '../../src/domain/webhook-endpoints.ts';
 import { enqueueWebhookEvent } from '../../src/webhooks/outbox.ts';
 import { keyHolder } from '../support/http.ts';
 import { nextUuid } from '../support/ids.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { webhookEventTypes } from '../../webhooks/outbox.ts';
+import { webhookEventTypes } from '../../domain/webhook-events.ts';
 import { pagination } from './accounts.ts';
 import type { DocumentedOperation } from './index-requests.ts';
 

@@ -1,4 +1,4 @@
-import type { SuspenseStatus } from '../../commands/gateway-suspense.ts';
+import type { SuspenseStatus } from '../../domain/gateway-suspense.ts';
 import type { SuspenseRow, SuspenseSuggestion } from '../../projections/gateway-suspense.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { csrfField, tableHtml, timeHtml, type TableRow } from '../page.ts';

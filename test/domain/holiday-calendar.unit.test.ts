@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { holidayCalendar } from '../../src/commands/holiday-calendar.ts';
+import { holidayCalendar } from '../../src/domain/holiday-calendar.ts';
 import type { Holiday } from '../../src/domain/working-days.ts';
 import { HolidayCalendarYearSet } from '../../src/events/holiday-calendar.ts';
 import { specification } from '../support/decider.ts';

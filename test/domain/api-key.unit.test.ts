@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { apiKey } from '../../src/commands/api-key.ts';
+import { apiKey } from '../../src/domain/api-key.ts';
 import { ApiKeyCreated, ApiKeyRevoked, ApiKeyUsed } from '../../src/events/api-key.ts';
 import { specification } from '../support/decider.ts';
 

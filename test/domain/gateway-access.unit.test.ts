@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
-import { gatewayAccess, type BusinessData } from '../../src/commands/gateway-access.ts';
-import { holdingAccounts } from '../../src/commands/holding-accounts.ts';
+import { gatewayAccess, type BusinessData } from '../../src/domain/gateway-access.ts';
+import { holdingAccounts } from '../../src/domain/holding-accounts.ts';
 import { HoldingAccountMarked, HoldingAccountUnmarked } from '../../src/events/holding-accounts.ts';
 import {
   GatewayAccessApproved,

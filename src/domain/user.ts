@@ -69,7 +69,7 @@ export const user: Decider<User, UserCommand, UserEvent> = {
       case 'GatewayAccessRejected':
       case 'GatewayAccessDeactivated':
       case 'GatewayFeeModeChanged':
-        return state; // decided by src/commands/gateway-access.ts, a view of this stream of its own
+        return state; // decided by src/domain/gateway-access.ts, a view of this stream of its own
       default: {
         const never: never = event;
         return never;

@@ -64,6 +64,8 @@ export type ServiceOptions = {
   connector?: Omit<HttpConnectorOptions, 'baseUrl'>;
   /** Webhook delivery beyond the configuration: tests shorten the retry schedule and the poll interval. */
   webhooks?: Partial<WebhookSettings>;
+  /** Tests: an answer its documented schema refuses fails the request (src/api/documented-responses.ts). */
+  strictResponses?: boolean;
 };
 
 /**
@@ -124,6 +126,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
 
   const deps: AppDeps = {
     ...core,
+    strictResponses: options.strictResponses ?? false,
     readModels: background.projections,
     paymentChecks: background.paymentChecks,
     tokens: sessionTokens(config.jwtSecret),

@@ -1,7 +1,7 @@
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { validatorCompiler } from 'fastify-type-provider-zod';
 import { accountRoutes } from './accounts.ts';
 import { otpSendLimits } from './otp-flows.ts';
 import { apiKeyRoutes } from './api-keys.ts';
@@ -13,6 +13,7 @@ import { authRoutes } from './auth.ts';
 import { signInLimits } from './sign-in.ts';
 import { errorCodes } from '../errors.ts';
 import type { AppDeps } from './deps.ts';
+import { serializeDocumentedResponses } from './documented-responses.ts';
 import { answerFrameworkError, registerErrorHandling } from './errors.ts';
 import { attemptCountStore } from '../db/attempt-counts.ts';
 import { healthRoutes } from './health.ts';
@@ -67,7 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (closing) reply.header('connection', 'close');
   });
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  serializeDocumentedResponses(app, deps.log as FastifyBaseLogger, deps.strictResponses ?? false);
   registerErrorHandling(app, deps.database);
   // before any route: the OpenAPI document is made from the routes as they are registered
   await registerOpenApi(app);

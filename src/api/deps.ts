@@ -23,6 +23,8 @@ export type AppDeps = SyncDeps & {
   digestKey: { keyId: string; publicKey: string };
   /** Prometheus metrics, served at GET /metrics. */
   metrics: ServiceMetrics;
+  /** An answer its documented schema refuses fails the request (tests) instead of being logged and sent. */
+  strictResponses?: boolean;
   /** Readiness of what the service depends on, and the subscribers that are stuck or waiting. */
   readiness(): Promise<{ checks: Record<string, boolean>; subscribers: SubscriberProblem[]; details?: Record<string, unknown> }>;
 };

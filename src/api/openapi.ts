@@ -141,7 +141,10 @@ function transform(input: TransformInput) {
   const surface = surfaces.find(s => path.startsWith(s.prefix));
   const security = surface && !open.has(path) ? surface.security : [];
   const errors = Object.fromEntries(errorStatuses(method, path, schema, security, notes?.errors).map(s => [s, errorResponseOf(s, path, method)]));
-  const response = { ...successResponse(notes?.success), ...schema.response, ...errors };
+  // the documented successes are the route's serialisers too (src/api/documented-responses.ts): documentedIo says them
+  const documentedStatuses = Object.keys(documentedOperations[`${method} ${path}`]?.responses ?? {});
+  const routeResponses = Object.fromEntries(Object.entries(schema.response ?? {}).filter(([status]) => !documentedStatuses.includes(status)));
+  const response = { ...successResponse(notes?.success), ...routeResponses, ...errors };
   const documented = documentedIo(input, `${method} ${path}`, response);
   Object.assign(response, documented.response);
   return {

@@ -31,6 +31,8 @@ export async function startTestService(env: Record<string, string> = {}, options
   const service = await createService(config, { clock, log: createLogger('silent'), startSandbox: true,
     schedulerTickMs: 3_600_000,
     connector: { attempts: 1, backoffMs: 10, breakerHalfOpenMs: 50, timeoutMs: 5000 },
+    // an answer its documented schema refuses fails the test's request (src/api/documented-responses.ts)
+    strictResponses: true,
     ...options,
   });
   checkAnswersAgainstDocument(service.app);

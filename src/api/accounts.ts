@@ -17,7 +17,8 @@ const label = text.trim().min(1).max(100);
 const digits = text.trim().regex(/^[0-9]{4,20}$/, 'digits only');
 const phone = text.trim().regex(/^\+?[0-9]{8,15}$/, 'a phone number');
 
-const createBody = z.object({
+/** A new account's fields as the route checks them; the document says them too (src/api/schemas/accounts.ts). */
+export const createBody = z.object({
   type: z.enum(['bank', 'ewallet']),
   providerCode: text.trim().min(1).max(40),
   accountName: label,

@@ -13,7 +13,7 @@ import { missingFields, parseBody } from './validation.ts';
  * its action, the dashboard's OTP forms by the wallet chosen and the step's action; both refuse alike.
  */
 
-const sendActions = {
+export const sendActions = {
   'wallet-a-send-otp': 'WALLET-A',
   'wallet-b-send-otp': 'WALLET-B',
   'wallet-c-send-otp': 'WALLET-C',
@@ -21,7 +21,7 @@ const sendActions = {
 
 type VerifyAction = { wallet: OtpWallet; step: 'first' | 'second'; otp: z.ZodString; pin: boolean };
 const otpOf = (length: string) => text.trim().regex(new RegExp(`^[0-9]{${length}}$`), `${length.replace(',', ' to ')} digits`);
-const verifyActions = {
+export const verifyActions = {
   'wallet-a-verify-otp': { wallet: 'WALLET-A', step: 'first', otp: otpOf('4'), pin: false },
   'wallet-b-verify-otp': { wallet: 'WALLET-B', step: 'first', otp: otpOf('6'), pin: true },
   // wallet C's code length is not fixed by the interface: 4 to 8 digits
@@ -43,7 +43,8 @@ export const firstVerifyActionOf = (wallet: OtpWallet) =>
 const pin = text.trim().regex(/^[0-9]{6}$/, '6 digits');
 const phone = text.trim().regex(/^\+?[0-9]{8,15}$/, 'a phone number');
 
-const sendBody = z.object({
+/** Step 1's fields as the flow checks them; the document says them too (src/api/schemas/accounts.ts). */
+export const sendBody = z.object({
   phoneNumber: phone,
   pin: pin.optional(),
   providerCode: text.trim().min(1).max(40).optional(),
@@ -53,7 +54,7 @@ const sendBody = z.object({
   verificationMethod: z.enum(['MESSENGER', 'SMS']).default('MESSENGER'),
 });
 
-const verifyBody = (a: VerifyAction) =>
+export const verifyBody = (a: VerifyAction) =>
   z.object({
     sessionId: z.uuid('the sessionId returned by the previous step'),
     otp: a.otp,

@@ -4478,7 +4478,7 @@ export interface operations {
                      * @description The sessionId of the previous step
                      */
                     sessionId: string;
-                    /** @description 4 digits */
+                    /** @description The code the provider sent */
                     otp: string;
                     /** @description 6 digits */
                     pin?: string;
@@ -4495,7 +4495,7 @@ export interface operations {
                      * @description The sessionId of the previous step
                      */
                     sessionId: string;
-                    /** @description 6 digits */
+                    /** @description The code the provider sent */
                     otp: string;
                     /** @description 6 digits */
                     pin: string;
@@ -4512,7 +4512,7 @@ export interface operations {
                      * @description The sessionId of the previous step
                      */
                     sessionId: string;
-                    /** @description 4 to 8 digits */
+                    /** @description The code the provider sent */
                     otp: string;
                     /** @description 6 digits */
                     pin?: string;
@@ -4529,7 +4529,7 @@ export interface operations {
                      * @description The sessionId of the previous step
                      */
                     sessionId: string;
-                    /** @description the second code, 4 to 8 digits */
+                    /** @description The code the provider sent */
                     otp: string;
                     /** @description 6 digits */
                     pin?: string;

@@ -1,61 +1,52 @@
 import { z } from 'zod';
+import { createBody } from '../accounts.ts';
+import { sendActions, sendBody, verifyActions, verifyBody } from '../otp-flows.ts';
 import type { DocumentedOperation } from './index-requests.ts';
 
 /**
- * POST /api/v1/accounts as src/api/accounts.ts and src/api/otp-flows.ts check it by hand (the route parses the body
- * once `action` says which it is), and what the account routes answer (src/api/presenters.ts's presentAccount).
+ * POST /api/v1/accounts in the schemas src/api/accounts.ts and src/api/otp-flows.ts check it with (the route parses the
+ * body once `action` says which it is), and what the account routes answer (src/api/presenters.ts's presentAccount).
  */
 
 const isoTime = z.iso.datetime();
-const interval = z.int().min(5).max(1440).describe('Sync interval in minutes');
-const label = z.string().min(1).max(100);
-const phone = z.string().regex(/^\+?[0-9]{8,15}$/).describe('The phone number registered with the provider');
-const pin = z.string().regex(/^[0-9]{6}$/).describe('6 digits');
-const providerCode = z.string().min(1).max(40).describe('From GET /api/v1/providers');
 const accountId = z.uuid();
 
-const create = z.object({
-  type: z.enum(['bank', 'ewallet']),
-  providerCode,
-  accountName: label.describe('The label chosen by the user'),
-  intervalMinutes: interval,
-  accountNumber: z.string().regex(/^[0-9]{4,20}$/).optional().describe('Required for a bank'),
-  username: z.string().min(1).max(100).optional().describe('Internet-banking username, required for a bank'),
-  password: z.string().min(1).max(200).optional().describe('Internet-banking password, required for a bank'),
-  phoneNumber: phone.optional().describe('Required for an e-wallet'),
-  pin: pin.optional().describe('6 digits, required for WALLET-A'),
+// the routes' own schemas (src/api/accounts.ts, src/api/otp-flows.ts), with what a client reads beside each field
+const create = createBody.extend({
+  providerCode: createBody.shape.providerCode.describe('From GET /api/v1/providers'),
+  accountName: createBody.shape.accountName.describe('The label chosen by the user'),
+  intervalMinutes: createBody.shape.intervalMinutes.describe('Sync interval in minutes'),
+  accountNumber: createBody.shape.accountNumber.describe('Required for a bank'),
+  username: createBody.shape.username.describe('Internet-banking username, required for a bank'),
+  password: createBody.shape.password.describe('Internet-banking password, required for a bank'),
+  phoneNumber: createBody.shape.phoneNumber.describe('Required for an e-wallet'),
+  pin: createBody.shape.pin.describe('6 digits, required for WALLET-A'),
 }).meta({ title: 'Create an account (no action)' });
 
-const sendOtp = (action: string, pinRequired: boolean) => z.object({
-  action: z.literal(action),
-  phoneNumber: phone,
-  pin: pinRequired ? pin : pin.optional(),
-  providerCode: providerCode.optional().describe('Required for a new account'),
-  accountName: label.optional().describe('Required for a new account'),
-  intervalMinutes: interval.optional().describe('Required for a new account'),
-  accountId: accountId.optional().describe('The account to log in again (a relogin): instead of providerCode, accountName and intervalMinutes'),
-  verificationMethod: z.enum(['MESSENGER', 'SMS']).default('MESSENGER'),
+const sendOtp = (action: keyof typeof sendActions) => z.object({ action: z.literal(action) }).extend(sendBody.shape).extend({
+  phoneNumber: sendBody.shape.phoneNumber.describe('The phone number registered with the provider'),
+  // WALLET-A's login takes the PIN with the phone number (the flow refuses its absence by hand)
+  pin: (sendActions[action] === 'WALLET-A' ? sendBody.shape.pin.unwrap() : sendBody.shape.pin).describe('6 digits'),
+  providerCode: sendBody.shape.providerCode.describe('Required for a new account'),
+  accountName: sendBody.shape.accountName.describe('Required for a new account'),
+  intervalMinutes: sendBody.shape.intervalMinutes.describe('Required for a new account'),
+  accountId: sendBody.shape.accountId.describe('The account to log in again (a relogin): instead of providerCode, accountName and intervalMinutes'),
 }).meta({ title: `Send the OTP (${action})` });
 
-const verifyOtp = (action: string, otp: z.ZodString, pinRequired: boolean) => z.object({
-  action: z.literal(action),
-  sessionId: z.uuid().describe('The sessionId of the previous step'),
-  otp,
-  pin: pinRequired ? pin : pin.optional(),
-  accountId: accountId.optional().describe('For a relogin'),
-}).meta({ title: `Verify the OTP (${action})` });
-
-const digits = (pattern: RegExp, what: string) => z.string().regex(pattern).describe(what);
+const verifyOtp = (action: keyof typeof verifyActions) => {
+  const body = verifyBody(verifyActions[action]);
+  return z.object({ action: z.literal(action) }).extend(body.shape).extend({
+    sessionId: body.shape.sessionId.describe('The sessionId of the previous step'),
+    otp: body.shape.otp.describe('The code the provider sent'),
+    pin: body.shape.pin.describe('6 digits'),
+    accountId: body.shape.accountId.describe('For a relogin'),
+  }).meta({ title: `Verify the OTP (${action})` });
+};
 
 const postRequest = z.union([
   create,
-  sendOtp('wallet-a-send-otp', true),
-  sendOtp('wallet-b-send-otp', false),
-  sendOtp('wallet-c-send-otp', false),
-  verifyOtp('wallet-a-verify-otp', digits(/^[0-9]{4}$/, '4 digits'), false),
-  verifyOtp('wallet-b-verify-otp', digits(/^[0-9]{6}$/, '6 digits'), true),
-  verifyOtp('wallet-c-verify-otp', digits(/^[0-9]{4,8}$/, '4 to 8 digits'), false),
-  verifyOtp('wallet-c-verify-second-otp', digits(/^[0-9]{4,8}$/, 'the second code, 4 to 8 digits'), false),
+  ...(Object.keys(sendActions) as (keyof typeof sendActions)[]).map(sendOtp),
+  ...(Object.keys(verifyActions) as (keyof typeof verifyActions)[]).map(verifyOtp),
 ]).describe('Without action: create an account. With action: one step of an e-wallet OTP login');
 
 const accountExample = {

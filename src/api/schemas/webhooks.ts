@@ -5,7 +5,7 @@ import type { DocumentedOperation } from './index-requests.ts';
 
 /**
  * The webhook routes of both surfaces (src/api/webhooks.ts) as the service checks them: the URL is an http(s) URL
- * (src/commands/webhook-endpoints.ts refuses any other, and any that resolves to a private address), and what they answer.
+ * (src/commands/webhook-endpoints.ts and src/domain/webhook-endpoints.ts refuse any other, and any that resolves to a private address), and what they answer.
  */
 
 const isoTime = z.iso.datetime();

@@ -121,12 +121,19 @@ try {
   const generator = await forkReady<{ pid: number }>('payments-load.ts');
   const loads = new LoadGenerator(generator.child);
   const target = { kind: 'payments' as const, url: service.url, key: m.key, accountIds: m.accountIds };
-  // warm-up (JIT, prepared statements, caches), not counted
-  await loads.run({ target, connections: 32, durationSec: 3 });
+  // warm-up (JIT, prepared statements, caches), not counted; PRELOAD=60: that long, to measure on a bigger database
+  await loads.run({ target, connections: 32, durationSec: Number(process.env.PRELOAD ?? 3) });
+  // CHECKPOINT=1: the measured load starts right after a checkpoint (its full-page images, as a busy database has them)
+  if (process.env.CHECKPOINT) await db.query('checkpoint');
   await sleep(3000);
   const xacts = async () => Number((await db.query(`select xact_commit + xact_rollback as n from pg_stat_database where datname = 'service'`)).rows[0].n);
   const sessions = async () => Number((await db.query(`select sessions from pg_stat_database where datname = 'service'`)).rows[0].sessions);
   const s0 = await sessions();
+  const walStats = async () =>
+    (await db.query<{ records: string; fpi: string; bytes: string; checkpoints: string }>(
+      `select wal_records as records, wal_fpi as fpi, wal_bytes as bytes, (select num_timed + num_requested from pg_stat_checkpointer) as checkpoints from pg_stat_wal`,
+    )).rows[0]!;
+  const w0 = await walStats();
   await db.query('select pg_stat_statements_reset()');
   const x0 = await xacts();
   const cpu0 = treeCpuMs(service.pid)!;
@@ -165,6 +172,13 @@ try {
   console.log(`CPU per payment during the load: Node ${(((cpuLoad.nodeMs - cpu0.nodeMs) * 1000) / ok).toFixed(0)} µs, PostgreSQL ${(((cpuLoad.pgMs - cpu0.pgMs) * 1000) / ok).toFixed(0)} µs`);
   console.log(`CPU per payment until idle: Node ${(((cpu1.nodeMs - cpu0.nodeMs) * 1000) / ok).toFixed(0)} µs, PostgreSQL ${(((cpu1.pgMs - cpu0.pgMs) * 1000) / ok).toFixed(0)} µs`);
   console.log(`transactions per payment: ${per(x1 - x0)}; connections opened meanwhile: ${(await sessions()) - s0}`);
+  const w1 = await walStats();
+  const d = (k: 'records' | 'fpi' | 'bytes' | 'checkpoints') => Number(w1[k]) - Number(w0[k]);
+  console.log(`WAL per payment: ${per(d('records'))} records, ${per(d('fpi'))} full-page images, ${(d('bytes') / ok / 1024).toFixed(1)} KiB; ${d('checkpoints')} checkpoint(s) meanwhile`);
+  const sizes = await db.query<{ name: string; mb: string }>(
+    `select relname as name, round(pg_total_relation_size(oid) / 1048576.0) as mb from pg_class where relname in ('es_events', 'es_streams', 'payments') order by 1`,
+  );
+  console.log(`sizes: ${sizes.rows.map(r => `${r.name} ${r.mb} MiB`).join(', ')}`);
   const rows = (
     await db.query<{ calls: string; ms: number; toplevel: boolean; query: string }>(
       `select calls, total_exec_time as ms, toplevel, query from pg_stat_statements

@@ -72,6 +72,15 @@ async function stopOrphan(postmaster: RunningPostmaster, log?: Logger): Promise<
   if (isAlive(postmaster.pid)) throw new Error(`embedded postgres ${postmaster.pid} did not stop`);
 }
 
+/**
+ * The event log is written all day, its indexes at random places (stream ids): with PostgreSQL's defaults (1 GB of WAL
+ * between checkpoints, 128 MB of buffers) a busy log was checkpointed every minute or two, and after each checkpoint
+ * the first change to every index page wrote the whole page to the WAL again (bench/payments-profile.ts shows the
+ * full-page images per payment). Checkpoints at most every 15 minutes or 4 GB of WAL, and buffers that hold the
+ * indexes' busy pages. Durability is unchanged (every commit is flushed); a crash replays more WAL at start.
+ */
+const writeHeavySettings = ['-c', 'shared_buffers=256MB', '-c', 'max_wal_size=4GB', '-c', 'checkpoint_timeout=15min'];
+
 export async function startEmbeddedPostgres(opts: {
   dataDir: string;
   password: string;
@@ -96,7 +105,7 @@ export async function startEmbeddedPostgres(opts: {
     port,
     password: opts.password,
     initdbFlags: ['--encoding=UTF8', '--no-sync'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'unix_socket_directories='],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'unix_socket_directories=', ...writeHeavySettings],
     onLog: (m: string) => void (pgLog.push(m) > 50 && pgLog.shift()),
   };
   const server: PostgresServer = account && nativeDir

@@ -62,7 +62,7 @@ describe('the TypeScript client generated from /openapi.json', () => {
     expect(gateway.data!.data.balance.available).toBe(0);
   });
 
-  it("links WALLET-A with its OTP and lists a bank transfer's banks", async () => {
+  it('links WALLET-A with its OTP and sends a bank transfer out of it: banks, inquiry, transfer', async () => {
     const client = await apiClient();
     const phoneNumber = freshPhone();
     const created = await client.POST('/api/v1/accounts', {
@@ -81,5 +81,23 @@ describe('the TypeScript client generated from /openapi.json', () => {
     if (!listed.data || !('data' in listed.data) || !Array.isArray(listed.data.data)) throw new Error(`not a bank list: ${JSON.stringify(listed.data)}`);
     expect(listed.data.data.length).toBeGreaterThan(0);
     expect(listed.data.data[0]).toMatchObject({ instId: expect.any(String), name: expect.any(String), payMethod: expect.any(String) });
+
+    // money in the wallet (the customer's top-up at the provider), seen by a sync the client asks for
+    await sandboxOf(service).addTransaction({ providerCode: 'WALLET-A', accountRef: phoneNumber, type: 'CREDIT', amount: 100_000, senderName: 'Top up' });
+    const refreshed = await client.GET('/api/v1/accounts/{id}/refresh', { params: { path: { id: account.accountId } } });
+    expect(refreshed.response.status, JSON.stringify(refreshed.error)).toBe(200);
+    const { instId, instLocalName, payMethod, payOption } = listed.data.data[0]!;
+    const inquired = await client.POST('/api/v1/accounts/{id}/transfer', {
+      params: { path: { id: account.accountId } },
+      body: { action: 'wallet-a-bank-init', accountNumber: '1234567890', amount: 25_000, instId, instLocalName, payMethod, payOption },
+    });
+    expect(inquired.response.status, JSON.stringify(inquired.error)).toBe(200);
+    if (!inquired.data || !('data' in inquired.data) || Array.isArray(inquired.data.data) || !('bankAccountIndexNo' in inquired.data.data)) throw new Error(`not an inquiry: ${JSON.stringify(inquired.data)}`);
+    const transferred = await client.POST('/api/v1/accounts/{id}/transfer', {
+      params: { path: { id: account.accountId } },
+      body: { action: 'wallet-a-bank-create', bankAccountIndexNo: inquired.data.data.bankAccountIndexNo, amount: 25_000 },
+    });
+    expect(transferred.response.status, JSON.stringify(transferred.error)).toBe(200);
+    expect(transferred.data).toMatchObject({ success: true });
   });
 });

@@ -7,7 +7,7 @@ import { comparePositions, START, type EventStore, type Position, type RecordedE
 import { positionText } from '../store/subscriber.ts';
 import { findSubscriberFailure } from '../store/subscriber-failures.ts';
 import { readCheckpoint } from '../store/checkpoints.ts';
-import { applyEvents, type Projection } from './projection.ts';
+import { applyEvents, handlesType, type Projection } from './projection.ts';
 
 /**
  * What verify-read-models and rebuild-read-models share: a replay of history into a private schema of its own
@@ -89,7 +89,8 @@ export class SchemaReplay {
       if (batch.length > 0) {
         if (!inOpenTransaction) await query(db, 'BeginReplayBatch', 'begin');
         try {
-          await applyEvents(db, this.projection, parsed(batch));
+          // the types it handles only, as live (src/projections/runner.ts): a rebuild gives the rows the live run gives
+          await applyEvents(db, this.projection, parsed(batch.filter(e => handlesType(this.projection, e.type))));
           if (!inOpenTransaction) await query(db, 'CommitReplayBatch', 'commit');
         } catch (err) {
           if (!inOpenTransaction) await query(db, 'RollbackReplayBatch', 'rollback').catch(() => undefined);

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { checkpointMigration, migrate, readModelMigration } from '../db/migrations.ts';
 import { inTransaction, isDatabaseUnavailable } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
-import { saveCheckpoint, saveCheckpointWith } from '../store/checkpoints.ts';
+import { lazyTransaction, saveCheckpoint, saveCheckpointWith } from '../store/checkpoints.ts';
 import { type EventStore, type Position, type RecordedEvent } from '../store/event-store.ts';
 import { EventNotApplied, Subscriber, type SubscriberHealth } from '../store/subscriber.ts';
 import { applyEvents, asOneStatement, type Projection } from './projection.ts';
@@ -11,7 +11,8 @@ import { checkpointName, parsed } from './replay.ts';
 
 /**
  * Applies a batch and moves the checkpoint atomically: in one statement when the batch is a single run the projection
- * applies as one statement (payments created under load), else in one transaction. A batch of nothing this
+ * applies as one statement (payments created under load), else in one transaction; committed lazily (a read model and
+ * its checkpoint are given again by the log: CheckpointCommit). A batch of nothing this
  * projection handles is not parsed, and moves the checkpoint at most once a second (a restart re-reads at most that
  * second). A batch that fails (not for want of a database) is logged and applied again one event at a time, each with its
  * checkpoint, so the projection stops exactly at the event it cannot apply and names it (EventNotApplied).
@@ -23,18 +24,22 @@ function batchApplier(pool: pg.Pool, projection: Projection, log: Logger) {
     try {
       const handled = parsed(relevant);
       const together = asOneStatement(projection, handled);
-      if (together) await saveCheckpointWith(pool, together, checkpointName(projection), last);
+      if (together) await saveCheckpointWith(pool, together, checkpointName(projection), last, 'lazy');
       else
-        await inTransaction(pool, async tx => {
-          await applyEvents(tx, projection, handled);
-          await saveCheckpoint(tx, checkpointName(projection), last);
-        });
+        await inTransaction(
+          pool,
+          async tx => {
+            await applyEvents(tx, projection, handled);
+            await saveCheckpoint(tx, checkpointName(projection), last);
+          },
+          lazyTransaction,
+        );
     } catch (err) {
       if (isDatabaseUnavailable(err)) throw err;
       // each event alone still gets through (or names the one that cannot), but a batch should not fail: say so
       log.warn({ projection: projection.name, events: relevant.length, err }, 'projection batch failed: applying its events one at a time');
       for (const recorded of relevant) await applyAlone(pool, projection, recorded);
-      await saveCheckpoint(pool, checkpointName(projection), last);
+      await saveCheckpoint(pool, checkpointName(projection), last, 'lazy');
     }
     return true;
   };
@@ -43,10 +48,14 @@ function batchApplier(pool: pg.Pool, projection: Projection, log: Logger) {
 /** One event and its checkpoint in a transaction of their own; a failure names the event. */
 async function applyAlone(pool: pg.Pool, projection: Projection, recorded: RecordedEvent): Promise<void> {
   try {
-    await inTransaction(pool, async tx => {
-      await applyEvents(tx, projection, parsed([recorded]));
-      await saveCheckpoint(tx, checkpointName(projection), recorded.position);
-    });
+    await inTransaction(
+      pool,
+      async tx => {
+        await applyEvents(tx, projection, parsed([recorded]));
+        await saveCheckpoint(tx, checkpointName(projection), recorded.position);
+      },
+      lazyTransaction,
+    );
   } catch (err) {
     throw isDatabaseUnavailable(err) ? err : new EventNotApplied(recorded, err);
   }
@@ -85,10 +94,10 @@ export class ProjectionRunner {
     await Promise.all(this.subscribers.map(s => s.stop()));
   }
 
-  /** Every projection (or only those named) has handled every event up to `position`. */
-  async waitFor(position: Position | null, timeoutMs = 5000, only?: readonly string[]): Promise<boolean> {
+  /** Every projection (or only those given) has handled every event up to `position`. */
+  async waitFor(position: Position | null, timeoutMs = 5000, only?: readonly Projection[]): Promise<boolean> {
     if (!position) return true;
-    const waiting = only ? this.subscribers.filter((_, i) => only.includes(this.projections[i]!.name)) : this.subscribers;
+    const waiting = only ? this.subscribers.filter((_, i) => only.some(p => p.name === this.projections[i]!.name)) : this.subscribers;
     const reached = await Promise.all(waiting.map(s => s.waitFor(position, timeoutMs)));
     return reached.every(Boolean);
   }

@@ -25,26 +25,39 @@ export async function readCheckpoint(db: Queryable, name: string): Promise<Posit
   return row ? { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) } : START;
 }
 
+/**
+ * How a checkpoint's transaction commits. 'flushed': it returns once its WAL is on disk (PostgreSQL's default).
+ * 'lazy': it returns without waiting (synchronous_commit off for that transaction alone, flushed by the WAL writer
+ * within a few hundred ms), for what the log can give again: a read model's rows with their checkpoint, the position
+ * of events passed by. A crash may lose the last such commits, each whole and after every flushed one; the subscriber
+ * then reads those events again from the checkpoint that survived. Events themselves are always flushed.
+ */
+export type CheckpointCommit = 'flushed' | 'lazy';
+
+/** Opens a transaction that commits lazily (CheckpointCommit), for inTransaction. */
+export const lazyTransaction = 'BEGIN; SET LOCAL synchronous_commit TO off';
+
 /** The upsert of a checkpoint, its name and position the parameters from $`first`. */
-const upsertCheckpoint = (first: number) =>
-  `insert into subscriber_checkpoints (name, commit_position, prepare_position) values ($${first}, $${first + 1}, $${first + 2})
+const upsertCheckpoint = (first: number, commit: CheckpointCommit) =>
+  `insert into subscriber_checkpoints (name, commit_position, prepare_position)
+   ${commit === 'lazy' ? `select $${first}, $${first + 1}, $${first + 2} from (select set_config('synchronous_commit', 'off', true)) as lazy_commit` : `values ($${first}, $${first + 1}, $${first + 2})`}
    on conflict (name) do update set commit_position = excluded.commit_position, prepare_position = excluded.prepare_position`;
 
 const positionParams = (name: string, position: Position) => [name, position.commit.toString(), position.prepare.toString()];
 
-export async function saveCheckpoint(db: Queryable, name: string, position: Position): Promise<void> {
-  await query(db, 'SaveCheckpoint', upsertCheckpoint(1), positionParams(name, position));
+export async function saveCheckpoint(db: Queryable, name: string, position: Position, commit: CheckpointCommit = 'flushed'): Promise<void> {
+  await query(db, 'SaveCheckpoint', upsertCheckpoint(1, commit), positionParams(name, position));
 }
 
 /**
  * Moves the checkpoint to `position` unless it is there or further already: for a save made outside the subscriber's
  * flow of batches (the flush of a position passed by), which a batch's own save may overtake.
  */
-export async function saveCheckpointForward(db: Queryable, name: string, position: Position): Promise<void> {
+export async function saveCheckpointForward(db: Queryable, name: string, position: Position, commit: CheckpointCommit = 'flushed'): Promise<void> {
   await query(
     db,
     'SaveCheckpointForward',
-    `${upsertCheckpoint(1)}
+    `${upsertCheckpoint(1, commit)}
      where (subscriber_checkpoints.commit_position, subscriber_checkpoints.prepare_position) < (excluded.commit_position, excluded.prepare_position)`,
     positionParams(name, position),
   );
@@ -56,8 +69,8 @@ export async function saveCheckpointForward(db: Queryable, name: string, positio
  * "all" back meanwhile). The checkpoint is the statement's first common table expression, so a statement with WITH
  * clauses of its own (PostgreSQL allows data-modifying ones only at the top level) joins it.
  */
-export async function saveCheckpointWith(db: Queryable, statement: Statement, name: string, position: Position): Promise<void> {
-  const checkpoint = `checkpoint as (${upsertCheckpoint(statement.params.length + 1)})`;
+export async function saveCheckpointWith(db: Queryable, statement: Statement, name: string, position: Position, commit: CheckpointCommit = 'flushed'): Promise<void> {
+  const checkpoint = `checkpoint as (${upsertCheckpoint(statement.params.length + 1, commit)})`;
   const sql = statement.sql.trimStart();
   const ownWith = /^with\s/i.exec(sql);
   await preparedQuery(

@@ -257,7 +257,7 @@ export class Subscriber {
    * Events this subscriber does not handle move its checkpoint at most once a second (after a restart it re-reads at
    * most that second of events it ignores anyway); the position they reached is stored a second later if no batch
    * stores one meanwhile (so that an idle subscriber's checkpoint, which the lag metric reads, is where it is), and
-   * when it stops.
+   * when it stops. Those saves commit lazily (CheckpointCommit): losing one to a crash costs a re-read of events passed by.
    */
   private async passedBy(last: Position): Promise<void> {
     if (Date.now() - this.savedAt < checkpointIdleMs) {
@@ -268,7 +268,7 @@ export class Subscriber {
       }
       return;
     }
-    await saveCheckpoint(this.options.pool, this.options.name, last);
+    await saveCheckpoint(this.options.pool, this.options.name, last, 'lazy');
     this.checkpointed(null);
   }
 
@@ -277,7 +277,7 @@ export class Subscriber {
     this.flushTimer = null;
     const unsaved = this.unsaved;
     if (!unsaved || this.stopped) return;
-    await saveCheckpointForward(this.options.pool, this.options.name, unsaved).then(
+    await saveCheckpointForward(this.options.pool, this.options.name, unsaved, 'lazy').then(
       () => {
         if (this.unsaved === unsaved) this.checkpointed(null);
       },

@@ -22,7 +22,7 @@ type Operation = {
   body?: JsonSchema;
   security: Record<string, string[]>[];
 };
-type Request = { method: string; url: string; headers: Record<string, string>; payload?: string };
+type Request = { method: string; url: string; headers: Record<string, string>; payload?: string; anonymous: boolean };
 
 // ending the fuzzer's own sessions would only make every later request 401 (those operations have their own tests)
 const skipped = new Set(['DELETE /api/auth/me', 'GET /api/auth/logout']);
@@ -75,6 +75,9 @@ function operationsOf(doc: Record<string, unknown>): Operation[] {
   ).filter(op => !skipped.has(`${op.method} ${op.path}`));
 }
 
+/** Every way in names a credential (no `{}` among the alternatives): the operator's /metrics, not /ready. */
+const securedOnly = (op: Operation) => op.security.length > 0 && op.security.every(s => Object.keys(s).length > 0);
+
 const pathId = () => fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...realIds) },
   { weight: 1, arbitrary: fc.uuid() },
@@ -102,7 +105,7 @@ function requestOf(op: Operation): fc.Arbitrary<Request> {
     if (!anonymous && kinds.includes('apiKey')) headers['x-api-key'] = caller.key;
     if (!anonymous && kinds.includes('session')) headers.cookie = `svc_token=${op.path.startsWith('/api/admin/') ? admin.cookie : merchant.cookie}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    return { method: op.method, url, headers, ...(body !== undefined ? { payload: JSON.stringify(body) } : {}) };
+    return { method: op.method, url, headers, anonymous, ...(body !== undefined ? { payload: JSON.stringify(body) } : {}) };
   });
 }
 
@@ -115,8 +118,11 @@ describe('every operation of the document, fuzzed from the document', () => {
       await fc.assert(
         fc.asyncProperty(requestOf(op), async request => {
           // the inject wrapper rejects an answer the document does not describe
-          const response = await service.app.inject({ ...request, method: request.method as never, remoteAddress: '10.77.0.1' });
+          const { anonymous: _, ...sent } = request;
+          const response = await service.app.inject({ ...sent, method: sent.method as never, remoteAddress: '10.77.0.1' });
           expect(response.statusCode, `${op.method} ${request.url}: ${response.body.slice(0, 300)}`).toBeLessThan(500);
+          // an operation that names a credential never answers a request without one (a path the router refuses is a 400 first)
+          if (request.anonymous && securedOnly(op)) expect(response.statusCode, `${op.method} ${request.url} without a credential`).toBeGreaterThanOrEqual(400);
         }),
         { numRuns: Number(process.env.CONTRACT_FUZZ_RUNS ?? 10) },
       ).catch(error => {

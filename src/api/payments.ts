@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { createPayment } from '../commands/create-payment.ts';
 import { refuse } from '../errors.ts';
 import { presentPayment, rowOfPayment } from '../projections/payment-presenter.ts';
-import { findPayment, type PaymentRow } from '../projections/payments.ts';
+import { findPayment, paymentsProjection, type PaymentRow } from '../projections/payments.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -28,7 +28,7 @@ const paymentNotFound = () => refuse('PAYMENT_NOT_FOUND');
 export async function paymentRow(deps: AppDeps, paymentId: string): Promise<PaymentRow | null> {
   const row = await findPayment(deps.pool, paymentId);
   if (row) return row;
-  const caughtUp = await deps.readModels.waitFor(await deps.store.headPosition(), 2000, ['payments']);
+  const caughtUp = await deps.readModels.waitFor(await deps.store.headPosition(), 2000, [paymentsProjection]);
   return caughtUp ? findPayment(deps.pool, paymentId) : null;
 }
 

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { settleDue } from '../commands/gateway-ledger.ts';
 import type { CommandDeps } from '../commands/deps.ts';
 import { missingYears, settlementCutoff, wibDate, type HolidayCalendar } from '../domain/working-days.ts';
-import { merchantsWithDueCredits } from '../projections/gateway-ledger.ts';
+import { gatewayLedgerProjection, merchantsWithDueCredits } from '../projections/gateway-ledger.ts';
 import type { SagaDeps } from '../sagas/all.ts';
 import type { Position } from '../store/event-store.ts';
 import { comparePositions } from '../store/event-store.ts';
@@ -60,7 +60,7 @@ export function startGatewaySettlement(
     let settled = 0;
     for (;;) {
       // the work list is the ledger's read model: let it catch up with what was written so far (and settled just now)
-      await deps.readModels.waitFor(await deps.store.headPosition(), 5000, ['gateway-ledger']);
+      await deps.readModels.waitFor(await deps.store.headPosition(), 5000, [gatewayLedgerProjection]);
       const merchants = (await merchantsWithDueCredits(deps.pool, cutoff, batch + done.size)).filter(m => !done.has(m));
       if (merchants.length === 0) return settled;
       let last: Position | null = null;
@@ -72,7 +72,7 @@ export function startGatewaySettlement(
         if (result.events.length > 0) settled++;
         if (result.position && (!last || comparePositions(result.position, last) > 0)) last = result.position;
       });
-      if (last) await deps.readModels.waitFor(last, 30_000, ['gateway-ledger']);
+      if (last) await deps.readModels.waitFor(last, 30_000, [gatewayLedgerProjection]);
     }
   };
 

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { handleCommand } from '../commands/handle.ts';
 import { payment, paymentStream } from '../domain/payment.ts';
 import { releasePayable } from '../commands/payable-claims.ts';
-import { duePayments } from '../projections/payments.ts';
+import { duePayments, paymentsProjection } from '../projections/payments.ts';
 import type { CommandDeps } from '../commands/deps.ts';
 import type { SagaDeps } from '../sagas/all.ts';
 import { onTheClock } from './on-the-clock.ts';
@@ -27,7 +27,7 @@ export function startPaymentExpiry(
 ): PaymentExpiryTimer {
   const expireDue = async () => {
     // the work list is the payments read model: let it catch up with every payment written so far
-    await deps.readModels.waitFor(await deps.store.headPosition(), 5000, ['payments']);
+    await deps.readModels.waitFor(await deps.store.headPosition(), 5000, [paymentsProjection]);
     let expired = 0;
     for (const { id } of await duePayments(deps.pool, deps.clock.now(), options.batch ?? 500)) {
       const now = deps.clock.now();

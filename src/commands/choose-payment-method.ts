@@ -12,6 +12,7 @@ import { choiceRefusal, payment, paymentStream, type ChosenMethod, type Payment 
 import { payableClaim, withUniqueCode } from './payable-claims.ts';
 import { findPayable, receiving, receivingStream } from '../domain/receiving.ts';
 import type { SyncDeps } from './sync-account.ts';
+import { paymentsProjection } from '../projections/payments.ts';
 
 type PendingPayment = Extract<Payment, { status: 'PENDING' }>;
 
@@ -51,7 +52,7 @@ async function recordChoice(
         const method = payment.decide(state, { type: 'ChoosePaymentMethod', method: { type, ...billOf(where, { uniqueCode, totalAmount: amount + uniqueCode }), gateway }, now });
         return { append: { claim: claimed, payment: method }, guard: ['account'], result: null };
       }, context);
-      await deps.readModels.waitFor(chosen.position, undefined, ['payments']);
+      await deps.readModels.waitFor(chosen.position, undefined, [paymentsProjection]);
       return chosen.states.payment;
     });
     return state;
@@ -81,7 +82,7 @@ async function recordChoice(
     { ...context, queueOn: reads.receiving.streamId, attempts: 20 },
   );
   // the page reloads right after: let the payments read model show the bill
-  await deps.readModels.waitFor(chosen.position, undefined, ['payments']);
+  await deps.readModels.waitFor(chosen.position, undefined, [paymentsProjection]);
   return chosen.states.payment;
 }
 

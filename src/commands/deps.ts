@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import type { Projection } from '../projections/projection.ts';
 import type { EventStore, Position } from '../store/event-store.ts';
 import type { SnapshotStore } from '../store/snapshots.ts';
 import type { StateCache } from './state-cache.ts';
@@ -9,6 +10,6 @@ export type CommandDeps = {
   snapshots?: SnapshotStore;
   cache?: StateCache;
   clock: Clock;
-  /** Read-your-writes: resolves once the read models have caught up with `position`. */
-  readModels: { waitFor(position: Position | null, timeoutMs?: number, only?: readonly string[]): Promise<boolean> };
+  /** Read-your-writes: resolves once the read models (all, or those in `only`) have caught up with `position`. */
+  readModels: { waitFor(position: Position | null, timeoutMs?: number, only?: readonly Projection[]): Promise<boolean> };
 };

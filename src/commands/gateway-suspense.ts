@@ -13,6 +13,8 @@ import { handleStreams, streamRead } from './handle-streams.ts';
 import { spendingCash } from './holding-cash.ts';
 import { gatewayMethodsOf } from './holding-accounts.ts';
 import { suspenseStream, suspense, openItem, type SuspenseCommand } from '../domain/gateway-suspense.ts';
+import { gatewayLedgerProjection } from '../projections/gateway-ledger.ts';
+import { gatewaySuspenseProjection } from '../projections/gateway-suspense.ts';
 
 /** A credit into a holding account that no payment claims goes to suspense, once per mutation. */
 export function receiveSuspenseCredit(es: EventSourcing, credit: Omit<Extract<SuspenseCommand, { type: 'ReceiveSuspenseCredit' }>, 'type'>, context: CommandContext) {
@@ -70,7 +72,7 @@ export async function allocateSuspenseCredit(
     },
     { actor: `admin:${adminId}`, now, correlationId: suspenseId },
   );
-  await deps.readModels.waitFor(done.position, undefined, ['gateway-suspense', 'gateway-ledger']);
+  await deps.readModels.waitFor(done.position, undefined, [gatewaySuspenseProjection, gatewayLedgerProjection]);
   return done;
 }
 
@@ -85,6 +87,6 @@ export async function refundSuspenseCredit(deps: CommandDeps & { pool: pg.Pool }
     const now = deps.clock.now();
     return handleCommand(deps, suspenseStream, suspense, { type: 'RefundSuspenseCredit', suspenseId, reference, note, adminId, now }, { actor: `admin:${adminId}`, now, correlationId: suspenseId });
   });
-  await deps.readModels.waitFor(done.position, undefined, ['gateway-suspense', 'gateway-ledger']);
+  await deps.readModels.waitFor(done.position, undefined, [gatewaySuspenseProjection, gatewayLedgerProjection]);
   return done;
 }

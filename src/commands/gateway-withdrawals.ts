@@ -1,7 +1,7 @@
 import { deterministicUuid, requestFingerprint, uuidv7 } from '../ids.ts';
 import { refuse } from '../errors.ts';
 import type pg from 'pg';
-import { findGatewayWithdrawal, findWithdrawalPaidWith, richestHoldingAccount, type GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
+import { findGatewayWithdrawal, findWithdrawalPaidWith, gatewayLedgerProjection, richestHoldingAccount, type GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
 import { spendingCash } from './holding-cash.ts';
 import { WrongExpectedRevision, type Position } from '../store/event-store.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -30,7 +30,7 @@ async function contended<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /** Answers once the ledger's read model shows the decision: whoever asked reads the balances and the withdrawal next. */
-const shown = (deps: CommandDeps, position: Position | null) => deps.readModels.waitFor(position, undefined, ['gateway-ledger']);
+const shown = (deps: CommandDeps, position: Position | null) => deps.readModels.waitFor(position, undefined, [gatewayLedgerProjection]);
 
 /** Runs a ledger command on the merchant's stream. */
 async function onLedger(deps: CommandDeps, command: GatewayLedgerCommand, actor: string) {

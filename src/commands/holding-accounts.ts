@@ -6,6 +6,7 @@ import type { CommandDeps } from './deps.ts';
 import { handleCommand } from './handle.ts';
 import { handleStreams, streamRead } from './handle-streams.ts';
 import { holdingAccountsStream, holdingAccounts } from '../domain/holding-accounts.ts';
+import { gatewayAccessProjection } from '../projections/gateway-access.ts';
 
 /** The gateway methods an account can serve: its provider's payment types the gateway takes (QRIS-DYNAMIC, VA). */
 export function gatewayMethodsOf(providerCode: string): PaymentType[] {
@@ -38,13 +39,13 @@ export async function markHoldingAccount(deps: CommandDeps, adminId: string, acc
     },
     { actor: `admin:${adminId}`, now },
   );
-  await deps.readModels.waitFor(done.position, undefined, ['gateway-access']); // the admin reads the list next
+  await deps.readModels.waitFor(done.position, undefined, [gatewayAccessProjection]); // the admin reads the list next
   return done;
 }
 
 export async function unmarkHoldingAccount(deps: CommandDeps, adminId: string, accountId: string) {
   const now = deps.clock.now();
   const done = await handleCommand(deps, holdingAccountsStream, holdingAccounts, { type: 'UnmarkHoldingAccount', accountId, adminId, now }, { actor: `admin:${adminId}`, now });
-  await deps.readModels.waitFor(done.position, undefined, ['gateway-access']);
+  await deps.readModels.waitFor(done.position, undefined, [gatewayAccessProjection]);
   return done;
 }

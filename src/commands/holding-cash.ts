@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { query } from '../db/pool.ts';
 import { refuse } from '../errors.ts';
-import { findHoldingCash } from '../projections/gateway-ledger.ts';
+import { findHoldingCash, gatewayLedgerProjection } from '../projections/gateway-ledger.ts';
 import type { CommandDeps } from './deps.ts';
 
 export type CashCheck = {
@@ -23,7 +23,7 @@ export async function spendingCash<T>(deps: CommandDeps & { pool: pg.Pool }, acc
   try {
     await query(client, 'LockHoldingCash', 'select pg_advisory_lock(hashtextextended($1, 0))', [key]);
     locked = true;
-    if (!(await deps.readModels.waitFor(await deps.store.headPosition(), 10_000, ['gateway-ledger']))) {
+    if (!(await deps.readModels.waitFor(await deps.store.headPosition(), 10_000, [gatewayLedgerProjection]))) {
       throw refuse('BUSY', { message: 'The ledger is catching up; try again in a moment' });
     }
     return await spend({

@@ -2,6 +2,7 @@ import type { CommandDeps } from './deps.ts';
 import { handleCommand } from './handle.ts';
 import type { Holiday } from '../domain/working-days.ts';
 import { holidayCalendarStream, holidayCalendar } from '../domain/holiday-calendar.ts';
+import { holidayCalendarProjection } from '../projections/holiday-calendar.ts';
 
 /**
  * An admin sets one year of the calendar, whole; settlement not yet done follows the new days. Answers once the
@@ -10,6 +11,6 @@ import { holidayCalendarStream, holidayCalendar } from '../domain/holiday-calend
 export async function setHolidayCalendarYear(deps: CommandDeps, adminId: string, input: { year: number; source: string; days: Holiday[] }) {
   const now = deps.clock.now();
   const done = await handleCommand(deps, holidayCalendarStream, holidayCalendar, { type: 'SetHolidayCalendarYear', ...input, adminId, now }, { actor: `admin:${adminId}`, now });
-  await deps.readModels.waitFor(done.position, undefined, ['holiday-calendar']);
+  await deps.readModels.waitFor(done.position, undefined, [holidayCalendarProjection]);
   return done;
 }

@@ -7,6 +7,9 @@ import { handleStreams, streamRead } from './handle-streams.ts';
 import { checkedState, handleCommand, load, type CommandContext } from './handle.ts';
 import { mutationIdOf, type SyncDeps } from './sync-account.ts';
 import { transfer, transferStream, type BankDestinationChecked, type Transfer } from '../domain/transfer.ts';
+import { accountsProjection } from '../projections/accounts.ts';
+import { mutationsProjection } from '../projections/mutations.ts';
+import { transfersProjection } from '../projections/transfers.ts';
 
 /** A bankAccountIndexNo lives this long (DESIGN section 10). */
 export const bankIndexLifetimeMs = 15 * 60_000;
@@ -227,7 +230,7 @@ export async function settleTransfer(deps: SyncDeps, transferId: string, account
     },
     { ...context, now, queueOn: reads.account.streamId },
   );
-  await deps.readModels.waitFor(done.position, undefined, ['accounts', 'mutations', 'transfers']);
+  await deps.readModels.waitFor(done.position, undefined, [accountsProjection, mutationsProjection, transfersProjection]);
   return done;
 }
 

@@ -12,6 +12,7 @@ import { createBankTransfer, initBankTransfer, listTransferBanks, transferAccoun
 import type { SyncDeps } from './sync-account.ts';
 import { transfer, transferStream } from '../domain/transfer.ts';
 import { withdrawalPayout, withdrawalPayoutStream } from '../domain/withdrawal-payout.ts';
+import { withdrawalPayoutsProjection } from '../projections/withdrawal-payouts.ts';
 
 /**
  * Records that the payout's transfer is about to be sent, while the withdrawal is still requested: a rejection writes
@@ -62,7 +63,7 @@ export async function payOutWithdrawal(deps: SyncDeps & { pool: pg.Pool }, admin
     const now = deps.clock.now();
     const command = { type: 'RecordPayoutFailure' as const, withdrawalId, merchantId: row.merchant_id, transferId, outcome, reason, attempt: failures, adminId, now };
     const done = await handleCommand(deps, withdrawalPayoutStream(withdrawalId), withdrawalPayout, command, { actor: `admin:${adminId}`, now, correlationId: withdrawalId });
-    await deps.readModels.waitFor(done.position, undefined, ['withdrawal-payouts']);
+    await deps.readModels.waitFor(done.position, undefined, [withdrawalPayoutsProjection]);
     return refuse(outcome === 'FAILED' ? 'WITHDRAWAL_PAYOUT_FAILED' : 'WITHDRAWAL_PAYOUT_UNCONFIRMED', { message: `Payout through WALLET-A: ${reason}; the withdrawal stays requested`, params: { reason } });
   };
 

@@ -8,6 +8,7 @@ import { event } from '../../src/events/event.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { Projection } from '../../src/projections/projection.ts';
 import { ProjectionRunner } from '../../src/projections/runner.ts';
+import { usersProjection } from '../../src/projections/users.ts';
 import type { NewEvent } from '../../src/store/event-store.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { freshPool } from '../support/database.ts';
@@ -98,7 +99,7 @@ describe('a read model that meets an event it cannot apply', () => {
         metadata: metadata(),
       };
       const appended = await fresh.store.append(`user-${eveId}`, [legacy], 'no_stream');
-      expect(await fresh.projections.waitFor(appended.position, 10_000, ['users'])).toBe(true);
+      expect(await fresh.projections.waitFor(appended.position, 10_000, [usersProjection])).toBe(true);
       const row = await query<{ name: string }>(fresh.pool, 'ReadEve', 'select name from users where id = $1', [eveId]);
       expect(row.rows[0]?.name).toBe('Eve \ufffd!');
       expect((await fresh.app.inject({ url: '/ready' })).statusCode).toBe(200);

@@ -1,14 +1,13 @@
 import { preparedQuery, query, type Queryable } from '../db/pool.ts';
 import { findProvider } from '../providers/catalogue.ts';
-import type { Projection } from './projection.ts';
+import { projection } from './projection.ts';
 
 const addMinutes = (iso: string, minutes: number) => new Date(new Date(iso).getTime() + minutes * 60_000).toISOString();
 
 /** Accounts as the API shows them, with their sync schedule (next_sync_at) beside. */
-export const accountsProjection: Projection = {
+export const accountsProjection = projection({
   name: 'accounts',
   tables: ['accounts'],
-  handles: ['AccountLinked', 'AccountSettingsChanged', 'AccountSynced', 'AccountSyncFailed', 'AccountSyncPaused', 'ProviderSessionExpired', 'ProviderSessionRestored', 'AccountDeleted', 'BalanceDebited', 'BalanceCredited'],
   schema: `
     create table if not exists accounts (
       id uuid primary key,
@@ -31,88 +30,76 @@ export const accountsProjection: Projection = {
     );
     create index if not exists accounts_owner on accounts (owner_id, created_at desc, id);
     create index if not exists accounts_due on accounts (next_sync_at) where is_active and paused_reason is null;`,
-  async apply(tx, event) {
-    switch (event.type) {
-      case 'AccountLinked': {
-        const d = event.data;
-        await query(
-          tx,
-          'ProjectAccountLinked',
-          `insert into accounts (id, owner_id, type, provider_code, provider_name, account_name, account_number, phone_number,
-             holder_name, interval_minutes, is_active, created_at, next_sync_at)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) on conflict do nothing`,
-          [d.accountId, d.ownerId, d.type, d.providerCode, findProvider(d.providerCode)?.name ?? d.providerCode, d.accountName,
-            d.accountNumber, d.phoneNumber, d.holderName, d.intervalMinutes, d.isActive, d.linkedAt],
-        );
+  on: {
+    async AccountLinked(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectAccountLinked',
+        `insert into accounts (id, owner_id, type, provider_code, provider_name, account_name, account_number, phone_number,
+           holder_name, interval_minutes, is_active, created_at, next_sync_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) on conflict do nothing`,
+        [d.accountId, d.ownerId, d.type, d.providerCode, findProvider(d.providerCode)?.name ?? d.providerCode, d.accountName,
+          d.accountNumber, d.phoneNumber, d.holderName, d.intervalMinutes, d.isActive, d.linkedAt],
+      );
+    },
+    async AccountSettingsChanged(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectAccountSettingsChanged',
+        `update accounts set account_name = coalesce($2, account_name), interval_minutes = coalesce($3, interval_minutes),
+           next_sync_at = case when $3::int is null then next_sync_at
+                               else coalesce(last_sync, created_at) + make_interval(mins => $3::int) end
+         where id = $1`,
+        [d.accountId, d.accountName ?? null, d.intervalMinutes ?? null],
+      );
+    },
+    async AccountSynced(tx, { data: d }) {
+      if (d.trigger === 'payment-check') {
+        // a check for pending payments leaves the account's own schedule (and its failures and pause) as they were
+        await query(tx, 'ProjectAccountChecked', 'update accounts set balance = $2, last_sync = $3 where id = $1', [d.accountId, d.balance, d.syncedAt]);
         return;
       }
-      case 'AccountSettingsChanged': {
-        const d = event.data;
-        await query(
-          tx,
-          'ProjectAccountSettingsChanged',
-          `update accounts set account_name = coalesce($2, account_name), interval_minutes = coalesce($3, interval_minutes),
-             next_sync_at = case when $3::int is null then next_sync_at
-                                 else coalesce(last_sync, created_at) + make_interval(mins => $3::int) end
-           where id = $1`,
-          [d.accountId, d.accountName ?? null, d.intervalMinutes ?? null],
-        );
-        return;
-      }
-      case 'AccountSynced': {
-        const d = event.data;
-        if (d.trigger === 'payment-check') {
-          // a check for pending payments leaves the account's own schedule (and its failures and pause) as they were
-          await query(tx, 'ProjectAccountChecked', 'update accounts set balance = $2, last_sync = $3 where id = $1', [d.accountId, d.balance, d.syncedAt]);
-          return;
-        }
-        const row = await query<{ interval_minutes: number }>(tx, 'ReadAccountInterval', 'select interval_minutes from accounts where id = $1', [d.accountId]);
-        const interval = row.rows[0]?.interval_minutes;
-        if (interval === undefined) return;
-        // the next slot follows the one just served; after a long outage, skip the missed ones instead of bursting
-        const following = d.slot ? addMinutes(d.slot, interval) : null;
-        const next = following && following > d.syncedAt ? following : addMinutes(d.syncedAt, interval);
-        await query(
-          tx,
-          'ProjectAccountSynced',
-          `update accounts set balance = $2, last_sync = $3, next_sync_at = $4, consecutive_failures = 0, paused_reason = null where id = $1`,
-          [d.accountId, d.balance, d.syncedAt, next],
-        );
-        return;
-      }
-      case 'AccountSyncFailed': {
-        const d = event.data;
-        await query(tx, 'ProjectAccountSyncFailed', 'update accounts set next_sync_at = $2, consecutive_failures = $3 where id = $1', [
-          d.accountId, d.retryAt, d.consecutiveFailures,
-        ]);
-        return;
-      }
-      case 'AccountSyncPaused': {
-        const d = event.data;
-        await query(tx, 'ProjectAccountSyncPaused', 'update accounts set paused_reason = $2 where id = $1', [d.accountId, d.reason]);
-        return;
-      }
-      case 'BalanceDebited':
-      case 'BalanceCredited': {
-        // a transfer moves the balance at once; the next sync brings the provider's figure
-        const change = event.type === 'BalanceDebited' ? -event.data.amount : event.data.amount;
-        await query(tx, 'ProjectTransferBalance', 'update accounts set balance = balance + $2 where id = $1', [event.data.accountId, change]);
-        return;
-      }
-      case 'ProviderSessionExpired':
-        await query(tx, 'ProjectProviderSessionExpired', 'update accounts set is_active = false where id = $1', [event.data.accountId]);
-        return;
-      case 'ProviderSessionRestored':
-        await query(tx, 'ProjectProviderSessionRestored', 'update accounts set is_active = true, next_sync_at = $2, paused_reason = null where id = $1', [
-          event.data.accountId, event.data.restoredAt,
-        ]);
-        return;
-      case 'AccountDeleted':
-        await query(tx, 'ProjectAccountDeleted', 'delete from accounts where id = $1', [event.data.accountId]);
-        return;
-    }
+      const row = await query<{ interval_minutes: number }>(tx, 'ReadAccountInterval', 'select interval_minutes from accounts where id = $1', [d.accountId]);
+      const interval = row.rows[0]?.interval_minutes;
+      if (interval === undefined) return;
+      // the next slot follows the one just served; after a long outage, skip the missed ones instead of bursting
+      const following = d.slot ? addMinutes(d.slot, interval) : null;
+      const next = following && following > d.syncedAt ? following : addMinutes(d.syncedAt, interval);
+      await query(
+        tx,
+        'ProjectAccountSynced',
+        `update accounts set balance = $2, last_sync = $3, next_sync_at = $4, consecutive_failures = 0, paused_reason = null where id = $1`,
+        [d.accountId, d.balance, d.syncedAt, next],
+      );
+    },
+    async AccountSyncFailed(tx, { data: d }) {
+      await query(tx, 'ProjectAccountSyncFailed', 'update accounts set next_sync_at = $2, consecutive_failures = $3 where id = $1', [
+        d.accountId, d.retryAt, d.consecutiveFailures,
+      ]);
+    },
+    async AccountSyncPaused(tx, { data: d }) {
+      await query(tx, 'ProjectAccountSyncPaused', 'update accounts set paused_reason = $2 where id = $1', [d.accountId, d.reason]);
+    },
+    // a transfer moves the balance at once; the next sync brings the provider's figure
+    BalanceDebited: (tx, { data: d }) => balanceMoved(tx, d.accountId, -d.amount),
+    BalanceCredited: (tx, { data: d }) => balanceMoved(tx, d.accountId, d.amount),
+    async ProviderSessionExpired(tx, { data: d }) {
+      await query(tx, 'ProjectProviderSessionExpired', 'update accounts set is_active = false where id = $1', [d.accountId]);
+    },
+    async ProviderSessionRestored(tx, { data: d }) {
+      await query(tx, 'ProjectProviderSessionRestored', 'update accounts set is_active = true, next_sync_at = $2, paused_reason = null where id = $1', [
+        d.accountId, d.restoredAt,
+      ]);
+    },
+    async AccountDeleted(tx, { data: d }) {
+      await query(tx, 'ProjectAccountDeleted', 'delete from accounts where id = $1', [d.accountId]);
+    },
   },
-};
+});
+
+async function balanceMoved(tx: Queryable, accountId: string, change: number): Promise<void> {
+  await query(tx, 'ProjectTransferBalance', 'update accounts set balance = balance + $2 where id = $1', [accountId, change]);
+}
 
 export type AccountRow = {
   id: string;

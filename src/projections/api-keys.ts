@@ -1,10 +1,9 @@
 import { preparedQuery, query, type Queryable } from '../db/pool.ts';
-import type { Projection } from './projection.ts';
+import { projection } from './projection.ts';
 
-export const apiKeysProjection: Projection = {
+export const apiKeysProjection = projection({
   name: 'api-keys',
   tables: ['api_keys'],
-  handles: ['ApiKeyCreated', 'ApiKeyUsed', 'ApiKeyRevoked'],
   schema: `
     create table if not exists api_keys (
       id uuid primary key,
@@ -17,32 +16,24 @@ export const apiKeysProjection: Projection = {
       revoked_at timestamptz
     );
     create index if not exists api_keys_user on api_keys (user_id);`,
-  async apply(tx, event) {
-    switch (event.type) {
-      case 'ApiKeyCreated': {
-        const d = event.data;
-        await query(
-          tx,
-          'ProjectApiKeyCreated',
-          `insert into api_keys (id, user_id, name, prefix, key_hash, created_at) values ($1, $2, $3, $4, $5, $6)
-           on conflict do nothing`,
-          [d.keyId, d.userId, d.name, d.prefix, d.keyHash, d.createdAt],
-        );
-        return;
-      }
-      case 'ApiKeyUsed': {
-        const d = event.data;
-        await query(tx, 'ProjectApiKeyUsed', 'update api_keys set last_used_at = greatest(last_used_at, $2) where id = $1', [d.keyId, d.at]);
-        return;
-      }
-      case 'ApiKeyRevoked': {
-        const d = event.data;
-        await query(tx, 'ProjectApiKeyRevoked', 'update api_keys set revoked_at = $2 where id = $1', [d.keyId, d.revokedAt]);
-        return;
-      }
-    }
+  on: {
+    async ApiKeyCreated(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectApiKeyCreated',
+        `insert into api_keys (id, user_id, name, prefix, key_hash, created_at) values ($1, $2, $3, $4, $5, $6)
+         on conflict do nothing`,
+        [d.keyId, d.userId, d.name, d.prefix, d.keyHash, d.createdAt],
+      );
+    },
+    async ApiKeyUsed(tx, { data: d }) {
+      await query(tx, 'ProjectApiKeyUsed', 'update api_keys set last_used_at = greatest(last_used_at, $2) where id = $1', [d.keyId, d.at]);
+    },
+    async ApiKeyRevoked(tx, { data: d }) {
+      await query(tx, 'ProjectApiKeyRevoked', 'update api_keys set revoked_at = $2 where id = $1', [d.keyId, d.revokedAt]);
+    },
   },
-};
+});
 
 export type ApiKeyRow = {
   id: string;

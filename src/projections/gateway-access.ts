@@ -1,18 +1,14 @@
 import { preparedQuery, query, type Queryable } from '../db/pool.ts';
 import type { GatewayAccessStatus } from '../domain/gateway-access.ts';
-import type { Projection } from './projection.ts';
+import { projection } from './projection.ts';
 
 /**
  * The gateway's access requests (from the merchants' user streams) and holding accounts (from the platform's
  * holding-accounts stream), as `/api/v1/gateway`, the dashboard and the admin console read them.
  */
-export const gatewayAccessProjection: Projection = {
+export const gatewayAccessProjection = projection({
   name: 'gateway-access',
   tables: ['gateway_access', 'gateway_holding_accounts'],
-  handles: [
-    'GatewayAccessRequested', 'GatewayAccessApproved', 'GatewayAccessRejected', 'GatewayAccessDeactivated', 'GatewayFeeModeChanged',
-    'HoldingAccountMarked', 'HoldingAccountUnmarked',
-  ],
   schema: `
     create table if not exists gateway_access (
       user_id uuid primary key,
@@ -32,57 +28,46 @@ export const gatewayAccessProjection: Projection = {
       marked_by uuid not null,
       marked_at timestamptz not null
     );`,
-  async apply(tx, event) {
-    switch (event.type) {
-      case 'GatewayAccessRequested': {
-        const { userId, requestedAt, ...business } = event.data;
-        await query(
-          tx,
-          'ProjectGatewayAccessRequested',
-          `insert into gateway_access (user_id, status, business, created_at) values ($1, 'PENDING', $2, $3)
-           on conflict (user_id) do update set status = 'PENDING', note = null, business = $2, created_at = $3, processed_at = null, processed_by = null`,
-          [userId, JSON.stringify(business), requestedAt],
-        );
-        return;
-      }
-      case 'GatewayAccessApproved':
-        await processed(tx, event.data.userId, 'APPROVED', null, event.data.approvedAt, event.data.approvedBy);
-        return;
-      case 'GatewayAccessRejected':
-        await processed(tx, event.data.userId, 'REJECTED', event.data.note, event.data.rejectedAt, event.data.rejectedBy);
-        return;
-      case 'GatewayAccessDeactivated':
-        await processed(tx, event.data.userId, 'REJECTED', event.data.note, event.data.deactivatedAt, event.data.deactivatedBy);
-        return;
-      case 'GatewayFeeModeChanged':
-        await query(
-          tx,
-          'ProjectGatewayFeeModeChanged',
-          `insert into gateway_access (user_id, status, fee_to_customer) values ($1, 'NONE', $2)
-           on conflict (user_id) do update set fee_to_customer = $2`,
-          [event.data.userId, event.data.feeToCustomer],
-        );
-        return;
-      case 'HoldingAccountMarked': {
-        const d = event.data;
-        await query(
-          tx,
-          'ProjectHoldingAccountMarked',
-          `insert into gateway_holding_accounts (account_id, provider_code, methods, marked_by, marked_at) values ($1, $2, $3, $4, $5)
-           on conflict (account_id) do update set provider_code = $2, methods = $3, marked_by = $4, marked_at = $5`,
-          [d.accountId, d.providerCode, d.methods, d.markedBy, d.markedAt],
-        );
-        return;
-      }
-      case 'HoldingAccountUnmarked':
-        await query(tx, 'ProjectHoldingAccountUnmarked', 'delete from gateway_holding_accounts where account_id = $1', [event.data.accountId]);
-        return;
-    }
+  on: {
+    async GatewayAccessRequested(tx, { data }) {
+      const { userId, requestedAt, ...business } = data;
+      await query(
+        tx,
+        'ProjectGatewayAccessRequested',
+        `insert into gateway_access (user_id, status, business, created_at) values ($1, 'PENDING', $2, $3)
+         on conflict (user_id) do update set status = 'PENDING', note = null, business = $2, created_at = $3, processed_at = null, processed_by = null`,
+        [userId, JSON.stringify(business), requestedAt],
+      );
+    },
+    GatewayAccessApproved: (tx, { data: d }) => processed(tx, d.userId, 'APPROVED', null, d.approvedAt, d.approvedBy),
+    GatewayAccessRejected: (tx, { data: d }) => processed(tx, d.userId, 'REJECTED', d.note, d.rejectedAt, d.rejectedBy),
+    GatewayAccessDeactivated: (tx, { data: d }) => processed(tx, d.userId, 'REJECTED', d.note, d.deactivatedAt, d.deactivatedBy),
+    async GatewayFeeModeChanged(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectGatewayFeeModeChanged',
+        `insert into gateway_access (user_id, status, fee_to_customer) values ($1, 'NONE', $2)
+         on conflict (user_id) do update set fee_to_customer = $2`,
+        [d.userId, d.feeToCustomer],
+      );
+    },
+    async HoldingAccountMarked(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectHoldingAccountMarked',
+        `insert into gateway_holding_accounts (account_id, provider_code, methods, marked_by, marked_at) values ($1, $2, $3, $4, $5)
+         on conflict (account_id) do update set provider_code = $2, methods = $3, marked_by = $4, marked_at = $5`,
+        [d.accountId, d.providerCode, d.methods, d.markedBy, d.markedAt],
+      );
+    },
+    async HoldingAccountUnmarked(tx, { data: d }) {
+      await query(tx, 'ProjectHoldingAccountUnmarked', 'delete from gateway_holding_accounts where account_id = $1', [d.accountId]);
+    },
   },
-};
+});
 
-function processed(tx: Queryable, userId: string, status: GatewayAccessStatus, note: string | null, at: string, by: string) {
-  return query(tx, 'ProjectGatewayAccessProcessed', 'update gateway_access set status = $2, note = $3, processed_at = $4, processed_by = $5 where user_id = $1', [
+async function processed(tx: Queryable, userId: string, status: GatewayAccessStatus, note: string | null, at: string, by: string): Promise<void> {
+  await query(tx, 'ProjectGatewayAccessProcessed', 'update gateway_access set status = $2, note = $3, processed_at = $4, processed_by = $5 where user_id = $1', [
     userId, status, note, at, by,
   ]);
 }

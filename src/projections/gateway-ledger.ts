@@ -1,10 +1,10 @@
+import type pg from 'pg';
 import { ledgerAccount, type MerchantBalance, type WithdrawalStatus } from '../domain/gateway-ledger.ts';
 import { preparedQuery, type Queryable, type Statement } from '../db/pool.ts';
-import type { AnyEvent } from '../events/all.ts';
 import type { EventOf, StoredEvent } from '../events/event.ts';
 import type { GatewayLedgerEvent } from '../events/gateway.ts';
 import type { SuspenseCreditReceived, SuspenseCreditRefunded } from '../events/gateway-suspense.ts';
-import type { Projection } from './projection.ts';
+import { perType, projection } from './projection.ts';
 
 /** Postings of the merchants' ledgers (`gateway-<merchantId>`) and of the platform's suspense (`gateway-suspense`). */
 type PostingEvent = GatewayLedgerEvent | EventOf<typeof SuspenseCreditReceived> | EventOf<typeof SuspenseCreditRefunded>;
@@ -17,7 +17,6 @@ const ledgerTypes = [
   'GatewayPaymentCredited', 'BalanceSettled', 'WithdrawalRequested', 'WithdrawalPaid', 'WithdrawalRejected', 'GatewaySuspenseAllocated',
   'SuspenseCreditReceived', 'SuspenseCreditRefunded',
 ] as const;
-const isLedgerEvent = (e: StoredEvent<AnyEvent>): e is LedgerEvent => (ledgerTypes as readonly string[]).includes(e.type);
 const ownerOf = (e: LedgerEvent) => ('merchantId' in e.data ? e.data.merchantId : platformLedger);
 
 /** The event's own time: a credit is booked on the day its payment completed, the rest when they were decided. */
@@ -165,17 +164,14 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
   }
 }
 
-const asLedgerRun = (events: StoredEvent<AnyEvent>[]): Statement => ledgerStatement(events.filter(isLedgerEvent));
-
 /**
  * The gateway's double-entry ledger as finance and the merchants read it: every posting (for trial balances by day
  * and per merchant), each merchant's balances, the credits waiting for settlement (the settler's work list) and the
  * withdrawals. Amounts owed are positive here; `settled` is the ledger's settled account, which is what is available.
  */
-export const gatewayLedgerProjection: Projection = {
+export const gatewayLedgerProjection = projection({
   name: 'gateway-ledger',
   tables: ['gateway_postings', 'gateway_balances', 'gateway_unsettled', 'gateway_withdrawals', 'gateway_cash'],
-  handles: ledgerTypes,
   schema: `
     create table if not exists gateway_postings (
       position_commit bigint not null,
@@ -233,14 +229,13 @@ export const gatewayLedgerProjection: Projection = {
     select substr(account, 9), sum(amount) from gateway_postings
     where account like 'holding:%' and not exists (select 1 from gateway_cash) group by account
     on conflict do nothing;`,
-  // the settler appends a run of BalanceSettled, a busy hour a run of credits: each run is one statement
-  applyRun: Object.fromEntries(ledgerTypes.map(type => [type, asLedgerRun])),
-  async apply(tx, event) {
-    if (!isLedgerEvent(event)) return;
+  on: perType(ledgerTypes, async (tx: pg.PoolClient, event: LedgerEvent) => {
     const statement = ledgerStatement([event]);
     await preparedQuery(tx, statement.name, statement.sql, statement.params);
-  },
-};
+  }),
+  // the settler appends a run of BalanceSettled, a busy hour a run of credits: each run is one statement
+  applyRun: perType(ledgerTypes, ledgerStatement),
+});
 
 /** The API's balance of a merchant (zeros before their first credit): settled counts what withdrawals hold. */
 export async function findGatewayBalance(db: Queryable, merchantId: string): Promise<MerchantBalance> {

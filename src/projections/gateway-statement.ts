@@ -1,9 +1,9 @@
+import type pg from 'pg';
 import { ledgerAccount } from '../domain/gateway-ledger.ts';
 import { preparedQuery, type Queryable, type Statement } from '../db/pool.ts';
-import type { AnyEvent } from '../events/all.ts';
 import type { StoredEvent } from '../events/event.ts';
 import type { GatewayLedgerEvent } from '../events/gateway.ts';
-import type { Projection } from './projection.ts';
+import { perType, projection } from './projection.ts';
 
 type LedgerEvent = StoredEvent<GatewayLedgerEvent>;
 
@@ -11,7 +11,6 @@ export const statementTypes = ['PAYMENT', 'SETTLEMENT', 'WITHDRAWAL_REQUESTED', 
 export type StatementType = (typeof statementTypes)[number];
 
 const ledgerTypes = ['GatewayPaymentCredited', 'BalanceSettled', 'WithdrawalRequested', 'WithdrawalPaid', 'WithdrawalRejected', 'GatewaySuspenseAllocated'] as const;
-const isLedgerEvent = (e: StoredEvent<AnyEvent>): e is LedgerEvent => (ledgerTypes as readonly string[]).includes(e.type);
 
 /** One entry as the projection writes it, before its running balances (added in SQL from the merchant's last row). */
 function entryOf(e: LedgerEvent) {
@@ -74,17 +73,14 @@ function statementOf(events: LedgerEvent[]): Statement {
   };
 }
 
-const asStatementRun = (events: StoredEvent<AnyEvent>[]): Statement => statementOf(events.filter(isLedgerEvent));
-
 /**
  * Each gateway merchant's statement: one row per ledger entry with the balances after it, numbered per merchant
  * (`seq`, dense from 1) so that a page of a long statement is an index range. The balances are folded from the same
  * postings as gateway_balances, so the last row equals them.
  */
-export const gatewayStatementProjection: Projection = {
+export const gatewayStatementProjection = projection({
   name: 'gateway-statement',
   tables: ['gateway_statement'],
-  handles: ledgerTypes,
   schema: `
     create table if not exists gateway_statement (
       merchant_id uuid not null,
@@ -123,14 +119,13 @@ export const gatewayStatementProjection: Projection = {
     create index if not exists gateway_statement_by_type_seq on gateway_statement (merchant_id, type, type_seq);
     create index if not exists gateway_statement_by_time on gateway_statement (merchant_id, at, seq);
     create index if not exists gateway_statement_late on gateway_statement (merchant_id, seq) where at < at_max;`,
-  // every ledger type writes the same row: a run of any one type is one statement
-  applyRun: Object.fromEntries(ledgerTypes.map(type => [type, asStatementRun])),
-  async apply(tx, event) {
-    if (!isLedgerEvent(event)) return;
+  on: perType(ledgerTypes, async (tx: pg.PoolClient, event: LedgerEvent) => {
     const statement = statementOf([event]);
     await preparedQuery(tx, statement.name, statement.sql, statement.params);
-  },
-};
+  }),
+  // every ledger type writes the same row: a run of any one type is one statement
+  applyRun: perType(ledgerTypes, statementOf),
+});
 
 export type StatementRow = {
   seq: number;

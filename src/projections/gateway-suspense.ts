@@ -1,15 +1,14 @@
 import { query, type Queryable } from '../db/pool.ts';
 import type { SuspenseStatus } from '../domain/gateway-suspense.ts';
-import type { Projection } from './projection.ts';
+import { projection } from './projection.ts';
 
 /**
  * The platform's suspense for the admin console and the reconciliation (issue 25): each credit into a holding account
  * that no payment claimed, and what became of it. The postings are the gateway-ledger read model's.
  */
-export const gatewaySuspenseProjection: Projection = {
+export const gatewaySuspenseProjection = projection({
   name: 'gateway-suspense',
   tables: ['gateway_suspense'],
-  handles: ['SuspenseCreditReceived', 'SuspenseCreditAllocated', 'SuspenseCreditRefunded'],
   schema: `
     create table if not exists gateway_suspense (
       id uuid primary key,
@@ -31,43 +30,35 @@ export const gatewaySuspenseProjection: Projection = {
       resolved_at timestamptz
     );
     create index if not exists gateway_suspense_by_status on gateway_suspense (status, received_at);`,
-  async apply(tx, event) {
-    switch (event.type) {
-      case 'SuspenseCreditReceived': {
-        const d = event.data;
-        await query(
-          tx,
-          'ProjectSuspenseCreditReceived',
-          `insert into gateway_suspense (id, mutation_id, account_id, provider_code, amount, sender_name, reference, received_at, status)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, 'OPEN') on conflict do nothing`,
-          [d.suspenseId, d.mutationId, d.accountId, d.providerCode, d.amount, d.senderName, d.reference, d.receivedAt],
-        );
-        return;
-      }
-      case 'SuspenseCreditAllocated': {
-        const d = event.data;
-        await query(
-          tx,
-          'ProjectSuspenseCreditAllocated',
-          `update gateway_suspense set status = 'ALLOCATED', merchant_id = $2, payment_id = $3, fee = $4, net = $5, note = $6, resolved_by = $7, resolved_at = $8
-           where id = $1`,
-          [d.suspenseId, d.merchantId, d.paymentId, d.fee, d.net, d.note, d.allocatedBy, d.allocatedAt],
-        );
-        return;
-      }
-      case 'SuspenseCreditRefunded': {
-        const d = event.data;
-        await query(
-          tx,
-          'ProjectSuspenseCreditRefunded',
-          `update gateway_suspense set status = 'REFUNDED', refund_reference = $2, note = $3, resolved_by = $4, resolved_at = $5 where id = $1`,
-          [d.suspenseId, d.reference, d.note, d.refundedBy, d.refundedAt],
-        );
-        return;
-      }
-    }
+  on: {
+    async SuspenseCreditReceived(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectSuspenseCreditReceived',
+        `insert into gateway_suspense (id, mutation_id, account_id, provider_code, amount, sender_name, reference, received_at, status)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, 'OPEN') on conflict do nothing`,
+        [d.suspenseId, d.mutationId, d.accountId, d.providerCode, d.amount, d.senderName, d.reference, d.receivedAt],
+      );
+    },
+    async SuspenseCreditAllocated(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectSuspenseCreditAllocated',
+        `update gateway_suspense set status = 'ALLOCATED', merchant_id = $2, payment_id = $3, fee = $4, net = $5, note = $6, resolved_by = $7, resolved_at = $8
+         where id = $1`,
+        [d.suspenseId, d.merchantId, d.paymentId, d.fee, d.net, d.note, d.allocatedBy, d.allocatedAt],
+      );
+    },
+    async SuspenseCreditRefunded(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectSuspenseCreditRefunded',
+        `update gateway_suspense set status = 'REFUNDED', refund_reference = $2, note = $3, resolved_by = $4, resolved_at = $5 where id = $1`,
+        [d.suspenseId, d.reference, d.note, d.refundedBy, d.refundedAt],
+      );
+    },
   },
-};
+});
 
 export type SuspenseSuggestion = { paymentId: string; merchantId: string; reason: 'VA_NUMBER_IN_REFERENCE' | 'LATE_EXACT_PAYMENT' };
 export type SuspenseRow = {

@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { query, type Queryable } from '../db/pool.ts';
 import { holidayCalendarSchema, holidayYearProblems, missingYears, yearsDue, type HolidayCalendar, type HolidayCalendarYear } from '../domain/working-days.ts';
-import type { Projection } from './projection.ts';
+import { projection } from './projection.ts';
 
 /** Read model of the holiday calendar's years an admin set (stream holiday-calendar): one row per year, as last set. */
-export const holidayCalendarProjection: Projection = {
+export const holidayCalendarProjection = projection({
   name: 'holiday-calendar',
   tables: ['holiday_calendar_years'],
-  handles: ['HolidayCalendarYearSet'],
   schema: `
     create table if not exists holiday_calendar_years (
       year int primary key,
@@ -15,22 +14,18 @@ export const holidayCalendarProjection: Projection = {
       days json not null,
       set_at timestamptz not null
     );`,
-  async apply(tx, event) {
-    switch (event.type) {
-      case 'HolidayCalendarYearSet': {
-        const d = event.data;
-        await query(
-          tx,
-          'ProjectHolidayCalendarYearSet',
-          `insert into holiday_calendar_years (year, source, days, set_at) values ($1, $2, $3, $4)
-           on conflict (year) do update set source = excluded.source, days = excluded.days, set_at = excluded.set_at`,
-          [d.year, d.source, JSON.stringify(d.days), d.setAt],
-        );
-        return;
-      }
-    }
+  on: {
+    async HolidayCalendarYearSet(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectHolidayCalendarYearSet',
+        `insert into holiday_calendar_years (year, source, days, set_at) values ($1, $2, $3, $4)
+         on conflict (year) do update set source = excluded.source, days = excluded.days, set_at = excluded.set_at`,
+        [d.year, d.source, JSON.stringify(d.days), d.setAt],
+      );
+    },
   },
-};
+});
 
 export type HolidayCalendarYearRow = { year: number; source: string; days: HolidayCalendarYear['days']; set_at: Date };
 

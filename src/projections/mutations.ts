@@ -1,11 +1,10 @@
 import { preparedQuery, query, type Queryable } from '../db/pool.ts';
-import type { Projection } from './projection.ts';
+import { projection } from './projection.ts';
 
 /** Every recorded transaction of every linked account, with its owner and account type for filtering. */
-export const mutationsProjection: Projection = {
+export const mutationsProjection = projection({
   name: 'mutations',
   tables: ['mutations', 'mutation_accounts'],
-  handles: ['AccountLinked', 'MutationRecorded', 'PaymentCompleted', 'AccountDeleted'],
   schema: `
     create table if not exists mutation_accounts (
       account_id uuid primary key,
@@ -34,42 +33,34 @@ export const mutationsProjection: Projection = {
       include (account_id, account_type, type, amount);
     create index if not exists mutations_account_time on mutations (account_id, created_at desc, id desc)
       include (owner_id, type, amount);`,
-  async apply(tx, event) {
-    switch (event.type) {
-      case 'AccountLinked': {
-        const d = event.data;
-        await query(tx, 'ProjectMutationAccount', 'insert into mutation_accounts values ($1, $2, $3) on conflict do nothing', [
-          d.accountId, d.ownerId, d.type,
-        ]);
-        return;
-      }
-      case 'MutationRecorded': {
-        const d = event.data;
-        await query(
-          tx,
-          'ProjectMutationRecorded',
-          `insert into mutations (id, account_id, owner_id, account_type, provider_transaction_id, type, amount, description,
-             sender_name, reference, status, created_at, recorded_at)
-           select $1, a.account_id, a.owner_id, a.account_type, $3, $4, $5, $6, $7, $8, 'SUCCESS', $9, $10
-           from mutation_accounts a where a.account_id = $2
-           on conflict do nothing`,
-          [d.mutationId, d.accountId, d.providerTransactionId, d.type, d.amount, d.description, d.senderName, d.reference, d.occurredAt, d.recordedAt],
-        );
-        return;
-      }
-      case 'PaymentCompleted': {
-        const d = event.data;
-        const paid = { id: d.paymentId, orderId: d.orderId, type: d.type, amount: d.amount, totalAmount: d.totalAmount, status: 'COMPLETED', completedAt: d.completedAt };
-        await query(tx, 'ProjectMutationPayment', 'update mutations set payment = $2 where id = $1', [d.mutationId, JSON.stringify(paid)]);
-        return;
-      }
-      case 'AccountDeleted':
-        await query(tx, 'ProjectAccountMutationsDeleted', 'delete from mutations where account_id = $1', [event.data.accountId]);
-        await query(tx, 'ProjectMutationAccountDeleted', 'delete from mutation_accounts where account_id = $1', [event.data.accountId]);
-        return;
-    }
+  on: {
+    async AccountLinked(tx, { data: d }) {
+      await query(tx, 'ProjectMutationAccount', 'insert into mutation_accounts values ($1, $2, $3) on conflict do nothing', [
+        d.accountId, d.ownerId, d.type,
+      ]);
+    },
+    async MutationRecorded(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectMutationRecorded',
+        `insert into mutations (id, account_id, owner_id, account_type, provider_transaction_id, type, amount, description,
+           sender_name, reference, status, created_at, recorded_at)
+         select $1, a.account_id, a.owner_id, a.account_type, $3, $4, $5, $6, $7, $8, 'SUCCESS', $9, $10
+         from mutation_accounts a where a.account_id = $2
+         on conflict do nothing`,
+        [d.mutationId, d.accountId, d.providerTransactionId, d.type, d.amount, d.description, d.senderName, d.reference, d.occurredAt, d.recordedAt],
+      );
+    },
+    async PaymentCompleted(tx, { data: d }) {
+      const paid = { id: d.paymentId, orderId: d.orderId, type: d.type, amount: d.amount, totalAmount: d.totalAmount, status: 'COMPLETED', completedAt: d.completedAt };
+      await query(tx, 'ProjectMutationPayment', 'update mutations set payment = $2 where id = $1', [d.mutationId, JSON.stringify(paid)]);
+    },
+    async AccountDeleted(tx, { data: d }) {
+      await query(tx, 'ProjectAccountMutationsDeleted', 'delete from mutations where account_id = $1', [d.accountId]);
+      await query(tx, 'ProjectMutationAccountDeleted', 'delete from mutation_accounts where account_id = $1', [d.accountId]);
+    },
   },
-};
+});
 
 export type MutationRow = {
   id: string;

@@ -1,10 +1,9 @@
 import { preparedQuery, query, type Queryable } from '../db/pool.ts';
-import type { Projection } from './projection.ts';
+import { projection } from './projection.ts';
 
-export const sessionsProjection: Projection = {
+export const sessionsProjection = projection({
   name: 'sessions',
   tables: ['user_sessions'],
-  handles: ['SessionStarted', 'SessionSeen', 'SessionEnded'],
   schema: `
     create table if not exists user_sessions (
       id uuid primary key,
@@ -17,32 +16,24 @@ export const sessionsProjection: Projection = {
       ended_at timestamptz
     );
     create index if not exists user_sessions_user on user_sessions (user_id);`,
-  async apply(tx, event) {
-    switch (event.type) {
-      case 'SessionStarted': {
-        const d = event.data;
-        await query(
-          tx,
-          'ProjectSessionStarted',
-          `insert into user_sessions (id, user_id, user_agent, ip, created_at, last_seen_at, expires_at)
-           values ($1, $2, $3, $4, $5, $5, $6) on conflict do nothing`,
-          [d.sessionId, d.userId, d.userAgent, d.ip, d.startedAt, d.expiresAt],
-        );
-        return;
-      }
-      case 'SessionSeen': {
-        const d = event.data;
-        await query(tx, 'ProjectSessionSeen', 'update user_sessions set last_seen_at = greatest(last_seen_at, $2) where id = $1', [d.sessionId, d.at]);
-        return;
-      }
-      case 'SessionEnded': {
-        const d = event.data;
-        await query(tx, 'ProjectSessionEnded', 'update user_sessions set ended_at = $2 where id = $1', [d.sessionId, d.endedAt]);
-        return;
-      }
-    }
+  on: {
+    async SessionStarted(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectSessionStarted',
+        `insert into user_sessions (id, user_id, user_agent, ip, created_at, last_seen_at, expires_at)
+         values ($1, $2, $3, $4, $5, $5, $6) on conflict do nothing`,
+        [d.sessionId, d.userId, d.userAgent, d.ip, d.startedAt, d.expiresAt],
+      );
+    },
+    async SessionSeen(tx, { data: d }) {
+      await query(tx, 'ProjectSessionSeen', 'update user_sessions set last_seen_at = greatest(last_seen_at, $2) where id = $1', [d.sessionId, d.at]);
+    },
+    async SessionEnded(tx, { data: d }) {
+      await query(tx, 'ProjectSessionEnded', 'update user_sessions set ended_at = $2 where id = $1', [d.sessionId, d.endedAt]);
+    },
   },
-};
+});
 
 export type SessionRow = {
   id: string;

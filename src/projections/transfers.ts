@@ -1,11 +1,10 @@
 import { preparedQuery, query, type Queryable } from '../db/pool.ts';
-import type { Projection } from './projection.ts';
+import { projection } from './projection.ts';
 
 /** Outbound transfers as their owners, the outcome resolver and reconciliation read them. */
-export const transfersProjection: Projection = {
+export const transfersProjection = projection({
   name: 'transfers',
   tables: ['transfers'],
-  handles: ['TransferSubmitted', 'TransferCompleted', 'TransferUnconfirmed', 'TransferFailed'],
   schema: `
     create table if not exists transfers (
       id uuid primary key,
@@ -21,35 +20,31 @@ export const transfersProjection: Projection = {
       ended_at timestamptz
     );
     create index if not exists transfers_open on transfers (submitted_at) where status in ('SUBMITTED', 'UNCONFIRMED');`,
-  async apply(tx, event) {
-    switch (event.type) {
-      case 'TransferSubmitted': {
-        const d = event.data;
-        await query(
-          tx,
-          'ProjectTransferSubmitted',
-          `insert into transfers (id, account_id, owner_id, kind, amount, status, merchant_name, submitted_at)
-           values ($1, $2, $3, $4, $5, 'SUBMITTED', $6, $7) on conflict do nothing`,
-          [d.transferId, d.accountId, d.ownerId, d.kind, d.amount, d.qris?.merchantName ?? null, d.submittedAt],
-        );
-        return;
-      }
-      case 'TransferCompleted':
-        await query(tx, 'ProjectTransferCompleted', `update transfers set status = 'COMPLETED', transaction_id = $2, ended_at = $3 where id = $1`, [
-          event.data.transferId, event.data.transactionId, event.data.completedAt,
-        ]);
-        return;
-      case 'TransferUnconfirmed':
-        await query(tx, 'ProjectTransferUnconfirmed', `update transfers set status = 'UNCONFIRMED', reason = $2 where id = $1`, [event.data.transferId, event.data.reason]);
-        return;
-      case 'TransferFailed':
-        await query(tx, 'ProjectTransferFailed', `update transfers set status = 'FAILED', reason = $2, ended_at = $3 where id = $1`, [
-          event.data.transferId, event.data.reason, event.data.failedAt,
-        ]);
-        return;
-    }
+  on: {
+    async TransferSubmitted(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectTransferSubmitted',
+        `insert into transfers (id, account_id, owner_id, kind, amount, status, merchant_name, submitted_at)
+         values ($1, $2, $3, $4, $5, 'SUBMITTED', $6, $7) on conflict do nothing`,
+        [d.transferId, d.accountId, d.ownerId, d.kind, d.amount, d.qris?.merchantName ?? null, d.submittedAt],
+      );
+    },
+    async TransferCompleted(tx, { data: d }) {
+      await query(tx, 'ProjectTransferCompleted', `update transfers set status = 'COMPLETED', transaction_id = $2, ended_at = $3 where id = $1`, [
+        d.transferId, d.transactionId, d.completedAt,
+      ]);
+    },
+    async TransferUnconfirmed(tx, { data: d }) {
+      await query(tx, 'ProjectTransferUnconfirmed', `update transfers set status = 'UNCONFIRMED', reason = $2 where id = $1`, [d.transferId, d.reason]);
+    },
+    async TransferFailed(tx, { data: d }) {
+      await query(tx, 'ProjectTransferFailed', `update transfers set status = 'FAILED', reason = $2, ended_at = $3 where id = $1`, [
+        d.transferId, d.reason, d.failedAt,
+      ]);
+    },
   },
-};
+});
 
 export type OpenTransfer = { id: string; account_id: string; status: 'SUBMITTED' | 'UNCONFIRMED'; amount: number; submitted_at: Date };
 

@@ -1,10 +1,9 @@
 import { query, type Queryable } from '../db/pool.ts';
-import type { Projection } from './projection.ts';
+import { projection } from './projection.ts';
 
-export const usersProjection: Projection = {
+export const usersProjection = projection({
   name: 'users',
   tables: ['users'],
-  handles: ['UserRegistered', 'SubscriptionGranted', 'PointsDebited', 'PointsGranted'],
   schema: `
     create table if not exists users (
       id uuid primary key,
@@ -18,35 +17,25 @@ export const usersProjection: Projection = {
       subscription_expires_at timestamptz,
       points bigint not null default 0
     );`,
-  async apply(tx, event) {
-    switch (event.type) {
-      case 'UserRegistered': {
-        const d = event.data;
-        await query(tx, 'ProjectUserRegistered', 'insert into users (id, name, email, role, created_at) values ($1, $2, $3, $4, $5) on conflict do nothing', [
-          d.userId, d.name, d.email, d.role, d.registeredAt,
-        ]);
-        return;
-      }
-      case 'SubscriptionGranted': {
-        const d = event.data;
-        await query(tx, 'ProjectSubscriptionGranted', 'update users set plan_name = $2, plan_slug = $3, subscription_status = $4, subscription_expires_at = $5 where id = $1', [
-          d.userId, d.plan.name, d.plan.slug, d.status, d.expiresAt,
-        ]);
-        return;
-      }
-      case 'PointsDebited': {
-        const d = event.data;
-        await query(tx, 'ProjectPointsDebited', 'update users set points = points - $2 where id = $1', [d.userId, d.points]);
-        return;
-      }
-      case 'PointsGranted': {
-        const d = event.data;
-        await query(tx, 'ProjectPointsGranted', 'update users set points = points + $2 where id = $1', [d.userId, d.points]);
-        return;
-      }
-    }
+  on: {
+    async UserRegistered(tx, { data: d }) {
+      await query(tx, 'ProjectUserRegistered', 'insert into users (id, name, email, role, created_at) values ($1, $2, $3, $4, $5) on conflict do nothing', [
+        d.userId, d.name, d.email, d.role, d.registeredAt,
+      ]);
+    },
+    async SubscriptionGranted(tx, { data: d }) {
+      await query(tx, 'ProjectSubscriptionGranted', 'update users set plan_name = $2, plan_slug = $3, subscription_status = $4, subscription_expires_at = $5 where id = $1', [
+        d.userId, d.plan.name, d.plan.slug, d.status, d.expiresAt,
+      ]);
+    },
+    async PointsDebited(tx, { data: d }) {
+      await query(tx, 'ProjectPointsDebited', 'update users set points = points - $2 where id = $1', [d.userId, d.points]);
+    },
+    async PointsGranted(tx, { data: d }) {
+      await query(tx, 'ProjectPointsGranted', 'update users set points = points + $2 where id = $1', [d.userId, d.points]);
+    },
   },
-};
+});
 
 export type UserRow = {
   id: string;

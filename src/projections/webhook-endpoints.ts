@@ -1,11 +1,10 @@
 import { query, type Queryable } from '../db/pool.ts';
-import type { Projection } from './projection.ts';
+import { projection } from './projection.ts';
 
 /** Read model of webhook endpoints, from the user stream; removed endpoints keep a row so deliveries can tell why. */
-export const webhookEndpointsProjection: Projection = {
+export const webhookEndpointsProjection = projection({
   name: 'webhook-endpoints',
   tables: ['webhook_endpoints'],
-  handles: ['WebhookEndpointAdded', 'WebhookEndpointDisabled', 'WebhookEndpointRemoved'],
   schema: `
     create table if not exists webhook_endpoints (
       id uuid primary key,
@@ -20,33 +19,25 @@ export const webhookEndpointsProjection: Projection = {
     -- the kinds it is sent; null: the default ones (src/webhooks/outbox.ts)
     alter table webhook_endpoints add column if not exists events text[];
     create index if not exists webhook_endpoints_owner on webhook_endpoints (owner_id, created_at desc) where removed_at is null;`,
-  async apply(tx, event) {
-    switch (event.type) {
-      case 'WebhookEndpointAdded': {
-        const d = event.data;
-        await query(
-          tx,
-          'ProjectWebhookEndpointAdded',
-          `insert into webhook_endpoints (id, owner_id, url, secret, created_at, events) values ($1, $2, $3, $4, $5, $6) on conflict do nothing`,
-          [d.endpointId, d.userId, d.url, JSON.stringify(d.secret), d.addedAt, d.events ?? null],
-        );
-        return;
-      }
-      case 'WebhookEndpointDisabled': {
-        const d = event.data;
-        await query(tx, 'ProjectWebhookEndpointDisabled', 'update webhook_endpoints set disabled_at = $2, disabled_status_code = $3 where id = $1', [
-          d.endpointId, d.disabledAt, d.statusCode,
-        ]);
-        return;
-      }
-      case 'WebhookEndpointRemoved': {
-        const d = event.data;
-        await query(tx, 'ProjectWebhookEndpointRemoved', 'update webhook_endpoints set removed_at = $2 where id = $1', [d.endpointId, d.removedAt]);
-        return;
-      }
-    }
+  on: {
+    async WebhookEndpointAdded(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectWebhookEndpointAdded',
+        `insert into webhook_endpoints (id, owner_id, url, secret, created_at, events) values ($1, $2, $3, $4, $5, $6) on conflict do nothing`,
+        [d.endpointId, d.userId, d.url, JSON.stringify(d.secret), d.addedAt, d.events ?? null],
+      );
+    },
+    async WebhookEndpointDisabled(tx, { data: d }) {
+      await query(tx, 'ProjectWebhookEndpointDisabled', 'update webhook_endpoints set disabled_at = $2, disabled_status_code = $3 where id = $1', [
+        d.endpointId, d.disabledAt, d.statusCode,
+      ]);
+    },
+    async WebhookEndpointRemoved(tx, { data: d }) {
+      await query(tx, 'ProjectWebhookEndpointRemoved', 'update webhook_endpoints set removed_at = $2 where id = $1', [d.endpointId, d.removedAt]);
+    },
   },
-};
+});
 
 export type WebhookEndpointRow = {
   id: string;

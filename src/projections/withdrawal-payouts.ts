@@ -1,11 +1,10 @@
 import { query, type Queryable } from '../db/pool.ts';
-import type { Projection } from './projection.ts';
+import { projection } from './projection.ts';
 
 /** The last payout through WALLET-A that left a withdrawal requested, for the admin console (issue 25). */
-export const withdrawalPayoutsProjection: Projection = {
+export const withdrawalPayoutsProjection = projection({
   name: 'withdrawal-payouts',
   tables: ['gateway_withdrawal_payouts'],
-  handles: ['WithdrawalPayoutFailed'],
   schema: `
     create table if not exists gateway_withdrawal_payouts (
       withdrawal_id uuid primary key,
@@ -14,18 +13,18 @@ export const withdrawalPayoutsProjection: Projection = {
       reason text not null,
       failed_at timestamptz not null
     );`,
-  async apply(tx, event) {
-    if (event.type !== 'WithdrawalPayoutFailed') return;
-    const d = event.data;
-    await query(
-      tx,
-      'ProjectWithdrawalPayoutFailed',
-      `insert into gateway_withdrawal_payouts (withdrawal_id, transfer_id, outcome, reason, failed_at) values ($1, $2, $3, $4, $5)
-       on conflict (withdrawal_id) do update set transfer_id = excluded.transfer_id, outcome = excluded.outcome, reason = excluded.reason, failed_at = excluded.failed_at`,
-      [d.withdrawalId, d.transferId, d.outcome, d.reason, d.failedAt],
-    );
+  on: {
+    async WithdrawalPayoutFailed(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectWithdrawalPayoutFailed',
+        `insert into gateway_withdrawal_payouts (withdrawal_id, transfer_id, outcome, reason, failed_at) values ($1, $2, $3, $4, $5)
+         on conflict (withdrawal_id) do update set transfer_id = excluded.transfer_id, outcome = excluded.outcome, reason = excluded.reason, failed_at = excluded.failed_at`,
+        [d.withdrawalId, d.transferId, d.outcome, d.reason, d.failedAt],
+      );
+    },
   },
-};
+});
 
 export type PayoutFailureRow = { withdrawal_id: string; transfer_id: string; outcome: 'FAILED' | 'UNCONFIRMED'; reason: string; failed_at: Date };
 

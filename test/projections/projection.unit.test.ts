@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PaymentCompleted, PaymentExpired } from '../../src/events/payment.ts';
+import { projections } from '../../src/projections/all.ts';
 import { projection, type Handler } from '../../src/projections/projection.ts';
 import { stored } from '../sagas/reaction-specification.ts';
 
@@ -48,5 +49,20 @@ describe('a projection', () => {
       // @ts-expect-error PaymentExpired has no handler in `on`
       applyRun: { PaymentExpired: () => ({ name: 'Nothing', sql: 'select 1', params: [] }) },
     });
+  });
+});
+
+describe("the service's read models", () => {
+  it('each handles exactly the event types of its handlers', () => {
+    for (const p of projections.filter(p => p.on)) expect({ [p.name]: p.handles }).toEqual({ [p.name]: Object.keys(p.on!) });
+  });
+
+  it('are each declared by their handlers but payments, still written by hand (to convert)', () => {
+    expect(projections.filter(p => !p.on).map(p => p.name)).toEqual(['payments']);
+  });
+
+  it('batch runs only of event types they have a handler for', () => {
+    for (const p of projections.filter(p => p.applyRun && p.on))
+      for (const type of Object.keys(p.applyRun!)) expect({ [p.name]: type in p.on! }).toEqual({ [p.name]: true });
   });
 });

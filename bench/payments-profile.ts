@@ -17,7 +17,7 @@ import pg from 'pg';
 import { freePort } from '../src/db/embedded.ts';
 import { sleep } from './harness.ts';
 import { forkReady, LoadGenerator, merchant, stopChild, worktreeCheckout } from './payments.ts';
-import { startService, treeCpuMs } from './processes.ts';
+import { killOnExit, startService, treeCpuMs } from './processes.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -79,6 +79,8 @@ const profDir = path.join(repoRoot, '.scratch', 'cpu-prof');
 if (cpuProf) mkdirSync(profDir, { recursive: true });
 // REF=<git ref>: that commit's service (a git worktree), not this working tree's
 const checkout = process.env.REF ? worktreeCheckout(process.env.REF, path.join(tmp, 'checkout')) : null;
+// a reader gone (`| head`) must not end this process before it stops the service it started
+process.stdout.on('error', () => undefined);
 const service = await startService({
   checkout: checkout?.dir ?? repoRoot,
   dataDir,
@@ -88,6 +90,8 @@ const service = await startService({
   // Node 20 refuses --cpu-prof in NODE_OPTIONS: a preload profiles between two SIGUSR2s instead
   env: cpuProf ? { NODE_OPTIONS: `--require ${writeProfiler()}` } : {},
 });
+// and the service goes with this process however it ends (a second Ctrl-C, an uncaught error)
+const killService = killOnExit([service]);
 try {
   const secrets = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { embeddedPostgresPassword: string };
   const pgDir = (() => {
@@ -198,6 +202,7 @@ try {
   await stopChild(generator.child);
 } finally {
   await service.stop();
+  process.removeListener('exit', killService);
   checkout?.remove();
   rmSync(tmp, { recursive: true, force: true });
 }

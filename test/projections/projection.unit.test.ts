@@ -1,7 +1,9 @@
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import type { CommandDeps } from '../../src/commands/deps.ts';
 import { PaymentCompleted, PaymentExpired } from '../../src/events/payment.ts';
 import { projections } from '../../src/projections/all.ts';
+import { paymentsProjection } from '../../src/projections/payments.ts';
 import { projection, type Handler } from '../../src/projections/projection.ts';
 import { stored } from '../sagas/reaction-specification.ts';
 
@@ -64,5 +66,14 @@ describe("the service's read models", () => {
   it('batch runs only of event types they have a handler for', () => {
     for (const p of projections.filter(p => p.applyRun && p.on))
       for (const type of Object.keys(p.applyRun!)) expect({ [p.name]: type in p.on! }).toEqual({ [p.name]: true });
+  });
+});
+
+describe('waiting for read models', () => {
+  it('names them by their projections, so a misspelt one is a compile error, not a wait for nothing', async () => {
+    const readModels: CommandDeps['readModels'] = { waitFor: async () => true };
+    expect(await readModels.waitFor(null, undefined, [paymentsProjection])).toBe(true);
+    // @ts-expect-error a read model's name is not the read model
+    await readModels.waitFor(null, undefined, ['payments']);
   });
 });

@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { calendarDate } from '../domain/working-days.ts';
-import { reconciliationCsv, reconciliationTable, reconciliationTables } from '../projections/gateway-reconciliation-csv.ts';
-import { gatewayReconciliation, reconciliationPeriod, type GatewayReconciliation } from '../projections/gateway-reconciliation.ts';
+import { reconciliationCsv, reconciliationTable, reconciliationTables } from '../audit/gateway-reconciliation-csv.ts';
+import { gatewayReconciliation, reconciliationPeriod, type GatewayReconciliation } from '../audit/gateway-reconciliation.ts';
 import type { AppDeps } from './deps.ts';
 
 // the document says what the handler checks: WIB days written YYYY-MM-DD, and with CSV one table of the report

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DomainError } from '../errors.ts';
-import { reconciliationCsv, reconciliationTable, reconciliationTables } from '../projections/gateway-reconciliation-csv.ts';
-import { gatewayReconciliation, reconciliationPeriod, type ReconciliationSources } from '../projections/gateway-reconciliation.ts';
+import { reconciliationCsv, reconciliationTable, reconciliationTables } from '../audit/gateway-reconciliation-csv.ts';
+import { gatewayReconciliation, reconciliationPeriod, type ReconciliationSources } from '../audit/gateway-reconciliation.ts';
 
 /**
  * `reconcile --from YYYY-MM-DD --to YYYY-MM-DD [--csv --table <name>]`: the gateway's reconciliation report (JSON, or

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fee } from '../../src/domain/gateway-fees.ts';
 import { findHoldingCash } from '../../src/projections/gateway-ledger.ts';
-import type { GatewayReconciliation } from '../../src/projections/gateway-reconciliation.ts';
+import type { GatewayReconciliation } from '../../src/audit/gateway-reconciliation.ts';
 import { billOf, caughtUp, emptyHoldingAccounts, expectBalancesAgree, providerBalance, synced, type PlatformAccount } from '../support/finance.ts';
 import { approvedMerchant, signedInAdmin, type Admin } from '../support/gateway.ts';
 import { paymentBody } from '../support/payments.ts';

@@ -5,7 +5,7 @@ import { gatewayMethodsOf } from '../../src/commands/holding-accounts.ts';
 import { query } from '../../src/db/pool.ts';
 import type { PaymentType } from '../../src/providers/catalogue.ts';
 import { findHoldingCash } from '../../src/projections/gateway-ledger.ts';
-import type { GatewayReconciliation } from '../../src/projections/gateway-reconciliation.ts';
+import type { GatewayReconciliation } from '../../src/audit/gateway-reconciliation.ts';
 import {
   billOf, caughtUp, emptyHoldingAccounts, expectBalancesAgree, nextWibMidnight, platformAccountsWrongSide, platformBalance, providerBalance,
   synced, unbalancedEntries, unmarked, walletASignedInAgain, wibDay, type PlatformAccount,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/cli/reconcile.ts';
 import { query } from '../../src/db/pool.ts';
-import type { GatewayReconciliation } from '../../src/projections/gateway-reconciliation.ts';
+import type { GatewayReconciliation } from '../../src/audit/gateway-reconciliation.ts';
 import { approvedMerchant, holdingAccount, signedInAdmin, type Admin } from '../support/gateway.ts';
 import { registerUser } from '../support/http.ts';
 import { decodeQrPng, paymentBody, statusOf } from '../support/payments.ts';

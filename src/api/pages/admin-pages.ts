@@ -11,7 +11,7 @@ import { findOwnedAccount, listAccounts } from '../../projections/accounts.ts';
 import { lastPayoutFailures } from '../../projections/withdrawal-payouts.ts';
 import { listGatewayAccess, listHoldingAccounts } from '../../projections/gateway-access.ts';
 import { listGatewayWithdrawals } from '../../projections/gateway-ledger.ts';
-import { gatewayReconciliation, reconciliationPeriod } from '../../projections/gateway-reconciliation.ts';
+import { gatewayReconciliation, reconciliationPeriod } from '../../audit/gateway-reconciliation.ts';
 import { text } from '../../text.ts';
 import { accessReviewHtml, adminOverviewHtml, holdingAccountsHtml, reconciliationHtml } from '../../web/pages/admin.ts';
 import { adminWithdrawalsHtml } from '../../web/pages/admin-withdrawals.ts';

@@ -1,7 +1,7 @@
-import { reconciliationTables } from '../../projections/gateway-reconciliation-csv.ts';
+import { reconciliationTables } from '../../audit/gateway-reconciliation-csv.ts';
 import type { AccountRow } from '../../projections/accounts.ts';
 import type { GatewayAccessRow, HoldingAccountRow } from '../../projections/gateway-access.ts';
-import type { GatewayReconciliation } from '../../projections/gateway-reconciliation.ts';
+import type { GatewayReconciliation } from '../../audit/gateway-reconciliation.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { csrfField, postButton, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import { accessStatusHtml } from './gateway.ts';

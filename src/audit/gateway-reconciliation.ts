@@ -1,0 +1,251 @@
+import type pg from 'pg';
+import { isCalendarDate } from '../domain/working-days.ts';
+import { inSnapshot, query, type Queryable } from '../db/pool.ts';
+import { refuse } from '../errors.ts';
+import { periodBalances, type HoldingAccountPeriod, type MerchantPeriod, type Payout, type PeriodSources } from './gateway-period-balances.ts';
+import { listSuspense, type SuspenseRow } from '../projections/gateway-suspense.ts';
+import { unmatchedCredits, type UnmatchedCredit } from '../projections/reconciliation.ts';
+
+/**
+ * The gateway's reconciliation for finance (DESIGN sections 8 and 9): the balances at the period's bounds folded from the
+ * event log (gateway-period-balances.ts) and, over the read models, the ledger's postings per day (gateway_postings),
+ * gateway payments and the mutations that paid them.
+ * Days are WIB days (Asia/Jakarta, UTC+7 all year): a period runs from 00:00 WIB of `from` to 00:00 WIB after `to`.
+ * Every figure is computed in PostgreSQL, set-based; Node only lays out the aggregates.
+ */
+
+export const maxPeriodDays = 366;
+const dayMs = 86_400_000;
+
+export type ReconciliationPeriod = { from: string; to: string; startsAt: Date; endsAt: Date; days: string[] };
+
+/** The period from..to (dates YYYY-MM-DD, both included), at most `maxPeriodDays` WIB days; 400 INVALID_PERIOD otherwise. */
+export function reconciliationPeriod(from: string, to: string): ReconciliationPeriod {
+  for (const [path, value] of [['from', from], ['to', to]] as const) {
+    if (!isCalendarDate(value)) throw refuse('INVALID_PERIOD', { message: `${path} must be a date written YYYY-MM-DD`, errors: [{ path, message: 'not a date' }] });
+  }
+  const first = Date.parse(`${from}T00:00:00Z`);
+  const count = (Date.parse(`${to}T00:00:00Z`) - first) / dayMs + 1;
+  if (count < 1) throw refuse('INVALID_PERIOD', { message: 'from must not be after to', errors: [{ path: 'to', message: 'before from' }] });
+  if (count > maxPeriodDays) throw refuse('INVALID_PERIOD', { message: `The period spans ${count} days; at most ${maxPeriodDays}`, errors: [{ path: 'to', message: 'too far from from' }] });
+  const days = Array.from({ length: count }, (_, i) => new Date(first + i * dayMs).toISOString().slice(0, 10));
+  return { from, to, startsAt: new Date(`${from}T00:00:00+07:00`), endsAt: new Date(Date.parse(`${to}T00:00:00+07:00`) + dayMs), days };
+}
+
+/** The ledger's account kinds: what the trial balance totals (debit positive, credit negative). */
+export const accountKinds = ['holding', 'pending', 'settled', 'onHold', 'suspense', 'fees', 'payouts', 'other'] as const;
+export type AccountKind = (typeof accountKinds)[number];
+type KindTotals = Record<AccountKind, number>;
+
+export type TrialBalanceDay = { day: string; postings: number; debits: number; credits: number; difference: number } & KindTotals;
+export type UnbalancedEntry = { merchantId: string; streamRevision: number; eventType: string; referenceId: string; day: string; sum: number };
+export type HoldingAccountCredits = { accountId: string; credited: number; completedPayments: number; payments: number; difference: number };
+export type PaymentProblem =
+  | 'COMPLETED_WITHOUT_CREDIT'
+  | 'CREDITED_WITHOUT_COMPLETED_PAYMENT'
+  | 'CREDIT_DIFFERS_FROM_PAYMENT'
+  | 'MUTATION_NOT_A_MATCHING_CREDIT';
+export type PaymentCheck = {
+  paymentId: string;
+  problem: PaymentProblem;
+  holdingAccountId: string | null;
+  credited: number | null;
+  creditedFee: number | null;
+  totalAmount: number | null;
+  fee: number | null;
+  mutationId: string | null;
+};
+/** the fees the ledger earned against the completed payments' fees and the suspense allocations' fees */
+export type FeesDay = { day: string; earned: number; paymentsFees: number; allocationsFees: number; difference: number };
+
+export type GatewayReconciliation = {
+  period: { from: string; to: string; timeZone: 'Asia/Jakarta'; startsAt: string; endsAt: string };
+  /** every check passed (unmatched credits are listed for finance, not a failed check) */
+  balanced: boolean;
+  trialBalance: { balanced: boolean; days: TrialBalanceDay[]; total: Omit<TrialBalanceDay, 'day'>; unbalancedEntries: UnbalancedEntry[] };
+  /**
+   * per merchant, folded from the event log: opening (at startsAt), movements, closing (at endsAt), opening + movements =
+   * closing checked, and the closing compared with the read model when the period reaches today (else `readModel` null);
+   * `folded` false: no event store was given (only the pool), nothing folded
+   */
+  merchants: { balanced: boolean; folded: boolean; comparedWithReadModel: boolean; checked: number; inconsistent: number; differing: number; rows: MerchantPeriod[] };
+  /**
+   * per holding account, from its `holding:<accountId>` postings: opening, credited, paid out, closing; `tied`: every
+   * closing equals the provider's synchronised balance (compared when the period reaches today; else null)
+   */
+  holdingAccounts: { balanced: boolean; tied: boolean | null; accounts: HoldingAccountPeriod[] };
+  /** the platform's suspense: credits no payment claimed, received in the period, and what became of them */
+  suspense: { open: number; allocated: number; refunded: number; items: SuspenseRow[] };
+  /** the withdrawals paid in the period (from the ledgers' WithdrawalPaid events) */
+  payouts: Payout[];
+  holdingCredits: {
+    balanced: boolean;
+    accounts: HoldingAccountCredits[];
+    total: Omit<HoldingAccountCredits, 'accountId'>;
+    /** at most 1,000 of them; `problemCount` counts all */
+    problems: PaymentCheck[];
+    problemCount: number;
+  };
+  unmatchedCredits: UnmatchedCredit[];
+  fees: { balanced: boolean; days: FeesDay[]; total: Omit<FeesDay, 'day'> };
+};
+
+const wibDayOf = (column: string) => `(${column} at time zone 'Asia/Jakarta')::date`;
+
+const accountKind = `case when account like 'holding:%' then 'holding' when account like 'merchant:%:pending' then 'pending'
+  when account like 'merchant:%:settled' then 'settled' when account like 'merchant:%:onHold' then 'onHold'
+  when account = 'platform:suspense' then 'suspense' when account = 'platform:fees' then 'fees' when account = 'bank:payouts' then 'payouts'
+  else 'other' end`;
+
+async function trialBalance(db: Queryable, period: ReconciliationPeriod) {
+  const sums = await query<{ day: string; kind: AccountKind; postings: number; debits: number; credits: number; net: number }>(
+    db,
+    'ReconcileTrialBalance',
+    `select day::text, kind, postings, debits, credits, debits - credits as net from (
+       select ${wibDayOf('occurred_at')} as day, ${accountKind} as kind, count(*)::bigint as postings,
+         coalesce(sum(amount) filter (where amount > 0), 0)::bigint as debits, coalesce(-sum(amount) filter (where amount < 0), 0)::bigint as credits
+       from gateway_postings where occurred_at >= $1 and occurred_at < $2 group by 1, 2) s
+     order by 1, 2`,
+    [period.startsAt, period.endsAt],
+  );
+  const unbalanced = await query<UnbalancedEntry>(
+    db,
+    'ReconcileUnbalancedEntries',
+    `select merchant_id as "merchantId", stream_revision as "streamRevision", min(event_type) as "eventType", min(reference_id) as "referenceId",
+       ${wibDayOf('min(occurred_at)')}::text as day, sum(amount)::bigint as sum
+     from gateway_postings where occurred_at >= $1 and occurred_at < $2
+     group by merchant_id, stream_revision having sum(amount) <> 0 order by 5, 1, 2 limit 1000`,
+    [period.startsAt, period.endsAt],
+  );
+  const zero = (): Omit<TrialBalanceDay, 'day'> => ({ postings: 0, debits: 0, credits: 0, difference: 0, ...Object.fromEntries(accountKinds.map(k => [k, 0])) as KindTotals });
+  const byDay = new Map(period.days.map(day => [day, { day, ...zero() }]));
+  const total = zero();
+  for (const row of sums.rows) {
+    for (const into of [byDay.get(row.day), total]) {
+      if (!into) continue;
+      into.postings += row.postings;
+      into.debits += row.debits;
+      into.credits += row.credits;
+      into.difference += row.net;
+      into[row.kind] += row.net;
+    }
+  }
+  const days = [...byDay.values()];
+  const balanced = unbalanced.rows.length === 0 && days.every(d => d.difference === 0) && total.other === 0;
+  return { balanced, days, total, unbalancedEntries: unbalanced.rows };
+}
+
+async function holdingCredits(db: Queryable, period: ReconciliationPeriod) {
+  const r = await query<{ accounts: HoldingAccountCredits[]; fee_days: { day: string; fees: number }[]; problems: PaymentCheck[]; problem_count: number }>(
+    db,
+    'ReconcileHoldingCredits',
+    `with credited as (
+       select reference_id as payment_id, min(substr(account, 9)) filter (where account like 'holding:%') as account_id,
+         coalesce(sum(amount) filter (where account like 'holding:%'), 0)::bigint as amount,
+         coalesce(-sum(amount) filter (where account = 'platform:fees'), 0)::bigint as fee
+       from gateway_postings where event_type = 'GatewayPaymentCredited' and occurred_at >= $1 and occurred_at < $2
+         and (account like 'holding:%' or account = 'platform:fees')
+       group by reference_id
+     ), completed as (
+       select p.id::text as payment_id, p.receiving_account_id::text as account_id, p.total_amount, coalesce(p.gateway_fee, 0) as fee,
+         ${wibDayOf('p.completed_at')}::text as day, p.mutation_id,
+         m.id is not null and m.type = 'CREDIT' and m.amount = p.total_amount and m.account_id = p.receiving_account_id as paid_by_credit
+       from payments p left join mutations m on m.id = p.mutation_id
+       where p.gateway and p.status = 'COMPLETED' and p.completed_at >= $1 and p.completed_at < $2
+     ), joined as (
+       select coalesce(c.payment_id, p.payment_id) as payment_id, c.account_id as credited_account, c.amount as credited, c.fee as credited_fee,
+         p.account_id as paid_account, p.total_amount, p.fee, p.day, p.mutation_id, p.paid_by_credit
+       from credited c full join completed p on p.payment_id = c.payment_id
+     ), problems as (
+       select payment_id as "paymentId", problem, coalesce(paid_account, credited_account) as "holdingAccountId", credited, credited_fee as "creditedFee",
+         total_amount as "totalAmount", fee, mutation_id as "mutationId"
+       from (
+         select *, 'COMPLETED_WITHOUT_CREDIT' as problem from joined where credited is null
+         union all select *, 'CREDITED_WITHOUT_COMPLETED_PAYMENT' from joined where total_amount is null
+         union all select *, 'CREDIT_DIFFERS_FROM_PAYMENT' from joined
+           where credited is not null and total_amount is not null
+             and (credited <> total_amount or credited_fee <> fee or credited_account is distinct from paid_account)
+         union all select *, 'MUTATION_NOT_A_MATCHING_CREDIT' from joined where not paid_by_credit) found
+     )
+     select
+       (select coalesce(json_agg(a order by a."accountId"), '[]') from (
+          select account_id as "accountId", sum(credited)::bigint as credited, sum(completed)::bigint as "completedPayments",
+            sum(payments)::bigint as payments, (sum(credited) - sum(completed))::bigint as difference
+          from (select credited_account as account_id, coalesce(credited, 0) as credited, 0 as completed, 0 as payments from joined where credited is not null
+                union all select paid_account, 0, total_amount, 1 from joined where total_amount is not null) s
+          group by account_id) a) as accounts,
+       (select coalesce(json_agg(f), '[]') from (select day, sum(fee)::bigint as fees from joined where day is not null group by day) f) as fee_days,
+       (select coalesce(json_agg(x), '[]') from (select * from problems order by problem, "paymentId" limit 1000) x) as problems,
+       (select count(*) from problems)::bigint as problem_count`,
+    [period.startsAt, period.endsAt],
+  );
+  const { accounts, fee_days, problems, problem_count } = r.rows[0]!;
+  const total = accounts.reduce((t, a) => ({
+    credited: t.credited + a.credited, completedPayments: t.completedPayments + a.completedPayments, payments: t.payments + a.payments,
+    difference: t.difference + a.difference,
+  }), { credited: 0, completedPayments: 0, payments: 0, difference: 0 });
+  const balanced = problem_count === 0 && accounts.every(a => a.difference === 0);
+  return { balanced, accounts, total, problems, problemCount: problem_count, paymentsFees: new Map(fee_days.map(d => [d.day, d.fees])) };
+}
+
+export type ReconciliationSources = PeriodSources & { pool: pg.Pool };
+
+/**
+ * Runs the read models' checks in one snapshot (a projection writing meanwhile cannot make a false difference), then folds
+ * the merchants' ledgers to the bounds. A bare pool (a caller without the event store) folds nothing and says so.
+ */
+export async function gatewayReconciliation(sources: ReconciliationSources | pg.Pool, period: ReconciliationPeriod): Promise<GatewayReconciliation> {
+  const pool = 'store' in sources ? sources.pool : sources;
+  const { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees } = await inSnapshot(pool, async client => {
+    // the aggregates hash a row per payment and per entry: in memory rather than spilled to disk in batches
+    await client.query(`set local work_mem = '64MB'`);
+    const trial = await trialBalance(client, period);
+    const { paymentsFees, ...credits } = await holdingCredits(client, period);
+    const unmatched = await unmatchedCredits(client, { from: period.startsAt, to: period.endsAt, holding: true });
+    const suspenseItems = await listSuspense(client, { from: period.startsAt, to: period.endsAt });
+    const allocated = await query<{ day: string; fees: number }>(
+      client, 'ReconcileAllocationFees',
+      `select ${wibDayOf('resolved_at')}::text as day, sum(fee)::bigint as fees from gateway_suspense
+       where status = 'ALLOCATED' and resolved_at >= $1 and resolved_at < $2 group by 1`,
+      [period.startsAt, period.endsAt],
+    );
+    const allocationsFees = new Map(allocated.rows.map(r => [r.day, r.fees]));
+    return { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees };
+  });
+  const folded = 'store' in sources ? await periodBalances(sources, period) : { comparedWithReadModel: false, merchants: [], holdingAccounts: [], payouts: [] };
+  const inconsistent = folded.merchants.filter(m => !m.consistent).length;
+  const differing = folded.merchants.filter(m => m.differences.length > 0).length;
+  const merchants = {
+    balanced: inconsistent === 0 && differing === 0, folded: 'store' in sources, comparedWithReadModel: folded.comparedWithReadModel,
+    checked: folded.merchants.length, inconsistent, differing, rows: folded.merchants,
+  };
+  const holdingAccounts = {
+    balanced: folded.holdingAccounts.every(h => h.consistent),
+    tied: folded.comparedWithReadModel ? folded.holdingAccounts.every(h => h.difference === null || h.difference === 0) : null,
+    accounts: folded.holdingAccounts,
+  };
+  const total = (status: SuspenseRow['status']) => suspenseItems.filter(i => i.status === status).reduce((sum, i) => sum + i.amount, 0);
+  const suspense = { open: total('OPEN'), allocated: total('ALLOCATED'), refunded: total('REFUNDED'), items: suspenseItems };
+  const feeDays = trial.days.map(d => {
+    const earned = -d.fees;
+    const fromPayments = paymentsFees.get(d.day) ?? 0;
+    const fromAllocations = allocationsFees.get(d.day) ?? 0;
+    return { day: d.day, earned, paymentsFees: fromPayments, allocationsFees: fromAllocations, difference: earned - fromPayments - fromAllocations };
+  });
+  const feeTotal = feeDays.reduce((t, d) => ({
+    earned: t.earned + d.earned, paymentsFees: t.paymentsFees + d.paymentsFees, allocationsFees: t.allocationsFees + d.allocationsFees, difference: t.difference + d.difference,
+  }), { earned: 0, paymentsFees: 0, allocationsFees: 0, difference: 0 });
+  const fees = { balanced: feeDays.every(d => d.difference === 0), days: feeDays, total: feeTotal };
+  return {
+    period: { from: period.from, to: period.to, timeZone: 'Asia/Jakarta', startsAt: period.startsAt.toISOString(), endsAt: period.endsAt.toISOString() },
+    balanced: trial.balanced && merchants.balanced && holdingAccounts.balanced && credits.balanced && fees.balanced,
+    trialBalance: trial,
+    merchants,
+    holdingAccounts,
+    suspense,
+    payouts: folded.payouts,
+    holdingCredits: credits,
+    unmatchedCredits: unmatched,
+    fees,
+  };
+}

@@ -10,26 +10,32 @@ import { paymentCheckHandoversMigration } from './background/payment-checks.ts';
 import type { Logger } from './logger.ts';
 import { projections } from './projections/all.ts';
 import { eventStoreMigrations } from './store/postgres-event-store.ts';
+import { eventLogMigration, eventStreamsMigration } from './store/postgres-schema.ts';
 import { snapshotMigration } from './store/snapshots.ts';
 import { webhookMigrations } from './webhooks/schema.ts';
+
+/** The units after the event store's, in the order a start applies them. */
+const serviceUnits: readonly Migration[] = [
+  checkpointMigration,
+  snapshotMigration,
+  ...projections.map(readModelMigration),
+  ...webhookMigrations,
+  queueRunnersMigration,
+  dailyDigestsMigration,
+  ledgerCheckpointsMigration,
+  attemptCountsMigration,
+  paymentCheckHandoversMigration,
+];
+
+/** Every unit the service may run, its own and the event store's: their released steps are pinned (src/db/migration-steps.json). */
+export const allMigrations: readonly Migration[] = [eventLogMigration, eventStreamsMigration, ...serviceUnits];
 
 /**
  * Every unit of DDL the service runs as it starts, in order; each part of the service still brings its own units up
  * to date where it is used (a CLI command, a test), which after this costs one read of schema_migrations.
  */
 export async function startUpMigrations(pool: pg.Pool, config: Pick<Config, 'eventStore'>): Promise<Migration[]> {
-  return [
-    ...(config.eventStore === 'postgres' ? await eventStoreMigrations(pool) : []),
-    checkpointMigration,
-    snapshotMigration,
-    ...projections.map(readModelMigration),
-    ...webhookMigrations,
-    queueRunnersMigration,
-    dailyDigestsMigration,
-    ledgerCheckpointsMigration,
-    attemptCountsMigration,
-    paymentCheckHandoversMigration,
-  ];
+  return [...(config.eventStore === 'postgres' ? await eventStoreMigrations(pool) : []), ...serviceUnits];
 }
 
 /**

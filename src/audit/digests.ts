@@ -22,7 +22,7 @@ export const digestSchema = `
     last_position text not null
   );`;
 
-export const dailyDigestsMigration: Migration = { name: 'daily-digests', sql: digestSchema };
+export const dailyDigestsMigration: Migration = { name: 'daily-digests', steps: [digestSchema] };
 
 export type StoredDigest = { day: string; events: number; root: string; signature: string | null; keyId: string | null };
 

@@ -30,10 +30,12 @@ export const ledgerSchema = `
 /** The audit's signed checkpoints as a unit of start-up DDL, append-only like the log once the event store defined the guard. */
 export const ledgerCheckpointsMigration: Migration = {
   name: 'ledger-checkpoints',
-  sql: `${ledgerSchema}
+  steps: [
+    `${ledgerSchema}
     select es_protect_append_only('ledger_checkpoints'::regclass)
      where to_regproc('es_protect_append_only') is not null
        and not exists (select 1 from pg_trigger where tgrelid = 'ledger_checkpoints'::regclass and tgname = 'es_append_only');`,
+  ],
 };
 
 const subscriberName = 'ledger:checkpoints';

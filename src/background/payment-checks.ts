@@ -29,7 +29,7 @@ const handoversSchema = `
   );`;
 
 /** The table's unit of start-up DDL (src/db/migrations.ts). */
-export const paymentCheckHandoversMigration: Migration = { name: 'payment-check-handovers', sql: handoversSchema };
+export const paymentCheckHandoversMigration: Migration = { name: 'payment-check-handovers', steps: [handoversSchema] };
 
 const ready = new WeakMap<pg.Pool, Promise<void>>();
 function ensureHandovers(pool: pg.Pool): Promise<void> {

@@ -20,7 +20,7 @@ const attemptCountsSchema = `
   create index if not exists attempt_counts_window_end on attempt_counts (window_end);`;
 
 /** The table's unit of start-up DDL (src/db/migrations.ts). */
-export const attemptCountsMigration: Migration = { name: 'attempt-counts', sql: attemptCountsSchema };
+export const attemptCountsMigration: Migration = { name: 'attempt-counts', steps: [attemptCountsSchema] };
 
 const ready = new WeakMap<pg.Pool, Promise<void>>();
 

@@ -26,7 +26,7 @@ const runnersSchema = `
   -- the webhook queue's table before every queue had one; its rows were only heartbeats
   drop table if exists webhook_runners;`;
 
-export const queueRunnersMigration: Migration = { name: 'queue-runners', sql: runnersSchema };
+export const queueRunnersMigration: Migration = { name: 'queue-runners', steps: [runnersSchema] };
 
 export type RunnerIdentity = { id: string; workerIds: readonly string[]; deadAfterMs: number };
 export type LivenessTiming = { heartbeatMs: number; deadAfterMs: number };

@@ -8,7 +8,7 @@ const addMinutes = (iso: string, minutes: number) => new Date(new Date(iso).getT
 export const accountsProjection = projection({
   name: 'accounts',
   tables: ['accounts'],
-  schema: `
+  schema: [`
     create table if not exists accounts (
       id uuid primary key,
       owner_id uuid not null,
@@ -29,7 +29,7 @@ export const accountsProjection = projection({
       consecutive_failures int not null default 0
     );
     create index if not exists accounts_owner on accounts (owner_id, created_at desc, id);
-    create index if not exists accounts_due on accounts (next_sync_at) where is_active and paused_reason is null;`,
+    create index if not exists accounts_due on accounts (next_sync_at) where is_active and paused_reason is null;`],
   on: {
     async AccountLinked(tx, { data: d }) {
       await query(

@@ -4,7 +4,7 @@ import { projection } from './projection.ts';
 export const apiKeysProjection = projection({
   name: 'api-keys',
   tables: ['api_keys'],
-  schema: `
+  schema: [`
     create table if not exists api_keys (
       id uuid primary key,
       user_id uuid not null,
@@ -15,7 +15,7 @@ export const apiKeysProjection = projection({
       last_used_at timestamptz,
       revoked_at timestamptz
     );
-    create index if not exists api_keys_user on api_keys (user_id);`,
+    create index if not exists api_keys_user on api_keys (user_id);`],
   on: {
     async ApiKeyCreated(tx, { data: d }) {
       await query(

@@ -9,7 +9,7 @@ import { projection } from './projection.ts';
 export const gatewayAccessProjection = projection({
   name: 'gateway-access',
   tables: ['gateway_access', 'gateway_holding_accounts'],
-  schema: `
+  schema: [`
     create table if not exists gateway_access (
       user_id uuid primary key,
       status text not null,
@@ -27,7 +27,7 @@ export const gatewayAccessProjection = projection({
       methods text[] not null,
       marked_by uuid not null,
       marked_at timestamptz not null
-    );`,
+    );`],
   on: {
     async GatewayAccessRequested(tx, { data }) {
       const { userId, requestedAt, ...business } = data;

@@ -172,7 +172,7 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
 export const gatewayLedgerProjection = projection({
   name: 'gateway-ledger',
   tables: ['gateway_postings', 'gateway_balances', 'gateway_unsettled', 'gateway_withdrawals', 'gateway_cash'],
-  schema: `
+  schema: [`
     create table if not exists gateway_postings (
       position_commit bigint not null,
       position_prepare bigint not null,
@@ -216,11 +216,11 @@ export const gatewayLedgerProjection = projection({
       note text
     );
     create index if not exists gateway_withdrawals_by_merchant on gateway_withdrawals (merchant_id, requested_at);
-    create index if not exists gateway_withdrawals_by_status on gateway_withdrawals (status, requested_at);
-    -- the holder the provider's inquiry named when it was requested (null: not checked)
-    alter table gateway_withdrawals add column if not exists checked_holder_name text;
-    -- each platform account's cash as the ledger has it: the sum of its holding:<id> postings (issue 25)
-    create table if not exists gateway_cash (
+    create index if not exists gateway_withdrawals_by_status on gateway_withdrawals (status, requested_at);`,
+    // 2: the holder the provider's inquiry named when it was requested (null: not checked)
+    `alter table gateway_withdrawals add column if not exists checked_holder_name text;`,
+    // 3: each platform account's cash as the ledger has it: the sum of its holding:<id> postings (issue 25)
+    `create table if not exists gateway_cash (
       account_id text primary key,
       balance bigint not null
     );
@@ -228,7 +228,7 @@ export const gatewayLedgerProjection = projection({
     insert into gateway_cash (account_id, balance)
     select substr(account, 9), sum(amount) from gateway_postings
     where account like 'holding:%' and not exists (select 1 from gateway_cash) group by account
-    on conflict do nothing;`,
+    on conflict do nothing;`],
   on: perType(ledgerTypes, async (tx: pg.PoolClient, event: LedgerEvent) => {
     const statement = ledgerStatement([event]);
     await preparedQuery(tx, statement.name, statement.sql, statement.params);

@@ -81,7 +81,7 @@ function statementOf(events: LedgerEvent[]): Statement {
 export const gatewayStatementProjection = projection({
   name: 'gateway-statement',
   tables: ['gateway_statement'],
-  schema: `
+  schema: [`
     create table if not exists gateway_statement (
       merchant_id uuid not null,
       seq bigint not null,
@@ -102,9 +102,9 @@ export const gatewayStatementProjection = projection({
       on_hold bigint not null,
       primary key (merchant_id, seq),
       unique (merchant_id, stream_revision)
-    );
-    -- tables made before type_seq and at_max: numbered once from their rows
-    do $$ begin
+    );`,
+    // 2: tables made before type_seq and at_max: numbered once from their rows
+    `do $$ begin
       if not exists (select 1 from pg_attribute where attrelid = to_regclass('gateway_statement') and attname = 'type_seq' and not attisdropped) then
         alter table gateway_statement add column type_seq bigint, add column at_max timestamptz;
         update gateway_statement s set type_seq = n.type_seq, at_max = n.at_max
@@ -118,7 +118,7 @@ export const gatewayStatementProjection = projection({
     create index if not exists gateway_statement_by_type on gateway_statement (merchant_id, type, seq);
     create index if not exists gateway_statement_by_type_seq on gateway_statement (merchant_id, type, type_seq);
     create index if not exists gateway_statement_by_time on gateway_statement (merchant_id, at, seq);
-    create index if not exists gateway_statement_late on gateway_statement (merchant_id, seq) where at < at_max;`,
+    create index if not exists gateway_statement_late on gateway_statement (merchant_id, seq) where at < at_max;`],
   on: perType(ledgerTypes, async (tx: pg.PoolClient, event: LedgerEvent) => {
     const statement = statementOf([event]);
     await preparedQuery(tx, statement.name, statement.sql, statement.params);

@@ -9,7 +9,7 @@ import { projection } from './projection.ts';
 export const gatewaySuspenseProjection = projection({
   name: 'gateway-suspense',
   tables: ['gateway_suspense'],
-  schema: `
+  schema: [`
     create table if not exists gateway_suspense (
       id uuid primary key,
       mutation_id uuid not null,
@@ -29,7 +29,7 @@ export const gatewaySuspenseProjection = projection({
       resolved_by uuid,
       resolved_at timestamptz
     );
-    create index if not exists gateway_suspense_by_status on gateway_suspense (status, received_at);`,
+    create index if not exists gateway_suspense_by_status on gateway_suspense (status, received_at);`],
   on: {
     async SuspenseCreditReceived(tx, { data: d }) {
       await query(

@@ -7,13 +7,13 @@ import { projection } from './projection.ts';
 export const holidayCalendarProjection = projection({
   name: 'holiday-calendar',
   tables: ['holiday_calendar_years'],
-  schema: `
+  schema: [`
     create table if not exists holiday_calendar_years (
       year int primary key,
       source text not null,
       days json not null,
       set_at timestamptz not null
-    );`,
+    );`],
   on: {
     async HolidayCalendarYearSet(tx, { data: d }) {
       await query(

@@ -5,7 +5,7 @@ import { projection } from './projection.ts';
 export const mutationsProjection = projection({
   name: 'mutations',
   tables: ['mutations', 'mutation_accounts'],
-  schema: `
+  schema: [`
     create table if not exists mutation_accounts (
       account_id uuid primary key,
       owner_id uuid not null,
@@ -32,7 +32,7 @@ export const mutationsProjection = projection({
     create index if not exists mutations_owner_time on mutations (owner_id, created_at desc, id desc)
       include (account_id, account_type, type, amount);
     create index if not exists mutations_account_time on mutations (account_id, created_at desc, id desc)
-      include (owner_id, type, amount);`,
+      include (owner_id, type, amount);`],
   on: {
     async AccountLinked(tx, { data: d }) {
       await query(tx, 'ProjectMutationAccount', 'insert into mutation_accounts values ($1, $2, $3) on conflict do nothing', [

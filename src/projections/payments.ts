@@ -6,8 +6,9 @@ export const paymentsProjection: Projection = {
   name: 'payments',
   tables: ['payments'],
   handles: ['PaymentCreated', 'PaymentMethodChosen', 'PaymentCompleted', 'PaymentExpired'],
-  schema: `
-    create table if not exists payments (
+  schema: [
+    // 1: the table as payments were first made
+    `create table if not exists payments (
       id uuid primary key,
       owner_id uuid not null,
       order_id text not null,
@@ -27,22 +28,23 @@ export const paymentsProjection: Projection = {
       paid_at timestamptz,
       completed_at timestamptz,
       expired_at timestamptz
-    );
-    -- payments created without a type (the payer chooses): no bill until then
-    alter table payments add column if not exists method_selection text not null default 'fixed';
+    );`,
+    // 2: payments created without a type (the payer chooses): no bill until then
+    `alter table payments add column if not exists method_selection text not null default 'fixed';
     alter table payments alter column unique_code drop not null;
-    alter table payments alter column total_amount drop not null;
-    -- gateway payments: no receiving account until the payer chooses; the merchant's terms and the fee
-    alter table payments alter column receiving_account_id drop not null;
+    alter table payments alter column total_amount drop not null;`,
+    // 3: gateway payments: no receiving account until the payer chooses; the merchant's terms and the fee
+    `alter table payments alter column receiving_account_id drop not null;
     alter table payments add column if not exists gateway boolean not null default false;
     alter table payments add column if not exists base_amount bigint;
     alter table payments add column if not exists fee_to_customer boolean;
-    alter table payments add column if not exists gateway_fee bigint;
-    create index if not exists payments_gateway_completed on payments (completed_at) where gateway;
+    alter table payments add column if not exists gateway_fee bigint;`,
+    // 4: the lists' and timers' indexes
+    `create index if not exists payments_gateway_completed on payments (completed_at) where gateway;
     create index if not exists payments_pending_expiry on payments (expires_at) where status = 'PENDING';
     create index if not exists payments_owner_order on payments (owner_id, order_id);
     -- the dashboard's list: an owner's payments, newest first
-    create index if not exists payments_owner_created on payments (owner_id, created_at desc, id desc);`,
+    create index if not exists payments_owner_created on payments (owner_id, created_at desc, id desc);`],
   applyRun: {
     // payment creation is the busiest write: a batch of them is one insert
     PaymentCreated(events) {

@@ -26,8 +26,11 @@ export type Projection<Name extends string = string> = {
   tables: string[];
   /** The event types `apply` acts on; the others are neither parsed nor applied, live or in a replay. */
   handles: readonly EventType[];
-  /** Idempotent DDL creating the tables. */
-  schema: string;
+  /**
+   * The DDL of its tables as numbered steps (src/db/migrations.ts): run in order, each once, on the live schema at
+   * start and on a fresh one by a replay or rebuild. A change is a new step at the end; a released step stays as it is.
+   */
+  schema: readonly string[];
   apply(tx: pg.PoolClient, event: StoredEvent<AnyEvent>): Promise<void>;
   /**
    * Optional, per event type: a run of consecutive events of that type as one INSERT, UPDATE or DELETE (parameters
@@ -46,7 +49,7 @@ export type Projection<Name extends string = string> = {
 export function projection<const Name extends string, T extends EventType>(spec: {
   name: Name;
   tables: string[];
-  schema: string;
+  schema: readonly string[];
   on: { [K in T]: Handler<K> };
   applyRun?: { [K in NoInfer<T>]?: RunHandler<K> };
 }): Projection<Name> {

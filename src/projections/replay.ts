@@ -70,7 +70,7 @@ export class SchemaReplay {
   ) {}
 
   async createTables(): Promise<void> {
-    await query(this.schema.client, `CreateReadModel:${this.projection.name}`, this.projection.schema);
+    for (const [i, step] of this.projection.schema.entries()) await query(this.schema.client, `CreateReadModel:${this.projection.name}:${i + 1}`, step);
   }
 
   /**

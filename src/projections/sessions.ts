@@ -4,7 +4,7 @@ import { projection } from './projection.ts';
 export const sessionsProjection = projection({
   name: 'sessions',
   tables: ['user_sessions'],
-  schema: `
+  schema: [`
     create table if not exists user_sessions (
       id uuid primary key,
       user_id uuid not null,
@@ -15,7 +15,7 @@ export const sessionsProjection = projection({
       expires_at timestamptz not null,
       ended_at timestamptz
     );
-    create index if not exists user_sessions_user on user_sessions (user_id);`,
+    create index if not exists user_sessions_user on user_sessions (user_id);`],
   on: {
     async SessionStarted(tx, { data: d }) {
       await query(

@@ -5,7 +5,7 @@ import { projection } from './projection.ts';
 export const transfersProjection = projection({
   name: 'transfers',
   tables: ['transfers'],
-  schema: `
+  schema: [`
     create table if not exists transfers (
       id uuid primary key,
       account_id uuid not null,
@@ -19,7 +19,7 @@ export const transfersProjection = projection({
       submitted_at timestamptz not null,
       ended_at timestamptz
     );
-    create index if not exists transfers_open on transfers (submitted_at) where status in ('SUBMITTED', 'UNCONFIRMED');`,
+    create index if not exists transfers_open on transfers (submitted_at) where status in ('SUBMITTED', 'UNCONFIRMED');`],
   on: {
     async TransferSubmitted(tx, { data: d }) {
       await query(

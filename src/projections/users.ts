@@ -4,7 +4,7 @@ import { projection } from './projection.ts';
 export const usersProjection = projection({
   name: 'users',
   tables: ['users'],
-  schema: `
+  schema: [`
     create table if not exists users (
       id uuid primary key,
       name text not null,
@@ -16,7 +16,7 @@ export const usersProjection = projection({
       subscription_status text,
       subscription_expires_at timestamptz,
       points bigint not null default 0
-    );`,
+    );`],
   on: {
     async UserRegistered(tx, { data: d }) {
       await query(tx, 'ProjectUserRegistered', 'insert into users (id, name, email, role, created_at) values ($1, $2, $3, $4, $5) on conflict do nothing', [

@@ -5,7 +5,7 @@ import { projection } from './projection.ts';
 export const webhookEndpointsProjection = projection({
   name: 'webhook-endpoints',
   tables: ['webhook_endpoints'],
-  schema: `
+  schema: [`
     create table if not exists webhook_endpoints (
       id uuid primary key,
       owner_id uuid not null,
@@ -15,10 +15,10 @@ export const webhookEndpointsProjection = projection({
       disabled_at timestamptz,
       disabled_status_code int,
       removed_at timestamptz
-    );
-    -- the kinds it is sent; null: the default ones (src/webhooks/outbox.ts)
-    alter table webhook_endpoints add column if not exists events text[];
-    create index if not exists webhook_endpoints_owner on webhook_endpoints (owner_id, created_at desc) where removed_at is null;`,
+    );`,
+    // 2: the kinds it is sent; null: the default ones (src/domain/webhook-events.ts)
+    `alter table webhook_endpoints add column if not exists events text[];
+    create index if not exists webhook_endpoints_owner on webhook_endpoints (owner_id, created_at desc) where removed_at is null;`],
   on: {
     async WebhookEndpointAdded(tx, { data: d }) {
       await query(

@@ -5,14 +5,14 @@ import { projection } from './projection.ts';
 export const withdrawalPayoutsProjection = projection({
   name: 'withdrawal-payouts',
   tables: ['gateway_withdrawal_payouts'],
-  schema: `
+  schema: [`
     create table if not exists gateway_withdrawal_payouts (
       withdrawal_id uuid primary key,
       transfer_id uuid not null,
       outcome text not null,
       reason text not null,
       failed_at timestamptz not null
-    );`,
+    );`],
   on: {
     async WithdrawalPayoutFailed(tx, { data: d }) {
       await query(

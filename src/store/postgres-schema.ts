@@ -133,7 +133,7 @@ end $$;
 `;
 
 /** The event log's part, for its owner alone (the superuser's connection in embedded mode). */
-export const eventLogMigration: Migration = { name: 'event-log', sql: `${schemaLock}\n${eventLogDefinition}` };
+export const eventLogMigration: Migration = { name: 'event-log', steps: [`${schemaLock}\n${eventLogDefinition}`] };
 
 /** The part the service's role may (re)create without owning the log. */
-export const eventStreamsMigration: Migration = { name: 'event-streams', sql: `${schemaLock}\n${eventStreamsDefinition}` };
+export const eventStreamsMigration: Migration = { name: 'event-streams', steps: [`${schemaLock}\n${eventStreamsDefinition}`] };

@@ -27,7 +27,7 @@ create table if not exists stream_snapshots (
 );
 `;
 
-export const snapshotMigration: Migration = { name: 'stream-snapshots', sql: snapshotSchema };
+export const snapshotMigration: Migration = { name: 'stream-snapshots', steps: [snapshotSchema] };
 
 export async function postgresSnapshots(db: pg.Pool): Promise<SnapshotStore> {
   await migrate(db, [snapshotMigration]);

@@ -41,8 +41,13 @@ const deliveryLogSchema = `
     error text,
     primary key (delivery_id, number)
   );
-  -- an attempt is logged when it starts (in_flight, with the queue job and worker making it) and finished with its
-  -- answer; one whose worker died first is interrupted (src/webhooks/deliveries.ts). Altered once, not at every start.
+`;
+
+/**
+ * Step 2: an attempt is logged when it starts (in_flight, with the queue job and worker making it) and finished with
+ * its answer; one whose worker died first is interrupted (src/webhooks/deliveries.ts).
+ */
+const attemptStates = `
   do $$ begin
     if not exists (select 1 from information_schema.columns
                     where table_schema = current_schema() and table_name = 'webhook_attempts' and column_name = 'state') then
@@ -55,7 +60,7 @@ const deliveryLogSchema = `
   end $$;
   create index if not exists webhook_attempts_in_flight on webhook_attempts (delivery_id) where state = 'in_flight';`;
 
-export const webhookDeliveryLogMigration: Migration = { name: 'webhook-delivery-log', sql: deliveryLogSchema };
+export const webhookDeliveryLogMigration: Migration = { name: 'webhook-delivery-log', steps: [deliveryLogSchema, attemptStates] };
 
 /** What publishing and delivering webhooks need: the job queue, the endpoints and the delivery log. */
 export const webhookMigrations: Migration[] = [jobQueueMigration, readModelMigration(webhookEndpointsProjection), webhookDeliveryLogMigration];

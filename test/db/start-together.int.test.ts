@@ -74,15 +74,31 @@ describe('several instances starting together on an empty database', () => {
     await first.close();
     const pool = createPool(ownerUrl, 1);
     try {
-      const before = await query<{ name: string; applied_at: Date }>(pool, 'ListMigrations', 'select name, applied_at from schema_migrations');
-      await query(pool, 'ForgetChecksum', `update schema_migrations set checksum = 'changed' where name = 'read-model:payments'`);
+      const before = await query<{ name: string; step: number; applied_at: Date }>(pool, 'ListMigrations', 'select name, step, applied_at from schema_migrations');
+      await query(pool, 'ForgetChecksum', `update schema_migrations set checksum = 'changed' where name = 'read-model:payments' and step = 3`);
       const second = await startInstance(ownerUrl, null);
       await second.close();
-      const after = await query<{ name: string; applied_at: Date; checksum: string }>(pool, 'ListMigrations', 'select name, applied_at, checksum from schema_migrations');
-      const was = new Map(before.rows.map(r => [r.name, r.applied_at.getTime()]));
-      const reapplied = after.rows.filter(r => r.applied_at.getTime() !== was.get(r.name)).map(r => r.name);
-      expect(reapplied).toEqual(['read-model:payments']);
-      expect(after.rows.find(r => r.name === 'read-model:payments')!.checksum).toMatch(/^[0-9a-f]{64}$/);
+      const after = await query<{ name: string; step: number; applied_at: Date; checksum: string }>(pool, 'ListMigrations', 'select name, step, applied_at, checksum from schema_migrations');
+      const was = new Map(before.rows.map(r => [`${r.name} ${r.step}`, r.applied_at.getTime()]));
+      const reapplied = after.rows.filter(r => r.applied_at.getTime() !== was.get(`${r.name} ${r.step}`)).map(r => `${r.name} ${r.step}`);
+      expect(reapplied).toEqual(['read-model:payments 3']);
+      expect(after.rows.filter(r => r.name === 'read-model:payments').map(r => r.step).sort()).toEqual([1, 2, 3, 4]);
+      expect(after.rows.find(r => r.name === 'read-model:payments' && r.step === 3)!.checksum).toMatch(/^[0-9a-f]{64}$/);
+    } finally {
+      await pool.end();
+    }
+  }, 120_000);
+
+  it('a database migrated before the steps were numbered (a row per unit) starts, and its units are recorded by step', async () => {
+    const ownerUrl = await freshDatabaseUrl();
+    const pool = createPool(ownerUrl, 1);
+    try {
+      await query(pool, 'OldVersionTable', `create table schema_migrations (name text primary key, checksum text not null, applied_at timestamptz not null default now());
+        insert into schema_migrations (name, checksum) values ('read-model:payments', 'an old checksum of the whole text')`);
+      const service = await startInstance(ownerUrl, null);
+      await service.close();
+      const rows = await query<{ name: string; step: number }>(pool, 'ListMigrations', `select name, step from schema_migrations where name = 'read-model:payments' order by step`);
+      expect(rows.rows.map(r => r.step)).toEqual([1, 2, 3, 4]);
     } finally {
       await pool.end();
     }

@@ -19,7 +19,7 @@ const counts: Projection = {
   name: 'test-counts',
   tables: ['test_counts'],
   handles: ['TestCounted' as never],
-  schema: 'create table if not exists test_counts (n int primary key)',
+  schema: ['create table if not exists test_counts (n int primary key)'],
   async apply(tx, e) {
     await query(tx, 'InsertTestCount', 'insert into test_counts (n) values ($1)', [(e.data as unknown as { n: number }).n]);
   },

@@ -51,7 +51,7 @@ const tables = async (db: Queryable) => {
 describe('gateway ledger read model, a run of one event type and its checkpoint in one statement', () => {
   it('leaves the rows that applying the events one by one leaves (credits, then settlements)', async () => {
     const pool = await freshPool();
-    await pool.query(gatewayLedgerProjection.schema);
+    for (const step of gatewayLedgerProjection.schema) await pool.query(step);
     await pool.query(checkpointSchema);
     const clear = (db: Queryable) => db.query(gatewayLedgerProjection.tables.map(t => `delete from ${t};`).join(''));
     await fc.assert(

@@ -118,7 +118,7 @@ describe('a page of the statement is a range of seq or of type_seq', () => {
       await client.query(`insert into gateway_statement (merchant_id, seq, stream_revision, id, type, at, amount, pending, available, on_hold)
         select $1, n, n - 1, gen_random_uuid(), case when n % 3 = 0 then 'SETTLEMENT' else 'PAYMENT' end, $2::timestamptz + make_interval(hours => case when n = 5 then 1 else n end), 1, 0, 0, 0
         from generate_series(1, 9) n`, [nextUuid(), new Date(t0)]);
-      await client.query(gatewayStatementProjection.schema);
+      for (const step of gatewayStatementProjection.schema) await client.query(step);
       const rows = await client.query<{ type_seq: string; late: boolean }>('select type_seq, at < at_max as late from gateway_statement order by seq');
       expect(rows.rows.map(r => Number(r.type_seq))).toEqual([1, 2, 1, 3, 4, 2, 5, 6, 3]);
       expect(rows.rows.map(r => r.late)).toEqual([false, false, false, false, true, false, false, false, false]);

@@ -32,7 +32,7 @@ const created = fc.record({
 describe('payments read model, a run of PaymentCreated in one statement', () => {
   it('leaves exactly the rows that applying the events one by one leaves', async () => {
     const pool = await freshPool();
-    await pool.query(paymentsProjection.schema);
+    for (const step of paymentsProjection.schema) await pool.query(step);
     const rows = async (events: StoredEvent<AnyEvent>[], together: boolean) =>
       inTransaction(pool, async tx => {
         await tx.query('delete from payments');
@@ -52,7 +52,7 @@ describe('payments read model, a run of PaymentCreated in one statement', () => 
 
   it('writes a batch that is one run and its checkpoint in one statement, with the rows of one-by-one apply', async () => {
     const pool = await freshPool();
-    await pool.query(paymentsProjection.schema);
+    for (const step of paymentsProjection.schema) await pool.query(step);
     await pool.query(checkpointSchema);
     await fc.assert(
       fc.asyncProperty(fc.array(created, { minLength: 1, maxLength: 30 }), fc.bigInt({ min: 1n, max: 1n << 40n }), async (events, commit) => {

@@ -25,13 +25,13 @@ const onCompleted: Handler<'PaymentCompleted'> = async () => undefined;
 
 describe('a projection', () => {
   it('handles the event types it has a handler for, and no other', () => {
-    const p = projection({ name: 'test', tables: [], schema: '', on: { PaymentCompleted: onCompleted, PaymentExpired: async () => undefined } });
+    const p = projection({ name: 'test', tables: [], schema: [''], on: { PaymentCompleted: onCompleted, PaymentExpired: async () => undefined } });
     expect(p.handles).toEqual(['PaymentCompleted', 'PaymentExpired']);
   });
 
   it("applies an event with its type's handler, and an event of a type it has none for not at all", async () => {
     const seen: string[] = [];
-    const p = projection({ name: 'test', tables: [], schema: '', on: { PaymentExpired: async (_, event) => void seen.push(event.data.expiredAt) } });
+    const p = projection({ name: 'test', tables: [], schema: [''], on: { PaymentExpired: async (_, event) => void seen.push(event.data.expiredAt) } });
     await p.apply(tx, expired);
     await p.apply(tx, completed);
     expect(seen).toEqual([expired.data.expiredAt]);
@@ -39,15 +39,15 @@ describe('a projection', () => {
 
   it("refuses at compile time a handler under another event type's key", () => {
     // @ts-expect-error PaymentCompleted's handler reads data PaymentExpired does not have
-    const mismatched = projection({ name: 'test', tables: [], schema: '', on: { PaymentExpired: onCompleted } });
+    const mismatched = projection({ name: 'test', tables: [], schema: [''], on: { PaymentExpired: onCompleted } });
     expect(mismatched.handles).toEqual(['PaymentExpired']);
   });
 
   it('refuses at compile time an event type that does not exist, and a run of a type it has no handler for', () => {
     // @ts-expect-error no event is called PaymentExpird
-    projection({ name: 'test', tables: [], schema: '', on: { PaymentExpird: async () => undefined } });
+    projection({ name: 'test', tables: [], schema: [''], on: { PaymentExpird: async () => undefined } });
     projection({
-      name: 'test', tables: [], schema: '', on: { PaymentCompleted: onCompleted },
+      name: 'test', tables: [], schema: [''], on: { PaymentCompleted: onCompleted },
       // @ts-expect-error PaymentExpired has no handler in `on`
       applyRun: { PaymentExpired: () => ({ name: 'Nothing', sql: 'select 1', params: [] }) },
     });

@@ -19,7 +19,7 @@ const counts: Projection = {
   name: 'test-counts',
   tables: ['test_counts'],
   handles: ['TestCounted' as never],
-  schema: 'create table if not exists test_counts (stream text primary key, n int not null)',
+  schema: ['create table if not exists test_counts (stream text primary key, n int not null)'],
   async apply(tx, e) {
     const { stream } = e.data as unknown as { stream: string };
     await query(tx, 'CountEvent', 'insert into test_counts (stream, n) values ($1, 1) on conflict (stream) do update set n = test_counts.n + 1', [stream]);

@@ -18,7 +18,7 @@ const tally: Projection = {
   name: 'test-tally',
   tables: ['test_tally'],
   handles: ['TestTallied' as never],
-  schema: 'create table if not exists test_tally (stream text primary key, n int not null)',
+  schema: ['create table if not exists test_tally (stream text primary key, n int not null)'],
   async apply(tx, e) {
     const { stream } = e.data as unknown as { stream: string };
     await query(tx, 'TallyEvent', 'insert into test_tally (stream, n) values ($1, 1) on conflict (stream) do update set n = test_tally.n + 1', [stream]);

@@ -129,7 +129,7 @@ describe('a projection stuck at an event', () => {
     name: 'test-notes',
     tables: ['test_notes'],
     handles: ['TestNoted' as never],
-    schema: 'create table if not exists test_notes (note text primary key)',
+    schema: ['create table if not exists test_notes (note text primary key)'],
     async apply(tx, e) {
       const { note } = e.data as unknown as { note: string };
       if (note === 'poison' && broken) throw new Error('cannot apply poison');

@@ -1,11 +1,27 @@
-import { preparedQuery, query, type Queryable } from '../db/pool.ts';
-import type { Projection } from './projection.ts';
+import { preparedQuery, query, type Queryable, type Statement } from '../db/pool.ts';
+import { projection, type Stored } from './projection.ts';
+
+/** Created payments as one insert, whether one came or a run of them: the busiest write of the service. */
+function paymentsCreated(events: Stored<'PaymentCreated'>[]): Statement {
+  return {
+    name: 'ProjectPaymentsCreated',
+    sql: `insert into payments (id, owner_id, order_id, receiving_account_id, provider_code, type, amount, unique_code, total_amount,
+       account_number, qris_payload, redirect_url, status, expires_at, created_at, method_selection, gateway, base_amount, fee_to_customer, gateway_fee)
+     select "paymentId", "ownerId", "orderId", "receivingAccountId", "providerCode", type, amount, "uniqueCode", "totalAmount",
+       "accountNumber", "qrisPayload", "redirectUrl", 'PENDING', "expiresAt", "createdAt", "methodSelection",
+       gateway is not null and gateway <> 'null'::jsonb, (gateway->>'baseAmount')::bigint, (gateway->>'feeToCustomer')::boolean, (gateway->>'fee')::bigint
+     from jsonb_to_recordset($1::jsonb) as p("paymentId" uuid, "ownerId" uuid, "orderId" text, "receivingAccountId" uuid,
+       "providerCode" text, type text, amount bigint, "uniqueCode" bigint, "totalAmount" bigint, "accountNumber" text,
+       "qrisPayload" text, "redirectUrl" text, "expiresAt" timestamptz, "createdAt" timestamptz, "methodSelection" text, gateway jsonb)
+     on conflict do nothing`,
+    params: [JSON.stringify(events.map(e => e.data))],
+  };
+}
 
 /** Payments as the status endpoint, the payment page and the expiry timer read them. */
-export const paymentsProjection: Projection = {
+export const paymentsProjection = projection({
   name: 'payments',
   tables: ['payments'],
-  handles: ['PaymentCreated', 'PaymentMethodChosen', 'PaymentCompleted', 'PaymentExpired'],
   schema: [
     // 1: the table as payments were first made
     `create table if not exists payments (
@@ -45,74 +61,38 @@ export const paymentsProjection: Projection = {
     create index if not exists payments_owner_order on payments (owner_id, order_id);
     -- the dashboard's list: an owner's payments, newest first
     create index if not exists payments_owner_created on payments (owner_id, created_at desc, id desc);`],
-  applyRun: {
-    // payment creation is the busiest write: a batch of them is one insert
-    PaymentCreated(events) {
-      const rows = events.flatMap(e => (e.type === 'PaymentCreated' ? [e.data] : []));
-      return {
-        name: 'ProjectPaymentsCreated',
-        sql: `insert into payments (id, owner_id, order_id, receiving_account_id, provider_code, type, amount, unique_code, total_amount,
-           account_number, qris_payload, redirect_url, status, expires_at, created_at, method_selection, gateway, base_amount, fee_to_customer, gateway_fee)
-         select "paymentId", "ownerId", "orderId", "receivingAccountId", "providerCode", type, amount, "uniqueCode", "totalAmount",
-           "accountNumber", "qrisPayload", "redirectUrl", 'PENDING', "expiresAt", "createdAt", "methodSelection",
-           gateway is not null and gateway <> 'null'::jsonb, (gateway->>'baseAmount')::bigint, (gateway->>'feeToCustomer')::boolean, (gateway->>'fee')::bigint
-         from jsonb_to_recordset($1::jsonb) as p("paymentId" uuid, "ownerId" uuid, "orderId" text, "receivingAccountId" uuid,
-           "providerCode" text, type text, amount bigint, "uniqueCode" bigint, "totalAmount" bigint, "accountNumber" text,
-           "qrisPayload" text, "redirectUrl" text, "expiresAt" timestamptz, "createdAt" timestamptz, "methodSelection" text, gateway jsonb)
-         on conflict do nothing`,
-        params: [JSON.stringify(rows)],
-      };
+  on: {
+    async PaymentCreated(tx, event) {
+      const statement = paymentsCreated([event]);
+      await preparedQuery(tx, statement.name, statement.sql, statement.params);
+    },
+    async PaymentMethodChosen(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectPaymentMethodChosen',
+        `update payments set type = $2, unique_code = $3, total_amount = $4, account_number = $5, qris_payload = $6,
+           receiving_account_id = coalesce($7, receiving_account_id), provider_code = coalesce($8, provider_code),
+           amount = coalesce($9, amount), gateway_fee = coalesce($10, gateway_fee)
+         where id = $1`,
+        [d.paymentId, d.type, d.uniqueCode, d.totalAmount, d.accountNumber, d.qrisPayload,
+          d.gateway?.receivingAccountId ?? null, d.gateway?.providerCode ?? null, d.gateway?.amount ?? null, d.gateway?.fee ?? null],
+      );
+    },
+    async PaymentCompleted(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectPaymentCompleted',
+        `update payments set status = 'COMPLETED', mutation_id = $2, paid_at = $3, completed_at = $4 where id = $1 and status = 'PENDING'`,
+        [d.paymentId, d.mutationId, d.paidAt, d.completedAt],
+      );
+    },
+    async PaymentExpired(tx, { data: d }) {
+      await query(tx, 'ProjectPaymentExpired', `update payments set status = 'EXPIRED', expired_at = $2 where id = $1 and status = 'PENDING'`, [d.paymentId, d.expiredAt]);
     },
   },
-  async apply(tx, event) {
-    switch (event.type) {
-      case 'PaymentCreated': {
-        const d = event.data;
-        await query(
-          tx,
-          'ProjectPaymentCreated',
-          `insert into payments (id, owner_id, order_id, receiving_account_id, provider_code, type, amount, unique_code, total_amount,
-             account_number, qris_payload, redirect_url, status, expires_at, created_at, method_selection, gateway, base_amount, fee_to_customer, gateway_fee)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'PENDING', $13, $14, $15, $16, $17, $18, $19) on conflict do nothing`,
-          [d.paymentId, d.ownerId, d.orderId, d.receivingAccountId, d.providerCode, d.type, d.amount, d.uniqueCode, d.totalAmount,
-            d.accountNumber, d.qrisPayload, d.redirectUrl, d.expiresAt, d.createdAt, d.methodSelection,
-            d.gateway !== null, d.gateway?.baseAmount ?? null, d.gateway?.feeToCustomer ?? null, d.gateway?.fee ?? null],
-        );
-        return;
-      }
-      case 'PaymentMethodChosen': {
-        const d = event.data;
-        await query(
-          tx,
-          'ProjectPaymentMethodChosen',
-          `update payments set type = $2, unique_code = $3, total_amount = $4, account_number = $5, qris_payload = $6,
-             receiving_account_id = coalesce($7, receiving_account_id), provider_code = coalesce($8, provider_code),
-             amount = coalesce($9, amount), gateway_fee = coalesce($10, gateway_fee)
-           where id = $1`,
-          [d.paymentId, d.type, d.uniqueCode, d.totalAmount, d.accountNumber, d.qrisPayload,
-            d.gateway?.receivingAccountId ?? null, d.gateway?.providerCode ?? null, d.gateway?.amount ?? null, d.gateway?.fee ?? null],
-        );
-        return;
-      }
-      case 'PaymentCompleted': {
-        const d = event.data;
-        await query(
-          tx,
-          'ProjectPaymentCompleted',
-          `update payments set status = 'COMPLETED', mutation_id = $2, paid_at = $3, completed_at = $4 where id = $1 and status = 'PENDING'`,
-          [d.paymentId, d.mutationId, d.paidAt, d.completedAt],
-        );
-        return;
-      }
-      case 'PaymentExpired':
-        await query(tx, 'ProjectPaymentExpired', `update payments set status = 'EXPIRED', expired_at = $2 where id = $1 and status = 'PENDING'`, [
-          event.data.paymentId,
-          event.data.expiredAt,
-        ]);
-        return;
-    }
-  },
-};
+  // a run of creations (a busy account's) is one insert
+  applyRun: { PaymentCreated: paymentsCreated },
+});
 
 export type PaymentRow = {
   id: string;

@@ -59,8 +59,8 @@ describe("the service's read models", () => {
     for (const p of projections.filter(p => p.on)) expect({ [p.name]: p.handles }).toEqual({ [p.name]: Object.keys(p.on!) });
   });
 
-  it('are each declared by their handlers but payments, still written by hand (to convert)', () => {
-    expect(projections.filter(p => !p.on).map(p => p.name)).toEqual(['payments']);
+  it('are each declared by their handlers, none written by hand', () => {
+    expect(projections.filter(p => !p.on).map(p => p.name)).toEqual([]);
   });
 
   it('batch runs only of event types they have a handler for', () => {

@@ -60,7 +60,10 @@ export const paymentsProjection = projection({
     create index if not exists payments_pending_expiry on payments (expires_at) where status = 'PENDING';
     create index if not exists payments_owner_order on payments (owner_id, order_id);
     -- the dashboard's list: an owner's payments, newest first
-    create index if not exists payments_owner_created on payments (owner_id, created_at desc, id desc);`],
+    create index if not exists payments_owner_created on payments (owner_id, created_at desc, id desc);`,
+    // 5: the payment checks' look, every second, at which accounts hold pending payments (accountsWithPendingPayments)
+    `create index if not exists payments_pending_account on payments (receiving_account_id, created_at desc)
+      where status = 'PENDING' and total_amount is not null;`],
   on: {
     async PaymentCreated(tx, event) {
       const statement = paymentsCreated([event]);
@@ -138,14 +141,32 @@ export async function duePayments(db: Queryable, now: Date, limit: number): Prom
   return r.rows;
 }
 
-/** The receiving accounts with billed payments still waiting for money at `now`, and when the newest was created. */
+/**
+ * The receiving accounts with billed payments still waiting for money at `now`, and when the newest was created. Asked
+ * every second by the payment checks: it walks the accounts that hold pending payments (one index probe each, from the
+ * last one on) and takes each one's newest that has not expired, instead of grouping every pending payment (a busy
+ * account holds hundreds of thousands, read again every second).
+ */
 export async function accountsWithPendingPayments(db: Queryable, now: Date): Promise<{ id: string; newest: Date }[]> {
   const r = await preparedQuery<{ id: string; newest: Date }>(
     db,
     'FindAccountsWithPendingPayments',
-    `select receiving_account_id as id, max(created_at) as newest from payments
-      where status = 'PENDING' and expires_at > $1 and total_amount is not null
-      group by receiving_account_id`,
+    `with recursive pending(id) as (
+       (select receiving_account_id from payments where status = 'PENDING' and total_amount is not null
+         order by receiving_account_id limit 1)
+       union all
+       select (select p.receiving_account_id from payments p
+                where p.status = 'PENDING' and p.total_amount is not null and p.receiving_account_id > pending.id
+                order by p.receiving_account_id limit 1)
+       from pending where pending.id is not null
+     )
+     select pending.id, newest.created_at as newest from pending
+     cross join lateral (
+       select p.created_at from payments p
+        where p.receiving_account_id = pending.id and p.status = 'PENDING' and p.total_amount is not null and p.expires_at > $1
+        order by p.created_at desc limit 1
+     ) newest
+     where pending.id is not null`,
     [now],
   );
   return r.rows;

@@ -29,7 +29,7 @@ import { Writable } from 'node:stream';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type pg from 'pg';
 import { linkAccount, type NewAccount } from '../src/commands/link-account.ts';
-import { userStream } from '../src/commands/user.ts';
+import { userStream } from '../src/domain/user.ts';
 import { loadConfig } from '../src/config.ts';
 import { createPool } from '../src/db/pool.ts';
 import { serialise, type DomainEvent } from '../src/events/event.ts';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Clock } from './clock.ts';
-import { stateCache, type StateCache } from './commands/state-cache.ts';
+import { stateCache, type StateCache } from './store/commands/state-cache.ts';
 import type { Config } from './config.ts';
 import { createPool } from './db/pool.ts';
 import { watchDatabase, type DatabaseWatch } from './db/watch.ts';

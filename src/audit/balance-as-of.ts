@@ -1,6 +1,6 @@
 import { account, accountStream } from '../domain/account.ts';
 import { gatewayLedger, gatewayLedgerStream, merchantBalance } from '../domain/gateway-ledger.ts';
-import type { Decider } from '../commands/handle.ts';
+import type { Decider } from '../store/commands/handle.ts';
 import { parseRecorded, type DomainEvent } from '../events/event.ts';
 import type { EventStore } from '../store/event-store.ts';
 import { streamEvents } from './stream-pages.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { foldPostingsAtBounds } from '../audit/balance-as-of.ts';
+import { foldPostingsAtBounds } from './balance-as-of.ts';
 import { gatewayLedgerStream, merchantBalance, type GatewayLedger } from '../domain/gateway-ledger.ts';
 import { suspenseStream } from '../domain/gateway-suspense.ts';
 

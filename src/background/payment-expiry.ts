@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { handleCommand } from '../commands/handle.ts';
+import { handleCommand } from '../store/commands/handle.ts';
 import { payment, paymentStream } from '../domain/payment.ts';
 import { releasePayable } from '../commands/payable-claims.ts';
 import { duePayments, paymentsProjection } from '../projections/payments.ts';

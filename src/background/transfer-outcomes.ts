@@ -1,4 +1,4 @@
-import { load, type CommandContext } from '../commands/handle.ts';
+import { load, type CommandContext } from '../store/commands/handle.ts';
 import { account, accountStream } from '../domain/account.ts';
 import { settleTransfer, transferWording } from '../commands/send-transfer.ts';
 import type { SyncDeps } from '../commands/sync-account.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateApiKey } from '../security/api-key-format.ts';
 import type { CommandDeps } from './deps.ts';
-import { handleCommand } from './handle.ts';
+import { handleCommand } from '../store/commands/handle.ts';
 import { apiKeyStream, apiKey } from '../domain/api-key.ts';
 
 export async function createApiKey(deps: CommandDeps, userId: string, name: string) {

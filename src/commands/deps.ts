@@ -2,7 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { Projection } from '../projections/projection.ts';
 import type { EventStore, Position } from '../store/event-store.ts';
 import type { SnapshotStore } from '../store/snapshots.ts';
-import type { StateCache } from './state-cache.ts';
+import type { StateCache } from '../store/commands/state-cache.ts';
 
 /** What command handlers need; passed in, never imported. */
 export type CommandDeps = {

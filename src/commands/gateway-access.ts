@@ -1,5 +1,5 @@
 import type { CommandDeps } from './deps.ts';
-import { handleCommand } from './handle.ts';
+import { handleCommand } from '../store/commands/handle.ts';
 import { userStream } from '../domain/user.ts';
 import { gatewayAccess, type GatewayAccessCommand } from '../domain/gateway-access.ts';
 import { gatewayAccessProjection } from '../projections/gateway-access.ts';

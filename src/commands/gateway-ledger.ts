@@ -1,6 +1,6 @@
 // The gateway ledger's commands; its decider and postings are in src/domain/gateway-ledger.ts.
 import { gatewayLedger, gatewayLedgerStream } from '../domain/gateway-ledger.ts';
-import { handleCommand, type CommandContext, type EventSourcing } from './handle.ts';
+import { handleCommand, type CommandContext, type EventSourcing } from '../store/commands/handle.ts';
 
 /** Books a completed gateway payment into its merchant's ledger, once (a second credit of the payment appends nothing). */
 export function creditGatewayPayment(

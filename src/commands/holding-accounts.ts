@@ -3,8 +3,8 @@ import { refuse } from '../errors.ts';
 import { findProvider } from '../providers/catalogue.ts';
 import { account, accountStream, type Account } from '../domain/account.ts';
 import type { CommandDeps } from './deps.ts';
-import { handleCommand } from './handle.ts';
-import { handleStreams, streamRead } from './handle-streams.ts';
+import { handleCommand } from '../store/commands/handle.ts';
+import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
 import { holdingAccountsStream, holdingAccounts } from '../domain/holding-accounts.ts';
 import { gatewayAccessProjection } from '../projections/gateway-access.ts';
 

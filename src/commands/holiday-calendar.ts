@@ -1,5 +1,5 @@
 import type { CommandDeps } from './deps.ts';
-import { handleCommand } from './handle.ts';
+import { handleCommand } from '../store/commands/handle.ts';
 import type { Holiday } from '../domain/working-days.ts';
 import { holidayCalendarStream, holidayCalendar } from '../domain/holiday-calendar.ts';
 import { holidayCalendarProjection } from '../projections/holiday-calendar.ts';

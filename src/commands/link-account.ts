@@ -5,8 +5,8 @@ import { findProvider, type Provider } from '../providers/catalogue.ts';
 import { ProviderError, type LoggedIn } from '../providers/connector.ts';
 import type { Position } from '../store/event-store.ts';
 import { account, accountStream, type LinkAccount } from '../domain/account.ts';
-import { load, type CommandContext, type EventSourcing } from './handle.ts';
-import { handleStreams, streamRead } from './handle-streams.ts';
+import { load, type CommandContext, type EventSourcing } from '../store/commands/handle.ts';
+import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
 import type { SyncDeps } from './sync-account.ts';
 import { notEnoughPoints, user, userStream } from '../domain/user.ts';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { refuse } from '../errors.ts';
 import { verifyAgainstNothing, verifyPassword } from '../security/passwords.ts';
 import type { CommandDeps } from './deps.ts';
-import { handleCommand, load } from './handle.ts';
+import { handleCommand, load } from '../store/commands/handle.ts';
 import { normaliseEmail } from './registration.ts';
 import { session, sessionStream, type SessionEndReason } from '../domain/session.ts';
 import { user, userStream } from '../domain/user.ts';

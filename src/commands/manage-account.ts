@@ -2,7 +2,7 @@ import { refuse } from '../errors.ts';
 import { findProvider } from '../providers/catalogue.ts';
 import { ProviderError } from '../providers/connector.ts';
 import { account, accountStream } from '../domain/account.ts';
-import { handleCommand } from './handle.ts';
+import { handleCommand } from '../store/commands/handle.ts';
 import { loadOwnedAccount, providerFailure } from './link-account.ts';
 import { renewSession, syncAccount, type SyncDeps, type SyncOutcome } from './sync-account.ts';
 import { user, userStream } from '../domain/user.ts';

@@ -7,7 +7,7 @@ import { ProviderError } from '../providers/connector.ts';
 import { StreamDeleted, type Position } from '../store/event-store.ts';
 import type { Clock } from '../clock.ts';
 import { account, accountNotFound, accountStream } from '../domain/account.ts';
-import { handleCommand, load, type CommandContext, type EventSourcing } from './handle.ts';
+import { handleCommand, load, type CommandContext, type EventSourcing } from '../store/commands/handle.ts';
 import { ensurePointsToLink, loadOwnedAccount, providerFailure, recordLinkedAccount } from './link-account.ts';
 import type { SyncDeps } from './sync-account.ts';
 import { maxOtpAttempts, sessionExpiredOrNotFound, usableSession, walletLogin, walletLoginStream, type LoginPurpose } from '../domain/wallet-login.ts';

@@ -6,7 +6,7 @@ import { qrisMerchantPan } from '../qris-payload.ts';
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { ProviderError, type ProviderSession } from '../providers/connector.ts';
 import { account, accountStream, type LinkedAccount } from '../domain/account.ts';
-import { handleCommand, type CommandContext } from './handle.ts';
+import { handleCommand, type CommandContext } from '../store/commands/handle.ts';
 import { providerFailure } from './link-account.ts';
 import type { ReceivingCommand } from '../domain/receiving.ts';
 import { renewSession, type SyncDeps } from './sync-account.ts';

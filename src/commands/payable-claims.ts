@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto';
 import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/receiving.ts';
-import { streamRead, type StreamRead } from './handle-streams.ts';
-import { cachedState, handleCommand, load, type CommandContext, type Decider, type EventSourcing } from './handle.ts';
-import type { Credit, Payable } from './payables.ts';
-import type { Payment } from './payment.ts';
-import { matchCredit, maxUniqueCode, noFreeCode, receiving, receivingStream } from './receiving.ts';
+import { streamRead, type StreamRead } from '../store/commands/handle-streams.ts';
+import { cachedState, handleCommand, load, type CommandContext, type Decider, type EventSourcing } from '../store/commands/handle.ts';
+import type { Credit, Payable } from '../domain/payables.ts';
+import type { Payment } from '../domain/payment.ts';
+import { matchCredit, maxUniqueCode, noFreeCode, receiving, receivingStream } from '../domain/receiving.ts';
 
 /**
  * A unique-code bill's claim on its total (docs/decisions.md, "Unique codes without a hot stream"): stream

@@ -1,8 +1,8 @@
 import { refuse } from '../errors.ts';
 import { ProviderError, type BankEntry, type ProviderSession } from '../providers/connector.ts';
 import { account, accountStream } from '../domain/account.ts';
-import { checkedState } from './handle.ts';
-import { handleStreams, streamRead } from './handle-streams.ts';
+import { checkedState } from '../store/commands/handle.ts';
+import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
 import { transferAccount } from './send-transfer.ts';
 import type { LinkedAccount } from '../domain/account.ts';
 import type { SyncDeps } from './sync-account.ts';

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { WrongExpectedRevision } from '../store/event-store.ts';
 import { hashPassword } from '../security/passwords.ts';
 import type { CommandDeps } from './deps.ts';
-import { handleCommand, load } from './handle.ts';
+import { handleCommand, load } from '../store/commands/handle.ts';
 import { emailTaken, user, userEmail, userEmailStream, userStream } from '../domain/user.ts';
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();

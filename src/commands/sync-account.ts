@@ -6,7 +6,7 @@ import type { CredentialVault } from '../security/credentials.ts';
 import { deterministicUuid } from '../ids.ts';
 import { account, accountStream, type LinkedAccount } from '../domain/account.ts';
 import type { CommandDeps } from './deps.ts';
-import { handleCommand, load } from './handle.ts';
+import { handleCommand, load } from '../store/commands/handle.ts';
 import { user, userStream } from '../domain/user.ts';
 import { DomainError } from '../errors.ts';
 

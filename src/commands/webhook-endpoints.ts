@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CommandDeps } from './deps.ts';
-import { handleCommand, type EventSourcing } from './handle.ts';
+import { handleCommand, type EventSourcing } from '../store/commands/handle.ts';
 import { userStream } from '../domain/user.ts';
 import type { Clock } from '../clock.ts';
 import { refuse } from '../errors.ts';

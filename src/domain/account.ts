@@ -19,7 +19,7 @@ import {
 } from '../events/account.ts';
 import type { ProviderTransaction } from '../providers/connector.ts';
 import type { Sealed } from '../security/credentials.ts';
-import type { Decider } from '../commands/handle.ts';
+import type { Decider } from '../store/commands/handle.ts';
 
 export const accountStream = (accountId: string) => `account-${accountId}`;
 

@@ -1,7 +1,7 @@
 import { refuse } from '../errors.ts';
 import { GatewayAccessApproved, GatewayAccessDeactivated, GatewayAccessRejected, GatewayAccessRequested, GatewayFeeModeChanged, type UserEvent } from '../events/user.ts';
 import type { EventOf } from '../events/event.ts';
-import type { Decider } from '../commands/handle.ts';
+import type { Decider } from '../store/commands/handle.ts';
 
 export type GatewayAccessStatus = 'NONE' | 'PENDING' | 'APPROVED' | 'REJECTED';
 

@@ -10,7 +10,7 @@ import {
   type Posting,
 } from '../events/gateway.ts';
 import { Credits, type CreditsJson } from './gateway-credits.ts';
-import type { Decider } from '../commands/handle.ts';
+import type { Decider } from '../store/commands/handle.ts';
 import { yearsJudged } from './working-days.ts';
 
 export const gatewayLedgerStream = (merchantId: string) => `gateway-${merchantId}`;

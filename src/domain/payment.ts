@@ -1,7 +1,7 @@
 import { refuse, type DomainError } from '../errors.ts';
 import { PaymentCompleted, PaymentCreated, PaymentExpired, PaymentMethodChosen, type PaymentEvent } from '../events/payment.ts';
 import type { EventOf } from '../events/event.ts';
-import type { Decider } from '../commands/handle.ts';
+import type { Decider } from '../store/commands/handle.ts';
 
 export const paymentStream = (paymentId: string) => `payment-${paymentId}`;
 

@@ -1,5 +1,5 @@
 import { PayoutAccountChosen, type PayoutAccountEvent } from '../events/withdrawal-payout.ts';
-import type { Decider } from '../commands/handle.ts';
+import type { Decider } from '../store/commands/handle.ts';
 
 /** The platform's one payout account (issue 25): withdrawals are paid from it through WALLET-A. */
 export const payoutAccountStream = 'gateway-payout-account';

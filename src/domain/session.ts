@@ -1,6 +1,6 @@
 import { refuse } from '../errors.ts';
 import { SessionEnded, SessionSeen, SessionStarted, type SessionEvent } from '../events/session.ts';
-import type { Decider } from '../commands/handle.ts';
+import type { Decider } from '../store/commands/handle.ts';
 
 export const sessionStream = (sessionId: string) => `session-${sessionId}`;
 

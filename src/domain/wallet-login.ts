@@ -8,7 +8,7 @@ import {
   type WalletLoginEvent,
 } from '../events/wallet-login.ts';
 import type { Sealed } from '../security/credentials.ts';
-import type { Decider } from '../commands/handle.ts';
+import type { Decider } from '../store/commands/handle.ts';
 
 export const walletLoginStream = (sessionId: string) => `wallet-login-${sessionId}`;
 

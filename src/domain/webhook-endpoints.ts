@@ -1,4 +1,4 @@
-import type { Decider } from '../commands/handle.ts';
+import type { Decider } from '../store/commands/handle.ts';
 import { refuse } from '../errors.ts';
 import { WebhookEndpointAdded, WebhookEndpointDisabled, WebhookEndpointRemoved, type UserEvent } from '../events/user.ts';
 import type { Sealed } from '../security/credentials.ts';

@@ -1,6 +1,6 @@
 import { refuse } from '../errors.ts';
 import { WithdrawalPayoutBarred, WithdrawalPayoutFailed, WithdrawalPayoutStarted, type WithdrawalPayoutEvent } from '../events/withdrawal-payout.ts';
-import type { Decider } from '../commands/handle.ts';
+import type { Decider } from '../store/commands/handle.ts';
 
 export const withdrawalPayoutStream = (withdrawalId: string) => `withdrawal-payout-${withdrawalId}`;
 

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { EventStore } from '../store/event-store.ts';
 import type { SnapshotStore } from '../store/snapshots.ts';
-import type { StateCache } from '../commands/state-cache.ts';
+import type { StateCache } from '../store/commands/state-cache.ts';
 import { sagaOf, type Saga } from './runner.ts';
 import { gatewayLedgerCredits } from './gateway-ledger.ts';
 import { paymentMatching } from './payment-matching.ts';

@@ -1,5 +1,5 @@
 import { suspense, suspenseStream } from '../domain/gateway-suspense.ts';
-import type { Handled } from '../commands/handle.ts';
+import type { Handled } from '../store/commands/handle.ts';
 import { holdingAccounts, holdingAccountsStream, type HoldingAccounts } from '../domain/holding-accounts.ts';
 import { payment, paymentStream, type Payment } from '../domain/payment.ts';
 import type { MutationRecorded } from '../events/account.ts';

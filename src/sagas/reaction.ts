@@ -1,4 +1,4 @@
-import type { Decider, Handled } from '../commands/handle.ts';
+import type { Decider, Handled } from '../store/commands/handle.ts';
 import type { Credit, Payable } from '../domain/payables.ts';
 import type { AnyEvent } from '../events/all.ts';
 import type { DomainEvent, EventOf, StoredEvent } from '../events/event.ts';

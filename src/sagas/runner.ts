@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
-import { handleCommand, load, type CommandContext, type Decider, type EventSourcing } from '../commands/handle.ts';
+import { handleCommand, load, type CommandContext, type Decider, type EventSourcing } from '../store/commands/handle.ts';
 import { matchPayable, releasePayable } from '../commands/payable-claims.ts';
 import { applyWalletLogin } from '../commands/otp-login.ts';
 import type { AnyEvent } from '../events/all.ts';

@@ -1,7 +1,7 @@
 import { runJobQueue } from '../db/job-queue.ts';
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
-import type { EventSourcing } from '../commands/handle.ts';
+import type { EventSourcing } from '../store/commands/handle.ts';
 import type { Logger } from '../logger.ts';
 import type { ServiceMetrics } from '../metrics.ts';
 import type { CredentialVault } from '../security/credentials.ts';

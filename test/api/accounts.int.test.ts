@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handleCommand } from '../../src/commands/handle.ts';
+import { handleCommand } from '../../src/store/commands/handle.ts';
 import { user } from '../../src/domain/user.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { keyHolder } from '../support/http.ts';

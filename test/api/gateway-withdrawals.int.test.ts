@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayLedger, gatewayLedgerStream, merchantBalance } from '../../src/domain/gateway-ledger.ts';
 import { creditGatewayPayment } from '../../src/commands/gateway-ledger.ts';
 import { requestWithdrawal } from '../../src/commands/gateway-withdrawals.ts';
-import { handleCommand, load } from '../../src/commands/handle.ts';
+import { handleCommand, load } from '../../src/store/commands/handle.ts';
 import { registerUser as registerWithRole } from '../../src/commands/registration.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { DomainError } from '../../src/errors.ts';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { handleCommand } from '../../src/commands/handle.ts';
+import { handleCommand } from '../../src/store/commands/handle.ts';
 import { user } from '../../src/domain/user.ts';
 import { walletLogin, walletLoginStream } from '../../src/domain/wallet-login.ts';
 import { keyHolder } from '../support/http.ts';

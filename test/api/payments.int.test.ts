@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTlv, hasValidCrc, parseTlv } from '../../src/emv-qr.ts';
 import { unmatchedCredits } from '../../src/projections/reconciliation.ts';
 import { account, accountStream } from '../../src/domain/account.ts';
-import { handleCommand, load } from '../../src/commands/handle.ts';
+import { handleCommand, load } from '../../src/store/commands/handle.ts';
 import { payment, paymentStream } from '../../src/domain/payment.ts';
 import { findPayable, receiving, receivingStream } from '../../src/domain/receiving.ts';
 import { keyHolder } from '../support/http.ts';

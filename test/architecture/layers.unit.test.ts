@@ -21,10 +21,8 @@ const layers: { name: string; paths: string[] }[] = [
   {
     name: 'machinery',
     paths: [
-      'src/store/', 'src/db/', 'src/security/', 'src/providers/', 'src/metrics.ts', 'src/core.ts',
-      // the command machinery, to move beside the event store (docs/architecture.md, "Layers")
-      'src/commands/handle.ts', 'src/commands/handle-streams.ts', 'src/commands/keyed-queue.ts',
-      'src/commands/state-cache.ts', 'src/commands/deps.ts',
+      // the command machinery (src/store/commands) beside the event store, and what a command is given
+      'src/store/', 'src/db/', 'src/security/', 'src/providers/', 'src/metrics.ts', 'src/core.ts', 'src/commands/deps.ts',
     ],
   },
   { name: 'read models', paths: ['src/projections/'] },
@@ -38,11 +36,7 @@ const layers: { name: string; paths: string[] }[] = [
 const allowedUpward: Record<string, string> = {};
 
 /** Runtime import cycles known today: the edge named is left out of the cycle search, and must exist. */
-const allowedCycleEdges: Record<string, string> = {
-  // recordPayment lives in create-payment.ts, which gateway-payment.ts calls back; to go when recordPayment has a
-  // file of its own (create-payment.ts is being edited elsewhere now)
-  'src/commands/gateway-payment.ts -> src/commands/create-payment.ts': 'recordPayment, written in create-payment.ts',
-};
+const allowedCycleEdges: Record<string, string> = {};
 
 type Import = { from: string; to: string; dynamic: boolean };
 

@@ -1,9 +1,9 @@
 import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPayment } from '../../src/commands/create-payment.ts';
-import { handleCommand, load } from '../../src/commands/handle.ts';
+import { handleCommand, load } from '../../src/store/commands/handle.ts';
 import { releasePayable } from '../../src/commands/payable-claims.ts';
-import { stateCache } from '../../src/commands/state-cache.ts';
+import { stateCache } from '../../src/store/commands/state-cache.ts';
 import { payment, paymentStream, type Payment } from '../../src/domain/payment.ts';
 import { keyHolder } from '../support/http.ts';
 import { linkServiceWallet } from '../support/payments.ts';

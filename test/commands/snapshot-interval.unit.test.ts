@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { snapshotInterval } from '../../src/commands/handle.ts';
+import { snapshotInterval } from '../../src/store/commands/handle.ts';
 
 describe('snapshot interval', () => {
   test.prop([fc.integer({ min: 1, max: 1000 }), fc.option(fc.integer({ min: 0, max: 10_000_000 }), { nil: undefined })])(

@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { stateCache } from '../../src/commands/state-cache.ts';
+import { stateCache } from '../../src/store/commands/state-cache.ts';
 
 const decider = {};
 const op = fc.oneof(

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayLedger, gatewayLedgerStream, merchantBalance } from '../../src/domain/gateway-ledger.ts';
 import { creditGatewayPayment, settleDue } from '../../src/commands/gateway-ledger.ts';
 import { payWithdrawal, rejectWithdrawal, requestWithdrawal } from '../../src/commands/gateway-withdrawals.ts';
-import { load, toNewEvents } from '../../src/commands/handle.ts';
+import { load, toNewEvents } from '../../src/store/commands/handle.ts';
 import { paymentStream } from '../../src/domain/payment.ts';
 import { query } from '../../src/db/pool.ts';
 import { DomainError } from '../../src/errors.ts';

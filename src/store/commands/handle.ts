@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { uuidv7 } from '../ids.ts';
-import { parseRecorded, serialise, type DomainEvent } from '../events/event.ts';
-import type { SnapshotStore } from '../store/snapshots.ts';
+import { uuidv7 } from '../../ids.ts';
+import { parseRecorded, serialise, type DomainEvent } from '../../events/event.ts';
+import type { SnapshotStore } from '../snapshots.ts';
 import { keyedQueue } from './keyed-queue.ts';
 import type { StateCache } from './state-cache.ts';
 import {
@@ -11,7 +11,7 @@ import {
   type NewEvent,
   type Position,
   type RecordedEvent,
-} from '../store/event-store.ts';
+} from '../event-store.ts';
 
 export type Decider<S, C, E extends DomainEvent> = {
   initialState: () => S;

@@ -1,5 +1,5 @@
-import type { DomainEvent } from '../events/event.ts';
-import { StreamDeleted, WrongExpectedRevision, type Position, type StreamWrite } from '../store/event-store.ts';
+import type { DomainEvent } from '../../events/event.ts';
+import { StreamDeleted, WrongExpectedRevision, type Position, type StreamWrite } from '../event-store.ts';
 import {
   cachedState,
   inStreamOrder,

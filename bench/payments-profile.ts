@@ -149,10 +149,22 @@ try {
   const perf = process.env.PERF
     ? spawn('perf', ['record', '-F', '999', '-g', '-p', postgresProcesses(service.pid).join(','), '-o', path.join(repoRoot, '.scratch', 'perf.data')], { stdio: 'ignore' })
     : null;
+  // what PostgreSQL runs meanwhile besides the service's statements (autovacuum, checkpointer), sampled every 250 ms
+  const busy = new Map<string, number>();
+  const sampler = setInterval(() => {
+    db.query<{ what: string }>(
+      `select backend_type || ' ' || application_name || ' ' || coalesce(client_port::text, '') || coalesce(': ' || left(query, 60), '') as what from pg_stat_activity
+        where (state = 'active' and backend_type <> 'client backend') or backend_start > now() - interval '250 milliseconds'`,
+    ).then(
+      r => r.rows.forEach(row => busy.set(row.what, (busy.get(row.what) ?? 0) + 1)),
+      () => undefined,
+    );
+  }, 250);
   const t0 = performance.now();
   // SECONDS (default 8) as fast as answered over 32 connections, or RATE=200 at that steady pace
   const result = await loads.run({ target, connections: 32, durationSec: Number(process.env.SECONDS ?? 8), overallRate: process.env.RATE ? Number(process.env.RATE) : undefined });
   const loadSec = (performance.now() - t0) / 1000;
+  clearInterval(sampler);
   const cpuLoad = treeCpuMs(service.pid)!;
   profile();
   if (perf) {
@@ -183,6 +195,7 @@ try {
     `select relname as name, round(pg_total_relation_size(oid) / 1048576.0) as mb from pg_class where relname in ('es_events', 'es_streams', 'payments') order by 1`,
   );
   console.log(`sizes: ${sizes.rows.map(r => `${r.name} ${r.mb} MiB`).join(', ')}`);
+  console.log(`other PostgreSQL work seen during the load (samples of 250 ms): ${[...busy].map(([w, n]) => `${w} ×${n}`).join('; ') || 'none'}`);
   const rows = (
     await db.query<{ calls: string; ms: number; toplevel: boolean; query: string }>(
       `select calls, total_exec_time as ms, toplevel, query from pg_stat_statements

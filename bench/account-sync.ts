@@ -122,7 +122,8 @@ function instrument(service: Service, probe: Probe) {
       const value = Reflect.get(target, prop, target) as unknown;
       if (typeof value !== 'function') return value;
       const fn = value as (...a: unknown[]) => Promise<unknown>;
-      if (prop === 'append' || prop === 'readStream') return (...args: unknown[]) => probe.time(`store.${prop}`, () => fn.apply(target, args));
+      if (prop === 'append' || prop === 'readStream')
+        return (...args: unknown[]) => probe.time(`store.${prop}`, () => fn.apply(target, args));
       return fn.bind(target);
     },
   }) as EventStore;
@@ -209,8 +210,20 @@ async function createUser(service: Service, n: number): Promise<string> {
     userStream(userId),
     newEvents(
       [
-        UserRegistered({ userId, name: `Bench ${n}`, email: `bench-sync-${n}@example.com`, passwordHash: 'bench:no-login', role: 'USER', registeredAt: now.toISOString() }),
-        SubscriptionGranted({ userId, plan: { name: 'Free', slug: 'free' }, status: 'ACTIVE', expiresAt: new Date(now.getTime() + 365 * 86_400_000).toISOString() }),
+        UserRegistered({
+          userId,
+          name: `Bench ${n}`,
+          email: `bench-sync-${n}@example.com`,
+          passwordHash: 'bench:no-login',
+          role: 'USER',
+          registeredAt: now.toISOString(),
+        }),
+        SubscriptionGranted({
+          userId,
+          plan: { name: 'Free', slug: 'free' },
+          status: 'ACTIVE',
+          expiresAt: new Date(now.getTime() + 365 * 86_400_000).toISOString(),
+        }),
         PointsGranted({ userId, points: POINTS, reason: 'bench' }),
       ],
       'system:bench',
@@ -287,7 +300,8 @@ function postgresCpuMs(postmasterPid: number): number | null {
     const f = fieldsOf(entry);
     if (!f) continue;
     const pid = Number(entry);
-    if (pid === postmasterPid) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]); // utime stime cutime cstime
+    if (pid === postmasterPid)
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]); // utime stime cutime cstime
     else if (Number(f[1]) === postmasterPid) ticks += Number(f[11]) + Number(f[12]);
   }
   return (ticks * 1000) / clockTicksPerSecond;
@@ -307,8 +321,14 @@ const stealPercent = (from: ReturnType<typeof cpuTicks>, to: ReturnType<typeof c
 /** The commit measured (with "+changes" when the tree differs from it), or "unknown". */
 function codeVersion(): string {
   try {
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     return dirty ? `${commit}+changes in src` : commit;
   } catch {
     return 'unknown';
@@ -339,7 +359,13 @@ type DbCounters = {
 async function dbCounters(db: BenchPostgres, database: string, mon: pg.Pool | undefined): Promise<DbCounters | null> {
   try {
     const jobs = mon
-      ? Number((await mon.query<{ n: string }>(`select coalesce(pg_sequence_last_value(pg_get_serial_sequence('graphile_worker._private_jobs', 'id')::regclass), 0)::text as n`)).rows[0]!.n)
+      ? Number(
+          (
+            await mon.query<{ n: string }>(
+              `select coalesce(pg_sequence_last_value(pg_get_serial_sequence('graphile_worker._private_jobs', 'id')::regclass), 0)::text as n`,
+            )
+          ).rows[0]!.n,
+        )
       : NaN;
     const [r] = await db.adminQuery<Record<Exclude<keyof DbCounters, 'jobsAdded'>, string>>(
       `select (select xact_commit from pg_stat_database where datname = '${database}') as "commits",
@@ -348,7 +374,9 @@ async function dbCounters(db: BenchPostgres, database: string, mon: pg.Pool | un
               c.num_timed + c.num_requested as "checkpoints", c.write_time + c.sync_time as "checkpointMs"
        from pg_stat_wal w, pg_stat_checkpointer c`,
     );
-    return r ? ({ ...Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])), jobsAdded: jobs } as DbCounters) : null;
+    return r
+      ? ({ ...Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])), jobsAdded: jobs } as DbCounters)
+      : null;
   } catch {
     return null;
   }
@@ -368,7 +396,9 @@ export async function run(ctx: BenchContext): Promise<void> {
       `${ctx.quick ? ' — quick run: fewer accounts and a 1-minute interval, not the goal figures' : ''}`,
   );
   if (loadBefore[0]! > os.cpus().length * 0.5)
-    console.warn(`  note: load average ${loadBefore[0]!.toFixed(1)} on ${os.cpus().length} CPUs, the results will be noisy`);
+    console.warn(
+      `  note: load average ${loadBefore[0]!.toFixed(1)} on ${os.cpus().length} CPUs, the results will be noisy`,
+    );
 
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-sync-data-'));
   let db: BenchPostgres | undefined;
@@ -432,7 +462,12 @@ export async function run(ctx: BenchContext): Promise<void> {
         loopP99Ms: eventLoop.percentile(99) / 1e6,
         loopMaxMs: eventLoop.max / 1e6,
         stealPct: stealPercent(ticksAtPhase, ticks),
-        db: counters && before ? (Object.fromEntries(Object.entries(counters).map(([k, v]) => [k, v - before[k as keyof DbCounters]])) as DbCounters) : null,
+        db:
+          counters && before
+            ? (Object.fromEntries(
+                Object.entries(counters).map(([k, v]) => [k, v - before[k as keyof DbCounters]]),
+              ) as DbCounters)
+            : null,
       });
     }
     phaseName = name;
@@ -453,7 +488,15 @@ export async function run(ctx: BenchContext): Promise<void> {
     await db.adminQuery('alter system set track_wal_io_timing = on');
     await db.adminQuery('alter system set track_io_timing = on');
     await db.adminQuery('select pg_reload_conf()');
-    const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, DIGEST_SIGNING_KEY: benchSigningKey(), PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', HOST: '127.0.0.1' });
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      DATABASE_URL: url,
+      DIGEST_SIGNING_KEY: benchSigningKey(),
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      LOG_LEVEL: 'silent',
+      HOST: '127.0.0.1',
+    });
     service = await createService(config, { log, startSandbox: true, schedulerTickMs: 1000 });
     const svc = service;
     const { connector: rawConnector } = instrument(svc, probe);
@@ -478,7 +521,11 @@ export async function run(ctx: BenchContext): Promise<void> {
     const probeAccounts: { ref: string; session: ProviderSession; cursor: string | null }[] = [];
     for (let i = 0; i < 64; i++) {
       const ref = String(9_000_000_000 + i);
-      const login = await rawConnector.loginBank('BANK-BCA', { username: 'bench-probe', password: 'rahasia123', accountNumber: ref });
+      const login = await rawConnector.loginBank('BANK-BCA', {
+        username: 'bench-probe',
+        password: 'rahasia123',
+        accountNumber: ref,
+      });
       const first = await rawConnector.fetchTransactions('BANK-BCA', ref, login.session, null);
       probeAccounts.push({ ref, session: login.session, cursor: first.transactions.at(-1)?.id ?? null });
     }
@@ -514,7 +561,18 @@ export async function run(ctx: BenchContext): Promise<void> {
       const t = (Date.now() - linkStart) / 1000;
       const pool = { total: svc.pool.totalCount, idle: svc.pool.idleCount, waiting: svc.pool.waitingCount };
       mon
-        .query<{ due: number; jobs: number; wave2: number; waits: Record<string, number>; statements: Record<string, number>; oldest_xid_ms: number; lag: number; wal_sync: number; wal_sync_ms: number; checkpoints: number }>(
+        .query<{
+          due: number;
+          jobs: number;
+          wave2: number;
+          waits: Record<string, number>;
+          statements: Record<string, number>;
+          oldest_xid_ms: number;
+          lag: number;
+          wal_sync: number;
+          wal_sync_ms: number;
+          checkpoints: number;
+        }>(
           `select (select count(*) from accounts where is_active and paused_reason is null and next_sync_at <= now()) as due,
                   (select count(*) from graphile_worker._private_jobs) as jobs,
                   (select count(*) from accounts where next_sync_at >= created_at + make_interval(mins => 2 * interval_minutes)) as wave2,
@@ -559,7 +617,9 @@ export async function run(ctx: BenchContext): Promise<void> {
     await enterPhase('link + wave 1');
     const spacing = intervalMs / size.accounts;
     linkStart = Date.now();
-    console.log(`linking ${fmtInt(size.accounts)} accounts over ${size.intervalMinutes} min (one every ${spacing.toFixed(1)} ms, at most ${LINK_CONCURRENCY} at once) ...`);
+    console.log(
+      `linking ${fmtInt(size.accounts)} accounts over ${size.intervalMinutes} min (one every ${spacing.toFixed(1)} ms, at most ${LINK_CONCURRENCY} at once) ...`,
+    );
     const inFlight = new Set<Promise<void>>();
     let lastReport = Date.now();
     for (let i = 0; i < size.accounts && !ctx.signal.aborted; i++) {
@@ -577,7 +637,8 @@ export async function run(ctx: BenchContext): Promise<void> {
             if (outcome.kind !== 'linked') linkFailures.push(`${input.providerCode}: ${outcome.kind}`);
             else linkDurations.push(performance.now() - t0);
           },
-          (err: unknown) => void linkFailures.push(`${input.providerCode}: ${err instanceof Error ? err.message : String(err)}`),
+          (err: unknown) =>
+            void linkFailures.push(`${input.providerCode}: ${err instanceof Error ? err.message : String(err)}`),
         )
         .finally(() => inFlight.delete(p));
       inFlight.add(p);
@@ -592,8 +653,11 @@ export async function run(ctx: BenchContext): Promise<void> {
     }
     await Promise.all(inFlight);
     const linkEnd = Date.now();
-    console.log(`  linked ${fmtInt(linkDurations.length)} in ${((linkEnd - linkStart) / 1000).toFixed(1)} s, ${linkFailures.length} failed`);
-    if (linkFailures.length > size.accounts * 0.01) throw new Error(`${linkFailures.length} links failed, e.g. ${linkFailures[0]}`);
+    console.log(
+      `  linked ${fmtInt(linkDurations.length)} in ${((linkEnd - linkStart) / 1000).toFixed(1)} s, ${linkFailures.length} failed`,
+    );
+    if (linkFailures.length > size.accounts * 0.01)
+      throw new Error(`${linkFailures.length} links failed, e.g. ${linkFailures[0]}`);
 
     // wave 1 finishes, then the second slot of every account comes due, one interval after its first
     const wave2Deadline = linkEnd + intervalMs + (ctx.quick ? 60_000 : 120_000);
@@ -613,12 +677,16 @@ export async function run(ctx: BenchContext): Promise<void> {
       if (Date.now() - lastWaveReport > 30_000) {
         lastWaveReport = Date.now();
         const last = samples.at(-1);
-        console.log(`  ${((Date.now() - linkStart) / 1000).toFixed(0)} s: second slot synced for ${fmtInt(done)} accounts, due now ${fmtInt(last?.due)}, queued jobs ${fmtInt(last?.jobs)}`);
+        console.log(
+          `  ${((Date.now() - linkStart) / 1000).toFixed(0)} s: second slot synced for ${fmtInt(done)} accounts, due now ${fmtInt(last?.due)}, queued jobs ${fmtInt(last?.jobs)}`,
+        );
       }
       await sleep(500, ctx.signal);
     }
     if (!switchedToWave2) await enterPhase('wave 2');
-    console.log(`  second slot ${wave2Complete ? 'synced for every account' : 'NOT synced for every account before the deadline'} at ${((Date.now() - linkStart) / 1000).toFixed(0)} s`);
+    console.log(
+      `  second slot ${wave2Complete ? 'synced for every account' : 'NOT synced for every account before the deadline'} at ${((Date.now() - linkStart) / 1000).toFixed(0)} s`,
+    );
 
     // saturation: a part of the accounts due at once, with the slot of now
     if (!ctx.signal.aborted) {
@@ -645,7 +713,9 @@ export async function run(ctx: BenchContext): Promise<void> {
         await sleep(200, ctx.signal);
       }
       saturationEnd = Date.now();
-      console.log(`  ${saturationComplete ? 'drained' : 'NOT drained'} in ${((saturationEnd - saturationStart) / 1000).toFixed(1)} s`);
+      console.log(
+        `  ${saturationComplete ? 'drained' : 'NOT drained'} in ${((saturationEnd - saturationStart) / 1000).toFixed(1)} s`,
+      );
     }
     await enterPhase('collect');
     clearInterval(sampler);
@@ -683,7 +753,11 @@ export async function run(ctx: BenchContext): Promise<void> {
       ).rows.map(r => [r.event_id, r.at]),
     );
     eventCounts = Object.fromEntries(
-      (await mon.query<{ type: string; n: number }>('select type, count(*) as n from es_events group by type order by type')).rows.map(r => [r.type, r.n]),
+      (
+        await mon.query<{ type: string; n: number }>(
+          'select type, count(*) as n from es_events group by type order by type',
+        )
+      ).rows.map(r => [r.type, r.n]),
     );
   } finally {
     if (sampler) clearInterval(sampler);
@@ -702,7 +776,12 @@ export async function run(ctx: BenchContext): Promise<void> {
   for (const r of synced) {
     if (r.slot === null) continue;
     const debit = debitedAt.get(deterministicUuid(`points:${r.account_id}:${r.slot}`));
-    const s: Sync = { accountId: r.account_id, slot: Date.parse(r.slot), syncedAt: Date.parse(r.synced_at), start: debit ? Date.parse(debit) : null };
+    const s: Sync = {
+      accountId: r.account_id,
+      slot: Date.parse(r.slot),
+      syncedAt: Date.parse(r.synced_at),
+      start: debit ? Date.parse(debit) : null,
+    };
     const list = byAccount.get(r.account_id) ?? [];
     list.push(s);
     byAccount.set(r.account_id, list);
@@ -710,7 +789,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   for (const list of byAccount.values()) list.sort((a, b) => a.slot - b.slot);
   const forcedAt = forcedSlot ? Date.parse(forcedSlot) : NaN;
   const all = [...byAccount.values()].flat();
-  const wave = (n: number) => [...byAccount.values()].map(l => l.filter(s => s.slot !== forcedAt)[n]).filter((s): s is Sync => s !== undefined);
+  const wave = (n: number) =>
+    [...byAccount.values()].map(l => l.filter(s => s.slot !== forcedAt)[n]).filter((s): s is Sync => s !== undefined);
   const wave1 = wave(0);
   const wave2 = wave(1);
   const saturated = all.filter(s => s.slot === forcedAt);
@@ -729,7 +809,10 @@ export async function run(ctx: BenchContext): Promise<void> {
   const w2To = Math.max(...wave2.map(s => s.slot));
   const wave2Rate = w2To > w2From ? completedIn(w2From, w2To) / ((w2To - w2From) / 1000) : NaN;
   const satTo = saturated.length ? Math.max(...saturated.map(s => s.syncedAt)) : NaN;
-  const saturationRate = saturated.length && satTo > saturationStart ? completedIn(saturationStart, satTo) / ((satTo - saturationStart) / 1000) : NaN;
+  const saturationRate =
+    saturated.length && satTo > saturationStart
+      ? completedIn(saturationStart, satTo) / ((satTo - saturationStart) / 1000)
+      : NaN;
   const linkedTimes = linked.map(l => Date.parse(l.linked_at));
   const linkSpanS = linkedTimes.length ? (Math.max(...linkedTimes) - Math.min(...linkedTimes)) / 1000 : NaN;
   const missedWave2 = linkDurations.length - wave2.length;
@@ -738,7 +821,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   const phaseOf = (name: string) => phases.find(p => p.name === name);
   const wave2Phase = phaseOf('wave 2');
   const satPhase = phaseOf('saturation');
-  const syncsIn = (p: typeof wave2Phase) => (p ? completedIn(performance.timeOrigin + p.startMs, performance.timeOrigin + p.endMs) : 0);
+  const syncsIn = (p: typeof wave2Phase) =>
+    p ? completedIn(performance.timeOrigin + p.startMs, performance.timeOrigin + p.endMs) : 0;
   const profileRows = (phase: string, syncs: number) => {
     const byCategory = probe.stats.get(`${phase}/sync`) ?? new Map<string, CallStats>();
     return [...byCategory.entries()]
@@ -762,7 +846,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   const wave2Profile = profileRows('wave 2', wave2Syncs);
   const satProfile = profileRows('saturation', satSyncs);
   const atEpoch = (perfMs: number) => performance.timeOrigin + perfMs;
-  const samplesIn = (from: number, to: number) => samples.filter(x => linkStart + x.t * 1000 >= from && linkStart + x.t * 1000 <= to);
+  const samplesIn = (from: number, to: number) =>
+    samples.filter(x => linkStart + x.t * 1000 >= from && linkStart + x.t * 1000 <= to);
   /** share of the sampled active backends by wait event, e.g. "CPU 60 %, IO:WalSync 30 %" */
   const waitProfile = (from: number, to: number) => {
     const totals = new Map<string, number>();
@@ -779,7 +864,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   /** the statements active backends were seen running most often, with their wait: "n × statement [wait]" */
   const statementProfile = (from: number, to: number, top = 6) => {
     const totals = new Map<string, number>();
-    for (const x of samplesIn(from, to)) for (const [k, n] of Object.entries(x.statements)) totals.set(k, (totals.get(k) ?? 0) + n);
+    for (const x of samplesIn(from, to))
+      for (const [k, n] of Object.entries(x.statements)) totals.set(k, (totals.get(k) ?? 0) + n);
     const sum = [...totals.values()].reduce((a, b) => a + b, 0);
     return [...totals.entries()]
       .sort((a, b) => b[1] - a[1])
@@ -822,7 +908,8 @@ export async function run(ctx: BenchContext): Promise<void> {
 
   // wave 2 in 10-s buckets, and its worst 30 s: what the database and the pool did then
   const buckets: { from: number; syncs: number }[] = [];
-  for (let from = w2From; from + 10_000 <= w2To; from += 10_000) buckets.push({ from, syncs: completedIn(from, from + 10_000) / 10 });
+  for (let from = w2From; from + 10_000 <= w2To; from += 10_000)
+    buckets.push({ from, syncs: completedIn(from, from + 10_000) / 10 });
   let worst: { from: number; syncsPerSecond: number } | null = null;
   for (let i = 0; i + 3 <= buckets.length; i++) {
     const rate = (buckets[i]!.syncs + buckets[i + 1]!.syncs + buckets[i + 2]!.syncs) / 3;
@@ -853,17 +940,56 @@ export async function run(ctx: BenchContext): Promise<void> {
 
   // ---------------------------------------------------------------- report
   const goals = [
-    { goal: `wave 2 (steady state) lag p99 < ${GOALS.lagP99Ms / 1000} s`, actual: `${secs(w2.lag.p99)} s`, pass: w2.lag.p99 < GOALS.lagP99Ms },
-    { goal: 'every account synced for its second slot', actual: `${fmtInt(wave2.length)} of ${fmtInt(linkDurations.length)}`, pass: missedWave2 === 0 && wave2Complete },
+    {
+      goal: `wave 2 (steady state) lag p99 < ${GOALS.lagP99Ms / 1000} s`,
+      actual: `${secs(w2.lag.p99)} s`,
+      pass: w2.lag.p99 < GOALS.lagP99Ms,
+    },
+    {
+      goal: 'every account synced for its second slot',
+      actual: `${fmtInt(wave2.length)} of ${fmtInt(linkDurations.length)}`,
+      pass: missedWave2 === 0 && wave2Complete,
+    },
   ];
   const header = ['measure', 'value', 'reference', 'ratio'];
   const tableRows = [
-    ['wave 2: syncs completed/s (steady state)', fmt1(wave2Rate), `required ${fmt1(requiredRate)}/s`, fmtRatio(wave2Rate / requiredRate)],
-    [`saturation: syncs completed/s (${fmtInt(saturated.length)} due at once)`, fmt1(saturationRate), `required ${fmt1(requiredRate)}/s`, fmtRatio(saturationRate / requiredRate)],
-    ['saturation vs the sandbox raw capacity', fmt1(saturationRate), `sandbox ${fmt1(sandboxRaw?.unitsPerSecond)} pairs/s`, fmtRatio(saturationRate / (sandboxRaw?.unitsPerSecond ?? NaN))],
-    [`sandbox raw: balance+transactions pairs/s (concurrency ${WORKER_CONCURRENCY})`, fmt1(sandboxRaw?.unitsPerSecond), '', ''],
+    [
+      'wave 2: syncs completed/s (steady state)',
+      fmt1(wave2Rate),
+      `required ${fmt1(requiredRate)}/s`,
+      fmtRatio(wave2Rate / requiredRate),
+    ],
+    [
+      `saturation: syncs completed/s (${fmtInt(saturated.length)} due at once)`,
+      fmt1(saturationRate),
+      `required ${fmt1(requiredRate)}/s`,
+      fmtRatio(saturationRate / requiredRate),
+    ],
+    [
+      'saturation vs the sandbox raw capacity',
+      fmt1(saturationRate),
+      `sandbox ${fmt1(sandboxRaw?.unitsPerSecond)} pairs/s`,
+      fmtRatio(saturationRate / (sandboxRaw?.unitsPerSecond ?? NaN)),
+    ],
+    [
+      `sandbox raw: balance+transactions pairs/s (concurrency ${WORKER_CONCURRENCY})`,
+      fmt1(sandboxRaw?.unitsPerSecond),
+      '',
+      '',
+    ],
   ];
-  const lagHeader = ['syncs', 'count', 'lag p50 s', 'lag p95 s', 'lag p99 s', 'lag max s', 'slot→start p50 s', 'slot→start p99 s', 'start→syncedAt p50 s', 'start→syncedAt p99 s'];
+  const lagHeader = [
+    'syncs',
+    'count',
+    'lag p50 s',
+    'lag p95 s',
+    'lag p99 s',
+    'lag max s',
+    'slot→start p50 s',
+    'slot→start p99 s',
+    'start→syncedAt p50 s',
+    'start→syncedAt p99 s',
+  ];
   const lagLine = (label: string, set: Sync[], l: ReturnType<typeof lagOf>) => [
     label,
     fmtInt(set.length),
@@ -885,12 +1011,79 @@ export async function run(ctx: BenchContext): Promise<void> {
   const goalRows = goals.map(g => [g.goal, g.actual, g.pass ? 'PASS' : 'MISS']);
   const profileHeader = ['call (sync jobs)', 'calls/sync', 'mean ms', 'p99 ms', 'max ms', 'ms/sync', 'errors'];
   const profileTable = (rows: ReturnType<typeof profileRows>) =>
-    rows.map(r => [r.category, ms2(r.callsPerSync), ms2(r.meanMs), ms2(r.p99Ms), ms2(r.maxMs), ms2(r.msPerSync), fmtInt(r.errors)]);
-  const cpuHeader = ['phase', 'seconds', 'syncs', 'Node CPU %', 'PostgreSQL CPU %', 'CPU stolen by the hypervisor %', 'Node CPU ms/sync', 'PG CPU ms/sync', 'event loop p99 ms', 'event loop max ms'];
-  const cpuTable = cpuRows.map(r => [r.phase, fmt1(r.seconds), fmtInt(r.syncs), fmt1(r.nodeCpuPct), fmt1(r.pgCpuPct), fmt1(r.stealPct), ms2(r.nodeCpuMsPerSync), ms2(r.pgCpuMsPerSync), fmt1(r.loopP99Ms), fmt1(r.loopMaxMs)]);
-  const dbHeader = ['phase', 'add_job calls/sync', 'transactions/sync (read-only too)', 'WAL KiB/sync', 'WAL fsyncs/sync', 'WAL fsyncs/s', 'fsync mean ms', 'checkpoints', 'waitFor timeouts', 'active backends (mean)', 'backends by wait (sampled)'];
-  const dbTable = cpuRows.map(r => [r.phase, ms2(r.jobsAddedPerSync), fmt1(r.commitsPerSync), fmt1(r.walKbPerSync), fmt1(r.fsyncsPerSync), fmt1(r.fsyncsPerSecond), ms2(r.fsyncMeanMs), fmtInt(r.checkpoints), fmtInt(r.waitForTimeouts), fmt1(r.waits.meanActiveBackends), r.waits.text]);
-  const windowHeader = ['window', 'seconds after link start', 'syncs/s', 'max due', 'max queued jobs', 'max projection lag (events)', 'oldest xid max ms', 'pool waiting max', 'fsyncs/s', 'fsync mean ms', 'checkpoints', 'backends by wait'];
+    rows.map(r => [
+      r.category,
+      ms2(r.callsPerSync),
+      ms2(r.meanMs),
+      ms2(r.p99Ms),
+      ms2(r.maxMs),
+      ms2(r.msPerSync),
+      fmtInt(r.errors),
+    ]);
+  const cpuHeader = [
+    'phase',
+    'seconds',
+    'syncs',
+    'Node CPU %',
+    'PostgreSQL CPU %',
+    'CPU stolen by the hypervisor %',
+    'Node CPU ms/sync',
+    'PG CPU ms/sync',
+    'event loop p99 ms',
+    'event loop max ms',
+  ];
+  const cpuTable = cpuRows.map(r => [
+    r.phase,
+    fmt1(r.seconds),
+    fmtInt(r.syncs),
+    fmt1(r.nodeCpuPct),
+    fmt1(r.pgCpuPct),
+    fmt1(r.stealPct),
+    ms2(r.nodeCpuMsPerSync),
+    ms2(r.pgCpuMsPerSync),
+    fmt1(r.loopP99Ms),
+    fmt1(r.loopMaxMs),
+  ]);
+  const dbHeader = [
+    'phase',
+    'add_job calls/sync',
+    'transactions/sync (read-only too)',
+    'WAL KiB/sync',
+    'WAL fsyncs/sync',
+    'WAL fsyncs/s',
+    'fsync mean ms',
+    'checkpoints',
+    'waitFor timeouts',
+    'active backends (mean)',
+    'backends by wait (sampled)',
+  ];
+  const dbTable = cpuRows.map(r => [
+    r.phase,
+    ms2(r.jobsAddedPerSync),
+    fmt1(r.commitsPerSync),
+    fmt1(r.walKbPerSync),
+    fmt1(r.fsyncsPerSync),
+    fmt1(r.fsyncsPerSecond),
+    ms2(r.fsyncMeanMs),
+    fmtInt(r.checkpoints),
+    fmtInt(r.waitForTimeouts),
+    fmt1(r.waits.meanActiveBackends),
+    r.waits.text,
+  ]);
+  const windowHeader = [
+    'window',
+    'seconds after link start',
+    'syncs/s',
+    'max due',
+    'max queued jobs',
+    'max projection lag (events)',
+    'oldest xid max ms',
+    'pool waiting max',
+    'fsyncs/s',
+    'fsync mean ms',
+    'checkpoints',
+    'backends by wait',
+  ];
   const windowLine = (label: string, w: ReturnType<typeof windowReport>) => [
     label,
     `${w.fromSeconds.toFixed(0)}–${w.toSeconds.toFixed(0)}`,
@@ -908,16 +1101,34 @@ export async function run(ctx: BenchContext): Promise<void> {
   const statementHeader = ['phase', 'statement [wait] of sampled active backends', 'share'];
   const statementRows = cpuRows
     .filter(r => r.phase !== 'sandbox-raw')
-    .flatMap(r => r.statements.map(x => [r.phase, '`' + x.statement.replaceAll('|', '/') + '`', `${Math.round(x.share * 100)} %`]));
-  const windowRows = [windowLine('wave 2, whole', steadyWindow), ...(worstWindow ? [windowLine('wave 2, slowest 30 s', worstWindow)] : [])];
+    .flatMap(r =>
+      r.statements.map(x => [r.phase, '`' + x.statement.replaceAll('|', '/') + '`', `${Math.round(x.share * 100)} %`]),
+    );
+  const windowRows = [
+    windowLine('wave 2, whole', steadyWindow),
+    ...(worstWindow ? [windowLine('wave 2, slowest 30 s', worstWindow)] : []),
+  ];
   const linkStats = stats(linkDurations);
   const warnings = [...logCounts.entries()].map(([m, n]) => `${n} × ${m}`);
 
-  console.log(`\n${textTable(header, tableRows)}\n\n${textTable(lagHeader, lagRows)}\n\n${textTable(goalHeader, goalRows)}`);
-  console.log(`\nwave 2, where a sync's time goes (${fmtInt(wave2Syncs)} syncs in the phase):\n${textTable(profileHeader, profileTable(wave2Profile))}`);
-  console.log(`\nsaturation (${fmtInt(satSyncs)} syncs in the phase):\n${textTable(profileHeader, profileTable(satProfile))}`);
-  console.log(`\n${textTable(cpuHeader, cpuTable)}\n\n${textTable(dbHeader, dbTable)}\n\n${textTable(windowHeader, windowRows)}`);
-  console.log(`\n${textTable(statementHeader, statementRows.map(r => [r[0]!, r[1]!.replaceAll('`', ''), r[2]!]))}`);
+  console.log(
+    `\n${textTable(header, tableRows)}\n\n${textTable(lagHeader, lagRows)}\n\n${textTable(goalHeader, goalRows)}`,
+  );
+  console.log(
+    `\nwave 2, where a sync's time goes (${fmtInt(wave2Syncs)} syncs in the phase):\n${textTable(profileHeader, profileTable(wave2Profile))}`,
+  );
+  console.log(
+    `\nsaturation (${fmtInt(satSyncs)} syncs in the phase):\n${textTable(profileHeader, profileTable(satProfile))}`,
+  );
+  console.log(
+    `\n${textTable(cpuHeader, cpuTable)}\n\n${textTable(dbHeader, dbTable)}\n\n${textTable(windowHeader, windowRows)}`,
+  );
+  console.log(
+    `\n${textTable(
+      statementHeader,
+      statementRows.map(r => [r[0]!, r[1]!.replaceAll('`', ''), r[2]!]),
+    )}`,
+  );
   console.log(
     `\nlinking: ${fmtInt(linkDurations.length)} accounts, linkedAt spread over ${fmt1(linkSpanS)} s, linkAccount p50 ${ms2(linkStats.p50)} ms, ` +
       `p99 ${ms2(linkStats.p99)} ms, ${linkFailures.length} failed; wave 2 backlog max: ${fmtInt(w2Backlog.due)} due, ${fmtInt(w2Backlog.jobs)} queued jobs`,
@@ -952,18 +1163,41 @@ export async function run(ctx: BenchContext): Promise<void> {
       linkConcurrency: LINK_CONCURRENCY,
       pointsPerUser: POINTS,
       users: 'UserRegistered + SubscriptionGranted + PointsGranted appended to the event store directly',
-      accounts: 'linkAccount(deps, ownerId, input) staggered evenly over one interval; 3/4 banks (BCA, BRI, MANDIRI, BNI), 1/4 direct wallets (WALLET-D, WALLET-E, WALLET-A-BUSINESS)',
-      saturation: 'after wave 2, the accounts with the latest next_sync_at get next_sync_at = now in the accounts read model; the scheduler enqueues them',
+      accounts:
+        'linkAccount(deps, ownerId, input) staggered evenly over one interval; 3/4 banks (BCA, BRI, MANDIRI, BNI), 1/4 direct wallets (WALLET-D, WALLET-E, WALLET-A-BUSINESS)',
+      saturation:
+        'after wave 2, the accounts with the latest next_sync_at get next_sync_at = now in the accounts read model; the scheduler enqueues them',
     },
     goals: { ...GOALS, results: goals },
     sandboxRaw,
-    throughput: { wave2SyncsPerSecond: wave2Rate, saturationSyncsPerSecond: saturationRate, requiredSyncsPerSecond: requiredRate },
+    throughput: {
+      wave2SyncsPerSecond: wave2Rate,
+      saturationSyncsPerSecond: saturationRate,
+      requiredSyncsPerSecond: requiredRate,
+    },
     lag: { wave1: w1, wave2: w2, saturation: sat },
-    counts: { wave1: wave1.length, wave2: wave2.length, saturation: saturated.length, missedWave2, wave2Complete, saturationComplete },
-    linking: { linked: linkDurations.length, failed: linkFailures.length, failures: linkFailures.slice(0, 10), linkedAtSpreadSeconds: linkSpanS, durationMs: linkStats },
+    counts: {
+      wave1: wave1.length,
+      wave2: wave2.length,
+      saturation: saturated.length,
+      missedWave2,
+      wave2Complete,
+      saturationComplete,
+    },
+    linking: {
+      linked: linkDurations.length,
+      failed: linkFailures.length,
+      failures: linkFailures.slice(0, 10),
+      linkedAtSpreadSeconds: linkSpanS,
+      durationMs: linkStats,
+    },
     profile: { wave2: wave2Profile, saturation: satProfile },
     phases: cpuRows,
-    wave2Windows: { whole: steadyWindow, slowest30s: worstWindow, tenSecondBuckets: buckets.map(b => ({ fromSeconds: (b.from - linkStart) / 1000, syncsPerSecond: b.syncs })) },
+    wave2Windows: {
+      whole: steadyWindow,
+      slowest30s: worstWindow,
+      tenSecondBuckets: buckets.map(b => ({ fromSeconds: (b.from - linkStart) / 1000, syncsPerSecond: b.syncs })),
+    },
     backlogSamples: samples,
     eventCounts,
     sandboxStateFile,
@@ -1013,7 +1247,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     '',
     markdownTable(profileHeader, profileTable(satProfile)),
     '',
-    'CPU and event loop by phase (Node = this one process: service, sandbox and benchmark; CPU % of one core; steal = share of the machine\'s CPU time the hypervisor gave to others):',
+    "CPU and event loop by phase (Node = this one process: service, sandbox and benchmark; CPU % of one core; steal = share of the machine's CPU time the hypervisor gave to others):",
     '',
     markdownTable(cpuHeader, cpuTable),
     '',
@@ -1029,7 +1263,9 @@ export async function run(ctx: BenchContext): Promise<void> {
     '',
     markdownTable(windowHeader, windowRows),
     '',
-    `Events in the store: ${Object.entries(eventCounts).map(([k, v]) => `${k} ${fmtInt(v)}`).join(', ')}.`,
+    `Events in the store: ${Object.entries(eventCounts)
+      .map(([k, v]) => `${k} ${fmtInt(v)}`)
+      .join(', ')}.`,
     '',
     '</details>',
   ].join('\n');

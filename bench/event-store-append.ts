@@ -10,7 +10,10 @@
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../src/ids.ts';
 import os from 'node:os';
-import { getPostgreSQLEventStore, type PostgresEventStore as EmmettEventStore } from '@event-driven-io/emmett-postgresql';
+import {
+  getPostgreSQLEventStore,
+  type PostgresEventStore as EmmettEventStore,
+} from '@event-driven-io/emmett-postgresql';
 import pg from 'pg';
 import type { NewEvent } from '../src/store/event-store.ts';
 import { PostgresEventStore } from '../src/store/postgres-event-store.ts';
@@ -186,15 +189,19 @@ async function plainContender(url: string): Promise<Contender> {
           if (first) revision = -1;
           const events = makeEvents(n);
           // prepared, like our store's statements: the peer gets every advantage ours has
-          await pool.query({ name: 'plain-insert', text: plainInsert, values: [
-            streamId,
-            revision + 1,
-            events.map(e => e.metadata.eventId),
-            events.map(e => e.type),
-            events.map(e => e.version),
-            events.map(e => JSON.stringify(e.data)),
-            events.map(e => JSON.stringify(e.metadata)),
-          ] });
+          await pool.query({
+            name: 'plain-insert',
+            text: plainInsert,
+            values: [
+              streamId,
+              revision + 1,
+              events.map(e => e.metadata.eventId),
+              events.map(e => e.type),
+              events.map(e => e.version),
+              events.map(e => JSON.stringify(e.data)),
+              events.map(e => JSON.stringify(e.metadata)),
+            ],
+          });
           revision += n;
         };
       },
@@ -255,7 +262,12 @@ const factories: Record<ContenderKey, (url: string) => Promise<Contender>> = {
 // ---------------------------------------------------------------- run
 
 type CellResult =
-  | ({ ok: true; walBytesPerEvent: number | null; serverCpuUsPerEvent: number | null; clientCpuUsPerEvent: number } & Throughput)
+  | ({
+      ok: true;
+      walBytesPerEvent: number | null;
+      serverCpuUsPerEvent: number | null;
+      clientCpuUsPerEvent: number;
+    } & Throughput)
   | { ok: false; error: string };
 
 type Row = {
@@ -299,7 +311,9 @@ export async function run(ctx: BenchContext): Promise<void> {
       `pool max ${POOL_MAX}, new stream every ${STREAM_APPENDS} appends`,
   );
   if (loadBefore[0]! > os.cpus().length * 0.5)
-    console.warn(`  note: load average ${loadBefore[0]!.toFixed(1)} on ${os.cpus().length} CPUs, the results will be noisy`);
+    console.warn(
+      `  note: load average ${loadBefore[0]!.toFixed(1)} on ${os.cpus().length} CPUs, the results will be noisy`,
+    );
 
   const db = await startBenchPostgres('bench-es-append');
   const contenders = new Map<ContenderKey, Contender>();
@@ -460,13 +474,35 @@ export async function run(ctx: BenchContext): Promise<void> {
   ]);
   const goalHeader = ['goal (32 writers)', 'scenario', 'actual', 'result'];
   const goalRows = goals.map(g => [g.goal, g.scenario, fmtRatio(g.actual), g.pass ? 'PASS' : 'MISS']);
-  const latencyHeader = ['scenario', 'contender', 'appends/s', 'p50 ms', 'p90 ms', 'p99 ms', 'WAL bytes/event', 'server CPU µs/event', 'client CPU µs/event', 'ev/s per round'];
+  const latencyHeader = [
+    'scenario',
+    'contender',
+    'appends/s',
+    'p50 ms',
+    'p90 ms',
+    'p99 ms',
+    'WAL bytes/event',
+    'server CPU µs/event',
+    'client CPU µs/event',
+    'ev/s per round',
+  ];
   const latencyRows = rows.flatMap(r =>
     CONTENDERS.map(({ key }) => {
       const c = r.results[key];
       const scenario = `${r.writers} × ${r.eventsPerAppend}`;
       return c.ok
-        ? [scenario, key, fmtInt(c.operationsPerSecond), c.latencyMs.p50.toFixed(2), c.latencyMs.p90.toFixed(2), c.latencyMs.p99.toFixed(2), fmtInt(c.walBytesPerEvent), fmtInt(c.serverCpuUsPerEvent), fmtInt(c.clientCpuUsPerEvent), c.roundsUnitsPerSecond.map(fmtInt).join(' / ')]
+        ? [
+            scenario,
+            key,
+            fmtInt(c.operationsPerSecond),
+            c.latencyMs.p50.toFixed(2),
+            c.latencyMs.p90.toFixed(2),
+            c.latencyMs.p99.toFixed(2),
+            fmtInt(c.walBytesPerEvent),
+            fmtInt(c.serverCpuUsPerEvent),
+            fmtInt(c.clientCpuUsPerEvent),
+            c.roundsUnitsPerSecond.map(fmtInt).join(' / '),
+          ]
         : [scenario, key, 'ERROR', '', '', '', '', '', '', ''];
     }),
   );
@@ -503,10 +539,17 @@ export async function run(ctx: BenchContext): Promise<void> {
     ...env,
     contenders: {
       ours: 'PostgresEventStore.create(pool, { listen: true }).append(stream, events, no_stream | exact revision)',
-      plain: 'one autocommit INSERT ... SELECT FROM unnest(...) per append, prepared; identity primary key only; no stream table, no checks',
-      emmett: 'getPostgreSQLEventStore(url, { connectionOptions: { pool } }).appendToStream(stream, events, { expectedStreamVersion })',
+      plain:
+        'one autocommit INSERT ... SELECT FROM unnest(...) per append, prepared; identity primary key only; no stream table, no checks',
+      emmett:
+        'getPostgreSQLEventStore(url, { connectionOptions: { pool } }).appendToStream(stream, events, { expectedStreamVersion })',
     },
-    goals: { writers: GOALS.writers, oursVsEmmettAtLeast: GOALS.minVsEmmett, oursVsPlainAtLeast: GOALS.minVsPlain, results: goals },
+    goals: {
+      writers: GOALS.writers,
+      oursVsEmmettAtLeast: GOALS.minVsEmmett,
+      oursVsPlainAtLeast: GOALS.minVsPlain,
+      results: goals,
+    },
     rows,
   };
   const markdown = [
@@ -520,7 +563,9 @@ export async function run(ctx: BenchContext): Promise<void> {
       `revision; every contender has its own database on the same server and a pg pool of ${POOL_MAX}. ` +
       `Within each scenario the contenders take turns, round by round (order reversed every other round; ` +
       `a CHECKPOINT before each turn). PostgreSQL settings: ` +
-      `${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(', ')}.`,
+      `${Object.entries(settings)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}.`,
     '',
     '- **ours**: `PostgresEventStore.append` (concurrent appends written together, one prepared statement per batch of up to 200 (group commit), each append checked and answered on its own; LISTEN/NOTIFY on)',
     '- **plain INSERT**: one autocommit `INSERT … SELECT FROM unnest(…)` per append, sent as a prepared statement, same columns as `es_events`, identity primary key only, no stream table, no checks',

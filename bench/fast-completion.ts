@@ -39,7 +39,8 @@ import { fmtInt, fmtRatio, markdownTable, sleep, textTable, writeResults, type B
 import { killOnExit, machineBusyMs, startService, treeCpuMs, type StartedService, type TreeCpu } from './processes.ts';
 
 // jsqr is CommonJS with an ESM-style default in its types: the function is the module itself at run time
-const jsQR = ((jsqrModule as unknown as { default?: typeof jsqrModule }).default ?? jsqrModule) as unknown as typeof jsqrModule.default;
+const jsQR = ((jsqrModule as unknown as { default?: typeof jsqrModule }).default ??
+  jsqrModule) as unknown as typeof jsqrModule.default;
 
 const NAME = 'fast-completion';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -69,8 +70,26 @@ type Size = {
 
 const FULL: Size = {
   scenarios: [
-    { id: 'A', label: '50 accounts, 100 pending payments', short: '50 accounts, 100 pending', accounts: 50, pendingPerAccount: 2, payPerSecond: 1, windowSec: 300, merchants: 1 },
-    { id: 'B', label: '1,000 accounts, a pending payment each', short: '1,000 accounts, 1,000 pending', accounts: 1_000, pendingPerAccount: 1, payPerSecond: 2.5, windowSec: 300, merchants: 4 },
+    {
+      id: 'A',
+      label: '50 accounts, 100 pending payments',
+      short: '50 accounts, 100 pending',
+      accounts: 50,
+      pendingPerAccount: 2,
+      payPerSecond: 1,
+      windowSec: 300,
+      merchants: 1,
+    },
+    {
+      id: 'B',
+      label: '1,000 accounts, a pending payment each',
+      short: '1,000 accounts, 1,000 pending',
+      accounts: 1_000,
+      pendingPerAccount: 1,
+      payPerSecond: 2.5,
+      windowSec: 300,
+      merchants: 4,
+    },
   ],
   scheduled: { accounts: 200, merchants: 2, spreadSec: 300, duringWindow: false },
   latePayers: 10,
@@ -80,8 +99,26 @@ const FULL: Size = {
 };
 const QUICK: Size = {
   scenarios: [
-    { id: 'A', label: '10 accounts, 20 pending payments', short: '10 accounts, 20 pending', accounts: 10, pendingPerAccount: 2, payPerSecond: 0.5, windowSec: 40, merchants: 1 },
-    { id: 'B', label: '40 accounts, a pending payment each', short: '40 accounts, 40 pending', accounts: 40, pendingPerAccount: 1, payPerSecond: 1, windowSec: 40, merchants: 2 },
+    {
+      id: 'A',
+      label: '10 accounts, 20 pending payments',
+      short: '10 accounts, 20 pending',
+      accounts: 10,
+      pendingPerAccount: 2,
+      payPerSecond: 0.5,
+      windowSec: 40,
+      merchants: 1,
+    },
+    {
+      id: 'B',
+      label: '40 accounts, a pending payment each',
+      short: '40 accounts, 40 pending',
+      accounts: 40,
+      pendingPerAccount: 1,
+      payPerSecond: 1,
+      windowSec: 40,
+      merchants: 2,
+    },
   ],
   scheduled: { accounts: 10, merchants: 1, spreadSec: 35, duringWindow: true },
   latePayers: 0,
@@ -124,18 +161,29 @@ function stats(values: number[]): Stats {
 
 const secs = (ms: number) => (Number.isNaN(ms) ? 'n/a' : Number.isFinite(ms) ? (ms / 1000).toFixed(2) : 'missing');
 const fmt1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
-const pct = (share: number | null) => (share === null || !Number.isFinite(share) ? 'n/a' : `${Math.round(share * 100)} %`);
+const pct = (share: number | null) =>
+  share === null || !Number.isFinite(share) ? 'n/a' : `${Math.round(share * 100)} %`;
 
 // ---------------------------------------------------------------- HTTP
 
-async function call<T = Record<string, unknown>>(url: string, init: { method?: string; key?: string; body?: unknown; cookie?: string } = {}): Promise<T> {
+async function call<T = Record<string, unknown>>(
+  url: string,
+  init: { method?: string; key?: string; body?: unknown; cookie?: string } = {},
+): Promise<T> {
   const headers: Record<string, string> = {};
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (init.key) headers['x-api-key'] = init.key;
   if (init.cookie) headers.cookie = init.cookie;
-  const response = await fetch(url, { method: init.method ?? (init.body === undefined ? 'GET' : 'POST'), headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const response = await fetch(url, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   const text = await response.text();
-  if (!response.ok) throw new Error(`${init.method ?? (init.body === undefined ? 'GET' : 'POST')} ${url}: ${response.status} ${text.slice(0, 300)}`);
+  if (!response.ok)
+    throw new Error(
+      `${init.method ?? (init.body === undefined ? 'GET' : 'POST')} ${url}: ${response.status} ${text.slice(0, 300)}`,
+    );
   return (text ? JSON.parse(text) : {}) as T;
 }
 
@@ -177,13 +225,22 @@ async function registerMerchant(baseUrl: string, name: string): Promise<Merchant
   });
   if (!registered.ok) throw new Error(`register ${name}: ${registered.status} ${await registered.text()}`);
   const cookie = registered.headers.get('set-cookie')!.split(';')[0]!;
-  const key = (await call<{ data: { key: string } }>(`${baseUrl}/api/dashboard/api-keys`, { body: { name: 'bench' }, cookie })).data.key;
+  const key = (
+    await call<{ data: { key: string } }>(`${baseUrl}/api/dashboard/api-keys`, { body: { name: 'bench' }, cookie })
+  ).data.key;
   return { name, key };
 }
 
 type Account = { id: string; merchant: Merchant; phone: string; providerCode: string; linkedAt: number };
 
-async function linkWallet(baseUrl: string, merchant: Merchant, phone: string, providerCode: string, intervalMinutes: number, name: string): Promise<Account> {
+async function linkWallet(
+  baseUrl: string,
+  merchant: Merchant,
+  phone: string,
+  providerCode: string,
+  intervalMinutes: number,
+  name: string,
+): Promise<Account> {
   const linked = await retrying(() =>
     call<{ accountId: string }>(`${baseUrl}/api/v1/accounts`, {
       key: merchant.key,
@@ -219,10 +276,18 @@ let orderSeed = 0;
 async function createPayment(baseUrl: string, account: Account, kind: Payment['kind']): Promise<Payment> {
   const orderId = `fast-${process.pid}-${++orderSeed}`;
   const created = await retrying(() =>
-    call<{ data: { id: string; totalAmount: number; qrisImage?: string; type: string } }>(`${baseUrl}/api/v1/payments`, {
-      key: account.merchant.key,
-      body: { amount: 20_000 + (orderSeed % 200) * 500, walletAccountId: account.id, redirectUrl: 'https://shop.example/thanks', orderId },
-    }),
+    call<{ data: { id: string; totalAmount: number; qrisImage?: string; type: string } }>(
+      `${baseUrl}/api/v1/payments`,
+      {
+        key: account.merchant.key,
+        body: {
+          amount: 20_000 + (orderSeed % 200) * 500,
+          walletAccountId: account.id,
+          redirectUrl: 'https://shop.example/thanks',
+          orderId,
+        },
+      },
+    ),
   );
   const createdAt = Date.now();
   const { id, totalAmount, qrisImage, type } = created.data;
@@ -239,10 +304,13 @@ async function createPayment(baseUrl: string, account: Account, kind: Payment['k
 
 /** The customer pays the QR in the sandbox; paidAt is when the sandbox answered (the credit exists from then on). */
 async function pay(sandboxUrl: string, p: Payment): Promise<void> {
-  const answer = await call<{ transactionId: string; amount: number }>(`${sandboxUrl}/sandbox/payments`, { body: { qris: p.qris } });
+  const answer = await call<{ transactionId: string; amount: number }>(`${sandboxUrl}/sandbox/payments`, {
+    body: { qris: p.qris },
+  });
   p.paidAt = Date.now();
   p.transactionId = answer.transactionId;
-  if (answer.amount !== p.totalAmount) throw new Error(`payment ${p.id}: the QR paid ${answer.amount}, the payment asks ${p.totalAmount}`);
+  if (answer.amount !== p.totalAmount)
+    throw new Error(`payment ${p.id}: the QR paid ${answer.amount}, the payment asks ${p.totalAmount}`);
 }
 
 /**
@@ -264,8 +332,12 @@ async function startReceiver() {
       try {
         const verifier = secrets.get(req.url ?? '');
         if (!verifier) throw new Error(`no endpoint ${req.url}`);
-        const body = verifier.verify(Buffer.concat(chunks).toString('utf8'), req.headers as Record<string, string>) as { type?: string; data?: { id?: string } };
-        if (body.type === 'payment.completed' && body.data?.id && !arrived.has(body.data.id)) arrived.set(body.data.id, at);
+        const body = verifier.verify(Buffer.concat(chunks).toString('utf8'), req.headers as Record<string, string>) as {
+          type?: string;
+          data?: { id?: string };
+        };
+        if (body.type === 'payment.completed' && body.data?.id && !arrived.has(body.data.id))
+          arrived.set(body.data.id, at);
       } catch {
         refused++;
       }
@@ -294,7 +366,9 @@ async function startReceiver() {
 /** A read-only connection to the service's own database: its port from postmaster.pid, its password from secrets.json. */
 function serviceDatabase(dataDir: string): pg.Pool {
   const port = Number(readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[3]);
-  const { embeddedPostgresPassword } = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { embeddedPostgresPassword: string };
+  const { embeddedPostgresPassword } = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as {
+    embeddedPostgresPassword: string;
+  };
   const pool = new pg.Pool({
     host: '127.0.0.1',
     port,
@@ -314,9 +388,24 @@ type QueueSample = { t: number; checkReady: number; checkTotal: number; syncRead
 
 type ScenarioResult = {
   scenario: Scenario;
-  setup: { linkSeconds: number; linksPerSecond: number; createSeconds: number; scheduledLinkSeconds: number; totalSeconds: number };
+  setup: {
+    linkSeconds: number;
+    linksPerSecond: number;
+    createSeconds: number;
+    scheduledLinkSeconds: number;
+    totalSeconds: number;
+  };
   window: { start: number; end: number; seconds: number };
-  paid: { count: number; paidToWebhook: Stats; paidToRecorded: Stats; recordedToWebhook: Stats; missing: number; ageAtPaymentS: Stats; queueStarved: number; payFailures: number };
+  paid: {
+    count: number;
+    paidToWebhook: Stats;
+    paidToRecorded: Stats;
+    recordedToWebhook: Stats;
+    missing: number;
+    ageAtPaymentS: Stats;
+    queueStarved: number;
+    payFailures: number;
+  };
   late: { count: number; paidToWebhook: Stats; ageAtPaymentS: Stats; missing: number } | null;
   scheduled: { accounts: number; slotsExpected: number; slotsObserved: number; kind: string; lag: Stats };
   checks: {
@@ -338,10 +427,18 @@ type ScenarioResult = {
   loadavgAfter: number[];
 };
 
-async function runScenario(ctx: BenchContext, size: Size, scenario: Scenario, tmp: string, started: StartedService[]): Promise<ScenarioResult | null> {
+async function runScenario(
+  ctx: BenchContext,
+  size: Size,
+  scenario: Scenario,
+  tmp: string,
+  started: StartedService[],
+): Promise<ScenarioResult | null> {
   const loadavgBefore = os.loadavg();
   const dataDir = mkdtempSync(path.join(tmp, `data-${scenario.id}-`));
-  console.log(`\nscenario ${scenario.id}: ${scenario.label}; paying ${scenario.payPerSecond}/s for ${scenario.windowSec} s`);
+  console.log(
+    `\nscenario ${scenario.id}: ${scenario.label}; paying ${scenario.payPerSecond}/s for ${scenario.windowSec} s`,
+  );
   console.log(`  load average ${loadavgBefore.map(l => l.toFixed(2)).join(' ')}`);
   const service = await startService({
     checkout: repoRoot,
@@ -363,12 +460,16 @@ async function runScenario(ctx: BenchContext, size: Size, scenario: Scenario, tm
     for (let m = 0; m < scenario.merchants; m++) {
       const merchant = await registerMerchant(base, `Toko ${scenario.id}${m + 1}`);
       const endpoint = receiver.endpoint(merchant.name);
-      const hook = await call<{ data: { secret: string } }>(`${base}/api/v1/webhooks`, { key: merchant.key, body: { url: endpoint.url } });
+      const hook = await call<{ data: { secret: string } }>(`${base}/api/v1/webhooks`, {
+        key: merchant.key,
+        body: { url: endpoint.url },
+      });
       endpoint.verifyWith(hook.data.secret);
       receivingMerchants.push(merchant);
     }
     const scheduledMerchants: Merchant[] = [];
-    for (let m = 0; m < size.scheduled.merchants; m++) scheduledMerchants.push(await registerMerchant(base, `Jadwal ${scenario.id}${m + 1}`));
+    for (let m = 0; m < size.scheduled.merchants; m++)
+      scheduledMerchants.push(await registerMerchant(base, `Jadwal ${scenario.id}${m + 1}`));
 
     const scenarioDigit = scenario.id === 'A' ? '1' : '2';
     const phone = (group: string, i: number) => `0817${scenarioDigit}${group}${String(i).padStart(6, '0')}`;
@@ -377,7 +478,14 @@ async function runScenario(ctx: BenchContext, size: Size, scenario: Scenario, tm
     // late payers first: their payments must be past the fast period by the time they are paid
     const late: Payment[] = [];
     for (let i = 0; i < (ctx.quick ? 0 : size.latePayers); i++) {
-      const account = await linkWallet(base, receivingMerchants[0]!, phone('9', i), wallet(i), RECEIVER_INTERVAL_MINUTES, `Telat ${i}`);
+      const account = await linkWallet(
+        base,
+        receivingMerchants[0]!,
+        phone('9', i),
+        wallet(i),
+        RECEIVER_INTERVAL_MINUTES,
+        `Telat ${i}`,
+      );
       late.push(await createPayment(base, account, 'late'));
     }
 
@@ -391,8 +499,18 @@ async function runScenario(ctx: BenchContext, size: Size, scenario: Scenario, tm
       for (let i = 0; i < size.scheduled.accounts && !ctx.signal.aborted; i++) {
         const wait = start + i * spacing - Date.now();
         if (wait > 0) await sleep(wait, ctx.signal);
-        const p: Promise<void> = linkWallet(base, scheduledMerchants[i % scheduledMerchants.length]!, phone('5', i), wallet(i), SCHEDULED_INTERVAL_MINUTES, `Jadwal ${i}`)
-          .then(a => void scheduledAccounts.push(a), (err: unknown) => void scheduledLinkFailures.push(String(err)))
+        const p: Promise<void> = linkWallet(
+          base,
+          scheduledMerchants[i % scheduledMerchants.length]!,
+          phone('5', i),
+          wallet(i),
+          SCHEDULED_INTERVAL_MINUTES,
+          `Jadwal ${i}`,
+        )
+          .then(
+            a => void scheduledAccounts.push(a),
+            (err: unknown) => void scheduledLinkFailures.push(String(err)),
+          )
           .finally(() => inFlight.delete(p));
         inFlight.add(p);
       }
@@ -401,28 +519,50 @@ async function runScenario(ctx: BenchContext, size: Size, scenario: Scenario, tm
     };
     let scheduledLinking: Promise<number> | undefined;
     if (!size.scheduled.duringWindow) {
-      console.log(`  linking ${size.scheduled.accounts} accounts at a ${SCHEDULED_INTERVAL_MINUTES}-minute interval evenly over ${size.scheduled.spreadSec} s, in the background ...`);
+      console.log(
+        `  linking ${size.scheduled.accounts} accounts at a ${SCHEDULED_INTERVAL_MINUTES}-minute interval evenly over ${size.scheduled.spreadSec} s, in the background ...`,
+      );
       scheduledLinking = linkScheduled();
     }
 
     // the receiving accounts, linked with bounded parallelism, spread over the merchants
     const linkStart = Date.now();
-    const receivers = await bounded(Array.from({ length: scenario.accounts }, (_, i) => i), size.linkConcurrency, i =>
-      linkWallet(base, receivingMerchants[i % receivingMerchants.length]!, phone('1', i), wallet(i), RECEIVER_INTERVAL_MINUTES, `Kasir ${i}`),
+    const receivers = await bounded(
+      Array.from({ length: scenario.accounts }, (_, i) => i),
+      size.linkConcurrency,
+      i =>
+        linkWallet(
+          base,
+          receivingMerchants[i % receivingMerchants.length]!,
+          phone('1', i),
+          wallet(i),
+          RECEIVER_INTERVAL_MINUTES,
+          `Kasir ${i}`,
+        ),
     );
     const linkSeconds = (Date.now() - linkStart) / 1000;
-    console.log(`  linked ${fmtInt(receivers.length)} receiving accounts in ${linkSeconds.toFixed(1)} s (${fmt1(receivers.length / linkSeconds)}/s)`);
+    console.log(
+      `  linked ${fmtInt(receivers.length)} receiving accounts in ${linkSeconds.toFixed(1)} s (${fmt1(receivers.length / linkSeconds)}/s)`,
+    );
 
     const scheduledLinkSeconds = scheduledLinking ? await scheduledLinking : NaN;
-    if (scheduledLinking) console.log(`  scheduled group linked (${scheduledAccounts.length} of ${size.scheduled.accounts}, ${scheduledLinkFailures.length} failed)`);
+    if (scheduledLinking)
+      console.log(
+        `  scheduled group linked (${scheduledAccounts.length} of ${size.scheduled.accounts}, ${scheduledLinkFailures.length} failed)`,
+      );
     if (ctx.signal.aborted) return null;
 
     // the pending payments: a round over every account, as many rounds as payments per account
     const createStart = Date.now();
-    const order = Array.from({ length: scenario.accounts * scenario.pendingPerAccount }, (_, i) => receivers[i % receivers.length]!);
+    const order = Array.from(
+      { length: scenario.accounts * scenario.pendingPerAccount },
+      (_, i) => receivers[i % receivers.length]!,
+    );
     const initial = await bounded(order, size.createConcurrency, a => createPayment(base, a, 'steady'));
     const createSeconds = (Date.now() - createStart) / 1000;
-    console.log(`  ${fmtInt(initial.length)} pending payments created in ${createSeconds.toFixed(1)} s; settling ${size.settleSec} s ...`);
+    console.log(
+      `  ${fmtInt(initial.length)} pending payments created in ${createSeconds.toFixed(1)} s; settling ${size.settleSec} s ...`,
+    );
     const queue: Payment[] = [...initial];
     const steady: Payment[] = [...initial];
 
@@ -522,13 +662,16 @@ async function runScenario(ctx: BenchContext, size: Size, scenario: Scenario, tm
     await Promise.all(inFlight);
     if (scheduledLinking) await scheduledLinking;
     if (ctx.signal.aborted) return null;
-    console.log(`  window over: ${launched} payments paid; waiting for their webhooks${late.length ? ' and the late payers' : ''} ...`);
+    console.log(
+      `  window over: ${launched} payments paid; waiting for their webhooks${late.length ? ' and the late payers' : ''} ...`,
+    );
     await latePaying;
 
     // the webhooks of every paid payment, or the deadline
     const paidOnes = () => [...steady, ...late].filter(p => p.paidAt !== undefined);
     const deadline = Math.max(Date.now(), ...paidOnes().map(p => p.paidAt!)) + DRAIN_MS;
-    while (!ctx.signal.aborted && Date.now() < deadline && paidOnes().some(p => !receiver.arrived.has(p.id))) await sleep(250, ctx.signal);
+    while (!ctx.signal.aborted && Date.now() < deadline && paidOnes().some(p => !receiver.arrived.has(p.id)))
+      await sleep(250, ctx.signal);
     clearInterval(sampler);
     sampler = undefined;
     for (const p of [...steady, ...late]) p.webhookAt = receiver.arrived.get(p.id);
@@ -540,7 +683,12 @@ async function runScenario(ctx: BenchContext, size: Size, scenario: Scenario, tm
         `select data->>'accountId' as account_id, data->>'trigger' as trigger, data->>'slot' as slot, data->>'syncedAt' as synced_at
            from es_events where type = 'AccountSynced'`,
       )
-    ).rows.map(r => ({ accountId: r.account_id, trigger: r.trigger, slot: r.slot ? Date.parse(r.slot) : null, at: Date.parse(r.synced_at) }));
+    ).rows.map(r => ({
+      accountId: r.account_id,
+      trigger: r.trigger,
+      slot: r.slot ? Date.parse(r.slot) : null,
+      at: Date.parse(r.synced_at),
+    }));
     const recordedAt = new Map(
       (
         await db.query<{ tx: string; at: string }>(
@@ -549,10 +697,11 @@ async function runScenario(ctx: BenchContext, size: Size, scenario: Scenario, tm
       ).rows.map(r => [r.tx, Date.parse(r.at)]),
     );
     const linkedAt = new Map(
-      (await db.query<{ id: string; at: string }>(`select data->>'accountId' as id, data->>'linkedAt' as at from es_events where type = 'AccountLinked'`)).rows.map(r => [
-        r.id,
-        Date.parse(r.at),
-      ]),
+      (
+        await db.query<{ id: string; at: string }>(
+          `select data->>'accountId' as id, data->>'linkedAt' as at from es_events where type = 'AccountLinked'`,
+        )
+      ).rows.map(r => [r.id, Date.parse(r.at)]),
     );
     const eventsInWindow = Number(
       (
@@ -563,21 +712,28 @@ async function runScenario(ctx: BenchContext, size: Size, scenario: Scenario, tm
       ).rows[0]!.n,
     );
     const totals = (
-      await db.query<{ events: string; bytes: string }>(`select (select count(*) from es_events)::text as events, pg_database_size('service')::text as bytes`)
+      await db.query<{ events: string; bytes: string }>(
+        `select (select count(*) from es_events)::text as events, pg_database_size('service')::text as bytes`,
+      )
     ).rows[0]!;
 
     // ---------------------------------------------------------------- figures
     const inWindow = (t: number) => t >= windowStart && t <= windowEnd;
     const paidSteady = steady.filter(p => p.paidAt !== undefined);
-    const latency = (list: Payment[]) => list.map(p => (p.webhookAt !== undefined ? p.webhookAt - p.paidAt! : Infinity));
+    const latency = (list: Payment[]) =>
+      list.map(p => (p.webhookAt !== undefined ? p.webhookAt - p.paidAt! : Infinity));
     const withRecord = paidSteady.filter(p => p.transactionId && recordedAt.has(p.transactionId));
     const paidToRecorded = stats(withRecord.map(p => recordedAt.get(p.transactionId!)! - p.paidAt!));
-    const recordedToWebhook = stats(withRecord.filter(p => p.webhookAt !== undefined).map(p => p.webhookAt! - recordedAt.get(p.transactionId!)!));
+    const recordedToWebhook = stats(
+      withRecord.filter(p => p.webhookAt !== undefined).map(p => p.webhookAt! - recordedAt.get(p.transactionId!)!),
+    );
     const paidLate = late.filter(p => p.paidAt !== undefined);
 
     // scheduled syncs of the scheduled group whose slot falls in the window
     const scheduledIds = new Set(scheduledAccounts.map(a => a.id));
-    const slotsObserved = synced.filter(s => s.trigger === 'schedule' && scheduledIds.has(s.accountId) && s.slot !== null && inWindow(s.slot));
+    const slotsObserved = synced.filter(
+      s => s.trigger === 'schedule' && scheduledIds.has(s.accountId) && s.slot !== null && inWindow(s.slot),
+    );
     const slotEveryMs = SCHEDULED_INTERVAL_MINUTES * 60_000;
     let slotsExpected = 0;
     for (const a of scheduledAccounts) {
@@ -586,7 +742,12 @@ async function runScenario(ctx: BenchContext, size: Size, scenario: Scenario, tm
       for (let slot = first; slot <= windowEnd; slot += slotEveryMs) if (slot >= windowStart) slotsExpected++;
     }
     const firstSlots = slotsObserved.filter(s => s.slot === linkedAt.get(s.accountId)).length;
-    const slotKind = firstSlots === slotsObserved.length ? 'first slots' : firstSlots === 0 ? 'regular slots' : `${firstSlots} first, ${slotsObserved.length - firstSlots} regular slots`;
+    const slotKind =
+      firstSlots === slotsObserved.length
+        ? 'first slots'
+        : firstSlots === 0
+          ? 'regular slots'
+          : `${firstSlots} first, ${slotsObserved.length - firstSlots} regular slots`;
 
     // checks: measured, and what the cadence asks for, second by second over the window
     const checks = synced.filter(s => s.trigger === 'payment-check');
@@ -596,7 +757,8 @@ async function runScenario(ctx: BenchContext, size: Size, scenario: Scenario, tm
     const gaps: number[] = [];
     for (const list of byAccount.values()) {
       list.sort((a, b) => a - b);
-      for (let i = 1; i < list.length; i++) if (inWindow(list[i - 1]!) && inWindow(list[i]!)) gaps.push(list[i]! - list[i - 1]!);
+      for (let i = 1; i < list.length; i++)
+        if (inWindow(list[i - 1]!) && inWindow(list[i]!)) gaps.push(list[i]! - list[i - 1]!);
     }
     const lives = new Map<string, { created: number; ended: number }[]>();
     for (const p of [...steady, ...late]) {
@@ -610,16 +772,22 @@ async function runScenario(ctx: BenchContext, size: Size, scenario: Scenario, tm
         for (const l of list) if (l.created <= t && t < l.ended && l.created > newest) newest = l.created;
         if (newest === -Infinity) continue;
         const young = t - newest < CADENCE.fastForMinutes * 60_000;
-        expectedChecks += Math.min(1, (t + 1000 > windowEnd ? windowEnd - t : 1000) / 1000) / (young ? CADENCE.fastSeconds : CADENCE.slowSeconds);
+        expectedChecks +=
+          Math.min(1, (t + 1000 > windowEnd ? windowEnd - t : 1000) / 1000) /
+          (young ? CADENCE.fastSeconds : CADENCE.slowSeconds);
       }
     }
     const windowMinutes = (windowEnd - windowStart) / 60_000;
     const perMinute = checksInWindow.length / windowMinutes;
     const windowQueue = queueSamples.filter(s => inWindow(s.t));
-    const cpuShare = (a: TreeCpu | null, b: TreeCpu | null, k: 'nodeMs' | 'pgMs') => (a && b ? (b[k] - a[k]) / (windowEnd - windowStart) : null);
+    const cpuShare = (a: TreeCpu | null, b: TreeCpu | null, k: 'nodeMs' | 'pgMs') =>
+      a && b ? (b[k] - a[k]) / (windowEnd - windowStart) : null;
     const selfMs = (self.user + self.system) / 1000;
     const serviceMs = cpu0 && cpu1 ? cpu1.nodeMs + cpu1.pgMs - cpu0.nodeMs - cpu0.pgMs : 0;
-    const othersPct = busy0 === null || busy1 === null ? null : Math.max(0, busy1 - busy0 - serviceMs - selfMs) / (windowEnd - windowStart) / os.cpus().length;
+    const othersPct =
+      busy0 === null || busy1 === null
+        ? null
+        : Math.max(0, busy1 - busy0 - serviceMs - selfMs) / (windowEnd - windowStart) / os.cpus().length;
 
     const result: ScenarioResult = {
       scenario,
@@ -669,7 +837,9 @@ async function runScenario(ctx: BenchContext, size: Size, scenario: Scenario, tm
       },
       queue: {
         checkReadyMax: windowQueue.length ? Math.max(...windowQueue.map(s => s.checkReady)) : NaN,
-        checkReadyMean: windowQueue.length ? windowQueue.reduce((a, s) => a + s.checkReady, 0) / windowQueue.length : NaN,
+        checkReadyMean: windowQueue.length
+          ? windowQueue.reduce((a, s) => a + s.checkReady, 0) / windowQueue.length
+          : NaN,
         syncReadyMax: windowQueue.length ? Math.max(...windowQueue.map(s => s.syncReady)) : NaN,
         samples: windowQueue.length,
       },
@@ -679,7 +849,11 @@ async function runScenario(ctx: BenchContext, size: Size, scenario: Scenario, tm
         benchPct: selfMs / (windowEnd - windowStart),
         othersPct,
       },
-      events: { inWindowPerMinute: eventsInWindow / windowMinutes, total: Number(totals.events), databaseBytes: Number(totals.bytes) },
+      events: {
+        inWindowPerMinute: eventsInWindow / windowMinutes,
+        total: Number(totals.events),
+        databaseBytes: Number(totals.bytes),
+      },
       webhooks: { deliveries: receiver.deliveries(), refused: receiver.refused() },
       loadavgBefore,
       loadavgAfter: os.loadavg(),
@@ -709,16 +883,23 @@ export async function run(ctx: BenchContext): Promise<void> {
   let commit = 'unknown';
   let dirty = '';
   try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'package.json', 'package-lock.json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'package.json', 'package-lock.json'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     // not a git checkout
   }
   console.log(
     `fast completion: payment to webhook with nobody asking, the scheduled syncs' lag beside, the checks' cost; ` +
-      `a service of its own per scenario (npm start's command)${ctx.quick ? ' — quick run: small sizes, not the goals\' figures' : ''}`,
+      `a service of its own per scenario (npm start's command)${ctx.quick ? " — quick run: small sizes, not the goals' figures" : ''}`,
   );
-  if (loadBefore[0]! > cpus * 0.5) console.warn(`  note: load average ${loadBefore[0]!.toFixed(1)} on ${cpus} CPUs, the results will be noisy`);
+  if (loadBefore[0]! > cpus * 0.5)
+    console.warn(`  note: load average ${loadBefore[0]!.toFixed(1)} on ${cpus} CPUs, the results will be noisy`);
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'bench-fast-'));
   // run as root, the embedded PostgreSQL runs as 'postgres', which must pass through to its data folder
@@ -742,7 +923,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   // ---------------------------------------------------------------- tables
   const ratioCell = (value: number, goal: number) => (Number.isFinite(value) ? fmtRatio(value / goal) : 'n/a');
   const verdict = (value: number, goal: number) => (Number.isFinite(value) && value < goal ? 'PASS' : 'MISS');
-  const quad = (s: Stats, keys: ('p50' | 'p90' | 'p95' | 'p99' | 'max')[]) => `${keys.map(k => secs(s[k])).join(' / ')} s`;
+  const quad = (s: Stats, keys: ('p50' | 'p90' | 'p95' | 'p99' | 'max')[]) =>
+    `${keys.map(k => secs(s[k])).join(' / ')} s`;
   const mainHeader = ['scenario', 'figure', 'value', 'goal', 'ratio', 'result'];
   const mainRows: string[][] = [];
   for (const r of results) {
@@ -761,7 +943,9 @@ export async function run(ctx: BenchContext): Promise<void> {
       quad(r.scheduled.lag, ['p50', 'p95', 'p99', 'max']),
       'p99 < 5 s',
       ratioCell(r.scheduled.lag.p99, GOALS.scheduledLagP99Ms),
-      r.scheduled.slotsObserved < r.scheduled.slotsExpected ? 'MISS (slots not synced)' : verdict(r.scheduled.lag.p99, GOALS.scheduledLagP99Ms),
+      r.scheduled.slotsObserved < r.scheduled.slotsExpected
+        ? 'MISS (slots not synced)'
+        : verdict(r.scheduled.lag.p99, GOALS.scheduledLagP99Ms),
     ]);
     mainRows.push([
       tag,
@@ -781,7 +965,6 @@ export async function run(ctx: BenchContext): Promise<void> {
         '—',
       ]);
   }
-
 
   const detailHeader = [
     'scenario',
@@ -805,7 +988,16 @@ export async function run(ctx: BenchContext): Promise<void> {
     fmtInt(r.events.inWindowPerMinute),
     pct(r.cpu.othersPct),
   ]);
-  const setupHeader = ['scenario', 'receiving accounts linked', 'pending payments created', 'scheduled group', 'window', 'events at the end', 'database at the end', 'load average before → after'];
+  const setupHeader = [
+    'scenario',
+    'receiving accounts linked',
+    'pending payments created',
+    'scheduled group',
+    'window',
+    'events at the end',
+    'database at the end',
+    'load average before → after',
+  ];
   const setupRows = results.map(r => [
     r.scenario.id,
     `${fmtInt(r.scenario.accounts)} in ${r.setup.linkSeconds.toFixed(1)} s (${fmt1(r.setup.linksPerSecond)}/s)`,
@@ -817,8 +1009,12 @@ export async function run(ctx: BenchContext): Promise<void> {
     `${r.loadavgBefore.map(l => l.toFixed(2)).join(' ')} → ${r.loadavgAfter.map(l => l.toFixed(2)).join(' ')}`,
   ]);
 
-  console.log(`\n${textTable(mainHeader, mainRows)}\n\n${textTable(detailHeader, detailRows)}\n\n${textTable(setupHeader, setupRows)}`);
-  console.log(`\nload average before ${loadBefore.map(l => l.toFixed(2)).join(' ')}, after ${loadAfter.map(l => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `\n${textTable(mainHeader, mainRows)}\n\n${textTable(detailHeader, detailRows)}\n\n${textTable(setupHeader, setupRows)}`,
+  );
+  console.log(
+    `\nload average before ${loadBefore.map(l => l.toFixed(2)).join(' ')}, after ${loadAfter.map(l => l.toFixed(2)).join(' ')}`,
+  );
 
   const markdown = [
     '# Fast completion: payment to webhook with nobody asking',

@@ -21,7 +21,11 @@ import { createPool, query } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { projections } from '../src/projections/all.ts';
 import { periodBalances } from '../src/audit/gateway-period-balances.ts';
-import { gatewayReconciliation, reconciliationPeriod, type ReconciliationPeriod } from '../src/audit/gateway-reconciliation.ts';
+import {
+  gatewayReconciliation,
+  reconciliationPeriod,
+  type ReconciliationPeriod,
+} from '../src/audit/gateway-reconciliation.ts';
 import { createReadModels } from '../src/projections/runner.ts';
 import { openDatabase } from '../src/service.ts';
 import { PostgresEventStore } from '../src/store/postgres-event-store.ts';
@@ -31,47 +35,75 @@ const NAME = 'gateway-reconciliation';
 const GOAL_SECONDS = 2;
 const firstDay = '2026-01-01';
 
-export type Scale = { merchants: number; holdings: number; days: number; credits: number; expired: number; unmatched: number };
+export type Scale = {
+  merchants: number;
+  holdings: number;
+  days: number;
+  credits: number;
+  expired: number;
+  unmatched: number;
+};
 
 /** A uuid (version 4, variant 8, as the events' schemas accept) made of the md5 of a text expression: the same in every run. */
-const uid = (text: string) => `(substr(md5(${text}), 1, 12) || '4' || substr(md5(${text}), 14, 3) || '8' || substr(md5(${text}), 18, 15))::uuid`;
+const uid = (text: string) =>
+  `(substr(md5(${text}), 1, 12) || '4' || substr(md5(${text}), 14, 3) || '8' || substr(md5(${text}), 18, 15))::uuid`;
 
 /** Gateway payments, their paying credits, a few expired payments and unmatched credits; then the ledger's postings and balances. */
 export async function seed(pool: pg.Pool, s: Scale) {
   const start = new Date(`${firstDay}T00:00:00+07:00`);
   const params = [start, s.merchants, s.holdings, s.days, s.credits];
-  await query(pool, 'SeedPayments', `
+  await query(
+    pool,
+    'SeedPayments',
+    `
     insert into payments (id, owner_id, order_id, receiving_account_id, provider_code, type, amount, unique_code, total_amount, redirect_url, status,
       expires_at, created_at, mutation_id, paid_at, completed_at, method_selection, gateway, base_amount, fee_to_customer, gateway_fee)
     select ${uid(`'p' || i`)}, ${uid(`'m' || i % $2`)}, 'order-' || i, ${uid(`'h' || i % $3`)}, 'WALLET-D', 'QRIS-DYNAMIC', total - i % 1000, i % 1000,
       total, 'https://shop.example/thanks', 'COMPLETED', at + interval '1 hour', at - interval '2 minutes', ${uid(`'t' || i`)}, at, at, 'fixed', true,
       total - i % 1000, false, (total * 70 + 5000) / 10000 + 200
     from (select i, $1::timestamptz + (i::float8 / $5) * $4 * interval '1 day' as at, 10000 + (i::bigint * 7919) % 990000 as total
-          from generate_series(0, $5 - 1) i) g`, params);
-  await query(pool, 'SeedPayingCredits', `
+          from generate_series(0, $5 - 1) i) g`,
+    params,
+  );
+  await query(
+    pool,
+    'SeedPayingCredits',
+    `
     insert into mutations (id, account_id, owner_id, account_type, provider_transaction_id, type, amount, description, sender_name, reference, status, created_at, recorded_at, payment)
     select mutation_id, receiving_account_id, ${uid(`'admin'`)}, 'ewallet', 'tx-' || id, 'CREDIT', total_amount, 'QRIS', 'PEMBELI', null, 'SUCCESS', completed_at, completed_at,
       jsonb_build_object('id', id, 'totalAmount', total_amount, 'status', 'COMPLETED')
-    from payments where gateway and status = 'COMPLETED'`);
-  await query(pool, 'SeedExpiredPayments', `
+    from payments where gateway and status = 'COMPLETED'`,
+  );
+  await query(
+    pool,
+    'SeedExpiredPayments',
+    `
     insert into payments (id, owner_id, order_id, receiving_account_id, provider_code, type, amount, unique_code, total_amount, redirect_url, status,
       expires_at, created_at, expired_at, method_selection, gateway, base_amount, fee_to_customer, gateway_fee)
     select ${uid(`'x' || i`)}, ${uid(`'m' || i % $2`)}, 'late-' || i, ${uid(`'h' || i % $3`)}, 'WALLET-D', 'QRIS-DYNAMIC', 50000, i % 1000, 50000 + i % 1000,
       'https://shop.example/thanks', 'EXPIRED', at + interval '1 hour', at, at + interval '1 hour', 'fixed', true, 50000, false, 550
     from (select i, $1::timestamptz + (i::float8 / $4) * $5 * interval '1 day' as at from generate_series(0, $4 - 1) i) g`,
-    [start, s.merchants, s.holdings, s.expired, s.days]);
+    [start, s.merchants, s.holdings, s.expired, s.days],
+  );
   // every other unmatched credit pays an expired payment's total after it expired (paid late); the rest are odd amounts
-  await query(pool, 'SeedUnmatchedCredits', `
+  await query(
+    pool,
+    'SeedUnmatchedCredits',
+    `
     insert into mutations (id, account_id, owner_id, account_type, provider_transaction_id, type, amount, description, sender_name, reference, status, created_at, recorded_at)
     select ${uid(`'u' || i`)}, ${uid(`'h' || i % $2`)}, ${uid(`'admin'`)}, 'ewallet', 'unmatched-' || i, 'CREDIT',
       case when i % 2 = 0 then 50000 + i % 1000 else 12345 + i end, 'QRIS', 'SALAH KIRIM', null, 'SUCCESS', at, at
     from (select i, $1::timestamptz + (i::float8 / $3) * $4 * interval '1 day' + interval '2 hours' as at from generate_series(0, $3 - 1) i) g`,
-    [start, s.holdings, s.unmatched, s.days]);
+    [start, s.holdings, s.unmatched, s.days],
+  );
   // the ledger's entries as the deciders make them: credits, a settlement per merchant and WIB day (00:01 WIB the day after),
   // a withdrawal of half of it requested an hour later and paid an hour after that, every fifth day; each with its event's data
   const iso = (at: string) => `to_char((${at}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   const line = (account: string, amount: string) => `json_build_object('account', ${account}, 'amount', ${amount})`;
-  await query(pool, 'SeedLedgerEntries', `
+  await query(
+    pool,
+    'SeedLedgerEntries',
+    `
     create temp table seed_entries as
     with credits as (
       select owner_id as merchant_id, completed_at as at, id, total_amount, gateway_fee, receiving_account_id, (completed_at at time zone 'Asia/Jakarta')::date as day
@@ -110,45 +142,78 @@ export async function seed(pool: pg.Pool, s: Scale) {
       json_build_object('merchantId', merchant_id, 'withdrawalId', withdrawal_id, 'amount', amount, 'reference', 'TRF-' || withdrawal_id, 'paidBy', ${uid(`'admin'`)},
         'paidAt', ${iso(`at + interval '2 hours'`)}, 'postings',
         json_build_array(${line(`'merchant:' || merchant_id || ':onHold'`, 'amount')}, ${line(`'bank:payouts'`, '-amount')}))
-    from withdrawals`);
-  await query(pool, 'SeedEntryRevisions', `
+    from withdrawals`,
+  );
+  await query(
+    pool,
+    'SeedEntryRevisions',
+    `
     create temp table seed_events as
-    select e.*, row_number() over (partition by merchant_id order by at, reference_id) - 1 as revision from seed_entries e`);
+    select e.*, row_number() over (partition by merchant_id order by at, reference_id) - 1 as revision from seed_entries e`,
+  );
   // the event log as the deciders append it: one event per entry in its merchant's stream, in time order across streams
-  await query(pool, 'SeedLedgerEvents', `
+  await query(
+    pool,
+    'SeedLedgerEvents',
+    `
     insert into es_events (stream_id, revision, event_id, type, version, data, metadata)
     select 'gateway-' || merchant_id, revision, ${uid(`'e' || merchant_id || revision`)}, event_type, 1, data,
       json_build_object('eventId', ${uid(`'e' || merchant_id || revision`)}, 'correlationId', ${uid(`'c' || reference_id`)}, 'causationId', null,
         'actor', 'bench', 'occurredAt', ${iso('at')})
-    from seed_events order by at, merchant_id`);
-  await query(pool, 'SeedLedgerStreams', `insert into es_streams (stream_id, revision) select 'gateway-' || merchant_id, max(revision) from seed_events group by merchant_id`);
-  await query(pool, 'SeedPostings', `
+    from seed_events order by at, merchant_id`,
+  );
+  await query(
+    pool,
+    'SeedLedgerStreams',
+    `insert into es_streams (stream_id, revision) select 'gateway-' || merchant_id, max(revision) from seed_events group by merchant_id`,
+  );
+  await query(
+    pool,
+    'SeedPostings',
+    `
     insert into gateway_postings (position_commit, position_prepare, stream_revision, merchant_id, event_type, reference_id, account, amount, occurred_at)
     select row_number() over (order by at, merchant_id, n), 0, revision, merchant_id, event_type, reference_id, account, amount, at
     from seed_events e
       cross join lateral unnest(accounts, amounts) with ordinality as l(account, amount, n)
-    order by at`);
-  await query(pool, 'SeedBalances', `
+    order by at`,
+  );
+  await query(
+    pool,
+    'SeedBalances',
+    `
     insert into gateway_balances (merchant_id, pending, settled, on_hold)
     select merchant_id, -coalesce(sum(amount) filter (where account like '%:pending'), 0), -coalesce(sum(amount) filter (where account like '%:settled'), 0),
       -coalesce(sum(amount) filter (where account like '%:onHold'), 0)
-    from gateway_postings where account like 'merchant:%' group by merchant_id`);
-  await query(pool, 'SeedHoldingAccounts', `
+    from gateway_postings where account like 'merchant:%' group by merchant_id`,
+  );
+  await query(
+    pool,
+    'SeedHoldingAccounts',
+    `
     insert into gateway_holding_accounts (account_id, provider_code, methods, marked_by, marked_at)
-    select ${uid(`'h' || i`)}, 'WALLET-D', array['QRIS-DYNAMIC'], ${uid(`'admin'`)}, $1 from generate_series(0, $2 - 1) i`, [start, s.holdings]);
+    select ${uid(`'h' || i`)}, 'WALLET-D', array['QRIS-DYNAMIC'], ${uid(`'admin'`)}, $1 from generate_series(0, $2 - 1) i`,
+    [start, s.holdings],
+  );
   await query(pool, 'DropSeedEntries', 'drop table seed_entries, seed_events');
   await query(pool, 'VacuumAnalyze', 'vacuum analyze');
-  const counts = await query<{ postings: number; events: number; payments: number; mutations: number; last: string }>(pool, 'CountSeeded', `select
+  const counts = await query<{ postings: number; events: number; payments: number; mutations: number; last: string }>(
+    pool,
+    'CountSeeded',
+    `select
     (select count(*) from gateway_postings)::bigint as postings, (select count(*) from es_events)::bigint as events, (select count(*) from payments)::bigint as payments,
-    (select count(*) from mutations)::bigint as mutations, (select max(occurred_at at time zone 'Asia/Jakarta')::date::text from gateway_postings) as last`);
+    (select count(*) from mutations)::bigint as mutations, (select max(occurred_at at time zone 'Asia/Jakarta')::date::text from gateway_postings) as last`,
+  );
   return counts.rows[0]!;
 }
 
 /** A pool whose report connection says how long each of its statements took (by the statement's distinctive text). */
 function timedPool(pool: pg.Pool, timings: { current: Record<string, number> }): pg.Pool {
   const names: [RegExp, string][] = [
-    [/group by 1, 2/, 'trial balance per day'], [/having sum\(amount\) <> 0/, 'unbalanced entries'], [/split_part\(account/, 'merchant ledgers vs balances'],
-    [/credited as \(/, 'holding credits vs payments'], [/late as \(/, 'unmatched credits'],
+    [/group by 1, 2/, 'trial balance per day'],
+    [/having sum\(amount\) <> 0/, 'unbalanced entries'],
+    [/split_part\(account/, 'merchant ledgers vs balances'],
+    [/credited as \(/, 'holding credits vs payments'],
+    [/late as \(/, 'unmatched credits'],
   ];
   const timed = new WeakSet<pg.PoolClient>();
   return {
@@ -176,7 +241,15 @@ function timedPool(pool: pg.Pool, timings: { current: Record<string, number> }):
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-type Measured = { label: string; period: ReconciliationPeriod; report: number[]; fold: number[]; ceiling: number[]; timings: Record<string, number>[]; summary: object };
+type Measured = {
+  label: string;
+  period: ReconciliationPeriod;
+  report: number[];
+  fold: number[];
+  ceiling: number[];
+  timings: Record<string, number>[];
+  summary: object;
+};
 
 /** The bare SQL of the fold's aggregate: every merchant's accounts at the period's two bounds, summed from the postings. */
 const ceilingSql = `select merchant_id, account, sum(amount) filter (where occurred_at < $1) as opening, sum(amount) as closing
@@ -198,17 +271,32 @@ export async function run(ctx: BenchContext): Promise<void> {
     const seedStarted = performance.now();
     const seeded = await seed(pool, scale);
     const seedSeconds = (performance.now() - seedStarted) / 1000;
-    console.log(`seeded ${fmtInt(seeded.postings)} postings, ${fmtInt(seeded.events)} ledger events, ${fmtInt(seeded.payments)} payments, ${fmtInt(seeded.mutations)} mutations in ${seedSeconds.toFixed(1)} s`);
+    console.log(
+      `seeded ${fmtInt(seeded.postings)} postings, ${fmtInt(seeded.events)} ledger events, ${fmtInt(seeded.payments)} payments, ${fmtInt(seeded.mutations)} mutations in ${seedSeconds.toFixed(1)} s`,
+    );
     const lastDay = seeded.last;
-    const middleDay = new Date(Date.parse(`${firstDay}T00:00:00Z`) + Math.floor(scale.days / 2) * 86_400_000).toISOString().slice(0, 10);
+    const middleDay = new Date(Date.parse(`${firstDay}T00:00:00Z`) + Math.floor(scale.days / 2) * 86_400_000)
+      .toISOString()
+      .slice(0, 10);
     // today is the last day: its report compares the closing balances with the read model, as an admin's would
     const clock = { now: () => new Date(`${lastDay}T12:00:00+07:00`) };
     const timing = { current: {} as Record<string, number> };
     const sources = { pool: timedPool(pool, timing), store, clock };
 
     const measured: Measured[] = [];
-    for (const [label, day] of [['a day in the middle', middleDay], ['the last day (today)', lastDay]] as const) {
-      const m: Measured = { label, period: reconciliationPeriod(day, day), report: [], fold: [], ceiling: [], timings: [], summary: {} };
+    for (const [label, day] of [
+      ['a day in the middle', middleDay],
+      ['the last day (today)', lastDay],
+    ] as const) {
+      const m: Measured = {
+        label,
+        period: reconciliationPeriod(day, day),
+        report: [],
+        fold: [],
+        ceiling: [],
+        timings: [],
+        summary: {},
+      };
       for (let round = 0; round < rounds && !ctx.signal.aborted; round++) {
         const t: Record<string, number> = {};
         timing.current = t;
@@ -216,11 +304,17 @@ export async function run(ctx: BenchContext): Promise<void> {
         const report = await gatewayReconciliation(sources, m.period);
         m.report.push((performance.now() - started) / 1000);
         m.timings.push(t);
-        if (!report.balanced) throw new Error(`the seeded ledger did not reconcile for ${day}: the seed or the report is wrong`);
+        if (!report.balanced)
+          throw new Error(`the seeded ledger did not reconcile for ${day}: the seed or the report is wrong`);
         m.summary = {
-          balanced: report.balanced, postings: report.trialBalance.total.postings, merchantsChecked: report.merchants.checked,
-          comparedWithReadModel: report.merchants.comparedWithReadModel, holdingAccounts: report.holdingAccounts.accounts.length,
-          payouts: report.payouts.length, payments: report.holdingCredits.total.payments, unmatchedCredits: report.unmatchedCredits.length,
+          balanced: report.balanced,
+          postings: report.trialBalance.total.postings,
+          merchantsChecked: report.merchants.checked,
+          comparedWithReadModel: report.merchants.comparedWithReadModel,
+          holdingAccounts: report.holdingAccounts.accounts.length,
+          payouts: report.payouts.length,
+          payments: report.holdingCredits.total.payments,
+          unmatchedCredits: report.unmatchedCredits.length,
         };
         started = performance.now();
         await periodBalances({ pool, store, clock }, m.period);
@@ -230,24 +324,48 @@ export async function run(ctx: BenchContext): Promise<void> {
         m.ceiling.push((performance.now() - started) / 1000);
       }
       measured.push(m);
-      console.log(`  ${label} (${day}): report ${m.report.map(x => x.toFixed(2)).join(' / ')} s, fold ${m.fold.map(x => x.toFixed(2)).join(' / ')} s, ceiling ${m.ceiling.map(x => x.toFixed(2)).join(' / ')} s`);
+      console.log(
+        `  ${label} (${day}): report ${m.report.map(x => x.toFixed(2)).join(' / ')} s, fold ${m.fold.map(x => x.toFixed(2)).join(' / ')} s, ceiling ${m.ceiling.map(x => x.toFixed(2)).join(' / ')} s`,
+      );
     }
     const loadAfter = os.loadavg();
-    const header = ['period', 'report s (median)', 'rounds', 'of it: fold alone s', 'ceiling: bare SQL s', 'ratio', 'goal', 'result'];
+    const header = [
+      'period',
+      'report s (median)',
+      'rounds',
+      'of it: fold alone s',
+      'ceiling: bare SQL s',
+      'ratio',
+      'goal',
+      'result',
+    ];
     const rows = measured.map(m => [
-      `${m.label}: ${m.period.from}`, median(m.report).toFixed(2), m.report.map(x => x.toFixed(2)).join(' / '), median(m.fold).toFixed(2),
-      `${median(m.ceiling).toFixed(2)} (${m.ceiling.map(x => x.toFixed(2)).join(' / ')})`, fmtRatio(median(m.report) / median(m.ceiling)), `< ${GOAL_SECONDS} s`,
+      `${m.label}: ${m.period.from}`,
+      median(m.report).toFixed(2),
+      m.report.map(x => x.toFixed(2)).join(' / '),
+      median(m.fold).toFixed(2),
+      `${median(m.ceiling).toFixed(2)} (${m.ceiling.map(x => x.toFixed(2)).join(' / ')})`,
+      fmtRatio(median(m.report) / median(m.ceiling)),
+      `< ${GOAL_SECONDS} s`,
       median(m.report) < GOAL_SECONDS ? 'PASS' : 'FAIL',
     ]);
     console.log(`\n${textTable(header, rows)}`);
     let commit = 'unknown';
     try {
-      commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+      commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim();
     } catch {
       // not a git checkout
     }
     const machine = `${os.cpus().length} CPU (${os.cpus()[0]?.model ?? 'unknown'}), load average ${loadBefore[0]!.toFixed(2)} before, ${loadAfter[0]!.toFixed(2)} after`;
-    const statementRows = measured.flatMap(m => Object.keys(m.timings[0] ?? {}).map(name => [`${m.period.from}: ${name}`, median(m.timings.map(t => t[name] ?? 0)).toFixed(0)]));
+    const statementRows = measured.flatMap(m =>
+      Object.keys(m.timings[0] ?? {}).map(name => [
+        `${m.period.from}: ${name}`,
+        median(m.timings.map(t => t[name] ?? 0)).toFixed(0),
+      ]),
+    );
     const markdown = [
       '# Benchmark: the gateway reconciliation for one day out of a year of 1,000,000 postings',
       '',
@@ -259,7 +377,7 @@ export async function run(ctx: BenchContext): Promise<void> {
         `merchant and day; a withdrawal requested and paid every fifth day), the payments and their paying mutations, ${fmtInt(scale.expired)} expired ` +
         `payments and ${fmtInt(scale.unmatched)} unmatched credits, then VACUUM ANALYZE; seeding took ${seedSeconds.toFixed(0)} s. An embedded ` +
         "PostgreSQL started as the service starts it (openDatabase: the service's role and DDL, PostgresEventStore). Each round runs the whole report " +
-        '(read-model checks and the fold of every merchant\'s stream to the period\'s bounds), then the fold alone (`periodBalances`), then the ceiling: ' +
+        "(read-model checks and the fold of every merchant's stream to the period's bounds), then the fold alone (`periodBalances`), then the ceiling: " +
         '`select merchant_id, account, sum(amount) filter (where occurred_at < from), sum(amount) ... where occurred_at < end group by 1, 2` over ' +
         'gateway_postings (the same balances at both bounds, one scan, nothing checked).',
       '',

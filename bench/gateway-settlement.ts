@@ -24,19 +24,30 @@ import { benchSigningKey } from './signing-key.ts';
 
 type Service = Awaited<ReturnType<typeof createService>>;
 
-const start = (config: Config, clock: TestClock) => createService(config, { clock, log: createLogger('warn'), schedulerTickMs: 3_600_000 });
-const pendingCredits = async (service: Service) => Number((await query(service.pool, 'BenchCountUnsettled', 'select count(*) as n from gateway_unsettled')).rows[0]!.n);
+const start = (config: Config, clock: TestClock) =>
+  createService(config, { clock, log: createLogger('warn'), schedulerTickMs: 3_600_000 });
+const pendingCredits = async (service: Service) =>
+  Number((await query(service.pool, 'BenchCountUnsettled', 'select count(*) as n from gateway_unsettled')).rows[0]!.n);
 
 /** Books `perMerchant` credits for each merchant through the ledger's command (one append each), 50 merchants at once. */
 async function bookCredits(service: Service, clock: TestClock, merchants: string[], perMerchant: number) {
   const holdingAccountId = randomUUID();
   for (let first = 0; first < merchants.length; first += 50) {
-    await Promise.all(merchants.slice(first, first + 50).map(async merchantId => {
-      for (let i = 0; i < perMerchant; i++) {
-        const credit = { merchantId, paymentId: randomUUID(), holdingAccountId, totalAmount: 50_000 + i, fee: 550, completedAt: clock.now() };
-        await creditGatewayPayment(service.deps, credit, { actor: 'bench', now: clock.now() });
-      }
-    }));
+    await Promise.all(
+      merchants.slice(first, first + 50).map(async merchantId => {
+        for (let i = 0; i < perMerchant; i++) {
+          const credit = {
+            merchantId,
+            paymentId: randomUUID(),
+            holdingAccountId,
+            totalAmount: 50_000 + i,
+            fee: 550,
+            completedAt: clock.now(),
+          };
+          await creditGatewayPayment(service.deps, credit, { actor: 'bench', now: clock.now() });
+        }
+      }),
+    );
   }
   await service.projections.waitFor(await service.store.headPosition(), 600_000);
 }
@@ -49,7 +60,12 @@ async function bareUpdate(service: Service, table: string, cutoff: string) {
     await query(service.pool, 'BenchCopy', `create table ${copy} as select *, false as settled from gateway_unsettled`);
     await query(service.pool, 'BenchAnalyze', `analyze ${copy}`);
     const started = performance.now();
-    const updated = await query(service.pool, 'BenchBareUpdate', `update ${copy} set settled = true where completed_at < $1`, [cutoff]);
+    const updated = await query(
+      service.pool,
+      'BenchBareUpdate',
+      `update ${copy} set settled = true where completed_at < $1`,
+      [cutoff],
+    );
     runs.push({ seconds: (performance.now() - started) / 1000, rows: updated.rowCount ?? 0 });
     await query(service.pool, 'BenchDropCopy', `drop table ${copy}`);
   }
@@ -70,24 +86,43 @@ export async function run(ctx: BenchContext): Promise<void> {
   const perMerchant = 100;
   const pg = await startBenchPostgres('bench-settlement');
   const clock = new TestClock('2026-11-26T03:00:00.000Z'); // Thursday 10:00 WIB: credits complete on a working day
-  const config = loadConfig({ DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'bench-settlement-data-')), DATABASE_URL: await pg.createDatabase('service'), DIGEST_SIGNING_KEY: benchSigningKey(), PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'warn' });
+  const config = loadConfig({
+    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'bench-settlement-data-')),
+    DATABASE_URL: await pg.createDatabase('service'),
+    DIGEST_SIGNING_KEY: benchSigningKey(),
+    PORT: '0',
+    SANDBOX_PORT: '0',
+    LOG_LEVEL: 'warn',
+  });
   let service = await start(config, clock);
   try {
     const merchants = Array.from({ length: merchantCount }, () => randomUUID());
-    const rounds: { name: string; pending: number; seedSeconds: number; seconds: number; bareSeconds: number; left: number; settledMerchants: number }[] = [];
+    const rounds: {
+      name: string;
+      pending: number;
+      seedSeconds: number;
+      seconds: number;
+      bareSeconds: number;
+      left: number;
+      settledMerchants: number;
+    }[] = [];
     const day = async (name: string, midnight: string, restart: boolean) => {
       const seedStarted = performance.now();
       await bookCredits(service, clock, merchants, perMerchant);
       const pending = await pendingCredits(service);
       const seedSeconds = (performance.now() - seedStarted) / 1000;
       const bare = await bareUpdate(service, `bench_unsettled_${rounds.length}`, midnight);
-      console.log(`  ${name}: booked ${pending} pending credits of ${merchantCount} merchants in ${seedSeconds.toFixed(1)} s; bare UPDATE of ${bare.rows} rows (median of 3): ${bare.seconds.toFixed(2)} s`);
+      console.log(
+        `  ${name}: booked ${pending} pending credits of ${merchantCount} merchants in ${seedSeconds.toFixed(1)} s; bare UPDATE of ${bare.rows} rows (median of 3): ${bare.seconds.toFixed(2)} s`,
+      );
       if (restart) {
         await service.close();
         service = await start(config, clock);
       }
       const settled = await settleAt(service, clock, midnight);
-      console.log(`  ${name}: settled ${settled.settledMerchants} merchants in ${settled.seconds.toFixed(2)} s; ${settled.left} credits left pending`);
+      console.log(
+        `  ${name}: settled ${settled.settledMerchants} merchants in ${settled.seconds.toFixed(2)} s; ${settled.left} credits left pending`,
+      );
       rounds.push({ name, pending, seedSeconds, bareSeconds: bare.seconds, ...settled });
     };
     // Thursday's credits settle at 00:00 WIB Friday; Friday's at 00:00 WIB Monday
@@ -95,10 +130,22 @@ export async function run(ctx: BenchContext): Promise<void> {
     clock.set('2026-11-27T03:00:00.000Z');
     await day('restarted before midnight', '2026-11-29T17:00:01.000Z', true);
 
-    const header = ['settlement at midnight', 'credits', 'figure', 'ceiling (bare UPDATE)', 'ratio', 'left pending', 'goal'];
+    const header = [
+      'settlement at midnight',
+      'credits',
+      'figure',
+      'ceiling (bare UPDATE)',
+      'ratio',
+      'left pending',
+      'goal',
+    ];
     const rows = rounds.map(r => [
-      `${r.name}: ${merchantCount.toLocaleString('en')} merchants`, r.pending.toLocaleString('en'), `${r.seconds.toFixed(2)} s`, `${r.bareSeconds.toFixed(2)} s`,
-      fmtRatio(r.seconds / r.bareSeconds), String(r.left),
+      `${r.name}: ${merchantCount.toLocaleString('en')} merchants`,
+      r.pending.toLocaleString('en'),
+      `${r.seconds.toFixed(2)} s`,
+      `${r.bareSeconds.toFixed(2)} s`,
+      fmtRatio(r.seconds / r.bareSeconds),
+      String(r.left),
       `< 60 s: ${r.seconds < 60 ? 'PASS' : 'FAIL'}; < 3x: ${r.seconds / r.bareSeconds <= 3 ? 'PASS' : 'FAIL'}${r.left === 0 ? '' : '; credits left: FAIL'}`,
     ]);
     console.log(textTable(header, rows));

@@ -23,7 +23,16 @@ import { createPool } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { listStatement, type StatementFilter } from '../src/projections/gateway-statement.ts';
 import { createService, type Service } from '../src/service.ts';
-import { fmtInt, fmtRatio, markdownTable, startBenchPostgres, textTable, writeResults, type BenchContext, type BenchPostgres } from './harness.ts';
+import {
+  fmtInt,
+  fmtRatio,
+  markdownTable,
+  startBenchPostgres,
+  textTable,
+  writeResults,
+  type BenchContext,
+  type BenchPostgres,
+} from './harness.ts';
 import { benchSigningKey } from './signing-key.ts';
 
 const NAME = 'gateway-statement';
@@ -87,7 +96,11 @@ const CASES: Case[] = [
   { name: 'type=WITHDRAWAL_PAID, last page', query: { type: 'WITHDRAWAL_PAID' }, page: lastPage },
   { name: 'from/to June, first page', query: { from: '2026-06-01', to: '2026-06-30' }, page: () => 1 },
   { name: 'from/to June, last page', query: { from: '2026-06-01', to: '2026-06-30' }, page: lastPage },
-  { name: 'from/to Q2 & type=PAYMENT, middle page', query: { from: '2026-04-01', to: '2026-06-30', type: 'PAYMENT' }, page: middlePage },
+  {
+    name: 'from/to Q2 & type=PAYMENT, middle page',
+    query: { from: '2026-04-01', to: '2026-06-30', type: 'PAYMENT' },
+    page: middlePage,
+  },
   { name: 'from 1 Oct (to now), last page', query: { from: '2026-10-01' }, page: lastPage },
 ];
 
@@ -97,7 +110,12 @@ type Prepared = { name: string; path: string; filter: StatementFilter; total: nu
 function prepare(c: Case, merchantId: string, page: number, total: number): Prepared {
   const params = { ...c.query, page: String(page), limit: String(LIMIT) };
   const filter: StatementFilter = { merchantId, ...statementQuery.parse(params) };
-  return { name: c.name, path: `/api/v1/gateway/transactions?${new URLSearchParams(params).toString()}`, filter, total };
+  return {
+    name: c.name,
+    path: `/api/v1/gateway/transactions?${new URLSearchParams(params).toString()}`,
+    filter,
+    total,
+  };
 }
 
 // ---------------------------------------------------------------- clients
@@ -107,12 +125,15 @@ function httpClient(baseUrl: string) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const get = (pathAndQuery: string, key: string) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = http.request({ host: url.hostname, port: url.port, path: pathAndQuery, method: 'GET', agent, headers: { 'x-api-key': key } }, res => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      });
+      const req = http.request(
+        { host: url.hostname, port: url.port, path: pathAndQuery, method: 'GET', agent, headers: { 'x-api-key': key } },
+        res => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -120,19 +141,32 @@ function httpClient(baseUrl: string) {
 }
 
 async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  return { status: response.status, json: (await response.json().catch(() => null)) as unknown, cookies: response.headers.getSetCookie() };
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    json: (await response.json().catch(() => null)) as unknown,
+    cookies: response.headers.getSetCookie(),
+  };
 }
 
 /** The merchant registered through HTTP, with an API key made through HTTP. */
 async function registerWithKey(baseUrl: string): Promise<{ userId: string; key: string }> {
-  const reg = await postJson(`${baseUrl}/api/auth/register`, { name: 'Toko Sejuta', email: `statement-${process.pid}@example.com`, password: 'rahasia123' });
+  const reg = await postJson(`${baseUrl}/api/auth/register`, {
+    name: 'Toko Sejuta',
+    email: `statement-${process.pid}@example.com`,
+    password: 'rahasia123',
+  });
   if (reg.status !== 201) throw new Error(`register answered ${reg.status} ${JSON.stringify(reg.json)}`);
   const userId = (reg.json as { user: { id: string } }).user.id;
   const cookie = reg.cookies.map(c => c.split(';')[0]!).find(c => c.startsWith('svc_token='));
   if (!cookie) throw new Error('register answered no svc_token cookie');
   const created = await postJson(`${baseUrl}/api/dashboard/api-keys`, { name: 'bench' }, { cookie });
-  if (created.status !== 201) throw new Error(`api key create answered ${created.status} ${JSON.stringify(created.json)}`);
+  if (created.status !== 201)
+    throw new Error(`api key create answered ${created.status} ${JSON.stringify(created.json)}`);
   return { userId, key: (created.json as { data: { key: string } }).data.key };
 }
 
@@ -146,7 +180,14 @@ function stats(values: number[]): Stats {
 }
 
 /** `count` requests of one case, each through HTTP and as SQL back to back (which goes first alternating); the HTTP page checked against SQL's. */
-async function measure(p: Prepared, count: number, client: ReturnType<typeof httpClient>, key: string, pool: pg.Pool, signal: AbortSignal) {
+async function measure(
+  p: Prepared,
+  count: number,
+  client: ReturnType<typeof httpClient>,
+  key: string,
+  pool: pg.Pool,
+  signal: AbortSignal,
+) {
   const httpMs: number[] = [];
   const sqlMs: number[] = [];
   let mismatch: string | null = null;
@@ -171,9 +212,17 @@ async function measure(p: Prepared, count: number, client: ReturnType<typeof htt
       await viaHttp();
     }
     if (mismatch === null) {
-      const body = answer!.status === 200 ? (JSON.parse(answer!.body) as { data: { id: string }[]; pagination: { total: number } }) : null;
+      const body =
+        answer!.status === 200
+          ? (JSON.parse(answer!.body) as { data: { id: string }[]; pagination: { total: number } })
+          : null;
       const ids = body?.data.map(e => e.id).join();
-      if (!body || body.pagination.total !== sql!.total || ids !== sql!.rows.map(r => r.id).join() || body.data.length === 0)
+      if (
+        !body ||
+        body.pagination.total !== sql!.total ||
+        ids !== sql!.rows.map(r => r.id).join() ||
+        body.data.length === 0
+      )
         mismatch = `${p.path}: HTTP ${answer!.status} ${answer!.body.slice(0, 200)} vs SQL total ${sql!.total}, ${sql!.rows.length} rows`;
     }
   }
@@ -185,7 +234,9 @@ async function measure(p: Prepared, count: number, client: ReturnType<typeof htt
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
 
 export async function run(ctx: BenchContext): Promise<void> {
-  const scale: Scale = ctx.quick ? { entries: 100_000, others: 10, otherEntries: 10_000 } : { entries: 1_000_000, others: 40, otherEntries: 25_000 };
+  const scale: Scale = ctx.quick
+    ? { entries: 100_000, others: 10, otherEntries: 10_000 }
+    : { entries: 1_000_000, others: 40, otherEntries: 25_000 };
   const requests = ctx.quick ? 40 : 300;
   const warmup = ctx.quick ? 10 : 30;
   const loadBefore = os.loadavg();
@@ -200,14 +251,24 @@ export async function run(ctx: BenchContext): Promise<void> {
   try {
     db = await startBenchPostgres('bench-statement');
     const url = await db.createDatabase('bench_statement');
-    const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, DIGEST_SIGNING_KEY: benchSigningKey(), PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', HOST: '127.0.0.1' });
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      DATABASE_URL: url,
+      DIGEST_SIGNING_KEY: benchSigningKey(),
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      LOG_LEVEL: 'silent',
+      HOST: '127.0.0.1',
+    });
     service = await createService(config, { log: createLogger('silent') });
     const baseUrl = (await service.listen()).replace('localhost', '127.0.0.1');
     const merchant = await registerWithKey(baseUrl);
 
     admin = new pg.Client({ connectionString: url });
     await admin.connect();
-    console.log(`seeding ${fmtInt(scale.entries)} statement entries of one merchant and ${fmtInt(scale.others * scale.otherEntries)} of ${scale.others} others (SQL) ...`);
+    console.log(
+      `seeding ${fmtInt(scale.entries)} statement entries of one merchant and ${fmtInt(scale.others * scale.otherEntries)} of ${scale.others} others (SQL) ...`,
+    );
     const seedStarted = performance.now();
     await seed(admin, merchant.userId, scale);
     seedSeconds = (performance.now() - seedStarted) / 1000;
@@ -224,7 +285,9 @@ export async function run(ctx: BenchContext): Promise<void> {
       await measure(p, warmup, client, merchant.key, pool, ctx.signal);
       const r = await measure(p, requests, client, merchant.key, pool, ctx.signal);
       results.push({ case: p, ...r });
-      console.log(`  ${c.name.padEnd(42)} page ${String(p.filter.page).padStart(6)} of ${fmtInt(total).padStart(9)}: HTTP p95 ${ms(r.http.p95)} ms, SQL p95 ${ms(r.sql.p95)} ms`);
+      console.log(
+        `  ${c.name.padEnd(42)} page ${String(p.filter.page).padStart(6)} of ${fmtInt(total).padStart(9)}: HTTP p95 ${ms(r.http.p95)} ms, SQL p95 ${ms(r.sql.p95)} ms`,
+      );
     }
   } finally {
     client?.close();
@@ -237,10 +300,29 @@ export async function run(ctx: BenchContext): Promise<void> {
   if (ctx.signal.aborted) return;
   const loadAfter = os.loadavg();
 
-  const header = ['case', 'page', 'entries matching', 'HTTP p50', 'HTTP p95', 'HTTP p99', 'SQL p50', 'SQL p95', 'HTTP/SQL p95', `goal p95 < ${GOAL_P95_MS} ms`];
+  const header = [
+    'case',
+    'page',
+    'entries matching',
+    'HTTP p50',
+    'HTTP p95',
+    'HTTP p99',
+    'SQL p50',
+    'SQL p95',
+    'HTTP/SQL p95',
+    `goal p95 < ${GOAL_P95_MS} ms`,
+  ];
   const rows = results.map(r => [
-    r.case.name, fmtInt(r.case.filter.page), fmtInt(r.case.total), ms(r.http.p50), ms(r.http.p95), ms(r.http.p99), ms(r.sql.p50), ms(r.sql.p95),
-    fmtRatio(r.http.p95 / r.sql.p95), r.http.p95 < GOAL_P95_MS ? 'PASS' : 'FAIL',
+    r.case.name,
+    fmtInt(r.case.filter.page),
+    fmtInt(r.case.total),
+    ms(r.http.p50),
+    ms(r.http.p95),
+    ms(r.http.p99),
+    ms(r.sql.p50),
+    ms(r.sql.p95),
+    fmtRatio(r.http.p95 / r.sql.p95),
+    r.http.p95 < GOAL_P95_MS ? 'PASS' : 'FAIL',
   ]);
   const mismatches = results.flatMap(r => (r.mismatch ? [r.mismatch] : []));
   console.log(`\n${textTable(header, rows)}`);
@@ -258,9 +340,15 @@ export async function run(ctx: BenchContext): Promise<void> {
       'a pool of its own), one after the other, which goes first alternating. Latencies in ms.',
     '',
     markdownTable(header, rows),
-    ...(mismatches.length > 0 ? ['', `**${mismatches.length} cases where HTTP disagreed with SQL**`, '', ...mismatches.map(m => `- ${m}`)] : []),
+    ...(mismatches.length > 0
+      ? ['', `**${mismatches.length} cases where HTTP disagreed with SQL**`, '', ...mismatches.map(m => `- ${m}`)]
+      : []),
   ].join('\n');
-  const written = writeResults(NAME, { scale, seedSeconds, requests, warmup, limit: LIMIT, results, loadBefore, loadAfter }, markdown);
+  const written = writeResults(
+    NAME,
+    { scale, seedSeconds, requests, warmup, limit: LIMIT, results, loadBefore, loadAfter },
+    markdown,
+  );
   console.log(`\nwrote ${written.json}\nwrote ${written.md}`);
   if (mismatches.length > 0) throw new Error(`HTTP disagreed with SQL:\n${mismatches.join('\n')}`);
 }

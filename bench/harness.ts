@@ -167,7 +167,10 @@ export async function runPaced(opts: {
   const launch = (due: number) => {
     const done = opts
       .operation()
-      .then(() => void latencies.push(performance.now() - due), () => void failed++)
+      .then(
+        () => void latencies.push(performance.now() - due),
+        () => void failed++,
+      )
       .finally(() => {
         running.delete(done);
         const next = waiting.shift();

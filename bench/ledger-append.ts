@@ -25,7 +25,19 @@ import { checkpointSchema, saveCheckpoint } from '../src/store/checkpoints.ts';
 import { Subscriber } from '../src/store/subscriber.ts';
 import { query } from '../src/db/pool.ts';
 import { benchSigningKey } from './signing-key.ts';
-import { fmtInt, fmtRatio, markdownTable, runLoad, startBenchPostgres, summarize, textTable, ticksPerSecond, writeResults, type BenchContext, type LoadSample } from './harness.ts';
+import {
+  fmtInt,
+  fmtRatio,
+  markdownTable,
+  runLoad,
+  startBenchPostgres,
+  summarize,
+  textTable,
+  ticksPerSecond,
+  writeResults,
+  type BenchContext,
+  type LoadSample,
+} from './harness.ts';
 
 const NAME = 'ledger-append';
 const WRITERS = 32;
@@ -58,7 +70,12 @@ function machineBusyMs(): number | null {
   }
 }
 
-const cpuNow = (pg: { cpuMs(): number | null }): CpuMark => ({ at: performance.now(), node: process.cpuUsage(), pgMs: pg.cpuMs(), machineBusyMs: machineBusyMs() });
+const cpuNow = (pg: { cpuMs(): number | null }): CpuMark => ({
+  at: performance.now(),
+  node: process.cpuUsage(),
+  pgMs: pg.cpuMs(),
+  machineBusyMs: machineBusyMs(),
+});
 
 /** CPU per event of this process and its PostgreSQL from `a` to `c`, and others' share of the machine during the load (`a` to `b`). */
 function roundCpu(a: CpuMark, b: CpuMark, c: CpuMark, events: number): RoundCpu {
@@ -74,33 +91,64 @@ function roundCpu(a: CpuMark, b: CpuMark, c: CpuMark, events: number): RoundCpu 
 
 const median = (xs: number[]) => {
   const sorted = [...xs].sort((x, y) => x - y);
-  return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  return sorted.length === 0
+    ? NaN
+    : sorted.length % 2
+      ? sorted[(sorted.length - 1) / 2]!
+      : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
 };
 
 /**
  * The chain's own cost: `n` events appended (10 an append) while it is stopped, then the time and CPU it takes to catch
  * up with nothing else running here: the event loop's busy time, Node's CPU in all threads, PostgreSQL's.
  */
-async function chainAlone(db: { pool: pg.Pool; store: PostgresEventStore }, n: number, server: { cpuMs(): number | null }, log: Logger) {
+async function chainAlone(
+  db: { pool: pg.Pool; store: PostgresEventStore },
+  n: number,
+  server: { cpuMs(): number | null },
+  log: Logger,
+) {
   const write = writerOf(db.store, 'alone', 10);
   let done = 0;
-  await Promise.all(Array.from({ length: WRITERS }, async (_, w) => {
-    while (done < n) {
-      const appended = await write(w);
-      done += appended;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: WRITERS }, async (_, w) => {
+      while (done < n) {
+        const appended = await write(w);
+        done += appended;
+      }
+    }),
+  );
   const head = await db.store.headPosition();
-  const ledger = new LedgerCheckpoints({ ...db, log, clock: systemClock }, digestSigner(benchSigningKey()), mkdtempSync(path.join(os.tmpdir(), 'bench-ledger-file-')));
-  const [loop, node, pgMs, t] = [performance.eventLoopUtilization(), process.cpuUsage(), server.cpuMs() ?? 0, performance.now()];
+  const ledger = new LedgerCheckpoints(
+    { ...db, log, clock: systemClock },
+    digestSigner(benchSigningKey()),
+    mkdtempSync(path.join(os.tmpdir(), 'bench-ledger-file-')),
+  );
+  const [loop, node, pgMs, t] = [
+    performance.eventLoopUtilization(),
+    process.cpuUsage(),
+    server.cpuMs() ?? 0,
+    performance.now(),
+  ];
   await ledger.start();
   await ledger.waitFor(head, 600_000);
   const seconds = (performance.now() - t) / 1000;
-  const [busy, cpu, pgUsed] = [performance.eventLoopUtilization(loop), process.cpuUsage(node), (server.cpuMs() ?? 0) - pgMs];
+  const [busy, cpu, pgUsed] = [
+    performance.eventLoopUtilization(loop),
+    process.cpuUsage(node),
+    (server.cpuMs() ?? 0) - pgMs,
+  ];
   await ledger.stop();
   await db.store.close();
   await db.pool.end();
-  return { events: done, seconds, eventsPerSecond: done / seconds, loopUs: (busy.active * 1000) / done, nodeUs: (cpu.user + cpu.system) / done, pgUs: (pgUsed * 1000) / done };
+  return {
+    events: done,
+    seconds,
+    eventsPerSecond: done / seconds,
+    loopUs: (busy.active * 1000) / done,
+    nodeUs: (cpu.user + cpu.system) / done,
+    pgUs: (pgUsed * 1000) / done,
+  };
 }
 
 function makeEvents(n: number): NewEvent[] {
@@ -109,7 +157,13 @@ function makeEvents(n: number): NewEvent[] {
     type: 'PaymentRecorded',
     version: 1,
     data: { amount: 1000 + i, orderId: randomUUID(), note: NOTE },
-    metadata: { eventId: uuidv7(), correlationId, causationId: null, actor: 'user-4f1c2a9e', occurredAt: new Date().toISOString() },
+    metadata: {
+      eventId: uuidv7(),
+      correlationId,
+      causationId: null,
+      actor: 'user-4f1c2a9e',
+      occurredAt: new Date().toISOString(),
+    },
   }));
 }
 
@@ -146,9 +200,18 @@ export async function run(ctx: BenchContext): Promise<void> {
     const chained = await open('chained');
     const idle = await open('idle');
     await query(idle.pool, 'CreateCheckpointTable', checkpointSchema);
-    const noop = new Subscriber({ name: 'noop', ...idle, log, handleBatch: async (_events, last) => (await saveCheckpoint(idle.pool, 'noop', last), true) });
+    const noop = new Subscriber({
+      name: 'noop',
+      ...idle,
+      log,
+      handleBatch: async (_events, last) => (await saveCheckpoint(idle.pool, 'noop', last), true),
+    });
     await noop.start();
-    const ledger = new LedgerCheckpoints({ ...chained, log, clock: systemClock }, digestSigner(benchSigningKey()), mkdtempSync(path.join(os.tmpdir(), 'bench-ledger-file-')));
+    const ledger = new LedgerCheckpoints(
+      { ...chained, log, clock: systemClock },
+      digestSigner(benchSigningKey()),
+      mkdtempSync(path.join(os.tmpdir(), 'bench-ledger-file-')),
+    );
     await ledger.start();
     const rows: string[][] = [];
     const results: Record<string, unknown>[] = [];
@@ -165,7 +228,13 @@ export async function run(ctx: BenchContext): Promise<void> {
           const target = { bare, idle, chained }[mode];
           const operation = writerOf(target.store, `r${round}-${eventsPerAppend}-${mode}`, eventsPerAppend);
           const before = cpuNow(pg);
-          const sample = await runLoad({ workers: WRITERS, warmupMs, durationMs: roundMs, signal: ctx.signal, operation });
+          const sample = await runLoad({
+            workers: WRITERS,
+            warmupMs,
+            durationMs: roundMs,
+            signal: ctx.signal,
+            operation,
+          });
           const loaded = cpuNow(pg);
           samples[mode].push(sample);
           // the subscribers' catch-up after the load is their work for its events too: counted in the CPU per event
@@ -180,9 +249,12 @@ export async function run(ctx: BenchContext): Promise<void> {
       }
       const [b, i, c] = [summarize(samples.bare), summarize(samples.idle), summarize(samples.chained)];
       const ratio = c.unitsPerSecond / b.unitsPerSecond;
-      const roundRatios = samples.chained.map((s, r) => s.units / s.seconds / (samples.bare[r]!.units / samples.bare[r]!.seconds));
+      const roundRatios = samples.chained.map(
+        (s, r) => s.units / s.seconds / (samples.bare[r]!.units / samples.bare[r]!.seconds),
+      );
       const perEvent = (m: Mode) => median(cpu[m].map(x => x.nodeUs)) + median(cpu[m].map(x => x.pgUs));
-      const cpuText = (m: Mode) => `${fmtInt(median(cpu[m].map(x => x.nodeUs)))} + ${fmtInt(median(cpu[m].map(x => x.pgUs)))}`;
+      const cpuText = (m: Mode) =>
+        `${fmtInt(median(cpu[m].map(x => x.nodeUs)))} + ${fmtInt(median(cpu[m].map(x => x.pgUs)))}`;
       rows.push([
         `${WRITERS} writers × ${eventsPerAppend} ev/append`,
         fmtInt(b.unitsPerSecond),
@@ -191,7 +263,10 @@ export async function run(ctx: BenchContext): Promise<void> {
         `${fmtRatio(ratio)} (goal ≥ ${GOAL}: ${ratio >= GOAL ? 'met' : 'MISSED'})`,
         `${fmtRatio(median(roundRatios))} (${roundRatios.map(r => r.toFixed(2)).join(' / ')})`,
         `${cpuText('bare')} / ${cpuText('idle')} / ${cpuText('chained')} (chain ${fmtRatio(perEvent('bare') / perEvent('chained'))})`,
-        cpu.bare.concat(cpu.idle, cpu.chained).map(x => `${Math.round(x.othersShare * 100)}`).join(' '),
+        cpu.bare
+          .concat(cpu.idle, cpu.chained)
+          .map(x => `${Math.round(x.othersShare * 100)}`)
+          .join(' '),
         fmtInt(Math.max(...lags)),
       ]);
       results.push({ eventsPerAppend, bare: b, idleSubscriber: i, chained: c, ratio, roundRatios, cpu, lagMs: lags });
@@ -209,15 +284,17 @@ export async function run(ctx: BenchContext): Promise<void> {
       'with a subscriber doing nothing',
       'events/s with the chain',
       'ratio',
-      'median of the rounds\' ratios (each round)',
+      "median of the rounds' ratios (each round)",
       'CPU µs per event, Node + PostgreSQL: bare / idle subscriber / chain (bare ÷ chain)',
-      'others\' share of the machine per load, %',
+      "others' share of the machine per load, %",
       'chain lag after, ms',
     ];
     const aloneText =
       `The chain alone, catching up ${fmtInt(alone.events)} events appended while it was stopped (no appends meanwhile): ${fmtInt(alone.eventsPerSecond)} events/s; ` +
       `per event ${alone.loopUs.toFixed(1)} µs of the event loop, ${alone.nodeUs.toFixed(1)} µs of Node in all (the hashing thread's included, its start too), ${alone.pgUs.toFixed(1)} µs of PostgreSQL.`;
-    console.log(`\n${textTable(header, rows)}\n(one run, ${rounds} alternating rounds of ${roundMs / 1000} s; 2 cores shared with other sessions: noisy)\n${aloneText}\n`);
+    console.log(
+      `\n${textTable(header, rows)}\n(one run, ${rounds} alternating rounds of ${roundMs / 1000} s; 2 cores shared with other sessions: noisy)\n${aloneText}\n`,
+    );
     writeResults(
       NAME,
       { rounds, roundMs, warmupMs, results, chainAlone: alone, quick: ctx.quick, at: new Date().toISOString() },

@@ -56,8 +56,14 @@ const stealPercent = (from: ReturnType<typeof cpuTicks>, to: ReturnType<typeof c
 /** The commit measured (with "+changes" when src differs from it), or "unknown". */
 function codeVersion(): string {
   try {
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     return dirty ? `${commit}+changes in src` : commit;
   } catch {
     return 'unknown';
@@ -89,13 +95,15 @@ function accountIdOf(ownerId: string, k: number): string {
 }
 
 /** The SQL twin of accountIdOf(): `hash` is an md5 hex text expression. */
-const uuidFromMd5 = (hash: string) => `(substr(${hash}, 1, 12) || '4' || substr(${hash}, 14, 3) || '8' || substr(${hash}, 18, 15))::uuid`;
+const uuidFromMd5 = (hash: string) =>
+  `(substr(${hash}, 1, 12) || '4' || substr(${hash}, 14, 3) || '8' || substr(${hash}, 18, 15))::uuid`;
 
 /** A fake owner id for the owners that are not registered (they only own rows). */
 const fakeOwnerId = (i: number) => accountIdOf('bench-owner', i);
 
 // a deterministic number in [0, 1) per (owner, n, salt): the data set is the same in every run
-const unit = (salt: number) => `((hashtextextended(o::text || ':' || n, ${salt}) & 4503599627370495)::float8 / 4503599627370496.0)`;
+const unit = (salt: number) =>
+  `((hashtextextended(o::text || ':' || n, ${salt}) & 4503599627370495)::float8 / 4503599627370496.0)`;
 
 async function loadAccounts(client: pg.Client, owners: string[], accounts: number, bankAccounts: number) {
   await client.query(
@@ -169,7 +177,10 @@ type Spec = {
   limit: number;
 };
 
-type Template = { name: string; make: (rng: () => number, accounts: number) => Omit<Spec, 'template' | 'page' | 'limit'> };
+type Template = {
+  name: string;
+  make: (rng: () => number, accounts: number) => Omit<Spec, 'template' | 'page' | 'limit'>;
+};
 
 const pick = <T>(rng: () => number, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
 
@@ -181,7 +192,12 @@ const TEMPLATES: Template[] = [
   { name: 'accountId', make: (rng, accounts) => ({ accountIndex: Math.floor(rng() * accounts) }) },
   {
     name: 'accountId & type=DEBIT & a quarter',
-    make: (rng, accounts) => ({ accountIndex: Math.floor(rng() * accounts), type: 'DEBIT', monthsBack: 3 + Math.floor(rng() * 10), months: 3 }),
+    make: (rng, accounts) => ({
+      accountIndex: Math.floor(rng() * accounts),
+      type: 'DEBIT',
+      monthsBack: 3 + Math.floor(rng() * 10),
+      months: 3,
+    }),
   },
   {
     name: 'accountType=bank & minAmount=1M & a month',
@@ -207,7 +223,8 @@ function seeded(seed: number): () => number {
 type Tenant = { label: string; userId: string; key: string; accounts: number };
 type Request = { tenant: Tenant; spec: Spec; path: string; filter: MutationFilter };
 
-const monthStart = (monthsBack: number) => new Date(Date.UTC(DATA_END.getUTCFullYear(), DATA_END.getUTCMonth() - monthsBack, 1));
+const monthStart = (monthsBack: number) =>
+  new Date(Date.UTC(DATA_END.getUTCFullYear(), DATA_END.getUTCMonth() - monthsBack, 1));
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 
 /** The query string a client sends, and the filter the handler derives from it (as its zod schema does). */
@@ -281,7 +298,14 @@ function httpClient(baseUrl: string) {
   const get = (pathAndQuery: string, key?: string) =>
     new Promise<HttpAnswer>((resolve, reject) => {
       const req = http.request(
-        { host: url.hostname, port: url.port, path: pathAndQuery, method: 'GET', agent, headers: key ? { 'x-api-key': key } : {} },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: pathAndQuery,
+          method: 'GET',
+          agent,
+          headers: key ? { 'x-api-key': key } : {},
+        },
         res => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -296,19 +320,32 @@ function httpClient(baseUrl: string) {
 }
 
 async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  return { status: response.status, json: (await response.json().catch(() => null)) as unknown, cookies: response.headers.getSetCookie() };
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    json: (await response.json().catch(() => null)) as unknown,
+    cookies: response.headers.getSetCookie(),
+  };
 }
 
 /** A user registered through HTTP (argon2: slow on purpose) with an API key made through HTTP. */
 async function registerWithKey(baseUrl: string, n: number): Promise<{ userId: string; key: string }> {
-  const reg = await postJson(`${baseUrl}/api/auth/register`, { name: `Bench ${n}`, email: `bench${n}-${process.pid}@example.com`, password: 'rahasia123' });
+  const reg = await postJson(`${baseUrl}/api/auth/register`, {
+    name: `Bench ${n}`,
+    email: `bench${n}-${process.pid}@example.com`,
+    password: 'rahasia123',
+  });
   if (reg.status !== 201) throw new Error(`register answered ${reg.status} ${JSON.stringify(reg.json)}`);
   const userId = (reg.json as { user: { id: string } }).user.id;
   const cookie = reg.cookies.map(c => c.split(';')[0]!).find(c => c.startsWith('svc_token='));
   if (!cookie) throw new Error('register answered no svc_token cookie');
   const created = await postJson(`${baseUrl}/api/dashboard/api-keys`, { name: 'bench' }, { cookie });
-  if (created.status !== 201) throw new Error(`api key create answered ${created.status} ${JSON.stringify(created.json)}`);
+  if (created.status !== 201)
+    throw new Error(`api key create answered ${created.status} ${JSON.stringify(created.json)}`);
   return { userId, key: (created.json as { data: { key: string } }).data.key };
 }
 
@@ -370,12 +407,21 @@ async function measure(
       await viaSql();
       await viaHttp();
     }
-    const body = answer!.status === 200 ? (JSON.parse(answer!.body) as { data: unknown[]; pagination: { total: number } }) : null;
+    const body =
+      answer!.status === 200 ? (JSON.parse(answer!.body) as { data: unknown[]; pagination: { total: number } }) : null;
     if (!body || body.pagination.total !== sql!.total || body.data.length !== sql!.rows.length) {
-      if (mismatches.length < 5) mismatches.push(`${r.path}: HTTP ${answer!.status} ${answer!.body.slice(0, 200)} vs SQL total ${sql!.total}`);
+      if (mismatches.length < 5)
+        mismatches.push(`${r.path}: HTTP ${answer!.status} ${answer!.body.slice(0, 200)} vs SQL total ${sql!.total}`);
       else mismatches.push(r.path);
     }
-    samples.push({ template: r.spec.template, page: r.spec.page, limit: r.spec.limit, httpMs, sqlMs, total: sql!.total });
+    samples.push({
+      template: r.spec.template,
+      page: r.spec.page,
+      limit: r.spec.limit,
+      httpMs,
+      sqlMs,
+      total: sql!.total,
+    });
   }
   return { samples, mismatches };
 }
@@ -399,7 +445,10 @@ function describePlan(node: PlanNode): string[] {
   const out: string[] = [];
   const visit = (n: PlanNode) => {
     if (/Scan/.test(n['Node Type'])) {
-      const parts = [`${n['Node Type']}${n['Index Name'] ? ` ${n['Index Name']}` : ''}`, `rows=${fmtInt(n['Actual Rows'])}`];
+      const parts = [
+        `${n['Node Type']}${n['Index Name'] ? ` ${n['Index Name']}` : ''}`,
+        `rows=${fmtInt(n['Actual Rows'])}`,
+      ];
       if (n['Rows Removed by Filter']) parts.push(`filtered=${fmtInt(n['Rows Removed by Filter'])}`);
       if (n['Heap Fetches'] !== undefined) parts.push(`heap fetches=${fmtInt(n['Heap Fetches'])}`);
       out.push(parts.join(' '));
@@ -411,7 +460,9 @@ function describePlan(node: PlanNode): string[] {
 }
 
 /** The statements listMutations sends for a filter, captured without running them. */
-async function statementsOf(filter: MutationFilter): Promise<{ name: 'count' | 'page'; text: string; values: unknown[] }[]> {
+async function statementsOf(
+  filter: MutationFilter,
+): Promise<{ name: 'count' | 'page'; text: string; values: unknown[] }[]> {
   const captured: { name: 'count' | 'page'; text: string; values: unknown[] }[] = [];
   const fake = {
     query: async (q: { text: string; values: unknown[] }) => {
@@ -423,7 +474,18 @@ async function statementsOf(filter: MutationFilter): Promise<{ name: 'count' | '
   return captured;
 }
 
-type PlanRow = { tenant: string; template: string; page: number; limit: number; countMs: number; pageMs: number; countPlan: string; pagePlan: string; countBuffers: number; pageBuffers: number };
+type PlanRow = {
+  tenant: string;
+  template: string;
+  page: number;
+  limit: number;
+  countMs: number;
+  pageMs: number;
+  countPlan: string;
+  pagePlan: string;
+  countBuffers: number;
+  pageBuffers: number;
+};
 
 async function explainAll(client: pg.Client, tenants: Tenant[]): Promise<PlanRow[]> {
   const rows: PlanRow[] = [];
@@ -478,7 +540,9 @@ export async function run(ctx: BenchContext): Promise<void> {
       `${fmtInt(requestsHeavy)} (heavy tenant), each through HTTP and as bare SQL, sequential, after ${warmup} warm-up requests`,
   );
   if (loadBefore[0]! > os.cpus().length * 0.5)
-    console.warn(`  note: load average ${loadBefore[0]!.toFixed(1)} on ${os.cpus().length} CPUs, the results will be noisy`);
+    console.warn(
+      `  note: load average ${loadBefore[0]!.toFixed(1)} on ${os.cpus().length} CPUs, the results will be noisy`,
+    );
 
   let db: BenchPostgres | undefined;
   let service: Service | undefined;
@@ -505,7 +569,15 @@ export async function run(ctx: BenchContext): Promise<void> {
       ).map(r => [r.name, r.unit ? `${r.setting} ${r.unit}` : r.setting]),
     );
     const url = await db.createDatabase('bench_mutations');
-    const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, DIGEST_SIGNING_KEY: benchSigningKey(), PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', HOST: '127.0.0.1' });
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      DATABASE_URL: url,
+      DIGEST_SIGNING_KEY: benchSigningKey(),
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      LOG_LEVEL: 'silent',
+      HOST: '127.0.0.1',
+    });
     service = await createService(config, { log: createLogger('silent') });
     const baseUrl = (await service.listen()).replace('localhost', '127.0.0.1');
 
@@ -513,13 +585,18 @@ export async function run(ctx: BenchContext): Promise<void> {
     const registered: { userId: string; key: string }[] = [];
     for (let i = 0; i <= HTTP_REGULAR_USERS; i++) registered.push(await registerWithKey(baseUrl, i));
     const heavyUser = registered.pop()!;
-    const regularOwners = [...registered.map(r => r.userId), ...Array.from({ length: REGULAR_OWNERS - registered.length }, (_, i) => fakeOwnerId(i))];
+    const regularOwners = [
+      ...registered.map(r => r.userId),
+      ...Array.from({ length: REGULAR_OWNERS - registered.length }, (_, i) => fakeOwnerId(i)),
+    ];
 
     // bulk load of the read model
     admin = new pg.Client({ connectionString: url });
     await admin.connect();
     const loadStart = performance.now();
-    console.log(`bulk-loading ${fmtInt(TOTAL_MUTATIONS)} rows into the mutations read model (SQL in created_at order, not through events) ...`);
+    console.log(
+      `bulk-loading ${fmtInt(TOTAL_MUTATIONS)} rows into the mutations read model (SQL in created_at order, not through events) ...`,
+    );
     await loadAccounts(admin, regularOwners, REGULAR_ACCOUNTS, REGULAR_BANK_ACCOUNTS);
     await loadAccounts(admin, [heavyUser.userId], HEAVY_ACCOUNTS, HEAVY_BANK_ACCOUNTS);
     await loadMutations(admin, regularOwners, heavyUser.userId);
@@ -537,11 +614,17 @@ export async function run(ctx: BenchContext): Promise<void> {
         )
       ).rows.map(r => [r.name, Number(r.bytes)]),
     );
-    console.log(`  loaded in ${loadSeconds.toFixed(1)} s (VACUUM ANALYZE included); table ${fmtInt((tableBytes.mutations ?? 0) / 1048576)} MiB`);
+    console.log(
+      `  loaded in ${loadSeconds.toFixed(1)} s (VACUUM ANALYZE included); table ${fmtInt((tableBytes.mutations ?? 0) / 1048576)} MiB`,
+    );
 
     pool = createPool(url, service.pool.options.max); // the service's pool settings (src/service.ts)
     client = httpClient(baseUrl);
-    const regularTenants: Tenant[] = registered.map((r, i) => ({ label: `regular ${i + 1}`, ...r, accounts: REGULAR_ACCOUNTS }));
+    const regularTenants: Tenant[] = registered.map((r, i) => ({
+      label: `regular ${i + 1}`,
+      ...r,
+      accounts: REGULAR_ACCOUNTS,
+    }));
     const heavyTenant: Tenant = { label: 'heavy', ...heavyUser, accounts: HEAVY_ACCOUNTS };
 
     // the floor of the HTTP path: a route without database work, over the same connection
@@ -555,9 +638,13 @@ export async function run(ctx: BenchContext): Promise<void> {
     console.log('warm-up ...');
     await measure(mix([...regularTenants, heavyTenant], warmup, 99), client, pool, ctx.signal);
     const ticksBefore = cpuTicks();
-    console.log(`regular tenants (${REGULAR_MUTATIONS.toLocaleString('en-US')} mutations each): ${fmtInt(requestsRegular)} requests ...`);
+    console.log(
+      `regular tenants (${REGULAR_MUTATIONS.toLocaleString('en-US')} mutations each): ${fmtInt(requestsRegular)} requests ...`,
+    );
     regular = await measure(mix(regularTenants, requestsRegular, 1), client, pool, ctx.signal);
-    console.log(`heavy tenant (${HEAVY_MUTATIONS.toLocaleString('en-US')} mutations): ${fmtInt(requestsHeavy)} requests ...`);
+    console.log(
+      `heavy tenant (${HEAVY_MUTATIONS.toLocaleString('en-US')} mutations): ${fmtInt(requestsHeavy)} requests ...`,
+    );
     heavy = await measure(mix([heavyTenant], requestsHeavy, 2), client, pool, ctx.signal);
     stealPct = stealPercent(ticksBefore, cpuTicks());
     if (ctx.signal.aborted) return;
@@ -585,11 +672,31 @@ export async function run(ctx: BenchContext): Promise<void> {
   const hvy = summarizeSet(heavy);
   const healthStats = stats(health);
   const goals = [
-    { goal: `HTTP p95 ≤ ${GOALS.maxRatioToSql} × SQL p95`, actual: fmtRatio(reg.ratioP95), pass: reg.ratioP95 <= GOALS.maxRatioToSql },
-    { goal: `HTTP p95 < ${GOALS.maxHttpP95Ms} ms`, actual: `${ms(reg.http.p95)} ms`, pass: reg.http.p95 < GOALS.maxHttpP95Ms },
+    {
+      goal: `HTTP p95 ≤ ${GOALS.maxRatioToSql} × SQL p95`,
+      actual: fmtRatio(reg.ratioP95),
+      pass: reg.ratioP95 <= GOALS.maxRatioToSql,
+    },
+    {
+      goal: `HTTP p95 < ${GOALS.maxHttpP95Ms} ms`,
+      actual: `${ms(reg.http.p95)} ms`,
+      pass: reg.http.p95 < GOALS.maxHttpP95Ms,
+    },
   ];
 
-  const header = ['tenant', 'requests', 'HTTP p50', 'HTTP p95', 'HTTP p99', 'SQL p50', 'SQL p95', 'SQL p99', 'HTTP/SQL p50', 'HTTP/SQL p95', 'HTTP/SQL p99'];
+  const header = [
+    'tenant',
+    'requests',
+    'HTTP p50',
+    'HTTP p95',
+    'HTTP p99',
+    'SQL p50',
+    'SQL p95',
+    'SQL p99',
+    'HTTP/SQL p50',
+    'HTTP/SQL p95',
+    'HTTP/SQL p99',
+  ];
   const line = (label: string, s: ReturnType<typeof summarizeSet>) => [
     label,
     fmtInt(s.http.n),
@@ -617,20 +724,75 @@ export async function run(ctx: BenchContext): Promise<void> {
         const h = stats(s.map(x => x.httpMs));
         const q = stats(s.map(x => x.sqlMs));
         const total = s.length ? s.reduce((a, x) => a + x.total, 0) / s.length : NaN;
-        return [tenant, t.name, String(page), fmtInt(s.length), fmtInt(total), ms(h.p50), ms(h.p95), ms(q.p50), ms(q.p95), fmtRatio(h.p95 / q.p95)];
+        return [
+          tenant,
+          t.name,
+          String(page),
+          fmtInt(s.length),
+          fmtInt(total),
+          ms(h.p50),
+          ms(h.p95),
+          ms(q.p50),
+          ms(q.p95),
+          fmtRatio(h.p95 / q.p95),
+        ];
       }),
     );
-  const templateHeader = ['tenant', 'filters', 'page', 'requests', 'mean total', 'HTTP p50', 'HTTP p95', 'SQL p50', 'SQL p95', 'HTTP/SQL p95'];
+  const templateHeader = [
+    'tenant',
+    'filters',
+    'page',
+    'requests',
+    'mean total',
+    'HTTP p50',
+    'HTTP p95',
+    'SQL p50',
+    'SQL p95',
+    'HTTP/SQL p95',
+  ];
   const templateRows = [...byTemplate(regular, 'regular'), ...byTemplate(heavy, 'heavy')];
-  const planHeader = ['tenant', 'filters', 'page', 'count ms', 'page ms', 'count plan', 'page plan', 'count buffers', 'page buffers'];
-  const planRows = plans.map(p => [p.tenant, p.template, String(p.page), ms(p.countMs), ms(p.pageMs), p.countPlan, p.pagePlan, fmtInt(p.countBuffers), fmtInt(p.pageBuffers)]);
+  const planHeader = [
+    'tenant',
+    'filters',
+    'page',
+    'count ms',
+    'page ms',
+    'count plan',
+    'page plan',
+    'count buffers',
+    'page buffers',
+  ];
+  const planRows = plans.map(p => [
+    p.tenant,
+    p.template,
+    String(p.page),
+    ms(p.countMs),
+    ms(p.pageMs),
+    p.countPlan,
+    p.pagePlan,
+    fmtInt(p.countBuffers),
+    fmtInt(p.pageBuffers),
+  ]);
   const mismatches = [...regular.mismatches, ...heavy.mismatches];
 
   console.log(`\n${textTable(header, tableRows)}\n\n${textTable(goalHeader, goalRows)}`);
-  console.log(`\nHTTP floor (GET /health, same connection): p50 ${ms(healthStats.p50)} ms, p95 ${ms(healthStats.p95)} ms; CPU stolen by the hypervisor during the measurement: ${fmt1(stealPct)} %`);
+  console.log(
+    `\nHTTP floor (GET /health, same connection): p50 ${ms(healthStats.p50)} ms, p95 ${ms(healthStats.p95)} ms; CPU stolen by the hypervisor during the measurement: ${fmt1(stealPct)} %`,
+  );
   console.log(`\n${textTable(templateHeader, templateRows)}`);
-  console.log(`\n${textTable(planHeader.slice(0, 7), planRows.map(r => r.slice(0, 7)))}`);
-  if (mismatches.length > 0) console.log(`\n${mismatches.length} HTTP answers disagreed with SQL:\n${mismatches.slice(0, 5).map(m => `  ${m}`).join('\n')}`);
+  console.log(
+    `\n${textTable(
+      planHeader.slice(0, 7),
+      planRows.map(r => r.slice(0, 7)),
+    )}`,
+  );
+  if (mismatches.length > 0)
+    console.log(
+      `\n${mismatches.length} HTTP answers disagreed with SQL:\n${mismatches
+        .slice(0, 5)
+        .map(m => `  ${m}`)
+        .join('\n')}`,
+    );
 
   const env = {
     date: startedAt.toISOString(),
@@ -705,7 +867,9 @@ export async function run(ctx: BenchContext): Promise<void> {
     markdownTable(goalHeader, goalRows),
     '',
     `HTTP floor (GET /health over the same connection, no database): p50 ${ms(healthStats.p50)} ms, p95 ${ms(healthStats.p95)} ms. ` +
-      `Latencies in ms. PostgreSQL settings: ${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(', ')}.`,
+      `Latencies in ms. PostgreSQL settings: ${Object.entries(settings)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}.`,
     '',
     '<details><summary>by filter combination and page</summary>',
     '',
@@ -718,7 +882,14 @@ export async function run(ctx: BenchContext): Promise<void> {
     markdownTable(planHeader, planRows),
     '',
     '</details>',
-    ...(mismatches.length > 0 ? ['', `**${mismatches.length} HTTP answers disagreed with SQL**`, '', ...mismatches.slice(0, 5).map(m => `- ${m}`)] : []),
+    ...(mismatches.length > 0
+      ? [
+          '',
+          `**${mismatches.length} HTTP answers disagreed with SQL**`,
+          '',
+          ...mismatches.slice(0, 5).map(m => `- ${m}`),
+        ]
+      : []),
   ].join('\n');
   const paths = writeResults(NAME, json, markdown);
   console.log(`\nwrote ${paths.json}\nwrote ${paths.md}`);

@@ -22,13 +22,19 @@ const db = await startEmbeddedPostgres({ dataDir, password: 'bench' });
 const pool = new pg.Pool({ connectionString: db.url, max: poolSize, idleTimeoutMillis: idleConnectionMs });
 pool.on('error', () => undefined);
 const version = (await pool.query<{ server_version: string }>('show server_version')).rows[0]!.server_version;
-await pool.query(`create table if not exists bare_payments (id uuid primary key, order_id text not null, amount bigint not null, body jsonb not null, created_at timestamptz not null default now())`);
+await pool.query(
+  `create table if not exists bare_payments (id uuid primary key, order_id text not null, amount bigint not null, body jsonb not null, created_at timestamptz not null default now())`,
+);
 
 const app = Fastify({ logger: false });
 app.post('/bare', async request => {
   const body = request.body as { orderId: string; amount: number };
   const id = randomUUID();
-  await pool.query({ name: 'bare-insert', text: 'insert into bare_payments (id, order_id, amount, body) values ($1, $2, $3, $4)', values: [id, body.orderId, body.amount, body] });
+  await pool.query({
+    name: 'bare-insert',
+    text: 'insert into bare_payments (id, order_id, amount, body) values ($1, $2, $3, $4)',
+    values: [id, body.orderId, body.amount, body],
+  });
   return { status: 'success', data: { id, amount: body.amount } };
 });
 const port = Number(process.env.BARE_PORT ?? 0);

@@ -10,8 +10,7 @@ import http from 'node:http';
 import autocannon from 'autocannon';
 
 export type LoadTarget =
-  | { kind: 'bare'; url: string }
-  | { kind: 'payments'; url: string; key: string; accountIds: string[]; type?: string };
+  { kind: 'bare'; url: string } | { kind: 'payments'; url: string; key: string; accountIds: string[]; type?: string };
 
 export type LoadRequest = {
   target: LoadTarget;
@@ -63,14 +62,25 @@ const nextPost = (target: LoadTarget): (() => Post) => {
       return {
         path: '/bare',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: amount(), walletAccountId: randomUUID(), redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}` }),
+        body: JSON.stringify({
+          amount: amount(),
+          walletAccountId: randomUUID(),
+          redirectUrl: 'https://shop.example/thanks',
+          orderId: `bench-${n}-${randomUUID()}`,
+        }),
       };
     };
   const headers = { 'content-type': 'application/json', 'x-api-key': target.key };
   return () => {
     n++;
     const walletAccountId = target.accountIds[n % target.accountIds.length]!;
-    const body = JSON.stringify({ amount: amount(), walletAccountId, redirectUrl: 'https://shop.example/thanks', orderId: `bench-${n}-${randomUUID()}`, ...(target.type ? { type: target.type } : {}) });
+    const body = JSON.stringify({
+      amount: amount(),
+      walletAccountId,
+      redirectUrl: 'https://shop.example/thanks',
+      orderId: `bench-${n}-${randomUUID()}`,
+      ...(target.type ? { type: target.type } : {}),
+    });
     return { path: '/api/v1/payments', headers, body };
   };
 };
@@ -120,7 +130,18 @@ async function paced(target: LoadTarget, urls: string[], rate: number, durationS
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? NaN;
-  return { rps: ok / durationSec, p50: at(50), p90: at(90), p99: at(99), max: latencies.at(-1) ?? NaN, ok, non2xx, errors, seconds, cpuMs: 0 };
+  return {
+    rps: ok / durationSec,
+    p50: at(50),
+    p90: at(90),
+    p99: at(99),
+    max: latencies.at(-1) ?? NaN,
+    ok,
+    non2xx,
+    errors,
+    seconds,
+    cpuMs: 0,
+  };
 }
 
 async function load(request: LoadRequest): Promise<LoadResult> {
@@ -135,7 +156,8 @@ async function load(request: LoadRequest): Promise<LoadResult> {
   const parts = await Promise.all(
     urls.map((url, i) => {
       // the remainder to the first instances: every connection is used
-      const connections = Math.floor(request.connections / urls.length) + (i < request.connections % urls.length ? 1 : 0);
+      const connections =
+        Math.floor(request.connections / urls.length) + (i < request.connections % urls.length ? 1 : 0);
       return loadOne({ ...request.target, url }, connections, request.durationSec);
     }),
   );

@@ -46,13 +46,17 @@ function nodeProcesses(root: number): number[] {
   for (const entry of readdirSync('/proc').filter(e => /^\d+$/.test(e))) {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), { ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]), comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) });
+      parents.set(Number(entry), {
+        ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]),
+        comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+      });
     } catch {
       // gone
     }
   }
   const found = [root];
-  for (let i = 0; i < found.length; i++) for (const [pid, p] of parents) if (p.ppid === found[i] && p.comm !== 'postgres') found.push(pid);
+  for (let i = 0; i < found.length; i++)
+    for (const [pid, p] of parents) if (p.ppid === found[i] && p.comm !== 'postgres') found.push(pid);
   return found;
 }
 
@@ -62,7 +66,10 @@ function postgresProcesses(root: number): number[] {
   for (const entry of readdirSync('/proc').filter(e => /^\d+$/.test(e))) {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      all.set(Number(entry), { ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]), comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) });
+      all.set(Number(entry), {
+        ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]),
+        comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+      });
     } catch {
       // gone
     }
@@ -93,7 +100,9 @@ const service = await startService({
 // and the service goes with this process however it ends (a second Ctrl-C, an uncaught error)
 const killService = killOnExit([service]);
 try {
-  const secrets = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { embeddedPostgresPassword: string };
+  const secrets = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as {
+    embeddedPostgresPassword: string;
+  };
   const pgDir = (() => {
     try {
       return readFileSync(path.join(dataDir, 'pg-location'), 'utf8').trim();
@@ -113,7 +122,10 @@ try {
   process.kill(Number(postmaster()[0]), 'SIGINT');
   await sleep(3000);
   for (let i = 0; i < 100; i++) {
-    const ready = await fetch(`${service.url}/ready`).then(r => r.ok, () => false);
+    const ready = await fetch(`${service.url}/ready`).then(
+      r => r.ok,
+      () => false,
+    );
     if (ready) break;
     await sleep(300);
   }
@@ -130,13 +142,20 @@ try {
   // CHECKPOINT=1: the measured load starts right after a checkpoint (its full-page images, as a busy database has them)
   if (process.env.CHECKPOINT) await db.query('checkpoint');
   await sleep(3000);
-  const xacts = async () => Number((await db.query(`select xact_commit + xact_rollback as n from pg_stat_database where datname = 'service'`)).rows[0].n);
-  const sessions = async () => Number((await db.query(`select sessions from pg_stat_database where datname = 'service'`)).rows[0].sessions);
+  const xacts = async () =>
+    Number(
+      (await db.query(`select xact_commit + xact_rollback as n from pg_stat_database where datname = 'service'`))
+        .rows[0].n,
+    );
+  const sessions = async () =>
+    Number((await db.query(`select sessions from pg_stat_database where datname = 'service'`)).rows[0].sessions);
   const s0 = await sessions();
   const walStats = async () =>
-    (await db.query<{ records: string; fpi: string; bytes: string; checkpoints: string }>(
-      `select wal_records as records, wal_fpi as fpi, wal_bytes as bytes, (select num_timed + num_requested from pg_stat_checkpointer) as checkpoints from pg_stat_wal`,
-    )).rows[0]!;
+    (
+      await db.query<{ records: string; fpi: string; bytes: string; checkpoints: string }>(
+        `select wal_records as records, wal_fpi as fpi, wal_bytes as bytes, (select num_timed + num_requested from pg_stat_checkpointer) as checkpoints from pg_stat_wal`,
+      )
+    ).rows[0]!;
   const w0 = await walStats();
   await db.query('select pg_stat_statements_reset()');
   const x0 = await xacts();
@@ -147,7 +166,20 @@ try {
   profile();
   // PERF=1: the whole machine sampled by perf meanwhile (PostgreSQL's share: perf report --comm postgres)
   const perf = process.env.PERF
-    ? spawn('perf', ['record', '-F', '999', '-g', '-p', postgresProcesses(service.pid).join(','), '-o', path.join(repoRoot, '.scratch', 'perf.data')], { stdio: 'ignore' })
+    ? spawn(
+        'perf',
+        [
+          'record',
+          '-F',
+          '999',
+          '-g',
+          '-p',
+          postgresProcesses(service.pid).join(','),
+          '-o',
+          path.join(repoRoot, '.scratch', 'perf.data'),
+        ],
+        { stdio: 'ignore' },
+      )
     : null;
   // what PostgreSQL runs meanwhile besides the service's statements (autovacuum, checkpointer), sampled every 250 ms
   const busy = new Map<string, number>();
@@ -162,7 +194,12 @@ try {
   }, 250);
   const t0 = performance.now();
   // SECONDS (default 8) as fast as answered over 32 connections, or RATE=200 at that steady pace
-  const result = await loads.run({ target, connections: 32, durationSec: Number(process.env.SECONDS ?? 8), overallRate: process.env.RATE ? Number(process.env.RATE) : undefined });
+  const result = await loads.run({
+    target,
+    connections: 32,
+    durationSec: Number(process.env.SECONDS ?? 8),
+    overallRate: process.env.RATE ? Number(process.env.RATE) : undefined,
+  });
   const loadSec = (performance.now() - t0) / 1000;
   clearInterval(sampler);
   const cpuLoad = treeCpuMs(service.pid)!;
@@ -184,18 +221,28 @@ try {
   const x1 = await xacts();
   const ok = result.ok;
   const per = (v: number) => (v / ok).toFixed(2);
-  console.log(`${ok} payments (2xx) into ${accounts} account(s) in ${loadSec.toFixed(1)} s (${(ok / loadSec).toFixed(0)}/s), non-2xx ${result.non2xx}, p50 ${result.p50.toFixed(1)} p99 ${result.p99.toFixed(1)} ms`);
-  console.log(`CPU per payment during the load: Node ${(((cpuLoad.nodeMs - cpu0.nodeMs) * 1000) / ok).toFixed(0)} µs, PostgreSQL ${(((cpuLoad.pgMs - cpu0.pgMs) * 1000) / ok).toFixed(0)} µs`);
-  console.log(`CPU per payment until idle: Node ${(((cpu1.nodeMs - cpu0.nodeMs) * 1000) / ok).toFixed(0)} µs, PostgreSQL ${(((cpu1.pgMs - cpu0.pgMs) * 1000) / ok).toFixed(0)} µs`);
+  console.log(
+    `${ok} payments (2xx) into ${accounts} account(s) in ${loadSec.toFixed(1)} s (${(ok / loadSec).toFixed(0)}/s), non-2xx ${result.non2xx}, p50 ${result.p50.toFixed(1)} p99 ${result.p99.toFixed(1)} ms`,
+  );
+  console.log(
+    `CPU per payment during the load: Node ${(((cpuLoad.nodeMs - cpu0.nodeMs) * 1000) / ok).toFixed(0)} µs, PostgreSQL ${(((cpuLoad.pgMs - cpu0.pgMs) * 1000) / ok).toFixed(0)} µs`,
+  );
+  console.log(
+    `CPU per payment until idle: Node ${(((cpu1.nodeMs - cpu0.nodeMs) * 1000) / ok).toFixed(0)} µs, PostgreSQL ${(((cpu1.pgMs - cpu0.pgMs) * 1000) / ok).toFixed(0)} µs`,
+  );
   console.log(`transactions per payment: ${per(x1 - x0)}; connections opened meanwhile: ${(await sessions()) - s0}`);
   const w1 = await walStats();
   const d = (k: 'records' | 'fpi' | 'bytes' | 'checkpoints') => Number(w1[k]) - Number(w0[k]);
-  console.log(`WAL per payment: ${per(d('records'))} records, ${per(d('fpi'))} full-page images, ${(d('bytes') / ok / 1024).toFixed(1)} KiB; ${d('checkpoints')} checkpoint(s) meanwhile`);
+  console.log(
+    `WAL per payment: ${per(d('records'))} records, ${per(d('fpi'))} full-page images, ${(d('bytes') / ok / 1024).toFixed(1)} KiB; ${d('checkpoints')} checkpoint(s) meanwhile`,
+  );
   const sizes = await db.query<{ name: string; mb: string }>(
     `select relname as name, round(pg_total_relation_size(oid) / 1048576.0) as mb from pg_class where relname in ('es_events', 'es_streams', 'payments') order by 1`,
   );
   console.log(`sizes: ${sizes.rows.map(r => `${r.name} ${r.mb} MiB`).join(', ')}`);
-  console.log(`other PostgreSQL work seen during the load (samples of 250 ms): ${[...busy].map(([w, n]) => `${w} ×${n}`).join('; ') || 'none'}`);
+  console.log(
+    `other PostgreSQL work seen during the load (samples of 250 ms): ${[...busy].map(([w, n]) => `${w} ×${n}`).join('; ') || 'none'}`,
+  );
   const rows = (
     await db.query<{ calls: string; ms: number; toplevel: boolean; query: string }>(
       `select calls, total_exec_time as ms, toplevel, query from pg_stat_statements
@@ -204,12 +251,16 @@ try {
   ).rows;
   const totalMs = rows.filter(r => r.toplevel).reduce((a, r) => a + r.ms, 0);
   const top = rows.filter(r => r.toplevel);
-  console.log(`top-level statements per payment: ${per(top.reduce((a, r) => a + Number(r.calls), 0))}; their execution ${((totalMs * 1000) / ok).toFixed(0)} µs per payment`);
+  console.log(
+    `top-level statements per payment: ${per(top.reduce((a, r) => a + Number(r.calls), 0))}; their execution ${((totalMs * 1000) / ok).toFixed(0)} µs per payment`,
+  );
   console.log('calls/payment  exec µs/payment  top  statement');
   if (process.env.BY_TIME) rows.sort((a, b) => b.ms - a.ms);
   for (const r of rows.slice(0, 60)) {
     if (Number(r.calls) < ok / 50 && (r.ms * 1000) / ok < 3) continue;
-    console.log(`${per(Number(r.calls)).padStart(13)}  ${((r.ms * 1000) / ok).toFixed(0).padStart(15)}  ${r.toplevel ? 'yes' : ' no'}  ${r.query.replace(/\s+/g, ' ').slice(0, process.env.FULL ? 5000 : 150)}`);
+    console.log(
+      `${per(Number(r.calls)).padStart(13)}  ${((r.ms * 1000) / ok).toFixed(0).padStart(15)}  ${r.toplevel ? 'yes' : ' no'}  ${r.query.replace(/\s+/g, ' ').slice(0, process.env.FULL ? 5000 : 150)}`,
+    );
   }
   await db.end();
   await stopChild(generator.child);

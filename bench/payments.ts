@@ -29,7 +29,15 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/db/embedded.ts';
 import { fmtInt, fmtRatio, markdownTable, sleep, textTable, writeResults, type BenchContext } from './harness.ts';
 import type { LoadRequest, LoadResult, LoadTarget } from './payments-load.ts';
-import { killOnExit, machineBusyMs, startAnotherInstance, startService, treeCpuMs, type StartedService, type TreeCpu } from './processes.ts';
+import {
+  killOnExit,
+  machineBusyMs,
+  startAnotherInstance,
+  startService,
+  treeCpuMs,
+  type StartedService,
+  type TreeCpu,
+} from './processes.ts';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(benchDir, '..');
@@ -39,7 +47,11 @@ const childExecArgv = ['--max-semi-space-size=64', '--import', 'tsx'];
 type Merchant = { key: string; accountIds: string[]; phones: string[]; email: string; cookie: string };
 
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const json = (await response.json()) as Record<string, unknown>;
   if (!response.ok) throw new Error(`${url}: ${response.status} ${JSON.stringify(json)}`);
   return json;
@@ -55,7 +67,9 @@ export async function merchant(baseUrl: string, n: number, accounts: number): Pr
   });
   if (!registered.ok) throw new Error(`register: ${registered.status} ${await registered.text()}`);
   const cookie = registered.headers.get('set-cookie')!.split(';')[0]!;
-  const key = ((await postJson(`${baseUrl}/api/dashboard/api-keys`, { name: 'bench' }, { cookie })).data as { key: string }).key;
+  const key = (
+    (await postJson(`${baseUrl}/api/dashboard/api-keys`, { name: 'bench' }, { cookie })).data as { key: string }
+  ).key;
   const accountIds: string[] = [];
   const phones: string[] = [];
   for (let i = 0; i < accounts; i++) {
@@ -71,13 +85,16 @@ export async function merchant(baseUrl: string, n: number, accounts: number): Pr
   return { key, accountIds, phones, email, cookie };
 }
 
-const git = (args: string[], cwd = repoRoot) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const git = (args: string[], cwd = repoRoot) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 /**
  * The packages `lock` (a package-lock.json) names that this checkout's node_modules does not hold at the same version
  * (optional ones for other platforms aside): none, and another checkout can use these node_modules as they are.
  */
-function packagesNotInstalled(lock: { packages?: Record<string, { version?: string; optional?: boolean; link?: boolean }> }): string[] {
+function packagesNotInstalled(lock: {
+  packages?: Record<string, { version?: string; optional?: boolean; link?: boolean }>;
+}): string[] {
   const missing: string[] = [];
   for (const [where, entry] of Object.entries(lock.packages ?? {})) {
     if (where === '' || entry.link || !entry.version) continue;
@@ -117,7 +134,9 @@ export function worktreeCheckout(ref: string, into: string): Checkout {
     if (missing.length === 0) {
       symlinkSync(path.join(repoRoot, 'node_modules'), modules, 'dir');
     } else {
-      console.log(`  ${commit.slice(0, 7)} locks ${missing.length} package(s) not installed here (${missing.slice(0, 3).join(', ')}...): npm ci in ${into}`);
+      console.log(
+        `  ${commit.slice(0, 7)} locks ${missing.length} package(s) not installed here (${missing.slice(0, 3).join(', ')}...): npm ci in ${into}`,
+      );
       execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: into, stdio: 'inherit' });
     }
   } catch (err) {
@@ -129,7 +148,11 @@ export function worktreeCheckout(ref: string, into: string): Checkout {
 
 /** A bench script forked as its own process, once it said it is ready. */
 export async function forkReady<Ready>(script: string): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = fork(path.join(benchDir, script), [], { cwd: repoRoot, execArgv: childExecArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(benchDir, script), [], {
+    cwd: repoRoot,
+    execArgv: childExecArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const ready = await new Promise<Ready>((resolve, reject) => {
     child.once('message', m => resolve(m as Ready));
     child.once('exit', code => reject(new Error(`${script} exited (${code}) before it was ready`)));
@@ -209,12 +232,18 @@ const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 };
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 const latencyCells = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return [fmtInt(sorted.length), ...[50, 90, 99].map(p => percentile(sorted, p).toFixed(0)), (sorted.at(-1) ?? NaN).toFixed(0)];
+  return [
+    fmtInt(sorted.length),
+    ...[50, 90, 99].map(p => percentile(sorted, p).toFixed(0)),
+    (sorted.at(-1) ?? NaN).toFixed(0),
+  ];
 };
-const fmtPct = (share: number | null) => (share === null || !Number.isFinite(share) ? 'n/a' : `${Math.round(share * 100)} %`);
+const fmtPct = (share: number | null) =>
+  share === null || !Number.isFinite(share) ? 'n/a' : `${Math.round(share * 100)} %`;
 
 /**
  * A merchant with a webhook endpoint in this (the benchmark's) process: each payment is paid in the sandbox (a
@@ -247,16 +276,38 @@ async function paymentToWebhook(baseUrl: string, sandboxUrl: string, m: Merchant
     const phone = m.phones[lane % m.phones.length]!;
     while (next < count) {
       next++;
-      const created = (await postJson(`${baseUrl}/api/v1/payments`, { amount: 20_000, walletAccountId: accountId, redirectUrl: 'https://shop.example/thanks', orderId: `latency-${randomUUID()}` }, { 'x-api-key': m.key })).data as { id: string; totalAmount: number };
-      const seen = new Promise<void>(resolve => (arrived.has(created.id) ? resolve() : waiters.set(created.id, resolve)));
+      const created = (
+        await postJson(
+          `${baseUrl}/api/v1/payments`,
+          {
+            amount: 20_000,
+            walletAccountId: accountId,
+            redirectUrl: 'https://shop.example/thanks',
+            orderId: `latency-${randomUUID()}`,
+          },
+          { 'x-api-key': m.key },
+        )
+      ).data as { id: string; totalAmount: number };
+      const seen = new Promise<void>(resolve =>
+        arrived.has(created.id) ? resolve() : waiters.set(created.id, resolve),
+      );
       const paidAt = performance.now();
-      await postJson(`${sandboxUrl}/sandbox/payments`, { accountNumber: phone, providerCode: 'WALLET-D', amount: created.totalAmount });
+      await postJson(`${sandboxUrl}/sandbox/payments`, {
+        accountNumber: phone,
+        providerCode: 'WALLET-D',
+        amount: created.totalAmount,
+      });
       const refreshAt = performance.now();
-      const refreshed = await fetch(`${baseUrl}/api/v1/accounts/${accountId}/refresh`, { headers: { 'x-api-key': m.key } });
+      const refreshed = await fetch(`${baseUrl}/api/v1/accounts/${accountId}/refresh`, {
+        headers: { 'x-api-key': m.key },
+      });
       const answer = await refreshed.text();
       if (!refreshed.ok) throw new Error(`refresh ${accountId}: ${refreshed.status} ${answer}`);
       let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no webhook for payment ${created.id} within 60 s`)), 60_000)));
+      const late = new Promise<never>(
+        (_, reject) =>
+          (timer = setTimeout(() => reject(new Error(`no webhook for payment ${created.id} within 60 s`)), 60_000)),
+      );
       await Promise.race([seen, late]).finally(() => clearTimeout(timer));
       fromPayment.push(arrived.get(created.id)! - paidAt);
       fromRefresh.push(arrived.get(created.id)! - refreshAt);
@@ -285,9 +336,16 @@ export async function run(ctx: BenchContext): Promise<void> {
   const headCommit = git(['rev-parse', 'HEAD']).trim();
   // the working tree runs unless --ref names a commit: what it holds beyond HEAD is said
   const dirty = ctx.ref ? '' : git(['status', '--porcelain', '--', 'src', 'package.json', 'package-lock.json']).trim();
-  console.log(`payment creation, each in its own process: the service (npm start) vs a bare INSERT route, autocannon ${connections} connections in a third, ${duration} s per load, ${rounds} round(s)`);
-  console.log(`  load average ${loadBefore.map(l => l.toFixed(2)).join(' ')} on ${cpus} CPUs${loadBefore[0]! > cpus * 0.5 ? ': the results will be noisy' : ''}`);
-  if (dirty) console.log(`  note: this checkout's src/ or package files have uncommitted changes, which run too (--ref HEAD runs the commit alone):\n${dirty.replace(/^/gm, '    ')}`);
+  console.log(
+    `payment creation, each in its own process: the service (npm start) vs a bare INSERT route, autocannon ${connections} connections in a third, ${duration} s per load, ${rounds} round(s)`,
+  );
+  console.log(
+    `  load average ${loadBefore.map(l => l.toFixed(2)).join(' ')} on ${cpus} CPUs${loadBefore[0]! > cpus * 0.5 ? ': the results will be noisy' : ''}`,
+  );
+  if (dirty)
+    console.log(
+      `  note: this checkout's src/ or package files have uncommitted changes, which run too (--ref HEAD runs the commit alone):\n${dirty.replace(/^/gm, '    ')}`,
+    );
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'bench-payments-'));
   // run as root, the embedded PostgreSQL runs as 'postgres', which must pass through to its data folder
@@ -312,11 +370,22 @@ export async function run(ctx: BenchContext): Promise<void> {
     const bare = await forkReady<{ url: string; pid: number; version: string }>('payments-bare.ts');
     cleanup.push(() => stopChild(bare.child));
 
-    const services: { side: 'this' | 'ref'; commit: string; service: StartedService; second: StartedService | null; one: Merchant; four: Merchant }[] = [];
-    const sides: { side: 'this' | 'ref'; checkout: string; commit: string }[] = [{ side: 'this', checkout: measured?.dir ?? repoRoot, commit: measuredCommit }];
+    const services: {
+      side: 'this' | 'ref';
+      commit: string;
+      service: StartedService;
+      second: StartedService | null;
+      one: Merchant;
+      four: Merchant;
+    }[] = [];
+    const sides: { side: 'this' | 'ref'; checkout: string; commit: string }[] = [
+      { side: 'this', checkout: measured?.dir ?? repoRoot, commit: measuredCommit },
+    ];
     if (reference) sides.push({ side: 'ref', checkout: reference.dir, commit: reference.commit });
     for (const s of sides) {
-      console.log(`service of ${s.side === 'this' && !measured ? 'this checkout' : s.commit.slice(0, 7)}: npm start's command, own DATA_DIR ...`);
+      console.log(
+        `service of ${s.side === 'this' && !measured ? 'this checkout' : s.commit.slice(0, 7)}: npm start's command, own DATA_DIR ...`,
+      );
       const service = await startService({
         checkout: s.checkout,
         dataDir: mkdtempSync(path.join(tmp, `data-${s.side}-`)),
@@ -329,7 +398,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       // the measured service's second instance, on its database: stopped first (cleanup runs backwards)
       let second: StartedService | null = null;
       if (s.side === 'this') {
-        console.log('  its second instance: the same command, DATABASE_URL on the first one\'s PostgreSQL ...');
+        console.log("  its second instance: the same command, DATABASE_URL on the first one's PostgreSQL ...");
         second = await startAnotherInstance(service, {
           dataDir: mkdtempSync(path.join(tmp, 'data-second-')),
           port: await freePort(),
@@ -350,7 +419,14 @@ export async function run(ctx: BenchContext): Promise<void> {
     cleanup.push(() => stopChild(generator.child));
     const loads = new LoadGenerator(generator.child);
 
-    const bareTarget: Target = { id: 'bare', label: 'bare INSERT route', scenario: 'bare', side: 'bare', pids: [bare.ready.pid], load: { kind: 'bare', url: `${bare.ready.url}` } };
+    const bareTarget: Target = {
+      id: 'bare',
+      label: 'bare INSERT route',
+      scenario: 'bare',
+      side: 'bare',
+      pids: [bare.ready.pid],
+      load: { kind: 'bare', url: `${bare.ready.url}` },
+    };
     const serviceTargets = (scenario: 'one' | 'four') =>
       services.map(({ side, commit, service, one, four }): Target => {
         const m = scenario === 'one' ? one : four;
@@ -366,7 +442,12 @@ export async function run(ctx: BenchContext): Promise<void> {
         };
       });
     const ours = services.find(s => s.side === 'this')!;
-    const oneAccount = { kind: 'payments' as const, url: ours.service.url, key: ours.one.key, accountIds: ours.one.accountIds };
+    const oneAccount = {
+      kind: 'payments' as const,
+      url: ours.service.url,
+      key: ours.one.key,
+      accountIds: ours.one.accountIds,
+    };
     const twoTarget: Target = {
       id: 'this-two',
       label: 'payments, into 1 account from 2 instances',
@@ -388,13 +469,20 @@ export async function run(ctx: BenchContext): Promise<void> {
     // adjacent loads of the two services in each scenario, and of one and two instances, so that their ratios span
     // the shortest time
     const targets = [bareTarget, ...serviceTargets('one'), twoTarget, ...serviceTargets('four'), steadyTarget];
-    const roots = [bare.ready.pid, ...services.flatMap(s => [s.service.pid, ...(s.second ? [s.second.pid] : [])]), generator.ready.pid];
+    const roots = [
+      bare.ready.pid,
+      ...services.flatMap(s => [s.service.pid, ...(s.second ? [s.second.pid] : [])]),
+      generator.ready.pid,
+    ];
 
     /** The CPU so far of these process trees, added up (null: not measurable here). */
     const treesCpuMs = (pids: number[]): TreeCpu | null => {
       const trees = pids.map(pid => treeCpuMs(pid));
       if (trees.some(t => t === null)) return null;
-      return trees.reduce<TreeCpu>((a, t) => ({ nodeMs: a.nodeMs + t!.nodeMs, pgMs: a.pgMs + t!.pgMs }), { nodeMs: 0, pgMs: 0 });
+      return trees.reduce<TreeCpu>((a, t) => ({ nodeMs: a.nodeMs + t!.nodeMs, pgMs: a.pgMs + t!.pgMs }), {
+        nodeMs: 0,
+        pgMs: 0,
+      });
     };
 
     /** Waits until the target's processes use under 15 % of one CPU over half a second (at most 30 s). */
@@ -421,7 +509,13 @@ export async function run(ctx: BenchContext): Promise<void> {
       const self0 = process.cpuUsage();
       const busy0 = machineBusyMs();
       const t0 = performance.now();
-      const result = await loads.run({ target: target.load, connections: conns, durationSec: seconds, overallRate: target.overallRate, splitAcross: target.splitAcross });
+      const result = await loads.run({
+        target: target.load,
+        connections: conns,
+        durationSec: seconds,
+        overallRate: target.overallRate,
+        splitAcross: target.splitAcross,
+      });
       const wallMs = performance.now() - t0;
       const busy1 = machineBusyMs();
       const self = process.cpuUsage(self0);
@@ -464,9 +558,17 @@ export async function run(ctx: BenchContext): Promise<void> {
       }
     }
 
-    console.log(`payment → webhook: ${fmtInt(latencyPayments)} payments paid in the sandbox, ${latencyConcurrency} at a time ...`);
+    console.log(
+      `payment → webhook: ${fmtInt(latencyPayments)} payments paid in the sandbox, ${latencyConcurrency} at a time ...`,
+    );
     const latencyMerchant = await merchant(ours.service.url, 3, latencyConcurrency);
-    const latency = await paymentToWebhook(ours.service.url, ours.service.sandboxUrl, latencyMerchant, latencyPayments, latencyConcurrency);
+    const latency = await paymentToWebhook(
+      ours.service.url,
+      ours.service.sandboxUrl,
+      latencyMerchant,
+      latencyPayments,
+      latencyConcurrency,
+    );
     const loadAfter = os.loadavg();
 
     // per round, each target against the bare route of that round; and this checkout against the reference
@@ -474,7 +576,9 @@ export async function run(ctx: BenchContext): Promise<void> {
     const summary = targets.map(t => {
       const list = runs.get(t.id)!;
       // a paced load's rate is its pace: its median round is the one of median p99
-      const mid = [...list].sort((a, b) => (t.scenario === 'steady' ? a.p99 - b.p99 : a.rps - b.rps))[Math.floor(list.length / 2)]!;
+      const mid = [...list].sort((a, b) => (t.scenario === 'steady' ? a.p99 - b.p99 : a.rps - b.rps))[
+        Math.floor(list.length / 2)
+      ]!;
       const vsBare = t.id === 'bare' || t.scenario === 'steady' ? null : perRound(t.id, 'bare');
       return { target: t, runs: list, median: mid, vsBare, vsBareMedian: vsBare ? median(vsBare) : null };
     });
@@ -487,7 +591,17 @@ export async function run(ctx: BenchContext): Promise<void> {
     const allRuns = [...runs.values()].flat();
     const others = allRuns.map(r => r.othersShare).filter((s): s is number => s !== null);
 
-    const header = ['load', 'req/s (2xx)', 'p50 ms', 'p99 ms', 'non-2xx + errors', 'Node CPU µs/req', 'PG CPU µs/req', 'generator CPU µs/req', 'compared with the bare route'];
+    const header = [
+      'load',
+      'req/s (2xx)',
+      'p50 ms',
+      'p99 ms',
+      'non-2xx + errors',
+      'Node CPU µs/req',
+      'PG CPU µs/req',
+      'generator CPU µs/req',
+      'compared with the bare route',
+    ];
     const rows = summary.map(s => [
       `${s.target.label} (median of ${rounds})`,
       fmtInt(s.median.rps),
@@ -504,7 +618,13 @@ export async function run(ctx: BenchContext): Promise<void> {
           : `the ceiling (rounds: ${s.runs.map(r => fmtInt(r.rps)).join(', ')} req/s)`,
     ]);
     const measuredName = measured ? measuredCommit.slice(0, 7) : 'this checkout';
-    const compareHeader = ['payments', `${measuredName} req/s`, `${reference?.commit.slice(0, 7)} req/s`, `${measuredName} / ${reference?.commit.slice(0, 7)} (median of rounds)`, 'rounds'];
+    const compareHeader = [
+      'payments',
+      `${measuredName} req/s`,
+      `${reference?.commit.slice(0, 7)} req/s`,
+      `${measuredName} / ${reference?.commit.slice(0, 7)} (median of rounds)`,
+      'rounds',
+    ];
     const compareRows = comparisons.map(c => [
       c.scenario === 'one' ? 'into 1 account' : 'into 4 accounts',
       fmtInt(summary.find(s => s.target.id === `this-${c.scenario}`)!.median.rps),
@@ -519,8 +639,16 @@ export async function run(ctx: BenchContext): Promise<void> {
     const steadyKept = steady.runs.every(r => r.rps >= steadyRate * 0.95);
     const twoVsOne = perRound('this-two', 'this-one');
     const goals = [
-      ['payments into 1 account ≥ 0.3× the bare route', fmtRatio(ratioOf('this-one')), ratioOf('this-one') >= 0.3 ? 'PASS' : 'MISS'],
-      ['payments into 4 accounts ≥ 0.3× the bare route', fmtRatio(ratioOf('this-four')), ratioOf('this-four') >= 0.3 ? 'PASS' : 'MISS'],
+      [
+        'payments into 1 account ≥ 0.3× the bare route',
+        fmtRatio(ratioOf('this-one')),
+        ratioOf('this-one') >= 0.3 ? 'PASS' : 'MISS',
+      ],
+      [
+        'payments into 4 accounts ≥ 0.3× the bare route',
+        fmtRatio(ratioOf('this-four')),
+        ratioOf('this-four') >= 0.3 ? 'PASS' : 'MISS',
+      ],
       [
         `p99 < 50 ms at a steady ${steadyRate} payments/s (1 account)`,
         `${steadyP99.toFixed(0)} ms (median of the rounds' p99; ${steadyFailed} non-2xx${steadyKept ? '' : `; the pace fell below ${steadyRate}/s`})`,
@@ -537,24 +665,36 @@ export async function run(ctx: BenchContext): Promise<void> {
       ['sandbox payment made', 'webhook received', ...latencyCells(latency.fromPayment)],
       ['sync asked (refresh)', 'webhook received', ...latencyCells(latency.fromRefresh)],
     ];
-    const othersLine = others.length > 0 ? `median ${fmtPct(median(others))}, max ${fmtPct(Math.max(...others))}` : 'n/a';
+    const othersLine =
+      others.length > 0 ? `median ${fmtPct(median(others))}, max ${fmtPct(Math.max(...others))}` : 'n/a';
     console.log(`\n${textTable(header, rows)}`);
     if (comparisons.length > 0) console.log(`\n${textTable(compareHeader, compareRows)}`);
     console.log(`\n${textTable(['goal', 'actual', 'result'], goals)}\n\n${textTable(latencyHeader, latencyRows)}`);
-    console.log(`\nload average before ${loadBefore.map(l => l.toFixed(2)).join(' ')}, after ${loadAfter.map(l => l.toFixed(2)).join(' ')}; CPU of other processes during the loads: ${othersLine} of the machine`);
+    console.log(
+      `\nload average before ${loadBefore.map(l => l.toFixed(2)).join(' ')}, after ${loadAfter.map(l => l.toFixed(2)).join(' ')}; CPU of other processes during the loads: ${othersLine} of the machine`,
+    );
 
-    const refNote = reference ? `; the reference service is commit ${reference.commit.slice(0, 7)} (a git worktree, the same \`npm start\` command and environment)` : '';
+    const refNote = reference
+      ? `; the reference service is commit ${reference.commit.slice(0, 7)} (a git worktree, the same \`npm start\` command and environment)`
+      : '';
     const markdown = [
       '# Payment creation',
       '',
       `${ctx.quick ? '**Quick run (a smoke test, not the figures).** ' : ''}${new Date().toISOString()}, ${cpus} vCPU, PostgreSQL ${bare.ready.version} (embedded), Node ${process.version}; the service ${measured ? `at commit ${measuredCommit.slice(0, 7)} (a git worktree)` : `of this checkout at ${headCommit.slice(0, 7)}${dirty ? ' with uncommitted changes in src/ or the package files' : ''}`}${refNote}. autocannon ${connections} connections, ${duration} s per load, ${rounds} round${rounds === 1 ? '' : 's'} over every load (in order in odd rounds, reversed in even ones), each after the previous target's CPU was back near idle; ratios are medians of the rounds' ratios. Load average ${loadBefore.map(l => l.toFixed(2)).join(' ')} before, ${loadAfter.map(l => l.toFixed(2)).join(' ')} after; processes other than this benchmark's took ${othersLine} of the machine's CPU during the loads.`,
       '',
-      'Each in its own process, as a user runs them: the service started with `npm start`\'s command (`tsx --max-semi-space-size=64 src/main.ts`) with only DATA_DIR (its own embedded PostgreSQL), PORT and SANDBOX_PORT set (its second instance as said below), logging at its default level to a file, set up over HTTP (register, API key, sandbox wallets linked); the bare route (bench/payments-bare.ts: fastify, JSON body, one named prepared INSERT of a row like a payment, pool of 30 keeping idle connections 10 minutes like the service\'s, no logging) on an embedded PostgreSQL of its own; autocannon in a third process (bench/payments-load.ts). Every figure is bounded by this machine: its vCPUs are shared by the three processes, two PostgreSQL servers (three with the reference service) and whatever else runs.',
+      "Each in its own process, as a user runs them: the service started with `npm start`'s command (`tsx --max-semi-space-size=64 src/main.ts`) with only DATA_DIR (its own embedded PostgreSQL), PORT and SANDBOX_PORT set (its second instance as said below), logging at its default level to a file, set up over HTTP (register, API key, sandbox wallets linked); the bare route (bench/payments-bare.ts: fastify, JSON body, one named prepared INSERT of a row like a payment, pool of 30 keeping idle connections 10 minutes like the service's, no logging) on an embedded PostgreSQL of its own; autocannon in a third process (bench/payments-load.ts). Every figure is bounded by this machine: its vCPUs are shared by the three processes, two PostgreSQL servers (three with the reference service) and whatever else runs.",
       '',
       markdownTable(header, rows),
       '',
-      'req/s counts 2xx answers; p50, p99 and CPU are those of the round with the median rate. CPU per answered request during the load: the target\'s own Node processes, its own PostgreSQL, and the load generator.',
-      ...(comparisons.length > 0 ? ['', `The service (${measuredName}) against the reference commit ${reference!.commit.slice(0, 7)}, in the same rounds:`, '', markdownTable(compareHeader, compareRows)] : []),
+      "req/s counts 2xx answers; p50, p99 and CPU are those of the round with the median rate. CPU per answered request during the load: the target's own Node processes, its own PostgreSQL, and the load generator.",
+      ...(comparisons.length > 0
+        ? [
+            '',
+            `The service (${measuredName}) against the reference commit ${reference!.commit.slice(0, 7)}, in the same rounds:`,
+            '',
+            markdownTable(compareHeader, compareRows),
+          ]
+        : []),
       '',
       markdownTable(['goal', 'actual', 'result'], goals),
       '',
@@ -580,7 +720,13 @@ export async function run(ctx: BenchContext): Promise<void> {
         rounds,
         loadavgBefore: loadBefore,
         loadavgAfter: loadAfter,
-        targets: summary.map(s => ({ id: s.target.id, label: s.target.label, runs: s.runs, vsBare: s.vsBare, vsBareMedian: s.vsBareMedian })),
+        targets: summary.map(s => ({
+          id: s.target.id,
+          label: s.target.label,
+          runs: s.runs,
+          vsBare: s.vsBare,
+          vsBareMedian: s.vsBareMedian,
+        })),
         comparisons,
         steadyRate,
         twoInstancesVsOne: twoVsOne,

@@ -111,10 +111,13 @@ export async function startService(opts: {
   /** more of the service's configuration (a second instance's DATABASE_URL and shared secrets, a profiler's NODE_OPTIONS) */
   env?: Record<string, string>;
 }): Promise<StartedService> {
-  const pkg = JSON.parse(readFileSync(path.join(opts.checkout, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(path.join(opts.checkout, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
   const script = pkg.scripts?.start;
   if (!script) throw new Error(`${opts.checkout}/package.json has no start script`);
-  if (/[;&|<>$`"'\\*?]/.test(script)) throw new Error(`the start script needs a shell, which this benchmark does not run: ${script}`);
+  if (/[;&|<>$`"'\\*?]/.test(script))
+    throw new Error(`the start script needs a shell, which this benchmark does not run: ${script}`);
   const [command, ...args] = script.trim().split(/\s+/);
   const bin = path.join(opts.checkout, 'node_modules', '.bin');
   const executable = existsSync(path.join(bin, command!)) ? path.join(bin, command!) : command!;
@@ -137,7 +140,9 @@ export async function startService(opts: {
     closeSync(out);
   }
   let exitCode: number | null | undefined;
-  const exited = new Promise<void>(resolve => child.once('exit', (code, signal) => ((exitCode = code ?? (signal ? -1 : null)), resolve())));
+  const exited = new Promise<void>(resolve =>
+    child.once('exit', (code, signal) => ((exitCode = code ?? (signal ? -1 : null)), resolve())),
+  );
   const log = () => {
     try {
       return readFileSync(opts.logFile, 'utf8');
@@ -176,7 +181,9 @@ export async function startService(opts: {
     if (/Service ready: http:\/\/\S+/.test(log())) break;
     if (exitCode !== undefined) {
       await stop();
-      throw new Error(`the service in ${opts.checkout} exited (${exitCode}) before it was ready:\n${log().slice(-3000)}`);
+      throw new Error(
+        `the service in ${opts.checkout} exited (${exitCode}) before it was ready:\n${log().slice(-3000)}`,
+      );
     }
     if (Date.now() > deadline) {
       await stop();
@@ -226,7 +233,8 @@ export function embeddedDatabaseOf(service: Pick<StartedService, 'dataDir'>) {
   const pgDir = existsSync(location) ? readFileSync(location, 'utf8').trim() : path.join(service.dataDir, 'pg');
   const postmaster = readFileSync(path.join(pgDir, 'postmaster.pid'), 'utf8').split('\n');
   const port = Number(postmaster[3]);
-  const at = (user: string, password: string) => `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/service`;
+  const at = (user: string, password: string) =>
+    `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/service`;
   return {
     pgDir,
     postmasterPid: Number(postmaster[0]),

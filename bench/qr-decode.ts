@@ -22,17 +22,25 @@ import { buildEmvQr } from '../src/emv-qr.ts';
 import { fmtRatio, markdownTable, textTable, writeResults, type BenchContext } from './harness.ts';
 import { healthUnderNoise } from './qr-uploads.ts';
 
-const jsQR = ((jsqrModule as unknown as { default?: typeof jsqrModule }).default ?? jsqrModule) as unknown as typeof jsqrModule.default;
+const jsQR = ((jsqrModule as unknown as { default?: typeof jsqrModule }).default ??
+  jsqrModule) as unknown as typeof jsqrModule.default;
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const qris = (n: number) =>
   buildEmvQr([
-    { tag: '00', value: '01' }, { tag: '01', value: '12' }, { tag: '26', value: '0016ID.CO.QRIS.WWW0215ID10200000000010303UMI' },
-    { tag: '52', value: '5411' }, { tag: '53', value: '360' }, { tag: '54', value: String(10_000 + n) }, { tag: '58', value: 'ID' },
-    { tag: '59', value: `TOKO ${n}` }, { tag: '60', value: 'JAKARTA' },
+    { tag: '00', value: '01' },
+    { tag: '01', value: '12' },
+    { tag: '26', value: '0016ID.CO.QRIS.WWW0215ID10200000000010303UMI' },
+    { tag: '52', value: '5411' },
+    { tag: '53', value: '360' },
+    { tag: '54', value: String(10_000 + n) },
+    { tag: '58', value: 'ID' },
+    { tag: '59', value: `TOKO ${n}` },
+    { tag: '60', value: 'JAKARTA' },
   ]);
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 const sorted = (ms: number[]) => [...ms].sort((a, b) => a - b);
 
 async function time(images: Buffer[], decode: (b: Buffer) => Promise<unknown>) {
@@ -84,20 +92,43 @@ export async function run(ctx: BenchContext): Promise<void> {
   try {
     for (const warm of [clean[0]!, photos[0]!]) await validated(b => decoder.read(b))(warm); // the threads started and warm
     await validated(readQrImage)(clean[0]!);
-    for (const [label, images, goal, today] of [['clean PNG 256 px', clean, 100, before.clean], ['phone photo 4,000 x 3,000 JPEG', photos, 500, before.photo]] as const) {
-      const pooled = await time([...images], validated(b => decoder.read(b)));
+    for (const [label, images, goal, today] of [
+      ['clean PNG 256 px', clean, 100, before.clean],
+      ['phone photo 4,000 x 3,000 JPEG', photos, 500, before.photo],
+    ] as const) {
+      const pooled = await time(
+        [...images],
+        validated(b => decoder.read(b)),
+      );
       const inThread = await time([...images], validated(readQrImage));
       const ceiling = await ceilingOf([...images]);
       const p99 = percentile(pooled, 99);
       decodeRows.push([
-        label, String(images.length), percentile(pooled, 50).toFixed(1), p99.toFixed(1), percentile(inThread, 99).toFixed(1), percentile(ceiling, 99).toFixed(1),
-        `${today} ms`, fmtRatio(p99 / today), `p99 < ${goal} ms: ${p99 < goal ? 'PASS' : 'FAIL'}; <= 1.5x issue 19: ${p99 <= today * 1.5 ? 'PASS' : 'FAIL'}`,
+        label,
+        String(images.length),
+        percentile(pooled, 50).toFixed(1),
+        p99.toFixed(1),
+        percentile(inThread, 99).toFixed(1),
+        percentile(ceiling, 99).toFixed(1),
+        `${today} ms`,
+        fmtRatio(p99 / today),
+        `p99 < ${goal} ms: ${p99 < goal ? 'PASS' : 'FAIL'}; <= 1.5x issue 19: ${p99 <= today * 1.5 ? 'PASS' : 'FAIL'}`,
       ]);
     }
   } finally {
     await decoder.close();
   }
-  const decodeHeader = ['image', 'images', 'p50 ms', 'p99 ms', 'p99 ms on this thread', 'jsqr alone p99 ms', 'issue 19 p99', 'p99 / issue 19', 'goal'];
+  const decodeHeader = [
+    'image',
+    'images',
+    'p50 ms',
+    'p99 ms',
+    'p99 ms on this thread',
+    'jsqr alone p99 ms',
+    'issue 19 p99',
+    'p99 / issue 19',
+    'goal',
+  ];
   console.log(textTable(decodeHeader, decodeRows));
 
   const uploads = 4;
@@ -106,14 +137,31 @@ export async function run(ctx: BenchContext): Promise<void> {
   const health = sorted(noise.health);
   const p99 = percentile(health, 99);
   const answered = new Map<string, number>();
-  for (const u of noise.uploads) answered.set(`${u.status} ${u.code}`, (answered.get(`${u.status} ${u.code}`) ?? 0) + 1);
+  for (const u of noise.uploads)
+    answered.set(`${u.status} ${u.code}`, (answered.get(`${u.status} ${u.code}`) ?? 0) + 1);
   const answers = [...answered].map(([answer, n]) => `${n} x ${answer}`).join(', ');
-  const loopHeader = ['while the service decodes', 'health checks', 'p50 ms', 'p99 ms', 'max ms', 'p99 ms, 250 ms before the uploads', 'before issue 23', 'goal'];
-  const loopRows = [[
-    `${uploads} noise PNGs 1,000 x 1,000 at once (${answers}; last answered after ${(noise.uploadsMs / 1000).toFixed(1)} s)`,
-    String(health.length), percentile(health, 50).toFixed(1), p99.toFixed(1), health.at(-1)!.toFixed(1), percentile(sorted(noise.idleHealth), 99).toFixed(1),
-    '26 s', `p99 < 50 ms: ${p99 < 50 ? 'PASS' : 'FAIL'}`,
-  ]];
+  const loopHeader = [
+    'while the service decodes',
+    'health checks',
+    'p50 ms',
+    'p99 ms',
+    'max ms',
+    'p99 ms, 250 ms before the uploads',
+    'before issue 23',
+    'goal',
+  ];
+  const loopRows = [
+    [
+      `${uploads} noise PNGs 1,000 x 1,000 at once (${answers}; last answered after ${(noise.uploadsMs / 1000).toFixed(1)} s)`,
+      String(health.length),
+      percentile(health, 50).toFixed(1),
+      p99.toFixed(1),
+      health.at(-1)!.toFixed(1),
+      percentile(sorted(noise.idleHealth), 99).toFixed(1),
+      '26 s',
+      `p99 < 50 ms: ${p99 < 50 ? 'PASS' : 'FAIL'}`,
+    ],
+  ];
   console.log(textTable(loopHeader, loopRows));
 
   writeResults(

@@ -21,7 +21,9 @@ export async function noisePng(seed: number, side = 1000): Promise<Buffer> {
   const next = seeded(seed);
   const raw = Buffer.alloc(side * side * 3);
   for (let i = 0; i < raw.length; i++) raw[i] = Math.floor(next() * 256);
-  return sharp(raw, { raw: { width: side, height: side, channels: 3 } }).png().toBuffer();
+  return sharp(raw, { raw: { width: side, height: side, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 /**
@@ -30,5 +32,8 @@ export async function noisePng(seed: number, side = 1000): Promise<Buffer> {
  */
 export async function qrInNoisePng(text: string, seed: number): Promise<Buffer> {
   const qr = await QRCode.toBuffer(text, { type: 'png', width: 300, margin: 1 });
-  return sharp(await noisePng(seed)).composite([{ input: qr, left: 350, top: 350 }]).png().toBuffer();
+  return sharp(await noisePng(seed))
+    .composite([{ input: qr, left: 350, top: 350 }])
+    .png()
+    .toBuffer();
 }

@@ -29,7 +29,14 @@ async function walletAccount(url: string, sandboxUrl: string) {
   const m = await merchant(url, 23, 0);
   const api = (body: unknown) => postJson(`${url}/api/v1/accounts`, body, { 'x-api-key': m.key });
   const phoneNumber = '081377723001';
-  const created = await api({ type: 'ewallet', providerCode: 'WALLET-A', accountName: 'QR payer', intervalMinutes: 1440, phoneNumber, pin: '123456' });
+  const created = await api({
+    type: 'ewallet',
+    providerCode: 'WALLET-A',
+    accountName: 'QR payer',
+    intervalMinutes: 1440,
+    phoneNumber,
+    pin: '123456',
+  });
   const accountId = created.accountId as string;
   const sent = await api({ action: 'wallet-a-send-otp', phoneNumber, pin: '123456', accountId });
   const otp = ((await (await fetch(`${sandboxUrl}/sandbox/otp?phone=${phoneNumber}`)).json()) as { code: string }).code;
@@ -43,7 +50,11 @@ async function uploadQr(url: string, key: string, accountId: string, image: Buff
   form.set('amount', '1000');
   form.set('qrImage', new Blob([image], { type: 'image/png' }), 'qr.png');
   const started = performance.now();
-  const response = await fetch(`${url}/api/v1/accounts/${accountId}/transfer`, { method: 'POST', headers: { 'x-api-key': key }, body: form });
+  const response = await fetch(`${url}/api/v1/accounts/${accountId}/transfer`, {
+    method: 'POST',
+    headers: { 'x-api-key': key },
+    body: form,
+  });
   const body = (await response.json()) as { code?: string };
   return { status: response.status, code: body.code ?? 'OK', ms: performance.now() - started };
 }
@@ -65,7 +76,13 @@ async function pollHealth(url: string, everyMs: number, until: () => boolean) {
 export async function healthUnderNoise(checkout: string, uploads: number): Promise<HealthUnderNoise> {
   const images = await Promise.all(Array.from({ length: uploads }, (_, i) => noisePng(100 + i)));
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-qr-uploads-'));
-  const service = await startService({ checkout, dataDir, port: await freePort(), sandboxPort: await freePort(), logFile: path.join(dataDir, 'service.log') });
+  const service = await startService({
+    checkout,
+    dataDir,
+    port: await freePort(),
+    sandboxPort: await freePort(),
+    logFile: path.join(dataDir, 'service.log'),
+  });
   const stopOnExit = killOnExit([service]);
   try {
     const { key, accountId } = await walletAccount(service.url, service.sandboxUrl);

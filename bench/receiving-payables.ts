@@ -33,8 +33,14 @@ function steadyAccount(gapMs: number) {
     clock += gapMs;
     n++;
     const command = {
-      type: 'ReservePayable' as const, accountId: 'bench', paymentId: randomUUID(), amount: 10_000 + (n % 50) * 1_000, vaNumber: null,
-      firstCode: 1 + ((n * 7919) % 999), expiresAt: new Date(now.getTime() + hourMs), now,
+      type: 'ReservePayable' as const,
+      accountId: 'bench',
+      paymentId: randomUUID(),
+      amount: 10_000 + (n % 50) * 1_000,
+      vaNumber: null,
+      firstCode: 1 + ((n * 7919) % 999),
+      expiresAt: new Date(now.getTime() + hourMs),
+      now,
     };
     for (const e of receiving.decide(state, command)) {
       state = receiving.evolve(state, asStored(e));
@@ -47,7 +53,12 @@ function steadyAccount(gapMs: number) {
     const total = recentTotals[(paid++ * 7) % recentTotals.length]!;
     const match = matchCredit(state, { amount: total, reference: null, occurredAt: now });
     if (!match) return;
-    const events = receiving.decide(state, { type: 'ReleasePayable', paymentId: match.paymentId, reason: 'completed', now: new Date(clock) });
+    const events = receiving.decide(state, {
+      type: 'ReleasePayable',
+      paymentId: match.paymentId,
+      reason: 'completed',
+      now: new Date(clock),
+    });
     for (const e of events) state = receiving.evolve(state, asStored(e));
   };
   for (let i = 0; i < hourMs / gapMs + 200; i++) reserve();
@@ -79,11 +90,13 @@ export async function run(ctx: BenchContext): Promise<void> {
     r.pending.toLocaleString('en-US'),
     r.reserveUs.toFixed(1),
     r.completeUs.toFixed(1),
-    r === quiet ? 'the peer (a quiet account)' : `${fmtRatio(r.reserveUs / quiet.reserveUs)} / ${fmtRatio(r.completeUs / quiet.completeUs)} the quiet account's`,
+    r === quiet
+      ? 'the peer (a quiet account)'
+      : `${fmtRatio(r.reserveUs / quiet.reserveUs)} / ${fmtRatio(r.completeUs / quiet.completeUs)} the quiet account's`,
   ]);
   console.log(`\n${textTable(header, rows)}`);
   const markdown = [
-    '# A receiving account\'s payables, per payment',
+    "# A receiving account's payables, per payment",
     '',
     `${new Date().toISOString()}; each account has taken payments at its pace for an hour and a bit (each pending an hour, none paid), then ${count.toLocaleString('en-US')} more are reserved and timed. "complete" matches a credit of a recently reserved total to a payable and releases it.`,
     '',

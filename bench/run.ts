@@ -6,7 +6,12 @@
  */
 import type { BenchContext } from './harness.ts';
 
-type Benchmark = { name: string; description: string; runsCommits?: boolean; run: (ctx: BenchContext) => Promise<void> };
+type Benchmark = {
+  name: string;
+  description: string;
+  runsCommits?: boolean;
+  run: (ctx: BenchContext) => Promise<void>;
+};
 
 const benchmarks: Benchmark[] = [
   {
@@ -16,12 +21,14 @@ const benchmarks: Benchmark[] = [
   },
   {
     name: 'verify-log',
-    description: 'verify-log over 1,000,000 events written by SQL: the chain built as the subscriber builds it, then recomputed and checked',
+    description:
+      'verify-log over 1,000,000 events written by SQL: the chain built as the subscriber builds it, then recomputed and checked',
     run: async ctx => (await import('./verify-log.ts')).run(ctx),
   },
   {
     name: 'ledger-append',
-    description: 'event append with the ledger checkpoint subscriber running against the same appends without it, rounds alternating',
+    description:
+      'event append with the ledger checkpoint subscriber running against the same appends without it, rounds alternating',
     run: async ctx => (await import('./ledger-append.ts')).run(ctx),
   },
   {
@@ -31,13 +38,15 @@ const benchmarks: Benchmark[] = [
   },
   {
     name: 'payments',
-    description: 'the service as npm start runs it vs a bare INSERT route, each in its own process; payment-to-webhook latency',
+    description:
+      'the service as npm start runs it vs a bare INSERT route, each in its own process; payment-to-webhook latency',
     runsCommits: true,
     run: async ctx => (await import('./payments.ts')).run(ctx),
   },
   {
     name: 'receiving-payables',
-    description: "a busy receiving account's payables: reserving and completing per payment, as pending payments pile up",
+    description:
+      "a busy receiving account's payables: reserving and completing per payment, as pending payments pile up",
     run: async ctx => (await import('./receiving-payables.ts')).run(ctx),
   },
   {
@@ -47,17 +56,20 @@ const benchmarks: Benchmark[] = [
   },
   {
     name: 'gateway-payments',
-    description: 'GATEWAY payment creation (into holding accounts, with the fee) against direct payment creation, same service, rounds alternating',
+    description:
+      'GATEWAY payment creation (into holding accounts, with the fee) against direct payment creation, same service, rounds alternating',
     run: async ctx => (await import('./gateway-payments.ts')).run(ctx),
   },
   {
     name: 'gateway-settlement',
-    description: 'the midnight settlement of 100,000 pending gateway credits of 1,000 merchants, against a bare SQL UPDATE of the same rows',
+    description:
+      'the midnight settlement of 100,000 pending gateway credits of 1,000 merchants, against a bare SQL UPDATE of the same rows',
     run: async ctx => (await import('./gateway-settlement.ts')).run(ctx),
   },
   {
     name: 'qr-decode',
-    description: 'an uploaded QR image (clean PNG, 12-megapixel photo) to a validated QRIS in the worker pool: p50/p99; /health p99 while 4 noise PNGs decode (npm start)',
+    description:
+      'an uploaded QR image (clean PNG, 12-megapixel photo) to a validated QRIS in the worker pool: p50/p99; /health p99 while 4 noise PNGs decode (npm start)',
     run: async ctx => (await import('./qr-decode.ts')).run(ctx),
   },
   {
@@ -67,22 +79,26 @@ const benchmarks: Benchmark[] = [
   },
   {
     name: 'fast-completion',
-    description: 'payment to webhook with nobody asking (checks of pending payments) at 50 and 1,000 accounts; scheduled-sync lag; checks/min',
+    description:
+      'payment to webhook with nobody asking (checks of pending payments) at 50 and 1,000 accounts; scheduled-sync lag; checks/min',
     run: async ctx => (await import('./fast-completion.ts')).run(ctx),
   },
   {
     name: 'gateway-statement',
-    description: "a merchant's statement (GET /api/v1/gateway/transactions) over 1,000,000 entries: page p95 per case vs the same SQL (goal < 20 ms)",
+    description:
+      "a merchant's statement (GET /api/v1/gateway/transactions) over 1,000,000 entries: page p95 per case vs the same SQL (goal < 20 ms)",
     run: async ctx => (await import('./gateway-statement.ts')).run(ctx),
   },
   {
     name: 'gateway-reconciliation',
-    description: 'the gateway reconciliation for one day out of a year of 1,000,000 ledger postings (log folded) vs the bare SQL of its balances (goal < 2 s)',
+    description:
+      'the gateway reconciliation for one day out of a year of 1,000,000 ledger postings (log folded) vs the bare SQL of its balances (goal < 2 s)',
     run: async ctx => (await import('./gateway-reconciliation.ts')).run(ctx),
   },
   {
     name: 'standby-wait',
-    description: 'creating and revoking an API key (each waits for the read models) on the instance applying them vs one standing by (npm start twice, one database): p50/p99',
+    description:
+      'creating and revoking an API key (each waits for the read models) on the instance applying them vs one standing by (npm start twice, one database): p50/p99',
     run: async ctx => (await import('./standby-wait.ts')).run(ctx),
   },
 ];
@@ -92,8 +108,8 @@ function usage(): string {
     'usage: npm run bench -- [--quick] [--ref <git ref>] [--compare-ref <git ref>] [name ...]',
     '',
     '  --quick                  short measurements, a smoke run',
-    '  --ref <git ref>          run that commit\'s service (a temporary git worktree) instead of this working tree\'s',
-    '  --compare-ref <git ref>  also run that commit\'s service (a temporary git worktree), alternating rounds',
+    "  --ref <git ref>          run that commit's service (a temporary git worktree) instead of this working tree's",
+    "  --compare-ref <git ref>  also run that commit's service (a temporary git worktree), alternating rounds",
     '',
     'benchmarks:',
     ...benchmarks.map(b => `  ${b.name.padEnd(24)} ${b.description}`),
@@ -138,7 +154,9 @@ async function main(): Promise<number> {
   }
   const selected = names.length > 0 ? benchmarks.filter(b => names.includes(b.name)) : benchmarks;
   if ((refs.ref !== undefined || refs.compareRef !== undefined) && !selected.some(b => b.runsCommits)) {
-    console.error(`--ref, --compare-ref: none of ${selected.map(b => b.name).join(', ')} runs another commit (payments does)`);
+    console.error(
+      `--ref, --compare-ref: none of ${selected.map(b => b.name).join(', ')} runs another commit (payments does)`,
+    );
     return 2;
   }
 

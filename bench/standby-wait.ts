@@ -23,9 +23,15 @@ const checkout = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 
 /** The second instance: the same start command, configured to share the first one's database and secrets. */
 async function startStandby(leaderDataDir: string, dataDir: string, port: number, logFile: string) {
-  const secrets = JSON.parse(readFileSync(path.join(leaderDataDir, 'secrets.json'), 'utf8')) as { jwtSecret: string; encryptionKey: string; serviceRolePassword: string };
+  const secrets = JSON.parse(readFileSync(path.join(leaderDataDir, 'secrets.json'), 'utf8')) as {
+    jwtSecret: string;
+    encryptionKey: string;
+    serviceRolePassword: string;
+  };
   // the leader's embedded PostgreSQL: in DATA_DIR/pg, or where DATA_DIR/pg-location says when run as root
-  const databaseDir = existsSync(locationFile(leaderDataDir)) ? readFileSync(locationFile(leaderDataDir), 'utf8').trim() : path.join(leaderDataDir, 'pg');
+  const databaseDir = existsSync(locationFile(leaderDataDir))
+    ? readFileSync(locationFile(leaderDataDir), 'utf8').trim()
+    : path.join(leaderDataDir, 'pg');
   const pgPort = Number(readFileSync(path.join(databaseDir, 'postmaster.pid'), 'utf8').split('\n')[3]);
   const bin = path.join(checkout, 'node_modules', '.bin');
   const env: Record<string, string> = {
@@ -39,14 +45,22 @@ async function startStandby(leaderDataDir: string, dataDir: string, port: number
     ENCRYPTION_KEY: secrets.encryptionKey,
     LEDGER_SIGNING_KEY_FILE: path.join(leaderDataDir, 'ledger-signing-key'),
   };
-  const [command, ...args] = (JSON.parse(readFileSync(path.join(checkout, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+  const [command, ...args] = (
+    JSON.parse(readFileSync(path.join(checkout, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  ).scripts.start.split(/\s+/);
   const out = openSync(logFile, 'a');
-  const child = spawn(path.join(bin, command!), args, { cwd: checkout, env, stdio: ['ignore', out, out], detached: true });
+  const child = spawn(path.join(bin, command!), args, {
+    cwd: checkout,
+    env,
+    stdio: ['ignore', out, out],
+    detached: true,
+  });
   closeSync(out);
   let exited = false;
   child.once('exit', () => (exited = true));
   for (const deadline = Date.now() + 120_000; !/Service ready/.test(readFileSync(logFile, 'utf8')); await sleep(100)) {
-    if (exited || Date.now() > deadline) throw new Error(`the standby did not start:\n${readFileSync(logFile, 'utf8').slice(-3000)}`);
+    if (exited || Date.now() > deadline)
+      throw new Error(`the standby did not start:\n${readFileSync(logFile, 'utf8').slice(-3000)}`);
   }
   return {
     url: `http://127.0.0.1:${port}`,
@@ -80,16 +94,31 @@ export async function run(ctx: BenchContext): Promise<void> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'bench-standby-wait-'));
   const leaderDir = path.join(work, 'leader');
   const [port, sandboxPort, standbyPort] = [await freePort(), await freePort(), await freePort()];
-  const leader = await startService({ checkout, dataDir: leaderDir, port, sandboxPort, logFile: path.join(work, 'leader.log') });
+  const leader = await startService({
+    checkout,
+    dataDir: leaderDir,
+    port,
+    sandboxPort,
+    logFile: path.join(work, 'leader.log'),
+  });
   const started = [{ pid: leader.pid }];
   const killAll = killOnExit(started);
   let standby: Awaited<ReturnType<typeof startStandby>> | null = null;
   try {
     standby = await startStandby(leaderDir, path.join(work, 'standby'), standbyPort, path.join(work, 'standby.log'));
     started.push({ pid: standby.pid });
-    const registered = await call(`${leader.url}/api/auth/register`, 'POST', { name: 'Bench', email: 'bench@example.com', password: 'rahasia123' });
-    const cookie = (registered.response.headers.getSetCookie().find(c => c.startsWith('svc_token=')) ?? '').split(';')[0]!;
-    const times = { leader: { create: [] as number[], revoke: [] as number[] }, standby: { create: [] as number[], revoke: [] as number[] } };
+    const registered = await call(`${leader.url}/api/auth/register`, 'POST', {
+      name: 'Bench',
+      email: 'bench@example.com',
+      password: 'rahasia123',
+    });
+    const cookie = (registered.response.headers.getSetCookie().find(c => c.startsWith('svc_token=')) ?? '').split(
+      ';',
+    )[0]!;
+    const times = {
+      leader: { create: [] as number[], revoke: [] as number[] },
+      standby: { create: [] as number[], revoke: [] as number[] },
+    };
     for (let i = 0; i < rounds * 2 && !ctx.signal.aborted; i++) {
       const which = i % 2 === 0 ? 'leader' : 'standby';
       const url = which === 'leader' ? leader.url : standby.url;
@@ -97,14 +126,26 @@ export async function run(ctx: BenchContext): Promise<void> {
       const created = await call(`${url}/api/dashboard/api-keys`, 'POST', { name: `key ${i}` }, cookie);
       if (i >= 10) times[which].create.push(performance.now() - at); // the first rounds warm up
       at = performance.now();
-      await call(`${url}/api/dashboard/api-keys/${(created.json.data as { id: string }).id}`, 'DELETE', undefined, cookie);
+      await call(
+        `${url}/api/dashboard/api-keys/${(created.json.data as { id: string }).id}`,
+        'DELETE',
+        undefined,
+        cookie,
+      );
       if (i >= 10) times[which].revoke.push(performance.now() - at);
     }
     const header = ['instance', 'command', 'requests', 'p50 ms', 'p99 ms', 'max ms'];
     const rows = (['leader', 'standby'] as const).flatMap(instance =>
       (['create', 'revoke'] as const).map(command => {
         const t = times[instance][command];
-        return [instance, `${command} key`, String(t.length), percentile(t, 50).toFixed(1), percentile(t, 99).toFixed(1), Math.max(...t).toFixed(1)];
+        return [
+          instance,
+          `${command} key`,
+          String(t.length),
+          percentile(t, 50).toFixed(1),
+          percentile(t, 99).toFixed(1),
+          Math.max(...t).toFixed(1),
+        ];
       }),
     );
     console.log(textTable(header, rows));
@@ -115,7 +156,16 @@ export async function run(ctx: BenchContext): Promise<void> {
       '',
       markdownTable(header, rows),
     ].join('\n');
-    writeResults('standby-wait', { rounds, times: Object.fromEntries(rows.map(r => [`${r[0]} ${r[1]}`, { p50: Number(r[3]), p99: Number(r[4]), max: Number(r[5]) }])) }, md);
+    writeResults(
+      'standby-wait',
+      {
+        rounds,
+        times: Object.fromEntries(
+          rows.map(r => [`${r[0]} ${r[1]}`, { p50: Number(r[3]), p99: Number(r[4]), max: Number(r[5]) }]),
+        ),
+      },
+      md,
+    );
   } finally {
     await standby?.stop();
     await leader.stop();

@@ -45,7 +45,10 @@ async function writeLog(pool: ReturnType<typeof createPool>, events: number) {
 }
 
 /** The chain the live subscriber would sign: batches of CHAIN_BATCH events, `now` a minute and a bit after each batch. */
-async function buildChain(store: PostgresEventStore, signer: ReturnType<typeof digestSigner>): Promise<LedgerCheckpoint[]> {
+async function buildChain(
+  store: PostgresEventStore,
+  signer: ReturnType<typeof digestSigner>,
+): Promise<LedgerCheckpoint[]> {
   const checkpoints: LedgerCheckpoint[] = [];
   let state: ChainState = emptyChain;
   let batch: RecordedEvent[] = [];
@@ -82,14 +85,23 @@ export async function run(ctx: BenchContext): Promise<void> {
     await query(pool, 'CreateLedgerCheckpoints', ledgerSchema);
     for (let i = 0; i < checkpoints.length; i += 5000) {
       const part = checkpoints.slice(i, i + 5000);
-      await query(pool, 'BenchInsertCheckpoints', 'insert into ledger_checkpoints (seq, checkpoint) select seq, line::json from unnest($1::bigint[], $2::text[]) as c(seq, line)', [part.map(c => c.seq), part.map(checkpointLine)]);
+      await query(
+        pool,
+        'BenchInsertCheckpoints',
+        'insert into ledger_checkpoints (seq, checkpoint) select seq, line::json from unnest($1::bigint[], $2::text[]) as c(seq, line)',
+        [part.map(c => c.seq), part.map(checkpointLine)],
+      );
     }
     console.log(`${NAME}: chain of ${fmtInt(checkpoints.length)} checkpoints built in ${chainSeconds.toFixed(1)} s`);
 
     t = performance.now();
-    const verdict = await verifyLog({ store, pool }, { publicKey: signer.publicKey, kept: [{ checkpoint: checkpoints.at(-1)!, source: 'bench' }] });
+    const verdict = await verifyLog(
+      { store, pool },
+      { publicKey: signer.publicKey, kept: [{ checkpoint: checkpoints.at(-1)!, source: 'bench' }] },
+    );
     const verifySeconds = (performance.now() - t) / 1000;
-    if (!verdict.clean || verdict.events !== events) throw new Error(`verify-log found ${JSON.stringify(verdict.problems.slice(0, 3))} over ${verdict.events} events`);
+    if (!verdict.clean || verdict.events !== events)
+      throw new Error(`verify-log found ${JSON.stringify(verdict.problems.slice(0, 3))} over ${verdict.events} events`);
     const memoryMb = process.memoryUsage().rss / 1e6;
     await store.close();
     await pool.end();
@@ -97,13 +109,39 @@ export async function run(ctx: BenchContext): Promise<void> {
     const header = ['step', 'events', 'checkpoints', 'seconds', 'events/s', 'goal'];
     const rows = [
       ['write the log (SQL)', fmtInt(events), '', writeSeconds.toFixed(1), fmtInt(events / writeSeconds), ''],
-      ['build the chain (as the subscriber)', fmtInt(events), fmtInt(checkpoints.length), chainSeconds.toFixed(1), fmtInt(events / chainSeconds), ''],
-      ['verify-log', fmtInt(verdict.events), fmtInt(verdict.checkpoints), verifySeconds.toFixed(1), fmtInt(events / verifySeconds), `< ${GOAL_SECONDS} s: ${verifySeconds < GOAL_SECONDS ? 'met' : 'MISSED'}`],
+      [
+        'build the chain (as the subscriber)',
+        fmtInt(events),
+        fmtInt(checkpoints.length),
+        chainSeconds.toFixed(1),
+        fmtInt(events / chainSeconds),
+        '',
+      ],
+      [
+        'verify-log',
+        fmtInt(verdict.events),
+        fmtInt(verdict.checkpoints),
+        verifySeconds.toFixed(1),
+        fmtInt(events / verifySeconds),
+        `< ${GOAL_SECONDS} s: ${verifySeconds < GOAL_SECONDS ? 'met' : 'MISSED'}`,
+      ],
     ];
-    console.log(`\n${textTable(header, rows)}\nrss after: ${memoryMb.toFixed(0)} MB (2 shared cores: other sessions' load adds noise)\n`);
+    console.log(
+      `\n${textTable(header, rows)}\nrss after: ${memoryMb.toFixed(0)} MB (2 shared cores: other sessions' load adds noise)\n`,
+    );
     const written = writeResults(
       NAME,
-      { events, checkpoints: checkpoints.length, writeSeconds, chainSeconds, verifySeconds, goalSeconds: GOAL_SECONDS, rssMb: memoryMb, quick: ctx.quick, at: new Date().toISOString() },
+      {
+        events,
+        checkpoints: checkpoints.length,
+        writeSeconds,
+        chainSeconds,
+        verifySeconds,
+        goalSeconds: GOAL_SECONDS,
+        rssMb: memoryMb,
+        quick: ctx.quick,
+        at: new Date().toISOString(),
+      },
       `# verify-log over ${fmtInt(events)} events\n\n${markdownTable(header, rows)}\n\nOne run on a shared 2-core machine; the daily digests are checked in the same pass (none stored here).\n`,
     );
     console.log(`results: ${written.md}`);

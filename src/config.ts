@@ -5,9 +5,7 @@ import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
-const booleanFromEnv = z
-  .enum(['true', 'false', '1', '0'])
-  .transform(v => v === 'true' || v === '1');
+const booleanFromEnv = z.enum(['true', 'false', '1', '0']).transform(v => v === 'true' || v === '1');
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -26,31 +24,69 @@ const envSchema = z.object({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, 'ENCRYPTION_KEY must be 64 hex characters (32 bytes)')
     .optional(),
-  DIGEST_SIGNING_KEY: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, 'DIGEST_SIGNING_KEY must be an Ed25519 private key, base64 PKCS#8 DER').optional(),
+  DIGEST_SIGNING_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'DIGEST_SIGNING_KEY must be an Ed25519 private key, base64 PKCS#8 DER')
+    .optional(),
   // the ledger's signing key kept apart from the data (issue 24), its checkpoints' file, and the key an auditor trusts
   LEDGER_SIGNING_KEY_FILE: z.string().min(1).optional(),
   LEDGER_CHECKPOINT_DIR: z.string().min(1).optional(),
   LEDGER_PUBLIC_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 7),
-  SESSION_IDLE_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(12),
+  SESSION_TTL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 90)
+    .default(24 * 7),
+  SESSION_IDLE_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 90)
+    .default(12),
   TRUST_PROXY: z.string().trim().min(1).default('false'),
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must hold at least 16 characters').optional(),
   WEBHOOK_ALLOW_PRIVATE: booleanFromEnv.optional(),
   OTP_SESSION_TTL_MINUTES: z.coerce.number().int().min(1).max(60).default(5),
   OTP_SEND_LIMIT_PER_PHONE: z.coerce.number().int().min(1).max(1000).default(5),
   OTP_SEND_LIMIT_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(100),
-  OTP_SEND_LIMIT_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
+  OTP_SEND_LIMIT_WINDOW_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(15),
   LOGIN_LIMIT_PER_IP_EMAIL: z.coerce.number().int().min(1).max(1_000_000).default(10),
-  LOGIN_LIMIT_PER_IP_EMAIL_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(1),
+  LOGIN_LIMIT_PER_IP_EMAIL_WINDOW_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(1),
   LOGIN_LIMIT_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(30),
-  LOGIN_LIMIT_PER_IP_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
+  LOGIN_LIMIT_PER_IP_WINDOW_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(15),
   REGISTER_LIMIT_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(10),
-  REGISTER_LIMIT_PER_IP_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
+  REGISTER_LIMIT_PER_IP_WINDOW_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(60),
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(10),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(8),
   PAYMENT_CHECK_FAST_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
-  PAYMENT_CHECK_FAST_FOR_MINUTES: z.coerce.number().int().min(0).max(24 * 60).default(10),
+  PAYMENT_CHECK_FAST_FOR_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 60)
+    .default(10),
   PAYMENT_CHECK_SLOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   PAYMENT_CHECK_ASK_EVERY_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   // the gateway's numbers (DESIGN section 9; the interface document's Limits table sets the fees and the minimum withdrawal)
@@ -68,7 +104,12 @@ const envSchema = z.object({
   QR_DECODE_DEADLINE_MS: z.coerce.number().int().min(10).max(60_000).default(2000),
   QR_UPLOAD_LIMIT_PER_KEY: z.coerce.number().int().min(1).max(1_000_000).default(10),
   QR_UPLOAD_LIMIT_PER_USER: z.coerce.number().int().min(1).max(1_000_000).default(20),
-  QR_UPLOAD_LIMIT_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(1),
+  QR_UPLOAD_LIMIT_WINDOW_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(1),
   // a clock people and tests move over HTTP (DESIGN section 9): never on unless asked for
   TEST_CLOCK: booleanFromEnv.default(false),
   TEST_CLOCK_FORCE: booleanFromEnv.default(false),
@@ -145,7 +186,12 @@ export type Config = {
 };
 
 /** E-wallet OTP logins: how long an OTP session lives, and how many codes may be sent per phone and per key in a window. */
-export type OtpSettings = { sessionTtlMinutes: number; sendsPerPhone: number; sendsPerKey: number; windowMinutes: number };
+export type OtpSettings = {
+  sessionTtlMinutes: number;
+  sendsPerPhone: number;
+  sendsPerKey: number;
+  windowMinutes: number;
+};
 
 /** At most `max` attempts in a fixed window of `windowMinutes`, then 429 until the window ends. */
 export type AttemptLimit = { max: number; windowMinutes: number };
@@ -186,16 +232,27 @@ export function parseTrustProxy(value: string): TrustProxy {
   if (value === 'false') return false;
   if (value === 'true') return true;
   if (/^\d+$/.test(value)) return Number(value);
-  const entries = value.split(',').map(v => v.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map(v => v.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const valid = entry.includes('/') ? isCidr(entry) : ipaddr.isValid(entry);
-    if (!valid) throw new ConfigError(`Invalid configuration:\n  TRUST_PROXY: "${entry}" is neither true, false, a hop count nor an IP address or CIDR`);
+    if (!valid)
+      throw new ConfigError(
+        `Invalid configuration:\n  TRUST_PROXY: "${entry}" is neither true, false, a hop count nor an IP address or CIDR`,
+      );
   }
   return entries;
 }
 
 /** Secrets that are not given in the environment are generated once and kept in the data folder. */
-type StoredSecrets = { jwtSecret: string; encryptionKey: string; embeddedPostgresPassword: string; serviceRolePassword: string };
+type StoredSecrets = {
+  jwtSecret: string;
+  encryptionKey: string;
+  embeddedPostgresPassword: string;
+  serviceRolePassword: string;
+};
 /** An older data folder's secrets.json also holds the digest signing key, moved out on start (loadSigningKey). */
 type OldSecrets = StoredSecrets & { digestSigningKey?: string };
 
@@ -224,13 +281,17 @@ function writeSecrets(file: string, secrets: OldSecrets) {
 
 const ed25519Pkcs8 = (text: string) => {
   try {
-    return createPrivateKey({ key: Buffer.from(text, 'base64'), format: 'der', type: 'pkcs8' }).asymmetricKeyType === 'ed25519';
+    return (
+      createPrivateKey({ key: Buffer.from(text, 'base64'), format: 'der', type: 'pkcs8' }).asymmetricKeyType ===
+      'ed25519'
+    );
   } catch {
     return false;
   }
 };
 
-const newSigningKey = () => generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
+const newSigningKey = () =>
+  generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
 
 /**
  * The key that signs the ledger (issue 24): LEDGER_SIGNING_KEY_FILE (which the operator can keep off the data disk), or
@@ -239,7 +300,8 @@ const newSigningKey = () => generateKeyPairSync('ed25519').privateKey.export({ f
  */
 function loadSigningKey(e: z.infer<typeof envSchema>, dataDir: string): { key: string; source: string } | null {
   const checked = (key: string, source: string) => {
-    if (!ed25519Pkcs8(key)) throw new ConfigError(`Invalid configuration:\n  ${source}: not an Ed25519 private key as base64 PKCS#8 DER`);
+    if (!ed25519Pkcs8(key))
+      throw new ConfigError(`Invalid configuration:\n  ${source}: not an Ed25519 private key as base64 PKCS#8 DER`);
     return { key, source };
   };
   if (e.LEDGER_SIGNING_KEY_FILE) {
@@ -248,7 +310,9 @@ function loadSigningKey(e: z.infer<typeof envSchema>, dataDir: string): { key: s
     try {
       text = readFileSync(file, 'utf8').trim();
     } catch (err) {
-      throw new ConfigError(`Invalid configuration:\n  LEDGER_SIGNING_KEY_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      throw new ConfigError(
+        `Invalid configuration:\n  LEDGER_SIGNING_KEY_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+      );
     }
     return checked(text, `LEDGER_SIGNING_KEY_FILE (${file})`);
   }
@@ -279,7 +343,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   if (e.EVENT_STORE === 'eventstoredb' && !e.EVENTSTORE_CONNECTION_STRING) {
-    throw new ConfigError('Invalid configuration:\n  EVENTSTORE_CONNECTION_STRING: required when EVENT_STORE=eventstoredb');
+    throw new ConfigError(
+      'Invalid configuration:\n  EVENTSTORE_CONNECTION_STRING: required when EVENT_STORE=eventstoredb',
+    );
   }
   if (e.TEST_CLOCK && e.DATABASE_URL && !e.TEST_CLOCK_FORCE) {
     throw new ConfigError(
@@ -342,7 +408,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       minWithdrawal: e.GATEWAY_MIN_WITHDRAWAL,
     },
     qr: {
-      decoding: { threads: e.QR_DECODE_THREADS ?? defaultQrDecodeThreads(), queue: e.QR_DECODE_QUEUE, deadlineMs: e.QR_DECODE_DEADLINE_MS },
+      decoding: {
+        threads: e.QR_DECODE_THREADS ?? defaultQrDecodeThreads(),
+        queue: e.QR_DECODE_QUEUE,
+        deadlineMs: e.QR_DECODE_DEADLINE_MS,
+      },
       perKey: { max: e.QR_UPLOAD_LIMIT_PER_KEY, windowMinutes: e.QR_UPLOAD_LIMIT_WINDOW_MINUTES },
       perUser: { max: e.QR_UPLOAD_LIMIT_PER_USER, windowMinutes: e.QR_UPLOAD_LIMIT_WINDOW_MINUTES },
     },

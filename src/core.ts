@@ -39,8 +39,21 @@ export async function openCore(
   const pool = createPool(dbUrl, config.databasePoolMax);
   const store = await openEventStore(config, pool);
   const snapshots = await postgresSnapshots(pool);
-  const connector: ProviderConnector = providerUrl ? httpConnector({ baseUrl: providerUrl, ...options.connector }) : unreachableProviders;
+  const connector: ProviderConnector = providerUrl
+    ? httpConnector({ baseUrl: providerUrl, ...options.connector })
+    : unreachableProviders;
   const metrics = createMetrics();
   observeSources(metrics, { pool, store, clock: options.clock, log: options.log });
-  return { pool, database: watchDatabase(pool, options.log), store, snapshots, cache: stateCache(), connector, vault: credentialVault(config.encryptionKey), clock: options.clock, log: options.log, metrics };
+  return {
+    pool,
+    database: watchDatabase(pool, options.log),
+    store,
+    snapshots,
+    cache: stateCache(),
+    connector,
+    vault: credentialVault(config.encryptionKey),
+    clock: options.clock,
+    log: options.log,
+    metrics,
+  };
 }

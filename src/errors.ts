@@ -32,7 +32,10 @@ export const errorCodes = {
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
   UNAVAILABLE: { status: 503, message: 'Unavailable, retry shortly' },
   DATABASE_UNAVAILABLE: { status: 503, message: 'The database is unavailable; retry shortly' },
-  BUSY: { status: 503, message: 'Busy: a concurrent change got there first and nothing was written; retry after Retry-After seconds' },
+  BUSY: {
+    status: 503,
+    message: 'Busy: a concurrent change got there first and nothing was written; retry after Retry-After seconds',
+  },
 
   // the session surface (/api/auth): the interface's Indonesian texts
   REGISTER_FIELDS_MISSING: { status: 400, message: 'Semua field wajib diisi', surface: 'session' },
@@ -44,7 +47,11 @@ export const errorCodes = {
   INVALID_CREDENTIALS: { status: 401, message: 'Email atau password salah', surface: 'session' },
   EMAIL_TAKEN: { status: 409, message: 'Email sudah terdaftar', surface: 'session' },
   TOO_MANY_ATTEMPTS: { status: 429, message: 'Terlalu banyak percobaan, coba lagi nanti', surface: 'session' },
-  SESSION_DATABASE_UNAVAILABLE: { status: 503, message: 'Layanan sedang tidak tersedia, coba lagi sebentar lagi', surface: 'session' },
+  SESSION_DATABASE_UNAVAILABLE: {
+    status: 503,
+    message: 'Layanan sedang tidak tersedia, coba lagi sebentar lagi',
+    surface: 'session',
+  },
   SESSION_BUSY: { status: 503, message: 'Layanan sedang sibuk, coba lagi sebentar lagi', surface: 'session' },
 
   // keys and sessions
@@ -74,7 +81,10 @@ export const errorCodes = {
   GATEWAY_NOT_APPROVED: { status: 403, message: 'Gateway access is not approved for this account' },
   ORDER_PENDING: { status: 409, message: 'The order already has a pending payment' },
   ORDER_ALREADY_PAID: { status: 409, message: 'The order is paid already: it is not billed again' },
-  NO_UNIQUE_CODE: { status: 409, message: 'Every unique code for this amount is held by a pending payment on this account' },
+  NO_UNIQUE_CODE: {
+    status: 409,
+    message: 'Every unique code for this amount is held by a pending payment on this account',
+  },
   VA_NUMBER_TAKEN: { status: 409, message: 'The virtual account number is taken' },
   PAYMENT_NOT_PENDING: { status: 409, message: 'The payment is no longer pending' },
   PAYMENT_METHOD_CHOSEN: { status: 409, message: 'The payment method was chosen already' },
@@ -94,16 +104,35 @@ export const errorCodes = {
   WITHDRAWAL_OWN_PAYOUT: { status: 403, message: 'An admin cannot pay out their own withdrawal' },
   WITHDRAWAL_NOT_REQUESTED: { status: 409, message: 'The withdrawal was paid or rejected already' },
   WITHDRAWAL_REFERENCE_USED: { status: 409, message: 'This payout reference paid another withdrawal already' },
-  WITHDRAWAL_DESTINATION_INVALID: { status: 400, message: 'The destination account was refused by the provider\'s inquiry (invalid number or bank)' },
-  PAYOUT_ACCOUNT_NOT_SET: { status: 409, message: 'No payout account is set: an admin marks one of the platform\'s WALLET-A accounts first' },
+  WITHDRAWAL_DESTINATION_INVALID: {
+    status: 400,
+    message: "The destination account was refused by the provider's inquiry (invalid number or bank)",
+  },
+  PAYOUT_ACCOUNT_NOT_SET: {
+    status: 409,
+    message: "No payout account is set: an admin marks one of the platform's WALLET-A accounts first",
+  },
   SUSPENSE_NOT_FOUND: { status: 404, message: 'Suspense credit not found' },
   SUSPENSE_NOT_OPEN: { status: 409, message: 'The suspense credit was allocated or refunded already' },
   SUSPENSE_BELOW_FEE: { status: 400, message: 'The amount is not larger than its fee' },
-  SUSPENSE_TARGET_INVALID: { status: 400, message: 'Allocate to a gateway payment (paymentId) or an approved gateway merchant (userId)' },
+  SUSPENSE_TARGET_INVALID: {
+    status: 400,
+    message: 'Allocate to a gateway payment (paymentId) or an approved gateway merchant (userId)',
+  },
   HOLDING_CASH_SHORT: { status: 409, message: 'The platform account has less cash in the ledger than the payout' },
-  WITHDRAWAL_PAYOUT_IN_FLIGHT: { status: 409, message: 'A payout of this withdrawal through WALLET-A has begun: it cannot be rejected until the transfer has failed' },
-  WITHDRAWAL_PAYOUT_FAILED: { status: 502, message: 'The transfer through the payout account failed: nothing moved, the withdrawal stays requested' },
-  WITHDRAWAL_PAYOUT_UNCONFIRMED: { status: 502, message: 'The provider did not confirm the transfer: the withdrawal stays requested; pay again to ask its outcome' },
+  WITHDRAWAL_PAYOUT_IN_FLIGHT: {
+    status: 409,
+    message:
+      'A payout of this withdrawal through WALLET-A has begun: it cannot be rejected until the transfer has failed',
+  },
+  WITHDRAWAL_PAYOUT_FAILED: {
+    status: 502,
+    message: 'The transfer through the payout account failed: nothing moved, the withdrawal stays requested',
+  },
+  WITHDRAWAL_PAYOUT_UNCONFIRMED: {
+    status: 502,
+    message: 'The provider did not confirm the transfer: the withdrawal stays requested; pay again to ask its outcome',
+  },
 
   // outbound transfers (WALLET-A)
   QR_IMAGE_MISSING: { status: 400, message: 'qrImage missing' },
@@ -117,11 +146,18 @@ export const errorCodes = {
   TRANSFER_NOT_SUPPORTED: { status: 400, message: 'Transfers can be made only from WALLET-A accounts' },
   BALANCE_INSUFFICIENT: { status: 400, message: 'Balance insufficient' },
   BANK_LIST_FAILED: { status: 400, message: 'Fetching the bank list failed' },
-  BANK_ACCOUNT_VALIDATION_FAILED: { status: 400, message: 'Account validation failed (invalid number or bank mismatch)' },
+  BANK_ACCOUNT_VALIDATION_FAILED: {
+    status: 400,
+    message: 'Account validation failed (invalid number or bank mismatch)',
+  },
   BANK_ACCOUNT_INDEX_INVALID: { status: 400, message: 'bankAccountIndexNo missing or expired' },
   TRANSFER_AMOUNT_MISMATCH: { status: 400, message: 'The amount differs from the validated amount' },
   TRANSFER_FAILED: { status: 500, message: 'Transfer failed: nothing was debited' },
-  TRANSFER_UNCONFIRMED: { status: 500, message: 'The provider did not confirm the transfer: the amount stays debited until it does; do not retry with a new inquiry' },
+  TRANSFER_UNCONFIRMED: {
+    status: 500,
+    message:
+      'The provider did not confirm the transfer: the amount stays debited until it does; do not retry with a new inquiry',
+  },
 
   // the test clock (TEST_CLOCK=true)
   TEST_CLOCK_BACKWARDS: { status: 400, message: 'The test clock moves forward only' },
@@ -135,10 +171,19 @@ export const errorCodes = {
 
   // payment gateway: fees and method limits (src/domain/gateway-fees.ts)
   GATEWAY_AMOUNT_BELOW_MINIMUM: { status: 400, message: 'The amount is below the minimum of the payment method' },
-  GATEWAY_AMOUNT_ABOVE_MAXIMUM: { status: 400, message: 'The billed amount is above the maximum of the payment method' },
+  GATEWAY_AMOUNT_ABOVE_MAXIMUM: {
+    status: 400,
+    message: 'The billed amount is above the maximum of the payment method',
+  },
   GATEWAY_AMOUNT_NOT_ABOVE_FEE: { status: 400, message: 'The amount is not larger than its gateway fee' },
-  INVALID_HOLIDAY_CALENDAR: { status: 400, message: 'Invalid holiday calendar year: dates must lie in that year, once each' },
-  INVALID_PERIOD: { status: 400, message: 'Invalid period: from and to are dates written YYYY-MM-DD, from not after to, at most 366 days' },
+  INVALID_HOLIDAY_CALENDAR: {
+    status: 400,
+    message: 'Invalid holiday calendar year: dates must lie in that year, once each',
+  },
+  INVALID_PERIOD: {
+    status: 400,
+    message: 'Invalid period: from and to are dates written YYYY-MM-DD, from not after to, at most 366 days',
+  },
 
   // auditors (DESIGN section 13)
   STREAM_NOT_FOUND: { status: 404, message: 'No stream has that id' },
@@ -184,7 +229,10 @@ export function refuse(code: ErrorCode, details: RefusalDetails = {}): DomainErr
 export function errorCodesMarkdown(): string {
   const rows = (Object.entries(errorCodes) as [ErrorCode, ErrorSpec][])
     .sort(([a, x], [b, y]) => x.status - y.status || a.localeCompare(b))
-    .map(([code, spec]) => `| ${spec.status} | \`${code}\` | ${spec.surface === 'session' ? 'session (`{ok:false,message}`)' : 'key and dashboard'} | ${spec.message} |`);
+    .map(
+      ([code, spec]) =>
+        `| ${spec.status} | \`${code}\` | ${spec.surface === 'session' ? 'session (`{ok:false,message}`)' : 'key and dashboard'} | ${spec.message} |`,
+    );
   return [
     '# Error codes',
     '',

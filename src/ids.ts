@@ -48,7 +48,8 @@ export function sagaEventId(saga: string, causingEventId: string, index: number)
  * What one request asked for, as the fields its command reads, in a fixed order: the same Idempotency-Key must come with
  * the same request (payments, transfers, withdrawals), whatever order its JSON keys came in.
  */
-export const requestFingerprint = (parts: readonly unknown[]): string => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+export const requestFingerprint = (parts: readonly unknown[]): string =>
+  createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 
 /** The same name always gives the same UUID (v5 layout, SHA-1). */
 export function deterministicUuid(name: string): string {

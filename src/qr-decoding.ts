@@ -55,7 +55,10 @@ export function qrDecoder(settings: QrDecodeSettings): QrDecoder {
         started.close();
       });
       try {
-        const outcome = await threads().run({ image, started: port2 }, { transferList: [port2], signal: abandon.signal });
+        const outcome = await threads().run(
+          { image, started: port2 },
+          { transferList: [port2], signal: abandon.signal },
+        );
         if ('text' in outcome) return outcome.text;
         throw refuse(outcome.refused, { message: outcome.message });
       } catch (err) {

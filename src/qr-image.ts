@@ -4,7 +4,8 @@ import sharp from 'sharp';
 import { refuse } from './errors.ts';
 
 // jsqr is CommonJS with an ESM-style default in its types: the function is the module itself at run time
-const jsQR = ((jsqrModule as unknown as { default?: typeof jsqrModule }).default ?? jsqrModule) as unknown as typeof jsqrModule.default;
+const jsQR = ((jsqrModule as unknown as { default?: typeof jsqrModule }).default ??
+  jsqrModule) as unknown as typeof jsqrModule.default;
 
 /** The limits of an uploaded QR image (DESIGN section 10), checked before a pixel is decoded. */
 export const qrImageLimits = { maxBytes: 5 * 1024 * 1024, maxSide: 4000 };
@@ -40,11 +41,16 @@ export function declaredSize(bytes: Buffer): { kind: 'png' | 'jpeg'; width: numb
 
 /** The checks made before decoding: size, kind by magic bytes, declared dimensions; refused with a 400. */
 export function checkQrImage(bytes: Buffer) {
-  if (bytes.length > qrImageLimits.maxBytes) throw refuse('QR_IMAGE_TOO_LARGE', { message: `qrImage is larger than ${qrImageLimits.maxBytes / 1024 / 1024} MB` });
+  if (bytes.length > qrImageLimits.maxBytes)
+    throw refuse('QR_IMAGE_TOO_LARGE', {
+      message: `qrImage is larger than ${qrImageLimits.maxBytes / 1024 / 1024} MB`,
+    });
   const size = declaredSize(bytes);
   if (!size) throw refuse('QR_IMAGE_NOT_AN_IMAGE', { errors: [{ path: 'body.qrImage', message: 'PNG or JPEG only' }] });
   if (size.width < 1 || size.height < 1 || size.width > qrImageLimits.maxSide || size.height > qrImageLimits.maxSide)
-    throw refuse('QR_IMAGE_TOO_LARGE', { message: `qrImage declares ${size.width} x ${size.height} pixels; at most ${qrImageLimits.maxSide} a side` });
+    throw refuse('QR_IMAGE_TOO_LARGE', {
+      message: `qrImage declares ${size.width} x ${size.height} pixels; at most ${qrImageLimits.maxSide} a side`,
+    });
   return size;
 }
 
@@ -75,7 +81,9 @@ type Bitmap = { data: Buffer; width: number; height: number };
 // jsqr's 'onlyInvert' fails (it inverts only when asked for both): a light-on-dark QR is inverted here instead
 type Inversion = 'dontInvert' | 'attemptBoth';
 const scan = (b: Bitmap, inversion: Inversion) =>
-  jsQR(new Uint8ClampedArray(b.data.buffer, b.data.byteOffset, b.data.length), b.width, b.height, { inversionAttempts: inversion })?.data ?? null;
+  jsQR(new Uint8ClampedArray(b.data.buffer, b.data.byteOffset, b.data.length), b.width, b.height, {
+    inversionAttempts: inversion,
+  })?.data ?? null;
 
 /**
  * The text of the QR code in a PNG or JPEG, checked first (checkQrImage), then decoded so that phone photos work too:
@@ -91,7 +99,13 @@ export async function readQrImage(bytes: Buffer): Promise<string> {
     [() => image.bitmap, 'dontInvert'],
     [() => contrasted().bitmap, 'dontInvert'],
     [() => image.clone().greyscale().normalize().scale(0.5).bitmap, 'dontInvert'],
-    [() => (Math.max(image.bitmap.width, image.bitmap.height) < 400 ? image.clone().scale(2).bitmap : image.clone().greyscale().scale(0.3).bitmap), 'dontInvert'],
+    [
+      () =>
+        Math.max(image.bitmap.width, image.bitmap.height) < 400
+          ? image.clone().scale(2).bitmap
+          : image.clone().greyscale().scale(0.3).bitmap,
+      'dontInvert',
+    ],
     [() => contrasted().invert().bitmap, 'dontInvert'],
     [() => image.clone().greyscale().normalize().rotate(90).bitmap, 'attemptBoth'],
   ];

@@ -42,7 +42,8 @@ function percentInBasisPoints(value: string): number | null {
  */
 export function parseQrisPayment(payload: string): ParsedQris {
   const no = (reason: string): ParsedQris => ({ ok: false, reason });
-  if (typeof payload !== 'string' || payload.length < 20 || payload.length > 512) return no('not a QRIS payload (length)');
+  if (typeof payload !== 'string' || payload.length < 20 || payload.length > 512)
+    return no('not a QRIS payload (length)');
   if (!hasValidCrc(payload)) return no('the CRC (tag 63) does not match');
   let fields;
   try {
@@ -80,7 +81,15 @@ export function parseQrisPayment(payload: string): ParsedQris {
   } else if (tipIndicator !== undefined) return no('tip indicator (tag 55) is not 01, 02 or 03');
   return {
     ok: true,
-    qris: { kind: initiation === '12' ? 'dynamic' : 'static', merchantName: tag('59') ?? 'QRIS merchant', merchantCity: tag('60') ?? '', merchantAccountTags, amount, tip, payload },
+    qris: {
+      kind: initiation === '12' ? 'dynamic' : 'static',
+      merchantName: tag('59') ?? 'QRIS merchant',
+      merchantCity: tag('60') ?? '',
+      merchantAccountTags,
+      amount,
+      tip,
+      payload,
+    },
   };
 }
 
@@ -114,15 +123,28 @@ export function qrisTip(qris: QrisPayment, base: number): number {
  * payer's; plus the tip its tags fix (a fixed one, or a percentage rounded half up to a rupiah), said in the message.
  * Below 1 rupiah or above 10,000,000: refused.
  */
-export function transferAmount(qris: QrisPayment, requested: number | null): { amount: number; tip: number; message: string } {
+export function transferAmount(
+  qris: QrisPayment,
+  requested: number | null,
+): { amount: number; tip: number; message: string } {
   if (qris.amount !== null && requested !== null && requested !== qris.amount)
-    throw refuse('QR_AMOUNT_MISMATCH', { message: `This QRIS is for ${rupiahText(qris.amount)}; amount ${requested} differs`, errors: [{ path: 'body.amount', message: `must be ${qris.amount} or left out` }] });
+    throw refuse('QR_AMOUNT_MISMATCH', {
+      message: `This QRIS is for ${rupiahText(qris.amount)}; amount ${requested} differs`,
+      errors: [{ path: 'body.amount', message: `must be ${qris.amount} or left out` }],
+    });
   const base = qris.amount ?? requested;
-  if (base === null) throw refuse('VALIDATION_ERROR', { message: 'amount is required for a static QRIS', errors: [{ path: 'body.amount', message: 'required' }] });
+  if (base === null)
+    throw refuse('VALIDATION_ERROR', {
+      message: 'amount is required for a static QRIS',
+      errors: [{ path: 'body.amount', message: 'required' }],
+    });
   const tip = qrisTip(qris, base);
   const amount = base + tip;
   if (base < 1 || amount > qrisMaxAmount)
-    throw refuse('QR_AMOUNT_OUT_OF_RANGE', { message: `A QR transfer is from Rp 1 to ${rupiahText(qrisMaxAmount)}; this one is ${rupiahText(amount)}`, errors: [{ path: 'body.amount', message: 'out of range' }] });
+    throw refuse('QR_AMOUNT_OUT_OF_RANGE', {
+      message: `A QR transfer is from Rp 1 to ${rupiahText(qrisMaxAmount)}; this one is ${rupiahText(amount)}`,
+      errors: [{ path: 'body.amount', message: 'out of range' }],
+    });
   const tipText = tip > 0 ? ` (termasuk tip ${rupiahText(tip)})` : '';
   return { amount, tip, message: `Pembayaran QRIS ${rupiahText(amount)}${tipText} ke ${qris.merchantName} berhasil` };
 }

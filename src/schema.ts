@@ -42,7 +42,11 @@ export async function startUpMigrations(pool: pg.Pool, config: Pick<Config, 'eve
  * Brings the schema up to date before anything else starts, on a pool of its own (the lock's connection, and one for
  * graphile-worker's migrations): any number of instances may start together (src/db/migrations.ts).
  */
-export async function migrateForStartUp(url: string, config: Pick<Config, 'eventStore'>, log: Logger): Promise<string[]> {
+export async function migrateForStartUp(
+  url: string,
+  config: Pick<Config, 'eventStore'>,
+  log: Logger,
+): Promise<string[]> {
   const pool = createPool(url, 2);
   try {
     return await migrate(pool, await startUpMigrations(pool, config), log);

@@ -72,9 +72,16 @@ export type ServiceOptions = {
  * The embedded database lives in DATA_DIR; our own database inside it is created on first start. The service connects
  * to it as a role that cannot rewrite the event log (src/db/service-role.ts); the superuser only prepares it.
  */
-export async function openDatabase(config: Config, log: Logger): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
+export async function openDatabase(
+  config: Config,
+  log: Logger,
+): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
   if (config.databaseUrl) return { url: config.databaseUrl, embedded: null };
-  const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, password: config.embeddedPostgresPassword, log });
+  const embedded = await startEmbeddedPostgres({
+    dataDir: config.dataDir,
+    password: config.embeddedPostgresPassword,
+    log,
+  });
   const admin = createPool(embedded.url, 1);
   try {
     const exists = await query(admin, 'FindServiceDatabase', `select 1 from pg_database where datname = 'service'`);
@@ -82,7 +89,10 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ url: 
   } finally {
     await admin.end();
   }
-  const url = await prepareServiceRole(databaseUrl(embedded.url, 'service'), { role: serviceRole, password: config.serviceRolePassword });
+  const url = await prepareServiceRole(databaseUrl(embedded.url, 'service'), {
+    role: serviceRole,
+    password: config.serviceRolePassword,
+  });
   return { url, embedded };
 }
 
@@ -92,9 +102,14 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ url: 
  */
 function ledgerSigner(config: Config, log: Logger): DigestSigner {
   if (!config.digestSigningKey)
-    throw new ConfigError('LEDGER_SIGNING_KEY_FILE: required with DATABASE_URL: set it to a file holding the ledger\'s Ed25519 signing key (base64 PKCS#8 DER), kept off the data disk');
+    throw new ConfigError(
+      "LEDGER_SIGNING_KEY_FILE: required with DATABASE_URL: set it to a file holding the ledger's Ed25519 signing key (base64 PKCS#8 DER), kept off the data disk",
+    );
   const signer = digestSigner(config.digestSigningKey);
-  log.info({ keyId: signer.keyId, publicKey: signer.publicKey, from: config.signingKeySource }, `ledger signing key ${signer.keyId}: pin its public key ${signer.publicKey} (README, "Pinning the ledger's public key")`);
+  log.info(
+    { keyId: signer.keyId, publicKey: signer.publicKey, from: config.signingKeySource },
+    `ledger signing key ${signer.keyId}: pin its public key ${signer.publicKey} (README, "Pinning the ledger's public key")`,
+  );
   return signer;
 }
 
@@ -103,11 +118,19 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const log = options.log ?? createLogger(config.logLevel);
   const signer = ledgerSigner(config, log);
   // the test clock (TEST_CLOCK=true) is the system's time moved forward, kept in DATA_DIR; tests bring their own
-  const clock = options.clock ?? (config.testClock ? new ShiftedClock(path.join(config.dataDir, 'test-clock.json')) : systemClock);
+  const clock =
+    options.clock ?? (config.testClock ? new ShiftedClock(path.join(config.dataDir, 'test-clock.json')) : systemClock);
   const { url: dbUrl, embedded } = await openDatabase(config, log);
-  const sandbox = config.sandboxUrl || (config.sandboxPort === 0 && !options.startSandbox)
-    ? null
-    : await startSandbox({ clock, log, port: config.sandboxPort, host: config.host, stateFile: path.join(config.dataDir, 'sandbox-state.json') });
+  const sandbox =
+    config.sandboxUrl || (config.sandboxPort === 0 && !options.startSandbox)
+      ? null
+      : await startSandbox({
+          clock,
+          log,
+          port: config.sandboxPort,
+          host: config.host,
+          stateFile: path.join(config.dataDir, 'sandbox-state.json'),
+        });
   const providerUrl = config.sandboxUrl ?? sandbox?.url ?? null;
   // all DDL first, under one lock: instances started together on an empty database take turns (src/schema.ts)
   await migrateForStartUp(dbUrl, config, log);
@@ -148,8 +171,14 @@ export async function createService(config: Config, options: ServiceOptions = {}
     readiness: async () => {
       const { subscribers, ...running } = await background.health();
       const checks = {
-        database: await query(pool, 'ReadinessPing', 'select 1').then(() => true, () => false),
-        eventStore: await store.headPosition().then(() => true, () => false),
+        database: await query(pool, 'ReadinessPing', 'select 1').then(
+          () => true,
+          () => false,
+        ),
+        eventStore: await store.headPosition().then(
+          () => true,
+          () => false,
+        ),
         ...running,
       };
       // a year due without its decree settles on what is known (weekends, every-year holidays): a warning, still ready
@@ -176,6 +205,35 @@ export async function createService(config: Config, options: ServiceOptions = {}
       await sandbox?.close();
       await embedded?.stop();
     })());
-  const { projections, sagas, accountSync, webhookDelivery, paymentExpiry, gatewaySettlement, paymentChecks, transferOutcomes, digests, ledger } = background;
-  return { app, deps, pool, store, projections, sagas, accountSync, webhookDelivery, paymentExpiry, gatewaySettlement, paymentChecks, transferOutcomes, digests, ledger, sandboxUrl: providerUrl, listen, close };
+  const {
+    projections,
+    sagas,
+    accountSync,
+    webhookDelivery,
+    paymentExpiry,
+    gatewaySettlement,
+    paymentChecks,
+    transferOutcomes,
+    digests,
+    ledger,
+  } = background;
+  return {
+    app,
+    deps,
+    pool,
+    store,
+    projections,
+    sagas,
+    accountSync,
+    webhookDelivery,
+    paymentExpiry,
+    gatewaySettlement,
+    paymentChecks,
+    transferOutcomes,
+    digests,
+    ledger,
+    sandboxUrl: providerUrl,
+    listen,
+    close,
+  };
 }

@@ -29,7 +29,12 @@ describe('configuration', () => {
       limits: { qris: { min: 1000, max: 10_000_000 }, va: { min: 10_000, max: 50_000_000 } },
       minWithdrawal: 50_000,
     });
-    const tuned = loadConfig({ DATA_DIR: dataDir(), GATEWAY_VA_FEE: '4000', GATEWAY_QRIS_FEE_FLAT: '750', GATEWAY_MIN_WITHDRAWAL: '10000' });
+    const tuned = loadConfig({
+      DATA_DIR: dataDir(),
+      GATEWAY_VA_FEE: '4000',
+      GATEWAY_QRIS_FEE_FLAT: '750',
+      GATEWAY_MIN_WITHDRAWAL: '10000',
+    });
     expect(tuned.gateway).toMatchObject({ vaFee: 4000, qrisFee: { rateBp: 70, flat: 750 }, minWithdrawal: 10_000 });
     expect(() => loadConfig({ DATA_DIR: dataDir(), GATEWAY_QRIS_FEE_RATE_BP: '0.7' })).toThrow(ConfigError);
   });
@@ -75,16 +80,26 @@ describe('configuration', () => {
   });
 
   it('reads TRUST_PROXY as fastify takes it: off by default, true, a hop count, or addresses and CIDRs', () => {
-    expect(loadConfig({ DATA_DIR: dataDir() })).toMatchObject({ trustProxy: false, sessionIdleHours: 12, metricsToken: undefined });
+    expect(loadConfig({ DATA_DIR: dataDir() })).toMatchObject({
+      trustProxy: false,
+      sessionIdleHours: 12,
+      metricsToken: undefined,
+    });
     expect(loadConfig({ DATA_DIR: dataDir(), TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadConfig({ DATA_DIR: dataDir(), TRUST_PROXY: '2' }).trustProxy).toBe(2);
-    expect(loadConfig({ DATA_DIR: dataDir(), TRUST_PROXY: '10.0.0.0/8, ::1,127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '::1', '127.0.0.1']);
+    expect(loadConfig({ DATA_DIR: dataDir(), TRUST_PROXY: '10.0.0.0/8, ::1,127.0.0.1' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '::1',
+      '127.0.0.1',
+    ]);
     for (const bad of ['yes', 'proxy.local', '10.0.0.0/33', '300.1.1.1'])
       expect(() => loadConfig({ DATA_DIR: dataDir(), TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
   });
 
   it('turns the private-webhook guard on when a real database is configured', () => {
-    expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'postgres://u:p@db:5432/x' }).webhookAllowPrivate).toBe(false);
+    expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'postgres://u:p@db:5432/x' }).webhookAllowPrivate).toBe(
+      false,
+    );
   });
 });
 
@@ -93,14 +108,29 @@ describe('logs', () => {
     const lines: string[] = [];
     const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
     const log = createLogger('info', sink);
-    log.info({
-      req: { headers: { cookie: 'svc_token=abc.def.ghi', 'x-api-key': 'svc_live_secret', authorization: 'Bearer t' } },
-      body: { password: 'rahasia123', pin: '123456', otp: '9876' },
-      key: 'svc_live_shown_once',
-      config: { jwtSecret: 'jwt-secret-value', encryptionKey: 'enc-key-value' },
-    }, 'something happened');
+    log.info(
+      {
+        req: {
+          headers: { cookie: 'svc_token=abc.def.ghi', 'x-api-key': 'svc_live_secret', authorization: 'Bearer t' },
+        },
+        body: { password: 'rahasia123', pin: '123456', otp: '9876' },
+        key: 'svc_live_shown_once',
+        config: { jwtSecret: 'jwt-secret-value', encryptionKey: 'enc-key-value' },
+      },
+      'something happened',
+    );
     const written = lines.join('');
-    for (const secret of ['abc.def.ghi', 'svc_live_secret', 'Bearer t', 'rahasia123', '123456', '9876', 'svc_live_shown_once', 'jwt-secret-value', 'enc-key-value'])
+    for (const secret of [
+      'abc.def.ghi',
+      'svc_live_secret',
+      'Bearer t',
+      'rahasia123',
+      '123456',
+      '9876',
+      'svc_live_shown_once',
+      'jwt-secret-value',
+      'enc-key-value',
+    ])
       expect(written).not.toContain(secret);
     expect(written).toContain('something happened');
     expect(written).toContain('[redacted]');

@@ -14,14 +14,22 @@ describe('the error-code registry', () => {
       const error = refuse(code);
       expect([error.status, error.message]).toEqual([errorCodes[code].status, errorCodes[code].message]);
     }
-    expect(refuse('ORDER_PENDING', { message: 'Order INV-1 already has a pending payment' })).toMatchObject({ status: 409, code: 'ORDER_PENDING', message: 'Order INV-1 already has a pending payment' });
+    expect(refuse('ORDER_PENDING', { message: 'Order INV-1 already has a pending payment' })).toMatchObject({
+      status: 409,
+      code: 'ORDER_PENDING',
+      message: 'Order INV-1 already has a pending payment',
+    });
   });
 
   it('is the only way the source refuses: no DomainError is built outside the registry module', () => {
     const root = path.resolve(import.meta.dirname, '../src');
     const offenders = readdirSync(root, { recursive: true, encoding: 'utf8' })
       .filter(f => f.endsWith('.ts') && f !== 'errors.ts' && !f.startsWith('providers/sandbox'))
-      .filter(f => /new (DomainError|InvalidInput|NotFound|Conflict|Forbidden|Unauthorized)\(/.test(readFileSync(path.join(root, f), 'utf8')));
+      .filter(f =>
+        /new (DomainError|InvalidInput|NotFound|Conflict|Forbidden|Unauthorized)\(/.test(
+          readFileSync(path.join(root, f), 'utf8'),
+        ),
+      );
     expect(offenders).toEqual([]);
   });
 });

@@ -27,9 +27,12 @@ describe('API key format', () => {
     expect(apiKeyHash(key)).toBe(hash);
   });
 
-  test.prop([fc.nat({ max: 59 }), fc.constantFrom(...'ABCabc019_-')])('refuses any key with one character changed', (index, replacement) => {
-    const { key } = generateApiKey();
-    fc.pre(key[index] !== replacement && index >= 9);
-    expect(apiKeyHash(key.slice(0, index) + replacement + key.slice(index + 1))).toBeNull();
-  });
+  test.prop([fc.nat({ max: 59 }), fc.constantFrom(...'ABCabc019_-')])(
+    'refuses any key with one character changed',
+    (index, replacement) => {
+      const { key } = generateApiKey();
+      fc.pre(key[index] !== replacement && index >= 9);
+      expect(apiKeyHash(key.slice(0, index) + replacement + key.slice(index + 1))).toBeNull();
+    },
+  );
 });

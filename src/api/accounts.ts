@@ -8,7 +8,16 @@ import { refuse } from '../errors.ts';
 import { findOwnedAccount, listAccounts } from '../projections/accounts.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
-import { isOtpAction, isVerifyAction, otpSendInputOf, otpSentAnswer, otpVerifiedAnswer, otpVerifyInputOf, walletOfSendAction, type OtpSendLimits } from './otp-flows.ts';
+import {
+  isOtpAction,
+  isVerifyAction,
+  otpSendInputOf,
+  otpSentAnswer,
+  otpVerifiedAnswer,
+  otpVerifyInputOf,
+  walletOfSendAction,
+  type OtpSendLimits,
+} from './otp-flows.ts';
 import { parseBody } from './validation.ts';
 import { pagination, presentAccount } from './presenters.ts';
 
@@ -32,7 +41,10 @@ export const createBody = z.object({
 
 const listQuery = z.object({
   type: z.enum(['bank', 'ewallet']).optional(),
-  isActive: z.enum(['true', 'false']).transform(v => v === 'true').optional(),
+  isActive: z
+    .enum(['true', 'false'])
+    .transform(v => v === 'true')
+    .optional(),
   providerCode: text.max(40).optional(),
   search: text.max(100).optional(),
   page: z.coerce.number().int().min(1).default(1),
@@ -40,7 +52,12 @@ const listQuery = z.object({
 });
 
 const patchBody = z
-  .object({ accountName: label, intervalMinutes: interval, username: text.min(1).max(100), password: text.min(1).max(200) })
+  .object({
+    accountName: label,
+    intervalMinutes: interval,
+    username: text.min(1).max(100),
+    password: text.min(1).max(200),
+  })
   .partial()
   .strict()
   .refine(b => Object.keys(b).length > 0, 'nothing to change');
@@ -65,10 +82,20 @@ export function accountRoutes(deps: AppDeps, sendLimits: OtpSendLimits) {
       const { userId } = request.owner!;
       const { action } = request.body;
       if (action !== undefined) {
-        if (!isOtpAction(action)) throw refuse('VALIDATION_ERROR', { message: `Unknown action ${action}`, errors: [{ path: 'body.action', message: 'unknown action' }] });
-        if (isVerifyAction(action)) return otpVerifiedAnswer(await verifyOtpLoginCode(deps, deps.config.otp, userId, otpVerifyInputOf(action, request.body)));
+        if (!isOtpAction(action))
+          throw refuse('VALIDATION_ERROR', {
+            message: `Unknown action ${action}`,
+            errors: [{ path: 'body.action', message: 'unknown action' }],
+          });
+        if (isVerifyAction(action))
+          return otpVerifiedAnswer(
+            await verifyOtpLoginCode(deps, deps.config.otp, userId, otpVerifyInputOf(action, request.body)),
+          );
         const input = otpSendInputOf(walletOfSendAction(action), request.body);
-        return otpSentAnswer(input, await sendOtpLoginCode(deps, deps.config.otp, userId, input, () => sendLimits.count(request, reply)));
+        return otpSentAnswer(
+          input,
+          await sendOtpLoginCode(deps, deps.config.otp, userId, input, () => sendLimits.count(request, reply)),
+        );
       }
       const outcome = await linkAccount(deps, userId, parseBody(createBody, request.body));
       if (outcome.kind === 'special-flow') {

@@ -7,7 +7,9 @@ import { auditPage } from '../audit/stream-pages.ts';
 import { refuse } from '../errors.ts';
 import type { AppDeps } from './deps.ts';
 
-const streamParams = z.object({ id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_.-]{0,199}$/, 'a stream id: letters, digits, -, _, : and .') });
+const streamParams = z.object({
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_.-]{0,199}$/, 'a stream id: letters, digits, -, _, : and .'),
+});
 const pageQuery = z.object({
   fromRevision: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
@@ -32,13 +34,22 @@ export function adminAuditRoutes(deps: AppDeps) {
     // the daily digests with the key that signs them: an auditor keeps the public key and checks the log against it later
     app.get('/digests', async () => ({
       status: 'success',
-      data: { keyId: deps.digestKey.keyId, publicKey: deps.digestKey.publicKey, algorithm: 'Ed25519', signed: 'daily-digest:v1:<day>:<events>:<root>', days: await listDigests(deps.pool) },
+      data: {
+        keyId: deps.digestKey.keyId,
+        publicKey: deps.digestKey.publicKey,
+        algorithm: 'Ed25519',
+        signed: 'daily-digest:v1:<day>:<events>:<root>',
+        days: await listDigests(deps.pool),
+      },
     }));
 
     // the newest signed checkpoint of the log (issue 24): whoever keeps it can later prove the log up to it unchanged
     app.get('/ledger/checkpoints/latest', async () => {
       const latest = await latestLedgerCheckpoint(deps.pool);
-      if (!latest) throw refuse('NOT_FOUND', { message: 'No checkpoint yet: the first is signed within a minute of the first event' });
+      if (!latest)
+        throw refuse('NOT_FOUND', {
+          message: 'No checkpoint yet: the first is signed within a minute of the first event',
+        });
       return { status: 'success', data: latest };
     });
   };

@@ -55,7 +55,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.log as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
     // a hop count as the function proxy-addr makes of it (fastify's types take no number): the n nearest hops
-    trustProxy: typeof deps.config.trustProxy === 'number' ? hopsTrusted(deps.config.trustProxy) : deps.config.trustProxy,
+    trustProxy:
+      typeof deps.config.trustProxy === 'number' ? hopsTrusted(deps.config.trustProxy) : deps.config.trustProxy,
     return503OnClosing: true,
     frameworkErrors: answerFrameworkError,
   });
@@ -80,9 +81,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     store: attemptCountStore(deps.pool), // counted in PostgreSQL: every instance on the database enforces the same limits
     hook: 'preHandler', // after the body is parsed: limits can be keyed on what the request is about
     errorResponseBuilder: (request, context) => {
-      const message = request.routeOptions.config?.surface === 'session'
-        ? errorCodes.TOO_MANY_ATTEMPTS.message
-        : `Too many requests, retry in ${Math.ceil(context.ttl / 1000)} s`;
+      const message =
+        request.routeOptions.config?.surface === 'session'
+          ? errorCodes.TOO_MANY_ATTEMPTS.message
+          : `Too many requests, retry in ${Math.ceil(context.ttl / 1000)} s`;
       return Object.assign(new Error(message), { statusCode: 429 });
     },
   });

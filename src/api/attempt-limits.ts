@@ -18,8 +18,17 @@ export type AttemptCounter = {
 };
 
 /** A counter named `name`: its keys are its own in the store every limit shares (login and sign-up both count by address). */
-export function attemptCounter(app: FastifyInstance, name: string, limit: AttemptLimit, key: (request: FastifyRequest) => string): AttemptCounter {
-  const check = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMinutes * 60_000, keyGenerator: request => `${name}:${key(request)}` });
+export function attemptCounter(
+  app: FastifyInstance,
+  name: string,
+  limit: AttemptLimit,
+  key: (request: FastifyRequest) => string,
+): AttemptCounter {
+  const check = app.createRateLimit({
+    max: limit.max,
+    timeWindow: limit.windowMinutes * 60_000,
+    keyGenerator: request => `${name}:${key(request)}`,
+  });
   return {
     async spent(request) {
       const state = await check(request, { increment: false });
@@ -33,7 +42,13 @@ export function attemptCounter(app: FastifyInstance, name: string, limit: Attemp
 }
 
 /** 429 with Retry-After: the session surface's TOO_MANY_ATTEMPTS, RATE_LIMITED with what was limited, or a busy QR decoder. */
-export function tooMany(reply: FastifyReply, seconds: number, code: Extract<ErrorCode, 'TOO_MANY_ATTEMPTS' | 'RATE_LIMITED' | 'QR_DECODER_BUSY'>, message?: string, scope?: string): DomainError {
+export function tooMany(
+  reply: FastifyReply,
+  seconds: number,
+  code: Extract<ErrorCode, 'TOO_MANY_ATTEMPTS' | 'RATE_LIMITED' | 'QR_DECODER_BUSY'>,
+  message?: string,
+  scope?: string,
+): DomainError {
   reply.header('retry-after', String(seconds));
   return refuse(code, { message, params: { seconds, ...(scope ? { scope } : {}) } });
 }

@@ -6,7 +6,15 @@ import { answerSessionNotFound } from './errors.ts';
 import { noStore } from './response-headers.ts';
 import { sameOriginOnly } from './same-origin.ts';
 import { authenticateSession, liveSessionsOf, sessionOrNull, signOut } from './session-auth.ts';
-import { allFieldsRequired, checkLogin, loginFieldsRequired, parseRegistration, register, signIn, type SignInLimits } from './sign-in.ts';
+import {
+  allFieldsRequired,
+  checkLogin,
+  loginFieldsRequired,
+  parseRegistration,
+  register,
+  signIn,
+  type SignInLimits,
+} from './sign-in.ts';
 
 /** The dashboard session surface under /api/auth; its errors answer {ok:false, message} in Indonesian. */
 export function authRoutes(deps: AppDeps, limits: SignInLimits) {
@@ -20,11 +28,15 @@ export function authRoutes(deps: AppDeps, limits: SignInLimits) {
     // too (login CSRF), while their bodies stay as the interface has them (no body at all is a 400 of its own)
     sameOriginOnly(app, deps.config.publicBaseUrl);
     noStore(app);
-    app.post('/register', { config: { invalidBodyMessage: allFieldsRequired }, preHandler: limits.register }, async (request, reply) => {
-      const user = await register(deps, parseRegistration(request.body));
-      await signIn(deps, user.id, request, reply);
-      return reply.code(201).send({ ok: true, user });
-    });
+    app.post(
+      '/register',
+      { config: { invalidBodyMessage: allFieldsRequired }, preHandler: limits.register },
+      async (request, reply) => {
+        const user = await register(deps, parseRegistration(request.body));
+        await signIn(deps, user.id, request, reply);
+        return reply.code(201).send({ ok: true, user });
+      },
+    );
 
     app.post(
       '/login',
@@ -39,7 +51,10 @@ export function authRoutes(deps: AppDeps, limits: SignInLimits) {
     app.get('/me', async request => {
       const principal = await authenticateSession(deps, request);
       const now = deps.clock.now();
-      const [user, sessions] = await Promise.all([findUser(deps.pool, principal.userId), liveSessionsOf(deps, principal.userId)]);
+      const [user, sessions] = await Promise.all([
+        findUser(deps.pool, principal.userId),
+        liveSessionsOf(deps, principal.userId),
+      ]);
       if (!user) throw wrongCredentials();
       return {
         id: user.id,

@@ -1,7 +1,14 @@
 import type pg from 'pg';
 import type { DatabaseWatch } from '../db/watch.ts';
 import type { PaymentChecks } from '../background/payment-checks.ts';
-import type { AuthLimits, GatewaySettings, OtpSettings, PaymentCheckSettings, QrSettings, TrustProxy } from '../config.ts';
+import type {
+  AuthLimits,
+  GatewaySettings,
+  OtpSettings,
+  PaymentCheckSettings,
+  QrSettings,
+  TrustProxy,
+} from '../config.ts';
 import type { SyncDeps } from '../commands/sync-account.ts';
 import type { SessionTokens } from '../security/session-token.ts';
 import type { ServiceMetrics } from '../metrics.ts';
@@ -14,7 +21,19 @@ export type AppDeps = SyncDeps & {
   pool: pg.Pool;
   database: DatabaseWatch;
   tokens: SessionTokens;
-  config: { publicBaseUrl: string; sessionTtlHours: number; sessionIdleHours: number; trustProxy: TrustProxy; metricsToken: string | undefined; otp: OtpSettings; authLimits: AuthLimits; webhooks: WebhookSettings; paymentChecks: PaymentCheckSettings; gateway: GatewaySettings; qr: QrSettings };
+  config: {
+    publicBaseUrl: string;
+    sessionTtlHours: number;
+    sessionIdleHours: number;
+    trustProxy: TrustProxy;
+    metricsToken: string | undefined;
+    otp: OtpSettings;
+    authLimits: AuthLimits;
+    webhooks: WebhookSettings;
+    paymentChecks: PaymentCheckSettings;
+    gateway: GatewaySettings;
+    qr: QrSettings;
+  };
   /** Checks of accounts for the money of pending payments (src/background/payment-checks.ts). */
   paymentChecks: Pick<PaymentChecks, 'checkNow'>;
   /** The clock POST /api/test-clock moves (TEST_CLOCK=true), else null: the route does not exist. */
@@ -26,5 +45,9 @@ export type AppDeps = SyncDeps & {
   /** An answer its documented schema refuses fails the request (tests) instead of being logged and sent. */
   strictResponses?: boolean;
   /** Readiness of what the service depends on, and the subscribers that are stuck or waiting. */
-  readiness(): Promise<{ checks: Record<string, boolean>; subscribers: SubscriberProblem[]; details?: Record<string, unknown> }>;
+  readiness(): Promise<{
+    checks: Record<string, boolean>;
+    subscribers: SubscriberProblem[];
+    details?: Record<string, unknown>;
+  }>;
 };

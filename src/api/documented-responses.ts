@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { documentedOperations } from './schemas/index-requests.ts';
 
 /** `GET /api/v1/accounts/:id/` as the operation tables key it: `GET /api/v1/accounts/{id}`. */
-const operationKey = (method: string, url: string) => `${method} ${(url.length > 1 ? url.replace(/\/$/, '') : url).replace(/:(\w+)/g, '{$1}')}`;
+const operationKey = (method: string, url: string) =>
+  `${method} ${(url.length > 1 ? url.replace(/\/$/, '') : url).replace(/:(\w+)/g, '{$1}')}`;
 
 /**
  * The documented success bodies (src/api/schemas) are the routes' serialisers too (issue 28): an answer is encoded by
@@ -17,8 +18,14 @@ export function serializeDocumentedResponses(app: FastifyInstance, log: FastifyB
     return (data: unknown) => {
       const encoded = z.safeEncode(documented, data);
       if (encoded.success) return JSON.stringify(encoded.data);
-      if (strict) throw new Error(`the answer of ${method} ${url} does not match its documented schema: ${encoded.error.message}`);
-      log.error({ method, url, issues: encoded.error.issues }, 'an answer does not match its documented schema: sent as made');
+      if (strict)
+        throw new Error(
+          `the answer of ${method} ${url} does not match its documented schema: ${encoded.error.message}`,
+        );
+      log.error(
+        { method, url, issues: encoded.error.issues },
+        'an answer does not match its documented schema: sent as made',
+      );
       return JSON.stringify(data);
     };
   });

@@ -26,10 +26,13 @@ const isPageSurface = (request: FastifyRequest) => request.routeOptions.config?.
 /** The body of a refusal in the route's surface's shape, with its code's status. */
 function send(request: FastifyRequest, reply: FastifyReply, error: DomainError, session = isSessionSurface(request)) {
   // every 503 says when to ask again (a refusal's own 503, as no holding account free, too)
-  if (error.status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', String(unavailableRetryAfterSeconds));
+  if (error.status === 503 && !reply.hasHeader('retry-after'))
+    reply.header('retry-after', String(unavailableRetryAfterSeconds));
   if (isPageSurface(request)) return sendErrorPage(request, reply, error);
   if (session) return reply.code(error.status).send({ ok: false, message: error.message });
-  return reply.code(error.status).send({ status: 'error', code: error.code, message: error.message, errors: error.errors });
+  return reply
+    .code(error.status)
+    .send({ status: 'error', code: error.code, message: error.message, errors: error.errors });
 }
 
 /** The registry's code for fastify's own 4xx errors (a body too large, a content type it cannot parse, ...). */
@@ -79,7 +82,14 @@ export function registerErrorHandling(app: FastifyInstance, database?: DatabaseW
     if (error instanceof DomainError) return send(request, reply, error);
     if (hasZodFastifySchemaValidationErrors(error)) {
       const errors = error.validation.map(v => ({
-        path: [error.validationContext, ...String(v.instancePath ?? '').split('/').filter(Boolean)].filter(Boolean).join('.'),
+        path: [
+          error.validationContext,
+          ...String(v.instancePath ?? '')
+            .split('/')
+            .filter(Boolean),
+        ]
+          .filter(Boolean)
+          .join('.'),
         message: v.message ?? 'invalid',
       }));
       const message = request.routeOptions.config.invalidBodyMessage ?? 'Invalid request';
@@ -87,17 +97,29 @@ export function registerErrorHandling(app: FastifyInstance, database?: DatabaseW
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      const message = status === 400 ? (request.routeOptions.config.invalidBodyMessage ?? error.message) : error.message;
+      const message =
+        status === 400 ? (request.routeOptions.config.invalidBodyMessage ?? error.message) : error.message;
       const code = codeForStatus[status];
       // a 4xx the registry has no code for keeps its status
-      if (!code) return reply.code(status).send(isSessionSurface(request) ? { ok: false, message } : { status: 'error', code: 'BAD_REQUEST', message, errors: [] });
+      if (!code)
+        return reply
+          .code(status)
+          .send(
+            isSessionSurface(request)
+              ? { ok: false, message }
+              : { status: 'error', code: 'BAD_REQUEST', message, errors: [] },
+          );
       return send(request, reply, refuse(code, { message }));
     }
     if (isDatabaseUnavailable(error)) {
       // said once in the log by the database watch, not once per request; the client may simply try again
       database?.refused(error);
       reply.header('retry-after', String(databaseRetryAfterSeconds));
-      return send(request, reply, refuse(isSessionSurface(request) ? 'SESSION_DATABASE_UNAVAILABLE' : 'DATABASE_UNAVAILABLE'));
+      return send(
+        request,
+        reply,
+        refuse(isSessionSurface(request) ? 'SESSION_DATABASE_UNAVAILABLE' : 'DATABASE_UNAVAILABLE'),
+      );
     }
     if (isContention(error)) {
       request.log.warn({ err: error }, 'request lost a race with a concurrent write: answered BUSY');
@@ -133,7 +155,9 @@ const routeMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'
 function allowedMethods(request: FastifyRequest): string[] {
   const path = request.raw.url?.split('?')[0] ?? '';
   // findRoute matches a concrete path as the router does (params, decoding); it answers null where nothing matches
-  return routeMethods.filter(method => method !== request.method && request.server.findRoute({ method, url: path }) != null);
+  return routeMethods.filter(
+    method => method !== request.method && request.server.findRoute({ method, url: path }) != null,
+  );
 }
 
 /**

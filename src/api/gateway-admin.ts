@@ -1,9 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { approveGatewayAccess, deactivateGatewayAccess, rejectGatewayAccess } from '../commands/gateway-access-decisions.ts';
+import {
+  approveGatewayAccess,
+  deactivateGatewayAccess,
+  rejectGatewayAccess,
+} from '../commands/gateway-access-decisions.ts';
 import { markHoldingAccount, unmarkHoldingAccount } from '../commands/holding-accounts.ts';
-import { findGatewayAccess, listGatewayAccess, listHoldingAccounts, type GatewayAccessRow } from '../projections/gateway-access.ts';
+import {
+  findGatewayAccess,
+  listGatewayAccess,
+  listHoldingAccounts,
+  type GatewayAccessRow,
+} from '../projections/gateway-access.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -36,7 +45,10 @@ export function adminGatewayRoutes(deps: AppDeps) {
     const adminOf = (request: { principal: { userId: string } | null }) => request.principal!.userId;
 
     /** The request as the read model shows it once the decision is made. */
-    const decided = async (userId: string) => ({ status: 'success', data: presentRequest((await findGatewayAccess(deps.pool, userId))!) });
+    const decided = async (userId: string) => ({
+      status: 'success',
+      data: presentRequest((await findGatewayAccess(deps.pool, userId))!),
+    });
 
     app.get('/access-requests', { schema: { querystring: listQuery } }, async request => ({
       status: 'success',

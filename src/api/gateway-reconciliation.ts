@@ -3,15 +3,26 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { calendarDate } from '../domain/working-days.ts';
 import { reconciliationCsv, reconciliationTable, reconciliationTables } from '../audit/gateway-reconciliation-csv.ts';
-import { gatewayReconciliation, reconciliationPeriod, type GatewayReconciliation } from '../audit/gateway-reconciliation.ts';
+import {
+  gatewayReconciliation,
+  reconciliationPeriod,
+  type GatewayReconciliation,
+} from '../audit/gateway-reconciliation.ts';
 import type { AppDeps } from './deps.ts';
 
 // the document says what the handler checks: WIB days written YYYY-MM-DD, and with CSV one table of the report
-const wibDate = calendarDate.meta({ format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'A WIB day, YYYY-MM-DD' });
+const wibDate = calendarDate.meta({
+  format: 'date',
+  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
+  description: 'A WIB day, YYYY-MM-DD',
+});
 const periodQuery = z.object({
   from: wibDate,
   to: wibDate,
-  table: z.string().optional().meta({ enum: [...reconciliationTables], description: 'With CSV (required then): the table of the report' }),
+  table: z
+    .string()
+    .optional()
+    .meta({ enum: [...reconciliationTables], description: 'With CSV (required then): the table of the report' }),
 });
 
 /**
@@ -24,7 +35,10 @@ export function sendReconciliationCsv(reply: FastifyReply, report: GatewayReconc
   return reply
     .type('text/csv; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('content-disposition', `attachment; filename="gateway-reconciliation-${table}-${report.period.from}-${report.period.to}.csv"`)
+    .header(
+      'content-disposition',
+      `attachment; filename="gateway-reconciliation-${table}-${report.period.from}-${report.period.to}.csv"`,
+    )
     .send(reconciliationCsv(report, table));
 }
 
@@ -36,15 +50,20 @@ export function gatewayReconciliationRoutes(deps: AppDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
 
-    const handler = (csv: boolean) => async (request: { query: z.infer<typeof periodQuery>; headers: { accept?: string | undefined } }, reply: FastifyReply) => {
-      const period = reconciliationPeriod(request.query.from, request.query.to);
-      const wantsCsv = csv || (request.headers.accept ?? '').includes('text/csv');
-      // the table is checked before the report is computed: a wrong name costs no fold
-      if (wantsCsv) reconciliationTable(request.query.table);
-      const report = await gatewayReconciliation(deps, period);
-      if (wantsCsv) return sendReconciliationCsv(reply, report);
-      return { status: 'success', data: report };
-    };
+    const handler =
+      (csv: boolean) =>
+      async (
+        request: { query: z.infer<typeof periodQuery>; headers: { accept?: string | undefined } },
+        reply: FastifyReply,
+      ) => {
+        const period = reconciliationPeriod(request.query.from, request.query.to);
+        const wantsCsv = csv || (request.headers.accept ?? '').includes('text/csv');
+        // the table is checked before the report is computed: a wrong name costs no fold
+        if (wantsCsv) reconciliationTable(request.query.table);
+        const report = await gatewayReconciliation(deps, period);
+        if (wantsCsv) return sendReconciliationCsv(reply, report);
+        return { status: 'success', data: report };
+      };
     app.get('/', { schema: { querystring: periodQuery } }, handler(false));
     app.get('.csv', { schema: { querystring: periodQuery } }, handler(true));
   };

@@ -27,7 +27,11 @@ export function gatewayStatementRoutes(deps: AppDeps) {
     app.get('/', { schema: { querystring: statementQuery } }, async request => {
       const q = request.query;
       const { rows, total } = await listStatement(deps.pool, { merchantId: request.owner!.userId, ...q });
-      return { status: 'success', data: rows.map(presentStatementEntry), pagination: pagination(total, q.page, q.limit) };
+      return {
+        status: 'success',
+        data: rows.map(presentStatementEntry),
+        pagination: pagination(total, q.page, q.limit),
+      };
     });
   };
 }

@@ -27,7 +27,10 @@ export const presentSuspense = (row: SuspenseRow) => ({
   receivedAt: row.receivedAt.toISOString(),
   status: row.status,
   suggestion: row.status === 'OPEN' ? row.suggestion : null,
-  allocation: row.status === 'ALLOCATED' ? { merchantId: row.merchantId, paymentId: row.paymentId, fee: row.fee, net: row.net } : null,
+  allocation:
+    row.status === 'ALLOCATED'
+      ? { merchantId: row.merchantId, paymentId: row.paymentId, fee: row.fee, net: row.net }
+      : null,
   refundReference: row.refundReference,
   note: row.note,
   resolvedBy: row.resolvedBy,
@@ -52,12 +55,25 @@ export function adminSuspenseRoutes(deps: AppDeps) {
 
     app.post('/:id/allocate', { schema: { params: suspenseParams, body: allocateBody } }, async request => {
       const { note: why, ...target } = request.body;
-      await allocateSuspenseCredit(deps, deps.config.gateway, request.principal!.userId, request.params.id, target, why ?? null);
+      await allocateSuspenseCredit(
+        deps,
+        deps.config.gateway,
+        request.principal!.userId,
+        request.params.id,
+        target,
+        why ?? null,
+      );
       return shown(request.params.id);
     });
 
     app.post('/:id/refund', { schema: { params: suspenseParams, body: refundBody } }, async request => {
-      await refundSuspenseCredit(deps, request.principal!.userId, request.params.id, request.body.reference, request.body.note ?? null);
+      await refundSuspenseCredit(
+        deps,
+        request.principal!.userId,
+        request.params.id,
+        request.body.reference,
+        request.body.note ?? null,
+      );
       return shown(request.params.id);
     });
   };

@@ -5,7 +5,11 @@ import { payWithdrawal, rejectWithdrawal, requestWithdrawal } from '../commands/
 import { refuse } from '../errors.ts';
 import { payOutWithdrawal } from '../commands/withdrawal-payout.ts';
 import { lastPayoutFailures, type PayoutFailureRow } from '../projections/withdrawal-payouts.ts';
-import { findGatewayWithdrawal, listGatewayWithdrawals, type GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
+import {
+  findGatewayWithdrawal,
+  listGatewayWithdrawals,
+  type GatewayWithdrawalRow,
+} from '../projections/gateway-ledger.ts';
 import { presentWithdrawal } from '../projections/withdrawal-presenter.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
@@ -35,8 +39,16 @@ export function dashboardWithdrawalRoutes(deps: AppDeps) {
     // with an Idempotency-Key a repeat finds the first withdrawal and answers as the first request was answered
     app.post('/', { schema: { body: withdrawalRequestBody, headers: requestHeaders } }, async (request, reply) => {
       const merchantId = request.principal!.userId;
-      const { id, holderName, destinationChecked } = await requestWithdrawal(deps, merchantId, request.body, deps.config.gateway.minWithdrawal, request.headers['idempotency-key']);
-      return reply.code(201).send({ status: 'success', data: { id, status: 'REQUESTED', holderName, destinationChecked } });
+      const { id, holderName, destinationChecked } = await requestWithdrawal(
+        deps,
+        merchantId,
+        request.body,
+        deps.config.gateway.minWithdrawal,
+        request.headers['idempotency-key'],
+      );
+      return reply
+        .code(201)
+        .send({ status: 'success', data: { id, status: 'REQUESTED', holderName, destinationChecked } });
     });
 
     app.get('/', async request => ({
@@ -64,15 +76,28 @@ export function adminWithdrawalRoutes(deps: AppDeps) {
       holderName: row.checked_holder_name,
       destinationChecked: row.checked_holder_name !== null,
       // the last payout through WALLET-A that left it requested (kept once paid, as its history)
-      payoutFailure: failure ? { transferId: failure.transfer_id, outcome: failure.outcome, reason: failure.reason, at: failure.failed_at.toISOString() } : null,
+      payoutFailure: failure
+        ? {
+            transferId: failure.transfer_id,
+            outcome: failure.outcome,
+            reason: failure.reason,
+            at: failure.failed_at.toISOString(),
+          }
+        : null,
     });
     const presentAll = async (rows: GatewayWithdrawalRow[]) => {
-      const failures = await lastPayoutFailures(deps.pool, rows.map(r => r.id));
+      const failures = await lastPayoutFailures(
+        deps.pool,
+        rows.map(r => r.id),
+      );
       return rows.map(row => present(row, failures.get(row.id)));
     };
 
     /** The withdrawal as the read model shows it (the command answers once it caught up with the decision). */
-    const decided = async (withdrawalId: string) => ({ status: 'success', data: (await presentAll([(await findGatewayWithdrawal(deps.pool, withdrawalId))!]))[0] });
+    const decided = async (withdrawalId: string) => ({
+      status: 'success',
+      data: (await presentAll([(await findGatewayWithdrawal(deps.pool, withdrawalId))!]))[0],
+    });
 
     app.get('/', { schema: { querystring: listQuery } }, async request => ({
       status: 'success',
@@ -86,7 +111,9 @@ export function adminWithdrawalRoutes(deps: AppDeps) {
     });
 
     app.post('/:id/paid', { schema: { params: withdrawalParams, body: paidBody } }, async request => {
-      await payWithdrawal(deps, request.principal!.userId, request.params.id, request.body.reference, { holdingAccountId: request.body.holdingAccountId });
+      await payWithdrawal(deps, request.principal!.userId, request.params.id, request.body.reference, {
+        holdingAccountId: request.body.holdingAccountId,
+      });
       return decided(request.params.id);
     });
 

@@ -52,7 +52,12 @@ export function gatewayRoutes(deps: AppDeps) {
   };
 }
 
-const optionalText = (max: number) => text.trim().max(max).optional().transform(v => (v ? v : null));
+const optionalText = (max: number) =>
+  text
+    .trim()
+    .max(max)
+    .optional()
+    .transform(v => (v ? v : null));
 /** The business data of an access request (the dashboard's JSON route and its page take the same). */
 export const accessRequestBody = z.object({
   businessName: text.trim().min(1).max(200),
@@ -80,7 +85,9 @@ export function dashboardGatewayRoutes(deps: AppDeps) {
     app.post('/access-request', { schema: { body: accessRequestBody } }, async (request, reply) => {
       const userId = request.principal!.userId;
       await requestGatewayAccess(deps, userId, request.body);
-      return reply.code(201).send({ status: 'success', data: presentAccess(await findGatewayAccess(deps.pool, userId)) });
+      return reply
+        .code(201)
+        .send({ status: 'success', data: presentAccess(await findGatewayAccess(deps.pool, userId)) });
     });
 
     app.patch('/settings', { schema: { body: settingsBody } }, async request => {

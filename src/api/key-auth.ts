@@ -40,7 +40,9 @@ export function keySurface(deps: AppDeps, cache: ApiKeyCache, routes: FastifyPlu
       const now = deps.clock.now().getTime();
       if (!key.last_used_at || now - key.last_used_at.getTime() >= apiKeyUseRecordedEveryMs) {
         key.last_used_at = new Date(now); // the cached row too: the next requests need not record it again
-        await recordApiKeyUse(deps, key.id).catch(err => isDatabaseUnavailable(err) || request.log.warn({ err }, 'could not record API key use'));
+        await recordApiKeyUse(deps, key.id).catch(
+          err => isDatabaseUnavailable(err) || request.log.warn({ err }, 'could not record API key use'),
+        );
       }
     });
     app.setNotFoundHandler(answerNotFound);

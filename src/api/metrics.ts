@@ -19,7 +19,11 @@ export function registerMetrics(app: FastifyInstance, metrics: ServiceMetrics, t
   app.get('/metrics', { schema: {} }, async (request, reply) => {
     if (!isOperator(request, token)) {
       if (token) reply.header('www-authenticate', 'Bearer');
-      throw refuse(token ? 'UNAUTHORIZED' : 'FORBIDDEN', { message: token ? 'Metrics need METRICS_TOKEN as a bearer token' : 'Metrics are served on loopback only; set METRICS_TOKEN to read them from elsewhere' });
+      throw refuse(token ? 'UNAUTHORIZED' : 'FORBIDDEN', {
+        message: token
+          ? 'Metrics need METRICS_TOKEN as a bearer token'
+          : 'Metrics are served on loopback only; set METRICS_TOKEN to read them from elsewhere',
+      });
     }
     const text = await metrics.registry.metrics();
     return reply.type(metrics.registry.contentType).send(text);

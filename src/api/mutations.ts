@@ -13,7 +13,10 @@ const amount = z.coerce.number().int().min(0);
 export const mutationsQuery = z
   .object({
     accountId: z.uuid().optional(),
-    accountType: z.enum(['bank', 'wallet', 'ewallet']).transform(t => (t === 'bank' ? 'bank' : 'ewallet')).optional(),
+    accountType: z
+      .enum(['bank', 'wallet', 'ewallet'])
+      .transform(t => (t === 'bank' ? 'bank' : 'ewallet'))
+      .optional(),
     type: z.enum(['DEBIT', 'CREDIT']).optional(),
     from: z.union([instant, day]).optional(),
     // a date alone means the whole of that day

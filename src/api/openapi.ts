@@ -27,24 +27,56 @@ const open = new Set(['/api/auth/register', '/api/auth/login']);
 
 /** The reference's sections, by path prefix (the first that matches). */
 const tags: { prefix: string; name: string; description: string }[] = [
-  { prefix: '/api/auth/', name: 'session', description: 'The dashboard session: register, sign in, the signed-in user (cookie svc_token)' },
+  {
+    prefix: '/api/auth/',
+    name: 'session',
+    description: 'The dashboard session: register, sign in, the signed-in user (cookie svc_token)',
+  },
   { prefix: '/api/v1/providers', name: 'providers', description: 'Bank and e-wallet providers' },
-  { prefix: '/api/v1/accounts/{id}/transfer', name: 'transfers', description: 'Transfers out of WALLET-A accounts (QRIS and bank)' },
-  { prefix: '/api/v1/accounts', name: 'accounts', description: 'Linked bank and e-wallet accounts, and the e-wallet OTP logins' },
+  {
+    prefix: '/api/v1/accounts/{id}/transfer',
+    name: 'transfers',
+    description: 'Transfers out of WALLET-A accounts (QRIS and bank)',
+  },
+  {
+    prefix: '/api/v1/accounts',
+    name: 'accounts',
+    description: 'Linked bank and e-wallet accounts, and the e-wallet OTP logins',
+  },
   { prefix: '/api/v1/mutations', name: 'mutations', description: 'Transactions of the linked accounts' },
   { prefix: '/api/v1/webhooks', name: 'webhooks', description: 'Webhook endpoints and their deliveries' },
   { prefix: '/api/v1/payments', name: 'payments', description: 'Payment requests' },
   { prefix: '/api/v1/gateway', name: 'gateway', description: 'The payment gateway: access, balance, statement' },
-  { prefix: '/api/dashboard/', name: 'dashboard', description: 'What the dashboard does for its signed-in user: API keys, webhooks, gateway access and withdrawals' },
-  { prefix: '/api/admin/', name: 'admin', description: 'The admin console (ADMIN users only): gateway operations and audit' },
-  { prefix: '/pay/', name: 'payment page', description: 'The hosted payment page and what the payer\'s browser reads (the payment id is the credential)' },
+  {
+    prefix: '/api/dashboard/',
+    name: 'dashboard',
+    description: 'What the dashboard does for its signed-in user: API keys, webhooks, gateway access and withdrawals',
+  },
+  {
+    prefix: '/api/admin/',
+    name: 'admin',
+    description: 'The admin console (ADMIN users only): gateway operations and audit',
+  },
+  {
+    prefix: '/pay/',
+    name: 'payment page',
+    description: "The hosted payment page and what the payer's browser reads (the payment id is the credential)",
+  },
   { prefix: '/', name: 'service', description: 'Health, readiness, metrics and this document' },
 ];
 
 const statusText: Record<number, string> = {
-  400: 'Bad request: the input is refused (see code and errors)', 401: 'No valid credential', 403: 'Forbidden',
-  404: 'Not found', 409: 'Conflict with the current state', 413: 'Request body too large', 415: 'Unsupported content type',
-  422: 'Unprocessable', 429: 'Too many requests (see Retry-After)', 500: 'Internal error', 502: 'The provider failed',
+  400: 'Bad request: the input is refused (see code and errors)',
+  401: 'No valid credential',
+  403: 'Forbidden',
+  404: 'Not found',
+  409: 'Conflict with the current state',
+  413: 'Request body too large',
+  415: 'Unsupported content type',
+  422: 'Unprocessable',
+  429: 'Too many requests (see Retry-After)',
+  500: 'Internal error',
+  502: 'The provider failed',
   503: 'Unavailable: retry after Retry-After seconds',
 };
 
@@ -85,21 +117,35 @@ function errorResponseOf(status: number, path: string, method: string) {
   // not ready: the readiness body (src/api/schemas/health.ts), for a probe that need not wait
   if (status === 503 && path === '/ready') return { description: 'Not ready: the same body, status not_ready' };
   if (status === 404 && method === 'GET' && /^\/pay\/\{paymentId\}$/.test(path))
-    return { description: 'No such payment: a page saying so', content: { 'text/html': { schema: { type: 'string' } } } };
+    return {
+      description: 'No such payment: a page saying so',
+      content: { 'text/html': { schema: { type: 'string' } } },
+    };
   const envelope = path.startsWith('/api/auth/') ? 'SessionErrorResponse' : 'ErrorResponse';
-  return { description: statusText[status] ?? 'Error', ...headers, content: { 'application/json': { schema: ref(envelope) } } };
+  return {
+    description: statusText[status] ?? 'Error',
+    ...headers,
+    content: { 'application/json': { schema: ref(envelope) } },
+  };
 }
 
 function successResponse(success: Success | undefined) {
   const { status = 200, description = 'Success', mediaType = 'application/json', headers } = success ?? {};
   if (status >= 300 && status < 400) return { [status]: { type: 'null', description, headers } };
-  const schema = mediaType === 'application/json' ? { type: 'object' } : mediaType === 'image/png' ? { type: 'string', contentMediaType: 'image/png' } : { type: 'string' };
+  const schema =
+    mediaType === 'application/json'
+      ? { type: 'object' }
+      : mediaType === 'image/png'
+        ? { type: 'string', contentMediaType: 'image/png' }
+        : { type: 'string' };
   return { [status]: { description, ...(headers ? { headers } : {}), content: { [mediaType]: { schema } } } };
 }
 
 /** `get /api/v1/accounts/{id}/refresh` → `getApiV1AccountsByIdRefresh`: unique and stable while the path is. */
 function operationIdOf(method: string, path: string): string {
-  const words = path.split(/[/.\-_]/).filter(Boolean)
+  const words = path
+    .split(/[/.\-_]/)
+    .filter(Boolean)
     .map(w => (w.startsWith('{') ? `by-${w.slice(1, -1)}` : w))
     .flatMap(w => w.split('-'));
   return method.toLowerCase() + words.map(w => w[0]!.toUpperCase() + w.slice(1)).join('');
@@ -109,16 +155,41 @@ function operationIdOf(method: string, path: string): string {
  * The bodies a handler checks by hand and the successes it answers (src/api/schemas/index-requests.ts), in JSON Schema
  * through the same registry as the route schemas: a body by media type, a success's schema under its description.
  */
-function documentedIo(input: TransformInput, key: string, response: Record<string, unknown>): { body?: unknown; response: Record<string, unknown> } {
+function documentedIo(
+  input: TransformInput,
+  key: string,
+  response: Record<string, unknown>,
+): { body?: unknown; response: Record<string, unknown> } {
   const table = documentedOperations[key];
   if (!table) return { response: {} };
-  const toJson = (schema: Record<string, unknown>) => withoutLoneAnyOf((jsonSchemaTransform({ ...input, schema } as TransformInput) as unknown as { schema: Schema }).schema);
+  const toJson = (schema: Record<string, unknown>) =>
+    withoutLoneAnyOf(
+      (jsonSchemaTransform({ ...input, schema } as TransformInput) as unknown as { schema: Schema }).schema,
+    );
   const bodies = Object.entries(table.body ?? {});
-  const body = bodies.length === 0 ? undefined : { content: Object.fromEntries(bodies.map(([mediaType, zod]) => [mediaType, { schema: toJson({ body: zod }).body }])) };
+  const body =
+    bodies.length === 0
+      ? undefined
+      : {
+          content: Object.fromEntries(
+            bodies.map(([mediaType, zod]) => [mediaType, { schema: toJson({ body: zod }).body }]),
+          ),
+        };
   const successes = Object.entries(table.responses ?? {}).map(([status, zod]) => {
     // the JSON answer described; the other media types the route answers (CSV, PNG) kept
-    const { content, ...described } = (response[status] ?? { description: 'Success' }) as { content?: Record<string, unknown> };
-    return [status, { ...described, content: { ...content, 'application/json': { schema: toJson({ response: { [status]: zod } }).response![status] } } }];
+    const { content, ...described } = (response[status] ?? { description: 'Success' }) as {
+      content?: Record<string, unknown>;
+    };
+    return [
+      status,
+      {
+        ...described,
+        content: {
+          ...content,
+          'application/json': { schema: toJson({ response: { [status]: zod } }).response![status] },
+        },
+      },
+    ];
   });
   return { ...(body ? { body } : {}), response: Object.fromEntries(successes) };
 }
@@ -140,10 +211,14 @@ function transform(input: TransformInput) {
   const notes = operations[`${method} ${path}`];
   const surface = surfaces.find(s => path.startsWith(s.prefix));
   const security = surface && !open.has(path) ? surface.security : [];
-  const errors = Object.fromEntries(errorStatuses(method, path, schema, security, notes?.errors).map(s => [s, errorResponseOf(s, path, method)]));
+  const errors = Object.fromEntries(
+    errorStatuses(method, path, schema, security, notes?.errors).map(s => [s, errorResponseOf(s, path, method)]),
+  );
   // the documented successes are the route's serialisers too (src/api/documented-responses.ts): documentedIo says them
   const documentedStatuses = Object.keys(documentedOperations[`${method} ${path}`]?.responses ?? {});
-  const routeResponses = Object.fromEntries(Object.entries(schema.response ?? {}).filter(([status]) => !documentedStatuses.includes(status)));
+  const routeResponses = Object.fromEntries(
+    Object.entries(schema.response ?? {}).filter(([status]) => !documentedStatuses.includes(status)),
+  );
   const response = { ...successResponse(notes?.success), ...routeResponses, ...errors };
   const documented = documentedIo(input, `${method} ${path}`, response);
   Object.assign(response, documented.response);
@@ -191,11 +266,13 @@ function addLinks(paths: Paths) {
     for (const [status, named] of Object.entries(links ?? {})) {
       const response = operationOf(key).operation?.responses?.[status];
       if (!response) throw new Error(`links of ${key} ${status}: the document has no such response`);
-      response.links = Object.fromEntries(Object.entries(named!).map(([name, { operation, ...link }]) => {
-        const target = operationOf(operation);
-        if (!target.operation) throw new Error(`link ${name} of ${key}: the document has no operation ${operation}`);
-        return [name, { operationId: target.operationId, ...link }];
-      }));
+      response.links = Object.fromEntries(
+        Object.entries(named!).map(([name, { operation, ...link }]) => {
+          const target = operationOf(operation);
+          if (!target.operation) throw new Error(`link ${name} of ${key}: the document has no operation ${operation}`);
+          return [name, { operationId: target.operationId, ...link }];
+        }),
+      );
     }
   }
 }
@@ -206,29 +283,51 @@ function addLinks(paths: Paths) {
  * from the npm package: no CDN) at /docs. `npm run openapi:lint` checks it with redocly's recommended rules.
  */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
-  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Account sync, payment and gateway service',
         version,
-        description: 'The interface of `shared/spec/service-interface.md`: the key surface under /api/v1, the dashboard session under /api/auth and /api/dashboard, the admin console under /api/admin. Errors: docs/errors.md.',
+        description:
+          'The interface of `shared/spec/service-interface.md`: the key surface under /api/v1, the dashboard session under /api/auth and /api/dashboard, the admin console under /api/admin. Errors: docs/errors.md.',
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
       servers: [{ url: '/', description: 'This service (paths are relative to its base URL)' }],
       tags: tags.map(({ name, description }) => ({ name, description })),
       components: {
         securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key of the dashboard (/api/v1)' },
-          session: { type: 'apiKey', in: 'cookie', name: 'svc_token', description: 'The dashboard session (/api/auth, /api/dashboard, /api/admin)' },
-          operatorToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, for /metrics and the details of /ready (without one set: a client on the service\'s own machine)' },
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-api-key',
+            description: 'An API key of the dashboard (/api/v1)',
+          },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'svc_token',
+            description: 'The dashboard session (/api/auth, /api/dashboard, /api/admin)',
+          },
+          operatorToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              "METRICS_TOKEN, for /metrics and the details of /ready (without one set: a client on the service's own machine)",
+          },
         },
       },
     },
     transform,
     transformObject,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+  });
   app.get('/openapi.json', { schema: { summary: 'This OpenAPI document' } }, async () => app.swagger());
 }

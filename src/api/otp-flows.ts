@@ -1,6 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
-import { nationalNumber, verificationIncomplete, type OtpWallet, type SendOtpInput, type VerifyOtpInput, type VerifyOutcome } from '../commands/otp-login.ts';
+import {
+  nationalNumber,
+  verificationIncomplete,
+  type OtpWallet,
+  type SendOtpInput,
+  type VerifyOtpInput,
+  type VerifyOutcome,
+} from '../commands/otp-login.ts';
 import type { LoginPurpose } from '../domain/wallet-login.ts';
 import type { OtpSettings } from '../config.ts';
 import { refuse } from '../errors.ts';
@@ -20,7 +27,8 @@ export const sendActions = {
 } as const satisfies Record<string, OtpWallet>;
 
 type VerifyAction = { wallet: OtpWallet; step: 'first' | 'second'; otp: z.ZodString; pin: boolean };
-const otpOf = (length: string) => text.trim().regex(new RegExp(`^[0-9]{${length}}$`), `${length.replace(',', ' to ')} digits`);
+const otpOf = (length: string) =>
+  text.trim().regex(new RegExp(`^[0-9]{${length}}$`), `${length.replace(',', ' to ')} digits`);
 export const verifyActions = {
   'wallet-a-verify-otp': { wallet: 'WALLET-A', step: 'first', otp: otpOf('4'), pin: false },
   'wallet-b-verify-otp': { wallet: 'WALLET-B', step: 'first', otp: otpOf('6'), pin: true },
@@ -33,12 +41,15 @@ export type VerifyActionName = keyof typeof verifyActions;
 type SendActionName = keyof typeof sendActions;
 export type OtpActionName = SendActionName | VerifyActionName;
 
-export const isVerifyAction = (action: unknown): action is VerifyActionName => typeof action === 'string' && Object.hasOwn(verifyActions, action);
+export const isVerifyAction = (action: unknown): action is VerifyActionName =>
+  typeof action === 'string' && Object.hasOwn(verifyActions, action);
 export const isOtpAction = (action: unknown): action is OtpActionName =>
   typeof action === 'string' && (Object.hasOwn(sendActions, action) || isVerifyAction(action));
 /** The action that verifies the first code a wallet sent. */
 export const firstVerifyActionOf = (wallet: OtpWallet) =>
-  (Object.keys(verifyActions) as VerifyActionName[]).find(a => verifyActions[a].wallet === wallet && verifyActions[a].step === 'first')!;
+  (Object.keys(verifyActions) as VerifyActionName[]).find(
+    a => verifyActions[a].wallet === wallet && verifyActions[a].step === 'first',
+  )!;
 
 const pin = text.trim().regex(/^[0-9]{6}$/, '6 digits');
 const phone = text.trim().regex(/^\+?[0-9]{8,15}$/, 'a phone number');
@@ -68,15 +79,25 @@ const newAccountFields = ['providerCode', 'accountName', 'intervalMinutes'] as c
 function purposeOf(body: z.infer<typeof sendBody>, raw: unknown): LoginPurpose {
   if (body.accountId !== undefined) {
     if (body.accountName !== undefined || body.intervalMinutes !== undefined)
-      throw refuse('VALIDATION_ERROR', { message: 'Give accountId for a relogin, or providerCode, accountName and intervalMinutes for a new account, not both', errors: [
-        { path: 'body.accountId', message: 'not with accountName or intervalMinutes' },
-      ] });
+      throw refuse('VALIDATION_ERROR', {
+        message:
+          'Give accountId for a relogin, or providerCode, accountName and intervalMinutes for a new account, not both',
+        errors: [{ path: 'body.accountId', message: 'not with accountName or intervalMinutes' }],
+      });
     return { kind: 'relogin', accountId: body.accountId };
   }
   const missing = missingFields(raw, newAccountFields);
   if (missing.length > 0)
-    throw refuse('MISSING_FIELDS', { message: `Required field missing: ${missing.join(', ')} (a new account needs providerCode, accountName and intervalMinutes; a relogin needs accountId)`, errors: missing.map(f => ({ path: `body.${f}`, message: 'required' })) });
-  return { kind: 'new', providerCode: body.providerCode!, accountName: body.accountName!, intervalMinutes: body.intervalMinutes! };
+    throw refuse('MISSING_FIELDS', {
+      message: `Required field missing: ${missing.join(', ')} (a new account needs providerCode, accountName and intervalMinutes; a relogin needs accountId)`,
+      errors: missing.map(f => ({ path: `body.${f}`, message: 'required' })),
+    });
+  return {
+    kind: 'new',
+    providerCode: body.providerCode!,
+    accountName: body.accountName!,
+    intervalMinutes: body.intervalMinutes!,
+  };
 }
 
 const maskPhone = (phoneNumber: string) => `${'*'.repeat(Math.max(phoneNumber.length - 4, 0))}${phoneNumber.slice(-4)}`;
@@ -90,7 +111,10 @@ export function otpSendInputOf(wallet: OtpWallet, raw: unknown): SendOtpInput {
   const required = wallet === 'WALLET-A' ? ['phoneNumber', 'pin'] : ['phoneNumber'];
   const missing = missingFields(raw, required);
   if (missing.length > 0)
-    throw refuse('MISSING_FIELDS', { message: `Required field missing: ${missing.join(', ')}`, errors: missing.map(f => ({ path: `body.${f}`, message: 'required' })) });
+    throw refuse('MISSING_FIELDS', {
+      message: `Required field missing: ${missing.join(', ')}`,
+      errors: missing.map(f => ({ path: `body.${f}`, message: 'required' })),
+    });
   const body = parseBody(sendBody, raw);
   return {
     wallet,
@@ -107,7 +131,14 @@ export function otpVerifyInputOf(action: VerifyActionName, raw: unknown): Verify
   const missing = missingFields(raw, ['sessionId', 'otp', ...(verify.pin ? ['pin'] : [])]);
   if (missing.length > 0) throw verificationIncomplete(missing);
   const body = parseBody(verifyBody(verify), raw);
-  return { wallet: verify.wallet, step: verify.step, sessionId: body.sessionId, otp: body.otp, pin: body.pin, accountId: body.accountId };
+  return {
+    wallet: verify.wallet,
+    step: verify.step,
+    sessionId: body.sessionId,
+    otp: body.otp,
+    pin: body.pin,
+    accountId: body.accountId,
+  };
 }
 
 /** The wallet a send action of POST /api/v1/accounts is for. */
@@ -156,10 +187,23 @@ export function otpSendLimits(app: FastifyInstance, settings: OtpSettings): OtpS
     return typeof phoneNumber === 'string' ? nationalNumber(phoneNumber) : '';
   };
   const limits = [
-    { what: 'for this API key or user', counter: attemptCounter(app, 'otp-sender', { max: settings.sendsPerKey, ...window }, request => request.owner?.keyId ?? (request.principal ? `user:${request.principal.userId}` : clientAddress(request))) },
-    { what: 'for this phone number', counter: attemptCounter(app, 'otp-phone', { max: settings.sendsPerPhone, ...window }, phoneOf) },
+    {
+      what: 'for this API key or user',
+      counter: attemptCounter(
+        app,
+        'otp-sender',
+        { max: settings.sendsPerKey, ...window },
+        request =>
+          request.owner?.keyId ?? (request.principal ? `user:${request.principal.userId}` : clientAddress(request)),
+      ),
+    },
+    {
+      what: 'for this phone number',
+      counter: attemptCounter(app, 'otp-phone', { max: settings.sendsPerPhone, ...window }, phoneOf),
+    },
   ];
-  const refusal = (reply: FastifyReply, what: string, seconds: number) => tooMany(reply, seconds, 'RATE_LIMITED', `Too many OTP requests ${what}; retry in ${seconds} s`, 'otp');
+  const refusal = (reply: FastifyReply, what: string, seconds: number) =>
+    tooMany(reply, seconds, 'RATE_LIMITED', `Too many OTP requests ${what}; retry in ${seconds} s`, 'otp');
   return {
     async refuseSpent(request, reply) {
       if (!isSend(request)) return;

@@ -80,21 +80,35 @@ async function methodsOf(deps: AppDeps, row: PaymentRow): Promise<PaymentPageVie
   const served = await servedGatewayMethods(deps.pool);
   return served.flatMap(type => {
     try {
-      return [{ type, path, amount: gatewayBill(type as PaymentType, row.base_amount!, row.fee_to_customer!, deps.config.gateway).amount }];
+      return [
+        {
+          type,
+          path,
+          amount: gatewayBill(type as PaymentType, row.base_amount!, row.fee_to_customer!, deps.config.gateway).amount,
+        },
+      ];
     } catch {
       return []; // the method does not take this amount (below its minimum, above its maximum)
     }
   });
 }
 
-function pageView(row: PaymentRow, now: Date, methods: PaymentPageView['methods'], shopName: string | null): PaymentPageView {
+function pageView(
+  row: PaymentRow,
+  now: Date,
+  methods: PaymentPageView['methods'],
+  shopName: string | null,
+): PaymentPageView {
   const qrisImagePath = isQrType(row.type) && row.qris_payload ? `/pay/${row.id}/qris.png` : null;
   return {
     status: row.status,
     orderId: row.order_id,
     shopName,
     type: row.type,
-    providerName: row.gateway && row.receiving_account_id === null ? 'Gerbang pembayaran' : (findProvider(row.provider_code)?.name ?? row.provider_code),
+    providerName:
+      row.gateway && row.receiving_account_id === null
+        ? 'Gerbang pembayaran'
+        : (findProvider(row.provider_code)?.name ?? row.provider_code),
     amount: row.amount,
     uniqueCode: row.unique_code,
     totalAmount: row.total_amount,
@@ -133,7 +147,10 @@ export function paymentPageRoutes(deps: AppDeps) {
 
   return async function (app: FastifyInstance) {
     app.addHook('onRequest', async (_request, reply) => {
-      reply.header('x-frame-options', 'DENY').header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff');
+      reply
+        .header('x-frame-options', 'DENY')
+        .header('referrer-policy', 'no-referrer')
+        .header('x-content-type-options', 'nosniff');
     });
 
     app.get<{ Params: { paymentId: string } }>('/pay/:paymentId', async (request, reply) => {
@@ -156,9 +173,16 @@ export function paymentPageRoutes(deps: AppDeps) {
       reply.header('cache-control', 'no-store');
       if (!paymentId.safeParse(request.params.paymentId).success) throw notFound();
       const body = methodBody.safeParse(request.body);
-      if (!body.success) throw refuse('VALIDATION_ERROR', { message: 'type is required: one of the methods the page offers', errors: [{ path: 'body.type', message: 'required' }] });
+      if (!body.success)
+        throw refuse('VALIDATION_ERROR', {
+          message: 'type is required: one of the methods the page offers',
+          errors: [{ path: 'body.type', message: 'required' }],
+        });
       const chosen = await choosePaymentMethod(deps, request.params.paymentId, body.data.type, deps.config.gateway);
-      return { status: 'success', data: publicPaymentStatus(rowOfPayment(chosen), deps.config.publicBaseUrl, deps.clock.now()) };
+      return {
+        status: 'success',
+        data: publicPaymentStatus(rowOfPayment(chosen), deps.config.publicBaseUrl, deps.clock.now()),
+      };
     });
 
     // "Saya sudah bayar": the receiving account is checked now, at most once per askEverySeconds per payment, counted in
@@ -172,7 +196,8 @@ export function paymentPageRoutes(deps: AppDeps) {
         const row = await find(request.params.paymentId);
         if (!row) throw notFound();
         const status = publicPaymentStatus(row, deps.config.publicBaseUrl, deps.clock.now());
-        if (row.status !== 'PENDING' || row.total_amount === null || row.receiving_account_id === null) return { status: 'success', checking: false, data: status };
+        if (row.status !== 'PENDING' || row.total_amount === null || row.receiving_account_id === null)
+          return { status: 'success', checking: false, data: status };
         const asked = await countAttempt(deps.pool, `payment-check:${row.id}`, askEveryMs);
         if (asked.count > 1) {
           reply.header('retry-after', String(Math.max(Math.ceil(asked.ttlMs / 1000), 1)));
@@ -184,11 +209,18 @@ export function paymentPageRoutes(deps: AppDeps) {
     );
 
     // "Unduh QRIS" asks with ?download=1: the same image, saved under the order's name (wallet apps pay a QR from the gallery)
-    app.get<{ Params: { paymentId: string }; Querystring: { download?: string } }>('/pay/:paymentId/qris.png', async (request, reply) => {
-      const row = await find(request.params.paymentId);
-      if (!row || !isQrType(row.type) || !row.qris_payload) throw notFound();
-      if (request.query.download === '1') reply.header('content-disposition', `attachment; filename="${qrisFileName(row.order_id)}"`);
-      return reply.type('image/png').header('cache-control', 'private, max-age=300').send(await qrPng(row.qris_payload));
-    });
+    app.get<{ Params: { paymentId: string }; Querystring: { download?: string } }>(
+      '/pay/:paymentId/qris.png',
+      async (request, reply) => {
+        const row = await find(request.params.paymentId);
+        if (!row || !isQrType(row.type) || !row.qris_payload) throw notFound();
+        if (request.query.download === '1')
+          reply.header('content-disposition', `attachment; filename="${qrisFileName(row.order_id)}"`);
+        return reply
+          .type('image/png')
+          .header('cache-control', 'private, max-age=300')
+          .send(await qrPng(row.qris_payload));
+      },
+    );
   };
 }

@@ -11,7 +11,9 @@ import type { AppDeps } from './deps.ts';
 export const createBody = z.object({
   amount: z.int().min(1).max(1_000_000_000_000),
   walletAccountId: z.union([z.literal('GATEWAY'), z.uuid('a linked account id or GATEWAY')]),
-  redirectUrl: text.max(2000, 'at most 2000 characters').pipe(z.url({ protocol: /^https?$/, error: 'an http or https URL' })),
+  redirectUrl: text
+    .max(2000, 'at most 2000 characters')
+    .pipe(z.url({ protocol: /^https?$/, error: 'an http or https URL' })),
   orderId: text.trim().min(1).max(100),
   type: text.trim().min(1).max(20).optional(),
   expiresInMinutes: z.int().min(5).max(10_080).optional(),
@@ -39,7 +41,12 @@ export function paymentRoutes(deps: AppDeps) {
 
     app.post('/', { schema: { body: createBody, headers: createHeaders } }, async request => {
       const ownerId = request.owner!.userId;
-      const { payment: created } = await createPayment(deps, ownerId, { ...request.body, idempotencyKey: request.headers['idempotency-key'] }, deps.config.gateway);
+      const { payment: created } = await createPayment(
+        deps,
+        ownerId,
+        { ...request.body, idempotencyKey: request.headers['idempotency-key'] },
+        deps.config.gateway,
+      );
       return { status: 'success', data: presentPayment(rowOfPayment(created), deps.config.publicBaseUrl) };
     });
 

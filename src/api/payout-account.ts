@@ -17,7 +17,13 @@ export function adminPayoutAccountRoutes(deps: AppDeps) {
       if (!chosen) return null;
       const row = await findOwnedAccount(deps.pool, chosen.ownerId, chosen.accountId);
       // isActive false: its provider session needs a relogin before it can pay; null once the account is deleted
-      return { accountId: chosen.accountId, ownerId: chosen.ownerId, accountName: row?.account_name ?? null, balance: row?.balance ?? null, isActive: row?.is_active ?? null };
+      return {
+        accountId: chosen.accountId,
+        ownerId: chosen.ownerId,
+        accountName: row?.account_name ?? null,
+        balance: row?.balance ?? null,
+        isActive: row?.is_active ?? null,
+      };
     };
 
     app.get('/', async () => ({ status: 'success', data: await presentChosen() }));

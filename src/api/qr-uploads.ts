@@ -27,8 +27,18 @@ export function qrUploads(app: FastifyInstance, settings: QrSettings): QrUploads
   const decoder = qrDecoder(settings.decoding);
   app.addHook('onClose', () => decoder.close());
   const limits = [
-    { what: 'for this API key', scope: 'qr-key', applies: (r: FastifyRequest) => Boolean(r.owner), counter: attemptCounter(app, 'qr-key', settings.perKey, r => `${r.owner?.keyId}`) },
-    { what: 'for this user', scope: 'qr-user', applies: (r: FastifyRequest) => uploaderOf(r) !== null, counter: attemptCounter(app, 'qr-user', settings.perUser, r => `${uploaderOf(r)}`) },
+    {
+      what: 'for this API key',
+      scope: 'qr-key',
+      applies: (r: FastifyRequest) => Boolean(r.owner),
+      counter: attemptCounter(app, 'qr-key', settings.perKey, r => `${r.owner?.keyId}`),
+    },
+    {
+      what: 'for this user',
+      scope: 'qr-user',
+      applies: (r: FastifyRequest) => uploaderOf(r) !== null,
+      counter: attemptCounter(app, 'qr-user', settings.perUser, r => `${uploaderOf(r)}`),
+    },
   ];
   return {
     async read(request, reply, image) {
@@ -36,12 +46,14 @@ export function qrUploads(app: FastifyInstance, settings: QrSettings): QrUploads
       for (const { what, scope, applies, counter } of limits) {
         if (!applies(request)) continue;
         const wait = await counter.take(request);
-        if (wait !== null) throw tooMany(reply, wait, 'RATE_LIMITED', `Too many QR images ${what}; retry in ${wait} s`, scope);
+        if (wait !== null)
+          throw tooMany(reply, wait, 'RATE_LIMITED', `Too many QR images ${what}; retry in ${wait} s`, scope);
       }
       try {
         return await decoder.read(image);
       } catch (err) {
-        if (err instanceof DomainError && err.code === 'QR_DECODER_BUSY') throw tooMany(reply, decoder.retryAfterSeconds, 'QR_DECODER_BUSY');
+        if (err instanceof DomainError && err.code === 'QR_DECODER_BUSY')
+          throw tooMany(reply, decoder.retryAfterSeconds, 'QR_DECODER_BUSY');
         throw err;
       }
     },

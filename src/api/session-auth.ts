@@ -60,7 +60,8 @@ export function adminSurface(deps: AppDeps, routes: FastifyPluginAsync) {
 export const sessionIdleMs = (deps: AppDeps) => deps.config.sessionIdleHours * 3_600_000;
 
 /** The user's sessions that can still be used (the devices of /api/auth/me and of the dashboard). */
-export const liveSessionsOf = (deps: AppDeps, userId: string) => listLiveSessions(deps.pool, userId, deps.clock.now(), sessionIdleMs(deps));
+export const liveSessionsOf = (deps: AppDeps, userId: string) =>
+  listLiveSessions(deps.pool, userId, deps.clock.now(), sessionIdleMs(deps));
 
 /**
  * Who holds the cookie: a signed, unexpired JWT whose session is still live server-side and was used within the idle
@@ -76,7 +77,8 @@ export async function authenticateSession(deps: AppDeps, request: FastifyRequest
   if (!live) throw refuse('UNAUTHORIZED');
   const unused = now.getTime() - live.last_seen_at.getTime();
   // the read model may lag behind a use just recorded: the session's own stream decides
-  if (unused >= sessionIdleMs(deps) && (await endIfIdle(deps, claims.sessionId, sessionIdleMs(deps)))) throw refuse('UNAUTHORIZED');
+  if (unused >= sessionIdleMs(deps) && (await endIfIdle(deps, claims.sessionId, sessionIdleMs(deps))))
+    throw refuse('UNAUTHORIZED');
   if (unused >= sessionSeenEveryMs) {
     await recordSessionSeen(deps, claims.sessionId, `user:${claims.userId}`, sessionIdleMs(deps)).catch(
       err => isDatabaseUnavailable(err) || request.log.warn({ err }, 'could not record session use'),
@@ -112,12 +114,22 @@ export async function sessionOrNull(deps: AppDeps, request: FastifyRequest): Pro
  * Signs the holder out: the session (if the cookie names a live one) ended on the server, then the cookie cleared; a
  * request that carried no cookie (another site's, under SameSite=Lax) clears nothing, since no live session is ended.
  */
-export async function signOut(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, principal: SessionPrincipal | null): Promise<void> {
+export async function signOut(
+  deps: AppDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  principal: SessionPrincipal | null,
+): Promise<void> {
   if (principal) await endSession(deps, principal.sessionId, `user:${principal.userId}`, 'logout');
   if (principal || request.cookies[SESSION_COOKIE]) clearSessionCookie(deps, reply);
 }
 
 /** Only after the session ended on the server (or when the cookie names none that lives): never a live session's. */
 function clearSessionCookie(deps: AppDeps, reply: FastifyReply) {
-  reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure: deps.config.publicBaseUrl.startsWith('https://'), path: '/' });
+  reply.clearCookie(SESSION_COOKIE, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: deps.config.publicBaseUrl.startsWith('https://'),
+    path: '/',
+  });
 }

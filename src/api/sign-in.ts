@@ -25,7 +25,11 @@ const loginBody = z.object({ email: filled, password: text.min(1) });
 /** Text PostgreSQL cannot store is named, not taken for a missing field. */
 function refuseUnstorable(error: z.ZodError) {
   const field = unstorableField(error);
-  if (field) throw refuse('INVALID_TEXT', { message: `Field ${field} berisi karakter yang tidak valid`, errors: [{ path: `body.${field}`, message: unstorableTextMessage }] });
+  if (field)
+    throw refuse('INVALID_TEXT', {
+      message: `Field ${field} berisi karakter yang tidak valid`,
+      errors: [{ path: `body.${field}`, message: unstorableTextMessage }],
+    });
 }
 
 export function parseRegistration(body: unknown) {
@@ -37,8 +41,7 @@ export function parseRegistration(body: unknown) {
   // argon2 cost grows with input; nobody needs a longer password than this
   if (password.length > 128) throw refuse('PASSWORD_TOO_LONG');
   if (name.trim().length > 100) throw refuse('NAME_TOO_LONG');
-  if (email.length > 254 || !z.email().safeParse(normaliseEmail(email)).success)
-    throw refuse('INVALID_EMAIL');
+  if (email.length > 254 || !z.email().safeParse(normaliseEmail(email)).success) throw refuse('INVALID_EMAIL');
   return { name, email, password };
 }
 
@@ -66,7 +69,10 @@ export type SignInLimits = { login: preHandlerAsyncHookHandler; register: preHan
 export function signInLimits(app: FastifyInstance, deps: AppDeps): SignInLimits {
   const limits = deps.config.authLimits;
   return {
-    login: limitedBy([attemptCounter(app, 'login-address-email', limits.loginPerIpEmail, loginAttemptKey), attemptCounter(app, 'login-address', limits.loginPerIp, clientAddress)]),
+    login: limitedBy([
+      attemptCounter(app, 'login-address-email', limits.loginPerIpEmail, loginAttemptKey),
+      attemptCounter(app, 'login-address', limits.loginPerIp, clientAddress),
+    ]),
     register: limitedBy([attemptCounter(app, 'register-address', limits.registerPerIp, clientAddress)]),
   };
 }
@@ -97,7 +103,11 @@ const device = (request: FastifyRequest) => ({
 
 /** Starts a session for the user and sets its cookie on the reply. */
 export async function signIn(deps: AppDeps, userId: string, request: FastifyRequest, reply: FastifyReply) {
-  const started = await startSession({ ...deps, sessionTtlMs: deps.config.sessionTtlHours * 3_600_000 }, userId, device(request));
+  const started = await startSession(
+    { ...deps, sessionTtlMs: deps.config.sessionTtlHours * 3_600_000 },
+    userId,
+    device(request),
+  );
   const token = await deps.tokens.sign({ userId, ...started });
   setSessionCookie(deps, reply, token, started.expiresAt);
 }

@@ -14,7 +14,9 @@ const moveBody = z
     advanceSeconds: z.int().min(0).max(maxAdvanceSeconds).optional(),
     setTo: z.iso.datetime({ offset: true }).optional(),
   })
-  .refine(b => (b.advanceSeconds === undefined) !== (b.setTo === undefined), { message: 'give exactly one of advanceSeconds and setTo' });
+  .refine(b => (b.advanceSeconds === undefined) !== (b.setTo === undefined), {
+    message: 'give exactly one of advanceSeconds and setTo',
+  });
 
 /**
  * Jobs waiting in the queue (webhook retries, checks, syncs) are due by the database's time, which the test clock does
@@ -51,9 +53,12 @@ export function testClockRoutes(deps: AppDeps, clock: MovableClock) {
     app.get('/', async () => ({ status: 'success', data: present(clock) }));
     app.post('/', { schema: { body: moveBody } }, async request => {
       const now = clock.now().getTime();
-      const target = request.body.setTo !== undefined ? Date.parse(request.body.setTo) : now + request.body.advanceSeconds! * 1000;
+      const target =
+        request.body.setTo !== undefined ? Date.parse(request.body.setTo) : now + request.body.advanceSeconds! * 1000;
       if (target < now)
-        throw refuse('TEST_CLOCK_BACKWARDS', { errors: [{ path: 'body.setTo', message: `before the clock's now, ${new Date(now).toISOString()}` }] });
+        throw refuse('TEST_CLOCK_BACKWARDS', {
+          errors: [{ path: 'body.setTo', message: `before the clock's now, ${new Date(now).toISOString()}` }],
+        });
       clock.advance(target - now);
       await bringJobsForward(deps, target - now);
       return { status: 'success', data: present(clock) };

@@ -2,7 +2,13 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { payQrisFromImage } from '../commands/qris-transfer.ts';
-import { createBankTransfer, initBankTransfer, listTransferBanks, transferAccount, transferLimits } from '../commands/send-transfer.ts';
+import {
+  createBankTransfer,
+  initBankTransfer,
+  listTransferBanks,
+  transferAccount,
+  transferLimits,
+} from '../commands/send-transfer.ts';
 import { refuse } from '../errors.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
@@ -10,7 +16,14 @@ import type { QrUploads } from './qr-uploads.ts';
 import { parseBody } from './validation.ts';
 
 /** The QR image's limits (DESIGN sections 6 and 10): one file of at most 5 MB, a few small fields, set on the parser itself. */
-export const qrUploadLimits = { files: 1, fileSize: 5 * 1024 * 1024, fields: 5, parts: 6, fieldSize: 1024, headerPairs: 50 };
+export const qrUploadLimits = {
+  files: 1,
+  fileSize: 5 * 1024 * 1024,
+  fields: 5,
+  parts: 6,
+  fieldSize: 1024,
+  headerPairs: 50,
+};
 
 const accountParams = z.object({ id: z.uuid() });
 const idempotencyKey = (request: FastifyRequest) => {
@@ -20,9 +33,16 @@ const idempotencyKey = (request: FastifyRequest) => {
 
 /** Rupiah as the interface sends them (a string of digits, or a number), at least `min`. */
 const rupiahField = (min: number) =>
-  z.union([z.string().trim().regex(/^\d{1,12}$/, 'whole rupiah, digits only').transform(Number), z.int()]).pipe(
-    z.int().min(min, `at least ${min}`).max(transferLimits.max, `at most ${transferLimits.max}`),
-  );
+  z
+    .union([
+      z
+        .string()
+        .trim()
+        .regex(/^\d{1,12}$/, 'whole rupiah, digits only')
+        .transform(Number),
+      z.int(),
+    ])
+    .pipe(z.int().min(min, `at least ${min}`).max(transferLimits.max, `at most ${transferLimits.max}`));
 
 /** A bank transfer's inquiry (step 2); the dashboard's transfer page checks its form with it too. */
 export const bankInitBody = z.object({
@@ -58,8 +78,10 @@ async function qrForm(request: FastifyRequest) {
     }
   } catch (err) {
     const code = (err as { code?: string }).code ?? '';
-    if (code === 'FST_REQ_FILE_TOO_LARGE') throw refuse('QR_IMAGE_TOO_LARGE', { message: 'qrImage is larger than 5 MB' });
-    if (code.startsWith('FST_')) throw refuse('VALIDATION_ERROR', { message: `The form was refused: ${(err as Error).message}` });
+    if (code === 'FST_REQ_FILE_TOO_LARGE')
+      throw refuse('QR_IMAGE_TOO_LARGE', { message: 'qrImage is larger than 5 MB' });
+    if (code.startsWith('FST_'))
+      throw refuse('VALIDATION_ERROR', { message: `The form was refused: ${(err as Error).message}` });
     throw err;
   }
   return { fields, image };
@@ -80,9 +102,22 @@ export function transferRoutes(deps: AppDeps, qrImages: QrUploads) {
       const ownerId = request.owner!.userId;
       if (request.isMultipart()) {
         const { fields, image } = await qrForm(request);
-        if (fields.action !== 'wallet-a-qris-create') throw refuse('VALIDATION_ERROR', { message: 'A multipart request is a QR transfer: action wallet-a-qris-create', errors: [{ path: 'body.action', message: 'must be wallet-a-qris-create' }] });
-        const order = { image, requestedAmount: () => requestedQrisAmount(fields.amount), idempotencyKey: idempotencyKey(request) };
-        return { success: true, message: await payQrisFromImage(deps, ownerId, accountId, order, bytes => qrImages.read(request, reply, bytes)) };
+        if (fields.action !== 'wallet-a-qris-create')
+          throw refuse('VALIDATION_ERROR', {
+            message: 'A multipart request is a QR transfer: action wallet-a-qris-create',
+            errors: [{ path: 'body.action', message: 'must be wallet-a-qris-create' }],
+          });
+        const order = {
+          image,
+          requestedAmount: () => requestedQrisAmount(fields.amount),
+          idempotencyKey: idempotencyKey(request),
+        };
+        return {
+          success: true,
+          message: await payQrisFromImage(deps, ownerId, accountId, order, bytes =>
+            qrImages.read(request, reply, bytes),
+          ),
+        };
       }
       const { action } = parseBody(actionBody, request.body ?? {}, 'action is required');
       switch (action) {
@@ -96,15 +131,21 @@ export function transferRoutes(deps: AppDeps, qrImages: QrUploads) {
         case 'wallet-a-bank-create': {
           await transferAccount(deps, ownerId, accountId);
           const input = parseBody(bankCreateBody, request.body);
-          const message = await createBankTransfer(deps, ownerId, accountId, { ...input, idempotencyKey: idempotencyKey(request) });
+          const message = await createBankTransfer(deps, ownerId, accountId, {
+            ...input,
+            idempotencyKey: idempotencyKey(request),
+          });
           return { success: true, message };
         }
         case 'wallet-a-qris-create':
           await transferAccount(deps, ownerId, accountId);
-          throw refuse('QR_IMAGE_MISSING', { errors: [{ path: 'body.qrImage', message: 'required: send the form as multipart/form-data' }] });
+          throw refuse('QR_IMAGE_MISSING', {
+            errors: [{ path: 'body.qrImage', message: 'required: send the form as multipart/form-data' }],
+          });
         default:
           throw refuse('VALIDATION_ERROR', {
-            message: 'Unknown action: wallet-a-qris-create, wallet-a-bank-list, wallet-a-bank-init or wallet-a-bank-create',
+            message:
+              'Unknown action: wallet-a-qris-create, wallet-a-bank-list, wallet-a-bank-init or wallet-a-bank-create',
             errors: [{ path: 'body.action', message: 'unknown' }],
           });
       }

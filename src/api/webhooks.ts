@@ -69,18 +69,30 @@ export function webhookRoutes(deps: AppDeps, surface: Surface) {
 
     app.get('/:id/deliveries', { schema: { params: endpointParams, querystring: deliveriesQuery } }, async request => {
       const q = request.query;
-      const { rows, total } = await listDeliveries(deps.pool, { ownerId: callerOf(surface, request).ownerId, endpointId: request.params.id, ...q });
+      const { rows, total } = await listDeliveries(deps.pool, {
+        ownerId: callerOf(surface, request).ownerId,
+        endpointId: request.params.id,
+        ...q,
+      });
       return { status: 'success', data: rows, pagination: pagination(total, q.page, q.limit) };
     });
 
-    app.post('/:id/deliveries/:deliveryId/redeliver', { schema: { params: deliveryParams } }, async (request, reply) => {
-      const { ownerId } = callerOf(surface, request);
-      const delivery = await redeliver(deps.pool, { clock: deps.clock, delays: deps.config.webhooks.retryDelaysMs }, {
-        ownerId,
-        endpointId: request.params.id,
-        deliveryId: request.params.deliveryId,
-      });
-      return reply.code(202).send({ status: 'success', data: delivery });
-    });
+    app.post(
+      '/:id/deliveries/:deliveryId/redeliver',
+      { schema: { params: deliveryParams } },
+      async (request, reply) => {
+        const { ownerId } = callerOf(surface, request);
+        const delivery = await redeliver(
+          deps.pool,
+          { clock: deps.clock, delays: deps.config.webhooks.retryDelaysMs },
+          {
+            ownerId,
+            endpointId: request.params.id,
+            deliveryId: request.params.deliveryId,
+          },
+        );
+        return reply.code(202).send({ status: 'success', data: delivery });
+      },
+    );
   };
 }

@@ -9,7 +9,12 @@ import { streamEvents } from './stream-pages.ts';
  * The state of a stream as it was at `at`: the fold of its events recorded up to that instant (their metadata's
  * occurredAt), stopping at the first one recorded later, so the answer is a state the stream really had.
  */
-export async function foldAsOf<S, C, E extends DomainEvent>(store: EventStore, streamId: string, decider: Decider<S, C, E>, at: Date) {
+export async function foldAsOf<S, C, E extends DomainEvent>(
+  store: EventStore,
+  streamId: string,
+  decider: Decider<S, C, E>,
+  at: Date,
+) {
   const [bound] = await foldAtBounds(store, streamId, decider, [at]);
   return bound!;
 }
@@ -19,7 +24,11 @@ export async function foldAsOf<S, C, E extends DomainEvent>(store: EventStore, s
  * recorded after the first bound and up to the last (a period's movements), after its state before it.
  */
 export async function foldAtBounds<S, C, E extends DomainEvent>(
-  store: EventStore, streamId: string, decider: Decider<S, C, E>, bounds: Date[], between?: (event: E, before: S) => void,
+  store: EventStore,
+  streamId: string,
+  decider: Decider<S, C, E>,
+  bounds: Date[],
+  between?: (event: E, before: S) => void,
 ): Promise<{ state: S; revision: number }[]> {
   const found: { state: S; revision: number }[] = [];
   let state = decider.initialState();
@@ -49,14 +58,18 @@ type StoredPostings = { type: string; data: { postings: { account: string; amoun
  * each event recorded after the first bound and up to the last.
  */
 export async function foldPostingsAtBounds<E extends StoredPostings>(
-  store: EventStore, streamId: string, bounds: Date[], between?: (event: E) => void,
+  store: EventStore,
+  streamId: string,
+  bounds: Date[],
+  between?: (event: E) => void,
 ): Promise<{ balances: Record<string, number>; revision: number }[]> {
   const found: { balances: Record<string, number>; revision: number }[] = [];
   const balances: Record<string, number> = {};
   let revision = -1;
   for await (const recorded of streamEvents(store, streamId)) {
     const at = Date.parse(recorded.metadata.occurredAt);
-    while (found.length < bounds.length && at > bounds[found.length]!.getTime()) found.push({ balances: { ...balances }, revision });
+    while (found.length < bounds.length && at > bounds[found.length]!.getTime())
+      found.push({ balances: { ...balances }, revision });
     if (found.length === bounds.length) break;
     const event = { type: recorded.type, data: recorded.data } as E;
     if (Array.isArray(event.data?.postings)) {
@@ -78,5 +91,10 @@ export async function merchantBalanceAsOf(store: EventStore, merchantId: string,
 /** A receiving account's balance as its stream had it at `at`: the last synchronised balance, less transfers since. */
 export async function accountBalanceAsOf(store: EventStore, accountId: string, at: Date) {
   const { state, revision } = await foldAsOf(store, accountStream(accountId), account, at);
-  return { accountId, at: at.toISOString(), revision, balance: state.status === 'linked' ? (state.balance ?? null) : null };
+  return {
+    accountId,
+    at: at.toISOString(),
+    revision,
+    balance: state.status === 'linked' ? (state.balance ?? null) : null,
+  };
 }

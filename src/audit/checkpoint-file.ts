@@ -40,11 +40,20 @@ function lastSeqInFile(fd: number): number {
 export async function syncCheckpointFile(pool: pg.Pool, dir: string): Promise<number> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return inTransaction(pool, async tx => {
-    await query(tx, 'LockCheckpointFile', `select pg_advisory_xact_lock(hashtextextended('ledger-checkpoint-file', 0))`);
+    await query(
+      tx,
+      'LockCheckpointFile',
+      `select pg_advisory_xact_lock(hashtextextended('ledger-checkpoint-file', 0))`,
+    );
     const fd = openSync(path.join(dir, checkpointFileName), 'a+', 0o600);
     try {
       const last = lastSeqInFile(fd);
-      const rows = await query<{ line: string }>(tx, 'CheckpointsAfter', 'select checkpoint::text as line from ledger_checkpoints where seq > $1 order by seq', [last]);
+      const rows = await query<{ line: string }>(
+        tx,
+        'CheckpointsAfter',
+        'select checkpoint::text as line from ledger_checkpoints where seq > $1 order by seq',
+        [last],
+      );
       if (rows.rows.length === 0) return 0;
       writeSync(fd, rows.rows.map(r => `${r.line}\n`).join(''));
       fsyncSync(fd);

@@ -11,14 +11,24 @@ export type DigestDay = { day: string; events: number; frontier: Frontier };
  * numbers the log anew); its order is.
  */
 export const eventLeaf = (e: RecordedEvent) =>
-  canonicalJson({ streamId: e.streamId, revision: e.revision, type: e.type, version: e.version, data: e.data, metadata: e.metadata });
+  canonicalJson({
+    streamId: e.streamId,
+    revision: e.revision,
+    type: e.type,
+    version: e.version,
+    data: e.data,
+    metadata: e.metadata,
+  });
 
 /**
  * Which day an event belongs to: the WIB date it was recorded, but never a day before one the log has reached (a
  * command that took its time commits after an event of the next day): so a day is a run of the log, ended by the first
  * event of a later day, and is never reopened. The live digest and its verification both walk the log this way.
  */
-export function addToDigest(current: DigestDay | null, e: RecordedEvent): { closed: DigestDay | null; current: DigestDay } {
+export function addToDigest(
+  current: DigestDay | null,
+  e: RecordedEvent,
+): { closed: DigestDay | null; current: DigestDay } {
   const day = logDay(current?.day ?? null, e);
   const open = current && current.day === day ? current : { day, events: 0, frontier: [] };
   return {
@@ -34,9 +44,11 @@ export const logDay = (reached: string | null, e: RecordedEvent): string => dayR
 export const recordedOn = (e: RecordedEvent): string => wibDate(new Date(e.metadata.occurredAt));
 
 /** The day an event recorded on `on` belongs to when the log has reached `reached`. */
-export const dayReached = (reached: string | null, on: string): string => (reached !== null && reached > on ? reached : on);
+export const dayReached = (reached: string | null, on: string): string =>
+  reached !== null && reached > on ? reached : on;
 
 export const dayRoot = (d: DigestDay) => rootOf(d.frontier);
 
 /** What a digest's signature covers. */
-export const signedText = (d: { day: string; events: number; root: string }) => `daily-digest:v1:${d.day}:${d.events}:${d.root}`;
+export const signedText = (d: { day: string; events: number; root: string }) =>
+  `daily-digest:v1:${d.day}:${d.events}:${d.root}`;

@@ -24,16 +24,35 @@ export const digestSchema = `
 
 export const dailyDigestsMigration: Migration = { name: 'daily-digests', steps: [digestSchema] };
 
-export type StoredDigest = { day: string; events: number; root: string; signature: string | null; keyId: string | null };
+export type StoredDigest = {
+  day: string;
+  events: number;
+  root: string;
+  signature: string | null;
+  keyId: string | null;
+};
 
-type DigestRow = { day: string; events: string; frontier: Frontier; root: string; signature: string | null; key_id: string | null };
+type DigestRow = {
+  day: string;
+  events: string;
+  frontier: Frontier;
+  root: string;
+  signature: string | null;
+  key_id: string | null;
+};
 
 const digestColumns = `to_char(day, 'YYYY-MM-DD') as day, events::text, frontier, root, signature, key_id`;
 
 /** Every stored digest, oldest day first. */
 export async function listDigests(db: Queryable): Promise<StoredDigest[]> {
   const r = await query<DigestRow>(db, 'ListDailyDigests', `select ${digestColumns} from daily_digests order by day`);
-  return r.rows.map(d => ({ day: d.day, events: Number(d.events), root: d.root, signature: d.signature, keyId: d.key_id }));
+  return r.rows.map(d => ({
+    day: d.day,
+    events: Number(d.events),
+    root: d.root,
+    signature: d.signature,
+    keyId: d.key_id,
+  }));
 }
 
 const subscriberName = 'digest:daily';
@@ -42,12 +61,25 @@ const subscriberName = 'digest:daily';
 const pauseMs = 500;
 
 /** Adds a batch of the log to the days' trees: the open day's row and any day it closed (signed), and the checkpoint. */
-async function digestBatch(tx: pg.PoolClient, signer: DigestSigner, events: RecordedEvent[], last: Position): Promise<true> {
+async function digestBatch(
+  tx: pg.PoolClient,
+  signer: DigestSigner,
+  events: RecordedEvent[],
+  last: Position,
+): Promise<true> {
   // rows and checkpoint commit together, and a commit lost in a crash is made again from the log: no need to wait
   // for the disk, which would cost every busy second a flush of its own
   await query(tx, 'DigestAsyncCommit', 'set local synchronous_commit = off');
-  const latest = (await query<DigestRow>(tx, 'LatestDailyDigest', `select ${digestColumns} from daily_digests order by day desc limit 1`)).rows[0];
-  let current: DigestDay | null = latest ? { day: latest.day, events: Number(latest.events), frontier: latest.frontier } : null;
+  const latest = (
+    await query<DigestRow>(
+      tx,
+      'LatestDailyDigest',
+      `select ${digestColumns} from daily_digests order by day desc limit 1`,
+    )
+  ).rows[0];
+  let current: DigestDay | null = latest
+    ? { day: latest.day, events: Number(latest.events), frontier: latest.frontier }
+    : null;
   const changed: (DigestDay & { signed: boolean })[] = [];
   for (const e of events) {
     const next = addToDigest(current, e);
@@ -58,7 +90,14 @@ async function digestBatch(tx: pg.PoolClient, signer: DigestSigner, events: Reco
   const rows = changed.map(d => {
     const root = dayRoot(d);
     const signature = d.signed ? signer.sign(signedText({ day: d.day, events: d.events, root })) : null;
-    return { day: d.day, events: d.events, frontier: d.frontier, root, signature, keyId: d.signed ? signer.keyId : null };
+    return {
+      day: d.day,
+      events: d.events,
+      frontier: d.frontier,
+      root,
+      signature,
+      keyId: d.signed ? signer.keyId : null,
+    };
   });
   await query(
     tx,
@@ -86,7 +125,10 @@ async function digestBatch(tx: pg.PoolClient, signer: DigestSigner, events: Reco
 export class DailyDigests {
   private readonly subscriber: Subscriber;
 
-  constructor(private readonly deps: { pool: pg.Pool; store: EventStore; log: Logger }, signer: DigestSigner) {
+  constructor(
+    private readonly deps: { pool: pg.Pool; store: EventStore; log: Logger },
+    signer: DigestSigner,
+  ) {
     this.subscriber = new Subscriber({
       name: subscriberName,
       pool: deps.pool,

@@ -15,7 +15,9 @@ function redacted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redacted);
   if (value === null || typeof value !== 'object') return value;
   if (isSealed(value)) return '[sealed]';
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hiddenFields.has(k) ? '[redacted]' : redacted(v)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, hiddenFields.has(k) ? '[redacted]' : redacted(v)]),
+  );
 }
 
 /**

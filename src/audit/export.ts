@@ -34,7 +34,11 @@ export function exportLine(index: number, recorded: RecordedEvent) {
  * page at a time and a line is written before the next is made, so a million events never sit in memory (`write`
  * waits for the output to drain). Answers how many were written.
  */
-export async function exportEvents(store: EventStore, range: ExportRange, write: (line: string) => Promise<void> | void): Promise<number> {
+export async function exportEvents(
+  store: EventStore,
+  range: ExportRange,
+  write: (line: string) => Promise<void> | void,
+): Promise<number> {
   const [from, to] = range === 'all' ? [-Infinity, Infinity] : [range.from.getTime(), range.to.getTime()];
   let written = 0;
   let index = 0;

@@ -17,11 +17,15 @@ import type { ReconciliationPeriod } from './gateway-reconciliation.ts';
 
 export type Balances = { pending: number; settled: number; onHold: number };
 export type MerchantMovements = {
-  creditsGross: number; fees: number; creditsNet: number;
+  creditsGross: number;
+  fees: number;
+  creditsNet: number;
   /** suspense credits allocated to the merchant, net of their fees (the fees are in `fees`) */
   adjustments: number;
   settlements: number;
-  withdrawalsRequested: number; withdrawalsPaid: number; withdrawalsRejected: number;
+  withdrawalsRequested: number;
+  withdrawalsPaid: number;
+  withdrawalsRejected: number;
 };
 export type MerchantPeriod = {
   merchantId: string;
@@ -36,7 +40,12 @@ export type MerchantPeriod = {
   differences: { balance: keyof Balances; ledger: number; readModel: number }[];
 };
 export type HoldingAccountPeriod = {
-  accountId: string; opening: number; credited: number; paidOut: number; closing: number; consistent: boolean;
+  accountId: string;
+  opening: number;
+  credited: number;
+  paidOut: number;
+  closing: number;
+  consistent: boolean;
   /** the account's balance as last synchronised from its provider (null: not compared, the period ended before today, or no such account) */
   providerBalance: number | null;
   /** providerBalance - closing: money the ledger does not account for (or lacks), shown, never hidden */
@@ -55,7 +64,16 @@ export type Payout = { merchantId: string; withdrawalId: string; amount: number;
 
 export type PeriodSources = { pool: Queryable; store: EventStore; clock: Clock };
 
-const noMovements = (): MerchantMovements => ({ creditsGross: 0, fees: 0, creditsNet: 0, adjustments: 0, settlements: 0, withdrawalsRequested: 0, withdrawalsPaid: 0, withdrawalsRejected: 0 });
+const noMovements = (): MerchantMovements => ({
+  creditsGross: 0,
+  fees: 0,
+  creditsNet: 0,
+  adjustments: 0,
+  settlements: 0,
+  withdrawalsRequested: 0,
+  withdrawalsPaid: 0,
+  withdrawalsRejected: 0,
+});
 const balancesOf = (balances: GatewayLedger['balances'], merchantId: string): Balances => {
   const { pending, settled, onHold } = merchantBalance({ balances } as GatewayLedger, merchantId);
   return { pending, settled, onHold };
@@ -72,8 +90,16 @@ export function expectedClosing(opening: Balances, m: MerchantMovements): Balanc
   };
 }
 
-const newHolding = (accountId: string): HoldingAccountPeriod =>
-  ({ accountId, opening: 0, credited: 0, paidOut: 0, closing: 0, consistent: true, providerBalance: null, difference: null });
+const newHolding = (accountId: string): HoldingAccountPeriod => ({
+  accountId,
+  opening: 0,
+  credited: 0,
+  paidOut: 0,
+  closing: 0,
+  consistent: true,
+  providerBalance: null,
+  difference: null,
+});
 
 /** Money into a holding account (a payment, a suspense credit) and out of it (a payout, a refund). */
 function addHoldingMovements(postings: Posting[], holdings: Map<string, HoldingAccountPeriod>) {
@@ -87,7 +113,12 @@ function addHoldingMovements(postings: Posting[], holdings: Map<string, HoldingA
   }
 }
 
-function addMovement(m: MerchantMovements, event: GatewayLedgerEvent, holdings: Map<string, HoldingAccountPeriod>, payouts: Payout[]) {
+function addMovement(
+  m: MerchantMovements,
+  event: GatewayLedgerEvent,
+  holdings: Map<string, HoldingAccountPeriod>,
+  payouts: Payout[],
+) {
   addHoldingMovements(event.data.postings, holdings);
   switch (event.type) {
     case 'GatewayPaymentCredited':
@@ -122,7 +153,12 @@ function addMovement(m: MerchantMovements, event: GatewayLedgerEvent, holdings: 
 }
 
 /** A stream folded to the period's bounds: its accounts' balances at each, its events up to the end, those between. */
-type FoldedStream = { open: Record<string, number>; close: Record<string, number>; events: number; between: StoredLedgerEvent[] };
+type FoldedStream = {
+  open: Record<string, number>;
+  close: Record<string, number>;
+  events: number;
+  between: StoredLedgerEvent[];
+};
 type StoredLedgerEvent = { type: string; data: { postings?: Posting[] } & Record<string, unknown> };
 
 /**
@@ -131,10 +167,20 @@ type StoredLedgerEvent = { type: string; data: { postings?: Posting[] } & Record
  * elsewhere each stream is read and folded (foldPostingsAtBounds), a few at a time. Either way an event belongs to a
  * bound when it was recorded (its metadata's occurredAt) at or before it.
  */
-async function foldStreams(sources: PeriodSources, streamIds: string[], period: ReconciliationPeriod): Promise<Map<string, FoldedStream>> {
-  const found = new Map<string, FoldedStream>(streamIds.map(id => [id, { open: {}, close: {}, events: 0, between: [] }]));
+async function foldStreams(
+  sources: PeriodSources,
+  streamIds: string[],
+  period: ReconciliationPeriod,
+): Promise<Map<string, FoldedStream>> {
+  const found = new Map<string, FoldedStream>(
+    streamIds.map(id => [id, { open: {}, close: {}, events: 0, between: [] }]),
+  );
   if (sources.store.kind === 'postgres') {
-    const r = await query<{ balances: { stream_id: string; account: string; open: number | null; close: number }[]; streams: { stream_id: string; events: number }[]; between: (StoredLedgerEvent & { stream_id: string })[] }>(
+    const r = await query<{
+      balances: { stream_id: string; account: string; open: number | null; close: number }[];
+      streams: { stream_id: string; events: number }[];
+      between: (StoredLedgerEvent & { stream_id: string })[];
+    }>(
       sources.pool,
       'ReconcileFoldLedgers',
       `with ev as materialized (
@@ -164,7 +210,12 @@ async function foldStreams(sources: PeriodSources, streamIds: string[], period: 
   }
   const foldOne = async (streamId: string) => {
     const f = found.get(streamId)!;
-    const [open, close] = await foldPostingsAtBounds<StoredLedgerEvent & { data: { postings: Posting[] } }>(sources.store, streamId, [period.startsAt, period.endsAt], event => f.between.push(event));
+    const [open, close] = await foldPostingsAtBounds<StoredLedgerEvent & { data: { postings: Posting[] } }>(
+      sources.store,
+      streamId,
+      [period.startsAt, period.endsAt],
+      event => f.between.push(event),
+    );
     Object.assign(f, { open: open!.balances, close: close!.balances, events: close!.revision + 1 });
   };
   for (let i = 0; i < streamIds.length; i += folding) await Promise.all(streamIds.slice(i, i + folding).map(foldOne));
@@ -173,11 +224,16 @@ async function foldStreams(sources: PeriodSources, streamIds: string[], period: 
 
 /** The merchants with a ledger: the event store's gateway streams (PostgreSQL) and the read model's, so neither hides one. */
 async function merchantIds(sources: PeriodSources): Promise<string[]> {
-  const fromStore = sources.store.kind === 'postgres'
-    ? `select substr(stream_id, 9) as id from es_streams where stream_id like 'gateway-%' and not deleted
+  const fromStore =
+    sources.store.kind === 'postgres'
+      ? `select substr(stream_id, 9) as id from es_streams where stream_id like 'gateway-%' and not deleted
          and substr(stream_id, 9) ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' union `
-    : '';
-  const r = await query<{ id: string }>(sources.pool, 'ReconcileLedgerMerchants', `${fromStore}select merchant_id::text as id from gateway_balances order by 1`);
+      : '';
+  const r = await query<{ id: string }>(
+    sources.pool,
+    'ReconcileLedgerMerchants',
+    `${fromStore}select merchant_id::text as id from gateway_balances order by 1`,
+  );
   return r.rows.map(row => row.id).filter(id => z.uuid().safeParse(id).success);
 }
 
@@ -192,15 +248,20 @@ export async function periodBalances(sources: PeriodSources, period: Reconciliat
   const merchants: MerchantPeriod[] = [];
   const payouts: Payout[] = [];
   const addBounds = (open: Record<string, number>, close: Record<string, number>) => {
-    for (const [into, balances] of [[holdingOpening, open], [holdingClosing, close]] as const) {
+    for (const [into, balances] of [
+      [holdingOpening, open],
+      [holdingClosing, close],
+    ] as const) {
       for (const [account, balance] of Object.entries(balances)) {
-        if (account.startsWith(holdingPrefix)) into.set(account.slice(holdingPrefix.length), (into.get(account.slice(holdingPrefix.length)) ?? 0) + balance);
+        if (account.startsWith(holdingPrefix))
+          into.set(account.slice(holdingPrefix.length), (into.get(account.slice(holdingPrefix.length)) ?? 0) + balance);
       }
     }
   };
   const folded = await foldStreams(sources, [suspenseStream, ...ids.map(gatewayLedgerStream)], period);
   const suspense = folded.get(suspenseStream)!;
-  for (const event of suspense.between) if (Array.isArray(event.data.postings)) addHoldingMovements(event.data.postings, holdings);
+  for (const event of suspense.between)
+    if (Array.isArray(event.data.postings)) addHoldingMovements(event.data.postings, holdings);
   addBounds(suspense.open, suspense.close);
   for (const merchantId of ids) {
     const { open, close, events, between } = folded.get(gatewayLedgerStream(merchantId))!;
@@ -211,7 +272,10 @@ export async function periodBalances(sources: PeriodSources, period: Reconciliat
     const opening = balancesOf(open, merchantId);
     const closing = balancesOf(close, merchantId);
     const expected = expectedClosing(opening, movements);
-    const consistent = expected.pending === closing.pending && expected.settled === closing.settled && expected.onHold === closing.onHold;
+    const consistent =
+      expected.pending === closing.pending &&
+      expected.settled === closing.settled &&
+      expected.onHold === closing.onHold;
     merchants.push({ merchantId, opening, movements, closing, consistent, readModel: null, differences: [] });
   }
   merchants.sort((a, b) => a.merchantId.localeCompare(b.merchantId));
@@ -238,7 +302,8 @@ export async function periodBalances(sources: PeriodSources, period: Reconciliat
  */
 async function tieToProviders(db: Queryable, holdings: HoldingAccountPeriod[]) {
   const r = await query<{ id: string; balance: number | null }>(
-    db, 'ReconcileHoldingProviderBalances',
+    db,
+    'ReconcileHoldingProviderBalances',
     `select a.id::text, a.balance from accounts a where a.id = any($1::uuid[]) or a.id in (select account_id from gateway_holding_accounts)`,
     [holdings.map(h => h.accountId)],
   );
@@ -255,13 +320,24 @@ async function tieToProviders(db: Queryable, holdings: HoldingAccountPeriod[]) {
 async function compareWithReadModel(db: Queryable, merchants: MerchantPeriod[]) {
   const r = await query<{ merchant_id: string; pending: number; settled: number; on_hold: number }>(
     // the table keeps the settled account (available); the API's settled counts what withdrawals hold, as the fold's
-    db, 'ReconcileReadModelBalances', 'select merchant_id::text, pending, settled + on_hold as settled, on_hold from gateway_balances');
+    db,
+    'ReconcileReadModelBalances',
+    'select merchant_id::text, pending, settled + on_hold as settled, on_hold from gateway_balances',
+  );
   const byId = new Map(merchants.map(m => [m.merchantId, m]));
   const zero = (): Balances => ({ pending: 0, settled: 0, onHold: 0 });
   for (const row of r.rows) {
     let m = byId.get(row.merchant_id);
     if (!m) {
-      m = { merchantId: row.merchant_id, opening: zero(), movements: noMovements(), closing: zero(), consistent: true, readModel: null, differences: [] };
+      m = {
+        merchantId: row.merchant_id,
+        opening: zero(),
+        movements: noMovements(),
+        closing: zero(),
+        consistent: true,
+        readModel: null,
+        differences: [],
+      };
       merchants.push(m);
       byId.set(m.merchantId, m);
     }
@@ -270,7 +346,8 @@ async function compareWithReadModel(db: Queryable, merchants: MerchantPeriod[]) 
   for (const m of merchants) {
     m.readModel ??= zero();
     for (const balance of ['pending', 'settled', 'onHold'] as const) {
-      if (m.readModel[balance] !== m.closing[balance]) m.differences.push({ balance, ledger: m.closing[balance], readModel: m.readModel[balance] });
+      if (m.readModel[balance] !== m.closing[balance])
+        m.differences.push({ balance, ledger: m.closing[balance], readModel: m.readModel[balance] });
     }
   }
   merchants.sort((a, b) => a.merchantId.localeCompare(b.merchantId));

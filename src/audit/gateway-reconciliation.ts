@@ -2,7 +2,13 @@ import type pg from 'pg';
 import { isCalendarDate } from '../domain/working-days.ts';
 import { inSnapshot, query, type Queryable } from '../db/pool.ts';
 import { refuse } from '../errors.ts';
-import { periodBalances, type HoldingAccountPeriod, type MerchantPeriod, type Payout, type PeriodSources } from './gateway-period-balances.ts';
+import {
+  periodBalances,
+  type HoldingAccountPeriod,
+  type MerchantPeriod,
+  type Payout,
+  type PeriodSources,
+} from './gateway-period-balances.ts';
 import { listSuspense, type SuspenseRow } from '../projections/gateway-suspense.ts';
 import { unmatchedCredits, type UnmatchedCredit } from '../projections/reconciliation.ts';
 
@@ -21,25 +27,74 @@ export type ReconciliationPeriod = { from: string; to: string; startsAt: Date; e
 
 /** The period from..to (dates YYYY-MM-DD, both included), at most `maxPeriodDays` WIB days; 400 INVALID_PERIOD otherwise. */
 export function reconciliationPeriod(from: string, to: string): ReconciliationPeriod {
-  for (const [path, value] of [['from', from], ['to', to]] as const) {
-    if (!isCalendarDate(value)) throw refuse('INVALID_PERIOD', { message: `${path} must be a date written YYYY-MM-DD`, errors: [{ path, message: 'not a date' }] });
+  for (const [path, value] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
+    if (!isCalendarDate(value))
+      throw refuse('INVALID_PERIOD', {
+        message: `${path} must be a date written YYYY-MM-DD`,
+        errors: [{ path, message: 'not a date' }],
+      });
   }
   const first = Date.parse(`${from}T00:00:00Z`);
   const count = (Date.parse(`${to}T00:00:00Z`) - first) / dayMs + 1;
-  if (count < 1) throw refuse('INVALID_PERIOD', { message: 'from must not be after to', errors: [{ path: 'to', message: 'before from' }] });
-  if (count > maxPeriodDays) throw refuse('INVALID_PERIOD', { message: `The period spans ${count} days; at most ${maxPeriodDays}`, errors: [{ path: 'to', message: 'too far from from' }] });
+  if (count < 1)
+    throw refuse('INVALID_PERIOD', {
+      message: 'from must not be after to',
+      errors: [{ path: 'to', message: 'before from' }],
+    });
+  if (count > maxPeriodDays)
+    throw refuse('INVALID_PERIOD', {
+      message: `The period spans ${count} days; at most ${maxPeriodDays}`,
+      errors: [{ path: 'to', message: 'too far from from' }],
+    });
   const days = Array.from({ length: count }, (_, i) => new Date(first + i * dayMs).toISOString().slice(0, 10));
-  return { from, to, startsAt: new Date(`${from}T00:00:00+07:00`), endsAt: new Date(Date.parse(`${to}T00:00:00+07:00`) + dayMs), days };
+  return {
+    from,
+    to,
+    startsAt: new Date(`${from}T00:00:00+07:00`),
+    endsAt: new Date(Date.parse(`${to}T00:00:00+07:00`) + dayMs),
+    days,
+  };
 }
 
 /** The ledger's account kinds: what the trial balance totals (debit positive, credit negative). */
-export const accountKinds = ['holding', 'pending', 'settled', 'onHold', 'suspense', 'fees', 'payouts', 'other'] as const;
+export const accountKinds = [
+  'holding',
+  'pending',
+  'settled',
+  'onHold',
+  'suspense',
+  'fees',
+  'payouts',
+  'other',
+] as const;
 export type AccountKind = (typeof accountKinds)[number];
 type KindTotals = Record<AccountKind, number>;
 
-export type TrialBalanceDay = { day: string; postings: number; debits: number; credits: number; difference: number } & KindTotals;
-export type UnbalancedEntry = { merchantId: string; streamRevision: number; eventType: string; referenceId: string; day: string; sum: number };
-export type HoldingAccountCredits = { accountId: string; credited: number; completedPayments: number; payments: number; difference: number };
+export type TrialBalanceDay = {
+  day: string;
+  postings: number;
+  debits: number;
+  credits: number;
+  difference: number;
+} & KindTotals;
+export type UnbalancedEntry = {
+  merchantId: string;
+  streamRevision: number;
+  eventType: string;
+  referenceId: string;
+  day: string;
+  sum: number;
+};
+export type HoldingAccountCredits = {
+  accountId: string;
+  credited: number;
+  completedPayments: number;
+  payments: number;
+  difference: number;
+};
 export type PaymentProblem =
   | 'COMPLETED_WITHOUT_CREDIT'
   | 'CREDITED_WITHOUT_COMPLETED_PAYMENT'
@@ -56,19 +111,38 @@ export type PaymentCheck = {
   mutationId: string | null;
 };
 /** the fees the ledger earned against the completed payments' fees and the suspense allocations' fees */
-export type FeesDay = { day: string; earned: number; paymentsFees: number; allocationsFees: number; difference: number };
+export type FeesDay = {
+  day: string;
+  earned: number;
+  paymentsFees: number;
+  allocationsFees: number;
+  difference: number;
+};
 
 export type GatewayReconciliation = {
   period: { from: string; to: string; timeZone: 'Asia/Jakarta'; startsAt: string; endsAt: string };
   /** every check passed (unmatched credits are listed for finance, not a failed check) */
   balanced: boolean;
-  trialBalance: { balanced: boolean; days: TrialBalanceDay[]; total: Omit<TrialBalanceDay, 'day'>; unbalancedEntries: UnbalancedEntry[] };
+  trialBalance: {
+    balanced: boolean;
+    days: TrialBalanceDay[];
+    total: Omit<TrialBalanceDay, 'day'>;
+    unbalancedEntries: UnbalancedEntry[];
+  };
   /**
    * per merchant, folded from the event log: opening (at startsAt), movements, closing (at endsAt), opening + movements =
    * closing checked, and the closing compared with the read model when the period reaches today (else `readModel` null);
    * `folded` false: no event store was given (only the pool), nothing folded
    */
-  merchants: { balanced: boolean; folded: boolean; comparedWithReadModel: boolean; checked: number; inconsistent: number; differing: number; rows: MerchantPeriod[] };
+  merchants: {
+    balanced: boolean;
+    folded: boolean;
+    comparedWithReadModel: boolean;
+    checked: number;
+    inconsistent: number;
+    differing: number;
+    rows: MerchantPeriod[];
+  };
   /**
    * per holding account, from its `holding:<accountId>` postings: opening, credited, paid out, closing; `tied`: every
    * closing equals the provider's synchronised balance (compared when the period reaches today; else null)
@@ -98,7 +172,14 @@ const accountKind = `case when account like 'holding:%' then 'holding' when acco
   else 'other' end`;
 
 async function trialBalance(db: Queryable, period: ReconciliationPeriod) {
-  const sums = await query<{ day: string; kind: AccountKind; postings: number; debits: number; credits: number; net: number }>(
+  const sums = await query<{
+    day: string;
+    kind: AccountKind;
+    postings: number;
+    debits: number;
+    credits: number;
+    net: number;
+  }>(
     db,
     'ReconcileTrialBalance',
     `select day::text, kind, postings, debits, credits, debits - credits as net from (
@@ -117,7 +198,13 @@ async function trialBalance(db: Queryable, period: ReconciliationPeriod) {
      group by merchant_id, stream_revision having sum(amount) <> 0 order by 5, 1, 2 limit 1000`,
     [period.startsAt, period.endsAt],
   );
-  const zero = (): Omit<TrialBalanceDay, 'day'> => ({ postings: 0, debits: 0, credits: 0, difference: 0, ...Object.fromEntries(accountKinds.map(k => [k, 0])) as KindTotals });
+  const zero = (): Omit<TrialBalanceDay, 'day'> => ({
+    postings: 0,
+    debits: 0,
+    credits: 0,
+    difference: 0,
+    ...(Object.fromEntries(accountKinds.map(k => [k, 0])) as KindTotals),
+  });
   const byDay = new Map(period.days.map(day => [day, { day, ...zero() }]));
   const total = zero();
   for (const row of sums.rows) {
@@ -136,7 +223,12 @@ async function trialBalance(db: Queryable, period: ReconciliationPeriod) {
 }
 
 async function holdingCredits(db: Queryable, period: ReconciliationPeriod) {
-  const r = await query<{ accounts: HoldingAccountCredits[]; fee_days: { day: string; fees: number }[]; problems: PaymentCheck[]; problem_count: number }>(
+  const r = await query<{
+    accounts: HoldingAccountCredits[];
+    fee_days: { day: string; fees: number }[];
+    problems: PaymentCheck[];
+    problem_count: number;
+  }>(
     db,
     'ReconcileHoldingCredits',
     `with credited as (
@@ -180,12 +272,24 @@ async function holdingCredits(db: Queryable, period: ReconciliationPeriod) {
     [period.startsAt, period.endsAt],
   );
   const { accounts, fee_days, problems, problem_count } = r.rows[0]!;
-  const total = accounts.reduce((t, a) => ({
-    credited: t.credited + a.credited, completedPayments: t.completedPayments + a.completedPayments, payments: t.payments + a.payments,
-    difference: t.difference + a.difference,
-  }), { credited: 0, completedPayments: 0, payments: 0, difference: 0 });
+  const total = accounts.reduce(
+    (t, a) => ({
+      credited: t.credited + a.credited,
+      completedPayments: t.completedPayments + a.completedPayments,
+      payments: t.payments + a.payments,
+      difference: t.difference + a.difference,
+    }),
+    { credited: 0, completedPayments: 0, payments: 0, difference: 0 },
+  );
   const balanced = problem_count === 0 && accounts.every(a => a.difference === 0);
-  return { balanced, accounts, total, problems, problemCount: problem_count, paymentsFees: new Map(fee_days.map(d => [d.day, d.fees])) };
+  return {
+    balanced,
+    accounts,
+    total,
+    problems,
+    problemCount: problem_count,
+    paymentsFees: new Map(fee_days.map(d => [d.day, d.fees])),
+  };
 }
 
 export type ReconciliationSources = PeriodSources & { pool: pg.Pool };
@@ -194,50 +298,91 @@ export type ReconciliationSources = PeriodSources & { pool: pg.Pool };
  * Runs the read models' checks in one snapshot (a projection writing meanwhile cannot make a false difference), then folds
  * the merchants' ledgers to the bounds. A bare pool (a caller without the event store) folds nothing and says so.
  */
-export async function gatewayReconciliation(sources: ReconciliationSources | pg.Pool, period: ReconciliationPeriod): Promise<GatewayReconciliation> {
+export async function gatewayReconciliation(
+  sources: ReconciliationSources | pg.Pool,
+  period: ReconciliationPeriod,
+): Promise<GatewayReconciliation> {
   const pool = 'store' in sources ? sources.pool : sources;
-  const { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees } = await inSnapshot(pool, async client => {
-    // the aggregates hash a row per payment and per entry: in memory rather than spilled to disk in batches
-    await client.query(`set local work_mem = '64MB'`);
-    const trial = await trialBalance(client, period);
-    const { paymentsFees, ...credits } = await holdingCredits(client, period);
-    const unmatched = await unmatchedCredits(client, { from: period.startsAt, to: period.endsAt, holding: true });
-    const suspenseItems = await listSuspense(client, { from: period.startsAt, to: period.endsAt });
-    const allocated = await query<{ day: string; fees: number }>(
-      client, 'ReconcileAllocationFees',
-      `select ${wibDayOf('resolved_at')}::text as day, sum(fee)::bigint as fees from gateway_suspense
+  const { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees } = await inSnapshot(
+    pool,
+    async client => {
+      // the aggregates hash a row per payment and per entry: in memory rather than spilled to disk in batches
+      await client.query(`set local work_mem = '64MB'`);
+      const trial = await trialBalance(client, period);
+      const { paymentsFees, ...credits } = await holdingCredits(client, period);
+      const unmatched = await unmatchedCredits(client, { from: period.startsAt, to: period.endsAt, holding: true });
+      const suspenseItems = await listSuspense(client, { from: period.startsAt, to: period.endsAt });
+      const allocated = await query<{ day: string; fees: number }>(
+        client,
+        'ReconcileAllocationFees',
+        `select ${wibDayOf('resolved_at')}::text as day, sum(fee)::bigint as fees from gateway_suspense
        where status = 'ALLOCATED' and resolved_at >= $1 and resolved_at < $2 group by 1`,
-      [period.startsAt, period.endsAt],
-    );
-    const allocationsFees = new Map(allocated.rows.map(r => [r.day, r.fees]));
-    return { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees };
-  });
-  const folded = 'store' in sources ? await periodBalances(sources, period) : { comparedWithReadModel: false, merchants: [], holdingAccounts: [], payouts: [] };
+        [period.startsAt, period.endsAt],
+      );
+      const allocationsFees = new Map(allocated.rows.map(r => [r.day, r.fees]));
+      return { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees };
+    },
+  );
+  const folded =
+    'store' in sources
+      ? await periodBalances(sources, period)
+      : { comparedWithReadModel: false, merchants: [], holdingAccounts: [], payouts: [] };
   const inconsistent = folded.merchants.filter(m => !m.consistent).length;
   const differing = folded.merchants.filter(m => m.differences.length > 0).length;
   const merchants = {
-    balanced: inconsistent === 0 && differing === 0, folded: 'store' in sources, comparedWithReadModel: folded.comparedWithReadModel,
-    checked: folded.merchants.length, inconsistent, differing, rows: folded.merchants,
+    balanced: inconsistent === 0 && differing === 0,
+    folded: 'store' in sources,
+    comparedWithReadModel: folded.comparedWithReadModel,
+    checked: folded.merchants.length,
+    inconsistent,
+    differing,
+    rows: folded.merchants,
   };
   const holdingAccounts = {
     balanced: folded.holdingAccounts.every(h => h.consistent),
-    tied: folded.comparedWithReadModel ? folded.holdingAccounts.every(h => h.difference === null || h.difference === 0) : null,
+    tied: folded.comparedWithReadModel
+      ? folded.holdingAccounts.every(h => h.difference === null || h.difference === 0)
+      : null,
     accounts: folded.holdingAccounts,
   };
-  const total = (status: SuspenseRow['status']) => suspenseItems.filter(i => i.status === status).reduce((sum, i) => sum + i.amount, 0);
-  const suspense = { open: total('OPEN'), allocated: total('ALLOCATED'), refunded: total('REFUNDED'), items: suspenseItems };
+  const total = (status: SuspenseRow['status']) =>
+    suspenseItems.filter(i => i.status === status).reduce((sum, i) => sum + i.amount, 0);
+  const suspense = {
+    open: total('OPEN'),
+    allocated: total('ALLOCATED'),
+    refunded: total('REFUNDED'),
+    items: suspenseItems,
+  };
   const feeDays = trial.days.map(d => {
     const earned = -d.fees;
     const fromPayments = paymentsFees.get(d.day) ?? 0;
     const fromAllocations = allocationsFees.get(d.day) ?? 0;
-    return { day: d.day, earned, paymentsFees: fromPayments, allocationsFees: fromAllocations, difference: earned - fromPayments - fromAllocations };
+    return {
+      day: d.day,
+      earned,
+      paymentsFees: fromPayments,
+      allocationsFees: fromAllocations,
+      difference: earned - fromPayments - fromAllocations,
+    };
   });
-  const feeTotal = feeDays.reduce((t, d) => ({
-    earned: t.earned + d.earned, paymentsFees: t.paymentsFees + d.paymentsFees, allocationsFees: t.allocationsFees + d.allocationsFees, difference: t.difference + d.difference,
-  }), { earned: 0, paymentsFees: 0, allocationsFees: 0, difference: 0 });
+  const feeTotal = feeDays.reduce(
+    (t, d) => ({
+      earned: t.earned + d.earned,
+      paymentsFees: t.paymentsFees + d.paymentsFees,
+      allocationsFees: t.allocationsFees + d.allocationsFees,
+      difference: t.difference + d.difference,
+    }),
+    { earned: 0, paymentsFees: 0, allocationsFees: 0, difference: 0 },
+  );
   const fees = { balanced: feeDays.every(d => d.difference === 0), days: feeDays, total: feeTotal };
   return {
-    period: { from: period.from, to: period.to, timeZone: 'Asia/Jakarta', startsAt: period.startsAt.toISOString(), endsAt: period.endsAt.toISOString() },
+    period: {
+      from: period.from,
+      to: period.to,
+      timeZone: 'Asia/Jakarta',
+      startsAt: period.startsAt.toISOString(),
+      endsAt: period.endsAt.toISOString(),
+    },
     balanced: trial.balanced && merchants.balanced && holdingAccounts.balanced && credits.balanced && fees.balanced,
     trialBalance: trial,
     merchants,

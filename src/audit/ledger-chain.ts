@@ -26,12 +26,25 @@ export const chainState = z.object({
 });
 export type ChainState = z.infer<typeof chainState>;
 
-export const emptyChain: ChainState = { seq: 0, prev: genesisHash, from: 0, events: 0, frontier: [], day: null, since: null, lastPosition: null };
+export const emptyChain: ChainState = {
+  seq: 0,
+  prev: genesisHash,
+  from: 0,
+  events: 0,
+  frontier: [],
+  day: null,
+  since: null,
+  lastPosition: null,
+};
 
 export type ChainSigner = { keyId: string; sign(text: string): string };
 
 /** The signed checkpoint of the pending events, and the state after it (nothing pending); null when nothing is pending. */
-export function cutCheckpoint(state: ChainState, now: Date, signer: ChainSigner): { state: ChainState; checkpoint: LedgerCheckpoint } | null {
+export function cutCheckpoint(
+  state: ChainState,
+  now: Date,
+  signer: ChainSigner,
+): { state: ChainState; checkpoint: LedgerCheckpoint } | null {
   if (state.events === 0) return null;
   const checkpoint = signCheckpoint(
     {
@@ -48,7 +61,16 @@ export function cutCheckpoint(state: ChainState, now: Date, signer: ChainSigner)
     },
     signer,
   );
-  const next = { ...state, seq: state.seq + 1, prev: checkpointHash(checkpoint), from: checkpoint.to, events: 0, frontier: [], since: null, lastPosition: null };
+  const next = {
+    ...state,
+    seq: state.seq + 1,
+    prev: checkpointHash(checkpoint),
+    from: checkpoint.to,
+    events: 0,
+    frontier: [],
+    since: null,
+    lastPosition: null,
+  };
   return { state: next, checkpoint };
 }
 
@@ -60,7 +82,12 @@ export const checkpointDue = (state: ChainState, now: Date): boolean =>
  * Takes a batch of the log in: the first event of a later WIB day first cuts a checkpoint of the day before (so a day's
  * end is a checkpoint's end, as the daily digest closes it), and the batch ends with a cut if the pending events are due.
  */
-export function takeEvents(state: ChainState, events: RecordedEvent[], now: Date, signer: ChainSigner): { state: ChainState; checkpoints: LedgerCheckpoint[] } {
+export function takeEvents(
+  state: ChainState,
+  events: RecordedEvent[],
+  now: Date,
+  signer: ChainSigner,
+): { state: ChainState; checkpoints: LedgerCheckpoint[] } {
   const runs: LeafRun[] = [];
   const hashes = Buffer.alloc(32 * events.length);
   events.forEach((e, i) => {
@@ -76,7 +103,12 @@ export function takeEvents(state: ChainState, events: RecordedEvent[], now: Date
 }
 
 /** The same, for events already hashed (src/audit/log-leaves.ts): their leaf hashes, in runs of one WIB date each. */
-export function takeLeaves(state: ChainState, leaves: PageLeaves, now: Date, signer: ChainSigner): { state: ChainState; checkpoints: LedgerCheckpoint[] } {
+export function takeLeaves(
+  state: ChainState,
+  leaves: PageLeaves,
+  now: Date,
+  signer: ChainSigner,
+): { state: ChainState; checkpoints: LedgerCheckpoint[] } {
   const checkpoints: LedgerCheckpoint[] = [];
   let s = state;
   let frontier = frontierBytes(s.frontier);
@@ -93,7 +125,13 @@ export function takeLeaves(state: ChainState, leaves: PageLeaves, now: Date, sig
       }
     }
     for (let i = 0; i < run.count; i++, offset += 32) pushLeafBytes(frontier, leaves.hashes, offset);
-    s = { ...s, day, events: s.events + run.count, since: s.since ?? now.toISOString(), lastPosition: run.lastPosition };
+    s = {
+      ...s,
+      day,
+      events: s.events + run.count,
+      since: s.since ?? now.toISOString(),
+      lastPosition: run.lastPosition,
+    };
   }
   s = { ...s, frontier: frontierText(frontier) };
   if (checkpointDue(s, now)) {

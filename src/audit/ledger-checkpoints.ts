@@ -8,7 +8,16 @@ import { readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
 import { comparePositions, type EventStore, type Position } from '../store/event-store.ts';
 import type { SubscriberHealth } from '../store/subscriber.ts';
 import { syncCheckpointFile } from './checkpoint-file.ts';
-import { chainState, checkpointDue, checkpointEveryMs, cutCheckpoint, emptyChain, takeLeaves, type ChainSigner, type ChainState } from './ledger-chain.ts';
+import {
+  chainState,
+  checkpointDue,
+  checkpointEveryMs,
+  cutCheckpoint,
+  emptyChain,
+  takeLeaves,
+  type ChainSigner,
+  type ChainState,
+} from './ledger-chain.ts';
 import { ledgerCheckpoint, type LedgerCheckpoint } from './ledger-format.ts';
 import { leafHasher } from './leaf-hashing.ts';
 import { readLogPage, type PageLeaves, type LogPage } from './log-leaves.ts';
@@ -57,19 +66,40 @@ const tickMs = 1000;
 
 /** A checkpoint as its JSON line: the keys in the format's order. */
 export const checkpointLine = (c: LedgerCheckpoint): string =>
-  JSON.stringify({ v: c.v, seq: c.seq, from: c.from, to: c.to, events: c.events, root: c.root, prev: c.prev, at: c.at, lastPosition: c.lastPosition, keyId: c.keyId, signature: c.signature });
+  JSON.stringify({
+    v: c.v,
+    seq: c.seq,
+    from: c.from,
+    to: c.to,
+    events: c.events,
+    root: c.root,
+    prev: c.prev,
+    at: c.at,
+    lastPosition: c.lastPosition,
+    keyId: c.keyId,
+    signature: c.signature,
+  });
 
 /** Every stored checkpoint, in seq order (an older database without the table has none). */
 export async function listLedgerCheckpoints(db: Queryable): Promise<LedgerCheckpoint[]> {
   if (!(await ledgerTableExists(db))) return [];
-  const r = await query<{ checkpoint: unknown }>(db, 'ListLedgerCheckpoints', 'select checkpoint from ledger_checkpoints order by seq');
+  const r = await query<{ checkpoint: unknown }>(
+    db,
+    'ListLedgerCheckpoints',
+    'select checkpoint from ledger_checkpoints order by seq',
+  );
   return r.rows.map(row => ledgerCheckpoint.parse(row.checkpoint));
 }
 
 /** The newest `n` stored checkpoints, oldest first. */
 export async function newestLedgerCheckpoints(db: Queryable, n: number): Promise<LedgerCheckpoint[]> {
   if (!(await ledgerTableExists(db))) return [];
-  const r = await query<{ checkpoint: unknown }>(db, 'NewestLedgerCheckpoints', 'select checkpoint from ledger_checkpoints order by seq desc limit $1', [n]);
+  const r = await query<{ checkpoint: unknown }>(
+    db,
+    'NewestLedgerCheckpoints',
+    'select checkpoint from ledger_checkpoints order by seq desc limit $1',
+    [n],
+  );
   return r.rows.map(row => ledgerCheckpoint.parse(row.checkpoint)).reverse();
 }
 
@@ -79,12 +109,20 @@ export async function latestLedgerCheckpoint(db: Queryable): Promise<LedgerCheck
 }
 
 async function ledgerTableExists(db: Queryable): Promise<boolean> {
-  const r = await query<{ exists: boolean }>(db, 'LedgerTableExists', `select to_regclass('ledger_checkpoints') is not null as exists`);
+  const r = await query<{ exists: boolean }>(
+    db,
+    'LedgerTableExists',
+    `select to_regclass('ledger_checkpoints') is not null as exists`,
+  );
   return r.rows[0]!.exists;
 }
 
 async function lockedState(tx: pg.PoolClient): Promise<ChainState> {
-  const r = await query<{ state: unknown }>(tx, 'LockLedgerChainState', 'select state from ledger_chain_state where id for update');
+  const r = await query<{ state: unknown }>(
+    tx,
+    'LockLedgerChainState',
+    'select state from ledger_chain_state where id for update',
+  );
   return r.rows[0] ? chainState.parse(r.rows[0].state) : emptyChain;
 }
 
@@ -161,7 +199,12 @@ export class LedgerCheckpoints {
     let locked: boolean;
     try {
       // the lock a Subscriber of this name takes: an instance of an older version stands by for this one, and back
-      const r = await query<{ locked: boolean }>(client, 'TrySubscriberLock', `select pg_try_advisory_lock(hashtextextended('subscriber:' || $1, 0)) as locked`, [subscriberName]);
+      const r = await query<{ locked: boolean }>(
+        client,
+        'TrySubscriberLock',
+        `select pg_try_advisory_lock(hashtextextended('subscriber:' || $1, 0)) as locked`,
+        [subscriberName],
+      );
       locked = r.rows[0]!.locked;
     } catch (err) {
       client.release(true);
@@ -237,7 +280,8 @@ export class LedgerCheckpoints {
     const { state, checkpoints } = await inTransaction(this.deps.pool, async tx => {
       const before = await lockedState(tx);
       // only this leader moves the position; a leader that lost its lock unnoticed must not chain a range twice
-      if (comparePositions(await readCheckpoint(tx, subscriberName), after) !== 0) throw new Error('ledger checkpoints: another instance chained this range');
+      if (comparePositions(await readCheckpoint(tx, subscriberName), after) !== 0)
+        throw new Error('ledger checkpoints: another instance chained this range');
       const taken = takeLeaves(before, leaves, this.deps.clock.now(), this.signer);
       // a page without a checkpoint is made again from the log after a crash; one with a checkpoint must be on disk
       // before its line is written to the file
@@ -256,9 +300,15 @@ export class LedgerCheckpoints {
   private fail(err: unknown): void {
     const previous = this.failure;
     const attempts = previous ? previous.attempts + 1 : 1;
-    this.failure = { state: 'waiting', error: err instanceof Error ? err.message : String(err), since: previous?.since ?? new Date(), attempts };
+    this.failure = {
+      state: 'waiting',
+      error: err instanceof Error ? err.message : String(err),
+      since: previous?.since ?? new Date(),
+      attempts,
+    };
     if (attempts === 1) {
-      if (isDatabaseUnavailable(err)) this.deps.log.debug({ subscriber: subscriberName }, 'ledger checkpoints wait for the database');
+      if (isDatabaseUnavailable(err))
+        this.deps.log.debug({ subscriber: subscriberName }, 'ledger checkpoints wait for the database');
       else this.deps.log.warn({ err, subscriber: subscriberName }, 'ledger checkpoints failed; reading again shortly');
     }
     this.progress.emit('progress');
@@ -266,10 +316,13 @@ export class LedgerCheckpoints {
     this.retrying = true;
     void this.release().then(() => {
       if (this.stopped) return;
-      this.standbyTimer = setTimeout(() => {
-        this.retrying = false;
-        void this.tryToLead().catch(e => this.fail(e));
-      }, Math.min(1000 * 2 ** (attempts - 1), 5000));
+      this.standbyTimer = setTimeout(
+        () => {
+          this.retrying = false;
+          void this.tryToLead().catch(e => this.fail(e));
+        },
+        Math.min(1000 * 2 ** (attempts - 1), 5000),
+      );
     });
   }
 
@@ -284,7 +337,10 @@ export class LedgerCheckpoints {
     this.resumeNow();
     if (client) {
       client.off('error', this.lockLost);
-      const unlocked = await query(client, 'ReleaseSubscriberLock', 'select pg_advisory_unlock_all()').then(() => true, () => false);
+      const unlocked = await query(client, 'ReleaseSubscriberLock', 'select pg_advisory_unlock_all()').then(
+        () => true,
+        () => false,
+      );
       client.release(!unlocked); // a connection that cannot unlock is broken: closing it frees the lock too
     }
     await this.following;
@@ -299,7 +355,11 @@ export class LedgerCheckpoints {
     const now = this.deps.clock.now();
     // the hint may lag a commit of the other path by a moment: every tenth look goes to the database anyway
     if (++this.looks % 10 === 0) this.pendingSince = undefined;
-    if (this.pendingSince === null || (this.pendingSince !== undefined && now.getTime() - this.pendingSince < checkpointEveryMs)) return null;
+    if (
+      this.pendingSince === null ||
+      (this.pendingSince !== undefined && now.getTime() - this.pendingSince < checkpointEveryMs)
+    )
+      return null;
     const { state, checkpoint } = await inTransaction(this.deps.pool, async tx => {
       const pending = await lockedState(tx);
       if (!checkpointDue(pending, now)) return { state: pending, checkpoint: null };
@@ -318,7 +378,10 @@ export class LedgerCheckpoints {
     try {
       await this.deps.published?.(checkpoints);
     } catch (err) {
-      this.deps.log.error({ err, seq: checkpoints.map(c => c.seq) }, 'ledger checkpoints: sending them on failed; the next start sends the newest again');
+      this.deps.log.error(
+        { err, seq: checkpoints.map(c => c.seq) },
+        'ledger checkpoints: sending them on failed; the next start sends the newest again',
+      );
     }
   }
 
@@ -334,16 +397,26 @@ export class LedgerCheckpoints {
   async start(): Promise<void> {
     // under the migrations' lock, as every start-up DDL (applied by the service's start already: one read then)
     await migrate(this.deps.pool, [checkpointMigration, ledgerCheckpointsMigration]);
-    await query(this.deps.pool, 'CreateLedgerChainState', 'insert into ledger_chain_state (state) values ($1) on conflict do nothing', [JSON.stringify(emptyChain)]);
+    await query(
+      this.deps.pool,
+      'CreateLedgerChainState',
+      'insert into ledger_chain_state (state) values ($1) on conflict do nothing',
+      [JSON.stringify(emptyChain)],
+    );
     // lines and sends a crash kept from leaving after their commit
     await this.writeFile();
     const newest = this.deps.published ? await newestLedgerCheckpoints(this.deps.pool, republishedOnStart) : [];
-    if (this.deps.published && newest.length > 0) await this.deps.published(newest).catch(err => this.deps.log.error({ err }, 'ledger checkpoints: sending the newest again failed'));
+    if (this.deps.published && newest.length > 0)
+      await this.deps
+        .published(newest)
+        .catch(err => this.deps.log.error({ err }, 'ledger checkpoints: sending the newest again failed'));
     this.stopped = false;
     this.retrying = false;
     await this.tryToLead();
     this.timer = setInterval(() => {
-      this.ticking = this.ticking.then(() => this.cutIfDue()).catch(err => this.deps.log.warn({ err }, 'ledger checkpoints: the minute checkpoint failed; trying again'));
+      this.ticking = this.ticking
+        .then(() => this.cutIfDue())
+        .catch(err => this.deps.log.warn({ err }, 'ledger checkpoints: the minute checkpoint failed; trying again'));
     }, tickMs);
     this.timer.unref();
   }
@@ -395,6 +468,11 @@ export class LedgerCheckpoints {
   }
 
   health(): { subscriber: string; health: SubscriberHealth }[] {
-    return [{ subscriber: subscriberName, health: this.failure ?? (this.leading ? { state: 'leading' } : { state: 'standby' }) }];
+    return [
+      {
+        subscriber: subscriberName,
+        health: this.failure ?? (this.leading ? { state: 'leading' } : { state: 'standby' }),
+      },
+    ];
   }
 }

@@ -30,12 +30,21 @@ export function committed(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(committed);
   if (value === null || typeof value !== 'object') return value;
   if (isSealed(value)) return commitment(value);
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, committedFields.has(k) ? commitment(v) : committed(v)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, committedFields.has(k) ? commitment(v) : committed(v)]),
+  );
 }
 
 /** An event's leaf, version 2: as stored (not upcast), its secrets committed; its position in the log is not in it, its order is. */
 export const eventLeafV2 = (e: RecordedEvent): string =>
-  canonicalJson({ streamId: e.streamId, revision: e.revision, type: e.type, version: e.version, data: committed(e.data), metadata: e.metadata });
+  canonicalJson({
+    streamId: e.streamId,
+    revision: e.revision,
+    type: e.type,
+    version: e.version,
+    data: committed(e.data),
+    metadata: e.metadata,
+  });
 
 /** The prev of the first checkpoint. */
 export const genesisHash = '0'.repeat(64);

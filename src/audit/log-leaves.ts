@@ -17,7 +17,15 @@ export type PageLeaves = { hashes: Uint8Array; runs: LeafRun[] };
  */
 export type LogPage = { text: string; count: number; last: Position | null };
 
-type PageEntry = [streamId: string, revision: number, type: string, version: number, data: Record<string, unknown>, metadata: EventMetadata, position: string];
+type PageEntry = [
+  streamId: string,
+  revision: number,
+  type: string,
+  version: number,
+  data: Record<string, unknown>,
+  metadata: EventMetadata,
+  position: string,
+];
 
 /**
  * The leaves (v2) of a page's events, parsed and hashed where this runs (the hashing thread for a large page).
@@ -44,13 +52,21 @@ export function pageLeaves(text: string): PageLeaves {
  * comes as one JSON text built by the server, each event's data and metadata in it as stored: the event loop receives
  * one value, and the page is parsed once, where it is hashed. Another store's events are written back to JSON text.
  */
-export async function readLogPage(deps: { store: EventStore; pool: Queryable }, after: Position, maxCount: number): Promise<LogPage> {
+export async function readLogPage(
+  deps: { store: EventStore; pool: Queryable },
+  after: Position,
+  maxCount: number,
+): Promise<LogPage> {
   if (deps.store.kind !== 'postgres') {
     // the whole log where the adapter reads it (deleted streams' events included), else "all"
-    const store = deps.store as EventStore & { readLog?: (after: Position, maxCount: number) => Promise<RecordedEvent[]> };
+    const store = deps.store as EventStore & {
+      readLog?: (after: Position, maxCount: number) => Promise<RecordedEvent[]>;
+    };
     const events = await (store.readLog ? store.readLog(after, maxCount) : store.readAll(after, maxCount));
     return {
-      text: JSON.stringify(events.map(e => [e.streamId, e.revision, e.type, e.version, e.data, e.metadata, positionText(e.position)])),
+      text: JSON.stringify(
+        events.map(e => [e.streamId, e.revision, e.type, e.version, e.data, e.metadata, positionText(e.position)]),
+      ),
       count: events.length,
       last: events.at(-1)?.position ?? null,
     };

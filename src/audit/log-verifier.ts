@@ -1,9 +1,23 @@
 import { comparePositions, type Position, type RecordedEvent } from '../store/event-store.ts';
-import { checkpointHash, checkpointSignatureValid, eventLeafV2, genesisHash, type LedgerCheckpoint } from './ledger-format.ts';
+import {
+  checkpointHash,
+  checkpointSignatureValid,
+  eventLeafV2,
+  genesisHash,
+  type LedgerCheckpoint,
+} from './ledger-format.ts';
 import { appendLeaf, leafHash, rootOf, type Frontier } from './merkle.ts';
 
 /** Something found: where (a label and the log index it starts at, for ordering) and what. */
-export type LogProblem = { at: string; index: number; problem: string; seq?: number; streamId?: string; revision?: number; day?: string };
+export type LogProblem = {
+  at: string;
+  index: number;
+  problem: string;
+  seq?: number;
+  streamId?: string;
+  revision?: number;
+  day?: string;
+};
 
 /** A checkpoint kept outside the database, and who kept it (the auditor's file, the service's file). */
 export type KeptCheckpoint = { checkpoint: LedgerCheckpoint; source: string };
@@ -15,7 +29,8 @@ const parsePosition = (text: string): Position | null => {
   return m ? { commit: BigInt(m[1]!), prepare: BigInt(m[2]!) } : null;
 };
 
-const eventLabel = (index: number, e: Pick<RecordedEvent, 'streamId' | 'revision'>) => `event ${index} (${e.streamId}@${e.revision})`;
+const eventLabel = (index: number, e: Pick<RecordedEvent, 'streamId' | 'revision'>) =>
+  `event ${index} (${e.streamId}@${e.revision})`;
 
 /**
  * The chain recomputed from the log, one event at a time (a million events never held): every stored checkpoint's
@@ -70,13 +85,28 @@ export class LogVerifier {
     for (const [i, c] of this.stored.entries()) {
       const at = `checkpoint ${c.seq}`;
       const base = { at, index: c.from, seq: c.seq };
-      if (c.seq !== i) this.found({ ...base, problem: `checkpoint ${i} is missing: the rows go from ${before ? before.seq : 'none'} to ${c.seq}` });
-      if (!checkpointSignatureValid(c, this.publicKey)) this.found({ ...base, problem: 'the signature does not verify with the key given: the checkpoint was rewritten or signed by another key' });
-      if (c.events !== c.to - c.from) this.found({ ...base, problem: `events ${c.events} but [${c.from}, ${c.to}) holds ${c.to - c.from}` });
+      if (c.seq !== i)
+        this.found({
+          ...base,
+          problem: `checkpoint ${i} is missing: the rows go from ${before ? before.seq : 'none'} to ${c.seq}`,
+        });
+      if (!checkpointSignatureValid(c, this.publicKey))
+        this.found({
+          ...base,
+          problem:
+            'the signature does not verify with the key given: the checkpoint was rewritten or signed by another key',
+        });
+      if (c.events !== c.to - c.from)
+        this.found({ ...base, problem: `events ${c.events} but [${c.from}, ${c.to}) holds ${c.to - c.from}` });
       const expectedFrom = before ? before.to : 0;
-      if (c.from !== expectedFrom) this.found({ ...base, problem: `starts at event ${c.from}, the checkpoint before ends at ${expectedFrom}` });
+      if (c.from !== expectedFrom)
+        this.found({ ...base, problem: `starts at event ${c.from}, the checkpoint before ends at ${expectedFrom}` });
       const expectedPrev = before ? checkpointHash(before) : genesisHash;
-      if (c.prev !== expectedPrev) this.found({ ...base, problem: `prev ${c.prev.slice(0, 16)}… is not the hash of checkpoint ${before ? before.seq : '(none: genesis)'}: the chain is broken` });
+      if (c.prev !== expectedPrev)
+        this.found({
+          ...base,
+          problem: `prev ${c.prev.slice(0, 16)}… is not the hash of checkpoint ${before ? before.seq : '(none: genesis)'}: the chain is broken`,
+        });
       before = c;
     }
   }
@@ -98,7 +128,8 @@ export class LogVerifier {
     }
     this.checkRevision(i, e);
     // which stored checkpoint's positions the event falls in: only to say, of a root that differs, how
-    while (this.bound < this.bounds.length && comparePositions(e.position, this.bounds[this.bound]!.position) > 0) this.bound++;
+    while (this.bound < this.bounds.length && comparePositions(e.position, this.bounds[this.bound]!.position) > 0)
+      this.bound++;
     if (this.bound < this.bounds.length) this.bounds[this.bound]!.counted++;
   }
 
@@ -106,7 +137,10 @@ export class LogVerifier {
     const last = this.revisions.get(e.streamId);
     const expected = last === undefined ? 0 : last + 1;
     if (e.revision !== expected) {
-      const what = e.revision > expected ? `revision ${e.revision} follows ${last ?? 'nothing'}: events were removed from the stream` : `revision ${e.revision} again or out of order (after ${last}): an event was inserted or reordered`;
+      const what =
+        e.revision > expected
+          ? `revision ${e.revision} follows ${last ?? 'nothing'}: events were removed from the stream`
+          : `revision ${e.revision} again or out of order (after ${last}): an event was inserted or reordered`;
       this.found({ at: eventLabel(i, e), index: i, streamId: e.streamId, revision: e.revision, problem: what });
     }
     this.revisions.set(e.streamId, Math.max(e.revision, last ?? -1));
@@ -120,9 +154,19 @@ export class LogVerifier {
       const range = this.rangeOf(c);
       const at = `checkpoint ${c.seq}`;
       if (c.to > events) {
-        this.found({ at, index: Math.min(c.from, events), seq: c.seq, problem: `covers events [${c.from}, ${c.to}) but the log has ${events}: events were removed` });
+        this.found({
+          at,
+          index: Math.min(c.from, events),
+          seq: c.seq,
+          problem: `covers events [${c.from}, ${c.to}) but the log has ${events}: events were removed`,
+        });
       } else if (range.root !== c.root) {
-        this.found({ at, index: c.from, seq: c.seq, problem: `the root of events [${c.from}, ${c.to}) differs from the signed one: an event in it was changed, inserted, removed or reordered${firstDiffering ? this.countHint(c.seq) : ''}` });
+        this.found({
+          at,
+          index: c.from,
+          seq: c.seq,
+          problem: `the root of events [${c.from}, ${c.to}) differs from the signed one: an event in it was changed, inserted, removed or reordered${firstDiffering ? this.countHint(c.seq) : ''}`,
+        });
         firstDiffering = false;
       }
     }
@@ -150,11 +194,28 @@ export class LogVerifier {
       }
       const row = bySeq.get(k.seq);
       if (!row) this.found({ ...base, problem: 'is not in the database: checkpoint rows were deleted' });
-      else if (checkpointHash(row) !== checkpointHash(k)) this.found({ ...base, problem: 'the stored checkpoint of this seq differs from the kept one: it was rewritten' });
+      else if (checkpointHash(row) !== checkpointHash(k))
+        this.found({
+          ...base,
+          problem: 'the stored checkpoint of this seq differs from the kept one: it was rewritten',
+        });
       const before = bySeq.get(k.seq - 1);
-      if (before && k.seq > 0 && checkpointHash(before) !== k.prev) this.found({ ...base, problem: `its prev is not the hash of the stored checkpoint ${k.seq - 1}: the chain before it was rewritten` });
-      if (k.to > events) this.found({ ...base, index: Math.min(k.from, events), problem: `the log has ${events} events and no longer reaches this checkpoint's end (${k.to}): events were removed from the end` });
-      else if (this.rangeOf(k).root !== k.root) this.found({ ...base, problem: `the root of events [${k.from}, ${k.to}) differs from the kept one: an event in it was changed, inserted, removed or reordered` });
+      if (before && k.seq > 0 && checkpointHash(before) !== k.prev)
+        this.found({
+          ...base,
+          problem: `its prev is not the hash of the stored checkpoint ${k.seq - 1}: the chain before it was rewritten`,
+        });
+      if (k.to > events)
+        this.found({
+          ...base,
+          index: Math.min(k.from, events),
+          problem: `the log has ${events} events and no longer reaches this checkpoint's end (${k.to}): events were removed from the end`,
+        });
+      else if (this.rangeOf(k).root !== k.root)
+        this.found({
+          ...base,
+          problem: `the root of events [${k.from}, ${k.to}) differs from the kept one: an event in it was changed, inserted, removed or reordered`,
+        });
     }
   }
 }

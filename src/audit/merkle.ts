@@ -12,14 +12,17 @@ const sha256 = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat
 
 const leafPrefix = Buffer.from([0]);
 
-export const leafHash = (leaf: string): string => createHash('sha256').update(leafPrefix).update(leaf, 'utf8').digest('hex');
+export const leafHash = (leaf: string): string =>
+  createHash('sha256').update(leafPrefix).update(leaf, 'utf8').digest('hex');
 
 /** The same as 32 bytes. */
-export const leafBytes = (leaf: string): Buffer => createHash('sha256').update(leafPrefix).update(leaf, 'utf8').digest();
+export const leafBytes = (leaf: string): Buffer =>
+  createHash('sha256').update(leafPrefix).update(leaf, 'utf8').digest();
 
 const nodePrefix = Buffer.from([1]);
 
-const nodeHash = (left: string, right: string): string => sha256(nodePrefix, Buffer.from(left, 'hex'), Buffer.from(right, 'hex')).toString('hex');
+const nodeHash = (left: string, right: string): string =>
+  sha256(nodePrefix, Buffer.from(left, 'hex'), Buffer.from(right, 'hex')).toString('hex');
 
 /** The frontier after one more leaf (given as its leaf hash): perfect subtrees of equal size merge, as a binary count carries. */
 export function appendLeaf(frontier: Frontier, hash: string): Frontier {
@@ -35,9 +38,11 @@ export function appendLeaf(frontier: Frontier, hash: string): Frontier {
 /** A frontier as bytes, for taking many leaves in at once: no hex text per hash until it is stored. */
 export type ByteFrontier = { size: number; hash: Buffer }[];
 
-export const frontierBytes = (frontier: Frontier): ByteFrontier => frontier.map(f => ({ size: f.size, hash: Buffer.from(f.hash, 'hex') }));
+export const frontierBytes = (frontier: Frontier): ByteFrontier =>
+  frontier.map(f => ({ size: f.size, hash: Buffer.from(f.hash, 'hex') }));
 
-export const frontierText = (frontier: ByteFrontier): Frontier => frontier.map(f => ({ size: f.size, hash: f.hash.toString('hex') }));
+export const frontierText = (frontier: ByteFrontier): Frontier =>
+  frontier.map(f => ({ size: f.size, hash: f.hash.toString('hex') }));
 
 /** appendLeaf in place over bytes, for a batch of leaves taken in at once: the leaf hash is the 32 bytes of `hashes` from `offset`. */
 export function pushLeafBytes(frontier: ByteFrontier, hashes: Uint8Array, offset: number): void {
@@ -45,7 +50,10 @@ export function pushLeafBytes(frontier: ByteFrontier, hashes: Uint8Array, offset
   while (frontier.length >= 2 && frontier[frontier.length - 1]!.size === frontier[frontier.length - 2]!.size) {
     const right = frontier.pop()!;
     const left = frontier.pop()!;
-    frontier.push({ size: left.size * 2, hash: createHash('sha256').update(nodePrefix).update(left.hash).update(right.hash).digest() });
+    frontier.push({
+      size: left.size * 2,
+      hash: createHash('sha256').update(nodePrefix).update(left.hash).update(right.hash).digest(),
+    });
   }
 }
 
@@ -61,7 +69,9 @@ export function rootOf(frontier: Frontier): string {
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);

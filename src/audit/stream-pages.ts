@@ -6,7 +6,7 @@ const pageSize = 1000;
 
 /** A stream's events in order, a page at a time: a long stream (a busy merchant's ledger) is never held whole. */
 export async function* streamEvents(store: EventStore, streamId: string): AsyncGenerator<RecordedEvent> {
-  for (let from = 0; ; ) {
+  for (let from = 0; ;) {
     const page = await store.readStream(streamId, { fromRevision: from, maxCount: pageSize });
     yield* page;
     if (page.length < pageSize) return;
@@ -20,11 +20,16 @@ export async function* streamEvents(store: EventStore, streamId: string): AsyncG
  * the live chain covers what `verify-log` reads. On PostgreSQL most ranges have none, and cost one probe of the
  * tombstones; EventStoreDB has no such probe, and every range is read again.
  */
-export async function wholeLogUpTo(deps: { store: EventStore; pool: Queryable }, after: Position, last: Position, events: RecordedEvent[]): Promise<RecordedEvent[]> {
+export async function wholeLogUpTo(
+  deps: { store: EventStore; pool: Queryable },
+  after: Position,
+  last: Position,
+  events: RecordedEvent[],
+): Promise<RecordedEvent[]> {
   const { store } = deps;
   if (store.kind === 'postgres' && !(await deletedInRange(deps.pool, after, last))) return events;
   const all: RecordedEvent[] = [];
-  for (let position = after; ; ) {
+  for (let position = after; ;) {
     const page = await store.readLog(position, Math.max(pageSize, events.length + 100));
     for (const e of page) {
       if (comparePositions(e.position, last) > 0) return all;
@@ -54,7 +59,7 @@ async function deletedInRange(db: Queryable, after: Position, last: Position): P
  * at a time: a million events are never held at once.
  */
 export async function* logEvents(store: EventStore, after: Position = START): AsyncGenerator<RecordedEvent> {
-  for (let position = after; ; ) {
+  for (let position = after; ;) {
     const page = await store.readLog(position, pageSize);
     yield* page;
     if (page.length < pageSize) return;
@@ -66,8 +71,17 @@ export async function* logEvents(store: EventStore, after: Position = START): As
  * One page of a stream as auditors read it: up to `limit` events from `fromRevision`, and where the next page starts
  * (null at the end). A stream without events is null (a page past its end is an empty page).
  */
-export async function auditPage(store: EventStore, streamId: string, fromRevision: number, limit: number): Promise<{ events: AuditView[]; nextRevision: number | null } | null> {
+export async function auditPage(
+  store: EventStore,
+  streamId: string,
+  fromRevision: number,
+  limit: number,
+): Promise<{ events: AuditView[]; nextRevision: number | null } | null> {
   const page = await store.readStream(streamId, { fromRevision, maxCount: limit + 1 });
-  if (page.length === 0 && (fromRevision === 0 || (await store.readStream(streamId, { maxCount: 1 })).length === 0)) return null;
-  return { events: page.slice(0, limit).map(auditView), nextRevision: page.length > limit ? page[limit]!.revision : null };
+  if (page.length === 0 && (fromRevision === 0 || (await store.readStream(streamId, { maxCount: 1 })).length === 0))
+    return null;
+  return {
+    events: page.slice(0, limit).map(auditView),
+    nextRevision: page.length > limit ? page[limit]!.revision : null,
+  };
 }

@@ -20,7 +20,10 @@ export type DayVerdict = {
  * (not one stored beside the digest: whoever could rewrite the table could store their own). A day whose events were
  * changed, inserted or removed behind the service's back, or whose digest was rewritten, is `tampered`, saying how.
  */
-export async function verifyDigests(deps: { store: EventStore; pool: pg.Pool }, publicKey: string): Promise<{ days: DayVerdict[]; clean: boolean }> {
+export async function verifyDigests(
+  deps: { store: EventStore; pool: pg.Pool },
+  publicKey: string,
+): Promise<{ days: DayVerdict[]; clean: boolean }> {
   const check = new DigestCheck(await listDigests(deps.pool), publicKey);
   for await (const e of logEvents(deps.store)) check.add(e);
   return check.finish();
@@ -33,7 +36,10 @@ export class DigestCheck {
   private readonly verdicts: DayVerdict[] = [];
   private current: DigestDay | null = null;
 
-  constructor(digests: StoredDigest[], private readonly publicKey: string) {
+  constructor(
+    digests: StoredDigest[],
+    private readonly publicKey: string,
+  ) {
     this.stored = new Map(digests.map(d => [d.day, d]));
     this.lastStoredDay = [...this.stored.keys()].sort().at(-1) ?? '';
   }
@@ -43,7 +49,12 @@ export class DigestCheck {
     const digest = this.stored.get(recomputed.day);
     this.stored.delete(recomputed.day);
     const context = { open, digestedLater: recomputed.day < this.lastStoredDay, publicKey: this.publicKey };
-    this.verdicts.push({ day: recomputed.day, events: recomputed.events, root, ...verdictOf(recomputed, root, digest, context) });
+    this.verdicts.push({
+      day: recomputed.day,
+      events: recomputed.events,
+      root,
+      ...verdictOf(recomputed, root, digest, context),
+    });
   }
 
   add(e: RecordedEvent): void {
@@ -57,7 +68,13 @@ export class DigestCheck {
     this.current = null;
     // digests of days the log no longer has
     for (const digest of this.stored.values())
-      this.verdicts.push({ day: digest.day, events: 0, root: '', status: 'tampered', problems: [`digested with ${digest.events} events, none in the log now: they were removed`] });
+      this.verdicts.push({
+        day: digest.day,
+        events: 0,
+        root: '',
+        status: 'tampered',
+        problems: [`digested with ${digest.events} events, none in the log now: they were removed`],
+      });
     this.stored.clear();
     const days = [...this.verdicts].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
     return { days, clean: days.every(v => v.status !== 'tampered') };
@@ -70,18 +87,32 @@ function verdictOf(
   digest: StoredDigest | undefined,
   context: { open: boolean; digestedLater: boolean; publicKey: string },
 ): Pick<DayVerdict, 'status' | 'problems'> {
-  if (!digest) return context.digestedLater ? { status: 'tampered', problems: ['no digest for a day the log has: its events were inserted'] } : { status: 'pending', problems: [] };
+  if (!digest)
+    return context.digestedLater
+      ? { status: 'tampered', problems: ['no digest for a day the log has: its events were inserted'] }
+      : { status: 'pending', problems: [] };
   if (context.open) {
     // the live digest may be behind the log, never ahead of it
-    if (digest.events > recomputed.events) return { status: 'tampered', problems: [`${digest.events} events digested, ${recomputed.events} in the log: events were removed`] };
-    if (digest.events === recomputed.events && digest.root !== root) return { status: 'tampered', problems: ['the root differs from the digested one: events were changed'] };
+    if (digest.events > recomputed.events)
+      return {
+        status: 'tampered',
+        problems: [`${digest.events} events digested, ${recomputed.events} in the log: events were removed`],
+      };
+    if (digest.events === recomputed.events && digest.root !== root)
+      return { status: 'tampered', problems: ['the root differs from the digested one: events were changed'] };
     return { status: 'open', problems: [] };
   }
-  if (digest.signature === null) return context.digestedLater ? { status: 'tampered', problems: ['the digest of a closed day is not signed'] } : { status: 'pending', problems: [] };
+  if (digest.signature === null)
+    return context.digestedLater
+      ? { status: 'tampered', problems: ['the digest of a closed day is not signed'] }
+      : { status: 'pending', problems: [] };
   const problems: string[] = [];
-  if (!verifyDigestSignature(context.publicKey, signedText(digest), digest.signature)) problems.push('the signature does not verify with the key given: the digest was rewritten');
+  if (!verifyDigestSignature(context.publicKey, signedText(digest), digest.signature))
+    problems.push('the signature does not verify with the key given: the digest was rewritten');
   if (digest.events !== recomputed.events)
-    problems.push(`${recomputed.events} events in the log, ${digest.events} when signed: events were ${recomputed.events > digest.events ? 'inserted' : 'removed'}`);
+    problems.push(
+      `${recomputed.events} events in the log, ${digest.events} when signed: events were ${recomputed.events > digest.events ? 'inserted' : 'removed'}`,
+    );
   else if (digest.root !== root) problems.push('the root differs from the signed one: events were changed');
   return problems.length === 0 ? { status: 'ok', problems } : { status: 'tampered', problems };
 }

@@ -32,7 +32,10 @@ export function parseKeptCheckpoints(text: string): LedgerCheckpoint[] {
     const whole: unknown = JSON.parse(trimmed);
     return (Array.isArray(whole) ? whole : [whole]).map(c => ledgerCheckpoint.parse(c));
   } catch {
-    return trimmed.split('\n').filter(l => l.trim() !== '').map(l => ledgerCheckpoint.parse(JSON.parse(l)));
+    return trimmed
+      .split('\n')
+      .filter(l => l.trim() !== '')
+      .map(l => ledgerCheckpoint.parse(JSON.parse(l)));
   }
 }
 
@@ -46,7 +49,11 @@ export function newestInCheckpointFile(dir: string): LedgerCheckpoint | null {
     const size = fstatSync(fd).size;
     const tail = Buffer.alloc(Math.min(size, 64 * 1024));
     readSync(fd, tail, 0, tail.length, size - tail.length);
-    const last = tail.toString('utf8').split('\n').filter(l => l.trim() !== '').at(-1);
+    const last = tail
+      .toString('utf8')
+      .split('\n')
+      .filter(l => l.trim() !== '')
+      .at(-1);
     return last ? ledgerCheckpoint.parse(JSON.parse(last)) : null;
   } finally {
     closeSync(fd);
@@ -56,8 +63,17 @@ export function newestInCheckpointFile(dir: string): LedgerCheckpoint | null {
 async function readChain(pool: pg.Pool): Promise<{ stored: LedgerCheckpoint[]; state: ChainState | null }> {
   return inSnapshot(pool, async tx => {
     const stored = await listLedgerCheckpoints(tx);
-    const exists = (await query<{ exists: boolean }>(tx, 'LedgerStateExists', `select to_regclass('ledger_chain_state') is not null as exists`)).rows[0]!.exists;
-    const row = exists ? (await query<{ state: unknown }>(tx, 'ReadLedgerChainState', 'select state from ledger_chain_state where id')).rows[0] : undefined;
+    const exists = (
+      await query<{ exists: boolean }>(
+        tx,
+        'LedgerStateExists',
+        `select to_regclass('ledger_chain_state') is not null as exists`,
+      )
+    ).rows[0]!.exists;
+    const row = exists
+      ? (await query<{ state: unknown }>(tx, 'ReadLedgerChainState', 'select state from ledger_chain_state where id'))
+          .rows[0]
+      : undefined;
     return { stored, state: row ? chainState.parse(row.state) : null };
   });
 }
@@ -67,9 +83,22 @@ function stateProblems(stored: LedgerCheckpoint[], state: ChainState | null): Lo
   if (!state) return [];
   const last = stored.at(-1);
   if (state.seq > stored.length)
-    return [{ at: `checkpoint ${stored.length}`, index: last?.to ?? 0, seq: stored.length, problem: `the chain made ${state.seq} checkpoints, ${stored.length} are stored: checkpoint rows were deleted` }];
+    return [
+      {
+        at: `checkpoint ${stored.length}`,
+        index: last?.to ?? 0,
+        seq: stored.length,
+        problem: `the chain made ${state.seq} checkpoints, ${stored.length} are stored: checkpoint rows were deleted`,
+      },
+    ];
   if (state.seq === stored.length && state.from !== (last?.to ?? 0))
-    return [{ at: `checkpoint ${state.seq}`, index: last?.to ?? 0, problem: `the chain continues from event ${state.from}, the last stored checkpoint ends at ${last?.to ?? 0}` }];
+    return [
+      {
+        at: `checkpoint ${state.seq}`,
+        index: last?.to ?? 0,
+        problem: `the chain continues from event ${state.from}, the last stored checkpoint ends at ${last?.to ?? 0}`,
+      },
+    ];
   return [];
 }
 
@@ -80,7 +109,10 @@ const precision = (p: LogProblem) => (p.streamId !== undefined ? 0 : p.day !== u
  * order) and holds it against the stored checkpoints and any kept outside the database, with the public key the
  * auditor trusts; and the daily digests, in the same pass. Names the first event, day or checkpoint that differs.
  */
-export async function verifyLog(deps: { store: EventStore; pool: pg.Pool }, options: { publicKey: string; kept: KeptCheckpoint[] }): Promise<LogVerdict> {
+export async function verifyLog(
+  deps: { store: EventStore; pool: pg.Pool },
+  options: { publicKey: string; kept: KeptCheckpoint[] },
+): Promise<LogVerdict> {
   const { stored, state } = await readChain(deps.pool);
   const chain = new LogVerifier(stored, options.kept, options.publicKey);
   const days = new DigestCheck(await listDigests(deps.pool).catch(() => []), options.publicKey);
@@ -98,8 +130,19 @@ export async function verifyLog(deps: { store: EventStore; pool: pg.Pool }, opti
   const digests = days.finish();
   const dayProblems: LogProblem[] = digests.days
     .filter(d => d.status === 'tampered')
-    .flatMap(d => d.problems.map(problem => ({ at: `day ${d.day}`, index: dayStarts.get(d.day) ?? index, day: d.day, problem })));
+    .flatMap(d =>
+      d.problems.map(problem => ({ at: `day ${d.day}`, index: dayStarts.get(d.day) ?? index, day: d.day, problem })),
+    );
   // the most precise first (an event, then a checkpoint's minute, then a day), each kind in log order
-  const problems = [...walked.problems, ...stateProblems(stored, state), ...dayProblems].sort((a, b) => precision(a) - precision(b) || a.index - b.index);
-  return { clean: problems.length === 0, problems, events: walked.events, checkpoints: walked.checkpoints, unchecked: walked.unchecked, days: digests.days };
+  const problems = [...walked.problems, ...stateProblems(stored, state), ...dayProblems].sort(
+    (a, b) => precision(a) - precision(b) || a.index - b.index,
+  );
+  return {
+    clean: problems.length === 0,
+    problems,
+    events: walked.events,
+    checkpoints: walked.checkpoints,
+    unchecked: walked.unchecked,
+    days: digests.days,
+  };
 }

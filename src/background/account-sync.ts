@@ -23,7 +23,10 @@ export type AccountSyncScheduler = {
 type SyncJob = { accountId: string; slot: string };
 
 const isSyncJob = (payload: unknown): payload is SyncJob =>
-  typeof payload === 'object' && payload !== null && typeof (payload as SyncJob).accountId === 'string' && typeof (payload as SyncJob).slot === 'string';
+  typeof payload === 'object' &&
+  payload !== null &&
+  typeof (payload as SyncJob).accountId === 'string' &&
+  typeof (payload as SyncJob).slot === 'string';
 
 /**
  * Hands many (account, slot) jobs to the queue in one statement (graphile-worker's add_jobs), each under the job
@@ -48,29 +51,35 @@ export async function startAccountSync(
   deps: SyncDeps & { pool: pg.Pool },
   options: { concurrency?: number; tickMs?: number; batch?: number } = {},
 ): Promise<AccountSyncScheduler> {
-  const runner = await runJobQueue('job queue', {
-    pgPool: deps.pool,
-    // jobs mostly wait on the provider and the database, not on this CPU
-    concurrency: options.concurrency ?? 24,
-    pollInterval: 1000,
-    taskList: {
-      'sync-account': async payload => {
-        if (!isSyncJob(payload)) return; // a malformed job is dropped, not retried for ever
-        await syncAccount(deps, payload.accountId, payload.slot);
-      },
-      // pending payments asked for it (payment-checks.ts): costs no points, moves no schedule
-      [checkAccountTask]: async payload => {
-        const accountId = (payload as { accountId?: unknown } | null)?.accountId;
-        if (typeof accountId === 'string') await syncAccount(deps, accountId, null, { paymentCheck: true });
+  const runner = await runJobQueue(
+    'job queue',
+    {
+      pgPool: deps.pool,
+      // jobs mostly wait on the provider and the database, not on this CPU
+      concurrency: options.concurrency ?? 24,
+      pollInterval: 1000,
+      taskList: {
+        'sync-account': async payload => {
+          if (!isSyncJob(payload)) return; // a malformed job is dropped, not retried for ever
+          await syncAccount(deps, payload.accountId, payload.slot);
+        },
+        // pending payments asked for it (payment-checks.ts): costs no points, moves no schedule
+        [checkAccountTask]: async payload => {
+          const accountId = (payload as { accountId?: unknown } | null)?.accountId;
+          if (typeof accountId === 'string') await syncAccount(deps, accountId, null, { paymentCheck: true });
+        },
       },
     },
-  }, deps.log);
+    deps.log,
+  );
 
   // slots already handed to the queue by this process; the job key deduplicates across processes
   const enqueued = new Map<string, string>();
   const enqueueDue = async () => {
     const due = await dueAccounts(deps.pool, deps.clock.now(), options.batch ?? 1000);
-    const fresh = due.map(d => ({ id: d.id, slot: d.next_sync_at.toISOString() })).filter(d => enqueued.get(d.id) !== d.slot);
+    const fresh = due
+      .map(d => ({ id: d.id, slot: d.next_sync_at.toISOString() }))
+      .filter(d => enqueued.get(d.id) !== d.slot);
     if (fresh.length === 0) return 0;
     await addSyncJobs(deps.pool, fresh);
     for (const d of fresh) enqueued.set(d.id, d.slot);

@@ -67,7 +67,11 @@ export function startGatewaySettlement(
       await inParallel(merchants.slice(0, batch), parallel, async merchantId => {
         done.add(merchantId);
         const now = deps.clock.now();
-        const context = { actor: 'system:gateway-settlement', now, correlationId: `settlement:${cutoff.toISOString()}` };
+        const context = {
+          actor: 'system:gateway-settlement',
+          now,
+          correlationId: `settlement:${cutoff.toISOString()}`,
+        };
         const result = await settleDue(deps, merchantId, cutoff, context, withoutDecree);
         if (result.events.length > 0) settled++;
         if (result.position && (!last || comparePositions(result.position, last) > 0)) last = result.position;

@@ -66,12 +66,27 @@ export function startPaymentChecks(
     const pending = await accountsWithPendingPayments(deps.pool, now);
     if (now.getTime() - tidiedAt >= 60 * 60_000) {
       // accounts whose payments all ended long ago are forgotten
-      await query(deps.pool, 'ForgetPaymentCheckHandovers', 'delete from payment_check_handovers where handed_at < $1', [new Date(now.getTime() - 24 * 3600_000)]);
+      await query(
+        deps.pool,
+        'ForgetPaymentCheckHandovers',
+        'delete from payment_check_handovers where handed_at < $1',
+        [new Date(now.getTime() - 24 * 3600_000)],
+      );
       tidiedAt = now.getTime();
     }
     if (pending.length === 0) return 0;
-    const everyMs = pending.map(a => (now.getTime() - a.newest.getTime() < settings.fastForMinutes * 60_000 ? settings.fastSeconds : settings.slowSeconds) * 1000);
-    return claimAndAddCheckJobs(deps.pool, pending.map(a => a.id), everyMs, now);
+    const everyMs = pending.map(
+      a =>
+        (now.getTime() - a.newest.getTime() < settings.fastForMinutes * 60_000
+          ? settings.fastSeconds
+          : settings.slowSeconds) * 1000,
+    );
+    return claimAndAddCheckJobs(
+      deps.pool,
+      pending.map(a => a.id),
+      everyMs,
+      now,
+    );
   };
 
   const clock = onTheClock(enqueueDue, options.tickMs ?? 1000, deps.log, 'payment check tick');
@@ -91,7 +106,13 @@ export function startPaymentChecks(
  * job key, in one statement; answers how many were claimed. A check already waiting keeps its run time, unless `now`:
  * then it runs at once (the payer said they paid).
  */
-async function claimAndAddCheckJobs(pool: pg.Pool, accountIds: string[], everyMs: number[], now: Date, options: { now: boolean } = { now: false }): Promise<number> {
+async function claimAndAddCheckJobs(
+  pool: pg.Pool,
+  accountIds: string[],
+  everyMs: number[],
+  now: Date,
+  options: { now: boolean } = { now: false },
+): Promise<number> {
   const r = await query<{ claimed: number }>(
     pool,
     'ClaimAndAddCheckJobs',

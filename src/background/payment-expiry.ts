@@ -36,7 +36,17 @@ export function startPaymentExpiry(
       if (result.state.status !== 'EXPIRED') continue;
       // a gateway payment whose payer never chose a method holds no payable anywhere
       if (result.state.receivingAccountId !== null)
-        await releasePayable(deps, { accountId: result.state.receivingAccountId, paymentId: id, totalAmount: result.state.totalAmount, reason: 'expired', now }, context);
+        await releasePayable(
+          deps,
+          {
+            accountId: result.state.receivingAccountId,
+            paymentId: id,
+            totalAmount: result.state.totalAmount,
+            reason: 'expired',
+            now,
+          },
+          context,
+        );
       if (result.events.length > 0) expired++;
     }
     return expired;

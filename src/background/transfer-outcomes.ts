@@ -21,7 +21,10 @@ const unknownAfterMs = 5 * 60_000;
  * reference until it says. Done: completed (an unconfirmed one keeps the debit it had). Failed, or never heard of
  * after a while: an unconfirmed one's debit is given back as a CREDIT mutation; a submitted one's hold is released.
  */
-export function startTransferOutcomes(deps: SyncDeps & { pool: pg.Pool }, options: { tickMs?: number } = {}): OnTheClock {
+export function startTransferOutcomes(
+  deps: SyncDeps & { pool: pg.Pool },
+  options: { tickMs?: number } = {},
+): OnTheClock {
   const resolve = async () => {
     const now = deps.clock.now();
     let resolved = 0;
@@ -33,17 +36,36 @@ export function startTransferOutcomes(deps: SyncDeps & { pool: pg.Pool }, option
       const context: CommandContext = { actor: 'system:transfer-outcomes', now, correlationId: open.id };
       let answer;
       try {
-        answer = await deps.connector.transferStatus(linked.providerCode, linked.accountRef, deps.vault.open<ProviderSession>(linked.session), open.id);
+        answer = await deps.connector.transferStatus(
+          linked.providerCode,
+          linked.accountRef,
+          deps.vault.open<ProviderSession>(linked.session),
+          open.id,
+        );
       } catch (err) {
         if (err instanceof ProviderError) continue; // asked again next tick
         throw err;
       }
       const { description, counterparty } = transferWording(state);
       if (answer.status === 'SUCCESS') {
-        await settleTransfer(deps, open.id, open.account_id, { outcome: 'done', transactionId: answer.transactionId, description, counterparty, amount: state.amount }, context);
+        await settleTransfer(
+          deps,
+          open.id,
+          open.account_id,
+          { outcome: 'done', transactionId: answer.transactionId, description, counterparty, amount: state.amount },
+          context,
+        );
       } else if (answer.status === 'FAILED' || now.getTime() - Date.parse(state.submittedAt) > unknownAfterMs) {
         const reason = answer.status === 'FAILED' ? answer.reason : 'the provider has no record of it';
-        await settleTransfer(deps, open.id, open.account_id, state.status === 'UNCONFIRMED' ? { outcome: 'failed-after-debit', reason, amount: state.amount } : { outcome: 'refused', reason }, context);
+        await settleTransfer(
+          deps,
+          open.id,
+          open.account_id,
+          state.status === 'UNCONFIRMED'
+            ? { outcome: 'failed-after-debit', reason, amount: state.amount }
+            : { outcome: 'refused', reason },
+          context,
+        );
       } else continue;
       resolved++;
     }

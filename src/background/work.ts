@@ -61,10 +61,16 @@ export type BackgroundOptions = {
 export async function startBackgroundWork(core: Core, options: BackgroundOptions): Promise<BackgroundWork> {
   const { pool, store, snapshots, cache, clock, log } = core;
   const projectionRunner = new ProjectionRunner({ pool, store, log }, projections);
-  const sagaRunner = new SagaRunner({ pool, store, log }, sagas({ store, snapshots, cache, clock, log, pool, publicBaseUrl: options.publicBaseUrl }));
+  const sagaRunner = new SagaRunner(
+    { pool, store, log },
+    sagas({ store, snapshots, cache, clock, log, pool, publicBaseUrl: options.publicBaseUrl }),
+  );
   await projectionRunner.start();
   // before the sagas: they publish webhook events into the tables and queue this creates
-  const webhookDelivery = await startWebhookDelivery({ pool, store, snapshots, clock, log, vault: core.vault, metrics: core.metrics }, options.webhooks);
+  const webhookDelivery = await startWebhookDelivery(
+    { pool, store, snapshots, clock, log, vault: core.vault, metrics: core.metrics },
+    options.webhooks,
+  );
   await sagaRunner.start();
   const digests = new DailyDigests({ pool, store, log }, options.digestSigner);
   await digests.start();
@@ -72,18 +78,31 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
   const published = async (checkpoints: LedgerCheckpoint[]) => {
     for (const checkpoint of checkpoints) await publishLedgerCheckpoint({ pool, clock }, checkpoint);
   };
-  const ledger = new LedgerCheckpoints({ pool, store, log, clock, published }, options.digestSigner, options.ledgerCheckpointDir);
+  const ledger = new LedgerCheckpoints(
+    { pool, store, log, clock, published },
+    options.digestSigner,
+    options.ledgerCheckpointDir,
+  );
   await ledger.start();
   const tickMs = options.schedulerTickMs ?? 1000;
   const accountSync = await startAccountSync({ ...core, readModels: projectionRunner }, { tickMs });
-  const paymentExpiry = startPaymentExpiry({ store, snapshots, cache, clock, log, pool, readModels: projectionRunner }, { tickMs });
+  const paymentExpiry = startPaymentExpiry(
+    { store, snapshots, cache, clock, log, pool, readModels: projectionRunner },
+    { tickMs },
+  );
   const shipped = shippedHolidayCalendar();
-  const gatewaySettlement = startGatewaySettlement({ store, snapshots, cache, clock, log, pool, readModels: projectionRunner }, {
-    tickMs,
-    calendarAt: () => loadHolidayCalendar(pool, shipped),
-  });
+  const gatewaySettlement = startGatewaySettlement(
+    { store, snapshots, cache, clock, log, pool, readModels: projectionRunner },
+    {
+      tickMs,
+      calendarAt: () => loadHolidayCalendar(pool, shipped),
+    },
+  );
   const paymentChecks = startPaymentChecks({ pool, clock, log }, options.paymentChecks, { tickMs });
-  const transferOutcomes = startTransferOutcomes({ ...core, readModels: projectionRunner }, { tickMs: Math.max(tickMs, 5000) });
+  const transferOutcomes = startTransferOutcomes(
+    { ...core, readModels: projectionRunner },
+    { tickMs: Math.max(tickMs, 5000) },
+  );
   return {
     projections: projectionRunner,
     sagas: sagaRunner,
@@ -96,9 +115,13 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
     digests,
     ledger,
     health: async () => {
-      const here = [...projectionRunner.health(), ...sagaRunner.health(), ...digests.health(), ...ledger.health()].map(s => subscriberProblem(s.subscriber, s.health));
+      const here = [...projectionRunner.health(), ...sagaRunner.health(), ...digests.health(), ...ledger.health()].map(
+        s => subscriberProblem(s.subscriber, s.health),
+      );
       const recorded = await listSubscriberFailures(pool).catch(() => []);
-      const problems = new Map(recorded.map(f => [f.subscriber, subscriberProblem(f.subscriber, { state: 'stuck', ...f })!]));
+      const problems = new Map(
+        recorded.map(f => [f.subscriber, subscriberProblem(f.subscriber, { state: 'stuck', ...f })!]),
+      );
       for (const p of here) if (p) problems.set(p.subscriber, p);
       const subscribers = [...problems.values()];
       const fine = (prefix: string) => !subscribers.some(p => p.subscriber.startsWith(prefix));

@@ -23,11 +23,21 @@ export const toStdout = async (line: string) => {
 };
 
 /** `export --from <instant> --to <instant>` (or `--all`): the events recorded in [from, to) as JSON lines, in log order. */
-export async function exportCommand(store: EventStore, args: string[], write: (line: string) => Promise<void> | void = toStdout, out: Out = console_): Promise<number> {
-  const { values } = parseArgs({ args, options: { from: { type: 'string' }, to: { type: 'string' }, all: { type: 'boolean' } } });
+export async function exportCommand(
+  store: EventStore,
+  args: string[],
+  write: (line: string) => Promise<void> | void = toStdout,
+  out: Out = console_,
+): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { from: { type: 'string' }, to: { type: 'string' }, all: { type: 'boolean' } },
+  });
   const [from, to] = [instant(values.from), instant(values.to)];
   if (!values.all && (!from || !to || from >= to)) {
-    out.complain('export needs --from before --to, ISO instants or dates (2026-11-01, 2026-11-01T00:00:00+07:00), or --all');
+    out.complain(
+      'export needs --from before --to, ISO instants or dates (2026-11-01, 2026-11-01T00:00:00+07:00), or --all',
+    );
     return 2;
   }
   const written = await exportEvents(store, values.all ? 'all' : { from: from!, to: to! }, write);
@@ -37,7 +47,10 @@ export async function exportCommand(store: EventStore, args: string[], write: (l
 
 /** `balance-as-of --merchant <id> | --account <id> --at <instant>`: a gateway merchant's or an account's balance then. */
 export async function balanceAsOfCommand(store: EventStore, args: string[], out: Out = console_): Promise<number> {
-  const { values } = parseArgs({ args, options: { merchant: { type: 'string' }, account: { type: 'string' }, at: { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    options: { merchant: { type: 'string' }, account: { type: 'string' }, at: { type: 'string' } },
+  });
   const at = instant(values.at);
   const id = values.merchant ?? values.account;
   if (!at || !z.uuid().safeParse(id).success || (values.merchant && values.account)) {
@@ -50,7 +63,11 @@ export async function balanceAsOfCommand(store: EventStore, args: string[], out:
 }
 
 /** `audit-stream <id>`: revisions, schemas and the fold against the read model; exit code 1 when anything is found. */
-export async function auditStreamCommand(deps: { store: EventStore; pool: pg.Pool }, args: string[], out: Out = console_): Promise<number> {
+export async function auditStreamCommand(
+  deps: { store: EventStore; pool: pg.Pool },
+  args: string[],
+  out: Out = console_,
+): Promise<number> {
   const streamId = args[0];
   if (!streamId || args.length > 1) {
     out.complain('audit-stream needs one stream id, e.g. gateway-<user id>');
@@ -62,7 +79,12 @@ export async function auditStreamCommand(deps: { store: EventStore; pool: pg.Poo
 }
 
 /** `verify-digests [--public-key <base64 SPKI>]`: every day of the log against its signed digest; exit code 1 when one was tampered with. */
-export async function verifyDigestsCommand(deps: { store: EventStore; pool: pg.Pool }, args: string[], ownPublicKey: string | null, out: Out = console_): Promise<number> {
+export async function verifyDigestsCommand(
+  deps: { store: EventStore; pool: pg.Pool },
+  args: string[],
+  ownPublicKey: string | null,
+  out: Out = console_,
+): Promise<number> {
   const { values } = parseArgs({ args, options: { 'public-key': { type: 'string' } } });
   const publicKey = values['public-key'] ?? ownPublicKey;
   if (!publicKey) {

@@ -77,12 +77,18 @@ async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'create-admin': {
-        const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } } });
+        const { values } = parseArgs({
+          args: rest,
+          options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
+        });
         if (!values.name || !values.email || !values.password || values.password.length < 8) {
           console.error('create-admin needs --name, --email and --password (at least 8 characters)');
           return 2;
         }
-        const { userId } = await registerUser({ store, clock: systemClock, readModels }, { ...values as { name: string; email: string; password: string }, role: 'ADMIN' });
+        const { userId } = await registerUser(
+          { store, clock: systemClock, readModels },
+          { ...(values as { name: string; email: string; password: string }), role: 'ADMIN' },
+        );
         console.log(JSON.stringify({ userId, email: values.email, role: 'ADMIN' }));
         return 0;
       }
@@ -91,7 +97,8 @@ async function main(argv: string[]): Promise<number> {
           console.error('stream needs a stream id, e.g. user-<uuid>');
           return 2;
         }
-        for await (const recorded of streamEvents(store, rest[0])) await toStdout(`${JSON.stringify(auditView(recorded))}\n`);
+        for await (const recorded of streamEvents(store, rest[0]))
+          await toStdout(`${JSON.stringify(auditView(recorded))}\n`);
         return 0;
       }
       case 'audit-stream':
@@ -101,11 +108,18 @@ async function main(argv: string[]): Promise<number> {
       case 'export':
         return await exportCommand(store, rest);
       case 'verify-digests':
-        return await verifyDigestsCommand({ store, pool }, rest, config.digestSigningKey ? digestSigner(config.digestSigningKey).publicKey : null);
+        return await verifyDigestsCommand(
+          { store, pool },
+          rest,
+          config.digestSigningKey ? digestSigner(config.digestSigningKey).publicKey : null,
+        );
       case 'checkpoint':
         return await checkpointCommand(pool);
       case 'verify-log':
-        return await verifyLogCommand({ store, pool }, rest, { envPublicKey: config.ledgerPublicKey, checkpointDir: config.ledgerCheckpointDir });
+        return await verifyLogCommand({ store, pool }, rest, {
+          envPublicKey: config.ledgerPublicKey,
+          checkpointDir: config.ledgerCheckpointDir,
+        });
       case 'subscribers': {
         await query(pool, 'CreateCheckpointTable', checkpointSchema);
         const head = positionText(await store.headPosition());
@@ -114,7 +128,14 @@ async function main(argv: string[]): Promise<number> {
         for (const name of [...new Set([...checkpoints.keys(), ...failures.keys()])].sort()) {
           const failure = failures.get(name);
           const stuck = failure && subscriberProblem(name, { state: 'stuck', ...failure });
-          console.log(JSON.stringify({ subscriber: name, position: checkpoints.get(name) ?? 'start', head, ...(stuck ? { stuck } : {}) }));
+          console.log(
+            JSON.stringify({
+              subscriber: name,
+              position: checkpoints.get(name) ?? 'start',
+              head,
+              ...(stuck ? { stuck } : {}),
+            }),
+          );
         }
         return failures.size > 0 ? 1 : 0;
       }

@@ -13,11 +13,14 @@ import { createMetrics } from '../metrics.ts';
  * use at build time answers by throwing, so a route that starts needing one here is seen at once.
  */
 const unused = (name: string): never =>
-  new Proxy({}, {
-    get: (_target, key) => {
-      throw new Error(`openapi:write: ${name}.${String(key)} used while building the app`);
+  new Proxy(
+    {},
+    {
+      get: (_target, key) => {
+        throw new Error(`openapi:write: ${name}.${String(key)} used while building the app`);
+      },
     },
-  }) as never;
+  ) as never;
 
 const config = loadConfig({ ...process.env, DATA_DIR: process.env.DATA_DIR ?? '/tmp', LOG_LEVEL: 'silent' });
 const deps: Partial<AppDeps> = {
@@ -28,13 +31,25 @@ const deps: Partial<AppDeps> = {
   metrics: createMetrics(),
   testClock: null,
   config: {
-    publicBaseUrl: config.publicBaseUrl, sessionTtlHours: config.sessionTtlHours, sessionIdleHours: config.sessionIdleHours,
-    trustProxy: config.trustProxy, metricsToken: config.metricsToken, otp: config.otp, authLimits: config.authLimits,
-    webhooks: unused('config.webhooks'), paymentChecks: config.paymentChecks, gateway: config.gateway, qr: config.qr,
+    publicBaseUrl: config.publicBaseUrl,
+    sessionTtlHours: config.sessionTtlHours,
+    sessionIdleHours: config.sessionIdleHours,
+    trustProxy: config.trustProxy,
+    metricsToken: config.metricsToken,
+    otp: config.otp,
+    authLimits: config.authLimits,
+    webhooks: unused('config.webhooks'),
+    paymentChecks: config.paymentChecks,
+    gateway: config.gateway,
+    qr: config.qr,
   },
 };
 // the rest of the dependencies are for requests, which this app never answers
-const app = await buildApp(new Proxy(deps, { get: (target, key) => (key in target ? target[key as keyof AppDeps] : unused(String(key))) }) as AppDeps);
+const app = await buildApp(
+  new Proxy(deps, {
+    get: (target, key) => (key in target ? target[key as keyof AppDeps] : unused(String(key))),
+  }) as AppDeps,
+);
 await app.ready();
 const document = JSON.stringify(app.swagger(), null, 2);
 await app.close();

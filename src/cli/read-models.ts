@@ -16,7 +16,10 @@ function patienceFrom(command: string, args: string[]): Patience | null {
   const { values } = parseArgs({ args, options: { timeout: { type: 'string', default: '60' } } });
   const seconds = Number(values.timeout);
   if (!Number.isFinite(seconds) || seconds <= 0) return null;
-  return { timeoutMs: seconds * 1000, waiting: what => console.error(`${command}: waiting for ${what} (giving up after ${seconds} s)`) };
+  return {
+    timeoutMs: seconds * 1000,
+    waiting: what => console.error(`${command}: waiting for ${what} (giving up after ${seconds} s)`),
+  };
 }
 
 /** Runs the work; a wait that ran out of patience is said on stderr and exits 2. */
@@ -43,7 +46,9 @@ export async function verifyReadModelsCommand(deps: Deps, args: string[]): Promi
       clean &&= differences.length === 0;
       console.log(`${projection.name}: ${differences.length === 0 ? 'matches history' : JSON.stringify(differences)}`);
       if (comparePositions(asOf, head) < 0)
-        console.error(`verify-read-models: ${projection.name} compared as of its checkpoint ${positionText(asOf)}, behind the head ${positionText(head)}: nothing moves it on (no live instance, or stuck)`);
+        console.error(
+          `verify-read-models: ${projection.name} compared as of its checkpoint ${positionText(asOf)}, behind the head ${positionText(head)}: nothing moves it on (no live instance, or stuck)`,
+        );
     }
     return clean ? 0 : 1;
   });
@@ -56,7 +61,10 @@ export async function rebuildReadModelsCommand(deps: Deps, args: string[]): Prom
   await query(deps.pool, 'CreateCheckpointTable', checkpointSchema);
   const head = await deps.store.headPosition();
   return patiently('rebuild-read-models', async () => {
-    for (const projection of projections) console.log(`${projection.name}: replayed ${await rebuildProjection(deps, projection, { head, patience })} events`);
+    for (const projection of projections)
+      console.log(
+        `${projection.name}: replayed ${await rebuildProjection(deps, projection, { head, patience })} events`,
+      );
     return 0;
   });
 }

@@ -50,20 +50,27 @@ export async function verifyLogCommand(
   const { values } = parseArgs({ args, options: { 'public-key': { type: 'string' }, checkpoint: { type: 'string' } } });
   const given = values['public-key'] ?? context.envPublicKey;
   if (!given) {
-    out.complain('verify-log needs the public key you trust: --public-key <base64 SPKI DER, or a file> or LEDGER_PUBLIC_KEY (a key from the database proves nothing)');
+    out.complain(
+      'verify-log needs the public key you trust: --public-key <base64 SPKI DER, or a file> or LEDGER_PUBLIC_KEY (a key from the database proves nothing)',
+    );
     return 2;
   }
   const publicKey = trustedKey(given);
   if (!publicKey) {
-    out.complain('verify-log: the public key given is not an Ed25519 public key (base64 SPKI DER, or a file holding it or a PEM)');
+    out.complain(
+      'verify-log: the public key given is not an Ed25519 public key (base64 SPKI DER, or a file holding it or a PEM)',
+    );
     return 2;
   }
   const kept: KeptCheckpoint[] = [];
   if (values.checkpoint) {
     try {
-      for (const checkpoint of parseKeptCheckpoints(readFileSync(values.checkpoint, 'utf8'))) kept.push({ checkpoint, source: values.checkpoint });
+      for (const checkpoint of parseKeptCheckpoints(readFileSync(values.checkpoint, 'utf8')))
+        kept.push({ checkpoint, source: values.checkpoint });
     } catch (err) {
-      out.complain(`verify-log: ${values.checkpoint} holds no checkpoints as JSON or JSON lines (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
+      out.complain(
+        `verify-log: ${values.checkpoint} holds no checkpoints as JSON or JSON lines (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`,
+      );
       return 2;
     }
   }
@@ -71,12 +78,18 @@ export async function verifyLogCommand(
     const newest = newestInCheckpointFile(context.checkpointDir);
     if (newest) kept.push({ checkpoint: newest, source: "the service's checkpoint file" });
   } catch {
-    out.complain(`verify-log: the service's checkpoint file in ${context.checkpointDir} does not end in a checkpoint; not used`);
+    out.complain(
+      `verify-log: the service's checkpoint file in ${context.checkpointDir} does not end in a checkpoint; not used`,
+    );
   }
   const verdict = await verifyLog(deps, { publicKey, kept });
   for (const p of verdict.problems) out.print(JSON.stringify(p));
   const counts = `${verdict.events} events, ${verdict.checkpoints} checkpoints, ${verdict.unchecked} events after the last, ${verdict.days.length} days`;
   const first = verdict.problems[0];
-  out.complain(first ? `verify-log: ${counts}: ${verdict.problems.length} problems; first: ${first.at}: ${first.problem}` : `verify-log: ${counts}: intact`);
+  out.complain(
+    first
+      ? `verify-log: ${counts}: ${verdict.problems.length} problems; first: ${first.at}: ${first.problem}`
+      : `verify-log: ${counts}: intact`,
+  );
   return verdict.clean ? 0 : 1;
 }

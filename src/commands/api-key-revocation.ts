@@ -8,7 +8,12 @@ export type RememberedApiKeys = { forget(keyId: string): void };
  * Revokes the owner's key (the dashboard's JSON route and its page): this process refuses it from the next request
  * on, another within the cache's second.
  */
-export async function revokeApiKeyAtOnce(deps: CommandDeps, remembered: RememberedApiKeys, userId: string, keyId: string): Promise<void> {
+export async function revokeApiKeyAtOnce(
+  deps: CommandDeps,
+  remembered: RememberedApiKeys,
+  userId: string,
+  keyId: string,
+): Promise<void> {
   await revokeApiKey(deps, userId, keyId);
   remembered.forget(keyId);
 }

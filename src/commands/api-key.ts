@@ -21,14 +21,26 @@ export async function createApiKey(deps: CommandDeps, userId: string, name: stri
 
 export async function revokeApiKey(deps: CommandDeps, userId: string, keyId: string) {
   const now = deps.clock.now();
-  const result = await handleCommand(deps, apiKeyStream(keyId), apiKey, { type: 'RevokeApiKey', userId, now }, {
-    actor: `user:${userId}`,
-    now,
-  });
+  const result = await handleCommand(
+    deps,
+    apiKeyStream(keyId),
+    apiKey,
+    { type: 'RevokeApiKey', userId, now },
+    {
+      actor: `user:${userId}`,
+      now,
+    },
+  );
   await deps.readModels.waitFor(result.position);
 }
 
 export async function recordApiKeyUse(deps: CommandDeps, keyId: string): Promise<void> {
   const now = deps.clock.now();
-  await handleCommand(deps, apiKeyStream(keyId), apiKey, { type: 'RecordApiKeyUse', now }, { actor: `api-key:${keyId}`, now });
+  await handleCommand(
+    deps,
+    apiKeyStream(keyId),
+    apiKey,
+    { type: 'RecordApiKeyUse', now },
+    { actor: `api-key:${keyId}`, now },
+  );
 }

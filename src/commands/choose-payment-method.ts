@@ -20,7 +20,8 @@ type PendingPayment = Extract<Payment, { status: 'PENDING' }>;
 function receivingOf(state: Account) {
   const provider = state.status === 'linked' ? findProvider(state.providerCode) : undefined;
   if (state.status !== 'linked' || !provider) throw refuse('RECEIVING_ACCOUNT_GONE');
-  if (!state.isActive) throw refuse('ACCOUNT_INACTIVE', { message: 'The receiving account is inactive: relogin needed' });
+  if (!state.isActive)
+    throw refuse('ACCOUNT_INACTIVE', { message: 'The receiving account is inactive: relogin needed' });
   return { linked: state, provider };
 }
 
@@ -40,21 +41,46 @@ async function recordChoice(
   const now = context.now;
   if (where.vaNumber === null) {
     const amount = gateway?.amount ?? current.amount;
-    const state = await withUniqueCode(deps, { accountId: linked.accountId, amount, now }, async (claim, uniqueCode) => {
-      const reads = { account: streamRead(accountStream(linked.accountId), account), claim, payment: streamRead(paymentStream(current.paymentId), payment) };
-      const chosen = await handleStreams(deps, reads, loaded => {
-        const state = loaded.payment.state;
-        if (state.status === 'PENDING' && state.type === type) return { append: {}, result: null }; // chosen meanwhile, the same
-        const refused = choiceRefusal(state, now);
-        if (refused) throw refused;
-        receiver.recheck(loaded.account.state);
-        const claimed = payableClaim.decide(loaded.claim.state, { type: 'ClaimTotal', accountId: linked.accountId, paymentId: current.paymentId, amount, uniqueCode, expiresAt: new Date(current.expiresAt), now });
-        const method = payment.decide(state, { type: 'ChoosePaymentMethod', method: { type, ...billOf(where, { uniqueCode, totalAmount: amount + uniqueCode }), gateway }, now });
-        return { append: { claim: claimed, payment: method }, guard: ['account'], result: null };
-      }, context);
-      await deps.readModels.waitFor(chosen.position, undefined, [paymentsProjection]);
-      return chosen.states.payment;
-    });
+    const state = await withUniqueCode(
+      deps,
+      { accountId: linked.accountId, amount, now },
+      async (claim, uniqueCode) => {
+        const reads = {
+          account: streamRead(accountStream(linked.accountId), account),
+          claim,
+          payment: streamRead(paymentStream(current.paymentId), payment),
+        };
+        const chosen = await handleStreams(
+          deps,
+          reads,
+          loaded => {
+            const state = loaded.payment.state;
+            if (state.status === 'PENDING' && state.type === type) return { append: {}, result: null }; // chosen meanwhile, the same
+            const refused = choiceRefusal(state, now);
+            if (refused) throw refused;
+            receiver.recheck(loaded.account.state);
+            const claimed = payableClaim.decide(loaded.claim.state, {
+              type: 'ClaimTotal',
+              accountId: linked.accountId,
+              paymentId: current.paymentId,
+              amount,
+              uniqueCode,
+              expiresAt: new Date(current.expiresAt),
+              now,
+            });
+            const method = payment.decide(state, {
+              type: 'ChoosePaymentMethod',
+              method: { type, ...billOf(where, { uniqueCode, totalAmount: amount + uniqueCode }), gateway },
+              now,
+            });
+            return { append: { claim: claimed, payment: method }, guard: ['account'], result: null };
+          },
+          context,
+        );
+        await deps.readModels.waitFor(chosen.position, undefined, [paymentsProjection]);
+        return chosen.states.payment;
+      },
+    );
     return state;
   }
   const reads = {
@@ -72,10 +98,25 @@ async function recordChoice(
       if (refused) throw refused;
       receiver.recheck(loaded.account.state); // deleted or deactivated since: refused now
       const amount = gateway?.amount ?? current.amount;
-      const reserved = receiving.decide(loaded.receiving.state, reservePayable(linked, where, { paymentId: current.paymentId, amount, expiresAt: new Date(current.expiresAt), now }));
-      const payable = reserved[0]?.type === 'PayableReserved' ? reserved[0].data : findPayable(loaded.receiving.state, current.paymentId);
+      const reserved = receiving.decide(
+        loaded.receiving.state,
+        reservePayable(linked, where, {
+          paymentId: current.paymentId,
+          amount,
+          expiresAt: new Date(current.expiresAt),
+          now,
+        }),
+      );
+      const payable =
+        reserved[0]?.type === 'PayableReserved'
+          ? reserved[0].data
+          : findPayable(loaded.receiving.state, current.paymentId);
       if (!payable) throw refuse('PAYABLE_LAPSED');
-      const method = payment.decide(state, { type: 'ChoosePaymentMethod', method: { type, ...billOf(where, payable), gateway }, now });
+      const method = payment.decide(state, {
+        type: 'ChoosePaymentMethod',
+        method: { type, ...billOf(where, payable), gateway },
+        now,
+      });
       return { append: { receiving: reserved, payment: method }, guard: ['account'], result: null };
     },
     // a busy account's reservations race: one at a time from this process, and more attempts across processes
@@ -92,7 +133,12 @@ async function recordChoice(
  * account and the bill (the fee, raised for the buyer when the merchant chose so). Choosing the same type again
  * answers the same bill.
  */
-export async function choosePaymentMethod(deps: SyncDeps, paymentId: string, asked: string, settings: GatewaySettings): Promise<Exclude<Payment, { status: 'NONE' }>> {
+export async function choosePaymentMethod(
+  deps: SyncDeps,
+  paymentId: string,
+  asked: string,
+  settings: GatewaySettings,
+): Promise<Exclude<Payment, { status: 'NONE' }>> {
   const current = (await load(deps, paymentStream(paymentId), payment)).state;
   if (current.status === 'NONE') throw refuse('PAYMENT_NOT_FOUND');
   if (current.status === 'PENDING' && current.type !== null && current.type === asked) return current;
@@ -104,13 +150,29 @@ export async function choosePaymentMethod(deps: SyncDeps, paymentId: string, ask
     const type = gatewayMethodFor(asked);
     const { amount, fee } = gatewayBill(type, current.gateway.baseAmount, current.gateway.feeToCustomer, settings);
     chosen = await intoHoldingAccount(deps, type, context, receiver =>
-      recordChoice(deps, current, type, { ...receiver, where: receiver.where! }, { receivingAccountId: receiver.linked.accountId, providerCode: receiver.linked.providerCode, amount, fee }, context),
+      recordChoice(
+        deps,
+        current,
+        type,
+        { ...receiver, where: receiver.where! },
+        { receivingAccountId: receiver.linked.accountId, providerCode: receiver.linked.providerCode, amount, fee },
+        context,
+      ),
     );
   } else {
-    const { linked, provider } = receivingOf((await load(deps, accountStream(current.receivingAccountId!), account)).state);
+    const { linked, provider } = receivingOf(
+      (await load(deps, accountStream(current.receivingAccountId!), account)).state,
+    );
     const type = typeFor(provider, asked)!;
     const where = await payTo(deps, linked, type, context);
-    chosen = await recordChoice(deps, current, type, { linked, where, recheck: state => void receivingOf(state) }, null, context);
+    chosen = await recordChoice(
+      deps,
+      current,
+      type,
+      { linked, where, recheck: state => void receivingOf(state) },
+      null,
+      context,
+    );
   }
   return chosen as Exclude<Payment, { status: 'NONE' }>;
 }

@@ -27,8 +27,7 @@ export function requestHashOf(input: NewPayment): string {
 /** A payment this request already created (same Idempotency-Key): the same request answers it again. */
 function replayOf(existing: Payment, requestHash: string | null): string {
   if (existing.status === 'NONE') throw new Error('the payment was not recorded');
-  if (existing.requestHash !== requestHash)
-    throw refuse('IDEMPOTENCY_KEY_REUSED');
+  if (existing.requestHash !== requestHash) throw refuse('IDEMPOTENCY_KEY_REUSED');
   return existing.paymentId;
 }
 
@@ -38,7 +37,8 @@ function receivingAccount(state: Account, ownerId: string, asked: string | undef
   const provider = findProvider(state.providerCode);
   if (!provider) throw accountNotFound();
   const type = typeFor(provider, asked);
-  if (!state.isActive) throw refuse('ACCOUNT_INACTIVE', { message: 'The receiving account is inactive: relogin needed' });
+  if (!state.isActive)
+    throw refuse('ACCOUNT_INACTIVE', { message: 'The receiving account is inactive: relogin needed' });
   return { linked: state, type };
 }
 
@@ -55,11 +55,16 @@ export async function createPayment(
 ): Promise<{ paymentId: string; payment: Exclude<Payment, { status: 'NONE' }> }> {
   // only a request with an Idempotency-Key can be repeated: only its body is compared with a repeat's
   const requestHash = input.idempotencyKey ? requestHashOf(input) : null;
-  const paymentId = input.idempotencyKey ? deterministicUuid(`payment:${ownerId}:${input.idempotencyKey}`) : randomUUID();
+  const paymentId = input.idempotencyKey
+    ? deterministicUuid(`payment:${ownerId}:${input.idempotencyKey}`)
+    : randomUUID();
   const context: CommandContext = { actor: `user:${ownerId}`, now: deps.clock.now(), correlationId: paymentId };
   // a random id has no stream yet; a key's id may have one already
-  const paymentLoaded = input.idempotencyKey ? await load(deps, paymentStream(paymentId), payment) : nothingLoaded(payment);
-  if (paymentLoaded.state.status !== 'NONE') return { paymentId: replayOf(paymentLoaded.state, requestHash), payment: paymentLoaded.state };
+  const paymentLoaded = input.idempotencyKey
+    ? await load(deps, paymentStream(paymentId), payment)
+    : nothingLoaded(payment);
+  if (paymentLoaded.state.status !== 'NONE')
+    return { paymentId: replayOf(paymentLoaded.state, requestHash), payment: paymentLoaded.state };
 
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + (input.expiresInMinutes ?? defaultExpiresInMinutes) * 60_000);

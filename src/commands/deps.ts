@@ -11,5 +11,7 @@ export type CommandDeps = {
   cache?: StateCache;
   clock: Clock;
   /** Read-your-writes: resolves once the read models (all, or those in `only`) have caught up with `position`. */
-  readModels: { waitFor(position: Position | null, timeoutMs?: number, only?: readonly Projection[]): Promise<boolean> };
+  readModels: {
+    waitFor(position: Position | null, timeoutMs?: number, only?: readonly Projection[]): Promise<boolean>;
+  };
 };

@@ -5,17 +5,42 @@ import { handleCommand, type CommandContext, type EventSourcing } from '../store
 /** Books a completed gateway payment into its merchant's ledger, once (a second credit of the payment appends nothing). */
 export function creditGatewayPayment(
   es: EventSourcing,
-  credit: { merchantId: string; paymentId: string; holdingAccountId: string; totalAmount: number; fee: number; completedAt: Date },
+  credit: {
+    merchantId: string;
+    paymentId: string;
+    holdingAccountId: string;
+    totalAmount: number;
+    fee: number;
+    completedAt: Date;
+  },
   context: CommandContext,
 ) {
-  return handleCommand(es, gatewayLedgerStream(credit.merchantId), gatewayLedger, { type: 'CreditGatewayPayment', ...credit, now: context.now }, context);
+  return handleCommand(
+    es,
+    gatewayLedgerStream(credit.merchantId),
+    gatewayLedger,
+    { type: 'CreditGatewayPayment', ...credit, now: context.now },
+    context,
+  );
 }
 
 /**
  * Moves every credit of the merchant completed before `cutoff` from pending to settled, in one entry (none due: nothing);
  * `yearsWithoutDecree` (the calendar's missing years among last and this) puts those judged on the entry.
  */
-export function settleDue(es: EventSourcing, merchantId: string, cutoff: Date, context: CommandContext, yearsWithoutDecree?: readonly number[]) {
-  const command = { type: 'SettleDue' as const, merchantId, cutoff, now: context.now, ...(yearsWithoutDecree ? { yearsWithoutDecree } : {}) };
+export function settleDue(
+  es: EventSourcing,
+  merchantId: string,
+  cutoff: Date,
+  context: CommandContext,
+  yearsWithoutDecree?: readonly number[],
+) {
+  const command = {
+    type: 'SettleDue' as const,
+    merchantId,
+    cutoff,
+    now: context.now,
+    ...(yearsWithoutDecree ? { yearsWithoutDecree } : {}),
+  };
   return handleCommand(es, gatewayLedgerStream(merchantId), gatewayLedger, command, context);
 }

@@ -15,16 +15,25 @@ import { userStream } from '../domain/user.ts';
 
 const noHoldingAccount = (type: string | null) =>
   refuse('NO_HOLDING_ACCOUNT', {
-    message: type ? `No holding account can serve ${type} now; try again later or another method` : 'No holding account can serve a gateway payment now; try again later',
+    message: type
+      ? `No holding account can serve ${type} now; try again later or another method`
+      : 'No holding account can serve a gateway payment now; try again later',
     params: type ? { method: type } : {},
   });
 
 /** The method asked for a gateway payment: QRIS-DYNAMIC or a virtual account; DIRECT and static QRIS are refused (400). */
 export function gatewayMethodFor(asked: string): PaymentType {
-  if (asked === 'DIRECT') throw refuse('GATEWAY_DIRECT_NOT_ALLOWED', { errors: [{ path: 'body.type', message: 'DIRECT cannot be used with GATEWAY' }] });
+  if (asked === 'DIRECT')
+    throw refuse('GATEWAY_DIRECT_NOT_ALLOWED', {
+      errors: [{ path: 'body.type', message: 'DIRECT cannot be used with GATEWAY' }],
+    });
   refuseRetired(asked);
   if (!isGatewayMethod(asked))
-    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: `Payment type ${asked} is not served by the gateway (${gatewayMethods.join(', ')})`, errors: [{ path: 'body.type', message: 'not served by the gateway' }], params: { case: 'not-gateway', type: asked, served: gatewayMethods.join(', ') } });
+    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', {
+      message: `Payment type ${asked} is not served by the gateway (${gatewayMethods.join(', ')})`,
+      errors: [{ path: 'body.type', message: 'not served by the gateway' }],
+      params: { case: 'not-gateway', type: asked, served: gatewayMethods.join(', ') },
+    });
   return asked;
 }
 
@@ -46,7 +55,15 @@ function candidatesFor(all: HoldingAccount[], type: PaymentType): HoldingAccount
 /** Refusals that mean "this holding account cannot take it now, try the next one". */
 const tryNext = (err: unknown) =>
   err instanceof ProviderError ||
-  (err instanceof DomainError && ['NO_UNIQUE_CODE', 'VA_NUMBER_TAKEN', 'ACCOUNT_INACTIVE', 'PROVIDER_UNAVAILABLE', 'RECEIVING_ACCOUNT_GONE', 'ACCOUNT_NOT_FOUND'].includes(err.code));
+  (err instanceof DomainError &&
+    [
+      'NO_UNIQUE_CODE',
+      'VA_NUMBER_TAKEN',
+      'ACCOUNT_INACTIVE',
+      'PROVIDER_UNAVAILABLE',
+      'RECEIVING_ACCOUNT_GONE',
+      'ACCOUNT_NOT_FOUND',
+    ].includes(err.code));
 
 /**
  * Bills a gateway payment of `type` into the first holding account that serves the method and has a free payable
@@ -91,16 +108,26 @@ async function servedMethods(deps: SyncDeps): Promise<PaymentType[]> {
  * account serving the method. Without: recorded with no receiving account, and billed when the payer chooses on the
  * payment page (chooseGatewayMethod); at least one method served now must take the amount.
  */
-export async function createGatewayPayment(deps: SyncDeps, request: Omit<PaymentRequest, 'type'>, settings: GatewaySettings): Promise<Payment> {
+export async function createGatewayPayment(
+  deps: SyncDeps,
+  request: Omit<PaymentRequest, 'type'>,
+  settings: GatewaySettings,
+): Promise<Payment> {
   const { ownerId, input } = request;
   const access = await checkedState(deps, userStream(ownerId), gatewayAccess);
-  if (access.status !== 'APPROVED') throw refuse('GATEWAY_NOT_APPROVED', { message: `Gateway access is ${access.status}: it must be APPROVED first (request it in the dashboard)`, params: { status: access.status } });
+  if (access.status !== 'APPROVED')
+    throw refuse('GATEWAY_NOT_APPROVED', {
+      message: `Gateway access is ${access.status}: it must be APPROVED first (request it in the dashboard)`,
+      params: { status: access.status },
+    });
   const feeToCustomer = access.feeToCustomer;
   if (input.type !== undefined) {
     const type = gatewayMethodFor(input.type);
     const { amount, fee } = gatewayBill(type, input.amount, feeToCustomer, settings);
     const terms = { baseAmount: input.amount, feeToCustomer, fee };
-    return intoHoldingAccount(deps, type, request.context, receiver => recordPayment(deps, { ...request, type }, receiver, { terms, amount }));
+    return intoHoldingAccount(deps, type, request.context, receiver =>
+      recordPayment(deps, { ...request, type }, receiver, { terms, amount }),
+    );
   }
   const methods = await servedMethods(deps);
   if (methods.length === 0) throw noHoldingAccount(null);
@@ -114,5 +141,8 @@ export async function createGatewayPayment(deps: SyncDeps, request: Omit<Payment
     }
   });
   if (refusals.length === methods.length) throw refusals[0];
-  return recordPayment(deps, { ...request, type: null }, null, { terms: { baseAmount: input.amount, feeToCustomer, fee: null }, amount: null });
+  return recordPayment(deps, { ...request, type: null }, null, {
+    terms: { baseAmount: input.amount, feeToCustomer, fee: null },
+    amount: null,
+  });
 }

@@ -17,7 +17,11 @@ import { gatewayLedgerProjection } from '../projections/gateway-ledger.ts';
 import { gatewaySuspenseProjection } from '../projections/gateway-suspense.ts';
 
 /** A credit into a holding account that no payment claims goes to suspense, once per mutation. */
-export function receiveSuspenseCredit(es: EventSourcing, credit: Omit<Extract<SuspenseCommand, { type: 'ReceiveSuspenseCredit' }>, 'type'>, context: CommandContext) {
+export function receiveSuspenseCredit(
+  es: EventSourcing,
+  credit: Omit<Extract<SuspenseCommand, { type: 'ReceiveSuspenseCredit' }>, 'type'>,
+  context: CommandContext,
+) {
   return handleCommand(es, suspenseStream, suspense, { type: 'ReceiveSuspenseCredit', ...credit }, context);
 }
 
@@ -27,18 +31,26 @@ export type AllocationTarget = { paymentId: string } | { userId: string };
  * Whom an allocation credits and by which method its fee is computed: a gateway payment names its merchant and method;
  * a merchant (approved for the gateway) takes the holding account's first gateway method.
  */
-async function allocationTarget(db: Queryable, target: AllocationTarget, providerCode: string): Promise<{ merchantId: string; paymentId: string | null; method: PaymentType }> {
+async function allocationTarget(
+  db: Queryable,
+  target: AllocationTarget,
+  providerCode: string,
+): Promise<{ merchantId: string; paymentId: string | null; method: PaymentType }> {
   if ('paymentId' in target) {
     const payment = await findPayment(db, target.paymentId);
-    if (!payment || !payment.gateway) throw refuse('SUSPENSE_TARGET_INVALID', { message: 'paymentId names no gateway payment' });
+    if (!payment || !payment.gateway)
+      throw refuse('SUSPENSE_TARGET_INVALID', { message: 'paymentId names no gateway payment' });
     const method = payment.type && isGatewayMethod(payment.type) ? payment.type : gatewayMethodsOf(providerCode)[0];
-    if (!method) throw refuse('SUSPENSE_TARGET_INVALID', { message: 'The payment has no gateway method to take its fee by' });
+    if (!method)
+      throw refuse('SUSPENSE_TARGET_INVALID', { message: 'The payment has no gateway method to take its fee by' });
     return { merchantId: payment.owner_id, paymentId: payment.id, method };
   }
   const access = await findGatewayAccess(db, target.userId);
-  if (access?.status !== 'APPROVED') throw refuse('SUSPENSE_TARGET_INVALID', { message: 'userId names no approved gateway merchant' });
+  if (access?.status !== 'APPROVED')
+    throw refuse('SUSPENSE_TARGET_INVALID', { message: 'userId names no approved gateway merchant' });
   const method = gatewayMethodsOf(providerCode)[0];
-  if (!method) throw refuse('SUSPENSE_TARGET_INVALID', { message: `${providerCode} serves no gateway method to take the fee by` });
+  if (!method)
+    throw refuse('SUSPENSE_TARGET_INVALID', { message: `${providerCode} serves no gateway method to take the fee by` });
   return { merchantId: target.userId, paymentId: null, method };
 }
 
@@ -57,7 +69,10 @@ export async function allocateSuspenseCredit(
   const known = openItem((await load(deps, suspenseStream, suspense)).state, suspenseId);
   const { merchantId, paymentId, method } = await allocationTarget(deps.pool, target, known.providerCode);
   const now = deps.clock.now();
-  const reads = { suspense: streamRead(suspenseStream, suspense), ledger: streamRead(gatewayLedgerStream(merchantId), gatewayLedger) };
+  const reads = {
+    suspense: streamRead(suspenseStream, suspense),
+    ledger: streamRead(gatewayLedgerStream(merchantId), gatewayLedger),
+  };
   const done = await handleStreams(
     deps,
     reads,
@@ -65,9 +80,26 @@ export async function allocateSuspenseCredit(
       const item = openItem(loaded.suspense.state, suspenseId);
       const charged = fee(method, item.amount, settings);
       const credited = gatewayLedger.decide(loaded.ledger.state, {
-        type: 'AllocateSuspense', merchantId, suspenseId, paymentId, holdingAccountId: item.accountId, amount: item.amount, fee: charged, allocatedBy: adminId, now,
+        type: 'AllocateSuspense',
+        merchantId,
+        suspenseId,
+        paymentId,
+        holdingAccountId: item.accountId,
+        amount: item.amount,
+        fee: charged,
+        allocatedBy: adminId,
+        now,
       });
-      const allocated = suspense.decide(loaded.suspense.state, { type: 'AllocateSuspenseCredit', suspenseId, merchantId, paymentId, fee: charged, note, adminId, now });
+      const allocated = suspense.decide(loaded.suspense.state, {
+        type: 'AllocateSuspenseCredit',
+        suspenseId,
+        merchantId,
+        paymentId,
+        fee: charged,
+        note,
+        adminId,
+        now,
+      });
       return { append: { suspense: allocated, ledger: credited }, result: null };
     },
     { actor: `admin:${adminId}`, now, correlationId: suspenseId },
@@ -80,12 +112,24 @@ export async function allocateSuspenseCredit(
  * An admin records that an open suspense credit went back to its payer (`reference`: the refund transfer's): money out
  * of its holding account, so its cash in the ledger must cover it, checked as a payout's is (spendingCash).
  */
-export async function refundSuspenseCredit(deps: CommandDeps & { pool: pg.Pool }, adminId: string, suspenseId: string, reference: string, note: string | null) {
+export async function refundSuspenseCredit(
+  deps: CommandDeps & { pool: pg.Pool },
+  adminId: string,
+  suspenseId: string,
+  reference: string,
+  note: string | null,
+) {
   const item = openItem((await load(deps, suspenseStream, suspense)).state, suspenseId);
   const done = await spendingCash(deps, item.accountId, async cash => {
     await cash.cover(item.amount);
     const now = deps.clock.now();
-    return handleCommand(deps, suspenseStream, suspense, { type: 'RefundSuspenseCredit', suspenseId, reference, note, adminId, now }, { actor: `admin:${adminId}`, now, correlationId: suspenseId });
+    return handleCommand(
+      deps,
+      suspenseStream,
+      suspense,
+      { type: 'RefundSuspenseCredit', suspenseId, reference, note, adminId, now },
+      { actor: `admin:${adminId}`, now, correlationId: suspenseId },
+    );
   });
   await deps.readModels.waitFor(done.position, undefined, [gatewaySuspenseProjection, gatewayLedgerProjection]);
   return done;

@@ -1,7 +1,13 @@
 import { deterministicUuid, requestFingerprint, uuidv7 } from '../ids.ts';
 import { refuse } from '../errors.ts';
 import type pg from 'pg';
-import { findGatewayWithdrawal, findWithdrawalPaidWith, gatewayLedgerProjection, richestHoldingAccount, type GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
+import {
+  findGatewayWithdrawal,
+  findWithdrawalPaidWith,
+  gatewayLedgerProjection,
+  richestHoldingAccount,
+  type GatewayWithdrawalRow,
+} from '../projections/gateway-ledger.ts';
 import { spendingCash } from './holding-cash.ts';
 import { WrongExpectedRevision, type Position } from '../store/event-store.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -12,7 +18,12 @@ import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
 import { checkDestination, currentPayoutAccount } from './payout-account.ts';
 import type { SyncDeps } from './sync-account.ts';
 import { withdrawalPayout, withdrawalPayoutStream } from '../domain/withdrawal-payout.ts';
-import { normalisedReference, payoutReference, payoutReferenceStream, referenceUsed } from '../domain/payout-reference.ts';
+import {
+  normalisedReference,
+  payoutReference,
+  payoutReferenceStream,
+  referenceUsed,
+} from '../domain/payout-reference.ts';
 
 export type WithdrawalRequest = { amount: number; bankCode: string; accountNumber: string; accountHolderName: string };
 
@@ -24,19 +35,24 @@ async function contended<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    if (err instanceof WrongExpectedRevision) throw refuse('CONFLICT', { message: 'The balance changed meanwhile; try again' });
+    if (err instanceof WrongExpectedRevision)
+      throw refuse('CONFLICT', { message: 'The balance changed meanwhile; try again' });
     throw err;
   }
 }
 
 /** Answers once the ledger's read model shows the decision: whoever asked reads the balances and the withdrawal next. */
-const shown = (deps: CommandDeps, position: Position | null) => deps.readModels.waitFor(position, undefined, [gatewayLedgerProjection]);
+const shown = (deps: CommandDeps, position: Position | null) =>
+  deps.readModels.waitFor(position, undefined, [gatewayLedgerProjection]);
 
 /** Runs a ledger command on the merchant's stream. */
 async function onLedger(deps: CommandDeps, command: GatewayLedgerCommand, actor: string) {
   const done = await contended(() =>
     handleCommand(deps, gatewayLedgerStream(command.merchantId), gatewayLedger, command, {
-      actor, now: command.now, correlationId: 'withdrawalId' in command ? command.withdrawalId : undefined, attempts,
+      actor,
+      now: command.now,
+      correlationId: 'withdrawalId' in command ? command.withdrawalId : undefined,
+      attempts,
     }),
   );
   await shown(deps, done.position);
@@ -68,7 +84,20 @@ export async function requestWithdrawal(
   const { amount, bankCode, accountNumber, accountHolderName } = request;
   const checked = await checkDestination(deps, request);
   const holderName = checked.holderName ?? undefined;
-  const command = { type: 'RequestWithdrawal' as const, merchantId, withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy: merchantId, minWithdrawal, requestHash, holderName, now: deps.clock.now() };
+  const command = {
+    type: 'RequestWithdrawal' as const,
+    merchantId,
+    withdrawalId,
+    amount,
+    bankCode,
+    accountNumber,
+    accountHolderName,
+    requestedBy: merchantId,
+    minWithdrawal,
+    requestHash,
+    holderName,
+    now: deps.clock.now(),
+  };
   const handled = await onLedger(deps, command, `user:${merchantId}`);
   return { id: withdrawalId, handled, ...checked };
 }
@@ -81,7 +110,10 @@ async function merchantOf(db: Queryable, withdrawalId: string): Promise<string> 
 }
 
 /** The platform account a payout left from: the one the admin named, else the payout account, else the one with the most cash. */
-async function payoutSource(deps: CommandDeps & { pool: Queryable }, named?: string | undefined): Promise<string | null> {
+async function payoutSource(
+  deps: CommandDeps & { pool: Queryable },
+  named?: string | undefined,
+): Promise<string | null> {
   return named ?? (await currentPayoutAccount(deps))?.accountId ?? (await richestHoldingAccount(deps.pool));
 }
 
@@ -104,7 +136,8 @@ export async function payWithdrawal(
   // the money left already when WALLET-A paid it (its cash checked before it moved): recorded whatever the cash says
   // now; a withdrawal the ledger refuses to pay anyway (decided, or the admin's own) is refused for that, not the cash
   const refusedAnyway = row.status !== 'REQUESTED' || row.requested_by === adminId;
-  if (from?.checked || refusedAnyway) return recordPaid(deps, row, adminId, reference, from?.holdingAccountId ?? row.merchant_id, !from?.checked);
+  if (from?.checked || refusedAnyway)
+    return recordPaid(deps, row, adminId, reference, from?.holdingAccountId ?? row.merchant_id, !from?.checked);
   const source = await payoutSource(deps, from?.holdingAccountId);
   if (!source) throw refuse('HOLDING_CASH_SHORT', { message: 'No platform account holds cash in the ledger' });
   return spendingCash(deps, source, async cash => {
@@ -114,7 +147,14 @@ export async function payWithdrawal(
 }
 
 /** The payout and the claim of its reference in one append (and, paid elsewhere, the payout stream barred). */
-async function recordPaid(deps: CommandDeps & { pool: pg.Pool }, row: GatewayWithdrawalRow, adminId: string, reference: string, holdingAccountId: string, elsewhere: boolean) {
+async function recordPaid(
+  deps: CommandDeps & { pool: pg.Pool },
+  row: GatewayWithdrawalRow,
+  adminId: string,
+  reference: string,
+  holdingAccountId: string,
+  elsewhere: boolean,
+) {
   const { merchant_id: merchantId, id: withdrawalId } = row;
   const now = deps.clock.now();
   const ledgerStream = gatewayLedgerStream(merchantId);
@@ -131,11 +171,28 @@ async function recordPaid(deps: CommandDeps & { pool: pg.Pool }, row: GatewayWit
       reads,
       async loaded => {
         // the withdrawal's own refusals (not requested, own payout) come before the reference's
-        const paid = gatewayLedger.decide(loaded.ledger.state, { type: 'PayWithdrawal', merchantId, withdrawalId, reference, holdingAccountId, paidBy: adminId, now });
-        const barred = elsewhere ? withdrawalPayout.decide(loaded.payout.state, { type: 'BarPayout', withdrawalId, merchantId, adminId, now }) : [];
+        const paid = gatewayLedger.decide(loaded.ledger.state, {
+          type: 'PayWithdrawal',
+          merchantId,
+          withdrawalId,
+          reference,
+          holdingAccountId,
+          paidBy: adminId,
+          now,
+        });
+        const barred = elsewhere
+          ? withdrawalPayout.decide(loaded.payout.state, { type: 'BarPayout', withdrawalId, merchantId, adminId, now })
+          : [];
         const unclaimed = loaded.reference.state.withdrawalId === null;
-        if (unclaimed && (await findWithdrawalPaidWith(deps.pool, normalisedReference(reference), withdrawalId))) throw referenceUsed(reference);
-        const claimed = payoutReference.decide(loaded.reference.state, { type: 'ClaimPayoutReference', reference, merchantId, withdrawalId, now });
+        if (unclaimed && (await findWithdrawalPaidWith(deps.pool, normalisedReference(reference), withdrawalId)))
+          throw referenceUsed(reference);
+        const claimed = payoutReference.decide(loaded.reference.state, {
+          type: 'ClaimPayoutReference',
+          reference,
+          merchantId,
+          withdrawalId,
+          now,
+        });
         return { append: { ledger: paid, reference: claimed, payout: barred }, result: null };
       },
       { actor: `admin:${adminId}`, now, correlationId: withdrawalId, attempts, queueOn: ledgerStream },
@@ -150,18 +207,39 @@ async function recordPaid(deps: CommandDeps & { pool: pg.Pool }, row: GatewayWit
  * flight (begun, not known to have failed, 409): the rejection also bars payouts on the payout stream, so of a payout
  * beginning and a rejection at once, one is appended and the other, deciding again, refused.
  */
-export async function rejectWithdrawal(deps: CommandDeps & { pool: Queryable }, adminId: string, withdrawalId: string, note: string) {
+export async function rejectWithdrawal(
+  deps: CommandDeps & { pool: Queryable },
+  adminId: string,
+  withdrawalId: string,
+  note: string,
+) {
   const merchantId = await merchantOf(deps.pool, withdrawalId);
   const now = deps.clock.now();
   const ledgerStream = gatewayLedgerStream(merchantId);
-  const reads = { ledger: streamRead(ledgerStream, gatewayLedger), payout: streamRead(withdrawalPayoutStream(withdrawalId), withdrawalPayout) };
+  const reads = {
+    ledger: streamRead(ledgerStream, gatewayLedger),
+    payout: streamRead(withdrawalPayoutStream(withdrawalId), withdrawalPayout),
+  };
   const done = await contended(() =>
     handleStreams(
       deps,
       reads,
       loaded => {
-        const rejected = gatewayLedger.decide(loaded.ledger.state, { type: 'RejectWithdrawal', merchantId, withdrawalId, note, rejectedBy: adminId, now });
-        const barred = withdrawalPayout.decide(loaded.payout.state, { type: 'BarPayout', withdrawalId, merchantId, adminId, now });
+        const rejected = gatewayLedger.decide(loaded.ledger.state, {
+          type: 'RejectWithdrawal',
+          merchantId,
+          withdrawalId,
+          note,
+          rejectedBy: adminId,
+          now,
+        });
+        const barred = withdrawalPayout.decide(loaded.payout.state, {
+          type: 'BarPayout',
+          withdrawalId,
+          merchantId,
+          adminId,
+          now,
+        });
         return { append: { ledger: rejected, payout: barred }, result: null };
       },
       { actor: `admin:${adminId}`, now, correlationId: withdrawalId, attempts, queueOn: ledgerStream },

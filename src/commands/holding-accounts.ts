@@ -25,7 +25,10 @@ function adminsAccount(state: Account, adminId: string) {
  */
 export async function markHoldingAccount(deps: CommandDeps, adminId: string, accountId: string) {
   const now = deps.clock.now();
-  const reads = { account: streamRead(accountStream(accountId), account), holding: streamRead(holdingAccountsStream, holdingAccounts) };
+  const reads = {
+    account: streamRead(accountStream(accountId), account),
+    holding: streamRead(holdingAccountsStream, holdingAccounts),
+  };
   const done = await handleStreams(
     deps,
     reads,
@@ -33,8 +36,17 @@ export async function markHoldingAccount(deps: CommandDeps, adminId: string, acc
       const linked = adminsAccount(loaded.account.state, adminId);
       const methods = gatewayMethodsOf(linked.providerCode);
       if (methods.length === 0)
-        throw refuse('HOLDING_ACCOUNT_CANNOT_SERVE', { message: `${linked.providerCode} accounts cannot serve a gateway method (QRIS-DYNAMIC or a virtual account)` });
-      const marked = holdingAccounts.decide(loaded.holding.state, { type: 'MarkHoldingAccount', accountId, providerCode: linked.providerCode, methods, adminId, now });
+        throw refuse('HOLDING_ACCOUNT_CANNOT_SERVE', {
+          message: `${linked.providerCode} accounts cannot serve a gateway method (QRIS-DYNAMIC or a virtual account)`,
+        });
+      const marked = holdingAccounts.decide(loaded.holding.state, {
+        type: 'MarkHoldingAccount',
+        accountId,
+        providerCode: linked.providerCode,
+        methods,
+        adminId,
+        now,
+      });
       return { append: { holding: marked }, guard: ['account'], result: null };
     },
     { actor: `admin:${adminId}`, now },
@@ -45,7 +57,13 @@ export async function markHoldingAccount(deps: CommandDeps, adminId: string, acc
 
 export async function unmarkHoldingAccount(deps: CommandDeps, adminId: string, accountId: string) {
   const now = deps.clock.now();
-  const done = await handleCommand(deps, holdingAccountsStream, holdingAccounts, { type: 'UnmarkHoldingAccount', accountId, adminId, now }, { actor: `admin:${adminId}`, now });
+  const done = await handleCommand(
+    deps,
+    holdingAccountsStream,
+    holdingAccounts,
+    { type: 'UnmarkHoldingAccount', accountId, adminId, now },
+    { actor: `admin:${adminId}`, now },
+  );
   await deps.readModels.waitFor(done.position, undefined, [gatewayAccessProjection]);
   return done;
 }

@@ -16,7 +16,11 @@ export type CashCheck = {
  * cash it takes (`cover`) and appends before the lock is let go. No platform account goes below zero (docs/decisions.md,
  * "The ledger holds the cash").
  */
-export async function spendingCash<T>(deps: CommandDeps & { pool: pg.Pool }, accountId: string, spend: (cash: CashCheck) => Promise<T>): Promise<T> {
+export async function spendingCash<T>(
+  deps: CommandDeps & { pool: pg.Pool },
+  accountId: string,
+  spend: (cash: CashCheck) => Promise<T>,
+): Promise<T> {
   const key = `holding-cash:${accountId}`;
   const client = await deps.pool.connect();
   let locked = false;
@@ -29,12 +33,20 @@ export async function spendingCash<T>(deps: CommandDeps & { pool: pg.Pool }, acc
     return await spend({
       async cover(amount) {
         const cash = await findHoldingCash(deps.pool, accountId);
-        if (cash < amount) throw refuse('HOLDING_CASH_SHORT', { message: `The platform account's cash in the ledger (${cash}) does not cover ${amount}` });
+        if (cash < amount)
+          throw refuse('HOLDING_CASH_SHORT', {
+            message: `The platform account's cash in the ledger (${cash}) does not cover ${amount}`,
+          });
       },
     });
   } finally {
     // a failed unlock: the connection is dropped rather than handed back holding the lock
-    const unlocked = !locked || (await query(client, 'UnlockHoldingCash', 'select pg_advisory_unlock(hashtextextended($1, 0))', [key]).then(() => true, () => false));
+    const unlocked =
+      !locked ||
+      (await query(client, 'UnlockHoldingCash', 'select pg_advisory_unlock(hashtextextended($1, 0))', [key]).then(
+        () => true,
+        () => false,
+      ));
     client.release(!unlocked);
   }
 }

@@ -8,9 +8,19 @@ import { holidayCalendarProjection } from '../projections/holiday-calendar.ts';
  * An admin sets one year of the calendar, whole; settlement not yet done follows the new days. Answers once the
  * calendar's read model has it (the admin reads it next, the settlement at its next tick).
  */
-export async function setHolidayCalendarYear(deps: CommandDeps, adminId: string, input: { year: number; source: string; days: Holiday[] }) {
+export async function setHolidayCalendarYear(
+  deps: CommandDeps,
+  adminId: string,
+  input: { year: number; source: string; days: Holiday[] },
+) {
   const now = deps.clock.now();
-  const done = await handleCommand(deps, holidayCalendarStream, holidayCalendar, { type: 'SetHolidayCalendarYear', ...input, adminId, now }, { actor: `admin:${adminId}`, now });
+  const done = await handleCommand(
+    deps,
+    holidayCalendarStream,
+    holidayCalendar,
+    { type: 'SetHolidayCalendarYear', ...input, adminId, now },
+    { actor: `admin:${adminId}`, now },
+  );
   await deps.readModels.waitFor(done.position, undefined, [holidayCalendarProjection]);
   return done;
 }

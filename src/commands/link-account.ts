@@ -22,11 +22,10 @@ export type NewAccount = {
   pin?: string;
 };
 
-export type LinkOutcome =
-  | { kind: 'linked'; accountId: string }
-  | { kind: 'special-flow'; provider: Provider };
+export type LinkOutcome = { kind: 'linked'; accountId: string } | { kind: 'special-flow'; provider: Provider };
 
-const missing = (field: string) => refuse('VALIDATION_ERROR', { message: `${field} is required`, errors: [{ path: field, message: 'required' }] });
+const missing = (field: string) =>
+  refuse('VALIDATION_ERROR', { message: `${field} is required`, errors: [{ path: field, message: 'required' }] });
 
 export function providerFailure(err: ProviderError): DomainError {
   if (err.failure === 'invalid-credentials') return refuse('PROVIDER_LOGIN_FAILED');
@@ -42,7 +41,10 @@ export async function linkAccount(deps: SyncDeps, ownerId: string, input: NewAcc
   const provider = findProvider(input.providerCode);
   if (!provider) throw refuse('PROVIDER_NOT_FOUND');
   if (provider.type !== input.type)
-    throw refuse('VALIDATION_ERROR', { message: `${input.providerCode} is a ${provider.type} provider`, errors: [{ path: 'type', message: `must be ${provider.type}` }] });
+    throw refuse('VALIDATION_ERROR', {
+      message: `${input.providerCode} is a ${provider.type} provider`,
+      errors: [{ path: 'type', message: `must be ${provider.type}` }],
+    });
   if (provider.type === 'bank') {
     if (!input.accountNumber) throw missing('accountNumber');
     if (!input.username) throw missing('username');
@@ -51,7 +53,8 @@ export async function linkAccount(deps: SyncDeps, ownerId: string, input: NewAcc
     if (!input.phoneNumber) throw missing('phoneNumber');
     if (provider.providerCode === 'WALLET-A' && !input.pin) throw missing('pin');
   }
-  if (provider.providerCode === 'WALLET-B' || provider.providerCode === 'WALLET-C') return { kind: 'special-flow', provider };
+  if (provider.providerCode === 'WALLET-B' || provider.providerCode === 'WALLET-C')
+    return { kind: 'special-flow', provider };
 
   await ensurePointsToLink(deps, ownerId, input.intervalMinutes);
 
@@ -63,7 +66,8 @@ export async function linkAccount(deps: SyncDeps, ownerId: string, input: NewAcc
         password: input.password!,
         accountNumber: input.accountNumber!,
       });
-    else if (provider.loginFlow === 'direct') loggedIn = await deps.connector.loginDirect(provider.providerCode, { phoneNumber: input.phoneNumber! });
+    else if (provider.loginFlow === 'direct')
+      loggedIn = await deps.connector.loginDirect(provider.providerCode, { phoneNumber: input.phoneNumber! });
   } catch (err) {
     if (err instanceof ProviderError) throw providerFailure(err);
     throw err;
@@ -116,16 +120,29 @@ export async function recordLinkedAccount(
   const needed = pointsToLinkAccount(link.intervalMinutes);
   const { position } = await handleStreams(
     deps,
-    { owner: streamRead(userStream(link.ownerId), user), account: streamRead(accountStream(link.accountId), account, { likelyNew: true }) },
+    {
+      owner: streamRead(userStream(link.ownerId), user),
+      account: streamRead(accountStream(link.accountId), account, { likelyNew: true }),
+    },
     loaded => {
       if (loaded.account.state.status !== 'none') return { append: {}, result: null }; // linked already
       const owner = loaded.owner.state;
       const available = owner.registered ? owner.points : 0;
       if (available < needed && whenShort === 'refuse') throw notEnoughPoints(needed, available);
       const paid = available >= needed;
-      const debit = paid ? user.decide(owner, { type: 'DebitPoints', points: needed, accountId: link.accountId, reason: 'account-creation' }) : [];
+      const debit = paid
+        ? user.decide(owner, {
+            type: 'DebitPoints',
+            points: needed,
+            accountId: link.accountId,
+            reason: 'account-creation',
+          })
+        : [];
       const syncsPaidUntil = paid ? new Date(link.now.getTime() + prepaidSyncMs) : null;
-      return { append: { owner: debit, account: account.decide(loaded.account.state, { ...link, syncsPaidUntil }) }, result: null };
+      return {
+        append: { owner: debit, account: account.decide(loaded.account.state, { ...link, syncsPaidUntil }) },
+        result: null,
+      };
     },
     // links of one owner in this process take their points one after another instead of racing into retries
     { ...context, queueOn: userStream(link.ownerId) },

@@ -38,22 +38,50 @@ export async function checkPassword(deps: CommandDeps, userId: string | null, em
   return verifyPassword(state.passwordHash, password);
 }
 
-export async function endSession(deps: CommandDeps, sessionId: string, actor: string, reason: SessionEndReason): Promise<void> {
+export async function endSession(
+  deps: CommandDeps,
+  sessionId: string,
+  actor: string,
+  reason: SessionEndReason,
+): Promise<void> {
   const now = deps.clock.now();
-  const result = await handleCommand(deps, sessionStream(sessionId), session, { type: 'EndSession', reason, now }, { actor, now });
+  const result = await handleCommand(
+    deps,
+    sessionStream(sessionId),
+    session,
+    { type: 'EndSession', reason, now },
+    { actor, now },
+  );
   await deps.readModels.waitFor(result.position);
 }
 
 /** Ends the session if it went unused for `idleMs`; answers whether it is over (idle now, or ended before). */
 export async function endIfIdle(deps: CommandDeps, sessionId: string, idleMs: number): Promise<boolean> {
   const now = deps.clock.now();
-  const handled = await handleCommand(deps, sessionStream(sessionId), session, { type: 'EndIdleSession', now, idleMs }, { actor: 'system:session-idle', now });
+  const handled = await handleCommand(
+    deps,
+    sessionStream(sessionId),
+    session,
+    { type: 'EndIdleSession', now, idleMs },
+    { actor: 'system:session-idle', now },
+  );
   if (handled.position) await deps.readModels.waitFor(handled.position);
   return handled.state.status !== 'active';
 }
 
 /** Called on authenticated requests; records at most one SessionSeen per few minutes. */
-export async function recordSessionSeen(deps: CommandDeps, sessionId: string, actor: string, idleMs: number): Promise<void> {
+export async function recordSessionSeen(
+  deps: CommandDeps,
+  sessionId: string,
+  actor: string,
+  idleMs: number,
+): Promise<void> {
   const now = deps.clock.now();
-  await handleCommand(deps, sessionStream(sessionId), session, { type: 'RecordSessionSeen', now, idleMs }, { actor, now });
+  await handleCommand(
+    deps,
+    sessionStream(sessionId),
+    session,
+    { type: 'RecordSessionSeen', now, idleMs },
+    { actor, now },
+  );
 }

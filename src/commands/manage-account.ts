@@ -10,7 +10,12 @@ import { user, userStream } from '../domain/user.ts';
 export type AccountChanges = { accountName?: string; intervalMinutes?: number; username?: string; password?: string };
 
 /** New bank credentials are checked with the bank before they replace the old ones. */
-export async function changeAccount(deps: SyncDeps, ownerId: string, accountId: string, changes: AccountChanges): Promise<void> {
+export async function changeAccount(
+  deps: SyncDeps,
+  ownerId: string,
+  accountId: string,
+  changes: AccountChanges,
+): Promise<void> {
   const state = await loadOwnedAccount(deps, ownerId, accountId);
   let credentials;
   let session;
@@ -32,7 +37,15 @@ export async function changeAccount(deps: SyncDeps, ownerId: string, accountId: 
     deps,
     accountStream(accountId),
     account,
-    { type: 'ChangeAccountSettings', ownerId, accountName: changes.accountName, intervalMinutes: changes.intervalMinutes, credentials, session, now: deps.clock.now() },
+    {
+      type: 'ChangeAccountSettings',
+      ownerId,
+      accountName: changes.accountName,
+      intervalMinutes: changes.intervalMinutes,
+      credentials,
+      session,
+      now: deps.clock.now(),
+    },
     { actor: `user:${ownerId}`, now: deps.clock.now() },
   );
   await deps.readModels.waitFor(result.position);
@@ -45,7 +58,13 @@ export async function changeAccount(deps: SyncDeps, ownerId: string, accountId: 
 export async function deleteAccount(deps: SyncDeps, ownerId: string, accountId: string): Promise<void> {
   await loadOwnedAccount(deps, ownerId, accountId);
   const now = deps.clock.now();
-  const audit = await handleCommand(deps, userStream(ownerId), user, { type: 'RecordAccountDeleted', accountId, now }, { actor: `user:${ownerId}`, now });
+  const audit = await handleCommand(
+    deps,
+    userStream(ownerId),
+    user,
+    { type: 'RecordAccountDeleted', accountId, now },
+    { actor: `user:${ownerId}`, now },
+  );
   await deps.store.deleteStream(accountStream(accountId));
   await deps.snapshots?.delete(accountStream(accountId));
   await deps.readModels.waitFor(audit.position);
@@ -61,12 +80,23 @@ export async function refreshAccount(deps: SyncDeps, ownerId: string, accountId:
     const renewed = await renewSession(deps, state).catch(err => {
       throw err instanceof ProviderError ? providerFailure(err) : err;
     });
-    if (!renewed) throw refuse('PROVIDER_LOGIN_FAILED', { message: 'The provider refused to log this wallet in again; try again later' });
+    if (!renewed)
+      throw refuse('PROVIDER_LOGIN_FAILED', {
+        message: 'The provider refused to log this wallet in again; try again later',
+      });
     const now = deps.clock.now();
-    await handleCommand(deps, accountStream(accountId), account, { type: 'RestoreProviderSession', session: deps.vault.seal(renewed), now }, { actor: `user:${ownerId}`, now });
-  } else if (!state.isActive) throw refuse('ACCOUNT_INACTIVE', { message: 'Account inactive: the provider session expired, relogin needed' });
+    await handleCommand(
+      deps,
+      accountStream(accountId),
+      account,
+      { type: 'RestoreProviderSession', session: deps.vault.seal(renewed), now },
+      { actor: `user:${ownerId}`, now },
+    );
+  } else if (!state.isActive)
+    throw refuse('ACCOUNT_INACTIVE', { message: 'Account inactive: the provider session expired, relogin needed' });
   const outcome = await syncAccount(deps, accountId, null, { waitForReadModels: true });
-  if (outcome === 'session-expired') throw refuse('ACCOUNT_INACTIVE', { message: 'Account inactive: the provider session expired, relogin needed' });
+  if (outcome === 'session-expired')
+    throw refuse('ACCOUNT_INACTIVE', { message: 'Account inactive: the provider session expired, relogin needed' });
   if (outcome === 'failed') throw refuse('PROVIDER_UNAVAILABLE');
   if (outcome === 'paused') throw refuse('NOT_ENOUGH_POINTS', { message: 'Not enough points to synchronise' });
   return outcome;

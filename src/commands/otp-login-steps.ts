@@ -29,11 +29,26 @@ function countingSends(connector: ProviderConnector, beforeSend: () => Promise<v
  * Step 1: the provider sends a code. `beforeSend` runs when the send is about to reach the provider, after every check
  * of ours: the send limits count only those.
  */
-export function sendOtpLoginCode(deps: SyncDeps, settings: OtpTtl, ownerId: string, input: SendOtpInput, beforeSend: () => Promise<void>) {
-  return sendOtp({ ...deps, otpSessionTtlMinutes: settings.sessionTtlMinutes, connector: countingSends(deps.connector, beforeSend) }, ownerId, input);
+export function sendOtpLoginCode(
+  deps: SyncDeps,
+  settings: OtpTtl,
+  ownerId: string,
+  input: SendOtpInput,
+  beforeSend: () => Promise<void>,
+) {
+  return sendOtp(
+    { ...deps, otpSessionTtlMinutes: settings.sessionTtlMinutes, connector: countingSends(deps.connector, beforeSend) },
+    ownerId,
+    input,
+  );
 }
 
 /** Step 2 (and wallet C's step 3): the code the provider sent; it may ask for a second one. */
-export function verifyOtpLoginCode(deps: SyncDeps, settings: OtpTtl, ownerId: string, input: VerifyOtpInput): Promise<VerifyOutcome> {
+export function verifyOtpLoginCode(
+  deps: SyncDeps,
+  settings: OtpTtl,
+  ownerId: string,
+  input: VerifyOtpInput,
+): Promise<VerifyOutcome> {
   return verifyOtp({ ...deps, otpSessionTtlMinutes: settings.sessionTtlMinutes }, ownerId, input);
 }

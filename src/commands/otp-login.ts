@@ -10,7 +10,14 @@ import { account, accountNotFound, accountStream } from '../domain/account.ts';
 import { handleCommand, load, type CommandContext, type EventSourcing } from '../store/commands/handle.ts';
 import { ensurePointsToLink, loadOwnedAccount, providerFailure, recordLinkedAccount } from './link-account.ts';
 import type { SyncDeps } from './sync-account.ts';
-import { maxOtpAttempts, sessionExpiredOrNotFound, usableSession, walletLogin, walletLoginStream, type LoginPurpose } from '../domain/wallet-login.ts';
+import {
+  maxOtpAttempts,
+  sessionExpiredOrNotFound,
+  usableSession,
+  walletLogin,
+  walletLoginStream,
+  type LoginPurpose,
+} from '../domain/wallet-login.ts';
 
 /** The wallets that log in by OTP through POST /api/v1/accounts actions. */
 export const otpWallets = ['WALLET-A', 'WALLET-B', 'WALLET-C'] as const;
@@ -38,15 +45,22 @@ export type VerifyOtpInput = {
 
 export type VerifyOutcome = { kind: 'completed'; accountId: string } | { kind: 'second-otp'; sessionId: string };
 
-const invalid = (field: string, message: string, code: ErrorCode = 'VALIDATION_ERROR') => refuse(code, { message, errors: [{ path: field, message }] });
+const invalid = (field: string, message: string, code: ErrorCode = 'VALIDATION_ERROR') =>
+  refuse(code, { message, errors: [{ path: field, message }] });
 
 export const verificationIncomplete = (fields: string[]) =>
-  refuse('VERIFICATION_INCOMPLETE', { message: `Verification data incomplete: ${fields.join(', ')} required`, errors: fields.map(path => ({ path, message: 'required' })) });
+  refuse('VERIFICATION_INCOMPLETE', {
+    message: `Verification data incomplete: ${fields.join(', ')} required`,
+    errors: fields.map(path => ({ path, message: 'required' })),
+  });
 
 const verificationFailed = (triesLeft: number) =>
-  refuse('OTP_VERIFICATION_FAILED', { message: triesLeft > 0
-      ? `OTP wrong or verification failed; ${triesLeft} ${triesLeft === 1 ? 'try' : 'tries'} left`
-      : 'OTP wrong or verification failed; the OTP session is locked, start again from step 1' });
+  refuse('OTP_VERIFICATION_FAILED', {
+    message:
+      triesLeft > 0
+        ? `OTP wrong or verification failed; ${triesLeft} ${triesLeft === 1 ? 'try' : 'tries'} left`
+        : 'OTP wrong or verification failed; the OTP session is locked, start again from step 1',
+  });
 
 /** Phone numbers compare by their national number: 0812..., 62812... and +62 812... are one phone. */
 export function nationalNumber(phone: string): string {
@@ -58,18 +72,29 @@ export function nationalNumber(phone: string): string {
  * Step 1: checks what the login is for (a new account of this wallet with enough points, or the caller's own
  * account of this wallet), asks the provider to send a code, and opens an OTP session that expires.
  */
-export async function sendOtp(deps: OtpLoginDeps, ownerId: string, input: SendOtpInput): Promise<{ sessionId: string; expiresAt: string }> {
+export async function sendOtp(
+  deps: OtpLoginDeps,
+  ownerId: string,
+  input: SendOtpInput,
+): Promise<{ sessionId: string; expiresAt: string }> {
   let phoneNumber = input.phoneNumber;
   if (input.purpose.kind === 'new') {
     const provider = findProvider(input.purpose.providerCode);
-    if (!provider) throw invalid('providerCode', `Provider ${input.purpose.providerCode} not found`, 'UNKNOWN_PROVIDER');
+    if (!provider)
+      throw invalid('providerCode', `Provider ${input.purpose.providerCode} not found`, 'UNKNOWN_PROVIDER');
     if (provider.providerCode !== input.wallet)
-      throw invalid('providerCode', `${provider.providerCode} does not log in with this action; its OTP flow is for ${input.wallet} only`);
+      throw invalid(
+        'providerCode',
+        `${provider.providerCode} does not log in with this action; its OTP flow is for ${input.wallet} only`,
+      );
     await ensurePointsToLink(deps, ownerId, input.purpose.intervalMinutes);
   } else {
     const linked = await loadOwnedAccount(deps, ownerId, input.purpose.accountId);
     if (linked.providerCode !== input.wallet)
-      throw invalid('accountId', `The account is a ${linked.providerCode} account; this action logs in to ${input.wallet}`);
+      throw invalid(
+        'accountId',
+        `The account is a ${linked.providerCode} account; this action logs in to ${input.wallet}`,
+      );
     if (nationalNumber(linked.accountRef) !== nationalNumber(input.phoneNumber))
       throw invalid('phoneNumber', 'phoneNumber is not the phone number of this account');
     phoneNumber = linked.accountRef; // the provider knows the account by the number it was linked with
@@ -116,22 +141,41 @@ export async function sendOtp(deps: OtpLoginDeps, ownerId: string, input: SendOt
  */
 export async function verifyOtp(deps: OtpLoginDeps, ownerId: string, input: VerifyOtpInput): Promise<VerifyOutcome> {
   const stream = walletLoginStream(input.sessionId);
-  const context = (): CommandContext => ({ actor: `user:${ownerId}`, now: deps.clock.now(), correlationId: input.sessionId });
+  const context = (): CommandContext => ({
+    actor: `user:${ownerId}`,
+    now: deps.clock.now(),
+    correlationId: input.sessionId,
+  });
   const { state } = await load(deps, stream, walletLogin);
   if (state.status === 'pending' && state.ownerId === ownerId && deps.clock.now().toISOString() >= state.expiresAt) {
     await endSession(deps, stream, 'expired', context());
     throw sessionExpiredOrNotFound();
   }
-  const session = usableSession(state, { ownerId, providerCode: input.wallet, step: input.step, now: deps.clock.now() });
+  const session = usableSession(state, {
+    ownerId,
+    providerCode: input.wallet,
+    step: input.step,
+    now: deps.clock.now(),
+  });
   const reloginOf = session.purpose.kind === 'relogin' ? session.purpose.accountId : null;
   if (input.accountId !== undefined && input.accountId !== reloginOf)
-    throw invalid('accountId', reloginOf ? 'accountId is not the account this OTP session logs in to' : 'this OTP session links a new account; leave accountId out');
+    throw invalid(
+      'accountId',
+      reloginOf
+        ? 'accountId is not the account this OTP session logs in to'
+        : 'this OTP session links a new account; leave accountId out',
+    );
   // wallets A and B name the account again when they verify a relogin
-  if (reloginOf && input.accountId === undefined && input.wallet !== 'WALLET-C') throw verificationIncomplete(['accountId']);
+  if (reloginOf && input.accountId === undefined && input.wallet !== 'WALLET-C')
+    throw verificationIncomplete(['accountId']);
 
   let answer: Awaited<ReturnType<SyncDeps['connector']['verifyOtp']>>;
   try {
-    answer = await deps.connector.verifyOtp(input.wallet, { challengeId: session.challengeId, otp: input.otp, pin: input.pin });
+    answer = await deps.connector.verifyOtp(input.wallet, {
+      challengeId: session.challengeId,
+      otp: input.otp,
+      pin: input.pin,
+    });
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;
     if (err.failure === 'unavailable') throw providerFailure(err);
@@ -139,7 +183,13 @@ export async function verifyOtp(deps: OtpLoginDeps, ownerId: string, input: Veri
     // completing the login): nothing to record here
     if (err.failure === 'challenge-expired' || err.failure === 'session-expired') throw sessionExpiredOrNotFound();
     // a wrong code, a refused PIN or any other refusal: one try less
-    const counted = await handleCommand(deps, stream, walletLogin, { type: 'RecordWrongOtp', now: deps.clock.now() }, context());
+    const counted = await handleCommand(
+      deps,
+      stream,
+      walletLogin,
+      { type: 'RecordWrongOtp', now: deps.clock.now() },
+      context(),
+    );
     throw verificationFailed(counted.state.status === 'pending' ? maxOtpAttempts - counted.state.attempts : 0);
   }
 
@@ -179,10 +229,17 @@ export async function verifyOtp(deps: OtpLoginDeps, ownerId: string, input: Veri
     deps,
     stream,
     walletLogin,
-    { type: 'CompleteLogin', newAccountId: randomUUID(), providerSession: deps.vault.seal(answer.session), holderName: answer.holderName, now: deps.clock.now() },
+    {
+      type: 'CompleteLogin',
+      newAccountId: randomUUID(),
+      providerSession: deps.vault.seal(answer.session),
+      holderName: answer.holderName,
+      now: deps.clock.now(),
+    },
     context(),
   );
-  const completed = done.events.find(e => e.type === 'WalletLoginCompleted') as EventOf<typeof WalletLoginCompleted> | undefined;
+  const completed = done.events.find(e => e.type === 'WalletLoginCompleted') as
+    EventOf<typeof WalletLoginCompleted> | undefined;
   if (!completed) throw sessionExpiredOrNotFound();
   const applied = await applyWalletLogin(deps, completed.data, context());
   if (applied === 'account-gone') throw refuse('ACCOUNT_NOT_FOUND');
@@ -192,7 +249,12 @@ export async function verifyOtp(deps: OtpLoginDeps, ownerId: string, input: Veri
 }
 
 /** Ends a session that can no longer complete; a session another request ended already stays as it is. */
-async function endSession(deps: OtpLoginDeps, stream: string, reason: 'expired' | 'provider-refused', context: CommandContext) {
+async function endSession(
+  deps: OtpLoginDeps,
+  stream: string,
+  reason: 'expired' | 'provider-refused',
+  context: CommandContext,
+) {
   try {
     await handleCommand(deps, stream, walletLogin, { type: 'FailLogin', reason, now: deps.clock.now() }, context);
   } catch (err) {
@@ -235,13 +297,19 @@ export async function applyWalletLogin(
         'link-unpaid',
       );
     }
-    const result = await handleCommand(deps, stream, account, {
-      type: 'RestoreProviderSession',
-      session: login.providerSession,
-      credentials: login.pin,
-      loginSessionId: login.sessionId,
-      now,
-    }, context);
+    const result = await handleCommand(
+      deps,
+      stream,
+      account,
+      {
+        type: 'RestoreProviderSession',
+        session: login.providerSession,
+        credentials: login.pin,
+        loginSessionId: login.sessionId,
+        now,
+      },
+      context,
+    );
     return result.position;
   } catch (err) {
     // the account was deleted while its owner logged in: nothing to link or reactivate

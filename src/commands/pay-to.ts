@@ -14,20 +14,40 @@ import { renewSession, type SyncDeps } from './sync-account.ts';
 /** A type a payment can have but no longer be created with (src/domain/payment-methods.ts): static QRIS. */
 export function refuseRetired(asked: string) {
   if (isPaymentType(asked) && !paymentMethod(asked).creatable)
-    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: 'Static QRIS payments can no longer be created: the payer types the amount. Use QRIS-DYNAMIC', errors: [{ path: 'body.type', message: 'use QRIS-DYNAMIC' }], params: { case: 'retired', type: asked } });
+    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', {
+      message: 'Static QRIS payments can no longer be created: the payer types the amount. Use QRIS-DYNAMIC',
+      errors: [{ path: 'body.type', message: 'use QRIS-DYNAMIC' }],
+      params: { case: 'retired', type: asked },
+    });
 }
 
 /** The type asked for, the provider's only type, or null when the payer chooses among several on the page. */
-export function typeFor(provider: NonNullable<ReturnType<typeof findProvider>>, asked: string | undefined): PaymentType | null {
+export function typeFor(
+  provider: NonNullable<ReturnType<typeof findProvider>>,
+  asked: string | undefined,
+): PaymentType | null {
   if (asked !== undefined) refuseRetired(asked);
   if (asked === undefined) {
     if (provider.paymentTypes.length === 1) return provider.paymentTypes[0]!;
-    if (provider.paymentTypes.length === 0) throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: `${provider.providerCode} accounts cannot receive payments`, params: { case: 'no-methods', provider: provider.providerCode } });
+    if (provider.paymentTypes.length === 0)
+      throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', {
+        message: `${provider.providerCode} accounts cannot receive payments`,
+        params: { case: 'no-methods', provider: provider.providerCode },
+      });
     return null;
   }
   const type = provider.paymentTypes.find(t => t === asked);
   if (!type)
-    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', { message: `Payment type ${asked} is not supported by ${provider.providerCode}${provider.paymentTypes.length ? ` (supported: ${provider.paymentTypes.join(', ')})` : ''}`, errors: [{ path: 'body.type', message: 'not supported by the provider' }], params: { case: 'not-offered', type: asked, provider: provider.providerCode, ...(provider.paymentTypes.length ? { supported: provider.paymentTypes.join(', ') } : {}) } });
+    throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', {
+      message: `Payment type ${asked} is not supported by ${provider.providerCode}${provider.paymentTypes.length ? ` (supported: ${provider.paymentTypes.join(', ')})` : ''}`,
+      errors: [{ path: 'body.type', message: 'not supported by the provider' }],
+      params: {
+        case: 'not-offered',
+        type: asked,
+        provider: provider.providerCode,
+        ...(provider.paymentTypes.length ? { supported: provider.paymentTypes.join(', ') } : {}),
+      },
+    });
   return type;
 }
 
@@ -37,24 +57,40 @@ export function typeFor(provider: NonNullable<ReturnType<typeof findProvider>>, 
  * would; where it cannot, the account becomes inactive, as a sync would make it, and the payment is refused so.
  */
 export async function payTo(deps: SyncDeps, linked: LinkedAccount, type: PaymentType, context: CommandContext) {
-  if (!linked.session) throw refuse('ACCOUNT_INACTIVE', { message: 'The receiving account is inactive: relogin needed' });
+  if (!linked.session)
+    throw refuse('ACCOUNT_INACTIVE', { message: 'The receiving account is inactive: relogin needed' });
   try {
     // opened only when the provider is asked something (decrypting costs; most QRIS payments ask nothing)
     const sealed = linked.session;
     return await askProvider(deps, linked, type, context, () => deps.vault.open<ProviderSession>(sealed));
   } catch (err) {
-    if (!(err instanceof ProviderError && err.failure === 'session-expired')) throw err instanceof ProviderError ? providerFailure(err) : err;
+    if (!(err instanceof ProviderError && err.failure === 'session-expired'))
+      throw err instanceof ProviderError ? providerFailure(err) : err;
   }
   const renewed = await renewSession(deps, linked).catch(err => {
     throw err instanceof ProviderError ? providerFailure(err) : err;
   });
   const stream = accountStream(linked.accountId);
   if (!renewed) {
-    const expired = await handleCommand(deps, stream, account, { type: 'ExpireProviderSession', now: deps.clock.now() }, context);
+    const expired = await handleCommand(
+      deps,
+      stream,
+      account,
+      { type: 'ExpireProviderSession', now: deps.clock.now() },
+      context,
+    );
     await deps.readModels.waitFor(expired.position); // the account shows inactive by the time the refusal is read
-    throw refuse('ACCOUNT_INACTIVE', { message: 'The receiving account is inactive: its provider session expired, relogin needed' });
+    throw refuse('ACCOUNT_INACTIVE', {
+      message: 'The receiving account is inactive: its provider session expired, relogin needed',
+    });
   }
-  await handleCommand(deps, stream, account, { type: 'RestoreProviderSession', session: deps.vault.seal(renewed), now: deps.clock.now() }, context);
+  await handleCommand(
+    deps,
+    stream,
+    account,
+    { type: 'RestoreProviderSession', session: deps.vault.seal(renewed), now: deps.clock.now() },
+    context,
+  );
   try {
     return await askProvider(deps, linked, type, context, () => renewed);
   } catch (err) {
@@ -63,12 +99,24 @@ export async function payTo(deps: SyncDeps, linked: LinkedAccount, type: Payment
 }
 
 /** Asks the provider for what a payment of `type` needs, if anything; the session is opened only when asked. */
-async function askProvider(deps: SyncDeps, linked: LinkedAccount, type: PaymentType, context: CommandContext, session: () => ProviderSession) {
+async function askProvider(
+  deps: SyncDeps,
+  linked: LinkedAccount,
+  type: PaymentType,
+  context: CommandContext,
+  session: () => ProviderSession,
+) {
   if (type === 'QRIS-DYNAMIC') {
     let staticQris = linked.staticQris ?? null;
     if (!staticQris) {
       staticQris = await deps.connector.fetchStaticQris(linked.providerCode, linked.accountRef, session());
-      await handleCommand(deps, accountStream(linked.accountId), account, { type: 'CaptureStaticQris', payload: staticQris, now: deps.clock.now() }, context);
+      await handleCommand(
+        deps,
+        accountStream(linked.accountId),
+        account,
+        { type: 'CaptureStaticQris', payload: staticQris, now: deps.clock.now() },
+        context,
+      );
     }
     // the payer's app shows the QR's merchant PAN as where the money goes: the payment says the same
     return { staticQris, vaNumber: null, accountNumber: qrisMerchantPan(staticQris) };

@@ -1,7 +1,14 @@
 import { randomInt } from 'node:crypto';
 import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/receiving.ts';
 import { streamRead, type StreamRead } from '../store/commands/handle-streams.ts';
-import { cachedState, handleCommand, load, type CommandContext, type Decider, type EventSourcing } from '../store/commands/handle.ts';
+import {
+  cachedState,
+  handleCommand,
+  load,
+  type CommandContext,
+  type Decider,
+  type EventSourcing,
+} from '../store/commands/handle.ts';
 import type { Credit, Payable } from '../domain/payables.ts';
 import type { Payment } from '../domain/payment.ts';
 import { matchCredit, maxUniqueCode, noFreeCode, receiving, receivingStream } from '../domain/receiving.ts';
@@ -19,7 +26,15 @@ export const payableClaimStream = (accountId: string, totalAmount: number) => `p
 export type PayableClaim = { holder: Payable | null };
 
 export type PayableClaimCommand =
-  | { type: 'ClaimTotal'; accountId: string; paymentId: string; amount: number; uniqueCode: number; expiresAt: Date; now: Date }
+  | {
+      type: 'ClaimTotal';
+      accountId: string;
+      paymentId: string;
+      amount: number;
+      uniqueCode: number;
+      expiresAt: Date;
+      now: Date;
+    }
   | { type: 'ReleaseTotal'; accountId: string; paymentId: string; reason: 'completed' | 'expired'; now: Date };
 
 /** The total is held by another pending payment: the caller tries the next code. */
@@ -47,13 +62,30 @@ export const payableClaim: Decider<PayableClaim, PayableClaimCommand, ReceivingE
     const at = command.now.toISOString();
     if (command.type === 'ReleaseTotal') {
       if (state.holder?.paymentId !== command.paymentId) return [];
-      return [PayableReleased({ accountId: command.accountId, paymentId: command.paymentId, reason: command.reason, releasedAt: at })];
+      return [
+        PayableReleased({
+          accountId: command.accountId,
+          paymentId: command.paymentId,
+          reason: command.reason,
+          releasedAt: at,
+        }),
+      ];
     }
     if (state.holder?.paymentId === command.paymentId) return []; // a retried claim
     const totalAmount = command.amount + command.uniqueCode;
     if (heldAtTime(state, at)) throw new TotalHeld(totalAmount);
     const { accountId, paymentId, uniqueCode } = command;
-    return [PayableReserved({ accountId, paymentId, uniqueCode, totalAmount, vaNumber: null, expiresAt: command.expiresAt.toISOString(), reservedAt: at })];
+    return [
+      PayableReserved({
+        accountId,
+        paymentId,
+        uniqueCode,
+        totalAmount,
+        vaNumber: null,
+        expiresAt: command.expiresAt.toISOString(),
+        reservedAt: at,
+      }),
+    ];
   },
 };
 
@@ -69,14 +101,18 @@ export async function withUniqueCode(
   record: (claim: StreamRead<PayableClaim, ReceivingEvent>, uniqueCode: number) => Promise<Payment>,
 ): Promise<Payment> {
   const at = bill.now.toISOString();
-  const legacy = (cachedState(deps, receivingStream(bill.accountId), receiving) ?? (await load(deps, receivingStream(bill.accountId), receiving))).state;
+  const legacy = (
+    cachedState(deps, receivingStream(bill.accountId), receiving) ??
+    (await load(deps, receivingStream(bill.accountId), receiving))
+  ).state;
   const first = randomInt(1, maxUniqueCode + 1);
   for (let i = 0; i < maxUniqueCode; i++) {
     const code = ((first - 1 + i) % maxUniqueCode) + 1;
     const totalAmount = bill.amount + code;
     if (legacy.payables.totalHeld(totalAmount, at)) continue;
     const claim = streamRead(payableClaimStream(bill.accountId, totalAmount), payableClaim, { likelyNew: true });
-    if (heldAtTime((cachedState(deps, claim.streamId, payableClaim) ?? { state: { holder: null } }).state, at)) continue;
+    if (heldAtTime((cachedState(deps, claim.streamId, payableClaim) ?? { state: { holder: null } }).state, at))
+      continue;
     try {
       return await record(claim, code);
     } catch (err) {
@@ -91,7 +127,11 @@ export async function withUniqueCode(
  * stream), the claim on a total of exactly the amount, or a bill reserved on the receiving stream before claims;
  * one still held when the money was booked first.
  */
-export async function matchPayable(deps: EventSourcing, accountId: string, credit: Credit): Promise<{ payable: Payable; claimed: boolean } | null> {
+export async function matchPayable(
+  deps: EventSourcing,
+  accountId: string,
+  credit: Credit,
+): Promise<{ payable: Payable; claimed: boolean } | null> {
   const legacy = matchCredit((await load(deps, receivingStream(accountId), receiving)).state, credit);
   const claimed = (await load(deps, payableClaimStream(accountId, credit.amount), payableClaim)).state.holder;
   const candidates = [
@@ -108,12 +148,32 @@ export async function matchPayable(deps: EventSourcing, accountId: string, credi
  */
 export async function releasePayable(
   deps: EventSourcing,
-  ended: { accountId: string; paymentId: string; totalAmount: number | null; claimed?: boolean; reason: 'completed' | 'expired'; now: Date },
+  ended: {
+    accountId: string;
+    paymentId: string;
+    totalAmount: number | null;
+    claimed?: boolean;
+    reason: 'completed' | 'expired';
+    now: Date;
+  },
   context: CommandContext,
 ) {
   const { accountId, paymentId, totalAmount, claimed, reason, now } = ended;
   if (totalAmount !== null && claimed !== false) {
-    await handleCommand(deps, payableClaimStream(accountId, totalAmount), payableClaim, { type: 'ReleaseTotal', accountId, paymentId, reason, now }, context);
+    await handleCommand(
+      deps,
+      payableClaimStream(accountId, totalAmount),
+      payableClaim,
+      { type: 'ReleaseTotal', accountId, paymentId, reason, now },
+      context,
+    );
   }
-  if (claimed !== true) await handleCommand(deps, receivingStream(accountId), receiving, { type: 'ReleasePayable', paymentId, reason, now }, context);
+  if (claimed !== true)
+    await handleCommand(
+      deps,
+      receivingStream(accountId),
+      receiving,
+      { type: 'ReleasePayable', paymentId, reason, now },
+      context,
+    );
 }

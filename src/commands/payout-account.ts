@@ -12,15 +12,33 @@ import { payoutAccountStream, payoutAccount, type ChoosePayoutAccount } from '..
 /** An admin makes one of their own linked WALLET-A accounts the payout account (another's or unknown: 404). */
 export async function choosePayoutAccount(deps: CommandDeps, adminId: string, accountId: string) {
   const now = deps.clock.now();
-  const reads = { account: streamRead(accountStream(accountId), account), payout: streamRead(payoutAccountStream, payoutAccount) };
+  const reads = {
+    account: streamRead(accountStream(accountId), account),
+    payout: streamRead(payoutAccountStream, payoutAccount),
+  };
   return handleStreams(
     deps,
     reads,
     loaded => {
       const linked = loaded.account.state;
       if (linked.status !== 'linked' || linked.ownerId !== adminId) throw refuse('ACCOUNT_NOT_FOUND');
-      if (linked.providerCode !== 'WALLET-A') throw refuse('TRANSFER_NOT_SUPPORTED', { message: `Payouts go through WALLET-A accounts, not ${linked.providerCode}` });
-      return { append: { payout: payoutAccount.decide(loaded.payout.state, { type: 'ChoosePayoutAccount', accountId, ownerId: adminId, adminId, now }) }, guard: ['account'], result: null };
+      if (linked.providerCode !== 'WALLET-A')
+        throw refuse('TRANSFER_NOT_SUPPORTED', {
+          message: `Payouts go through WALLET-A accounts, not ${linked.providerCode}`,
+        });
+      return {
+        append: {
+          payout: payoutAccount.decide(loaded.payout.state, {
+            type: 'ChoosePayoutAccount',
+            accountId,
+            ownerId: adminId,
+            adminId,
+            now,
+          }),
+        },
+        guard: ['account'],
+        result: null,
+      };
     },
     { actor: `admin:${adminId}`, now },
   );
@@ -33,7 +51,11 @@ export async function bankOf(deps: SyncDeps, linked: LinkedAccount, bankCode: st
   const code = bankCode.trim().toUpperCase();
   const banks = await deps.connector.listBanks(linked.providerCode, linked.accountRef, sessionOf(deps, linked));
   const bank = banks.find(b => b.instLocalName.toUpperCase() === code || b.instId === code);
-  if (!bank) throw refuse('WITHDRAWAL_DESTINATION_INVALID', { message: `The provider knows no bank ${bankCode}`, errors: [{ path: 'body.bankCode', message: 'unknown bank' }] });
+  if (!bank)
+    throw refuse('WITHDRAWAL_DESTINATION_INVALID', {
+      message: `The provider knows no bank ${bankCode}`,
+      errors: [{ path: 'body.bankCode', message: 'unknown bank' }],
+    });
   return bank;
 }
 
@@ -45,7 +67,10 @@ export type DestinationCheck = { holderName: string | null; destinationChecked: 
  * A withdrawal's destination asked of the provider through the payout account (the inquiry bank-init makes): the
  * holder's name, or 400 when refused. No payout account, or an inactive one: not checked, and said so.
  */
-export async function checkDestination(deps: SyncDeps, destination: { bankCode: string; accountNumber: string }): Promise<DestinationCheck> {
+export async function checkDestination(
+  deps: SyncDeps,
+  destination: { bankCode: string; accountNumber: string },
+): Promise<DestinationCheck> {
   const payout = await currentPayoutAccount(deps);
   if (!payout) return { holderName: null, destinationChecked: false };
   const linked = await transferAccount(deps, payout.ownerId, payout.accountId).catch(() => null);
@@ -53,13 +78,22 @@ export async function checkDestination(deps: SyncDeps, destination: { bankCode: 
   if (!linked) return { holderName: null, destinationChecked: false };
   try {
     const bank = await bankOf(deps, linked, destination.bankCode);
-    const { accountName } = await deps.connector.inquireBankAccount(linked.providerCode, linked.accountRef, sessionOf(deps, linked), { ...bank, accountNumber: destination.accountNumber });
+    const { accountName } = await deps.connector.inquireBankAccount(
+      linked.providerCode,
+      linked.accountRef,
+      sessionOf(deps, linked),
+      { ...bank, accountNumber: destination.accountNumber },
+    );
     return { holderName: accountName, destinationChecked: true };
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;
     // the payout account needs a relogin: as when it is inactive, not checked now (the payout asks again)
     if (err.failure === 'session-expired') return { holderName: null, destinationChecked: false };
-    if (err.failure === 'unavailable') throw refuse('PROVIDER_UNAVAILABLE', { message: `The destination could not be checked: ${err.message}` });
-    throw refuse('WITHDRAWAL_DESTINATION_INVALID', { message: `The destination was refused: ${err.message}`, errors: [{ path: 'body.accountNumber', message: err.message }] });
+    if (err.failure === 'unavailable')
+      throw refuse('PROVIDER_UNAVAILABLE', { message: `The destination could not be checked: ${err.message}` });
+    throw refuse('WITHDRAWAL_DESTINATION_INVALID', {
+      message: `The destination was refused: ${err.message}`,
+      errors: [{ path: 'body.accountNumber', message: err.message }],
+    });
   }
 }

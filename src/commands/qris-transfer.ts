@@ -24,11 +24,19 @@ export async function payQrisFromImage(
   readQr: (image: Buffer) => Promise<string>,
 ): Promise<string> {
   await transferAccount(deps, ownerId, accountId);
-  if (!order.image || order.image.length === 0) throw refuse('QR_IMAGE_MISSING', { errors: [{ path: 'body.qrImage', message: 'required' }] });
+  if (!order.image || order.image.length === 0)
+    throw refuse('QR_IMAGE_MISSING', { errors: [{ path: 'body.qrImage', message: 'required' }] });
   const requested = order.requestedAmount();
   const payload = await readQr(order.image);
   const parsed = parseQrisPayment(payload);
   if (!parsed.ok) throw refuse('QR_NOT_QRIS', { message: `The QR is not a valid QRIS: ${parsed.reason}` });
   const { amount, tip, message } = transferAmount(parsed.qris, requested);
-  return createQrisTransfer(deps, ownerId, accountId, { payload, merchantName: parsed.qris.merchantName, amount, tip, message, idempotencyKey: order.idempotencyKey });
+  return createQrisTransfer(deps, ownerId, accountId, {
+    payload,
+    merchantName: parsed.qris.merchantName,
+    amount,
+    tip,
+    message,
+    idempotencyKey: order.idempotencyKey,
+  });
 }

@@ -27,7 +27,12 @@ export type NewPayment = {
 };
 
 /** What became of the payment an order opened before: still waiting for money, paid, or ended unpaid. */
-async function previousOutcome(deps: SyncDeps, paymentId: string, openedAt: string, now: Date): Promise<'pending' | 'paid' | 'unpaid'> {
+async function previousOutcome(
+  deps: SyncDeps,
+  paymentId: string,
+  openedAt: string,
+  now: Date,
+): Promise<'pending' | 'paid' | 'unpaid'> {
   const previous = (await load(deps, paymentStream(paymentId), payment)).state;
   if (previous.status === 'NONE') return now.getTime() - Date.parse(openedAt) < 60_000 ? 'pending' : 'unpaid'; // its create may be in flight
   if (previous.status === 'COMPLETED') return 'paid';
@@ -96,8 +101,18 @@ export type GatewayBill = { terms: PaymentDetails['gateway'] & {}; amount: numbe
 /** The order's claim for this payment: refused while another payment of the order is pending or after it was paid. */
 async function openOrder(deps: SyncDeps, p: PaymentRequest, state: Order) {
   const previous = state.paymentId;
-  const outcome = previous !== null && previous !== p.paymentId ? await previousOutcome(deps, previous, state.openedAt!, p.now) : 'unpaid';
-  return order.decide(state, { type: 'OpenOrderPayment', ownerId: p.ownerId, orderId: p.input.orderId, paymentId: p.paymentId, previous: outcome, now: p.now });
+  const outcome =
+    previous !== null && previous !== p.paymentId
+      ? await previousOutcome(deps, previous, state.openedAt!, p.now)
+      : 'unpaid';
+  return order.decide(state, {
+    type: 'OpenOrderPayment',
+    ownerId: p.ownerId,
+    orderId: p.input.orderId,
+    paymentId: p.paymentId,
+    previous: outcome,
+    now: p.now,
+  });
 }
 
 /**
@@ -105,15 +120,34 @@ async function openOrder(deps: SyncDeps, p: PaymentRequest, state: Order) {
  * unique on the receiving account when the payment is billed, and records the payment, guarded on the account as
  * checked. A payment with no receiving account yet (a gateway payment whose payer chooses) claims the order alone.
  */
-export async function recordPayment(deps: SyncDeps, p: PaymentRequest, receiver: Receiver | null, gateway: GatewayBill | null): Promise<Payment> {
+export async function recordPayment(
+  deps: SyncDeps,
+  p: PaymentRequest,
+  receiver: Receiver | null,
+  gateway: GatewayBill | null,
+): Promise<Payment> {
   const orderRead = streamRead(orderStream(p.ownerId, p.input.orderId), order, { likelyNew: true });
   const paymentRead = streamRead(paymentStream(p.paymentId), payment, { loaded: p.paymentLoaded });
   if (!receiver) {
-    const { states } = await handleStreams(deps, { order: orderRead, payment: paymentRead }, async loaded => {
-      if (loaded.payment.state.status !== 'NONE') return { append: {}, result: null }; // a twin with the same Idempotency-Key
-      const opened = await openOrder(deps, p, loaded.order.state);
-      return { append: { order: opened, payment: payment.decide(loaded.payment.state, { type: 'CreatePayment', payment: paymentDetails(p, null, null, gateway) }) }, result: null };
-    }, p.context);
+    const { states } = await handleStreams(
+      deps,
+      { order: orderRead, payment: paymentRead },
+      async loaded => {
+        if (loaded.payment.state.status !== 'NONE') return { append: {}, result: null }; // a twin with the same Idempotency-Key
+        const opened = await openOrder(deps, p, loaded.order.state);
+        return {
+          append: {
+            order: opened,
+            payment: payment.decide(loaded.payment.state, {
+              type: 'CreatePayment',
+              payment: paymentDetails(p, null, null, gateway),
+            }),
+          },
+          result: null,
+        };
+      },
+      p.context,
+    );
     return states.payment;
   }
   const { linked, where } = receiver;
@@ -121,16 +155,39 @@ export async function recordPayment(deps: SyncDeps, p: PaymentRequest, receiver:
     // a unique-code bill claims its total on a stream of its own: payments into one account are recorded in parallel
     const amount = billedAmount(p.input, gateway)!;
     return withUniqueCode(deps, { accountId: linked.accountId, amount, now: p.now }, async (claim, uniqueCode) => {
-      const reads = { account: streamRead(accountStream(linked.accountId), account), order: orderRead, claim, payment: paymentRead };
-      const { states } = await handleStreams(deps, reads, async loaded => {
-        if (loaded.payment.state.status !== 'NONE') return { append: {}, result: null }; // a twin with the same Idempotency-Key
-        receiver.recheck(loaded.account.state);
-        const opened = await openOrder(deps, p, loaded.order.state);
-        const claimed = payableClaim.decide(loaded.claim.state, { type: 'ClaimTotal', accountId: linked.accountId, paymentId: p.paymentId, amount, uniqueCode, expiresAt: p.expiresAt, now: p.now });
-        const details = paymentDetails(p, receiver, billOf(where, { uniqueCode, totalAmount: amount + uniqueCode }), gateway);
-        const created = payment.decide(loaded.payment.state, { type: 'CreatePayment', payment: details });
-        return { append: { order: opened, claim: claimed, payment: created }, guard: ['account'], result: null };
-      }, p.context);
+      const reads = {
+        account: streamRead(accountStream(linked.accountId), account),
+        order: orderRead,
+        claim,
+        payment: paymentRead,
+      };
+      const { states } = await handleStreams(
+        deps,
+        reads,
+        async loaded => {
+          if (loaded.payment.state.status !== 'NONE') return { append: {}, result: null }; // a twin with the same Idempotency-Key
+          receiver.recheck(loaded.account.state);
+          const opened = await openOrder(deps, p, loaded.order.state);
+          const claimed = payableClaim.decide(loaded.claim.state, {
+            type: 'ClaimTotal',
+            accountId: linked.accountId,
+            paymentId: p.paymentId,
+            amount,
+            uniqueCode,
+            expiresAt: p.expiresAt,
+            now: p.now,
+          });
+          const details = paymentDetails(
+            p,
+            receiver,
+            billOf(where, { uniqueCode, totalAmount: amount + uniqueCode }),
+            gateway,
+          );
+          const created = payment.decide(loaded.payment.state, { type: 'CreatePayment', payment: details });
+          return { append: { order: opened, claim: claimed, payment: created }, guard: ['account'], result: null };
+        },
+        p.context,
+      );
       return states.payment;
     });
   }
@@ -151,8 +208,15 @@ export async function recordPayment(deps: SyncDeps, p: PaymentRequest, receiver:
       receiver.recheck(loaded.account.state); // deleted or deactivated since: refused now
       const opened = await openOrder(deps, p, loaded.order.state);
       const amount = billedAmount(p.input, gateway);
-      const reserved = where ? receiving.decide(loaded.receiving.state, reservePayable(linked, where, { paymentId: p.paymentId, amount, expiresAt: p.expiresAt, now: p.now })) : [];
-      const payable = where && (reserved[0]?.type === 'PayableReserved' ? reserved[0].data : findPayable(loaded.receiving.state, p.paymentId));
+      const reserved = where
+        ? receiving.decide(
+            loaded.receiving.state,
+            reservePayable(linked, where, { paymentId: p.paymentId, amount, expiresAt: p.expiresAt, now: p.now }),
+          )
+        : [];
+      const payable =
+        where &&
+        (reserved[0]?.type === 'PayableReserved' ? reserved[0].data : findPayable(loaded.receiving.state, p.paymentId));
       if (where && !payable) throw refuse('PAYABLE_LAPSED');
       const details = paymentDetails(p, receiver, where && payable ? billOf(where, payable) : null, gateway);
       const created = payment.decide(loaded.payment.state, { type: 'CreatePayment', payment: details });

@@ -23,7 +23,13 @@ export async function registerUser(deps: CommandDeps, input: Registration): Prom
   if (existing.state.claimedBy) {
     if ((await load(deps, userStream(existing.state.claimedBy), user)).exists) throw emailTaken();
   } else {
-    await handleCommand(deps, claimStream, userEmail, { type: 'ClaimEmail', userId }, { actor: `user:${userId}`, now: clock.now() });
+    await handleCommand(
+      deps,
+      claimStream,
+      userEmail,
+      { type: 'ClaimEmail', userId },
+      { actor: `user:${userId}`, now: clock.now() },
+    );
   }
   const passwordHash = await hashPassword(input.password);
   try {
@@ -31,7 +37,15 @@ export async function registerUser(deps: CommandDeps, input: Registration): Prom
       deps,
       userStream(userId),
       user,
-      { type: 'RegisterUser', userId, name: input.name.trim(), email, passwordHash, role: input.role ?? 'USER', now: clock.now() },
+      {
+        type: 'RegisterUser',
+        userId,
+        name: input.name.trim(),
+        email,
+        passwordHash,
+        role: input.role ?? 'USER',
+        now: clock.now(),
+      },
       { actor: `user:${userId}`, now: clock.now() },
     );
     await deps.readModels.waitFor(result.position);

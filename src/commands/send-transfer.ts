@@ -22,8 +22,12 @@ export async function transferAccount(deps: SyncDeps, ownerId: string, accountId
   const stream = accountStream(accountId);
   const state = await checkedState(deps, stream, account);
   if (state.status !== 'linked' || state.ownerId !== ownerId) throw refuse('ACCOUNT_NOT_FOUND');
-  if (state.providerCode !== 'WALLET-A') throw refuse('TRANSFER_NOT_SUPPORTED', { message: `Transfers can be made only from WALLET-A accounts, not ${state.providerCode}` });
-  if (!state.isActive || !state.session) throw refuse('ACCOUNT_INACTIVE', { message: 'The wallet is inactive: relogin needed' });
+  if (state.providerCode !== 'WALLET-A')
+    throw refuse('TRANSFER_NOT_SUPPORTED', {
+      message: `Transfers can be made only from WALLET-A accounts, not ${state.providerCode}`,
+    });
+  if (!state.isActive || !state.session)
+    throw refuse('ACCOUNT_INACTIVE', { message: 'The wallet is inactive: relogin needed' });
   return state;
 }
 
@@ -35,55 +39,97 @@ export async function listTransferBanks(deps: SyncDeps, ownerId: string, account
   try {
     return await deps.connector.listBanks(linked.providerCode, linked.accountRef, sessionOf(deps, linked));
   } catch (err) {
-    if (err instanceof ProviderError) throw refuse('BANK_LIST_FAILED', { message: `Fetching the bank list failed: ${err.message}` });
+    if (err instanceof ProviderError)
+      throw refuse('BANK_LIST_FAILED', { message: `Fetching the bank list failed: ${err.message}` });
     throw err;
   }
 }
 
-export type BankInit = { accountNumber: string; amount: number; instId: string; instLocalName: string; payMethod: string; payOption: string };
+export type BankInit = {
+  accountNumber: string;
+  amount: number;
+  instId: string;
+  instLocalName: string;
+  payMethod: string;
+  payOption: string;
+};
 
 /**
  * bank-init: the destination checked with the provider (its holder's name answered), recorded as a transfer whose id is
  * the bankAccountIndexNo, bound to the account, the bank, the number and the amount, alive 15 minutes. A withdrawal's
  * payout names the transfer itself (a repeat validates nothing new).
  */
-export async function initBankTransfer(deps: SyncDeps, ownerId: string, accountId: string, input: BankInit, transferId: string = randomUUID()) {
+export async function initBankTransfer(
+  deps: SyncDeps,
+  ownerId: string,
+  accountId: string,
+  input: BankInit,
+  transferId: string = randomUUID(),
+) {
   const linked = await transferAccount(deps, ownerId, accountId);
   const available = availableBalance(linked);
-  if (input.amount > available) throw refuse('BALANCE_INSUFFICIENT', { message: `Balance insufficient: ${input.amount} needed, ${available} available` });
+  if (input.amount > available)
+    throw refuse('BALANCE_INSUFFICIENT', {
+      message: `Balance insufficient: ${input.amount} needed, ${available} available`,
+    });
   let accountName: string;
   try {
-    ({ accountName } = await deps.connector.inquireBankAccount(linked.providerCode, linked.accountRef, sessionOf(deps, linked), input));
+    ({ accountName } = await deps.connector.inquireBankAccount(
+      linked.providerCode,
+      linked.accountRef,
+      sessionOf(deps, linked),
+      input,
+    ));
   } catch (err) {
-    if (err instanceof ProviderError) throw refuse('BANK_ACCOUNT_VALIDATION_FAILED', { message: `Account validation failed: ${err.message}` });
+    if (err instanceof ProviderError)
+      throw refuse('BANK_ACCOUNT_VALIDATION_FAILED', { message: `Account validation failed: ${err.message}` });
     throw err;
   }
   const now = deps.clock.now();
   const { instId, instLocalName, payMethod, payOption, accountNumber } = input;
-  await handleCommand(deps, transferStream(transferId), transfer, {
-    type: 'ValidateBankTransfer',
-    transferId,
-    accountId,
-    ownerId,
-    destination: { instId, instLocalName, payMethod, payOption, accountNumber, accountName },
-    amount: input.amount,
-    expiresAt: new Date(now.getTime() + bankIndexLifetimeMs),
-    now,
-  }, { actor: `user:${ownerId}`, now, correlationId: transferId });
+  await handleCommand(
+    deps,
+    transferStream(transferId),
+    transfer,
+    {
+      type: 'ValidateBankTransfer',
+      transferId,
+      accountId,
+      ownerId,
+      destination: { instId, instLocalName, payMethod, payOption, accountNumber, accountName },
+      amount: input.amount,
+      expiresAt: new Date(now.getTime() + bankIndexLifetimeMs),
+      now,
+    },
+    { actor: `user:${ownerId}`, now, correlationId: transferId },
+  );
   return { bankAccountIndexNo: transferId, accountName };
 }
 
 /** How a transfer's mutations read on the wallet, and to whom the money went: the bank account's holder, or the QR's merchant. */
-export function transferWording(t: { kind: 'bank' | 'qris'; destination: BankDestinationChecked | null; qris: { merchantName: string } | null }) {
-  if (t.kind === 'qris') return { description: `Pembayaran QRIS ke ${t.qris?.merchantName ?? ''}`, counterparty: t.qris?.merchantName ?? '' };
-  return { description: `Transfer ke ${t.destination?.instLocalName ?? ''} ${t.destination?.accountNumber ?? ''}`, counterparty: t.destination?.accountName ?? '' };
+export function transferWording(t: {
+  kind: 'bank' | 'qris';
+  destination: BankDestinationChecked | null;
+  qris: { merchantName: string } | null;
+}) {
+  if (t.kind === 'qris')
+    return {
+      description: `Pembayaran QRIS ke ${t.qris?.merchantName ?? ''}`,
+      counterparty: t.qris?.merchantName ?? '',
+    };
+  return {
+    description: `Transfer ke ${t.destination?.instLocalName ?? ''} ${t.destination?.accountNumber ?? ''}`,
+    counterparty: t.destination?.accountName ?? '',
+  };
 }
-
 
 /** What the caller is told of a transfer that ended (or is in flight), asked again with the same Idempotency-Key. */
 function outcomeOf(state: Transfer, message: string): string {
   if (state.status === 'COMPLETED') return message;
-  if (state.status === 'FAILED') throw refuse('TRANSFER_FAILED', { message: `Transfer failed: ${state.reason ?? 'refused by the provider'}; nothing was debited` });
+  if (state.status === 'FAILED')
+    throw refuse('TRANSFER_FAILED', {
+      message: `Transfer failed: ${state.reason ?? 'refused by the provider'}; nothing was debited`,
+    });
   throw refuse('TRANSFER_UNCONFIRMED');
 }
 
@@ -140,7 +186,17 @@ async function sendTransfer(deps: SyncDeps, s: Sending): Promise<string> {
     deps,
     reads,
     loaded => {
-      const sent = transfer.decide(loaded.transfer.state, { type: 'SubmitTransfer', transferId, accountId, ownerId, kind, amount, qris, requestHash, now });
+      const sent = transfer.decide(loaded.transfer.state, {
+        type: 'SubmitTransfer',
+        transferId,
+        accountId,
+        ownerId,
+        kind,
+        amount,
+        qris,
+        requestHash,
+        now,
+      });
       if (sent.length === 0) return { append: {}, result: false }; // the same request again
       const held = account.decide(loaded.account.state, { type: 'HoldForTransfer', transferId, ownerId, amount, now });
       return { append: { transfer: sent, account: held }, result: true };
@@ -157,14 +213,39 @@ async function sendTransfer(deps: SyncDeps, s: Sending): Promise<string> {
     if (err instanceof ProviderError && err.failure !== 'unavailable') {
       await settleTransfer(deps, transferId, accountId, { outcome: 'refused', reason: err.message }, context);
       // the provider's balance was lower than ours (a sync not yet seen): the interface's 400, nothing debited
-      if (err.failure === 'insufficient-balance') throw refuse('BALANCE_INSUFFICIENT', { message: `Balance insufficient at the provider: ${err.message}` });
+      if (err.failure === 'insufficient-balance')
+        throw refuse('BALANCE_INSUFFICIENT', { message: `Balance insufficient at the provider: ${err.message}` });
       throw refuse('TRANSFER_FAILED', { message: `Transfer failed: ${err.message}; nothing was debited` });
     }
     // a timeout, an outage, anything else: the provider may have done it
-    await settleTransfer(deps, transferId, accountId, { outcome: 'unknown', reason: err instanceof Error ? err.message : String(err), description: s.description, counterparty: s.counterparty, amount }, context);
+    await settleTransfer(
+      deps,
+      transferId,
+      accountId,
+      {
+        outcome: 'unknown',
+        reason: err instanceof Error ? err.message : String(err),
+        description: s.description,
+        counterparty: s.counterparty,
+        amount,
+      },
+      context,
+    );
     throw refuse('TRANSFER_UNCONFIRMED');
   }
-  await settleTransfer(deps, transferId, accountId, { outcome: 'done', transactionId: receipt.transactionId, description: s.description, counterparty: s.counterparty, amount }, context);
+  await settleTransfer(
+    deps,
+    transferId,
+    accountId,
+    {
+      outcome: 'done',
+      transactionId: receipt.transactionId,
+      description: s.description,
+      counterparty: s.counterparty,
+      amount,
+    },
+    context,
+  );
   return s.message;
 }
 
@@ -179,9 +260,18 @@ type Outcome =
  * debit, its DEBIT mutation under the provider's transaction id), unknown (debited under our own id), refused (the hold
  * released), failed after its debit (the amount given back as a CREDIT). The read models show it when this returns.
  */
-export async function settleTransfer(deps: SyncDeps, transferId: string, accountId: string, o: Outcome, context: CommandContext) {
+export async function settleTransfer(
+  deps: SyncDeps,
+  transferId: string,
+  accountId: string,
+  o: Outcome,
+  context: CommandContext,
+) {
   const now = deps.clock.now();
-  const reads = { transfer: streamRead(transferStream(transferId), transfer), account: streamRead(accountStream(accountId), account) };
+  const reads = {
+    transfer: streamRead(transferStream(transferId), transfer),
+    account: streamRead(accountStream(accountId), account),
+  };
   const done = await handleStreams(
     deps,
     reads,
@@ -192,17 +282,60 @@ export async function settleTransfer(deps: SyncDeps, transferId: string, account
           // debited already when it was unconfirmed: its mutation stays, under our id (the provider's copy is skipped by reference)
           const debitedAs = current.status === 'UNCONFIRMED' ? current.mutationId : null;
           const mutationId = debitedAs ?? mutationIdOf(accountId, o.transactionId);
-          const mutation = { mutationId, providerTransactionId: o.transactionId, description: o.description, counterparty: o.counterparty };
-          const debit = debitedAs ? [] : account.decide(loaded.account.state, { type: 'DebitForTransfer', transferId, amount: o.amount, mutation, now });
-          return { append: { transfer: transfer.decide(current, { type: 'CompleteTransfer', transactionId: o.transactionId, mutationId, now }), account: debit }, result: null };
+          const mutation = {
+            mutationId,
+            providerTransactionId: o.transactionId,
+            description: o.description,
+            counterparty: o.counterparty,
+          };
+          const debit = debitedAs
+            ? []
+            : account.decide(loaded.account.state, {
+                type: 'DebitForTransfer',
+                transferId,
+                amount: o.amount,
+                mutation,
+                now,
+              });
+          return {
+            append: {
+              transfer: transfer.decide(current, {
+                type: 'CompleteTransfer',
+                transactionId: o.transactionId,
+                mutationId,
+                now,
+              }),
+              account: debit,
+            },
+            result: null,
+          };
         }
         case 'unknown': {
           const mutationId = mutationIdOf(accountId, `transfer:${transferId}`);
-          const mutation = { mutationId, providerTransactionId: `transfer:${transferId}`, description: o.description, counterparty: o.counterparty };
+          const mutation = {
+            mutationId,
+            providerTransactionId: `transfer:${transferId}`,
+            description: o.description,
+            counterparty: o.counterparty,
+          };
           return {
             append: {
-              transfer: transfer.decide(current, { type: 'MarkTransferUnconfirmed', reason: o.reason, mutationId, now }),
-              account: current.status === 'SUBMITTED' ? account.decide(loaded.account.state, { type: 'DebitForTransfer', transferId, amount: o.amount, mutation, now }) : [],
+              transfer: transfer.decide(current, {
+                type: 'MarkTransferUnconfirmed',
+                reason: o.reason,
+                mutationId,
+                now,
+              }),
+              account:
+                current.status === 'SUBMITTED'
+                  ? account.decide(loaded.account.state, {
+                      type: 'DebitForTransfer',
+                      transferId,
+                      amount: o.amount,
+                      mutation,
+                      now,
+                    })
+                  : [],
             },
             result: null,
           };
@@ -210,18 +343,39 @@ export async function settleTransfer(deps: SyncDeps, transferId: string, account
         case 'refused':
           return {
             append: {
-              transfer: transfer.decide(current, { type: 'FailTransfer', reason: o.reason, reversalMutationId: null, now }),
+              transfer: transfer.decide(current, {
+                type: 'FailTransfer',
+                reason: o.reason,
+                reversalMutationId: null,
+                now,
+              }),
               account: account.decide(loaded.account.state, { type: 'ReleaseTransferHold', transferId, now }),
             },
             result: null,
           };
         case 'failed-after-debit': {
           const mutationId = mutationIdOf(accountId, `transfer-reversal:${transferId}`);
-          const mutation = { mutationId, providerTransactionId: `transfer-reversal:${transferId}`, description: `Pengembalian transfer gagal: ${o.reason}`, counterparty: 'WALLET-A' };
+          const mutation = {
+            mutationId,
+            providerTransactionId: `transfer-reversal:${transferId}`,
+            description: `Pengembalian transfer gagal: ${o.reason}`,
+            counterparty: 'WALLET-A',
+          };
           return {
             append: {
-              transfer: transfer.decide(current, { type: 'FailTransfer', reason: o.reason, reversalMutationId: mutationId, now }),
-              account: account.decide(loaded.account.state, { type: 'ReverseTransferDebit', transferId, amount: o.amount, mutation, now }),
+              transfer: transfer.decide(current, {
+                type: 'FailTransfer',
+                reason: o.reason,
+                reversalMutationId: mutationId,
+                now,
+              }),
+              account: account.decide(loaded.account.state, {
+                type: 'ReverseTransferDebit',
+                transferId,
+                amount: o.amount,
+                mutation,
+                now,
+              }),
             },
             result: null,
           };
@@ -230,7 +384,11 @@ export async function settleTransfer(deps: SyncDeps, transferId: string, account
     },
     { ...context, now, queueOn: reads.account.streamId },
   );
-  await deps.readModels.waitFor(done.position, undefined, [accountsProjection, mutationsProjection, transfersProjection]);
+  await deps.readModels.waitFor(done.position, undefined, [
+    accountsProjection,
+    mutationsProjection,
+    transfersProjection,
+  ]);
   return done;
 }
 
@@ -245,8 +403,12 @@ export async function createBankTransfer(
   const validated = (await load(deps, stream, transfer)).state;
   const destination = validated.status === 'NONE' ? null : validated.destination;
   if (!destination || validated.status === 'NONE' || validated.accountId !== accountId || validated.ownerId !== ownerId)
-    throw refuse('BANK_ACCOUNT_INDEX_INVALID', { errors: [{ path: 'body.bankAccountIndexNo', message: 'unknown for this account' }] });
-  const requestHash = input.idempotencyKey ? requestFingerprint([input.idempotencyKey, accountId, input.bankAccountIndexNo, input.amount]) : null;
+    throw refuse('BANK_ACCOUNT_INDEX_INVALID', {
+      errors: [{ path: 'body.bankAccountIndexNo', message: 'unknown for this account' }],
+    });
+  const requestHash = input.idempotencyKey
+    ? requestFingerprint([input.idempotencyKey, accountId, input.bankAccountIndexNo, input.amount])
+    : null;
   return sendTransfer(deps, {
     transferId: input.bankAccountIndexNo,
     ownerId,
@@ -273,9 +435,18 @@ export async function createQrisTransfer(
   deps: SyncDeps,
   ownerId: string,
   accountId: string,
-  input: { payload: string; merchantName: string; amount: number; tip: number; message: string; idempotencyKey?: string | undefined },
+  input: {
+    payload: string;
+    merchantName: string;
+    amount: number;
+    tip: number;
+    message: string;
+    idempotencyKey?: string | undefined;
+  },
 ): Promise<string> {
-  const transferId = input.idempotencyKey ? deterministicUuid(`transfer:${ownerId}:${input.idempotencyKey}`) : randomUUID();
+  const transferId = input.idempotencyKey
+    ? deterministicUuid(`transfer:${ownerId}:${input.idempotencyKey}`)
+    : randomUUID();
   const requestHash = input.idempotencyKey ? requestFingerprint([accountId, input.payload, input.amount]) : null;
   return sendTransfer(deps, {
     transferId,
@@ -287,6 +458,11 @@ export async function createQrisTransfer(
     requestHash,
     ...transferWording({ kind: 'qris', destination: null, qris: input }),
     message: input.message,
-    send: (linked, session) => deps.connector.payQris(linked.providerCode, linked.accountRef, session, { reference: transferId, qris: input.payload, amount: input.amount }),
+    send: (linked, session) =>
+      deps.connector.payQris(linked.providerCode, linked.accountRef, session, {
+        reference: transferId,
+        qris: input.payload,
+        amount: input.amount,
+      }),
   });
 }

@@ -1,7 +1,12 @@
 import type { Logger } from '../logger.ts';
 import { pointsPerSync } from '../plans.ts';
 import { findProvider } from '../providers/catalogue.ts';
-import { ProviderError, type ProviderConnector, type ProviderSession, type ProviderTransaction } from '../providers/connector.ts';
+import {
+  ProviderError,
+  type ProviderConnector,
+  type ProviderSession,
+  type ProviderTransaction,
+} from '../providers/connector.ts';
 import type { CredentialVault } from '../security/credentials.ts';
 import { deterministicUuid } from '../ids.ts';
 import { account, accountStream, type LinkedAccount } from '../domain/account.ts';
@@ -15,7 +20,8 @@ export type SyncDeps = CommandDeps & { connector: ProviderConnector; vault: Cred
 export type SyncOutcome = 'synced' | 'skipped' | 'paused' | 'session-expired' | 'failed';
 
 /** The mutation id of a provider transaction: the same transaction always gets the same id. */
-export const mutationIdOf = (accountId: string, providerTransactionId: string) => deterministicUuid(`mutation:${accountId}:${providerTransactionId}`);
+export const mutationIdOf = (accountId: string, providerTransactionId: string) =>
+  deterministicUuid(`mutation:${accountId}:${providerTransactionId}`);
 
 /** A failed sync is retried sooner than its interval: 1, 2, 4, 8... minutes, never later than the interval. */
 export function retryDelayMinutes(consecutiveFailures: number, intervalMinutes: number): number {
@@ -45,9 +51,11 @@ export async function renewSession(deps: SyncDeps, a: LinkedAccount): Promise<Pr
   try {
     if (a.type === 'bank' && a.credentials) {
       const { username, password } = deps.vault.open<{ username: string; password: string }>(a.credentials);
-      return (await deps.connector.loginBank(a.providerCode, { username, password, accountNumber: a.accountRef })).session;
+      return (await deps.connector.loginBank(a.providerCode, { username, password, accountNumber: a.accountRef }))
+        .session;
     }
-    if (findProvider(a.providerCode)?.loginFlow === 'direct') return (await deps.connector.loginDirect(a.providerCode, { phoneNumber: a.accountRef })).session;
+    if (findProvider(a.providerCode)?.loginFlow === 'direct')
+      return (await deps.connector.loginDirect(a.providerCode, { phoneNumber: a.accountRef })).session;
     return null;
   } catch (err) {
     if (err instanceof ProviderError && err.failure === 'invalid-credentials') return null;
@@ -72,13 +80,20 @@ export async function syncAccount(
   const { state } = await load(deps, stream, account);
   if (state.status !== 'linked' || !state.isActive) return 'skipped';
   // the account's creation paid for its scheduled syncs of the first 24 hours
-  const prepaid = slot !== null && !!state.syncsPaidUntil && deps.clock.now().getTime() < Date.parse(state.syncsPaidUntil);
+  const prepaid =
+    slot !== null && !!state.syncsPaidUntil && deps.clock.now().getTime() < Date.parse(state.syncsPaidUntil);
   const charged = !options.paymentCheck && !prepaid;
   if (slot !== null && state.lastSlot !== null && slot <= state.lastSlot) return 'skipped';
   const actor = { actor: 'system:account-sync', now: deps.clock.now() };
   const owner = await load(deps, userStream(state.ownerId), user);
   if (charged && (!owner.state.registered || owner.state.points < pointsPerSync)) {
-    await handleCommand(deps, stream, account, { type: 'PauseSync', reason: 'not-enough-points', now: deps.clock.now() }, actor);
+    await handleCommand(
+      deps,
+      stream,
+      account,
+      { type: 'PauseSync', reason: 'not-enough-points', now: deps.clock.now() },
+      actor,
+    );
     return 'paused';
   }
 
@@ -93,7 +108,13 @@ export async function syncAccount(
       if (!(err instanceof ProviderError && err.failure === 'session-expired')) throw err;
       session = renewed = await renewSession(deps, state);
       if (!session) {
-        const expired = await handleCommand(deps, stream, account, { type: 'ExpireProviderSession', now: deps.clock.now() }, actor);
+        const expired = await handleCommand(
+          deps,
+          stream,
+          account,
+          { type: 'ExpireProviderSession', now: deps.clock.now() },
+          actor,
+        );
         if (options.waitForReadModels) await deps.readModels.waitFor(expired.position);
         return 'session-expired';
       }
@@ -103,30 +124,54 @@ export async function syncAccount(
     if (!(err instanceof ProviderError)) throw err;
     deps.log.warn({ accountId, failure: err.failure }, 'account sync failed');
     const now = deps.clock.now();
-    await handleCommand(deps, stream, account, {
-      type: 'RecordSyncFailure',
-      reason: err.failure,
-      now,
-      retryAt: n => new Date(now.getTime() + retryDelayMinutes(n, state.intervalMinutes) * 60_000),
-    }, actor);
+    await handleCommand(
+      deps,
+      stream,
+      account,
+      {
+        type: 'RecordSyncFailure',
+        reason: err.failure,
+        now,
+        retryAt: n => new Date(now.getTime() + retryDelayMinutes(n, state.intervalMinutes) * 60_000),
+      },
+      actor,
+    );
     return 'failed';
   }
 
   const chargeKey = slot ?? `manual:${deps.clock.now().toISOString()}`;
   try {
     if (charged) {
-      await handleCommand(deps, userStream(state.ownerId), user, { type: 'DebitPoints', points: pointsPerSync, accountId, reason: 'account-sync' }, {
-        ...actor,
-        eventId: () => deterministicUuid(`points:${accountId}:${chargeKey}`),
-      });
+      await handleCommand(
+        deps,
+        userStream(state.ownerId),
+        user,
+        { type: 'DebitPoints', points: pointsPerSync, accountId, reason: 'account-sync' },
+        {
+          ...actor,
+          eventId: () => deterministicUuid(`points:${accountId}:${chargeKey}`),
+        },
+      );
     }
   } catch (err) {
     if (!(err instanceof DomainError && err.code === 'NOT_ENOUGH_POINTS')) throw err;
-    await handleCommand(deps, stream, account, { type: 'PauseSync', reason: 'not-enough-points', now: deps.clock.now() }, actor);
+    await handleCommand(
+      deps,
+      stream,
+      account,
+      { type: 'PauseSync', reason: 'not-enough-points', now: deps.clock.now() },
+      actor,
+    );
     return 'paused';
   }
   if (renewed) {
-    await handleCommand(deps, stream, account, { type: 'RestoreProviderSession', session: deps.vault.seal(renewed), now: deps.clock.now() }, actor);
+    await handleCommand(
+      deps,
+      stream,
+      account,
+      { type: 'RestoreProviderSession', session: deps.vault.seal(renewed), now: deps.clock.now() },
+      actor,
+    );
   }
   const result = await handleCommand(
     deps,
@@ -143,11 +188,13 @@ export async function syncAccount(
     {
       ...actor,
       // a mutation is appended once, even by two syncs racing on the same page
-      eventId: (_i, e) => (e.type === 'MutationRecorded' ? deterministicUuid(`event:${(e.data as { mutationId: string }).mutationId}`) : undefined),
+      eventId: (_i, e) =>
+        e.type === 'MutationRecorded'
+          ? deterministicUuid(`event:${(e.data as { mutationId: string }).mutationId}`)
+          : undefined,
     },
   );
   // a manual refresh answers with the synced account; a scheduled job need not hold its worker until then
   if (options.waitForReadModels) await deps.readModels.waitFor(result.position);
   return result.events.length > 0 ? 'synced' : 'skipped';
 }
-

@@ -19,7 +19,11 @@ export async function checkWebhookUrl(raw: string, policy: AddressPolicy): Promi
   } catch (err) {
     if (!(err instanceof TargetRefused)) throw err;
     const code = err.reason === 'INVALID_URL' ? 'VALIDATION_ERROR' : 'WEBHOOK_URL_REFUSED';
-    throw refuse(code, { message: `Webhook URL refused: ${err.message}`, errors: [{ path: 'body.url', message: err.message }], params: { reason: err.reason } });
+    throw refuse(code, {
+      message: `Webhook URL refused: ${err.message}`,
+      errors: [{ path: 'body.url', message: err.message }],
+      params: { reason: err.reason },
+    });
   }
 }
 
@@ -50,17 +54,39 @@ export async function addWebhookEndpoint(
   return { id: endpointId, url, secret, events: events ?? [...defaultWebhookEvents], createdAt: now.toISOString() };
 }
 
-export async function removeWebhookEndpoint(deps: CommandDeps, userId: string, endpointId: string, actor: string): Promise<void> {
+export async function removeWebhookEndpoint(
+  deps: CommandDeps,
+  userId: string,
+  endpointId: string,
+  actor: string,
+): Promise<void> {
   const now = deps.clock.now();
-  const result = await handleCommand(deps, userStream(userId), webhookEndpoints, { type: 'RemoveWebhookEndpoint', endpointId, now }, { actor, now });
+  const result = await handleCommand(
+    deps,
+    userStream(userId),
+    webhookEndpoints,
+    { type: 'RemoveWebhookEndpoint', endpointId, now },
+    { actor, now },
+  );
   await deps.readModels.waitFor(result.position);
 }
 
 /** The receiver answered 410 Gone: nothing more is sent to this endpoint. */
-export async function disableWebhookEndpoint(deps: EventSourcing & { clock: Clock }, userId: string, endpointId: string, statusCode: number) {
+export async function disableWebhookEndpoint(
+  deps: EventSourcing & { clock: Clock },
+  userId: string,
+  endpointId: string,
+  statusCode: number,
+) {
   const now = deps.clock.now();
-  await handleCommand(deps, userStream(userId), webhookEndpoints, { type: 'DisableWebhookEndpoint', endpointId, statusCode, now }, {
-    actor: 'system:webhooks',
-    now,
-  });
+  await handleCommand(
+    deps,
+    userStream(userId),
+    webhookEndpoints,
+    { type: 'DisableWebhookEndpoint', endpointId, statusCode, now },
+    {
+      actor: 'system:webhooks',
+      now,
+    },
+  );
 }

@@ -18,16 +18,27 @@ import { withdrawalPayoutsProjection } from '../projections/withdrawal-payouts.t
  * Records that the payout's transfer is about to be sent, while the withdrawal is still requested: a rejection writes
  * the same payout stream, so of the two at once one is appended and the other decides again and is refused.
  */
-async function startPayout(deps: SyncDeps, p: { withdrawalId: string; merchantId: string; transferId: string; accountId: string; adminId: string }) {
+async function startPayout(
+  deps: SyncDeps,
+  p: { withdrawalId: string; merchantId: string; transferId: string; accountId: string; adminId: string },
+) {
   const now = deps.clock.now();
-  const reads = { ledger: streamRead(gatewayLedgerStream(p.merchantId), gatewayLedger), payout: streamRead(withdrawalPayoutStream(p.withdrawalId), withdrawalPayout) };
+  const reads = {
+    ledger: streamRead(gatewayLedgerStream(p.merchantId), gatewayLedger),
+    payout: streamRead(withdrawalPayoutStream(p.withdrawalId), withdrawalPayout),
+  };
   await handleStreams(
     deps,
     reads,
     loaded => {
       const status = loaded.ledger.state.withdrawals[p.withdrawalId]?.status;
-      if (status !== 'REQUESTED') throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: `The withdrawal is ${status ?? 'unknown'} already` });
-      return { append: { payout: withdrawalPayout.decide(loaded.payout.state, { type: 'StartPayout', ...p, now }) }, guard: ['ledger'], result: null };
+      if (status !== 'REQUESTED')
+        throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: `The withdrawal is ${status ?? 'unknown'} already` });
+      return {
+        append: { payout: withdrawalPayout.decide(loaded.payout.state, { type: 'StartPayout', ...p, now }) },
+        guard: ['ledger'],
+        result: null,
+      };
     },
     { actor: `admin:${p.adminId}`, now, correlationId: p.withdrawalId },
   );
@@ -54,17 +65,35 @@ export async function payOutWithdrawal(deps: SyncDeps & { pool: pg.Pool }, admin
   // paid already by this very transfer (a twin request won the race): the same answer, nothing moves again
   if (withdrawal.status === 'PAID' && row.reference === transferId) return transferId;
   // the ledger's refusals before any money moves: not requested any more, or the admin's own withdrawal
-  if (withdrawal.status !== 'REQUESTED') throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: `The withdrawal is ${withdrawal.status} already` });
+  if (withdrawal.status !== 'REQUESTED')
+    throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: `The withdrawal is ${withdrawal.status} already` });
   if (withdrawal.requestedBy === adminId) throw refuse('WITHDRAWAL_OWN_PAYOUT');
   const payout = await currentPayoutAccount(deps);
   if (!payout) throw refuse('PAYOUT_ACCOUNT_NOT_SET');
 
   const failed = async (outcome: 'FAILED' | 'UNCONFIRMED', reason: string) => {
     const now = deps.clock.now();
-    const command = { type: 'RecordPayoutFailure' as const, withdrawalId, merchantId: row.merchant_id, transferId, outcome, reason, attempt: failures, adminId, now };
-    const done = await handleCommand(deps, withdrawalPayoutStream(withdrawalId), withdrawalPayout, command, { actor: `admin:${adminId}`, now, correlationId: withdrawalId });
+    const command = {
+      type: 'RecordPayoutFailure' as const,
+      withdrawalId,
+      merchantId: row.merchant_id,
+      transferId,
+      outcome,
+      reason,
+      attempt: failures,
+      adminId,
+      now,
+    };
+    const done = await handleCommand(deps, withdrawalPayoutStream(withdrawalId), withdrawalPayout, command, {
+      actor: `admin:${adminId}`,
+      now,
+      correlationId: withdrawalId,
+    });
     await deps.readModels.waitFor(done.position, undefined, [withdrawalPayoutsProjection]);
-    return refuse(outcome === 'FAILED' ? 'WITHDRAWAL_PAYOUT_FAILED' : 'WITHDRAWAL_PAYOUT_UNCONFIRMED', { message: `Payout through WALLET-A: ${reason}; the withdrawal stays requested`, params: { reason } });
+    return refuse(outcome === 'FAILED' ? 'WITHDRAWAL_PAYOUT_FAILED' : 'WITHDRAWAL_PAYOUT_UNCONFIRMED', {
+      message: `Payout through WALLET-A: ${reason}; the withdrawal stays requested`,
+      params: { reason },
+    });
   };
 
   const begun = (await load(deps, transferStream(transferId), transfer)).state;
@@ -82,7 +111,11 @@ export async function payOutWithdrawal(deps: SyncDeps & { pool: pg.Pool }, admin
           if ((await load(deps, transferStream(transferId), transfer)).state.status === 'NONE') throw err;
         });
       }
-      await createBankTransfer(deps, ownerId, accountId, { bankAccountIndexNo: transferId, amount: withdrawal.amount, idempotencyKey: withdrawalId });
+      await createBankTransfer(deps, ownerId, accountId, {
+        bankAccountIndexNo: transferId,
+        amount: withdrawal.amount,
+        idempotencyKey: withdrawalId,
+      });
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       throw await failed(err.code === 'TRANSFER_UNCONFIRMED' ? 'UNCONFIRMED' : 'FAILED', err.message);
@@ -91,7 +124,13 @@ export async function payOutWithdrawal(deps: SyncDeps & { pool: pg.Pool }, admin
       await payWithdrawal(deps, adminId, withdrawalId, transferId, { holdingAccountId: accountId, checked: true });
     } catch (err) {
       const now = await findGatewayWithdrawal(deps.pool, withdrawalId);
-      if (!(err instanceof DomainError && err.code === 'WITHDRAWAL_NOT_REQUESTED' && now?.status === 'PAID' && now.reference === transferId)) throw err;
+      if (!(
+        err instanceof DomainError &&
+        err.code === 'WITHDRAWAL_NOT_REQUESTED' &&
+        now?.status === 'PAID' &&
+        now.reference === transferId
+      ))
+        throw err;
     }
     return transferId;
   };
@@ -100,8 +139,11 @@ export async function payOutWithdrawal(deps: SyncDeps & { pool: pg.Pool }, admin
     // as it is now that this payout has the account: a twin may have paid it meanwhile
     const sent = (await load(deps, transferStream(transferId), transfer)).state;
     if (sent.status === 'NONE') {
-      const now = (await load(deps, gatewayLedgerStream(row.merchant_id), gatewayLedger)).state.withdrawals[withdrawalId];
-      if (now?.status !== 'REQUESTED') throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: `The withdrawal is ${now?.status ?? 'unknown'} already` });
+      const now = (await load(deps, gatewayLedgerStream(row.merchant_id), gatewayLedger)).state.withdrawals[
+        withdrawalId
+      ];
+      if (now?.status !== 'REQUESTED')
+        throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: `The withdrawal is ${now?.status ?? 'unknown'} already` });
       // refusals, not failed payouts: the ledger's cash in the payout account must cover it, and no rejection came first
       await cash.cover(withdrawal.amount);
       await startPayout(deps, { withdrawalId, merchantId: row.merchant_id, transferId, accountId, adminId });

@@ -52,7 +52,9 @@ function cleanUpNowAndThen(pool: pg.Pool): void {
   if (now - (cleanedAt.get(pool) ?? 0) < cleanEveryMs) return;
   cleanedAt.set(pool, now);
   // nobody waits for it: a failed clean-up is tried again a minute later
-  void query(pool, 'DeleteEndedAttemptWindows', 'delete from attempt_counts where window_end <= now()').catch(() => undefined);
+  void query(pool, 'DeleteEndedAttemptWindows', 'delete from attempt_counts where window_end <= now()').catch(
+    () => undefined,
+  );
 }
 
 /**
@@ -96,15 +98,28 @@ export async function readAttempts(pool: pg.Pool, key: string): Promise<AttemptW
 type ChildOptions = { routeInfo?: { method?: unknown; url?: unknown } };
 
 class AttemptCountStore implements FastifyRateLimitStore {
-  constructor(private readonly pool: pg.Pool, private readonly prefix: string) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly prefix: string,
+  ) {}
 
-  incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
-    countAttempt(this.pool, this.prefix + key, timeWindow).then(w => callback(null, { current: w.count, ttl: w.ttlMs }), (err: Error) => callback(err));
+  incr(
+    key: string,
+    callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+    timeWindow: number,
+  ): void {
+    countAttempt(this.pool, this.prefix + key, timeWindow).then(
+      w => callback(null, { current: w.count, ttl: w.ttlMs }),
+      (err: Error) => callback(err),
+    );
   }
 
   /** Without counting: the limiter's `{ increment: false }`. */
   read(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void): void {
-    readAttempts(this.pool, this.prefix + key).then(w => callback(null, { current: w.count, ttl: w.ttlMs }), (err: Error) => callback(err));
+    readAttempts(this.pool, this.prefix + key).then(
+      w => callback(null, { current: w.count, ttl: w.ttlMs }),
+      (err: Error) => callback(err),
+    );
   }
 
   child(routeOptions: unknown): FastifyRateLimitStore {

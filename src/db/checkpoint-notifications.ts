@@ -66,7 +66,9 @@ export class CheckpointNotifications {
     const waiting = leader.wanted.filter(p => comparePositions(p, position) > 0);
     if (waiting.length === leader.wanted.length) return;
     leader.wanted = waiting;
-    query(this.pool, 'NotifySubscriberPosition', `select pg_notify('${positionsChannel}', $1)`, [payload(name, position)]).catch(() => undefined); // asked again
+    query(this.pool, 'NotifySubscriberPosition', `select pg_notify('${positionsChannel}', $1)`, [
+      payload(name, position),
+    ]).catch(() => undefined); // asked again
   }
 
   /** Resolves true once the process leading `name` says it has reached `position` (or its checkpoint has); false on timeout. */
@@ -123,7 +125,9 @@ export class CheckpointNotifications {
       [payload(name, position), name],
     );
     const row = result.rows[0]!;
-    return row.commit_position === null || row.prepare_position === null ? null : { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) };
+    return row.commit_position === null || row.prepare_position === null
+      ? null
+      : { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) };
   }
 
   /** The LISTEN connection, made on first use and again after it drops. */
@@ -180,7 +184,8 @@ export class CheckpointNotifications {
       this.wanted(parsed.name, parsed.position);
       return;
     }
-    for (const waiter of [...(this.waiters.get(parsed.name) ?? [])]) if (comparePositions(parsed.position, waiter.position) >= 0) waiter.done(true);
+    for (const waiter of [...(this.waiters.get(parsed.name) ?? [])])
+      if (comparePositions(parsed.position, waiter.position) >= 0) waiter.done(true);
   }
 }
 
@@ -203,4 +208,6 @@ function parsePayload(text: string): { name: string; position: Position } | null
 }
 
 /** The notifications of each pool's subscribers: one LISTEN connection per process. */
-export const checkpointNotifications = sharedPerPool(pool => new CheckpointNotifications(pool, dedicatedConnection(pool, 'payments:subscriber-positions')));
+export const checkpointNotifications = sharedPerPool(
+  pool => new CheckpointNotifications(pool, dedicatedConnection(pool, 'payments:subscriber-positions')),
+);

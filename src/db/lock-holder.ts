@@ -25,9 +25,13 @@ export class SubscriberLocks {
     this.trying.add(name);
     try {
       const client = await this.connection();
-      const result = await this.inTurn(() => query<{ locked: boolean }>(client, 'TrySubscriberLock', `select pg_try_advisory_lock(${lockKey}) as locked`, [name]));
+      const result = await this.inTurn(() =>
+        query<{ locked: boolean }>(client, 'TrySubscriberLock', `select pg_try_advisory_lock(${lockKey}) as locked`, [
+          name,
+        ]),
+      );
       if (!result.rows[0]!.locked) return false;
-      if (client !== this.client) throw new Error('the connection holding the subscribers\' locks was lost'); // the lock with it
+      if (client !== this.client) throw new Error("the connection holding the subscribers' locks was lost"); // the lock with it
       this.held.set(name, lost);
       return true;
     } finally {
@@ -41,14 +45,18 @@ export class SubscriberLocks {
     const client = this.client;
     if (!client) return;
     // a connection that cannot unlock is broken: closing it frees the lock too (and tells the other holders)
-    await this.inTurn(() => query(client, 'ReleaseSubscriberLock', `select pg_advisory_unlock(${lockKey})`, [name])).catch(err => this.drop(client, err));
+    await this.inTurn(() =>
+      query(client, 'ReleaseSubscriberLock', `select pg_advisory_unlock(${lockKey})`, [name]),
+    ).catch(err => this.drop(client, err));
   }
 
   /** The server process of the connection holding the locks (tests and operators find it in pg_locks), null when none. */
   async backendPid(): Promise<number | null> {
     const client = this.client;
     if (!client) return null;
-    return (await this.inTurn(() => query<{ pid: number }>(client, 'SubscriberLocksPid', 'select pg_backend_pid() as pid'))).rows[0]!.pid;
+    return (
+      await this.inTurn(() => query<{ pid: number }>(client, 'SubscriberLocksPid', 'select pg_backend_pid() as pid'))
+    ).rows[0]!.pid;
   }
 
   private inTurn<T>(statement: () => Promise<T>): Promise<T> {
@@ -73,7 +81,7 @@ export class SubscriberLocks {
   private async connect(): Promise<pg.Client> {
     const client = new pg.Client(this.config);
     client.on('error', err => this.drop(client, err));
-    client.on('end', () => this.drop(client, new Error('the connection holding the subscribers\' locks ended')));
+    client.on('end', () => this.drop(client, new Error("the connection holding the subscribers' locks ended")));
     await client.connect();
     this.client = client;
     return client;
@@ -96,7 +104,18 @@ const lockKey = `hashtextextended('subscriber:' || $1, 0)`;
 /** A dedicated connection to the pool's database, named in pg_stat_activity. */
 export function dedicatedConnection(pool: pg.Pool, applicationName: string): pg.ClientConfig {
   const { connectionString, host, port, user, password, database, ssl, connectionTimeoutMillis } = pool.options;
-  return { connectionString, host, port, user, password, database, ssl, connectionTimeoutMillis, keepAlive: true, application_name: applicationName };
+  return {
+    connectionString,
+    host,
+    port,
+    user,
+    password,
+    database,
+    ssl,
+    connectionTimeoutMillis,
+    keepAlive: true,
+    application_name: applicationName,
+  };
 }
 
 /**
@@ -123,4 +142,6 @@ export function sharedPerPool<T extends { close(): Promise<void> }>(make: (pool:
 }
 
 /** The lock holder of each pool's subscribers. */
-export const subscriberLocks = sharedPerPool(pool => new SubscriberLocks(dedicatedConnection(pool, 'payments:subscriber-locks')));
+export const subscriberLocks = sharedPerPool(
+  pool => new SubscriberLocks(dedicatedConnection(pool, 'payments:subscriber-locks')),
+);

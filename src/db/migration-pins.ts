@@ -5,7 +5,14 @@ import type { Migration } from './migrations.ts';
 export type PinnedSteps = Record<string, string[]>;
 
 export const pinnedSteps = (units: readonly Migration[]): PinnedSteps =>
-  Object.fromEntries(units.filter(u => 'steps' in u).map(u => [u.name, (u as { steps: readonly string[] }).steps.map(s => createHash('sha256').update(s).digest('hex'))]));
+  Object.fromEntries(
+    units
+      .filter(u => 'steps' in u)
+      .map(u => [
+        u.name,
+        (u as { steps: readonly string[] }).steps.map(s => createHash('sha256').update(s).digest('hex')),
+      ]),
+  );
 
 /**
  * What a change did to the released steps: a pinned step whose text changed or that is gone (never allowed: a change

@@ -13,13 +13,17 @@ import { query, type Queryable } from './pool.ts';
  * database that had them. A unit another tool migrates (graphile-worker's schema) is run by `apply` instead, on
  * another connection of the pool, and says its `version`: a new version runs it again.
  */
-export type Migration = { name: string; steps: readonly string[] } | { name: string; version: string; apply(pool: pg.Pool): Promise<void> };
+export type Migration =
+  { name: string; steps: readonly string[] } | { name: string; version: string; apply(pool: pg.Pool): Promise<void> };
 
 /** Where each subscriber is in "all" (src/store/checkpoints.ts): projections, sagas and the audit's subscribers share it. */
 export const checkpointMigration: Migration = { name: 'subscriber-checkpoints', steps: [checkpointSchema] };
 
 /** The read model of a projection is a unit of its own: its schema's steps. */
-export const readModelMigration = (projection: { name: string; schema: readonly string[] }): Migration => ({ name: `read-model:${projection.name}`, steps: projection.schema });
+export const readModelMigration = (projection: { name: string; schema: readonly string[] }): Migration => ({
+  name: `read-model:${projection.name}`,
+  steps: projection.schema,
+});
 
 /**
  * One session-level lock for all DDL of every instance and the CLI: two processes creating the same table at once
@@ -53,7 +57,10 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 /** A unit's steps as recorded: number (from 1), text and checksum; a versioned unit is one step, its version. */
 const stepsOf = (m: Migration) =>
   ('steps' in m ? m.steps : [m.version]).map((text, i) => ({ step: i + 1, text, checksum: sha256(text) }));
-const key = (m: Migration) => `${m.name}\u0000${stepsOf(m).map(s => s.checksum).join(',')}`;
+const key = (m: Migration) =>
+  `${m.name}\u0000${stepsOf(m)
+    .map(s => s.checksum)
+    .join(',')}`;
 
 /** A unit listed twice (the endpoints' read model is the projections' and the webhooks') is applied once. */
 const distinct = (units: readonly Migration[]) => [...new Map(units.map(u => [u.name, u])).values()];
@@ -91,7 +98,10 @@ export async function withMigrationLock<T>(pool: pg.Pool, work: (client: pg.Pool
     try {
       return await work(client);
     } finally {
-      unlocked = await query(client, 'UnlockSchemaMigrations', `select pg_advisory_unlock(${lockKey})`).then(() => true, () => false);
+      unlocked = await query(client, 'UnlockSchemaMigrations', `select pg_advisory_unlock(${lockKey})`).then(
+        () => true,
+        () => false,
+      );
     }
   } finally {
     client.release(!unlocked);
@@ -112,12 +122,22 @@ export async function inSessionTransaction(client: pg.PoolClient, work: () => Pr
 
 /** The steps of a unit recorded as they are now. */
 async function recordedSteps(client: pg.PoolClient, unit: Migration): Promise<Set<string>> {
-  const rows = await query<{ step: number; checksum: string }>(client, 'ReadUnitSteps', 'select step, checksum from schema_migrations where name = $1', [unit.name]);
+  const rows = await query<{ step: number; checksum: string }>(
+    client,
+    'ReadUnitSteps',
+    'select step, checksum from schema_migrations where name = $1',
+    [unit.name],
+  );
   return new Set(rows.rows.map(r => `${r.step}\u0000${r.checksum}`));
 }
 
 /** Under the lock: each unit's steps not recorded as they are, in order, each in a transaction with its row. */
-export async function applyPending(pool: pg.Pool, client: pg.PoolClient, units: readonly Migration[], log?: Logger): Promise<string[]> {
+export async function applyPending(
+  pool: pg.Pool,
+  client: pg.PoolClient,
+  units: readonly Migration[],
+  log?: Logger,
+): Promise<string[]> {
   await query(client, 'CreateSchemaMigrations', versionTable);
   const todo = await pending(client, distinct(units));
   for (const unit of todo) {
@@ -137,7 +157,10 @@ export async function applyPending(pool: pg.Pool, client: pg.PoolClient, units: 
         );
       });
     }
-    log?.info({ migration: unit.name, steps: steps.map(s => s.step), ms: Math.round(performance.now() - started) }, `schema: applied ${unit.name}`);
+    log?.info(
+      { migration: unit.name, steps: steps.map(s => s.step), ms: Math.round(performance.now() - started) },
+      `schema: applied ${unit.name}`,
+    );
   }
   return todo.map(u => u.name);
 }
@@ -152,7 +175,10 @@ export async function migrate(pool: pg.Pool, units: readonly Migration[], log?: 
   known.set(pool, seen);
   const unseen = distinct(units).filter(u => !seen.has(key(u)));
   if (unseen.length === 0) return [];
-  const applied = (await pending(pool, unseen)).length === 0 ? [] : await withMigrationLock(pool, client => applyPending(pool, client, unseen, log));
+  const applied =
+    (await pending(pool, unseen)).length === 0
+      ? []
+      : await withMigrationLock(pool, client => applyPending(pool, client, unseen, log));
   for (const unit of unseen) seen.add(key(unit));
   return applied;
 }

@@ -45,7 +45,9 @@ export async function preparedQuery<R extends Row = Row>(
     preparedNames.set(sql, prepared);
   }
   try {
-    return await db.query<R>(types ? { name: prepared, text: sql, values: params, types } : { name: prepared, text: sql, values: params });
+    return await db.query<R>(
+      types ? { name: prepared, text: sql, values: params, types } : { name: prepared, text: sql, values: params },
+    );
   } catch (err) {
     if (err instanceof Error) (err as Error & { queryName?: string }).queryName = name;
     throw err;
@@ -60,7 +62,9 @@ const preparedNames = new Map<string, string>();
  */
 export const jsonAsText: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.JSON ? (value: string) => value : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+    oid === pg.types.builtins.JSON
+      ? (value: string) => value
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 /**
@@ -73,7 +77,12 @@ const idleConnectionMs = 10 * 60_000;
 
 export function createPool(connectionString: string, max = 10): pg.Pool {
   // a database that does not answer at all (not merely refusing) fails a call in 10 s instead of holding it for ever
-  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000, idleTimeoutMillis: idleConnectionMs });
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: idleConnectionMs,
+  });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => undefined);
   // Nor one checked out (the pool listens only to idle ones): a client that loses its connection between two queries
@@ -83,7 +92,11 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
   return pool;
 }
 
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+  begin = 'BEGIN',
+): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query(begin);
@@ -109,7 +122,15 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
 
 // SQLSTATE classes and codes that mean the server is gone or not taking connections, not that a statement was wrong
 const unavailableCodes = new Set(['57P01', '57P02', '57P03', '53300']);
-const unavailableErrnos = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+const unavailableErrnos = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+]);
 const unavailableMessages =
   /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Cannot use a pool after calling end|Client was closed|connection is closed|terminating connection|ECONNREFUSED|ECONNRESET|the database system is (starting up|shutting down|in recovery mode)/i;
 
@@ -117,7 +138,8 @@ const unavailableMessages =
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const { code } = err as { code?: unknown };
-  if (typeof code === 'string' && (code.startsWith('08') || unavailableCodes.has(code) || unavailableErrnos.has(code))) return true;
+  if (typeof code === 'string' && (code.startsWith('08') || unavailableCodes.has(code) || unavailableErrnos.has(code)))
+    return true;
   if (err instanceof AggregateError) return err.errors.some(isDatabaseUnavailable);
   return unavailableMessages.test(err.message);
 }

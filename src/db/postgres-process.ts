@@ -37,7 +37,13 @@ export class PostgresProcess implements PostgresServer {
     const { uid, gid } = this.options.account;
     // English messages, since readiness is read from them; a cwd the postgres account can enter
     const env = { ...process.env, LC_MESSAGES: 'C' };
-    return spawn(command, args, { uid, gid, env, cwd: path.dirname(this.options.databaseDir), stdio: ['ignore', 'pipe', 'pipe'] });
+    return spawn(command, args, {
+      uid,
+      gid,
+      env,
+      cwd: path.dirname(this.options.databaseDir),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   }
 
   async initialise(): Promise<void> {
@@ -50,7 +56,11 @@ export class PostgresProcess implements PostgresServer {
     chownSync(passwordFile, account.uid, account.gid);
     try {
       const child = this.spawnAsPostgres(this.bin('initdb'), [
-        `--pgdata=${databaseDir}`, '--auth=password', '--username=postgres', `--pwfile=${passwordFile}`, '--lc-messages=C',
+        `--pgdata=${databaseDir}`,
+        '--auth=password',
+        '--username=postgres',
+        `--pwfile=${passwordFile}`,
+        '--lc-messages=C',
         ...this.options.initdbFlags,
       ]);
       let errors = '';
@@ -62,7 +72,10 @@ export class PostgresProcess implements PostgresServer {
       await new Promise<void>((resolve, reject) => {
         child.on('error', reject);
         child.on('close', (code, signal) =>
-          code === 0 ? resolve() : reject(new Error(`initdb failed (code ${code}, signal ${signal}): ${errors.trim()}`)));
+          code === 0
+            ? resolve()
+            : reject(new Error(`initdb failed (code ${code}, signal ${signal}): ${errors.trim()}`)),
+        );
       });
     } finally {
       rmSync(passwordFile, { force: true });
@@ -71,7 +84,11 @@ export class PostgresProcess implements PostgresServer {
 
   async start(): Promise<void> {
     const child = this.spawnAsPostgres(this.bin('postgres'), [
-      '-D', this.options.databaseDir, '-p', String(this.options.port), ...this.options.postgresFlags,
+      '-D',
+      this.options.databaseDir,
+      '-p',
+      String(this.options.port),
+      ...this.options.postgresFlags,
     ]);
     this.process = child;
     child.stdout?.resume();

@@ -59,7 +59,11 @@ export async function forgetRunner(db: Queryable, runnerId: string): Promise<voi
  * is claimed by then). Jobs of live runners, in this process or any other sharing the database, are never touched;
  * nor are other tasks' jobs (their own runners judge them).
  */
-export async function unlockJobsOfDeadWorkers(db: Queryable, tasks: readonly string[], deadAfterMs: number): Promise<string[]> {
+export async function unlockJobsOfDeadWorkers(
+  db: Queryable,
+  tasks: readonly string[],
+  deadAfterMs: number,
+): Promise<string[]> {
   const dead = await query<{ worker_id: string }>(
     db,
     'FindDeadQueueWorkers',
@@ -78,7 +82,11 @@ export async function unlockJobsOfDeadWorkers(db: Queryable, tasks: readonly str
     await query(db, 'UnlockDeadQueueWorkers', 'select graphile_worker.force_unlock_workers($1::text[])', [workerIds]);
   }
   // runners silent for longer than they said they might be are dead too; one that was only slow inserts itself again
-  await query(db, 'ForgetDeadQueueRunners', `delete from queue_runners where heartbeat_at < now() - dead_after_ms * interval '1 millisecond'`);
+  await query(
+    db,
+    'ForgetDeadQueueRunners',
+    `delete from queue_runners where heartbeat_at < now() - dead_after_ms * interval '1 millisecond'`,
+  );
   return workerIds;
 }
 
@@ -99,7 +107,8 @@ export async function startLiveness(
     try {
       await heartbeat(deps.pool, identity);
       const unlocked = await unlockJobsOfDeadWorkers(deps.pool, runner.tasks, timing.deadAfterMs);
-      if (unlocked.length > 0) deps.log.warn({ workerIds: unlocked }, `${runner.name}: unlocked the jobs of dead workers`);
+      if (unlocked.length > 0)
+        deps.log.warn({ workerIds: unlocked }, `${runner.name}: unlocked the jobs of dead workers`);
     } catch (err) {
       if (!isDatabaseUnavailable(err)) deps.log.warn({ err }, `${runner.name}: heartbeat or recovery failed`); // else the database watch says it
     }
@@ -113,7 +122,9 @@ export async function startLiveness(
     stop: async () => {
       clearInterval(timer);
       await busy;
-      await forgetRunner(deps.pool, runner.id).catch(err => deps.log.warn({ err }, `${runner.name}: could not forget this runner`));
+      await forgetRunner(deps.pool, runner.id).catch(err =>
+        deps.log.warn({ err }, `${runner.name}: could not forget this runner`),
+      );
     },
   };
 }

@@ -72,9 +72,18 @@ export async function prepareServiceRole(ownerUrl: string, opts: { role: string;
       await inSessionTransaction(client, async () => {
         const exists = await query(client, 'FindServiceRole', 'select 1 from pg_roles where rolname = $1', [opts.role]);
         const password = pg.escapeLiteral(opts.password);
-        await query(client, 'SetServiceRole', `${exists.rowCount ? 'alter' : 'create'} role ${role} login nosuperuser nocreaterole nocreatedb noreplication nobypassrls password ${password}`);
-        const database = (await query<{ name: string }>(client, 'CurrentDatabase', 'select current_database() as name')).rows[0]!.name;
-        await query(client, 'GrantServiceDatabase', `grant connect, create, temporary on database ${pg.escapeIdentifier(database)} to ${role}`);
+        await query(
+          client,
+          'SetServiceRole',
+          `${exists.rowCount ? 'alter' : 'create'} role ${role} login nosuperuser nocreaterole nocreatedb noreplication nobypassrls password ${password}`,
+        );
+        const database = (await query<{ name: string }>(client, 'CurrentDatabase', 'select current_database() as name'))
+          .rows[0]!.name;
+        await query(
+          client,
+          'GrantServiceDatabase',
+          `grant connect, create, temporary on database ${pg.escapeIdentifier(database)} to ${role}`,
+        );
         await query(client, 'GrantServiceSchema', `grant usage, create on schema public to ${role}`);
       });
       // schema_migrations is made here on a new database, and handed over with the rest
@@ -95,7 +104,9 @@ export async function prepareServiceRole(ownerUrl: string, opts: { role: string;
 
 /** SELECT and INSERT on an append-only table that exists, nothing more. */
 async function grantAppendOnly(tx: Queryable, table: string, role: string): Promise<void> {
-  const found = await query<{ t: string | null }>(tx, 'FindAppendOnlyTable', 'select to_regclass($1)::text as t', [table]);
+  const found = await query<{ t: string | null }>(tx, 'FindAppendOnlyTable', 'select to_regclass($1)::text as t', [
+    table,
+  ]);
   if (!found.rows[0]?.t) return;
   await query(tx, 'GrantAppendOnly', `grant select, insert on ${pg.escapeIdentifier(table)} to ${role}`);
 }

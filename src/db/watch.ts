@@ -28,7 +28,10 @@ export function watchDatabase(pool: pg.Pool, log: Logger, options: DatabaseWatch
   const wentDown = (err: unknown) => {
     reachable = false;
     downSince = summarisedAt = Date.now();
-    log.error({ error: err instanceof Error ? err.message : String(err) }, 'database unreachable: API calls answer 503 and background work waits until it is back');
+    log.error(
+      { error: err instanceof Error ? err.message : String(err) },
+      'database unreachable: API calls answer 503 and background work waits until it is back',
+    );
   };
 
   const check = () =>
@@ -36,7 +39,10 @@ export function watchDatabase(pool: pg.Pool, log: Logger, options: DatabaseWatch
       try {
         await query(pool, 'DatabasePing', 'select 1');
         if (!reachable) {
-          log.info({ downForMs: Date.now() - downSince, refusedCalls }, 'database reachable again: API and background work resume');
+          log.info(
+            { downForMs: Date.now() - downSince, refusedCalls },
+            'database reachable again: API and background work resume',
+          );
           reachable = true;
           refusedCalls = 0;
         }
@@ -44,7 +50,14 @@ export function watchDatabase(pool: pg.Pool, log: Logger, options: DatabaseWatch
         if (reachable) wentDown(err);
         else if (Date.now() - summarisedAt >= summaryEveryMs) {
           summarisedAt = Date.now();
-          log.warn({ downForMs: Date.now() - downSince, refusedCalls, error: err instanceof Error ? err.message : String(err) }, 'database still unreachable');
+          log.warn(
+            {
+              downForMs: Date.now() - downSince,
+              refusedCalls,
+              error: err instanceof Error ? err.message : String(err),
+            },
+            'database still unreachable',
+          );
         }
       } finally {
         checking = null;

@@ -87,8 +87,23 @@ export type FetchedTransaction = ProviderTransaction & { mutationId: string };
 
 export type AccountCommand =
   | LinkAccount
-  | { type: 'ChangeAccountSettings'; ownerId: string; accountName?: string; intervalMinutes?: number; credentials?: Sealed; session?: Sealed | null; now: Date }
-  | { type: 'RecordSync'; slot: string | null; trigger: SyncTrigger; balance: number; transactions: FetchedTransaction[]; now: Date }
+  | {
+      type: 'ChangeAccountSettings';
+      ownerId: string;
+      accountName?: string;
+      intervalMinutes?: number;
+      credentials?: Sealed;
+      session?: Sealed | null;
+      now: Date;
+    }
+  | {
+      type: 'RecordSync';
+      slot: string | null;
+      trigger: SyncTrigger;
+      balance: number;
+      transactions: FetchedTransaction[];
+      now: Date;
+    }
   | { type: 'RecordSyncFailure'; reason: string; now: Date; retryAt: (consecutiveFailures: number) => Date }
   | { type: 'PauseSync'; reason: 'not-enough-points'; now: Date }
   | { type: 'ExpireProviderSession'; now: Date }
@@ -111,7 +126,12 @@ export type AccountCommand =
   | { type: 'ReverseTransferDebit'; transferId: string; amount: number; mutation: TransferMutation; now: Date };
 
 /** The mutation a transfer records: its id, the provider's transaction id (or ours until the provider gives one), what it says. */
-export type TransferMutation = { mutationId: string; providerTransactionId: string; description: string; counterparty: string };
+export type TransferMutation = {
+  mutationId: string;
+  providerTransactionId: string;
+  description: string;
+  counterparty: string;
+};
 
 /** Transfer references remembered, so a sync never records a transfer's DEBIT twice. */
 const rememberedTransfers = 200;
@@ -149,7 +169,9 @@ function evolve(state: Account, event: AccountEvent): Account {
     case 'MutationRecorded':
       return {
         ...state,
-        recentTransactionIds: [...state.recentTransactionIds, event.data.providerTransactionId].slice(-rememberedTransactions),
+        recentTransactionIds: [...state.recentTransactionIds, event.data.providerTransactionId].slice(
+          -rememberedTransactions,
+        ),
       };
     case 'AccountSynced':
       return {
@@ -173,7 +195,9 @@ function evolve(state: Account, event: AccountEvent): Account {
         session,
         credentials: credentials ?? state.credentials,
         consecutiveFailures: 0,
-        restoredBy: loginSessionId ? [...(state.restoredBy ?? []), loginSessionId].slice(-rememberedLogins) : (state.restoredBy ?? []),
+        restoredBy: loginSessionId
+          ? [...(state.restoredBy ?? []), loginSessionId].slice(-rememberedLogins)
+          : (state.restoredBy ?? []),
       };
     }
     case 'StaticQrisCaptured':
@@ -227,9 +251,23 @@ function decide(state: Account, command: AccountCommand): AccountEvent[] {
       if (command.ownerId !== state.ownerId) throw accountNotFound();
       const events: AccountEvent[] = [];
       if (command.accountName !== undefined || command.intervalMinutes !== undefined)
-        events.push(AccountSettingsChanged({ accountId: state.accountId, accountName: command.accountName, intervalMinutes: command.intervalMinutes, changedAt: at }));
+        events.push(
+          AccountSettingsChanged({
+            accountId: state.accountId,
+            accountName: command.accountName,
+            intervalMinutes: command.intervalMinutes,
+            changedAt: at,
+          }),
+        );
       if (command.credentials)
-        events.push(CredentialsChanged({ accountId: state.accountId, credentials: command.credentials, session: command.session ?? null, changedAt: at }));
+        events.push(
+          CredentialsChanged({
+            accountId: state.accountId,
+            credentials: command.credentials,
+            session: command.session ?? null,
+            changedAt: at,
+          }),
+        );
       return events;
     }
     case 'RecordSync': {
@@ -261,7 +299,14 @@ function decide(state: Account, command: AccountCommand): AccountEvent[] {
             recordedAt: at,
           }),
         ),
-        AccountSynced({ accountId: state.accountId, balance: command.balance, syncedAt: at, slot: command.slot, cursor: last?.id ?? state.cursor, trigger: command.trigger }),
+        AccountSynced({
+          accountId: state.accountId,
+          balance: command.balance,
+          syncedAt: at,
+          slot: command.slot,
+          cursor: last?.id ?? state.cursor,
+          trigger: command.trigger,
+        }),
       ];
     }
     case 'RecordSyncFailure': {
@@ -292,16 +337,26 @@ function decide(state: Account, command: AccountCommand): AccountEvent[] {
         }),
       ];
     case 'CaptureStaticQris':
-      return state.staticQris === command.payload ? [] : [StaticQrisCaptured({ accountId: state.accountId, payload: command.payload, capturedAt: at })];
+      return state.staticQris === command.payload
+        ? []
+        : [StaticQrisCaptured({ accountId: state.accountId, payload: command.payload, capturedAt: at })];
     case 'HoldForTransfer': {
       if (command.ownerId !== state.ownerId) throw accountNotFound();
-      if (state.held?.[command.transferId] !== undefined || (state.transferRefs ?? []).includes(command.transferId)) return [];
+      if (state.held?.[command.transferId] !== undefined || (state.transferRefs ?? []).includes(command.transferId))
+        return [];
       const available = availableBalance(state);
-      if (command.amount > available) throw refuse('BALANCE_INSUFFICIENT', { message: `Balance insufficient: ${command.amount} needed, ${available} available` });
-      return [BalanceHeld({ accountId: state.accountId, transferId: command.transferId, amount: command.amount, heldAt: at })];
+      if (command.amount > available)
+        throw refuse('BALANCE_INSUFFICIENT', {
+          message: `Balance insufficient: ${command.amount} needed, ${available} available`,
+        });
+      return [
+        BalanceHeld({ accountId: state.accountId, transferId: command.transferId, amount: command.amount, heldAt: at }),
+      ];
     }
     case 'ReleaseTransferHold':
-      return state.held?.[command.transferId] === undefined ? [] : [BalanceReleased({ accountId: state.accountId, transferId: command.transferId, releasedAt: at })];
+      return state.held?.[command.transferId] === undefined
+        ? []
+        : [BalanceReleased({ accountId: state.accountId, transferId: command.transferId, releasedAt: at })];
     case 'DebitForTransfer': {
       if ((state.transferRefs ?? []).includes(command.transferId)) return []; // debited already
       const { transferId, amount, mutation } = command;
@@ -311,7 +366,11 @@ function decide(state: Account, command: AccountCommand): AccountEvent[] {
       ];
     }
     case 'ReverseTransferDebit': {
-      if (!(state.transferRefs ?? []).includes(command.transferId) || state.recentTransactionIds.includes(command.mutation.providerTransactionId)) return [];
+      if (
+        !(state.transferRefs ?? []).includes(command.transferId) ||
+        state.recentTransactionIds.includes(command.mutation.providerTransactionId)
+      )
+        return [];
       const { transferId, amount, mutation } = command;
       return [
         BalanceCredited({ accountId: state.accountId, transferId, amount, reason: 'transfer-failed', creditedAt: at }),
@@ -336,7 +395,14 @@ export function availableBalance(state: LinkedAccount): number {
 }
 
 /** The mutation a transfer records on the wallet, referencing the transfer. */
-function transferMutation(accountId: string, type: 'DEBIT' | 'CREDIT', transferId: string, amount: number, m: TransferMutation, at: string) {
+function transferMutation(
+  accountId: string,
+  type: 'DEBIT' | 'CREDIT',
+  transferId: string,
+  amount: number,
+  m: TransferMutation,
+  at: string,
+) {
   return MutationRecorded({
     accountId,
     mutationId: m.mutationId,

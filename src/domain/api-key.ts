@@ -8,8 +8,7 @@ export const apiKeyStream = (keyId: string) => `api-key-${keyId}`;
 export const apiKeyUseRecordedEveryMs = 5 * 60_000;
 
 export type ApiKey =
-  | { status: 'none' }
-  | { status: 'active' | 'revoked'; keyId: string; userId: string; lastUsedAt: Date | null };
+  { status: 'none' } | { status: 'active' | 'revoked'; keyId: string; userId: string; lastUsedAt: Date | null };
 
 export type ApiKeyCommand =
   | { type: 'CreateApiKey'; keyId: string; userId: string; name: string; prefix: string; keyHash: string; now: Date }

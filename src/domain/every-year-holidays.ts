@@ -37,7 +37,8 @@ export function easterSunday(year: number): string {
 }
 
 /** The date `days` after (or before) a date, both YYYY-MM-DD. */
-const shifted = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * dayMs).toISOString().slice(0, 10);
+const shifted = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * dayMs).toISOString().slice(0, 10);
 
 /** The holidays of `year` that need no decree: 1 Jan, 1 May, 1 Jun, 17 Aug, 25 Dec, Good Friday and Ascension Day. */
 export function everyYearHolidays(year: number): EveryYearHoliday[] {

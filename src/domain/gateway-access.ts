@@ -1,5 +1,12 @@
 import { refuse } from '../errors.ts';
-import { GatewayAccessApproved, GatewayAccessDeactivated, GatewayAccessRejected, GatewayAccessRequested, GatewayFeeModeChanged, type UserEvent } from '../events/user.ts';
+import {
+  GatewayAccessApproved,
+  GatewayAccessDeactivated,
+  GatewayAccessRejected,
+  GatewayAccessRequested,
+  GatewayFeeModeChanged,
+  type UserEvent,
+} from '../events/user.ts';
 import type { EventOf } from '../events/event.ts';
 import type { Decider } from '../store/commands/handle.ts';
 
@@ -54,7 +61,8 @@ export const gatewayAccess: Decider<GatewayAccess, GatewayAccessCommand, UserEve
     const at = command.now.toISOString();
     switch (command.type) {
       case 'RequestGatewayAccess':
-        if (state.status === 'PENDING' || state.status === 'APPROVED') throw accessConflict(state.status, 'a new request can be sent only when access is NONE or REJECTED');
+        if (state.status === 'PENDING' || state.status === 'APPROVED')
+          throw accessConflict(state.status, 'a new request can be sent only when access is NONE or REJECTED');
         return [GatewayAccessRequested({ userId, ...command.business, requestedAt: at })];
       case 'ApproveGatewayAccess':
         if (state.status !== 'PENDING') throw accessConflict(state.status, 'only a PENDING request can be approved');
@@ -64,7 +72,9 @@ export const gatewayAccess: Decider<GatewayAccess, GatewayAccessCommand, UserEve
         return [GatewayAccessRejected({ userId, note: command.note, rejectedBy: command.adminId, rejectedAt: at })];
       case 'DeactivateGatewayAccess':
         if (state.status !== 'APPROVED') throw accessConflict(state.status, 'only APPROVED access can be deactivated');
-        return [GatewayAccessDeactivated({ userId, note: command.note, deactivatedBy: command.adminId, deactivatedAt: at })];
+        return [
+          GatewayAccessDeactivated({ userId, note: command.note, deactivatedBy: command.adminId, deactivatedAt: at }),
+        ];
       case 'ChangeGatewayFeeMode':
         if (state.feeToCustomer === command.feeToCustomer) return [];
         return [GatewayFeeModeChanged({ userId, feeToCustomer: command.feeToCustomer, changedAt: at })];

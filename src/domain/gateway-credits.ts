@@ -62,7 +62,11 @@ export class Credits {
   }
 
   add(credit: UnsettledCredit): Credits {
-    return new Credits(appended(this.credited, credit.paymentId, credit.paymentId), appended(this.pending, credit, credit.paymentId), this.unsettledTotal + credit.net);
+    return new Credits(
+      appended(this.credited, credit.paymentId, credit.paymentId),
+      appended(this.pending, credit, credit.paymentId),
+      this.unsettledTotal + credit.net,
+    );
   }
 
   /** Every credit not settled yet, in the order they were credited. */
@@ -82,6 +86,10 @@ export class Credits {
   settle(paymentIds: readonly string[]): Credits {
     const settled = new Set(paymentIds);
     const left = this.unsettled().filter(c => !settled.has(c.paymentId));
-    return new Credits(this.credited, chunked(left, c => c.paymentId), left.reduce((sum, c) => sum + c.net, 0));
+    return new Credits(
+      this.credited,
+      chunked(left, c => c.paymentId),
+      left.reduce((sum, c) => sum + c.net, 0),
+    );
   }
 }

@@ -1,5 +1,12 @@
 import type { GatewaySettings } from '../config.ts';
-import { gatewayMethods, isGatewayMethod, paymentMethod, type FeeRule, type GatewayMethod, type PaymentType } from './payment-methods.ts';
+import {
+  gatewayMethods,
+  isGatewayMethod,
+  paymentMethod,
+  type FeeRule,
+  type GatewayMethod,
+  type PaymentType,
+} from './payment-methods.ts';
 import { refuse } from '../errors.ts';
 
 /**
@@ -23,7 +30,8 @@ export function methodFamily(type: PaymentType): MethodFamily {
 const divFloor = (x: number, d: number) => (x - (x % d)) / d;
 
 function checkedAmount(amount: number): number {
-  if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`an amount is a whole, non-negative number of rupiah (got ${amount})`);
+  if (!Number.isSafeInteger(amount) || amount < 0)
+    throw new RangeError(`an amount is a whole, non-negative number of rupiah (got ${amount})`);
   return amount;
 }
 
@@ -70,22 +78,39 @@ const limitsOf = (method: PaymentType, settings: GatewaySettings) => settings.li
  * amount. Refused (400): a request below the method's minimum, a billed amount above its maximum, an amount not larger
  * than its fee.
  */
-export function gatewayBill(method: PaymentType, requested: number, feeToCustomer: boolean, settings: GatewaySettings): GatewayBill {
+export function gatewayBill(
+  method: PaymentType,
+  requested: number,
+  feeToCustomer: boolean,
+  settings: GatewaySettings,
+): GatewayBill {
   const { min, max } = limitsOf(method, settings);
   if (requested < min) {
     const message = `The amount ${rupiah(requested)} is below the ${method} minimum of ${rupiah(min)}`;
-    throw refuse('GATEWAY_AMOUNT_BELOW_MINIMUM', { message, errors: [{ path: 'body.amount', message }], params: { method, requested, minimum: min } });
+    throw refuse('GATEWAY_AMOUNT_BELOW_MINIMUM', {
+      message,
+      errors: [{ path: 'body.amount', message }],
+      params: { method, requested, minimum: min },
+    });
   }
   const amount = feeToCustomer ? grossUp(method, requested, settings) : requested;
   if (amount > max) {
     const raised = amount === requested ? '' : ` (${rupiah(requested)} raised by the fee)`;
     const message = `The billed amount ${rupiah(amount)}${raised} is above the ${method} maximum of ${rupiah(max)}`;
-    throw refuse('GATEWAY_AMOUNT_ABOVE_MAXIMUM', { message, errors: [{ path: 'body.amount', message }], params: { method, requested, billed: amount, maximum: max } });
+    throw refuse('GATEWAY_AMOUNT_ABOVE_MAXIMUM', {
+      message,
+      errors: [{ path: 'body.amount', message }],
+      params: { method, requested, billed: amount, maximum: max },
+    });
   }
   const charged = fee(method, amount, settings);
   if (amount <= charged) {
     const message = `The amount ${rupiah(amount)} is not larger than its ${method} fee of ${rupiah(charged)}`;
-    throw refuse('GATEWAY_AMOUNT_NOT_ABOVE_FEE', { message, errors: [{ path: 'body.amount', message }], params: { method, billed: amount, fee: charged } });
+    throw refuse('GATEWAY_AMOUNT_NOT_ABOVE_FEE', {
+      message,
+      errors: [{ path: 'body.amount', message }],
+      params: { method, billed: amount, fee: charged },
+    });
   }
   return { amount, fee: charged, baseAmount: requested };
 }

@@ -28,7 +28,12 @@ export const ledgerAccount = {
 } as const;
 
 export type WithdrawalStatus = 'REQUESTED' | 'PAID' | 'REJECTED';
-export type Withdrawal = { amount: number; status: WithdrawalStatus; requestedBy: string; requestHash?: string | undefined };
+export type Withdrawal = {
+  amount: number;
+  status: WithdrawalStatus;
+  requestedBy: string;
+  requestHash?: string | undefined;
+};
 
 export type GatewayLedger = {
   merchantId: string | null;
@@ -39,7 +44,16 @@ export type GatewayLedger = {
 };
 
 export type GatewayLedgerCommand =
-  | { type: 'CreditGatewayPayment'; merchantId: string; paymentId: string; holdingAccountId: string; totalAmount: number; fee: number; completedAt: Date; now: Date }
+  | {
+      type: 'CreditGatewayPayment';
+      merchantId: string;
+      paymentId: string;
+      holdingAccountId: string;
+      totalAmount: number;
+      fee: number;
+      completedAt: Date;
+      now: Date;
+    }
   /** the cutoff comes from the working-day calendar, outside the decider, with the recent years it has no decree for */
   | { type: 'SettleDue'; merchantId: string; cutoff: Date; now: Date; yearsWithoutDecree?: readonly number[] }
   | {
@@ -59,12 +73,27 @@ export type GatewayLedgerCommand =
       now: Date;
     }
   /** the money left the platform account `holdingAccountId`: its cash is credited */
-  | { type: 'PayWithdrawal'; merchantId: string; withdrawalId: string; reference: string; holdingAccountId: string; paidBy: string; now: Date }
+  | {
+      type: 'PayWithdrawal';
+      merchantId: string;
+      withdrawalId: string;
+      reference: string;
+      holdingAccountId: string;
+      paidBy: string;
+      now: Date;
+    }
   | { type: 'RejectWithdrawal'; merchantId: string; withdrawalId: string; note: string; rejectedBy: string; now: Date }
   /** a suspense credit given to the merchant: the fee as for a payment by the holding account's method, decided by the caller */
   | {
-      type: 'AllocateSuspense'; merchantId: string; suspenseId: string; paymentId: string | null; holdingAccountId: string;
-      amount: number; fee: number; allocatedBy: string; now: Date;
+      type: 'AllocateSuspense';
+      merchantId: string;
+      suspenseId: string;
+      paymentId: string | null;
+      holdingAccountId: string;
+      amount: number;
+      fee: number;
+      allocatedBy: string;
+      now: Date;
     };
 
 /** A merchant's balance as the API shows it: settled counts what withdrawals hold; available = settled - onHold. */
@@ -98,7 +127,13 @@ function evolve(state: GatewayLedger, event: GatewayLedgerEvent): GatewayLedger 
       return { ...next, credits: state.credits.settle(event.data.paymentIds) };
     case 'WithdrawalRequested': {
       const { withdrawalId, amount, requestedBy, requestHash } = event.data;
-      return { ...next, withdrawals: { ...state.withdrawals, [withdrawalId]: { amount, status: 'REQUESTED', requestedBy, ...(requestHash ? { requestHash } : {}) } } };
+      return {
+        ...next,
+        withdrawals: {
+          ...state.withdrawals,
+          [withdrawalId]: { amount, status: 'REQUESTED', requestedBy, ...(requestHash ? { requestHash } : {}) },
+        },
+      };
     }
     case 'GatewaySuspenseAllocated': {
       // settled as a payment completed when it was allocated
@@ -124,7 +159,8 @@ function evolve(state: GatewayLedger, event: GatewayLedgerEvent): GatewayLedger 
 function requestedWithdrawal(state: GatewayLedger, withdrawalId: string): Withdrawal {
   const withdrawal = state.withdrawals[withdrawalId];
   if (!withdrawal) throw refuse('WITHDRAWAL_NOT_FOUND');
-  if (withdrawal.status !== 'REQUESTED') throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: `The withdrawal is ${withdrawal.status} already` });
+  if (withdrawal.status !== 'REQUESTED')
+    throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: `The withdrawal is ${withdrawal.status} already` });
   return withdrawal;
 }
 
@@ -146,7 +182,18 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
         { account: ledgerAccount.pending(m), amount: -net },
         ...(fee > 0 ? [{ account: ledgerAccount.fees, amount: -fee }] : []),
       ];
-      return [GatewayPaymentCredited({ merchantId: m, paymentId, holdingAccountId, totalAmount, fee, net, completedAt: command.completedAt.toISOString(), postings })];
+      return [
+        GatewayPaymentCredited({
+          merchantId: m,
+          paymentId,
+          holdingAccountId,
+          totalAmount,
+          fee,
+          net,
+          completedAt: command.completedAt.toISOString(),
+          postings,
+        }),
+      ];
     }
     case 'SettleDue': {
       const cutoff = command.cutoff.toISOString();
@@ -156,41 +203,101 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
       const postings = transfer(ledgerAccount.pending(m), ledgerAccount.settled(m), amount);
       const settledAt = command.now.toISOString();
       const without = command.yearsWithoutDecree;
-      if (!without) return [BalanceSettled({ merchantId: m, paymentIds: due.map(c => c.paymentId), amount, cutoff, settledAt, postings })];
+      if (!without)
+        return [
+          BalanceSettled({ merchantId: m, paymentIds: due.map(c => c.paymentId), amount, cutoff, settledAt, postings }),
+        ];
       // the earliest credit's days reach back furthest: from the day after it to today, every day was judged
       const earliest = new Date(due.reduce((min, c) => Math.min(min, Date.parse(c.completedAt)), Infinity));
       const calendarMissingYears = yearsJudged(earliest, command.now).filter(year => without.includes(year));
-      return [BalanceSettled({ merchantId: m, paymentIds: due.map(c => c.paymentId), amount, cutoff, settledAt, postings, calendarMissingYears })];
+      return [
+        BalanceSettled({
+          merchantId: m,
+          paymentIds: due.map(c => c.paymentId),
+          amount,
+          cutoff,
+          settledAt,
+          postings,
+          calendarMissingYears,
+        }),
+      ];
     }
     case 'RequestWithdrawal': {
-      const { withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy, requestHash, holderName } = command;
+      const { withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy, requestHash, holderName } =
+        command;
       const earlier = state.withdrawals[withdrawalId];
       if (earlier && (earlier.requestHash ?? null) !== (requestHash ?? null)) throw refuse('IDEMPOTENCY_KEY_REUSED');
       if (earlier) return []; // the same request again (Idempotency-Key)
-      if (amount < command.minWithdrawal) throw refuse('WITHDRAWAL_BELOW_MINIMUM', { message: `The minimum withdrawal is ${command.minWithdrawal}`, params: { minimum: command.minWithdrawal } });
+      if (amount < command.minWithdrawal)
+        throw refuse('WITHDRAWAL_BELOW_MINIMUM', {
+          message: `The minimum withdrawal is ${command.minWithdrawal}`,
+          params: { minimum: command.minWithdrawal },
+        });
       const { available } = merchantBalance(state, m);
-      if (amount > available) throw refuse('INSUFFICIENT_BALANCE', { message: `The amount is more than the available balance (${available})`, params: { available } });
+      if (amount > available)
+        throw refuse('INSUFFICIENT_BALANCE', {
+          message: `The amount is more than the available balance (${available})`,
+          params: { available },
+        });
       const postings = transfer(ledgerAccount.settled(m), ledgerAccount.onHold(m), amount);
-      const requested = { merchantId: m, withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy, requestedAt: command.now.toISOString(), postings };
-      return [WithdrawalRequested({ ...requested, ...(requestHash ? { requestHash } : {}), ...(holderName !== undefined ? { holderName } : {}) })];
+      const requested = {
+        merchantId: m,
+        withdrawalId,
+        amount,
+        bankCode,
+        accountNumber,
+        accountHolderName,
+        requestedBy,
+        requestedAt: command.now.toISOString(),
+        postings,
+      };
+      return [
+        WithdrawalRequested({
+          ...requested,
+          ...(requestHash ? { requestHash } : {}),
+          ...(holderName !== undefined ? { holderName } : {}),
+        }),
+      ];
     }
     case 'PayWithdrawal': {
       const withdrawal = requestedWithdrawal(state, command.withdrawalId);
       if (withdrawal.requestedBy === command.paidBy) throw refuse('WITHDRAWAL_OWN_PAYOUT');
       const { withdrawalId, reference, holdingAccountId, paidBy } = command;
       const postings = transfer(ledgerAccount.onHold(m), ledgerAccount.holding(holdingAccountId), withdrawal.amount);
-      return [WithdrawalPaid({ merchantId: m, withdrawalId, amount: withdrawal.amount, reference, holdingAccountId, paidBy, paidAt: command.now.toISOString(), postings })];
+      return [
+        WithdrawalPaid({
+          merchantId: m,
+          withdrawalId,
+          amount: withdrawal.amount,
+          reference,
+          holdingAccountId,
+          paidBy,
+          paidAt: command.now.toISOString(),
+          postings,
+        }),
+      ];
     }
     case 'RejectWithdrawal': {
       const withdrawal = requestedWithdrawal(state, command.withdrawalId);
       const postings = transfer(ledgerAccount.onHold(m), ledgerAccount.settled(m), withdrawal.amount);
       const { withdrawalId, note, rejectedBy } = command;
-      return [WithdrawalRejected({ merchantId: m, withdrawalId, amount: withdrawal.amount, note, rejectedBy, rejectedAt: command.now.toISOString(), postings })];
+      return [
+        WithdrawalRejected({
+          merchantId: m,
+          withdrawalId,
+          amount: withdrawal.amount,
+          note,
+          rejectedBy,
+          rejectedAt: command.now.toISOString(),
+          postings,
+        }),
+      ];
     }
     case 'AllocateSuspense': {
       if (state.credits.has(command.suspenseId)) return [];
       const { suspenseId, paymentId, holdingAccountId, amount, fee, allocatedBy } = command;
-      if (fee >= amount) throw refuse('SUSPENSE_BELOW_FEE', { message: `The amount (${amount}) is not larger than its fee (${fee})` });
+      if (fee >= amount)
+        throw refuse('SUSPENSE_BELOW_FEE', { message: `The amount (${amount}) is not larger than its fee (${fee})` });
       const net = amount - fee;
       const postings = [
         { account: ledgerAccount.suspense, amount },
@@ -198,7 +305,20 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
         ...(fee > 0 ? [{ account: ledgerAccount.fees, amount: -fee }] : []),
       ];
       const allocatedAt = command.now.toISOString();
-      return [GatewaySuspenseAllocated({ merchantId: m, suspenseId, paymentId, holdingAccountId, amount, fee, net, allocatedBy, allocatedAt, postings })];
+      return [
+        GatewaySuspenseAllocated({
+          merchantId: m,
+          suspenseId,
+          paymentId,
+          holdingAccountId,
+          amount,
+          fee,
+          net,
+          allocatedBy,
+          allocatedAt,
+          postings,
+        }),
+      ];
     }
     default: {
       const never: never = command;

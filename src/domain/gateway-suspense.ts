@@ -1,5 +1,10 @@
 import { refuse } from '../errors.ts';
-import { SuspenseCreditAllocated, SuspenseCreditReceived, SuspenseCreditRefunded, type SuspenseEvent } from '../events/gateway-suspense.ts';
+import {
+  SuspenseCreditAllocated,
+  SuspenseCreditReceived,
+  SuspenseCreditRefunded,
+  type SuspenseEvent,
+} from '../events/gateway-suspense.ts';
 import { deterministicUuid } from '../ids.ts';
 import { fee } from './gateway-fees.ts';
 import { ledgerAccount } from './gateway-ledger.ts';
@@ -17,17 +22,40 @@ export type Suspense = { items: Record<string, SuspenseItem> };
 
 export type SuspenseCommand =
   | {
-      type: 'ReceiveSuspenseCredit'; mutationId: string; accountId: string; providerCode: string; amount: number; senderName: string;
-      reference: string | null; receivedAt: Date;
+      type: 'ReceiveSuspenseCredit';
+      mutationId: string;
+      accountId: string;
+      providerCode: string;
+      amount: number;
+      senderName: string;
+      reference: string | null;
+      receivedAt: Date;
     }
-  | { type: 'AllocateSuspenseCredit'; suspenseId: string; merchantId: string; paymentId: string | null; fee: number; note: string | null; adminId: string; now: Date }
-  | { type: 'RefundSuspenseCredit'; suspenseId: string; reference: string; note: string | null; adminId: string; now: Date };
+  | {
+      type: 'AllocateSuspenseCredit';
+      suspenseId: string;
+      merchantId: string;
+      paymentId: string | null;
+      fee: number;
+      note: string | null;
+      adminId: string;
+      now: Date;
+    }
+  | {
+      type: 'RefundSuspenseCredit';
+      suspenseId: string;
+      reference: string;
+      note: string | null;
+      adminId: string;
+      now: Date;
+    };
 
 /** The credit an admin acts on: it must exist and still be open. */
 export function openItem(state: Suspense, suspenseId: string): SuspenseItem {
   const item = state.items[suspenseId];
   if (!item) throw refuse('SUSPENSE_NOT_FOUND');
-  if (item.status !== 'OPEN') throw refuse('SUSPENSE_NOT_OPEN', { message: `The suspense credit is ${item.status} already` });
+  if (item.status !== 'OPEN')
+    throw refuse('SUSPENSE_NOT_OPEN', { message: `The suspense credit is ${item.status} already` });
   return item;
 }
 
@@ -60,20 +88,63 @@ export const suspense: Decider<Suspense, SuspenseCommand, SuspenseEvent> = {
         const suspenseId = suspenseIdOf(command.mutationId);
         if (state.items[suspenseId]) return [];
         const { mutationId, accountId, providerCode, amount, senderName, reference } = command;
-        const postings = [{ account: ledgerAccount.holding(accountId), amount }, { account: ledgerAccount.suspense, amount: -amount }];
-        return [SuspenseCreditReceived({ suspenseId, mutationId, accountId, providerCode, amount, senderName, reference, receivedAt: command.receivedAt.toISOString(), postings })];
+        const postings = [
+          { account: ledgerAccount.holding(accountId), amount },
+          { account: ledgerAccount.suspense, amount: -amount },
+        ];
+        return [
+          SuspenseCreditReceived({
+            suspenseId,
+            mutationId,
+            accountId,
+            providerCode,
+            amount,
+            senderName,
+            reference,
+            receivedAt: command.receivedAt.toISOString(),
+            postings,
+          }),
+        ];
       }
       case 'AllocateSuspenseCredit': {
         const item = openItem(state, command.suspenseId);
         const { suspenseId, merchantId, paymentId, note } = command;
-        const allocated = { suspenseId, merchantId, paymentId, amount: item.amount, fee: command.fee, net: item.amount - command.fee, note };
-        return [SuspenseCreditAllocated({ ...allocated, allocatedBy: command.adminId, allocatedAt: command.now.toISOString() })];
+        const allocated = {
+          suspenseId,
+          merchantId,
+          paymentId,
+          amount: item.amount,
+          fee: command.fee,
+          net: item.amount - command.fee,
+          note,
+        };
+        return [
+          SuspenseCreditAllocated({
+            ...allocated,
+            allocatedBy: command.adminId,
+            allocatedAt: command.now.toISOString(),
+          }),
+        ];
       }
       case 'RefundSuspenseCredit': {
         const item = openItem(state, command.suspenseId);
         const { suspenseId, reference, note } = command;
-        const postings = [{ account: ledgerAccount.suspense, amount: item.amount }, { account: ledgerAccount.holding(item.accountId), amount: -item.amount }];
-        return [SuspenseCreditRefunded({ suspenseId, accountId: item.accountId, amount: item.amount, reference, note, refundedBy: command.adminId, refundedAt: command.now.toISOString(), postings })];
+        const postings = [
+          { account: ledgerAccount.suspense, amount: item.amount },
+          { account: ledgerAccount.holding(item.accountId), amount: -item.amount },
+        ];
+        return [
+          SuspenseCreditRefunded({
+            suspenseId,
+            accountId: item.accountId,
+            amount: item.amount,
+            reference,
+            note,
+            refundedBy: command.adminId,
+            refundedAt: command.now.toISOString(),
+            postings,
+          }),
+        ];
       }
       default: {
         const never: never = command;

@@ -13,7 +13,14 @@ export type HoldingAccount = { accountId: string; providerCode: string; methods:
 export type HoldingAccounts = { accounts: HoldingAccount[] };
 
 export type HoldingAccountCommand =
-  | { type: 'MarkHoldingAccount'; accountId: string; providerCode: string; methods: PaymentType[]; adminId: string; now: Date }
+  | {
+      type: 'MarkHoldingAccount';
+      accountId: string;
+      providerCode: string;
+      methods: PaymentType[];
+      adminId: string;
+      now: Date;
+    }
   | { type: 'UnmarkHoldingAccount'; accountId: string; adminId: string; now: Date };
 
 export const holdingAccounts: Decider<HoldingAccounts, HoldingAccountCommand, HoldingAccountEvent> = {

@@ -9,7 +9,14 @@ export const holidayCalendarStream = 'holiday-calendar';
 /** The years an admin set, as last set. */
 export type SetHolidayCalendar = { years: Record<string, HolidayCalendarYear> };
 
-export type HolidayCalendarCommand = { type: 'SetHolidayCalendarYear'; year: number; source: string; days: Holiday[]; adminId: string; now: Date };
+export type HolidayCalendarCommand = {
+  type: 'SetHolidayCalendarYear';
+  year: number;
+  source: string;
+  days: Holiday[];
+  adminId: string;
+  now: Date;
+};
 
 /** The days in date order, so that setting the same days in another order is the same year. */
 const byDate = (days: readonly Holiday[]) => [...days].sort((a, b) => a.date.localeCompare(b.date));

@@ -19,7 +19,8 @@ export type OrderCommand = {
   now: Date;
 };
 
-export const orderAlreadyPaid = (orderId: string) => refuse('ORDER_ALREADY_PAID', { message: `Order ${orderId} is paid already` });
+export const orderAlreadyPaid = (orderId: string) =>
+  refuse('ORDER_ALREADY_PAID', { message: `Order ${orderId} is paid already` });
 
 export const orderStillPending = (orderId: string) =>
   refuse('ORDER_PENDING', { message: `Order ${orderId} already has a pending payment` });
@@ -33,7 +34,14 @@ function decide(state: Order, command: OrderCommand): OrderEvent[] {
   if (state.paymentId === command.paymentId) return []; // the same request again (Idempotency-Key)
   if (state.paymentId !== null && command.previous === 'pending') throw orderStillPending(command.orderId);
   if (state.paymentId !== null && command.previous === 'paid') throw orderAlreadyPaid(command.orderId);
-  return [OrderPaymentOpened({ ownerId: command.ownerId, orderId: command.orderId, paymentId: command.paymentId, openedAt: command.now.toISOString() })];
+  return [
+    OrderPaymentOpened({
+      ownerId: command.ownerId,
+      orderId: command.orderId,
+      paymentId: command.paymentId,
+      openedAt: command.now.toISOString(),
+    }),
+  ];
 }
 
 export const order: Decider<Order, OrderCommand, OrderEvent> = {

@@ -1,5 +1,11 @@
 /** A payable amount a pending payment holds on its receiving account, until the payment expires. */
-export type Payable = { paymentId: string; uniqueCode: number; totalAmount: number; vaNumber: string | null; expiresAt: string };
+export type Payable = {
+  paymentId: string;
+  uniqueCode: number;
+  totalAmount: number;
+  vaNumber: string | null;
+  expiresAt: string;
+};
 
 /** What a snapshot keeps: the payables in reservation order (in chunks) and when lapsed ones were last dropped. */
 export type PayablesJson = { chunks: Payable[][]; droppedAt: string | null };
@@ -85,11 +91,15 @@ export class Payables {
 
   /** With `added` last; lapsed payables are dropped too when the last drop is a minute old. */
   reserve(added: Payable, at: string): Payables {
-    if (this.chunks.length > 0 && (this.droppedAt === null || Date.parse(at) - Date.parse(this.droppedAt) >= dropLapsedEveryMs)) {
+    if (
+      this.chunks.length > 0 &&
+      (this.droppedAt === null || Date.parse(at) - Date.parse(this.droppedAt) >= dropLapsedEveryMs)
+    ) {
       return new Payables(chunked([...this.heldAt(at), added]), at, null);
     }
     const last = this.chunks.at(-1);
-    const chunks = !last || last.length >= chunkSize ? [...this.chunks, [added]] : [...this.chunks.slice(0, -1), [...last, added]];
+    const chunks =
+      !last || last.length >= chunkSize ? [...this.chunks, [added]] : [...this.chunks.slice(0, -1), [...last, added]];
     return this.succeededBy(chunks, index => add(index, added));
   }
 
@@ -114,15 +124,19 @@ export class Payables {
     const index = this.lookups();
     const reference = credit.reference ?? '';
     const numbers: string[] = [];
-    if (reference !== '') for (const number of index.vaNumbers.keys()) if (reference.includes(number)) numbers.push(number);
+    if (reference !== '')
+      for (const number of index.vaNumbers.keys()) if (reference.includes(number)) numbers.push(number);
     // two numbers in one reference: their payables in reservation order, as one pass would meet them
-    const carried = numbers.length <= 1
-      ? numbers.flatMap(n => index.vaNumbers.get(n)!)
-      : this.all().filter(p => p.vaNumber !== null && numbers.includes(p.vaNumber));
+    const carried =
+      numbers.length <= 1
+        ? numbers.flatMap(n => index.vaNumbers.get(n)!)
+        : this.all().filter(p => p.vaNumber !== null && numbers.includes(p.vaNumber));
     const byNumber = carried.filter(p => p.totalAmount === credit.amount);
     const byTotal = index.totals.get(credit.amount) ?? [];
     const held = (p: Payable) => p.expiresAt >= credit.occurredAt;
-    return byNumber.find(held) ?? byNumber.find(p => !held(p)) ?? byTotal.find(held) ?? byTotal.find(p => !held(p)) ?? null;
+    return (
+      byNumber.find(held) ?? byNumber.find(p => !held(p)) ?? byTotal.find(held) ?? byTotal.find(p => !held(p)) ?? null
+    );
   }
 
   private lookups(): Index {
@@ -142,7 +156,7 @@ export class Payables {
     const { ranks } = this.lookups();
     const rank = ranks.get(p.paymentId);
     if (rank === undefined) return -1;
-    for (let low = 0, high = this.chunks.length - 1; low <= high; ) {
+    for (let low = 0, high = this.chunks.length - 1; low <= high;) {
       const middle = (low + high) >> 1;
       const chunk = this.chunks[middle]!;
       if (rank < ranks.get(chunk[0]!.paymentId)!) high = middle - 1;
@@ -156,7 +170,9 @@ export class Payables {
 const heldBy = (payables: readonly Payable[] | undefined, at: string) => payables?.some(p => p.expiresAt > at) ?? false;
 
 const chunked = (payables: Payable[]): Payable[][] =>
-  Array.from({ length: Math.ceil(payables.length / chunkSize) }, (_, i) => payables.slice(i * chunkSize, (i + 1) * chunkSize));
+  Array.from({ length: Math.ceil(payables.length / chunkSize) }, (_, i) =>
+    payables.slice(i * chunkSize, (i + 1) * chunkSize),
+  );
 
 function indexOf(chunks: Chunks): Index {
   const index: Index = { ids: new Map(), totals: new Map(), vaNumbers: new Map(), ranks: new Map(), nextRank: 0 };
@@ -165,7 +181,10 @@ function indexOf(chunks: Chunks): Index {
 }
 
 const keyOf = (index: Index, p: Payable) =>
-  (p.vaNumber === null ? [index.totals, p.totalAmount] : [index.vaNumbers, p.vaNumber]) as [Map<unknown, Payable[]>, unknown];
+  (p.vaNumber === null ? [index.totals, p.totalAmount] : [index.vaNumbers, p.vaNumber]) as [
+    Map<unknown, Payable[]>,
+    unknown,
+  ];
 
 function add(index: Index, p: Payable): void {
   index.ids.set(p.paymentId, p);

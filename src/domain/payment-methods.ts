@@ -25,9 +25,33 @@ type MethodFacts = {
 };
 
 const facts = {
-  QRIS: { payerLabel: 'QRIS', merchantLabel: 'QRIS', creatable: false, gateway: false, qr: true, va: null, fee: 'qris' },
-  'QRIS-DYNAMIC': { payerLabel: 'QRIS', merchantLabel: 'QRIS', creatable: true, gateway: true, qr: true, va: null, fee: 'qris' },
-  DIRECT: { payerLabel: 'Transfer langsung', merchantLabel: 'DIRECT', creatable: true, gateway: false, qr: false, va: null, fee: null },
+  QRIS: {
+    payerLabel: 'QRIS',
+    merchantLabel: 'QRIS',
+    creatable: false,
+    gateway: false,
+    qr: true,
+    va: null,
+    fee: 'qris',
+  },
+  'QRIS-DYNAMIC': {
+    payerLabel: 'QRIS',
+    merchantLabel: 'QRIS',
+    creatable: true,
+    gateway: true,
+    qr: true,
+    va: null,
+    fee: 'qris',
+  },
+  DIRECT: {
+    payerLabel: 'Transfer langsung',
+    merchantLabel: 'DIRECT',
+    creatable: true,
+    gateway: false,
+    qr: false,
+    va: null,
+    fee: null,
+  },
   'VA-BANK1': vaMethod('BANK1', '88810'),
   'VA-BANK2': vaMethod('BANK2', '88820'),
   'VA-BANK3': vaMethod('BANK3', '88830'),
@@ -62,7 +86,8 @@ export const isPaymentType = (value: string): value is PaymentType => Object.has
 export const paymentMethod = (type: PaymentType): PaymentMethod => ({ code: type, ...facts[type] });
 
 /** The method a stored or asked type names, or undefined for a type no method has (or none). */
-export const paymentMethodOf = (type: string | null): PaymentMethod | undefined => (type !== null && isPaymentType(type) ? paymentMethod(type) : undefined);
+export const paymentMethodOf = (type: string | null): PaymentMethod | undefined =>
+  type !== null && isPaymentType(type) ? paymentMethod(type) : undefined;
 
 /** The methods the gateway serves: dynamic QRIS and the virtual accounts. */
 export type GatewayMethod = { [T in PaymentType]: (typeof facts)[T]['gateway'] extends true ? T : never }[PaymentType];

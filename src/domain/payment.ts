@@ -1,5 +1,11 @@
 import { refuse, type DomainError } from '../errors.ts';
-import { PaymentCompleted, PaymentCreated, PaymentExpired, PaymentMethodChosen, type PaymentEvent } from '../events/payment.ts';
+import {
+  PaymentCompleted,
+  PaymentCreated,
+  PaymentExpired,
+  PaymentMethodChosen,
+  type PaymentEvent,
+} from '../events/payment.ts';
 import type { EventOf } from '../events/event.ts';
 import type { Decider } from '../store/commands/handle.ts';
 
@@ -27,8 +33,11 @@ export type PaymentCommand =
 export function choiceRefusal(state: Payment, now: Date): DomainError | null {
   if (state.status === 'NONE') return refuse('PAYMENT_NOT_PENDING', { message: 'The payment is unknown' });
   if (state.status !== 'PENDING' || now.toISOString() >= state.expiresAt)
-    return refuse('PAYMENT_NOT_PENDING', { message: `The payment is ${state.status === 'PENDING' ? 'EXPIRED' : state.status}` });
-  if (state.type !== null) return refuse('PAYMENT_METHOD_CHOSEN', { message: `The payment method was chosen already (${state.type})` });
+    return refuse('PAYMENT_NOT_PENDING', {
+      message: `The payment is ${state.status === 'PENDING' ? 'EXPIRED' : state.status}`,
+    });
+  if (state.type !== null)
+    return refuse('PAYMENT_METHOD_CHOSEN', { message: `The payment method was chosen already (${state.type})` });
   return null;
 }
 
@@ -47,7 +56,13 @@ function evolve(state: Payment, event: PaymentEvent): Payment {
     }
     case 'PaymentCompleted':
       return state.status === 'PENDING'
-        ? { ...state, status: 'COMPLETED', mutationId: event.data.mutationId, paidAt: event.data.paidAt, completedAt: event.data.completedAt }
+        ? {
+            ...state,
+            status: 'COMPLETED',
+            mutationId: event.data.mutationId,
+            paidAt: event.data.paidAt,
+            completedAt: event.data.completedAt,
+          }
         : state;
     case 'PaymentExpired':
       return state.status === 'PENDING' ? { ...state, status: 'EXPIRED', expiredAt: event.data.expiredAt } : state;
@@ -70,11 +85,19 @@ function decide(state: Payment, command: PaymentCommand): PaymentEvent[] {
       if (state.status === 'PENDING' && state.type === command.method.type) return []; // the same choice again
       const refusal = choiceRefusal(state, command.now);
       if (refusal || state.status !== 'PENDING') throw refusal;
-      return [PaymentMethodChosen({ paymentId: state.paymentId, ...command.method, chosenAt: command.now.toISOString() })];
+      return [
+        PaymentMethodChosen({ paymentId: state.paymentId, ...command.method, chosenAt: command.now.toISOString() }),
+      ];
     }
     case 'CompletePayment':
       // only a billed payment (its method chosen) can be paid
-      if (state.status !== 'PENDING' || state.type === null || state.totalAmount === null || state.receivingAccountId === null) return [];
+      if (
+        state.status !== 'PENDING' ||
+        state.type === null ||
+        state.totalAmount === null ||
+        state.receivingAccountId === null
+      )
+        return [];
       if (command.paidAt.toISOString() >= state.expiresAt) return []; // paid when it had expired already
       return [
         PaymentCompleted({
@@ -93,7 +116,14 @@ function decide(state: Payment, command: PaymentCommand): PaymentEvent[] {
       ];
     case 'ExpirePayment':
       if (state.status !== 'PENDING' || command.now.toISOString() < state.expiresAt) return [];
-      return [PaymentExpired({ paymentId: state.paymentId, ownerId: state.ownerId, receivingAccountId: state.receivingAccountId, expiredAt: command.now.toISOString() })];
+      return [
+        PaymentExpired({
+          paymentId: state.paymentId,
+          ownerId: state.ownerId,
+          receivingAccountId: state.receivingAccountId,
+          expiredAt: command.now.toISOString(),
+        }),
+      ];
     default: {
       const never: never = command;
       return never;

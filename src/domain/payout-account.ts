@@ -6,7 +6,13 @@ export const payoutAccountStream = 'gateway-payout-account';
 
 export type PayoutAccount = { accountId: string; ownerId: string } | null;
 
-export type ChoosePayoutAccount = { type: 'ChoosePayoutAccount'; accountId: string; ownerId: string; adminId: string; now: Date };
+export type ChoosePayoutAccount = {
+  type: 'ChoosePayoutAccount';
+  accountId: string;
+  ownerId: string;
+  adminId: string;
+  now: Date;
+};
 
 export const payoutAccount: Decider<PayoutAccount, ChoosePayoutAccount, PayoutAccountEvent> = {
   cached: true,

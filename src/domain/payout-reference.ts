@@ -15,14 +15,27 @@ export const referenceUsed = (reference: string) =>
 
 export type PayoutReference = { withdrawalId: string | null };
 
-export type PayoutReferenceCommand = { type: 'ClaimPayoutReference'; reference: string; merchantId: string; withdrawalId: string; now: Date };
+export type PayoutReferenceCommand = {
+  type: 'ClaimPayoutReference';
+  reference: string;
+  merchantId: string;
+  withdrawalId: string;
+  now: Date;
+};
 
 /** A reference pays one withdrawal: claimed once, refused to any other withdrawal after. */
 function decide(state: PayoutReference, command: PayoutReferenceCommand): PayoutReferenceEvent[] {
   if (state.withdrawalId === command.withdrawalId) return [];
   if (state.withdrawalId !== null) throw referenceUsed(command.reference);
   const { reference, merchantId, withdrawalId } = command;
-  return [PayoutReferenceClaimed({ reference: reference.trim(), merchantId, withdrawalId, claimedAt: command.now.toISOString() })];
+  return [
+    PayoutReferenceClaimed({
+      reference: reference.trim(),
+      merchantId,
+      withdrawalId,
+      claimedAt: command.now.toISOString(),
+    }),
+  ];
 }
 
 export const payoutReference: Decider<PayoutReference, PayoutReferenceCommand, PayoutReferenceEvent> = {

@@ -29,7 +29,9 @@ export type ReceivingCommand =
   | { type: 'ReleasePayable'; paymentId: string; reason: 'completed' | 'expired'; now: Date };
 
 export const noFreeCode = (amount: number) =>
-  refuse('NO_UNIQUE_CODE', { message: `Every unique code for ${amount} is held by a pending payment on this account; try again later or another amount` });
+  refuse('NO_UNIQUE_CODE', {
+    message: `Every unique code for ${amount} is held by a pending payment on this account; try again later or another amount`,
+  });
 export const vaNumberTaken = () => refuse('VA_NUMBER_TAKEN');
 
 /** Every payable of the account, lapsed or not, in reservation order (a pass over all of them). */
@@ -48,7 +50,10 @@ function evolve(state: Receiving, event: ReceivingEvent): Receiving {
   switch (event.type) {
     case 'PayableReserved': {
       const { accountId, paymentId, uniqueCode, totalAmount, vaNumber, expiresAt, reservedAt } = event.data;
-      return { accountId, payables: state.payables.reserve({ paymentId, uniqueCode, totalAmount, vaNumber, expiresAt }, reservedAt) };
+      return {
+        accountId,
+        payables: state.payables.reserve({ paymentId, uniqueCode, totalAmount, vaNumber, expiresAt }, reservedAt),
+      };
     }
     case 'PayableReleased': {
       const payables = state.payables.release(event.data.paymentId);
@@ -65,7 +70,14 @@ function decide(state: Receiving, command: ReceivingCommand): ReceivingEvent[] {
   const at = command.now.toISOString();
   if (command.type === 'ReleasePayable') {
     if (!findPayable(state, command.paymentId) || state.accountId === null) return [];
-    return [PayableReleased({ accountId: state.accountId, paymentId: command.paymentId, reason: command.reason, releasedAt: at })];
+    return [
+      PayableReleased({
+        accountId: state.accountId,
+        paymentId: command.paymentId,
+        reason: command.reason,
+        releasedAt: at,
+      }),
+    ];
   }
   if (state.payables.find(command.paymentId)) return []; // a retried reservation
   const reserve = (uniqueCode: number) =>

@@ -73,7 +73,9 @@ export const session: Decider<Session, SessionCommand, SessionEvent> = {
         return [SessionSeen({ sessionId: state.sessionId, at: command.now.toISOString() })];
       case 'EndSession':
         if (state.status !== 'active') return [];
-        return [SessionEnded({ sessionId: state.sessionId, reason: command.reason, endedAt: command.now.toISOString() })];
+        return [
+          SessionEnded({ sessionId: state.sessionId, reason: command.reason, endedAt: command.now.toISOString() }),
+        ];
       case 'EndIdleSession':
         if (state.status !== 'active' || command.now.getTime() - state.lastSeenAt.getTime() < command.idleMs) return [];
         return [SessionEnded({ sessionId: state.sessionId, reason: 'idle', endedAt: command.now.toISOString() })];

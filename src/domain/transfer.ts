@@ -22,7 +22,15 @@ type Submitted = Omit<EventOf<typeof TransferSubmitted>['data'], 'submittedAt'>;
  */
 export type Transfer =
   | { status: 'NONE' }
-  | { status: 'VALIDATED'; transferId: string; accountId: string; ownerId: string; destination: BankDestinationChecked; amount: number; expiresAt: string }
+  | {
+      status: 'VALIDATED';
+      transferId: string;
+      accountId: string;
+      ownerId: string;
+      destination: BankDestinationChecked;
+      amount: number;
+      expiresAt: string;
+    }
   | (Submitted & {
       status: 'SUBMITTED' | 'COMPLETED' | 'UNCONFIRMED' | 'FAILED';
       destination: BankDestinationChecked | null;
@@ -33,13 +41,26 @@ export type Transfer =
     });
 
 export type TransferCommand =
-  | { type: 'ValidateBankTransfer'; transferId: string; accountId: string; ownerId: string; destination: BankDestinationChecked; amount: number; expiresAt: Date; now: Date }
+  | {
+      type: 'ValidateBankTransfer';
+      transferId: string;
+      accountId: string;
+      ownerId: string;
+      destination: BankDestinationChecked;
+      amount: number;
+      expiresAt: Date;
+      now: Date;
+    }
   | ({ type: 'SubmitTransfer'; now: Date } & Submitted)
   | { type: 'CompleteTransfer'; transactionId: string; mutationId: string; now: Date }
   | { type: 'MarkTransferUnconfirmed'; reason: string; mutationId: string; now: Date }
   | { type: 'FailTransfer'; reason: string; reversalMutationId: string | null; now: Date };
 
-const indexInvalid = (why: string) => refuse('BANK_ACCOUNT_INDEX_INVALID', { message: `bankAccountIndexNo missing or expired: ${why}`, errors: [{ path: 'body.bankAccountIndexNo', message: why }] });
+const indexInvalid = (why: string) =>
+  refuse('BANK_ACCOUNT_INDEX_INVALID', {
+    message: `bankAccountIndexNo missing or expired: ${why}`,
+    errors: [{ path: 'body.bankAccountIndexNo', message: why }],
+  });
 
 function evolve(state: Transfer, event: TransferEvent): Transfer {
   switch (event.type) {
@@ -57,11 +78,17 @@ function evolve(state: Transfer, event: TransferEvent): Transfer {
         reason: null,
       };
     case 'TransferCompleted':
-      return state.status === 'NONE' || state.status === 'VALIDATED' ? state : { ...state, status: 'COMPLETED', transactionId: event.data.transactionId, mutationId: event.data.mutationId };
+      return state.status === 'NONE' || state.status === 'VALIDATED'
+        ? state
+        : { ...state, status: 'COMPLETED', transactionId: event.data.transactionId, mutationId: event.data.mutationId };
     case 'TransferUnconfirmed':
-      return state.status === 'NONE' || state.status === 'VALIDATED' ? state : { ...state, status: 'UNCONFIRMED', mutationId: event.data.mutationId, reason: event.data.reason };
+      return state.status === 'NONE' || state.status === 'VALIDATED'
+        ? state
+        : { ...state, status: 'UNCONFIRMED', mutationId: event.data.mutationId, reason: event.data.reason };
     case 'TransferFailed':
-      return state.status === 'NONE' || state.status === 'VALIDATED' ? state : { ...state, status: 'FAILED', reason: event.data.reason };
+      return state.status === 'NONE' || state.status === 'VALIDATED'
+        ? state
+        : { ...state, status: 'FAILED', reason: event.data.reason };
     default: {
       const never: never = event;
       return never;
@@ -75,7 +102,17 @@ function decide(state: Transfer, command: TransferCommand): TransferEvent[] {
     case 'ValidateBankTransfer': {
       if (state.status !== 'NONE') return [];
       const { transferId, accountId, ownerId, destination, amount } = command;
-      return [BankTransferValidated({ transferId, accountId, ownerId, destination, amount, validatedAt: at, expiresAt: command.expiresAt.toISOString() })];
+      return [
+        BankTransferValidated({
+          transferId,
+          accountId,
+          ownerId,
+          destination,
+          amount,
+          validatedAt: at,
+          expiresAt: command.expiresAt.toISOString(),
+        }),
+      ];
     }
     case 'SubmitTransfer': {
       const { type: _type, now: _now, ...submitted } = command;
@@ -86,22 +123,53 @@ function decide(state: Transfer, command: TransferCommand): TransferEvent[] {
         throw indexInvalid('it was used already');
       }
       if (command.kind === 'bank') {
-        if (state.status !== 'VALIDATED' || state.accountId !== command.accountId || state.ownerId !== command.ownerId) throw indexInvalid('unknown for this account');
+        if (state.status !== 'VALIDATED' || state.accountId !== command.accountId || state.ownerId !== command.ownerId)
+          throw indexInvalid('unknown for this account');
         if (at >= state.expiresAt) throw indexInvalid('it expired; validate the destination again (bank-init)');
         if (command.amount !== state.amount)
-          throw refuse('TRANSFER_AMOUNT_MISMATCH', { message: `The amount must equal the validated amount, ${state.amount}`, errors: [{ path: 'body.amount', message: `must be ${state.amount}` }] });
+          throw refuse('TRANSFER_AMOUNT_MISMATCH', {
+            message: `The amount must equal the validated amount, ${state.amount}`,
+            errors: [{ path: 'body.amount', message: `must be ${state.amount}` }],
+          });
       } else if (state.status !== 'NONE') throw indexInvalid('not a QR transfer');
       return [TransferSubmitted({ ...submitted, submittedAt: at })];
     }
     case 'CompleteTransfer':
       if (state.status !== 'SUBMITTED' && state.status !== 'UNCONFIRMED') return [];
-      return [TransferCompleted({ transferId: state.transferId, accountId: state.accountId, ownerId: state.ownerId, transactionId: command.transactionId, mutationId: command.mutationId, completedAt: at })];
+      return [
+        TransferCompleted({
+          transferId: state.transferId,
+          accountId: state.accountId,
+          ownerId: state.ownerId,
+          transactionId: command.transactionId,
+          mutationId: command.mutationId,
+          completedAt: at,
+        }),
+      ];
     case 'MarkTransferUnconfirmed':
       if (state.status !== 'SUBMITTED') return [];
-      return [TransferUnconfirmed({ transferId: state.transferId, accountId: state.accountId, ownerId: state.ownerId, reason: command.reason, mutationId: command.mutationId, unconfirmedAt: at })];
+      return [
+        TransferUnconfirmed({
+          transferId: state.transferId,
+          accountId: state.accountId,
+          ownerId: state.ownerId,
+          reason: command.reason,
+          mutationId: command.mutationId,
+          unconfirmedAt: at,
+        }),
+      ];
     case 'FailTransfer':
       if (state.status !== 'SUBMITTED' && state.status !== 'UNCONFIRMED') return [];
-      return [TransferFailed({ transferId: state.transferId, accountId: state.accountId, ownerId: state.ownerId, reason: command.reason, reversalMutationId: command.reversalMutationId, failedAt: at })];
+      return [
+        TransferFailed({
+          transferId: state.transferId,
+          accountId: state.accountId,
+          ownerId: state.ownerId,
+          reason: command.reason,
+          reversalMutationId: command.reversalMutationId,
+          failedAt: at,
+        }),
+      ];
     default: {
       const never: never = command;
       return never;

@@ -102,10 +102,19 @@ export const user: Decider<User, UserCommand, UserEvent> = {
       case 'DebitPoints':
         if (!state.registered) throw refuse('NOT_FOUND', { message: 'user not found' });
         if (state.points < command.points) throw notEnoughPoints(command.points, state.points);
-        return [PointsDebited({ userId: state.userId, points: command.points, reason: command.reason, accountId: command.accountId })];
+        return [
+          PointsDebited({
+            userId: state.userId,
+            points: command.points,
+            reason: command.reason,
+            accountId: command.accountId,
+          }),
+        ];
       case 'RecordAccountDeleted':
         if (!state.registered) throw refuse('NOT_FOUND', { message: 'user not found' });
-        return [AccountDeleted({ userId: state.userId, accountId: command.accountId, deletedAt: command.now.toISOString() })];
+        return [
+          AccountDeleted({ userId: state.userId, accountId: command.accountId, deletedAt: command.now.toISOString() }),
+        ];
       default: {
         const never: never = command;
         return never;

@@ -61,8 +61,7 @@ export type WalletLoginCommand =
   | { type: 'CompleteLogin'; newAccountId: string; providerSession: Sealed; holderName: string | null; now: Date }
   | { type: 'FailLogin'; reason: 'provider-refused' | 'expired'; now: Date };
 
-export const sessionExpiredOrNotFound = () =>
-  refuse('OTP_SESSION_INVALID');
+export const sessionExpiredOrNotFound = () => refuse('OTP_SESSION_INVALID');
 
 /**
  * The session a verification may use: pending, not expired, the caller's own, of the right provider, and of the
@@ -139,7 +138,9 @@ function decide(state: WalletLogin, command: WalletLoginCommand): WalletLoginEve
     case 'RecordWrongOtp': {
       const attempts = state.attempts + 1;
       const rejected = OtpRejected({ sessionId: state.sessionId, attempts, at });
-      return attempts >= maxOtpAttempts ? [rejected, WalletLoginFailed({ sessionId: state.sessionId, reason: 'too-many-attempts', at })] : [rejected];
+      return attempts >= maxOtpAttempts
+        ? [rejected, WalletLoginFailed({ sessionId: state.sessionId, reason: 'too-many-attempts', at })]
+        : [rejected];
     }
     case 'RequireSecondOtp':
       return [SecondOtpRequired({ sessionId: state.sessionId, nextSessionId: command.nextSessionId, at })];

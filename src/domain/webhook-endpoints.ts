@@ -1,14 +1,30 @@
 import type { Decider } from '../store/commands/handle.ts';
 import { refuse } from '../errors.ts';
-import { WebhookEndpointAdded, WebhookEndpointDisabled, WebhookEndpointRemoved, type UserEvent } from '../events/user.ts';
+import {
+  WebhookEndpointAdded,
+  WebhookEndpointDisabled,
+  WebhookEndpointRemoved,
+  type UserEvent,
+} from '../events/user.ts';
 import type { Sealed } from '../security/credentials.ts';
 import { adminOnlyWebhookEvents, type WebhookEventType } from './webhook-events.ts';
 
 /** A user's webhook endpoints live in the user stream (DESIGN.md section 3); this decider is its view of them. */
-export type WebhookEndpoints = { userId: string | null; role?: 'USER' | 'ADMIN'; endpoints: Record<string, 'active' | 'disabled' | 'removed'> };
+export type WebhookEndpoints = {
+  userId: string | null;
+  role?: 'USER' | 'ADMIN';
+  endpoints: Record<string, 'active' | 'disabled' | 'removed'>;
+};
 
 export type WebhookEndpointCommand =
-  | { type: 'AddWebhookEndpoint'; endpointId: string; url: string; secret: Sealed; events: WebhookEventType[] | null; now: Date }
+  | {
+      type: 'AddWebhookEndpoint';
+      endpointId: string;
+      url: string;
+      secret: Sealed;
+      events: WebhookEventType[] | null;
+      now: Date;
+    }
   | { type: 'RemoveWebhookEndpoint'; endpointId: string; now: Date }
   | { type: 'DisableWebhookEndpoint'; endpointId: string; statusCode: number; now: Date };
 
@@ -42,10 +58,15 @@ export const webhookEndpoints: Decider<WebhookEndpoints, WebhookEndpointCommand,
         if (current) return [];
         const forAdmins = command.events?.filter(e => adminOnlyWebhookEvents.includes(e)) ?? [];
         if (forAdmins.length > 0 && state.role !== 'ADMIN')
-          throw refuse('FORBIDDEN', { message: `Only an admin's endpoint may receive ${forAdmins.join(', ')}`, errors: [{ path: 'body.events', message: 'admins only' }] });
+          throw refuse('FORBIDDEN', {
+            message: `Only an admin's endpoint may receive ${forAdmins.join(', ')}`,
+            errors: [{ path: 'body.events', message: 'admins only' }],
+          });
         const kept = Object.values(state.endpoints).filter(s => s !== 'removed').length;
         if (kept >= maxEndpointsPerUser) {
-          throw refuse('WEBHOOK_ENDPOINT_LIMIT', { message: `At most ${maxEndpointsPerUser} webhook endpoints; remove one first` });
+          throw refuse('WEBHOOK_ENDPOINT_LIMIT', {
+            message: `At most ${maxEndpointsPerUser} webhook endpoints; remove one first`,
+          });
         }
         return [
           WebhookEndpointAdded({
@@ -62,7 +83,13 @@ export const webhookEndpoints: Decider<WebhookEndpoints, WebhookEndpointCommand,
         // another owner's endpoint is not in this stream: as unknown as one that never existed
         if (!current) throw endpointNotFound();
         if (current === 'removed') return [];
-        return [WebhookEndpointRemoved({ userId: state.userId, endpointId: command.endpointId, removedAt: command.now.toISOString() })];
+        return [
+          WebhookEndpointRemoved({
+            userId: state.userId,
+            endpointId: command.endpointId,
+            removedAt: command.now.toISOString(),
+          }),
+        ];
       case 'DisableWebhookEndpoint':
         if (current !== 'active') return [];
         return [

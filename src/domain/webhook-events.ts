@@ -3,13 +3,24 @@
  * (issue 24) goes only to admins' endpoints that ask for it: one a minute would flood everyone else.
  */
 export const webhookEventTypes = [
-  'payment.completed', 'payment.expired', 'transfer.completed', 'transfer.failed', 'withdrawal.paid', 'withdrawal.rejected', 'ledger.checkpoint',
+  'payment.completed',
+  'payment.expired',
+  'transfer.completed',
+  'transfer.failed',
+  'withdrawal.paid',
+  'withdrawal.rejected',
+  'ledger.checkpoint',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
 /** What an endpoint that chose nothing is sent. */
 export const defaultWebhookEvents: readonly WebhookEventType[] = [
-  'payment.completed', 'payment.expired', 'transfer.completed', 'transfer.failed', 'withdrawal.paid', 'withdrawal.rejected',
+  'payment.completed',
+  'payment.expired',
+  'transfer.completed',
+  'transfer.failed',
+  'withdrawal.paid',
+  'withdrawal.rejected',
 ];
 
 /** Kinds only an admin's endpoint may ask for. */

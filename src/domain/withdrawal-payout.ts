@@ -1,5 +1,10 @@
 import { refuse } from '../errors.ts';
-import { WithdrawalPayoutBarred, WithdrawalPayoutFailed, WithdrawalPayoutStarted, type WithdrawalPayoutEvent } from '../events/withdrawal-payout.ts';
+import {
+  WithdrawalPayoutBarred,
+  WithdrawalPayoutFailed,
+  WithdrawalPayoutStarted,
+  type WithdrawalPayoutEvent,
+} from '../events/withdrawal-payout.ts';
 import type { Decider } from '../store/commands/handle.ts';
 
 export const withdrawalPayoutStream = (withdrawalId: string) => `withdrawal-payout-${withdrawalId}`;
@@ -17,14 +22,33 @@ export type WithdrawalPayout = {
 };
 
 type RecordPayoutFailure = {
-  type: 'RecordPayoutFailure'; withdrawalId: string; merchantId: string; transferId: string; outcome: 'FAILED' | 'UNCONFIRMED'; reason: string;
+  type: 'RecordPayoutFailure';
+  withdrawalId: string;
+  merchantId: string;
+  transferId: string;
+  outcome: 'FAILED' | 'UNCONFIRMED';
+  reason: string;
   /** the failures counted when the transfer's id was derived: a concurrent payout that recorded this one already records nothing */
-  attempt: number; adminId: string; now: Date;
+  attempt: number;
+  adminId: string;
+  now: Date;
 };
-type StartPayout = { type: 'StartPayout'; withdrawalId: string; merchantId: string; transferId: string; accountId: string; adminId: string; now: Date };
+type StartPayout = {
+  type: 'StartPayout';
+  withdrawalId: string;
+  merchantId: string;
+  transferId: string;
+  accountId: string;
+  adminId: string;
+  now: Date;
+};
 type BarPayout = { type: 'BarPayout'; withdrawalId: string; merchantId: string; adminId: string; now: Date };
 
-export const withdrawalPayout: Decider<WithdrawalPayout, RecordPayoutFailure | StartPayout | BarPayout, WithdrawalPayoutEvent> = {
+export const withdrawalPayout: Decider<
+  WithdrawalPayout,
+  RecordPayoutFailure | StartPayout | BarPayout,
+  WithdrawalPayoutEvent
+> = {
   cached: true,
   initialState: () => ({ failures: 0, last: null, inFlight: null, barred: false }),
   evolve(state, event) {
@@ -36,7 +60,12 @@ export const withdrawalPayout: Decider<WithdrawalPayout, RecordPayoutFailure | S
       case 'WithdrawalPayoutFailed': {
         const { transferId, outcome, reason } = event.data;
         const failed = outcome === 'FAILED';
-        return { ...state, failures: state.failures + (failed ? 1 : 0), last: { transferId, outcome, reason }, inFlight: failed && state.inFlight === transferId ? null : state.inFlight };
+        return {
+          ...state,
+          failures: state.failures + (failed ? 1 : 0),
+          last: { transferId, outcome, reason },
+          inFlight: failed && state.inFlight === transferId ? null : state.inFlight,
+        };
       }
       default: {
         const never: never = event;
@@ -48,19 +77,48 @@ export const withdrawalPayout: Decider<WithdrawalPayout, RecordPayoutFailure | S
     const at = c.now.toISOString();
     switch (c.type) {
       case 'StartPayout': {
-        if (state.barred) throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: 'The withdrawal was rejected or paid already' });
+        if (state.barred)
+          throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: 'The withdrawal was rejected or paid already' });
         if (state.inFlight === c.transferId) return [];
         const { withdrawalId, merchantId, transferId, accountId } = c;
-        return [WithdrawalPayoutStarted({ withdrawalId, merchantId, transferId, accountId, startedBy: c.adminId, startedAt: at })];
+        return [
+          WithdrawalPayoutStarted({
+            withdrawalId,
+            merchantId,
+            transferId,
+            accountId,
+            startedBy: c.adminId,
+            startedAt: at,
+          }),
+        ];
       }
       case 'BarPayout':
         if (state.inFlight !== null) throw refuse('WITHDRAWAL_PAYOUT_IN_FLIGHT');
-        return state.barred ? [] : [WithdrawalPayoutBarred({ withdrawalId: c.withdrawalId, merchantId: c.merchantId, barredBy: c.adminId, barredAt: at })];
+        return state.barred
+          ? []
+          : [
+              WithdrawalPayoutBarred({
+                withdrawalId: c.withdrawalId,
+                merchantId: c.merchantId,
+                barredBy: c.adminId,
+                barredAt: at,
+              }),
+            ];
       case 'RecordPayoutFailure': {
         if (c.attempt !== state.failures) return [];
         if (state.last?.transferId === c.transferId && state.last.outcome === c.outcome) return [];
         const { withdrawalId, merchantId, transferId, outcome, reason } = c;
-        return [WithdrawalPayoutFailed({ withdrawalId, merchantId, transferId, outcome, reason, attemptedBy: c.adminId, failedAt: at })];
+        return [
+          WithdrawalPayoutFailed({
+            withdrawalId,
+            merchantId,
+            transferId,
+            outcome,
+            reason,
+            attemptedBy: c.adminId,
+            failedAt: at,
+          }),
+        ];
       }
       default: {
         const never: never = c;

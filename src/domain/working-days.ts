@@ -28,7 +28,10 @@ export const holidayCalendarYear = z.object({ source: text.trim().min(1).max(100
 export const holidayCalendarSchema = z.object({ years: z.record(z.string().regex(/^\d{4}$/), holidayCalendarYear) });
 
 /** What is wrong with a year's days: not a date, a date outside the year, a date given twice (empty when nothing is). */
-export function holidayYearProblems(year: number, days: readonly Pick<Holiday, 'date'>[]): { index: number; message: string }[] {
+export function holidayYearProblems(
+  year: number,
+  days: readonly Pick<Holiday, 'date'>[],
+): { index: number; message: string }[] {
   const seen = new Set<string>();
   return days.flatMap(({ date }, index) => {
     if (!isCalendarDate(date)) return [{ index, message: `${date} is not a date written YYYY-MM-DD` }];
@@ -93,7 +96,8 @@ export function yearsJudged(completedAt: Date, now: Date): number[] {
 }
 
 /** Whether a date (YYYY-MM-DD) is a working day: a weekday neither an every-year holiday nor named by the calendar. */
-export const isWorkingDate = (date: string, calendar: HolidayCalendar): boolean => isWorkingDay(Date.parse(`${date}T00:00:00Z`) / dayMs, calendar);
+export const isWorkingDate = (date: string, calendar: HolidayCalendar): boolean =>
+  isWorkingDay(Date.parse(`${date}T00:00:00Z`) / dayMs, calendar);
 
 /** When a payment completed at `completedAt` settles: 00:00 WIB of the first working day after its WIB day. */
 export function settlesAt(completedAt: Date, calendar: HolidayCalendar): Date {

@@ -6,50 +6,66 @@ import { text } from '../text.ts';
 export const sealed = z.object({ iv: text, tag: text, data: text });
 
 // stream account-<accountId>
-export const AccountLinked = event('AccountLinked', 1, z.object({
-  accountId: z.uuid(),
-  ownerId: z.uuid(),
-  type: z.enum(['bank', 'ewallet']),
-  providerCode: text,
-  accountName: text,
-  accountNumber: text.nullable(),
-  phoneNumber: text.nullable(),
-  holderName: text.nullable(),
-  intervalMinutes: z.int().positive(),
-  credentials: sealed.nullable(),
-  session: sealed.nullable(),
-  isActive: z.boolean(),
-  linkedAt: isoDate,
-  /** scheduled syncs before this instant were paid for when the account was created (absent: none were) */
-  syncsPaidUntil: isoDate.optional(),
-}));
+export const AccountLinked = event(
+  'AccountLinked',
+  1,
+  z.object({
+    accountId: z.uuid(),
+    ownerId: z.uuid(),
+    type: z.enum(['bank', 'ewallet']),
+    providerCode: text,
+    accountName: text,
+    accountNumber: text.nullable(),
+    phoneNumber: text.nullable(),
+    holderName: text.nullable(),
+    intervalMinutes: z.int().positive(),
+    credentials: sealed.nullable(),
+    session: sealed.nullable(),
+    isActive: z.boolean(),
+    linkedAt: isoDate,
+    /** scheduled syncs before this instant were paid for when the account was created (absent: none were) */
+    syncsPaidUntil: isoDate.optional(),
+  }),
+);
 
-export const AccountSettingsChanged = event('AccountSettingsChanged', 1, z.object({
-  accountId: z.uuid(),
-  accountName: text.optional(),
-  intervalMinutes: z.int().positive().optional(),
-  changedAt: isoDate,
-}));
+export const AccountSettingsChanged = event(
+  'AccountSettingsChanged',
+  1,
+  z.object({
+    accountId: z.uuid(),
+    accountName: text.optional(),
+    intervalMinutes: z.int().positive().optional(),
+    changedAt: isoDate,
+  }),
+);
 
-export const CredentialsChanged = event('CredentialsChanged', 1, z.object({
-  accountId: z.uuid(),
-  credentials: sealed,
-  session: sealed.nullable(),
-  changedAt: isoDate,
-}));
+export const CredentialsChanged = event(
+  'CredentialsChanged',
+  1,
+  z.object({
+    accountId: z.uuid(),
+    credentials: sealed,
+    session: sealed.nullable(),
+    changedAt: isoDate,
+  }),
+);
 
-export const MutationRecorded = event('MutationRecorded', 1, z.object({
-  accountId: z.uuid(),
-  mutationId: z.uuid(),
-  providerTransactionId: text,
-  type: z.enum(['CREDIT', 'DEBIT']),
-  amount: rupiah,
-  description: text,
-  senderName: text,
-  reference: text.nullable(),
-  occurredAt: isoDate,
-  recordedAt: isoDate,
-}));
+export const MutationRecorded = event(
+  'MutationRecorded',
+  1,
+  z.object({
+    accountId: z.uuid(),
+    mutationId: z.uuid(),
+    providerTransactionId: text,
+    type: z.enum(['CREDIT', 'DEBIT']),
+    amount: rupiah,
+    description: text,
+    senderName: text,
+    reference: text.nullable(),
+    occurredAt: isoDate,
+    recordedAt: isoDate,
+  }),
+);
 
 export const syncTrigger = z.enum(['schedule', 'refresh', 'payment-check']);
 
@@ -70,59 +86,95 @@ export const AccountSynced = event(
   { 1: d => ({ ...d, trigger: d.slot ? 'schedule' : 'refresh' }) },
 );
 
-export const AccountSyncFailed = event('AccountSyncFailed', 1, z.object({
-  accountId: z.uuid(),
-  reason: text,
-  failedAt: isoDate,
-  consecutiveFailures: z.int().positive(),
-  retryAt: isoDate,
-}));
+export const AccountSyncFailed = event(
+  'AccountSyncFailed',
+  1,
+  z.object({
+    accountId: z.uuid(),
+    reason: text,
+    failedAt: isoDate,
+    consecutiveFailures: z.int().positive(),
+    retryAt: isoDate,
+  }),
+);
 
-export const AccountSyncPaused = event('AccountSyncPaused', 1, z.object({
-  accountId: z.uuid(),
-  reason: z.enum(['not-enough-points']),
-  pausedAt: isoDate,
-}));
+export const AccountSyncPaused = event(
+  'AccountSyncPaused',
+  1,
+  z.object({
+    accountId: z.uuid(),
+    reason: z.enum(['not-enough-points']),
+    pausedAt: isoDate,
+  }),
+);
 
-export const ProviderSessionExpired = event('ProviderSessionExpired', 1, z.object({ accountId: z.uuid(), expiredAt: isoDate }));
+export const ProviderSessionExpired = event(
+  'ProviderSessionExpired',
+  1,
+  z.object({ accountId: z.uuid(), expiredAt: isoDate }),
+);
 
-export const ProviderSessionRestored = event('ProviderSessionRestored', 1, z.object({
-  accountId: z.uuid(),
-  session: sealed,
-  /** the OTP login (wallet-login-<id>) that restored it: one login restores once */
-  loginSessionId: z.uuid().nullable().default(null),
-  /** a PIN given again at the relogin (wallet A), sealed; null keeps the stored one */
-  credentials: sealed.nullable().default(null),
-  restoredAt: isoDate,
-}));
+export const ProviderSessionRestored = event(
+  'ProviderSessionRestored',
+  1,
+  z.object({
+    accountId: z.uuid(),
+    session: sealed,
+    /** the OTP login (wallet-login-<id>) that restored it: one login restores once */
+    loginSessionId: z.uuid().nullable().default(null),
+    /** a PIN given again at the relogin (wallet A), sealed; null keeps the stored one */
+    credentials: sealed.nullable().default(null),
+    restoredAt: isoDate,
+  }),
+);
 
 /** The merchant's static QRIS, read once from the provider: dynamic QRIS payments are built from it. */
-export const StaticQrisCaptured = event('StaticQrisCaptured', 1, z.object({ accountId: z.uuid(), payload: text, capturedAt: isoDate }));
+export const StaticQrisCaptured = event(
+  'StaticQrisCaptured',
+  1,
+  z.object({ accountId: z.uuid(), payload: text, capturedAt: isoDate }),
+);
 
 /**
  * An outbound transfer about to be sent holds its amount: the wallet's balance does not show it, but no other transfer
  * can spend it. Released when the provider refuses; turned into a debit when it accepts (or does not answer).
  */
-export const BalanceHeld = event('BalanceHeld', 1, z.object({ accountId: z.uuid(), transferId: z.uuid(), amount: rupiah, heldAt: isoDate }));
+export const BalanceHeld = event(
+  'BalanceHeld',
+  1,
+  z.object({ accountId: z.uuid(), transferId: z.uuid(), amount: rupiah, heldAt: isoDate }),
+);
 
-export const BalanceReleased = event('BalanceReleased', 1, z.object({ accountId: z.uuid(), transferId: z.uuid(), releasedAt: isoDate }));
+export const BalanceReleased = event(
+  'BalanceReleased',
+  1,
+  z.object({ accountId: z.uuid(), transferId: z.uuid(), releasedAt: isoDate }),
+);
 
 /** An outbound transfer debited the wallet at once (its DEBIT mutation is recorded beside it). */
-export const BalanceDebited = event('BalanceDebited', 1, z.object({
-  accountId: z.uuid(),
-  transferId: z.uuid(),
-  amount: rupiah,
-  debitedAt: isoDate,
-}));
+export const BalanceDebited = event(
+  'BalanceDebited',
+  1,
+  z.object({
+    accountId: z.uuid(),
+    transferId: z.uuid(),
+    amount: rupiah,
+    debitedAt: isoDate,
+  }),
+);
 
 /** A transfer that failed after its debit gave the amount back (its CREDIT mutation is recorded beside it). */
-export const BalanceCredited = event('BalanceCredited', 1, z.object({
-  accountId: z.uuid(),
-  transferId: z.uuid(),
-  amount: rupiah,
-  reason: z.enum(['transfer-failed']),
-  creditedAt: isoDate,
-}));
+export const BalanceCredited = event(
+  'BalanceCredited',
+  1,
+  z.object({
+    accountId: z.uuid(),
+    transferId: z.uuid(),
+    amount: rupiah,
+    reason: z.enum(['transfer-failed']),
+    creditedAt: isoDate,
+  }),
+);
 
 export type SyncTrigger = z.infer<typeof syncTrigger>;
 

@@ -8,7 +8,9 @@ export type DomainEvent<T extends string = string, D = unknown> = { type: T; dat
 /** Turns the payload of an older version into the next version's payload. */
 export type Upcaster = (data: Record<string, unknown>) => Record<string, unknown>;
 
-export type EventDefinition<T extends string, S extends z.ZodType> = ((data: z.infer<S>) => DomainEvent<T, z.infer<S>>) & {
+export type EventDefinition<T extends string, S extends z.ZodType> = ((
+  data: z.infer<S>,
+) => DomainEvent<T, z.infer<S>>) & {
   readonly type: T;
   readonly version: number;
   readonly schema: S;
@@ -57,7 +59,9 @@ export function parseRecorded(recorded: RecordedEvent): StoredEvent | null {
   const definition = registry.get(recorded.type);
   if (!definition) return null;
   if (recorded.version > definition.version)
-    throw new UnknownEventVersion(`${recorded.type} v${recorded.version} is newer than this code (v${definition.version})`);
+    throw new UnknownEventVersion(
+      `${recorded.type} v${recorded.version} is newer than this code (v${definition.version})`,
+    );
   let data = recorded.data;
   for (let v = recorded.version; v < definition.version; v++) data = definition.upcasters[v]!(data);
   return {
@@ -85,7 +89,8 @@ function parseStoredData(schema: z.ZodType, data: Record<string, unknown>): unkn
 function cleanStrings(value: unknown): unknown {
   if (typeof value === 'string') return cleanText(value);
   if (Array.isArray(value)) return value.map(cleanStrings);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [cleanText(k), cleanStrings(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [cleanText(k), cleanStrings(v)]));
   return value;
 }
 
@@ -93,7 +98,11 @@ function cleanStrings(value: unknown): unknown {
 export function serialise(e: DomainEvent): { type: string; version: number; data: Record<string, unknown> } {
   const definition = registry.get(e.type);
   if (!definition) throw new Error(`event ${e.type} is not declared`);
-  return { type: e.type, version: definition.version, data: definition.schema.parse(e.data) as Record<string, unknown> };
+  return {
+    type: e.type,
+    version: definition.version,
+    data: definition.schema.parse(e.data) as Record<string, unknown>,
+  };
 }
 
 export const isoDate = z.iso.datetime({ offset: true });

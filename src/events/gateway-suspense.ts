@@ -6,45 +6,63 @@ import { text } from '../text.ts';
 // stream gateway-suspense: money paid into a holding account that no payment claims (issue 25), owed by the platform
 // (`platform:suspense`) until an admin allocates it to a merchant or records its refund
 
-const postings = z.array(posting).min(2).refine(lines => lines.reduce((sum, p) => sum + p.amount, 0) === 0, { message: 'postings must sum to zero' });
+const postings = z
+  .array(posting)
+  .min(2)
+  .refine(lines => lines.reduce((sum, p) => sum + p.amount, 0) === 0, { message: 'postings must sum to zero' });
 
 /** A credit into a holding account that matched no payment: the holding account's cash up, suspense owed. */
-export const SuspenseCreditReceived = event('SuspenseCreditReceived', 1, z.object({
-  suspenseId: z.uuid(),
-  mutationId: z.uuid(),
-  accountId: z.uuid(),
-  /** the holding account's provider: the fee of an allocation follows its method */
-  providerCode: text,
-  amount: rupiah,
-  senderName: text,
-  reference: text.nullable(),
-  receivedAt: isoDate,
-  postings,
-}));
+export const SuspenseCreditReceived = event(
+  'SuspenseCreditReceived',
+  1,
+  z.object({
+    suspenseId: z.uuid(),
+    mutationId: z.uuid(),
+    accountId: z.uuid(),
+    /** the holding account's provider: the fee of an allocation follows its method */
+    providerCode: text,
+    amount: rupiah,
+    senderName: text,
+    reference: text.nullable(),
+    receivedAt: isoDate,
+    postings,
+  }),
+);
 
 /** An admin gave the credit to a merchant (the merchant's ledger records the money: GatewaySuspenseAllocated). */
-export const SuspenseCreditAllocated = event('SuspenseCreditAllocated', 1, z.object({
-  suspenseId: z.uuid(),
-  merchantId: z.uuid(),
-  paymentId: z.uuid().nullable(),
-  amount: rupiah,
-  fee: rupiah,
-  net: rupiah,
-  note: text.nullable(),
-  allocatedBy: z.uuid(),
-  allocatedAt: isoDate,
-}));
+export const SuspenseCreditAllocated = event(
+  'SuspenseCreditAllocated',
+  1,
+  z.object({
+    suspenseId: z.uuid(),
+    merchantId: z.uuid(),
+    paymentId: z.uuid().nullable(),
+    amount: rupiah,
+    fee: rupiah,
+    net: rupiah,
+    note: text.nullable(),
+    allocatedBy: z.uuid(),
+    allocatedAt: isoDate,
+  }),
+);
 
 /** An admin recorded that the credit was sent back to its payer: the holding account's cash down, nothing owed. */
-export const SuspenseCreditRefunded = event('SuspenseCreditRefunded', 1, z.object({
-  suspenseId: z.uuid(),
-  accountId: z.uuid(),
-  amount: rupiah,
-  reference: text,
-  note: text.nullable(),
-  refundedBy: z.uuid(),
-  refundedAt: isoDate,
-  postings,
-}));
+export const SuspenseCreditRefunded = event(
+  'SuspenseCreditRefunded',
+  1,
+  z.object({
+    suspenseId: z.uuid(),
+    accountId: z.uuid(),
+    amount: rupiah,
+    reference: text,
+    note: text.nullable(),
+    refundedBy: z.uuid(),
+    refundedAt: isoDate,
+    postings,
+  }),
+);
 
-export type SuspenseEvent = EventOf<typeof SuspenseCreditReceived> | EventOf<typeof SuspenseCreditAllocated> | EventOf<typeof SuspenseCreditRefunded>;
+export type SuspenseEvent =
+  | EventOf<typeof SuspenseCreditReceived>
+  | EventOf<typeof SuspenseCreditAllocated>
+  | EventOf<typeof SuspenseCreditRefunded>;

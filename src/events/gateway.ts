@@ -11,94 +11,127 @@ import { text } from '../text.ts';
  * `platform:suspense` (money no payment claims, owed until allocated or refunded), `platform:fees` (revenue); payouts
  * recorded before issue 25 credited `bank:payouts`.
  */
-export const posting = z.object({ account: text, amount: z.int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER) });
+export const posting = z.object({
+  account: text,
+  amount: z.int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
+});
 export type Posting = z.infer<typeof posting>;
 
 /** Every entry is balanced: its debits equal its credits (no event is stored that is not). */
-const postings = z.array(posting).min(2).refine(lines => lines.reduce((sum, p) => sum + p.amount, 0) === 0, { message: 'postings must sum to zero' });
+const postings = z
+  .array(posting)
+  .min(2)
+  .refine(lines => lines.reduce((sum, p) => sum + p.amount, 0) === 0, { message: 'postings must sum to zero' });
 
 /** A completed gateway payment: totalAmount into the holding account, the net owed to the merchant (pending), the fee earned. */
-export const GatewayPaymentCredited = event('GatewayPaymentCredited', 1, z.object({
-  merchantId: z.uuid(),
-  paymentId: z.uuid(),
-  holdingAccountId: z.uuid(),
-  totalAmount: rupiah,
-  fee: rupiah,
-  net: rupiah,
-  completedAt: isoDate,
-  postings,
-}));
+export const GatewayPaymentCredited = event(
+  'GatewayPaymentCredited',
+  1,
+  z.object({
+    merchantId: z.uuid(),
+    paymentId: z.uuid(),
+    holdingAccountId: z.uuid(),
+    totalAmount: rupiah,
+    fee: rupiah,
+    net: rupiah,
+    completedAt: isoDate,
+    postings,
+  }),
+);
 
 /** A settlement run moved every credit completed before `cutoff` from pending to settled (withdrawable). */
-export const BalanceSettled = event('BalanceSettled', 1, z.object({
-  merchantId: z.uuid(),
-  paymentIds: z.array(z.uuid()).min(1),
-  amount: rupiah,
-  cutoff: isoDate,
-  settledAt: isoDate,
-  postings,
-  /**
-   * the years of the days judged whose decree (holiday calendar) was missing, so weekends and every-year holidays alone
-   * decided them ([]: every decree in force; absent: not recorded, as before issue 25)
-   */
-  calendarMissingYears: z.array(z.int().min(2000).max(2999)).optional(),
-}));
+export const BalanceSettled = event(
+  'BalanceSettled',
+  1,
+  z.object({
+    merchantId: z.uuid(),
+    paymentIds: z.array(z.uuid()).min(1),
+    amount: rupiah,
+    cutoff: isoDate,
+    settledAt: isoDate,
+    postings,
+    /**
+     * the years of the days judged whose decree (holiday calendar) was missing, so weekends and every-year holidays alone
+     * decided them ([]: every decree in force; absent: not recorded, as before issue 25)
+     */
+    calendarMissingYears: z.array(z.int().min(2000).max(2999)).optional(),
+  }),
+);
 
 /** The merchant asked for a payout: the amount moves from settled to onHold until an admin pays or rejects it. */
-export const WithdrawalRequested = event('WithdrawalRequested', 1, z.object({
-  merchantId: z.uuid(),
-  withdrawalId: z.uuid(),
-  amount: rupiah,
-  bankCode: text,
-  accountNumber: text,
-  accountHolderName: text,
-  requestedBy: z.uuid(),
-  requestedAt: isoDate,
-  postings,
-  /** the request's hash when it came with an Idempotency-Key: a repeat with another body is refused (issue 25) */
-  requestHash: z.string().regex(/^[0-9a-f]{64}$/).optional(),
-  /** the destination's holder as the provider's inquiry named it; absent: not checked (no payout account, or before issue 25) */
-  holderName: text.optional(),
-}));
+export const WithdrawalRequested = event(
+  'WithdrawalRequested',
+  1,
+  z.object({
+    merchantId: z.uuid(),
+    withdrawalId: z.uuid(),
+    amount: rupiah,
+    bankCode: text,
+    accountNumber: text,
+    accountHolderName: text,
+    requestedBy: z.uuid(),
+    requestedAt: isoDate,
+    postings,
+    /** the request's hash when it came with an Idempotency-Key: a repeat with another body is refused (issue 25) */
+    requestHash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional(),
+    /** the destination's holder as the provider's inquiry named it; absent: not checked (no payout account, or before issue 25) */
+    holderName: text.optional(),
+  }),
+);
 
 /** An admin transferred the money from one of the platform's accounts: onHold drops, and so does that account's cash. */
-export const WithdrawalPaid = event('WithdrawalPaid', 1, z.object({
-  merchantId: z.uuid(),
-  withdrawalId: z.uuid(),
-  amount: rupiah,
-  reference: text,
-  /** the platform account the money left (`holding:<id>` credited); absent: paid before issue 25, `bank:payouts` credited */
-  holdingAccountId: z.uuid().optional(),
-  paidBy: z.uuid(),
-  paidAt: isoDate,
-  postings,
-}));
+export const WithdrawalPaid = event(
+  'WithdrawalPaid',
+  1,
+  z.object({
+    merchantId: z.uuid(),
+    withdrawalId: z.uuid(),
+    amount: rupiah,
+    reference: text,
+    /** the platform account the money left (`holding:<id>` credited); absent: paid before issue 25, `bank:payouts` credited */
+    holdingAccountId: z.uuid().optional(),
+    paidBy: z.uuid(),
+    paidAt: isoDate,
+    postings,
+  }),
+);
 
 /** An admin refused the payout: the amount goes back from onHold to settled. */
-export const WithdrawalRejected = event('WithdrawalRejected', 1, z.object({
-  merchantId: z.uuid(),
-  withdrawalId: z.uuid(),
-  amount: rupiah,
-  note: text,
-  rejectedBy: z.uuid(),
-  rejectedAt: isoDate,
-  postings,
-}));
+export const WithdrawalRejected = event(
+  'WithdrawalRejected',
+  1,
+  z.object({
+    merchantId: z.uuid(),
+    withdrawalId: z.uuid(),
+    amount: rupiah,
+    note: text,
+    rejectedBy: z.uuid(),
+    rejectedAt: isoDate,
+    postings,
+  }),
+);
 
 /** An admin allocated a suspense credit to the merchant: into pending (settled as a payment is), less its fee. */
-export const GatewaySuspenseAllocated = event('GatewaySuspenseAllocated', 1, z.object({
-  merchantId: z.uuid(),
-  suspenseId: z.uuid(),
-  /** the payment it was for, when the admin named one */
-  paymentId: z.uuid().nullable(),
-  holdingAccountId: z.uuid(),
-  amount: rupiah,
-  fee: rupiah,
-  net: rupiah,
-  allocatedBy: z.uuid(),
-  allocatedAt: isoDate,
-  postings,
-}));
+export const GatewaySuspenseAllocated = event(
+  'GatewaySuspenseAllocated',
+  1,
+  z.object({
+    merchantId: z.uuid(),
+    suspenseId: z.uuid(),
+    /** the payment it was for, when the admin named one */
+    paymentId: z.uuid().nullable(),
+    holdingAccountId: z.uuid(),
+    amount: rupiah,
+    fee: rupiah,
+    net: rupiah,
+    allocatedBy: z.uuid(),
+    allocatedAt: isoDate,
+    postings,
+  }),
+);
 
 export type GatewayLedgerEvent =
   | EventOf<typeof GatewayPaymentCredited>

@@ -5,12 +5,22 @@ import { text } from '../text.ts';
 // stream holiday-calendar: the years of the settlement calendar an admin set (DESIGN section 9)
 
 /** An admin set one year of the holiday calendar, whole: it replaces the shipped file's year, or an earlier one set. */
-export const HolidayCalendarYearSet = event('HolidayCalendarYearSet', 1, z.object({
-  year: z.int().min(1970).max(9999),
-  source: text,
-  days: z.array(z.object({ date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), name: text, kind: z.enum(['libur-nasional', 'cuti-bersama']) })),
-  setBy: z.uuid(),
-  setAt: isoDate,
-}));
+export const HolidayCalendarYearSet = event(
+  'HolidayCalendarYearSet',
+  1,
+  z.object({
+    year: z.int().min(1970).max(9999),
+    source: text,
+    days: z.array(
+      z.object({
+        date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+        name: text,
+        kind: z.enum(['libur-nasional', 'cuti-bersama']),
+      }),
+    ),
+    setBy: z.uuid(),
+    setAt: isoDate,
+  }),
+);
 
 export type HolidayCalendarEvent = EventOf<typeof HolidayCalendarYearSet>;

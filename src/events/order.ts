@@ -3,11 +3,15 @@ import { event, isoDate, type EventOf } from './event.ts';
 import { text } from '../text.ts';
 
 // stream order-<ownerId>-<hash of orderId>: which payment an order is waiting for
-export const OrderPaymentOpened = event('OrderPaymentOpened', 1, z.object({
-  ownerId: z.uuid(),
-  orderId: text,
-  paymentId: z.uuid(),
-  openedAt: isoDate,
-}));
+export const OrderPaymentOpened = event(
+  'OrderPaymentOpened',
+  1,
+  z.object({
+    ownerId: z.uuid(),
+    orderId: text,
+    paymentId: z.uuid(),
+    openedAt: isoDate,
+  }),
+);
 
 export type OrderEvent = EventOf<typeof OrderPaymentOpened>;

@@ -3,12 +3,16 @@ import { event, isoDate, type EventOf } from './event.ts';
 import { text } from '../text.ts';
 
 // stream payout-reference-<hash of the normalised reference>: which withdrawal a bank transfer's reference paid
-export const PayoutReferenceClaimed = event('PayoutReferenceClaimed', 1, z.object({
-  /** as the admin typed it (trimmed) */
-  reference: text,
-  merchantId: z.uuid(),
-  withdrawalId: z.uuid(),
-  claimedAt: isoDate,
-}));
+export const PayoutReferenceClaimed = event(
+  'PayoutReferenceClaimed',
+  1,
+  z.object({
+    /** as the admin typed it (trimmed) */
+    reference: text,
+    merchantId: z.uuid(),
+    withdrawalId: z.uuid(),
+    claimedAt: isoDate,
+  }),
+);
 
 export type PayoutReferenceEvent = EventOf<typeof PayoutReferenceClaimed>;

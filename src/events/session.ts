@@ -3,21 +3,29 @@ import { event, isoDate, type EventOf } from './event.ts';
 import { text } from '../text.ts';
 
 // stream session-<sessionId>: one dashboard login, from sign-in to logout
-export const SessionStarted = event('SessionStarted', 1, z.object({
-  sessionId: z.uuid(),
-  userId: z.uuid(),
-  userAgent: text.nullable(),
-  ip: text.nullable(),
-  startedAt: isoDate,
-  expiresAt: isoDate,
-}));
+export const SessionStarted = event(
+  'SessionStarted',
+  1,
+  z.object({
+    sessionId: z.uuid(),
+    userId: z.uuid(),
+    userAgent: text.nullable(),
+    ip: text.nullable(),
+    startedAt: isoDate,
+    expiresAt: isoDate,
+  }),
+);
 
 export const SessionSeen = event('SessionSeen', 1, z.object({ sessionId: z.uuid(), at: isoDate }));
 
-export const SessionEnded = event('SessionEnded', 1, z.object({
-  sessionId: z.uuid(),
-  reason: z.enum(['logout', 'revoked', 'idle']),
-  endedAt: isoDate,
-}));
+export const SessionEnded = event(
+  'SessionEnded',
+  1,
+  z.object({
+    sessionId: z.uuid(),
+    reason: z.enum(['logout', 'revoked', 'idle']),
+    endedAt: isoDate,
+  }),
+);
 
 export type SessionEvent = EventOf<typeof SessionStarted> | EventOf<typeof SessionSeen> | EventOf<typeof SessionEnded>;

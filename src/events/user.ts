@@ -3,70 +3,102 @@ import { event, isoDate, type EventOf } from './event.ts';
 import { text } from '../text.ts';
 
 // stream user-<userId>
-export const UserRegistered = event('UserRegistered', 1, z.object({
-  userId: z.uuid(),
-  name: text.min(1),
-  email: text.min(3),
-  passwordHash: text.min(1),
-  role: z.enum(['USER', 'ADMIN']),
-  registeredAt: isoDate,
-}));
+export const UserRegistered = event(
+  'UserRegistered',
+  1,
+  z.object({
+    userId: z.uuid(),
+    name: text.min(1),
+    email: text.min(3),
+    passwordHash: text.min(1),
+    role: z.enum(['USER', 'ADMIN']),
+    registeredAt: isoDate,
+  }),
+);
 
-export const SubscriptionGranted = event('SubscriptionGranted', 1, z.object({
-  userId: z.uuid(),
-  plan: z.object({ name: text, slug: text }),
-  status: z.enum(['ACTIVE']),
-  expiresAt: isoDate,
-}));
+export const SubscriptionGranted = event(
+  'SubscriptionGranted',
+  1,
+  z.object({
+    userId: z.uuid(),
+    plan: z.object({ name: text, slug: text }),
+    status: z.enum(['ACTIVE']),
+    expiresAt: isoDate,
+  }),
+);
 
-export const PointsGranted = event('PointsGranted', 1, z.object({
-  userId: z.uuid(),
-  points: z.int().positive(),
-  reason: text,
-}));
+export const PointsGranted = event(
+  'PointsGranted',
+  1,
+  z.object({
+    userId: z.uuid(),
+    points: z.int().positive(),
+    reason: text,
+  }),
+);
 
-export const PointsDebited = event('PointsDebited', 1, z.object({
-  userId: z.uuid(),
-  points: z.int().positive(),
-  reason: z.enum(['account-sync', 'account-creation']),
-  accountId: z.uuid(),
-}));
+export const PointsDebited = event(
+  'PointsDebited',
+  1,
+  z.object({
+    userId: z.uuid(),
+    points: z.int().positive(),
+    reason: z.enum(['account-sync', 'account-creation']),
+    accountId: z.uuid(),
+  }),
+);
 
 /** Audit trail of a deleted account: no personal data, its stream is gone. */
-export const AccountDeleted = event('AccountDeleted', 1, z.object({
-  userId: z.uuid(),
-  accountId: z.uuid(),
-  deletedAt: isoDate,
-}));
+export const AccountDeleted = event(
+  'AccountDeleted',
+  1,
+  z.object({
+    userId: z.uuid(),
+    accountId: z.uuid(),
+    deletedAt: isoDate,
+  }),
+);
 
 /** A sealed value (src/security/credentials.ts): AES-256-GCM, never the plain text. */
 const sealed = z.object({ iv: text, tag: text, data: text });
 
 /** A webhook endpoint of the user; its signing secret is sealed (it must be recovered to sign, so it is not hashed). */
-export const WebhookEndpointAdded = event('WebhookEndpointAdded', 1, z.object({
-  userId: z.uuid(),
-  endpointId: z.uuid(),
-  url: text.min(1),
-  secret: sealed,
-  addedAt: isoDate,
-  /** the event kinds it is sent; absent: the payment and transfer kinds (an endpoint made before it could choose) */
-  events: z.array(text).optional(),
-}));
+export const WebhookEndpointAdded = event(
+  'WebhookEndpointAdded',
+  1,
+  z.object({
+    userId: z.uuid(),
+    endpointId: z.uuid(),
+    url: text.min(1),
+    secret: sealed,
+    addedAt: isoDate,
+    /** the event kinds it is sent; absent: the payment and transfer kinds (an endpoint made before it could choose) */
+    events: z.array(text).optional(),
+  }),
+);
 
-export const WebhookEndpointRemoved = event('WebhookEndpointRemoved', 1, z.object({
-  userId: z.uuid(),
-  endpointId: z.uuid(),
-  removedAt: isoDate,
-}));
+export const WebhookEndpointRemoved = event(
+  'WebhookEndpointRemoved',
+  1,
+  z.object({
+    userId: z.uuid(),
+    endpointId: z.uuid(),
+    removedAt: isoDate,
+  }),
+);
 
 /** The receiver asked for no more deliveries (410 Gone); nothing is sent to the endpoint from then on. */
-export const WebhookEndpointDisabled = event('WebhookEndpointDisabled', 1, z.object({
-  userId: z.uuid(),
-  endpointId: z.uuid(),
-  reason: z.enum(['gone']),
-  statusCode: z.int(),
-  disabledAt: isoDate,
-}));
+export const WebhookEndpointDisabled = event(
+  'WebhookEndpointDisabled',
+  1,
+  z.object({
+    userId: z.uuid(),
+    endpointId: z.uuid(),
+    reason: z.enum(['gone']),
+    statusCode: z.int(),
+    disabledAt: isoDate,
+  }),
+);
 
 export type WebhookEndpointEvent =
   | EventOf<typeof WebhookEndpointAdded>
@@ -74,44 +106,64 @@ export type WebhookEndpointEvent =
   | EventOf<typeof WebhookEndpointDisabled>;
 
 /** The merchant asked for the payment gateway with their business data (DESIGN section 9): access is PENDING. */
-export const GatewayAccessRequested = event('GatewayAccessRequested', 1, z.object({
-  userId: z.uuid(),
-  businessName: text.min(1),
-  businessType: text.min(1),
-  phone: text.min(1),
-  address: text.min(1),
-  website: text.nullable(),
-  description: text.nullable(),
-  requestedAt: isoDate,
-}));
+export const GatewayAccessRequested = event(
+  'GatewayAccessRequested',
+  1,
+  z.object({
+    userId: z.uuid(),
+    businessName: text.min(1),
+    businessType: text.min(1),
+    phone: text.min(1),
+    address: text.min(1),
+    website: text.nullable(),
+    description: text.nullable(),
+    requestedAt: isoDate,
+  }),
+);
 
-export const GatewayAccessApproved = event('GatewayAccessApproved', 1, z.object({
-  userId: z.uuid(),
-  approvedBy: z.uuid(),
-  approvedAt: isoDate,
-}));
+export const GatewayAccessApproved = event(
+  'GatewayAccessApproved',
+  1,
+  z.object({
+    userId: z.uuid(),
+    approvedBy: z.uuid(),
+    approvedAt: isoDate,
+  }),
+);
 
-export const GatewayAccessRejected = event('GatewayAccessRejected', 1, z.object({
-  userId: z.uuid(),
-  note: text.min(1),
-  rejectedBy: z.uuid(),
-  rejectedAt: isoDate,
-}));
+export const GatewayAccessRejected = event(
+  'GatewayAccessRejected',
+  1,
+  z.object({
+    userId: z.uuid(),
+    note: text.min(1),
+    rejectedBy: z.uuid(),
+    rejectedAt: isoDate,
+  }),
+);
 
 /** An approved merchant taken off the gateway: access becomes REJECTED with the reason in its note. */
-export const GatewayAccessDeactivated = event('GatewayAccessDeactivated', 1, z.object({
-  userId: z.uuid(),
-  note: text.min(1),
-  deactivatedBy: z.uuid(),
-  deactivatedAt: isoDate,
-}));
+export const GatewayAccessDeactivated = event(
+  'GatewayAccessDeactivated',
+  1,
+  z.object({
+    userId: z.uuid(),
+    note: text.min(1),
+    deactivatedBy: z.uuid(),
+    deactivatedAt: isoDate,
+  }),
+);
 
 /** Who pays the gateway fee: the buyer (feeToCustomer) or the merchant (deducted from the credit, the default). */
-export const GatewayFeeModeChanged = event('GatewayFeeModeChanged', 1, z.object({
-  userId: z.uuid(),
-  feeToCustomer: z.boolean(),
-  changedAt: isoDate,
-}));
+export const GatewayFeeModeChanged = event(
+  'GatewayFeeModeChanged',
+  1,
+  z.object({
+    userId: z.uuid(),
+    feeToCustomer: z.boolean(),
+    changedAt: isoDate,
+  }),
+);
 
 export type GatewayAccessEvent =
   | EventOf<typeof GatewayAccessRequested>

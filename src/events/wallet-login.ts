@@ -10,52 +10,72 @@ const purpose = z.discriminatedUnion('kind', [
 ]);
 
 // stream wallet-login-<sessionId>: one OTP session, from the code sent to the provider's answer
-export const OtpRequested = event('OtpRequested', 1, z.object({
-  sessionId: z.uuid(),
-  ownerId: z.uuid(),
-  providerCode: text,
-  phoneNumber: text,
-  purpose,
-  /** the PIN given at step 1 (wallet A), sealed as the account's credentials ({pin}) */
-  pin: sealed.nullable(),
-  challengeId: text,
-  channel: z.enum(['MESSENGER', 'SMS']),
-  /** the session that asked for this second OTP (wallet C), or null at step 1 */
-  previousSessionId: z.uuid().nullable(),
-  requestedAt: isoDate,
-  expiresAt: isoDate,
-}));
+export const OtpRequested = event(
+  'OtpRequested',
+  1,
+  z.object({
+    sessionId: z.uuid(),
+    ownerId: z.uuid(),
+    providerCode: text,
+    phoneNumber: text,
+    purpose,
+    /** the PIN given at step 1 (wallet A), sealed as the account's credentials ({pin}) */
+    pin: sealed.nullable(),
+    challengeId: text,
+    channel: z.enum(['MESSENGER', 'SMS']),
+    /** the session that asked for this second OTP (wallet C), or null at step 1 */
+    previousSessionId: z.uuid().nullable(),
+    requestedAt: isoDate,
+    expiresAt: isoDate,
+  }),
+);
 
-export const OtpRejected = event('OtpRejected', 1, z.object({ sessionId: z.uuid(), attempts: z.int().positive(), at: isoDate }));
+export const OtpRejected = event(
+  'OtpRejected',
+  1,
+  z.object({ sessionId: z.uuid(), attempts: z.int().positive(), at: isoDate }),
+);
 
-export const SecondOtpRequired = event('SecondOtpRequired', 1, z.object({
-  sessionId: z.uuid(),
-  nextSessionId: z.uuid(),
-  at: isoDate,
-}));
+export const SecondOtpRequired = event(
+  'SecondOtpRequired',
+  1,
+  z.object({
+    sessionId: z.uuid(),
+    nextSessionId: z.uuid(),
+    at: isoDate,
+  }),
+);
 
 // self-contained: the saga that links or reactivates the account reads nothing else
-export const WalletLoginCompleted = event('WalletLoginCompleted', 1, z.object({
-  sessionId: z.uuid(),
-  ownerId: z.uuid(),
-  providerCode: text,
-  phoneNumber: text,
-  purpose,
-  /** the account created (purpose new) or reactivated (relogin) */
-  accountId: z.uuid(),
-  /** the PIN given at step 1 (wallet A), sealed as the account's credentials */
-  pin: sealed.nullable(),
-  /** the provider session, sealed: the account stream takes it from here */
-  providerSession: sealed,
-  holderName: text.nullable(),
-  completedAt: isoDate,
-}));
+export const WalletLoginCompleted = event(
+  'WalletLoginCompleted',
+  1,
+  z.object({
+    sessionId: z.uuid(),
+    ownerId: z.uuid(),
+    providerCode: text,
+    phoneNumber: text,
+    purpose,
+    /** the account created (purpose new) or reactivated (relogin) */
+    accountId: z.uuid(),
+    /** the PIN given at step 1 (wallet A), sealed as the account's credentials */
+    pin: sealed.nullable(),
+    /** the provider session, sealed: the account stream takes it from here */
+    providerSession: sealed,
+    holderName: text.nullable(),
+    completedAt: isoDate,
+  }),
+);
 
-export const WalletLoginFailed = event('WalletLoginFailed', 1, z.object({
-  sessionId: z.uuid(),
-  reason: z.enum(['too-many-attempts', 'provider-refused', 'expired']),
-  at: isoDate,
-}));
+export const WalletLoginFailed = event(
+  'WalletLoginFailed',
+  1,
+  z.object({
+    sessionId: z.uuid(),
+    reason: z.enum(['too-many-attempts', 'provider-refused', 'expired']),
+    at: isoDate,
+  }),
+);
 
 export type WalletLoginEvent =
   | EventOf<typeof OtpRequested>

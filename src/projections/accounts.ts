@@ -8,7 +8,8 @@ const addMinutes = (iso: string, minutes: number) => new Date(new Date(iso).getT
 export const accountsProjection = projection({
   name: 'accounts',
   tables: ['accounts'],
-  schema: [`
+  schema: [
+    `
     create table if not exists accounts (
       id uuid primary key,
       owner_id uuid not null,
@@ -29,7 +30,8 @@ export const accountsProjection = projection({
       consecutive_failures int not null default 0
     );
     create index if not exists accounts_owner on accounts (owner_id, created_at desc, id);
-    create index if not exists accounts_due on accounts (next_sync_at) where is_active and paused_reason is null;`],
+    create index if not exists accounts_due on accounts (next_sync_at) where is_active and paused_reason is null;`,
+  ],
   on: {
     async AccountLinked(tx, { data: d }) {
       await query(
@@ -38,8 +40,20 @@ export const accountsProjection = projection({
         `insert into accounts (id, owner_id, type, provider_code, provider_name, account_name, account_number, phone_number,
            holder_name, interval_minutes, is_active, created_at, next_sync_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) on conflict do nothing`,
-        [d.accountId, d.ownerId, d.type, d.providerCode, findProvider(d.providerCode)?.name ?? d.providerCode, d.accountName,
-          d.accountNumber, d.phoneNumber, d.holderName, d.intervalMinutes, d.isActive, d.linkedAt],
+        [
+          d.accountId,
+          d.ownerId,
+          d.type,
+          d.providerCode,
+          findProvider(d.providerCode)?.name ?? d.providerCode,
+          d.accountName,
+          d.accountNumber,
+          d.phoneNumber,
+          d.holderName,
+          d.intervalMinutes,
+          d.isActive,
+          d.linkedAt,
+        ],
       );
     },
     async AccountSettingsChanged(tx, { data: d }) {
@@ -56,10 +70,19 @@ export const accountsProjection = projection({
     async AccountSynced(tx, { data: d }) {
       if (d.trigger === 'payment-check') {
         // a check for pending payments leaves the account's own schedule (and its failures and pause) as they were
-        await query(tx, 'ProjectAccountChecked', 'update accounts set balance = $2, last_sync = $3 where id = $1', [d.accountId, d.balance, d.syncedAt]);
+        await query(tx, 'ProjectAccountChecked', 'update accounts set balance = $2, last_sync = $3 where id = $1', [
+          d.accountId,
+          d.balance,
+          d.syncedAt,
+        ]);
         return;
       }
-      const row = await query<{ interval_minutes: number }>(tx, 'ReadAccountInterval', 'select interval_minutes from accounts where id = $1', [d.accountId]);
+      const row = await query<{ interval_minutes: number }>(
+        tx,
+        'ReadAccountInterval',
+        'select interval_minutes from accounts where id = $1',
+        [d.accountId],
+      );
       const interval = row.rows[0]?.interval_minutes;
       if (interval === undefined) return;
       // the next slot follows the one just served; after a long outage, skip the missed ones instead of bursting
@@ -73,23 +96,34 @@ export const accountsProjection = projection({
       );
     },
     async AccountSyncFailed(tx, { data: d }) {
-      await query(tx, 'ProjectAccountSyncFailed', 'update accounts set next_sync_at = $2, consecutive_failures = $3 where id = $1', [
-        d.accountId, d.retryAt, d.consecutiveFailures,
-      ]);
+      await query(
+        tx,
+        'ProjectAccountSyncFailed',
+        'update accounts set next_sync_at = $2, consecutive_failures = $3 where id = $1',
+        [d.accountId, d.retryAt, d.consecutiveFailures],
+      );
     },
     async AccountSyncPaused(tx, { data: d }) {
-      await query(tx, 'ProjectAccountSyncPaused', 'update accounts set paused_reason = $2 where id = $1', [d.accountId, d.reason]);
+      await query(tx, 'ProjectAccountSyncPaused', 'update accounts set paused_reason = $2 where id = $1', [
+        d.accountId,
+        d.reason,
+      ]);
     },
     // a transfer moves the balance at once; the next sync brings the provider's figure
     BalanceDebited: (tx, { data: d }) => balanceMoved(tx, d.accountId, -d.amount),
     BalanceCredited: (tx, { data: d }) => balanceMoved(tx, d.accountId, d.amount),
     async ProviderSessionExpired(tx, { data: d }) {
-      await query(tx, 'ProjectProviderSessionExpired', 'update accounts set is_active = false where id = $1', [d.accountId]);
+      await query(tx, 'ProjectProviderSessionExpired', 'update accounts set is_active = false where id = $1', [
+        d.accountId,
+      ]);
     },
     async ProviderSessionRestored(tx, { data: d }) {
-      await query(tx, 'ProjectProviderSessionRestored', 'update accounts set is_active = true, next_sync_at = $2, paused_reason = null where id = $1', [
-        d.accountId, d.restoredAt,
-      ]);
+      await query(
+        tx,
+        'ProjectProviderSessionRestored',
+        'update accounts set is_active = true, next_sync_at = $2, paused_reason = null where id = $1',
+        [d.accountId, d.restoredAt],
+      );
     },
     async AccountDeleted(tx, { data: d }) {
       await query(tx, 'ProjectAccountDeleted', 'delete from accounts where id = $1', [d.accountId]);
@@ -98,7 +132,10 @@ export const accountsProjection = projection({
 });
 
 async function balanceMoved(tx: Queryable, accountId: string, change: number): Promise<void> {
-  await query(tx, 'ProjectTransferBalance', 'update accounts set balance = balance + $2 where id = $1', [accountId, change]);
+  await query(tx, 'ProjectTransferBalance', 'update accounts set balance = balance + $2 where id = $1', [
+    accountId,
+    change,
+  ]);
 }
 
 export type AccountRow = {
@@ -119,7 +156,12 @@ export type AccountRow = {
 };
 
 export async function findOwnedAccount(db: Queryable, ownerId: string, accountId: string): Promise<AccountRow | null> {
-  const r = await preparedQuery<AccountRow>(db, 'FindOwnedAccount', 'select * from accounts where id = $1 and owner_id = $2', [accountId, ownerId]);
+  const r = await preparedQuery<AccountRow>(
+    db,
+    'FindOwnedAccount',
+    'select * from accounts where id = $1 and owner_id = $2',
+    [accountId, ownerId],
+  );
   return r.rows[0] ?? null;
 }
 
@@ -145,10 +187,18 @@ export async function listAccounts(db: Queryable, f: AccountFilter): Promise<{ r
   if (f.providerCode) add('provider_code = ?', f.providerCode);
   if (f.search) {
     const pattern = `%${f.search.replace(/[\\%_]/g, c => `\\${c}`)}%`;
-    add('(account_number ilike ? or account_name ilike ? or provider_name ilike ? or phone_number ilike ? or provider_code ilike ?)', pattern);
+    add(
+      '(account_number ilike ? or account_name ilike ? or provider_name ilike ? or phone_number ilike ? or provider_code ilike ?)',
+      pattern,
+    );
   }
   const clause = where.join(' and ');
-  const total = await preparedQuery<{ n: number }>(db, 'CountAccounts', `select count(*)::int as n from accounts where ${clause}`, params);
+  const total = await preparedQuery<{ n: number }>(
+    db,
+    'CountAccounts',
+    `select count(*)::int as n from accounts where ${clause}`,
+    params,
+  );
   const rows = await preparedQuery<AccountRow>(
     db,
     'ListAccounts',
@@ -158,7 +208,11 @@ export async function listAccounts(db: Queryable, f: AccountFilter): Promise<{ r
   return { rows: rows.rows, total: total.rows[0]!.n };
 }
 
-export async function dueAccounts(db: Queryable, now: Date, limit: number): Promise<{ id: string; next_sync_at: Date }[]> {
+export async function dueAccounts(
+  db: Queryable,
+  now: Date,
+  limit: number,
+): Promise<{ id: string; next_sync_at: Date }[]> {
   const r = await preparedQuery<{ id: string; next_sync_at: Date }>(
     db,
     'FindDueAccounts',

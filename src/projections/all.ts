@@ -15,4 +15,19 @@ import { webhookEndpointsProjection } from './webhook-endpoints.ts';
 import { withdrawalPayoutsProjection } from './withdrawal-payouts.ts';
 
 /** Every read model the service keeps. */
-export const projections: Projection[] = [usersProjection, sessionsProjection, apiKeysProjection, accountsProjection, mutationsProjection, paymentsProjection, webhookEndpointsProjection, gatewayAccessProjection, holidayCalendarProjection, gatewayLedgerProjection, gatewayStatementProjection, gatewaySuspenseProjection, transfersProjection, withdrawalPayoutsProjection];
+export const projections: Projection[] = [
+  usersProjection,
+  sessionsProjection,
+  apiKeysProjection,
+  accountsProjection,
+  mutationsProjection,
+  paymentsProjection,
+  webhookEndpointsProjection,
+  gatewayAccessProjection,
+  holidayCalendarProjection,
+  gatewayLedgerProjection,
+  gatewayStatementProjection,
+  gatewaySuspenseProjection,
+  transfersProjection,
+  withdrawalPayoutsProjection,
+];

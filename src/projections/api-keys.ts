@@ -4,7 +4,8 @@ import { projection } from './projection.ts';
 export const apiKeysProjection = projection({
   name: 'api-keys',
   tables: ['api_keys'],
-  schema: [`
+  schema: [
+    `
     create table if not exists api_keys (
       id uuid primary key,
       user_id uuid not null,
@@ -15,7 +16,8 @@ export const apiKeysProjection = projection({
       last_used_at timestamptz,
       revoked_at timestamptz
     );
-    create index if not exists api_keys_user on api_keys (user_id);`],
+    create index if not exists api_keys_user on api_keys (user_id);`,
+  ],
   on: {
     async ApiKeyCreated(tx, { data: d }) {
       await query(
@@ -27,10 +29,18 @@ export const apiKeysProjection = projection({
       );
     },
     async ApiKeyUsed(tx, { data: d }) {
-      await query(tx, 'ProjectApiKeyUsed', 'update api_keys set last_used_at = greatest(last_used_at, $2) where id = $1', [d.keyId, d.at]);
+      await query(
+        tx,
+        'ProjectApiKeyUsed',
+        'update api_keys set last_used_at = greatest(last_used_at, $2) where id = $1',
+        [d.keyId, d.at],
+      );
     },
     async ApiKeyRevoked(tx, { data: d }) {
-      await query(tx, 'ProjectApiKeyRevoked', 'update api_keys set revoked_at = $2 where id = $1', [d.keyId, d.revokedAt]);
+      await query(tx, 'ProjectApiKeyRevoked', 'update api_keys set revoked_at = $2 where id = $1', [
+        d.keyId,
+        d.revokedAt,
+      ]);
     },
   },
 });

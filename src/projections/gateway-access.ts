@@ -9,7 +9,8 @@ import { projection } from './projection.ts';
 export const gatewayAccessProjection = projection({
   name: 'gateway-access',
   tables: ['gateway_access', 'gateway_holding_accounts'],
-  schema: [`
+  schema: [
+    `
     create table if not exists gateway_access (
       user_id uuid primary key,
       status text not null,
@@ -27,7 +28,8 @@ export const gatewayAccessProjection = projection({
       methods text[] not null,
       marked_by uuid not null,
       marked_at timestamptz not null
-    );`],
+    );`,
+  ],
   on: {
     async GatewayAccessRequested(tx, { data }) {
       const { userId, requestedAt, ...business } = data;
@@ -41,7 +43,8 @@ export const gatewayAccessProjection = projection({
     },
     GatewayAccessApproved: (tx, { data: d }) => processed(tx, d.userId, 'APPROVED', null, d.approvedAt, d.approvedBy),
     GatewayAccessRejected: (tx, { data: d }) => processed(tx, d.userId, 'REJECTED', d.note, d.rejectedAt, d.rejectedBy),
-    GatewayAccessDeactivated: (tx, { data: d }) => processed(tx, d.userId, 'REJECTED', d.note, d.deactivatedAt, d.deactivatedBy),
+    GatewayAccessDeactivated: (tx, { data: d }) =>
+      processed(tx, d.userId, 'REJECTED', d.note, d.deactivatedAt, d.deactivatedBy),
     async GatewayFeeModeChanged(tx, { data: d }) {
       await query(
         tx,
@@ -61,15 +64,27 @@ export const gatewayAccessProjection = projection({
       );
     },
     async HoldingAccountUnmarked(tx, { data: d }) {
-      await query(tx, 'ProjectHoldingAccountUnmarked', 'delete from gateway_holding_accounts where account_id = $1', [d.accountId]);
+      await query(tx, 'ProjectHoldingAccountUnmarked', 'delete from gateway_holding_accounts where account_id = $1', [
+        d.accountId,
+      ]);
     },
   },
 });
 
-async function processed(tx: Queryable, userId: string, status: GatewayAccessStatus, note: string | null, at: string, by: string): Promise<void> {
-  await query(tx, 'ProjectGatewayAccessProcessed', 'update gateway_access set status = $2, note = $3, processed_at = $4, processed_by = $5 where user_id = $1', [
-    userId, status, note, at, by,
-  ]);
+async function processed(
+  tx: Queryable,
+  userId: string,
+  status: GatewayAccessStatus,
+  note: string | null,
+  at: string,
+  by: string,
+): Promise<void> {
+  await query(
+    tx,
+    'ProjectGatewayAccessProcessed',
+    'update gateway_access set status = $2, note = $3, processed_at = $4, processed_by = $5 where user_id = $1',
+    [userId, status, note, at, by],
+  );
 }
 
 export type GatewayAccessRow = {
@@ -83,7 +98,12 @@ export type GatewayAccessRow = {
 };
 
 export async function findGatewayAccess(db: Queryable, userId: string): Promise<GatewayAccessRow | null> {
-  const r = await preparedQuery<GatewayAccessRow>(db, 'FindGatewayAccess', 'select * from gateway_access where user_id = $1', [userId]);
+  const r = await preparedQuery<GatewayAccessRow>(
+    db,
+    'FindGatewayAccess',
+    'select * from gateway_access where user_id = $1',
+    [userId],
+  );
   return r.rows[0] ?? null;
 }
 

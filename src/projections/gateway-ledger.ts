@@ -7,15 +7,22 @@ import type { SuspenseCreditReceived, SuspenseCreditRefunded } from '../events/g
 import { perType, projection } from './projection.ts';
 
 /** Postings of the merchants' ledgers (`gateway-<merchantId>`) and of the platform's suspense (`gateway-suspense`). */
-type PostingEvent = GatewayLedgerEvent | EventOf<typeof SuspenseCreditReceived> | EventOf<typeof SuspenseCreditRefunded>;
+type PostingEvent =
+  GatewayLedgerEvent | EventOf<typeof SuspenseCreditReceived> | EventOf<typeof SuspenseCreditRefunded>;
 type LedgerEvent = StoredEvent<PostingEvent>;
 
 /** The merchant id the suspense's postings are kept under: the platform's own ledger, no merchant's balances. */
 export const platformLedger = '00000000-0000-0000-0000-000000000000';
 
 const ledgerTypes = [
-  'GatewayPaymentCredited', 'BalanceSettled', 'WithdrawalRequested', 'WithdrawalPaid', 'WithdrawalRejected', 'GatewaySuspenseAllocated',
-  'SuspenseCreditReceived', 'SuspenseCreditRefunded',
+  'GatewayPaymentCredited',
+  'BalanceSettled',
+  'WithdrawalRequested',
+  'WithdrawalPaid',
+  'WithdrawalRejected',
+  'GatewaySuspenseAllocated',
+  'SuspenseCreditReceived',
+  'SuspenseCreditRefunded',
 ] as const;
 const ownerOf = (e: LedgerEvent) => ('merchantId' in e.data ? e.data.merchantId : platformLedger);
 
@@ -45,7 +52,12 @@ function occurredAt(e: LedgerEvent): string {
 function referenceOf(e: LedgerEvent): string {
   if (e.type === 'GatewayPaymentCredited') return e.data.paymentId;
   if (e.type === 'BalanceSettled') return e.metadata.eventId;
-  if (e.type === 'GatewaySuspenseAllocated' || e.type === 'SuspenseCreditReceived' || e.type === 'SuspenseCreditRefunded') return e.data.suspenseId;
+  if (
+    e.type === 'GatewaySuspenseAllocated' ||
+    e.type === 'SuspenseCreditReceived' ||
+    e.type === 'SuspenseCreditRefunded'
+  )
+    return e.data.suspenseId;
   return e.data.withdrawalId;
 }
 
@@ -74,8 +86,15 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
   const type = events[0]!.type;
   const postings = events.flatMap(e =>
     e.data.postings.map(p => ({
-      commit: String(e.position.commit), prepare: String(e.position.prepare), revision: e.revision, merchantId: ownerOf(e),
-      type: e.type, reference: referenceOf(e), account: p.account, amount: p.amount, occurredAt: occurredAt(e),
+      commit: String(e.position.commit),
+      prepare: String(e.position.prepare),
+      revision: e.revision,
+      merchantId: ownerOf(e),
+      type: e.type,
+      reference: referenceOf(e),
+      account: p.account,
+      amount: p.amount,
+      occurredAt: occurredAt(e),
     })),
   );
   const common = `
@@ -102,7 +121,11 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
     case 'SuspenseCreditReceived':
     case 'SuspenseCreditRefunded':
       // the postings (and the holding account's cash) only: the items are the gateway-suspense read model's
-      return { name: type === 'SuspenseCreditReceived' ? 'ProjectSuspenseCreditsReceived' : 'ProjectSuspenseCreditsRefunded', sql: `${common} select 1`, params };
+      return {
+        name: type === 'SuspenseCreditReceived' ? 'ProjectSuspenseCreditsReceived' : 'ProjectSuspenseCreditsRefunded',
+        sql: `${common} select 1`,
+        params,
+      };
     case 'GatewaySuspenseAllocated':
       return {
         name: 'ProjectGatewaySuspenseAllocated',
@@ -130,7 +153,14 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
         sql: `${common}
           delete from gateway_unsettled u using jsonb_to_recordset($3::jsonb) as s("merchantId" uuid, cutoff timestamptz)
           where u.merchant_id = s."merchantId" and u.completed_at < s.cutoff`,
-        params: [...params, JSON.stringify(events.flatMap(e => (e.type === 'BalanceSettled' ? [{ merchantId: e.data.merchantId, cutoff: e.data.cutoff }] : [])))],
+        params: [
+          ...params,
+          JSON.stringify(
+            events.flatMap(e =>
+              e.type === 'BalanceSettled' ? [{ merchantId: e.data.merchantId, cutoff: e.data.cutoff }] : [],
+            ),
+          ),
+        ],
       };
     case 'WithdrawalRequested':
       return {
@@ -147,9 +177,23 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
     case 'WithdrawalRejected': {
       const outcomes = events.map(e =>
         e.type === 'WithdrawalPaid'
-          ? { id: e.data.withdrawalId, status: 'PAID', by: e.data.paidBy, at: e.data.paidAt, reference: e.data.reference, note: null }
+          ? {
+              id: e.data.withdrawalId,
+              status: 'PAID',
+              by: e.data.paidBy,
+              at: e.data.paidAt,
+              reference: e.data.reference,
+              note: null,
+            }
           : e.type === 'WithdrawalRejected'
-            ? { id: e.data.withdrawalId, status: 'REJECTED', by: e.data.rejectedBy, at: e.data.rejectedAt, reference: null, note: e.data.note }
+            ? {
+                id: e.data.withdrawalId,
+                status: 'REJECTED',
+                by: e.data.rejectedBy,
+                at: e.data.rejectedAt,
+                reference: null,
+                note: e.data.note,
+              }
             : null,
       );
       return {
@@ -172,7 +216,8 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
 export const gatewayLedgerProjection = projection({
   name: 'gateway-ledger',
   tables: ['gateway_postings', 'gateway_balances', 'gateway_unsettled', 'gateway_withdrawals', 'gateway_cash'],
-  schema: [`
+  schema: [
+    `
     create table if not exists gateway_postings (
       position_commit bigint not null,
       position_prepare bigint not null,
@@ -228,7 +273,8 @@ export const gatewayLedgerProjection = projection({
     insert into gateway_cash (account_id, balance)
     select substr(account, 9), sum(amount) from gateway_postings
     where account like 'holding:%' and not exists (select 1 from gateway_cash) group by account
-    on conflict do nothing;`],
+    on conflict do nothing;`,
+  ],
   on: perType(ledgerTypes, async (tx: pg.PoolClient, event: LedgerEvent) => {
     const statement = ledgerStatement([event]);
     await preparedQuery(tx, statement.name, statement.sql, statement.params);
@@ -240,7 +286,10 @@ export const gatewayLedgerProjection = projection({
 /** The API's balance of a merchant (zeros before their first credit): settled counts what withdrawals hold. */
 export async function findGatewayBalance(db: Queryable, merchantId: string): Promise<MerchantBalance> {
   const r = await preparedQuery<{ pending: number; settled: number; on_hold: number }>(
-    db, 'FindGatewayBalance', 'select pending, settled, on_hold from gateway_balances where merchant_id = $1', [merchantId],
+    db,
+    'FindGatewayBalance',
+    'select pending, settled, on_hold from gateway_balances where merchant_id = $1',
+    [merchantId],
   );
   const row = r.rows[0] ?? { pending: 0, settled: 0, on_hold: 0 };
   return { settled: row.settled + row.on_hold, pending: row.pending, onHold: row.on_hold, available: row.settled };
@@ -264,7 +313,12 @@ export type GatewayWithdrawalRow = {
 };
 
 export async function findGatewayWithdrawal(db: Queryable, withdrawalId: string): Promise<GatewayWithdrawalRow | null> {
-  const r = await preparedQuery<GatewayWithdrawalRow>(db, 'FindGatewayWithdrawal', 'select * from gateway_withdrawals where id = $1', [withdrawalId]);
+  const r = await preparedQuery<GatewayWithdrawalRow>(
+    db,
+    'FindGatewayWithdrawal',
+    'select * from gateway_withdrawals where id = $1',
+    [withdrawalId],
+  );
   return r.rows[0] ?? null;
 }
 
@@ -272,15 +326,25 @@ export async function findGatewayWithdrawal(db: Queryable, withdrawalId: string)
  * Another withdrawal paid with this reference (`normalised`: trimmed, upper case), from the read model: payouts
  * recorded before references were claimed on their own stream (issue 25) have no claim to refuse a reuse.
  */
-export async function findWithdrawalPaidWith(db: Queryable, normalised: string, withdrawalId: string): Promise<string | null> {
+export async function findWithdrawalPaidWith(
+  db: Queryable,
+  normalised: string,
+  withdrawalId: string,
+): Promise<string | null> {
   const r = await preparedQuery<{ id: string }>(
-    db, 'FindWithdrawalPaidWithReference', `select id from gateway_withdrawals where status = 'PAID' and upper(btrim(reference)) = $1 and id <> $2 limit 1`, [normalised, withdrawalId],
+    db,
+    'FindWithdrawalPaidWithReference',
+    `select id from gateway_withdrawals where status = 'PAID' and upper(btrim(reference)) = $1 and id <> $2 limit 1`,
+    [normalised, withdrawalId],
   );
   return r.rows[0]?.id ?? null;
 }
 
 /** Withdrawals newest first: one merchant's (the dashboard), or everyone's (the admin console), optionally of one status. */
-export async function listGatewayWithdrawals(db: Queryable, filter: { merchantId?: string; status?: WithdrawalStatus }): Promise<GatewayWithdrawalRow[]> {
+export async function listGatewayWithdrawals(
+  db: Queryable,
+  filter: { merchantId?: string; status?: WithdrawalStatus },
+): Promise<GatewayWithdrawalRow[]> {
   const r = await preparedQuery<GatewayWithdrawalRow>(
     db,
     'ListGatewayWithdrawals',
@@ -293,20 +357,33 @@ export async function listGatewayWithdrawals(db: Queryable, filter: { merchantId
 
 /** A platform account's cash as the ledger has it (0: it never received gateway money). */
 export async function findHoldingCash(db: Queryable, accountId: string): Promise<number> {
-  const r = await preparedQuery<{ balance: number }>(db, 'FindHoldingCash', 'select balance from gateway_cash where account_id = $1', [accountId]);
+  const r = await preparedQuery<{ balance: number }>(
+    db,
+    'FindHoldingCash',
+    'select balance from gateway_cash where account_id = $1',
+    [accountId],
+  );
   return r.rows[0]?.balance ?? 0;
 }
 
 /** The platform account with the most cash in the ledger (none: null). */
 export async function richestHoldingAccount(db: Queryable): Promise<string | null> {
-  const r = await preparedQuery<{ account_id: string }>(db, 'FindRichestHoldingAccount', 'select account_id from gateway_cash order by balance desc, account_id limit 1', []);
+  const r = await preparedQuery<{ account_id: string }>(
+    db,
+    'FindRichestHoldingAccount',
+    'select account_id from gateway_cash order by balance desc, account_id limit 1',
+    [],
+  );
   return r.rows[0]?.account_id ?? null;
 }
 
 /** Merchants with credits completed before `cutoff` still unsettled (the settler's work list: it only names streams). */
 export async function merchantsWithDueCredits(db: Queryable, cutoff: Date, limit: number): Promise<string[]> {
   const r = await preparedQuery<{ merchant_id: string }>(
-    db, 'FindMerchantsWithDueCredits', 'select distinct merchant_id from gateway_unsettled where completed_at < $1 limit $2', [cutoff, limit],
+    db,
+    'FindMerchantsWithDueCredits',
+    'select distinct merchant_id from gateway_unsettled where completed_at < $1 limit $2',
+    [cutoff, limit],
   );
   return r.rows.map(row => row.merchant_id);
 }

@@ -7,35 +7,110 @@ import { perType, projection } from './projection.ts';
 
 type LedgerEvent = StoredEvent<GatewayLedgerEvent>;
 
-export const statementTypes = ['PAYMENT', 'SETTLEMENT', 'WITHDRAWAL_REQUESTED', 'WITHDRAWAL_PAID', 'WITHDRAWAL_REJECTED', 'ADJUSTMENT'] as const;
+export const statementTypes = [
+  'PAYMENT',
+  'SETTLEMENT',
+  'WITHDRAWAL_REQUESTED',
+  'WITHDRAWAL_PAID',
+  'WITHDRAWAL_REJECTED',
+  'ADJUSTMENT',
+] as const;
 export type StatementType = (typeof statementTypes)[number];
 
-const ledgerTypes = ['GatewayPaymentCredited', 'BalanceSettled', 'WithdrawalRequested', 'WithdrawalPaid', 'WithdrawalRejected', 'GatewaySuspenseAllocated'] as const;
+const ledgerTypes = [
+  'GatewayPaymentCredited',
+  'BalanceSettled',
+  'WithdrawalRequested',
+  'WithdrawalPaid',
+  'WithdrawalRejected',
+  'GatewaySuspenseAllocated',
+] as const;
 
 /** One entry as the projection writes it, before its running balances (added in SQL from the merchant's last row). */
 function entryOf(e: LedgerEvent) {
   const m = e.data.merchantId;
   // what the platform owes is a credit balance: the merchant's balances move opposite to the postings
-  const change = (account: string) => e.data.postings.reduce((sum, p) => (p.account === account ? sum - p.amount : sum), 0);
+  const change = (account: string) =>
+    e.data.postings.reduce((sum, p) => (p.account === account ? sum - p.amount : sum), 0);
   const pending = change(ledgerAccount.pending(m));
   const available = change(ledgerAccount.settled(m));
   const onHold = change(ledgerAccount.onHold(m));
   const common = { merchantId: m, revision: e.revision, id: e.metadata.eventId, pending, available, onHold };
   switch (e.type) {
     case 'GatewayPaymentCredited':
-      return { ...common, type: 'PAYMENT', at: e.data.completedAt, amount: pending, gross: e.data.totalAmount, fee: e.data.fee, net: e.data.net, paymentId: e.data.paymentId, withdrawalId: null };
+      return {
+        ...common,
+        type: 'PAYMENT',
+        at: e.data.completedAt,
+        amount: pending,
+        gross: e.data.totalAmount,
+        fee: e.data.fee,
+        net: e.data.net,
+        paymentId: e.data.paymentId,
+        withdrawalId: null,
+      };
     case 'BalanceSettled':
-      return { ...common, type: 'SETTLEMENT', at: e.data.settledAt, amount: available, gross: null, fee: null, net: null, paymentId: null, withdrawalId: null };
+      return {
+        ...common,
+        type: 'SETTLEMENT',
+        at: e.data.settledAt,
+        amount: available,
+        gross: null,
+        fee: null,
+        net: null,
+        paymentId: null,
+        withdrawalId: null,
+      };
     case 'WithdrawalRequested':
-      return { ...common, type: 'WITHDRAWAL_REQUESTED', at: e.data.requestedAt, amount: available, gross: null, fee: null, net: null, paymentId: null, withdrawalId: e.data.withdrawalId };
+      return {
+        ...common,
+        type: 'WITHDRAWAL_REQUESTED',
+        at: e.data.requestedAt,
+        amount: available,
+        gross: null,
+        fee: null,
+        net: null,
+        paymentId: null,
+        withdrawalId: e.data.withdrawalId,
+      };
     case 'WithdrawalPaid':
       // available is untouched (it was held already): the amount is what left the held money
-      return { ...common, type: 'WITHDRAWAL_PAID', at: e.data.paidAt, amount: onHold, gross: null, fee: null, net: null, paymentId: null, withdrawalId: e.data.withdrawalId };
+      return {
+        ...common,
+        type: 'WITHDRAWAL_PAID',
+        at: e.data.paidAt,
+        amount: onHold,
+        gross: null,
+        fee: null,
+        net: null,
+        paymentId: null,
+        withdrawalId: e.data.withdrawalId,
+      };
     case 'GatewaySuspenseAllocated':
       // money that matched no payment, given to the merchant by an admin: gross, fee and net as a payment's
-      return { ...common, type: 'ADJUSTMENT', at: e.data.allocatedAt, amount: pending, gross: e.data.amount, fee: e.data.fee, net: e.data.net, paymentId: e.data.paymentId, withdrawalId: null };
+      return {
+        ...common,
+        type: 'ADJUSTMENT',
+        at: e.data.allocatedAt,
+        amount: pending,
+        gross: e.data.amount,
+        fee: e.data.fee,
+        net: e.data.net,
+        paymentId: e.data.paymentId,
+        withdrawalId: null,
+      };
     case 'WithdrawalRejected':
-      return { ...common, type: 'WITHDRAWAL_REJECTED', at: e.data.rejectedAt, amount: available, gross: null, fee: null, net: null, paymentId: null, withdrawalId: e.data.withdrawalId };
+      return {
+        ...common,
+        type: 'WITHDRAWAL_REJECTED',
+        at: e.data.rejectedAt,
+        amount: available,
+        gross: null,
+        fee: null,
+        net: null,
+        paymentId: null,
+        withdrawalId: e.data.withdrawalId,
+      };
     default: {
       const unknown: never = e;
       throw new Error(`unhandled ledger event ${String(unknown)}`);
@@ -81,7 +156,8 @@ function statementOf(events: LedgerEvent[]): Statement {
 export const gatewayStatementProjection = projection({
   name: 'gateway-statement',
   tables: ['gateway_statement'],
-  schema: [`
+  schema: [
+    `
     create table if not exists gateway_statement (
       merchant_id uuid not null,
       seq bigint not null,
@@ -118,7 +194,8 @@ export const gatewayStatementProjection = projection({
     create index if not exists gateway_statement_by_type on gateway_statement (merchant_id, type, seq);
     create index if not exists gateway_statement_by_type_seq on gateway_statement (merchant_id, type, type_seq);
     create index if not exists gateway_statement_by_time on gateway_statement (merchant_id, at, seq);
-    create index if not exists gateway_statement_late on gateway_statement (merchant_id, seq) where at < at_max;`],
+    create index if not exists gateway_statement_late on gateway_statement (merchant_id, seq) where at < at_max;`,
+  ],
   on: perType(ledgerTypes, async (tx: pg.PoolClient, event: LedgerEvent) => {
     const statement = statementOf([event]);
     await preparedQuery(tx, statement.name, statement.sql, statement.params);
@@ -144,7 +221,14 @@ export type StatementRow = {
   on_hold: number;
 };
 
-export type StatementFilter = { merchantId: string; type?: StatementType | undefined; from?: Date | undefined; to?: Date | undefined; page: number; limit: number };
+export type StatementFilter = {
+  merchantId: string;
+  type?: StatementType | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  page: number;
+  limit: number;
+};
 
 const columns = `s.seq, s.id, s.type, s.at, s.amount, s.gross, s.fee, s.net, s.payment_id, p.order_id, s.withdrawal_id, s.pending, s.available, s.on_hold`;
 const withOrder = 'left join payments p on p.id = s.payment_id';
@@ -154,9 +238,17 @@ const withOrder = 'left join payments p on p.id = s.payment_id';
  * `seq` (or of `type_seq` within a type): from/to are the first and the last entry of that time (one index probe each),
  * exact as long as no entry from the first on was recorded late; otherwise the filter is counted and paged row by row.
  */
-export async function listStatement(db: Queryable, f: StatementFilter): Promise<{ rows: StatementRow[]; total: number }> {
+export async function listStatement(
+  db: Queryable,
+  f: StatementFilter,
+): Promise<{ rows: StatementRow[]; total: number }> {
   if (!f.type && !f.from && !f.to) {
-    const last = await preparedQuery<{ seq: number | null }>(db, 'FindGatewayStatementLast', 'select max(seq)::int as seq from gateway_statement where merchant_id = $1', [f.merchantId]);
+    const last = await preparedQuery<{ seq: number | null }>(
+      db,
+      'FindGatewayStatementLast',
+      'select max(seq)::int as seq from gateway_statement where merchant_id = $1',
+      [f.merchantId],
+    );
     const total = last.rows[0]?.seq ?? 0;
     const rows = await preparedQuery<StatementRow>(
       db,
@@ -196,11 +288,16 @@ async function statementRange(db: Queryable, f: StatementFilter): Promise<{ firs
   const params: unknown[] = [f.merchantId];
   const param = (value: unknown) => `$${params.push(value)}`;
   // with from alone or to alone, the other end is the statement's own
-  const first = f.from ? `(select seq from gateway_statement where merchant_id = $1 and at >= ${param(f.from)} order by at, seq limit 1)` : '1::bigint';
+  const first = f.from
+    ? `(select seq from gateway_statement where merchant_id = $1 and at >= ${param(f.from)} order by at, seq limit 1)`
+    : '1::bigint';
   const last = f.to
     ? `(select seq from gateway_statement where merchant_id = $1 and at < ${param(f.to)} order by at desc, seq desc limit 1)`
     : '(select max(seq) from gateway_statement where merchant_id = $1)';
-  const late = f.from || f.to ? 'exists (select 1 from gateway_statement where merchant_id = $1 and seq >= b.first and at < at_max)' : 'false';
+  const late =
+    f.from || f.to
+      ? 'exists (select 1 from gateway_statement where merchant_id = $1 and seq >= b.first and at < at_max)'
+      : 'false';
   const type = f.type ? param(f.type) : null;
   const ends = type
     ? `(select type_seq from gateway_statement where merchant_id = $1 and type = ${type} and seq >= b.first and seq <= b.last order by seq limit 1),
@@ -220,7 +317,10 @@ async function statementRange(db: Queryable, f: StatementFilter): Promise<{ firs
 }
 
 /** The filter counted and paged over every matching row: for a statement with an entry recorded late. */
-async function listStatementRowByRow(db: Queryable, f: StatementFilter): Promise<{ rows: StatementRow[]; total: number }> {
+async function listStatementRowByRow(
+  db: Queryable,
+  f: StatementFilter,
+): Promise<{ rows: StatementRow[]; total: number }> {
   const where = ['s.merchant_id = $1'];
   const params: unknown[] = [f.merchantId];
   const add = (sql: string, value: unknown) => {
@@ -232,7 +332,12 @@ async function listStatementRowByRow(db: Queryable, f: StatementFilter): Promise
   if (f.to) add('s.at < ?', f.to);
   const clause = where.join(' and ');
   const [total, rows] = await Promise.all([
-    preparedQuery<{ n: number }>(db, 'CountGatewayStatement', `select count(*)::int as n from gateway_statement s where ${clause}`, params),
+    preparedQuery<{ n: number }>(
+      db,
+      'CountGatewayStatement',
+      `select count(*)::int as n from gateway_statement s where ${clause}`,
+      params,
+    ),
     preparedQuery<StatementRow>(
       db,
       'ListGatewayStatementFiltered',
@@ -250,7 +355,9 @@ export function presentStatementEntry(r: StatementRow) {
     type: r.type,
     at: r.at.toISOString(),
     amount: r.amount,
-    ...(r.type === 'PAYMENT' ? { gross: r.gross, fee: r.fee, net: r.net, paymentId: r.payment_id, orderId: r.order_id } : {}),
+    ...(r.type === 'PAYMENT'
+      ? { gross: r.gross, fee: r.fee, net: r.net, paymentId: r.payment_id, orderId: r.order_id }
+      : {}),
     // an allocated suspense credit: its gross, fee and net, and the payment it was for when the admin named one
     ...(r.type === 'ADJUSTMENT' ? { gross: r.gross, fee: r.fee, net: r.net, paymentId: r.payment_id } : {}),
     ...(r.withdrawal_id ? { withdrawalId: r.withdrawal_id } : {}),
@@ -262,7 +369,12 @@ export function presentStatementEntry(r: StatementRow) {
 export type StatementDay = { day: string; net: number; available: number };
 
 /** Each WIB day from `firstDay` to `lastDay` (YYYY-MM-DD, inclusive); a day without entries carries the balance before it. */
-export async function statementDays(db: Queryable, merchantId: string, firstDay: string, lastDay: string): Promise<StatementDay[]> {
+export async function statementDays(
+  db: Queryable,
+  merchantId: string,
+  firstDay: string,
+  lastDay: string,
+): Promise<StatementDay[]> {
   const rows = await preparedQuery<StatementDay>(
     db,
     'ListGatewayStatementDays',

@@ -9,7 +9,8 @@ import { projection } from './projection.ts';
 export const gatewaySuspenseProjection = projection({
   name: 'gateway-suspense',
   tables: ['gateway_suspense'],
-  schema: [`
+  schema: [
+    `
     create table if not exists gateway_suspense (
       id uuid primary key,
       mutation_id uuid not null,
@@ -29,7 +30,8 @@ export const gatewaySuspenseProjection = projection({
       resolved_by uuid,
       resolved_at timestamptz
     );
-    create index if not exists gateway_suspense_by_status on gateway_suspense (status, received_at);`],
+    create index if not exists gateway_suspense_by_status on gateway_suspense (status, received_at);`,
+  ],
   on: {
     async SuspenseCreditReceived(tx, { data: d }) {
       await query(
@@ -60,7 +62,11 @@ export const gatewaySuspenseProjection = projection({
   },
 });
 
-export type SuspenseSuggestion = { paymentId: string; merchantId: string; reason: 'VA_NUMBER_IN_REFERENCE' | 'LATE_EXACT_PAYMENT' };
+export type SuspenseSuggestion = {
+  paymentId: string;
+  merchantId: string;
+  reason: 'VA_NUMBER_IN_REFERENCE' | 'LATE_EXACT_PAYMENT';
+};
 export type SuspenseRow = {
   id: string;
   mutationId: string;
@@ -86,7 +92,10 @@ export type SuspenseRow = {
  * account number the credit's reference carries (a partial or a duplicate VA transfer), else the newest expired
  * gateway payment of exactly its amount that had expired when it came (a late payment).
  */
-export async function listSuspense(db: Queryable, filter: { status?: SuspenseStatus; from?: Date; to?: Date; id?: string } = {}): Promise<SuspenseRow[]> {
+export async function listSuspense(
+  db: Queryable,
+  filter: { status?: SuspenseStatus; from?: Date; to?: Date; id?: string } = {},
+): Promise<SuspenseRow[]> {
   const r = await query<SuspenseRow>(
     db,
     'ListGatewaySuspense',

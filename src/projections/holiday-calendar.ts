@@ -1,19 +1,28 @@
 import { readFileSync } from 'node:fs';
 import { query, type Queryable } from '../db/pool.ts';
-import { holidayCalendarSchema, holidayYearProblems, missingYears, yearsDue, type HolidayCalendar, type HolidayCalendarYear } from '../domain/working-days.ts';
+import {
+  holidayCalendarSchema,
+  holidayYearProblems,
+  missingYears,
+  yearsDue,
+  type HolidayCalendar,
+  type HolidayCalendarYear,
+} from '../domain/working-days.ts';
 import { projection } from './projection.ts';
 
 /** Read model of the holiday calendar's years an admin set (stream holiday-calendar): one row per year, as last set. */
 export const holidayCalendarProjection = projection({
   name: 'holiday-calendar',
   tables: ['holiday_calendar_years'],
-  schema: [`
+  schema: [
+    `
     create table if not exists holiday_calendar_years (
       year int primary key,
       source text not null,
       days json not null,
       set_at timestamptz not null
-    );`],
+    );`,
+  ],
   on: {
     async HolidayCalendarYearSet(tx, { data: d }) {
       await query(
@@ -31,12 +40,18 @@ export type HolidayCalendarYearRow = { year: number; source: string; days: Holid
 
 /** The years an admin set, by year. */
 export async function listHolidayCalendarYears(db: Queryable): Promise<HolidayCalendarYearRow[]> {
-  const r = await query<HolidayCalendarYearRow>(db, 'ListHolidayCalendarYears', 'select year, source, days, set_at from holiday_calendar_years order by year');
+  const r = await query<HolidayCalendarYearRow>(
+    db,
+    'ListHolidayCalendarYears',
+    'select year, source, days, set_at from holiday_calendar_years order by year',
+  );
   return r.rows;
 }
 
 /** The calendar shipped with the service (data/holiday-calendar.json), each year with where it comes from. */
-export function shippedHolidayCalendar(file: URL = new URL('../../data/holiday-calendar.json', import.meta.url)): HolidayCalendar {
+export function shippedHolidayCalendar(
+  file: URL = new URL('../../data/holiday-calendar.json', import.meta.url),
+): HolidayCalendar {
   const calendar = holidayCalendarSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
   for (const [year, { days }] of Object.entries(calendar.years)) {
     const problem = holidayYearProblems(Number(year), days)[0];
@@ -49,9 +64,14 @@ export function shippedHolidayCalendar(file: URL = new URL('../../data/holiday-c
 export type HolidayCalendarOrigin = Record<string, { setBy: 'shipped' } | { setBy: 'admin'; setAt: Date }>;
 
 /** The calendar in force, with where each year comes from: the shipped file, overlaid by the years an admin set. */
-export async function loadHolidayCalendarWithOrigin(db: Queryable, shipped: HolidayCalendar = shippedHolidayCalendar()) {
+export async function loadHolidayCalendarWithOrigin(
+  db: Queryable,
+  shipped: HolidayCalendar = shippedHolidayCalendar(),
+) {
   const years = { ...shipped.years };
-  const origin: HolidayCalendarOrigin = Object.fromEntries(Object.keys(shipped.years).map(y => [y, { setBy: 'shipped' as const }]));
+  const origin: HolidayCalendarOrigin = Object.fromEntries(
+    Object.keys(shipped.years).map(y => [y, { setBy: 'shipped' as const }]),
+  );
   for (const row of await listHolidayCalendarYears(db)) {
     years[String(row.year)] = { source: row.source, days: row.days };
     origin[String(row.year)] = { setBy: 'admin', setAt: row.set_at };

@@ -5,7 +5,8 @@ import { projection } from './projection.ts';
 export const mutationsProjection = projection({
   name: 'mutations',
   tables: ['mutations', 'mutation_accounts'],
-  schema: [`
+  schema: [
+    `
     create table if not exists mutation_accounts (
       account_id uuid primary key,
       owner_id uuid not null,
@@ -32,12 +33,16 @@ export const mutationsProjection = projection({
     create index if not exists mutations_owner_time on mutations (owner_id, created_at desc, id desc)
       include (account_id, account_type, type, amount);
     create index if not exists mutations_account_time on mutations (account_id, created_at desc, id desc)
-      include (owner_id, type, amount);`],
+      include (owner_id, type, amount);`,
+  ],
   on: {
     async AccountLinked(tx, { data: d }) {
-      await query(tx, 'ProjectMutationAccount', 'insert into mutation_accounts values ($1, $2, $3) on conflict do nothing', [
-        d.accountId, d.ownerId, d.type,
-      ]);
+      await query(
+        tx,
+        'ProjectMutationAccount',
+        'insert into mutation_accounts values ($1, $2, $3) on conflict do nothing',
+        [d.accountId, d.ownerId, d.type],
+      );
     },
     async MutationRecorded(tx, { data: d }) {
       await query(
@@ -48,16 +53,40 @@ export const mutationsProjection = projection({
          select $1, a.account_id, a.owner_id, a.account_type, $3, $4, $5, $6, $7, $8, 'SUCCESS', $9, $10
          from mutation_accounts a where a.account_id = $2
          on conflict do nothing`,
-        [d.mutationId, d.accountId, d.providerTransactionId, d.type, d.amount, d.description, d.senderName, d.reference, d.occurredAt, d.recordedAt],
+        [
+          d.mutationId,
+          d.accountId,
+          d.providerTransactionId,
+          d.type,
+          d.amount,
+          d.description,
+          d.senderName,
+          d.reference,
+          d.occurredAt,
+          d.recordedAt,
+        ],
       );
     },
     async PaymentCompleted(tx, { data: d }) {
-      const paid = { id: d.paymentId, orderId: d.orderId, type: d.type, amount: d.amount, totalAmount: d.totalAmount, status: 'COMPLETED', completedAt: d.completedAt };
-      await query(tx, 'ProjectMutationPayment', 'update mutations set payment = $2 where id = $1', [d.mutationId, JSON.stringify(paid)]);
+      const paid = {
+        id: d.paymentId,
+        orderId: d.orderId,
+        type: d.type,
+        amount: d.amount,
+        totalAmount: d.totalAmount,
+        status: 'COMPLETED',
+        completedAt: d.completedAt,
+      };
+      await query(tx, 'ProjectMutationPayment', 'update mutations set payment = $2 where id = $1', [
+        d.mutationId,
+        JSON.stringify(paid),
+      ]);
     },
     async AccountDeleted(tx, { data: d }) {
       await query(tx, 'ProjectAccountMutationsDeleted', 'delete from mutations where account_id = $1', [d.accountId]);
-      await query(tx, 'ProjectMutationAccountDeleted', 'delete from mutation_accounts where account_id = $1', [d.accountId]);
+      await query(tx, 'ProjectMutationAccountDeleted', 'delete from mutation_accounts where account_id = $1', [
+        d.accountId,
+      ]);
     },
   },
 });
@@ -105,7 +134,12 @@ export async function listMutations(db: Queryable, f: MutationFilter): Promise<{
   if (f.maxAmount !== undefined) add('amount <= ?', f.maxAmount);
   const clause = where.join(' and ');
   const [total, rows] = await Promise.all([
-    preparedQuery<{ n: number }>(db, 'CountMutations', `select count(*)::int as n from mutations where ${clause}`, params),
+    preparedQuery<{ n: number }>(
+      db,
+      'CountMutations',
+      `select count(*)::int as n from mutations where ${clause}`,
+      params,
+    ),
     preparedQuery<MutationRow>(
       db,
       'ListMutations',

@@ -40,7 +40,10 @@ export function presentPayment(row: PaymentRow, baseUrl: string) {
 function gatewayMetadata(row: PaymentRow) {
   if (!row.gateway) return {};
   const base = row.fee_to_customer ? { baseAmount: row.base_amount } : {};
-  const fee = row.gateway_fee !== null && row.total_amount !== null ? { fee: row.gateway_fee, net: row.total_amount - row.gateway_fee } : null;
+  const fee =
+    row.gateway_fee !== null && row.total_amount !== null
+      ? { fee: row.gateway_fee, net: row.total_amount - row.gateway_fee }
+      : null;
   return fee || row.fee_to_customer ? { metadata: { ...base, ...fee } } : {};
 }
 

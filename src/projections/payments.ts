@@ -63,7 +63,8 @@ export const paymentsProjection = projection({
     create index if not exists payments_owner_created on payments (owner_id, created_at desc, id desc);`,
     // 5: the payment checks' look, every second, at which accounts hold pending payments (accountsWithPendingPayments)
     `create index if not exists payments_pending_account on payments (receiving_account_id, created_at desc)
-      where status = 'PENDING' and total_amount is not null;`],
+      where status = 'PENDING' and total_amount is not null;`,
+  ],
   on: {
     async PaymentCreated(tx, event) {
       const statement = paymentsCreated([event]);
@@ -77,8 +78,18 @@ export const paymentsProjection = projection({
            receiving_account_id = coalesce($7, receiving_account_id), provider_code = coalesce($8, provider_code),
            amount = coalesce($9, amount), gateway_fee = coalesce($10, gateway_fee)
          where id = $1`,
-        [d.paymentId, d.type, d.uniqueCode, d.totalAmount, d.accountNumber, d.qrisPayload,
-          d.gateway?.receivingAccountId ?? null, d.gateway?.providerCode ?? null, d.gateway?.amount ?? null, d.gateway?.fee ?? null],
+        [
+          d.paymentId,
+          d.type,
+          d.uniqueCode,
+          d.totalAmount,
+          d.accountNumber,
+          d.qrisPayload,
+          d.gateway?.receivingAccountId ?? null,
+          d.gateway?.providerCode ?? null,
+          d.gateway?.amount ?? null,
+          d.gateway?.fee ?? null,
+        ],
       );
     },
     async PaymentCompleted(tx, { data: d }) {
@@ -90,7 +101,12 @@ export const paymentsProjection = projection({
       );
     },
     async PaymentExpired(tx, { data: d }) {
-      await query(tx, 'ProjectPaymentExpired', `update payments set status = 'EXPIRED', expired_at = $2 where id = $1 and status = 'PENDING'`, [d.paymentId, d.expiredAt]);
+      await query(
+        tx,
+        'ProjectPaymentExpired',
+        `update payments set status = 'EXPIRED', expired_at = $2 where id = $1 and status = 'PENDING'`,
+        [d.paymentId, d.expiredAt],
+      );
     },
   },
   // a run of creations (a busy account's) is one insert
@@ -198,7 +214,12 @@ export async function listPayments(db: Queryable, f: PaymentFilter): Promise<{ r
   if (f.from) add('created_at >= ?', f.from);
   if (f.to) add('created_at < ?', f.to);
   const clause = where.join(' and ');
-  const total = await preparedQuery<{ n: number }>(db, 'CountPayments', `select count(*)::int as n from payments where ${clause}`, params);
+  const total = await preparedQuery<{ n: number }>(
+    db,
+    'CountPayments',
+    `select count(*)::int as n from payments where ${clause}`,
+    params,
+  );
   const rows = await preparedQuery<PaymentRow>(
     db,
     'ListPayments',

@@ -73,11 +73,16 @@ export function perType<const T extends EventType, H>(types: readonly T[], handl
 }
 
 /** Whether the projection applies events of this type (live and in a replay alike). */
-export const handlesType = (projection: Projection, type: string): boolean => (projection.handles as readonly string[]).includes(type);
+export const handlesType = (projection: Projection, type: string): boolean =>
+  (projection.handles as readonly string[]).includes(type);
 
 /** Applies events in order: runs of one type together where the projection can, the others one by one. */
-export async function applyEvents(tx: pg.PoolClient, projection: Projection, events: StoredEvent<AnyEvent>[]): Promise<void> {
-  for (let start = 0; start < events.length; ) {
+export async function applyEvents(
+  tx: pg.PoolClient,
+  projection: Projection,
+  events: StoredEvent<AnyEvent>[],
+): Promise<void> {
+  for (let start = 0; start < events.length;) {
     const type = events[start]!.type;
     let end = start + 1;
     while (end < events.length && events[end]!.type === type) end++;

@@ -17,8 +17,20 @@ export type UnmatchedCredit = {
  * [from, to): what finance looks at when a customer says "I paid". Oldest first. `holding`: only the gateway's holding
  * accounts (marked now, or paid into by a gateway payment once), for the gateway's reconciliation.
  */
-export async function unmatchedCredits(db: Queryable, range: { from: Date; to: Date; holding?: boolean }): Promise<UnmatchedCredit[]> {
-  const r = await query<{ id: string; account_id: string; owner_id: string; amount: number; sender_name: string; reference: string | null; created_at: Date; late_payment_id: string | null }>(
+export async function unmatchedCredits(
+  db: Queryable,
+  range: { from: Date; to: Date; holding?: boolean },
+): Promise<UnmatchedCredit[]> {
+  const r = await query<{
+    id: string;
+    account_id: string;
+    owner_id: string;
+    amount: number;
+    sender_name: string;
+    reference: string | null;
+    created_at: Date;
+    late_payment_id: string | null;
+  }>(
     db,
     'FindUnmatchedCredits',
     // the late payment is found by one join for all credits, not a search of payments per credit

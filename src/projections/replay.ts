@@ -53,7 +53,9 @@ export class PrivateSchema {
   async close(): Promise<void> {
     await query(this.client, 'DropReplaySchema', `drop schema if exists ${this.name} cascade`).catch(() => undefined);
     // a rebuild's retired live tables, should their drop after the swap have failed
-    await query(this.client, 'DropRetiredSchema', `drop schema if exists ${this.name}_retired cascade`).catch(() => undefined);
+    await query(this.client, 'DropRetiredSchema', `drop schema if exists ${this.name}_retired cascade`).catch(
+      () => undefined,
+    );
     this.client.release(true);
   }
 }
@@ -70,7 +72,8 @@ export class SchemaReplay {
   ) {}
 
   async createTables(): Promise<void> {
-    for (const [i, step] of this.projection.schema.entries()) await query(this.schema.client, `CreateReadModel:${this.projection.name}:${i + 1}`, step);
+    for (const [i, step] of this.projection.schema.entries())
+      await query(this.schema.client, `CreateReadModel:${this.projection.name}:${i + 1}`, step);
   }
 
   /**
@@ -102,10 +105,14 @@ export class SchemaReplay {
       if (batch.length < read.length) break; // read past the target: every event up to it is applied
       if (read.length > 0) continue;
       if (waitedMs >= patience.timeoutMs)
-        throw new GaveUpWaiting(`gave up after ${patience.timeoutMs / 1000} s waiting for the events up to ${positionText(target)} to be committed`);
+        throw new GaveUpWaiting(
+          `gave up after ${patience.timeoutMs / 1000} s waiting for the events up to ${positionText(target)} to be committed`,
+        );
       if (!said && waitedMs >= 1000) {
         said = true;
-        patience.waiting(`older transactions to commit before the events up to ${positionText(target)} can be read (${this.projection.name})`);
+        patience.waiting(
+          `older transactions to commit before the events up to ${positionText(target)} can be read (${this.projection.name})`,
+        );
       }
       await sleep(50);
       waitedMs += 50;
@@ -140,7 +147,12 @@ export async function isLedLive(db: Queryable, projection: Projection): Promise<
  * left to do and (given a `head`) the checkpoint is at or past it. Waiting for the live checkpoint to move (the replay
  * caught up, the head not reached) counts against the patience.
  */
-export async function followLive(db: Queryable, replay: SchemaReplay, head: Position | null, patience: Patience): Promise<Position> {
+export async function followLive(
+  db: Queryable,
+  replay: SchemaReplay,
+  head: Position | null,
+  patience: Patience,
+): Promise<Position> {
   let waitedMs = 0;
   let said = false;
   for (;;) {
@@ -150,10 +162,14 @@ export async function followLive(db: Queryable, replay: SchemaReplay, head: Posi
     if (applied > 0) continue;
     const target = positionText(head!);
     if (waitedMs >= patience.timeoutMs)
-      throw new GaveUpWaiting(`gave up after ${patience.timeoutMs / 1000} s waiting for the live projection ${replay.projection.name} (at ${positionText(live)}) to reach ${target}`);
+      throw new GaveUpWaiting(
+        `gave up after ${patience.timeoutMs / 1000} s waiting for the live projection ${replay.projection.name} (at ${positionText(live)}) to reach ${target}`,
+      );
     if (!said && waitedMs >= 1000) {
       said = true;
-      patience.waiting(`the live projection ${replay.projection.name} (at ${positionText(live)}) to reach the head of the log read at the start, ${target}`);
+      patience.waiting(
+        `the live projection ${replay.projection.name} (at ${positionText(live)}) to reach the head of the log read at the start, ${target}`,
+      );
     }
     await sleep(50);
     waitedMs += 50;

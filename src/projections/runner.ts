@@ -8,7 +8,6 @@ import { EventNotApplied, Subscriber, type SubscriberHealth } from '../store/sub
 import { applyEvents, asOneStatement, type Projection } from './projection.ts';
 import { checkpointName, parsed } from './replay.ts';
 
-
 /**
  * Applies a batch and moves the checkpoint atomically: in one statement when the batch is a single run the projection
  * applies as one statement (payments created under load), else in one transaction; committed lazily (a read model and
@@ -37,7 +36,10 @@ function batchApplier(pool: pg.Pool, projection: Projection, log: Logger) {
     } catch (err) {
       if (isDatabaseUnavailable(err)) throw err;
       // each event alone still gets through (or names the one that cannot), but a batch should not fail: say so
-      log.warn({ projection: projection.name, events: relevant.length, err }, 'projection batch failed: applying its events one at a time');
+      log.warn(
+        { projection: projection.name, events: relevant.length, err },
+        'projection batch failed: applying its events one at a time',
+      );
       for (const recorded of relevant) await applyAlone(pool, projection, recorded);
       await saveCheckpoint(pool, checkpointName(projection), last, 'lazy');
     }
@@ -97,7 +99,9 @@ export class ProjectionRunner {
   /** Every projection (or only those given) has handled every event up to `position`. */
   async waitFor(position: Position | null, timeoutMs = 5000, only?: readonly Projection[]): Promise<boolean> {
     if (!position) return true;
-    const waiting = only ? this.subscribers.filter((_, i) => only.some(p => p.name === this.projections[i]!.name)) : this.subscribers;
+    const waiting = only
+      ? this.subscribers.filter((_, i) => only.some(p => p.name === this.projections[i]!.name))
+      : this.subscribers;
     const reached = await Promise.all(waiting.map(s => s.waitFor(position, timeoutMs)));
     return reached.every(Boolean);
   }

@@ -3,7 +3,15 @@ import { query, type Queryable } from '../db/pool.ts';
 import { readCheckpoint } from '../store/checkpoints.ts';
 import { comparePositions, type EventStore, type Position } from '../store/event-store.ts';
 import type { Projection } from './projection.ts';
-import { checkpointName, defaultPatience, followLive, isLedLive, PrivateSchema, SchemaReplay, type Patience } from './replay.ts';
+import {
+  checkpointName,
+  defaultPatience,
+  followLive,
+  isLedLive,
+  PrivateSchema,
+  SchemaReplay,
+  type Patience,
+} from './replay.ts';
 
 /** A table whose live rows are not what history says: how many rows only it has, and how many only the replay has. */
 export type ReadModelDifference = { table: string; onlyLive: number; onlyReplayed: number };
@@ -26,12 +34,18 @@ async function columnsOf(db: Queryable, table: string): Promise<string[] | null>
 
 /** Those of these tables that exist, as the connection's search_path finds them (read before the snapshot's transaction begins). */
 async function existingTables(db: Queryable, tables: string[]): Promise<string[]> {
-  const result = await query<{ name: string }>(db, 'ExistingReadModelTables', 'select t as name from unnest($1::text[]) t where to_regclass(t) is not null', [tables]);
+  const result = await query<{ name: string }>(
+    db,
+    'ExistingReadModelTables',
+    'select t as name from unnest($1::text[]) t where to_regclass(t) is not null',
+    [tables],
+  );
   return result.rows.map(r => r.name);
 }
 
 /** The rows as text, every column in the given order, so that a live table and its replay compare column by column. */
-const rowsAs = (table: string, columns: string[]) => `select row(${columns.map(quoted).join(', ')})::text as r from ${table}`;
+const rowsAs = (table: string, columns: string[]) =>
+  `select row(${columns.map(quoted).join(', ')})::text as r from ${table}`;
 
 /** Row count and an order-free sum of the rows' hashes: equal multisets of rows give equal sums. */
 async function digestOf(db: Queryable, table: string, columns: string[]): Promise<string> {
@@ -95,9 +109,11 @@ export async function verifyAgainstHistory(
       const existing = await existingTables(live, projection.tables);
       await query(live, 'BeginLiveSnapshot', 'begin isolation level repeatable read read only');
       // locked before the snapshot is taken (LOCK takes none): a rebuild's swap cannot put in tables this snapshot would see empty
-      if (existing.length > 0) await query(live, 'LockLiveReadModel', `lock table ${existing.join(', ')} in access share mode`);
+      if (existing.length > 0)
+        await query(live, 'LockLiveReadModel', `lock table ${existing.join(', ')} in access share mode`);
       const asOf = await readCheckpoint(live, checkpointName(projection));
-      if (comparePositions(asOf, replay.position) < 0) throw new Error(`the live checkpoint of ${projection.name} moved back during the verification`);
+      if (comparePositions(asOf, replay.position) < 0)
+        throw new Error(`the live checkpoint of ${projection.name} moved back during the verification`);
       await replay.replayTo(asOf, patience);
       const differences: ReadModelDifference[] = [];
       for (const table of projection.tables) {
@@ -115,6 +131,10 @@ export async function verifyAgainstHistory(
 }
 
 /** The tables that differ from history (empty when the read model is exactly what history says). */
-export async function verifyProjection(deps: { pool: pg.Pool; store: EventStore }, projection: Projection, options: { head?: Position; patience?: Patience } = {}) {
+export async function verifyProjection(
+  deps: { pool: pg.Pool; store: EventStore },
+  projection: Projection,
+  options: { head?: Position; patience?: Patience } = {},
+) {
   return (await verifyAgainstHistory(deps, projection, options)).differences;
 }

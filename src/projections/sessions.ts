@@ -4,7 +4,8 @@ import { projection } from './projection.ts';
 export const sessionsProjection = projection({
   name: 'sessions',
   tables: ['user_sessions'],
-  schema: [`
+  schema: [
+    `
     create table if not exists user_sessions (
       id uuid primary key,
       user_id uuid not null,
@@ -15,7 +16,8 @@ export const sessionsProjection = projection({
       expires_at timestamptz not null,
       ended_at timestamptz
     );
-    create index if not exists user_sessions_user on user_sessions (user_id);`],
+    create index if not exists user_sessions_user on user_sessions (user_id);`,
+  ],
   on: {
     async SessionStarted(tx, { data: d }) {
       await query(
@@ -27,10 +29,18 @@ export const sessionsProjection = projection({
       );
     },
     async SessionSeen(tx, { data: d }) {
-      await query(tx, 'ProjectSessionSeen', 'update user_sessions set last_seen_at = greatest(last_seen_at, $2) where id = $1', [d.sessionId, d.at]);
+      await query(
+        tx,
+        'ProjectSessionSeen',
+        'update user_sessions set last_seen_at = greatest(last_seen_at, $2) where id = $1',
+        [d.sessionId, d.at],
+      );
     },
     async SessionEnded(tx, { data: d }) {
-      await query(tx, 'ProjectSessionEnded', 'update user_sessions set ended_at = $2 where id = $1', [d.sessionId, d.endedAt]);
+      await query(tx, 'ProjectSessionEnded', 'update user_sessions set ended_at = $2 where id = $1', [
+        d.sessionId,
+        d.endedAt,
+      ]);
     },
   },
 });
@@ -46,7 +56,12 @@ export type SessionRow = {
 };
 
 /** A session that is not ended nor expired, and the user's own (whether it was idle too long is the caller's to say). */
-export async function findLiveSession(db: Queryable, sessionId: string, userId: string, now: Date): Promise<SessionRow | null> {
+export async function findLiveSession(
+  db: Queryable,
+  sessionId: string,
+  userId: string,
+  now: Date,
+): Promise<SessionRow | null> {
   const r = await preparedQuery<SessionRow>(
     db,
     'FindLiveSession',
@@ -57,7 +72,12 @@ export async function findLiveSession(db: Queryable, sessionId: string, userId: 
 }
 
 /** The user's sessions that can still be used: not ended, not expired, used within `idleMs`. */
-export async function listLiveSessions(db: Queryable, userId: string, now: Date, idleMs: number): Promise<SessionRow[]> {
+export async function listLiveSessions(
+  db: Queryable,
+  userId: string,
+  now: Date,
+  idleMs: number,
+): Promise<SessionRow[]> {
   const r = await query<SessionRow>(
     db,
     'ListLiveSessions',

@@ -4,7 +4,17 @@ import { readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
 import { comparePositions, type EventStore, type Position } from '../store/event-store.ts';
 import { positionText } from '../store/subscriber.ts';
 import type { Projection } from './projection.ts';
-import { checkpointName, defaultPatience, followLive, GaveUpWaiting, liveLockHeld, PrivateSchema, SchemaReplay, sleep, type Patience } from './replay.ts';
+import {
+  checkpointName,
+  defaultPatience,
+  followLive,
+  GaveUpWaiting,
+  liveLockHeld,
+  PrivateSchema,
+  SchemaReplay,
+  sleep,
+  type Patience,
+} from './replay.ts';
 
 /** How long the swap waits for its locks before it lets the readers queued behind it go and tries again. */
 const swapLockTimeoutMs = 250;
@@ -31,7 +41,12 @@ const lockRefused = (err: unknown) => ['55P03', '40P01'].includes((err as { code
  * instance leads the projection its checkpoint stays as it is (its subscriber goes on from where it is, over the new
  * tables); when none does, the swap holds the projection's lock so none starts meanwhile, and sets the checkpoint.
  */
-async function swapOnce(shadow: PrivateSchema, replay: SchemaReplay, liveSchema: string, patience: Patience): Promise<void> {
+async function swapOnce(
+  shadow: PrivateSchema,
+  replay: SchemaReplay,
+  liveSchema: string,
+  patience: Patience,
+): Promise<void> {
   const db = shadow.client;
   const { projection } = replay;
   const retired = `${shadow.name}_retired`;
@@ -40,20 +55,38 @@ async function swapOnce(shadow: PrivateSchema, replay: SchemaReplay, liveSchema:
     await query(db, 'SwapSearchPath', `set local search_path to ${shadow.name}, ${quoted(liveSchema)}`);
     await query(db, 'SwapLockTimeout', `set local lock_timeout = ${swapLockTimeoutMs}`);
     const live = projection.tables.map(t => `${quoted(liveSchema)}.${quoted(t)}`);
-    const existing = (await query<{ t: string }>(db, 'ExistingLiveTables', 'select t from unnest($1::text[]) t where to_regclass(t) is not null', [live])).rows.map(r => r.t);
-    if (existing.length > 0) await query(db, 'LockLiveReadModelForSwap', `lock table ${existing.join(', ')} in access exclusive mode`);
-    const free = await query<{ locked: boolean }>(db, 'TrySubscriberLockForSwap', `select pg_try_advisory_xact_lock(hashtextextended('subscriber:' || $1, 0)) as locked`, [
-      checkpointName(projection),
-    ]);
+    const existing = (
+      await query<{ t: string }>(
+        db,
+        'ExistingLiveTables',
+        'select t from unnest($1::text[]) t where to_regclass(t) is not null',
+        [live],
+      )
+    ).rows.map(r => r.t);
+    if (existing.length > 0)
+      await query(db, 'LockLiveReadModelForSwap', `lock table ${existing.join(', ')} in access exclusive mode`);
+    const free = await query<{ locked: boolean }>(
+      db,
+      'TrySubscriberLockForSwap',
+      `select pg_try_advisory_xact_lock(hashtextextended('subscriber:' || $1, 0)) as locked`,
+      [checkpointName(projection)],
+    );
     const led = !free.rows[0]!.locked;
     const checkpoint = await readCheckpoint(db, checkpointName(projection));
     if (led && comparePositions(replay.position, checkpoint) > 0)
-      throw new Error(`${projection.name} began to run live during the rebuild, behind it (${positionText(checkpoint)}): run rebuild-read-models again`);
+      throw new Error(
+        `${projection.name} began to run live during the rebuild, behind it (${positionText(checkpoint)}): run rebuild-read-models again`,
+      );
     const target = led || comparePositions(checkpoint, replay.position) > 0 ? checkpoint : replay.position;
     await replay.replayTo(target, patience, true);
     await query(db, 'CreateRetiredSchema', `create schema ${retired}`);
     for (const table of existing) await query(db, 'RetireLiveTable', `alter table ${table} set schema ${retired}`);
-    for (const table of projection.tables) await query(db, 'SwapInShadowTable', `alter table ${shadow.name}.${quoted(table)} set schema ${quoted(liveSchema)}`);
+    for (const table of projection.tables)
+      await query(
+        db,
+        'SwapInShadowTable',
+        `alter table ${shadow.name}.${quoted(table)} set schema ${quoted(liveSchema)}`,
+      );
     if (!led) await saveCheckpoint(db, checkpointName(projection), target);
     await query(db, 'CommitSwap', 'commit');
   } catch (err) {
@@ -94,7 +127,8 @@ export async function rebuildProjection(
         if (!lockRefused(err)) throw err;
       }
       const what = `the transactions using ${projection.tables.join(', ')} to end, to swap in the rebuilt tables`;
-      if (Date.now() - started >= patience.timeoutMs) throw new GaveUpWaiting(`gave up after ${patience.timeoutMs / 1000} s waiting for ${what}`);
+      if (Date.now() - started >= patience.timeoutMs)
+        throw new GaveUpWaiting(`gave up after ${patience.timeoutMs / 1000} s waiting for ${what}`);
       if (!said) {
         said = true;
         patience.waiting(what);

@@ -5,7 +5,8 @@ import { projection } from './projection.ts';
 export const transfersProjection = projection({
   name: 'transfers',
   tables: ['transfers'],
-  schema: [`
+  schema: [
+    `
     create table if not exists transfers (
       id uuid primary key,
       account_id uuid not null,
@@ -19,7 +20,8 @@ export const transfersProjection = projection({
       submitted_at timestamptz not null,
       ended_at timestamptz
     );
-    create index if not exists transfers_open on transfers (submitted_at) where status in ('SUBMITTED', 'UNCONFIRMED');`],
+    create index if not exists transfers_open on transfers (submitted_at) where status in ('SUBMITTED', 'UNCONFIRMED');`,
+  ],
   on: {
     async TransferSubmitted(tx, { data: d }) {
       await query(
@@ -31,22 +33,39 @@ export const transfersProjection = projection({
       );
     },
     async TransferCompleted(tx, { data: d }) {
-      await query(tx, 'ProjectTransferCompleted', `update transfers set status = 'COMPLETED', transaction_id = $2, ended_at = $3 where id = $1`, [
-        d.transferId, d.transactionId, d.completedAt,
-      ]);
+      await query(
+        tx,
+        'ProjectTransferCompleted',
+        `update transfers set status = 'COMPLETED', transaction_id = $2, ended_at = $3 where id = $1`,
+        [d.transferId, d.transactionId, d.completedAt],
+      );
     },
     async TransferUnconfirmed(tx, { data: d }) {
-      await query(tx, 'ProjectTransferUnconfirmed', `update transfers set status = 'UNCONFIRMED', reason = $2 where id = $1`, [d.transferId, d.reason]);
+      await query(
+        tx,
+        'ProjectTransferUnconfirmed',
+        `update transfers set status = 'UNCONFIRMED', reason = $2 where id = $1`,
+        [d.transferId, d.reason],
+      );
     },
     async TransferFailed(tx, { data: d }) {
-      await query(tx, 'ProjectTransferFailed', `update transfers set status = 'FAILED', reason = $2, ended_at = $3 where id = $1`, [
-        d.transferId, d.reason, d.failedAt,
-      ]);
+      await query(
+        tx,
+        'ProjectTransferFailed',
+        `update transfers set status = 'FAILED', reason = $2, ended_at = $3 where id = $1`,
+        [d.transferId, d.reason, d.failedAt],
+      );
     },
   },
 });
 
-export type OpenTransfer = { id: string; account_id: string; status: 'SUBMITTED' | 'UNCONFIRMED'; amount: number; submitted_at: Date };
+export type OpenTransfer = {
+  id: string;
+  account_id: string;
+  status: 'SUBMITTED' | 'UNCONFIRMED';
+  amount: number;
+  submitted_at: Date;
+};
 
 /**
  * Transfers whose outcome is not known: unconfirmed ones, and submitted ones older than `staleBefore` (their process

@@ -4,7 +4,8 @@ import { projection } from './projection.ts';
 export const usersProjection = projection({
   name: 'users',
   tables: ['users'],
-  schema: [`
+  schema: [
+    `
     create table if not exists users (
       id uuid primary key,
       name text not null,
@@ -16,23 +17,36 @@ export const usersProjection = projection({
       subscription_status text,
       subscription_expires_at timestamptz,
       points bigint not null default 0
-    );`],
+    );`,
+  ],
   on: {
     async UserRegistered(tx, { data: d }) {
-      await query(tx, 'ProjectUserRegistered', 'insert into users (id, name, email, role, created_at) values ($1, $2, $3, $4, $5) on conflict do nothing', [
-        d.userId, d.name, d.email, d.role, d.registeredAt,
-      ]);
+      await query(
+        tx,
+        'ProjectUserRegistered',
+        'insert into users (id, name, email, role, created_at) values ($1, $2, $3, $4, $5) on conflict do nothing',
+        [d.userId, d.name, d.email, d.role, d.registeredAt],
+      );
     },
     async SubscriptionGranted(tx, { data: d }) {
-      await query(tx, 'ProjectSubscriptionGranted', 'update users set plan_name = $2, plan_slug = $3, subscription_status = $4, subscription_expires_at = $5 where id = $1', [
-        d.userId, d.plan.name, d.plan.slug, d.status, d.expiresAt,
-      ]);
+      await query(
+        tx,
+        'ProjectSubscriptionGranted',
+        'update users set plan_name = $2, plan_slug = $3, subscription_status = $4, subscription_expires_at = $5 where id = $1',
+        [d.userId, d.plan.name, d.plan.slug, d.status, d.expiresAt],
+      );
     },
     async PointsDebited(tx, { data: d }) {
-      await query(tx, 'ProjectPointsDebited', 'update users set points = points - $2 where id = $1', [d.userId, d.points]);
+      await query(tx, 'ProjectPointsDebited', 'update users set points = points - $2 where id = $1', [
+        d.userId,
+        d.points,
+      ]);
     },
     async PointsGranted(tx, { data: d }) {
-      await query(tx, 'ProjectPointsGranted', 'update users set points = points + $2 where id = $1', [d.userId, d.points]);
+      await query(tx, 'ProjectPointsGranted', 'update users set points = points + $2 where id = $1', [
+        d.userId,
+        d.points,
+      ]);
     },
   },
 });

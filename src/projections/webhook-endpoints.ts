@@ -5,7 +5,8 @@ import { projection } from './projection.ts';
 export const webhookEndpointsProjection = projection({
   name: 'webhook-endpoints',
   tables: ['webhook_endpoints'],
-  schema: [`
+  schema: [
+    `
     create table if not exists webhook_endpoints (
       id uuid primary key,
       owner_id uuid not null,
@@ -18,7 +19,8 @@ export const webhookEndpointsProjection = projection({
     );`,
     // 2: the kinds it is sent; null: the default ones (src/domain/webhook-events.ts)
     `alter table webhook_endpoints add column if not exists events text[];
-    create index if not exists webhook_endpoints_owner on webhook_endpoints (owner_id, created_at desc) where removed_at is null;`],
+    create index if not exists webhook_endpoints_owner on webhook_endpoints (owner_id, created_at desc) where removed_at is null;`,
+  ],
   on: {
     async WebhookEndpointAdded(tx, { data: d }) {
       await query(
@@ -29,12 +31,18 @@ export const webhookEndpointsProjection = projection({
       );
     },
     async WebhookEndpointDisabled(tx, { data: d }) {
-      await query(tx, 'ProjectWebhookEndpointDisabled', 'update webhook_endpoints set disabled_at = $2, disabled_status_code = $3 where id = $1', [
-        d.endpointId, d.disabledAt, d.statusCode,
-      ]);
+      await query(
+        tx,
+        'ProjectWebhookEndpointDisabled',
+        'update webhook_endpoints set disabled_at = $2, disabled_status_code = $3 where id = $1',
+        [d.endpointId, d.disabledAt, d.statusCode],
+      );
     },
     async WebhookEndpointRemoved(tx, { data: d }) {
-      await query(tx, 'ProjectWebhookEndpointRemoved', 'update webhook_endpoints set removed_at = $2 where id = $1', [d.endpointId, d.removedAt]);
+      await query(tx, 'ProjectWebhookEndpointRemoved', 'update webhook_endpoints set removed_at = $2 where id = $1', [
+        d.endpointId,
+        d.removedAt,
+      ]);
     },
   },
 });
@@ -64,7 +72,11 @@ export async function listWebhookEndpoints(db: Queryable, ownerId: string): Prom
 }
 
 /** One of the owner's endpoints; another owner's, or a removed one, is as unknown as one that never existed. */
-export async function findWebhookEndpoint(db: Queryable, ownerId: string, endpointId: string): Promise<WebhookEndpointRow | null> {
+export async function findWebhookEndpoint(
+  db: Queryable,
+  ownerId: string,
+  endpointId: string,
+): Promise<WebhookEndpointRow | null> {
   const r = await query<WebhookEndpointRow>(
     db,
     'FindWebhookEndpoint',

@@ -5,14 +5,16 @@ import { projection } from './projection.ts';
 export const withdrawalPayoutsProjection = projection({
   name: 'withdrawal-payouts',
   tables: ['gateway_withdrawal_payouts'],
-  schema: [`
+  schema: [
+    `
     create table if not exists gateway_withdrawal_payouts (
       withdrawal_id uuid primary key,
       transfer_id uuid not null,
       outcome text not null,
       reason text not null,
       failed_at timestamptz not null
-    );`],
+    );`,
+  ],
   on: {
     async WithdrawalPayoutFailed(tx, { data: d }) {
       await query(
@@ -26,10 +28,24 @@ export const withdrawalPayoutsProjection = projection({
   },
 });
 
-export type PayoutFailureRow = { withdrawal_id: string; transfer_id: string; outcome: 'FAILED' | 'UNCONFIRMED'; reason: string; failed_at: Date };
+export type PayoutFailureRow = {
+  withdrawal_id: string;
+  transfer_id: string;
+  outcome: 'FAILED' | 'UNCONFIRMED';
+  reason: string;
+  failed_at: Date;
+};
 
 /** The last failed payout of each of these withdrawals (those never failed are absent). */
-export async function lastPayoutFailures(db: Queryable, withdrawalIds: string[]): Promise<Map<string, PayoutFailureRow>> {
-  const r = await query<PayoutFailureRow>(db, 'ListWithdrawalPayoutFailures', 'select * from gateway_withdrawal_payouts where withdrawal_id = any($1::uuid[])', [withdrawalIds]);
+export async function lastPayoutFailures(
+  db: Queryable,
+  withdrawalIds: string[],
+): Promise<Map<string, PayoutFailureRow>> {
+  const r = await query<PayoutFailureRow>(
+    db,
+    'ListWithdrawalPayoutFailures',
+    'select * from gateway_withdrawal_payouts where withdrawal_id = any($1::uuid[])',
+    [withdrawalIds],
+  );
   return new Map(r.rows.map(row => [row.withdrawal_id, row]));
 }

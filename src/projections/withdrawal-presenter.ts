@@ -19,8 +19,25 @@ export function presentWithdrawal(row: GatewayWithdrawalRow) {
 }
 
 /** The row as the read model shows it once it has projected this outcome (a saga may run ahead of the projection). */
-export function rowDecided(row: GatewayWithdrawalRow, event: EventOf<typeof WithdrawalPaid> | EventOf<typeof WithdrawalRejected>): GatewayWithdrawalRow {
+export function rowDecided(
+  row: GatewayWithdrawalRow,
+  event: EventOf<typeof WithdrawalPaid> | EventOf<typeof WithdrawalRejected>,
+): GatewayWithdrawalRow {
   return event.type === 'WithdrawalPaid'
-    ? { ...row, status: 'PAID', processed_by: event.data.paidBy, processed_at: new Date(event.data.paidAt), reference: event.data.reference, note: null }
-    : { ...row, status: 'REJECTED', processed_by: event.data.rejectedBy, processed_at: new Date(event.data.rejectedAt), reference: null, note: event.data.note };
+    ? {
+        ...row,
+        status: 'PAID',
+        processed_by: event.data.paidBy,
+        processed_at: new Date(event.data.paidAt),
+        reference: event.data.reference,
+        note: null,
+      }
+    : {
+        ...row,
+        status: 'REJECTED',
+        processed_by: event.data.rejectedBy,
+        processed_at: new Date(event.data.rejectedAt),
+        reference: null,
+        note: event.data.note,
+      };
 }

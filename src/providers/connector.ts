@@ -36,14 +36,20 @@ export class ProviderError extends Error {
 }
 
 export interface ProviderConnector {
-  loginBank(providerCode: string, input: { username: string; password: string; accountNumber: string }): Promise<LoggedIn>;
+  loginBank(
+    providerCode: string,
+    input: { username: string; password: string; accountNumber: string },
+  ): Promise<LoggedIn>;
   /** Wallets whose merchant accounts are linked by phone number alone (loginFlow 'direct'). */
   loginDirect(providerCode: string, input: { phoneNumber: string }): Promise<LoggedIn>;
   sendOtp(
     providerCode: string,
     input: { phoneNumber: string; pin?: string; channel: 'MESSENGER' | 'SMS' },
   ): Promise<{ challengeId: string; expiresAt: string; otpLength: number }>;
-  verifyOtp(providerCode: string, input: { challengeId: string; otp: string; pin?: string }): Promise<LoggedIn | SecondOtpRequired>;
+  verifyOtp(
+    providerCode: string,
+    input: { challengeId: string; otp: string; pin?: string },
+  ): Promise<LoggedIn | SecondOtpRequired>;
   fetchBalance(providerCode: string, accountRef: string, session: ProviderSession): Promise<number>;
   fetchTransactions(
     providerCode: string,
@@ -53,23 +59,48 @@ export interface ProviderConnector {
   ): Promise<{ transactions: ProviderTransaction[]; hasMore: boolean }>;
   fetchStaticQris(providerCode: string, accountRef: string, session: ProviderSession): Promise<string>;
   /** Opens a virtual account number paying into the account (for one payment). */
-  openVirtualAccount(providerCode: string, accountRef: string, session: ProviderSession, vaNumber: string): Promise<void>;
+  openVirtualAccount(
+    providerCode: string,
+    accountRef: string,
+    session: ProviderSession,
+    vaNumber: string,
+  ): Promise<void>;
 
   // outbound transfers (WALLET-A, DESIGN section 10): each carries our reference, by which its outcome can be asked
   /** The banks a transfer can go to. */
   listBanks(providerCode: string, accountRef: string, session: ProviderSession): Promise<BankEntry[]>;
   /** The holder's name of a bank account; ProviderError 'rejected' for an invalid number or a bank mismatch. */
-  inquireBankAccount(providerCode: string, accountRef: string, session: ProviderSession, input: BankDestination): Promise<{ accountName: string }>;
+  inquireBankAccount(
+    providerCode: string,
+    accountRef: string,
+    session: ProviderSession,
+    input: BankDestination,
+  ): Promise<{ accountName: string }>;
   /**
    * Sends `amount` from the wallet to a bank account. ProviderError 'insufficient-balance' or 'rejected': refused,
    * nothing moved (the message is the provider's reason: invalid account, bank mismatch, amount mismatch...);
    * 'unavailable' (a timeout, a 5xx among them): the outcome is unknown, ask transferStatus by the reference.
    */
-  transferToBank(providerCode: string, accountRef: string, session: ProviderSession, input: BankDestination & { reference: string; amount: number }): Promise<TransferReceipt>;
+  transferToBank(
+    providerCode: string,
+    accountRef: string,
+    session: ProviderSession,
+    input: BankDestination & { reference: string; amount: number },
+  ): Promise<TransferReceipt>;
   /** Pays a QRIS payload from the wallet (the amount includes any tip); failures as transferToBank. */
-  payQris(providerCode: string, accountRef: string, session: ProviderSession, input: { reference: string; qris: string; amount: number }): Promise<TransferReceipt>;
+  payQris(
+    providerCode: string,
+    accountRef: string,
+    session: ProviderSession,
+    input: { reference: string; qris: string; amount: number },
+  ): Promise<TransferReceipt>;
   /** What became of the transfer with our `reference`: done (with the provider's transaction id), failed, or never seen. */
-  transferStatus(providerCode: string, accountRef: string, session: ProviderSession, reference: string): Promise<TransferStatus>;
+  transferStatus(
+    providerCode: string,
+    accountRef: string,
+    session: ProviderSession,
+    reference: string,
+  ): Promise<TransferStatus>;
 }
 
 /** A bank a transfer can go to, as the provider lists it (copied unchanged into bank-init). */
@@ -80,7 +111,8 @@ export type BankDestination = { instId: string; instLocalName: string; accountNu
 /** A transfer the provider did: its transaction id, the `id` of the DEBIT it lists in the wallet's transactions. */
 export type TransferReceipt = { transactionId: string };
 
-export type TransferStatus = { status: 'SUCCESS'; transactionId: string } | { status: 'FAILED'; reason: string } | { status: 'NOT_FOUND' };
+export type TransferStatus =
+  { status: 'SUCCESS'; transactionId: string } | { status: 'FAILED'; reason: string } | { status: 'NOT_FOUND' };
 
 /**
  * When no provider is configured at all (SANDBOX_PORT=0 and no SANDBOX_URL): every method of the port, the transfer

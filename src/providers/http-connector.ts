@@ -31,7 +31,11 @@ const sessionResponse = z.object({
   expiresAt: providerText,
   account: z.object({ accountRef: providerText, holderName: providerText }),
 });
-const secondOtpResponse = z.object({ secondOtpRequired: z.literal(true), challengeId: providerText, expiresAt: providerText });
+const secondOtpResponse = z.object({
+  secondOtpRequired: z.literal(true),
+  challengeId: providerText,
+  expiresAt: providerText,
+});
 const challengeResponse = z.object({ challengeId: providerText, expiresAt: providerText, otpLength: z.int() });
 const balanceResponse = z.object({ balance: z.int() });
 const transactionsResponse = z.object({
@@ -49,7 +53,13 @@ const transactionsResponse = z.object({
   hasMore: z.boolean(),
 });
 const qrisResponse = z.object({ payload: z.string().min(20).transform(cleanText) });
-const bankEntry = z.object({ instId: providerText, name: providerText, instLocalName: providerText, payMethod: providerText, payOption: providerText });
+const bankEntry = z.object({
+  instId: providerText,
+  name: providerText,
+  instLocalName: providerText,
+  payMethod: providerText,
+  payOption: providerText,
+});
 const banksResponse = z.object({ banks: z.array(bankEntry) });
 const inquiryResponse = z.object({ accountName: providerText });
 const receiptResponse = z.object({ transactionId: providerText });
@@ -82,7 +92,8 @@ const notConnected = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR
 function neverSent(err: unknown): boolean {
   const cause = (err as { cause?: { code?: unknown; errors?: { code?: unknown }[] } }).cause;
   if (!cause) return false;
-  if (Array.isArray(cause.errors) && cause.errors.length > 0) return cause.errors.every(e => notConnected.has(String(e.code))); // happy eyeballs: every address tried
+  if (Array.isArray(cause.errors) && cause.errors.length > 0)
+    return cause.errors.every(e => notConnected.has(String(e.code))); // happy eyeballs: every address tried
   return notConnected.has(String(cause.code));
 }
 
@@ -98,7 +109,10 @@ export type HttpConnectorOptions = {
 /** A connector speaking HTTP to a provider: timeouts, retries with backoff on transient failures, a circuit per provider. */
 export function httpConnector(options: HttpConnectorOptions): ProviderConnector {
   const onTransient = handleWhen(err => err instanceof Transient || err instanceof TaskCancelledError);
-  const backoff = { maxAttempts: (options.attempts ?? 3) - 1, backoff: new ExponentialBackoff({ initialDelay: options.backoffMs ?? 200, maxDelay: 2000 }) };
+  const backoff = {
+    maxAttempts: (options.attempts ?? 3) - 1,
+    backoff: new ExponentialBackoff({ initialDelay: options.backoffMs ?? 200, maxDelay: 2000 }),
+  };
   const retries = retry(onTransient, backoff);
   // a call that is not safe to repeat (it moves money, or uses a one-time challenge) is sent again only if it never left
   const retriesNotSent = retry(handleType(NotSent), backoff);
@@ -126,38 +140,47 @@ export function httpConnector(options: HttpConnectorOptions): ProviderConnector 
     init: { method?: string; body?: unknown; session?: ProviderSession; retrySafe?: boolean } = {},
   ): Promise<T> {
     try {
-      return await policyFor(providerCode, init.retrySafe ?? (init.method ?? 'GET') === 'GET').execute(async ({ signal }) => {
-        let response: Response;
-        try {
-          response = await fetch(`${options.baseUrl}/providers/${encodeURIComponent(providerCode)}${path}`, {
-            method: init.method ?? 'GET',
-            signal,
-            headers: {
-              ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-              ...(init.session ? { authorization: `Bearer ${init.session.token}` } : {}),
-            },
-            body: init.body === undefined ? undefined : JSON.stringify(init.body),
-          });
-        } catch (err) {
-          if (signal.aborted) throw err;
-          const Failure = neverSent(err) ? NotSent : Transient;
-          throw new Failure(`provider ${providerCode} unreachable: ${(err as Error).message}`);
-        }
-        const json: unknown = await response.json().catch(() => ({}));
-        if (response.status >= 500 || response.status === 429) throw new Transient(`provider ${providerCode} answered ${response.status}`);
-        if (!response.ok) {
-          const body = errorBody.safeParse(json);
-          const code = body.success ? (body.data.error ?? '') : '';
-          throw new ProviderError(failureByCode[code] ?? 'rejected', (body.success && body.data.message) || `provider answered ${response.status} ${code}`);
-        }
-        const parsed = schema.safeParse(json);
-        if (!parsed.success) throw new ProviderError('rejected', `provider ${providerCode} answered an unexpected body`);
-        return parsed.data;
-      });
+      return await policyFor(providerCode, init.retrySafe ?? (init.method ?? 'GET') === 'GET').execute(
+        async ({ signal }) => {
+          let response: Response;
+          try {
+            response = await fetch(`${options.baseUrl}/providers/${encodeURIComponent(providerCode)}${path}`, {
+              method: init.method ?? 'GET',
+              signal,
+              headers: {
+                ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+                ...(init.session ? { authorization: `Bearer ${init.session.token}` } : {}),
+              },
+              body: init.body === undefined ? undefined : JSON.stringify(init.body),
+            });
+          } catch (err) {
+            if (signal.aborted) throw err;
+            const Failure = neverSent(err) ? NotSent : Transient;
+            throw new Failure(`provider ${providerCode} unreachable: ${(err as Error).message}`);
+          }
+          const json: unknown = await response.json().catch(() => ({}));
+          if (response.status >= 500 || response.status === 429)
+            throw new Transient(`provider ${providerCode} answered ${response.status}`);
+          if (!response.ok) {
+            const body = errorBody.safeParse(json);
+            const code = body.success ? (body.data.error ?? '') : '';
+            throw new ProviderError(
+              failureByCode[code] ?? 'rejected',
+              (body.success && body.data.message) || `provider answered ${response.status} ${code}`,
+            );
+          }
+          const parsed = schema.safeParse(json);
+          if (!parsed.success)
+            throw new ProviderError('rejected', `provider ${providerCode} answered an unexpected body`);
+          return parsed.data;
+        },
+      );
     } catch (err) {
       if (err instanceof ProviderError) throw err;
-      if (err instanceof BrokenCircuitError) throw new ProviderError('unavailable', `provider ${providerCode} is failing; circuit open`);
-      if (err instanceof Transient || err instanceof TaskCancelledError) throw new ProviderError('unavailable', `provider ${providerCode} unavailable`);
+      if (err instanceof BrokenCircuitError)
+        throw new ProviderError('unavailable', `provider ${providerCode} is failing; circuit open`);
+      if (err instanceof Transient || err instanceof TaskCancelledError)
+        throw new ProviderError('unavailable', `provider ${providerCode} unavailable`);
       throw err;
     }
   }
@@ -171,18 +194,27 @@ export function httpConnector(options: HttpConnectorOptions): ProviderConnector 
 
   return {
     async loginBank(providerCode, input) {
-      return loggedIn(await call(providerCode, '/login', sessionResponse, { method: 'POST', body: input, retrySafe: true }));
+      return loggedIn(
+        await call(providerCode, '/login', sessionResponse, { method: 'POST', body: input, retrySafe: true }),
+      );
     },
     async loginDirect(providerCode, input) {
-      return loggedIn(await call(providerCode, '/login', sessionResponse, { method: 'POST', body: input, retrySafe: true }));
+      return loggedIn(
+        await call(providerCode, '/login', sessionResponse, { method: 'POST', body: input, retrySafe: true }),
+      );
     },
     // a verification is never retried: an OTP challenge can be used once
     sendOtp(providerCode, input) {
       return call(providerCode, '/otp', challengeResponse, { method: 'POST', body: input });
     },
     async verifyOtp(providerCode, input): Promise<LoggedIn | SecondOtpRequired> {
-      const result = await call(providerCode, '/otp/verify', z.union([secondOtpResponse, sessionResponse]), { method: 'POST', body: input });
-      return 'secondOtpRequired' in result ? { kind: 'second-otp', challengeId: result.challengeId, expiresAt: result.expiresAt } : loggedIn(result);
+      const result = await call(providerCode, '/otp/verify', z.union([secondOtpResponse, sessionResponse]), {
+        method: 'POST',
+        body: input,
+      });
+      return 'secondOtpRequired' in result
+        ? { kind: 'second-otp', challengeId: result.challengeId, expiresAt: result.expiresAt }
+        : loggedIn(result);
     },
     async fetchBalance(providerCode, accountRef, session) {
       return (await call(providerCode, accountPath(accountRef, '/balance'), balanceResponse, { session })).balance;
@@ -207,18 +239,38 @@ export function httpConnector(options: HttpConnectorOptions): ProviderConnector 
       return (await call(providerCode, accountPath(accountRef, '/banks'), banksResponse, { session })).banks;
     },
     inquireBankAccount(providerCode, accountRef, session, input) {
-      return call(providerCode, accountPath(accountRef, '/bank-inquiries'), inquiryResponse, { method: 'POST', body: input, session, retrySafe: true });
+      return call(providerCode, accountPath(accountRef, '/bank-inquiries'), inquiryResponse, {
+        method: 'POST',
+        body: input,
+        session,
+        retrySafe: true,
+      });
     },
     // money moves: sent again only when it never left (no connection); no answer (a timeout, a 5xx, a connection lost)
     // is an unknown outcome, ProviderError 'unavailable', and the caller asks transferStatus by the reference
     transferToBank(providerCode, accountRef, session, input) {
-      return call(providerCode, accountPath(accountRef, '/bank-transfers'), receiptResponse, { method: 'POST', body: input, session, retrySafe: false });
+      return call(providerCode, accountPath(accountRef, '/bank-transfers'), receiptResponse, {
+        method: 'POST',
+        body: input,
+        session,
+        retrySafe: false,
+      });
     },
     payQris(providerCode, accountRef, session, input) {
-      return call(providerCode, accountPath(accountRef, '/qris-payments'), receiptResponse, { method: 'POST', body: input, session, retrySafe: false });
+      return call(providerCode, accountPath(accountRef, '/qris-payments'), receiptResponse, {
+        method: 'POST',
+        body: input,
+        session,
+        retrySafe: false,
+      });
     },
     transferStatus(providerCode, accountRef, session, reference) {
-      return call(providerCode, accountPath(accountRef, `/transfers/${encodeURIComponent(reference)}`), transferStatusResponse, { session });
+      return call(
+        providerCode,
+        accountPath(accountRef, `/transfers/${encodeURIComponent(reference)}`),
+        transferStatusResponse,
+        { session },
+      );
     },
   };
 }

@@ -19,6 +19,13 @@ export type ServiceSagaDeps = SagaDeps & { pool: pg.Pool; publicBaseUrl: string 
 
 /** Every reaction the service runs (src/sagas/reaction.ts), each a subscriber `saga:<name>` of its own. */
 export function sagas(deps: ServiceSagaDeps): Saga[] {
-  const reactions = [walletLogins, paymentMatching, paymentWebhooks(deps.publicBaseUrl), gatewayLedgerCredits, transferWebhooks, withdrawalWebhooks];
+  const reactions = [
+    walletLogins,
+    paymentMatching,
+    paymentWebhooks(deps.publicBaseUrl),
+    gatewayLedgerCredits,
+    transferWebhooks,
+    withdrawalWebhooks,
+  ];
   return reactions.map(r => sagaOf(r, deps));
 }

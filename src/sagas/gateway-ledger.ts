@@ -8,8 +8,21 @@ const completed: Step<Stored<'PaymentCompleted'>> = {
     if (event.data.gateway === null) return [];
     const { ownerId, paymentId, receivingAccountId, totalAmount, completedAt, gateway } = event.data;
     const cause = causeOf(event);
-    const context = { actor: 'system:gateway-ledger', now, causationId: cause, correlationId: paymentId, eventIds: { saga: 'gateway-ledger', cause } };
-    const credit = { merchantId: ownerId, paymentId, holdingAccountId: receivingAccountId, totalAmount, fee: gateway.fee, completedAt: new Date(completedAt) };
+    const context = {
+      actor: 'system:gateway-ledger',
+      now,
+      causationId: cause,
+      correlationId: paymentId,
+      eventIds: { saga: 'gateway-ledger', cause },
+    };
+    const credit = {
+      merchantId: ownerId,
+      paymentId,
+      holdingAccountId: receivingAccountId,
+      totalAmount,
+      fee: gateway.fee,
+      completedAt: new Date(completedAt),
+    };
     // creditGatewayPayment's command (src/commands/gateway-ledger.ts)
     return [command(gatewayLedgerStream(ownerId), ledger, { type: 'CreditGatewayPayment', ...credit, now }, context)];
   },

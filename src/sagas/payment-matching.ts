@@ -6,7 +6,17 @@ import type { MutationRecorded } from '../events/account.ts';
 import type { EventOf } from '../events/event.ts';
 import type { PaymentEvent } from '../events/payment.ts';
 import {
-  causeOf, command, followUp, next, reaction, readPayable, readStream, releasePayable, type MatchedPayable, type Step, type Stored,
+  causeOf,
+  command,
+  followUp,
+  next,
+  reaction,
+  readPayable,
+  readStream,
+  releasePayable,
+  type MatchedPayable,
+  type Step,
+  type Stored,
 } from './reaction.ts';
 import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
 
@@ -24,12 +34,29 @@ export const unclaimed: Step<Credited, HoldingAccounts> = {
     if (!holding || Date.parse(credit.occurredAt) < Date.parse(holding.markedAt)) return [];
     const { mutationId, accountId, amount, senderName, reference } = credit;
     // receiveSuspenseCredit's command (src/commands/gateway-suspense.ts)
-    return [command(
-      suspenseStream,
-      suspense,
-      { type: 'ReceiveSuspenseCredit', mutationId, accountId, providerCode: holding.providerCode, amount, senderName, reference, receivedAt: new Date(credit.occurredAt) },
-      { actor, now, causationId: cause, correlationId: mutationId, eventIds: { saga: 'payment-matching-suspense', cause } },
-    )];
+    return [
+      command(
+        suspenseStream,
+        suspense,
+        {
+          type: 'ReceiveSuspenseCredit',
+          mutationId,
+          accountId,
+          providerCode: holding.providerCode,
+          amount,
+          senderName,
+          reference,
+          receivedAt: new Date(credit.occurredAt),
+        },
+        {
+          actor,
+          now,
+          causationId: cause,
+          correlationId: mutationId,
+          eventIds: { saga: 'payment-matching-suspense', cause },
+        },
+      ),
+    ];
   },
 };
 
@@ -38,12 +65,15 @@ export const completion: Step<Credited & { matched: MatchedPayable; outcome: Han
   decide({ credit, cause, matched, outcome }, _, now) {
     const { state } = outcome;
     // the payment expired or was paid by another credit meanwhile
-    if (state.status !== 'COMPLETED' || state.mutationId !== credit.mutationId) return [next(unclaimed, { credit, cause })];
+    if (state.status !== 'COMPLETED' || state.mutationId !== credit.mutationId)
+      return [next(unclaimed, { credit, cause })];
     const { paymentId, totalAmount } = matched.payable;
-    return [releasePayable(
-      { accountId: credit.accountId, paymentId, totalAmount, claimed: matched.claimed, reason: 'completed', now },
-      { actor, now, causationId: cause, correlationId: paymentId },
-    )];
+    return [
+      releasePayable(
+        { accountId: credit.accountId, paymentId, totalAmount, claimed: matched.claimed, reason: 'completed', now },
+        { actor, now, causationId: cause, correlationId: paymentId },
+      ),
+    ];
   },
 };
 
@@ -54,13 +84,15 @@ export const credited: Step<Credited, MatchedPayable | null> = {
     // unmatched: kept as a mutation (and in suspense, if a holding account's)
     if (!matched) return [next(unclaimed, { credit, cause })];
     const { paymentId } = matched.payable;
-    return [command(
-      paymentStream(paymentId),
-      payment,
-      { type: 'CompletePayment', mutationId: credit.mutationId, paidAt: new Date(credit.occurredAt), now },
-      { actor, now, causationId: cause, correlationId: paymentId, eventIds: { saga: 'payment-matching', cause } },
-      followUp(completion, { credit, cause, matched }),
-    )];
+    return [
+      command(
+        paymentStream(paymentId),
+        payment,
+        { type: 'CompletePayment', mutationId: credit.mutationId, paidAt: new Date(credit.occurredAt), now },
+        { actor, now, causationId: cause, correlationId: paymentId, eventIds: { saga: 'payment-matching', cause } },
+        followUp(completion, { credit, cause, matched }),
+      ),
+    ];
   },
 };
 

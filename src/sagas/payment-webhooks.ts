@@ -12,13 +12,15 @@ const published = (publicBaseUrl: string): Step<Ended, Payment> => ({
   decide(event, state) {
     if (state.status === 'NONE') return [];
     const type = event.type === 'PaymentCompleted' ? 'payment.completed' : 'payment.expired';
-    return [publishWebhook({
-      ownerId: state.ownerId,
-      eventId: deterministicUuid(`webhook:${event.data.paymentId}:${type}`),
-      type,
-      createdAt: event.type === 'PaymentCompleted' ? event.data.completedAt : event.data.expiredAt,
-      data: presentPayment(rowOfPayment(state), publicBaseUrl),
-    })];
+    return [
+      publishWebhook({
+        ownerId: state.ownerId,
+        eventId: deterministicUuid(`webhook:${event.data.paymentId}:${type}`),
+        type,
+        createdAt: event.type === 'PaymentCompleted' ? event.data.completedAt : event.data.expiredAt,
+        data: presentPayment(rowOfPayment(state), publicBaseUrl),
+      }),
+    ];
   },
 });
 
@@ -33,4 +35,5 @@ export function paymentWebhooks(publicBaseUrl: string): Reaction {
 }
 
 /** The reaction as the runner runs it. */
-export const paymentWebhooksSaga = (deps: ReactionDeps & { publicBaseUrl: string }): Saga => sagaOf(paymentWebhooks(deps.publicBaseUrl), deps);
+export const paymentWebhooksSaga = (deps: ReactionDeps & { publicBaseUrl: string }): Saga =>
+  sagaOf(paymentWebhooks(deps.publicBaseUrl), deps);

@@ -59,10 +59,21 @@ export type ReadWhat =
   /** a withdrawal as the gateway ledger's read model holds it */
   | { read: 'withdrawal'; withdrawalId: string };
 
-export const readStream = <S, C, E extends DomainEvent>(streamId: string, decider: Decider<S, C, E>): Read<S> => ({ read: 'stream', streamId, decider });
+export const readStream = <S, C, E extends DomainEvent>(streamId: string, decider: Decider<S, C, E>): Read<S> => ({
+  read: 'stream',
+  streamId,
+  decider,
+});
 export type MatchedPayable = { payable: Payable; claimed: boolean };
-export const readPayable = (accountId: string, credit: Credit): Read<MatchedPayable | null> => ({ read: 'payable', accountId, credit });
-export const readWithdrawal = (withdrawalId: string): Read<GatewayWithdrawalRow | null> => ({ read: 'withdrawal', withdrawalId });
+export const readPayable = (accountId: string, credit: Credit): Read<MatchedPayable | null> => ({
+  read: 'payable',
+  accountId,
+  credit,
+});
+export const readWithdrawal = (withdrawalId: string): Read<GatewayWithdrawalRow | null> => ({
+  read: 'withdrawal',
+  withdrawalId,
+});
 
 /** Who acts and why, copied into the metadata of what a command appends; `eventIds` derives its event ids (sagaEventId). */
 export type ReactionContext = {
@@ -75,13 +86,29 @@ export type ReactionContext = {
 
 /** Where an action's outcome goes: `step`, given `with` and `outcome`. */
 export type Then<O> = { step: AnyStep; with: object; readonly answers?: (outcome: O) => void };
-export const followUp = <I extends { outcome: unknown }, S>(step: Step<I, S>, given: Omit<I, 'outcome'>): Then<I['outcome']> => ({ step: step as AnyStep, with: given });
+export const followUp = <I extends { outcome: unknown }, S>(
+  step: Step<I, S>,
+  given: Omit<I, 'outcome'>,
+): Then<I['outcome']> => ({ step: step as AnyStep, with: given });
 
 /** What a payment that ended held, for releasePayable (src/commands/payable-claims.ts). */
-export type EndedPayable = { accountId: string; paymentId: string; totalAmount: number | null; claimed?: boolean; reason: 'completed' | 'expired'; now: Date };
+export type EndedPayable = {
+  accountId: string;
+  paymentId: string;
+  totalAmount: number | null;
+  claimed?: boolean;
+  reason: 'completed' | 'expired';
+  now: Date;
+};
 
 /** An event for the owner's webhook endpoints, through the outbox (src/webhooks/outbox.ts). */
-export type WebhookEvent = { ownerId: string; eventId: string; type: WebhookEventType; createdAt: string; data: unknown };
+export type WebhookEvent = {
+  ownerId: string;
+  eventId: string;
+  type: WebhookEventType;
+  createdAt: string;
+  data: unknown;
+};
 
 export type WalletLogin = EventOf<typeof WalletLoginCompleted>['data'];
 export type WalletLoginOutcome = Position | null | 'account-gone';
@@ -89,7 +116,14 @@ export type WalletLoginOutcome = Position | null | 'account-gone';
 /** What a step asks the runner to do, in order. */
 export type Action =
   /** a command on one stream, through its decider (handleCommand: loaded, decided, appended with retries) */
-  | { type: 'Command'; streamId: string; decider: object; command: object; context: ReactionContext; then?: Then<never> }
+  | {
+      type: 'Command';
+      streamId: string;
+      decider: object;
+      command: object;
+      context: ReactionContext;
+      then?: Then<never>;
+    }
   /** frees what an ended payment held (its claim on its total, its reservation) */
   | { type: 'ReleasePayable'; ended: EndedPayable; context: ReactionContext }
   /** links or reactivates the account of a completed OTP login */
@@ -109,16 +143,27 @@ export function command<S, C extends object, E extends DomainEvent>(
   return { type: 'Command', streamId, decider, command, context, ...(after ? { then: after as Then<never> } : {}) };
 }
 
-export const releasePayable = (ended: EndedPayable, context: ReactionContext): Action => ({ type: 'ReleasePayable', ended, context });
+export const releasePayable = (ended: EndedPayable, context: ReactionContext): Action => ({
+  type: 'ReleasePayable',
+  ended,
+  context,
+});
 
-export const applyWalletLogin = (login: WalletLogin, context: ReactionContext, after: Then<WalletLoginOutcome>): Action =>
-  ({ type: 'ApplyWalletLogin', login, context, then: after as Then<never> });
+export const applyWalletLogin = (
+  login: WalletLogin,
+  context: ReactionContext,
+  after: Then<WalletLoginOutcome>,
+): Action => ({ type: 'ApplyWalletLogin', login, context, then: after as Then<never> });
 
 export const publishWebhook = (event: WebhookEvent): Action => ({ type: 'PublishWebhook', event });
 
 export const log = (fields: Record<string, unknown>, message: string): Action => ({ type: 'Log', fields, message });
 
-export const next = <I, S>(step: Step<I, S>, input: NoInfer<I>): Action => ({ type: 'Next', step: step as AnyStep, input });
+export const next = <I, S>(step: Step<I, S>, input: NoInfer<I>): Action => ({
+  type: 'Next',
+  step: step as AnyStep,
+  input,
+});
 
 /** The causing event, as sagas name it in causationId and derive event ids from: `<stream>@<revision>`. */
 export const causeOf = (event: { streamId: string; revision: number }) => `${event.streamId}@${event.revision}`;

@@ -1,6 +1,12 @@
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
-import { handleCommand, load, type CommandContext, type Decider, type EventSourcing } from '../store/commands/handle.ts';
+import {
+  handleCommand,
+  load,
+  type CommandContext,
+  type Decider,
+  type EventSourcing,
+} from '../store/commands/handle.ts';
 import { matchPayable, releasePayable } from '../commands/payable-claims.ts';
 import { applyWalletLogin } from '../commands/otp-login.ts';
 import type { AnyEvent } from '../events/all.ts';
@@ -130,7 +136,13 @@ function commandContext({ eventIds, ...context }: ReactionContext): CommandConte
 async function perform(deps: ReactionDeps, action: Action): Promise<void> {
   switch (action.type) {
     case 'Command': {
-      const outcome = await handleCommand(deps, action.streamId, anyDecider(action.decider), action.command, commandContext(action.context));
+      const outcome = await handleCommand(
+        deps,
+        action.streamId,
+        anyDecider(action.decider),
+        action.command,
+        commandContext(action.context),
+      );
       if (action.then) await runStep(deps, action.then.step, { ...action.then.with, outcome });
       return;
     }

@@ -11,28 +11,42 @@ const published: Step<Ended, Transfer> = {
   decide(event, state) {
     if (state.status === 'NONE' || state.status === 'VALIDATED') return [];
     const type = event.type === 'TransferCompleted' ? 'transfer.completed' : 'transfer.failed';
-    return [publishWebhook({
-      ownerId: state.ownerId,
-      eventId: deterministicUuid(`webhook:${state.transferId}:${type}`),
-      type,
-      createdAt: event.type === 'TransferCompleted' ? event.data.completedAt : event.data.failedAt,
-      data: {
-        id: state.transferId,
-        accountId: state.accountId,
-        kind: state.kind,
-        amount: state.amount,
-        status: state.status,
-        ...(state.destination ? { destination: { instId: state.destination.instId, instLocalName: state.destination.instLocalName, accountNumber: state.destination.accountNumber, accountName: state.destination.accountName } } : {}),
-        ...(state.qris ? { merchantName: state.qris.merchantName, tip: state.qris.tip } : {}),
-        ...(state.reason && state.status === 'FAILED' ? { reason: state.reason } : {}),
-        submittedAt: state.submittedAt,
-      },
-    })];
+    return [
+      publishWebhook({
+        ownerId: state.ownerId,
+        eventId: deterministicUuid(`webhook:${state.transferId}:${type}`),
+        type,
+        createdAt: event.type === 'TransferCompleted' ? event.data.completedAt : event.data.failedAt,
+        data: {
+          id: state.transferId,
+          accountId: state.accountId,
+          kind: state.kind,
+          amount: state.amount,
+          status: state.status,
+          ...(state.destination
+            ? {
+                destination: {
+                  instId: state.destination.instId,
+                  instLocalName: state.destination.instLocalName,
+                  accountNumber: state.destination.accountNumber,
+                  accountName: state.destination.accountName,
+                },
+              }
+            : {}),
+          ...(state.qris ? { merchantName: state.qris.merchantName, tip: state.qris.tip } : {}),
+          ...(state.reason && state.status === 'FAILED' ? { reason: state.reason } : {}),
+          submittedAt: state.submittedAt,
+        },
+      }),
+    ];
   },
 };
 
 /** `transfer.completed` and `transfer.failed` for every endpoint of the wallet's owner (DESIGN section 10), once each. */
-export const transferWebhooks = reaction('transfer-webhooks', { TransferCompleted: published, TransferFailed: published });
+export const transferWebhooks = reaction('transfer-webhooks', {
+  TransferCompleted: published,
+  TransferFailed: published,
+});
 
 /** The reaction as the runner runs it. */
 export const transferWebhooksSaga = (deps: ReactionDeps): Saga => sagaOf(transferWebhooks, deps);

@@ -1,14 +1,29 @@
-import { applyWalletLogin, causeOf, followUp, log, reaction, type Step, type Stored, type WalletLoginOutcome } from './reaction.ts';
+import {
+  applyWalletLogin,
+  causeOf,
+  followUp,
+  log,
+  reaction,
+  type Step,
+  type Stored,
+  type WalletLoginOutcome,
+} from './reaction.ts';
 import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
 
 /** What applying the login came to: an account deleted meanwhile is said in the log, nothing more. */
 export const applied: Step<{ sessionId: string; outcome: WalletLoginOutcome }> = {
-  decide: ({ sessionId, outcome }) => (outcome === 'account-gone' ? [log({ sessionId }, 'wallet login completed for a deleted account')] : []),
+  decide: ({ sessionId, outcome }) =>
+    outcome === 'account-gone' ? [log({ sessionId }, 'wallet login completed for a deleted account')] : [],
 };
 
 const completed: Step<Stored<'WalletLoginCompleted'>> = {
   decide(event, _, now) {
-    const context = { actor: 'system:wallet-login', now, correlationId: event.data.sessionId, causationId: causeOf(event) };
+    const context = {
+      actor: 'system:wallet-login',
+      now,
+      correlationId: event.data.sessionId,
+      causationId: causeOf(event),
+    };
     return [applyWalletLogin(event.data, context, followUp(applied, { sessionId: event.data.sessionId }))];
   },
 };

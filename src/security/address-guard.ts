@@ -13,7 +13,10 @@ export type ResolvedAddress = { address: string; family: 4 | 6 };
 export type ResolveHost = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export const systemResolver: ResolveHost = async hostname =>
-  (await lookup(hostname, { all: true, verbatim: true })).map(a => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+  (await lookup(hostname, { all: true, verbatim: true })).map(a => ({
+    address: a.address,
+    family: a.family === 6 ? 6 : 4,
+  }));
 
 export type AddressPolicy = { allowPrivate: boolean; resolveHost: ResolveHost };
 
@@ -54,7 +57,8 @@ export function parseWebhookUrl(raw: string): URL {
   } catch {
     throw new TargetRefused('not an absolute URL', 'INVALID_URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TargetRefused('only http and https URLs are allowed', 'INVALID_URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TargetRefused('only http and https URLs are allowed', 'INVALID_URL');
   if (!url.hostname) throw new TargetRefused('the URL has no host', 'INVALID_URL');
   if (url.username || url.password) throw new TargetRefused('credentials in the URL are not allowed', 'INVALID_URL');
   return url;

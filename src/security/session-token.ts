@@ -29,7 +29,11 @@ export function sessionTokens(secret: string) {
     async verify(token: string, now: Date): Promise<SessionClaims | null> {
       try {
         // a token without exp would never expire as a JWT: refused, whoever signed it
-        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], currentDate: now, requiredClaims: ['exp'] });
+        const { payload } = await jwtVerify(token, key, {
+          algorithms: ['HS256'],
+          currentDate: now,
+          requiredClaims: ['exp'],
+        });
         if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return null;
         return { userId: payload.sub, sessionId: payload.sid };
       } catch {

@@ -43,9 +43,18 @@ const upsertCheckpoint = (first: number, commit: CheckpointCommit) =>
    ${commit === 'lazy' ? `select $${first}, $${first + 1}, $${first + 2} from (select set_config('synchronous_commit', 'off', true)) as lazy_commit` : `values ($${first}, $${first + 1}, $${first + 2})`}
    on conflict (name) do update set commit_position = excluded.commit_position, prepare_position = excluded.prepare_position`;
 
-const positionParams = (name: string, position: Position) => [name, position.commit.toString(), position.prepare.toString()];
+const positionParams = (name: string, position: Position) => [
+  name,
+  position.commit.toString(),
+  position.prepare.toString(),
+];
 
-export async function saveCheckpoint(db: Queryable, name: string, position: Position, commit: CheckpointCommit = 'flushed'): Promise<void> {
+export async function saveCheckpoint(
+  db: Queryable,
+  name: string,
+  position: Position,
+  commit: CheckpointCommit = 'flushed',
+): Promise<void> {
   await query(db, 'SaveCheckpoint', upsertCheckpoint(1, commit), positionParams(name, position));
 }
 
@@ -53,7 +62,12 @@ export async function saveCheckpoint(db: Queryable, name: string, position: Posi
  * Moves the checkpoint to `position` unless it is there or further already: for a save made outside the subscriber's
  * flow of batches (the flush of a position passed by), which a batch's own save may overtake.
  */
-export async function saveCheckpointForward(db: Queryable, name: string, position: Position, commit: CheckpointCommit = 'flushed'): Promise<void> {
+export async function saveCheckpointForward(
+  db: Queryable,
+  name: string,
+  position: Position,
+  commit: CheckpointCommit = 'flushed',
+): Promise<void> {
   await query(
     db,
     'SaveCheckpointForward',
@@ -69,7 +83,13 @@ export async function saveCheckpointForward(db: Queryable, name: string, positio
  * "all" back meanwhile). The checkpoint is the statement's first common table expression, so a statement with WITH
  * clauses of its own (PostgreSQL allows data-modifying ones only at the top level) joins it.
  */
-export async function saveCheckpointWith(db: Queryable, statement: Statement, name: string, position: Position, commit: CheckpointCommit = 'flushed'): Promise<void> {
+export async function saveCheckpointWith(
+  db: Queryable,
+  statement: Statement,
+  name: string,
+  position: Position,
+  commit: CheckpointCommit = 'flushed',
+): Promise<void> {
   const checkpoint = `checkpoint as (${upsertCheckpoint(statement.params.length + 1, commit)})`;
   const sql = statement.sql.trimStart();
   const ownWith = /^with\s/i.exec(sql);
@@ -91,5 +111,8 @@ export async function listCheckpoints(db: Queryable): Promise<{ name: string; po
     'ListCheckpoints',
     'select name, commit_position::text, prepare_position::text from subscriber_checkpoints order by name',
   );
-  return result.rows.map(r => ({ name: r.name, position: { commit: BigInt(r.commit_position), prepare: BigInt(r.prepare_position) } }));
+  return result.rows.map(r => ({
+    name: r.name,
+    position: { commit: BigInt(r.commit_position), prepare: BigInt(r.prepare_position) },
+  }));
 }

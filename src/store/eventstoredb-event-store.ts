@@ -72,7 +72,8 @@ const isStart = (p: Position) => p.commit < 0n;
 /** Events the database writes for itself ($metadata, $streamDeleted, $statsCollected, links, ...). */
 const isSystemEvent = (e: { type: string; streamId: string }) => e.type.startsWith('$') || e.streamId.startsWith('$');
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An append this event store cannot take in one piece, with why and the limit it is over. */
 export class AppendTooLarge extends Error {
@@ -82,7 +83,9 @@ export class AppendTooLarge extends Error {
     readonly limit: number,
     why: string,
   ) {
-    super(`append to ${streamIds.join(', ')}: about ${bytes} bytes, over the event store's ${limit} bytes per append (KurrentDB MaxAppendSize); ${why}`);
+    super(
+      `append to ${streamIds.join(', ')}: about ${bytes} bytes, over the event store's ${limit} bytes per append (KurrentDB MaxAppendSize); ${why}`,
+    );
   }
 }
 
@@ -147,7 +150,10 @@ const positionOf = (p: DbPosition): Position => ({ commit: p.commit, prepare: p.
 
 /** The bytes an event adds to an append, about as the server counts them (type, data, metadata, header). */
 const sizeOf = (event: NewEvent) =>
-  Buffer.byteLength(event.type) + Buffer.byteLength(JSON.stringify(event.data)) + Buffer.byteLength(JSON.stringify(storedMetadata(event))) + EVENT_OVERHEAD_BYTES;
+  Buffer.byteLength(event.type) +
+  Buffer.byteLength(JSON.stringify(event.data)) +
+  Buffer.byteLength(JSON.stringify(storedMetadata(event))) +
+  EVENT_OVERHEAD_BYTES;
 
 /** How many events from `first` fit in one append of at most `limit` bytes (at least one: a larger one is refused). */
 function fitting(events: NewEvent[], first: number, limit: number, streamId: string): number {
@@ -155,7 +161,8 @@ function fitting(events: NewEvent[], first: number, limit: number, streamId: str
   let n = 0;
   for (let i = first; i < events.length; i++) {
     const size = sizeOf(events[i]!);
-    if (n === 0 && size > limit) throw new AppendTooLarge([streamId], size, limit, `event ${events[i]!.metadata.eventId} alone is larger`);
+    if (n === 0 && size > limit)
+      throw new AppendTooLarge([streamId], size, limit, `event ${events[i]!.metadata.eventId} alone is larger`);
     if (bytes + size > limit) break;
     bytes += size;
     n++;
@@ -220,12 +227,17 @@ export class EventStoreDbEventStore implements EventStore {
    * Connects, checks that the database answers (reading $all needs an admin user on a secure server) and that it
    * appends to several streams atomically (KurrentDB 25.1 or later), and learns which streams were deleted.
    */
-  static async create(connectionString: string, options: { maxAppendBytes?: number } = {}): Promise<EventStoreDbEventStore> {
+  static async create(
+    connectionString: string,
+    options: { maxAppendBytes?: number } = {},
+  ): Promise<EventStoreDbEventStore> {
     let client: DbClient;
     try {
       client = DbClient.connectionString(connectionString);
     } catch (err) {
-      throw new EventStoreUnusable(`EVENTSTORE_CONNECTION_STRING is not a KurrentDB connection string: ${(err as Error).message}`);
+      throw new EventStoreUnusable(
+        `EVENTSTORE_CONNECTION_STRING is not a KurrentDB connection string: ${(err as Error).message}`,
+      );
     }
     const store = new EventStoreDbEventStore(client, options.maxAppendBytes ?? DEFAULT_MAX_APPEND_BYTES);
     try {
@@ -253,7 +265,8 @@ export class EventStoreDbEventStore implements EventStore {
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) return this.checkOnly(streamId, expected);
     // an exact revision or no_stream is refused by the server after a deletion (its marker moved the revision on)
-    if ((expected === 'any' || expected === 'stream_exists') && (await this.markedDeleted(streamId))) throw new StreamDeleted(streamId);
+    if ((expected === 'any' || expected === 'stream_exists') && (await this.markedDeleted(streamId)))
+      throw new StreamDeleted(streamId);
     let limit = this.maxAppendBytes;
     let first = 0;
     let expectedNow = expected;
@@ -266,7 +279,8 @@ export class EventStoreDbEventStore implements EventStore {
         if (!(err instanceof MaxAppendSizeExceededError)) throw err;
         // the server counts more than this estimate, or has a lower limit: smaller parts, down to one event
         const bytes = part.reduce((sum, e) => sum + sizeOf(e), 0);
-        if (part.length === 1) throw new AppendTooLarge([streamId], bytes, err.maxAppendSize || limit, 'one event alone is refused');
+        if (part.length === 1)
+          throw new AppendTooLarge([streamId], bytes, err.maxAppendSize || limit, 'one event alone is refused');
         limit = Math.min(err.maxAppendSize || limit, Math.floor(bytes / 2));
         continue;
       }
@@ -274,14 +288,23 @@ export class EventStoreDbEventStore implements EventStore {
       expectedNow = written.nextRevision; // the next part goes right after this one, or is refused
     }
     const { nextRevision, position } = written!;
-    return { nextRevision, position: (await this.positionAt(streamId, nextRevision)) ?? position ?? (await this.headPosition()) };
+    return {
+      nextRevision,
+      position: (await this.positionAt(streamId, nextRevision)) ?? position ?? (await this.headPosition()),
+    };
   }
 
   /** One append request; the port's errors for a refusal. */
-  private async appendPart(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<{ nextRevision: number; position: Position | null }> {
+  private async appendPart(
+    streamId: string,
+    events: NewEvent[],
+    expected: ExpectedRevision,
+  ): Promise<{ nextRevision: number; position: Position | null }> {
     let result;
     try {
-      result = await this.client.appendToStream(streamId, events.map(toEventData), { streamState: toDbExpected(expected) });
+      result = await this.client.appendToStream(streamId, events.map(toEventData), {
+        streamState: toDbExpected(expected),
+      });
     } catch (err) {
       throw await this.translateAppendError(err, streamId, expected);
     }
@@ -291,7 +314,10 @@ export class EventStoreDbEventStore implements EventStore {
       if (actual === 'deleted' || (await this.markedDeleted(streamId))) throw new StreamDeleted(streamId);
       throw new WrongExpectedRevision(streamId, expected, actual);
     }
-    return { nextRevision: Number(result.nextExpectedRevision), position: result.position ? positionOf(result.position) : null };
+    return {
+      nextRevision: Number(result.nextExpectedRevision),
+      position: result.position ? positionOf(result.position) : null,
+    };
   }
 
   /**
@@ -300,14 +326,20 @@ export class EventStoreDbEventStore implements EventStore {
    */
   async appendToStreams(writes: StreamWrite[]): Promise<AppendResult[]> {
     if (new Set(writes.map(w => w.streamId)).size < writes.length)
-      throw new Error(`appendToStreams: a stream appears twice (${writes.map(w => w.streamId).join(', ')}); KurrentDB takes each stream once per append`);
+      throw new Error(
+        `appendToStreams: a stream appears twice (${writes.map(w => w.streamId).join(', ')}); KurrentDB takes each stream once per append`,
+      );
     const guards = writes.filter(w => w.events.length === 0);
     const checked = await Promise.allSettled(guards.map(w => this.checkOnly(w.streamId, w.expected)));
     const refused = checked.find(c => c.status === 'rejected');
     if (refused) throw refused.reason;
     const toWrite = writes.filter(w => w.events.length > 0);
     const written =
-      toWrite.length === 1 ? [await this.append(toWrite[0]!.streamId, toWrite[0]!.events, toWrite[0]!.expected)] : toWrite.length > 1 ? await this.appendAtomically(toWrite) : [];
+      toWrite.length === 1
+        ? [await this.append(toWrite[0]!.streamId, toWrite[0]!.events, toWrite[0]!.expected)]
+        : toWrite.length > 1
+          ? await this.appendAtomically(toWrite)
+          : [];
     const results = new Map<StreamWrite, AppendResult>();
     guards.forEach((w, i) => results.set(w, (checked[i] as PromiseFulfilledResult<AppendResult>).value));
     toWrite.forEach((w, i) => results.set(w, written[i]!));
@@ -318,17 +350,23 @@ export class EventStoreDbEventStore implements EventStore {
   private async appendAtomically(writes: StreamWrite[]): Promise<AppendResult[]> {
     const streamIds = writes.map(w => w.streamId);
     const bytes = writes.reduce((sum, w) => sum + w.events.reduce((s, e) => s + sizeOf(e), 0), 0);
-    const tooLarge = (limit: number) => new AppendTooLarge(streamIds, bytes, limit, 'an atomic append to several streams cannot be split');
+    const tooLarge = (limit: number) =>
+      new AppendTooLarge(streamIds, bytes, limit, 'an atomic append to several streams cannot be split');
     if (bytes > this.maxAppendBytes) throw tooLarge(this.maxAppendBytes);
     let result;
     try {
       result = await this.client.multiStreamAppend(
-        writes.map(w => ({ streamName: w.streamId, expectedState: toDbExpected(w.expected), events: w.events.map(toMultiStreamEventData) })),
+        writes.map(w => ({
+          streamName: w.streamId,
+          expectedState: toDbExpected(w.expected),
+          events: w.events.map(toMultiStreamEventData),
+        })),
       );
     } catch (err) {
       if (err instanceof MaxAppendSizeExceededError) throw tooLarge(err.maxAppendSize);
       if (err instanceof TransactionMaxSizeExceededError) throw tooLarge(err.maxSize);
-      if (err instanceof AppendRecordSizeExceededError) throw new AppendTooLarge([err.stream], err.size, err.maxSize, `event ${err.recordId} alone is larger`);
+      if (err instanceof AppendRecordSizeExceededError)
+        throw new AppendTooLarge([err.stream], err.size, err.maxSize, `event ${err.recordId} alone is larger`);
       if (err instanceof StreamTombstonedError) throw new StreamDeleted(err.stream);
       if (!(err instanceof WrongExpectedVersionError)) throw err;
       // a retry of an append that was done: every event where this append puts it
@@ -341,7 +379,8 @@ export class EventStoreDbEventStore implements EventStore {
     const commit: Position = { commit: result.position, prepare: result.position };
     return Promise.all(
       writes.map(async w => {
-        const nextRevision = revisions.get(w.streamId) ?? (w.expected === 'no_stream' ? -1 : w.expected) + w.events.length;
+        const nextRevision =
+          revisions.get(w.streamId) ?? (w.expected === 'no_stream' ? -1 : w.expected) + w.events.length;
         return { nextRevision, position: (await this.positionAt(w.streamId, nextRevision)) ?? commit };
       }),
     );
@@ -353,8 +392,12 @@ export class EventStoreDbEventStore implements EventStore {
       writes.map(async w => {
         const from = w.expected === 'no_stream' ? 0 : w.expected + 1;
         const events = await this.readStream(w.streamId, { fromRevision: from, maxCount: w.events.length });
-        const same = events.length === w.events.length && events.every((e, i) => e.revision === from + i && e.metadata.eventId === w.events[i]!.metadata.eventId);
-        return same ? { nextRevision: events[events.length - 1]!.revision, position: events[events.length - 1]!.position } : null;
+        const same =
+          events.length === w.events.length &&
+          events.every((e, i) => e.revision === from + i && e.metadata.eventId === w.events[i]!.metadata.eventId);
+        return same
+          ? { nextRevision: events[events.length - 1]!.revision, position: events[events.length - 1]!.position }
+          : null;
       }),
     );
     return found.every(r => r !== null) ? (found as AppendResult[]) : null;
@@ -371,7 +414,9 @@ export class EventStoreDbEventStore implements EventStore {
   /** The revision of the stream's last event, 'no_stream', or 'deleted' for a stream tombstoned or ending in a deletion marker. */
   private async lastRevision(streamId: string): Promise<number | 'no_stream' | 'deleted'> {
     try {
-      const [last] = await drain(this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: FROM_END, maxCount: 1 }));
+      const [last] = await drain(
+        this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: FROM_END, maxCount: 1 }),
+      );
       if (last?.event?.type === DELETION_MARKER) return 'deleted';
       return last?.event ? Number(last.event.revision) : 'no_stream';
     } catch (err) {
@@ -412,9 +457,14 @@ export class EventStoreDbEventStore implements EventStore {
     const from = this.deletionsKnownUpTo;
     if (from && comparePositions(head, from) <= 0) return;
     const found = await drain(
-      this.client.readAll({ direction: FORWARDS, fromPosition: from ?? FROM_START, filter: eventTypeFilter({ prefixes: [DELETION_MARKER, TOMBSTONE] }) }),
+      this.client.readAll({
+        direction: FORWARDS,
+        fromPosition: from ?? FROM_START,
+        filter: eventTypeFilter({ prefixes: [DELETION_MARKER, TOMBSTONE] }),
+      }),
     );
-    for (const { event } of found) if (event && (event.type === DELETION_MARKER || event.type === TOMBSTONE)) this.deleted.add(event.streamId);
+    for (const { event } of found)
+      if (event && (event.type === DELETION_MARKER || event.type === TOMBSTONE)) this.deleted.add(event.streamId);
     this.deletionsKnownUpTo = head;
   }
 
@@ -447,7 +497,12 @@ export class EventStoreDbEventStore implements EventStore {
     const [read, marked] = await Promise.allSettled([reading, this.markedDeleted(streamId)]);
     if (read.status === 'rejected') {
       const err = read.reason;
-      if (err instanceof StreamNotFoundError || err instanceof StreamDeletedError || err instanceof StreamTombstonedError) return [];
+      if (
+        err instanceof StreamNotFoundError ||
+        err instanceof StreamDeletedError ||
+        err instanceof StreamTombstonedError
+      )
+        return [];
       throw err;
     }
     if (marked.status === 'rejected') throw marked.reason;
@@ -456,7 +511,8 @@ export class EventStoreDbEventStore implements EventStore {
     for (const { event } of read.value) {
       if (!event || event.type === DELETION_MARKER) continue; // the marker of a deletion that came after the check
       const recorded = toRecorded(event, event.position ? positionOf(event.position) : START);
-      if (!recorded) throw new Error(`stream ${streamId}: event ${event.id} (${event.type}) was not written by this service`);
+      if (!recorded)
+        throw new Error(`stream ${streamId}: event ${event.id} (${event.type}) was not written by this service`);
       events.push(recorded);
     }
     return events;
@@ -472,14 +528,20 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   /** Events of $all after `after`, at most `maxCount`, but system events, and of each page those `keep` keeps. */
-  private async readAllAfter(after: Position, maxCount: number, keep: (events: RecordedEvent[]) => Promise<RecordedEvent[]>): Promise<RecordedEvent[]> {
+  private async readAllAfter(
+    after: Position,
+    maxCount: number,
+    keep: (events: RecordedEvent[]) => Promise<RecordedEvent[]>,
+  ): Promise<RecordedEvent[]> {
     if (maxCount <= 0) return [];
     const out: RecordedEvent[] = [];
     let from: Position | null = isStart(after) ? null : after;
     for (;;) {
       // Reading $all from a position includes the event at that position: ask for one more and skip it.
       const pageSize = Math.min(Math.max(maxCount - out.length + 1, 32), 4096);
-      const page = await drain(this.client.readAll({ fromPosition: from ?? FROM_START, maxCount: pageSize, direction: FORWARDS }));
+      const page = await drain(
+        this.client.readAll({ fromPosition: from ?? FROM_START, maxCount: pageSize, direction: FORWARDS }),
+      );
       let lastSeen: Position | null = null;
       const candidates: RecordedEvent[] = [];
       for (const resolved of page) {
@@ -598,9 +660,12 @@ export class EventStoreDbEventStore implements EventStore {
   async deleteStream(streamId: string): Promise<void> {
     try {
       const { metadata } = await this.client.getStreamMetadata(streamId);
-      if (metadata?.[DELETED_KEY] !== true) await this.client.setStreamMetadata(streamId, { ...metadata, [DELETED_KEY]: true });
+      if (metadata?.[DELETED_KEY] !== true)
+        await this.client.setStreamMetadata(streamId, { ...metadata, [DELETED_KEY]: true });
       if ((await this.lastRevision(streamId)) !== 'deleted')
-        await this.client.appendToStream(streamId, jsonEvent({ type: DELETION_MARKER, data: {} }), { streamState: ANY });
+        await this.client.appendToStream(streamId, jsonEvent({ type: DELETION_MARKER, data: {} }), {
+          streamState: ANY,
+        });
     } catch (err) {
       if (!(err instanceof StreamDeletedError || err instanceof StreamTombstonedError)) throw err; // tombstoned by an earlier version: deleted already
     }
@@ -613,7 +678,9 @@ export class EventStoreDbEventStore implements EventStore {
     let from: DbPosition | typeof FROM_END = FROM_END;
     const pageSize = 64;
     for (;;) {
-      const page: AllStreamResolvedEvent[] = await drain(this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: pageSize }));
+      const page: AllStreamResolvedEvent[] = await drain(
+        this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: pageSize }),
+      );
       let lastSeen: DbPosition | null = null;
       for (const { event } of page) {
         if (!event) continue;

@@ -29,7 +29,10 @@ export async function openEventStore(
     } catch (err) {
       if (err instanceof EventStoreUnusable || attempt >= CONNECT_TRIES) throw err;
       const waitMs = Math.min(FIRST_WAIT_MS * 2 ** (attempt - 1), LONGEST_WAIT_MS);
-      log.warn({ err, attempt, of: CONNECT_TRIES, retryInMs: waitMs }, `event store (KurrentDB) not reachable, try ${attempt} of ${CONNECT_TRIES}; next in ${waitMs} ms`);
+      log.warn(
+        { err, attempt, of: CONNECT_TRIES, retryInMs: waitMs },
+        `event store (KurrentDB) not reachable, try ${attempt} of ${CONNECT_TRIES}; next in ${waitMs} ms`,
+      );
       await wait(waitMs);
     }
   }

@@ -126,7 +126,19 @@ export function appendBatchParams(batch: { writes: StreamWrite[] }[]): unknown[]
       });
     }),
   );
-  return [streams, expected, counts, groups, idx, ord, ids, types, versions, JSON.stringify(data), JSON.stringify(metadata)];
+  return [
+    streams,
+    expected,
+    counts,
+    groups,
+    idx,
+    ord,
+    ids,
+    types,
+    versions,
+    JSON.stringify(data),
+    JSON.stringify(metadata),
+  ];
 }
 
 /** The last row each stream got. */
@@ -252,18 +264,32 @@ export class AppendBatcher {
   }
 
   /** Answers one append of the batch: its results, or the refusal of its first refused write (unless it was a retry). */
-  private async settle(append: BatchedAppend, refused: RefusedRow[], last: Map<string, AppendedRow>, any: AppendedRow | undefined) {
+  private async settle(
+    append: BatchedAppend,
+    refused: RefusedRow[],
+    last: Map<string, AppendedRow>,
+    any: AppendedRow | undefined,
+  ) {
     try {
       if (refused.length === 0) {
         const own = append.writes.map(w => last.get(w.streamId)).find(r => r !== undefined) ?? any;
         const position = own ? resultOf(own).position : START;
-        append.resolve(append.writes.map(w => (w.events.length > 0 ? resultOf(last.get(w.streamId)!) : { nextRevision: w.expected as number, position })));
+        append.resolve(
+          append.writes.map(w =>
+            w.events.length > 0 ? resultOf(last.get(w.streamId)!) : { nextRevision: w.expected as number, position },
+          ),
+        );
         return;
       }
       const done = await this.writer.appendedBefore(append.writes);
       if (done) return append.resolve(done);
       const first = append.writes.find(w => refused.some(r => r.stream_id === w.streamId))!;
-      append.reject(this.writer.refusal(first, refused.find(r => r.stream_id === first.streamId)!));
+      append.reject(
+        this.writer.refusal(
+          first,
+          refused.find(r => r.stream_id === first.streamId)!,
+        ),
+      );
     } catch (err) {
       append.reject(err);
     }

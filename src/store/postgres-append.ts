@@ -13,13 +13,24 @@ import {
   type StreamWrite,
 } from './event-store.ts';
 import { lockStream } from './postgres-schema.ts';
-import { AppendBatcher, appendBatchParams, appendBatchSql, lastRowPerStream, resultOf, type AppendedRow, type RefusedRow } from './postgres-append-batch.ts';
+import {
+  AppendBatcher,
+  appendBatchParams,
+  appendBatchSql,
+  lastRowPerStream,
+  resultOf,
+  type AppendedRow,
+  type RefusedRow,
+} from './postgres-append-batch.ts';
 
 /**
  * The statement that claims the next revisions of a stream, one per expected-revision mode; each runs only once the
  * stream's lock is taken (`stream_lock`, see lockStream), before its transaction has an id.
  */
-function claimRevisions(expected: ExpectedRevision): { sql: string; params: (streamId: string, n: number) => unknown[] } {
+function claimRevisions(expected: ExpectedRevision): {
+  sql: string;
+  params: (streamId: string, n: number) => unknown[];
+} {
   if (expected === 'any')
     return {
       sql: `insert into es_streams (stream_id, revision) select $1, $2 - 1 where (select taken from stream_lock)
@@ -58,7 +69,14 @@ function appendSql(claim: string, firstParam: number): string {
     returning stream_id, revision, position::text, transaction_id::text`;
 }
 
-type FoundEvent = { event_id: string; stream_id: string; revision: number; position: string; transaction_id: string; deleted: boolean };
+type FoundEvent = {
+  event_id: string;
+  stream_id: string;
+  revision: number;
+  position: string;
+  transaction_id: string;
+  deleted: boolean;
+};
 type Write = { streamId: string; events: NewEvent[]; expected: ExpectedRevision };
 
 /** The results of writes whose events were all found where these writes put them (a retry of a done append), else null. */
@@ -74,7 +92,12 @@ function sameAppend(writes: Write[], found: Map<string, FoundEvent>): AppendResu
       continue;
     }
     // a deleted stream's events are still in the log, but a retry to it is refused as before (StreamDeleted)
-    if (!rows.every((r, i) => r !== undefined && !r.deleted && r.stream_id === w.streamId && r.revision === first.revision + i)) return null;
+    if (
+      !rows.every(
+        (r, i) => r !== undefined && !r.deleted && r.stream_id === w.streamId && r.revision === first.revision + i,
+      )
+    )
+      return null;
     results.push(resultOf(rows[rows.length - 1]!));
   }
   return results;
@@ -82,7 +105,10 @@ function sameAppend(writes: Write[], found: Map<string, FoundEvent>): AppendResu
 
 /** The first of these writes' event ids that the store holds elsewhere. */
 const duplicateOf = (writes: Write[], found: Map<string, FoundEvent>) =>
-  new DuplicateEventId(writes.flatMap(w => w.events.map(e => e.metadata.eventId)).find(id => found.has(id)) ?? writes[0]!.events[0]!.metadata.eventId);
+  new DuplicateEventId(
+    writes.flatMap(w => w.events.map(e => e.metadata.eventId)).find(id => found.has(id)) ??
+      writes[0]!.events[0]!.metadata.eventId,
+  );
 
 /**
  * The write side of the PostgreSQL event store: exact-revision and no-stream appends, single or to several streams,
@@ -91,11 +117,14 @@ const duplicateOf = (writes: Write[], found: Map<string, FoundEvent>) =>
  */
 export class PostgresAppends {
   private readonly batcher = new AppendBatcher({
-    run: async params => (await preparedQuery<AppendedRow & RefusedRow>(this.pool, 'AppendEventsBatch', appendBatchSql, params)).rows,
+    run: async params =>
+      (await preparedQuery<AppendedRow & RefusedRow>(this.pool, 'AppendEventsBatch', appendBatchSql, params)).rows,
     appendAlone: writes => this.appendAlone(writes),
     appendedBefore: writes => this.appendedBefore(writes),
     refusal: (write, refused) =>
-      refused.deleted ? new StreamDeleted(write.streamId) : new WrongExpectedRevision(write.streamId, write.expected, refused.actual ?? 'no_stream'),
+      refused.deleted
+        ? new StreamDeleted(write.streamId)
+        : new WrongExpectedRevision(write.streamId, write.expected, refused.actual ?? 'no_stream'),
     written: () => this.store.written(),
   });
 
@@ -118,7 +147,8 @@ export class PostgresAppends {
 
   private async appendAlone(writes: StreamWrite[]): Promise<AppendResult[]> {
     const only = writes[0]!;
-    if (writes.length === 1 && only.events.length > 0) return [await this.appendOne(only.streamId, only.events, only.expected)];
+    if (writes.length === 1 && only.events.length > 0)
+      return [await this.appendOne(only.streamId, only.events, only.expected)];
     return this.appendAtomically(writes);
   }
 
@@ -134,13 +164,19 @@ export class PostgresAppends {
     ];
     const firstArrayParam = params.length - 4;
     try {
-      const result = await preparedQuery<AppendedRow>(this.pool, 'AppendEvents', appendSql(claim.sql, firstArrayParam), params);
+      const result = await preparedQuery<AppendedRow>(
+        this.pool,
+        'AppendEvents',
+        appendSql(claim.sql, firstArrayParam),
+        params,
+      );
       const last = lastRowPerStream(result.rows).get(streamId);
       if (!last) return this.explainRefusal(streamId, events, expected, 'revision');
       this.store.written();
       return resultOf(last);
     } catch (err) {
-      if (isUniqueViolation(err, 'es_events_event_id')) return this.explainRefusal(streamId, events, expected, 'event-id');
+      if (isUniqueViolation(err, 'es_events_event_id'))
+        return this.explainRefusal(streamId, events, expected, 'event-id');
       throw err;
     }
   }
@@ -156,12 +192,19 @@ export class PostgresAppends {
         'select * from es_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
         params,
       );
-      const rows = result.rows.map(r => ({ stream_id: r.stream_id, revision: r.revision, position: r.pos, transaction_id: r.xid }));
+      const rows = result.rows.map(r => ({
+        stream_id: r.stream_id,
+        revision: r.revision,
+        position: r.pos,
+        transaction_id: r.xid,
+      }));
       if (rows.length > 0) this.store.written();
       const last = lastRowPerStream(rows);
       const any = rows[rows.length - 1];
       const position = any ? resultOf(any).position : await this.store.headPosition();
-      return writes.map(w => (w.events.length > 0 ? resultOf(last.get(w.streamId)!) : { nextRevision: w.expected as number, position }));
+      return writes.map(w =>
+        w.events.length > 0 ? resultOf(last.get(w.streamId)!) : { nextRevision: w.expected as number, position },
+      );
     } catch (err) {
       const e = err as { code?: string; detail?: string };
       if (e.code !== 'ES409' && !isUniqueViolation(err, 'es_events_event_id')) throw err;
@@ -236,5 +279,4 @@ export class PostgresAppends {
     if (!expectationMet(expected, actual)) throw new WrongExpectedRevision(streamId, expected, actual);
     return { nextRevision: stream ? stream.revision : -1, position: await this.store.headPosition() };
   }
-
 }

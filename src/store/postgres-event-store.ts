@@ -35,7 +35,8 @@ type EventRow = {
 // Output names differ from column names, so that ORDER BY always means the typed columns. Data and metadata come as
 // JSON text (the json columns as stored, kept as text by jsonAsText), parsed when first read: most readers of "all"
 // look at the type of most events and pass them by.
-const eventColumns = 'position::text as pos, transaction_id::text as xid, stream_id, revision, type, version, data, metadata';
+const eventColumns =
+  'position::text as pos, transaction_id::text as xid, stream_id, revision, type, version, data, metadata';
 
 /** The event's stream is not deleted: a deleted stream keeps its events in the log (append-only), unseen by readers. */
 const liveStream = (streamIdSql: string) =>
@@ -67,7 +68,11 @@ const finalEventsAfter = (columns = '', withDeleted = false) => `select ${eventC
     ${withDeleted ? '' : `and ${liveStream('es_events.stream_id')}`}
   order by es_events.transaction_id, es_events.position limit $3`;
 
-const positionParams = (after: Position, maxCount: number) => [String(after.commit < 0n ? 0n : after.commit), String(after.prepare), maxCount];
+const positionParams = (after: Position, maxCount: number) => [
+  String(after.commit < 0n ? 0n : after.commit),
+  String(after.prepare),
+  maxCount,
+];
 
 function toRecorded(row: EventRow): RecordedEvent {
   let data: Record<string, unknown> | undefined;
@@ -102,7 +107,10 @@ export class PostgresEventStore implements EventStore {
   private readonly appends: PostgresAppends;
 
   private constructor(private readonly pool: pg.Pool) {
-    this.appends = new PostgresAppends(pool, { written: () => this.announceAppend(), headPosition: () => this.headPosition() });
+    this.appends = new PostgresAppends(pool, {
+      written: () => this.announceAppend(),
+      headPosition: () => this.headPosition(),
+    });
     this.wakeups.setMaxListeners(0);
     this.wakeups.on('wake', () => this.wakeGeneration++); // first listener: counted before any subscriber reads
   }
@@ -155,14 +163,17 @@ export class PostgresEventStore implements EventStore {
    */
   private listenAgain(attempt = 1): void {
     if (this.closed) return;
-    this.relistenTimer = setTimeout(() => {
-      this.relistenTimer = null;
-      if (this.closed) return;
-      this.listen().then(
-        () => this.wakeups.emit('wake'),
-        () => this.listenAgain(attempt + 1),
-      );
-    }, Math.min(250 * 2 ** attempt, 5000));
+    this.relistenTimer = setTimeout(
+      () => {
+        this.relistenTimer = null;
+        if (this.closed) return;
+        this.listen().then(
+          () => this.wakeups.emit('wake'),
+          () => this.listenAgain(attempt + 1),
+        );
+      },
+      Math.min(250 * 2 ** attempt, 5000),
+    );
   }
 
   /** Wakes local subscribers now, and other processes through one NOTIFY per 10 ms at most. */
@@ -198,13 +209,25 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readAll(after: Position, maxCount: number): Promise<RecordedEvent[]> {
-    const result = await preparedQuery<EventRow>(this.pool, 'ReadAll', finalEventsAfter(), positionParams(after, maxCount), jsonAsText);
+    const result = await preparedQuery<EventRow>(
+      this.pool,
+      'ReadAll',
+      finalEventsAfter(),
+      positionParams(after, maxCount),
+      jsonAsText,
+    );
     return result.rows.map(toRecorded);
   }
 
   /** Every event of the log after `after`, deleted streams' included, in the order of "all": what auditors chain and sign. */
   async readLog(after: Position, maxCount: number): Promise<RecordedEvent[]> {
-    const result = await preparedQuery<EventRow>(this.pool, 'ReadLog', finalEventsAfter('', true), positionParams(after, maxCount), jsonAsText);
+    const result = await preparedQuery<EventRow>(
+      this.pool,
+      'ReadLog',
+      finalEventsAfter('', true),
+      positionParams(after, maxCount),
+      jsonAsText,
+    );
     return result.rows.map(toRecorded);
   }
 
@@ -229,7 +252,11 @@ export class PostgresEventStore implements EventStore {
       jsonAsText,
     );
     const final = result.rows.filter(row => row.final);
-    return { events: final.map(toRecorded), more: final.length === maxCount, heldBack: final.length < result.rows.length };
+    return {
+      events: final.map(toRecorded),
+      more: final.length === maxCount,
+      heldBack: final.length < result.rows.length,
+    };
   }
 
   subscribe(after: Position, handler: (events: RecordedEvent[]) => Promise<void>, onError: (err: unknown) => void) {

@@ -9,7 +9,8 @@ import type { Migration } from '../db/migrations.ts';
  * makes their appends wait for each other. Taken in key order, so appends to several streams cannot deadlock on them.
  */
 const streamLockNamespace = 0x45530001;
-export const lockStream = (streamIdSql: string) => `pg_advisory_xact_lock(${streamLockNamespace}, hashtext(${streamIdSql}))`;
+export const lockStream = (streamIdSql: string) =>
+  `pg_advisory_xact_lock(${streamLockNamespace}, hashtext(${streamIdSql}))`;
 
 /** Tables that only ever grow: the event log, and the audit's ledger checkpoints once src/audit creates them. */
 export const appendOnlyTables = ['es_events', 'ledger_checkpoints'] as const;
@@ -136,4 +137,7 @@ end $$;
 export const eventLogMigration: Migration = { name: 'event-log', steps: [`${schemaLock}\n${eventLogDefinition}`] };
 
 /** The part the service's role may (re)create without owning the log. */
-export const eventStreamsMigration: Migration = { name: 'event-streams', steps: [`${schemaLock}\n${eventStreamsDefinition}`] };
+export const eventStreamsMigration: Migration = {
+  name: 'event-streams',
+  steps: [`${schemaLock}\n${eventStreamsDefinition}`],
+};

@@ -5,7 +5,13 @@ import type { Position } from './event-store.ts';
 export type FailedEvent = { streamId: string; revision: number; type: string; position: Position };
 
 /** A subscriber stopped at an event it cannot handle; kept in PostgreSQL so that every process and the CLI see it. */
-export type SubscriberFailure = { subscriber: string; event: FailedEvent; error: string; since: Date; attempts: number };
+export type SubscriberFailure = {
+  subscriber: string;
+  event: FailedEvent;
+  error: string;
+  since: Date;
+  attempts: number;
+};
 
 export const subscriberFailureSchema = `
 create table if not exists subscriber_failures (
@@ -31,7 +37,17 @@ export async function recordSubscriberFailure(db: Queryable, failure: Subscriber
      on conflict (name) do update set stream_id = excluded.stream_id, revision = excluded.revision, event_type = excluded.event_type,
        commit_position = excluded.commit_position, prepare_position = excluded.prepare_position, error = excluded.error,
        since = excluded.since, attempts = excluded.attempts`,
-    [subscriber, event.streamId, event.revision, event.type, event.position.commit.toString(), event.position.prepare.toString(), error, since, attempts],
+    [
+      subscriber,
+      event.streamId,
+      event.revision,
+      event.type,
+      event.position.commit.toString(),
+      event.position.prepare.toString(),
+      error,
+      since,
+      attempts,
+    ],
   );
 }
 
@@ -51,10 +67,13 @@ type FailureRow = {
   attempts: number;
 };
 
-const selectFailures = 'select name, stream_id, revision, event_type, commit_position::text, prepare_position::text, error, since, attempts from subscriber_failures';
+const selectFailures =
+  'select name, stream_id, revision, event_type, commit_position::text, prepare_position::text, error, since, attempts from subscriber_failures';
 
 export async function findSubscriberFailure(db: Queryable, subscriber: string): Promise<SubscriberFailure | null> {
-  const result = await query<FailureRow>(db, 'FindSubscriberFailure', `${selectFailures} where name = $1`, [subscriber]);
+  const result = await query<FailureRow>(db, 'FindSubscriberFailure', `${selectFailures} where name = $1`, [
+    subscriber,
+  ]);
   return result.rows.map(fromRow)[0] ?? null;
 }
 
@@ -66,7 +85,12 @@ export async function listSubscriberFailures(db: Queryable): Promise<SubscriberF
 function fromRow(r: FailureRow): SubscriberFailure {
   return {
     subscriber: r.name,
-    event: { streamId: r.stream_id, revision: r.revision, type: r.event_type, position: { commit: BigInt(r.commit_position), prepare: BigInt(r.prepare_position) } },
+    event: {
+      streamId: r.stream_id,
+      revision: r.revision,
+      type: r.event_type,
+      position: { commit: BigInt(r.commit_position), prepare: BigInt(r.prepare_position) },
+    },
     error: r.error,
     since: r.since,
     attempts: r.attempts,

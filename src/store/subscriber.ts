@@ -5,8 +5,19 @@ import { checkpointNotifications, type CheckpointNotifications, type Leading } f
 import { subscriberLocks, type SubscriberLocks } from '../db/lock-holder.ts';
 import { isDatabaseUnavailable, query } from '../db/pool.ts';
 import { readCheckpoint, saveCheckpoint, saveCheckpointForward } from './checkpoints.ts';
-import { comparePositions, type EventStore, type Position, type RecordedEvent, type Subscription } from './event-store.ts';
-import { clearSubscriberFailure, findSubscriberFailure, recordSubscriberFailure, type FailedEvent } from './subscriber-failures.ts';
+import {
+  comparePositions,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+  type Subscription,
+} from './event-store.ts';
+import {
+  clearSubscriberFailure,
+  findSubscriberFailure,
+  recordSubscriberFailure,
+  type FailedEvent,
+} from './subscriber-failures.ts';
 
 /**
  * One named reader of "all" (a projection or a saga) that resumes from its checkpoint. Across processes only
@@ -33,9 +44,19 @@ export type SubscriberOptions = {
 /** The handler failed on this event: the subscriber stops there, and says where, until the event goes through. */
 export class EventNotApplied extends Error {
   readonly event: FailedEvent;
-  constructor(recorded: Pick<RecordedEvent, 'streamId' | 'revision' | 'type' | 'position'>, override readonly cause: unknown) {
-    super(`${recorded.type} at ${recorded.streamId}@${recorded.revision}: ${cause instanceof Error ? cause.message : String(cause)}`);
-    this.event = { streamId: recorded.streamId, revision: recorded.revision, type: recorded.type, position: recorded.position };
+  constructor(
+    recorded: Pick<RecordedEvent, 'streamId' | 'revision' | 'type' | 'position'>,
+    override readonly cause: unknown,
+  ) {
+    super(
+      `${recorded.type} at ${recorded.streamId}@${recorded.revision}: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
+    this.event = {
+      streamId: recorded.streamId,
+      revision: recorded.revision,
+      type: recorded.type,
+      position: recorded.position,
+    };
   }
 }
 
@@ -130,7 +151,10 @@ export class Subscriber {
     const locked = await locks.tryLock(name, this.lockLost);
     if (!locked || this.stopped) {
       if (locked) await locks.unlock(name);
-      this.standbyTimer = setTimeout(() => void this.tryToLead().catch(err => this.fail(err)), this.options.standbyRetryMs ?? 2000);
+      this.standbyTimer = setTimeout(
+        () => void this.tryToLead().catch(err => this.fail(err)),
+        this.options.standbyRetryMs ?? 2000,
+      );
       return;
     }
     this.locked = true;
@@ -140,7 +164,14 @@ export class Subscriber {
     // stuck there in an earlier process or another one: it stays named until the event goes through
     if (!this.failure) {
       const earlier = await findSubscriberFailure(pool, name);
-      if (earlier) this.failure = { state: 'stuck', event: earlier.event, error: earlier.error, since: earlier.since, attempts: earlier.attempts };
+      if (earlier)
+        this.failure = {
+          state: 'stuck',
+          event: earlier.event,
+          error: earlier.error,
+          since: earlier.since,
+          attempts: earlier.attempts,
+        };
     }
     this.progress.emit('progress');
     this.subscription = store.subscribe(
@@ -150,7 +181,8 @@ export class Subscriber {
         if (await this.options.handleBatch(events, last)) this.checkpointed(null);
         else await this.passedBy(last);
         this.position = last;
-        if (this.failure?.state === 'stuck' && comparePositions(last, this.failure.event.position) >= 0) this.recovered();
+        if (this.failure?.state === 'stuck' && comparePositions(last, this.failure.event.position) >= 0)
+          this.recovered();
         this.progress.emit('progress');
         this.leading?.moved(); // in memory: events passed by are not stored yet
       },
@@ -166,10 +198,15 @@ export class Subscriber {
     // its connection killed while the database serves: another instance may take over; the database gone: every
     // instance lost its locks, and this one tries again as soon as it is back (asked of the database itself: a
     // connection killed by an administrator and a database shutting down both say 57P01)
-    void query(this.options.pool, 'ProbeDatabase', 'select 1').then(() => true, () => false).then(serving => {
-      this.yieldLead = serving;
-      this.fail(err);
-    });
+    void query(this.options.pool, 'ProbeDatabase', 'select 1')
+      .then(
+        () => true,
+        () => false,
+      )
+      .then(serving => {
+        this.yieldLead = serving;
+        this.fail(err);
+      });
   };
 
   /**
@@ -184,12 +221,25 @@ export class Subscriber {
     if (err instanceof EventNotApplied) {
       const same = previous?.state === 'stuck' && comparePositions(previous.event.position, err.event.position) === 0;
       const attempts = same ? previous.attempts + 1 : 1;
-      this.failure = { state: 'stuck', event: err.event, error: messageOf(err.cause), since: same ? previous.since : now, attempts };
+      this.failure = {
+        state: 'stuck',
+        event: err.event,
+        error: messageOf(err.cause),
+        since: same ? previous.since : now,
+        attempts,
+      };
       const where = positionText(err.event.position);
       if (this.announced !== where) {
         this.announced = where;
         log.error(
-          { err: err.cause, subscriber: name, streamId: err.event.streamId, revision: err.event.revision, eventType: err.event.type, position: positionText(err.event.position) },
+          {
+            err: err.cause,
+            subscriber: name,
+            streamId: err.event.streamId,
+            revision: err.event.revision,
+            eventType: err.event.type,
+            position: positionText(err.event.position),
+          },
           `subscriber ${name} is stuck at ${err.event.type} ${err.event.streamId}@${err.event.revision}; it tries again with a growing pause, and logs again when it moves on`,
         );
       }
@@ -197,10 +247,16 @@ export class Subscriber {
       this.progress.emit('progress'); // those waiting for it stop waiting
     } else {
       const attempts = previous?.state === 'waiting' ? previous.attempts + 1 : 1;
-      this.failure = { state: 'waiting', error: messageOf(err), since: previous?.state === 'waiting' ? previous.since : now, attempts };
+      this.failure = {
+        state: 'waiting',
+        error: messageOf(err),
+        since: previous?.state === 'waiting' ? previous.since : now,
+        attempts,
+      };
       if (attempts > 1) {
         // said already
-      } else if (isDatabaseUnavailable(err)) log.debug({ subscriber: name }, `subscriber ${name} waits for the database`);
+      } else if (isDatabaseUnavailable(err))
+        log.debug({ subscriber: name }, `subscriber ${name} waits for the database`);
       else log.warn({ err, subscriber: name }, `subscriber ${name} failed; reading again shortly`);
     }
     if (this.retrying) return; // the subscription and its lock's connection can both fail at once: one retry
@@ -234,7 +290,10 @@ export class Subscriber {
     const { log, name, pool } = this.options;
     if (failure.state === 'stuck') {
       this.announced = null;
-      log.info({ subscriber: name, streamId: failure.event.streamId, revision: failure.event.revision }, `subscriber ${name} moved past the event it was stuck at`);
+      log.info(
+        { subscriber: name, streamId: failure.event.streamId, revision: failure.event.revision },
+        `subscriber ${name} moved past the event it was stuck at`,
+      );
       void clearSubscriberFailure(pool, name).catch(() => undefined);
     } else {
       log.debug({ subscriber: name, waitedMs: Date.now() - failure.since.getTime() }, `subscriber ${name} reads again`);
@@ -299,7 +358,8 @@ export class Subscriber {
     const leading = this.subscription !== null;
     await this.subscription?.close(); // the batch in hand finishes first
     // still holding the lock: no other instance leads meanwhile
-    if (leading && this.unsaved) await saveCheckpoint(this.options.pool, this.options.name, this.unsaved).catch(() => undefined);
+    if (leading && this.unsaved)
+      await saveCheckpoint(this.options.pool, this.options.name, this.unsaved).catch(() => undefined);
     this.unsaved = null;
     await this.release();
     const { pool } = this.options;

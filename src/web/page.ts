@@ -99,12 +99,19 @@ dl.facts{display:grid;grid-template-columns:minmax(0,max-content) minmax(0,1fr);
 export const csrfField = (token: string) => `<input type="hidden" name="_csrf" value="${e(token)}">`;
 
 /** A one-button form posting to `action` (delete, revoke, redeliver). */
-export function postButton(action: string, csrf: string, label: string, opts: { danger?: boolean; name?: string } = {}) {
+export function postButton(
+  action: string,
+  csrf: string,
+  label: string,
+  opts: { danger?: boolean; name?: string } = {},
+) {
   return `<form method="post" action="${e(action)}">${csrfField(csrf)}<button type="submit"${opts.danger ? ' class="danger"' : ''}${opts.name ? ` aria-label="${e(opts.name)}"` : ''}>${e(label)}</button></form>`;
 }
 
 export const noticeHtml = (notice: Notice | null | undefined) =>
-  notice ? `<p class="notice ${notice.kind}" role="${notice.kind === 'error' ? 'alert' : 'status'}" id="notice">${e(notice.text)}</p>` : '';
+  notice
+    ? `<p class="notice ${notice.kind}" role="${notice.kind === 'error' ? 'alert' : 'status'}" id="notice">${e(notice.text)}</p>`
+    : '';
 
 /** A column of a list: its heading, which is also each cell's label when the table reads as cards on a phone. */
 export type Column = { label: string; num?: boolean; action?: boolean };
@@ -118,10 +125,15 @@ export type TableRow = { cells: string[]; data?: Record<string, string> };
  */
 export function tableHtml(id: string, label: string, columns: Column[], rows: TableRow[]): string {
   const head = columns
-    .map(c => `<th scope="col"${c.num ? ' class="num"' : ''}>${c.action ? `<span class="muted">${e(c.label)}</span>` : e(c.label)}</th>`)
+    .map(
+      c =>
+        `<th scope="col"${c.num ? ' class="num"' : ''}>${c.action ? `<span class="muted">${e(c.label)}</span>` : e(c.label)}</th>`,
+    )
     .join('');
   const row = (r: TableRow) => {
-    const data = Object.entries(r.data ?? {}).map(([name, value]) => ` data-${name}="${e(value)}"`).join('');
+    const data = Object.entries(r.data ?? {})
+      .map(([name, value]) => ` data-${name}="${e(value)}"`)
+      .join('');
     const cells = r.cells.map((cell, i) => {
       const c = columns[i]!;
       const cls = c.action ? ' class="action"' : c.num ? ' class="num"' : '';
@@ -157,8 +169,12 @@ const adminSections = [
 ];
 
 function header(f: PageFrame) {
-  if (!f.user) return `<header><div class="bar"><a class="brand" href="/login">Layanan Mutasi &amp; Pembayaran</a></div></header>`;
-  const sections = f.area === 'admin' ? adminSections : [...dashboardSections, ...(f.user.role === 'ADMIN' ? [{ id: 'admin', path: '/admin', label: 'Admin' }] : [])];
+  if (!f.user)
+    return `<header><div class="bar"><a class="brand" href="/login">Layanan Mutasi &amp; Pembayaran</a></div></header>`;
+  const sections =
+    f.area === 'admin'
+      ? adminSections
+      : [...dashboardSections, ...(f.user.role === 'ADMIN' ? [{ id: 'admin', path: '/admin', label: 'Admin' }] : [])];
   const links = sections
     .map(s => `<li><a href="${s.path}"${s.id === f.current ? ' aria-current="page"' : ''}>${e(s.label)}</a></li>`)
     .join('');
@@ -184,7 +200,13 @@ ${body}
 }
 
 const dateTime = new Intl.DateTimeFormat('id-ID', {
-  timeZone: 'Asia/Jakarta', day: '2-digit', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit',
+  timeZone: 'Asia/Jakarta',
+  day: '2-digit',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
 });
 
 /** A moment as people here read it (WIB), in a <time> that keeps the exact instant. */
@@ -195,11 +217,17 @@ export function timeHtml(at: Date | string | null | undefined): string {
 }
 
 /** Links to the previous and next page of a list, keeping its filters. */
-export function pagerHtml(basePath: string, query: Record<string, string | number | undefined>, page: number, totalPages: number): string {
+export function pagerHtml(
+  basePath: string,
+  query: Record<string, string | number | undefined>,
+  page: number,
+  totalPages: number,
+): string {
   if (totalPages <= 1) return '';
   const link = (p: number, label: string, rel: string) => {
     const params = new URLSearchParams();
-    for (const [k, v] of Object.entries({ ...query, page: p })) if (v !== undefined && String(v) !== '') params.set(k, String(v));
+    for (const [k, v] of Object.entries({ ...query, page: p }))
+      if (v !== undefined && String(v) !== '') params.set(k, String(v));
     return `<a class="button quiet" rel="${rel}" href="${e(`${basePath}?${params}`)}">${e(label)}</a>`;
   };
   return `<nav class="pages" aria-label="Halaman">${page > 1 ? link(page - 1, '‹ Sebelumnya', 'prev') : ''}

@@ -82,7 +82,12 @@ const typeLabel = (type: string | null) => paymentMethodOf(type)?.payerLabel ?? 
 
 /** Dates as the page says them, in Jakarta time; the page's script formats a time it learns the same way. */
 const timeFormat = new Intl.DateTimeFormat('id-ID', {
-  timeZone: 'Asia/Jakarta', day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit',
+  timeZone: 'Asia/Jakarta',
+  day: 'numeric',
+  month: 'long',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
 });
 const wib = (at: Date) => `${timeFormat.format(at)} WIB`;
 
@@ -98,8 +103,11 @@ function copyable(id: string, label: string, value: string, button: string, copi
 function howToPay(v: PaymentPageView) {
   if (v.totalAmount === null) {
     if (v.methods.length === 0) return `<p class="hint">Metode pembayaran belum tersedia.</p>`;
-    const label = (m: PaymentPageView['methods'][number]) => (m.amount === undefined ? typeLabel(m.type) : `${typeLabel(m.type)} · ${formatRupiah(m.amount)}`);
-    const buttons = v.methods.map(m => `<button type="button" data-choose="${e(m.path)}" data-type="${e(m.type)}">${e(label(m))}</button>`).join('');
+    const label = (m: PaymentPageView['methods'][number]) =>
+      m.amount === undefined ? typeLabel(m.type) : `${typeLabel(m.type)} · ${formatRupiah(m.amount)}`;
+    const buttons = v.methods
+      .map(m => `<button type="button" data-choose="${e(m.path)}" data-type="${e(m.type)}">${e(label(m))}</button>`)
+      .join('');
     return `<p class="label">Pilih cara bayar</p><div class="methods" id="methods">${buttons}</div>
       <p class="hint">Total akhir (dengan kode unik) muncul setelah Anda memilih.</p>`;
   }
@@ -114,7 +122,9 @@ function howToPay(v: PaymentPageView) {
   }
   if (v.accountNumber && v.totalAmount !== null) {
     const va = v.type !== 'DIRECT'; // DIRECT: a transfer to the wallet's own number
-    const label = va ? `Nomor virtual account ${paymentMethodOf(v.type)?.va?.bank ?? v.type ?? ''}` : `Nomor tujuan (${v.providerName})`;
+    const label = va
+      ? `Nomor virtual account ${paymentMethodOf(v.type)?.va?.bank ?? v.type ?? ''}`
+      : `Nomor tujuan (${v.providerName})`;
     return `${copyable('account-number', label, v.accountNumber, va ? 'Salin nomor VA' : 'Salin nomor', va ? 'Nomor VA tersalin.' : 'Nomor tujuan tersalin.')}
       ${copyable('total-digits', 'Nominal transfer (harus tepat)', String(v.totalAmount), 'Salin nominal', 'Nominal tersalin.')}
       <p class="hint" id="copy-note" role="status"></p>
@@ -137,7 +147,8 @@ function receipt(v: PaymentPageView) {
 
 /** The hosted payment page: server-rendered, one inline script and style allowed by the response's CSP nonce. */
 export function paymentPageHtml(v: PaymentPageView, nonce: string): string {
-  const back = (id: string) => (v.redirectUrl ? `<a id="${id}" class="button wide" href="${e(v.redirectUrl)}">Kembali ke toko</a>` : '');
+  const back = (id: string) =>
+    v.redirectUrl ? `<a id="${id}" class="button wide" href="${e(v.redirectUrl)}">Kembali ke toko</a>` : '';
   return `${documentHead(`Pembayaran ${formatRupiah(v.totalAmount ?? v.amount)}`, nonce, css)}
 <body>
 <main>
@@ -154,8 +165,12 @@ export function paymentPageHtml(v: PaymentPageView, nonce: string): string {
     </dl>
     <section class="state state-pending">
       ${howToPay(v)}
-      ${v.totalAmount === null ? '' : `<p class="paid"><button type="button" id="paid-check" data-check="${e(v.checkPath)}">Saya sudah bayar</button></p>
-      <p class="hint" id="check-note" role="status" hidden>Memeriksa pembayaran Anda…</p>`}
+      ${
+        v.totalAmount === null
+          ? ''
+          : `<p class="paid"><button type="button" id="paid-check" data-check="${e(v.checkPath)}">Saya sudah bayar</button></p>
+      <p class="hint" id="check-note" role="status" hidden>Memeriksa pembayaran Anda…</p>`
+      }
       <p class="countdown">Sisa waktu <strong id="countdown">—</strong><br>
         <small>Bayar sebelum <time datetime="${e(v.expiresAt.toISOString())}">${e(wib(v.expiresAt))}</time></small></p>
       <noscript><p class="hint">Muat ulang halaman ini untuk melihat status terbaru.</p></noscript>

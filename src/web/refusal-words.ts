@@ -9,8 +9,10 @@ type Words = string | ((p: RefusalParams) => string);
 
 const amount = (p: RefusalParams, name: string) => (typeof p[name] === 'number' ? formatRupiah(p[name]) : null);
 /** Words with the parts a throw site did not pass left out. */
-const join = (...parts: (string | number | null | undefined)[]) => parts.filter(part => part !== null && part !== undefined && part !== '').join(' ');
-const inBrackets = (label: string, value: string | number | null | undefined) => (value === undefined || value === null ? null : `(${label}${value})`);
+const join = (...parts: (string | number | null | undefined)[]) =>
+  parts.filter(part => part !== null && part !== undefined && part !== '').join(' ');
+const inBrackets = (label: string, value: string | number | null | undefined) =>
+  value === undefined || value === null ? null : `(${label}${value})`;
 
 /**
  * The refusals as the dashboard's and admin console's pages say them, in Indonesian: one entry per code that can
@@ -18,7 +20,8 @@ const inBrackets = (label: string, value: string | number | null | undefined) =>
  * API's English, src/errors.ts). The compiler refuses a new code without words.
  */
 const words = {
-  VALIDATION_ERROR: p => (p.reason === 'INVALID_URL' ? 'URL webhook ditolak: bukan URL http atau https yang sah' : 'Isian tidak valid'),
+  VALIDATION_ERROR: p =>
+    p.reason === 'INVALID_URL' ? 'URL webhook ditolak: bukan URL http atau https yang sah' : 'Isian tidak valid',
   INVALID_INPUT: 'Isian tidak valid',
   INVALID_TEXT: 'Teks harus Unicode yang sah tanpa karakter NUL',
   BAD_REQUEST: 'Permintaan tidak valid',
@@ -32,9 +35,17 @@ const words = {
   UNSUPPORTED_MEDIA_TYPE: 'Jenis data yang dikirim tidak didukung',
   UNPROCESSABLE: 'Permintaan tidak dapat diproses',
   RATE_LIMITED: p => {
-    const scope = p.scope === 'qr-key' ? 'Terlalu banyak gambar QR untuk API key ini' : p.scope === 'qr-user' ? 'Terlalu banyak gambar QR untuk pengguna ini'
-      : p.scope === 'otp' ? 'Terlalu banyak permintaan kode OTP' : 'Terlalu banyak permintaan';
-    return typeof p.seconds === 'number' ? `${scope}; coba lagi dalam ${p.seconds} detik` : `${scope}, coba lagi sebentar lagi`;
+    const scope =
+      p.scope === 'qr-key'
+        ? 'Terlalu banyak gambar QR untuk API key ini'
+        : p.scope === 'qr-user'
+          ? 'Terlalu banyak gambar QR untuk pengguna ini'
+          : p.scope === 'otp'
+            ? 'Terlalu banyak permintaan kode OTP'
+            : 'Terlalu banyak permintaan';
+    return typeof p.seconds === 'number'
+      ? `${scope}; coba lagi dalam ${p.seconds} detik`
+      : `${scope}, coba lagi sebentar lagi`;
   },
   INTERNAL_ERROR: 'Terjadi kesalahan di pihak kami',
   UNAVAILABLE: 'Layanan sedang tidak tersedia, coba lagi sebentar lagi',
@@ -66,7 +77,13 @@ const words = {
       case 'no-methods':
         return `Rekening ${p.provider ?? 'ini'} tidak bisa menerima pembayaran`;
       case 'not-offered':
-        return join('Metode', p.type ?? 'ini', 'tidak didukung', p.provider ?? 'penyedia ini', inBrackets('yang didukung: ', p.supported));
+        return join(
+          'Metode',
+          p.type ?? 'ini',
+          'tidak didukung',
+          p.provider ?? 'penyedia ini',
+          inBrackets('yang didukung: ', p.supported),
+        );
       case 'not-gateway':
         return join('Metode', p.type ?? 'ini', 'tidak dilayani gateway', inBrackets('yang dilayani: ', p.served));
       default:
@@ -74,10 +91,12 @@ const words = {
     }
   },
   RECEIVING_ACCOUNT_GONE: 'Rekening penerima pembayaran ini sudah tidak ada',
-  GATEWAY_NOT_APPROVED: p => `${join('Akses gateway belum disetujui', inBrackets('status: ', p.status))}; ajukan lewat dasbor`,
+  GATEWAY_NOT_APPROVED: p =>
+    `${join('Akses gateway belum disetujui', inBrackets('status: ', p.status))}; ajukan lewat dasbor`,
   ORDER_PENDING: 'Pesanan ini sudah punya pembayaran yang menunggu',
   ORDER_ALREADY_PAID: 'Pesanan ini sudah lunas; tidak ditagih lagi',
-  NO_UNIQUE_CODE: 'Semua kode unik untuk jumlah ini sedang dipakai pembayaran yang menunggu; coba lagi nanti atau jumlah lain',
+  NO_UNIQUE_CODE:
+    'Semua kode unik untuk jumlah ini sedang dipakai pembayaran yang menunggu; coba lagi nanti atau jumlah lain',
   VA_NUMBER_TAKEN: 'Nomor virtual account sudah dipakai',
   PAYMENT_NOT_PENDING: 'Pembayaran ini sudah tidak menunggu',
   PAYMENT_METHOD_CHOSEN: 'Metode pembayaran sudah dipilih',
@@ -87,7 +106,9 @@ const words = {
   GATEWAY_ACCESS_CONFLICT: 'Status akses gateway tidak memungkinkan tindakan ini',
   GATEWAY_DIRECT_NOT_ALLOWED: 'DIRECT tidak bisa dipakai lewat gateway',
   NO_HOLDING_ACCOUNT: p =>
-    p.method ? `Belum ada rekening penampung yang bisa melayani ${p.method}; coba lagi nanti atau metode lain` : 'Belum ada rekening penampung yang bisa melayani pembayaran gateway; coba lagi nanti',
+    p.method
+      ? `Belum ada rekening penampung yang bisa melayani ${p.method}; coba lagi nanti atau metode lain`
+      : 'Belum ada rekening penampung yang bisa melayani pembayaran gateway; coba lagi nanti',
   HOLDING_ACCOUNT_CANNOT_SERVE: 'Rekening ini tidak melayani metode gateway mana pun',
 
   WITHDRAWAL_NOT_FOUND: 'Penarikan tidak ditemukan',
@@ -101,11 +122,15 @@ const words = {
   SUSPENSE_NOT_FOUND: 'Dana tak terklaim ini tidak ditemukan',
   SUSPENSE_NOT_OPEN: 'Dana ini sudah dialokasikan atau dikembalikan',
   SUSPENSE_BELOW_FEE: 'Jumlahnya tidak lebih besar dari biayanya; tidak bisa dialokasikan',
-  SUSPENSE_TARGET_INVALID: 'Alokasikan ke pembayaran gateway (ID pembayaran) atau merchant gateway yang disetujui (ID pengguna)',
+  SUSPENSE_TARGET_INVALID:
+    'Alokasikan ke pembayaran gateway (ID pembayaran) atau merchant gateway yang disetujui (ID pengguna)',
   HOLDING_CASH_SHORT: 'Kas rekening platform di buku besar kurang dari jumlah pembayaran',
-  WITHDRAWAL_PAYOUT_IN_FLIGHT: 'Pembayaran penarikan ini lewat WALLET-A sudah dimulai: belum bisa ditolak sebelum transfernya gagal',
-  WITHDRAWAL_PAYOUT_FAILED: p => `Transfer lewat WALLET-A gagal${p.reason ? `: ${p.reason}` : ''}; tidak ada dana yang berpindah, penarikan tetap diajukan`,
-  WITHDRAWAL_PAYOUT_UNCONFIRMED: p => `Penyedia belum mengonfirmasi transfer${p.reason ? `: ${p.reason}` : ''}; penarikan tetap diajukan, bayar lagi untuk menanyakan hasilnya`,
+  WITHDRAWAL_PAYOUT_IN_FLIGHT:
+    'Pembayaran penarikan ini lewat WALLET-A sudah dimulai: belum bisa ditolak sebelum transfernya gagal',
+  WITHDRAWAL_PAYOUT_FAILED: p =>
+    `Transfer lewat WALLET-A gagal${p.reason ? `: ${p.reason}` : ''}; tidak ada dana yang berpindah, penarikan tetap diajukan`,
+  WITHDRAWAL_PAYOUT_UNCONFIRMED: p =>
+    `Penyedia belum mengonfirmasi transfer${p.reason ? `: ${p.reason}` : ''}; penarikan tetap diajukan, bayar lagi untuk menanyakan hasilnya`,
 
   QR_IMAGE_MISSING: 'Pilih gambar kode QR',
   QR_IMAGE_NOT_AN_IMAGE: 'Berkas bukan gambar PNG atau JPEG',
@@ -122,7 +147,8 @@ const words = {
   BANK_ACCOUNT_INDEX_INVALID: 'Pemeriksaan penerima sudah kedaluwarsa; periksa lagi',
   TRANSFER_AMOUNT_MISMATCH: 'Jumlah berbeda dari yang sudah diperiksa',
   TRANSFER_FAILED: 'Transfer gagal; saldo tidak terpotong',
-  TRANSFER_UNCONFIRMED: 'Penyedia belum mengonfirmasi transfer; saldo tetap terpotong sampai ada kepastian. Jangan ulangi dengan pemeriksaan baru',
+  TRANSFER_UNCONFIRMED:
+    'Penyedia belum mengonfirmasi transfer; saldo tetap terpotong sampai ada kepastian. Jangan ulangi dengan pemeriksaan baru',
 
   TEST_CLOCK_BACKWARDS: 'Jam uji hanya bisa maju',
 
@@ -141,17 +167,27 @@ const words = {
   WEBHOOK_ENDPOINT_LIMIT: 'Terlalu banyak endpoint webhook; hapus satu dulu',
   WEBHOOK_ENDPOINT_DISABLED: 'Endpoint webhook nonaktif (penerimanya menjawab 410 Gone)',
 
-  GATEWAY_AMOUNT_BELOW_MINIMUM: p => join('Jumlah', amount(p, 'requested'), 'di bawah minimal', p.method ?? 'metode ini', amount(p, 'minimum')),
+  GATEWAY_AMOUNT_BELOW_MINIMUM: p =>
+    join('Jumlah', amount(p, 'requested'), 'di bawah minimal', p.method ?? 'metode ini', amount(p, 'minimum')),
   GATEWAY_AMOUNT_ABOVE_MAXIMUM: p =>
-    join('Jumlah tagihan', amount(p, 'billed'), p.billed !== p.requested ? inBrackets('', join(amount(p, 'requested'), 'ditambah biaya')) : null, 'di atas maksimal', p.method ?? 'metode ini', amount(p, 'maximum')),
-  GATEWAY_AMOUNT_NOT_ABOVE_FEE: p => join('Jumlah', amount(p, 'billed'), 'tidak lebih besar dari biaya', p.method ?? 'gateway', amount(p, 'fee')),
+    join(
+      'Jumlah tagihan',
+      amount(p, 'billed'),
+      p.billed !== p.requested ? inBrackets('', join(amount(p, 'requested'), 'ditambah biaya')) : null,
+      'di atas maksimal',
+      p.method ?? 'metode ini',
+      amount(p, 'maximum'),
+    ),
+  GATEWAY_AMOUNT_NOT_ABOVE_FEE: p =>
+    join('Jumlah', amount(p, 'billed'), 'tidak lebih besar dari biaya', p.method ?? 'gateway', amount(p, 'fee')),
   INVALID_HOLIDAY_CALENDAR: 'Kalender tidak sah: setiap tanggal harus di tahun itu, sekali saja',
   INVALID_PERIOD: 'Periode tidak sah: tanggal YYYY-MM-DD, awal tidak setelah akhir, paling lama 366 hari',
 
   STREAM_NOT_FOUND: 'Tidak ada stream dengan ID itu',
 } satisfies Record<Exclude<ErrorCode, SessionCode>, Words>;
 
-const isSessionCode = (code: ErrorCode): code is SessionCode => (errorCodes[code] as { surface?: string }).surface === 'session';
+const isSessionCode = (code: ErrorCode): code is SessionCode =>
+  (errorCodes[code] as { surface?: string }).surface === 'session';
 
 /**
  * A refusal as a page says it: the page's own words when a page refused, else the code's words (chosen by its params);

@@ -55,7 +55,10 @@ export type AttemptMaker = { jobId: string; workerId: string };
  * in flight elsewhere is never touched. With `deliveryId` and `jobId`: that delivery's only, and an earlier attempt of
  * the job about to run again counts as ended too (the same worker can take its job back after a failure).
  */
-export async function markInterruptedAttempts(db: Queryable, scope: { deliveryId: string; jobId: string } | null = null): Promise<number> {
+export async function markInterruptedAttempts(
+  db: Queryable,
+  scope: { deliveryId: string; jobId: string } | null = null,
+): Promise<number> {
   const r = await query(
     db,
     'MarkInterruptedWebhookAttempts',
@@ -72,10 +75,15 @@ export async function markInterruptedAttempts(db: Queryable, scope: { deliveryId
  * Logs an attempt as it starts, in flight, before anything is sent: a crash during the send leaves it in the log, to be
  * marked interrupted beside the attempt that sends again (attemptDelivery marks those of its delivery first). The delivery row is locked, so two attempts starting on one delivery are numbered one after the other.
  */
-export async function beginAttempt(pool: pg.Pool, attempt: { job: AttemptJob; maker: AttemptMaker; attemptedAt: Date }): Promise<number> {
+export async function beginAttempt(
+  pool: pg.Pool,
+  attempt: { job: AttemptJob; maker: AttemptMaker; attemptedAt: Date },
+): Promise<number> {
   const { job, maker, attemptedAt } = attempt;
   return inTransaction(pool, async tx => {
-    await query(tx, 'LockWebhookDeliveryForAttempt', 'select 1 from webhook_deliveries where id = $1 for update', [job.deliveryId]);
+    await query(tx, 'LockWebhookDeliveryForAttempt', 'select 1 from webhook_deliveries where id = $1 for update', [
+      job.deliveryId,
+    ]);
     const r = await query<{ number: number }>(
       tx,
       'BeginWebhookAttempt',
@@ -99,7 +107,14 @@ export async function beginAttempt(pool: pg.Pool, attempt: { job: AttemptJob; ma
  */
 export async function recordAttempt(
   pool: pg.Pool,
-  attempt: { job: AttemptJob; number: number; endedAt: Date; result: AttemptResult; delays: readonly number[]; random: number },
+  attempt: {
+    job: AttemptJob;
+    number: number;
+    endedAt: Date;
+    result: AttemptResult;
+    delays: readonly number[];
+    random: number;
+  },
 ): Promise<AfterAttempt | null> {
   const { job, endedAt, result } = attempt;
   return inTransaction(pool, async tx => {
@@ -127,7 +142,11 @@ export async function recordAttempt(
       [job.deliveryId, next.status, next.scheduleStep, next.statusReason, nextAttemptAt, endedAt],
     );
     if (next.nextAttemptInMs !== null) {
-      await scheduleAttempt(tx, { deliveryId: job.deliveryId, step: next.scheduleStep + 1, manual: false }, next.nextAttemptInMs);
+      await scheduleAttempt(
+        tx,
+        { deliveryId: job.deliveryId, step: next.scheduleStep + 1, manual: false },
+        next.nextAttemptInMs,
+      );
     }
     return next;
   });

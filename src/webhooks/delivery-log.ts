@@ -88,8 +88,16 @@ export async function listDeliveries(
         where ${filter} order by d.created_at desc, d.id limit $4 offset $5`,
       [...params, q.limit, (q.page - 1) * q.limit],
     );
-    const count = await query<{ total: number }>(db, 'CountWebhookDeliveries', `select count(*)::int as total from webhook_deliveries d where ${filter}`, params);
-    const attempts = await attemptsOf(db, page.rows.map(d => d.id));
+    const count = await query<{ total: number }>(
+      db,
+      'CountWebhookDeliveries',
+      `select count(*)::int as total from webhook_deliveries d where ${filter}`,
+      params,
+    );
+    const attempts = await attemptsOf(
+      db,
+      page.rows.map(d => d.id),
+    );
     return { rows: page.rows.map(d => present(d, attempts.get(d.id) ?? [])), total: count.rows[0]?.total ?? 0 };
   });
 }
@@ -129,7 +137,13 @@ export async function redeliver(
     );
     await scheduleAttempt(tx, { deliveryId: delivery.id, step: step + 1, manual: true }, 0);
     const attempts = await attemptsOf(tx, [delivery.id]);
-    const resumed = { ...delivery, status: 'pending' as const, status_reason: null, schedule_step: step, next_attempt_at: now };
+    const resumed = {
+      ...delivery,
+      status: 'pending' as const,
+      status_reason: null,
+      schedule_step: step,
+      next_attempt_at: now,
+    };
     return present(resumed, attempts.get(delivery.id) ?? []);
   });
 }

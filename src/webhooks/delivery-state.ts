@@ -31,13 +31,29 @@ export function afterAttempt(
   schedule: { delays: readonly number[]; random: number },
 ): AfterAttempt {
   if (!isCurrent(delivery, job)) return { ...delivery, statusReason: null, nextAttemptInMs: null };
-  if (isSuccess(result)) return { status: 'succeeded', scheduleStep: job.step, statusReason: null, nextAttemptInMs: null };
+  if (isSuccess(result))
+    return { status: 'succeeded', scheduleStep: job.step, statusReason: null, nextAttemptInMs: null };
   if (result.statusCode === 410) {
-    return { status: 'failed', scheduleStep: job.step, statusReason: 'the receiver answered 410 Gone: endpoint disabled', nextAttemptInMs: null };
+    return {
+      status: 'failed',
+      scheduleStep: job.step,
+      statusReason: 'the receiver answered 410 Gone: endpoint disabled',
+      nextAttemptInMs: null,
+    };
   }
-  const wait = nextAttemptDelay({ made: job.step, random: schedule.random, retryAfterMs: result.retryAfterMs, delays: schedule.delays });
+  const wait = nextAttemptDelay({
+    made: job.step,
+    random: schedule.random,
+    retryAfterMs: result.retryAfterMs,
+    delays: schedule.delays,
+  });
   if (wait === null) {
-    return { status: 'failed', scheduleStep: job.step, statusReason: 'no 2xx answer within the retry schedule', nextAttemptInMs: null };
+    return {
+      status: 'failed',
+      scheduleStep: job.step,
+      statusReason: 'no 2xx answer within the retry schedule',
+      nextAttemptInMs: null,
+    };
   }
   return { status: 'pending', scheduleStep: job.step, statusReason: null, nextAttemptInMs: wait };
 }

@@ -16,7 +16,10 @@ export type PublishedCheckpoint = { seq: number; at: string } & Record<string, u
  * kind, so that it leaves the server: one webhook event per admin, its id derived from the checkpoint's number, so
  * publishing a checkpoint again (after a crash) sends nothing twice. The payload is the checkpoint itself.
  */
-export async function publishLedgerCheckpoint(deps: { pool: pg.Pool; clock: Clock }, checkpoint: PublishedCheckpoint): Promise<number> {
+export async function publishLedgerCheckpoint(
+  deps: { pool: pg.Pool; clock: Clock },
+  checkpoint: PublishedCheckpoint,
+): Promise<number> {
   await ensureWebhookSchema(deps.pool);
   const admins = await query<{ owner_id: string }>(
     deps.pool,

@@ -23,7 +23,13 @@ const publishedEvent = z.object({
  */
 export async function enqueueWebhookEvent(
   deps: { pool: pg.Pool; clock: Clock },
-  event: { ownerId: string; eventId: string; type: (typeof webhookEventTypes)[number]; createdAt: string; data: unknown },
+  event: {
+    ownerId: string;
+    eventId: string;
+    type: (typeof webhookEventTypes)[number];
+    createdAt: string;
+    data: unknown;
+  },
 ): Promise<void> {
   const e = publishedEvent.parse(event);
   await ensureWebhookSchema(deps.pool);

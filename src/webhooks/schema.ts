@@ -60,10 +60,17 @@ const attemptStates = `
   end $$;
   create index if not exists webhook_attempts_in_flight on webhook_attempts (delivery_id) where state = 'in_flight';`;
 
-export const webhookDeliveryLogMigration: Migration = { name: 'webhook-delivery-log', steps: [deliveryLogSchema, attemptStates] };
+export const webhookDeliveryLogMigration: Migration = {
+  name: 'webhook-delivery-log',
+  steps: [deliveryLogSchema, attemptStates],
+};
 
 /** What publishing and delivering webhooks need: the job queue, the endpoints and the delivery log. */
-export const webhookMigrations: Migration[] = [jobQueueMigration, readModelMigration(webhookEndpointsProjection), webhookDeliveryLogMigration];
+export const webhookMigrations: Migration[] = [
+  jobQueueMigration,
+  readModelMigration(webhookEndpointsProjection),
+  webhookDeliveryLogMigration,
+];
 
 const ready = new WeakMap<pg.Pool, Promise<void>>();
 

@@ -1,11 +1,22 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { parseWebhookUrl, resolveTarget, TargetRefused, type AddressPolicy, type ResolvedAddress } from '../security/address-guard.ts';
+import {
+  parseWebhookUrl,
+  resolveTarget,
+  TargetRefused,
+  type AddressPolicy,
+  type ResolvedAddress,
+} from '../security/address-guard.ts';
 import { parseRetryAfter } from './retry-schedule.ts';
 
 /** What one attempt gave: the receiver's status, or why there was none. */
-export type AttemptResult = { statusCode: number | null; error: string | null; retryAfterMs: number | null; durationMs: number };
+export type AttemptResult = {
+  statusCode: number | null;
+  error: string | null;
+  retryAfterMs: number | null;
+  durationMs: number;
+};
 
 export const isSuccess = (r: AttemptResult) => r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
 
@@ -29,7 +40,11 @@ export async function postWebhook(
   policy: AddressPolicy & { timeoutMs: number },
 ): Promise<AttemptResult> {
   const started = performance.now();
-  const result = (statusCode: number | null, error: string | null, retryAfterMs: number | null = null): AttemptResult => ({
+  const result = (
+    statusCode: number | null,
+    error: string | null,
+    retryAfterMs: number | null = null,
+  ): AttemptResult => ({
     statusCode,
     error: error && error.slice(0, maxErrorLength),
     retryAfterMs,
@@ -62,7 +77,13 @@ export async function postWebhook(
       res => {
         clearTimeout(timer);
         const retryAfter = res.headers['retry-after'];
-        resolve(result(res.statusCode ?? null, null, parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, Date.now())));
+        resolve(
+          result(
+            res.statusCode ?? null,
+            null,
+            parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, Date.now()),
+          ),
+        );
         res.destroy();
       },
     );

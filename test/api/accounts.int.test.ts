@@ -15,8 +15,14 @@ afterAll(async () => service?.close());
 type Caller = Awaited<ReturnType<typeof keyHolder>>;
 let accountNumberSeed = 1000;
 const bankBody = (overrides: Record<string, unknown> = {}) => ({
-  type: 'bank', providerCode: 'BANK-BCA', accountName: 'Operasional', intervalMinutes: 60,
-  accountNumber: String(8_000_000_000 + accountNumberSeed++), username: 'budi', password: 'rahasia', ...overrides,
+  type: 'bank',
+  providerCode: 'BANK-BCA',
+  accountName: 'Operasional',
+  intervalMinutes: 60,
+  accountNumber: String(8_000_000_000 + accountNumberSeed++),
+  username: 'budi',
+  password: 'rahasia',
+  ...overrides,
 });
 
 async function linkBank(caller: Caller, overrides: Record<string, unknown> = {}) {
@@ -31,9 +37,27 @@ describe('GET /api/v1/providers', () => {
     const caller = await keyHolder(service);
     const response = await caller.call('GET', '/api/v1/providers');
     expect(response.statusCode).toBe(200);
-    const data = response.json().data as { providerCode: string; type: string; paymentTypes: string[]; loginFlow: string }[];
-    expect(data.map(p => p.providerCode)).toEqual(expect.arrayContaining(['WALLET-A', 'WALLET-A-BUSINESS', 'WALLET-B', 'WALLET-C', 'WALLET-D', 'WALLET-E', 'BANK-BCA']));
-    expect(data.find(p => p.providerCode === 'WALLET-A')).toMatchObject({ type: 'ewallet', paymentTypes: ['DIRECT', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3'] });
+    const data = response.json().data as {
+      providerCode: string;
+      type: string;
+      paymentTypes: string[];
+      loginFlow: string;
+    }[];
+    expect(data.map(p => p.providerCode)).toEqual(
+      expect.arrayContaining([
+        'WALLET-A',
+        'WALLET-A-BUSINESS',
+        'WALLET-B',
+        'WALLET-C',
+        'WALLET-D',
+        'WALLET-E',
+        'BANK-BCA',
+      ]),
+    );
+    expect(data.find(p => p.providerCode === 'WALLET-A')).toMatchObject({
+      type: 'ewallet',
+      paymentTypes: ['DIRECT', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3'],
+    });
     expect((await service.app.inject({ method: 'GET', url: '/api/v1/providers' })).statusCode).toBe(401);
   });
 });
@@ -43,7 +67,17 @@ describe('POST /api/v1/accounts', () => {
     const caller = await keyHolder(service);
     const { id, accountNumber } = await linkBank(caller);
     const created = (await caller.call('GET', `/api/v1/accounts/${id}`)).json().data;
-    expect(created).toMatchObject({ id, type: 'bank', providerCode: 'BANK-BCA', accountName: 'Operasional', accountNumber, balance: 0, lastSync: null, intervalMinutes: 60, isActive: true });
+    expect(created).toMatchObject({
+      id,
+      type: 'bank',
+      providerCode: 'BANK-BCA',
+      accountName: 'Operasional',
+      accountNumber,
+      balance: 0,
+      lastSync: null,
+      intervalMinutes: 60,
+      isActive: true,
+    });
     await service.accountSync.tick();
     const synced = await eventually(async () => {
       const a = (await caller.call('GET', `/api/v1/accounts/${id}`)).json().data;
@@ -88,23 +122,37 @@ describe('POST /api/v1/accounts', () => {
 
   it('takes a day of its syncs in points at creation: more for a smaller intervalMinutes, once, nothing when refused', async () => {
     const caller = await keyHolder(service);
-    const points = async () => (await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: caller.cookie } })).json().points as number;
+    const points = async () =>
+      (await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: caller.cookie } })).json()
+        .points as number;
     expect(await points()).toBe(1000);
     await linkBank(caller, { intervalMinutes: 5 });
     expect(await points()).toBe(1000 - 288);
     await linkBank(caller, { intervalMinutes: 60, providerCode: 'BANK-BRI' });
     expect(await points()).toBe(1000 - 288 - 24);
-    expect((await caller.call('POST', '/api/v1/accounts', bankBody({ password: 'sandbox-fail' }))).statusCode).toBe(400);
+    expect((await caller.call('POST', '/api/v1/accounts', bankBody({ password: 'sandbox-fail' }))).statusCode).toBe(
+      400,
+    );
     expect(await points()).toBe(1000 - 288 - 24);
   });
 
   it('answers 400 when the points do not cover a day of its syncs', async () => {
     const caller = await keyHolder(service);
     // 1,000 points, 800 already spent: 200 left covers a day at 10 minutes (144) but not at 5 (288)
-    await handleCommand(service.deps, `user-${caller.id}`, user, { type: 'DebitPoints', points: 800, accountId: nextUuid(), reason: 'account-sync' }, { actor: 'test', now: service.clock.now() });
+    await handleCommand(
+      service.deps,
+      `user-${caller.id}`,
+      user,
+      { type: 'DebitPoints', points: 800, accountId: nextUuid(), reason: 'account-sync' },
+      { actor: 'test', now: service.clock.now() },
+    );
     const response = await caller.call('POST', '/api/v1/accounts', bankBody({ intervalMinutes: 5 }));
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ status: 'error', code: 'NOT_ENOUGH_POINTS', message: 'Not enough points: 288 needed, 200 available' });
+    expect(response.json()).toMatchObject({
+      status: 'error',
+      code: 'NOT_ENOUGH_POINTS',
+      message: 'Not enough points: 288 needed, 200 available',
+    });
     expect((await caller.call('GET', '/api/v1/accounts')).json().data).toEqual([]);
     await linkBank(caller, { intervalMinutes: 10 });
   });
@@ -112,9 +160,18 @@ describe('POST /api/v1/accounts', () => {
   it('answers special_flow for WALLET-B and WALLET-C instead of linking', async () => {
     const caller = await keyHolder(service);
     for (const providerCode of ['WALLET-B', 'WALLET-C']) {
-      const response = await caller.call('POST', '/api/v1/accounts', { type: 'ewallet', providerCode, accountName: 'W', intervalMinutes: 60, phoneNumber: '081200000001' });
+      const response = await caller.call('POST', '/api/v1/accounts', {
+        type: 'ewallet',
+        providerCode,
+        accountName: 'W',
+        intervalMinutes: 60,
+        phoneNumber: '081200000001',
+      });
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toMatchObject({ status: 'special_flow', nextAction: { action: `${providerCode.toLowerCase()}-send-otp` } });
+      expect(response.json()).toMatchObject({
+        status: 'special_flow',
+        nextAction: { action: `${providerCode.toLowerCase()}-send-otp` },
+      });
       expect(response.json().accountId).toBeUndefined();
     }
     expect((await caller.call('GET', '/api/v1/accounts')).json().data).toEqual([]);
@@ -122,16 +179,31 @@ describe('POST /api/v1/accounts', () => {
 
   it('creates WALLET-A inactive (its OTP flow activates it), and demands its PIN', async () => {
     const caller = await keyHolder(service);
-    const wallet = { type: 'ewallet', providerCode: 'WALLET-A', accountName: 'Wallet', intervalMinutes: 60, phoneNumber: '081200000002' };
+    const wallet = {
+      type: 'ewallet',
+      providerCode: 'WALLET-A',
+      accountName: 'Wallet',
+      intervalMinutes: 60,
+      phoneNumber: '081200000002',
+    };
     expect((await caller.call('POST', '/api/v1/accounts', wallet)).statusCode).toBe(400);
     const response = await caller.call('POST', '/api/v1/accounts', { ...wallet, pin: '123456' });
     expect(response.statusCode).toBe(200);
-    expect((await caller.call('GET', `/api/v1/accounts/${response.json().accountId}`)).json().data).toMatchObject({ isActive: false, phoneNumber: '081200000002' });
+    expect((await caller.call('GET', `/api/v1/accounts/${response.json().accountId}`)).json().data).toMatchObject({
+      isActive: false,
+      phoneNumber: '081200000002',
+    });
   });
 
   it('links WALLET-D by phone number, active at once', async () => {
     const caller = await keyHolder(service);
-    const response = await caller.call('POST', '/api/v1/accounts', { type: 'ewallet', providerCode: 'WALLET-D', accountName: 'Kasir', intervalMinutes: 60, phoneNumber: '081200000003' });
+    const response = await caller.call('POST', '/api/v1/accounts', {
+      type: 'ewallet',
+      providerCode: 'WALLET-D',
+      accountName: 'Kasir',
+      intervalMinutes: 60,
+      phoneNumber: '081200000003',
+    });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json().data).toMatchObject({ isActive: true, providerCode: 'WALLET-D' });
   });
@@ -142,11 +214,20 @@ describe('GET /api/v1/accounts', () => {
     const caller = await keyHolder(service);
     const bank = await linkBank(caller, { accountName: 'Gaji Karyawan' });
     await linkBank(caller, { providerCode: 'BANK-BRI', accountName: 'Tabungan' });
-    await caller.call('POST', '/api/v1/accounts', { type: 'ewallet', providerCode: 'WALLET-A', accountName: 'Dompet', intervalMinutes: 60, phoneNumber: '081299990000', pin: '123456' });
+    await caller.call('POST', '/api/v1/accounts', {
+      type: 'ewallet',
+      providerCode: 'WALLET-A',
+      accountName: 'Dompet',
+      intervalMinutes: 60,
+      phoneNumber: '081299990000',
+      pin: '123456',
+    });
     const list = async (query: string) => (await caller.call('GET', `/api/v1/accounts${query}`)).json();
     expect((await list('')).pagination).toEqual({ total: 3, page: 1, limit: 10, totalPages: 1, hasMore: false });
     expect((await list('?type=bank')).data).toHaveLength(2);
-    expect((await list('?type=ewallet')).data.map((a: { providerCode: string }) => a.providerCode)).toEqual(['WALLET-A']);
+    expect((await list('?type=ewallet')).data.map((a: { providerCode: string }) => a.providerCode)).toEqual([
+      'WALLET-A',
+    ]);
     expect((await list('?isActive=false')).data).toHaveLength(1);
     expect((await list('?isActive=true')).data).toHaveLength(2);
     expect((await list('?providerCode=BANK-BRI')).data).toHaveLength(1);
@@ -161,12 +242,15 @@ describe('GET /api/v1/accounts', () => {
     expect((await list('?limit=2')).pagination.hasMore).toBe(true);
   });
 
-  it.each(['?limit=101', '?limit=0', '?page=0', '?page=x', '?type=card', '?isActive=maybe'])('answers 400 for %s', async query => {
-    const caller = await keyHolder(service);
-    const response = await caller.call('GET', `/api/v1/accounts${query}`);
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ status: 'error', code: 'VALIDATION_ERROR' });
-  });
+  it.each(['?limit=101', '?limit=0', '?page=0', '?page=x', '?type=card', '?isActive=maybe'])(
+    'answers 400 for %s',
+    async query => {
+      const caller = await keyHolder(service);
+      const response = await caller.call('GET', `/api/v1/accounts${query}`);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ status: 'error', code: 'VALIDATION_ERROR' });
+    },
+  );
 });
 
 describe('one account', () => {
@@ -201,17 +285,30 @@ describe('one account', () => {
       const response = await caller.call('PATCH', `/api/v1/accounts/${id}`, body);
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
     }
-    expect((await caller.call('GET', `/api/v1/accounts/${id}`)).json().data).toMatchObject({ accountName: 'Baru', intervalMinutes: 30 });
+    expect((await caller.call('GET', `/api/v1/accounts/${id}`)).json().data).toMatchObject({
+      accountName: 'Baru',
+      intervalMinutes: 30,
+    });
   });
 
   it('refreshes on demand: a new provider transaction shows up in mutations once', async () => {
     const caller = await keyHolder(service);
     const { id, accountNumber } = await linkBank(caller);
     const sandbox = sandboxOf(service);
-    await sandbox.addTransaction({ providerCode: 'BANK-BCA', accountRef: accountNumber, type: 'CREDIT', amount: 150_000, senderName: 'PELANGGAN', description: 'bayar pesanan' });
+    await sandbox.addTransaction({
+      providerCode: 'BANK-BCA',
+      accountRef: accountNumber,
+      type: 'CREDIT',
+      amount: 150_000,
+      senderName: 'PELANGGAN',
+      description: 'bayar pesanan',
+    });
     expect((await caller.call('GET', `/api/v1/accounts/${id}/refresh`)).statusCode).toBe(200);
     expect((await caller.call('GET', `/api/v1/accounts/${id}/refresh`)).statusCode).toBe(200);
-    const mutations = (await caller.call('GET', `/api/v1/mutations?accountId=${id}&limit=100`)).json().data as { amount: number; senderName: string }[];
+    const mutations = (await caller.call('GET', `/api/v1/mutations?accountId=${id}&limit=100`)).json().data as {
+      amount: number;
+      senderName: string;
+    }[];
     expect(mutations.filter(m => m.amount === 150_000 && m.senderName === 'PELANGGAN')).toHaveLength(1);
   });
 
@@ -226,7 +323,9 @@ describe('one account', () => {
     expect((await caller.call('GET', `/api/v1/mutations?accountId=${id}`)).json().pagination.total).toBe(0);
     expect(await service.store.readStream(`account-${id}`)).toEqual([]);
     const audit = (await service.store.readStream(`user-${caller.id}`)).filter(e => e.type === 'AccountDeleted');
-    expect(audit.map(e => e.data)).toEqual([{ userId: caller.id, accountId: id, deletedAt: service.clock.now().toISOString() }]);
+    expect(audit.map(e => e.data)).toEqual([
+      { userId: caller.id, accountId: id, deletedAt: service.clock.now().toISOString() },
+    ]);
     expect((await caller.call('DELETE', `/api/v1/accounts/${id}`)).statusCode).toBe(404);
   });
 });

@@ -29,7 +29,16 @@ describe('dashboard API keys', () => {
     expect(listed.statusCode).toBe(200);
     expect(listed.json()).toEqual({
       status: 'success',
-      data: [{ id: created.id, name: 'Toko Online', prefix: created.prefix, createdAt: created.createdAt, lastUsedAt: null, revokedAt: null }],
+      data: [
+        {
+          id: created.id,
+          name: 'Toko Online',
+          prefix: created.prefix,
+          createdAt: created.createdAt,
+          lastUsedAt: null,
+          revokedAt: null,
+        },
+      ],
     });
     expect(listed.body).not.toContain(created.key);
 
@@ -40,7 +49,11 @@ describe('dashboard API keys', () => {
   });
 
   it('answers 401 without a session, before looking at the body', async () => {
-    for (const [method, url] of [['GET', '/api/dashboard/api-keys'], ['POST', '/api/dashboard/api-keys'], ['DELETE', `/api/dashboard/api-keys/${nextUuid()}`]] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/dashboard/api-keys'],
+      ['POST', '/api/dashboard/api-keys'],
+      ['DELETE', `/api/dashboard/api-keys/${nextUuid()}`],
+    ] as const) {
       const response = await dashboard(method, url, undefined, { name: '' });
       expect(response.statusCode).toBe(401);
       expect(response.json()).toMatchObject({ status: 'error', code: 'UNAUTHORIZED' });
@@ -52,7 +65,11 @@ describe('dashboard API keys', () => {
     for (const payload of [{}, { name: '' }, { name: 'x'.repeat(101) }]) {
       const response = await dashboard('POST', '/api/dashboard/api-keys', user.cookie, payload);
       expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ status: 'error', code: 'VALIDATION_ERROR', errors: [{ path: 'body.name' }] });
+      expect(response.json()).toMatchObject({
+        status: 'error',
+        code: 'VALIDATION_ERROR',
+        errors: [{ path: 'body.name' }],
+      });
     }
     expect((await dashboard('GET', '/api/dashboard/api-keys', user.cookie)).json().data).toEqual([]);
   });
@@ -80,7 +97,12 @@ describe('x-api-key on /api/v1', () => {
     for (const candidate of [undefined, '', 'svc_live_nope', flipped, wellFormedButUnknown, `Bearer ${key.key}`]) {
       const response = await v1(candidate);
       expect(response.statusCode).toBe(401);
-      expect(response.json()).toEqual({ status: 'error', code: 'INVALID_API_KEY', message: 'API key invalid or missing', errors: [] });
+      expect(response.json()).toEqual({
+        status: 'error',
+        code: 'INVALID_API_KEY',
+        message: 'API key invalid or missing',
+        errors: [],
+      });
     }
     expect((await v1(key.key)).statusCode).toBe(404);
     await dashboard('DELETE', `/api/dashboard/api-keys/${key.id}`, user.cookie);

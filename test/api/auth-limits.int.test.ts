@@ -25,8 +25,14 @@ const wrong = { ok: false, message: 'Email atau password salah' };
 const login = (on: TestService, remoteAddress: string, email: string, password = 'tebak-tebakan') =>
   on.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, remoteAddress });
 const register = (on: TestService, remoteAddress: string, email: string) =>
-  on.app.inject({ method: 'POST', url: '/api/auth/register', payload: { name: 'Spam', email, password: 'rahasia123' }, remoteAddress });
-const countUsers = async (on: TestService) => Number((await query(on.pool, 'CountUsers', 'select count(*) as n from users')).rows[0]!.n);
+  on.app.inject({
+    method: 'POST',
+    url: '/api/auth/register',
+    payload: { name: 'Spam', email, password: 'rahasia123' },
+    remoteAddress,
+  });
+const countUsers = async (on: TestService) =>
+  Number((await query(on.pool, 'CountUsers', 'select count(*) as n from users')).rows[0]!.n);
 
 describe('login limits', () => {
   it('stops password spraying: 40 logins from one address with 40 emails answer 429 after the per-address limit', async () => {
@@ -82,7 +88,8 @@ describe('register limit', () => {
   it('answers 429 after the sign-ups allowed per address, and creates nobody then', async () => {
     const { max } = service.config.authLimits.registerPerIp;
     expect(max).toBe(10);
-    for (let i = 0; i < max; i++) expect((await register(service, '203.0.113.20', `bulk${i}-${process.pid}@example.com`)).statusCode).toBe(201);
+    for (let i = 0; i < max; i++)
+      expect((await register(service, '203.0.113.20', `bulk${i}-${process.pid}@example.com`)).statusCode).toBe(201);
     const before = await countUsers(service);
     const refused = await register(service, '203.0.113.20', `bulk-over-${process.pid}@example.com`);
     expect(refused.statusCode).toBe(429);
@@ -111,9 +118,12 @@ describe('configuration of the limits', () => {
     });
     const env = {
       DATA_DIR: dataDir(),
-      LOGIN_LIMIT_PER_IP_EMAIL: '5', LOGIN_LIMIT_PER_IP_EMAIL_WINDOW_MINUTES: '2',
-      LOGIN_LIMIT_PER_IP: '50', LOGIN_LIMIT_PER_IP_WINDOW_MINUTES: '10',
-      REGISTER_LIMIT_PER_IP: '3', REGISTER_LIMIT_PER_IP_WINDOW_MINUTES: '1440',
+      LOGIN_LIMIT_PER_IP_EMAIL: '5',
+      LOGIN_LIMIT_PER_IP_EMAIL_WINDOW_MINUTES: '2',
+      LOGIN_LIMIT_PER_IP: '50',
+      LOGIN_LIMIT_PER_IP_WINDOW_MINUTES: '10',
+      REGISTER_LIMIT_PER_IP: '3',
+      REGISTER_LIMIT_PER_IP_WINDOW_MINUTES: '1440',
     };
     expect(loadConfig(env).authLimits).toEqual({
       loginPerIpEmail: { max: 5, windowMinutes: 2 },
@@ -122,9 +132,13 @@ describe('configuration of the limits', () => {
     });
   });
 
-  it.each(['LOGIN_LIMIT_PER_IP', 'REGISTER_LIMIT_PER_IP_WINDOW_MINUTES', 'LOGIN_LIMIT_PER_IP_EMAIL'])('refuses a %s that is not a positive whole number', name => {
-    for (const value of ['0', '-1', 'ten', '1.5']) expect(() => loadConfig({ DATA_DIR: dataDir(), [name]: value }), value).toThrow(name);
-  });
+  it.each(['LOGIN_LIMIT_PER_IP', 'REGISTER_LIMIT_PER_IP_WINDOW_MINUTES', 'LOGIN_LIMIT_PER_IP_EMAIL'])(
+    'refuses a %s that is not a positive whole number',
+    name => {
+      for (const value of ['0', '-1', 'ten', '1.5'])
+        expect(() => loadConfig({ DATA_DIR: dataDir(), [name]: value }), value).toThrow(name);
+    },
+  );
 });
 
 describe('session tokens', () => {
@@ -132,15 +146,21 @@ describe('session tokens', () => {
     const user = await registerUser(service);
     const { sid } = decodeJwt(user.cookie) as { sid: string };
     const key = new TextEncoder().encode(service.config.jwtSecret);
-    const claims = () => new SignJWT({ sid }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(user.id).setIssuedAt();
+    const claims = () =>
+      new SignJWT({ sid }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(user.id).setIssuedAt();
     const endless = await claims().sign(key);
     const expiring = await claims().setExpirationTime('1h').sign(key);
-    const me = (token: string) => service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: token } });
+    const me = (token: string) =>
+      service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: token } });
     expect((await me(expiring)).statusCode).toBe(200); // the same claims with an expiry: a valid session
     const refused = await me(endless);
     expect(refused.statusCode).toBe(401);
     expect(refused.json()).toEqual({ ok: false, message: 'Unauthorized' });
-    const dashboard = await service.app.inject({ method: 'GET', url: '/api/dashboard/api-keys', cookies: { svc_token: endless } });
+    const dashboard = await service.app.inject({
+      method: 'GET',
+      url: '/api/dashboard/api-keys',
+      cookies: { svc_token: endless },
+    });
     expect(dashboard.statusCode).toBe(401);
   });
 });

@@ -16,14 +16,22 @@ const post = (url: string, payload?: unknown, headers: Record<string, string> = 
   service.app.inject({ method: 'POST', url, payload: payload as never, headers });
 const me = (cookie?: string) =>
   service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: cookie ? { svc_token: cookie } : {} });
-const countUsers = async () => Number((await query(service.pool, 'CountUsers', 'select count(*) as n from users')).rows[0]!.n);
+const countUsers = async () =>
+  Number((await query(service.pool, 'CountUsers', 'select count(*) as n from users')).rows[0]!.n);
 
 describe('POST /api/auth/register', () => {
   it('creates the user with a Free plan and a cookie usable at once', async () => {
-    const response = await post('/api/auth/register', { name: 'Siti Aminah', email: 'Siti@Example.com', password: 'rahasia123' });
+    const response = await post('/api/auth/register', {
+      name: 'Siti Aminah',
+      email: 'Siti@Example.com',
+      password: 'rahasia123',
+    });
     expect(response.statusCode).toBe(201);
     const body = response.json();
-    expect(body).toEqual({ ok: true, user: { id: expect.any(String), name: 'Siti Aminah', email: 'siti@example.com' } });
+    expect(body).toEqual({
+      ok: true,
+      user: { id: expect.any(String), name: 'Siti Aminah', email: 'siti@example.com' },
+    });
     const cookie = response.cookies.find(c => c.name === 'svc_token')!;
     expect(cookie.httpOnly).toBe(true);
     expect(cookie.sameSite).toBe('Lax');
@@ -78,7 +86,11 @@ describe('POST /api/auth/register', () => {
   it('answers 409 "Email sudah terdaftar" for a taken email, whatever its case', async () => {
     await registerUser(service, { email: 'taken@example.com' });
     const before = await countUsers();
-    const response = await post('/api/auth/register', { name: 'B', email: 'TAKEN@example.com', password: 'another123' });
+    const response = await post('/api/auth/register', {
+      name: 'B',
+      email: 'TAKEN@example.com',
+      password: 'another123',
+    });
     expect(response.statusCode).toBe(409);
     expect(response.json()).toEqual({ ok: false, message: 'Email sudah terdaftar' });
     expect(await countUsers()).toBe(before);
@@ -86,7 +98,9 @@ describe('POST /api/auth/register', () => {
 
   it('registers an email once when many register it at the same moment', async () => {
     const responses = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => post('/api/auth/register', { name: `R${i}`, email: 'race@example.com', password: 'rahasia123' })),
+      Array.from({ length: 5 }, (_, i) =>
+        post('/api/auth/register', { name: `R${i}`, email: 'race@example.com', password: 'rahasia123' }),
+      ),
     );
     expect(responses.map(r => r.statusCode).sort()).toEqual([201, 409, 409, 409, 409]);
   });
@@ -97,7 +111,10 @@ describe('POST /api/auth/login', () => {
     const user = await registerUser(service, { email: 'login@example.com' });
     const response = await post('/api/auth/login', { email: 'LOGIN@example.com', password: user.password });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ ok: true, user: { id: user.id, name: user.name, email: 'login@example.com', role: 'USER' } });
+    expect(response.json()).toEqual({
+      ok: true,
+      user: { id: user.id, name: user.name, email: 'login@example.com', role: 'USER' },
+    });
     expect((await me(sessionCookie(response))).statusCode).toBe(200);
   });
 
@@ -150,9 +167,19 @@ describe('GET /api/auth/me', () => {
 
   it('lists the live sessions as devices, marking the current one', async () => {
     const user = await registerUser(service);
-    const second = await post('/api/auth/login', { email: user.email, password: user.password }, { 'user-agent': 'Phone/1.0' });
+    const second = await post(
+      '/api/auth/login',
+      { email: user.email, password: user.password },
+      { 'user-agent': 'Phone/1.0' },
+    );
     const response = await me(sessionCookie(second));
-    const devices = response.json().devices as { id: string; userAgent: string; current: boolean; createdAt: string; lastSeenAt: string }[];
+    const devices = response.json().devices as {
+      id: string;
+      userAgent: string;
+      current: boolean;
+      createdAt: string;
+      lastSeenAt: string;
+    }[];
     expect(devices).toHaveLength(2);
     expect(devices.filter(d => d.current)).toHaveLength(1);
     expect(devices.find(d => d.current)!.userAgent).toBe('Phone/1.0');
@@ -162,7 +189,11 @@ describe('GET /api/auth/me', () => {
 describe('logging out', () => {
   it('GET /api/auth/logout redirects 302 to /login and revokes the session server-side', async () => {
     const user = await registerUser(service);
-    const response = await service.app.inject({ method: 'GET', url: '/api/auth/logout', cookies: { svc_token: user.cookie } });
+    const response = await service.app.inject({
+      method: 'GET',
+      url: '/api/auth/logout',
+      cookies: { svc_token: user.cookie },
+    });
     expect(response.statusCode).toBe(302);
     expect(response.headers.location).toBe('/login');
     const cleared = response.cookies.find(c => c.name === 'svc_token')!;
@@ -180,7 +211,11 @@ describe('logging out', () => {
   it('DELETE /api/auth/me answers {ok:true}, revokes only that session', async () => {
     const user = await registerUser(service);
     const other = sessionCookie(await post('/api/auth/login', { email: user.email, password: user.password }));
-    const response = await service.app.inject({ method: 'DELETE', url: '/api/auth/me', cookies: { svc_token: user.cookie } });
+    const response = await service.app.inject({
+      method: 'DELETE',
+      url: '/api/auth/me',
+      cookies: { svc_token: user.cookie },
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ ok: true });
     expect((await me(user.cookie)).statusCode).toBe(401);

@@ -20,18 +20,32 @@ afterEach(() => {
 });
 
 /** Wraps the service's event store's appends for the rest of the test. */
-function intercept(wrap: (store: EventStore, append: EventStore['append']) => Partial<Pick<EventStore, 'append' | 'appendToStreams'>>) {
+function intercept(
+  wrap: (store: EventStore, append: EventStore['append']) => Partial<Pick<EventStore, 'append' | 'appendToStreams'>>,
+) {
   const store = service.store;
   const { append, appendToStreams } = store;
   Object.assign(store, wrap(store, append.bind(store)));
   restore = () => Object.assign(store, { append, appendToStreams });
 }
 
-const revoke = (cookie: string, keyId: string) => service.app.inject({ method: 'DELETE', url: `/api/dashboard/api-keys/${keyId}`, cookies: { svc_token: cookie } });
+const revoke = (cookie: string, keyId: string) =>
+  service.app.inject({ method: 'DELETE', url: `/api/dashboard/api-keys/${keyId}`, cookies: { svc_token: cookie } });
 
 const usedBy = (keyId: string, at: Date): NewEvent => {
   const event = ApiKeyUsed({ keyId, at: at.toISOString() });
-  return { type: event.type, version: 1, data: event.data, metadata: { eventId: randomUUID(), correlationId: randomUUID(), causationId: null, actor: 'other-instance', occurredAt: at.toISOString() } };
+  return {
+    type: event.type,
+    version: 1,
+    data: event.data,
+    metadata: {
+      eventId: randomUUID(),
+      correlationId: randomUUID(),
+      causationId: null,
+      actor: 'other-instance',
+      occurredAt: at.toISOString(),
+    },
+  };
 };
 
 describe('a conflict the service cannot resolve', () => {
@@ -54,10 +68,18 @@ describe('a conflict the service cannot resolve', () => {
     const response = await revoke(user.cookie, key.id);
     expect(response.statusCode).toBe(503);
     expect(response.headers['retry-after']).toBe('1');
-    expect(response.json()).toEqual({ status: 'error', code: 'BUSY', message: expect.stringMatching(/nothing was written/), errors: [] });
+    expect(response.json()).toEqual({
+      status: 'error',
+      code: 'BUSY',
+      message: expect.stringMatching(/nothing was written/),
+      errors: [],
+    });
     expect(raced).toBeGreaterThan(1); // the command tried again before giving up
     // the stream holds the other writer's events and none of the refused command's
-    expect((await service.store.readStream(stream)).map(e => e.type)).toEqual(['ApiKeyCreated', ...Array<string>(raced).fill('ApiKeyUsed')]);
+    expect((await service.store.readStream(stream)).map(e => e.type)).toEqual([
+      'ApiKeyCreated',
+      ...Array<string>(raced).fill('ApiKeyUsed'),
+    ]);
 
     restore!();
     restore = null;
@@ -96,7 +118,12 @@ describe('a conflict the service cannot resolve', () => {
         throw Object.assign(new Error('could not serialize access'), { code: '40001' });
       },
     }));
-    const response = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password }, remoteAddress: '10.200.0.1' });
+    const response = await service.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: user.email, password: user.password },
+      remoteAddress: '10.200.0.1',
+    });
     expect(response.statusCode).toBe(503);
     expect(response.headers['retry-after']).toBe('1');
     expect(response.json()).toEqual({ ok: false, message: 'Layanan sedang sibuk, coba lagi sebentar lagi' });

@@ -11,17 +11,37 @@ const document = {
         operationId: 'getThing',
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
         responses: {
-          200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
-          503: { description: 'busy', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: { 'application/json': { schema: { type: 'object' } } } },
+          200: {
+            description: 'ok',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
+          },
+          503: {
+            description: 'busy',
+            headers: { 'Retry-After': { schema: { type: 'integer' } } },
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
         },
       },
     },
   },
-  components: { schemas: { Thing: { type: 'object', required: ['id', 'amount'], properties: { id: { type: 'string' }, amount: { type: 'integer' } }, additionalProperties: false } } },
+  components: {
+    schemas: {
+      Thing: {
+        type: 'object',
+        required: ['id', 'amount'],
+        properties: { id: { type: 'string' }, amount: { type: 'integer' } },
+        additionalProperties: false,
+      },
+    },
+  },
 };
 
 const json = { 'content-type': 'application/json; charset=utf-8' };
-const answer = (statusCode: number, body: unknown, headers: Record<string, string> = json) => ({ statusCode, headers, body: JSON.stringify(body) });
+const answer = (statusCode: number, body: unknown, headers: Record<string, string> = json) => ({
+  statusCode,
+  headers,
+  body: JSON.stringify(body),
+});
 const checker = new ContractChecker(document as never);
 const get = (url: string) => ({ method: 'GET', url });
 
@@ -37,7 +57,9 @@ describe('the contract checker', () => {
   });
 
   it('given a status the operation does not list, fails', async () => {
-    expect(await checker.breaches(get('/things/a'), answer(404, {}))).toEqual([expect.stringContaining('does not list this status')]);
+    expect(await checker.breaches(get('/things/a'), answer(404, {}))).toEqual([
+      expect.stringContaining('does not list this status'),
+    ]);
   });
 
   it('given a body its schema refuses (a missing field, a field it does not name, a wrong type), fails', async () => {
@@ -47,7 +69,9 @@ describe('the contract checker', () => {
   });
 
   it('given another content type, fails', async () => {
-    expect(await checker.breaches(get('/things/a'), answer(200, { id: 'a', amount: 5 }, { 'content-type': 'text/plain' }))).toEqual([expect.stringContaining('content type text/plain')]);
+    expect(
+      await checker.breaches(get('/things/a'), answer(200, { id: 'a', amount: 5 }, { 'content-type': 'text/plain' })),
+    ).toEqual([expect.stringContaining('content type text/plain')]);
   });
 
   it('given a documented header missing, fails', async () => {

@@ -61,52 +61,64 @@ afterAll(async () => service?.close());
 
 function operationsOf(doc: Record<string, unknown>): Operation[] {
   const paths = doc.paths as Record<string, Record<string, Record<string, unknown>>>;
-  return Object.entries(paths).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, op]) => {
-      const content = (op.requestBody as { content?: Record<string, { schema: JsonSchema }> } | undefined)?.content;
-      return {
-        method: method.toUpperCase(),
-        path,
-        parameters: (op.parameters as Parameter[] | undefined) ?? [],
-        body: content?.['application/json']?.schema,
-        security: (op.security as Record<string, string[]>[] | undefined) ?? [],
-      };
-    }),
-  ).filter(op => !skipped.has(`${op.method} ${op.path}`));
+  return Object.entries(paths)
+    .flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => {
+        const content = (op.requestBody as { content?: Record<string, { schema: JsonSchema }> } | undefined)?.content;
+        return {
+          method: method.toUpperCase(),
+          path,
+          parameters: (op.parameters as Parameter[] | undefined) ?? [],
+          body: content?.['application/json']?.schema,
+          security: (op.security as Record<string, string[]>[] | undefined) ?? [],
+        };
+      }),
+    )
+    .filter(op => !skipped.has(`${op.method} ${op.path}`));
 }
 
 /** Every way in names a credential (no `{}` among the alternatives): the operator's /metrics, not /ready. */
 const securedOnly = (op: Operation) => op.security.length > 0 && op.security.every(s => Object.keys(s).length > 0);
 
-const pathId = () => fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom(...realIds) },
-  { weight: 1, arbitrary: fc.uuid() },
-  { weight: 1, arbitrary: hostileText.map(percentEncoded) },
-);
+const pathId = () =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...realIds) },
+    { weight: 1, arbitrary: fc.uuid() },
+    { weight: 1, arbitrary: hostileText.map(percentEncoded) },
+  );
 
 const asQueryText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 function requestOf(op: Operation): fc.Arbitrary<Request> {
   const pathParams = op.parameters.filter(p => p.in === 'path').map(p => p.name);
   const queryParams = op.parameters.filter(p => p.in === 'query');
-  return fc.record({
-    ids: fc.tuple(...pathParams.map(() => pathId())),
-    query: fc.tuple(...queryParams.map(p => fc.option(valueOf(p.schema ?? {}, document, known), { nil: undefined }))),
-    body: op.body ? valueOf(op.body, document, known) : fc.constant(undefined),
-    anonymous: fc.integer({ min: 0, max: 7 }).map(n => n === 0),
-  }).map(({ ids, query, body, anonymous }) => {
-    let url = op.path;
-    pathParams.forEach((name, i) => (url = url.replace(`{${name}}`, ids[i] as string)));
-    const search = new URLSearchParams();
-    queryParams.forEach((p, i) => query[i] !== undefined && search.set(p.name, asQueryText(query[i])));
-    if (search.size > 0) url += `?${search}`;
-    const headers: Record<string, string> = {};
-    const kinds = op.security.flatMap(s => Object.keys(s));
-    if (!anonymous && kinds.includes('apiKey')) headers['x-api-key'] = caller.key;
-    if (!anonymous && kinds.includes('session')) headers.cookie = `svc_token=${op.path.startsWith('/api/admin/') ? admin.cookie : merchant.cookie}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    return { method: op.method, url, headers, anonymous, ...(body !== undefined ? { payload: JSON.stringify(body) } : {}) };
-  });
+  return fc
+    .record({
+      ids: fc.tuple(...pathParams.map(() => pathId())),
+      query: fc.tuple(...queryParams.map(p => fc.option(valueOf(p.schema ?? {}, document, known), { nil: undefined }))),
+      body: op.body ? valueOf(op.body, document, known) : fc.constant(undefined),
+      anonymous: fc.integer({ min: 0, max: 7 }).map(n => n === 0),
+    })
+    .map(({ ids, query, body, anonymous }) => {
+      let url = op.path;
+      pathParams.forEach((name, i) => (url = url.replace(`{${name}}`, ids[i] as string)));
+      const search = new URLSearchParams();
+      queryParams.forEach((p, i) => query[i] !== undefined && search.set(p.name, asQueryText(query[i])));
+      if (search.size > 0) url += `?${search}`;
+      const headers: Record<string, string> = {};
+      const kinds = op.security.flatMap(s => Object.keys(s));
+      if (!anonymous && kinds.includes('apiKey')) headers['x-api-key'] = caller.key;
+      if (!anonymous && kinds.includes('session'))
+        headers.cookie = `svc_token=${op.path.startsWith('/api/admin/') ? admin.cookie : merchant.cookie}`;
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      return {
+        method: op.method,
+        url,
+        headers,
+        anonymous,
+        ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+      };
+    });
 }
 
 describe('every operation of the document, fuzzed from the document', () => {
@@ -115,19 +127,32 @@ describe('every operation of the document, fuzzed from the document', () => {
     expect(operations.length).toBeGreaterThan(60);
     const failures: string[] = [];
     for (const op of operations) {
-      await fc.assert(
-        fc.asyncProperty(requestOf(op), async request => {
-          // the inject wrapper rejects an answer the document does not describe
-          const { anonymous: _, ...sent } = request;
-          const response = await service.app.inject({ ...sent, method: sent.method as never, remoteAddress: '10.77.0.1' });
-          expect(response.statusCode, `${op.method} ${request.url}: ${response.body.slice(0, 300)}`).toBeLessThan(500);
-          // an operation that names a credential never answers a request without one (a path the router refuses is a 400 first)
-          if (request.anonymous && securedOnly(op)) expect(response.statusCode, `${op.method} ${request.url} without a credential`).toBeGreaterThanOrEqual(400);
-        }),
-        { numRuns: Number(process.env.CONTRACT_FUZZ_RUNS ?? 10) },
-      ).catch(error => {
-        failures.push(`${op.method} ${op.path}: ${(error as Error).message}\n${((error as Error).cause as Error | undefined)?.message ?? ''}`);
-      });
+      await fc
+        .assert(
+          fc.asyncProperty(requestOf(op), async request => {
+            // the inject wrapper rejects an answer the document does not describe
+            const { anonymous: _, ...sent } = request;
+            const response = await service.app.inject({
+              ...sent,
+              method: sent.method as never,
+              remoteAddress: '10.77.0.1',
+            });
+            expect(response.statusCode, `${op.method} ${request.url}: ${response.body.slice(0, 300)}`).toBeLessThan(
+              500,
+            );
+            // an operation that names a credential never answers a request without one (a path the router refuses is a 400 first)
+            if (request.anonymous && securedOnly(op))
+              expect(response.statusCode, `${op.method} ${request.url} without a credential`).toBeGreaterThanOrEqual(
+                400,
+              );
+          }),
+          { numRuns: Number(process.env.CONTRACT_FUZZ_RUNS ?? 10) },
+        )
+        .catch(error => {
+          failures.push(
+            `${op.method} ${op.path}: ${(error as Error).message}\n${((error as Error).cause as Error | undefined)?.message ?? ''}`,
+          );
+        });
     }
     // every operation's counterexample at once
     expect(failures).toEqual([]);

@@ -20,17 +20,33 @@ beforeAll(async () => {
 afterAll(async () => service?.close());
 
 const accessOf = async (userId: string) =>
-  (await query<{ status: string }>(service.pool, 'AccessOf', 'select status from gateway_access where user_id = $1', [userId])).rows[0]?.status ?? 'NONE';
-const keysOf = async (userId: string) => Number((await query(service.pool, 'KeysOf', 'select count(*) as n from api_keys where user_id = $1', [userId])).rows[0]!.n);
+  (
+    await query<{ status: string }>(service.pool, 'AccessOf', 'select status from gateway_access where user_id = $1', [
+      userId,
+    ])
+  ).rows[0]?.status ?? 'NONE';
+const keysOf = async (userId: string) =>
+  Number(
+    (await query(service.pool, 'KeysOf', 'select count(*) as n from api_keys where user_id = $1', [userId])).rows[0]!.n,
+  );
 
 async function pendingMerchant() {
   const merchant = await registerUser(service);
-  expect((await withSession(service, merchant.cookie)('POST', '/api/dashboard/gateway/access-request', businessData)).statusCode).toBe(201);
+  expect(
+    (await withSession(service, merchant.cookie)('POST', '/api/dashboard/gateway/access-request', businessData))
+      .statusCode,
+  ).toBe(201);
   return merchant;
 }
 
 const approve = (merchantId: string, headers: Record<string, string>, payload?: string) =>
-  service.app.inject({ method: 'POST', url: `/api/admin/gateway/access-requests/${merchantId}/approve`, cookies: { svc_token: admin.cookie }, headers, payload });
+  service.app.inject({
+    method: 'POST',
+    url: `/api/admin/gateway/access-requests/${merchantId}/approve`,
+    cookies: { svc_token: admin.cookie },
+    headers,
+    payload,
+  });
 
 describe('cookie-authenticated JSON routes take JSON only', () => {
   it('answers 415 to the text/plain form that approved a merchant from another page, and approves nothing', async () => {
@@ -50,9 +66,21 @@ describe('cookie-authenticated JSON routes take JSON only', () => {
 
   it('answers 415 on the dashboard and makes no key', async () => {
     const user = await registerUser(service);
-    const made = await service.app.inject({ method: 'POST', url: '/api/dashboard/api-keys', cookies: { svc_token: user.cookie }, headers: { 'content-type': 'text/plain' }, payload: '{"name":"x"}' });
+    const made = await service.app.inject({
+      method: 'POST',
+      url: '/api/dashboard/api-keys',
+      cookies: { svc_token: user.cookie },
+      headers: { 'content-type': 'text/plain' },
+      payload: '{"name":"x"}',
+    });
     expect(made.statusCode).toBe(415);
-    const patched = await service.app.inject({ method: 'PATCH', url: '/api/dashboard/gateway/settings', cookies: { svc_token: user.cookie }, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'feeToCustomer=true' });
+    const patched = await service.app.inject({
+      method: 'PATCH',
+      url: '/api/dashboard/gateway/settings',
+      cookies: { svc_token: user.cookie },
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'feeToCustomer=true',
+    });
     expect(patched.statusCode).toBe(415);
     expect(await keysOf(user.id)).toBe(0);
   });
@@ -62,33 +90,55 @@ describe("a state-changing request from another origin's page", () => {
   it('is refused (403) when Origin or Sec-Fetch-Site names another origin, and passes from our own', async () => {
     const merchant = await pendingMerchant();
     const json = { 'content-type': 'application/json' };
-    const attempts: Record<string, string>[] = [{ origin: sibling }, { origin: 'null' }, { 'sec-fetch-site': 'same-site' }, { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }];
+    const attempts: Record<string, string>[] = [
+      { origin: sibling },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'same-site' },
+      { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+    ];
     for (const headers of attempts) {
       const forged = await approve(merchant.id, { ...json, ...headers });
       expect(forged.statusCode, JSON.stringify(headers)).toBe(403);
       expect(forged.json()).toMatchObject({ code: 'CROSS_ORIGIN_REFUSED' });
     }
     expect(await accessOf(merchant.id)).toBe('PENDING');
-    expect((await approve(merchant.id, { ...json, origin: base, 'sec-fetch-site': 'same-origin' })).statusCode).toBe(200);
+    expect((await approve(merchant.id, { ...json, origin: base, 'sec-fetch-site': 'same-origin' })).statusCode).toBe(
+      200,
+    );
     expect(await accessOf(merchant.id)).toBe('APPROVED');
   });
 
   it('is refused on the session surface: no sign-in, no sign-out from another page', async () => {
     const user = await registerUser(service);
-    const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', headers: { origin: sibling }, payload: { email: user.email, password: user.password } });
+    const login = await service.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      headers: { origin: sibling },
+      payload: { email: user.email, password: user.password },
+    });
     expect(login.statusCode).toBe(403);
     expect(login.json()).toEqual({ ok: false, message: 'Permintaan dari situs lain ditolak' });
     expect(login.cookies.find(c => c.name === 'svc_token')).toBeUndefined();
-    const signOut = await service.app.inject({ method: 'DELETE', url: '/api/auth/me', cookies: { svc_token: user.cookie }, headers: { 'sec-fetch-site': 'same-site' } });
+    const signOut = await service.app.inject({
+      method: 'DELETE',
+      url: '/api/auth/me',
+      cookies: { svc_token: user.cookie },
+      headers: { 'sec-fetch-site': 'same-site' },
+    });
     expect(signOut.statusCode).toBe(403);
-    expect((await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: user.cookie } })).statusCode).toBe(200);
+    expect(
+      (await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: user.cookie } }))
+        .statusCode,
+    ).toBe(200);
   });
 
   it("is refused on the dashboard's pages even with the right form token", async () => {
     const { browser } = await signedInBrowser(service);
     await browser.get('/dashboard/api-keys');
     const forged = await service.app.inject({
-      method: 'POST', url: '/dashboard/api-keys', cookies: Object.fromEntries(browser.jar),
+      method: 'POST',
+      url: '/dashboard/api-keys',
+      cookies: Object.fromEntries(browser.jar),
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: sibling },
       payload: new URLSearchParams({ _csrf: browser.token!, name: 'forged' }).toString(),
     });
@@ -104,7 +154,11 @@ describe('signing in and out through the pages', () => {
     const planted = 'A'.repeat(43);
     const victim = pageBrowser(service);
     victim.jar.set('__Host-svc_form', planted);
-    const forged = await victim.postBare('/login', { _csrf: planted, email: attacker.email, password: attacker.password });
+    const forged = await victim.postBare('/login', {
+      _csrf: planted,
+      email: attacker.email,
+      password: attacker.password,
+    });
     expect(forged.statusCode).toBe(403);
     expect(victim.jar.has('svc_token')).toBe(false);
   });
@@ -131,7 +185,12 @@ describe('signing in and out through the pages', () => {
     expect((await me()).statusCode).toBe(200);
 
     // a post that does not carry the cookie (another site's, under SameSite=Lax) clears nothing: the session would live on
-    const cookieless = await service.app.inject({ method: 'POST', url: '/logout', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    const cookieless = await service.app.inject({
+      method: 'POST',
+      url: '/logout',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
     expect(cookieless.statusCode).toBe(303);
     expect(cookieless.cookies.find(c => c.name === 'svc_token')).toBeUndefined();
 

@@ -22,22 +22,39 @@ describe("the admin console's records", () => {
     try {
       service.clock.set('2026-09-30T17:00:00.000Z'); // 1 October 2026 00:00 WIB: 2027's decree is due, and missing
       const october = await adminBrowser();
-      expect(textOf((await october.browser.get('/admin/calendar')).body, 'calendar-warning')).toContain('belum ada kalender (SKB) untuk 2027');
+      expect(textOf((await october.browser.get('/admin/calendar')).body, 'calendar-warning')).toContain(
+        'belum ada kalender (SKB) untuk 2027',
+      );
     } finally {
       service.clock.set(started);
     }
 
     const days = '2027-01-01 | libur-nasional | Tahun Baru Masehi\n2027-08-17 | libur-nasional | Hari Kemerdekaan';
-    const badLine = await browser.post('/admin/calendar', { year: '2027', source: 'SKB 3 Menteri 2027', days: '2027-01-01 libur' });
+    const badLine = await browser.post('/admin/calendar', {
+      year: '2027',
+      source: 'SKB 3 Menteri 2027',
+      days: '2027-01-01 libur',
+    });
     expect(badLine.statusCode).toBe(400);
     expect(textOf(badLine.body, 'notice')).toContain('Baris 1');
     expect(badLine.body).toContain('SKB 3 Menteri 2027'); // the form as typed
-    const wrongYear = await browser.post('/admin/calendar', { year: '2027', source: 'SKB 3 Menteri 2027', days: '2026-12-25 | libur-nasional | Natal' });
+    const wrongYear = await browser.post('/admin/calendar', {
+      year: '2027',
+      source: 'SKB 3 Menteri 2027',
+      days: '2026-12-25 | libur-nasional | Natal',
+    });
     expect(wrongYear.statusCode).toBe(400);
     const saved = await browser.post('/admin/calendar', { year: '2027', source: 'SKB 3 Menteri 2027', days });
     expect(saved.headers.location).toBe('/admin/calendar?done=saved');
-    const api = (await admin.session('GET', '/api/admin/gateway/calendar')).json().data.years as { year: number; setBy: string; days: { date: string }[] }[];
-    expect(api.find(y => y.year === 2027)).toMatchObject({ setBy: 'admin', days: [{ date: '2027-01-01' }, { date: '2027-08-17' }] });
+    const api = (await admin.session('GET', '/api/admin/gateway/calendar')).json().data.years as {
+      year: number;
+      setBy: string;
+      days: { date: string }[];
+    }[];
+    expect(api.find(y => y.year === 2027)).toMatchObject({
+      setBy: 'admin',
+      days: [{ date: '2027-01-01' }, { date: '2027-08-17' }],
+    });
     expect((await browser.get('/admin/calendar')).body).toContain('2027-08-17 | libur-nasional | Hari Kemerdekaan');
   });
 
@@ -45,7 +62,9 @@ describe("the admin console's records", () => {
     const { admin, browser } = await adminBrowser();
     const digests = await browser.get('/admin/digests');
     expect(digests.statusCode).toBe(200);
-    expect(textOf(digests.body, 'public-key')).toBe((await admin.session('GET', '/api/admin/digests')).json().data.publicKey);
+    expect(textOf(digests.body, 'public-key')).toBe(
+      (await admin.session('GET', '/api/admin/digests')).json().data.publicKey,
+    );
 
     const stream = await browser.get(`/admin/streams?id=user-${admin.id}`);
     expect(stream.statusCode).toBe(200);
@@ -57,7 +76,8 @@ describe("the admin console's records", () => {
 
   it('are for admins only', async () => {
     const { browser } = await signedInBrowser(service);
-    for (const path of ['/admin/calendar', '/admin/digests', '/admin/streams']) expect((await browser.get(path)).statusCode, path).toBe(403);
+    for (const path of ['/admin/calendar', '/admin/digests', '/admin/streams'])
+      expect((await browser.get(path)).statusCode, path).toBe(403);
     await browser.get('/dashboard');
     expect((await browser.post('/admin/calendar', { year: '2028', source: 'x', days: '' })).statusCode).toBe(403);
   });

@@ -18,14 +18,31 @@ let va: { accountId: string; phoneNumber: string };
 type Merchant = Awaited<ReturnType<typeof approvedMerchant>>;
 let merchant: Merchant;
 
-type Item = { id: string; amount: number; status: string; holdingAccountId: string; suggestion: { paymentId: string } | null };
+type Item = {
+  id: string;
+  amount: number;
+  status: string;
+  holdingAccountId: string;
+  suggestion: { paymentId: string } | null;
+};
 const settle = async () => service.projections.waitFor(await service.store.headPosition(), 10_000);
-const items = async (status: string): Promise<Item[]> => (await owner.admin.session('GET', `/api/admin/gateway/suspense?status=${status}`)).json().data;
-const statusOf = async (id: string) => (await query<{ status: string }>(service.pool, 'SuspenseStatus', 'select status from gateway_suspense where id = $1', [id])).rows[0]?.status;
+const items = async (status: string): Promise<Item[]> =>
+  (await owner.admin.session('GET', `/api/admin/gateway/suspense?status=${status}`)).json().data;
+const statusOf = async (id: string) =>
+  (
+    await query<{ status: string }>(
+      service.pool,
+      'SuspenseStatus',
+      'select status from gateway_suspense where id = $1',
+      [id],
+    )
+  ).rows[0]?.status;
 const pending = async () => (await findGatewayBalance(service.pool, merchant.id))?.pending ?? 0;
-const rowOf = (html: string, id: string) => new RegExp(`<tr data-suspense-id="${id}">([\\s\\S]*?)</tr>`).exec(html)?.[1] ?? '';
+const rowOf = (html: string, id: string) =>
+  new RegExp(`<tr data-suspense-id="${id}">([\\s\\S]*?)</tr>`).exec(html)?.[1] ?? '';
 /** An open credit's forms: a card of their own below the table. */
-const formsOf = (html: string, id: string) => new RegExp(`<section class="card" id="act-${id}"([\\s\\S]*?)</section>`).exec(html)?.[1] ?? '';
+const formsOf = (html: string, id: string) =>
+  new RegExp(`<section class="card" id="act-${id}"([\\s\\S]*?)</section>`).exec(html)?.[1] ?? '';
 
 /** A credit into a holding account that pays nothing (or pays a VA in part): synchronised, then OPEN in suspense. */
 async function suspended(account: { accountId: string }, amount: number): Promise<Item> {
@@ -36,7 +53,14 @@ async function suspended(account: { accountId: string }, amount: number): Promis
   });
 }
 async function strayCredit(amount: number): Promise<Item> {
-  await sandboxOf(service).addTransaction({ providerCode: 'WALLET-D', accountRef: qris.phoneNumber, type: 'CREDIT', amount, senderName: 'SALAH KIRIM', reference: `STRAY-${amount}` });
+  await sandboxOf(service).addTransaction({
+    providerCode: 'WALLET-D',
+    accountRef: qris.phoneNumber,
+    type: 'CREDIT',
+    amount,
+    senderName: 'SALAH KIRIM',
+    reference: `STRAY-${amount}`,
+  });
   return suspended(qris, amount);
 }
 
@@ -53,12 +77,23 @@ describe('the admin suspense page', () => {
   let partial: Item;
   let paymentId: string;
 
-  it('lists an open credit with its suggestion: the VA\'s payment, its merchant, why, and the payment filled in', async () => {
-    const created = await merchant.call('POST', '/api/v1/payments', paymentBody('GATEWAY', { type: 'VA-BANK1', amount: 150_000 }));
+  it("lists an open credit with its suggestion: the VA's payment, its merchant, why, and the payment filled in", async () => {
+    const created = await merchant.call(
+      'POST',
+      '/api/v1/payments',
+      paymentBody('GATEWAY', { type: 'VA-BANK1', amount: 150_000 }),
+    );
     expect(created.statusCode, created.body).toBe(200);
     paymentId = created.json().data.id;
     await settle();
-    const vaNumber = (await query<{ account_number: string }>(service.pool, 'FindVa', 'select account_number from payments where id = $1', [paymentId])).rows[0]!.account_number;
+    const vaNumber = (
+      await query<{ account_number: string }>(
+        service.pool,
+        'FindVa',
+        'select account_number from payments where id = $1',
+        [paymentId],
+      )
+    ).rows[0]!.account_number;
     await sandboxOf(service).pay({ vaNumber, amount: 100_000 });
     partial = await suspended(va, 100_000);
 
@@ -82,39 +117,60 @@ describe('the admin suspense page', () => {
 
   it('refuses an allocation to an unknown payment on the page, changing nothing', async () => {
     const before = await pending();
-    const refused = await owner.browser.post(`/admin/suspense/${partial.id}/allocate`, { paymentId: nextUuid(), userId: '', note: 'coba' });
+    const refused = await owner.browser.post(`/admin/suspense/${partial.id}/allocate`, {
+      paymentId: nextUuid(),
+      userId: '',
+      note: 'coba',
+    });
     expect(refused.statusCode).toBe(400);
     expect(textOf(refused.body, 'notice')).toBe('ID pembayaran tidak menunjuk pembayaran gateway mana pun');
     expect(formsOf(refused.body, partial.id)).toContain('Alokasikan');
     // both targets, or neither, an id that is no UUID, a user who is no approved merchant, no note: refused too
     for (const form of [
-      { paymentId, userId: merchant.id, note: 'dua' }, { paymentId: '', userId: '', note: 'nol' }, { paymentId: 'bukan-uuid', userId: '', note: 'x' },
-      { paymentId: '', userId: 'bukan-uuid', note: 'x' }, { paymentId: '', userId: owner.admin.id, note: 'bukan merchant' }, { paymentId, userId: '', note: ' ' },
+      { paymentId, userId: merchant.id, note: 'dua' },
+      { paymentId: '', userId: '', note: 'nol' },
+      { paymentId: 'bukan-uuid', userId: '', note: 'x' },
+      { paymentId: '', userId: 'bukan-uuid', note: 'x' },
+      { paymentId: '', userId: owner.admin.id, note: 'bukan merchant' },
+      { paymentId, userId: '', note: ' ' },
     ]) {
       const response = await owner.browser.post(`/admin/suspense/${partial.id}/allocate`, form);
       expect(response.statusCode, JSON.stringify(form)).toBe(400);
-      expect(textOf(response.body, 'notice'), JSON.stringify(form)).toMatch(/salah satu saja|tidak menunjuk|Catatan wajib diisi/);
+      expect(textOf(response.body, 'notice'), JSON.stringify(form)).toMatch(
+        /salah satu saja|tidak menunjuk|Catatan wajib diisi/,
+      );
     }
     expect(await statusOf(partial.id)).toBe('OPEN');
     expect(await pending()).toBe(before);
   });
 
   it('refuses a form without its token, and a user who is not an admin', async () => {
-    const noToken = await owner.browser.postBare(`/admin/suspense/${partial.id}/allocate`, { paymentId, note: 'tanpa token' });
+    const noToken = await owner.browser.postBare(`/admin/suspense/${partial.id}/allocate`, {
+      paymentId,
+      note: 'tanpa token',
+    });
     expect(noToken.statusCode).toBe(403);
     const { browser: user } = await signedInBrowser(service);
     expect((await user.get('/admin/suspense')).statusCode).toBe(403);
-    expect((await user.post(`/admin/suspense/${partial.id}/refund`, { reference: 'X', note: 'bukan admin' })).statusCode).toBe(403);
+    expect(
+      (await user.post(`/admin/suspense/${partial.id}/refund`, { reference: 'X', note: 'bukan admin' })).statusCode,
+    ).toBe(403);
     expect(await statusOf(partial.id)).toBe('OPEN');
   });
 
-  it('allocates to the suggested payment through the form: ALLOCATED, the merchant\'s pending up by the amount less the fee', async () => {
+  it("allocates to the suggested payment through the form: ALLOCATED, the merchant's pending up by the amount less the fee", async () => {
     const before = await pending();
     const charged = fee('VA-BANK1', 100_000, service.deps.config.gateway);
-    const allocated = await owner.browser.post(`/admin/suspense/${partial.id}/allocate`, { paymentId, userId: '', note: 'bayar sebagian, milik Toko Maju' });
+    const allocated = await owner.browser.post(`/admin/suspense/${partial.id}/allocate`, {
+      paymentId,
+      userId: '',
+      note: 'bayar sebagian, milik Toko Maju',
+    });
     expect(allocated.statusCode, allocated.body).toBe(303);
     expect(allocated.headers.location).toBe('/admin/suspense?done=allocated');
-    expect(textOf((await owner.browser.get('/admin/suspense?done=allocated')).body, 'notice')).toMatch(/^Dana dialokasikan/);
+    expect(textOf((await owner.browser.get('/admin/suspense?done=allocated')).body, 'notice')).toMatch(
+      /^Dana dialokasikan/,
+    );
     expect(await statusOf(partial.id)).toBe('ALLOCATED');
     expect(await pending()).toBe(before + 100_000 - charged);
 
@@ -131,7 +187,10 @@ describe('the admin suspense page', () => {
     expect(formsOf(open, partial.id)).toBe('');
 
     // a second allocation of the same credit: 409 on the page, nothing more credited
-    const again = await owner.browser.post(`/admin/suspense/${partial.id}/allocate`, { userId: merchant.id, note: 'lagi' });
+    const again = await owner.browser.post(`/admin/suspense/${partial.id}/allocate`, {
+      userId: merchant.id,
+      note: 'lagi',
+    });
     expect(again.statusCode).toBe(409);
     expect(textOf(again.body, 'notice')).toBe('Dana ini sudah dialokasikan atau dikembalikan');
     expect(await pending()).toBe(before + 100_000 - charged);
@@ -141,7 +200,11 @@ describe('the admin suspense page', () => {
     const item = await strayCredit(23_456);
     expect(rowOf((await owner.browser.get('/admin/suspense')).body, item.id)).toContain('Tidak ada saran');
     const before = await pending();
-    const allocated = await owner.browser.post(`/admin/suspense/${item.id}/allocate`, { paymentId: '', userId: merchant.id, note: 'salah kirim' });
+    const allocated = await owner.browser.post(`/admin/suspense/${item.id}/allocate`, {
+      paymentId: '',
+      userId: merchant.id,
+      note: 'salah kirim',
+    });
     expect(allocated.headers.location).toBe('/admin/suspense?done=allocated');
     expect(await pending()).toBe(before + 23_456 - fee('QRIS-DYNAMIC', 23_456, service.deps.config.gateway));
   });
@@ -153,7 +216,10 @@ describe('the admin suspense page', () => {
     expect(missing.statusCode).toBe(400);
     expect(textOf(missing.body, 'notice')).toContain('Referensi wajib diisi');
     expect(await statusOf(item.id)).toBe('OPEN');
-    const refunded = await owner.browser.post(`/admin/suspense/${item.id}/refund`, { reference: 'BCA-REFUND-1', note: 'dikembalikan ke pengirim' });
+    const refunded = await owner.browser.post(`/admin/suspense/${item.id}/refund`, {
+      reference: 'BCA-REFUND-1',
+      note: 'dikembalikan ke pengirim',
+    });
     expect(refunded.headers.location).toBe('/admin/suspense?done=refunded');
     expect(await statusOf(item.id)).toBe('REFUNDED');
     expect(await pending()).toBe(before);
@@ -161,7 +227,10 @@ describe('the admin suspense page', () => {
     expect(row).toContain('Ref. BCA-REFUND-1');
     expect(row).toContain(`Oleh ${owner.admin.email}`);
     expect(row).toContain('Catatan: dikembalikan ke pengirim');
-    const unknown = await owner.browser.post(`/admin/suspense/${nextUuid()}/refund`, { reference: 'X', note: 'tidak ada' });
+    const unknown = await owner.browser.post(`/admin/suspense/${nextUuid()}/refund`, {
+      reference: 'X',
+      note: 'tidak ada',
+    });
     expect(unknown.statusCode).toBe(404);
     expect(textOf(unknown.body, 'notice')).toBe('Dana tak terklaim ini tidak ditemukan');
   });

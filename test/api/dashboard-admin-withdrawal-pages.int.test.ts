@@ -19,7 +19,12 @@ beforeAll(async () => {
   const merchant = await registerUser(service);
   await settledBalance(service, merchant.id, 600_000);
   // settling moved the test clock by days: sign the merchant in again, then the admins
-  const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: merchant.email, password: merchant.password }, remoteAddress: '10.203.0.1' });
+  const login = await service.app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { email: merchant.email, password: merchant.password },
+    remoteAddress: '10.203.0.1',
+  });
   expect(login.statusCode, login.body).toBe(200);
   const session = withSession(service, sessionCookie(login));
   withdraw = async amount => {
@@ -31,32 +36,45 @@ beforeAll(async () => {
   payer = await signedInAdminBrowser(service);
   const linked = await linkWalletA(service, owner.admin);
   wallet = { accountId: linked.accountId, phoneNumber: linked.phoneNumber };
-  await sandboxOf(service).addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'CREDIT', amount: 1_000_000, senderName: 'Top up', description: 'top up' });
+  await sandboxOf(service).addTransaction({
+    providerCode: 'WALLET-A',
+    accountRef: wallet.phoneNumber,
+    type: 'CREDIT',
+    amount: 1_000_000,
+    senderName: 'Top up',
+    description: 'top up',
+  });
   expect((await owner.admin.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`)).statusCode).toBe(200);
 });
 afterAll(async () => service?.close());
 
-const rowOf = (html: string, id: string) => new RegExp(`<tr data-withdrawal-id="${id}">([\\s\\S]*?)</tr>`).exec(html)?.[1] ?? '';
-const balanceOf = async () => (await owner.admin.call('GET', `/api/v1/accounts/${wallet.accountId}`)).json().data.balance as number;
+const rowOf = (html: string, id: string) =>
+  new RegExp(`<tr data-withdrawal-id="${id}">([\\s\\S]*?)</tr>`).exec(html)?.[1] ?? '';
+const balanceOf = async () =>
+  (await owner.admin.call('GET', `/api/v1/accounts/${wallet.accountId}`)).json().data.balance as number;
 const pay = (b: PageBrowser, id: string) => b.post(`/admin/withdrawals/${id}/pay`);
 
 describe('the admin withdrawals page', () => {
   let unchecked: string;
-  it('chooses the payout account among the admin\'s own WALLET-A accounts, with the form token', async () => {
+  it("chooses the payout account among the admin's own WALLET-A accounts, with the form token", async () => {
     unchecked = await withdraw(100_000);
     const page = await owner.browser.get('/admin/withdrawals');
     expect(textOf(page.body, 'payout-account-current')).toMatch(/^Belum dipilih/);
     expect(page.body).toContain(`<option value="${wallet.accountId}"`);
     const noToken = await owner.browser.postBare('/admin/withdrawals/payout-account', { accountId: wallet.accountId });
     expect(noToken.statusCode).toBe(403);
-    expect(textOf((await owner.browser.get('/admin/withdrawals')).body, 'payout-account-current')).toMatch(/^Belum dipilih/);
+    expect(textOf((await owner.browser.get('/admin/withdrawals')).body, 'payout-account-current')).toMatch(
+      /^Belum dipilih/,
+    );
     // another admin's account is not one of the payer's own: refused on the page
     const foreign = await payer.browser.post('/admin/withdrawals/payout-account', { accountId: wallet.accountId });
     expect(foreign.statusCode).toBe(404);
     const chosen = await owner.browser.post('/admin/withdrawals/payout-account', { accountId: wallet.accountId });
     expect(chosen.headers.location).toBe('/admin/withdrawals?done=payout-account');
     await ledgerCash(service, wallet.accountId, 1_000_000); // what it pays out, the ledger must hold
-    expect(textOf((await payer.browser.get('/admin/withdrawals')).body, 'payout-account-current')).toMatch(/^A · saldo Rp [\d.]+$/);
+    expect(textOf((await payer.browser.get('/admin/withdrawals')).body, 'payout-account-current')).toMatch(
+      /^A · saldo Rp [\d.]+$/,
+    );
   });
 
   it('shows the holder name the provider returned, or that the destination was not checked', async () => {
@@ -88,7 +106,9 @@ describe('the admin withdrawals page', () => {
     const failed = await pay(payer.browser, id);
     await sandboxOf(service).clearFaults();
     expect(failed.statusCode).toBe(502);
-    expect(textOf(failed.body, 'notice')).toMatch(/^Transfer lewat WALLET-A gagal: .+; tidak ada dana yang berpindah, penarikan tetap diajukan$/);
+    expect(textOf(failed.body, 'notice')).toMatch(
+      /^Transfer lewat WALLET-A gagal: .+; tidak ada dana yang berpindah, penarikan tetap diajukan$/,
+    );
     const row = rowOf(failed.body, id);
     expect(row).toContain('Diproses');
     expect(row).toMatch(/Pembayaran gagal: \S/);

@@ -26,28 +26,59 @@ beforeAll(async () => {
   merchant = await approvedMerchant(service, admin);
   other = await approvedMerchant(service, admin);
   // a payment whose order id a spreadsheet would run, credited as the payment saga does
-  const created = await merchant.call('POST', '/api/v1/payments', paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount: 100_000, orderId: formulaOrder }));
+  const created = await merchant.call(
+    'POST',
+    '/api/v1/payments',
+    paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount: 100_000, orderId: formulaOrder }),
+  );
   expect(created.statusCode, created.body).toBe(200);
   const now = service.clock.now();
   paymentDay = new Date(now.getTime() + 7 * 3_600_000).toISOString().slice(0, 10);
-  await creditGatewayPayment(service.deps, { merchantId: merchant.id, paymentId: created.json().data.id, holdingAccountId: nextUuid(), totalAmount: 100_000, fee: 900, completedAt: now }, { actor: 'test', now });
+  await creditGatewayPayment(
+    service.deps,
+    {
+      merchantId: merchant.id,
+      paymentId: created.json().data.id,
+      holdingAccountId: nextUuid(),
+      totalAmount: 100_000,
+      fee: 900,
+      completedAt: now,
+    },
+    { actor: 'test', now },
+  );
   await settledBalance(service, merchant.id, 50_000);
-  const withdrawn = await merchant.session('POST', '/api/dashboard/gateway/withdrawals', { amount: 60_000, bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' });
+  const withdrawn = await merchant.session('POST', '/api/dashboard/gateway/withdrawals', {
+    amount: 60_000,
+    bankCode: 'BCA',
+    accountNumber: '1234567890',
+    accountHolderName: 'Toko Maju',
+  });
   expect(withdrawn.statusCode, withdrawn.body).toBe(201);
   await settledBalance(service, other.id, 77_777);
   await service.projections.waitFor(await service.store.headPosition(), 10_000);
 });
 afterAll(async () => service?.close());
 
-const rowsOf = (html: string) => [...html.matchAll(/<tr data-entry-id="[^"]+">([\s\S]*?)<\/tr>/g)].map(m => m[1]!.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim());
+const rowsOf = (html: string) =>
+  [...html.matchAll(/<tr data-entry-id="[^"]+">([\s\S]*?)<\/tr>/g)].map(m =>
+    m[1]!
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  );
 
 describe('the statement on the dashboard gateway page', () => {
-  it('lists the entries newest first in Indonesian, gross/fee/net and the balances after each; another merchant\'s are absent', async () => {
+  it("lists the entries newest first in Indonesian, gross/fee/net and the balances after each; another merchant's are absent", async () => {
     const page = await browserOf(merchant).get('/dashboard/gateway');
     expect(page.statusCode).toBe(200);
     expect(textOf(page.body, 'statement')).toBe('Riwayat saldo (4)');
     const rows = rowsOf(page.body);
-    expect(rows.map(r => ['Penarikan diajukan', 'Pencairan', 'Pembayaran'].find(label => r.includes(label)))).toEqual(['Penarikan diajukan', 'Pencairan', 'Pembayaran', 'Pembayaran']);
+    expect(rows.map(r => ['Penarikan diajukan', 'Pencairan', 'Pembayaran'].find(label => r.includes(label)))).toEqual([
+      'Penarikan diajukan',
+      'Pencairan',
+      'Pembayaran',
+      'Pembayaran',
+    ]);
     // withdrawal: -60,000 from available; balances after it: available 89,100, pending 0, on hold 60,000
     expect(rows[0]).toContain('-Rp 60.000 Rp 89.100 Rp 0 Rp 60.000');
     expect(rows[3]).toContain('Kotor Rp 100.000 · biaya Rp 900 · bersih Rp 99.100');
@@ -58,8 +89,12 @@ describe('the statement on the dashboard gateway page', () => {
 
   it('draws the balance and the daily net volume as inline SVG with a title, no style attribute', async () => {
     const page = await browserOf(merchant).get('/dashboard/gateway');
-    expect(page.body).toMatch(/<svg id="statement-chart" viewBox="0 0 600 220" width="100%" role="img" aria-labelledby="statement-chart-title"/);
-    expect(textOf(page.body, 'statement-chart-title')).toMatch(/^Saldo tersedia dan volume bersih harian, .*volume bersih Rp 149\.100, saldo tersedia di akhir Rp 89\.100/);
+    expect(page.body).toMatch(
+      /<svg id="statement-chart" viewBox="0 0 600 220" width="100%" role="img" aria-labelledby="statement-chart-title"/,
+    );
+    expect(textOf(page.body, 'statement-chart-title')).toMatch(
+      /^Saldo tersedia dan volume bersih harian, .*volume bersih Rp 149\.100, saldo tersedia di akhir Rp 89\.100/,
+    );
     expect(page.body).toContain('<polyline');
     expect(page.body).not.toMatch(/\sstyle=/);
     expect(page.headers['content-security-policy']).not.toContain('unsafe-inline');
@@ -84,7 +119,9 @@ describe('the statement on the dashboard gateway page', () => {
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     const lines = csv.body.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('id,at,type,typeLabel,amount,gross,fee,net,paymentId,orderId,withdrawalId,pending,settled,onHold,available');
+    expect(lines[0]).toBe(
+      'id,at,type,typeLabel,amount,gross,fee,net,paymentId,orderId,withdrawalId,pending,settled,onHold,available',
+    );
     expect(lines).toHaveLength(5);
     expect(lines.slice(1).every(l => /^[0-9a-f-]{36},\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+07:00,/.test(l))).toBe(true);
     expect(csv.body).toContain(`"'=HYPERLINK(""http://evil.example"",""klik"")"`);

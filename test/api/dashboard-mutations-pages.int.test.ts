@@ -15,15 +15,35 @@ describe('the mutations page', () => {
     const { browser } = await signedInBrowser(service);
     const { call } = await keyCallerOf(service, browser);
     const phoneNumber = `0812${String(Date.now()).slice(-8)}`;
-    const linked = await call('POST', '/api/v1/accounts', { type: 'ewallet', providerCode: 'WALLET-E', accountName: 'Kasir', intervalMinutes: 60, phoneNumber });
+    const linked = await call('POST', '/api/v1/accounts', {
+      type: 'ewallet',
+      providerCode: 'WALLET-E',
+      accountName: 'Kasir',
+      intervalMinutes: 60,
+      phoneNumber,
+    });
     expect(linked.statusCode, linked.body).toBe(200);
     const accountId = linked.json().accountId as string;
     const sandbox = sandboxOf(service);
     // 23:30 WIB on 1 March is still 1 March here, though it is 16:30 UTC; the second is 00:30 WIB on 2 March
     service.clock.set('2026-03-01T16:30:00.000Z');
-    await sandbox.addTransaction({ providerCode: 'WALLET-E', accountRef: phoneNumber, type: 'CREDIT', amount: 75_000, senderName: 'Ani', description: '=HYPERLINK("x")' });
+    await sandbox.addTransaction({
+      providerCode: 'WALLET-E',
+      accountRef: phoneNumber,
+      type: 'CREDIT',
+      amount: 75_000,
+      senderName: 'Ani',
+      description: '=HYPERLINK("x")',
+    });
     service.clock.set('2026-03-01T17:30:00.000Z');
-    await sandbox.addTransaction({ providerCode: 'WALLET-E', accountRef: phoneNumber, type: 'DEBIT', amount: 2_500, senderName: 'Budi', description: 'biaya' });
+    await sandbox.addTransaction({
+      providerCode: 'WALLET-E',
+      accountRef: phoneNumber,
+      type: 'DEBIT',
+      amount: 2_500,
+      senderName: 'Budi',
+      description: 'biaya',
+    });
     expect((await call('GET', `/api/v1/accounts/${accountId}/refresh`)).statusCode).toBe(200);
 
     const firstOfMarch = await browser.get('/dashboard/mutations?from=2026-03-01&to=2026-03-01');
@@ -35,8 +55,12 @@ describe('the mutations page', () => {
     expect(debits.body).not.toContain('Rp 75.000');
     expect(debits.body).toContain(`href="/dashboard/mutations.csv?accountId=${accountId}&#38;type=DEBIT"`); // the ampersand escaped
 
-    expect((await browser.get('/dashboard/mutations?accountType=bank&from=2026-03-01&to=2026-03-01')).body).not.toContain('Rp 75.000');
-    expect((await browser.get('/dashboard/mutations?accountType=wallet&from=2026-03-01&to=2026-03-01')).body).toContain('Rp 75.000');
+    expect(
+      (await browser.get('/dashboard/mutations?accountType=bank&from=2026-03-01&to=2026-03-01')).body,
+    ).not.toContain('Rp 75.000');
+    expect((await browser.get('/dashboard/mutations?accountType=wallet&from=2026-03-01&to=2026-03-01')).body).toContain(
+      'Rp 75.000',
+    );
     const bad = await browser.get('/dashboard/mutations?minAmount=9&maxAmount=1');
     expect(bad.statusCode).toBe(400);
     expect(textOf(bad.body, 'notice')).toContain('minAmount');
@@ -46,7 +70,9 @@ describe('the mutations page', () => {
     expect(csv.headers['content-type']).toContain('text/csv');
     expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="mutasi-/);
     const lines = csv.body.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('id,createdAt,accountId,accountType,type,amount,description,senderName,reference,status,paymentId,orderId');
+    expect(lines[0]).toBe(
+      'id,createdAt,accountId,accountType,type,amount,description,senderName,reference,status,paymentId,orderId',
+    );
     const ours = lines.slice(1).filter(l => l.includes(accountId) && /,(Ani|Budi),/.test(l)); // the sandbox seeds a history of its own too
     expect(ours).toHaveLength(2);
     expect(ours[0]).toContain(',DEBIT,2500,biaya,Budi,');
@@ -57,14 +83,30 @@ describe('the mutations page', () => {
     const owner = await signedInBrowser(service);
     const { call } = await keyCallerOf(service, owner.browser);
     const phoneNumber = `0813${String(Date.now()).slice(-8)}`;
-    const accountId = (await call('POST', '/api/v1/accounts', { type: 'ewallet', providerCode: 'WALLET-E', accountName: 'Kasir', intervalMinutes: 60, phoneNumber })).json().accountId as string;
-    await sandboxOf(service).addTransaction({ providerCode: 'WALLET-E', accountRef: phoneNumber, type: 'CREDIT', amount: 43_210, senderName: 'Rahasia' });
+    const accountId = (
+      await call('POST', '/api/v1/accounts', {
+        type: 'ewallet',
+        providerCode: 'WALLET-E',
+        accountName: 'Kasir',
+        intervalMinutes: 60,
+        phoneNumber,
+      })
+    ).json().accountId as string;
+    await sandboxOf(service).addTransaction({
+      providerCode: 'WALLET-E',
+      accountRef: phoneNumber,
+      type: 'CREDIT',
+      amount: 43_210,
+      senderName: 'Rahasia',
+    });
     await call('GET', `/api/v1/accounts/${accountId}/refresh`);
     expect((await owner.browser.get('/dashboard/mutations')).body).toContain('Rp 43.210');
 
     const { browser } = await signedInBrowser(service);
     expect((await browser.get('/dashboard/mutations')).body).not.toContain('Rp 43.210');
     expect((await browser.get(`/dashboard/mutations?accountId=${accountId}`)).body).not.toContain('Rp 43.210');
-    expect((await browser.get(`/dashboard/mutations.csv?accountId=${accountId}`)).body.trimEnd().split('\r\n')).toHaveLength(1);
+    expect(
+      (await browser.get(`/dashboard/mutations.csv?accountId=${accountId}`)).body.trimEnd().split('\r\n'),
+    ).toHaveLength(1);
   });
 });

@@ -22,45 +22,122 @@ beforeAll(async () => {
   await anonymous.get('/login');
 
   const merchant = await signedInBrowser(service);
-  merchantId = (await service.app.inject({ url: '/api/auth/me', cookies: { svc_token: merchant.browser.jar.get('svc_token')! } })).json().id;
+  merchantId = (
+    await service.app.inject({ url: '/api/auth/me', cookies: { svc_token: merchant.browser.jar.get('svc_token')! } })
+  ).json().id;
   await merchant.browser.post('/dashboard/gateway/access-request', businessData);
   let theAdmin;
   ({ admin: theAdmin, browser: admin } = await signedInAdminBrowser(service));
   await theAdmin.session('POST', `/api/admin/gateway/access-requests/${merchantId}/approve`);
   await settledBalance(service, merchantId, 100_000);
   await merchant.browser.get('/dashboard/gateway');
-  await merchant.browser.post('/dashboard/gateway/withdrawals', { amount: '60000', bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko' });
+  await merchant.browser.post('/dashboard/gateway/withdrawals', {
+    amount: '60000',
+    bankCode: 'BCA',
+    accountNumber: '1234567890',
+    accountHolderName: 'Toko',
+  });
   withdrawalId = /data-withdrawal-id="([^"]+)"/.exec((await merchant.browser.get('/dashboard/gateway')).body)![1]!;
 });
 afterAll(async () => service?.close());
 
 /** A form as bytes: every field percent-encoded, a lone surrogate as the invalid UTF-8 it would take. */
-const encoded = (fields: Record<string, string>) => Object.entries(fields).map(([k, v]) => `${percentEncoded(k)}=${percentEncoded(v)}`).join('&');
+const encoded = (fields: Record<string, string>) =>
+  Object.entries(fields)
+    .map(([k, v]) => `${percentEncoded(k)}=${percentEncoded(v)}`)
+    .join('&');
 
 type Case = [string, (s: string) => Promise<{ statusCode: number }>];
 /** Every page form and filter that takes text, each with the hostile text in one or more of its fields. */
 const cases = (): Case[] => {
-  const post = (browser: PageBrowser, url: string, fields: (s: string) => Record<string, string>) => (s: string) => browser.postRaw(url, encoded({ _csrf: browser.token!, ...fields(s) }));
+  const post = (browser: PageBrowser, url: string, fields: (s: string) => Record<string, string>) => (s: string) =>
+    browser.postRaw(url, encoded({ _csrf: browser.token!, ...fields(s) }));
   const get = (browser: PageBrowser, url: (q: string) => string) => (s: string) => browser.get(url(percentEncoded(s)));
   return [
     ['login', post(anonymous, '/login', s => ({ email: s, password: s, next: s }))],
     ['register', post(anonymous, '/register', s => ({ name: s, email: `${s}@example.com`, password: 'rahasia123' }))],
     ['api key', post(user, '/dashboard/api-keys', s => ({ name: s }))],
     ['webhook', post(user, '/dashboard/webhooks', s => ({ url: `https://hooks.example/${s}` }))],
-    ['bank link', post(user, '/dashboard/accounts', s => ({ flow: 'bank', providerCode: 'BANK-BCA', accountName: s, accountNumber: '1234567890', username: s, password: s, intervalMinutes: '60' }))],
-    ['wallet link', post(user, '/dashboard/accounts', s => ({ flow: 'direct', providerCode: 'WALLET-D', accountName: 'Kasir', phoneNumber: s, intervalMinutes: s }))],
-    ['otp send', post(user, '/dashboard/accounts/otp/send', s => ({ providerCode: 'WALLET-B', accountName: s, phoneNumber: freshPhone(), intervalMinutes: '60', verificationMethod: s }))],
-    ['otp relogin', post(user, '/dashboard/accounts/otp/send', s => ({ providerCode: 'WALLET-B', accountId: s, phoneNumber: freshPhone() }))],
-    ['otp verify', post(user, '/dashboard/accounts/otp/verify', s => ({ action: 'wallet-b-verify-otp', sessionId: s, otp: s, pin: s }))],
+    [
+      'bank link',
+      post(user, '/dashboard/accounts', s => ({
+        flow: 'bank',
+        providerCode: 'BANK-BCA',
+        accountName: s,
+        accountNumber: '1234567890',
+        username: s,
+        password: s,
+        intervalMinutes: '60',
+      })),
+    ],
+    [
+      'wallet link',
+      post(user, '/dashboard/accounts', s => ({
+        flow: 'direct',
+        providerCode: 'WALLET-D',
+        accountName: 'Kasir',
+        phoneNumber: s,
+        intervalMinutes: s,
+      })),
+    ],
+    [
+      'otp send',
+      post(user, '/dashboard/accounts/otp/send', s => ({
+        providerCode: 'WALLET-B',
+        accountName: s,
+        phoneNumber: freshPhone(),
+        intervalMinutes: '60',
+        verificationMethod: s,
+      })),
+    ],
+    [
+      'otp relogin',
+      post(user, '/dashboard/accounts/otp/send', s => ({
+        providerCode: 'WALLET-B',
+        accountId: s,
+        phoneNumber: freshPhone(),
+      })),
+    ],
+    [
+      'otp verify',
+      post(user, '/dashboard/accounts/otp/verify', s => ({
+        action: 'wallet-b-verify-otp',
+        sessionId: s,
+        otp: s,
+        pin: s,
+      })),
+    ],
     ['account edit', post(user, `/dashboard/accounts/${walletId}`, s => ({ accountName: s, intervalMinutes: '60' }))],
-    ['bank transfer', post(user, `/dashboard/accounts/${walletId}/transfer/bank`, s => ({ instId: s, accountNumber: s, amount: s }))],
-    ['access request', post(user, '/dashboard/gateway/access-request', s => ({ ...businessData, businessName: s, address: s, website: s }))],
-    ['withdrawal', post(user, '/dashboard/gateway/withdrawals', s => ({ amount: '50000', bankCode: s, accountNumber: '1234567890', accountHolderName: s }))],
+    [
+      'bank transfer',
+      post(user, `/dashboard/accounts/${walletId}/transfer/bank`, s => ({ instId: s, accountNumber: s, amount: s })),
+    ],
+    [
+      'access request',
+      post(user, '/dashboard/gateway/access-request', s => ({
+        ...businessData,
+        businessName: s,
+        address: s,
+        website: s,
+      })),
+    ],
+    [
+      'withdrawal',
+      post(user, '/dashboard/gateway/withdrawals', s => ({
+        amount: '50000',
+        bankCode: s,
+        accountNumber: '1234567890',
+        accountHolderName: s,
+      })),
+    ],
     ['mutations', get(user, q => `/dashboard/mutations?from=${q}&minAmount=${q}&accountId=${q}`)],
     ['payments', get(user, q => `/dashboard/payments?orderId=${q}&status=${q}`)],
     ['reject access', post(admin, `/admin/access/${merchantId}/reject`, s => ({ note: s }))],
     ['pay withdrawal', post(admin, `/admin/withdrawals/${withdrawalId}/paid`, s => ({ reference: s }))],
-    ['calendar', post(admin, '/admin/calendar', s => ({ year: '2031', source: s, days: `2031-01-01 | libur-nasional | ${s}` }))],
+    [
+      'calendar',
+      post(admin, '/admin/calendar', s => ({ year: '2031', source: s, days: `2031-01-01 | libur-nasional | ${s}` })),
+    ],
     ['streams', get(admin, q => `/admin/streams?id=${q}`)],
     ['reconciliation', get(admin, q => `/admin/reconciliation?from=${q}&to=2026-01-31`)],
   ];

@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.close());
 
-const v1 = (key: string, url = '/api/v1/accounts') => service.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
+const v1 = (key: string, url = '/api/v1/accounts') =>
+  service.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
 
 describe('signing in through the pages', () => {
   it('sends a browser without a session to /login, and back to where it was going once signed in', async () => {
@@ -41,7 +42,10 @@ describe('signing in through the pages', () => {
 
   it('reads forms on the pages only: the JSON routes still refuse a urlencoded body', async () => {
     const caller = await keyHolder(service);
-    const form = { payload: 'amount=50000&walletAccountId=GATEWAY', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': caller.key } };
+    const form = {
+      payload: 'amount=50000&walletAccountId=GATEWAY',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': caller.key },
+    };
     expect((await service.app.inject({ method: 'POST', url: '/api/v1/payments', ...form })).statusCode).toBe(415);
     expect((await service.app.inject({ method: 'POST', url: '/api/auth/login', ...form })).statusCode).toBe(415);
   });
@@ -97,7 +101,11 @@ describe('signing in through the pages', () => {
   it('registers through the form with the rules of /api/auth/register', async () => {
     const browser = pageBrowser(service);
     await browser.get('/register');
-    const short = await browser.post('/register', { name: 'Budi', email: `budi-${nextUuid()}@example.com`, password: 'pendek' });
+    const short = await browser.post('/register', {
+      name: 'Budi',
+      email: `budi-${nextUuid()}@example.com`,
+      password: 'pendek',
+    });
     expect(short.statusCode).toBe(400);
     expect(textOf(short.body, 'notice')).toBe('Password minimal 8 karakter');
     expect(short.body).toContain('value="Budi"');
@@ -198,7 +206,11 @@ describe('the API keys page', () => {
 
   it("answers 404 for another user's key and leaves it working; a blank name is refused with a message", async () => {
     const owner = await keyHolder(service);
-    const ownerKeys = await service.app.inject({ method: 'GET', url: '/api/dashboard/api-keys', cookies: { svc_token: owner.cookie } });
+    const ownerKeys = await service.app.inject({
+      method: 'GET',
+      url: '/api/dashboard/api-keys',
+      cookies: { svc_token: owner.cookie },
+    });
     const keyId = ownerKeys.json().data[0].id as string;
     const { browser } = await signedInBrowser(service);
     await browser.get('/dashboard/api-keys');

@@ -15,7 +15,10 @@ describe('the payments pages', () => {
     const caller = await keyCallerOf(service, browser);
     const { accountId } = await linkServiceWallet(caller);
     const kept = await createPayment(caller, paymentBody(accountId, { amount: 61_000, orderId: 'INV-2026-001' }));
-    const lapsing = await createPayment(caller, paymentBody(accountId, { amount: 62_000, orderId: 'INV-2026-002', expiresInMinutes: 5 }));
+    const lapsing = await createPayment(
+      caller,
+      paymentBody(accountId, { amount: 62_000, orderId: 'INV-2026-002', expiresInMinutes: 5 }),
+    );
     await createPayment(caller, paymentBody(accountId, { amount: 63_000, orderId: 'LAIN-1' }));
     service.clock.advance(6 * 60_000);
     expect(await service.paymentExpiry.tick()).toBeGreaterThanOrEqual(1);
@@ -39,7 +42,10 @@ describe('the payments pages', () => {
     expect(textOf(detail.body, 'payment-total')).toBe(`Rp ${lapsing.totalAmount.toLocaleString('id-ID')}`);
     expect(textOf(detail.body, 'payment-url')).toBe(lapsing.paymentUrl);
     const history = /<ol id="payment-events">([\s\S]*?)<\/ol>/.exec(detail.body)![1]!;
-    expect([...history.matchAll(/<strong>(\w+)<\/strong>/g)].map(m => m[1])).toEqual(['PaymentCreated', 'PaymentExpired']);
+    expect([...history.matchAll(/<strong>(\w+)<\/strong>/g)].map(m => m[1])).toEqual([
+      'PaymentCreated',
+      'PaymentExpired',
+    ]);
   });
 
   it("answer 404 for another user's payment and an unknown one, and 400 for a filter that makes no sense", async () => {

@@ -20,10 +20,24 @@ async function fundedWallet(balance: number) {
   const wallet = await linkWalletA(service, caller);
   const sandbox = sandboxOf(service);
   const seeded = (await sandbox.account('WALLET-A', wallet.phoneNumber)).balance;
-  if (seeded > 0) await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'DEBIT', amount: seeded, senderName: 'Spent' });
-  await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'CREDIT', amount: balance, senderName: 'Top up' });
+  if (seeded > 0)
+    await sandbox.addTransaction({
+      providerCode: 'WALLET-A',
+      accountRef: wallet.phoneNumber,
+      type: 'DEBIT',
+      amount: seeded,
+      senderName: 'Spent',
+    });
+  await sandbox.addTransaction({
+    providerCode: 'WALLET-A',
+    accountRef: wallet.phoneNumber,
+    type: 'CREDIT',
+    amount: balance,
+    senderName: 'Top up',
+  });
   expect((await caller.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`)).statusCode).toBe(200);
-  const balanceNow = async () => (await caller.call('GET', `/api/v1/accounts/${wallet.accountId}`)).json().data.balance as number;
+  const balanceNow = async () =>
+    (await caller.call('GET', `/api/v1/accounts/${wallet.accountId}`)).json().data.balance as number;
   expect(await balanceNow()).toBe(balance);
   return { browser, caller, ...wallet, balanceNow };
 }
@@ -34,21 +48,39 @@ describe('the transfer pages of a WALLET-A account', () => {
     const page = await browser.get(`/dashboard/accounts/${accountId}/transfer`);
     expect(page.statusCode).toBe(200);
     const instId = /<option value="([^"]+)"/.exec(page.body)![1]!;
-    expect((await browser.get(`/dashboard/accounts/${accountId}`)).body).toContain(`href="/dashboard/accounts/${accountId}/transfer"`);
+    expect((await browser.get(`/dashboard/accounts/${accountId}`)).body).toContain(
+      `href="/dashboard/accounts/${accountId}/transfer"`,
+    );
 
-    const tooSmall = await browser.post(`/dashboard/accounts/${accountId}/transfer/bank`, { instId, accountNumber: '1234567890', amount: '9999' });
+    const tooSmall = await browser.post(`/dashboard/accounts/${accountId}/transfer/bank`, {
+      instId,
+      accountNumber: '1234567890',
+      amount: '9999',
+    });
     expect(tooSmall.statusCode).toBe(400);
     expect(textOf(tooSmall.body, 'notice')).toContain('at least 10000');
     expect(tooSmall.body).toContain('value="1234567890"');
-    const unknown = await browser.post(`/dashboard/accounts/${accountId}/transfer/bank`, { instId, accountNumber: '9991234567', amount: '150000' });
+    const unknown = await browser.post(`/dashboard/accounts/${accountId}/transfer/bank`, {
+      instId,
+      accountNumber: '9991234567',
+      amount: '150000',
+    });
     expect(unknown.statusCode).toBe(400);
 
-    const checked = await browser.post(`/dashboard/accounts/${accountId}/transfer/bank`, { instId, accountNumber: '1234567890', amount: '150000' });
+    const checked = await browser.post(`/dashboard/accounts/${accountId}/transfer/bank`, {
+      instId,
+      accountNumber: '1234567890',
+      amount: '150000',
+    });
     expect(checked.statusCode, checked.body).toBe(200);
     expect(textOf(checked.body, 'holder-name')).toMatch(/\S/);
     expect(textOf(checked.body, 'transfer-total')).toBe('Rp 150.000');
     expect(await balanceNow()).toBe(500_000); // nothing moves before the second step
-    const send = { bankAccountIndexNo: hidden(checked.body, 'bankAccountIndexNo')!, amount: hidden(checked.body, 'amount')!, idempotencyKey: hidden(checked.body, 'idempotencyKey')! };
+    const send = {
+      bankAccountIndexNo: hidden(checked.body, 'bankAccountIndexNo')!,
+      amount: hidden(checked.body, 'amount')!,
+      idempotencyKey: hidden(checked.body, 'idempotencyKey')!,
+    };
     const sent = await browser.post(`/dashboard/accounts/${accountId}/transfer/bank/send`, send);
     expect(sent.headers.location).toBe(`/dashboard/accounts/${accountId}?done=transferred`);
     const again = await browser.post(`/dashboard/accounts/${accountId}/transfer/bank/send`, send); // a second click
@@ -65,14 +97,26 @@ describe('the transfer pages of a WALLET-A account', () => {
     const png = (await service.app.inject({ method: 'GET', url: `/pay/${bill.id}/qris.png` })).rawPayload;
 
     await browser.get(`/dashboard/accounts/${accountId}/transfer`);
-    const notImage = await browser.postMultipart(`/dashboard/accounts/${accountId}/transfer/qris`, {}, { name: 'qrImage', bytes: Buffer.from('bukan gambar'), type: 'image/png' });
+    const notImage = await browser.postMultipart(
+      `/dashboard/accounts/${accountId}/transfer/qris`,
+      {},
+      { name: 'qrImage', bytes: Buffer.from('bukan gambar'), type: 'image/png' },
+    );
     expect(notImage.statusCode).toBe(400);
     expect(textOf(notImage.body, 'notice')).toMatch(/^Berkas bukan gambar PNG atau JPEG/);
-    const bare = await browser.postMultipart(`/dashboard/accounts/${accountId}/transfer/qris`, { _csrf: '' }, { name: 'qrImage', bytes: png, type: 'image/png' });
+    const bare = await browser.postMultipart(
+      `/dashboard/accounts/${accountId}/transfer/qris`,
+      { _csrf: '' },
+      { name: 'qrImage', bytes: png, type: 'image/png' },
+    );
     expect(bare.statusCode).toBe(403);
     expect(await balanceNow()).toBe(200_000);
 
-    const paid = await browser.postMultipart(`/dashboard/accounts/${accountId}/transfer/qris`, {}, { name: 'qrImage', bytes: png, type: 'image/png' });
+    const paid = await browser.postMultipart(
+      `/dashboard/accounts/${accountId}/transfer/qris`,
+      {},
+      { name: 'qrImage', bytes: png, type: 'image/png' },
+    );
     expect(paid.statusCode, paid.body).toBe(303);
     expect(paid.headers.location).toBe(`/dashboard/accounts/${accountId}?done=paid`);
     expect(await balanceNow()).toBe(200_000 - bill.totalAmount);
@@ -86,7 +130,15 @@ describe('the transfer pages of a WALLET-A account', () => {
     const other = await fundedWallet(100_000);
     expect((await browser.get(`/dashboard/accounts/${other.accountId}/transfer`)).statusCode).toBe(404);
     await browser.get('/dashboard');
-    expect((await browser.post(`/dashboard/accounts/${other.accountId}/transfer/bank`, { instId: 'x', accountNumber: '1234567890', amount: '50000' })).statusCode).toBe(404);
+    expect(
+      (
+        await browser.post(`/dashboard/accounts/${other.accountId}/transfer/bank`, {
+          instId: 'x',
+          accountNumber: '1234567890',
+          amount: '50000',
+        })
+      ).statusCode,
+    ).toBe(404);
     expect(await other.balanceNow()).toBe(100_000);
   });
 });

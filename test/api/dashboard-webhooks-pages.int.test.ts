@@ -14,7 +14,13 @@ afterAll(async () => service?.close());
 
 /** The signed-in user's id, as /api/auth/me tells it. */
 const userIdOf = async (browser: PageBrowser) =>
-  (await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: browser.jar.get('svc_token')! } })).json().id as string;
+  (
+    await service.app.inject({
+      method: 'GET',
+      url: '/api/auth/me',
+      cookies: { svc_token: browser.jar.get('svc_token')! },
+    })
+  ).json().id as string;
 
 describe('the webhooks page', () => {
   it('adds an endpoint whose secret is shown once, shows its delivery log, redelivers, and removes it', async () => {
@@ -30,7 +36,13 @@ describe('the webhooks page', () => {
       const endpointId = /data-endpoint-id="([^"]+)"/.exec(listed.body)![1]!;
 
       const eventId = nextUuid();
-      await enqueueWebhookEvent(service.deps, { ownerId: await userIdOf(browser), eventId, type: 'payment.expired', createdAt: service.clock.now().toISOString(), data: { id: nextUuid(), status: 'EXPIRED' } });
+      await enqueueWebhookEvent(service.deps, {
+        ownerId: await userIdOf(browser),
+        eventId,
+        type: 'payment.expired',
+        createdAt: service.clock.now().toISOString(),
+        data: { id: nextUuid(), status: 'EXPIRED' },
+      });
       const failed = await eventually(async () => {
         const page = await browser.get(`/dashboard/webhooks/${endpointId}?status=failed`);
         return page.body.includes('data-delivery-id') ? page : null;
@@ -38,14 +50,19 @@ describe('the webhooks page', () => {
       expect(failed.body).toContain(eventId);
       expect(failed.body).toContain('HTTP 500');
       const deliveryId = /data-delivery-id="([^"]+)"/.exec(failed.body)![1]!;
-      expect((await browser.get(`/dashboard/webhooks/${endpointId}?status=succeeded`)).body).not.toContain('data-delivery-id');
+      expect((await browser.get(`/dashboard/webhooks/${endpointId}?status=succeeded`)).body).not.toContain(
+        'data-delivery-id',
+      );
 
       const sentBefore = receiver.received.length;
       const again = await browser.post(`/dashboard/webhooks/${endpointId}/deliveries/${deliveryId}/redeliver`);
       expect(again.statusCode).toBe(303);
       expect(again.headers.location).toBe(`/dashboard/webhooks/${endpointId}?done=redelivered`);
       await eventually(async () => receiver.received.length > sentBefore, 15_000);
-      await eventually(async () => (await browser.get(`/dashboard/webhooks/${endpointId}`)).body.includes(', manual'), 15_000);
+      await eventually(
+        async () => (await browser.get(`/dashboard/webhooks/${endpointId}`)).body.includes(', manual'),
+        15_000,
+      );
 
       const removed = await browser.post(`/dashboard/webhooks/${endpointId}/remove`);
       expect(removed.headers.location).toBe('/dashboard/webhooks?done=endpoint-removed');
@@ -65,7 +82,9 @@ describe('the webhooks page', () => {
     expect((await browser.get(`/dashboard/webhooks/${endpointId}`)).statusCode).toBe(404);
     await browser.get('/dashboard/webhooks');
     expect((await browser.post(`/dashboard/webhooks/${endpointId}/remove`)).statusCode).toBe(404);
-    expect((await browser.post(`/dashboard/webhooks/${endpointId}/deliveries/${nextUuid()}/redeliver`)).statusCode).toBe(404);
+    expect(
+      (await browser.post(`/dashboard/webhooks/${endpointId}/deliveries/${nextUuid()}/redeliver`)).statusCode,
+    ).toBe(404);
     expect((await owner.browser.get('/dashboard/webhooks')).body).toContain('https://hooks.example/ours');
 
     const refused = await browser.post('/dashboard/webhooks', { url: 'ftp://hooks.example/x' });
@@ -74,4 +93,3 @@ describe('the webhooks page', () => {
     expect(refused.body).toContain('value="ftp://hooks.example/x"');
   });
 });
-

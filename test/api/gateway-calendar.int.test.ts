@@ -11,20 +11,31 @@ let service: TestService;
 let adminCookie: string;
 const adminEmail = `calendar-admin-${process.pid}@example.com`;
 const signIn = async () => {
-  const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: adminEmail, password: 'rahasia123' }, remoteAddress: '10.250.0.1' });
+  const login = await service.app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { email: adminEmail, password: 'rahasia123' },
+    remoteAddress: '10.250.0.1',
+  });
   adminCookie = sessionCookie(login);
 };
 
 beforeAll(async () => {
   service = await startTestService();
   // an ADMIN is made as the CLI's create-admin makes one
-  await registerWithRole(service.deps, { name: 'Calendar Admin', email: adminEmail, password: 'rahasia123', role: 'ADMIN' });
+  await registerWithRole(service.deps, {
+    name: 'Calendar Admin',
+    email: adminEmail,
+    password: 'rahasia123',
+    role: 'ADMIN',
+  });
   await signIn();
 });
 afterAll(async () => service?.close());
 
 type Method = 'GET' | 'PUT';
-const asAdmin = (method: Method, url: string, payload?: unknown) => service.app.inject({ method, url, cookies: { svc_token: adminCookie }, payload: payload as never });
+const asAdmin = (method: Method, url: string, payload?: unknown) =>
+  service.app.inject({ method, url, cookies: { svc_token: adminCookie }, payload: payload as never });
 
 const year2027 = {
   source: 'SKB 3 Menteri tentang Hari Libur Nasional dan Cuti Bersama Tahun 2027',
@@ -37,13 +48,25 @@ const year2027 = {
 describe('the settlement calendar in the admin console', () => {
   it('answers 401 without a session and 403 to a merchant, and changes nothing', async () => {
     const merchant = await registerUser(service);
-    for (const [method, payload] of [['GET', undefined], ['PUT', year2027]] as const) {
+    for (const [method, payload] of [
+      ['GET', undefined],
+      ['PUT', year2027],
+    ] as const) {
       const url = method === 'GET' ? '/api/admin/gateway/calendar' : '/api/admin/gateway/calendar/2027';
       expect((await service.app.inject({ method, url, payload: payload as never })).statusCode).toBe(401);
-      const refused = await service.app.inject({ method, url, cookies: { svc_token: merchant.cookie }, payload: payload as never });
+      const refused = await service.app.inject({
+        method,
+        url,
+        cookies: { svc_token: merchant.cookie },
+        payload: payload as never,
+      });
       expect(refused.statusCode).toBe(403);
     }
-    const events = await query(service.pool, 'CountCalendarEvents', `select count(*)::int as n from es_events where stream_id = 'holiday-calendar'`);
+    const events = await query(
+      service.pool,
+      'CountCalendarEvents',
+      `select count(*)::int as n from es_events where stream_id = 'holiday-calendar'`,
+    );
     expect(events.rows[0]!.n).toBe(0);
   });
 
@@ -53,7 +76,12 @@ describe('the settlement calendar in the admin console', () => {
     const data = response.json().data;
     expect(data.missingYears).toEqual([]); // January: next year's decree is not due yet
     expect(data.years).toHaveLength(1);
-    expect(data.years[0]).toMatchObject({ year: 2026, setBy: 'shipped', setAt: null, source: expect.stringMatching(/SKB 3 Menteri/) });
+    expect(data.years[0]).toMatchObject({
+      year: 2026,
+      setBy: 'shipped',
+      setAt: null,
+      source: expect.stringMatching(/SKB 3 Menteri/),
+    });
     expect(data.years[0].days).toHaveLength(25);
 
     const started = service.clock.now();
@@ -70,10 +98,30 @@ describe('the settlement calendar in the admin console', () => {
   });
 
   it.each([
-    ['a date outside the year', { ...year2027, days: [{ date: '2026-12-31', name: 'x', kind: 'libur-nasional' }] }, 'INVALID_HOLIDAY_CALENDAR', 'body.days.0.date'],
-    ['a date given twice', { ...year2027, days: [year2027.days[0], { ...year2027.days[0], name: 'again' }] }, 'INVALID_HOLIDAY_CALENDAR', 'body.days.1.date'],
-    ['no date at all', { ...year2027, days: [{ date: '2027-02-30', name: 'x', kind: 'libur-nasional' }] }, 'VALIDATION_ERROR', 'body.days.0.date'],
-    ['an unknown kind', { ...year2027, days: [{ date: '2027-02-01', name: 'x', kind: 'libur' }] }, 'VALIDATION_ERROR', 'body.days.0.kind'],
+    [
+      'a date outside the year',
+      { ...year2027, days: [{ date: '2026-12-31', name: 'x', kind: 'libur-nasional' }] },
+      'INVALID_HOLIDAY_CALENDAR',
+      'body.days.0.date',
+    ],
+    [
+      'a date given twice',
+      { ...year2027, days: [year2027.days[0], { ...year2027.days[0], name: 'again' }] },
+      'INVALID_HOLIDAY_CALENDAR',
+      'body.days.1.date',
+    ],
+    [
+      'no date at all',
+      { ...year2027, days: [{ date: '2027-02-30', name: 'x', kind: 'libur-nasional' }] },
+      'VALIDATION_ERROR',
+      'body.days.0.date',
+    ],
+    [
+      'an unknown kind',
+      { ...year2027, days: [{ date: '2027-02-01', name: 'x', kind: 'libur' }] },
+      'VALIDATION_ERROR',
+      'body.days.0.kind',
+    ],
     ['no source', { days: [] }, 'VALIDATION_ERROR', 'body.source'],
   ])('refuses %s with 400', async (_, body, code, path) => {
     const response = await asAdmin('PUT', '/api/admin/gateway/calendar/2027', body);
@@ -92,7 +140,12 @@ describe('the settlement calendar in the admin console', () => {
     const data = (await asAdmin('GET', '/api/admin/gateway/calendar')).json().data;
     expect(data.missingYears).toEqual([]);
     expect(data.years.map((y: { year: number }) => y.year)).toEqual([2026, 2027]);
-    expect(data.years[1]).toEqual({ year: 2027, ...year2027, setBy: 'admin', setAt: service.clock.now().toISOString() });
+    expect(data.years[1]).toEqual({
+      year: 2027,
+      ...year2027,
+      setBy: 'admin',
+      setAt: service.clock.now().toISOString(),
+    });
     expect(put.json().data).toEqual(data);
 
     // settlement follows the calendar in force: 31 Dec 2026 now settles Tue 5 Jan 2027 (Fri 1 and Mon 4 are holidays)
@@ -103,9 +156,19 @@ describe('the settlement calendar in the admin console', () => {
   });
 
   it('sets the same year again as it is: no new event', async () => {
-    const count = async () => (await query(service.pool, 'CountCalendarEvents', `select count(*)::int as n from es_events where stream_id = 'holiday-calendar'`)).rows[0]!.n;
+    const count = async () =>
+      (
+        await query(
+          service.pool,
+          'CountCalendarEvents',
+          `select count(*)::int as n from es_events where stream_id = 'holiday-calendar'`,
+        )
+      ).rows[0]!.n;
     const before = await count();
-    const again = await asAdmin('PUT', '/api/admin/gateway/calendar/2027', { ...year2027, days: [...year2027.days].reverse() });
+    const again = await asAdmin('PUT', '/api/admin/gateway/calendar/2027', {
+      ...year2027,
+      days: [...year2027.days].reverse(),
+    });
     expect(again.statusCode, again.body).toBe(200);
     expect(await count()).toBe(before);
   });
@@ -113,7 +176,12 @@ describe('the settlement calendar in the admin console', () => {
   it('overrides the shipped 2026 when an admin sets it, and names 2028 missing from 1 October 2027', async () => {
     const put = await asAdmin('PUT', '/api/admin/gateway/calendar/2026', { source: 'corrected by an admin', days: [] });
     expect(put.statusCode, put.body).toBe(200);
-    expect(put.json().data.years[0]).toMatchObject({ year: 2026, source: 'corrected by an admin', days: [], setBy: 'admin' });
+    expect(put.json().data.years[0]).toMatchObject({
+      year: 2026,
+      source: 'corrected by an admin',
+      days: [],
+      setBy: 'admin',
+    });
     const calendar = await loadHolidayCalendar(service.pool);
     expect(settlesAt(new Date('2026-12-23T12:00:00+07:00'), calendar)).toEqual(new Date('2026-12-24T00:00:00+07:00'));
 
@@ -129,7 +197,8 @@ describe('the settlement calendar in the admin console', () => {
   });
 
   it('keeps a read model that history rebuilds exactly', async () => {
-    const rows = async () => (await query(service.pool, 'ReadCalendarRows', 'select * from holiday_calendar_years t order by t::text')).rows;
+    const rows = async () =>
+      (await query(service.pool, 'ReadCalendarRows', 'select * from holiday_calendar_years t order by t::text')).rows;
     const before = await rows();
     expect(before.map(r => r.year)).toEqual([2026, 2027]);
     await service.projections.stop(); // verifying and rebuilding wait for the live projection to let go

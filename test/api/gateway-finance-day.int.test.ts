@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fee } from '../../src/domain/gateway-fees.ts';
 import { findHoldingCash } from '../../src/projections/gateway-ledger.ts';
 import type { GatewayReconciliation } from '../../src/audit/gateway-reconciliation.ts';
-import { billOf, caughtUp, emptyHoldingAccounts, expectBalancesAgree, providerBalance, synced, type PlatformAccount } from '../support/finance.ts';
+import {
+  billOf,
+  caughtUp,
+  emptyHoldingAccounts,
+  expectBalancesAgree,
+  providerBalance,
+  synced,
+  type PlatformAccount,
+} from '../support/finance.ts';
 import { approvedMerchant, signedInAdmin, type Admin } from '../support/gateway.ts';
 import { paymentBody } from '../support/payments.ts';
 import { sandboxOf } from '../support/sandbox.ts';
@@ -47,18 +55,40 @@ async function paidPayment(merchant: Merchant, type: 'QRIS-DYNAMIC' | 'VA-BANK1'
   const { id } = created.json().data as { id: string };
   await caughtUp(service);
   const bill = await billOf(service, id);
-  await (type === 'QRIS-DYNAMIC' ? sandbox().pay({ qris: bill.qris! }) : sandbox().pay({ vaNumber: bill.vaNumber!, amount: bill.totalAmount }));
+  await (type === 'QRIS-DYNAMIC'
+    ? sandbox().pay({ qris: bill.qris! })
+    : sandbox().pay({ vaNumber: bill.vaNumber!, amount: bill.totalAmount }));
   await synced(service, admin, type === 'QRIS-DYNAMIC' ? accounts.qris : accounts.va);
   const shown = (await merchant.call('GET', `/api/v1/payments/status/${id}`)).json().data;
   expect(shown).toMatchObject({ status: 'COMPLETED' });
   return { id, ...bill, shown };
 }
 
-type Entry = { type: string; amount: number; gross?: number; fee?: number; net?: number; balance: Record<string, number> };
-const statement = async (merchant: Merchant): Promise<Entry[]> => (await merchant.call('GET', '/api/v1/gateway/transactions?limit=100')).json().data;
-const balance = async (merchant: Merchant) => (await merchant.call('GET', '/api/v1/gateway')).json().data.balance as { settled: number; pending: number; onHold: number; available: number };
-type Item = { id: string; amount: number; holdingAccountId: string; suggestion: { paymentId: string; reason: string } | null };
-const openSuspense = async (): Promise<Item[]> => (await admin.session('GET', '/api/admin/gateway/suspense?status=OPEN')).json().data;
+type Entry = {
+  type: string;
+  amount: number;
+  gross?: number;
+  fee?: number;
+  net?: number;
+  balance: Record<string, number>;
+};
+const statement = async (merchant: Merchant): Promise<Entry[]> =>
+  (await merchant.call('GET', '/api/v1/gateway/transactions?limit=100')).json().data;
+const balance = async (merchant: Merchant) =>
+  (await merchant.call('GET', '/api/v1/gateway')).json().data.balance as {
+    settled: number;
+    pending: number;
+    onHold: number;
+    available: number;
+  };
+type Item = {
+  id: string;
+  amount: number;
+  holdingAccountId: string;
+  suggestion: { paymentId: string; reason: string } | null;
+};
+const openSuspense = async (): Promise<Item[]> =>
+  (await admin.session('GET', '/api/admin/gateway/suspense?status=OPEN')).json().data;
 
 const net = { paysFees: 0, passesFees: 0 };
 const cash = { qris: 0, va: 0 };
@@ -80,26 +110,46 @@ describe('a finance day', () => {
     net.passesFees += 200_000 + (grossed.shown.metadata as { net: number }).net;
     cash.qris += qris.totalAmount + grossed.totalAmount;
     cash.va += va.totalAmount;
-    expect((await statement(paysFees)).map(e => [e.type, e.gross, e.fee, e.net])).toEqual([['PAYMENT', qris.totalAmount, qrisFee, qris.totalAmount - qrisFee]]);
+    expect((await statement(paysFees)).map(e => [e.type, e.gross, e.fee, e.net])).toEqual([
+      ['PAYMENT', qris.totalAmount, qrisFee, qris.totalAmount - qrisFee],
+    ]);
     expect((await statement(passesFees)).map(e => e.type)).toEqual(['PAYMENT', 'PAYMENT']);
     expect(await balance(passesFees)).toMatchObject({ pending: net.passesFees, settled: 0 });
   });
 
   it('a stray credit goes to suspense and is allocated to the merchant it was for, less the QRIS fee', async () => {
-    await sandbox().addTransaction({ providerCode: 'WALLET-D', accountRef: accounts.qris.phoneNumber, type: 'CREDIT', amount: 25_000, senderName: 'SALAH KIRIM' });
+    await sandbox().addTransaction({
+      providerCode: 'WALLET-D',
+      accountRef: accounts.qris.phoneNumber,
+      type: 'CREDIT',
+      amount: 25_000,
+      senderName: 'SALAH KIRIM',
+    });
     await synced(service, admin, accounts.qris);
     cash.qris += 25_000;
     const [stray] = (await openSuspense()).filter(i => i.amount === 25_000);
     expect(stray).toMatchObject({ holdingAccountId: accounts.qris.accountId, suggestion: null });
-    const allocated = await admin.session('POST', `/api/admin/gateway/suspense/${stray!.id}/allocate`, { userId: paysFees.id, note: 'pembayaran tanpa tagihan, milik Toko Maju' });
+    const allocated = await admin.session('POST', `/api/admin/gateway/suspense/${stray!.id}/allocate`, {
+      userId: paysFees.id,
+      note: 'pembayaran tanpa tagihan, milik Toko Maju',
+    });
     expect(allocated.statusCode, allocated.body).toBe(200);
     const charged = fee('QRIS-DYNAMIC', 25_000, settings());
     net.paysFees += 25_000 - charged;
-    expect((await statement(paysFees))[0]).toMatchObject({ type: 'ADJUSTMENT', gross: 25_000, fee: charged, net: 25_000 - charged });
+    expect((await statement(paysFees))[0]).toMatchObject({
+      type: 'ADJUSTMENT',
+      gross: 25_000,
+      fee: charged,
+      net: 25_000 - charged,
+    });
   });
 
   it('a partial virtual account transfer goes to suspense naming its payment, is refunded, and the full transfer pays the payment', async () => {
-    const created = await paysFees.call('POST', '/api/v1/payments', paymentBody('GATEWAY', { type: 'VA-BANK1', amount: 120_000 }));
+    const created = await paysFees.call(
+      'POST',
+      '/api/v1/payments',
+      paymentBody('GATEWAY', { type: 'VA-BANK1', amount: 120_000 }),
+    );
     expect(created.statusCode, created.body).toBe(200);
     const { id } = created.json().data as { id: string };
     await caughtUp(service);
@@ -107,26 +157,44 @@ describe('a finance day', () => {
     await sandbox().pay({ vaNumber: bill.vaNumber!, amount: 70_000 });
     await synced(service, admin, accounts.va);
     const [partial] = (await openSuspense()).filter(i => i.amount === 70_000);
-    expect(partial).toMatchObject({ holdingAccountId: accounts.va.accountId, suggestion: { paymentId: id, reason: 'VA_NUMBER_IN_REFERENCE' } });
-    const refunded = await admin.session('POST', `/api/admin/gateway/suspense/${partial!.id}/refund`, { reference: 'REFUND-VA-0501', note: 'transfer sebagian, dikembalikan' });
+    expect(partial).toMatchObject({
+      holdingAccountId: accounts.va.accountId,
+      suggestion: { paymentId: id, reason: 'VA_NUMBER_IN_REFERENCE' },
+    });
+    const refunded = await admin.session('POST', `/api/admin/gateway/suspense/${partial!.id}/refund`, {
+      reference: 'REFUND-VA-0501',
+      note: 'transfer sebagian, dikembalikan',
+    });
     expect(refunded.statusCode, refunded.body).toBe(200);
     // the admin's transfer back to the customer, as the provider shows it
-    await sandbox().addTransaction({ providerCode: 'WALLET-A', accountRef: accounts.va.phoneNumber, type: 'DEBIT', amount: 70_000, description: 'REFUND-VA-0501', reference: 'REFUND-VA-0501' });
+    await sandbox().addTransaction({
+      providerCode: 'WALLET-A',
+      accountRef: accounts.va.phoneNumber,
+      type: 'DEBIT',
+      amount: 70_000,
+      description: 'REFUND-VA-0501',
+      reference: 'REFUND-VA-0501',
+    });
     await sandbox().pay({ vaNumber: bill.vaNumber!, amount: 120_000 });
     await synced(service, admin, accounts.va);
-    expect((await paysFees.call('GET', `/api/v1/payments/status/${id}`)).json().data).toMatchObject({ status: 'COMPLETED' });
+    expect((await paysFees.call('GET', `/api/v1/payments/status/${id}`)).json().data).toMatchObject({
+      status: 'COMPLETED',
+    });
     net.paysFees += 120_000 - settings().vaFee;
     cash.va += 120_000;
     expect(await openSuspense()).toEqual([]);
     expect(await balance(paysFees)).toMatchObject({ pending: net.paysFees, settled: 0 });
   });
 
-  it('00:00 WIB: the day\'s credits settle, each statement says so', async () => {
+  it("00:00 WIB: the day's credits settle, each statement says so", async () => {
     await clockTo('2026-01-06T00:00:05+07:00');
     await caughtUp(service);
     await service.gatewaySettlement.tick(); // what the settler's timer does within a second of the move
     await caughtUp(service);
-    for (const [merchant, owed] of [[paysFees, net.paysFees], [passesFees, net.passesFees]] as const) {
+    for (const [merchant, owed] of [
+      [paysFees, net.paysFees],
+      [passesFees, net.passesFees],
+    ] as const) {
       expect(await balance(merchant)).toEqual({ pending: 0, settled: owed, onHold: 0, available: owed });
       expect((await statement(merchant))[0]).toMatchObject({ type: 'SETTLEMENT', amount: owed });
     }
@@ -147,18 +215,45 @@ describe('a finance day', () => {
     cash.va -= 100_000;
 
     const elsewhere = await withdraw(passesFees, 60_000);
-    const recorded = await admin.session('POST', `/api/admin/gateway/withdrawals/${elsewhere}/paid`, { reference: 'BCA-TRF-0601', holdingAccountId: accounts.qris.accountId });
+    const recorded = await admin.session('POST', `/api/admin/gateway/withdrawals/${elsewhere}/paid`, {
+      reference: 'BCA-TRF-0601',
+      holdingAccountId: accounts.qris.accountId,
+    });
     expect(recorded.statusCode, recorded.body).toBe(200);
-    await sandbox().addTransaction({ providerCode: 'WALLET-D', accountRef: accounts.qris.phoneNumber, type: 'DEBIT', amount: 60_000, description: 'BCA-TRF-0601', reference: 'BCA-TRF-0601' });
+    await sandbox().addTransaction({
+      providerCode: 'WALLET-D',
+      accountRef: accounts.qris.phoneNumber,
+      type: 'DEBIT',
+      amount: 60_000,
+      description: 'BCA-TRF-0601',
+      reference: 'BCA-TRF-0601',
+    });
     cash.qris -= 60_000;
 
     const refused = await withdraw(paysFees, 50_000);
-    const rejected = await admin.session('POST', `/api/admin/gateway/withdrawals/${refused}/reject`, { note: 'nama pemilik rekening berbeda' });
+    const rejected = await admin.session('POST', `/api/admin/gateway/withdrawals/${refused}/reject`, {
+      note: 'nama pemilik rekening berbeda',
+    });
     expect(rejected.statusCode, rejected.body).toBe(200);
     await caughtUp(service);
-    expect(await balance(paysFees)).toEqual({ pending: 0, settled: net.paysFees - 100_000, onHold: 0, available: net.paysFees - 100_000 });
-    expect(await balance(passesFees)).toEqual({ pending: 0, settled: net.passesFees - 60_000, onHold: 0, available: net.passesFees - 60_000 });
-    expect((await statement(paysFees)).slice(0, 4).map(e => e.type)).toEqual(['WITHDRAWAL_REJECTED', 'WITHDRAWAL_REQUESTED', 'WITHDRAWAL_PAID', 'WITHDRAWAL_REQUESTED']);
+    expect(await balance(paysFees)).toEqual({
+      pending: 0,
+      settled: net.paysFees - 100_000,
+      onHold: 0,
+      available: net.paysFees - 100_000,
+    });
+    expect(await balance(passesFees)).toEqual({
+      pending: 0,
+      settled: net.passesFees - 60_000,
+      onHold: 0,
+      available: net.passesFees - 60_000,
+    });
+    expect((await statement(paysFees)).slice(0, 4).map(e => e.type)).toEqual([
+      'WITHDRAWAL_REJECTED',
+      'WITHDRAWAL_REQUESTED',
+      'WITHDRAWAL_PAID',
+      'WITHDRAWAL_REQUESTED',
+    ]);
   });
 
   it('the reconciliation of those days: balanced, each holding account tied to its provider, statements ending at /api/v1/gateway', async () => {
@@ -172,16 +267,36 @@ describe('a finance day', () => {
     const data: GatewayReconciliation = response.json().data;
     expect(data.balanced).toBe(true);
     expect(data.trialBalance).toMatchObject({ balanced: true, unbalancedEntries: [] });
-    expect(data.trialBalance.total).toMatchObject({ difference: 0, holding: cash.qris + cash.va, suspense: 0, other: 0 });
-    expect(data.merchants).toMatchObject({ balanced: true, comparedWithReadModel: true, inconsistent: 0, differing: 0 });
+    expect(data.trialBalance.total).toMatchObject({
+      difference: 0,
+      holding: cash.qris + cash.va,
+      suspense: 0,
+      other: 0,
+    });
+    expect(data.merchants).toMatchObject({
+      balanced: true,
+      comparedWithReadModel: true,
+      inconsistent: 0,
+      differing: 0,
+    });
     expect(data.holdingAccounts).toMatchObject({ balanced: true, tied: true });
     for (const k of ['qris', 'va'] as const) {
-      expect(data.holdingAccounts.accounts.find(h => h.accountId === accounts[k].accountId), k).toMatchObject({
-        opening: 0, closing: cash[k], providerBalance: cash[k], difference: 0, consistent: true,
+      expect(
+        data.holdingAccounts.accounts.find(h => h.accountId === accounts[k].accountId),
+        k,
+      ).toMatchObject({
+        opening: 0,
+        closing: cash[k],
+        providerBalance: cash[k],
+        difference: 0,
+        consistent: true,
       });
     }
     expect(data.suspense).toMatchObject({ open: 0, allocated: 25_000, refunded: 70_000 });
-    expect(data.payouts.map(p => [p.amount, p.reference])).toEqual([[100_000, expect.any(String)], [60_000, 'BCA-TRF-0601']]);
+    expect(data.payouts.map(p => [p.amount, p.reference])).toEqual([
+      [100_000, expect.any(String)],
+      [60_000, 'BCA-TRF-0601'],
+    ]);
     expect(data.fees.balanced).toBe(true);
     for (const merchant of [paysFees, passesFees]) {
       const row = data.merchants.rows.find(m => m.merchantId === merchant.id)!;
@@ -190,12 +305,22 @@ describe('a finance day', () => {
       expect(row.closing).toEqual({ pending: shown.pending, settled: shown.settled, onHold: shown.onHold });
     }
     // the day alone: Monday closes with everything pending, Tuesday opens there
-    const monday: GatewayReconciliation = (await admin.session('GET', '/api/admin/gateway/reconciliation?from=2026-01-05&to=2026-01-05')).json().data;
-    const tuesday: GatewayReconciliation = (await admin.session('GET', '/api/admin/gateway/reconciliation?from=2026-01-06&to=2026-01-06')).json().data;
+    const monday: GatewayReconciliation = (
+      await admin.session('GET', '/api/admin/gateway/reconciliation?from=2026-01-05&to=2026-01-05')
+    ).json().data;
+    const tuesday: GatewayReconciliation = (
+      await admin.session('GET', '/api/admin/gateway/reconciliation?from=2026-01-06&to=2026-01-06')
+    ).json().data;
     for (const merchant of [paysFees, passesFees]) {
       const closed = monday.merchants.rows.find(m => m.merchantId === merchant.id)!;
-      expect(closed).toMatchObject({ closing: { pending: merchant === paysFees ? net.paysFees : net.passesFees, settled: 0, onHold: 0 }, consistent: true });
-      expect(tuesday.merchants.rows.find(m => m.merchantId === merchant.id)).toMatchObject({ opening: closed.closing, consistent: true });
+      expect(closed).toMatchObject({
+        closing: { pending: merchant === paysFees ? net.paysFees : net.passesFees, settled: 0, onHold: 0 },
+        consistent: true,
+      });
+      expect(tuesday.merchants.rows.find(m => m.merchantId === merchant.id)).toMatchObject({
+        opening: closed.closing,
+        consistent: true,
+      });
     }
   });
 });

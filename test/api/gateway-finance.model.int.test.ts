@@ -7,8 +7,20 @@ import type { PaymentType } from '../../src/providers/catalogue.ts';
 import { findHoldingCash } from '../../src/projections/gateway-ledger.ts';
 import type { GatewayReconciliation } from '../../src/audit/gateway-reconciliation.ts';
 import {
-  billOf, caughtUp, emptyHoldingAccounts, expectBalancesAgree, nextWibMidnight, platformAccountsWrongSide, platformBalance, providerBalance,
-  synced, unbalancedEntries, unmarked, walletASignedInAgain, wibDay, type PlatformAccount,
+  billOf,
+  caughtUp,
+  emptyHoldingAccounts,
+  expectBalancesAgree,
+  nextWibMidnight,
+  platformAccountsWrongSide,
+  platformBalance,
+  providerBalance,
+  synced,
+  unbalancedEntries,
+  unmarked,
+  walletASignedInAgain,
+  wibDay,
+  type PlatformAccount,
 } from '../support/finance.ts';
 import { approvedMerchant, signedInAdmin, type Admin } from '../support/gateway.ts';
 import { paymentBody } from '../support/payments.ts';
@@ -31,7 +43,11 @@ import { startTestService, type TestService } from '../support/service.ts';
 let service: TestService;
 let sandbox: ReturnType<typeof sandboxOf>;
 beforeAll(async () => {
-  service = await startTestService({ REGISTER_LIMIT_PER_IP: '100000', SESSION_TTL_HOURS: String(24 * 90), OTP_SEND_LIMIT_PER_PHONE: '1000' });
+  service = await startTestService({
+    REGISTER_LIMIT_PER_IP: '100000',
+    SESSION_TTL_HOURS: String(24 * 90),
+    OTP_SEND_LIMIT_PER_PHONE: '1000',
+  });
   sandbox = sandboxOf(service);
 });
 afterAll(async () => service?.close());
@@ -42,19 +58,46 @@ const saw = (outcome: string) => seen.set(outcome, (seen.get(outcome) ?? 0) + 1)
 
 type Key = 'qris' | 'va';
 type Merchant = Awaited<ReturnType<typeof approvedMerchant>>;
-type ModelPayment = { id: string; merchant: number; key: Key; type: string; amount: number; totalAmount: number; expiresAt: number; status: 'PENDING' | 'COMPLETED'; qris: string | null; vaNumber: string | null };
+type ModelPayment = {
+  id: string;
+  merchant: number;
+  key: Key;
+  type: string;
+  amount: number;
+  totalAmount: number;
+  expiresAt: number;
+  status: 'PENDING' | 'COMPLETED';
+  qris: string | null;
+  vaNumber: string | null;
+};
 type ModelSuspense = { id: string; key: Key; amount: number; status: 'OPEN' | 'ALLOCATED' | 'REFUNDED' };
-type ModelWithdrawal = { id: string; merchant: number; amount: number; status: 'REQUESTED' | 'PAID' | 'REJECTED'; inFlight: boolean };
+type ModelWithdrawal = {
+  id: string;
+  merchant: number;
+  amount: number;
+  status: 'REQUESTED' | 'PAID' | 'REJECTED';
+  inFlight: boolean;
+};
 type World = {
-  admin: Admin; accounts: Record<Key, PlatformAccount>; merchants: Merchant[];
-  payments: ModelPayment[]; suspense: ModelSuspense[]; withdrawals: ModelWithdrawal[];
+  admin: Admin;
+  accounts: Record<Key, PlatformAccount>;
+  merchants: Merchant[];
+  payments: ModelPayment[];
+  suspense: ModelSuspense[];
+  withdrawals: ModelWithdrawal[];
   /** each holding account's cash as the ledger must have it, and what unconfirmed payouts took from the provider meanwhile */
-  cash: Record<Key, number>; unconfirmed: Record<Key, number>;
+  cash: Record<Key, number>;
+  unconfirmed: Record<Key, number>;
   /** per merchant: pending + settled (what the platform owes) and on hold */
-  owed: number[]; onHold: number[];
+  owed: number[];
+  onHold: number[];
   /** fees earned and suspense open in this run, over the platform's balances at its start */
-  fees: number; suspenseOpen: number; baseline: { fees: number; suspense: number };
-  startedAt: Date; signedInAt: number; references: number;
+  fees: number;
+  suspenseOpen: number;
+  baseline: { fees: number; suspense: number };
+  startedAt: Date;
+  signedInAt: number;
+  references: number;
 };
 
 /** What the admin does with a withdrawal at once (else later, by a step of its own). */
@@ -84,16 +127,56 @@ const thenArb: fc.Arbitrary<Then> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'reject' as const }) },
 );
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('create' as const), merchant, key, amount: fc.integer({ min: 10_000, max: 400_000 }), minutes: fc.constantFrom(60, 1_440, 4_320), payNow: mostly }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant('create' as const),
+      merchant,
+      key,
+      amount: fc.integer({ min: 10_000, max: 400_000 }),
+      minutes: fc.constantFrom(60, 1_440, 4_320),
+      payNow: mostly,
+    }),
+  },
   // mostly a payment still waiting for its money; else any (a duplicate, or late)
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('payExact' as const), pick, pending: mostly }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('payVa' as const), pick, how: fc.constantFrom<'partial' | 'over'>('partial', 'over'), share: fc.integer({ min: 1, max: 99 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('stray' as const), key, amount: fc.oneof(fc.integer({ min: 100, max: 4_000 }), fc.integer({ min: 4_000, max: 300_000 })) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('allocate' as const), pick, merchant, toPayment: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('payVa' as const),
+      pick,
+      how: fc.constantFrom<'partial' | 'over'>('partial', 'over'),
+      share: fc.integer({ min: 1, max: 99 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('stray' as const),
+      key,
+      amount: fc.oneof(fc.integer({ min: 100, max: 4_000 }), fc.integer({ min: 4_000, max: 300_000 })),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('allocate' as const), pick, merchant, toPayment: fc.boolean() }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('refund' as const), pick }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('advance' as const), hours: fc.integer({ min: 1, max: 10 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('advance' as const), hours: fc.integer({ min: 1, max: 10 }) }),
+  },
   { weight: 4, arbitrary: fc.constant({ kind: 'settle' as const }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('withdraw' as const), merchant, share: fc.integer({ min: 1, max: 100 }), edge: fc.constantFrom<'part' | 'all' | 'below' | 'over'>('part', 'part', 'part', 'part', 'all', 'below', 'over'), then: fc.option(thenArb, { freq: 3 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('withdraw' as const),
+      merchant,
+      share: fc.integer({ min: 1, max: 100 }),
+      edge: fc.constantFrom<'part' | 'all' | 'below' | 'over'>('part', 'part', 'part', 'part', 'all', 'below', 'over'),
+      then: fc.option(thenArb, { freq: 3 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('pay' as const), pick, fault }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('paid' as const), pick, key }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reject' as const), pick }) },
@@ -106,12 +189,32 @@ const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 
 async function newWorld(): Promise<World> {
   const admin = await signedInAdmin(service);
   const accounts = await emptyHoldingAccounts(service, admin);
-  const merchants = [await approvedMerchant(service, admin), await approvedMerchant(service, admin, { feeToCustomer: true })];
+  const merchants = [
+    await approvedMerchant(service, admin),
+    await approvedMerchant(service, admin, { feeToCustomer: true }),
+  ];
   await caughtUp(service);
-  const baseline = { fees: 0 - (await platformBalance(service, 'platform:fees')), suspense: 0 - (await platformBalance(service, 'platform:suspense')) };
+  const baseline = {
+    fees: 0 - (await platformBalance(service, 'platform:fees')),
+    suspense: 0 - (await platformBalance(service, 'platform:suspense')),
+  };
   return {
-    admin, accounts, merchants, payments: [], suspense: [], withdrawals: [], cash: { qris: 0, va: 0 }, unconfirmed: { qris: 0, va: 0 },
-    owed: [0, 0], onHold: [0, 0], fees: 0, suspenseOpen: 0, baseline, startedAt: service.clock.now(), signedInAt: service.clock.now().getTime(), references: 0,
+    admin,
+    accounts,
+    merchants,
+    payments: [],
+    suspense: [],
+    withdrawals: [],
+    cash: { qris: 0, va: 0 },
+    unconfirmed: { qris: 0, va: 0 },
+    owed: [0, 0],
+    onHold: [0, 0],
+    fees: 0,
+    suspenseOpen: 0,
+    baseline,
+    startedAt: service.clock.now(),
+    signedInAt: service.clock.now().getTime(),
+    references: 0,
   };
 }
 
@@ -132,27 +235,55 @@ async function credit(w: World, k: Key, amount: number, vaNumber: string | null,
   const held = (p: ModelPayment) => now < p.expiresAt;
   const byNumber = vaNumber ? candidates.filter(p => p.vaNumber === vaNumber) : [];
   // a virtual account's own payable first, then any bill of that total; held ones first; an expired one completes nothing
-  const expected: ModelPayment | null | 'either' = byNumber.find(held) ?? (byNumber.length > 0 ? (candidates.some(held) ? 'either' : null) : (candidates.find(held) ?? null));
+  const expected: ModelPayment | null | 'either' =
+    byNumber.find(held) ??
+    (byNumber.length > 0 ? (candidates.some(held) ? 'either' : null) : (candidates.find(held) ?? null));
   await pay();
   await synced(service, w.admin, w.accounts[k]);
-  const statuses = candidates.length === 0 ? [] : (await query<{ id: string; status: string }>(service.pool, 'TestStatuses', 'select id, status from payments where id = any($1::uuid[])', [candidates.map(p => p.id)])).rows;
+  const statuses =
+    candidates.length === 0
+      ? []
+      : (
+          await query<{ id: string; status: string }>(
+            service.pool,
+            'TestStatuses',
+            'select id, status from payments where id = any($1::uuid[])',
+            [candidates.map(p => p.id)],
+          )
+        ).rows;
   const completed = candidates.filter(p => statuses.find(s => s.id === p.id)?.status === 'COMPLETED');
-  const open = (await w.admin.session('GET', '/api/admin/gateway/suspense?status=OPEN')).json().data as { id: string; holdingAccountId: string; amount: number }[];
-  const suspended = open.filter(i => i.holdingAccountId === w.accounts[k].accountId && i.amount === amount && !w.suspense.some(s => s.id === i.id));
+  const open = (await w.admin.session('GET', '/api/admin/gateway/suspense?status=OPEN')).json().data as {
+    id: string;
+    holdingAccountId: string;
+    amount: number;
+  }[];
+  const suspended = open.filter(
+    i => i.holdingAccountId === w.accounts[k].accountId && i.amount === amount && !w.suspense.some(s => s.id === i.id),
+  );
   expect(completed.length + suspended.length, 'a credit completes one payment or goes to suspense').toBe(1);
-  if (expected !== 'either') expect(completed[0]?.id ?? null, 'the payment the credit completes').toBe(expected?.id ?? null);
+  if (expected !== 'either')
+    expect(completed[0]?.id ?? null, 'the payment the credit completes').toBe(expected?.id ?? null);
   w.cash[k] += amount;
   const done = completed[0];
   saw(done ? 'credit completed a payment' : 'credit to suspense');
   if (done) {
     done.status = 'COMPLETED';
     const charged = fee(done.type as PaymentType, done.amount, settings());
-    const postings = (await query<{ account: string; amount: number }>(service.pool, 'TestCreditPostings',
-      'select account, amount::int from gateway_postings where reference_id = $1 order by account', [done.id])).rows;
+    const postings = (
+      await query<{ account: string; amount: number }>(
+        service.pool,
+        'TestCreditPostings',
+        'select account, amount::int from gateway_postings where reference_id = $1 order by account',
+        [done.id],
+      )
+    ).rows;
     const m = w.merchants[done.merchant]!.id;
-    expect(postings).toEqual(expect.arrayContaining([
-      { account: `holding:${w.accounts[k].accountId}`, amount: done.totalAmount }, { account: `merchant:${m}:pending`, amount: -(done.totalAmount - charged) },
-    ]));
+    expect(postings).toEqual(
+      expect.arrayContaining([
+        { account: `holding:${w.accounts[k].accountId}`, amount: done.totalAmount },
+        { account: `merchant:${m}:pending`, amount: -(done.totalAmount - charged) },
+      ]),
+    );
     w.owed[done.merchant]! += done.totalAmount - charged;
     w.fees += charged;
   } else {
@@ -164,29 +295,63 @@ async function credit(w: World, k: Key, amount: number, vaNumber: string | null,
 /** The admin's transfer made outside the service (a payout recorded as paid elsewhere, a refund): the provider's debit, synchronised. */
 async function debitedAtProvider(w: World, k: Key, amount: number, reference: string) {
   const account = w.accounts[k];
-  await sandbox.addTransaction({ providerCode: account.providerCode, accountRef: account.phoneNumber, type: 'DEBIT', amount, senderName: 'ADMIN', description: reference, reference });
+  await sandbox.addTransaction({
+    providerCode: account.providerCode,
+    accountRef: account.phoneNumber,
+    type: 'DEBIT',
+    amount,
+    senderName: 'ADMIN',
+    description: reference,
+    reference,
+  });
   await synced(service, w.admin, account);
 }
 
 /** The customer pays the bill exactly: its QR, or its virtual account. */
-const paid = (p: ModelPayment) => (p.qris ? sandbox.pay({ qris: p.qris }) : sandbox.pay({ vaNumber: p.vaNumber!, amount: p.totalAmount }));
-const requested = (w: World, n: number) => nth(w.withdrawals.filter(x => x.status === 'REQUESTED'), n);
-const code = (response: { statusCode: number; json: () => { code?: string } }) => (response.statusCode < 300 ? response.statusCode : response.json().code);
+const paid = (p: ModelPayment) =>
+  p.qris ? sandbox.pay({ qris: p.qris }) : sandbox.pay({ vaNumber: p.vaNumber!, amount: p.totalAmount });
+const requested = (w: World, n: number) =>
+  nth(
+    w.withdrawals.filter(x => x.status === 'REQUESTED'),
+    n,
+  );
+const code = (response: { statusCode: number; json: () => { code?: string } }) =>
+  response.statusCode < 300 ? response.statusCode : response.json().code;
 
 async function run(w: World, s: Step, options: { paidWhileInFlight: boolean }) {
   switch (s.kind) {
     case 'create': {
-      const created = await w.merchants[s.merchant]!.call('POST', '/api/v1/payments', paymentBody('GATEWAY', { type: s.key === 'qris' ? 'QRIS-DYNAMIC' : 'VA-BANK1', amount: s.amount, expiresInMinutes: s.minutes }));
+      const created = await w.merchants[s.merchant]!.call(
+        'POST',
+        '/api/v1/payments',
+        paymentBody('GATEWAY', {
+          type: s.key === 'qris' ? 'QRIS-DYNAMIC' : 'VA-BANK1',
+          amount: s.amount,
+          expiresInMinutes: s.minutes,
+        }),
+      );
       expect(created.statusCode, created.body).toBe(200);
       const data = created.json().data as { id: string; type: string; amount: number; totalAmount: number };
       await caughtUp(service);
       const bill = await billOf(service, data.id);
       expect(bill.accountId).toBe(w.accounts[s.key].accountId);
-      if (s.merchant === 1) expect(data.totalAmount - fee(data.type as PaymentType, data.amount, settings()), 'the fee passed to the customer').toBeGreaterThanOrEqual(s.amount);
+      if (s.merchant === 1)
+        expect(
+          data.totalAmount - fee(data.type as PaymentType, data.amount, settings()),
+          'the fee passed to the customer',
+        ).toBeGreaterThanOrEqual(s.amount);
       else expect(data.amount).toBe(s.amount);
       const p: ModelPayment = {
-        id: data.id, merchant: s.merchant, key: s.key, type: data.type, amount: data.amount, totalAmount: data.totalAmount, expiresAt: bill.expiresAt, status: 'PENDING',
-        qris: s.key === 'qris' ? bill.qris : null, vaNumber: s.key === 'va' ? bill.vaNumber : null,
+        id: data.id,
+        merchant: s.merchant,
+        key: s.key,
+        type: data.type,
+        amount: data.amount,
+        totalAmount: data.totalAmount,
+        expiresAt: bill.expiresAt,
+        status: 'PENDING',
+        qris: s.key === 'qris' ? bill.qris : null,
+        vaNumber: s.key === 'va' ? bill.vaNumber : null,
       };
       w.payments.push(p);
       if (s.payNow) await credit(w, p.key, p.totalAmount, p.vaNumber, () => paid(p));
@@ -196,35 +361,71 @@ async function run(w: World, s: Step, options: { paidWhileInFlight: boolean }) {
       const waiting = w.payments.filter(x => x.status === 'PENDING' && service.clock.now().getTime() < x.expiresAt);
       const p = nth(s.pending && waiting.length > 0 ? waiting : w.payments, s.pick);
       if (!p) return;
-      saw(p.status === 'COMPLETED' ? 'duplicate payment' : service.clock.now().getTime() >= p.expiresAt ? 'late payment' : 'payment in time');
+      saw(
+        p.status === 'COMPLETED'
+          ? 'duplicate payment'
+          : service.clock.now().getTime() >= p.expiresAt
+            ? 'late payment'
+            : 'payment in time',
+      );
       return credit(w, p.key, p.totalAmount, p.vaNumber, () => paid(p));
     }
     case 'payVa': {
-      const p = nth(w.payments.filter(x => x.vaNumber), s.pick);
+      const p = nth(
+        w.payments.filter(x => x.vaNumber),
+        s.pick,
+      );
       if (!p) return;
-      const amount = unclaimed(w, 'va', s.how === 'partial' ? Math.floor((p.totalAmount * s.share) / 100) : p.totalAmount + s.share * 100);
+      const amount = unclaimed(
+        w,
+        'va',
+        s.how === 'partial' ? Math.floor((p.totalAmount * s.share) / 100) : p.totalAmount + s.share * 100,
+      );
       return credit(w, 'va', amount, p.vaNumber, () => sandbox.pay({ vaNumber: p.vaNumber!, amount }));
     }
     case 'stray': {
       const account = w.accounts[s.key];
       const amount = unclaimed(w, s.key, s.amount);
       return credit(w, s.key, amount, null, () =>
-        sandbox.addTransaction({ providerCode: account.providerCode, accountRef: account.phoneNumber, type: 'CREDIT', amount, senderName: 'SALAH KIRIM', description: 'salah kirim' }));
+        sandbox.addTransaction({
+          providerCode: account.providerCode,
+          accountRef: account.phoneNumber,
+          type: 'CREDIT',
+          amount,
+          senderName: 'SALAH KIRIM',
+          description: 'salah kirim',
+        }),
+      );
     }
     case 'allocate': {
-      const item = nth(w.suspense.filter(i => i.status === 'OPEN'), s.pick);
+      const item = nth(
+        w.suspense.filter(i => i.status === 'OPEN'),
+        s.pick,
+      );
       if (!item) return;
-      const target = s.toPayment ? nth(w.payments.filter(p => p.merchant === s.merchant), s.pick) : undefined;
-      const method = target && isGatewayMethod(target.type) ? target.type : gatewayMethodsOf(w.accounts[item.key].providerCode)[0]!;
+      const target = s.toPayment
+        ? nth(
+            w.payments.filter(p => p.merchant === s.merchant),
+            s.pick,
+          )
+        : undefined;
+      const method =
+        target && isGatewayMethod(target.type) ? target.type : gatewayMethodsOf(w.accounts[item.key].providerCode)[0]!;
       const charged = fee(method, item.amount, settings());
-      const body = target ? { paymentId: target.id, note: 'milik pedagang' } : { userId: w.merchants[s.merchant]!.id, note: 'milik pedagang' };
+      const body = target
+        ? { paymentId: target.id, note: 'milik pedagang' }
+        : { userId: w.merchants[s.merchant]!.id, note: 'milik pedagang' };
       const allocated = await w.admin.session('POST', `/api/admin/gateway/suspense/${item.id}/allocate`, body);
       if (charged >= item.amount) {
         saw('allocation below its fee refused');
         return void expect(code(allocated), allocated.body).toBe('SUSPENSE_BELOW_FEE');
       }
       expect(allocated.statusCode, allocated.body).toBe(200);
-      expect(allocated.json().data.allocation).toMatchObject({ merchantId: w.merchants[s.merchant]!.id, fee: charged, net: item.amount - charged });
+      expect(allocated.json().data.allocation).toMatchObject({
+        merchantId: w.merchants[s.merchant]!.id,
+        fee: charged,
+        net: item.amount - charged,
+      });
       saw(target ? 'allocated to a payment' : 'allocated to a merchant');
       item.status = 'ALLOCATED';
       w.suspenseOpen -= item.amount;
@@ -233,11 +434,17 @@ async function run(w: World, s: Step, options: { paidWhileInFlight: boolean }) {
       return;
     }
     case 'refund': {
-      const item = nth(w.suspense.filter(i => i.status === 'OPEN'), s.pick);
+      const item = nth(
+        w.suspense.filter(i => i.status === 'OPEN'),
+        s.pick,
+      );
       // the admin sends it back through the provider: only what the provider holds
       if (!item || (await providerBalance(service, w.accounts[item.key])) < item.amount) return;
       const reference = `REFUND-${++w.references}-${item.id}`;
-      const refunded = await w.admin.session('POST', `/api/admin/gateway/suspense/${item.id}/refund`, { reference, note: 'dikembalikan' });
+      const refunded = await w.admin.session('POST', `/api/admin/gateway/suspense/${item.id}/refund`, {
+        reference,
+        note: 'dikembalikan',
+      });
       expect(refunded.statusCode, refunded.body).toBe(200);
       await debitedAtProvider(w, item.key, item.amount, reference);
       saw('suspense refunded');
@@ -252,7 +459,12 @@ async function run(w: World, s: Step, options: { paidWhileInFlight: boolean }) {
     case 'settle': {
       service.clock.set(new Date(nextWibMidnight(service.clock.now()).getTime() + 60_000));
       await caughtUp(service);
-      const pending = async () => Promise.all(w.merchants.map(async m => ((await m.call('GET', '/api/v1/gateway')).json().data.balance as { pending: number }).pending));
+      const pending = async () =>
+        Promise.all(
+          w.merchants.map(
+            async m => ((await m.call('GET', '/api/v1/gateway')).json().data.balance as { pending: number }).pending,
+          ),
+        );
       const before = await pending();
       await service.gatewaySettlement.tick();
       await caughtUp(service);
@@ -261,12 +473,24 @@ async function run(w: World, s: Step, options: { paidWhileInFlight: boolean }) {
     }
     case 'withdraw': {
       const min = settings().minWithdrawal;
-      const availables = await Promise.all(w.merchants.map(async m => ((await m.call('GET', '/api/v1/gateway')).json().data.balance as { available: number }).available));
+      const availables = await Promise.all(
+        w.merchants.map(
+          async m => ((await m.call('GET', '/api/v1/gateway')).json().data.balance as { available: number }).available,
+        ),
+      );
       // a payout asked for by the merchant who can have one, if the one drawn cannot
-      const i = (s.edge === 'part' || s.edge === 'all') && availables[s.merchant]! < min && availables[1 - s.merchant]! >= min ? 1 - s.merchant : s.merchant;
+      const i =
+        (s.edge === 'part' || s.edge === 'all') && availables[s.merchant]! < min && availables[1 - s.merchant]! >= min
+          ? 1 - s.merchant
+          : s.merchant;
       const m = w.merchants[i]!;
       const available = availables[i]!;
-      const amount = { part: Math.max(min, Math.floor((available * s.share) / 100)), all: available, below: min - 1, over: available + 1 }[s.edge];
+      const amount = {
+        part: Math.max(min, Math.floor((available * s.share) / 100)),
+        all: available,
+        below: min - 1,
+        over: available + 1,
+      }[s.edge];
       if (amount <= 0) return;
       const asked = await m.session('POST', '/api/dashboard/gateway/withdrawals', { amount, ...bank });
       const expected = amount < min ? 'WITHDRAWAL_BELOW_MINIMUM' : amount > available ? 'INSUFFICIENT_BALANCE' : 201;
@@ -277,20 +501,34 @@ async function run(w: World, s: Step, options: { paidWhileInFlight: boolean }) {
       w.withdrawals.push({ id: asked.json().data.id, merchant: i, amount, status: 'REQUESTED', inFlight: false });
       w.onHold[i]! += amount;
       // the newest of the requested ones
-      if (s.then) await run(w, { ...s.then, pick: w.withdrawals.filter(x => x.status === 'REQUESTED').length - 1 }, options);
+      if (s.then)
+        await run(w, { ...s.then, pick: w.withdrawals.filter(x => x.status === 'REQUESTED').length - 1 }, options);
       return;
     }
     case 'pay': {
       const x = requested(w, s.pick);
       if (!x) return;
       if (x.inFlight) await outcomesAsked();
-      if (s.fault !== 'none') await sandbox.faults({ providerCode: 'WALLET-A', ...(s.fault === 'refuse' ? { transferRefuse: 1 } : { transferTimeout: 1 }) });
-      const paid = await w.admin.session('POST', `/api/admin/gateway/withdrawals/${x.id}/pay`).finally(() => sandbox.clearFaults());
+      if (s.fault !== 'none')
+        await sandbox.faults({
+          providerCode: 'WALLET-A',
+          ...(s.fault === 'refuse' ? { transferRefuse: 1 } : { transferTimeout: 1 }),
+        });
+      const paid = await w.admin
+        .session('POST', `/api/admin/gateway/withdrawals/${x.id}/pay`)
+        .finally(() => sandbox.clearFaults());
       await caughtUp(service);
       const atProvider = w.cash.va - w.unconfirmed.va;
       // a transfer begun goes on (its outcome asked); else the ledger's cash first, then the provider's answer
-      const expected = x.inFlight ? 200 : w.cash.va < x.amount ? 'HOLDING_CASH_SHORT' : s.fault === 'refuse' || atProvider < x.amount
-        ? 'WITHDRAWAL_PAYOUT_FAILED' : s.fault === 'timeout' ? 'WITHDRAWAL_PAYOUT_UNCONFIRMED' : 200;
+      const expected = x.inFlight
+        ? 200
+        : w.cash.va < x.amount
+          ? 'HOLDING_CASH_SHORT'
+          : s.fault === 'refuse' || atProvider < x.amount
+            ? 'WITHDRAWAL_PAYOUT_FAILED'
+            : s.fault === 'timeout'
+              ? 'WITHDRAWAL_PAYOUT_UNCONFIRMED'
+              : 200;
       expect(code(paid), paid.body).toBe(expected);
       saw(`WALLET-A payout ${x.inFlight ? 'in flight ' : ''}${expected}`);
       if (expected === 'WITHDRAWAL_PAYOUT_UNCONFIRMED') {
@@ -309,8 +547,13 @@ async function run(w: World, s: Step, options: { paidWhileInFlight: boolean }) {
       const short = w.cash[s.key] < x.amount;
       if (!short && (await providerBalance(service, w.accounts[s.key])) < x.amount) return;
       const reference = `ELSEWHERE-${++w.references}-${x.id}`;
-      const paid = await w.admin.session('POST', `/api/admin/gateway/withdrawals/${x.id}/paid`, { reference, holdingAccountId: w.accounts[s.key].accountId });
-      expect(code(paid), paid.body).toBe(short ? 'HOLDING_CASH_SHORT' : x.inFlight ? 'WITHDRAWAL_PAYOUT_IN_FLIGHT' : 200);
+      const paid = await w.admin.session('POST', `/api/admin/gateway/withdrawals/${x.id}/paid`, {
+        reference,
+        holdingAccountId: w.accounts[s.key].accountId,
+      });
+      expect(code(paid), paid.body).toBe(
+        short ? 'HOLDING_CASH_SHORT' : x.inFlight ? 'WITHDRAWAL_PAYOUT_IN_FLIGHT' : 200,
+      );
       saw(`paid elsewhere from ${s.key} ${short ? 'HOLDING_CASH_SHORT' : x.inFlight ? 'in flight' : 200}`);
       if (short || x.inFlight) return;
       await debitedAtProvider(w, s.key, x.amount, reference);
@@ -320,7 +563,9 @@ async function run(w: World, s: Step, options: { paidWhileInFlight: boolean }) {
     case 'reject': {
       const x = requested(w, s.pick);
       if (!x) return;
-      const rejected = await w.admin.session('POST', `/api/admin/gateway/withdrawals/${x.id}/reject`, { note: 'rekening salah' });
+      const rejected = await w.admin.session('POST', `/api/admin/gateway/withdrawals/${x.id}/reject`, {
+        note: 'rekening salah',
+      });
       expect(code(rejected), rejected.body).toBe(x.inFlight ? 'WITHDRAWAL_PAYOUT_IN_FLIGHT' : 200);
       saw(`rejection ${x.inFlight ? 'in flight' : 200}`);
       if (x.inFlight) return;
@@ -365,7 +610,8 @@ async function invariants(w: World) {
   await caughtUp(service);
   expect(await unbalancedEntries(service), 'every ledger entry balanced').toEqual([]);
   expect(await platformAccountsWrongSide(service), 'no platform account on the wrong side of zero').toEqual([]);
-  for (const k of ['qris', 'va'] as const) expect(await findHoldingCash(service.pool, w.accounts[k].accountId), `${k} cash`).toBe(w.cash[k]);
+  for (const k of ['qris', 'va'] as const)
+    expect(await findHoldingCash(service.pool, w.accounts[k].accountId), `${k} cash`).toBe(w.cash[k]);
   for (const [i, m] of w.merchants.entries()) {
     const balance = await expectBalancesAgree(service, m);
     expect(balance.pending + balance.settled, `merchant ${i} owed`).toBe(w.owed[i]);
@@ -373,7 +619,9 @@ async function invariants(w: World) {
     expect(balance.available).toBeGreaterThanOrEqual(0);
   }
   expect(0 - (await platformBalance(service, 'platform:fees')), 'fees earned').toBe(w.baseline.fees + w.fees);
-  expect(0 - (await platformBalance(service, 'platform:suspense')), 'suspense open').toBe(w.baseline.suspense + w.suspenseOpen);
+  expect(0 - (await platformBalance(service, 'platform:suspense')), 'suspense open').toBe(
+    w.baseline.suspense + w.suspenseOpen,
+  );
 }
 
 const reconciliation = async (w: World, from: string, to: string): Promise<GatewayReconciliation> => {
@@ -389,8 +637,13 @@ async function tied(w: World) {
     await synced(service, w.admin, account);
     const atProvider = await providerBalance(service, account);
     expect(await findHoldingCash(service.pool, account.accountId), `${k} cash in the ledger`).toBe(w.cash[k]);
-    expect(atProvider, `${k} at the provider: the ledger's cash less unconfirmed payouts`).toBe(w.cash[k] - w.unconfirmed[k]);
-    expect((await w.admin.call('GET', `/api/v1/accounts/${account.accountId}`)).json().data.balance, `${k} synchronised`).toBe(atProvider);
+    expect(atProvider, `${k} at the provider: the ledger's cash less unconfirmed payouts`).toBe(
+      w.cash[k] - w.unconfirmed[k],
+    );
+    expect(
+      (await w.admin.call('GET', `/api/v1/accounts/${account.accountId}`)).json().data.balance,
+      `${k} synchronised`,
+    ).toBe(atProvider);
   }
 }
 
@@ -398,19 +651,35 @@ async function tied(w: World) {
 async function afterRun(w: World, period: [number, number]) {
   await tied(w);
   const days: string[] = [];
-  for (let d = wibDay(w.startedAt); d <= wibDay(service.clock.now()); d = wibDay(Date.parse(`${d}T12:00:00+07:00`) + 86_400_000)) days.push(d);
+  for (
+    let d = wibDay(w.startedAt);
+    d <= wibDay(service.clock.now());
+    d = wibDay(Date.parse(`${d}T12:00:00+07:00`) + 86_400_000)
+  )
+    days.push(d);
   const first = Math.min(period[0], period[1]) % days.length;
   const last = first + (Math.max(period[0], period[1]) % (days.length - first));
   const random = await reconciliation(w, days[first]!, days[last]!);
   expect(random.trialBalance.balanced, 'trial balance').toBe(true);
-  expect(random.merchants.rows.filter(m => !m.consistent), 'opening + movements = closing (merchants)').toEqual([]);
-  expect(random.holdingAccounts.accounts.filter(h => !h.consistent), 'opening + movements = closing (holding accounts)').toEqual([]);
+  expect(
+    random.merchants.rows.filter(m => !m.consistent),
+    'opening + movements = closing (merchants)',
+  ).toEqual([]);
+  expect(
+    random.holdingAccounts.accounts.filter(h => !h.consistent),
+    'opening + movements = closing (holding accounts)',
+  ).toEqual([]);
   const today = await reconciliation(w, days[0]!, wibDay(service.clock.now()));
   expect(today.merchants).toMatchObject({ balanced: true, inconsistent: 0, differing: 0 });
   expect(today.trialBalance.balanced && today.fees.balanced && today.holdingCredits.balanced).toBe(true);
   for (const k of ['qris', 'va'] as const) {
     const h = today.holdingAccounts.accounts.find(a => a.accountId === w.accounts[k].accountId);
-    expect(h, `${k} in the reconciliation`).toMatchObject({ closing: w.cash[k], providerBalance: w.cash[k] - w.unconfirmed[k], difference: 0 - w.unconfirmed[k], consistent: true });
+    expect(h, `${k} in the reconciliation`).toMatchObject({
+      closing: w.cash[k],
+      providerBalance: w.cash[k] - w.unconfirmed[k],
+      difference: 0 - w.unconfirmed[k],
+      consistent: true,
+    });
   }
   // the payouts in flight are paid at last (paying again asks the transfer's outcome): the provider and the ledger tie exactly
   for (const x of w.withdrawals.filter(y => y.inFlight && y.status === 'REQUESTED')) {
@@ -455,7 +724,9 @@ const everyOutcome: Step[] = [
   { kind: 'refund', pick: 0 },
   { kind: 'advance', hours: 2 },
   { kind: 'payExact', pick: 2, pending: false },
-  { kind: 'settle' }, { kind: 'settle' }, { kind: 'settle' },
+  { kind: 'settle' },
+  { kind: 'settle' },
+  { kind: 'settle' },
   { kind: 'withdraw', merchant: 0, share: 30, edge: 'part', then: { kind: 'pay', fault: 'timeout' } },
   { kind: 'withdraw', merchant: 1, share: 30, edge: 'part', then: { kind: 'pay', fault: 'refuse' } },
   { kind: 'withdraw', merchant: 1, share: 20, edge: 'part', then: { kind: 'paid', key: 'qris' } },
@@ -471,15 +742,38 @@ const everyOutcome: Step[] = [
 describe('the gateway finance model', () => {
   it('keeps the ledger balanced, the platform solvent, statements, balances and folds equal, periods adding up and the cash tied to the provider', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(stepArb, { minLength: 20, maxLength: 60 }), fc.tuple(fc.nat(), fc.nat()), (steps, period) => story(steps, period)),
+      fc.asyncProperty(
+        fc.array(stepArb, { minLength: 20, maxLength: 60 }),
+        fc.tuple(fc.nat(), fc.nat()),
+        (steps, period) => story(steps, period),
+      ),
       // one story of every outcome first, then random ones; no shrinking (each run is seconds of a real service)
       { numRuns: 10, endOnFailure: true, examples: [[everyOutcome, [0, 1]]] },
     );
-    console.log([...seen].sort().map(([outcome, n]) => `${outcome}: ${n}`).join('\n'));
+    console.log(
+      [...seen]
+        .sort()
+        .map(([outcome, n]) => `${outcome}: ${n}`)
+        .join('\n'),
+    );
     // the story of every outcome reached them: the property was checked through each
-    for (const outcome of ['credit completed a payment', 'credit to suspense', 'allocated to a payment', 'allocated to a merchant', 'suspense refunded',
-      'settlement moved pending', 'withdrawal 201', 'WALLET-A payout 200', 'WALLET-A payout WITHDRAWAL_PAYOUT_FAILED', 'WALLET-A payout WITHDRAWAL_PAYOUT_UNCONFIRMED',
-      'WALLET-A payout in flight 200', 'rejection in flight', 'rejection 200', 'paid elsewhere from qris 200']) expect(seen.get(outcome), outcome).toBeGreaterThan(0);
+    for (const outcome of [
+      'credit completed a payment',
+      'credit to suspense',
+      'allocated to a payment',
+      'allocated to a merchant',
+      'suspense refunded',
+      'settlement moved pending',
+      'withdrawal 201',
+      'WALLET-A payout 200',
+      'WALLET-A payout WITHDRAWAL_PAYOUT_FAILED',
+      'WALLET-A payout WITHDRAWAL_PAYOUT_UNCONFIRMED',
+      'WALLET-A payout in flight 200',
+      'rejection in flight',
+      'rejection 200',
+      'paid elsewhere from qris 200',
+    ])
+      expect(seen.get(outcome), outcome).toBeGreaterThan(0);
   }, 900_000);
 });
 
@@ -493,13 +787,25 @@ describe('a withdrawal whose WALLET-A payout is in flight', () => {
   let inFlight: ModelWithdrawal;
   beforeAll(async () => {
     w = await newWorld();
-    await run(w, { kind: 'create', merchant: 0, key: 'va', amount: 300_000, minutes: 1_440, payNow: true }, { paidWhileInFlight: false });
-    await run(w, { kind: 'create', merchant: 1, key: 'qris', amount: 300_000, minutes: 1_440, payNow: true }, { paidWhileInFlight: false });
+    await run(
+      w,
+      { kind: 'create', merchant: 0, key: 'va', amount: 300_000, minutes: 1_440, payNow: true },
+      { paidWhileInFlight: false },
+    );
+    await run(
+      w,
+      { kind: 'create', merchant: 1, key: 'qris', amount: 300_000, minutes: 1_440, payNow: true },
+      { paidWhileInFlight: false },
+    );
     for (let day = 0; (await expectBalancesAgree(service, w.merchants[0]!)).available < 100_000; day++) {
       expect(day).toBeLessThan(7);
       await run(w, { kind: 'settle' }, { paidWhileInFlight: false });
     }
-    await run(w, { kind: 'withdraw', merchant: 0, share: 50, edge: 'part', then: { kind: 'pay', fault: 'timeout' } }, { paidWhileInFlight: false });
+    await run(
+      w,
+      { kind: 'withdraw', merchant: 0, share: 50, edge: 'part', then: { kind: 'pay', fault: 'timeout' } },
+      { paidWhileInFlight: false },
+    );
     inFlight = w.withdrawals[0]!;
     expect(inFlight).toMatchObject({ status: 'REQUESTED', inFlight: true });
   }, 120_000);

@@ -36,14 +36,25 @@ beforeAll(async () => {
   merchant = await approvedMerchant(service, admin);
 
   // a QRIS gateway payment paid by the buyer into the holding account, completed and credited on 31 December
-  const created = await merchant.call('POST', '/api/v1/payments', paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount: 100_000 }));
+  const created = await merchant.call(
+    'POST',
+    '/api/v1/payments',
+    paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount: 100_000 }),
+  );
   expect(created.statusCode, created.body).toBe(200);
   const data = created.json().data;
   paymentId = data.id;
   await statusOf(merchant, data.id);
   const qr = await service.app.inject({ method: 'GET', url: `/pay/${data.id}/qris.png` });
   await sandboxOf(service).pay({ qris: (await decodeQrPng(qr.rawPayload)).payload!, amount: data.totalAmount });
-  const row = (await query<{ receiving_account_id: string }>(service.pool, 'FindReceiving', 'select receiving_account_id from payments where id = $1', [data.id])).rows[0]!;
+  const row = (
+    await query<{ receiving_account_id: string }>(
+      service.pool,
+      'FindReceiving',
+      'select receiving_account_id from payments where id = $1',
+      [data.id],
+    )
+  ).rows[0]!;
   await service.paymentChecks.checkNow(row.receiving_account_id);
   await eventually(async () => (await statusOf(merchant, data.id)).status === 'COMPLETED');
   await eventually(async () => {
@@ -57,15 +68,25 @@ describe('a gateway payment completed on 31 December 2026, with no 2027 decree',
   it('settles at 00:00 WIB on Monday 4 January 2027, not on Tahun Baru, and its BalanceSettled says the 2027 decree was missing', async () => {
     const owed = (await balance()).pending;
     // Tahun Baru (Fri 1 Jan) is a holiday every year, and 2-3 January are a weekend: nothing settles before Monday
-    for (const at of ['2027-01-01T00:00:00', '2027-01-01T12:00:00', '2027-01-02T00:00:00', '2027-01-03T00:00:00', '2027-01-03T23:59:59.999']) {
+    for (const at of [
+      '2027-01-01T00:00:00',
+      '2027-01-01T12:00:00',
+      '2027-01-02T00:00:00',
+      '2027-01-03T00:00:00',
+      '2027-01-03T23:59:59.999',
+    ]) {
       await settlementRunAt(wib(at));
       expect(await balance(), at).toMatchObject({ pending: owed, settled: 0 });
     }
     await settlementRunAt(wib('2027-01-04T00:00:00'));
     expect(await balance()).toMatchObject({ pending: 0, settled: owed });
 
-    const settled = await query<{ data: string }>(service.pool, 'ReadBalanceSettled',
-      `select data::text as data from es_events where stream_id = $1 and type = 'BalanceSettled'`, [`gateway-${merchant.id}`]);
+    const settled = await query<{ data: string }>(
+      service.pool,
+      'ReadBalanceSettled',
+      `select data::text as data from es_events where stream_id = $1 and type = 'BalanceSettled'`,
+      [`gateway-${merchant.id}`],
+    );
     expect(settled.rows).toHaveLength(1);
     expect(JSON.parse(settled.rows[0]!.data)).toMatchObject({
       paymentIds: [paymentId],

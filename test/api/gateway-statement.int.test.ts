@@ -17,18 +17,37 @@ beforeAll(async () => {
 afterAll(async () => service?.close());
 
 type Merchant = Awaited<ReturnType<typeof approvedMerchant>>;
-type Entry = { id: string; type: string; at: string; amount: number; gross?: number; fee?: number; net?: number; paymentId?: string; orderId?: string;
-  balance: { settled: number; pending: number; onHold: number; available: number } };
+type Entry = {
+  id: string;
+  type: string;
+  at: string;
+  amount: number;
+  gross?: number;
+  fee?: number;
+  net?: number;
+  paymentId?: string;
+  orderId?: string;
+  balance: { settled: number; pending: number; onHold: number; available: number };
+};
 
 const caughtUp = async () => service.projections.waitFor(await service.store.headPosition(), 10_000);
 
 /** A QRIS gateway payment the buyer pays into the holding account, completed and credited to the merchant's ledger. */
 async function paidPayment(merchant: Merchant, amount: number) {
-  const created = await merchant.call('POST', '/api/v1/payments', paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount }));
+  const created = await merchant.call(
+    'POST',
+    '/api/v1/payments',
+    paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount }),
+  );
   expect(created.statusCode, created.body).toBe(200);
   const data = created.json().data;
   await statusOf(merchant, data.id);
-  const row = await query<{ receiving_account_id: string }>(service.pool, 'FindReceiving', 'select receiving_account_id from payments where id = $1', [data.id]);
+  const row = await query<{ receiving_account_id: string }>(
+    service.pool,
+    'FindReceiving',
+    'select receiving_account_id from payments where id = $1',
+    [data.id],
+  );
   const qr = await service.app.inject({ method: 'GET', url: `/pay/${data.id}/qris.png` });
   await sandboxOf(service).pay({ qris: (await decodeQrPng(qr.rawPayload)).payload!, amount: data.totalAmount });
   await service.paymentChecks.checkNow(row.rows[0]!.receiving_account_id);
@@ -55,7 +74,9 @@ describe('GET /api/v1/gateway/transactions', () => {
   beforeAll(async () => {
     merchant = await approvedMerchant(service, admin);
     await paidPayment(merchant, 100_000);
-    expect((await merchant.session('PATCH', '/api/dashboard/gateway/settings', { feeToCustomer: true })).statusCode).toBe(200);
+    expect(
+      (await merchant.session('PATCH', '/api/dashboard/gateway/settings', { feeToCustomer: true })).statusCode,
+    ).toBe(200);
     await paidPayment(merchant, 50_000);
     // the settler, day by day on the test clock, until the credits are settled
     await settledBalance(service, merchant.id);
@@ -65,20 +86,45 @@ describe('GET /api/v1/gateway/transactions', () => {
     const second = await merchant.session('POST', '/api/dashboard/gateway/withdrawals', { amount: 50_000, ...bank });
     expect(second.statusCode, second.body).toBe(201);
     service.clock.advance(60_000);
-    const paid = await admin.session('POST', `/api/admin/gateway/withdrawals/${first.json().data.id}/paid`, { reference: `TRF-${merchant.id}` });
+    const paid = await admin.session('POST', `/api/admin/gateway/withdrawals/${first.json().data.id}/paid`, {
+      reference: `TRF-${merchant.id}`,
+    });
     expect(paid.statusCode, paid.body).toBe(200);
     service.clock.advance(60_000);
-    const rejected = await admin.session('POST', `/api/admin/gateway/withdrawals/${second.json().data.id}/reject`, { note: 'Rekening salah' });
+    const rejected = await admin.session('POST', `/api/admin/gateway/withdrawals/${second.json().data.id}/reject`, {
+      note: 'Rekening salah',
+    });
     expect(rejected.statusCode, rejected.body).toBe(200);
     await caughtUp();
     order = (await statementOf(merchant)).reverse();
   });
 
   it('lists every entry with gross, fee and net, its signed amount and the balances after it, the last equal to /api/v1/gateway', async () => {
-    expect(order.map(e => e.type)).toEqual(['PAYMENT', 'PAYMENT', 'SETTLEMENT', 'WITHDRAWAL_REQUESTED', 'WITHDRAWAL_REQUESTED', 'WITHDRAWAL_PAID', 'WITHDRAWAL_REJECTED']);
-    const [merchantPays, buyerPays, settlement, requested, requested2, paid, rejected] = order as [Entry, Entry, Entry, Entry, Entry, Entry, Entry];
+    expect(order.map(e => e.type)).toEqual([
+      'PAYMENT',
+      'PAYMENT',
+      'SETTLEMENT',
+      'WITHDRAWAL_REQUESTED',
+      'WITHDRAWAL_REQUESTED',
+      'WITHDRAWAL_PAID',
+      'WITHDRAWAL_REJECTED',
+    ]);
+    const [merchantPays, buyerPays, settlement, requested, requested2, paid, rejected] = order as [
+      Entry,
+      Entry,
+      Entry,
+      Entry,
+      Entry,
+      Entry,
+      Entry,
+    ];
     // the merchant pays 700 + 200 on 100,000; the buyer pays it on the grossed-up 50,554: 354 + 200
-    expect(merchantPays).toMatchObject({ fee: 900, amount: merchantPays.net, orderId: expect.any(String), paymentId: expect.any(String) });
+    expect(merchantPays).toMatchObject({
+      fee: 900,
+      amount: merchantPays.net,
+      orderId: expect.any(String),
+      paymentId: expect.any(String),
+    });
     expect(merchantPays.gross! - merchantPays.fee!).toBe(merchantPays.net);
     expect(buyerPays.fee).toBe(554);
     // the payment's own response says the same fee and net (metadata, issue 25)
@@ -88,11 +134,26 @@ describe('GET /api/v1/gateway/transactions', () => {
     const credited = merchantPays.net! + buyerPays.net!;
     expect(merchantPays.balance).toEqual({ pending: merchantPays.net, settled: 0, onHold: 0, available: 0 });
     expect(buyerPays.balance).toEqual({ pending: credited, settled: 0, onHold: 0, available: 0 });
-    expect(settlement).toMatchObject({ amount: credited, balance: { pending: 0, settled: credited, onHold: 0, available: credited } });
-    expect(requested).toMatchObject({ amount: -60_000, balance: { pending: 0, settled: credited, onHold: 60_000, available: credited - 60_000 } });
-    expect(requested2).toMatchObject({ amount: -50_000, balance: { pending: 0, settled: credited, onHold: 110_000, available: credited - 110_000 } });
-    expect(paid).toMatchObject({ amount: -60_000, balance: { pending: 0, settled: credited - 60_000, onHold: 50_000, available: credited - 110_000 } });
-    expect(rejected).toMatchObject({ amount: 50_000, balance: { pending: 0, settled: credited - 60_000, onHold: 0, available: credited - 60_000 } });
+    expect(settlement).toMatchObject({
+      amount: credited,
+      balance: { pending: 0, settled: credited, onHold: 0, available: credited },
+    });
+    expect(requested).toMatchObject({
+      amount: -60_000,
+      balance: { pending: 0, settled: credited, onHold: 60_000, available: credited - 60_000 },
+    });
+    expect(requested2).toMatchObject({
+      amount: -50_000,
+      balance: { pending: 0, settled: credited, onHold: 110_000, available: credited - 110_000 },
+    });
+    expect(paid).toMatchObject({
+      amount: -60_000,
+      balance: { pending: 0, settled: credited - 60_000, onHold: 50_000, available: credited - 110_000 },
+    });
+    expect(rejected).toMatchObject({
+      amount: 50_000,
+      balance: { pending: 0, settled: credited - 60_000, onHold: 0, available: credited - 60_000 },
+    });
     expect(rejected.balance).toEqual(await balanceOf(merchant));
     expect(rejected.balance).toEqual(await findGatewayBalance(service.pool, merchant.id));
     const times = order.map(e => e.at);
@@ -102,7 +163,12 @@ describe('GET /api/v1/gateway/transactions', () => {
   it('pages newest first, and filters by type and period', async () => {
     const page1 = await merchant.call('GET', '/api/v1/gateway/transactions?limit=3');
     expect(page1.json().pagination).toEqual({ total: 7, page: 1, limit: 3, totalPages: 3, hasMore: true });
-    expect(page1.json().data.map((e: Entry) => e.id)).toEqual(order.slice(4).reverse().map(e => e.id));
+    expect(page1.json().data.map((e: Entry) => e.id)).toEqual(
+      order
+        .slice(4)
+        .reverse()
+        .map(e => e.id),
+    );
     const page3 = await merchant.call('GET', '/api/v1/gateway/transactions?limit=3&page=3');
     expect(page3.json().data.map((e: Entry) => e.id)).toEqual([order[0]!.id]);
     expect(page3.json().pagination.hasMore).toBe(false);
@@ -113,12 +179,21 @@ describe('GET /api/v1/gateway/transactions', () => {
 
     const settledAt = order[2]!.at;
     const since = await statementOf(merchant, `?from=${encodeURIComponent(settledAt)}`);
-    expect(since.map(e => e.type)).toEqual(['WITHDRAWAL_REJECTED', 'WITHDRAWAL_PAID', 'WITHDRAWAL_REQUESTED', 'WITHDRAWAL_REQUESTED', 'SETTLEMENT']);
+    expect(since.map(e => e.type)).toEqual([
+      'WITHDRAWAL_REJECTED',
+      'WITHDRAWAL_PAID',
+      'WITHDRAWAL_REQUESTED',
+      'WITHDRAWAL_REQUESTED',
+      'SETTLEMENT',
+    ]);
     const before = await statementOf(merchant, `?to=${encodeURIComponent(settledAt)}`);
     expect(before.map(e => e.type)).toEqual(['PAYMENT', 'PAYMENT']);
     // a date alone is a WIB day: the payments' day, whole
     const wibDay = new Date(Date.parse(order[0]!.at) + 7 * 3_600_000).toISOString().slice(0, 10);
-    expect((await statementOf(merchant, `?from=${wibDay}&to=${wibDay}`)).map(e => e.type)).toEqual(['PAYMENT', 'PAYMENT']);
+    expect((await statementOf(merchant, `?from=${wibDay}&to=${wibDay}`)).map(e => e.type)).toEqual([
+      'PAYMENT',
+      'PAYMENT',
+    ]);
   });
 
   it('answers 401 without a key, and shows each merchant only their own', async () => {
@@ -132,11 +207,21 @@ describe('GET /api/v1/gateway/transactions', () => {
     expect(mine.map(e => e.id)).not.toContain(theirs[0]!.id);
     const stranger = await keyHolder(service);
     const none = await stranger.call('GET', '/api/v1/gateway/transactions');
-    expect(none.json()).toEqual({ status: 'success', data: [], pagination: { total: 0, page: 1, limit: 20, totalPages: 0, hasMore: false } });
+    expect(none.json()).toEqual({
+      status: 'success',
+      data: [],
+      pagination: { total: 0, page: 1, limit: 20, totalPages: 0, hasMore: false },
+    });
   });
 
   it.each([
-    ['type=REFUND'], ['limit=101'], ['limit=0'], ['page=0'], ['from=yesterday'], ['to=2026-13-01'], ['from=2026-02-02&to=2026-02-01'],
+    ['type=REFUND'],
+    ['limit=101'],
+    ['limit=0'],
+    ['page=0'],
+    ['from=yesterday'],
+    ['to=2026-13-01'],
+    ['from=2026-02-02&to=2026-02-01'],
   ])('answers 400 for %s', async params => {
     const response = await merchant.call('GET', `/api/v1/gateway/transactions?${params}`);
     expect(response.statusCode, response.body).toBe(400);

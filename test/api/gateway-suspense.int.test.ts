@@ -18,12 +18,32 @@ type Merchant = Awaited<ReturnType<typeof approvedMerchant>>;
 let merchants: Merchant[] = [];
 
 const settle = async () => service.projections.waitFor(await service.store.headPosition(), 10_000);
-type Item = { id: string; amount: number; status: string; holdingAccountId: string; reference: string | null; suggestion: { paymentId: string; merchantId: string; reason: string } | null };
-const list = async (status = 'OPEN'): Promise<Item[]> => (await admin.session('GET', `/api/admin/gateway/suspense?status=${status}`)).json().data;
+type Item = {
+  id: string;
+  amount: number;
+  status: string;
+  holdingAccountId: string;
+  reference: string | null;
+  suggestion: { paymentId: string; merchantId: string; reason: string } | null;
+};
+const list = async (status = 'OPEN'): Promise<Item[]> =>
+  (await admin.session('GET', `/api/admin/gateway/suspense?status=${status}`)).json().data;
 
 /** A credit into a holding account that pays nothing: synchronised, then in suspense. */
-async function strayCredit(account: { accountId: string; phoneNumber: string }, providerCode: string, amount: number, reference?: string) {
-  await sandboxOf(service).addTransaction({ providerCode, accountRef: account.phoneNumber, type: 'CREDIT', amount, senderName: 'SALAH KIRIM', ...(reference ? { reference } : {}) });
+async function strayCredit(
+  account: { accountId: string; phoneNumber: string },
+  providerCode: string,
+  amount: number,
+  reference?: string,
+) {
+  await sandboxOf(service).addTransaction({
+    providerCode,
+    accountRef: account.phoneNumber,
+    type: 'CREDIT',
+    amount,
+    senderName: 'SALAH KIRIM',
+    ...(reference ? { reference } : {}),
+  });
   return suspended(account.accountId, amount);
 }
 async function suspended(accountId: string, amount: number): Promise<Item> {
@@ -44,7 +64,7 @@ beforeAll(async () => {
 afterAll(async () => service?.close());
 
 describe('the platform suspense', () => {
-  it('takes a stray credit into a holding account: the holding account\'s cash up, listed OPEN with no suggestion', async () => {
+  it("takes a stray credit into a holding account: the holding account's cash up, listed OPEN with no suggestion", async () => {
     const cash = await findHoldingCash(service.pool, qris.accountId);
     const item = await strayCredit(qris, 'WALLET-D', 12_345);
     expect(item).toMatchObject({ status: 'OPEN', amount: 12_345, suggestion: null });
@@ -66,10 +86,18 @@ describe('the platform suspense', () => {
       expect(refused.statusCode, JSON.stringify(body)).toBe(status);
       expect(refused.json()).toMatchObject({ code });
     }
-    const unknown = await admin.session('POST', `/api/admin/gateway/suspense/${merchants[0]!.id}/allocate`, { userId: merchants[0]!.id });
+    const unknown = await admin.session('POST', `/api/admin/gateway/suspense/${merchants[0]!.id}/allocate`, {
+      userId: merchants[0]!.id,
+    });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toMatchObject({ code: 'SUSPENSE_NOT_FOUND' });
-    expect((await merchants[0]!.session('POST', `/api/admin/gateway/suspense/${item.id}/allocate`, { userId: merchants[0]!.id })).statusCode).toBe(403);
+    expect(
+      (
+        await merchants[0]!.session('POST', `/api/admin/gateway/suspense/${item.id}/allocate`, {
+          userId: merchants[0]!.id,
+        })
+      ).statusCode,
+    ).toBe(403);
     expect((await list()).find(i => i.id === item.id)).toMatchObject({ status: 'OPEN' });
     expect(await findGatewayBalance(service.pool, merchants[0]!.id)).toMatchObject({ pending: 0 });
   });
@@ -77,26 +105,49 @@ describe('the platform suspense', () => {
   it('allocates to a merchant: pending up by the amount less the QRIS fee, on the statement as an ADJUSTMENT, once', async () => {
     const item = (await list()).find(i => i.amount === 12_345)!;
     const charged = fee('QRIS-DYNAMIC', 12_345, service.deps.config.gateway);
-    const allocated = await admin.session('POST', `/api/admin/gateway/suspense/${item.id}/allocate`, { userId: merchants[0]!.id, note: 'salah kirim, milik Toko Maju' });
+    const allocated = await admin.session('POST', `/api/admin/gateway/suspense/${item.id}/allocate`, {
+      userId: merchants[0]!.id,
+      note: 'salah kirim, milik Toko Maju',
+    });
     expect(allocated.statusCode, allocated.body).toBe(200);
     expect(allocated.json().data).toMatchObject({
-      status: 'ALLOCATED', allocation: { merchantId: merchants[0]!.id, paymentId: null, fee: charged, net: 12_345 - charged }, note: 'salah kirim, milik Toko Maju', resolvedBy: admin.id,
+      status: 'ALLOCATED',
+      allocation: { merchantId: merchants[0]!.id, paymentId: null, fee: charged, net: 12_345 - charged },
+      note: 'salah kirim, milik Toko Maju',
+      resolvedBy: admin.id,
     });
     expect(await findGatewayBalance(service.pool, merchants[0]!.id)).toMatchObject({ pending: 12_345 - charged });
     const statement = (await merchants[0]!.call('GET', '/api/v1/gateway/transactions')).json().data;
-    expect(statement).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'ADJUSTMENT', gross: 12_345, fee: charged, net: 12_345 - charged })]));
-    const again = await admin.session('POST', `/api/admin/gateway/suspense/${item.id}/allocate`, { userId: merchants[1]!.id });
+    expect(statement).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'ADJUSTMENT', gross: 12_345, fee: charged, net: 12_345 - charged }),
+      ]),
+    );
+    const again = await admin.session('POST', `/api/admin/gateway/suspense/${item.id}/allocate`, {
+      userId: merchants[1]!.id,
+    });
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ code: 'SUSPENSE_NOT_OPEN' });
     expect(await findGatewayBalance(service.pool, merchants[1]!.id)).toMatchObject({ pending: 0 });
   });
 
-  it('suggests the virtual account\'s payment for a partial transfer to it', async () => {
-    const created = await merchants[0]!.call('POST', '/api/v1/payments', paymentBody('GATEWAY', { type: 'VA-BANK1', amount: 150_000 }));
+  it("suggests the virtual account's payment for a partial transfer to it", async () => {
+    const created = await merchants[0]!.call(
+      'POST',
+      '/api/v1/payments',
+      paymentBody('GATEWAY', { type: 'VA-BANK1', amount: 150_000 }),
+    );
     expect(created.statusCode, created.body).toBe(200);
     const { id } = created.json().data as { id: string };
     await settle();
-    const vaNumber = (await query<{ account_number: string }>(service.pool, 'FindVa', 'select account_number from payments where id = $1', [id])).rows[0]!.account_number;
+    const vaNumber = (
+      await query<{ account_number: string }>(
+        service.pool,
+        'FindVa',
+        'select account_number from payments where id = $1',
+        [id],
+      )
+    ).rows[0]!.account_number;
     await sandboxOf(service).pay({ vaNumber, amount: 100_000 });
     const item = await suspended(va.accountId, 100_000);
     expect(item.suggestion).toEqual({ paymentId: id, merchantId: merchants[0]!.id, reason: 'VA_NUMBER_IN_REFERENCE' });
@@ -105,9 +156,17 @@ describe('the platform suspense', () => {
 
   it('suggests the expired payment a late exact credit was for, and allocates to it (the payment stays EXPIRED)', async () => {
     const merchant = merchants[1]!;
-    const created = await merchant.call('POST', '/api/v1/payments', paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount: 40_000 }));
+    const created = await merchant.call(
+      'POST',
+      '/api/v1/payments',
+      paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount: 40_000 }),
+    );
     expect(created.statusCode, created.body).toBe(200);
-    const { id, totalAmount, expiresAt } = created.json().data as { id: string; totalAmount: number; expiresAt: string };
+    const { id, totalAmount, expiresAt } = created.json().data as {
+      id: string;
+      totalAmount: number;
+      expiresAt: string;
+    };
     service.clock.set(new Date(Date.parse(expiresAt) + 60_000).toISOString());
     await service.paymentExpiry.tick();
     await eventually(async () => {
@@ -119,21 +178,43 @@ describe('the platform suspense', () => {
     const allocated = await admin.session('POST', `/api/admin/gateway/suspense/${item.id}/allocate`, { paymentId: id });
     expect(allocated.statusCode, allocated.body).toBe(200);
     const charged = fee('QRIS-DYNAMIC', totalAmount, service.deps.config.gateway);
-    expect(allocated.json().data.allocation).toEqual({ merchantId: merchant.id, paymentId: id, fee: charged, net: totalAmount - charged });
+    expect(allocated.json().data.allocation).toEqual({
+      merchantId: merchant.id,
+      paymentId: id,
+      fee: charged,
+      net: totalAmount - charged,
+    });
     expect(await findGatewayBalance(service.pool, merchant.id)).toMatchObject({ pending: totalAmount - charged });
     expect((await statusOf(merchant, id)).status).toBe('EXPIRED');
   });
 
-  it('records a refund: the holding account\'s cash down, REFUNDED, not refundable or allocatable again', async () => {
+  it("records a refund: the holding account's cash down, REFUNDED, not refundable or allocatable again", async () => {
     const item = await strayCredit(qris, 'WALLET-D', 7_777);
     const cash = await findHoldingCash(service.pool, qris.accountId);
-    for (const body of [{}, { reference: '  ' }]) expect((await admin.session('POST', `/api/admin/gateway/suspense/${item.id}/refund`, body)).statusCode).toBe(400);
-    const refunded = await admin.session('POST', `/api/admin/gateway/suspense/${item.id}/refund`, { reference: 'BCA-REFUND-1', note: 'dikembalikan ke pengirim' });
+    for (const body of [{}, { reference: '  ' }])
+      expect((await admin.session('POST', `/api/admin/gateway/suspense/${item.id}/refund`, body)).statusCode).toBe(400);
+    const refunded = await admin.session('POST', `/api/admin/gateway/suspense/${item.id}/refund`, {
+      reference: 'BCA-REFUND-1',
+      note: 'dikembalikan ke pengirim',
+    });
     expect(refunded.statusCode, refunded.body).toBe(200);
-    expect(refunded.json().data).toMatchObject({ status: 'REFUNDED', refundReference: 'BCA-REFUND-1', allocation: null, resolvedBy: admin.id });
+    expect(refunded.json().data).toMatchObject({
+      status: 'REFUNDED',
+      refundReference: 'BCA-REFUND-1',
+      allocation: null,
+      resolvedBy: admin.id,
+    });
     expect(await findHoldingCash(service.pool, qris.accountId)).toBe(cash - 7_777);
-    expect((await admin.session('POST', `/api/admin/gateway/suspense/${item.id}/refund`, { reference: 'BCA-REFUND-2' })).json()).toMatchObject({ code: 'SUSPENSE_NOT_OPEN' });
-    expect((await admin.session('POST', `/api/admin/gateway/suspense/${item.id}/allocate`, { userId: merchants[0]!.id })).json()).toMatchObject({ code: 'SUSPENSE_NOT_OPEN' });
+    expect(
+      (
+        await admin.session('POST', `/api/admin/gateway/suspense/${item.id}/refund`, { reference: 'BCA-REFUND-2' })
+      ).json(),
+    ).toMatchObject({ code: 'SUSPENSE_NOT_OPEN' });
+    expect(
+      (
+        await admin.session('POST', `/api/admin/gateway/suspense/${item.id}/allocate`, { userId: merchants[0]!.id })
+      ).json(),
+    ).toMatchObject({ code: 'SUSPENSE_NOT_OPEN' });
     expect((await list('REFUNDED')).map(i => i.id)).toEqual([item.id]);
   });
 
@@ -146,7 +227,13 @@ describe('the platform suspense', () => {
     expect(data.merchants).toMatchObject({ balanced: true, inconsistent: 0, differing: 0 });
     expect(data.fees.balanced).toBe(true);
     expect(data.fees.total.allocationsFees).toBeGreaterThan(0);
-    const suspenseRows = (await query<{ status: string; amount: number }>(service.pool, 'Suspense', 'select status, amount from gateway_suspense')).rows;
+    const suspenseRows = (
+      await query<{ status: string; amount: number }>(
+        service.pool,
+        'Suspense',
+        'select status, amount from gateway_suspense',
+      )
+    ).rows;
     const owed = suspenseRows.filter(r => r.status === 'OPEN').reduce((sum, r) => sum + r.amount, 0);
     // what suspense still owes is what is open (allocations moved to merchants, refunds left)
     expect(0 - data.trialBalance.total.suspense).toBe(owed);

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findGatewayBalance, findHoldingCash } from '../../src/projections/gateway-ledger.ts';
-import { ledgerCash, payoutAccount, settledBalance, signedInAdmin, testHoldingAccount, withSession, type Admin } from '../support/gateway.ts';
+import {
+  ledgerCash,
+  payoutAccount,
+  settledBalance,
+  signedInAdmin,
+  testHoldingAccount,
+  withSession,
+  type Admin,
+} from '../support/gateway.ts';
 import { registerUser, sessionCookie } from '../support/http.ts';
 import { sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -18,7 +26,12 @@ const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 
 let logins = 0;
 /** Signed in again: settling moves the test clock by days, past the sessions (and the wallet's provider session). */
 async function signedInAgain<U extends { email: string; password: string }>(user: U) {
-  const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password }, remoteAddress: `10.202.0.${++logins}` });
+  const login = await service.app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { email: user.email, password: user.password },
+    remoteAddress: `10.202.0.${++logins}`,
+  });
   expect(login.statusCode, login.body).toBe(200);
   const cookie = sessionCookie(login);
   return { ...user, cookie, session: withSession(service, cookie) };
@@ -33,11 +46,18 @@ type Merchant = Awaited<ReturnType<typeof merchantWith>>;
 const withdraw = (m: Merchant, amount: number, destination: Partial<typeof bank> = {}) =>
   m.session('POST', '/api/dashboard/gateway/withdrawals', { amount, ...bank, ...destination });
 const asAdmin = async (admin: Admin, id: string) =>
-  ((await admin.session('GET', '/api/admin/gateway/withdrawals')).json().data as { id: string }[]).find(w => w.id === id) as Record<string, unknown> | undefined;
-const balanceOf = async (admin: Admin, accountId: string) => (await admin.call('GET', `/api/v1/accounts/${accountId}`)).json().data.balance as number;
+  ((await admin.session('GET', '/api/admin/gateway/withdrawals')).json().data as { id: string }[]).find(
+    w => w.id === id,
+  ) as Record<string, unknown> | undefined;
+const balanceOf = async (admin: Admin, accountId: string) =>
+  (await admin.call('GET', `/api/v1/accounts/${accountId}`)).json().data.balance as number;
 const debitsOf = async (admin: Admin, accountId: string) =>
-  ((await admin.call('GET', `/api/v1/mutations?accountId=${accountId}&type=DEBIT&limit=100`)).json().data as { amount: number; description: string }[])
-    .filter(m => m.description.startsWith('Transfer ke'));
+  (
+    (await admin.call('GET', `/api/v1/mutations?accountId=${accountId}&type=DEBIT&limit=100`)).json().data as {
+      amount: number;
+      description: string;
+    }[]
+  ).filter(m => m.description.startsWith('Transfer ke'));
 
 describe('withdrawals paid through the platform WALLET-A payout account', () => {
   let owner: Admin;
@@ -47,7 +67,8 @@ describe('withdrawals paid through the platform WALLET-A payout account', () => 
   beforeAll(async () => {
     const admins = [await signedInAdmin(service), await signedInAdmin(service)];
     const settled = [];
-    for (const amount of [200_000, 200_000, 200_000, 300_000, 300_000, 300_000]) settled.push(await merchantWith(amount));
+    for (const amount of [200_000, 200_000, 200_000, 300_000, 300_000, 300_000])
+      settled.push(await merchantWith(amount));
     await settledBalance(service, admins[1]!.id, 200_000);
     const [o, p] = await Promise.all(admins.map(signedInAgain));
     owner = o!;
@@ -61,7 +82,11 @@ describe('withdrawals paid through the platform WALLET-A payout account', () => 
     const requested = await withdraw(merchant, 100_000);
     expect(requested.statusCode, requested.body).toBe(201);
     expect(requested.json().data).toMatchObject({ status: 'REQUESTED', holderName: null, destinationChecked: false });
-    expect(await asAdmin(payer, requested.json().data.id)).toMatchObject({ holderName: null, destinationChecked: false, payoutFailure: null });
+    expect(await asAdmin(payer, requested.json().data.id)).toMatchObject({
+      holderName: null,
+      destinationChecked: false,
+      payoutFailure: null,
+    });
     const paid = await payer.session('POST', `/api/admin/gateway/withdrawals/${requested.json().data.id}/pay`);
     expect(paid.statusCode, paid.body).toBe(409);
     expect(paid.json()).toMatchObject({ code: 'PAYOUT_ACCOUNT_NOT_SET' });
@@ -81,8 +106,15 @@ describe('withdrawals paid through the platform WALLET-A payout account', () => 
     const requested = await withdraw(merchant, 100_000);
     expect(requested.statusCode, requested.body).toBe(201);
     const { id, holderName } = requested.json().data as { id: string; holderName: string };
-    expect(requested.json().data).toMatchObject({ destinationChecked: true, holderName: expect.stringMatching(/\w+ \w+/) });
-    expect(await asAdmin(payer, id)).toMatchObject({ holderName, destinationChecked: true, accountHolderName: 'Toko Maju' });
+    expect(requested.json().data).toMatchObject({
+      destinationChecked: true,
+      holderName: expect.stringMatching(/\w+ \w+/),
+    });
+    expect(await asAdmin(payer, id)).toMatchObject({
+      holderName,
+      destinationChecked: true,
+      accountHolderName: 'Toko Maju',
+    });
   });
 
   it('an invalid destination is 400 and no withdrawal, the balance untouched', async () => {
@@ -107,11 +139,17 @@ describe('withdrawals paid through the platform WALLET-A payout account', () => 
     expect(again.json().data).toMatchObject({ status: 'PAID', reference: id });
     expect(await balanceOf(owner, wallet.accountId)).toBe(before - 120_000);
     expect((await debitsOf(owner, wallet.accountId)).filter(d => d.amount === 120_000)).toHaveLength(1);
-    expect(await findGatewayBalance(service.pool, merchant.id)).toEqual({ settled: 80_000, pending: 0, onHold: 0, available: 80_000 });
+    expect(await findGatewayBalance(service.pool, merchant.id)).toEqual({
+      settled: 80_000,
+      pending: 0,
+      onHold: 0,
+      available: 80_000,
+    });
   });
 
   it('an admin cannot pay out their own withdrawal, and nothing moves', async () => {
-    const id = (await payer.session('POST', '/api/dashboard/gateway/withdrawals', { amount: 60_000, ...bank })).json().data.id as string;
+    const id = (await payer.session('POST', '/api/dashboard/gateway/withdrawals', { amount: 60_000, ...bank })).json()
+      .data.id as string;
     const before = await balanceOf(owner, wallet.accountId);
     const own = await payer.session('POST', `/api/admin/gateway/withdrawals/${id}/pay`);
     expect(own.statusCode, own.body).toBe(403);
@@ -127,7 +165,10 @@ describe('withdrawals paid through the platform WALLET-A payout account', () => 
     await sandbox.clearFaults();
     expect(failed.statusCode, failed.body).toBe(502);
     expect(failed.json()).toMatchObject({ code: 'WITHDRAWAL_PAYOUT_FAILED' });
-    expect(await asAdmin(payer, id)).toMatchObject({ status: 'REQUESTED', payoutFailure: { outcome: 'FAILED', transferId: id, reason: expect.any(String) } });
+    expect(await asAdmin(payer, id)).toMatchObject({
+      status: 'REQUESTED',
+      payoutFailure: { outcome: 'FAILED', transferId: id, reason: expect.any(String) },
+    });
     expect(await balanceOf(owner, wallet.accountId)).toBe(before);
     expect(await findGatewayBalance(service.pool, merchant.id)).toMatchObject({ onHold: 70_000 });
     const paid = await payer.session('POST', `/api/admin/gateway/withdrawals/${id}/pay`);
@@ -136,7 +177,7 @@ describe('withdrawals paid through the platform WALLET-A payout account', () => 
     expect(await balanceOf(owner, wallet.accountId)).toBe(before - 70_000);
   });
 
-  it('a payout is credited to the payout account\'s cash in the ledger, and one its cash does not cover is 409 before money moves', async () => {
+  it("a payout is credited to the payout account's cash in the ledger, and one its cash does not cover is 409 before money moves", async () => {
     const cash = await findHoldingCash(service.pool, wallet.accountId);
     const merchant = merchants[1]!;
     const id = (await withdraw(merchant, 60_000)).json().data.id as string;
@@ -145,7 +186,14 @@ describe('withdrawals paid through the platform WALLET-A payout account', () => 
 
     // another payout account, whose cash in the ledger (50,000) is less than its provider balance after a top-up
     const small = await payoutAccount(service, owner, 50_000);
-    await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: small.phoneNumber, type: 'CREDIT', amount: 500_000, senderName: 'Top up', description: 'top up' });
+    await sandbox.addTransaction({
+      providerCode: 'WALLET-A',
+      accountRef: small.phoneNumber,
+      type: 'CREDIT',
+      amount: 500_000,
+      senderName: 'Top up',
+      description: 'top up',
+    });
     expect((await owner.call('GET', `/api/v1/accounts/${small.accountId}/refresh`)).statusCode).toBe(200);
     const big = (await withdraw(merchants[0]!, 90_000)).json().data.id as string;
     const debitsBefore = (await debitsOf(owner, small.accountId)).length; // the sandbox's history of a new wallet has some
@@ -155,14 +203,22 @@ describe('withdrawals paid through the platform WALLET-A payout account', () => 
     expect(await asAdmin(payer, big)).toMatchObject({ status: 'REQUESTED' });
     expect(await debitsOf(owner, small.accountId)).toHaveLength(debitsBefore);
     // recorded as paid elsewhere: from an account without that cash, refused alike; from the merchants' holding account, paid
-    const elsewhere = await payer.session('POST', `/api/admin/gateway/withdrawals/${big}/paid`, { reference: 'BCA-SHORT-1', holdingAccountId: small.accountId });
+    const elsewhere = await payer.session('POST', `/api/admin/gateway/withdrawals/${big}/paid`, {
+      reference: 'BCA-SHORT-1',
+      holdingAccountId: small.accountId,
+    });
     expect(elsewhere.json()).toMatchObject({ code: 'HOLDING_CASH_SHORT' });
     const holding = await findHoldingCash(service.pool, testHoldingAccount);
-    const paid = await payer.session('POST', `/api/admin/gateway/withdrawals/${big}/paid`, { reference: 'BCA-SHORT-1', holdingAccountId: testHoldingAccount });
+    const paid = await payer.session('POST', `/api/admin/gateway/withdrawals/${big}/paid`, {
+      reference: 'BCA-SHORT-1',
+      holdingAccountId: testHoldingAccount,
+    });
     expect(paid.statusCode, paid.body).toBe(200);
     expect(await findHoldingCash(service.pool, testHoldingAccount)).toBe(holding - 90_000);
     expect(await findHoldingCash(service.pool, small.accountId)).toBe(50_000);
-    expect((await owner.session('POST', '/api/admin/gateway/payout-account', { accountId: wallet.accountId })).statusCode).toBe(200);
+    expect(
+      (await owner.session('POST', '/api/admin/gateway/payout-account', { accountId: wallet.accountId })).statusCode,
+    ).toBe(200);
   });
 
   it('an unconfirmed transfer leaves it REQUESTED and says so', async () => {
@@ -173,9 +229,14 @@ describe('withdrawals paid through the platform WALLET-A payout account', () => 
     await sandbox.clearFaults();
     expect(unconfirmed.statusCode, unconfirmed.body).toBe(502);
     expect(unconfirmed.json()).toMatchObject({ code: 'WITHDRAWAL_PAYOUT_UNCONFIRMED' });
-    expect(await asAdmin(payer, id)).toMatchObject({ status: 'REQUESTED', payoutFailure: { outcome: 'UNCONFIRMED', transferId: id } });
+    expect(await asAdmin(payer, id)).toMatchObject({
+      status: 'REQUESTED',
+      payoutFailure: { outcome: 'UNCONFIRMED', transferId: id },
+    });
     // the money may have moved: it cannot be rejected (and then paid again by the merchant's next request)
-    const rejected = await payer.session('POST', `/api/admin/gateway/withdrawals/${id}/reject`, { note: 'salah rekening' });
+    const rejected = await payer.session('POST', `/api/admin/gateway/withdrawals/${id}/reject`, {
+      note: 'salah rekening',
+    });
     expect(rejected.statusCode, rejected.body).toBe(409);
     expect(rejected.json()).toMatchObject({ code: 'WITHDRAWAL_PAYOUT_IN_FLIGHT' });
     expect(await asAdmin(payer, id)).toMatchObject({ status: 'REQUESTED' });
@@ -186,9 +247,18 @@ describe('withdrawals paid through the platform WALLET-A payout account', () => 
     const account = crypto.randomUUID();
     await ledgerCash(service, account, 100_000);
     const [one, two] = [await merchantWith(60_000), await merchantWith(60_000)];
-    const ids = [(await withdraw(one, 60_000)).json().data.id as string, (await withdraw(two, 60_000)).json().data.id as string];
-    const answers = await Promise.all(ids.map((id, i) =>
-      payer.session('POST', `/api/admin/gateway/withdrawals/${id}/paid`, { reference: `BCA-RACE-CASH-${i}`, holdingAccountId: account })));
+    const ids = [
+      (await withdraw(one, 60_000)).json().data.id as string,
+      (await withdraw(two, 60_000)).json().data.id as string,
+    ];
+    const answers = await Promise.all(
+      ids.map((id, i) =>
+        payer.session('POST', `/api/admin/gateway/withdrawals/${id}/paid`, {
+          reference: `BCA-RACE-CASH-${i}`,
+          holdingAccountId: account,
+        }),
+      ),
+    );
     expect(answers.map(a => a.statusCode).sort()).toEqual([200, 409]);
     expect(answers.find(a => a.statusCode === 409)!.json()).toMatchObject({ code: 'HOLDING_CASH_SHORT' });
     expect(await findHoldingCash(service.pool, account)).toBe(40_000);
@@ -200,7 +270,9 @@ describe('withdrawals paid through the platform WALLET-A payout account', () => 
     await sandbox.faults({ providerCode: 'WALLET-A', transferRefuse: 1 });
     expect((await payer.session('POST', `/api/admin/gateway/withdrawals/${id}/pay`)).statusCode).toBe(502);
     await sandbox.clearFaults();
-    const rejected = await payer.session('POST', `/api/admin/gateway/withdrawals/${id}/reject`, { note: 'salah rekening' });
+    const rejected = await payer.session('POST', `/api/admin/gateway/withdrawals/${id}/reject`, {
+      note: 'salah rekening',
+    });
     expect(rejected.statusCode, rejected.body).toBe(200);
     const before = await balanceOf(owner, wallet.accountId);
     const pay = await payer.session('POST', `/api/admin/gateway/withdrawals/${id}/pay`);

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../../src/db/pool.ts';
 import { qrisMerchantPan } from '../../src/qris-payload.ts';
-import { approvedMerchant, businessData, holdingAccount, signedInAdmin, withSession, type Admin } from '../support/gateway.ts';
+import {
+  approvedMerchant,
+  businessData,
+  holdingAccount,
+  signedInAdmin,
+  withSession,
+  type Admin,
+} from '../support/gateway.ts';
 import { keyHolder, registerUser } from '../support/http.ts';
 import { decodeQrPng, linkServiceWallet, paymentBody, statusOf } from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
@@ -24,8 +31,16 @@ const gatewayOf = async (caller: Caller) => {
 };
 /** Events of the streams a payment or an access request writes (sessions and syncs append beside them meanwhile). */
 const countEvents = async () =>
-  Number((await query(service.pool, 'CountGatewayEvents', `select count(*) as n from es_events where stream_id like 'payment-%' or stream_id like 'order-%'
-    or stream_id like 'receiving-%' or stream_id like 'payable-%' or (stream_id like 'user-%' and type like 'Gateway%')`)).rows[0]!.n);
+  Number(
+    (
+      await query(
+        service.pool,
+        'CountGatewayEvents',
+        `select count(*) as n from es_events where stream_id like 'payment-%' or stream_id like 'order-%'
+    or stream_id like 'receiving-%' or stream_id like 'payable-%' or (stream_id like 'user-%' and type like 'Gateway%')`,
+      )
+    ).rows[0]!.n,
+  );
 
 describe('GET /api/v1/gateway', () => {
   it('shows a new merchant NONE, no methods, zero balances and the numbers of the Limits table', async () => {
@@ -51,9 +66,17 @@ describe('gateway access: request in the dashboard, review by an admin', () => {
   it('goes NONE -> PENDING -> APPROVED, shown in /api/v1/gateway and the dashboard', async () => {
     const merchant = await keyHolder(service);
     const session = withSession(service, merchant.cookie);
-    const requested = await session('POST', '/api/dashboard/gateway/access-request', { ...businessData, website: 'https://toko.example' });
+    const requested = await session('POST', '/api/dashboard/gateway/access-request', {
+      ...businessData,
+      website: 'https://toko.example',
+    });
     expect(requested.statusCode, requested.body).toBe(201);
-    expect(requested.json().data).toMatchObject({ status: 'PENDING', note: null, createdAt: service.clock.now().toISOString(), processedAt: null });
+    expect(requested.json().data).toMatchObject({
+      status: 'PENDING',
+      note: null,
+      createdAt: service.clock.now().toISOString(),
+      processedAt: null,
+    });
 
     const again = await session('POST', '/api/dashboard/gateway/access-request', businessData);
     expect(again.statusCode).toBe(409);
@@ -64,13 +87,24 @@ describe('gateway access: request in the dashboard, review by an admin', () => {
     expect(dashboard.request).toMatchObject({ ...businessData, website: 'https://toko.example', description: null });
 
     const pending = (await admin.session('GET', '/api/admin/gateway/access-requests?status=PENDING')).json().data;
-    expect(pending).toContainEqual(expect.objectContaining({ userId: merchant.id, email: merchant.email, status: 'PENDING', business: expect.objectContaining(businessData) }));
+    expect(pending).toContainEqual(
+      expect.objectContaining({
+        userId: merchant.id,
+        email: merchant.email,
+        status: 'PENDING',
+        business: expect.objectContaining(businessData),
+      }),
+    );
 
     service.clock.advance(60_000);
     const approved = await admin.session('POST', `/api/admin/gateway/access-requests/${merchant.id}/approve`);
     expect(approved.statusCode, approved.body).toBe(200);
     expect(approved.json().data).toMatchObject({ status: 'APPROVED', processedAt: service.clock.now().toISOString() });
-    expect((await gatewayOf(merchant)).access).toMatchObject({ status: 'APPROVED', note: null, processedAt: service.clock.now().toISOString() });
+    expect((await gatewayOf(merchant)).access).toMatchObject({
+      status: 'APPROVED',
+      note: null,
+      processedAt: service.clock.now().toISOString(),
+    });
 
     const twice = await admin.session('POST', `/api/admin/gateway/access-requests/${merchant.id}/approve`);
     expect(twice.statusCode).toBe(409);
@@ -82,7 +116,9 @@ describe('gateway access: request in the dashboard, review by an admin', () => {
     await session('POST', '/api/dashboard/gateway/access-request', businessData);
     const noNote = await admin.session('POST', `/api/admin/gateway/access-requests/${merchant.id}/reject`, {});
     expect(noNote.statusCode).toBe(400);
-    const rejected = await admin.session('POST', `/api/admin/gateway/access-requests/${merchant.id}/reject`, { note: 'Alamat tidak lengkap' });
+    const rejected = await admin.session('POST', `/api/admin/gateway/access-requests/${merchant.id}/reject`, {
+      note: 'Alamat tidak lengkap',
+    });
     expect(rejected.statusCode, rejected.body).toBe(200);
     expect((await gatewayOf(merchant)).access).toMatchObject({ status: 'REJECTED', note: 'Alamat tidak lengkap' });
     const again = await session('POST', '/api/dashboard/gateway/access-request', businessData);
@@ -92,10 +128,14 @@ describe('gateway access: request in the dashboard, review by an admin', () => {
 
   it('deactivates an approved merchant (-> REJECTED with the note), and only an approved one', async () => {
     const merchant = await approvedMerchant(service, admin);
-    const deactivated = await admin.session('POST', `/api/admin/gateway/merchants/${merchant.id}/deactivate`, { note: 'Penipuan' });
+    const deactivated = await admin.session('POST', `/api/admin/gateway/merchants/${merchant.id}/deactivate`, {
+      note: 'Penipuan',
+    });
     expect(deactivated.statusCode, deactivated.body).toBe(200);
     expect((await gatewayOf(merchant)).access).toMatchObject({ status: 'REJECTED', note: 'Penipuan' });
-    const again = await admin.session('POST', `/api/admin/gateway/merchants/${merchant.id}/deactivate`, { note: 'Penipuan' });
+    const again = await admin.session('POST', `/api/admin/gateway/merchants/${merchant.id}/deactivate`, {
+      note: 'Penipuan',
+    });
     expect(again.statusCode).toBe(409);
   });
 
@@ -114,12 +154,18 @@ describe('gateway access: request in the dashboard, review by an admin', () => {
   });
 
   it('answers 401 to the dashboard without a session', async () => {
-    const response = await service.app.inject({ method: 'POST', url: '/api/dashboard/gateway/access-request', payload: businessData });
+    const response = await service.app.inject({
+      method: 'POST',
+      url: '/api/dashboard/gateway/access-request',
+      payload: businessData,
+    });
     expect(response.statusCode).toBe(401);
   });
 
   it('answers 404 for an unknown merchant id, 400 for one that is not a UUID', async () => {
-    expect((await admin.session('POST', `/api/admin/gateway/access-requests/${nextUuid()}/approve`)).statusCode).toBe(404);
+    expect((await admin.session('POST', `/api/admin/gateway/access-requests/${nextUuid()}/approve`)).statusCode).toBe(
+      404,
+    );
     expect((await admin.session('POST', '/api/admin/gateway/access-requests/not-a-uuid/approve')).statusCode).toBe(400);
   });
 
@@ -133,16 +179,28 @@ describe('gateway access: request in the dashboard, review by an admin', () => {
     ['DELETE', `/api/admin/gateway/holding-accounts/${nextUuid()}`],
   ] as const)('%s %s answers 403 to a user who is not an admin', async (method, url) => {
     const user = await registerUser(service);
-    const response = await withSession(service, user.cookie)(method, url, method === 'GET' || method === 'DELETE' ? undefined : { note: 'x', accountId: nextUuid() });
+    const response = await withSession(service, user.cookie)(
+      method,
+      url,
+      method === 'GET' || method === 'DELETE' ? undefined : { note: 'x', accountId: nextUuid() },
+    );
     expect(response.statusCode).toBe(403);
   });
 
   it('lets a merchant choose who pays the fee', async () => {
     const merchant = await keyHolder(service);
-    const set = await withSession(service, merchant.cookie)('PATCH', '/api/dashboard/gateway/settings', { feeToCustomer: true });
+    const set = await withSession(service, merchant.cookie)('PATCH', '/api/dashboard/gateway/settings', {
+      feeToCustomer: true,
+    });
     expect(set.statusCode, set.body).toBe(200);
     expect((await gatewayOf(merchant)).access.feeToCustomer).toBe(true);
-    expect((await withSession(service, merchant.cookie)('PATCH', '/api/dashboard/gateway/settings', { feeToCustomer: 'yes' })).statusCode).toBe(400);
+    expect(
+      (
+        await withSession(service, merchant.cookie)('PATCH', '/api/dashboard/gateway/settings', {
+          feeToCustomer: 'yes',
+        })
+      ).statusCode,
+    ).toBe(400);
   });
 });
 
@@ -150,13 +208,25 @@ describe('holding accounts', () => {
   it('are the admin own linked accounts: another owner account is 404, a bank 400, an unknown id 404', async () => {
     const user = await keyHolder(service);
     const { accountId: usersWallet } = await linkServiceWallet(user);
-    expect((await admin.session('POST', '/api/admin/gateway/holding-accounts', { accountId: usersWallet })).statusCode).toBe(404);
-    expect((await admin.session('POST', '/api/admin/gateway/holding-accounts', { accountId: nextUuid() })).statusCode).toBe(404);
+    expect(
+      (await admin.session('POST', '/api/admin/gateway/holding-accounts', { accountId: usersWallet })).statusCode,
+    ).toBe(404);
+    expect(
+      (await admin.session('POST', '/api/admin/gateway/holding-accounts', { accountId: nextUuid() })).statusCode,
+    ).toBe(404);
     const bank = await admin.call('POST', '/api/v1/accounts', {
-      type: 'bank', providerCode: 'BANK-BCA', accountName: 'Ops', intervalMinutes: 60, accountNumber: '1234567890', username: 'ops', password: 'rahasia',
+      type: 'bank',
+      providerCode: 'BANK-BCA',
+      accountName: 'Ops',
+      intervalMinutes: 60,
+      accountNumber: '1234567890',
+      username: 'ops',
+      password: 'rahasia',
     });
     expect(bank.statusCode, bank.body).toBe(200);
-    const refused = await admin.session('POST', '/api/admin/gateway/holding-accounts', { accountId: bank.json().accountId });
+    const refused = await admin.session('POST', '/api/admin/gateway/holding-accounts', {
+      accountId: bank.json().accountId,
+    });
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toMatchObject({ code: 'HOLDING_ACCOUNT_CANNOT_SERVE' });
   });
@@ -167,11 +237,17 @@ describe('holding accounts', () => {
     const served = (await gatewayOf(merchant)).methods;
     const { accountId } = await holdingAccount(service, other, 'qris', 'WALLET-E');
     const listed = (await other.session('GET', '/api/admin/gateway/holding-accounts')).json().data;
-    expect(listed).toContainEqual(expect.objectContaining({ accountId, providerCode: 'WALLET-E', methods: ['QRIS-DYNAMIC'], isActive: true }));
+    expect(listed).toContainEqual(
+      expect.objectContaining({ accountId, providerCode: 'WALLET-E', methods: ['QRIS-DYNAMIC'], isActive: true }),
+    );
     expect((await gatewayOf(merchant)).methods).toContainEqual({ value: 'QRIS-DYNAMIC', label: 'QRIS' });
     const unmarked = await other.session('DELETE', `/api/admin/gateway/holding-accounts/${accountId}`);
     expect(unmarked.statusCode, unmarked.body).toBe(200);
-    expect((await other.session('GET', '/api/admin/gateway/holding-accounts')).json().data.map((h: { accountId: string }) => h.accountId)).not.toContain(accountId);
+    expect(
+      (await other.session('GET', '/api/admin/gateway/holding-accounts'))
+        .json()
+        .data.map((h: { accountId: string }) => h.accountId),
+    ).not.toContain(accountId);
     expect((await other.session('DELETE', `/api/admin/gateway/holding-accounts/${accountId}`)).statusCode).toBe(404);
     expect((await gatewayOf(merchant)).methods).toEqual(served);
   });
@@ -217,13 +293,20 @@ describe('POST /api/v1/payments with GATEWAY', () => {
     const response = await post(merchant, paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount: 100_000 }));
     expect(response.statusCode, response.body).toBe(200);
     const data = response.json().data;
-    expect(data).toMatchObject({ status: 'PENDING', type: 'QRIS-DYNAMIC', amount: 100_000, walletAccountId: 'GATEWAY' });
+    expect(data).toMatchObject({
+      status: 'PENDING',
+      type: 'QRIS-DYNAMIC',
+      amount: 100_000,
+      walletAccountId: 'GATEWAY',
+    });
     expect(data.totalAmount).toBe(100_000 + data.uniqueCode);
     expect(data.qrisImage).toBe(`${service.config.publicBaseUrl}/pay/${data.id}/qris.png`);
     // the fee is known once the type is: 700 + 200 on 100,000, and the net the ledger will credit
     expect(data.metadata).toEqual({ fee: 900, net: data.totalAmount - 900 });
     // the full gateway response of a fixed type has accountNumber: for a QR, the merchant PAN the payer's app shows
-    const { payload: qr } = await decodeQrPng((await service.app.inject({ method: 'GET', url: `/pay/${data.id}/qris.png` })).rawPayload);
+    const { payload: qr } = await decodeQrPng(
+      (await service.app.inject({ method: 'GET', url: `/pay/${data.id}/qris.png` })).rawPayload,
+    );
     expect(data.accountNumber).toEqual(expect.any(String));
     expect(qrisMerchantPan(qr!)).toBe(data.accountNumber);
     expect(response.body).not.toContain(holding);
@@ -262,7 +345,13 @@ describe('POST /api/v1/payments with GATEWAY', () => {
     const response = await post(merchant, paymentBody('GATEWAY', { type: 'VA-BANK1', amount: 250_000 }));
     expect(response.statusCode, response.body).toBe(200);
     const data = response.json().data;
-    expect(data).toMatchObject({ type: 'VA-BANK1', amount: 250_000, uniqueCode: 0, totalAmount: 250_000, walletAccountId: 'GATEWAY' });
+    expect(data).toMatchObject({
+      type: 'VA-BANK1',
+      amount: 250_000,
+      uniqueCode: 0,
+      totalAmount: 250_000,
+      walletAccountId: 'GATEWAY',
+    });
     expect(data.accountNumber).toMatch(/^88810\d{11}$/);
     expect(data.metadata).toEqual({ fee: 3_000, net: 247_000 });
     expect(data.qrisImage).toBeUndefined();
@@ -275,7 +364,13 @@ describe('POST /api/v1/payments with GATEWAY', () => {
     const response = await post(merchant, paymentBody('GATEWAY', { amount: 50_000 }));
     expect(response.statusCode, response.body).toBe(200);
     const data = response.json().data;
-    expect(data).toMatchObject({ type: null, methodSelection: 'payer', amount: 50_000, walletAccountId: 'GATEWAY', metadata: { baseAmount: 50_000 } });
+    expect(data).toMatchObject({
+      type: null,
+      methodSelection: 'payer',
+      amount: 50_000,
+      walletAccountId: 'GATEWAY',
+      metadata: { baseAmount: 50_000 },
+    });
     expect(data.totalAmount).toBeUndefined();
     expect(data.metadata).toEqual({ baseAmount: 50_000 }); // no fee before the payer has chosen the method
     expect(data.qrisImage).toBeUndefined();
@@ -287,16 +382,31 @@ describe('POST /api/v1/payments with GATEWAY', () => {
     expect(page.body).toContain('QRIS · Rp 50.554');
     expect(page.body).toContain('Virtual account BANK1 · Rp 53.000');
 
-    const chosen = await service.app.inject({ method: 'POST', url: `/pay/${data.id}/method`, payload: { type: 'QRIS-DYNAMIC' } });
+    const chosen = await service.app.inject({
+      method: 'POST',
+      url: `/pay/${data.id}/method`,
+      payload: { type: 'QRIS-DYNAMIC' },
+    });
     expect(chosen.statusCode, chosen.body).toBe(200);
     const billed = await statusOf(merchant, data.id);
-    expect(billed).toMatchObject({ type: 'QRIS-DYNAMIC', amount: 50_554, walletAccountId: 'GATEWAY', metadata: { baseAmount: 50_000 } });
+    expect(billed).toMatchObject({
+      type: 'QRIS-DYNAMIC',
+      amount: 50_554,
+      walletAccountId: 'GATEWAY',
+      metadata: { baseAmount: 50_000 },
+    });
     expect(billed.totalAmount).toBe(50_554 + (billed.uniqueCode as number));
     expect(billed.metadata).toEqual({ baseAmount: 50_000, fee: 554, net: 50_000 + (billed.uniqueCode as number) });
     const qr = await service.app.inject({ method: 'GET', url: `/pay/${data.id}/qris.png` });
-    expect((await decodeQrPng(qr.rawPayload)).payload).toContain(`54${String(billed.totalAmount).length.toString().padStart(2, '0')}${billed.totalAmount}`);
+    expect((await decodeQrPng(qr.rawPayload)).payload).toContain(
+      `54${String(billed.totalAmount).length.toString().padStart(2, '0')}${billed.totalAmount}`,
+    );
 
-    const direct = await service.app.inject({ method: 'POST', url: `/pay/${data.id}/method`, payload: { type: 'DIRECT' } });
+    const direct = await service.app.inject({
+      method: 'POST',
+      url: `/pay/${data.id}/method`,
+      payload: { type: 'DIRECT' },
+    });
     expect(direct.statusCode).toBe(409); // chosen already
   });
 
@@ -304,7 +414,11 @@ describe('POST /api/v1/payments with GATEWAY', () => {
     await holdingAccount(service, admin);
     const merchant = await approvedMerchant(service, admin);
     const data = (await post(merchant, paymentBody('GATEWAY', { amount: 50_000 }))).json().data;
-    const direct = await service.app.inject({ method: 'POST', url: `/pay/${data.id}/method`, payload: { type: 'DIRECT' } });
+    const direct = await service.app.inject({
+      method: 'POST',
+      url: `/pay/${data.id}/method`,
+      payload: { type: 'DIRECT' },
+    });
     expect(direct.statusCode).toBe(400);
     expect((await statusOf(merchant, data.id)).type).toBeNull();
   });
@@ -317,7 +431,12 @@ describe('POST /api/v1/payments with GATEWAY', () => {
       const created = await post(merchant, paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount: 20_000 }));
       expect(created.statusCode, created.body).toBe(200);
       await statusOf(merchant, created.json().data.id); // the read model has it
-      const row = await query<{ receiving_account_id: string }>(service.pool, 'FindReceiving', 'select receiving_account_id from payments where id = $1', [created.json().data.id]);
+      const row = await query<{ receiving_account_id: string }>(
+        service.pool,
+        'FindReceiving',
+        'select receiving_account_id from payments where id = $1',
+        [created.json().data.id],
+      );
       held.add(row.rows[0]!.receiving_account_id);
     }
     expect(held.size).toBeGreaterThan(1);
@@ -327,7 +446,12 @@ describe('POST /api/v1/payments with GATEWAY', () => {
     const merchant = await approvedMerchant(service, admin);
     const data = (await post(merchant, paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount: 75_000 }))).json().data;
     await statusOf(merchant, data.id); // the read model has it
-    const row = await query<{ receiving_account_id: string }>(service.pool, 'FindReceiving', 'select receiving_account_id from payments where id = $1', [data.id]);
+    const row = await query<{ receiving_account_id: string }>(
+      service.pool,
+      'FindReceiving',
+      'select receiving_account_id from payments where id = $1',
+      [data.id],
+    );
     const qr = await service.app.inject({ method: 'GET', url: `/pay/${data.id}/qris.png` });
     await sandboxOf(service).pay({ qris: (await decodeQrPng(qr.rawPayload)).payload!, amount: data.totalAmount });
     await service.paymentChecks.checkNow(row.rows[0]!.receiving_account_id);
@@ -354,7 +478,9 @@ describe('the holiday calendar in /ready', () => {
       service.clock.set('2026-09-30T16:59:59.999Z'); // 30 September 23:59:59.999 WIB
       expect(await ready()).toEqual({ holidayCalendar: { missingYears: [] } });
       service.clock.set('2026-09-30T17:00:00.000Z'); // 1 October 00:00 WIB
-      expect(await ready()).toEqual({ holidayCalendar: { missingYears: [2027], warning: expect.stringContaining('no holiday decree for 2027') } });
+      expect(await ready()).toEqual({
+        holidayCalendar: { missingYears: [2027], warning: expect.stringContaining('no holiday decree for 2027') },
+      });
     } finally {
       service.clock.set(started);
     }

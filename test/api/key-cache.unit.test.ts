@@ -3,7 +3,15 @@ import { apiKeyCache, apiKeyCacheMs } from '../../src/api/key-cache.ts';
 import { TestClock } from '../../src/clock.ts';
 import type { ApiKeyRow } from '../../src/projections/api-keys.ts';
 
-const row = (id: string): ApiKeyRow => ({ id, user_id: 'u1', name: 'k', prefix: 'ak_', created_at: new Date(0), last_used_at: null, revoked_at: null });
+const row = (id: string): ApiKeyRow => ({
+  id,
+  user_id: 'u1',
+  name: 'k',
+  prefix: 'ak_',
+  created_at: new Date(0),
+  last_used_at: null,
+  revoked_at: null,
+});
 
 /** A read model lookup that answers when told to, and counts its calls. */
 function slowLookup(answer: ApiKeyRow | null) {

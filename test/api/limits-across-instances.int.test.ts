@@ -26,7 +26,11 @@ async function secondInstance(first: TestService, env: Record<string, string>): 
     SESSION_IDLE_HOURS: String(24 * 90),
     ...env,
   });
-  const service = await createService(config, { clock: first.clock, log: createLogger('silent'), schedulerTickMs: 3_600_000 });
+  const service = await createService(config, {
+    clock: first.clock,
+    log: createLogger('silent'),
+    schedulerTickMs: 3_600_000,
+  });
   return Object.assign(service, { clock: first.clock, config });
 }
 
@@ -60,14 +64,17 @@ describe('attempt limits across two instances on one database', () => {
 
   it('spraying from one address: the per-address limit holds over both instances together', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 10; i++) statuses.push((await login(either(i), '203.0.113.22', `spray${i}@example.com`)).statusCode);
+    for (let i = 0; i < 10; i++)
+      statuses.push((await login(either(i), '203.0.113.22', `spray${i}@example.com`)).statusCode);
     expect(statuses).toEqual([...Array<number>(6).fill(401), ...Array<number>(4).fill(429)]);
     // another address is counted apart
     expect((await login(b, '203.0.113.23', 'spray0@example.com')).statusCode).toBe(401);
   });
 
   it('attempts at once on both instances are counted one by one', async () => {
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => login(either(i), '203.0.113.24', 'same@example.com')));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => login(either(i), '203.0.113.24', 'same@example.com')),
+    );
     const statuses = answers.map(r => r.statusCode);
     expect(statuses.filter(s => s === 401)).toHaveLength(4);
     expect(statuses.filter(s => s === 429)).toHaveLength(8);
@@ -76,7 +83,12 @@ describe('attempt limits across two instances on one database', () => {
   it('sign-ups from one address: the limit holds over both instances together', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
-      const response = await either(i).app.inject({ method: 'POST', url: '/api/auth/register', remoteAddress: '203.0.113.25', payload: { name: 'Spam', email: `spam${i}@example.com`, password: 'rahasia123' } });
+      const response = await either(i).app.inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        remoteAddress: '203.0.113.25',
+        payload: { name: 'Spam', email: `spam${i}@example.com`, password: 'rahasia123' },
+      });
       statuses.push(response.statusCode);
     }
     expect(statuses.filter(s => s === 429)).toHaveLength(2);

@@ -18,14 +18,20 @@ beforeAll(async () => {
 afterAll(async () => service?.close());
 
 type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
-const withKey = (method: Method, url: string) => service.app.inject({ method, url, headers: { 'x-api-key': caller.key } });
+const withKey = (method: Method, url: string) =>
+  service.app.inject({ method, url, headers: { 'x-api-key': caller.key } });
 
 describe('a known path asked with an undeclared method', () => {
   it('answers 405 in the key surface envelope, with Allow naming the declared methods', async () => {
     const response = await withKey('PUT', '/api/v1/accounts');
     expect(response.statusCode, response.body).toBe(405);
     expect(response.headers.allow).toBe('GET, HEAD, POST');
-    expect(response.json()).toEqual({ status: 'error', code: 'METHOD_NOT_ALLOWED', message: 'Method not allowed', errors: [] });
+    expect(response.json()).toEqual({
+      status: 'error',
+      code: 'METHOD_NOT_ALLOWED',
+      message: 'Method not allowed',
+      errors: [],
+    });
   });
 
   it('matches paths with parameters as the router does', async () => {
@@ -51,7 +57,11 @@ describe('a known path asked with an undeclared method', () => {
   });
 
   it('answers in the session surface shape under /api/auth', async () => {
-    const response = await service.app.inject({ method: 'PUT', url: '/api/auth/me', cookies: { svc_token: session.cookie } });
+    const response = await service.app.inject({
+      method: 'PUT',
+      url: '/api/auth/me',
+      cookies: { svc_token: session.cookie },
+    });
     expect(response.statusCode, response.body).toBe(405);
     expect(response.headers.allow).toBe('GET, HEAD, DELETE');
     expect(response.json()).toEqual({ ok: false, message: 'Method not allowed' });
@@ -75,10 +85,20 @@ describe('an unknown path', () => {
 
 describe('a path the router itself refuses, before any route runs', () => {
   it('answers a path that is not UTF-8, or an id longer than the router takes, 400 in the error envelope without echoing the path', async () => {
-    for (const url of ['/api/v1/accounts/%E0%A4', `/api/v1/accounts/${'x'.repeat(200)}`, '/pay/%ED%A0%80', `/api/v1/payments/status/${'😀'.repeat(60)}`]) {
+    for (const url of [
+      '/api/v1/accounts/%E0%A4',
+      `/api/v1/accounts/${'x'.repeat(200)}`,
+      '/pay/%ED%A0%80',
+      `/api/v1/payments/status/${'😀'.repeat(60)}`,
+    ]) {
       const response = await withKey('GET', url);
       expect(response.statusCode, `${url}: ${response.body}`).toBe(400);
-      expect(response.json()).toEqual({ status: 'error', code: 'BAD_REQUEST', message: expect.any(String), errors: [{ path: 'params', message: expect.any(String) }] });
+      expect(response.json()).toEqual({
+        status: 'error',
+        code: 'BAD_REQUEST',
+        message: expect.any(String),
+        errors: [{ path: 'params', message: expect.any(String) }],
+      });
       expect(response.body).not.toContain('xxxxxxxx');
     }
   });

@@ -21,7 +21,11 @@ afterEach(async () => {
 type Caller = Awaited<ReturnType<typeof keyHolder>>;
 let phoneSeed = 0;
 const newPhone = () => `0812${String(process.pid % 1000).padStart(3, '0')}${String(++phoneSeed).padStart(5, '0')}`;
-const newAccount = (providerCode: string) => ({ providerCode, accountName: `${providerCode} utama`, intervalMinutes: 60 });
+const newAccount = (providerCode: string) => ({
+  providerCode,
+  accountName: `${providerCode} utama`,
+  intervalMinutes: 60,
+});
 const post = (caller: Caller, body: Record<string, unknown>) => caller.call('POST', '/api/v1/accounts', body);
 
 async function sendOtp(caller: Caller, body: Record<string, unknown>) {
@@ -33,34 +37,61 @@ async function sendOtp(caller: Caller, body: Record<string, unknown>) {
 }
 
 async function accountsOf(caller: Caller) {
-  return (await caller.call('GET', '/api/v1/accounts?limit=100')).json().data as { id: string; providerCode: string; isActive: boolean; phoneNumber: string }[];
+  return (await caller.call('GET', '/api/v1/accounts?limit=100')).json().data as {
+    id: string;
+    providerCode: string;
+    isActive: boolean;
+    phoneNumber: string;
+  }[];
 }
 
 /** Links a wallet of A, B or C through its whole OTP flow and answers the new account's id. */
 async function linkByOtp(caller: Caller, wallet: 'a' | 'b' | 'c', phoneNumber = newPhone()) {
   const providerCode = `WALLET-${wallet.toUpperCase()}`;
-  const sessionId = await sendOtp(caller, { action: `wallet-${wallet}-send-otp`, phoneNumber, ...(wallet === 'a' ? { pin: '123456' } : {}), ...newAccount(providerCode) });
+  const sessionId = await sendOtp(caller, {
+    action: `wallet-${wallet}-send-otp`,
+    phoneNumber,
+    ...(wallet === 'a' ? { pin: '123456' } : {}),
+    ...newAccount(providerCode),
+  });
   const otp = await sandbox.otp(phoneNumber);
-  const response = await post(caller, { action: `wallet-${wallet}-verify-otp`, sessionId, otp, ...(wallet === 'b' ? { pin: '123456' } : {}) });
+  const response = await post(caller, {
+    action: `wallet-${wallet}-verify-otp`,
+    sessionId,
+    otp,
+    ...(wallet === 'b' ? { pin: '123456' } : {}),
+  });
   expect(response.statusCode, response.body).toBe(200);
   expect(response.json()).toEqual({ success: true, accountId: expect.any(String) });
   return { accountId: response.json().accountId as string, phoneNumber };
 }
 
 describe('e-wallet OTP login: new accounts', () => {
-  it.each(['a', 'b', 'c'] as const)('links a WALLET-%s account once the provider confirms the code, active and synchronised', async wallet => {
-    const caller = await keyHolder(service);
-    const { accountId, phoneNumber } = await linkByOtp(caller, wallet);
-    const account = (await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data;
-    expect(account).toMatchObject({ id: accountId, type: 'ewallet', providerCode: `WALLET-${wallet.toUpperCase()}`, phoneNumber, isActive: true, intervalMinutes: 60 });
-    expect(await accountsOf(caller)).toHaveLength(1);
-    await service.accountSync.tick();
-    await eventually(async () => (await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data.lastSync);
-  });
+  it.each(['a', 'b', 'c'] as const)(
+    'links a WALLET-%s account once the provider confirms the code, active and synchronised',
+    async wallet => {
+      const caller = await keyHolder(service);
+      const { accountId, phoneNumber } = await linkByOtp(caller, wallet);
+      const account = (await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data;
+      expect(account).toMatchObject({
+        id: accountId,
+        type: 'ewallet',
+        providerCode: `WALLET-${wallet.toUpperCase()}`,
+        phoneNumber,
+        isActive: true,
+        intervalMinutes: 60,
+      });
+      expect(await accountsOf(caller)).toHaveLength(1);
+      await service.accountSync.tick();
+      await eventually(async () => (await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data.lastSync);
+    },
+  );
 
-  it('takes a day of the new account\'s syncs in points once the login completes, and only once', async () => {
+  it("takes a day of the new account's syncs in points once the login completes, and only once", async () => {
     const caller = await keyHolder(service);
-    const points = async () => (await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: caller.cookie } })).json().points as number;
+    const points = async () =>
+      (await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: caller.cookie } })).json()
+        .points as number;
     await linkByOtp(caller, 'c');
     await service.projections.waitFor(await service.store.headPosition()); // the saga applies the login again: nothing more
     expect(await points()).toBe(1000 - 24); // intervalMinutes 60
@@ -68,7 +99,12 @@ describe('e-wallet OTP login: new accounts', () => {
 
   it('sends the code by SMS when asked, and says so', async () => {
     const caller = await keyHolder(service);
-    const response = await post(caller, { action: 'wallet-b-send-otp', phoneNumber: newPhone(), verificationMethod: 'SMS', ...newAccount('WALLET-B') });
+    const response = await post(caller, {
+      action: 'wallet-b-send-otp',
+      phoneNumber: newPhone(),
+      verificationMethod: 'SMS',
+      ...newAccount('WALLET-B'),
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json().message).toContain('SMS');
   });
@@ -78,9 +114,18 @@ describe('e-wallet OTP login: new accounts', () => {
     await sandbox.faults({ providerCode: 'WALLET-C', requireSecondOtp: true });
     const phoneNumber = newPhone();
     const first = await sendOtp(caller, { action: 'wallet-c-send-otp', phoneNumber, ...newAccount('WALLET-C') });
-    const step2 = await post(caller, { action: 'wallet-c-verify-otp', sessionId: first, otp: await sandbox.otp(phoneNumber) });
+    const step2 = await post(caller, {
+      action: 'wallet-c-verify-otp',
+      sessionId: first,
+      otp: await sandbox.otp(phoneNumber),
+    });
     expect(step2.statusCode, step2.body).toBe(200);
-    expect(step2.json()).toEqual({ success: false, requireSecondOTP: true, sessionId: expect.any(String), message: expect.any(String) });
+    expect(step2.json()).toEqual({
+      success: false,
+      requireSecondOTP: true,
+      sessionId: expect.any(String),
+      message: expect.any(String),
+    });
     const second = step2.json().sessionId as string;
     expect(second).not.toBe(first);
     const secondCode = await sandbox.otp(phoneNumber);
@@ -108,10 +153,19 @@ describe('e-wallet OTP login: new accounts', () => {
     const sessionId = await sendOtp(caller, { action: 'wallet-c-send-otp', phoneNumber, ...newAccount('WALLET-C') });
     // what the request did before it "crashed": the provider confirmed, the login stream recorded it
     const accountId = nextUuid();
-    await handleCommand(service.deps, walletLoginStream(sessionId), walletLogin, {
-      type: 'CompleteLogin', newAccountId: accountId, providerSession: service.deps.vault.seal({ token: 't', expiresAt: '2099-01-01T00:00:00.000Z' }),
-      holderName: 'SITI', now: service.clock.now(),
-    }, { actor: 'test', now: service.clock.now() });
+    await handleCommand(
+      service.deps,
+      walletLoginStream(sessionId),
+      walletLogin,
+      {
+        type: 'CompleteLogin',
+        newAccountId: accountId,
+        providerSession: service.deps.vault.seal({ token: 't', expiresAt: '2099-01-01T00:00:00.000Z' }),
+        holderName: 'SITI',
+        now: service.clock.now(),
+      },
+      { actor: 'test', now: service.clock.now() },
+    );
     const linked = await eventually(async () => {
       const response = await caller.call('GET', `/api/v1/accounts/${accountId}`);
       return response.statusCode === 200 ? response.json().data : null;
@@ -124,13 +178,25 @@ describe('e-wallet OTP login: relogin', () => {
   it('activates a WALLET-A account created with its PIN, with the wallet-a flow and its accountId', async () => {
     const caller = await keyHolder(service);
     const phoneNumber = newPhone();
-    const created = await post(caller, { type: 'ewallet', providerCode: 'WALLET-A', accountName: 'A', intervalMinutes: 60, phoneNumber, pin: '123456' });
+    const created = await post(caller, {
+      type: 'ewallet',
+      providerCode: 'WALLET-A',
+      accountName: 'A',
+      intervalMinutes: 60,
+      phoneNumber,
+      pin: '123456',
+    });
     expect(created.statusCode, created.body).toBe(200);
     const accountId = created.json().accountId as string;
     expect((await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data.isActive).toBe(false);
 
     const sessionId = await sendOtp(caller, { action: 'wallet-a-send-otp', phoneNumber, pin: '123456', accountId });
-    const verified = await post(caller, { action: 'wallet-a-verify-otp', sessionId, otp: await sandbox.otp(phoneNumber), accountId });
+    const verified = await post(caller, {
+      action: 'wallet-a-verify-otp',
+      sessionId,
+      otp: await sandbox.otp(phoneNumber),
+      accountId,
+    });
     expect(verified.statusCode, verified.body).toBe(200);
     expect(verified.json()).toEqual({ success: true, accountId });
 
@@ -151,14 +217,20 @@ describe('e-wallet OTP login: relogin', () => {
     await sandbox.clearFaults();
 
     const sessionId = await sendOtp(caller, { action: 'wallet-c-send-otp', phoneNumber, accountId });
-    const verified = await post(caller, { action: 'wallet-c-verify-otp', sessionId, otp: await sandbox.otp(phoneNumber) });
+    const verified = await post(caller, {
+      action: 'wallet-c-verify-otp',
+      sessionId,
+      otp: await sandbox.otp(phoneNumber),
+    });
     expect(verified.json()).toEqual({ success: true, accountId });
     expect((await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data.isActive).toBe(true);
 
     service.clock.advance(61 * 60_000);
     const before = (await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data.lastSync;
     await service.accountSync.tick();
-    await eventually(async () => (await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data.lastSync !== before);
+    await eventually(
+      async () => (await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data.lastSync !== before,
+    );
     expect(await accountsOf(caller)).toHaveLength(1);
   });
 
@@ -174,7 +246,7 @@ describe('e-wallet OTP login: relogin', () => {
     expect(verified.json()).toEqual({ success: true, accountId });
   });
 
-  it('answers 404 for another owner\'s account and 400 for an account of another wallet or phone', async () => {
+  it("answers 404 for another owner's account and 400 for an account of another wallet or phone", async () => {
     const owner = await keyHolder(service);
     const stranger = await keyHolder(service);
     const { accountId, phoneNumber } = await linkByOtp(owner, 'c');
@@ -190,18 +262,78 @@ describe('e-wallet OTP login: relogin', () => {
 
 describe('e-wallet OTP login: error rows', () => {
   it.each([
-    ['wallet A without phoneNumber', { action: 'wallet-a-send-otp', pin: '123456', ...newAccount('WALLET-A') }, 'MISSING_FIELDS', 'phoneNumber'],
-    ['wallet A without pin', { action: 'wallet-a-send-otp', phoneNumber: '081299990001', ...newAccount('WALLET-A') }, 'MISSING_FIELDS', 'pin'],
-    ['wallet B without phoneNumber', { action: 'wallet-b-send-otp', ...newAccount('WALLET-B') }, 'MISSING_FIELDS', 'phoneNumber'],
-    ['wallet C without phoneNumber', { action: 'wallet-c-send-otp', ...newAccount('WALLET-C') }, 'MISSING_FIELDS', 'phoneNumber'],
-    ['a new account without accountName', { action: 'wallet-b-send-otp', phoneNumber: '081299990002', providerCode: 'WALLET-B', intervalMinutes: 60 }, 'MISSING_FIELDS', 'accountName'],
-    ['neither a new account nor an accountId', { action: 'wallet-c-send-otp', phoneNumber: '081299990003' }, 'MISSING_FIELDS', 'providerCode'],
-    ['a malformed PIN', { action: 'wallet-a-send-otp', phoneNumber: '081299990004', pin: '12ab56', ...newAccount('WALLET-A') }, 'VALIDATION_ERROR', 'pin'],
-    ['a malformed phone number', { action: 'wallet-b-send-otp', phoneNumber: 'call me', ...newAccount('WALLET-B') }, 'VALIDATION_ERROR', 'phoneNumber'],
-    ['an unknown verification method', { action: 'wallet-b-send-otp', phoneNumber: '081299990005', verificationMethod: 'EMAIL', ...newAccount('WALLET-B') }, 'VALIDATION_ERROR', 'verificationMethod'],
+    [
+      'wallet A without phoneNumber',
+      { action: 'wallet-a-send-otp', pin: '123456', ...newAccount('WALLET-A') },
+      'MISSING_FIELDS',
+      'phoneNumber',
+    ],
+    [
+      'wallet A without pin',
+      { action: 'wallet-a-send-otp', phoneNumber: '081299990001', ...newAccount('WALLET-A') },
+      'MISSING_FIELDS',
+      'pin',
+    ],
+    [
+      'wallet B without phoneNumber',
+      { action: 'wallet-b-send-otp', ...newAccount('WALLET-B') },
+      'MISSING_FIELDS',
+      'phoneNumber',
+    ],
+    [
+      'wallet C without phoneNumber',
+      { action: 'wallet-c-send-otp', ...newAccount('WALLET-C') },
+      'MISSING_FIELDS',
+      'phoneNumber',
+    ],
+    [
+      'a new account without accountName',
+      { action: 'wallet-b-send-otp', phoneNumber: '081299990002', providerCode: 'WALLET-B', intervalMinutes: 60 },
+      'MISSING_FIELDS',
+      'accountName',
+    ],
+    [
+      'neither a new account nor an accountId',
+      { action: 'wallet-c-send-otp', phoneNumber: '081299990003' },
+      'MISSING_FIELDS',
+      'providerCode',
+    ],
+    [
+      'a malformed PIN',
+      { action: 'wallet-a-send-otp', phoneNumber: '081299990004', pin: '12ab56', ...newAccount('WALLET-A') },
+      'VALIDATION_ERROR',
+      'pin',
+    ],
+    [
+      'a malformed phone number',
+      { action: 'wallet-b-send-otp', phoneNumber: 'call me', ...newAccount('WALLET-B') },
+      'VALIDATION_ERROR',
+      'phoneNumber',
+    ],
+    [
+      'an unknown verification method',
+      {
+        action: 'wallet-b-send-otp',
+        phoneNumber: '081299990005',
+        verificationMethod: 'EMAIL',
+        ...newAccount('WALLET-B'),
+      },
+      'VALIDATION_ERROR',
+      'verificationMethod',
+    ],
     // 400 here, where creating an account answers 404 PROVIDER_NOT_FOUND
-    ['an unknown provider', { action: 'wallet-b-send-otp', phoneNumber: '081299990006', ...newAccount('WALLET-Z') }, 'UNKNOWN_PROVIDER', 'providerCode'],
-    ['another wallet\'s provider', { action: 'wallet-b-send-otp', phoneNumber: '081299990007', ...newAccount('WALLET-C') }, 'VALIDATION_ERROR', 'providerCode'],
+    [
+      'an unknown provider',
+      { action: 'wallet-b-send-otp', phoneNumber: '081299990006', ...newAccount('WALLET-Z') },
+      'UNKNOWN_PROVIDER',
+      'providerCode',
+    ],
+    [
+      "another wallet's provider",
+      { action: 'wallet-b-send-otp', phoneNumber: '081299990007', ...newAccount('WALLET-C') },
+      'VALIDATION_ERROR',
+      'providerCode',
+    ],
   ])('send OTP answers 400 for %s, and sends nothing', async (_case, body, code, field) => {
     const caller = await keyHolder(service);
     const response = await post(caller, body);
@@ -217,27 +349,63 @@ describe('e-wallet OTP login: error rows', () => {
     for (const wallet of ['a', 'b', 'c']) {
       const providerCode = `WALLET-${wallet.toUpperCase()}`;
       await sandbox.faults({ providerCode, outage: true });
-      const response = await post(caller, { action: `wallet-${wallet}-send-otp`, phoneNumber: newPhone(), pin: '123456', ...newAccount(providerCode) });
+      const response = await post(caller, {
+        action: `wallet-${wallet}-send-otp`,
+        phoneNumber: newPhone(),
+        pin: '123456',
+        ...newAccount(providerCode),
+      });
       expect(response.statusCode, response.body).toBe(400);
       expect(response.json()).toMatchObject({ code: 'PROVIDER_UNAVAILABLE' });
     }
     await sandbox.clearFaults();
     await sandbox.faults({ providerCode: 'WALLET-C', refuseLogin: true });
-    const refused = await post(caller, { action: 'wallet-c-send-otp', phoneNumber: newPhone(), ...newAccount('WALLET-C') });
+    const refused = await post(caller, {
+      action: 'wallet-c-send-otp',
+      phoneNumber: newPhone(),
+      ...newAccount('WALLET-C'),
+    });
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toMatchObject({ code: 'PROVIDER_LOGIN_FAILED' });
-    const refusedPin = await post(caller, { action: 'wallet-a-send-otp', phoneNumber: newPhone(), pin: '000000', ...newAccount('WALLET-A') });
+    const refusedPin = await post(caller, {
+      action: 'wallet-a-send-otp',
+      phoneNumber: newPhone(),
+      pin: '000000',
+      ...newAccount('WALLET-A'),
+    });
     expect(refusedPin.statusCode).toBe(400);
     expect(refusedPin.json()).toMatchObject({ code: 'PROVIDER_LOGIN_FAILED' });
   });
 
-  it('send OTP answers 400 when the points do not cover a day of the new account\'s syncs', async () => {
+  it("send OTP answers 400 when the points do not cover a day of the new account's syncs", async () => {
     const caller = await keyHolder(service);
-    await handleCommand(service.deps, `user-${caller.id}`, user, { type: 'DebitPoints', points: 800, accountId: nextUuid(), reason: 'account-sync' }, { actor: 'test', now: service.clock.now() });
-    const costly = await post(caller, { action: 'wallet-c-send-otp', phoneNumber: newPhone(), providerCode: 'WALLET-C', accountName: 'C', intervalMinutes: 5 });
+    await handleCommand(
+      service.deps,
+      `user-${caller.id}`,
+      user,
+      { type: 'DebitPoints', points: 800, accountId: nextUuid(), reason: 'account-sync' },
+      { actor: 'test', now: service.clock.now() },
+    );
+    const costly = await post(caller, {
+      action: 'wallet-c-send-otp',
+      phoneNumber: newPhone(),
+      providerCode: 'WALLET-C',
+      accountName: 'C',
+      intervalMinutes: 5,
+    });
     expect(costly.statusCode).toBe(400);
-    expect(costly.json()).toMatchObject({ status: 'error', code: 'NOT_ENOUGH_POINTS', message: 'Not enough points: 288 needed, 200 available' });
-    const affordable = await post(caller, { action: 'wallet-c-send-otp', phoneNumber: newPhone(), providerCode: 'WALLET-C', accountName: 'C', intervalMinutes: 10 });
+    expect(costly.json()).toMatchObject({
+      status: 'error',
+      code: 'NOT_ENOUGH_POINTS',
+      message: 'Not enough points: 288 needed, 200 available',
+    });
+    const affordable = await post(caller, {
+      action: 'wallet-c-send-otp',
+      phoneNumber: newPhone(),
+      providerCode: 'WALLET-C',
+      accountName: 'C',
+      intervalMinutes: 10,
+    });
     expect(affordable.statusCode, affordable.body).toBe(200);
   });
 
@@ -251,10 +419,14 @@ describe('e-wallet OTP login: error rows', () => {
     const caller = await keyHolder(service);
     const response = await post(caller, { action, ...body });
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ status: 'error', code: 'VERIFICATION_INCOMPLETE', errors: [{ path: field }] });
+    expect(response.json()).toMatchObject({
+      status: 'error',
+      code: 'VERIFICATION_INCOMPLETE',
+      errors: [{ path: field }],
+    });
   });
 
-  it('verify answers 400 for an unknown session, another owner\'s, another wallet\'s and an expired one', async () => {
+  it("verify answers 400 for an unknown session, another owner's, another wallet's and an expired one", async () => {
     const owner = await keyHolder(service);
     const stranger = await keyHolder(service);
     const phoneNumber = newPhone();
@@ -263,7 +435,11 @@ describe('e-wallet OTP login: error rows', () => {
     const invalid = async (caller: Caller, body: Record<string, unknown>) => {
       const response = await post(caller, body);
       expect(response.statusCode, response.body).toBe(400);
-      expect(response.json()).toMatchObject({ status: 'error', code: 'OTP_SESSION_INVALID', message: expect.stringContaining('step 1') });
+      expect(response.json()).toMatchObject({
+        status: 'error',
+        code: 'OTP_SESSION_INVALID',
+        message: expect.stringContaining('step 1'),
+      });
     };
     await invalid(owner, { action: 'wallet-c-verify-otp', sessionId: nextUuid(), otp });
     await invalid(stranger, { action: 'wallet-c-verify-otp', sessionId, otp });
@@ -276,7 +452,12 @@ describe('e-wallet OTP login: error rows', () => {
   it('verify answers 400 for a wrong code, locks the session after five, and links nothing', async () => {
     const caller = await keyHolder(service);
     const phoneNumber = newPhone();
-    const sessionId = await sendOtp(caller, { action: 'wallet-a-send-otp', phoneNumber, pin: '123456', ...newAccount('WALLET-A') });
+    const sessionId = await sendOtp(caller, {
+      action: 'wallet-a-send-otp',
+      phoneNumber,
+      pin: '123456',
+      ...newAccount('WALLET-A'),
+    });
     const otp = await sandbox.otp(phoneNumber);
     const wrong = String((Number(otp) + 1) % 10_000).padStart(4, '0');
     for (let left = 4; left >= 0; left--) {
@@ -301,7 +482,10 @@ describe('e-wallet OTP login: error rows', () => {
     expect(malformed.json()).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ path: 'body.otp' }] });
     const wrongPin = await post(caller, { action: 'wallet-b-verify-otp', sessionId, otp, pin: '000000' });
     expect(wrongPin.statusCode).toBe(400);
-    expect(wrongPin.json()).toMatchObject({ code: 'OTP_VERIFICATION_FAILED', message: expect.stringContaining('4 tries left') });
+    expect(wrongPin.json()).toMatchObject({
+      code: 'OTP_VERIFICATION_FAILED',
+      message: expect.stringContaining('4 tries left'),
+    });
     const right = await post(caller, { action: 'wallet-b-verify-otp', sessionId, otp, pin: '123456' });
     expect(right.statusCode, right.body).toBe(200);
   });
@@ -344,7 +528,11 @@ describe('e-wallet OTP login: error rows', () => {
     const caller = await keyHolder(service);
     const unknown = await post(caller, { action: 'wallet-z-send-otp', phoneNumber: newPhone() });
     expect(unknown.statusCode).toBe(400);
-    const anonymous = await service.app.inject({ method: 'POST', url: '/api/v1/accounts', payload: { action: 'wallet-c-send-otp', phoneNumber: newPhone() } });
+    const anonymous = await service.app.inject({
+      method: 'POST',
+      url: '/api/v1/accounts',
+      payload: { action: 'wallet-c-send-otp', phoneNumber: newPhone() },
+    });
     expect(anonymous.statusCode).toBe(401);
   });
 });
@@ -364,7 +552,11 @@ describe('e-wallet OTP login: send limits', () => {
     expect((await post(two, { ...body, phoneNumber: `+62${phoneNumber.slice(1)}` })).statusCode).toBe(200);
     const third = await post(one, body);
     expect(third.statusCode).toBe(429);
-    expect(third.json()).toMatchObject({ status: 'error', code: 'RATE_LIMITED', message: expect.stringContaining('phone number') });
+    expect(third.json()).toMatchObject({
+      status: 'error',
+      code: 'RATE_LIMITED',
+      message: expect.stringContaining('phone number'),
+    });
     expect(Number(third.headers['retry-after'])).toBeGreaterThan(0);
     expect((await post(one, { ...body, phoneNumber: newPhone() })).statusCode).toBe(200);
   });
@@ -378,12 +570,24 @@ describe('e-wallet OTP login: send limits', () => {
       expect(response.statusCode).toBe(200);
       sessions.push(response.json().sessionId);
     }
-    const fifth = await post(caller, { action: 'wallet-b-send-otp', phoneNumber: newPhone(), ...newAccount('WALLET-B') });
+    const fifth = await post(caller, {
+      action: 'wallet-b-send-otp',
+      phoneNumber: newPhone(),
+      ...newAccount('WALLET-B'),
+    });
     expect(fifth.statusCode).toBe(429);
     expect(fifth.json().message).toContain('API key');
     const otherKey = await keyHolder(limited);
-    expect((await post(otherKey, { action: 'wallet-b-send-otp', phoneNumber: newPhone(), ...newAccount('WALLET-B') })).statusCode).toBe(200);
-    const verify = await post(caller, { action: 'wallet-b-verify-otp', sessionId: sessions[3], otp: await sandboxOf(limited).otp(phones[3]!), pin: '123456' });
+    expect(
+      (await post(otherKey, { action: 'wallet-b-send-otp', phoneNumber: newPhone(), ...newAccount('WALLET-B') }))
+        .statusCode,
+    ).toBe(200);
+    const verify = await post(caller, {
+      action: 'wallet-b-verify-otp',
+      sessionId: sessions[3],
+      otp: await sandboxOf(limited).otp(phones[3]!),
+      pin: '123456',
+    });
     expect(verify.statusCode, verify.body).toBe(200);
   });
 });

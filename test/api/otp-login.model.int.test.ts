@@ -21,7 +21,16 @@ afterAll(async () => service?.close());
 
 type Wallet = 'a' | 'b' | 'c';
 type Caller = Awaited<ReturnType<typeof keyHolder>>;
-type Session = { id: string; wallet: Wallet; step: 'first' | 'second'; code: string; open: boolean; wrong: number; relogin: string | null; phone: string };
+type Session = {
+  id: string;
+  wallet: Wallet;
+  step: 'first' | 'second';
+  code: string;
+  open: boolean;
+  wrong: number;
+  relogin: string | null;
+  phone: string;
+};
 type Model = {
   sessions: Session[];
   accounts: { id: string; wallet: Wallet; phone: string }[];
@@ -36,23 +45,33 @@ const wrongCode = (code: string) => String((Number(code) + 1) % 10 ** code.lengt
 const post = (real: Real, body: Record<string, unknown>) => real.caller.call('POST', '/api/v1/accounts', body);
 
 async function restoresOf(accountId: string): Promise<number> {
-  return (await service.store.readStream(accountStream(accountId))).filter(e => e.type === 'ProviderSessionRestored').length;
+  return (await service.store.readStream(accountStream(accountId))).filter(e => e.type === 'ProviderSessionRestored')
+    .length;
 }
 
 /** What the service holds must be what the model says. */
 async function agree(model: Model, real: Real) {
-  const listed = (await real.caller.call('GET', '/api/v1/accounts?limit=100')).json().data as { id: string; isActive: boolean }[];
+  const listed = (await real.caller.call('GET', '/api/v1/accounts?limit=100')).json().data as {
+    id: string;
+    isActive: boolean;
+  }[];
   expect(listed.map(a => a.id).sort()).toEqual(model.accounts.map(a => a.id).sort());
-  for (const a of model.accounts) expect(await restoresOf(a.id), `restores of ${a.id}`).toBe(model.restores.get(a.id) ?? 0);
+  for (const a of model.accounts)
+    expect(await restoresOf(a.id), `restores of ${a.id}`).toBe(model.restores.get(a.id) ?? 0);
 }
 
 class Send implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly wallet: Wallet, readonly reloginPick: number | null) {}
+  constructor(
+    readonly wallet: Wallet,
+    readonly reloginPick: number | null,
+  ) {}
   check = () => true;
   async run(model: Model, real: Real) {
     const candidates = model.accounts.filter(a => a.wallet === this.wallet);
-    const target = this.reloginPick === null || candidates.length === 0 ? null : candidates[this.reloginPick % candidates.length]!;
-    const phone = target?.phone ?? `0813${String(process.pid % 1000).padStart(3, '0')}${String(++phoneSeed).padStart(6, '0')}`;
+    const target =
+      this.reloginPick === null || candidates.length === 0 ? null : candidates[this.reloginPick % candidates.length]!;
+    const phone =
+      target?.phone ?? `0813${String(process.pid % 1000).padStart(3, '0')}${String(++phoneSeed).padStart(6, '0')}`;
     const providerCode = `WALLET-${this.wallet.toUpperCase()}`;
     const response = await post(real, {
       action: `wallet-${this.wallet}-send-otp`,
@@ -63,14 +82,27 @@ class Send implements fc.AsyncCommand<Model, Real> {
     expect(response.statusCode, response.body).toBe(200);
     const code = await sandbox.otp(phone);
     expect(code).toHaveLength(otpLength(this.wallet));
-    model.sessions.push({ id: response.json().sessionId, wallet: this.wallet, step: 'first', code, open: true, wrong: 0, relogin: target?.id ?? null, phone });
+    model.sessions.push({
+      id: response.json().sessionId,
+      wallet: this.wallet,
+      step: 'first',
+      code,
+      open: true,
+      wrong: 0,
+      relogin: target?.id ?? null,
+      phone,
+    });
     await agree(model, real);
   }
   toString = () => `send(${this.wallet}${this.reloginPick === null ? '' : `, relogin ${this.reloginPick}`})`;
 }
 
 class Verify implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly pick: number, readonly right: boolean, readonly asStep: 'own' | 'first' | 'second') {}
+  constructor(
+    readonly pick: number,
+    readonly right: boolean,
+    readonly asStep: 'own' | 'first' | 'second',
+  ) {}
   check = (model: Readonly<Model>) => model.sessions.length > 0;
   async run(model: Model, real: Real) {
     const s = model.sessions[this.pick % model.sessions.length]!;
@@ -98,7 +130,14 @@ class Verify implements fc.AsyncCommand<Model, Real> {
       const body = response.json();
       expect(body).toMatchObject({ success: false, requireSecondOTP: true });
       s.open = false;
-      model.sessions.push({ ...s, id: body.sessionId, step: 'second', code: await sandbox.otp(s.phone), open: true, wrong: 0 });
+      model.sessions.push({
+        ...s,
+        id: body.sessionId,
+        step: 'second',
+        code: await sandbox.otp(s.phone),
+        open: true,
+        wrong: 0,
+      });
     } else {
       expect(response.statusCode, response.body).toBe(200);
       const { accountId } = response.json();
@@ -129,7 +168,13 @@ class SecondOtp implements fc.AsyncCommand<Model, Real> {
 
 const commands = [
   fc.tuple(fc.constantFrom<Wallet>('a', 'b', 'c'), fc.option(fc.nat(3), { nil: null })).map(([w, r]) => new Send(w, r)),
-  fc.tuple(fc.nat(20), fc.boolean(), fc.constantFrom('own', 'own', 'own', 'first', 'second') as fc.Arbitrary<'own' | 'first' | 'second'>).map(([p, r, s]) => new Verify(p, r, s)),
+  fc
+    .tuple(
+      fc.nat(20),
+      fc.boolean(),
+      fc.constantFrom('own', 'own', 'own', 'first', 'second') as fc.Arbitrary<'own' | 'first' | 'second'>,
+    )
+    .map(([p, r, s]) => new Verify(p, r, s)),
   fc.boolean().map(on => new SecondOtp(on)),
 ];
 

@@ -14,7 +14,11 @@ afterAll(async () => service?.close());
 type Caller = Awaited<ReturnType<typeof keyHolder>>;
 let phoneSeed = 0;
 const newPhone = () => `0817${String(process.pid % 1000).padStart(3, '0')}${String(++phoneSeed).padStart(5, '0')}`;
-const newAccount = (providerCode: string) => ({ providerCode, accountName: `${providerCode} utama`, intervalMinutes: 60 });
+const newAccount = (providerCode: string) => ({
+  providerCode,
+  accountName: `${providerCode} utama`,
+  intervalMinutes: 60,
+});
 const post = (caller: Caller, body: Record<string, unknown>) => caller.call('POST', '/api/v1/accounts', body);
 
 /** Sends that our own checks refuse, for one phone number: none asks the provider for a code. */
@@ -40,7 +44,11 @@ describe('OTP send limits count only sends that reached the provider', () => {
     expect((await post(caller, send)).statusCode).toBe(200);
     const third = await post(caller, send);
     expect(third.statusCode).toBe(429);
-    expect(third.json()).toMatchObject({ status: 'error', code: 'RATE_LIMITED', message: expect.stringContaining('phone number') });
+    expect(third.json()).toMatchObject({
+      status: 'error',
+      code: 'RATE_LIMITED',
+      message: expect.stringContaining('phone number'),
+    });
     expect(Number(third.headers['retry-after'])).toBeGreaterThan(0);
   });
 
@@ -48,10 +56,18 @@ describe('OTP send limits count only sends that reached the provider', () => {
     const caller = await keyHolder(service);
     for (const body of typos(newPhone())) expect((await post(caller, body)).statusCode).not.toBe(429);
     for (let i = 0; i < 4; i++) {
-      const sent = await post(caller, { action: 'wallet-b-send-otp', phoneNumber: newPhone(), ...newAccount('WALLET-B') });
+      const sent = await post(caller, {
+        action: 'wallet-b-send-otp',
+        phoneNumber: newPhone(),
+        ...newAccount('WALLET-B'),
+      });
       expect(sent.statusCode, sent.body).toBe(200);
     }
-    const fifth = await post(caller, { action: 'wallet-b-send-otp', phoneNumber: newPhone(), ...newAccount('WALLET-B') });
+    const fifth = await post(caller, {
+      action: 'wallet-b-send-otp',
+      phoneNumber: newPhone(),
+      ...newAccount('WALLET-B'),
+    });
     expect(fifth.statusCode).toBe(429);
     expect(fifth.json().message).toContain('API key');
   });

@@ -25,12 +25,20 @@ async function paidPayment(caller: Caller, accountId: string) {
 }
 
 const pointsOf = async (userId: string) =>
-  (await query<{ points: number }>(service.pool, 'ReadPoints', 'select points from users where id = $1', [userId])).rows[0]!.points;
+  (await query<{ points: number }>(service.pool, 'ReadPoints', 'select points from users where id = $1', [userId]))
+    .rows[0]!.points;
 const nextSyncOf = async (accountId: string) =>
-  (await query<{ next_sync_at: Date }>(service.pool, 'ReadNextSync', 'select next_sync_at from accounts where id = $1', [accountId])).rows[0]!.next_sync_at;
+  (
+    await query<{ next_sync_at: Date }>(
+      service.pool,
+      'ReadNextSync',
+      'select next_sync_at from accounts where id = $1',
+      [accountId],
+    )
+  ).rows[0]!.next_sync_at;
 
 describe('checks of accounts with pending payments', () => {
-  it('complete a paid payment without a refresh, cost no points and leave the account\'s schedule as it was', async () => {
+  it("complete a paid payment without a refresh, cost no points and leave the account's schedule as it was", async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
     await service.projections.waitFor(await service.store.headPosition());
@@ -68,7 +76,17 @@ describe('checks of accounts with pending payments', () => {
     service.clock.advance(30 * 60_000); // the payment expires
     await service.paymentExpiry.tick();
     await step(60);
-    expect(ticks).toEqual(['0s:check', '10s:-', '5s:check', '14s:-', '1s:check', '0s:check', '30s:-', '30s:check', '60s:-']);
+    expect(ticks).toEqual([
+      '0s:check',
+      '10s:-',
+      '5s:check',
+      '14s:-',
+      '1s:check',
+      '0s:check',
+      '30s:-',
+      '30s:check',
+      '60s:-',
+    ]);
   });
 
   it('"Saya sudah bayar" checks the account at once, at most once in 10 s per payment; unknown payments are not found', async () => {
@@ -92,12 +110,14 @@ describe('checks of accounts with pending payments', () => {
     expect(done.statusCode).toBe(200);
     expect(done.json()).toMatchObject({ checking: false, data: { status: 'COMPLETED' } });
 
-    const page = await service.app.inject({ method: 'GET', url: `/pay/${(await createPayment(caller, paymentBody(accountId))).id}` });
+    const page = await service.app.inject({
+      method: 'GET',
+      url: `/pay/${(await createPayment(caller, paymentBody(accountId))).id}`,
+    });
     expect(page.body).toContain('data-check="/pay/');
     expect(page.body).toContain('Saya sudah bayar');
   });
 });
-
 
 describe('a service wallet (linked by its phone number) whose provider session expired', () => {
   it('is renewed by a payment when the provider lets it log in again; else it turns inactive, and a refresh logs it in again', async () => {

@@ -40,8 +40,12 @@ const endOf = { PENDING: [], COMPLETED: ['PaymentCompleted'], EXPIRED: ['Payment
 async function agree(model: Model, real: Real) {
   await settle();
   expect((await statusOf(real.caller, real.paymentId)).status).toBe(model.status);
-  expect((await load({ store: service.store }, paymentStream(real.paymentId), payment)).state.status).toBe(model.status);
-  const ends = (await service.store.readStream(paymentStream(real.paymentId))).filter(e => e.type === 'PaymentCompleted' || e.type === 'PaymentExpired');
+  expect((await load({ store: service.store }, paymentStream(real.paymentId), payment)).state.status).toBe(
+    model.status,
+  );
+  const ends = (await service.store.readStream(paymentStream(real.paymentId))).filter(
+    e => e.type === 'PaymentCompleted' || e.type === 'PaymentExpired',
+  );
   expect(ends.map(e => e.type)).toEqual(endOf[model.status]);
 }
 

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRupiah } from '../../src/web/html.ts';
 import { approvedMerchant, businessData, holdingAccount, signedInAdmin } from '../support/gateway.ts';
 import { keyHolder } from '../support/http.ts';
-import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody, syncUntil } from '../support/payments.ts';
+import {
+  createPayment,
+  decodeQrPng,
+  linkServiceWallet,
+  linkWalletA,
+  paymentBody,
+  syncUntil,
+} from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { nextUuid } from '../support/ids.ts';
@@ -32,7 +39,13 @@ function duplicateIds(html: string) {
 
 /** The page's headings, in order: all of them Indonesian, whichever state the page opens in. */
 const headingsOf = (html: string) => [...html.matchAll(/<h([1-6])\b[^>]*>(.*?)<\/h\1>/gs)].map(m => m[2]);
-const indonesianHeadings = ['Total bayar', 'Pembayaran berhasil', 'Bukti pembayaran', 'Pembayaran kedaluwarsa', 'Pembayaran gagal'];
+const indonesianHeadings = [
+  'Total bayar',
+  'Pembayaran berhasil',
+  'Bukti pembayaran',
+  'Pembayaran kedaluwarsa',
+  'Pembayaran gagal',
+];
 
 function expectPageHeaders(headers: Record<string, unknown>) {
   expect(headers['content-type']).toBe('text/html; charset=utf-8');
@@ -68,7 +81,9 @@ describe('GET /pay/:paymentId (the hosted payment page)', () => {
     expect(html).toContain(`<p class="payee">Pembayaran kepada <strong id="shop">${caller.name}</strong></p>`);
     expect(html.indexOf('id="shop"')).toBeLessThan(html.indexOf('id="total"'));
     expect(html).not.toContain(caller.email);
-    expect(html).toContain(`<a id="qris-download" class="button secondary wide qr-download" href="/pay/${payment.id}/qris.png?download=1" download="QRIS-INV-QR-1.png">Unduh QRIS</a>`);
+    expect(html).toContain(
+      `<a id="qris-download" class="button secondary wide qr-download" href="/pay/${payment.id}/qris.png?download=1" download="QRIS-INV-QR-1.png">Unduh QRIS</a>`,
+    );
     expect(duplicateIds(html)).toEqual([]);
     expect(headingsOf(html)).toEqual(indonesianHeadings);
     expect(html).not.toContain('http-equiv="refresh"'); // without script nothing leaves the page by itself
@@ -107,9 +122,14 @@ describe('GET /pay/:paymentId (the hosted payment page)', () => {
     const admin = await signedInAdmin(service);
     await holdingAccount(service, admin);
     const merchant = await approvedMerchant(service, admin);
-    const fixed = await createPayment(merchant, paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount: 40_000, orderId: 'INV-GW-1' }));
+    const fixed = await createPayment(
+      merchant,
+      paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount: 40_000, orderId: 'INV-GW-1' }),
+    );
     const html = (await pageOf(fixed.id)).body;
-    expect(html).toContain(`<p class="payee">Pembayaran kepada <strong id="shop">${businessData.businessName}</strong></p>`);
+    expect(html).toContain(
+      `<p class="payee">Pembayaran kepada <strong id="shop">${businessData.businessName}</strong></p>`,
+    );
     expect(html).not.toContain(merchant.name);
     expect(html).toContain('QRIS · Wallet D'); // the holding account's wallet
     expect(html).toContain('download="QRIS-INV-GW-1.png">Unduh QRIS</a>');
@@ -149,7 +169,9 @@ describe('GET /pay/:paymentId (the hosted payment page)', () => {
     const direct = await createPayment(caller, paymentBody(accountId, { type: 'DIRECT', amount: 30_000 }));
     const directPage = (await pageOf(direct.id)).body;
     expect(directPage).toContain(`<span id="account-number">${phoneNumber}</span>`);
-    expect(directPage).toContain(`data-copy="${phoneNumber}" data-copied="Nomor tujuan tersalin." hidden>Salin nomor</button>`);
+    expect(directPage).toContain(
+      `data-copy="${phoneNumber}" data-copied="Nomor tujuan tersalin." hidden>Salin nomor</button>`,
+    );
     expect(directPage).toContain(`<dd id="unique-code">Rp ${direct.uniqueCode}</dd>`);
     expect(directPage).toContain(`<p class="total" id="total">${formatRupiah(direct.totalAmount)}</p>`);
     expect(directPage).toContain('Transfer langsung · Wallet A');
@@ -201,12 +223,32 @@ describe('GET /pay/:paymentId/status.json', () => {
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     const { status, data } = response.json();
     expect(status).toBe('success');
-    expect(Object.keys(data).sort()).toEqual( // paidAt only once paid
-      ['accountNumber', 'amount', 'expiresAt', 'now', 'qrisImage', 'redirectUrl', 'status', 'totalAmount', 'type', 'uniqueCode'].sort(),
+    expect(Object.keys(data).sort()).toEqual(
+      // paidAt only once paid
+      [
+        'accountNumber',
+        'amount',
+        'expiresAt',
+        'now',
+        'qrisImage',
+        'redirectUrl',
+        'status',
+        'totalAmount',
+        'type',
+        'uniqueCode',
+      ].sort(),
     );
     expect(data).toEqual({
-      status: 'PENDING', type: 'QRIS-DYNAMIC', amount: 50_000, uniqueCode: payment.uniqueCode, totalAmount: payment.totalAmount, accountNumber: payment.accountNumber,
-      qrisImage: payment.qrisImage, expiresAt: payment.expiresAt, redirectUrl: 'https://shop.example/thanks', now: service.clock.now().toISOString(),
+      status: 'PENDING',
+      type: 'QRIS-DYNAMIC',
+      amount: 50_000,
+      uniqueCode: payment.uniqueCode,
+      totalAmount: payment.totalAmount,
+      accountNumber: payment.accountNumber,
+      qrisImage: payment.qrisImage,
+      expiresAt: payment.expiresAt,
+      redirectUrl: 'https://shop.example/thanks',
+      now: service.clock.now().toISOString(),
     });
 
     const png = await get(new URL(payment.qrisImage!).pathname);
@@ -224,7 +266,12 @@ describe('GET /pay/:paymentId/status.json', () => {
     expect(html).toContain(`<dd id="receipt-amount">${formatRupiah(payment.totalAmount)}</dd>`);
     expect(html).toContain('<dd id="receipt-order">INV-PAID-1</dd>');
     const paidAtWib = new Intl.DateTimeFormat('id-ID', {
-      timeZone: 'Asia/Jakarta', day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit',
+      timeZone: 'Asia/Jakarta',
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
     }).format(new Date(paid.paidAt));
     expect(html).toContain(`<dd id="receipt-paid-at"><time datetime="${paid.paidAt}">${paidAtWib} WIB</time></dd>`);
     expect(html).toContain('<a id="return" class="button wide" href="https://shop.example/thanks">Kembali ke toko</a>');
@@ -239,7 +286,10 @@ describe('GET /pay/:paymentId/status.json', () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkWalletA(service, caller);
     const payment = await createPayment(caller, paymentBody(accountId, { type: 'VA-BANK1', expiresInMinutes: 5 }));
-    expect((await statusJsonOf(payment.id)).json().data).toMatchObject({ status: 'PENDING', accountNumber: payment.accountNumber });
+    expect((await statusJsonOf(payment.id)).json().data).toMatchObject({
+      status: 'PENDING',
+      accountNumber: payment.accountNumber,
+    });
     expect((await statusJsonOf(payment.id)).json().data.qrisImage).toBeUndefined();
     service.clock.advance(5 * 60_000);
     await service.paymentExpiry.tick();

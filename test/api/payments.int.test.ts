@@ -6,7 +6,15 @@ import { handleCommand, load } from '../../src/store/commands/handle.ts';
 import { payment, paymentStream } from '../../src/domain/payment.ts';
 import { findPayable, receiving, receivingStream } from '../../src/domain/receiving.ts';
 import { keyHolder } from '../support/http.ts';
-import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody, statusOf, syncUntil } from '../support/payments.ts';
+import {
+  createPayment,
+  decodeQrPng,
+  linkServiceWallet,
+  linkWalletA,
+  paymentBody,
+  statusOf,
+  syncUntil,
+} from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { nextUuid } from '../support/ids.ts';
@@ -21,7 +29,12 @@ afterAll(async () => service?.close());
 
 type Caller = Awaited<ReturnType<typeof keyHolder>>;
 const post = (caller: Caller, body: unknown, headers: Record<string, string> = {}) =>
-  service.app.inject({ method: 'POST', url: '/api/v1/payments', headers: { 'x-api-key': caller.key, ...headers }, payload: body as never });
+  service.app.inject({
+    method: 'POST',
+    url: '/api/v1/payments',
+    headers: { 'x-api-key': caller.key, ...headers },
+    payload: body as never,
+  });
 
 describe('POST /api/v1/payments: QRIS-DYNAMIC', () => {
   it('bills amount + a unique code with a dynamic QR whose image decodes to a valid payload of the total', async () => {
@@ -60,7 +73,8 @@ describe('POST /api/v1/payments: QRIS-DYNAMIC', () => {
     const completed = await syncUntil(caller, accountId, payment.id, 'COMPLETED');
     expect(completed).toMatchObject({ id: payment.id, status: 'COMPLETED', totalAmount: payment.totalAmount });
     const mutation = await eventually(async () => {
-      const list = (await caller.call('GET', `/api/v1/mutations?accountId=${accountId}&type=CREDIT&limit=100`)).json().data as { amount: number; payment?: { id: string } }[];
+      const list = (await caller.call('GET', `/api/v1/mutations?accountId=${accountId}&type=CREDIT&limit=100`)).json()
+        .data as { amount: number; payment?: { id: string } }[];
       return list.find(m => m.payment?.id === payment.id);
     });
     expect(mutation.amount).toBe(payment.totalAmount);
@@ -72,7 +86,12 @@ describe('POST /api/v1/payments: QRIS-DYNAMIC', () => {
     const billedFrom = service.clock.now();
     const payment = await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 5 }));
     expect(Date.parse(payment.expiresAt) - service.clock.now().getTime()).toBe(5 * 60_000);
-    await sandbox.addTransaction({ providerCode: 'WALLET-D', accountRef: phoneNumber, type: 'CREDIT', amount: payment.totalAmount + 1 });
+    await sandbox.addTransaction({
+      providerCode: 'WALLET-D',
+      accountRef: phoneNumber,
+      type: 'CREDIT',
+      amount: payment.totalAmount + 1,
+    });
     await caller.call('GET', `/api/v1/accounts/${accountId}/refresh`);
     await service.sagas.waitFor(await service.store.headPosition());
     expect((await statusOf(caller, payment.id)).status).toBe('PENDING');
@@ -80,7 +99,12 @@ describe('POST /api/v1/payments: QRIS-DYNAMIC', () => {
     await service.paymentExpiry.tick();
     await eventually(async () => (await statusOf(caller, payment.id)).status === 'EXPIRED');
     // paid after it expired: the credit is kept, the payment stays expired
-    await sandbox.addTransaction({ providerCode: 'WALLET-D', accountRef: phoneNumber, type: 'CREDIT', amount: payment.totalAmount });
+    await sandbox.addTransaction({
+      providerCode: 'WALLET-D',
+      accountRef: phoneNumber,
+      type: 'CREDIT',
+      amount: payment.totalAmount,
+    });
     await caller.call('GET', `/api/v1/accounts/${accountId}/refresh`);
     await service.sagas.waitFor(await service.store.headPosition());
     expect((await statusOf(caller, payment.id)).status).toBe('EXPIRED');
@@ -88,8 +112,13 @@ describe('POST /api/v1/payments: QRIS-DYNAMIC', () => {
     expect(events.map(e => e.type)).toEqual(['PaymentCreated', 'PaymentExpired']);
     // finance sees both credits as unmatched, the late one next to the payment it most likely paid
     await service.projections.waitFor(await service.store.headPosition());
-    const unmatched = (await unmatchedCredits(service.pool, { from: billedFrom, to: new Date(service.clock.now().getTime() + 1) })).filter(c => c.accountId === accountId);
-    expect(unmatched.map(c => [c.amount, c.latePaymentId])).toEqual([[payment.totalAmount + 1, null], [payment.totalAmount, payment.id]]);
+    const unmatched = (
+      await unmatchedCredits(service.pool, { from: billedFrom, to: new Date(service.clock.now().getTime() + 1) })
+    ).filter(c => c.accountId === accountId);
+    expect(unmatched.map(c => [c.amount, c.latePaymentId])).toEqual([
+      [payment.totalAmount + 1, null],
+      [payment.totalAmount, payment.id],
+    ]);
   });
 });
 
@@ -106,18 +135,51 @@ describe('legacy static QRIS payments', () => {
     const now = service.clock.now();
     const expiresAt = new Date(now.getTime() + 3_600_000);
     const context = { actor: 'test:legacy-import', now };
-    const reserved = await handleCommand(service.deps, receivingStream(accountId), receiving, {
-      type: 'ReservePayable', accountId, paymentId, amount: 42_000, vaNumber: null, firstCode: 5, expiresAt, now,
-    }, context);
-    const payable = findPayable(reserved.state, paymentId)!;
-    await handleCommand(service.deps, paymentStream(paymentId), payment, {
-      type: 'CreatePayment',
-      payment: {
-        paymentId, ownerId: caller.id, orderId: 'LEGACY-1', receivingAccountId: accountId, providerCode: 'WALLET-D', type: 'QRIS', methodSelection: 'fixed',
-        amount: 42_000, uniqueCode: payable.uniqueCode, totalAmount: payable.totalAmount, accountNumber: null, qrisPayload: staticQris,
-        redirectUrl: 'https://shop.example', expiresAt: expiresAt.toISOString(), createdAt: now.toISOString(), requestHash: 'legacy', gateway: null,
+    const reserved = await handleCommand(
+      service.deps,
+      receivingStream(accountId),
+      receiving,
+      {
+        type: 'ReservePayable',
+        accountId,
+        paymentId,
+        amount: 42_000,
+        vaNumber: null,
+        firstCode: 5,
+        expiresAt,
+        now,
       },
-    }, context);
+      context,
+    );
+    const payable = findPayable(reserved.state, paymentId)!;
+    await handleCommand(
+      service.deps,
+      paymentStream(paymentId),
+      payment,
+      {
+        type: 'CreatePayment',
+        payment: {
+          paymentId,
+          ownerId: caller.id,
+          orderId: 'LEGACY-1',
+          receivingAccountId: accountId,
+          providerCode: 'WALLET-D',
+          type: 'QRIS',
+          methodSelection: 'fixed',
+          amount: 42_000,
+          uniqueCode: payable.uniqueCode,
+          totalAmount: payable.totalAmount,
+          accountNumber: null,
+          qrisPayload: staticQris,
+          redirectUrl: 'https://shop.example',
+          expiresAt: expiresAt.toISOString(),
+          createdAt: now.toISOString(),
+          requestHash: 'legacy',
+          gateway: null,
+        },
+      },
+      context,
+    );
     await sandbox.pay({ qris: staticQris, amount: payable.totalAmount });
     const completed = await syncUntil(caller, accountId, paymentId, 'COMPLETED');
     expect(completed).toMatchObject({ type: 'QRIS', totalAmount: payable.totalAmount });
@@ -153,28 +215,44 @@ describe('POST /api/v1/payments: WALLET-A', () => {
     expect(created.statusCode, created.body).toBe(200);
     const data = created.json().data;
     expect(data).toMatchObject({ type: null, methodSelection: 'payer', amount: 64_000, status: 'PENDING' });
-    for (const absent of ['uniqueCode', 'totalAmount', 'qrisImage', 'accountNumber']) expect(data).not.toHaveProperty(absent);
+    for (const absent of ['uniqueCode', 'totalAmount', 'qrisImage', 'accountNumber'])
+      expect(data).not.toHaveProperty(absent);
 
     const page = await service.app.inject({ method: 'GET', url: `/pay/${data.id}` });
-    for (const type of ['DIRECT', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3']) expect(page.body).toContain(`data-type="${type}"`);
+    for (const type of ['DIRECT', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3'])
+      expect(page.body).toContain(`data-type="${type}"`);
 
-    const choose = (type: unknown, id = data.id) => service.app.inject({ method: 'POST', url: `/pay/${id}/method`, payload: { type } as never });
+    const choose = (type: unknown, id = data.id) =>
+      service.app.inject({ method: 'POST', url: `/pay/${id}/method`, payload: { type } as never });
     expect((await choose('QRIS-DYNAMIC')).statusCode).toBe(400); // not a WALLET-A type
     expect((await choose(undefined)).statusCode).toBe(400);
     expect((await choose('VA-BANK1', nextUuid())).statusCode).toBe(404);
     const chosen = await choose('VA-BANK1');
     expect(chosen.statusCode, chosen.body).toBe(200);
-    expect(chosen.json().data).toMatchObject({ type: 'VA-BANK1', uniqueCode: 0, totalAmount: 64_000, accountNumber: expect.stringMatching(/^88810[0-9]{11}$/) });
+    expect(chosen.json().data).toMatchObject({
+      type: 'VA-BANK1',
+      uniqueCode: 0,
+      totalAmount: 64_000,
+      accountNumber: expect.stringMatching(/^88810[0-9]{11}$/),
+    });
     expect((await choose('VA-BANK1')).json().data.accountNumber).toBe(chosen.json().data.accountNumber); // the same choice again
     // the payable and the choice in one append: no crash can leave one without the other
-    const reservedAt = (await service.store.readStream(receivingStream(accountId))).find(e => (e.data as { paymentId?: string }).paymentId === data.id)!;
-    const chosenAt = (await service.store.readStream(paymentStream(data.id))).find(e => e.type === 'PaymentMethodChosen')!;
+    const reservedAt = (await service.store.readStream(receivingStream(accountId))).find(
+      e => (e.data as { paymentId?: string }).paymentId === data.id,
+    )!;
+    const chosenAt = (await service.store.readStream(paymentStream(data.id))).find(
+      e => e.type === 'PaymentMethodChosen',
+    )!;
     expect(reservedAt.type).toBe('PayableReserved');
     expect(chosenAt.position.commit).toBe(reservedAt.position.commit);
     const other = await choose('DIRECT');
     expect(other.statusCode).toBe(409);
     expect(other.json()).toMatchObject({ code: 'PAYMENT_METHOD_CHOSEN' });
-    expect(await statusOf(caller, data.id)).toMatchObject({ type: 'VA-BANK1', methodSelection: 'payer', totalAmount: 64_000 });
+    expect(await statusOf(caller, data.id)).toMatchObject({
+      type: 'VA-BANK1',
+      methodSelection: 'payer',
+      totalAmount: 64_000,
+    });
 
     await sandbox.pay({ vaNumber: chosen.json().data.accountNumber, amount: 64_000 });
     await syncUntil(caller, accountId, data.id, 'COMPLETED');
@@ -185,7 +263,11 @@ describe('POST /api/v1/payments: WALLET-A', () => {
     const { accountId } = await linkWalletA(service, caller);
     const created = await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 5 }));
     service.clock.advance(5 * 60_000);
-    const late = await service.app.inject({ method: 'POST', url: `/pay/${created.id}/method`, payload: { type: 'DIRECT' } });
+    const late = await service.app.inject({
+      method: 'POST',
+      url: `/pay/${created.id}/method`,
+      payload: { type: 'DIRECT' },
+    });
     expect(late.statusCode).toBe(409);
     expect(late.json()).toMatchObject({ code: 'PAYMENT_NOT_PENDING' });
   });
@@ -209,7 +291,13 @@ describe('POST /api/v1/payments: rules and errors', () => {
     const caller = await keyHolder(service);
     const stranger = await keyHolder(service);
     const bank = await caller.call('POST', '/api/v1/accounts', {
-      type: 'bank', providerCode: 'BANK-BRI', accountName: 'B', intervalMinutes: 60, accountNumber: String(Date.now()).slice(-10), username: 'u', password: 'p',
+      type: 'bank',
+      providerCode: 'BANK-BRI',
+      accountName: 'B',
+      intervalMinutes: 60,
+      accountNumber: String(Date.now()).slice(-10),
+      username: 'u',
+      password: 'p',
     });
     expect((await post(caller, paymentBody(bank.json().accountId))).statusCode).toBe(400);
     expect((await post(caller, paymentBody(nextUuid()))).statusCode).toBe(404);
@@ -276,7 +364,9 @@ describe('POST /api/v1/payments: rules and errors', () => {
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ status: 'error', code: 'ORDER_ALREADY_PAID' });
     service.clock.advance(24 * 60 * 60_000); // however long after
-    expect((await post(caller, paymentBody(accountId, { orderId: 'INV-PAID' }))).json()).toMatchObject({ code: 'ORDER_ALREADY_PAID' });
+    expect((await post(caller, paymentBody(accountId, { orderId: 'INV-PAID' }))).json()).toMatchObject({
+      code: 'ORDER_ALREADY_PAID',
+    });
   });
 
   it('answers the same payment for the same Idempotency-Key and body, 422 for another body', async () => {
@@ -298,13 +388,22 @@ describe('POST /api/v1/payments: rules and errors', () => {
   it('never gives two pending payments of one account the same total, however many are created at once', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
-    const created = await Promise.all(Array.from({ length: 25 }, () => createPayment(caller, paymentBody(accountId, { amount: 10_000 }))));
+    const created = await Promise.all(
+      Array.from({ length: 25 }, () => createPayment(caller, paymentBody(accountId, { amount: 10_000 }))),
+    );
     expect(new Set(created.map(p => p.totalAmount)).size).toBe(25);
   });
 
   it('answers 400 when the receiving account is inactive', async () => {
     const caller = await keyHolder(service);
-    const created = await caller.call('POST', '/api/v1/accounts', { type: 'ewallet', providerCode: 'WALLET-A', accountName: 'A', intervalMinutes: 60, phoneNumber: '081577700001', pin: '123456' });
+    const created = await caller.call('POST', '/api/v1/accounts', {
+      type: 'ewallet',
+      providerCode: 'WALLET-A',
+      accountName: 'A',
+      intervalMinutes: 60,
+      phoneNumber: '081577700001',
+      pin: '123456',
+    });
     const response = await post(caller, paymentBody(created.json().accountId, { type: 'DIRECT' }));
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ code: 'ACCOUNT_INACTIVE' });
@@ -321,9 +420,13 @@ describe('GET /api/v1/payments/status/:paymentId', () => {
     expect(mine.statusCode).toBe(200);
     expect(mine.json()).toMatchObject({ status: 'success', data: { id: payment.id, status: 'PENDING' } });
     expect((await stranger.call('GET', `/api/v1/payments/status/${payment.id}`)).statusCode).toBe(404);
-    expect((await caller.call('GET', `/api/v1/payments/status/${nextUuid()}`)).json()).toMatchObject({ code: 'PAYMENT_NOT_FOUND' });
+    expect((await caller.call('GET', `/api/v1/payments/status/${nextUuid()}`)).json()).toMatchObject({
+      code: 'PAYMENT_NOT_FOUND',
+    });
     expect((await caller.call('GET', '/api/v1/payments/status/nope')).statusCode).toBe(400);
-    expect((await service.app.inject({ method: 'GET', url: `/api/v1/payments/status/${payment.id}` })).statusCode).toBe(401);
+    expect((await service.app.inject({ method: 'GET', url: `/api/v1/payments/status/${payment.id}` })).statusCode).toBe(
+      401,
+    );
   });
 });
 
@@ -335,7 +438,13 @@ describe('POST /api/v1/payments: the receiving account changing meanwhile', () =
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
     await createPayment(caller, paymentBody(accountId)); // the account is in this process's cache now
-    await handleCommand(elsewhere(), accountStream(accountId), account, { type: 'ChangeAccountSettings', ownerId: caller.id, accountName: 'Renamed', now: service.clock.now() }, { actor: 'test', now: service.clock.now() });
+    await handleCommand(
+      elsewhere(),
+      accountStream(accountId),
+      account,
+      { type: 'ChangeAccountSettings', ownerId: caller.id, accountName: 'Renamed', now: service.clock.now() },
+      { actor: 'test', now: service.clock.now() },
+    );
     const second = await post(caller, paymentBody(accountId));
     expect(second.statusCode, second.body).toBe(200);
   });
@@ -344,7 +453,13 @@ describe('POST /api/v1/payments: the receiving account changing meanwhile', () =
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
     await createPayment(caller, paymentBody(accountId));
-    await handleCommand(elsewhere(), accountStream(accountId), account, { type: 'ExpireProviderSession', now: service.clock.now() }, { actor: 'test', now: service.clock.now() });
+    await handleCommand(
+      elsewhere(),
+      accountStream(accountId),
+      account,
+      { type: 'ExpireProviderSession', now: service.clock.now() },
+      { actor: 'test', now: service.clock.now() },
+    );
     const body = paymentBody(accountId);
     const refused = await post(caller, body);
     expect(refused.statusCode).toBe(400);
@@ -368,9 +483,13 @@ describe('one user, many accounts', () => {
   it('refreshes ten accounts of one user at once, each synchronised and charged (the user stream is busy, not refused)', async () => {
     const caller = await keyHolder(service);
     const accounts = await Promise.all(Array.from({ length: 10 }, () => linkServiceWallet(caller)));
-    const refreshed = await Promise.all(accounts.map(a => caller.call('GET', `/api/v1/accounts/${a.accountId}/refresh`)));
+    const refreshed = await Promise.all(
+      accounts.map(a => caller.call('GET', `/api/v1/accounts/${a.accountId}/refresh`)),
+    );
     expect(refreshed.map(r => r.statusCode)).toEqual(accounts.map(() => 200));
-    const debits = (await service.deps.store.readStream(`user-${caller.id}`)).filter(e => e.type === 'PointsDebited' && e.data.reason === 'account-sync');
+    const debits = (await service.deps.store.readStream(`user-${caller.id}`)).filter(
+      e => e.type === 'PointsDebited' && e.data.reason === 'account-sync',
+    );
     expect(new Set(debits.map(e => e.data.accountId))).toEqual(new Set(accounts.map(a => a.accountId)));
   });
 });

@@ -37,12 +37,25 @@ async function walletOf(service: TestService) {
 }
 
 const upload = (service: TestService, caller: Caller, accountId: string, image: Buffer) => {
-  const { payload, headers } = multipartForm({ action: 'wallet-a-qris-create', amount: '1000' }, { name: 'qrImage', bytes: image, type: 'image/png' });
-  return service.app.inject({ method: 'POST', url: `/api/v1/accounts/${accountId}/transfer`, headers: { 'x-api-key': caller.key, ...headers }, payload });
+  const { payload, headers } = multipartForm(
+    { action: 'wallet-a-qris-create', amount: '1000' },
+    { name: 'qrImage', bytes: image, type: 'image/png' },
+  );
+  return service.app.inject({
+    method: 'POST',
+    url: `/api/v1/accounts/${accountId}/transfer`,
+    headers: { 'x-api-key': caller.key, ...headers },
+    payload,
+  });
 };
 
 /** Uploads a clean QR until one is refused as busy (the first image is then in the decoder), or `first` has ended. */
-async function busyWhile(service: TestService, caller: Caller, accountId: string, first: Promise<unknown>): Promise<LightMyRequestResponse | null> {
+async function busyWhile(
+  service: TestService,
+  caller: Caller,
+  accountId: string,
+  first: Promise<unknown>,
+): Promise<LightMyRequestResponse | null> {
   let ended = false;
   const end = () => (ended = true);
   first.then(end, end);
@@ -58,7 +71,9 @@ describe('QR images are decoded off the event loop', () => {
   it('answers /health while a picture of noise is being decoded: the health check ends first', async () => {
     const { caller, accountId } = await walletOf(decoding);
     const ended: string[] = [];
-    const noise = upload(decoding, caller, accountId, await noisePng(1)).then(response => (ended.push('noise'), response));
+    const noise = upload(decoding, caller, accountId, await noisePng(1)).then(
+      response => (ended.push('noise'), response),
+    );
     expect(await busyWhile(decoding, caller, accountId, noise), 'the noise was seen in the decoder').not.toBeNull();
     // into its retries: decoded on this thread, the noise would hold the event loop for seconds from here
     await new Promise(resolve => setTimeout(resolve, 200));
@@ -99,15 +114,22 @@ describe('QR uploads are limited per API key and per user', () => {
     const { browser, caller: firstKey, accountId } = await walletOf(limited);
     const secondKey = await keyCallerOf(limited, browser);
     const image = await cleanPng();
-    const refusedAs = (response: LightMyRequestResponse) => [response.statusCode, response.statusCode === 429 ? response.headers['retry-after'] : null];
+    const refusedAs = (response: LightMyRequestResponse) => [
+      response.statusCode,
+      response.statusCode === 429 ? response.headers['retry-after'] : null,
+    ];
 
     // a file refused from its header costs nothing
     const notImage = await upload(limited, firstKey, accountId, Buffer.from('not a picture'));
     expect(notImage.json()).toMatchObject({ code: 'QR_IMAGE_NOT_AN_IMAGE' });
-    for (let i = 0; i < 2; i++) expect((await upload(limited, firstKey, accountId, image)).json()).toMatchObject({ code: 'QR_NOT_QRIS' });
+    for (let i = 0; i < 2; i++)
+      expect((await upload(limited, firstKey, accountId, image)).json()).toMatchObject({ code: 'QR_NOT_QRIS' });
     const keySpent = await upload(limited, firstKey, accountId, image);
     expect(refusedAs(keySpent)).toEqual([429, expect.stringMatching(/^[1-9]\d*$/)]);
-    expect(keySpent.json()).toMatchObject({ code: 'RATE_LIMITED', message: expect.stringContaining('for this API key') });
+    expect(keySpent.json()).toMatchObject({
+      code: 'RATE_LIMITED',
+      message: expect.stringContaining('for this API key'),
+    });
 
     // the user's third upload, by another key of theirs; the fourth is one too many, by key or by page
     expect((await upload(limited, secondKey, accountId, image)).json()).toMatchObject({ code: 'QR_NOT_QRIS' });
@@ -115,9 +137,15 @@ describe('QR uploads are limited per API key and per user', () => {
     expect(refusedAs(userSpent)).toEqual([429, expect.stringMatching(/^[1-9]\d*$/)]);
     expect(userSpent.json()).toMatchObject({ code: 'RATE_LIMITED', message: expect.stringContaining('for this user') });
     await browser.get(`/dashboard/accounts/${accountId}/transfer`);
-    const page = await browser.postMultipart(`/dashboard/accounts/${accountId}/transfer/qris`, { amount: '1000' }, { name: 'qrImage', bytes: image, type: 'image/png' });
+    const page = await browser.postMultipart(
+      `/dashboard/accounts/${accountId}/transfer/qris`,
+      { amount: '1000' },
+      { name: 'qrImage', bytes: image, type: 'image/png' },
+    );
     expect(refusedAs(page)).toEqual([429, expect.stringMatching(/^[1-9]\d*$/)]);
-    expect(textOf(page.body, 'notice')).toMatch(/^Terlalu banyak gambar QR untuk pengguna ini; coba lagi dalam [1-9]\d* detik/);
+    expect(textOf(page.body, 'notice')).toMatch(
+      /^Terlalu banyak gambar QR untuk pengguna ini; coba lagi dalam [1-9]\d* detik/,
+    );
 
     // another user is not limited by this one
     const other = await walletOf(limited);

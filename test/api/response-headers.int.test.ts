@@ -16,7 +16,10 @@ describe('headers of every answer', () => {
       const answer = await tls.app.inject({ method: 'GET', url });
       expect(answer.headers['x-content-type-options'], url).toBe('nosniff');
       expect(answer.headers['strict-transport-security'], url).toBe('max-age=31536000');
-      expect((await plain.app.inject({ method: 'GET', url })).headers['strict-transport-security'], url).toBeUndefined();
+      expect(
+        (await plain.app.inject({ method: 'GET', url })).headers['strict-transport-security'],
+        url,
+      ).toBeUndefined();
     }
   });
 
@@ -24,14 +27,24 @@ describe('headers of every answer', () => {
     const user = await keyHolder(plain);
     const me = await plain.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: user.cookie } });
     expect(me.headers['cache-control']).toBe('no-store');
-    const key = await plain.app.inject({ method: 'POST', url: '/api/dashboard/api-keys', cookies: { svc_token: user.cookie }, payload: { name: 'k' } });
+    const key = await plain.app.inject({
+      method: 'POST',
+      url: '/api/dashboard/api-keys',
+      cookies: { svc_token: user.cookie },
+      payload: { name: 'k' },
+    });
     expect(key.statusCode).toBe(201);
     expect(key.headers['cache-control']).toBe('no-store');
     const endpoint = await user.call('POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/hook' });
     expect(endpoint.statusCode, endpoint.body).toBe(200);
     expect(endpoint.json().data.secret).toBeTruthy();
     expect(endpoint.headers['cache-control']).toBe('no-store');
-    const dashboardEndpoint = await plain.app.inject({ method: 'POST', url: '/api/dashboard/webhooks', cookies: { svc_token: user.cookie }, payload: { url: 'http://127.0.0.1:9/two' } });
+    const dashboardEndpoint = await plain.app.inject({
+      method: 'POST',
+      url: '/api/dashboard/webhooks',
+      cookies: { svc_token: user.cookie },
+      payload: { url: 'http://127.0.0.1:9/two' },
+    });
     expect(dashboardEndpoint.headers['cache-control']).toBe('no-store');
   });
 });
@@ -41,16 +54,34 @@ describe('/metrics and /ready', () => {
     const bare = await plain.app.inject({ method: 'GET', url: '/metrics' });
     expect(bare.statusCode).toBe(401);
     expect(bare.headers['www-authenticate']).toBe('Bearer');
-    expect((await plain.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong-token-0123456789' } })).statusCode).toBe(401);
-    const held = await plain.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.7', headers: { authorization: 'Bearer metrics-token-0123456789' } });
+    expect(
+      (
+        await plain.app.inject({
+          method: 'GET',
+          url: '/metrics',
+          headers: { authorization: 'Bearer wrong-token-0123456789' },
+        })
+      ).statusCode,
+    ).toBe(401);
+    const held = await plain.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      remoteAddress: '203.0.113.7',
+      headers: { authorization: 'Bearer metrics-token-0123456789' },
+    });
     expect(held.statusCode).toBe(200);
     expect(held.body).toContain('http_requests_total');
   });
 
   it('serves /metrics on loopback only when no token is set, and not to what a proxy forwarded', async () => {
     expect((await tls.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
-    expect((await tls.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.7' })).statusCode).toBe(403);
-    expect((await tls.app.inject({ method: 'GET', url: '/metrics', headers: { 'x-forwarded-for': '203.0.113.7' } })).statusCode).toBe(403);
+    expect((await tls.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.7' })).statusCode).toBe(
+      403,
+    );
+    expect(
+      (await tls.app.inject({ method: 'GET', url: '/metrics', headers: { 'x-forwarded-for': '203.0.113.7' } }))
+        .statusCode,
+    ).toBe(403);
   });
 
   it('tells anyone whether the service is ready, and what is wrong only to the operator', async () => {
@@ -59,7 +90,12 @@ describe('/metrics and /ready', () => {
     expect(anyone.json()).toEqual({ status: 'ready' });
     const local = await tls.app.inject({ method: 'GET', url: '/ready' });
     expect(local.json()).toMatchObject({ status: 'ready', checks: { database: true } });
-    const bearer = await plain.app.inject({ method: 'GET', url: '/ready', remoteAddress: '203.0.113.7', headers: { authorization: 'Bearer metrics-token-0123456789' } });
+    const bearer = await plain.app.inject({
+      method: 'GET',
+      url: '/ready',
+      remoteAddress: '203.0.113.7',
+      headers: { authorization: 'Bearer metrics-token-0123456789' },
+    });
     expect(bearer.json()).toHaveProperty('checks');
     expect((await plain.app.inject({ method: 'GET', url: '/ready' })).json()).toEqual({ status: 'ready' });
   });
@@ -68,24 +104,41 @@ describe('/metrics and /ready', () => {
 describe('TRUST_PROXY', () => {
   let proxied: TestService;
   beforeAll(async () => {
-    proxied = await startTestService({ TRUST_PROXY: '127.0.0.1', LOGIN_LIMIT_PER_IP: '3', LOGIN_LIMIT_PER_IP_EMAIL: '100' });
+    proxied = await startTestService({
+      TRUST_PROXY: '127.0.0.1',
+      LOGIN_LIMIT_PER_IP: '3',
+      LOGIN_LIMIT_PER_IP_EMAIL: '100',
+    });
   });
   afterAll(async () => proxied?.close());
 
   const login = (on: TestService, client: string, email: string) =>
-    on.app.inject({ method: 'POST', url: '/api/auth/login', headers: { 'x-forwarded-for': client }, payload: { email, password: 'salah-sekali' } });
+    on.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      headers: { 'x-forwarded-for': client },
+      payload: { email, password: 'salah-sekali' },
+    });
 
   it('counts sign-in attempts per client behind the proxy, not per proxy', async () => {
-    for (let i = 0; i < 3; i++) expect((await login(proxied, '198.51.100.1', `a${i}@example.com`)).statusCode).toBe(401);
+    for (let i = 0; i < 3; i++)
+      expect((await login(proxied, '198.51.100.1', `a${i}@example.com`)).statusCode).toBe(401);
     expect((await login(proxied, '198.51.100.1', 'a9@example.com')).statusCode).toBe(429);
     expect((await login(proxied, '198.51.100.2', 'b@example.com')).statusCode).toBe(401); // another client: its own count
   });
 
   it('shows the client, not the proxy, in the devices list', async () => {
     const user = await registerUser(proxied);
-    const signedIn = await proxied.app.inject({ method: 'POST', url: '/api/auth/login', headers: { 'x-forwarded-for': '198.51.100.9' }, payload: { email: user.email, password: user.password } });
+    const signedIn = await proxied.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      headers: { 'x-forwarded-for': '198.51.100.9' },
+      payload: { email: user.email, password: user.password },
+    });
     const cookie = signedIn.cookies.find(c => c.name === 'svc_token')!.value;
-    const devices = (await proxied.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: cookie } })).json().devices as { ip: string; current: boolean }[];
+    const devices = (
+      await proxied.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: cookie } })
+    ).json().devices as { ip: string; current: boolean }[];
     expect(devices.find(d => d.current)!.ip).toBe('198.51.100.9');
   });
 

@@ -126,9 +126,19 @@ describe('the key surface (/api/v1) guards every spelling of its paths', () => {
   it('checks the key before the body: no validation and no JSON parse error without a key', async () => {
     const invalid = await inject('POST', '/api/%761/payments', { payload: { amount: -1 } });
     expect(invalid.statusCode).toBe(401);
-    const unparsable = await service.app.inject({ method: 'POST', url: '/api/%761/payments', payload: '{"amount":', headers: { 'content-type': 'application/json' } });
+    const unparsable = await service.app.inject({
+      method: 'POST',
+      url: '/api/%761/payments',
+      payload: '{"amount":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(unparsable.statusCode).toBe(401);
-    const unknownPath = await service.app.inject({ method: 'POST', url: '/api/v1/nothing-here', payload: '{', headers: { 'content-type': 'application/json' } });
+    const unknownPath = await service.app.inject({
+      method: 'POST',
+      url: '/api/v1/nothing-here',
+      payload: '{',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(unknownPath.statusCode).toBe(401);
   });
 
@@ -175,7 +185,8 @@ describe('over a real socket, where no client tidies the path', () => {
 
 describe('the dashboard (/api/dashboard) guards every spelling of its paths', () => {
   it.each(dashboardRoutes)('%s %s without a session answers 401 or 404', async (method, rest, payload) => {
-    for (const url of spellings('dashboard', rest)) expectRefused(await inject(method, url, { payload }), `${method} ${url}`);
+    for (const url of spellings('dashboard', rest))
+      expectRefused(await inject(method, url, { payload }), `${method} ${url}`);
   });
 
   it('answers 401 for an unknown dashboard path without a session, 404 with one', async () => {
@@ -188,7 +199,8 @@ describe('the dashboard (/api/dashboard) guards every spelling of its paths', ()
 
 describe('the admin console (/api/admin) guards every spelling of its paths', () => {
   it.each(adminRoutes)('%s %s without a session answers 401 or 404', async (method, rest, payload) => {
-    for (const url of spellings('admin', rest)) expectRefused(await inject(method, url, { payload }), `${method} ${url}`);
+    for (const url of spellings('admin', rest))
+      expectRefused(await inject(method, url, { payload }), `${method} ${url}`);
   });
 
   it('answers 401 without a session, 403 to a user and 404 to an admin for a path it does not have', async () => {
@@ -210,7 +222,9 @@ describe('the admin console (/api/admin) guards every spelling of its paths', ()
 
 describe('the session surface (/api/auth) keeps its error shape whatever the spelling', () => {
   it('answers {ok:false, message} on a percent-encoded path to its routes', async () => {
-    const wrong = await inject('POST', '/api/%61uth/login', { payload: { email: 'nobody@example.com', password: 'rahasia123' } });
+    const wrong = await inject('POST', '/api/%61uth/login', {
+      payload: { email: 'nobody@example.com', password: 'rahasia123' },
+    });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.json()).toEqual({ ok: false, message: 'Email atau password salah' });
     const missing = await inject('POST', '/api/aut%68/register', { payload: {} });

@@ -10,9 +10,17 @@ beforeAll(async () => {
 afterAll(async () => service?.close());
 
 const hours = (n: number) => n * 3_600_000;
-const me = (cookie: string) => service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: cookie } });
+const me = (cookie: string) =>
+  service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: cookie } });
 const endedReason = async (sessionId: string) =>
-  (await query<{ reason: string }>(service.pool, 'SessionEndReason', `select data::jsonb->>'reason' as reason from es_events where stream_id = $1 and type = 'SessionEnded'`, [`session-${sessionId}`])).rows[0]?.reason ?? null;
+  (
+    await query<{ reason: string }>(
+      service.pool,
+      'SessionEndReason',
+      `select data::jsonb->>'reason' as reason from es_events where stream_id = $1 and type = 'SessionEnded'`,
+      [`session-${sessionId}`],
+    )
+  ).rows[0]?.reason ?? null;
 
 describe('SESSION_IDLE_HOURS', () => {
   it('keeps a session in use alive past the idle limit, and ends one left unused that long on the server', async () => {
@@ -37,7 +45,12 @@ describe('SESSION_IDLE_HOURS', () => {
 
   it('leaves idle sessions out of the devices list', async () => {
     const user = await registerUser(service);
-    const second = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password }, remoteAddress: '10.99.0.1' });
+    const second = await service.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: user.email, password: user.password },
+      remoteAddress: '10.99.0.1',
+    });
     const secondCookie = second.cookies.find(c => c.name === 'svc_token')!.value;
     expect((await me(user.cookie)).json().devices).toHaveLength(2);
     service.clock.advance(hours(6));

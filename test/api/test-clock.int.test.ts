@@ -47,7 +47,11 @@ async function startLiveService(config?: Config): Promise<TestService> {
     TEST_CLOCK_FORCE: 'true',
     WEBHOOK_ALLOW_PRIVATE: 'true',
   });
-  const started = await createService(config, { log: createLogger('silent'), startSandbox: true, connector: { attempts: 1, backoffMs: 10, breakerHalfOpenMs: 50, timeoutMs: 5000 } });
+  const started = await createService(config, {
+    log: createLogger('silent'),
+    startSandbox: true,
+    connector: { attempts: 1, backoffMs: 10, breakerHalfOpenMs: 50, timeoutMs: 5000 },
+  });
   // the helpers take a TestService; this one's clock is moved over HTTP only, never through `clock`
   return Object.assign(started, { clock: null, config }) as unknown as TestService;
 }
@@ -58,14 +62,18 @@ async function advanceLive(seconds: number) {
   expect(moved.statusCode, moved.body).toBe(200);
   return Date.now();
 }
-const liveNow = async () => Date.parse((await live.app.inject({ method: 'GET', url: '/api/test-clock' })).json().data.now);
+const liveNow = async () =>
+  Date.parse((await live.app.inject({ method: 'GET', url: '/api/test-clock' })).json().data.now);
 
-const move = (payload: unknown) => service.app.inject({ method: 'POST', url: '/api/test-clock', payload: payload as never });
+const move = (payload: unknown) =>
+  service.app.inject({ method: 'POST', url: '/api/test-clock', payload: payload as never });
 
 describe('/api/test-clock', () => {
   it('does not exist without TEST_CLOCK', async () => {
     expect((await plain.app.inject({ method: 'GET', url: '/api/test-clock' })).statusCode).toBe(404);
-    expect((await plain.app.inject({ method: 'POST', url: '/api/test-clock', payload: { advanceSeconds: 60 } })).statusCode).toBe(404);
+    expect(
+      (await plain.app.inject({ method: 'POST', url: '/api/test-clock', payload: { advanceSeconds: 60 } })).statusCode,
+    ).toBe(404);
   });
 
   it("answers the service's now, and moves it forward by advanceSeconds or to setTo", async () => {
@@ -95,13 +103,30 @@ describe('/api/test-clock', () => {
     const before = service.clock.now().getTime();
     const response = await move(payload);
     expect(response.statusCode, response.body).toBe(400);
-    expect(response.json()).toMatchObject({ status: 'error', code, message: expect.any(String), errors: [expect.objectContaining({ message: expect.any(String) })] });
+    expect(response.json()).toMatchObject({
+      status: 'error',
+      code,
+      message: expect.any(String),
+      errors: [expect.objectContaining({ message: expect.any(String) })],
+    });
     expect(service.clock.now().getTime()).toBe(before);
   });
 
   it('brings waiting jobs (a webhook retry in 5 minutes) forward by as much as it moves', async () => {
-    const job = await query<{ id: string }>(service.pool, 'AddTestJob', `select id from graphile_worker.add_job('test-clock-probe', '{}'::json, run_at => now() + interval '5 minutes')`);
-    const runAt = async () => (await query<{ due: boolean }>(service.pool, 'TestJobDue', 'select run_at <= now() as due from graphile_worker.jobs where id = $1', [job.rows[0]!.id])).rows[0]!.due;
+    const job = await query<{ id: string }>(
+      service.pool,
+      'AddTestJob',
+      `select id from graphile_worker.add_job('test-clock-probe', '{}'::json, run_at => now() + interval '5 minutes')`,
+    );
+    const runAt = async () =>
+      (
+        await query<{ due: boolean }>(
+          service.pool,
+          'TestJobDue',
+          'select run_at <= now() as due from graphile_worker.jobs where id = $1',
+          [job.rows[0]!.id],
+        )
+      ).rows[0]!.due;
     expect(await runAt()).toBe(false);
     expect((await move({ advanceSeconds: 240 })).statusCode).toBe(200);
     expect(await runAt()).toBe(false); // a minute still to go
@@ -131,8 +156,18 @@ describe('the timers of a service started with TEST_CLOCK=true', () => {
       expect(registered.statusCode, registered.body).toBe(200);
       const endpointId = registered.json().data.id as string;
       const data = { id: nextUuid(), status: 'EXPIRED', amount: 50_000, totalAmount: 50_123 };
-      await enqueueWebhookEvent(live.deps, { ownerId: owner.id, eventId: nextUuid(), type: 'payment.expired', createdAt: new Date(await liveNow()).toISOString(), data });
-      type Delivery = { status: string; nextAttemptAt: string | null; attempts: { attemptedAt: string; state: string }[] };
+      await enqueueWebhookEvent(live.deps, {
+        ownerId: owner.id,
+        eventId: nextUuid(),
+        type: 'payment.expired',
+        createdAt: new Date(await liveNow()).toISOString(),
+        data,
+      });
+      type Delivery = {
+        status: string;
+        nextAttemptAt: string | null;
+        attempts: { attemptedAt: string; state: string }[];
+      };
       const deliveryAfter = (attempts: number) =>
         eventually(async () => {
           const [d] = (await owner.call('GET', `/api/v1/webhooks/${endpointId}/deliveries`)).json().data as Delivery[];
@@ -141,7 +176,9 @@ describe('the timers of a service started with TEST_CLOCK=true', () => {
       /** Moves the clock to the delivery's next attempt, and answers how long after the move the receiver had it. */
       const moveToNextAttempt = async (d: Delivery) => {
         const seen = receiver.received.length;
-        const movedAt = await advanceLive(Math.max(0, Math.ceil((Date.parse(d.nextAttemptAt!) - (await liveNow())) / 1000)));
+        const movedAt = await advanceLive(
+          Math.max(0, Math.ceil((Date.parse(d.nextAttemptAt!) - (await liveNow())) / 1000)),
+        );
         await eventually(async () => receiver.received.length > seen, 10_000);
         return receiver.received[seen]!.receivedAt - movedAt;
       };
@@ -167,10 +204,16 @@ describe('the timers of a service started with TEST_CLOCK=true', () => {
     const { accountId, phoneNumber } = await linkServiceWallet(caller);
     await advanceLive(86_400);
     const movedTo = await liveNow();
-    await sandboxOf(live).addTransaction({ providerCode: 'WALLET-D', accountRef: phoneNumber, type: 'CREDIT', amount: 12_345 });
+    await sandboxOf(live).addTransaction({
+      providerCode: 'WALLET-D',
+      accountRef: phoneNumber,
+      type: 'CREDIT',
+      amount: 12_345,
+    });
     expect((await caller.call('GET', `/api/v1/accounts/${accountId}/refresh`)).statusCode).toBe(200);
     const credit = await eventually(async () => {
-      const list = (await caller.call('GET', `/api/v1/mutations?accountId=${accountId}&type=CREDIT&limit=100`)).json().data as { amount: number; createdAt: string }[];
+      const list = (await caller.call('GET', `/api/v1/mutations?accountId=${accountId}&type=CREDIT&limit=100`)).json()
+        .data as { amount: number; createdAt: string }[];
       return list.find(m => m.amount === 12_345);
     }, 10_000);
     expect(Date.parse(credit.createdAt)).toBeGreaterThanOrEqual(movedTo); // the provider's time of the transaction
@@ -181,6 +224,8 @@ describe('the timers of a service started with TEST_CLOCK=true', () => {
     await live.close();
     live = await startLiveService(live.config);
     expect(await liveNow()).toBeGreaterThanOrEqual(before);
-    expect((await live.app.inject({ method: 'GET', url: '/api/test-clock' })).json().data.offsetSeconds).toBeGreaterThanOrEqual(86_400 + 5 * 60);
+    expect(
+      (await live.app.inject({ method: 'GET', url: '/api/test-clock' })).json().data.offsetSeconds,
+    ).toBeGreaterThanOrEqual(86_400 + 5 * 60);
   });
 });

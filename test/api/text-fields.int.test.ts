@@ -19,14 +19,23 @@ beforeAll(async () => {
   merchant = await keyHolder(service);
   walletId = (await linkServiceWallet(merchant)).accountId;
   const bank = await merchant.call('POST', '/api/v1/accounts', {
-    type: 'bank', providerCode: 'BANK-BCA', accountName: 'Toko', intervalMinutes: 1440, accountNumber: '1234567890', username: 'toko', password: 'rahasia',
+    type: 'bank',
+    providerCode: 'BANK-BCA',
+    accountName: 'Toko',
+    intervalMinutes: 1440,
+    accountNumber: '1234567890',
+    username: 'toko',
+    password: 'rahasia',
   });
   bankId = bank.json().accountId;
   paymentId = (await createPayment(merchant, paymentBody(walletId))).id;
 });
 afterAll(async () => service?.close());
 
-const withKey = (options: InjectOptions): InjectOptions => ({ ...options, headers: { ...options.headers, 'x-api-key': merchant.key } });
+const withKey = (options: InjectOptions): InjectOptions => ({
+  ...options,
+  headers: { ...options.headers, 'x-api-key': merchant.key },
+});
 const json = (method: InjectOptions['method'], url: string, body: unknown): InjectOptions => ({
   method,
   url,
@@ -38,14 +47,18 @@ const json = (method: InjectOptions['method'], url: string, body: unknown): Inje
 describe('text PostgreSQL cannot store, at the routes the issue names', () => {
   it('register with a NUL in the name: 400 naming the field, nothing registered, later users still sign in', async () => {
     const email = `eve-${nextUuid()}@example.com`;
-    const refused = await service.app.inject(json('POST', '/api/auth/register', { name: 'Eve\u0000', email, password: 'rahasia123' }));
+    const refused = await service.app.inject(
+      json('POST', '/api/auth/register', { name: 'Eve\u0000', email, password: 'rahasia123' }),
+    );
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toEqual({ ok: false, message: 'Field name berisi karakter yang tidak valid' });
     const login = await service.app.inject(json('POST', '/api/auth/login', { email, password: 'rahasia123' }));
     expect(login.statusCode).toBe(401);
 
     const later = await registerUser(service);
-    const signedIn = await service.app.inject(json('POST', '/api/auth/login', { email: later.email, password: later.password }));
+    const signedIn = await service.app.inject(
+      json('POST', '/api/auth/login', { email: later.email, password: later.password }),
+    );
     expect(signedIn.statusCode).toBe(200);
   });
 
@@ -63,7 +76,9 @@ describe('text PostgreSQL cannot store, at the routes the issue names', () => {
     ['redirectUrl', { redirectUrl: 'https://shop.example/\u0000' }],
   ])('POST /api/v1/payments with bad text in %s: 400 naming it, no payment', async (field, override) => {
     const before = await service.pool.query('select count(*)::int as n from payments');
-    const refused = await service.app.inject(withKey(json('POST', '/api/v1/payments', paymentBody(walletId, override))));
+    const refused = await service.app.inject(
+      withKey(json('POST', '/api/v1/payments', paymentBody(walletId, override))),
+    );
     expect(refused.statusCode).toBe(400);
     expect(refused.json().errors).toEqual([expect.objectContaining({ path: `body.${field}` })]);
     await service.projections.waitFor(await service.store.headPosition());
@@ -72,7 +87,9 @@ describe('text PostgreSQL cannot store, at the routes the issue names', () => {
   });
 
   it('PATCH an account name with a NUL: 400 naming it, the name unchanged', async () => {
-    const refused = await service.app.inject(withKey(json('PATCH', `/api/v1/accounts/${bankId}`, { accountName: 'Toko\u0000' })));
+    const refused = await service.app.inject(
+      withKey(json('PATCH', `/api/v1/accounts/${bankId}`, { accountName: 'Toko\u0000' })),
+    );
     expect(refused.statusCode).toBe(400);
     expect(refused.json().errors).toEqual([expect.objectContaining({ path: 'body.accountName' })]);
     expect((await merchant.call('GET', `/api/v1/accounts/${bankId}`)).json().data.accountName).toBe('Toko');
@@ -80,10 +97,15 @@ describe('text PostgreSQL cannot store, at the routes the issue names', () => {
 
   it('an API key named with a lone surrogate, a webhook URL with a NUL: 400 naming the field', async () => {
     const user = await registerUser(service);
-    const key = await service.app.inject({ ...json('POST', '/api/dashboard/api-keys', { name: 'key\ud800' }), cookies: { svc_token: user.cookie } });
+    const key = await service.app.inject({
+      ...json('POST', '/api/dashboard/api-keys', { name: 'key\ud800' }),
+      cookies: { svc_token: user.cookie },
+    });
     expect(key.statusCode).toBe(400);
     expect(key.json().errors).toEqual([expect.objectContaining({ path: 'body.name' })]);
-    const hook = await service.app.inject(withKey(json('POST', '/api/v1/webhooks', { url: 'https://hooks.example/\u0000in' })));
+    const hook = await service.app.inject(
+      withKey(json('POST', '/api/v1/webhooks', { url: 'https://hooks.example/\u0000in' })),
+    );
     expect(hook.statusCode).toBe(400);
     expect(hook.json().errors).toEqual([expect.objectContaining({ path: 'body.url' })]);
   });
@@ -100,29 +122,90 @@ const fresh = () => `p${++seq}-${process.pid}`;
 
 /** Every route that takes text, each with the hostile text in one of its fields (body, query or path). */
 const requests: Record<string, (s: string) => InjectOptions> = {
-  'register name': s => json('POST', '/api/auth/register', { name: s, email: `${fresh()}@example.com`, password: 'rahasia123' }),
+  'register name': s =>
+    json('POST', '/api/auth/register', { name: s, email: `${fresh()}@example.com`, password: 'rahasia123' }),
   'register email': s => json('POST', '/api/auth/register', { name: 'Nama', email: s, password: 'rahasia123' }),
-  'register password': s => json('POST', '/api/auth/register', { name: 'Nama', email: `${fresh()}@example.com`, password: s }),
+  'register password': s =>
+    json('POST', '/api/auth/register', { name: 'Nama', email: `${fresh()}@example.com`, password: s }),
   'login email': s => json('POST', '/api/auth/login', { email: s, password: 'rahasia123' }),
   'login password': s => json('POST', '/api/auth/login', { email: merchant.email, password: s }),
-  'api key name': s => ({ ...json('POST', '/api/dashboard/api-keys', { name: s }), cookies: { svc_token: merchant.cookie } }),
-  'dashboard webhook url': s => ({ ...json('POST', '/api/dashboard/webhooks', { url: s }), cookies: { svc_token: merchant.cookie } }),
+  'api key name': s => ({
+    ...json('POST', '/api/dashboard/api-keys', { name: s }),
+    cookies: { svc_token: merchant.cookie },
+  }),
+  'dashboard webhook url': s => ({
+    ...json('POST', '/api/dashboard/webhooks', { url: s }),
+    cookies: { svc_token: merchant.cookie },
+  }),
   'key webhook url': s => withKey(json('POST', '/api/v1/webhooks', { url: `https://hooks.example/${s}` })),
   'accounts search': s => withKey({ method: 'GET', url: `/api/v1/accounts?search=${percentEncoded(s)}` }),
-  'accounts providerCode': s => withKey({ method: 'GET', url: `/api/v1/accounts?providerCode=${percentEncoded(s)}&type=${percentEncoded(s)}` }),
+  'accounts providerCode': s =>
+    withKey({ method: 'GET', url: `/api/v1/accounts?providerCode=${percentEncoded(s)}&type=${percentEncoded(s)}` }),
   'account id in the path': s => withKey({ method: 'GET', url: `/api/v1/accounts/${percentEncoded(s)}` }),
   'bank account name and credentials': s =>
-    withKey(json('POST', '/api/v1/accounts', { type: 'bank', providerCode: 'BANK-BCA', accountName: s, intervalMinutes: 1440, accountNumber: '1234567890', username: s, password: s })),
-  'wallet account name': s => withKey(json('POST', '/api/v1/accounts', { type: 'ewallet', providerCode: 'WALLET-D', accountName: s, intervalMinutes: 1440, phoneNumber: '081234567890' })),
-  'account providerCode': s => withKey(json('POST', '/api/v1/accounts', { type: 'bank', providerCode: s, accountName: 'x', intervalMinutes: 1440, accountNumber: '1234567890', username: 'u', password: 'p' })),
+    withKey(
+      json('POST', '/api/v1/accounts', {
+        type: 'bank',
+        providerCode: 'BANK-BCA',
+        accountName: s,
+        intervalMinutes: 1440,
+        accountNumber: '1234567890',
+        username: s,
+        password: s,
+      }),
+    ),
+  'wallet account name': s =>
+    withKey(
+      json('POST', '/api/v1/accounts', {
+        type: 'ewallet',
+        providerCode: 'WALLET-D',
+        accountName: s,
+        intervalMinutes: 1440,
+        phoneNumber: '081234567890',
+      }),
+    ),
+  'account providerCode': s =>
+    withKey(
+      json('POST', '/api/v1/accounts', {
+        type: 'bank',
+        providerCode: s,
+        accountName: 'x',
+        intervalMinutes: 1440,
+        accountNumber: '1234567890',
+        username: 'u',
+        password: 'p',
+      }),
+    ),
   'otp action': s => withKey(json('POST', '/api/v1/accounts', { action: s, phoneNumber: '081234567890' })),
-  'otp send fields': s => withKey(json('POST', '/api/v1/accounts', { action: 'wallet-b-send-otp', phoneNumber: '081234567890', providerCode: s, accountName: s, intervalMinutes: 60 })),
-  'otp verify code': s => withKey(json('POST', '/api/v1/accounts', { action: 'wallet-c-verify-otp', sessionId: nextUuid(), otp: s })),
-  'account patch': s => withKey(json('PATCH', `/api/v1/accounts/${bankId}`, { accountName: s, username: s, password: s })),
-  'mutations filters': s => withKey({ method: 'GET', url: `/api/v1/mutations?accountId=${percentEncoded(s)}&from=${percentEncoded(s)}&minAmount=${percentEncoded(s)}` }),
-  'mutations type': s => withKey({ method: 'GET', url: `/api/v1/mutations?accountType=${percentEncoded(s)}&type=${percentEncoded(s)}&to=${percentEncoded(s)}` }),
+  'otp send fields': s =>
+    withKey(
+      json('POST', '/api/v1/accounts', {
+        action: 'wallet-b-send-otp',
+        phoneNumber: '081234567890',
+        providerCode: s,
+        accountName: s,
+        intervalMinutes: 60,
+      }),
+    ),
+  'otp verify code': s =>
+    withKey(json('POST', '/api/v1/accounts', { action: 'wallet-c-verify-otp', sessionId: nextUuid(), otp: s })),
+  'account patch': s =>
+    withKey(json('PATCH', `/api/v1/accounts/${bankId}`, { accountName: s, username: s, password: s })),
+  'mutations filters': s =>
+    withKey({
+      method: 'GET',
+      url: `/api/v1/mutations?accountId=${percentEncoded(s)}&from=${percentEncoded(s)}&minAmount=${percentEncoded(s)}`,
+    }),
+  'mutations type': s =>
+    withKey({
+      method: 'GET',
+      url: `/api/v1/mutations?accountType=${percentEncoded(s)}&type=${percentEncoded(s)}&to=${percentEncoded(s)}`,
+    }),
   'payment orderId': s => withKey(json('POST', '/api/v1/payments', paymentBody(walletId, { orderId: s }))),
-  'payment redirectUrl': s => withKey(json('POST', '/api/v1/payments', paymentBody(walletId, { redirectUrl: `https://shop.example/${s}`, type: s }))),
+  'payment redirectUrl': s =>
+    withKey(
+      json('POST', '/api/v1/payments', paymentBody(walletId, { redirectUrl: `https://shop.example/${s}`, type: s })),
+    ),
   'payment walletAccountId': s => withKey(json('POST', '/api/v1/payments', paymentBody(s))),
   'payment status id': s => withKey({ method: 'GET', url: `/api/v1/payments/status/${percentEncoded(s)}` }),
   'payment page id': s => ({ method: 'GET', url: `/pay/${percentEncoded(s)}` }),
@@ -138,7 +221,8 @@ describe('every text field of every route', () => {
           const response = await service.app.inject(request(s));
           if (!answers.has(name)) answers.set(name, new Set());
           answers.get(name)!.add(response.statusCode);
-          if (response.statusCode >= 500) throw new Error(`${name} answered ${response.statusCode} to ${JSON.stringify(s)}: ${response.body}`);
+          if (response.statusCode >= 500)
+            throw new Error(`${name} answered ${response.statusCode} to ${JSON.stringify(s)}: ${response.body}`);
         }
       }),
       { numRuns: 12 },

@@ -26,19 +26,36 @@ type SandboxTransaction = { id: string; type: string; amount: number; senderName
 /** The QR transfer's multipart form, as a phone app sends it: the fields, then the image. */
 function qrForm(fields: Record<string, string>, png: Buffer) {
   const boundary = `----qris${nextUuid()}`;
-  const parts: Buffer[] = Object.entries(fields).map(([name, value]) => Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="qrImage"; filename="qr.png"\r\ncontent-type: image/png\r\n\r\n`), png, Buffer.from(`\r\n--${boundary}--\r\n`));
+  const parts: Buffer[] = Object.entries(fields).map(([name, value]) =>
+    Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
+  );
+  parts.push(
+    Buffer.from(
+      `--${boundary}\r\ncontent-disposition: form-data; name="qrImage"; filename="qr.png"\r\ncontent-type: image/png\r\n\r\n`,
+    ),
+    png,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  );
   return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
 const payByQr = async (caller: Caller, accountId: string, payload: string, typedAmount: number | null) => {
   const png = await QRCode.toBuffer(payload, { type: 'png', errorCorrectionLevel: 'M', margin: 4, width: 480 });
-  const fields: Record<string, string> = { action: 'wallet-a-qris-create', ...(typedAmount === null ? {} : { amount: String(typedAmount) }) };
+  const fields: Record<string, string> = {
+    action: 'wallet-a-qris-create',
+    ...(typedAmount === null ? {} : { amount: String(typedAmount) }),
+  };
   const form = qrForm(fields, png);
-  return service.app.inject({ method: 'POST', url: `/api/v1/accounts/${accountId}/transfer`, headers: { 'x-api-key': caller.key, ...form.headers }, payload: form.payload });
+  return service.app.inject({
+    method: 'POST',
+    url: `/api/v1/accounts/${accountId}/transfer`,
+    headers: { 'x-api-key': caller.key, ...form.headers },
+    payload: form.payload,
+  });
 };
 
-const balanceOf = async (caller: Caller, accountId: string) => (await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data.balance as number;
+const balanceOf = async (caller: Caller, accountId: string) =>
+  (await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data.balance as number;
 const debitsOf = async (caller: Caller, accountId: string) =>
   (await caller.call('GET', `/api/v1/mutations?accountId=${accountId}&type=DEBIT&limit=100`)).json().data as Mutation[];
 const sandboxTransactions = async (phone: string) => {
@@ -46,12 +63,19 @@ const sandboxTransactions = async (phone: string) => {
   return ((await response.json()) as { transactions: SandboxTransaction[] }).transactions;
 };
 /** What appeared in `after` that `before` did not hold. */
-const added = <T extends { id: string }>(before: T[], after: T[]) => after.filter(t => !before.some(b => b.id === t.id));
+const added = <T extends { id: string }>(before: T[], after: T[]) =>
+  after.filter(t => !before.some(b => b.id === t.id));
 
 /** A linked WALLET-A account with room for every generated payment (each below 10,000,000), synchronised. */
 async function richWallet(caller: Caller) {
   const wallet = await linkWalletA(service, caller);
-  await sandboxOf(service).addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'CREDIT', amount: 1_000_000_000, senderName: 'Top up' });
+  await sandboxOf(service).addTransaction({
+    providerCode: 'WALLET-A',
+    accountRef: wallet.phoneNumber,
+    type: 'CREDIT',
+    amount: 1_000_000_000,
+    senderName: 'Top up',
+  });
   const refreshed = await caller.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`);
   expect(refreshed.statusCode, refreshed.body).toBe(200);
   return wallet;
@@ -63,7 +87,11 @@ describe('QR transfer to a merchant outside the sandbox', () => {
     const { accountId, phoneNumber } = await richWallet(owner);
     await fc.assert(
       fc.asyncProperty(merchantPayment, async ({ qris, typed, total }) => {
-        const [balanceBefore, debitsBefore, providerBefore] = await Promise.all([balanceOf(owner, accountId), debitsOf(owner, accountId), sandboxTransactions(phoneNumber)]);
+        const [balanceBefore, debitsBefore, providerBefore] = await Promise.all([
+          balanceOf(owner, accountId),
+          debitsOf(owner, accountId),
+          sandboxTransactions(phoneNumber),
+        ]);
 
         const paid = await payByQr(owner, accountId, qris.payload, typed);
         expect(paid.statusCode, paid.body).toBe(200);
@@ -72,7 +100,12 @@ describe('QR transfer to a merchant outside the sandbox', () => {
         // both at once: the service's balance and DEBIT mutation, and the provider's own DEBIT
         expect(await balanceOf(owner, accountId)).toBe(balanceBefore - total);
         expect(added(debitsBefore, await debitsOf(owner, accountId))).toEqual([
-          expect.objectContaining({ type: 'DEBIT', amount: total, senderName: qris.merchantName, description: `Pembayaran QRIS ke ${qris.merchantName}` }),
+          expect.objectContaining({
+            type: 'DEBIT',
+            amount: total,
+            senderName: qris.merchantName,
+            description: `Pembayaran QRIS ke ${qris.merchantName}`,
+          }),
         ]);
         expect(added(providerBefore, await sandboxTransactions(phoneNumber))).toEqual([
           expect.objectContaining({ type: 'DEBIT', amount: total, senderName: qris.merchantName }),

@@ -2,7 +2,14 @@ import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../../src/db/pool.ts';
 import { keyHolder } from '../support/http.ts';
-import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody, statusOf } from '../support/payments.ts';
+import {
+  createPayment,
+  decodeQrPng,
+  linkServiceWallet,
+  linkWalletA,
+  paymentBody,
+  statusOf,
+} from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { nextUuid } from '../support/ids.ts';
@@ -18,22 +25,45 @@ afterAll(async () => service?.close());
 
 type Caller = Awaited<ReturnType<typeof keyHolder>>;
 const transfer = (caller: Caller, accountId: string, body: unknown, headers: Record<string, string> = {}) =>
-  service.app.inject({ method: 'POST', url: `/api/v1/accounts/${accountId}/transfer`, headers: { 'x-api-key': caller.key, ...headers }, payload: body as never });
+  service.app.inject({
+    method: 'POST',
+    url: `/api/v1/accounts/${accountId}/transfer`,
+    headers: { 'x-api-key': caller.key, ...headers },
+    payload: body as never,
+  });
 
 /** A multipart form as a phone app sends it. */
 function form(fields: Record<string, string>, file?: { name: string; bytes: Buffer; type: string }) {
   const boundary = `----test${nextUuid()}`;
   const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  for (const [name, value] of Object.entries(fields))
+    parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
   if (file) {
-    parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${file.name}"; filename="qr"\r\ncontent-type: ${file.type}\r\n\r\n`), file.bytes, Buffer.from('\r\n'));
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\ncontent-disposition: form-data; name="${file.name}"; filename="qr"\r\ncontent-type: ${file.type}\r\n\r\n`,
+      ),
+      file.bytes,
+      Buffer.from('\r\n'),
+    );
   }
   parts.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
-const qrTransfer = (caller: Caller, accountId: string, fields: Record<string, string>, file?: { name: string; bytes: Buffer; type: string }, headers: Record<string, string> = {}) => {
+const qrTransfer = (
+  caller: Caller,
+  accountId: string,
+  fields: Record<string, string>,
+  file?: { name: string; bytes: Buffer; type: string },
+  headers: Record<string, string> = {},
+) => {
   const { payload, headers: formHeaders } = form(fields, file);
-  return service.app.inject({ method: 'POST', url: `/api/v1/accounts/${accountId}/transfer`, headers: { 'x-api-key': caller.key, ...formHeaders, ...headers }, payload });
+  return service.app.inject({
+    method: 'POST',
+    url: `/api/v1/accounts/${accountId}/transfer`,
+    headers: { 'x-api-key': caller.key, ...formHeaders, ...headers },
+    payload,
+  });
 };
 
 /** A WALLET-A account with `balance` rupiah in the sandbox, synchronised. */
@@ -41,22 +71,44 @@ async function fundedWallet(caller: Caller, balance: number) {
   const wallet = await linkWalletA(service, caller);
   // exactly `balance`: what the sandbox seeded the wallet with is spent first
   const seeded = (await sandbox.account('WALLET-A', wallet.phoneNumber)).balance;
-  if (seeded > 0) await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'DEBIT', amount: seeded, senderName: 'Spent', description: 'spent' });
-  await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'CREDIT', amount: balance, senderName: 'Top up', description: 'top up' });
+  if (seeded > 0)
+    await sandbox.addTransaction({
+      providerCode: 'WALLET-A',
+      accountRef: wallet.phoneNumber,
+      type: 'DEBIT',
+      amount: seeded,
+      senderName: 'Spent',
+      description: 'spent',
+    });
+  await sandbox.addTransaction({
+    providerCode: 'WALLET-A',
+    accountRef: wallet.phoneNumber,
+    type: 'CREDIT',
+    amount: balance,
+    senderName: 'Top up',
+    description: 'top up',
+  });
   const refreshed = await caller.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`);
   expect(refreshed.statusCode, refreshed.body).toBe(200);
   const seen = new Set<string>();
-  for (const type of ['DEBIT', 'CREDIT'] as const) for (const m of await mutationsOf(caller, wallet.accountId, type)) seen.add(m.id);
+  for (const type of ['DEBIT', 'CREDIT'] as const)
+    for (const m of await mutationsOf(caller, wallet.accountId, type)) seen.add(m.id);
   history.set(wallet.accountId, seen);
   expect(await balanceOf(caller, wallet.accountId)).toBe(balance);
   return { ...wallet, balance };
 }
-const balanceOf = async (caller: Caller, accountId: string) => (await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data.balance as number;
+const balanceOf = async (caller: Caller, accountId: string) =>
+  (await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data.balance as number;
 /** The sandbox gives a new wallet some history of its own: the mutations each wallet had when it was funded. */
 const history = new Map<string, Set<string>>();
 const mutationsOf = async (caller: Caller, accountId: string, type: 'DEBIT' | 'CREDIT') =>
-  ((await caller.call('GET', `/api/v1/mutations?accountId=${accountId}&type=${type}&limit=100`)).json().data as { id: string; amount: number; description: string }[])
-    .filter(m => !history.get(accountId)?.has(m.id));
+  (
+    (await caller.call('GET', `/api/v1/mutations?accountId=${accountId}&type=${type}&limit=100`)).json().data as {
+      id: string;
+      amount: number;
+      description: string;
+    }[]
+  ).filter(m => !history.get(accountId)?.has(m.id));
 /** The wallet's DEBIT mutations since it was funded: the transfers'. */
 const debits = (caller: Caller, accountId: string) => mutationsOf(caller, accountId, 'DEBIT');
 const credits = (caller: Caller, accountId: string) => mutationsOf(caller, accountId, 'CREDIT');
@@ -64,7 +116,13 @@ const credits = (caller: Caller, accountId: string) => mutationsOf(caller, accou
 async function bankList(caller: Caller, accountId: string) {
   const listed = await transfer(caller, accountId, { action: 'wallet-a-bank-list' });
   expect(listed.statusCode, listed.body).toBe(200);
-  return listed.json().data as { instId: string; name: string; instLocalName: string; payMethod: string; payOption: string }[];
+  return listed.json().data as {
+    instId: string;
+    name: string;
+    instLocalName: string;
+    payMethod: string;
+    payOption: string;
+  }[];
 }
 
 async function bankInit(caller: Caller, accountId: string, amount: number, accountNumber = '1234567890') {
@@ -84,13 +142,23 @@ describe('transfer: which account', () => {
     const refused = await transfer(owner, walletD, { action: 'wallet-a-bank-list' });
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toMatchObject({ code: 'TRANSFER_NOT_SUPPORTED' });
-    expect((await qrTransfer(other, accountId, { action: 'wallet-a-qris-create', amount: '1000' })).statusCode).toBe(404);
+    expect((await qrTransfer(other, accountId, { action: 'wallet-a-qris-create', amount: '1000' })).statusCode).toBe(
+      404,
+    );
   });
 
   it('answers 401 without a key and 400 for an unknown action', async () => {
     const owner = await keyHolder(service);
     const { accountId } = await linkWalletA(service, owner);
-    expect((await service.app.inject({ method: 'POST', url: `/api/v1/accounts/${accountId}/transfer`, payload: { action: 'wallet-a-bank-list' } })).statusCode).toBe(401);
+    expect(
+      (
+        await service.app.inject({
+          method: 'POST',
+          url: `/api/v1/accounts/${accountId}/transfer`,
+          payload: { action: 'wallet-a-bank-list' },
+        })
+      ).statusCode,
+    ).toBe(401);
     expect((await transfer(owner, accountId, { action: 'wallet-a-teleport' })).statusCode).toBe(400);
     expect((await transfer(owner, accountId, {})).statusCode).toBe(400);
   });
@@ -111,18 +179,46 @@ describe('bank transfer: list, init, create', () => {
     const owner = await keyHolder(service);
     const { accountId } = await fundedWallet(owner, 500_000);
     const done = (await bankInit(owner, accountId, 20_000)).json().data.bankAccountIndexNo as string;
-    expect((await transfer(owner, accountId, { action: 'wallet-a-bank-create', bankAccountIndexNo: done, amount: '20000' })).statusCode).toBe(200);
+    expect(
+      (await transfer(owner, accountId, { action: 'wallet-a-bank-create', bankAccountIndexNo: done, amount: '20000' }))
+        .statusCode,
+    ).toBe(200);
     const refused = (await bankInit(owner, accountId, 30_000)).json().data.bankAccountIndexNo as string;
     await sandbox.faults({ providerCode: 'WALLET-A', transferRefuse: 1 });
-    expect((await transfer(owner, accountId, { action: 'wallet-a-bank-create', bankAccountIndexNo: refused, amount: '30000' })).statusCode).toBe(500);
+    expect(
+      (
+        await transfer(owner, accountId, {
+          action: 'wallet-a-bank-create',
+          bankAccountIndexNo: refused,
+          amount: '30000',
+        })
+      ).statusCode,
+    ).toBe(500);
     await sandbox.clearFaults();
     const published = await eventually(async () => {
-      const rows = (await query<{ type: string; body: string }>(service.pool, 'TransferWebhooks', `select type, body from webhook_events where owner_id = $1 order by type`, [owner.id])).rows;
+      const rows = (
+        await query<{ type: string; body: string }>(
+          service.pool,
+          'TransferWebhooks',
+          `select type, body from webhook_events where owner_id = $1 order by type`,
+          [owner.id],
+        )
+      ).rows;
       return rows.length === 2 && rows;
     });
     expect(published.map(r => r.type)).toEqual(['transfer.completed', 'transfer.failed']);
-    expect(JSON.parse(published[0]!.body).data).toMatchObject({ id: done, accountId, kind: 'bank', amount: 20_000, status: 'COMPLETED' });
-    expect(JSON.parse(published[1]!.body).data).toMatchObject({ id: refused, status: 'FAILED', reason: expect.any(String) });
+    expect(JSON.parse(published[0]!.body).data).toMatchObject({
+      id: done,
+      accountId,
+      kind: 'bank',
+      amount: 20_000,
+      status: 'COMPLETED',
+    });
+    expect(JSON.parse(published[1]!.body).data).toMatchObject({
+      id: refused,
+      status: 'FAILED',
+      reason: expect.any(String),
+    });
   });
 
   it('lists banks with the fields bank-init copies', async () => {
@@ -130,7 +226,8 @@ describe('bank transfer: list, init, create', () => {
     const { accountId } = await linkWalletA(service, owner);
     const banks = await bankList(owner, accountId);
     expect(banks.length).toBeGreaterThan(3);
-    for (const bank of banks) expect(Object.keys(bank).sort()).toEqual(['instId', 'instLocalName', 'name', 'payMethod', 'payOption']);
+    for (const bank of banks)
+      expect(Object.keys(bank).sort()).toEqual(['instId', 'instLocalName', 'name', 'payMethod', 'payOption']);
   });
 
   it('validates a destination: the holder name, and a bankAccountIndexNo', async () => {
@@ -138,7 +235,10 @@ describe('bank transfer: list, init, create', () => {
     const { accountId } = await fundedWallet(owner, 500_000);
     const init = await bankInit(owner, accountId, 100_000);
     expect(init.statusCode, init.body).toBe(200);
-    expect(init.json()).toEqual({ success: true, data: { bankAccountIndexNo: expect.any(String), accountName: expect.any(String) } });
+    expect(init.json()).toEqual({
+      success: true,
+      data: { bankAccountIndexNo: expect.any(String), accountName: expect.any(String) },
+    });
     expect((await bankInit(owner, accountId, 100_000)).json().data.accountName).toBe(init.json().data.accountName); // derived from the number
   });
 
@@ -151,7 +251,13 @@ describe('bank transfer: list, init, create', () => {
     const owner = await keyHolder(service);
     const { accountId } = await fundedWallet(owner, 500_000);
     const bank = (await bankList(owner, accountId))[0]!;
-    const response = await transfer(owner, accountId, { action: 'wallet-a-bank-init', accountNumber: '1234567890', amount: '100000', ...bank, ...overrides });
+    const response = await transfer(owner, accountId, {
+      action: 'wallet-a-bank-init',
+      accountNumber: '1234567890',
+      amount: '100000',
+      ...bank,
+      ...overrides,
+    });
     expect(response.statusCode, response.body).toBe(400);
     expect(response.json()).toMatchObject({ status: 'error', code });
   });
@@ -168,7 +274,13 @@ describe('bank transfer: list, init, create', () => {
     const owner = await keyHolder(service);
     const { accountId } = await fundedWallet(owner, 500_000);
     const [first, second] = await bankList(owner, accountId);
-    const response = await transfer(owner, accountId, { action: 'wallet-a-bank-init', accountNumber: '1234567890', amount: '100000', ...first, instLocalName: second!.instLocalName });
+    const response = await transfer(owner, accountId, {
+      action: 'wallet-a-bank-init',
+      accountNumber: '1234567890',
+      amount: '100000',
+      ...first,
+      instLocalName: second!.instLocalName,
+    });
     expect(response.statusCode, response.body).toBe(400);
     expect(response.json()).toMatchObject({ code: 'BANK_ACCOUNT_VALIDATION_FAILED' });
   });
@@ -177,13 +289,21 @@ describe('bank transfer: list, init, create', () => {
     const owner = await keyHolder(service);
     const { accountId, balance } = await fundedWallet(owner, 500_000);
     const index = (await bankInit(owner, accountId, 120_000)).json().data.bankAccountIndexNo as string;
-    const created = await transfer(owner, accountId, { action: 'wallet-a-bank-create', bankAccountIndexNo: index, amount: '120000' });
+    const created = await transfer(owner, accountId, {
+      action: 'wallet-a-bank-create',
+      bankAccountIndexNo: index,
+      amount: '120000',
+    });
     expect(created.statusCode, created.body).toBe(200);
     expect(created.json()).toEqual({ success: true, message: expect.any(String) });
     expect(await balanceOf(owner, accountId)).toBe(balance - 120_000);
     expect((await debits(owner, accountId)).map(d => d.amount)).toEqual([120_000]);
 
-    const again = await transfer(owner, accountId, { action: 'wallet-a-bank-create', bankAccountIndexNo: index, amount: '120000' });
+    const again = await transfer(owner, accountId, {
+      action: 'wallet-a-bank-create',
+      bankAccountIndexNo: index,
+      amount: '120000',
+    });
     expect(again.statusCode).toBe(400);
     expect(again.json()).toMatchObject({ code: 'BANK_ACCOUNT_INDEX_INVALID' });
 
@@ -201,7 +321,12 @@ describe('bank transfer: list, init, create', () => {
     const owner = await keyHolder(service);
     const { accountId, balance } = await fundedWallet(owner, 500_000);
     const index = (await bankInit(owner, accountId, 120_000)).json().data.bankAccountIndexNo as string;
-    const response = await transfer(owner, accountId, { action: 'wallet-a-bank-create', bankAccountIndexNo: index, amount: '120000', ...overrides });
+    const response = await transfer(owner, accountId, {
+      action: 'wallet-a-bank-create',
+      bankAccountIndexNo: index,
+      amount: '120000',
+      ...overrides,
+    });
     expect(response.statusCode, response.body).toBe(400);
     expect(response.json()).toMatchObject({ code });
     expect(await balanceOf(owner, accountId)).toBe(balance);
@@ -213,7 +338,11 @@ describe('bank transfer: list, init, create', () => {
     const { accountId } = await fundedWallet(owner, 500_000);
     const index = (await bankInit(owner, accountId, 120_000)).json().data.bankAccountIndexNo as string;
     service.clock.advance(15 * 60_000);
-    const response = await transfer(owner, accountId, { action: 'wallet-a-bank-create', bankAccountIndexNo: index, amount: '120000' });
+    const response = await transfer(owner, accountId, {
+      action: 'wallet-a-bank-create',
+      bankAccountIndexNo: index,
+      amount: '120000',
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ code: 'BANK_ACCOUNT_INDEX_INVALID' });
   });
@@ -222,7 +351,11 @@ describe('bank transfer: list, init, create', () => {
     const owner = await keyHolder(service);
     const { accountId, balance } = await fundedWallet(owner, 500_000);
     const index = (await bankInit(owner, accountId, 100_000)).json().data.bankAccountIndexNo as string;
-    const answers = await Promise.all(Array.from({ length: 5 }, () => transfer(owner, accountId, { action: 'wallet-a-bank-create', bankAccountIndexNo: index, amount: '100000' })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        transfer(owner, accountId, { action: 'wallet-a-bank-create', bankAccountIndexNo: index, amount: '100000' }),
+      ),
+    );
     expect(answers.map(a => a.statusCode).sort()).toEqual([200, 400, 400, 400, 400]);
     expect(await balanceOf(owner, accountId)).toBe(balance - 100_000);
     expect((await debits(owner, accountId)).map(d => d.amount)).toEqual([100_000]);
@@ -250,7 +383,9 @@ describe('bank transfer: list, init, create', () => {
     const body = { action: 'wallet-a-bank-create', bankAccountIndexNo: index, amount: '100000' };
     await sandbox.faults({ providerCode: 'WALLET-A', latencyMs: 300 }); // the provider is slow: the twins arrive while it works
     try {
-      const answers = await Promise.all(Array.from({ length: 4 }, () => transfer(owner, accountId, body, { 'idempotency-key': 'race-rent-1' })));
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () => transfer(owner, accountId, body, { 'idempotency-key': 'race-rent-1' })),
+      );
       expect(answers.map(a => a.statusCode)).toEqual([200, 200, 200, 200]);
       expect(new Set(answers.map(a => a.body)).size).toBe(1);
       expect(answers[0]!.json()).toMatchObject({ success: true });
@@ -267,8 +402,20 @@ describe('bank transfer: list, init, create', () => {
     const most = balance - 20_000;
     const first = (await bankInit(owner, accountId, most)).json().data.bankAccountIndexNo as string;
     const second = (await bankInit(owner, accountId, 30_000)).json().data.bankAccountIndexNo as string;
-    expect((await transfer(owner, accountId, { action: 'wallet-a-bank-create', bankAccountIndexNo: first, amount: String(most) })).statusCode).toBe(200);
-    const refused = await transfer(owner, accountId, { action: 'wallet-a-bank-create', bankAccountIndexNo: second, amount: '30000' });
+    expect(
+      (
+        await transfer(owner, accountId, {
+          action: 'wallet-a-bank-create',
+          bankAccountIndexNo: first,
+          amount: String(most),
+        })
+      ).statusCode,
+    ).toBe(200);
+    const refused = await transfer(owner, accountId, {
+      action: 'wallet-a-bank-create',
+      bankAccountIndexNo: second,
+      amount: '30000',
+    });
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toMatchObject({ code: 'BALANCE_INSUFFICIENT' });
   });
@@ -280,7 +427,11 @@ describe('provider refusals and unknown outcomes', () => {
     const { accountId, balance } = await fundedWallet(owner, 500_000);
     const index = (await bankInit(owner, accountId, 100_000)).json().data.bankAccountIndexNo as string;
     await sandbox.faults({ providerCode: 'WALLET-A', transferRefuse: 1 });
-    const response = await transfer(owner, accountId, { action: 'wallet-a-bank-create', bankAccountIndexNo: index, amount: '100000' });
+    const response = await transfer(owner, accountId, {
+      action: 'wallet-a-bank-create',
+      bankAccountIndexNo: index,
+      amount: '100000',
+    });
     await sandbox.clearFaults();
     expect(response.statusCode, response.body).toBe(500);
     expect(response.json()).toMatchObject({ code: 'TRANSFER_FAILED' });
@@ -293,13 +444,21 @@ describe('provider refusals and unknown outcomes', () => {
     const { accountId, balance } = await fundedWallet(owner, 500_000);
     const index = (await bankInit(owner, accountId, 100_000)).json().data.bankAccountIndexNo as string;
     await sandbox.faults({ providerCode: 'WALLET-A', transferTimeout: 1 });
-    const response = await transfer(owner, accountId, { action: 'wallet-a-bank-create', bankAccountIndexNo: index, amount: '100000' });
+    const response = await transfer(owner, accountId, {
+      action: 'wallet-a-bank-create',
+      bankAccountIndexNo: index,
+      amount: '100000',
+    });
     await sandbox.clearFaults();
     expect(response.statusCode, response.body).toBe(500);
     expect(response.json()).toMatchObject({ code: 'TRANSFER_UNCONFIRMED' });
     expect(await balanceOf(owner, accountId)).toBe(balance - 100_000);
     await service.transferOutcomes.tick();
-    await eventually(async () => (await query(service.pool, 'TransferStatus', 'select status from transfers where id = $1', [index])).rows[0]?.status === 'COMPLETED');
+    await eventually(
+      async () =>
+        (await query(service.pool, 'TransferStatus', 'select status from transfers where id = $1', [index])).rows[0]
+          ?.status === 'COMPLETED',
+    );
     await owner.call('GET', `/api/v1/accounts/${accountId}/refresh`);
     expect((await debits(owner, accountId)).map(d => d.amount)).toEqual([100_000]);
     expect(await balanceOf(owner, accountId)).toBe(balance - 100_000);
@@ -310,11 +469,19 @@ describe('provider refusals and unknown outcomes', () => {
     const { accountId, balance } = await fundedWallet(owner, 500_000);
     const index = (await bankInit(owner, accountId, 100_000)).json().data.bankAccountIndexNo as string;
     await sandbox.faults({ providerCode: 'WALLET-A', transferFailAfterAccept: 1 });
-    const response = await transfer(owner, accountId, { action: 'wallet-a-bank-create', bankAccountIndexNo: index, amount: '100000' });
+    const response = await transfer(owner, accountId, {
+      action: 'wallet-a-bank-create',
+      bankAccountIndexNo: index,
+      amount: '100000',
+    });
     await sandbox.clearFaults();
     expect(response.json()).toMatchObject({ code: 'TRANSFER_UNCONFIRMED' });
     await service.transferOutcomes.tick();
-    await eventually(async () => (await query(service.pool, 'TransferStatus', 'select status from transfers where id = $1', [index])).rows[0]?.status === 'FAILED');
+    await eventually(
+      async () =>
+        (await query(service.pool, 'TransferStatus', 'select status from transfers where id = $1', [index])).rows[0]
+          ?.status === 'FAILED',
+    );
     expect(await balanceOf(owner, accountId)).toBe(balance);
     const before = (await credits(owner, accountId)).length;
     await owner.call('GET', `/api/v1/accounts/${accountId}/refresh`);
@@ -330,11 +497,21 @@ describe('QR transfer (wallet-a-qris-create)', () => {
     const bill = await createPayment(merchant, paymentBody(shop, { amount: 35_000 }));
     const png = (await service.app.inject({ method: 'GET', url: `/pay/${bill.id}/qris.png` })).rawPayload;
     const { Jimp } = await import('jimp');
-    const photo = await (await Jimp.read(png)).resize({ w: 900, h: 900 }).rotate(12).getBuffer('image/jpeg', { quality: 70 });
+    const photo = await (
+      await Jimp.read(png)
+    )
+      .resize({ w: 900, h: 900 })
+      .rotate(12)
+      .getBuffer('image/jpeg', { quality: 70 });
 
     const payer = await keyHolder(service);
     const { accountId, balance } = await fundedWallet(payer, 100_000);
-    const paid = await qrTransfer(payer, accountId, { action: 'wallet-a-qris-create', amount: String(bill.totalAmount) }, { name: 'qrImage', bytes: Buffer.from(photo), type: 'image/jpeg' });
+    const paid = await qrTransfer(
+      payer,
+      accountId,
+      { action: 'wallet-a-qris-create', amount: String(bill.totalAmount) },
+      { name: 'qrImage', bytes: Buffer.from(photo), type: 'image/jpeg' },
+    );
     expect(paid.statusCode, paid.body).toBe(200);
     expect(paid.json()).toEqual({ success: true, message: expect.any(String) });
     expect(await balanceOf(payer, accountId)).toBe(balance - bill.totalAmount);
@@ -345,11 +522,20 @@ describe('QR transfer (wallet-a-qris-create)', () => {
 
   it.each([
     ['no qrImage', null, 'QR_IMAGE_MISSING'],
-    ['a file that is not an image', { name: 'qrImage', bytes: Buffer.from('hello, not a picture'), type: 'image/png' }, 'QR_IMAGE_NOT_AN_IMAGE'],
+    [
+      'a file that is not an image',
+      { name: 'qrImage', bytes: Buffer.from('hello, not a picture'), type: 'image/png' },
+      'QR_IMAGE_NOT_AN_IMAGE',
+    ],
   ])('refuses %s (400)', async (_case, file, code) => {
     const owner = await keyHolder(service);
     const { accountId } = await fundedWallet(owner, 100_000);
-    const response = await qrTransfer(owner, accountId, { action: 'wallet-a-qris-create', amount: '1000' }, file ?? undefined);
+    const response = await qrTransfer(
+      owner,
+      accountId,
+      { action: 'wallet-a-qris-create', amount: '1000' },
+      file ?? undefined,
+    );
     expect(response.statusCode, response.body).toBe(400);
     expect(response.json()).toMatchObject({ code });
   });
@@ -358,7 +544,12 @@ describe('QR transfer (wallet-a-qris-create)', () => {
     const owner = await keyHolder(service);
     const { accountId, balance } = await fundedWallet(owner, 10_000);
     const notQris = await QRCode.toBuffer('https://example.com/not-a-payment', { type: 'png', width: 256 });
-    const refused = await qrTransfer(owner, accountId, { action: 'wallet-a-qris-create', amount: '1000' }, { name: 'qrImage', bytes: notQris, type: 'image/png' });
+    const refused = await qrTransfer(
+      owner,
+      accountId,
+      { action: 'wallet-a-qris-create', amount: '1000' },
+      { name: 'qrImage', bytes: notQris, type: 'image/png' },
+    );
     expect(refused.statusCode, refused.body).toBe(400);
     expect(refused.json()).toMatchObject({ code: 'QR_NOT_QRIS' });
 
@@ -367,7 +558,12 @@ describe('QR transfer (wallet-a-qris-create)', () => {
     const bill = await createPayment(merchant, paymentBody(shop, { amount: balance + 1_000 }));
     const png = (await service.app.inject({ method: 'GET', url: `/pay/${bill.id}/qris.png` })).rawPayload;
     expect((await decodeQrPng(png)).payload).toBeTruthy();
-    const tooMuch = await qrTransfer(owner, accountId, { action: 'wallet-a-qris-create', amount: String(bill.totalAmount) }, { name: 'qrImage', bytes: png, type: 'image/png' });
+    const tooMuch = await qrTransfer(
+      owner,
+      accountId,
+      { action: 'wallet-a-qris-create', amount: String(bill.totalAmount) },
+      { name: 'qrImage', bytes: png, type: 'image/png' },
+    );
     expect(tooMuch.statusCode, tooMuch.body).toBe(400);
     expect(tooMuch.json()).toMatchObject({ code: 'BALANCE_INSUFFICIENT' });
     expect(await balanceOf(owner, accountId)).toBe(balance);
@@ -376,7 +572,11 @@ describe('QR transfer (wallet-a-qris-create)', () => {
   it('refuses an amount below 1 rupiah, a missing amount for a static QRIS, and another amount than a dynamic QRIS fixes (400), moving nothing', async () => {
     const owner = await keyHolder(service);
     const { accountId, balance } = await fundedWallet(owner, 100_000);
-    const staticQr = { name: 'qrImage', bytes: await QRCode.toBuffer(qrisPayload(), { type: 'png', width: 256 }), type: 'image/png' };
+    const staticQr = {
+      name: 'qrImage',
+      bytes: await QRCode.toBuffer(qrisPayload(), { type: 'png', width: 256 }),
+      type: 'image/png',
+    };
     const zero = await qrTransfer(owner, accountId, { action: 'wallet-a-qris-create', amount: '0' }, staticQr);
     expect(zero.statusCode, zero.body).toBe(400);
     expect(zero.json()).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ path: 'body', message: 'at least 1' }] });
@@ -388,7 +588,12 @@ describe('QR transfer (wallet-a-qris-create)', () => {
     const { accountId: shop } = await linkServiceWallet(merchant);
     const bill = await createPayment(merchant, paymentBody(shop, { amount: 20_000 }));
     const png = (await service.app.inject({ method: 'GET', url: `/pay/${bill.id}/qris.png` })).rawPayload;
-    const other = await qrTransfer(owner, accountId, { action: 'wallet-a-qris-create', amount: String(bill.totalAmount + 1) }, { name: 'qrImage', bytes: png, type: 'image/png' });
+    const other = await qrTransfer(
+      owner,
+      accountId,
+      { action: 'wallet-a-qris-create', amount: String(bill.totalAmount + 1) },
+      { name: 'qrImage', bytes: png, type: 'image/png' },
+    );
     expect(other.statusCode, other.body).toBe(400);
     expect(other.json()).toMatchObject({ code: 'QR_AMOUNT_MISMATCH' });
     expect(await balanceOf(owner, accountId)).toBe(balance);
@@ -400,7 +605,12 @@ describe('QR transfer (wallet-a-qris-create)', () => {
     const { accountId } = await fundedWallet(owner, 100_000);
     const big = Buffer.alloc(5 * 1024 * 1024 + 10, 0);
     big.write('\x89PNG\r\n\x1a\n', 0, 'latin1');
-    const response = await qrTransfer(owner, accountId, { action: 'wallet-a-qris-create', amount: '1000' }, { name: 'qrImage', bytes: big, type: 'image/png' });
+    const response = await qrTransfer(
+      owner,
+      accountId,
+      { action: 'wallet-a-qris-create', amount: '1000' },
+      { name: 'qrImage', bytes: big, type: 'image/png' },
+    );
     expect(response.statusCode, response.body).toBe(400);
   });
 });

@@ -15,13 +15,34 @@ const event = (i: number): RecordedEvent => ({
   type: 'AccountCreated',
   version: 1,
   // keys out of order, a sealed secret and a password hash: the leaf sorts the keys and commits to the secrets
-  data: { zeta: i, alpha: 'x', token: { tag: 't', iv: 'i', data: `d${i}` }, owner: { passwordHash: `argon2-${i}`, name: 'Sri' } },
-  metadata: { eventId: `e-${i}`, correlationId: 'c', causationId: null, actor: 'user', occurredAt: new Date(t0 + i * 1000).toISOString() },
+  data: {
+    zeta: i,
+    alpha: 'x',
+    token: { tag: 't', iv: 'i', data: `d${i}` },
+    owner: { passwordHash: `argon2-${i}`, name: 'Sri' },
+  },
+  metadata: {
+    eventId: `e-${i}`,
+    correlationId: 'c',
+    causationId: null,
+    actor: 'user',
+    occurredAt: new Date(t0 + i * 1000).toISOString(),
+  },
 });
 
 const pageOf = (events: RecordedEvent[]): LogPage => ({
   // data and metadata as written: keys in the order the command wrote them
-  text: JSON.stringify(events.map(e => [e.streamId, e.revision, e.type, e.version, e.data, e.metadata, `${e.position.commit}/${e.position.prepare}`])),
+  text: JSON.stringify(
+    events.map(e => [
+      e.streamId,
+      e.revision,
+      e.type,
+      e.version,
+      e.data,
+      e.metadata,
+      `${e.position.commit}/${e.position.prepare}`,
+    ]),
+  ),
   count: events.length,
   last: events.at(-1)?.position ?? null,
 });

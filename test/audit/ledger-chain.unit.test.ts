@@ -21,8 +21,22 @@ function logOf(drafts: Draft[]): RecordedEvent[] {
     const revision = (revisions.get(streamId) ?? -1) + 1;
     revisions.set(streamId, revision);
     at += d.minutes * 60_000;
-    const metadata = { eventId: `e-${i}`, correlationId: `c-${i}`, causationId: null, actor: 'test', occurredAt: new Date(at).toISOString() };
-    return { streamId, revision, type: 'Happened', version: 1, data: d.data, metadata, position: { commit: BigInt(i * 2), prepare: BigInt(i * 2) } };
+    const metadata = {
+      eventId: `e-${i}`,
+      correlationId: `c-${i}`,
+      causationId: null,
+      actor: 'test',
+      occurredAt: new Date(at).toISOString(),
+    };
+    return {
+      streamId,
+      revision,
+      type: 'Happened',
+      version: 1,
+      data: d.data,
+      metadata,
+      position: { commit: BigInt(i * 2), prepare: BigInt(i * 2) },
+    };
   });
 }
 
@@ -31,7 +45,12 @@ function chainOf(log: RecordedEvent[], batch: number): LedgerCheckpoint[] {
   const all: LedgerCheckpoint[] = [];
   let state: ChainState = emptyChain;
   for (let i = 0; i < log.length; i += batch) {
-    const taken = takeEvents(state, log.slice(i, i + batch), new Date(Date.parse(log[i]!.metadata.occurredAt) + 61_000), signer);
+    const taken = takeEvents(
+      state,
+      log.slice(i, i + batch),
+      new Date(Date.parse(log[i]!.metadata.occurredAt) + 61_000),
+      signer,
+    );
     all.push(...taken.checkpoints);
     state = taken.state;
   }
@@ -41,14 +60,22 @@ function chainOf(log: RecordedEvent[], batch: number): LedgerCheckpoint[] {
 }
 
 const problemsOf = (log: RecordedEvent[], checkpoints: LedgerCheckpoint[], kept: LedgerCheckpoint[] = []) => {
-  const verifier = new LogVerifier(checkpoints, kept.map(checkpoint => ({ checkpoint, source: 'kept' })), signer.publicKey);
+  const verifier = new LogVerifier(
+    checkpoints,
+    kept.map(checkpoint => ({ checkpoint, source: 'kept' })),
+    signer.publicKey,
+  );
   for (const e of log) verifier.add(e);
   return verifier.finish().problems;
 };
 
 const draft = fc.record({
   stream: fc.integer({ min: 0, max: 4 }),
-  data: fc.dictionary(fc.constantFrom('amount', 'name', 'passwordHash', 'note'), fc.oneof(fc.integer(), fc.string({ maxLength: 8 })), { maxKeys: 3 }),
+  data: fc.dictionary(
+    fc.constantFrom('amount', 'name', 'passwordHash', 'note'),
+    fc.oneof(fc.integer(), fc.string({ maxLength: 8 })),
+    { maxKeys: 3 },
+  ),
   minutes: fc.integer({ min: 0, max: 600 }),
 });
 
@@ -65,7 +92,11 @@ const mutation = fc.oneof(
 type Mutation = typeof mutation extends fc.Arbitrary<infer M> ? M : never;
 
 /** The log and checkpoints after the mutation; null when it changes nothing (two events with the same leaf swapped). */
-function mutate(log: RecordedEvent[], checkpoints: LedgerCheckpoint[], m: Mutation): { log: RecordedEvent[]; checkpoints: LedgerCheckpoint[] } | null {
+function mutate(
+  log: RecordedEvent[],
+  checkpoints: LedgerCheckpoint[],
+  m: Mutation,
+): { log: RecordedEvent[]; checkpoints: LedgerCheckpoint[] } | null {
   const i = m.at % log.length;
   const events = [...log];
   switch (m.kind) {
@@ -76,12 +107,20 @@ function mutate(log: RecordedEvent[], checkpoints: LedgerCheckpoint[], m: Mutati
       events.splice(i, 1);
       return { log: events, checkpoints };
     case 'insert':
-      events.splice(i, 0, { ...log[i]!, streamId: 'stream-new', revision: 0, metadata: { ...log[i]!.metadata, eventId: 'forged' } });
+      events.splice(i, 0, {
+        ...log[i]!,
+        streamId: 'stream-new',
+        revision: 0,
+        metadata: { ...log[i]!.metadata, eventId: 'forged' },
+      });
       return { log: events, checkpoints };
     case 'swap': {
       const j = m.other % log.length;
       if (eventLeafV2(log[i]!) === eventLeafV2(log[j]!)) return null;
-      [events[i], events[j]] = [{ ...log[i]!, data: log[j]!.data }, { ...log[j]!, data: log[i]!.data }];
+      [events[i], events[j]] = [
+        { ...log[i]!, data: log[j]!.data },
+        { ...log[j]!, data: log[i]!.data },
+      ];
       if (eventLeafV2(events[i]!) === eventLeafV2(log[i]!)) return null;
       return { log: events, checkpoints };
     }
@@ -91,18 +130,26 @@ function mutate(log: RecordedEvent[], checkpoints: LedgerCheckpoint[], m: Mutati
       return { log, checkpoints: checkpoints.filter((_, k) => k !== m.at % checkpoints.length) };
     case 'rewrite-checkpoint': {
       const k = m.at % checkpoints.length;
-      return { log, checkpoints: checkpoints.map((c, n) => (n === k ? { ...c, at: new Date(Date.parse(c.at) + 1).toISOString() } : c)) };
+      return {
+        log,
+        checkpoints: checkpoints.map((c, n) =>
+          n === k ? { ...c, at: new Date(Date.parse(c.at) + 1).toISOString() } : c,
+        ),
+      };
     }
   }
 }
 
 describe('the chain of checkpoints', () => {
-  test.prop([fc.array(draft, { minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 20 })])('over any log, verifies as signed', (drafts, batch) => {
-    const log = logOf(drafts);
-    const checkpoints = chainOf(log, batch);
-    expect(checkpoints.at(-1)!.to).toBe(log.length);
-    expect(problemsOf(log, checkpoints, checkpoints)).toEqual([]);
-  });
+  test.prop([fc.array(draft, { minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 20 })])(
+    'over any log, verifies as signed',
+    (drafts, batch) => {
+      const log = logOf(drafts);
+      const checkpoints = chainOf(log, batch);
+      expect(checkpoints.at(-1)!.to).toBe(log.length);
+      expect(problemsOf(log, checkpoints, checkpoints)).toEqual([]);
+    },
+  );
 
   test.prop([fc.array(draft, { minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 20 }), mutation])(
     'finds any single change to the events or to the checkpoints, the dropped last checkpoint given a kept one',

@@ -38,7 +38,10 @@ async function minutePasses(s: TestService, ms = minute) {
 }
 
 const fileLines = (s: TestService) =>
-  readFileSync(path.join(s.config.ledgerCheckpointDir, checkpointFileName), 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l) as unknown);
+  readFileSync(path.join(s.config.ledgerCheckpointDir, checkpointFileName), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map(l => JSON.parse(l) as unknown);
 
 const logLength = async (s: TestService) => {
   let n = 0;
@@ -58,7 +61,14 @@ describe('ledger checkpoints', () => {
     s.clock.advance(minute - 1000);
     expect(await s.ledger.cutIfDue()).toBeNull(); // not a minute yet
     const [first] = await minutePasses(s, 1000);
-    expect(first).toMatchObject({ v: 1, seq: 0, from: 0, prev: genesisHash, at: '2026-01-05T03:01:00.000Z', keyId: digestSigner(s.config.digestSigningKey!).keyId });
+    expect(first).toMatchObject({
+      v: 1,
+      seq: 0,
+      from: 0,
+      prev: genesisHash,
+      at: '2026-01-05T03:01:00.000Z',
+      keyId: digestSigner(s.config.digestSigningKey!).keyId,
+    });
     expect(first!.to).toBe(await logLength(s));
 
     s.clock.advance(10 * minute); // a quiet while: no empty checkpoints
@@ -93,7 +103,20 @@ describe('ledger checkpoints', () => {
     service = await startTestService();
     const s = service;
     const { publicKey } = digestSigner(s.config.digestSigningKey!);
-    const happened = () => [{ type: 'Happened', version: 1, data: { n: 1 }, metadata: { eventId: nextUuid(), correlationId: nextUuid(), causationId: null, actor: 'test', occurredAt: s.clock.now().toISOString() } }];
+    const happened = () => [
+      {
+        type: 'Happened',
+        version: 1,
+        data: { n: 1 },
+        metadata: {
+          eventId: nextUuid(),
+          correlationId: nextUuid(),
+          causationId: null,
+          actor: 'test',
+          occurredAt: s.clock.now().toISOString(),
+        },
+      },
+    ];
     await s.ledger.stop(); // so that the chain reads it only after its deletion, which readers of "all" pass by
     await s.store.append('gone-early', happened(), 'no_stream');
     await s.store.deleteStream('gone-early');
@@ -140,7 +163,15 @@ describe('ledger checkpoints', () => {
     expect(shown.statusCode, shown.body).toBe(200);
     expect(shown.json()).toEqual({ status: 'success', data: made });
     const user = await registerUser(s);
-    expect((await s.app.inject({ method: 'GET', url: '/api/admin/ledger/checkpoints/latest', cookies: { svc_token: user.cookie } })).statusCode).toBe(403);
+    expect(
+      (
+        await s.app.inject({
+          method: 'GET',
+          url: '/api/admin/ledger/checkpoints/latest',
+          cookies: { svc_token: user.cookie },
+        })
+      ).statusCode,
+    ).toBe(403);
     expect((await s.app.inject({ method: 'GET', url: '/api/admin/ledger/checkpoints/latest' })).statusCode).toBe(401);
   });
 });

@@ -24,7 +24,10 @@ describe('ledger checkpoints with two instances', () => {
   it('sign one chain between them, each checkpoint once in the shared file, and the other takes over when one stops', async () => {
     const pool = await freshPool();
     const store = await PostgresEventStore.create(pool);
-    closing.push(() => pool.end(), () => store.close());
+    closing.push(
+      () => pool.end(),
+      () => store.close(),
+    );
     const clock = new TestClock();
     const signer = digestSigner(testSigningKey());
     const dir = mkdtempSync(path.join(tmpdir(), 'ledger-two-'));
@@ -33,17 +36,29 @@ describe('ledger checkpoints with two instances', () => {
     await a.start();
     await b.start();
     closing.push(() => b.stop());
-    const rows = async (n: number) => eventually(async () => (await listLedgerCheckpoints(pool)).length >= n && listLedgerCheckpoints(pool), 15_000);
+    const rows = async (n: number) =>
+      eventually(async () => (await listLedgerCheckpoints(pool)).length >= n && listLedgerCheckpoints(pool), 15_000);
     for (let round = 1; round <= 4; round++) {
       await store.append(`account-${nextUuid()}`, [newEvent('AccountLinked'), newEvent('AccountSynced')], 'no_stream');
       if (round === 3) await a.stop(); // b leads from here (its standby looks again every 2 s)
-      await eventually(async () => (await (round >= 3 ? b : a).waitFor(await store.headPosition(), 100)) || null, 15_000);
+      await eventually(
+        async () => (await (round >= 3 ? b : a).waitFor(await store.headPosition(), 100)) || null,
+        15_000,
+      );
       clock.advance(61_000);
       await rows(round);
     }
     const all = await listLedgerCheckpoints(pool);
-    expect(all.map(c => [c.seq, c.from, c.to])).toEqual([[0, 0, 2], [1, 2, 4], [2, 4, 6], [3, 6, 8]]);
-    const lines = readFileSync(path.join(dir, checkpointFileName), 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l) as unknown);
+    expect(all.map(c => [c.seq, c.from, c.to])).toEqual([
+      [0, 0, 2],
+      [1, 2, 4],
+      [2, 4, 6],
+      [3, 6, 8],
+    ]);
+    const lines = readFileSync(path.join(dir, checkpointFileName), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map(l => JSON.parse(l) as unknown);
     expect(lines).toEqual(all);
     expect((await verifyLog({ store, pool }, { publicKey: signer.publicKey, kept: [] })).problems).toEqual([]);
   }, 60_000);
@@ -51,11 +66,24 @@ describe('ledger checkpoints with two instances', () => {
   it('hand each checkpoint on after its commit (the ledger.checkpoint webhook), and the newest again on start', async () => {
     const pool = await freshPool();
     const store = await PostgresEventStore.create(pool);
-    closing.push(() => pool.end(), () => store.close());
+    closing.push(
+      () => pool.end(),
+      () => store.close(),
+    );
     const clock = new TestClock();
     const sent: number[][] = [];
-    const deps = { pool, store, log: createLogger('silent'), clock, published: async (cs: { seq: number }[]) => sent.push(cs.map(c => c.seq)) };
-    const ledger = new LedgerCheckpoints(deps, digestSigner(testSigningKey()), mkdtempSync(path.join(tmpdir(), 'ledger-sent-')));
+    const deps = {
+      pool,
+      store,
+      log: createLogger('silent'),
+      clock,
+      published: async (cs: { seq: number }[]) => sent.push(cs.map(c => c.seq)),
+    };
+    const ledger = new LedgerCheckpoints(
+      deps,
+      digestSigner(testSigningKey()),
+      mkdtempSync(path.join(tmpdir(), 'ledger-sent-')),
+    );
     await ledger.start();
     await store.append(`account-${nextUuid()}`, [newEvent('AccountLinked')], 'no_stream');
     expect(await ledger.waitFor(await store.headPosition(), 10_000)).toBe(true);

@@ -34,14 +34,25 @@ describe('the chain read a page at a time', () => {
   it('covers a log of several pages, hashed on the hashing thread, as verify-log recomputes it from the events', async () => {
     const pool = await freshPool();
     const store = await PostgresEventStore.create(pool);
-    closing.push(() => pool.end(), () => store.close());
+    closing.push(
+      () => pool.end(),
+      () => store.close(),
+    );
     const clock = new TestClock();
     const signer = digestSigner(testSigningKey());
-    const ledger = new LedgerCheckpoints({ pool, store, log: createLogger('silent'), clock }, signer, mkdtempSync(path.join(tmpdir(), 'ledger-pages-')));
+    const ledger = new LedgerCheckpoints(
+      { pool, store, log: createLogger('silent'), clock },
+      signer,
+      mkdtempSync(path.join(tmpdir(), 'ledger-pages-')),
+    );
     // the log before the chain starts: read in pages of 5,000, the first two on the hashing thread
     const streams = Array.from({ length: 60 }, () => `account-${nextUuid()}`);
     for (let batch = 0; batch < 120; batch++)
-      await Promise.all(streams.map((s, j) => store.append(s, [newEvent('AccountSynced', awkward(batch * 60 + j))], batch === 0 ? 'no_stream' : batch - 1)));
+      await Promise.all(
+        streams.map((s, j) =>
+          store.append(s, [newEvent('AccountSynced', awkward(batch * 60 + j))], batch === 0 ? 'no_stream' : batch - 1),
+        ),
+      );
     await ledger.start();
     closing.push(() => ledger.stop());
     expect(await ledger.waitFor(await store.headPosition(), 30_000)).toBe(true);

@@ -28,7 +28,11 @@ beforeAll(async () => {
   owner = createPool(db.ownerUrl, 2);
   service = createPool(db.url, 6);
   store = await PostgresEventStore.create(service);
-  ledger = new LedgerCheckpoints({ pool: service, store, log: createLogger('silent'), clock }, signer, mkdtempSync(path.join(tmpdir(), 'ledger-role-')));
+  ledger = new LedgerCheckpoints(
+    { pool: service, store, log: createLogger('silent'), clock },
+    signer,
+    mkdtempSync(path.join(tmpdir(), 'ledger-role-')),
+  );
   await ledger.start();
 });
 afterAll(async () => {
@@ -40,7 +44,11 @@ afterAll(async () => {
 
 describe("the ledger under the service's restricted role", () => {
   it('signs checkpoints into a table it may only add to, as the event log', async () => {
-    await store.append(`account-${nextUuid()}`, [newEvent('AccountLinked', { name: 'Budi' }), newEvent('AccountSynced')], 'no_stream');
+    await store.append(
+      `account-${nextUuid()}`,
+      [newEvent('AccountLinked', { name: 'Budi' }), newEvent('AccountSynced')],
+      'no_stream',
+    );
     expect(await ledger.waitFor(await store.headPosition(), 10_000)).toBe(true);
     clock.advance(61_000);
     const [made] = await eventually(async () => {
@@ -48,9 +56,15 @@ describe("the ledger under the service's restricted role", () => {
       return all.length > 0 && all;
     }, 10_000);
     expect(made).toMatchObject({ seq: 0, from: 0, to: 2 });
-    const refused = await query(service, 'Tamper', 'delete from ledger_checkpoints').then(() => null, (err: { code?: string }) => err.code);
+    const refused = await query(service, 'Tamper', 'delete from ledger_checkpoints').then(
+      () => null,
+      (err: { code?: string }) => err.code,
+    );
     expect(refused).toBe('42501');
-    const byOwner = await query(owner, 'Tamper', 'delete from ledger_checkpoints').then(() => null, (err: { code?: string }) => err.code);
+    const byOwner = await query(owner, 'Tamper', 'delete from ledger_checkpoints').then(
+      () => null,
+      (err: { code?: string }) => err.code,
+    );
     expect(byOwner).toBe('ES403');
     expect((await verifyLog({ store, pool: service }, { publicKey: signer.publicKey, kept: [] })).problems).toEqual([]);
   });

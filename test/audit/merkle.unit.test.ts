@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { appendLeaf, canonicalJson, frontierBytes, frontierText, leafBytes, leafHash, pushLeafBytes, rootOf, type Frontier } from '../../src/audit/merkle.ts';
+import {
+  appendLeaf,
+  canonicalJson,
+  frontierBytes,
+  frontierText,
+  leafBytes,
+  leafHash,
+  pushLeafBytes,
+  rootOf,
+  type Frontier,
+} from '../../src/audit/merkle.ts';
 
 /** RFC 6962's Merkle Tree Hash, written as the RFC says it, recursively over all the leaves. */
 function mth(leaves: string[]): string {
@@ -19,41 +29,56 @@ function mth(leaves: string[]): string {
 const built = (leaves: string[]) => leaves.reduce<Frontier>((f, leaf) => appendLeaf(f, leafHash(leaf)), []);
 
 describe('the day digest tree', () => {
-  test.prop([fc.array(fc.string(), { maxLength: 70 })])('built leaf by leaf, has the root of RFC 6962 over all its leaves', leaves => {
-    expect(rootOf(built(leaves))).toBe(mth(leaves));
-  });
+  test.prop([fc.array(fc.string(), { maxLength: 70 })])(
+    'built leaf by leaf, has the root of RFC 6962 over all its leaves',
+    leaves => {
+      expect(rootOf(built(leaves))).toBe(mth(leaves));
+    },
+  );
 
-  test.prop([fc.array(fc.string(), { minLength: 1, maxLength: 40 }), fc.nat(), fc.string()])('changes its root when any leaf changes', (leaves, at, other) => {
-    const i = at % leaves.length;
-    fc.pre(other !== leaves[i]);
-    const changed = leaves.map((l, j) => (j === i ? other : l));
-    expect(rootOf(built(changed))).not.toBe(rootOf(built(leaves)));
-  });
+  test.prop([fc.array(fc.string(), { minLength: 1, maxLength: 40 }), fc.nat(), fc.string()])(
+    'changes its root when any leaf changes',
+    (leaves, at, other) => {
+      const i = at % leaves.length;
+      fc.pre(other !== leaves[i]);
+      const changed = leaves.map((l, j) => (j === i ? other : l));
+      expect(rootOf(built(changed))).not.toBe(rootOf(built(leaves)));
+    },
+  );
 
-  test.prop([fc.array(fc.string(), { minLength: 1, maxLength: 40 }), fc.nat()])('changes its root when a leaf is removed or two swap', (leaves, at) => {
-    const i = at % leaves.length;
-    expect(rootOf(built(leaves.filter((_, j) => j !== i)))).not.toBe(rootOf(built(leaves)));
-    if (i + 1 < leaves.length && leaves[i] !== leaves[i + 1]) {
-      const swapped = [...leaves];
-      [swapped[i], swapped[i + 1]] = [swapped[i + 1]!, swapped[i]!];
-      expect(rootOf(built(swapped))).not.toBe(rootOf(built(leaves)));
-    }
-  });
+  test.prop([fc.array(fc.string(), { minLength: 1, maxLength: 40 }), fc.nat()])(
+    'changes its root when a leaf is removed or two swap',
+    (leaves, at) => {
+      const i = at % leaves.length;
+      expect(rootOf(built(leaves.filter((_, j) => j !== i)))).not.toBe(rootOf(built(leaves)));
+      if (i + 1 < leaves.length && leaves[i] !== leaves[i + 1]) {
+        const swapped = [...leaves];
+        [swapped[i], swapped[i + 1]] = [swapped[i + 1]!, swapped[i]!];
+        expect(rootOf(built(swapped))).not.toBe(rootOf(built(leaves)));
+      }
+    },
+  );
 
-  test.prop([fc.array(fc.string(), { maxLength: 70 }), fc.array(fc.string(), { maxLength: 70 })])('taken in as bytes, a batch after a stored frontier, is the same tree', (before, batch) => {
-    const bytes = frontierBytes(built(before));
-    const hashes = Buffer.concat(batch.map(leafBytes));
-    for (let i = 0; i < batch.length; i++) pushLeafBytes(bytes, hashes, 32 * i);
-    expect(frontierText(bytes)).toEqual(built([...before, ...batch]));
-  });
+  test.prop([fc.array(fc.string(), { maxLength: 70 }), fc.array(fc.string(), { maxLength: 70 })])(
+    'taken in as bytes, a batch after a stored frontier, is the same tree',
+    (before, batch) => {
+      const bytes = frontierBytes(built(before));
+      const hashes = Buffer.concat(batch.map(leafBytes));
+      for (let i = 0; i < batch.length; i++) pushLeafBytes(bytes, hashes, 32 * i);
+      expect(frontierText(bytes)).toEqual(built([...before, ...batch]));
+    },
+  );
 
   it('keeps one subtree per bit of its size', () => {
-    expect(built(Array.from({ length: 1000 }, (_, i) => String(i))).map(s => s.size)).toEqual([512, 256, 128, 64, 32, 8]);
+    expect(built(Array.from({ length: 1000 }, (_, i) => String(i))).map(s => s.size)).toEqual([
+      512, 256, 128, 64, 32, 8,
+    ]);
   });
 
   test.prop([fc.jsonValue()])('writes JSON canonically: the same value in any key order gives the same text', value => {
     const shuffled = JSON.parse(JSON.stringify(value), (_k, v) =>
-      v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v);
+      v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v,
+    );
     expect(canonicalJson(shuffled)).toBe(canonicalJson(value));
     expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
   });

@@ -7,7 +7,8 @@ import { createService } from '../../src/service.ts';
 import { testSigningKey } from '../support/signing-key.ts';
 
 const dataDir = () => mkdtempSync(path.join(tmpdir(), 'svc-ledger-key-'));
-const secretsOf = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'secrets.json'), 'utf8')) as Record<string, string>;
+const secretsOf = (dir: string) =>
+  JSON.parse(readFileSync(path.join(dir, 'secrets.json'), 'utf8')) as Record<string, string>;
 
 describe("the ledger's signing key", () => {
   it('is generated in embedded mode into its own file, readable by the owner only, not into secrets.json', () => {
@@ -24,8 +25,14 @@ describe("the ledger's signing key", () => {
   it("is moved out of an older data folder's secrets.json", () => {
     const dir = dataDir();
     const old = testSigningKey('an older data folder');
-    const secrets = { jwtSecret: 'j'.repeat(48), encryptionKey: 'ab'.repeat(32), embeddedPostgresPassword: 'p'.repeat(24) };
-    writeFileSync(path.join(dir, 'secrets.json'), JSON.stringify({ ...secrets, digestSigningKey: old }), { mode: 0o600 });
+    const secrets = {
+      jwtSecret: 'j'.repeat(48),
+      encryptionKey: 'ab'.repeat(32),
+      embeddedPostgresPassword: 'p'.repeat(24),
+    };
+    writeFileSync(path.join(dir, 'secrets.json'), JSON.stringify({ ...secrets, digestSigningKey: old }), {
+      mode: 0o600,
+    });
     expect(loadConfig({ DATA_DIR: dir }).digestSigningKey).toBe(old);
     expect(readFileSync(path.join(dir, 'ledger-signing-key'), 'utf8').trim()).toBe(old);
     expect(secretsOf(dir)).toMatchObject(secrets);
@@ -36,17 +43,28 @@ describe("the ledger's signing key", () => {
     const dir = dataDir();
     const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'off-the-data-disk-')), 'ledger.key');
     writeFileSync(keyFile, `${testSigningKey('from the file')}\n`);
-    const config = loadConfig({ DATA_DIR: dir, LEDGER_SIGNING_KEY_FILE: keyFile, DIGEST_SIGNING_KEY: testSigningKey('from the environment') });
+    const config = loadConfig({
+      DATA_DIR: dir,
+      LEDGER_SIGNING_KEY_FILE: keyFile,
+      DIGEST_SIGNING_KEY: testSigningKey('from the environment'),
+    });
     expect(config.digestSigningKey).toBe(testSigningKey('from the file'));
     writeFileSync(keyFile, 'bm90IGEga2V5');
-    expect(() => loadConfig({ DATA_DIR: dir, LEDGER_SIGNING_KEY_FILE: keyFile })).toThrow(/LEDGER_SIGNING_KEY_FILE.*not an Ed25519 private key/);
-    expect(() => loadConfig({ DATA_DIR: dir, LEDGER_SIGNING_KEY_FILE: `${keyFile}.missing` })).toThrow(/cannot read .*ENOENT/);
+    expect(() => loadConfig({ DATA_DIR: dir, LEDGER_SIGNING_KEY_FILE: keyFile })).toThrow(
+      /LEDGER_SIGNING_KEY_FILE.*not an Ed25519 private key/,
+    );
+    expect(() => loadConfig({ DATA_DIR: dir, LEDGER_SIGNING_KEY_FILE: `${keyFile}.missing` })).toThrow(
+      /cannot read .*ENOENT/,
+    );
   });
 
   it('is never generated for a DATABASE_URL: the service refuses to start, in one line, and says what to set', async () => {
     const config = loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'postgres://u:p@db.example:5432/service' });
     expect(config.digestSigningKey).toBeNull();
-    const refused = await createService(config).then(() => null, (err: unknown) => err);
+    const refused = await createService(config).then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(refused).toBeInstanceOf(ConfigError);
     expect((refused as Error).message).toMatch(/^LEDGER_SIGNING_KEY_FILE: required with DATABASE_URL[^\n]*$/);
   });

@@ -7,7 +7,13 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestSigner } from '../../src/audit/digest-signer.ts';
 import { exportEvents } from '../../src/audit/export.ts';
-import { checkpointHash, eventLeafV2, genesisHash, signCheckpoint, type LedgerCheckpoint } from '../../src/audit/ledger-format.ts';
+import {
+  checkpointHash,
+  eventLeafV2,
+  genesisHash,
+  signCheckpoint,
+  type LedgerCheckpoint,
+} from '../../src/audit/ledger-format.ts';
 import { appendLeaf, leafHash, rootOf, type Frontier } from '../../src/audit/merkle.ts';
 import { logEvents } from '../../src/audit/stream-pages.ts';
 import { listLedgerCheckpoints } from '../../src/audit/ledger-checkpoints.ts';
@@ -49,7 +55,23 @@ beforeAll(async () => {
     for (const e of events.slice(cuts[seq], cuts[seq + 1])) frontier = appendLeaf(frontier, leafHash(eventLeafV2(e)));
     const last = events[cuts[seq + 1]! - 1]!;
     const prev = seq === 0 ? genesisHash : checkpointHash(checkpoints[seq - 1]!);
-    checkpoints.push(signCheckpoint({ v: 1, seq, from: cuts[seq]!, to: cuts[seq + 1]!, events: cuts[seq + 1]! - cuts[seq]!, root: rootOf(frontier), prev, at: service.clock.now().toISOString(), lastPosition: positionText(last.position), keyId: signer.keyId }, signer));
+    checkpoints.push(
+      signCheckpoint(
+        {
+          v: 1,
+          seq,
+          from: cuts[seq]!,
+          to: cuts[seq + 1]!,
+          events: cuts[seq + 1]! - cuts[seq]!,
+          root: rootOf(frontier),
+          prev,
+          at: service.clock.now().toISOString(),
+          lastPosition: positionText(last.position),
+          keyId: signer.keyId,
+        },
+        signer,
+      ),
+    );
   }
 });
 afterAll(async () => service?.close());
@@ -125,7 +147,9 @@ describe('docs/verify-export.mjs', () => {
     const { code, out } = await verify(fresh, signed, own);
     expect(out).toContain(`${signed.length} checkpoint(s) verified against the export, 0 not covered, 0 problem(s)`);
     expect(code).toBe(0);
-    const tampered = fresh.map((line, i) => (i === 0 ? line.replace(/"occurredAt":"[^"]+"/, '"occurredAt":"2020-01-01T00:00:00.000Z"') : line));
+    const tampered = fresh.map((line, i) =>
+      i === 0 ? line.replace(/"occurredAt":"[^"]+"/, '"occurredAt":"2020-01-01T00:00:00.000Z"') : line,
+    );
     expect((await verify(tampered, signed, own)).code).toBe(1);
   });
 

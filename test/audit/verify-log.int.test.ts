@@ -6,7 +6,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { digestSigner } from '../../src/audit/digest-signer.ts';
 import { emptyChain } from '../../src/audit/ledger-chain.ts';
 import { checkpointLine, listLedgerCheckpoints } from '../../src/audit/ledger-checkpoints.ts';
-import { checkpointHash, eventLeafV2, genesisHash, signCheckpoint, type LedgerCheckpoint } from '../../src/audit/ledger-format.ts';
+import {
+  checkpointHash,
+  eventLeafV2,
+  genesisHash,
+  signCheckpoint,
+  type LedgerCheckpoint,
+} from '../../src/audit/ledger-format.ts';
 import { appendLeaf, leafHash, rootOf, type Frontier } from '../../src/audit/merkle.ts';
 import { logEvents } from '../../src/audit/stream-pages.ts';
 import { verifyLog } from '../../src/audit/verify-log.ts';
@@ -60,7 +66,8 @@ async function signedLog() {
   const log = await theLog(s);
   expect(checkpoints.at(-1)!.to).toBe(log.length);
   const { publicKey } = digestSigner(s.config.digestSigningKey!);
-  const verify = (kept: LedgerCheckpoint[] = [], key = publicKey) => verifyLog(s, { publicKey: key, kept: kept.map(checkpoint => ({ checkpoint, source: 'the auditor' })) });
+  const verify = (kept: LedgerCheckpoint[] = [], key = publicKey) =>
+    verifyLog(s, { publicKey: key, kept: kept.map(checkpoint => ({ checkpoint, source: 'the auditor' })) });
   return { s, checkpoints, log, verify, publicKey };
 }
 
@@ -76,19 +83,32 @@ describe('verify-log', () => {
 
   it('names the checkpoint and the day of a changed field', async () => {
     const { s, log, verify } = await signedLog();
-    await tamper(s, [`update es_events set data = '{"name":"someone else"}' where position = $1`, [positionOf(log[1]!)]]);
+    await tamper(s, [
+      `update es_events set data = '{"name":"someone else"}' where position = $1`,
+      [positionOf(log[1]!)],
+    ]);
     const verdict = await verify();
     expect(verdict.clean).toBe(false);
-    expect(verdict.problems[0]).toMatchObject({ at: 'checkpoint 0', problem: expect.stringContaining('differs from the signed one') });
+    expect(verdict.problems[0]).toMatchObject({
+      at: 'checkpoint 0',
+      problem: expect.stringContaining('differs from the signed one'),
+    });
     expect(verdict.problems.map(p => p.at)).toContain('day 2026-01-05');
   });
 
   it('names the stream and revision of a middle event deleted', async () => {
     const { s, log, checkpoints, verify } = await signedLog();
-    const victim = log.find((e, i) => i >= checkpoints[1]!.from && e.revision === 0 && log.some(o => o.streamId === e.streamId && o.revision === 1))!;
+    const victim = log.find(
+      (e, i) =>
+        i >= checkpoints[1]!.from && e.revision === 0 && log.some(o => o.streamId === e.streamId && o.revision === 1),
+    )!;
     await tamper(s, ['delete from es_events where position = $1', [positionOf(victim)]]);
     const verdict = await verify();
-    expect(verdict.problems[0]).toMatchObject({ streamId: victim.streamId, revision: 1, problem: expect.stringContaining('removed') });
+    expect(verdict.problems[0]).toMatchObject({
+      streamId: victim.streamId,
+      revision: 1,
+      problem: expect.stringContaining('removed'),
+    });
     expect(verdict.problems.find(p => p.at === 'checkpoint 1')?.problem).toMatch(/removed/);
   });
 
@@ -98,7 +118,12 @@ describe('verify-log', () => {
     const tail = log.slice(last.from).map(positionOf);
     await tamper(s, ['delete from es_events where position = any($1::bigint[])', [tail]]);
     const rowsKept = await verify([last]);
-    expect(rowsKept.problems.map(p => p.problem)).toEqual(expect.arrayContaining([expect.stringContaining('removed from the end'), expect.stringContaining(`covers events [${last.from}, ${last.to})`)]));
+    expect(rowsKept.problems.map(p => p.problem)).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('removed from the end'),
+        expect.stringContaining(`covers events [${last.from}, ${last.to})`),
+      ]),
+    );
     // the insider deletes the checkpoints of the deleted events and sets the chain's state back to match
     const state = { ...emptyChain, seq: last.seq, prev: last.prev, from: last.from, day: '2026-01-05' };
     await tamper(
@@ -120,10 +145,18 @@ describe('verify-log', () => {
     const { s, log, verify } = await signedLog();
     await tamper(s, [
       `insert into es_events (transaction_id, stream_id, revision, event_id, type, version, data, metadata) values ($1::xid8, $2, 0, $3, 'UserRegistered', 1, '{}', $4)`,
-      [log[0]!.position.commit.toString(), `user-${nextUuid()}`, nextUuid(), JSON.stringify({ occurredAt: '2026-01-05T03:00:00.000Z', actor: 'intruder' })],
+      [
+        log[0]!.position.commit.toString(),
+        `user-${nextUuid()}`,
+        nextUuid(),
+        JSON.stringify({ occurredAt: '2026-01-05T03:00:00.000Z', actor: 'intruder' }),
+      ],
     ]);
     const verdict = await verify();
-    expect(verdict.problems[0]).toMatchObject({ at: 'checkpoint 0', problem: expect.stringMatching(/differs.*inserted/) });
+    expect(verdict.problems[0]).toMatchObject({
+      at: 'checkpoint 0',
+      problem: expect.stringMatching(/differs.*inserted/),
+    });
   });
 
   it('finds two events reordered (their contents swapped)', async () => {
@@ -139,19 +172,38 @@ describe('verify-log', () => {
 
   it('refuses a chain recomputed over a changed log and signed with another key', async () => {
     const { s, log, checkpoints, verify } = await signedLog();
-    await tamper(s, [`update es_events set data = '{"name":"someone else"}' where position = $1`, [positionOf(log[0]!)]]);
+    await tamper(s, [
+      `update es_events set data = '{"name":"someone else"}' where position = $1`,
+      [positionOf(log[0]!)],
+    ]);
     const forged = await theLog(s);
-    const other = digestSigner(generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'));
+    const other = digestSigner(
+      generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+    );
     let prev = genesisHash;
     const resigned = checkpoints.map(c => {
-      const frontier = forged.slice(c.from, c.to).reduce<Frontier>((f, e) => appendLeaf(f, leafHash(eventLeafV2(e))), []);
+      const frontier = forged
+        .slice(c.from, c.to)
+        .reduce<Frontier>((f, e) => appendLeaf(f, leafHash(eventLeafV2(e))), []);
       const signed = signCheckpoint({ ...c, root: rootOf(frontier), prev, keyId: other.keyId }, other);
       prev = checkpointHash(signed);
       return signed;
     });
-    await tamper(s, ['delete from ledger_checkpoints'], ...resigned.map(c => ['insert into ledger_checkpoints (seq, checkpoint) values ($1, $2)', [c.seq, checkpointLine(c)]] as [string, unknown[]]));
+    await tamper(
+      s,
+      ['delete from ledger_checkpoints'],
+      ...resigned.map(
+        c =>
+          ['insert into ledger_checkpoints (seq, checkpoint) values ($1, $2)', [c.seq, checkpointLine(c)]] as [
+            string,
+            unknown[],
+          ],
+      ),
+    );
     const verdict = await verify();
-    expect(verdict.problems.filter(p => p.problem.includes('signature does not verify')).map(p => p.at)).toEqual(checkpoints.map(c => `checkpoint ${c.seq}`));
+    expect(verdict.problems.filter(p => p.problem.includes('signature does not verify')).map(p => p.at)).toEqual(
+      checkpoints.map(c => `checkpoint ${c.seq}`),
+    );
     expect((await verify([], other.publicKey)).problems.every(p => p.at.startsWith('day'))).toBe(true); // the forger's own key: only the days' digests object
   });
 });
@@ -182,7 +234,11 @@ describe('verify-log in the CLI', () => {
     const intact = await run(s, ['verify-log', '--public-key', publicKey, '--checkpoint', kept]);
     expect(intact, intact.err).toMatchObject({ code: 0, out: '' });
     const last = checkpoints.at(-1)!;
-    await tamper(s, ['delete from es_events where position = any($1::bigint[])', [log.slice(last.from).map(positionOf)]], ['delete from ledger_checkpoints where seq >= $1', [last.seq]]);
+    await tamper(
+      s,
+      ['delete from es_events where position = any($1::bigint[])', [log.slice(last.from).map(positionOf)]],
+      ['delete from ledger_checkpoints where seq >= $1', [last.seq]],
+    );
     const tampered = await run(s, ['verify-log', '--public-key', publicKey, '--checkpoint', kept]);
     expect(tampered.code).toBe(1);
     expect(tampered.out).toContain('events were removed from the end');

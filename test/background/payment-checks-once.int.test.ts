@@ -26,7 +26,11 @@ async function secondInstance(first: TestService): Promise<TestService> {
     LOG_LEVEL: 'silent',
     SESSION_IDLE_HOURS: String(24 * 90),
   });
-  const service = await createService(config, { clock: first.clock, log: createLogger('silent'), schedulerTickMs: 3_600_000 });
+  const service = await createService(config, {
+    clock: first.clock,
+    log: createLogger('silent'),
+    schedulerTickMs: 3_600_000,
+  });
   return Object.assign(service, { clock: first.clock, config });
 }
 
@@ -43,14 +47,22 @@ afterAll(async () => {
 
 /** The checks that reached the provider: each is one sync recorded as a payment check. */
 const checksOf = async (accountId: string) =>
-  (await query<{ n: number }>(
-    a.pool,
-    'CountPaymentChecks',
-    `select count(*)::int as n from es_events where type = 'AccountSynced' and data->>'accountId' = $1 and data->>'trigger' = 'payment-check'`,
-    [accountId],
-  )).rows[0]!.n;
+  (
+    await query<{ n: number }>(
+      a.pool,
+      'CountPaymentChecks',
+      `select count(*)::int as n from es_events where type = 'AccountSynced' and data->>'accountId' = $1 and data->>'trigger' = 'payment-check'`,
+      [accountId],
+    )
+  ).rows[0]!.n;
 const queuedChecks = async () =>
-  (await query<{ n: number }>(a.pool, 'CountQueuedChecks', `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'check-account'`)).rows[0]!.n;
+  (
+    await query<{ n: number }>(
+      a.pool,
+      'CountQueuedChecks',
+      `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'check-account'`,
+    )
+  ).rows[0]!.n;
 
 describe('payment checks with two instances on one database', () => {
   it('check an account with pending payments once per interval, whichever instance ticks first', async () => {
@@ -84,7 +96,12 @@ describe('payment checks with two instances on one database', () => {
     await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 30 }));
     await a.projections.waitFor(await a.store.headPosition());
     a.clock.advance(a.config.paymentChecks.fastSeconds * 1000);
-    const handed = await Promise.all([a.paymentChecks.tick(), b.paymentChecks.tick(), a.paymentChecks.tick(), b.paymentChecks.tick()]);
+    const handed = await Promise.all([
+      a.paymentChecks.tick(),
+      b.paymentChecks.tick(),
+      a.paymentChecks.tick(),
+      b.paymentChecks.tick(),
+    ]);
     // the other test's account is due again too: two accounts, each handed over by one tick
     expect(handed.reduce((sum, n) => sum + n, 0)).toBe(2);
     await eventually(async () => (await checksOf(accountId)) === 1);

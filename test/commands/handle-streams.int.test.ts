@@ -52,23 +52,33 @@ function counting(inner: EventStore) {
   return { store: wrapped, reads };
 }
 
-const move = (from: string, to: string, amount: number) => (loaded: { from: { state: { total: number } }; to: { state: { total: number } } }) => {
-  if (loaded.from.state.total < amount) throw refuse('CONFLICT', { message: 'not enough' });
-  return { append: { from: [Moved({ by: -amount })], to: [Moved({ by: amount })] }, result: { from, to } };
-};
+const move =
+  (from: string, to: string, amount: number) =>
+  (loaded: { from: { state: { total: number } }; to: { state: { total: number } } }) => {
+    if (loaded.from.state.total < amount) throw refuse('CONFLICT', { message: 'not enough' });
+    return { append: { from: [Moved({ by: -amount })], to: [Moved({ by: amount })] }, result: { from, to } };
+  };
 
 describe('a command over several streams', () => {
   it('appends every stream it decided on in one transaction, or none', async () => {
     const s = names();
     await handleCommand({ store }, s.from, balance, { type: 'Move', by: 100 }, { actor: 'test', now });
     const es = { store };
-    const done = await handleStreams(es, { from: streamRead(s.from, balance), to: streamRead(s.to, balance) }, move(s.from, s.to, 60), { actor: 'test', now });
+    const done = await handleStreams(
+      es,
+      { from: streamRead(s.from, balance), to: streamRead(s.to, balance) },
+      move(s.from, s.to, 60),
+      { actor: 'test', now },
+    );
     expect(done.states).toEqual({ from: { total: 40 }, to: { total: 60 } });
     const [from, to] = [await store.readStream(s.from), await store.readStream(s.to)];
     expect(from.at(-1)!.position.commit).toBe(to.at(-1)!.position.commit); // one transaction
 
     await expect(
-      handleStreams(es, { from: streamRead(s.from, balance), to: streamRead(s.to, balance) }, move(s.from, s.to, 60), { actor: 'test', now }),
+      handleStreams(es, { from: streamRead(s.from, balance), to: streamRead(s.to, balance) }, move(s.from, s.to, 60), {
+        actor: 'test',
+        now,
+      }),
     ).rejects.toMatchObject({ code: 'CONFLICT', message: 'not enough' });
     expect((await store.readStream(s.from)).length).toBe(2);
     expect((await store.readStream(s.to)).length).toBe(1);
@@ -177,7 +187,12 @@ describe('a snapshot of a state that is more than plain data', () => {
     }
   }
   const tally: Decider<Tally, { type: 'Move'; by: number }, MovedEvent> = {
-    snapshot: { name: 'test-tally', version: 1, every: 2, revive: json => new Tally((json as { total: number }).total) },
+    snapshot: {
+      name: 'test-tally',
+      version: 1,
+      every: 2,
+      revive: json => new Tally((json as { total: number }).total),
+    },
     initialState: () => new Tally(0),
     evolve: (s, e) => s.plus(e.data.by),
     decide: (_s, c) => [Moved({ by: c.by })],
@@ -185,7 +200,8 @@ describe('a snapshot of a state that is more than plain data', () => {
 
   it('is revived when a load starts from it', async () => {
     const snapshots = await postgresSnapshots(pool);
-    for (let i = 1; i <= 5; i++) await handleCommand({ store, snapshots }, 'tally-1', tally, { type: 'Move', by: i }, { actor: 'test', now });
+    for (let i = 1; i <= 5; i++)
+      await handleCommand({ store, snapshots }, 'tally-1', tally, { type: 'Move', by: i }, { actor: 'test', now });
     expect(await snapshots.read('tally-1', 'test-tally', 1)).not.toBeNull();
     const loaded = await load({ store, snapshots }, 'tally-1', tally);
     expect(loaded.state).toBeInstanceOf(Tally);

@@ -42,7 +42,14 @@ describe('snapshots', () => {
 
   it('are written every few events and give the same state as the whole stream', async () => {
     const snapshots = await postgresSnapshots(pool);
-    for (let i = 1; i <= 10; i++) await handleCommand({ store, snapshots }, 'counter-snap', snapshotted, { type: 'Increment', by: i }, { actor: 'test', now });
+    for (let i = 1; i <= 10; i++)
+      await handleCommand(
+        { store, snapshots },
+        'counter-snap',
+        snapshotted,
+        { type: 'Increment', by: i },
+        { actor: 'test', now },
+      );
     const stored = await snapshots.read('counter-snap', 'test-counter', 1);
     expect(stored!.revision).toBeGreaterThanOrEqual(7);
     expect(stored!.state).toEqual({ total: [...Array(stored!.revision + 1).keys()].reduce((a, i) => a + i + 1, 0) });
@@ -56,11 +63,24 @@ describe('snapshots', () => {
   it('of a big state are written less often: every × 2^k events, at least its size', async () => {
     const snapshots = await postgresSnapshots(pool);
     const written: number[] = [];
-    const watched: typeof snapshots = { ...snapshots, write: async (...args) => { written.push(args[3].revision); await snapshots.write(...args); } };
+    const watched: typeof snapshots = {
+      ...snapshots,
+      write: async (...args) => {
+        written.push(args[3].revision);
+        await snapshots.write(...args);
+      },
+    };
     const big = { ...counter, snapshot: { name: 'test-big', version: 1, every: 3, size: () => 8 } };
-    for (let i = 1; i <= 30; i++) await handleCommand({ store, snapshots: watched }, 'counter-big', big, { type: 'Increment', by: 1 }, { actor: 'test', now });
+    for (let i = 1; i <= 30; i++)
+      await handleCommand(
+        { store, snapshots: watched },
+        'counter-big',
+        big,
+        { type: 'Increment', by: 1 },
+        { actor: 'test', now },
+      );
     expect(written).toEqual([0, 12, 24]);
-    expect((await load({ store, snapshots }, 'counter-big', big))).toMatchObject({ state: { total: 30 }, revision: 29 });
+    expect(await load({ store, snapshots }, 'counter-big', big)).toMatchObject({ state: { total: 30 }, revision: 29 });
   });
 
   it('of another version are ignored', async () => {
@@ -132,7 +152,8 @@ const raising = { actor: 'test', now, attempts: 40 };
 describe('command handling', () => {
   it('decides on the latest state even when writers race: no update is lost', async () => {
     const { here, elsewhere: there, conflicts } = racingWriters();
-    const raise = (writer: EventStore) => handleCommand({ store: writer }, 'tally-race', tally, { type: 'Raise' }, raising);
+    const raise = (writer: EventStore) =>
+      handleCommand({ store: writer }, 'tally-race', tally, { type: 'Raise' }, raising);
     await Promise.all([here, there].flatMap(writer => Array.from({ length: 10 }, () => raise(writer))));
     const events = await store.readStream('tally-race');
     expect(events.map(e => e.data.to)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
@@ -142,14 +163,21 @@ describe('command handling', () => {
 
   it('keeps an invariant under concurrency: a capped counter never passes its cap', async () => {
     const { here, elsewhere: there, conflicts } = racingWriters();
-    const raise = (writer: EventStore) => handleCommand({ store: writer }, 'tally-capped', tally, { type: 'Raise', max: 3 }, raising);
+    const raise = (writer: EventStore) =>
+      handleCommand({ store: writer }, 'tally-capped', tally, { type: 'Raise', max: 3 }, raising);
     await Promise.all([here, there].flatMap(writer => Array.from({ length: 6 }, () => raise(writer))));
     expect((await store.readStream('tally-capped')).map(e => e.data.to)).toEqual([1, 2, 3]);
     expect(conflicts.count).toBeGreaterThan(0);
   });
 
   it('stamps metadata, and with deterministic ids a repeated command appends nothing new', async () => {
-    const context = { actor: 'system:test', now, correlationId: 'corr-1', causationId: 'cause-1', eventId: (i: number) => sagaEventId('test', 'cause-1', i) };
+    const context = {
+      actor: 'system:test',
+      now,
+      correlationId: 'corr-1',
+      causationId: 'cause-1',
+      eventId: (i: number) => sagaEventId('test', 'cause-1', i),
+    };
     const first = await handleCommand({ store }, 'counter-idem', counter, { type: 'Increment', by: 5 }, context);
     const again = await handleCommand({ store }, 'counter-idem', counter, { type: 'Increment', by: 5 }, context);
     expect(again.revision).toBe(first.revision);

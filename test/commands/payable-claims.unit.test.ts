@@ -11,29 +11,59 @@ const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);
 const claim = (n: number, now: Date, expiresAt = at(60)) =>
   ({ type: 'ClaimTotal', accountId, paymentId: uuid(n), amount: 50_000, uniqueCode: 7, expiresAt, now }) as const;
 const reserved = (n: number, now: Date, expiresAt = at(60)) =>
-  PayableReserved({ accountId, paymentId: uuid(n), uniqueCode: 7, totalAmount: 50_007, vaNumber: null, expiresAt: expiresAt.toISOString(), reservedAt: now.toISOString() });
+  PayableReserved({
+    accountId,
+    paymentId: uuid(n),
+    uniqueCode: 7,
+    totalAmount: 50_007,
+    vaNumber: null,
+    expiresAt: expiresAt.toISOString(),
+    reservedAt: now.toISOString(),
+  });
 const released = (n: number, now: Date, reason: 'completed' | 'expired' = 'completed') =>
   PayableReleased({ accountId, paymentId: uuid(n), reason, releasedAt: now.toISOString() });
 
 describe('a claim on one total of one account', () => {
   it('is taken by the first payment, and the same payment again takes nothing more', () => {
-    given([]).when(claim(1, at(0))).then([reserved(1, at(0))]);
-    given([reserved(1, at(0))]).when(claim(1, at(1))).then([]);
+    given([])
+      .when(claim(1, at(0)))
+      .then([reserved(1, at(0))]);
+    given([reserved(1, at(0))])
+      .when(claim(1, at(1)))
+      .then([]);
   });
 
   it('refuses a second payment while the first holds it, and lets it go once released or lapsed', () => {
-    expect(() => payableClaim.decide([reserved(1, at(0))].reduce(payableClaim.evolve, payableClaim.initialState()), claim(2, at(5)))).toThrow(TotalHeld);
-    given([reserved(1, at(0)), released(1, at(10))]).when(claim(2, at(11))).then([reserved(2, at(11), at(60))]);
+    expect(() =>
+      payableClaim.decide(
+        [reserved(1, at(0))].reduce(payableClaim.evolve, payableClaim.initialState()),
+        claim(2, at(5)),
+      ),
+    ).toThrow(TotalHeld);
+    given([reserved(1, at(0)), released(1, at(10))])
+      .when(claim(2, at(11)))
+      .then([reserved(2, at(11), at(60))]);
     // lapsed: its payment's expiry passed, released or not
-    given([reserved(1, at(0), at(30))]).when(claim(2, at(30))).then([reserved(2, at(30))]);
+    given([reserved(1, at(0), at(30))])
+      .when(claim(2, at(30)))
+      .then([reserved(2, at(30))]);
   });
 
   it('is released only by its holder, once', () => {
-    const release = (n: number) => ({ type: 'ReleaseTotal', accountId, paymentId: uuid(n), reason: 'completed', now: at(20) }) as const;
-    given([reserved(1, at(0))]).when(release(1)).then([released(1, at(20))]);
-    given([reserved(1, at(0))]).when(release(2)).then([]);
-    given([reserved(1, at(0)), released(1, at(10))]).when(release(1)).then([]);
+    const release = (n: number) =>
+      ({ type: 'ReleaseTotal', accountId, paymentId: uuid(n), reason: 'completed', now: at(20) }) as const;
+    given([reserved(1, at(0))])
+      .when(release(1))
+      .then([released(1, at(20))]);
+    given([reserved(1, at(0))])
+      .when(release(2))
+      .then([]);
+    given([reserved(1, at(0)), released(1, at(10))])
+      .when(release(1))
+      .then([]);
     // a lapsed holder replaced by another: the first one's release leaves the second's claim
-    given([reserved(1, at(0), at(30)), reserved(2, at(31))]).when(release(1)).then([]);
+    given([reserved(1, at(0), at(30)), reserved(2, at(31))])
+      .when(release(1))
+      .then([]);
   });
 });

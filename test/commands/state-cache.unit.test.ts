@@ -4,7 +4,11 @@ import { stateCache } from '../../src/store/commands/state-cache.ts';
 
 const decider = {};
 const op = fc.oneof(
-  fc.record({ kind: fc.constant('set' as const), stream: fc.integer({ min: 0, max: 30 }), revision: fc.integer({ min: 0, max: 20 }) }),
+  fc.record({
+    kind: fc.constant('set' as const),
+    stream: fc.integer({ min: 0, max: 30 }),
+    revision: fc.integer({ min: 0, max: 20 }),
+  }),
   fc.record({ kind: fc.constant('get' as const), stream: fc.integer({ min: 0, max: 30 }) }),
   fc.record({ kind: fc.constant('delete' as const), stream: fc.integer({ min: 0, max: 30 }) }),
 );

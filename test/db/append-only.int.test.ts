@@ -41,32 +41,76 @@ afterAll(async () => {
 
 describe("the service's role", () => {
   it('adds to the event log and reads it, but may not UPDATE, DELETE or TRUNCATE it, nor switch the trigger off', async () => {
-    expect((await query(service, 'WhoAmI', 'select current_user as me, (select rolsuper from pg_roles where rolname = current_user) as su')).rows[0]).toEqual({ me: db.role, su: false });
+    expect(
+      (
+        await query(
+          service,
+          'WhoAmI',
+          'select current_user as me, (select rolsuper from pg_roles where rolname = current_user) as su',
+        )
+      ).rows[0],
+    ).toEqual({ me: db.role, su: false });
     await store.append(stream, [newEvent('AccountSynced')], 1);
-    expect((await store.readStream(stream)).map(e => e.type)).toEqual(['AccountLinked', 'AccountSynced', 'AccountSynced']);
+    expect((await store.readStream(stream)).map(e => e.type)).toEqual([
+      'AccountLinked',
+      'AccountSynced',
+      'AccountSynced',
+    ]);
     for (const sql of rewrites) expect(await refusal(service, sql), sql).toMatchObject({ code: '42501' });
-    expect(await refusal(service, 'alter table es_events disable trigger es_append_only')).toMatchObject({ code: '42501' });
+    expect(await refusal(service, 'alter table es_events disable trigger es_append_only')).toMatchObject({
+      code: '42501',
+    });
     expect(await refusal(service, 'drop table es_events')).toMatchObject({ code: '42501' });
-    expect(await refusal(service, 'create or replace function es_refuse_rewrite() returns trigger language plpgsql as $$ begin return null; end $$')).toMatchObject({ code: '42501' });
+    expect(
+      await refusal(
+        service,
+        'create or replace function es_refuse_rewrite() returns trigger language plpgsql as $$ begin return null; end $$',
+      ),
+    ).toMatchObject({ code: '42501' });
     expect((await query(owner, 'CountEvents', 'select count(*)::int as n from es_events')).rows[0]!.n).toBe(3);
   });
 
   it('keeps full rights on everything else: streams, its own tables and schemas (read models, the job queue)', async () => {
-    expect(await refusal(service, `update es_streams set revision = revision where stream_id = '${stream}'`)).toBeNull();
+    expect(
+      await refusal(service, `update es_streams set revision = revision where stream_id = '${stream}'`),
+    ).toBeNull();
     expect(await refusal(service, 'create table a_read_model (id int primary key)')).toBeNull();
-    expect(await refusal(service, 'insert into a_read_model values (1); update a_read_model set id = 2; delete from a_read_model; truncate a_read_model')).toBeNull();
+    expect(
+      await refusal(
+        service,
+        'insert into a_read_model values (1); update a_read_model set id = 2; delete from a_read_model; truncate a_read_model',
+      ),
+    ).toBeNull();
     expect(await refusal(service, 'drop table a_read_model')).toBeNull();
-    expect(await refusal(service, 'create schema scratch_replay; create table scratch_replay.t (id int); drop schema scratch_replay cascade')).toBeNull();
+    expect(
+      await refusal(
+        service,
+        'create schema scratch_replay; create table scratch_replay.t (id int); drop schema scratch_replay cascade',
+      ),
+    ).toBeNull();
   });
 
   it('protects a table it creates itself (the ledger checkpoints) by calling es_protect_append_only, for good', async () => {
-    await query(service, 'CreateCheckpoints', 'create table ledger_checkpoints (seq bigint primary key, root text not null)');
+    await query(
+      service,
+      'CreateCheckpoints',
+      'create table ledger_checkpoints (seq bigint primary key, root text not null)',
+    );
     await query(service, 'Protect', `select es_protect_append_only('ledger_checkpoints')`);
     expect(await refusal(service, `insert into ledger_checkpoints values (1, 'a'), (2, 'b')`)).toBeNull();
-    expect((await query(service, 'ReadCheckpoints', 'select count(*)::int as n from ledger_checkpoints')).rows[0]!.n).toBe(2);
-    for (const sql of [`update ledger_checkpoints set root = 'x'`, 'delete from ledger_checkpoints', 'truncate ledger_checkpoints'])
+    expect(
+      (await query(service, 'ReadCheckpoints', 'select count(*)::int as n from ledger_checkpoints')).rows[0]!.n,
+    ).toBe(2);
+    for (const sql of [
+      `update ledger_checkpoints set root = 'x'`,
+      'delete from ledger_checkpoints',
+      'truncate ledger_checkpoints',
+    ])
       expect(await refusal(service, sql), sql).toMatchObject({ code: '42501' });
-    expect(await refusal(owner, `update ledger_checkpoints set root = 'x'`)).toEqual({ code: 'ES403', message: 'ledger_checkpoints is append-only' });
+    expect(await refusal(owner, `update ledger_checkpoints set root = 'x'`)).toEqual({
+      code: 'ES403',
+      message: 'ledger_checkpoints is append-only',
+    });
     // the next start prepares the role again: the table stays protected, and the service may still add to it
     await prepareServiceRole(db.ownerUrl, { role: db.role, password: 'test-service-role' });
     expect(await refusal(service, `insert into ledger_checkpoints values (3, 'c')`)).toBeNull();
@@ -76,9 +120,19 @@ describe("the service's role", () => {
 
 describe('the append-only trigger', () => {
   it('refuses UPDATE, DELETE and TRUNCATE to the superuser too, until the owner switches it off', async () => {
-    for (const sql of rewrites) expect(await refusal(owner, sql), sql).toEqual({ code: 'ES403', message: 'es_events is append-only' });
-    const changed = await withoutAppendOnlyGuard(owner, async client =>
-      (await query(client, 'Tamper', `update es_events set data = '{"name":"someone else"}' where stream_id = $1 and revision = 0`, [stream])).rowCount,
+    for (const sql of rewrites)
+      expect(await refusal(owner, sql), sql).toEqual({ code: 'ES403', message: 'es_events is append-only' });
+    const changed = await withoutAppendOnlyGuard(
+      owner,
+      async client =>
+        (
+          await query(
+            client,
+            'Tamper',
+            `update es_events set data = '{"name":"someone else"}' where stream_id = $1 and revision = 0`,
+            [stream],
+          )
+        ).rowCount,
     );
     expect(changed).toBe(1);
     expect((await store.readStream(stream))[0]!.data).toEqual({ name: 'someone else' });
@@ -92,23 +146,39 @@ describe('a database made before the role existed', () => {
     const before = createPool(ownerUrl, 2);
     const old = await PostgresEventStore.create(before, { listen: false });
     await old.append('user-1', [newEvent('UserRegistered')], 'no_stream');
-    await query(before, 'OldReadModel', `create table users (id int primary key); create schema graphile_worker;
+    await query(
+      before,
+      'OldReadModel',
+      `create table users (id int primary key); create schema graphile_worker;
       create type graphile_worker.job_spec as (identifier text); create table graphile_worker.jobs (id bigserial primary key);
-      create function graphile_worker.add_job(text) returns void language sql as 'select null'`);
+      create function graphile_worker.add_job(text) returns void language sql as 'select null'`,
+    );
     await old.close();
     const role = `app_${new URL(ownerUrl).pathname.slice(1)}`;
     const url = await prepareServiceRole(ownerUrl, { role, password: 'p' });
-    const owners = await query<{ name: string; owner: string }>(before, 'Owners', `
+    const owners = await query<{ name: string; owner: string }>(
+      before,
+      'Owners',
+      `
       select c.relname as name, c.relowner::regrole::text as owner from pg_class c
        where c.relname in ('es_events', 'es_streams', 'users', 'jobs', 'jobs_id_seq')
       union all select 'es_append_streams', proowner::regrole::text from pg_proc where proname = 'es_append_streams'
       union all select 'add_job', proowner::regrole::text from pg_proc where proname = 'add_job'
       union all select 'es_refuse_rewrite', proowner::regrole::text from pg_proc where proname = 'es_refuse_rewrite'
       union all select 'job_spec', typowner::regrole::text from pg_type where typname = 'job_spec'
-      union all select nspname, nspowner::regrole::text from pg_namespace where nspname = 'graphile_worker'`);
+      union all select nspname, nspowner::regrole::text from pg_namespace where nspname = 'graphile_worker'`,
+    );
     expect(Object.fromEntries(owners.rows.map(r => [r.name, r.owner]))).toEqual({
-      es_events: 'postgres', es_refuse_rewrite: 'postgres',
-      es_streams: role, users: role, jobs: role, jobs_id_seq: role, es_append_streams: role, add_job: role, job_spec: role, graphile_worker: role,
+      es_events: 'postgres',
+      es_refuse_rewrite: 'postgres',
+      es_streams: role,
+      users: role,
+      jobs: role,
+      jobs_id_seq: role,
+      es_append_streams: role,
+      add_job: role,
+      job_spec: role,
+      graphile_worker: role,
     });
     await before.end();
     const after = createPool(url, 2);

@@ -62,7 +62,10 @@ describe('the embedded PostgreSQL started by root with DATA_DIR in a folder only
     mkdirSync(dataDir);
     const gone = path.join(path.dirname(dataDir), 'moved-away', 'pg');
     writeFileSync(locationFile(dataDir), `${gone}\n`);
-    const refusal = await startEmbeddedPostgres({ dataDir, password: 'root-test' }).then(() => null, (err: unknown) => err);
+    const refusal = await startEmbeddedPostgres({ dataDir, password: 'root-test' }).then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(refusal).toBeInstanceOf(ConfigError);
     expect(String((refusal as Error).message)).not.toContain('\n');
     expect((refusal as Error).message).toContain(gone);

@@ -22,10 +22,17 @@ async function startOnce() {
     const store = await PostgresEventStore.create(pool, { listen: false });
     await store.append(`user-${Date.now()}`, [newEvent('UserRegistered')], 'no_stream');
     await store.close();
-    const me = await query<{ me: string; su: boolean; owns: boolean }>(pool, 'WhoAmI', `select current_user as me, r.rolsuper as su,
+    const me = await query<{ me: string; su: boolean; owns: boolean }>(
+      pool,
+      'WhoAmI',
+      `select current_user as me, r.rolsuper as su,
       pg_has_role(current_user, (select relowner from pg_class where oid = 'es_events'::regclass), 'usage') as owns
-      from pg_roles r where r.rolname = current_user`);
-    const refused = await query(pool, 'Tamper', 'delete from es_events').then(() => null, (err: { code?: string }) => err.code);
+      from pg_roles r where r.rolname = current_user`,
+    );
+    const refused = await query(pool, 'Tamper', 'delete from es_events').then(
+      () => null,
+      (err: { code?: string }) => err.code,
+    );
     return { url, who: me.rows[0], refused };
   } finally {
     await pool.end();

@@ -35,8 +35,13 @@ describe('a job queue whose database goes away while a job runs', () => {
       },
       createLogger('silent'),
     );
-    const add = (n: number) => query(pool, 'AddTestJob', `select graphile_worker.add_job('work', json_build_object('n', $1::int))`, [n]);
-    const waiting = async () => Number((await query<{ n: string }>(pool, 'CountTestJobs', 'select count(*)::text as n from graphile_worker.jobs')).rows[0]!.n);
+    const add = (n: number) =>
+      query(pool, 'AddTestJob', `select graphile_worker.add_job('work', json_build_object('n', $1::int))`, [n]);
+    const waiting = async () =>
+      Number(
+        (await query<{ n: string }>(pool, 'CountTestJobs', 'select count(*)::text as n from graphile_worker.jobs'))
+          .rows[0]!.n,
+      );
     try {
       await add(1);
       await eventually(async () => runs.length === 1);
@@ -60,4 +65,3 @@ describe('a job queue whose database goes away while a job runs', () => {
     }
   }, 90_000);
 });
-

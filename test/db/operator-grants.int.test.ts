@@ -19,7 +19,10 @@ const as = (url: string, user: string, password: string) => {
 const warningsOf = async (url: string) => {
   const told: string[] = [];
   const pool = createPool(url, 1);
-  await warnIfLogRewritable(pool, createLogger('warn', new Writable({ write: (c, _e, done) => void (told.push(String(c)), done()) })));
+  await warnIfLogRewritable(
+    pool,
+    createLogger('warn', new Writable({ write: (c, _e, done) => void (told.push(String(c)), done()) })),
+  );
   await pool.end();
   return told;
 };
@@ -30,13 +33,21 @@ describe("the README's grants for DATABASE_URL (an owner role for migrations, a 
     const [ownerRole, appRole, database] = [`owner_${n}`, `app_${n}`, `payments_${n}`];
     const superuser = createPool(inject('postgresServerUrl'), 1);
     // the README's first block, as a superuser
-    await query(superuser, 'Roles', `create role ${ownerRole} login password 'o'; create role ${appRole} login password 'a'; grant ${appRole} to ${ownerRole}`);
+    await query(
+      superuser,
+      'Roles',
+      `create role ${ownerRole} login password 'o'; create role ${appRole} login password 'a'; grant ${appRole} to ${ownerRole}`,
+    );
     await query(superuser, 'Database', `create database ${database} owner ${ownerRole}`);
     await superuser.end();
     const ownerUrl = as(databaseUrl(inject('postgresServerUrl'), database), ownerRole, 'o');
     const appUrl = as(ownerUrl, appRole, 'a');
     const owner = createPool(ownerUrl, 1);
-    await query(owner, 'Grants', `grant connect, create, temporary on database ${database} to ${appRole}; grant usage, create on schema public to ${appRole}`);
+    await query(
+      owner,
+      'Grants',
+      `grant connect, create, temporary on database ${database} to ${appRole}; grant usage, create on schema public to ${appRole}`,
+    );
 
     // the service's first start, as its role: it creates everything and is told it owns the log
     const app = createPool(appUrl, 4);
@@ -47,10 +58,14 @@ describe("the README's grants for DATABASE_URL (an owner role for migrations, a 
     await query(app, 'CreateCheckpoints', 'create table ledger_checkpoints (seq bigint primary key)');
 
     // the README's second block, as the owner role
-    await query(owner, 'TakeOver', `alter function es_refuse_rewrite() owner to ${ownerRole};
+    await query(
+      owner,
+      'TakeOver',
+      `alter function es_refuse_rewrite() owner to ${ownerRole};
       alter function es_protect_append_only(regclass) owner to ${ownerRole};
       select es_protect_append_only('es_events');
-      select es_protect_append_only(to_regclass('ledger_checkpoints'));`);
+      select es_protect_append_only(to_regclass('ledger_checkpoints'));`,
+    );
 
     // the next start: no warning; it appends and reads, and may not rewrite
     expect(await warningsOf(appUrl)).toEqual([]);
@@ -58,9 +73,26 @@ describe("the README's grants for DATABASE_URL (an owner role for migrations, a 
     await again.append('user-1', [newEvent('UserRenamed')], 0);
     expect((await again.readStream('user-1')).map(e => e.type)).toEqual(['UserRegistered', 'UserRenamed']);
     await again.close();
-    for (const sql of ['update es_events set version = 2', 'delete from es_events', 'truncate es_events', 'alter table es_events disable trigger es_append_only', 'delete from ledger_checkpoints'])
-      expect(await query(app, 'Tamper', sql).then(() => null, (err: { code?: string }) => err.code), sql).toBe('42501');
-    expect(await query(owner, 'Tamper', 'delete from es_events').then(() => null, (err: { code?: string }) => err.code)).toBe('ES403');
+    for (const sql of [
+      'update es_events set version = 2',
+      'delete from es_events',
+      'truncate es_events',
+      'alter table es_events disable trigger es_append_only',
+      'delete from ledger_checkpoints',
+    ])
+      expect(
+        await query(app, 'Tamper', sql).then(
+          () => null,
+          (err: { code?: string }) => err.code,
+        ),
+        sql,
+      ).toBe('42501');
+    expect(
+      await query(owner, 'Tamper', 'delete from es_events').then(
+        () => null,
+        (err: { code?: string }) => err.code,
+      ),
+    ).toBe('ES403');
     await app.end();
     await owner.end();
   });

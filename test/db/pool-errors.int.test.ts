@@ -13,7 +13,10 @@ describe("a pool's client whose connection is killed while checked out", () => {
       const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
       await pool.query('select pg_terminate_backend($1)', [pid]); // between two queries of the holder, as a server killed would
       await new Promise(r => setTimeout(r, 300));
-      const next = await client.query('select 1').then(() => null, (err: unknown) => err);
+      const next = await client.query('select 1').then(
+        () => null,
+        (err: unknown) => err,
+      );
       expect(isDatabaseUnavailable(next)).toBe(true);
       client.release(true);
       expect(uncaught).toEqual([]);

@@ -29,22 +29,27 @@ describe('unlocking the jobs of dead workers', () => {
 
   /** A job of `task`, locked by `workerId` `lockedSecondsAgo` ago, as the queue's get_job leaves it (set by hand here). */
   async function lockedJob(task: string, workerId: string, lockedSecondsAgo: number): Promise<string> {
-    const added = await pool.query<{ id: string }>('select id::text from graphile_worker.add_job($1, $2::json)', [task, JSON.stringify({ n: nextUuid() })]);
-    const id = added.rows[0]!.id;
-    await pool.query(`update graphile_worker._private_jobs set locked_by = $2, locked_at = now() - $3::int * interval '1 second' where id = $1`, [
-      id,
-      workerId,
-      lockedSecondsAgo,
+    const added = await pool.query<{ id: string }>('select id::text from graphile_worker.add_job($1, $2::json)', [
+      task,
+      JSON.stringify({ n: nextUuid() }),
     ]);
+    const id = added.rows[0]!.id;
+    await pool.query(
+      `update graphile_worker._private_jobs set locked_by = $2, locked_at = now() - $3::int * interval '1 second' where id = $1`,
+      [id, workerId, lockedSecondsAgo],
+    );
     return id;
   }
-  const lockOf = async (id: string) => (await pool.query('select locked_by from graphile_worker.jobs where id = $1', [id])).rows[0]?.locked_by ?? null;
+  const lockOf = async (id: string) =>
+    (await pool.query('select locked_by from graphile_worker.jobs where id = $1', [id])).rows[0]?.locked_by ?? null;
 
   it('unlocks the jobs of runners silent for too long and of workers no runner claims, and nothing else', async () => {
     await heartbeat(pool, { id: 'live-runner', workerIds: ['worker-live-1', 'worker-live-2'], deadAfterMs: 20_000 });
     await heartbeat(pool, { id: 'silent-runner', workerIds: ['worker-silent'], deadAfterMs: 20_000 });
     await heartbeat(pool, { id: 'slow-beating-runner', workerIds: ['worker-slow'], deadAfterMs: 120_000 }); // another queue's timing
-    await pool.query(`update queue_runners set heartbeat_at = now() - interval '1 minute' where id in ('silent-runner', 'slow-beating-runner')`);
+    await pool.query(
+      `update queue_runners set heartbeat_at = now() - interval '1 minute' where id in ('silent-runner', 'slow-beating-runner')`,
+    );
 
     const ofLiveRunner = await lockedJob(deliverWebhookTask, 'worker-live-2', 3600); // a live runner's, however old
     const ofSilentRunner = await lockedJob(deliverWebhookTask, 'worker-silent', 60);
@@ -75,15 +80,24 @@ describe('a queue that finds a job of its tasks left locked by a dead process', 
     const pool = await freshPool(6);
     try {
       await runMigrations({ pgPool: pool, logger: new WorkerLogger(() => () => undefined) });
-      const added = await pool.query<{ id: string }>(`select id::text from graphile_worker.add_job('sync-account', '{"accountId":"cut-off"}'::json)`);
+      const added = await pool.query<{ id: string }>(
+        `select id::text from graphile_worker.add_job('sync-account', '{"accountId":"cut-off"}'::json)`,
+      );
       // as a process killed in the middle of the job leaves it: locked by a worker nobody claims, for a minute now
-      await pool.query(`update graphile_worker._private_jobs set locked_by = 'worker-of-a-killed-process', locked_at = now() - interval '1 minute' where id = $1`, [
-        added.rows[0]!.id,
-      ]);
+      await pool.query(
+        `update graphile_worker._private_jobs set locked_by = 'worker-of-a-killed-process', locked_at = now() - interval '1 minute' where id = $1`,
+        [added.rows[0]!.id],
+      );
       const ran: unknown[] = [];
       const queue = await runJobQueue(
         'job queue',
-        { pgPool: pool, concurrency: 2, pollInterval: 100, liveness: { heartbeatMs: 100, deadAfterMs: 500 }, taskList: { 'sync-account': async payload => void ran.push(payload) } },
+        {
+          pgPool: pool,
+          concurrency: 2,
+          pollInterval: 100,
+          liveness: { heartbeatMs: 100, deadAfterMs: 500 },
+          taskList: { 'sync-account': async payload => void ran.push(payload) },
+        },
         createLogger('silent'),
       );
       try {
@@ -119,13 +133,25 @@ describe('two live runners on one database', () => {
       const owner = await keyHolder(service);
       const registered = await owner.call('POST', '/api/v1/webhooks', { url: receiver.url });
       const endpointId = registered.json().data.id as string;
-      await enqueueWebhookEvent(service.deps, { ownerId: owner.id, eventId: nextUuid(), type: 'payment.completed', createdAt: service.clock.now().toISOString(), data: {} });
+      await enqueueWebhookEvent(service.deps, {
+        ownerId: owner.id,
+        eventId: nextUuid(),
+        type: 'payment.completed',
+        createdAt: service.clock.now().toISOString(),
+        data: {},
+      });
 
       await eventually(async () => receiver.received.length === 1);
-      const locked = await service.pool.query(`select locked_by from graphile_worker.jobs where task_identifier = $1 and locked_by is not null`, [deliverWebhookTask]);
+      const locked = await service.pool.query(
+        `select locked_by from graphile_worker.jobs where task_identifier = $1 and locked_by is not null`,
+        [deliverWebhookTask],
+      );
       expect(locked.rows).toHaveLength(1);
       await new Promise(r => setTimeout(r, 2000)); // four times deadAfterMs: both runners beat and swept many times
-      const still = await service.pool.query(`select locked_by from graphile_worker.jobs where task_identifier = $1 and locked_by is not null`, [deliverWebhookTask]);
+      const still = await service.pool.query(
+        `select locked_by from graphile_worker.jobs where task_identifier = $1 and locked_by is not null`,
+        [deliverWebhookTask],
+      );
       expect(still.rows).toEqual(locked.rows);
 
       const delivered = await eventually(async () => {
@@ -143,7 +169,12 @@ describe('two live runners on one database', () => {
   it('forgets a runner that stops cleanly; every queue of the service beats with its workers', async () => {
     const other = await startWebhookDelivery(service.deps, service.deps.config.webhooks);
     const count = async (name: string) =>
-      (await service.pool.query(`select count(*)::int as n from queue_runners where id like $1 || '-%' and cardinality(worker_ids) > 0`, [name])).rows[0].n as number;
+      (
+        await service.pool.query(
+          `select count(*)::int as n from queue_runners where id like $1 || '-%' and cardinality(worker_ids) > 0`,
+          [name],
+        )
+      ).rows[0].n as number;
     expect(await count('webhook-queue')).toBe(2);
     expect(await count('job-queue')).toBe(1); // the account syncs' runner
     await other.stop();

@@ -13,9 +13,11 @@ afterAll(async () => pool?.end());
 describe('inSnapshot', () => {
   it('reads the database as it was at its first statement, whatever another connection commits meanwhile', async () => {
     const counts = await inSnapshot(pool, async db => {
-      const before = (await query<{ n: number }>(db, 'CountBefore', 'select count(*)::int as n from rows_seen')).rows[0]!.n;
+      const before = (await query<{ n: number }>(db, 'CountBefore', 'select count(*)::int as n from rows_seen'))
+        .rows[0]!.n;
       await pool.query('insert into rows_seen values (1)'); // committed on another connection
-      const after = (await query<{ n: number }>(db, 'CountAfter', 'select count(*)::int as n from rows_seen')).rows[0]!.n;
+      const after = (await query<{ n: number }>(db, 'CountAfter', 'select count(*)::int as n from rows_seen')).rows[0]!
+        .n;
       return { before, after };
     });
     expect(counts).toEqual({ before: 0, after: 0 });

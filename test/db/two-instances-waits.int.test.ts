@@ -10,7 +10,9 @@ import { startTestService, type TestService } from '../support/service.ts';
 const shared = { JWT_SECRET: randomBytes(32).toString('hex'), ENCRYPTION_KEY: randomBytes(32).toString('hex') };
 
 const leading = (service: TestService) =>
-  [...service.projections.health(), ...service.sagas.health()].filter(s => s.health.state === 'leading').map(s => s.subscriber);
+  [...service.projections.health(), ...service.sagas.health()]
+    .filter(s => s.health.state === 'leading')
+    .map(s => s.subscriber);
 const subscriberCount = (service: TestService) => service.projections.health().length + service.sagas.health().length;
 
 const p99 = (times: number[]) => [...times].sort((a, b) => a - b)[Math.ceil(times.length * 0.99) - 1]!;
@@ -55,15 +57,21 @@ describe('two instances on one database', () => {
       const key = await createKey(standby, cookie, `key ${i}`);
       creating.push(performance.now() - started);
       started = performance.now();
-      const revoked = await standby.app.inject({ method: 'DELETE', url: `/api/dashboard/api-keys/${key.id}`, cookies: { svc_token: cookie } });
+      const revoked = await standby.app.inject({
+        method: 'DELETE',
+        url: `/api/dashboard/api-keys/${key.id}`,
+        cookies: { svc_token: cookie },
+      });
       revoking.push(performance.now() - started);
       expect(revoked.statusCode).toBeLessThan(300);
     }
-    console.log(`standby: create key p99 ${p99(creating).toFixed(1)} ms, revoke key p99 ${p99(revoking).toFixed(1)} ms (20 each)`);
+    console.log(
+      `standby: create key p99 ${p99(creating).toFixed(1)} ms, revoke key p99 ${p99(revoking).toFixed(1)} ms (20 each)`,
+    );
     for (const ms of [...creating, ...revoking]) expect(ms).toBeLessThan(500);
   }, 60_000);
 
-  it('holds all its subscribers\' locks on one connection of its own, outside the pool', async () => {
+  it("holds all its subscribers' locks on one connection of its own, outside the pool", async () => {
     const lockPid = await subscriberLocks.peek(leader.pool)!.backendPid();
     const standbyPid = await subscriberLocks.peek(standby.pool)!.backendPid();
     expect(lockPid).not.toBeNull();
@@ -76,9 +84,16 @@ describe('two instances on one database', () => {
       `select application_name, count(*)::int as n from pg_stat_activity where datname = current_database() and application_name like 'payments:%' group by 1`,
     );
     // one lock holder and one LISTEN connection per instance
-    expect(Object.fromEntries(connections.rows.map(r => [r.application_name, r.n]))).toEqual({ 'payments:subscriber-locks': 2, 'payments:subscriber-positions': 2 });
+    expect(Object.fromEntries(connections.rows.map(r => [r.application_name, r.n]))).toEqual({
+      'payments:subscriber-locks': 2,
+      'payments:subscriber-positions': 2,
+    });
     // the budget the README gives: the pool's most, plus those two, per instance
-    const all = await query<{ n: number }>(leader.pool, 'Connections', 'select count(*)::int as n from pg_stat_activity where datname = current_database()');
+    const all = await query<{ n: number }>(
+      leader.pool,
+      'Connections',
+      'select count(*)::int as n from pg_stat_activity where datname = current_database()',
+    );
     console.log(`connections to the database of both instances after the waits: ${all.rows[0]!.n}`);
     expect(all.rows[0]!.n).toBeLessThanOrEqual(2 * (leader.config.databasePoolMax + 2));
   });
@@ -86,7 +101,10 @@ describe('two instances on one database', () => {
   it('hands every subscriber to the other instance when its lock connection is killed, and waits stay quick both ways', async () => {
     const lockPid = await subscriberLocks.peek(leader.pool)!.backendPid();
     await query(standby.pool, 'KillLockConnection', 'select pg_terminate_backend($1)', [lockPid]);
-    await eventually(async () => leading(standby).length === subscriberCount(standby) && leading(leader).length === 0, 20_000);
+    await eventually(
+      async () => leading(standby).length === subscriberCount(standby) && leading(leader).length === 0,
+      20_000,
+    );
     const user = await registerUser(leader); // the first is the standby now
     const started = performance.now();
     await createKey(leader, user.cookie);

@@ -2,7 +2,13 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { account, type AccountCommand, type FetchedTransaction } from '../../src/domain/account.ts';
 import { retryDelayMinutes } from '../../src/commands/sync-account.ts';
-import { AccountLinked, AccountSynced, AccountSyncFailed, MutationRecorded, ProviderSessionExpired } from '../../src/events/account.ts';
+import {
+  AccountLinked,
+  AccountSynced,
+  AccountSyncFailed,
+  MutationRecorded,
+  ProviderSessionExpired,
+} from '../../src/events/account.ts';
 import type { AccountEvent } from '../../src/events/account.ts';
 import { specification } from '../support/decider.ts';
 
@@ -13,45 +19,123 @@ const t0 = new Date('2026-01-05T03:00:00.000Z');
 const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);
 const sealedSession = { iv: 'i', tag: 't', data: 'd' };
 const linked = AccountLinked({
-  accountId, ownerId, type: 'bank', providerCode: 'BANK-BCA', accountName: 'Ops', accountNumber: '1234567890', phoneNumber: null,
-  holderName: 'BUDI', intervalMinutes: 5, credentials: sealedSession, session: sealedSession, isActive: true, linkedAt: t0.toISOString(),
+  accountId,
+  ownerId,
+  type: 'bank',
+  providerCode: 'BANK-BCA',
+  accountName: 'Ops',
+  accountNumber: '1234567890',
+  phoneNumber: null,
+  holderName: 'BUDI',
+  intervalMinutes: 5,
+  credentials: sealedSession,
+  session: sealedSession,
+  isActive: true,
+  linkedAt: t0.toISOString(),
 });
 const tx = (id: string, amount = 1000): FetchedTransaction => ({
-  id, mutationId: `00000000-0000-4000-8000-${id.padStart(12, '0')}`, type: 'CREDIT', amount, description: 'transfer', senderName: 'SITI',
-  reference: null, occurredAt: t0.toISOString(),
+  id,
+  mutationId: `00000000-0000-4000-8000-${id.padStart(12, '0')}`,
+  type: 'CREDIT',
+  amount,
+  description: 'transfer',
+  senderName: 'SITI',
+  reference: null,
+  occurredAt: t0.toISOString(),
 });
 const recorded = (t: FetchedTransaction, now: Date): AccountEvent =>
-  MutationRecorded({ accountId, mutationId: t.mutationId, providerTransactionId: t.id, type: t.type, amount: t.amount, description: t.description,
-    senderName: t.senderName, reference: t.reference, occurredAt: t.occurredAt, recordedAt: now.toISOString() });
-const sync = (slot: Date | null, transactions: FetchedTransaction[], now = at(1)): AccountCommand =>
-  ({ type: 'RecordSync', slot: slot?.toISOString() ?? null, trigger: slot ? 'schedule' : 'refresh', balance: 5000, transactions, now });
+  MutationRecorded({
+    accountId,
+    mutationId: t.mutationId,
+    providerTransactionId: t.id,
+    type: t.type,
+    amount: t.amount,
+    description: t.description,
+    senderName: t.senderName,
+    reference: t.reference,
+    occurredAt: t.occurredAt,
+    recordedAt: now.toISOString(),
+  });
+const sync = (slot: Date | null, transactions: FetchedTransaction[], now = at(1)): AccountCommand => ({
+  type: 'RecordSync',
+  slot: slot?.toISOString() ?? null,
+  trigger: slot ? 'schedule' : 'refresh',
+  balance: 5000,
+  transactions,
+  now,
+});
 
 describe('account decider', () => {
   it('records new transactions and the balance of a sync', () => {
-    given([linked]).when(sync(t0, [tx('1'), tx('2')])).then([
-      recorded(tx('1'), at(1)),
-      recorded(tx('2'), at(1)),
-      AccountSynced({ accountId, balance: 5000, syncedAt: at(1).toISOString(), slot: t0.toISOString(), cursor: '2', trigger: 'schedule' }),
-    ]);
+    given([linked])
+      .when(sync(t0, [tx('1'), tx('2')]))
+      .then([
+        recorded(tx('1'), at(1)),
+        recorded(tx('2'), at(1)),
+        AccountSynced({
+          accountId,
+          balance: 5000,
+          syncedAt: at(1).toISOString(),
+          slot: t0.toISOString(),
+          cursor: '2',
+          trigger: 'schedule',
+        }),
+      ]);
   });
 
   it('records a transaction once even when the same page comes again', () => {
-    const first = [recorded(tx('1'), at(1)), AccountSynced({ accountId, balance: 5000, syncedAt: at(1).toISOString(), slot: null, cursor: '1', trigger: 'refresh' })];
-    given([linked, ...first]).when(sync(null, [tx('1'), tx('2'), tx('2')], at(2))).then([
-      recorded(tx('2'), at(2)),
-      AccountSynced({ accountId, balance: 5000, syncedAt: at(2).toISOString(), slot: null, cursor: '2', trigger: 'refresh' }),
-    ]);
+    const first = [
+      recorded(tx('1'), at(1)),
+      AccountSynced({
+        accountId,
+        balance: 5000,
+        syncedAt: at(1).toISOString(),
+        slot: null,
+        cursor: '1',
+        trigger: 'refresh',
+      }),
+    ];
+    given([linked, ...first])
+      .when(sync(null, [tx('1'), tx('2'), tx('2')], at(2)))
+      .then([
+        recorded(tx('2'), at(2)),
+        AccountSynced({
+          accountId,
+          balance: 5000,
+          syncedAt: at(2).toISOString(),
+          slot: null,
+          cursor: '2',
+          trigger: 'refresh',
+        }),
+      ]);
   });
 
   it('serves a slot once: a second job for the same or an older slot does nothing', () => {
-    const done = AccountSynced({ accountId, balance: 5000, syncedAt: at(1).toISOString(), slot: at(5).toISOString(), cursor: null, trigger: 'schedule' });
-    given([linked, done]).when(sync(at(5), [tx('9')])).then([]);
-    given([linked, done]).when(sync(at(0), [tx('9')])).then([]);
+    const done = AccountSynced({
+      accountId,
+      balance: 5000,
+      syncedAt: at(1).toISOString(),
+      slot: at(5).toISOString(),
+      cursor: null,
+      trigger: 'schedule',
+    });
+    given([linked, done])
+      .when(sync(at(5), [tx('9')]))
+      .then([]);
+    given([linked, done])
+      .when(sync(at(0), [tx('9')]))
+      .then([]);
   });
 
   it('counts consecutive failures and asks when to retry', () => {
     const failed = (n: number) =>
-      AccountSyncFailed({ accountId, reason: 'unavailable', failedAt: at(1).toISOString(), consecutiveFailures: n, retryAt: at(1 + n).toISOString() });
+      AccountSyncFailed({
+        accountId,
+        reason: 'unavailable',
+        failedAt: at(1).toISOString(),
+        consecutiveFailures: n,
+        retryAt: at(1 + n).toISOString(),
+      });
     given([linked, failed(1)])
       .when({ type: 'RecordSyncFailure', reason: 'unavailable', now: at(1), retryAt: n => at(1 + n) })
       .then([failed(2)]);
@@ -59,12 +143,23 @@ describe('account decider', () => {
 
   it('marks the account inactive once when the provider session expires', () => {
     const expired = ProviderSessionExpired({ accountId, expiredAt: at(3).toISOString() });
-    given([linked]).when({ type: 'ExpireProviderSession', now: at(3) }).then([expired]);
-    given([linked, expired]).when({ type: 'ExpireProviderSession', now: at(4) }).then([]);
+    given([linked])
+      .when({ type: 'ExpireProviderSession', now: at(3) })
+      .then([expired]);
+    given([linked, expired])
+      .when({ type: 'ExpireProviderSession', now: at(4) })
+      .then([]);
   });
 
   it("answers not-found to another owner's change and to an account that does not exist", () => {
-    given([linked]).when({ type: 'ChangeAccountSettings', ownerId: '11111111-1111-4111-8111-111111111111', accountName: 'x', now: at(1) }).thenThrows('ACCOUNT_NOT_FOUND');
+    given([linked])
+      .when({
+        type: 'ChangeAccountSettings',
+        ownerId: '11111111-1111-4111-8111-111111111111',
+        accountName: 'x',
+        now: at(1),
+      })
+      .thenThrows('ACCOUNT_NOT_FOUND');
     given([]).when(sync(t0, [])).thenThrows('ACCOUNT_NOT_FOUND');
   });
 
@@ -73,10 +168,19 @@ describe('account decider', () => {
     pages => {
       let history: AccountEvent[] = [linked];
       pages.forEach((page, i) => {
-        const events = account.decide(history.reduce(account.evolve, account.initialState()), sync(null, page.map(n => tx(String(n))), at(i + 1)));
+        const events = account.decide(
+          history.reduce(account.evolve, account.initialState()),
+          sync(
+            null,
+            page.map(n => tx(String(n))),
+            at(i + 1),
+          ),
+        );
         history = [...history, ...events];
       });
-      const ids = history.filter(e => e.type === 'MutationRecorded').map(e => (e.data as { providerTransactionId: string }).providerTransactionId);
+      const ids = history
+        .filter(e => e.type === 'MutationRecorded')
+        .map(e => (e.data as { providerTransactionId: string }).providerTransactionId);
       expect(new Set(ids).size).toBe(ids.length);
       expect(new Set(ids)).toEqual(new Set(pages.flat().map(String)));
     },
@@ -84,10 +188,13 @@ describe('account decider', () => {
 });
 
 describe('retry backoff', () => {
-  test.prop([fc.integer({ min: 1, max: 100 }), fc.integer({ min: 5, max: 1440 })])('doubles from one minute and never exceeds the interval', (n, interval) => {
-    const delay = retryDelayMinutes(n, interval);
-    expect(delay).toBeGreaterThanOrEqual(1);
-    expect(delay).toBeLessThanOrEqual(interval);
-    if (n > 1) expect(delay).toBeGreaterThanOrEqual(Math.min(retryDelayMinutes(n - 1, interval), interval));
-  });
+  test.prop([fc.integer({ min: 1, max: 100 }), fc.integer({ min: 5, max: 1440 })])(
+    'doubles from one minute and never exceeds the interval',
+    (n, interval) => {
+      const delay = retryDelayMinutes(n, interval);
+      expect(delay).toBeGreaterThanOrEqual(1);
+      expect(delay).toBeLessThanOrEqual(interval);
+      if (n > 1) expect(delay).toBeGreaterThanOrEqual(Math.min(retryDelayMinutes(n - 1, interval), interval));
+    },
+  );
 });

@@ -9,20 +9,43 @@ const owner = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
 const stranger = '1a2b3c4d-1111-4222-8333-944455556666';
 const t0 = new Date('2026-01-05T03:00:00.000Z');
 const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);
-const created = ApiKeyCreated({ keyId, userId: owner, name: 'shop', prefix: 'svc_live_abcdef', keyHash: 'a'.repeat(64), createdAt: t0.toISOString() });
+const created = ApiKeyCreated({
+  keyId,
+  userId: owner,
+  name: 'shop',
+  prefix: 'svc_live_abcdef',
+  keyHash: 'a'.repeat(64),
+  createdAt: t0.toISOString(),
+});
 
 describe('api key decider', () => {
   it('revokes only for its owner; a stranger gets not-found, as for a key that never existed', () => {
-    given([created]).when({ type: 'RevokeApiKey', userId: owner, now: at(1) }).then([ApiKeyRevoked({ keyId, revokedAt: at(1).toISOString() })]);
-    given([created]).when({ type: 'RevokeApiKey', userId: stranger, now: at(1) }).thenThrows('NOT_FOUND');
-    given([]).when({ type: 'RevokeApiKey', userId: owner, now: at(1) }).thenThrows('NOT_FOUND');
-    given([created, ApiKeyRevoked({ keyId, revokedAt: at(1).toISOString() })]).when({ type: 'RevokeApiKey', userId: owner, now: at(2) }).then([]);
+    given([created])
+      .when({ type: 'RevokeApiKey', userId: owner, now: at(1) })
+      .then([ApiKeyRevoked({ keyId, revokedAt: at(1).toISOString() })]);
+    given([created])
+      .when({ type: 'RevokeApiKey', userId: stranger, now: at(1) })
+      .thenThrows('NOT_FOUND');
+    given([])
+      .when({ type: 'RevokeApiKey', userId: owner, now: at(1) })
+      .thenThrows('NOT_FOUND');
+    given([created, ApiKeyRevoked({ keyId, revokedAt: at(1).toISOString() })])
+      .when({ type: 'RevokeApiKey', userId: owner, now: at(2) })
+      .then([]);
   });
 
   it('records use on first use and then at most every five minutes, never once revoked', () => {
-    given([created]).when({ type: 'RecordApiKeyUse', now: at(0) }).then([ApiKeyUsed({ keyId, at: at(0).toISOString() })]);
-    given([created, ApiKeyUsed({ keyId, at: at(0).toISOString() })]).when({ type: 'RecordApiKeyUse', now: at(4) }).then([]);
-    given([created, ApiKeyUsed({ keyId, at: at(0).toISOString() })]).when({ type: 'RecordApiKeyUse', now: at(5) }).then([ApiKeyUsed({ keyId, at: at(5).toISOString() })]);
-    given([created, ApiKeyRevoked({ keyId, revokedAt: at(1).toISOString() })]).when({ type: 'RecordApiKeyUse', now: at(10) }).then([]);
+    given([created])
+      .when({ type: 'RecordApiKeyUse', now: at(0) })
+      .then([ApiKeyUsed({ keyId, at: at(0).toISOString() })]);
+    given([created, ApiKeyUsed({ keyId, at: at(0).toISOString() })])
+      .when({ type: 'RecordApiKeyUse', now: at(4) })
+      .then([]);
+    given([created, ApiKeyUsed({ keyId, at: at(0).toISOString() })])
+      .when({ type: 'RecordApiKeyUse', now: at(5) })
+      .then([ApiKeyUsed({ keyId, at: at(5).toISOString() })]);
+    given([created, ApiKeyRevoked({ keyId, revokedAt: at(1).toISOString() })])
+      .when({ type: 'RecordApiKeyUse', now: at(10) })
+      .then([]);
   });
 });

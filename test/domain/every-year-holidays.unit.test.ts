@@ -5,7 +5,8 @@ import { isWorkingDate, settlesAt, wibDate, type HolidayCalendar } from '../../s
 
 const dayMs = 86_400_000;
 const weekdayOf = (date: string) => new Date(`${date}T00:00:00Z`).getUTCDay();
-const shifted = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * dayMs).toISOString().slice(0, 10);
+const shifted = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * dayMs).toISOString().slice(0, 10);
 const noDecree: HolidayCalendar = { years: {} };
 
 describe('Easter Sunday (anonymous Gregorian algorithm)', () => {
@@ -46,21 +47,40 @@ describe('the holidays of every year', () => {
   });
 
   it('agree with the 2026 decree shipped (Good Friday 3 April, Ascension 14 May)', () => {
-    expect(everyYearHolidays(2026).map(h => h.date)).toEqual(['2026-01-01', '2026-04-03', '2026-05-01', '2026-05-14', '2026-06-01', '2026-08-17', '2026-12-25']);
+    expect(everyYearHolidays(2026).map(h => h.date)).toEqual([
+      '2026-01-01',
+      '2026-04-03',
+      '2026-05-01',
+      '2026-05-14',
+      '2026-06-01',
+      '2026-08-17',
+      '2026-12-25',
+    ]);
   });
 
   const year = fc.integer({ min: 2000, max: 2100 });
 
-  test.prop([year])('1 Jan, 1 May, 1 Jun, 17 Aug, 25 Dec, Good Friday and Ascension are never working days, decree or not', y => {
-    const easter = easterSunday(y);
-    const dates = [`${y}-01-01`, `${y}-05-01`, `${y}-06-01`, `${y}-08-17`, `${y}-12-25`, shifted(easter, -2), shifted(easter, 39)];
-    for (const date of dates) {
-      expect(isEveryYearHoliday(date), date).toBe(true);
-      expect(isWorkingDate(date, noDecree), date).toBe(false);
-    }
-    expect(weekdayOf(shifted(easter, -2))).toBe(5); // Good Friday
-    expect(weekdayOf(shifted(easter, 39))).toBe(4); // Ascension is a Thursday
-  });
+  test.prop([year])(
+    '1 Jan, 1 May, 1 Jun, 17 Aug, 25 Dec, Good Friday and Ascension are never working days, decree or not',
+    y => {
+      const easter = easterSunday(y);
+      const dates = [
+        `${y}-01-01`,
+        `${y}-05-01`,
+        `${y}-06-01`,
+        `${y}-08-17`,
+        `${y}-12-25`,
+        shifted(easter, -2),
+        shifted(easter, 39),
+      ];
+      for (const date of dates) {
+        expect(isEveryYearHoliday(date), date).toBe(true);
+        expect(isWorkingDate(date, noDecree), date).toBe(false);
+      }
+      expect(weekdayOf(shifted(easter, -2))).toBe(5); // Good Friday
+      expect(weekdayOf(shifted(easter, 39))).toBe(4); // Ascension is a Thursday
+    },
+  );
 
   test.prop([year, fc.integer({ min: 0, max: 365 }), fc.integer({ min: 0, max: dayMs - 1 })])(
     'the next working day after any date is a weekday that is none of them',
@@ -71,7 +91,8 @@ describe('the holidays of every year', () => {
       expect(everyYearHolidays(Number(settles.slice(0, 4))).map(h => h.date)).not.toContain(settles);
       expect(settles > wibDate(completedAt)).toBe(true);
       // and nothing before it was passed over that was a working day
-      for (let d = shifted(wibDate(completedAt), 1); d < settles; d = shifted(d, 1)) expect(isWorkingDate(d, noDecree), d).toBe(false);
+      for (let d = shifted(wibDate(completedAt), 1); d < settles; d = shifted(d, 1))
+        expect(isWorkingDate(d, noDecree), d).toBe(false);
     },
   );
 });

@@ -17,9 +17,23 @@ const at = now.toISOString();
 const userId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
 const adminId = '3c1d2b4a-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
 const accountId = '6a0c1d2e-3f40-4152-8364-758697a8b9c0';
-const business: BusinessData = { businessName: 'Toko Maju', businessType: 'retail', phone: '081234567890', address: 'Bandung', website: null, description: null };
+const business: BusinessData = {
+  businessName: 'Toko Maju',
+  businessType: 'retail',
+  phone: '081234567890',
+  address: 'Bandung',
+  website: null,
+  description: null,
+};
 
-const registered = UserRegistered({ userId, name: 'Siti', email: 'siti@example.com', passwordHash: 'h', role: 'USER', registeredAt: at });
+const registered = UserRegistered({
+  userId,
+  name: 'Siti',
+  email: 'siti@example.com',
+  passwordHash: 'h',
+  role: 'USER',
+  registeredAt: at,
+});
 const requested = GatewayAccessRequested({ userId, ...business, requestedAt: at });
 const approved = GatewayAccessApproved({ userId, approvedBy: adminId, approvedAt: at });
 const rejected = GatewayAccessRejected({ userId, note: 'incomplete', rejectedBy: adminId, rejectedAt: at });
@@ -37,13 +51,16 @@ describe('gateway access (DESIGN section 9: NONE -> PENDING -> APPROVED | REJECT
     ['pending', [registered, requested]],
     ['approved', [registered, requested, approved]],
   ])('a %s merchant cannot ask again (409)', (_case, history) =>
-    given(history).when({ type: 'RequestGatewayAccess', business, now }).thenThrows('GATEWAY_ACCESS_CONFLICT'));
+    given(history).when({ type: 'RequestGatewayAccess', business, now }).thenThrows('GATEWAY_ACCESS_CONFLICT'),
+  );
 
   it('an admin approves a pending request', () =>
     given([registered, requested]).when({ type: 'ApproveGatewayAccess', adminId, now }).then([approved]));
 
   it('an admin rejects a pending request with a note', () =>
-    given([registered, requested]).when({ type: 'RejectGatewayAccess', adminId, note: 'incomplete', now }).then([rejected]));
+    given([registered, requested])
+      .when({ type: 'RejectGatewayAccess', adminId, note: 'incomplete', now })
+      .then([rejected]));
 
   it.each([
     ['NONE', [registered]],
@@ -58,17 +75,28 @@ describe('gateway access (DESIGN section 9: NONE -> PENDING -> APPROVED | REJECT
     given([registered, requested, approved])
       .when({ type: 'DeactivateGatewayAccess', adminId, note: 'fraud', now })
       .then([GatewayAccessDeactivated({ userId, note: 'fraud', deactivatedBy: adminId, deactivatedAt: at })]);
-    given([registered, requested]).when({ type: 'DeactivateGatewayAccess', adminId, note: 'fraud', now }).thenThrows('GATEWAY_ACCESS_CONFLICT');
+    given([registered, requested])
+      .when({ type: 'DeactivateGatewayAccess', adminId, note: 'fraud', now })
+      .thenThrows('GATEWAY_ACCESS_CONFLICT');
   });
 
   it('a deactivated merchant may ask again', () =>
-    given([registered, requested, approved, GatewayAccessDeactivated({ userId, note: 'fraud', deactivatedBy: adminId, deactivatedAt: at })])
+    given([
+      registered,
+      requested,
+      approved,
+      GatewayAccessDeactivated({ userId, note: 'fraud', deactivatedBy: adminId, deactivatedAt: at }),
+    ])
       .when({ type: 'RequestGatewayAccess', business, now })
       .then([requested]));
 
   it('the fee mode changes once per change', () => {
-    given([registered]).when({ type: 'ChangeGatewayFeeMode', feeToCustomer: true, now }).then([GatewayFeeModeChanged({ userId, feeToCustomer: true, changedAt: at })]);
-    given([registered, GatewayFeeModeChanged({ userId, feeToCustomer: true, changedAt: at })]).when({ type: 'ChangeGatewayFeeMode', feeToCustomer: true, now }).then([]);
+    given([registered])
+      .when({ type: 'ChangeGatewayFeeMode', feeToCustomer: true, now })
+      .then([GatewayFeeModeChanged({ userId, feeToCustomer: true, changedAt: at })]);
+    given([registered, GatewayFeeModeChanged({ userId, feeToCustomer: true, changedAt: at })])
+      .when({ type: 'ChangeGatewayFeeMode', feeToCustomer: true, now })
+      .then([]);
   });
 
   it('an unknown user has no access to change', () =>
@@ -77,8 +105,21 @@ describe('gateway access (DESIGN section 9: NONE -> PENDING -> APPROVED | REJECT
 
 describe('holding accounts', () => {
   const given = specification(holdingAccounts);
-  const marked = HoldingAccountMarked({ accountId, providerCode: 'WALLET-D', methods: ['QRIS-DYNAMIC'], markedBy: adminId, markedAt: at });
-  const mark = { type: 'MarkHoldingAccount' as const, accountId, providerCode: 'WALLET-D', methods: ['QRIS-DYNAMIC' as const], adminId, now };
+  const marked = HoldingAccountMarked({
+    accountId,
+    providerCode: 'WALLET-D',
+    methods: ['QRIS-DYNAMIC'],
+    markedBy: adminId,
+    markedAt: at,
+  });
+  const mark = {
+    type: 'MarkHoldingAccount' as const,
+    accountId,
+    providerCode: 'WALLET-D',
+    methods: ['QRIS-DYNAMIC' as const],
+    adminId,
+    now,
+  };
 
   it('marks an account once', () => {
     given([]).when(mark).then([marked]);
@@ -86,7 +127,9 @@ describe('holding accounts', () => {
   });
 
   it('unmarks a marked account; an unknown one is not found', () => {
-    given([marked]).when({ type: 'UnmarkHoldingAccount', accountId, adminId, now }).then([HoldingAccountUnmarked({ accountId, unmarkedBy: adminId, unmarkedAt: at })]);
+    given([marked])
+      .when({ type: 'UnmarkHoldingAccount', accountId, adminId, now })
+      .then([HoldingAccountUnmarked({ accountId, unmarkedBy: adminId, unmarkedAt: at })]);
     given([]).when({ type: 'UnmarkHoldingAccount', accountId, adminId, now }).thenThrows('NOT_FOUND');
   });
 });

@@ -14,7 +14,12 @@ const limitsTable: GatewaySettings = {
 
 const methods: GatewayMethod[] = ['QRIS-DYNAMIC', 'VA-BANK1', 'VA-BANK2', 'VA-BANK3'];
 const method = fc.constantFrom(...methods);
-const settings = fc.record({ rateBp: fc.integer({ min: 0, max: 1000 }), flat: fc.integer({ min: 0, max: 10_000 }), vaFee: fc.integer({ min: 0, max: 10_000 }) })
+const settings = fc
+  .record({
+    rateBp: fc.integer({ min: 0, max: 1000 }),
+    flat: fc.integer({ min: 0, max: 10_000 }),
+    vaFee: fc.integer({ min: 0, max: 10_000 }),
+  })
   .map(({ rateBp, flat, vaFee }): GatewaySettings => ({ ...limitsTable, vaFee, qrisFee: { rateBp, flat } }));
 const amount = fc.integer({ min: 0, max: 1_000_000_000 });
 
@@ -27,29 +32,36 @@ function independentQrisFee(a: number, rateBp: number, flat: number): number {
 }
 
 describe('fee', () => {
-  test.prop([amount, settings])('QRIS: the round-half-up rule, computed again with BigInt, plus the flat part', (a, s) => {
-    expect(fee('QRIS-DYNAMIC', a, s)).toBe(independentQrisFee(a, s.qrisFee.rateBp, s.qrisFee.flat));
-    expect(fee('QRIS', a, s)).toBe(fee('QRIS-DYNAMIC', a, s));
-  });
-
-  // random amounts seldom land on exactly half a rupiah: these do (rate x amount = q x 10,000 + 5,000)
-  test.prop([fc.constantFrom(1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 625, 1000), fc.integer({ min: 0, max: 100_000 }), fc.integer({ min: 0, max: 10_000 })])(
-    'QRIS: exactly half a rupiah rounds up',
-    (rateBp, q, flat) => {
-      const a = (q * 10_000 + 5_000) / rateBp;
-      const s = { ...limitsTable, qrisFee: { rateBp, flat } };
-      expect(fee('QRIS-DYNAMIC', a, s)).toBe(q + 1 + flat);
-      expect(fee('QRIS-DYNAMIC', a, s)).toBe(independentQrisFee(a, rateBp, flat));
-      expect(fee('QRIS-DYNAMIC', a - 1, s)).toBe(independentQrisFee(a - 1, rateBp, flat));
+  test.prop([amount, settings])(
+    'QRIS: the round-half-up rule, computed again with BigInt, plus the flat part',
+    (a, s) => {
+      expect(fee('QRIS-DYNAMIC', a, s)).toBe(independentQrisFee(a, s.qrisFee.rateBp, s.qrisFee.flat));
+      expect(fee('QRIS', a, s)).toBe(fee('QRIS-DYNAMIC', a, s));
     },
   );
 
-  test.prop([method, amount, settings])('is a whole, non-negative number of rupiah; a virtual account pays its flat fee', (m, a, s) => {
-    const charged = fee(m, a, s);
-    expect(Number.isSafeInteger(charged)).toBe(true);
-    expect(charged).toBeGreaterThanOrEqual(0);
-    if (methodFamily(m) === 'va') expect(charged).toBe(s.vaFee);
+  // random amounts seldom land on exactly half a rupiah: these do (rate x amount = q x 10,000 + 5,000)
+  test.prop([
+    fc.constantFrom(1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 625, 1000),
+    fc.integer({ min: 0, max: 100_000 }),
+    fc.integer({ min: 0, max: 10_000 }),
+  ])('QRIS: exactly half a rupiah rounds up', (rateBp, q, flat) => {
+    const a = (q * 10_000 + 5_000) / rateBp;
+    const s = { ...limitsTable, qrisFee: { rateBp, flat } };
+    expect(fee('QRIS-DYNAMIC', a, s)).toBe(q + 1 + flat);
+    expect(fee('QRIS-DYNAMIC', a, s)).toBe(independentQrisFee(a, rateBp, flat));
+    expect(fee('QRIS-DYNAMIC', a - 1, s)).toBe(independentQrisFee(a - 1, rateBp, flat));
   });
+
+  test.prop([method, amount, settings])(
+    'is a whole, non-negative number of rupiah; a virtual account pays its flat fee',
+    (m, a, s) => {
+      const charged = fee(m, a, s);
+      expect(Number.isSafeInteger(charged)).toBe(true);
+      expect(charged).toBeGreaterThanOrEqual(0);
+      if (methodFamily(m) === 'va') expect(charged).toBe(s.vaFee);
+    },
+  );
 
   it('rounds half a rupiah up and less than half down (70 basis points + 200)', () => {
     expect(fee('QRIS-DYNAMIC', 100_000, limitsTable)).toBe(700 + 200);
@@ -61,7 +73,9 @@ describe('fee', () => {
   });
 
   it('refuses DIRECT, which the gateway does not serve', () => {
-    expect(() => fee('DIRECT', 10_000, limitsTable)).toThrow(expect.objectContaining({ code: 'GATEWAY_DIRECT_NOT_ALLOWED' }));
+    expect(() => fee('DIRECT', 10_000, limitsTable)).toThrow(
+      expect.objectContaining({ code: 'GATEWAY_DIRECT_NOT_ALLOWED' }),
+    );
   });
 
   it('refuses an amount that is not whole rupiah', () => {
@@ -89,11 +103,15 @@ describe('grossUp', () => {
     },
   );
 
-  test.prop([fc.integer({ min: 1, max: 1_000_000 }), settings])('no smaller amount covers the request (searched exhaustively below the billed one)', (requested, s) => {
-    const billed = grossUp('QRIS-DYNAMIC', requested, s);
-    // the credit of A never falls as A grows, so it suffices to look just below; this checks the claim itself nearby
-    for (let a = Math.max(0, billed - 50); a < billed; a++) expect(a - fee('QRIS-DYNAMIC', a, s)).toBeLessThan(requested);
-  });
+  test.prop([fc.integer({ min: 1, max: 1_000_000 }), settings])(
+    'no smaller amount covers the request (searched exhaustively below the billed one)',
+    (requested, s) => {
+      const billed = grossUp('QRIS-DYNAMIC', requested, s);
+      // the credit of A never falls as A grows, so it suffices to look just below; this checks the claim itself nearby
+      for (let a = Math.max(0, billed - 50); a < billed; a++)
+        expect(a - fee('QRIS-DYNAMIC', a, s)).toBeLessThan(requested);
+    },
+  );
 
   it('raises a QRIS bill above amount + fee, as the interface says (the fee is on the raised total)', () => {
     const billed = grossUp('QRIS-DYNAMIC', 100_000, limitsTable);
@@ -114,39 +132,83 @@ describe('gatewayBill', () => {
   };
 
   it('given the fee stays with the merchant, when 100,000 is billed by QRIS, then the buyer pays 100,000 and the fee is 900', () =>
-    expect(gatewayBill('QRIS-DYNAMIC', 100_000, false, limitsTable)).toEqual({ amount: 100_000, fee: 900, baseAmount: 100_000 }));
+    expect(gatewayBill('QRIS-DYNAMIC', 100_000, false, limitsTable)).toEqual({
+      amount: 100_000,
+      fee: 900,
+      baseAmount: 100_000,
+    }));
 
   it('given the fee goes to the customer, when 100,000 is billed by QRIS, then the bill is raised to 100,906 with its fee 906', () =>
-    expect(gatewayBill('QRIS-DYNAMIC', 100_000, true, limitsTable)).toEqual({ amount: 100_906, fee: 906, baseAmount: 100_000 }));
+    expect(gatewayBill('QRIS-DYNAMIC', 100_000, true, limitsTable)).toEqual({
+      amount: 100_906,
+      fee: 906,
+      baseAmount: 100_000,
+    }));
 
   it('given the fee goes to the customer, when 100,000 is billed by VA, then the bill is 103,000', () =>
-    expect(gatewayBill('VA-BANK3', 100_000, true, limitsTable)).toEqual({ amount: 103_000, fee: 3000, baseAmount: 100_000 }));
+    expect(gatewayBill('VA-BANK3', 100_000, true, limitsTable)).toEqual({
+      amount: 103_000,
+      fee: 3000,
+      baseAmount: 100_000,
+    }));
 
   it('given a VA minimum of 10,000, when 9,999 is asked, then it is refused naming both numbers', () =>
-    refused(() => gatewayBill('VA-BANK1', 9_999, false, limitsTable), 'GATEWAY_AMOUNT_BELOW_MINIMUM', 'The amount 9,999 is below the VA-BANK1 minimum of 10,000'));
+    refused(
+      () => gatewayBill('VA-BANK1', 9_999, false, limitsTable),
+      'GATEWAY_AMOUNT_BELOW_MINIMUM',
+      'The amount 9,999 is below the VA-BANK1 minimum of 10,000',
+    ));
 
   it('given the minimum is checked on the request, when 999 is asked by QRIS with the fee to the customer, then it is refused though the raised bill would pass', () =>
-    refused(() => gatewayBill('QRIS-DYNAMIC', 999, true, limitsTable), 'GATEWAY_AMOUNT_BELOW_MINIMUM', 'below the QRIS-DYNAMIC minimum of 1,000'));
+    refused(
+      () => gatewayBill('QRIS-DYNAMIC', 999, true, limitsTable),
+      'GATEWAY_AMOUNT_BELOW_MINIMUM',
+      'below the QRIS-DYNAMIC minimum of 1,000',
+    ));
 
   it('given a QRIS maximum of 10,000,000, when exactly 10,000,000 is billed, then it passes', () =>
     expect(gatewayBill('QRIS-DYNAMIC', 10_000_000, false, limitsTable).amount).toBe(10_000_000));
 
   it('given a QRIS maximum of 10,000,000, when 10,000,000 is raised by the fee, then the billed amount is refused', () =>
-    refused(() => gatewayBill('QRIS-DYNAMIC', 10_000_000, true, limitsTable), 'GATEWAY_AMOUNT_ABOVE_MAXIMUM', 'The billed amount 10,070,695 (10,000,000 raised by the fee) is above the QRIS-DYNAMIC maximum of 10,000,000'));
+    refused(
+      () => gatewayBill('QRIS-DYNAMIC', 10_000_000, true, limitsTable),
+      'GATEWAY_AMOUNT_ABOVE_MAXIMUM',
+      'The billed amount 10,070,695 (10,000,000 raised by the fee) is above the QRIS-DYNAMIC maximum of 10,000,000',
+    ));
 
   it('given a VA maximum of 50,000,000, when 50,000,001 is asked, then it is refused', () =>
-    refused(() => gatewayBill('VA-BANK2', 50_000_001, false, limitsTable), 'GATEWAY_AMOUNT_ABOVE_MAXIMUM', 'The billed amount 50,000,001 is above the VA-BANK2 maximum of 50,000,000'));
+    refused(
+      () => gatewayBill('VA-BANK2', 50_000_001, false, limitsTable),
+      'GATEWAY_AMOUNT_ABOVE_MAXIMUM',
+      'The billed amount 50,000,001 is above the VA-BANK2 maximum of 50,000,000',
+    ));
 
   it('given the merchant keeps the fee, when the amount is not larger than its fee, then it is refused', () => {
     const highFees = { ...limitsTable, vaFee: 12_000 };
-    refused(() => gatewayBill('VA-BANK1', 12_000, false, highFees), 'GATEWAY_AMOUNT_NOT_ABOVE_FEE', 'The amount 12,000 is not larger than its VA-BANK1 fee of 12,000');
-    expect(gatewayBill('VA-BANK1', 12_001, false, highFees)).toEqual({ amount: 12_001, fee: 12_000, baseAmount: 12_001 });
+    refused(
+      () => gatewayBill('VA-BANK1', 12_000, false, highFees),
+      'GATEWAY_AMOUNT_NOT_ABOVE_FEE',
+      'The amount 12,000 is not larger than its VA-BANK1 fee of 12,000',
+    );
+    expect(gatewayBill('VA-BANK1', 12_001, false, highFees)).toEqual({
+      amount: 12_001,
+      fee: 12_000,
+      baseAmount: 12_001,
+    });
     // passed to the customer, the same request is raised above its fee
-    expect(gatewayBill('VA-BANK1', 12_000, true, highFees)).toEqual({ amount: 24_000, fee: 12_000, baseAmount: 12_000 });
+    expect(gatewayBill('VA-BANK1', 12_000, true, highFees)).toEqual({
+      amount: 24_000,
+      fee: 12_000,
+      baseAmount: 12_000,
+    });
   });
 
   it('given DIRECT, when billed through the gateway, then it is refused', () =>
-    refused(() => gatewayBill('DIRECT', 100_000, false, limitsTable), 'GATEWAY_DIRECT_NOT_ALLOWED', 'DIRECT cannot be used with GATEWAY'));
+    refused(
+      () => gatewayBill('DIRECT', 100_000, false, limitsTable),
+      'GATEWAY_DIRECT_NOT_ALLOWED',
+      'DIRECT cannot be used with GATEWAY',
+    ));
 
   test.prop([method, fc.integer({ min: 1, max: 60_000_000 }), fc.boolean(), settings])(
     'a bill that passes credits the merchant at least one rupiah and stays within the method limits',

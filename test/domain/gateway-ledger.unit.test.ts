@@ -1,9 +1,22 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { gatewayLedger, ledgerAccount, merchantBalance, type GatewayLedger, type GatewayLedgerCommand } from '../../src/domain/gateway-ledger.ts';
+import {
+  gatewayLedger,
+  ledgerAccount,
+  merchantBalance,
+  type GatewayLedger,
+  type GatewayLedgerCommand,
+} from '../../src/domain/gateway-ledger.ts';
 import { DomainError } from '../../src/errors.ts';
 import { serialise } from '../../src/events/event.ts';
-import { BalanceSettled, GatewayPaymentCredited, WithdrawalPaid, WithdrawalRejected, WithdrawalRequested, type GatewayLedgerEvent } from '../../src/events/gateway.ts';
+import {
+  BalanceSettled,
+  GatewayPaymentCredited,
+  WithdrawalPaid,
+  WithdrawalRejected,
+  WithdrawalRequested,
+  type GatewayLedgerEvent,
+} from '../../src/events/gateway.ts';
 import { specification } from '../support/decider.ts';
 
 const t0 = new Date('2026-03-02T03:00:00.000Z');
@@ -17,20 +30,67 @@ const settled = ledgerAccount.settled(merchantId);
 const onHold = ledgerAccount.onHold(merchantId);
 
 type Command<T extends GatewayLedgerCommand['type']> = Extract<GatewayLedgerCommand, { type: T }>;
-const credit = (n: number, totalAmount: number, fee: number, completedAt: Date): Command<'CreditGatewayPayment'> =>
-  ({ type: 'CreditGatewayPayment', merchantId, paymentId: uuid(n), holdingAccountId: holdingId, totalAmount, fee, completedAt, now: completedAt });
+const credit = (n: number, totalAmount: number, fee: number, completedAt: Date): Command<'CreditGatewayPayment'> => ({
+  type: 'CreditGatewayPayment',
+  merchantId,
+  paymentId: uuid(n),
+  holdingAccountId: holdingId,
+  totalAmount,
+  fee,
+  completedAt,
+  now: completedAt,
+});
 const credited = (n: number, totalAmount: number, fee: number, completedAt: Date) =>
   GatewayPaymentCredited({
-    merchantId, paymentId: uuid(n), holdingAccountId: holdingId, totalAmount, fee, net: totalAmount - fee, completedAt: completedAt.toISOString(),
-    postings: [{ account: ledgerAccount.holding(holdingId), amount: totalAmount }, { account: pending, amount: -(totalAmount - fee) }, { account: ledgerAccount.fees, amount: -fee }],
+    merchantId,
+    paymentId: uuid(n),
+    holdingAccountId: holdingId,
+    totalAmount,
+    fee,
+    net: totalAmount - fee,
+    completedAt: completedAt.toISOString(),
+    postings: [
+      { account: ledgerAccount.holding(holdingId), amount: totalAmount },
+      { account: pending, amount: -(totalAmount - fee) },
+      { account: ledgerAccount.fees, amount: -fee },
+    ],
   });
 const settledEvent = (paymentIds: string[], amount: number, cutoff: Date, settledAt: Date) =>
-  BalanceSettled({ merchantId, paymentIds, amount, cutoff: cutoff.toISOString(), settledAt: settledAt.toISOString(), postings: [{ account: pending, amount }, { account: settled, amount: -amount }] });
+  BalanceSettled({
+    merchantId,
+    paymentIds,
+    amount,
+    cutoff: cutoff.toISOString(),
+    settledAt: settledAt.toISOString(),
+    postings: [
+      { account: pending, amount },
+      { account: settled, amount: -amount },
+    ],
+  });
 const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' };
-const request = (n: number, amount: number, now = at(30)): Command<'RequestWithdrawal'> =>
-  ({ type: 'RequestWithdrawal', merchantId, withdrawalId: uuid(1000 + n), amount, ...bank, requestedBy: merchantId, minWithdrawal: 50_000, now });
+const request = (n: number, amount: number, now = at(30)): Command<'RequestWithdrawal'> => ({
+  type: 'RequestWithdrawal',
+  merchantId,
+  withdrawalId: uuid(1000 + n),
+  amount,
+  ...bank,
+  requestedBy: merchantId,
+  minWithdrawal: 50_000,
+  now,
+});
 const requested = (n: number, amount: number, now = at(30)) =>
-  WithdrawalRequested({ merchantId, withdrawalId: uuid(1000 + n), amount, ...bank, requestedBy: merchantId, requestedAt: now.toISOString(), postings: [{ account: settled, amount }, { account: onHold, amount: -amount }] });
+  WithdrawalRequested({
+    merchantId,
+    withdrawalId: uuid(1000 + n),
+    amount,
+    ...bank,
+    requestedBy: merchantId,
+    requestedAt: now.toISOString(),
+    postings: [
+      { account: settled, amount },
+      { account: onHold, amount: -amount },
+    ],
+  });
 
 // 200,000 paid, 3,000 fee: 197,000 owed, settled at the cutoff of the next working day
 const paid = credited(1, 200_000, 3_000, at(0));
@@ -40,92 +100,189 @@ describe('gateway ledger decider', () => {
   const given = specification(gatewayLedger);
 
   it('credits a completed payment to holding, the net to pending and the fee to platform:fees, once', () => {
-    given([]).when(credit(1, 200_000, 3_000, at(0))).then([paid]);
-    given([paid]).when(credit(1, 200_000, 3_000, at(0))).then([]);
+    given([])
+      .when(credit(1, 200_000, 3_000, at(0)))
+      .then([paid]);
+    given([paid])
+      .when(credit(1, 200_000, 3_000, at(0)))
+      .then([]);
   });
 
   it('settles every credit completed before the cutoff in one entry, and nothing when none is due', () => {
     const second = credited(2, 100_000, 3_000, at(2));
     const third = credited(3, 50_000, 1_000, at(22));
-    given([paid, second, third]).when({ type: 'SettleDue', merchantId, cutoff: at(21), now: at(21) }).then([
-      settledEvent([uuid(1), uuid(2)], 294_000, at(21), at(21)),
-    ]);
-    given([paid, settledAll]).when({ type: 'SettleDue', merchantId, cutoff: at(45), now: at(45) }).then([]);
+    given([paid, second, third])
+      .when({ type: 'SettleDue', merchantId, cutoff: at(21), now: at(21) })
+      .then([settledEvent([uuid(1), uuid(2)], 294_000, at(21), at(21))]);
+    given([paid, settledAll])
+      .when({ type: 'SettleDue', merchantId, cutoff: at(45), now: at(45) })
+      .then([]);
     // a credit completed exactly at the cutoff waits for the next one
-    given([credited(4, 60_000, 0, at(21))]).when({ type: 'SettleDue', merchantId, cutoff: at(21), now: at(21) }).then([]);
+    given([credited(4, 60_000, 0, at(21))])
+      .when({ type: 'SettleDue', merchantId, cutoff: at(21), now: at(21) })
+      .then([]);
   });
 
   it('names on the settlement the years it judged without their decree, from the day after the earliest credit to today', () => {
     const wib = (local: string) => new Date(`${local}+07:00`);
     const newYearsEve = credited(5, 100_000, 3_000, wib('2026-12-31T12:00:00'));
     const monday = wib('2027-01-04T00:00:00');
-    const settle = (yearsWithoutDecree: number[]) => ({ type: 'SettleDue', merchantId, cutoff: monday, now: monday, yearsWithoutDecree }) as const;
+    const settle = (yearsWithoutDecree: number[]) =>
+      ({ type: 'SettleDue', merchantId, cutoff: monday, now: monday, yearsWithoutDecree }) as const;
     const entry = (calendarMissingYears: number[]) =>
       BalanceSettled({ ...settledEvent([uuid(5)], 97_000, monday, monday).data, calendarMissingYears });
-    given([newYearsEve]).when(settle([2027])).then([entry([2027])]);
-    given([newYearsEve]).when(settle([])).then([entry([])]);
+    given([newYearsEve])
+      .when(settle([2027]))
+      .then([entry([2027])]);
+    given([newYearsEve])
+      .when(settle([]))
+      .then([entry([])]);
     // a missing 2026 is not named: no day of 2026 was judged for a payment of its last day
-    given([newYearsEve]).when(settle([2026])).then([entry([])]);
+    given([newYearsEve])
+      .when(settle([2026]))
+      .then([entry([])]);
     // a credit of 30 December settled on 31 December judged 2026 alone
     const thursday = wib('2026-12-31T00:00:00');
-    given([credited(6, 50_000, 0, wib('2026-12-30T09:00:00'))]).when({ ...settle([2027]), cutoff: thursday, now: thursday })
-      .then([BalanceSettled({ ...settledEvent([uuid(6)], 50_000, thursday, thursday).data, calendarMissingYears: [] })]);
+    given([credited(6, 50_000, 0, wib('2026-12-30T09:00:00'))])
+      .when({ ...settle([2027]), cutoff: thursday, now: thursday })
+      .then([
+        BalanceSettled({ ...settledEvent([uuid(6)], 50_000, thursday, thursday).data, calendarMissingYears: [] }),
+      ]);
   });
 
   it('holds a withdrawal of what is available: settled, not pending', () => {
-    given([paid, settledAll]).when(request(1, 197_000)).then([requested(1, 197_000)]);
+    given([paid, settledAll])
+      .when(request(1, 197_000))
+      .then([requested(1, 197_000)]);
     given([paid]).when(request(1, 50_000)).thenThrows('INSUFFICIENT_BALANCE');
     given([paid, settledAll]).when(request(1, 197_001)).thenThrows('INSUFFICIENT_BALANCE');
     // what one withdrawal holds is not available to the next
-    given([paid, settledAll, requested(1, 150_000)]).when(request(2, 50_000)).thenThrows('INSUFFICIENT_BALANCE');
-    given([paid, settledAll, requested(1, 147_000)]).when(request(2, 50_000)).then([requested(2, 50_000)]);
+    given([paid, settledAll, requested(1, 150_000)])
+      .when(request(2, 50_000))
+      .thenThrows('INSUFFICIENT_BALANCE');
+    given([paid, settledAll, requested(1, 147_000)])
+      .when(request(2, 50_000))
+      .then([requested(2, 50_000)]);
   });
 
   it('refuses a withdrawal below the minimum, and takes the same request twice as once', () => {
     given([paid, settledAll]).when(request(1, 49_999)).thenThrows('WITHDRAWAL_BELOW_MINIMUM');
-    given([paid, settledAll, requested(1, 60_000)]).when(request(1, 60_000)).then([]);
+    given([paid, settledAll, requested(1, 60_000)])
+      .when(request(1, 60_000))
+      .then([]);
   });
 
   it('pays a requested withdrawal out of the platform account it left, by an admin other than its requester, once', () => {
     const source = uuid(2001);
-    const pay = { type: 'PayWithdrawal', merchantId, withdrawalId: uuid(1001), reference: 'TRF-1', holdingAccountId: source, paidBy: adminId, now: at(40) } as const;
+    const pay = {
+      type: 'PayWithdrawal',
+      merchantId,
+      withdrawalId: uuid(1001),
+      reference: 'TRF-1',
+      holdingAccountId: source,
+      paidBy: adminId,
+      now: at(40),
+    } as const;
     const paidOut = WithdrawalPaid({
-      merchantId, withdrawalId: uuid(1001), amount: 60_000, reference: 'TRF-1', holdingAccountId: source, paidBy: adminId, paidAt: at(40).toISOString(),
-      postings: [{ account: onHold, amount: 60_000 }, { account: ledgerAccount.holding(source), amount: -60_000 }],
+      merchantId,
+      withdrawalId: uuid(1001),
+      amount: 60_000,
+      reference: 'TRF-1',
+      holdingAccountId: source,
+      paidBy: adminId,
+      paidAt: at(40).toISOString(),
+      postings: [
+        { account: onHold, amount: 60_000 },
+        { account: ledgerAccount.holding(source), amount: -60_000 },
+      ],
     });
-    given([paid, settledAll, requested(1, 60_000)]).when(pay).then([paidOut]);
-    given([paid, settledAll, requested(1, 60_000)]).when({ ...pay, paidBy: merchantId }).thenThrows('WITHDRAWAL_OWN_PAYOUT');
-    given([paid, settledAll, requested(1, 60_000), paidOut]).when(pay).thenThrows('WITHDRAWAL_NOT_REQUESTED');
+    given([paid, settledAll, requested(1, 60_000)])
+      .when(pay)
+      .then([paidOut]);
+    given([paid, settledAll, requested(1, 60_000)])
+      .when({ ...pay, paidBy: merchantId })
+      .thenThrows('WITHDRAWAL_OWN_PAYOUT');
+    given([paid, settledAll, requested(1, 60_000), paidOut])
+      .when(pay)
+      .thenThrows('WITHDRAWAL_NOT_REQUESTED');
     given([paid, settledAll]).when(pay).thenThrows('WITHDRAWAL_NOT_FOUND');
   });
 
   it('rejects a requested withdrawal back to settled, once; a rejected one cannot be paid', () => {
-    const reject = { type: 'RejectWithdrawal', merchantId, withdrawalId: uuid(1001), note: 'wrong account', rejectedBy: adminId, now: at(40) } as const;
+    const reject = {
+      type: 'RejectWithdrawal',
+      merchantId,
+      withdrawalId: uuid(1001),
+      note: 'wrong account',
+      rejectedBy: adminId,
+      now: at(40),
+    } as const;
     const rejected = WithdrawalRejected({
-      merchantId, withdrawalId: uuid(1001), amount: 60_000, note: 'wrong account', rejectedBy: adminId, rejectedAt: at(40).toISOString(),
-      postings: [{ account: onHold, amount: 60_000 }, { account: settled, amount: -60_000 }],
+      merchantId,
+      withdrawalId: uuid(1001),
+      amount: 60_000,
+      note: 'wrong account',
+      rejectedBy: adminId,
+      rejectedAt: at(40).toISOString(),
+      postings: [
+        { account: onHold, amount: 60_000 },
+        { account: settled, amount: -60_000 },
+      ],
     });
-    given([paid, settledAll, requested(1, 60_000)]).when(reject).then([rejected]);
-    given([paid, settledAll, requested(1, 60_000), rejected]).when(reject).thenThrows('WITHDRAWAL_NOT_REQUESTED');
-    given([paid, settledAll, requested(1, 60_000), rejected]).when({ type: 'PayWithdrawal', merchantId, withdrawalId: uuid(1001), reference: 'x', holdingAccountId: uuid(2001), paidBy: adminId, now: at(41) })
+    given([paid, settledAll, requested(1, 60_000)])
+      .when(reject)
+      .then([rejected]);
+    given([paid, settledAll, requested(1, 60_000), rejected])
+      .when(reject)
+      .thenThrows('WITHDRAWAL_NOT_REQUESTED');
+    given([paid, settledAll, requested(1, 60_000), rejected])
+      .when({
+        type: 'PayWithdrawal',
+        merchantId,
+        withdrawalId: uuid(1001),
+        reference: 'x',
+        holdingAccountId: uuid(2001),
+        paidBy: adminId,
+        now: at(41),
+      })
       .thenThrows('WITHDRAWAL_NOT_REQUESTED');
     // rejected: the whole settled balance is available again
-    given([paid, settledAll, requested(1, 60_000), rejected]).when(request(2, 197_000)).then([requested(2, 197_000)]);
+    given([paid, settledAll, requested(1, 60_000), rejected])
+      .when(request(2, 197_000))
+      .then([requested(2, 197_000)]);
   });
 
   it('shows settled as what withdrawals hold plus what is available', () => {
-    const state = [paid, settledAll, requested(1, 60_000), credited(2, 10_000, 1_000, at(25))].reduce(gatewayLedger.evolve, gatewayLedger.initialState());
-    expect(merchantBalance(state, merchantId)).toEqual({ settled: 197_000, pending: 9_000, onHold: 60_000, available: 137_000 });
+    const state = [paid, settledAll, requested(1, 60_000), credited(2, 10_000, 1_000, at(25))].reduce(
+      gatewayLedger.evolve,
+      gatewayLedger.initialState(),
+    );
+    expect(merchantBalance(state, merchantId)).toEqual({
+      settled: 197_000,
+      pending: 9_000,
+      onHold: 60_000,
+      available: 137_000,
+    });
   });
 
   it('refuses to store an entry that does not balance', () => {
-    const unbalanced = { ...paid, data: { ...paid.data, postings: [{ account: pending, amount: -1 }, { account: settled, amount: 2 }] } };
+    const unbalanced = {
+      ...paid,
+      data: {
+        ...paid.data,
+        postings: [
+          { account: pending, amount: -1 },
+          { account: settled, amount: 2 },
+        ],
+      },
+    };
     expect(() => serialise(unbalanced)).toThrow('postings must sum to zero');
   });
 });
 
 /** The state as a snapshot gives it back: through JSON, then revived. */
-const fromSnapshot = (state: GatewayLedger): GatewayLedger => gatewayLedger.snapshot!.revive!(JSON.parse(JSON.stringify(state)));
+const fromSnapshot = (state: GatewayLedger): GatewayLedger =>
+  gatewayLedger.snapshot!.revive!(JSON.parse(JSON.stringify(state)));
 
 type Step =
   | { kind: 'credit'; total: number; fee: number; minutes: number }
@@ -136,7 +293,12 @@ type Step =
   | { kind: 'snapshot' };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant('credit' as const), total: fc.integer({ min: 1_000, max: 2_000_000 }), fee: fc.integer({ min: 0, max: 5_000 }), minutes: fc.integer({ min: 0, max: 120 }) }),
+  fc.record({
+    kind: fc.constant('credit' as const),
+    total: fc.integer({ min: 1_000, max: 2_000_000 }),
+    fee: fc.integer({ min: 0, max: 5_000 }),
+    minutes: fc.integer({ min: 0, max: 120 }),
+  }),
   fc.record({ kind: fc.constant('settle' as const), minutes: fc.integer({ min: 0, max: 240 }) }),
   fc.record({ kind: fc.constant('request' as const), amount: fc.integer({ min: 1, max: 3_000_000 }) }),
   fc.record({ kind: fc.constantFrom('pay' as const, 'reject' as const), which: fc.nat(20), byMerchant: fc.boolean() }),
@@ -165,14 +327,24 @@ describe('gateway ledger, any sequence of commands', () => {
         } else if (s.kind === 'recredit' && credits.length > 0) {
           const again = credits[s.which % credits.length]!;
           command = { ...credit(0, 5_000, 0, now), paymentId: again.id };
-        } else if (s.kind === 'settle') command = { type: 'SettleDue', merchantId, cutoff: new Date(now.getTime() - s.minutes * 60_000), now };
+        } else if (s.kind === 'settle')
+          command = { type: 'SettleDue', merchantId, cutoff: new Date(now.getTime() - s.minutes * 60_000), now };
         else if (s.kind === 'request') command = { ...request(++n, s.amount, now), withdrawalId: uuid(n) };
         else if ((s.kind === 'pay' || s.kind === 'reject') && withdrawals.length > 0) {
           const w = withdrawals[s.which % withdrawals.length]!;
           const by = s.byMerchant ? merchantId : adminId;
-          command = s.kind === 'pay'
-            ? { type: 'PayWithdrawal', merchantId, withdrawalId: w.id, reference: 'TRF', holdingAccountId: uuid(2001), paidBy: by, now }
-            : { type: 'RejectWithdrawal', merchantId, withdrawalId: w.id, note: 'no', rejectedBy: by, now };
+          command =
+            s.kind === 'pay'
+              ? {
+                  type: 'PayWithdrawal',
+                  merchantId,
+                  withdrawalId: w.id,
+                  reference: 'TRF',
+                  holdingAccountId: uuid(2001),
+                  paidBy: by,
+                  now,
+                }
+              : { type: 'RejectWithdrawal', merchantId, withdrawalId: w.id, note: 'no', rejectedBy: by, now };
         } else if (s.kind === 'snapshot') state = fromSnapshot(state);
         if (!command) continue;
 
@@ -188,19 +360,29 @@ describe('gateway ledger, any sequence of commands', () => {
             expect(code).toBe(command.amount < 50_000 ? 'WITHDRAWAL_BELOW_MINIMUM' : 'INSUFFICIENT_BALANCE');
           else expect(['WITHDRAWAL_OWN_PAYOUT', 'WITHDRAWAL_NOT_REQUESTED']).toContain(code);
         }
-        if (command.type === 'RequestWithdrawal' && command.amount >= 50_000 && command.amount <= before.available) expect(events).toHaveLength(1);
+        if (command.type === 'RequestWithdrawal' && command.amount >= 50_000 && command.amount <= before.available)
+          expect(events).toHaveLength(1);
         for (const e of events) {
           serialise(e); // the schema refuses an unbalanced entry
           expect(e.data.postings.reduce((sum, p) => sum + p.amount, 0)).toBe(0);
           state = gatewayLedger.evolve(state, e);
           history.push(e);
-          if (e.type === 'GatewayPaymentCredited') credits.push({ id: e.data.paymentId, net: e.data.net, completedAt: Date.parse(e.data.completedAt), settled: false });
+          if (e.type === 'GatewayPaymentCredited')
+            credits.push({
+              id: e.data.paymentId,
+              net: e.data.net,
+              completedAt: Date.parse(e.data.completedAt),
+              settled: false,
+            });
           if (e.type === 'BalanceSettled') {
             const cutoff = Date.parse(e.data.cutoff);
-            expect(new Set(e.data.paymentIds)).toEqual(new Set(credits.filter(c => !c.settled && c.completedAt < cutoff).map(c => c.id)));
+            expect(new Set(e.data.paymentIds)).toEqual(
+              new Set(credits.filter(c => !c.settled && c.completedAt < cutoff).map(c => c.id)),
+            );
             for (const c of credits) if (c.completedAt < cutoff) c.settled = true;
           }
-          if (e.type === 'WithdrawalRequested') withdrawals.push({ id: e.data.withdrawalId, amount: e.data.amount, status: 'REQUESTED' });
+          if (e.type === 'WithdrawalRequested')
+            withdrawals.push({ id: e.data.withdrawalId, amount: e.data.amount, status: 'REQUESTED' });
           if (e.type === 'WithdrawalPaid' || e.type === 'WithdrawalRejected') {
             const w = withdrawals.find(x => x.id === e.data.withdrawalId)!;
             expect(w.status).toBe('REQUESTED');
@@ -212,7 +394,8 @@ describe('gateway ledger, any sequence of commands', () => {
         expect(balance.available).toBeGreaterThanOrEqual(0);
         // the balances are exactly the fold of every posting so far
         const folded: Record<string, number> = {};
-        for (const e of history) for (const p of e.data.postings) folded[p.account] = (folded[p.account] ?? 0) + p.amount;
+        for (const e of history)
+          for (const p of e.data.postings) folded[p.account] = (folded[p.account] ?? 0) + p.amount;
         expect(state.balances).toEqual(folded);
         expect(Object.values(folded).reduce((a, b) => a + b, 0)).toBe(0);
         // and they say what the plain model says

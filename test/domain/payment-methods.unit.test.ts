@@ -17,10 +17,42 @@ import { providers } from '../../src/providers/catalogue.ts';
 const before = [
   { code: 'QRIS', payer: 'QRIS', merchant: 'QRIS', gateway: false, qr: true, vaPrefix: null, fee: 'qris' },
   { code: 'QRIS-DYNAMIC', payer: 'QRIS', merchant: 'QRIS', gateway: true, qr: true, vaPrefix: null, fee: 'qris' },
-  { code: 'DIRECT', payer: 'Transfer langsung', merchant: 'DIRECT', gateway: false, qr: false, vaPrefix: null, fee: null },
-  { code: 'VA-BANK1', payer: 'Virtual account BANK1', merchant: 'Virtual Account BANK1', gateway: true, qr: false, vaPrefix: '88810', fee: 'va' },
-  { code: 'VA-BANK2', payer: 'Virtual account BANK2', merchant: 'Virtual Account BANK2', gateway: true, qr: false, vaPrefix: '88820', fee: 'va' },
-  { code: 'VA-BANK3', payer: 'Virtual account BANK3', merchant: 'Virtual Account BANK3', gateway: true, qr: false, vaPrefix: '88830', fee: 'va' },
+  {
+    code: 'DIRECT',
+    payer: 'Transfer langsung',
+    merchant: 'DIRECT',
+    gateway: false,
+    qr: false,
+    vaPrefix: null,
+    fee: null,
+  },
+  {
+    code: 'VA-BANK1',
+    payer: 'Virtual account BANK1',
+    merchant: 'Virtual Account BANK1',
+    gateway: true,
+    qr: false,
+    vaPrefix: '88810',
+    fee: 'va',
+  },
+  {
+    code: 'VA-BANK2',
+    payer: 'Virtual account BANK2',
+    merchant: 'Virtual Account BANK2',
+    gateway: true,
+    qr: false,
+    vaPrefix: '88820',
+    fee: 'va',
+  },
+  {
+    code: 'VA-BANK3',
+    payer: 'Virtual account BANK3',
+    merchant: 'Virtual Account BANK3',
+    gateway: true,
+    qr: false,
+    vaPrefix: '88830',
+    fee: 'va',
+  },
 ] as const;
 
 describe('the payment-method registry', () => {
@@ -31,8 +63,21 @@ describe('the payment-method registry', () => {
 
   it.each(before)('says of $code what the code said before it', m => {
     const method = paymentMethod(m.code);
-    expect({ payer: method.payerLabel, merchant: method.merchantLabel, gateway: method.gateway, qr: method.qr, vaPrefix: method.va?.prefix ?? null, fee: method.fee })
-      .toEqual({ payer: m.payer, merchant: m.merchant, gateway: m.gateway, qr: m.qr, vaPrefix: m.vaPrefix, fee: m.fee });
+    expect({
+      payer: method.payerLabel,
+      merchant: method.merchantLabel,
+      gateway: method.gateway,
+      qr: method.qr,
+      vaPrefix: method.va?.prefix ?? null,
+      fee: method.fee,
+    }).toEqual({
+      payer: m.payer,
+      merchant: m.merchant,
+      gateway: m.gateway,
+      qr: m.qr,
+      vaPrefix: m.vaPrefix,
+      fee: m.fee,
+    });
   });
 
   it('has the gateway serve dynamic QRIS and the virtual accounts, each with a fee rule', () => {
@@ -48,17 +93,21 @@ describe('the payment-method registry', () => {
   });
 
   it('lets providers offer only methods a payment can be created with', () => {
-    for (const p of providers) for (const t of p.paymentTypes) expect(paymentMethod(t).creatable, `${p.providerCode} ${t}`).toBe(true);
+    for (const p of providers)
+      for (const t of p.paymentTypes) expect(paymentMethod(t).creatable, `${p.providerCode} ${t}`).toBe(true);
     expect(paymentMethods.filter(m => !m.creatable).map(m => m.code)).toEqual(['QRIS']);
   });
 
-  test.prop([fc.oneof(fc.constantFrom(...paymentTypes), fc.string())])('knows no method by a text that is not a code', text => {
-    const known = (paymentTypes as readonly string[]).includes(text);
-    expect(isPaymentType(text)).toBe(known);
-    expect(paymentMethodOf(text) !== undefined).toBe(known);
-    expect(isGatewayMethod(text)).toBe(known && (gatewayMethods as readonly string[]).includes(text));
-    expect(isQrType(text)).toBe(text === 'QRIS' || text === 'QRIS-DYNAMIC');
-  });
+  test.prop([fc.oneof(fc.constantFrom(...paymentTypes), fc.string())])(
+    'knows no method by a text that is not a code',
+    text => {
+      const known = (paymentTypes as readonly string[]).includes(text);
+      expect(isPaymentType(text)).toBe(known);
+      expect(paymentMethodOf(text) !== undefined).toBe(known);
+      expect(isGatewayMethod(text)).toBe(known && (gatewayMethods as readonly string[]).includes(text));
+      expect(isQrType(text)).toBe(text === 'QRIS' || text === 'QRIS-DYNAMIC');
+    },
+  );
 
   it('knows no method of a payment whose payer has not chosen one', () => {
     expect(paymentMethodOf(null)).toBeUndefined();

@@ -3,7 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { order } from '../../src/domain/order.ts';
 import { payment, type PaymentDetails } from '../../src/domain/payment.ts';
 import { Payables } from '../../src/domain/payables.ts';
-import { findPayable, heldAt, matchCredit, maxUniqueCode, payablesOf, receiving, type Payable, type Receiving, type ReceivingCommand } from '../../src/domain/receiving.ts';
+import {
+  findPayable,
+  heldAt,
+  matchCredit,
+  maxUniqueCode,
+  payablesOf,
+  receiving,
+  type Payable,
+  type Receiving,
+  type ReceivingCommand,
+} from '../../src/domain/receiving.ts';
 import { DomainError } from '../../src/errors.ts';
 import { OrderPaymentOpened } from '../../src/events/order.ts';
 import { PaymentCompleted, PaymentCreated, PaymentExpired, PaymentMethodChosen } from '../../src/events/payment.ts';
@@ -17,9 +27,23 @@ const accountId = '3c1d2b4a-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
 const paymentId = '6a0c1d2e-3f40-4152-8364-758697a8b9c0';
 const mutationId = '7b1d2e3f-4051-4263-9475-8697a8b9c0d1';
 const details: PaymentDetails = {
-  paymentId, ownerId, orderId: 'INV-1', receivingAccountId: accountId, providerCode: 'WALLET-D', type: 'QRIS-DYNAMIC', methodSelection: 'fixed',
-  amount: 50_000, uniqueCode: 7, totalAmount: 50_007, accountNumber: null, qrisPayload: 'qr', redirectUrl: 'https://x.example',
-  expiresAt: at(60).toISOString(), createdAt: t0.toISOString(), requestHash: 'h', gateway: null,
+  paymentId,
+  ownerId,
+  orderId: 'INV-1',
+  receivingAccountId: accountId,
+  providerCode: 'WALLET-D',
+  type: 'QRIS-DYNAMIC',
+  methodSelection: 'fixed',
+  amount: 50_000,
+  uniqueCode: 7,
+  totalAmount: 50_007,
+  accountNumber: null,
+  qrisPayload: 'qr',
+  redirectUrl: 'https://x.example',
+  expiresAt: at(60).toISOString(),
+  createdAt: t0.toISOString(),
+  requestHash: 'h',
+  gateway: null,
 };
 const created = PaymentCreated(details);
 /** The state as a snapshot gives it back: through JSON, then revived (its lookups built again). */
@@ -29,91 +53,217 @@ describe('payment decider', () => {
   const given = specification(payment);
 
   it('completes a pending payment with a credit booked before it expired', () => {
-    given([created]).when({ type: 'CompletePayment', mutationId, paidAt: at(59), now: at(70) }).then([
-      PaymentCompleted({
-        paymentId, ownerId, orderId: 'INV-1', type: 'QRIS-DYNAMIC', amount: 50_000, totalAmount: 50_007, receivingAccountId: accountId,
-        mutationId, paidAt: at(59).toISOString(), completedAt: at(70).toISOString(), gateway: null,
-      }),
-    ]);
+    given([created])
+      .when({ type: 'CompletePayment', mutationId, paidAt: at(59), now: at(70) })
+      .then([
+        PaymentCompleted({
+          paymentId,
+          ownerId,
+          orderId: 'INV-1',
+          type: 'QRIS-DYNAMIC',
+          amount: 50_000,
+          totalAmount: 50_007,
+          receivingAccountId: accountId,
+          mutationId,
+          paidAt: at(59).toISOString(),
+          completedAt: at(70).toISOString(),
+          gateway: null,
+        }),
+      ]);
   });
 
   it('bills a payment created without a type once the payer chooses, once', () => {
-    const open = PaymentCreated({ ...details, type: null, methodSelection: 'payer', uniqueCode: null, totalAmount: null, qrisPayload: null, gateway: null });
-    const method = { type: 'VA-BANK1' as const, uniqueCode: 0, totalAmount: 50_000, accountNumber: '8881000000000001', qrisPayload: null, gateway: null };
-    given([open]).when({ type: 'ChoosePaymentMethod', method, now: at(1) }).then([PaymentMethodChosen({ paymentId, ...method, chosenAt: at(1).toISOString() })]);
+    const open = PaymentCreated({
+      ...details,
+      type: null,
+      methodSelection: 'payer',
+      uniqueCode: null,
+      totalAmount: null,
+      qrisPayload: null,
+      gateway: null,
+    });
+    const method = {
+      type: 'VA-BANK1' as const,
+      uniqueCode: 0,
+      totalAmount: 50_000,
+      accountNumber: '8881000000000001',
+      qrisPayload: null,
+      gateway: null,
+    };
+    given([open])
+      .when({ type: 'ChoosePaymentMethod', method, now: at(1) })
+      .then([PaymentMethodChosen({ paymentId, ...method, chosenAt: at(1).toISOString() })]);
     const chosen = PaymentMethodChosen({ paymentId, ...method, chosenAt: at(1).toISOString() });
-    given([open, chosen]).when({ type: 'ChoosePaymentMethod', method, now: at(2) }).then([]);
-    given([open, chosen]).when({ type: 'ChoosePaymentMethod', method: { ...method, type: 'DIRECT' }, now: at(2) }).thenThrows('PAYMENT_METHOD_CHOSEN');
-    given([open]).when({ type: 'ChoosePaymentMethod', method, now: at(60) }).thenThrows('PAYMENT_NOT_PENDING');
+    given([open, chosen])
+      .when({ type: 'ChoosePaymentMethod', method, now: at(2) })
+      .then([]);
+    given([open, chosen])
+      .when({ type: 'ChoosePaymentMethod', method: { ...method, type: 'DIRECT' }, now: at(2) })
+      .thenThrows('PAYMENT_METHOD_CHOSEN');
+    given([open])
+      .when({ type: 'ChoosePaymentMethod', method, now: at(60) })
+      .thenThrows('PAYMENT_NOT_PENDING');
     // nothing to pay before the method is chosen
-    given([open]).when({ type: 'CompletePayment', mutationId, paidAt: at(1), now: at(2) }).then([]);
+    given([open])
+      .when({ type: 'CompletePayment', mutationId, paidAt: at(1), now: at(2) })
+      .then([]);
   });
 
   it('ignores a credit booked after expiresAt, and expires only once expiresAt has passed', () => {
-    given([created]).when({ type: 'CompletePayment', mutationId, paidAt: at(61), now: at(62) }).then([]);
-    given([created]).when({ type: 'ExpirePayment', now: at(59) }).then([]);
-    given([created]).when({ type: 'ExpirePayment', now: at(60) }).then([
-      PaymentExpired({ paymentId, ownerId, receivingAccountId: accountId, expiredAt: at(60).toISOString() }),
-    ]);
+    given([created])
+      .when({ type: 'CompletePayment', mutationId, paidAt: at(61), now: at(62) })
+      .then([]);
+    given([created])
+      .when({ type: 'ExpirePayment', now: at(59) })
+      .then([]);
+    given([created])
+      .when({ type: 'ExpirePayment', now: at(60) })
+      .then([PaymentExpired({ paymentId, ownerId, receivingAccountId: accountId, expiredAt: at(60).toISOString() })]);
   });
 
   it('never leaves a final state: completed stays completed, expired stays expired', () => {
     const completed = PaymentCompleted({
-      paymentId, ownerId, orderId: 'INV-1', type: 'QRIS-DYNAMIC', amount: 50_000, totalAmount: 50_007, receivingAccountId: accountId,
-      mutationId, paidAt: at(1).toISOString(), completedAt: at(2).toISOString(), gateway: null,
+      paymentId,
+      ownerId,
+      orderId: 'INV-1',
+      type: 'QRIS-DYNAMIC',
+      amount: 50_000,
+      totalAmount: 50_007,
+      receivingAccountId: accountId,
+      mutationId,
+      paidAt: at(1).toISOString(),
+      completedAt: at(2).toISOString(),
+      gateway: null,
     });
-    const expired = PaymentExpired({ paymentId, ownerId, receivingAccountId: accountId, expiredAt: at(60).toISOString() });
-    given([created, completed]).when({ type: 'ExpirePayment', now: at(90) }).then([]);
-    given([created, expired]).when({ type: 'CompletePayment', mutationId, paidAt: at(1), now: at(90) }).then([]);
+    const expired = PaymentExpired({
+      paymentId,
+      ownerId,
+      receivingAccountId: accountId,
+      expiredAt: at(60).toISOString(),
+    });
+    given([created, completed])
+      .when({ type: 'ExpirePayment', now: at(90) })
+      .then([]);
+    given([created, expired])
+      .when({ type: 'CompletePayment', mutationId, paidAt: at(1), now: at(90) })
+      .then([]);
     given([created]).when({ type: 'CreatePayment', payment: details }).then([]);
   });
 
-  test.prop([fc.array(fc.oneof(
-    fc.record({ kind: fc.constant('pay' as const), paidAt: fc.integer({ min: 0, max: 120 }), now: fc.integer({ min: 0, max: 120 }) }),
-    fc.record({ kind: fc.constant('expire' as const), now: fc.integer({ min: 0, max: 120 }) }),
-  ), { maxLength: 12 })])('ends in exactly one of COMPLETED or EXPIRED, whatever the interleaving', steps => {
+  test.prop([
+    fc.array(
+      fc.oneof(
+        fc.record({
+          kind: fc.constant('pay' as const),
+          paidAt: fc.integer({ min: 0, max: 120 }),
+          now: fc.integer({ min: 0, max: 120 }),
+        }),
+        fc.record({ kind: fc.constant('expire' as const), now: fc.integer({ min: 0, max: 120 }) }),
+      ),
+      { maxLength: 12 },
+    ),
+  ])('ends in exactly one of COMPLETED or EXPIRED, whatever the interleaving', steps => {
     let state = payment.evolve(payment.initialState(), created);
     const ends: string[] = [];
     for (const step of steps) {
-      const events = step.kind === 'pay'
-        ? payment.decide(state, { type: 'CompletePayment', mutationId, paidAt: at(step.paidAt), now: at(step.now) })
-        : payment.decide(state, { type: 'ExpirePayment', now: at(step.now) });
+      const events =
+        step.kind === 'pay'
+          ? payment.decide(state, { type: 'CompletePayment', mutationId, paidAt: at(step.paidAt), now: at(step.now) })
+          : payment.decide(state, { type: 'ExpirePayment', now: at(step.now) });
       ends.push(...events.map(e => e.type));
       state = events.reduce(payment.evolve, state);
     }
     expect(ends.length).toBeLessThanOrEqual(1);
-    if (ends[0] === 'PaymentCompleted') expect(state.status === 'COMPLETED' && state.paidAt < details.expiresAt).toBe(true);
+    if (ends[0] === 'PaymentCompleted')
+      expect(state.status === 'COMPLETED' && state.paidAt < details.expiresAt).toBe(true);
   });
 });
 
 describe('receiving decider (unique payable amounts)', () => {
   const given = specification(receiving);
-  const reserve = (id: string, amount: number, firstCode: number, now = at(0), vaNumber: string | null = null): ReceivingCommand => ({
-    type: 'ReservePayable', accountId, paymentId: id, amount, vaNumber, firstCode, expiresAt: at(60), now,
+  const reserve = (
+    id: string,
+    amount: number,
+    firstCode: number,
+    now = at(0),
+    vaNumber: string | null = null,
+  ): ReceivingCommand => ({
+    type: 'ReservePayable',
+    accountId,
+    paymentId: id,
+    amount,
+    vaNumber,
+    firstCode,
+    expiresAt: at(60),
+    now,
   });
   const reserved = (id: string, uniqueCode: number, amount = 50_000, expiresAt = at(60)) =>
-    PayableReserved({ accountId, paymentId: id, uniqueCode, totalAmount: amount + uniqueCode, vaNumber: null, expiresAt: expiresAt.toISOString(), reservedAt: t0.toISOString() });
+    PayableReserved({
+      accountId,
+      paymentId: id,
+      uniqueCode,
+      totalAmount: amount + uniqueCode,
+      vaNumber: null,
+      expiresAt: expiresAt.toISOString(),
+      reservedAt: t0.toISOString(),
+    });
 
   it('skips a code whose total a pending payment holds, and reuses it once that lapsed or was released', () => {
-    given([reserved('a', 7)]).when(reserve('b', 50_000, 7)).then([reserved('b', 8)]);
-    given([reserved('a', 7, 50_000, at(30))]).when(reserve('b', 50_000, 7, at(30))).then([
-      PayableReserved({ accountId, paymentId: 'b', uniqueCode: 7, totalAmount: 50_007, vaNumber: null, expiresAt: at(60).toISOString(), reservedAt: at(30).toISOString() }),
-    ]);
-    given([reserved('a', 7), PayableReleased({ accountId, paymentId: 'a', reason: 'completed', releasedAt: t0.toISOString() })])
-      .when(reserve('b', 50_000, 7)).then([reserved('b', 7)]);
+    given([reserved('a', 7)])
+      .when(reserve('b', 50_000, 7))
+      .then([reserved('b', 8)]);
+    given([reserved('a', 7, 50_000, at(30))])
+      .when(reserve('b', 50_000, 7, at(30)))
+      .then([
+        PayableReserved({
+          accountId,
+          paymentId: 'b',
+          uniqueCode: 7,
+          totalAmount: 50_007,
+          vaNumber: null,
+          expiresAt: at(60).toISOString(),
+          reservedAt: at(30).toISOString(),
+        }),
+      ]);
+    given([
+      reserved('a', 7),
+      PayableReleased({ accountId, paymentId: 'a', reason: 'completed', releasedAt: t0.toISOString() }),
+    ])
+      .when(reserve('b', 50_000, 7))
+      .then([reserved('b', 7)]);
   });
 
   it('refuses when all 999 codes of an amount are held, and a VA number twice', () => {
     const full = Array.from({ length: maxUniqueCode }, (_, i) => reserved(`p${i}`, i + 1));
-    given(full).when(reserve('x', 50_000, 1)).thenThrows('NO_UNIQUE_CODE');
-    const va = PayableReserved({ accountId, paymentId: 'v', uniqueCode: 0, totalAmount: 10_000, vaNumber: '8881000000000001', expiresAt: at(60).toISOString(), reservedAt: t0.toISOString() });
-    given([va]).when(reserve('w', 10_000, 1, at(0), '8881000000000001')).thenThrows('VA_NUMBER_TAKEN');
+    given(full)
+      .when(reserve('x', 50_000, 1))
+      .thenThrows('NO_UNIQUE_CODE');
+    const va = PayableReserved({
+      accountId,
+      paymentId: 'v',
+      uniqueCode: 0,
+      totalAmount: 10_000,
+      vaNumber: '8881000000000001',
+      expiresAt: at(60).toISOString(),
+      reservedAt: t0.toISOString(),
+    });
+    given([va])
+      .when(reserve('w', 10_000, 1, at(0), '8881000000000001'))
+      .thenThrows('VA_NUMBER_TAKEN');
   });
 
   it('drops lapsed payables at most once a minute; meanwhile a lapsed one holds nothing', () => {
     const seconds = (s: number) => new Date(t0.getTime() + s * 1000);
     const reservedAt = (id: string, code: number, when: Date, expiresAt: Date) =>
-      PayableReserved({ accountId, paymentId: id, uniqueCode: code, totalAmount: 50_000 + code, vaNumber: null, expiresAt: expiresAt.toISOString(), reservedAt: when.toISOString() });
+      PayableReserved({
+        accountId,
+        paymentId: id,
+        uniqueCode: code,
+        totalAmount: 50_000 + code,
+        vaNumber: null,
+        expiresAt: expiresAt.toISOString(),
+        reservedAt: when.toISOString(),
+      });
     const ids = (events: ReturnType<typeof reservedAt>[]) =>
       payablesOf(events.reduce(receiving.evolve, receiving.initialState())).map(p => p.paymentId);
     const a = reservedAt('a', 1, seconds(0), seconds(300));
@@ -122,22 +272,32 @@ describe('receiving decider (unique payable amounts)', () => {
     const d = reservedAt('d', 4, seconds(661), seconds(3600));
     expect(ids([a, b])).toEqual(['b']); // ten minutes after the last drop: a, lapsed, goes
     expect(ids([a, b, c])).toEqual(['b', 'c']); // 30 s after it: b, lapsed, stays
-    given([a, b, c]).when(reserve('x', 50_000, 2, seconds(640))).then([reservedAt('x', 2, seconds(640), at(60))]);
+    given([a, b, c])
+      .when(reserve('x', 50_000, 2, seconds(640)))
+      .then([reservedAt('x', 2, seconds(640), at(60))]);
     expect(ids([a, b, c, d])).toEqual(['c', 'd']); // a minute after it: b goes
   });
 
-  it('frees a released payable\'s code at once, on the state that reserved it', () => {
+  it("frees a released payable's code at once, on the state that reserved it", () => {
     let state = [reserved('a', 7), reserved('b', 8)].reduce(receiving.evolve, receiving.initialState());
     expect(receiving.decide(state, reserve('x', 50_000, 7))).toEqual([reserved('x', 9)]); // builds the lookups
-    state = receiving.evolve(state, PayableReleased({ accountId, paymentId: 'a', reason: 'completed', releasedAt: t0.toISOString() }));
+    state = receiving.evolve(
+      state,
+      PayableReleased({ accountId, paymentId: 'a', reason: 'completed', releasedAt: t0.toISOString() }),
+    );
     expect(receiving.decide(state, reserve('x', 50_000, 7))).toEqual([reserved('x', 7)]);
-    expect(receiving.decide(state, { type: 'ReleasePayable', paymentId: 'a', reason: 'completed', now: at(1) })).toEqual([]);
+    expect(
+      receiving.decide(state, { type: 'ReleasePayable', paymentId: 'a', reason: 'completed', now: at(1) }),
+    ).toEqual([]);
   });
 
   it('is an immutable value: a state answers the same after a later state took its lookups over', () => {
     const before = [reserved('a', 7), reserved('b', 8)].reduce(receiving.evolve, receiving.initialState());
     expect(findPayable(before, 'a')?.uniqueCode).toBe(7); // builds the lookups
-    const after = receiving.evolve(before, PayableReleased({ accountId, paymentId: 'a', reason: 'completed', releasedAt: t0.toISOString() }));
+    const after = receiving.evolve(
+      before,
+      PayableReleased({ accountId, paymentId: 'a', reason: 'completed', releasedAt: t0.toISOString() }),
+    );
     expect(findPayable(after, 'a')).toBeUndefined();
     expect(findPayable(before, 'a')?.uniqueCode).toBe(7);
     expect(receiving.decide(before, reserve('x', 50_000, 7))).toEqual([reserved('x', 9)]);
@@ -146,8 +306,13 @@ describe('receiving decider (unique payable amounts)', () => {
 
   it('keeps reservation order across its chunks, through releases that empty one', () => {
     const many = Array.from({ length: 130 }, (_, i) => reserved(`p${i}`, (i % 999) + 1, 50_000 + Math.floor(i / 999)));
-    const released = (id: string) => PayableReleased({ accountId, paymentId: id, reason: 'completed', releasedAt: t0.toISOString() });
-    const events = [...many, ...many.slice(64, 128).map(e => released(e.data.paymentId)), reserved('last', 500, 60_000)];
+    const released = (id: string) =>
+      PayableReleased({ accountId, paymentId: id, reason: 'completed', releasedAt: t0.toISOString() });
+    const events = [
+      ...many,
+      ...many.slice(64, 128).map(e => released(e.data.paymentId)),
+      reserved('last', 500, 60_000),
+    ];
     const state = events.reduce(receiving.evolve, receiving.initialState());
     const expected = [...many.slice(0, 64), ...many.slice(128)].map(e => e.data.paymentId).concat('last');
     expect(payablesOf(state).map(p => p.paymentId)).toEqual(expected);
@@ -160,18 +325,28 @@ describe('receiving decider (unique payable amounts)', () => {
   });
 
   test.prop([
-    fc.integer({ min: 1, max: 400 }).chain(n => fc.tuple(fc.constant(n), fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i)))),
-  ])('releases any payable, in any order, from any of many chunks, and keeps the others in reservation order', ([n, releases]) => {
-    const ids = Array.from({ length: n }, (_, i) => `p${i}`);
-    let state = ids.map((id, i) => reserved(id, (i % 999) + 1, 50_000 + Math.floor(i / 999))).reduce(receiving.evolve, receiving.initialState());
-    const held = new Set(ids);
-    for (const i of releases) {
-      state = receiving.evolve(state, PayableReleased({ accountId, paymentId: ids[i]!, reason: 'completed', releasedAt: t0.toISOString() }));
-      held.delete(ids[i]!);
-      expect(findPayable(state, ids[i]!)).toBeUndefined();
-    }
-    expect(payablesOf(state).map(p => p.paymentId)).toEqual(ids.filter(id => held.has(id)));
-  });
+    fc
+      .integer({ min: 1, max: 400 })
+      .chain(n => fc.tuple(fc.constant(n), fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i)))),
+  ])(
+    'releases any payable, in any order, from any of many chunks, and keeps the others in reservation order',
+    ([n, releases]) => {
+      const ids = Array.from({ length: n }, (_, i) => `p${i}`);
+      let state = ids
+        .map((id, i) => reserved(id, (i % 999) + 1, 50_000 + Math.floor(i / 999)))
+        .reduce(receiving.evolve, receiving.initialState());
+      const held = new Set(ids);
+      for (const i of releases) {
+        state = receiving.evolve(
+          state,
+          PayableReleased({ accountId, paymentId: ids[i]!, reason: 'completed', releasedAt: t0.toISOString() }),
+        );
+        held.delete(ids[i]!);
+        expect(findPayable(state, ids[i]!)).toBeUndefined();
+      }
+      expect(payablesOf(state).map(p => p.paymentId)).toEqual(ids.filter(id => held.has(id)));
+    },
+  );
 
   const step = fc.record({
     amount: fc.constantFrom(10_000, 10_001, 10_002, 25_000),
@@ -190,10 +365,26 @@ describe('receiving decider (unique payable amounts)', () => {
       steps.forEach((s, i) => {
         const now = at((minute += s.advance));
         const payables = payablesOf(state);
-        const command: ReceivingCommand = s.release && payables.length > 0
-          ? { type: 'ReleasePayable', paymentId: payables[i % payables.length]!.paymentId, reason: 'completed', now }
-          : { type: 'ReservePayable', accountId, paymentId: `p${i}`, amount: s.amount, vaNumber: s.va, firstCode: s.firstCode, expiresAt: new Date(now.getTime() + s.lifetime * 60_000), now };
-        const decideOn = (on: Receiving) => { try { return receiving.decide(on, command); } catch (err) { return err instanceof DomainError ? err.code : err; } };
+        const command: ReceivingCommand =
+          s.release && payables.length > 0
+            ? { type: 'ReleasePayable', paymentId: payables[i % payables.length]!.paymentId, reason: 'completed', now }
+            : {
+                type: 'ReservePayable',
+                accountId,
+                paymentId: `p${i}`,
+                amount: s.amount,
+                vaNumber: s.va,
+                firstCode: s.firstCode,
+                expiresAt: new Date(now.getTime() + s.lifetime * 60_000),
+                now,
+              };
+        const decideOn = (on: Receiving) => {
+          try {
+            return receiving.decide(on, command);
+          } catch (err) {
+            return err instanceof DomainError ? err.code : err;
+          }
+        };
         // the same decision from the state as a snapshot brings it back (no lookups carried over from earlier states)
         const events = decideOn(state);
         expect(decideOn(fromSnapshot(state))).toEqual(events);
@@ -216,11 +407,20 @@ describe('receiving decider (unique payable amounts)', () => {
 describe('order decider', () => {
   const given = specification(order);
   const opened = OrderPaymentOpened({ ownerId, orderId: 'INV-1', paymentId, openedAt: t0.toISOString() });
-  const open = (id: string, previous: 'pending' | 'paid' | 'unpaid') => ({ type: 'OpenOrderPayment' as const, ownerId, orderId: 'INV-1', paymentId: id, previous, now: at(1) });
+  const open = (id: string, previous: 'pending' | 'paid' | 'unpaid') => ({
+    type: 'OpenOrderPayment' as const,
+    ownerId,
+    orderId: 'INV-1',
+    paymentId: id,
+    previous,
+    now: at(1),
+  });
 
   it('opens one pending payment per order, again once it ended unpaid, and the same payment idempotently', () => {
     given([opened]).when(open(mutationId, 'pending')).thenThrows('ORDER_PENDING');
-    given([opened]).when(open(mutationId, 'unpaid')).then([OrderPaymentOpened({ ownerId, orderId: 'INV-1', paymentId: mutationId, openedAt: at(1).toISOString() })]);
+    given([opened])
+      .when(open(mutationId, 'unpaid'))
+      .then([OrderPaymentOpened({ ownerId, orderId: 'INV-1', paymentId: mutationId, openedAt: at(1).toISOString() })]);
     given([opened]).when(open(paymentId, 'pending')).then([]);
   });
 
@@ -231,14 +431,26 @@ describe('order decider', () => {
 
 describe('credit matching', () => {
   /** An account holding these payables, in chunks of `size`. */
-  const holding = (payables: Payable[], size = 64): Receiving =>
-    ({ accountId, payables: Payables.fromJSON({ chunks: Array.from({ length: Math.ceil(payables.length / size) }, (_, i) => payables.slice(i * size, (i + 1) * size)), droppedAt: null }) });
+  const holding = (payables: Payable[], size = 64): Receiving => ({
+    accountId,
+    payables: Payables.fromJSON({
+      chunks: Array.from({ length: Math.ceil(payables.length / size) }, (_, i) =>
+        payables.slice(i * size, (i + 1) * size),
+      ),
+      droppedAt: null,
+    }),
+  });
   /** The matching as first written: a sorted copy, payables still held when the money was booked first. */
   const sortedMatch = (payables: Payable[], credit: Parameters<typeof matchCredit>[1]) => {
-    const ordered = [...payables].sort((a, b) => Number(b.expiresAt >= credit.occurredAt) - Number(a.expiresAt >= credit.occurredAt));
+    const ordered = [...payables].sort(
+      (a, b) => Number(b.expiresAt >= credit.occurredAt) - Number(a.expiresAt >= credit.occurredAt),
+    );
     const reference = credit.reference ?? '';
-    return ordered.find(p => p.vaNumber !== null && reference.includes(p.vaNumber) && p.totalAmount === credit.amount) ??
-      ordered.find(p => p.vaNumber === null && p.totalAmount === credit.amount) ?? null;
+    return (
+      ordered.find(p => p.vaNumber !== null && reference.includes(p.vaNumber) && p.totalAmount === credit.amount) ??
+      ordered.find(p => p.vaNumber === null && p.totalAmount === credit.amount) ??
+      null
+    );
   };
   const payableArb = fc.record({
     paymentId: fc.uuid(),
@@ -259,13 +471,29 @@ describe('credit matching', () => {
     },
   );
 
-  const payable = (paymentId: string, totalAmount: number, vaNumber: string | null = null, expiresAt = at(60).toISOString()) => ({ paymentId, uniqueCode: 1, totalAmount, vaNumber, expiresAt });
+  const payable = (
+    paymentId: string,
+    totalAmount: number,
+    vaNumber: string | null = null,
+    expiresAt = at(60).toISOString(),
+  ) => ({ paymentId, uniqueCode: 1, totalAmount, vaNumber, expiresAt });
 
   it('matches a virtual account by number and total, other payments by total, and nothing else', () => {
     const payables = holding([payable('qr', 10_001), payable('va', 10_001, '8882000000000009')]);
-    expect(matchCredit(payables, { amount: 10_001, reference: 'VA 8882000000000009', occurredAt: t0.toISOString() })?.paymentId).toBe('va');
-    expect(matchCredit(payables, { amount: 10_001, reference: null, occurredAt: t0.toISOString() })?.paymentId).toBe('qr');
+    expect(
+      matchCredit(payables, { amount: 10_001, reference: 'VA 8882000000000009', occurredAt: t0.toISOString() })
+        ?.paymentId,
+    ).toBe('va');
+    expect(matchCredit(payables, { amount: 10_001, reference: null, occurredAt: t0.toISOString() })?.paymentId).toBe(
+      'qr',
+    );
     expect(matchCredit(payables, { amount: 10_002, reference: null, occurredAt: t0.toISOString() })).toBeNull();
-    expect(matchCredit(holding([payable('va', 5_000, '8882000000000009')]), { amount: 5_001, reference: '8882000000000009', occurredAt: t0.toISOString() })).toBeNull();
+    expect(
+      matchCredit(holding([payable('va', 5_000, '8882000000000009')]), {
+        amount: 5_001,
+        reference: '8882000000000009',
+        occurredAt: t0.toISOString(),
+      }),
+    ).toBeNull();
   });
 });

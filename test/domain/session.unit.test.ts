@@ -9,42 +9,91 @@ const userId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
 const t0 = new Date('2026-01-05T03:00:00.000Z');
 const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);
 const idleMs = 12 * 60 * 60_000;
-const started = SessionStarted({ sessionId, userId, userAgent: 'UA', ip: '1.2.3.4', startedAt: t0.toISOString(), expiresAt: at(60).toISOString() });
+const started = SessionStarted({
+  sessionId,
+  userId,
+  userAgent: 'UA',
+  ip: '1.2.3.4',
+  startedAt: t0.toISOString(),
+  expiresAt: at(60).toISOString(),
+});
 
 describe('session decider', () => {
   it('starts a session once', () => {
-    given([]).when({ type: 'StartSession', sessionId, userId, userAgent: 'UA', ip: '1.2.3.4', now: t0, expiresAt: at(60) }).then([started]);
-    given([started]).when({ type: 'StartSession', sessionId, userId, userAgent: null, ip: null, now: t0, expiresAt: at(60) }).thenThrows('SESSION_EXISTS');
+    given([])
+      .when({ type: 'StartSession', sessionId, userId, userAgent: 'UA', ip: '1.2.3.4', now: t0, expiresAt: at(60) })
+      .then([started]);
+    given([started])
+      .when({ type: 'StartSession', sessionId, userId, userAgent: null, ip: null, now: t0, expiresAt: at(60) })
+      .thenThrows('SESSION_EXISTS');
   });
 
   it('records use at most once per five minutes, and never after expiry or end', () => {
-    given([started]).when({ type: 'RecordSessionSeen', now: at(4), idleMs }).then([]);
-    given([started]).when({ type: 'RecordSessionSeen', now: at(5), idleMs }).then([SessionSeen({ sessionId, at: at(5).toISOString() })]);
-    given([started, SessionSeen({ sessionId, at: at(5).toISOString() })]).when({ type: 'RecordSessionSeen', now: at(9), idleMs }).then([]);
-    given([started]).when({ type: 'RecordSessionSeen', now: at(61), idleMs }).then([]);
+    given([started])
+      .when({ type: 'RecordSessionSeen', now: at(4), idleMs })
+      .then([]);
+    given([started])
+      .when({ type: 'RecordSessionSeen', now: at(5), idleMs })
+      .then([SessionSeen({ sessionId, at: at(5).toISOString() })]);
+    given([started, SessionSeen({ sessionId, at: at(5).toISOString() })])
+      .when({ type: 'RecordSessionSeen', now: at(9), idleMs })
+      .then([]);
+    given([started])
+      .when({ type: 'RecordSessionSeen', now: at(61), idleMs })
+      .then([]);
     given([started, SessionEnded({ sessionId, reason: 'logout', endedAt: at(1).toISOString() })])
       .when({ type: 'RecordSessionSeen', now: at(30), idleMs })
       .then([]);
   });
 
   it('a session unused for the idle limit is not brought back by being seen again', () => {
-    const long = SessionStarted({ sessionId, userId, userAgent: 'UA', ip: null, startedAt: t0.toISOString(), expiresAt: at(7 * 24 * 60).toISOString() });
-    given([long]).when({ type: 'RecordSessionSeen', now: at(12 * 60), idleMs }).then([]);
-    given([long]).when({ type: 'RecordSessionSeen', now: at(12 * 60 - 1), idleMs }).then([SessionSeen({ sessionId, at: at(12 * 60 - 1).toISOString() })]);
+    const long = SessionStarted({
+      sessionId,
+      userId,
+      userAgent: 'UA',
+      ip: null,
+      startedAt: t0.toISOString(),
+      expiresAt: at(7 * 24 * 60).toISOString(),
+    });
+    given([long])
+      .when({ type: 'RecordSessionSeen', now: at(12 * 60), idleMs })
+      .then([]);
+    given([long])
+      .when({ type: 'RecordSessionSeen', now: at(12 * 60 - 1), idleMs })
+      .then([SessionSeen({ sessionId, at: at(12 * 60 - 1).toISOString() })]);
   });
 
   it('ends a session as idle only when its own history shows no use for the idle limit', () => {
-    const long = SessionStarted({ sessionId, userId, userAgent: 'UA', ip: null, startedAt: t0.toISOString(), expiresAt: at(7 * 24 * 60).toISOString() });
+    const long = SessionStarted({
+      sessionId,
+      userId,
+      userAgent: 'UA',
+      ip: null,
+      startedAt: t0.toISOString(),
+      expiresAt: at(7 * 24 * 60).toISOString(),
+    });
     const seen = SessionSeen({ sessionId, at: at(60).toISOString() });
-    given([long, seen]).when({ type: 'EndIdleSession', now: at(12 * 60 + 59), idleMs }).then([]);
-    given([long, seen]).when({ type: 'EndIdleSession', now: at(13 * 60), idleMs }).then([SessionEnded({ sessionId, reason: 'idle', endedAt: at(13 * 60).toISOString() })]);
-    given([long, SessionEnded({ sessionId, reason: 'logout', endedAt: at(1).toISOString() })]).when({ type: 'EndIdleSession', now: at(13 * 60), idleMs }).then([]);
+    given([long, seen])
+      .when({ type: 'EndIdleSession', now: at(12 * 60 + 59), idleMs })
+      .then([]);
+    given([long, seen])
+      .when({ type: 'EndIdleSession', now: at(13 * 60), idleMs })
+      .then([SessionEnded({ sessionId, reason: 'idle', endedAt: at(13 * 60).toISOString() })]);
+    given([long, SessionEnded({ sessionId, reason: 'logout', endedAt: at(1).toISOString() })])
+      .when({ type: 'EndIdleSession', now: at(13 * 60), idleMs })
+      .then([]);
   });
 
   it('ends a live session once; ending it again changes nothing', () => {
     const ended = SessionEnded({ sessionId, reason: 'logout', endedAt: at(2).toISOString() });
-    given([started]).when({ type: 'EndSession', reason: 'logout', now: at(2) }).then([ended]);
-    given([started, ended]).when({ type: 'EndSession', reason: 'logout', now: at(3) }).then([]);
-    given([]).when({ type: 'EndSession', reason: 'logout', now: at(3) }).then([]);
+    given([started])
+      .when({ type: 'EndSession', reason: 'logout', now: at(2) })
+      .then([ended]);
+    given([started, ended])
+      .when({ type: 'EndSession', reason: 'logout', now: at(3) })
+      .then([]);
+    given([])
+      .when({ type: 'EndSession', reason: 'logout', now: at(3) })
+      .then([]);
   });
 });

@@ -1,8 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { account, availableBalance, type LinkedAccount } from '../../src/domain/account.ts';
 import { transfer } from '../../src/domain/transfer.ts';
-import { AccountLinked, AccountSynced, BalanceCredited, BalanceDebited, BalanceHeld, BalanceReleased, MutationRecorded } from '../../src/events/account.ts';
-import { BankTransferValidated, TransferCompleted, TransferFailed, TransferSubmitted, TransferUnconfirmed } from '../../src/events/transfer.ts';
+import {
+  AccountLinked,
+  AccountSynced,
+  BalanceCredited,
+  BalanceDebited,
+  BalanceHeld,
+  BalanceReleased,
+  MutationRecorded,
+} from '../../src/events/account.ts';
+import {
+  BankTransferValidated,
+  TransferCompleted,
+  TransferFailed,
+  TransferSubmitted,
+  TransferUnconfirmed,
+} from '../../src/events/transfer.ts';
 import { specification } from '../support/decider.ts';
 
 const now = new Date('2026-03-02T03:00:00.000Z');
@@ -11,74 +25,203 @@ const transferId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
 const accountId = '3c1d2b4a-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
 const ownerId = '6a0c1d2e-3f40-4152-8364-758697a8b9c0';
 const mutationId = '7b1d2e3f-4051-4263-9475-8697a8b9c0d1';
-const destination = { instId: 'BCA', instLocalName: 'BCA', payMethod: 'BANK', payOption: 'TRANSFER', accountNumber: '1234567890', accountName: 'Budi Santoso' };
-const validated = BankTransferValidated({ transferId, accountId, ownerId, destination, amount: 50_000, validatedAt: now.toISOString(), expiresAt: at(15).toISOString() });
-const submit = { type: 'SubmitTransfer' as const, transferId, accountId, ownerId, kind: 'bank' as const, amount: 50_000, qris: null, requestHash: null };
-const submitted = TransferSubmitted({ transferId, accountId, ownerId, kind: 'bank', amount: 50_000, qris: null, requestHash: null, submittedAt: at(1).toISOString() });
+const destination = {
+  instId: 'BCA',
+  instLocalName: 'BCA',
+  payMethod: 'BANK',
+  payOption: 'TRANSFER',
+  accountNumber: '1234567890',
+  accountName: 'Budi Santoso',
+};
+const validated = BankTransferValidated({
+  transferId,
+  accountId,
+  ownerId,
+  destination,
+  amount: 50_000,
+  validatedAt: now.toISOString(),
+  expiresAt: at(15).toISOString(),
+});
+const submit = {
+  type: 'SubmitTransfer' as const,
+  transferId,
+  accountId,
+  ownerId,
+  kind: 'bank' as const,
+  amount: 50_000,
+  qris: null,
+  requestHash: null,
+};
+const submitted = TransferSubmitted({
+  transferId,
+  accountId,
+  ownerId,
+  kind: 'bank',
+  amount: 50_000,
+  qris: null,
+  requestHash: null,
+  submittedAt: at(1).toISOString(),
+});
 
 describe('transfer decider', () => {
   const given = specification(transfer);
 
   it('sends a validated bank transfer of the validated amount, once', () => {
-    given([validated]).when({ ...submit, now: at(1) }).then([submitted]);
-    given([validated, submitted]).when({ ...submit, now: at(2) }).thenThrows('BANK_ACCOUNT_INDEX_INVALID');
+    given([validated])
+      .when({ ...submit, now: at(1) })
+      .then([submitted]);
+    given([validated, submitted])
+      .when({ ...submit, now: at(2) })
+      .thenThrows('BANK_ACCOUNT_INDEX_INVALID');
   });
 
   it('refuses an index that expired, is unknown, or belongs to another account, and another amount', () => {
-    given([validated]).when({ ...submit, now: at(15) }).thenThrows('BANK_ACCOUNT_INDEX_INVALID');
-    given([]).when({ ...submit, now: at(1) }).thenThrows('BANK_ACCOUNT_INDEX_INVALID');
-    given([validated]).when({ ...submit, accountId: ownerId, now: at(1) }).thenThrows('BANK_ACCOUNT_INDEX_INVALID');
-    given([validated]).when({ ...submit, amount: 50_001, now: at(1) }).thenThrows('TRANSFER_AMOUNT_MISMATCH');
+    given([validated])
+      .when({ ...submit, now: at(15) })
+      .thenThrows('BANK_ACCOUNT_INDEX_INVALID');
+    given([])
+      .when({ ...submit, now: at(1) })
+      .thenThrows('BANK_ACCOUNT_INDEX_INVALID');
+    given([validated])
+      .when({ ...submit, accountId: ownerId, now: at(1) })
+      .thenThrows('BANK_ACCOUNT_INDEX_INVALID');
+    given([validated])
+      .when({ ...submit, amount: 50_001, now: at(1) })
+      .thenThrows('TRANSFER_AMOUNT_MISMATCH');
   });
 
   it('answers the same request again (same Idempotency-Key) by changing nothing', () => {
     const keyed = TransferSubmitted({ ...submitted.data, requestHash: 'h' });
-    given([validated, keyed]).when({ ...submit, requestHash: 'h', now: at(2) }).then([]);
-    given([validated, keyed]).when({ ...submit, requestHash: 'other', now: at(2) }).thenThrows('BANK_ACCOUNT_INDEX_INVALID');
+    given([validated, keyed])
+      .when({ ...submit, requestHash: 'h', now: at(2) })
+      .then([]);
+    given([validated, keyed])
+      .when({ ...submit, requestHash: 'other', now: at(2) })
+      .thenThrows('BANK_ACCOUNT_INDEX_INVALID');
   });
 
   it('completes, or is unconfirmed then completed or failed, and never moves once ended', () => {
-    const completed = TransferCompleted({ transferId, accountId, ownerId, transactionId: 'TX1', mutationId, completedAt: at(2).toISOString() });
-    given([validated, submitted]).when({ type: 'CompleteTransfer', transactionId: 'TX1', mutationId, now: at(2) }).then([completed]);
-    const unconfirmed = TransferUnconfirmed({ transferId, accountId, ownerId, reason: 'timeout', mutationId, unconfirmedAt: at(2).toISOString() });
-    given([validated, submitted]).when({ type: 'MarkTransferUnconfirmed', reason: 'timeout', mutationId, now: at(2) }).then([unconfirmed]);
-    given([validated, submitted, unconfirmed]).when({ type: 'FailTransfer', reason: 'failed', reversalMutationId: mutationId, now: at(3) }).then([
-      TransferFailed({ transferId, accountId, ownerId, reason: 'failed', reversalMutationId: mutationId, failedAt: at(3).toISOString() }),
-    ]);
-    given([validated, submitted, completed]).when({ type: 'FailTransfer', reason: 'late', reversalMutationId: null, now: at(3) }).then([]);
-    given([validated, submitted, completed]).when({ type: 'CompleteTransfer', transactionId: 'TX2', mutationId, now: at(3) }).then([]);
+    const completed = TransferCompleted({
+      transferId,
+      accountId,
+      ownerId,
+      transactionId: 'TX1',
+      mutationId,
+      completedAt: at(2).toISOString(),
+    });
+    given([validated, submitted])
+      .when({ type: 'CompleteTransfer', transactionId: 'TX1', mutationId, now: at(2) })
+      .then([completed]);
+    const unconfirmed = TransferUnconfirmed({
+      transferId,
+      accountId,
+      ownerId,
+      reason: 'timeout',
+      mutationId,
+      unconfirmedAt: at(2).toISOString(),
+    });
+    given([validated, submitted])
+      .when({ type: 'MarkTransferUnconfirmed', reason: 'timeout', mutationId, now: at(2) })
+      .then([unconfirmed]);
+    given([validated, submitted, unconfirmed])
+      .when({ type: 'FailTransfer', reason: 'failed', reversalMutationId: mutationId, now: at(3) })
+      .then([
+        TransferFailed({
+          transferId,
+          accountId,
+          ownerId,
+          reason: 'failed',
+          reversalMutationId: mutationId,
+          failedAt: at(3).toISOString(),
+        }),
+      ]);
+    given([validated, submitted, completed])
+      .when({ type: 'FailTransfer', reason: 'late', reversalMutationId: null, now: at(3) })
+      .then([]);
+    given([validated, submitted, completed])
+      .when({ type: 'CompleteTransfer', transactionId: 'TX2', mutationId, now: at(3) })
+      .then([]);
   });
 });
 
 describe('a wallet account and its transfers', () => {
   const given = specification(account);
   const linked = AccountLinked({
-    accountId, ownerId, type: 'ewallet', providerCode: 'WALLET-A', accountName: 'A', accountNumber: null, phoneNumber: '0812', holderName: null,
-    intervalMinutes: 60, credentials: null, session: null, isActive: true, linkedAt: now.toISOString(),
+    accountId,
+    ownerId,
+    type: 'ewallet',
+    providerCode: 'WALLET-A',
+    accountName: 'A',
+    accountNumber: null,
+    phoneNumber: '0812',
+    holderName: null,
+    intervalMinutes: 60,
+    credentials: null,
+    session: null,
+    isActive: true,
+    linkedAt: now.toISOString(),
   });
-  const synced = AccountSynced({ accountId, balance: 80_000, syncedAt: now.toISOString(), slot: null, cursor: null, trigger: 'refresh' });
+  const synced = AccountSynced({
+    accountId,
+    balance: 80_000,
+    syncedAt: now.toISOString(),
+    slot: null,
+    cursor: null,
+    trigger: 'refresh',
+  });
   const held = BalanceHeld({ accountId, transferId, amount: 50_000, heldAt: now.toISOString() });
-  const mutation = { mutationId, providerTransactionId: 'TX1', description: 'Transfer ke BCA 1234567890', counterparty: 'Budi Santoso' };
-  const stateOf = (events: Parameters<typeof account.evolve>[1][]) => events.reduce(account.evolve, account.initialState()) as LinkedAccount;
+  const mutation = {
+    mutationId,
+    providerTransactionId: 'TX1',
+    description: 'Transfer ke BCA 1234567890',
+    counterparty: 'Budi Santoso',
+  };
+  const stateOf = (events: Parameters<typeof account.evolve>[1][]) =>
+    events.reduce(account.evolve, account.initialState()) as LinkedAccount;
 
   it('holds a transfer within what the balance and the other holds leave, and refuses beyond it', () => {
     given([linked, synced]).when({ type: 'HoldForTransfer', transferId, ownerId, amount: 50_000, now }).then([held]);
-    given([linked, synced, held]).when({ type: 'HoldForTransfer', transferId: mutationId, ownerId, amount: 30_001, now }).thenThrows('BALANCE_INSUFFICIENT');
+    given([linked, synced, held])
+      .when({ type: 'HoldForTransfer', transferId: mutationId, ownerId, amount: 30_001, now })
+      .thenThrows('BALANCE_INSUFFICIENT');
     given([linked, synced, held]).when({ type: 'HoldForTransfer', transferId, ownerId, amount: 50_000, now }).then([]);
-    given([linked, synced]).when({ type: 'HoldForTransfer', transferId, ownerId: accountId, amount: 1, now }).thenThrows('ACCOUNT_NOT_FOUND');
+    given([linked, synced])
+      .when({ type: 'HoldForTransfer', transferId, ownerId: accountId, amount: 1, now })
+      .thenThrows('ACCOUNT_NOT_FOUND');
     expect(availableBalance(stateOf([linked, synced, held]))).toBe(30_000);
   });
 
   it('turns the hold into a debit with its DEBIT mutation, once; or releases it', () => {
-    given([linked, synced, held]).when({ type: 'DebitForTransfer', transferId, amount: 50_000, mutation, now }).then([
-      BalanceDebited({ accountId, transferId, amount: 50_000, debitedAt: now.toISOString() }),
-      MutationRecorded({ accountId, mutationId, providerTransactionId: 'TX1', type: 'DEBIT', amount: 50_000, description: mutation.description, senderName: 'Budi Santoso', reference: transferId, occurredAt: now.toISOString(), recordedAt: now.toISOString() }),
-    ]);
+    given([linked, synced, held])
+      .when({ type: 'DebitForTransfer', transferId, amount: 50_000, mutation, now })
+      .then([
+        BalanceDebited({ accountId, transferId, amount: 50_000, debitedAt: now.toISOString() }),
+        MutationRecorded({
+          accountId,
+          mutationId,
+          providerTransactionId: 'TX1',
+          type: 'DEBIT',
+          amount: 50_000,
+          description: mutation.description,
+          senderName: 'Budi Santoso',
+          reference: transferId,
+          occurredAt: now.toISOString(),
+          recordedAt: now.toISOString(),
+        }),
+      ]);
     const debited = BalanceDebited({ accountId, transferId, amount: 50_000, debitedAt: now.toISOString() });
-    given([linked, synced, held, debited]).when({ type: 'DebitForTransfer', transferId, amount: 50_000, mutation, now }).then([]);
+    given([linked, synced, held, debited])
+      .when({ type: 'DebitForTransfer', transferId, amount: 50_000, mutation, now })
+      .then([]);
     expect(stateOf([linked, synced, held, debited])).toMatchObject({ balance: 30_000, held: {} });
-    given([linked, synced, held]).when({ type: 'ReleaseTransferHold', transferId, now }).then([BalanceReleased({ accountId, transferId, releasedAt: now.toISOString() })]);
-    expect(availableBalance(stateOf([linked, synced, held, BalanceReleased({ accountId, transferId, releasedAt: now.toISOString() })]))).toBe(80_000);
+    given([linked, synced, held])
+      .when({ type: 'ReleaseTransferHold', transferId, now })
+      .then([BalanceReleased({ accountId, transferId, releasedAt: now.toISOString() })]);
+    expect(
+      availableBalance(
+        stateOf([linked, synced, held, BalanceReleased({ accountId, transferId, releasedAt: now.toISOString() })]),
+      ),
+    ).toBe(80_000);
   });
 
   it('gives a failed transfer back once, as a CREDIT', () => {
@@ -86,19 +229,75 @@ describe('a wallet account and its transfers', () => {
     const reversal = { ...mutation, providerTransactionId: `transfer-reversal:${transferId}` };
     const events = given([linked, synced, held, debited]);
     events.when({ type: 'ReverseTransferDebit', transferId, amount: 50_000, mutation: reversal, now }).then([
-      BalanceCredited({ accountId, transferId, amount: 50_000, reason: 'transfer-failed', creditedAt: now.toISOString() }),
-      MutationRecorded({ accountId, mutationId, providerTransactionId: reversal.providerTransactionId, type: 'CREDIT', amount: 50_000, description: mutation.description, senderName: 'Budi Santoso', reference: transferId, occurredAt: now.toISOString(), recordedAt: now.toISOString() }),
+      BalanceCredited({
+        accountId,
+        transferId,
+        amount: 50_000,
+        reason: 'transfer-failed',
+        creditedAt: now.toISOString(),
+      }),
+      MutationRecorded({
+        accountId,
+        mutationId,
+        providerTransactionId: reversal.providerTransactionId,
+        type: 'CREDIT',
+        amount: 50_000,
+        description: mutation.description,
+        senderName: 'Budi Santoso',
+        reference: transferId,
+        occurredAt: now.toISOString(),
+        recordedAt: now.toISOString(),
+      }),
     ]);
-    const credited = [BalanceCredited({ accountId, transferId, amount: 50_000, reason: 'transfer-failed', creditedAt: now.toISOString() }),
-      MutationRecorded({ accountId, mutationId, providerTransactionId: reversal.providerTransactionId, type: 'CREDIT', amount: 50_000, description: '', senderName: '', reference: transferId, occurredAt: now.toISOString(), recordedAt: now.toISOString() })];
-    given([linked, synced, held, debited, ...credited]).when({ type: 'ReverseTransferDebit', transferId, amount: 50_000, mutation: reversal, now }).then([]);
+    const credited = [
+      BalanceCredited({
+        accountId,
+        transferId,
+        amount: 50_000,
+        reason: 'transfer-failed',
+        creditedAt: now.toISOString(),
+      }),
+      MutationRecorded({
+        accountId,
+        mutationId,
+        providerTransactionId: reversal.providerTransactionId,
+        type: 'CREDIT',
+        amount: 50_000,
+        description: '',
+        senderName: '',
+        reference: transferId,
+        occurredAt: now.toISOString(),
+        recordedAt: now.toISOString(),
+      }),
+    ];
+    given([linked, synced, held, debited, ...credited])
+      .when({ type: 'ReverseTransferDebit', transferId, amount: 50_000, mutation: reversal, now })
+      .then([]);
   });
 
   it("records the provider's copy of a transfer's DEBIT once: a sync skips the transaction carrying its reference", () => {
     const debited = BalanceDebited({ accountId, transferId, amount: 50_000, debitedAt: now.toISOString() });
-    const copy = { id: 'TX-PROVIDER', type: 'DEBIT' as const, amount: 50_000, description: 'transfer', senderName: '', reference: transferId, occurredAt: now.toISOString(), mutationId };
+    const copy = {
+      id: 'TX-PROVIDER',
+      type: 'DEBIT' as const,
+      amount: 50_000,
+      description: 'transfer',
+      senderName: '',
+      reference: transferId,
+      occurredAt: now.toISOString(),
+      mutationId,
+    };
     const other = { ...copy, id: 'TX-OTHER', reference: null, mutationId: ownerId };
-    const events = account.decide(stateOf([linked, synced, held, debited]), { type: 'RecordSync', slot: null, trigger: 'refresh', balance: 30_000, transactions: [copy, other], now });
-    expect(events.filter(e => e.type === 'MutationRecorded').map(e => e.data.providerTransactionId)).toEqual(['TX-OTHER']);
+    const events = account.decide(stateOf([linked, synced, held, debited]), {
+      type: 'RecordSync',
+      slot: null,
+      trigger: 'refresh',
+      balance: 30_000,
+      transactions: [copy, other],
+      now,
+    });
+    expect(events.filter(e => e.type === 'MutationRecorded').map(e => e.data.providerTransactionId)).toEqual([
+      'TX-OTHER',
+    ]);
   });
 });

@@ -7,19 +7,50 @@ import { specification } from '../support/decider.ts';
 const userId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
 const other = '1a2b3c4d-1111-4222-8333-944455556666';
 const now = new Date('2026-01-05T03:00:00.000Z');
-const register = { type: 'RegisterUser' as const, userId, name: 'Budi', email: 'budi@example.com', passwordHash: 'h', role: 'USER' as const, now };
+const register = {
+  type: 'RegisterUser' as const,
+  userId,
+  name: 'Budi',
+  email: 'budi@example.com',
+  passwordHash: 'h',
+  role: 'USER' as const,
+  now,
+};
 
 describe('user decider', () => {
   it('registers with the Free plan for a year and 1,000 points', () => {
-    specification(user)([]).when(register).then([
-      UserRegistered({ userId, name: 'Budi', email: 'budi@example.com', passwordHash: 'h', role: 'USER', registeredAt: now.toISOString() }),
-      SubscriptionGranted({ userId, plan: { name: 'Free', slug: 'free' }, status: 'ACTIVE', expiresAt: '2027-01-05T03:00:00.000Z' }),
-      PointsGranted({ userId, points: 1000, reason: 'free-plan' }),
-    ]);
+    specification(user)([])
+      .when(register)
+      .then([
+        UserRegistered({
+          userId,
+          name: 'Budi',
+          email: 'budi@example.com',
+          passwordHash: 'h',
+          role: 'USER',
+          registeredAt: now.toISOString(),
+        }),
+        SubscriptionGranted({
+          userId,
+          plan: { name: 'Free', slug: 'free' },
+          status: 'ACTIVE',
+          expiresAt: '2027-01-05T03:00:00.000Z',
+        }),
+        PointsGranted({ userId, points: 1000, reason: 'free-plan' }),
+      ]);
   });
 
   it('refuses to register the same user twice', () => {
-    specification(user)([UserRegistered({ userId, name: 'Budi', email: 'budi@example.com', passwordHash: 'h', role: 'USER', registeredAt: now.toISOString() })])
+    specification(user)([
+      UserRegistered({
+        userId,
+        name: 'Budi',
+        email: 'budi@example.com',
+        passwordHash: 'h',
+        role: 'USER',
+        registeredAt: now.toISOString(),
+      }),
+    ])
       .when(register)
       .thenThrows('EMAIL_TAKEN', 'Email sudah terdaftar');
   });
@@ -28,8 +59,14 @@ describe('user decider', () => {
 describe('email claim decider', () => {
   const given = specification(userEmail);
   it('claims a free address; the same user claiming again changes nothing; another user is refused', () => {
-    given([]).when({ type: 'ClaimEmail', userId }).then([UserEmailClaimed({ userId })]);
-    given([UserEmailClaimed({ userId })]).when({ type: 'ClaimEmail', userId }).then([]);
-    given([UserEmailClaimed({ userId })]).when({ type: 'ClaimEmail', userId: other }).thenThrows('EMAIL_TAKEN');
+    given([])
+      .when({ type: 'ClaimEmail', userId })
+      .then([UserEmailClaimed({ userId })]);
+    given([UserEmailClaimed({ userId })])
+      .when({ type: 'ClaimEmail', userId })
+      .then([]);
+    given([UserEmailClaimed({ userId })])
+      .when({ type: 'ClaimEmail', userId: other })
+      .thenThrows('EMAIL_TAKEN');
   });
 });

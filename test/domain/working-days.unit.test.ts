@@ -2,7 +2,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import {
-  holidayYearProblems, isCalendarDate, isWorkingDate, missingYears, settlementCutoff, settlesAt, wibDate, yearsDue, yearsJudged,
+  holidayYearProblems,
+  isCalendarDate,
+  isWorkingDate,
+  missingYears,
+  settlementCutoff,
+  settlesAt,
+  wibDate,
+  yearsDue,
+  yearsJudged,
   type HolidayCalendar,
 } from '../../src/domain/working-days.ts';
 import { shippedHolidayCalendar } from '../../src/projections/holiday-calendar.ts';
@@ -18,8 +26,20 @@ const wib = (local: string) => new Date(`${local}+07:00`);
 // the instants below start on 2025-12-01: that December's Christmas too
 const everyYearByHand = [
   '2025-12-25',
-  '2026-01-01', '2026-04-03', '2026-05-01', '2026-05-14', '2026-06-01', '2026-08-17', '2026-12-25',
-  '2027-01-01', '2027-03-26', '2027-05-01', '2027-05-06', '2027-06-01', '2027-08-17', '2027-12-25',
+  '2026-01-01',
+  '2026-04-03',
+  '2026-05-01',
+  '2026-05-14',
+  '2026-06-01',
+  '2026-08-17',
+  '2026-12-25',
+  '2027-01-01',
+  '2027-03-26',
+  '2027-05-01',
+  '2027-05-06',
+  '2027-06-01',
+  '2027-08-17',
+  '2027-12-25',
 ];
 
 /**
@@ -35,7 +55,9 @@ function naiveSettlementDate(completionDate: string, cal: HolidayCalendar): stri
   return date.toISOString().slice(0, 10);
 }
 
-const datesOf2026 = Array.from({ length: 365 }, (_, i) => new Date(Date.UTC(2026, 0, 1 + i)).toISOString().slice(0, 10));
+const datesOf2026 = Array.from({ length: 365 }, (_, i) =>
+  new Date(Date.UTC(2026, 0, 1 + i)).toISOString().slice(0, 10),
+);
 const weekdayOf = (date: string) => weekdays[new Date(`${date}T00:00:00Z`).getUTCDay()]!;
 
 /** One row per day of 2026: completion date and weekday, settlement date and weekday (completed at noon WIB). */
@@ -44,7 +66,11 @@ function settlementTable(): string {
     const settles = wibDate(settlesAt(wib(`${date}T12:00:00`), calendar));
     return `${date} ${weekdayOf(date)} -> ${settles} ${weekdayOf(settles)}`;
   });
-  return ['# completed (WIB date, weekday) -> settles at 00:00 WIB of (date, weekday); calendar: data/holiday-calendar.json, 2027 missing (weekends and every-year holidays only)', ...rows, ''].join('\n');
+  return [
+    '# completed (WIB date, weekday) -> settles at 00:00 WIB of (date, weekday); calendar: data/holiday-calendar.json, 2027 missing (weekends and every-year holidays only)',
+    ...rows,
+    '',
+  ].join('\n');
 }
 
 describe('the settlement table of 2026 (golden file)', () => {
@@ -63,7 +89,12 @@ describe('the settlement table of 2026 (golden file)', () => {
     }
   });
 
-  const rows = new Map(settlementTable().split('\n').filter(l => /^\d/.test(l)).map(l => [l.slice(0, 10), l] as const));
+  const rows = new Map(
+    settlementTable()
+      .split('\n')
+      .filter(l => /^\d/.test(l))
+      .map(l => [l.slice(0, 10), l] as const),
+  );
   it.each([
     // an ordinary week: Friday, Saturday and Sunday settle Monday, the other days the next day
     ['2026-02-02 Mon -> 2026-02-03 Tue'],
@@ -112,13 +143,18 @@ describe('across New Year 2026-2027, with the shipped calendar (no 2027 decree)'
     ['2027-01-02', 'Sat', '2027-01-04', 'Mon'],
     ['2027-01-03', 'Sun', '2027-01-04', 'Mon'],
     ['2027-01-04', 'Mon', '2027-01-05', 'Tue'],
-  ])('a payment completed on %s (%s) settles at 00:00 WIB of %s (%s)', (completed, completedDay, settles, settlesDay) => {
-    expect(weekdayOf(completed)).toBe(completedDay);
-    expect(weekdayOf(settles)).toBe(settlesDay);
-    for (const time of ['00:00:00.000', '12:00:00.000', '23:59:59.999']) {
-      expect(settlesAt(wib(`${completed}T${time}`), calendar), `${completed}T${time}`).toEqual(wib(`${settles}T00:00:00`));
-    }
-  });
+  ])(
+    'a payment completed on %s (%s) settles at 00:00 WIB of %s (%s)',
+    (completed, completedDay, settles, settlesDay) => {
+      expect(weekdayOf(completed)).toBe(completedDay);
+      expect(weekdayOf(settles)).toBe(settlesDay);
+      for (const time of ['00:00:00.000', '12:00:00.000', '23:59:59.999']) {
+        expect(settlesAt(wib(`${completed}T${time}`), calendar), `${completed}T${time}`).toEqual(
+          wib(`${settles}T00:00:00`),
+        );
+      }
+    },
+  );
 });
 
 describe('the years whose decree is due', () => {
@@ -168,13 +204,20 @@ describe('settlementCutoff', () => {
   const days = 430;
   const instant = fc.oneof(
     fc.integer({ min: 0, max: days * 86_400_000 }).map(ms => new Date(start + ms)),
-    fc.tuple(fc.integer({ min: 0, max: days }), fc.constantFrom(-1, 0, 1)).map(([d, ms]) => new Date(start + d * 86_400_000 + ms)),
+    fc
+      .tuple(fc.integer({ min: 0, max: days }), fc.constantFrom(-1, 0, 1))
+      .map(([d, ms]) => new Date(start + d * 86_400_000 + ms)),
   );
   // the shipped calendar, or one of any dates of 2026 (to find edges the real one lacks)
   const anyCalendar = fc.oneof(
     fc.constant(calendar),
     fc.uniqueArray(fc.integer({ min: 0, max: 364 }), { maxLength: 120 }).map((picked): HolidayCalendar => ({
-      years: { '2026': { source: 'test', days: picked.map(i => ({ date: datesOf2026[i]!, name: 'libur', kind: 'libur-nasional' as const })) } },
+      years: {
+        '2026': {
+          source: 'test',
+          days: picked.map(i => ({ date: datesOf2026[i]!, name: 'libur', kind: 'libur-nasional' as const })),
+        },
+      },
     })),
   );
 
@@ -205,7 +248,14 @@ describe('the calendar data', () => {
   });
 
   it('finds what is not a date, dates outside the year and dates given twice', () => {
-    expect(holidayYearProblems(2027, [{ date: '2027-01-01' }, { date: '2026-12-31' }, { date: '2027-01-01' }, { date: '2027-02-29' }])).toEqual([
+    expect(
+      holidayYearProblems(2027, [
+        { date: '2027-01-01' },
+        { date: '2026-12-31' },
+        { date: '2027-01-01' },
+        { date: '2027-02-29' },
+      ]),
+    ).toEqual([
       { index: 1, message: '2026-12-31 does not lie in 2027' },
       { index: 2, message: '2027-01-01 is given twice' },
       { index: 3, message: '2027-02-29 is not a date written YYYY-MM-DD' },

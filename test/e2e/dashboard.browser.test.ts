@@ -22,13 +22,20 @@ afterAll(async () => {
 
 const phone = () => phonePage(browser, baseUrl, { locale: 'id-ID' });
 
-const fitsThePhone = async (page: Page) => expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+const fitsThePhone = async (page: Page) =>
+  expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
 
 /** Moves the keyboard focus with Tab until `selector` has it (at most `max` presses); fails if it never does. */
 async function tabTo(page: Page, selector: string, max = 40) {
   for (let i = 0; i < max; i++) {
     await page.keyboard.press('Tab');
-    if (await page.locator(selector).evaluate(el => el === el.ownerDocument.activeElement).catch(() => false)) return;
+    if (
+      await page
+        .locator(selector)
+        .evaluate(el => el === el.ownerDocument.activeElement)
+        .catch(() => false)
+    )
+      return;
   }
   throw new Error(`${selector} never took the focus`);
 }
@@ -104,7 +111,9 @@ describe('the dashboard in Chromium on a phone-sized screen', () => {
     expect(await page.getByLabel('Jenis', { exact: true }).inputValue()).toBe('CREDIT');
     await fitsThePhone(page);
     // the refused form's answer is a 401 page, which Chromium reports; nothing else went wrong
-    expect(problems).toEqual(['console: Failed to load resource: the server responded with a status of 401 (Unauthorized)']);
+    expect(problems).toEqual([
+      'console: Failed to load resource: the server responded with a status of 401 (Unauthorized)',
+    ]);
     await context.close();
   }, 60_000);
 
@@ -137,9 +146,24 @@ describe('the dashboard in Chromium on a phone-sized screen', () => {
     const endpointPath = await page.locator('#webhooks a').first().getAttribute('href');
 
     const paths = [
-      '/dashboard', '/dashboard/api-keys', '/dashboard/webhooks', endpointPath!, '/dashboard/accounts', `/dashboard/accounts/${accountId}`, `/dashboard/accounts/${accountId}/transfer`,
-      '/dashboard/mutations', '/dashboard/payments', '/dashboard/gateway', '/admin', '/admin/access', '/admin/holding-accounts',
-      '/admin/withdrawals', '/admin/suspense', '/admin/reconciliation?from=2026-01-01&to=2026-12-31', '/admin/calendar', '/admin/digests',
+      '/dashboard',
+      '/dashboard/api-keys',
+      '/dashboard/webhooks',
+      endpointPath!,
+      '/dashboard/accounts',
+      `/dashboard/accounts/${accountId}`,
+      `/dashboard/accounts/${accountId}/transfer`,
+      '/dashboard/mutations',
+      '/dashboard/payments',
+      '/dashboard/gateway',
+      '/admin',
+      '/admin/access',
+      '/admin/holding-accounts',
+      '/admin/withdrawals',
+      '/admin/suspense',
+      '/admin/reconciliation?from=2026-01-01&to=2026-12-31',
+      '/admin/calendar',
+      '/admin/digests',
       `/admin/streams?id=user-${admin.id}`,
     ];
     for (const path of paths) {
@@ -147,10 +171,13 @@ describe('the dashboard in Chromium on a phone-sized screen', () => {
       expect(response?.status(), path).toBe(200);
       expect(await page.evaluate('document.documentElement.scrollWidth'), path).toBeLessThanOrEqual(375);
       // browser-side code as text: the test's TypeScript has no DOM types
-      const unlabelled = await page.evaluate(`[...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
+      const unlabelled =
+        await page.evaluate(`[...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
         .filter(el => el.labels.length === 0).map(el => el.name)`);
       expect(unlabelled, path).toEqual([]);
-      const nameless = await page.evaluate(`[...document.querySelectorAll('button, a')].filter(el => !el.textContent.trim() && !el.getAttribute('aria-label')).length`);
+      const nameless = await page.evaluate(
+        `[...document.querySelectorAll('button, a')].filter(el => !el.textContent.trim() && !el.getAttribute('aria-label')).length`,
+      );
       expect(nameless, path).toBe(0);
       expect(await page.locator('h1').count(), path).toBe(1);
     }

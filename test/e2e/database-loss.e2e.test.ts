@@ -23,7 +23,10 @@ afterAll(async () => {
 });
 
 async function json(response: Response) {
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> & { data?: Record<string, unknown> } };
+  return {
+    status: response.status,
+    body: (await response.json()) as Record<string, unknown> & { data?: Record<string, unknown> },
+  };
 }
 
 /** A user with an API key and a WALLET-D account to be paid into, through HTTP as a merchant would. */
@@ -49,7 +52,13 @@ async function merchant(url: string) {
       body: body ? JSON.stringify(body) : undefined,
     });
   const linked = await json(
-    await call('POST', '/api/v1/accounts', { type: 'ewallet', providerCode: 'WALLET-D', accountName: 'Toko', intervalMinutes: 60, phoneNumber: '081234567890' }),
+    await call('POST', '/api/v1/accounts', {
+      type: 'ewallet',
+      providerCode: 'WALLET-D',
+      accountName: 'Toko',
+      intervalMinutes: 60,
+      phoneNumber: '081234567890',
+    }),
   );
   expect(linked.status).toBe(200);
   return { call, accountId: linked.body.accountId as string };
@@ -66,7 +75,12 @@ describe('losing the database under a running service', () => {
     let retryAfterMissing = 0;
     let order = 0;
     const create = async () => {
-      const response = await call('POST', '/api/v1/payments', { amount: 25_000, walletAccountId: accountId, redirectUrl: 'https://shop.example/thanks', orderId: `INV-${++order}` });
+      const response = await call('POST', '/api/v1/payments', {
+        amount: 25_000,
+        walletAccountId: accountId,
+        redirectUrl: 'https://shop.example/thanks',
+        orderId: `INV-${++order}`,
+      });
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
       if (response.status === 503 && !response.headers.get('retry-after')) retryAfterMissing++;
       const body = (await response.json()) as { data?: { id: string } };
@@ -84,7 +98,10 @@ describe('losing the database under a running service', () => {
     let served = false;
     let saw503 = false;
     while (!served) {
-      expect(Date.now() - killedAt, `no 200 within 60 s; statuses ${JSON.stringify([...statuses])}\n${running.output().slice(-3000)}`).toBeLessThan(60_000);
+      expect(
+        Date.now() - killedAt,
+        `no 200 within 60 s; statuses ${JSON.stringify([...statuses])}\n${running.output().slice(-3000)}`,
+      ).toBeLessThan(60_000);
       const status = await create();
       const read = await call('GET', `/api/v1/payments/status/${acked[0]}`);
       statuses.set(read.status, (statuses.get(read.status) ?? 0) + 1);

@@ -29,7 +29,11 @@ async function json(response: Response) {
 describe('a payment paid in the sandbox, with nobody asking for a sync', () => {
   it('is COMPLETED, and its signed payment.completed webhook arrives, within 30 s', async () => {
     const sandboxPort = await freePort();
-    running = await spawnService({ DATA_DIR: dataDir, PORT: String(await freePort()), SANDBOX_PORT: String(sandboxPort) });
+    running = await spawnService({
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      SANDBOX_PORT: String(sandboxPort),
+    });
     const url = running.url;
     receiver = await startReceiver();
 
@@ -39,25 +43,48 @@ describe('a payment paid in the sandbox, with nobody asking for a sync', () => {
       body: JSON.stringify({ name: 'Toko', email: 'toko@example.com', password: 'rahasia123' }),
     });
     const cookie = /svc_token=([^;]+)/.exec(registered.headers.get('set-cookie') ?? '')![1]!;
-    const key = (await json(await checkedFetch(`${url}/api/dashboard/api-keys`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', cookie: `svc_token=${cookie}` },
-      body: JSON.stringify({ name: 'shop' }),
-    }))).body.data.key as string;
+    const key = (
+      await json(
+        await checkedFetch(`${url}/api/dashboard/api-keys`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', cookie: `svc_token=${cookie}` },
+          body: JSON.stringify({ name: 'shop' }),
+        }),
+      )
+    ).body.data.key as string;
     const call = async (method: string, route: string, body?: unknown) =>
-      json(await checkedFetch(`${url}${route}`, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined }));
+      json(
+        await checkedFetch(`${url}${route}`, {
+          method,
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          body: body ? JSON.stringify(body) : undefined,
+        }),
+      );
 
     const hook = await call('POST', '/api/v1/webhooks', { url: receiver.url });
     expect(hook.status).toBe(200);
     const secret = hook.body.data.secret as string;
     // synchronised hourly: only the checks of its pending payment can complete it in time
-    const linked = await call('POST', '/api/v1/accounts', { type: 'ewallet', providerCode: 'WALLET-D', accountName: 'Toko', intervalMinutes: 60, phoneNumber: '081234567890' });
+    const linked = await call('POST', '/api/v1/accounts', {
+      type: 'ewallet',
+      providerCode: 'WALLET-D',
+      accountName: 'Toko',
+      intervalMinutes: 60,
+      phoneNumber: '081234567890',
+    });
     expect(linked.status).toBe(200);
-    const created = await call('POST', '/api/v1/payments', { amount: 25_000, walletAccountId: linked.body.accountId, redirectUrl: 'https://shop.example/thanks', orderId: 'INV-FAST-1' });
+    const created = await call('POST', '/api/v1/payments', {
+      amount: 25_000,
+      walletAccountId: linked.body.accountId,
+      redirectUrl: 'https://shop.example/thanks',
+      orderId: 'INV-FAST-1',
+    });
     expect(created.status).toBe(200);
     const payment = created.body.data as { id: string; qrisImage: string; totalAmount: number };
 
-    const png = Buffer.from(await (await checkedFetch(payment.qrisImage.replace(/^https?:\/\/[^/]+/, url))).arrayBuffer());
+    const png = Buffer.from(
+      await (await checkedFetch(payment.qrisImage.replace(/^https?:\/\/[^/]+/, url))).arrayBuffer(),
+    );
     const paid = await checkedFetch(`http://127.0.0.1:${sandboxPort}/sandbox/payments`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -77,7 +104,10 @@ describe('a payment paid in the sandbox, with nobody asking for a sync', () => {
       await new Promise(r => setTimeout(r, 200));
     }
     const delivery = receiver.received.find(r => r.body.includes('payment.completed'))!;
-    const verified = new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>) as { type: string; data: { id: string; status: string } };
+    const verified = new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>) as {
+      type: string;
+      data: { id: string; status: string };
+    };
     expect(verified).toMatchObject({ type: 'payment.completed', data: { id: payment.id, status: 'COMPLETED' } });
   }, 90_000);
 });

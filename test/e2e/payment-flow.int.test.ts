@@ -1,7 +1,14 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyHolder } from '../support/http.ts';
-import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody, statusOf } from '../support/payments.ts';
+import {
+  createPayment,
+  decodeQrPng,
+  linkServiceWallet,
+  linkWalletA,
+  paymentBody,
+  statusOf,
+} from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startReceiver } from '../webhooks/support.ts';
@@ -15,7 +22,10 @@ let service: TestService;
 let sandbox: ReturnType<typeof sandboxOf>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
-  service = await startTestService({ WEBHOOK_ALLOW_PRIVATE: 'true' }, { webhooks: { retryDelaysMs: [0, 50, 50], pollIntervalMs: 100 } });
+  service = await startTestService(
+    { WEBHOOK_ALLOW_PRIVATE: 'true' },
+    { webhooks: { retryDelaysMs: [0, 50, 50], pollIntervalMs: 100 } },
+  );
   sandbox = sandboxOf(service);
   receiver = await startReceiver();
 });
@@ -64,7 +74,13 @@ describe('a payment from creation to webhook', () => {
     await sandbox.pay({ qris: (await decodeQrPng(png.rawPayload)).payload! });
     await refresh(caller, accountId);
     const hook = await webhookFor(secret, payment.id, 'payment.completed');
-    expect(hook.data).toMatchObject({ id: payment.id, status: 'COMPLETED', amount: 88_000, totalAmount: payment.totalAmount, type: 'QRIS-DYNAMIC' });
+    expect(hook.data).toMatchObject({
+      id: payment.id,
+      status: 'COMPLETED',
+      amount: 88_000,
+      totalAmount: payment.totalAmount,
+      type: 'QRIS-DYNAMIC',
+    });
     expect(hook.data).toEqual(await statusOf(caller, payment.id));
   });
 

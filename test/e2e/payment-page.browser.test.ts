@@ -56,7 +56,10 @@ describe('the payment page in Chromium on a phone-sized screen', () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
     const redirectUrl = `${shop}/thanks?order=INV-BROWSER-1`;
-    const payment = await createPayment(caller, paymentBody(accountId, { amount: 50_000, orderId: 'INV-BROWSER-1', redirectUrl }));
+    const payment = await createPayment(
+      caller,
+      paymentBody(accountId, { amount: 50_000, orderId: 'INV-BROWSER-1', redirectUrl }),
+    );
     expect(payment.paymentUrl).toBe(`${baseUrl}/pay/${payment.id}`);
     const { context, page, problems } = await phone();
 
@@ -133,7 +136,10 @@ describe('the payment page in Chromium on a phone-sized screen', () => {
   it('stays on the receipt when the payer taps "Tetap di sini", and a receipt opened later does not leave by itself', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller, 'WALLET-E');
-    const payment = await createPayment(caller, paymentBody(accountId, { orderId: 'INV-STAY-1', redirectUrl: `${shop}/thanks` }));
+    const payment = await createPayment(
+      caller,
+      paymentBody(accountId, { orderId: 'INV-STAY-1', redirectUrl: `${shop}/thanks` }),
+    );
     const { context, page, problems } = await phone();
     await page.goto(payment.paymentUrl);
     await payQr(caller, accountId, payment.id);
@@ -184,7 +190,12 @@ describe('the payment page in Chromium on a phone-sized screen', () => {
     await context.close();
 
     // without script: no button that would do nothing, the number as text to select
-    const noScript = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true, javaScriptEnabled: false });
+    const noScript = await browser.newContext({
+      viewport: { width: 375, height: 667 },
+      isMobile: true,
+      hasTouch: true,
+      javaScriptEnabled: false,
+    });
     const plain = await noScript.newPage();
     await plain.goto(payment.paymentUrl);
     expect(await plain.locator('#account-number').innerText()).toBe(payment.accountNumber);
@@ -195,7 +206,10 @@ describe('the payment page in Chromium on a phone-sized screen', () => {
   it('shows the expired state and stops the countdown when the payment expires', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller, 'WALLET-E');
-    const payment = await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 5, redirectUrl: `${shop}/thanks` }));
+    const payment = await createPayment(
+      caller,
+      paymentBody(accountId, { expiresInMinutes: 5, redirectUrl: `${shop}/thanks` }),
+    );
     const { context, page, problems } = await phone();
     await page.goto(payment.paymentUrl);
     expect(await text(page, '#countdown')).toMatch(/^0[45]:\d\d$/);

@@ -25,7 +25,10 @@ const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
 /** The CLI on the service's DATA_DIR (it shares the service's embedded database). */
 function runCli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent', DATA_DIR: dataDir } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: 'silent', DATA_DIR: dataDir },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', c => (out += c));
@@ -55,7 +58,11 @@ function watch(url: string, route: string, headers: Record<string, string> = {})
 describe('verify-read-models and rebuild-read-models on a running service under payment load', () => {
   it('both finish, the service answers within 1 s throughout, and the rebuilt read models are what history says', async () => {
     const sandboxPort = await freePort();
-    running = await spawnService({ DATA_DIR: dataDir, PORT: String(await freePort()), SANDBOX_PORT: String(sandboxPort) });
+    running = await spawnService({
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      SANDBOX_PORT: String(sandboxPort),
+    });
     const url = running.url;
     const registered = await checkedFetch(`${url}/api/auth/register`, {
       method: 'POST',
@@ -70,12 +77,26 @@ describe('verify-read-models and rebuild-read-models on a running service under 
     });
     const key = ((await keyed.json()) as { data: { key: string } }).data.key;
     const call = async (method: string, route: string, body?: unknown) => {
-      const response = await checkedFetch(`${url}${route}`, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      const response = await checkedFetch(`${url}${route}`, {
+        method,
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       const text = await response.text();
-      return { status: response.status, text, body: JSON.parse(text) as { accountId?: string; data?: { id: string; totalAmount: number } } };
+      return {
+        status: response.status,
+        text,
+        body: JSON.parse(text) as { accountId?: string; data?: { id: string; totalAmount: number } },
+      };
     };
     const phoneNumber = '081234567890';
-    const linked = await call('POST', '/api/v1/accounts', { type: 'ewallet', providerCode: 'WALLET-D', accountName: 'Toko', intervalMinutes: 60, phoneNumber });
+    const linked = await call('POST', '/api/v1/accounts', {
+      type: 'ewallet',
+      providerCode: 'WALLET-D',
+      accountName: 'Toko',
+      intervalMinutes: 60,
+      phoneNumber,
+    });
     expect(linked.status).toBe(200);
     const accountId = linked.body.accountId!;
 
@@ -83,7 +104,12 @@ describe('verify-read-models and rebuild-read-models on a running service under 
     const created: { id: string; totalAmount: number }[] = [];
     const createPayment = async () => {
       const n = created.length;
-      const answer = await call('POST', '/api/v1/payments', { amount: 10_000 + n, walletAccountId: accountId, redirectUrl: 'https://shop.example/thanks', orderId: `INV-${n}` });
+      const answer = await call('POST', '/api/v1/payments', {
+        amount: 10_000 + n,
+        walletAccountId: accountId,
+        redirectUrl: 'https://shop.example/thanks',
+        orderId: `INV-${n}`,
+      });
       expect(answer.status, `${answer.text}\n${running!.output().slice(-3000)}`).toBe(200);
       created.push(answer.body.data!);
     };

@@ -28,7 +28,12 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function call(base: string, method: string, url: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {
+async function call(
+  base: string,
+  method: string,
+  url: string,
+  init: { body?: unknown; headers?: Record<string, string> } = {},
+) {
   const response = await checkedFetch(`${base}${url}`, {
     method,
     headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
@@ -39,7 +44,13 @@ async function call(base: string, method: string, url: string, init: { body?: un
   return { json: JSON.parse(text) as Record<string, any>, headers: response.headers };
 }
 
-type Delivery = { id: string; eventId: string; status: string; nextAttemptAt: string | null; attempts: { statusCode: number | null; error: string | null }[] };
+type Delivery = {
+  id: string;
+  eventId: string;
+  status: string;
+  nextAttemptAt: string | null;
+  attempts: { statusCode: number | null; error: string | null }[];
+};
 
 describe('webhook deliveries cut off by a crash', () => {
   it('are attempted again within a minute of the restart, with the same webhook-id', async () => {
@@ -58,21 +69,42 @@ describe('webhook deliveries cut off by a crash', () => {
     const sandbox = `http://localhost:${env.SANDBOX_PORT}`;
 
     // a merchant with an API key, a webhook endpoint and a wallet that receives ten payments
-    const registered = await call(base, 'POST', '/api/auth/register', { body: { name: 'Crash Merchant', email: 'webhook-crash@example.com', password: 'rahasia123' } });
+    const registered = await call(base, 'POST', '/api/auth/register', {
+      body: { name: 'Crash Merchant', email: 'webhook-crash@example.com', password: 'rahasia123' },
+    });
     const cookie = /svc_token=([^;]+)/.exec(registered.headers.get('set-cookie') ?? '')![1]!;
-    const key = (await call(base, 'POST', '/api/dashboard/api-keys', { body: { name: 'crash' }, headers: { cookie: `svc_token=${cookie}` } })).json.data.key as string;
-    const api = (method: string, url: string, body?: unknown) => call(base, method, url, { body, headers: { 'x-api-key': key } }).then(r => r.json);
+    const key = (
+      await call(base, 'POST', '/api/dashboard/api-keys', {
+        body: { name: 'crash' },
+        headers: { cookie: `svc_token=${cookie}` },
+      })
+    ).json.data.key as string;
+    const api = (method: string, url: string, body?: unknown) =>
+      call(base, method, url, { body, headers: { 'x-api-key': key } }).then(r => r.json);
     const endpointId = (await api('POST', '/api/v1/webhooks', { url: receiver.url })).data.id as string;
     const phoneNumber = `0815${String(process.pid % 10_000).padStart(4, '0')}0001`;
-    const account = await api('POST', '/api/v1/accounts', { type: 'ewallet', providerCode: 'WALLET-D', accountName: 'Crash', intervalMinutes: 60, phoneNumber });
+    const account = await api('POST', '/api/v1/accounts', {
+      type: 'ewallet',
+      providerCode: 'WALLET-D',
+      accountName: 'Crash',
+      intervalMinutes: 60,
+      phoneNumber,
+    });
     const accountId = account.accountId as string;
     const payments: { id: string; totalAmount: number }[] = [];
     for (let i = 0; i < 10; i++) {
-      const created = await api('POST', '/api/v1/payments', { amount: 50_000 + i * 1000, walletAccountId: accountId, redirectUrl: 'https://shop.example/thanks', orderId: `crash-${i}` });
+      const created = await api('POST', '/api/v1/payments', {
+        amount: 50_000 + i * 1000,
+        walletAccountId: accountId,
+        redirectUrl: 'https://shop.example/thanks',
+        orderId: `crash-${i}`,
+      });
       payments.push(created.data);
     }
     for (const p of payments) {
-      await call(sandbox, 'POST', '/sandbox/transactions', { body: { providerCode: 'WALLET-D', accountRef: phoneNumber, type: 'CREDIT', amount: p.totalAmount } });
+      await call(sandbox, 'POST', '/sandbox/transactions', {
+        body: { providerCode: 'WALLET-D', accountRef: phoneNumber, type: 'CREDIT', amount: p.totalAmount },
+      });
     }
     await api('GET', `/api/v1/accounts/${accountId}/refresh`);
 
@@ -88,11 +120,21 @@ describe('webhook deliveries cut off by a crash', () => {
     running = await spawnService(env);
     const restartedAt = Date.now();
     const deliveries = await eventually(async () => {
-      const listed = (await call(running!.url, 'GET', `/api/v1/webhooks/${endpointId}/deliveries?limit=100`, { headers: { 'x-api-key': key } })).json.data as Delivery[];
+      const listed = (
+        await call(running!.url, 'GET', `/api/v1/webhooks/${endpointId}/deliveries?limit=100`, {
+          headers: { 'x-api-key': key },
+        })
+      ).json.data as Delivery[];
       return listed.length === 10 && listed.every(d => d.status === 'succeeded') ? listed : null;
     }, 75_000).catch(async () => {
-      const listed = (await call(running!.url, 'GET', `/api/v1/webhooks/${endpointId}/deliveries?limit=100`, { headers: { 'x-api-key': key } })).json.data as Delivery[];
-      throw new Error(`deliveries not all succeeded 75 s after the restart: ${JSON.stringify(listed.map(d => [d.status, d.nextAttemptAt, d.attempts.length]))}`);
+      const listed = (
+        await call(running!.url, 'GET', `/api/v1/webhooks/${endpointId}/deliveries?limit=100`, {
+          headers: { 'x-api-key': key },
+        })
+      ).json.data as Delivery[];
+      throw new Error(
+        `deliveries not all succeeded 75 s after the restart: ${JSON.stringify(listed.map(d => [d.status, d.nextAttemptAt, d.attempts.length]))}`,
+      );
     });
 
     // every delivery cut off was sent again, with the same webhook-id, within a minute of the restart

@@ -24,14 +24,32 @@ const recorded = (version: number, data: Record<string, unknown>): RecordedEvent
   streamId: 'customer-1',
   revision: 0,
   position: { commit: 1n, prepare: 1n },
-  metadata: { eventId: 'e', correlationId: 'c', causationId: null, actor: 'test', occurredAt: '2026-01-05T03:00:00.000Z' },
+  metadata: {
+    eventId: 'e',
+    correlationId: 'c',
+    causationId: null,
+    actor: 'test',
+    occurredAt: '2026-01-05T03:00:00.000Z',
+  },
 });
 
 describe('event declarations', () => {
   it('upcasts every older version to the current one on read', () => {
-    expect(parseRecorded(recorded(1, { fullName: 'Siti Nur Aminah' }))!.data).toEqual({ first: 'Siti', last: 'Nur Aminah', currency: 'IDR' });
-    expect(parseRecorded(recorded(2, { first: 'Siti', last: 'Aminah' }))!.data).toEqual({ first: 'Siti', last: 'Aminah', currency: 'IDR' });
-    expect(parseRecorded(recorded(3, { first: 'A', last: 'B', currency: 'IDR' }))!.data).toEqual({ first: 'A', last: 'B', currency: 'IDR' });
+    expect(parseRecorded(recorded(1, { fullName: 'Siti Nur Aminah' }))!.data).toEqual({
+      first: 'Siti',
+      last: 'Nur Aminah',
+      currency: 'IDR',
+    });
+    expect(parseRecorded(recorded(2, { first: 'Siti', last: 'Aminah' }))!.data).toEqual({
+      first: 'Siti',
+      last: 'Aminah',
+      currency: 'IDR',
+    });
+    expect(parseRecorded(recorded(3, { first: 'A', last: 'B', currency: 'IDR' }))!.data).toEqual({
+      first: 'A',
+      last: 'B',
+      currency: 'IDR',
+    });
   });
 
   it('refuses a version newer than the code knows, instead of misreading it', () => {

@@ -21,14 +21,22 @@ const counts: Projection = {
   handles: ['TestCounted' as never],
   schema: ['create table if not exists test_counts (n int primary key)'],
   async apply(tx, e) {
-    await query(tx, 'InsertTestCount', 'insert into test_counts (n) values ($1)', [(e.data as unknown as { n: number }).n]);
+    await query(tx, 'InsertTestCount', 'insert into test_counts (n) values ($1)', [
+      (e.data as unknown as { n: number }).n,
+    ]);
   },
 };
 const recorded = (type: string, n: number): NewEvent => ({
   type,
   version: 1,
   data: { n },
-  metadata: { eventId: nextUuid(), correlationId: nextUuid(), causationId: null, actor: 'test', occurredAt: '2026-01-05T03:00:00.000Z' },
+  metadata: {
+    eventId: nextUuid(),
+    correlationId: nextUuid(),
+    causationId: null,
+    actor: 'test',
+    occurredAt: '2026-01-05T03:00:00.000Z',
+  },
 });
 
 let pool: Awaited<ReturnType<typeof freshPool>>;
@@ -62,7 +70,10 @@ describe('a projection that events pass by', () => {
       expect(await runner.waitFor(counted.position, 5000)).toBe(true);
       const ignoredOnly = await store.append(`others-${nextUuid()}`, [recorded('TestIgnored', 4)], 'no_stream');
       expect(await runner.waitFor(ignoredOnly.position, 5000)).toBe(true);
-      await eventually(async () => comparePositions(await readCheckpoint(pool, 'projection:test-counts'), ignoredOnly.position) === 0, 3000);
+      await eventually(
+        async () => comparePositions(await readCheckpoint(pool, 'projection:test-counts'), ignoredOnly.position) === 0,
+        3000,
+      );
     } finally {
       await runner.stop();
     }

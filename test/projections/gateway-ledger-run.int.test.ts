@@ -18,11 +18,20 @@ function ledgerEvents(merchants: number[][], cutoffMinutes: number) {
   const credited: StoredEvent<AnyEvent>[] = [];
   const settled: StoredEvent<AnyEvent>[] = [];
   let commit = 1n;
-  const stored = (e: GatewayLedgerEvent, merchantId: string, revision: number): StoredEvent<AnyEvent> => ({
-    ...e,
-    metadata: { eventId: nextUuid(), correlationId: nextUuid(), causationId: null, actor: 'test', occurredAt: new Date(thursday).toISOString() },
-    streamId: `gateway-${merchantId}`, revision, position: { commit: commit++, prepare: 1n },
-  } as StoredEvent<AnyEvent>);
+  const stored = (e: GatewayLedgerEvent, merchantId: string, revision: number): StoredEvent<AnyEvent> =>
+    ({
+      ...e,
+      metadata: {
+        eventId: nextUuid(),
+        correlationId: nextUuid(),
+        causationId: null,
+        actor: 'test',
+        occurredAt: new Date(thursday).toISOString(),
+      },
+      streamId: `gateway-${merchantId}`,
+      revision,
+      position: { commit: commit++, prepare: 1n },
+    }) as StoredEvent<AnyEvent>;
   for (const nets of merchants) {
     const merchantId = nextUuid();
     let state: GatewayLedger = gatewayLedger.initialState();
@@ -35,16 +44,37 @@ function ledgerEvents(merchants: number[][], cutoffMinutes: number) {
     };
     nets.forEach((net, i) => {
       const completedAt = new Date(thursday + i * 60_000);
-      decide({ type: 'CreditGatewayPayment', merchantId, paymentId: nextUuid(), holdingAccountId: 'h1', totalAmount: net + 550, fee: 550, completedAt, now: completedAt }, credited);
+      decide(
+        {
+          type: 'CreditGatewayPayment',
+          merchantId,
+          paymentId: nextUuid(),
+          holdingAccountId: 'h1',
+          totalAmount: net + 550,
+          fee: 550,
+          completedAt,
+          now: completedAt,
+        },
+        credited,
+      );
     });
-    decide({ type: 'SettleDue', merchantId, cutoff: new Date(thursday + cutoffMinutes * 60_000), now: new Date(thursday + 86_400_000) }, settled);
+    decide(
+      {
+        type: 'SettleDue',
+        merchantId,
+        cutoff: new Date(thursday + cutoffMinutes * 60_000),
+        now: new Date(thursday + 86_400_000),
+      },
+      settled,
+    );
   }
   return { credited, settled };
 }
 
 const tables = async (db: Queryable) => {
   const rows: Record<string, string[]> = {};
-  for (const t of gatewayLedgerProjection.tables) rows[t] = (await db.query<{ row: string }>(`select t::text as row from ${t} t order by 1`)).rows.map(r => r.row);
+  for (const t of gatewayLedgerProjection.tables)
+    rows[t] = (await db.query<{ row: string }>(`select t::text as row from ${t} t order by 1`)).rows.map(r => r.row);
   return rows;
 };
 
@@ -56,7 +86,10 @@ describe('gateway ledger read model, a run of one event type and its checkpoint 
     const clear = (db: Queryable) => db.query(gatewayLedgerProjection.tables.map(t => `delete from ${t};`).join(''));
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.array(fc.integer({ min: 1, max: 10_000_000 }), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 5 }),
+        fc.array(fc.array(fc.integer({ min: 1, max: 10_000_000 }), { minLength: 1, maxLength: 6 }), {
+          minLength: 1,
+          maxLength: 5,
+        }),
         fc.integer({ min: 0, max: 7 }),
         async (merchants, cutoffMinutes) => {
           const { credited, settled } = ledgerEvents(merchants, cutoffMinutes);
@@ -67,14 +100,18 @@ describe('gateway ledger read model, a run of one event type and its checkpoint 
             await saveCheckpointWith(pool, statement!, 'projection:test-ledger', run.at(-1)!.position);
           }
           const together = await tables(pool);
-          expect(await readCheckpoint(pool, 'projection:test-ledger')).toEqual([...credited, ...settled].at(-1)!.position);
+          expect(await readCheckpoint(pool, 'projection:test-ledger')).toEqual(
+            [...credited, ...settled].at(-1)!.position,
+          );
           const oneByOne = await inTransaction(pool, async tx => {
             await clear(tx);
             for (const e of [...credited, ...settled]) await gatewayLedgerProjection.apply(tx, e);
             return tables(tx);
           });
           expect(together).toEqual(oneByOne);
-          expect(together.gateway_unsettled).toHaveLength(merchants.flat().length - merchants.reduce((n, nets) => n + Math.min(nets.length, cutoffMinutes), 0));
+          expect(together.gateway_unsettled).toHaveLength(
+            merchants.flat().length - merchants.reduce((n, nets) => n + Math.min(nets.length, cutoffMinutes), 0),
+          );
         },
       ),
       { numRuns: 15 },

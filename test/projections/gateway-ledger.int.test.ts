@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 const caughtUp = async () => {
-  for (let head = await service.store.headPosition(); ; ) {
+  for (let head = await service.store.headPosition(); ;) {
     expect(await service.sagas.waitFor(head, 20_000)).toBe(true);
     expect(await service.projections.waitFor(head, 20_000)).toBe(true);
     const after = await service.store.headPosition();
@@ -37,7 +37,8 @@ const caughtUp = async () => {
 /** Every row of the ledger's tables, in a fixed order. */
 async function ledgerTables(): Promise<Record<string, unknown[]>> {
   const tables: Record<string, unknown[]> = {};
-  for (const table of gatewayLedgerProjection.tables) tables[table] = (await query(service.pool, 'LedgerRows', `select * from ${table} t order by t::text`)).rows;
+  for (const table of gatewayLedgerProjection.tables)
+    tables[table] = (await query(service.pool, 'LedgerRows', `select * from ${table} t order by t::text`)).rows;
   return tables;
 }
 
@@ -46,17 +47,40 @@ async function expectReadModelIsTheFold(merchants: string[]) {
   for (const m of merchants) {
     const { state } = await load({ store: service.store }, gatewayLedgerStream(m), gatewayLedger);
     expect(await findGatewayBalance(service.pool, m)).toEqual(merchantBalance(state, m));
-    const unsettled = await query<{ payment_id: string; net: number; completed_at: Date }>(service.pool, 'T', 'select * from gateway_unsettled where merchant_id = $1 order by payment_id', [m]);
-    expect(unsettled.rows.map(r => ({ paymentId: r.payment_id, net: r.net, completedAt: r.completed_at.toISOString() })))
-      .toEqual(state.credits.unsettled().sort((a, b) => a.paymentId.localeCompare(b.paymentId)));
-    const withdrawals = await query<{ id: string; amount: number; status: string }>(service.pool, 'T', 'select id, amount, status from gateway_withdrawals where merchant_id = $1', [m]);
-    expect(Object.fromEntries(withdrawals.rows.map(w => [w.id, { amount: w.amount, status: w.status }])))
-      .toEqual(Object.fromEntries(Object.entries(state.withdrawals).map(([id, w]) => [id, { amount: w.amount, status: w.status }])));
-    const sums = await query<{ account: string; total: number }>(service.pool, 'T', 'select account, sum(amount)::bigint as total from gateway_postings where merchant_id = $1 group by account', [m]);
+    const unsettled = await query<{ payment_id: string; net: number; completed_at: Date }>(
+      service.pool,
+      'T',
+      'select * from gateway_unsettled where merchant_id = $1 order by payment_id',
+      [m],
+    );
+    expect(
+      unsettled.rows.map(r => ({ paymentId: r.payment_id, net: r.net, completedAt: r.completed_at.toISOString() })),
+    ).toEqual(state.credits.unsettled().sort((a, b) => a.paymentId.localeCompare(b.paymentId)));
+    const withdrawals = await query<{ id: string; amount: number; status: string }>(
+      service.pool,
+      'T',
+      'select id, amount, status from gateway_withdrawals where merchant_id = $1',
+      [m],
+    );
+    expect(Object.fromEntries(withdrawals.rows.map(w => [w.id, { amount: w.amount, status: w.status }]))).toEqual(
+      Object.fromEntries(
+        Object.entries(state.withdrawals).map(([id, w]) => [id, { amount: w.amount, status: w.status }]),
+      ),
+    );
+    const sums = await query<{ account: string; total: number }>(
+      service.pool,
+      'T',
+      'select account, sum(amount)::bigint as total from gateway_postings where merchant_id = $1 group by account',
+      [m],
+    );
     expect(Object.fromEntries(sums.rows.map(r => [r.account, r.total]))).toEqual(state.balances);
   }
   // the trial balance: every day's postings sum to zero
-  const days = await query<{ total: number }>(service.pool, 'T', `select sum(amount)::bigint as total from gateway_postings group by date(occurred_at at time zone 'Asia/Jakarta')`);
+  const days = await query<{ total: number }>(
+    service.pool,
+    'T',
+    `select sum(amount)::bigint as total from gateway_postings group by date(occurred_at at time zone 'Asia/Jakarta')`,
+  );
   for (const day of days.rows) expect(day.total).toBe(0);
 }
 
@@ -67,9 +91,28 @@ type Step =
   | { kind: 'pay' | 'reject'; which: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('credit' as const), merchant: fc.nat(2), total: fc.integer({ min: 10_000, max: 500_000 }), fee: fc.integer({ min: 0, max: 5_000 }), hoursAgo: fc.nat(48) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('settle' as const), merchant: fc.nat(2), hoursAgo: fc.nat(24) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('request' as const), merchant: fc.nat(2), amount: fc.integer({ min: 40_000, max: 400_000 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('credit' as const),
+      merchant: fc.nat(2),
+      total: fc.integer({ min: 10_000, max: 500_000 }),
+      fee: fc.integer({ min: 0, max: 5_000 }),
+      hoursAgo: fc.nat(48),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('settle' as const), merchant: fc.nat(2), hoursAgo: fc.nat(24) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('request' as const),
+      merchant: fc.nat(2),
+      amount: fc.integer({ min: 40_000, max: 400_000 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('pay' as const, 'reject' as const), which: fc.nat(30) }) },
 );
 
@@ -87,10 +130,32 @@ describe('gateway ledger read model', () => {
           try {
             if (s.kind === 'credit') {
               const completedAt = new Date(now.getTime() - s.hoursAgo * 3_600_000);
-              await creditGatewayPayment(service.deps, { merchantId: merchants[s.merchant]!, paymentId: nextUuid(), holdingAccountId: merchants[(s.merchant + 1) % 3]!, totalAmount: s.total, fee: s.fee, completedAt }, context);
-            } else if (s.kind === 'settle') await settleDue(service.deps, merchants[s.merchant]!, new Date(now.getTime() - s.hoursAgo * 3_600_000), context);
+              await creditGatewayPayment(
+                service.deps,
+                {
+                  merchantId: merchants[s.merchant]!,
+                  paymentId: nextUuid(),
+                  holdingAccountId: merchants[(s.merchant + 1) % 3]!,
+                  totalAmount: s.total,
+                  fee: s.fee,
+                  completedAt,
+                },
+                context,
+              );
+            } else if (s.kind === 'settle')
+              await settleDue(
+                service.deps,
+                merchants[s.merchant]!,
+                new Date(now.getTime() - s.hoursAgo * 3_600_000),
+                context,
+              );
             else if (s.kind === 'request') {
-              const { id, handled } = await requestWithdrawal(service.deps, merchants[s.merchant]!, { amount: s.amount, bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko' }, 50_000);
+              const { id, handled } = await requestWithdrawal(
+                service.deps,
+                merchants[s.merchant]!,
+                { amount: s.amount, bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko' },
+                50_000,
+              );
               if (handled.events.length > 0) withdrawals.push(id);
             } else if (withdrawals.length > 0) {
               // the admin routes find the withdrawal's stream in the read model
@@ -101,7 +166,9 @@ describe('gateway ledger read model', () => {
             }
           } catch (err) {
             if (!(err instanceof DomainError)) throw err;
-            expect(['INSUFFICIENT_BALANCE', 'WITHDRAWAL_BELOW_MINIMUM', 'WITHDRAWAL_NOT_REQUESTED']).toContain(err.code);
+            expect(['INSUFFICIENT_BALANCE', 'WITHDRAWAL_BELOW_MINIMUM', 'WITHDRAWAL_NOT_REQUESTED']).toContain(
+              err.code,
+            );
           }
         }
         await caughtUp();
@@ -117,21 +184,42 @@ describe('gateway ledger read model', () => {
     await rebuildProjection(service, gatewayLedgerProjection);
     expect(await ledgerTables()).toEqual(live);
     await service.projections.start();
-   }, 60_000);
+  }, 60_000);
 
   it('credits a completed gateway payment once, whatever the redeliveries; an ordinary payment not at all', async () => {
     const merchantId = nextUuid();
     const holdingAccountId = nextUuid();
     const completed = (paymentId: string, gateway: { fee: number } | null) =>
       PaymentCompleted({
-        paymentId, ownerId: merchantId, orderId: 'INV-1', type: 'QRIS-DYNAMIC', amount: 100_000, totalAmount: 100_123, receivingAccountId: holdingAccountId,
-        mutationId: nextUuid(), paidAt: service.clock.now().toISOString(), completedAt: service.clock.now().toISOString(), gateway,
+        paymentId,
+        ownerId: merchantId,
+        orderId: 'INV-1',
+        type: 'QRIS-DYNAMIC',
+        amount: 100_000,
+        totalAmount: 100_123,
+        receivingAccountId: holdingAccountId,
+        mutationId: nextUuid(),
+        paidAt: service.clock.now().toISOString(),
+        completedAt: service.clock.now().toISOString(),
+        gateway,
       });
     const gatewayPayment = nextUuid();
-    for (const [id, gateway] of [[gatewayPayment, { fee: 900 }], [nextUuid(), null]] as const)
-      await service.store.append(paymentStream(id), toNewEvents([completed(id, gateway)], { actor: 'test', now: service.clock.now() }), 'any');
+    for (const [id, gateway] of [
+      [gatewayPayment, { fee: 900 }],
+      [nextUuid(), null],
+    ] as const)
+      await service.store.append(
+        paymentStream(id),
+        toNewEvents([completed(id, gateway)], { actor: 'test', now: service.clock.now() }),
+        'any',
+      );
     await caughtUp();
-    expect(await findGatewayBalance(service.pool, merchantId)).toEqual({ settled: 0, pending: 99_223, onHold: 0, available: 0 });
+    expect(await findGatewayBalance(service.pool, merchantId)).toEqual({
+      settled: 0,
+      pending: 99_223,
+      onHold: 0,
+      available: 0,
+    });
 
     // the saga handles the completion again (a redelivery after a crash): nothing more is booked
     const [recorded] = await service.store.readStream(paymentStream(gatewayPayment));
@@ -140,6 +228,10 @@ describe('gateway ledger read model', () => {
     await caughtUp();
     const { state, revision } = await load({ store: service.store }, gatewayLedgerStream(merchantId), gatewayLedger);
     expect(revision).toBe(0);
-    expect(state.balances).toEqual({ [`holding:${holdingAccountId}`]: 100_123, [`merchant:${merchantId}:pending`]: -99_223, 'platform:fees': -900 });
+    expect(state.balances).toEqual({
+      [`holding:${holdingAccountId}`]: 100_123,
+      [`merchant:${merchantId}:pending`]: -99_223,
+      'platform:fees': -900,
+    });
   });
 });

@@ -12,22 +12,48 @@ import { nextUuid } from '../support/ids.ts';
 
 const at = (minutes: number) => new Date(Date.UTC(2026, 10, 2, 3, minutes)).toISOString();
 
-const created = fc.record({
-  amount: fc.integer({ min: 1, max: 100_000_000 }),
-  uniqueCode: fc.option(fc.integer({ min: 0, max: 999 })),
-  qr: fc.boolean(),
-  orderId: fc.string({ minLength: 1, maxLength: 20 }),
-  minutes: fc.integer({ min: 0, max: 59 }),
-}).map(({ amount, uniqueCode, qr, orderId, minutes }): StoredEvent<AnyEvent> => {
-  const e = PaymentCreated({
-    paymentId: nextUuid(), ownerId: nextUuid(), orderId, receivingAccountId: nextUuid(), providerCode: qr ? 'WALLET-D' : 'WALLET-A',
-    type: uniqueCode === null ? null : qr ? 'QRIS-DYNAMIC' : 'DIRECT', methodSelection: uniqueCode === null ? 'payer' : 'fixed', amount,
-    uniqueCode, totalAmount: uniqueCode === null ? null : amount + uniqueCode, accountNumber: qr ? null : '081234567890',
-    qrisPayload: qr && uniqueCode !== null ? '000201010212...' : null, redirectUrl: 'https://shop.example/done?a=1&b="x"',
-    expiresAt: at(minutes + 60), createdAt: at(minutes), requestHash: 'h', gateway: null,
+const created = fc
+  .record({
+    amount: fc.integer({ min: 1, max: 100_000_000 }),
+    uniqueCode: fc.option(fc.integer({ min: 0, max: 999 })),
+    qr: fc.boolean(),
+    orderId: fc.string({ minLength: 1, maxLength: 20 }),
+    minutes: fc.integer({ min: 0, max: 59 }),
+  })
+  .map(({ amount, uniqueCode, qr, orderId, minutes }): StoredEvent<AnyEvent> => {
+    const e = PaymentCreated({
+      paymentId: nextUuid(),
+      ownerId: nextUuid(),
+      orderId,
+      receivingAccountId: nextUuid(),
+      providerCode: qr ? 'WALLET-D' : 'WALLET-A',
+      type: uniqueCode === null ? null : qr ? 'QRIS-DYNAMIC' : 'DIRECT',
+      methodSelection: uniqueCode === null ? 'payer' : 'fixed',
+      amount,
+      uniqueCode,
+      totalAmount: uniqueCode === null ? null : amount + uniqueCode,
+      accountNumber: qr ? null : '081234567890',
+      qrisPayload: qr && uniqueCode !== null ? '000201010212...' : null,
+      redirectUrl: 'https://shop.example/done?a=1&b="x"',
+      expiresAt: at(minutes + 60),
+      createdAt: at(minutes),
+      requestHash: 'h',
+      gateway: null,
+    });
+    return {
+      ...e,
+      metadata: {
+        eventId: nextUuid(),
+        correlationId: nextUuid(),
+        causationId: null,
+        actor: 'test',
+        occurredAt: at(minutes),
+      },
+      streamId: `payment-${e.data.paymentId}`,
+      revision: 0,
+      position: { commit: 1n, prepare: 1n },
+    };
   });
-  return { ...e, metadata: { eventId: nextUuid(), correlationId: nextUuid(), causationId: null, actor: 'test', occurredAt: at(minutes) }, streamId: `payment-${e.data.paymentId}`, revision: 0, position: { commit: 1n, prepare: 1n } };
-});
 
 describe('payments read model, a run of PaymentCreated in one statement', () => {
   it('leaves exactly the rows that applying the events one by one leaves', async () => {
@@ -38,7 +64,9 @@ describe('payments read model, a run of PaymentCreated in one statement', () => 
         await tx.query('delete from payments');
         if (together) await applyEvents(tx, paymentsProjection, events);
         else for (const e of events) await paymentsProjection.apply(tx, e);
-        return (await tx.query<{ row: string }>('select p::text as row from payments p order by id')).rows.map(r => r.row);
+        return (await tx.query<{ row: string }>('select p::text as row from payments p order by id')).rows.map(
+          r => r.row,
+        );
       });
     await fc.assert(
       fc.asyncProperty(fc.array(created, { minLength: 2, maxLength: 30 }), async events => {
@@ -55,20 +83,28 @@ describe('payments read model, a run of PaymentCreated in one statement', () => 
     for (const step of paymentsProjection.schema) await pool.query(step);
     await pool.query(checkpointSchema);
     await fc.assert(
-      fc.asyncProperty(fc.array(created, { minLength: 1, maxLength: 30 }), fc.bigInt({ min: 1n, max: 1n << 40n }), async (events, commit) => {
-        await pool.query('delete from payments');
-        const statement = asOneStatement(paymentsProjection, events);
-        expect(statement).not.toBeNull();
-        await saveCheckpointWith(pool, statement!, 'projection:test', { commit, prepare: 7n });
-        const together = (await pool.query<{ row: string }>('select p::text as row from payments p order by id')).rows.map(r => r.row);
-        const oneByOne = await inTransaction(pool, async tx => {
-          await tx.query('delete from payments');
-          for (const e of events) await paymentsProjection.apply(tx, e);
-          return (await tx.query<{ row: string }>('select p::text as row from payments p order by id')).rows.map(r => r.row);
-        });
-        expect(together).toEqual(oneByOne);
-        expect(await readCheckpoint(pool, 'projection:test')).toEqual({ commit, prepare: 7n });
-      }),
+      fc.asyncProperty(
+        fc.array(created, { minLength: 1, maxLength: 30 }),
+        fc.bigInt({ min: 1n, max: 1n << 40n }),
+        async (events, commit) => {
+          await pool.query('delete from payments');
+          const statement = asOneStatement(paymentsProjection, events);
+          expect(statement).not.toBeNull();
+          await saveCheckpointWith(pool, statement!, 'projection:test', { commit, prepare: 7n });
+          const together = (
+            await pool.query<{ row: string }>('select p::text as row from payments p order by id')
+          ).rows.map(r => r.row);
+          const oneByOne = await inTransaction(pool, async tx => {
+            await tx.query('delete from payments');
+            for (const e of events) await paymentsProjection.apply(tx, e);
+            return (await tx.query<{ row: string }>('select p::text as row from payments p order by id')).rows.map(
+              r => r.row,
+            );
+          });
+          expect(together).toEqual(oneByOne);
+          expect(await readCheckpoint(pool, 'projection:test')).toEqual({ commit, prepare: 7n });
+        },
+      ),
       { numRuns: 15 },
     );
     expect(asOneStatement(paymentsProjection, [])).toBeNull();

@@ -10,11 +10,23 @@ import { stored } from '../sagas/reaction-specification.ts';
 const paymentId = '6a0c1d2e-3f40-4152-8364-758697a8b9c0';
 const ownerId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
 const at = { streamId: `payment-${paymentId}`, revision: 1 };
-const expired = stored(PaymentExpired({ paymentId, ownerId, receivingAccountId: null, expiredAt: '2026-03-02T03:00:00.000Z' }), at);
+const expired = stored(
+  PaymentExpired({ paymentId, ownerId, receivingAccountId: null, expiredAt: '2026-03-02T03:00:00.000Z' }),
+  at,
+);
 const completed = stored(
   PaymentCompleted({
-    paymentId, ownerId, orderId: 'order-1', type: 'QRIS', amount: 10_000, totalAmount: 10_123, receivingAccountId: ownerId,
-    mutationId: paymentId, paidAt: '2026-03-02T03:00:00.000Z', completedAt: '2026-03-02T03:00:00.000Z', gateway: null,
+    paymentId,
+    ownerId,
+    orderId: 'order-1',
+    type: 'QRIS',
+    amount: 10_000,
+    totalAmount: 10_123,
+    receivingAccountId: ownerId,
+    mutationId: paymentId,
+    paidAt: '2026-03-02T03:00:00.000Z',
+    completedAt: '2026-03-02T03:00:00.000Z',
+    gateway: null,
   }),
   at,
 );
@@ -25,13 +37,23 @@ const onCompleted: Handler<'PaymentCompleted'> = async () => undefined;
 
 describe('a projection', () => {
   it('handles the event types it has a handler for, and no other', () => {
-    const p = projection({ name: 'test', tables: [], schema: [''], on: { PaymentCompleted: onCompleted, PaymentExpired: async () => undefined } });
+    const p = projection({
+      name: 'test',
+      tables: [],
+      schema: [''],
+      on: { PaymentCompleted: onCompleted, PaymentExpired: async () => undefined },
+    });
     expect(p.handles).toEqual(['PaymentCompleted', 'PaymentExpired']);
   });
 
   it("applies an event with its type's handler, and an event of a type it has none for not at all", async () => {
     const seen: string[] = [];
-    const p = projection({ name: 'test', tables: [], schema: [''], on: { PaymentExpired: async (_, event) => void seen.push(event.data.expiredAt) } });
+    const p = projection({
+      name: 'test',
+      tables: [],
+      schema: [''],
+      on: { PaymentExpired: async (_, event) => void seen.push(event.data.expiredAt) },
+    });
     await p.apply(tx, expired);
     await p.apply(tx, completed);
     expect(seen).toEqual([expired.data.expiredAt]);
@@ -47,7 +69,10 @@ describe('a projection', () => {
     // @ts-expect-error no event is called PaymentExpird
     projection({ name: 'test', tables: [], schema: [''], on: { PaymentExpird: async () => undefined } });
     projection({
-      name: 'test', tables: [], schema: [''], on: { PaymentCompleted: onCompleted },
+      name: 'test',
+      tables: [],
+      schema: [''],
+      on: { PaymentCompleted: onCompleted },
       // @ts-expect-error PaymentExpired has no handler in `on`
       applyRun: { PaymentExpired: () => ({ name: 'Nothing', sql: 'select 1', params: [] }) },
     });
@@ -56,7 +81,8 @@ describe('a projection', () => {
 
 describe("the service's read models", () => {
   it('each handles exactly the event types of its handlers', () => {
-    for (const p of projections.filter(p => p.on)) expect({ [p.name]: p.handles }).toEqual({ [p.name]: Object.keys(p.on!) });
+    for (const p of projections.filter(p => p.on))
+      expect({ [p.name]: p.handles }).toEqual({ [p.name]: Object.keys(p.on!) });
   });
 
   it('are each declared by their handlers, none written by hand', () => {

@@ -5,7 +5,14 @@ import { projections } from '../../src/projections/all.ts';
 import { rebuildProjection, verifyProjection } from '../../src/projections/runner.ts';
 import { approvedMerchant, holdingAccount, signedInAdmin, payoutAccount } from '../support/gateway.ts';
 import { createKey, keyHolder, registerUser } from '../support/http.ts';
-import { createPayment, decodeQrPng, linkServiceWallet, linkWalletA, paymentBody, statusOf } from '../support/payments.ts';
+import {
+  createPayment,
+  decodeQrPng,
+  linkServiceWallet,
+  linkWalletA,
+  paymentBody,
+  statusOf,
+} from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startReceiver } from '../webhooks/support.ts';
@@ -26,19 +33,24 @@ afterAll(async () => {
 async function snapshot(): Promise<Record<string, unknown[]>> {
   const tables: Record<string, unknown[]> = {};
   for (const p of projections)
-    for (const table of p.tables) tables[table] = (await query(service.pool, 'SnapshotTable', `select * from ${table} t order by t::text`)).rows;
+    for (const table of p.tables)
+      tables[table] = (await query(service.pool, 'SnapshotTable', `select * from ${table} t order by t::text`)).rows;
   return tables;
 }
 
 /** Schemas a verification or a rebuild left behind. */
 async function leftoverSchemas() {
-  const found = await query<{ name: string }>(service.pool, 'ReplaySchemas', `select nspname as name from pg_namespace where nspname ~ '^(verify|rebuild)_'`);
+  const found = await query<{ name: string }>(
+    service.pool,
+    'ReplaySchemas',
+    `select nspname as name from pg_namespace where nspname ~ '^(verify|rebuild)_'`,
+  );
   return found.rows.map(r => r.name);
 }
 
 /** Sagas and projections have handled every event: nothing is still on its way into a read model. */
 async function settle() {
-  for (let head = await service.store.headPosition(); ; ) {
+  for (let head = await service.store.headPosition(); ;) {
     expect(await service.sagas.waitFor(head, 20_000)).toBe(true);
     expect(await service.projections.waitFor(head, 20_000)).toBe(true);
     const after = await service.store.headPosition();
@@ -47,7 +59,8 @@ async function settle() {
   }
 }
 
-const count = (rows: unknown[] | undefined, where: (row: Record<string, unknown>) => boolean) => (rows as Record<string, unknown>[]).filter(where).length;
+const count = (rows: unknown[] | undefined, where: (row: Record<string, unknown>) => boolean) =>
+  (rows as Record<string, unknown>[]).filter(where).length;
 
 /** Users, keys and sessions: signed up, used, revoked, logged out. */
 async function someUsers() {
@@ -57,8 +70,14 @@ async function someUsers() {
     await service.app.inject({ method: 'GET', url: '/api/v1/anything', headers: { 'x-api-key': key.key } });
     service.clock.advance(10 * 60_000);
     await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: user.cookie } });
-    if (i === 1) await service.app.inject({ method: 'DELETE', url: `/api/dashboard/api-keys/${key.id}`, cookies: { svc_token: user.cookie } });
-    if (i === 2) await service.app.inject({ method: 'GET', url: '/api/auth/logout', cookies: { svc_token: user.cookie } });
+    if (i === 1)
+      await service.app.inject({
+        method: 'DELETE',
+        url: `/api/dashboard/api-keys/${key.id}`,
+        cookies: { svc_token: user.cookie },
+      });
+    if (i === 2)
+      await service.app.inject({ method: 'GET', url: '/api/auth/logout', cookies: { svc_token: user.cookie } });
   }
 }
 
@@ -81,9 +100,17 @@ async function aMerchant() {
   // accounts: a wallet the service pays into, WALLET-A logged in by OTP, a bank account renamed, one deleted
   const wallet = await linkServiceWallet(merchant);
   const walletA = await linkWalletA(service, merchant);
-  const bank = await ok(merchant.call('POST', '/api/v1/accounts', {
-    type: 'bank', providerCode: 'BANK-MANDIRI', accountName: 'Toko', intervalMinutes: 60, accountNumber: '7700112233', username: 'toko', password: 'rahasia',
-  }));
+  const bank = await ok(
+    merchant.call('POST', '/api/v1/accounts', {
+      type: 'bank',
+      providerCode: 'BANK-MANDIRI',
+      accountName: 'Toko',
+      intervalMinutes: 60,
+      accountNumber: '7700112233',
+      username: 'toko',
+      password: 'rahasia',
+    }),
+  );
   const bankId = JSON.parse(bank.body).accountId as string;
   await ok(merchant.call('PATCH', `/api/v1/accounts/${bankId}`, { accountName: 'Toko Baru', intervalMinutes: 30 }));
   const gone = await linkServiceWallet(merchant, 'WALLET-E');
@@ -91,7 +118,14 @@ async function aMerchant() {
 
   // mutations: the bank's own history, a debit, and the wallet's credit that pays a payment
   service.clock.advance(60_000);
-  await sandbox.addTransaction({ providerCode: 'BANK-MANDIRI', accountRef: '7700112233', type: 'DEBIT', amount: 2_500, senderName: 'Budi', description: 'ongkir' });
+  await sandbox.addTransaction({
+    providerCode: 'BANK-MANDIRI',
+    accountRef: '7700112233',
+    type: 'DEBIT',
+    amount: 2_500,
+    senderName: 'Budi',
+    description: 'ongkir',
+  });
   await ok(merchant.call('GET', `/api/v1/accounts/${bankId}/refresh`));
 
   // payments: completed, expired, pending with its method chosen on the payment page, pending
@@ -103,19 +137,48 @@ async function aMerchant() {
   await ok(service.app.inject({ method: 'POST', url: `/pay/${chosen.id}/method`, payload: { type: 'VA-BANK1' } }));
   await createPayment(merchant, paymentBody(wallet.accountId, { amount: 12_000 }));
   // a transfer out of WALLET-A: a bank transfer validated and sent
-  await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: walletA.phoneNumber, type: 'CREDIT', amount: 200_000, senderName: 'Top up' });
+  await sandbox.addTransaction({
+    providerCode: 'WALLET-A',
+    accountRef: walletA.phoneNumber,
+    type: 'CREDIT',
+    amount: 200_000,
+    senderName: 'Top up',
+  });
   await ok(merchant.call('GET', `/api/v1/accounts/${walletA.accountId}/refresh`));
-  const bankEntry = JSON.parse((await ok(merchant.call('POST', `/api/v1/accounts/${walletA.accountId}/transfer`, { action: 'wallet-a-bank-list' }))).body).data[0];
-  const init = await ok(merchant.call('POST', `/api/v1/accounts/${walletA.accountId}/transfer`, { action: 'wallet-a-bank-init', accountNumber: '1234567890', amount: '50000', ...bankEntry }));
+  const bankEntry = JSON.parse(
+    (
+      await ok(
+        merchant.call('POST', `/api/v1/accounts/${walletA.accountId}/transfer`, { action: 'wallet-a-bank-list' }),
+      )
+    ).body,
+  ).data[0];
+  const init = await ok(
+    merchant.call('POST', `/api/v1/accounts/${walletA.accountId}/transfer`, {
+      action: 'wallet-a-bank-init',
+      accountNumber: '1234567890',
+      amount: '50000',
+      ...bankEntry,
+    }),
+  );
   const bankAccountIndexNo = JSON.parse(init.body).data.bankAccountIndexNo;
-  await ok(merchant.call('POST', `/api/v1/accounts/${walletA.accountId}/transfer`, { action: 'wallet-a-bank-create', bankAccountIndexNo, amount: '50000' }));
+  await ok(
+    merchant.call('POST', `/api/v1/accounts/${walletA.accountId}/transfer`, {
+      action: 'wallet-a-bank-create',
+      bankAccountIndexNo,
+      amount: '50000',
+    }),
+  );
   service.clock.advance(6 * 60_000);
   await service.paymentExpiry.tick();
   await settle();
   expect((await statusOf(merchant, paid.id)).status).toBe('COMPLETED');
   expect((await statusOf(merchant, lapsing.id)).status).toBe('EXPIRED');
   // the gone endpoint is disabled by its receiver's answer to the payment.completed webhook
-  await eventually(async () => (await query(service.pool, 'DisabledEndpoints', 'select 1 from webhook_endpoints where disabled_at is not null')).rowCount === 1);
+  await eventually(
+    async () =>
+      (await query(service.pool, 'DisabledEndpoints', 'select 1 from webhook_endpoints where disabled_at is not null'))
+        .rowCount === 1,
+  );
 }
 
 /** The gateway: access requested and approved, a holding account, payments settled and pending, a withdrawal. */
@@ -138,13 +201,24 @@ async function aGatewayMerchant() {
   await settle();
   await payByQr(80_000);
   // money no payment claims: in suspense, open
-  await sandboxOf(service).addTransaction({ providerCode: 'WALLET-D', accountRef: phoneNumber, type: 'CREDIT', amount: 4_321, senderName: 'SALAH KIRIM' });
+  await sandboxOf(service).addTransaction({
+    providerCode: 'WALLET-D',
+    accountRef: phoneNumber,
+    type: 'CREDIT',
+    amount: 4_321,
+    senderName: 'SALAH KIRIM',
+  });
   await service.paymentChecks.checkNow(holding);
   await eventually(async () => {
     await settle();
     return (await query(service.pool, 'FindSuspense', 'select 1 from gateway_suspense where amount = 4321')).rowCount;
   });
-  const withdrawal = await merchant.session('POST', '/api/dashboard/gateway/withdrawals', { amount: 60_000, bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' });
+  const withdrawal = await merchant.session('POST', '/api/dashboard/gateway/withdrawals', {
+    amount: 60_000,
+    bankCode: 'BCA',
+    accountNumber: '1234567890',
+    accountHolderName: 'Toko Maju',
+  });
   expect(withdrawal.statusCode, withdrawal.body).toBe(201);
   // a payout through the platform's WALLET-A that the provider refused: the withdrawal stays requested, its failure kept
   await payoutAccount(service, admin, 100_000);
@@ -160,7 +234,11 @@ describe('read models', () => {
     await someUsers();
     await aMerchant();
     await aGatewayMerchant();
-    await setHolidayCalendarYear(service.deps, '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2', { year: 2027, source: 'test', days: [{ date: '2027-01-01', name: 'Tahun Baru', kind: 'libur-nasional' }] });
+    await setHolidayCalendarYear(service.deps, '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2', {
+      year: 2027,
+      source: 'test',
+      days: [{ date: '2027-01-01', name: 'Tahun Baru', kind: 'libur-nasional' }],
+    });
     await settle();
     const before = await snapshot();
     expect(before.users).toHaveLength(6); // with the gateway's admin and merchant
@@ -193,7 +271,8 @@ describe('read models', () => {
 
     // with nothing running, from dropped tables
     await service.projections.stop();
-    for (const p of projections) await query(service.pool, 'DropForTest', p.tables.map(t => `drop table ${t};`).join(''));
+    for (const p of projections)
+      await query(service.pool, 'DropForTest', p.tables.map(t => `drop table ${t};`).join(''));
     for (const p of projections) await rebuildProjection(service, p);
     const after = await snapshot();
     for (const table of Object.keys(before)) expect(after[table], table).toEqual(before[table]);

@@ -15,10 +15,16 @@ import { nextUuid } from '../support/ids.ts';
 const root = path.resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-replay-timeout-'));
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string; ms: number }> {
+function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; out: string; err: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent', ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', c => (out += c));
@@ -39,9 +45,26 @@ describe('verify-read-models and rebuild-read-models held up by a lock', () => {
     pool = createPool(url, 4);
     const store = await PostgresEventStore.create(pool, { listen: false });
     const userId = nextUuid();
-    const registered = UserRegistered({ userId, name: 'Ani', email: 'ani@example.com', passwordHash: 'x', role: 'USER', registeredAt: '2026-01-05T03:00:00.000Z' });
-    const metadata = { eventId: nextUuid(), correlationId: nextUuid(), causationId: null, actor: 'test', occurredAt: '2026-01-05T03:00:00.000Z' };
-    await store.append(`user-${userId}`, [{ type: registered.type, version: 1, data: registered.data, metadata }], 'no_stream');
+    const registered = UserRegistered({
+      userId,
+      name: 'Ani',
+      email: 'ani@example.com',
+      passwordHash: 'x',
+      role: 'USER',
+      registeredAt: '2026-01-05T03:00:00.000Z',
+    });
+    const metadata = {
+      eventId: nextUuid(),
+      correlationId: nextUuid(),
+      causationId: null,
+      actor: 'test',
+      occurredAt: '2026-01-05T03:00:00.000Z',
+    };
+    await store.append(
+      `user-${userId}`,
+      [{ type: registered.type, version: 1, data: registered.data, metadata }],
+      'no_stream',
+    );
     await store.close();
     await createReadModels(pool, projections);
     holder = await pool.connect();
@@ -65,17 +88,27 @@ describe('verify-read-models and rebuild-read-models held up by a lock', () => {
     } finally {
       await query(holder, 'EndReader', 'rollback');
     }
-    const leftover = await query(pool, 'ReplaySchemas', `select nspname from pg_namespace where nspname ~ '^(verify|rebuild)_'`);
+    const leftover = await query(
+      pool,
+      'ReplaySchemas',
+      `select nspname from pg_namespace where nspname ~ '^(verify|rebuild)_'`,
+    );
     expect(leftover.rowCount).toBe(0);
   }, 60_000);
 
   it('verify does not wait for the lock of a live projection, only (up to --timeout) for it to reach the head', async () => {
     // a live instance that leads the users projection and does not move: verify cannot compare as of the head
-    await query(holder, 'HoldSubscriberLock', `select pg_advisory_lock(hashtextextended('subscriber:projection:users', 0))`);
+    await query(
+      holder,
+      'HoldSubscriberLock',
+      `select pg_advisory_lock(hashtextextended('subscriber:projection:users', 0))`,
+    );
     try {
       const cli = await runCli(['verify-read-models', '--timeout', '2'], env);
       expect(cli.code, cli.err).toBe(2);
-      expect(cli.err).toMatch(/verify-read-models: waiting for the live projection users \(at -1\/-1\) to reach the head of the log/);
+      expect(cli.err).toMatch(
+        /verify-read-models: waiting for the live projection users \(at -1\/-1\) to reach the head of the log/,
+      );
       expect(cli.err).toContain('gave up after 2 s');
     } finally {
       await query(holder, 'ReleaseSubscriberLock', 'select pg_advisory_unlock_all()');

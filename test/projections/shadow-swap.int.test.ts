@@ -11,7 +11,13 @@ import { freshPool } from '../support/database.ts';
 import { nextUuid } from '../support/ids.ts';
 
 const TestTallied = event('TestTallied', 1, z.object({ stream: z.string() }));
-const metadata = () => ({ eventId: nextUuid(), correlationId: nextUuid(), causationId: null, actor: 'test', occurredAt: '2026-01-05T03:00:00.000Z' });
+const metadata = () => ({
+  eventId: nextUuid(),
+  correlationId: nextUuid(),
+  causationId: null,
+  actor: 'test',
+  occurredAt: '2026-01-05T03:00:00.000Z',
+});
 
 /** Counts each stream's events: an event applied twice, or lost, shows in its count. */
 const tally: Projection = {
@@ -21,12 +27,22 @@ const tally: Projection = {
   schema: ['create table if not exists test_tally (stream text primary key, n int not null)'],
   async apply(tx, e) {
     const { stream } = e.data as unknown as { stream: string };
-    await query(tx, 'TallyEvent', 'insert into test_tally (stream, n) values ($1, 1) on conflict (stream) do update set n = test_tally.n + 1', [stream]);
+    await query(
+      tx,
+      'TallyEvent',
+      'insert into test_tally (stream, n) values ($1, 1) on conflict (stream) do update set n = test_tally.n + 1',
+      [stream],
+    );
   },
 };
 
 const streams = ['a', 'b', 'c', 'd'];
-const tallied = (stream: string): NewEvent => ({ type: TestTallied.type, version: 1, data: TestTallied({ stream }).data, metadata: metadata() });
+const tallied = (stream: string): NewEvent => ({
+  type: TestTallied.type,
+  version: 1,
+  data: TestTallied({ stream }).data,
+  metadata: metadata(),
+});
 
 describe('a read model rebuilt into shadow tables while its live projection runs', () => {
   let pool: Awaited<ReturnType<typeof freshPool>>;
@@ -38,10 +54,12 @@ describe('a read model rebuilt into shadow tables while its live projection runs
   function keepWriting(until: { stop: boolean }) {
     return (async () => {
       while (!until.stop) {
-        await Promise.all(streams.map(async s => {
-          await store.append(`tally-${s}`, [tallied(s)], 'any');
-          appended.set(s, appended.get(s)! + 1);
-        }));
+        await Promise.all(
+          streams.map(async s => {
+            await store.append(`tally-${s}`, [tallied(s)], 'any');
+            appended.set(s, appended.get(s)! + 1);
+          }),
+        );
       }
     })();
   }
@@ -75,10 +93,18 @@ describe('a read model rebuilt into shadow tables while its live projection runs
     await writer;
 
     expect(await runner.waitFor(await store.headPosition(), 10_000)).toBe(true);
-    const rows = await query<{ stream: string; n: number }>(pool, 'ReadTally', 'select stream, n from test_tally order by stream');
+    const rows = await query<{ stream: string; n: number }>(
+      pool,
+      'ReadTally',
+      'select stream, n from test_tally order by stream',
+    );
     expect(Object.fromEntries(rows.rows.map(r => [r.stream, r.n]))).toEqual(Object.fromEntries(appended));
     expect((await verifyAgainstHistory({ pool, store }, tally)).differences).toEqual([]);
-    const left = await query(pool, 'ReplaySchemas', `select nspname from pg_namespace where nspname ~ '^(verify|rebuild)_'`);
+    const left = await query(
+      pool,
+      'ReplaySchemas',
+      `select nspname from pg_namespace where nspname ~ '^(verify|rebuild)_'`,
+    );
     expect(left.rowCount).toBe(0);
     // a correctness test, not a timing one: the rebuild chases a writer that never pauses, which takes a loaded 2-core
     // machine several times as long as an idle one
@@ -86,6 +112,8 @@ describe('a read model rebuilt into shadow tables while its live projection runs
 
   it('verify names a row the live read model has that history does not', async () => {
     await query(pool, 'ForgeTally', `update test_tally set n = n + 1 where stream = 'a'`);
-    expect((await verifyAgainstHistory({ pool, store }, tally)).differences).toEqual([{ table: 'test_tally', onlyLive: 1, onlyReplayed: 1 }]);
+    expect((await verifyAgainstHistory({ pool, store }, tally)).differences).toEqual([
+      { table: 'test_tally', onlyLive: 1, onlyReplayed: 1 },
+    ]);
   });
 });

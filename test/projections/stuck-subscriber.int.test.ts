@@ -20,7 +20,13 @@ import { nextUuid } from '../support/ids.ts';
 const root = path.resolve(import.meta.dirname, '../..');
 const at = '2026-01-05T03:00:00.000Z';
 
-const metadata = () => ({ eventId: nextUuid(), correlationId: nextUuid(), causationId: null, actor: 'test', occurredAt: at });
+const metadata = () => ({
+  eventId: nextUuid(),
+  correlationId: nextUuid(),
+  causationId: null,
+  actor: 'test',
+  occurredAt: at,
+});
 
 /** A log that a test can read: pino writes one JSON line per entry. */
 function capturedLog() {
@@ -71,7 +77,12 @@ describe('a read model that meets an event it cannot apply', () => {
       expect.objectContaining({
         subscriber: 'projection:users',
         state: 'stuck',
-        event: { streamId: `user-${zedId}`, revision: 0, type: 'UserRegistered', position: `${appended.position.commit}/${appended.position.prepare}` },
+        event: {
+          streamId: `user-${zedId}`,
+          revision: 0,
+          type: 'UserRegistered',
+          position: `${appended.position.commit}/${appended.position.prepare}`,
+        },
         error: expect.stringContaining('newer than this code'),
       }),
     ]);
@@ -80,11 +91,17 @@ describe('a read model that meets an event it cannot apply', () => {
     expect(said).toHaveLength(1);
     expect(said[0]).toMatchObject({ streamId: `user-${zedId}`, revision: 0, eventType: 'UserRegistered' });
 
-    const cli = await runCli(['subscribers'], { DATABASE_URL: service.config.databaseUrl!, DATA_DIR: service.config.dataDir });
+    const cli = await runCli(['subscribers'], {
+      DATABASE_URL: service.config.databaseUrl!,
+      DATA_DIR: service.config.dataDir,
+    });
     expect(cli.code).toBe(1);
     const stuck = cli.lines.filter(l => l.stuck);
     expect(stuck).toEqual([
-      expect.objectContaining({ subscriber: 'projection:users', stuck: expect.objectContaining({ event: expect.objectContaining({ streamId: `user-${zedId}` }) }) }),
+      expect.objectContaining({
+        subscriber: 'projection:users',
+        stuck: expect.objectContaining({ event: expect.objectContaining({ streamId: `user-${zedId}` }) }),
+      }),
     ]);
   });
 
@@ -95,7 +112,14 @@ describe('a read model that meets an event it cannot apply', () => {
         type: 'UserRegistered',
         version: 1,
         // PostgreSQL's json keeps the escaped NUL; its text columns refuse it
-        data: { userId: eveId, name: 'Eve\u0000 \ud800!', email: 'eve@example.com', passwordHash: 'x', role: 'USER', registeredAt: at },
+        data: {
+          userId: eveId,
+          name: 'Eve\u0000 \ud800!',
+          email: 'eve@example.com',
+          passwordHash: 'x',
+          role: 'USER',
+          registeredAt: at,
+        },
         metadata: metadata(),
       };
       const appended = await fresh.store.append(`user-${eveId}`, [legacy], 'no_stream');
@@ -109,13 +133,27 @@ describe('a read model that meets an event it cannot apply', () => {
   });
 });
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; lines: Record<string, unknown>[] }> {
+function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; lines: Record<string, unknown>[] }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent', ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    });
     let out = '';
     child.stdout.on('data', c => (out += c));
     child.on('error', reject);
-    child.on('exit', code => resolve({ code, lines: out.split('\n').filter(l => l.startsWith('{')).map(l => JSON.parse(l)) }));
+    child.on('exit', code =>
+      resolve({
+        code,
+        lines: out
+          .split('\n')
+          .filter(l => l.startsWith('{'))
+          .map(l => JSON.parse(l)),
+      }),
+    );
   });
 }
 
@@ -146,8 +184,16 @@ describe('a projection stuck at an event', () => {
     await pool.end();
   });
 
-  const note = (text: string): NewEvent => ({ type: TestNoted.type, version: 1, data: TestNoted({ note: text }).data, metadata: metadata() });
-  const applied = async () => (await query<{ note: string }>(pool, 'ReadTestNotes', 'select note from test_notes order by note')).rows.map(r => r.note);
+  const note = (text: string): NewEvent => ({
+    type: TestNoted.type,
+    version: 1,
+    data: TestNoted({ note: text }).data,
+    metadata: metadata(),
+  });
+  const applied = async () =>
+    (await query<{ note: string }>(pool, 'ReadTestNotes', 'select note from test_notes order by note')).rows.map(
+      r => r.note,
+    );
 
   it('applies the events before it in the same batch, then goes on by itself once the event can be applied', async () => {
     // one append: the three events reach the projection in one batch
@@ -157,7 +203,11 @@ describe('a projection stuck at an event', () => {
     try {
       await eventually(async () => runner.health()[0]!.health.state === 'stuck');
       expect(await applied()).toEqual(['a', 'b']);
-      const recorded = await query<{ stream_id: string; revision: number }>(pool, 'ReadFailure', 'select stream_id, revision from subscriber_failures');
+      const recorded = await query<{ stream_id: string; revision: number }>(
+        pool,
+        'ReadFailure',
+        'select stream_id, revision from subscriber_failures',
+      );
       expect(recorded.rows).toEqual([expect.objectContaining({ revision: 2 })]);
 
       broken = false; // the fix is deployed

@@ -11,7 +11,11 @@ beforeAll(async () => {
 afterAll(async () => sandbox?.close());
 
 const faults = (body: Record<string, unknown>) =>
-  fetch(`${sandbox.url}/sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${sandbox.url}/sandbox/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 const clearFaults = () => fetch(`${sandbox.url}/sandbox/faults`, { method: 'DELETE' });
 const login = { username: 'conn', password: 'rahasia', accountNumber: '6600000001' };
 
@@ -68,7 +72,11 @@ describe('HTTP connector', () => {
 
   it('tells refused credentials and expired sessions apart from outages, without retrying them', async () => {
     const connector = httpConnector({ baseUrl: sandbox.url, attempts: 3, backoffMs: 5 });
-    expect(await failure(connector.loginBank('BANK-BCA', { ...login, password: 'sandbox-fail' }))).toBe('invalid-credentials');
-    expect(await failure(connector.fetchBalance('BANK-BCA', login.accountNumber, { token: 'not-a-session', expiresAt: '' }))).toBe('session-expired');
+    expect(await failure(connector.loginBank('BANK-BCA', { ...login, password: 'sandbox-fail' }))).toBe(
+      'invalid-credentials',
+    );
+    expect(
+      await failure(connector.fetchBalance('BANK-BCA', login.accountNumber, { token: 'not-a-session', expiresAt: '' })),
+    ).toBe('session-expired');
   });
 });

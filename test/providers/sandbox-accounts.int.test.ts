@@ -8,7 +8,15 @@ beforeEach(async () => {
 });
 afterEach(async () => sandbox.close());
 
-type Transaction = { id: string; type: 'CREDIT' | 'DEBIT'; amount: number; description: string; senderName: string; reference: string | null; occurredAt: string };
+type Transaction = {
+  id: string;
+  type: 'CREDIT' | 'DEBIT';
+  amount: number;
+  description: string;
+  senderName: string;
+  reference: string | null;
+  occurredAt: string;
+};
 const hours = (n: number) => n * 3_600_000;
 const bank = { username: 'siti', password: 'rahasia', accountNumber: '8800112233' };
 
@@ -47,10 +55,27 @@ describe('deterministic accounts', () => {
   });
 
   it('gives another account other data', async () => {
-    const a = (await sandbox.post('/sandbox/transactions', { providerCode: 'WALLET-D', accountRef: '081200000001', type: 'CREDIT', amount: 1 })).statusCode;
-    const b = (await sandbox.post('/sandbox/transactions', { providerCode: 'WALLET-D', accountRef: '081200000002', type: 'CREDIT', amount: 1 })).statusCode;
+    const a = (
+      await sandbox.post('/sandbox/transactions', {
+        providerCode: 'WALLET-D',
+        accountRef: '081200000001',
+        type: 'CREDIT',
+        amount: 1,
+      })
+    ).statusCode;
+    const b = (
+      await sandbox.post('/sandbox/transactions', {
+        providerCode: 'WALLET-D',
+        accountRef: '081200000002',
+        type: 'CREDIT',
+        amount: 1,
+      })
+    ).statusCode;
     expect([a, b]).toEqual([201, 201]);
-    const [one, two] = (await sandbox.get('/sandbox/accounts')).json().accounts as { balance: number; transactionCount: number }[];
+    const [one, two] = (await sandbox.get('/sandbox/accounts')).json().accounts as {
+      balance: number;
+      transactionCount: number;
+    }[];
     expect(one!.balance).not.toBe(two!.balance);
     expect(one!.transactionCount).toBe(4);
   });
@@ -61,7 +86,16 @@ describe('balance and transactions', () => {
     const { sessionToken } = (await sandbox.loginBank('BANK-MANDIRI', bank)).json();
     for (let i = 1; i <= 4; i++) {
       sandbox.clock.advance(60_000);
-      expectStatus(await sandbox.addTransaction({ providerCode: 'BANK-MANDIRI', accountRef: '8800112233', type: 'CREDIT', amount: i * 1000, senderName: `S${i}` }), 201);
+      expectStatus(
+        await sandbox.addTransaction({
+          providerCode: 'BANK-MANDIRI',
+          accountRef: '8800112233',
+          type: 'CREDIT',
+          amount: i * 1000,
+          senderName: `S${i}`,
+        }),
+        201,
+      );
     }
     const all = await history(sandbox, sessionToken);
     expect(all.transactions).toHaveLength(7);
@@ -73,42 +107,107 @@ describe('balance and transactions', () => {
     expect(page2).toEqual({ transactions: all.transactions.slice(2, 6), hasMore: true });
     const page3 = await history(sandbox, sessionToken, `?after=${page2.transactions[3]!.id}&limit=4`);
     expect(page3).toEqual({ transactions: all.transactions.slice(6), hasMore: false });
-    expect(await history(sandbox, sessionToken, `?after=${all.transactions[6]!.id}`)).toEqual({ transactions: [], hasMore: false });
+    expect(await history(sandbox, sessionToken, `?after=${all.transactions[6]!.id}`)).toEqual({
+      transactions: [],
+      hasMore: false,
+    });
 
-    expectStatus(await sandbox.get('/providers/BANK-MANDIRI/accounts/8800112233/transactions?after=unknown-id', sessionToken), 400, 'UNKNOWN_TRANSACTION');
-    expectStatus(await sandbox.get('/providers/BANK-MANDIRI/accounts/8800112233/transactions?limit=101', sessionToken), 400, 'INVALID_REQUEST');
+    expectStatus(
+      await sandbox.get('/providers/BANK-MANDIRI/accounts/8800112233/transactions?after=unknown-id', sessionToken),
+      400,
+      'UNKNOWN_TRANSACTION',
+    );
+    expectStatus(
+      await sandbox.get('/providers/BANK-MANDIRI/accounts/8800112233/transactions?limit=101', sessionToken),
+      400,
+      'INVALID_REQUEST',
+    );
   });
 
   it('adds a control transaction at clock time, moving the balance; a debit past the balance is refused', async () => {
     const { sessionToken } = (await sandbox.loginBank('BANK-MANDIRI', bank)).json();
     const before = await sandbox.balanceOf('BANK-MANDIRI', '8800112233', sessionToken);
     const added = await sandbox.addTransaction({
-      providerCode: 'BANK-MANDIRI', accountRef: '8800112233', type: 'DEBIT', amount: 2500, description: 'bayar', senderName: 'SITI', reference: 'INV-1',
+      providerCode: 'BANK-MANDIRI',
+      accountRef: '8800112233',
+      type: 'DEBIT',
+      amount: 2500,
+      description: 'bayar',
+      senderName: 'SITI',
+      reference: 'INV-1',
     });
     expectStatus(added, 201);
     expect(await sandbox.balanceOf('BANK-MANDIRI', '8800112233', sessionToken)).toBe(before - 2500);
     const last = (await history(sandbox, sessionToken)).transactions.at(-1);
     expect(last).toEqual({
-      id: added.json().id, type: 'DEBIT', amount: 2500, description: 'bayar', senderName: 'SITI', reference: 'INV-1', occurredAt: sandbox.clock.now().toISOString(),
+      id: added.json().id,
+      type: 'DEBIT',
+      amount: 2500,
+      description: 'bayar',
+      senderName: 'SITI',
+      reference: 'INV-1',
+      occurredAt: sandbox.clock.now().toISOString(),
     });
-    const tooMuch = await sandbox.addTransaction({ providerCode: 'BANK-MANDIRI', accountRef: '8800112233', type: 'DEBIT', amount: before });
+    const tooMuch = await sandbox.addTransaction({
+      providerCode: 'BANK-MANDIRI',
+      accountRef: '8800112233',
+      type: 'DEBIT',
+      amount: before,
+    });
     expectStatus(tooMuch, 400, 'INSUFFICIENT_BALANCE');
     expect(await sandbox.balanceOf('BANK-MANDIRI', '8800112233', sessionToken)).toBe(before - 2500);
   });
 
   it('creates an unseen account on the fly for a control transaction, with the data a login would have found', async () => {
-    expectStatus(await sandbox.addTransaction({ providerCode: 'BANK-MANDIRI', accountRef: '8800112233', type: 'CREDIT', amount: 500 }), 201);
+    expectStatus(
+      await sandbox.addTransaction({
+        providerCode: 'BANK-MANDIRI',
+        accountRef: '8800112233',
+        type: 'CREDIT',
+        amount: 500,
+      }),
+      201,
+    );
     const { sessionToken } = (await sandbox.loginBank('BANK-MANDIRI', bank)).json();
     const fresh = await sandboxHarness();
     try {
       const token = (await fresh.loginBank('BANK-MANDIRI', bank)).json().sessionToken;
-      expect(await sandbox.balanceOf('BANK-MANDIRI', '8800112233', sessionToken)).toBe((await fresh.balanceOf('BANK-MANDIRI', '8800112233', token)) + 500);
+      expect(await sandbox.balanceOf('BANK-MANDIRI', '8800112233', sessionToken)).toBe(
+        (await fresh.balanceOf('BANK-MANDIRI', '8800112233', token)) + 500,
+      );
     } finally {
       await fresh.close();
     }
-    expectStatus(await sandbox.addTransaction({ providerCode: 'BANK-NOPE', accountRef: '8800112233', type: 'CREDIT', amount: 500 }), 404, 'UNKNOWN_PROVIDER');
-    expectStatus(await sandbox.addTransaction({ providerCode: 'WALLET-D', accountRef: 'not-a-phone', type: 'CREDIT', amount: 500 }), 400, 'INVALID_ACCOUNT_REF');
-    expectStatus(await sandbox.addTransaction({ providerCode: 'WALLET-D', accountRef: '081200000000', type: 'CREDIT', amount: 1.5 }), 400, 'INVALID_REQUEST');
+    expectStatus(
+      await sandbox.addTransaction({
+        providerCode: 'BANK-NOPE',
+        accountRef: '8800112233',
+        type: 'CREDIT',
+        amount: 500,
+      }),
+      404,
+      'UNKNOWN_PROVIDER',
+    );
+    expectStatus(
+      await sandbox.addTransaction({
+        providerCode: 'WALLET-D',
+        accountRef: 'not-a-phone',
+        type: 'CREDIT',
+        amount: 500,
+      }),
+      400,
+      'INVALID_ACCOUNT_REF',
+    );
+    expectStatus(
+      await sandbox.addTransaction({
+        providerCode: 'WALLET-D',
+        accountRef: '081200000000',
+        type: 'CREDIT',
+        amount: 1.5,
+      }),
+      400,
+      'INVALID_REQUEST',
+    );
   });
 });
 
@@ -116,9 +215,21 @@ describe('sessions', () => {
   it('refuses a missing or unknown token with 401 and another account’s token with 403', async () => {
     const { sessionToken } = (await sandbox.loginBank('BANK-MANDIRI', bank)).json();
     expectStatus(await sandbox.get('/providers/BANK-MANDIRI/accounts/8800112233/balance'), 401, 'SESSION_EXPIRED');
-    expectStatus(await sandbox.get('/providers/BANK-MANDIRI/accounts/8800112233/balance', 'sbx_unknown'), 401, 'SESSION_EXPIRED');
-    expectStatus(await sandbox.get('/providers/BANK-MANDIRI/accounts/9900000000/balance', sessionToken), 403, 'ACCOUNT_FORBIDDEN');
-    expectStatus(await sandbox.get('/providers/BANK-BCA/accounts/8800112233/balance', sessionToken), 403, 'ACCOUNT_FORBIDDEN');
+    expectStatus(
+      await sandbox.get('/providers/BANK-MANDIRI/accounts/8800112233/balance', 'sbx_unknown'),
+      401,
+      'SESSION_EXPIRED',
+    );
+    expectStatus(
+      await sandbox.get('/providers/BANK-MANDIRI/accounts/9900000000/balance', sessionToken),
+      403,
+      'ACCOUNT_FORBIDDEN',
+    );
+    expectStatus(
+      await sandbox.get('/providers/BANK-BCA/accounts/8800112233/balance', sessionToken),
+      403,
+      'ACCOUNT_FORBIDDEN',
+    );
   });
 
   it('expires a session after sessionTtlMs on the clock', async () => {
@@ -126,7 +237,11 @@ describe('sessions', () => {
     sandbox.clock.advance(hours(24) - 1);
     expectStatus(await sandbox.get('/providers/BANK-MANDIRI/accounts/8800112233/balance', sessionToken), 200);
     sandbox.clock.advance(1);
-    expectStatus(await sandbox.get('/providers/BANK-MANDIRI/accounts/8800112233/balance', sessionToken), 401, 'SESSION_EXPIRED');
+    expectStatus(
+      await sandbox.get('/providers/BANK-MANDIRI/accounts/8800112233/balance', sessionToken),
+      401,
+      'SESSION_EXPIRED',
+    );
     const short = await sandboxHarness({ sessionTtlMs: 1000 });
     try {
       const token = (await short.loginWallet('WALLET-D', '081200000003')).sessionToken;
@@ -144,7 +259,11 @@ describe('sessions', () => {
     expectStatus(faulted, 200);
     expect(faulted.json().expiredSessions).toBe(1);
     expectStatus(await sandbox.app.inject({ method: 'DELETE', url: '/sandbox/faults' }), 200);
-    expectStatus(await sandbox.get('/providers/WALLET-D/accounts/081200000004/balance', walletToken), 401, 'SESSION_EXPIRED');
+    expectStatus(
+      await sandbox.get('/providers/WALLET-D/accounts/081200000004/balance', walletToken),
+      401,
+      'SESSION_EXPIRED',
+    );
     expectStatus(await sandbox.get('/providers/BANK-MANDIRI/accounts/8800112233/balance', bankToken), 200);
     // a new login works again
     const again = (await sandbox.loginWallet('WALLET-D', '081200000004')).sessionToken;

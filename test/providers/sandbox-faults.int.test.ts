@@ -6,7 +6,9 @@ let sandbox: SandboxHarness;
 let token: string;
 beforeEach(async () => {
   sandbox = await sandboxHarness();
-  token = (await sandbox.loginBank('BANK-BRI', { username: 'andi', password: 'rahasia', accountNumber: '3300000001' })).json().sessionToken;
+  token = (
+    await sandbox.loginBank('BANK-BRI', { username: 'andi', password: 'rahasia', accountNumber: '3300000001' })
+  ).json().sessionToken;
 });
 afterEach(async () => sandbox.close());
 
@@ -19,11 +21,21 @@ describe('faults', () => {
     expectStatus(set, 200);
     expect(set.json().faults).toEqual({ 'BANK-BRI': expect.objectContaining({ outage: true }) });
     expectStatus(await balance(), 503, 'PROVIDER_UNAVAILABLE');
-    expectStatus(await sandbox.loginBank('BANK-BRI', { username: 'andi', password: 'rahasia', accountNumber: '3300000001' }), 503, 'PROVIDER_UNAVAILABLE');
+    expectStatus(
+      await sandbox.loginBank('BANK-BRI', { username: 'andi', password: 'rahasia', accountNumber: '3300000001' }),
+      503,
+      'PROVIDER_UNAVAILABLE',
+    );
     // even a body that would be refused: the provider is down before it reads anything
     expectStatus(await sandbox.post('/providers/BANK-BRI/login', {}), 503, 'PROVIDER_UNAVAILABLE');
-    expectStatus(await sandbox.loginBank('BANK-BCA', { username: 'andi', password: 'rahasia', accountNumber: '3300000001' }), 200);
-    expectStatus(await sandbox.addTransaction({ providerCode: 'BANK-BRI', accountRef: '3300000001', type: 'CREDIT', amount: 10 }), 201);
+    expectStatus(
+      await sandbox.loginBank('BANK-BCA', { username: 'andi', password: 'rahasia', accountNumber: '3300000001' }),
+      200,
+    );
+    expectStatus(
+      await sandbox.addTransaction({ providerCode: 'BANK-BRI', accountRef: '3300000001', type: 'CREDIT', amount: 10 }),
+      201,
+    );
     expectStatus(await sandbox.get('/sandbox/accounts'), 200);
     expect((await clearFaults()).json()).toEqual({ faults: {} });
     expectStatus(await balance(), 200);
@@ -32,8 +44,14 @@ describe('faults', () => {
   it('outage for all providers when no providerCode is given', async () => {
     await sandbox.faults({ outage: true });
     expectStatus(await balance(), 503, 'PROVIDER_UNAVAILABLE');
-    expectStatus(await sandbox.post('/providers/WALLET-C/otp', { phoneNumber: '081200000000' }), 503, 'PROVIDER_UNAVAILABLE');
-    expect((await sandbox.get('/sandbox/faults')).json().faults).toEqual({ '*': expect.objectContaining({ outage: true }) });
+    expectStatus(
+      await sandbox.post('/providers/WALLET-C/otp', { phoneNumber: '081200000000' }),
+      503,
+      'PROVIDER_UNAVAILABLE',
+    );
+    expect((await sandbox.get('/sandbox/faults')).json().faults).toEqual({
+      '*': expect.objectContaining({ outage: true }),
+    });
   });
 
   it('failNext: exactly the next N provider-facing requests answer 500', async () => {
@@ -44,7 +62,11 @@ describe('faults', () => {
     expectStatus(await balance(), 200);
     expect((await sandbox.get('/sandbox/faults')).json().faults).toEqual({});
     await sandbox.faults({ failNext: 1 });
-    expectStatus(await sandbox.post('/providers/WALLET-E/login', { phoneNumber: '081200000000' }), 500, 'PROVIDER_ERROR');
+    expectStatus(
+      await sandbox.post('/providers/WALLET-E/login', { phoneNumber: '081200000000' }),
+      500,
+      'PROVIDER_ERROR',
+    );
     expectStatus(await balance(), 200);
   });
 
@@ -52,7 +74,8 @@ describe('faults', () => {
     const run = async (s: SandboxHarness, seed: number) => {
       await s.faults({ providerCode: 'WALLET-E', failureRate: 0.5, seed });
       const statuses: number[] = [];
-      for (let i = 0; i < 40; i++) statuses.push((await s.post('/providers/WALLET-E/login', { phoneNumber: '081200000000' })).statusCode);
+      for (let i = 0; i < 40; i++)
+        statuses.push((await s.post('/providers/WALLET-E/login', { phoneNumber: '081200000000' })).statusCode);
       return statuses;
     };
     const other = await sandboxHarness();
@@ -68,7 +91,11 @@ describe('faults', () => {
       await other.close();
     }
     await sandbox.faults({ providerCode: 'WALLET-E', failureRate: 1 });
-    expectStatus(await sandbox.post('/providers/WALLET-E/login', { phoneNumber: '081200000000' }), 500, 'PROVIDER_ERROR');
+    expectStatus(
+      await sandbox.post('/providers/WALLET-E/login', { phoneNumber: '081200000000' }),
+      500,
+      'PROVIDER_ERROR',
+    );
   });
 
   it('latencyMs: provider answers wait that long (wall time); control answers do not', async () => {
@@ -83,8 +110,16 @@ describe('faults', () => {
 
   it('refuseLogin: logins and OTPs answer 401 LOGIN_REFUSED; open sessions keep working', async () => {
     await sandbox.faults({ refuseLogin: true });
-    expectStatus(await sandbox.loginBank('BANK-BRI', { username: 'andi', password: 'rahasia', accountNumber: '3300000001' }), 401, 'LOGIN_REFUSED');
-    expectStatus(await sandbox.post('/providers/WALLET-D/login', { phoneNumber: '081200000000' }), 401, 'LOGIN_REFUSED');
+    expectStatus(
+      await sandbox.loginBank('BANK-BRI', { username: 'andi', password: 'rahasia', accountNumber: '3300000001' }),
+      401,
+      'LOGIN_REFUSED',
+    );
+    expectStatus(
+      await sandbox.post('/providers/WALLET-D/login', { phoneNumber: '081200000000' }),
+      401,
+      'LOGIN_REFUSED',
+    );
     expectStatus(await sandbox.post('/providers/WALLET-C/otp', { phoneNumber: '081200000000' }), 401, 'LOGIN_REFUSED');
     expectStatus(await balance(), 200);
     await sandbox.faults({ refuseLogin: false });

@@ -21,8 +21,8 @@ export async function sandboxHarness(options: Partial<SandboxOptions> = {}) {
     post(`/providers/${providerCode}/login`, body);
   /** A whole wallet login that needs no second OTP: send, read the inbox, verify. */
   const loginWallet = async (providerCode: string, phoneNumber: string, pin?: string) => {
-    const pinAtOtp = providerCode === 'WALLET-A' ? pin ?? '123456' : undefined;
-    const pinAtVerify = providerCode === 'WALLET-B' ? pin ?? '123456' : undefined;
+    const pinAtOtp = providerCode === 'WALLET-A' ? (pin ?? '123456') : undefined;
+    const pinAtVerify = providerCode === 'WALLET-B' ? (pin ?? '123456') : undefined;
     const sent = await post(`/providers/${providerCode}/otp`, { phoneNumber, pin: pinAtOtp });
     expectStatus(sent, 200);
     const verified = await post(`/providers/${providerCode}/otp/verify`, {
@@ -31,14 +31,30 @@ export async function sandboxHarness(options: Partial<SandboxOptions> = {}) {
       pin: pinAtVerify,
     });
     expectStatus(verified, 200);
-    return verified.json<{ sessionToken: string; expiresAt: string; account: { accountRef: string; holderName: string } }>();
+    return verified.json<{
+      sessionToken: string;
+      expiresAt: string;
+      account: { accountRef: string; holderName: string };
+    }>();
   };
   const faults = (body: Record<string, unknown>) => post('/sandbox/faults', body);
   const addTransaction = (body: Record<string, unknown>) => post('/sandbox/transactions', body);
   const balanceOf = async (providerCode: string, accountRef: string, token: string) =>
     (await get(`/providers/${providerCode}/accounts/${accountRef}/balance`, token)).json<{ balance: number }>().balance;
 
-  return { ...sandbox, clock, post, get, otpOf, loginBank, loginWallet, faults, addTransaction, balanceOf, close: () => app.close() };
+  return {
+    ...sandbox,
+    clock,
+    post,
+    get,
+    otpOf,
+    loginBank,
+    loginWallet,
+    faults,
+    addTransaction,
+    balanceOf,
+    close: () => app.close(),
+  };
 }
 
 export type SandboxHarness = Awaited<ReturnType<typeof sandboxHarness>>;

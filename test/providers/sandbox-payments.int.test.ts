@@ -12,7 +12,9 @@ afterEach(async () => sandbox.close());
 const merchantPhone = '081233330001';
 const pay = (body: Record<string, unknown>) => sandbox.post('/sandbox/payments', body);
 const lastTransaction = async (providerCode: string, accountRef: string, token: string) =>
-  (await sandbox.get(`/providers/${providerCode}/accounts/${accountRef}/transactions`, token)).json().transactions.at(-1);
+  (await sandbox.get(`/providers/${providerCode}/accounts/${accountRef}/transactions`, token))
+    .json()
+    .transactions.at(-1);
 
 /** What a merchant's dynamic QR is: the static one, point of initiation '12', tag 54 with the amount, a new CRC. */
 function dynamicFrom(staticPayload: string, amount: number): string {
@@ -34,40 +36,63 @@ describe('QRIS', () => {
     const fields = parseTlv(payload);
     expect(fields.map(f => f.tag)).toEqual(['00', '01', '26', '52', '53', '58', '59', '60', '63']);
     expect(Object.fromEntries(fields.filter(f => !['26', '63'].includes(f.tag)).map(f => [f.tag, f.value]))).toEqual({
-      '00': '01', '01': '11', '52': '5812', '53': '360', '58': 'ID', '59': account.holderName, '60': 'JAKARTA',
+      '00': '01',
+      '01': '11',
+      '52': '5812',
+      '53': '360',
+      '58': 'ID',
+      '59': account.holderName,
+      '60': 'JAKARTA',
     });
     const merchant = parseTlv(findTlv(fields, '26')!);
     expect(findTlv(merchant, '00')).toBe('ID.CO.SANDBOX.WWW');
     expect(findTlv(merchant, '01')).toBe(merchantPhone);
     // the same account always shows the same code
-    expect((await sandbox.get(`/providers/WALLET-D/accounts/${merchantPhone}/qris`, sessionToken)).json().payload).toBe(payload);
+    expect((await sandbox.get(`/providers/WALLET-D/accounts/${merchantPhone}/qris`, sessionToken)).json().payload).toBe(
+      payload,
+    );
   });
 
   it('has no QRIS for wallets and banks without it, and needs the session', async () => {
     const { sessionToken } = await sandbox.loginWallet('WALLET-A', merchantPhone);
-    expectStatus(await sandbox.get(`/providers/WALLET-A/accounts/${merchantPhone}/qris`, sessionToken), 404, 'QRIS_NOT_SUPPORTED');
+    expectStatus(
+      await sandbox.get(`/providers/WALLET-A/accounts/${merchantPhone}/qris`, sessionToken),
+      404,
+      'QRIS_NOT_SUPPORTED',
+    );
     expectStatus(await sandbox.get(`/providers/WALLET-D/accounts/${merchantPhone}/qris`), 401, 'SESSION_EXPIRED');
   });
 
   it('pays a dynamic QRIS into the merchant account, amount from tag 54', async () => {
     const { sessionToken } = await sandbox.loginWallet('WALLET-C', merchantPhone);
     const before = await sandbox.balanceOf('WALLET-C', merchantPhone, sessionToken);
-    const staticQr = (await sandbox.get(`/providers/WALLET-C/accounts/${merchantPhone}/qris`, sessionToken)).json().payload as string;
+    const staticQr = (await sandbox.get(`/providers/WALLET-C/accounts/${merchantPhone}/qris`, sessionToken)).json()
+      .payload as string;
     const dynamic = dynamicFrom(staticQr, 150_123);
     expect(toDynamicQr(staticQr, 150_123)).toBe(dynamic);
 
     const paid = await pay({ qris: dynamic });
     expectStatus(paid, 201);
-    expect(paid.json()).toEqual({ transactionId: expect.any(String), providerCode: 'WALLET-C', accountRef: merchantPhone, amount: 150_123 });
+    expect(paid.json()).toEqual({
+      transactionId: expect.any(String),
+      providerCode: 'WALLET-C',
+      accountRef: merchantPhone,
+      amount: 150_123,
+    });
     expect(await sandbox.balanceOf('WALLET-C', merchantPhone, sessionToken)).toBe(before + 150_123);
     expect(await lastTransaction('WALLET-C', merchantPhone, sessionToken)).toMatchObject({
-      id: paid.json().transactionId, type: 'CREDIT', amount: 150_123, senderName: 'SANDBOX CUSTOMER', occurredAt: sandbox.clock.now().toISOString(),
+      id: paid.json().transactionId,
+      type: 'CREDIT',
+      amount: 150_123,
+      senderName: 'SANDBOX CUSTOMER',
+      occurredAt: sandbox.clock.now().toISOString(),
     });
   });
 
   it('refuses a static QRIS without a typed amount, a broken CRC, and a mismatching amount', async () => {
     const { sessionToken } = await sandbox.loginWallet('WALLET-E', merchantPhone);
-    const staticQr = (await sandbox.get(`/providers/WALLET-E/accounts/${merchantPhone}/qris`, sessionToken)).json().payload as string;
+    const staticQr = (await sandbox.get(`/providers/WALLET-E/accounts/${merchantPhone}/qris`, sessionToken)).json()
+      .payload as string;
     expectStatus(await pay({ qris: staticQr }), 400, 'AMOUNT_REQUIRED');
     expectStatus(await pay({ qris: staticQr, amount: 20_000 }), 201); // the payer typed it
     const dynamic = dynamicFrom(staticQr, 50_000);
@@ -77,10 +102,27 @@ describe('QRIS', () => {
     expectStatus(await pay({ qris: `${dynamic.slice(0, -4)}0000` }), 400, 'INVALID_QRIS');
     expectStatus(await pay({ qris: dynamic, amount: 49_999 }), 400, 'AMOUNT_MISMATCH');
     // checked as the service checks a QRIS: no currency (53) nor country (58) is no QRIS
-    const partial = withCrc(buildTlv([{ tag: '00', value: '01' }, { tag: '01', value: '12' }, { tag: '26', value: buildTlv([{ tag: '00', value: 'ID.CO.ELSEWHERE' }]) }, { tag: '54', value: '1000' }]));
+    const partial = withCrc(
+      buildTlv([
+        { tag: '00', value: '01' },
+        { tag: '01', value: '12' },
+        { tag: '26', value: buildTlv([{ tag: '00', value: 'ID.CO.ELSEWHERE' }]) },
+        { tag: '54', value: '1000' },
+      ]),
+    );
     expectStatus(await pay({ qris: partial }), 400, 'INVALID_QRIS');
     // a valid QRIS of a shop outside the sandbox: there is no account here to credit
-    const foreign = withCrc(buildTlv([{ tag: '00', value: '01' }, { tag: '01', value: '12' }, { tag: '26', value: buildTlv([{ tag: '00', value: 'ID.CO.ELSEWHERE' }]) }, { tag: '53', value: '360' }, { tag: '54', value: '1000' }, { tag: '58', value: 'ID' }, { tag: '59', value: 'TOKO LAIN' }]));
+    const foreign = withCrc(
+      buildTlv([
+        { tag: '00', value: '01' },
+        { tag: '01', value: '12' },
+        { tag: '26', value: buildTlv([{ tag: '00', value: 'ID.CO.ELSEWHERE' }]) },
+        { tag: '53', value: '360' },
+        { tag: '54', value: '1000' },
+        { tag: '58', value: 'ID' },
+        { tag: '59', value: 'TOKO LAIN' },
+      ]),
+    );
     expectStatus(await pay({ qris: foreign }), 404, 'MERCHANT_NOT_FOUND');
   });
 });
@@ -88,36 +130,71 @@ describe('QRIS', () => {
 describe('virtual accounts', () => {
   it('credits a registered VA number’s account, with the VA number as reference', async () => {
     const { sessionToken } = await sandbox.loginWallet('WALLET-A', merchantPhone);
-    const registered = await sandbox.post('/sandbox/virtual-accounts', { providerCode: 'WALLET-A', accountRef: merchantPhone, vaNumber: '8808123456789' });
+    const registered = await sandbox.post('/sandbox/virtual-accounts', {
+      providerCode: 'WALLET-A',
+      accountRef: merchantPhone,
+      vaNumber: '8808123456789',
+    });
     expectStatus(registered, 201);
-    expect(registered.json()).toEqual({ vaNumber: '8808123456789', providerCode: 'WALLET-A', accountRef: merchantPhone });
+    expect(registered.json()).toEqual({
+      vaNumber: '8808123456789',
+      providerCode: 'WALLET-A',
+      accountRef: merchantPhone,
+    });
     const paid = await pay({ vaNumber: '8808123456789', amount: 75_000 });
     expectStatus(paid, 201);
     expect(paid.json()).toMatchObject({ providerCode: 'WALLET-A', accountRef: merchantPhone, amount: 75_000 });
     expect(await lastTransaction('WALLET-A', merchantPhone, sessionToken)).toMatchObject({
-      type: 'CREDIT', amount: 75_000, reference: '8808123456789', senderName: 'SANDBOX CUSTOMER',
+      type: 'CREDIT',
+      amount: 75_000,
+      reference: '8808123456789',
+      senderName: 'SANDBOX CUSTOMER',
     });
   });
 
   it('refuses an unknown VA, a VA number taken by another account, and a VA payment without amount', async () => {
     expectStatus(await pay({ vaNumber: '8808000000000', amount: 75_000 }), 404, 'VA_NOT_FOUND');
-    await sandbox.post('/sandbox/virtual-accounts', { providerCode: 'WALLET-A', accountRef: merchantPhone, vaNumber: '8808000000001' });
-    expectStatus(await sandbox.post('/sandbox/virtual-accounts', { providerCode: 'WALLET-A', accountRef: merchantPhone, vaNumber: '8808000000001' }), 201);
-    expectStatus(await sandbox.post('/sandbox/virtual-accounts', { providerCode: 'WALLET-A', accountRef: '081299999999', vaNumber: '8808000000001' }), 409, 'VA_TAKEN');
+    await sandbox.post('/sandbox/virtual-accounts', {
+      providerCode: 'WALLET-A',
+      accountRef: merchantPhone,
+      vaNumber: '8808000000001',
+    });
+    expectStatus(
+      await sandbox.post('/sandbox/virtual-accounts', {
+        providerCode: 'WALLET-A',
+        accountRef: merchantPhone,
+        vaNumber: '8808000000001',
+      }),
+      201,
+    );
+    expectStatus(
+      await sandbox.post('/sandbox/virtual-accounts', {
+        providerCode: 'WALLET-A',
+        accountRef: '081299999999',
+        vaNumber: '8808000000001',
+      }),
+      409,
+      'VA_TAKEN',
+    );
     expectStatus(await pay({ vaNumber: '8808000000001' }), 400, 'INVALID_REQUEST');
   });
 });
 
 describe('transfers to an account number', () => {
   it('credits the account of that provider, or the one account of that number the sandbox knows', async () => {
-    const { sessionToken } = (await sandbox.loginBank('BANK-BCA', { username: 'toko', password: 'rahasia', accountNumber: '1200000001' })).json();
+    const { sessionToken } = (
+      await sandbox.loginBank('BANK-BCA', { username: 'toko', password: 'rahasia', accountNumber: '1200000001' })
+    ).json();
     const before = await sandbox.balanceOf('BANK-BCA', '1200000001', sessionToken);
     expectStatus(await pay({ providerCode: 'BANK-BCA', accountNumber: '1200000001', amount: 10_000 }), 201);
     const paid = await pay({ accountNumber: '1200000001', amount: 5_000 });
     expectStatus(paid, 201);
     expect(paid.json()).toMatchObject({ providerCode: 'BANK-BCA', accountRef: '1200000001', amount: 5_000 });
     expect(await sandbox.balanceOf('BANK-BCA', '1200000001', sessionToken)).toBe(before + 15_000);
-    expect(await lastTransaction('BANK-BCA', '1200000001', sessionToken)).toMatchObject({ senderName: 'SANDBOX CUSTOMER', amount: 5_000 });
+    expect(await lastTransaction('BANK-BCA', '1200000001', sessionToken)).toMatchObject({
+      senderName: 'SANDBOX CUSTOMER',
+      amount: 5_000,
+    });
   });
 
   it('asks for a providerCode when the number is unknown or ambiguous, and one way to pay at a time', async () => {
@@ -127,6 +204,10 @@ describe('transfers to an account number', () => {
     expectStatus(await pay({ accountNumber: '1200000002', amount: 5_000 }), 400, 'AMBIGUOUS_ACCOUNT');
     expectStatus(await pay({ accountNumber: '1200000002', vaNumber: '1', amount: 5_000 }), 400, 'INVALID_REQUEST');
     expectStatus(await pay({ amount: 5_000 }), 400, 'INVALID_REQUEST');
-    expectStatus(await pay({ providerCode: 'BANK-BCA', accountNumber: '1200000002', amount: 0 }), 400, 'INVALID_REQUEST');
+    expectStatus(
+      await pay({ providerCode: 'BANK-BCA', accountNumber: '1200000002', amount: 0 }),
+      400,
+      'INVALID_REQUEST',
+    );
   });
 });

@@ -15,17 +15,39 @@ beforeAll(async () => {
   sandbox = await sandboxHarness();
   token = (await sandbox.loginWallet('WALLET-A', payer)).sessionToken;
   // room for every generated payment: each is below 10,000,000
-  expectStatus(await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: payer, type: 'CREDIT', amount: 5_000_000_000 }), 201);
+  expectStatus(
+    await sandbox.addTransaction({
+      providerCode: 'WALLET-A',
+      accountRef: payer,
+      type: 'CREDIT',
+      amount: 5_000_000_000,
+    }),
+    201,
+  );
 });
 afterAll(async () => sandbox?.close());
 
 let referenceSeed = 0;
 const nextReference = () => `ref-qr-${++referenceSeed}`;
 const payQris = (body: { reference: string; qris: string; amount: number }) =>
-  sandbox.app.inject({ method: 'POST', url: `/providers/WALLET-A/accounts/${payer}/qris-payments`, headers: { authorization: `Bearer ${token}` }, payload: body });
+  sandbox.app.inject({
+    method: 'POST',
+    url: `/providers/WALLET-A/accounts/${payer}/qris-payments`,
+    headers: { authorization: `Bearer ${token}` },
+    payload: body,
+  });
 const balance = () => sandbox.balanceOf('WALLET-A', payer, token);
 const transactions = async () =>
-  (await sandbox.get(`/sandbox/accounts/WALLET-A/${payer}`)).json<{ transactions: { id: string; type: string; amount: number; description: string; senderName: string; reference: string | null }[] }>().transactions;
+  (await sandbox.get(`/sandbox/accounts/WALLET-A/${payer}`)).json<{
+    transactions: {
+      id: string;
+      type: string;
+      amount: number;
+      description: string;
+      senderName: string;
+      reference: string | null;
+    }[];
+  }>().transactions;
 
 describe('a QRIS of a merchant outside the sandbox', () => {
   it('is paid: the wallet debited by the amount with its tip, a DEBIT naming the merchant of tag 59', async () => {
@@ -38,7 +60,13 @@ describe('a QRIS of a merchant outside the sandbox', () => {
         expect(await balance()).toBe(before - total);
         const mine = (await transactions()).filter(t => t.reference === reference);
         expect(mine).toEqual([
-          expect.objectContaining({ id: paid.json().transactionId, type: 'DEBIT', amount: total, senderName: qris.merchantName, description: `Pembayaran QRIS ke ${qris.merchantName}` }),
+          expect.objectContaining({
+            id: paid.json().transactionId,
+            type: 'DEBIT',
+            amount: total,
+            senderName: qris.merchantName,
+            description: `Pembayaran QRIS ke ${qris.merchantName}`,
+          }),
         ]);
         const status = await sandbox.get(`/providers/WALLET-A/accounts/${payer}/transfers/${reference}`, token);
         expect(status.json()).toEqual({ status: 'SUCCESS', transactionId: paid.json().transactionId });
@@ -50,12 +78,25 @@ describe('a QRIS of a merchant outside the sandbox', () => {
   it("takes a dynamic QR's amount with the tip its tags fix, and refuses another before anything moves", async () => {
     const qr = (tipFields: { tag: string; value: string }[]) =>
       buildEmvQr([
-        { tag: '00', value: '01' }, { tag: '01', value: '12' }, { tag: '26', value: '0014ID.CO.QRIS.WWW0118936000140000012345' },
-        { tag: '52', value: '5812' }, { tag: '53', value: '360' }, { tag: '54', value: '20000' }, ...tipFields,
-        { tag: '58', value: 'ID' }, { tag: '59', value: 'WARUNG BU SRI' }, { tag: '60', value: 'SOLO' },
+        { tag: '00', value: '01' },
+        { tag: '01', value: '12' },
+        { tag: '26', value: '0014ID.CO.QRIS.WWW0118936000140000012345' },
+        { tag: '52', value: '5812' },
+        { tag: '53', value: '360' },
+        { tag: '54', value: '20000' },
+        ...tipFields,
+        { tag: '58', value: 'ID' },
+        { tag: '59', value: 'WARUNG BU SRI' },
+        { tag: '60', value: 'SOLO' },
       ]);
-    const fixed = qr([{ tag: '55', value: '02' }, { tag: '56', value: '1500' }]);
-    const percent = qr([{ tag: '55', value: '03' }, { tag: '57', value: '2.5' }]);
+    const fixed = qr([
+      { tag: '55', value: '02' },
+      { tag: '56', value: '1500' },
+    ]);
+    const percent = qr([
+      { tag: '55', value: '03' },
+      { tag: '57', value: '2.5' },
+    ]);
     const prompt = qr([{ tag: '55', value: '01' }]);
     const before = await balance();
     expectStatus(await payQris({ reference: nextReference(), qris: fixed, amount: 20_000 }), 400, 'AMOUNT_MISMATCH');
@@ -90,29 +131,44 @@ describe('a QRIS of a merchant outside the sandbox', () => {
     for (const qris of invalid) {
       const reference = nextReference();
       expectStatus(await payQris({ reference, qris, amount: 10_000 }), 400, 'INVALID_QRIS');
-      expect((await sandbox.get(`/providers/WALLET-A/accounts/${payer}/transfers/${reference}`, token)).json()).toEqual({ status: 'NOT_FOUND' });
+      expect((await sandbox.get(`/providers/WALLET-A/accounts/${payer}/transfers/${reference}`, token)).json()).toEqual(
+        { status: 'NOT_FOUND' },
+      );
     }
     expect(await balance()).toBe(before);
   });
 
   it('is refused above the QRIS cap of 10,000,000', async () => {
-    const qris = fc.sample(merchantQris.filter(q => q.amount === null && q.tip === null), { numRuns: 1, seed: 3 })[0]!;
+    const qris = fc.sample(
+      merchantQris.filter(q => q.amount === null && q.tip === null),
+      { numRuns: 1, seed: 3 },
+    )[0]!;
     const before = await balance();
-    expectStatus(await payQris({ reference: nextReference(), qris: qris.payload, amount: 10_000_001 }), 400, 'AMOUNT_OUT_OF_RANGE');
+    expectStatus(
+      await payQris({ reference: nextReference(), qris: qris.payload, amount: 10_000_001 }),
+      400,
+      'AMOUNT_OUT_OF_RANGE',
+    );
     expectStatus(await payQris({ reference: nextReference(), qris: qris.payload, amount: 10_000_000 }), 200);
     expect(await balance()).toBe(before - 10_000_000);
   });
 
   it('cannot be paid into the sandbox by POST /sandbox/payments: no account of its merchant is there to credit', async () => {
     const { qris, total } = fc.sample(merchantPayment, { numRuns: 1, seed: 11 })[0]!;
-    expectStatus(await sandbox.post('/sandbox/payments', { qris: qris.payload, amount: total }), 404, 'MERCHANT_NOT_FOUND');
+    expectStatus(
+      await sandbox.post('/sandbox/payments', { qris: qris.payload, amount: total }),
+      404,
+      'MERCHANT_NOT_FOUND',
+    );
   });
 });
 
 describe("a sandbox merchant's QRIS", () => {
   it('still credits the merchant account, the DEBIT naming the merchant of tag 59', async () => {
     const merchant = await sandbox.loginWallet('WALLET-D', '081266660002');
-    const staticQr = (await sandbox.get('/providers/WALLET-D/accounts/081266660002/qris', merchant.sessionToken)).json<{ payload: string }>().payload;
+    const staticQr = (await sandbox.get('/providers/WALLET-D/accounts/081266660002/qris', merchant.sessionToken)).json<{
+      payload: string;
+    }>().payload;
     const merchantBefore = await sandbox.balanceOf('WALLET-D', '081266660002', merchant.sessionToken);
     const reference = nextReference();
     expectStatus(await payQris({ reference, qris: staticQr, amount: 12_345 }), 200);

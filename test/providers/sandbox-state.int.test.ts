@@ -16,11 +16,21 @@ describe('sandbox state file', () => {
     const clock = new TestClock();
     const first = await sandboxHarness({ clock, stateFile });
     const { sessionToken } = (await first.loginBank('BANK-BNI', bank)).json();
-    await first.addTransaction({ providerCode: 'BANK-BNI', accountRef: '4400000001', type: 'CREDIT', amount: 12_345, senderName: 'SIMPAN' });
+    await first.addTransaction({
+      providerCode: 'BANK-BNI',
+      accountRef: '4400000001',
+      type: 'CREDIT',
+      amount: 12_345,
+      senderName: 'SIMPAN',
+    });
     const balance = await first.balanceOf('BANK-BNI', '4400000001', sessionToken);
     await first.post('/providers/WALLET-B/otp', { phoneNumber: '081244440001' });
     const code = await first.otpOf('081244440001');
-    await first.post('/sandbox/virtual-accounts', { providerCode: 'WALLET-A', accountRef: '081244440002', vaNumber: '8808444400001' });
+    await first.post('/sandbox/virtual-accounts', {
+      providerCode: 'WALLET-A',
+      accountRef: '081244440002',
+      vaNumber: '8808444400001',
+    });
     await first.close();
     expect(existsSync(stateFile)).toBe(true);
 
@@ -31,7 +41,8 @@ describe('sandbox state file', () => {
       expectStatus(await second.loginBank('BANK-BNI', bank), 200);
       expect(await second.otpOf('081244440001')).toBe(code);
       expectStatus(await second.post('/sandbox/payments', { vaNumber: '8808444400001', amount: 1000 }), 201);
-      const history = (await second.get('/providers/BANK-BNI/accounts/4400000001/transactions', sessionToken)).json().transactions;
+      const history = (await second.get('/providers/BANK-BNI/accounts/4400000001/transactions', sessionToken)).json()
+        .transactions;
       expect(history.at(-1)).toMatchObject({ senderName: 'SIMPAN', amount: 12_345 });
     } finally {
       await second.close();

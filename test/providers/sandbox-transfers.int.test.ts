@@ -4,7 +4,12 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TestClock } from '../../src/clock.ts';
 import { toDynamicQr } from '../../src/emv-qr.ts';
-import { ProviderError, unreachableProviders, type ProviderConnector, type ProviderSession } from '../../src/providers/connector.ts';
+import {
+  ProviderError,
+  unreachableProviders,
+  type ProviderConnector,
+  type ProviderSession,
+} from '../../src/providers/connector.ts';
 import { httpConnector, type HttpConnectorOptions } from '../../src/providers/http-connector.ts';
 import { buildSandbox, startSandbox } from '../../src/providers/sandbox/server.ts';
 
@@ -35,9 +40,14 @@ afterEach(async () => {
   vi.restoreAllMocks();
 });
 
-const connectorFor = (options: Partial<HttpConnectorOptions> = {}) => httpConnector({ baseUrl: url, attempts: 3, backoffMs: 5, ...options });
+const connectorFor = (options: Partial<HttpConnectorOptions> = {}) =>
+  httpConnector({ baseUrl: url, attempts: 3, backoffMs: 5, ...options });
 const faults = (body: Record<string, unknown>) =>
-  fetch(`${url}/sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(r => {
+  fetch(`${url}/sandbox/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  }).then(r => {
     expect(r.status).toBe(200);
   });
 
@@ -84,8 +94,16 @@ describe('banks and inquiries', () => {
     expect(banks).toHaveLength(12);
     expect(new Set(banks.map(b => b.instId)).size).toBe(12);
     expect(new Set(banks.map(b => b.instLocalName)).size).toBe(12);
-    expect(banks).toContainEqual({ instId: '014', name: 'Bank Central Asia', instLocalName: 'BCA', payMethod: 'BANK_TRANSFER', payOption: 'ONLINE' });
-    expect(banks.map(b => b.instLocalName)).toEqual(expect.arrayContaining(['BRI', 'MANDIRI', 'BNI', 'CIMB', 'PERMATA', 'DANAMON', 'BSI', 'BTN']));
+    expect(banks).toContainEqual({
+      instId: '014',
+      name: 'Bank Central Asia',
+      instLocalName: 'BCA',
+      payMethod: 'BANK_TRANSFER',
+      payOption: 'ONLINE',
+    });
+    expect(banks.map(b => b.instLocalName)).toEqual(
+      expect.arrayContaining(['BRI', 'MANDIRI', 'BNI', 'CIMB', 'PERMATA', 'DANAMON', 'BSI', 'BTN']),
+    );
   });
 
   it('names the holder from the bank and the number, the same every time; 999... and a wrong bank code are refused', async () => {
@@ -98,12 +116,19 @@ describe('banks and inquiries', () => {
     expect(first.accountName).toMatch(/^[A-Z]+ [A-Z]+$/);
     expect(await inquire({ ...bca, accountNumber: '1234567890' })).toEqual(first);
     // another bank or number: (almost always) another holder; 16 digits are fine too
-    const others = await Promise.all(['1234567891', '1234567892', '1234567893', '1234567894567890'].map(n => inquire({ ...bca, accountNumber: n })));
+    const others = await Promise.all(
+      ['1234567891', '1234567892', '1234567893', '1234567894567890'].map(n => inquire({ ...bca, accountNumber: n })),
+    );
     expect(new Set([first, ...others].map(o => o.accountName)).size).toBeGreaterThan(1);
 
-    expect(await failureOf(inquire({ ...bca, accountNumber: '9991234567' }))).toEqual({ failure: 'rejected', message: 'invalid account number 9991234567' });
+    expect(await failureOf(inquire({ ...bca, accountNumber: '9991234567' }))).toEqual({
+      failure: 'rejected',
+      message: 'invalid account number 9991234567',
+    });
     expect((await failureOf(inquire({ ...bca, accountNumber: '123456789' }))).message).toMatch(/10 to 16 digits/);
-    expect((await failureOf(inquire({ ...bca, accountNumber: '12345678901234567' }))).message).toMatch(/10 to 16 digits/);
+    expect((await failureOf(inquire({ ...bca, accountNumber: '12345678901234567' }))).message).toMatch(
+      /10 to 16 digits/,
+    );
     const mismatch = await failureOf(inquire({ instId: '014', instLocalName: 'BRI', accountNumber: '1234567890' }));
     expect(mismatch).toMatchObject({ failure: 'rejected', message: expect.stringContaining('bank mismatch') });
   });
@@ -111,7 +136,10 @@ describe('banks and inquiries', () => {
   it('is for WALLET-A accounts only', async () => {
     const connector = connectorFor();
     const { session } = await connector.loginDirect('WALLET-D', { phoneNumber: '081255550003' });
-    expect(await failureOf(connector.listBanks('WALLET-D', '081255550003', session))).toMatchObject({ failure: 'rejected', message: expect.stringContaining('do not send transfers') });
+    expect(await failureOf(connector.listBanks('WALLET-D', '081255550003', session))).toMatchObject({
+      failure: 'rejected',
+      message: expect.stringContaining('do not send transfers'),
+    });
   });
 });
 
@@ -120,13 +148,28 @@ describe('bank transfers', () => {
     const connector = connectorFor();
     const wallet = await walletA(connector, '081255550011');
     const before = await balanceOf(connector, wallet);
-    const receipt = await connector.transferToBank('WALLET-A', wallet.phone, wallet.session, { ...bca, accountNumber: '5500000011', reference: 'ref-debit', amount: 125_000 });
+    const receipt = await connector.transferToBank('WALLET-A', wallet.phone, wallet.session, {
+      ...bca,
+      accountNumber: '5500000011',
+      reference: 'ref-debit',
+      amount: 125_000,
+    });
 
     expect(await balanceOf(connector, wallet)).toBe(before - 125_000);
     const [debit] = await withReference(connector, wallet, 'ref-debit');
-    expect(debit).toMatchObject({ id: receipt.transactionId, type: 'DEBIT', amount: 125_000, description: 'Transfer ke BCA 5500000011' });
-    expect(await connector.transferStatus('WALLET-A', wallet.phone, wallet.session, 'ref-debit')).toEqual({ status: 'SUCCESS', transactionId: receipt.transactionId });
-    expect(await connector.transferStatus('WALLET-A', wallet.phone, wallet.session, 'never-sent')).toEqual({ status: 'NOT_FOUND' });
+    expect(debit).toMatchObject({
+      id: receipt.transactionId,
+      type: 'DEBIT',
+      amount: 125_000,
+      description: 'Transfer ke BCA 5500000011',
+    });
+    expect(await connector.transferStatus('WALLET-A', wallet.phone, wallet.session, 'ref-debit')).toEqual({
+      status: 'SUCCESS',
+      transactionId: receipt.transactionId,
+    });
+    expect(await connector.transferStatus('WALLET-A', wallet.phone, wallet.session, 'never-sent')).toEqual({
+      status: 'NOT_FOUND',
+    });
   });
 
   it('move money once per reference: the same reference again answers the same transaction', async () => {
@@ -141,8 +184,13 @@ describe('bank transfers', () => {
     expect(await balanceOf(connector, wallet)).toBe(before - 40_000);
     expect(await withReference(connector, wallet, 'ref-twice')).toHaveLength(1);
     // the reference names one transfer: another request under it is refused, nothing moves
-    const reused = await failureOf(connector.transferToBank('WALLET-A', wallet.phone, wallet.session, { ...input, amount: 50_000 }));
-    expect(reused).toMatchObject({ failure: 'rejected', message: expect.stringContaining('used for another transfer') });
+    const reused = await failureOf(
+      connector.transferToBank('WALLET-A', wallet.phone, wallet.session, { ...input, amount: 50_000 }),
+    );
+    expect(reused).toMatchObject({
+      failure: 'rejected',
+      message: expect.stringContaining('used for another transfer'),
+    });
     expect(await balanceOf(connector, wallet)).toBe(before - 40_000);
   });
 
@@ -152,20 +200,45 @@ describe('bank transfers', () => {
     const before = await balanceOf(connector, wallet);
     const count = (await historyOf(connector, 'WALLET-A', wallet.phone, wallet.session)).length;
 
-    const refused = await failureOf(connector.transferToBank('WALLET-A', wallet.phone, wallet.session, { ...bca, accountNumber: '5500000013', reference: 'ref-poor', amount: before + 1 }));
-    expect(refused).toMatchObject({ failure: 'insufficient-balance', message: expect.stringContaining('balance insufficient') });
+    const refused = await failureOf(
+      connector.transferToBank('WALLET-A', wallet.phone, wallet.session, {
+        ...bca,
+        accountNumber: '5500000013',
+        reference: 'ref-poor',
+        amount: before + 1,
+      }),
+    );
+    expect(refused).toMatchObject({
+      failure: 'insufficient-balance',
+      message: expect.stringContaining('balance insufficient'),
+    });
     expect(await balanceOf(connector, wallet)).toBe(before);
     expect(await historyOf(connector, 'WALLET-A', wallet.phone, wallet.session)).toHaveLength(count);
-    expect(await connector.transferStatus('WALLET-A', wallet.phone, wallet.session, 'ref-poor')).toEqual({ status: 'NOT_FOUND' });
+    expect(await connector.transferStatus('WALLET-A', wallet.phone, wallet.session, 'ref-poor')).toEqual({
+      status: 'NOT_FOUND',
+    });
   });
 
   it('to an invalid account or a mismatched bank are refused with the reason, nothing debited', async () => {
     const connector = connectorFor();
     const wallet = await walletA(connector, '081255550014');
     const before = await balanceOf(connector, wallet);
-    const send = (d: object) => connector.transferToBank('WALLET-A', wallet.phone, wallet.session, { ...bca, accountNumber: '5500000014', reference: 'ref-bad', amount: 10_000, ...d });
-    expect(await failureOf(send({ accountNumber: '9995000000' }))).toMatchObject({ failure: 'rejected', message: expect.stringContaining('invalid account') });
-    expect(await failureOf(send({ instLocalName: 'BNI' }))).toMatchObject({ failure: 'rejected', message: expect.stringContaining('bank mismatch') });
+    const send = (d: object) =>
+      connector.transferToBank('WALLET-A', wallet.phone, wallet.session, {
+        ...bca,
+        accountNumber: '5500000014',
+        reference: 'ref-bad',
+        amount: 10_000,
+        ...d,
+      });
+    expect(await failureOf(send({ accountNumber: '9995000000' }))).toMatchObject({
+      failure: 'rejected',
+      message: expect.stringContaining('invalid account'),
+    });
+    expect(await failureOf(send({ instLocalName: 'BNI' }))).toMatchObject({
+      failure: 'rejected',
+      message: expect.stringContaining('bank mismatch'),
+    });
     expect(await balanceOf(connector, wallet)).toBe(before);
   });
 });
@@ -179,16 +252,27 @@ describe('QR payments', () => {
     const payerBefore = await balanceOf(connector, payer);
     const merchantBefore = await connector.fetchBalance('WALLET-D', '081255550022', merchant.session);
 
-    const receipt = await connector.payQris('WALLET-A', payer.phone, payer.session, { reference: 'ref-qr', qris, amount: 33_000 });
+    const receipt = await connector.payQris('WALLET-A', payer.phone, payer.session, {
+      reference: 'ref-qr',
+      qris,
+      amount: 33_000,
+    });
 
     expect(await balanceOf(connector, payer)).toBe(payerBefore - 33_000);
-    expect(await withReference(connector, payer, 'ref-qr')).toEqual([expect.objectContaining({ id: receipt.transactionId, type: 'DEBIT', amount: 33_000 })]);
+    expect(await withReference(connector, payer, 'ref-qr')).toEqual([
+      expect.objectContaining({ id: receipt.transactionId, type: 'DEBIT', amount: 33_000 }),
+    ]);
     expect(await connector.fetchBalance('WALLET-D', '081255550022', merchant.session)).toBe(merchantBefore + 33_000);
     expect((await historyOf(connector, 'WALLET-D', '081255550022', merchant.session)).at(-1)).toMatchObject({
-      type: 'CREDIT', amount: 33_000, description: 'QRIS payment', senderName: payer.holderName,
+      type: 'CREDIT',
+      amount: 33_000,
+      description: 'QRIS payment',
+      senderName: payer.holderName,
     });
     // the same reference again: paid once
-    expect(await connector.payQris('WALLET-A', payer.phone, payer.session, { reference: 'ref-qr', qris, amount: 33_000 })).toEqual(receipt);
+    expect(
+      await connector.payQris('WALLET-A', payer.phone, payer.session, { reference: 'ref-qr', qris, amount: 33_000 }),
+    ).toEqual(receipt);
     expect(await connector.fetchBalance('WALLET-D', '081255550022', merchant.session)).toBe(merchantBefore + 33_000);
   });
 
@@ -199,14 +283,29 @@ describe('QR payments', () => {
     const dynamic = toDynamicQr(await connector.fetchStaticQris('WALLET-E', '081255550024', merchant.session), 75_000);
     const before = await balanceOf(connector, payer);
 
-    const mismatch = await failureOf(connector.payQris('WALLET-A', payer.phone, payer.session, { reference: 'ref-dyn', qris: dynamic, amount: 70_000 }));
+    const mismatch = await failureOf(
+      connector.payQris('WALLET-A', payer.phone, payer.session, {
+        reference: 'ref-dyn',
+        qris: dynamic,
+        amount: 70_000,
+      }),
+    );
     expect(mismatch).toMatchObject({ failure: 'rejected', message: 'The QRIS asks for 75000, not 70000' });
     expect(await balanceOf(connector, payer)).toBe(before);
-    expect(await connector.transferStatus('WALLET-A', payer.phone, payer.session, 'ref-dyn')).toEqual({ status: 'NOT_FOUND' });
+    expect(await connector.transferStatus('WALLET-A', payer.phone, payer.session, 'ref-dyn')).toEqual({
+      status: 'NOT_FOUND',
+    });
 
-    await connector.payQris('WALLET-A', payer.phone, payer.session, { reference: 'ref-dyn', qris: dynamic, amount: 75_000 });
+    await connector.payQris('WALLET-A', payer.phone, payer.session, {
+      reference: 'ref-dyn',
+      qris: dynamic,
+      amount: 75_000,
+    });
     expect(await balanceOf(connector, payer)).toBe(before - 75_000);
-    expect((await historyOf(connector, 'WALLET-E', '081255550024', merchant.session)).at(-1)).toMatchObject({ type: 'CREDIT', amount: 75_000 });
+    expect((await historyOf(connector, 'WALLET-E', '081255550024', merchant.session)).at(-1)).toMatchObject({
+      type: 'CREDIT',
+      amount: 75_000,
+    });
   });
 });
 
@@ -218,9 +317,14 @@ describe('transfer faults', () => {
     await faults({ providerCode: 'WALLET-A', transferRefuse: 1 });
     const input = { ...bca, accountNumber: '5500000031', reference: 'ref-refused', amount: 20_000 };
 
-    expect(await failureOf(connector.transferToBank('WALLET-A', wallet.phone, wallet.session, input))).toMatchObject({ failure: 'rejected', message: expect.stringContaining('refused') });
+    expect(await failureOf(connector.transferToBank('WALLET-A', wallet.phone, wallet.session, input))).toMatchObject({
+      failure: 'rejected',
+      message: expect.stringContaining('refused'),
+    });
     expect(await balanceOf(connector, wallet)).toBe(before);
-    expect(await connector.transferStatus('WALLET-A', wallet.phone, wallet.session, 'ref-refused')).toEqual({ status: 'NOT_FOUND' });
+    expect(await connector.transferStatus('WALLET-A', wallet.phone, wallet.session, 'ref-refused')).toEqual({
+      status: 'NOT_FOUND',
+    });
 
     await connector.transferToBank('WALLET-A', wallet.phone, wallet.session, input);
     expect(await balanceOf(connector, wallet)).toBe(before - 20_000);
@@ -234,7 +338,14 @@ describe('transfer faults', () => {
 
     const started = Date.now();
     const { result: unknown, arrived } = await arriving(() =>
-      failureOf(connector.transferToBank('WALLET-A', wallet.phone, wallet.session, { ...bca, accountNumber: '5500000032', reference: 'ref-late', amount: 30_000 })),
+      failureOf(
+        connector.transferToBank('WALLET-A', wallet.phone, wallet.session, {
+          ...bca,
+          accountNumber: '5500000032',
+          reference: 'ref-late',
+          amount: 30_000,
+        }),
+      ),
     );
     expect(unknown.failure).toBe('unavailable');
     expect(Date.now() - started).toBeLessThan(1000); // the connector's own timeout, not the sandbox's answer
@@ -243,7 +354,11 @@ describe('transfer faults', () => {
     const status = await connector.transferStatus('WALLET-A', wallet.phone, wallet.session, 'ref-late');
     expect(status).toMatchObject({ status: 'SUCCESS' });
     const [debit] = await withReference(connector, wallet, 'ref-late');
-    expect(debit).toMatchObject({ id: status.status === 'SUCCESS' ? status.transactionId : '', type: 'DEBIT', amount: 30_000 });
+    expect(debit).toMatchObject({
+      id: status.status === 'SUCCESS' ? status.transactionId : '',
+      type: 'DEBIT',
+      amount: 30_000,
+    });
     expect(await balanceOf(connector, wallet)).toBe(before - 30_000);
   });
 
@@ -252,11 +367,20 @@ describe('transfer faults', () => {
     const wallet = await walletA(connector, '081255550033');
     await faults({ providerCode: 'WALLET-A', failNext: 1 });
     const { result: unknown, arrived } = await arriving(() =>
-      failureOf(connector.transferToBank('WALLET-A', wallet.phone, wallet.session, { ...bca, accountNumber: '5500000033', reference: 'ref-500', amount: 1000 })),
+      failureOf(
+        connector.transferToBank('WALLET-A', wallet.phone, wallet.session, {
+          ...bca,
+          accountNumber: '5500000033',
+          reference: 'ref-500',
+          amount: 1000,
+        }),
+      ),
     );
     expect(unknown.failure).toBe('unavailable');
     expect(arrived).toBe(1);
-    expect(await connector.transferStatus('WALLET-A', wallet.phone, wallet.session, 'ref-500')).toEqual({ status: 'NOT_FOUND' });
+    expect(await connector.transferStatus('WALLET-A', wallet.phone, wallet.session, 'ref-500')).toEqual({
+      status: 'NOT_FOUND',
+    });
   });
 
   it('transferFailAfterAccept: an unknown outcome, then FAILED with the money given back (no net debit)', async () => {
@@ -266,18 +390,32 @@ describe('transfer faults', () => {
     await faults({ providerCode: 'WALLET-A', transferFailAfterAccept: 1 });
 
     const { result: unknown, arrived } = await arriving(() =>
-      failureOf(connector.transferToBank('WALLET-A', wallet.phone, wallet.session, { ...bca, accountNumber: '5500000034', reference: 'ref-back', amount: 45_000 })),
+      failureOf(
+        connector.transferToBank('WALLET-A', wallet.phone, wallet.session, {
+          ...bca,
+          accountNumber: '5500000034',
+          reference: 'ref-back',
+          amount: 45_000,
+        }),
+      ),
     );
     expect(unknown.failure).toBe('unavailable');
     expect(arrived).toBe(1);
-    expect(await connector.transferStatus('WALLET-A', wallet.phone, wallet.session, 'ref-back')).toEqual({ status: 'FAILED', reason: expect.stringContaining('returned') });
+    expect(await connector.transferStatus('WALLET-A', wallet.phone, wallet.session, 'ref-back')).toEqual({
+      status: 'FAILED',
+      reason: expect.stringContaining('returned'),
+    });
     expect(await balanceOf(connector, wallet)).toBe(before);
-    expect((await withReference(connector, wallet, 'ref-back')).map(t => [t.type, t.amount])).toEqual([['DEBIT', 45_000], ['CREDIT', 45_000]]);
+    expect((await withReference(connector, wallet, 'ref-back')).map(t => [t.type, t.amount])).toEqual([
+      ['DEBIT', 45_000],
+      ['CREDIT', 45_000],
+    ]);
   });
 });
 
 describe('the connector sends a money-moving call again only when it never left', () => {
-  const transferCalls = (spy: { mock: { calls: unknown[][] } }) => spy.mock.calls.filter(([target]) => String(target).endsWith('/bank-transfers')).length;
+  const transferCalls = (spy: { mock: { calls: unknown[][] } }) =>
+    spy.mock.calls.filter(([target]) => String(target).endsWith('/bank-transfers')).length;
 
   it('a refused connection is tried again (nothing reached the provider)', async () => {
     const connector = connectorFor();
@@ -287,7 +425,14 @@ describe('the connector sends a money-moving call again only when it never left'
     await probe.close();
     const spy = vi.spyOn(globalThis, 'fetch');
     const nowhere = httpConnector({ baseUrl: probe.url, attempts: 3, backoffMs: 5 });
-    const unknown = await failureOf(nowhere.transferToBank('WALLET-A', wallet.phone, wallet.session, { ...bca, accountNumber: '5500000041', reference: 'ref-refused-conn', amount: 1000 }));
+    const unknown = await failureOf(
+      nowhere.transferToBank('WALLET-A', wallet.phone, wallet.session, {
+        ...bca,
+        accountNumber: '5500000041',
+        reference: 'ref-refused-conn',
+        amount: 1000,
+      }),
+    );
     expect(unknown.failure).toBe('unavailable');
     expect(transferCalls(spy)).toBe(3);
   });
@@ -298,7 +443,14 @@ describe('the connector sends a money-moving call again only when it never left'
     await faults({ providerCode: 'WALLET-A', transferTimeout: 1, transferHoldMs: 1000 });
     const spy = vi.spyOn(globalThis, 'fetch');
     const { result: unknown, arrived } = await arriving(() =>
-      failureOf(connector.transferToBank('WALLET-A', wallet.phone, wallet.session, { ...bca, accountNumber: '5500000042', reference: 'ref-once', amount: 1000 })),
+      failureOf(
+        connector.transferToBank('WALLET-A', wallet.phone, wallet.session, {
+          ...bca,
+          accountNumber: '5500000042',
+          reference: 'ref-once',
+          amount: 1000,
+        }),
+      ),
     );
     expect(unknown.failure).toBe('unavailable');
     expect(transferCalls(spy)).toBe(1);
@@ -311,7 +463,11 @@ describe('sandbox state file', () => {
     const stateFile = path.join(mkdtempSync(path.join(tmpdir(), 'sandbox-transfers-')), 'sandbox-state.json');
     const first = await startSandbox({ clock, port: 0, stateFile });
     const c1 = httpConnector({ baseUrl: first.url, attempts: 1 });
-    const { challengeId } = await c1.sendOtp('WALLET-A', { phoneNumber: '081255550051', pin: '123456', channel: 'SMS' });
+    const { challengeId } = await c1.sendOtp('WALLET-A', {
+      phoneNumber: '081255550051',
+      pin: '123456',
+      channel: 'SMS',
+    });
     const { code } = (await (await fetch(`${first.url}/sandbox/otp?phone=081255550051`)).json()) as { code: string };
     const login = await c1.verifyOtp('WALLET-A', { challengeId, otp: code });
     if (login.kind !== 'session') throw new Error('no session');
@@ -324,11 +480,16 @@ describe('sandbox state file', () => {
     try {
       const c2 = httpConnector({ baseUrl: second.url, attempts: 1 });
       expect(await c2.fetchBalance('WALLET-A', '081255550051', login.session)).toBe(balance);
-      expect(await c2.transferStatus('WALLET-A', '081255550051', login.session, 'ref-kept')).toEqual({ status: 'SUCCESS', transactionId: receipt.transactionId });
+      expect(await c2.transferStatus('WALLET-A', '081255550051', login.session, 'ref-kept')).toEqual({
+        status: 'SUCCESS',
+        transactionId: receipt.transactionId,
+      });
       expect(await c2.transferToBank('WALLET-A', '081255550051', login.session, input)).toEqual(receipt);
       expect(await c2.fetchBalance('WALLET-A', '081255550051', login.session)).toBe(balance);
       const history = (await c2.fetchTransactions('WALLET-A', '081255550051', login.session, null)).transactions;
-      expect(history.filter(t => t.reference === 'ref-kept')).toEqual([expect.objectContaining({ id: receipt.transactionId, type: 'DEBIT' })]);
+      expect(history.filter(t => t.reference === 'ref-kept')).toEqual([
+        expect.objectContaining({ id: receipt.transactionId, type: 'DEBIT' }),
+      ]);
     } finally {
       await second.close();
     }
@@ -341,11 +502,21 @@ describe('no provider configured', () => {
     const calls = [
       unreachableProviders.listBanks('WALLET-A', '0812', session),
       unreachableProviders.inquireBankAccount('WALLET-A', '0812', session, { ...bca, accountNumber: '1234567890' }),
-      unreachableProviders.transferToBank('WALLET-A', '0812', session, { ...bca, accountNumber: '1234567890', reference: 'r', amount: 1 }),
+      unreachableProviders.transferToBank('WALLET-A', '0812', session, {
+        ...bca,
+        accountNumber: '1234567890',
+        reference: 'r',
+        amount: 1,
+      }),
       unreachableProviders.payQris('WALLET-A', '0812', session, { reference: 'r', qris: 'q', amount: 1 }),
       unreachableProviders.transferStatus('WALLET-A', '0812', session, 'r'),
     ];
     for (const call of calls) expect((await failureOf(call)).failure).toBe('unavailable');
-    expect(await Promise.race([Promise.resolve(unreachableProviders).then(() => 'resolved'), new Promise(r => setTimeout(() => r('hung'), 200))])).toBe('resolved');
+    expect(
+      await Promise.race([
+        Promise.resolve(unreachableProviders).then(() => 'resolved'),
+        new Promise(r => setTimeout(() => r('hung'), 200)),
+      ]),
+    ).toBe('resolved');
   });
 });

@@ -13,17 +13,38 @@ const minutes = (n: number) => n * 60_000;
 describe('the sandbox server', () => {
   it('answers health and lists the providers it plays', async () => {
     expect((await sandbox.get('/health')).json()).toEqual({ status: 'ok' });
-    const providers = (await sandbox.get('/sandbox/providers')).json().providers as { providerCode: string; type: string }[];
-    expect(providers.filter(p => p.type === 'bank').map(p => p.providerCode)).toEqual(['BANK-BCA', 'BANK-BRI', 'BANK-MANDIRI', 'BANK-BNI']);
+    const providers = (await sandbox.get('/sandbox/providers')).json().providers as {
+      providerCode: string;
+      type: string;
+    }[];
+    expect(providers.filter(p => p.type === 'bank').map(p => p.providerCode)).toEqual([
+      'BANK-BCA',
+      'BANK-BRI',
+      'BANK-MANDIRI',
+      'BANK-BNI',
+    ]);
     expect(providers.filter(p => p.type === 'ewallet').map(p => p.providerCode)).toEqual([
-      'WALLET-A', 'WALLET-A-BUSINESS', 'WALLET-B', 'WALLET-C', 'WALLET-D', 'WALLET-E',
+      'WALLET-A',
+      'WALLET-A-BUSINESS',
+      'WALLET-B',
+      'WALLET-C',
+      'WALLET-D',
+      'WALLET-E',
     ]);
   });
 
   it('answers unknown routes and providers with the provider error shape', async () => {
     expectStatus(await sandbox.get('/nowhere'), 404, 'NOT_FOUND');
-    expectStatus(await sandbox.loginBank('BANK-NOPE', { username: 'u', password: 'p', accountNumber: '1234567890' }), 404, 'UNKNOWN_PROVIDER');
-    expectStatus(await sandbox.post('/providers/WALLET-NOPE/otp', { phoneNumber: '081200000000' }), 404, 'UNKNOWN_PROVIDER');
+    expectStatus(
+      await sandbox.loginBank('BANK-NOPE', { username: 'u', password: 'p', accountNumber: '1234567890' }),
+      404,
+      'UNKNOWN_PROVIDER',
+    );
+    expectStatus(
+      await sandbox.post('/providers/WALLET-NOPE/otp', { phoneNumber: '081200000000' }),
+      404,
+      'UNKNOWN_PROVIDER',
+    );
   });
 });
 
@@ -45,15 +66,35 @@ describe('bank login', () => {
   });
 
   it('always refuses the password sandbox-fail, and a refusal fixes nothing', async () => {
-    expectStatus(await sandbox.loginBank('BANK-BNI', { ...body, password: 'sandbox-fail' }), 401, 'INVALID_CREDENTIALS');
-    expectStatus(await sandbox.loginBank('BANK-BNI', { ...body, password: 'sandbox-fail' }), 401, 'INVALID_CREDENTIALS');
+    expectStatus(
+      await sandbox.loginBank('BANK-BNI', { ...body, password: 'sandbox-fail' }),
+      401,
+      'INVALID_CREDENTIALS',
+    );
+    expectStatus(
+      await sandbox.loginBank('BANK-BNI', { ...body, password: 'sandbox-fail' }),
+      401,
+      'INVALID_CREDENTIALS',
+    );
     expectStatus(await sandbox.loginBank('BANK-BNI', { ...body, password: 'yang-benar' }), 200);
   });
 
   it('answers 400 for a body that is not a login', async () => {
-    expectStatus(await sandbox.post('/providers/BANK-BCA/login', { username: 'budi', accountNumber: '1234567890' }), 400, 'INVALID_REQUEST');
-    expectStatus(await sandbox.post('/providers/BANK-BCA/login', { ...body, accountNumber: 'abc' }), 400, 'INVALID_REQUEST');
-    expectStatus(await sandbox.post('/providers/BANK-BCA/otp', { phoneNumber: '081200000000' }), 400, 'OTP_NOT_SUPPORTED');
+    expectStatus(
+      await sandbox.post('/providers/BANK-BCA/login', { username: 'budi', accountNumber: '1234567890' }),
+      400,
+      'INVALID_REQUEST',
+    );
+    expectStatus(
+      await sandbox.post('/providers/BANK-BCA/login', { ...body, accountNumber: 'abc' }),
+      400,
+      'INVALID_REQUEST',
+    );
+    expectStatus(
+      await sandbox.post('/providers/BANK-BCA/otp', { phoneNumber: '081200000000' }),
+      400,
+      'OTP_NOT_SUPPORTED',
+    );
   });
 });
 
@@ -65,10 +106,20 @@ describe('wallet login', () => {
     expectStatus(await sandbox.post('/providers/WALLET-A/otp', { phoneNumber, pin: '000000' }), 401, 'LOGIN_REFUSED');
     const sent = await sandbox.post('/providers/WALLET-A/otp', { phoneNumber, pin: '123456', channel: 'SMS' });
     expectStatus(sent, 200);
-    expect(sent.json()).toMatchObject({ otpLength: 4, expiresAt: new Date(sandbox.clock.now().getTime() + minutes(5)).toISOString() });
+    expect(sent.json()).toMatchObject({
+      otpLength: 4,
+      expiresAt: new Date(sandbox.clock.now().getTime() + minutes(5)).toISOString(),
+    });
     const inbox = (await sandbox.get(`/sandbox/otp?phone=${phoneNumber}`)).json();
-    expect(inbox).toMatchObject({ code: expect.stringMatching(/^[0-9]{4}$/), providerCode: 'WALLET-A', channel: 'SMS' });
-    const verified = await sandbox.post('/providers/WALLET-A/otp/verify', { challengeId: sent.json().challengeId, otp: inbox.code });
+    expect(inbox).toMatchObject({
+      code: expect.stringMatching(/^[0-9]{4}$/),
+      providerCode: 'WALLET-A',
+      channel: 'SMS',
+    });
+    const verified = await sandbox.post('/providers/WALLET-A/otp/verify', {
+      challengeId: sent.json().challengeId,
+      otp: inbox.code,
+    });
     expectStatus(verified, 200);
     expect(verified.json().account.accountRef).toBe(phoneNumber);
   });
@@ -79,7 +130,8 @@ describe('wallet login', () => {
     expect(sent.json().otpLength).toBe(6);
     const otp = await sandbox.otpOf(phoneNumber);
     expect(otp).toMatch(/^[0-9]{6}$/);
-    const verify = (pin?: string) => sandbox.post('/providers/WALLET-B/otp/verify', { challengeId: sent.json().challengeId, otp, pin });
+    const verify = (pin?: string) =>
+      sandbox.post('/providers/WALLET-B/otp/verify', { challengeId: sent.json().challengeId, otp, pin });
     expectStatus(await verify(), 400, 'PIN_REQUIRED');
     expectStatus(await verify('000000'), 401, 'LOGIN_REFUSED');
     expectStatus(await verify('654321'), 200);
@@ -90,16 +142,31 @@ describe('wallet login', () => {
     expectStatus(await sandbox.faults({ providerCode: 'WALLET-C', requireSecondOtp: true }), 200);
     const sent = await sandbox.post('/providers/WALLET-C/otp', { phoneNumber });
     const firstCode = await sandbox.otpOf(phoneNumber);
-    const step2 = await sandbox.post('/providers/WALLET-C/otp/verify', { challengeId: sent.json().challengeId, otp: firstCode });
+    const step2 = await sandbox.post('/providers/WALLET-C/otp/verify', {
+      challengeId: sent.json().challengeId,
+      otp: firstCode,
+    });
     expectStatus(step2, 200);
-    expect(step2.json()).toEqual({ secondOtpRequired: true, challengeId: expect.any(String), expiresAt: expect.any(String) });
+    expect(step2.json()).toEqual({
+      secondOtpRequired: true,
+      challengeId: expect.any(String),
+      expiresAt: expect.any(String),
+    });
     const secondId = step2.json().challengeId as string;
     expect(secondId).not.toBe(sent.json().challengeId);
     const secondCode = await sandbox.otpOf(phoneNumber);
     // the first challenge is spent; the second wants the second code
-    expectStatus(await sandbox.post('/providers/WALLET-C/otp/verify', { challengeId: sent.json().challengeId, otp: firstCode }), 404, 'CHALLENGE_NOT_FOUND');
+    expectStatus(
+      await sandbox.post('/providers/WALLET-C/otp/verify', { challengeId: sent.json().challengeId, otp: firstCode }),
+      404,
+      'CHALLENGE_NOT_FOUND',
+    );
     if (secondCode !== firstCode)
-      expectStatus(await sandbox.post('/providers/WALLET-C/otp/verify', { challengeId: secondId, otp: firstCode }), 401, 'WRONG_OTP');
+      expectStatus(
+        await sandbox.post('/providers/WALLET-C/otp/verify', { challengeId: secondId, otp: firstCode }),
+        401,
+        'WRONG_OTP',
+      );
     const step3 = await sandbox.post('/providers/WALLET-C/otp/verify', { challengeId: secondId, otp: secondCode });
     expectStatus(step3, 200);
     expect(step3.json().account.accountRef).toBe(phoneNumber);
@@ -127,7 +194,8 @@ describe('wallet login', () => {
     const sent = await sandbox.post('/providers/WALLET-D/otp', { phoneNumber });
     const code = await sandbox.otpOf(phoneNumber);
     const wrong = code === '000000' ? '000001' : '000000';
-    const verify = (otp: string) => sandbox.post('/providers/WALLET-D/otp/verify', { challengeId: sent.json().challengeId, otp });
+    const verify = (otp: string) =>
+      sandbox.post('/providers/WALLET-D/otp/verify', { challengeId: sent.json().challengeId, otp });
     for (let tries = 1; tries <= 5; tries++) {
       const response = await verify(wrong);
       expectStatus(response, 401, 'WRONG_OTP');
@@ -141,15 +209,24 @@ describe('wallet login', () => {
     const late = await sandbox.post('/providers/WALLET-E/otp', { phoneNumber });
     const lateCode = await sandbox.otpOf(phoneNumber);
     sandbox.clock.advance(minutes(5));
-    expectStatus(await sandbox.post('/providers/WALLET-E/otp/verify', { challengeId: late.json().challengeId, otp: lateCode }), 410, 'CHALLENGE_EXPIRED');
+    expectStatus(
+      await sandbox.post('/providers/WALLET-E/otp/verify', { challengeId: late.json().challengeId, otp: lateCode }),
+      410,
+      'CHALLENGE_EXPIRED',
+    );
 
     const sent = await sandbox.post('/providers/WALLET-E/otp', { phoneNumber });
     const code = await sandbox.otpOf(phoneNumber);
     sandbox.clock.advance(minutes(5) - 1);
-    const verify = () => sandbox.post('/providers/WALLET-E/otp/verify', { challengeId: sent.json().challengeId, otp: code });
+    const verify = () =>
+      sandbox.post('/providers/WALLET-E/otp/verify', { challengeId: sent.json().challengeId, otp: code });
     expectStatus(await verify(), 200);
     expectStatus(await verify(), 404, 'CHALLENGE_NOT_FOUND');
-    expectStatus(await sandbox.post('/providers/WALLET-E/otp/verify', { challengeId: 'nope', otp: code }), 404, 'CHALLENGE_NOT_FOUND');
+    expectStatus(
+      await sandbox.post('/providers/WALLET-E/otp/verify', { challengeId: 'nope', otp: code }),
+      404,
+      'CHALLENGE_NOT_FOUND',
+    );
   });
 
   it('takes its OTP lifetime from the options, and a challenge belongs to its provider', async () => {
@@ -158,9 +235,17 @@ describe('wallet login', () => {
       const sent = await short.post('/providers/WALLET-D/otp', { phoneNumber: '081211110009' });
       expect(sent.json().expiresAt).toBe(new Date(short.clock.now().getTime() + 1000).toISOString());
       const code = await short.otpOf('081211110009');
-      expectStatus(await short.post('/providers/WALLET-E/otp/verify', { challengeId: sent.json().challengeId, otp: code }), 404, 'CHALLENGE_NOT_FOUND');
+      expectStatus(
+        await short.post('/providers/WALLET-E/otp/verify', { challengeId: sent.json().challengeId, otp: code }),
+        404,
+        'CHALLENGE_NOT_FOUND',
+      );
       short.clock.advance(1000);
-      expectStatus(await short.post('/providers/WALLET-D/otp/verify', { challengeId: sent.json().challengeId, otp: code }), 410, 'CHALLENGE_EXPIRED');
+      expectStatus(
+        await short.post('/providers/WALLET-D/otp/verify', { challengeId: sent.json().challengeId, otp: code }),
+        410,
+        'CHALLENGE_EXPIRED',
+      );
     } finally {
       await short.close();
     }

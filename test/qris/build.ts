@@ -1,11 +1,23 @@
 import { buildEmvQr, type TlvField } from '../../src/emv-qr.ts';
 
 /** A QRIS payload from its parts, as a merchant's QR carries them (tags in order, CRC last). */
-export function qrisPayload(parts: { initiation?: '11' | '12'; amount?: string; tip?: { indicator: string; fixed?: string; percent?: string }; merchantName?: string; country?: string; currency?: string; accountTag?: string | null } = {}): string {
+export function qrisPayload(
+  parts: {
+    initiation?: '11' | '12';
+    amount?: string;
+    tip?: { indicator: string; fixed?: string; percent?: string };
+    merchantName?: string;
+    country?: string;
+    currency?: string;
+    accountTag?: string | null;
+  } = {},
+): string {
   const fields: TlvField[] = [
     { tag: '00', value: '01' },
     { tag: '01', value: parts.initiation ?? (parts.amount ? '12' : '11') },
-    ...(parts.accountTag === null ? [] : [{ tag: parts.accountTag ?? '26', value: '0016ID.CO.QRIS.WWW0215ID10200000000010303UMI' }]),
+    ...(parts.accountTag === null
+      ? []
+      : [{ tag: parts.accountTag ?? '26', value: '0016ID.CO.QRIS.WWW0215ID10200000000010303UMI' }]),
     { tag: '52', value: '5411' },
     { tag: '53', value: parts.currency ?? '360' },
     ...(parts.amount ? [{ tag: '54', value: parts.amount }] : []),

@@ -12,7 +12,8 @@ afterAll(async () => service?.close());
 
 const minutes = (n: number) => n * 60_000;
 const points = async (caller: Awaited<ReturnType<typeof keyHolder>>) =>
-  (await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: caller.cookie } })).json().points as number;
+  (await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: caller.cookie } })).json()
+    .points as number;
 
 describe('scheduled sync', () => {
   it('runs on the clock: creation pays a day of syncs, then every interval a sync at a point each, new transactions once', async () => {
@@ -20,7 +21,13 @@ describe('scheduled sync', () => {
     const sandbox = sandboxOf(service);
     const atStart = await points(caller);
     const link = await caller.call('POST', '/api/v1/accounts', {
-      type: 'bank', providerCode: 'BANK-BNI', accountName: 'Jadwal', intervalMinutes: 10, accountNumber: '5500000001', username: 'jadwal', password: 'rahasia',
+      type: 'bank',
+      providerCode: 'BANK-BNI',
+      accountName: 'Jadwal',
+      intervalMinutes: 10,
+      accountNumber: '5500000001',
+      username: 'jadwal',
+      password: 'rahasia',
     });
     const id = link.json().accountId as string;
     const account = async () => (await caller.call('GET', `/api/v1/accounts/${id}`)).json().data;
@@ -37,11 +44,19 @@ describe('scheduled sync', () => {
     expect(await service.accountSync.tick()).toBe(0);
 
     service.clock.advance(minutes(1));
-    await sandbox.addTransaction({ providerCode: 'BANK-BNI', accountRef: '5500000001', type: 'CREDIT', amount: 42_000, senderName: 'JADWAL' });
+    await sandbox.addTransaction({
+      providerCode: 'BANK-BNI',
+      accountRef: '5500000001',
+      type: 'CREDIT',
+      amount: 42_000,
+      senderName: 'JADWAL',
+    });
     await service.accountSync.tick();
     await eventually(async () => (await account()).lastSync === service.clock.now().toISOString());
     expect(await points(caller)).toBe(before);
-    const mutations = (await caller.call('GET', `/api/v1/mutations?accountId=${id}&limit=100`)).json().data as { senderName: string }[];
+    const mutations = (await caller.call('GET', `/api/v1/mutations?accountId=${id}&limit=100`)).json().data as {
+      senderName: string;
+    }[];
     expect(mutations.filter(m => m.senderName === 'JADWAL')).toHaveLength(1);
 
     // past its first day: each scheduled sync costs a point
@@ -54,13 +69,23 @@ describe('scheduled sync', () => {
   it('records a slot once when two jobs for it run at the same time, and charges one point', async () => {
     const caller = await keyHolder(service);
     const link = await caller.call('POST', '/api/v1/accounts', {
-      type: 'bank', providerCode: 'BANK-BNI', accountName: 'Kembar', intervalMinutes: 60, accountNumber: '5500000002', username: 'kembar', password: 'rahasia',
+      type: 'bank',
+      providerCode: 'BANK-BNI',
+      accountName: 'Kembar',
+      intervalMinutes: 60,
+      accountNumber: '5500000002',
+      username: 'kembar',
+      password: 'rahasia',
     });
     const id = link.json().accountId as string;
     service.clock.advance(minutes(24 * 60)); // past the day its creation paid for
     const before = await points(caller);
     const slot = service.clock.now().toISOString();
-    const outcomes = await Promise.all([syncAccount(service.deps, id, slot), syncAccount(service.deps, id, slot), syncAccount(service.deps, id, slot)]);
+    const outcomes = await Promise.all([
+      syncAccount(service.deps, id, slot),
+      syncAccount(service.deps, id, slot),
+      syncAccount(service.deps, id, slot),
+    ]);
     expect(outcomes.filter(o => o === 'synced')).toHaveLength(1);
     const events = await service.store.readStream(`account-${id}`);
     const recorded = events.filter(e => e.type === 'MutationRecorded').map(e => e.data.providerTransactionId);
@@ -74,7 +99,13 @@ describe('scheduled sync', () => {
     const caller = await keyHolder(service);
     const sandbox = sandboxOf(service);
     const link = await caller.call('POST', '/api/v1/accounts', {
-      type: 'bank', providerCode: 'BANK-MANDIRI', accountName: 'Sesi', intervalMinutes: 5, accountNumber: '5500000009', username: 'sesi', password: 'rahasia',
+      type: 'bank',
+      providerCode: 'BANK-MANDIRI',
+      accountName: 'Sesi',
+      intervalMinutes: 5,
+      accountNumber: '5500000009',
+      username: 'sesi',
+      password: 'rahasia',
     });
     const id = link.json().accountId as string;
     // the session ends and the bank now refuses the stored credentials
@@ -98,7 +129,13 @@ describe('scheduled sync', () => {
     const caller = await keyHolder(service);
     const sandbox = sandboxOf(service);
     const link = await caller.call('POST', '/api/v1/accounts', {
-      type: 'bank', providerCode: 'BANK-BRI', accountName: 'Gagal', intervalMinutes: 60, accountNumber: '5500000003', username: 'gagal', password: 'rahasia',
+      type: 'bank',
+      providerCode: 'BANK-BRI',
+      accountName: 'Gagal',
+      intervalMinutes: 60,
+      accountNumber: '5500000003',
+      username: 'gagal',
+      password: 'rahasia',
     });
     const id = link.json().accountId as string;
     const account = async () => (await caller.call('GET', `/api/v1/accounts/${id}`)).json().data;

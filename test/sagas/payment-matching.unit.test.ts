@@ -7,7 +7,15 @@ import { MutationRecorded } from '../../src/events/account.ts';
 import { HoldingAccountMarked } from '../../src/events/holding-accounts.ts';
 import { PaymentCompleted, PaymentCreated, PaymentExpired, type PaymentEvent } from '../../src/events/payment.ts';
 import { completion, credited, paymentMatching, unclaimed } from '../../src/sagas/payment-matching.ts';
-import { command, followUp, next, readPayable, readStream, releasePayable, type MatchedPayable } from '../../src/sagas/reaction.ts';
+import {
+  command,
+  followUp,
+  next,
+  readPayable,
+  readStream,
+  releasePayable,
+  type MatchedPayable,
+} from '../../src/sagas/reaction.ts';
 import { reactionSpecification, stepSpecification, stored, t0 } from './reaction-specification.ts';
 
 const ownerId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
@@ -19,90 +27,178 @@ const adminId = '9d3f4051-6273-4485-b697-a8b9c0d1e2f3';
 const occurredAt = '2026-03-02T03:10:00.000Z';
 const mutation = (fields: { type?: 'CREDIT' | 'DEBIT'; providerTransactionId?: string; occurredAt?: string } = {}) =>
   MutationRecorded({
-    accountId, mutationId, providerTransactionId: fields.providerTransactionId ?? 'TX1', type: fields.type ?? 'CREDIT', amount: 50_007, description: 'QRIS',
-    senderName: 'Budi Santoso', reference: null, occurredAt: fields.occurredAt ?? occurredAt, recordedAt: '2026-03-02T03:11:00.000Z',
+    accountId,
+    mutationId,
+    providerTransactionId: fields.providerTransactionId ?? 'TX1',
+    type: fields.type ?? 'CREDIT',
+    amount: 50_007,
+    description: 'QRIS',
+    senderName: 'Budi Santoso',
+    reference: null,
+    occurredAt: fields.occurredAt ?? occurredAt,
+    recordedAt: '2026-03-02T03:11:00.000Z',
   });
 const cause = `${accountStream(accountId)}@4`;
 const credit = mutation().data;
 const at = { streamId: accountStream(accountId), revision: 4 };
 
 const details: PaymentDetails = {
-  paymentId, ownerId, orderId: 'INV-1', receivingAccountId: accountId, providerCode: 'WALLET-D', type: 'QRIS-DYNAMIC', methodSelection: 'fixed',
-  amount: 50_000, uniqueCode: 7, totalAmount: 50_007, accountNumber: null, qrisPayload: 'qr', redirectUrl: 'https://shop.example/done',
-  expiresAt: '2026-03-02T04:00:00.000Z', createdAt: '2026-03-02T03:00:00.000Z', requestHash: 'h', gateway: null,
+  paymentId,
+  ownerId,
+  orderId: 'INV-1',
+  receivingAccountId: accountId,
+  providerCode: 'WALLET-D',
+  type: 'QRIS-DYNAMIC',
+  methodSelection: 'fixed',
+  amount: 50_000,
+  uniqueCode: 7,
+  totalAmount: 50_007,
+  accountNumber: null,
+  qrisPayload: 'qr',
+  redirectUrl: 'https://shop.example/done',
+  expiresAt: '2026-03-02T04:00:00.000Z',
+  createdAt: '2026-03-02T03:00:00.000Z',
+  requestHash: 'h',
+  gateway: null,
 };
-const matched: MatchedPayable = { payable: { paymentId, uniqueCode: 7, totalAmount: 50_007, vaNumber: null, expiresAt: details.expiresAt }, claimed: true };
+const matched: MatchedPayable = {
+  payable: { paymentId, uniqueCode: 7, totalAmount: 50_007, vaNumber: null, expiresAt: details.expiresAt },
+  claimed: true,
+};
 const completedBy = (id: string) =>
   PaymentCompleted({
-    paymentId, ownerId, orderId: 'INV-1', type: 'QRIS-DYNAMIC', amount: 50_000, totalAmount: 50_007, receivingAccountId: accountId,
-    mutationId: id, paidAt: occurredAt, completedAt: t0.toISOString(), gateway: null,
+    paymentId,
+    ownerId,
+    orderId: 'INV-1',
+    type: 'QRIS-DYNAMIC',
+    amount: 50_000,
+    totalAmount: 50_007,
+    receivingAccountId: accountId,
+    mutationId: id,
+    paidAt: occurredAt,
+    completedAt: t0.toISOString(),
+    gateway: null,
   });
 /** What handleCommand answers after CompletePayment: the payment as its stream holds it then. */
-const outcome = (history: PaymentEvent[]) => ({ state: history.reduce(payment.evolve, payment.initialState()), events: [], position: null, revision: history.length - 1 });
-const marked = (markedAt: string) => HoldingAccountMarked({ accountId, providerCode: 'WALLET-D', methods: ['QRIS-DYNAMIC'], markedBy: adminId, markedAt });
+const outcome = (history: PaymentEvent[]) => ({
+  state: history.reduce(payment.evolve, payment.initialState()),
+  events: [],
+  position: null,
+  revision: history.length - 1,
+});
+const marked = (markedAt: string) =>
+  HoldingAccountMarked({ accountId, providerCode: 'WALLET-D', methods: ['QRIS-DYNAMIC'], markedBy: adminId, markedAt });
 
 describe('payment matching reaction', () => {
   const { given } = reactionSpecification(paymentMatching);
 
-  it('looks for the payable of a customer credit', () => given([]).when(stored(mutation(), at)).then([next(credited, { credit, cause })]));
+  it('looks for the payable of a customer credit', () =>
+    given([])
+      .when(stored(mutation(), at))
+      .then([next(credited, { credit, cause })]));
 
   it('passes debits and a failed transfer given back by', () => {
-    given([]).when(stored(mutation({ type: 'DEBIT' }), at)).then([]);
-    given([]).when(stored(mutation({ providerTransactionId: 'transfer-reversal:abc' }), at)).then([]);
+    given([])
+      .when(stored(mutation({ type: 'DEBIT' }), at))
+      .then([]);
+    given([])
+      .when(stored(mutation({ providerTransactionId: 'transfer-reversal:abc' }), at))
+      .then([]);
   });
 });
 
 describe('a credit looking for its payable', () => {
   const { givenState } = stepSpecification(credited);
 
-  it('reads the payable the credit pays on its account', () => givenState(null).when({ credit, cause }).reads(readPayable(accountId, credit)));
+  it('reads the payable the credit pays on its account', () =>
+    givenState(null).when({ credit, cause }).reads(readPayable(accountId, credit)));
 
   it('completes the payment of the payable it pays, with event ids derived from the credit, then looks at the outcome', () =>
-    givenState(matched).when({ credit, cause }).then([
-      command(
-        paymentStream(paymentId), payment, { type: 'CompletePayment', mutationId, paidAt: new Date(occurredAt), now: t0 },
-        { actor: 'system:payment-matching', now: t0, causationId: cause, correlationId: paymentId, eventIds: { saga: 'payment-matching', cause } },
-        followUp(completion, { credit, cause, matched }),
-      ),
-    ]));
+    givenState(matched)
+      .when({ credit, cause })
+      .then([
+        command(
+          paymentStream(paymentId),
+          payment,
+          { type: 'CompletePayment', mutationId, paidAt: new Date(occurredAt), now: t0 },
+          {
+            actor: 'system:payment-matching',
+            now: t0,
+            causationId: cause,
+            correlationId: paymentId,
+            eventIds: { saga: 'payment-matching', cause },
+          },
+          followUp(completion, { credit, cause, matched }),
+        ),
+      ]));
 
-  it('is unclaimed when it pays no payable', () => givenState(null).when({ credit, cause }).then([next(unclaimed, { credit, cause })]));
+  it('is unclaimed when it pays no payable', () =>
+    givenState(null)
+      .when({ credit, cause })
+      .then([next(unclaimed, { credit, cause })]));
 });
 
 describe('the payment a credit completed', () => {
   const { given } = stepSpecification(completion);
 
   it('completed by this credit: frees the payable it held (the claim on its total), without derived event ids', () =>
-    given([]).when({ credit, cause, matched, outcome: outcome([PaymentCreated(details), completedBy(mutationId)]) }).then([
-      releasePayable(
-        { accountId, paymentId, totalAmount: 50_007, claimed: true, reason: 'completed', now: t0 },
-        { actor: 'system:payment-matching', now: t0, causationId: cause, correlationId: paymentId },
-      ),
-    ]));
+    given([])
+      .when({ credit, cause, matched, outcome: outcome([PaymentCreated(details), completedBy(mutationId)]) })
+      .then([
+        releasePayable(
+          { accountId, paymentId, totalAmount: 50_007, claimed: true, reason: 'completed', now: t0 },
+          { actor: 'system:payment-matching', now: t0, causationId: cause, correlationId: paymentId },
+        ),
+      ]));
 
   it('expired or paid by another credit meanwhile: the credit is unclaimed', () => {
-    given([]).when({ credit, cause, matched, outcome: outcome([PaymentCreated(details), completedBy(otherMutationId)]) }).then([next(unclaimed, { credit, cause })]);
+    given([])
+      .when({ credit, cause, matched, outcome: outcome([PaymentCreated(details), completedBy(otherMutationId)]) })
+      .then([next(unclaimed, { credit, cause })]);
     const expired = PaymentExpired({ paymentId, ownerId, receivingAccountId: accountId, expiredAt: details.expiresAt });
-    given([]).when({ credit, cause, matched, outcome: outcome([PaymentCreated(details), expired]) }).then([next(unclaimed, { credit, cause })]);
+    given([])
+      .when({ credit, cause, matched, outcome: outcome([PaymentCreated(details), expired]) })
+      .then([next(unclaimed, { credit, cause })]);
   });
 });
 
 describe('an unclaimed credit', () => {
   const { given } = stepSpecification(unclaimed);
 
-  it('reads the holding accounts', () => given([]).when({ credit, cause }).reads(readStream(holdingAccountsStream, holdingAccounts)));
+  it('reads the holding accounts', () =>
+    given([]).when({ credit, cause }).reads(readStream(holdingAccountsStream, holdingAccounts)));
 
   it('into a holding account goes to suspense, once per mutation (event ids derived from the credit)', () =>
-    given([marked('2026-03-01T00:00:00.000Z')]).when({ credit, cause }).then([
-      command(
-        suspenseStream, suspense,
-        { type: 'ReceiveSuspenseCredit', mutationId, accountId, providerCode: 'WALLET-D', amount: 50_007, senderName: 'Budi Santoso', reference: null, receivedAt: new Date(occurredAt) },
-        { actor: 'system:payment-matching', now: t0, causationId: cause, correlationId: mutationId, eventIds: { saga: 'payment-matching-suspense', cause } },
-      ),
-    ]));
+    given([marked('2026-03-01T00:00:00.000Z')])
+      .when({ credit, cause })
+      .then([
+        command(
+          suspenseStream,
+          suspense,
+          {
+            type: 'ReceiveSuspenseCredit',
+            mutationId,
+            accountId,
+            providerCode: 'WALLET-D',
+            amount: 50_007,
+            senderName: 'Budi Santoso',
+            reference: null,
+            receivedAt: new Date(occurredAt),
+          },
+          {
+            actor: 'system:payment-matching',
+            now: t0,
+            causationId: cause,
+            correlationId: mutationId,
+            eventIds: { saga: 'payment-matching-suspense', cause },
+          },
+        ),
+      ]));
 
   it("stays the owner's own: an account that holds no gateway money, or a credit from before it was marked", () => {
     given([]).when({ credit, cause }).then([]);
-    given([marked('2026-03-02T03:10:00.001Z')]).when({ credit, cause }).then([]);
+    given([marked('2026-03-02T03:10:00.001Z')])
+      .when({ credit, cause })
+      .then([]);
   });
 });

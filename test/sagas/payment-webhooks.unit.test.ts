@@ -12,45 +12,100 @@ const paymentId = '6a0c1d2e-3f40-4152-8364-758697a8b9c0';
 const mutationId = '7b1d2e3f-4051-4263-9475-8697a8b9c0d1';
 const baseUrl = 'https://pay.example';
 const details: PaymentDetails = {
-  paymentId, ownerId, orderId: 'INV-1', receivingAccountId: accountId, providerCode: 'WALLET-D', type: 'QRIS-DYNAMIC', methodSelection: 'fixed',
-  amount: 50_000, uniqueCode: 7, totalAmount: 50_007, accountNumber: null, qrisPayload: 'qr', redirectUrl: 'https://shop.example/done',
-  expiresAt: '2026-03-02T04:00:00.000Z', createdAt: '2026-03-02T03:00:00.000Z', requestHash: 'h', gateway: null,
+  paymentId,
+  ownerId,
+  orderId: 'INV-1',
+  receivingAccountId: accountId,
+  providerCode: 'WALLET-D',
+  type: 'QRIS-DYNAMIC',
+  methodSelection: 'fixed',
+  amount: 50_000,
+  uniqueCode: 7,
+  totalAmount: 50_007,
+  accountNumber: null,
+  qrisPayload: 'qr',
+  redirectUrl: 'https://shop.example/done',
+  expiresAt: '2026-03-02T04:00:00.000Z',
+  createdAt: '2026-03-02T03:00:00.000Z',
+  requestHash: 'h',
+  gateway: null,
 };
 const created = PaymentCreated(details);
 const completed = PaymentCompleted({
-  paymentId, ownerId, orderId: 'INV-1', type: 'QRIS-DYNAMIC', amount: 50_000, totalAmount: 50_007, receivingAccountId: accountId,
-  mutationId, paidAt: '2026-03-02T03:10:00.000Z', completedAt: '2026-03-02T03:11:00.000Z', gateway: null,
+  paymentId,
+  ownerId,
+  orderId: 'INV-1',
+  type: 'QRIS-DYNAMIC',
+  amount: 50_000,
+  totalAmount: 50_007,
+  receivingAccountId: accountId,
+  mutationId,
+  paidAt: '2026-03-02T03:10:00.000Z',
+  completedAt: '2026-03-02T03:11:00.000Z',
+  gateway: null,
 });
-const expired = PaymentExpired({ paymentId, ownerId, receivingAccountId: accountId, expiredAt: '2026-03-02T04:00:05.000Z' });
+const expired = PaymentExpired({
+  paymentId,
+  ownerId,
+  receivingAccountId: accountId,
+  expiredAt: '2026-03-02T04:00:05.000Z',
+});
 const at = { streamId: paymentStream(paymentId), revision: 1 };
 
 /** The payment as the status query shows it (the interface's Payment resource). */
 const shown = {
-  id: paymentId, orderId: 'INV-1', walletAccountId: accountId, type: 'QRIS-DYNAMIC', amount: 50_000, uniqueCode: 7, totalAmount: 50_007,
-  qrisImage: `${baseUrl}/pay/${paymentId}/qris.png`, paymentUrl: `${baseUrl}/pay/${paymentId}`, redirectUrl: 'https://shop.example/done',
-  expiresAt: '2026-03-02T04:00:00.000Z', createdAt: '2026-03-02T03:00:00.000Z',
+  id: paymentId,
+  orderId: 'INV-1',
+  walletAccountId: accountId,
+  type: 'QRIS-DYNAMIC',
+  amount: 50_000,
+  uniqueCode: 7,
+  totalAmount: 50_007,
+  qrisImage: `${baseUrl}/pay/${paymentId}/qris.png`,
+  paymentUrl: `${baseUrl}/pay/${paymentId}`,
+  redirectUrl: 'https://shop.example/done',
+  expiresAt: '2026-03-02T04:00:00.000Z',
+  createdAt: '2026-03-02T03:00:00.000Z',
 };
 
 describe('payment webhooks reaction', () => {
   const { given } = reactionSpecification(paymentWebhooks(baseUrl));
 
-  it('reads the payment from its stream', () => given([]).when(stored(completed, at)).reads(readStream(paymentStream(paymentId), payment)));
+  it('reads the payment from its stream', () =>
+    given([])
+      .when(stored(completed, at))
+      .reads(readStream(paymentStream(paymentId), payment)));
 
   it('publishes payment.completed with the payment as the status query shows it, under an id derived from the payment', () =>
-    given([created, completed]).when(stored(completed, at)).then([
-      publishWebhook({
-        ownerId, eventId: deterministicUuid(`webhook:${paymentId}:payment.completed`), type: 'payment.completed', createdAt: '2026-03-02T03:11:00.000Z',
-        data: { ...shown, status: 'COMPLETED', paidAt: '2026-03-02T03:10:00.000Z', completedAt: '2026-03-02T03:11:00.000Z' },
-      }),
-    ]));
+    given([created, completed])
+      .when(stored(completed, at))
+      .then([
+        publishWebhook({
+          ownerId,
+          eventId: deterministicUuid(`webhook:${paymentId}:payment.completed`),
+          type: 'payment.completed',
+          createdAt: '2026-03-02T03:11:00.000Z',
+          data: {
+            ...shown,
+            status: 'COMPLETED',
+            paidAt: '2026-03-02T03:10:00.000Z',
+            completedAt: '2026-03-02T03:11:00.000Z',
+          },
+        }),
+      ]));
 
   it('publishes payment.expired at the expiry', () =>
-    given([created, expired]).when(stored(expired, at)).then([
-      publishWebhook({
-        ownerId, eventId: deterministicUuid(`webhook:${paymentId}:payment.expired`), type: 'payment.expired', createdAt: '2026-03-02T04:00:05.000Z',
-        data: { ...shown, status: 'EXPIRED', expiredAt: '2026-03-02T04:00:05.000Z' },
-      }),
-    ]));
+    given([created, expired])
+      .when(stored(expired, at))
+      .then([
+        publishWebhook({
+          ownerId,
+          eventId: deterministicUuid(`webhook:${paymentId}:payment.expired`),
+          type: 'payment.expired',
+          createdAt: '2026-03-02T04:00:05.000Z',
+          data: { ...shown, status: 'EXPIRED', expiredAt: '2026-03-02T04:00:05.000Z' },
+        }),
+      ]));
 
   it('publishes nothing for a payment whose stream is gone', () => given([]).when(stored(completed, at)).then([]));
 });

@@ -8,7 +8,13 @@ export const t0 = new Date('2026-03-02T03:00:00.000Z');
 
 /** An event as the store hands it to a reaction: at `streamId@revision`, with metadata. */
 export function stored<E extends AnyEvent>(event: E, at: { streamId: string; revision: number }): StoredEvent<E> {
-  const metadata = { eventId: '00000000-0000-4000-8000-000000000001', correlationId: 'c', causationId: null, actor: 'test', occurredAt: t0.toISOString() };
+  const metadata = {
+    eventId: '00000000-0000-4000-8000-000000000001',
+    correlationId: 'c',
+    causationId: null,
+    actor: 'test',
+    occurredAt: t0.toISOString(),
+  };
   return { ...event, ...at, metadata, position: { commit: 1n, prepare: 1n } };
 }
 
@@ -22,7 +28,8 @@ function specificationOf<I, S>(stepFor: (input: I) => AnyStep | undefined) {
   const given = (what: Given<S>) => ({
     when: (input: I, now: Date = t0) => {
       const step = stepFor(input);
-      const read = step?.reads?.(input as never) as (Read<unknown> & { decider?: Decider<unknown, unknown, DomainEvent> }) | undefined;
+      const read = step?.reads?.(input as never) as
+        (Read<unknown> & { decider?: Decider<unknown, unknown, DomainEvent> }) | undefined;
       const state = () => {
         if ('state' in what) return what.state;
         if (!read) return undefined;

@@ -9,7 +9,9 @@ import type { EventStore } from '../../src/store/event-store.ts';
 import { PaymentExpired } from '../../src/events/payment.ts';
 import { stored, t0 } from './reaction-specification.ts';
 
-const completed: Step<Stored<'PaymentCompleted'>> = { decide: event => [log({ paymentId: event.data.paymentId }, 'completed')] };
+const completed: Step<Stored<'PaymentCompleted'>> = {
+  decide: event => [log({ paymentId: event.data.paymentId }, 'completed')],
+};
 
 const paymentId = '6a0c1d2e-3f40-4152-8364-758697a8b9c0';
 const ownerId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
@@ -17,7 +19,10 @@ const ownerId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
 describe('a reaction', () => {
   it('handles the event types it has a step for, and no other', () => {
     const expired: Step<Stored<'PaymentExpired'>> = { decide: () => [] };
-    expect(reaction('test', { PaymentCompleted: completed, PaymentExpired: expired }).handles).toEqual(['PaymentCompleted', 'PaymentExpired']);
+    expect(reaction('test', { PaymentCompleted: completed, PaymentExpired: expired }).handles).toEqual([
+      'PaymentCompleted',
+      'PaymentExpired',
+    ]);
     expect(reaction('test', { PaymentExpired: expired }).handles).toEqual(['PaymentExpired']);
   });
 
@@ -29,15 +34,33 @@ describe('a reaction', () => {
 
   it('is run by its runner: the actions in order, a follow-up step with its input, now from the clock', async () => {
     const lines: { msg: string; [field: string]: unknown }[] = [];
-    const sink = new Writable({ write: (chunk: Buffer, _, done) => (lines.push(JSON.parse(chunk.toString())), done()) });
-    const then: Step<{ step: number }> = { decide: ({ step }, _, now) => [log({ step, at: now.toISOString() }, 'follow-up')] };
+    const sink = new Writable({
+      write: (chunk: Buffer, _, done) => (lines.push(JSON.parse(chunk.toString())), done()),
+    });
+    const then: Step<{ step: number }> = {
+      decide: ({ step }, _, now) => [log({ step, at: now.toISOString() }, 'follow-up')],
+    };
     const expired: Step<Stored<'PaymentExpired'>> = {
-      decide: (event, _, now) => [log({ paymentId: event.data.paymentId, at: now.toISOString() }, 'first'), next(then, { step: 2 }), log({}, 'last')],
+      decide: (event, _, now) => [
+        log({ paymentId: event.data.paymentId, at: now.toISOString() }, 'first'),
+        next(then, { step: 2 }),
+        log({}, 'last'),
+      ],
     };
     // nothing here reads or writes: the store and the pool are never asked
-    const deps = { store: {} as EventStore, pool: {} as pg.Pool, clock: new TestClock(t0), log: createLogger('info', sink) };
+    const deps = {
+      store: {} as EventStore,
+      pool: {} as pg.Pool,
+      clock: new TestClock(t0),
+      log: createLogger('info', sink),
+    };
     const saga = sagaOf(reaction('test', { PaymentExpired: expired }), deps);
-    await saga.handle(stored(PaymentExpired({ paymentId, ownerId, receivingAccountId: null, expiredAt: t0.toISOString() }), { streamId: `payment-${paymentId}`, revision: 1 }));
+    await saga.handle(
+      stored(PaymentExpired({ paymentId, ownerId, receivingAccountId: null, expiredAt: t0.toISOString() }), {
+        streamId: `payment-${paymentId}`,
+        revision: 1,
+      }),
+    );
     expect(lines.map(({ msg, paymentId, step, at }) => ({ msg, paymentId, step, at }))).toEqual([
       { msg: 'first', paymentId, step: undefined, at: t0.toISOString() },
       { msg: 'follow-up', paymentId: undefined, step: 2, at: t0.toISOString() },

@@ -31,13 +31,19 @@ const receiptsSaga = (handled: string[] = []): Saga => ({
   async handle(e) {
     const { orderId } = e.data as unknown as { orderId: string };
     handled.push(orderId);
-    await handleCommand({ store }, `receipt-${orderId}`, receipt, { type: 'IssueReceipt', orderId }, {
-      actor: 'system:test-receipts',
-      now,
-      causationId: e.metadata.eventId,
-      correlationId: e.metadata.correlationId,
-      eventId: i => sagaEventId('test-receipts', e.metadata.eventId, i),
-    });
+    await handleCommand(
+      { store },
+      `receipt-${orderId}`,
+      receipt,
+      { type: 'IssueReceipt', orderId },
+      {
+        actor: 'system:test-receipts',
+        now,
+        causationId: e.metadata.eventId,
+        correlationId: e.metadata.correlationId,
+        eventId: i => sagaEventId('test-receipts', e.metadata.eventId, i),
+      },
+    );
   },
 });
 
@@ -68,7 +74,8 @@ describe('saga runner', () => {
     const runner = new SagaRunner({ pool, store, log }, [receiptsSaga()]);
     await runner.start();
     const orderIds = Array.from({ length: 10 }, () => nextUuid());
-    for (const orderId of orderIds) await store.append(`order-${orderId}`, [{ ...OrderPlacedEvent(orderId) }], 'no_stream');
+    for (const orderId of orderIds)
+      await store.append(`order-${orderId}`, [{ ...OrderPlacedEvent(orderId) }], 'no_stream');
     await eventually(async () => (await receiptsFor(orderIds)).every(n => n === 1));
     await runner.stop();
 
@@ -78,7 +85,11 @@ describe('saga runner', () => {
     await again.start();
     const head = await store.headPosition();
     await eventually(async () => {
-      const r = await query<{ commit_position: string }>(pool, 'ReadCheckpointForTest', `select commit_position::text from subscriber_checkpoints where name = 'saga:test-receipts'`);
+      const r = await query<{ commit_position: string }>(
+        pool,
+        'ReadCheckpointForTest',
+        `select commit_position::text from subscriber_checkpoints where name = 'saga:test-receipts'`,
+      );
       return r.rows[0] !== undefined && BigInt(r.rows[0].commit_position) >= head.commit;
     });
     await again.stop();
@@ -92,7 +103,10 @@ describe('saga runner', () => {
     const handledBy = { first: [] as string[], second: [] as string[] };
     const first = new SagaRunner({ pool, store, log }, [receiptsSaga(handledBy.first)]);
     const second = new SagaRunner({ pool, store, log }, [receiptsSaga(handledBy.second)]);
-    const leading = () => Object.entries({ first, second }).filter(([, r]) => r.health()[0]!.health.state === 'leading').map(([name]) => name);
+    const leading = () =>
+      Object.entries({ first, second })
+        .filter(([, r]) => r.health()[0]!.health.state === 'leading')
+        .map(([name]) => name);
     await first.start();
     await second.start();
     expect(leading()).toEqual(['first']);

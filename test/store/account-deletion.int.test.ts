@@ -18,7 +18,10 @@ let db: Awaited<ReturnType<typeof freshServiceDatabase>>;
 const warnings: string[] = [];
 beforeAll(async () => {
   db = await freshServiceDatabase();
-  const log = createLogger('warn', new Writable({ write: (chunk, _enc, done) => void (warnings.push(String(chunk)), done()) }));
+  const log = createLogger(
+    'warn',
+    new Writable({ write: (chunk, _enc, done) => void (warnings.push(String(chunk)), done()) }),
+  );
   service = await startTestService({ DATABASE_URL: db.url }, { log });
 });
 afterAll(async () => {
@@ -29,20 +32,40 @@ afterAll(async () => {
 async function readModels(): Promise<Record<string, unknown[]>> {
   const tables: Record<string, unknown[]> = {};
   for (const p of projections)
-    for (const table of p.tables) tables[table] = (await query(service.pool, 'SnapshotTable', `select * from ${table} t order by t::text`)).rows;
+    for (const table of p.tables)
+      tables[table] = (await query(service.pool, 'SnapshotTable', `select * from ${table} t order by t::text`)).rows;
   return tables;
 }
 
 const eventsOf = async (streamId: string) =>
-  (await query<{ n: number }>(service.pool, 'CountStreamEvents', 'select count(*)::int as n from es_events where stream_id = $1', [streamId])).rows[0]!.n;
+  (
+    await query<{ n: number }>(
+      service.pool,
+      'CountStreamEvents',
+      'select count(*)::int as n from es_events where stream_id = $1',
+      [streamId],
+    )
+  ).rows[0]!.n;
 
 async function linkBank(caller: Awaited<ReturnType<typeof keyHolder>>, accountNumber: string) {
   const linked = await caller.call('POST', '/api/v1/accounts', {
-    type: 'bank', providerCode: 'BANK-MANDIRI', accountName: 'Toko', intervalMinutes: 60, accountNumber, username: 'toko', password: 'rahasia',
+    type: 'bank',
+    providerCode: 'BANK-MANDIRI',
+    accountName: 'Toko',
+    intervalMinutes: 60,
+    accountNumber,
+    username: 'toko',
+    password: 'rahasia',
   });
   expect(linked.statusCode, linked.body).toBe(200);
   const id = linked.json().accountId as string;
-  await sandboxOf(service).addTransaction({ providerCode: 'BANK-MANDIRI', accountRef: accountNumber, type: 'CREDIT', amount: 15_000, senderName: 'Budi' });
+  await sandboxOf(service).addTransaction({
+    providerCode: 'BANK-MANDIRI',
+    accountRef: accountNumber,
+    type: 'CREDIT',
+    amount: 15_000,
+    senderName: 'Budi',
+  });
   expect((await caller.call('GET', `/api/v1/accounts/${id}/refresh`)).statusCode).toBe(200);
   expect((await caller.call('GET', `/api/v1/mutations?accountId=${id}`)).json().pagination.total).toBeGreaterThan(0);
   return id;
@@ -55,7 +78,10 @@ describe('the service on its restricted role', () => {
     const owner = createPool(db.ownerUrl, 1);
     try {
       const told: string[] = [];
-      await warnIfLogRewritable(owner, createLogger('warn', new Writable({ write: (c, _e, done) => void (told.push(String(c)), done()) })));
+      await warnIfLogRewritable(
+        owner,
+        createLogger('warn', new Writable({ write: (c, _e, done) => void (told.push(String(c)), done()) })),
+      );
       expect(told).toHaveLength(1);
       expect(told[0]).toContain('is a superuser');
     } finally {
@@ -79,7 +105,9 @@ describe('the service on its restricted role', () => {
     expect(await eventsOf(`account-${gone}`)).toBe(written);
     expect(await service.store.readStream(`account-${gone}`)).toEqual([]);
     expect((await readAllAfter(service.store, START)).filter(e => e.streamId === `account-${gone}`)).toEqual([]);
-    const audited = (await readLogAfter(service.store, START, 1000)).filter(e => e.streamId === `account-${gone}`).map(e => e.revision);
+    const audited = (await readLogAfter(service.store, START, 1000))
+      .filter(e => e.streamId === `account-${gone}`)
+      .map(e => e.revision);
     expect(audited).toHaveLength(written);
 
     const head = await service.store.headPosition();

@@ -2,13 +2,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cutCheckpoint, emptyChain, takeEvents, type ChainSigner } from '../../src/audit/ledger-chain.ts';
 import { genesisHash, type LedgerCheckpoint } from '../../src/audit/ledger-format.ts';
 import { logEvents } from '../../src/audit/stream-pages.ts';
-import { START, StreamDeleted, comparePositions, type EventStore, type NewEvent, type Position, type RecordedEvent } from '../../src/store/event-store.ts';
+import {
+  START,
+  StreamDeleted,
+  comparePositions,
+  type EventStore,
+  type NewEvent,
+  type Position,
+  type RecordedEvent,
+} from '../../src/store/event-store.ts';
 import { newEvent, readAllAfter, streamName } from './event-store.contract.ts';
 
 /** Every event of the log after `after` (readLog, pages of `pageSize`), deleted streams' included. */
 export async function readLogAfter(store: EventStore, after: Position, pageSize = 200): Promise<RecordedEvent[]> {
   const out: RecordedEvent[] = [];
-  for (let position = after; ; ) {
+  for (let position = after; ;) {
     const page = await store.readLog(position, pageSize);
     if (page.length === 0) return out;
     expect(page.length).toBeLessThanOrEqual(pageSize);
@@ -21,7 +29,12 @@ const within = (streams: string[]) => (e: RecordedEvent) => streams.includes(e.s
 const ids = (events: RecordedEvent[]) => events.map(e => e.metadata.eventId);
 
 /** An event as the log should answer it: what was written, at its stream and revision (positions are the store's own). */
-const asWritten = (streamId: string, revision: number, e: NewEvent): RecordedEvent => ({ ...e, streamId, revision, position: START });
+const asWritten = (streamId: string, revision: number, e: NewEvent): RecordedEvent => ({
+  ...e,
+  streamId,
+  revision,
+  position: START,
+});
 
 /** The chain's checkpoints of a run of the log, cut at its end; signatures are not what this compares. */
 function checkpointsOf(events: RecordedEvent[]): LedgerCheckpoint[] {
@@ -58,7 +71,12 @@ export function eventLogContract(name: string, open: () => Promise<{ store: Even
       await store.append(b, [newEvent('B1'), newEvent('B2')], 'no_stream');
       await store.append(a, [newEvent('A2', { nested: { z: 1, a: [1, 'two', null] } })], 0);
       const log = (await readLogAfter(store, head)).filter(within([a, b]));
-      expect(log.map(e => [e.streamId, e.revision, e.type])).toEqual([[a, 0, 'A1'], [b, 0, 'B1'], [b, 1, 'B2'], [a, 1, 'A2']]);
+      expect(log.map(e => [e.streamId, e.revision, e.type])).toEqual([
+        [a, 0, 'A1'],
+        [b, 0, 'B1'],
+        [b, 1, 'B2'],
+        [a, 1, 'A2'],
+      ]);
       for (let i = 1; i < log.length; i++) expect(comparePositions(log[i - 1]!.position, log[i]!.position)).toBe(-1);
       const all = (await readAllAfter(store, head)).filter(within([a, b]));
       const shape = (e: RecordedEvent) => ({ ...e, data: e.data, metadata: e.metadata });
@@ -84,12 +102,20 @@ export function eventLogContract(name: string, open: () => Promise<{ store: Even
         [kept, 1, 'Between'],
         [kept, 2, 'After'],
       ]);
-      expect(log.filter(within([gone])).map(e => [e.metadata.eventId, e.data])).toEqual(secrets.map(e => [e.metadata.eventId, e.data]));
+      expect(log.filter(within([gone])).map(e => [e.metadata.eventId, e.data])).toEqual(
+        secrets.map(e => [e.metadata.eventId, e.data]),
+      );
       // nothing the deletion wrote for itself is an event of the log
-      expect((await readLogAfter(store, head)).filter(e => e.type.startsWith('$') || e.streamId.startsWith('$'))).toEqual([]);
+      expect(
+        (await readLogAfter(store, head)).filter(e => e.type.startsWith('$') || e.streamId.startsWith('$')),
+      ).toEqual([]);
       // readers see the stream deleted, as before
       expect(await store.readStream(gone)).toEqual([]);
-      expect((await readAllAfter(store, head)).filter(within([kept, gone])).map(e => e.type)).toEqual(['Before', 'Between', 'After']);
+      expect((await readAllAfter(store, head)).filter(within([kept, gone])).map(e => e.type)).toEqual([
+        'Before',
+        'Between',
+        'After',
+      ]);
       await expect(store.append(gone, [newEvent('Again')], 'any')).rejects.toBeInstanceOf(StreamDeleted);
       await expect(store.append(gone, [newEvent('Again')], 1)).rejects.toBeInstanceOf(StreamDeleted);
       await expect(store.append(gone, [newEvent('Again')], 'no_stream')).rejects.toBeInstanceOf(StreamDeleted);
@@ -106,7 +132,8 @@ export function eventLogContract(name: string, open: () => Promise<{ store: Even
       await store.deleteStream(gone);
       const whole = (await readLogAfter(store, head)).filter(within([paged, gone]));
       expect(whole.map(e => e.type)).toEqual(['P0', 'P1', 'G0', 'G1', 'P2', 'P3']);
-      for (const size of [1, 2, 5]) expect(ids((await readLogAfter(store, head, size)).filter(within([paged, gone])))).toEqual(ids(whole));
+      for (const size of [1, 2, 5])
+        expect(ids((await readLogAfter(store, head, size)).filter(within([paged, gone])))).toEqual(ids(whole));
       // nobody else writes to this store meanwhile: a page from an event of ours is the next events of ours
       expect(ids(await store.readLog(whole[1]!.position, 2))).toEqual(ids(whole.slice(2, 4)));
       expect(ids(await store.readLog(whole[3]!.position, 10))).toEqual(ids(whole.slice(4)));
@@ -123,9 +150,37 @@ export function eventLogContract(name: string, open: () => Promise<{ store: Even
       const day1 = '2026-01-05T16:59:59.000Z';
       const day2 = '2026-01-05T17:00:00.000Z';
       const written: [string, NewEvent[]][] = [
-        [ledger, [onDay(day1, 'Opened', { z: 'last', a: 'first', amount: 15_000, note: 'Rp 15.000 — kopi ☕ 🙂', tags: [], extra: {} })]],
-        [gone, [onDay(day1, 'Linked', { credentials: { iv: 'aXY=', tag: 'dGFn', data: 'c2VjcmV0' }, passwordHash: '$argon2id$v=19$x' }, 2)]],
-        [ledger, [onDay(day1, 'Credited', { amount: 9_007_199_254_740_991, rate: 0.7, flags: [true, false, null] }), onDay(day2, 'Settled', { amount: 1, nested: { b: { y: 2, x: 1 } } })]],
+        [
+          ledger,
+          [
+            onDay(day1, 'Opened', {
+              z: 'last',
+              a: 'first',
+              amount: 15_000,
+              note: 'Rp 15.000 — kopi ☕ 🙂',
+              tags: [],
+              extra: {},
+            }),
+          ],
+        ],
+        [
+          gone,
+          [
+            onDay(
+              day1,
+              'Linked',
+              { credentials: { iv: 'aXY=', tag: 'dGFn', data: 'c2VjcmV0' }, passwordHash: '$argon2id$v=19$x' },
+              2,
+            ),
+          ],
+        ],
+        [
+          ledger,
+          [
+            onDay(day1, 'Credited', { amount: 9_007_199_254_740_991, rate: 0.7, flags: [true, false, null] }),
+            onDay(day2, 'Settled', { amount: 1, nested: { b: { y: 2, x: 1 } } }),
+          ],
+        ],
         [gone, [onDay(day2, 'Synced', { mutations: [{ amount: -2_500, at: day2 }] })]],
         [ledger, [onDay(day2, 'Closed', { reason: 'line\u2028break "quoted" \\ slash' })]],
       ];

@@ -17,7 +17,13 @@ export function newEvent(type: string, data: Record<string, unknown> = {}, event
     type,
     version: 1,
     data,
-    metadata: { eventId, correlationId: eventId, causationId: null, actor: 'test', occurredAt: '2026-01-05T03:00:00.000Z' },
+    metadata: {
+      eventId,
+      correlationId: eventId,
+      causationId: null,
+      actor: 'test',
+      occurredAt: '2026-01-05T03:00:00.000Z',
+    },
   };
 }
 
@@ -36,9 +42,14 @@ async function collectUntil(
 ): Promise<RecordedEvent[]> {
   const seen: RecordedEvent[] = [];
   let failure: unknown;
-  const sub = store.subscribe(after, async batch => void seen.push(...batch), err => (failure = err));
+  const sub = store.subscribe(
+    after,
+    async batch => void seen.push(...batch),
+    err => (failure = err),
+  );
   const started = Date.now();
-  while (!done(seen) && failure === undefined && Date.now() - started < timeoutMs) await new Promise(r => setTimeout(r, 20));
+  while (!done(seen) && failure === undefined && Date.now() - started < timeoutMs)
+    await new Promise(r => setTimeout(r, 20));
   await sub.close();
   if (failure) throw failure;
   return seen;
@@ -59,7 +70,10 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
       const result = await store.append(id, [newEvent('A', { n: 1 }), newEvent('B', { n: 2 })], 'no_stream');
       expect(result.nextRevision).toBe(1);
       const events = await store.readStream(id);
-      expect(events.map(e => [e.type, e.revision, e.data.n])).toEqual([['A', 0, 1], ['B', 1, 2]]);
+      expect(events.map(e => [e.type, e.revision, e.data.n])).toEqual([
+        ['A', 0, 1],
+        ['B', 1, 2],
+      ]);
       expect(events[0]!.metadata.actor).toBe('test');
     });
 
@@ -177,7 +191,11 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
 
     it('reads a stream backwards, from a revision, and a limited count', async () => {
       const id = stream('read');
-      await store.append(id, [0, 1, 2, 3, 4].map(n => newEvent('N', { n })), 'no_stream');
+      await store.append(
+        id,
+        [0, 1, 2, 3, 4].map(n => newEvent('N', { n })),
+        'no_stream',
+      );
       expect((await store.readStream(id, { direction: 'backwards', maxCount: 2 })).map(e => e.data.n)).toEqual([4, 3]);
       expect((await store.readStream(id, { fromRevision: 3 })).map(e => e.data.n)).toEqual([3, 4]);
       expect((await store.readStream(id, { fromRevision: 1, maxCount: 2 })).map(e => e.data.n)).toEqual([1, 2]);
@@ -194,7 +212,9 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
       const ours = (await readAllAfter(store, head)).filter(e => e.streamId === a || e.streamId === b);
       expect(ours.map(e => e.type)).toEqual(['A1', 'B1', 'B2', 'A2']);
       for (let i = 1; i < ours.length; i++) expect(comparePositions(ours[i - 1]!.position, ours[i]!.position)).toBe(-1);
-      const afterSecond = (await readAllAfter(store, ours[1]!.position)).filter(e => e.streamId === a || e.streamId === b);
+      const afterSecond = (await readAllAfter(store, ours[1]!.position)).filter(
+        e => e.streamId === a || e.streamId === b,
+      );
       expect(afterSecond.map(e => e.type)).toEqual(['B2', 'A2']);
     });
 
@@ -204,12 +224,20 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
       const writers = 16;
       const appendsPerWriter = 25;
       const expected = writers * appendsPerWriter * 2;
-      const collecting = collectUntil(store, head, seen => seen.filter(e => e.streamId.startsWith(prefix)).length >= expected);
+      const collecting = collectUntil(
+        store,
+        head,
+        seen => seen.filter(e => e.streamId.startsWith(prefix)).length >= expected,
+      );
       await Promise.all(
         Array.from({ length: writers }, async (_, w) => {
           for (let i = 0; i < appendsPerWriter; i++) {
             // writers share streams pairwise, so some appends conflict on revisions and some on nothing
-            await store.append(`${prefix}-${w % 8}`, [newEvent('W', { w, i }), newEvent('W', { w, i, second: true })], 'any');
+            await store.append(
+              `${prefix}-${w % 8}`,
+              [newEvent('W', { w, i }), newEvent('W', { w, i, second: true })],
+              'any',
+            );
           }
         }),
       );

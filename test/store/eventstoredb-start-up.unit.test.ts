@@ -28,7 +28,11 @@ describe('opening KurrentDB at start-up', () => {
   it('tries again with a growing, bounded pause and a log line each time, then gives up', async () => {
     const { lines, log } = capturedLog();
     const waits: number[] = [];
-    const config = { eventStore: 'eventstoredb' as const, eventStoreConnectionString: `kurrentdb://127.0.0.1:${closedPort}?tls=false`, logLevel: 'info' as const };
+    const config = {
+      eventStore: 'eventstoredb' as const,
+      eventStoreConnectionString: `kurrentdb://127.0.0.1:${closedPort}?tls=false`,
+      logLevel: 'info' as const,
+    };
     await expect(openEventStore(config, noPool, { log, wait: async ms => void waits.push(ms) })).rejects.toThrow();
     expect(waits).toEqual([500, 1000, 2000, 4000, 8000, 10_000, 10_000, 10_000, 10_000]);
     expect(lines.map(l => l.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -37,8 +41,14 @@ describe('opening KurrentDB at start-up', () => {
 
   it('fails at once on a connection string that is not KurrentDB', async () => {
     const { lines, log } = capturedLog();
-    const config = { eventStore: 'eventstoredb' as const, eventStoreConnectionString: 'postgres://localhost/events', logLevel: 'info' as const };
-    await expect(openEventStore(config, noPool, { log, wait: async () => undefined })).rejects.toThrow(/not a KurrentDB connection string/);
+    const config = {
+      eventStore: 'eventstoredb' as const,
+      eventStoreConnectionString: 'postgres://localhost/events',
+      logLevel: 'info' as const,
+    };
+    await expect(openEventStore(config, noPool, { log, wait: async () => undefined })).rejects.toThrow(
+      /not a KurrentDB connection string/,
+    );
     expect(lines).toEqual([]);
   });
 });

@@ -13,7 +13,13 @@ import { nextUuid } from '../support/ids.ts';
 async function openPostgres() {
   const pool = await freshPool(40);
   const store = await PostgresEventStore.create(pool);
-  return { store, close: async () => { await store.close(); await pool.end(); } };
+  return {
+    store,
+    close: async () => {
+      await store.close();
+      await pool.end();
+    },
+  };
 }
 
 eventStoreContract('postgres', openPostgres);
@@ -37,38 +43,50 @@ describe('postgres event store specifics', () => {
     // or reusing an event id from elsewhere; only the first kind and the right revision may write
     const kind = fc.constantFrom('fresh', 'right', 'wrong', 'deleted', 'duplicate-id');
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(kind, fc.integer({ min: 1, max: 3 })), { minLength: 2, maxLength: 40 }), async appends => {
-        const taken = newEvent('Taken');
-        await store.append(`taken-${nextUuid()}`, [taken], 'no_stream');
-        const prepared = await Promise.all(
-          appends.map(async ([k, n]) => {
-            const streamId = `batch-${k}-${nextUuid()}`;
-            if (k === 'right' || k === 'wrong') await store.append(streamId, [newEvent('Before')], 'no_stream');
-            if (k === 'deleted') {
-              await store.append(streamId, [newEvent('Before')], 'no_stream');
-              await store.deleteStream(streamId);
+      fc.asyncProperty(
+        fc.array(fc.tuple(kind, fc.integer({ min: 1, max: 3 })), { minLength: 2, maxLength: 40 }),
+        async appends => {
+          const taken = newEvent('Taken');
+          await store.append(`taken-${nextUuid()}`, [taken], 'no_stream');
+          const prepared = await Promise.all(
+            appends.map(async ([k, n]) => {
+              const streamId = `batch-${k}-${nextUuid()}`;
+              if (k === 'right' || k === 'wrong') await store.append(streamId, [newEvent('Before')], 'no_stream');
+              if (k === 'deleted') {
+                await store.append(streamId, [newEvent('Before')], 'no_stream');
+                await store.deleteStream(streamId);
+              }
+              const events = Array.from({ length: n }, (_, i) =>
+                k === 'duplicate-id' && i === 0
+                  ? { ...newEvent('Again'), metadata: taken.metadata }
+                  : newEvent(`E${i}`),
+              );
+              const expected = k === 'fresh' || k === 'duplicate-id' ? ('no_stream' as const) : k === 'wrong' ? 5 : 0;
+              return { k, n, streamId, events, expected };
+            }),
+          );
+          const outcomes = await Promise.allSettled(prepared.map(a => store.append(a.streamId, a.events, a.expected)));
+          for (const [i, a] of prepared.entries()) {
+            const outcome = outcomes[i]!;
+            const read = await store.readStream(a.streamId);
+            if (a.k === 'fresh' || a.k === 'right') {
+              const first = a.k === 'fresh' ? 0 : 1;
+              expect(outcome).toMatchObject({ status: 'fulfilled', value: { nextRevision: first + a.n - 1 } });
+              expect(read.map(e => e.metadata.eventId)).toEqual([
+                ...(a.k === 'right' ? [read[0]!.metadata.eventId] : []),
+                ...a.events.map(e => e.metadata.eventId),
+              ]);
+            } else {
+              expect(outcome.status).toBe('rejected');
+              const reason = (outcome as PromiseRejectedResult).reason;
+              expect(reason).toBeInstanceOf(
+                a.k === 'wrong' ? WrongExpectedRevision : a.k === 'deleted' ? StreamDeleted : DuplicateEventId,
+              );
+              expect(read.length).toBe(a.k === 'wrong' ? 1 : 0);
             }
-            const events = Array.from({ length: n }, (_, i) => (k === 'duplicate-id' && i === 0 ? { ...newEvent('Again'), metadata: taken.metadata } : newEvent(`E${i}`)));
-            const expected = k === 'fresh' || k === 'duplicate-id' ? ('no_stream' as const) : k === 'wrong' ? 5 : 0;
-            return { k, n, streamId, events, expected };
-          }),
-        );
-        const outcomes = await Promise.allSettled(prepared.map(a => store.append(a.streamId, a.events, a.expected)));
-        for (const [i, a] of prepared.entries()) {
-          const outcome = outcomes[i]!;
-          const read = await store.readStream(a.streamId);
-          if (a.k === 'fresh' || a.k === 'right') {
-            const first = a.k === 'fresh' ? 0 : 1;
-            expect(outcome).toMatchObject({ status: 'fulfilled', value: { nextRevision: first + a.n - 1 } });
-            expect(read.map(e => e.metadata.eventId)).toEqual([...(a.k === 'right' ? [read[0]!.metadata.eventId] : []), ...a.events.map(e => e.metadata.eventId)]);
-          } else {
-            expect(outcome.status).toBe('rejected');
-            const reason = (outcome as PromiseRejectedResult).reason;
-            expect(reason).toBeInstanceOf(a.k === 'wrong' ? WrongExpectedRevision : a.k === 'deleted' ? StreamDeleted : DuplicateEventId);
-            expect(read.length).toBe(a.k === 'wrong' ? 1 : 0);
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 15 },
     );
     await store.close();
@@ -81,38 +99,46 @@ describe('postgres event store specifics', () => {
     const kind = fc.constantFrom('fresh', 'right', 'wrong', 'deleted', 'guard', 'moved-guard');
     const valid = (k: string) => k === 'fresh' || k === 'right' || k === 'guard';
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(kind, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 25 }), async groups => {
-        const prepared = await Promise.all(
-          groups.map(kinds =>
-            Promise.all(
-              kinds.map(async k => {
-                const streamId = `group-${k}-${nextUuid()}`;
-                if (k !== 'fresh') await store.append(streamId, [newEvent('Before')], 'no_stream');
-                if (k === 'moved-guard') await store.append(streamId, [newEvent('Moved')], 0);
-                if (k === 'deleted') await store.deleteStream(streamId);
-                const guard = k === 'guard' || k === 'moved-guard';
-                return { k, streamId, events: guard ? [] : [newEvent('New')], expected: k === 'fresh' ? ('no_stream' as const) : k === 'wrong' ? 3 : 0 };
-              }),
+      fc.asyncProperty(
+        fc.array(fc.array(kind, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 25 }),
+        async groups => {
+          const prepared = await Promise.all(
+            groups.map(kinds =>
+              Promise.all(
+                kinds.map(async k => {
+                  const streamId = `group-${k}-${nextUuid()}`;
+                  if (k !== 'fresh') await store.append(streamId, [newEvent('Before')], 'no_stream');
+                  if (k === 'moved-guard') await store.append(streamId, [newEvent('Moved')], 0);
+                  if (k === 'deleted') await store.deleteStream(streamId);
+                  const guard = k === 'guard' || k === 'moved-guard';
+                  return {
+                    k,
+                    streamId,
+                    events: guard ? [] : [newEvent('New')],
+                    expected: k === 'fresh' ? ('no_stream' as const) : k === 'wrong' ? 3 : 0,
+                  };
+                }),
+              ),
             ),
-          ),
-        );
-        const outcomes = await Promise.allSettled(prepared.map(writes => store.appendToStreams(writes)));
-        for (const [g, writes] of prepared.entries()) {
-          const outcome = outcomes[g]!;
-          const firstInvalid = writes.find(w => !valid(w.k));
-          if (!firstInvalid) expect(outcome.status).toBe('fulfilled');
-          else {
-            expect(outcome.status).toBe('rejected');
-            const reason = (outcome as PromiseRejectedResult).reason;
-            expect(reason).toBeInstanceOf(firstInvalid.k === 'deleted' ? StreamDeleted : WrongExpectedRevision);
-            expect(reason.streamId).toBe(firstInvalid.streamId);
+          );
+          const outcomes = await Promise.allSettled(prepared.map(writes => store.appendToStreams(writes)));
+          for (const [g, writes] of prepared.entries()) {
+            const outcome = outcomes[g]!;
+            const firstInvalid = writes.find(w => !valid(w.k));
+            if (!firstInvalid) expect(outcome.status).toBe('fulfilled');
+            else {
+              expect(outcome.status).toBe('rejected');
+              const reason = (outcome as PromiseRejectedResult).reason;
+              expect(reason).toBeInstanceOf(firstInvalid.k === 'deleted' ? StreamDeleted : WrongExpectedRevision);
+              expect(reason.streamId).toBe(firstInvalid.streamId);
+            }
+            for (const w of writes.filter(w => w.events.length > 0)) {
+              const types = (await store.readStream(w.streamId)).map(e => e.type);
+              expect(types.includes('New')).toBe(!firstInvalid);
+            }
           }
-          for (const w of writes.filter(w => w.events.length > 0)) {
-            const types = (await store.readStream(w.streamId)).map(e => e.type);
-            expect(types.includes('New')).toBe(!firstInvalid);
-          }
-        }
-      }),
+        },
+      ),
       { numRuns: 15 },
     );
     await store.close();
@@ -129,15 +155,19 @@ describe('postgres event store specifics', () => {
     await store.append(gone, [newEvent('G')], 'no_stream');
     await store.deleteStream(gone);
     // the last write is refused: the first one's events are not written either
-    await expect(store.appendToStreams([
-      { streamId: a, events: [newEvent('A')], expected: 'no_stream' },
-      { streamId: b, events: [newEvent('B2')], expected: 5 },
-    ])).rejects.toMatchObject({ streamId: b, actual: 0 });
+    await expect(
+      store.appendToStreams([
+        { streamId: a, events: [newEvent('A')], expected: 'no_stream' },
+        { streamId: b, events: [newEvent('B2')], expected: 5 },
+      ]),
+    ).rejects.toMatchObject({ streamId: b, actual: 0 });
     expect(await store.readStream(a)).toEqual([]);
-    await expect(store.appendToStreams([
-      { streamId: a, events: [newEvent('A')], expected: 'no_stream' },
-      { streamId: gone, events: [], expected: 0 },
-    ])).rejects.toBeInstanceOf(StreamDeleted);
+    await expect(
+      store.appendToStreams([
+        { streamId: a, events: [newEvent('A')], expected: 'no_stream' },
+        { streamId: gone, events: [], expected: 0 },
+      ]),
+    ).rejects.toBeInstanceOf(StreamDeleted);
     expect(await store.readStream(a)).toEqual([]);
     const writes = [
       { streamId: a, events: [newEvent('A')], expected: 'no_stream' as const },
@@ -190,7 +220,11 @@ describe('postgres event store specifics', () => {
     const pool = await freshPool();
     const store = await PostgresEventStore.create(pool);
     const seen: string[] = [];
-    const subscription = store.subscribe(await store.headPosition(), async events => void seen.push(...events.map(e => e.type)), () => undefined);
+    const subscription = store.subscribe(
+      await store.headPosition(),
+      async events => void seen.push(...events.map(e => e.type)),
+      () => undefined,
+    );
     const older = await pool.connect();
     await older.query('begin');
     await older.query('select pg_current_xact_id()'); // holds a transaction id: what commits after it is not final yet
@@ -216,14 +250,22 @@ describe('postgres event store specifics', () => {
         constraint es_events_stream_revision unique (stream_id, revision), constraint es_events_event_id unique (event_id));
       insert into es_streams values ('old-1', 0);`);
     const before = newEvent('Old');
-    await pool.query(`insert into es_events (stream_id, revision, event_id, type, version, data, metadata) values ('old-1', 0, $1, 'Old', 1, $2, $3)`, [
-      before.metadata.eventId, JSON.stringify({ amount: 1_000, note: 'café "x"' }), JSON.stringify(before.metadata),
-    ]);
+    await pool.query(
+      `insert into es_events (stream_id, revision, event_id, type, version, data, metadata) values ('old-1', 0, $1, 'Old', 1, $2, $3)`,
+      [before.metadata.eventId, JSON.stringify({ amount: 1_000, note: 'café "x"' }), JSON.stringify(before.metadata)],
+    );
     const store = await PostgresEventStore.create(pool);
-    const types = await pool.query(`select data_type from information_schema.columns where table_name = 'es_events' and column_name in ('data', 'metadata')`);
+    const types = await pool.query(
+      `select data_type from information_schema.columns where table_name = 'es_events' and column_name in ('data', 'metadata')`,
+    );
     expect(types.rows.map(r => r.data_type)).toEqual(['json', 'json']);
     const [read] = await store.readStream('old-1');
-    expect(read).toMatchObject({ type: 'Old', revision: 0, data: { amount: 1_000, note: 'café "x"' }, metadata: before.metadata });
+    expect(read).toMatchObject({
+      type: 'Old',
+      revision: 0,
+      data: { amount: 1_000, note: 'café "x"' },
+      metadata: before.metadata,
+    });
     await store.append('old-1', [newEvent('New')], 0);
     expect((await store.readStream('old-1')).map(e => e.type)).toEqual(['Old', 'New']);
     await store.close();
@@ -271,7 +313,9 @@ describe('postgres event store specifics', () => {
     const inGroup = await existing();
     const inFunction = await existing();
     const other = `locked-${nextUuid()}`;
-    const functionParams = appendBatchParams([{ writes: [{ streamId: inFunction, events: [newEvent('F')], expected: 0 }] }]);
+    const functionParams = appendBatchParams([
+      { writes: [{ streamId: inFunction, events: [newEvent('F')], expected: 0 }] },
+    ]);
     functionParams.splice(3, 1); // es_append_streams takes no group numbers
     const paths: [string, string, () => Promise<unknown>][] = [
       ['batch, no stream', fresh, withCompanion(() => store.append(fresh, [newEvent('N')], 'no_stream'))],
@@ -279,10 +323,24 @@ describe('postgres event store specifics', () => {
       ['alone, exact revision', atExactAlone, () => store.append(atExactAlone, [newEvent('E')], 0)],
       ['alone, any', asAny, () => store.append(asAny, [newEvent('A')], 'any')],
       ['alone, stream exists', asExisting, () => store.append(asExisting, [newEvent('S')], 'stream_exists')],
-      ['batch, several streams', inGroup, withCompanion(() => store.appendToStreams([{ streamId: other, events: [newEvent('O')], expected: 'no_stream' }, { streamId: inGroup, events: [newEvent('G')], expected: 0 }]))],
-      ['es_append_streams', inFunction, () => pool.query('select * from es_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', functionParams)],
+      [
+        'batch, several streams',
+        inGroup,
+        withCompanion(() =>
+          store.appendToStreams([
+            { streamId: other, events: [newEvent('O')], expected: 'no_stream' },
+            { streamId: inGroup, events: [newEvent('G')], expected: 0 },
+          ]),
+        ),
+      ],
+      [
+        'es_append_streams',
+        inFunction,
+        () => pool.query('select * from es_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', functionParams),
+      ],
     ];
-    for (const [path, streamId, append] of paths) expect({ path, waiting: await waitingFor(streamId, append) }).toEqual({ path, waiting: { xid: null } });
+    for (const [path, streamId, append] of paths)
+      expect({ path, waiting: await waitingFor(streamId, append) }).toEqual({ path, waiting: { xid: null } });
     expect((await store.readStream(inGroup)).map(e => e.type)).toEqual(['First', 'G']);
     await store.close();
     await pool.end();

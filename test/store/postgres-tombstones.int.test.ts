@@ -17,7 +17,12 @@ describe('a deleted stream on PostgreSQL (a tombstone: the log is append-only)',
     await store.append(gone, secret, 'no_stream');
     await store.deleteStream(gone);
 
-    const stored = await query<{ n: number }>(pool, 'CountGone', 'select count(*)::int as n from es_events where stream_id = $1', [gone]);
+    const stored = await query<{ n: number }>(
+      pool,
+      'CountGone',
+      'select count(*)::int as n from es_events where stream_id = $1',
+      [gone],
+    );
     expect(stored.rows[0]!.n).toBe(2);
     expect(await store.readStream(gone)).toEqual([]);
     expect(await store.readStream(gone, { direction: 'backwards' })).toEqual([]);
@@ -27,7 +32,11 @@ describe('a deleted stream on PostgreSQL (a tombstone: the log is append-only)',
 
     // a subscriber that had not seen them yet never gets them
     const seen: RecordedEvent[] = [];
-    const sub = store.subscribe(START, async batch => void seen.push(...batch), () => undefined);
+    const sub = store.subscribe(
+      START,
+      async batch => void seen.push(...batch),
+      () => undefined,
+    );
     const later = `later-${nextUuid()}`;
     await store.append(later, [newEvent('Later')], 'no_stream');
     for (let i = 0; i < 200 && !seen.some(e => e.streamId === later); i++) await new Promise(r => setTimeout(r, 25));
@@ -36,8 +45,12 @@ describe('a deleted stream on PostgreSQL (a tombstone: the log is append-only)',
 
     // a retry of its append is refused as before; its event ids stay taken
     await expect(store.append(gone, secret, 'no_stream')).rejects.toBeInstanceOf(StreamDeleted);
-    await expect(store.appendToStreams([{ streamId: gone, events: secret, expected: 'no_stream' }])).rejects.toBeInstanceOf(StreamDeleted);
-    await expect(store.append(`other-${nextUuid()}`, [secret[0]!], 'no_stream')).rejects.toBeInstanceOf(DuplicateEventId);
+    await expect(
+      store.appendToStreams([{ streamId: gone, events: secret, expected: 'no_stream' }]),
+    ).rejects.toBeInstanceOf(StreamDeleted);
+    await expect(store.append(`other-${nextUuid()}`, [secret[0]!], 'no_stream')).rejects.toBeInstanceOf(
+      DuplicateEventId,
+    );
     await store.deleteStream(gone); // again: nothing to do
     await store.close();
     await pool.end();

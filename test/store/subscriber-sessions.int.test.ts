@@ -21,7 +21,13 @@ const ignored = (): NewEvent => ({
   type: 'TestPassedBy',
   version: 1,
   data: {},
-  metadata: { eventId: nextUuid(), correlationId: nextUuid(), causationId: null, actor: 'test', occurredAt: '2026-01-05T03:00:00.000Z' },
+  metadata: {
+    eventId: nextUuid(),
+    correlationId: nextUuid(),
+    causationId: null,
+    actor: 'test',
+    occurredAt: '2026-01-05T03:00:00.000Z',
+  },
 });
 
 let url: string;
@@ -107,11 +113,20 @@ describe('a process waiting for a subscriber another process leads', () => {
     await standby.start();
     try {
       const listeners = async () =>
-        (await query(here, 'Listeners', `select 1 from pg_stat_activity where application_name = 'payments:subscriber-positions' and datname = current_database()`)).rowCount;
+        (
+          await query(
+            here,
+            'Listeners',
+            `select 1 from pg_stat_activity where application_name = 'payments:subscriber-positions' and datname = current_database()`,
+          )
+        ).rowCount;
       await eventually(async () => (await listeners()) === 2, 10_000); // one per process, connected as they start
-      await query(here, 'KillListeners', 'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and datname = current_database()', [
-        'payments:subscriber-positions',
-      ]);
+      await query(
+        here,
+        'KillListeners',
+        'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and datname = current_database()',
+        ['payments:subscriber-positions'],
+      );
       await sleep(100);
       await eventually(async () => (await listeners()) === 2, 10_000); // back by themselves, within about a second
       const appended = await storeHere.append(`passing-${nextUuid()}`, [ignored()], 'no_stream');

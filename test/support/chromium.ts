@@ -10,10 +10,24 @@ const packageDir = path.resolve(import.meta.dirname, '../../node_modules/@sparti
 const { version } = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { version: string };
 
 // this machine's closed network refuses Chromium's background connections; the page needs no GPU
-const machineFlags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const machineFlags = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 // the package's flags for serverless use, less those that switch off the web's own rules (which a phone keeps) and
 // --single-process, in which closing a test's browser context ends the whole browser
-const leftOut = new Set(['--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials', '--single-process']);
+const leftOut = new Set([
+  '--disable-web-security',
+  '--allow-running-insecure-content',
+  '--disable-site-isolation-trials',
+  '--single-process',
+]);
 
 /**
  * The folder holding Chromium as @sparticuz/chromium ships it inside its npm package (no apt package, no download):
@@ -36,12 +50,16 @@ async function unpacked(): Promise<string> {
     else process.env.TMPDIR = tmp;
   }
   const executable = await unpacking;
-  if (executable !== path.join(staging, 'chromium')) throw new Error(`@sparticuz/chromium ${version} unpacked to ${executable}, not ${staging}`);
+  if (executable !== path.join(staging, 'chromium'))
+    throw new Error(`@sparticuz/chromium ${version} unpacked to ${executable}, not ${staging}`);
   // its own fonts.conf names /tmp/fonts: one naming where the fonts are, so every machine renders with the same fonts
-  writeFileSync(path.join(staging, 'fonts.conf'), `<?xml version="1.0"?>
+  writeFileSync(
+    path.join(staging, 'fonts.conf'),
+    `<?xml version="1.0"?>
 <!DOCTYPE fontconfig SYSTEM "fonts.dtd">
 <fontconfig><dir>${home}/fonts</dir><cachedir>${home}/fonts-cache</cachedir></fontconfig>
-`);
+`,
+  );
   try {
     renameSync(staging, home);
   } catch {
@@ -66,9 +84,20 @@ export async function launchChromium(): Promise<Browser> {
  * anywhere but `origins` in `problems`, for the test to expect empty. `answer` gives origins the context answers
  * itself (a shop to return to), never reached.
  */
-export async function phonePage(browser: Browser, baseUrl: string, opts: { answer?: Record<string, string>; locale?: string } = {}) {
-  const context = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: opts.locale });
-  for (const [origin, body] of Object.entries(opts.answer ?? {})) await context.route(`${origin}/**`, route => route.fulfill({ contentType: 'text/html', body }));
+export async function phonePage(
+  browser: Browser,
+  baseUrl: string,
+  opts: { answer?: Record<string, string>; locale?: string } = {},
+) {
+  const context = await browser.newContext({
+    viewport: { width: 375, height: 667 },
+    isMobile: true,
+    hasTouch: true,
+    deviceScaleFactor: 2,
+    locale: opts.locale,
+  });
+  for (const [origin, body] of Object.entries(opts.answer ?? {}))
+    await context.route(`${origin}/**`, route => route.fulfill({ contentType: 'text/html', body }));
   const page = await context.newPage();
   const problems: string[] = [];
   const allowed = [baseUrl, ...Object.keys(opts.answer ?? {})];
@@ -77,7 +106,8 @@ export async function phonePage(browser: Browser, baseUrl: string, opts: { answe
   });
   page.on('pageerror', error => problems.push(`page error: ${error.message}`));
   page.on('request', request => {
-    if (!allowed.some(origin => request.url().startsWith(origin))) problems.push(`request outside the service: ${request.url()}`);
+    if (!allowed.some(origin => request.url().startsWith(origin)))
+      problems.push(`request outside the service: ${request.url()}`);
   });
   return { context, page, problems };
 }

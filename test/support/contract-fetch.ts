@@ -28,7 +28,10 @@ export async function checkedFetch(input: string | URL, init: RequestInit = {}):
   if (!checker || response.redirected) return response;
   const body = await response.clone().text();
   const headers = Object.fromEntries(response.headers.entries());
-  const breaches = await checker.breaches({ method: init.method ?? 'GET', url: url.pathname }, { statusCode: response.status, headers, body });
+  const breaches = await checker.breaches(
+    { method: init.method ?? 'GET', url: url.pathname },
+    { statusCode: response.status, headers, body },
+  );
   if (breaches.length > 0) throw new Error(`the answer breaks the OpenAPI document:\n${breaches.join('\n')}`);
   return response;
 }

@@ -14,7 +14,10 @@ export function checkAnswersAgainstDocument(app: FastifyInstance): void {
   const checked = async (options: InjectOptions | string) => {
     const response = await inject(options);
     checker ??= new ContractChecker(app.swagger() as Document);
-    const request = typeof options === 'string' ? { method: 'GET', url: options } : { method: options.method ?? 'GET', url: String(options.url ?? options.path ?? '/') };
+    const request =
+      typeof options === 'string'
+        ? { method: 'GET', url: options }
+        : { method: options.method ?? 'GET', url: String(options.url ?? options.path ?? '/') };
     const breaches = await checker.breaches(request, response);
     if (breaches.length === 0) return response;
     const survey = process.env.CONTRACT_BREACHES_LOG;
@@ -24,5 +27,6 @@ export function checkAnswersAgainstDocument(app: FastifyInstance): void {
     }
     throw new Error(`the answer breaks the OpenAPI document:\n${breaches.join('\n')}`);
   };
-  (app as { inject: unknown }).inject = (options?: InjectOptions | string) => (options === undefined ? inject(options as never) : checked(options));
+  (app as { inject: unknown }).inject = (options?: InjectOptions | string) =>
+    options === undefined ? inject(options as never) : checked(options);
 }

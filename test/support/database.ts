@@ -39,11 +39,23 @@ export async function freshServiceDatabase(): Promise<{ ownerUrl: string; url: s
  * Runs `work` with the append-only trigger of `table` switched off, as an insider with the superuser's connection has to
  * before tampering with the log (the pool must be the table owner's or a superuser's); on again afterwards.
  */
-export async function withoutAppendOnlyGuard<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, table = 'es_events'): Promise<T> {
+export async function withoutAppendOnlyGuard<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+  table = 'es_events',
+): Promise<T> {
   return inTransaction(pool, async client => {
-    await query(client, 'DisableAppendOnly', `alter table ${pg.escapeIdentifier(table)} disable trigger ${appendOnlyTrigger}`);
+    await query(
+      client,
+      'DisableAppendOnly',
+      `alter table ${pg.escapeIdentifier(table)} disable trigger ${appendOnlyTrigger}`,
+    );
     const result = await work(client);
-    await query(client, 'EnableAppendOnly', `alter table ${pg.escapeIdentifier(table)} enable trigger ${appendOnlyTrigger}`);
+    await query(
+      client,
+      'EnableAppendOnly',
+      `alter table ${pg.escapeIdentifier(table)} enable trigger ${appendOnlyTrigger}`,
+    );
     return result;
   });
 }

@@ -14,8 +14,18 @@ let adminSeed = 0;
 /** A signed-in ADMIN (made as the CLI makes one), with an API key to link the platform's accounts. */
 export async function signedInAdmin(service: TestService) {
   const email = `admin${++adminSeed}-${process.pid}@example.com`;
-  const { userId } = await registerWithRole(service.deps, { name: `Admin ${adminSeed}`, email, password: 'rahasia123', role: 'ADMIN' });
-  const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: 'rahasia123' }, remoteAddress: `10.200.0.${adminSeed}` });
+  const { userId } = await registerWithRole(service.deps, {
+    name: `Admin ${adminSeed}`,
+    email,
+    password: 'rahasia123',
+    role: 'ADMIN',
+  });
+  const login = await service.app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { email, password: 'rahasia123' },
+    remoteAddress: `10.200.0.${adminSeed}`,
+  });
   if (login.statusCode !== 200) throw new Error(`admin login: ${login.statusCode} ${login.body}`);
   const cookie = sessionCookie(login);
   const { key } = await createKey(service, cookie);
@@ -39,11 +49,23 @@ export async function signedInAdminBrowser(service: TestService) {
 }
 
 /** A call on the dashboard or admin console with a session cookie; a post without a body is still JSON, as those routes ask. */
-export const withSession = (service: TestService, cookie: string) =>
+export const withSession =
+  (service: TestService, cookie: string) =>
   (method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT', url: string, payload?: unknown) =>
-    service.app.inject({ method, url, cookies: { svc_token: cookie }, payload: payload as never, headers: method === 'GET' || method === 'DELETE' ? {} : { 'content-type': 'application/json' } });
+    service.app.inject({
+      method,
+      url,
+      cookies: { svc_token: cookie },
+      payload: payload as never,
+      headers: method === 'GET' || method === 'DELETE' ? {} : { 'content-type': 'application/json' },
+    });
 
-export const businessData = { businessName: 'Toko Maju', businessType: 'retail', phone: '081234567890', address: 'Jl. Merdeka 1, Bandung' };
+export const businessData = {
+  businessName: 'Toko Maju',
+  businessType: 'retail',
+  phone: '081234567890',
+  address: 'Jl. Merdeka 1, Bandung',
+};
 
 /** A merchant with an API key whose gateway access the admin approved. */
 export async function approvedMerchant(service: TestService, admin: Admin, options: { feeToCustomer?: boolean } = {}) {
@@ -61,7 +83,12 @@ export async function approvedMerchant(service: TestService, admin: Admin, optio
 }
 
 /** A platform account linked by the admin and marked as a holding account: a QRIS wallet, or WALLET-A for virtual accounts. */
-export async function holdingAccount(service: TestService, admin: Admin, kind: 'qris' | 'va' = 'qris', providerCode = 'WALLET-D') {
+export async function holdingAccount(
+  service: TestService,
+  admin: Admin,
+  kind: 'qris' | 'va' = 'qris',
+  providerCode = 'WALLET-D',
+) {
   const linked = kind === 'va' ? await linkWalletA(service, admin) : await linkServiceWallet(admin, providerCode);
   const marked = await admin.session('POST', '/api/admin/gateway/holding-accounts', { accountId: linked.accountId });
   if (marked.statusCode !== 201) throw new Error(`mark holding: ${marked.statusCode} ${marked.body}`);
@@ -75,9 +102,21 @@ export const testHoldingAccount = nextUuid();
 export async function settledBalance(service: TestService, merchantId: string, ...nets: number[]) {
   const completedAt = service.clock.now();
   for (const net of nets) {
-    await creditGatewayPayment(service.deps, { merchantId, paymentId: nextUuid(), holdingAccountId: testHoldingAccount, totalAmount: net + 3_000, fee: 3_000, completedAt }, {
-      actor: 'test', now: completedAt,
-    });
+    await creditGatewayPayment(
+      service.deps,
+      {
+        merchantId,
+        paymentId: nextUuid(),
+        holdingAccountId: testHoldingAccount,
+        totalAmount: net + 3_000,
+        fee: 3_000,
+        completedAt,
+      },
+      {
+        actor: 'test',
+        now: completedAt,
+      },
+    );
   }
   await service.projections.waitFor(await service.store.headPosition(), 10_000);
   // day by day until a working day has begun after the payments' day (weekends and holidays settle nothing)
@@ -96,8 +135,23 @@ export async function payoutAccount(service: TestService, admin: Admin, balance:
   const wallet = await linkWalletA(service, admin);
   // exactly `balance`: what the sandbox seeded the wallet with is spent first
   const seeded = (await sandbox.account('WALLET-A', wallet.phoneNumber)).balance;
-  if (seeded > 0) await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'DEBIT', amount: seeded, senderName: 'Spent', description: 'spent' });
-  await sandbox.addTransaction({ providerCode: 'WALLET-A', accountRef: wallet.phoneNumber, type: 'CREDIT', amount: balance, senderName: 'Top up', description: 'top up' });
+  if (seeded > 0)
+    await sandbox.addTransaction({
+      providerCode: 'WALLET-A',
+      accountRef: wallet.phoneNumber,
+      type: 'DEBIT',
+      amount: seeded,
+      senderName: 'Spent',
+      description: 'spent',
+    });
+  await sandbox.addTransaction({
+    providerCode: 'WALLET-A',
+    accountRef: wallet.phoneNumber,
+    type: 'CREDIT',
+    amount: balance,
+    senderName: 'Top up',
+    description: 'top up',
+  });
   const refreshed = await admin.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`);
   if (refreshed.statusCode !== 200) throw new Error(`refresh: ${refreshed.statusCode} ${refreshed.body}`);
   const chosen = await admin.session('POST', '/api/admin/gateway/payout-account', { accountId: wallet.accountId });
@@ -109,6 +163,17 @@ export async function payoutAccount(service: TestService, admin: Admin, balance:
 /** `amount` rupiah of cash in a platform account as the ledger has it: a gateway payment of a merchant nobody knows paid into it. */
 export async function ledgerCash(service: TestService, accountId: string, amount: number) {
   const now = service.clock.now();
-  await creditGatewayPayment(service.deps, { merchantId: nextUuid(), paymentId: nextUuid(), holdingAccountId: accountId, totalAmount: amount, fee: 0, completedAt: now }, { actor: 'test', now });
+  await creditGatewayPayment(
+    service.deps,
+    {
+      merchantId: nextUuid(),
+      paymentId: nextUuid(),
+      holdingAccountId: accountId,
+      totalAmount: amount,
+      fee: 0,
+      completedAt: now,
+    },
+    { actor: 'test', now },
+  );
   await service.projections.waitFor(await service.store.headPosition(), 10_000);
 }

@@ -9,7 +9,10 @@ export function percentEncoded(value: string): string {
       continue;
     }
     const cp = ch.codePointAt(0)!;
-    const bytes = cp >= 0xd800 && cp <= 0xdfff ? [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63)] : [...Buffer.from(ch, 'utf8')];
+    const bytes =
+      cp >= 0xd800 && cp <= 0xdfff
+        ? [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63)]
+        : [...Buffer.from(ch, 'utf8')];
     out += bytes.map(b => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
   }
   return out;
@@ -19,13 +22,27 @@ export function percentEncoded(value: string): string {
 const fragment = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 12 }),
   fc.string({ unit: 'grapheme', maxLength: 12 }),
-  fc.constantFrom('\u0000', '\ud800', '\udfff', 'A\ud800B', '😀', 'مرحبا بالعالم', '\u202eabc', '%00', '%ff', '\\u0000', "'; drop table users; --"),
+  fc.constantFrom(
+    '\u0000',
+    '\ud800',
+    '\udfff',
+    'A\ud800B',
+    '😀',
+    'مرحبا بالعالم',
+    '\u202eabc',
+    '%00',
+    '%ff',
+    '\\u0000',
+    "'; drop table users; --",
+  ),
 );
 export const hostileText = fc.oneof(
   { weight: 8, arbitrary: fc.array(fragment, { minLength: 1, maxLength: 5 }).map(parts => parts.join('')) },
-  { weight: 1, arbitrary: fc.constantFrom('x'.repeat(10_240), `${'😀'.repeat(2_600)}\u0000`, `${'ب'.repeat(5_200)}\ud800`) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('x'.repeat(10_240), `${'😀'.repeat(2_600)}\u0000`, `${'ب'.repeat(5_200)}\ud800`),
+  },
 );
-
 
 /** A service's sign-in and OTP limits raised out of the way: a property signs in and asks for codes many times from one address. */
 export const limitsOutOfTheWay = {

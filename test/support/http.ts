@@ -10,12 +10,25 @@ export function sessionCookie(response: LightMyRequestResponse): string {
 let counter = 0;
 
 /** Registers a new user (deterministic, distinct emails) and answers its id and session cookie. */
-export async function registerUser(service: TestService, overrides: Partial<{ name: string; email: string; password: string }> = {}) {
+export async function registerUser(
+  service: TestService,
+  overrides: Partial<{ name: string; email: string; password: string }> = {},
+) {
   counter++;
-  const body = { name: `User ${counter}`, email: `user${counter}-${process.pid}@example.com`, password: 'rahasia123', ...overrides };
+  const body = {
+    name: `User ${counter}`,
+    email: `user${counter}-${process.pid}@example.com`,
+    password: 'rahasia123',
+    ...overrides,
+  };
   // each test user signs up from an address of its own, as people do: sign-ups are limited per address
   const remoteAddress = `10.${(counter >> 16) & 255}.${(counter >> 8) & 255}.${counter & 255}`;
-  const response = await service.app.inject({ method: 'POST', url: '/api/auth/register', payload: body, remoteAddress });
+  const response = await service.app.inject({
+    method: 'POST',
+    url: '/api/auth/register',
+    payload: body,
+    remoteAddress,
+  });
   if (response.statusCode !== 201) throw new Error(`register failed: ${response.statusCode} ${response.body}`);
   return { id: response.json().user.id as string, cookie: sessionCookie(response), ...body };
 }

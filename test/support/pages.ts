@@ -14,17 +14,28 @@ export function pageBrowser(service: TestService) {
   const jar = new Map<string, string>();
   let lastToken: string | null = null;
 
-  async function request(method: 'GET' | 'POST', url: string, form?: Record<string, string>, body?: { payload: Buffer; headers: Record<string, string> }): Promise<LightMyRequestResponse> {
+  async function request(
+    method: 'GET' | 'POST',
+    url: string,
+    form?: Record<string, string>,
+    body?: { payload: Buffer; headers: Record<string, string> },
+  ): Promise<LightMyRequestResponse> {
     const response = await service.app.inject({
       method,
       url,
       remoteAddress,
       cookies: Object.fromEntries(jar),
-      ...(form ? { payload: new URLSearchParams(form).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } } : {}),
+      ...(form
+        ? {
+            payload: new URLSearchParams(form).toString(),
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          }
+        : {}),
       ...(body ?? {}),
     });
     for (const c of response.cookies) {
-      if (c.value === '' || (c.expires && c.expires.getTime() < Date.UTC(2000, 0, 1))) jar.delete(c.name); // cleared
+      if (c.value === '' || (c.expires && c.expires.getTime() < Date.UTC(2000, 0, 1)))
+        jar.delete(c.name); // cleared
       else jar.set(c.name, c.value);
     }
     const token = formTokenOf(response.body);
@@ -38,11 +49,17 @@ export function pageBrowser(service: TestService) {
     /** Posts a form with the token of the last page seen, unless the form says otherwise. */
     post: (url: string, form: Record<string, string> = {}) => request('POST', url, { _csrf: lastToken ?? '', ...form }),
     /** Posts a multipart form (a file upload) with the token of the last page seen. */
-    postMultipart: (url: string, fields: Record<string, string>, file?: { name: string; bytes: Buffer; type: string }) =>
-      request('POST', url, undefined, multipartForm({ _csrf: lastToken ?? '', ...fields }, file)),
+    postMultipart: (
+      url: string,
+      fields: Record<string, string>,
+      file?: { name: string; bytes: Buffer; type: string },
+    ) => request('POST', url, undefined, multipartForm({ _csrf: lastToken ?? '', ...fields }, file)),
     /** Posts a body already urlencoded (bytes a browser would not send), with the form content type. */
     postRaw: (url: string, body: string) =>
-      request('POST', url, undefined, { payload: Buffer.from(body), headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      request('POST', url, undefined, {
+        payload: Buffer.from(body),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
     /** Posts a form without any token. */
     postBare: (url: string, form: Record<string, string> = {}) => request('POST', url, form),
     get token() {
@@ -57,8 +74,16 @@ export type PageBrowser = ReturnType<typeof pageBrowser>;
 export function multipartForm(fields: Record<string, string>, file?: { name: string; bytes: Buffer; type: string }) {
   const boundary = `----form${Date.now()}${Math.random().toString(16).slice(2)}`;
   const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  if (file) parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${file.name}"; filename="qr"\r\ncontent-type: ${file.type}\r\n\r\n`), file.bytes, Buffer.from('\r\n'));
+  for (const [name, value] of Object.entries(fields))
+    parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  if (file)
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\ncontent-disposition: form-data; name="${file.name}"; filename="qr"\r\ncontent-type: ${file.type}\r\n\r\n`,
+      ),
+      file.bytes,
+      Buffer.from('\r\n'),
+    );
   parts.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }

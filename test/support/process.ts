@@ -68,13 +68,17 @@ export async function spawnSandbox(env: Record<string, string>, timeoutMs = 30_0
 
 /** The local TCP ports of a process's sockets (Linux: its socket descriptors' inodes found in /proc/net/tcp*). */
 export function localPorts(pid: number): Set<number> {
-  const inodes = new Set(readdirSync(`/proc/${pid}/fd`).map(fd => {
-    try {
-      return /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
-    } catch {
-      return undefined; // closed meanwhile
-    }
-  }).filter(Boolean));
+  const inodes = new Set(
+    readdirSync(`/proc/${pid}/fd`)
+      .map(fd => {
+        try {
+          return /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        } catch {
+          return undefined; // closed meanwhile
+        }
+      })
+      .filter(Boolean),
+  );
   const ports = new Set<number>();
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
     for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
@@ -92,7 +96,8 @@ export function localPorts(pid: number): Set<number> {
 export async function advisoryLocksHeld(db: pg.ClientBase, processes: RunningService[]): Promise<number[]> {
   const { rows } = await db.query<{ client_port: number; n: string }>(
     `select a.client_port, count(*) as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
-      where l.locktype = 'advisory' and l.granted and a.datname = current_database() group by a.client_port`);
+      where l.locktype = 'advisory' and l.granted and a.datname = current_database() group by a.client_port`,
+  );
   return processes.map(p => {
     const ports = localPorts(p.child.pid!);
     return rows.filter(r => ports.has(r.client_port)).reduce((sum, r) => sum + Number(r.n), 0);

@@ -9,13 +9,23 @@ import { buildEmvQr, buildTlv, type TlvField } from '../../src/emv-qr.ts';
  */
 
 /** Networks whose QRs a wallet meets in shops: the national switch and issuers' own GUIs (never the sandbox's). */
-const networkGuis = ['ID.CO.QRIS.WWW', 'ID.CO.BCA.WWW', 'ID.CO.BANKMANDIRI.WWW', 'ID.CO.BRI.WWW', 'ID.CO.BNI.WWW', 'ID.DANA.WWW', 'COM.GO-JEK.WWW', 'ID.CO.SHOPEE.WWW'];
+const networkGuis = [
+  'ID.CO.QRIS.WWW',
+  'ID.CO.BCA.WWW',
+  'ID.CO.BANKMANDIRI.WWW',
+  'ID.CO.BRI.WWW',
+  'ID.CO.BNI.WWW',
+  'ID.DANA.WWW',
+  'COM.GO-JEK.WWW',
+  'ID.CO.SHOPEE.WWW',
+];
 const mccs = ['5411', '5812', '5814', '5499', '7011', '4121', '5912', '5999'];
 const cities = ['JAKARTA', 'BANDUNG', 'SURABAYA', 'MEDAN', 'DENPASAR', 'YOGYAKARTA', 'MAKASSAR', 'SEMARANG'];
 const criteria = ['UMI', 'UKE', 'UME', 'UBE', 'URE'];
 
 /** The tip a QR asks: the payer prompted (01), a fixed rupiah fee (02, tag 56), or a percentage (03, tag 57, in basis points). */
-export type MerchantTip = { kind: 'prompt' } | { kind: 'fixed'; amount: number } | { kind: 'percent'; basisPoints: number };
+export type MerchantTip =
+  { kind: 'prompt' } | { kind: 'fixed'; amount: number } | { kind: 'percent'; basisPoints: number };
 
 export type MerchantQris = {
   payload: string;
@@ -35,12 +45,17 @@ export function totalWithTip(base: number, tip: MerchantTip | null): number {
 // "5", "2.5", "12.75": how a percentage is written in tag 57
 const percentText = (basisPoints: number) => {
   const cents = basisPoints % 100;
-  return cents === 0 ? String(basisPoints / 100) : `${Math.floor(basisPoints / 100)}.${String(cents).padStart(2, '0').replace(/0$/, '')}`;
+  return cents === 0
+    ? String(basisPoints / 100)
+    : `${Math.floor(basisPoints / 100)}.${String(cents).padStart(2, '0').replace(/0$/, '')}`;
 };
 
 const word = fc.stringMatching(/^[A-Z][A-Z0-9&'.-]{0,9}$/);
 /** A shop's name as tag 59 holds it: words of capitals, one space apart, at most 25 characters. */
-export const merchantName = fc.array(word, { minLength: 1, maxLength: 4 }).map(words => words.join(' ').slice(0, 25).trim()).filter(n => n.length > 0);
+export const merchantName = fc
+  .array(word, { minLength: 1, maxLength: 4 })
+  .map(words => words.join(' ').slice(0, 25).trim())
+  .filter(n => n.length > 0);
 
 const tip: fc.Arbitrary<MerchantTip | null> = fc.oneof(
   fc.constant(null),
@@ -73,14 +88,39 @@ export const merchantQris: fc.Arbitrary<MerchantQris> = fc
   })
   .map(m => {
     const templates: TlvField[] = [
-      { tag: m.account.tag, value: buildTlv([{ tag: '00', value: m.account.gui }, { tag: '01', value: m.account.pan }, { tag: '02', value: m.account.merchantId }, { tag: '03', value: m.account.criteria }]) },
+      {
+        tag: m.account.tag,
+        value: buildTlv([
+          { tag: '00', value: m.account.gui },
+          { tag: '01', value: m.account.pan },
+          { tag: '02', value: m.account.merchantId },
+          { tag: '03', value: m.account.criteria },
+        ]),
+      },
     ];
-    if (m.nationalMid && m.account.tag !== '51') templates.push({ tag: '51', value: buildTlv([{ tag: '00', value: 'ID.CO.QRIS.WWW' }, { tag: '02', value: m.nationalMid }, { tag: '03', value: m.account.criteria }]) });
+    if (m.nationalMid && m.account.tag !== '51')
+      templates.push({
+        tag: '51',
+        value: buildTlv([
+          { tag: '00', value: 'ID.CO.QRIS.WWW' },
+          { tag: '02', value: m.nationalMid },
+          { tag: '03', value: m.account.criteria },
+        ]),
+      });
     const tipFields: TlvField[] =
-      m.tip === null ? []
-      : m.tip.kind === 'prompt' ? [{ tag: '55', value: '01' }]
-      : m.tip.kind === 'fixed' ? [{ tag: '55', value: '02' }, { tag: '56', value: String(m.tip.amount) }]
-      : [{ tag: '55', value: '03' }, { tag: '57', value: percentText(m.tip.basisPoints) }];
+      m.tip === null
+        ? []
+        : m.tip.kind === 'prompt'
+          ? [{ tag: '55', value: '01' }]
+          : m.tip.kind === 'fixed'
+            ? [
+                { tag: '55', value: '02' },
+                { tag: '56', value: String(m.tip.amount) },
+              ]
+            : [
+                { tag: '55', value: '03' },
+                { tag: '57', value: percentText(m.tip.basisPoints) },
+              ];
     const payload = buildEmvQr([
       { tag: '00', value: '01' },
       { tag: '01', value: m.amount === null ? '11' : '12' },
@@ -99,9 +139,7 @@ export const merchantQris: fc.Arbitrary<MerchantQris> = fc
   });
 
 /** A merchant QR with the base amount a payer types for a static one (a dynamic one's is its own). */
-export const merchantPayment = fc
-  .tuple(merchantQris, fc.integer({ min: 1, max: 5_000_000 }))
-  .map(([qris, typed]) => {
-    const base = qris.amount ?? typed;
-    return { qris, typed: qris.amount === null ? typed : null, total: totalWithTip(base, qris.tip) };
-  });
+export const merchantPayment = fc.tuple(merchantQris, fc.integer({ min: 1, max: 5_000_000 })).map(([qris, typed]) => {
+  const base = qris.amount ?? typed;
+  return { qris, typed: qris.amount === null ? typed : null, total: totalWithTip(base, qris.tip) };
+});

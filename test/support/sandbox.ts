@@ -14,8 +14,15 @@ export function sandboxOf(service: TestService) {
     return json;
   };
   return {
-    addTransaction: (t: { providerCode: string; accountRef: string; type: 'CREDIT' | 'DEBIT'; amount: number; description?: string; senderName?: string; reference?: string }) =>
-      call('POST', '/sandbox/transactions', t) as Promise<{ id: string }>,
+    addTransaction: (t: {
+      providerCode: string;
+      accountRef: string;
+      type: 'CREDIT' | 'DEBIT';
+      amount: number;
+      description?: string;
+      senderName?: string;
+      reference?: string;
+    }) => call('POST', '/sandbox/transactions', t) as Promise<{ id: string }>,
     faults: (f: Record<string, unknown>) => call('POST', '/sandbox/faults', f),
     clearFaults: () => call('DELETE', '/sandbox/faults'),
     /** Pays as a customer would: a QR payload, a virtual account or a transfer to an account number. */
@@ -23,12 +30,19 @@ export function sandboxOf(service: TestService) {
       call('POST', '/sandbox/payments', body) as Promise<{ transactionId: string; amount: number }>,
     /** The provider's record of an account: its balance and transactions. */
     account: (providerCode: string, accountRef: string) =>
-      call('GET', `/sandbox/accounts/${providerCode}/${encodeURIComponent(accountRef)}`) as Promise<{ balance: number; transactions: { id: string; type: string; amount: number; reference: string | null }[] }>,
-    otp: async (phone: string) => ((await call('GET', `/sandbox/otp?phone=${encodeURIComponent(phone)}`)) as { code: string }).code,
+      call('GET', `/sandbox/accounts/${providerCode}/${encodeURIComponent(accountRef)}`) as Promise<{
+        balance: number;
+        transactions: { id: string; type: string; amount: number; reference: string | null }[];
+      }>,
+    otp: async (phone: string) =>
+      ((await call('GET', `/sandbox/otp?phone=${encodeURIComponent(phone)}`)) as { code: string }).code,
   };
 }
 
-export async function eventually<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

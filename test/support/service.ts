@@ -12,7 +12,10 @@ import { testSigningKey } from './signing-key.ts';
 export type TestService = Service & { clock: TestClock; config: Config };
 
 /** The whole service on a fresh database of the run's PostgreSQL, with a clock the test moves. */
-export async function startTestService(env: Record<string, string> = {}, options: Pick<ServiceOptions, 'webhooks' | 'log'> = {}): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  options: Pick<ServiceOptions, 'webhooks' | 'log'> = {},
+): Promise<TestService> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-test-data-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -28,7 +31,10 @@ export async function startTestService(env: Record<string, string> = {}, options
   });
   const clock = new TestClock();
   // the scheduler ticks only when a test says so (service.accountSync.tick()), against the test clock
-  const service = await createService(config, { clock, log: createLogger('silent'), startSandbox: true,
+  const service = await createService(config, {
+    clock,
+    log: createLogger('silent'),
+    startSandbox: true,
     schedulerTickMs: 3_600_000,
     connector: { attempts: 1, backoffMs: 10, breakerHalfOpenMs: 50, timeoutMs: 5000 },
     // an answer its documented schema refuses fails the test's request (src/api/documented-responses.ts)

@@ -5,4 +5,7 @@ import { createHash } from 'node:crypto';
  * (issue 24): the DER prefix of an Ed25519 private key followed by a seed derived from the name.
  */
 export const testSigningKey = (name = 'test ledger key'): string =>
-  Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), createHash('sha256').update(name).digest()]).toString('base64');
+  Buffer.concat([
+    Buffer.from('302e020100300506032b657004220420', 'hex'),
+    createHash('sha256').update(name).digest(),
+  ]).toString('base64');

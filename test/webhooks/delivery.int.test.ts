@@ -10,7 +10,10 @@ import { nextUuid } from '../support/ids.ts';
 let service: TestService;
 const receivers: { close(): Promise<void> }[] = [];
 beforeAll(async () => {
-  service = await startWebhookTestService({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_SECONDS: '5' }, shortSchedule);
+  service = await startWebhookTestService(
+    { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_SECONDS: '5' },
+    shortSchedule,
+  );
 });
 afterAll(async () => {
   await Promise.all(receivers.map(r => r.close()));
@@ -25,7 +28,15 @@ type Delivery = {
   status: string;
   statusReason: string | null;
   nextAttemptAt: string | null;
-  attempts: { number: number; attemptedAt: string; state: string; manual: boolean; statusCode: number | null; error: string | null; durationMs: number }[];
+  attempts: {
+    number: number;
+    attemptedAt: string;
+    state: string;
+    manual: boolean;
+    statusCode: number | null;
+    error: string | null;
+    durationMs: number;
+  }[];
 };
 
 async function receiver(answer?: (n: number) => Answer) {
@@ -40,9 +51,18 @@ async function endpoint(owner: Owner, url: string) {
   return response.json().data as { id: string; secret: string };
 }
 
-const payment = { id: '0195f0a0-0000-7000-8000-00000000a001', status: 'COMPLETED', amount: 150_000, totalAmount: 150_123 };
+const payment = {
+  id: '0195f0a0-0000-7000-8000-00000000a001',
+  status: 'COMPLETED',
+  amount: 150_000,
+  totalAmount: 150_123,
+};
 
-async function publish(owner: Owner, eventId = nextUuid(), type: 'payment.completed' | 'payment.expired' = 'payment.completed') {
+async function publish(
+  owner: Owner,
+  eventId = nextUuid(),
+  type: 'payment.completed' | 'payment.expired' = 'payment.completed',
+) {
   const createdAt = service.clock.now().toISOString();
   await enqueueWebhookEvent(service.deps, { ownerId: owner.id, eventId, type, createdAt, data: payment });
   return { eventId, type, createdAt };
@@ -70,14 +90,39 @@ describe('webhook delivery', () => {
 
     const [request] = await eventually(async () => r.received.length > 0 && r.received);
     const verified = new Webhook(secret).verify(request!.body, request!.headers as Record<string, string>);
-    expect(verified).toEqual({ id: event.eventId, type: 'payment.completed', createdAt: event.createdAt, data: payment });
+    expect(verified).toEqual({
+      id: event.eventId,
+      type: 'payment.completed',
+      createdAt: event.createdAt,
+      data: payment,
+    });
     expect(request!.headers).toMatchObject({ 'content-type': 'application/json', 'webhook-id': event.eventId });
     expect(request!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
-    expect(() => new Webhook(`whsec_${Buffer.alloc(24, 1).toString('base64')}`).verify(request!.body, request!.headers as Record<string, string>)).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(24, 1).toString('base64')}`).verify(
+        request!.body,
+        request!.headers as Record<string, string>,
+      ),
+    ).toThrow();
 
     const delivery = await deliveryWhen(owner, id, d => d.status === 'succeeded');
-    expect(delivery).toMatchObject({ eventId: event.eventId, type: 'payment.completed', statusReason: null, nextAttemptAt: null });
-    expect(delivery.attempts).toEqual([{ number: 1, attemptedAt: service.clock.now().toISOString(), state: 'finished', manual: false, statusCode: 200, error: null, durationMs: expect.any(Number) }]);
+    expect(delivery).toMatchObject({
+      eventId: event.eventId,
+      type: 'payment.completed',
+      statusReason: null,
+      nextAttemptAt: null,
+    });
+    expect(delivery.attempts).toEqual([
+      {
+        number: 1,
+        attemptedAt: service.clock.now().toISOString(),
+        state: 'finished',
+        manual: false,
+        statusCode: 200,
+        error: null,
+        durationMs: expect.any(Number),
+      },
+    ]);
   });
 
   it('retries after a 500 and succeeds on the next 2xx, with the same webhook-id and body', async () => {
@@ -91,7 +136,8 @@ describe('webhook delivery', () => {
     expect(r.received).toHaveLength(3);
     expect(new Set(r.received.map(q => q.headers['webhook-id']))).toEqual(new Set([event.eventId]));
     expect(new Set(r.received.map(q => q.body)).size).toBe(1);
-    for (const q of r.received) expect(() => new Webhook(secret).verify(q.body, q.headers as Record<string, string>)).not.toThrow();
+    for (const q of r.received)
+      expect(() => new Webhook(secret).verify(q.body, q.headers as Record<string, string>)).not.toThrow();
   });
 
   it('fails a delivery once the schedule is spent, and says why', async () => {
@@ -106,7 +152,9 @@ describe('webhook delivery', () => {
 
   it('counts only 2xx: a redirect is not followed and is retried', async () => {
     const owner = await keyHolder(service);
-    const r = await receiver(n => (n === 0 ? { status: 302, headers: { location: 'http://169.254.169.254/' } } : { status: 200 }));
+    const r = await receiver(n =>
+      n === 0 ? { status: 302, headers: { location: 'http://169.254.169.254/' } } : { status: 200 },
+    );
     const { id } = await endpoint(owner, r.url);
     await publish(owner);
     const delivery = await deliveryWhen(owner, id, d => d.status === 'succeeded');
@@ -136,7 +184,12 @@ describe('webhook delivery', () => {
       const [e] = (await owner.call('GET', '/api/v1/webhooks')).json().data;
       return e?.disabled ? e : null;
     });
-    expect(listed).toMatchObject({ id, disabled: true, disabledAt: service.clock.now().toISOString(), disabledStatusCode: 410 });
+    expect(listed).toMatchObject({
+      id,
+      disabled: true,
+      disabledAt: service.clock.now().toISOString(),
+      disabledStatusCode: 410,
+    });
 
     await publish(owner);
     expect(await deliveriesOf(owner, id)).toHaveLength(1); // no delivery for the new event
@@ -171,7 +224,10 @@ describe('webhook delivery', () => {
     await eventually(async () => r.received.length === 1);
     expect((await owner.call('DELETE', `/api/v1/webhooks/${id}`)).statusCode).toBe(200);
     const cancelled = await eventually(async () => {
-      const found = await service.pool.query('select status, status_reason from webhook_deliveries where endpoint_id = $1', [id]);
+      const found = await service.pool.query(
+        'select status, status_reason from webhook_deliveries where endpoint_id = $1',
+        [id],
+      );
       return found.rows[0]?.status === 'cancelled' ? found.rows[0] : null;
     });
     expect(cancelled).toEqual({ status: 'cancelled', status_reason: 'endpoint removed' });
@@ -194,7 +250,9 @@ describe('webhook delivery', () => {
     await deliveryWhen(owner, endpointA.id, d => d.status === 'succeeded');
     await deliveryWhen(owner, endpointB.id, d => d.status === 'succeeded');
     expect(await deliveriesOf(owner, endpointA.id)).toHaveLength(1);
-    expect([a.received.length, b.received.length, removed.received.length, others.received.length]).toEqual([1, 1, 0, 0]);
+    expect([a.received.length, b.received.length, removed.received.length, others.received.length]).toEqual([
+      1, 1, 0, 0,
+    ]);
   });
 
   it('redelivers on request: one more signed attempt with the same webhook-id, logged as manual', async () => {
@@ -206,13 +264,21 @@ describe('webhook delivery', () => {
 
     const response = await owner.call('POST', `/api/v1/webhooks/${id}/deliveries/${delivered.id}/redeliver`);
     expect(response.statusCode).toBe(202);
-    expect(response.json()).toMatchObject({ status: 'success', data: { id: delivered.id, status: 'pending', nextAttemptAt: service.clock.now().toISOString() } });
+    expect(response.json()).toMatchObject({
+      status: 'success',
+      data: { id: delivered.id, status: 'pending', nextAttemptAt: service.clock.now().toISOString() },
+    });
 
     const again = await deliveryWhen(owner, id, d => d.status === 'succeeded' && d.attempts.length === 2);
-    expect(again.attempts.map(a => [a.statusCode, a.manual])).toEqual([[200, false], [200, true]]);
+    expect(again.attempts.map(a => [a.statusCode, a.manual])).toEqual([
+      [200, false],
+      [200, true],
+    ]);
     expect(r.received).toHaveLength(2);
     expect(r.received[1]!.headers['webhook-id']).toBe(event.eventId);
-    expect(new Webhook(secret).verify(r.received[1]!.body, r.received[1]!.headers as Record<string, string>)).toMatchObject({ id: event.eventId });
+    expect(
+      new Webhook(secret).verify(r.received[1]!.body, r.received[1]!.headers as Record<string, string>),
+    ).toMatchObject({ id: event.eventId });
   });
 
   it('redelivers a failed delivery once, without a new round of retries', async () => {
@@ -223,12 +289,16 @@ describe('webhook delivery', () => {
     const failed = await deliveryWhen(owner, id, d => d.status === 'failed');
     const response = await owner.call('POST', `/api/v1/webhooks/${id}/deliveries/${failed.id}/redeliver`);
     expect(response.statusCode).toBe(202);
-    const again = await deliveryWhen(owner, id, d => d.status === 'failed' && d.attempts.length === failed.attempts.length + 1);
+    const again = await deliveryWhen(
+      owner,
+      id,
+      d => d.status === 'failed' && d.attempts.length === failed.attempts.length + 1,
+    );
     expect(again.attempts.at(-1)).toMatchObject({ statusCode: 500, manual: true });
     expect(again.nextAttemptAt).toBeNull();
   });
 
-  it("answers 404 for a delivery of another endpoint or another owner, on the key surface and the dashboard", async () => {
+  it('answers 404 for a delivery of another endpoint or another owner, on the key surface and the dashboard', async () => {
     const owner = await keyHolder(service);
     const other = await keyHolder(service);
     const r = await receiver();
@@ -250,11 +320,24 @@ describe('webhook delivery', () => {
     for (const [who, path] of attempts) {
       const byKey = await who.call('POST', `/api/v1/webhooks/${path}/redeliver`);
       expect(byKey.statusCode, path).toBe(404);
-      const byDashboard = await service.app.inject({ method: 'POST', url: `/api/dashboard/webhooks/${path}/redeliver`, cookies: { svc_token: who.cookie }, headers: { 'content-type': 'application/json' } });
+      const byDashboard = await service.app.inject({
+        method: 'POST',
+        url: `/api/dashboard/webhooks/${path}/redeliver`,
+        cookies: { svc_token: who.cookie },
+        headers: { 'content-type': 'application/json' },
+      });
       expect(byDashboard.statusCode, path).toBe(404);
     }
     expect((await other.call('GET', `/api/v1/webhooks/${mine.id}/deliveries`)).statusCode).toBe(404);
-    const dashboardLog = await service.app.inject({ method: 'GET', url: `/api/dashboard/webhooks/${mine.id}/deliveries`, cookies: { svc_token: owner.cookie } });
-    expect(dashboardLog.json()).toMatchObject({ status: 'success', data: [{ id: myDelivery!.id }], pagination: { total: 1, page: 1 } });
+    const dashboardLog = await service.app.inject({
+      method: 'GET',
+      url: `/api/dashboard/webhooks/${mine.id}/deliveries`,
+      cookies: { svc_token: owner.cookie },
+    });
+    expect(dashboardLog.json()).toMatchObject({
+      status: 'success',
+      data: [{ id: myDelivery!.id }],
+      pagination: { total: 1, page: 1 },
+    });
   });
 });

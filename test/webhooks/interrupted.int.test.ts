@@ -40,7 +40,10 @@ afterAll(async () => {
 async function call(base: string, method: string, url: string, init: { body?: unknown; cookie?: string } = {}) {
   const response = await fetch(`${base}${url}`, {
     method,
-    headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...(init.cookie ? { cookie: `svc_token=${init.cookie}` } : {}) },
+    headers: {
+      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(init.cookie ? { cookie: `svc_token=${init.cookie}` } : {}),
+    },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   const text = await response.text();
@@ -67,28 +70,45 @@ describe('a webhook attempt cut off by a crash', () => {
     killed = await spawnService(env);
     const base = killed.url;
 
-    const registered = await call(base, 'POST', '/api/auth/register', { body: { name: 'Interrupted', email: 'webhook-interrupted@example.com', password: 'rahasia123' } });
+    const registered = await call(base, 'POST', '/api/auth/register', {
+      body: { name: 'Interrupted', email: 'webhook-interrupted@example.com', password: 'rahasia123' },
+    });
     const ownerId = registered.json.user.id as string;
     const cookie = /svc_token=([^;]+)/.exec(registered.headers.get('set-cookie') ?? '')![1]!;
-    const endpointId = (await call(base, 'POST', '/api/dashboard/webhooks', { body: { url: receiver.url }, cookie })).json.data.id as string;
+    const endpointId = (await call(base, 'POST', '/api/dashboard/webhooks', { body: { url: receiver.url }, cookie }))
+      .json.data.id as string;
     pool = createPool(env.DATABASE_URL, 2);
-    await enqueueWebhookEvent({ pool, clock: systemClock }, {
-      ownerId, eventId: 'interrupted-event-1', type: 'payment.completed', createdAt: new Date().toISOString(), data: { paymentId: 'p-1' },
-    });
+    await enqueueWebhookEvent(
+      { pool, clock: systemClock },
+      {
+        ownerId,
+        eventId: 'interrupted-event-1',
+        type: 'payment.completed',
+        createdAt: new Date().toISOString(),
+        data: { paymentId: 'p-1' },
+      },
+    );
 
     // the attempt reaches the receiver and is in the log, in flight, while the receiver keeps it waiting
     await eventually(async () => receiver!.received.length === 1, 30_000);
-    const deliveriesOn = async (url: string) => (await call(url, 'GET', `/api/dashboard/webhooks/${endpointId}/deliveries`, { cookie })).json.data as Delivery[];
+    const deliveriesOn = async (url: string) =>
+      (await call(url, 'GET', `/api/dashboard/webhooks/${endpointId}/deliveries`, { cookie })).json.data as Delivery[];
     const inFlight = await deliveriesOn(base);
     expect(inFlight).toHaveLength(1);
-    expect(inFlight[0]!.attempts).toMatchObject([{ number: 1, state: 'in_flight', statusCode: null, durationMs: null }]);
+    expect(inFlight[0]!.attempts).toMatchObject([
+      { number: 1, state: 'in_flight', statusCode: null, durationMs: null },
+    ]);
 
     killed.child.kill('SIGKILL');
     await killed.exited;
 
     // another instance on the same database takes the dead worker's job back and sends again
     const config = loadConfig({ ...env, PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'silent' });
-    second = await createService(config, { log: createLogger('silent'), schedulerTickMs: 3_600_000, webhooks: { heartbeatMs: 500, deadAfterMs: 2000, pollIntervalMs: 100 } });
+    second = await createService(config, {
+      log: createLogger('silent'),
+      schedulerTickMs: 3_600_000,
+      webhooks: { heartbeatMs: 500, deadAfterMs: 2000, pollIntervalMs: 100 },
+    });
     const secondUrl = await second.listen();
     const delivered = await eventually(async () => {
       const [d] = await deliveriesOn(secondUrl);
@@ -100,11 +120,17 @@ describe('a webhook attempt cut off by a crash', () => {
       { number: 1, state: 'interrupted', statusCode: null, durationMs: null },
       { number: 2, state: 'finished', statusCode: 204 },
     ]);
-    const rows = await query<{ state: string }>(pool, 'ReadAttemptStates', 'select state from webhook_attempts order by number');
+    const rows = await query<{ state: string }>(
+      pool,
+      'ReadAttemptStates',
+      'select state from webhook_attempts order by number',
+    );
     expect(rows.rows.map(r => r.state)).toEqual(['interrupted', 'finished']);
 
     // the dashboard's page of the endpoint shows it too
-    const page = await fetch(`${secondUrl}/dashboard/webhooks/${endpointId}`, { headers: { cookie: `svc_token=${cookie}` } });
+    const page = await fetch(`${secondUrl}/dashboard/webhooks/${endpointId}`, {
+      headers: { cookie: `svc_token=${cookie}` },
+    });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('data-state="interrupted"');
   }, 180_000);

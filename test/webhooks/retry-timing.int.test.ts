@@ -27,7 +27,11 @@ afterAll(async () => {
   await service?.close();
 });
 
-type Delivery = { status: string; nextAttemptAt: string | null; attempts: { attemptedAt: string; state: string; error: string | null; durationMs: number }[] };
+type Delivery = {
+  status: string;
+  nextAttemptAt: string | null;
+  attempts: { attemptedAt: string; state: string; error: string | null; durationMs: number }[];
+};
 
 describe('the next attempt after a timed-out one', () => {
   it('runs when the delivery log says it will (nextAttemptAt counts from the end of the timeout)', async () => {
@@ -36,7 +40,13 @@ describe('the next attempt after a timed-out one', () => {
     expect(registered.statusCode, registered.body).toBe(200);
     const endpointId = registered.json().data.id as string;
     const payment = { id: nextUuid(), status: 'COMPLETED', amount: 150_000, totalAmount: 150_123 };
-    await enqueueWebhookEvent(service.deps, { ownerId: owner.id, eventId: nextUuid(), type: 'payment.completed', createdAt: new Date().toISOString(), data: payment });
+    await enqueueWebhookEvent(service.deps, {
+      ownerId: owner.id,
+      eventId: nextUuid(),
+      type: 'payment.completed',
+      createdAt: new Date().toISOString(),
+      data: payment,
+    });
 
     const deliveryWhen = (done: (d: Delivery) => boolean) =>
       eventually(async () => {
@@ -54,8 +64,13 @@ describe('the next attempt after a timed-out one', () => {
     const ran = Date.parse(done.attempts[1]!.attemptedAt);
     expect(receiver.received).toHaveLength(2);
     // the queue may start it a poll later than promised, never earlier, and never a timeout later
-    expect(ran - promised, `promised ${waiting.nextAttemptAt}, ran at ${done.attempts[1]!.attemptedAt}`).toBeGreaterThanOrEqual(-50);
-    expect(ran - promised, `promised ${waiting.nextAttemptAt}, ran at ${done.attempts[1]!.attemptedAt}`).toBeLessThan(500);
+    expect(
+      ran - promised,
+      `promised ${waiting.nextAttemptAt}, ran at ${done.attempts[1]!.attemptedAt}`,
+    ).toBeGreaterThanOrEqual(-50);
+    expect(ran - promised, `promised ${waiting.nextAttemptAt}, ran at ${done.attempts[1]!.attemptedAt}`).toBeLessThan(
+      500,
+    );
     expect(receiver.received[1]!.receivedAt - promised).toBeLessThan(500);
   });
 });

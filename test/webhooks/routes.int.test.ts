@@ -45,7 +45,13 @@ const surfaces = [
     name: 'dashboard',
     base: '/api/dashboard/webhooks',
     call: (o: Owner, method: Method, url: string, payload?: unknown) =>
-      service.app.inject({ method, url, cookies: { svc_token: o.cookie }, payload: payload as never, headers: method === 'POST' ? { 'content-type': 'application/json' } : {} }),
+      service.app.inject({
+        method,
+        url,
+        cookies: { svc_token: o.cookie },
+        payload: payload as never,
+        headers: method === 'POST' ? { 'content-type': 'application/json' } : {},
+      }),
     anonymous: (method: Method, url: string) => service.app.inject({ method, url }),
     unauthorizedCode: 'UNAUTHORIZED',
   },
@@ -61,8 +67,21 @@ describe.each(surfaces)('webhook endpoints on the $name', ({ base, call, anonymo
   it('registers an endpoint whose secret is shown once, lists it without the secret, and removes it', async () => {
     const owner = await keyHolder(service);
     const created = await register(owner);
-    const kinds = ['payment.completed', 'payment.expired', 'transfer.completed', 'transfer.failed', 'withdrawal.paid', 'withdrawal.rejected'];
-    expect(created).toEqual({ id: expect.any(String), url: 'https://shop.example/hooks', secret: expect.any(String), events: kinds, createdAt: service.clock.now().toISOString() });
+    const kinds = [
+      'payment.completed',
+      'payment.expired',
+      'transfer.completed',
+      'transfer.failed',
+      'withdrawal.paid',
+      'withdrawal.rejected',
+    ];
+    expect(created).toEqual({
+      id: expect.any(String),
+      url: 'https://shop.example/hooks',
+      secret: expect.any(String),
+      events: kinds,
+      createdAt: service.clock.now().toISOString(),
+    });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(Buffer.from(created.secret.slice(6), 'base64')).toHaveLength(24);
     expect(() => new Webhook(created.secret)).not.toThrow();
@@ -71,7 +90,17 @@ describe.each(surfaces)('webhook endpoints on the $name', ({ base, call, anonymo
     expect(listed.statusCode).toBe(200);
     expect(listed.json()).toEqual({
       status: 'success',
-      data: [{ id: created.id, url: created.url, events: kinds, createdAt: created.createdAt, disabled: false, disabledAt: null, disabledStatusCode: null }],
+      data: [
+        {
+          id: created.id,
+          url: created.url,
+          events: kinds,
+          createdAt: created.createdAt,
+          disabled: false,
+          disabledAt: null,
+          disabledStatusCode: null,
+        },
+      ],
     });
     expect(listed.body).not.toContain(created.secret.slice(6));
     const stored = JSON.stringify((await service.store.readStream(`user-${owner.id}`)).map(e => [e.type, e.data]));
@@ -88,10 +117,22 @@ describe.each(surfaces)('webhook endpoints on the $name', ({ base, call, anonymo
 
   it('answers 400 with the field for a URL that is missing or malformed, and creates nothing', async () => {
     const owner = await keyHolder(service);
-    for (const payload of [{}, { url: '' }, { url: 42 }, { url: 'not a url' }, { url: 'ftp://shop.example/' }, { url: 'https://user:pass@shop.example/' }, { url: `https://shop.example/${'a'.repeat(2100)}` }]) {
+    for (const payload of [
+      {},
+      { url: '' },
+      { url: 42 },
+      { url: 'not a url' },
+      { url: 'ftp://shop.example/' },
+      { url: 'https://user:pass@shop.example/' },
+      { url: `https://shop.example/${'a'.repeat(2100)}` },
+    ]) {
       const response = await call(owner, 'POST', base, payload);
       expect(response.statusCode, JSON.stringify(payload)).toBe(400);
-      expect(response.json()).toMatchObject({ status: 'error', code: 'VALIDATION_ERROR', errors: [{ path: 'body.url' }] });
+      expect(response.json()).toMatchObject({
+        status: 'error',
+        code: 'VALIDATION_ERROR',
+        errors: [{ path: 'body.url' }],
+      });
     }
     expect((await call(owner, 'GET', base)).json().data).toEqual([]);
   });
@@ -115,7 +156,11 @@ describe.each(surfaces)('webhook endpoints on the $name', ({ base, call, anonymo
     ]) {
       const response = await call(owner, 'POST', base, { url });
       expect(response.statusCode, url).toBe(400);
-      expect(response.json(), url).toMatchObject({ status: 'error', code: 'WEBHOOK_URL_REFUSED', errors: [{ path: 'body.url' }] });
+      expect(response.json(), url).toMatchObject({
+        status: 'error',
+        code: 'WEBHOOK_URL_REFUSED',
+        errors: [{ path: 'body.url' }],
+      });
     }
     expect((await call(owner, 'GET', base)).json().data).toEqual([]);
   });
@@ -167,7 +212,13 @@ describe.each(surfaces)('webhook endpoints on the $name', ({ base, call, anonymo
   });
 
   it('answers 401 without credentials, before looking at the body', async () => {
-    for (const [method, url] of [['GET', base], ['POST', base], ['DELETE', `${base}/${nextUuid()}`], ['GET', `${base}/${nextUuid()}/deliveries`], ['POST', `${base}/${nextUuid()}/deliveries/${nextUuid()}/redeliver`]] as const) {
+    for (const [method, url] of [
+      ['GET', base],
+      ['POST', base],
+      ['DELETE', `${base}/${nextUuid()}`],
+      ['GET', `${base}/${nextUuid()}/deliveries`],
+      ['POST', `${base}/${nextUuid()}/deliveries/${nextUuid()}/redeliver`],
+    ] as const) {
       const response = await anonymous(method, url);
       expect(response.statusCode, `${method} ${url}`).toBe(401);
       expect(response.json()).toMatchObject({ status: 'error', code: unauthorizedCode });
@@ -179,8 +230,17 @@ describe('one set of endpoints behind both surfaces', () => {
   it('shows an endpoint registered with the key on the dashboard, and the other way round', async () => {
     const owner = await keyHolder(service);
     const byKey = (await owner.call('POST', '/api/v1/webhooks', { url: 'https://shop.example/a' })).json().data;
-    const byDashboard = (await service.app.inject({ method: 'POST', url: '/api/dashboard/webhooks', cookies: { svc_token: owner.cookie }, payload: { url: 'https://shop.example/b' } })).json().data;
-    const onDashboard = (await service.app.inject({ method: 'GET', url: '/api/dashboard/webhooks', cookies: { svc_token: owner.cookie } })).json().data;
+    const byDashboard = (
+      await service.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/webhooks',
+        cookies: { svc_token: owner.cookie },
+        payload: { url: 'https://shop.example/b' },
+      })
+    ).json().data;
+    const onDashboard = (
+      await service.app.inject({ method: 'GET', url: '/api/dashboard/webhooks', cookies: { svc_token: owner.cookie } })
+    ).json().data;
     const withKey = (await owner.call('GET', '/api/v1/webhooks')).json().data;
     expect(new Set(onDashboard.map((e: { id: string }) => e.id))).toEqual(new Set([byKey.id, byDashboard.id]));
     expect(withKey).toEqual(onDashboard);
@@ -192,14 +252,23 @@ describe('the SSRF guard at delivery time', () => {
     const owner = await keyHolder(service);
     rebindLookups = 0;
     const { id } = (await owner.call('POST', '/api/v1/webhooks', { url: 'http://rebind.example/hooks' })).json().data;
-    await enqueueWebhookEvent(service.deps, { ownerId: owner.id, eventId: nextUuid(), type: 'payment.expired', createdAt: service.clock.now().toISOString(), data: {} });
+    await enqueueWebhookEvent(service.deps, {
+      ownerId: owner.id,
+      eventId: nextUuid(),
+      type: 'payment.expired',
+      createdAt: service.clock.now().toISOString(),
+      data: {},
+    });
     const delivery = await eventually(async () => {
       const [d] = (await owner.call('GET', `/api/v1/webhooks/${id}/deliveries`)).json().data;
       return d?.status === 'failed' ? d : null;
     });
     expect(delivery.attempts).toHaveLength(shortSchedule.retryDelaysMs!.length);
     for (const attempt of delivery.attempts) {
-      expect(attempt).toMatchObject({ statusCode: null, error: 'refused: rebind.example resolves to 127.0.0.1, which is not a public address' });
+      expect(attempt).toMatchObject({
+        statusCode: null,
+        error: 'refused: rebind.example resolves to 127.0.0.1, which is not a public address',
+      });
     }
   });
 });

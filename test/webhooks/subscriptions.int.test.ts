@@ -23,8 +23,15 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-type Caller = { call: (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) => Promise<{ statusCode: number; json(): any; body: string }> };
-const add = (who: Caller, path: string, events?: string[]) => who.call('POST', '/api/v1/webhooks', { url: `${receiver.url}-${path}`, ...(events ? { events } : {}) });
+type Caller = {
+  call: (
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    url: string,
+    payload?: unknown,
+  ) => Promise<{ statusCode: number; json(): any; body: string }>;
+};
+const add = (who: Caller, path: string, events?: string[]) =>
+  who.call('POST', '/api/v1/webhooks', { url: `${receiver.url}-${path}`, ...(events ? { events } : {}) });
 
 describe('webhook endpoints choose their kinds', () => {
   it("refuses ledger.checkpoint to a user's endpoint (403) and unknown kinds (400); shows what each endpoint gets", async () => {
@@ -34,7 +41,14 @@ describe('webhook endpoints choose their kinds', () => {
     expect((await add(merchant, 'merchant-bad', ['payment.refunded'])).statusCode).toBe(400);
     const plain = await add(merchant, 'merchant-plain');
     expect(plain.statusCode, plain.body).toBe(200);
-    expect(plain.json().data.events).toEqual(['payment.completed', 'payment.expired', 'transfer.completed', 'transfer.failed', 'withdrawal.paid', 'withdrawal.rejected']);
+    expect(plain.json().data.events).toEqual([
+      'payment.completed',
+      'payment.expired',
+      'transfer.completed',
+      'transfer.failed',
+      'withdrawal.paid',
+      'withdrawal.rejected',
+    ]);
     const onlyPaid = await add(merchant, 'merchant-paid', ['payment.completed']);
     expect(onlyPaid.json().data.events).toEqual(['payment.completed']);
     const listed = (await merchant.call('GET', '/api/v1/webhooks')).json().data as { url: string; events: string[] }[];
@@ -45,8 +59,15 @@ describe('webhook endpoints choose their kinds', () => {
     const merchant = await keyHolder(service);
     const paid = (await add(merchant, 'only-paid', ['payment.completed'])).json().data.id as string;
     const all = (await add(merchant, 'all-kinds')).json().data.id as string;
-    await enqueueWebhookEvent(service.deps, { ownerId: merchant.id, eventId: `expired-${merchant.id}`, type: 'payment.expired', createdAt: service.clock.now().toISOString(), data: {} });
-    const deliveries = async (endpointId: string) => (await merchant.call('GET', `/api/v1/webhooks/${endpointId}/deliveries`)).json().data as unknown[];
+    await enqueueWebhookEvent(service.deps, {
+      ownerId: merchant.id,
+      eventId: `expired-${merchant.id}`,
+      type: 'payment.expired',
+      createdAt: service.clock.now().toISOString(),
+      data: {},
+    });
+    const deliveries = async (endpointId: string) =>
+      (await merchant.call('GET', `/api/v1/webhooks/${endpointId}/deliveries`)).json().data as unknown[];
     expect(await deliveries(all)).toHaveLength(1);
     expect(await deliveries(paid)).toHaveLength(0);
   });
@@ -56,14 +77,28 @@ describe('webhook endpoints choose their kinds', () => {
     expect(asked.statusCode, asked.body).toBe(200);
     const ledgerEndpoint = asked.json().data.id as string;
     const adminDefault = (await add(admin, 'admin-default')).json().data.id as string;
-    const checkpoint = { v: 1, seq: 7, from: 10, to: 20, events: 10, root: 'ab'.repeat(32), prev: '0'.repeat(64), at: service.clock.now().toISOString(), keyId: 'k', signature: 's' };
+    const checkpoint = {
+      v: 1,
+      seq: 7,
+      from: 10,
+      to: 20,
+      events: 10,
+      root: 'ab'.repeat(32),
+      prev: '0'.repeat(64),
+      at: service.clock.now().toISOString(),
+      keyId: 'k',
+      signature: 's',
+    };
     expect(await publishLedgerCheckpoint(service.deps, checkpoint)).toBe(1);
     await publishLedgerCheckpoint(service.deps, checkpoint); // again, after a crash: nothing more
-    const deliveries = async (endpointId: string) => (await admin.call('GET', `/api/v1/webhooks/${endpointId}/deliveries`)).json().data as { status: string }[];
+    const deliveries = async (endpointId: string) =>
+      (await admin.call('GET', `/api/v1/webhooks/${endpointId}/deliveries`)).json().data as { status: string }[];
     await eventually(async () => (await deliveries(ledgerEndpoint))[0]?.status === 'succeeded');
     expect(await deliveries(ledgerEndpoint)).toHaveLength(1);
     expect(await deliveries(adminDefault)).toHaveLength(0);
-    const sent = receiver.received.map(r => JSON.parse(r.body) as { type: string; data: { seq: number } }).filter(b => b.type === 'ledger.checkpoint');
+    const sent = receiver.received
+      .map(r => JSON.parse(r.body) as { type: string; data: { seq: number } })
+      .filter(b => b.type === 'ledger.checkpoint');
     expect(sent).toHaveLength(1);
     expect(sent[0]!.data).toEqual(checkpoint);
   });
@@ -74,9 +109,13 @@ describe('webhook endpoints choose their kinds', () => {
     expect(await service.ledger.waitFor(await service.store.headPosition(), 10_000)).toBe(true);
     service.clock.advance(61_000);
     const signed = await eventually(async () => (await listLedgerCheckpoints(service.pool)).at(-1), 10_000);
-    const deliveries = async () => (await admin.call('GET', `/api/v1/webhooks/${asked}/deliveries`)).json().data as { status: string }[];
+    const deliveries = async () =>
+      (await admin.call('GET', `/api/v1/webhooks/${asked}/deliveries`)).json().data as { status: string }[];
     await eventually(async () => (await deliveries()).some(d => d.status === 'succeeded'), 10_000);
-    const bodies = receiver.received.map(r => ({ headers: r.headers, body: JSON.parse(r.body) as { type: string; data: { seq: number } } }));
+    const bodies = receiver.received.map(r => ({
+      headers: r.headers,
+      body: JSON.parse(r.body) as { type: string; data: { seq: number } },
+    }));
     const sent = bodies.find(b => b.body.type === 'ledger.checkpoint' && b.body.data.seq === signed.seq)!;
     expect(sent.body.data).toEqual(signed);
     expect(sent.headers['webhook-signature']).toMatch(/^v1,/);

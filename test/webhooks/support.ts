@@ -26,7 +26,12 @@ export async function startWebhookTestService(
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const service = await createService(config, { clock, log: createLogger('silent'), schedulerTickMs: 3_600_000, webhooks });
+  const service = await createService(config, {
+    clock,
+    log: createLogger('silent'),
+    schedulerTickMs: 3_600_000,
+    webhooks,
+  });
   return Object.assign(service, { clock, config });
 }
 
@@ -53,7 +58,12 @@ export async function startReceiver(answer: (n: number) => Answer = () => ({ sta
     const chunks: Buffer[] = [];
     req.on('data', c => chunks.push(c));
     req.on('end', () => {
-      const entry: Received = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now(), closed: false };
+      const entry: Received = {
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        receivedAt: Date.now(),
+        closed: false,
+      };
       const reply = answer(received.length);
       received.push(entry);
       res.on('close', () => (entry.closed = true));

@@ -26,7 +26,14 @@ afterAll(async () => {
 });
 
 const signIn = async (who: { email: string; password: string }, remoteAddress: string) =>
-  sessionCookie(await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: who.email, password: who.password }, remoteAddress }));
+  sessionCookie(
+    await service.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: who.email, password: who.password },
+      remoteAddress,
+    }),
+  );
 
 type Sent = { id: string; type: string; data: { id: string } & Record<string, unknown> };
 
@@ -44,26 +51,49 @@ describe('withdrawal webhooks', () => {
     const first = await session('POST', '/api/dashboard/gateway/withdrawals', { amount: 50_000, ...bank });
     expect(first.statusCode, first.body).toBe(201);
     const paidId = first.json().data.id as string;
-    const rejectedId = (await session('POST', '/api/dashboard/gateway/withdrawals', { amount: 50_000, ...bank })).json().data.id as string;
-    expect((await adminSession('POST', `/api/admin/gateway/withdrawals/${paidId}/paid`, { reference: 'BCA-TRF-HOOK' })).statusCode).toBe(200);
-    expect((await adminSession('POST', `/api/admin/gateway/withdrawals/${rejectedId}/reject`, { note: 'rekening salah' })).statusCode).toBe(200);
+    const rejectedId = (await session('POST', '/api/dashboard/gateway/withdrawals', { amount: 50_000, ...bank })).json()
+      .data.id as string;
+    expect(
+      (await adminSession('POST', `/api/admin/gateway/withdrawals/${paidId}/paid`, { reference: 'BCA-TRF-HOOK' }))
+        .statusCode,
+    ).toBe(200);
+    expect(
+      (await adminSession('POST', `/api/admin/gateway/withdrawals/${rejectedId}/reject`, { note: 'rekening salah' }))
+        .statusCode,
+    ).toBe(200);
 
-    const mine = () => receiver.received.map(r => JSON.parse(r.body) as Sent)
-      .filter(b => b.type.startsWith('withdrawal.') && (b.data.id === paidId || b.data.id === rejectedId));
+    const mine = () =>
+      receiver.received
+        .map(r => JSON.parse(r.body) as Sent)
+        .filter(b => b.type.startsWith('withdrawal.') && (b.data.id === paidId || b.data.id === rejectedId));
     const sent = await eventually(async () => mine().length >= 2 && mine());
     const shown = async (id: string) => (await session('GET', `/api/dashboard/gateway/withdrawals/${id}`)).json().data;
     expect(sent.find(b => b.type === 'withdrawal.paid')!.data).toEqual(await shown(paidId));
     expect(sent.find(b => b.type === 'withdrawal.rejected')!.data).toEqual(await shown(rejectedId));
-    expect(sent.find(b => b.type === 'withdrawal.paid')!.data).toMatchObject({ status: 'PAID', reference: 'BCA-TRF-HOOK', amount: 50_000 });
-    expect(sent.find(b => b.type === 'withdrawal.rejected')!.data).toMatchObject({ status: 'REJECTED', note: 'rekening salah' });
+    expect(sent.find(b => b.type === 'withdrawal.paid')!.data).toMatchObject({
+      status: 'PAID',
+      reference: 'BCA-TRF-HOOK',
+      amount: 50_000,
+    });
+    expect(sent.find(b => b.type === 'withdrawal.rejected')!.data).toMatchObject({
+      status: 'REJECTED',
+      note: 'rekening salah',
+    });
     expect(sent).toHaveLength(2);
 
     // the saga run again over the same events (delivery is at least once) publishes nothing more
     const saga = withdrawalWebhooksSaga(service.deps);
-    const outcomes = (await service.store.readStream(gatewayLedgerStream(merchant.id))).filter(e => saga.handles.includes(e.type));
+    const outcomes = (await service.store.readStream(gatewayLedgerStream(merchant.id))).filter(e =>
+      saga.handles.includes(e.type),
+    );
     expect(outcomes).toHaveLength(2);
     for (const recorded of outcomes) await saga.handle(parseRecorded(recorded) as StoredEvent<AnyEvent>);
-    const published = await query(service.pool, 'CountWithdrawalWebhooks', `select 1 from webhook_events where owner_id = $1 and type like 'withdrawal.%'`, [merchant.id]);
+    const published = await query(
+      service.pool,
+      'CountWithdrawalWebhooks',
+      `select 1 from webhook_events where owner_id = $1 and type like 'withdrawal.%'`,
+      [merchant.id],
+    );
     expect(published.rowCount).toBe(2);
   });
 });

@@ -9,7 +9,10 @@ export type AccountSyncClient = Client<paths>;
  * document describes it. `apiKey` is the `x-api-key` of /api/v1 (create one on the dashboard); `fetch` replaces
  * the global fetch (tests, proxies).
  */
-export function createClient(baseUrl: string, { apiKey, fetch }: { apiKey?: string; fetch?: ClientOptions['fetch'] } = {}): AccountSyncClient {
+export function createClient(
+  baseUrl: string,
+  { apiKey, fetch }: { apiKey?: string; fetch?: ClientOptions['fetch'] } = {},
+): AccountSyncClient {
   return createFetchClient<paths>({
     baseUrl,
     ...(apiKey ? { headers: { 'x-api-key': apiKey } } : {}),

@@ -10,7 +10,14 @@ import { findProvider, providers } from '../../providers/catalogue.ts';
 import { text } from '../../text.ts';
 import { accountDetailHtml, accountsHtml, otpStepHtml, type AccountForm } from '../../web/pages/accounts.ts';
 import type { AppDeps } from '../deps.ts';
-import { firstVerifyActionOf, isVerifyAction, otpSendInputOf, otpSentMessage, otpVerifyInputOf, type OtpSendLimits } from '../otp-flows.ts';
+import {
+  firstVerifyActionOf,
+  isVerifyAction,
+  otpSendInputOf,
+  otpSentMessage,
+  otpVerifyInputOf,
+  type OtpSendLimits,
+} from '../otp-flows.ts';
 import { noticeOf, orShowRefusal, pathId, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
@@ -25,12 +32,17 @@ type Posted = Record<string, unknown>;
 const posted = (request: FastifyRequest): Posted => (request.body ?? {}) as Posted;
 const str = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
 /** A number field as the API's schemas take it: a whole number typed is a number, anything else left for them to refuse. */
-const num = (value: unknown) => (typeof value === 'string' && /^\d{1,9}$/.test(value.trim()) ? Number(value) : str(value));
+const num = (value: unknown) =>
+  typeof value === 'string' && /^\d{1,9}$/.test(value.trim()) ? Number(value) : str(value);
 const accountNotFound = () => refuse('ACCOUNT_NOT_FOUND', { words: 'Rekening tidak ditemukan' });
 
 /** The form as it comes back after a refusal: what was typed, without passwords, PINs or codes. */
 const formOf = (body: Posted): AccountForm =>
-  Object.fromEntries(['providerCode', 'accountName', 'accountNumber', 'username', 'phoneNumber', 'intervalMinutes'].flatMap(k => (typeof body[k] === 'string' ? [[k, body[k]]] : [])));
+  Object.fromEntries(
+    ['providerCode', 'accountName', 'accountNumber', 'username', 'phoneNumber', 'intervalMinutes'].flatMap(k =>
+      typeof body[k] === 'string' ? [[k, body[k]]] : [],
+    ),
+  );
 
 /**
  * The viewer's accounts: link a bank or a wallet (by phone, or by OTP in two or three steps, as POST /api/v1/accounts
@@ -39,11 +51,23 @@ const formOf = (body: Posted): AccountForm =>
  */
 export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
   return async function (app: FastifyInstance) {
-    const listPage = async (request: FastifyRequest, reply: FastifyReply, opts: { error?: DomainError; form?: AccountForm; flow?: string } = {}) => {
+    const listPage = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      opts: { error?: DomainError; form?: AccountForm; flow?: string } = {},
+    ) => {
       const { rows } = await listAccounts(deps.pool, { ownerId: request.viewer!.user.id, page: 1, limit: 100 });
       const notice = noticeOf(request, { deleted: 'Akun dan semua mutasinya dihapus.' }, opts.error);
-      const view = { ...linkForms, accounts: rows, csrf: request.viewer!.csrf, form: opts.form ?? {}, flow: opts.flow ?? '' };
-      return sendPage(reply, { ...frameOf(request, 'Rekening & e-wallet', 'accounts'), notice }, accountsHtml(view), { status: opts.error?.status ?? 200 });
+      const view = {
+        ...linkForms,
+        accounts: rows,
+        csrf: request.viewer!.csrf,
+        form: opts.form ?? {},
+        flow: opts.flow ?? '',
+      };
+      return sendPage(reply, { ...frameOf(request, 'Rekening & e-wallet', 'accounts'), notice }, accountsHtml(view), {
+        status: opts.error?.status ?? 200,
+      });
     };
     /** A refusal of ours or of the provider goes back to the form that asked, as typed. */
     const orShow = (request: FastifyRequest, reply: FastifyReply, flow: string, work: () => Promise<unknown>) =>
@@ -56,9 +80,13 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
       orShow(request, reply, String(posted(request).flow ?? ''), async () => {
         const body = posted(request);
         const provider = findProvider(String(body.providerCode ?? ''));
-        if (!provider || provider.loginFlow === 'otp') throw refuse('PROVIDER_NOT_FOUND', { words: 'Pilih penyedia dari daftar' });
+        if (!provider || provider.loginFlow === 'otp')
+          throw refuse('PROVIDER_NOT_FOUND', { words: 'Pilih penyedia dari daftar' });
         const input = z
-          .object({ accountName: text.trim().min(1, 'Nama wajib diisi').max(100, 'Nama maksimal 100 karakter'), intervalMinutes: z.int('Interval harus angka bulat').min(5).max(1440) })
+          .object({
+            accountName: text.trim().min(1, 'Nama wajib diisi').max(100, 'Nama maksimal 100 karakter'),
+            intervalMinutes: z.int('Interval harus angka bulat').min(5).max(1440),
+          })
           .safeParse({ accountName: body.accountName ?? '', intervalMinutes: num(body.intervalMinutes) });
         if (!input.success) throw refuse('VALIDATION_ERROR', { words: input.error.issues[0]!.message });
         const outcome = await linkAccount(deps, request.viewer!.user.id, {
@@ -70,7 +98,8 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
           password: typeof body.password === 'string' && body.password !== '' ? body.password : undefined,
           phoneNumber: str(body.phoneNumber),
         });
-        if (outcome.kind !== 'linked') throw refuse('VALIDATION_ERROR', { words: `${provider.name} dihubungkan dengan OTP` });
+        if (outcome.kind !== 'linked')
+          throw refuse('VALIDATION_ERROR', { words: `${provider.name} dihubungkan dengan OTP` });
         return seeOther(reply, `/dashboard/accounts/${outcome.accountId}`, 'linked');
       }),
     );
@@ -82,15 +111,23 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
         const providerCode = String(body.providerCode ?? '');
         if (!isOtpWallet(providerCode)) throw refuse('UNKNOWN_PROVIDER', { words: 'Pilih e-wallet dari daftar' });
         const accountId = str(body.accountId);
-        if (accountId && !(await findOwnedAccount(deps.pool, request.viewer!.user.id, pathId(accountId, accountNotFound)))) throw accountNotFound();
+        if (
+          accountId &&
+          !(await findOwnedAccount(deps.pool, request.viewer!.user.id, pathId(accountId, accountNotFound)))
+        )
+          throw accountNotFound();
         const fields = {
           phoneNumber: str(body.phoneNumber),
           pin: str(body.pin),
           verificationMethod: str(body.verificationMethod),
-          ...(accountId ? { accountId } : { providerCode, accountName: str(body.accountName), intervalMinutes: num(body.intervalMinutes) }),
+          ...(accountId
+            ? { accountId }
+            : { providerCode, accountName: str(body.accountName), intervalMinutes: num(body.intervalMinutes) }),
         };
         const input = otpSendInputOf(providerCode, fields);
-        const sent = await sendOtpLoginCode(deps, deps.config.otp, request.viewer!.user.id, input, () => otpSends.count(request, reply));
+        const sent = await sendOtpLoginCode(deps, deps.config.otp, request.viewer!.user.id, input, () =>
+          otpSends.count(request, reply),
+        );
         const view = {
           csrf: request.viewer!.csrf,
           action: firstVerifyActionOf(providerCode),
@@ -109,18 +146,36 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
       orShow(request, reply, 'otp', async () => {
         const body = posted(request);
         const action = String(body.action ?? '');
-        if (!isVerifyAction(action)) throw refuse('VALIDATION_ERROR', { words: 'Langkah OTP tidak dikenal; mulai lagi' });
+        if (!isVerifyAction(action))
+          throw refuse('VALIDATION_ERROR', { words: 'Langkah OTP tidak dikenal; mulai lagi' });
         const accountId = str(body.accountId);
-        const input = otpVerifyInputOf(action, { sessionId: str(body.sessionId), otp: str(body.otp), pin: str(body.pin), accountId });
+        const input = otpVerifyInputOf(action, {
+          sessionId: str(body.sessionId),
+          otp: str(body.otp),
+          pin: str(body.pin),
+          accountId,
+        });
         const outcome = await verifyOtpLoginCode(deps, deps.config.otp, request.viewer!.user.id, input);
         if (outcome.kind === 'completed') return seeOther(reply, `/dashboard/accounts/${outcome.accountId}`, 'linked');
-        const view = { csrf: request.viewer!.csrf, action: 'wallet-c-verify-second-otp', sessionId: outcome.sessionId, accountId, message: 'Penyedia mengirim kode OTP kedua.', needsPin: false, second: true };
+        const view = {
+          csrf: request.viewer!.csrf,
+          action: 'wallet-c-verify-second-otp',
+          sessionId: outcome.sessionId,
+          accountId,
+          message: 'Penyedia mengirim kode OTP kedua.',
+          needsPin: false,
+          second: true,
+        };
         return sendPage(reply, frameOf(request, 'Verifikasi OTP', 'accounts'), otpStepHtml(view));
       }),
     );
 
     const owned = async (request: FastifyRequest<{ Params: { id: string } }>) => {
-      const row = await findOwnedAccount(deps.pool, request.viewer!.user.id, pathId(request.params.id, accountNotFound));
+      const row = await findOwnedAccount(
+        deps.pool,
+        request.viewer!.user.id,
+        pathId(request.params.id, accountNotFound),
+      );
       if (!row) throw accountNotFound();
       return row;
     };
@@ -131,12 +186,25 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
       transferred: 'Transfer terkirim; saldo sudah berkurang dan mutasinya tercatat.',
       paid: 'Pembayaran QRIS terkirim; saldo sudah berkurang dan mutasinya tercatat.',
     };
-    const detailPage = async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply, error?: DomainError) => {
+    const detailPage = async (
+      request: FastifyRequest<{ Params: { id: string } }>,
+      reply: FastifyReply,
+      error?: DomainError,
+    ) => {
       const row = await owned(request);
       const provider = findProvider(row.provider_code);
       const notice = noticeOf(request, detailNotices, error);
-      const opts = { otpLogin: provider?.loginFlow === 'otp', needsPin: row.provider_code === 'WALLET-A', isBank: row.type === 'bank' };
-      return sendPage(reply, { ...frameOf(request, row.account_name, 'accounts'), notice }, accountDetailHtml(row, request.viewer!.csrf, opts), { status: error?.status ?? 200 });
+      const opts = {
+        otpLogin: provider?.loginFlow === 'otp',
+        needsPin: row.provider_code === 'WALLET-A',
+        isBank: row.type === 'bank',
+      };
+      return sendPage(
+        reply,
+        { ...frameOf(request, row.account_name, 'accounts'), notice },
+        accountDetailHtml(row, request.viewer!.csrf, opts),
+        { status: error?.status ?? 200 },
+      );
     };
 
     app.get<{ Params: { id: string } }>('/accounts/:id', (request, reply) => detailPage(request, reply));
@@ -147,7 +215,10 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
       const changes = z
         .object({
           accountName: text.trim().min(1, 'Nama wajib diisi').max(100, 'Nama maksimal 100 karakter'),
-          intervalMinutes: z.int('Interval harus angka bulat').min(5, 'Interval minimal 5 menit').max(1440, 'Interval maksimal 1440 menit'),
+          intervalMinutes: z
+            .int('Interval harus angka bulat')
+            .min(5, 'Interval minimal 5 menit')
+            .max(1440, 'Interval maksimal 1440 menit'),
           username: text.min(1).max(100).optional(),
           password: text.min(1).max(200).optional(),
         })
@@ -157,7 +228,8 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
           username: str(body.username),
           password: typeof body.password === 'string' && body.password !== '' ? body.password : undefined,
         });
-      if (!changes.success) return detailPage(request, reply, refuse('VALIDATION_ERROR', { words: changes.error.issues[0]!.message }));
+      if (!changes.success)
+        return detailPage(request, reply, refuse('VALIDATION_ERROR', { words: changes.error.issues[0]!.message }));
       return orShowRefusal(
         async () => {
           await changeAccount(deps, request.viewer!.user.id, row.id, changes.data);

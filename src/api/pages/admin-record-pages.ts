@@ -11,7 +11,11 @@ import { calendarInForce } from '../gateway-calendar.ts';
 import { noticeOf, orShowRefusal, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
-const year = z.coerce.number({ error: 'Tahun harus angka' }).int('Tahun harus angka').min(2000, 'Tahun 2000 sampai 2999').max(2999, 'Tahun 2000 sampai 2999');
+const year = z.coerce
+  .number({ error: 'Tahun harus angka' })
+  .int('Tahun harus angka')
+  .min(2000, 'Tahun 2000 sampai 2999')
+  .max(2999, 'Tahun 2000 sampai 2999');
 const streamId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_.-]{0,199}$/);
 const pageSize = 100;
 
@@ -23,7 +27,10 @@ function daysOf(text: string) {
     .filter(Boolean)
     .map((line, index) => {
       const [date, kind, ...name] = line.split('|').map(part => part.trim());
-      if (!date || !kind || name.length === 0) throw refuse('VALIDATION_ERROR', { words: `Baris ${index + 1}: tulis tanggal | libur-nasional atau cuti-bersama | nama` });
+      if (!date || !kind || name.length === 0)
+        throw refuse('VALIDATION_ERROR', {
+          words: `Baris ${index + 1}: tulis tanggal | libur-nasional atau cuti-bersama | nama`,
+        });
       return { date, kind, name: name.join(' | ') };
     });
 }
@@ -40,15 +47,25 @@ export function adminRecordPages(deps: AppDeps) {
       const inForce = await calendarInForce(deps.pool, deps.clock.now());
       const years = inForce.years.map(y => ({ ...y, setAt: y.setAt ? wibDate(y.setAt) : null }));
       const notice = noticeOf(request, { saved: 'Kalender disimpan; penyelesaian berikutnya memakainya.' }, error);
-      const draft = error ? { year: field(request, 'year'), source: field(request, 'source'), days: field(request, 'days') } : { year: '', source: '', days: '' };
-      return sendPage(reply, { ...frameOf(request, 'Kalender hari kerja', 'calendar'), notice }, calendarHtml(years, inForce.missingYears, request.viewer!.csrf, draft), {
-        status: error?.status ?? 200,
-      });
+      const draft = error
+        ? { year: field(request, 'year'), source: field(request, 'source'), days: field(request, 'days') }
+        : { year: '', source: '', days: '' };
+      return sendPage(
+        reply,
+        { ...frameOf(request, 'Kalender hari kerja', 'calendar'), notice },
+        calendarHtml(years, inForce.missingYears, request.viewer!.csrf, draft),
+        {
+          status: error?.status ?? 200,
+        },
+      );
     };
     const save = (request: FastifyRequest, reply: FastifyReply, rawYear: unknown) =>
       orShowRefusal(
         async () => {
-          const input = holidayCalendarYear.parse({ source: field(request, 'source'), days: daysOf(field(request, 'days')) });
+          const input = holidayCalendarYear.parse({
+            source: field(request, 'source'),
+            days: daysOf(field(request, 'days')),
+          });
           await setHolidayCalendarYear(deps, request.viewer!.user.id, { year: year.parse(rawYear), ...input });
           return seeOther(reply, '/admin/calendar', 'saved');
         },
@@ -57,10 +74,16 @@ export function adminRecordPages(deps: AppDeps) {
 
     app.get('/calendar', (request, reply) => calendarPage(request, reply));
     app.post('/calendar', (request, reply) => save(request, reply, field(request, 'year')));
-    app.post<{ Params: { year: string } }>('/calendar/:year', (request, reply) => save(request, reply, request.params.year));
+    app.post<{ Params: { year: string } }>('/calendar/:year', (request, reply) =>
+      save(request, reply, request.params.year),
+    );
 
     app.get('/digests', async (request, reply) =>
-      sendPage(reply, frameOf(request, 'Digest harian', 'digests'), digestsHtml(deps.digestKey, await listDigests(deps.pool))),
+      sendPage(
+        reply,
+        frameOf(request, 'Digest harian', 'digests'),
+        digestsHtml(deps.digestKey, await listDigests(deps.pool)),
+      ),
     );
 
     app.get('/streams', async (request, reply) => {
@@ -71,7 +94,12 @@ export function adminRecordPages(deps: AppDeps) {
       const fromRevision = Number.isInteger(from) && from >= 0 ? from : 0;
       const page = streamId.safeParse(q.id).success ? await auditPage(deps.store, q.id, fromRevision, pageSize) : null;
       if (!page) {
-        return sendPage(reply, { ...frame, notice: { kind: 'error', text: 'Tidak ada stream dengan ID itu.' } }, streamHtml(q.id, null, null), { status: 404 });
+        return sendPage(
+          reply,
+          { ...frame, notice: { kind: 'error', text: 'Tidak ada stream dengan ID itu.' } },
+          streamHtml(q.id, null, null),
+          { status: 404 },
+        );
       }
       return sendPage(reply, frame, streamHtml(q.id, page.events, page.nextRevision));
     });

@@ -1,6 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { allocateSuspenseCredit, refundSuspenseCredit, type AllocationTarget } from '../../commands/gateway-suspense.ts';
+import {
+  allocateSuspenseCredit,
+  refundSuspenseCredit,
+  type AllocationTarget,
+} from '../../commands/gateway-suspense.ts';
 import { DomainError, refuse } from '../../errors.ts';
 import { listHoldingAccounts } from '../../projections/gateway-access.ts';
 import { listSuspense, type SuspenseRow } from '../../projections/gateway-suspense.ts';
@@ -22,13 +26,15 @@ const doneNotices: Record<string, string> = {
 };
 
 const suspenseNotFound = () => refuse('SUSPENSE_NOT_FOUND', { words: 'Dana tak terklaim ini tidak ditemukan' });
-const field = (request: FastifyRequest, name: string): unknown => (request.body as Record<string, unknown> | undefined)?.[name];
+const field = (request: FastifyRequest, name: string): unknown =>
+  (request.body as Record<string, unknown> | undefined)?.[name];
 
 /** The allocation form's target: a payment id or a merchant's user id, exactly one, a UUID (else it names nothing). */
 function targetOf(request: FastifyRequest): AllocationTarget {
   const paymentId = optionalId.parse(field(request, 'paymentId') ?? '');
   const userId = optionalId.parse(field(request, 'userId') ?? '');
-  if (!paymentId === !userId) throw refuse('VALIDATION_ERROR', { words: 'Isi ID pembayaran atau ID pengguna merchant, salah satu saja' });
+  if (!paymentId === !userId)
+    throw refuse('VALIDATION_ERROR', { words: 'Isi ID pembayaran atau ID pengguna merchant, salah satu saja' });
   const invalid = (said: string) => refuse('SUSPENSE_TARGET_INVALID', { words: said });
   if (paymentId) {
     if (!z.uuid().safeParse(paymentId).success) throw invalid(targetWords.payment);
@@ -48,14 +54,19 @@ async function targetInPageWords<T>(target: AllocationTarget, work: () => Promis
   try {
     return await work();
   } catch (err) {
-    if (err instanceof DomainError && err.code === 'SUSPENSE_TARGET_INVALID') throw refuse(err.code, { words: 'paymentId' in target ? targetWords.payment : targetWords.merchant });
+    if (err instanceof DomainError && err.code === 'SUSPENSE_TARGET_INVALID')
+      throw refuse(err.code, { words: 'paymentId' in target ? targetWords.payment : targetWords.merchant });
     throw err;
   }
 }
 
 /** The emails of the merchants and admins the rows name, by user id. */
 async function peopleOf(deps: AppDeps, rows: SuspenseRow[]): Promise<Map<string, string>> {
-  const ids = new Set(rows.flatMap(r => [r.merchantId, r.resolvedBy, r.suggestion?.merchantId ?? null]).filter((id): id is string => id !== null));
+  const ids = new Set(
+    rows
+      .flatMap(r => [r.merchantId, r.resolvedBy, r.suggestion?.merchantId ?? null])
+      .filter((id): id is string => id !== null),
+  );
   const users = await Promise.all([...ids].map(id => findUser(deps.pool, id)));
   return new Map(users.filter(u => u !== null).map(u => [u.id, u.email]));
 }
@@ -67,7 +78,10 @@ export function adminSuspensePages(deps: AppDeps) {
 
     const suspensePage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {
       const shown = status.parse((request.query as { status?: unknown } | undefined)?.status);
-      const [rows, holding] = await Promise.all([listSuspense(deps.pool, { status: shown }), listHoldingAccounts(deps.pool)]);
+      const [rows, holding] = await Promise.all([
+        listSuspense(deps.pool, { status: shown }),
+        listHoldingAccounts(deps.pool),
+      ]);
       const view = {
         rows,
         status: shown,
@@ -75,13 +89,21 @@ export function adminSuspensePages(deps: AppDeps) {
         holding: new Map(holding.map(h => [h.account_id, { name: h.account_name, providerCode: h.provider_code }])),
         people: await peopleOf(deps, rows),
       };
-      return sendPage(reply, { ...frameOf(request, 'Dana tak terklaim', 'suspense'), notice: noticeOf(request, doneNotices, error) }, adminSuspenseHtml(view), {
-        status: error?.status ?? 200,
-      });
+      return sendPage(
+        reply,
+        { ...frameOf(request, 'Dana tak terklaim', 'suspense'), notice: noticeOf(request, doneNotices, error) },
+        adminSuspenseHtml(view),
+        {
+          status: error?.status ?? 200,
+        },
+      );
     };
     /** Runs a decision and goes back to the open credits; a refusal shows the page with its message instead. */
     const decide = (request: FastifyRequest, reply: FastifyReply, run: () => Promise<string>) =>
-      orShowRefusal(async () => seeOther(reply, '/admin/suspense', await run()), error => suspensePage(request, reply, error));
+      orShowRefusal(
+        async () => seeOther(reply, '/admin/suspense', await run()),
+        error => suspensePage(request, reply, error),
+      );
 
     app.get('/suspense', (request, reply) => suspensePage(request, reply));
     app.post<{ Params: { id: string } }>('/suspense/:id/allocate', (request, reply) =>
@@ -89,7 +111,9 @@ export function adminSuspensePages(deps: AppDeps) {
         const id = pathId(request.params.id, suspenseNotFound);
         const target = targetOf(request);
         const why = note.parse(field(request, 'note') ?? '');
-        await targetInPageWords(target, () => allocateSuspenseCredit(deps, deps.config.gateway, adminId(request), id, target, why));
+        await targetInPageWords(target, () =>
+          allocateSuspenseCredit(deps, deps.config.gateway, adminId(request), id, target, why),
+        );
         return 'allocated';
       }),
     );

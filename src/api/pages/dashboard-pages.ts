@@ -33,9 +33,11 @@ const doneNotices: Record<string, string> = {
   redelivered: 'Pengiriman dijadwalkan ulang sekarang.',
   'session-ended': 'Perangkat itu dikeluarkan; sesinya tidak berlaku lagi.',
 };
-const field = (request: FastifyRequest, name: string): unknown => (request.body as Record<string, unknown> | undefined)?.[name];
+const field = (request: FastifyRequest, name: string): unknown =>
+  (request.body as Record<string, unknown> | undefined)?.[name];
 /** A text field as typed, to show again after a refusal. */
-const typed = (request: FastifyRequest, name: string) => (typeof field(request, name) === 'string' ? (field(request, name) as string) : '');
+const typed = (request: FastifyRequest, name: string) =>
+  typeof field(request, name) === 'string' ? (field(request, name) as string) : '';
 
 /** The dashboard's overview, API keys and webhooks (with their delivery logs), under /dashboard. */
 export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
@@ -48,8 +50,16 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
         listAccounts(deps.pool, { ownerId: user.id, page: 1, limit: 1 }),
         liveSessionsOf(deps, user.id),
       ]);
-      const counts = { apiKeys: apiKeys.filter(k => !k.revoked_at).length, webhooks: webhooks.length, accounts: accounts.total };
-      return sendPage(reply, { ...frameOf(request, 'Ringkasan', 'overview'), notice: noticeOf(request, doneNotices) }, overviewHtml(user, counts, { sessions, current: sessionId, csrf }));
+      const counts = {
+        apiKeys: apiKeys.filter(k => !k.revoked_at).length,
+        webhooks: webhooks.length,
+        accounts: accounts.total,
+      };
+      return sendPage(
+        reply,
+        { ...frameOf(request, 'Ringkasan', 'overview'), notice: noticeOf(request, doneNotices) },
+        overviewHtml(user, counts, { sessions, current: sessionId, csrf }),
+      );
     });
 
     // signs another of the user's devices out (this one signs out with "Keluar")
@@ -64,18 +74,31 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
     });
 
     // API keys: the secret of a new key is shown once, on the answer to the form that made it
-    const keysPage = async (request: FastifyRequest, reply: FastifyReply, opts: { created?: NewKey; error?: DomainError; name?: string } = {}) => {
+    const keysPage = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      opts: { created?: NewKey; error?: DomainError; name?: string } = {},
+    ) => {
       const list = await listApiKeys(deps.pool, request.viewer!.user.id);
       const notice = opts.created ? null : noticeOf(request, doneNotices, opts.error);
-      return sendPage(reply, { ...frameOf(request, 'API key', 'api-keys'), notice }, apiKeysHtml(list, request.viewer!.csrf, opts.created ?? null, opts.name), {
-        status: opts.error?.status ?? (opts.created ? 201 : 200),
-      });
+      return sendPage(
+        reply,
+        { ...frameOf(request, 'API key', 'api-keys'), notice },
+        apiKeysHtml(list, request.viewer!.csrf, opts.created ?? null, opts.name),
+        {
+          status: opts.error?.status ?? (opts.created ? 201 : 200),
+        },
+      );
     };
     app.get('/api-keys', (request, reply) => keysPage(request, reply));
     app.post('/api-keys', (request, reply) =>
       orShowRefusal(
         async () => {
-          const created = await createApiKey(deps, request.viewer!.user.id, keyName.parse(field(request, 'name') ?? ''));
+          const created = await createApiKey(
+            deps,
+            request.viewer!.user.id,
+            keyName.parse(field(request, 'name') ?? ''),
+          );
           return keysPage(request, reply, { created: { name: created.name, key: created.key } });
         },
         error => keysPage(request, reply, { error, name: typed(request, 'name') }),
@@ -88,19 +111,34 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
     });
 
     // webhook endpoints: the signing secret of a new one is shown once
-    const webhooksPage = async (request: FastifyRequest, reply: FastifyReply, opts: { added?: NewEndpoint; error?: DomainError; url?: string } = {}) => {
+    const webhooksPage = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      opts: { added?: NewEndpoint; error?: DomainError; url?: string } = {},
+    ) => {
       const list = await listWebhookEndpoints(deps.pool, request.viewer!.user.id);
       const notice = opts.added ? null : noticeOf(request, doneNotices, opts.error);
-      return sendPage(reply, { ...frameOf(request, 'Webhook', 'webhooks'), notice }, webhooksHtml(list, request.viewer!.csrf, opts.added ?? null, opts.url), {
-        status: opts.error?.status ?? (opts.added ? 201 : 200),
-      });
+      return sendPage(
+        reply,
+        { ...frameOf(request, 'Webhook', 'webhooks'), notice },
+        webhooksHtml(list, request.viewer!.csrf, opts.added ?? null, opts.url),
+        {
+          status: opts.error?.status ?? (opts.added ? 201 : 200),
+        },
+      );
     };
     app.get('/webhooks', (request, reply) => webhooksPage(request, reply));
     app.post('/webhooks', (request, reply) =>
       orShowRefusal(
         async () => {
           const user = request.viewer!.user;
-          const added = await addWebhookEndpoint(deps, deps.config.webhooks, user.id, { url: webhookUrl.parse(field(request, 'url') ?? '') }, `user:${user.id}`);
+          const added = await addWebhookEndpoint(
+            deps,
+            deps.config.webhooks,
+            user.id,
+            { url: webhookUrl.parse(field(request, 'url') ?? '') },
+            `user:${user.id}`,
+          );
           return webhooksPage(request, reply, { added: { url: added.url, secret: added.secret } });
         },
         error => webhooksPage(request, reply, { error, url: typed(request, 'url') }),
@@ -120,16 +158,41 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
       if (!endpoint) throw endpointNotFound();
       const filter = deliveryFilter.parse(request.query ?? {});
       const limit = 20;
-      const { rows, total } = await listDeliveries(deps.pool, { ownerId: user.id, endpointId: endpoint.id, ...filter, limit });
-      const view = { endpoint, deliveries: rows, status: filter.status ?? '', page: filter.page, totalPages: Math.ceil(total / limit), csrf: request.viewer!.csrf };
-      return sendPage(reply, { ...frameOf(request, 'Log pengiriman webhook', 'webhooks'), notice: noticeOf(request, doneNotices) }, deliveryLogHtml(view));
+      const { rows, total } = await listDeliveries(deps.pool, {
+        ownerId: user.id,
+        endpointId: endpoint.id,
+        ...filter,
+        limit,
+      });
+      const view = {
+        endpoint,
+        deliveries: rows,
+        status: filter.status ?? '',
+        page: filter.page,
+        totalPages: Math.ceil(total / limit),
+        csrf: request.viewer!.csrf,
+      };
+      return sendPage(
+        reply,
+        { ...frameOf(request, 'Log pengiriman webhook', 'webhooks'), notice: noticeOf(request, doneNotices) },
+        deliveryLogHtml(view),
+      );
     });
 
-    app.post<{ Params: { id: string; deliveryId: string } }>('/webhooks/:id/deliveries/:deliveryId/redeliver', async (request, reply) => {
-      const endpointId = pathId(request.params.id, endpointNotFound);
-      const deliveryId = pathId(request.params.deliveryId, () => refuse('WEBHOOK_DELIVERY_NOT_FOUND', { words: 'Pengiriman tidak ditemukan' }));
-      await redeliver(deps.pool, { clock: deps.clock, delays: deps.config.webhooks.retryDelaysMs }, { ownerId: request.viewer!.user.id, endpointId, deliveryId });
-      return seeOther(reply, `/dashboard/webhooks/${endpointId}`, 'redelivered');
-    });
+    app.post<{ Params: { id: string; deliveryId: string } }>(
+      '/webhooks/:id/deliveries/:deliveryId/redeliver',
+      async (request, reply) => {
+        const endpointId = pathId(request.params.id, endpointNotFound);
+        const deliveryId = pathId(request.params.deliveryId, () =>
+          refuse('WEBHOOK_DELIVERY_NOT_FOUND', { words: 'Pengiriman tidak ditemukan' }),
+        );
+        await redeliver(
+          deps.pool,
+          { clock: deps.clock, delays: deps.config.webhooks.retryDelaysMs },
+          { ownerId: request.viewer!.user.id, endpointId, deliveryId },
+        );
+        return seeOther(reply, `/dashboard/webhooks/${endpointId}`, 'redelivered');
+      },
+    );
   };
 }

@@ -23,7 +23,12 @@ export function sameToken(expected: string, given: unknown): boolean {
 }
 
 /** The form token of the browser's pre-session nonce, whose cookie is set now if it has none (or a malformed one). */
-export function preSessionToken(request: FastifyRequest, reply: FastifyReply, tokens: SessionTokens, secure: boolean): string {
+export function preSessionToken(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  tokens: SessionTokens,
+  secure: boolean,
+): string {
   const name = formCookieName(secure);
   let nonce = request.cookies[name];
   if (!nonce || !nonceShape.test(nonce)) {
@@ -40,4 +45,5 @@ export function preSessionTokenPosted(request: FastifyRequest, tokens: SessionTo
 }
 
 /** The `_csrf` field of a posted form, whatever else the body holds. */
-export const postedToken = (request: FastifyRequest): unknown => (request.body as { _csrf?: unknown } | undefined)?._csrf;
+export const postedToken = (request: FastifyRequest): unknown =>
+  (request.body as { _csrf?: unknown } | undefined)?._csrf;

@@ -20,14 +20,22 @@ const doneNotices: Record<string, string> = {
   withdrawal: 'Penarikan diajukan; jumlahnya ditahan sampai admin membayar atau menolaknya.',
 };
 const textFields = (body: unknown): GatewayForm =>
-  Object.fromEntries(Object.entries((body ?? {}) as Record<string, unknown>).flatMap(([k, v]) => (typeof v === 'string' && k !== '_csrf' && k !== 'idempotencyKey' ? [[k, v]] : [])));
+  Object.fromEntries(
+    Object.entries((body ?? {}) as Record<string, unknown>).flatMap(([k, v]) =>
+      typeof v === 'string' && k !== '_csrf' && k !== 'idempotencyKey' ? [[k, v]] : [],
+    ),
+  );
 // the key the page made; a form without one (an old page) still asks, once per click
 const idempotencyKey = z.uuid();
 
 /** The merchant's gateway page: access request, fee mode, balances and withdrawals, with the JSON routes' rules. */
 export function gatewayPages(deps: AppDeps) {
   return async function (app: FastifyInstance) {
-    const page = async (request: FastifyRequest, reply: FastifyReply, opts: { error?: DomainError; formName?: string } = {}) => {
+    const page = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      opts: { error?: DomainError; formName?: string } = {},
+    ) => {
       const merchantId = request.viewer!.user.id;
       const [{ row: _row, ...info }, withdrawals] = await Promise.all([
         gatewayInformation(deps.pool, deps.config.gateway, merchantId),
@@ -41,41 +49,74 @@ export function gatewayPages(deps: AppDeps) {
       });
       const error = opts.error ?? (statement instanceof DomainError ? statement : undefined);
       const notice = noticeOf(request, doneNotices, error);
-      const shown = statement instanceof DomainError ? { filters: statementFiltersOf(request), rows: [], total: 0, page: 1, totalPages: 0, days: [] } : statement;
+      const shown =
+        statement instanceof DomainError
+          ? { filters: statementFiltersOf(request), rows: [], total: 0, page: 1, totalPages: 0, days: [] }
+          : statement;
       // a fresh key on every render: a refused request corrected is another request
-      const view = { info, withdrawals, statement: shown, csrf: request.viewer!.csrf, form: opts.error ? textFields(request.body) : {}, formName: opts.formName ?? '', withdrawalKey: randomUUID() };
-      return sendPage(reply, { ...frameOf(request, 'Gerbang pembayaran', 'gateway'), notice }, gatewayHtml(view), { status: error?.status ?? 200 });
+      const view = {
+        info,
+        withdrawals,
+        statement: shown,
+        csrf: request.viewer!.csrf,
+        form: opts.error ? textFields(request.body) : {},
+        formName: opts.formName ?? '',
+        withdrawalKey: randomUUID(),
+      };
+      return sendPage(reply, { ...frameOf(request, 'Gerbang pembayaran', 'gateway'), notice }, gatewayHtml(view), {
+        status: error?.status ?? 200,
+      });
     };
     /** Runs a form's command; a refusal shows the page again with the form as typed. */
-    const form = (formName: string, run: (request: FastifyRequest, merchantId: string) => Promise<string>) => (request: FastifyRequest, reply: FastifyReply) =>
-      orShowRefusal(
-        async () => seeOther(reply, '/dashboard/gateway', await run(request, request.viewer!.user.id)),
-        error => page(request, reply, { error, formName }),
-      );
+    const form =
+      (formName: string, run: (request: FastifyRequest, merchantId: string) => Promise<string>) =>
+      (request: FastifyRequest, reply: FastifyReply) =>
+        orShowRefusal(
+          async () => seeOther(reply, '/dashboard/gateway', await run(request, request.viewer!.user.id)),
+          error => page(request, reply, { error, formName }),
+        );
 
     app.get('/gateway', (request, reply) => page(request, reply));
     await gatewayStatementPages(deps)(app);
 
-    app.post('/gateway/access-request', form('access', async (request, merchantId) => {
-      const business = parseBody(accessRequestBody, textFields(request.body), 'Data usaha belum lengkap');
-      await requestGatewayAccess(deps, merchantId, business);
-      return 'requested';
-    }));
+    app.post(
+      '/gateway/access-request',
+      form('access', async (request, merchantId) => {
+        const business = parseBody(accessRequestBody, textFields(request.body), 'Data usaha belum lengkap');
+        await requestGatewayAccess(deps, merchantId, business);
+        return 'requested';
+      }),
+    );
 
-    app.post('/gateway/settings', form('fee', async (request, merchantId) => {
-      const value = (request.body as { feeToCustomer?: unknown } | undefined)?.feeToCustomer;
-      if (value !== 'true' && value !== 'false') throw refuse('VALIDATION_ERROR', { words: 'Pilih siapa yang menanggung biaya' });
-      await changeGatewayFeeMode(deps, merchantId, value === 'true');
-      return 'saved';
-    }));
+    app.post(
+      '/gateway/settings',
+      form('fee', async (request, merchantId) => {
+        const value = (request.body as { feeToCustomer?: unknown } | undefined)?.feeToCustomer;
+        if (value !== 'true' && value !== 'false')
+          throw refuse('VALIDATION_ERROR', { words: 'Pilih siapa yang menanggung biaya' });
+        await changeGatewayFeeMode(deps, merchantId, value === 'true');
+        return 'saved';
+      }),
+    );
 
-    app.post('/gateway/withdrawals', form('withdraw', async (request, merchantId) => {
-      const typed = textFields(request.body);
-      const amount = /^\d{1,15}$/.test(typed.amount?.trim() ?? '') ? Number(typed.amount) : typed.amount; // not a whole number: the schema says so
-      const withdrawal = parseBody(withdrawalRequestBody, { ...typed, amount }, 'Isian penarikan belum benar');
-      const key = idempotencyKey.safeParse((request.body as { idempotencyKey?: unknown } | undefined)?.idempotencyKey);
-      await requestWithdrawal(deps, merchantId, withdrawal, deps.config.gateway.minWithdrawal, key.success ? key.data : undefined);
-      return 'withdrawal';
-    }));
+    app.post(
+      '/gateway/withdrawals',
+      form('withdraw', async (request, merchantId) => {
+        const typed = textFields(request.body);
+        const amount = /^\d{1,15}$/.test(typed.amount?.trim() ?? '') ? Number(typed.amount) : typed.amount; // not a whole number: the schema says so
+        const withdrawal = parseBody(withdrawalRequestBody, { ...typed, amount }, 'Isian penarikan belum benar');
+        const key = idempotencyKey.safeParse(
+          (request.body as { idempotencyKey?: unknown } | undefined)?.idempotencyKey,
+        );
+        await requestWithdrawal(
+          deps,
+          merchantId,
+          withdrawal,
+          deps.config.gateway.minWithdrawal,
+          key.success ? key.data : undefined,
+        );
+        return 'withdrawal';
+      }),
+    );
   };
 }

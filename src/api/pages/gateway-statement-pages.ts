@@ -2,7 +2,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { csvText, type CsvCell } from '../../csv.ts';
 import { inSnapshot } from '../../db/pool.ts';
 import { refuse } from '../../errors.ts';
-import { listStatement, presentStatementEntry, statementDays, type StatementFilter, type StatementRow } from '../../projections/gateway-statement.ts';
+import {
+  listStatement,
+  presentStatementEntry,
+  statementDays,
+  type StatementFilter,
+  type StatementRow,
+} from '../../projections/gateway-statement.ts';
 import { statementTypeLabel, type StatementFilterForm, type StatementView } from '../../web/pages/gateway-statement.ts';
 import type { AppDeps } from '../deps.ts';
 import { statementQuery } from '../gateway-statement.ts';
@@ -21,7 +27,9 @@ function parseFilters(merchantId: string, form: StatementFilterForm, page: numbe
   const parsed = statementQuery.safeParse({ ...form, page, limit });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw refuse('VALIDATION_ERROR', { words: `Filter tidak valid (${issue?.path.join('.') ?? 'filter'}): ${issue?.message ?? 'periksa isian'}` });
+    throw refuse('VALIDATION_ERROR', {
+      words: `Filter tidak valid (${issue?.path.join('.') ?? 'filter'}): ${issue?.message ?? 'periksa isian'}`,
+    });
   }
   return { merchantId, ...parsed.data };
 }
@@ -40,23 +48,62 @@ function chartPeriod(f: StatementFilter, now: Date): { first: string; last: stri
 }
 
 /** The gateway page's statement: a page of 50 newest first, and the chart of the period (a bad filter is a refusal). */
-export async function statementView(deps: AppDeps, merchantId: string, request: FastifyRequest): Promise<StatementView> {
+export async function statementView(
+  deps: AppDeps,
+  merchantId: string,
+  request: FastifyRequest,
+): Promise<StatementView> {
   const filters = filterForm(request, filterNames);
   const f = parseFilters(merchantId, filters, pageOf(request), pageSize);
   const period = chartPeriod(f, deps.clock.now());
-  const [{ rows, total }, days] = await Promise.all([listStatement(deps.pool, f), statementDays(deps.pool, merchantId, period.first, period.last)]);
+  const [{ rows, total }, days] = await Promise.all([
+    listStatement(deps.pool, f),
+    statementDays(deps.pool, merchantId, period.first, period.last),
+  ]);
   return { filters, rows, total, page: f.page, totalPages: Math.ceil(total / pageSize), days };
 }
 
 /** The statement's filters as typed, for the page that shows a refusal instead. */
 export const statementFiltersOf = (request: FastifyRequest): StatementFilterForm => filterForm(request, filterNames);
 
-const csvHeader = ['id', 'at', 'type', 'typeLabel', 'amount', 'gross', 'fee', 'net', 'paymentId', 'orderId', 'withdrawalId', 'pending', 'settled', 'onHold', 'available'];
+const csvHeader = [
+  'id',
+  'at',
+  'type',
+  'typeLabel',
+  'amount',
+  'gross',
+  'fee',
+  'net',
+  'paymentId',
+  'orderId',
+  'withdrawalId',
+  'pending',
+  'settled',
+  'onHold',
+  'available',
+];
 
 function csvLine(r: StatementRow): CsvCell[] {
   const p = presentStatementEntry(r);
   const b = p.balance;
-  return [p.id, wibTime(r.at), r.type, statementTypeLabel[r.type], r.amount, r.gross, r.fee, r.net, r.payment_id, r.order_id, r.withdrawal_id, b.pending, b.settled, b.onHold, b.available];
+  return [
+    p.id,
+    wibTime(r.at),
+    r.type,
+    statementTypeLabel[r.type],
+    r.amount,
+    r.gross,
+    r.fee,
+    r.net,
+    r.payment_id,
+    r.order_id,
+    r.withdrawal_id,
+    b.pending,
+    b.settled,
+    b.onHold,
+    b.available,
+  ];
 }
 
 /** GET /dashboard/gateway/statement.csv: every matching entry (newest first, as the page), up to 100,000 lines. */
@@ -66,7 +113,10 @@ export function gatewayStatementPages(deps: AppDeps) {
     app.get('/gateway/statement.csv', async (request, reply) => {
       const f = parseFilters(request.viewer!.user.id, filterForm(request, filterNames), 1, 1);
       const { rows, total } = await inSnapshot(deps.pool, db => listStatement(db, { ...f, limit: csvMaxRows }));
-      if (total > csvMaxRows) throw refuse('VALIDATION_ERROR', { words: `Terlalu banyak entri (${total}) untuk satu berkas; persempit filter sampai paling banyak ${csvMaxRows}.` });
+      if (total > csvMaxRows)
+        throw refuse('VALIDATION_ERROR', {
+          words: `Terlalu banyak entri (${total}) untuk satu berkas; persempit filter sampai paling banyak ${csvMaxRows}.`,
+        });
       const stamp = wibDay(deps.clock.now());
       return reply
         .type('text/csv; charset=utf-8')

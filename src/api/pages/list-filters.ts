@@ -15,7 +15,8 @@ const isDay = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value);
  * day's 00:00 WIB, exclusive). Anything else is left as typed, for the list's own schema to take or refuse.
  */
 export const wibDayStart = (value: string) => (isDay(value) ? `${value}T00:00:00+07:00` : value);
-export const wibDayEnd = (value: string) => (isDay(value) ? new Date(Date.parse(`${value}T00:00:00+07:00`) + 86_400_000).toISOString() : value);
+export const wibDayEnd = (value: string) =>
+  isDay(value) ? new Date(Date.parse(`${value}T00:00:00+07:00`) + 86_400_000).toISOString() : value;
 
 /** The page number of a list's query; anything but a whole number from 1 is the first page. */
 export function pageOf(request: FastifyRequest): number {

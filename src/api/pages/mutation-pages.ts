@@ -26,18 +26,46 @@ function parseFilters(ownerId: string, form: MutationFilterForm, page: number): 
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw refuse('VALIDATION_ERROR', { words: `Filter tidak valid (${issue?.path.join('.') ?? 'filter'}): ${issue?.message ?? 'periksa isian'}` });
+    throw refuse('VALIDATION_ERROR', {
+      words: `Filter tidak valid (${issue?.path.join('.') ?? 'filter'}): ${issue?.message ?? 'periksa isian'}`,
+    });
   }
   const { limit: _limit, ...filters } = parsed.data;
   return { ownerId, ...filters };
 }
 
-const csvHeader = ['id', 'createdAt', 'accountId', 'accountType', 'type', 'amount', 'description', 'senderName', 'reference', 'status', 'paymentId', 'orderId'];
+const csvHeader = [
+  'id',
+  'createdAt',
+  'accountId',
+  'accountType',
+  'type',
+  'amount',
+  'description',
+  'senderName',
+  'reference',
+  'status',
+  'paymentId',
+  'orderId',
+];
 
 function csvLine(m: MutationRow): CsvCell[] {
   const paid = m.payment as { id?: string; orderId?: string } | null;
   const accountType = m.account_type === 'ewallet' ? 'wallet' : 'bank';
-  return [m.id, m.created_at.toISOString(), m.account_id, accountType, m.type, m.amount, m.description, m.sender_name, m.reference, m.status, paid?.id ?? null, paid?.orderId ?? null];
+  return [
+    m.id,
+    m.created_at.toISOString(),
+    m.account_id,
+    accountType,
+    m.type,
+    m.amount,
+    m.description,
+    m.sender_name,
+    m.reference,
+    m.status,
+    paid?.id ?? null,
+    paid?.orderId ?? null,
+  ];
 }
 
 /** The mutations page (filters, a page of 50, newest first) and its CSV export of every matching mutation. */
@@ -52,11 +80,27 @@ export function mutationPages(deps: AppDeps) {
         async () => {
           const filters = parseFilters(ownerId, form, pageOf(request));
           const { rows, total } = await listMutations(deps.pool, { ...filters, limit: pageSize });
-          return sendPage(reply, frame, mutationsHtml({ accounts, filters: form, rows, total, page: filters.page, totalPages: Math.ceil(total / pageSize) }));
+          return sendPage(
+            reply,
+            frame,
+            mutationsHtml({
+              accounts,
+              filters: form,
+              rows,
+              total,
+              page: filters.page,
+              totalPages: Math.ceil(total / pageSize),
+            }),
+          );
         },
         error => {
           const view = { accounts, filters: form, rows: [], total: 0, page: 1, totalPages: 0 };
-          return sendPage(reply, { ...frame, notice: { kind: 'error', text: refusalText(error) } }, mutationsHtml(view), { status: error.status });
+          return sendPage(
+            reply,
+            { ...frame, notice: { kind: 'error', text: refusalText(error) } },
+            mutationsHtml(view),
+            { status: error.status },
+          );
         },
       );
     });
@@ -64,8 +108,13 @@ export function mutationPages(deps: AppDeps) {
     // the count and the rows from one snapshot: a mutation synchronised meanwhile is not in one and missing from the other
     app.get('/mutations.csv', async (request, reply) => {
       const filters = parseFilters(request.viewer!.user.id, filterForm(request, filterNames), 1);
-      const { rows, total } = await inSnapshot(deps.pool, db => listMutations(db, { ...filters, page: 1, limit: csvMaxRows }));
-      if (total > csvMaxRows) throw refuse('VALIDATION_ERROR', { words: `Terlalu banyak mutasi (${total}) untuk satu berkas; persempit filter sampai paling banyak ${csvMaxRows}.` });
+      const { rows, total } = await inSnapshot(deps.pool, db =>
+        listMutations(db, { ...filters, page: 1, limit: csvMaxRows }),
+      );
+      if (total > csvMaxRows)
+        throw refuse('VALIDATION_ERROR', {
+          words: `Terlalu banyak mutasi (${total}) untuk satu berkas; persempit filter sampai paling banyak ${csvMaxRows}.`,
+        });
       const lines: CsvCell[][] = [csvHeader, ...rows.map(csvLine)];
       const stamp = deps.clock.now().toISOString().slice(0, 10);
       return reply

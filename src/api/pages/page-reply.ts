@@ -9,7 +9,12 @@ import { refusalWords } from '../../web/refusal-words.ts';
  * Sends a dashboard or admin page: its own nonce'd style and nothing else inline, images and forms to this origin
  * only, never framed, never cached (pages show secrets once and balances now).
  */
-export function sendPage(reply: FastifyReply, frame: Omit<PageFrame, 'nonce'>, body: string, opts: { status?: number; narrow?: boolean } = {}) {
+export function sendPage(
+  reply: FastifyReply,
+  frame: Omit<PageFrame, 'nonce'>,
+  body: string,
+  opts: { status?: number; narrow?: boolean } = {},
+) {
   const nonce = randomBytes(16).toString('base64');
   return reply
     .code(opts.status ?? 200)
@@ -32,7 +37,8 @@ export function seeOther(reply: FastifyReply, path: string, done?: string) {
 
 /** Where to go after signing in: a path of this site only (never `//host` or a URL elsewhere). */
 export function localPath(next: unknown, fallback = '/dashboard'): string {
-  if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return fallback;
+  if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\'))
+    return fallback;
   return /^[\x21-\x7e]*$/.test(next) ? next : fallback;
 }
 
@@ -45,7 +51,8 @@ export function refusalText(err: DomainError): string {
 
 /** A refusal a form's page shows: ours (4xx), or a schema's (its first message); anything else is not one. */
 export function refusalOf(err: unknown): DomainError | null {
-  if (err instanceof z.ZodError) return refuse('VALIDATION_ERROR', { words: err.issues[0]?.message ?? 'Isian tidak valid' });
+  if (err instanceof z.ZodError)
+    return refuse('VALIDATION_ERROR', { words: err.issues[0]?.message ?? 'Isian tidak valid' });
   return err instanceof DomainError && err.status < 500 ? err : null;
 }
 
@@ -53,7 +60,10 @@ export function refusalOf(err: unknown): DomainError | null {
  * Runs a form's work and answers what it answers; a refusal (ours, a schema's, the provider's) goes to `show` instead,
  * which shows the form's page again with it. Anything else is the error handler's.
  */
-export async function orShowRefusal<T>(work: () => Promise<T>, show: (refusal: DomainError) => Promise<T> | T): Promise<T> {
+export async function orShowRefusal<T>(
+  work: () => Promise<T>,
+  show: (refusal: DomainError) => Promise<T> | T,
+): Promise<T> {
   try {
     return await work();
   } catch (err) {
@@ -67,7 +77,11 @@ export async function orShowRefusal<T>(work: () => Promise<T>, show: (refusal: D
  * What a page says on top: the refusal it shows again, else what the form before it did (`?done=` names one of
  * `done`, which says it in words), else nothing.
  */
-export function noticeOf(request: FastifyRequest, done: Record<string, string>, error?: DomainError | null): Notice | null {
+export function noticeOf(
+  request: FastifyRequest,
+  done: Record<string, string>,
+  error?: DomainError | null,
+): Notice | null {
   if (error) return { kind: 'error', text: refusalText(error) };
   const key = (request.query as { done?: unknown } | undefined)?.done;
   return typeof key === 'string' && Object.hasOwn(done, key) ? { kind: 'ok', text: done[key]! } : null;

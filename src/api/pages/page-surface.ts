@@ -18,7 +18,8 @@ declare module 'fastify' {
   }
 }
 
-export const staleForm = () => refuse('FORBIDDEN', { words: 'Formulir kedaluwarsa atau tidak sah. Muat ulang halaman lalu coba lagi.' });
+export const staleForm = () =>
+  refuse('FORBIDDEN', { words: 'Formulir kedaluwarsa atau tidak sah. Muat ulang halaman lalu coba lagi.' });
 
 /** The frame's fields for the viewer: the navigation, the logout form's token, the current section. */
 export const frameOf = (request: FastifyRequest, title: string, current?: string) => ({
@@ -64,15 +65,31 @@ export function pageSurface(deps: AppDeps, opts: { admin: boolean }, routes: Fas
       const user = await findUser(deps.pool, principal.userId);
       if (!user) return reply.redirect('/login', 303);
       request.principal = principal;
-      request.viewer = { user, sessionId: principal.sessionId, csrf: deps.tokens.formToken(principal.sessionId), area: opts.admin ? 'admin' : 'dashboard' };
+      request.viewer = {
+        user,
+        sessionId: principal.sessionId,
+        csrf: deps.tokens.formToken(principal.sessionId),
+        area: opts.admin ? 'admin' : 'dashboard',
+      };
       // answered here rather than thrown: an unknown path's 404 route is no page route the error handler could tell
-      if (opts.admin && user.role !== 'ADMIN') return sendErrorPage(request, reply, refuse('FORBIDDEN', { words: 'Halaman ini hanya untuk admin.' }));
+      if (opts.admin && user.role !== 'ADMIN')
+        return sendErrorPage(request, reply, refuse('FORBIDDEN', { words: 'Halaman ini hanya untuk admin.' }));
     });
     app.addHook('preHandler', async (request, reply) => {
-      if (request.method !== 'GET' && request.method !== 'HEAD' && !sameToken(request.viewer!.csrf, postedToken(request))) return sendErrorPage(request, reply, staleForm());
+      if (
+        request.method !== 'GET' &&
+        request.method !== 'HEAD' &&
+        !sameToken(request.viewer!.csrf, postedToken(request))
+      )
+        return sendErrorPage(request, reply, staleForm());
     });
     app.setNotFoundHandler((request, reply) =>
-      sendPage(reply, frameOf(request, 'Halaman tidak ditemukan'), `<p class="card">Alamat ini tidak dikenal. <a href="${opts.admin ? '/admin' : '/dashboard'}">Kembali</a>.</p>`, { status: 404 }),
+      sendPage(
+        reply,
+        frameOf(request, 'Halaman tidak ditemukan'),
+        `<p class="card">Alamat ini tidak dikenal. <a href="${opts.admin ? '/admin' : '/dashboard'}">Kembali</a>.</p>`,
+        { status: 404 },
+      ),
     );
     await app.register(routes);
   };

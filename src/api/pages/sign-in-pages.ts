@@ -22,19 +22,42 @@ export function signInPages(deps: AppDeps, limits: SignInLimits) {
   return async function (app: FastifyInstance) {
     await pageRoutesSetup(app, deps.config.publicBaseUrl);
 
-    const signedIn = (request: FastifyRequest) => authenticateSession(deps, request).then(() => true, () => false);
+    const signedIn = (request: FastifyRequest) =>
+      authenticateSession(deps, request).then(
+        () => true,
+        () => false,
+      );
 
-    const show = (reply: FastifyReply, request: FastifyRequest, which: 'login' | 'register', form: SignInForm, error?: DomainError) => {
+    const show = (
+      reply: FastifyReply,
+      request: FastifyRequest,
+      which: 'login' | 'register',
+      form: SignInForm,
+      error?: DomainError,
+    ) => {
       const token = preSessionToken(request, reply, deps.tokens, secure);
       const html = which === 'login' ? loginFormHtml(token, form) : registerFormHtml(token, form);
-      return sendPage(reply, { title: which === 'login' ? 'Masuk' : 'Daftar', notice: error ? { kind: 'error', text: error.message } : null }, html, {
-        status: error?.status ?? 200,
-        narrow: true,
-      });
+      return sendPage(
+        reply,
+        {
+          title: which === 'login' ? 'Masuk' : 'Daftar',
+          notice: error ? { kind: 'error', text: error.message } : null,
+        },
+        html,
+        {
+          status: error?.status ?? 200,
+          narrow: true,
+        },
+      );
     };
 
     /** Runs a form's sign-in; a refusal shows the form again (a 429 says when to retry, as on /api/auth). */
-    async function attempt(request: FastifyRequest, reply: FastifyReply, which: 'login' | 'register', run: () => Promise<string>) {
+    async function attempt(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      which: 'login' | 'register',
+      run: () => Promise<string>,
+    ) {
       const body = (request.body ?? {}) as Posted;
       const form = { name: str(body.name), email: str(body.email), next: str(body.next) };
       return orShowRefusal(

@@ -3,7 +3,12 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { payQrisFromImage } from '../../commands/qris-transfer.ts';
-import { createBankTransfer, initBankTransfer, listTransferBanks, transferLimits } from '../../commands/send-transfer.ts';
+import {
+  createBankTransfer,
+  initBankTransfer,
+  listTransferBanks,
+  transferLimits,
+} from '../../commands/send-transfer.ts';
 import { DomainError, refuse } from '../../errors.ts';
 import { findOwnedAccount } from '../../projections/accounts.ts';
 import { bankConfirmHtml, transferHtml, type TransferForm } from '../../web/pages/transfers.ts';
@@ -29,24 +34,43 @@ const idempotencyKey = z.uuid();
 export function transferPages(deps: AppDeps, qrImages: QrUploads) {
   return async function (app: FastifyInstance) {
     // the QR form is multipart: read whole (within the API's limits) before the form token is checked
-    await app.register(multipart, { limits: qrUploadLimits, throwFileSizeLimit: true, attachFieldsToBody: 'keyValues' });
+    await app.register(multipart, {
+      limits: qrUploadLimits,
+      throwFileSizeLimit: true,
+      attachFieldsToBody: 'keyValues',
+    });
 
     const owned = async (request: FastifyRequest<Params>) => {
-      const row = await findOwnedAccount(deps.pool, request.viewer!.user.id, pathId(request.params.id, accountNotFound));
+      const row = await findOwnedAccount(
+        deps.pool,
+        request.viewer!.user.id,
+        pathId(request.params.id, accountNotFound),
+      );
       if (!row) throw accountNotFound();
-      if (row.provider_code !== 'WALLET-A') throw refuse('TRANSFER_NOT_SUPPORTED', { words: 'Transfer keluar hanya dari akun Wallet A' });
+      if (row.provider_code !== 'WALLET-A')
+        throw refuse('TRANSFER_NOT_SUPPORTED', { words: 'Transfer keluar hanya dari akun Wallet A' });
       return row;
     };
-    const page = async (request: FastifyRequest<Params>, reply: FastifyReply, error?: DomainError, form: TransferForm = {}) => {
+    const page = async (
+      request: FastifyRequest<Params>,
+      reply: FastifyReply,
+      error?: DomainError,
+      form: TransferForm = {},
+    ) => {
       const row = await owned(request);
       const banks = await listTransferBanks(deps, request.viewer!.user.id, row.id).catch(err => {
         if (err instanceof DomainError && err.status < 500) return [];
         throw err;
       });
       const notice = error ? { kind: 'error' as const, text: refusalText(error) } : null;
-      return sendPage(reply, { ...frameOf(request, 'Kirim uang', 'accounts'), notice }, transferHtml(row, banks, request.viewer!.csrf, form, transferLimits, randomUUID()), {
-        status: error?.status ?? 200,
-      });
+      return sendPage(
+        reply,
+        { ...frameOf(request, 'Kirim uang', 'accounts'), notice },
+        transferHtml(row, banks, request.viewer!.csrf, form, transferLimits, randomUUID()),
+        {
+          status: error?.status ?? 200,
+        },
+      );
     };
 
     app.get<Params>('/accounts/:id/transfer', (request, reply) => page(request, reply));
@@ -54,14 +78,29 @@ export function transferPages(deps: AppDeps, qrImages: QrUploads) {
     app.post<Params>('/accounts/:id/transfer/bank', async (request, reply) => {
       const row = await owned(request);
       const ownerId = request.viewer!.user.id;
-      const form = { instId: str(posted(request).instId), accountNumber: str(posted(request).accountNumber), amount: str(posted(request).amount) };
+      const form = {
+        instId: str(posted(request).instId),
+        accountNumber: str(posted(request).accountNumber),
+        amount: str(posted(request).amount),
+      };
       return orShowRefusal(
         async () => {
           const bank = (await listTransferBanks(deps, ownerId, row.id)).find(b => b.instId === form.instId);
           if (!bank) throw refuse('VALIDATION_ERROR', { words: 'Pilih bank dari daftar' });
-          const { action: _action, ...input } = parseBody(bankInitBody, { action: 'wallet-a-bank-init', ...bank, accountNumber: form.accountNumber, amount: form.amount }, 'Isian transfer belum benar');
+          const { action: _action, ...input } = parseBody(
+            bankInitBody,
+            { action: 'wallet-a-bank-init', ...bank, accountNumber: form.accountNumber, amount: form.amount },
+            'Isian transfer belum benar',
+          );
           const checked = await initBankTransfer(deps, ownerId, row.id, input);
-          const view = { csrf: request.viewer!.csrf, bankName: bank.name, accountNumber: input.accountNumber, amount: input.amount, ...checked, idempotencyKey: randomUUID() };
+          const view = {
+            csrf: request.viewer!.csrf,
+            bankName: bank.name,
+            accountNumber: input.accountNumber,
+            amount: input.amount,
+            ...checked,
+            idempotencyKey: randomUUID(),
+          };
           return sendPage(reply, frameOf(request, 'Periksa penerima', 'accounts'), bankConfirmHtml(row, view));
         },
         error => page(request, reply, error, form),
@@ -73,9 +112,16 @@ export function transferPages(deps: AppDeps, qrImages: QrUploads) {
       const body = posted(request);
       return orShowRefusal(
         async () => {
-          const input = parseBody(bankCreateBody, { action: 'wallet-a-bank-create', bankAccountIndexNo: body.bankAccountIndexNo, amount: body.amount }, 'Isian transfer belum benar');
+          const input = parseBody(
+            bankCreateBody,
+            { action: 'wallet-a-bank-create', bankAccountIndexNo: body.bankAccountIndexNo, amount: body.amount },
+            'Isian transfer belum benar',
+          );
           const key = idempotencyKey.safeParse(body.idempotencyKey);
-          await createBankTransfer(deps, request.viewer!.user.id, row.id, { ...input, idempotencyKey: key.success ? key.data : undefined });
+          await createBankTransfer(deps, request.viewer!.user.id, row.id, {
+            ...input,
+            idempotencyKey: key.success ? key.data : undefined,
+          });
           return seeOther(reply, `/dashboard/accounts/${row.id}`, 'transferred');
         },
         error => page(request, reply, error),
@@ -90,8 +136,14 @@ export function transferPages(deps: AppDeps, qrImages: QrUploads) {
       return orShowRefusal(
         async () => {
           const key = idempotencyKey.safeParse(body.idempotencyKey);
-          const order = { image, requestedAmount: () => requestedQrisAmount(amount), idempotencyKey: key.success ? key.data : undefined };
-          await payQrisFromImage(deps, request.viewer!.user.id, row.id, order, bytes => qrImages.read(request, reply, bytes));
+          const order = {
+            image,
+            requestedAmount: () => requestedQrisAmount(amount),
+            idempotencyKey: key.success ? key.data : undefined,
+          };
+          await payQrisFromImage(deps, request.viewer!.user.id, row.id, order, bytes =>
+            qrImages.read(request, reply, bytes),
+          );
           return seeOther(reply, `/dashboard/accounts/${row.id}`, 'paid');
         },
         error => page(request, reply, error, { amount }),

@@ -22,47 +22,80 @@ const loginRequest = z.object({
 
 const example = { id: '0b7e4c1e-5f7a-4a52-9a51-3f1f2e6f9d10', name: 'Siti Rahma', email: 'siti@example.com' };
 
-export const registerResponse = z.object({
-  ok: z.literal(true),
-  user: z.object({ id: userId, name: z.string(), email: z.email() }),
-}).meta({ id: 'RegisterResponse', description: 'The registered user, signed in (the svc_token cookie is set)', examples: [{ ok: true, user: example }] });
+export const registerResponse = z
+  .object({
+    ok: z.literal(true),
+    user: z.object({ id: userId, name: z.string(), email: z.email() }),
+  })
+  .meta({
+    id: 'RegisterResponse',
+    description: 'The registered user, signed in (the svc_token cookie is set)',
+    examples: [{ ok: true, user: example }],
+  });
 
-export const loginResponse = z.object({
-  ok: z.literal(true),
-  user: z.object({ id: userId, name: z.string(), email: z.email(), role: z.string().describe('USER or ADMIN') }),
-}).meta({ id: 'LoginResponse', description: 'The signed-in user (the svc_token cookie is set)', examples: [{ ok: true, user: { ...example, role: 'USER' } }] });
+export const loginResponse = z
+  .object({
+    ok: z.literal(true),
+    user: z.object({ id: userId, name: z.string(), email: z.email(), role: z.string().describe('USER or ADMIN') }),
+  })
+  .meta({
+    id: 'LoginResponse',
+    description: 'The signed-in user (the svc_token cookie is set)',
+    examples: [{ ok: true, user: { ...example, role: 'USER' } }],
+  });
 
-export const sessionUser = z.object({
-  id: userId,
-  name: z.string(),
-  email: z.email(),
-  role: z.string().describe('USER or ADMIN'),
-  createdAt: isoTime,
-  points: z.number().describe('Points left for synchronising accounts'),
-  subscription: z.object({
-    status: z.string().nullable().describe('ACTIVE while the plan runs'),
-    expiresAt: isoTime.nullable(),
-    plan: z.object({ name: z.string().nullable(), slug: z.string().nullable() }),
-  }),
-  devices: z.array(z.object({
-    id: z.uuid(),
-    userAgent: z.string().nullable(),
-    ip: z.string().nullable(),
+export const sessionUser = z
+  .object({
+    id: userId,
+    name: z.string(),
+    email: z.email(),
+    role: z.string().describe('USER or ADMIN'),
     createdAt: isoTime,
-    lastSeenAt: isoTime,
-    current: z.boolean().describe('The session of this request'),
-  })).describe('The live sessions'),
-}).meta({
-  id: 'SessionUser',
-  description: 'The signed-in user, with subscription and devices',
-  examples: [{
-    ...example, role: 'USER', createdAt: '2026-01-05T03:00:00.000Z', points: 1000,
-    subscription: { status: 'ACTIVE', expiresAt: '2027-01-05T03:00:00.000Z', plan: { name: 'Free', slug: 'free' } },
-    devices: [{ id: '5d1f7a3c-2b7e-4f0e-8c3a-9e1d2c4b6a70', userAgent: 'Mozilla/5.0', ip: '203.0.113.7', createdAt: '2026-01-05T03:00:00.000Z', lastSeenAt: '2026-01-05T03:10:00.000Z', current: true }],
-  }],
-});
+    points: z.number().describe('Points left for synchronising accounts'),
+    subscription: z.object({
+      status: z.string().nullable().describe('ACTIVE while the plan runs'),
+      expiresAt: isoTime.nullable(),
+      plan: z.object({ name: z.string().nullable(), slug: z.string().nullable() }),
+    }),
+    devices: z
+      .array(
+        z.object({
+          id: z.uuid(),
+          userAgent: z.string().nullable(),
+          ip: z.string().nullable(),
+          createdAt: isoTime,
+          lastSeenAt: isoTime,
+          current: z.boolean().describe('The session of this request'),
+        }),
+      )
+      .describe('The live sessions'),
+  })
+  .meta({
+    id: 'SessionUser',
+    description: 'The signed-in user, with subscription and devices',
+    examples: [
+      {
+        ...example,
+        role: 'USER',
+        createdAt: '2026-01-05T03:00:00.000Z',
+        points: 1000,
+        subscription: { status: 'ACTIVE', expiresAt: '2027-01-05T03:00:00.000Z', plan: { name: 'Free', slug: 'free' } },
+        devices: [
+          {
+            id: '5d1f7a3c-2b7e-4f0e-8c3a-9e1d2c4b6a70',
+            userAgent: 'Mozilla/5.0',
+            ip: '203.0.113.7',
+            createdAt: '2026-01-05T03:00:00.000Z',
+            lastSeenAt: '2026-01-05T03:10:00.000Z',
+            current: true,
+          },
+        ],
+      },
+    ],
+  });
 
-export const signedOut = z.object({ ok: z.literal(true) })
+export const signedOut = z
+  .object({ ok: z.literal(true) })
   .meta({ id: 'SignedOutResponse', description: 'The session ended', examples: [{ ok: true }] });
 
 export const authOperations: Record<string, DocumentedOperation> = {

@@ -4,7 +4,12 @@
  * id, an unavailable database), and a success that is not a 200 JSON body. Keyed by method and OpenAPI path; a route
  * missing here fails test/api/openapi.int.test.ts.
  */
-export type Success = { status: number; description: string; mediaType?: string; headers?: Record<string, { description: string; type: string }> };
+export type Success = {
+  status: number;
+  description: string;
+  mediaType?: string;
+  headers?: Record<string, { description: string; type: string }>;
+};
 export type OperationNotes = { summary: string; errors?: number[]; success?: Success };
 
 const created = (description: string): Success => ({ status: 201, description });
@@ -12,77 +17,174 @@ const accepted = (description: string): Success => ({ status: 202, description }
 
 export const operations: Record<string, OperationNotes> = {
   'GET /health': { summary: 'Liveness: the process answers' },
-  'GET /ready': { summary: 'Readiness of the database, the event store and the background work (details for the operator)' },
-  'GET /metrics': { summary: 'Prometheus metrics (operator only)', errors: [403], success: { status: 200, description: 'Metrics in the Prometheus text format', mediaType: 'text/plain' } },
+  'GET /ready': {
+    summary: 'Readiness of the database, the event store and the background work (details for the operator)',
+  },
+  'GET /metrics': {
+    summary: 'Prometheus metrics (operator only)',
+    errors: [403],
+    success: { status: 200, description: 'Metrics in the Prometheus text format', mediaType: 'text/plain' },
+  },
   'GET /openapi.json': { summary: 'This OpenAPI document' },
 
-  'POST /api/auth/register': { summary: 'Register a dashboard user and start a session', errors: [409, 429], success: { ...created('Registered and signed in: the svc_token cookie is set'), headers: { 'set-cookie': { description: 'The session cookie svc_token', type: 'string' } } } },
-  'POST /api/auth/login': { summary: 'Sign in with email and password', errors: [401, 429], success: { status: 200, description: 'Signed in: the svc_token cookie is set', headers: { 'set-cookie': { description: 'The session cookie svc_token', type: 'string' } } } },
+  'POST /api/auth/register': {
+    summary: 'Register a dashboard user and start a session',
+    errors: [409, 429],
+    success: {
+      ...created('Registered and signed in: the svc_token cookie is set'),
+      headers: { 'set-cookie': { description: 'The session cookie svc_token', type: 'string' } },
+    },
+  },
+  'POST /api/auth/login': {
+    summary: 'Sign in with email and password',
+    errors: [401, 429],
+    success: {
+      status: 200,
+      description: 'Signed in: the svc_token cookie is set',
+      headers: { 'set-cookie': { description: 'The session cookie svc_token', type: 'string' } },
+    },
+  },
   'GET /api/auth/me': { summary: 'The signed-in user, with subscription and devices' },
   'DELETE /api/auth/me': { summary: 'Sign out without a redirect (for API clients)' },
-  'GET /api/auth/logout': { summary: 'Sign out and go to the login page', success: { status: 302, description: 'Signed out: to the login page', headers: { location: { description: 'The login page', type: 'string' } } } },
+  'GET /api/auth/logout': {
+    summary: 'Sign out and go to the login page',
+    success: {
+      status: 302,
+      description: 'Signed out: to the login page',
+      headers: { location: { description: 'The login page', type: 'string' } },
+    },
+  },
 
   'GET /api/v1/providers': { summary: 'List the bank and e-wallet providers (source of providerCode)' },
-  'POST /api/v1/accounts': { summary: 'Create an account, or run a step of an e-wallet OTP login (by action)', errors: [404, 409, 429] },
+  'POST /api/v1/accounts': {
+    summary: 'Create an account, or run a step of an e-wallet OTP login (by action)',
+    errors: [404, 409, 429],
+  },
   'GET /api/v1/accounts': { summary: 'List bank and e-wallet accounts' },
   'GET /api/v1/accounts/{id}': { summary: 'Get an account' },
-  'PATCH /api/v1/accounts/{id}': { summary: 'Change an account\'s label, sync interval or bank credentials' },
+  'PATCH /api/v1/accounts/{id}': { summary: "Change an account's label, sync interval or bank credentials" },
   'DELETE /api/v1/accounts/{id}': { summary: 'Delete an account and all its mutations' },
-  'GET /api/v1/accounts/{id}/refresh': { summary: 'Sync an account\'s balance and mutations now' },
-  'POST /api/v1/accounts/{id}/transfer': { summary: 'Transfer out of a WALLET-A account: QRIS or bank transfer steps (by action)', errors: [429] },
+  'GET /api/v1/accounts/{id}/refresh': { summary: "Sync an account's balance and mutations now" },
+  'POST /api/v1/accounts/{id}/transfer': {
+    summary: 'Transfer out of a WALLET-A account: QRIS or bank transfer steps (by action)',
+    errors: [429],
+  },
   'GET /api/v1/mutations': { summary: 'List mutations (transactions) of the accounts' },
-  'POST /api/v1/webhooks': { summary: 'Register a webhook endpoint', errors: [403, 409], success: { status: 200, description: 'The endpoint, with its signing secret (shown once)' } },
+  'POST /api/v1/webhooks': {
+    summary: 'Register a webhook endpoint',
+    errors: [403, 409],
+    success: { status: 200, description: 'The endpoint, with its signing secret (shown once)' },
+  },
   'GET /api/v1/webhooks': { summary: 'List webhook endpoints' },
   'DELETE /api/v1/webhooks/{id}': { summary: 'Remove a webhook endpoint' },
   'GET /api/v1/webhooks/{id}/deliveries': { summary: 'List deliveries of a webhook endpoint' },
-  'POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver': { summary: 'Deliver a webhook event again', errors: [409], success: accepted('The delivery, queued') },
+  'POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver': {
+    summary: 'Deliver a webhook event again',
+    errors: [409],
+    success: accepted('The delivery, queued'),
+  },
   'POST /api/v1/payments': { summary: 'Create a payment request', errors: [403, 404, 409, 422] },
-  'GET /api/v1/payments/status/{paymentId}': { summary: 'Get a payment\'s status' },
+  'GET /api/v1/payments/status/{paymentId}': { summary: "Get a payment's status" },
   'GET /api/v1/gateway': { summary: 'Gateway access, methods, balance and fees' },
   'GET /api/v1/gateway/transactions': { summary: 'The gateway statement: payments, fees, settlements and withdrawals' },
 
   'POST /api/dashboard/api-keys': { summary: 'Create an API key (the key is shown once)', success: created('The key') },
   'GET /api/dashboard/api-keys': { summary: 'List API keys' },
   'DELETE /api/dashboard/api-keys/{id}': { summary: 'Revoke an API key' },
-  'POST /api/dashboard/webhooks': { summary: 'Register a webhook endpoint (dashboard)', errors: [409], success: { status: 200, description: 'The endpoint, with its signing secret (shown once)' } },
+  'POST /api/dashboard/webhooks': {
+    summary: 'Register a webhook endpoint (dashboard)',
+    errors: [409],
+    success: { status: 200, description: 'The endpoint, with its signing secret (shown once)' },
+  },
   'GET /api/dashboard/webhooks': { summary: 'List webhook endpoints (dashboard)' },
   'DELETE /api/dashboard/webhooks/{id}': { summary: 'Remove a webhook endpoint (dashboard)' },
   'GET /api/dashboard/webhooks/{id}/deliveries': { summary: 'List deliveries of a webhook endpoint (dashboard)' },
-  'POST /api/dashboard/webhooks/{id}/deliveries/{deliveryId}/redeliver': { summary: 'Deliver a webhook event again (dashboard)', errors: [409], success: accepted('The delivery, queued') },
+  'POST /api/dashboard/webhooks/{id}/deliveries/{deliveryId}/redeliver': {
+    summary: 'Deliver a webhook event again (dashboard)',
+    errors: [409],
+    success: accepted('The delivery, queued'),
+  },
   'GET /api/dashboard/gateway': { summary: 'Gateway access, methods, balance and fees (dashboard)' },
-  'POST /api/dashboard/gateway/access-request': { summary: 'Request gateway access with business data', errors: [409], success: created('The access request') },
+  'POST /api/dashboard/gateway/access-request': {
+    summary: 'Request gateway access with business data',
+    errors: [409],
+    success: created('The access request'),
+  },
   'PATCH /api/dashboard/gateway/settings': { summary: 'Change gateway settings (feeToCustomer)', errors: [409] },
-  'POST /api/dashboard/gateway/withdrawals': { summary: 'Request a withdrawal of the available gateway balance', errors: [409, 422], success: created('The withdrawal, requested') },
+  'POST /api/dashboard/gateway/withdrawals': {
+    summary: 'Request a withdrawal of the available gateway balance',
+    errors: [409, 422],
+    success: created('The withdrawal, requested'),
+  },
   'GET /api/dashboard/gateway/withdrawals': { summary: 'List withdrawals' },
   'GET /api/dashboard/gateway/withdrawals/{id}': { summary: 'Get a withdrawal' },
 
   'GET /api/admin/gateway/access-requests': { summary: 'List gateway access requests' },
-  'POST /api/admin/gateway/access-requests/{userId}/approve': { summary: 'Approve a gateway access request', errors: [409] },
-  'POST /api/admin/gateway/access-requests/{userId}/reject': { summary: 'Reject a gateway access request', errors: [409] },
+  'POST /api/admin/gateway/access-requests/{userId}/approve': {
+    summary: 'Approve a gateway access request',
+    errors: [409],
+  },
+  'POST /api/admin/gateway/access-requests/{userId}/reject': {
+    summary: 'Reject a gateway access request',
+    errors: [409],
+  },
   'POST /api/admin/gateway/merchants/{userId}/deactivate': { summary: 'Deactivate a gateway merchant', errors: [409] },
-  'GET /api/admin/gateway/holding-accounts': { summary: 'List the platform\'s holding accounts' },
-  'POST /api/admin/gateway/holding-accounts': { summary: 'Mark an account as a holding account', errors: [404, 409], success: created('The holding account') },
+  'GET /api/admin/gateway/holding-accounts': { summary: "List the platform's holding accounts" },
+  'POST /api/admin/gateway/holding-accounts': {
+    summary: 'Mark an account as a holding account',
+    errors: [404, 409],
+    success: created('The holding account'),
+  },
   'DELETE /api/admin/gateway/holding-accounts/{accountId}': { summary: 'Unmark a holding account' },
   'GET /api/admin/gateway/withdrawals': { summary: 'List withdrawals of every merchant' },
-  'POST /api/admin/gateway/withdrawals/{id}/pay': { summary: 'Pay out a withdrawal through the payout account', errors: [409, 502] },
+  'POST /api/admin/gateway/withdrawals/{id}/pay': {
+    summary: 'Pay out a withdrawal through the payout account',
+    errors: [409, 502],
+  },
   'POST /api/admin/gateway/withdrawals/{id}/paid': { summary: 'Record a withdrawal paid by hand', errors: [409] },
   'POST /api/admin/gateway/withdrawals/{id}/reject': { summary: 'Reject a withdrawal', errors: [409] },
   'GET /api/admin/gateway/payout-account': { summary: 'The payout account' },
   'POST /api/admin/gateway/payout-account': { summary: 'Choose the payout account', errors: [404, 409] },
   'GET /api/admin/gateway/suspense': { summary: 'List suspense credits (money nobody claimed)' },
-  'POST /api/admin/gateway/suspense/{id}/allocate': { summary: 'Allocate a suspense credit to a payment or a merchant', errors: [409] },
+  'POST /api/admin/gateway/suspense/{id}/allocate': {
+    summary: 'Allocate a suspense credit to a payment or a merchant',
+    errors: [409],
+  },
   'POST /api/admin/gateway/suspense/{id}/refund': { summary: 'Record a suspense credit refunded', errors: [409] },
-  'GET /api/admin/gateway/calendar': { summary: 'The settlement calendar\'s holiday years' },
+  'GET /api/admin/gateway/calendar': { summary: "The settlement calendar's holiday years" },
   'PUT /api/admin/gateway/calendar/{year}': { summary: 'Set the holidays of a year' },
-  'GET /api/admin/gateway/reconciliation': { summary: 'Reconciliation of a period (JSON, or one table as CSV)', success: { status: 200, description: 'The reconciliation; with Accept: text/csv and table, one table as CSV', mediaType: 'text/csv' } },
-  'GET /api/admin/gateway/reconciliation.csv': { summary: 'One table of a period\'s reconciliation as CSV', success: { status: 200, description: 'The table as CSV', mediaType: 'text/csv' } },
+  'GET /api/admin/gateway/reconciliation': {
+    summary: 'Reconciliation of a period (JSON, or one table as CSV)',
+    success: {
+      status: 200,
+      description: 'The reconciliation; with Accept: text/csv and table, one table as CSV',
+      mediaType: 'text/csv',
+    },
+  },
+  'GET /api/admin/gateway/reconciliation.csv': {
+    summary: "One table of a period's reconciliation as CSV",
+    success: { status: 200, description: 'The table as CSV', mediaType: 'text/csv' },
+  },
   'GET /api/admin/streams/{id}': { summary: 'The events of one stream (auditors)' },
   'GET /api/admin/digests': { summary: 'The signed daily digests of the ledger' },
   'GET /api/admin/ledger/checkpoints/latest': { summary: 'The latest signed ledger checkpoint', errors: [404] },
 
-  'GET /pay/{paymentId}': { summary: 'The hosted payment page', success: { status: 200, description: 'The page', mediaType: 'text/html' } },
-  'GET /pay/{paymentId}/status.json': { summary: 'A payment\'s status, for the payment page' },
-  'POST /pay/{paymentId}/method': { summary: 'Choose the payment method (payments created without a type)', errors: [403, 409, 503] },
-  'POST /pay/{paymentId}/check': { summary: '"Saya sudah bayar": check the receiving account now', errors: [429], success: { status: 200, description: 'The status; 202 when a check was started' } },
-  'GET /pay/{paymentId}/qris.png': { summary: 'The QRIS of a payment as a PNG image', success: { status: 200, description: 'The QR image, 256x256 (attachment with download=1)', mediaType: 'image/png' } },
+  'GET /pay/{paymentId}': {
+    summary: 'The hosted payment page',
+    success: { status: 200, description: 'The page', mediaType: 'text/html' },
+  },
+  'GET /pay/{paymentId}/status.json': { summary: "A payment's status, for the payment page" },
+  'POST /pay/{paymentId}/method': {
+    summary: 'Choose the payment method (payments created without a type)',
+    errors: [403, 409, 503],
+  },
+  'POST /pay/{paymentId}/check': {
+    summary: '"Saya sudah bayar": check the receiving account now',
+    errors: [429],
+    success: { status: 200, description: 'The status; 202 when a check was started' },
+  },
+  'GET /pay/{paymentId}/qris.png': {
+    summary: 'The QRIS of a payment as a PNG image',
+    success: { status: 200, description: 'The QR image, 256x256 (attachment with download=1)', mediaType: 'image/png' },
+  },
 };

@@ -12,70 +12,160 @@ const isoTime = z.iso.datetime();
 const events = z.array(z.enum(webhookEventTypes));
 
 const createRequest = z.object({
-  url: z.string().max(2048).meta({ format: 'uri', pattern: '^https?://' }).describe('An http(s) URL the service may call (not a private address)'),
-  events: events.min(1).max(webhookEventTypes.length).optional()
-    .describe('The kinds to receive; absent: every payment, transfer and withdrawal kind (ledger.checkpoint only for an admin\'s endpoint)'),
+  url: z
+    .string()
+    .max(2048)
+    .meta({ format: 'uri', pattern: '^https?://' })
+    .describe('An http(s) URL the service may call (not a private address)'),
+  events: events
+    .min(1)
+    .max(webhookEventTypes.length)
+    .optional()
+    .describe(
+      "The kinds to receive; absent: every payment, transfer and withdrawal kind (ledger.checkpoint only for an admin's endpoint)",
+    ),
 });
 
-const endpointExample = { id: '2c5ea4c0-4067-11e9-8bad-9b1deb4d3b7d', url: 'https://shop.example.com/hooks/payments', events: ['payment.completed', 'payment.expired'], createdAt: '2026-01-05T03:00:00.000Z' };
-
-const created = z.object({
-  status: z.literal('success'),
-  data: z.object({ id: z.uuid(), url: z.string(), secret: z.string().describe('Signs every delivery; shown only here'), events, createdAt: isoTime }),
-}).meta({ id: 'WebhookEndpointCreatedResponse', description: 'The endpoint, with its signing secret (shown once)', examples: [{ status: 'success', data: { ...endpointExample, secret: 'whsec_3q2+7w==' } }] });
-
-const endpoint = z.object({
-  id: z.uuid(),
-  url: z.string(),
-  events,
-  createdAt: isoTime,
-  disabled: z.boolean(),
-  disabledAt: isoTime.nullable(),
-  disabledStatusCode: z.int().nullable().describe('The answer that disabled it'),
-}).meta({ id: 'WebhookEndpoint', description: 'A webhook endpoint', examples: [{ ...endpointExample, disabled: false, disabledAt: null, disabledStatusCode: null }] });
-
-const list = z.object({ status: z.literal('success'), data: z.array(endpoint) })
-  .meta({ id: 'WebhookEndpointListResponse', description: 'The caller\'s webhook endpoints', examples: [{ status: 'success', data: [{ ...endpointExample, disabled: false, disabledAt: null, disabledStatusCode: null }] }] });
-
-const removed = z.object({ status: z.literal('success'), data: z.object({ id: z.uuid(), removed: z.literal(true) }) })
-  .meta({ id: 'WebhookEndpointRemovedResponse', description: 'The endpoint, removed', examples: [{ status: 'success', data: { id: endpointExample.id, removed: true } }] });
-
-const deliveryExample = {
-  id: '8d7f6e5c-4b3a-4291-8a7b-6c5d4e3f2a1b', eventId: '1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d', type: 'payment.completed', status: 'succeeded', statusReason: null,
-  createdAt: '2026-01-05T03:00:00.000Z', nextAttemptAt: null,
-  attempts: [{ number: 1, attemptedAt: '2026-01-05T03:00:01.000Z', state: 'finished', manual: false, statusCode: 200, error: null, durationMs: 84 }],
+const endpointExample = {
+  id: '2c5ea4c0-4067-11e9-8bad-9b1deb4d3b7d',
+  url: 'https://shop.example.com/hooks/payments',
+  events: ['payment.completed', 'payment.expired'],
+  createdAt: '2026-01-05T03:00:00.000Z',
 };
 
-const delivery = z.object({
-  id: z.uuid(),
-  eventId: z.uuid(),
-  type: z.string().describe('The event kind'),
-  status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
-  statusReason: z.string().nullable(),
-  createdAt: isoTime,
-  nextAttemptAt: isoTime.nullable(),
-  attempts: z.array(z.object({
-    number: z.int(),
-    attemptedAt: isoTime,
-    state: z.enum(['in_flight', 'finished', 'interrupted']),
-    manual: z.boolean().describe('Asked for by a redeliver'),
-    statusCode: z.int().nullable(),
-    error: z.string().nullable(),
-    durationMs: z.int().nullable(),
-  })),
-}).meta({ id: 'WebhookDelivery', description: 'A delivery of an event to an endpoint, with its attempts', examples: [deliveryExample] });
+const created = z
+  .object({
+    status: z.literal('success'),
+    data: z.object({
+      id: z.uuid(),
+      url: z.string(),
+      secret: z.string().describe('Signs every delivery; shown only here'),
+      events,
+      createdAt: isoTime,
+    }),
+  })
+  .meta({
+    id: 'WebhookEndpointCreatedResponse',
+    description: 'The endpoint, with its signing secret (shown once)',
+    examples: [{ status: 'success', data: { ...endpointExample, secret: 'whsec_3q2+7w==' } }],
+  });
 
-const deliveries = z.object({ status: z.literal('success'), data: z.array(delivery), pagination })
-  .meta({ id: 'WebhookDeliveryListResponse', description: 'A page of an endpoint\'s deliveries, newest first', examples: [{ status: 'success', data: [deliveryExample], pagination: { total: 1, page: 1, limit: 20, totalPages: 1, hasMore: false } }] });
+const endpoint = z
+  .object({
+    id: z.uuid(),
+    url: z.string(),
+    events,
+    createdAt: isoTime,
+    disabled: z.boolean(),
+    disabledAt: isoTime.nullable(),
+    disabledStatusCode: z.int().nullable().describe('The answer that disabled it'),
+  })
+  .meta({
+    id: 'WebhookEndpoint',
+    description: 'A webhook endpoint',
+    examples: [{ ...endpointExample, disabled: false, disabledAt: null, disabledStatusCode: null }],
+  });
 
-const redelivered = z.object({ status: z.literal('success'), data: delivery })
-  .meta({ id: 'WebhookDeliveryResponse', description: 'The delivery, queued again', examples: [{ status: 'success', data: { ...deliveryExample, status: 'pending', nextAttemptAt: '2026-01-05T03:10:00.000Z' } }] });
+const list = z.object({ status: z.literal('success'), data: z.array(endpoint) }).meta({
+  id: 'WebhookEndpointListResponse',
+  description: "The caller's webhook endpoints",
+  examples: [
+    {
+      status: 'success',
+      data: [{ ...endpointExample, disabled: false, disabledAt: null, disabledStatusCode: null }],
+    },
+  ],
+});
+
+const removed = z
+  .object({ status: z.literal('success'), data: z.object({ id: z.uuid(), removed: z.literal(true) }) })
+  .meta({
+    id: 'WebhookEndpointRemovedResponse',
+    description: 'The endpoint, removed',
+    examples: [{ status: 'success', data: { id: endpointExample.id, removed: true } }],
+  });
+
+const deliveryExample = {
+  id: '8d7f6e5c-4b3a-4291-8a7b-6c5d4e3f2a1b',
+  eventId: '1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d',
+  type: 'payment.completed',
+  status: 'succeeded',
+  statusReason: null,
+  createdAt: '2026-01-05T03:00:00.000Z',
+  nextAttemptAt: null,
+  attempts: [
+    {
+      number: 1,
+      attemptedAt: '2026-01-05T03:00:01.000Z',
+      state: 'finished',
+      manual: false,
+      statusCode: 200,
+      error: null,
+      durationMs: 84,
+    },
+  ],
+};
+
+const delivery = z
+  .object({
+    id: z.uuid(),
+    eventId: z.uuid(),
+    type: z.string().describe('The event kind'),
+    status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
+    statusReason: z.string().nullable(),
+    createdAt: isoTime,
+    nextAttemptAt: isoTime.nullable(),
+    attempts: z.array(
+      z.object({
+        number: z.int(),
+        attemptedAt: isoTime,
+        state: z.enum(['in_flight', 'finished', 'interrupted']),
+        manual: z.boolean().describe('Asked for by a redeliver'),
+        statusCode: z.int().nullable(),
+        error: z.string().nullable(),
+        durationMs: z.int().nullable(),
+      }),
+    ),
+  })
+  .meta({
+    id: 'WebhookDelivery',
+    description: 'A delivery of an event to an endpoint, with its attempts',
+    examples: [deliveryExample],
+  });
+
+const deliveries = z.object({ status: z.literal('success'), data: z.array(delivery), pagination }).meta({
+  id: 'WebhookDeliveryListResponse',
+  description: "A page of an endpoint's deliveries, newest first",
+  examples: [
+    {
+      status: 'success',
+      data: [deliveryExample],
+      pagination: { total: 1, page: 1, limit: 20, totalPages: 1, hasMore: false },
+    },
+  ],
+});
+
+const redelivered = z.object({ status: z.literal('success'), data: delivery }).meta({
+  id: 'WebhookDeliveryResponse',
+  description: 'The delivery, queued again',
+  examples: [
+    { status: 'success', data: { ...deliveryExample, status: 'pending', nextAttemptAt: '2026-01-05T03:10:00.000Z' } },
+  ],
+});
 
 const operationsUnder = (prefix: string): Record<string, DocumentedOperation> => ({
   [`POST ${prefix}`]: {
     body: { 'application/json': createRequest },
     responses: { 200: created },
-    links: { 200: { Deliveries: { operation: `GET ${prefix}/{id}/deliveries`, parameters: { id: '$response.body#/data/id' }, description: 'The endpoint\'s deliveries' } } },
+    links: {
+      200: {
+        Deliveries: {
+          operation: `GET ${prefix}/{id}/deliveries`,
+          parameters: { id: '$response.body#/data/id' },
+          description: "The endpoint's deliveries",
+        },
+      },
+    },
   },
   [`GET ${prefix}`]: { responses: { 200: list } },
   [`DELETE ${prefix}/{id}`]: { responses: { 200: removed } },

@@ -32,7 +32,13 @@ const wallet = (
   providerCode,
   name,
   type: 'ewallet',
-  login: { kind: 'otp', otpLength: login.otpLength, pinAt: login.pinAt ?? null, mayAskSecondOtp: login.mayAskSecondOtp ?? false, direct: login.direct ?? false },
+  login: {
+    kind: 'otp',
+    otpLength: login.otpLength,
+    pinAt: login.pinAt ?? null,
+    mayAskSecondOtp: login.mayAskSecondOtp ?? false,
+    direct: login.direct ?? false,
+  },
   qris,
   transfers: providerCode === 'WALLET-A',
 });

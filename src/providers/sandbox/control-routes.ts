@@ -31,7 +31,11 @@ const paymentBody = z
     amount: rupiah.optional(),
   })
   .strict();
-const virtualAccountBody = z.object({ providerCode, accountRef: ref, vaNumber: z.string().regex(/^[0-9]{6,20}$/, '6 to 20 digits') });
+const virtualAccountBody = z.object({
+  providerCode,
+  accountRef: ref,
+  vaNumber: z.string().regex(/^[0-9]{6,20}$/, '6 to 20 digits'),
+});
 const faultBody = z
   .object({
     providerCode: providerCode.optional(),
@@ -69,7 +73,12 @@ export function controlRoutes(deps: ControlRouteDeps) {
     app.get('/otp', { schema: { querystring: z.object({ phone: z.string().min(1).max(20) }) } }, async request => {
       const message = state.inbox.get(request.query.phone);
       if (!message) throw new SandboxError(404, 'NO_OTP', `No OTP was sent to ${request.query.phone}`);
-      return { code: message.code, providerCode: message.providerCode, channel: message.channel, sentAt: message.sentAt };
+      return {
+        code: message.code,
+        providerCode: message.providerCode,
+        channel: message.channel,
+        sentAt: message.sentAt,
+      };
     });
 
     app.post('/transactions', { schema: { body: transactionBody } }, async (request, reply) => {
@@ -85,7 +94,8 @@ export function controlRoutes(deps: ControlRouteDeps) {
     app.post('/payments', { schema: { body: paymentBody } }, async (request, reply) => {
       const { qris, vaNumber, providerCode: code, accountNumber, amount } = request.body;
       const ways = [qris, vaNumber, accountNumber].filter(w => w !== undefined).length;
-      if (ways !== 1) throw new SandboxError(400, 'INVALID_REQUEST', 'Give exactly one of qris, vaNumber or accountNumber');
+      if (ways !== 1)
+        throw new SandboxError(400, 'INVALID_REQUEST', 'Give exactly one of qris, vaNumber or accountNumber');
       if (qris !== undefined) return reply.code(201).send(deps.payments.payQris(qris, amount));
       if (amount === undefined) throw new SandboxError(400, 'INVALID_REQUEST', 'amount is required');
       if (vaNumber !== undefined) return reply.code(201).send(deps.payments.payVirtualAccount(vaNumber, amount));
@@ -100,7 +110,11 @@ export function controlRoutes(deps: ControlRouteDeps) {
       if (code !== undefined) {
         const provider = providerOrThrow(code);
         if (switches.requireSecondOtp && !(provider.login.kind === 'otp' && provider.login.mayAskSecondOtp))
-          throw new SandboxError(400, 'INVALID_FAULT', `${code} never asks for a second OTP; requireSecondOtp is for WALLET-C`);
+          throw new SandboxError(
+            400,
+            'INVALID_FAULT',
+            `${code} never asks for a second OTP; requireSecondOtp is for WALLET-C`,
+          );
       }
       faults.set(scope, switches);
       const expiredSessions = expireSessions ? deps.sessions.expireAll(scope) : 0;

@@ -30,18 +30,27 @@ const codeForStatus: Record<number, string> = {
 /** The one place where errors become `{error, message}` bodies, the shape a provider answers with. */
 export function registerSandboxErrors(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof SandboxError) return reply.code(error.status).send({ error: error.code, message: error.message });
+    if (error instanceof SandboxError)
+      return reply.code(error.status).send({ error: error.code, message: error.message });
     if (hasZodFastifySchemaValidationErrors(error)) {
       const issues = error.validation.map(v => {
-        const where = [error.validationContext, ...String(v.instancePath ?? '').split('/').filter(Boolean)].join('.');
+        const where = [
+          error.validationContext,
+          ...String(v.instancePath ?? '')
+            .split('/')
+            .filter(Boolean),
+        ].join('.');
         return `${where}: ${v.message ?? 'invalid'}`;
       });
       return reply.code(400).send({ error: 'INVALID_REQUEST', message: issues.join('; ') });
     }
     const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) return reply.code(status).send({ error: codeForStatus[status] ?? 'INVALID_REQUEST', message: error.message });
+    if (status >= 400 && status < 500)
+      return reply.code(status).send({ error: codeForStatus[status] ?? 'INVALID_REQUEST', message: error.message });
     request.log.error({ err: error }, 'sandbox request failed');
     return reply.code(500).send({ error: 'INTERNAL_ERROR', message: 'Internal sandbox error' });
   });
-  app.setNotFoundHandler((request, reply) => reply.code(404).send({ error: 'NOT_FOUND', message: `No route ${request.method} ${request.url}` }));
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: 'NOT_FOUND', message: `No route ${request.method} ${request.url}` }),
+  );
 }

@@ -29,8 +29,17 @@ export type TransferFault = 'refuse' | 'timeout' | 'fail-after-accept';
 export const allProviders = '*';
 
 const none: FaultSettings = {
-  latencyMs: 0, failNext: 0, failureRate: 0, seed: 1, outage: false, requireSecondOtp: false, refuseLogin: false,
-  transferRefuse: 0, transferTimeout: 0, transferFailAfterAccept: 0, transferHoldMs: 0,
+  latencyMs: 0,
+  failNext: 0,
+  failureRate: 0,
+  seed: 1,
+  outage: false,
+  requireSecondOtp: false,
+  refuseLogin: false,
+  transferRefuse: 0,
+  transferTimeout: 0,
+  transferFailAfterAccept: 0,
+  transferHoldMs: 0,
 };
 
 /** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
@@ -48,8 +57,16 @@ export function seededRandom(seed: number): () => number {
 type Scope = { settings: FaultSettings; random: () => number };
 
 const isNone = (s: FaultSettings) =>
-  s.latencyMs === 0 && s.failNext === 0 && s.failureRate === 0 && !s.outage && !s.requireSecondOtp && !s.refuseLogin &&
-  s.transferRefuse === 0 && s.transferTimeout === 0 && s.transferFailAfterAccept === 0 && s.transferHoldMs === 0;
+  s.latencyMs === 0 &&
+  s.failNext === 0 &&
+  s.failureRate === 0 &&
+  !s.outage &&
+  !s.requireSecondOtp &&
+  !s.refuseLogin &&
+  s.transferRefuse === 0 &&
+  s.transferTimeout === 0 &&
+  s.transferFailAfterAccept === 0 &&
+  s.transferHoldMs === 0;
 
 export class Faults {
   private readonly scopes = new Map<string, Scope>();
@@ -85,7 +102,11 @@ export class Faults {
 
   /** The transfer fault that applies to the next transfer, counted down; null when none is switched on. */
   takeTransferFault(providerCode: string): TransferFault | null {
-    const switches = [['transferRefuse', 'refuse'], ['transferTimeout', 'timeout'], ['transferFailAfterAccept', 'fail-after-accept']] as const;
+    const switches = [
+      ['transferRefuse', 'refuse'],
+      ['transferTimeout', 'timeout'],
+      ['transferFailAfterAccept', 'fail-after-accept'],
+    ] as const;
     for (const scope of this.applying(providerCode))
       for (const [field, fault] of switches)
         if (scope.settings[field] > 0) {
@@ -114,7 +135,8 @@ export class Faults {
     const scopes = this.applying(providerCode);
     const latency = Math.max(0, ...scopes.map(s => s.settings.latencyMs));
     if (latency > 0) await new Promise(resolve => setTimeout(resolve, latency));
-    if (scopes.some(s => s.settings.outage)) throw new SandboxError(503, 'PROVIDER_UNAVAILABLE', `${providerCode} is down (sandbox outage)`);
+    if (scopes.some(s => s.settings.outage))
+      throw new SandboxError(503, 'PROVIDER_UNAVAILABLE', `${providerCode} is down (sandbox outage)`);
     const counting = scopes.find(s => s.settings.failNext > 0);
     if (counting) {
       counting.settings.failNext -= 1;

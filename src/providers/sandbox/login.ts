@@ -18,22 +18,36 @@ export const maxWrongOtps = 5;
 export type ChallengeAnswer = { challengeId: string; expiresAt: string; otpLength: number };
 export type SecondOtpAnswer = { secondOtpRequired: true; challengeId: string; expiresAt: string };
 
-const passwordHash = (salt: string, password: string) => createHash('sha256').update(`${salt}:${password}`).digest('hex');
+const passwordHash = (salt: string, password: string) =>
+  createHash('sha256').update(`${salt}:${password}`).digest('hex');
 
 const refused = (message: string) => new SandboxError(401, 'LOGIN_REFUSED', message);
 
 function checkPin(pin: string | undefined): void {
-  if (pin === undefined || !/^[0-9]{6}$/.test(pin)) throw new SandboxError(400, 'PIN_REQUIRED', 'A 6-digit PIN is required');
+  if (pin === undefined || !/^[0-9]{6}$/.test(pin))
+    throw new SandboxError(400, 'PIN_REQUIRED', 'A 6-digit PIN is required');
   if (pin === refusedPin) throw refused('PIN refused');
 }
 
-export function sandboxLogin(deps: { state: SandboxState; clock: Clock; faults: Faults; sessions: SandboxSessions; otpTtlMs: number }) {
+export function sandboxLogin(deps: {
+  state: SandboxState;
+  clock: Clock;
+  faults: Faults;
+  sessions: SandboxSessions;
+  otpTtlMs: number;
+}) {
   const { state, clock, faults, sessions } = deps;
   const refuseIfFaulted = (provider: SandboxProvider) => {
-    if (faults.refusesLogin(provider.providerCode)) throw refused(`${provider.providerCode} refuses logins (sandbox fault)`);
+    if (faults.refusesLogin(provider.providerCode))
+      throw refused(`${provider.providerCode} refuses logins (sandbox fault)`);
   };
 
-  const sendCode = (provider: SandboxProvider, phoneNumber: string, channel: 'MESSENGER' | 'SMS', second: boolean): OtpChallenge => {
+  const sendCode = (
+    provider: SandboxProvider,
+    phoneNumber: string,
+    channel: 'MESSENGER' | 'SMS',
+    second: boolean,
+  ): OtpChallenge => {
     const length = provider.login.kind === 'otp' ? provider.login.otpLength : 6;
     const code = String(randomInt(0, 10 ** length)).padStart(length, '0');
     const now = clock.now();
@@ -48,13 +62,22 @@ export function sandboxLogin(deps: { state: SandboxState; clock: Clock; faults: 
     };
     state.prune();
     state.challenges.set(challenge.id, challenge);
-    state.inbox.set(phoneNumber, { phone: phoneNumber, providerCode: provider.providerCode, code, channel, sentAt: now.toISOString() });
+    state.inbox.set(phoneNumber, {
+      phone: phoneNumber,
+      providerCode: provider.providerCode,
+      code,
+      channel,
+      sentAt: now.toISOString(),
+    });
     state.changed();
     return challenge;
   };
 
   return {
-    loginBank(provider: SandboxProvider, input: { username: string; password: string; accountNumber: string }): SessionAnswer {
+    loginBank(
+      provider: SandboxProvider,
+      input: { username: string; password: string; accountNumber: string },
+    ): SessionAnswer {
       refuseIfFaulted(provider);
       const invalid = new SandboxError(401, 'INVALID_CREDENTIALS', 'Username or password is wrong');
       if (input.password === refusedPassword) throw invalid;
@@ -64,7 +87,12 @@ export function sandboxLogin(deps: { state: SandboxState; clock: Clock; faults: 
         if (!timingSafeEqual(given, Buffer.from(known.passwordHash, 'hex'))) throw invalid;
       } else {
         const salt = randomBytes(16).toString('hex');
-        state.saveBankLogin({ providerCode: provider.providerCode, username: input.username, salt, passwordHash: passwordHash(salt, input.password) });
+        state.saveBankLogin({
+          providerCode: provider.providerCode,
+          username: input.username,
+          salt,
+          passwordHash: passwordHash(salt, input.password),
+        });
       }
       return sessions.open(state.openAccount(provider.providerCode, input.accountNumber));
     },
@@ -72,26 +100,52 @@ export function sandboxLogin(deps: { state: SandboxState; clock: Clock; faults: 
     /** Business wallets link a merchant account by phone number alone (the service's loginFlow 'direct'). */
     loginDirect(provider: SandboxProvider, input: { phoneNumber: string }): SessionAnswer {
       if (provider.login.kind !== 'otp' || !provider.login.direct)
-        throw new SandboxError(400, 'OTP_REQUIRED', `${provider.providerCode} logs in with an OTP: POST /providers/${provider.providerCode}/otp`);
+        throw new SandboxError(
+          400,
+          'OTP_REQUIRED',
+          `${provider.providerCode} logs in with an OTP: POST /providers/${provider.providerCode}/otp`,
+        );
       refuseIfFaulted(provider);
       return sessions.open(state.openAccount(provider.providerCode, input.phoneNumber));
     },
 
-    sendOtp(provider: SandboxProvider, input: { phoneNumber: string; pin?: string | undefined; channel: 'MESSENGER' | 'SMS' }): ChallengeAnswer {
-      if (provider.login.kind !== 'otp') throw new SandboxError(400, 'OTP_NOT_SUPPORTED', `${provider.providerCode} logs in with a username and password`);
+    sendOtp(
+      provider: SandboxProvider,
+      input: { phoneNumber: string; pin?: string | undefined; channel: 'MESSENGER' | 'SMS' },
+    ): ChallengeAnswer {
+      if (provider.login.kind !== 'otp')
+        throw new SandboxError(
+          400,
+          'OTP_NOT_SUPPORTED',
+          `${provider.providerCode} logs in with a username and password`,
+        );
       if (provider.login.pinAt === 'otp') checkPin(input.pin);
       refuseIfFaulted(provider);
       const challenge = sendCode(provider, input.phoneNumber, input.channel, false);
       return { challengeId: challenge.id, expiresAt: challenge.expiresAt, otpLength: provider.login.otpLength };
     },
 
-    verifyOtp(provider: SandboxProvider, input: { challengeId: string; otp: string; pin?: string | undefined }): SessionAnswer | SecondOtpAnswer {
-      if (provider.login.kind !== 'otp') throw new SandboxError(400, 'OTP_NOT_SUPPORTED', `${provider.providerCode} logs in with a username and password`);
+    verifyOtp(
+      provider: SandboxProvider,
+      input: { challengeId: string; otp: string; pin?: string | undefined },
+    ): SessionAnswer | SecondOtpAnswer {
+      if (provider.login.kind !== 'otp')
+        throw new SandboxError(
+          400,
+          'OTP_NOT_SUPPORTED',
+          `${provider.providerCode} logs in with a username and password`,
+        );
       const challenge = state.challenges.get(input.challengeId);
       if (!challenge || challenge.providerCode !== provider.providerCode)
-        throw new SandboxError(404, 'CHALLENGE_NOT_FOUND', 'No such OTP challenge (or it was used already); request a new OTP');
-      if (challenge.wrongTries >= maxWrongOtps) throw new SandboxError(410, 'CHALLENGE_LOCKED', 'Too many wrong codes; request a new OTP');
-      if (Date.parse(challenge.expiresAt) <= clock.now().getTime()) throw new SandboxError(410, 'CHALLENGE_EXPIRED', 'The OTP expired; request a new one');
+        throw new SandboxError(
+          404,
+          'CHALLENGE_NOT_FOUND',
+          'No such OTP challenge (or it was used already); request a new OTP',
+        );
+      if (challenge.wrongTries >= maxWrongOtps)
+        throw new SandboxError(410, 'CHALLENGE_LOCKED', 'Too many wrong codes; request a new OTP');
+      if (Date.parse(challenge.expiresAt) <= clock.now().getTime())
+        throw new SandboxError(410, 'CHALLENGE_EXPIRED', 'The OTP expired; request a new one');
       if (provider.login.pinAt === 'verify') checkPin(input.pin);
       refuseIfFaulted(provider);
       if (input.otp !== challenge.code) {

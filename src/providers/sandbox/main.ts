@@ -14,7 +14,9 @@ const env = z
   })
   .safeParse(process.env);
 if (!env.success) {
-  console.error(`Invalid configuration:\n${env.error.issues.map(i => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
+  console.error(
+    `Invalid configuration:\n${env.error.issues.map(i => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`,
+  );
   process.exit(2);
 }
 

@@ -12,18 +12,35 @@ export const customerName = 'SANDBOX CUSTOMER';
  * Whom a QRIS pays and how much: the sandbox account that owns it (null for a merchant outside the sandbox, named by
  * tag 59 only), the amount with any tip, the bill reference it carries.
  */
-export type QrisPayee = { account: SandboxAccount | null; merchantName: string; amount: number; reference: string | null };
+export type QrisPayee = {
+  account: SandboxAccount | null;
+  merchantName: string;
+  amount: number;
+  reference: string | null;
+};
 
 /** The account, created on the fly (deterministic data) when it was never seen; a malformed accountRef is 400. */
 export function openAccountFor(state: SandboxState, providerCode: string, accountRef: string): SandboxAccount {
   const provider = providerOrThrow(providerCode);
   if (!state.findAccount(providerCode, accountRef) && !isValidAccountRef(provider, accountRef))
-    throw new SandboxError(400, 'INVALID_ACCOUNT_REF', provider.type === 'bank' ? 'accountRef must be an account number (4 to 20 digits)' : 'accountRef must be a phone number');
+    throw new SandboxError(
+      400,
+      'INVALID_ACCOUNT_REF',
+      provider.type === 'bank'
+        ? 'accountRef must be an account number (4 to 20 digits)'
+        : 'accountRef must be a phone number',
+    );
   return state.openAccount(providerCode, accountRef);
 }
 
 export function sandboxPayments(state: SandboxState) {
-  const credit = (account: SandboxAccount, amount: number, description: string, reference: string | null, senderName = customerName): PaymentAnswer => {
+  const credit = (
+    account: SandboxAccount,
+    amount: number,
+    description: string,
+    reference: string | null,
+    senderName = customerName,
+  ): PaymentAnswer => {
     const added = state.record(account, { type: 'CREDIT', amount, description, senderName, reference });
     return { transactionId: added.id, providerCode: account.providerCode, accountRef: account.accountRef, amount };
   };
@@ -38,13 +55,15 @@ export function sandboxPayments(state: SandboxState) {
     const merchantName = read.qris.merchantName;
     if (!read.sandboxMerchant) return { account: null, merchantName, amount, reference: read.reference };
     const provider = providerOrThrow(read.sandboxMerchant.providerCode);
-    if (!provider.qris) throw new SandboxError(400, 'QRIS_NOT_SUPPORTED', `${provider.providerCode} does not take QRIS payments`);
+    if (!provider.qris)
+      throw new SandboxError(400, 'QRIS_NOT_SUPPORTED', `${provider.providerCode} does not take QRIS payments`);
     const account = openAccountFor(state, read.sandboxMerchant.providerCode, read.sandboxMerchant.accountRef);
     return { account, merchantName, amount, reference: read.reference };
   };
 
   /** The CREDIT a sandbox merchant receives for its QR, tip included. */
-  const creditQris = (account: SandboxAccount, payee: QrisPayee, senderName: string) => credit(account, payee.amount, 'QRIS payment', payee.reference, senderName);
+  const creditQris = (account: SandboxAccount, payee: QrisPayee, senderName: string) =>
+    credit(account, payee.amount, 'QRIS payment', payee.reference, senderName);
 
   return {
     qrisPayee,
@@ -54,7 +73,11 @@ export function sandboxPayments(state: SandboxState) {
       const taken = state.virtualAccounts.get(input.vaNumber);
       if (taken && (taken.providerCode !== account.providerCode || taken.accountRef !== account.accountRef))
         throw new SandboxError(409, 'VA_TAKEN', `Virtual account ${input.vaNumber} already pays into another account`);
-      const registered = { vaNumber: input.vaNumber, providerCode: account.providerCode, accountRef: account.accountRef };
+      const registered = {
+        vaNumber: input.vaNumber,
+        providerCode: account.providerCode,
+        accountRef: account.accountRef,
+      };
       state.virtualAccounts.set(input.vaNumber, registered);
       state.changed();
       return registered;
@@ -69,22 +92,38 @@ export function sandboxPayments(state: SandboxState) {
     payQris(qris: string, typedAmount: number | undefined): PaymentAnswer {
       const payee = qrisPayee(qris, typedAmount);
       if (!payee.account)
-        throw new SandboxError(404, 'MERCHANT_NOT_FOUND', `No ${sandboxQrisGui} merchant in this QRIS: ${payee.merchantName} has no sandbox account to credit`);
+        throw new SandboxError(
+          404,
+          'MERCHANT_NOT_FOUND',
+          `No ${sandboxQrisGui} merchant in this QRIS: ${payee.merchantName} has no sandbox account to credit`,
+        );
       return creditQris(payee.account, payee, customerName);
     },
 
     payVirtualAccount(vaNumber: string, amount: number): PaymentAnswer {
       const va = state.virtualAccounts.get(vaNumber);
-      if (!va) throw new SandboxError(404, 'VA_NOT_FOUND', `No virtual account ${vaNumber}; register it with POST /sandbox/virtual-accounts`);
+      if (!va)
+        throw new SandboxError(
+          404,
+          'VA_NOT_FOUND',
+          `No virtual account ${vaNumber}; register it with POST /sandbox/virtual-accounts`,
+        );
       return credit(state.openAccount(va.providerCode, va.accountRef), amount, `VA payment ${vaNumber}`, vaNumber);
     },
 
     /** Without providerCode the account number must name exactly one account the sandbox knows. */
     transfer(providerCode: string | undefined, accountNumber: string, amount: number): PaymentAnswer {
-      if (providerCode !== undefined) return credit(openAccountFor(state, providerCode, accountNumber), amount, 'Transfer', null);
+      if (providerCode !== undefined)
+        return credit(openAccountFor(state, providerCode, accountNumber), amount, 'Transfer', null);
       const matches = [...state.accounts.values()].filter(a => a.accountRef === accountNumber);
-      if (matches.length === 0) throw new SandboxError(404, 'ACCOUNT_NOT_FOUND', `No account ${accountNumber}; give providerCode to open it`);
-      if (matches.length > 1) throw new SandboxError(400, 'AMBIGUOUS_ACCOUNT', `${accountNumber} exists at several providers; give providerCode`);
+      if (matches.length === 0)
+        throw new SandboxError(404, 'ACCOUNT_NOT_FOUND', `No account ${accountNumber}; give providerCode to open it`);
+      if (matches.length > 1)
+        throw new SandboxError(
+          400,
+          'AMBIGUOUS_ACCOUNT',
+          `${accountNumber} exists at several providers; give providerCode`,
+        );
       return credit(matches[0]!, amount, 'Transfer', null);
     },
   };

@@ -36,7 +36,12 @@ export function writeStateFile(file: string, snapshot: SandboxSnapshot): void {
 export type StateWriter = { schedule(): void; flush(): void };
 
 /** Coalesces bursts of changes into one write `delayMs` later (wall time: this is I/O pacing, not business time). */
-export function debouncedWriter(file: string, snapshot: () => SandboxSnapshot, log?: Logger, delayMs = 200): StateWriter {
+export function debouncedWriter(
+  file: string,
+  snapshot: () => SandboxSnapshot,
+  log?: Logger,
+  delayMs = 200,
+): StateWriter {
   let timer: NodeJS.Timeout | null = null;
   const flush = () => {
     if (timer) clearTimeout(timer);

@@ -37,12 +37,30 @@ const transactionsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(50),
 });
 
-export type ProviderRouteDeps = { faults: Faults; sessions: SandboxSessions; login: SandboxLoginFlows; payments: SandboxPayments; transfers: SandboxTransfers };
+export type ProviderRouteDeps = {
+  faults: Faults;
+  sessions: SandboxSessions;
+  login: SandboxLoginFlows;
+  payments: SandboxPayments;
+  transfers: SandboxTransfers;
+};
 
-const destination = { instId: z.string().min(1).max(20), instLocalName: z.string().min(1).max(40), accountNumber: z.string().min(1).max(30) };
+const destination = {
+  instId: z.string().min(1).max(20),
+  instLocalName: z.string().min(1).max(40),
+  accountNumber: z.string().min(1).max(30),
+};
 const inquiryBody = z.object(destination);
-const bankTransferBody = z.object({ ...destination, reference: z.string().min(1).max(100), amount: z.int().positive().max(1_000_000_000) });
-const qrisPaymentBody = z.object({ reference: z.string().min(1).max(100), qris: z.string().min(20).max(1024), amount: z.int().positive().max(1_000_000_000) });
+const bankTransferBody = z.object({
+  ...destination,
+  reference: z.string().min(1).max(100),
+  amount: z.int().positive().max(1_000_000_000),
+});
+const qrisPaymentBody = z.object({
+  reference: z.string().min(1).max(100),
+  qris: z.string().min(20).max(1024),
+  amount: z.int().positive().max(1_000_000_000),
+});
 const referenceParams = accountParams.extend({ reference: z.string().min(1).max(100) });
 
 const virtualAccountBody = z.object({ vaNumber: z.string().regex(/^[0-9]{6,20}$/, '6 to 20 digits') });
@@ -66,7 +84,8 @@ export function providerRoutes(deps: ProviderRouteDeps) {
         if (!phoneNumber) throw new SandboxError(400, 'INVALID_REQUEST', 'phoneNumber is required');
         return deps.login.loginDirect(provider, { phoneNumber });
       }
-      if (!username || !password || !accountNumber) throw new SandboxError(400, 'INVALID_REQUEST', 'username, password and accountNumber are required');
+      if (!username || !password || !accountNumber)
+        throw new SandboxError(400, 'INVALID_REQUEST', 'username, password and accountNumber are required');
       return deps.login.loginBank(provider, { username, password, accountNumber });
     });
 
@@ -78,59 +97,140 @@ export function providerRoutes(deps: ProviderRouteDeps) {
       deps.login.verifyOtp(providerOrThrow(request.params.providerCode), request.body),
     );
 
-    app.get('/accounts/:accountRef/balance', { schema: { params: accountParams, headers: authHeaders } }, async request => {
-      const account = deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
-      return { balance: account.balance, currency: 'IDR' };
-    });
+    app.get(
+      '/accounts/:accountRef/balance',
+      { schema: { params: accountParams, headers: authHeaders } },
+      async request => {
+        const account = deps.sessions.authorize(
+          request.params.providerCode,
+          request.params.accountRef,
+          request.headers.authorization,
+        );
+        return { balance: account.balance, currency: 'IDR' };
+      },
+    );
 
-    app.get('/accounts/:accountRef/transactions', { schema: { params: accountParams, headers: authHeaders, querystring: transactionsQuery } }, async request => {
-      const account = deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
-      const { after, limit } = request.query;
-      let start = 0;
-      if (after !== undefined) {
-        const index = account.transactions.findIndex(t => t.id === after);
-        if (index < 0) throw new SandboxError(400, 'UNKNOWN_TRANSACTION', `No transaction ${after} on this account; omit \`after\` for the whole history`);
-        start = index + 1;
-      }
-      const transactions = account.transactions.slice(start, start + limit);
-      return { transactions, hasMore: start + limit < account.transactions.length };
-    });
+    app.get(
+      '/accounts/:accountRef/transactions',
+      { schema: { params: accountParams, headers: authHeaders, querystring: transactionsQuery } },
+      async request => {
+        const account = deps.sessions.authorize(
+          request.params.providerCode,
+          request.params.accountRef,
+          request.headers.authorization,
+        );
+        const { after, limit } = request.query;
+        let start = 0;
+        if (after !== undefined) {
+          const index = account.transactions.findIndex(t => t.id === after);
+          if (index < 0)
+            throw new SandboxError(
+              400,
+              'UNKNOWN_TRANSACTION',
+              `No transaction ${after} on this account; omit \`after\` for the whole history`,
+            );
+          start = index + 1;
+        }
+        const transactions = account.transactions.slice(start, start + limit);
+        return { transactions, hasMore: start + limit < account.transactions.length };
+      },
+    );
 
-    app.get('/accounts/:accountRef/qris', { schema: { params: accountParams, headers: authHeaders } }, async request => {
-      const provider = providerOrThrow(request.params.providerCode);
-      const account = deps.sessions.authorize(provider.providerCode, request.params.accountRef, request.headers.authorization);
-      if (!provider.qris) throw new SandboxError(404, 'QRIS_NOT_SUPPORTED', `${provider.providerCode} has no QRIS`);
-      return { payload: merchantQris(account) };
-    });
+    app.get(
+      '/accounts/:accountRef/qris',
+      { schema: { params: accountParams, headers: authHeaders } },
+      async request => {
+        const provider = providerOrThrow(request.params.providerCode);
+        const account = deps.sessions.authorize(
+          provider.providerCode,
+          request.params.accountRef,
+          request.headers.authorization,
+        );
+        if (!provider.qris) throw new SandboxError(404, 'QRIS_NOT_SUPPORTED', `${provider.providerCode} has no QRIS`);
+        return { payload: merchantQris(account) };
+      },
+    );
 
     // a merchant opens a virtual account number that pays into its account (what a VA payment needs)
-    app.post('/accounts/:accountRef/virtual-accounts', { schema: { params: accountParams, headers: authHeaders, body: virtualAccountBody } }, async (request, reply) => {
-      const provider = providerOrThrow(request.params.providerCode);
-      const account = deps.sessions.authorize(provider.providerCode, request.params.accountRef, request.headers.authorization);
-      const registered = deps.payments.registerVirtualAccount({ providerCode: account.providerCode, accountRef: account.accountRef, vaNumber: request.body.vaNumber });
-      return reply.code(201).send(registered);
-    });
+    app.post(
+      '/accounts/:accountRef/virtual-accounts',
+      { schema: { params: accountParams, headers: authHeaders, body: virtualAccountBody } },
+      async (request, reply) => {
+        const provider = providerOrThrow(request.params.providerCode);
+        const account = deps.sessions.authorize(
+          provider.providerCode,
+          request.params.accountRef,
+          request.headers.authorization,
+        );
+        const registered = deps.payments.registerVirtualAccount({
+          providerCode: account.providerCode,
+          accountRef: account.accountRef,
+          vaNumber: request.body.vaNumber,
+        });
+        return reply.code(201).send(registered);
+      },
+    );
 
     // outbound transfers of a wallet (WALLET-A): the banks, a destination's holder, transfers by the caller's reference
-    app.get('/accounts/:accountRef/banks', { schema: { params: accountParams, headers: authHeaders } }, async request => {
-      const account = deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
-      return { banks: deps.transfers.banks(account) };
-    });
-    app.post('/accounts/:accountRef/bank-inquiries', { schema: { params: accountParams, headers: authHeaders, body: inquiryBody } }, async request => {
-      const account = deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
-      return deps.transfers.inquire(account, request.body);
-    });
-    app.post('/accounts/:accountRef/bank-transfers', { schema: { params: accountParams, headers: authHeaders, body: bankTransferBody } }, async request => {
-      const account = deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
-      return deps.transfers.transferToBank(account, request.body);
-    });
-    app.post('/accounts/:accountRef/qris-payments', { schema: { params: accountParams, headers: authHeaders, body: qrisPaymentBody } }, async request => {
-      const account = deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
-      return deps.transfers.payQris(account, request.body);
-    });
-    app.get('/accounts/:accountRef/transfers/:reference', { schema: { params: referenceParams, headers: authHeaders } }, async request => {
-      const account = deps.sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
-      return deps.transfers.status(account, request.params.reference);
-    });
+    app.get(
+      '/accounts/:accountRef/banks',
+      { schema: { params: accountParams, headers: authHeaders } },
+      async request => {
+        const account = deps.sessions.authorize(
+          request.params.providerCode,
+          request.params.accountRef,
+          request.headers.authorization,
+        );
+        return { banks: deps.transfers.banks(account) };
+      },
+    );
+    app.post(
+      '/accounts/:accountRef/bank-inquiries',
+      { schema: { params: accountParams, headers: authHeaders, body: inquiryBody } },
+      async request => {
+        const account = deps.sessions.authorize(
+          request.params.providerCode,
+          request.params.accountRef,
+          request.headers.authorization,
+        );
+        return deps.transfers.inquire(account, request.body);
+      },
+    );
+    app.post(
+      '/accounts/:accountRef/bank-transfers',
+      { schema: { params: accountParams, headers: authHeaders, body: bankTransferBody } },
+      async request => {
+        const account = deps.sessions.authorize(
+          request.params.providerCode,
+          request.params.accountRef,
+          request.headers.authorization,
+        );
+        return deps.transfers.transferToBank(account, request.body);
+      },
+    );
+    app.post(
+      '/accounts/:accountRef/qris-payments',
+      { schema: { params: accountParams, headers: authHeaders, body: qrisPaymentBody } },
+      async request => {
+        const account = deps.sessions.authorize(
+          request.params.providerCode,
+          request.params.accountRef,
+          request.headers.authorization,
+        );
+        return deps.transfers.payQris(account, request.body);
+      },
+    );
+    app.get(
+      '/accounts/:accountRef/transfers/:reference',
+      { schema: { params: referenceParams, headers: authHeaders } },
+      async request => {
+        const account = deps.sessions.authorize(
+          request.params.providerCode,
+          request.params.accountRef,
+          request.headers.authorization,
+        );
+        return deps.transfers.status(account, request.params.reference);
+      },
+    );
   };
 }

@@ -32,7 +32,11 @@ export function merchantQris(account: SandboxAccount): string {
  * What a payer's app reads from a QRIS: the QR as the service validates it, the sandbox account it pays (null for a
  * merchant outside the sandbox: any real shop's QR), and the bill reference it carries.
  */
-export type ReadQris = { qris: QrisPayment; sandboxMerchant: { providerCode: string; accountRef: string } | null; reference: string | null };
+export type ReadQris = {
+  qris: QrisPayment;
+  sandboxMerchant: { providerCode: string; accountRef: string } | null;
+  reference: string | null;
+};
 
 const invalid = (message: string) => new SandboxError(400, 'INVALID_QRIS', message);
 
@@ -61,7 +65,8 @@ export function readQris(payload: string): ReadQris {
     const accountRef = findTlv(sandboxTemplate, '01');
     const providerCode = findTlv(sandboxTemplate, '02');
     // the sandbox's own network names an account, or the QR pays nobody
-    if (!accountRef || !providerCode) throw new SandboxError(404, 'MERCHANT_NOT_FOUND', `The ${sandboxQrisGui} merchant of this QRIS names no account`);
+    if (!accountRef || !providerCode)
+      throw new SandboxError(404, 'MERCHANT_NOT_FOUND', `The ${sandboxQrisGui} merchant of this QRIS names no account`);
     sandboxMerchant = { providerCode, accountRef };
   }
   const additional = subFieldsOf(findTlv(fields, '62') ?? '');
@@ -76,12 +81,22 @@ export function readQris(payload: string): ReadQris {
  */
 export function amountToPay(qris: QrisPayment, typedAmount: number | undefined): number {
   if (qris.amount === null) {
-    if (typedAmount === undefined) throw new SandboxError(400, 'AMOUNT_REQUIRED', 'A static QRIS has no amount (tag 54): give `amount`, or pay a dynamic QRIS');
+    if (typedAmount === undefined)
+      throw new SandboxError(
+        400,
+        'AMOUNT_REQUIRED',
+        'A static QRIS has no amount (tag 54): give `amount`, or pay a dynamic QRIS',
+      );
     return typedAmount;
   }
   const due = qris.amount + qrisTip(qris, qris.amount);
   if (typedAmount === undefined) return due;
   const accepted = qris.tip?.kind === 'prompt' ? typedAmount >= due : typedAmount === due;
-  if (!accepted) throw new SandboxError(400, 'AMOUNT_MISMATCH', `The QRIS asks for ${due}${qris.tip?.kind === 'prompt' ? ' or more' : ''}, not ${typedAmount}`);
+  if (!accepted)
+    throw new SandboxError(
+      400,
+      'AMOUNT_MISMATCH',
+      `The QRIS asks for ${due}${qris.tip?.kind === 'prompt' ? ' or more' : ''}, not ${typedAmount}`,
+    );
   return typedAmount;
 }

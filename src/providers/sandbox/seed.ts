@@ -6,8 +6,16 @@ import type { SandboxAccount, SandboxTransaction } from './state.ts';
  * first seen, for the dates), so the same inputs always give the same holder, balance and history.
  */
 const holderNames = [
-  'BUDI SANTOSO', 'SITI RAHAYU', 'AGUS SETIAWAN', 'DEWI LESTARI', 'RINA WIJAYA',
-  'HENDRA GUNAWAN', 'PUTRI AMELIA', 'ANDI PRATAMA', 'NUR HIDAYAH', 'EKO PRASETYO',
+  'BUDI SANTOSO',
+  'SITI RAHAYU',
+  'AGUS SETIAWAN',
+  'DEWI LESTARI',
+  'RINA WIJAYA',
+  'HENDRA GUNAWAN',
+  'PUTRI AMELIA',
+  'ANDI PRATAMA',
+  'NUR HIDAYAH',
+  'EKO PRASETYO',
 ];
 const senderNames = ['TOKO MAJU JAYA', 'CV SINAR ABADI', 'PT KARYA MANDIRI', 'WARUNG BU SRI', 'DIMAS ARYA'];
 const creditDescriptions = ['Transfer masuk', 'Pembayaran pesanan', 'Top up saldo'];

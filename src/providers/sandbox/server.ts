@@ -54,7 +54,9 @@ export async function buildSandbox(opts: SandboxOptions): Promise<Sandbox> {
   }
 
   app.get('/health', async () => ({ status: 'ok' }));
-  await app.register(providerRoutes({ faults, sessions, login, payments, transfers }), { prefix: '/providers/:providerCode' });
+  await app.register(providerRoutes({ faults, sessions, login, payments, transfers }), {
+    prefix: '/providers/:providerCode',
+  });
   await app.register(controlRoutes({ state, faults, sessions, payments }), { prefix: '/sandbox' });
   return { app, state, faults };
 }

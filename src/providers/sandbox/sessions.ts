@@ -5,7 +5,11 @@ import { allProviders } from './faults.ts';
 import type { SandboxAccount, SandboxState } from './state.ts';
 
 /** Provider sessions: bearer tokens bound to one account, living `sessionTtlMs` on the injected clock. */
-export type SessionAnswer = { sessionToken: string; expiresAt: string; account: { accountRef: string; holderName: string } };
+export type SessionAnswer = {
+  sessionToken: string;
+  expiresAt: string;
+  account: { accountRef: string; holderName: string };
+};
 
 export function sandboxSessions(state: SandboxState, clock: Clock, sessionTtlMs: number) {
   return {
@@ -13,9 +17,18 @@ export function sandboxSessions(state: SandboxState, clock: Clock, sessionTtlMs:
       state.prune();
       const token = `sbx_${randomBytes(24).toString('base64url')}`;
       const expiresAt = new Date(clock.now().getTime() + sessionTtlMs).toISOString();
-      state.sessions.set(token, { token, providerCode: account.providerCode, accountRef: account.accountRef, expiresAt });
+      state.sessions.set(token, {
+        token,
+        providerCode: account.providerCode,
+        accountRef: account.accountRef,
+        expiresAt,
+      });
       state.changed();
-      return { sessionToken: token, expiresAt, account: { accountRef: account.accountRef, holderName: account.holderName } };
+      return {
+        sessionToken: token,
+        expiresAt,
+        account: { accountRef: account.accountRef, holderName: account.holderName },
+      };
     },
 
     /** The account a bearer token opens: unknown or expired tokens are 401, another account's token is 403. */

@@ -22,8 +22,18 @@ const account = z.object({
   createdAt: z.string(),
   transactions: z.array(transaction),
 });
-const bankLogin = z.object({ providerCode: z.string(), username: z.string(), salt: z.string(), passwordHash: z.string() });
-const session = z.object({ token: z.string(), providerCode: z.string(), accountRef: z.string(), expiresAt: z.string() });
+const bankLogin = z.object({
+  providerCode: z.string(),
+  username: z.string(),
+  salt: z.string(),
+  passwordHash: z.string(),
+});
+const session = z.object({
+  token: z.string(),
+  providerCode: z.string(),
+  accountRef: z.string(),
+  expiresAt: z.string(),
+});
 const challenge = z.object({
   id: z.string(),
   providerCode: z.string(),
@@ -34,7 +44,13 @@ const challenge = z.object({
   /** The second OTP of WALLET-C: verifying it never asks for a third. */
   second: z.boolean(),
 });
-const inboxMessage = z.object({ phone: z.string(), providerCode: z.string(), code: z.string(), channel: z.enum(['MESSENGER', 'SMS']), sentAt: z.string() });
+const inboxMessage = z.object({
+  phone: z.string(),
+  providerCode: z.string(),
+  code: z.string(),
+  channel: z.enum(['MESSENGER', 'SMS']),
+  sentAt: z.string(),
+});
 const virtualAccount = z.object({ vaNumber: z.string(), providerCode: z.string(), accountRef: z.string() });
 /** An outbound transfer of a wallet by the caller's reference: what its status answers, and what a repeat must match. */
 const transferRecord = z.object({
@@ -82,7 +98,8 @@ export type NewTransaction = {
 const challengeGraceMs = 24 * 60 * 60 * 1000;
 const accountKey = (providerCode: string, accountRef: string) => `${providerCode} ${accountRef}`;
 const loginKey = (providerCode: string, username: string) => `${providerCode} ${username}`;
-const transferKey = (providerCode: string, accountRef: string, reference: string) => `${providerCode} ${accountRef} ${reference}`;
+const transferKey = (providerCode: string, accountRef: string, reference: string) =>
+  `${providerCode} ${accountRef} ${reference}`;
 
 export class SandboxState {
   readonly accounts = new Map<string, SandboxAccount>();
@@ -189,6 +206,7 @@ export class SandboxState {
   prune(): void {
     const now = this.clock.now().getTime();
     for (const [token, s] of this.sessions) if (Date.parse(s.expiresAt) <= now) this.sessions.delete(token);
-    for (const [id, c] of this.challenges) if (Date.parse(c.expiresAt) + challengeGraceMs <= now) this.challenges.delete(id);
+    for (const [id, c] of this.challenges)
+      if (Date.parse(c.expiresAt) + challengeGraceMs <= now) this.challenges.delete(id);
   }
 }

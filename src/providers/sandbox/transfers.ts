@@ -20,10 +20,46 @@ export const sandboxBanks = [
   ['028', 'Bank OCBC NISP', 'OCBC'],
   ['016', 'Maybank Indonesia', 'MAYBANK'],
   ['147', 'Bank Muamalat', 'MUAMALAT'],
-].map(([instId, name, instLocalName]) => ({ instId: instId!, name: name!, instLocalName: instLocalName!, payMethod: 'BANK_TRANSFER', payOption: 'ONLINE' }));
+].map(([instId, name, instLocalName]) => ({
+  instId: instId!,
+  name: name!,
+  instLocalName: instLocalName!,
+  payMethod: 'BANK_TRANSFER',
+  payOption: 'ONLINE',
+}));
 
-const givenNames = ['Budi', 'Siti', 'Agus', 'Dewi', 'Rina', 'Andi', 'Putri', 'Eko', 'Wahyu', 'Ayu', 'Joko', 'Lestari', 'Hendra', 'Maya', 'Rudi', 'Intan'];
-const familyNames = ['Santoso', 'Wijaya', 'Saputra', 'Kurniawan', 'Lestari', 'Hidayat', 'Pratama', 'Nugroho', 'Setiawan', 'Sari', 'Halim', 'Gunawan'];
+const givenNames = [
+  'Budi',
+  'Siti',
+  'Agus',
+  'Dewi',
+  'Rina',
+  'Andi',
+  'Putri',
+  'Eko',
+  'Wahyu',
+  'Ayu',
+  'Joko',
+  'Lestari',
+  'Hendra',
+  'Maya',
+  'Rudi',
+  'Intan',
+];
+const familyNames = [
+  'Santoso',
+  'Wijaya',
+  'Saputra',
+  'Kurniawan',
+  'Lestari',
+  'Hidayat',
+  'Pratama',
+  'Nugroho',
+  'Setiawan',
+  'Sari',
+  'Halim',
+  'Gunawan',
+];
 
 /** The holder of a bank account, derived from the bank and the number: the same answer every time. */
 export function holderNameOf(instId: string, accountNumber: string): string {
@@ -36,9 +72,17 @@ export type TransferAnswer = { transactionId: string };
 export type TransferStatusAnswer = TransferRecord['outcome'] | { status: 'NOT_FOUND' };
 
 /** What the money moves towards once the wallet is debited: nothing more outside the sandbox (a bank, a shop's QR), a CREDIT for a sandbox merchant's QR. */
-type Sending = { reference: string; amount: number; request: string; description: string; counterparty: string; deliver: () => void };
+type Sending = {
+  reference: string;
+  amount: number;
+  request: string;
+  description: string;
+  counterparty: string;
+  deliver: () => void;
+};
 
-const timeoutAnswer = () => new SandboxError(504, 'TIMEOUT', 'no answer in time (sandbox fault): ask the transfer status by its reference');
+const timeoutAnswer = () =>
+  new SandboxError(504, 'TIMEOUT', 'no answer in time (sandbox fault): ask the transfer status by its reference');
 
 /**
  * Outbound transfers of a WALLET-A account: bank transfers and QR payments by the caller's reference. The wallet is
@@ -55,9 +99,12 @@ export function sandboxTransfers(state: SandboxState, faults: Faults, payments: 
   function inquire(input: Destination) {
     const bank = sandboxBanks.find(b => b.instId === input.instId);
     if (!bank) throw new SandboxError(400, 'UNKNOWN_BANK', `No bank ${input.instId}`);
-    if (bank.instLocalName !== input.instLocalName) throw new SandboxError(400, 'BANK_MISMATCH', `bank mismatch: ${input.instLocalName} is not ${bank.name}`);
-    if (!/^\d{10,16}$/.test(input.accountNumber)) throw new SandboxError(400, 'INVALID_ACCOUNT', 'invalid account number: 10 to 16 digits');
-    if (input.accountNumber.startsWith('999')) throw new SandboxError(400, 'INVALID_ACCOUNT', `invalid account number ${input.accountNumber}`);
+    if (bank.instLocalName !== input.instLocalName)
+      throw new SandboxError(400, 'BANK_MISMATCH', `bank mismatch: ${input.instLocalName} is not ${bank.name}`);
+    if (!/^\d{10,16}$/.test(input.accountNumber))
+      throw new SandboxError(400, 'INVALID_ACCOUNT', 'invalid account number: 10 to 16 digits');
+    if (input.accountNumber.startsWith('999'))
+      throw new SandboxError(400, 'INVALID_ACCOUNT', `invalid account number ${input.accountNumber}`);
     return { accountName: holderNameOf(input.instId, input.accountNumber), bank };
   }
 
@@ -70,14 +117,34 @@ export function sandboxTransfers(state: SandboxState, faults: Faults, payments: 
     if (known) throw new SandboxError(400, 'TRANSFER_FAILED', known.outcome.reason);
 
     const fault = faults.takeTransferFault(account.providerCode);
-    if (fault === 'refuse') throw new SandboxError(400, 'TRANSFER_REFUSED', 'transfer refused by the provider (sandbox fault)');
-    if (s.amount > account.balance) throw new SandboxError(400, 'INSUFFICIENT_BALANCE', `balance insufficient: ${account.balance} available`);
+    if (fault === 'refuse')
+      throw new SandboxError(400, 'TRANSFER_REFUSED', 'transfer refused by the provider (sandbox fault)');
+    if (s.amount > account.balance)
+      throw new SandboxError(400, 'INSUFFICIENT_BALANCE', `balance insufficient: ${account.balance} available`);
     const record = (outcome: TransferRecord['outcome']) =>
-      state.saveTransfer({ providerCode: account.providerCode, accountRef: account.accountRef, reference: s.reference, request: s.request, outcome });
+      state.saveTransfer({
+        providerCode: account.providerCode,
+        accountRef: account.accountRef,
+        reference: s.reference,
+        request: s.request,
+        outcome,
+      });
 
-    const debit = state.record(account, { type: 'DEBIT', amount: s.amount, description: s.description, senderName: s.counterparty, reference: s.reference });
+    const debit = state.record(account, {
+      type: 'DEBIT',
+      amount: s.amount,
+      description: s.description,
+      senderName: s.counterparty,
+      reference: s.reference,
+    });
     if (fault === 'fail-after-accept') {
-      state.record(account, { type: 'CREDIT', amount: s.amount, description: `Refund: ${s.description}`, senderName: 'WALLET-A', reference: s.reference });
+      state.record(account, {
+        type: 'CREDIT',
+        amount: s.amount,
+        description: `Refund: ${s.description}`,
+        senderName: 'WALLET-A',
+        reference: s.reference,
+      });
       record({ status: 'FAILED', reason: 'the destination returned the transfer (sandbox fault)' });
     } else {
       s.deliver();
@@ -105,7 +172,10 @@ export function sandboxTransfers(state: SandboxState, faults: Faults, payments: 
       walletOf(account);
       return { accountName: inquire(input).accountName };
     },
-    transferToBank(account: SandboxAccount, input: Destination & { reference: string; amount: number }): Promise<TransferAnswer> {
+    transferToBank(
+      account: SandboxAccount,
+      input: Destination & { reference: string; amount: number },
+    ): Promise<TransferAnswer> {
       walletOf(account);
       const { accountName, bank } = inquire(input);
       return send(account, {
@@ -122,11 +192,19 @@ export function sandboxTransfers(state: SandboxState, faults: Faults, payments: 
      * A sandbox merchant's QR also credits its account (as `POST /sandbox/payments {qris}` does), so one user's wallet
      * pays another user's payment QR end to end; any other merchant is outside the sandbox, like a bank.
      */
-    payQris(account: SandboxAccount, input: { reference: string; qris: string; amount: number }): Promise<TransferAnswer> {
+    payQris(
+      account: SandboxAccount,
+      input: { reference: string; qris: string; amount: number },
+    ): Promise<TransferAnswer> {
       walletOf(account);
       // refused before any money moves: an invalid QR, a sandbox merchant's unknown account, another amount
       const payee: QrisPayee = payments.qrisPayee(input.qris, input.amount);
-      if (payee.amount > qrisMaxAmount) throw new SandboxError(400, 'AMOUNT_OUT_OF_RANGE', `A QRIS payment is at most ${qrisMaxAmount}, not ${payee.amount}`);
+      if (payee.amount > qrisMaxAmount)
+        throw new SandboxError(
+          400,
+          'AMOUNT_OUT_OF_RANGE',
+          `A QRIS payment is at most ${qrisMaxAmount}, not ${payee.amount}`,
+        );
       const receiving = payee.account;
       return send(account, {
         reference: input.reference,

@@ -35,7 +35,9 @@ export function streamRead<S, C, E extends DomainEvent>(
   return {
     streamId,
     first: async es =>
-      options.loaded ?? cachedState(es, streamId, decider) ?? (options.likelyNew ? nothingLoaded(decider) : await load(es, streamId, decider)),
+      options.loaded ??
+      cachedState(es, streamId, decider) ??
+      (options.likelyNew ? nothingLoaded(decider) : await load(es, streamId, decider)),
     again: es => load(es, streamId, decider),
     record: (es, loaded, events, nextRevision) => recordAppended(es, streamId, decider, loaded, events, nextRevision),
   };
@@ -84,7 +86,9 @@ async function decideAndAppend<T extends Reads, R>(
   context: CommandContext,
 ) {
   const names = Object.keys(reads) as (keyof T & string)[];
-  const loaded = Object.fromEntries(await Promise.all(names.map(async n => [n, await reads[n]!.first(es)] as const))) as Record<string, Loaded<unknown>>;
+  const loaded = Object.fromEntries(
+    await Promise.all(names.map(async n => [n, await reads[n]!.first(es)] as const)),
+  ) as Record<string, Loaded<unknown>>;
   for (let attempt = 1; ; attempt++) {
     const decision = await decide(loaded as LoadedStreams<T>);
     const writing = names.filter(n => (decision.append[n]?.length ?? 0) > 0);
@@ -103,12 +107,21 @@ async function decideAndAppend<T extends Reads, R>(
       const results = await es.store.appendToStreams(writes);
       await Promise.all(
         writing.map(async (n, i) => {
-          (states as Record<string, unknown>)[n] = await reads[n]!.record(es, loaded[n]!, decision.append[n]!, results[guards.length + i]!.nextRevision);
+          (states as Record<string, unknown>)[n] = await reads[n]!.record(
+            es,
+            loaded[n]!,
+            decision.append[n]!,
+            results[guards.length + i]!.nextRevision,
+          );
         }),
       );
       return { result: decision.result, states, position: results.at(-1)!.position };
     } catch (err) {
-      if (!(err instanceof WrongExpectedRevision || err instanceof StreamDeleted) || attempt >= (context.attempts ?? maxAttempts)) throw err;
+      if (
+        !(err instanceof WrongExpectedRevision || err instanceof StreamDeleted) ||
+        attempt >= (context.attempts ?? maxAttempts)
+      )
+        throw err;
       const refused = names.find(n => reads[n]!.streamId === err.streamId);
       if (refused === undefined) throw err;
       loaded[refused] = await reads[refused]!.again(es);

@@ -56,21 +56,41 @@ export type CommandContext = {
 export type Loaded<S> = { state: S; revision: number; exists: boolean; snapshotRevision: number };
 
 /** The state this process last saw of a cached decider's stream, without reading it (null when not cached). */
-export function cachedState<S, C, E extends DomainEvent>(es: EventSourcing, streamId: string, decider: Decider<S, C, E>): Loaded<S> | null {
+export function cachedState<S, C, E extends DomainEvent>(
+  es: EventSourcing,
+  streamId: string,
+  decider: Decider<S, C, E>,
+): Loaded<S> | null {
   const entry = decider.cached && es.cache ? es.cache.get(decider, streamId) : undefined;
-  return entry ? { state: entry.state as S, revision: entry.revision, exists: entry.revision >= 0, snapshotRevision: entry.revision } : null;
+  return entry
+    ? {
+        state: entry.state as S,
+        revision: entry.revision,
+        exists: entry.revision >= 0,
+        snapshotRevision: entry.revision,
+      }
+    : null;
 }
 
 /**
  * The stream's state for a check before a decision: as this process last saw it, without reading, when the decider is
  * cached (the decision's append catches a write made meanwhile elsewhere); else read from the store.
  */
-export async function checkedState<S, C, E extends DomainEvent>(es: EventSourcing, streamId: string, decider: Decider<S, C, E>): Promise<S> {
+export async function checkedState<S, C, E extends DomainEvent>(
+  es: EventSourcing,
+  streamId: string,
+  decider: Decider<S, C, E>,
+): Promise<S> {
   return (cachedState(es, streamId, decider) ?? (await load(es, streamId, decider))).state;
 }
 
 /** What a stream that does not exist yet loads as. */
-export const nothingLoaded = <S>(decider: { initialState: () => S }): Loaded<S> => ({ state: decider.initialState(), revision: -1, exists: false, snapshotRevision: -1 });
+export const nothingLoaded = <S>(decider: { initialState: () => S }): Loaded<S> => ({
+  state: decider.initialState(),
+  revision: -1,
+  exists: false,
+  snapshotRevision: -1,
+});
 
 export async function load<S, C, E extends DomainEvent>(
   es: EventSourcing,
@@ -80,12 +100,21 @@ export async function load<S, C, E extends DomainEvent>(
   const cached = decider.cached && es.cache ? es.cache.get(decider, streamId) : undefined;
   if (cached && cached.revision < 0) {
     // a stream seen empty: whatever was written since (usually nothing)
-    return fold(es, streamId, decider, cached.state as S, await es.store.readStream(streamId, { fromRevision: 0 }), -1, -1);
+    return fold(
+      es,
+      streamId,
+      decider,
+      cached.state as S,
+      await es.store.readStream(streamId, { fromRevision: 0 }),
+      -1,
+      -1,
+    );
   }
   if (cached) {
     // from the cached revision itself: its event missing means the stream was deleted (elsewhere, perhaps)
     const recorded = await es.store.readStream(streamId, { fromRevision: cached.revision });
-    if (recorded[0]?.revision === cached.revision) return fold(es, streamId, decider, cached.state as S, recorded.slice(1), cached.revision, cached.revision);
+    if (recorded[0]?.revision === cached.revision)
+      return fold(es, streamId, decider, cached.state as S, recorded.slice(1), cached.revision, cached.revision);
     es.cache!.delete(decider, streamId);
   }
   const config = decider.snapshot;
@@ -156,10 +185,15 @@ export async function recordAppended<S, C, E extends DomainEvent>(
   const config = decider.snapshot;
   const every = config && snapshotInterval(config, next);
   // every `every` events since the last snapshot, and at every multiple of `every` (a cached state hides the snapshot's revision)
-  const snapshotDue = every && (nextRevision - loaded.snapshotRevision >= every || Math.floor(nextRevision / every) > Math.floor(loaded.revision / every));
+  const snapshotDue =
+    every &&
+    (nextRevision - loaded.snapshotRevision >= every ||
+      Math.floor(nextRevision / every) > Math.floor(loaded.revision / every));
   if (config && es.snapshots && snapshotDue) {
     // a cache: losing a write only costs a longer read next time
-    await es.snapshots.write(streamId, config.name, config.version, { revision: nextRevision, state: next }).catch(() => undefined);
+    await es.snapshots
+      .write(streamId, config.name, config.version, { revision: nextRevision, state: next })
+      .catch(() => undefined);
   }
   return next;
 }
@@ -204,14 +238,22 @@ async function decideAndAppend<S, C, E extends DomainEvent>(
   for (let attempt = 1; ; attempt++) {
     // first attempt: what the caller loaded, else this process's cached state (the append's expected revision
     // tells if someone wrote since; then the next attempt reads the stream)
-    const first = attempt === 1 ? ((context.loaded as Loaded<S> | undefined) ?? cachedState(es, streamId, decider)) : null;
+    const first =
+      attempt === 1 ? ((context.loaded as Loaded<S> | undefined) ?? cachedState(es, streamId, decider)) : null;
     const { state, revision, exists, snapshotRevision } = first ?? (await load(es, streamId, decider));
     const events = decider.decide(state, command);
     if (events.length === 0) return { state, events, position: null, revision };
     const expected: ExpectedRevision = exists ? revision : 'no_stream';
     try {
       const result = await es.store.append(streamId, toNewEvents(events, context), expected);
-      const next = await recordAppended(es, streamId, decider, { state, revision, exists, snapshotRevision }, events, result.nextRevision);
+      const next = await recordAppended(
+        es,
+        streamId,
+        decider,
+        { state, revision, exists, snapshotRevision },
+        events,
+        result.nextRevision,
+      );
       return { state: next, events, position: result.position, revision: result.nextRevision };
     } catch (err) {
       if (err instanceof WrongExpectedRevision && attempt < (context.attempts ?? maxAttempts)) {

@@ -4,7 +4,9 @@ import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { csrfField, postButton, tableHtml, timeHtml, type Column, type TableRow } from '../page.ts';
 
 /** What a link or login form shows again after a refusal (never a password, PIN or code). */
-export type AccountForm = Partial<Record<'providerCode' | 'accountName' | 'accountNumber' | 'username' | 'phoneNumber' | 'intervalMinutes', string>>;
+export type AccountForm = Partial<
+  Record<'providerCode' | 'accountName' | 'accountNumber' | 'username' | 'phoneNumber' | 'intervalMinutes', string>
+>;
 
 const field = (id: string, label: string, input: string, hint = '') =>
   `<div class="field"><label for="${id}">${e(label)}</label>${input}${hint ? `<p class="muted">${e(hint)}</p>` : ''}</div>`;
@@ -13,11 +15,22 @@ const textInput = (id: string, name: string, form: AccountForm, attrs = '') =>
 const providerSelect = (id: string, providers: readonly Provider[], chosen?: string) =>
   `<select id="${id}" name="providerCode">${providers.map(p => `<option value="${e(p.providerCode)}"${p.providerCode === chosen ? ' selected' : ''}>${e(p.name)}</option>`).join('')}</select>`;
 const intervalInput = (id: string, form: AccountForm) =>
-  field(id, 'Sinkron setiap (menit, 5 sampai 1440)', `<input id="${id}" name="intervalMinutes" type="number" min="5" max="1440" step="1" inputmode="numeric" required value="${e(form.intervalMinutes ?? '60')}">`);
+  field(
+    id,
+    'Sinkron setiap (menit, 5 sampai 1440)',
+    `<input id="${id}" name="intervalMinutes" type="number" min="5" max="1440" step="1" inputmode="numeric" required value="${e(form.intervalMinutes ?? '60')}">`,
+  );
 
 export const accountLabel = (a: AccountRow) => a.account_number ?? a.phone_number ?? '—';
 
-const accountColumns: Column[] = [{ label: 'Nama' }, { label: 'Nomor' }, { label: 'Saldo', num: true }, { label: 'Status' }, { label: 'Sinkron terakhir' }, { label: 'Aksi', action: true }];
+const accountColumns: Column[] = [
+  { label: 'Nama' },
+  { label: 'Nomor' },
+  { label: 'Saldo', num: true },
+  { label: 'Status' },
+  { label: 'Sinkron terakhir' },
+  { label: 'Aksi', action: true },
+];
 
 function accountRow(a: AccountRow, csrf: string): TableRow {
   return {
@@ -28,12 +41,18 @@ function accountRow(a: AccountRow, csrf: string): TableRow {
       e(formatRupiah(a.balance)),
       a.is_active ? '<span class="badge ok">Aktif</span>' : '<span class="badge bad">Perlu masuk ulang</span>',
       timeHtml(a.last_sync),
-      a.is_active ? postButton(`/dashboard/accounts/${a.id}/refresh`, csrf, 'Sinkron', { name: `Sinkron ${a.account_name}` }) : '',
+      a.is_active
+        ? postButton(`/dashboard/accounts/${a.id}/refresh`, csrf, 'Sinkron', { name: `Sinkron ${a.account_name}` })
+        : '',
     ],
   };
 }
 
-export type LinkForms = { banks: readonly Provider[]; directWallets: readonly Provider[]; otpWallets: readonly Provider[] };
+export type LinkForms = {
+  banks: readonly Provider[];
+  directWallets: readonly Provider[];
+  otpWallets: readonly Provider[];
+};
 
 /** Linking: a bank by its internet-banking login, a wallet by its phone, or a wallet by OTP (two or three steps). */
 function linkFormsHtml(p: LinkForms, csrf: string, form: AccountForm, flow: string) {
@@ -67,12 +86,29 @@ export type AccountsView = LinkForms & { accounts: AccountRow[]; csrf: string; f
 
 export function accountsHtml(v: AccountsView): string {
   return `<section class="card" aria-labelledby="list"><h2 id="list">Rekening &amp; e-wallet (${e(v.accounts.length)})</h2>
-${v.accounts.length === 0 ? '<p class="muted">Belum ada yang terhubung.</p>' : tableHtml('accounts', 'Tabel rekening & e-wallet', accountColumns, v.accounts.map(a => accountRow(a, v.csrf)))}</section>
+${
+  v.accounts.length === 0
+    ? '<p class="muted">Belum ada yang terhubung.</p>'
+    : tableHtml(
+        'accounts',
+        'Tabel rekening & e-wallet',
+        accountColumns,
+        v.accounts.map(a => accountRow(a, v.csrf)),
+      )
+}</section>
 ${linkFormsHtml(v, v.csrf, v.form, v.flow)}`;
 }
 
 /** The OTP step after a send: the code (and wallet B's PIN), bound to the provider's session. */
-export function otpStepHtml(v: { csrf: string; action: string; sessionId: string; accountId?: string; message: string; needsPin: boolean; second: boolean }): string {
+export function otpStepHtml(v: {
+  csrf: string;
+  action: string;
+  sessionId: string;
+  accountId?: string;
+  message: string;
+  needsPin: boolean;
+  second: boolean;
+}): string {
   return `<section class="card" aria-labelledby="otp-step"><h2 id="otp-step">${v.second ? 'Masukkan kode OTP kedua' : 'Masukkan kode OTP'}</h2>
 <p class="muted" id="otp-message">${e(v.message)}</p>
 <form method="post" action="/dashboard/accounts/otp/verify">${csrfField(v.csrf)}
@@ -84,7 +120,11 @@ ${v.needsPin ? field('otp-pin', 'PIN (6 angka)', '<input id="otp-pin" name="pin"
 }
 
 /** One account: its facts, a sync now, its settings, a new login (OTP wallets) and deletion. */
-export function accountDetailHtml(a: AccountRow, csrf: string, opts: { otpLogin: boolean; needsPin: boolean; isBank: boolean }): string {
+export function accountDetailHtml(
+  a: AccountRow,
+  csrf: string,
+  opts: { otpLogin: boolean; needsPin: boolean; isBank: boolean },
+): string {
   const form: AccountForm = { accountName: a.account_name, intervalMinutes: String(a.interval_minutes) };
   return `<p><a href="/dashboard/accounts">‹ Semua rekening</a></p>
 <section class="card" aria-labelledby="facts"><h2 id="facts">${e(a.account_name)}</h2><dl class="facts">
@@ -98,14 +138,22 @@ export function accountDetailHtml(a: AccountRow, csrf: string, opts: { otpLogin:
 <form method="post" action="/dashboard/accounts/${e(a.id)}">${csrfField(csrf)}
 ${field('edit-name', 'Nama', textInput('edit-name', 'accountName', form, 'required maxlength="100"'))}
 ${intervalInput('edit-interval', form)}
-${opts.isBank ? `${field('edit-username', 'User internet banking (kosongkan jika tetap)', '<input id="edit-username" name="username" autocomplete="off">')}
-${field('edit-password', 'Password internet banking (kosongkan jika tetap)', '<input id="edit-password" name="password" type="password" autocomplete="off">')}` : ''}
+${
+  opts.isBank
+    ? `${field('edit-username', 'User internet banking (kosongkan jika tetap)', '<input id="edit-username" name="username" autocomplete="off">')}
+${field('edit-password', 'Password internet banking (kosongkan jika tetap)', '<input id="edit-password" name="password" type="password" autocomplete="off">')}`
+    : ''
+}
 <button type="submit">Simpan</button></form></section>
-${opts.otpLogin ? `<section class="card" aria-labelledby="relogin"><h2 id="relogin">Masuk ulang</h2>
+${
+  opts.otpLogin
+    ? `<section class="card" aria-labelledby="relogin"><h2 id="relogin">Masuk ulang</h2>
 <form method="post" action="/dashboard/accounts/otp/send">${csrfField(csrf)}<input type="hidden" name="accountId" value="${e(a.id)}">
 <input type="hidden" name="providerCode" value="${e(a.provider_code)}"><input type="hidden" name="phoneNumber" value="${e(a.phone_number ?? '')}">
 ${opts.needsPin ? field('relogin-pin', 'PIN (6 angka)', '<input id="relogin-pin" name="pin" type="password" required inputmode="numeric" maxlength="6" autocomplete="off">') : ''}
-<button type="submit">Kirim kode OTP ke ${e(a.phone_number ?? '')}</button></form></section>` : ''}
+<button type="submit">Kirim kode OTP ke ${e(a.phone_number ?? '')}</button></form></section>`
+    : ''
+}
 <section class="card" aria-labelledby="danger"><h2 id="danger">Hapus</h2>
 <p>Menghapus akun ini beserta semua mutasinya, permanen.</p>
 ${postButton(`/dashboard/accounts/${a.id}/delete`, csrf, 'Hapus akun ini', { danger: true })}</section>`;

@@ -9,7 +9,8 @@ import { eventHtml } from './events.ts';
 export type CalendarYearView = HolidayCalendarYear & { year: number; setBy: string; setAt: string | null };
 
 /** A year's days as the form's text: one line per day, `date | kind | name`. */
-export const calendarLines = (days: HolidayCalendarYear['days']) => days.map(d => `${d.date} | ${d.kind} | ${d.name}`).join('\n');
+export const calendarLines = (days: HolidayCalendarYear['days']) =>
+  days.map(d => `${d.date} | ${d.kind} | ${d.name}`).join('\n');
 
 function yearHtml(y: CalendarYearView, csrf: string) {
   return `<section class="card" aria-labelledby="year-${y.year}"><h2 id="year-${y.year}">${e(y.year)}</h2>
@@ -22,7 +23,12 @@ function yearHtml(y: CalendarYearView, csrf: string) {
 }
 
 /** The settlement calendar: each year in force, editable whole, and a form for a year not there yet. */
-export function calendarHtml(years: CalendarYearView[], missing: number[], csrf: string, draft: { year: string; source: string; days: string }): string {
+export function calendarHtml(
+  years: CalendarYearView[],
+  missing: number[],
+  csrf: string,
+  draft: { year: string; source: string; days: string },
+): string {
   const warning = missing.length
     ? `<p class="notice error" id="calendar-warning">Peringatan: belum ada kalender (SKB) untuk ${e(missing.join(', '))}. Penyelesaian hanya menghitung akhir pekan dan libur tetap tiap tahun (1 Januari, 1 Mei, 1 Juni, 17 Agustus, 25 Desember, Wafat dan Kenaikan Yesus Kristus).</p>`
     : '';
@@ -38,9 +44,19 @@ export function calendarHtml(years: CalendarYearView[], missing: number[], csrf:
 
 /** The signed daily digests of the log, with the key an auditor keeps. */
 export function digestsHtml(key: { keyId: string; publicKey: string }, days: StoredDigest[]): string {
-  const columns = [{ label: 'Hari' }, { label: 'Peristiwa', num: true }, { label: 'Akar Merkle' }, { label: 'Tanda tangan' }];
+  const columns = [
+    { label: 'Hari' },
+    { label: 'Peristiwa', num: true },
+    { label: 'Akar Merkle' },
+    { label: 'Tanda tangan' },
+  ];
   const rows = days.map(d => ({
-    cells: [e(d.day), e(d.events), `<code>${e(d.root.slice(0, 16))}…</code>`, d.signature ? '<span class="badge ok">Ditandatangani</span>' : '<span class="badge wait">Hari berjalan</span>'],
+    cells: [
+      e(d.day),
+      e(d.events),
+      `<code>${e(d.root.slice(0, 16))}…</code>`,
+      d.signature ? '<span class="badge ok">Ditandatangani</span>' : '<span class="badge wait">Hari berjalan</span>',
+    ],
   }));
   return `<section class="card" aria-labelledby="key"><h2 id="key">Kunci penanda tangan (Ed25519)</h2>
 <p class="muted">Simpan kunci publik ini; <code>npm run cli -- verify-digests --public-key …</code> memeriksa log terhadapnya.</p>
@@ -54,6 +70,9 @@ export function streamHtml(streamId: string, events: AuditView[] | null, nextRev
   const form = `<form method="get" action="/admin/streams" class="card filters"><div class="field"><label for="stream-id">ID stream (mis. payment-…, gateway-…, account-…)</label>
 <input id="stream-id" name="id" required value="${e(streamId)}"></div><div class="field"><button type="submit">Tampilkan</button></div></form>`;
   if (!events) return form;
-  const next = nextRevision === null ? '' : `<p><a class="button quiet" rel="next" href="/admin/streams?id=${encodeURIComponent(streamId)}&amp;fromRevision=${nextRevision}">Berikutnya ›</a></p>`;
+  const next =
+    nextRevision === null
+      ? ''
+      : `<p><a class="button quiet" rel="next" href="/admin/streams?id=${encodeURIComponent(streamId)}&amp;fromRevision=${nextRevision}">Berikutnya ›</a></p>`;
   return `${form}<section class="card" aria-labelledby="events"><h2 id="events">${e(streamId)}</h2><ol id="stream-events">${events.map(eventHtml).join('')}</ol>${next}</section>`;
 }

@@ -15,7 +15,11 @@ export type AdminSuspenseView = {
   people: Map<string, string>;
 };
 
-const statusLabel: Record<SuspenseStatus, string> = { OPEN: 'Terbuka', ALLOCATED: 'Dialokasikan', REFUNDED: 'Dikembalikan' };
+const statusLabel: Record<SuspenseStatus, string> = {
+  OPEN: 'Terbuka',
+  ALLOCATED: 'Dialokasikan',
+  REFUNDED: 'Dikembalikan',
+};
 const reasonWords: Record<SuspenseSuggestion['reason'], string> = {
   VA_NUMBER_IN_REFERENCE: 'nomor virtual account pembayaran ini tertulis di referensi transfer',
   LATE_EXACT_PAYMENT: 'jumlahnya sama persis dengan pembayaran ini, yang sudah kedaluwarsa saat dana masuk',
@@ -23,14 +27,19 @@ const reasonWords: Record<SuspenseSuggestion['reason'], string> = {
 
 const statusFilter = (current: SuspenseStatus) =>
   `<nav class="actions" aria-label="Saring status">${suspenseStatuses
-    .map(s => `<a class="button quiet" href="${e(s === 'OPEN' ? '/admin/suspense' : `/admin/suspense?status=${s}`)}"${s === current ? ' aria-current="page"' : ''}>${e(statusLabel[s])}</a>`)
+    .map(
+      s =>
+        `<a class="button quiet" href="${e(s === 'OPEN' ? '/admin/suspense' : `/admin/suspense?status=${s}`)}"${s === current ? ' aria-current="page"' : ''}>${e(statusLabel[s])}</a>`,
+    )
     .join('')}</nav>`;
 
 const personHtml = (v: AdminSuspenseView, userId: string | null) => (userId ? e(v.people.get(userId) ?? userId) : '—');
 
 function holdingHtml(v: AdminSuspenseView, accountId: string) {
   const h = v.holding.get(accountId);
-  return h ? `${e(h.name ?? '(rekening dihapus)')}<br><span class="muted">${e(h.providerCode)}</span>` : `<code>${e(accountId)}</code>`;
+  return h
+    ? `${e(h.name ?? '(rekening dihapus)')}<br><span class="muted">${e(h.providerCode)}</span>`
+    : `<code>${e(accountId)}</code>`;
 }
 
 function suggestionHtml(v: AdminSuspenseView, s: SuspenseSuggestion | null) {
@@ -77,7 +86,9 @@ function suspenseRow(r: SuspenseRow, v: AdminSuspenseView): TableRow {
       holdingHtml(v, r.accountId),
       e(formatRupiah(r.amount)),
       `${e(r.senderName)}<br><span class="muted">${r.reference ? `Ref. ${e(r.reference)}` : 'Tanpa referensi'}</span>`,
-      open ? `${suggestionHtml(v, r.suggestion)}<br><a href="#act-${e(r.id)}">Alokasikan atau kembalikan</a>` : resolutionHtml(v, r),
+      open
+        ? `${suggestionHtml(v, r.suggestion)}<br><a href="#act-${e(r.id)}">Alokasikan atau kembalikan</a>`
+        : resolutionHtml(v, r),
     ],
   };
 }
@@ -88,9 +99,24 @@ function suspenseRow(r: SuspenseRow, v: AdminSuspenseView): TableRow {
  */
 export function adminSuspenseHtml(v: AdminSuspenseView): string {
   const open = v.status === 'OPEN';
-  const columns = [{ label: 'Diterima' }, { label: 'Rekening penampung' }, { label: 'Jumlah', num: true }, { label: 'Pengirim' }, { label: open ? 'Saran' : 'Penyelesaian' }];
+  const columns = [
+    { label: 'Diterima' },
+    { label: 'Rekening penampung' },
+    { label: 'Jumlah', num: true },
+    { label: 'Pengirim' },
+    { label: open ? 'Saran' : 'Penyelesaian' },
+  ];
   return `${statusFilter(v.status)}<section class="card">
 <p class="muted">Dana masuk ke rekening penampung yang tidak melunasi pembayaran mana pun. Alokasikan ke merchant (masuk saldo tertunda, dipotong biaya seperti pembayaran) atau catat pengembaliannya ke pengirim.</p>
-${v.rows.length === 0 ? `<p class="muted" id="suspense-empty">Tidak ada dana berstatus ${e(statusLabel[v.status].toLowerCase())}.</p>` : tableHtml('suspense', 'Tabel dana tak terklaim', columns, v.rows.map(r => suspenseRow(r, v)))}</section>
+${
+  v.rows.length === 0
+    ? `<p class="muted" id="suspense-empty">Tidak ada dana berstatus ${e(statusLabel[v.status].toLowerCase())}.</p>`
+    : tableHtml(
+        'suspense',
+        'Tabel dana tak terklaim',
+        columns,
+        v.rows.map(r => suspenseRow(r, v)),
+      )
+}</section>
 ${open ? v.rows.map(r => actionsHtml(r, v.csrf)).join('') : ''}`;
 }

@@ -6,7 +6,12 @@ import { csrfField, postButton, tableHtml, timeHtml, type TableRow } from '../pa
 import { withdrawalStatusHtml } from './gateway.ts';
 
 /** The payout account as the page shows it: null once deleted, `isActive` false when its provider session needs a relogin. */
-export type PayoutAccountView = { accountId: string; accountName: string | null; balance: number | null; isActive: boolean | null } | null;
+export type PayoutAccountView = {
+  accountId: string;
+  accountName: string | null;
+  balance: number | null;
+  isActive: boolean | null;
+} | null;
 
 export type AdminWithdrawalsView = {
   rows: GatewayWithdrawalRow[];
@@ -26,7 +31,10 @@ function noteForm(action: string, csrf: string, name: string, label: string, but
 
 const statusFilter = (current: string) =>
   `<nav class="actions" aria-label="Saring status">${['', 'REQUESTED', 'PAID', 'REJECTED']
-    .map(s => `<a class="button quiet" href="${e(s ? `/admin/withdrawals?status=${s}` : '/admin/withdrawals')}"${s === current ? ' aria-current="page"' : ''}>${e(s || 'Semua')}</a>`)
+    .map(
+      s =>
+        `<a class="button quiet" href="${e(s ? `/admin/withdrawals?status=${s}` : '/admin/withdrawals')}"${s === current ? ' aria-current="page"' : ''}>${e(s || 'Semua')}</a>`,
+    )
     .join('')}</nav>`;
 
 function payoutAccountHtml(v: AdminWithdrawalsView) {
@@ -34,14 +42,26 @@ function payoutAccountHtml(v: AdminWithdrawalsView) {
   const current = !p
     ? 'Belum dipilih: penarikan hanya bisa ditandai dibayar dengan referensi.'
     : `${p.accountName ?? '(rekening dihapus)'}${p.balance === null ? '' : ` · saldo ${formatRupiah(p.balance)}`}${p.isActive === false ? ' · perlu masuk ulang' : ''}`;
-  const options = v.ownWalletA.map(a => `<option value="${e(a.id)}"${a.id === p?.accountId ? ' selected' : ''}>${e(`${a.account_name} · ${a.phone_number ?? a.account_number ?? ''}`)}</option>`).join('');
+  const options = v.ownWalletA
+    .map(
+      a =>
+        `<option value="${e(a.id)}"${a.id === p?.accountId ? ' selected' : ''}>${e(`${a.account_name} · ${a.phone_number ?? a.account_number ?? ''}`)}</option>`,
+    )
+    .join('');
   return `<section class="card" aria-labelledby="payout-account"><h2 id="payout-account">Rekening pembayaran WALLET-A</h2>
 <p id="payout-account-current">${e(current)}</p>
-${v.ownWalletA.length === 0 ? '<p class="muted">Hubungkan dulu rekening WALLET-A Anda sendiri di halaman Rekening.</p>' : `<form method="post" action="/admin/withdrawals/payout-account" class="actions">${csrfField(v.csrf)}
-<label for="payout-account-id">Rekening WALLET-A Anda</label><select id="payout-account-id" name="accountId">${options}</select><button type="submit">Pakai rekening ini</button></form>`}</section>`;
+${
+  v.ownWalletA.length === 0
+    ? '<p class="muted">Hubungkan dulu rekening WALLET-A Anda sendiri di halaman Rekening.</p>'
+    : `<form method="post" action="/admin/withdrawals/payout-account" class="actions">${csrfField(v.csrf)}
+<label for="payout-account-id">Rekening WALLET-A Anda</label><select id="payout-account-id" name="accountId">${options}</select><button type="submit">Pakai rekening ini</button></form>`
+}</section>`;
 }
 
-function withdrawalRow(w: GatewayWithdrawalRow & { merchant_email?: string | null }, v: AdminWithdrawalsView): TableRow {
+function withdrawalRow(
+  w: GatewayWithdrawalRow & { merchant_email?: string | null },
+  v: AdminWithdrawalsView,
+): TableRow {
   const failure = v.failures.get(w.id);
   const actions =
     w.status === 'REQUESTED'
@@ -50,10 +70,14 @@ ${noteForm(`/admin/withdrawals/${w.id}/paid`, v.csrf, 'reference', 'Referensi tr
 ${noteForm(`/admin/withdrawals/${w.id}/reject`, v.csrf, 'note', 'Alasan penolakan', 'Tolak', true)}`
       : '';
   // the holder's name as the provider's inquiry returned it, beside the name the merchant typed
-  const checked = w.checked_holder_name === null ? '<span class="badge wait">tidak diperiksa</span>' : `<span class="badge ok">${e(w.checked_holder_name)}</span>`;
-  const failed = w.status === 'REQUESTED' && failure
-    ? `<br><span class="muted payout-failure">${e(failure.outcome === 'FAILED' ? 'Pembayaran gagal' : 'Pembayaran belum pasti')}: ${e(failure.reason)}</span>`
-    : '';
+  const checked =
+    w.checked_holder_name === null
+      ? '<span class="badge wait">tidak diperiksa</span>'
+      : `<span class="badge ok">${e(w.checked_holder_name)}</span>`;
+  const failed =
+    w.status === 'REQUESTED' && failure
+      ? `<br><span class="muted payout-failure">${e(failure.outcome === 'FAILED' ? 'Pembayaran gagal' : 'Pembayaran belum pasti')}: ${e(failure.reason)}</span>`
+      : '';
   return {
     data: { 'withdrawal-id': w.id },
     cells: [
@@ -70,5 +94,20 @@ ${noteForm(`/admin/withdrawals/${w.id}/reject`, v.csrf, 'note', 'Alasan penolaka
 export function adminWithdrawalsHtml(v: AdminWithdrawalsView): string {
   return `${payoutAccountHtml(v)}${statusFilter(v.status)}<section class="card">
 <p class="muted">Admin lain yang membayar; penarikan Anda sendiri dibayar oleh admin lain.</p>
-${v.rows.length === 0 ? '<p class="muted">Tidak ada penarikan.</p>' : tableHtml('withdrawals', 'Tabel penarikan', [{ label: 'Diajukan' }, { label: 'Jumlah', num: true }, { label: 'Ke rekening' }, { label: 'Status' }, { label: 'Aksi', action: true }], v.rows.map(w => withdrawalRow(w, v)))}</section>`;
+${
+  v.rows.length === 0
+    ? '<p class="muted">Tidak ada penarikan.</p>'
+    : tableHtml(
+        'withdrawals',
+        'Tabel penarikan',
+        [
+          { label: 'Diajukan' },
+          { label: 'Jumlah', num: true },
+          { label: 'Ke rekening' },
+          { label: 'Status' },
+          { label: 'Aksi', action: true },
+        ],
+        v.rows.map(w => withdrawalRow(w, v)),
+      )
+}</section>`;
 }

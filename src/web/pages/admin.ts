@@ -15,10 +15,17 @@ function noteForm(action: string, csrf: string, name: string, label: string, but
 
 const statusFilter = (path: string, statuses: string[], current: string) =>
   `<nav class="actions" aria-label="Saring status">${['', ...statuses]
-    .map(s => `<a class="button quiet" href="${e(s ? `${path}?status=${s}` : path)}"${s === current ? ' aria-current="page"' : ''}>${e(s || 'Semua')}</a>`)
+    .map(
+      s =>
+        `<a class="button quiet" href="${e(s ? `${path}?status=${s}` : path)}"${s === current ? ' aria-current="page"' : ''}>${e(s || 'Semua')}</a>`,
+    )
     .join('')}</nav>`;
 
-export function adminOverviewHtml(counts: { pendingAccess: number; requestedWithdrawals: number; holdingAccounts: number }): string {
+export function adminOverviewHtml(counts: {
+  pendingAccess: number;
+  requestedWithdrawals: number;
+  holdingAccounts: number;
+}): string {
   return `<section class="card"><ul>
 <li><a href="/admin/access?status=PENDING">Pengajuan akses gateway</a>: ${e(counts.pendingAccess)} menunggu</li>
 <li><a href="/admin/withdrawals?status=REQUESTED">Penarikan</a>: ${e(counts.requestedWithdrawals)} menunggu pembayaran</li>
@@ -32,7 +39,12 @@ export function adminOverviewHtml(counts: { pendingAccess: number; requestedWith
 type AccessRow = GatewayAccessRow & { name: string | null; email: string | null };
 
 function accessRow(r: AccessRow, csrf: string): TableRow {
-  const business = r.business ? Object.entries(r.business).filter(([, v]) => v).map(([k, v]) => `<dt>${e(k)}</dt><dd>${e(v!)}</dd>`).join('') : '';
+  const business = r.business
+    ? Object.entries(r.business)
+        .filter(([, v]) => v)
+        .map(([k, v]) => `<dt>${e(k)}</dt><dd>${e(v!)}</dd>`)
+        .join('')
+    : '';
   const actions =
     r.status === 'PENDING'
       ? `${postButton(`/admin/access/${r.user_id}/approve`, csrf, 'Setujui', { name: `Setujui ${r.email ?? r.user_id}` })}
@@ -54,7 +66,22 @@ ${noteForm(`/admin/access/${r.user_id}/reject`, csrf, 'note', 'Alasan penolakan'
 
 export function accessReviewHtml(rows: AccessRow[], status: string, csrf: string): string {
   return `${statusFilter('/admin/access', ['PENDING', 'APPROVED', 'REJECTED'], status)}<section class="card">
-${rows.length === 0 ? '<p class="muted">Tidak ada pengajuan.</p>' : tableHtml('access-requests', 'Tabel pengajuan akses', [{ label: 'Pengguna' }, { label: 'Status' }, { label: 'Usaha' }, { label: 'Diajukan' }, { label: 'Aksi', action: true }], rows.map(r => accessRow(r, csrf)))}</section>`;
+${
+  rows.length === 0
+    ? '<p class="muted">Tidak ada pengajuan.</p>'
+    : tableHtml(
+        'access-requests',
+        'Tabel pengajuan akses',
+        [
+          { label: 'Pengguna' },
+          { label: 'Status' },
+          { label: 'Usaha' },
+          { label: 'Diajukan' },
+          { label: 'Aksi', action: true },
+        ],
+        rows.map(r => accessRow(r, csrf)),
+      )
+}</section>`;
 }
 
 export function holdingAccountsHtml(holding: HoldingAccountRow[], own: AccountRow[], csrf: string): string {
@@ -65,16 +92,27 @@ export function holdingAccountsHtml(holding: HoldingAccountRow[], own: AccountRo
     cells: [
       `${e(h.account_name ?? '(dihapus)')}<br><span class="muted">${e(h.provider_code)}</span>`,
       e(h.methods.join(', ')),
-      h.is_active === null ? '<span class="badge bad">Dihapus</span>' : h.is_active ? '<span class="badge ok">Aktif</span>' : '<span class="badge bad">Perlu masuk ulang</span>',
+      h.is_active === null
+        ? '<span class="badge bad">Dihapus</span>'
+        : h.is_active
+          ? '<span class="badge ok">Aktif</span>'
+          : '<span class="badge bad">Perlu masuk ulang</span>',
       timeHtml(h.marked_at),
-      postButton(`/admin/holding-accounts/${h.account_id}/unmark`, csrf, 'Lepas', { danger: true, name: `Lepas ${h.account_name ?? h.account_id}` }),
+      postButton(`/admin/holding-accounts/${h.account_id}/unmark`, csrf, 'Lepas', {
+        danger: true,
+        name: `Lepas ${h.account_name ?? h.account_id}`,
+      }),
     ],
   }));
   return `<section class="card" aria-labelledby="mark"><h2 id="mark">Tandai rekening penampung</h2>
 <p class="muted">Salah satu rekening Anda sendiri yang melayani QRIS atau virtual account.</p>
-${candidates.length === 0 ? '<p class="muted">Tidak ada rekening Anda yang bisa ditandai; hubungkan dulu di halaman Rekening.</p>' : `<form method="post" action="/admin/holding-accounts" class="actions">${csrfField(csrf)}
+${
+  candidates.length === 0
+    ? '<p class="muted">Tidak ada rekening Anda yang bisa ditandai; hubungkan dulu di halaman Rekening.</p>'
+    : `<form method="post" action="/admin/holding-accounts" class="actions">${csrfField(csrf)}
 <label for="holding-account">Rekening</label><select id="holding-account" name="accountId">${candidates.map(a => `<option value="${e(a.id)}">${e(`${a.account_name} · ${a.provider_name}`)}</option>`).join('')}</select>
-<button type="submit">Tandai</button></form>`}</section>
+<button type="submit">Tandai</button></form>`
+}</section>
 <section class="card" aria-labelledby="list"><h2 id="list">Rekening penampung</h2>
 ${holding.length === 0 ? '<p class="muted">Belum ada.</p>' : tableHtml('holding-accounts', 'Tabel rekening penampung', [{ label: 'Rekening' }, { label: 'Metode' }, { label: 'Status' }, { label: 'Ditandai' }, { label: 'Aksi', action: true }], rows)}</section>`;
 }
@@ -88,7 +126,8 @@ const tableNames: Record<(typeof reconciliationTables)[number], string> = {
   payouts: 'pembayaran keluar',
 };
 
-const verdict = (ok: boolean) => (ok ? '<span class="badge ok">Cocok</span>' : '<span class="badge bad">Selisih</span>');
+const verdict = (ok: boolean) =>
+  ok ? '<span class="badge ok">Cocok</span>' : '<span class="badge bad">Selisih</span>';
 
 export function reconciliationHtml(period: { from: string; to: string }, report: GatewayReconciliation | null): string {
   const form = `<form method="get" action="/admin/reconciliation" class="card filters">
@@ -99,7 +138,10 @@ export function reconciliationHtml(period: { from: string; to: string }, report:
   const t = report.trialBalance.total;
   // one CSV file per table, each with one header row (issue 25), so a spreadsheet's filter works on it
   const csvLinks = reconciliationTables
-    .map(table => `<a class="button quiet" id="reconciliation-csv-${e(table)}" href="${e(`/admin/reconciliation.csv?${new URLSearchParams({ ...period, table })}`)}" download>CSV ${e(tableNames[table])}</a>`)
+    .map(
+      table =>
+        `<a class="button quiet" id="reconciliation-csv-${e(table)}" href="${e(`/admin/reconciliation.csv?${new URLSearchParams({ ...period, table })}`)}" download>CSV ${e(tableNames[table])}</a>`,
+    )
     .join(' ');
   return `${form}<section class="card" aria-labelledby="summary"><div class="actions"><h2 id="summary">Ringkasan</h2>
 ${csvLinks}</div><dl class="facts">

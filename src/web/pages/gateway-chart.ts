@@ -33,7 +33,9 @@ export function statementChartHtml(days: StatementDay[]): string {
       return `<rect x="${(pad.left + i * slot + slot * 0.15).toFixed(1)}" y="${top.toFixed(1)}" width="${Math.max(1, slot * 0.7).toFixed(1)}" height="${(pad.top + plotH - top).toFixed(1)}" fill="#9ecae1"><title>${e(`${d.day}: ${formatRupiah(d.net)}`)}</title></rect>`;
     })
     .join('');
-  const points = days.map((d, i) => `${(pad.left + (i + 0.5) * slot).toFixed(1)},${y(d.available, balanceTop, balanceLow).toFixed(1)}`).join(' ');
+  const points = days
+    .map((d, i) => `${(pad.left + (i + 0.5) * slot).toFixed(1)},${y(d.available, balanceTop, balanceLow).toFixed(1)}`)
+    .join(' ');
   return `<div class="chart"><svg id="statement-chart" viewBox="0 0 ${width} ${height}" width="100%" role="img" aria-labelledby="statement-chart-title" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">
 <title id="statement-chart-title">${e(title)}</title>
 <line x1="${pad.left}" y1="${pad.top + plotH}" x2="${width - pad.right}" y2="${pad.top + plotH}" stroke="#9aa5b1" stroke-width="1"/>

@@ -1,4 +1,9 @@
-import { statementTypes, type StatementDay, type StatementRow, type StatementType } from '../../projections/gateway-statement.ts';
+import {
+  statementTypes,
+  type StatementDay,
+  type StatementRow,
+  type StatementType,
+} from '../../projections/gateway-statement.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { pagerHtml, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import { statementChartHtml } from './gateway-chart.ts';
@@ -15,11 +20,21 @@ export const statementTypeLabel: Record<StatementType, string> = {
   ADJUSTMENT: 'Penyesuaian',
 };
 
-export type StatementView = { filters: StatementFilterForm; rows: StatementRow[]; total: number; page: number; totalPages: number; days: StatementDay[] };
+export type StatementView = {
+  filters: StatementFilterForm;
+  rows: StatementRow[];
+  total: number;
+  page: number;
+  totalPages: number;
+  days: StatementDay[];
+};
 
 function filtersHtml(f: StatementFilterForm) {
   const types = ['', ...statementTypes]
-    .map(t => `<option value="${e(t)}"${t === (f.type ?? '') ? ' selected' : ''}>${e(t === '' ? 'Semua' : statementTypeLabel[t as StatementType])}</option>`)
+    .map(
+      t =>
+        `<option value="${e(t)}"${t === (f.type ?? '') ? ' selected' : ''}>${e(t === '' ? 'Semua' : statementTypeLabel[t as StatementType])}</option>`,
+    )
     .join('');
   const input = (name: 'from' | 'to', label: string) =>
     `<div class="field"><label for="statement-${name}">${e(label)}</label><input id="statement-${name}" name="${name}" type="date" value="${e(f[name] ?? '')}"></div>`;
@@ -32,12 +47,20 @@ ${input('from', 'Dari tanggal (WIB)')}${input('to', 'Sampai tanggal (WIB)')}
 const money = (value: number | null) => (value === null ? '—' : e(formatRupiah(value)));
 
 function entryRow(r: StatementRow): TableRow {
-  const detail = r.type === 'PAYMENT'
-    ? `Kotor ${money(r.gross)} · biaya ${money(r.fee)} · bersih ${money(r.net)}${r.order_id ? `<br><span class="muted">Pesanan ${e(r.order_id)}</span>` : ''}`
-    : '';
+  const detail =
+    r.type === 'PAYMENT'
+      ? `Kotor ${money(r.gross)} · biaya ${money(r.fee)} · bersih ${money(r.net)}${r.order_id ? `<br><span class="muted">Pesanan ${e(r.order_id)}</span>` : ''}`
+      : '';
   return {
     data: { 'entry-id': r.id },
-    cells: [timeHtml(r.at), `${e(statementTypeLabel[r.type] ?? r.type)}${detail ? `<br>${detail}` : ''}`, money(r.amount), money(r.available), money(r.pending), money(r.on_hold)],
+    cells: [
+      timeHtml(r.at),
+      `${e(statementTypeLabel[r.type] ?? r.type)}${detail ? `<br>${detail}` : ''}`,
+      money(r.amount),
+      money(r.available),
+      money(r.pending),
+      money(r.on_hold),
+    ],
   };
 }
 

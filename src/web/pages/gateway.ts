@@ -4,7 +4,13 @@ import { csrfField, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import { statementHtml, type StatementView } from './gateway-statement.ts';
 
 export type GatewayInfo = {
-  access: { status: string; note: string | null; createdAt: string | null; processedAt: string | null; feeToCustomer: boolean };
+  access: {
+    status: string;
+    note: string | null;
+    createdAt: string | null;
+    processedAt: string | null;
+    feeToCustomer: boolean;
+  };
   methods: { value: string; label: string }[];
   balance: { settled: number; pending: number; onHold: number; available: number };
   fee: number;
@@ -15,7 +21,12 @@ export type GatewayInfo = {
 /** What a refused form shows again. */
 export type GatewayForm = Record<string, string>;
 
-const accessLabel: Record<string, string> = { NONE: 'Belum mengajukan', PENDING: 'Menunggu peninjauan', APPROVED: 'Disetujui', REJECTED: 'Ditolak' };
+const accessLabel: Record<string, string> = {
+  NONE: 'Belum mengajukan',
+  PENDING: 'Menunggu peninjauan',
+  APPROVED: 'Disetujui',
+  REJECTED: 'Ditolak',
+};
 export const accessStatusHtml = (status: string) =>
   `<span class="badge ${status === 'APPROVED' ? 'ok' : status === 'REJECTED' ? 'bad' : 'wait'}">${e(accessLabel[status] ?? status)}</span>`;
 const withdrawalLabel: Record<string, string> = { REQUESTED: 'Diproses', PAID: 'Dibayar', REJECTED: 'Ditolak' };
@@ -49,7 +60,15 @@ function withdrawalRow(w: GatewayWithdrawalRow): TableRow {
 }
 
 /** `withdrawalKey`: the withdrawal form's Idempotency-Key, made with the page: a second click or a resend asks once. */
-export type GatewayPageView = { info: GatewayInfo; withdrawals: GatewayWithdrawalRow[]; statement: StatementView; csrf: string; form: GatewayForm; formName: string; withdrawalKey: string };
+export type GatewayPageView = {
+  info: GatewayInfo;
+  withdrawals: GatewayWithdrawalRow[];
+  statement: StatementView;
+  csrf: string;
+  form: GatewayForm;
+  formName: string;
+  withdrawalKey: string;
+};
 
 /** The merchant's gateway: access, fee mode, balances, withdrawals (DESIGN section 9). */
 export function gatewayHtml(v: GatewayPageView): string {
@@ -65,12 +84,16 @@ ${a.createdAt ? `<dt>Diajukan</dt><dd>${timeHtml(a.createdAt)}</dd>` : ''}${a.pr
 <dt>Metode</dt><dd id="methods">${info.methods.length ? info.methods.map(m => e(m.label)).join(', ') : '—'}</dd>
 <dt>Biaya</dt><dd>QRIS ${e((info.qrisFee.rate * 100).toLocaleString('id-ID'))}% + ${e(formatRupiah(info.qrisFee.flat))}; virtual account ${e(formatRupiah(info.fee))}</dd>
 </dl>${canRequest ? accessRequestForm(csrf, form('access')) : ''}</section>
-${a.status === 'APPROVED' ? `<section class="card" aria-labelledby="fee-mode"><h2 id="fee-mode">Siapa menanggung biaya</h2>
+${
+  a.status === 'APPROVED'
+    ? `<section class="card" aria-labelledby="fee-mode"><h2 id="fee-mode">Siapa menanggung biaya</h2>
 <form method="post" action="/dashboard/gateway/settings">${csrfField(csrf)}
 <div class="field"><label for="fee-to-customer">Biaya</label><select id="fee-to-customer" name="feeToCustomer">
 <option value="false"${a.feeToCustomer ? '' : ' selected'}>Saya (dipotong dari pembayaran)</option>
 <option value="true"${a.feeToCustomer ? ' selected' : ''}>Pembeli (ditambahkan ke tagihan)</option></select></div>
-<button type="submit">Simpan</button></form></section>` : ''}
+<button type="submit">Simpan</button></form></section>`
+    : ''
+}
 <section class="card" aria-labelledby="balance"><h2 id="balance">Saldo</h2><dl class="facts">
 <dt>Tersedia</dt><dd id="balance-available"><strong>${e(formatRupiah(b.available))}</strong></dd>
 <dt>Mengendap (cair H+1 hari kerja)</dt><dd id="balance-pending">${e(formatRupiah(b.pending))}</dd>
@@ -79,12 +102,16 @@ ${a.status === 'APPROVED' ? `<section class="card" aria-labelledby="fee-mode"><h
 </dl></section>
 ${statementHtml(v.statement)}
 <section class="card" aria-labelledby="withdraw"><h2 id="withdraw">Tarik dana</h2>
-${b.available > 0 || a.status === 'APPROVED' ? `<p class="muted">Minimal ${e(formatRupiah(info.minWithdrawal))}, paling banyak saldo tersedia. Admin membayar ke rekening Anda.</p>
+${
+  b.available > 0 || a.status === 'APPROVED'
+    ? `<p class="muted">Minimal ${e(formatRupiah(info.minWithdrawal))}, paling banyak saldo tersedia. Admin membayar ke rekening Anda.</p>
 <form method="post" action="/dashboard/gateway/withdrawals">${csrfField(csrf)}<input type="hidden" name="idempotencyKey" value="${e(v.withdrawalKey)}">
 ${field('withdraw-amount', 'amount', 'Jumlah (rupiah)', form('withdraw'), `required type="number" min="${e(info.minWithdrawal)}" step="1" inputmode="numeric"`)}
 ${field('withdraw-bank', 'bankCode', 'Kode bank', form('withdraw'), 'required maxlength="32"')}
 ${field('withdraw-number', 'accountNumber', 'Nomor rekening', form('withdraw'), 'required inputmode="numeric"')}
 ${field('withdraw-holder', 'accountHolderName', 'Nama pemilik rekening', form('withdraw'), 'required maxlength="100"')}
-<button type="submit">Ajukan penarikan</button></form>` : '<p class="muted">Penarikan tersedia setelah akses disetujui dan ada saldo.</p>'}
+<button type="submit">Ajukan penarikan</button></form>`
+    : '<p class="muted">Penarikan tersedia setelah akses disetujui dan ada saldo.</p>'
+}
 ${v.withdrawals.length === 0 ? '<p class="muted">Belum ada penarikan.</p>' : tableHtml('withdrawals', 'Tabel penarikan', [{ label: 'Diajukan' }, { label: 'Jumlah', num: true }, { label: 'Ke rekening' }, { label: 'Status' }], v.withdrawals.map(withdrawalRow))}</section>`;
 }

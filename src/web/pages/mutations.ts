@@ -4,7 +4,9 @@ import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { pagerHtml, tableHtml, timeHtml, type TableRow } from '../page.ts';
 
 /** The filters as typed (so the form shows them again), all optional. */
-export type MutationFilterForm = Partial<Record<'accountId' | 'accountType' | 'type' | 'from' | 'to' | 'minAmount' | 'maxAmount', string>>;
+export type MutationFilterForm = Partial<
+  Record<'accountId' | 'accountType' | 'type' | 'from' | 'to' | 'minAmount' | 'maxAmount', string>
+>;
 
 export type MutationsView = {
   accounts: AccountRow[];
@@ -23,10 +25,20 @@ function filtersHtml(v: MutationsView) {
     .map(a => `<option value="${e(a.id)}"${a.id === f.accountId ? ' selected' : ''}>${e(accountLabel(a))}</option>`)
     .join('');
   const types = ['', 'CREDIT', 'DEBIT']
-    .map(t => `<option value="${t}"${t === (f.type ?? '') ? ' selected' : ''}>${t === '' ? 'Semua' : t === 'CREDIT' ? 'Masuk (CREDIT)' : 'Keluar (DEBIT)'}</option>`)
+    .map(
+      t =>
+        `<option value="${t}"${t === (f.type ?? '') ? ' selected' : ''}>${t === '' ? 'Semua' : t === 'CREDIT' ? 'Masuk (CREDIT)' : 'Keluar (DEBIT)'}</option>`,
+    )
     .join('');
-  const kinds = [['', 'Semua'], ['bank', 'Bank'], ['wallet', 'E-wallet']]
-    .map(([value, label]) => `<option value="${value}"${value === (f.accountType ?? '') ? ' selected' : ''}>${label}</option>`)
+  const kinds = [
+    ['', 'Semua'],
+    ['bank', 'Bank'],
+    ['wallet', 'E-wallet'],
+  ]
+    .map(
+      ([value, label]) =>
+        `<option value="${value}"${value === (f.accountType ?? '') ? ' selected' : ''}>${label}</option>`,
+    )
     .join('');
   const input = (name: keyof MutationFilterForm, label: string, type: string) =>
     `<div class="field"><label for="${name}">${e(label)}</label><input id="${name}" name="${name}" type="${type}"${type === 'number' ? ' min="0" step="1" inputmode="numeric"' : ''} value="${e(f[name] ?? '')}"></div>`;
@@ -63,6 +75,23 @@ export function mutationsHtml(v: MutationsView): string {
   const csv = `/dashboard/mutations.csv${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ''}`;
   return `${filtersHtml(v)}<section class="card" aria-labelledby="list"><div class="actions"><h2 id="list">Mutasi (${e(v.total)})</h2>
 <a class="button quiet" id="export-csv" href="${e(csv)}" download>Unduh CSV</a></div>
-${v.rows.length === 0 ? '<p class="muted">Tidak ada mutasi yang cocok.</p>' : tableHtml('mutations', 'Tabel mutasi', [{ label: 'Waktu' }, { label: 'Rekening' }, { label: 'Jenis' }, { label: 'Nominal', num: true }, { label: 'Keterangan' }, { label: 'Referensi' }, { label: 'Pembayaran' }], v.rows.map(m => mutationRow(m, byId)))}
+${
+  v.rows.length === 0
+    ? '<p class="muted">Tidak ada mutasi yang cocok.</p>'
+    : tableHtml(
+        'mutations',
+        'Tabel mutasi',
+        [
+          { label: 'Waktu' },
+          { label: 'Rekening' },
+          { label: 'Jenis' },
+          { label: 'Nominal', num: true },
+          { label: 'Keterangan' },
+          { label: 'Referensi' },
+          { label: 'Pembayaran' },
+        ],
+        v.rows.map(m => mutationRow(m, byId)),
+      )
+}
 ${pagerHtml('/dashboard/mutations', query, v.page, v.totalPages)}</section>`;
 }

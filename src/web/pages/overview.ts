@@ -12,15 +12,26 @@ function devicesHtml(sessions: SessionRow[], current: string, csrf: string) {
       `${e(s.user_agent ?? 'Perangkat tak dikenal')}<br><span class="muted">${e(s.ip ?? '')}</span>`,
       timeHtml(s.created_at),
       timeHtml(s.last_seen_at),
-      s.id === current ? '<span class="badge ok">Perangkat ini</span>' : postButton(`/dashboard/sessions/${s.id}/end`, csrf, 'Keluarkan', { danger: true, name: `Keluarkan perangkat masuk ${s.created_at.toISOString()}` }),
+      s.id === current
+        ? '<span class="badge ok">Perangkat ini</span>'
+        : postButton(`/dashboard/sessions/${s.id}/end`, csrf, 'Keluarkan', {
+            danger: true,
+            name: `Keluarkan perangkat masuk ${s.created_at.toISOString()}`,
+          }),
     ],
   }));
   return `<section class="card" aria-labelledby="devices"><h2 id="devices">Perangkat yang masuk</h2>
 ${tableHtml('sessions', 'Tabel perangkat yang masuk', [{ label: 'Perangkat' }, { label: 'Masuk' }, { label: 'Terakhir aktif' }, { label: 'Aksi', action: true }], rows)}</section>`;
 }
 
-export function overviewHtml(user: UserRow, counts: { apiKeys: number; webhooks: number; accounts: number }, devices: { sessions: SessionRow[]; current: string; csrf: string }): string {
-  const plan = user.plan_name ? `${user.plan_name}${user.subscription_status ? ` (${user.subscription_status})` : ''}` : 'Belum berlangganan';
+export function overviewHtml(
+  user: UserRow,
+  counts: { apiKeys: number; webhooks: number; accounts: number },
+  devices: { sessions: SessionRow[]; current: string; csrf: string },
+): string {
+  const plan = user.plan_name
+    ? `${user.plan_name}${user.subscription_status ? ` (${user.subscription_status})` : ''}`
+    : 'Belum berlangganan';
   return `<section class="card" aria-labelledby="me"><h2 id="me">Akun Anda</h2>
 <dl class="facts">
 <dt>Nama</dt><dd id="user-name">${e(user.name)}</dd>

@@ -9,14 +9,26 @@ export const paymentStatuses = ['PENDING', 'COMPLETED', 'EXPIRED', 'FAILED'] as 
 /** The methods the filter offers: every method's code, as merchants see it in the list. */
 export const paymentTypes = methodCodes;
 
-const statusLabel: Record<string, string> = { PENDING: 'Menunggu', COMPLETED: 'Lunas', EXPIRED: 'Kedaluwarsa', FAILED: 'Gagal' };
+const statusLabel: Record<string, string> = {
+  PENDING: 'Menunggu',
+  COMPLETED: 'Lunas',
+  EXPIRED: 'Kedaluwarsa',
+  FAILED: 'Gagal',
+};
 const statusBadge: Record<string, string> = { PENDING: 'wait', COMPLETED: 'ok', EXPIRED: 'bad', FAILED: 'bad' };
-export const paymentStatusHtml = (status: string) => `<span class="badge ${statusBadge[status] ?? ''}">${e(statusLabel[status] ?? status)}</span>`;
+export const paymentStatusHtml = (status: string) =>
+  `<span class="badge ${statusBadge[status] ?? ''}">${e(statusLabel[status] ?? status)}</span>`;
 
 /** The filters as typed, all optional. */
 export type PaymentFilterForm = Partial<Record<'status' | 'type' | 'orderId' | 'from' | 'to', string>>;
 
-export type PaymentsView = { filters: PaymentFilterForm; rows: PaymentRow[]; total: number; page: number; totalPages: number };
+export type PaymentsView = {
+  filters: PaymentFilterForm;
+  rows: PaymentRow[];
+  total: number;
+  page: number;
+  totalPages: number;
+};
 
 function filtersHtml(f: PaymentFilterForm) {
   const select = (name: 'status' | 'type', label: string, values: readonly string[], show: (v: string) => string) =>
@@ -59,7 +71,8 @@ export type PaymentDetailView = { payment: PaymentRow; paymentUrl: string; event
 
 export function paymentDetailHtml(v: PaymentDetailView): string {
   const p = v.payment;
-  const fact = (label: string, value: string, id?: string) => `<dt>${e(label)}</dt><dd${id ? ` id="${id}"` : ''}>${value}</dd>`;
+  const fact = (label: string, value: string, id?: string) =>
+    `<dt>${e(label)}</dt><dd${id ? ` id="${id}"` : ''}>${value}</dd>`;
   const money = (amount: number | null) => (amount === null ? '—' : e(formatRupiah(amount)));
   return `<p><a href="/dashboard/payments">‹ Semua pembayaran</a></p>
 <section class="card" aria-labelledby="facts"><h2 id="facts">Pesanan ${e(p.order_id)}</h2>

@@ -4,7 +4,8 @@ import { csrfField } from '../page.ts';
 /** What the sign-in and registration forms show again after a refusal (never the password). */
 export type SignInForm = { name?: string; email?: string; next?: string };
 
-const field = (id: string, label: string, input: string) => `<div class="field"><label for="${id}">${e(label)}</label>${input}</div>`;
+const field = (id: string, label: string, input: string) =>
+  `<div class="field"><label for="${id}">${e(label)}</label>${input}</div>`;
 
 export function loginFormHtml(token: string, form: SignInForm): string {
   return `<form class="card" method="post" action="/login" novalidate>

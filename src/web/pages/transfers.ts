@@ -10,9 +10,18 @@ const field = (id: string, label: string, input: string, hint = '') =>
   `<div class="field"><label for="${id}">${e(label)}</label>${input}${hint ? `<p class="muted">${e(hint)}</p>` : ''}</div>`;
 
 /** Money out of a WALLET-A account: a bank transfer (checked recipient first) or a QRIS payment from a photo of the QR. */
-export function transferHtml(a: AccountRow, banks: BankEntry[], csrf: string, form: TransferForm, limits: { qrisMin: number; bankMin: number; max: number }, idempotencyKey: string): string {
+export function transferHtml(
+  a: AccountRow,
+  banks: BankEntry[],
+  csrf: string,
+  form: TransferForm,
+  limits: { qrisMin: number; bankMin: number; max: number },
+  idempotencyKey: string,
+): string {
   const base = `/dashboard/accounts/${a.id}/transfer`;
-  const options = banks.map(b => `<option value="${e(b.instId)}"${b.instId === form.instId ? ' selected' : ''}>${e(b.name)}</option>`).join('');
+  const options = banks
+    .map(b => `<option value="${e(b.instId)}"${b.instId === form.instId ? ' selected' : ''}>${e(b.name)}</option>`)
+    .join('');
   return `<p><a href="/dashboard/accounts/${e(a.id)}">‹ ${e(a.account_name)}</a></p>
 <section class="card"><dl class="facts"><dt>Dari</dt><dd>${e(a.provider_name)} <code>${e(a.phone_number ?? '')}</code></dd>
 <dt>Saldo</dt><dd id="account-balance">${e(formatRupiah(a.balance))}</dd></dl></section>
@@ -31,7 +40,18 @@ ${field('qris-amount', 'Jumlah (rupiah; kosongkan bila QR sudah berisi nominal)'
 }
 
 /** Step 2 of a bank transfer: the holder's name as the bank gives it, and the one button that sends the money. */
-export function bankConfirmHtml(a: AccountRow, v: { csrf: string; bankName: string; accountNumber: string; accountName: string; amount: number; bankAccountIndexNo: string; idempotencyKey: string }): string {
+export function bankConfirmHtml(
+  a: AccountRow,
+  v: {
+    csrf: string;
+    bankName: string;
+    accountNumber: string;
+    accountName: string;
+    amount: number;
+    bankAccountIndexNo: string;
+    idempotencyKey: string;
+  },
+): string {
   const base = `/dashboard/accounts/${a.id}/transfer`;
   return `<section class="card" aria-labelledby="check"><h2 id="check">Periksa penerima</h2>
 <p>Langkah 2 dari 2. Pastikan nama pemilik rekening sesuai; transfer tidak dapat dibatalkan.</p>

@@ -21,7 +21,12 @@ function endpointRow(w: WebhookEndpointRow, csrf: string): TableRow {
   };
 }
 
-export function webhooksHtml(endpoints: WebhookEndpointRow[], csrf: string, added: NewEndpoint | null, url = ''): string {
+export function webhooksHtml(
+  endpoints: WebhookEndpointRow[],
+  csrf: string,
+  added: NewEndpoint | null,
+  url = '',
+): string {
   const shown = added
     ? `<section class="card" aria-labelledby="new-endpoint"><h2 id="new-endpoint">Endpoint baru: ${e(added.url)}</h2>
 <p>Rahasia penanda tangan (Standard Webhooks). Salin sekarang; rahasia ini hanya ditampilkan sekali.</p>
@@ -32,12 +37,26 @@ export function webhooksHtml(endpoints: WebhookEndpointRow[], csrf: string, adde
 <div class="field"><label for="webhook-url">URL (https, dapat dijangkau dari internet)</label><input id="webhook-url" name="url" type="url" required maxlength="2048" value="${e(url)}"></div>
 <button type="submit">Tambah</button></form></section>
 <section class="card" aria-labelledby="list"><h2 id="list">Endpoint Anda</h2>
-${endpoints.length === 0 ? '<p class="muted">Belum ada endpoint.</p>' : tableHtml('webhooks', 'Tabel endpoint webhook', [{ label: 'URL' }, { label: 'Dibuat' }, { label: 'Status' }, { label: 'Aksi', action: true }], endpoints.map(w => endpointRow(w, csrf)))}
+${
+  endpoints.length === 0
+    ? '<p class="muted">Belum ada endpoint.</p>'
+    : tableHtml(
+        'webhooks',
+        'Tabel endpoint webhook',
+        [{ label: 'URL' }, { label: 'Dibuat' }, { label: 'Status' }, { label: 'Aksi', action: true }],
+        endpoints.map(w => endpointRow(w, csrf)),
+      )
+}
 </section>`;
 }
 
 const deliveryBadge: Record<string, string> = { succeeded: 'ok', failed: 'bad', cancelled: 'bad', pending: 'wait' };
-const deliveryLabel: Record<string, string> = { succeeded: 'Berhasil', failed: 'Gagal', cancelled: 'Dibatalkan', pending: 'Menunggu' };
+const deliveryLabel: Record<string, string> = {
+  succeeded: 'Berhasil',
+  failed: 'Gagal',
+  cancelled: 'Dibatalkan',
+  pending: 'Menunggu',
+};
 
 /** What an attempt gave; one in flight is still waiting, one interrupted was cut off by a crash and sent again. */
 function attemptOutcome(a: DeliveryView['attempts'][number]) {
@@ -62,7 +81,11 @@ function deliveryRow(endpointId: string, d: DeliveryView, csrf: string, canRedel
 ${d.nextAttemptAt ? `<br><span class="muted">berikutnya ${timeHtml(d.nextAttemptAt)}</span>` : ''}`,
       timeHtml(d.createdAt),
       attemptsHtml(d),
-      canRedeliver ? postButton(`/dashboard/webhooks/${endpointId}/deliveries/${d.id}/redeliver`, csrf, 'Kirim ulang', { name: `Kirim ulang ${d.type} ${d.id}` }) : '',
+      canRedeliver
+        ? postButton(`/dashboard/webhooks/${endpointId}/deliveries/${d.id}/redeliver`, csrf, 'Kirim ulang', {
+            name: `Kirim ulang ${d.type} ${d.id}`,
+          })
+        : '',
     ],
   };
 }
@@ -86,6 +109,21 @@ export function deliveryLogHtml(v: DeliveryLogView): string {
 <form method="get" action="${e(base)}" class="filters"><div class="field"><label for="status">Status</label><select id="status" name="status">${options}</select></div>
 <div class="field"><button type="submit">Tampilkan</button></div></form></section>
 <section class="card" aria-labelledby="log"><h2 id="log">Log pengiriman</h2>
-${v.deliveries.length === 0 ? '<p class="muted">Belum ada pengiriman.</p>' : tableHtml('deliveries', 'Tabel log pengiriman', [{ label: 'Peristiwa' }, { label: 'Status' }, { label: 'Dibuat' }, { label: 'Percobaan' }, { label: 'Aksi', action: true }], v.deliveries.map(d => deliveryRow(v.endpoint.id, d, v.csrf, !v.endpoint.disabled_at)))}
+${
+  v.deliveries.length === 0
+    ? '<p class="muted">Belum ada pengiriman.</p>'
+    : tableHtml(
+        'deliveries',
+        'Tabel log pengiriman',
+        [
+          { label: 'Peristiwa' },
+          { label: 'Status' },
+          { label: 'Dibuat' },
+          { label: 'Percobaan' },
+          { label: 'Aksi', action: true },
+        ],
+        v.deliveries.map(d => deliveryRow(v.endpoint.id, d, v.csrf, !v.endpoint.disabled_at)),
+      )
+}
 ${pagerHtml(base, { status: v.status }, v.page, v.totalPages)}</section>`;
 }

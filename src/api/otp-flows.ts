@@ -100,7 +100,8 @@ function purposeOf(body: z.infer<typeof sendBody>, raw: unknown): LoginPurpose {
   };
 }
 
-const maskPhone = (phoneNumber: string) => `${'*'.repeat(Math.max(phoneNumber.length - 4, 0))}${phoneNumber.slice(-4)}`;
+export const maskPhone = (phoneNumber: string) =>
+  `${'*'.repeat(Math.max(phoneNumber.length - 4, 0))}${phoneNumber.slice(-4)}`;
 
 /** What the answer to a send says: where the code went, and until when it is valid. */
 export const otpSentMessage = (input: SendOtpInput, expiresAt: string) =>

@@ -209,6 +209,9 @@ const dateTime = new Intl.DateTimeFormat('id-ID', {
   second: '2-digit',
 });
 
+/** A moment as people here read it, as text: `26 Nov 2026 10.15.00 WIB`. */
+export const wibText = (at: Date | string) => `${dateTime.format(typeof at === 'string' ? new Date(at) : at)} WIB`;
+
 /** A moment as people here read it (WIB), in a <time> that keeps the exact instant. */
 export function timeHtml(at: Date | string | null | undefined): string {
   if (!at) return '—';

@@ -24,7 +24,10 @@ async function linkWalletB(browser: PageBrowser, phoneNumber = freshPhone()) {
     verificationMethod: 'SMS',
   });
   expect(sent.statusCode, sent.body).toBe(200);
-  expect(textOf(sent.body, 'otp-message')).toContain('SMS');
+  // in the page's words: where the code went (the number masked) and until when, in WIB
+  expect(textOf(sent.body, 'otp-message')).toMatch(
+    new RegExp(`^Kode OTP dikirim ke \\*+${phoneNumber.slice(-4)} lewat SMS; berlaku sampai .+ WIB$`),
+  );
   const otp = await sandboxOf(service).otp(phoneNumber);
   const verified = await browser.post('/dashboard/accounts/otp/verify', {
     action: hidden(sent.body, 'action')!,

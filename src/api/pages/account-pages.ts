@@ -9,12 +9,13 @@ import { findOwnedAccount, listAccounts } from '../../projections/accounts.ts';
 import { findProvider, providers } from '../../providers/catalogue.ts';
 import { text } from '../../text.ts';
 import { accountDetailHtml, accountsHtml, otpStepHtml, type AccountForm } from '../../web/pages/accounts.ts';
+import { wibText } from '../../web/page.ts';
 import type { AppDeps } from '../deps.ts';
 import {
   firstVerifyActionOf,
   isVerifyAction,
   otpSendInputOf,
-  otpSentMessage,
+  maskPhone,
   otpVerifyInputOf,
   type OtpSendLimits,
 } from '../otp-flows.ts';
@@ -133,7 +134,7 @@ export function accountPages(deps: AppDeps, otpSends: OtpSendLimits) {
           action: firstVerifyActionOf(providerCode),
           sessionId: sent.sessionId,
           accountId,
-          message: otpSentMessage(input, sent.expiresAt),
+          message: `Kode OTP dikirim ke ${maskPhone(input.phoneNumber)} lewat ${input.channel === 'SMS' ? 'SMS' : 'messenger'}; berlaku sampai ${wibText(sent.expiresAt)}`,
           needsPin: providerCode === 'WALLET-B',
           second: false,
         };

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { registerUser } from '../commands/registration.ts';
 import { loadConfig } from '../config.ts';
-import { createPool, query } from '../db/pool.ts';
+import { checkpointMigration, migrate } from '../db/migrations.ts';
+import { createPool } from '../db/pool.ts';
 import { auditView } from '../audit/event-view.ts';
 import { streamEvents } from '../audit/stream-pages.ts';
 import { auditStreamCommand, balanceAsOfCommand, exportCommand, toStdout, verifyDigestsCommand } from './audit.ts';
@@ -13,7 +14,7 @@ import { rebuildReadModelsCommand, verifyReadModelsCommand } from './read-models
 import { unmatchedCredits } from '../projections/reconciliation.ts';
 import { reconcile } from './reconcile.ts';
 import { openDatabase } from '../service.ts';
-import { checkpointSchema, listCheckpoints } from '../store/checkpoints.ts';
+import { listCheckpoints } from '../store/checkpoints.ts';
 import { openEventStore } from '../store/open.ts';
 import { listSubscriberFailures } from '../store/subscriber-failures.ts';
 import { positionText, subscriberProblem } from '../store/subscriber.ts';
@@ -121,7 +122,7 @@ async function main(argv: string[]): Promise<number> {
           checkpointDir: config.ledgerCheckpointDir,
         });
       case 'subscribers': {
-        await query(pool, 'CreateCheckpointTable', checkpointSchema);
+        await migrate(pool, [checkpointMigration]);
         const head = positionText(await store.headPosition());
         const failures = new Map((await listSubscriberFailures(pool)).map(f => [f.subscriber, f]));
         const checkpoints = new Map((await listCheckpoints(pool)).map(c => [c.name, positionText(c.position)]));

@@ -1,11 +1,10 @@
 import { parseArgs } from 'node:util';
 import type pg from 'pg';
-import { query } from '../db/pool.ts';
+import { checkpointMigration, migrate } from '../db/migrations.ts';
 import { projections } from '../projections/all.ts';
 import { GaveUpWaiting, type Patience } from '../projections/replay.ts';
 import { verifyAgainstHistory } from '../projections/scratch-verify.ts';
 import { rebuildProjection } from '../projections/shadow-rebuild.ts';
-import { checkpointSchema } from '../store/checkpoints.ts';
 import { comparePositions, type EventStore } from '../store/event-store.ts';
 import { positionText } from '../store/subscriber.ts';
 
@@ -37,7 +36,7 @@ async function patiently(command: string, work: () => Promise<number>): Promise<
 export async function verifyReadModelsCommand(deps: Deps, args: string[]): Promise<number> {
   const patience = patienceFrom('verify-read-models', args);
   if (!patience) return usageError('verify-read-models');
-  await query(deps.pool, 'CreateCheckpointTable', checkpointSchema);
+  await migrate(deps.pool, [checkpointMigration]);
   const head = await deps.store.headPosition();
   return patiently('verify-read-models', async () => {
     let clean = true;
@@ -58,7 +57,7 @@ export async function verifyReadModelsCommand(deps: Deps, args: string[]): Promi
 export async function rebuildReadModelsCommand(deps: Deps, args: string[]): Promise<number> {
   const patience = patienceFrom('rebuild-read-models', args);
   if (!patience) return usageError('rebuild-read-models');
-  await query(deps.pool, 'CreateCheckpointTable', checkpointSchema);
+  await migrate(deps.pool, [checkpointMigration]);
   const head = await deps.store.headPosition();
   return patiently('rebuild-read-models', async () => {
     for (const projection of projections)

@@ -2,10 +2,10 @@ import { describe, it } from 'vitest';
 import { accountStream } from '../../src/domain/account.ts';
 import { suspense, suspenseStream } from '../../src/domain/gateway-suspense.ts';
 import { holdingAccounts, holdingAccountsStream } from '../../src/domain/holding-accounts.ts';
-import { payment, paymentStream, type PaymentDetails } from '../../src/domain/payment.ts';
+import { payment, paymentStream } from '../../src/domain/payment.ts';
 import { MutationRecorded } from '../../src/events/account.ts';
 import { HoldingAccountMarked } from '../../src/events/holding-accounts.ts';
-import { PaymentCompleted, PaymentCreated, PaymentExpired, type PaymentEvent } from '../../src/events/payment.ts';
+import { PaymentCreated, PaymentExpired, type PaymentEvent } from '../../src/events/payment.ts';
 import { completion, credited, paymentMatching, unclaimed } from '../../src/sagas/payment-matching.ts';
 import {
   command,
@@ -17,11 +17,15 @@ import {
   type MatchedPayable,
 } from '../../src/sagas/reaction.ts';
 import { reactionSpecification, stepSpecification, stored, t0 } from './reaction-specification.ts';
+import {
+  accountId,
+  mutationId,
+  ownerId,
+  paymentCompleted,
+  paymentDetails,
+  paymentId,
+} from '../support/payment-fixtures.ts';
 
-const ownerId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
-const accountId = '3c1d2b4a-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
-const paymentId = '6a0c1d2e-3f40-4152-8364-758697a8b9c0';
-const mutationId = '7b1d2e3f-4051-4263-9475-8697a8b9c0d1';
 const otherMutationId = '8c2e3f40-5162-4374-a586-97a8b9c0d1e2';
 const adminId = '9d3f4051-6273-4485-b697-a8b9c0d1e2f3';
 const occurredAt = '2026-03-02T03:10:00.000Z';
@@ -42,43 +46,12 @@ const cause = `${accountStream(accountId)}@4`;
 const credit = mutation().data;
 const at = { streamId: accountStream(accountId), revision: 4 };
 
-const details: PaymentDetails = {
-  paymentId,
-  ownerId,
-  orderId: 'INV-1',
-  receivingAccountId: accountId,
-  providerCode: 'WALLET-D',
-  type: 'QRIS-DYNAMIC',
-  methodSelection: 'fixed',
-  amount: 50_000,
-  uniqueCode: 7,
-  totalAmount: 50_007,
-  accountNumber: null,
-  qrisPayload: 'qr',
-  redirectUrl: 'https://shop.example/done',
-  expiresAt: '2026-03-02T04:00:00.000Z',
-  createdAt: '2026-03-02T03:00:00.000Z',
-  requestHash: 'h',
-  gateway: null,
-};
+const details = paymentDetails();
 const matched: MatchedPayable = {
   payable: { paymentId, uniqueCode: 7, totalAmount: 50_007, vaNumber: null, expiresAt: details.expiresAt },
   claimed: true,
 };
-const completedBy = (id: string) =>
-  PaymentCompleted({
-    paymentId,
-    ownerId,
-    orderId: 'INV-1',
-    type: 'QRIS-DYNAMIC',
-    amount: 50_000,
-    totalAmount: 50_007,
-    receivingAccountId: accountId,
-    mutationId: id,
-    paidAt: occurredAt,
-    completedAt: t0.toISOString(),
-    gateway: null,
-  });
+const completedBy = (id: string) => paymentCompleted({ paidAt: occurredAt, completedAt: t0.toISOString() }, id);
 /** What handleCommand answers after CompletePayment: the payment as its stream holds it then. */
 const outcome = (history: PaymentEvent[]) => ({
   state: history.reduce(payment.evolve, payment.initialState()),

@@ -1,49 +1,23 @@
 import { describe, it } from 'vitest';
-import { payment, paymentStream, type PaymentDetails } from '../../src/domain/payment.ts';
-import { PaymentCompleted, PaymentCreated, PaymentExpired } from '../../src/events/payment.ts';
+import { payment, paymentStream } from '../../src/domain/payment.ts';
+import { PaymentCreated, PaymentExpired } from '../../src/events/payment.ts';
 import { deterministicUuid } from '../../src/ids.ts';
 import { paymentWebhooks } from '../../src/sagas/payment-webhooks.ts';
 import { publishWebhook, readStream } from '../../src/sagas/reaction.ts';
 import { reactionSpecification, stored } from './reaction-specification.ts';
-
-const ownerId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
-const accountId = '3c1d2b4a-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
-const paymentId = '6a0c1d2e-3f40-4152-8364-758697a8b9c0';
-const mutationId = '7b1d2e3f-4051-4263-9475-8697a8b9c0d1';
-const baseUrl = 'https://pay.example';
-const details: PaymentDetails = {
-  paymentId,
-  ownerId,
-  orderId: 'INV-1',
-  receivingAccountId: accountId,
-  providerCode: 'WALLET-D',
-  type: 'QRIS-DYNAMIC',
-  methodSelection: 'fixed',
-  amount: 50_000,
-  uniqueCode: 7,
-  totalAmount: 50_007,
-  accountNumber: null,
-  qrisPayload: 'qr',
-  redirectUrl: 'https://shop.example/done',
-  expiresAt: '2026-03-02T04:00:00.000Z',
-  createdAt: '2026-03-02T03:00:00.000Z',
-  requestHash: 'h',
-  gateway: null,
-};
-const created = PaymentCreated(details);
-const completed = PaymentCompleted({
-  paymentId,
-  ownerId,
-  orderId: 'INV-1',
-  type: 'QRIS-DYNAMIC',
-  amount: 50_000,
-  totalAmount: 50_007,
-  receivingAccountId: accountId,
+import {
+  accountId,
   mutationId,
-  paidAt: '2026-03-02T03:10:00.000Z',
-  completedAt: '2026-03-02T03:11:00.000Z',
-  gateway: null,
-});
+  ownerId,
+  paymentCompleted,
+  paymentDetails,
+  paymentId,
+} from '../support/payment-fixtures.ts';
+
+const baseUrl = 'https://pay.example';
+const details = paymentDetails();
+const created = PaymentCreated(details);
+const completed = paymentCompleted({ paidAt: '2026-03-02T03:10:00.000Z', completedAt: '2026-03-02T03:11:00.000Z' });
 const expired = PaymentExpired({
   paymentId,
   ownerId,

@@ -1,12 +1,12 @@
 import { ConfigError, loadConfig } from './config.ts';
-import { createLogger } from './logger.ts';
+import { serviceLogger } from './logger.ts';
 import { createService } from './service.ts';
 
-const log = createLogger(process.env.LOG_LEVEL ?? 'info');
+const log = serviceLogger(process.env.LOG_LEVEL ?? 'info');
 
 try {
   const config = loadConfig(process.env);
-  const service = await createService(config, { log: createLogger(config.logLevel) });
+  const service = await createService(config, { log: serviceLogger(config.logLevel) });
   const url = await service.listen();
   log.info({ url }, `service listening on ${url}`);
   console.log(`Service ready: ${url}  (register at ${url}/api/auth/register)`);

@@ -59,6 +59,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       typeof deps.config.trustProxy === 'number' ? hopsTrusted(deps.config.trustProxy) : deps.config.trustProxy,
     return503OnClosing: true,
     frameworkErrors: answerFrameworkError,
+    // one access-log line per request, when it is answered (below), instead of fastify's two
+    disableRequestLogging: true,
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
   // While closing, answers end their keep-alive connection, so close() does not wait for idle clients.
   let closing = false;

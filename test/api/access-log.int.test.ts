@@ -1,0 +1,50 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+type Line = {
+  msg: string;
+  reqId?: string;
+  req?: { method: string; url: string };
+  res?: { statusCode: number };
+} & Record<string, unknown>;
+
+describe('the access log', () => {
+  const lines: Line[] = [];
+  let service: TestService;
+
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Line);
+        done();
+      },
+    });
+    service = await startTestService({}, { log: createLogger('info', sink) });
+  });
+  afterAll(() => service?.close());
+
+  it('says each request once, when it is answered: method, path, status, time, and no credential', async () => {
+    lines.length = 0;
+    const answered = await service.app.inject({
+      method: 'GET',
+      url: '/api/v1/payments?limit=1',
+      headers: { 'x-api-key': 'sk_live_not-a-real-key', cookie: 'session=secret-session' },
+    });
+    expect(answered.statusCode).toBe(401);
+
+    const requestLines = lines.filter(l => l.req);
+    expect(requestLines).toHaveLength(1);
+    const [line] = requestLines;
+    expect(line).toMatchObject({
+      msg: 'request completed',
+      req: { method: 'GET', url: '/api/v1/payments?limit=1' },
+      res: { statusCode: 401 },
+    });
+    expect(line!.responseTime).toEqual(expect.any(Number));
+    expect(line!.reqId).toEqual(expect.any(String));
+    expect(lines.some(l => l.msg === 'incoming request')).toBe(false);
+    expect(JSON.stringify(lines)).not.toMatch(/not-a-real-key|secret-session/);
+  });
+});

@@ -24,6 +24,7 @@ export {
   FORWARDS,
   BACKWARDS,
 } from '@kurrent/kurrentdb-client';
+import type { KurrentDBClient } from '@kurrent/kurrentdb-client';
 
 export type {
   AllStreamResolvedEvent,
@@ -37,3 +38,14 @@ export type {
   RecordedEvent as DbRecordedEvent,
   ResolvedEvent,
 } from '@kurrent/kurrentdb-client';
+
+/**
+ * The server's version as the client learnt it from the server's ServerFeatures call ("25.1.4"), or "unknown". The
+ * client keeps it behind a protected getter (the one that also decides UnsupportedError), so it is read here.
+ */
+export async function serverVersionOf(client: KurrentDBClient): Promise<string> {
+  const features: unknown = await (Reflect.get(client, 'capabilities') as unknown);
+  const version =
+    typeof features === 'object' && features !== null ? Reflect.get(features, 'serverVersion') : undefined;
+  return typeof version === 'string' ? version : 'unknown';
+}

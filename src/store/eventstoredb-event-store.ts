@@ -18,6 +18,7 @@ import {
   eventTypeFilter,
   excludeSystemEvents,
   jsonEvent,
+  serverVersionOf,
   type AllStreamResolvedEvent,
   type AllStreamSubscription,
   type AppendStreamState,
@@ -48,8 +49,21 @@ import {
 /** The most events handed to a subscription handler at once (and buffered by the client meanwhile). */
 const SUBSCRIPTION_BATCH = 500;
 
-/** The server's largest append by default (KurrentDB's MaxAppendSize, 1 MiB). */
-export const DEFAULT_MAX_APPEND_BYTES = 1024 * 1024;
+/**
+ * The server's largest append by default since KurrentDB 25.1 (MaxAppendSize = TFConsts.ChunkSize, 256 MiB; it was
+ * 1 MiB up to 25.0). An operator may set it lower: the server then names its limit and the adapter splits or refuses.
+ */
+export const DEFAULT_MAX_APPEND_BYTES = 256 * 1024 * 1024;
+/**
+ * The largest event the server stores (TFConsts.EffectiveMaxLogRecordSize, also MaxAppendEventSize's default): the
+ * single-stream append's refusal of a larger one is a status the client does not recognise (UnknownError).
+ */
+export const MAX_EVENT_BYTES = 16 * 1024 * 1024 - 10_000;
+/**
+ * The first KurrentDB whose multi-stream append is sound: 25.1.0 could answer wrong revisions, and after a restart take
+ * a stream it created for missing (25.1.1's release notes, PRs 5362 and 5376).
+ */
+const FIRST_SOUND_VERSION = [25, 1, 1] as const;
 /** What an event adds to an append beyond its type, data and metadata (record header, ids): a generous estimate. */
 const EVENT_OVERHEAD_BYTES = 256;
 
@@ -84,7 +98,7 @@ export class AppendTooLarge extends Error {
     why: string,
   ) {
     super(
-      `append to ${streamIds.join(', ')}: about ${bytes} bytes, over the event store's ${limit} bytes per append (KurrentDB MaxAppendSize); ${why}`,
+      `append to ${streamIds.join(', ')}: about ${bytes} bytes, over the event store's limit of ${limit} bytes; ${why}`,
     );
   }
 }
@@ -161,8 +175,20 @@ function fitting(events: NewEvent[], first: number, limit: number, streamId: str
   let n = 0;
   for (let i = first; i < events.length; i++) {
     const size = sizeOf(events[i]!);
+    if (size > MAX_EVENT_BYTES)
+      throw new AppendTooLarge(
+        [streamId],
+        size,
+        MAX_EVENT_BYTES,
+        `event ${events[i]!.metadata.eventId} alone is larger than KurrentDB stores`,
+      );
     if (n === 0 && size > limit)
-      throw new AppendTooLarge([streamId], size, limit, `event ${events[i]!.metadata.eventId} alone is larger`);
+      throw new AppendTooLarge(
+        [streamId],
+        size,
+        limit,
+        `event ${events[i]!.metadata.eventId} alone is over MaxAppendSize`,
+      );
     if (bytes + size > limit) break;
     bytes += size;
     n++;
@@ -181,7 +207,7 @@ async function drain<T>(read: AsyncIterable<T>): Promise<T[]> {
 }
 
 /**
- * The event-store port on KurrentDB 25.1 or later (EventStoreDB's successor) through `@kurrent/kurrentdb-client`.
+ * The event-store port on KurrentDB 25.1.1 or later (EventStoreDB's successor) through `@kurrent/kurrentdb-client`.
  *
  * Where KurrentDB differs from the port, and what this adapter does about it:
  * - Idempotent append is the server's: a retry with the same event ids at the same expected revision succeeds
@@ -192,11 +218,13 @@ async function drain<T>(read: AsyncIterable<T>): Promise<T[]> {
  * - appendToStreams writes several streams with the server's multi-stream append (25.1): all or nothing. Its guards
  *   (writes of no events) are checked by a read just before (the multi-stream append takes no write without events),
  *   so a guarded stream that moves in between is not noticed; the writes themselves are atomic. A server older than
- *   25.1 is refused at start (EventStoreUnusable).
- * - The server refuses an append over its MaxAppendSize (1 MiB by default). An append to one stream is split into
- *   appends under it, in order, each after the revision the previous one left (consecutive in the stream; not atomic:
- *   a crash or a conflicting writer in between leaves the first parts, and a retry with the same events completes it).
- *   An append to several streams cannot be split and is refused (AppendTooLarge).
+ *   25.1.1 is refused at start (EventStoreUnusable).
+ * - The server refuses an append over its MaxAppendSize (256 MiB by default since 25.1; an operator may lower it) and
+ *   an event over about 16 MiB; such an event is refused before sending (AppendTooLarge). An append to one stream over
+ *   the limit (maxAppendBytes, or the lower one the server names when it refuses) is split into appends under it, in
+ *   order, each after the revision the previous one left (consecutive in the stream; not atomic: a crash or a
+ *   conflicting writer in between leaves the first parts, and a retry with the same events completes it). An append
+ *   to several streams cannot be split and is refused (AppendTooLarge).
  * - Deleting a stream deletes nothing in the database (docs/decisions.md, "The chain on EventStoreDB"): both of its
  *   deletes let a scavenge remove the events, which the ledger chain covers. The adapter marks the stream deleted in
  *   its metadata (a custom key) and appends a system event to it, so that an append at a revision read before the
@@ -239,10 +267,16 @@ export class EventStoreDbEventStore implements EventStore {
         `EVENTSTORE_CONNECTION_STRING is not a KurrentDB connection string: ${(err as Error).message}`,
       );
     }
+    return EventStoreDbEventStore.open(client, options);
+  }
+
+  /** The store on a client made already (a test's stub, say): create's checks, and the client disposed when one fails. */
+  static async open(client: DbClient, options: { maxAppendBytes?: number } = {}): Promise<EventStoreDbEventStore> {
     const store = new EventStoreDbEventStore(client, options.maxAppendBytes ?? DEFAULT_MAX_APPEND_BYTES);
     try {
       await store.headPosition();
       await store.requireMultiStreamAppend();
+      await store.requireSoundVersion();
     } catch (err) {
       await client.dispose().catch(() => undefined);
       throw err;
@@ -250,7 +284,10 @@ export class EventStoreDbEventStore implements EventStore {
     return store;
   }
 
-  /** An append of nothing: the client refuses it without sending for a server that lacks the feature, a server that has it refuses it as empty. */
+  /**
+   * An append of nothing: the client refuses it without sending for a server that lacks the feature, a server that has
+   * it refuses it as empty (any other failure shows again in the version check, which reads the same server features).
+   */
   private async requireMultiStreamAppend(): Promise<void> {
     try {
       await this.client.multiStreamAppend([]);
@@ -260,6 +297,18 @@ export class EventStoreDbEventStore implements EventStore {
           `the event store server has no atomic multi-stream append (${err.feature}): KurrentDB ${err.minimumVersion} or later is needed (README, "Running with EventStoreDB")`,
         );
     }
+  }
+
+  /** KurrentDB 25.1.0's multi-stream append has two faults fixed in 25.1.1; an unknown or development (0.x) version passes. */
+  private async requireSoundVersion(): Promise<void> {
+    const version = await serverVersionOf(this.client);
+    const parts = version.split('.').map(Number);
+    if (parts.length < 3 || parts.some(p => !Number.isInteger(p)) || parts[0] === 0) return;
+    const order = parts.slice(0, 3).findIndex((p, i) => p !== FIRST_SOUND_VERSION[i]);
+    if (order >= 0 && parts[order]! < FIRST_SOUND_VERSION[order]!)
+      throw new EventStoreUnusable(
+        `KurrentDB ${version} can answer wrong revisions from its multi-stream append and, after a restart, take a stream it created for missing: ${FIRST_SOUND_VERSION.join('.')} or later is needed (README, "Running with EventStoreDB")`,
+      );
   }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -280,7 +329,12 @@ export class EventStoreDbEventStore implements EventStore {
         // the server counts more than this estimate, or has a lower limit: smaller parts, down to one event
         const bytes = part.reduce((sum, e) => sum + sizeOf(e), 0);
         if (part.length === 1)
-          throw new AppendTooLarge([streamId], bytes, err.maxAppendSize || limit, 'one event alone is refused');
+          throw new AppendTooLarge(
+            [streamId],
+            bytes,
+            err.maxAppendSize || limit,
+            'one event alone is over MaxAppendSize',
+          );
         limit = Math.min(err.maxAppendSize || limit, Math.floor(bytes / 2));
         continue;
       }
@@ -325,9 +379,10 @@ export class EventStoreDbEventStore implements EventStore {
    * `append` (split under the size limit if need be), several with the server's atomic multi-stream append.
    */
   async appendToStreams(writes: StreamWrite[]): Promise<AppendResult[]> {
-    if (new Set(writes.map(w => w.streamId)).size < writes.length)
+    // the server compares the streams of one multi-stream append ignoring case, and the client reports its refusal as a timeout
+    if (new Set(writes.map(w => w.streamId.toLowerCase())).size < writes.length)
       throw new Error(
-        `appendToStreams: a stream appears twice (${writes.map(w => w.streamId).join(', ')}); KurrentDB takes each stream once per append`,
+        `appendToStreams: a stream appears twice (${writes.map(w => w.streamId).join(', ')}); KurrentDB takes each stream once per append, whatever its case`,
       );
     const guards = writes.filter(w => w.events.length === 0);
     const checked = await Promise.allSettled(guards.map(w => this.checkOnly(w.streamId, w.expected)));
@@ -351,7 +406,12 @@ export class EventStoreDbEventStore implements EventStore {
     const streamIds = writes.map(w => w.streamId);
     const bytes = writes.reduce((sum, w) => sum + w.events.reduce((s, e) => s + sizeOf(e), 0), 0);
     const tooLarge = (limit: number) =>
-      new AppendTooLarge(streamIds, bytes, limit, 'an atomic append to several streams cannot be split');
+      new AppendTooLarge(
+        streamIds,
+        bytes,
+        limit,
+        'over MaxAppendSize, and an atomic append to several streams cannot be split',
+      );
     if (bytes > this.maxAppendBytes) throw tooLarge(this.maxAppendBytes);
     let result;
     try {
@@ -366,7 +426,12 @@ export class EventStoreDbEventStore implements EventStore {
       if (err instanceof MaxAppendSizeExceededError) throw tooLarge(err.maxAppendSize);
       if (err instanceof TransactionMaxSizeExceededError) throw tooLarge(err.maxSize);
       if (err instanceof AppendRecordSizeExceededError)
-        throw new AppendTooLarge([err.stream], err.size, err.maxSize, `event ${err.recordId} alone is larger`);
+        throw new AppendTooLarge(
+          [err.stream],
+          err.size,
+          err.maxSize,
+          `event ${err.recordId} alone is over MaxAppendEventSize`,
+        );
       if (err instanceof StreamTombstonedError) throw new StreamDeleted(err.stream);
       if (!(err instanceof WrongExpectedVersionError)) throw err;
       // a retry of an append that was done: every event where this append puts it

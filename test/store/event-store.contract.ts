@@ -179,7 +179,7 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
       expect(await store.readStream(missing)).toHaveLength(1);
     });
 
-    it('appends to one stream more than a KurrentDB append takes (1 MiB), in order at consecutive revisions, and a retry is done already', async () => {
+    it('appends to one stream more than 1 MiB (a KurrentDB set to a lower MaxAppendSize splits it), in order at consecutive revisions, and a retry is done already', async () => {
       const id = stream('large');
       const page = 'x'.repeat(30_000);
       const events = Array.from({ length: 50 }, (_, n) => newEvent('Page', { n, page })); // about 1.5 MB, as a first sync of 50 pages

@@ -1,6 +1,16 @@
 import { wibDate } from '../domain/working-days.ts';
 import type { RecordedEvent } from '../store/event-store.ts';
-import { appendLeaf, canonicalJson, leafHash, rootOf, type Frontier } from './merkle.ts';
+import type { LeafRun } from './log-leaves.ts';
+import {
+  appendLeaf,
+  canonicalJson,
+  frontierBytes,
+  frontierText,
+  leafHash,
+  pushLeafBytes,
+  rootOf,
+  type Frontier,
+} from './merkle.ts';
 
 /** A day of the log (WIB) as its digest sees it: how many events, and the frontier of their Merkle tree. */
 export type DigestDay = { day: string; events: number; frontier: Frontier };
@@ -35,6 +45,32 @@ export function addToDigest(
     closed: current && current !== open ? current : null,
     current: { day, events: open.events + 1, frontier: appendLeaf(open.frontier, leafHash(eventLeaf(e))) },
   };
+}
+
+/**
+ * The same for a page of events already hashed (src/audit/log-leaves.ts): their leaf hashes (`digestHashes`, 32 bytes
+ * each) in runs of one WIB date; the days it closed, in order, and the day open after it. Every event of a run is
+ * recorded on one date, so the first decides the day for all of them, as addToDigest would one by one.
+ */
+export function addLeavesToDigest(
+  current: DigestDay | null,
+  leaves: { digestHashes: Uint8Array; runs: LeafRun[] },
+): { closed: DigestDay[]; current: DigestDay | null } {
+  const closed: DigestDay[] = [];
+  let open = current;
+  let frontier = frontierBytes(current?.frontier ?? []);
+  let offset = 0;
+  for (const run of leaves.runs) {
+    const day = dayReached(open?.day ?? null, run.recordedOn);
+    if (!open || open.day !== day) {
+      if (open) closed.push({ ...open, frontier: frontierText(frontier) });
+      open = { day, events: 0, frontier: [] };
+      frontier = [];
+    }
+    for (let i = 0; i < run.count; i++, offset += 32) pushLeafBytes(frontier, leaves.digestHashes, offset);
+    open = { ...open, events: open.events + run.count };
+  }
+  return { closed, current: open && { ...open, frontier: frontierText(frontier) } };
 }
 
 /** The day an event belongs to when the log has reached `reached`: its WIB date, or `reached` if that is later. */

@@ -1,14 +1,14 @@
 import type pg from 'pg';
 import { checkpointMigration, migrate, type Migration } from '../db/migrations.ts';
-import { inTransaction, query, type Queryable } from '../db/pool.ts';
+import { query, type Queryable } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 import { readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
-import type { EventStore, Position, RecordedEvent } from '../store/event-store.ts';
-import { Subscriber, positionText, type SubscriberHealth } from '../store/subscriber.ts';
-import { addToDigest, dayRoot, signedText, type DigestDay } from './digest-days.ts';
-import type { Frontier } from './merkle.ts';
+import { comparePositions, type EventStore, type Position } from '../store/event-store.ts';
+import { positionText, type SubscriberHealth } from '../store/subscriber.ts';
+import { addLeavesToDigest, dayRoot, signedText } from './digest-days.ts';
 import type { DigestSigner } from './digest-signer.ts';
-import { wholeLogUpTo } from './stream-pages.ts';
+import type { LeafRun } from './log-leaves.ts';
+import type { Frontier } from './merkle.ts';
 
 export const digestSchema = `
   create table if not exists daily_digests (
@@ -55,21 +55,28 @@ export async function listDigests(db: Queryable): Promise<StoredDigest[]> {
   }));
 }
 
-const subscriberName = 'digest:daily';
+/**
+ * The digests' position in the log (a subscriber checkpoint, as when they were a subscriber of their own, whose
+ * advisory lock has this name too): written with their rows, by the chain's leader since the two share its pass.
+ */
+export const digestPositionName = 'digest:daily';
 
-/** The pause after each batch. */
-const pauseMs = 500;
-
-/** Adds a batch of the log to the days' trees: the open day's row and any day it closed (signed), and the checkpoint. */
-async function digestBatch(
+/**
+ * The daily digests (DESIGN section 13) take in a page of the log (after `after`, up to `last`): each WIB day's Merkle
+ * tree (src/audit/digest-days.ts) grows by the page's leaves, and a day's root is signed with the service's Ed25519 key
+ * when the first event of a later day closes it; the open day's row, the days it closed and the position are written in
+ * the caller's transaction (the chain's, src/audit/ledger-checkpoints.ts). A position other than `after` stored means
+ * someone else digested the range: refused, so no event is counted twice.
+ */
+export async function takeIntoDigests(
   tx: pg.PoolClient,
-  signer: DigestSigner,
-  events: RecordedEvent[],
+  signer: { keyId: string; sign(text: string): string },
+  leaves: { digestHashes: Uint8Array; runs: LeafRun[] },
+  after: Position,
   last: Position,
-): Promise<true> {
-  // rows and checkpoint commit together, and a commit lost in a crash is made again from the log: no need to wait
-  // for the disk, which would cost every busy second a flush of its own
-  await query(tx, 'DigestAsyncCommit', 'set local synchronous_commit = off');
+): Promise<void> {
+  if (comparePositions(await readCheckpoint(tx, digestPositionName), after) !== 0)
+    throw new Error('daily digests: another instance digested this range');
   const latest = (
     await query<DigestRow>(
       tx,
@@ -77,16 +84,11 @@ async function digestBatch(
       `select ${digestColumns} from daily_digests order by day desc limit 1`,
     )
   ).rows[0];
-  let current: DigestDay | null = latest
-    ? { day: latest.day, events: Number(latest.events), frontier: latest.frontier }
-    : null;
-  const changed: (DigestDay & { signed: boolean })[] = [];
-  for (const e of events) {
-    const next = addToDigest(current, e);
-    if (next.closed) changed.push({ ...next.closed, signed: true });
-    current = next.current;
-  }
-  if (current) changed.push({ ...current, signed: false });
+  const { closed, current } = addLeavesToDigest(
+    latest ? { day: latest.day, events: Number(latest.events), frontier: latest.frontier } : null,
+    leaves,
+  );
+  const changed = [...closed.map(d => ({ ...d, signed: true })), ...(current ? [{ ...current, signed: false }] : [])];
   const rows = changed.map(d => {
     const root = dayRoot(d);
     const signature = d.signed ? signer.sign(signedText({ day: d.day, events: d.events, root })) : null;
@@ -99,74 +101,47 @@ async function digestBatch(
       keyId: d.signed ? signer.keyId : null,
     };
   });
-  await query(
-    tx,
-    'SaveDailyDigests',
-    `insert into daily_digests (day, events, frontier, root, signature, key_id, last_position)
-     select day, events, frontier, root, signature, "keyId", $2
-       from jsonb_to_recordset($1::jsonb) as d(day date, events bigint, frontier jsonb, root text, signature text, "keyId" text)
-     on conflict (day) do update set events = excluded.events, frontier = excluded.frontier, root = excluded.root,
-       signature = excluded.signature, key_id = excluded.key_id, last_position = excluded.last_position`,
-    [JSON.stringify(rows), positionText(last)],
-  );
-  await saveCheckpoint(tx, subscriberName, last);
-  return true;
+  if (rows.length > 0)
+    await query(
+      tx,
+      'SaveDailyDigests',
+      `insert into daily_digests (day, events, frontier, root, signature, key_id, last_position)
+       select day, events, frontier, root, signature, "keyId", $2
+         from jsonb_to_recordset($1::jsonb) as d(day date, events bigint, frontier jsonb, root text, signature text, "keyId" text)
+       on conflict (day) do update set events = excluded.events, frontier = excluded.frontier, root = excluded.root,
+         signature = excluded.signature, key_id = excluded.key_id, last_position = excluded.last_position`,
+      [JSON.stringify(rows), positionText(last)],
+    );
+  await saveCheckpoint(tx, digestPositionName, last);
 }
 
 /**
- * Not a reaction (src/sagas/reaction.ts): like a projection it folds whole batches of the log (every event, deleted
- * streams' too) into rows written with the checkpoint in one transaction, exactly once and paused between batches; a
- * reaction is handed one event at a time and its effects are at least once.
- *
- * The daily digests (DESIGN section 13): a subscriber of the whole log (every event, of any type, as stored) that keeps
- * each WIB day's Merkle tree (src/audit/digest-days.ts) and signs a day's root with the service's Ed25519 key when the
- * first event of a later day closes it. The rows and the checkpoint are written in one transaction: exactly once.
+ * What is left of the digests' own subscriber: their table made on start, and their position to wait for. The chain's
+ * leader (src/audit/ledger-checkpoints.ts) digests the log in its own pass, and reports for both in its health.
  */
 export class DailyDigests {
-  private readonly subscriber: Subscriber;
-
   constructor(
     private readonly deps: { pool: pg.Pool; store: EventStore; log: Logger },
-    signer: DigestSigner,
-  ) {
-    this.subscriber = new Subscriber({
-      name: subscriberName,
-      pool: deps.pool,
-      store: deps.store,
-      log: deps.log,
-      handleBatch: async (events, last) => {
-        // the whole log, deleted streams' events included, as verify-digests reads it; the batch begins at the checkpoint
-        const all = await wholeLogUpTo(deps, await readCheckpoint(deps.pool, subscriberName), last, events);
-        await inTransaction(deps.pool, tx => digestBatch(tx, signer, all, last));
-        // nobody waits for a digest: a pause lets the log gather, so a busy log is digested in few, large batches
-        await new Promise<void>(resolve => {
-          this.resumeNow = resolve;
-          setTimeout(resolve, pauseMs).unref();
-        });
-        return true;
-      },
-    });
-  }
-
-  /** Ends the pause between batches (stopping does not wait for it). */
-  private resumeNow: () => void = () => undefined;
+    _signer?: DigestSigner,
+  ) {}
 
   async start(): Promise<void> {
     await migrate(this.deps.pool, [checkpointMigration, dailyDigestsMigration]);
-    await this.subscriber.start();
   }
 
-  stop(): Promise<void> {
-    const stopping = this.subscriber.stop();
-    this.resumeNow();
-    return stopping;
-  }
+  async stop(): Promise<void> {}
 
-  waitFor(position: Position, timeoutMs?: number): Promise<boolean> {
-    return this.subscriber.waitFor(position, timeoutMs);
+  /** Resolves once the digests have taken in every event up to `position`, whoever leads the chain; false on timeout. */
+  async waitFor(position: Position, timeoutMs = 5000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (comparePositions(await readCheckpoint(this.deps.pool, digestPositionName), position) >= 0) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise(resolve => setTimeout(resolve, 20));
+    }
   }
 
   health(): { subscriber: string; health: SubscriberHealth }[] {
-    return [{ subscriber: subscriberName, health: this.subscriber.health }];
+    return [];
   }
 }

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type hashLeaves from './leaf-hashing-worker.ts';
-import { pageLeaves, type PageLeaves, type LogPage } from './log-leaves.ts';
+import { bothLeaves, pageLeaves, type LeafKinds, type LogPage, type PageLeaves } from './log-leaves.ts';
 
 const workerFile = new URL('./leaf-hashing-worker.ts', import.meta.url).href;
 // the worker is TypeScript: its thread loads tsx's loader first, as src/qr-decoding.ts does
@@ -12,8 +12,8 @@ const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).h
 const onThreadFrom = 256;
 
 export type LeafHasher = {
-  /** The page's events as leaves, in order. */
-  leaves(page: LogPage): Promise<PageLeaves>;
+  /** The page's events as leaves, in order: the chain's, the digests' or both. */
+  leaves(page: LogPage, kinds?: LeafKinds): Promise<PageLeaves>;
   close(): Promise<void>;
 };
 
@@ -22,7 +22,7 @@ export type LeafHasher = {
  * page waiting for it; the chain's reader sends one page at a time, so the bound is never reached in practice.
  */
 export function leafHasher(): LeafHasher {
-  let pool: Piscina<string, ReturnType<typeof hashLeaves>> | null = null;
+  let pool: Piscina<Parameters<typeof hashLeaves>[0], ReturnType<typeof hashLeaves>> | null = null;
   const thread = () =>
     (pool ??= new Piscina({
       filename: workerFile,
@@ -34,8 +34,8 @@ export function leafHasher(): LeafHasher {
       execArgv: ['--import', tsxLoader],
     }));
   return {
-    async leaves(page) {
-      return page.count < onThreadFrom ? pageLeaves(page.text) : thread().run(page.text);
+    async leaves(page, kinds = bothLeaves) {
+      return page.count < onThreadFrom ? pageLeaves(page.text, kinds) : thread().run({ text: page.text, kinds });
     },
     async close() {
       await pool?.destroy();

@@ -105,7 +105,7 @@ export function takeEvents(
 /** The same, for events already hashed (src/audit/log-leaves.ts): their leaf hashes, in runs of one WIB date each. */
 export function takeLeaves(
   state: ChainState,
-  leaves: PageLeaves,
+  leaves: Pick<PageLeaves, 'hashes' | 'runs'>,
   now: Date,
   signer: ChainSigner,
 ): { state: ChainState; checkpoints: LedgerCheckpoint[] } {

@@ -5,9 +5,11 @@ import { checkpointMigration, migrate, type Migration } from '../db/migrations.t
 import { inTransaction, isDatabaseUnavailable, query, type Queryable } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 import { readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
+import { clearSubscriberFailure } from '../store/subscriber-failures.ts';
 import { comparePositions, type EventStore, type Position } from '../store/event-store.ts';
 import type { SubscriberHealth } from '../store/subscriber.ts';
 import { syncCheckpointFile } from './checkpoint-file.ts';
+import { dailyDigestsMigration, digestPositionName, takeIntoDigests } from './digests.ts';
 import {
   chainState,
   checkpointDue,
@@ -20,7 +22,7 @@ import {
 } from './ledger-chain.ts';
 import { ledgerCheckpoint, type LedgerCheckpoint } from './ledger-format.ts';
 import { leafHasher } from './leaf-hashing.ts';
-import { readLogPage, type PageLeaves, type LogPage } from './log-leaves.ts';
+import { auditRead, readLogPage, type LeafKinds, type PageLeaves } from './log-leaves.ts';
 
 /**
  * The signed checkpoints (seq, the checkpoint as its JSON line) and where the chain stands (one row). The service only
@@ -48,6 +50,8 @@ export const ledgerCheckpointsMigration: Migration = {
 };
 
 const subscriberName = 'ledger:checkpoints';
+
+const noLeaves: PageLeaves = { hashes: new Uint8Array(0), digestHashes: new Uint8Array(0), runs: [] };
 
 /**
  * How long the leader lets the log gather after catching up: nobody waits for a checkpoint (one a minute is due), so a
@@ -155,11 +159,13 @@ const republishedOnStart = 3;
 type Waiting = Extract<SubscriberHealth, { state: 'waiting' }>;
 
 /**
- * The ledger's chain of signed checkpoints (issue 24): a reader of the whole log that keeps the Merkle frontier of the
- * events since the last checkpoint and signs a checkpoint of them at least once a minute while events arrive and at
- * each WIB day's end. Checkpoints, chain state and the reader's position (its subscriber checkpoint) commit together
- * (exactly once); every checkpoint is then appended to a file outside the database (LEDGER_CHECKPOINT_DIR). Across
- * instances one leads (the subscriber's advisory lock), the others stand by.
+ * The ledger's chain of signed checkpoints (issue 24) and the daily digests, in one pass: a reader of the whole log that
+ * keeps the Merkle frontier of the events since the last checkpoint and signs a checkpoint of them at least once a
+ * minute while events arrive and at each WIB day's end, and grows each WIB day's digest (src/audit/digests.ts), signed
+ * when a later day begins. Checkpoints, chain state, digest rows and both positions (subscriber checkpoints) commit
+ * together (exactly once); every checkpoint is then appended to a file outside the database (LEDGER_CHECKPOINT_DIR).
+ * Across instances one leads (the advisory locks of both subscribers' names, so an older version's digests subscriber
+ * and this never digest at once), the others stand by.
  */
 export class LedgerCheckpoints {
   private timer: NodeJS.Timeout | null = null;
@@ -172,6 +178,9 @@ export class LedgerCheckpoints {
   private lockClient: pg.PoolClient | null = null;
   /** The position of the last event chained, while leading. */
   private position: Position | null = null;
+  /** The position of the last event digested, while leading: the chain's, but on a database from before the shared pass. */
+  private digestPosition: Position | null = null;
+  private digestsHeldElsewhere = false;
   private following: Promise<void> = Promise.resolve();
   private failure: Waiting | null = null;
   private retrying = false;
@@ -197,21 +206,36 @@ export class LedgerCheckpoints {
     const { pool } = this.deps;
     const client = await pool.connect();
     let locked: boolean;
+    let holding: boolean;
     try {
-      // the lock a Subscriber of this name takes: an instance of an older version stands by for this one, and back
-      const r = await query<{ locked: boolean }>(
+      // the locks Subscribers of these names take: an instance of an older version (its chain, or its daily digests'
+      // subscriber) stands by for this one, and back
+      const r = await query<{ chain: boolean; digests: boolean }>(
         client,
-        'TrySubscriberLock',
-        `select pg_try_advisory_lock(hashtextextended('subscriber:' || $1, 0)) as locked`,
-        [subscriberName],
+        'TryAuditLocks',
+        `select pg_try_advisory_lock(hashtextextended('subscriber:' || $1, 0)) as chain,
+                pg_try_advisory_lock(hashtextextended('subscriber:' || $2, 0)) as digests`,
+        [subscriberName, digestPositionName],
       );
-      locked = r.rows[0]!.locked;
+      const { chain, digests } = r.rows[0]!;
+      locked = chain && digests;
+      holding = chain || digests;
+      if (chain && !digests && !this.digestsHeldElsewhere)
+        this.deps.log.info('ledger checkpoints stand by: an older instance digests the log; leading once it stops');
+      this.digestsHeldElsewhere = chain && !digests;
     } catch (err) {
       client.release(true);
       throw err;
     }
     if (!locked || this.stopped) {
-      client.release();
+      // a lock taken alone (or as this stops) goes back with the connection's return to the pool: unlocked, or closed
+      const unlocked =
+        !holding ||
+        (await query(client, 'ReleaseSubscriberLock', 'select pg_advisory_unlock_all()').then(
+          () => true,
+          () => false,
+        ));
+      client.release(!unlocked);
       this.standbyTimer = setTimeout(() => void this.tryToLead().catch(err => this.fail(err)), standbyMs);
       return;
     }
@@ -219,6 +243,9 @@ export class LedgerCheckpoints {
     this.lockClient = client;
     try {
       this.position = await readCheckpoint(pool, subscriberName);
+      this.digestPosition = await readCheckpoint(pool, digestPositionName);
+      // the digests' own subscriber (before the shared pass) may have recorded an event it was stuck at: read past now
+      await clearSubscriberFailure(pool, digestPositionName);
     } catch (err) {
       this.fail(err);
       return;
@@ -258,42 +285,55 @@ export class LedgerCheckpoints {
   }
 
   /**
-   * Chains the log up to where it is final now, a page at a time, each page read while the one before is hashed;
-   * answers whether the last page was full (more may be there already).
+   * Chains and digests the log up to where it is final now, a page at a time, each page read while the one before is
+   * hashed; answers whether more may be there already (the last page was full, or one of the two caught up with the
+   * other and both read on together).
    */
   private async chainPages(): Promise<boolean> {
-    let page = await readLogPage(this.deps, this.position!, pageSize);
+    const { after, upTo, kinds } = auditRead(this.position!, this.digestPosition!);
+    let page = await readLogPage(this.deps, after, pageSize, upTo);
     while (page.last && !this.stopped) {
-      const hashing = this.hasher.leaves(page);
-      const next = page.count === pageSize ? readLogPage(this.deps, page.last, pageSize) : null;
+      const hashing = this.hasher.leaves(page, kinds);
+      const next = page.count === pageSize ? readLogPage(this.deps, page.last, pageSize, upTo) : null;
       next?.catch(() => undefined); // awaited below, or given up with this page's failure
-      await this.chainPage(page, await hashing);
-      if (!next) return false;
+      await this.takePage(page.last, await hashing, kinds);
+      if (!next) break;
       page = await next;
     }
-    return page.last !== null;
+    if (this.stopped || !upTo) return page.count === pageSize;
+    // caught up: events of the range that are gone from the log (verify-log names them) are not waited for
+    if (comparePositions(kinds.chain ? this.position! : this.digestPosition!, upTo) < 0)
+      await this.takePage(upTo, null, kinds);
+    return true;
   }
 
-  private async chainPage(page: LogPage, leaves: PageLeaves): Promise<void> {
-    const after = this.position!;
-    const last = page.last!;
-    const { state, checkpoints } = await inTransaction(this.deps.pool, async tx => {
-      const before = await lockedState(tx);
-      // only this leader moves the position; a leader that lost its lock unnoticed must not chain a range twice
-      if (comparePositions(await readCheckpoint(tx, subscriberName), after) !== 0)
-        throw new Error('ledger checkpoints: another instance chained this range');
-      const taken = takeLeaves(before, leaves, this.deps.clock.now(), this.signer);
-      // a page without a checkpoint is made again from the log after a crash; one with a checkpoint must be on disk
-      // before its line is written to the file
-      if (taken.checkpoints.length === 0) await query(tx, 'LedgerAsyncCommit', 'set local synchronous_commit = off');
-      await saveChain(tx, taken.state, taken.checkpoints);
-      await saveCheckpoint(tx, subscriberName, last);
-      return taken;
+  /** Takes a page's leaves (or none: the position alone moves) into the chain, the digests or both, in one transaction. */
+  private async takePage(last: Position, leaves: PageLeaves | null, kinds: LeafKinds): Promise<void> {
+    const [chained, digested] = [this.position!, this.digestPosition!];
+    const taken = await inTransaction(this.deps.pool, async tx => {
+      // a page without a checkpoint is made again from the log after a crash, its digests too; one with a checkpoint
+      // must be on disk before its line is written to the file
+      let chain: ReturnType<typeof takeLeaves> | null = null;
+      if (kinds.chain) {
+        const before = await lockedState(tx);
+        // only this leader moves the positions; a leader that lost its lock unnoticed must not chain a range twice
+        if (comparePositions(await readCheckpoint(tx, subscriberName), chained) !== 0)
+          throw new Error('ledger checkpoints: another instance chained this range');
+        chain = leaves ? takeLeaves(before, leaves, this.deps.clock.now(), this.signer) : null;
+        if (chain) await saveChain(tx, chain.state, chain.checkpoints);
+        await saveCheckpoint(tx, subscriberName, last);
+      }
+      if (!chain || chain.checkpoints.length === 0)
+        await query(tx, 'LedgerAsyncCommit', 'set local synchronous_commit = off');
+      if (kinds.digests) await takeIntoDigests(tx, this.signer, leaves ?? noLeaves, digested, last);
+      return chain;
     });
-    this.position = last;
+    if (kinds.chain) this.position = last;
+    if (kinds.digests) this.digestPosition = last;
     this.progress.emit('progress');
-    this.pendingSince = state.since === null ? null : Date.parse(state.since);
-    if (checkpoints.length > 0) await this.leaveTheServer(checkpoints);
+    if (!taken) return;
+    this.pendingSince = taken.state.since === null ? null : Date.parse(taken.state.since);
+    if (taken.checkpoints.length > 0) await this.leaveTheServer(taken.checkpoints);
   }
 
   /** Stops leading and tries again later: 1 s, then twice as long each time, at most 5 s. */
@@ -396,7 +436,7 @@ export class LedgerCheckpoints {
 
   async start(): Promise<void> {
     // under the migrations' lock, as every start-up DDL (applied by the service's start already: one read then)
-    await migrate(this.deps.pool, [checkpointMigration, ledgerCheckpointsMigration]);
+    await migrate(this.deps.pool, [checkpointMigration, dailyDigestsMigration, ledgerCheckpointsMigration]);
     await query(
       this.deps.pool,
       'CreateLedgerChainState',
@@ -434,9 +474,16 @@ export class LedgerCheckpoints {
     await this.hasher.close();
   }
 
-  /** Resolves once the chain has taken in every event up to `position` (cutting the leader's pause short); false on timeout. */
+  /**
+   * Resolves once the chain and the digests have taken in every event up to `position` (cutting the leader's pause
+   * short); false on timeout.
+   */
   async waitFor(position: Position, timeoutMs = 5000): Promise<boolean> {
-    const reached = () => this.position !== null && comparePositions(this.position, position) >= 0;
+    const reached = () =>
+      this.position !== null &&
+      this.digestPosition !== null &&
+      comparePositions(this.position, position) >= 0 &&
+      comparePositions(this.digestPosition, position) >= 0;
     if (reached()) return true;
     if (!this.leading) return this.pollCheckpoint(position, timeoutMs);
     this.waiters++;
@@ -461,7 +508,10 @@ export class LedgerCheckpoints {
   private async pollCheckpoint(position: Position, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if (comparePositions(await readCheckpoint(this.deps.pool, subscriberName), position) >= 0) return true;
+      const [chained, digested] = await Promise.all(
+        [subscriberName, digestPositionName].map(name => readCheckpoint(this.deps.pool, name)),
+      );
+      if (comparePositions(chained!, position) >= 0 && comparePositions(digested!, position) >= 0) return true;
       await new Promise(r => setTimeout(r, 20));
     }
     return false;

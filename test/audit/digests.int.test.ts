@@ -29,7 +29,7 @@ async function twoDays() {
   for (let i = 0; i < 3; i++) await registerUser(s);
   s.clock.set('2026-01-06T03:00:00.000Z'); // Tuesday
   await registerUser(s);
-  expect(await s.digests.waitFor(await s.store.headPosition(), 10_000)).toBe(true);
+  expect(await s.ledger.waitFor(await s.store.headPosition(), 10_000)).toBe(true);
   const publicKey = digestSigner(s.config.digestSigningKey!).publicKey;
   const verify = (key = publicKey) => verifyDigests(s.deps, key);
   return { s, verify };

@@ -47,15 +47,20 @@ const GOAL = 0.9;
 const NOTE = 'Payment for order, settled by bank transfer; reference attached for the reconciliation of the month.';
 
 /** What bounds the ratio: written under the table, whose columns it reads. */
-const NOTES = `What bounds the ratio. The chain must read every event from PostgreSQL, parse it and hash its leaf (canonical JSON
-of the event as stored, secrets committed, SHA-256): the CPU per event above, the chain's against the bare appends'.
-The appends themselves are one group-commit batch in flight at a time, so the bare load leaves CPU idle on a quiet
-machine; the chain reads in pages of 5,000 every 2 s and hashes them in a thread of its own at nice 10, so much of its
-work fits in that idle CPU (compare the rounds where others took little of the machine in both loads). When other
-sessions take the idle CPU (their share per load above), the appends and the chain share what is left and the ratio
-falls towards the CPU ratio (bare ÷ chain): with 10 events an append, an event costs the appends so little that the
-chain's reading and hashing alone is far more than a tenth of it.
-Hashing the stored text instead of its canonical form would halve the chain's work, but needs a new leaf version.`;
+const NOTES = `What bounds the ratio. The audit (the chain and the daily digests, one pass over the log since issue 24's merge)
+reads every event from PostgreSQL once, parses it and hashes its two leaves (canonical JSON of the event as stored: v1
+for the digests, v2 with secrets committed for the chain; SHA-256) in a thread of its own at nice 10, and folds the leaf
+hashes into the chain's and the day's Merkle frontiers on the event loop (a SHA-256 per event for each tree). The
+appends themselves are one group-commit batch in flight at a time, so the bare load leaves CPU idle on a quiet machine;
+the audit reads in pages of 5,000 every 2 s, so much of its work fits in that idle CPU. When other sessions take the idle
+CPU (their share per load above), the appends and the audit share what is left and the ratio falls towards the CPU ratio
+(bare ÷ audit). With 10 events an append, an event costs the appends so little that any reader of the log costs a share:
+a subscriber that only stores its checkpoint already makes about 0.76x here.
+Before the merge the digests were a subscriber of their own (batches of 500, 0.5 s apart, hashed on the event loop): at
+most about 1,000 events/s, so under these loads they fell ever further behind (the lag column stops at the 30 s wait),
+and their catching up went on through every other load's rounds.
+Levers left: fold the frontiers in the hashing thread too, or read the page there; hashing the stored text instead of
+its canonical form would halve the hashing, but needs new leaf versions.`;
 
 type CpuMark = { at: number; node: NodeJS.CpuUsage; pgMs: number | null; machineBusyMs: number | null };
 type RoundCpu = { nodeUs: number; pgUs: number; othersShare: number };

@@ -9,7 +9,7 @@ import { query } from '../src/db/pool.ts';
 import { createPool } from '../src/db/pool.ts';
 import { digestSigner } from '../src/audit/digest-signer.ts';
 import { emptyChain, takeEvents, type ChainState } from '../src/audit/ledger-chain.ts';
-import { checkpointLine, ledgerSchema } from '../src/audit/ledger-checkpoints.ts';
+import { checkpointLine, ledgerSchema } from '../src/audit/ledger-checkpoint-rows.ts';
 import type { LedgerCheckpoint } from '../src/audit/ledger-format.ts';
 import { logEvents } from '../src/audit/stream-pages.ts';
 import { verifyLog } from '../src/audit/verify-log.ts';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { dailyDigestsMigration } from './audit/digests.ts';
-import { ledgerCheckpointsMigration } from './audit/ledger-checkpoints.ts';
+import { ledgerCheckpointsMigration } from './audit/ledger-checkpoint-rows.ts';
 import type { Config } from './config.ts';
 import { checkpointMigration, migrate, readModelMigration, type Migration } from './db/migrations.ts';
 import { createPool } from './db/pool.ts';

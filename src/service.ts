@@ -4,7 +4,6 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
 import { startBackgroundWork } from './background/work.ts';
 import { digestSigner, type DigestSigner } from './audit/digest-signer.ts';
-import type { DailyDigests } from './audit/digests.ts';
 import type { LedgerCheckpoints } from './audit/ledger-checkpoints.ts';
 import { openCore } from './core.ts';
 import type { AppDeps } from './api/deps.ts';
@@ -45,7 +44,6 @@ export type Service = {
   gatewaySettlement: GatewaySettlement;
   transferOutcomes: OnTheClock;
   paymentChecks: PaymentChecks;
-  digests: DailyDigests;
   /** the chain of signed checkpoints of the log (src/audit/ledger-checkpoints.ts) */
   ledger: LedgerCheckpoints;
   sandboxUrl: string | null;
@@ -214,7 +212,6 @@ export async function createService(config: Config, options: ServiceOptions = {}
     gatewaySettlement,
     paymentChecks,
     transferOutcomes,
-    digests,
     ledger,
   } = background;
   return {
@@ -230,7 +227,6 @@ export async function createService(config: Config, options: ServiceOptions = {}
     gatewaySettlement,
     paymentChecks,
     transferOutcomes,
-    digests,
     ledger,
     sandboxUrl: providerUrl,
     listen,

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { listDigests } from '../audit/digests.ts';
-import { latestLedgerCheckpoint } from '../audit/ledger-checkpoints.ts';
+import { latestLedgerCheckpoint } from '../audit/ledger-checkpoint-rows.ts';
 import { auditPage } from '../audit/stream-pages.ts';
 import { refuse } from '../errors.ts';
 import type { AppDeps } from './deps.ts';

@@ -1,12 +1,10 @@
 import type pg from 'pg';
-import { checkpointMigration, migrate, type Migration } from '../db/migrations.ts';
+import type { Migration } from '../db/migrations.ts';
 import { query, type Queryable } from '../db/pool.ts';
-import type { Logger } from '../logger.ts';
 import { readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
-import { comparePositions, type EventStore, type Position } from '../store/event-store.ts';
-import { positionText, type SubscriberHealth } from '../store/subscriber.ts';
+import { comparePositions, type Position } from '../store/event-store.ts';
+import { positionText } from '../store/subscriber.ts';
 import { addLeavesToDigest, dayRoot, signedText } from './digest-days.ts';
-import type { DigestSigner } from './digest-signer.ts';
 import type { LeafRun } from './log-leaves.ts';
 import type { Frontier } from './merkle.ts';
 
@@ -113,35 +111,4 @@ export async function takeIntoDigests(
       [JSON.stringify(rows), positionText(last)],
     );
   await saveCheckpoint(tx, digestPositionName, last);
-}
-
-/**
- * What is left of the digests' own subscriber: their table made on start, and their position to wait for. The chain's
- * leader (src/audit/ledger-checkpoints.ts) digests the log in its own pass, and reports for both in its health.
- */
-export class DailyDigests {
-  constructor(
-    private readonly deps: { pool: pg.Pool; store: EventStore; log: Logger },
-    _signer?: DigestSigner,
-  ) {}
-
-  async start(): Promise<void> {
-    await migrate(this.deps.pool, [checkpointMigration, dailyDigestsMigration]);
-  }
-
-  async stop(): Promise<void> {}
-
-  /** Resolves once the digests have taken in every event up to `position`, whoever leads the chain; false on timeout. */
-  async waitFor(position: Position, timeoutMs = 5000): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (comparePositions(await readCheckpoint(this.deps.pool, digestPositionName), position) >= 0) return true;
-      if (Date.now() >= deadline) return false;
-      await new Promise(resolve => setTimeout(resolve, 20));
-    }
-  }
-
-  health(): { subscriber: string; health: SubscriberHealth }[] {
-    return [];
-  }
 }

@@ -7,7 +7,7 @@ import { logDay } from './digest-days.ts';
 import { listDigests } from './digests.ts';
 import { checkpointFileName } from './checkpoint-file.ts';
 import { chainState, type ChainState } from './ledger-chain.ts';
-import { listLedgerCheckpoints } from './ledger-checkpoints.ts';
+import { listLedgerCheckpoints } from './ledger-checkpoint-rows.ts';
 import { ledgerCheckpoint, type LedgerCheckpoint } from './ledger-format.ts';
 import { LogVerifier, type KeptCheckpoint, type LogProblem } from './log-verifier.ts';
 import { logEvents } from './stream-pages.ts';

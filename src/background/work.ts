@@ -1,5 +1,4 @@
 import type { DigestSigner } from '../audit/digest-signer.ts';
-import { DailyDigests } from '../audit/digests.ts';
 import { LedgerCheckpoints } from '../audit/ledger-checkpoints.ts';
 import type { LedgerCheckpoint } from '../audit/ledger-format.ts';
 import { publishLedgerCheckpoint } from '../webhooks/ledger-checkpoints.ts';
@@ -31,9 +30,10 @@ export type BackgroundWork = {
   paymentExpiry: PaymentExpiryTimer;
   gatewaySettlement: GatewaySettlement;
   paymentChecks: PaymentChecks;
-  /** The signed daily digests of the log (src/audit/digests.ts). */
-  digests: DailyDigests;
-  /** The chain of signed checkpoints of the log, at least one a minute (src/audit/ledger-checkpoints.ts). */
+  /**
+   * The chain of signed checkpoints of the log, at least one a minute, and the signed daily digests, in one pass
+   * (src/audit/ledger-checkpoints.ts).
+   */
   ledger: LedgerCheckpoints;
   /** Asks the provider what became of transfers whose outcome is unknown (src/background/transfer-outcomes.ts). */
   transferOutcomes: OnTheClock;
@@ -72,8 +72,6 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
     options.webhooks,
   );
   await sagaRunner.start();
-  const digests = new DailyDigests({ pool, store, log }, options.digestSigner);
-  await digests.start();
   // every checkpoint also leaves as the ledger.checkpoint webhook, to the admins' endpoints that ask for it
   const published = async (checkpoints: LedgerCheckpoint[]) => {
     for (const checkpoint of checkpoints) await publishLedgerCheckpoint({ pool, clock }, checkpoint);
@@ -112,11 +110,10 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
     gatewaySettlement,
     paymentChecks,
     transferOutcomes,
-    digests,
     ledger,
     health: async () => {
-      const here = [...projectionRunner.health(), ...sagaRunner.health(), ...digests.health(), ...ledger.health()].map(
-        s => subscriberProblem(s.subscriber, s.health),
+      const here = [...projectionRunner.health(), ...sagaRunner.health(), ...ledger.health()].map(s =>
+        subscriberProblem(s.subscriber, s.health),
       );
       const recorded = await listSubscriberFailures(pool).catch(() => []);
       const problems = new Map(
@@ -135,7 +132,6 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
       await gatewaySettlement.stop();
       await paymentChecks.stop();
       await sagaRunner.stop();
-      await digests.stop();
       await ledger.stop();
       await projectionRunner.stop();
     },

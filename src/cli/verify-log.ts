@@ -2,7 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type pg from 'pg';
-import { checkpointLine, latestLedgerCheckpoint } from '../audit/ledger-checkpoints.ts';
+import { checkpointLine, latestLedgerCheckpoint } from '../audit/ledger-checkpoint-rows.ts';
 import { isEd25519PublicKey } from '../audit/ledger-format.ts';
 import type { KeptCheckpoint } from '../audit/log-verifier.ts';
 import { newestInCheckpointFile, parseKeptCheckpoints, verifyLog } from '../audit/verify-log.ts';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkpointFileName } from '../../src/audit/checkpoint-file.ts';
 import { digestSigner } from '../../src/audit/digest-signer.ts';
-import { listLedgerCheckpoints } from '../../src/audit/ledger-checkpoints.ts';
+import { listLedgerCheckpoints } from '../../src/audit/ledger-checkpoint-rows.ts';
 import { checkpointHash, checkpointSignatureValid, genesisHash } from '../../src/audit/ledger-format.ts';
 import { logEvents } from '../../src/audit/stream-pages.ts';
 import { verifyLog } from '../../src/audit/verify-log.ts';

@@ -16,7 +16,7 @@ import {
 } from '../../src/audit/ledger-format.ts';
 import { appendLeaf, leafHash, rootOf, type Frontier } from '../../src/audit/merkle.ts';
 import { logEvents } from '../../src/audit/stream-pages.ts';
-import { listLedgerCheckpoints } from '../../src/audit/ledger-checkpoints.ts';
+import { listLedgerCheckpoints } from '../../src/audit/ledger-checkpoint-rows.ts';
 import { eventually } from '../support/sandbox.ts';
 import { positionText } from '../../src/store/subscriber.ts';
 import { createKey, keyHolder, registerUser } from '../support/http.ts';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { digestSigner } from '../../src/audit/digest-signer.ts';
 import { emptyChain } from '../../src/audit/ledger-chain.ts';
-import { checkpointLine, listLedgerCheckpoints } from '../../src/audit/ledger-checkpoints.ts';
+import { checkpointLine, listLedgerCheckpoints } from '../../src/audit/ledger-checkpoint-rows.ts';
 import {
   checkpointHash,
   eventLeafV2,

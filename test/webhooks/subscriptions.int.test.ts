@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listLedgerCheckpoints } from '../../src/audit/ledger-checkpoints.ts';
+import { listLedgerCheckpoints } from '../../src/audit/ledger-checkpoint-rows.ts';
 import { publishLedgerCheckpoint } from '../../src/webhooks/ledger-checkpoints.ts';
 import { enqueueWebhookEvent } from '../../src/webhooks/outbox.ts';
 import { signedInAdmin, type Admin } from '../support/gateway.ts';

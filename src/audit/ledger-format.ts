@@ -13,6 +13,12 @@ const sha256hex = (text: string) => createHash('sha256').update(text, 'utf8').di
 /** Fields whose values are replaced by their commitment wherever they appear. */
 const committedFields = new Set(['passwordHash', 'keyHash']);
 
+/**
+ * The keys of which one at least is in any value that `committed` changes (a committed field, or a sealed value's iv):
+ * a value whose canonical JSON names none of them is its own committed form.
+ */
+export const committingKeys: readonly string[] = [...committedFields, 'iv'];
+
 /** An AES-GCM sealed value: an object whose keys are exactly iv, tag and data. */
 const isSealed = (value: object) => {
   const keys = Object.keys(value);

@@ -8,7 +8,7 @@ import {
   type RecordedEvent,
 } from '../store/event-store.ts';
 import { positionText } from '../store/subscriber.ts';
-import { committed } from './ledger-format.ts';
+import { committed, committingKeys } from './ledger-format.ts';
 import { canonicalJson, leafBytes } from './merkle.ts';
 
 /** Consecutive events of the log recorded on one WIB date: how many, and the position of the last. */
@@ -58,7 +58,7 @@ type PageEntry = [
 ];
 
 /** Keys whose presence anywhere in an event's data may make its committed form differ (ledger-format.ts `committed`). */
-const maybeCommitted = ['"iv":', '"passwordHash":', '"keyHash":'];
+const maybeCommitted = committingKeys.map(k => `${JSON.stringify(k)}:`);
 
 /**
  * An event's two leaves at once, the same bytes as each alone: the digests' (v1, digest-days.ts `eventLeaf`) and the

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.ts';
 import { checkpointMigration, migrate } from '../db/migrations.ts';
 import { inTransaction, isDatabaseUnavailable, query } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
+import { subscriberLocks, type SubscriberLocks } from '../db/lock-holder.ts';
 import { readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
 import { clearSubscriberFailure } from '../store/subscriber-failures.ts';
 import { comparePositions, type EventStore, type Position } from '../store/event-store.ts';
@@ -81,7 +82,10 @@ export class LedgerCheckpoints {
   private looks = 0;
   private ticking: Promise<unknown> = Promise.resolve();
   private stopped = false;
-  private lockClient: pg.PoolClient | null = null;
+  /** Holds this process's subscribers' locks, the audit's two among them, while started. */
+  private locks: SubscriberLocks | null = null;
+  /** Both of the audit's locks are held: this process leads the pass. */
+  private locked = false;
   /** The position of the last event chained, while leading. */
   private position: Position | null = null;
   /** The position of the last event digested, while leading: the chain's, but on a database from before the shared pass. */
@@ -104,49 +108,33 @@ export class LedgerCheckpoints {
   }
 
   private get leading(): boolean {
-    return this.lockClient !== null;
+    return this.locked;
   }
 
   private async tryToLead(): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped || !this.locks) return;
     const { pool } = this.deps;
-    const client = await pool.connect();
-    let locked: boolean;
-    let holding: boolean;
-    try {
-      // the locks Subscribers of these names take: an instance of an older version (its chain, or its daily digests'
-      // subscriber) stands by for this one, and back
-      const r = await query<{ chain: boolean; digests: boolean }>(
-        client,
-        'TryAuditLocks',
-        `select pg_try_advisory_lock(hashtextextended('subscriber:' || $1, 0)) as chain,
-                pg_try_advisory_lock(hashtextextended('subscriber:' || $2, 0)) as digests`,
-        [subscriberName, digestPositionName],
-      );
-      const { chain, digests } = r.rows[0]!;
-      locked = chain && digests;
-      holding = chain || digests;
-      if (chain && !digests && !this.digestsHeldElsewhere)
-        this.deps.log.info('ledger checkpoints stand by: an older instance digests the log; leading once it stops');
-      this.digestsHeldElsewhere = chain && !digests;
-    } catch (err) {
-      client.release(true);
-      throw err;
-    }
-    if (!locked || this.stopped) {
-      // a lock taken alone (or as this stops) goes back with the connection's return to the pool: unlocked, or closed
-      const unlocked =
-        !holding ||
-        (await query(client, 'ReleaseSubscriberLock', 'select pg_advisory_unlock_all()').then(
-          () => true,
-          () => false,
-        ));
-      client.release(!unlocked);
+    const locks = this.locks;
+    // the locks Subscribers of these names take, on the session that holds this process's subscribers' locks: an
+    // instance of an older version (its chain, or its daily digests' subscriber) stands by for this one, and back
+    const chain = await locks.tryLock(subscriberName, this.lockLost);
+    const digests =
+      chain &&
+      (await locks.tryLock(digestPositionName, this.lockLost).catch(async err => {
+        await locks.unlock(subscriberName);
+        throw err;
+      }));
+    if (chain && !digests && !this.digestsHeldElsewhere)
+      this.deps.log.info('ledger checkpoints stand by: an older instance digests the log; leading once it stops');
+    this.digestsHeldElsewhere = chain && !digests;
+    if (!digests || this.stopped) {
+      // a lock taken alone (or as this stops) goes back at once
+      if (chain) await locks.unlock(subscriberName);
+      if (digests) await locks.unlock(digestPositionName);
       this.standbyTimer = setTimeout(() => void this.tryToLead().catch(err => this.fail(err)), standbyMs);
       return;
     }
-    client.on('error', this.lockLost);
-    this.lockClient = client;
+    this.locked = true;
     try {
       this.position = await readCheckpoint(pool, subscriberName);
       this.digestPosition = await readCheckpoint(pool, digestPositionName);
@@ -278,16 +266,12 @@ export class LedgerCheckpoints {
   }
 
   private async release(): Promise<void> {
-    const client = this.lockClient;
-    this.lockClient = null;
     this.resumeNow();
-    if (client) {
-      client.off('error', this.lockLost);
-      const unlocked = await query(client, 'ReleaseSubscriberLock', 'select pg_advisory_unlock_all()').then(
-        () => true,
-        () => false,
-      );
-      client.release(!unlocked); // a connection that cannot unlock is broken: closing it frees the lock too
+    if (this.locked) {
+      this.locked = false;
+      // the connection is gone already when it dropped (and the locks with it): then there is nothing to unlock
+      await this.locks?.unlock(subscriberName);
+      await this.locks?.unlock(digestPositionName);
     }
     await this.following;
   }
@@ -358,6 +342,7 @@ export class LedgerCheckpoints {
         .catch(err => this.deps.log.error({ err }, 'ledger checkpoints: sending the newest again failed'));
     this.stopped = false;
     this.retrying = false;
+    this.locks ??= subscriberLocks.acquire(this.deps.pool);
     await this.tryToLead();
     this.timer = setInterval(() => {
       this.ticking = this.ticking
@@ -378,6 +363,8 @@ export class LedgerCheckpoints {
     await this.release();
     await this.ticking;
     await this.hasher.close();
+    if (this.locks) await subscriberLocks.release(this.deps.pool);
+    this.locks = null;
   }
 
   /**

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { query } from './pool.ts';
 
 /**
- * The session advisory locks of every subscriber of this process (projections, sagas, digests, ledger checkpoints), held
+ * The session advisory locks of every subscriber of this process (projections, sagas, the audit's pass), held
  * on one dedicated connection outside the pool: an instance spends one connection on its locks, not one per subscriber.
  * A subscriber tries its lock now and then while it stands by and keeps it while it leads; when the connection drops,
  * PostgreSQL frees every lock on it, and each subscriber that held one is told so that it stops reading.

@@ -8,6 +8,8 @@ import { LedgerCheckpoints } from '../../src/audit/ledger-checkpoints.ts';
 import { listLedgerCheckpoints } from '../../src/audit/ledger-checkpoint-rows.ts';
 import { verifyLog } from '../../src/audit/verify-log.ts';
 import { TestClock } from '../../src/clock.ts';
+import { subscriberLocks } from '../../src/db/lock-holder.ts';
+import { query } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { newEvent } from '../store/event-store.contract.ts';
@@ -96,4 +98,46 @@ describe('ledger checkpoints with two instances', () => {
     closing.push(() => ledger.stop());
     expect(sent).toEqual([[0], [0]]);
   });
+
+  it("hold the audit's locks on the session of the process's subscribers, and lead again when that connection drops", async () => {
+    const pool = await freshPool();
+    const store = await PostgresEventStore.create(pool);
+    closing.push(
+      () => pool.end(),
+      () => store.close(),
+    );
+    const dir = mkdtempSync(path.join(tmpdir(), 'ledger-locks-'));
+    const ledger = new LedgerCheckpoints(
+      { pool, store, log: createLogger('silent'), clock: new TestClock() },
+      digestSigner(testSigningKey()),
+      dir,
+    );
+    await ledger.start();
+    const advisoryLocks = async () =>
+      (
+        await query<{ pid: number; n: number }>(
+          pool,
+          'AuditLocksHeld',
+          `select pid, count(*)::int as n from pg_locks where locktype = 'advisory' and granted
+              and database = (select oid from pg_database where datname = current_database()) group by pid`,
+        )
+      ).rows;
+    try {
+      expect(ledger.health()[0]!.health.state).toBe('leading');
+      const pid = await subscriberLocks.peek(pool)!.backendPid();
+      expect(await advisoryLocks()).toEqual([{ pid, n: 2 }]); // the chain's and the digests', on no connection of its own
+
+      await query(pool, 'DropLockSession', 'select pg_terminate_backend($1)', [pid]);
+      await store.append(`account-${nextUuid()}`, [newEvent('AccountLinked')], 'no_stream');
+      const head = await store.headPosition();
+      await eventually(async () => (await ledger.waitFor(head, 200)) || null, 15_000);
+      expect(ledger.health()[0]!.health.state).toBe('leading');
+      const again = await subscriberLocks.peek(pool)!.backendPid();
+      expect(again).not.toBe(pid);
+      expect(await advisoryLocks()).toEqual([{ pid: again, n: 2 }]);
+    } finally {
+      await ledger.stop();
+    }
+    expect(subscriberLocks.peek(pool)).toBeNull(); // the last user closed the session
+  }, 60_000);
 });

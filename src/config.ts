@@ -335,6 +335,9 @@ function loadSigningKey(e: z.infer<typeof envSchema>, dataDir: string): { key: s
   return key;
 }
 
+/** Every environment variable the service reads (README, "Configuration"). */
+export const configurationNames: readonly string[] = Object.keys(envSchema.shape);
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {

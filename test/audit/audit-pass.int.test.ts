@@ -13,9 +13,8 @@ import { TestClock } from '../../src/clock.ts';
 import { query } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { readCheckpoint, saveCheckpoint } from '../../src/store/checkpoints.ts';
-import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { newEvent } from '../store/event-store.contract.ts';
-import { freshPool, withoutAppendOnlyGuard } from '../support/database.ts';
+import { freshEventLog, withoutAppendOnlyGuard } from '../support/database.ts';
 import { nextUuid } from '../support/ids.ts';
 import { testSigningKey } from '../support/signing-key.ts';
 
@@ -28,12 +27,7 @@ const signer = digestSigner(testSigningKey());
 
 /** A log, a clock and a way to run the audit's leader over it until it has taken in the whole log. */
 async function auditedLog() {
-  const pool = await freshPool();
-  const store = await PostgresEventStore.create(pool);
-  closing.push(
-    () => pool.end(),
-    () => store.close(),
-  );
+  const { pool, store } = await freshEventLog(closing);
   const clock = new TestClock();
   const dir = mkdtempSync(path.join(tmpdir(), 'audit-pass-'));
   const leader = () => new LedgerCheckpoints({ pool, store, log: createLogger('silent'), clock }, signer, dir);

@@ -11,9 +11,8 @@ import { TestClock } from '../../src/clock.ts';
 import { subscriberLocks } from '../../src/db/lock-holder.ts';
 import { query } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
-import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { newEvent } from '../store/event-store.contract.ts';
-import { freshPool } from '../support/database.ts';
+import { freshEventLog } from '../support/database.ts';
 import { nextUuid } from '../support/ids.ts';
 import { eventually } from '../support/sandbox.ts';
 import { testSigningKey } from '../support/signing-key.ts';
@@ -25,12 +24,7 @@ afterAll(async () => {
 
 describe('ledger checkpoints with two instances', () => {
   it('sign one chain between them, each checkpoint once in the shared file, and the other takes over when one stops', async () => {
-    const pool = await freshPool();
-    const store = await PostgresEventStore.create(pool);
-    closing.push(
-      () => pool.end(),
-      () => store.close(),
-    );
+    const { pool, store } = await freshEventLog(closing);
     const clock = new TestClock();
     const signer = digestSigner(testSigningKey());
     const dir = mkdtempSync(path.join(tmpdir(), 'ledger-two-'));
@@ -67,12 +61,7 @@ describe('ledger checkpoints with two instances', () => {
   }, 60_000);
 
   it('hand each checkpoint on after its commit (the ledger.checkpoint webhook), and the newest again on start', async () => {
-    const pool = await freshPool();
-    const store = await PostgresEventStore.create(pool);
-    closing.push(
-      () => pool.end(),
-      () => store.close(),
-    );
+    const { pool, store } = await freshEventLog(closing);
     const clock = new TestClock();
     const sent: number[][] = [];
     const deps = {
@@ -100,12 +89,7 @@ describe('ledger checkpoints with two instances', () => {
   });
 
   it("hold the audit's locks on the session of the process's subscribers, and lead again when that connection drops", async () => {
-    const pool = await freshPool();
-    const store = await PostgresEventStore.create(pool);
-    closing.push(
-      () => pool.end(),
-      () => store.close(),
-    );
+    const { pool, store } = await freshEventLog(closing);
     const dir = mkdtempSync(path.join(tmpdir(), 'ledger-locks-'));
     const ledger = new LedgerCheckpoints(
       { pool, store, log: createLogger('silent'), clock: new TestClock() },

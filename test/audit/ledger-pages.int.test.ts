@@ -8,9 +8,8 @@ import { listLedgerCheckpoints } from '../../src/audit/ledger-checkpoint-rows.ts
 import { verifyLog } from '../../src/audit/verify-log.ts';
 import { TestClock } from '../../src/clock.ts';
 import { createLogger } from '../../src/logger.ts';
-import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { newEvent } from '../store/event-store.contract.ts';
-import { freshPool } from '../support/database.ts';
+import { freshEventLog } from '../support/database.ts';
 import { nextUuid } from '../support/ids.ts';
 import { eventually } from '../support/sandbox.ts';
 import { testSigningKey } from '../support/signing-key.ts';
@@ -33,12 +32,7 @@ const awkward = (i: number) => ({
 
 describe('the chain read a page at a time', () => {
   it('covers a log of several pages, hashed on the hashing thread, as verify-log recomputes it from the events', async () => {
-    const pool = await freshPool();
-    const store = await PostgresEventStore.create(pool);
-    closing.push(
-      () => pool.end(),
-      () => store.close(),
-    );
+    const { pool, store } = await freshEventLog(closing);
     const clock = new TestClock();
     const signer = digestSigner(testSigningKey());
     const ledger = new LedgerCheckpoints(

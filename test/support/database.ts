@@ -4,6 +4,7 @@ import { inject } from 'vitest';
 import { databaseUrl } from '../../src/db/embedded.ts';
 import { createPool, inTransaction, query } from '../../src/db/pool.ts';
 import { prepareServiceRole } from '../../src/db/service-role.ts';
+import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { appendOnlyTrigger } from '../../src/store/postgres-schema.ts';
 
 /** A new empty database on the run's PostgreSQL, for one test file. */
@@ -22,6 +23,19 @@ export async function freshDatabaseUrl(): Promise<string> {
 
 export async function freshPool(max = 10): Promise<pg.Pool> {
   return createPool(await freshDatabaseUrl(), max);
+}
+
+/** A fresh database with the PostgreSQL event store on it; both are closed by what the test runs from `closing`. */
+export async function freshEventLog(
+  closing: (() => Promise<void>)[],
+): Promise<{ pool: pg.Pool; store: PostgresEventStore }> {
+  const pool = await freshPool();
+  const store = await PostgresEventStore.create(pool);
+  closing.push(
+    () => pool.end(),
+    () => store.close(),
+  );
+  return { pool, store };
 }
 
 /**

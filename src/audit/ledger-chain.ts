@@ -3,7 +3,7 @@ import type { RecordedEvent } from '../store/event-store.ts';
 import { positionText } from '../store/subscriber.ts';
 import { dayReached, recordedOn } from './digest-days.ts';
 import { checkpointHash, eventLeafV2, genesisHash, signCheckpoint, type LedgerCheckpoint } from './ledger-format.ts';
-import type { LeafRun, PageLeaves } from './log-leaves.ts';
+import { addToRuns, type LeafRun, type PageLeaves } from './log-leaves.ts';
 import { frontierBytes, frontierText, leafHash, pushLeafBytes, rootOf } from './merkle.ts';
 
 /** A checkpoint is cut at the latest this long after the first event it will cover was taken in. */
@@ -92,12 +92,7 @@ export function takeEvents(
   const hashes = Buffer.alloc(32 * events.length);
   events.forEach((e, i) => {
     hashes.write(leafHash(eventLeafV2(e)), 32 * i, 'hex');
-    const on = recordedOn(e);
-    const run = runs.at(-1);
-    if (run?.recordedOn === on) {
-      run.count++;
-      run.lastPosition = positionText(e.position);
-    } else runs.push({ recordedOn: on, count: 1, lastPosition: positionText(e.position) });
+    addToRuns(runs, recordedOn(e), positionText(e.position));
   });
   return takeLeaves(state, { hashes, runs }, now, signer);
 }

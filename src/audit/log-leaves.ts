@@ -20,6 +20,15 @@ export type LeafRun = { recordedOn: string; count: number; lastPosition: string 
  */
 export type PageLeaves = { hashes: Uint8Array; digestHashes: Uint8Array; runs: LeafRun[] };
 
+/** Counts an event recorded on `on` at `position` into the runs of one WIB date it follows. */
+export function addToRuns(runs: LeafRun[], on: string, position: string): void {
+  const run = runs.at(-1);
+  if (run?.recordedOn === on) {
+    run.count++;
+    run.lastPosition = position;
+  } else runs.push({ recordedOn: on, count: 1, lastPosition: position });
+}
+
 /** Which leaves a page is hashed for: the chain's, the digests' or both (one reads the log alone to catch up with the other). */
 export type LeafKinds = { chain: boolean; digests: boolean };
 
@@ -99,12 +108,7 @@ export function pageLeaves(text: string, kinds: LeafKinds = bothLeaves): PageLea
     const leaves = eventLeaves({ streamId, revision, type, version, data, metadata });
     if (kinds.chain) hashes.set(leafBytes(leaves.v2), 32 * i);
     if (kinds.digests) digestHashes.set(leafBytes(leaves.v1), 32 * i);
-    const on = wibDate(new Date(metadata.occurredAt));
-    const run = runs.at(-1);
-    if (run?.recordedOn === on) {
-      run.count++;
-      run.lastPosition = position;
-    } else runs.push({ recordedOn: on, count: 1, lastPosition: position });
+    addToRuns(runs, wibDate(new Date(metadata.occurredAt)), position);
   });
   return { hashes, digestHashes, runs };
 }
@@ -123,11 +127,8 @@ export async function readLogPage(
   upTo: Position | null = null,
 ): Promise<LogPage> {
   if (deps.store.kind !== 'postgres') {
-    // the whole log where the adapter reads it (deleted streams' events included), else "all"
-    const store = deps.store as EventStore & {
-      readLog?: (after: Position, maxCount: number) => Promise<RecordedEvent[]>;
-    };
-    const read = await (store.readLog ? store.readLog(after, maxCount) : store.readAll(after, maxCount));
+    // the whole log as the adapter reads it, deleted streams' events included
+    const read = await deps.store.readLog(after, maxCount);
     const events = upTo ? read.filter(e => comparePositions(e.position, upTo) <= 0) : read;
     return {
       text: JSON.stringify(

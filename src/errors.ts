@@ -42,6 +42,13 @@ export const errorCodes = {
   LOGIN_FIELDS_MISSING: { status: 400, message: 'Email dan password wajib diisi', surface: 'session' },
   PASSWORD_TOO_SHORT: { status: 400, message: 'Password minimal 8 karakter', surface: 'session' },
   PASSWORD_TOO_LONG: { status: 400, message: 'Password maksimal 128 karakter', surface: 'session' },
+  PASSWORD_TOO_COMMON: { status: 400, message: 'Password terlalu umum, pilih yang lain', surface: 'session' },
+  PASSWORD_FIELDS_MISSING: {
+    status: 400,
+    message: 'Password saat ini dan password baru wajib diisi',
+    surface: 'session',
+  },
+  WRONG_CURRENT_PASSWORD: { status: 401, message: 'Password saat ini salah', surface: 'session' },
   NAME_TOO_LONG: { status: 400, message: 'Nama maksimal 100 karakter', surface: 'session' },
   INVALID_EMAIL: { status: 400, message: 'Format email tidak valid', surface: 'session' },
   INVALID_CREDENTIALS: { status: 401, message: 'Email atau password salah', surface: 'session' },

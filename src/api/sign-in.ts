@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { checkPassword, startSession, wrongCredentials } from '../commands/login.ts';
 import { normaliseEmail, registerUser } from '../commands/registration.ts';
 import { refuse } from '../errors.ts';
+import { checkNewPassword } from '../security/password-rules.ts';
 import { findUser, findUserIdByEmail, type UserRow } from '../projections/users.ts';
 import { text, unstorableTextMessage } from '../text.ts';
 import { attemptCounter, clientAddress, tooMany } from './attempt-limits.ts';
@@ -37,9 +38,7 @@ export function parseRegistration(body: unknown) {
   if (!parsed.success) refuseUnstorable(parsed.error);
   if (!parsed.success) throw refuse('REGISTER_FIELDS_MISSING', { message: allFieldsRequired });
   const { name, email, password } = parsed.data;
-  if (password.length < 8) throw refuse('PASSWORD_TOO_SHORT');
-  // argon2 cost grows with input; nobody needs a longer password than this
-  if (password.length > 128) throw refuse('PASSWORD_TOO_LONG');
+  checkNewPassword(password);
   if (name.trim().length > 100) throw refuse('NAME_TOO_LONG');
   if (email.length > 254 || !z.email().safeParse(normaliseEmail(email)).success) throw refuse('INVALID_EMAIL');
   return { name, email, password };

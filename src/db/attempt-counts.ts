@@ -94,6 +94,52 @@ export async function readAttempts(pool: pg.Pool, key: string): Promise<AttemptW
   return row ? { count: row.count, ttlMs: Math.max(row.ttl_ms, 0) } : { count: 0, ttlMs: 0 };
 }
 
+/** How wrong passwords slow one account down: free attempts, the cap of the doubling delay, and how long a streak is kept. */
+export type SlowDown = { after: number; maxSeconds: number; windowMs: number };
+
+/**
+ * Takes an attempt under a slow-down `key` in one statement, or answers how long it is held back. The row counts the
+ * attempts let through since the streak began (a success forgets it: forgetAttempts); its window starts again at each
+ * one, so a streak ends `windowMs` after its last attempt. Once `after` attempts are counted, the next one waits
+ * 1 s after the last, then 2 s, 4 s... up to `maxSeconds`. The row is locked while decided, so attempts from every
+ * instance at once are let through one by one. Answers the milliseconds to wait, 0 when this attempt was taken.
+ */
+export async function takeSlowedAttempt(pool: pg.Pool, key: string, slowDown: SlowDown): Promise<number> {
+  await ensureAttemptCounts(pool);
+  cleanUpNowAndThen(pool);
+  const r = await preparedQuery<{ wait_ms: number }>(
+    pool,
+    'TakeSlowedAttempt',
+    `with before as (
+       select count, window_start from attempt_counts where key = $1 and window_end > now() for update
+     ), held as (
+       -- the exponent is capped before power(): a streak of thousands must not overflow a double
+       select ceil(extract(epoch from window_start
+                + least(power(2, least(count - $3::int, 30)), $4::float8) * interval '1 second' - now()) * 1000)::float8
+                as wait_ms
+         from before where count >= $3::int
+     ), taken as (
+       insert into attempt_counts as a (key, window_start, window_end, count)
+       values ($1, now(), now() + $2::float8 * interval '1 millisecond', 1)
+       on conflict (key) do update set
+         count = case when a.window_end <= now() then 1 else a.count + 1 end,
+         window_start = now(),
+         window_end = excluded.window_end
+       where not exists (select 1 from held where wait_ms > 0)
+       returning count
+     )
+     select coalesce((select wait_ms from held where not exists (select 1 from taken)), 0)::float8 as wait_ms`,
+    [storedKey(key), slowDown.windowMs, slowDown.after, slowDown.maxSeconds],
+  );
+  return Math.max(r.rows[0]!.wait_ms, 0);
+}
+
+/** Forgets the attempts counted under `key` (a slow-down's streak, ended by a success). */
+export async function forgetAttempts(pool: pg.Pool, key: string): Promise<void> {
+  await ensureAttemptCounts(pool);
+  await preparedQuery(pool, 'ForgetAttempts', 'delete from attempt_counts where key = $1', [storedKey(key)]);
+}
+
 /** What @fastify/rate-limit hands a child store: the route's options, with the route when made for one. */
 type ChildOptions = { routeInfo?: { method?: unknown; url?: unknown } };
 

@@ -1,6 +1,7 @@
 import { refuse } from '../errors.ts';
 import {
   AccountDeleted,
+  PasswordChanged,
   PointsDebited,
   PointsGranted,
   SubscriptionGranted,
@@ -27,8 +28,12 @@ export type RegisterUser = {
   now: Date;
 };
 
+/** `reason`: the user changed it knowing the old one, or an admin reset it */
+export type ChangePassword = { type: 'ChangePassword'; passwordHash: string; reason: 'changed' | 'reset'; now: Date };
+
 export type UserCommand =
   | RegisterUser
+  | ChangePassword
   | { type: 'DebitPoints'; points: number; accountId: string; reason: 'account-sync' | 'account-creation' }
   | { type: 'RecordAccountDeleted'; accountId: string; now: Date };
 
@@ -52,6 +57,8 @@ export const user: Decider<User, UserCommand, UserEvent> = {
           role: event.data.role,
           points: 0,
         };
+      case 'PasswordChanged':
+        return state.registered ? { ...state, passwordHash: event.data.passwordHash } : state;
       case 'SubscriptionGranted':
         return state;
       case 'PointsGranted':
@@ -99,6 +106,16 @@ export const user: Decider<User, UserCommand, UserEvent> = {
           PointsGranted({ userId: command.userId, points: freePlan.points, reason: 'free-plan' }),
         ];
       }
+      case 'ChangePassword':
+        if (!state.registered) throw refuse('NOT_FOUND', { message: 'user not found' });
+        return [
+          PasswordChanged({
+            userId: state.userId,
+            passwordHash: command.passwordHash,
+            reason: command.reason,
+            changedAt: command.now.toISOString(),
+          }),
+        ];
       case 'DebitPoints':
         if (!state.registered) throw refuse('NOT_FOUND', { message: 'user not found' });
         if (state.points < command.points) throw notEnoughPoints(command.points, state.points);

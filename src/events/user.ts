@@ -16,6 +16,21 @@ export const UserRegistered = event(
   }),
 );
 
+/**
+ * The user's password replaced: by the user, signed in and knowing the old one, or by an admin's reset through the CLI
+ * (a temporary password handed to the user). Holds the new argon2id hash, as UserRegistered does.
+ */
+export const PasswordChanged = event(
+  'PasswordChanged',
+  1,
+  z.object({
+    userId: z.uuid(),
+    passwordHash: text.min(1),
+    reason: z.enum(['changed', 'reset']),
+    changedAt: isoDate,
+  }),
+);
+
 export const SubscriptionGranted = event(
   'SubscriptionGranted',
   1,
@@ -174,6 +189,7 @@ export type GatewayAccessEvent =
 
 export type UserEvent =
   | EventOf<typeof UserRegistered>
+  | EventOf<typeof PasswordChanged>
   | EventOf<typeof SubscriptionGranted>
   | EventOf<typeof PointsGranted>
   | EventOf<typeof PointsDebited>

@@ -1,7 +1,7 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { user, userEmail } from '../../src/domain/user.ts';
 import { UserEmailClaimed } from '../../src/events/user-email.ts';
-import { PointsGranted, SubscriptionGranted, UserRegistered } from '../../src/events/user.ts';
+import { PasswordChanged, PointsGranted, SubscriptionGranted, UserRegistered } from '../../src/events/user.ts';
 import { specification } from '../support/decider.ts';
 
 const userId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
@@ -53,6 +53,36 @@ describe('user decider', () => {
     ])
       .when(register)
       .thenThrows('EMAIL_TAKEN', 'Email sudah terdaftar');
+  });
+});
+
+describe('password change', () => {
+  const registered = UserRegistered({
+    userId,
+    name: 'Budi',
+    email: 'budi@example.com',
+    passwordHash: 'old-hash',
+    role: 'USER',
+    registeredAt: now.toISOString(),
+  });
+  const change = (reason: 'changed' | 'reset') =>
+    ({ type: 'ChangePassword', passwordHash: 'new-hash', reason, now }) as const;
+
+  it.each(['changed', 'reset'] as const)('records the new hash when the password is %s', reason =>
+    specification(user)([registered])
+      .when(change(reason))
+      .then([PasswordChanged({ userId, passwordHash: 'new-hash', reason, changedAt: now.toISOString() })]),
+  );
+
+  it('refuses a user that was never registered', () =>
+    specification(user)([]).when(change('reset')).thenThrows('NOT_FOUND'));
+
+  it('checks passwords against the newest hash from then on', () => {
+    const state = [
+      registered,
+      PasswordChanged({ userId, passwordHash: 'new-hash', reason: 'changed', changedAt: now.toISOString() }),
+    ].reduce(user.evolve, user.initialState());
+    expect(state).toMatchObject({ registered: true, passwordHash: 'new-hash' });
   });
 });
 

@@ -19,6 +19,10 @@ const envSchema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SANDBOX_URL: z.url().optional(),
+  // the embedded sandbox provider: on by default only without DATABASE_URL, never with NODE_ENV=production
+  SANDBOX: booleanFromEnv.optional(),
+  SANDBOX_HOST: z.string().min(1).default('127.0.0.1'),
+  NODE_ENV: z.string().optional(),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must hold at least 32 characters').optional(),
   ENCRYPTION_KEY: z
     .string()
@@ -47,7 +51,13 @@ const envSchema = z.object({
     .default(12),
   TRUST_PROXY: z.string().trim().min(1).default('false'),
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must hold at least 16 characters').optional(),
-  WEBHOOK_ALLOW_PRIVATE: booleanFromEnv.optional(),
+  WEBHOOK_ALLOW_PRIVATE: booleanFromEnv.default(false),
+  // how long a client may take over a request, its headers and an idle connection, and how many connections are open
+  HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(10),
+  HTTP_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(72),
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(2048),
   OTP_SESSION_TTL_MINUTES: z.coerce.number().int().min(1).max(60).default(5),
   OTP_SEND_LIMIT_PER_PHONE: z.coerce.number().int().min(1).max(1000).default(5),
   OTP_SEND_LIMIT_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(100),
@@ -66,6 +76,15 @@ const envSchema = z.object({
     .default(1),
   LOGIN_LIMIT_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(30),
   LOGIN_LIMIT_PER_IP_WINDOW_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(15),
+  // wrong passwords for one account, from anywhere: free attempts, then a delay doubling from 1 s up to the cap
+  LOGIN_SLOWDOWN_AFTER: z.coerce.number().int().min(1).max(1000).default(5),
+  LOGIN_SLOWDOWN_MAX_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  LOGIN_SLOWDOWN_WINDOW_MINUTES: z.coerce
     .number()
     .int()
     .min(1)
@@ -100,7 +119,8 @@ const envSchema = z.object({
   GATEWAY_MIN_WITHDRAWAL: z.coerce.number().int().min(1).default(50_000),
   // QR images of transfers (DESIGN section 10): decoded in worker threads, bounded, with a deadline; uploads limited
   QR_DECODE_THREADS: z.coerce.number().int().min(1).max(16).optional(),
-  QR_DECODE_QUEUE: z.coerce.number().int().min(0).max(1000).default(4),
+  QR_DECODE_QUEUE: z.coerce.number().int().min(0).max(1000).default(8),
+  QR_DECODE_QUEUE_PER_TENANT: z.coerce.number().int().min(0).max(100).default(2),
   QR_DECODE_DEADLINE_MS: z.coerce.number().int().min(10).max(60_000).default(2000),
   QR_UPLOAD_LIMIT_PER_KEY: z.coerce.number().int().min(1).max(1_000_000).default(10),
   QR_UPLOAD_LIMIT_PER_USER: z.coerce.number().int().min(1).max(1_000_000).default(20),
@@ -170,7 +190,11 @@ export type Config = {
   trustProxy: TrustProxy;
   /** the bearer token /metrics and /ready's details answer to; unset: loopback only */
   metricsToken: string | undefined;
+  /** WEBHOOK_ALLOW_PRIVATE: off unless asked for, in every mode; the start's log names it when on */
   webhookAllowPrivate: boolean;
+  http: HttpSettings;
+  /** whether this process starts the sandbox provider, and on which address (SANDBOX, SANDBOX_HOST) */
+  sandbox: { start: boolean; host: string };
   embeddedPostgresPassword: string;
   /** the password of the embedded database's restricted role that the service connects as (issue 24) */
   serviceRolePassword: string;
@@ -183,6 +207,18 @@ export type Config = {
   testClock: boolean;
   webhookTimeoutSeconds: number;
   webhookConcurrency: number;
+};
+
+/**
+ * What a client may take of the server: a whole request (body included), its headers, an idle keep-alive or silent
+ * connection, and how many connections one instance holds open (beyond: new ones are closed at once).
+ */
+export type HttpSettings = {
+  requestTimeoutSeconds: number;
+  headersTimeoutSeconds: number;
+  idleTimeoutSeconds: number;
+  keepAliveTimeoutSeconds: number;
+  maxConnections: number;
 };
 
 /** E-wallet OTP logins: how long an OTP session lives, and how many codes may be sent per phone and per key in a window. */
@@ -200,15 +236,28 @@ export type AttemptLimit = { max: number; windowMinutes: number };
  * Dashboard sign-in limits, per client address: guesses at one account (IP and email), password spraying across
  * accounts (IP alone), and sign-ups (IP).
  */
-export type AuthLimits = { loginPerIpEmail: AttemptLimit; loginPerIp: AttemptLimit; registerPerIp: AttemptLimit };
+export type AuthLimits = {
+  loginPerIpEmail: AttemptLimit;
+  loginPerIp: AttemptLimit;
+  registerPerIp: AttemptLimit;
+  accountSlowDown: AccountSlowDown;
+};
 
 /**
- * QR images of transfers: decoded by `threads` worker threads with at most `queue` more waiting (beyond: 429), each
- * given `deadlineMs` once a thread takes it (past it: QR_NOT_FOUND); uploads per API key and per user (the dashboard's
- * form counts for its user), 429 beyond.
+ * Wrong passwords for one account from anywhere (a browser that signed in to it before counts apart): `after` attempts
+ * go through, then each waits 1 s after the last, 2 s, 4 s... up to `maxSeconds`; a streak is forgotten on a success
+ * or `windowMinutes` after its last attempt.
+ */
+export type AccountSlowDown = { after: number; maxSeconds: number; windowMinutes: number };
+
+/**
+ * QR images of transfers: decoded by `threads` worker threads, one image of a user at a time, with at most
+ * `queuePerTenant` more of that user's and `queue` of all users' waiting (beyond: 429); each given `deadlineMs` once a
+ * thread takes it (past it: QR_NOT_FOUND); uploads per API key and per user (the dashboard's form counts for its
+ * user), counted once the decoder takes the image, 429 beyond.
  */
 export type QrSettings = { decoding: QrDecodeSettings; perKey: AttemptLimit; perUser: AttemptLimit };
-export type QrDecodeSettings = { threads: number; queue: number; deadlineMs: number };
+export type QrDecodeSettings = { threads: number; queue: number; queuePerTenant: number; deadlineMs: number };
 
 /** Half the cores, one or two: decoding is CPU-bound, and the event loop keeps a core of its own for every other call. */
 const defaultQrDecodeThreads = () => Math.max(1, Math.min(2, Math.floor(availableParallelism() / 2)));
@@ -359,6 +408,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const secrets = loadOrCreateSecrets(dataDir);
   const signingKey = loadSigningKey(e, dataDir);
   const sandboxPort = e.SANDBOX_PORT ?? (e.PORT === 0 ? 0 : e.PORT + 1);
+  const production = e.NODE_ENV === 'production';
+  if (e.SANDBOX && production)
+    throw new ConfigError(
+      'Invalid configuration:\n  SANDBOX: refused with NODE_ENV=production (its control routes hand out OTP codes and credit accounts)',
+    );
   return {
     port: e.PORT,
     host: e.HOST,
@@ -370,6 +424,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
     sandboxPort,
     sandboxUrl: e.SANDBOX_URL,
+    sandbox: {
+      // embedded defaults show the whole product; elsewhere the sandbox is asked for
+      start: !production && !e.SANDBOX_URL && sandboxPort !== 0 && (e.SANDBOX ?? !e.DATABASE_URL),
+      host: e.SANDBOX_HOST,
+    },
     jwtSecret: e.JWT_SECRET ?? secrets.jwtSecret,
     encryptionKey: e.ENCRYPTION_KEY ?? secrets.encryptionKey,
     digestSigningKey: signingKey?.key ?? null,
@@ -381,7 +440,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionIdleHours: e.SESSION_IDLE_HOURS,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     metricsToken: e.METRICS_TOKEN,
-    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE ?? !e.DATABASE_URL,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    http: {
+      requestTimeoutSeconds: e.HTTP_REQUEST_TIMEOUT_SECONDS,
+      headersTimeoutSeconds: e.HTTP_HEADERS_TIMEOUT_SECONDS,
+      idleTimeoutSeconds: e.HTTP_IDLE_TIMEOUT_SECONDS,
+      keepAliveTimeoutSeconds: e.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS,
+      maxConnections: e.HTTP_MAX_CONNECTIONS,
+    },
     embeddedPostgresPassword: secrets.embeddedPostgresPassword,
     serviceRolePassword: secrets.serviceRolePassword,
     otp: {
@@ -394,6 +460,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       loginPerIpEmail: { max: e.LOGIN_LIMIT_PER_IP_EMAIL, windowMinutes: e.LOGIN_LIMIT_PER_IP_EMAIL_WINDOW_MINUTES },
       loginPerIp: { max: e.LOGIN_LIMIT_PER_IP, windowMinutes: e.LOGIN_LIMIT_PER_IP_WINDOW_MINUTES },
       registerPerIp: { max: e.REGISTER_LIMIT_PER_IP, windowMinutes: e.REGISTER_LIMIT_PER_IP_WINDOW_MINUTES },
+      accountSlowDown: {
+        after: e.LOGIN_SLOWDOWN_AFTER,
+        maxSeconds: e.LOGIN_SLOWDOWN_MAX_SECONDS,
+        windowMinutes: e.LOGIN_SLOWDOWN_WINDOW_MINUTES,
+      },
     },
     paymentChecks: {
       fastSeconds: e.PAYMENT_CHECK_FAST_SECONDS,
@@ -414,6 +485,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       decoding: {
         threads: e.QR_DECODE_THREADS ?? defaultQrDecodeThreads(),
         queue: e.QR_DECODE_QUEUE,
+        queuePerTenant: e.QR_DECODE_QUEUE_PER_TENANT,
         deadlineMs: e.QR_DECODE_DEADLINE_MS,
       },
       perKey: { max: e.QR_UPLOAD_LIMIT_PER_KEY, windowMinutes: e.QR_UPLOAD_LIMIT_WINDOW_MINUTES },

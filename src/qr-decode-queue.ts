@@ -1,0 +1,150 @@
+/**
+ * The order in which uploaded QR images reach the decoder's threads, shared fairly between tenants (the users who
+ * upload them). A tenant has at most one image in a thread; the rest of its images wait in its own queue, first in
+ * first out, at most `perTenant` of them. The next free thread goes to the waiting tenant that has used the least
+ * decoder time: each tenant carries the milliseconds its images held a thread, and a tenant that starts waiting is
+ * lifted to the count of the image started last, so that it cannot bank the time it was away (start-time fair
+ * queueing); equal counts go in the order the tenants started waiting (round-robin). A picture of noise that holds a
+ * thread for its whole deadline therefore puts its tenant behind every tenant that has used less.
+ *
+ * All tenants together have at most `waiting` images waiting. When that is full, a tenant with at least two images
+ * fewer waiting than the tenant waiting most takes the place of that tenant's newest image, which is refused instead:
+ * a tenant holds only its share of the bound, and a tenant with nothing waiting is refused only when every waiting
+ * tenant has a single image waiting.
+ */
+
+export type FairQueueBounds = {
+  /** Images decoded at once: the decoder's threads. */
+  threads: number;
+  /** Images of one tenant waiting behind its image in a thread. */
+  perTenant: number;
+  /** Images of all tenants waiting together. */
+  waiting: number;
+};
+
+/** An image offered: refused, or admitted (the newest image of the tenant waiting most then refused, when one is). */
+export type Offer<T> = { admitted: false } | { admitted: true; evicted: T | null };
+export type Turn<T> = { tenant: string; item: T };
+
+export type FairQueue<T> = {
+  offer(tenant: string, item: T): Offer<T>;
+  /** The image to start in a free thread; null when every thread is busy or no tenant without one has images waiting. */
+  next(): Turn<T> | null;
+  /** The tenant's image has left its thread after holding it `usedMs`. */
+  finish(tenant: string, usedMs: number): void;
+  /** Every image still waiting, taken out of the queue. */
+  drain(): T[];
+  readonly waiting: number;
+  readonly running: number;
+};
+
+type Tenant<T> = { waiting: T[]; running: boolean; usedMs: number; waitingSince: number };
+
+export function fairQueue<T>(bounds: FairQueueBounds): FairQueue<T> {
+  const tenants = new Map<string, Tenant<T>>();
+  let startedAtMs = 0; // the decoder time of the image started last: where a tenant that starts waiting is put
+  let waiting = 0;
+  let running = 0;
+  let arrivals = 0;
+
+  const tenantOf = (name: string) => {
+    let tenant = tenants.get(name);
+    if (!tenant) tenants.set(name, (tenant = { waiting: [], running: false, usedMs: 0, waitingSince: 0 }));
+    return tenant;
+  };
+  const startWaiting = (tenant: Tenant<T>) => {
+    tenant.usedMs = Math.max(tenant.usedMs, startedAtMs);
+    tenant.waitingSince = ++arrivals;
+  };
+  /** A tenant with nothing in the decoder is kept only while it owes time; an idle decoder forgets every tenant. */
+  const forgetIdle = () => {
+    if (waiting === 0 && running === 0) {
+      tenants.clear();
+      startedAtMs = 0;
+      return;
+    }
+    for (const [name, tenant] of tenants)
+      if (!tenant.running && tenant.waiting.length === 0 && tenant.usedMs <= startedAtMs) tenants.delete(name);
+  };
+  const refused = (): Offer<T> => {
+    forgetIdle();
+    return { admitted: false };
+  };
+  const waitingMost = () => {
+    let most: Tenant<T> | null = null;
+    for (const tenant of tenants.values())
+      if (
+        !most ||
+        tenant.waiting.length > most.waiting.length ||
+        (tenant.waiting.length === most.waiting.length && tenant.usedMs > most.usedMs)
+      )
+        most = tenant;
+    return most;
+  };
+
+  return {
+    offer(name, item) {
+      const tenant = tenantOf(name);
+      // with a thread free and none of its own, the image starts at once (nobody else can be waiting then)
+      const startsNow = !tenant.running && running < bounds.threads;
+      let evicted: T | null = null;
+      if (!startsNow) {
+        if (tenant.waiting.length >= bounds.perTenant) return refused();
+        if (waiting >= bounds.waiting) {
+          const most = waitingMost();
+          if (!most || most.waiting.length < tenant.waiting.length + 2) return refused();
+          evicted = most.waiting.pop()!;
+          waiting--;
+        }
+      }
+      tenant.waiting.push(item);
+      waiting++;
+      if (!tenant.running && tenant.waiting.length === 1) startWaiting(tenant);
+      return { admitted: true, evicted };
+    },
+    next() {
+      if (running >= bounds.threads) return null;
+      let chosen: [string, Tenant<T>] | null = null;
+      for (const entry of tenants) {
+        const [, tenant] = entry;
+        if (tenant.running || tenant.waiting.length === 0) continue;
+        const best = chosen?.[1];
+        if (
+          !best ||
+          tenant.usedMs < best.usedMs ||
+          (tenant.usedMs === best.usedMs && tenant.waitingSince < best.waitingSince)
+        )
+          chosen = entry;
+      }
+      if (!chosen) return null;
+      const [name, tenant] = chosen;
+      const item = tenant.waiting.shift()!;
+      waiting--;
+      running++;
+      tenant.running = true;
+      startedAtMs = Math.max(startedAtMs, tenant.usedMs);
+      return { tenant: name, item };
+    },
+    finish(name, usedMs) {
+      const tenant = tenants.get(name);
+      if (!tenant?.running) throw new Error(`no image of ${name} is being decoded`);
+      tenant.running = false;
+      running--;
+      tenant.usedMs += Math.max(usedMs, 0);
+      if (tenant.waiting.length > 0) startWaiting(tenant);
+      forgetIdle();
+    },
+    drain() {
+      const items = [...tenants.values()].flatMap(tenant => tenant.waiting.splice(0));
+      waiting = 0;
+      forgetIdle();
+      return items;
+    },
+    get waiting() {
+      return waiting;
+    },
+    get running() {
+      return running;
+    },
+  };
+}

@@ -54,6 +54,8 @@ export type Service = {
 
 export type ServiceOptions = {
   clock?: Clock;
+  /** Sessions' time (tests move their own); the system's time otherwise, whatever the test clock says. */
+  wallClock?: Clock;
   log?: Logger;
   /** Tests start the sandbox on a free port even with SANDBOX_PORT=0. */
   startSandbox?: boolean;
@@ -151,6 +153,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     readModels: background.projections,
     paymentChecks: background.paymentChecks,
     tokens: sessionTokens(config.jwtSecret),
+    wallClock: options.wallClock ?? systemClock,
     digestKey: { keyId: signer.keyId, publicKey: signer.publicKey },
     testClock: config.testClock ? (clock as MovableClock) : null,
     config: {

@@ -20,6 +20,7 @@ import { healthRoutes } from './health.ts';
 import { keySurface } from './key-auth.ts';
 import { apiKeyCache } from './key-cache.ts';
 import { adminSurface, dashboardSurface } from './session-auth.ts';
+import { refusePlantedSessionCookies } from './session-cookie.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { testClockRoutes } from './test-clock.ts';
 import { transferRoutes } from './transfers.ts';
@@ -81,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerMetrics(app, deps.metrics, deps.config.metricsToken);
   registerResponseHeaders(app, deps.config.publicBaseUrl);
   await app.register(cookie);
+  refusePlantedSessionCookies(app, deps.config.publicBaseUrl);
   await app.register(rateLimit, {
     global: false,
     store: attemptCountStore(deps.pool), // counted in PostgreSQL: every instance on the database enforces the same limits

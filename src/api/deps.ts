@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { Clock } from '../clock.ts';
 import type { DatabaseWatch } from '../db/watch.ts';
 import type { PaymentChecks } from '../background/payment-checks.ts';
 import type {
@@ -21,6 +22,8 @@ export type AppDeps = SyncDeps & {
   pool: pg.Pool;
   database: DatabaseWatch;
   tokens: SessionTokens;
+  /** The wall clock: sessions (issued, used, idle, expired) run on it, never on the test clock (`clock`). */
+  wallClock: Clock;
   config: {
     publicBaseUrl: string;
     sessionTtlHours: number;

@@ -9,8 +9,7 @@ import type { AppDeps } from './deps.ts';
 import { answerNotFound } from './errors.ts';
 import { noStore } from './response-headers.ts';
 import { jsonOnly, sameOriginOnly } from './same-origin.ts';
-
-export const SESSION_COOKIE = 'svc_token';
+import { clearSessionCookies, SESSION_COOKIE, sessionTokenOf, setSessionCookies } from './session-cookie.ts';
 
 export type SessionPrincipal = { userId: string; sessionId: string };
 
@@ -61,16 +60,17 @@ export const sessionIdleMs = (deps: AppDeps) => deps.config.sessionIdleHours * 3
 
 /** The user's sessions that can still be used (the devices of /api/auth/me and of the dashboard). */
 export const liveSessionsOf = (deps: AppDeps, userId: string) =>
-  listLiveSessions(deps.pool, userId, deps.clock.now(), sessionIdleMs(deps));
+  listLiveSessions(deps.pool, userId, deps.wallClock.now(), sessionIdleMs(deps));
 
 /**
- * Who holds the cookie: a signed, unexpired JWT whose session is still live server-side and was used within the idle
- * limit; else 401. An idle session is ended on the server as it is refused, so it is over for every device.
+ * Who holds the cookie: a signed, unexpired JWT (under https with its companion cookie) whose session is still live
+ * server-side and was used within the idle limit, all by the wall clock; else 401. An idle session is ended on the
+ * server as it is refused, so it is over for every device.
  */
 export async function authenticateSession(deps: AppDeps, request: FastifyRequest): Promise<SessionPrincipal> {
-  const token = request.cookies[SESSION_COOKIE];
+  const token = sessionTokenOf(request, deps.tokens, deps.config.publicBaseUrl);
   if (!token) throw refuse('UNAUTHORIZED');
-  const now = deps.clock.now();
+  const now = deps.wallClock.now();
   const claims = await deps.tokens.verify(token, now);
   if (!claims) throw refuse('UNAUTHORIZED');
   const live = await findLiveSession(deps.pool, claims.sessionId, claims.userId, now);
@@ -88,13 +88,7 @@ export async function authenticateSession(deps: AppDeps, request: FastifyRequest
 }
 
 export function setSessionCookie(deps: AppDeps, reply: FastifyReply, token: string, expiresAt: Date) {
-  reply.setCookie(SESSION_COOKIE, token, {
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: deps.config.publicBaseUrl.startsWith('https://'),
-    path: '/',
-    expires: expiresAt,
-  });
+  setSessionCookies(reply, deps.tokens, deps.config.publicBaseUrl, token, expiresAt);
 }
 
 /**
@@ -121,15 +115,6 @@ export async function signOut(
   principal: SessionPrincipal | null,
 ): Promise<void> {
   if (principal) await endSession(deps, principal.sessionId, `user:${principal.userId}`, 'logout');
-  if (principal || request.cookies[SESSION_COOKIE]) clearSessionCookie(deps, reply);
-}
-
-/** Only after the session ended on the server (or when the cookie names none that lives): never a live session's. */
-function clearSessionCookie(deps: AppDeps, reply: FastifyReply) {
-  reply.clearCookie(SESSION_COOKIE, {
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: deps.config.publicBaseUrl.startsWith('https://'),
-    path: '/',
-  });
+  // only after the session ended on the server (or when the cookie names none that lives): never a live session's
+  if (principal || request.cookies[SESSION_COOKIE]) clearSessionCookies(reply, deps.config.publicBaseUrl);
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.ts';
 import { refuse } from '../errors.ts';
 import { verifyAgainstNothing, verifyPassword } from '../security/passwords.ts';
 import type { CommandDeps } from './deps.ts';
@@ -11,20 +12,26 @@ export const wrongCredentials = () => refuse('INVALID_CREDENTIALS');
 
 export type Device = { userAgent: string | null; ip: string | null };
 
+/**
+ * A session's times (start, use, idle and absolute expiry) are the wall clock's: how long a person has been away is
+ * not business time, which the test clock moves. The events keep the log's time (`clock`) as every other event does.
+ */
+export type SessionDeps = CommandDeps & { wallClock: Clock };
+
 export async function startSession(
-  deps: CommandDeps & { sessionTtlMs: number },
+  deps: SessionDeps & { sessionTtlMs: number },
   userId: string,
   device: Device,
 ): Promise<{ sessionId: string; issuedAt: Date; expiresAt: Date }> {
   const sessionId = randomUUID();
-  const now = deps.clock.now();
+  const now = deps.wallClock.now();
   const expiresAt = new Date(now.getTime() + deps.sessionTtlMs);
   const result = await handleCommand(
     deps,
     sessionStream(sessionId),
     session,
     { type: 'StartSession', sessionId, userId, ...device, now, expiresAt },
-    { actor: `user:${userId}`, now },
+    { actor: `user:${userId}`, now: deps.clock.now() },
   );
   await deps.readModels.waitFor(result.position);
   return { sessionId, issuedAt: now, expiresAt };
@@ -39,31 +46,29 @@ export async function checkPassword(deps: CommandDeps, userId: string | null, em
 }
 
 export async function endSession(
-  deps: CommandDeps,
+  deps: SessionDeps,
   sessionId: string,
   actor: string,
   reason: SessionEndReason,
 ): Promise<void> {
-  const now = deps.clock.now();
   const result = await handleCommand(
     deps,
     sessionStream(sessionId),
     session,
-    { type: 'EndSession', reason, now },
-    { actor, now },
+    { type: 'EndSession', reason, now: deps.wallClock.now() },
+    { actor, now: deps.clock.now() },
   );
   await deps.readModels.waitFor(result.position);
 }
 
 /** Ends the session if it went unused for `idleMs`; answers whether it is over (idle now, or ended before). */
-export async function endIfIdle(deps: CommandDeps, sessionId: string, idleMs: number): Promise<boolean> {
-  const now = deps.clock.now();
+export async function endIfIdle(deps: SessionDeps, sessionId: string, idleMs: number): Promise<boolean> {
   const handled = await handleCommand(
     deps,
     sessionStream(sessionId),
     session,
-    { type: 'EndIdleSession', now, idleMs },
-    { actor: 'system:session-idle', now },
+    { type: 'EndIdleSession', now: deps.wallClock.now(), idleMs },
+    { actor: 'system:session-idle', now: deps.clock.now() },
   );
   if (handled.position) await deps.readModels.waitFor(handled.position);
   return handled.state.status !== 'active';
@@ -71,17 +76,16 @@ export async function endIfIdle(deps: CommandDeps, sessionId: string, idleMs: nu
 
 /** Called on authenticated requests; records at most one SessionSeen per few minutes. */
 export async function recordSessionSeen(
-  deps: CommandDeps,
+  deps: SessionDeps,
   sessionId: string,
   actor: string,
   idleMs: number,
 ): Promise<void> {
-  const now = deps.clock.now();
   await handleCommand(
     deps,
     sessionStream(sessionId),
     session,
-    { type: 'RecordSessionSeen', now, idleMs },
-    { actor, now },
+    { type: 'RecordSessionSeen', now: deps.wallClock.now(), idleMs },
+    { actor, now: deps.clock.now() },
   );
 }

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 
 export type SessionClaims = { userId: string; sessionId: string };
@@ -21,6 +21,18 @@ export function sessionTokens(secret: string) {
      */
     formToken(sessionId: string): string {
       return createHmac('sha256', key).update(`form-token:v1:${sessionId}`).digest('base64url');
+    },
+    /**
+     * The companion cookie's value under https (src/api/session-cookie.ts): an HMAC of the JWT, so only the service
+     * makes the one that goes with a token, and a token planted without it names no session.
+     */
+    sessionBinding(token: string): string {
+      return createHmac('sha256', key).update(`session-binding:v1:${token}`).digest('base64url');
+    },
+    bindsSession(token: string, binding: string | undefined): boolean {
+      const expected = Buffer.from(this.sessionBinding(token));
+      const given = Buffer.from(binding ?? '');
+      return given.length === expected.length && timingSafeEqual(given, expected);
     },
     /** The sign-in and registration forms' token: the HMAC of the nonce in the browser's pre-session cookie. */
     preSessionFormToken(nonce: string): string {

@@ -157,11 +157,11 @@ describe('GET /api/auth/me', () => {
       expect(response.statusCode).toBe(401);
       expect(response.json()).toEqual({ ok: false, message: 'Unauthorized' });
     }
-    service.clock.advance(service.config.sessionTtlHours * 3_600_000 + 1000);
+    service.wallClock.advance(service.config.sessionTtlHours * 3_600_000 + 1000);
     try {
       expect((await me(user.cookie)).statusCode).toBe(401);
     } finally {
-      service.clock.advance(-(service.config.sessionTtlHours * 3_600_000 + 1000));
+      service.wallClock.advance(-(service.config.sessionTtlHours * 3_600_000 + 1000));
     }
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../../src/db/pool.ts';
 import { businessData, signedInAdmin, withSession, type Admin } from '../support/gateway.ts';
-import { registerUser } from '../support/http.ts';
+import { registerUser, sessionCookies } from '../support/http.ts';
 import { pageBrowser, signedInBrowser, textOf } from '../support/pages.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -43,7 +43,7 @@ const approve = (merchantId: string, headers: Record<string, string>, payload?: 
   service.app.inject({
     method: 'POST',
     url: `/api/admin/gateway/access-requests/${merchantId}/approve`,
-    cookies: { svc_token: admin.cookie },
+    cookies: sessionCookies(admin.cookie),
     headers,
     payload,
   });
@@ -69,7 +69,7 @@ describe('cookie-authenticated JSON routes take JSON only', () => {
     const made = await service.app.inject({
       method: 'POST',
       url: '/api/dashboard/api-keys',
-      cookies: { svc_token: user.cookie },
+      cookies: sessionCookies(user.cookie),
       headers: { 'content-type': 'text/plain' },
       payload: '{"name":"x"}',
     });
@@ -77,7 +77,7 @@ describe('cookie-authenticated JSON routes take JSON only', () => {
     const patched = await service.app.inject({
       method: 'PATCH',
       url: '/api/dashboard/gateway/settings',
-      cookies: { svc_token: user.cookie },
+      cookies: sessionCookies(user.cookie),
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: 'feeToCustomer=true',
     });
@@ -122,12 +122,12 @@ describe("a state-changing request from another origin's page", () => {
     const signOut = await service.app.inject({
       method: 'DELETE',
       url: '/api/auth/me',
-      cookies: { svc_token: user.cookie },
+      cookies: sessionCookies(user.cookie),
       headers: { 'sec-fetch-site': 'same-site' },
     });
     expect(signOut.statusCode).toBe(403);
     expect(
-      (await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: user.cookie } }))
+      (await service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: sessionCookies(user.cookie) }))
         .statusCode,
     ).toBe(200);
   });
@@ -178,7 +178,8 @@ describe('signing in and out through the pages', () => {
   it('keeps the cookie and the session when POST /logout has no token; ends both with it', async () => {
     const { browser } = await signedInBrowser(service);
     const cookie = browser.jar.get('svc_token')!;
-    const me = () => service.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { svc_token: cookie } });
+    const cookies = { svc_token: cookie, '__Host-svc_bind': browser.jar.get('__Host-svc_bind')! };
+    const me = () => service.app.inject({ method: 'GET', url: '/api/auth/me', cookies });
     const bare = await browser.postBare('/logout');
     expect(bare.statusCode).toBe(403);
     expect(bare.cookies.find(c => c.name === 'svc_token')).toBeUndefined();

@@ -13,7 +13,7 @@ import { testSigningKey } from '../support/signing-key.ts';
  */
 const limits = { LOGIN_LIMIT_PER_IP_EMAIL: '4', LOGIN_LIMIT_PER_IP: '6', REGISTER_LIMIT_PER_IP: '2' };
 
-/** A second instance on the first one's database, secrets and sandbox, with the same clock. */
+/** A second instance on the first one's database, secrets and sandbox, with the same clocks. */
 async function secondInstance(first: TestService, env: Record<string, string>): Promise<TestService> {
   const config = loadConfig({
     DATA_DIR: first.config.dataDir,
@@ -23,15 +23,15 @@ async function secondInstance(first: TestService, env: Record<string, string>): 
     PORT: '0',
     SANDBOX_PORT: '0',
     LOG_LEVEL: 'silent',
-    SESSION_IDLE_HOURS: String(24 * 90),
     ...env,
   });
   const service = await createService(config, {
     clock: first.clock,
+    wallClock: first.wallClock,
     log: createLogger('silent'),
     schedulerTickMs: 3_600_000,
   });
-  return Object.assign(service, { clock: first.clock, config });
+  return Object.assign(service, { clock: first.clock, wallClock: first.wallClock, config });
 }
 
 let a: TestService;
@@ -78,6 +78,18 @@ describe('attempt limits across two instances on one database', () => {
     const statuses = answers.map(r => r.statusCode);
     expect(statuses.filter(s => s === 401)).toHaveLength(4);
     expect(statuses.filter(s => s === 429)).toHaveLength(8);
+  });
+
+  it("one account's wrong passwords from many addresses: its slow-down holds over both instances together", async () => {
+    const user = await registerUser(a);
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++)
+      statuses.push((await login(either(i), `198.51.100.${40 + i}`, user.email, `salah-${i}`)).statusCode);
+    const { after } = a.config.authLimits.accountSlowDown;
+    expect(statuses.slice(0, after + 1)).toEqual([...Array<number>(after).fill(401), 429]);
+    expect(statuses.filter(s => s === 429).length).toBeGreaterThanOrEqual(12 - after - 2);
+    // the right password waits too, on either instance
+    for (const on of [a, b]) expect((await login(on, '198.51.100.99', user.email, user.password)).statusCode).toBe(429);
   });
 
   it('sign-ups from one address: the limit holds over both instances together', async () => {

@@ -5,7 +5,8 @@ import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService;
 beforeAll(async () => {
-  service = await startTestService({ SESSION_IDLE_HOURS: '12' });
+  // the test clock on, as a tester runs the service: it moves business time, never the sessions' wall clock
+  service = await startTestService({ SESSION_IDLE_HOURS: '12', TEST_CLOCK: 'true', TEST_CLOCK_FORCE: 'true' });
 });
 afterAll(async () => service?.close());
 
@@ -22,15 +23,18 @@ const endedReason = async (sessionId: string) =>
     )
   ).rows[0]?.reason ?? null;
 
+const moveTestClock = (advanceSeconds: number) =>
+  service.app.inject({ method: 'POST', url: '/api/test-clock', payload: { advanceSeconds } });
+
 describe('SESSION_IDLE_HOURS', () => {
   it('keeps a session in use alive past the idle limit, and ends one left unused that long on the server', async () => {
     const busy = await registerUser(service);
     const idle = await registerUser(service);
     const idleSession = (await me(idle.cookie)).json().devices[0].id as string;
 
-    service.clock.advance(hours(11));
+    service.wallClock.advance(hours(11));
     expect((await me(busy.cookie)).statusCode).toBe(200); // used: recorded as seen
-    service.clock.advance(hours(11));
+    service.wallClock.advance(hours(11));
     expect((await me(busy.cookie)).statusCode).toBe(200); // 22 h after sign-in, 11 h after its last use
 
     const refused = await me(idle.cookie);
@@ -38,9 +42,9 @@ describe('SESSION_IDLE_HOURS', () => {
     expect(refused.json()).toEqual({ ok: false, message: 'Unauthorized' });
     expect(await endedReason(idleSession)).toBe('idle');
     // ended, not only refused: going back in time does not bring it back
-    service.clock.advance(-hours(22));
+    service.wallClock.advance(-hours(22));
     expect((await me(idle.cookie)).statusCode).toBe(401);
-    service.clock.advance(hours(22));
+    service.wallClock.advance(hours(22));
   });
 
   it('leaves idle sessions out of the devices list', async () => {
@@ -53,12 +57,29 @@ describe('SESSION_IDLE_HOURS', () => {
     });
     const secondCookie = second.cookies.find(c => c.name === 'svc_token')!.value;
     expect((await me(user.cookie)).json().devices).toHaveLength(2);
-    service.clock.advance(hours(6));
+    service.wallClock.advance(hours(6));
     await me(user.cookie);
-    service.clock.advance(hours(7));
+    service.wallClock.advance(hours(7));
     const devices = (await me(user.cookie)).json().devices as { current: boolean }[];
     expect(devices).toHaveLength(1);
     expect(devices[0]!.current).toBe(true);
     expect((await me(secondCookie)).statusCode).toBe(401);
+  });
+
+  it('counts on the wall clock: a session outlives a move of the test clock by three days', async () => {
+    const user = await registerUser(service);
+    const before = (await me(user.cookie)).json().devices[0] as { lastSeenAt: string };
+    expect((await moveTestClock(3 * 86_400)).statusCode).toBe(200);
+    const after = await me(user.cookie);
+    expect(after.statusCode).toBe(200);
+    // its times are the wall clock's, not the moved business time
+    expect(after.json().devices[0].lastSeenAt).toBe(before.lastSeenAt);
+    expect(Date.parse(before.lastSeenAt)).toBeLessThanOrEqual(service.wallClock.now().getTime());
+  });
+
+  it('ends an idle session when the wall clock passes the limit, whatever the test clock says', async () => {
+    const user = await registerUser(service);
+    service.wallClock.advance(hours(12));
+    expect((await me(user.cookie)).statusCode).toBe(401);
   });
 });

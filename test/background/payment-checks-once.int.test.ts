@@ -14,7 +14,7 @@ import { testSigningKey } from '../support/signing-key.ts';
  * payments is checked at the provider once per interval, not once per instance.
  */
 
-/** A second instance on the first one's database, secrets and sandbox, with the same clock. */
+/** A second instance on the first one's database, secrets and sandbox, with the same clocks. */
 async function secondInstance(first: TestService): Promise<TestService> {
   const config = loadConfig({
     DATA_DIR: first.config.dataDir,
@@ -24,14 +24,14 @@ async function secondInstance(first: TestService): Promise<TestService> {
     PORT: '0',
     SANDBOX_PORT: '0',
     LOG_LEVEL: 'silent',
-    SESSION_IDLE_HOURS: String(24 * 90),
   });
   const service = await createService(config, {
     clock: first.clock,
+    wallClock: first.wallClock,
     log: createLogger('silent'),
     schedulerTickMs: 3_600_000,
   });
-  return Object.assign(service, { clock: first.clock, config });
+  return Object.assign(service, { clock: first.clock, wallClock: first.wallClock, config });
 }
 
 let a: TestService;

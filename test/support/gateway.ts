@@ -4,7 +4,7 @@ import { registerUser as registerWithRole } from '../../src/commands/registratio
 import { findGatewayBalance } from '../../src/projections/gateway-ledger.ts';
 import { nextUuid } from './ids.ts';
 import { pageBrowser } from './pages.ts';
-import { createKey, keyHolder, sessionCookie } from './http.ts';
+import { createKey, keyHolder, sessionCookie, sessionCookies } from './http.ts';
 import { linkServiceWallet, linkWalletA } from './payments.ts';
 import { sandboxOf } from './sandbox.ts';
 import type { TestService } from './service.ts';
@@ -55,7 +55,7 @@ export const withSession =
     service.app.inject({
       method,
       url,
-      cookies: { svc_token: cookie },
+      cookies: sessionCookies(cookie),
       payload: payload as never,
       headers: method === 'GET' || method === 'DELETE' ? {} : { 'content-type': 'application/json' },
     });

@@ -1,10 +1,22 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestService } from './service.ts';
 
+/** The companion cookie of each session cookie seen (under an https base URL a session is both). */
+const companions = new Map<string, string>();
+
+/** The session cookie svc_token a response set; its companion, if any, goes with it in `sessionCookies`. */
 export function sessionCookie(response: LightMyRequestResponse): string {
   const cookie = response.cookies.find(c => c.name === 'svc_token');
   if (!cookie) throw new Error(`no svc_token cookie in ${response.statusCode} ${response.body}`);
+  const companion = response.cookies.find(c => c.name === '__Host-svc_bind');
+  if (companion) companions.set(cookie.value, companion.value);
   return cookie.value;
+}
+
+/** The cookies a browser holding the session `token` sends: svc_token, and its companion under https. */
+export function sessionCookies(token: string): Record<string, string> {
+  const companion = companions.get(token);
+  return companion ? { svc_token: token, '__Host-svc_bind': companion } : { svc_token: token };
 }
 
 let counter = 0;
@@ -37,7 +49,7 @@ export async function createKey(service: TestService, cookie: string, name = 'te
   const response = await service.app.inject({
     method: 'POST',
     url: '/api/dashboard/api-keys',
-    cookies: { svc_token: cookie },
+    cookies: sessionCookies(cookie),
     payload: { name },
   });
   if (response.statusCode !== 201) throw new Error(`key create failed: ${response.statusCode} ${response.body}`);

@@ -9,9 +9,12 @@ import { checkAnswersAgainstDocument } from './contract-inject.ts';
 import { freshDatabaseUrl } from './database.ts';
 import { testSigningKey } from './signing-key.ts';
 
-export type TestService = Service & { clock: TestClock; config: Config };
+export type TestService = Service & { clock: TestClock; wallClock: TestClock; config: Config };
 
-/** The whole service on a fresh database of the run's PostgreSQL, with a clock the test moves. */
+/**
+ * The whole service on a fresh database of the run's PostgreSQL, with a clock the test moves and a wall clock (the
+ * sessions' time) that stands at the real time of the start until a test moves it.
+ */
 export async function startTestService(
   env: Record<string, string> = {},
   options: Pick<ServiceOptions, 'webhooks' | 'log'> = {},
@@ -25,14 +28,14 @@ export async function startTestService(
     PORT: '0',
     SANDBOX_PORT: '0',
     LOG_LEVEL: 'silent',
-    // tests move the clock by days; those about idle sessions set the limit they test
-    SESSION_IDLE_HOURS: String(24 * 90),
     ...env,
   });
   const clock = new TestClock();
+  const wallClock = new TestClock(new Date());
   // the scheduler ticks only when a test says so (service.accountSync.tick()), against the test clock
   const service = await createService(config, {
     clock,
+    wallClock,
     log: createLogger('silent'),
     startSandbox: true,
     schedulerTickMs: 3_600_000,
@@ -42,5 +45,5 @@ export async function startTestService(
     ...options,
   });
   checkAnswersAgainstDocument(service.app);
-  return Object.assign(service, { clock, config });
+  return Object.assign(service, { clock, wallClock, config });
 }

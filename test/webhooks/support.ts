@@ -26,13 +26,15 @@ export async function startWebhookTestService(
     LOG_LEVEL: 'silent',
     ...env,
   });
+  const wallClock = new TestClock(new Date());
   const service = await createService(config, {
     clock,
+    wallClock,
     log: createLogger('silent'),
     schedulerTickMs: 3_600_000,
     webhooks,
   });
-  return Object.assign(service, { clock, config });
+  return Object.assign(service, { clock, wallClock, config });
 }
 
 /** A short schedule for tests: four attempts a few tens of milliseconds apart. */

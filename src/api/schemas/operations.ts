@@ -8,11 +8,16 @@ export type Success = {
   status: number;
   description: string;
   mediaType?: string;
-  headers?: Record<string, { description: string; type: string }>;
+  headers?: Record<string, { description: string; type: string } | { description: string; anyOf: object[] }>;
 };
 export type OperationNotes = { summary: string; errors?: number[]; success?: Success };
 
 const created = (description: string): Success => ({ status: 201, description });
+/** Set-Cookie: one header, or several (under https the session's cookie comes with its companion __Host-svc_bind). */
+const setCookies = {
+  description: 'The session cookie svc_token (under https with its companion __Host-svc_bind), and other cookies',
+  anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+};
 const accepted = (description: string): Success => ({ status: 202, description });
 
 export const operations: Record<string, OperationNotes> = {
@@ -32,7 +37,7 @@ export const operations: Record<string, OperationNotes> = {
     errors: [409, 429],
     success: {
       ...created('Registered and signed in: the svc_token cookie is set'),
-      headers: { 'set-cookie': { description: 'The session cookie svc_token', type: 'string' } },
+      headers: { 'set-cookie': setCookies },
     },
   },
   'POST /api/auth/login': {
@@ -41,7 +46,7 @@ export const operations: Record<string, OperationNotes> = {
     success: {
       status: 200,
       description: 'Signed in: the svc_token cookie is set',
-      headers: { 'set-cookie': { description: 'The session cookie svc_token', type: 'string' } },
+      headers: { 'set-cookie': setCookies },
     },
   },
   'GET /api/auth/me': { summary: 'The signed-in user, with subscription and devices' },

@@ -36,8 +36,50 @@ export const redactedPaths = [
   '*.metricsToken',
 ];
 
+/** Query parameters whose names say they carry a credential: a client that puts its key in the URL keeps it out of logs. */
+const credentialParameter = /^(api[-_]?key|key|token|access[-_]?token|secret|password|pin|otp|signature)$/i;
+
+/** A request's URL for the log: the value of every credential-named query parameter replaced. */
+export function urlForLog(url: string): string {
+  const query = url.indexOf('?');
+  if (query < 0) return url;
+  const parts = url
+    .slice(query + 1)
+    .split('&')
+    .map(part => {
+      const name = part.split('=', 1)[0]!;
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // a malformed escape is logged as it came: it names nothing we redact
+      }
+      return credentialParameter.test(decoded) ? `${name}=[redacted]` : part;
+    });
+  return `${url.slice(0, query)}?${parts.join('&')}`;
+}
+
+type LoggedRequest = {
+  method: string;
+  url: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+  headers?: Record<string, unknown>;
+};
+
+/** fastify's request serializer, with the URL as urlForLog gives it. */
+const requestForLog = (req: LoggedRequest) => ({
+  method: req.method,
+  url: typeof req.url === 'string' ? urlForLog(req.url) : req.url,
+  version: req.headers?.['accept-version'],
+  host: req.host,
+  remoteAddress: req.ip,
+  remotePort: req.socket?.remotePort,
+});
+
 export function loggerOptions(level: string): LoggerOptions {
-  return { level, redact: { paths: redactedPaths, censor: '[redacted]' } };
+  return { level, redact: { paths: redactedPaths, censor: '[redacted]' }, serializers: { req: requestForLog } };
 }
 
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {

@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { serviceLogger } from './logger.ts';
 import { createService } from './service.ts';
+import { startNotices } from './start-notices.ts';
 
 const log = serviceLogger(process.env.LOG_LEVEL ?? 'info');
 
@@ -10,7 +11,10 @@ try {
   const url = await service.listen();
   log.info({ url }, `service listening on ${url}`);
   console.log(`Service ready: ${url}  (register at ${url}/api/auth/register)`);
-  if (service.sandboxUrl) console.log(`Sandbox provider: ${service.sandboxUrl}  (see docs/sandbox.md)`);
+  for (const notice of startNotices(config, service.sandboxUrl)) {
+    if (notice.level === 'warn') log.warn(notice.message);
+    else console.log(notice.message);
+  }
 
   let stopping = false;
   const stop = (signal: string) => {

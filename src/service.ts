@@ -20,6 +20,7 @@ import { uncoveredYears, uncoveredYearsWarning } from './projections/holiday-cal
 import type { ProjectionRunner } from './projections/runner.ts';
 import type { SagaRunner } from './sagas/runner.ts';
 import { sessionTokens } from './security/session-token.ts';
+import { deviceCookies } from './security/device-cookie.ts';
 import type { HttpConnectorOptions } from './providers/http-connector.ts';
 import { startSandbox } from './providers/sandbox/server.ts';
 import type { AccountSyncScheduler } from './background/account-sync.ts';
@@ -153,6 +154,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     readModels: background.projections,
     paymentChecks: background.paymentChecks,
     tokens: sessionTokens(config.jwtSecret),
+    deviceCookies: deviceCookies(config.jwtSecret),
     wallClock: options.wallClock ?? systemClock,
     digestKey: { keyId: signer.keyId, publicKey: signer.publicKey },
     testClock: config.testClock ? (clock as MovableClock) : null,

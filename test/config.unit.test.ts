@@ -18,8 +18,32 @@ describe('configuration', () => {
       eventStore: 'postgres',
       publicBaseUrl: 'http://localhost:3000',
       logLevel: 'info',
-      webhookAllowPrivate: true,
+      webhookAllowPrivate: false,
+      sandbox: { start: true, host: '127.0.0.1' },
+      http: {
+        requestTimeoutSeconds: 30,
+        headersTimeoutSeconds: 10,
+        idleTimeoutSeconds: 60,
+        keepAliveTimeoutSeconds: 72,
+        maxConnections: 2048,
+      },
     });
+  });
+
+  it('starts the sandbox on embedded defaults only, elsewhere when asked, and never with NODE_ENV=production', () => {
+    const database = { DATABASE_URL: 'postgres://u:p@db:5432/x' };
+    const start = (env: Record<string, string>) => loadConfig({ DATA_DIR: dataDir(), ...env }).sandbox.start;
+    expect(start({})).toBe(true);
+    expect(start(database)).toBe(false);
+    expect(start({ ...database, SANDBOX: 'true' })).toBe(true);
+    expect(start({ SANDBOX: 'false' })).toBe(false);
+    expect(start({ SANDBOX_PORT: '0' })).toBe(false);
+    expect(start({ SANDBOX_URL: 'http://sandbox:3001' })).toBe(false);
+    expect(start({ NODE_ENV: 'production' })).toBe(false);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), NODE_ENV: 'production', SANDBOX: 'true' })).toThrow(
+      /SANDBOX: refused with NODE_ENV=production/,
+    );
+    expect(loadConfig({ DATA_DIR: dataDir(), SANDBOX_HOST: '0.0.0.0' }).sandbox.host).toBe('0.0.0.0');
   });
 
   it('has the gateway numbers of the interface Limits table and DESIGN section 9, each overridable', () => {
@@ -96,10 +120,12 @@ describe('configuration', () => {
       expect(() => loadConfig({ DATA_DIR: dataDir(), TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
   });
 
-  it('turns the private-webhook guard on when a real database is configured', () => {
+  it('refuses private webhook targets in every mode unless WEBHOOK_ALLOW_PRIVATE=true', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).webhookAllowPrivate).toBe(false);
     expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'postgres://u:p@db:5432/x' }).webhookAllowPrivate).toBe(
       false,
     );
+    expect(loadConfig({ DATA_DIR: dataDir(), WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookAllowPrivate).toBe(true);
   });
 });
 

@@ -12,6 +12,7 @@ import { providerRoutes } from './providers.ts';
 import { authRoutes } from './auth.ts';
 import { signInLimits } from './sign-in.ts';
 import { errorCodes } from '../errors.ts';
+import type { HttpSettings } from '../config.ts';
 import type { AppDeps } from './deps.ts';
 import { serializeDocumentedResponses } from './documented-responses.ts';
 import { answerFrameworkError, registerErrorHandling } from './errors.ts';
@@ -50,6 +51,20 @@ import { transferPages } from './pages/transfer-pages.ts';
 
 const hopsTrusted = (hops: number) => (_address: string, hop: number) => hop < hops;
 
+/**
+ * A client that sends its request slowly (a byte every few seconds) holds a connection: the whole request, its headers
+ * and a silent connection each have a limit, checked every second (Node checks every 30 s by default).
+ */
+const clientTimeouts = (http: HttpSettings) => ({
+  requestTimeout: http.requestTimeoutSeconds * 1000,
+  connectionTimeout: http.idleTimeoutSeconds * 1000,
+  keepAliveTimeout: http.keepAliveTimeoutSeconds * 1000,
+  http: {
+    headersTimeout: Math.min(http.headersTimeoutSeconds, http.requestTimeoutSeconds) * 1000,
+    connectionsCheckingInterval: 1000,
+  },
+});
+
 /** Builds the HTTP app without listening, so tests use `inject` against real dependencies. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
@@ -62,7 +77,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: answerFrameworkError,
     // one access-log line per request, when it is answered (below), instead of fastify's two
     disableRequestLogging: true,
+    ...clientTimeouts(deps.config.http),
   });
+  app.server.maxConnections = deps.config.http.maxConnections;
   app.addHook('onResponse', async (request, reply) => {
     request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });

@@ -33,7 +33,7 @@ export function authRoutes(deps: AppDeps, limits: SignInLimits) {
       { config: { invalidBodyMessage: allFieldsRequired }, preHandler: limits.register },
       async (request, reply) => {
         const user = await register(deps, parseRegistration(request.body));
-        await signIn(deps, user.id, request, reply);
+        await signIn(deps, user, request, reply);
         return reply.code(201).send({ ok: true, user });
       },
     );
@@ -43,7 +43,7 @@ export function authRoutes(deps: AppDeps, limits: SignInLimits) {
       { config: { invalidBodyMessage: loginFieldsRequired }, preHandler: limits.login },
       async (request, reply) => {
         const user = await checkLogin(deps, request.body);
-        await signIn(deps, user.id, request, reply);
+        await signIn(deps, user, request, reply);
         return reply.send({ ok: true, user: { id: user.id, name: user.name, email: user.email, role: user.role } });
       },
     );

@@ -13,6 +13,7 @@ import type {
 import type { SyncDeps } from '../commands/sync-account.ts';
 import type { SessionTokens } from '../security/session-token.ts';
 import type { ServiceMetrics } from '../metrics.ts';
+import type { DeviceCookies } from '../security/device-cookie.ts';
 import type { SubscriberProblem } from '../store/subscriber.ts';
 import type { WebhookSettings } from '../webhooks/settings.ts';
 import type { MovableClock } from './test-clock.ts';
@@ -23,6 +24,8 @@ export type AppDeps = SyncDeps & {
   database: DatabaseWatch;
   tokens: SessionTokens;
   /** The wall clock: sessions (issued, used, idle, expired) run on it, never on the test clock (`clock`). */
+  /** The signed cookie of a browser that signed in to an account before (src/security/device-cookie.ts). */
+  deviceCookies: DeviceCookies;
   wallClock: Clock;
   config: {
     publicBaseUrl: string;

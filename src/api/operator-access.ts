@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { isLoopbackAddress } from '../security/address-guard.ts';
 
 /**
  * Who may read the operator's views (/metrics, /ready's details): the bearer of METRICS_TOKEN when one is set; else a
@@ -8,10 +9,8 @@ import type { FastifyRequest } from 'fastify';
 export function isOperator(request: FastifyRequest, token: string | undefined): boolean {
   if (token) return bearerIs(request, token);
   const forwarded = request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined;
-  return !forwarded && isLoopback(request.socket.remoteAddress ?? '');
+  return !forwarded && isLoopbackAddress(request.socket.remoteAddress ?? '');
 }
-
-const isLoopback = (address: string) => address === '::1' || /^(::ffff:)?127\./.test(address);
 
 function bearerIs(request: FastifyRequest, token: string): boolean {
   const header = request.headers.authorization;

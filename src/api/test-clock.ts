@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { query } from '../db/pool.ts';
 import { refuse } from '../errors.ts';
 import type { AppDeps } from './deps.ts';
+import { isOperator } from './operator-access.ts';
 
 /** A clock the test-clock route moves forward: the service's own ShiftedClock, or a test's TestClock. */
 export type MovableClock = { now(): Date; advance(ms: number): unknown };
@@ -43,13 +44,17 @@ const present = (clock: MovableClock) => {
 };
 
 /**
- * GET|POST /api/test-clock (only with TEST_CLOCK=true, DESIGN section 9): where the service's clock is, and moving it
+ * GET|POST /api/test-clock (only with TEST_CLOCK=true; to the operator: loopback unforwarded, or METRICS_TOKEN): where the service's clock is, and moving it
  * forward by `advanceSeconds` or to `setTo`, never back. Timers read the clock every second; queued jobs are brought
  * forward by as much as the clock moved.
  */
 export function testClockRoutes(deps: AppDeps, clock: MovableClock) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
+    // moving business time settles, expires and times out every tenant's money: a tester on this machine only
+    app.addHook('onRequest', async request => {
+      if (!isOperator(request, deps.config.metricsToken)) throw refuse('FORBIDDEN');
+    });
     app.get('/', async () => ({ status: 'success', data: present(clock) }));
     app.post('/', { schema: { body: moveBody } }, async request => {
       const now = clock.now().getTime();

@@ -42,6 +42,7 @@ const deps: Partial<AppDeps> = {
     paymentChecks: config.paymentChecks,
     gateway: config.gateway,
     qr: config.qr,
+    http: config.http,
   },
 };
 // the rest of the dependencies are for requests, which this app never answers

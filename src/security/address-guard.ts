@@ -46,6 +46,30 @@ export function isPublicAddress(address: string): boolean {
   return parsed.match(globalUnicastV6) && parsed.range() === 'unicast';
 }
 
+/** A socket's peer on this machine: 127.0.0.0/8, ::1, or an IPv4-mapped loopback address. */
+export function isLoopbackAddress(address: string): boolean {
+  if (isIP(address) === 0) return false;
+  return ipaddr.process(address).range() === 'loopback';
+}
+
+/**
+ * Whether a peer's address is one of `entries` (addresses or CIDRs, IPv4-mapped addresses judged as IPv4) or loopback.
+ * Throws on an entry that is neither.
+ */
+export function loopbackOr(entries: readonly string[]): (address: string) => boolean {
+  const ranges = entries.map(entry => {
+    const cidr = entry.includes('/') ? entry : `${entry}/${ipaddr.parse(entry).kind() === 'ipv4' ? 32 : 128}`;
+    const [range, bits] = ipaddr.parseCIDR(cidr);
+    return { range, bits };
+  });
+  return address => {
+    if (isLoopbackAddress(address)) return true;
+    if (isIP(address) === 0) return false;
+    const peer = ipaddr.process(address);
+    return ranges.some(({ range, bits }) => range.kind() === peer.kind() && peer.match(range, bits));
+  };
+}
+
 const maxUrlLength = 2048;
 
 /** The URL's form: absolute, http or https, a host, no user name or password in it (they would end up in logs). */

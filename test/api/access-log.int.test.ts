@@ -47,4 +47,16 @@ describe('the access log', () => {
     expect(lines.some(l => l.msg === 'incoming request')).toBe(false);
     expect(JSON.stringify(lines)).not.toMatch(/not-a-real-key|secret-session/);
   });
+
+  it('writes the URL without the values of query parameters named for credentials', async () => {
+    lines.length = 0;
+    const answered = await service.app.inject({
+      method: 'GET',
+      url: '/api/v1/payments?limit=1&api_key=sk_live_in-the-url&Token=tok-in-the-url&page=2',
+    });
+    expect(answered.statusCode).toBe(401);
+    const [line] = lines.filter(l => l.req);
+    expect(line!.req!.url).toBe('/api/v1/payments?limit=1&api_key=[redacted]&Token=[redacted]&page=2');
+    expect(JSON.stringify(lines)).not.toMatch(/in-the-url/);
+  });
 });

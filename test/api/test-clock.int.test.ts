@@ -76,6 +76,25 @@ describe('/api/test-clock', () => {
     ).toBe(404);
   });
 
+  it('answers only a tester on this machine: another address or a forwarded request is refused and moves nothing', async () => {
+    const before = service.clock.now().getTime();
+    for (const request of [
+      { remoteAddress: '10.0.0.7' },
+      { remoteAddress: '::ffff:192.168.1.2' },
+      { headers: { 'x-forwarded-for': '203.0.113.9' } },
+    ]) {
+      const moved = await service.app.inject({
+        method: 'POST',
+        url: '/api/test-clock',
+        payload: { advanceSeconds: 86_400 },
+        ...request,
+      });
+      expect(moved.statusCode, JSON.stringify(request)).toBe(403);
+      expect((await service.app.inject({ method: 'GET', url: '/api/test-clock', ...request })).statusCode).toBe(403);
+    }
+    expect(service.clock.now().getTime()).toBe(before);
+  });
+
   it("answers the service's now, and moves it forward by advanceSeconds or to setTo", async () => {
     const start = service.clock.now();
     const shown = await service.app.inject({ method: 'GET', url: '/api/test-clock' });

@@ -33,6 +33,8 @@ describe('a payment paid in the sandbox, with nobody asking for a sync', () => {
       DATA_DIR: dataDir,
       PORT: String(await freePort()),
       SANDBOX_PORT: String(sandboxPort),
+      // the webhook receiver listens on loopback
+      WEBHOOK_ALLOW_PRIVATE: 'true',
     });
     const url = running.url;
     receiver = await startReceiver();

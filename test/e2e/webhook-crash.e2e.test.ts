@@ -60,6 +60,8 @@ describe('webhook deliveries cut off by a crash', () => {
       DATABASE_URL: await freshDatabaseUrl(),
       DIGEST_SIGNING_KEY: testSigningKey(),
       PORT: String(await freePort()),
+      // a DATABASE_URL starts no sandbox unless asked for
+      SANDBOX: 'true',
       SANDBOX_PORT: String(await freePort()),
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_CONCURRENCY: '8',

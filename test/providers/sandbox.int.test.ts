@@ -33,6 +33,24 @@ describe('the sandbox server', () => {
     ]);
   });
 
+  it('answers its control routes (OTP codes, credits, faults) only on loopback, and its provider routes to anyone', async () => {
+    const from = (remoteAddress: string, method: 'GET' | 'POST', url: string, payload?: object) =>
+      sandbox.app.inject({ method, url, remoteAddress, ...(payload ? { payload } : {}) });
+    const credit = { providerCode: 'BANK-BCA', accountRef: '1234567890', type: 'CREDIT', amount: 5000 };
+    for (const remote of ['10.0.0.7', '172.30.26.5', '::ffff:192.168.1.2', '2001:db8::1']) {
+      expectStatus(await from(remote, 'GET', '/sandbox/otp?phone=0811'), 403, 'CONTROL_NOT_ALLOWED');
+      expectStatus(await from(remote, 'POST', '/sandbox/transactions', credit), 403, 'CONTROL_NOT_ALLOWED');
+      expectStatus(await from(remote, 'POST', '/sandbox/faults', { outage: true }), 403, 'CONTROL_NOT_ALLOWED');
+      expect((await from(remote, 'GET', '/health')).statusCode).toBe(200);
+      expect((await from(remote, 'GET', '/providers/WALLET-A/banks')).statusCode).not.toBe(403);
+    }
+    expect((await sandbox.get('/sandbox/faults')).json()).toEqual({
+      faults: expect.not.objectContaining({ outage: true }),
+    });
+    for (const remote of ['127.0.0.1', '::1', '::ffff:127.0.0.1'])
+      expect((await from(remote, 'GET', '/sandbox/providers')).statusCode, remote).toBe(200);
+  });
+
   it('answers unknown routes and providers with the provider error shape', async () => {
     expectStatus(await sandbox.get('/nowhere'), 404, 'NOT_FOUND');
     expectStatus(

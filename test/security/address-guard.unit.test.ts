@@ -1,7 +1,9 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import {
+  isLoopbackAddress,
   isPublicAddress,
+  loopbackOr,
   parseWebhookUrl,
   resolveTarget,
   TargetRefused,
@@ -176,5 +178,25 @@ describe('where a webhook request may go', () => {
       family: 4,
     });
     expect(await resolveTarget(new URL('http://[::1]:8080/'), policy)).toEqual({ address: '::1', family: 6 });
+  });
+});
+
+describe('who a loopback-only route answers', () => {
+  it('takes 127.0.0.0/8, ::1 and IPv4-mapped loopback as this machine, and nothing else', () => {
+    for (const a of ['127.0.0.1', '127.9.8.7', '::1', '::ffff:127.0.0.1']) expect(isLoopbackAddress(a), a).toBe(true);
+    for (const a of ['10.0.0.1', '0.0.0.0', '::', '::ffff:10.0.0.1', '172.30.26.1', '', 'localhost', 'fe80::1'])
+      expect(isLoopbackAddress(a), a).toBe(false);
+  });
+
+  test.prop([anyV4])('adds exactly the named addresses and ranges to loopback', n => {
+    const allowed = loopbackOr(['172.30.26.1', '10.0.0.0/8']);
+    const address = toV4(n);
+    const expected = address.startsWith('127.') || address === '172.30.26.1' || address.startsWith('10.');
+    expect(allowed(address)).toBe(expected);
+    expect(allowed(`::ffff:${address}`)).toBe(expected);
+  });
+
+  it('refuses an entry that is neither an address nor a CIDR', () => {
+    expect(() => loopbackOr(['sandbox.local'])).toThrow();
   });
 });

@@ -43,7 +43,7 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 60_0
 export async function spawnSandbox(env: Record<string, string>, timeoutMs = 30_000): Promise<RunningService> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/providers/sandbox/main.ts'], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -63,6 +63,8 @@ describe('a webhook attempt cut off by a crash', () => {
       DATABASE_URL: await freshDatabaseUrl(),
       DIGEST_SIGNING_KEY: testSigningKey(),
       PORT: String(await freePort()),
+      // a DATABASE_URL starts no sandbox unless asked for
+      SANDBOX: 'true',
       SANDBOX_PORT: String(await freePort()),
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_TIMEOUT_SECONDS: '60',

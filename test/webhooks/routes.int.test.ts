@@ -25,7 +25,8 @@ const resolveHost = async (host: string): Promise<ResolvedAddress[]> => {
 
 let service: TestService;
 beforeAll(async () => {
-  service = await startWebhookTestService({ WEBHOOK_ALLOW_PRIVATE: 'false' }, { ...shortSchedule, resolveHost });
+  // the default configuration: private targets are refused in every mode unless WEBHOOK_ALLOW_PRIVATE=true
+  service = await startWebhookTestService({}, { ...shortSchedule, resolveHost });
 });
 afterAll(async () => service?.close());
 
@@ -150,6 +151,15 @@ describe.each(surfaces)('webhook endpoints on the $name', ({ base, call, anonymo
       'http://[::ffff:127.0.0.1]/',
       'http://[fd00::1]/',
       'http://2130706433/',
+      'http://0x7f000001/',
+      'http://0177.0.0.1/',
+      'http://0x7f.0.0.1:5432/',
+      'http://017700000001/',
+      'http://127.1/',
+      'http://[0:0:0:0:0:0:0:1]/',
+      'http://[::ffff:7f00:1]/',
+      'http://[::]/',
+      'http://0/',
       'http://localhost:8080/hooks',
       'https://mixed.example/hooks',
       'https://nowhere.invalid/hooks',

@@ -31,6 +31,12 @@ export const operations: Record<string, OperationNotes> = {
     success: { status: 200, description: 'Metrics in the Prometheus text format', mediaType: 'text/plain' },
   },
   'GET /openapi.json': { summary: 'This OpenAPI document' },
+  // only with TEST_CLOCK=true, and only to the operator (loopback unforwarded, or METRICS_TOKEN)
+  'GET /api/test-clock': { summary: "The test clock's now (TEST_CLOCK=true; operator only)", errors: [403] },
+  'POST /api/test-clock': {
+    summary: 'Move the test clock forward (TEST_CLOCK=true; operator only)',
+    errors: [403],
+  },
 
   'POST /api/auth/register': {
     summary: 'Register a dashboard user and start a session',

@@ -61,12 +61,18 @@ export type ControlRouteDeps = {
   faults: Faults;
   sessions: SandboxSessions;
   payments: ReturnType<typeof sandboxPayments>;
+  /** who may drive the sandbox: its control routes hand out OTP codes and credit accounts */
+  controlAllowed: (address: string) => boolean;
 };
 
 export function controlRoutes(deps: ControlRouteDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
     const { state, faults } = deps;
+    app.addHook('onRequest', async request => {
+      if (!deps.controlAllowed(request.socket.remoteAddress ?? ''))
+        throw new SandboxError(403, 'CONTROL_NOT_ALLOWED', 'The sandbox control API answers only on loopback');
+    });
 
     app.get('/providers', async () => ({ providers: sandboxProviders }));
 

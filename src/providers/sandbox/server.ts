@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../logger.ts';
+import { isLoopbackAddress } from '../../security/address-guard.ts';
 import { controlRoutes } from './control-routes.ts';
 import { registerSandboxErrors } from './errors.ts';
 import { Faults } from './faults.ts';
@@ -24,6 +25,8 @@ export type SandboxOptions = {
   stateFile?: string;
   sessionTtlMs?: number;
   otpTtlMs?: number;
+  /** which peers may use /sandbox/* (OTP codes, credits, faults): loopback unless the operator names others */
+  controlAllowed?: (address: string) => boolean;
 };
 
 export type Sandbox = { app: FastifyInstance; state: SandboxState; faults: Faults };
@@ -57,13 +60,22 @@ export async function buildSandbox(opts: SandboxOptions): Promise<Sandbox> {
   await app.register(providerRoutes({ faults, sessions, login, payments, transfers }), {
     prefix: '/providers/:providerCode',
   });
-  await app.register(controlRoutes({ state, faults, sessions, payments }), { prefix: '/sandbox' });
+  await app.register(
+    controlRoutes({
+      state,
+      faults,
+      sessions,
+      payments,
+      controlAllowed: opts.controlAllowed ?? isLoopbackAddress,
+    }),
+    { prefix: '/sandbox' },
+  );
   return { app, state, faults };
 }
 
 export type StartedSandbox = { url: string; close(): Promise<void> };
 
-/** Builds and listens; port 0 picks a free port, and `url` says which. */
+/** Builds and listens (on loopback unless `host` says otherwise); port 0 picks a free port, and `url` says which. */
 export async function startSandbox(opts: SandboxOptions & { port: number; host?: string }): Promise<StartedSandbox> {
   const { app } = await buildSandbox(opts);
   const host = opts.host ?? '127.0.0.1';

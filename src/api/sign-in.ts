@@ -6,6 +6,7 @@ import { refuse } from '../errors.ts';
 import { checkNewPassword } from '../security/password-rules.ts';
 import { findUser, findUserIdByEmail, type UserRow } from '../projections/users.ts';
 import { text, unstorableTextMessage } from '../text.ts';
+import { passwordAttemptPassed, takePasswordAttempt } from './account-slow-down.ts';
 import { attemptCounter, clientAddress, tooMany } from './attempt-limits.ts';
 import type { AppDeps } from './deps.ts';
 import { setSessionCookie } from './session-auth.ts';
@@ -44,10 +45,13 @@ export function parseRegistration(body: unknown) {
   return { name, email, password };
 }
 
-function loginAttemptKey(request: FastifyRequest): string {
+/** The email a sign-in form or body names, if it names one. */
+function postedEmail(request: FastifyRequest): string | null {
   const email = (request.body as { email?: unknown } | undefined)?.email;
-  return `${clientAddress(request)}|${typeof email === 'string' ? normaliseEmail(email) : ''}`;
+  return typeof email === 'string' ? normaliseEmail(email) : null;
 }
+
+const loginAttemptKey = (request: FastifyRequest) => `${clientAddress(request)}|${postedEmail(request) ?? ''}`;
 
 /** A preHandler counting every attempt against each limit in turn: the first one over answers 429. */
 function limitedBy(counters: ReturnType<typeof attemptCounter>[]): preHandlerAsyncHookHandler {
@@ -67,11 +71,17 @@ export type SignInLimits = { login: preHandlerAsyncHookHandler; register: preHan
  */
 export function signInLimits(app: FastifyInstance, deps: AppDeps): SignInLimits {
   const limits = deps.config.authLimits;
+  const perAddress = limitedBy([
+    attemptCounter(app, 'login-address-email', limits.loginPerIpEmail, loginAttemptKey),
+    attemptCounter(app, 'login-address', limits.loginPerIp, clientAddress),
+  ]);
   return {
-    login: limitedBy([
-      attemptCounter(app, 'login-address-email', limits.loginPerIpEmail, loginAttemptKey),
-      attemptCounter(app, 'login-address', limits.loginPerIp, clientAddress),
-    ]),
+    // the account's slow-down last: an attempt an address limit refused is no guess at the account
+    async login(request, reply) {
+      await perAddress.call(this, request, reply);
+      const email = postedEmail(request);
+      if (email) await takePasswordAttempt(deps, request, reply, email);
+    },
     register: limitedBy([attemptCounter(app, 'register-address', limits.registerPerIp, clientAddress)]),
   };
 }
@@ -100,8 +110,17 @@ const device = (request: FastifyRequest) => ({
   ip: request.ip ?? null,
 });
 
-/** Starts a session for the user and sets its cookie on the reply. */
-export async function signIn(deps: AppDeps, userId: string, request: FastifyRequest, reply: FastifyReply) {
+/**
+ * Starts a session for the user who gave their password (registering or signing in) and sets its cookie on the reply,
+ * with the device cookie of their account; the account's slow-down forgets this browser's streak.
+ */
+export async function signIn(
+  deps: AppDeps,
+  user: { id: string; email: string },
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const userId = user.id;
   const started = await startSession(
     { ...deps, sessionTtlMs: deps.config.sessionTtlHours * 3_600_000 },
     userId,
@@ -109,4 +128,5 @@ export async function signIn(deps: AppDeps, userId: string, request: FastifyRequ
   );
   const token = await deps.tokens.sign({ userId, ...started });
   setSessionCookie(deps, reply, token, started.expiresAt);
+  await passwordAttemptPassed(deps, request, reply, user.email);
 }

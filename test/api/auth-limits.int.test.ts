@@ -13,7 +13,8 @@ let service: TestService;
 let small: TestService;
 beforeAll(async () => {
   [service, small] = await Promise.all([
-    startTestService(),
+    // the per-address limits alone: one account's own slow-down is test/api/account-slow-down.int.test.ts's
+    startTestService({ LOGIN_SLOWDOWN_AFTER: '1000' }),
     startTestService({ LOGIN_LIMIT_PER_IP_EMAIL: '2', LOGIN_LIMIT_PER_IP: '3', REGISTER_LIMIT_PER_IP: '2' }),
   ]);
 });
@@ -115,6 +116,7 @@ describe('configuration of the limits', () => {
       loginPerIpEmail: { max: 10, windowMinutes: 1 },
       loginPerIp: { max: 30, windowMinutes: 15 },
       registerPerIp: { max: 10, windowMinutes: 60 },
+      accountSlowDown: { after: 5, maxSeconds: 60, windowMinutes: 15 },
     });
     const env = {
       DATA_DIR: dataDir(),
@@ -124,21 +126,29 @@ describe('configuration of the limits', () => {
       LOGIN_LIMIT_PER_IP_WINDOW_MINUTES: '10',
       REGISTER_LIMIT_PER_IP: '3',
       REGISTER_LIMIT_PER_IP_WINDOW_MINUTES: '1440',
+      LOGIN_SLOWDOWN_AFTER: '3',
+      LOGIN_SLOWDOWN_MAX_SECONDS: '300',
+      LOGIN_SLOWDOWN_WINDOW_MINUTES: '60',
     };
     expect(loadConfig(env).authLimits).toEqual({
       loginPerIpEmail: { max: 5, windowMinutes: 2 },
       loginPerIp: { max: 50, windowMinutes: 10 },
       registerPerIp: { max: 3, windowMinutes: 1440 },
+      accountSlowDown: { after: 3, maxSeconds: 300, windowMinutes: 60 },
     });
   });
 
-  it.each(['LOGIN_LIMIT_PER_IP', 'REGISTER_LIMIT_PER_IP_WINDOW_MINUTES', 'LOGIN_LIMIT_PER_IP_EMAIL'])(
-    'refuses a %s that is not a positive whole number',
-    name => {
-      for (const value of ['0', '-1', 'ten', '1.5'])
-        expect(() => loadConfig({ DATA_DIR: dataDir(), [name]: value }), value).toThrow(name);
-    },
-  );
+  it.each([
+    'LOGIN_LIMIT_PER_IP',
+    'REGISTER_LIMIT_PER_IP_WINDOW_MINUTES',
+    'LOGIN_LIMIT_PER_IP_EMAIL',
+    'LOGIN_SLOWDOWN_AFTER',
+    'LOGIN_SLOWDOWN_MAX_SECONDS',
+    'LOGIN_SLOWDOWN_WINDOW_MINUTES',
+  ])('refuses a %s that is not a positive whole number', name => {
+    for (const value of ['0', '-1', 'ten', '1.5'])
+      expect(() => loadConfig({ DATA_DIR: dataDir(), [name]: value }), value).toThrow(name);
+  });
 });
 
 describe('session tokens', () => {

@@ -153,6 +153,8 @@ beforeAll(async () => {
     TEST_CLOCK: 'true',
     TEST_CLOCK_FORCE: 'true',
     DATABASE_POOL_MAX: '16',
+    // the per-address limit alone: one account's slow-down across instances is limits-across-instances.int.test.ts's
+    LOGIN_SLOWDOWN_AFTER: '1000',
   };
   const [portA, portB, sandboxPort] = await Promise.all([freePort(), freePort(), freePort()]);
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../errors.ts';
-import { loginFormHtml, registerFormHtml, type SignInForm } from '../../web/pages/sign-in.ts';
+import { loginFormHtml, logoutConfirmHtml, registerFormHtml, type SignInForm } from '../../web/pages/sign-in.ts';
 import type { AppDeps } from '../deps.ts';
 import { authenticateSession, sessionOrNull, signOut } from '../session-auth.ts';
 import { checkLogin, parseRegistration, register, signIn, type SignInLimits } from '../sign-in.ts';
@@ -56,7 +56,7 @@ export function signInPages(deps: AppDeps, limits: SignInLimits) {
       request: FastifyRequest,
       reply: FastifyReply,
       which: 'login' | 'register',
-      run: () => Promise<string>,
+      run: () => Promise<{ id: string; email: string }>,
     ) {
       const body = (request.body ?? {}) as Posted;
       const form = { name: str(body.name), email: str(body.email), next: str(body.next) };
@@ -80,7 +80,7 @@ export function signInPages(deps: AppDeps, limits: SignInLimits) {
     });
 
     app.post('/login', { preHandler: limits.login }, (request, reply) =>
-      attempt(request, reply, 'login', async () => (await checkLogin(deps, request.body)).id),
+      attempt(request, reply, 'login', () => checkLogin(deps, request.body)),
     );
 
     app.get('/register', async (request, reply) => {
@@ -89,8 +89,16 @@ export function signInPages(deps: AppDeps, limits: SignInLimits) {
     });
 
     app.post('/register', { preHandler: limits.register }, (request, reply) =>
-      attempt(request, reply, 'register', async () => (await register(deps, parseRegistration(request.body))).id),
+      attempt(request, reply, 'register', () => register(deps, parseRegistration(request.body))),
     );
+
+    // where GET /api/auth/logout sends a link or an image from elsewhere: the same form as the header's, to confirm
+    app.get('/logout', async (request, reply) => {
+      const principal = await sessionOrNull(deps, request);
+      if (!principal) return reply.redirect('/login', 303);
+      const html = logoutConfirmHtml(deps.tokens.formToken(principal.sessionId));
+      return sendPage(reply, { title: 'Keluar' }, html, { narrow: true });
+    });
 
     // the header's "Keluar": a form with the session's token (a link could be followed by another site)
     // the cookie is cleared only with its session ended on the server, or when it names no live session at all

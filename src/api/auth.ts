@@ -4,7 +4,7 @@ import { findUser } from '../projections/users.ts';
 import type { AppDeps } from './deps.ts';
 import { answerSessionNotFound } from './errors.ts';
 import { noStore } from './response-headers.ts';
-import { sameOriginOnly } from './same-origin.ts';
+import { isOwnNavigation, sameOriginOnly } from './same-origin.ts';
 import { authenticateSession, liveSessionsOf, sessionOrNull, signOut } from './session-auth.ts';
 import {
   allFieldsRequired,
@@ -50,7 +50,6 @@ export function authRoutes(deps: AppDeps, limits: SignInLimits) {
 
     app.get('/me', async request => {
       const principal = await authenticateSession(deps, request);
-      const now = deps.clock.now();
       const [user, sessions] = await Promise.all([
         findUser(deps.pool, principal.userId),
         liveSessionsOf(deps, principal.userId),
@@ -79,7 +78,10 @@ export function authRoutes(deps: AppDeps, limits: SignInLimits) {
       };
     });
 
+    // the interface's logout link: only the user's own navigation signs out; another site's link or an image of any
+    // page is sent to the page that asks to confirm with a form (POST /logout, with the session's form token)
     app.get('/logout', async (request, reply) => {
+      if (!isOwnNavigation(request, new URL(deps.config.publicBaseUrl).origin)) return reply.redirect('/logout', 302);
       await signOut(deps, request, reply, await sessionOrNull(deps, request));
       return reply.redirect('/login', 302);
     });

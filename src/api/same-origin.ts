@@ -22,6 +22,16 @@ export function isCrossOrigin(request: FastifyRequest, ownOrigin: string): boole
   return origin !== ownOrigin && fetchSite !== 'same-origin';
 }
 
+/**
+ * True for a top-level navigation the user made on the service itself or typed (Fetch Metadata: a document from the
+ * same origin or from nowhere), or a request of a client that is no browser (no such headers); false for another
+ * origin's link or form, and for anything that is not a document (an image, a script, a fetch), whatever its origin.
+ */
+export function isOwnNavigation(request: FastifyRequest, ownOrigin: string): boolean {
+  const dest = request.headers['sec-fetch-dest'];
+  return !isCrossOrigin(request, ownOrigin) && (dest === undefined || dest === 'document');
+}
+
 /** Refuses (403) every state-changing request of the plugin's routes that a page of another origin sent. */
 export function sameOriginOnly(app: FastifyInstance, publicBaseUrl: string) {
   const ownOrigin = new URL(publicBaseUrl).origin;

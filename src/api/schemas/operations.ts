@@ -61,8 +61,11 @@ export const operations: Record<string, OperationNotes> = {
     summary: 'Sign out and go to the login page',
     success: {
       status: 302,
-      description: 'Signed out: to the login page',
-      headers: { location: { description: 'The login page', type: 'string' } },
+      description:
+        "Signed out, to the login page (/login), when the request is the user's own top-level navigation " +
+        '(Sec-Fetch-Site same-origin or none, Sec-Fetch-Dest document, or no such headers); from another site, or as ' +
+        'anything but a document (an image), nothing is signed out: to /logout, a page that asks to confirm with a form',
+      headers: { location: { description: 'The login page, or the page that asks to confirm', type: 'string' } },
     },
   },
 

@@ -25,3 +25,12 @@ ${field('password', 'Password (minimal 8 karakter)', '<input id="password" name=
 <div class="actions"><button type="submit">Daftar</button><a href="/login">Sudah punya akun? Masuk</a></div>
 </form>`;
 }
+
+/** Asked when the logout link came from elsewhere (another site, an image): signing out takes this form's token. */
+export function logoutConfirmHtml(token: string): string {
+  return `<form class="card" method="post" action="/logout">
+${csrfField(token)}
+<p id="logout-question">Keluar dari akun ini di perangkat ini?</p>
+<div class="actions"><button type="submit">Keluar</button><a href="/dashboard">Batal, kembali ke dasbor</a></div>
+</form>`;
+}

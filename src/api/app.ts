@@ -45,6 +45,7 @@ import { dashboardPages } from './pages/dashboard-pages.ts';
 import { gatewayPages } from './pages/gateway-pages.ts';
 import { mutationPages } from './pages/mutation-pages.ts';
 import { pageSurface } from './pages/page-surface.ts';
+import { passwordPages } from './pages/password-pages.ts';
 import { paymentPages } from './pages/payment-pages.ts';
 import { signInPages } from './pages/sign-in-pages.ts';
 import { transferPages } from './pages/transfer-pages.ts';
@@ -160,6 +161,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     pageSurface(deps, { admin: false }, async pages => {
       await pages.register(dashboardPages(deps, keys));
+      await pages.register(passwordPages(deps));
       await pages.register(accountPages(deps, otpSends));
       await pages.register(transferPages(deps, qrImages));
       await pages.register(mutationPages(deps));

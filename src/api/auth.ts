@@ -3,6 +3,7 @@ import { wrongCredentials } from '../commands/login.ts';
 import { findUser } from '../projections/users.ts';
 import type { AppDeps } from './deps.ts';
 import { answerSessionNotFound } from './errors.ts';
+import { passwordRoutes } from './password.ts';
 import { noStore } from './response-headers.ts';
 import { isOwnNavigation, sameOriginOnly } from './same-origin.ts';
 import { authenticateSession, liveSessionsOf, sessionOrNull, signOut } from './session-auth.ts';
@@ -85,6 +86,8 @@ export function authRoutes(deps: AppDeps, limits: SignInLimits) {
       await signOut(deps, request, reply, await sessionOrNull(deps, request));
       return reply.redirect('/login', 302);
     });
+
+    await app.register(passwordRoutes(deps));
 
     app.delete('/me', async (request, reply) => {
       await signOut(deps, request, reply, await authenticateSession(deps, request));

@@ -25,7 +25,7 @@ const registerBody = z.object({ name: filled, email: filled, password: text.min(
 const loginBody = z.object({ email: filled, password: text.min(1) });
 
 /** Text PostgreSQL cannot store is named, not taken for a missing field. */
-function refuseUnstorable(error: z.ZodError) {
+export function refuseUnstorable(error: z.ZodError) {
   const field = unstorableField(error);
   if (field)
     throw refuse('INVALID_TEXT', {

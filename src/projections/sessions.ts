@@ -87,3 +87,14 @@ export async function listLiveSessions(
   );
   return r.rows;
 }
+
+/** The ids of the user's sessions that are not ended nor expired, idle ones included: those a password change ends. */
+export async function openSessionIdsOf(db: Queryable, userId: string, now: Date): Promise<string[]> {
+  const r = await query<{ id: string }>(
+    db,
+    'ListOpenSessionIds',
+    'select id from user_sessions where user_id = $1 and ended_at is null and expires_at > $2',
+    [userId, now],
+  );
+  return r.rows.map(row => row.id);
+}

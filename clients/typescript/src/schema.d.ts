@@ -140,6 +140,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change the signed-in user's password (their other sessions end) */
+        post: operations["postApiAuthPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/providers": {
         parameters: {
             query?: never;
@@ -2964,6 +2981,16 @@ export interface components {
             ok: true;
         };
         /**
+         * @description The password changed
+         * @example {
+         *       "ok": true
+         *     }
+         */
+        PasswordChangedResponse: {
+            /** @constant */
+            ok: true;
+        };
+        /**
          * @description The process answers
          * @example {
          *       "status": "ok"
@@ -3876,7 +3903,7 @@ export interface operations {
                      * @description Unique per user; compared without case
                      */
                     email: string;
-                    /** @description At least 8 characters */
+                    /** @description At least 8 characters, and none of the ~49,000 most common passwords (400 "Password terlalu umum") */
                     password: string;
                 };
             };
@@ -3885,8 +3912,8 @@ export interface operations {
             /** @description Registered and signed in: the svc_token cookie is set */
             201: {
                 headers: {
-                    /** @description The session cookie svc_token */
-                    "set-cookie"?: string;
+                    /** @description The session cookie svc_token (under https with its companion __Host-svc_bind), and the device cookie svc_device (__Host-svc_device under https) that keeps this browser apart from strangers when wrong passwords slow the account down */
+                    "set-cookie"?: string | string[];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3990,8 +4017,8 @@ export interface operations {
             /** @description Signed in: the svc_token cookie is set */
             200: {
                 headers: {
-                    /** @description The session cookie svc_token */
-                    "set-cookie"?: string;
+                    /** @description The session cookie svc_token (under https with its companion __Host-svc_bind), and the device cookie svc_device (__Host-svc_device under https) that keeps this browser apart from strangers when wrong passwords slow the account down */
+                    "set-cookie"?: string | string[];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4219,10 +4246,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed out: to the login page */
+            /** @description Signed out, to the login page (/login), when the request is the user's own top-level navigation (Sec-Fetch-Site same-origin or none, Sec-Fetch-Dest document, or no such headers); from another site, or as anything but a document (an image), nothing is signed out: to /logout, a page that asks to confirm with a form */
             302: {
                 headers: {
-                    /** @description The login page */
+                    /** @description The login page, or the page that asks to confirm */
                     location?: string;
                     [name: string]: unknown;
                 };
@@ -4231,6 +4258,113 @@ export interface operations {
             /** @description No valid credential */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionErrorResponse"];
+                };
+            };
+        };
+    };
+    postApiAuthPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The password the user signs in with now */
+                    currentPassword: string;
+                    /** @description The same rules as at registration: 8 to 128 characters, none of the most common passwords */
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Changed: every other session of the user has ended, this one goes on */
+            200: {
+                headers: {
+                    /** @description The device cookie svc_device, issued anew */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordChangedResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionErrorResponse"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionErrorResponse"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionErrorResponse"];
+                };
+            };
+            /** @description Too many requests (see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5094,7 +5228,9 @@ export interface operations {
                 accountId?: string;
                 accountType?: "bank" | "wallet" | "ewallet";
                 type?: "DEBIT" | "CREDIT";
+                /** @description An instant with its offset, or a day YYYY-MM-DD from its 00:00 UTC */
                 from?: string;
+                /** @description An instant with its offset (excluded), or a day YYYY-MM-DD, the whole of it (UTC) */
                 to?: string;
                 minAmount?: number;
                 maxAmount?: number;
@@ -5823,7 +5959,9 @@ export interface operations {
     getApiV1GatewayTransactions: {
         parameters: {
             query?: {
+                /** @description An instant with its offset, or a day YYYY-MM-DD from its 00:00 WIB */
                 from?: string;
+                /** @description An instant with its offset (excluded), or a day YYYY-MM-DD, the whole of it (WIB) */
                 to?: string;
                 type?: "PAYMENT" | "SETTLEMENT" | "WITHDRAWAL_REQUESTED" | "WITHDRAWAL_PAID" | "WITHDRAWAL_REJECTED" | "ADJUSTMENT";
                 page?: number;
@@ -8740,9 +8878,9 @@ export interface operations {
     getApiAdminGatewayReconciliation: {
         parameters: {
             query: {
-                /** @description A WIB day, YYYY-MM-DD */
+                /** @description The first WIB day, YYYY-MM-DD */
                 from: string;
-                /** @description A WIB day, YYYY-MM-DD */
+                /** @description The last WIB day, YYYY-MM-DD */
                 to: string;
                 /** @description With CSV (required then): the table of the report */
                 table?: "trial-balance" | "merchants" | "holding-accounts" | "suspense" | "fees" | "payouts";
@@ -8815,9 +8953,9 @@ export interface operations {
     getApiAdminGatewayReconciliationCsv: {
         parameters: {
             query: {
-                /** @description A WIB day, YYYY-MM-DD */
+                /** @description The first WIB day, YYYY-MM-DD */
                 from: string;
-                /** @description A WIB day, YYYY-MM-DD */
+                /** @description The last WIB day, YYYY-MM-DD */
                 to: string;
                 /** @description With CSV (required then): the table of the report */
                 table?: "trial-balance" | "merchants" | "holding-accounts" | "suspense" | "fees" | "payouts";

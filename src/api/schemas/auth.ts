@@ -12,7 +12,20 @@ const isoTime = z.iso.datetime();
 const registerRequest = z.object({
   name: z.string().min(1).max(100).describe('Full name (at most 100 characters, not blank)'),
   email: z.email().max(254).describe('Unique per user; compared without case'),
-  password: z.string().min(8).max(128).describe('At least 8 characters'),
+  password: z
+    .string()
+    .min(8)
+    .max(128)
+    .describe('At least 8 characters, and none of the ~49,000 most common passwords (400 "Password terlalu umum")'),
+});
+
+const passwordChangeRequest = z.object({
+  currentPassword: z.string().min(1).describe('The password the user signs in with now'),
+  newPassword: z
+    .string()
+    .min(8)
+    .max(128)
+    .describe('The same rules as at registration: 8 to 128 characters, none of the most common passwords'),
 });
 
 const loginRequest = z.object({
@@ -98,9 +111,17 @@ export const signedOut = z
   .object({ ok: z.literal(true) })
   .meta({ id: 'SignedOutResponse', description: 'The session ended', examples: [{ ok: true }] });
 
+export const passwordChanged = z
+  .object({ ok: z.literal(true) })
+  .meta({ id: 'PasswordChangedResponse', description: 'The password changed', examples: [{ ok: true }] });
+
 export const authOperations: Record<string, DocumentedOperation> = {
   'POST /api/auth/register': { body: { 'application/json': registerRequest }, responses: { 201: registerResponse } },
   'POST /api/auth/login': { body: { 'application/json': loginRequest }, responses: { 200: loginResponse } },
   'GET /api/auth/me': { responses: { 200: sessionUser } },
   'DELETE /api/auth/me': { responses: { 200: signedOut } },
+  'POST /api/auth/password': {
+    body: { 'application/json': passwordChangeRequest },
+    responses: { 200: passwordChanged },
+  },
 };

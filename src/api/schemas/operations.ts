@@ -15,7 +15,8 @@ export type OperationNotes = { summary: string; errors?: number[]; success?: Suc
 const created = (description: string): Success => ({ status: 201, description });
 /** Set-Cookie: one header, or several (under https the session's cookie comes with its companion __Host-svc_bind). */
 const setCookies = {
-  description: 'The session cookie svc_token (under https with its companion __Host-svc_bind), and other cookies',
+  description:
+    'The session cookie svc_token (under https with its companion __Host-svc_bind), and the device cookie svc_device (__Host-svc_device under https) that keeps this browser apart from strangers when wrong passwords slow the account down',
   anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
 };
 const accepted = (description: string): Success => ({ status: 202, description });
@@ -56,6 +57,15 @@ export const operations: Record<string, OperationNotes> = {
     },
   },
   'GET /api/auth/me': { summary: 'The signed-in user, with subscription and devices' },
+  'POST /api/auth/password': {
+    summary: "Change the signed-in user's password (their other sessions end)",
+    errors: [429],
+    success: {
+      status: 200,
+      description: 'Changed: every other session of the user has ended, this one goes on',
+      headers: { 'set-cookie': { description: 'The device cookie svc_device, issued anew', type: 'string' } },
+    },
+  },
   'DELETE /api/auth/me': { summary: 'Sign out without a redirect (for API clients)' },
   'GET /api/auth/logout': {
     summary: 'Sign out and go to the login page',

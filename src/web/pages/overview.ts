@@ -41,7 +41,8 @@ export function overviewHtml(
 ${user.subscription_expires_at ? `<dt>Berlaku sampai</dt><dd>${timeHtml(user.subscription_expires_at)}</dd>` : ''}
 <dt>Poin</dt><dd id="points">${e(user.points)}</dd>
 <dt>Terdaftar</dt><dd>${timeHtml(user.created_at)}</dd>
-</dl></section>
+</dl>
+<p><a href="/dashboard/password">Ganti password</a></p></section>
 <section class="card" aria-labelledby="start"><h2 id="start">Mulai</h2>
 <ul>
 <li><a href="/dashboard/api-keys">API key</a>: ${e(counts.apiKeys)} aktif. Kunci untuk memanggil <code>/api/v1</code> dari sistem Anda.</li>

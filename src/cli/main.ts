@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import { registerUser } from '../commands/registration.ts';
+import { passwordRefusal } from '../security/password-rules.ts';
+import { resetPasswordCommand } from './reset-password.ts';
 import { loadConfig } from '../config.ts';
 import { checkpointMigration, migrate } from '../db/migrations.ts';
 import { createPool } from '../db/pool.ts';
@@ -23,7 +25,9 @@ import { systemClock } from '../clock.ts';
 const usage = `Usage: npm run cli -- <command>
 
   create-admin --name <name> --email <email> --password <password>
-                          register a user with role ADMIN
+                          register a user with role ADMIN (8 to 128 characters, none of the common passwords)
+  reset-password <email>  replace the user's password with a random temporary one, printed once as JSON, and end
+                          every session of the user
   stream <streamId>       print a stream's events with their metadata (who, when, caused by what); secrets and
                           sealed values shown as [redacted] and [sealed]
   audit-stream <streamId> check a stream: revisions without gaps, every event valid against its schema (after
@@ -82,8 +86,13 @@ async function main(argv: string[]): Promise<number> {
           args: rest,
           options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
         });
-        if (!values.name || !values.email || !values.password || values.password.length < 8) {
-          console.error('create-admin needs --name, --email and --password (at least 8 characters)');
+        if (!values.name || !values.email || !values.password) {
+          console.error('create-admin needs --name, --email and --password');
+          return 2;
+        }
+        const refusal = passwordRefusal(values.password);
+        if (refusal) {
+          console.error(`create-admin: ${refusal}`);
           return 2;
         }
         const { userId } = await registerUser(
@@ -93,6 +102,11 @@ async function main(argv: string[]): Promise<number> {
         console.log(JSON.stringify({ userId, email: values.email, role: 'ADMIN' }));
         return 0;
       }
+      case 'reset-password':
+        return await resetPasswordCommand(
+          { store, pool, clock: systemClock, wallClock: systemClock, readModels },
+          rest,
+        );
       case 'stream': {
         if (!rest[0]) {
           console.error('stream needs a stream id, e.g. user-<uuid>');

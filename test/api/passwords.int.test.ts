@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
@@ -189,5 +191,73 @@ describe('the password page', () => {
     expect((await browser.get('/dashboard/password?done=changed')).body).toContain('Password diganti');
     expect((await me(user.cookie)).statusCode).toBe(401); // the session of registration, another device, is over
     expect((await login(user.email, 'kebun-raya-bogor-9')).statusCode).toBe(200);
+  });
+});
+
+describe('npm run cli -- reset-password', () => {
+  const root = path.resolve(import.meta.dirname, '../..');
+  const cli = (args: string[]) =>
+    new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+        cwd: root,
+        env: {
+          ...process.env,
+          LOG_LEVEL: 'silent',
+          DATABASE_URL: service.config.databaseUrl!,
+          DATA_DIR: service.config.dataDir,
+        },
+      });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', c => (out += c));
+      child.stderr.on('data', c => (err += c));
+      child.on('error', reject);
+      child.on('exit', code => resolve({ code, out, err }));
+    });
+
+  it('prints a temporary password once, ends every session of the user and records the reset', async () => {
+    const user = await registerUser(service);
+    const otherDevice = sessionCookie(await login(user.email, user.password));
+    const reset = await cli(['reset-password', user.email.toUpperCase()]);
+    expect(reset.code, reset.err).toBe(0);
+    const printed = JSON.parse(reset.out) as { userId: string; email: string; temporaryPassword: string };
+    expect(printed).toEqual({
+      userId: user.id,
+      email: user.email,
+      temporaryPassword: expect.stringMatching(/^[\w-]{16}$/),
+    });
+    await service.projections.waitFor(await service.store.headPosition());
+
+    expect((await me(user.cookie)).statusCode).toBe(401);
+    expect((await me(otherDevice)).statusCode).toBe(401);
+    expect((await login(user.email, user.password)).statusCode).toBe(401);
+    expect((await login(user.email, printed.temporaryPassword)).statusCode).toBe(200);
+    const events = await service.store.readStream(`user-${user.id}`);
+    const recorded = events.find(e => e.type === 'PasswordChanged')!;
+    expect(recorded.data).toMatchObject({ reason: 'reset', passwordHash: expect.stringMatching(/^\$argon2id\$/) });
+    expect(recorded.metadata.actor).toBe('operator:cli');
+    expect(JSON.stringify(events.map(e => e.data))).not.toContain(printed.temporaryPassword);
+  });
+
+  it('says so when no user has the email, and how it is used without one', async () => {
+    const unknown = await cli(['reset-password', 'nobody-here@example.com']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain('No user has the email nobody-here@example.com');
+    expect(unknown.out).toBe('');
+    expect((await cli(['reset-password'])).code).toBe(2);
+  });
+
+  it('refuses a common password for a new admin', async () => {
+    const refused = await cli([
+      'create-admin',
+      '--name',
+      'Admin',
+      '--email',
+      'admin-umum@example.com',
+      '--password',
+      'admin123',
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain('Password terlalu umum, pilih yang lain');
   });
 });

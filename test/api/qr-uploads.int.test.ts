@@ -1,14 +1,13 @@
 import type { LightMyRequestResponse } from 'fastify';
-import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { noisePng, qrInNoisePng } from '../../bench/qr-images.ts';
+import { qrInNoisePng } from '../../bench/qr-images.ts';
 import { readQrImage } from '../../src/qr-image.ts';
-import { keyCallerOf, multipartForm, signedInBrowser, textOf } from '../support/pages.ts';
-import { linkWalletA } from '../support/payments.ts';
+import { keyCallerOf, textOf } from '../support/pages.ts';
+import { cleanPng, noiseInDecoder, notQris, upload, walletOf } from '../support/qr-uploads.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
-// Issue 23: QR images are decoded off the event loop, a bounded number at a time, each within a deadline, and the
-// uploads of a key and of a user are limited. Small settings, so that the tests reach every bound.
+// QR images are decoded off the event loop, a bounded number at a time, each within a deadline, and the uploads of a
+// key and of a user are limited. Small settings, so that the tests reach every bound.
 let decoding: TestService; // one thread, nothing waiting, 3 s a picture
 let hurried: TestService; // 300 ms a picture
 let limited: TestService; // 2 uploads a key, 3 a user
@@ -23,68 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([decoding?.close(), hurried?.close(), limited?.close()]);
 });
-
-type Caller = Awaited<ReturnType<typeof keyCallerOf>>;
-const notQris = 'https://example.com/not-a-payment';
-const cleanPng = () => QRCode.toBuffer(notQris, { type: 'png', width: 256 });
-
-/** A signed-in user with a WALLET-A account and a key. */
-async function walletOf(service: TestService) {
-  const { browser } = await signedInBrowser(service);
-  const caller = await keyCallerOf(service, browser);
-  const { accountId } = await linkWalletA(service, caller);
-  return { browser, caller, accountId };
-}
-
-const upload = (service: TestService, caller: Caller, accountId: string, image: Buffer) => {
-  const { payload, headers } = multipartForm(
-    { action: 'wallet-a-qris-create', amount: '1000' },
-    { name: 'qrImage', bytes: image, type: 'image/png' },
-  );
-  return service.app.inject({
-    method: 'POST',
-    url: `/api/v1/accounts/${accountId}/transfer`,
-    headers: { 'x-api-key': caller.key, ...headers },
-    payload,
-  });
-};
-
-/** Uploads a clean QR until one is refused as busy (the first image is then in the decoder), or `first` has ended. */
-async function busyWhile(
-  service: TestService,
-  caller: Caller,
-  accountId: string,
-  first: Promise<unknown>,
-): Promise<LightMyRequestResponse | null> {
-  let ended = false;
-  const end = () => (ended = true);
-  first.then(end, end);
-  const probe = await cleanPng();
-  while (!ended) {
-    const response = await upload(service, caller, accountId, probe);
-    if (response.statusCode === 429) return response;
-  }
-  return null;
-}
-
-/**
- * A picture of noise in the single decoder, seen there by a clean upload refused as busy. A probe can reach the decoder
- * first (the noise still on its way through the multipart parser) and the noise is then the one refused: it is sent
- * again, a few times at most.
- */
-async function noiseInDecoder(service: TestService, caller: Caller, accountId: string, seed: number) {
-  const image = await noisePng(seed);
-  for (let attempt = 1; attempt <= 5; attempt++) {
-    const noise = upload(service, caller, accountId, image);
-    const busy = await busyWhile(service, caller, accountId, noise);
-    if (busy) return { noise, busy };
-    const refused = await noise;
-    expect(refused.json(), 'the noise ended without being refused as busy, and no probe was').toMatchObject({
-      code: 'QR_DECODER_BUSY',
-    });
-  }
-  throw new Error('the noise never reached the decoder before a probe did');
-}
 
 describe('QR images are decoded off the event loop', () => {
   it('answers /health while a picture of noise is being decoded: the health check ends first', async () => {

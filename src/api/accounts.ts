@@ -20,6 +20,7 @@ import {
 } from './otp-flows.ts';
 import { parseBody } from './validation.ts';
 import { pagination, presentAccount } from './presenters.ts';
+import { pageNumber, pageSize } from './query-params.ts';
 
 const interval = z.int().min(5).max(1440);
 const label = text.trim().min(1).max(100);
@@ -47,8 +48,8 @@ const listQuery = z.object({
     .optional(),
   providerCode: text.max(40).optional(),
   search: text.max(100).optional(),
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(100).default(10),
+  page: pageNumber,
+  limit: pageSize(10),
 });
 
 const patchBody = z

@@ -6,13 +6,14 @@ import { latestLedgerCheckpoint } from '../audit/ledger-checkpoint-rows.ts';
 import { auditPage } from '../audit/stream-pages.ts';
 import { refuse } from '../errors.ts';
 import type { AppDeps } from './deps.ts';
+import { pageSize, streamRevision } from './query-params.ts';
 
 const streamParams = z.object({
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_.-]{0,199}$/, 'a stream id: letters, digits, -, _, : and .'),
 });
 const pageQuery = z.object({
-  fromRevision: z.coerce.number().int().min(0).default(0),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  fromRevision: streamRevision,
+  limit: pageSize(100, 1000),
 });
 
 /**

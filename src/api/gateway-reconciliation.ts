@@ -1,37 +1,32 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { calendarDate } from '../domain/working-days.ts';
-import { reconciliationCsv, reconciliationTable, reconciliationTables } from '../audit/gateway-reconciliation-csv.ts';
+import {
+  reconciliationCsv,
+  reconciliationTable,
+  reconciliationTables,
+  type ReconciliationTable,
+} from '../audit/gateway-reconciliation-csv.ts';
 import {
   gatewayReconciliation,
   reconciliationPeriod,
   type GatewayReconciliation,
 } from '../audit/gateway-reconciliation.ts';
 import type { AppDeps } from './deps.ts';
+import { queryDate } from './query-params.ts';
 
-// the document says what the handler checks: WIB days written YYYY-MM-DD, and with CSV one table of the report
-const wibDate = calendarDate.meta({
-  format: 'date',
-  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
-  description: 'A WIB day, YYYY-MM-DD',
-});
+// WIB days written YYYY-MM-DD, and with CSV one table of the report (the handler asks for one then)
 const periodQuery = z.object({
-  from: wibDate,
-  to: wibDate,
+  from: queryDate('The first WIB day, YYYY-MM-DD'),
+  to: queryDate('The last WIB day, YYYY-MM-DD'),
   table: z
-    .string()
+    .enum(reconciliationTables)
     .optional()
-    .meta({ enum: [...reconciliationTables], description: 'With CSV (required then): the table of the report' }),
+    .meta({ description: 'With CSV (required then): the table of the report' }),
 });
 
-/**
- * One table of the report as the CSV file finance downloads: the request's `?table=`; the admin page's link without one
- * gets the merchants' table (its route is the admin page's, the API's asks for a table).
- */
-export function sendReconciliationCsv(reply: FastifyReply, report: GatewayReconciliation) {
-  const asked = (reply.request.query as { table?: unknown } | undefined)?.table;
-  const table = reconciliationTable(asked ?? 'merchants');
+/** One table of the report as the CSV file finance downloads (the API's and the admin page's `?table=`). */
+export function sendReconciliationCsv(reply: FastifyReply, report: GatewayReconciliation, table: ReconciliationTable) {
   return reply
     .type('text/csv; charset=utf-8')
     .header('cache-control', 'no-store')
@@ -59,9 +54,10 @@ export function gatewayReconciliationRoutes(deps: AppDeps) {
         const period = reconciliationPeriod(request.query.from, request.query.to);
         const wantsCsv = csv || (request.headers.accept ?? '').includes('text/csv');
         // the table is checked before the report is computed: a wrong name costs no fold
-        if (wantsCsv) reconciliationTable(request.query.table);
+        // the table is asked for with CSV, and checked before the report is computed: a missing one costs no fold
+        const table = wantsCsv ? reconciliationTable(request.query.table) : null;
         const report = await gatewayReconciliation(deps, period);
-        if (wantsCsv) return sendReconciliationCsv(reply, report);
+        if (table) return sendReconciliationCsv(reply, report, table);
         return { status: 'success', data: report };
       };
     app.get('/', { schema: { querystring: periodQuery } }, handler(false));

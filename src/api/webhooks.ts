@@ -8,6 +8,7 @@ import { text } from '../text.ts';
 import { defaultWebhookEvents, webhookEventTypes } from '../domain/webhook-events.ts';
 import type { AppDeps } from './deps.ts';
 import { pagination } from './presenters.ts';
+import { pageNumber, pageSize } from './query-params.ts';
 
 const createBody = z.object({
   url: text.trim().min(1).max(2048),
@@ -16,10 +17,11 @@ const createBody = z.object({
 });
 const endpointParams = z.object({ id: z.uuid() });
 const deliveryParams = z.object({ id: z.uuid(), deliveryId: z.uuid() });
-const deliveriesQuery = z.object({
+/** The delivery log's filters (the dashboard's page reads the same ones). */
+export const deliveriesQuery = z.object({
   status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']).optional(),
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  page: pageNumber,
+  limit: pageSize(20),
 });
 
 type Surface = 'key' | 'dashboard';

@@ -370,7 +370,8 @@ describe('GET /api/admin/gateway/reconciliation', () => {
     for (const bad of ['ledger', '']) {
       const refused = await csvOf(bad);
       expect(refused.statusCode, bad).toBe(400);
-      expect(refused.json().message).toContain('trial-balance, merchants, holding-accounts, suspense, fees, payouts');
+      expect(refused.json(), bad).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ path: 'querystring.table' }] });
+      expect(refused.json().errors[0].message, bad).toContain('holding-accounts');
     }
     const missing = await service.app.inject({
       method: 'GET',

@@ -9,26 +9,30 @@ import { payWithdrawal, rejectWithdrawal } from '../../commands/gateway-withdraw
 import { choosePayoutAccount, currentPayoutAccount } from '../../commands/payout-account.ts';
 import { payOutWithdrawal } from '../../commands/withdrawal-payout.ts';
 import { markHoldingAccount, unmarkHoldingAccount } from '../../commands/holding-accounts.ts';
-import { isCalendarDate } from '../../domain/working-days.ts';
 import { DomainError, refuse } from '../../errors.ts';
 import { findOwnedAccount, listAccounts } from '../../projections/accounts.ts';
 import { lastPayoutFailures } from '../../projections/withdrawal-payouts.ts';
 import { listGatewayAccess, listHoldingAccounts } from '../../projections/gateway-access.ts';
 import { listGatewayWithdrawals } from '../../projections/gateway-ledger.ts';
 import { gatewayReconciliation, reconciliationPeriod } from '../../audit/gateway-reconciliation.ts';
+import { reconciliationTables } from '../../audit/gateway-reconciliation-csv.ts';
 import { text } from '../../text.ts';
 import { accessReviewHtml, adminOverviewHtml, holdingAccountsHtml, reconciliationHtml } from '../../web/pages/admin.ts';
 import { adminWithdrawalsHtml } from '../../web/pages/admin-withdrawals.ts';
 import type { AppDeps } from '../deps.ts';
 import { sendReconciliationCsv } from '../gateway-reconciliation.ts';
+import { isQueryDate } from '../query-params.ts';
 import { adminSuspensePages } from './admin-suspense-pages.ts';
 import { noticeOf, orShowRefusal, pathId, refusalText, seeOther, sendPage } from './page-reply.ts';
+import { dateWords, queryFilters } from './list-filters.ts';
 import { frameOf } from './page-surface.ts';
 
 const note = text.trim().min(1, 'Catatan wajib diisi').max(1000, 'Catatan maksimal 1000 karakter');
 const reference = text.trim().min(1, 'Referensi wajib diisi').max(200, 'Referensi maksimal 200 karakter');
-const accessStatus = z.enum(['PENDING', 'APPROVED', 'REJECTED']).optional().catch(undefined);
-const withdrawalStatus = z.enum(['REQUESTED', 'PAID', 'REJECTED']).optional().catch(undefined);
+const accessQuery = z.object({ status: z.enum(['PENDING', 'APPROVED', 'REJECTED']).optional() });
+const withdrawalQuery = z.object({ status: z.enum(['REQUESTED', 'PAID', 'REJECTED']).optional() });
+// the page's link without a table gets the merchants' (src/api/gateway-reconciliation.ts)
+const reconciliationCsvQuery = z.object({ table: z.enum(reconciliationTables).default('merchants') });
 
 const doneNotices: Record<string, string> = {
   approved: 'Akses disetujui.',
@@ -74,8 +78,10 @@ export function adminPages(deps: AppDeps) {
     });
 
     // access review
-    const accessPage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {
-      const status = accessStatus.parse((request.query as { status?: unknown }).status);
+    const accessPage = async (request: FastifyRequest, reply: FastifyReply, refused?: DomainError) => {
+      const { value, refusal } = queryFilters(request, accessQuery);
+      const { status } = value;
+      const error = refused ?? refusal;
       const rows = await listGatewayAccess(deps.pool, status);
       return sendPage(
         reply,
@@ -168,8 +174,10 @@ export function adminPages(deps: AppDeps) {
     );
 
     // withdrawals: paid by an admin other than the requester, or refused
-    const withdrawalsPage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {
-      const status = withdrawalStatus.parse((request.query as { status?: unknown }).status);
+    const withdrawalsPage = async (request: FastifyRequest, reply: FastifyReply, refused?: DomainError) => {
+      const { value, refusal } = queryFilters(request, withdrawalQuery);
+      const { status } = value;
+      const error = refused ?? refusal;
       const [rows, chosen, own] = await Promise.all([
         listGatewayWithdrawals(deps.pool, { status }),
         currentPayoutAccount(deps),
@@ -283,15 +291,19 @@ export function adminPages(deps: AppDeps) {
       const q = (request.query ?? {}) as { from?: unknown; to?: unknown };
       return { from: typeof q.from === 'string' ? q.from : '', to: typeof q.to === 'string' ? q.to : '' };
     };
+    // both dates as the JSON route takes them, checked before the report is computed
+    const reportPeriod = ({ from, to }: { from: string; to: string }) => {
+      if (!isQueryDate(from) || !isQueryDate(to))
+        throw refuse('INVALID_PERIOD', { words: `Isi kedua tanggal: ${dateWords}` });
+      return reconciliationPeriod(from, to);
+    };
     app.get('/reconciliation', async (request, reply) => {
       const period = periodOf(request);
       const frame = frameOf(request, 'Rekonsiliasi gateway', 'reconciliation');
       if (!period.from && !period.to) return sendPage(reply, frame, reconciliationHtml(period, null));
       return orShowRefusal(
         async () => {
-          if (!isCalendarDate(period.from) || !isCalendarDate(period.to))
-            throw refuse('INVALID_PERIOD', { words: 'Isi kedua tanggal' });
-          const report = await gatewayReconciliation(deps, reconciliationPeriod(period.from, period.to));
+          const report = await gatewayReconciliation(deps, reportPeriod(period));
           return sendPage(reply, frame, reconciliationHtml(period, report));
         },
         error =>
@@ -304,11 +316,10 @@ export function adminPages(deps: AppDeps) {
       );
     });
     app.get('/reconciliation.csv', async (request, reply) => {
-      const period = periodOf(request);
-      return sendReconciliationCsv(
-        reply,
-        await gatewayReconciliation(deps, reconciliationPeriod(period.from, period.to)),
-      );
+      const period = reportPeriod(periodOf(request));
+      const { value, refusal } = queryFilters(request, reconciliationCsvQuery);
+      if (refusal) throw refusal;
+      return sendReconciliationCsv(reply, await gatewayReconciliation(deps, period), value.table);
     });
   };
 }

@@ -8,7 +8,9 @@ import { DomainError, refuse } from '../../errors.ts';
 import { calendarHtml, digestsHtml, streamHtml } from '../../web/pages/admin-records.ts';
 import type { AppDeps } from '../deps.ts';
 import { calendarInForce } from '../gateway-calendar.ts';
+import { streamRevision } from '../query-params.ts';
 import { noticeOf, orShowRefusal, seeOther, sendPage } from './page-reply.ts';
+import { queryFilters } from './list-filters.ts';
 import { frameOf } from './page-surface.ts';
 
 const year = z.coerce
@@ -18,6 +20,7 @@ const year = z.coerce
   .max(2999, 'Tahun 2000 sampai 2999');
 const streamId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_.-]{0,199}$/);
 const pageSize = 100;
+const streamQuery = z.object({ fromRevision: streamRevision });
 
 /** The form's lines, `date | kind | name`, as the calendar's days; a line that is not one says which. */
 function daysOf(text: string) {
@@ -87,11 +90,15 @@ export function adminRecordPages(deps: AppDeps) {
     );
 
     app.get('/streams', async (request, reply) => {
-      const q = (request.query ?? {}) as { id?: unknown; fromRevision?: unknown };
+      const q = (request.query ?? {}) as { id?: unknown };
       const frame = frameOf(request, 'Riwayat stream', 'streams');
       if (typeof q.id !== 'string' || q.id === '') return sendPage(reply, frame, streamHtml('', null, null));
-      const from = Number(q.fromRevision ?? 0);
-      const fromRevision = Number.isInteger(from) && from >= 0 ? from : 0;
+      const { value, refusal } = queryFilters(request, streamQuery);
+      if (refusal)
+        return sendPage(reply, { ...frame, notice: noticeOf(request, {}, refusal) }, streamHtml(q.id, null, null), {
+          status: refusal.status,
+        });
+      const { fromRevision } = value;
       const page = streamId.safeParse(q.id).success ? await auditPage(deps.store, q.id, fromRevision, pageSize) : null;
       if (!page) {
         return sendPage(

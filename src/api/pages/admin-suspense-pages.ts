@@ -13,9 +13,10 @@ import { text } from '../../text.ts';
 import { adminSuspenseHtml, suspenseStatuses } from '../../web/pages/admin-suspense.ts';
 import type { AppDeps } from '../deps.ts';
 import { noticeOf, orShowRefusal, pathId, seeOther, sendPage } from './page-reply.ts';
+import { queryFilters } from './list-filters.ts';
 import { frameOf } from './page-surface.ts';
 
-const status = z.enum(suspenseStatuses).catch('OPEN');
+const suspenseQuery = z.object({ status: z.enum(suspenseStatuses).default('OPEN') });
 const note = text.trim().min(1, 'Catatan wajib diisi').max(1000, 'Catatan maksimal 1000 karakter');
 const reference = text.trim().min(1, 'Referensi wajib diisi').max(200, 'Referensi maksimal 200 karakter');
 const optionalId = text.trim().max(100, 'ID terlalu panjang');
@@ -76,8 +77,10 @@ export function adminSuspensePages(deps: AppDeps) {
   return async function (app: FastifyInstance) {
     const adminId = (request: FastifyRequest) => request.viewer!.user.id;
 
-    const suspensePage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {
-      const shown = status.parse((request.query as { status?: unknown } | undefined)?.status);
+    const suspensePage = async (request: FastifyRequest, reply: FastifyReply, refused?: DomainError) => {
+      const { value, refusal } = queryFilters(request, suspenseQuery);
+      const shown = value.status;
+      const error = refused ?? refusal;
       const [rows, holding] = await Promise.all([
         listSuspense(deps.pool, { status: shown }),
         listHoldingAccounts(deps.pool),

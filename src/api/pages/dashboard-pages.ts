@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { createApiKey } from '../../commands/api-key.ts';
 import { revokeApiKeyAtOnce } from '../../commands/api-key-revocation.ts';
 import { endSession } from '../../commands/login.ts';
@@ -16,15 +15,14 @@ import { deliveryLogHtml, webhooksHtml, type NewEndpoint } from '../../web/pages
 import type { AppDeps } from '../deps.ts';
 import type { ApiKeyCache } from '../key-cache.ts';
 import { liveSessionsOf } from '../session-auth.ts';
+import { deliveriesQuery } from '../webhooks.ts';
 import { noticeOf, orShowRefusal, pathId, seeOther, sendPage } from './page-reply.ts';
+import { queryFilters } from './list-filters.ts';
 import { frameOf } from './page-surface.ts';
 
 const keyName = text.trim().min(1, 'Nama API key wajib diisi').max(100, 'Nama API key maksimal 100 karakter');
 const webhookUrl = text.trim().min(1, 'URL wajib diisi').max(2048, 'URL maksimal 2048 karakter');
-const deliveryFilter = z.object({
-  status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']).optional().catch(undefined),
-  page: z.coerce.number().int().min(1).catch(1),
-});
+const deliveryFilter = deliveriesQuery.pick({ status: true, page: true });
 
 /** What the pages say after a form that changed something (`?done=`). */
 const doneNotices: Record<string, string> = {
@@ -156,7 +154,7 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
       const user = request.viewer!.user;
       const endpoint = await findWebhookEndpoint(deps.pool, user.id, pathId(request.params.id, endpointNotFound));
       if (!endpoint) throw endpointNotFound();
-      const filter = deliveryFilter.parse(request.query ?? {});
+      const { value: filter, refusal } = queryFilters(request, deliveryFilter);
       const limit = 20;
       const { rows, total } = await listDeliveries(deps.pool, {
         ownerId: user.id,
@@ -174,8 +172,9 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
       };
       return sendPage(
         reply,
-        { ...frameOf(request, 'Log pengiriman webhook', 'webhooks'), notice: noticeOf(request, doneNotices) },
+        { ...frameOf(request, 'Log pengiriman webhook', 'webhooks'), notice: noticeOf(request, doneNotices, refusal) },
         deliveryLogHtml(view),
+        { status: refusal?.status ?? 200 },
       );
     });
 

@@ -12,7 +12,7 @@ import {
 import { statementTypeLabel, type StatementFilterForm, type StatementView } from '../../web/pages/gateway-statement.ts';
 import type { AppDeps } from '../deps.ts';
 import { statementQuery } from '../gateway-statement.ts';
-import { filterForm, pageOf } from './list-filters.ts';
+import { filterForm, filterRefusal, pageAsked } from './list-filters.ts';
 import { csvMaxRows } from './mutation-pages.ts';
 
 const pageSize = 50;
@@ -23,14 +23,9 @@ const chartMaxDays = 366; // a longer period's chart shows its last year, so the
 const filterNames = ['from', 'to', 'type'] as const;
 
 /** The statement filters of the JSON API (dates as WIB days); a 400 names the first field at fault. */
-function parseFilters(merchantId: string, form: StatementFilterForm, page: number, limit: number): StatementFilter {
+function parseFilters(merchantId: string, form: StatementFilterForm, page: unknown, limit: number): StatementFilter {
   const parsed = statementQuery.safeParse({ ...form, page, limit });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw refuse('VALIDATION_ERROR', {
-      words: `Filter tidak valid (${issue?.path.join('.') ?? 'filter'}): ${issue?.message ?? 'periksa isian'}`,
-    });
-  }
+  if (!parsed.success) throw filterRefusal(parsed.error);
   return { merchantId, ...parsed.data };
 }
 
@@ -54,7 +49,7 @@ export async function statementView(
   request: FastifyRequest,
 ): Promise<StatementView> {
   const filters = filterForm(request, filterNames);
-  const f = parseFilters(merchantId, filters, pageOf(request), pageSize);
+  const f = parseFilters(merchantId, filters, pageAsked(request), pageSize);
   const period = chartPeriod(f, deps.clock.now());
   const [{ rows, total }, days] = await Promise.all([
     listStatement(deps.pool, f),

@@ -1,4 +1,7 @@
 import type { FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { refuse, type DomainError } from '../../errors.ts';
+import { maxPage, periodOrderMessage, queryYears } from '../query-params.ts';
 
 /** The filters of a list page as its GET form sent them: blank fields dropped, the rest kept as typed. */
 export function filterForm<N extends string>(request: FastifyRequest, names: readonly N[]): Partial<Record<N, string>> {
@@ -8,18 +11,52 @@ export function filterForm<N extends string>(request: FastifyRequest, names: rea
   return form;
 }
 
-const isDay = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value);
+/** The page number of a list's query as sent (blank: none), for the list's schema to take or refuse. */
+export function pageAsked(request: FastifyRequest): unknown {
+  const page = (request.query as { page?: unknown } | undefined)?.page;
+  return page === '' ? undefined : page;
+}
+
+/** What a date typed into a page must be, in the pages' words. */
+export const dateWords = `tulis tanggal YYYY-MM-DD yang ada di kalender, tahun ${queryYears.first} sampai ${queryYears.last}`;
+const amountWords = 'tulis jumlah rupiah tanpa titik atau koma, 0 atau lebih';
+
+/** What a page asks of each filter it refuses, in its words; a filter not here is a choice from a list. */
+const filterWords: Record<string, string> = {
+  from: dateWords,
+  to: dateWords,
+  page: `halaman 1 sampai ${maxPage.toLocaleString('id-ID')}`,
+  fromRevision: 'revisi bilangan bulat 0 atau lebih',
+  minAmount: amountWords,
+  maxAmount: amountWords,
+  accountId: 'pilih rekening dari daftar',
+  orderId: 'paling banyak 100 karakter',
+};
 
 /**
- * A date typed into a page means a WIB day, as people here mean it: `from` its 00:00 WIB, `to` the end of it (the next
- * day's 00:00 WIB, exclusive). Anything else is left as typed, for the list's own schema to take or refuse.
+ * A list page's refusal of its query (400): the first filter at fault and what it asks, in the page's words, never the
+ * schema's English.
  */
-export const wibDayStart = (value: string) => (isDay(value) ? `${value}T00:00:00+07:00` : value);
-export const wibDayEnd = (value: string) =>
-  isDay(value) ? new Date(Date.parse(`${value}T00:00:00+07:00`) + 86_400_000).toISOString() : value;
+export function filterRefusal(error: { issues: readonly Pick<z.core.$ZodIssue, 'path' | 'message'>[] }): DomainError {
+  const issue = error.issues[0];
+  const field = issue?.path.map(String).join('.') || 'filter';
+  const said =
+    issue?.message === periodOrderMessage
+      ? 'tanggal awal harus sebelum tanggal akhir'
+      : (filterWords[field] ?? 'pilih salah satu dari daftar');
+  return refuse('VALIDATION_ERROR', { words: `Filter tidak valid (${field}): ${said}` });
+}
 
-/** The page number of a list's query; anything but a whole number from 1 is the first page. */
-export function pageOf(request: FastifyRequest): number {
-  const page = Number((request.query as { page?: unknown } | undefined)?.page);
-  return Number.isInteger(page) && page >= 1 ? page : 1;
+/**
+ * A page's query through its schema (blank fields absent, as a GET form sends them): its filters, or, refused, what
+ * the schema makes of none (the page's defaults) with the refusal the page shows.
+ */
+export function queryFilters<S extends z.ZodType>(
+  request: FastifyRequest,
+  schema: S,
+): { value: z.output<S>; refusal: DomainError | null } {
+  const asked = Object.entries((request.query ?? {}) as Record<string, unknown>).filter(([, value]) => value !== '');
+  const parsed = schema.safeParse(Object.fromEntries(asked));
+  if (parsed.success) return { value: parsed.data, refusal: null };
+  return { value: schema.parse({}), refusal: filterRefusal(parsed.error) };
 }

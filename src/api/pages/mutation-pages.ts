@@ -6,30 +6,22 @@ import { listAccounts } from '../../projections/accounts.ts';
 import { listMutations, type MutationFilter, type MutationRow } from '../../projections/mutations.ts';
 import { mutationsHtml, type MutationFilterForm } from '../../web/pages/mutations.ts';
 import type { AppDeps } from '../deps.ts';
-import { mutationsQuery } from '../mutations.ts';
-import { filterForm, pageOf, wibDayEnd, wibDayStart } from './list-filters.ts';
+import { mutationsQueryIn } from '../mutations.ts';
+import { filterForm, filterRefusal, pageAsked } from './list-filters.ts';
 import { orShowRefusal, refusalText, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
 const pageSize = 50;
 /** The most lines one CSV export holds; a wider filter is asked to narrow down. */
 export const csvMaxRows = 100_000;
+// a date typed into the page means a WIB day, as people here mean it
+const mutationsQuery = mutationsQueryIn('WIB');
 const filterNames = ['accountId', 'accountType', 'type', 'from', 'to', 'minAmount', 'maxAmount'] as const;
 
 /** The filters of the key surface's GET /api/v1/mutations, dates as WIB days; a 400 names the first field at fault. */
-function parseFilters(ownerId: string, form: MutationFilterForm, page: number): Omit<MutationFilter, 'limit'> {
-  const parsed = mutationsQuery.safeParse({
-    ...form,
-    ...(form.from ? { from: wibDayStart(form.from) } : {}),
-    ...(form.to ? { to: wibDayEnd(form.to) } : {}),
-    page,
-  });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw refuse('VALIDATION_ERROR', {
-      words: `Filter tidak valid (${issue?.path.join('.') ?? 'filter'}): ${issue?.message ?? 'periksa isian'}`,
-    });
-  }
+function parseFilters(ownerId: string, form: MutationFilterForm, page: unknown): Omit<MutationFilter, 'limit'> {
+  const parsed = mutationsQuery.safeParse({ ...form, page });
+  if (!parsed.success) throw filterRefusal(parsed.error);
   const { limit: _limit, ...filters } = parsed.data;
   return { ownerId, ...filters };
 }
@@ -78,7 +70,7 @@ export function mutationPages(deps: AppDeps) {
       const frame = frameOf(request, 'Mutasi', 'mutations');
       return orShowRefusal(
         async () => {
-          const filters = parseFilters(ownerId, form, pageOf(request));
+          const filters = parseFilters(ownerId, form, pageAsked(request));
           const { rows, total } = await listMutations(deps.pool, { ...filters, limit: pageSize });
           return sendPage(
             reply,

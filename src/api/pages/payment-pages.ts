@@ -8,25 +8,24 @@ import { paymentUrlOf } from '../../projections/payment-presenter.ts';
 import { findPayment, listPayments } from '../../projections/payments.ts';
 import { paymentDetailHtml, paymentsHtml, paymentStatuses, paymentTypes } from '../../web/pages/payments.ts';
 import type { AppDeps } from '../deps.ts';
-import { filterForm, pageOf, wibDayEnd, wibDayStart } from './list-filters.ts';
-import { pathId, sendPage } from './page-reply.ts';
+import { fromBeforeTo, pageNumber, periodFrom, periodOrder, periodTo } from '../query-params.ts';
+import { filterForm, filterRefusal, pageAsked } from './list-filters.ts';
+import { pathId, refusalText, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
 const pageSize = 50;
 const filterNames = ['status', 'type', 'orderId', 'from', 'to'] as const;
-const instant = z.iso.datetime({ offset: true }).transform(d => new Date(d));
 const filters = z
   .object({
     status: z.enum(paymentStatuses).optional(),
     type: z.enum(paymentTypes).optional(),
     orderId: z.string().max(100).optional(),
-    from: instant.optional(),
-    to: instant.optional(),
+    // a date typed into the page means a WIB day, as people here mean it
+    from: periodFrom('WIB').optional(),
+    to: periodTo('WIB').optional(),
+    page: pageNumber,
   })
-  .refine(f => !f.from || !f.to || f.from < f.to, {
-    message: 'tanggal awal harus sebelum tanggal akhir',
-    path: ['from'],
-  });
+  .refine(fromBeforeTo, periodOrder());
 const paymentNotFound = () => refuse('PAYMENT_NOT_FOUND', { words: 'Pembayaran tidak ditemukan' });
 
 /** The viewer's payments: the list (filters, 50 a page, newest first) and each one with its event history. */
@@ -35,17 +34,9 @@ export function paymentPages(deps: AppDeps) {
     app.get('/payments', async (request, reply) => {
       const form = filterForm(request, filterNames);
       const frame = frameOf(request, 'Pembayaran', 'payments');
-      const parsed = filters.safeParse({
-        ...form,
-        ...(form.from ? { from: wibDayStart(form.from) } : {}),
-        ...(form.to ? { to: wibDayEnd(form.to) } : {}),
-      });
+      const parsed = filters.safeParse({ ...form, page: pageAsked(request) });
       if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const notice = {
-          kind: 'error' as const,
-          text: `Filter tidak valid (${issue?.path.join('.') ?? 'filter'}): ${issue?.message ?? 'periksa isian'}`,
-        };
+        const notice = { kind: 'error' as const, text: refusalText(filterRefusal(parsed.error)) };
         return sendPage(
           reply,
           { ...frame, notice },
@@ -53,11 +44,10 @@ export function paymentPages(deps: AppDeps) {
           { status: 400 },
         );
       }
-      const page = pageOf(request);
+      const { page } = parsed.data;
       const { rows, total } = await listPayments(deps.pool, {
         ownerId: request.viewer!.user.id,
         ...parsed.data,
-        page,
         limit: pageSize,
       });
       return sendPage(

@@ -68,13 +68,13 @@ async function unpacked(): Promise<string> {
   return home;
 }
 
-/** Headless Chromium from the npm package, driven by playwright-core. */
-export async function launchChromium(): Promise<Browser> {
+/** Headless Chromium from the npm package, driven by playwright-core; `args` are flags of the test's own. */
+export async function launchChromium(args: string[] = []): Promise<Browser> {
   const home = await unpacked();
   sparticuz.setGraphicsMode = false; // no WebGL: the page draws nothing with the GPU
   return chromium.launch({
     executablePath: path.join(home, 'chromium'),
-    args: [...sparticuz.args.filter(flag => !leftOut.has(flag)), ...machineFlags],
+    args: [...sparticuz.args.filter(flag => !leftOut.has(flag)), ...machineFlags, ...args],
     env: { ...process.env, FONTCONFIG_PATH: home },
   });
 }

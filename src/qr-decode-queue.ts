@@ -40,6 +40,28 @@ export type FairQueue<T> = {
 
 type Tenant<T> = { waiting: T[]; running: boolean; usedMs: number; waitingSince: number };
 
+/** The tenant with the most images waiting; of those, the one that has used the most decoder time. */
+function waitingMost<T>(tenants: Iterable<Tenant<T>>): Tenant<T> | null {
+  let most: Tenant<T> | null = null;
+  for (const tenant of tenants) {
+    const byCount = most ? tenant.waiting.length - most.waiting.length : 1;
+    if (byCount > 0 || (byCount === 0 && tenant.usedMs > most!.usedMs)) most = tenant;
+  }
+  return most;
+}
+
+/** The tenant whose image goes next: none of its own in a thread, the least decoder time used, then the longest wait. */
+function nextInTurn<T>(tenants: Map<string, Tenant<T>>): [string, Tenant<T>] | null {
+  let chosen: [string, Tenant<T>] | null = null;
+  for (const [name, tenant] of tenants) {
+    if (tenant.running || tenant.waiting.length === 0) continue;
+    const best = chosen?.[1];
+    const byTime = best ? tenant.usedMs - best.usedMs : -1;
+    if (byTime < 0 || (byTime === 0 && tenant.waitingSince < best!.waitingSince)) chosen = [name, tenant];
+  }
+  return chosen;
+}
+
 export function fairQueue<T>(bounds: FairQueueBounds): FairQueue<T> {
   const tenants = new Map<string, Tenant<T>>();
   let startedAtMs = 0; // the decoder time of the image started last: where a tenant that starts waiting is put
@@ -70,17 +92,6 @@ export function fairQueue<T>(bounds: FairQueueBounds): FairQueue<T> {
     forgetIdle();
     return { admitted: false };
   };
-  const waitingMost = () => {
-    let most: Tenant<T> | null = null;
-    for (const tenant of tenants.values())
-      if (
-        !most ||
-        tenant.waiting.length > most.waiting.length ||
-        (tenant.waiting.length === most.waiting.length && tenant.usedMs > most.usedMs)
-      )
-        most = tenant;
-    return most;
-  };
 
   return {
     offer(name, item) {
@@ -91,7 +102,7 @@ export function fairQueue<T>(bounds: FairQueueBounds): FairQueue<T> {
       if (!startsNow) {
         if (tenant.waiting.length >= bounds.perTenant) return refused();
         if (waiting >= bounds.waiting) {
-          const most = waitingMost();
+          const most = waitingMost(tenants.values());
           if (!most || most.waiting.length < tenant.waiting.length + 2) return refused();
           evicted = most.waiting.pop()!;
           waiting--;
@@ -104,18 +115,7 @@ export function fairQueue<T>(bounds: FairQueueBounds): FairQueue<T> {
     },
     next() {
       if (running >= bounds.threads) return null;
-      let chosen: [string, Tenant<T>] | null = null;
-      for (const entry of tenants) {
-        const [, tenant] = entry;
-        if (tenant.running || tenant.waiting.length === 0) continue;
-        const best = chosen?.[1];
-        if (
-          !best ||
-          tenant.usedMs < best.usedMs ||
-          (tenant.usedMs === best.usedMs && tenant.waitingSince < best.waitingSince)
-        )
-          chosen = entry;
-      }
+      const chosen = nextInTurn(tenants);
       if (!chosen) return null;
       const [name, tenant] = chosen;
       const item = tenant.waiting.shift()!;

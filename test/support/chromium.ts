@@ -114,8 +114,8 @@ export async function phonePage(
 
 /**
  * A test service listening where its PUBLIC_BASE_URL says (the URLs its pages give are the ones the browser reaches),
- * its clock on the wall clock's time (cookies expire on it, and a browser drops one already expired by its own
- * clock), and Chromium to look at it.
+ * its business clock set to today (the pages' dates are the browser's), and Chromium to look at it. Its sessions run
+ * on its wall clock, which starts at the real time: the cookies' expiry is in the browser's future.
  */
 export async function startBrowserService(env: Record<string, string> = {}) {
   const port = await freePort();

@@ -37,7 +37,7 @@ const filterWords: Record<string, string> = {
  * A list page's refusal of its query (400): the first filter at fault and what it asks, in the page's words, never the
  * schema's English.
  */
-export function filterRefusal(error: { issues: readonly Pick<z.core.$ZodIssue, 'path' | 'message'>[] }): DomainError {
+export function filterRefusal(error: z.ZodError): DomainError {
   const issue = error.issues[0];
   const field = issue?.path.map(String).join('.') || 'filter';
   const said =

@@ -58,7 +58,7 @@ export type ServiceOptions = {
   /** Sessions' time (tests move their own); the system's time otherwise, whatever the test clock says. */
   wallClock?: Clock;
   log?: Logger;
-  /** Tests start the sandbox on a free port even with SANDBOX_PORT=0. */
+  /** Tests start the sandbox on a free port even with SANDBOX_PORT=0 and a DATABASE_URL. */
   startSandbox?: boolean;
   schedulerTickMs?: number;
   /** Timeouts, retries and circuit breaking of provider calls (tests shorten them). */
@@ -123,15 +123,15 @@ export async function createService(config: Config, options: ServiceOptions = {}
     options.clock ?? (config.testClock ? new ShiftedClock(path.join(config.dataDir, 'test-clock.json')) : systemClock);
   const { url: dbUrl, embedded } = await openDatabase(config, log);
   const sandbox =
-    config.sandboxUrl || (config.sandboxPort === 0 && !options.startSandbox)
-      ? null
-      : await startSandbox({
+    config.sandbox.start || (options.startSandbox && !config.sandboxUrl)
+      ? await startSandbox({
           clock,
           log,
           port: config.sandboxPort,
-          host: config.host,
+          host: config.sandbox.host,
           stateFile: path.join(config.dataDir, 'sandbox-state.json'),
-        });
+        })
+      : null;
   const providerUrl = config.sandboxUrl ?? sandbox?.url ?? null;
   // all DDL first, under one lock: instances started together on an empty database take turns (src/schema.ts)
   await migrateForStartUp(dbUrl, config, log);
@@ -170,6 +170,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
       paymentChecks: config.paymentChecks,
       gateway: config.gateway,
       qr: config.qr,
+      http: config.http,
     },
     readiness: async () => {
       const { subscribers, ...running } = await background.health();

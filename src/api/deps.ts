@@ -5,6 +5,7 @@ import type { PaymentChecks } from '../background/payment-checks.ts';
 import type {
   AuthLimits,
   GatewaySettings,
+  HttpSettings,
   OtpSettings,
   PaymentCheckSettings,
   QrSettings,
@@ -12,8 +13,8 @@ import type {
 } from '../config.ts';
 import type { SyncDeps } from '../commands/sync-account.ts';
 import type { SessionTokens } from '../security/session-token.ts';
-import type { ServiceMetrics } from '../metrics.ts';
 import type { DeviceCookies } from '../security/device-cookie.ts';
+import type { ServiceMetrics } from '../metrics.ts';
 import type { SubscriberProblem } from '../store/subscriber.ts';
 import type { WebhookSettings } from '../webhooks/settings.ts';
 import type { MovableClock } from './test-clock.ts';
@@ -23,9 +24,9 @@ export type AppDeps = SyncDeps & {
   pool: pg.Pool;
   database: DatabaseWatch;
   tokens: SessionTokens;
-  /** The wall clock: sessions (issued, used, idle, expired) run on it, never on the test clock (`clock`). */
   /** The signed cookie of a browser that signed in to an account before (src/security/device-cookie.ts). */
   deviceCookies: DeviceCookies;
+  /** The wall clock: sessions (issued, used, idle, expired) run on it, never on the test clock (`clock`). */
   wallClock: Clock;
   config: {
     publicBaseUrl: string;
@@ -39,6 +40,7 @@ export type AppDeps = SyncDeps & {
     paymentChecks: PaymentCheckSettings;
     gateway: GatewaySettings;
     qr: QrSettings;
+    http: HttpSettings;
   };
   /** Checks of accounts for the money of pending payments (src/background/payment-checks.ts). */
   paymentChecks: Pick<PaymentChecks, 'checkNow'>;

@@ -1,14 +1,19 @@
-import { csvText, type CsvCell } from '../csv.ts';
+import { csvText, csvTime, type CsvCell } from '../csv.ts';
 import { refuse } from '../errors.ts';
 import { accountKinds, type GatewayReconciliation } from './gateway-reconciliation.ts';
 
-/** The report's tables, one CSV file each (one header row, so a spreadsheet's filter works on it). */
+/**
+ * The report's tables, one CSV file each (one header row, so a spreadsheet's filter works on it). A table's totals are
+ * a table of their own: a total row among the days would be summed again by a spreadsheet's SUM or pivot.
+ */
 export const reconciliationTables = [
   'trial-balance',
+  'trial-balance-totals',
   'merchants',
   'holding-accounts',
   'suspense',
   'fees',
+  'fees-totals',
   'payouts',
 ] as const;
 export type ReconciliationTable = (typeof reconciliationTables)[number];
@@ -21,11 +26,6 @@ export function reconciliationTable(table: unknown): ReconciliationTable {
     message: `table must be one of ${reconciliationTables.join(', ')}`,
     errors: [{ path: 'table', message: table === undefined ? 'missing' : 'not a table of the report' }],
   });
-}
-
-/** An instant as WIB wall time with its offset (UTC+7 all year): the CSV's days are WIB days, so are its times. */
-export function wibTime(iso: string): string {
-  return `${new Date(Date.parse(iso) + 7 * 3_600_000).toISOString().slice(0, 19)}+07:00`;
 }
 
 const balanceColumns = (prefix: string) => [`${prefix}Pending`, `${prefix}Settled`, `${prefix}OnHold`];
@@ -46,15 +46,22 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
             d.difference,
             ...accountKinds.map(k => d[k]),
           ]),
+        ];
+      case 'trial-balance-totals': {
+        const t = trialBalance.total;
+        return [
+          ['from', 'to', 'postings', 'debits', 'credits', 'difference', ...accountKinds],
           [
-            'total',
-            trialBalance.total.postings,
-            trialBalance.total.debits,
-            trialBalance.total.credits,
-            trialBalance.total.difference,
-            ...accountKinds.map(k => trialBalance.total[k]),
+            report.period.from,
+            report.period.to,
+            t.postings,
+            t.debits,
+            t.credits,
+            t.difference,
+            ...accountKinds.map(k => t[k]),
           ],
         ];
+      }
       case 'merchants':
         return [
           [
@@ -141,7 +148,7 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
             i.amount,
             i.senderName,
             i.reference,
-            wibTime(i.receivedAt.toISOString()),
+            csvTime(i.receivedAt),
             i.status,
             i.merchantId,
             i.paymentId,
@@ -149,7 +156,7 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
             i.net,
             i.refundReference,
             i.resolvedBy,
-            i.resolvedAt ? wibTime(i.resolvedAt.toISOString()) : null,
+            i.resolvedAt ? csvTime(i.resolvedAt) : null,
             i.status === 'OPEN' ? (i.suggestion?.paymentId ?? null) : null,
             i.status === 'OPEN' ? (i.suggestion?.reason ?? null) : null,
           ]),
@@ -158,12 +165,24 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
         return [
           ['day', 'earned', 'paymentsFees', 'allocationsFees', 'difference'],
           ...fees.days.map(d => [d.day, d.earned, d.paymentsFees, d.allocationsFees, d.difference]),
-          ['total', fees.total.earned, fees.total.paymentsFees, fees.total.allocationsFees, fees.total.difference],
         ];
+      case 'fees-totals': {
+        const t = fees.total;
+        return [
+          ['from', 'to', 'earned', 'paymentsFees', 'allocationsFees', 'difference'],
+          [report.period.from, report.period.to, t.earned, t.paymentsFees, t.allocationsFees, t.difference],
+        ];
+      }
       case 'payouts':
         return [
           ['paidAt', 'merchantId', 'withdrawalId', 'amount', 'reference'],
-          ...report.payouts.map(p => [wibTime(p.paidAt), p.merchantId, p.withdrawalId, p.amount, p.reference]),
+          ...report.payouts.map(p => [
+            csvTime(new Date(p.paidAt)),
+            p.merchantId,
+            p.withdrawalId,
+            p.amount,
+            p.reference,
+          ]),
         ];
       default: {
         const never: never = table;

@@ -60,7 +60,7 @@ const usage = `Usage: npm run cli -- <command>
   unmatched-credits [--from <ISO date>] [--to <ISO date>]
                           credits into receiving accounts that completed no payment (default: the last 7 days),
                           one JSON line each, with the expired payment they most likely paid late
-  reconcile --from <YYYY-MM-DD> --to <YYYY-MM-DD> [--csv --table trial-balance|merchants|holding-accounts|suspense|fees|payouts]
+  reconcile --from <YYYY-MM-DD> --to <YYYY-MM-DD> [--csv --table <table>]
                           the gateway's reconciliation over WIB days (trial balance, merchants' balances, holding
                           credits against completed payments, unmatched credits, fees); exit code 1 when not balanced
 

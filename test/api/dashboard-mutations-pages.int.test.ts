@@ -69,7 +69,8 @@ describe('the mutations page', () => {
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-type']).toContain('text/csv');
     expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="mutasi-/);
-    const lines = csv.body.trimEnd().split('\r\n');
+    expect(csv.body.startsWith('\uFEFF')).toBe(true); // the UTF-8 byte order mark, for Excel on Windows
+    const lines = csv.body.slice(1).trimEnd().split('\r\n');
     expect(lines[0]).toBe(
       'id,createdAt,accountId,accountType,type,amount,description,senderName,reference,status,paymentId,orderId',
     );
@@ -77,6 +78,9 @@ describe('the mutations page', () => {
     expect(ours).toHaveLength(2);
     expect(ours[0]).toContain(',DEBIT,2500,biaya,Budi,');
     expect(ours[1]).toContain(`,CREDIT,75000,"'=HYPERLINK(""x"")",Ani,`); // a formula kept as text
+    // times as WIB with the offset, as the page and every other CSV show them
+    expect(ours.map(l => l.split(',')[1])).toEqual(['2026-03-02T00:30:00+07:00', '2026-03-01T23:30:00+07:00']);
+    expect(csv.headers['content-disposition']).toContain('mutasi-2026-03-02.csv'); // today, a WIB day
   });
 
   it("never shows another user's mutations, on the page or in the CSV", async () => {
@@ -106,7 +110,7 @@ describe('the mutations page', () => {
     expect((await browser.get('/dashboard/mutations')).body).not.toContain('Rp 43.210');
     expect((await browser.get(`/dashboard/mutations?accountId=${accountId}`)).body).not.toContain('Rp 43.210');
     expect(
-      (await browser.get(`/dashboard/mutations.csv?accountId=${accountId}`)).body.trimEnd().split('\r\n'),
+      (await browser.get(`/dashboard/mutations.csv?accountId=${accountId}`)).body.slice(1).trimEnd().split('\r\n'),
     ).toHaveLength(1);
   });
 });

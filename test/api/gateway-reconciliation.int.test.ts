@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/cli/reconcile.ts';
+import { reconciliationTables } from '../../src/audit/gateway-reconciliation-csv.ts';
 import { query } from '../../src/db/pool.ts';
 import type { GatewayReconciliation } from '../../src/audit/gateway-reconciliation.ts';
 import { approvedMerchant, holdingAccount, signedInAdmin, type Admin } from '../support/gateway.ts';
@@ -323,16 +324,25 @@ describe('GET /api/admin/gateway/reconciliation', () => {
         headers: viaSuffix ? {} : { accept: 'text/csv' },
       });
     };
-    const rowsOf = (body: string) =>
-      body
+    // every file starts with the UTF-8 byte order mark (Excel on Windows reads it as UTF-8 then), stripped to parse it
+    const rowsOf = (body: string) => {
+      expect(body.startsWith('\uFEFF')).toBe(true);
+      return body
+        .slice(1)
         .trimEnd()
         .split('\r\n')
         .map(line => line.split(','));
-    for (const table of ['trial-balance', 'merchants', 'holding-accounts', 'suspense', 'fees', 'payouts']) {
+    };
+    for (const table of reconciliationTables) {
       const csv = await csvOf(table);
       expect(csv.statusCode, csv.body).toBe(200);
       expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+      expect(csv.rawPayload.subarray(0, 3).toString('hex'), table).toBe('efbbbf');
       const [header, ...rows] = rowsOf(csv.body);
+      expect(
+        rows.every(r => r[0] !== 'total'),
+        table,
+      ).toBe(true);
       expect(
         rows.some(r => r.join(',') === header!.join(',')),
         table,
@@ -343,10 +353,15 @@ describe('GET /api/admin/gateway/reconciliation', () => {
       ).toBe(true);
       expect(csv.body, table).not.toMatch(/\d\dZ\b|\.\d{3}Z/);
     }
+    // the days only, a row each; the totals in a table of their own, so a spreadsheet's SUM counts each day once
     const trial = rowsOf((await csvOf('trial-balance', true)).body);
-    expect(trial).toHaveLength(33);
-    expect(trial.at(-1)).toEqual([
-      'total',
+    expect(trial).toHaveLength(32);
+    expect(trial.at(-1)![0]).toBe('2026-01-31');
+    const trialTotals = rowsOf((await csvOf('trial-balance-totals')).body);
+    expect(trialTotals).toHaveLength(2);
+    expect(trialTotals[1]).toEqual([
+      '2026-01-01',
+      '2026-01-31',
       String(data.trialBalance.total.postings),
       String(data.trialBalance.total.debits),
       String(data.trialBalance.total.credits),
@@ -354,6 +369,12 @@ describe('GET /api/admin/gateway/reconciliation', () => {
       ...['holding', 'pending', 'settled', 'onHold', 'suspense', 'fees', 'payouts', 'other'].map(k =>
         String(data.trialBalance.total[k as 'holding']),
       ),
+    ]);
+    const fees = rowsOf((await csvOf('fees')).body);
+    expect(fees).toHaveLength(32);
+    expect(rowsOf((await csvOf('fees-totals')).body)).toEqual([
+      ['from', 'to', 'earned', 'paymentsFees', 'allocationsFees', 'difference'],
+      ['2026-01-01', '2026-01-31', ...Object.values(data.fees.total).map(String)],
     ]);
     const payouts = rowsOf((await csvOf('payouts')).body);
     expect(payouts[0]).toEqual(['paidAt', 'merchantId', 'withdrawalId', 'amount', 'reference']);

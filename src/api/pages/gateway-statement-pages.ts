@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { csvText, type CsvCell } from '../../csv.ts';
+import { csvText, csvTime, type CsvCell } from '../../csv.ts';
 import { inSnapshot } from '../../db/pool.ts';
 import { refuse } from '../../errors.ts';
 import {
@@ -30,8 +30,6 @@ function parseFilters(merchantId: string, form: StatementFilterForm, page: unkno
 }
 
 const wibDay = (at: Date) => new Date(at.getTime() + wibMs).toISOString().slice(0, 10);
-/** An instant as WIB with its offset (`2026-12-17T09:30:00+07:00`): the statement's days are WIB days. */
-export const wibTime = (at: Date) => `${new Date(at.getTime() + wibMs).toISOString().slice(0, 19)}+07:00`;
 
 /** The chart's days: the filter's period (its `to` included), else the last 30 days up to today (WIB). */
 function chartPeriod(f: StatementFilter, now: Date): { first: string; last: string } {
@@ -84,7 +82,7 @@ function csvLine(r: StatementRow): CsvCell[] {
   const b = p.balance;
   return [
     p.id,
-    wibTime(r.at),
+    csvTime(r.at),
     r.type,
     statementTypeLabel[r.type],
     r.amount,

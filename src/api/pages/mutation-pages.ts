@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { csvText, type CsvCell } from '../../csv.ts';
+import { csvText, csvTime, type CsvCell } from '../../csv.ts';
 import { inSnapshot } from '../../db/pool.ts';
 import { refuse } from '../../errors.ts';
 import { listAccounts } from '../../projections/accounts.ts';
@@ -46,7 +46,7 @@ function csvLine(m: MutationRow): CsvCell[] {
   const accountType = m.account_type === 'ewallet' ? 'wallet' : 'bank';
   return [
     m.id,
-    m.created_at.toISOString(),
+    csvTime(m.created_at),
     m.account_id,
     accountType,
     m.type,
@@ -108,7 +108,7 @@ export function mutationPages(deps: AppDeps) {
           words: `Terlalu banyak mutasi (${total}) untuk satu berkas; persempit filter sampai paling banyak ${csvMaxRows}.`,
         });
       const lines: CsvCell[][] = [csvHeader, ...rows.map(csvLine)];
-      const stamp = deps.clock.now().toISOString().slice(0, 10);
+      const stamp = csvTime(deps.clock.now()).slice(0, 10); // today as a WIB day, as the times in the file
       return reply
         .type('text/csv; charset=utf-8')
         .header('cache-control', 'no-store')

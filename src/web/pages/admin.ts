@@ -119,10 +119,12 @@ ${holding.length === 0 ? '<p class="muted">Belum ada.</p>' : tableHtml('holding-
 
 const tableNames: Record<(typeof reconciliationTables)[number], string> = {
   'trial-balance': 'neraca saldo',
+  'trial-balance-totals': 'total neraca saldo',
   merchants: 'merchant',
   'holding-accounts': 'rekening penampung',
   suspense: 'kredit tanpa pasangan',
   fees: 'biaya',
+  'fees-totals': 'total biaya',
   payouts: 'pembayaran keluar',
 };
 

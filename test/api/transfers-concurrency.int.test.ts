@@ -7,7 +7,8 @@ import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService;
 beforeAll(async () => {
-  service = await startTestService();
+  // up to 8 transfers of one user at once, every QR among them decoded (one user's images queue behind each other)
+  service = await startTestService({ QR_DECODE_QUEUE_PER_TENANT: '8', QR_DECODE_QUEUE: '16' });
 });
 afterAll(async () => service?.close());
 

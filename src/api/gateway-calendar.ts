@@ -7,7 +7,8 @@ import { loadHolidayCalendarWithOrigin } from '../projections/holiday-calendar.t
 import type { Queryable } from '../db/pool.ts';
 import type { AppDeps } from './deps.ts';
 
-const yearParams = z.object({ year: z.coerce.number().int().min(2000).max(2999) });
+/** A year of the calendar in a path (and the CLI's argument). */
+export const yearParams = z.object({ year: z.coerce.number().int().min(2000).max(2999) });
 
 /**
  * The years in force, in order (the shipped file's, overlaid by those an admin set, with who set each and when), and

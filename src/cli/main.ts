@@ -15,6 +15,7 @@ import { createLogger } from '../logger.ts';
 import { rebuildReadModelsCommand, verifyReadModelsCommand } from './read-models.ts';
 import { unmatchedCredits } from '../projections/reconciliation.ts';
 import { reconcile } from './reconcile.ts';
+import { calendarCommand } from './calendar.ts';
 import { openDatabase } from '../service.ts';
 import { listCheckpoints } from '../store/checkpoints.ts';
 import { openEventStore } from '../store/open.ts';
@@ -60,6 +61,12 @@ const usage = `Usage: npm run cli -- <command>
   unmatched-credits [--from <ISO date>] [--to <ISO date>]
                           credits into receiving accounts that completed no payment (default: the last 7 days),
                           one JSON line each, with the expired payment they most likely paid late
+  calendar show [<year>]  the settlement calendar's years in force (shipped, or set by an admin or here), and the years
+                          due without a decree; with a year, that year's decree (exit code 1 when it has none)
+  calendar import <year> <file>
+                          set a year's decree whole from a JSON file shaped as PUT /api/admin/gateway/calendar/{year}'s
+                          body ({"source", "days": [{"date", "name", "kind"}]}), checked as that route checks it and
+                          recorded as operator:cli; a refused file changes nothing (exit code 1, each problem on stderr)
   reconcile --from <YYYY-MM-DD> --to <YYYY-MM-DD> [--csv --table <table>]
                           the gateway's reconciliation over WIB days (trial balance, merchants' balances, holding
                           credits against completed payments, unmatched credits, fees); exit code 1 when not balanced
@@ -171,6 +178,8 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'reconcile':
         return await reconcile({ pool, store, clock: systemClock }, rest);
+      case 'calendar':
+        return await calendarCommand({ store, clock: systemClock, readModels }, rest);
       default:
         console.error(`unknown command ${command}\n\n${usage}`);
         return 2;

@@ -14,7 +14,8 @@ export type HolidayCalendarCommand = {
   year: number;
   source: string;
   days: Holiday[];
-  adminId: string;
+  /** an admin's user id, or `operator:cli` */
+  setBy: string;
   now: Date;
 };
 
@@ -31,7 +32,7 @@ export const holidayCalendar: Decider<SetHolidayCalendar, HolidayCalendarCommand
     return { years: { ...state.years, [String(year)]: { source, days } } };
   },
   decide(state, command) {
-    const { year, source, adminId, now } = command;
+    const { year, source, setBy, now } = command;
     const problems = holidayYearProblems(year, command.days);
     if (problems.length > 0) {
       throw refuse('INVALID_HOLIDAY_CALENDAR', {
@@ -42,6 +43,6 @@ export const holidayCalendar: Decider<SetHolidayCalendar, HolidayCalendarCommand
     const days = byDate(command.days);
     const current = state.years[String(year)];
     if (current && sameYear(current, { source, days })) return [];
-    return [HolidayCalendarYearSet({ year, source, days, setBy: adminId, setAt: now.toISOString() })];
+    return [HolidayCalendarYearSet({ year, source, days, setBy, setAt: now.toISOString() })];
   },
 };

@@ -4,7 +4,7 @@ import { text } from '../text.ts';
 
 // stream holiday-calendar: the years of the settlement calendar an admin set (DESIGN section 9)
 
-/** An admin set one year of the holiday calendar, whole: it replaces the shipped file's year, or an earlier one set. */
+/** An admin (or the operator, from the CLI) set one year of the holiday calendar, whole: it replaces the shipped file's year, or an earlier one set. */
 export const HolidayCalendarYearSet = event(
   'HolidayCalendarYearSet',
   1,
@@ -18,7 +18,8 @@ export const HolidayCalendarYearSet = event(
         kind: z.enum(['libur-nasional', 'cuti-bersama']),
       }),
     ),
-    setBy: z.uuid(),
+    /** the admin's user id, or `operator:cli` for the operator at the service's command line (it has no user) */
+    setBy: z.union([z.uuid(), z.literal('operator:cli')]),
     setAt: isoDate,
   }),
 );

@@ -16,7 +16,7 @@ const command = (days: Holiday[], src = source) => ({
   year: 2027,
   source: src,
   days,
-  adminId,
+  setBy: adminId,
   now,
 });
 

@@ -103,3 +103,30 @@ export async function advisoryLocksHeld(db: pg.ClientBase, processes: RunningSer
     return rows.filter(r => ports.has(r.client_port)).reduce((sum, r) => sum + Number(r.n), 0);
   });
 }
+
+/**
+ * Runs `npm run cli -- <args>` as the operator does (src/cli/main.ts in its own node process) against a test service's
+ * database: its exit code, stdout and stderr.
+ */
+export function runCli(
+  service: { config: { databaseUrl?: string | null; dataDir: string } },
+  args: string[],
+): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: root,
+      env: {
+        ...process.env,
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: service.config.databaseUrl!,
+        DATA_DIR: service.config.dataDir,
+      },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', chunk => (out += chunk));
+    child.stderr.on('data', chunk => (err += chunk));
+    child.on('error', reject);
+    child.on('exit', code => resolve({ code, out, err }));
+  });
+}

@@ -12,6 +12,23 @@ afterAll(async () => service?.close());
 const adminBrowser = () => signedInAdminBrowser(service);
 
 describe("the admin console's records", () => {
+  it("warn on the console's front page from 1 October (WIB) when next year has no decree, not on 30 September", async () => {
+    const started = service.clock.now();
+    try {
+      service.clock.set('2026-09-30T16:59:59.999Z'); // 30 September 2026 23:59:59.999 WIB
+      const september = await (await adminBrowser()).browser.get('/admin');
+      expect(september.statusCode).toBe(200);
+      expect(september.body).toContain('Pengajuan akses gateway');
+      expect(september.body).not.toContain('id="calendar-warning"');
+      service.clock.set('2026-09-30T17:00:00.000Z'); // 1 October 2026 00:00 WIB: 2027's decree is due, and missing
+      const october = await (await adminBrowser()).browser.get('/admin');
+      expect(textOf(october.body, 'calendar-warning')).toContain('belum ada kalender (SKB) untuk 2027');
+      expect(october.body).toContain('<a href="/admin/calendar">Isi kalender hari kerja</a>');
+    } finally {
+      service.clock.set(started);
+    }
+  });
+
   it('show the settlement calendar and set a year whole, refusing lines that are not days of it', async () => {
     const { admin, browser } = await adminBrowser();
     const page = await browser.get('/admin/calendar');

@@ -5,32 +5,27 @@ import {
   deactivateGatewayAccess,
   rejectGatewayAccess,
 } from '../../commands/gateway-access-decisions.ts';
-import { payWithdrawal, rejectWithdrawal } from '../../commands/gateway-withdrawals.ts';
-import { choosePayoutAccount, currentPayoutAccount } from '../../commands/payout-account.ts';
-import { payOutWithdrawal } from '../../commands/withdrawal-payout.ts';
 import { markHoldingAccount, unmarkHoldingAccount } from '../../commands/holding-accounts.ts';
 import { DomainError, refuse } from '../../errors.ts';
-import { findOwnedAccount, listAccounts } from '../../projections/accounts.ts';
-import { lastPayoutFailures } from '../../projections/withdrawal-payouts.ts';
+import { listAccounts } from '../../projections/accounts.ts';
 import { listGatewayAccess, listHoldingAccounts } from '../../projections/gateway-access.ts';
 import { listGatewayWithdrawals } from '../../projections/gateway-ledger.ts';
+import { uncoveredYears } from '../../projections/holiday-calendar.ts';
 import { gatewayReconciliation, reconciliationPeriod } from '../../audit/gateway-reconciliation.ts';
 import { reconciliationTables } from '../../audit/gateway-reconciliation-csv.ts';
 import { text } from '../../text.ts';
 import { accessReviewHtml, adminOverviewHtml, holdingAccountsHtml, reconciliationHtml } from '../../web/pages/admin.ts';
-import { adminWithdrawalsHtml } from '../../web/pages/admin-withdrawals.ts';
 import type { AppDeps } from '../deps.ts';
 import { sendReconciliationCsv } from '../gateway-reconciliation.ts';
 import { isQueryDate } from '../query-params.ts';
 import { adminSuspensePages } from './admin-suspense-pages.ts';
+import { adminWithdrawalPages } from './admin-withdrawal-pages.ts';
 import { noticeOf, orShowRefusal, pathId, refusalText, seeOther, sendPage } from './page-reply.ts';
 import { dateWords, queryFilters } from './list-filters.ts';
 import { frameOf } from './page-surface.ts';
 
 const note = text.trim().min(1, 'Catatan wajib diisi').max(1000, 'Catatan maksimal 1000 karakter');
-const reference = text.trim().min(1, 'Referensi wajib diisi').max(200, 'Referensi maksimal 200 karakter');
 const accessQuery = z.object({ status: z.enum(['PENDING', 'APPROVED', 'REJECTED']).optional() });
-const withdrawalQuery = z.object({ status: z.enum(['REQUESTED', 'PAID', 'REJECTED']).optional() });
 // the page's link without a table gets the merchants' (src/api/gateway-reconciliation.ts)
 const reconciliationCsvQuery = z.object({ table: z.enum(reconciliationTables).default('merchants') });
 
@@ -40,10 +35,6 @@ const doneNotices: Record<string, string> = {
   deactivated: 'Merchant dinonaktifkan.',
   marked: 'Rekening ditandai sebagai penampung.',
   unmarked: 'Rekening dilepas dari penampung.',
-  paid: 'Penarikan ditandai dibayar.',
-  'paid-out': 'Penarikan dibayar lewat WALLET-A; nomor transfernya menjadi referensi.',
-  'payout-account': 'Rekening pembayaran WALLET-A disimpan.',
-  'withdrawal-rejected': 'Penarikan ditolak; dananya kembali tersedia bagi merchant.',
 };
 const field = (request: FastifyRequest, name: string): unknown =>
   (request.body as Record<string, unknown> | undefined)?.[name];
@@ -64,15 +55,17 @@ export function adminPages(deps: AppDeps) {
     ) => orShowRefusal(async () => seeOther(reply, path, await run()), show);
 
     app.get('/', async (request, reply) => {
-      const [pending, requested, holding] = await Promise.all([
+      const [pending, requested, holding, uncovered] = await Promise.all([
         listGatewayAccess(deps.pool, 'PENDING'),
         listGatewayWithdrawals(deps.pool, { status: 'REQUESTED' }),
         listHoldingAccounts(deps.pool),
+        uncoveredYears(deps.pool, deps.clock.now()),
       ]);
       const counts = {
         pendingAccess: pending.length,
         requestedWithdrawals: requested.length,
         holdingAccounts: holding.length,
+        uncoveredYears: uncovered,
       };
       return sendPage(reply, frameOf(request, 'Konsol admin', 'admin'), adminOverviewHtml(counts));
     });
@@ -173,115 +166,8 @@ export function adminPages(deps: AppDeps) {
       ),
     );
 
-    // withdrawals: paid by an admin other than the requester, or refused
-    const withdrawalsPage = async (request: FastifyRequest, reply: FastifyReply, refused?: DomainError) => {
-      const { value, refusal } = queryFilters(request, withdrawalQuery);
-      const { status } = value;
-      const error = refused ?? refusal;
-      const [rows, chosen, own] = await Promise.all([
-        listGatewayWithdrawals(deps.pool, { status }),
-        currentPayoutAccount(deps),
-        listAccounts(deps.pool, { ownerId: adminId(request), page: 1, limit: 100 }),
-      ]);
-      const [failures, account] = await Promise.all([
-        lastPayoutFailures(
-          deps.pool,
-          rows.map(w => w.id),
-        ),
-        chosen ? findOwnedAccount(deps.pool, chosen.ownerId, chosen.accountId) : null,
-      ]);
-      const payoutAccount = chosen
-        ? {
-            accountId: chosen.accountId,
-            accountName: account?.account_name ?? null,
-            balance: account?.balance ?? null,
-            isActive: account?.is_active ?? null,
-          }
-        : null;
-      const view = {
-        rows,
-        failures,
-        status: status ?? '',
-        csrf: request.viewer!.csrf,
-        payoutAccount,
-        ownWalletA: own.rows.filter(a => a.provider_code === 'WALLET-A'),
-      };
-      return sendPage(
-        reply,
-        { ...frameOf(request, 'Penarikan', 'withdrawals'), notice: noticeOf(request, doneNotices, error) },
-        adminWithdrawalsHtml(view),
-        {
-          status: error?.status ?? 200,
-        },
-      );
-    };
-    app.get('/withdrawals', (request, reply) => withdrawalsPage(request, reply));
-    const withdrawalNotFound = () => refuse('WITHDRAWAL_NOT_FOUND', { words: 'Penarikan tidak ditemukan' });
-    app.post<{ Params: { id: string } }>('/withdrawals/:id/paid', (request, reply) =>
-      decide(
-        reply,
-        '/admin/withdrawals',
-        error => withdrawalsPage(request, reply, error),
-        async () => {
-          await payWithdrawal(
-            deps,
-            adminId(request),
-            pathId(request.params.id, withdrawalNotFound),
-            reference.parse(field(request, 'reference') ?? ''),
-          );
-          return 'paid';
-        },
-      ),
-    );
-    // a payout the provider refused or left unconfirmed (502) is shown on the page too, with its reason, not as an error page
-    const payoutOutcome = (err: unknown) =>
-      err instanceof DomainError &&
-      (err.code === 'WITHDRAWAL_PAYOUT_FAILED' || err.code === 'WITHDRAWAL_PAYOUT_UNCONFIRMED');
-    app.post<{ Params: { id: string } }>('/withdrawals/:id/pay', (request, reply) =>
-      decide(
-        reply,
-        '/admin/withdrawals',
-        error => withdrawalsPage(request, reply, error),
-        async () => {
-          await payOutWithdrawal(deps, adminId(request), pathId(request.params.id, withdrawalNotFound));
-          return 'paid-out';
-        },
-      ).catch((err: unknown) => {
-        if (err instanceof DomainError && payoutOutcome(err)) return withdrawalsPage(request, reply, err);
-        throw err;
-      }),
-    );
-    app.post('/withdrawals/payout-account', (request, reply) =>
-      decide(
-        reply,
-        '/admin/withdrawals',
-        error => withdrawalsPage(request, reply, error),
-        async () => {
-          await choosePayoutAccount(
-            deps,
-            adminId(request),
-            pathId(String(field(request, 'accountId') ?? ''), accountNotFound),
-          );
-          return 'payout-account';
-        },
-      ),
-    );
-    app.post<{ Params: { id: string } }>('/withdrawals/:id/reject', (request, reply) =>
-      decide(
-        reply,
-        '/admin/withdrawals',
-        error => withdrawalsPage(request, reply, error),
-        async () => {
-          await rejectWithdrawal(
-            deps,
-            adminId(request),
-            pathId(request.params.id, withdrawalNotFound),
-            note.parse(field(request, 'note') ?? ''),
-          );
-          return 'withdrawal-rejected';
-        },
-      ),
-    );
+    // withdrawals: paid, marked paid or refused (their own file)
+    await adminWithdrawalPages(deps)(app);
 
     // suspense: credits no payment claims, allocated or refunded (its own file)
     await adminSuspensePages(deps)(app);

@@ -22,6 +22,16 @@ function yearHtml(y: CalendarYearView, csrf: string) {
 <button type="submit">Simpan ${e(y.year)}</button></form></section>`;
 }
 
+/**
+ * The warning for the years due without a decree (this one, and next from 1 October WIB), on the calendar page and
+ * the console's front page; nothing when none is missing.
+ */
+export function calendarWarningHtml(missing: readonly number[], linked = false): string {
+  if (missing.length === 0) return '';
+  const where = linked ? ` <a href="/admin/calendar">Isi kalender hari kerja</a>.` : '';
+  return `<p class="notice error" id="calendar-warning">Peringatan: belum ada kalender (SKB) untuk ${e(missing.join(', '))}. Penyelesaian hanya menghitung akhir pekan dan libur tetap tiap tahun (1 Januari, 1 Mei, 1 Juni, 17 Agustus, 25 Desember, Wafat dan Kenaikan Yesus Kristus).${where}</p>`;
+}
+
 /** The settlement calendar: each year in force, editable whole, and a form for a year not there yet. */
 export function calendarHtml(
   years: CalendarYearView[],
@@ -29,10 +39,7 @@ export function calendarHtml(
   csrf: string,
   draft: { year: string; source: string; days: string },
 ): string {
-  const warning = missing.length
-    ? `<p class="notice error" id="calendar-warning">Peringatan: belum ada kalender (SKB) untuk ${e(missing.join(', '))}. Penyelesaian hanya menghitung akhir pekan dan libur tetap tiap tahun (1 Januari, 1 Mei, 1 Juni, 17 Agustus, 25 Desember, Wafat dan Kenaikan Yesus Kristus).</p>`
-    : '';
-  return `${warning}${years.map(y => yearHtml(y, csrf)).join('')}
+  return `${calendarWarningHtml(missing)}${years.map(y => yearHtml(y, csrf)).join('')}
 <section class="card" aria-labelledby="new-year"><h2 id="new-year">Tahun baru</h2>
 <form method="post" action="/admin/calendar">${csrfField(csrf)}
 <div class="field"><label for="new-year-number">Tahun</label><input id="new-year-number" name="year" required inputmode="numeric" value="${e(draft.year)}"></div>

@@ -4,6 +4,7 @@ import type { GatewayAccessRow, HoldingAccountRow } from '../../projections/gate
 import type { GatewayReconciliation } from '../../audit/gateway-reconciliation.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { csrfField, postButton, tableHtml, timeHtml, type TableRow } from '../page.ts';
+import { calendarWarningHtml } from './admin-records.ts';
 import { accessStatusHtml } from './gateway.ts';
 
 /** A form with one text field and a button (reject with a note, pay with a reference). */
@@ -25,8 +26,10 @@ export function adminOverviewHtml(counts: {
   pendingAccess: number;
   requestedWithdrawals: number;
   holdingAccounts: number;
+  /** the years due without a holiday decree (src/projections/holiday-calendar.ts, uncoveredYears) */
+  uncoveredYears: readonly number[];
 }): string {
-  return `<section class="card"><ul>
+  return `${calendarWarningHtml(counts.uncoveredYears, true)}<section class="card"><ul>
 <li><a href="/admin/access?status=PENDING">Pengajuan akses gateway</a>: ${e(counts.pendingAccess)} menunggu</li>
 <li><a href="/admin/withdrawals?status=REQUESTED">Penarikan</a>: ${e(counts.requestedWithdrawals)} menunggu pembayaran</li>
 <li><a href="/admin/holding-accounts">Rekening penampung</a>: ${e(counts.holdingAccounts)}</li>
@@ -153,5 +156,6 @@ ${csvLinks}</div><dl class="facts">
 <dt>Kredit rekening penampung vs pembayaran</dt><dd>${verdict(report.holdingCredits.balanced)} ${e(formatRupiah(report.holdingCredits.total.credited))} masuk, ${e(report.holdingCredits.problemCount)} masalah</dd>
 <dt>Kredit tanpa pasangan</dt><dd>${e(report.unmatchedCredits.length)}</dd>
 <dt>Biaya diperoleh</dt><dd id="fees-earned">${verdict(report.fees.balanced)} ${e(formatRupiah(report.fees.total.earned))}</dd>
+<dt>Pendapatan kode unik</dt><dd id="unique-codes-earned">${e(formatRupiah(report.fees.total.uniqueCodes))}</dd>
 </dl></section>`;
 }

@@ -106,6 +106,7 @@ export const errorCodes = {
 
   // payment gateway: the ledger and withdrawals
   WITHDRAWAL_NOT_FOUND: { status: 404, message: 'Withdrawal not found' },
+  SETTLEMENT_NOT_FOUND: { status: 404, message: 'Settlement not found' },
   WITHDRAWAL_BELOW_MINIMUM: { status: 400, message: 'The amount is below the minimum withdrawal' },
   INSUFFICIENT_BALANCE: { status: 400, message: 'The amount is more than the available balance' },
   WITHDRAWAL_OWN_PAYOUT: { status: 403, message: 'An admin cannot pay out their own withdrawal' },
@@ -127,6 +128,15 @@ export const errorCodes = {
     message: 'Allocate to a gateway payment (paymentId) or an approved gateway merchant (userId)',
   },
   HOLDING_CASH_SHORT: { status: 409, message: 'The platform account has less cash in the ledger than the payout' },
+  WITHDRAWAL_HOLDER_MISMATCH: {
+    status: 409,
+    message:
+      "The bank's holder name differs from the requested holder: paid only with an admin's override and its reason",
+  },
+  HOLDING_TRANSFER_INVALID: {
+    status: 400,
+    message: "A transfer between holding accounts moves money from one of the platform's holding accounts to another",
+  },
   WITHDRAWAL_PAYOUT_IN_FLIGHT: {
     status: 409,
     message:

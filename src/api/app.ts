@@ -28,6 +28,7 @@ import { transferRoutes } from './transfers.ts';
 import { qrUploads } from './qr-uploads.ts';
 import { dashboardGatewayRoutes, gatewayRoutes } from './gateway.ts';
 import { gatewayStatementRoutes } from './gateway-statement.ts';
+import { gatewaySettlementRoutes } from './gateway-settlements.ts';
 import { adminGatewayRoutes } from './gateway-admin.ts';
 import { adminWithdrawalRoutes, dashboardWithdrawalRoutes } from './gateway-withdrawals.ts';
 import { adminPayoutAccountRoutes } from './payout-account.ts';
@@ -130,6 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(paymentRoutes(deps), { prefix: '/payments' });
       await v1.register(gatewayRoutes(deps), { prefix: '/gateway' });
       await v1.register(gatewayStatementRoutes(deps), { prefix: '/gateway/transactions' });
+      await v1.register(gatewaySettlementRoutes(deps), { prefix: '/gateway/settlements' });
     }),
     { prefix: '/api/v1' },
   );

@@ -9,6 +9,7 @@ export const webhookEventTypes = [
   'transfer.failed',
   'withdrawal.paid',
   'withdrawal.rejected',
+  'gateway.settled',
   'ledger.checkpoint',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
@@ -21,6 +22,7 @@ export const defaultWebhookEvents: readonly WebhookEventType[] = [
   'transfer.failed',
   'withdrawal.paid',
   'withdrawal.rejected',
+  'gateway.settled',
 ];
 
 /** Kinds only an admin's endpoint may ask for. */

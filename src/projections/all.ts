@@ -4,6 +4,7 @@ import { gatewayAccessProjection } from './gateway-access.ts';
 import { transfersProjection } from './transfers.ts';
 import { gatewayLedgerProjection } from './gateway-ledger.ts';
 import { gatewayStatementProjection } from './gateway-statement.ts';
+import { gatewaySettlementsProjection } from './gateway-settlements.ts';
 import { gatewaySuspenseProjection } from './gateway-suspense.ts';
 import { holidayCalendarProjection } from './holiday-calendar.ts';
 import { mutationsProjection } from './mutations.ts';
@@ -27,6 +28,7 @@ export const projections: Projection[] = [
   holidayCalendarProjection,
   gatewayLedgerProjection,
   gatewayStatementProjection,
+  gatewaySettlementsProjection,
   gatewaySuspenseProjection,
   transfersProjection,
   withdrawalPayoutsProjection,

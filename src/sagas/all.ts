@@ -11,6 +11,7 @@ import { paymentWebhooks } from './payment-webhooks.ts';
 import { walletLogins } from './wallet-login.ts';
 import { transferWebhooks } from './transfer-webhooks.ts';
 import { withdrawalWebhooks } from './withdrawal-webhooks.ts';
+import { settlementWebhooks } from './settlement-webhooks.ts';
 
 export type SagaDeps = { store: EventStore; snapshots?: SnapshotStore; cache?: StateCache; clock: Clock; log: Logger };
 
@@ -26,6 +27,7 @@ export function sagas(deps: ServiceSagaDeps): Saga[] {
     gatewayLedgerCredits,
     transferWebhooks,
     withdrawalWebhooks,
+    settlementWebhooks,
   ];
   return reactions.map(r => sagaOf(r, deps));
 }

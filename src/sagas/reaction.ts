@@ -4,6 +4,7 @@ import type { AnyEvent } from '../events/all.ts';
 import type { DomainEvent, EventOf, StoredEvent } from '../events/event.ts';
 import type { WalletLoginCompleted } from '../events/wallet-login.ts';
 import type { GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
+import type { PresentedSettlement } from '../projections/settlement-presenter.ts';
 import type { Position } from '../store/event-store.ts';
 import type { WebhookEventType } from '../domain/webhook-events.ts';
 
@@ -57,7 +58,9 @@ export type ReadWhat =
   /** the payable a synchronised credit pays on the account (src/commands/payable-claims.ts, matchPayable) */
   | { read: 'payable'; accountId: string; credit: Credit }
   /** a withdrawal as the gateway ledger's read model holds it */
-  | { read: 'withdrawal'; withdrawalId: string };
+  | { read: 'withdrawal'; withdrawalId: string }
+  /** a settlement with its first payments, as the settlements' read model holds it */
+  | { read: 'settlement'; merchantId: string; settlementId: string };
 
 export const readStream = <S, C, E extends DomainEvent>(streamId: string, decider: Decider<S, C, E>): Read<S> => ({
   read: 'stream',
@@ -73,6 +76,11 @@ export const readPayable = (accountId: string, credit: Credit): Read<MatchedPaya
 export const readWithdrawal = (withdrawalId: string): Read<GatewayWithdrawalRow | null> => ({
   read: 'withdrawal',
   withdrawalId,
+});
+export const readSettlement = (merchantId: string, settlementId: string): Read<PresentedSettlement | null> => ({
+  read: 'settlement',
+  merchantId,
+  settlementId,
 });
 
 /** Who acts and why, copied into the metadata of what a command appends; `eventIds` derives its event ids (sagaEventId). */

@@ -112,6 +112,7 @@ const words = {
   HOLDING_ACCOUNT_CANNOT_SERVE: 'Rekening ini tidak melayani metode gateway mana pun',
 
   WITHDRAWAL_NOT_FOUND: 'Penarikan tidak ditemukan',
+  SETTLEMENT_NOT_FOUND: 'Pencairan tidak ditemukan',
   WITHDRAWAL_BELOW_MINIMUM: p => join('Jumlah di bawah minimal penarikan', inBrackets('', amount(p, 'minimum'))),
   INSUFFICIENT_BALANCE: p => join('Jumlah melebihi saldo tersedia', inBrackets('', p.available)),
   WITHDRAWAL_OWN_PAYOUT: 'Admin tidak dapat membayar penarikannya sendiri',
@@ -125,6 +126,9 @@ const words = {
   SUSPENSE_TARGET_INVALID:
     'Alokasikan ke pembayaran gateway (ID pembayaran) atau merchant gateway yang disetujui (ID pengguna)',
   HOLDING_CASH_SHORT: 'Kas rekening platform di buku besar kurang dari jumlah pembayaran',
+  WITHDRAWAL_HOLDER_MISMATCH: p =>
+    `Nama pemilik rekening menurut bank${p.answered ? ` (${p.answered})` : ''} berbeda dari nama yang diminta${p.asked ? ` (${p.asked})` : ''}; hanya bisa dibayar dengan pengecualian admin beserta alasannya`,
+  HOLDING_TRANSFER_INVALID: 'Pemindahan dana harus dari satu rekening penampung platform ke rekening penampung lain',
   WITHDRAWAL_PAYOUT_IN_FLIGHT:
     'Pembayaran penarikan ini lewat WALLET-A sudah dimulai: belum bisa ditolak sebelum transfernya gagal',
   WITHDRAWAL_PAYOUT_FAILED: p =>
@@ -174,7 +178,7 @@ const words = {
       'Jumlah tagihan',
       amount(p, 'billed'),
       p.billed !== p.requested ? inBrackets('', join(amount(p, 'requested'), 'ditambah biaya')) : null,
-      'di atas maksimal',
+      p.case === 'no-code-room' ? 'tidak menyisakan ruang untuk kode unik di bawah maksimal' : 'di atas maksimal',
       p.method ?? 'metode ini',
       amount(p, 'maximum'),
     ),

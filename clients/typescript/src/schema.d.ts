@@ -399,6 +399,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/gateway/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Settlements of the gateway balance, newest first, with their payments */
+        get: operations["getApiV1GatewaySettlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/gateway/settlements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A settlement with a page of the payments it paid out */
+        get: operations["getApiV1GatewaySettlementsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dashboard/api-keys": {
         parameters: {
             query?: never;
@@ -1684,7 +1718,9 @@ export interface components {
          *       "requestedAt": "2025-06-03T08:00:00.000Z",
          *       "processedAt": null,
          *       "reference": null,
-         *       "note": null
+         *       "note": null,
+         *       "holderName": "TOKO MAJU",
+         *       "holderMatches": true
          *     }
          */
         Withdrawal: {
@@ -1703,6 +1739,10 @@ export interface components {
             reference: string | null;
             /** @description Why, when rejected */
             note: string | null;
+            /** @description The destination's holder as the bank named it (at the payout once paid, else at the request); null: not checked */
+            holderName: string | null;
+            /** @description The bank named the requested holder (case, spacing, punctuation, titles and legal forms ignored); false: an admin pays it only with an override; null: not checked */
+            holderMatches: boolean | null;
         };
         /**
          * @description A withdrawal as requested
@@ -1710,7 +1750,8 @@ export interface components {
          *       "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
          *       "status": "REQUESTED",
          *       "holderName": "TOKO MAJU",
-         *       "destinationChecked": true
+         *       "destinationChecked": true,
+         *       "holderMatches": true
          *     }
          */
         RequestedWithdrawal: {
@@ -1721,6 +1762,8 @@ export interface components {
             /** @description The holder the provider named for the destination; null: not checked */
             holderName: string | null;
             destinationChecked: boolean;
+            /** @description The bank named the holder asked for (case, spacing, punctuation, titles and legal forms ignored); false: not paid without an admin's override; null: not checked */
+            holderMatches: boolean | null;
         };
         /**
          * @description A withdrawal as the admin console shows it
@@ -1735,10 +1778,12 @@ export interface components {
          *       "processedAt": null,
          *       "reference": null,
          *       "note": null,
+         *       "holderName": "TOKO MAJU",
+         *       "holderMatches": true,
          *       "merchantId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
          *       "processedBy": null,
-         *       "holderName": "TOKO MAJU",
          *       "destinationChecked": true,
+         *       "holderOverride": null,
          *       "payoutFailure": null
          *     }
          */
@@ -1758,11 +1803,20 @@ export interface components {
             reference: string | null;
             /** @description Why, when rejected */
             note: string | null;
+            /** @description The destination's holder as the bank named it (at the payout once paid, else at the request); null: not checked */
+            holderName: string | null;
+            /** @description The bank named the requested holder (case, spacing, punctuation, titles and legal forms ignored); false: an admin pays it only with an override; null: not checked */
+            holderMatches: boolean | null;
             /** Format: uuid */
             merchantId: string;
             processedBy: string | null;
-            holderName: string | null;
             destinationChecked: boolean;
+            /** @description Paid although the bank named someone else: the admin and their reason */
+            holderOverride: {
+                reason: string;
+                /** Format: uuid */
+                by: string;
+            } | null;
             payoutFailure: {
                 transferId: string;
                 outcome: string;
@@ -1994,7 +2048,9 @@ export interface components {
          *         "requestedAt": "2025-06-03T08:00:00.000Z",
          *         "processedAt": null,
          *         "reference": null,
-         *         "note": null
+         *         "note": null,
+         *         "holderName": "TOKO MAJU",
+         *         "holderMatches": true
          *       }
          *     }
          */
@@ -2018,10 +2074,12 @@ export interface components {
          *         "processedAt": null,
          *         "reference": null,
          *         "note": null,
+         *         "holderName": "TOKO MAJU",
+         *         "holderMatches": true,
          *         "merchantId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
          *         "processedBy": null,
-         *         "holderName": "TOKO MAJU",
          *         "destinationChecked": true,
+         *         "holderOverride": null,
          *         "payoutFailure": null
          *       }
          *     }
@@ -2239,7 +2297,8 @@ export interface components {
          *         "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
          *         "status": "REQUESTED",
          *         "holderName": "TOKO MAJU",
-         *         "destinationChecked": true
+         *         "destinationChecked": true,
+         *         "holderMatches": true
          *       }
          *     }
          */
@@ -2263,7 +2322,9 @@ export interface components {
          *           "requestedAt": "2025-06-03T08:00:00.000Z",
          *           "processedAt": null,
          *           "reference": null,
-         *           "note": null
+         *           "note": null,
+         *           "holderName": "TOKO MAJU",
+         *           "holderMatches": true
          *         }
          *       ]
          *     }
@@ -2289,10 +2350,12 @@ export interface components {
          *           "processedAt": null,
          *           "reference": null,
          *           "note": null,
+         *           "holderName": "TOKO MAJU",
+         *           "holderMatches": true,
          *           "merchantId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
          *           "processedBy": null,
-         *           "holderName": "TOKO MAJU",
          *           "destinationChecked": true,
+         *           "holderOverride": null,
          *           "payoutFailure": null
          *         }
          *       ]
@@ -3146,6 +3209,184 @@ export interface components {
             data: components["schemas"]["RevokedApiKey"];
         };
         /**
+         * @description A settlement of the gateway balance, with the payments it paid out
+         * @example {
+         *       "id": "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+         *       "dueDate": "2026-01-05",
+         *       "cutoff": "2026-01-04T17:00:00.000Z",
+         *       "settledAt": "2026-01-04T17:00:00.000Z",
+         *       "paymentCount": 1,
+         *       "gross": 100010,
+         *       "fee": 900,
+         *       "net": 99100,
+         *       "payments": [
+         *         {
+         *           "type": "PAYMENT",
+         *           "paymentId": "3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
+         *           "suspenseId": null,
+         *           "orderId": "INV-1001",
+         *           "gross": 100010,
+         *           "fee": 900,
+         *           "net": 99100,
+         *           "paidAt": "2026-01-02T09:15:00.000Z",
+         *           "dueDate": "2026-01-05",
+         *           "settledAt": "2026-01-04T17:00:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        Settlement: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date
+             * @description The WIB day of its cutoff: the working day its payments were due
+             */
+            dueDate: string;
+            /**
+             * Format: date-time
+             * @description Every credit before it was due
+             */
+            cutoff: string;
+            /** Format: date-time */
+            settledAt: string;
+            /** @description How many payments it paid out (payments holds the first 1,000, or the page asked) */
+            paymentCount: number;
+            gross: number;
+            fee: number;
+            /** @description What moved from pending to settled */
+            net: number;
+            payments: {
+                /**
+                 * @description A gateway payment, or a suspense credit an admin allocated
+                 * @enum {string}
+                 */
+                type: "PAYMENT" | "ADJUSTMENT";
+                /** @description The payment; an allocation names it when the admin did */
+                paymentId: string | null;
+                /** @description The suspense credit of an allocation; null for a payment */
+                suspenseId: string | null;
+                orderId: string | null;
+                /** @description What the buyer paid */
+                gross: number;
+                fee: number;
+                /** @description The merchant's credit, as it was booked */
+                net: number;
+                /**
+                 * Format: date-time
+                 * @description When the money moved (the provider’s time)
+                 */
+                paidAt: string;
+                /**
+                 * Format: date
+                 * @description The working day (WIB) from whose 00:00 it was due
+                 */
+                dueDate: string;
+                /** Format: date-time */
+                settledAt: string;
+            }[];
+        };
+        /**
+         * @description {status, data, pagination}: one Settlement, a page of its payments
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "id": "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+         *         "dueDate": "2026-01-05",
+         *         "cutoff": "2026-01-04T17:00:00.000Z",
+         *         "settledAt": "2026-01-04T17:00:00.000Z",
+         *         "paymentCount": 1,
+         *         "gross": 100010,
+         *         "fee": 900,
+         *         "net": 99100,
+         *         "payments": [
+         *           {
+         *             "type": "PAYMENT",
+         *             "paymentId": "3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
+         *             "suspenseId": null,
+         *             "orderId": "INV-1001",
+         *             "gross": 100010,
+         *             "fee": 900,
+         *             "net": 99100,
+         *             "paidAt": "2026-01-02T09:15:00.000Z",
+         *             "dueDate": "2026-01-05",
+         *             "settledAt": "2026-01-04T17:00:00.000Z"
+         *           }
+         *         ]
+         *       },
+         *       "pagination": {
+         *         "total": 1,
+         *         "page": 1,
+         *         "limit": 1000,
+         *         "totalPages": 1,
+         *         "hasMore": false
+         *       }
+         *     }
+         */
+        SettlementResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["Settlement"];
+            pagination: {
+                total: number;
+                page: number;
+                limit: number;
+                totalPages: number;
+                hasMore: boolean;
+            };
+        };
+        /**
+         * @description {status, data, pagination}: a page of Settlement
+         * @example {
+         *       "status": "success",
+         *       "data": [
+         *         {
+         *           "id": "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+         *           "dueDate": "2026-01-05",
+         *           "cutoff": "2026-01-04T17:00:00.000Z",
+         *           "settledAt": "2026-01-04T17:00:00.000Z",
+         *           "paymentCount": 1,
+         *           "gross": 100010,
+         *           "fee": 900,
+         *           "net": 99100,
+         *           "payments": [
+         *             {
+         *               "type": "PAYMENT",
+         *               "paymentId": "3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
+         *               "suspenseId": null,
+         *               "orderId": "INV-1001",
+         *               "gross": 100010,
+         *               "fee": 900,
+         *               "net": 99100,
+         *               "paidAt": "2026-01-02T09:15:00.000Z",
+         *               "dueDate": "2026-01-05",
+         *               "settledAt": "2026-01-04T17:00:00.000Z"
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "total": 1,
+         *         "page": 1,
+         *         "limit": 10,
+         *         "totalPages": 1,
+         *         "hasMore": false
+         *       }
+         *     }
+         */
+        SettlementListResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["Settlement"][];
+            pagination: {
+                total: number;
+                page: number;
+                limit: number;
+                totalPages: number;
+                hasMore: boolean;
+            };
+        };
+        /**
          * @description A transaction of a linked account
          * @example {
          *       "id": "0b9e5c3a-6f1d-4e2a-8c7b-1d2e3f4a5b6c",
@@ -3480,7 +3721,7 @@ export interface components {
                 url: string;
                 /** @description Signs every delivery; shown only here */
                 secret: string;
-                events: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "ledger.checkpoint")[];
+                events: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint")[];
                 /** Format: date-time */
                 createdAt: string;
             };
@@ -3504,7 +3745,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            events: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "ledger.checkpoint")[];
+            events: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint")[];
             /** Format: date-time */
             createdAt: string;
             disabled: boolean;
@@ -3686,7 +3927,7 @@ export interface components {
              * @description The error code (docs/errors.md)
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "INVALID_INPUT" | "INVALID_TEXT" | "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "CROSS_ORIGIN_REFUSED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "BUSY" | "INVALID_API_KEY" | "SESSION_EXISTS" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PROVIDER_NOT_FOUND" | "PROVIDER_LOGIN_FAILED" | "PROVIDER_UNAVAILABLE" | "PROVIDER_REJECTED" | "NOT_ENOUGH_POINTS" | "MISSING_FIELDS" | "UNKNOWN_PROVIDER" | "VERIFICATION_INCOMPLETE" | "OTP_SESSION_INVALID" | "OTP_VERIFICATION_FAILED" | "PAYMENT_NOT_FOUND" | "PAYMENT_TYPE_NOT_SUPPORTED" | "RECEIVING_ACCOUNT_GONE" | "GATEWAY_NOT_APPROVED" | "ORDER_PENDING" | "ORDER_ALREADY_PAID" | "NO_UNIQUE_CODE" | "VA_NUMBER_TAKEN" | "PAYMENT_NOT_PENDING" | "PAYMENT_METHOD_CHOSEN" | "IDEMPOTENCY_KEY_REUSED" | "PAYABLE_LAPSED" | "GATEWAY_ACCESS_CONFLICT" | "GATEWAY_DIRECT_NOT_ALLOWED" | "NO_HOLDING_ACCOUNT" | "HOLDING_ACCOUNT_CANNOT_SERVE" | "WITHDRAWAL_NOT_FOUND" | "WITHDRAWAL_BELOW_MINIMUM" | "INSUFFICIENT_BALANCE" | "WITHDRAWAL_OWN_PAYOUT" | "WITHDRAWAL_NOT_REQUESTED" | "WITHDRAWAL_REFERENCE_USED" | "WITHDRAWAL_DESTINATION_INVALID" | "PAYOUT_ACCOUNT_NOT_SET" | "SUSPENSE_NOT_FOUND" | "SUSPENSE_NOT_OPEN" | "SUSPENSE_BELOW_FEE" | "SUSPENSE_TARGET_INVALID" | "HOLDING_CASH_SHORT" | "WITHDRAWAL_HOLDER_MISMATCH" | "HOLDING_TRANSFER_INVALID" | "WITHDRAWAL_PAYOUT_IN_FLIGHT" | "WITHDRAWAL_PAYOUT_FAILED" | "WITHDRAWAL_PAYOUT_UNCONFIRMED" | "QR_IMAGE_MISSING" | "QR_IMAGE_NOT_AN_IMAGE" | "QR_IMAGE_TOO_LARGE" | "QR_NOT_FOUND" | "QR_DECODER_BUSY" | "QR_NOT_QRIS" | "QR_AMOUNT_MISMATCH" | "QR_AMOUNT_OUT_OF_RANGE" | "TRANSFER_NOT_SUPPORTED" | "BALANCE_INSUFFICIENT" | "BANK_LIST_FAILED" | "BANK_ACCOUNT_VALIDATION_FAILED" | "BANK_ACCOUNT_INDEX_INVALID" | "TRANSFER_AMOUNT_MISMATCH" | "TRANSFER_FAILED" | "TRANSFER_UNCONFIRMED" | "TEST_CLOCK_BACKWARDS" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_DISABLED" | "GATEWAY_AMOUNT_BELOW_MINIMUM" | "GATEWAY_AMOUNT_ABOVE_MAXIMUM" | "GATEWAY_AMOUNT_NOT_ABOVE_FEE" | "INVALID_HOLIDAY_CALENDAR" | "INVALID_PERIOD" | "STREAM_NOT_FOUND";
+            code: "VALIDATION_ERROR" | "INVALID_INPUT" | "INVALID_TEXT" | "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "CROSS_ORIGIN_REFUSED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "BUSY" | "INVALID_API_KEY" | "SESSION_EXISTS" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PROVIDER_NOT_FOUND" | "PROVIDER_LOGIN_FAILED" | "PROVIDER_UNAVAILABLE" | "PROVIDER_REJECTED" | "NOT_ENOUGH_POINTS" | "MISSING_FIELDS" | "UNKNOWN_PROVIDER" | "VERIFICATION_INCOMPLETE" | "OTP_SESSION_INVALID" | "OTP_VERIFICATION_FAILED" | "PAYMENT_NOT_FOUND" | "PAYMENT_TYPE_NOT_SUPPORTED" | "RECEIVING_ACCOUNT_GONE" | "GATEWAY_NOT_APPROVED" | "ORDER_PENDING" | "ORDER_ALREADY_PAID" | "NO_UNIQUE_CODE" | "VA_NUMBER_TAKEN" | "PAYMENT_NOT_PENDING" | "PAYMENT_METHOD_CHOSEN" | "IDEMPOTENCY_KEY_REUSED" | "PAYABLE_LAPSED" | "GATEWAY_ACCESS_CONFLICT" | "GATEWAY_DIRECT_NOT_ALLOWED" | "NO_HOLDING_ACCOUNT" | "HOLDING_ACCOUNT_CANNOT_SERVE" | "WITHDRAWAL_NOT_FOUND" | "SETTLEMENT_NOT_FOUND" | "WITHDRAWAL_BELOW_MINIMUM" | "INSUFFICIENT_BALANCE" | "WITHDRAWAL_OWN_PAYOUT" | "WITHDRAWAL_NOT_REQUESTED" | "WITHDRAWAL_REFERENCE_USED" | "WITHDRAWAL_DESTINATION_INVALID" | "PAYOUT_ACCOUNT_NOT_SET" | "SUSPENSE_NOT_FOUND" | "SUSPENSE_NOT_OPEN" | "SUSPENSE_BELOW_FEE" | "SUSPENSE_TARGET_INVALID" | "HOLDING_CASH_SHORT" | "WITHDRAWAL_HOLDER_MISMATCH" | "HOLDING_TRANSFER_INVALID" | "WITHDRAWAL_PAYOUT_IN_FLIGHT" | "WITHDRAWAL_PAYOUT_FAILED" | "WITHDRAWAL_PAYOUT_UNCONFIRMED" | "QR_IMAGE_MISSING" | "QR_IMAGE_NOT_AN_IMAGE" | "QR_IMAGE_TOO_LARGE" | "QR_NOT_FOUND" | "QR_DECODER_BUSY" | "QR_NOT_QRIS" | "QR_AMOUNT_MISMATCH" | "QR_AMOUNT_OUT_OF_RANGE" | "TRANSFER_NOT_SUPPORTED" | "BALANCE_INSUFFICIENT" | "BANK_LIST_FAILED" | "BANK_ACCOUNT_VALIDATION_FAILED" | "BANK_ACCOUNT_INDEX_INVALID" | "TRANSFER_AMOUNT_MISMATCH" | "TRANSFER_FAILED" | "TRANSFER_UNCONFIRMED" | "TEST_CLOCK_BACKWARDS" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_DISABLED" | "GATEWAY_AMOUNT_BELOW_MINIMUM" | "GATEWAY_AMOUNT_ABOVE_MAXIMUM" | "GATEWAY_AMOUNT_NOT_ABOVE_FEE" | "INVALID_HOLIDAY_CALENDAR" | "INVALID_PERIOD" | "STREAM_NOT_FOUND";
             message: string;
             /** @description The fields at fault, for a request its schema refuses; empty otherwise */
             errors: {
@@ -5357,7 +5598,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The kinds to receive; absent: every payment, transfer and withdrawal kind (ledger.checkpoint only for an admin's endpoint) */
-                    events?: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "ledger.checkpoint")[];
+                    events?: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint")[];
                 };
             };
         };
@@ -6022,6 +6263,143 @@ export interface operations {
             };
         };
     };
+    getApiV1GatewaySettlements: {
+        parameters: {
+            query?: {
+                /** @description An instant with its offset, or a day YYYY-MM-DD from its 00:00 WIB */
+                from?: string;
+                /** @description An instant with its offset (excluded), or a day YYYY-MM-DD, the whole of it (WIB) */
+                to?: string;
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementListResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApiV1GatewaySettlementsById: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getApiDashboardApiKeys: {
         parameters: {
             query?: never;
@@ -6323,7 +6701,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The kinds to receive; absent: every payment, transfer and withdrawal kind (ledger.checkpoint only for an admin's endpoint) */
-                    events?: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "ledger.checkpoint")[];
+                    events?: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint")[];
                 };
             };
         };
@@ -7913,7 +8291,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Pay although the bank's holder name differs from the requested holder: the admin's reason, kept with the payout */
+                    holderOverride?: {
+                        reason: string;
+                    };
+                };
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -8033,6 +8420,10 @@ export interface operations {
                     reference: string;
                     /** Format: uuid */
                     holdingAccountId?: string;
+                    /** @description Pay although the bank's holder name differs from the requested holder: the admin's reason, kept with the payout */
+                    holderOverride?: {
+                        reason: string;
+                    };
                 };
             };
         };

@@ -5,11 +5,14 @@ import { requestWithdrawal } from '../../commands/gateway-withdrawals.ts';
 import { z } from 'zod';
 import { DomainError, refuse } from '../../errors.ts';
 import { listGatewayWithdrawals } from '../../projections/gateway-ledger.ts';
+import { pendingByDueDate } from '../../projections/gateway-settlements.ts';
+import { loadHolidayCalendar } from '../../projections/holiday-calendar.ts';
 import { gatewayHtml, type GatewayForm } from '../../web/pages/gateway.ts';
 import type { AppDeps } from '../deps.ts';
 import { accessRequestBody, gatewayInformation } from '../gateway.ts';
 import { withdrawalRequestBody } from '../gateway-withdrawals.ts';
 import { parseBody } from '../validation.ts';
+import { gatewaySettlementPages } from './gateway-settlement-pages.ts';
 import { gatewayStatementPages, statementFiltersOf, statementView } from './gateway-statement-pages.ts';
 import { noticeOf, orShowRefusal, refusalOf, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
@@ -37,9 +40,11 @@ export function gatewayPages(deps: AppDeps) {
       opts: { error?: DomainError; formName?: string } = {},
     ) => {
       const merchantId = request.viewer!.user.id;
-      const [{ row: _row, ...info }, withdrawals] = await Promise.all([
+      const [{ row: _row, ...info }, withdrawals, pendingDue] = await Promise.all([
         gatewayInformation(deps.pool, deps.config.gateway, merchantId),
         listGatewayWithdrawals(deps.pool, { merchantId }),
+        // when each pending amount settles: the settler's rule on the calendar it uses
+        loadHolidayCalendar(deps.pool).then(calendar => pendingByDueDate(deps.pool, merchantId, calendar)),
       ]);
       // a bad statement filter is the page's refusal: the rest of the page still shows, the statement empty
       const statement = await statementView(deps, merchantId, request).catch((err: unknown) => {
@@ -57,6 +62,7 @@ export function gatewayPages(deps: AppDeps) {
       const view = {
         info,
         withdrawals,
+        pendingDue,
         statement: shown,
         csrf: request.viewer!.csrf,
         form: opts.error ? textFields(request.body) : {},
@@ -78,6 +84,7 @@ export function gatewayPages(deps: AppDeps) {
 
     app.get('/gateway', (request, reply) => page(request, reply));
     await gatewayStatementPages(deps)(app);
+    await gatewaySettlementPages(deps)(app);
 
     app.post(
       '/gateway/access-request',

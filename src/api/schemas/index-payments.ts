@@ -1,5 +1,6 @@
 import { apiKeyOperations } from './api-keys.ts';
 import { gatewayOperations } from './gateway.ts';
+import { settlementOperations } from './gateway-settlements.ts';
 import { mutationOperations } from './mutations.ts';
 import { paymentOperations } from './payments.ts';
 import type { DocumentedOperation } from './index-requests.ts';
@@ -9,5 +10,6 @@ export const paymentGatewayOperations: Record<string, DocumentedOperation> = {
   ...paymentOperations,
   ...mutationOperations,
   ...gatewayOperations,
+  ...settlementOperations,
   ...apiKeyOperations,
 };

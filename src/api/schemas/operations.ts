@@ -111,6 +111,10 @@ export const operations: Record<string, OperationNotes> = {
   'GET /api/v1/payments/status/{paymentId}': { summary: "Get a payment's status" },
   'GET /api/v1/gateway': { summary: 'Gateway access, methods, balance and fees' },
   'GET /api/v1/gateway/transactions': { summary: 'The gateway statement: payments, fees, settlements and withdrawals' },
+  'GET /api/v1/gateway/settlements': {
+    summary: 'Settlements of the gateway balance, newest first, with their payments',
+  },
+  'GET /api/v1/gateway/settlements/{id}': { summary: 'A settlement with a page of the payments it paid out' },
 
   'POST /api/dashboard/api-keys': { summary: 'Create an API key (the key is shown once)', success: created('The key') },
   'GET /api/dashboard/api-keys': { summary: 'List API keys' },

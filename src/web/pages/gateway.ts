@@ -1,6 +1,9 @@
 import type { GatewayWithdrawalRow } from '../../projections/gateway-ledger.ts';
+import { holderAnswer } from '../../projections/withdrawal-presenter.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { csrfField, tableHtml, timeHtml, type TableRow } from '../page.ts';
+import type { PendingDue } from '../../projections/gateway-settlements.ts';
+import { pendingDueHtml } from './gateway-settlements.ts';
 import { statementHtml, type StatementView } from './gateway-statement.ts';
 
 export type GatewayInfo = {
@@ -47,13 +50,22 @@ ${field('business-description', 'description', 'Keterangan (boleh kosong)', form
 <button type="submit">Ajukan akses</button></form>`;
 }
 
+/** The name the bank gave for the destination, and a warning when it is not the holder the merchant typed. */
+function bankHolderHtml(w: GatewayWithdrawalRow) {
+  const { holderName, holderMatches } = holderAnswer(w);
+  if (holderName === null) return '<br><span class="muted">Nama di bank belum diperiksa</span>';
+  return holderMatches
+    ? `<br>Nama di bank: <span class="badge ok">${e(holderName)}</span>`
+    : `<br>Nama di bank: <span class="badge bad holder-mismatch">${e(holderName)}</span><br><span class="muted">Berbeda dari nama yang Anda isi: admin tidak membayarnya tanpa pemeriksaan</span>`;
+}
+
 function withdrawalRow(w: GatewayWithdrawalRow): TableRow {
   return {
     data: { 'withdrawal-id': w.id },
     cells: [
       timeHtml(w.requested_at),
       e(formatRupiah(w.amount)),
-      `${e(w.bank_code)} <code>${e(w.account_number)}</code><br><span class="muted">${e(w.account_holder_name)}</span>`,
+      `${e(w.bank_code)} <code>${e(w.account_number)}</code><br><span class="muted">${e(w.account_holder_name)}</span>${bankHolderHtml(w)}`,
       `${withdrawalStatusHtml(w.status)}${w.reference ? `<br><span class="muted">Ref. ${e(w.reference)}</span>` : ''}${w.note ? `<br><span class="muted">${e(w.note)}</span>` : ''}`,
     ],
   };
@@ -63,6 +75,8 @@ function withdrawalRow(w: GatewayWithdrawalRow): TableRow {
 export type GatewayPageView = {
   info: GatewayInfo;
   withdrawals: GatewayWithdrawalRow[];
+  /** the pending balance by the working day it settles on */
+  pendingDue: PendingDue[];
   statement: StatementView;
   csrf: string;
   form: GatewayForm;
@@ -96,10 +110,10 @@ ${
 }
 <section class="card" aria-labelledby="balance"><h2 id="balance">Saldo</h2><dl class="facts">
 <dt>Tersedia</dt><dd id="balance-available"><strong>${e(formatRupiah(b.available))}</strong></dd>
-<dt>Mengendap (cair H+1 hari kerja)</dt><dd id="balance-pending">${e(formatRupiah(b.pending))}</dd>
+<dt>Mengendap (cair H+1 hari kerja)</dt><dd><span id="balance-pending">${e(formatRupiah(b.pending))}</span>${pendingDueHtml(v.pendingDue)}</dd>
 <dt>Sudah cair</dt><dd id="balance-settled">${e(formatRupiah(b.settled))}</dd>
 <dt>Ditahan (penarikan diproses)</dt><dd id="balance-on-hold">${e(formatRupiah(b.onHold))}</dd>
-</dl></section>
+</dl><p><a id="settlements-link" href="/dashboard/gateway/settlements">Riwayat pencairan dan pembayarannya</a></p></section>
 ${statementHtml(v.statement)}
 <section class="card" aria-labelledby="withdraw"><h2 id="withdraw">Tarik dana</h2>
 ${

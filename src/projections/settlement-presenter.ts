@@ -1,0 +1,61 @@
+import type { Queryable } from '../db/pool.ts';
+import { wibDate } from '../domain/working-days.ts';
+import { findSettlement, settledCredits, type SettledCreditRow, type SettlementRow } from './gateway-settlements.ts';
+
+/** How many of a settlement's payments its listing and its webhook carry; the rest are pages of its detail. */
+export const paymentsInline = 1000;
+
+/**
+ * A settlement as the API, the pages and the `gateway.settled` webhook show it. The due date is the WIB day of its
+ * cutoff: the working day from whose 00:00 its credits were due (for a run on time, the first working day after
+ * each one's day; a run late after an outage names the day it ran).
+ */
+export function presentSettlement(s: SettlementRow, credits: readonly SettledCreditRow[]) {
+  const dueDate = wibDate(s.cutoff);
+  const settledAt = s.settled_at.toISOString();
+  return {
+    id: s.id,
+    dueDate,
+    cutoff: s.cutoff.toISOString(),
+    settledAt,
+    paymentCount: s.payment_count,
+    gross: s.gross,
+    fee: s.fee,
+    net: s.net,
+    payments: credits.map(c => ({
+      type: c.kind,
+      paymentId: c.payment_id,
+      suspenseId: c.kind === 'ADJUSTMENT' ? c.credit_id : null,
+      orderId: c.order_id,
+      gross: c.gross,
+      fee: c.fee,
+      net: c.net,
+      paidAt: c.paid_at.toISOString(),
+      dueDate,
+      settledAt,
+    })),
+  };
+}
+
+export type PresentedSettlement = ReturnType<typeof presentSettlement>;
+
+/** Settlements with their credits (each list in the order `settledCredits` gives). */
+export function presentSettlements(rows: readonly SettlementRow[], credits: readonly SettledCreditRow[]) {
+  const of = new Map<string, SettledCreditRow[]>();
+  for (const c of credits) {
+    const list = of.get(c.settlement_id);
+    if (list) list.push(c);
+    else of.set(c.settlement_id, [c]);
+  }
+  return rows.map(s => presentSettlement(s, of.get(s.id) ?? []));
+}
+
+/** A merchant's settlement with its first payments, as its webhook sends it (none: not in the read model yet). */
+export async function findPresentedSettlement(
+  db: Queryable,
+  merchantId: string,
+  settlementId: string,
+): Promise<PresentedSettlement | null> {
+  const row = await findSettlement(db, merchantId, settlementId);
+  return row && presentSettlement(row, await settledCredits(db, [row.id], { limit: paymentsInline }));
+}

@@ -19,6 +19,8 @@ export type Balances = { pending: number; settled: number; onHold: number };
 export type MerchantMovements = {
   creditsGross: number;
   fees: number;
+  /** the unique codes the platform kept of the payments and allocations (a payment's gross: its fee, code and net) */
+  uniqueCodes: number;
   creditsNet: number;
   /** suspense credits allocated to the merchant, net of their fees (the fees are in `fees`) */
   adjustments: number;
@@ -67,6 +69,7 @@ export type PeriodSources = { pool: Queryable; store: EventStore; clock: Clock }
 const noMovements = (): MerchantMovements => ({
   creditsGross: 0,
   fees: 0,
+  uniqueCodes: 0,
   creditsNet: 0,
   adjustments: 0,
   settlements: 0,
@@ -124,11 +127,13 @@ function addMovement(
     case 'GatewayPaymentCredited':
       m.creditsGross += event.data.totalAmount;
       m.fees += event.data.fee;
+      m.uniqueCodes += event.data.uniqueCode ?? 0;
       m.creditsNet += event.data.net;
       return;
     case 'GatewaySuspenseAllocated':
       m.adjustments += event.data.net;
       m.fees += event.data.fee;
+      m.uniqueCodes += event.data.uniqueCode ?? 0;
       return;
     case 'BalanceSettled':
       m.settlements += event.data.amount;

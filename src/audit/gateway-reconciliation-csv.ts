@@ -69,6 +69,7 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
             ...balanceColumns('opening'),
             'creditsGross',
             'fees',
+            'uniqueCodes',
             'creditsNet',
             'adjustments',
             'settlements',
@@ -89,6 +90,7 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
               m.opening.onHold,
               v.creditsGross,
               v.fees,
+              v.uniqueCodes,
               v.creditsNet,
               v.adjustments,
               v.settlements,
@@ -163,14 +165,22 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
         ];
       case 'fees':
         return [
-          ['day', 'earned', 'paymentsFees', 'allocationsFees', 'difference'],
-          ...fees.days.map(d => [d.day, d.earned, d.paymentsFees, d.allocationsFees, d.difference]),
+          ['day', 'earned', 'paymentsFees', 'allocationsFees', 'difference', 'uniqueCodes'],
+          ...fees.days.map(d => [d.day, d.earned, d.paymentsFees, d.allocationsFees, d.difference, d.uniqueCodes]),
         ];
       case 'fees-totals': {
         const t = fees.total;
         return [
-          ['from', 'to', 'earned', 'paymentsFees', 'allocationsFees', 'difference'],
-          [report.period.from, report.period.to, t.earned, t.paymentsFees, t.allocationsFees, t.difference],
+          ['from', 'to', 'earned', 'paymentsFees', 'allocationsFees', 'difference', 'uniqueCodes'],
+          [
+            report.period.from,
+            report.period.to,
+            t.earned,
+            t.paymentsFees,
+            t.allocationsFees,
+            t.difference,
+            t.uniqueCodes,
+          ],
         ];
       }
       case 'payouts':

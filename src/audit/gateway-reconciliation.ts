@@ -67,6 +67,7 @@ export const accountKinds = [
   'onHold',
   'suspense',
   'fees',
+  'uniqueCodes',
   'payouts',
   'other',
 ] as const;
@@ -106,17 +107,24 @@ export type PaymentCheck = {
   holdingAccountId: string | null;
   credited: number | null;
   creditedFee: number | null;
+  /** the unique code the credit gave the platform (0: none, as every credit before the platform kept the codes) */
+  creditedUniqueCode: number | null;
   totalAmount: number | null;
   fee: number | null;
+  uniqueCode: number | null;
   mutationId: string | null;
 };
-/** the fees the ledger earned against the completed payments' fees and the suspense allocations' fees */
+/**
+ * the fees the ledger earned against the completed payments' fees and the suspense allocations' fees; apart from them,
+ * the unique codes the platform earned (`platform:unique-codes`)
+ */
 export type FeesDay = {
   day: string;
   earned: number;
   paymentsFees: number;
   allocationsFees: number;
   difference: number;
+  uniqueCodes: number;
 };
 
 export type GatewayReconciliation = {
@@ -168,7 +176,8 @@ const wibDayOf = (column: string) => `(${column} at time zone 'Asia/Jakarta')::d
 
 const accountKind = `case when account like 'holding:%' then 'holding' when account like 'merchant:%:pending' then 'pending'
   when account like 'merchant:%:settled' then 'settled' when account like 'merchant:%:onHold' then 'onHold'
-  when account = 'platform:suspense' then 'suspense' when account = 'platform:fees' then 'fees' when account = 'bank:payouts' then 'payouts'
+  when account = 'platform:suspense' then 'suspense' when account = 'platform:fees' then 'fees'
+  when account = 'platform:unique-codes' then 'uniqueCodes' when account = 'bank:payouts' then 'payouts'
   else 'other' end`;
 
 async function trialBalance(db: Queryable, period: ReconciliationPeriod) {
@@ -234,29 +243,33 @@ async function holdingCredits(db: Queryable, period: ReconciliationPeriod) {
     `with credited as (
        select reference_id as payment_id, min(substr(account, 9)) filter (where account like 'holding:%') as account_id,
          coalesce(sum(amount) filter (where account like 'holding:%'), 0)::bigint as amount,
-         coalesce(-sum(amount) filter (where account = 'platform:fees'), 0)::bigint as fee
+         coalesce(-sum(amount) filter (where account = 'platform:fees'), 0)::bigint as fee,
+         coalesce(-sum(amount) filter (where account = 'platform:unique-codes'), 0)::bigint as unique_code
        from gateway_postings where event_type = 'GatewayPaymentCredited' and occurred_at >= $1 and occurred_at < $2
-         and (account like 'holding:%' or account = 'platform:fees')
+         and (account like 'holding:%' or account in ('platform:fees', 'platform:unique-codes'))
        group by reference_id
      ), completed as (
        select p.id::text as payment_id, p.receiving_account_id::text as account_id, p.total_amount, coalesce(p.gateway_fee, 0) as fee,
+         coalesce(p.unique_code, 0) as unique_code,
          ${wibDayOf('p.completed_at')}::text as day, p.mutation_id,
          m.id is not null and m.type = 'CREDIT' and m.amount = p.total_amount and m.account_id = p.receiving_account_id as paid_by_credit
        from payments p left join mutations m on m.id = p.mutation_id
        where p.gateway and p.status = 'COMPLETED' and p.completed_at >= $1 and p.completed_at < $2
      ), joined as (
        select coalesce(c.payment_id, p.payment_id) as payment_id, c.account_id as credited_account, c.amount as credited, c.fee as credited_fee,
-         p.account_id as paid_account, p.total_amount, p.fee, p.day, p.mutation_id, p.paid_by_credit
+         c.unique_code as credited_code, p.account_id as paid_account, p.total_amount, p.fee, p.unique_code, p.day, p.mutation_id, p.paid_by_credit
        from credited c full join completed p on p.payment_id = c.payment_id
      ), problems as (
        select payment_id as "paymentId", problem, coalesce(paid_account, credited_account) as "holdingAccountId", credited, credited_fee as "creditedFee",
-         total_amount as "totalAmount", fee, mutation_id as "mutationId"
+         credited_code as "creditedUniqueCode", total_amount as "totalAmount", fee, unique_code as "uniqueCode", mutation_id as "mutationId"
        from (
          select *, 'COMPLETED_WITHOUT_CREDIT' as problem from joined where credited is null
          union all select *, 'CREDITED_WITHOUT_COMPLETED_PAYMENT' from joined where total_amount is null
          union all select *, 'CREDIT_DIFFERS_FROM_PAYMENT' from joined
            where credited is not null and total_amount is not null
-             and (credited <> total_amount or credited_fee <> fee or credited_account is distinct from paid_account)
+             and (credited <> total_amount or credited_fee <> fee or credited_account is distinct from paid_account
+               -- a credit from before the platform kept the codes gave it none: a code it did take must be the payment's
+               or (credited_code <> 0 and credited_code <> unique_code))
          union all select *, 'MUTATION_NOT_A_MATCHING_CREDIT' from joined where not paid_by_credit) found
      )
      select
@@ -363,6 +376,7 @@ export async function gatewayReconciliation(
       paymentsFees: fromPayments,
       allocationsFees: fromAllocations,
       difference: earned - fromPayments - fromAllocations,
+      uniqueCodes: -d.uniqueCodes,
     };
   });
   const feeTotal = feeDays.reduce(
@@ -371,8 +385,9 @@ export async function gatewayReconciliation(
       paymentsFees: t.paymentsFees + d.paymentsFees,
       allocationsFees: t.allocationsFees + d.allocationsFees,
       difference: t.difference + d.difference,
+      uniqueCodes: t.uniqueCodes + d.uniqueCodes,
     }),
-    { earned: 0, paymentsFees: 0, allocationsFees: 0, difference: 0 },
+    { earned: 0, paymentsFees: 0, allocationsFees: 0, difference: 0, uniqueCodes: 0 },
   );
   const fees = { balanced: feeDays.every(d => d.difference === 0), days: feeDays, total: feeTotal };
   return {

@@ -26,24 +26,25 @@ function receivingOf(state: Account) {
 }
 
 /**
- * Records the payer's choice in one append: a payable amount unique on the receiving account (a unique code, or the
- * virtual account's own number) and the chosen method, guarded on the account as checked.
+ * Records the payer's choice in one append: a payable amount unique on the receiving account (a unique code, at most
+ * `highestCode` for a gateway bill, or the virtual account's own number) and the chosen method, guarded on the account
+ * as checked.
  */
 async function recordChoice(
   deps: SyncDeps,
   current: PendingPayment,
   type: PaymentType,
   receiver: Receiver & { where: NonNullable<Receiver['where']> },
-  gateway: ChosenMethod['gateway'],
+  gateway: { chosen: ChosenMethod['gateway']; highestCode: number | null } | null,
   context: CommandContext,
 ): Promise<Payment> {
   const { linked, where } = receiver;
   const now = context.now;
   if (where.vaNumber === null) {
-    const amount = gateway?.amount ?? current.amount;
+    const amount = gateway?.chosen?.amount ?? current.amount;
     const state = await withUniqueCode(
       deps,
-      { accountId: linked.accountId, amount, now },
+      { accountId: linked.accountId, amount, now, highestCode: gateway?.highestCode },
       async (claim, uniqueCode) => {
         const reads = {
           account: streamRead(accountStream(linked.accountId), account),
@@ -70,7 +71,11 @@ async function recordChoice(
             });
             const method = payment.decide(state, {
               type: 'ChoosePaymentMethod',
-              method: { type, ...billOf(where, { uniqueCode, totalAmount: amount + uniqueCode }), gateway },
+              method: {
+                type,
+                ...billOf(where, { uniqueCode, totalAmount: amount + uniqueCode }),
+                gateway: gateway?.chosen ?? null,
+              },
               now,
             });
             return { append: { claim: claimed, payment: method }, guard: ['account'], result: null };
@@ -97,7 +102,7 @@ async function recordChoice(
       const refused = choiceRefusal(state, now);
       if (refused) throw refused;
       receiver.recheck(loaded.account.state); // deleted or deactivated since: refused now
-      const amount = gateway?.amount ?? current.amount;
+      const amount = gateway?.chosen?.amount ?? current.amount;
       const reserved = receiving.decide(
         loaded.receiving.state,
         reservePayable(linked, where, {
@@ -114,7 +119,7 @@ async function recordChoice(
       if (!payable) throw refuse('PAYABLE_LAPSED');
       const method = payment.decide(state, {
         type: 'ChoosePaymentMethod',
-        method: { type, ...billOf(where, payable), gateway },
+        method: { type, ...billOf(where, payable), gateway: gateway?.chosen ?? null },
         now,
       });
       return { append: { receiving: reserved, payment: method }, guard: ['account'], result: null };
@@ -148,17 +153,13 @@ export async function choosePaymentMethod(
   let chosen: Payment;
   if (current.gateway) {
     const type = gatewayMethodFor(asked);
-    const { amount, fee } = gatewayBill(type, current.gateway.baseAmount, current.gateway.feeToCustomer, settings);
-    chosen = await intoHoldingAccount(deps, type, context, receiver =>
-      recordChoice(
-        deps,
-        current,
-        type,
-        { ...receiver, where: receiver.where! },
-        { receivingAccountId: receiver.linked.accountId, providerCode: receiver.linked.providerCode, amount, fee },
-        context,
-      ),
-    );
+    const bill = gatewayBill(type, current.gateway.baseAmount, current.gateway.feeToCustomer, settings);
+    const { amount, fee, highestCode } = bill;
+    chosen = await intoHoldingAccount(deps, type, context, receiver => {
+      const { accountId: receivingAccountId, providerCode } = receiver.linked;
+      const gateway = { chosen: { receivingAccountId, providerCode, amount, fee }, highestCode };
+      return recordChoice(deps, current, type, { ...receiver, where: receiver.where! }, gateway, context);
+    });
   } else {
     const { linked, provider } = receivingOf(
       (await load(deps, accountStream(current.receivingAccountId!), account)).state,

@@ -11,6 +11,8 @@ export function creditGatewayPayment(
     holdingAccountId: string;
     totalAmount: number;
     fee: number;
+    /** the part of totalAmount that is the unique code, the platform's (absent: none) */
+    uniqueCode?: number;
     completedAt: Date;
   },
   context: CommandContext,
@@ -19,7 +21,7 @@ export function creditGatewayPayment(
     es,
     gatewayLedgerStream(credit.merchantId),
     gatewayLedger,
-    { type: 'CreditGatewayPayment', ...credit, now: context.now },
+    { type: 'CreditGatewayPayment', ...credit, uniqueCode: credit.uniqueCode ?? 0, now: context.now },
     context,
   );
 }

@@ -123,10 +123,10 @@ export async function createGatewayPayment(
   const feeToCustomer = access.feeToCustomer;
   if (input.type !== undefined) {
     const type = gatewayMethodFor(input.type);
-    const { amount, fee } = gatewayBill(type, input.amount, feeToCustomer, settings);
+    const { amount, fee, highestCode } = gatewayBill(type, input.amount, feeToCustomer, settings);
     const terms = { baseAmount: input.amount, feeToCustomer, fee };
     return intoHoldingAccount(deps, type, request.context, receiver =>
-      recordPayment(deps, { ...request, type }, receiver, { terms, amount }),
+      recordPayment(deps, { ...request, type }, receiver, { terms, amount, highestCode }),
     );
   }
   const methods = await servedMethods(deps);

@@ -2,11 +2,10 @@ import type pg from 'pg';
 import type { GatewaySettings } from '../config.ts';
 import type { Queryable } from '../db/pool.ts';
 import { refuse } from '../errors.ts';
-import type { PaymentType } from '../providers/catalogue.ts';
 import { findGatewayAccess } from '../projections/gateway-access.ts';
-import { findPayment } from '../projections/payments.ts';
+import { findPayment, type PaymentRow } from '../projections/payments.ts';
 import type { CommandDeps } from './deps.ts';
-import { fee, isGatewayMethod } from '../domain/gateway-fees.ts';
+import { fee, grossUp, isGatewayMethod } from '../domain/gateway-fees.ts';
 import { gatewayLedger, gatewayLedgerStream } from '../domain/gateway-ledger.ts';
 import { handleCommand, load, type CommandContext, type EventSourcing } from '../store/commands/handle.ts';
 import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
@@ -27,31 +26,59 @@ export function receiveSuspenseCredit(
 
 export type AllocationTarget = { paymentId: string } | { userId: string };
 
+/** Whom an allocation credits, its fee, and the unique code the platform keeps of it. */
+type Allocation = { merchantId: string; paymentId: string | null; fee: number; uniqueCode: number };
+
 /**
- * Whom an allocation credits and by which method its fee is computed: a gateway payment names its merchant and method;
- * a merchant (approved for the gateway) takes the holding account's first gateway method.
+ * What an allocation to a gateway payment charges: the payment's own fee (on its amount, never on the credit with its
+ * unique code), or for a payment whose payer never chose the fee its bill would have had by the holding account's
+ * method. A credit of exactly the payment's total is booked as its completion would have been: the unique code is the
+ * platform's.
+ */
+function paymentAllocation(
+  payment: PaymentRow,
+  providerCode: string,
+  credit: number,
+  settings: GatewaySettings,
+): Allocation {
+  const method = payment.type && isGatewayMethod(payment.type) ? payment.type : gatewayMethodsOf(providerCode)[0];
+  if (!method)
+    throw refuse('SUSPENSE_TARGET_INVALID', { message: 'The payment has no gateway method to take its fee by' });
+  const billed =
+    payment.gateway_fee === null && payment.fee_to_customer
+      ? grossUp(method, payment.base_amount ?? payment.amount, settings)
+      : payment.amount;
+  const charged = payment.gateway_fee ?? fee(method, billed, settings);
+  const code = payment.unique_code ?? 0;
+  const uniqueCode = code > 0 && credit === payment.total_amount ? code : 0;
+  return { merchantId: payment.owner_id, paymentId: payment.id, fee: charged, uniqueCode };
+}
+
+/**
+ * Whom an allocation credits and what it charges: a gateway payment's own figures (paymentAllocation); a merchant
+ * (approved for the gateway) named alone pays the fee on the credit by the holding account's first gateway method.
  */
 async function allocationTarget(
   db: Queryable,
+  settings: GatewaySettings,
   target: AllocationTarget,
-  providerCode: string,
-): Promise<{ merchantId: string; paymentId: string | null; method: PaymentType }> {
+  item: { providerCode: string; amount: number },
+): Promise<Allocation> {
   if ('paymentId' in target) {
     const payment = await findPayment(db, target.paymentId);
     if (!payment || !payment.gateway)
       throw refuse('SUSPENSE_TARGET_INVALID', { message: 'paymentId names no gateway payment' });
-    const method = payment.type && isGatewayMethod(payment.type) ? payment.type : gatewayMethodsOf(providerCode)[0];
-    if (!method)
-      throw refuse('SUSPENSE_TARGET_INVALID', { message: 'The payment has no gateway method to take its fee by' });
-    return { merchantId: payment.owner_id, paymentId: payment.id, method };
+    return paymentAllocation(payment, item.providerCode, item.amount, settings);
   }
   const access = await findGatewayAccess(db, target.userId);
   if (access?.status !== 'APPROVED')
     throw refuse('SUSPENSE_TARGET_INVALID', { message: 'userId names no approved gateway merchant' });
-  const method = gatewayMethodsOf(providerCode)[0];
+  const method = gatewayMethodsOf(item.providerCode)[0];
   if (!method)
-    throw refuse('SUSPENSE_TARGET_INVALID', { message: `${providerCode} serves no gateway method to take the fee by` });
-  return { merchantId: target.userId, paymentId: null, method };
+    throw refuse('SUSPENSE_TARGET_INVALID', {
+      message: `${item.providerCode} serves no gateway method to take the fee by`,
+    });
+  return { merchantId: target.userId, paymentId: null, fee: fee(method, item.amount, settings), uniqueCode: 0 };
 }
 
 /**
@@ -67,7 +94,12 @@ export async function allocateSuspenseCredit(
   note: string | null,
 ) {
   const known = openItem((await load(deps, suspenseStream, suspense)).state, suspenseId);
-  const { merchantId, paymentId, method } = await allocationTarget(deps.pool, target, known.providerCode);
+  const {
+    merchantId,
+    paymentId,
+    fee: charged,
+    uniqueCode,
+  } = await allocationTarget(deps.pool, settings, target, known);
   const now = deps.clock.now();
   const reads = {
     suspense: streamRead(suspenseStream, suspense),
@@ -78,7 +110,6 @@ export async function allocateSuspenseCredit(
     reads,
     loaded => {
       const item = openItem(loaded.suspense.state, suspenseId);
-      const charged = fee(method, item.amount, settings);
       const credited = gatewayLedger.decide(loaded.ledger.state, {
         type: 'AllocateSuspense',
         merchantId,
@@ -87,6 +118,7 @@ export async function allocateSuspenseCredit(
         holdingAccountId: item.accountId,
         amount: item.amount,
         fee: charged,
+        uniqueCode,
         allocatedBy: adminId,
         now,
       });
@@ -96,6 +128,7 @@ export async function allocateSuspenseCredit(
         merchantId,
         paymentId,
         fee: charged,
+        uniqueCode,
         note,
         adminId,
         now,

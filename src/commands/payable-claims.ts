@@ -93,11 +93,12 @@ export const payableClaim: Decider<PayableClaim, PayableClaimCommand, ReceivingE
  * Bills a unique-code payment: from a random code on, the first total that neither a claim nor the account's receiving
  * stream (payments reserved there before claims, VA bills) holds is claimed by `record`, which appends the claim with
  * the payment's own events in one append. A total claimed meanwhile (the append refused, the claim read again and
- * held) moves on to the next code; every code held: 409 NO_UNIQUE_CODE.
+ * held) moves on to the next code; every code held: 409 NO_UNIQUE_CODE. `highestCode` (at most 999) keeps the total
+ * within a method's maximum: the codes are 1 to it.
  */
 export async function withUniqueCode(
   deps: EventSourcing,
-  bill: { accountId: string; amount: number; now: Date },
+  bill: { accountId: string; amount: number; now: Date; highestCode?: number | null | undefined },
   record: (claim: StreamRead<PayableClaim, ReceivingEvent>, uniqueCode: number) => Promise<Payment>,
 ): Promise<Payment> {
   const at = bill.now.toISOString();
@@ -105,9 +106,10 @@ export async function withUniqueCode(
     cachedState(deps, receivingStream(bill.accountId), receiving) ??
     (await load(deps, receivingStream(bill.accountId), receiving))
   ).state;
-  const first = randomInt(1, maxUniqueCode + 1);
-  for (let i = 0; i < maxUniqueCode; i++) {
-    const code = ((first - 1 + i) % maxUniqueCode) + 1;
+  const codes = Math.min(maxUniqueCode, bill.highestCode ?? maxUniqueCode);
+  const first = codes > 0 ? randomInt(1, codes + 1) : 1;
+  for (let i = 0; i < codes; i++) {
+    const code = ((first - 1 + i) % codes) + 1;
     const totalAmount = bill.amount + code;
     if (legacy.payables.totalHeld(totalAmount, at)) continue;
     const claim = streamRead(payableClaimStream(bill.accountId, totalAmount), payableClaim, { likelyNew: true });

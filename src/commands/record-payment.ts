@@ -95,8 +95,13 @@ const billedAmount = (input: NewPayment, gateway: GatewayBill | null) => gateway
 /**
  * A gateway payment as created: its terms (the request's amount, the fee mode, the fee once the method is known) and
  * the amount billed (the request's, raised when the buyer pays the fee); amount null while the payer has not chosen.
+ * `highestCode`: the highest unique code that keeps the bill within its method's maximum (gatewayBill).
  */
-export type GatewayBill = { terms: PaymentDetails['gateway'] & {}; amount: number | null };
+export type GatewayBill = {
+  terms: PaymentDetails['gateway'] & {};
+  amount: number | null;
+  highestCode?: number | null;
+};
 
 /** The order's claim for this payment: refused while another payment of the order is pending or after it was paid. */
 async function openOrder(deps: SyncDeps, p: PaymentRequest, state: Order) {
@@ -154,7 +159,8 @@ export async function recordPayment(
   if (where && where.vaNumber === null) {
     // a unique-code bill claims its total on a stream of its own: payments into one account are recorded in parallel
     const amount = billedAmount(p.input, gateway)!;
-    return withUniqueCode(deps, { accountId: linked.accountId, amount, now: p.now }, async (claim, uniqueCode) => {
+    const bill = { accountId: linked.accountId, amount, now: p.now, highestCode: gateway?.highestCode };
+    return withUniqueCode(deps, bill, async (claim, uniqueCode) => {
       const reads = {
         account: streamRead(accountStream(linked.accountId), account),
         order: orderRead,

@@ -8,6 +8,7 @@ import {
   type PaymentType,
 } from './payment-methods.ts';
 import { refuse } from '../errors.ts';
+import { maxUniqueCode } from './receiving.ts';
 
 /**
  * The gateway's fees (DESIGN section 9, the interface's Limits table): the one place a fee is computed and rounded.
@@ -67,7 +68,14 @@ export function grossUp(method: PaymentType, requested: number, settings: Gatewa
   return billed;
 }
 
-export type GatewayBill = { amount: number; fee: number; baseAmount: number };
+/**
+ * A gateway bill: the amount billed, its fee, the request; and for a method that adds a unique code to the amount the
+ * highest code that keeps what the buyer pays within the method's maximum (null: no unique code, a virtual account).
+ */
+export type GatewayBill = { amount: number; fee: number; baseAmount: number; highestCode: number | null };
+
+/** A method whose bill the payer pays with a unique code on top (every method but a virtual account's own number). */
+const takesUniqueCode = (method: PaymentType) => paymentMethod(method).va === null;
 
 const rupiah = (n: number) => new Intl.NumberFormat('en-US').format(n);
 const limitsOf = (method: PaymentType, settings: GatewaySettings) => settings.limits[methodFamily(method)];
@@ -75,8 +83,9 @@ const limitsOf = (method: PaymentType, settings: GatewaySettings) => settings.li
 /**
  * What a gateway payment of `requested` rupiah bills by `method`: the requested amount, or when the merchant passes the
  * fee to the customer the amount grossed up so that the merchant is credited the request; its fee is on the billed
- * amount. Refused (400): a request below the method's minimum, a billed amount above its maximum, an amount not larger
- * than its fee.
+ * amount. The maximum holds for what the buyer pays, unique code included: the codes are those that keep the bill
+ * within it. Refused (400): a request below the method's minimum, a billed amount above its maximum or leaving no room
+ * under it for a unique code, an amount not larger than its fee.
  */
 export function gatewayBill(
   method: PaymentType,
@@ -94,13 +103,17 @@ export function gatewayBill(
     });
   }
   const amount = feeToCustomer ? grossUp(method, requested, settings) : requested;
-  if (amount > max) {
+  const highestCode = takesUniqueCode(method) ? Math.min(maxUniqueCode, max - amount) : null;
+  if (amount > max || (highestCode !== null && highestCode < 1)) {
     const raised = amount === requested ? '' : ` (${rupiah(requested)} raised by the fee)`;
-    const message = `The billed amount ${rupiah(amount)}${raised} is above the ${method} maximum of ${rupiah(max)}`;
+    const message =
+      amount > max
+        ? `The billed amount ${rupiah(amount)}${raised} is above the ${method} maximum of ${rupiah(max)}`
+        : `The billed amount ${rupiah(amount)}${raised} leaves no room for a unique code within the ${method} maximum of ${rupiah(max)}`;
     throw refuse('GATEWAY_AMOUNT_ABOVE_MAXIMUM', {
       message,
       errors: [{ path: 'body.amount', message }],
-      params: { method, requested, billed: amount, maximum: max },
+      params: { method, requested, billed: amount, maximum: max, ...(amount > max ? {} : { case: 'no-code-room' }) },
     });
   }
   const charged = fee(method, amount, settings);
@@ -112,5 +125,5 @@ export function gatewayBill(
       params: { method, billed: amount, fee: charged },
     });
   }
-  return { amount, fee: charged, baseAmount: requested };
+  return { amount, fee: charged, baseAmount: requested, highestCode };
 }

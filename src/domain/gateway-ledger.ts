@@ -23,6 +23,8 @@ export const ledgerAccount = {
   onHold: (merchantId: string) => `merchant:${merchantId}:onHold`,
   fees: 'platform:fees',
   suspense: 'platform:suspense',
+  /** the unique codes buyers pay on top of their bills: the platform's revenue, never the merchant's */
+  uniqueCodes: 'platform:unique-codes',
   /** where payouts went before the ledger held the cash (issue 25): old events only */
   payouts: 'bank:payouts',
 } as const;
@@ -54,6 +56,8 @@ export type GatewayLedgerCommand =
       completedAt: Date;
       now: Date;
     }
+      /** the part of totalAmount that is the unique code (0: none, a virtual account's bill) */
+      uniqueCode: number;
   /** the cutoff comes from the working-day calendar, outside the decider, with the recent years it has no decree for */
   | { type: 'SettleDue'; merchantId: string; cutoff: Date; now: Date; yearsWithoutDecree?: readonly number[] }
   | {
@@ -99,6 +103,8 @@ export type GatewayLedgerCommand =
 /** A merchant's balance as the API shows it: settled counts what withdrawals hold; available = settled - onHold. */
 export type MerchantBalance = { settled: number; pending: number; onHold: number; available: number };
 
+      /** the part of the amount that is its payment's unique code (0: none kept) */
+      uniqueCode: number;
 /** What the platform owes on an account: its credit balance, as a positive number. */
 const owed = (state: GatewayLedger, account: string) => 0 - (state.balances[account] ?? 0);
 
@@ -115,6 +121,21 @@ const transfer = (debit: string, credit: string, amount: number): Posting[] => [
 ];
 
 function evolve(state: GatewayLedger, event: GatewayLedgerEvent): GatewayLedger {
+/**
+ * Money received for a merchant (interface gateway rules 3 and 4): `debit` takes all of it; the merchant is owed the
+ * bill's amount less its fee, the platform earns the fee and the unique code paid on top.
+ */
+function receivedPostings(debit: string, merchantId: string, received: number, fee: number, uniqueCode: number) {
+  const net = received - fee - uniqueCode;
+  const postings: Posting[] = [
+    { account: debit, amount: received },
+    { account: ledgerAccount.pending(merchantId), amount: -net },
+    ...(fee > 0 ? [{ account: ledgerAccount.fees, amount: -fee }] : []),
+    ...(uniqueCode > 0 ? [{ account: ledgerAccount.uniqueCodes, amount: -uniqueCode }] : []),
+  ];
+  return { net, postings };
+}
+
   const balances = { ...state.balances };
   for (const p of event.data.postings) balances[p.account] = (balances[p.account] ?? 0) + p.amount;
   const next = { ...state, merchantId: event.data.merchantId, balances };
@@ -174,14 +195,11 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
   switch (command.type) {
     case 'CreditGatewayPayment': {
       if (state.credits.has(command.paymentId)) return [];
-      const { paymentId, holdingAccountId, totalAmount, fee } = command;
-      if (fee > totalAmount) throw refuse('INVALID_INPUT', { message: 'The fee is more than the amount paid' });
-      const net = totalAmount - fee;
-      const postings = [
-        { account: ledgerAccount.holding(holdingAccountId), amount: totalAmount },
-        { account: ledgerAccount.pending(m), amount: -net },
-        ...(fee > 0 ? [{ account: ledgerAccount.fees, amount: -fee }] : []),
-      ];
+      const { paymentId, holdingAccountId, totalAmount, fee, uniqueCode } = command;
+      if (fee + uniqueCode > totalAmount)
+        throw refuse('INVALID_INPUT', { message: 'The fee and the unique code are more than the amount paid' });
+      const holding = ledgerAccount.holding(holdingAccountId);
+      const { net, postings } = receivedPostings(holding, m, totalAmount, fee, uniqueCode);
       return [
         GatewayPaymentCredited({
           merchantId: m,
@@ -206,6 +224,7 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
       if (!without)
         return [
           BalanceSettled({ merchantId: m, paymentIds: due.map(c => c.paymentId), amount, cutoff, settledAt, postings }),
+          uniqueCode,
         ];
       // the earliest credit's days reach back furthest: from the day after it to today, every day was judged
       const earliest = new Date(due.reduce((min, c) => Math.min(min, Date.parse(c.completedAt)), Infinity));
@@ -295,15 +314,12 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
     }
     case 'AllocateSuspense': {
       if (state.credits.has(command.suspenseId)) return [];
-      const { suspenseId, paymentId, holdingAccountId, amount, fee, allocatedBy } = command;
-      if (fee >= amount)
-        throw refuse('SUSPENSE_BELOW_FEE', { message: `The amount (${amount}) is not larger than its fee (${fee})` });
-      const net = amount - fee;
-      const postings = [
-        { account: ledgerAccount.suspense, amount },
-        { account: ledgerAccount.pending(m), amount: -net },
-        ...(fee > 0 ? [{ account: ledgerAccount.fees, amount: -fee }] : []),
-      ];
+      const { suspenseId, paymentId, holdingAccountId, amount, fee, uniqueCode, allocatedBy } = command;
+      if (fee + uniqueCode >= amount)
+        throw refuse('SUSPENSE_BELOW_FEE', {
+          message: `The amount (${amount}) is not larger than its fee (${fee})${uniqueCode ? ` and unique code (${uniqueCode})` : ''}`,
+        });
+      const { net, postings } = receivedPostings(ledgerAccount.suspense, m, amount, fee, uniqueCode);
       const allocatedAt = command.now.toISOString();
       return [
         GatewaySuspenseAllocated({
@@ -338,6 +354,7 @@ export const gatewayLedger: Decider<GatewayLedger, GatewayLedgerCommand, Gateway
     size: state => state.credits.size,
     revive: json => {
       const { credits, ...rest } = json as GatewayLedgerJson;
+          ...(uniqueCode > 0 ? { uniqueCode } : {}),
       return { ...rest, credits: Credits.fromJSON(credits) };
     },
   },

@@ -37,6 +37,8 @@ export type SuspenseCommand =
       merchantId: string;
       paymentId: string | null;
       fee: number;
+      /** the part of the credit that is its payment's unique code, the platform's (0: none) */
+      uniqueCode: number;
       note: string | null;
       adminId: string;
       now: Date;
@@ -108,15 +110,16 @@ export const suspense: Decider<Suspense, SuspenseCommand, SuspenseEvent> = {
       }
       case 'AllocateSuspenseCredit': {
         const item = openItem(state, command.suspenseId);
-        const { suspenseId, merchantId, paymentId, note } = command;
+        const { suspenseId, merchantId, paymentId, note, uniqueCode } = command;
         const allocated = {
           suspenseId,
           merchantId,
           paymentId,
           amount: item.amount,
           fee: command.fee,
-          net: item.amount - command.fee,
+          net: item.amount - command.fee - uniqueCode,
           note,
+          ...(uniqueCode > 0 ? { uniqueCode } : {}),
         };
         return [
           SuspenseCreditAllocated({

@@ -43,6 +43,8 @@ export const SuspenseCreditAllocated = event(
     note: text.nullable(),
     allocatedBy: z.uuid(),
     allocatedAt: isoDate,
+    /** the payment's unique code, kept by the platform (net = amount - fee - uniqueCode); absent: none kept */
+    uniqueCode: rupiah.optional(),
   }),
 );
 

@@ -8,8 +8,9 @@ import { text } from '../text.ts';
 /**
  * One line of a balanced entry: debit positive, credit negative, in whole rupiah. Accounts: `holding:<accountId>` (assets:
  * the cash in each platform account), `merchant:<id>:pending|settled|onHold` (what the platform owes),
- * `platform:suspense` (money no payment claims, owed until allocated or refunded), `platform:fees` (revenue); payouts
- * recorded before issue 25 credited `bank:payouts`.
+ * `platform:suspense` (money no payment claims, owed until allocated or refunded), `platform:fees` (revenue),
+ * `platform:unique-codes` (revenue: the unique codes buyers paid on top of their bills); payouts recorded before issue 25
+ * credited `bank:payouts`.
  */
 export const posting = z.object({
   account: text,
@@ -23,7 +24,10 @@ const postings = z
   .min(2)
   .refine(lines => lines.reduce((sum, p) => sum + p.amount, 0) === 0, { message: 'postings must sum to zero' });
 
-/** A completed gateway payment: totalAmount into the holding account, the net owed to the merchant (pending), the fee earned. */
+/**
+ * A completed gateway payment: totalAmount into the holding account, the net owed to the merchant (pending), the fee
+ * earned and the unique code earned: net = totalAmount - fee - uniqueCode, the bill's amount less its fee.
+ */
 export const GatewayPaymentCredited = event(
   'GatewayPaymentCredited',
   1,
@@ -36,6 +40,11 @@ export const GatewayPaymentCredited = event(
     net: rupiah,
     completedAt: isoDate,
     postings,
+    /**
+     * the unique code the buyer paid on top of the bill, the platform's (`platform:unique-codes`); absent: credited
+     * before the platform kept it, when the merchant's net was totalAmount - fee, code included
+     */
+    uniqueCode: rupiah.optional(),
   }),
 );
 
@@ -134,6 +143,11 @@ export const GatewaySuspenseAllocated = event(
 );
 
 export type GatewayLedgerEvent =
+    /**
+     * a credit of exactly its payment's total: the payment's unique code, the platform's as on a completed payment
+     * (net = amount - fee - uniqueCode); absent: none kept
+     */
+    uniqueCode: rupiah.optional(),
   | EventOf<typeof GatewayPaymentCredited>
   | EventOf<typeof BalanceSettled>
   | EventOf<typeof WithdrawalRequested>

@@ -86,7 +86,7 @@ export const PaymentCompleted = event(
     /** when the provider booked the credit */
     paidAt: isoDate,
     completedAt: isoDate,
-    /** a gateway payment: the fee the platform keeps; the merchant (ownerId) is owed totalAmount - fee */
+    /** a gateway payment: the fee the platform keeps, on `amount` (what the merchant is owed: GatewayPaymentCredited) */
     gateway: z.object({ fee: rupiah }).nullable().default(null),
   }),
 );

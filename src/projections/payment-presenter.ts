@@ -35,14 +35,16 @@ export function presentPayment(row: PaymentRow, baseUrl: string) {
 
 /**
  * A gateway payment's metadata: the amount the merchant asked for when the buyer pays the fee (amount is then the
- * raised figure), and once the method is chosen the fee and the net the ledger credits (totalAmount - fee).
+ * raised figure), and once the method is chosen the fee and the net the ledger credits: the bill's amount less its fee
+ * (interface gateway rules 3 and 4; the unique code on top is the platform's). A payment credited before the platform
+ * kept the codes was credited totalAmount - fee: its statement entry keeps what was booked.
  */
 function gatewayMetadata(row: PaymentRow) {
   if (!row.gateway) return {};
   const base = row.fee_to_customer ? { baseAmount: row.base_amount } : {};
   const fee =
     row.gateway_fee !== null && row.total_amount !== null
-      ? { fee: row.gateway_fee, net: row.total_amount - row.gateway_fee }
+      ? { fee: row.gateway_fee, net: row.amount - row.gateway_fee }
       : null;
   return fee || row.fee_to_customer ? { metadata: { ...base, ...fee } } : {};
 }

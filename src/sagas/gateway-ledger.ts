@@ -2,11 +2,14 @@ import { gatewayLedger as ledger, gatewayLedgerStream } from '../domain/gateway-
 import { causeOf, command, reaction, type Step, type Stored } from './reaction.ts';
 import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
 
-/** A completed gateway payment, booked: the holding account, the merchant's pending balance and the platform's fee. */
+/**
+ * A completed gateway payment, booked: the holding account, the merchant's pending balance, the platform's fee and the
+ * unique code.
+ */
 const completed: Step<Stored<'PaymentCompleted'>> = {
   decide(event, _, now) {
     if (event.data.gateway === null) return [];
-    const { ownerId, paymentId, receivingAccountId, totalAmount, completedAt, gateway } = event.data;
+    const { ownerId, paymentId, receivingAccountId, amount, totalAmount, completedAt, gateway } = event.data;
     const cause = causeOf(event);
     const context = {
       actor: 'system:gateway-ledger',
@@ -21,6 +24,8 @@ const completed: Step<Stored<'PaymentCompleted'>> = {
       holdingAccountId: receivingAccountId,
       totalAmount,
       fee: gateway.fee,
+      // the bill is amount (its fee on it); what the buyer paid on top is the unique code
+      uniqueCode: totalAmount - amount,
       completedAt: new Date(completedAt),
     };
     // creditGatewayPayment's command (src/commands/gateway-ledger.ts)
@@ -30,8 +35,9 @@ const completed: Step<Stored<'PaymentCompleted'>> = {
 
 /**
  * Books a completed gateway payment into its merchant's ledger (`gateway-<merchantId>`): the whole amount into the
- * holding account it was paid to, the net to the merchant's pending balance, the fee to the platform. Once: the event
- * ids derive from the completion, and the ledger credits a payment only once.
+ * holding account it was paid to, the bill's amount less its fee to the merchant's pending balance, the fee and the
+ * unique code to the platform. Once: the event ids derive from the completion, and the ledger credits a payment only
+ * once.
  */
 export const gatewayLedgerCredits = reaction('gateway-ledger', { PaymentCompleted: completed });
 

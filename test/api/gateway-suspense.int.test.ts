@@ -154,7 +154,7 @@ describe('the platform suspense', () => {
     expect((await statusOf(merchants[0]!, id)).status).toBe('PENDING');
   });
 
-  it('suggests the expired payment a late exact credit was for, and allocates to it (the payment stays EXPIRED)', async () => {
+  it("suggests the expired payment a late exact credit was for, and allocates to it as its completion: its own fee, its code the platform's (the payment stays EXPIRED)", async () => {
     const merchant = merchants[1]!;
     const created = await merchant.call(
       'POST',
@@ -162,10 +162,12 @@ describe('the platform suspense', () => {
       paymentBody('GATEWAY', { type: 'QRIS-DYNAMIC', amount: 40_000 }),
     );
     expect(created.statusCode, created.body).toBe(200);
-    const { id, totalAmount, expiresAt } = created.json().data as {
+    const { id, totalAmount, uniqueCode, expiresAt, metadata } = created.json().data as {
       id: string;
       totalAmount: number;
+      uniqueCode: number;
       expiresAt: string;
+      metadata: { fee: number };
     };
     service.clock.set(new Date(Date.parse(expiresAt) + 60_000).toISOString());
     await service.paymentExpiry.tick();
@@ -177,14 +179,16 @@ describe('the platform suspense', () => {
     expect(item.suggestion).toEqual({ paymentId: id, merchantId: merchant.id, reason: 'LATE_EXACT_PAYMENT' });
     const allocated = await admin.session('POST', `/api/admin/gateway/suspense/${item.id}/allocate`, { paymentId: id });
     expect(allocated.statusCode, allocated.body).toBe(200);
-    const charged = fee('QRIS-DYNAMIC', totalAmount, service.deps.config.gateway);
+    // the payment's own fee (on its raised bill, not on the credit with its code): the buyer paid the fee, so
+    // the merchant gets exactly the 40,000 asked for and the platform the unique code, as a completion would have booked
+    expect(metadata.fee).toBe(fee('QRIS-DYNAMIC', totalAmount - uniqueCode, service.deps.config.gateway));
     expect(allocated.json().data.allocation).toEqual({
       merchantId: merchant.id,
       paymentId: id,
-      fee: charged,
-      net: totalAmount - charged,
+      fee: metadata.fee,
+      net: 40_000,
     });
-    expect(await findGatewayBalance(service.pool, merchant.id)).toMatchObject({ pending: totalAmount - charged });
+    expect(await findGatewayBalance(service.pool, merchant.id)).toMatchObject({ pending: 40_000 });
     expect((await statusOf(merchant, id)).status).toBe('EXPIRED');
   });
 

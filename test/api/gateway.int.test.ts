@@ -301,8 +301,8 @@ describe('POST /api/v1/payments with GATEWAY', () => {
     });
     expect(data.totalAmount).toBe(100_000 + data.uniqueCode);
     expect(data.qrisImage).toBe(`${service.config.publicBaseUrl}/pay/${data.id}/qris.png`);
-    // the fee is known once the type is: 700 + 200 on 100,000, and the net the ledger will credit
-    expect(data.metadata).toEqual({ fee: 900, net: data.totalAmount - 900 });
+    // the fee is known once the type is: 700 + 200 on 100,000, and the net the ledger will credit (the code is the platform's)
+    expect(data.metadata).toEqual({ fee: 900, net: 99_100 });
     // the full gateway response of a fixed type has accountNumber: for a QR, the merchant PAN the payer's app shows
     const { payload: qr } = await decodeQrPng(
       (await service.app.inject({ method: 'GET', url: `/pay/${data.id}/qris.png` })).rawPayload,
@@ -333,8 +333,8 @@ describe('POST /api/v1/payments with GATEWAY', () => {
     const data = response.json().data;
     // the smallest A with A - (round(A x 0.7%) + 200) >= 100,000 is 100,906: more than 100,000 + 900 (the fee on 100,000)
     expect(data.amount).toBe(100_906);
-    // the fee on the raised 100,906 is 706 + 200: the net is the request plus the unique code
-    expect(data.metadata).toEqual({ baseAmount: 100_000, fee: 906, net: 100_000 + data.uniqueCode });
+    // the fee on the raised 100,906 is 706 + 200: the net is exactly the request (the unique code is the platform's)
+    expect(data.metadata).toEqual({ baseAmount: 100_000, fee: 906, net: 100_000 });
     expect(data.totalAmount).toBe(100_906 + data.uniqueCode);
     expect((await statusOf(merchant, data.id)).metadata).toEqual(data.metadata);
   });
@@ -396,7 +396,7 @@ describe('POST /api/v1/payments with GATEWAY', () => {
       metadata: { baseAmount: 50_000 },
     });
     expect(billed.totalAmount).toBe(50_554 + (billed.uniqueCode as number));
-    expect(billed.metadata).toEqual({ baseAmount: 50_000, fee: 554, net: 50_000 + (billed.uniqueCode as number) });
+    expect(billed.metadata).toEqual({ baseAmount: 50_000, fee: 554, net: 50_000 });
     const qr = await service.app.inject({ method: 'GET', url: `/pay/${data.id}/qris.png` });
     expect((await decodeQrPng(qr.rawPayload)).payload).toContain(
       `54${String(billed.totalAmount).length.toString().padStart(2, '0')}${billed.totalAmount}`,

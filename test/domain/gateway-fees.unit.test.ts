@@ -136,6 +136,7 @@ describe('gatewayBill', () => {
       amount: 100_000,
       fee: 900,
       baseAmount: 100_000,
+      highestCode: 999,
     }));
 
   it('given the fee goes to the customer, when 100,000 is billed by QRIS, then the bill is raised to 100,906 with its fee 906', () =>
@@ -143,6 +144,7 @@ describe('gatewayBill', () => {
       amount: 100_906,
       fee: 906,
       baseAmount: 100_000,
+      highestCode: 999,
     }));
 
   it('given the fee goes to the customer, when 100,000 is billed by VA, then the bill is 103,000', () =>
@@ -150,6 +152,7 @@ describe('gatewayBill', () => {
       amount: 103_000,
       fee: 3000,
       baseAmount: 100_000,
+      highestCode: null,
     }));
 
   it('given a VA minimum of 10,000, when 9,999 is asked, then it is refused naming both numbers', () =>
@@ -166,8 +169,30 @@ describe('gatewayBill', () => {
       'below the QRIS-DYNAMIC minimum of 1,000',
     ));
 
-  it('given a QRIS maximum of 10,000,000, when exactly 10,000,000 is billed, then it passes', () =>
-    expect(gatewayBill('QRIS-DYNAMIC', 10_000_000, false, limitsTable).amount).toBe(10_000_000));
+  it('given a QRIS maximum of 10,000,000, when exactly 10,000,000 is billed, then it is refused: no unique code fits on top', () =>
+    refused(
+      () => gatewayBill('QRIS-DYNAMIC', 10_000_000, false, limitsTable),
+      'GATEWAY_AMOUNT_ABOVE_MAXIMUM',
+      'The billed amount 10,000,000 leaves no room for a unique code within the QRIS-DYNAMIC maximum of 10,000,000',
+    ));
+
+  it('given a QRIS maximum of 10,000,000, when 9,999,999 is billed, then its only unique code is 1', () =>
+    expect(gatewayBill('QRIS-DYNAMIC', 9_999_999, false, limitsTable)).toMatchObject({
+      amount: 9_999_999,
+      highestCode: 1,
+    }));
+
+  it('given a QRIS maximum of 10,000,000, when 9,999,500 is billed, then the codes stop at 500; from 9,999,001 down all 999 fit', () => {
+    expect(gatewayBill('QRIS-DYNAMIC', 9_999_500, false, limitsTable).highestCode).toBe(500);
+    expect(gatewayBill('QRIS-DYNAMIC', 9_999_001, false, limitsTable).highestCode).toBe(999);
+    expect(gatewayBill('QRIS-DYNAMIC', 9_999_000, false, limitsTable).highestCode).toBe(999);
+  });
+
+  it('given a VA maximum of 50,000,000, when exactly 50,000,000 is billed, then it passes: a virtual account adds no code', () =>
+    expect(gatewayBill('VA-BANK1', 50_000_000, false, limitsTable)).toMatchObject({
+      amount: 50_000_000,
+      highestCode: null,
+    }));
 
   it('given a QRIS maximum of 10,000,000, when 10,000,000 is raised by the fee, then the billed amount is refused', () =>
     refused(
@@ -194,12 +219,14 @@ describe('gatewayBill', () => {
       amount: 12_001,
       fee: 12_000,
       baseAmount: 12_001,
+      highestCode: null,
     });
     // passed to the customer, the same request is raised above its fee
     expect(gatewayBill('VA-BANK1', 12_000, true, highFees)).toEqual({
       amount: 24_000,
       fee: 12_000,
       baseAmount: 12_000,
+      highestCode: null,
     });
   });
 
@@ -224,6 +251,27 @@ describe('gatewayBill', () => {
       expect(bill.amount).toBeLessThanOrEqual(max);
       expect(bill.fee).toBe(fee(m, bill.amount, s));
       expect(bill.amount - bill.fee).toBeGreaterThanOrEqual(feeToCustomer ? requested : 1);
+    },
+  );
+
+  test.prop([fc.integer({ min: 9_980_000, max: 10_000_100 }), fc.boolean(), fc.integer({ min: 0, max: 10_000 })])(
+    'no QRIS bill, unique code and fee to the customer included, is above 10,000,000; one refused leaves no room for a code',
+    (requested, feeToCustomer, pick) => {
+      let bill;
+      try {
+        bill = gatewayBill('QRIS-DYNAMIC', requested, feeToCustomer, limitsTable);
+      } catch (err) {
+        expect(err).toMatchObject({ code: 'GATEWAY_AMOUNT_ABOVE_MAXIMUM', status: 400 });
+        const billed = feeToCustomer ? grossUp('QRIS-DYNAMIC', requested, limitsTable) : requested;
+        expect(billed + 1).toBeGreaterThan(10_000_000);
+        return;
+      }
+      expect(bill.highestCode).toBeGreaterThanOrEqual(1);
+      expect(bill.highestCode).toBeLessThanOrEqual(999);
+      const code = (pick % bill.highestCode!) + 1; // any code the bill allows
+      expect(bill.amount + code).toBeLessThanOrEqual(10_000_000);
+      // and none is wasted: the highest code reaches the cap or is 999
+      expect(bill.amount + bill.highestCode! === 10_000_000 || bill.highestCode === 999).toBe(true);
     },
   );
 });

@@ -30,30 +30,40 @@ const settled = ledgerAccount.settled(merchantId);
 const onHold = ledgerAccount.onHold(merchantId);
 
 type Command<T extends GatewayLedgerCommand['type']> = Extract<GatewayLedgerCommand, { type: T }>;
-const credit = (n: number, totalAmount: number, fee: number, completedAt: Date): Command<'CreditGatewayPayment'> => ({
+const credit = (
+  n: number,
+  totalAmount: number,
+  fee: number,
+  completedAt: Date,
+  uniqueCode = 0,
+): Command<'CreditGatewayPayment'> => ({
   type: 'CreditGatewayPayment',
   merchantId,
   paymentId: uuid(n),
   holdingAccountId: holdingId,
   totalAmount,
   fee,
+  uniqueCode,
   completedAt,
   now: completedAt,
 });
-const credited = (n: number, totalAmount: number, fee: number, completedAt: Date) =>
+/** A credit as the ledger books it: the bill's amount (totalAmount less the code) less its fee owed to the merchant. */
+const credited = (n: number, totalAmount: number, fee: number, completedAt: Date, uniqueCode = 0) =>
   GatewayPaymentCredited({
     merchantId,
     paymentId: uuid(n),
     holdingAccountId: holdingId,
     totalAmount,
     fee,
-    net: totalAmount - fee,
+    net: totalAmount - fee - uniqueCode,
     completedAt: completedAt.toISOString(),
     postings: [
       { account: ledgerAccount.holding(holdingId), amount: totalAmount },
-      { account: pending, amount: -(totalAmount - fee) },
-      { account: ledgerAccount.fees, amount: -fee },
+      { account: pending, amount: -(totalAmount - fee - uniqueCode) },
+      ...(fee > 0 ? [{ account: ledgerAccount.fees, amount: -fee }] : []),
+      ...(uniqueCode > 0 ? [{ account: ledgerAccount.uniqueCodes, amount: -uniqueCode }] : []),
     ],
+    uniqueCode,
   });
 const settledEvent = (paymentIds: string[], amount: number, cutoff: Date, settledAt: Date) =>
   BalanceSettled({

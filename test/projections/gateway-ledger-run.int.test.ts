@@ -52,6 +52,7 @@ function ledgerEvents(merchants: number[][], cutoffMinutes: number) {
           holdingAccountId: 'h1',
           totalAmount: net + 550,
           fee: 550,
+          uniqueCode: 0,
           completedAt,
           now: completedAt,
         },

@@ -32,7 +32,7 @@ const cause = `${paymentStream(paymentId)}@1`;
 describe('gateway ledger reaction', () => {
   const { given } = reactionSpecification(gatewayLedgerCredits);
 
-  it('books a completed gateway payment into its merchant ledger, with event ids derived from the completion', () =>
+  it('books a completed gateway payment into its merchant ledger, what the buyer paid above its amount as its unique code, with event ids derived from the completion', () =>
     given([])
       .when(completion({ fee: 900 }))
       .then([
@@ -46,6 +46,7 @@ describe('gateway ledger reaction', () => {
             holdingAccountId,
             totalAmount: 100_123,
             fee: 900,
+            uniqueCode: 123,
             completedAt: new Date(completedAt),
             now: t0,
           },

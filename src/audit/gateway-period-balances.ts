@@ -61,6 +61,8 @@ export type PeriodBalances = {
   holdingAccounts: HoldingAccountPeriod[];
   /** the withdrawals paid in the period, in the order they were paid */
   payouts: Payout[];
+  /** the years without a holiday decree that the period's settlements counted (their `calendarMissingYears`), in order */
+  calendarMissingYears: number[];
 };
 export type Payout = { merchantId: string; withdrawalId: string; amount: number; reference: string; paidAt: string };
 
@@ -242,6 +244,15 @@ async function merchantIds(sources: PeriodSources): Promise<string[]> {
   return r.rows.map(row => row.id).filter(id => z.uuid().safeParse(id).success);
 }
 
+/** The years without a decree that the settlements among `events` say they counted (an entry before it says none). */
+function settledWithoutDecree(events: StoredLedgerEvent[], into: Set<number>) {
+  for (const event of events) {
+    if (event.type !== 'BalanceSettled') continue;
+    const years = event.data.calendarMissingYears;
+    if (Array.isArray(years)) for (const year of years) into.add(Number(year));
+  }
+}
+
 /** The WIB date of an instant (UTC+7 all year). */
 const wibDate = (at: Date) => new Date(at.getTime() + 7 * 3_600_000).toISOString().slice(0, 10);
 
@@ -252,6 +263,7 @@ export async function periodBalances(sources: PeriodSources, period: Reconciliat
   const holdingClosing = new Map<string, number>();
   const merchants: MerchantPeriod[] = [];
   const payouts: Payout[] = [];
+  const withoutDecree = new Set<number>();
   const addBounds = (open: Record<string, number>, close: Record<string, number>) => {
     for (const [into, balances] of [
       [holdingOpening, open],
@@ -272,6 +284,7 @@ export async function periodBalances(sources: PeriodSources, period: Reconciliat
     const { open, close, events, between } = folded.get(gatewayLedgerStream(merchantId))!;
     const movements = noMovements();
     for (const event of between) addMovement(movements, event as GatewayLedgerEvent, holdings, payouts);
+    settledWithoutDecree(between, withoutDecree);
     addBounds(open, close);
     if (events === 0) continue; // no ledger yet at the period's end: nothing to report but a read-model row
     const opening = balancesOf(open, merchantId);
@@ -298,7 +311,8 @@ export async function periodBalances(sources: PeriodSources, period: Reconciliat
   const holdingAccounts = [...holdings.values()].sort((a, b) => a.accountId.localeCompare(b.accountId));
   if (comparedWithReadModel) await tieToProviders(sources.pool, holdingAccounts);
   payouts.sort((a, b) => a.paidAt.localeCompare(b.paidAt) || a.withdrawalId.localeCompare(b.withdrawalId));
-  return { comparedWithReadModel, merchants, holdingAccounts, payouts };
+  const calendarMissingYears = [...withoutDecree].sort((a, b) => a - b);
+  return { comparedWithReadModel, merchants, holdingAccounts, payouts, calendarMissingYears };
 }
 
 /**

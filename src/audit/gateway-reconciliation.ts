@@ -10,6 +10,7 @@ import {
   type PeriodSources,
 } from './gateway-period-balances.ts';
 import { listSuspense, type SuspenseRow } from '../projections/gateway-suspense.ts';
+import { uncoveredYearsWarning } from '../projections/holiday-calendar.ts';
 import { unmatchedCredits, type UnmatchedCredit } from '../projections/reconciliation.ts';
 
 /**
@@ -170,6 +171,11 @@ export type GatewayReconciliation = {
   };
   unmatchedCredits: UnmatchedCredit[];
   fees: { balanced: boolean; days: FeesDay[]; total: Omit<FeesDay, 'day'> };
+  /**
+   * the years without a holiday decree that the period's settlements counted (weekends and every-year holidays only,
+   * so a settlement may have come a day early); `warning` says so, null when every decree was in force
+   */
+  holidayCalendar: { missingYears: number[]; warning: string | null };
 };
 
 const wibDayOf = (column: string) => `(${column} at time zone 'Asia/Jakarta')::date`;
@@ -339,7 +345,7 @@ export async function gatewayReconciliation(
   const folded =
     'store' in sources
       ? await periodBalances(sources, period)
-      : { comparedWithReadModel: false, merchants: [], holdingAccounts: [], payouts: [] };
+      : { comparedWithReadModel: false, merchants: [], holdingAccounts: [], payouts: [], calendarMissingYears: [] };
   const inconsistent = folded.merchants.filter(m => !m.consistent).length;
   const differing = folded.merchants.filter(m => m.differences.length > 0).length;
   const merchants = {
@@ -407,5 +413,9 @@ export async function gatewayReconciliation(
     holdingCredits: credits,
     unmatchedCredits: unmatched,
     fees,
+    holidayCalendar: {
+      missingYears: folded.calendarMissingYears,
+      warning: uncoveredYearsWarning(folded.calendarMissingYears),
+    },
   };
 }

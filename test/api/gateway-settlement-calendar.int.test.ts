@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../../src/db/pool.ts';
-import { approvedMerchant, holdingAccount, signedInAdmin } from '../support/gateway.ts';
+import { approvedMerchant, holdingAccount, signedInAdmin, signedInAdminBrowser } from '../support/gateway.ts';
+import { textOf } from '../support/pages.ts';
 import { decodeQrPng, paymentBody, statusOf } from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -95,5 +96,27 @@ describe('a gateway payment completed on 31 December 2026, with no 2027 decree',
       settledAt: wib('2027-01-04T00:00:00').toISOString(),
       calendarMissingYears: [2027],
     });
+  });
+
+  it("warns in the reconciliation of a period whose settlements counted 2027 without its decree, and on the admin's report page", async () => {
+    const admin = await signedInAdmin(service); // a session of today: the one of 31 December has expired
+    const reportOf = async (from: string, to: string) => {
+      const response = await admin.session('GET', `/api/admin/gateway/reconciliation?from=${from}&to=${to}`);
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json().data as { holidayCalendar: { missingYears: number[]; warning: string | null } };
+    };
+    expect((await reportOf('2027-01-01', '2027-01-04')).holidayCalendar).toEqual({
+      missingYears: [2027],
+      warning: 'no holiday decree for 2027: settlement into it counts weekends and the every-year holidays only',
+    });
+    // no settlement in these days (the run at 00:00 WIB on 4 January is after them): nothing counted without a decree
+    expect((await reportOf('2027-01-01', '2027-01-02')).holidayCalendar).toEqual({ missingYears: [], warning: null });
+    expect((await reportOf('2026-12-01', '2026-12-31')).holidayCalendar).toEqual({ missingYears: [], warning: null });
+
+    const { browser } = await signedInAdminBrowser(service);
+    const page = await browser.get('/admin/reconciliation?from=2027-01-01&to=2027-01-04');
+    expect(textOf(page.body, 'reconciliation-calendar-warning')).toContain('menghitung 2027 tanpa kalender (SKB)');
+    const quiet = await browser.get('/admin/reconciliation?from=2027-01-01&to=2027-01-02');
+    expect(quiet.body).not.toContain('reconciliation-calendar-warning');
   });
 });

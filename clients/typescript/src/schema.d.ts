@@ -1915,6 +1915,10 @@ export interface components {
          *       "unmatchedCredits": [],
          *       "fees": {
          *         "balanced": true
+         *       },
+         *       "holidayCalendar": {
+         *         "missingYears": [],
+         *         "warning": null
          *       }
          *     }
          */
@@ -1971,6 +1975,13 @@ export interface components {
                 balanced: boolean;
             } & {
                 [key: string]: unknown;
+            };
+            /** @description The holiday calendar behind the period's settlements */
+            holidayCalendar: {
+                /** @description Years without a holiday decree that the period's settlements counted (as weekends and every-year holidays only) */
+                missingYears: number[];
+                /** @description Says so when a year is missing; null when every decree was in force */
+                warning: string | null;
             };
         } & {
             [key: string]: unknown;
@@ -2434,6 +2445,10 @@ export interface components {
          *         "unmatchedCredits": [],
          *         "fees": {
          *           "balanced": true
+         *         },
+         *         "holidayCalendar": {
+         *           "missingYears": [],
+         *           "warning": null
          *         }
          *       }
          *     }
@@ -8298,7 +8313,7 @@ export interface operations {
                     holderOverride?: {
                         reason: string;
                     };
-                };
+                } | null;
             };
         };
         responses: {

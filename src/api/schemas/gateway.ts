@@ -166,6 +166,18 @@ const withdrawalShape = {
   processedAt: instant.nullable(),
   reference: z.string().nullable().describe("The transfer's reference, once paid"),
   note: z.string().nullable().describe('Why, when rejected'),
+  holderName: z
+    .string()
+    .nullable()
+    .describe(
+      "The destination's holder as the bank named it (at the payout once paid, else at the request); null: not checked",
+    ),
+  holderMatches: z
+    .boolean()
+    .nullable()
+    .describe(
+      'The bank named the requested holder (case, spacing, punctuation, titles and legal forms ignored); false: an admin pays it only with an override; null: not checked',
+    ),
 };
 const withdrawalExample = {
   id: uuid,
@@ -178,6 +190,8 @@ const withdrawalExample = {
   processedAt: null,
   reference: null,
   note: null,
+  holderName: 'TOKO MAJU',
+  holderMatches: true,
 };
 /** A merchant's withdrawal (src/projections/withdrawal-presenter.ts). */
 export const withdrawal = z
@@ -190,11 +204,19 @@ export const requestedWithdrawal = z
     status: z.literal('REQUESTED'),
     holderName: z.string().nullable().describe('The holder the provider named for the destination; null: not checked'),
     destinationChecked: z.boolean(),
+    holderMatches: z
+      .boolean()
+      .nullable()
+      .describe(
+        "The bank named the holder asked for (case, spacing, punctuation, titles and legal forms ignored); false: not paid without an admin's override; null: not checked",
+      ),
   })
   .meta({
     id: 'RequestedWithdrawal',
     description: 'A withdrawal as requested',
-    examples: [{ id: uuid, status: 'REQUESTED', holderName: 'TOKO MAJU', destinationChecked: true }],
+    examples: [
+      { id: uuid, status: 'REQUESTED', holderName: 'TOKO MAJU', destinationChecked: true, holderMatches: true },
+    ],
   });
 
 /** A withdrawal in the admin console: whose, who processed it, the destination check and the last failed payout. */
@@ -203,8 +225,11 @@ export const adminWithdrawal = z
     ...withdrawalShape,
     merchantId: z.uuid(),
     processedBy: z.string().nullable(),
-    holderName: z.string().nullable(),
     destinationChecked: z.boolean(),
+    holderOverride: z
+      .object({ reason: z.string(), by: z.uuid() })
+      .nullable()
+      .describe('Paid although the bank named someone else: the admin and their reason'),
     payoutFailure: z
       .object({ transferId: z.string(), outcome: z.string(), reason: z.string().nullable(), at: instant })
       .nullable(),
@@ -217,8 +242,8 @@ export const adminWithdrawal = z
         ...withdrawalExample,
         merchantId: merchant,
         processedBy: null,
-        holderName: 'TOKO MAJU',
         destinationChecked: true,
+        holderOverride: null,
         payoutFailure: null,
       },
     ],
@@ -296,6 +321,16 @@ export const reconciliation = z
     holdingCredits: z.looseObject({ balanced: z.boolean() }),
     unmatchedCredits: z.array(z.looseObject({})),
     fees: z.looseObject({ balanced: z.boolean() }),
+    holidayCalendar: z
+      .object({
+        missingYears: z
+          .array(z.int())
+          .describe(
+            "Years without a holiday decree that the period's settlements counted (as weekends and every-year holidays only)",
+          ),
+        warning: z.string().nullable().describe('Says so when a year is missing; null when every decree was in force'),
+      })
+      .describe("The holiday calendar behind the period's settlements"),
   })
   .meta({
     id: 'Reconciliation',
@@ -318,6 +353,7 @@ export const reconciliation = z
         holdingCredits: { balanced: true },
         unmatchedCredits: [],
         fees: { balanced: true },
+        holidayCalendar: { missingYears: [], warning: null },
       },
     ],
   });

@@ -148,7 +148,12 @@ export function reconciliationHtml(period: { from: string; to: string }, report:
         `<a class="button quiet" id="reconciliation-csv-${e(table)}" href="${e(`/admin/reconciliation.csv?${new URLSearchParams({ ...period, table })}`)}" download>CSV ${e(tableNames[table])}</a>`,
     )
     .join(' ');
-  return `${form}<section class="card" aria-labelledby="summary"><div class="actions"><h2 id="summary">Ringkasan</h2>
+  const missing = report.holidayCalendar.missingYears;
+  // a settlement counted a year without its decree: a holiday only the decree names was taken for a working day
+  const calendarWarning = missing.length
+    ? `<p class="notice error" id="reconciliation-calendar-warning">Peringatan: penyelesaian dalam periode ini menghitung ${e(missing.join(', '))} tanpa kalender (SKB); hanya akhir pekan dan libur tetap tiap tahun yang dianggap libur. <a href="/admin/calendar">Kalender hari kerja</a></p>`
+    : '';
+  return `${form}${calendarWarning}<section class="card" aria-labelledby="summary"><div class="actions"><h2 id="summary">Ringkasan</h2>
 ${csvLinks}</div><dl class="facts">
 <dt>Semua pemeriksaan</dt><dd id="reconciliation-verdict">${verdict(report.balanced)}</dd>
 <dt>Neraca saldo</dt><dd id="trial-balance">${verdict(report.trialBalance.balanced)} ${e(t.postings)} posting, debit ${e(formatRupiah(t.debits))}, kredit ${e(formatRupiah(t.credits))}</dd>

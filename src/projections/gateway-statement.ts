@@ -38,12 +38,14 @@ function entryOf(e: LedgerEvent) {
   const common = { merchantId: m, revision: e.revision, id: e.metadata.eventId, pending, available, onHold };
   switch (e.type) {
     case 'GatewayPaymentCredited':
+      // gross is the sale as the merchant billed it: the unique code the buyer paid on top is the platform's (a credit
+      // booked before it was kept carries no code: its gross is all that was paid), so gross - fee = net either way
       return {
         ...common,
         type: 'PAYMENT',
         at: e.data.completedAt,
         amount: pending,
-        gross: e.data.totalAmount,
+        gross: e.data.totalAmount - (e.data.uniqueCode ?? 0),
         fee: e.data.fee,
         net: e.data.net,
         paymentId: e.data.paymentId,
@@ -93,7 +95,7 @@ function entryOf(e: LedgerEvent) {
         type: 'ADJUSTMENT',
         at: e.data.allocatedAt,
         amount: pending,
-        gross: e.data.amount,
+        gross: e.data.amount - (e.data.uniqueCode ?? 0),
         fee: e.data.fee,
         net: e.data.net,
         paymentId: e.data.paymentId,

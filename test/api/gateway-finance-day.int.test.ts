@@ -91,6 +91,8 @@ const openSuspense = async (): Promise<Item[]> =>
   (await admin.session('GET', '/api/admin/gateway/suspense?status=OPEN')).json().data;
 
 const net = { paysFees: 0, passesFees: 0 };
+/** the unique codes the buyers paid on top: the platform's income */
+let codes = 0;
 const cash = { qris: 0, va: 0 };
 
 describe('a finance day', () => {
@@ -98,20 +100,22 @@ describe('a finance day', () => {
     expect(service.clock.now().toISOString()).toBe('2026-01-05T03:00:01.000Z');
     const qris = await paidPayment(paysFees, 'QRIS-DYNAMIC', 150_000);
     const qrisFee = fee('QRIS-DYNAMIC', 150_000, settings());
-    expect(qris.shown.metadata).toEqual({ fee: qrisFee, net: qris.totalAmount - qrisFee });
+    // the merchant is credited 150,000 less its fee; the unique code on top is the platform's
+    expect(qris.shown.metadata).toEqual({ fee: qrisFee, net: 150_000 - qrisFee });
     const va = await paidPayment(passesFees, 'VA-BANK1', 200_000);
     // the customer pays the fee: the merchant is credited what it asked for
     expect(va.amount).toBe(200_000 + settings().vaFee);
     expect(va.shown.metadata).toEqual({ baseAmount: 200_000, fee: settings().vaFee, net: 200_000 });
     const grossed = await paidPayment(passesFees, 'QRIS-DYNAMIC', 80_000);
     expect(grossed.shown.metadata).toMatchObject({ baseAmount: 80_000 });
-    expect((grossed.shown.metadata as { net: number }).net).toBeGreaterThanOrEqual(80_000);
-    net.paysFees += qris.totalAmount - qrisFee;
-    net.passesFees += 200_000 + (grossed.shown.metadata as { net: number }).net;
+    expect((grossed.shown.metadata as { net: number }).net).toBe(80_000);
+    net.paysFees += 150_000 - qrisFee;
+    net.passesFees += 200_000 + 80_000;
+    codes += qris.totalAmount - qris.amount + (grossed.totalAmount - grossed.amount);
     cash.qris += qris.totalAmount + grossed.totalAmount;
     cash.va += va.totalAmount;
     expect((await statement(paysFees)).map(e => [e.type, e.gross, e.fee, e.net])).toEqual([
-      ['PAYMENT', qris.totalAmount, qrisFee, qris.totalAmount - qrisFee],
+      ['PAYMENT', 150_000, qrisFee, 150_000 - qrisFee],
     ]);
     expect((await statement(passesFees)).map(e => e.type)).toEqual(['PAYMENT', 'PAYMENT']);
     expect(await balance(passesFees)).toMatchObject({ pending: net.passesFees, settled: 0 });
@@ -298,6 +302,8 @@ describe('a finance day', () => {
       [60_000, 'BCA-TRF-0601'],
     ]);
     expect(data.fees.balanced).toBe(true);
+    expect(data.fees.total.uniqueCodes).toBe(codes);
+    expect(data.trialBalance.total.uniqueCodes).toBe(-codes);
     for (const merchant of [paysFees, passesFees]) {
       const row = data.merchants.rows.find(m => m.merchantId === merchant.id)!;
       expect(row).toMatchObject({ opening: { pending: 0, settled: 0, onHold: 0 }, consistent: true, differences: [] });

@@ -12,7 +12,16 @@ import { startTestService, type TestService } from '../support/service.ts';
 let service: TestService;
 let admin: Admin;
 type Merchant = Awaited<ReturnType<typeof approvedMerchant>>;
-type Paid = { id: string; merchantId: string; holdingAccountId: string; totalAmount: number; fee: number };
+type Paid = {
+  id: string;
+  merchantId: string;
+  holdingAccountId: string;
+  totalAmount: number;
+  fee: number;
+  uniqueCode: number;
+};
+/** What the merchant is owed of a payment: its bill less its fee (the unique code on top is the platform's). */
+const netOf = (p: Paid) => p.totalAmount - p.fee - p.uniqueCode;
 
 const period = '?from=2026-01-01&to=2026-01-31';
 const url = `/api/admin/gateway/reconciliation${period}`;
@@ -57,6 +66,7 @@ async function paidGatewayPayment(merchant: Merchant, amount: number): Promise<P
     holdingAccountId: row.receiving_account_id,
     totalAmount: data.totalAmount,
     fee: credited.fee,
+    uniqueCode: data.uniqueCode,
   };
 }
 
@@ -153,35 +163,39 @@ describe('GET /api/admin/gateway/reconciliation', () => {
     for (const day of trialBalance.days) expect(day.debits, day.day).toBe(day.credits);
     const totals = sum(paid.map(p => p.totalAmount));
     const fees = sum(paid.map(p => p.fee));
+    const codes = sum(paid.map(p => p.uniqueCode));
     expect(fees).toBeGreaterThan(0);
-    // credits 3 x 3 postings, the unmatched credit into suspense (2), a settlement per merchant (2 each), a withdrawal
-    // requested (2) and paid out of a holding account (2)
+    expect(codes).toBeGreaterThan(0);
+    // credits 3 x 4 postings (holding, pending, fee, unique code), the unmatched credit into suspense (2), a settlement
+    // per merchant (2 each), a withdrawal requested (2) and paid out of a holding account (2)
     expect(trialBalance.total).toMatchObject({
-      postings: 19,
+      postings: 22,
       difference: 0,
       holding: totals + unmatchedAmount - withdrawn,
       suspense: -unmatchedAmount,
       fees: -fees,
+      uniqueCodes: -codes,
       payouts: 0,
       other: 0,
     });
     const day5 = trialBalance.days.find(d => d.day === '2026-01-05')!;
     const inDay5 = totals + unmatchedAmount;
     expect(day5).toMatchObject({
-      postings: 11,
+      postings: 14,
       debits: inDay5,
       credits: inDay5,
       holding: inDay5,
-      pending: -(totals - fees),
+      pending: -(totals - fees - codes),
       suspense: -unmatchedAmount,
       fees: -fees,
+      uniqueCodes: -codes,
     });
     const day6 = trialBalance.days.find(d => d.day === '2026-01-06')!;
     expect(day6.postings).toBe(8);
     expect(trialBalance.unbalancedEntries).toEqual([]);
 
-    const firstNet = sum(paid.filter(p => p.merchantId === merchants[0]!.id).map(p => p.totalAmount - p.fee));
-    const secondNet = paid[2]!.totalAmount - paid[2]!.fee;
+    const firstNet = sum(paid.filter(p => p.merchantId === merchants[0]!.id).map(netOf));
+    const secondNet = netOf(paid[2]!);
     expect(data.merchants).toMatchObject({
       balanced: true,
       folded: true,
@@ -213,6 +227,7 @@ describe('GET /api/admin/gateway/reconciliation', () => {
     expect(data.merchants.rows.find(m => m.merchantId === merchants[0]!.id)!.movements).toEqual({
       creditsGross: sum(paid.slice(0, 2).map(p => p.totalAmount)),
       fees: sum(paid.slice(0, 2).map(p => p.fee)),
+      uniqueCodes: sum(paid.slice(0, 2).map(p => p.uniqueCode)),
       creditsNet: firstNet,
       adjustments: 0,
       settlements: firstNet,
@@ -277,13 +292,21 @@ describe('GET /api/admin/gateway/reconciliation', () => {
       [data.unmatchedCredits.map(c => c.mutationId)],
     );
     expect(paidBy.rowCount).toBe(0);
-    expect(data.fees.total).toEqual({ earned: fees, paymentsFees: fees, allocationsFees: 0, difference: 0 });
+    // the unique codes, the platform's income, apart from the fees
+    expect(data.fees.total).toEqual({
+      earned: fees,
+      paymentsFees: fees,
+      allocationsFees: 0,
+      difference: 0,
+      uniqueCodes: codes,
+    });
     expect(data.fees.days.find(d => d.day === '2026-01-05')).toEqual({
       day: '2026-01-05',
       earned: fees,
       paymentsFees: fees,
       allocationsFees: 0,
       difference: 0,
+      uniqueCodes: codes,
     });
   });
 
@@ -292,7 +315,7 @@ describe('GET /api/admin/gateway/reconciliation', () => {
     const data: GatewayReconciliation = response.json().data;
     expect(data.merchants).toMatchObject({ comparedWithReadModel: false, checked: 2, inconsistent: 0 });
     const first = data.merchants.rows.find(m => m.merchantId === merchants[0]!.id)!;
-    const firstNet = sum(paid.slice(0, 2).map(p => p.totalAmount - p.fee));
+    const firstNet = sum(paid.slice(0, 2).map(netOf));
     expect(first).toMatchObject({
       opening: { pending: 0, settled: 0, onHold: 0 },
       closing: { pending: firstNet, settled: 0, onHold: 0 },
@@ -366,14 +389,14 @@ describe('GET /api/admin/gateway/reconciliation', () => {
       String(data.trialBalance.total.debits),
       String(data.trialBalance.total.credits),
       '0',
-      ...['holding', 'pending', 'settled', 'onHold', 'suspense', 'fees', 'payouts', 'other'].map(k =>
+      ...['holding', 'pending', 'settled', 'onHold', 'suspense', 'fees', 'uniqueCodes', 'payouts', 'other'].map(k =>
         String(data.trialBalance.total[k as 'holding']),
       ),
     ]);
     const fees = rowsOf((await csvOf('fees')).body);
     expect(fees).toHaveLength(32);
     expect(rowsOf((await csvOf('fees-totals')).body)).toEqual([
-      ['from', 'to', 'earned', 'paymentsFees', 'allocationsFees', 'difference'],
+      ['from', 'to', 'earned', 'paymentsFees', 'allocationsFees', 'difference', 'uniqueCodes'],
       ['2026-01-01', '2026-01-31', ...Object.values(data.fees.total).map(String)],
     ]);
     const payouts = rowsOf((await csvOf('payouts')).body);

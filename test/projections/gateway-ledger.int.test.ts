@@ -216,10 +216,11 @@ describe('gateway ledger read model', () => {
     await caughtUp();
     expect(await findGatewayBalance(service.pool, merchantId)).toEqual({
       settled: 0,
-      pending: 99_223,
+      pending: 99_100,
       onHold: 0,
       available: 0,
     });
+    // 100,000 less its fee of 900; the unique code of 123 is the platform's
 
     // the saga handles the completion again (a redelivery after a crash): nothing more is booked
     const [recorded] = await service.store.readStream(paymentStream(gatewayPayment));
@@ -230,8 +231,9 @@ describe('gateway ledger read model', () => {
     expect(revision).toBe(0);
     expect(state.balances).toEqual({
       [`holding:${holdingAccountId}`]: 100_123,
-      [`merchant:${merchantId}:pending`]: -99_223,
+      [`merchant:${merchantId}:pending`]: -99_100,
       'platform:fees': -900,
     });
   });
 });
+      'platform:unique-codes': -123,

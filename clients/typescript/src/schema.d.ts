@@ -1687,8 +1687,10 @@ export interface components {
             at: string;
             /** @description How the entry moved the balance it touched */
             amount: number;
+            /** @description A payment's billed amount before its fee (the unique code the buyer paid on top is the platform's) */
             gross?: number | null;
             fee?: number | null;
+            /** @description What the merchant is owed: gross - fee */
             net?: number | null;
             paymentId?: string | null;
             orderId?: string | null;

@@ -128,9 +128,13 @@ export const statementEntry = z
     type: z.enum(statementTypes),
     at: instant,
     amount: z.int().describe('How the entry moved the balance it touched'),
-    gross: z.int().nullable().optional(),
+    gross: z
+      .int()
+      .nullable()
+      .optional()
+      .describe("A payment's billed amount before its fee (the unique code the buyer paid on top is the platform's)"),
     fee: z.int().nullable().optional(),
-    net: z.int().nullable().optional(),
+    net: z.int().nullable().optional().describe('What the merchant is owed: gross - fee'),
     paymentId: z.uuid().nullable().optional(),
     orderId: z.string().nullable().optional(),
     withdrawalId: z.uuid().optional(),

@@ -7,8 +7,9 @@ type Credit = Stored<'GatewayPaymentCredited'> | Stored<'GatewaySuspenseAllocate
 const creditTypes = ['GatewayPaymentCredited', 'GatewaySuspenseAllocated'] as const;
 
 /**
- * A credit as its own event says it: gross, fee and net are the event's fields, never recomputed here, so a credit
- * split another way (the unique code to the platform) is shown as it was booked. An allocated suspense credit is
+ * A credit as its own event booked it: fee and net are the event's fields, and gross is the sale they split (fee +
+ * net), as the statement shows it: a unique code the buyer paid on top and the platform kept is no part of it, and a
+ * credit booked before the platform kept codes has its whole payment as gross. An allocated suspense credit is
  * settled under its suspense id, as the ledger's credits keep it.
  */
 function creditOf(e: Credit) {
@@ -19,7 +20,7 @@ function creditOf(e: Credit) {
       merchantId: d.merchantId,
       kind: 'PAYMENT',
       paymentId: d.paymentId,
-      gross: d.totalAmount,
+      gross: d.fee + d.net,
       fee: d.fee,
       net: d.net,
       creditedAt: d.completedAt,
@@ -31,7 +32,7 @@ function creditOf(e: Credit) {
     merchantId: d.merchantId,
     kind: 'ADJUSTMENT',
     paymentId: d.paymentId,
-    gross: d.amount,
+    gross: d.fee + d.net,
     fee: d.fee,
     net: d.net,
     creditedAt: d.allocatedAt,
@@ -133,8 +134,8 @@ export type SettlementRow = {
   net: number;
 };
 
-export type SettledCreditRow = {
-  settlement_id: string;
+/** A credit as a settlement report shows it. */
+export type CreditRow = {
   kind: 'PAYMENT' | 'ADJUSTMENT';
   credit_id: string;
   payment_id: string | null;
@@ -144,6 +145,7 @@ export type SettledCreditRow = {
   net: number;
   paid_at: Date;
 };
+export type SettledCreditRow = CreditRow & { settlement_id: string };
 
 export type SettlementFilter = {
   merchantId: string;
@@ -216,6 +218,43 @@ export async function settledCredits(
     [settlementIds, window.limit, window.offset ?? 0],
   );
   return r.rows;
+}
+
+/** The credits a settlement names, as its first `limit` payments, with how many of them are projected and their sums. */
+export type CreditsNamed = { found: number; gross: number; fee: number; first: CreditRow[] };
+
+/**
+ * The credits `creditIds` of a merchant, read before or without the settlement's own row (they come from earlier
+ * events): what the `gateway.settled` webhook sends, built from the BalanceSettled itself.
+ */
+export async function creditsNamed(
+  db: Queryable,
+  merchantId: string,
+  creditIds: readonly string[],
+  limit: number,
+): Promise<CreditsNamed> {
+  const [sums, first] = await Promise.all([
+    preparedQuery<{ found: number; gross: number; fee: number }>(
+      db,
+      'SumGatewayCreditsNamed',
+      `select count(*)::int as found, coalesce(sum(gross), 0)::bigint as gross, coalesce(sum(fee), 0)::bigint as fee
+       from gateway_settlement_credits where merchant_id = $1 and credit_id = any($2::uuid[])`,
+      [merchantId, creditIds],
+    ),
+    preparedQuery<CreditRow>(
+      db,
+      'ListGatewayCreditsNamed',
+      `select c.kind, c.credit_id, c.payment_id, p.order_id, c.gross, c.fee, c.net,
+         coalesce(p.paid_at, g.received_at, c.credited_at) as paid_at
+       from gateway_settlement_credits c
+       left join payments p on p.id = c.payment_id
+       left join gateway_suspense g on c.kind = 'ADJUSTMENT' and g.id = c.credit_id
+       where c.merchant_id = $1 and c.credit_id = any($2::uuid[])
+       order by c.credited_at, c.credit_id limit $3`,
+      [merchantId, creditIds, limit],
+    ),
+  ]);
+  return { ...sums.rows[0]!, first: first.rows };
 }
 
 /** Pending money that settles together: the credits whose WIB days lead to one working day. */

@@ -1,6 +1,5 @@
-import type { Queryable } from '../db/pool.ts';
 import { wibDate } from '../domain/working-days.ts';
-import { findSettlement, settledCredits, type SettledCreditRow, type SettlementRow } from './gateway-settlements.ts';
+import type { CreditRow, SettledCreditRow, SettlementRow } from './gateway-settlements.ts';
 
 /** How many of a settlement's payments its listing and its webhook carry; the rest are pages of its detail. */
 export const paymentsInline = 1000;
@@ -10,7 +9,7 @@ export const paymentsInline = 1000;
  * cutoff: the working day from whose 00:00 its credits were due (for a run on time, the first working day after
  * each one's day; a run late after an outage names the day it ran).
  */
-export function presentSettlement(s: SettlementRow, credits: readonly SettledCreditRow[]) {
+export function presentSettlement(s: SettlementRow, credits: readonly CreditRow[]) {
   const dueDate = wibDate(s.cutoff);
   const settledAt = s.settled_at.toISOString();
   return {
@@ -48,14 +47,4 @@ export function presentSettlements(rows: readonly SettlementRow[], credits: read
     else of.set(c.settlement_id, [c]);
   }
   return rows.map(s => presentSettlement(s, of.get(s.id) ?? []));
-}
-
-/** A merchant's settlement with its first payments, as its webhook sends it (none: not in the read model yet). */
-export async function findPresentedSettlement(
-  db: Queryable,
-  merchantId: string,
-  settlementId: string,
-): Promise<PresentedSettlement | null> {
-  const row = await findSettlement(db, merchantId, settlementId);
-  return row && presentSettlement(row, await settledCredits(db, [row.id], { limit: paymentsInline }));
 }

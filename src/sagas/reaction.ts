@@ -4,7 +4,7 @@ import type { AnyEvent } from '../events/all.ts';
 import type { DomainEvent, EventOf, StoredEvent } from '../events/event.ts';
 import type { WalletLoginCompleted } from '../events/wallet-login.ts';
 import type { GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
-import type { PresentedSettlement } from '../projections/settlement-presenter.ts';
+import type { CreditsNamed } from '../projections/gateway-settlements.ts';
 import type { Position } from '../store/event-store.ts';
 import type { WebhookEventType } from '../domain/webhook-events.ts';
 
@@ -59,8 +59,8 @@ export type ReadWhat =
   | { read: 'payable'; accountId: string; credit: Credit }
   /** a withdrawal as the gateway ledger's read model holds it */
   | { read: 'withdrawal'; withdrawalId: string }
-  /** a settlement with its first payments, as the settlements' read model holds it */
-  | { read: 'settlement'; merchantId: string; settlementId: string };
+  /** a merchant's credits by id, the first `limit` of them, as the settlements' read model holds them */
+  | { read: 'credits'; merchantId: string; creditIds: readonly string[]; limit: number };
 
 export const readStream = <S, C, E extends DomainEvent>(streamId: string, decider: Decider<S, C, E>): Read<S> => ({
   read: 'stream',
@@ -77,10 +77,11 @@ export const readWithdrawal = (withdrawalId: string): Read<GatewayWithdrawalRow 
   read: 'withdrawal',
   withdrawalId,
 });
-export const readSettlement = (merchantId: string, settlementId: string): Read<PresentedSettlement | null> => ({
-  read: 'settlement',
+export const readCredits = (merchantId: string, creditIds: readonly string[], limit: number): Read<CreditsNamed> => ({
+  read: 'credits',
   merchantId,
-  settlementId,
+  creditIds,
+  limit,
 });
 
 /** Who acts and why, copied into the metadata of what a command appends; `eventIds` derives its event ids (sagaEventId). */

@@ -15,7 +15,7 @@ import { sagaEventId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import { checkpointMigration, migrate } from '../db/migrations.ts';
 import { findGatewayWithdrawal } from '../projections/gateway-ledger.ts';
-import { findPresentedSettlement } from '../projections/settlement-presenter.ts';
+import { creditsNamed } from '../projections/gateway-settlements.ts';
 import { saveCheckpoint } from '../store/checkpoints.ts';
 import type { EventStore, Position } from '../store/event-store.ts';
 import { EventNotApplied, Subscriber, type SubscriberHealth } from '../store/subscriber.ts';
@@ -123,8 +123,8 @@ function read(deps: ReactionDeps, what: ReadWhat): Promise<unknown> {
       return matchPayable(deps, what.accountId, what.credit);
     case 'withdrawal':
       return findGatewayWithdrawal(deps.pool, what.withdrawalId);
-    case 'settlement':
-      return findPresentedSettlement(deps.pool, what.merchantId, what.settlementId);
+    case 'credits':
+      return creditsNamed(deps.pool, what.merchantId, what.creditIds, what.limit);
     default: {
       const never: never = what;
       return never;

@@ -1,20 +1,39 @@
 import { deterministicUuid } from '../ids.ts';
-import type { PresentedSettlement } from '../projections/settlement-presenter.ts';
-import { publishWebhook, reaction, readSettlement, type Step, type Stored } from './reaction.ts';
+import type { CreditsNamed } from '../projections/gateway-settlements.ts';
+import { paymentsInline, presentSettlement } from '../projections/settlement-presenter.ts';
+import { publishWebhook, reaction, readCredits, type Step, type Stored } from './reaction.ts';
 import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
 
-/** The settlement with its payments from the read model, which the event names by its own id. */
-const published: Step<Stored<'BalanceSettled'>, PresentedSettlement | null> = {
-  reads: event => readSettlement(event.data.merchantId, event.metadata.eventId),
-  decide(event, settlement) {
-    // projected from this very event; not there yet: the runner tries the event again
-    if (!settlement) throw new Error(`settlement ${event.metadata.eventId} is not in the read model yet`);
+/**
+ * The settlement from the event itself, its payments from the read model: they were credited by earlier events, so
+ * the saga need not wait for the projection to see the settlement.
+ */
+const published: Step<Stored<'BalanceSettled'>, CreditsNamed> = {
+  reads: event => readCredits(event.data.merchantId, event.data.paymentIds, paymentsInline),
+  decide(event, credits) {
+    const d = event.data;
+    // credited long before they settle; not all projected yet: the runner tries the event again
+    if (credits.found < d.paymentIds.length)
+      throw new Error(`credits of settlement ${event.metadata.eventId} are not in the read model yet`);
+    const settlement = presentSettlement(
+      {
+        id: event.metadata.eventId,
+        merchant_id: d.merchantId,
+        cutoff: new Date(d.cutoff),
+        settled_at: new Date(d.settledAt),
+        payment_count: d.paymentIds.length,
+        gross: credits.gross,
+        fee: credits.fee,
+        net: d.amount,
+      },
+      credits.first,
+    );
     return [
       publishWebhook({
-        ownerId: event.data.merchantId,
+        ownerId: d.merchantId,
         eventId: deterministicUuid(`webhook:${event.metadata.eventId}:gateway.settled`),
         type: 'gateway.settled',
-        createdAt: event.data.settledAt,
+        createdAt: d.settledAt,
         data: settlement,
       }),
     ];
@@ -23,7 +42,8 @@ const published: Step<Stored<'BalanceSettled'>, PresentedSettlement | null> = {
 
 /**
  * `gateway.settled` for every endpoint of the merchant, once per settlement: the webhook event id is derived from the
- * BalanceSettled's id. The payload is the settlement as `GET /api/v1/gateway/settlements/{id}` shows it.
+ * BalanceSettled's id, which is the settlement's. The payload is the settlement as
+ * `GET /api/v1/gateway/settlements/{id}` shows it (its first 1,000 payments).
  */
 export const settlementWebhooks = reaction('settlement-webhooks', { BalanceSettled: published });
 

@@ -21,6 +21,7 @@ let merchant: Awaited<ReturnType<typeof approvedMerchant>>;
 let other: Awaited<ReturnType<typeof approvedMerchant>>;
 let holding = '';
 const fridayPayments: { id: string; orderId: string }[] = [];
+let mondayPayment = { id: '', orderId: '' };
 
 /** An instant given as WIB wall-clock time: WIB is UTC+7. */
 const wib = (local: string) => new Date(`${local}+07:00`);
@@ -112,6 +113,9 @@ describe('the settlement report', () => {
       await settlementRunAt(wib(at));
       expect((await settlementsOf(merchant)).data, at).toEqual([]);
     }
+    // a payment at 00:00 on Monday itself waits for Tuesday: the settlement leaves it out
+    service.clock.set(wib('2026-01-12T00:00:00'));
+    mondayPayment = await paidByQr(merchant, 20_000);
     await settlementRunAt(wib('2026-01-12T00:00:00'));
 
     const { data, pagination } = await settlementsOf(merchant);
@@ -155,9 +159,10 @@ describe('the settlement report', () => {
     });
     expect(settlement!.payments).toEqual(expect.arrayContaining(expected));
     expect(settlement!.payments).toHaveLength(2);
-    // the net paid out is what moved from pending to settled
+    // the net paid out is what moved from pending to settled; Monday's payment still pending
     const balance = (await merchant.call('GET', '/api/v1/gateway')).json().data.balance;
-    expect(balance).toMatchObject({ pending: 0, settled: settlement!.net });
+    expect(balance.settled).toBe(settlement!.net);
+    expect(balance.pending).toBeGreaterThan(0);
 
     const detail = await merchant.call('GET', `/api/v1/gateway/settlements/${settlement!.id}`);
     expect(detail.statusCode, detail.body).toBe(200);
@@ -209,8 +214,8 @@ describe('the settlement report', () => {
     );
     expect(published.rowCount).toBe(1);
 
-    // a Monday payment settles on Tuesday: a second settlement, a second event with an id of its own
-    const monday = await paidByQr(merchant, 20_000);
+    // Monday's payment settles on Tuesday: a second settlement, a second event with an id of its own
+    const monday = mondayPayment;
     const page = await merchant.session('GET', '/dashboard/gateway');
     expect(dueItems(page.body).map(i => i.dueDate)).toEqual(['2026-01-13']);
     await settlementRunAt(wib('2026-01-13T00:00:00'));

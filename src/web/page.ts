@@ -93,6 +93,10 @@ dl.facts{display:grid;grid-template-columns:minmax(0,max-content) minmax(0,1fr);
 .card dl + form{margin-top:16px}
 @media (max-width:480px){dl.facts{grid-template-columns:1fr;gap:0}dl.facts dt{max-width:none}dl.facts dd{margin-bottom:8px}}
 .pages{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin-top:12px}
+/* the chart's box scrolls from its right end, so the latest days show first on a phone */
+.chart{margin:0 0 12px}.chart-body{display:flex;align-items:flex-start}.chart-axis{flex:none;display:block}
+.chart-scroll{flex:1 1 auto;min-width:0;overflow-x:auto;direction:rtl}.chart-scroll svg{display:block;min-width:100%;direction:ltr}
+.chart details{margin-top:8px}.chart summary{min-height:44px;padding:10px 0;cursor:pointer;font-weight:600}
 `;
 
 /** The hidden field carrying the form token; every form that changes something has one. */

@@ -11,6 +11,7 @@ type Merchant = Awaited<ReturnType<typeof approvedMerchant>>;
 let merchant: Merchant;
 let other: Merchant;
 let paymentDay: string; // the WIB day the payments were credited
+let admin: Awaited<ReturnType<typeof signedInAdmin>>;
 const formulaOrder = '=HYPERLINK("http://evil.example","klik")';
 
 const browserOf = (m: Merchant) => {
@@ -21,7 +22,7 @@ const browserOf = (m: Merchant) => {
 
 beforeAll(async () => {
   service = await startTestService({ REGISTER_LIMIT_PER_IP: '1000' });
-  const admin = await signedInAdmin(service);
+  admin = await signedInAdmin(service);
   await holdingAccount(service, admin);
   merchant = await approvedMerchant(service, admin);
   other = await approvedMerchant(service, admin);
@@ -59,6 +60,10 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.close());
 
+/** One SVG of the page, by id, as text. */
+const svgOf = (html: string, id: string) => new RegExp(`<svg id="${id}"[\\s\\S]*?</svg>`).exec(html)![0];
+const textsOf = (svg: string) => [...svg.matchAll(/<text [^>]*>([^<]*)<\/text>/g)].map(m => m[1]);
+
 const rowsOf = (html: string) =>
   [...html.matchAll(/<tr data-entry-id="[^"]+">([\s\S]*?)<\/tr>/g)].map(m =>
     m[1]!
@@ -87,17 +92,59 @@ describe('the statement on the dashboard gateway page', () => {
     expect(page.body).not.toContain('80.777'); // the other merchant's gross
   });
 
-  it('draws the balance and the daily net volume as inline SVG with a title, no style attribute', async () => {
+  it('draws the balance and the daily net volume on one rupiah axis as inline SVG with a caption, no style attribute', async () => {
     const page = await browserOf(merchant).get('/dashboard/gateway');
-    expect(page.body).toMatch(
-      /<svg id="statement-chart" viewBox="0 0 600 220" width="100%" role="img" aria-labelledby="statement-chart-title"/,
-    );
     expect(textOf(page.body, 'statement-chart-title')).toMatch(
       /^Saldo tersedia dan volume bersih harian, .*volume bersih Rp 149\.100, saldo tersedia di akhir Rp 89\.100/,
     );
-    expect(page.body).toContain('<polyline');
+    // one axis for the line and the bars, its ticks in rupiah from 0 to a round value above the highest (149,100)
+    const axis = svgOf(page.body, 'statement-chart-axis');
+    expect(textsOf(axis)).toEqual(['Rp 0', 'Rp 50.000', 'Rp 100.000', 'Rp 150.000']);
+    expect(page.body).not.toContain('maks.');
+    // no viewBox: one unit is one CSS pixel, so no text is drawn below its 12 px on a 375 px phone (or any screen)
+    for (const svg of [axis, svgOf(page.body, 'statement-chart')]) {
+      expect(svg).not.toContain('viewBox');
+      const sizes = [...svg.matchAll(/<text [^>]*font-size="([\d.]+)"/g)].map(m => Number(m[1]));
+      expect(sizes.length).toBeGreaterThan(0);
+      expect(
+        sizes.every(size => size >= 12),
+        String(sizes),
+      ).toBe(true);
+      expect([...svg.matchAll(/<text /g)]).toHaveLength(sizes.length);
+    }
     expect(page.body).not.toMatch(/\sstyle=/);
     expect(page.headers['content-security-policy']).not.toContain('unsafe-inline');
+  });
+
+  it('labels a date at least every week over 108 days, and gives every day as a row of a table', async () => {
+    const first = new Date(Date.parse(`${paymentDay}T00:00:00Z`) - 100 * 86_400_000);
+    const dayOf = (offset: number) => new Date(first.getTime() + offset * 86_400_000).toISOString().slice(0, 10);
+    const page = await browserOf(merchant).get(`/dashboard/gateway?from=${dayOf(0)}&to=${dayOf(107)}`);
+    expect(page.statusCode).toBe(200);
+    const months = ['Jan', 'Feb', 'Mar', 'Apr', 'Mei', 'Jun', 'Jul', 'Agu', 'Sep', 'Okt', 'Nov', 'Des'];
+    const label = (day: string) => `${Number(day.slice(8, 10))} ${months[Number(day.slice(5, 7)) - 1]}`;
+    // the 1st, 8th, 15th, ... day: 16 labels, never more than 7 days apart, the last within a week of the end
+    expect(textsOf(svgOf(page.body, 'statement-chart'))).toEqual(
+      Array.from({ length: 16 }, (_, week) => label(dayOf(week * 7))),
+    );
+    const table = /<table id="statement-chart-data">[\s\S]*?<\/table>/.exec(page.body)![0];
+    expect(table).toContain('<th scope="col">Tanggal (WIB)</th>');
+    const rows = [...table.matchAll(/<tr><td[^>]*>([^<]*)<\/td><td[^>]*>([^<]*)<\/td><td[^>]*>([^<]*)<\/td><\/tr>/g)];
+    expect(rows.map(r => r[1])).toEqual(Array.from({ length: 108 }, (_, i) => dayOf(i)));
+    // the payments' day: both credited (99,100 and 50,000 net), nothing available until they settle
+    expect(rows.find(r => r[1] === paymentDay)!.slice(2)).toEqual(['Rp 0', 'Rp 149.100']);
+    expect(rows[0]!.slice(2)).toEqual(['Rp 0', 'Rp 0']);
+  });
+
+  it('says there is nothing yet for a merchant without payments, and draws no chart', async () => {
+    const fresh = await approvedMerchant(service, admin);
+    const page = await browserOf(fresh).get('/dashboard/gateway');
+    expect(page.statusCode).toBe(200);
+    expect(textOf(page.body, 'statement-chart-empty')).toMatch(
+      /^Belum ada pembayaran atau saldo dari \d{4}-\d\d-\d\d sampai \d{4}-\d\d-\d\d \(WIB\): grafiknya muncul setelah pembayaran pertama masuk\.$/,
+    );
+    expect(page.body).not.toContain('<svg');
+    expect(page.body).not.toContain('Rp 1<');
   });
 
   it('filters by type and by WIB days; a bad filter is a 400 naming it', async () => {

@@ -75,6 +75,7 @@ describe.each(surfaces)('webhook endpoints on the $name', ({ base, call, anonymo
       'transfer.failed',
       'withdrawal.paid',
       'withdrawal.rejected',
+      'gateway.settled',
     ];
     expect(created).toEqual({
       id: expect.any(String),

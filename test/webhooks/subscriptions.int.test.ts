@@ -48,11 +48,12 @@ describe('webhook endpoints choose their kinds', () => {
       'transfer.failed',
       'withdrawal.paid',
       'withdrawal.rejected',
+      'gateway.settled',
     ]);
     const onlyPaid = await add(merchant, 'merchant-paid', ['payment.completed']);
     expect(onlyPaid.json().data.events).toEqual(['payment.completed']);
     const listed = (await merchant.call('GET', '/api/v1/webhooks')).json().data as { url: string; events: string[] }[];
-    expect(listed.map(e => e.events.length).sort()).toEqual([1, 6]);
+    expect(listed.map(e => e.events.length).sort()).toEqual([1, 7]);
   });
 
   it('sends an endpoint only the kinds it chose', async () => {

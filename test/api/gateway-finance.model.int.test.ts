@@ -91,10 +91,11 @@ type World = {
   /** per merchant: pending + settled (what the platform owes) and on hold */
   owed: number[];
   onHold: number[];
-  /** fees earned and suspense open in this run, over the platform's balances at its start */
+  /** fees and unique codes earned and suspense open in this run, over the platform's balances at its start */
   fees: number;
+  codes: number;
   suspenseOpen: number;
-  baseline: { fees: number; suspense: number };
+  baseline: { fees: number; codes: number; suspense: number };
   startedAt: Date;
   signedInAt: number;
   references: number;
@@ -184,7 +185,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 
 const settings = () => service.deps.config.gateway;
 const nth = <T>(list: T[], n: number): T | undefined => (list.length === 0 ? undefined : list[n % list.length]);
-const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' };
+const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Joko Wijaya' };
 
 async function newWorld(): Promise<World> {
   const admin = await signedInAdmin(service);
@@ -196,6 +197,7 @@ async function newWorld(): Promise<World> {
   await caughtUp(service);
   const baseline = {
     fees: 0 - (await platformBalance(service, 'platform:fees')),
+    codes: 0 - (await platformBalance(service, 'platform:unique-codes')),
     suspense: 0 - (await platformBalance(service, 'platform:suspense')),
   };
   return {
@@ -210,6 +212,7 @@ async function newWorld(): Promise<World> {
     owed: [0, 0],
     onHold: [0, 0],
     fees: 0,
+    codes: 0,
     suspenseOpen: 0,
     baseline,
     startedAt: service.clock.now(),
@@ -269,6 +272,8 @@ async function credit(w: World, k: Key, amount: number, vaNumber: string | null,
   if (done) {
     done.status = 'COMPLETED';
     const charged = fee(done.type as PaymentType, done.amount, settings());
+    // the merchant is owed the bill less its fee; the unique code on top is the platform's
+    const code = done.totalAmount - done.amount;
     const postings = (
       await query<{ account: string; amount: number }>(
         service.pool,
@@ -281,11 +286,13 @@ async function credit(w: World, k: Key, amount: number, vaNumber: string | null,
     expect(postings).toEqual(
       expect.arrayContaining([
         { account: `holding:${w.accounts[k].accountId}`, amount: done.totalAmount },
-        { account: `merchant:${m}:pending`, amount: -(done.totalAmount - charged) },
+        { account: `merchant:${m}:pending`, amount: -(done.amount - charged) },
+        ...(code > 0 ? [{ account: 'platform:unique-codes', amount: -code }] : []),
       ]),
     );
-    w.owed[done.merchant]! += done.totalAmount - charged;
+    w.owed[done.merchant]! += done.amount - charged;
     w.fees += charged;
+    w.codes += code;
   } else {
     w.suspense.push({ id: suspended[0]!.id, key: k, amount, status: 'OPEN' });
     w.suspenseOpen += amount;
@@ -337,9 +344,9 @@ async function run(w: World, s: Step, options: { paidWhileInFlight: boolean }) {
       expect(bill.accountId).toBe(w.accounts[s.key].accountId);
       if (s.merchant === 1)
         expect(
-          data.totalAmount - fee(data.type as PaymentType, data.amount, settings()),
-          'the fee passed to the customer',
-        ).toBeGreaterThanOrEqual(s.amount);
+          data.amount - fee(data.type as PaymentType, data.amount, settings()),
+          'the fee passed to the customer: the merchant is credited exactly the request',
+        ).toBe(s.amount);
       else expect(data.amount).toBe(s.amount);
       const p: ModelPayment = {
         id: data.id,
@@ -411,12 +418,14 @@ async function run(w: World, s: Step, options: { paidWhileInFlight: boolean }) {
         : undefined;
       const method =
         target && isGatewayMethod(target.type) ? target.type : gatewayMethodsOf(w.accounts[item.key].providerCode)[0]!;
-      const charged = fee(method, item.amount, settings());
+      // to a payment: its own fee on its amount, and a credit of exactly its total gives its code to the platform
+      const charged = fee(method, target ? target.amount : item.amount, settings());
+      const kept = target && item.amount === target.totalAmount ? target.totalAmount - target.amount : 0;
       const body = target
         ? { paymentId: target.id, note: 'milik pedagang' }
         : { userId: w.merchants[s.merchant]!.id, note: 'milik pedagang' };
       const allocated = await w.admin.session('POST', `/api/admin/gateway/suspense/${item.id}/allocate`, body);
-      if (charged >= item.amount) {
+      if (charged + kept >= item.amount) {
         saw('allocation below its fee refused');
         return void expect(code(allocated), allocated.body).toBe('SUSPENSE_BELOW_FEE');
       }
@@ -424,13 +433,14 @@ async function run(w: World, s: Step, options: { paidWhileInFlight: boolean }) {
       expect(allocated.json().data.allocation).toMatchObject({
         merchantId: w.merchants[s.merchant]!.id,
         fee: charged,
-        net: item.amount - charged,
+        net: item.amount - charged - kept,
       });
       saw(target ? 'allocated to a payment' : 'allocated to a merchant');
       item.status = 'ALLOCATED';
       w.suspenseOpen -= item.amount;
-      w.owed[s.merchant]! += item.amount - charged;
+      w.owed[s.merchant]! += item.amount - charged - kept;
       w.fees += charged;
+      w.codes += kept;
       return;
     }
     case 'refund': {
@@ -619,6 +629,9 @@ async function invariants(w: World) {
     expect(balance.available).toBeGreaterThanOrEqual(0);
   }
   expect(0 - (await platformBalance(service, 'platform:fees')), 'fees earned').toBe(w.baseline.fees + w.fees);
+  expect(0 - (await platformBalance(service, 'platform:unique-codes')), 'unique codes earned').toBe(
+    w.baseline.codes + w.codes,
+  );
   expect(0 - (await platformBalance(service, 'platform:suspense')), 'suspense open').toBe(
     w.baseline.suspense + w.suspenseOpen,
   );

@@ -135,7 +135,10 @@ export async function platformAccountsWrongSide(service: TestService) {
 }
 
 /** The sum of the postings of one platform account (suspense and fees: negative, a credit balance). */
-export async function platformBalance(service: TestService, account: 'platform:suspense' | 'platform:fees') {
+export async function platformBalance(
+  service: TestService,
+  account: 'platform:suspense' | 'platform:fees' | 'platform:unique-codes',
+) {
   const r = await query<{ balance: number | null }>(
     service.pool,
     'TestPlatformBalance',

@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { payWithdrawal, rejectWithdrawal, requestWithdrawal } from '../commands/gateway-withdrawals.ts';
+import {
+  defaultPayoutSource,
+  payWithdrawal,
+  rejectWithdrawal,
+  requestWithdrawal,
+} from '../commands/gateway-withdrawals.ts';
 import { refuse } from '../errors.ts';
 import { payOutWithdrawal } from '../commands/withdrawal-payout.ts';
 import { lastPayoutFailures, type PayoutFailureRow } from '../projections/withdrawal-payouts.ts';
@@ -24,8 +29,20 @@ export const withdrawalRequestBody = z.object({
 const withdrawalParams = z.object({ id: z.uuid() });
 const requestHeaders = z.object({ 'idempotency-key': text.trim().min(1).max(255).optional() });
 const listQuery = z.object({ status: z.enum(['REQUESTED', 'PAID', 'REJECTED']).optional() });
+/** An admin's reason to pay although the bank named someone other than the requested holder. */
+const holderOverride = z
+  .object({ reason: text.trim().min(1).max(1000) })
+  .describe(
+    "Pay although the bank's holder name differs from the requested holder: the admin's reason, kept with the payout",
+  );
 // holdingAccountId: the platform account the money left (default: the payout account, else the one with the most cash)
-const paidBody = z.object({ reference: text.trim().min(1).max(200), holdingAccountId: z.uuid().optional() });
+const paidBody = z.object({
+  reference: text.trim().min(1).max(200),
+  holdingAccountId: z.uuid().optional(),
+  holderOverride: holderOverride.optional(),
+});
+// no body: through the payout account, no override
+const payBody = z.object({ holderOverride: holderOverride.optional() }).nullish();
 const rejectBody = z.object({ note: text.trim().min(1).max(1000) });
 
 /**
@@ -39,7 +56,7 @@ export function dashboardWithdrawalRoutes(deps: AppDeps) {
     // with an Idempotency-Key a repeat finds the first withdrawal and answers as the first request was answered
     app.post('/', { schema: { body: withdrawalRequestBody, headers: requestHeaders } }, async (request, reply) => {
       const merchantId = request.principal!.userId;
-      const { id, holderName, destinationChecked } = await requestWithdrawal(
+      const { id, holderName, destinationChecked, holderMatches } = await requestWithdrawal(
         deps,
         merchantId,
         request.body,
@@ -48,7 +65,7 @@ export function dashboardWithdrawalRoutes(deps: AppDeps) {
       );
       return reply
         .code(201)
-        .send({ status: 'success', data: { id, status: 'REQUESTED', holderName, destinationChecked } });
+        .send({ status: 'success', data: { id, status: 'REQUESTED', holderName, destinationChecked, holderMatches } });
     });
 
     app.get('/', async request => ({
@@ -72,9 +89,8 @@ export function adminWithdrawalRoutes(deps: AppDeps) {
       ...presentWithdrawal(row),
       merchantId: row.merchant_id,
       processedBy: row.processed_by,
-      // the holder the provider named when it was requested; null: not checked
-      holderName: row.checked_holder_name,
       destinationChecked: row.checked_holder_name !== null,
+      holderOverride: row.holder_override,
       // the last payout through WALLET-A that left it requested (kept once paid, as its history)
       payoutFailure: failure
         ? {
@@ -105,14 +121,18 @@ export function adminWithdrawalRoutes(deps: AppDeps) {
     }));
 
     // paid from the platform's WALLET-A payout account; a failed or unconfirmed transfer leaves it requested (502)
-    app.post('/:id/pay', { schema: { params: withdrawalParams } }, async request => {
-      await payOutWithdrawal(deps, request.principal!.userId, request.params.id);
+    app.post('/:id/pay', { schema: { params: withdrawalParams, body: payBody } }, async request => {
+      await payOutWithdrawal(deps, request.principal!.userId, request.params.id, {
+        holderOverride: request.body?.holderOverride,
+      });
       return decided(request.params.id);
     });
 
     app.post('/:id/paid', { schema: { params: withdrawalParams, body: paidBody } }, async request => {
-      await payWithdrawal(deps, request.principal!.userId, request.params.id, request.body.reference, {
-        holdingAccountId: request.body.holdingAccountId,
+      const { reference, holdingAccountId, holderOverride } = request.body;
+      await payWithdrawal(deps, request.principal!.userId, request.params.id, reference, {
+        holdingAccountId: holdingAccountId ?? (await defaultPayoutSource(deps)),
+        holderOverride,
       });
       return decided(request.params.id);
     });

@@ -14,6 +14,7 @@ import type { Queryable } from '../db/pool.ts';
 import type { CommandDeps } from './deps.ts';
 import { gatewayLedger, gatewayLedgerStream, type GatewayLedgerCommand } from '../domain/gateway-ledger.ts';
 import { handleCommand } from '../store/commands/handle.ts';
+import { holderNamesMatch } from '../domain/holder-name.ts';
 import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
 import { checkDestination, currentPayoutAccount } from './payout-account.ts';
 import type { SyncDeps } from './sync-account.ts';
@@ -99,7 +100,8 @@ export async function requestWithdrawal(
     now: deps.clock.now(),
   };
   const handled = await onLedger(deps, command, `user:${merchantId}`);
-  return { id: withdrawalId, handled, ...checked };
+  const holderMatches = holderName === undefined ? null : holderNamesMatch(accountHolderName, holderName);
+  return { id: withdrawalId, handled, ...checked, holderMatches };
 }
 
 /** The merchant of a withdrawal, from the read model (it only names the stream; the ledger decides). Unknown: 404. */
@@ -109,40 +111,50 @@ async function merchantOf(db: Queryable, withdrawalId: string): Promise<string> 
   return row.merchant_id;
 }
 
-/** The platform account a payout left from: the one the admin named, else the payout account, else the one with the most cash. */
-async function payoutSource(
-  deps: CommandDeps & { pool: Queryable },
-  named?: string | undefined,
-): Promise<string | null> {
-  return named ?? (await currentPayoutAccount(deps))?.accountId ?? (await richestHoldingAccount(deps.pool));
+/** The platform account a payout left from when the admin named none: the payout account, else the one with the most cash. */
+export async function defaultPayoutSource(deps: CommandDeps & { pool: Queryable }): Promise<string> {
+  const source = (await currentPayoutAccount(deps))?.accountId ?? (await richestHoldingAccount(deps.pool));
+  if (!source) throw refuse('HOLDING_CASH_SHORT', { message: 'No platform account holds cash in the ledger' });
+  return source;
 }
 
 /**
+ * Where a payout left from and what it knew of the holder: the platform account the admin paid from (always named: the
+ * ledger books the payout out of that account's cash), the bank's answer at the transfer when it asked again, and the
+ * admin's override when the bank names someone other than the requested holder. `checked`: the WALLET-A payout that
+ * moved the money already checked the cash and the holder.
+ */
+export type PaidFrom = {
+  holdingAccountId: string;
+  checked?: boolean;
+  holderName?: string | undefined;
+  holderOverride?: { reason: string } | undefined;
+};
+
+/**
  * An admin records that they transferred a requested withdrawal (never their own) from a platform account
- * (`holdingAccountId`, see payoutSource); not while a payout of it through WALLET-A is in flight (409), and none may
- * begin after (the payout stream barred in the same append). The payout and the claim of its reference (stream payout-reference-<hash>)
+ * (`from.holdingAccountId`); not while a payout of it through WALLET-A is in flight (409), and none may begin after
+ * (the payout stream barred in the same append). The payout and the claim of its reference (stream payout-reference-<hash>)
  * are appended together: of two payouts with one reference, even racing for two merchants, one claims it and the other
- * is refused (409 WITHDRAWAL_REFERENCE_USED) with nothing changed.
+ * is refused (409 WITHDRAWAL_REFERENCE_USED) with nothing changed. A holder the bank named otherwise is paid only with
+ * an override (the ledger's decision).
  */
 export async function payWithdrawal(
   deps: CommandDeps & { pool: pg.Pool },
   adminId: string,
   withdrawalId: string,
   reference: string,
-  from?: { holdingAccountId?: string | undefined; checked?: boolean },
+  from: PaidFrom,
 ) {
   const row = await findGatewayWithdrawal(deps.pool, withdrawalId);
   if (!row) throw refuse('WITHDRAWAL_NOT_FOUND');
   // the money left already when WALLET-A paid it (its cash checked before it moved): recorded whatever the cash says
   // now; a withdrawal the ledger refuses to pay anyway (decided, or the admin's own) is refused for that, not the cash
   const refusedAnyway = row.status !== 'REQUESTED' || row.requested_by === adminId;
-  if (from?.checked || refusedAnyway)
-    return recordPaid(deps, row, adminId, reference, from?.holdingAccountId ?? row.merchant_id, !from?.checked);
-  const source = await payoutSource(deps, from?.holdingAccountId);
-  if (!source) throw refuse('HOLDING_CASH_SHORT', { message: 'No platform account holds cash in the ledger' });
-  return spendingCash(deps, source, async cash => {
+  if (from.checked || refusedAnyway) return recordPaid(deps, row, adminId, reference, from, !from.checked);
+  return spendingCash(deps, from.holdingAccountId, async cash => {
     await cash.cover(row.amount);
-    return recordPaid(deps, row, adminId, reference, source, true);
+    return recordPaid(deps, row, adminId, reference, from, true);
   });
 }
 
@@ -152,7 +164,7 @@ async function recordPaid(
   row: GatewayWithdrawalRow,
   adminId: string,
   reference: string,
-  holdingAccountId: string,
+  from: PaidFrom,
   elsewhere: boolean,
 ) {
   const { merchant_id: merchantId, id: withdrawalId } = row;
@@ -176,8 +188,10 @@ async function recordPaid(
           merchantId,
           withdrawalId,
           reference,
-          holdingAccountId,
+          holdingAccountId: from.holdingAccountId,
           paidBy: adminId,
+          holderName: from.holderName,
+          holderOverride: from.holderOverride,
           now,
         });
         const barred = elsewhere

@@ -13,6 +13,7 @@ import type { SyncDeps } from './sync-account.ts';
 import { transfer, transferStream } from '../domain/transfer.ts';
 import { withdrawalPayout, withdrawalPayoutStream } from '../domain/withdrawal-payout.ts';
 import { withdrawalPayoutsProjection } from '../projections/withdrawal-payouts.ts';
+import { checkedHolder } from '../domain/holder-name.ts';
 
 /**
  * Records that the payout's transfer is about to be sent, while the withdrawal is still requested: a rejection writes
@@ -20,7 +21,14 @@ import { withdrawalPayoutsProjection } from '../projections/withdrawal-payouts.t
  */
 async function startPayout(
   deps: SyncDeps,
-  p: { withdrawalId: string; merchantId: string; transferId: string; accountId: string; adminId: string },
+  p: {
+    withdrawalId: string;
+    merchantId: string;
+    transferId: string;
+    accountId: string;
+    adminId: string;
+    holderOverride?: { reason: string } | undefined;
+  },
 ) {
   const now = deps.clock.now();
   const reads = {
@@ -48,19 +56,31 @@ async function startPayout(
 export const payoutTransferId = (withdrawalId: string, failures: number) =>
   failures === 0 ? withdrawalId : deterministicUuid(`withdrawal-payout:${withdrawalId}:${failures}`);
 
+/** How an admin pays out: from which WALLET-A account (absent: the payout account), and why despite a holder mismatch. */
+export type PayOutOptions = { holdingAccountId?: string | undefined; holderOverride?: { reason: string } | undefined };
+
 /**
  * An admin pays a requested withdrawal (not their own) from the platform's WALLET-A payout account: bank-init and
  * bank-create to its destination, then the withdrawal paid with the transfer's id as its reference (claimed as any).
  * Refused or failed: recorded, the withdrawal stays requested, 502. Unconfirmed: likewise; paying again asks that
  * same transfer's outcome, so the money moves at most once (the transfer-outcomes saga does not pay it by itself).
+ * The holder the bank names (at the request, and again at bank-init) must be the requested one before bank-create, or
+ * the admin overrides with a reason (409 WITHDRAWAL_HOLDER_MISMATCH otherwise, nothing sent).
  */
-export async function payOutWithdrawal(deps: SyncDeps & { pool: pg.Pool }, adminId: string, withdrawalId: string) {
+export async function payOutWithdrawal(
+  deps: SyncDeps & { pool: pg.Pool },
+  adminId: string,
+  withdrawalId: string,
+  options: PayOutOptions = {},
+) {
   const row = await findGatewayWithdrawal(deps.pool, withdrawalId);
   if (!row) throw refuse('WITHDRAWAL_NOT_FOUND');
   const ledger = (await load(deps, gatewayLedgerStream(row.merchant_id), gatewayLedger)).state;
   const withdrawal = ledger.withdrawals[withdrawalId];
   if (!withdrawal) throw refuse('WITHDRAWAL_NOT_FOUND');
-  const { failures } = (await load(deps, withdrawalPayoutStream(withdrawalId), withdrawalPayout)).state;
+  const { failures, holderOverride: sentWith } = (
+    await load(deps, withdrawalPayoutStream(withdrawalId), withdrawalPayout)
+  ).state;
   const transferId = payoutTransferId(withdrawalId, failures);
   // paid already by this very transfer (a twin request won the race): the same answer, nothing moves again
   if (withdrawal.status === 'PAID' && row.reference === transferId) return transferId;
@@ -68,6 +88,11 @@ export async function payOutWithdrawal(deps: SyncDeps & { pool: pg.Pool }, admin
   if (withdrawal.status !== 'REQUESTED')
     throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: `The withdrawal is ${withdrawal.status} already` });
   if (withdrawal.requestedBy === adminId) throw refuse('WITHDRAWAL_OWN_PAYOUT');
+  const { holderOverride } = options;
+  // a transfer in flight goes on with the override it began with
+  const override = holderOverride ? { reason: holderOverride.reason, by: adminId } : (sentWith ?? undefined);
+  // the request's answer first: a holder the bank named otherwise then is not even validated again without an override
+  checkedHolder(withdrawal.holder.asked, withdrawal.holder.answered, override);
   const payout = await currentPayoutAccount(deps);
   if (!payout) throw refuse('PAYOUT_ACCOUNT_NOT_SET');
 
@@ -96,11 +121,23 @@ export async function payOutWithdrawal(deps: SyncDeps & { pool: pg.Pool }, admin
     });
   };
 
+  /** A holder mismatch found at bank-init: this payout failed moving nothing (the next is a new transfer), refused 409. */
+  const heldBack = async (check: () => unknown) => {
+    try {
+      check();
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.code !== 'WITHDRAWAL_HOLDER_MISMATCH') throw err;
+      await failed('FAILED', err.message);
+      throw err;
+    }
+  };
+
   const begun = (await load(deps, transferStream(transferId), transfer)).state;
   // a transfer begun already goes on from the account it began on, even if the payout account changed since
   const { ownerId, accountId } = begun.status === 'NONE' ? payout : begun;
   /** The transfer (begun now, or asked again) and the payout recorded with its id as the reference. */
   const payOut = async (fresh: boolean) => {
+    let holderName: string | undefined;
     try {
       if (fresh) {
         await listTransferBanks(deps, ownerId, accountId); // the provider's failures as bank-init reports them
@@ -111,17 +148,28 @@ export async function payOutWithdrawal(deps: SyncDeps & { pool: pg.Pool }, admin
           if ((await load(deps, transferStream(transferId), transfer)).state.status === 'NONE') throw err;
         });
       }
+      const validated = (await load(deps, transferStream(transferId), transfer)).state;
+      holderName = 'destination' in validated ? validated.destination?.accountName : undefined;
+      // before bank-create: the holder bank-init named must be the one asked for (interface, transfers rule 3)
+      if (validated.status === 'VALIDATED' && holderName !== undefined)
+        await heldBack(() => checkedHolder(withdrawal.holder.asked, holderName!, override));
       await createBankTransfer(deps, ownerId, accountId, {
         bankAccountIndexNo: transferId,
         amount: withdrawal.amount,
         idempotencyKey: withdrawalId,
       });
     } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
+      if (!(err instanceof DomainError) || err.code === 'WITHDRAWAL_HOLDER_MISMATCH') throw err;
       throw await failed(err.code === 'TRANSFER_UNCONFIRMED' ? 'UNCONFIRMED' : 'FAILED', err.message);
     }
     try {
-      await payWithdrawal(deps, adminId, withdrawalId, transferId, { holdingAccountId: accountId, checked: true });
+      // the override it was sent with (this request's, or the one the transfer began with when asked again)
+      await payWithdrawal(deps, adminId, withdrawalId, transferId, {
+        holdingAccountId: accountId,
+        checked: true,
+        holderName,
+        holderOverride: override,
+      });
     } catch (err) {
       const now = await findGatewayWithdrawal(deps.pool, withdrawalId);
       if (!(
@@ -146,7 +194,14 @@ export async function payOutWithdrawal(deps: SyncDeps & { pool: pg.Pool }, admin
         throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: `The withdrawal is ${now?.status ?? 'unknown'} already` });
       // refusals, not failed payouts: the ledger's cash in the payout account must cover it, and no rejection came first
       await cash.cover(withdrawal.amount);
-      await startPayout(deps, { withdrawalId, merchantId: row.merchant_id, transferId, accountId, adminId });
+      await startPayout(deps, {
+        withdrawalId,
+        merchantId: row.merchant_id,
+        transferId,
+        accountId,
+        adminId,
+        holderOverride,
+      });
     }
     return payOut(sent.status === 'NONE');
   });

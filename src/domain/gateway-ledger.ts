@@ -12,6 +12,7 @@ import {
 import { Credits, type CreditsJson } from './gateway-credits.ts';
 import type { Decider } from '../store/commands/handle.ts';
 import { yearsJudged } from './working-days.ts';
+import { checkedHolder } from './holder-name.ts';
 
 export const gatewayLedgerStream = (merchantId: string) => `gateway-${merchantId}`;
 
@@ -22,9 +23,9 @@ export const ledgerAccount = {
   settled: (merchantId: string) => `merchant:${merchantId}:settled`,
   onHold: (merchantId: string) => `merchant:${merchantId}:onHold`,
   fees: 'platform:fees',
-  suspense: 'platform:suspense',
   /** the unique codes buyers pay on top of their bills: the platform's revenue, never the merchant's */
   uniqueCodes: 'platform:unique-codes',
+  suspense: 'platform:suspense',
   /** where payouts went before the ledger held the cash (issue 25): old events only */
   payouts: 'bank:payouts',
 } as const;
@@ -35,6 +36,8 @@ export type Withdrawal = {
   status: WithdrawalStatus;
   requestedBy: string;
   requestHash?: string | undefined;
+  /** the holder the merchant asked for, and the bank inquiry's answer when it was requested (null: not asked) */
+  holder: { asked: string; answered: string | null };
 };
 
 export type GatewayLedger = {
@@ -53,11 +56,11 @@ export type GatewayLedgerCommand =
       holdingAccountId: string;
       totalAmount: number;
       fee: number;
+      /** the part of totalAmount that is the unique code (0: none, a virtual account's bill) */
+      uniqueCode: number;
       completedAt: Date;
       now: Date;
     }
-      /** the part of totalAmount that is the unique code (0: none, a virtual account's bill) */
-      uniqueCode: number;
   /** the cutoff comes from the working-day calendar, outside the decider, with the recent years it has no decree for */
   | { type: 'SettleDue'; merchantId: string; cutoff: Date; now: Date; yearsWithoutDecree?: readonly number[] }
   | {
@@ -84,6 +87,10 @@ export type GatewayLedgerCommand =
       reference: string;
       holdingAccountId: string;
       paidBy: string;
+      /** the bank inquiry's answer when the payout's transfer asked again (absent: the request's answer stands) */
+      holderName?: string | undefined;
+      /** the admin's reason to pay although the bank names someone other than the requested holder */
+      holderOverride?: { reason: string } | undefined;
       now: Date;
     }
   | { type: 'RejectWithdrawal'; merchantId: string; withdrawalId: string; note: string; rejectedBy: string; now: Date }
@@ -96,6 +103,8 @@ export type GatewayLedgerCommand =
       holdingAccountId: string;
       amount: number;
       fee: number;
+      /** the part of the amount that is its payment's unique code (0: none kept) */
+      uniqueCode: number;
       allocatedBy: string;
       now: Date;
     };
@@ -103,8 +112,6 @@ export type GatewayLedgerCommand =
 /** A merchant's balance as the API shows it: settled counts what withdrawals hold; available = settled - onHold. */
 export type MerchantBalance = { settled: number; pending: number; onHold: number; available: number };
 
-      /** the part of the amount that is its payment's unique code (0: none kept) */
-      uniqueCode: number;
 /** What the platform owes on an account: its credit balance, as a positive number. */
 const owed = (state: GatewayLedger, account: string) => 0 - (state.balances[account] ?? 0);
 
@@ -114,13 +121,6 @@ export function merchantBalance(state: GatewayLedger, merchantId: string): Merch
   return { settled: available + onHold, pending: owed(state, ledgerAccount.pending(merchantId)), onHold, available };
 }
 
-/** A balanced entry: `amount` debited to one account and credited to another. */
-const transfer = (debit: string, credit: string, amount: number): Posting[] => [
-  { account: debit, amount },
-  { account: credit, amount: -amount },
-];
-
-function evolve(state: GatewayLedger, event: GatewayLedgerEvent): GatewayLedger {
 /**
  * Money received for a merchant (interface gateway rules 3 and 4): `debit` takes all of it; the merchant is owed the
  * bill's amount less its fee, the platform earns the fee and the unique code paid on top.
@@ -136,6 +136,13 @@ function receivedPostings(debit: string, merchantId: string, received: number, f
   return { net, postings };
 }
 
+/** A balanced entry: `amount` debited to one account and credited to another. */
+const transfer = (debit: string, credit: string, amount: number): Posting[] => [
+  { account: debit, amount },
+  { account: credit, amount: -amount },
+];
+
+function evolve(state: GatewayLedger, event: GatewayLedgerEvent): GatewayLedger {
   const balances = { ...state.balances };
   for (const p of event.data.postings) balances[p.account] = (balances[p.account] ?? 0) + p.amount;
   const next = { ...state, merchantId: event.data.merchantId, balances };
@@ -147,12 +154,19 @@ function receivedPostings(debit: string, merchantId: string, received: number, f
     case 'BalanceSettled':
       return { ...next, credits: state.credits.settle(event.data.paymentIds) };
     case 'WithdrawalRequested': {
-      const { withdrawalId, amount, requestedBy, requestHash } = event.data;
+      const { withdrawalId, amount, requestedBy, requestHash, accountHolderName, holderName } = event.data;
+      const holder = { asked: accountHolderName, answered: holderName ?? null };
       return {
         ...next,
         withdrawals: {
           ...state.withdrawals,
-          [withdrawalId]: { amount, status: 'REQUESTED', requestedBy, ...(requestHash ? { requestHash } : {}) },
+          [withdrawalId]: {
+            amount,
+            status: 'REQUESTED',
+            requestedBy,
+            holder,
+            ...(requestHash ? { requestHash } : {}),
+          },
         },
       };
     }
@@ -210,6 +224,7 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
           net,
           completedAt: command.completedAt.toISOString(),
           postings,
+          uniqueCode,
         }),
       ];
     }
@@ -224,7 +239,6 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
       if (!without)
         return [
           BalanceSettled({ merchantId: m, paymentIds: due.map(c => c.paymentId), amount, cutoff, settledAt, postings }),
-          uniqueCode,
         ];
       // the earliest credit's days reach back furthest: from the day after it to today, every day was judged
       const earliest = new Date(due.reduce((min, c) => Math.min(min, Date.parse(c.completedAt)), Infinity));
@@ -281,7 +295,13 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
     case 'PayWithdrawal': {
       const withdrawal = requestedWithdrawal(state, command.withdrawalId);
       if (withdrawal.requestedBy === command.paidBy) throw refuse('WITHDRAWAL_OWN_PAYOUT');
-      const { withdrawalId, reference, holdingAccountId, paidBy } = command;
+      const { withdrawalId, reference, holdingAccountId, paidBy, holderOverride } = command;
+      // the bank's latest answer against the holder asked for: a mismatch leaves only with an override
+      const holder = checkedHolder(
+        withdrawal.holder.asked,
+        command.holderName ?? withdrawal.holder.answered,
+        holderOverride ? { reason: holderOverride.reason, by: paidBy } : undefined,
+      );
       const postings = transfer(ledgerAccount.onHold(m), ledgerAccount.holding(holdingAccountId), withdrawal.amount);
       return [
         WithdrawalPaid({
@@ -293,6 +313,7 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
           paidBy,
           paidAt: command.now.toISOString(),
           postings,
+          ...holder,
         }),
       ];
     }
@@ -333,6 +354,7 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
           allocatedBy,
           allocatedAt,
           postings,
+          ...(uniqueCode > 0 ? { uniqueCode } : {}),
         }),
       ];
     }
@@ -349,12 +371,12 @@ export const gatewayLedger: Decider<GatewayLedger, GatewayLedgerCommand, Gateway
   // a merchant's stream grows by a credit per payment, for ever: snapshots, less often the more payments it has seen
   snapshot: {
     name: 'gateway-ledger',
-    version: 1,
+    // 2: each withdrawal keeps its holder, asked and answered
+    version: 2,
     every: 200,
     size: state => state.credits.size,
     revive: json => {
       const { credits, ...rest } = json as GatewayLedgerJson;
-          ...(uniqueCode > 0 ? { uniqueCode } : {}),
       return { ...rest, credits: Credits.fromJSON(credits) };
     },
   },

@@ -6,6 +6,7 @@ import {
   type WithdrawalPayoutEvent,
 } from '../events/withdrawal-payout.ts';
 import type { Decider } from '../store/commands/handle.ts';
+import type { HolderOverride } from './holder-name.ts';
 
 export const withdrawalPayoutStream = (withdrawalId: string) => `withdrawal-payout-${withdrawalId}`;
 
@@ -19,6 +20,8 @@ export type WithdrawalPayout = {
   inFlight: string | null;
   /** rejected or paid elsewhere: no payout through WALLET-A may begin */
   barred: boolean;
+  /** the override of a holder mismatch the transfer in flight was begun with (its outcome is recorded with it) */
+  holderOverride: HolderOverride | null;
 };
 
 type RecordPayoutFailure = {
@@ -40,6 +43,7 @@ type StartPayout = {
   transferId: string;
   accountId: string;
   adminId: string;
+  holderOverride?: { reason: string } | undefined;
   now: Date;
 };
 type BarPayout = { type: 'BarPayout'; withdrawalId: string; merchantId: string; adminId: string; now: Date };
@@ -50,11 +54,11 @@ export const withdrawalPayout: Decider<
   WithdrawalPayoutEvent
 > = {
   cached: true,
-  initialState: () => ({ failures: 0, last: null, inFlight: null, barred: false }),
+  initialState: () => ({ failures: 0, last: null, inFlight: null, barred: false, holderOverride: null }),
   evolve(state, event) {
     switch (event.type) {
       case 'WithdrawalPayoutStarted':
-        return { ...state, inFlight: event.data.transferId };
+        return { ...state, inFlight: event.data.transferId, holderOverride: event.data.holderOverride ?? null };
       case 'WithdrawalPayoutBarred':
         return { ...state, barred: true };
       case 'WithdrawalPayoutFailed': {
@@ -65,6 +69,7 @@ export const withdrawalPayout: Decider<
           failures: state.failures + (failed ? 1 : 0),
           last: { transferId, outcome, reason },
           inFlight: failed && state.inFlight === transferId ? null : state.inFlight,
+          holderOverride: failed && state.inFlight === transferId ? null : state.holderOverride,
         };
       }
       default: {
@@ -80,7 +85,7 @@ export const withdrawalPayout: Decider<
         if (state.barred)
           throw refuse('WITHDRAWAL_NOT_REQUESTED', { message: 'The withdrawal was rejected or paid already' });
         if (state.inFlight === c.transferId) return [];
-        const { withdrawalId, merchantId, transferId, accountId } = c;
+        const { withdrawalId, merchantId, transferId, accountId, holderOverride } = c;
         return [
           WithdrawalPayoutStarted({
             withdrawalId,
@@ -89,6 +94,7 @@ export const withdrawalPayout: Decider<
             accountId,
             startedBy: c.adminId,
             startedAt: at,
+            ...(holderOverride ? { holderOverride: { reason: holderOverride.reason, by: c.adminId } } : {}),
           }),
         ];
       }

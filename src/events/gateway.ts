@@ -105,6 +105,10 @@ export const WithdrawalPaid = event(
     paidBy: z.uuid(),
     paidAt: isoDate,
     postings,
+    /** the holder's name as the bank's inquiry answered it for this payout (at the request, or at the transfer); absent: never asked */
+    holderName: text.optional(),
+    /** the bank named someone other than the requested holder and an admin paid anyway: why, and who */
+    holderOverride: z.object({ reason: text, by: z.uuid() }).optional(),
   }),
 );
 
@@ -139,15 +143,15 @@ export const GatewaySuspenseAllocated = event(
     allocatedBy: z.uuid(),
     allocatedAt: isoDate,
     postings,
-  }),
-);
-
-export type GatewayLedgerEvent =
     /**
      * a credit of exactly its payment's total: the payment's unique code, the platform's as on a completed payment
      * (net = amount - fee - uniqueCode); absent: none kept
      */
     uniqueCode: rupiah.optional(),
+  }),
+);
+
+export type GatewayLedgerEvent =
   | EventOf<typeof GatewayPaymentCredited>
   | EventOf<typeof BalanceSettled>
   | EventOf<typeof WithdrawalRequested>

@@ -29,6 +29,8 @@ export const WithdrawalPayoutStarted = event(
     accountId: z.uuid(),
     startedBy: z.uuid(),
     startedAt: isoDate,
+    /** the admin paid although the bank may name someone other than the requested holder: why, and who */
+    holderOverride: z.object({ reason: text, by: z.uuid() }).optional(),
   }),
 );
 

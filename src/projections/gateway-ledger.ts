@@ -184,6 +184,8 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
               at: e.data.paidAt,
               reference: e.data.reference,
               note: null,
+              holderName: e.data.holderName ?? null,
+              holderOverride: e.data.holderOverride ?? null,
             }
           : e.type === 'WithdrawalRejected'
             ? {
@@ -193,14 +195,18 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
                 at: e.data.rejectedAt,
                 reference: null,
                 note: e.data.note,
+                holderName: null,
+                holderOverride: null,
               }
             : null,
       );
       return {
         name: type === 'WithdrawalPaid' ? 'ProjectGatewayWithdrawalsPaid' : 'ProjectGatewayWithdrawalsRejected',
         sql: `${common}
-          update gateway_withdrawals w set status = o.status, processed_by = o.by, processed_at = o.at, reference = o.reference, note = o.note
-          from jsonb_to_recordset($3::jsonb) as o(id uuid, status text, by uuid, at timestamptz, reference text, note text)
+          update gateway_withdrawals w set status = o.status, processed_by = o.by, processed_at = o.at, reference = o.reference, note = o.note,
+            paid_holder_name = o."holderName", holder_override = o."holderOverride"
+          from jsonb_to_recordset($3::jsonb) as o(id uuid, status text, by uuid, at timestamptz, reference text, note text,
+            "holderName" text, "holderOverride" jsonb)
           where w.id = o.id and w.status = 'REQUESTED'`,
         params: [...params, JSON.stringify(outcomes)],
       };
@@ -274,6 +280,9 @@ export const gatewayLedgerProjection = projection({
     select substr(account, 9), sum(amount) from gateway_postings
     where account like 'holding:%' and not exists (select 1 from gateway_cash) group by account
     on conflict do nothing;`,
+    // 4: what a payout recorded of the holder: the bank's answer it was paid on, and an admin's override of a mismatch
+    `alter table gateway_withdrawals add column if not exists paid_holder_name text;
+    alter table gateway_withdrawals add column if not exists holder_override jsonb;`,
   ],
   on: perType(ledgerTypes, async (tx: pg.PoolClient, event: LedgerEvent) => {
     const statement = ledgerStatement([event]);
@@ -310,6 +319,10 @@ export type GatewayWithdrawalRow = {
   reference: string | null;
   note: string | null;
   checked_holder_name: string | null;
+  /** the bank's answer the payout was made on (null: not paid, or never asked) */
+  paid_holder_name: string | null;
+  /** an admin paid although the bank named someone else */
+  holder_override: { reason: string; by: string } | null;
 };
 
 export async function findGatewayWithdrawal(db: Queryable, withdrawalId: string): Promise<GatewayWithdrawalRow | null> {

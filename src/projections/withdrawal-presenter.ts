@@ -1,6 +1,7 @@
 import type { WithdrawalPaid, WithdrawalRejected } from '../events/gateway.ts';
 import type { EventOf } from '../events/event.ts';
 import type { GatewayWithdrawalRow } from './gateway-ledger.ts';
+import { holderNamesMatch } from '../domain/holder-name.ts';
 
 /** A withdrawal as the dashboard shows it (GET /api/dashboard/gateway/withdrawals/:id), and as its webhooks carry it. */
 export function presentWithdrawal(row: GatewayWithdrawalRow) {
@@ -15,6 +16,19 @@ export function presentWithdrawal(row: GatewayWithdrawalRow) {
     processedAt: row.processed_at?.toISOString() ?? null,
     reference: row.reference,
     note: row.note,
+    ...holderAnswer(row),
+  };
+}
+
+/**
+ * The holder the bank named for the destination (the payout's answer once paid, else the request's; null: never asked)
+ * and whether it is the requested holder (null: not known).
+ */
+export function holderAnswer(row: GatewayWithdrawalRow) {
+  const holderName = row.paid_holder_name ?? row.checked_holder_name;
+  return {
+    holderName,
+    holderMatches: holderName === null ? null : holderNamesMatch(row.account_holder_name, holderName),
   };
 }
 
@@ -31,6 +45,8 @@ export function rowDecided(
         processed_at: new Date(event.data.paidAt),
         reference: event.data.reference,
         note: null,
+        paid_holder_name: event.data.holderName ?? null,
+        holder_override: event.data.holderOverride ?? null,
       }
     : {
         ...row,

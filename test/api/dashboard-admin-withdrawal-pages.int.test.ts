@@ -12,7 +12,8 @@ let owner: AdminBrowser;
 let payer: AdminBrowser;
 let wallet: { accountId: string; phoneNumber: string };
 let withdraw: (amount: number) => Promise<string>;
-const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' };
+// the sandbox's bank names this account's holder JOKO WIJAYA: the same holder, spelt as a merchant may
+const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Bpk. Joko Wijaya' };
 
 beforeAll(async () => {
   service = await startTestService();

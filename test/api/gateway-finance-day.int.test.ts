@@ -31,7 +31,7 @@ let paysFees: Merchant;
 let passesFees: Merchant;
 const sandbox = () => sandboxOf(service);
 const settings = () => service.deps.config.gateway;
-const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' };
+const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Joko Wijaya' };
 
 beforeAll(async () => {
   service = await startTestService({ TEST_CLOCK: 'true', TEST_CLOCK_FORCE: 'true', REGISTER_LIMIT_PER_IP: '1000' });

@@ -68,7 +68,7 @@ const balanceOf = async (merchant: Merchant) => (await merchant.call('GET', '/ap
 
 let merchant: Merchant;
 let order: Entry[];
-const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' };
+const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Joko Wijaya' };
 
 describe('GET /api/v1/gateway/transactions', () => {
   beforeAll(async () => {

@@ -21,7 +21,8 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.close());
 
-const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Toko Maju' };
+// the sandbox's bank names this account's holder JOKO WIJAYA: the same holder, spelt as a merchant may
+const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Bpk. Joko Wijaya' };
 
 let logins = 0;
 /** Signed in again: settling moves the test clock by days, past the sessions (and the wallet's provider session). */
@@ -113,7 +114,7 @@ describe('withdrawals paid through the platform WALLET-A payout account', () => 
     expect(await asAdmin(payer, id)).toMatchObject({
       holderName,
       destinationChecked: true,
-      accountHolderName: 'Toko Maju',
+      accountHolderName: bank.accountHolderName,
     });
   });
 

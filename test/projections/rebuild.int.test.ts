@@ -217,7 +217,7 @@ async function aGatewayMerchant() {
     amount: 60_000,
     bankCode: 'BCA',
     accountNumber: '1234567890',
-    accountHolderName: 'Toko Maju',
+    accountHolderName: 'Joko Wijaya',
   });
   expect(withdrawal.statusCode, withdrawal.body).toBe(201);
   // a payout through the platform's WALLET-A that the provider refused: the withdrawal stays requested, its failure kept

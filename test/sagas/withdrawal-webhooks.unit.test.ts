@@ -60,6 +60,8 @@ const requested: GatewayWithdrawalRow = {
   reference: null,
   note: null,
   checked_holder_name: 'BUDI SANTOSO',
+  paid_holder_name: null,
+  holder_override: null,
 };
 const shown = {
   id: withdrawalId,
@@ -68,6 +70,8 @@ const shown = {
   accountNumber: '1234567890',
   accountHolderName: 'Budi Santoso',
   requestedAt: '2026-03-02T03:00:00.000Z',
+  holderName: 'BUDI SANTOSO',
+  holderMatches: true,
 };
 
 describe('withdrawal webhooks reaction', () => {

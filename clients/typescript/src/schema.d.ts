@@ -3233,7 +3233,7 @@ export interface components {
          *       "cutoff": "2026-01-04T17:00:00.000Z",
          *       "settledAt": "2026-01-04T17:00:00.000Z",
          *       "paymentCount": 1,
-         *       "gross": 100010,
+         *       "gross": 100000,
          *       "fee": 900,
          *       "net": 99100,
          *       "payments": [
@@ -3242,7 +3242,7 @@ export interface components {
          *           "paymentId": "3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
          *           "suspenseId": null,
          *           "orderId": "INV-1001",
-         *           "gross": 100010,
+         *           "gross": 100000,
          *           "fee": 900,
          *           "net": 99100,
          *           "paidAt": "2026-01-02T09:15:00.000Z",
@@ -3284,7 +3284,7 @@ export interface components {
                 /** @description The suspense credit of an allocation; null for a payment */
                 suspenseId: string | null;
                 orderId: string | null;
-                /** @description What the buyer paid */
+                /** @description The sale: the bill without the unique code the platform keeps (fee + net) */
                 gross: number;
                 fee: number;
                 /** @description The merchant's credit, as it was booked */
@@ -3313,7 +3313,7 @@ export interface components {
          *         "cutoff": "2026-01-04T17:00:00.000Z",
          *         "settledAt": "2026-01-04T17:00:00.000Z",
          *         "paymentCount": 1,
-         *         "gross": 100010,
+         *         "gross": 100000,
          *         "fee": 900,
          *         "net": 99100,
          *         "payments": [
@@ -3322,7 +3322,7 @@ export interface components {
          *             "paymentId": "3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
          *             "suspenseId": null,
          *             "orderId": "INV-1001",
-         *             "gross": 100010,
+         *             "gross": 100000,
          *             "fee": 900,
          *             "net": 99100,
          *             "paidAt": "2026-01-02T09:15:00.000Z",
@@ -3363,7 +3363,7 @@ export interface components {
          *           "cutoff": "2026-01-04T17:00:00.000Z",
          *           "settledAt": "2026-01-04T17:00:00.000Z",
          *           "paymentCount": 1,
-         *           "gross": 100010,
+         *           "gross": 100000,
          *           "fee": 900,
          *           "net": 99100,
          *           "payments": [
@@ -3372,7 +3372,7 @@ export interface components {
          *               "paymentId": "3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
          *               "suspenseId": null,
          *               "orderId": "INV-1001",
-         *               "gross": 100010,
+         *               "gross": 100000,
          *               "fee": 900,
          *               "net": 99100,
          *               "paidAt": "2026-01-02T09:15:00.000Z",

@@ -4,6 +4,7 @@ import type { PayoutFailureRow } from '../../projections/withdrawal-payouts.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { csrfField, postButton, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import { withdrawalStatusHtml } from './gateway.ts';
+import { holderAnswer } from '../../projections/withdrawal-presenter.ts';
 
 /** The payout account as the page shows it: null once deleted, `isActive` false when its provider session needs a relogin. */
 export type PayoutAccountView = {
@@ -58,22 +59,46 @@ ${
 }</section>`;
 }
 
+/** The override of a holder mismatch: a reason the admin must give to pay anyway (kept with the payout). */
+const overrideField = (id: string) =>
+  `<label for="${e(id)}" class="muted">Alasan tetap membayar meski nama berbeda</label><input id="${e(id)}" name="holderOverrideReason" required maxlength="1000">`;
+
+/** Pay through WALLET-A and mark paid; on a holder mismatch both ask for the override's reason. */
+function payActions(w: GatewayWithdrawalRow, v: AdminWithdrawalsView, mismatch: boolean) {
+  if (!mismatch)
+    return `${postButton(`/admin/withdrawals/${w.id}/pay`, v.csrf, 'Bayar lewat WALLET-A', { name: `Bayar lewat WALLET-A ${formatRupiah(w.amount)}` })}
+${noteForm(`/admin/withdrawals/${w.id}/paid`, v.csrf, 'reference', 'Referensi transfer', 'Tandai dibayar')}`;
+  const short = w.id.slice(-12);
+  return `<form method="post" action="/admin/withdrawals/${e(w.id)}/pay" class="actions holder-override">${csrfField(v.csrf)}${overrideField(`pay-override-${short}`)}<button type="submit" class="danger">Bayar lewat WALLET-A dengan pengecualian</button></form>
+<form method="post" action="/admin/withdrawals/${e(w.id)}/paid" class="actions holder-override">${csrfField(v.csrf)}<label for="paid-ref-${e(short)}" class="muted">Referensi transfer</label><input id="paid-ref-${e(short)}" name="reference" required maxlength="200">${overrideField(`paid-override-${short}`)}<button type="submit" class="danger">Tandai dibayar dengan pengecualian</button></form>`;
+}
+
+/** The holder the bank named beside the one asked for: the same (ok), another (a warning, never green), or not asked. */
+function holderHtml(w: GatewayWithdrawalRow) {
+  const { holderName, holderMatches } = holderAnswer(w);
+  const badge =
+    holderName === null
+      ? '<span class="badge wait">tidak diperiksa</span>'
+      : holderMatches
+        ? `<span class="badge ok">${e(holderName)}</span>`
+        : `<span class="badge bad holder-mismatch">${e(holderName)} · berbeda dari nama yang diminta</span>`;
+  const override = w.holder_override
+    ? `<br><span class="muted holder-override-reason">Dibayar dengan pengecualian: ${e(w.holder_override.reason)}</span>`
+    : '';
+  return `Nama di bank: ${badge}${override}`;
+}
+
 function withdrawalRow(
   w: GatewayWithdrawalRow & { merchant_email?: string | null },
   v: AdminWithdrawalsView,
 ): TableRow {
   const failure = v.failures.get(w.id);
+  const mismatch = holderAnswer(w).holderMatches === false;
   const actions =
     w.status === 'REQUESTED'
-      ? `${postButton(`/admin/withdrawals/${w.id}/pay`, v.csrf, 'Bayar lewat WALLET-A', { name: `Bayar lewat WALLET-A ${formatRupiah(w.amount)}` })}
-${noteForm(`/admin/withdrawals/${w.id}/paid`, v.csrf, 'reference', 'Referensi transfer', 'Tandai dibayar')}
+      ? `${payActions(w, v, mismatch)}
 ${noteForm(`/admin/withdrawals/${w.id}/reject`, v.csrf, 'note', 'Alasan penolakan', 'Tolak', true)}`
       : '';
-  // the holder's name as the provider's inquiry returned it, beside the name the merchant typed
-  const checked =
-    w.checked_holder_name === null
-      ? '<span class="badge wait">tidak diperiksa</span>'
-      : `<span class="badge ok">${e(w.checked_holder_name)}</span>`;
   const failed =
     w.status === 'REQUESTED' && failure
       ? `<br><span class="muted payout-failure">${e(failure.outcome === 'FAILED' ? 'Pembayaran gagal' : 'Pembayaran belum pasti')}: ${e(failure.reason)}</span>`
@@ -83,7 +108,7 @@ ${noteForm(`/admin/withdrawals/${w.id}/reject`, v.csrf, 'note', 'Alasan penolaka
     cells: [
       `${timeHtml(w.requested_at)}<br><span class="muted">${e(w.merchant_email ?? w.merchant_id)}</span>`,
       e(formatRupiah(w.amount)),
-      `${e(w.bank_code)} <code>${e(w.account_number)}</code><br><span class="muted">${e(w.account_holder_name)}</span><br>Nama di bank: ${checked}`,
+      `${e(w.bank_code)} <code>${e(w.account_number)}</code><br><span class="muted">${e(w.account_holder_name)}</span><br>${holderHtml(w)}`,
       `${withdrawalStatusHtml(w.status)}${w.reference ? `<br><span class="muted">Ref. ${e(w.reference)}</span>` : ''}${w.note ? `<br><span class="muted">${e(w.note)}</span>` : ''}${failed}`,
       actions,
     ],

@@ -112,6 +112,13 @@ function routesOf(
       send: asUser,
     },
     {
+      surface: 'page',
+      path: '/dashboard/gateway/settlements',
+      base: {},
+      params: { ...dates, page: 'page' },
+      send: asUser,
+    },
+    {
       surface: 'csv',
       path: '/dashboard/gateway/statement.csv',
       base: {},
@@ -205,6 +212,13 @@ function routesOf(
       base: {},
       params: { ...dates, page: 'page', limit: 'limit', type: 'choice' },
       choices: { type: 'WITHDRAWAL_PAID' },
+      send: url => merchantCall('GET', url),
+    },
+    {
+      surface: 'json',
+      path: '/api/v1/gateway/settlements',
+      base: {},
+      params: { ...dates, page: 'page', limit: 'limit' },
       send: url => merchantCall('GET', url),
     },
     {

@@ -64,7 +64,24 @@ function settlementFacts(s: PresentedSettlement) {
 <dt>Kotor · biaya · bersih</dt><dd>${money(s.gross)} · ${money(s.fee)} · <strong>${money(s.net)}</strong></dd></dl>`;
 }
 
-export type SettlementsView = { settlements: PresentedSettlement[]; page: number; totalPages: number; total: number };
+/** The list's filters as typed (so the form shows them again). */
+export type SettlementFilterForm = Partial<Record<'from' | 'to', string>>;
+
+export type SettlementsView = {
+  filters: SettlementFilterForm;
+  settlements: PresentedSettlement[];
+  page: number;
+  totalPages: number;
+  total: number;
+};
+
+function filtersHtml(f: SettlementFilterForm) {
+  const input = (name: 'from' | 'to', label: string) =>
+    `<div class="field"><label for="settlements-${name}">${e(label)}</label><input id="settlements-${name}" name="${name}" type="date" value="${e(f[name] ?? '')}"></div>`;
+  return `<form method="get" action="/dashboard/gateway/settlements" class="filters card" aria-label="Filter pencairan">
+${input('from', 'Cair dari tanggal (WIB)')}${input('to', 'Sampai tanggal (WIB)')}
+<div class="field actions"><button type="submit">Terapkan</button><a class="button quiet" href="/dashboard/gateway/settlements">Atur ulang</a></div></form>`;
+}
 
 /** The merchant's settlements, newest first, each with its first payments and a link to all of them. */
 export function settlementsHtml(v: SettlementsView): string {
@@ -77,9 +94,10 @@ export function settlementsHtml(v: SettlementsView): string {
 <h2 id="settlement-${e(s.id)}"><a href="/dashboard/gateway/settlements/${e(s.id)}">Pencairan ${dayHtml(s.dueDate)}</a></h2>
 ${settlementFacts(s)}${paymentsTable(`settlement-payments-${s.id}`, s)}${more}</section>`;
   });
-  return `<p><a href="/dashboard/gateway">‹ Gerbang pembayaran</a></p>
+  const query = Object.fromEntries(Object.entries(v.filters).filter(([, value]) => value));
+  return `<p><a href="/dashboard/gateway">‹ Gerbang pembayaran</a></p>${filtersHtml(v.filters)}
 ${v.total === 0 ? '<section class="card"><p class="muted">Belum ada pencairan.</p></section>' : sections.join('\n')}
-${pagerHtml('/dashboard/gateway/settlements', {}, v.page, v.totalPages)}`;
+${pagerHtml('/dashboard/gateway/settlements', query, v.page, v.totalPages)}`;
 }
 
 export type SettlementView = { settlement: PresentedSettlement; page: number; totalPages: number };

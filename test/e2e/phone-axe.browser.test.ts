@@ -127,6 +127,9 @@ async function makeData() {
     );
   });
   await settle();
+  // the settlement the settled balance made: its page, with the payment it paid out
+  const settlements = (await shop.call('GET', '/api/v1/gateway/settlements')).json().data as { id: string }[];
+  expect(settlements).toHaveLength(1);
 
   merchant = {
     email: shop.email,
@@ -143,6 +146,8 @@ async function makeData() {
       '/dashboard/payments',
       `/dashboard/payments/${payment.id}`,
       '/dashboard/gateway',
+      '/dashboard/gateway/settlements',
+      `/dashboard/gateway/settlements/${settlements[0]!.id}`,
     ],
   };
   admin = {
@@ -170,6 +175,7 @@ async function makeData() {
     '/dashboard/mutations': 'mutations',
     '/dashboard/payments': 'payments',
     '/dashboard/gateway': 'statement-entries',
+    [`/dashboard/gateway/settlements/${settlements[0]!.id}`]: 'settlement-payments',
     '/admin/access': 'access-requests',
     '/admin/holding-accounts': 'holding-accounts',
     '/admin/withdrawals': 'withdrawals',
@@ -307,6 +313,11 @@ const measure = (checkEdge: boolean) => `(() => {
       if ((r.width === 0 && r.height === 0) || !el.checkVisibility()) continue;
       if ((r.right > viewport + 0.5 || r.left < -0.5) && !srOnly(el)) found.push('past the edge: ' + name(el) + ' x ' + Math.round(r.left) + '..' + Math.round(r.right));
     }
+  }
+  // an SVG's text as drawn (its font size times the drawing's scale): at least 12 CSS px, a phone's too
+  for (const text of document.querySelectorAll('svg text')) {
+    const drawn = parseFloat(getComputedStyle(text).fontSize) * (text.getScreenCTM()?.a ?? 1);
+    if (text.checkVisibility() && drawn < 12) found.push('text under 12 px: ' + name(text) + ' ' + drawn.toFixed(1) + ' px');
   }
   for (const el of [document.documentElement, ...document.body.querySelectorAll('*')]) {
     // an SVG's parts are drawn to its scale, not laid out as boxes

@@ -133,7 +133,7 @@ beforeAll(async () => {
     amount: withdrawn,
     bankCode: 'BCA',
     accountNumber: '1234567890',
-    accountHolderName: 'Toko Maju',
+    accountHolderName: 'Joko Wijaya',
   });
   expect(requested.statusCode, requested.body).toBe(201);
   const payout = await admin.session('POST', `/api/admin/gateway/withdrawals/${requested.json().data.id}/paid`, {
@@ -537,6 +537,27 @@ describe('what the report flags', () => {
         ]);
       },
     );
+  });
+
+  it("a credit whose unique code is not its payment's: 5 moved from the merchant to the code, its entry still balanced", async () => {
+    const payment = paid[1]!;
+    const moved = (sign: string) =>
+      `update gateway_postings set amount = amount ${sign} 5 where reference_id = '${payment.id}' and account = 'platform:unique-codes';
+       update gateway_postings set amount = amount ${sign === '+' ? '-' : '+'} 5 where reference_id = '${payment.id}' and account like 'merchant:%:pending'`;
+    await tampered(moved('-'), moved('+'), async () => {
+      const data = await report();
+      expect(data.trialBalance.balanced).toBe(true);
+      expect(data.fees.total.uniqueCodes).toBe(sum(paid.map(p => p.uniqueCode)) + 5);
+      expect(data.holdingCredits.balanced).toBe(false);
+      expect(data.holdingCredits.problems).toEqual([
+        expect.objectContaining({
+          paymentId: payment.id,
+          problem: 'CREDIT_DIFFERS_FROM_PAYMENT',
+          creditedUniqueCode: payment.uniqueCode + 5,
+          uniqueCode: payment.uniqueCode,
+        }),
+      ]);
+    });
   });
 
   it('a completed payment without its credit, a credit without its payment, and a paying mutation of another amount', async () => {

@@ -83,9 +83,9 @@ describe('a completed gateway payment and its unique code', () => {
     expect(raised).toMatchObject({ amount: 100_906, metadata: { baseAmount: 100_000, fee: 906, net: 100_000 } });
     expect(await balanceOf(feeToCustomer)).toMatchObject({ pending: 100_000, available: 0 });
 
-    // the merchant's statement: gross as paid, the fee, the net booked
+    // the merchant's statement: the sale (the bill, without the platform's code), the fee, the net booked
     const statement = (await merchant.call('GET', '/api/v1/gateway/transactions?type=PAYMENT')).json().data;
-    expect(statement[0]).toMatchObject({ gross: deducted.totalAmount, fee: 900, net: 99_100, paymentId: deducted.id });
+    expect(statement[0]).toMatchObject({ gross: 100_000, fee: 900, net: 99_100, paymentId: deducted.id });
 
     const codes = deducted.uniqueCode + raised.uniqueCode;
     const report = await reconciliation();

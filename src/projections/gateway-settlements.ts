@@ -193,9 +193,15 @@ export async function findSettlement(db: Queryable, merchantId: string, id: stri
 }
 
 /**
- * The paid-out credits of these settlements, in the order they were credited, at most `limit` of each from `offset`.
- * Paid at is when the money moved: the payment's own paidAt, a suspense credit's receipt, else when it was credited.
+ * A credit's columns as a report shows it (`c` the credit). Paid at is when the money moved: the payment's own paidAt,
+ * a suspense credit's receipt, else when it was credited.
  */
+const creditColumns = `c.kind, c.credit_id, c.payment_id, p.order_id, c.gross, c.fee, c.net,
+  coalesce(p.paid_at, g.received_at, c.credited_at) as paid_at`;
+const creditJoins = `left join payments p on p.id = c.payment_id
+  left join gateway_suspense g on c.kind = 'ADJUSTMENT' and g.id = c.credit_id`;
+
+/** The paid-out credits of these settlements, in the order they were credited, at most `limit` of each from `offset`. */
 export async function settledCredits(
   db: Queryable,
   settlementIds: readonly string[],
@@ -205,15 +211,13 @@ export async function settledCredits(
   const r = await preparedQuery<SettledCreditRow>(
     db,
     'ListGatewaySettledCredits',
-    `select s.id as settlement_id, c.kind, c.credit_id, c.payment_id, p.order_id, c.gross, c.fee, c.net,
-       coalesce(p.paid_at, g.received_at, c.credited_at) as paid_at
+    `select s.id as settlement_id, ${creditColumns}
      from unnest($1::uuid[]) as s(id)
      cross join lateral (
        select * from gateway_settlement_credits c where c.settlement_id = s.id
        order by c.credited_at, c.credit_id limit $2 offset $3
      ) c
-     left join payments p on p.id = c.payment_id
-     left join gateway_suspense g on c.kind = 'ADJUSTMENT' and g.id = c.credit_id
+     ${creditJoins}
      order by s.id, c.credited_at, c.credit_id`,
     [settlementIds, window.limit, window.offset ?? 0],
   );
@@ -244,11 +248,7 @@ export async function creditsNamed(
     preparedQuery<CreditRow>(
       db,
       'ListGatewayCreditsNamed',
-      `select c.kind, c.credit_id, c.payment_id, p.order_id, c.gross, c.fee, c.net,
-         coalesce(p.paid_at, g.received_at, c.credited_at) as paid_at
-       from gateway_settlement_credits c
-       left join payments p on p.id = c.payment_id
-       left join gateway_suspense g on c.kind = 'ADJUSTMENT' and g.id = c.credit_id
+      `select ${creditColumns} from gateway_settlement_credits c ${creditJoins}
        where c.merchant_id = $1 and c.credit_id = any($2::uuid[])
        order by c.credited_at, c.credit_id limit $3`,
       [merchantId, creditIds, limit],

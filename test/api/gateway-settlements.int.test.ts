@@ -22,6 +22,8 @@ let other: Awaited<ReturnType<typeof approvedMerchant>>;
 let holding = '';
 const fridayPayments: { id: string; orderId: string }[] = [];
 let mondayPayment = { id: '', orderId: '' };
+/** Money that paid nothing, allocated by an admin to the merchant on Friday: settled with the payments. */
+let allocated = { suspenseId: '', receivedAt: '' };
 
 /** An instant given as WIB wall-clock time: WIB is UTC+7. */
 const wib = (local: string) => new Date(`${local}+07:00`);
@@ -50,6 +52,18 @@ const settlementsOf = async (who: typeof merchant, search = '') => {
   expect(listed.statusCode, listed.body).toBe(200);
   return listed.json() as { data: Settlement[]; pagination: { total: number } };
 };
+type ShownPayment = {
+  type: string;
+  paymentId: string | null;
+  suspenseId: string | null;
+  orderId: string | null;
+  gross: number;
+  fee: number;
+  net: number;
+  paidAt: string;
+  dueDate: string;
+  settledAt: string;
+};
 type Settlement = {
   id: string;
   dueDate: string;
@@ -58,7 +72,7 @@ type Settlement = {
   gross: number;
   fee: number;
   net: number;
-  payments: Record<string, unknown>[];
+  payments: ShownPayment[];
 };
 
 /** The pending amounts beside the balance, each with the day it settles, as text. */
@@ -80,13 +94,39 @@ beforeAll(async () => {
   service = await startTestService({ WEBHOOK_ALLOW_PRIVATE: 'true' }, { webhooks: shortSchedule });
   service.clock.set(wib('2026-01-09T10:00:00')); // a Friday
   const admin = await signedInAdmin(service);
-  holding = (await holdingAccount(service, admin, 'qris', 'WALLET-D')).accountId;
+  const wallet = await holdingAccount(service, admin, 'qris', 'WALLET-D');
+  holding = wallet.accountId;
   merchant = await approvedMerchant(service, admin);
   other = await approvedMerchant(service, admin);
   const hook = await merchant.call('POST', '/api/v1/webhooks', { url: receiver.url, events: ['gateway.settled'] });
   expect(hook.statusCode, hook.body).toBe(200);
   fridayPayments.push(await paidByQr(merchant, 100_000), await paidByQr(merchant, 55_555));
   await paidByQr(other, 70_000);
+  await sandboxOf(service).addTransaction({
+    providerCode: 'WALLET-D',
+    accountRef: wallet.phoneNumber,
+    type: 'CREDIT',
+    amount: 12_345,
+    senderName: 'SALAH KIRIM',
+  });
+  await service.paymentChecks.checkNow(holding);
+  const stray = await eventually(async () => {
+    await caughtUp(service);
+    const open = (await admin.session('GET', '/api/admin/gateway/suspense?status=OPEN')).json().data as {
+      id: string;
+      amount: number;
+      receivedAt: string;
+    }[];
+    return open.find(i => i.amount === 12_345);
+  });
+  service.clock.advance(2 * 3_600_000); // allocated two hours after the money came in: paid at is when it came
+  const given = await admin.session('POST', `/api/admin/gateway/suspense/${stray.id}/allocate`, {
+    userId: merchant.id,
+    note: 'salah kirim',
+  });
+  expect(given.statusCode, given.body).toBe(200);
+  allocated = { suspenseId: stray.id, receivedAt: stray.receivedAt };
+  await caughtUp(service);
 }, 120_000);
 afterAll(async () => {
   await service?.close();
@@ -99,11 +139,11 @@ describe('the settlement report', () => {
     expect(page.statusCode).toBe(200);
     const pending = (await merchant.call('GET', '/api/v1/gateway')).json().data.balance.pending as number;
     expect(pending).toBeGreaterThan(0);
-    // one working day for both payments, the whole pending amount beside it
+    // one working day for both payments and the allocation, the whole pending amount beside it
     expect(dueItems(page.body)).toEqual([
       {
         dueDate: '2026-01-12',
-        text: `Rp ${pending.toLocaleString('id-ID')} cair Senin, 12 Januari 2026 pukul 00.00 WIB (2 pembayaran)`,
+        text: `Rp ${pending.toLocaleString('id-ID')} cair Senin, 12 Januari 2026 pukul 00.00 WIB (3 pembayaran)`,
       },
     ]);
   });
@@ -123,15 +163,12 @@ describe('the settlement report', () => {
     const [settlement] = data;
     const monday = wib('2026-01-12T00:00:00').toISOString();
     // the figures as the statement booked each payment, the dates as the payment and the settlement have them
-    const statement = (await merchant.call('GET', '/api/v1/gateway/transactions?type=PAYMENT')).json().data as {
-      paymentId: string;
-      gross: number;
-      fee: number;
-      net: number;
-    }[];
-    const expected = await Promise.all(
+    type Booked = { type: string; paymentId?: string | null; gross: number; fee: number; net: number };
+    const statement = (await merchant.call('GET', '/api/v1/gateway/transactions')).json().data as Booked[];
+    const adjustment = statement.find(e => e.type === 'ADJUSTMENT')!;
+    const expected: ShownPayment[] = await Promise.all(
       fridayPayments.map(async p => {
-        const booked = statement.find(e => e.paymentId === p.id)!;
+        const booked = statement.find(e => e.type === 'PAYMENT' && e.paymentId === p.id)!;
         const paidAt = (await statusOf(merchant, p.id)).paidAt as string;
         expect(paidAt.startsWith('2026-01-09T')).toBe(true);
         return {
@@ -148,17 +185,31 @@ describe('the settlement report', () => {
         };
       }),
     );
+    // the allocated suspense credit: paid when the money came in, settled with Friday's payments
+    expected.push({
+      type: 'ADJUSTMENT',
+      paymentId: null,
+      suspenseId: allocated.suspenseId,
+      orderId: null,
+      gross: adjustment.gross,
+      fee: adjustment.fee,
+      net: adjustment.net,
+      paidAt: allocated.receivedAt,
+      dueDate: '2026-01-12',
+      settledAt: monday,
+    });
+    expect(adjustment.net).toBe(12_345 - adjustment.fee);
     expect(settlement).toMatchObject({
       dueDate: '2026-01-12',
       cutoff: monday,
       settledAt: monday,
-      paymentCount: 2,
+      paymentCount: 3,
       gross: expected.reduce((sum, p) => sum + p.gross, 0),
       fee: expected.reduce((sum, p) => sum + p.fee, 0),
       net: expected.reduce((sum, p) => sum + p.net, 0),
     });
     expect(settlement!.payments).toEqual(expect.arrayContaining(expected));
-    expect(settlement!.payments).toHaveLength(2);
+    expect(settlement!.payments).toHaveLength(3);
     // the net paid out is what moved from pending to settled; Monday's payment still pending
     const balance = (await merchant.call('GET', '/api/v1/gateway')).json().data.balance;
     expect(balance.settled).toBe(settlement!.net);
@@ -167,7 +218,7 @@ describe('the settlement report', () => {
     const detail = await merchant.call('GET', `/api/v1/gateway/settlements/${settlement!.id}`);
     expect(detail.statusCode, detail.body).toBe(200);
     expect(detail.json().data).toEqual(settlement);
-    expect(detail.json().pagination).toMatchObject({ total: 2, page: 1, hasMore: false });
+    expect(detail.json().pagination).toMatchObject({ total: 3, page: 1, hasMore: false });
     const paged = await merchant.call('GET', `/api/v1/gateway/settlements/${settlement!.id}?limit=1&page=2`);
     expect(paged.json().data.payments).toEqual([settlement!.payments[1]]);
   });
@@ -232,12 +283,12 @@ describe('the settlement report', () => {
     expect(list.statusCode).toBe(200);
     for (const s of [latest!, first!]) {
       expect(list.body).toContain(`data-settlement-id="${s.id}"`);
-      for (const p of s.payments) expect(list.body).toContain(`data-payment-id="${p.paymentId}"`);
+      for (const p of s.payments) expect(list.body).toContain(`data-payment-id="${p.paymentId ?? p.suspenseId}"`);
     }
     expect(list.body).toContain('Senin, 12 Januari 2026');
     const detail = await merchant.session('GET', `/dashboard/gateway/settlements/${first!.id}`);
     expect(detail.statusCode).toBe(200);
-    for (const p of first!.payments) expect(detail.body).toContain(`data-payment-id="${p.paymentId}"`);
+    for (const p of first!.payments) expect(detail.body).toContain(`data-payment-id="${p.paymentId ?? p.suspenseId}"`);
     expect(detail.body).toContain(fridayPayments[0]!.orderId);
     expect((await merchant.session('GET', '/dashboard/gateway/settlements/nope')).statusCode).toBe(404);
     const gateway = await merchant.session('GET', '/dashboard/gateway');
@@ -253,7 +304,7 @@ describe('the settlement report', () => {
     };
     const before = await snapshot();
     expect(before.gateway_settlements).toHaveLength(3);
-    expect(before.gateway_settlement_credits).toHaveLength(4);
+    expect(before.gateway_settlement_credits).toHaveLength(5);
     expect(await verifyProjection(service, gatewaySettlementsProjection)).toEqual([]);
     await rebuildProjection(service, gatewaySettlementsProjection);
     expect(await snapshot()).toEqual(before);

@@ -86,8 +86,11 @@ export const payment = z
     metadata: z
       .object({
         baseAmount: z.int().optional().describe('The amount asked for, when the buyer pays the gateway fee'),
-        fee: z.int().optional(),
-        net: z.int().optional(),
+        fee: z.int().optional().describe('The gateway fee, on amount'),
+        net: z
+          .int()
+          .optional()
+          .describe("What the merchant is credited: amount less the fee (the unique code on top is the platform's)"),
       })
       .optional()
       .describe('Gateway payments only'),

@@ -1430,7 +1430,9 @@ export interface components {
             metadata?: {
                 /** @description The amount asked for, when the buyer pays the gateway fee */
                 baseAmount?: number;
+                /** @description The gateway fee, on amount */
                 fee?: number;
+                /** @description What the merchant is credited: amount less the fee (the unique code on top is the platform's) */
                 net?: number;
             };
         };
@@ -1448,9 +1450,7 @@ export interface components {
          *         "uniqueCode": 0,
          *         "totalAmount": 150000,
          *         "accountNumber": "00020101021226...",
-                /** @description The gateway fee, on amount */
          *         "qrisImage": "https://pay.example.com/pay/3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71/qris.png",
-                /** @description What the merchant is credited: amount less the fee (the unique code on top is the platform's) */
          *         "paymentUrl": "https://pay.example.com/pay/3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
          *         "redirectUrl": "https://shop.example.com/orders/1001",
          *         "expiresAt": "2025-06-02T10:30:00.000Z",

@@ -9,8 +9,8 @@ import { tableHtml } from '../page.ts';
  * scrolls sideways in its box, a short one fills it; the balance axis stays beside it.
  */
 const fontPx = 12;
-const dayPx = 8;
-/** every 7th day from the first has a date: a label a week, 56 px apart at the least */
+const dayPx = 10;
+/** every 7th day from the first has a date: a label a week, 70 px apart at the least (a label is under 45 px wide) */
 const labelEvery = 7;
 const height = 200;
 const plotTop = 12;

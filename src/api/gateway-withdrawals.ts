@@ -1,12 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import {
-  defaultPayoutSource,
-  payWithdrawal,
-  rejectWithdrawal,
-  requestWithdrawal,
-} from '../commands/gateway-withdrawals.ts';
+import { payWithdrawal, rejectWithdrawal, requestWithdrawal } from '../commands/gateway-withdrawals.ts';
 import { refuse } from '../errors.ts';
 import { payOutWithdrawal } from '../commands/withdrawal-payout.ts';
 import { lastPayoutFailures, type PayoutFailureRow } from '../projections/withdrawal-payouts.ts';
@@ -35,14 +30,22 @@ const holderOverride = z
   .describe(
     "Pay although the bank's holder name differs from the requested holder: the admin's reason, kept with the payout",
   );
-// holdingAccountId: the platform account the money left (default: the payout account, else the one with the most cash)
+// the platform account the money left, always named: the ledger books the payout out of that account's cash
 const paidBody = z.object({
   reference: text.trim().min(1).max(200),
-  holdingAccountId: z.uuid().optional(),
+  holdingAccountId: z.uuid().describe('The platform account the money left (its ledger cash is credited)'),
   holderOverride: holderOverride.optional(),
 });
 // no body: through the payout account, no override
-const payBody = z.object({ holderOverride: holderOverride.optional() }).nullish();
+const payBody = z
+  .object({
+    holdingAccountId: z
+      .uuid()
+      .optional()
+      .describe('The WALLET-A account to pay through: the payout account (absent) or a WALLET-A holding account'),
+    holderOverride: holderOverride.optional(),
+  })
+  .nullish();
 const rejectBody = z.object({ note: text.trim().min(1).max(1000) });
 
 /**
@@ -123,6 +126,7 @@ export function adminWithdrawalRoutes(deps: AppDeps) {
     // paid from the platform's WALLET-A payout account; a failed or unconfirmed transfer leaves it requested (502)
     app.post('/:id/pay', { schema: { params: withdrawalParams, body: payBody } }, async request => {
       await payOutWithdrawal(deps, request.principal!.userId, request.params.id, {
+        holdingAccountId: request.body?.holdingAccountId,
         holderOverride: request.body?.holderOverride,
       });
       return decided(request.params.id);
@@ -131,7 +135,7 @@ export function adminWithdrawalRoutes(deps: AppDeps) {
     app.post('/:id/paid', { schema: { params: withdrawalParams, body: paidBody } }, async request => {
       const { reference, holdingAccountId, holderOverride } = request.body;
       await payWithdrawal(deps, request.principal!.userId, request.params.id, reference, {
-        holdingAccountId: holdingAccountId ?? (await defaultPayoutSource(deps)),
+        holdingAccountId,
         holderOverride,
       });
       return decided(request.params.id);

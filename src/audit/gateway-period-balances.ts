@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { foldPostingsAtBounds } from './balance-as-of.ts';
 import { gatewayLedgerStream, merchantBalance, type GatewayLedger } from '../domain/gateway-ledger.ts';
 import { suspenseStream } from '../domain/gateway-suspense.ts';
+import { holdingTransfersStream } from '../domain/holding-transfers.ts';
 
 import type { Clock } from '../clock.ts';
 import { query, type Queryable } from '../db/pool.ts';
@@ -275,11 +276,14 @@ export async function periodBalances(sources: PeriodSources, period: Reconciliat
       }
     }
   };
-  const folded = await foldStreams(sources, [suspenseStream, ...ids.map(gatewayLedgerStream)], period);
-  const suspense = folded.get(suspenseStream)!;
-  for (const event of suspense.between)
-    if (Array.isArray(event.data.postings)) addHoldingMovements(event.data.postings, holdings);
-  addBounds(suspense.open, suspense.close);
+  // the platform's own streams move holding accounts' cash too: suspense credits and refunds, hand transfers
+  const platformStreams = [suspenseStream, holdingTransfersStream];
+  const folded = await foldStreams(sources, [...platformStreams, ...ids.map(gatewayLedgerStream)], period);
+  for (const platform of platformStreams.map(id => folded.get(id)!)) {
+    for (const event of platform.between)
+      if (Array.isArray(event.data.postings)) addHoldingMovements(event.data.postings, holdings);
+    addBounds(platform.open, platform.close);
+  }
   for (const merchantId of ids) {
     const { open, close, events, between } = folded.get(gatewayLedgerStream(merchantId))!;
     const movements = noMovements();

@@ -5,7 +5,6 @@ import {
   findGatewayWithdrawal,
   findWithdrawalPaidWith,
   gatewayLedgerProjection,
-  richestHoldingAccount,
   type GatewayWithdrawalRow,
 } from '../projections/gateway-ledger.ts';
 import { spendingCash } from './holding-cash.ts';
@@ -16,7 +15,7 @@ import { gatewayLedger, gatewayLedgerStream, type GatewayLedgerCommand } from '.
 import { handleCommand } from '../store/commands/handle.ts';
 import { holderNamesMatch } from '../domain/holder-name.ts';
 import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
-import { checkDestination, currentPayoutAccount } from './payout-account.ts';
+import { checkDestination } from './payout-account.ts';
 import type { SyncDeps } from './sync-account.ts';
 import { withdrawalPayout, withdrawalPayoutStream } from '../domain/withdrawal-payout.ts';
 import {
@@ -109,13 +108,6 @@ async function merchantOf(db: Queryable, withdrawalId: string): Promise<string> 
   const row = await findGatewayWithdrawal(db, withdrawalId);
   if (!row) throw refuse('WITHDRAWAL_NOT_FOUND');
   return row.merchant_id;
-}
-
-/** The platform account a payout left from when the admin named none: the payout account, else the one with the most cash. */
-export async function defaultPayoutSource(deps: CommandDeps & { pool: Queryable }): Promise<string> {
-  const source = (await currentPayoutAccount(deps))?.accountId ?? (await richestHoldingAccount(deps.pool));
-  if (!source) throw refuse('HOLDING_CASH_SHORT', { message: 'No platform account holds cash in the ledger' });
-  return source;
 }
 
 /**

@@ -14,6 +14,8 @@ import { transfer, transferStream } from '../domain/transfer.ts';
 import { withdrawalPayout, withdrawalPayoutStream } from '../domain/withdrawal-payout.ts';
 import { withdrawalPayoutsProjection } from '../projections/withdrawal-payouts.ts';
 import { checkedHolder } from '../domain/holder-name.ts';
+import { account, accountStream } from '../domain/account.ts';
+import { holdingAccounts, holdingAccountsStream } from '../domain/holding-accounts.ts';
 
 /**
  * Records that the payout's transfer is about to be sent, while the withdrawal is still requested: a rejection writes
@@ -56,6 +58,29 @@ async function startPayout(
 export const payoutTransferId = (withdrawalId: string, failures: number) =>
   failures === 0 ? withdrawalId : deterministicUuid(`withdrawal-payout:${withdrawalId}:${failures}`);
 
+/**
+ * The WALLET-A account a payout goes through: the payout account, or another WALLET-A account the admin chose among the
+ * holding accounts (its owner's provider session sends it). Another account: 400; an unknown one: 404.
+ */
+async function payingAccount(
+  deps: SyncDeps,
+  named: string | undefined,
+): Promise<{ ownerId: string; accountId: string }> {
+  const payout = await currentPayoutAccount(deps);
+  if (named === undefined || named === payout?.accountId) {
+    if (!payout) throw refuse('PAYOUT_ACCOUNT_NOT_SET');
+    return payout;
+  }
+  const linked = (await load(deps, accountStream(named), account)).state;
+  if (linked.status !== 'linked') throw refuse('ACCOUNT_NOT_FOUND');
+  const marked = (await load(deps, holdingAccountsStream, holdingAccounts)).state.accounts;
+  if (linked.providerCode !== 'WALLET-A' || !marked.some(a => a.accountId === named))
+    throw refuse('TRANSFER_NOT_SUPPORTED', {
+      message: 'A payout goes through the payout account or a WALLET-A holding account',
+    });
+  return { ownerId: linked.ownerId, accountId: named };
+}
+
 /** How an admin pays out: from which WALLET-A account (absent: the payout account), and why despite a holder mismatch. */
 export type PayOutOptions = { holdingAccountId?: string | undefined; holderOverride?: { reason: string } | undefined };
 
@@ -93,8 +118,7 @@ export async function payOutWithdrawal(
   const override = holderOverride ? { reason: holderOverride.reason, by: adminId } : (sentWith ?? undefined);
   // the request's answer first: a holder the bank named otherwise then is not even validated again without an override
   checkedHolder(withdrawal.holder.asked, withdrawal.holder.answered, override);
-  const payout = await currentPayoutAccount(deps);
-  if (!payout) throw refuse('PAYOUT_ACCOUNT_NOT_SET');
+  const payout = await payingAccount(deps, options.holdingAccountId);
 
   const failed = async (outcome: 'FAILED' | 'UNCONFIRMED', reason: string) => {
     const now = deps.clock.now();

@@ -3,6 +3,7 @@ import type { ApiKeyEvent } from './api-key.ts';
 import type { GatewayLedgerEvent } from './gateway.ts';
 import type { SuspenseEvent } from './gateway-suspense.ts';
 import type { HoldingAccountEvent } from './holding-accounts.ts';
+import type { HoldingTransferEvent } from './holding-transfers.ts';
 import type { TransferEvent } from './transfer.ts';
 import type { HolidayCalendarEvent } from './holiday-calendar.ts';
 import type { OrderEvent } from './order.ts';
@@ -19,6 +20,7 @@ import './api-key.ts';
 import './gateway.ts';
 import './gateway-suspense.ts';
 import './holding-accounts.ts';
+import './holding-transfers.ts';
 import './transfer.ts';
 import './holiday-calendar.ts';
 import './order.ts';
@@ -43,6 +45,7 @@ export type AnyEvent =
   | ReceivingEvent
   | OrderEvent
   | HoldingAccountEvent
+  | HoldingTransferEvent
   | TransferEvent
   | GatewayLedgerEvent
   | SuspenseEvent

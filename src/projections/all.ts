@@ -7,6 +7,7 @@ import { gatewayStatementProjection } from './gateway-statement.ts';
 import { gatewaySettlementsProjection } from './gateway-settlements.ts';
 import { gatewaySuspenseProjection } from './gateway-suspense.ts';
 import { holidayCalendarProjection } from './holiday-calendar.ts';
+import { holdingTransfersProjection } from './holding-transfers.ts';
 import { mutationsProjection } from './mutations.ts';
 import { paymentsProjection } from './payments.ts';
 import type { Projection } from './projection.ts';
@@ -30,6 +31,7 @@ export const projections: Projection[] = [
   gatewayStatementProjection,
   gatewaySettlementsProjection,
   gatewaySuspenseProjection,
+  holdingTransfersProjection,
   transfersProjection,
   withdrawalPayoutsProjection,
 ];

@@ -4,15 +4,21 @@ import { preparedQuery, type Queryable, type Statement } from '../db/pool.ts';
 import type { EventOf, StoredEvent } from '../events/event.ts';
 import type { GatewayLedgerEvent } from '../events/gateway.ts';
 import type { SuspenseCreditReceived, SuspenseCreditRefunded } from '../events/gateway-suspense.ts';
+import type { HoldingTransferRecorded } from '../events/holding-transfers.ts';
 import { perType, projection } from './projection.ts';
 
 /** Postings of the merchants' ledgers (`gateway-<merchantId>`) and of the platform's suspense (`gateway-suspense`). */
 type PostingEvent =
-  GatewayLedgerEvent | EventOf<typeof SuspenseCreditReceived> | EventOf<typeof SuspenseCreditRefunded>;
+  | GatewayLedgerEvent
+  | EventOf<typeof SuspenseCreditReceived>
+  | EventOf<typeof SuspenseCreditRefunded>
+  | EventOf<typeof HoldingTransferRecorded>;
 type LedgerEvent = StoredEvent<PostingEvent>;
 
 /** The merchant id the suspense's postings are kept under: the platform's own ledger, no merchant's balances. */
 export const platformLedger = '00000000-0000-0000-0000-000000000000';
+/** The merchant id the hand transfers' postings are kept under (their own stream, so their own revisions). */
+export const platformTransfersLedger = '00000000-0000-0000-0000-000000000001';
 
 const ledgerTypes = [
   'GatewayPaymentCredited',
@@ -23,8 +29,14 @@ const ledgerTypes = [
   'GatewaySuspenseAllocated',
   'SuspenseCreditReceived',
   'SuspenseCreditRefunded',
+  'HoldingTransferRecorded',
 ] as const;
-const ownerOf = (e: LedgerEvent) => ('merchantId' in e.data ? e.data.merchantId : platformLedger);
+const ownerOf = (e: LedgerEvent) =>
+  'merchantId' in e.data
+    ? e.data.merchantId
+    : e.type === 'HoldingTransferRecorded'
+      ? platformTransfersLedger
+      : platformLedger;
 
 /** The event's own time: a credit is booked on the day its payment completed, the rest when they were decided. */
 function occurredAt(e: LedgerEvent): string {
@@ -33,6 +45,8 @@ function occurredAt(e: LedgerEvent): string {
       return e.data.receivedAt;
     case 'SuspenseCreditRefunded':
       return e.data.refundedAt;
+    case 'HoldingTransferRecorded':
+      return e.data.recordedAt;
     case 'GatewaySuspenseAllocated':
       return e.data.allocatedAt;
     case 'GatewayPaymentCredited':
@@ -50,6 +64,7 @@ function occurredAt(e: LedgerEvent): string {
 
 /** The payment or withdrawal a posting is about; a settlement (many payments) is named by its event id. */
 function referenceOf(e: LedgerEvent): string {
+  if (e.type === 'HoldingTransferRecorded') return e.data.transferId;
   if (e.type === 'GatewayPaymentCredited') return e.data.paymentId;
   if (e.type === 'BalanceSettled') return e.metadata.eventId;
   if (
@@ -126,6 +141,9 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
         sql: `${common} select 1`,
         params,
       };
+    case 'HoldingTransferRecorded':
+      // the postings (both accounts' cash) only: the transfers are the holding-transfers read model's
+      return { name: 'ProjectHoldingTransfersRecorded', sql: `${common} select 1`, params };
     case 'GatewaySuspenseAllocated':
       return {
         name: 'ProjectGatewaySuspenseAllocated',
@@ -399,4 +417,15 @@ export async function merchantsWithDueCredits(db: Queryable, cutoff: Date, limit
     [cutoff, limit],
   );
   return r.rows.map(row => row.merchant_id);
+}
+
+/** Every platform account's cash as the ledger has it, by account id. */
+export async function holdingCashByAccount(db: Queryable): Promise<Map<string, number>> {
+  const r = await preparedQuery<{ account_id: string; balance: number }>(
+    db,
+    'ListHoldingCash',
+    'select account_id, balance from gateway_cash',
+    [],
+  );
+  return new Map(r.rows.map(row => [row.account_id, row.balance]));
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { businessData, settledBalance, signedInAdminBrowser } from '../support/gateway.ts';
+import { businessData, settledBalance, signedInAdminBrowser, testHoldingAccount } from '../support/gateway.ts';
 import { pageBrowser, signedInBrowser, textOf } from '../support/pages.ts';
 import { linkServiceWallet } from '../support/payments.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -117,7 +117,12 @@ describe('the gateway pages', () => {
     expect(queue.body).toContain(`data-withdrawal-id="${withdrawalId}"`);
     expect((await browser.post(`/admin/withdrawals/${withdrawalId}/paid`, { reference: '' })).statusCode).toBe(400);
     expect(
-      (await browser.post(`/admin/withdrawals/${withdrawalId}/paid`, { reference: 'TRF-778899' })).headers.location,
+      (
+        await browser.post(`/admin/withdrawals/${withdrawalId}/paid`, {
+          reference: 'TRF-778899',
+          holdingAccountId: testHoldingAccount,
+        })
+      ).headers.location,
     ).toBe('/admin/withdrawals?done=paid');
     const paid = await merchant.browser.get('/dashboard/gateway');
     expect(textOf(paid.body, 'balance-on-hold')).toBe('Rp 0');

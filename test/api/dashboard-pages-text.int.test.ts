@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { businessData, settledBalance, signedInAdminBrowser } from '../support/gateway.ts';
+import { businessData, settledBalance, signedInAdminBrowser, testHoldingAccount } from '../support/gateway.ts';
 import { hostileText, limitsOutOfTheWay, percentEncoded } from '../support/hostile-text.ts';
 import { keyCallerOf, pageBrowser, signedInBrowser, type PageBrowser } from '../support/pages.ts';
 import { freshPhone, linkWalletA } from '../support/payments.ts';
@@ -133,7 +133,13 @@ const cases = (): Case[] => {
     ['mutations', get(user, q => `/dashboard/mutations?from=${q}&minAmount=${q}&accountId=${q}`)],
     ['payments', get(user, q => `/dashboard/payments?orderId=${q}&status=${q}`)],
     ['reject access', post(admin, `/admin/access/${merchantId}/reject`, s => ({ note: s }))],
-    ['pay withdrawal', post(admin, `/admin/withdrawals/${withdrawalId}/paid`, s => ({ reference: s }))],
+    [
+      'pay withdrawal',
+      post(admin, `/admin/withdrawals/${withdrawalId}/paid`, s => ({
+        reference: s,
+        holdingAccountId: testHoldingAccount,
+      })),
+    ],
     [
       'calendar',
       post(admin, '/admin/calendar', s => ({ year: '2031', source: s, days: `2031-01-01 | libur-nasional | ${s}` })),

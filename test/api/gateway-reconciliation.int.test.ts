@@ -4,6 +4,7 @@ import { reconciliationTables } from '../../src/audit/gateway-reconciliation-csv
 import { query } from '../../src/db/pool.ts';
 import type { GatewayReconciliation } from '../../src/audit/gateway-reconciliation.ts';
 import { approvedMerchant, holdingAccount, signedInAdmin, type Admin } from '../support/gateway.ts';
+import { richestHoldingAccount } from '../../src/projections/gateway-ledger.ts';
 import { registerUser } from '../support/http.ts';
 import { decodeQrPng, paymentBody, statusOf } from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
@@ -138,6 +139,8 @@ beforeAll(async () => {
   expect(requested.statusCode, requested.body).toBe(201);
   const payout = await admin.session('POST', `/api/admin/gateway/withdrawals/${requested.json().data.id}/paid`, {
     reference: 'TRF-1',
+    // paid from the account with the most cash
+    holdingAccountId: await richestHoldingAccount(service.pool),
   });
   expect(payout.statusCode, payout.body).toBe(200);
   await settle();

@@ -9,10 +9,12 @@ import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService;
 let admin: Admin;
+/** the QRIS wallet the payments are paid into, and the payout paid out of */
+let holding: { accountId: string };
 beforeAll(async () => {
   service = await startTestService({ REGISTER_LIMIT_PER_IP: '1000' });
   admin = await signedInAdmin(service);
-  await holdingAccount(service, admin);
+  holding = await holdingAccount(service, admin);
 });
 afterAll(async () => service?.close());
 
@@ -88,6 +90,7 @@ describe('GET /api/v1/gateway/transactions', () => {
     service.clock.advance(60_000);
     const paid = await admin.session('POST', `/api/admin/gateway/withdrawals/${first.json().data.id}/paid`, {
       reference: `TRF-${merchant.id}`,
+      holdingAccountId: holding.accountId,
     });
     expect(paid.statusCode, paid.body).toBe(200);
     service.clock.advance(60_000);

@@ -10,7 +10,7 @@ import { findGatewayBalance } from '../../src/projections/gateway-ledger.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { registerUser, sessionCookie } from '../support/http.ts';
 import { nextUuid } from '../support/ids.ts';
-import { settledBalance as settledBalanceOf } from '../support/gateway.ts';
+import { settledBalance as settledBalanceOf, testHoldingAccount } from '../support/gateway.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService;
@@ -121,6 +121,7 @@ describe('withdrawals: request, pay, reject', () => {
 
     const paid = await call(admin.cookie, 'POST', `/api/admin/gateway/withdrawals/${id}/paid`, {
       reference: 'TRF-0001',
+      holdingAccountId: testHoldingAccount,
     });
     expect(paid.statusCode, paid.body).toBe(200);
     expect(paid.json().data).toMatchObject({ id, status: 'PAID', reference: 'TRF-0001', processedBy: admin.id });
@@ -133,6 +134,7 @@ describe('withdrawals: request, pay, reject', () => {
 
     const again = await call(admin.cookie, 'POST', `/api/admin/gateway/withdrawals/${id}/paid`, {
       reference: 'TRF-0002',
+      holdingAccountId: testHoldingAccount,
     });
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ status: 'error', code: 'WITHDRAWAL_NOT_REQUESTED' });
@@ -217,6 +219,7 @@ describe('withdrawals: request, pay, reject', () => {
     for (const action of ['paid', 'reject']) {
       const unknown = await call(admin.cookie, 'POST', `/api/admin/gateway/withdrawals/${nextUuid()}/${action}`, {
         reference: 'TRF',
+        holdingAccountId: testHoldingAccount,
         note: 'no',
       });
       expect(unknown.statusCode).toBe(404);
@@ -231,11 +234,13 @@ describe('withdrawals: request, pay, reject', () => {
     const { id } = (await withdraw(admin.cookie, 70_000)).json().data;
     const own = await call(admin.cookie, 'POST', `/api/admin/gateway/withdrawals/${id}/paid`, {
       reference: 'TRF-SELF',
+      holdingAccountId: testHoldingAccount,
     });
     expect(own.statusCode).toBe(403);
     expect(own.json()).toMatchObject({ status: 'error', code: 'WITHDRAWAL_OWN_PAYOUT' });
     const paid = await call(colleague.cookie, 'POST', `/api/admin/gateway/withdrawals/${id}/paid`, {
       reference: 'TRF-OK',
+      holdingAccountId: testHoldingAccount,
     });
     expect(paid.statusCode, paid.body).toBe(200);
   });
@@ -359,7 +364,10 @@ describe('withdrawals: a payout reference pays one withdrawal (issue 25)', () =>
     return { merchant, id: answer.json().data.id as string };
   };
   const pay = (cookie: string, id: string, reference: string) =>
-    call(cookie, 'POST', `/api/admin/gateway/withdrawals/${id}/paid`, { reference });
+    call(cookie, 'POST', `/api/admin/gateway/withdrawals/${id}/paid`, {
+      reference,
+      holdingAccountId: testHoldingAccount,
+    });
 
   it('refuses a reference another withdrawal used (any merchant, any case, spaces aside) with 409, changing nothing', async () => {
     const admin = await signedInAdmin();

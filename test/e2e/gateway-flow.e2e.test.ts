@@ -254,6 +254,7 @@ describe('the payment gateway end to end, through HTTP, on the test clock', () =
     expect(await balance()).toEqual({ pending: 0, settled: net, onHold: 100_000, available: net - 100_000 });
     const payout = await adminSession('POST', `/api/admin/gateway/withdrawals/${withdrawal.body.data.id}/paid`, {
       reference: 'BCA-TRX-0001',
+      holdingAccountId: wallet.body.accountId,
     });
     expect(payout.status, payout.text).toBe(200);
     await until('paid out', async () => (await balance()).onHold === 0);

@@ -221,7 +221,15 @@ async function aGatewayMerchant() {
   });
   expect(withdrawal.statusCode, withdrawal.body).toBe(201);
   // a payout through the platform's WALLET-A that the provider refused: the withdrawal stays requested, its failure kept
-  await payoutAccount(service, admin, 100_000);
+  const payout = await payoutAccount(service, admin, 100_000);
+  // money moved by hand from the QRIS wallet to the payout account, recorded
+  const moved = await admin.session('POST', '/api/admin/gateway/holding-transfers', {
+    fromAccountId: holding,
+    toAccountId: payout.accountId,
+    amount: 50_000,
+    reference: 'HAND-REBUILD',
+  });
+  expect(moved.statusCode, moved.body).toBe(201);
   await sandboxOf(service).faults({ providerCode: 'WALLET-A', transferRefuse: 1 });
   const refused = await admin.session('POST', `/api/admin/gateway/withdrawals/${withdrawal.json().data.id}/pay`);
   await sandboxOf(service).clearFaults();

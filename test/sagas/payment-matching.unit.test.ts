@@ -6,7 +6,16 @@ import { payment, paymentStream } from '../../src/domain/payment.ts';
 import { MutationRecorded } from '../../src/events/account.ts';
 import { HoldingAccountMarked } from '../../src/events/holding-accounts.ts';
 import { PaymentCreated, PaymentExpired, type PaymentEvent } from '../../src/events/payment.ts';
-import { completion, credited, paymentMatching, unclaimed } from '../../src/sagas/payment-matching.ts';
+import {
+  completion,
+  credited,
+  paymentMatching,
+  transferCredit,
+  transferDebit,
+  unclaimed,
+} from '../../src/sagas/payment-matching.ts';
+import { holdingTransfers, holdingTransfersStream } from '../../src/domain/holding-transfers.ts';
+import { HoldingTransferRecorded } from '../../src/events/holding-transfers.ts';
 import {
   command,
   followUp,
@@ -70,9 +79,13 @@ describe('payment matching reaction', () => {
       .when(stored(mutation(), at))
       .then([next(credited, { credit, cause })]));
 
-  it('passes debits and a failed transfer given back by', () => {
+  it("looks for the hand transfer a debit is the source side of; passes the service's own transfers and a failed one given back by", () => {
+    const debit = mutation({ type: 'DEBIT' });
     given([])
-      .when(stored(mutation({ type: 'DEBIT' }), at))
+      .when(stored(debit, at))
+      .then([next(transferDebit, { credit: debit.data, cause })]);
+    given([])
+      .when(stored(MutationRecorded({ ...debit.data, reference: otherMutationId }), at))
       .then([]);
     given([])
       .when(stored(mutation({ providerTransactionId: 'transfer-reversal:abc' }), at))
@@ -141,9 +154,77 @@ describe('an unclaimed credit', () => {
   it('reads the holding accounts', () =>
     given([]).when({ credit, cause }).reads(readStream(holdingAccountsStream, holdingAccounts)));
 
-  it('into a holding account goes to suspense, once per mutation (event ids derived from the credit)', () =>
-    given([marked('2026-03-01T00:00:00.000Z')])
+  it('looks for a hand transfer waiting for it, knowing whether it came into a holding account since it was marked', () => {
+    const holding = {
+      accountId,
+      providerCode: 'WALLET-D',
+      methods: ['QRIS-DYNAMIC' as const],
+      markedAt: '2026-03-01T00:00:00.000Z',
+    };
+    given([marked(holding.markedAt)])
       .when({ credit, cause })
+      .then([next(transferCredit, { credit, cause, holding })]);
+    given([])
+      .when({ credit, cause })
+      .then([next(transferCredit, { credit, cause, holding: null })]);
+    given([marked('2026-03-02T03:10:00.001Z')])
+      .when({ credit, cause })
+      .then([next(transferCredit, { credit, cause, holding: null })]);
+  });
+});
+
+describe('a credit no payment claimed', () => {
+  const { given } = stepSpecification(transferCredit);
+  const holding = {
+    accountId,
+    providerCode: 'WALLET-D',
+    methods: ['QRIS-DYNAMIC' as const],
+    markedAt: '2026-03-01T00:00:00.000Z',
+  };
+  const transferId = '7b1d2e3f-4051-4263-9475-a6b7c8d9e0f1';
+  const recorded = (toAccountId: string, amount: number) =>
+    HoldingTransferRecorded({
+      transferId,
+      fromAccountId: otherMutationId,
+      toAccountId,
+      amount,
+      reference: 'HAND-1',
+      note: null,
+      recordedBy: adminId,
+      recordedAt: '2026-03-02T03:00:00.000Z',
+      postings: [
+        { account: `holding:${toAccountId}`, amount },
+        { account: `holding:${otherMutationId}`, amount: -amount },
+      ],
+    });
+
+  it('reads the hand transfers', () =>
+    given([]).when({ credit, cause, holding }).reads(readStream(holdingTransfersStream, holdingTransfers)));
+
+  it('is the CREDIT side of a hand transfer of its amount into its account: matched, not suspense', () =>
+    given([recorded(accountId, 50_007)])
+      .when({ credit, cause, holding })
+      .then([
+        command(
+          holdingTransfersStream,
+          holdingTransfers,
+          {
+            type: 'MatchHoldingTransferMutation',
+            mutation: { mutationId, accountId, side: 'CREDIT', amount: 50_007, occurredAt },
+          },
+          {
+            actor: 'system:payment-matching',
+            now: t0,
+            causationId: cause,
+            correlationId: mutationId,
+            eventIds: { saga: 'payment-matching-transfer', cause },
+          },
+        ),
+      ]));
+
+  it('into a holding account otherwise goes to suspense, once per mutation (event ids derived from the credit)', () =>
+    given([recorded(accountId, 50_000)])
+      .when({ credit, cause, holding })
       .then([
         command(
           suspenseStream,
@@ -168,10 +249,6 @@ describe('an unclaimed credit', () => {
         ),
       ]));
 
-  it("stays the owner's own: an account that holds no gateway money, or a credit from before it was marked", () => {
-    given([]).when({ credit, cause }).then([]);
-    given([marked('2026-03-02T03:10:00.001Z')])
-      .when({ credit, cause })
-      .then([]);
-  });
+  it("stays the owner's own: an account that holds no gateway money, or a credit from before it was marked", () =>
+    given([]).when({ credit, cause, holding: null }).then([]));
 });

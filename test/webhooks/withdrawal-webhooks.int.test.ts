@@ -4,7 +4,7 @@ import { query } from '../../src/db/pool.ts';
 import type { AnyEvent } from '../../src/events/all.ts';
 import { parseRecorded, type StoredEvent } from '../../src/events/event.ts';
 import { withdrawalWebhooksSaga } from '../../src/sagas/withdrawal-webhooks.ts';
-import { settledBalance, signedInAdmin, withSession, type Admin } from '../support/gateway.ts';
+import { settledBalance, signedInAdmin, testHoldingAccount, withSession, type Admin } from '../support/gateway.ts';
 import { keyHolder, sessionCookie } from '../support/http.ts';
 import { eventually } from '../support/sandbox.ts';
 import type { TestService } from '../support/service.ts';
@@ -54,8 +54,12 @@ describe('withdrawal webhooks', () => {
     const rejectedId = (await session('POST', '/api/dashboard/gateway/withdrawals', { amount: 50_000, ...bank })).json()
       .data.id as string;
     expect(
-      (await adminSession('POST', `/api/admin/gateway/withdrawals/${paidId}/paid`, { reference: 'BCA-TRF-HOOK' }))
-        .statusCode,
+      (
+        await adminSession('POST', `/api/admin/gateway/withdrawals/${paidId}/paid`, {
+          reference: 'BCA-TRF-HOOK',
+          holdingAccountId: testHoldingAccount,
+        })
+      ).statusCode,
     ).toBe(200);
     expect(
       (await adminSession('POST', `/api/admin/gateway/withdrawals/${rejectedId}/reject`, { note: 'rekening salah' }))

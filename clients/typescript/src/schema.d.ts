@@ -863,6 +863,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/gateway/holding-transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Transfers between the platform's holding accounts made by hand */
+        get: operations["getApiAdminGatewayHoldingTransfers"];
+        put?: never;
+        /** Record a transfer made by hand between two of the platform's holding accounts (booked in the ledger) */
+        post: operations["postApiAdminGatewayHoldingTransfers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/gateway/calendar": {
         parameters: {
             query?: never;
@@ -3404,6 +3422,88 @@ export interface components {
                 totalPages: number;
                 hasMore: boolean;
             };
+        };
+        /**
+         * @description Money moved by hand from one of the platform's holding accounts to another: booked in the ledger (holding:to debited, holding:from credited) when recorded
+         * @example {
+         *       "id": "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+         *       "fromAccountId": "2b7c1d4e-5f6a-4b8c-9d0e-1f2a3b4c5d6e",
+         *       "toAccountId": "3c8d2e5f-6a7b-4c9d-8e1f-2a3b4c5d6e7f",
+         *       "amount": 2000000,
+         *       "reference": "TRX-20260105-001",
+         *       "note": "QRIS ke dompet pembayaran",
+         *       "recordedBy": "4d9e3f6a-7b8c-4d0e-9f2a-3b4c5d6e7f8a",
+         *       "recordedAt": "2026-01-05T03:00:00.000Z",
+         *       "debitMutationId": null,
+         *       "creditMutationId": null
+         *     }
+         */
+        HoldingTransfer: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            fromAccountId: string;
+            /** Format: uuid */
+            toAccountId: string;
+            amount: number;
+            reference: string;
+            note: string | null;
+            /** Format: uuid */
+            recordedBy: string;
+            /** Format: date-time */
+            recordedAt: string;
+            /** @description The source's DEBIT mutation once synchronised and matched; null: not seen yet */
+            debitMutationId: string | null;
+            /** @description The destination's CREDIT mutation once synchronised and matched; null: not seen yet */
+            creditMutationId: string | null;
+        };
+        /**
+         * @description {status, data}: a list of HoldingTransfer
+         * @example {
+         *       "status": "success",
+         *       "data": [
+         *         {
+         *           "id": "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+         *           "fromAccountId": "2b7c1d4e-5f6a-4b8c-9d0e-1f2a3b4c5d6e",
+         *           "toAccountId": "3c8d2e5f-6a7b-4c9d-8e1f-2a3b4c5d6e7f",
+         *           "amount": 2000000,
+         *           "reference": "TRX-20260105-001",
+         *           "note": "QRIS ke dompet pembayaran",
+         *           "recordedBy": "4d9e3f6a-7b8c-4d0e-9f2a-3b4c5d6e7f8a",
+         *           "recordedAt": "2026-01-05T03:00:00.000Z",
+         *           "debitMutationId": null,
+         *           "creditMutationId": null
+         *         }
+         *       ]
+         *     }
+         */
+        HoldingTransferListResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["HoldingTransfer"][];
+        };
+        /**
+         * @description {status, data}: one HoldingTransfer
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "id": "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+         *         "fromAccountId": "2b7c1d4e-5f6a-4b8c-9d0e-1f2a3b4c5d6e",
+         *         "toAccountId": "3c8d2e5f-6a7b-4c9d-8e1f-2a3b4c5d6e7f",
+         *         "amount": 2000000,
+         *         "reference": "TRX-20260105-001",
+         *         "note": "QRIS ke dompet pembayaran",
+         *         "recordedBy": "4d9e3f6a-7b8c-4d0e-9f2a-3b4c5d6e7f8a",
+         *         "recordedAt": "2026-01-05T03:00:00.000Z",
+         *         "debitMutationId": null,
+         *         "creditMutationId": null
+         *       }
+         *     }
+         */
+        HoldingTransferResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["HoldingTransfer"];
         };
         /**
          * @description A transaction of a linked account
@@ -8313,6 +8413,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The WALLET-A account to pay through: the payout account (absent) or a WALLET-A holding account
+                     */
+                    holdingAccountId?: string;
                     /** @description Pay although the bank's holder name differs from the requested holder: the admin's reason, kept with the payout */
                     holderOverride?: {
                         reason: string;
@@ -8437,8 +8542,11 @@ export interface operations {
             content: {
                 "application/json": {
                     reference: string;
-                    /** Format: uuid */
-                    holdingAccountId?: string;
+                    /**
+                     * Format: uuid
+                     * @description The platform account the money left (its ledger cash is credited)
+                     */
+                    holdingAccountId: string;
                     /** @description Pay although the bank's holder name differs from the requested holder: the admin's reason, kept with the payout */
                     holderOverride?: {
                         reason: string;
@@ -9062,6 +9170,177 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApiAdminGatewayHoldingTransfers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HoldingTransferListResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postApiAdminGatewayHoldingTransfers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The holding account the money left
+                     */
+                    fromAccountId: string;
+                    /**
+                     * Format: uuid
+                     * @description The holding account it went to
+                     */
+                    toAccountId: string;
+                    amount: number;
+                    /** @description The provider's reference of the transfer */
+                    reference: string;
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The transfer, booked */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HoldingTransferResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,12 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { defaultPayoutSource, payWithdrawal, rejectWithdrawal } from '../../commands/gateway-withdrawals.ts';
+import { payWithdrawal, rejectWithdrawal } from '../../commands/gateway-withdrawals.ts';
+import { recordHoldingTransfer } from '../../commands/holding-transfers.ts';
+import { listHoldingAccounts } from '../../projections/gateway-access.ts';
+import { holdingCashByAccount } from '../../projections/gateway-ledger.ts';
+import { listHoldingTransfers } from '../../projections/holding-transfers.ts';
+import { holdingTransferBody } from '../holding-transfers.ts';
+import { parseBody } from '../validation.ts';
 import { choosePayoutAccount, currentPayoutAccount } from '../../commands/payout-account.ts';
 import { payOutWithdrawal } from '../../commands/withdrawal-payout.ts';
 import { DomainError, refuse } from '../../errors.ts';
 import { findOwnedAccount, listAccounts } from '../../projections/accounts.ts';
 import { lastPayoutFailures } from '../../projections/withdrawal-payouts.ts';
 import { listGatewayWithdrawals } from '../../projections/gateway-ledger.ts';
+import type { SourceAccount } from '../../web/pages/admin-withdrawals.ts';
 import { text } from '../../text.ts';
 import { adminWithdrawalsHtml } from '../../web/pages/admin-withdrawals.ts';
 import type { AppDeps } from '../deps.ts';
@@ -24,6 +31,7 @@ const doneNotices: Record<string, string> = {
   'paid-out': 'Penarikan dibayar lewat WALLET-A; nomor transfernya menjadi referensi.',
   'payout-account': 'Rekening pembayaran WALLET-A disimpan.',
   'withdrawal-rejected': 'Penarikan ditolak; dananya kembali tersedia bagi merchant.',
+  'holding-transfer': 'Pemindahan dana antar rekening penampung dicatat di buku besar.',
 };
 const field = (request: FastifyRequest, name: string): unknown =>
   (request.body as Record<string, unknown> | undefined)?.[name];
@@ -33,6 +41,15 @@ function holderOverrideOf(request: FastifyRequest): { reason: string } | undefin
   const reason = overrideReason.parse(field(request, 'holderOverrideReason') ?? '');
   return reason ? { reason } : undefined;
 }
+/** The source account a form chose: a UUID, or nothing chosen (the mark-paid form refuses that, the pay form takes the payout account). */
+function sourceOf(request: FastifyRequest, required: boolean): string | undefined {
+  const chosen = String(field(request, 'holdingAccountId') ?? '').trim();
+  if (!chosen && !required) return undefined;
+  if (!z.uuid().safeParse(chosen).success)
+    throw refuse('VALIDATION_ERROR', { words: 'Pilih rekening sumber pembayaran' });
+  return chosen;
+}
+
 // a payout the provider refused or left unconfirmed (502) is shown on the page too, with its reason, not as an error page
 const payoutOutcome = (err: unknown) =>
   err instanceof DomainError &&
@@ -48,10 +65,13 @@ export function adminWithdrawalPages(deps: AppDeps) {
       const { value, refusal } = queryFilters(request, withdrawalQuery);
       const { status } = value;
       const error = refused ?? refusal;
-      const [rows, chosen, own] = await Promise.all([
+      const [rows, chosen, own, holding, cash, transfers] = await Promise.all([
         listGatewayWithdrawals(deps.pool, { status }),
         currentPayoutAccount(deps),
         listAccounts(deps.pool, { ownerId: adminId(request), page: 1, limit: 100 }),
+        listHoldingAccounts(deps.pool),
+        holdingCashByAccount(deps.pool),
+        listHoldingTransfers(deps.pool),
       ]);
       const [failures, account] = await Promise.all([
         lastPayoutFailures(
@@ -68,7 +88,27 @@ export function adminWithdrawalPages(deps: AppDeps) {
             isActive: account?.is_active ?? null,
           }
         : null;
+      // every account money may leave from, with its ledger cash: the holding accounts and the payout account
+      const sources: SourceAccount[] = holding.map(h => ({
+        accountId: h.account_id,
+        name: h.account_name ?? h.account_id,
+        providerCode: h.provider_code,
+        cash: cash.get(h.account_id) ?? 0,
+        payout: h.account_id === chosen?.accountId,
+        holding: true,
+      }));
+      if (chosen && !sources.some(a => a.accountId === chosen.accountId))
+        sources.unshift({
+          accountId: chosen.accountId,
+          name: account?.account_name ?? chosen.accountId,
+          providerCode: 'WALLET-A',
+          cash: cash.get(chosen.accountId) ?? 0,
+          payout: true,
+          holding: false,
+        });
       const view = {
+        sources,
+        transfers,
         rows,
         failures,
         status: status ?? '',
@@ -98,7 +138,7 @@ export function adminWithdrawalPages(deps: AppDeps) {
         const id = pathId(request.params.id, withdrawalNotFound);
         const ref = reference.parse(field(request, 'reference') ?? '');
         await payWithdrawal(deps, adminId(request), id, ref, {
-          holdingAccountId: await defaultPayoutSource(deps),
+          holdingAccountId: sourceOf(request, true)!,
           holderOverride: holderOverrideOf(request),
         });
         return 'paid';
@@ -107,7 +147,10 @@ export function adminWithdrawalPages(deps: AppDeps) {
     app.post<{ Params: { id: string } }>('/withdrawals/:id/pay', (request, reply) =>
       decide(request, reply, async () => {
         const id = pathId(request.params.id, withdrawalNotFound);
-        await payOutWithdrawal(deps, adminId(request), id, { holderOverride: holderOverrideOf(request) });
+        await payOutWithdrawal(deps, adminId(request), id, {
+          holdingAccountId: sourceOf(request, false),
+          holderOverride: holderOverrideOf(request),
+        });
         return 'paid-out';
       }).catch((err: unknown) => {
         if (err instanceof DomainError && payoutOutcome(err)) return withdrawalsPage(request, reply, err);
@@ -123,6 +166,20 @@ export function adminWithdrawalPages(deps: AppDeps) {
           pathId(String(field(request, 'accountId') ?? ''), accountNotFound),
         );
         return 'payout-account';
+      }),
+    );
+    app.post('/withdrawals/holding-transfers', (request, reply) =>
+      decide(request, reply, async () => {
+        const typed = (request.body ?? {}) as Record<string, unknown>;
+        const amount = /^\d{1,15}$/.test(String(typed.amount ?? '').trim()) ? Number(typed.amount) : typed.amount;
+        const note = String(typed.note ?? '').trim();
+        const transfer = parseBody(
+          holdingTransferBody,
+          { ...typed, amount, note: note || undefined },
+          'Isian pemindahan dana belum benar',
+        );
+        await recordHoldingTransfer(deps, adminId(request), transfer);
+        return 'holding-transfer';
       }),
     );
     app.post<{ Params: { id: string } }>('/withdrawals/:id/reject', (request, reply) =>

@@ -1,6 +1,7 @@
 import { apiKeyOperations } from './api-keys.ts';
 import { gatewayOperations } from './gateway.ts';
 import { settlementOperations } from './gateway-settlements.ts';
+import { holdingTransferOperations } from './holding-transfers.ts';
 import { mutationOperations } from './mutations.ts';
 import { paymentOperations } from './payments.ts';
 import type { DocumentedOperation } from './index-requests.ts';
@@ -11,5 +12,6 @@ export const paymentGatewayOperations: Record<string, DocumentedOperation> = {
   ...mutationOperations,
   ...gatewayOperations,
   ...settlementOperations,
+  ...holdingTransferOperations,
   ...apiKeyOperations,
 };

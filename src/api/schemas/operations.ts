@@ -179,6 +179,14 @@ export const operations: Record<string, OperationNotes> = {
     errors: [409],
   },
   'POST /api/admin/gateway/suspense/{id}/refund': { summary: 'Record a suspense credit refunded', errors: [409] },
+  'GET /api/admin/gateway/holding-transfers': {
+    summary: "Transfers between the platform's holding accounts made by hand",
+  },
+  'POST /api/admin/gateway/holding-transfers': {
+    summary: "Record a transfer made by hand between two of the platform's holding accounts (booked in the ledger)",
+    errors: [409],
+    success: created('The transfer, booked'),
+  },
   'GET /api/admin/gateway/calendar': { summary: "The settlement calendar's holiday years" },
   'PUT /api/admin/gateway/calendar/{year}': { summary: 'Set the holidays of a year' },
   'GET /api/admin/gateway/reconciliation': {

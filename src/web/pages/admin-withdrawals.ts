@@ -2,9 +2,11 @@ import type { AccountRow } from '../../projections/accounts.ts';
 import type { GatewayWithdrawalRow } from '../../projections/gateway-ledger.ts';
 import type { PayoutFailureRow } from '../../projections/withdrawal-payouts.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
-import { csrfField, postButton, tableHtml, timeHtml, type TableRow } from '../page.ts';
+import { csrfField, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import { withdrawalStatusHtml } from './gateway.ts';
 import { holderAnswer } from '../../projections/withdrawal-presenter.ts';
+import type { HoldingTransferRow } from '../../projections/holding-transfers.ts';
+import { holdingTransfersHtml, sourceSelect } from './admin-holding-transfers.ts';
 
 /** The payout account as the page shows it: null once deleted, `isActive` false when its provider session needs a relogin. */
 export type PayoutAccountView = {
@@ -14,7 +16,19 @@ export type PayoutAccountView = {
   isActive: boolean | null;
 } | null;
 
+/** An account money may leave from: a holding account or the payout account, with its cash as the ledger has it. */
+export type SourceAccount = {
+  accountId: string;
+  name: string;
+  providerCode: string;
+  cash: number;
+  payout: boolean;
+  holding: boolean;
+};
+
 export type AdminWithdrawalsView = {
+  sources: SourceAccount[];
+  transfers: HoldingTransferRow[];
   rows: GatewayWithdrawalRow[];
   failures: Map<string, PayoutFailureRow>;
   status: string;
@@ -63,14 +77,19 @@ ${
 const overrideField = (id: string) =>
   `<label for="${e(id)}" class="muted">Alasan tetap membayar meski nama berbeda</label><input id="${e(id)}" name="holderOverrideReason" required maxlength="1000">`;
 
-/** Pay through WALLET-A and mark paid; on a holder mismatch both ask for the override's reason. */
+/**
+ * Pay through a WALLET-A account (the payout account chosen first) and mark paid from any platform account (chosen, no
+ * default), each account with its ledger cash; on a holder mismatch both ask for the override's reason.
+ */
 function payActions(w: GatewayWithdrawalRow, v: AdminWithdrawalsView, mismatch: boolean) {
-  if (!mismatch)
-    return `${postButton(`/admin/withdrawals/${w.id}/pay`, v.csrf, 'Bayar lewat WALLET-A', { name: `Bayar lewat WALLET-A ${formatRupiah(w.amount)}` })}
-${noteForm(`/admin/withdrawals/${w.id}/paid`, v.csrf, 'reference', 'Referensi transfer', 'Tandai dibayar')}`;
   const short = w.id.slice(-12);
-  return `<form method="post" action="/admin/withdrawals/${e(w.id)}/pay" class="actions holder-override">${csrfField(v.csrf)}${overrideField(`pay-override-${short}`)}<button type="submit" class="danger">Bayar lewat WALLET-A dengan pengecualian</button></form>
-<form method="post" action="/admin/withdrawals/${e(w.id)}/paid" class="actions holder-override">${csrfField(v.csrf)}<label for="paid-ref-${e(short)}" class="muted">Referensi transfer</label><input id="paid-ref-${e(short)}" name="reference" required maxlength="200">${overrideField(`paid-override-${short}`)}<button type="submit" class="danger">Tandai dibayar dengan pengecualian</button></form>`;
+  const override = (form: string) => (mismatch ? overrideField(`${form}-override-${short}`) : '');
+  const cls = mismatch ? 'actions holder-override' : 'actions';
+  const button = mismatch ? ' class="danger"' : '';
+  const walletA = v.sources.filter(a => a.providerCode === 'WALLET-A');
+  const pay = `<form method="post" action="/admin/withdrawals/${e(w.id)}/pay" class="${cls}">${csrfField(v.csrf)}${sourceSelect(`pay-source-${short}`, walletA, 'Lewat rekening', false)}${override('pay')}<button type="submit"${button} aria-label="${e(`Bayar lewat WALLET-A ${formatRupiah(w.amount)}`)}">${mismatch ? 'Bayar lewat WALLET-A dengan pengecualian' : 'Bayar lewat WALLET-A'}</button></form>`;
+  const paid = `<form method="post" action="/admin/withdrawals/${e(w.id)}/paid" class="${cls}">${csrfField(v.csrf)}${sourceSelect(`paid-source-${short}`, v.sources, 'Dibayar dari', true)}<label for="paid-ref-${e(short)}" class="muted">Referensi transfer</label><input id="paid-ref-${e(short)}" name="reference" required maxlength="200">${override('paid')}<button type="submit"${button}>${mismatch ? 'Tandai dibayar dengan pengecualian' : 'Tandai dibayar'}</button></form>`;
+  return `${pay}\n${paid}`;
 }
 
 /** The holder the bank named beside the one asked for: the same (ok), another (a warning, never green), or not asked. */
@@ -117,7 +136,7 @@ ${noteForm(`/admin/withdrawals/${w.id}/reject`, v.csrf, 'note', 'Alasan penolaka
 
 /** The admin's withdrawals: the payout account, then each withdrawal with its checked holder name and payout actions. */
 export function adminWithdrawalsHtml(v: AdminWithdrawalsView): string {
-  return `${payoutAccountHtml(v)}${statusFilter(v.status)}<section class="card">
+  return `${payoutAccountHtml(v)}${holdingTransfersHtml(v)}${statusFilter(v.status)}<section class="card">
 <p class="muted">Admin lain yang membayar; penarikan Anda sendiri dibayar oleh admin lain.</p>
 ${
   v.rows.length === 0

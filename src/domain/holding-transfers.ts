@@ -1,0 +1,165 @@
+import { refuse } from '../errors.ts';
+import {
+  HoldingTransferMutationMatched,
+  HoldingTransferRecorded,
+  type HoldingTransferEvent,
+} from '../events/holding-transfers.ts';
+import type { Decider } from '../store/commands/handle.ts';
+import { ledgerAccount } from './gateway-ledger.ts';
+
+/** The platform's transfers between its holding accounts, made by hand (docs/decisions.md, "Hand transfers"). */
+export const holdingTransfersStream = 'gateway-holding-transfers';
+
+export type Side = 'DEBIT' | 'CREDIT';
+export type HoldingTransfer = {
+  fromAccountId: string;
+  toAccountId: string;
+  amount: number;
+  recordedAt: string;
+  /** the synchronised mutation of each side once seen (null: not yet) */
+  debitMutationId: string | null;
+  creditMutationId: string | null;
+};
+/** `matched`: every mutation taken by a transfer's side, so none is taken twice */
+export type HoldingTransfers = { transfers: Record<string, HoldingTransfer>; matched: Record<string, string> };
+
+/** A synchronised mutation of a holding account that may be a transfer's side. */
+export type SeenMutation = { mutationId: string; accountId: string; side: Side; amount: number; occurredAt: string };
+
+export type HoldingTransferCommand =
+  | {
+      type: 'RecordHoldingTransfer';
+      transferId: string;
+      fromAccountId: string;
+      toAccountId: string;
+      amount: number;
+      reference: string;
+      note: string | null;
+      /** what the ledger holds in the source now: a transfer takes no more (read before, under the account's lock) */
+      sourceCash: number;
+      /** the holding accounts marked now: both ends must be among them */
+      holdingAccountIds: readonly string[];
+      /** mutations synchronised already that may be its sides (the oldest unmatched of each side is taken) */
+      seen: readonly SeenMutation[];
+      adminId: string;
+      now: Date;
+    }
+  | { type: 'MatchHoldingTransferMutation'; mutation: SeenMutation };
+
+/** The oldest transfer still waiting for this side on this account with this amount. */
+export function waitingFor(state: HoldingTransfers, m: SeenMutation): string | null {
+  if (state.matched[m.mutationId]) return null;
+  const candidates = Object.entries(state.transfers).filter(
+    ([, t]) =>
+      t.amount === m.amount &&
+      (m.side === 'DEBIT'
+        ? t.fromAccountId === m.accountId && t.debitMutationId === null
+        : t.toAccountId === m.accountId && t.creditMutationId === null),
+  );
+  candidates.sort(([a, x], [b, y]) => x.recordedAt.localeCompare(y.recordedAt) || a.localeCompare(b));
+  return candidates[0]?.[0] ?? null;
+}
+
+const matchedEvent = (transferId: string, m: SeenMutation) =>
+  HoldingTransferMutationMatched({
+    transferId,
+    side: m.side,
+    mutationId: m.mutationId,
+    accountId: m.accountId,
+    amount: m.amount,
+    occurredAt: m.occurredAt,
+  });
+
+function evolve(state: HoldingTransfers, event: HoldingTransferEvent): HoldingTransfers {
+  switch (event.type) {
+    case 'HoldingTransferRecorded': {
+      const { transferId, fromAccountId, toAccountId, amount, recordedAt } = event.data;
+      const transfer = {
+        fromAccountId,
+        toAccountId,
+        amount,
+        recordedAt,
+        debitMutationId: null,
+        creditMutationId: null,
+      };
+      return { ...state, transfers: { ...state.transfers, [transferId]: transfer } };
+    }
+    case 'HoldingTransferMutationMatched': {
+      const { transferId, side, mutationId } = event.data;
+      const transfer = state.transfers[transferId];
+      if (!transfer) return state;
+      const seen = side === 'DEBIT' ? { debitMutationId: mutationId } : { creditMutationId: mutationId };
+      return {
+        transfers: { ...state.transfers, [transferId]: { ...transfer, ...seen } },
+        matched: { ...state.matched, [mutationId]: transferId },
+      };
+    }
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+function record(state: HoldingTransfers, c: Extract<HoldingTransferCommand, { type: 'RecordHoldingTransfer' }>) {
+  if (state.transfers[c.transferId]) return []; // the same request again
+  const invalid = (message: string) => refuse('HOLDING_TRANSFER_INVALID', { message });
+  if (c.fromAccountId === c.toAccountId) throw invalid('The source and the destination are one account');
+  for (const id of [c.fromAccountId, c.toAccountId])
+    if (!c.holdingAccountIds.includes(id)) throw invalid(`${id} is not one of the platform's holding accounts`);
+  if (c.amount > c.sourceCash)
+    throw refuse('HOLDING_CASH_SHORT', {
+      message: `The source's cash in the ledger (${c.sourceCash}) does not cover ${c.amount}`,
+    });
+  const { transferId, fromAccountId, toAccountId, amount, reference, note } = c;
+  const recordedAt = c.now.toISOString();
+  const recorded = HoldingTransferRecorded({
+    transferId,
+    fromAccountId,
+    toAccountId,
+    amount,
+    reference,
+    note,
+    recordedBy: c.adminId,
+    recordedAt,
+    postings: [
+      { account: ledgerAccount.holding(toAccountId), amount },
+      { account: ledgerAccount.holding(fromAccountId), amount: -amount },
+    ],
+  });
+  // the sides synchronised before it was recorded, each the oldest unmatched of its kind
+  let next = evolve(state, recorded);
+  const events: HoldingTransferEvent[] = [recorded];
+  for (const side of ['DEBIT', 'CREDIT'] as const) {
+    const account = side === 'DEBIT' ? fromAccountId : toAccountId;
+    const found = c.seen
+      .filter(m => m.side === side && m.accountId === account && m.amount === amount)
+      .sort((a, b) => a.occurredAt.localeCompare(b.occurredAt))
+      .find(m => waitingFor(next, m) === transferId);
+    if (!found) continue;
+    const matched = matchedEvent(transferId, found);
+    next = evolve(next, matched);
+    events.push(matched);
+  }
+  return events;
+}
+
+export const holdingTransfers: Decider<HoldingTransfers, HoldingTransferCommand, HoldingTransferEvent> = {
+  cached: true,
+  initialState: () => ({ transfers: {}, matched: {} }),
+  evolve,
+  decide(state, c) {
+    switch (c.type) {
+      case 'RecordHoldingTransfer':
+        return record(state, c);
+      case 'MatchHoldingTransferMutation': {
+        const transferId = waitingFor(state, c.mutation);
+        return transferId ? [matchedEvent(transferId, c.mutation)] : [];
+      }
+      default: {
+        const never: never = c;
+        return never;
+      }
+    }
+  },
+};

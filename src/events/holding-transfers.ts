@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { event, isoDate, rupiah, type EventOf } from './event.ts';
+import { posting } from './gateway.ts';
+import { text } from '../text.ts';
+
+// stream gateway-holding-transfers: money an admin moved by hand between two of the platform's holding accounts (a
+// QRIS wallet's takings into the WALLET-A payout account), booked in the gateway ledger and matched against the
+// provider's mutations on both sides when they are synchronised
+
+const postings = z
+  .array(posting)
+  .min(2)
+  .refine(lines => lines.reduce((sum, p) => sum + p.amount, 0) === 0, { message: 'postings must sum to zero' });
+
+/** An admin recorded a transfer made by hand: `holding:<to>` debited, `holding:<from>` credited, the same amount. */
+export const HoldingTransferRecorded = event(
+  'HoldingTransferRecorded',
+  1,
+  z.object({
+    transferId: z.uuid(),
+    fromAccountId: z.uuid(),
+    toAccountId: z.uuid(),
+    amount: rupiah,
+    /** the provider's reference of the transfer as the admin made it */
+    reference: text,
+    note: text.nullable(),
+    recordedBy: z.uuid(),
+    recordedAt: isoDate,
+    postings,
+  }),
+);
+
+/** A synchronised mutation is the transfer's side: the DEBIT on its source, or the CREDIT on its destination. */
+export const HoldingTransferMutationMatched = event(
+  'HoldingTransferMutationMatched',
+  1,
+  z.object({
+    transferId: z.uuid(),
+    side: z.enum(['DEBIT', 'CREDIT']),
+    mutationId: z.uuid(),
+    accountId: z.uuid(),
+    amount: rupiah,
+    occurredAt: isoDate,
+  }),
+);
+
+export type HoldingTransferEvent =
+  EventOf<typeof HoldingTransferRecorded> | EventOf<typeof HoldingTransferMutationMatched>;

@@ -1,0 +1,260 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findHoldingCash } from '../../src/projections/gateway-ledger.ts';
+import {
+  holdingAccount,
+  ledgerCash,
+  payoutAccount,
+  settledBalance,
+  signedInAdminBrowser,
+  withSession,
+} from '../support/gateway.ts';
+import { registerUser, sessionCookie } from '../support/http.ts';
+import { textOf } from '../support/pages.ts';
+import { eventually, sandboxOf } from '../support/sandbox.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+// Payouts from where the cash is: the QRIS wallet holds the gateway's takings, the WALLET-A payout account pays; an
+// admin moves money between them by hand and records it, and each payout names the account it left.
+let service: TestService;
+type AdminBrowser = Awaited<ReturnType<typeof signedInAdminBrowser>>;
+let owner: AdminBrowser;
+let payer: AdminBrowser;
+let wallet: { accountId: string; phoneNumber: string };
+let qris: { accountId: string; phoneNumber: string };
+let merchant: { id: string; session: ReturnType<typeof withSession> };
+// the sandbox's bank names this account's holder JOKO WIJAYA
+const destination = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Joko Wijaya' };
+
+beforeAll(async () => {
+  service = await startTestService();
+  const registered = await registerUser(service);
+  await settledBalance(service, registered.id, 5_000_000);
+  const login = await service.app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { email: registered.email, password: registered.password },
+    remoteAddress: '10.205.0.1',
+  });
+  expect(login.statusCode, login.body).toBe(200);
+  merchant = { id: registered.id, session: withSession(service, sessionCookie(login)) };
+  owner = await signedInAdminBrowser(service);
+  payer = await signedInAdminBrowser(service);
+  // the payout account holds 200,000; the QRIS wallet holds the takings, 2,992,600 (both in the ledger and at the provider)
+  wallet = await payoutAccount(service, owner.admin, 200_000);
+  qris = await holdingAccount(service, owner.admin, 'qris', 'WALLET-D');
+  await ledgerCash(service, qris.accountId, 2_992_600);
+});
+afterAll(async () => service?.close());
+
+const admin = () => payer.admin;
+const withdraw = async (amount: number) => {
+  const requested = await merchant.session('POST', '/api/dashboard/gateway/withdrawals', { amount, ...destination });
+  expect(requested.statusCode, requested.body).toBe(201);
+  return requested.json().data.id as string;
+};
+const cash = (accountId: string) => findHoldingCash(service.pool, accountId);
+const status = async (id: string) =>
+  (
+    (await admin().session('GET', '/api/admin/gateway/withdrawals')).json().data as { id: string; status: string }[]
+  ).find(w => w.id === id)!.status;
+const lastPaid = async () =>
+  (await service.store.readStream(`gateway-${merchant.id}`)).filter(e => e.type === 'WithdrawalPaid').at(-1)!.data as {
+    withdrawalId: string;
+    holdingAccountId: string;
+  };
+const transfer = (body: Record<string, unknown>) =>
+  admin().session('POST', '/api/admin/gateway/holding-transfers', body);
+
+describe('payouts from where the cash is', () => {
+  it('/paid names the account the money left: without one it is 400 and nothing changes; with one that account pays', async () => {
+    const id = await withdraw(300_000);
+    const missing = await admin().session('POST', `/api/admin/gateway/withdrawals/${id}/paid`, { reference: 'BCA-1' });
+    expect(missing.statusCode, missing.body).toBe(400);
+    expect(missing.json()).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(await status(id)).toBe('REQUESTED');
+
+    const before = { qris: await cash(qris.accountId), wallet: await cash(wallet.accountId) };
+    const paid = await admin().session('POST', `/api/admin/gateway/withdrawals/${id}/paid`, {
+      reference: 'BCA-1',
+      holdingAccountId: qris.accountId,
+    });
+    expect(paid.statusCode, paid.body).toBe(200);
+    expect(await lastPaid()).toMatchObject({ withdrawalId: id, holdingAccountId: qris.accountId });
+    expect(await cash(qris.accountId)).toBe(before.qris - 300_000);
+    expect(await cash(wallet.accountId)).toBe(before.wallet);
+  });
+
+  it('a payout the payout account cannot cover is 409; a hand transfer from the QRIS wallet moves the cash and then it pays', async () => {
+    const id = await withdraw(500_000);
+    const short = await admin().session('POST', `/api/admin/gateway/withdrawals/${id}/pay`);
+    expect(short.statusCode, short.body).toBe(409);
+    expect(short.json()).toMatchObject({ code: 'HOLDING_CASH_SHORT' });
+
+    // the admin moves 1,000,000 in the providers' apps: a DEBIT on the QRIS wallet, a CREDIT on WALLET-A
+    const sandbox = sandboxOf(service);
+    await sandbox.addTransaction({
+      providerCode: 'WALLET-D',
+      accountRef: qris.phoneNumber,
+      type: 'DEBIT',
+      amount: 1_000_000,
+      senderName: 'Pindah dana',
+      description: 'transfer ke WALLET-A',
+    });
+    // the source's DEBIT synchronised before the admin records the transfer: taken as its side when recorded
+    await owner.admin.call('GET', `/api/v1/accounts/${qris.accountId}/refresh`);
+    await service.projections.waitFor(await service.store.headPosition(), 10_000);
+    const before = { qris: await cash(qris.accountId), wallet: await cash(wallet.accountId) };
+    const recorded = await transfer({
+      fromAccountId: qris.accountId,
+      toAccountId: wallet.accountId,
+      amount: 1_000_000,
+      reference: 'HAND-0001',
+      note: 'QRIS ke dompet pembayaran',
+    });
+    expect(recorded.statusCode, recorded.body).toBe(201);
+    const { id: transferId } = recorded.json().data as { id: string };
+    expect(recorded.json().data).toMatchObject({ debitMutationId: expect.any(String), creditMutationId: null });
+    expect(await cash(qris.accountId)).toBe(before.qris - 1_000_000);
+    expect(await cash(wallet.accountId)).toBe(before.wallet + 1_000_000);
+    // recorded again: nothing more
+    expect(
+      (
+        await transfer({
+          fromAccountId: qris.accountId,
+          toAccountId: wallet.accountId,
+          amount: 1_000_000,
+          reference: 'hand-0001 ',
+        })
+      ).statusCode,
+    ).toBe(201);
+    expect(await cash(wallet.accountId)).toBe(before.wallet + 1_000_000);
+
+    // both sides' mutations arrive (WALLET-A's balance now pays): matched to the transfer, the CREDIT not taken as suspense
+    await sandbox.addTransaction({
+      providerCode: 'WALLET-A',
+      accountRef: wallet.phoneNumber,
+      type: 'CREDIT',
+      amount: 1_000_000,
+      senderName: 'Pindah dana',
+      description: 'dari WALLET-D',
+    });
+    await owner.admin.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`);
+    const paid = await admin().session('POST', `/api/admin/gateway/withdrawals/${id}/pay`, {
+      holdingAccountId: wallet.accountId,
+    });
+    expect(paid.statusCode, paid.body).toBe(200);
+    expect(await lastPaid()).toMatchObject({ withdrawalId: id, holdingAccountId: wallet.accountId });
+    expect(await cash(wallet.accountId)).toBe(before.wallet + 1_000_000 - 500_000);
+
+    const shown = await eventually(async () => {
+      await service.projections.waitFor(await service.store.headPosition(), 10_000);
+      const listed = (await admin().session('GET', '/api/admin/gateway/holding-transfers')).json().data as {
+        id: string;
+        debitMutationId: string | null;
+        creditMutationId: string | null;
+      }[];
+      const t = listed.find(x => x.id === transferId)!;
+      return t.debitMutationId && t.creditMutationId ? t : null;
+    });
+    expect(shown).toMatchObject({ amount: 1_000_000, fromAccountId: qris.accountId, toAccountId: wallet.accountId });
+    const suspense = (await admin().session('GET', '/api/admin/gateway/suspense?status=OPEN')).json().data as {
+      amount: number;
+    }[];
+    expect(suspense.filter(s => s.amount === 1_000_000)).toEqual([]);
+    expect(await cash(wallet.accountId)).toBe(before.wallet + 500_000);
+
+    // the reconciliation folds the hand transfer into both accounts: every entry balanced, each account consistent
+    const day = new Date(service.clock.now().getTime() + 7 * 3_600_000).toISOString().slice(0, 10);
+    const report = (await admin().session('GET', `/api/admin/gateway/reconciliation?from=${day}&to=${day}`)).json()
+      .data as {
+      trialBalance: { balanced: boolean };
+      holdingAccounts: { balanced: boolean; accounts: { accountId: string; closing: number }[] };
+    };
+    expect(report.trialBalance.balanced).toBe(true);
+    expect(report.holdingAccounts.balanced).toBe(true);
+    expect(report.holdingAccounts.accounts.find(a => a.accountId === wallet.accountId)?.closing).toBe(
+      await cash(wallet.accountId),
+    );
+    expect(report.holdingAccounts.accounts.find(a => a.accountId === qris.accountId)?.closing).toBe(
+      await cash(qris.accountId),
+    );
+  });
+
+  it("more than the source's ledger cash is refused, and a transfer only joins the platform's accounts", async () => {
+    const before = { qris: await cash(qris.accountId), wallet: await cash(wallet.accountId) };
+    const tooMuch = await transfer({
+      fromAccountId: qris.accountId,
+      toAccountId: wallet.accountId,
+      amount: before.qris + 1,
+      reference: 'HAND-TOO-MUCH',
+    });
+    expect(tooMuch.statusCode, tooMuch.body).toBe(409);
+    expect(tooMuch.json()).toMatchObject({ code: 'HOLDING_CASH_SHORT' });
+    const toItself = await transfer({
+      fromAccountId: qris.accountId,
+      toAccountId: qris.accountId,
+      amount: 1,
+      reference: 'HAND-SELF',
+    });
+    expect(toItself.statusCode).toBe(400);
+    const elsewhere = await transfer({
+      fromAccountId: qris.accountId,
+      toAccountId: merchant.id,
+      amount: 1,
+      reference: 'HAND-ELSEWHERE',
+    });
+    expect(elsewhere.json()).toMatchObject({ code: 'HOLDING_TRANSFER_INVALID' });
+    expect(await cash(qris.accountId)).toBe(before.qris);
+    expect(await cash(wallet.accountId)).toBe(before.wallet);
+    // a payout goes through WALLET-A only
+    const id = await withdraw(50_000);
+    const notWalletA = await admin().session('POST', `/api/admin/gateway/withdrawals/${id}/pay`, {
+      holdingAccountId: qris.accountId,
+    });
+    expect(notWalletA.statusCode, notWalletA.body).toBe(400);
+    expect(await status(id)).toBe('REQUESTED');
+  });
+
+  it("the console chooses each payout's source from the accounts with their ledger cash, and records a hand transfer", async () => {
+    const id = await withdraw(60_000);
+    const page = (await payer.browser.get('/admin/withdrawals')).body;
+    const qrisCash = await cash(qris.accountId);
+    expect(page).toContain(
+      `<option value="${qris.accountId}">WALLET-D · WALLET-D · kas Rp ${qrisCash.toLocaleString('id-ID')}</option>`,
+    );
+    expect(page).toMatch(
+      new RegExp(`<option value="${wallet.accountId}" selected>[^<]* · rekening pembayaran · kas Rp`),
+    );
+    const noSource = await payer.browser.post(`/admin/withdrawals/${id}/paid`, { reference: 'BCA-PAGE' });
+    expect(noSource.statusCode).toBe(400);
+    expect(textOf(noSource.body, 'notice')).toBe('Pilih rekening sumber pembayaran');
+    const paid = await payer.browser.post(`/admin/withdrawals/${id}/paid`, {
+      reference: 'BCA-PAGE',
+      holdingAccountId: qris.accountId,
+    });
+    expect(paid.headers.location).toBe('/admin/withdrawals?done=paid');
+    expect(await lastPaid()).toMatchObject({ withdrawalId: id, holdingAccountId: qris.accountId });
+    expect(await cash(qris.accountId)).toBe(qrisCash - 60_000);
+
+    const moved = await payer.browser.post('/admin/withdrawals/holding-transfers', {
+      fromAccountId: qris.accountId,
+      toAccountId: wallet.accountId,
+      amount: '100000',
+      reference: 'HAND-PAGE',
+      note: '',
+    });
+    expect(moved.headers.location).toBe('/admin/withdrawals?done=holding-transfer');
+    expect(await cash(qris.accountId)).toBe(qrisCash - 160_000);
+    const listed = (await payer.browser.get('/admin/withdrawals')).body;
+    expect(listed).toContain('Ref. HAND-PAGE');
+    expect(listed).toContain('belum terlihat');
+    const refused = await payer.browser.post('/admin/withdrawals/holding-transfers', {
+      fromAccountId: qris.accountId,
+      toAccountId: wallet.accountId,
+      amount: String(qrisCash),
+      reference: 'HAND-PAGE-2',
+    });
+    expect(refused.statusCode).toBe(409);
+    expect(textOf(refused.body, 'notice')).toBe('Kas rekening platform di buku besar kurang dari jumlah pembayaran');
+  });
+});

@@ -1,0 +1,104 @@
+import { describe, it } from 'vitest';
+import {
+  holdingTransfers,
+  type HoldingTransferCommand,
+  type SeenMutation,
+} from '../../src/domain/holding-transfers.ts';
+import { HoldingTransferMutationMatched, HoldingTransferRecorded } from '../../src/events/holding-transfers.ts';
+import { specification } from '../support/decider.ts';
+
+const given = specification(holdingTransfers);
+const qris = '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
+const walletA = '2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e';
+const adminId = '3c4d5e6f-7a8b-4c9d-8e0f-2a3b4c5d6e7f';
+const transferId = '4d5e6f7a-8b9c-4d0e-9f1a-3b4c5d6e7f8a';
+const mutationId = '5e6f7a8b-9c0d-4e1f-8a2b-4c5d6e7f8a9b';
+const now = new Date('2026-01-05T03:00:00.000Z');
+
+type Record = Extract<HoldingTransferCommand, { type: 'RecordHoldingTransfer' }>;
+const record = (fields: Partial<Record> = {}): Record => ({
+  type: 'RecordHoldingTransfer',
+  transferId,
+  fromAccountId: qris,
+  toAccountId: walletA,
+  amount: 1_000_000,
+  reference: 'HAND-1',
+  note: null,
+  sourceCash: 2_992_600,
+  holdingAccountIds: [qris, walletA],
+  seen: [],
+  adminId,
+  now,
+  ...fields,
+});
+const recorded = HoldingTransferRecorded({
+  transferId,
+  fromAccountId: qris,
+  toAccountId: walletA,
+  amount: 1_000_000,
+  reference: 'HAND-1',
+  note: null,
+  recordedBy: adminId,
+  recordedAt: now.toISOString(),
+  postings: [
+    { account: `holding:${walletA}`, amount: 1_000_000 },
+    { account: `holding:${qris}`, amount: -1_000_000 },
+  ],
+});
+const mutation = (side: 'DEBIT' | 'CREDIT', fields: Partial<SeenMutation> = {}): SeenMutation => ({
+  mutationId,
+  accountId: side === 'DEBIT' ? qris : walletA,
+  side,
+  amount: 1_000_000,
+  occurredAt: '2026-01-05T02:58:00.000Z',
+  ...fields,
+});
+const matched = (m: SeenMutation) => HoldingTransferMutationMatched({ transferId, ...m });
+
+describe('holding transfers', () => {
+  it('books the destination debited and the source credited, once', () => {
+    given([]).when(record()).then([recorded]);
+    given([recorded]).when(record()).then([]);
+  });
+
+  it("takes no more than the source's ledger cash, and only between two of the platform's accounts", () => {
+    given([])
+      .when(record({ sourceCash: 999_999 }))
+      .thenThrows('HOLDING_CASH_SHORT');
+    given([])
+      .when(record({ sourceCash: 1_000_000 }))
+      .then([recorded]);
+    given([])
+      .when(record({ toAccountId: qris }))
+      .thenThrows('HOLDING_TRANSFER_INVALID');
+    given([])
+      .when(record({ holdingAccountIds: [qris] }))
+      .thenThrows('HOLDING_TRANSFER_INVALID');
+  });
+
+  it('takes the DEBIT synchronised before it as its source side', () => {
+    const debit = mutation('DEBIT');
+    given([])
+      .when(record({ seen: [mutation('DEBIT', { amount: 999 }), debit] }))
+      .then([recorded, matched(debit)]);
+  });
+
+  it('matches each side once, by account and amount; a mutation taken is not taken again', () => {
+    const credit = mutation('CREDIT');
+    given([recorded])
+      .when({ type: 'MatchHoldingTransferMutation', mutation: credit })
+      .then([matched(credit)]);
+    given([recorded, matched(credit)])
+      .when({ type: 'MatchHoldingTransferMutation', mutation: credit })
+      .then([]);
+    given([recorded, matched(credit)])
+      .when({ type: 'MatchHoldingTransferMutation', mutation: { ...credit, mutationId: transferId } })
+      .then([]);
+    given([recorded])
+      .when({ type: 'MatchHoldingTransferMutation', mutation: mutation('CREDIT', { accountId: qris }) })
+      .then([]);
+    given([recorded])
+      .when({ type: 'MatchHoldingTransferMutation', mutation: mutation('DEBIT', { amount: 1_000_001 }) })
+      .then([]);
+  });
+});

@@ -35,6 +35,12 @@ const paidBody = z.object({
   reference: text.trim().min(1).max(200),
   holdingAccountId: z.uuid().describe('The platform account the money left (its ledger cash is credited)'),
   holderOverride: holderOverride.optional(),
+  transferredAt: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe(
+      'When the money left the account (ISO 8601 with its offset; not after now): the ledger books the payout then. Absent: now',
+    ),
 });
 // no body: through the payout account, no override
 const payBody = z
@@ -133,10 +139,11 @@ export function adminWithdrawalRoutes(deps: AppDeps) {
     });
 
     app.post('/:id/paid', { schema: { params: withdrawalParams, body: paidBody } }, async request => {
-      const { reference, holdingAccountId, holderOverride } = request.body;
+      const { reference, holdingAccountId, holderOverride, transferredAt } = request.body;
       await payWithdrawal(deps, request.principal!.userId, request.params.id, reference, {
         holdingAccountId,
         holderOverride,
+        transferredAt: transferredAt === undefined ? undefined : new Date(transferredAt),
       });
       return decided(request.params.id);
     });

@@ -1,8 +1,16 @@
 import { z } from 'zod';
-import { foldPostingsAtBounds } from './balance-as-of.ts';
+import {
+  effectiveAtSql,
+  emptyFold,
+  foldStreamByEffectiveTime,
+  type FoldedStream,
+  type StoredLedgerEvent,
+} from './ledger-stream-fold.ts';
 import { gatewayLedgerStream, merchantBalance, type GatewayLedger } from '../domain/gateway-ledger.ts';
 import { suspenseStream } from '../domain/gateway-suspense.ts';
 import { holdingTransfersStream } from '../domain/holding-transfers.ts';
+import { ledgerAdjustmentsStream } from '../domain/ledger-adjustments.ts';
+import type { TieItem } from './gateway-provider-tie.ts';
 
 import type { Clock } from '../clock.ts';
 import { query, type Queryable } from '../db/pool.ts';
@@ -49,10 +57,20 @@ export type HoldingAccountPeriod = {
   paidOut: number;
   closing: number;
   consistent: boolean;
-  /** the account's balance as last synchronised from its provider (null: not compared, the period ended before today, or no such account) */
+  /** the account's cash in the ledger at the period's end, from the read model's postings (equals closing) */
+  ledgerCash: number;
+  /** the provider's balance at the period's end, from the synchronised mutations (null: never synchronised) */
   providerBalance: number | null;
-  /** providerBalance - closing: money the ledger does not account for (or lacks), shown, never hidden */
+  /** what it is known as of: the period's end, or the last sync when that came earlier */
+  providerBalanceAt: string | null;
+  /** providerBalance - ledgerCash: money the ledger does not account for (or lacks), shown, never hidden */
   difference: number | null;
+  /** the timing differences that explain it (gateway-provider-tie.ts), their sum, and what they leave */
+  items: TieItem[];
+  explained: number;
+  unexplained: number | null;
+  /** unexplained = 0 (null: no provider balance) */
+  tied: boolean | null;
 };
 export type PeriodBalances = {
   /** the closing balances were compared with the read model (the period reaches today, WIB) */
@@ -96,15 +114,21 @@ export function expectedClosing(opening: Balances, m: MerchantMovements): Balanc
   };
 }
 
-const newHolding = (accountId: string): HoldingAccountPeriod => ({
+export const newHolding = (accountId: string): HoldingAccountPeriod => ({
   accountId,
   opening: 0,
   credited: 0,
   paidOut: 0,
   closing: 0,
   consistent: true,
+  ledgerCash: 0,
   providerBalance: null,
+  providerBalanceAt: null,
   difference: null,
+  items: [],
+  explained: 0,
+  unexplained: null,
+  tied: null,
 });
 
 /** Money into a holding account (a payment, a suspense credit) and out of it (a payout, a refund). */
@@ -160,29 +184,18 @@ function addMovement(
   }
 }
 
-/** A stream folded to the period's bounds: its accounts' balances at each, its events up to the end, those between. */
-type FoldedStream = {
-  open: Record<string, number>;
-  close: Record<string, number>;
-  events: number;
-  between: StoredLedgerEvent[];
-};
-type StoredLedgerEvent = { type: string; data: { postings?: Posting[] } & Record<string, unknown> };
-
 /**
  * Every stream folded to the bounds. On PostgreSQL one statement sums the postings out of the stored events for all
  * streams at once (a year of a thousand merchants' ledgers in one scan) and hands back only the period's events;
- * elsewhere each stream is read and folded (foldPostingsAtBounds), a few at a time. Either way an event belongs to a
- * bound when it was recorded (its metadata's occurredAt) at or before it.
+ * elsewhere each stream is read and folded (ledger-stream-fold.ts), a few at a time. Either way an entry is placed by
+ * its effective time, as every report places it: before the start (opening), before the end (closing).
  */
 async function foldStreams(
   sources: PeriodSources,
   streamIds: string[],
   period: ReconciliationPeriod,
 ): Promise<Map<string, FoldedStream>> {
-  const found = new Map<string, FoldedStream>(
-    streamIds.map(id => [id, { open: {}, close: {}, events: 0, between: [] }]),
-  );
+  const found = new Map<string, FoldedStream>(streamIds.map(id => [id, emptyFold()]));
   if (sources.store.kind === 'postgres') {
     const r = await query<{
       balances: { stream_id: string; account: string; open: number | null; close: number }[];
@@ -192,18 +205,18 @@ async function foldStreams(
       sources.pool,
       'ReconcileFoldLedgers',
       `with ev as materialized (
-         select e.stream_id, e.revision, e.type, e.data, (e.metadata->>'occurredAt')::timestamptz as at
-         from es_events e where e.stream_id = any($1::text[])
+         select e.stream_id, e.revision, e.type, e.data, ${effectiveAtSql('e')} as at
+         from es_events e where e.stream_id = any($1::text[]) and e.data->'postings' is not null
        ), lines as (
          select ev.stream_id, p->>'account' as account, (p->>'amount')::bigint as amount, ev.at
-         from ev cross join lateral json_array_elements(coalesce(ev.data->'postings', '[]'::json)) p where ev.at <= $3
+         from ev cross join lateral json_array_elements(ev.data->'postings') p where ev.at < $3
        )
        select
          (select coalesce(json_agg(b), '[]') from (
-            select stream_id, account, sum(amount) filter (where at <= $2) as open, sum(amount) as close from lines group by 1, 2) b) as balances,
-         (select coalesce(json_agg(c), '[]') from (select stream_id, count(*) as events from ev where at <= $3 group by 1) c) as streams,
+            select stream_id, account, sum(amount) filter (where at < $2) as open, sum(amount) as close from lines group by 1, 2) b) as balances,
+         (select coalesce(json_agg(c), '[]') from (select stream_id, count(*) as events from ev where at < $3 group by 1) c) as streams,
          (select coalesce(json_agg(x order by x.stream_id, x.revision), '[]') from (
-            select stream_id, revision, type, data from ev where at > $2 and at <= $3) x) as between`,
+            select stream_id, revision, type, data from ev where at >= $2 and at < $3) x) as between`,
       [streamIds, period.startsAt, period.endsAt],
     );
     const { balances, streams, between } = r.rows[0]!;
@@ -217,14 +230,7 @@ async function foldStreams(
     return found;
   }
   const foldOne = async (streamId: string) => {
-    const f = found.get(streamId)!;
-    const [open, close] = await foldPostingsAtBounds<StoredLedgerEvent & { data: { postings: Posting[] } }>(
-      sources.store,
-      streamId,
-      [period.startsAt, period.endsAt],
-      event => f.between.push(event),
-    );
-    Object.assign(f, { open: open!.balances, close: close!.balances, events: close!.revision + 1 });
+    found.set(streamId, await foldStreamByEffectiveTime(sources.store, streamId, period));
   };
   for (let i = 0; i < streamIds.length; i += folding) await Promise.all(streamIds.slice(i, i + folding).map(foldOne));
   return found;
@@ -276,8 +282,8 @@ export async function periodBalances(sources: PeriodSources, period: Reconciliat
       }
     }
   };
-  // the platform's own streams move holding accounts' cash too: suspense credits and refunds, hand transfers
-  const platformStreams = [suspenseStream, holdingTransfersStream];
+  // the platform's own streams move holding accounts' cash too: suspense credits and refunds, hand transfers, openings
+  const platformStreams = [suspenseStream, holdingTransfersStream, ledgerAdjustmentsStream];
   const folded = await foldStreams(sources, [...platformStreams, ...ids.map(gatewayLedgerStream)], period);
   for (const platform of platformStreams.map(id => folded.get(id)!)) {
     for (const event of platform.between)
@@ -312,31 +318,11 @@ export async function periodBalances(sources: PeriodSources, period: Reconciliat
     h.consistent = h.opening + h.credited - h.paidOut === h.closing;
     holdings.set(accountId, h);
   }
+  // tied to the providers by the report, from the read models of its snapshot (gateway-provider-tie.ts)
   const holdingAccounts = [...holdings.values()].sort((a, b) => a.accountId.localeCompare(b.accountId));
-  if (comparedWithReadModel) await tieToProviders(sources.pool, holdingAccounts);
   payouts.sort((a, b) => a.paidAt.localeCompare(b.paidAt) || a.withdrawalId.localeCompare(b.withdrawalId));
   const calendarMissingYears = [...withoutDecree].sort((a, b) => a - b);
   return { comparedWithReadModel, merchants, holdingAccounts, payouts, calendarMissingYears };
-}
-
-/**
- * Each holding account's closing cash in the ledger against its balance as last synchronised from the provider, and
- * every account marked as a holding account now, even one the ledger never saw: a difference is listed, never hidden.
- */
-async function tieToProviders(db: Queryable, holdings: HoldingAccountPeriod[]) {
-  const r = await query<{ id: string; balance: number | null }>(
-    db,
-    'ReconcileHoldingProviderBalances',
-    `select a.id::text, a.balance from accounts a where a.id = any($1::uuid[]) or a.id in (select account_id from gateway_holding_accounts)`,
-    [holdings.map(h => h.accountId)],
-  );
-  for (const row of r.rows) if (!holdings.some(h => h.accountId === row.id)) holdings.push(newHolding(row.id));
-  const balances = new Map(r.rows.map(row => [row.id, row.balance]));
-  for (const h of holdings) {
-    h.providerBalance = balances.get(h.accountId) ?? null;
-    h.difference = h.providerBalance === null ? null : h.providerBalance - h.closing;
-  }
-  holdings.sort((a, b) => a.accountId.localeCompare(b.accountId));
 }
 
 /** Every merchant of the read model against the fold's closing; a read-model merchant the ledger lacks is a row of zeros. */

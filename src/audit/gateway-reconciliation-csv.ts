@@ -1,6 +1,7 @@
 import { csvText, csvTime, type CsvCell } from '../csv.ts';
 import { refuse } from '../errors.ts';
 import { accountKinds, type GatewayReconciliation } from './gateway-reconciliation.ts';
+import { carriedBalancesTable } from './carried-balances-csv.ts';
 
 /**
  * The report's tables, one CSV file each (one header row, so a spreadsheet's filter works on it). A table's totals are
@@ -9,9 +10,13 @@ import { accountKinds, type GatewayReconciliation } from './gateway-reconciliati
 export const reconciliationTables = [
   'trial-balance',
   'trial-balance-totals',
+  'accounts',
+  'account-kinds',
   'merchants',
   'holding-accounts',
   'suspense',
+  'suspense-ageing',
+  'suspense-open',
   'fees',
   'fees-totals',
   'payouts',
@@ -110,7 +115,21 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
         ];
       case 'holding-accounts':
         return [
-          ['accountId', 'opening', 'credited', 'paidOut', 'closing', 'consistent', 'providerBalance', 'difference'],
+          [
+            'accountId',
+            'opening',
+            'credited',
+            'paidOut',
+            'closing',
+            'consistent',
+            'ledgerCash',
+            'providerBalance',
+            'providerBalanceAt',
+            'difference',
+            'explained',
+            'unexplained',
+            'tied',
+          ],
           ...holdingAccounts.accounts.map(h => [
             h.accountId,
             h.opening,
@@ -118,8 +137,13 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
             h.paidOut,
             h.closing,
             h.consistent,
+            h.ledgerCash,
             h.providerBalance,
+            h.providerBalanceAt ? csvTime(new Date(h.providerBalanceAt)) : null,
             h.difference,
+            h.explained,
+            h.unexplained,
+            h.tied,
           ]),
         ];
       case 'suspense':
@@ -194,6 +218,11 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
             p.reference,
           ]),
         ];
+      case 'accounts':
+      case 'account-kinds':
+      case 'suspense-ageing':
+      case 'suspense-open':
+        return carriedBalancesTable(report, table);
       default: {
         const never: never = table;
         return never;

@@ -10,8 +10,13 @@ import {
   type PeriodSources,
 } from './gateway-period-balances.ts';
 import { listSuspense, type SuspenseRow } from '../projections/gateway-suspense.ts';
+import { providerTies, withTies } from './gateway-provider-tie.ts';
 import { uncoveredYearsWarning } from '../projections/holiday-calendar.ts';
 import { unmatchedCredits, type UnmatchedCredit } from '../projections/reconciliation.ts';
+import { carriedBalances, type AccountPeriod, type KindPeriod } from './gateway-carried-balances.ts';
+import { reportedAtSql } from './ledger-periods.ts';
+import { suspenseAgeing, type SuspenseAgeing } from './suspense-ageing.ts';
+import { priorPeriodItems, type PriorPeriodItem } from './gateway-prior-period.ts';
 
 /**
  * The gateway's reconciliation for finance (DESIGN sections 8 and 9): the balances at the period's bounds folded from the
@@ -70,6 +75,7 @@ export const accountKinds = [
   'fees',
   'uniqueCodes',
   'payouts',
+  'equity',
   'other',
 ] as const;
 export type AccountKind = (typeof accountKinds)[number];
@@ -137,6 +143,10 @@ export type GatewayReconciliation = {
     days: TrialBalanceDay[];
     total: Omit<TrialBalanceDay, 'day'>;
     unbalancedEntries: UnbalancedEntry[];
+    /** every account carried through the period: opening, debits, credits, closing (gateway-carried-balances.ts) */
+    accounts: AccountPeriod[];
+    /** the accounts summed by kind */
+    kinds: KindPeriod[];
   };
   /**
    * per merchant, folded from the event log: opening (at startsAt), movements, closing (at endsAt), opening + movements =
@@ -153,12 +163,19 @@ export type GatewayReconciliation = {
     rows: MerchantPeriod[];
   };
   /**
-   * per holding account, from its `holding:<accountId>` postings: opening, credited, paid out, closing; `tied`: every
-   * closing equals the provider's synchronised balance (compared when the period reaches today; else null)
+   * per holding account, from its `holding:<accountId>` postings: opening, credited, paid out, closing; tied to its
+   * provider at the period's end (gateway-provider-tie.ts); `tied`: no account leaves a difference its items do not explain
    */
-  holdingAccounts: { balanced: boolean; tied: boolean | null; accounts: HoldingAccountPeriod[] };
+  holdingAccounts: { balanced: boolean; tied: boolean; accounts: HoldingAccountPeriod[] };
   /** the platform's suspense: credits no payment claimed, received in the period, and what became of them */
-  suspense: { open: number; allocated: number; refunded: number; items: SuspenseRow[] };
+  suspense: {
+    open: number;
+    allocated: number;
+    refunded: number;
+    items: SuspenseRow[];
+    /** every credit still open at the period's end, whenever it came, with its age and the ageing buckets */
+    ageing: SuspenseAgeing;
+  };
   /** the withdrawals paid in the period (from the ledgers' WithdrawalPaid events) */
   payouts: Payout[];
   holdingCredits: {
@@ -176,15 +193,22 @@ export type GatewayReconciliation = {
    * so a settlement may have come a day early); `warning` says so, null when every decree was in force
    */
   holidayCalendar: { missingYears: number[]; warning: string | null };
+  /**
+   * postings of earlier months recorded after those months were closed, reported here (on the first day of the month
+   * they moved to, in the days' totals) and listed apart: at most 1,000, `count` counts all
+   */
+  priorPeriod: { count: number; items: PriorPeriodItem[] };
 };
 
 const wibDayOf = (column: string) => `(${column} at time zone 'Asia/Jakarta')::date`;
+// where a posting is placed: its effective time (ledger-periods.ts), one rule for every report
+const at = reportedAtSql();
 
 const accountKind = `case when account like 'holding:%' then 'holding' when account like 'merchant:%:pending' then 'pending'
   when account like 'merchant:%:settled' then 'settled' when account like 'merchant:%:onHold' then 'onHold'
   when account = 'platform:suspense' then 'suspense' when account = 'platform:fees' then 'fees'
   when account = 'platform:unique-codes' then 'uniqueCodes' when account = 'bank:payouts' then 'payouts'
-  else 'other' end`;
+  when account = 'platform:equity' then 'equity' else 'other' end`;
 
 async function trialBalance(db: Queryable, period: ReconciliationPeriod) {
   const sums = await query<{
@@ -198,9 +222,9 @@ async function trialBalance(db: Queryable, period: ReconciliationPeriod) {
     db,
     'ReconcileTrialBalance',
     `select day::text, kind, postings, debits, credits, debits - credits as net from (
-       select ${wibDayOf('occurred_at')} as day, ${accountKind} as kind, count(*)::bigint as postings,
+       select ${wibDayOf(at)} as day, ${accountKind} as kind, count(*)::bigint as postings,
          coalesce(sum(amount) filter (where amount > 0), 0)::bigint as debits, coalesce(-sum(amount) filter (where amount < 0), 0)::bigint as credits
-       from gateway_postings where occurred_at >= $1 and occurred_at < $2 group by 1, 2) s
+       from gateway_postings where ${at} >= $1 and ${at} < $2 group by 1, 2) s
      order by 1, 2`,
     [period.startsAt, period.endsAt],
   );
@@ -208,8 +232,8 @@ async function trialBalance(db: Queryable, period: ReconciliationPeriod) {
     db,
     'ReconcileUnbalancedEntries',
     `select merchant_id as "merchantId", stream_revision as "streamRevision", min(event_type) as "eventType", min(reference_id) as "referenceId",
-       ${wibDayOf('min(occurred_at)')}::text as day, sum(amount)::bigint as sum
-     from gateway_postings where occurred_at >= $1 and occurred_at < $2
+       ${wibDayOf(`min(${at})`)}::text as day, sum(amount)::bigint as sum
+     from gateway_postings where ${at} >= $1 and ${at} < $2
      group by merchant_id, stream_revision having sum(amount) <> 0 order by 5, 1, 2 limit 1000`,
     [period.startsAt, period.endsAt],
   );
@@ -250,20 +274,26 @@ async function holdingCredits(db: Queryable, period: ReconciliationPeriod) {
        select reference_id as payment_id, min(substr(account, 9)) filter (where account like 'holding:%') as account_id,
          coalesce(sum(amount) filter (where account like 'holding:%'), 0)::bigint as amount,
          coalesce(-sum(amount) filter (where account = 'platform:fees'), 0)::bigint as fee,
-         coalesce(-sum(amount) filter (where account = 'platform:unique-codes'), 0)::bigint as unique_code
-       from gateway_postings where event_type = 'GatewayPaymentCredited' and occurred_at >= $1 and occurred_at < $2
+         coalesce(-sum(amount) filter (where account = 'platform:unique-codes'), 0)::bigint as unique_code,
+         ${wibDayOf(`min(${at})`)}::text as day
+       from gateway_postings where event_type = 'GatewayPaymentCredited' and ${at} >= $1 and ${at} < $2
          and (account like 'holding:%' or account in ('platform:fees', 'platform:unique-codes'))
        group by reference_id
      ), completed as (
+       -- checked in the period of its credit; a payment without one, in the period it was paid (a credit from before
+       -- the ledger kept paidAt is placed at its completion, so the two are found together either way)
        select p.id::text as payment_id, p.receiving_account_id::text as account_id, p.total_amount, coalesce(p.gateway_fee, 0) as fee,
          coalesce(p.unique_code, 0) as unique_code,
-         ${wibDayOf('p.completed_at')}::text as day, p.mutation_id,
+         ${wibDayOf('coalesce(p.paid_at, p.completed_at)')}::text as day, p.mutation_id,
          m.id is not null and m.type = 'CREDIT' and m.amount = p.total_amount and m.account_id = p.receiving_account_id as paid_by_credit
        from payments p left join mutations m on m.id = p.mutation_id
-       where p.gateway and p.status = 'COMPLETED' and p.completed_at >= $1 and p.completed_at < $2
+       where p.gateway and p.status = 'COMPLETED' and (p.id::text in (select payment_id from credited)
+         or (coalesce(p.paid_at, p.completed_at) >= $1 and coalesce(p.paid_at, p.completed_at) < $2
+           and not exists (select 1 from gateway_postings g where g.event_type = 'GatewayPaymentCredited' and g.reference_id = p.id::text)))
      ), joined as (
        select coalesce(c.payment_id, p.payment_id) as payment_id, c.account_id as credited_account, c.amount as credited, c.fee as credited_fee,
-         c.unique_code as credited_code, p.account_id as paid_account, p.total_amount, p.fee, p.unique_code, p.day, p.mutation_id, p.paid_by_credit
+         c.unique_code as credited_code, p.account_id as paid_account, p.total_amount, p.fee, p.unique_code, coalesce(c.day, p.day) as day,
+         p.mutation_id, p.paid_by_credit
        from credited c full join completed p on p.payment_id = c.payment_id
      ), problems as (
        select payment_id as "paymentId", problem, coalesce(paid_account, credited_account) as "holdingAccountId", credited, credited_fee as "creditedFee",
@@ -322,12 +352,20 @@ export async function gatewayReconciliation(
   period: ReconciliationPeriod,
 ): Promise<GatewayReconciliation> {
   const pool = 'store' in sources ? sources.pool : sources;
-  const { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees } = await inSnapshot(
-    pool,
-    async client => {
+  const { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees, ageing, prior, ties } =
+    await inSnapshot(pool, async client => {
       // the aggregates hash a row per payment and per entry: in memory rather than spilled to disk in batches
       await client.query(`set local work_mem = '64MB'`);
-      const trial = await trialBalance(client, period);
+      const days = await trialBalance(client, period);
+      const carried = await carriedBalances(client, period, accountKinds);
+      const trial = {
+        ...days,
+        balanced: days.balanced && carried.balanced,
+        accounts: carried.accounts,
+        kinds: carried.kinds,
+      };
+      const ageing = await suspenseAgeing(client, period.endsAt);
+      const prior = await priorPeriodItems(client, period);
       const { paymentsFees, ...credits } = await holdingCredits(client, period);
       const unmatched = await unmatchedCredits(client, { from: period.startsAt, to: period.endsAt, holding: true });
       const suspenseItems = await listSuspense(client, { from: period.startsAt, to: period.endsAt });
@@ -339,9 +377,9 @@ export async function gatewayReconciliation(
         [period.startsAt, period.endsAt],
       );
       const allocationsFees = new Map(allocated.rows.map(r => [r.day, r.fees]));
-      return { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees };
-    },
-  );
+      const ties = await providerTies(client, period.endsAt);
+      return { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees, ageing, prior, ties };
+    });
   const folded =
     'store' in sources
       ? await periodBalances(sources, period)
@@ -357,12 +395,11 @@ export async function gatewayReconciliation(
     differing,
     rows: folded.merchants,
   };
+  const tiedAccounts = withTies(folded.holdingAccounts, ties);
   const holdingAccounts = {
-    balanced: folded.holdingAccounts.every(h => h.consistent),
-    tied: folded.comparedWithReadModel
-      ? folded.holdingAccounts.every(h => h.difference === null || h.difference === 0)
-      : null,
-    accounts: folded.holdingAccounts,
+    balanced: tiedAccounts.every(h => h.consistent),
+    tied: tiedAccounts.every(h => h.tied !== false),
+    accounts: tiedAccounts,
   };
   const total = (status: SuspenseRow['status']) =>
     suspenseItems.filter(i => i.status === status).reduce((sum, i) => sum + i.amount, 0);
@@ -371,6 +408,7 @@ export async function gatewayReconciliation(
     allocated: total('ALLOCATED'),
     refunded: total('REFUNDED'),
     items: suspenseItems,
+    ageing,
   };
   const feeDays = trial.days.map(d => {
     const earned = -d.fees;
@@ -417,5 +455,6 @@ export async function gatewayReconciliation(
       missingYears: folded.calendarMissingYears,
       warning: uncoveredYearsWarning(folded.calendarMissingYears),
     },
+    priorPeriod: prior,
   };
 }

@@ -14,6 +14,8 @@ export function creditGatewayPayment(
     /** the part of totalAmount that is the unique code, the platform's (absent: none) */
     uniqueCode?: number;
     completedAt: Date;
+    /** when the money moved: the provider's time of the credit that paid it (absent: completedAt) */
+    paidAt?: Date;
   },
   context: CommandContext,
 ) {

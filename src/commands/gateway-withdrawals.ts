@@ -121,6 +121,8 @@ export type PaidFrom = {
   checked?: boolean;
   holderName?: string | undefined;
   holderOverride?: { reason: string } | undefined;
+  /** when the money left the account: the WALLET-A transfer's provider time, or the admin's word (absent: now) */
+  transferredAt?: Date | undefined;
 };
 
 /**
@@ -184,6 +186,7 @@ async function recordPaid(
           paidBy: adminId,
           holderName: from.holderName,
           holderOverride: from.holderOverride,
+          transferredAt: from.transferredAt,
           now,
         });
         const barred = elsewhere

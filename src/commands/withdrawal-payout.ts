@@ -13,6 +13,7 @@ import type { SyncDeps } from './sync-account.ts';
 import { transfer, transferStream } from '../domain/transfer.ts';
 import { withdrawalPayout, withdrawalPayoutStream } from '../domain/withdrawal-payout.ts';
 import { withdrawalPayoutsProjection } from '../projections/withdrawal-payouts.ts';
+import { findMutationTime } from '../projections/mutations.ts';
 import { checkedHolder } from '../domain/holder-name.ts';
 import { account, accountStream } from '../domain/account.ts';
 import { holdingAccounts, holdingAccountsStream } from '../domain/holding-accounts.ts';
@@ -79,6 +80,16 @@ async function payingAccount(
       message: 'A payout goes through the payout account or a WALLET-A holding account',
     });
   return { ownerId: linked.ownerId, accountId: named };
+}
+
+/**
+ * When a completed transfer's money left the account: the provider's time of its DEBIT mutation, as synchronised
+ * (undefined: not known yet, the payout is booked when recorded, seconds later).
+ */
+async function transferTime(deps: SyncDeps & { pool: pg.Pool }, transferId: string): Promise<Date | undefined> {
+  const sent = (await load(deps, transferStream(transferId), transfer)).state;
+  if (sent.status !== 'COMPLETED' || !sent.mutationId) return undefined;
+  return (await findMutationTime(deps.pool, sent.mutationId)) ?? undefined;
 }
 
 /** How an admin pays out: from which WALLET-A account (absent: the payout account), and why despite a holder mismatch. */
@@ -193,6 +204,7 @@ export async function payOutWithdrawal(
         checked: true,
         holderName,
         holderOverride: override,
+        transferredAt: await transferTime(deps, transferId),
       });
     } catch (err) {
       const now = await findGatewayWithdrawal(deps.pool, withdrawalId);

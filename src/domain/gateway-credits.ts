@@ -1,5 +1,11 @@
-/** A completed gateway payment the merchant is owed for, not yet settled. */
-export type UnsettledCredit = { paymentId: string; net: number; completedAt: string };
+/**
+ * A completed gateway payment the merchant is owed for, not yet settled. `paidAt`: when the money moved (absent: a
+ * credit from before the ledger kept it, or an allocation); it settles by that day, else by `completedAt`.
+ */
+export type UnsettledCredit = { paymentId: string; net: number; completedAt: string; paidAt?: string };
+
+/** The instant a credit settles by: when its money moved, where the credit knows it. */
+export const creditTime = (c: UnsettledCredit): string => c.paidAt ?? c.completedAt;
 
 /** What a snapshot keeps: every payment ever credited, and the credits not settled yet, in chunks. */
 export type CreditsJson = { credited: string[][]; unsettled: UnsettledCredit[][] };
@@ -74,11 +80,11 @@ export class Credits {
     return ([] as UnsettledCredit[]).concat(...this.pending.map(c => c.items));
   }
 
-  /** The unsettled credits of payments completed before `cutoff` (ISO instant). */
+  /** The unsettled credits of payments paid (else completed) before `cutoff` (ISO instant). */
   dueBefore(cutoff: string): UnsettledCredit[] {
     const before = Date.parse(cutoff);
     const due: UnsettledCredit[] = [];
-    for (const chunk of this.pending) for (const c of chunk.items) if (Date.parse(c.completedAt) < before) due.push(c);
+    for (const chunk of this.pending) for (const c of chunk.items) if (Date.parse(creditTime(c)) < before) due.push(c);
     return due;
   }
 

@@ -9,7 +9,7 @@ import {
   type GatewayLedgerEvent,
   type Posting,
 } from '../events/gateway.ts';
-import { Credits, type CreditsJson } from './gateway-credits.ts';
+import { creditTime, Credits, type CreditsJson } from './gateway-credits.ts';
 import type { Decider } from '../store/commands/handle.ts';
 import { yearsJudged } from './working-days.ts';
 import { checkedHolder } from './holder-name.ts';
@@ -26,6 +26,8 @@ export const ledgerAccount = {
   /** the unique codes buyers pay on top of their bills: the platform's revenue, never the merchant's */
   uniqueCodes: 'platform:unique-codes',
   suspense: 'platform:suspense',
+  /** the platform's own money: the other side of a holding account's opening and of an admin's correcting entries */
+  equity: 'platform:equity',
   /** where payouts went before the ledger held the cash (issue 25): old events only */
   payouts: 'bank:payouts',
 } as const;
@@ -59,6 +61,8 @@ export type GatewayLedgerCommand =
       /** the part of totalAmount that is the unique code (0: none, a virtual account's bill) */
       uniqueCode: number;
       completedAt: Date;
+      /** the provider's time of the credit that paid it: when the money moved (absent: the completion's) */
+      paidAt?: Date | undefined;
       now: Date;
     }
   /** the cutoff comes from the working-day calendar, outside the decider, with the recent years it has no decree for */
@@ -91,6 +95,8 @@ export type GatewayLedgerCommand =
       holderName?: string | undefined;
       /** the admin's reason to pay although the bank names someone other than the requested holder */
       holderOverride?: { reason: string } | undefined;
+      /** when the money left the account (the transfer's provider time, or the admin's word); absent: now */
+      transferredAt?: Date | undefined;
       now: Date;
     }
   | { type: 'RejectWithdrawal'; merchantId: string; withdrawalId: string; note: string; rejectedBy: string; now: Date }
@@ -148,8 +154,8 @@ function evolve(state: GatewayLedger, event: GatewayLedgerEvent): GatewayLedger 
   const next = { ...state, merchantId: event.data.merchantId, balances };
   switch (event.type) {
     case 'GatewayPaymentCredited': {
-      const { paymentId, net, completedAt } = event.data;
-      return { ...next, credits: state.credits.add({ paymentId, net, completedAt }) };
+      const { paymentId, net, completedAt, paidAt } = event.data;
+      return { ...next, credits: state.credits.add({ paymentId, net, completedAt, ...(paidAt ? { paidAt } : {}) }) };
     }
     case 'BalanceSettled':
       return { ...next, credits: state.credits.settle(event.data.paymentIds) };
@@ -225,6 +231,7 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
           completedAt: command.completedAt.toISOString(),
           postings,
           uniqueCode,
+          ...(command.paidAt ? { paidAt: command.paidAt.toISOString() } : {}),
         }),
       ];
     }
@@ -241,7 +248,7 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
           BalanceSettled({ merchantId: m, paymentIds: due.map(c => c.paymentId), amount, cutoff, settledAt, postings }),
         ];
       // the earliest credit's days reach back furthest: from the day after it to today, every day was judged
-      const earliest = new Date(due.reduce((min, c) => Math.min(min, Date.parse(c.completedAt)), Infinity));
+      const earliest = new Date(due.reduce((min, c) => Math.min(min, Date.parse(creditTime(c))), Infinity));
       const calendarMissingYears = yearsJudged(earliest, command.now).filter(year => without.includes(year));
       return [
         BalanceSettled({
@@ -295,7 +302,12 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
     case 'PayWithdrawal': {
       const withdrawal = requestedWithdrawal(state, command.withdrawalId);
       if (withdrawal.requestedBy === command.paidBy) throw refuse('WITHDRAWAL_OWN_PAYOUT');
-      const { withdrawalId, reference, holdingAccountId, paidBy, holderOverride } = command;
+      const { withdrawalId, reference, holdingAccountId, paidBy, holderOverride, transferredAt } = command;
+      if (transferredAt && transferredAt.getTime() > command.now.getTime())
+        throw refuse('INVALID_INPUT', {
+          message: 'The transfer cannot have been made after now',
+          errors: [{ path: 'body.transferredAt', message: 'in the future' }],
+        });
       // the bank's latest answer against the holder asked for: a mismatch leaves only with an override
       const holder = checkedHolder(
         withdrawal.holder.asked,
@@ -314,6 +326,7 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
           paidAt: command.now.toISOString(),
           postings,
           ...holder,
+          ...(transferredAt ? { transferredAt: transferredAt.toISOString() } : {}),
         }),
       ];
     }

@@ -45,6 +45,11 @@ export const GatewayPaymentCredited = event(
      * before the platform kept it, when the merchant's net was totalAmount - fee, code included
      */
     uniqueCode: rupiah.optional(),
+    /**
+     * when the money moved: the provider's time of the credit that paid it (the payment's paidAt); the ledger books the
+     * credit then, however late the service saw it; absent: credited before the ledger kept it, booked at completedAt
+     */
+    paidAt: isoDate.optional(),
   }),
 );
 
@@ -109,6 +114,11 @@ export const WithdrawalPaid = event(
     holderName: text.optional(),
     /** the bank named someone other than the requested holder and an admin paid anyway: why, and who */
     holderOverride: z.object({ reason: text, by: z.uuid() }).optional(),
+    /**
+     * when the money left the platform account: the WALLET-A transfer's provider time, or the time the admin states for
+     * a payout made elsewhere; absent: when it was recorded (paidAt), as every payout before the ledger kept it
+     */
+    transferredAt: isoDate.optional(),
   }),
 );
 

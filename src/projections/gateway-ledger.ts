@@ -5,6 +5,8 @@ import type { EventOf, StoredEvent } from '../events/event.ts';
 import type { GatewayLedgerEvent } from '../events/gateway.ts';
 import type { SuspenseCreditReceived, SuspenseCreditRefunded } from '../events/gateway-suspense.ts';
 import type { HoldingTransferRecorded } from '../events/holding-transfers.ts';
+import type { LedgerAdjustmentEvent } from '../events/ledger-adjustments.ts';
+import { effectiveAt, transferTimeSide } from '../domain/ledger-time.ts';
 import { perType, projection } from './projection.ts';
 
 /** Postings of the merchants' ledgers (`gateway-<merchantId>`) and of the platform's suspense (`gateway-suspense`). */
@@ -12,13 +14,19 @@ type PostingEvent =
   | GatewayLedgerEvent
   | EventOf<typeof SuspenseCreditReceived>
   | EventOf<typeof SuspenseCreditRefunded>
-  | EventOf<typeof HoldingTransferRecorded>;
+  | EventOf<typeof HoldingTransferRecorded>
+  | LedgerAdjustmentEvent;
 type LedgerEvent = StoredEvent<PostingEvent>;
+/** an opening or an admin's correcting entry: dated by the event itself */
+const isAdjustment = (e: LedgerEvent): e is StoredEvent<LedgerAdjustmentEvent> =>
+  e.type === 'HoldingOpeningBooked' || e.type === 'LedgerAdjustmentBooked';
 
 /** The merchant id the suspense's postings are kept under: the platform's own ledger, no merchant's balances. */
 export const platformLedger = '00000000-0000-0000-0000-000000000000';
 /** The merchant id the hand transfers' postings are kept under (their own stream, so their own revisions). */
 export const platformTransfersLedger = '00000000-0000-0000-0000-000000000001';
+/** The merchant id the openings' and correcting entries' postings are kept under (gateway-ledger-adjustments). */
+export const platformAdjustmentsLedger = '00000000-0000-0000-0000-000000000002';
 
 const ledgerTypes = [
   'GatewayPaymentCredited',
@@ -30,13 +38,17 @@ const ledgerTypes = [
   'SuspenseCreditReceived',
   'SuspenseCreditRefunded',
   'HoldingTransferRecorded',
+  'HoldingOpeningBooked',
+  'LedgerAdjustmentBooked',
 ] as const;
 const ownerOf = (e: LedgerEvent) =>
   'merchantId' in e.data
     ? e.data.merchantId
     : e.type === 'HoldingTransferRecorded'
       ? platformTransfersLedger
-      : platformLedger;
+      : isAdjustment(e)
+        ? platformAdjustmentsLedger
+        : platformLedger;
 
 /** The event's own time: a credit is booked on the day its payment completed, the rest when they were decided. */
 function occurredAt(e: LedgerEvent): string {
@@ -59,12 +71,16 @@ function occurredAt(e: LedgerEvent): string {
       return e.data.paidAt;
     case 'WithdrawalRejected':
       return e.data.rejectedAt;
+    case 'HoldingOpeningBooked':
+    case 'LedgerAdjustmentBooked':
+      return e.data.effectiveAt;
   }
 }
 
 /** The payment or withdrawal a posting is about; a settlement (many payments) is named by its event id. */
 function referenceOf(e: LedgerEvent): string {
   if (e.type === 'HoldingTransferRecorded') return e.data.transferId;
+  if (isAdjustment(e)) return e.data.entryId;
   if (e.type === 'GatewayPaymentCredited') return e.data.paymentId;
   if (e.type === 'BalanceSettled') return e.metadata.eventId;
   if (
@@ -110,14 +126,18 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
       account: p.account,
       amount: p.amount,
       occurredAt: occurredAt(e),
+      // a hand transfer's DEBIT seen later moves it (HoldingTransferMutationMatched below)
+      effectiveAt: isAdjustment(e) ? e.data.effectiveAt : effectiveAt(e),
+      recordedAt: e.metadata.occurredAt,
     })),
   );
   const common = `
     with posted as (
-      insert into gateway_postings (position_commit, position_prepare, stream_revision, merchant_id, event_type, reference_id, account, amount, occurred_at)
-      select commit, prepare, revision, "merchantId", type, reference, account, amount, "occurredAt"
+      insert into gateway_postings (position_commit, position_prepare, stream_revision, merchant_id, event_type, reference_id, account, amount, occurred_at,
+        effective_at, recorded_at)
+      select commit, prepare, revision, "merchantId", type, reference, account, amount, "occurredAt", "effectiveAt", "recordedAt"
       from jsonb_to_recordset($1::jsonb) as p(commit bigint, prepare bigint, revision bigint, "merchantId" uuid, type text, reference text,
-        account text, amount bigint, "occurredAt" timestamptz)
+        account text, amount bigint, "occurredAt" timestamptz, "effectiveAt" timestamptz, "recordedAt" timestamptz)
       on conflict do nothing
     ), balanced as (
       insert into gateway_balances (merchant_id, pending, settled, on_hold)
@@ -144,6 +164,10 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
     case 'HoldingTransferRecorded':
       // the postings (both accounts' cash) only: the transfers are the holding-transfers read model's
       return { name: 'ProjectHoldingTransfersRecorded', sql: `${common} select 1`, params };
+    case 'HoldingOpeningBooked':
+    case 'LedgerAdjustmentBooked':
+      // the postings (the account's cash) only: the entries are the ledger-adjustments read model's
+      return { name: `Project${type}`, sql: `${common} select 1`, params };
     case 'GatewaySuspenseAllocated':
       return {
         name: 'ProjectGatewaySuspenseAllocated',
@@ -154,11 +178,13 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
         params: [...params, data],
       };
     case 'GatewayPaymentCredited':
+      // completed_at is the time the credit settles by: when its money moved, where the event says (as the ledger's Credits)
       return {
         name: 'ProjectGatewayPaymentsCredited',
         sql: `${common}
           insert into gateway_unsettled (payment_id, merchant_id, net, completed_at)
-          select "paymentId", "merchantId", net, "completedAt" from jsonb_to_recordset($3::jsonb) as c("paymentId" uuid, "merchantId" uuid, net bigint, "completedAt" timestamptz)
+          select "paymentId", "merchantId", net, coalesce("paidAt", "completedAt") from jsonb_to_recordset($3::jsonb)
+            as c("paymentId" uuid, "merchantId" uuid, net bigint, "completedAt" timestamptz, "paidAt" timestamptz)
           on conflict do nothing`,
         params: [...params, data],
       };
@@ -301,11 +327,34 @@ export const gatewayLedgerProjection = projection({
     // 4: what a payout recorded of the holder: the bank's answer it was paid on, and an admin's override of a mismatch
     `alter table gateway_withdrawals add column if not exists paid_holder_name text;
     alter table gateway_withdrawals add column if not exists holder_override jsonb;`,
+    // 5: each posting's effective time (when the money moved: src/domain/ledger-time.ts) and when it was recorded; rows
+    // from before take their event's own time for both (what the events had), a settlement its WIB day's 00:00 (its
+    // cutoff when it ran on time); rebuild-read-models gives every row its exact times
+    `alter table gateway_postings add column if not exists effective_at timestamptz, add column if not exists recorded_at timestamptz;
+    update gateway_postings set recorded_at = occurred_at,
+      effective_at = case when event_type = 'BalanceSettled'
+        then date_trunc('day', occurred_at at time zone 'Asia/Jakarta') at time zone 'Asia/Jakarta' else occurred_at end
+    where effective_at is null;
+    alter table gateway_postings alter column effective_at set not null, alter column recorded_at set not null;
+    create index if not exists gateway_postings_by_effective on gateway_postings (effective_at);`,
   ],
-  on: perType(ledgerTypes, async (tx: pg.PoolClient, event: LedgerEvent) => {
-    const statement = ledgerStatement([event]);
-    await preparedQuery(tx, statement.name, statement.sql, statement.params);
-  }),
+  on: {
+    ...perType(ledgerTypes, async (tx: pg.PoolClient, event: LedgerEvent) => {
+      const statement = ledgerStatement([event]);
+      await preparedQuery(tx, statement.name, statement.sql, statement.params);
+    }),
+    // the money left a hand transfer's source when its DEBIT says: the entry takes effect then (ledger-time.ts)
+    async HoldingTransferMutationMatched(tx, { data: d }) {
+      if (d.side !== transferTimeSide) return;
+      await preparedQuery(
+        tx,
+        'ProjectHoldingTransferEffective',
+        `update gateway_postings set effective_at = $3
+         where merchant_id = $1 and event_type = 'HoldingTransferRecorded' and reference_id = $2`,
+        [platformTransfersLedger, d.transferId, d.occurredAt],
+      );
+    },
+  },
   // the settler appends a run of BalanceSettled, a busy hour a run of credits: each run is one statement
   applyRun: perType(ledgerTypes, ledgerStatement),
 });

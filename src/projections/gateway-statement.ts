@@ -3,6 +3,7 @@ import { ledgerAccount } from '../domain/gateway-ledger.ts';
 import { preparedQuery, type Queryable, type Statement } from '../db/pool.ts';
 import type { StoredEvent } from '../events/event.ts';
 import type { GatewayLedgerEvent } from '../events/gateway.ts';
+import { effectiveAt } from '../domain/ledger-time.ts';
 import { perType, projection } from './projection.ts';
 
 type LedgerEvent = StoredEvent<GatewayLedgerEvent>;
@@ -43,7 +44,8 @@ function entryOf(e: LedgerEvent) {
       return {
         ...common,
         type: 'PAYMENT',
-        at: e.data.completedAt,
+        // when the money moved (the provider's time of the credit), however late the service saw it
+        at: effectiveAt(e),
         amount: pending,
         gross: e.data.totalAmount - (e.data.uniqueCode ?? 0),
         fee: e.data.fee,
@@ -76,11 +78,11 @@ function entryOf(e: LedgerEvent) {
         withdrawalId: e.data.withdrawalId,
       };
     case 'WithdrawalPaid':
-      // available is untouched (it was held already): the amount is what left the held money
+      // available is untouched (it was held already): the amount is what left the held money, when the transfer left
       return {
         ...common,
         type: 'WITHDRAWAL_PAID',
-        at: e.data.paidAt,
+        at: effectiveAt(e),
         amount: onHold,
         gross: null,
         fee: null,

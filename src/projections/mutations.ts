@@ -150,3 +150,14 @@ export async function listMutations(db: Queryable, f: MutationFilter): Promise<{
   ]);
   return { rows: rows.rows, total: total.rows[0]!.n };
 }
+
+/** When the provider booked a mutation (its own time), as synchronised; null: not in the read model (yet). */
+export async function findMutationTime(db: Queryable, mutationId: string): Promise<Date | null> {
+  const r = await query<{ created_at: Date }>(
+    db,
+    'FindMutationTime',
+    'select created_at from mutations where id = $1',
+    [mutationId],
+  );
+  return r.rows[0]?.created_at ?? null;
+}

@@ -9,7 +9,7 @@ import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
 const completed: Step<Stored<'PaymentCompleted'>> = {
   decide(event, _, now) {
     if (event.data.gateway === null) return [];
-    const { ownerId, paymentId, receivingAccountId, amount, totalAmount, completedAt, gateway } = event.data;
+    const { ownerId, paymentId, receivingAccountId, amount, totalAmount, completedAt, paidAt, gateway } = event.data;
     const cause = causeOf(event);
     const context = {
       actor: 'system:gateway-ledger',
@@ -27,6 +27,8 @@ const completed: Step<Stored<'PaymentCompleted'>> = {
       // the bill is amount (its fee on it); what the buyer paid on top is the unique code
       uniqueCode: totalAmount - amount,
       completedAt: new Date(completedAt),
+      // booked when the money moved, not when the service noticed it (a provider out of reach past midnight)
+      paidAt: new Date(paidAt),
     };
     // creditGatewayPayment's command (src/commands/gateway-ledger.ts)
     return [command(gatewayLedgerStream(ownerId), ledger, { type: 'CreditGatewayPayment', ...credit, now }, context)];

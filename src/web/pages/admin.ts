@@ -5,6 +5,7 @@ import type { GatewayReconciliation } from '../../audit/gateway-reconciliation.t
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { csrfField, postButton, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import { calendarWarningHtml } from './admin-records.ts';
+import { carriedBalancesHtml } from './admin-carried-balances.ts';
 import { accessStatusHtml } from './gateway.ts';
 
 /** A form with one text field and a button (reject with a note, pay with a reference). */
@@ -123,9 +124,13 @@ ${holding.length === 0 ? '<p class="muted">Belum ada.</p>' : tableHtml('holding-
 const tableNames: Record<(typeof reconciliationTables)[number], string> = {
   'trial-balance': 'neraca saldo',
   'trial-balance-totals': 'total neraca saldo',
+  accounts: 'saldo dibawa per akun',
+  'account-kinds': 'saldo dibawa per jenis',
   merchants: 'merchant',
   'holding-accounts': 'rekening penampung',
   suspense: 'kredit tanpa pasangan',
+  'suspense-ageing': 'umur kredit tanpa pasangan',
+  'suspense-open': 'kredit tanpa pasangan terbuka',
   fees: 'biaya',
   'fees-totals': 'total biaya',
   payouts: 'pembayaran keluar',
@@ -134,7 +139,12 @@ const tableNames: Record<(typeof reconciliationTables)[number], string> = {
 const verdict = (ok: boolean) =>
   ok ? '<span class="badge ok">Cocok</span>' : '<span class="badge bad">Selisih</span>';
 
-export function reconciliationHtml(period: { from: string; to: string }, report: GatewayReconciliation | null): string {
+/** `extra`: what the page shows below the form besides the report (the month's close, prior-period items). */
+export function reconciliationHtml(
+  period: { from: string; to: string },
+  report: GatewayReconciliation | null,
+  extra = '',
+): string {
   const form = `<form method="get" action="/admin/reconciliation" class="card filters">
 <div class="field"><label for="from">Dari (WIB)</label><input id="from" name="from" type="date" required value="${e(period.from)}"></div>
 <div class="field"><label for="to">Sampai (WIB)</label><input id="to" name="to" type="date" required value="${e(period.to)}"></div>
@@ -153,7 +163,7 @@ export function reconciliationHtml(period: { from: string; to: string }, report:
   const calendarWarning = missing.length
     ? `<p class="notice error" id="reconciliation-calendar-warning">Peringatan: penyelesaian dalam periode ini menghitung ${e(missing.join(', '))} tanpa kalender (SKB); hanya akhir pekan dan libur tetap tiap tahun yang dianggap libur. <a href="/admin/calendar">Kalender hari kerja</a></p>`
     : '';
-  return `${form}${calendarWarning}<section class="card" aria-labelledby="summary"><div class="actions"><h2 id="summary">Ringkasan</h2>
+  return `${form}${extra}${calendarWarning}<section class="card" aria-labelledby="summary"><div class="actions"><h2 id="summary">Ringkasan</h2>
 ${csvLinks}</div><dl class="facts">
 <dt>Semua pemeriksaan</dt><dd id="reconciliation-verdict">${verdict(report.balanced)}</dd>
 <dt>Neraca saldo</dt><dd id="trial-balance">${verdict(report.trialBalance.balanced)} ${e(t.postings)} posting, debit ${e(formatRupiah(t.debits))}, kredit ${e(formatRupiah(t.credits))}</dd>
@@ -162,5 +172,5 @@ ${csvLinks}</div><dl class="facts">
 <dt>Kredit tanpa pasangan</dt><dd>${e(report.unmatchedCredits.length)}</dd>
 <dt>Biaya diperoleh</dt><dd id="fees-earned">${verdict(report.fees.balanced)} ${e(formatRupiah(report.fees.total.earned))}</dd>
 <dt>Pendapatan kode unik</dt><dd id="unique-codes-earned">${e(formatRupiah(report.fees.total.uniqueCodes))}</dd>
-</dl></section>`;
+</dl></section>${carriedBalancesHtml(report)}`;
 }

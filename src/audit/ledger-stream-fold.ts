@@ -1,0 +1,99 @@
+import { effectiveAt, transferTimeSide, type PostingEvent } from '../domain/ledger-time.ts';
+import type { Posting } from '../events/gateway.ts';
+import type { EventStore } from '../store/event-store.ts';
+import { placement, type PeriodBounds } from './ledger-periods.ts';
+import { streamEvents } from './stream-pages.ts';
+
+/**
+ * A ledger stream folded to a period's bounds by the effective time of its entries (src/domain/ledger-time.ts), placed
+ * as every report places them (ledger-periods.ts): the accounts' balances at the start (opening) and at the end
+ * (closing), and the entries between. Every event recorded so far is read: an entry recorded after the period may take
+ * effect in it (a payment paid at 23:59 and seen after midnight).
+ */
+
+/** An event as stored: its postings are trusted (checked when it was appended). */
+export type StoredLedgerEvent = { type: string; data: { postings?: Posting[] } & Record<string, unknown> };
+export type FoldedStream = {
+  open: Record<string, number>;
+  close: Record<string, number>;
+  /** entries placed before the period's end (0: no ledger yet then) */
+  events: number;
+  between: StoredLedgerEvent[];
+};
+
+export const emptyFold = (): FoldedStream => ({ open: {}, close: {}, events: 0, between: [] });
+
+/** When each hand transfer's money left its source: its DEBIT mutation's time, by transfer id. */
+function debitsSeen(events: readonly (StoredLedgerEvent & { recordedAt: string })[]): Map<string, string> {
+  const seen = new Map<string, string>();
+  for (const e of events)
+    if (e.type === 'HoldingTransferMutationMatched' && e.data.side === transferTimeSide)
+      seen.set(String(e.data.transferId), String(e.data.occurredAt));
+  return seen;
+}
+
+/** The effective time of a stored entry; an event the rule does not know takes effect when it was recorded. */
+function entryTime(e: StoredLedgerEvent & { recordedAt: string }, debits: Map<string, string>): string {
+  const debit = e.type === 'HoldingTransferRecorded' ? (debits.get(String(e.data.transferId)) ?? null) : null;
+  const at: unknown = effectiveAt(e as unknown as PostingEvent, debit);
+  if (typeof at === 'string') return at;
+  // an entry dated by itself (a holding account's opening, an admin's correcting entry) where it says
+  return typeof e.data.effectiveAt === 'string' ? e.data.effectiveAt : e.recordedAt;
+}
+
+/** A stream's events (in stream order, with when each was recorded) folded to the bounds. */
+export function foldByEffectiveTime(
+  events: readonly (StoredLedgerEvent & { recordedAt: string })[],
+  bounds: PeriodBounds,
+): FoldedStream {
+  const folded = emptyFold();
+  const debits = debitsSeen(events);
+  for (const e of events) {
+    if (!Array.isArray(e.data.postings)) continue;
+    const place = placement({ effectiveAt: entryTime(e, debits), recordedAt: e.recordedAt }, bounds);
+    if (place === 'after') continue;
+    folded.events++;
+    if (place === 'in') folded.between.push({ type: e.type, data: e.data });
+    for (const p of e.data.postings) {
+      if (place === 'before') folded.open[p.account] = (folded.open[p.account] ?? 0) + p.amount;
+      folded.close[p.account] = (folded.close[p.account] ?? 0) + p.amount;
+    }
+  }
+  return folded;
+}
+
+/** One stream read whole from the store and folded (an event store other than PostgreSQL's). */
+export async function foldStreamByEffectiveTime(
+  store: EventStore,
+  streamId: string,
+  bounds: PeriodBounds,
+): Promise<FoldedStream> {
+  const events: (StoredLedgerEvent & { recordedAt: string })[] = [];
+  for await (const recorded of streamEvents(store, streamId))
+    events.push({
+      type: recorded.type,
+      data: recorded.data as StoredLedgerEvent['data'],
+      recordedAt: recorded.metadata.occurredAt,
+    });
+  return foldByEffectiveTime(events, bounds);
+}
+
+/**
+ * `effectiveAt` over a row `e` of es_events, as SQL (the fold on PostgreSQL sums in the database): the same rule,
+ * field by field; a hand transfer looks for its DEBIT among its stream's matches.
+ */
+export const effectiveAtSql = (e: string) => `(case ${e}.type
+    when 'GatewayPaymentCredited' then coalesce(${e}.data->>'paidAt', ${e}.data->>'completedAt')
+    when 'BalanceSettled' then ${e}.data->>'cutoff'
+    when 'WithdrawalPaid' then coalesce(${e}.data->>'transferredAt', ${e}.data->>'paidAt')
+    when 'WithdrawalRequested' then ${e}.data->>'requestedAt'
+    when 'WithdrawalRejected' then ${e}.data->>'rejectedAt'
+    when 'GatewaySuspenseAllocated' then ${e}.data->>'allocatedAt'
+    when 'SuspenseCreditReceived' then ${e}.data->>'receivedAt'
+    when 'SuspenseCreditRefunded' then ${e}.data->>'refundedAt'
+    when 'HoldingTransferRecorded' then coalesce((select m.data->>'occurredAt' from es_events m
+      where m.stream_id = ${e}.stream_id and m.type = 'HoldingTransferMutationMatched'
+        and m.data->>'transferId' = ${e}.data->>'transferId' and m.data->>'side' = '${transferTimeSide}' limit 1),
+      ${e}.data->>'recordedAt')
+    -- an entry dated by itself (a holding account's opening, an admin's correcting entry) where it says
+    else coalesce(${e}.data->>'effectiveAt', ${e}.metadata->>'occurredAt') end)::timestamptz`;

@@ -881,6 +881,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/gateway/ledger-adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Openings and correcting entries of the platform's holding accounts */
+        get: operations["getApiAdminGatewayLedgerAdjustments"];
+        put?: never;
+        /** Book a dated opening or correcting entry for a holding account, with its reason (against platform:equity) */
+        post: operations["postApiAdminGatewayLedgerAdjustments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/gateway/calendar": {
         parameters: {
             query?: never;
@@ -943,6 +961,57 @@ export interface paths {
         get: operations["getApiAdminGatewayReconciliationCsv"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/gateway/periods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The closes of the gateway's books, newest month first */
+        get: operations["getApiAdminGatewayPeriods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/gateway/periods/{period}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Close a month that has ended (WIB): its reconciliation frozen, its hash in the audited log */
+        post: operations["postApiAdminGatewayPeriodsByPeriodClose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/gateway/periods/{period}/reopen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reopen the latest closed month, with a reason: its reconciliation is computed live again */
+        post: operations["postApiAdminGatewayPeriodsByPeriodReopen"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1486,6 +1555,82 @@ export interface components {
             data: components["schemas"]["Payment"];
         };
         /**
+         * @description A month of the gateway's books closed: its reconciliation frozen in the audited log; the latest closed month may be reopened with a reason
+         * @example {
+         *       "period": "2026-11",
+         *       "status": "CLOSED",
+         *       "reportHash": "c0535e4be2b79ffd93291305436bf889314e4a3faec05ecffcbb7df31ad9e51a",
+         *       "closedBy": "4d9e3f6a-7b8c-4d0e-9f2a-3b4c5d6e7f8a",
+         *       "closedAt": "2026-12-02T03:00:00.000Z",
+         *       "reopenedBy": null,
+         *       "reopenedAt": null,
+         *       "reason": null
+         *     }
+         */
+        GatewayPeriodClosure: {
+            /** @description The month, YYYY-MM (WIB) */
+            period: string;
+            /**
+             * @description CLOSED while in force; REOPENED once an admin reopened it
+             * @enum {string}
+             */
+            status: "CLOSED" | "REOPENED";
+            /** @description The sha256 of the frozen report's canonical JSON (keys sorted), as GatewayPeriodClosed records it */
+            reportHash: string;
+            /** Format: uuid */
+            closedBy: string;
+            /** Format: date-time */
+            closedAt: string;
+            reopenedBy: string | null;
+            reopenedAt: string | null;
+            /** @description Why it was reopened */
+            reason: string | null;
+        };
+        /**
+         * @description {status, data}: one GatewayPeriodClosure
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "period": "2026-11",
+         *         "status": "CLOSED",
+         *         "reportHash": "c0535e4be2b79ffd93291305436bf889314e4a3faec05ecffcbb7df31ad9e51a",
+         *         "closedBy": "4d9e3f6a-7b8c-4d0e-9f2a-3b4c5d6e7f8a",
+         *         "closedAt": "2026-12-02T03:00:00.000Z",
+         *         "reopenedBy": null,
+         *         "reopenedAt": null,
+         *         "reason": null
+         *       }
+         *     }
+         */
+        GatewayPeriodClosureResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["GatewayPeriodClosure"];
+        };
+        /**
+         * @description {status, data}: a list of GatewayPeriodClosure
+         * @example {
+         *       "status": "success",
+         *       "data": [
+         *         {
+         *           "period": "2026-11",
+         *           "status": "CLOSED",
+         *           "reportHash": "c0535e4be2b79ffd93291305436bf889314e4a3faec05ecffcbb7df31ad9e51a",
+         *           "closedBy": "4d9e3f6a-7b8c-4d0e-9f2a-3b4c5d6e7f8a",
+         *           "closedAt": "2026-12-02T03:00:00.000Z",
+         *           "reopenedBy": null,
+         *           "reopenedAt": null,
+         *           "reason": null
+         *         }
+         *       ]
+         *     }
+         */
+        GatewayPeriodClosureListResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["GatewayPeriodClosure"][];
+        };
+        /**
          * @description Gateway access of a merchant
          * @example {
          *       "status": "APPROVED",
@@ -1916,7 +2061,28 @@ export interface components {
          *       },
          *       "balanced": true,
          *       "trialBalance": {
-         *         "balanced": true
+         *         "balanced": true,
+         *         "accounts": [
+         *           {
+         *             "account": "platform:suspense",
+         *             "kind": "suspense",
+         *             "opening": -77777,
+         *             "debits": 0,
+         *             "credits": 0,
+         *             "closing": -77777,
+         *             "consistent": true
+         *           }
+         *         ],
+         *         "kinds": [
+         *           {
+         *             "kind": "suspense",
+         *             "accounts": 1,
+         *             "opening": -77777,
+         *             "debits": 0,
+         *             "credits": 0,
+         *             "closing": -77777
+         *           }
+         *         ]
          *       },
          *       "merchants": {
          *         "balanced": true
@@ -1928,7 +2094,44 @@ export interface components {
          *       "suspense": {
          *         "open": 0,
          *         "allocated": 0,
-         *         "refunded": 0
+         *         "refunded": 0,
+         *         "ageing": {
+         *           "asAt": "2025-06-30T17:00:00.000Z",
+         *           "asOfDay": "2025-06-30",
+         *           "buckets": [
+         *             {
+         *               "bucket": "0-7",
+         *               "items": 0,
+         *               "amount": 0
+         *             },
+         *             {
+         *               "bucket": "8-30",
+         *               "items": 0,
+         *               "amount": 0
+         *             },
+         *             {
+         *               "bucket": "over-30",
+         *               "items": 1,
+         *               "amount": 77777
+         *             }
+         *           ],
+         *           "total": {
+         *             "items": 1,
+         *             "amount": 77777
+         *           },
+         *           "items": [
+         *             {
+         *               "id": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+         *               "accountId": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+         *               "amount": 77777,
+         *               "senderName": "BUDI SANTOSO",
+         *               "reference": null,
+         *               "receivedAt": "2025-05-02T04:00:00.000Z",
+         *               "ageDays": 59,
+         *               "bucket": "over-30"
+         *             }
+         *           ]
+         *         }
          *       },
          *       "payouts": [],
          *       "holdingCredits": {
@@ -1941,7 +2144,12 @@ export interface components {
          *       "holidayCalendar": {
          *         "missingYears": [],
          *         "warning": null
-         *       }
+         *       },
+         *       "priorPeriod": {
+         *         "count": 0,
+         *         "items": []
+         *       },
+         *       "closed": null
          *     }
          */
         Reconciliation: {
@@ -1960,7 +2168,41 @@ export interface components {
             /** @description Every check passed */
             balanced: boolean;
             trialBalance: {
+                /** @description Every day and entry balanced, every account carried, openings and closings sum to zero */
                 balanced: boolean;
+                /** @description Every ledger account with a posting before the period ends */
+                accounts: {
+                    /** @description The ledger account: holding:<accountId>, merchant:<id>:pending|settled|onHold, platform:… */
+                    account: string;
+                    /**
+                     * @description The account's kind, as the trial balance's columns total them
+                     * @enum {string}
+                     */
+                    kind: "holding" | "pending" | "settled" | "onHold" | "suspense" | "fees" | "uniqueCodes" | "payouts" | "equity" | "other";
+                    /** @description The sum of its postings that took effect before the period (debit positive, credit negative) */
+                    opening: number;
+                    /** @description Its debits in the period (by their effective time) */
+                    debits: number;
+                    /** @description Its credits in the period, as a positive number */
+                    credits: number;
+                    /** @description The sum of its postings that took effect before the period's end: the next period's opening */
+                    closing: number;
+                    /** @description closing = opening + debits - credits */
+                    consistent: boolean;
+                }[];
+                /** @description The accounts summed by kind */
+                kinds: {
+                    /**
+                     * @description The account's kind, as the trial balance's columns total them
+                     * @enum {string}
+                     */
+                    kind: "holding" | "pending" | "settled" | "onHold" | "suspense" | "fees" | "uniqueCodes" | "payouts" | "equity" | "other";
+                    accounts: number;
+                    opening: number;
+                    debits: number;
+                    credits: number;
+                    closing: number;
+                }[];
             } & {
                 [key: string]: unknown;
             };
@@ -1979,6 +2221,45 @@ export interface components {
                 open: number;
                 allocated: number;
                 refunded: number;
+                /** @description Every suspense credit still open at the end of the period, whenever it came, and their ages */
+                ageing: {
+                    /**
+                     * Format: date-time
+                     * @description The period's end (00:00 WIB after its last day)
+                     */
+                    asAt: string;
+                    /**
+                     * Format: date
+                     * @description The last WIB day counted
+                     */
+                    asOfDay: string;
+                    buckets: {
+                        /** @enum {string} */
+                        bucket: "0-7" | "8-30" | "over-30";
+                        items: number;
+                        amount: number;
+                    }[];
+                    total: {
+                        items: number;
+                        amount: number;
+                    };
+                    /** @description Oldest first, at most 1,000 */
+                    items: {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        accountId: string;
+                        amount: number;
+                        senderName: string;
+                        reference: string | null;
+                        /** Format: date-time */
+                        receivedAt: string;
+                        /** @description Whole WIB days from the day it came to the last day of the period */
+                        ageDays: number;
+                        /** @enum {string} */
+                        bucket: "0-7" | "8-30" | "over-30";
+                    }[];
+                };
             } & {
                 [key: string]: unknown;
             };
@@ -2005,6 +2286,44 @@ export interface components {
                 /** @description Says so when a year is missing; null when every decree was in force */
                 warning: string | null;
             };
+            /** @description Prior-period items: at most 1,000 (count counts all), in the days' totals on the day they are reported on */
+            priorPeriod: {
+                count: number;
+                items: {
+                    /** Format: uuid */
+                    merchantId: string;
+                    streamRevision: number;
+                    eventType: string;
+                    referenceId: string;
+                    /**
+                     * Format: date-time
+                     * @description When the money moved
+                     */
+                    effectiveAt: string;
+                    /**
+                     * Format: date-time
+                     * @description When the service recorded it, after its month was closed
+                     */
+                    recordedAt: string;
+                    /**
+                     * Format: date
+                     * @description The WIB day it is reported on: the first of the month it moved to
+                     */
+                    reportedOn: string;
+                    postings: {
+                        account: string;
+                        amount: number;
+                    }[];
+                }[];
+            };
+            /** @description Exactly a closed month: the report is the one frozen when it was closed (hash: sha256 of its canonical JSON, without this field); null: computed now */
+            closed: {
+                /** Format: date-time */
+                at: string;
+                /** Format: uuid */
+                by: string;
+                hash: string;
+            } | null;
         } & {
             [key: string]: unknown;
         };
@@ -2446,7 +2765,28 @@ export interface components {
          *         },
          *         "balanced": true,
          *         "trialBalance": {
-         *           "balanced": true
+         *           "balanced": true,
+         *           "accounts": [
+         *             {
+         *               "account": "platform:suspense",
+         *               "kind": "suspense",
+         *               "opening": -77777,
+         *               "debits": 0,
+         *               "credits": 0,
+         *               "closing": -77777,
+         *               "consistent": true
+         *             }
+         *           ],
+         *           "kinds": [
+         *             {
+         *               "kind": "suspense",
+         *               "accounts": 1,
+         *               "opening": -77777,
+         *               "debits": 0,
+         *               "credits": 0,
+         *               "closing": -77777
+         *             }
+         *           ]
          *         },
          *         "merchants": {
          *           "balanced": true
@@ -2458,7 +2798,44 @@ export interface components {
          *         "suspense": {
          *           "open": 0,
          *           "allocated": 0,
-         *           "refunded": 0
+         *           "refunded": 0,
+         *           "ageing": {
+         *             "asAt": "2025-06-30T17:00:00.000Z",
+         *             "asOfDay": "2025-06-30",
+         *             "buckets": [
+         *               {
+         *                 "bucket": "0-7",
+         *                 "items": 0,
+         *                 "amount": 0
+         *               },
+         *               {
+         *                 "bucket": "8-30",
+         *                 "items": 0,
+         *                 "amount": 0
+         *               },
+         *               {
+         *                 "bucket": "over-30",
+         *                 "items": 1,
+         *                 "amount": 77777
+         *               }
+         *             ],
+         *             "total": {
+         *               "items": 1,
+         *               "amount": 77777
+         *             },
+         *             "items": [
+         *               {
+         *                 "id": "9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+         *                 "accountId": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+         *                 "amount": 77777,
+         *                 "senderName": "BUDI SANTOSO",
+         *                 "reference": null,
+         *                 "receivedAt": "2025-05-02T04:00:00.000Z",
+         *                 "ageDays": 59,
+         *                 "bucket": "over-30"
+         *               }
+         *             ]
+         *           }
          *         },
          *         "payouts": [],
          *         "holdingCredits": {
@@ -2471,7 +2848,12 @@ export interface components {
          *         "holidayCalendar": {
          *           "missingYears": [],
          *           "warning": null
-         *         }
+         *         },
+         *         "priorPeriod": {
+         *           "count": 0,
+         *           "items": []
+         *         },
+         *         "closed": null
          *       }
          *     }
          */
@@ -3506,6 +3888,97 @@ export interface components {
             data: components["schemas"]["HoldingTransfer"];
         };
         /**
+         * @description An entry bringing a holding account's ledger cash to what its provider holds, against the platform's equity
+         * @example {
+         *       "id": "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c",
+         *       "kind": "ADJUSTMENT",
+         *       "holdingAccountId": "2b7c1d4e-5f6a-4b8c-9d0e-1f2a3b4c5d6e",
+         *       "amount": -25000,
+         *       "effectiveAt": "2026-11-30T16:59:59.000Z",
+         *       "reason": "Biaya admin bank November",
+         *       "providerBalance": null,
+         *       "ledgerCash": null,
+         *       "bookedBy": "4d9e3f6a-7b8c-4d0e-9f2a-3b4c5d6e7f8a",
+         *       "bookedAt": "2026-12-01T03:00:00.000Z"
+         *     }
+         */
+        LedgerAdjustment: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description OPENING: booked when the account was marked, its provider's balance; ADJUSTMENT: an admin's entry
+             * @enum {string}
+             */
+            kind: "OPENING" | "ADJUSTMENT";
+            /** Format: uuid */
+            holdingAccountId: string;
+            /** @description Signed rupiah: holding:<holdingAccountId> debited when positive, credited when negative */
+            amount: number;
+            /**
+             * Format: date-time
+             * @description When it takes effect: the period whose ledger cash it moves
+             */
+            effectiveAt: string;
+            /** @description The admin's reason (null for an opening) */
+            reason: string | null;
+            /** @description An opening's provider balance, as last synchronised at effectiveAt (null for an admin's entry) */
+            providerBalance: number | null;
+            /** @description The account's cash in the ledger before an opening (null for an admin's entry) */
+            ledgerCash: number | null;
+            /** Format: uuid */
+            bookedBy: string;
+            /** Format: date-time */
+            bookedAt: string;
+        };
+        /**
+         * @description {status, data}: a list of LedgerAdjustment
+         * @example {
+         *       "status": "success",
+         *       "data": [
+         *         {
+         *           "id": "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c",
+         *           "kind": "ADJUSTMENT",
+         *           "holdingAccountId": "2b7c1d4e-5f6a-4b8c-9d0e-1f2a3b4c5d6e",
+         *           "amount": -25000,
+         *           "effectiveAt": "2026-11-30T16:59:59.000Z",
+         *           "reason": "Biaya admin bank November",
+         *           "providerBalance": null,
+         *           "ledgerCash": null,
+         *           "bookedBy": "4d9e3f6a-7b8c-4d0e-9f2a-3b4c5d6e7f8a",
+         *           "bookedAt": "2026-12-01T03:00:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        LedgerAdjustmentListResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["LedgerAdjustment"][];
+        };
+        /**
+         * @description {status, data}: one LedgerAdjustment
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "id": "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c",
+         *         "kind": "ADJUSTMENT",
+         *         "holdingAccountId": "2b7c1d4e-5f6a-4b8c-9d0e-1f2a3b4c5d6e",
+         *         "amount": -25000,
+         *         "effectiveAt": "2026-11-30T16:59:59.000Z",
+         *         "reason": "Biaya admin bank November",
+         *         "providerBalance": null,
+         *         "ledgerCash": null,
+         *         "bookedBy": "4d9e3f6a-7b8c-4d0e-9f2a-3b4c5d6e7f8a",
+         *         "bookedAt": "2026-12-01T03:00:00.000Z"
+         *       }
+         *     }
+         */
+        LedgerAdjustmentResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["LedgerAdjustment"];
+        };
+        /**
          * @description A transaction of a linked account
          * @example {
          *       "id": "0b9e5c3a-6f1d-4e2a-8c7b-1d2e3f4a5b6c",
@@ -4046,7 +4519,7 @@ export interface components {
              * @description The error code (docs/errors.md)
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "INVALID_INPUT" | "INVALID_TEXT" | "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "CROSS_ORIGIN_REFUSED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "BUSY" | "INVALID_API_KEY" | "SESSION_EXISTS" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PROVIDER_NOT_FOUND" | "PROVIDER_LOGIN_FAILED" | "PROVIDER_UNAVAILABLE" | "PROVIDER_REJECTED" | "NOT_ENOUGH_POINTS" | "MISSING_FIELDS" | "UNKNOWN_PROVIDER" | "VERIFICATION_INCOMPLETE" | "OTP_SESSION_INVALID" | "OTP_VERIFICATION_FAILED" | "PAYMENT_NOT_FOUND" | "PAYMENT_TYPE_NOT_SUPPORTED" | "RECEIVING_ACCOUNT_GONE" | "GATEWAY_NOT_APPROVED" | "ORDER_PENDING" | "ORDER_ALREADY_PAID" | "NO_UNIQUE_CODE" | "VA_NUMBER_TAKEN" | "PAYMENT_NOT_PENDING" | "PAYMENT_METHOD_CHOSEN" | "IDEMPOTENCY_KEY_REUSED" | "PAYABLE_LAPSED" | "GATEWAY_ACCESS_CONFLICT" | "GATEWAY_DIRECT_NOT_ALLOWED" | "NO_HOLDING_ACCOUNT" | "HOLDING_ACCOUNT_CANNOT_SERVE" | "WITHDRAWAL_NOT_FOUND" | "SETTLEMENT_NOT_FOUND" | "WITHDRAWAL_BELOW_MINIMUM" | "INSUFFICIENT_BALANCE" | "WITHDRAWAL_OWN_PAYOUT" | "WITHDRAWAL_NOT_REQUESTED" | "WITHDRAWAL_REFERENCE_USED" | "WITHDRAWAL_DESTINATION_INVALID" | "PAYOUT_ACCOUNT_NOT_SET" | "SUSPENSE_NOT_FOUND" | "SUSPENSE_NOT_OPEN" | "SUSPENSE_BELOW_FEE" | "SUSPENSE_TARGET_INVALID" | "HOLDING_CASH_SHORT" | "WITHDRAWAL_HOLDER_MISMATCH" | "HOLDING_TRANSFER_INVALID" | "WITHDRAWAL_PAYOUT_IN_FLIGHT" | "WITHDRAWAL_PAYOUT_FAILED" | "WITHDRAWAL_PAYOUT_UNCONFIRMED" | "QR_IMAGE_MISSING" | "QR_IMAGE_NOT_AN_IMAGE" | "QR_IMAGE_TOO_LARGE" | "QR_NOT_FOUND" | "QR_DECODER_BUSY" | "QR_NOT_QRIS" | "QR_AMOUNT_MISMATCH" | "QR_AMOUNT_OUT_OF_RANGE" | "TRANSFER_NOT_SUPPORTED" | "BALANCE_INSUFFICIENT" | "BANK_LIST_FAILED" | "BANK_ACCOUNT_VALIDATION_FAILED" | "BANK_ACCOUNT_INDEX_INVALID" | "TRANSFER_AMOUNT_MISMATCH" | "TRANSFER_FAILED" | "TRANSFER_UNCONFIRMED" | "TEST_CLOCK_BACKWARDS" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_DISABLED" | "GATEWAY_AMOUNT_BELOW_MINIMUM" | "GATEWAY_AMOUNT_ABOVE_MAXIMUM" | "GATEWAY_AMOUNT_NOT_ABOVE_FEE" | "INVALID_HOLIDAY_CALENDAR" | "INVALID_PERIOD" | "STREAM_NOT_FOUND";
+            code: "VALIDATION_ERROR" | "INVALID_INPUT" | "INVALID_TEXT" | "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "CROSS_ORIGIN_REFUSED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "BUSY" | "INVALID_API_KEY" | "SESSION_EXISTS" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PROVIDER_NOT_FOUND" | "PROVIDER_LOGIN_FAILED" | "PROVIDER_UNAVAILABLE" | "PROVIDER_REJECTED" | "NOT_ENOUGH_POINTS" | "MISSING_FIELDS" | "UNKNOWN_PROVIDER" | "VERIFICATION_INCOMPLETE" | "OTP_SESSION_INVALID" | "OTP_VERIFICATION_FAILED" | "PAYMENT_NOT_FOUND" | "PAYMENT_TYPE_NOT_SUPPORTED" | "RECEIVING_ACCOUNT_GONE" | "GATEWAY_NOT_APPROVED" | "ORDER_PENDING" | "ORDER_ALREADY_PAID" | "NO_UNIQUE_CODE" | "VA_NUMBER_TAKEN" | "PAYMENT_NOT_PENDING" | "PAYMENT_METHOD_CHOSEN" | "IDEMPOTENCY_KEY_REUSED" | "PAYABLE_LAPSED" | "GATEWAY_ACCESS_CONFLICT" | "GATEWAY_DIRECT_NOT_ALLOWED" | "NO_HOLDING_ACCOUNT" | "HOLDING_ACCOUNT_CANNOT_SERVE" | "WITHDRAWAL_NOT_FOUND" | "SETTLEMENT_NOT_FOUND" | "WITHDRAWAL_BELOW_MINIMUM" | "INSUFFICIENT_BALANCE" | "WITHDRAWAL_OWN_PAYOUT" | "WITHDRAWAL_NOT_REQUESTED" | "WITHDRAWAL_REFERENCE_USED" | "WITHDRAWAL_DESTINATION_INVALID" | "PAYOUT_ACCOUNT_NOT_SET" | "SUSPENSE_NOT_FOUND" | "SUSPENSE_NOT_OPEN" | "SUSPENSE_BELOW_FEE" | "SUSPENSE_TARGET_INVALID" | "HOLDING_CASH_SHORT" | "WITHDRAWAL_HOLDER_MISMATCH" | "LEDGER_ADJUSTMENT_INVALID" | "HOLDING_TRANSFER_INVALID" | "WITHDRAWAL_PAYOUT_IN_FLIGHT" | "WITHDRAWAL_PAYOUT_FAILED" | "WITHDRAWAL_PAYOUT_UNCONFIRMED" | "QR_IMAGE_MISSING" | "QR_IMAGE_NOT_AN_IMAGE" | "QR_IMAGE_TOO_LARGE" | "QR_NOT_FOUND" | "QR_DECODER_BUSY" | "QR_NOT_QRIS" | "QR_AMOUNT_MISMATCH" | "QR_AMOUNT_OUT_OF_RANGE" | "TRANSFER_NOT_SUPPORTED" | "BALANCE_INSUFFICIENT" | "BANK_LIST_FAILED" | "BANK_ACCOUNT_VALIDATION_FAILED" | "BANK_ACCOUNT_INDEX_INVALID" | "TRANSFER_AMOUNT_MISMATCH" | "TRANSFER_FAILED" | "TRANSFER_UNCONFIRMED" | "TEST_CLOCK_BACKWARDS" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_DISABLED" | "GATEWAY_AMOUNT_BELOW_MINIMUM" | "GATEWAY_AMOUNT_ABOVE_MAXIMUM" | "GATEWAY_AMOUNT_NOT_ABOVE_FEE" | "INVALID_HOLIDAY_CALENDAR" | "INVALID_PERIOD" | "PERIOD_NOT_ENDED" | "PERIOD_ALREADY_CLOSED" | "PERIOD_NOT_CLOSED" | "PERIOD_OUT_OF_ORDER" | "STREAM_NOT_FOUND";
             message: string;
             /** @description The fields at fault, for a request its schema refuses; empty otherwise */
             errors: {
@@ -8551,6 +9024,11 @@ export interface operations {
                     holderOverride?: {
                         reason: string;
                     };
+                    /**
+                     * Format: date-time
+                     * @description When the money left the account (ISO 8601 with its offset; not after now): the ledger books the payout then. Absent: now
+                     */
+                    transferredAt?: string;
                 };
             };
         };
@@ -9397,6 +9875,177 @@ export interface operations {
             };
         };
     };
+    getApiAdminGatewayLedgerAdjustments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerAdjustmentListResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postApiAdminGatewayLedgerAdjustments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The platform's holding account (marked, or the payout account)
+                     */
+                    holdingAccountId: string;
+                    /** @description Rupiah, signed: positive adds to the ledger cash of the account, negative takes from it */
+                    amount: number;
+                    /**
+                     * Format: date-time
+                     * @description When the entry takes effect (no later than now), with its offset
+                     */
+                    effectiveAt: string;
+                    /** @description Why the entry is booked */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The entry, booked */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerAdjustmentResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getApiAdminGatewayCalendar: {
         parameters: {
             query?: never;
@@ -9572,7 +10221,7 @@ export interface operations {
                 /** @description The last WIB day, YYYY-MM-DD */
                 to: string;
                 /** @description With CSV (required then): the table of the report */
-                table?: "trial-balance" | "trial-balance-totals" | "merchants" | "holding-accounts" | "suspense" | "fees" | "fees-totals" | "payouts";
+                table?: "trial-balance" | "trial-balance-totals" | "accounts" | "account-kinds" | "merchants" | "holding-accounts" | "suspense" | "suspense-ageing" | "suspense-open" | "fees" | "fees-totals" | "payouts";
             };
             header?: never;
             path?: never;
@@ -9647,7 +10296,7 @@ export interface operations {
                 /** @description The last WIB day, YYYY-MM-DD */
                 to: string;
                 /** @description With CSV (required then): the table of the report */
-                table?: "trial-balance" | "trial-balance-totals" | "merchants" | "holding-accounts" | "suspense" | "fees" | "fees-totals" | "payouts";
+                table?: "trial-balance" | "trial-balance-totals" | "accounts" | "account-kinds" | "merchants" | "holding-accounts" | "suspense" | "suspense-ageing" | "suspense-open" | "fees" | "fees-totals" | "payouts";
             };
             header?: never;
             path?: never;
@@ -9684,6 +10333,283 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApiAdminGatewayPeriods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayPeriodClosureListResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postApiAdminGatewayPeriodsByPeriodClose: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The month, YYYY-MM (WIB) */
+                period: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The month, closed */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayPeriodClosureResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postApiAdminGatewayPeriodsByPeriodReopen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The month, YYYY-MM (WIB) */
+                period: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why the month is reopened */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayPeriodClosureResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -5,6 +5,8 @@ import { statementTypes } from '../../projections/gateway-statement.ts';
 import type { presentWithdrawal } from '../../projections/withdrawal-presenter.ts';
 import { accessRequestBody } from '../gateway.ts';
 import type { presentSuspense } from '../gateway-suspense.ts';
+import { closedMark, priorPeriod } from './gateway-periods.ts';
+import { carriedTrialBalance, suspenseAgeing } from './carried-balances.ts';
 import type { DocumentedOperation } from './index-requests.ts';
 import { success, successList, successPage, type NamesAll } from './payments.ts';
 
@@ -317,10 +319,10 @@ export const reconciliation = z
   .looseObject({
     period: z.object({ from: date, to: date, timeZone: z.literal('Asia/Jakarta'), startsAt: instant, endsAt: instant }),
     balanced: z.boolean().describe('Every check passed'),
-    trialBalance: z.looseObject({ balanced: z.boolean() }),
+    trialBalance: carriedTrialBalance,
     merchants: z.looseObject({ balanced: z.boolean() }),
     holdingAccounts: z.looseObject({ balanced: z.boolean(), tied: z.boolean().nullable() }),
-    suspense: z.looseObject({ open: z.int(), allocated: z.int(), refunded: z.int() }),
+    suspense: z.looseObject({ open: z.int(), allocated: z.int(), refunded: z.int(), ageing: suspenseAgeing }),
     payouts: z.array(z.looseObject({})),
     holdingCredits: z.looseObject({ balanced: z.boolean() }),
     unmatchedCredits: z.array(z.looseObject({})),
@@ -335,6 +337,8 @@ export const reconciliation = z
         warning: z.string().nullable().describe('Says so when a year is missing; null when every decree was in force'),
       })
       .describe("The holiday calendar behind the period's settlements"),
+    priorPeriod,
+    closed: closedMark,
   })
   .meta({
     id: 'Reconciliation',
@@ -349,15 +353,57 @@ export const reconciliation = z
           endsAt: '2025-06-30T17:00:00.000Z',
         },
         balanced: true,
-        trialBalance: { balanced: true },
+        trialBalance: {
+          balanced: true,
+          accounts: [
+            {
+              account: 'platform:suspense',
+              kind: 'suspense',
+              opening: -77_777,
+              debits: 0,
+              credits: 0,
+              closing: -77_777,
+              consistent: true,
+            },
+          ],
+          kinds: [{ kind: 'suspense', accounts: 1, opening: -77_777, debits: 0, credits: 0, closing: -77_777 }],
+        },
         merchants: { balanced: true },
         holdingAccounts: { balanced: true, tied: null },
-        suspense: { open: 0, allocated: 0, refunded: 0 },
+        suspense: {
+          open: 0,
+          allocated: 0,
+          refunded: 0,
+          ageing: {
+            asAt: '2025-06-30T17:00:00.000Z',
+            asOfDay: '2025-06-30',
+            buckets: [
+              { bucket: '0-7', items: 0, amount: 0 },
+              { bucket: '8-30', items: 0, amount: 0 },
+              { bucket: 'over-30', items: 1, amount: 77_777 },
+            ],
+            total: { items: 1, amount: 77_777 },
+            items: [
+              {
+                id: '9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+                accountId: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+                amount: 77_777,
+                senderName: 'BUDI SANTOSO',
+                reference: null,
+                receivedAt: '2025-05-02T04:00:00.000Z',
+                ageDays: 59,
+                bucket: 'over-30',
+              },
+            ],
+          },
+        },
         payouts: [],
         holdingCredits: { balanced: true },
         unmatchedCredits: [],
         fees: { balanced: true },
         holidayCalendar: { missingYears: [], warning: null },
+        priorPeriod: { count: 0, items: [] },
+        closed: null,
       },
     ],
   });

@@ -133,6 +133,10 @@ export const errorCodes = {
     message:
       "The bank's holder name differs from the requested holder: paid only with an admin's override and its reason",
   },
+  LEDGER_ADJUSTMENT_INVALID: {
+    status: 400,
+    message: "A ledger adjustment books one of the platform's holding accounts, dated no later than now",
+  },
   HOLDING_TRANSFER_INVALID: {
     status: 400,
     message: "A transfer between holding accounts moves money from one of the platform's holding accounts to another",

@@ -34,6 +34,7 @@ import { adminWithdrawalRoutes, dashboardWithdrawalRoutes } from './gateway-with
 import { adminPayoutAccountRoutes } from './payout-account.ts';
 import { adminSuspenseRoutes } from './gateway-suspense.ts';
 import { holdingTransferRoutes } from './holding-transfers.ts';
+import { ledgerAdjustmentRoutes } from './ledger-adjustments.ts';
 import { gatewayCalendarRoutes } from './gateway-calendar.ts';
 import { gatewayReconciliationRoutes } from './gateway-reconciliation.ts';
 import { adminAuditRoutes } from './admin-audit.ts';
@@ -153,6 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await admin.register(adminPayoutAccountRoutes(deps), { prefix: '/gateway/payout-account' });
       await admin.register(adminSuspenseRoutes(deps), { prefix: '/gateway/suspense' });
       await admin.register(holdingTransferRoutes(deps), { prefix: '/gateway/holding-transfers' });
+      await admin.register(ledgerAdjustmentRoutes(deps), { prefix: '/gateway/ledger-adjustments' });
       await admin.register(gatewayCalendarRoutes(deps), { prefix: '/gateway/calendar' });
       await admin.register(gatewayReconciliationRoutes(deps), { prefix: '/gateway/reconciliation' });
       await admin.register(adminAuditRoutes(deps));

@@ -4,6 +4,7 @@ import type { GatewayLedgerEvent } from './gateway.ts';
 import type { SuspenseEvent } from './gateway-suspense.ts';
 import type { HoldingAccountEvent } from './holding-accounts.ts';
 import type { HoldingTransferEvent } from './holding-transfers.ts';
+import type { LedgerAdjustmentEvent } from './ledger-adjustments.ts';
 import type { TransferEvent } from './transfer.ts';
 import type { HolidayCalendarEvent } from './holiday-calendar.ts';
 import type { OrderEvent } from './order.ts';
@@ -21,6 +22,7 @@ import './gateway.ts';
 import './gateway-suspense.ts';
 import './holding-accounts.ts';
 import './holding-transfers.ts';
+import './ledger-adjustments.ts';
 import './transfer.ts';
 import './holiday-calendar.ts';
 import './order.ts';
@@ -46,6 +48,7 @@ export type AnyEvent =
   | OrderEvent
   | HoldingAccountEvent
   | HoldingTransferEvent
+  | LedgerAdjustmentEvent
   | TransferEvent
   | GatewayLedgerEvent
   | SuspenseEvent

@@ -8,6 +8,7 @@ import { gatewaySettlementsProjection } from './gateway-settlements.ts';
 import { gatewaySuspenseProjection } from './gateway-suspense.ts';
 import { holidayCalendarProjection } from './holiday-calendar.ts';
 import { holdingTransfersProjection } from './holding-transfers.ts';
+import { ledgerAdjustmentsProjection } from './ledger-adjustments.ts';
 import { mutationsProjection } from './mutations.ts';
 import { paymentsProjection } from './payments.ts';
 import type { Projection } from './projection.ts';
@@ -32,6 +33,7 @@ export const projections: Projection[] = [
   gatewaySettlementsProjection,
   gatewaySuspenseProjection,
   holdingTransfersProjection,
+  ledgerAdjustmentsProjection,
   transfersProjection,
   withdrawalPayoutsProjection,
 ];

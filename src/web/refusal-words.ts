@@ -128,6 +128,8 @@ const words = {
   HOLDING_CASH_SHORT: 'Kas rekening platform di buku besar kurang dari jumlah pembayaran',
   WITHDRAWAL_HOLDER_MISMATCH: p =>
     `Nama pemilik rekening menurut bank${p.answered ? ` (${p.answered})` : ''} berbeda dari nama yang diminta${p.asked ? ` (${p.asked})` : ''}; hanya bisa dibayar dengan pengecualian admin beserta alasannya`,
+  LEDGER_ADJUSTMENT_INVALID:
+    'Penyesuaian buku besar harus untuk rekening penampung platform, bertanggal paling lambat sekarang',
   HOLDING_TRANSFER_INVALID: 'Pemindahan dana harus dari satu rekening penampung platform ke rekening penampung lain',
   WITHDRAWAL_PAYOUT_IN_FLIGHT:
     'Pembayaran penarikan ini lewat WALLET-A sudah dimulai: belum bisa ditolak sebelum transfernya gagal',

@@ -2,6 +2,7 @@ import { apiKeyOperations } from './api-keys.ts';
 import { gatewayOperations } from './gateway.ts';
 import { settlementOperations } from './gateway-settlements.ts';
 import { holdingTransferOperations } from './holding-transfers.ts';
+import { ledgerAdjustmentOperations } from './ledger-adjustments.ts';
 import { mutationOperations } from './mutations.ts';
 import { paymentOperations } from './payments.ts';
 import type { DocumentedOperation } from './index-requests.ts';
@@ -13,5 +14,6 @@ export const paymentGatewayOperations: Record<string, DocumentedOperation> = {
   ...gatewayOperations,
   ...settlementOperations,
   ...holdingTransferOperations,
+  ...ledgerAdjustmentOperations,
   ...apiKeyOperations,
 };

@@ -187,6 +187,14 @@ export const operations: Record<string, OperationNotes> = {
     errors: [409],
     success: created('The transfer, booked'),
   },
+  'GET /api/admin/gateway/ledger-adjustments': {
+    summary: "Openings and correcting entries of the platform's holding accounts",
+  },
+  'POST /api/admin/gateway/ledger-adjustments': {
+    summary: 'Book a dated opening or correcting entry for a holding account, with its reason (against platform:equity)',
+    errors: [409],
+    success: created('The entry, booked'),
+  },
   'GET /api/admin/gateway/calendar': { summary: "The settlement calendar's holiday years" },
   'PUT /api/admin/gateway/calendar/{year}': { summary: 'Set the holidays of a year' },
   'GET /api/admin/gateway/reconciliation': {

@@ -1,0 +1,162 @@
+import { query, type Queryable } from '../db/pool.ts';
+import { newHolding, type HoldingAccountPeriod } from './gateway-period-balances.ts';
+import { reportedAtSql } from './ledger-periods.ts';
+
+/**
+ * Each holding account tied to its provider at a period's end (docs/decisions.md, "The tie to the bank"): the ledger's
+ * cash at the cut-off, the provider's balance at the cut-off, their difference, and the items that explain it.
+ *
+ * The provider's balance at the cut-off: synchronised mutations carry no balance after them, so it is derived from the
+ * account's balance as last synchronised (less the service's own transfers since, whose DEBITs are recorded with them)
+ * minus every mutation at or after the cut-off. Mutations after the cut-off are therefore out by construction.
+ *
+ * The items are the timing differences a ledger knows of, each signed as its share of providerBalance - ledgerCash:
+ * - PAYOUT_IN_FLIGHT (-): a payout's transfer left the account before the cut-off, its payout not booked by then;
+ * - PAYOUT_NOT_SEEN (+): a payout through WALLET-A booked before the cut-off whose DEBIT the provider shows only later;
+ * - CREDIT_NOT_BOOKED (+): a CREDIT since the account was marked, before the cut-off, that no payment, suspense item
+ *   or hand transfer had booked by then (matching had not run yet);
+ * - HAND_TRANSFER_SIDE_NOT_SEEN (source +, destination -): a hand transfer booked before the cut-off, its side seen
+ *   later or not yet; HAND_TRANSFER_NOT_RECORDED (source -, destination +): its side seen before it was recorded.
+ * What the items do not explain is `unexplained`; the account ties when that is zero. Anything else (a DEBIT nobody
+ * booked, money the account held before it was marked and no opening booked) stays unexplained: an admin's correcting
+ * entry books it.
+ */
+
+export type TieItemKind =
+  | 'PAYOUT_IN_FLIGHT'
+  | 'PAYOUT_NOT_SEEN'
+  | 'CREDIT_NOT_BOOKED'
+  | 'HAND_TRANSFER_SIDE_NOT_SEEN'
+  | 'HAND_TRANSFER_NOT_RECORDED';
+export type TieItem = {
+  kind: TieItemKind;
+  /** its share of the difference (providerBalance - ledgerCash) */
+  amount: number;
+  /** the withdrawal, mutation or hand transfer it is about */
+  reference: string;
+  /** the provider's time of its mutation (null: not seen yet) */
+  seenAt: string | null;
+  /** when the ledger placed it (null: not booked yet) */
+  bookedAt: string | null;
+};
+export type ProviderTie = {
+  accountId: string;
+  /** the account's cash in the ledger at the cut-off (its holding:<id> postings placed before it) */
+  ledgerCash: number;
+  /** the provider's balance at the cut-off (null: never synchronised, or no such account) */
+  providerBalance: number | null;
+  /** what the balance is known as of: the cut-off, or the last sync when the cut-off is later */
+  providerBalanceAt: string | null;
+  difference: number | null;
+  items: TieItem[];
+  explained: number;
+  unexplained: number | null;
+  /** unexplained = 0 (null: no provider balance to tie to) */
+  tied: boolean | null;
+};
+
+const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const at = reportedAtSql('g');
+const signed = `case when m.type = 'CREDIT' then m.amount else -m.amount end`;
+
+/** Balances: the ledger's cash and the provider's at the cut-off, of every account with ledger cash or marked now. */
+const balancesSql = `
+  with acc as (
+    select a.id, a.balance, a.last_sync from accounts a
+    where a.id::text in (select account_id from gateway_cash) or a.id in (select account_id from gateway_holding_accounts)
+  )
+  select acc.id::text as "accountId",
+    coalesce((select sum(g.amount) from gateway_postings g where g.account = 'holding:' || acc.id::text and ${at} < $1), 0)::bigint as "ledgerCash",
+    case when acc.last_sync is null then null
+      else (acc.balance - coalesce((select sum(${signed}) from mutations m where m.account_id = acc.id and m.created_at >= $1), 0))::bigint end
+      as "providerBalance",
+    case when acc.last_sync is null then null else ${iso('least(acc.last_sync, $1::timestamptz)')} end as "providerBalanceAt"
+  from acc`;
+
+/** The explaining items at the cut-off, of the accounts named. */
+const itemsSql = `
+  with booked as (
+    select g.event_type, g.reference_id, substr(g.account, 9) as account_id, g.amount, ${at} as at
+    from gateway_postings g where g.account like 'holding:%' and substr(g.account, 9) = any($1::text[])
+  ), payouts as (
+    select w.id::text as withdrawal_id, t.id as transfer_id, t.account_id, w.amount, b.at as booked_at,
+      (select min(m.created_at) from mutations m where m.account_id = t.account_id and m.type = 'DEBIT' and m.reference = t.id::text) as seen_at,
+      (select coalesce(sum(${signed}), 0) from mutations m where m.account_id = t.account_id and m.reference = t.id::text and m.created_at < $2)::bigint as moved
+    from gateway_withdrawals w
+    join transfers t on t.id::text = coalesce(w.reference, w.id::text) and t.account_id::text = any($1::text[])
+    left join booked b on b.event_type = 'WithdrawalPaid' and b.reference_id = w.id::text and b.account_id = t.account_id::text
+  ), credits as (
+    select m.id, m.account_id, m.amount, m.created_at from mutations m join gateway_holding_accounts h on h.account_id = m.account_id
+    where m.account_id::text = any($1::text[]) and m.type = 'CREDIT' and m.created_at >= h.marked_at and m.created_at < $2
+      and not exists (select 1 from transfers t where t.id::text = m.reference)
+      and not exists (select 1 from gateway_holding_transfers ht where ht.credit_mutation_id = m.id)
+  ), sides as (
+    select ht.id::text as transfer_id, side.account_id, side.sign * ht.amount as amount, b.at as booked_at, m.created_at as seen_at
+    from gateway_holding_transfers ht
+    cross join lateral (values (ht.from_account_id, 1, ht.debit_mutation_id), (ht.to_account_id, -1, ht.credit_mutation_id))
+      as side(account_id, sign, mutation_id)
+    left join mutations m on m.id = side.mutation_id
+    left join booked b on b.event_type = 'HoldingTransferRecorded' and b.reference_id = ht.id::text and b.account_id = side.account_id::text
+    where side.account_id::text = any($1::text[])
+  )
+  select "accountId", kind, amount, reference, ${iso('seen_at')} as "seenAt", ${iso('booked_at')} as "bookedAt" from (
+    select account_id::text as "accountId", 'PAYOUT_IN_FLIGHT' as kind, moved as amount, withdrawal_id as reference, seen_at, booked_at
+    from payouts where moved <> 0 and (booked_at is null or booked_at >= $2)
+    union all
+    select account_id::text, 'PAYOUT_NOT_SEEN', amount, withdrawal_id, seen_at, booked_at
+    from payouts where booked_at < $2 and moved = 0
+    union all
+    select c.account_id::text, 'CREDIT_NOT_BOOKED', c.amount, c.id::text, c.created_at, null
+    from credits c where not exists (
+      select 1 from booked b where b.account_id = c.account_id::text and b.at < $2 and (
+        (b.event_type = 'GatewayPaymentCredited' and b.reference_id in (select p.id::text from payments p where p.mutation_id = c.id))
+        or (b.event_type = 'SuspenseCreditReceived' and b.reference_id in (select s.id::text from gateway_suspense s where s.mutation_id = c.id))))
+    union all
+    select account_id::text, 'HAND_TRANSFER_SIDE_NOT_SEEN', amount, transfer_id, seen_at, booked_at
+    from sides where booked_at < $2 and (seen_at is null or seen_at >= $2)
+    union all
+    select account_id::text, 'HAND_TRANSFER_NOT_RECORDED', -amount, transfer_id, seen_at, booked_at
+    from sides where seen_at < $2 and (booked_at is null or booked_at >= $2)
+  ) i order by 1, 2, 4`;
+
+/**
+ * The tie at `cutoff` of each account the ledger has cash for and each account marked as a holding account now. Every
+ * figure is computed in PostgreSQL over the read models: called inside the report's snapshot, none moves meanwhile.
+ */
+export async function providerTies(db: Queryable, cutoff: Date): Promise<ProviderTie[]> {
+  const balances = await query<Pick<ProviderTie, 'accountId' | 'ledgerCash' | 'providerBalance' | 'providerBalanceAt'>>(
+    db,
+    'TieHoldingBalances',
+    balancesSql,
+    [cutoff],
+  );
+  const ids = balances.rows.map(b => b.accountId);
+  const items = await query<TieItem & { accountId: string }>(db, 'TieHoldingItems', itemsSql, [ids, cutoff]);
+  return balances.rows
+    .map(b => {
+      const own = items.rows.filter(i => i.accountId === b.accountId).map(({ accountId: _, ...item }) => item);
+      const explained = own.reduce((sum, i) => sum + i.amount, 0);
+      const difference = b.providerBalance === null ? null : b.providerBalance - b.ledgerCash;
+      const unexplained = difference === null ? null : difference - explained;
+      return {
+        ...b,
+        difference,
+        items: own,
+        explained,
+        unexplained,
+        tied: unexplained === null ? null : unexplained === 0,
+      };
+    })
+    .sort((a, b) => a.accountId.localeCompare(b.accountId));
+}
+
+/** The ties set on the period's holding accounts (their rows from the fold), an account only the tie knows added. */
+export function withTies(holdings: HoldingAccountPeriod[], ties: ProviderTie[]): HoldingAccountPeriod[] {
+  const rows = new Map(holdings.map(h => [h.accountId, h]));
+  for (const tie of ties) {
+    const h = rows.get(tie.accountId) ?? newHolding(tie.accountId);
+    const { accountId: _, ...found } = tie;
+    rows.set(tie.accountId, { ...h, ...found });
+  }
+  return [...rows.values()].sort((a, b) => a.accountId.localeCompare(b.accountId));
+}

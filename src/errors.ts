@@ -205,6 +205,13 @@ export const errorCodes = {
     status: 400,
     message: 'Invalid period: from and to are dates written YYYY-MM-DD, from not after to, at most 366 days',
   },
+  PERIOD_NOT_ENDED: { status: 409, message: 'The month has not ended (WIB): it cannot be closed yet' },
+  PERIOD_ALREADY_CLOSED: { status: 409, message: 'The month is closed already' },
+  PERIOD_NOT_CLOSED: { status: 409, message: 'The month is not closed' },
+  PERIOD_OUT_OF_ORDER: {
+    status: 409,
+    message: 'Months close in order, and only the latest closed month reopens',
+  },
 
   // auditors (DESIGN section 13)
   STREAM_NOT_FOUND: { status: 404, message: 'No stream has that id' },

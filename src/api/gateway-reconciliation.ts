@@ -7,11 +7,8 @@ import {
   reconciliationTables,
   type ReconciliationTable,
 } from '../audit/gateway-reconciliation-csv.ts';
-import {
-  gatewayReconciliation,
-  reconciliationPeriod,
-  type GatewayReconciliation,
-} from '../audit/gateway-reconciliation.ts';
+import { reconciliationPeriod, type GatewayReconciliation } from '../audit/gateway-reconciliation.ts';
+import { reconciliationOf } from '../audit/gateway-closed-periods.ts';
 import type { AppDeps } from './deps.ts';
 import { queryDate } from './query-params.ts';
 
@@ -56,7 +53,8 @@ export function gatewayReconciliationRoutes(deps: AppDeps) {
         // the table is checked before the report is computed: a wrong name costs no fold
         // the table is asked for with CSV, and checked before the report is computed: a missing one costs no fold
         const table = wantsCsv ? reconciliationTable(request.query.table) : null;
-        const report = await gatewayReconciliation(deps, period);
+        // exactly a closed month: its frozen report (`closed` says who closed it, when, and its hash)
+        const report = await reconciliationOf(deps, period);
         if (table) return sendReconciliationCsv(reply, report, table);
         return { status: 'success', data: report };
       };

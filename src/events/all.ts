@@ -1,6 +1,7 @@
 import type { AccountEvent } from './account.ts';
 import type { ApiKeyEvent } from './api-key.ts';
 import type { GatewayLedgerEvent } from './gateway.ts';
+import type { GatewayPeriodEvent } from './gateway-periods.ts';
 import type { SuspenseEvent } from './gateway-suspense.ts';
 import type { HoldingAccountEvent } from './holding-accounts.ts';
 import type { HoldingTransferEvent } from './holding-transfers.ts';
@@ -19,6 +20,7 @@ import type { PayoutAccountEvent, WithdrawalPayoutEvent } from './withdrawal-pay
 import './account.ts';
 import './api-key.ts';
 import './gateway.ts';
+import './gateway-periods.ts';
 import './gateway-suspense.ts';
 import './holding-accounts.ts';
 import './holding-transfers.ts';
@@ -55,4 +57,5 @@ export type AnyEvent =
   | PayoutReferenceEvent
   | PayoutAccountEvent
   | WithdrawalPayoutEvent
-  | HolidayCalendarEvent;
+  | HolidayCalendarEvent
+  | GatewayPeriodEvent;

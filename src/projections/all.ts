@@ -3,6 +3,7 @@ import { apiKeysProjection } from './api-keys.ts';
 import { gatewayAccessProjection } from './gateway-access.ts';
 import { transfersProjection } from './transfers.ts';
 import { gatewayLedgerProjection } from './gateway-ledger.ts';
+import { gatewayPeriodsProjection } from './gateway-periods.ts';
 import { gatewayStatementProjection } from './gateway-statement.ts';
 import { gatewaySettlementsProjection } from './gateway-settlements.ts';
 import { gatewaySuspenseProjection } from './gateway-suspense.ts';
@@ -29,6 +30,7 @@ export const projections: Projection[] = [
   gatewayAccessProjection,
   holidayCalendarProjection,
   gatewayLedgerProjection,
+  gatewayPeriodsProjection,
   gatewayStatementProjection,
   gatewaySettlementsProjection,
   gatewaySuspenseProjection,

@@ -188,6 +188,13 @@ const words = {
     join('Jumlah', amount(p, 'billed'), 'tidak lebih besar dari biaya', p.method ?? 'gateway', amount(p, 'fee')),
   INVALID_HOLIDAY_CALENDAR: 'Kalender tidak sah: setiap tanggal harus di tahun itu, sekali saja',
   INVALID_PERIOD: 'Periode tidak sah: tanggal YYYY-MM-DD, awal tidak setelah akhir, paling lama 366 hari',
+  PERIOD_NOT_ENDED: p => join('Bulan', p.period, 'belum berakhir (WIB); bulan ditutup setelah hari terakhirnya lewat'),
+  PERIOD_ALREADY_CLOSED: p => join('Bulan', p.period, 'sudah ditutup'),
+  PERIOD_NOT_CLOSED: p => join('Bulan', p.period, 'tidak sedang ditutup'),
+  PERIOD_OUT_OF_ORDER: p =>
+    p.case === 'reopen'
+      ? join('Hanya bulan tertutup terakhir yang dapat dibuka kembali:', p.next)
+      : join('Bulan ditutup berurutan; berikutnya', p.next),
 
   STREAM_NOT_FOUND: 'Tidak ada stream dengan ID itu',
 } satisfies Record<Exclude<ErrorCode, SessionCode>, Words>;

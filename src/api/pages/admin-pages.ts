@@ -11,7 +11,8 @@ import { listAccounts } from '../../projections/accounts.ts';
 import { listGatewayAccess, listHoldingAccounts } from '../../projections/gateway-access.ts';
 import { listGatewayWithdrawals } from '../../projections/gateway-ledger.ts';
 import { uncoveredYears } from '../../projections/holiday-calendar.ts';
-import { gatewayReconciliation, reconciliationPeriod } from '../../audit/gateway-reconciliation.ts';
+import { reconciliationPeriod } from '../../audit/gateway-reconciliation.ts';
+import { reconciliationOf } from '../../audit/gateway-closed-periods.ts';
 import { reconciliationTables } from '../../audit/gateway-reconciliation-csv.ts';
 import { text } from '../../text.ts';
 import { accessReviewHtml, adminOverviewHtml, holdingAccountsHtml, reconciliationHtml } from '../../web/pages/admin.ts';
@@ -20,6 +21,7 @@ import { sendReconciliationCsv } from '../gateway-reconciliation.ts';
 import { isQueryDate } from '../query-params.ts';
 import { adminSuspensePages } from './admin-suspense-pages.ts';
 import { adminWithdrawalPages } from './admin-withdrawal-pages.ts';
+import { adminPeriodPages, periodPanelHtml } from './admin-period-pages.ts';
 import { noticeOf, orShowRefusal, pathId, refusalText, seeOther, sendPage } from './page-reply.ts';
 import { dateWords, queryFilters } from './list-filters.ts';
 import { frameOf } from './page-surface.ts';
@@ -35,6 +37,10 @@ const doneNotices: Record<string, string> = {
   deactivated: 'Merchant dinonaktifkan.',
   marked: 'Rekening ditandai sebagai penampung.',
   unmarked: 'Rekening dilepas dari penampung.',
+};
+const periodNotices: Record<string, string> = {
+  'period-closed': 'Periode ditutup; laporannya dibekukan.',
+  'period-reopened': 'Periode dibuka kembali; laporannya dihitung ulang.',
 };
 const field = (request: FastifyRequest, name: string): unknown =>
   (request.body as Record<string, unknown> | undefined)?.[name];
@@ -172,6 +178,9 @@ export function adminPages(deps: AppDeps) {
     // suspense: credits no payment claims, allocated or refunded (its own file)
     await adminSuspensePages(deps)(app);
 
+    // closing and reopening a month from its reconciliation page (their own file)
+    await adminPeriodPages(deps)(app);
+
     // reconciliation: WIB days, as the JSON route and the CLI
     const periodOf = (request: FastifyRequest) => {
       const q = (request.query ?? {}) as { from?: unknown; to?: unknown };
@@ -189,8 +198,10 @@ export function adminPages(deps: AppDeps) {
       if (!period.from && !period.to) return sendPage(reply, frame, reconciliationHtml(period, null));
       return orShowRefusal(
         async () => {
-          const report = await gatewayReconciliation(deps, reportPeriod(period));
-          return sendPage(reply, frame, reconciliationHtml(period, report));
+          const report = await reconciliationOf(deps, reportPeriod(period));
+          const extra = await periodPanelHtml(deps, request, period, report);
+          const notice = noticeOf(request, periodNotices);
+          return sendPage(reply, notice ? { ...frame, notice } : frame, reconciliationHtml(period, report, extra));
         },
         error =>
           sendPage(
@@ -205,7 +216,7 @@ export function adminPages(deps: AppDeps) {
       const period = reportPeriod(periodOf(request));
       const { value, refusal } = queryFilters(request, reconciliationCsvQuery);
       if (refusal) throw refusal;
-      return sendReconciliationCsv(reply, await gatewayReconciliation(deps, period), value.table);
+      return sendReconciliationCsv(reply, await reconciliationOf(deps, period), value.table);
     });
   };
 }

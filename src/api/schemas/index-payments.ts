@@ -2,6 +2,7 @@ import { apiKeyOperations } from './api-keys.ts';
 import { gatewayOperations } from './gateway.ts';
 import { settlementOperations } from './gateway-settlements.ts';
 import { holdingTransferOperations } from './holding-transfers.ts';
+import { gatewayPeriodOperations } from './gateway-periods.ts';
 import { ledgerAdjustmentOperations } from './ledger-adjustments.ts';
 import { mutationOperations } from './mutations.ts';
 import { paymentOperations } from './payments.ts';
@@ -14,6 +15,7 @@ export const paymentGatewayOperations: Record<string, DocumentedOperation> = {
   ...gatewayOperations,
   ...settlementOperations,
   ...holdingTransferOperations,
+  ...gatewayPeriodOperations,
   ...ledgerAdjustmentOperations,
   ...apiKeyOperations,
 };

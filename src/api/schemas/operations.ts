@@ -191,9 +191,20 @@ export const operations: Record<string, OperationNotes> = {
     summary: "Openings and correcting entries of the platform's holding accounts",
   },
   'POST /api/admin/gateway/ledger-adjustments': {
-    summary: 'Book a dated opening or correcting entry for a holding account, with its reason (against platform:equity)',
+    summary:
+      'Book a dated opening or correcting entry for a holding account, with its reason (against platform:equity)',
     errors: [409],
     success: created('The entry, booked'),
+  },
+  'GET /api/admin/gateway/periods': { summary: "The closes of the gateway's books, newest month first" },
+  'POST /api/admin/gateway/periods/{period}/close': {
+    summary: 'Close a month that has ended (WIB): its reconciliation frozen, its hash in the audited log',
+    errors: [409],
+    success: created('The month, closed'),
+  },
+  'POST /api/admin/gateway/periods/{period}/reopen': {
+    summary: 'Reopen the latest closed month, with a reason: its reconciliation is computed live again',
+    errors: [409],
   },
   'GET /api/admin/gateway/calendar': { summary: "The settlement calendar's holiday years" },
   'PUT /api/admin/gateway/calendar/{year}': { summary: 'Set the holidays of a year' },

@@ -1,0 +1,126 @@
+import { monthBounds } from '../domain/gateway-periods.ts';
+import { query, type Queryable } from '../db/pool.ts';
+import { projection } from './projection.ts';
+
+/**
+ * The months of the gateway's books closed, one row per close (a month closed, reopened and closed again has two):
+ * its frozen report and hash, the last log position its ledger postings count, and the reopening that ended it.
+ * The reports read it to place each posting in its period (movedToSql).
+ */
+export const gatewayPeriodsProjection = projection({
+  name: 'gateway-periods',
+  tables: ['gateway_period_closures'],
+  schema: [
+    `
+    create table if not exists gateway_period_closures (
+      event_id uuid primary key,
+      period text not null,
+      starts_at timestamptz not null,
+      ends_at timestamptz not null,
+      report_hash text not null,
+      report json not null,
+      through_commit bigint not null,
+      through_prepare bigint not null,
+      closed_by uuid not null,
+      closed_at timestamptz not null,
+      reopened_commit bigint,
+      reopened_prepare bigint,
+      reopened_by uuid,
+      reopened_at timestamptz,
+      reason text
+    );
+    create index if not exists gateway_period_closures_by_period on gateway_period_closures (period, closed_at);`,
+  ],
+  on: {
+    async GatewayPeriodClosed(tx, { data: d, metadata }) {
+      const { startsAt, endsAt } = monthBounds(d.period);
+      await query(
+        tx,
+        'ProjectGatewayPeriodClosed',
+        `insert into gateway_period_closures (event_id, period, starts_at, ends_at, report_hash, report, through_commit, through_prepare,
+           closed_by, closed_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict do nothing`,
+        [
+          metadata.eventId,
+          d.period,
+          startsAt,
+          endsAt,
+          d.reportHash,
+          JSON.stringify(d.report),
+          d.through.commit,
+          d.through.prepare,
+          d.closedBy,
+          d.closedAt,
+        ],
+      );
+    },
+    async GatewayPeriodReopened(tx, { data: d, position }) {
+      await query(
+        tx,
+        'ProjectGatewayPeriodReopened',
+        `update gateway_period_closures set reopened_commit = $2, reopened_prepare = $3, reopened_by = $4, reopened_at = $5, reason = $6
+         where period = $1 and reopened_at is null`,
+        [d.period, String(position.commit), String(position.prepare), d.reopenedBy, d.reopenedAt, d.reason],
+      );
+    },
+  },
+});
+
+/**
+ * Where a closed month sends a posting of gateway_postings (the row's columns, of the alias `table` when given): null
+ * when it stays at its effective time, else 00:00 WIB of the first month after its own that was open when it was
+ * recorded. A posting recorded while its month was closed (after the log position the close's report counted,
+ * `through`, and before a reopening) is a prior-period item of that month, and the closed month's frozen report stays
+ * as it is. Only postings from the first month ever closed on are looked at again (the first subquery runs once).
+ */
+export function movedToSql(table?: string): string {
+  const col = (name: string) => `${table ? `${table}.` : ''}${name}`;
+  const position = `(${col('position_commit')}, ${col('position_prepare')})`;
+  const effective = col('effective_at');
+  const covering = (c: string) => `(${c}.through_commit, ${c}.through_prepare) < ${position}
+      and (${c}.reopened_commit is null or ${position} < (${c}.reopened_commit, ${c}.reopened_prepare))`;
+  return `(case when ${effective} >= (select min(starts_at) from gateway_period_closures) then (
+      select min(c.ends_at) from gateway_period_closures c
+      where ${covering('c')} and c.ends_at > ${effective}
+        and not exists (select 1 from gateway_period_closures d where ${covering('d')} and d.starts_at = c.ends_at)
+        and exists (select 1 from gateway_period_closures o
+          where ${covering('o')} and o.starts_at <= ${effective} and o.ends_at > ${effective})) end)`;
+}
+
+export type ClosureRow = {
+  period: string;
+  reportHash: string;
+  closedBy: string;
+  closedAt: string;
+  reopenedBy: string | null;
+  reopenedAt: string | null;
+  reason: string | null;
+};
+
+const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const closureColumns = `period, report_hash as "reportHash", closed_by as "closedBy", ${iso('closed_at')} as "closedAt",
+  reopened_by as "reopenedBy", ${iso('reopened_at')} as "reopenedAt", reason`;
+
+/** Every close, newest month first and, within a month, the latest close first (at most 500). */
+export async function listClosures(db: Queryable): Promise<ClosureRow[]> {
+  const r = await query<ClosureRow>(
+    db,
+    'ListGatewayPeriodClosures',
+    `select ${closureColumns} from gateway_period_closures order by period desc, closed_at desc, event_id desc limit 500`,
+  );
+  return r.rows;
+}
+
+/** The month's close in force (not reopened) with its frozen report, or null. */
+export async function findClosedPeriod(
+  db: Queryable,
+  period: string,
+): Promise<(ClosureRow & { report: Record<string, unknown> }) | null> {
+  const r = await query<ClosureRow & { report: Record<string, unknown> }>(
+    db,
+    'FindGatewayPeriodClosed',
+    `select ${closureColumns}, report from gateway_period_closures where period = $1 and reopened_at is null
+     order by closed_at desc limit 1`,
+    [period],
+  );
+  return r.rows[0] ?? null;
+}

@@ -136,6 +136,8 @@ describe('closing a month', () => {
   });
 
   it("a late posting goes into the next open month as a prior-period item, the closed month's report unchanged", async () => {
+    const csv = async () => (await admin.session('GET', november.replace('?', '.csv?') + '&table=suspense')).body;
+    const frozenCsv = await csv();
     await synced(service, admin, accounts.qris);
     const paid = (await merchant.call('GET', `/api/v1/payments/status/${paymentId}`)).json().data;
     expect(paid.status).toBe('COMPLETED');
@@ -149,6 +151,8 @@ describe('closing a month', () => {
     expect(after.json().data.closed.hash).toBe(frozen.closed!.hash);
     expect(reportHash(withoutClosed(after.json().data))).toBe(frozen.closed!.hash);
     expect(after.body).toBe(JSON.stringify({ status: 'success', data: frozen }));
+    expect(await csv()).toBe(frozenCsv);
+    expect(frozenCsv).toContain('suspenseId');
     const next = await reportOf(december);
     expect(next.closed).toBeNull();
     const references = next.priorPeriod.items.map(i => i.referenceId);

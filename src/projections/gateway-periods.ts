@@ -65,6 +65,9 @@ export const gatewayPeriodsProjection = projection({
   },
 });
 
+/** A posting's effective time and log position as SQL expressions. */
+export type PostingColumns = { effectiveAt: string; positionCommit: string; positionPrepare: string };
+
 /**
  * Where a closed month sends a posting of gateway_postings (the row's columns, of the alias `table` when given): null
  * when it stays at its effective time, else 00:00 WIB of the first month after its own that was open when it was
@@ -72,10 +75,19 @@ export const gatewayPeriodsProjection = projection({
  * `through`, and before a reopening) is a prior-period item of that month, and the closed month's frozen report stays
  * as it is. Only postings from the first month ever closed on are looked at again (the first subquery runs once).
  */
-export function movedToSql(table?: string): string {
-  const col = (name: string) => `${table ? `${table}.` : ''}${name}`;
-  const position = `(${col('position_commit')}, ${col('position_prepare')})`;
-  const effective = col('effective_at');
+export function movedToSql(table?: string | PostingColumns): string {
+  // a row elsewhere (an event of es_events: transaction_id::text::bigint and position) names its own expressions
+  const prefix = typeof table === 'string' ? `${table}.` : '';
+  const of: PostingColumns =
+    typeof table === 'object'
+      ? table
+      : {
+          effectiveAt: `${prefix}effective_at`,
+          positionCommit: `${prefix}position_commit`,
+          positionPrepare: `${prefix}position_prepare`,
+        };
+  const position = `(${of.positionCommit}, ${of.positionPrepare})`;
+  const effective = of.effectiveAt;
   const covering = (c: string) => `(${c}.through_commit, ${c}.through_prepare) < ${position}
       and (${c}.reopened_commit is null or ${position} < (${c}.reopened_commit, ${c}.reopened_prepare))`;
   return `(case when ${effective} >= (select min(starts_at) from gateway_period_closures) then (

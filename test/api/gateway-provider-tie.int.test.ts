@@ -10,7 +10,8 @@ import {
   walletASignedInAgain,
   type PlatformAccount,
 } from '../support/finance.ts';
-import { approvedMerchant, signedInAdmin, type Admin } from '../support/gateway.ts';
+import { approvedMerchant, signedInAdmin, signedInAdminBrowser, type Admin } from '../support/gateway.ts';
+import { textOf } from '../support/pages.ts';
 import { linkServiceWallet, linkWalletA, paymentBody } from '../support/payments.ts';
 import { sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -234,5 +235,88 @@ describe('opening balances and the tie to the bank', () => {
     expect(after).toHaveLength(before.length + 1);
     expect(after[0]).toMatchObject({ kind: 'OPENING', holdingAccountId: qris.accountId, amount: 10_000 });
     await expectTied('2026-01-07');
+  });
+
+  it('the console lists the openings and entries and books a dated entry with its reason from its form', async () => {
+    // the provider's transfer fee the entry books
+    await sandbox().addTransaction({
+      providerCode: 'WALLET-A',
+      accountRef: va.phoneNumber,
+      type: 'DEBIT',
+      amount: 2_500,
+      description: 'BIAYA TRANSFER',
+    });
+    await synced(service, admin, va);
+    const { browser } = await signedInAdminBrowser(service);
+    const page = (await browser.get('/admin/holding-accounts')).body;
+    expect(page).toContain('Saldo awal (saat ditandai)');
+    expect(page).toContain('Biaya admin bank Januari');
+    const cash = await findHoldingCash(service.pool, va.accountId);
+    const booked = await browser.post('/admin/holding-accounts/ledger-adjustments', {
+      holdingAccountId: va.accountId,
+      amount: '-2500',
+      effectiveAt: '2026-01-07T10:30',
+      reason: 'Biaya transfer keluar',
+    });
+    expect(booked.headers.location).toBe('/admin/holding-accounts?done=ledger-adjustment');
+    expect(await findHoldingCash(service.pool, va.accountId)).toBe(cash - 2_500);
+    expect((await entries()).find(a => a.reason === 'Biaya transfer keluar')).toMatchObject({
+      holdingAccountId: va.accountId,
+      amount: -2_500,
+      effectiveAt: '2026-01-07T03:30:00.000Z',
+      reason: 'Biaya transfer keluar',
+    });
+    expect((await browser.get('/admin/holding-accounts')).body).toContain('Biaya transfer keluar');
+    await expectTied('2026-01-07');
+    const refused = await browser.post('/admin/holding-accounts/ledger-adjustments', {
+      holdingAccountId: va.accountId,
+      amount: '1000',
+      effectiveAt: '2026-02-01T10:30',
+      reason: 'masa depan',
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(textOf(refused.body, 'notice')).toContain('bertanggal paling lambat sekarang');
+  });
+
+  it("a hand transfer whose destination's credit the provider shows after midnight: explained on the day it was booked", async () => {
+    await clockTo('2026-01-07T23:00:00+07:00');
+    await sandbox().addTransaction({
+      providerCode: 'WALLET-D',
+      accountRef: qris.phoneNumber,
+      type: 'DEBIT',
+      amount: 30_000,
+      description: 'HAND-0107',
+      reference: 'HAND-0107',
+    });
+    await synced(service, admin, qris);
+    await clockTo('2026-01-07T23:10:00+07:00');
+    const recorded = await admin.session('POST', '/api/admin/gateway/holding-transfers', {
+      fromAccountId: qris.accountId,
+      toAccountId: va.accountId,
+      amount: 30_000,
+      reference: 'HAND-0107',
+    });
+    expect(recorded.statusCode, recorded.body).toBe(201);
+    const day = await expectTied('2026-01-07');
+    expect(rowOf(day, va).items).toEqual([
+      expect.objectContaining({ kind: 'HAND_TRANSFER_SIDE_NOT_SEEN', amount: -30_000, seenAt: null }),
+    ]);
+    expect(rowOf(day, qris).items).toEqual([]);
+
+    await clockTo('2026-01-08T00:30:00+07:00');
+    await sandbox().addTransaction({
+      providerCode: 'WALLET-A',
+      accountRef: va.phoneNumber,
+      type: 'CREDIT',
+      amount: 30_000,
+      senderName: 'HAND-0107',
+      reference: 'HAND-0107',
+    });
+    await synced(service, admin, va);
+    const before = await expectTied('2026-01-07');
+    expect(rowOf(before, va).items).toEqual([
+      expect.objectContaining({ kind: 'HAND_TRANSFER_SIDE_NOT_SEEN', seenAt: '2026-01-07T17:30:00.000Z' }),
+    ]);
+    expect(rowOf(await expectTied('2026-01-08'), va).items).toEqual([]);
   });
 });

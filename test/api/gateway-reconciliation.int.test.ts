@@ -162,6 +162,13 @@ describe('GET /api/admin/gateway/reconciliation', () => {
     });
 
     const { trialBalance } = data;
+    // the holding accounts' openings: what the sandbox seeded each wallet with before it was marked
+    const adjustments = (await admin.session('GET', '/api/admin/gateway/ledger-adjustments')).json().data as {
+      kind: string;
+      amount: number;
+    }[];
+    expect(adjustments.map(a => a.kind)).toEqual(['OPENING', 'OPENING']);
+    const openings = sum(adjustments.map(a => a.amount));
     expect(trialBalance.days).toHaveLength(31);
     for (const day of trialBalance.days) expect(day.debits, day.day).toBe(day.credits);
     const totals = sum(paid.map(p => p.totalAmount));
@@ -170,11 +177,12 @@ describe('GET /api/admin/gateway/reconciliation', () => {
     expect(fees).toBeGreaterThan(0);
     expect(codes).toBeGreaterThan(0);
     // credits 3 x 4 postings (holding, pending, fee, unique code), the unmatched credit into suspense (2), a settlement
-    // per merchant (2 each), a withdrawal requested (2) and paid out of a holding account (2)
+    // per merchant (2 each), a withdrawal requested (2) and paid out of a holding account (2), two openings (2 each)
     expect(trialBalance.total).toMatchObject({
-      postings: 22,
+      postings: 26,
       difference: 0,
-      holding: totals + unmatchedAmount - withdrawn,
+      holding: totals + unmatchedAmount - withdrawn + openings,
+      equity: -openings,
       suspense: -unmatchedAmount,
       fees: -fees,
       uniqueCodes: -codes,
@@ -184,10 +192,11 @@ describe('GET /api/admin/gateway/reconciliation', () => {
     const day5 = trialBalance.days.find(d => d.day === '2026-01-05')!;
     const inDay5 = totals + unmatchedAmount;
     expect(day5).toMatchObject({
-      postings: 14,
-      debits: inDay5,
-      credits: inDay5,
-      holding: inDay5,
+      postings: 18,
+      debits: inDay5 + openings,
+      credits: inDay5 + openings,
+      holding: inDay5 + openings,
+      equity: -openings,
       pending: -(totals - fees - codes),
       suspense: -unmatchedAmount,
       fees: -fees,
@@ -238,17 +247,26 @@ describe('GET /api/admin/gateway/reconciliation', () => {
       withdrawalsPaid: withdrawn,
       withdrawalsRejected: 0,
     });
-    // the holding accounts hold the cash: the payments and the unmatched credit in, the payout out
-    expect(sum(data.holdingAccounts.accounts.map(h => h.closing))).toBe(totals + unmatchedAmount - withdrawn);
-    expect(sum(data.holdingAccounts.accounts.map(h => h.credited))).toBe(totals + unmatchedAmount);
+    // the holding accounts hold the cash: their openings, the payments and the unmatched credit in, the payout out
+    expect(sum(data.holdingAccounts.accounts.map(h => h.closing))).toBe(
+      totals + unmatchedAmount - withdrawn + openings,
+    );
+    expect(sum(data.holdingAccounts.accounts.map(h => h.credited))).toBe(totals + unmatchedAmount + openings);
     expect(sum(data.holdingAccounts.accounts.map(h => h.paidOut))).toBe(withdrawn);
     expect(data.holdingAccounts.accounts.every(h => h.opening === 0 && h.consistent)).toBe(true);
-    // each against its provider's balance: the wallets came with money of their own before they held the gateway's
+    // each against its provider's balance: the openings booked what the wallets held before they were marked; the
+    // payout recorded as paid elsewhere left no DEBIT at the provider, so its account alone differs, by that payout
     for (const h of data.holdingAccounts.accounts) {
       const synchronised = (await admin.call('GET', `/api/v1/accounts/${h.accountId}`)).json().data.balance as number;
-      expect(h).toMatchObject({ providerBalance: synchronised, difference: synchronised - h.closing });
+      expect(h).toMatchObject({
+        ledgerCash: h.closing,
+        providerBalance: synchronised,
+        difference: synchronised - h.closing,
+        items: [],
+      });
     }
-    expect(data.holdingAccounts.tied).toBe(data.holdingAccounts.accounts.every(h => h.difference === 0));
+    expect(data.holdingAccounts.accounts.map(h => h.unexplained).sort()).toEqual([0, withdrawn]);
+    expect(data.holdingAccounts.tied).toBe(false);
     expect(data.suspense).toMatchObject({ open: unmatchedAmount, allocated: 0, refunded: 0 });
     expect(data.suspense.items).toEqual([
       expect.objectContaining({
@@ -392,9 +410,18 @@ describe('GET /api/admin/gateway/reconciliation', () => {
       String(data.trialBalance.total.debits),
       String(data.trialBalance.total.credits),
       '0',
-      ...['holding', 'pending', 'settled', 'onHold', 'suspense', 'fees', 'uniqueCodes', 'payouts', 'other'].map(k =>
-        String(data.trialBalance.total[k as 'holding']),
-      ),
+      ...[
+        'holding',
+        'pending',
+        'settled',
+        'onHold',
+        'suspense',
+        'fees',
+        'uniqueCodes',
+        'payouts',
+        'equity',
+        'other',
+      ].map(k => String(data.trialBalance.total[k as 'holding'])),
     ]);
     const fees = rowsOf((await csvOf('fees')).body);
     expect(fees).toHaveLength(32);

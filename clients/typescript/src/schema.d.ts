@@ -2089,7 +2089,8 @@ export interface components {
          *       },
          *       "holdingAccounts": {
          *         "balanced": true,
-         *         "tied": null
+         *         "tied": true,
+         *         "accounts": []
          *       },
          *       "suspense": {
          *         "open": 0,
@@ -2212,8 +2213,52 @@ export interface components {
                 [key: string]: unknown;
             };
             holdingAccounts: {
+                /** @description Every account's opening + movements = closing */
                 balanced: boolean;
-                tied: boolean | null;
+                /** @description No holding account leaves a difference its items do not explain */
+                tied: boolean;
+                accounts: ({
+                    /** Format: uuid */
+                    accountId: string;
+                    opening: number;
+                    credited: number;
+                    paidOut: number;
+                    closing: number;
+                    /** @description opening + credited - paidOut = closing */
+                    consistent: boolean;
+                    /** @description Its cash in the ledger at the period's end */
+                    ledgerCash: number;
+                    /** @description The provider's balance at the period's end: the last synchronised balance less every mutation at or after the end (null: never synchronised) */
+                    providerBalance: number | null;
+                    /** @description What the balance is known as of: the period's end, or the last sync when that came earlier */
+                    providerBalanceAt: string | null;
+                    /** @description providerBalance - ledgerCash */
+                    difference: number | null;
+                    /** @description The timing differences that explain it */
+                    items: {
+                        /**
+                         * @description PAYOUT_IN_FLIGHT: a payout's transfer left before the cut-off, the payout not booked by then; PAYOUT_NOT_SEEN: a WALLET-A payout booked whose DEBIT came later; CREDIT_NOT_BOOKED: a credit since marking that no payment, suspense item or hand transfer had booked; HAND_TRANSFER_SIDE_NOT_SEEN: a hand transfer booked, its side seen later; HAND_TRANSFER_NOT_RECORDED: its side seen before it was recorded
+                         * @enum {string}
+                         */
+                        kind: "PAYOUT_IN_FLIGHT" | "PAYOUT_NOT_SEEN" | "CREDIT_NOT_BOOKED" | "HAND_TRANSFER_SIDE_NOT_SEEN" | "HAND_TRANSFER_NOT_RECORDED";
+                        /** @description Its share of the difference (providerBalance - ledgerCash) */
+                        amount: number;
+                        /** @description The withdrawal, mutation or hand transfer it is about */
+                        reference: string;
+                        /** @description The provider's time of its mutation (null: not seen yet) */
+                        seenAt: string | null;
+                        /** @description When the ledger placed it (null: not booked yet) */
+                        bookedAt: string | null;
+                    }[];
+                    /** @description The items' sum */
+                    explained: number;
+                    /** @description difference - explained */
+                    unexplained: number | null;
+                    /** @description unexplained = 0 (null: no provider balance to tie to) */
+                    tied: boolean | null;
+                } & {
+                    [key: string]: unknown;
+                })[];
             } & {
                 [key: string]: unknown;
             };
@@ -2793,7 +2838,8 @@ export interface components {
          *         },
          *         "holdingAccounts": {
          *           "balanced": true,
-         *           "tied": null
+         *           "tied": true,
+         *           "accounts": []
          *         },
          *         "suspense": {
          *           "open": 0,

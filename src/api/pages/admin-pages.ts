@@ -6,6 +6,11 @@ import {
   rejectGatewayAccess,
 } from '../../commands/gateway-access-decisions.ts';
 import { markHoldingAccount, unmarkHoldingAccount } from '../../commands/holding-accounts.ts';
+import { bookLedgerAdjustment } from '../../commands/ledger-adjustments.ts';
+import { listLedgerAdjustments } from '../../projections/ledger-adjustments.ts';
+import { ledgerAdjustmentsHtml } from '../../web/pages/admin-ledger-adjustments.ts';
+import { ledgerAdjustmentBody } from '../ledger-adjustments.ts';
+import { parseBody } from '../validation.ts';
 import { DomainError, refuse } from '../../errors.ts';
 import { listAccounts } from '../../projections/accounts.ts';
 import { listGatewayAccess, listHoldingAccounts } from '../../projections/gateway-access.ts';
@@ -37,6 +42,7 @@ const doneNotices: Record<string, string> = {
   deactivated: 'Merchant dinonaktifkan.',
   marked: 'Rekening ditandai sebagai penampung.',
   unmarked: 'Rekening dilepas dari penampung.',
+  'ledger-adjustment': 'Penyesuaian dicatat di buku besar.',
 };
 const periodNotices: Record<string, string> = {
   'period-closed': 'Periode ditutup; laporannya dibekukan.',
@@ -130,9 +136,10 @@ export function adminPages(deps: AppDeps) {
 
     // holding accounts: the admin's own linked accounts, marked
     const holdingPage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {
-      const [holding, own] = await Promise.all([
+      const [holding, own, entries] = await Promise.all([
         listHoldingAccounts(deps.pool),
         listAccounts(deps.pool, { ownerId: adminId(request), page: 1, limit: 100 }),
+        listLedgerAdjustments(deps.pool),
       ]);
       return sendPage(
         reply,
@@ -140,7 +147,8 @@ export function adminPages(deps: AppDeps) {
           ...frameOf(request, 'Rekening penampung', 'holding-accounts'),
           notice: noticeOf(request, doneNotices, error),
         },
-        holdingAccountsHtml(holding, own.rows, request.viewer!.csrf),
+        holdingAccountsHtml(holding, own.rows, request.viewer!.csrf) +
+          ledgerAdjustmentsHtml({ holding, entries, csrf: request.viewer!.csrf }),
         {
           status: error?.status ?? 200,
         },
@@ -157,6 +165,27 @@ export function adminPages(deps: AppDeps) {
           const accountId = pathId(String(field(request, 'accountId') ?? ''), accountNotFound);
           await markHoldingAccount(deps, adminId(request), accountId);
           return 'marked';
+        },
+      ),
+    );
+    // a dated opening or correcting entry: the form's local time is WIB
+    app.post('/holding-accounts/ledger-adjustments', (request, reply) =>
+      decide(
+        reply,
+        '/admin/holding-accounts',
+        error => holdingPage(request, reply, error),
+        async () => {
+          const typed = (request.body ?? {}) as Record<string, unknown>;
+          const amount = /^-?\d{1,15}$/.test(String(typed.amount ?? '').trim()) ? Number(typed.amount) : typed.amount;
+          const local = String(typed.effectiveAt ?? '').trim();
+          const effectiveAt = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(local) ? `${local}:00+07:00` : `${local}+07:00`;
+          const entry = parseBody(
+            ledgerAdjustmentBody,
+            { ...typed, amount, effectiveAt },
+            'Isian penyesuaian belum benar',
+          );
+          await bookLedgerAdjustment(deps, adminId(request), entry);
+          return 'ledger-adjustment';
         },
       ),
     );

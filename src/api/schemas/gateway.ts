@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { tiedHoldingAccounts } from './provider-tie.ts';
 import { holiday, holidayCalendarYear } from '../../domain/working-days.ts';
 import type { presentStatementEntry } from '../../projections/gateway-statement.ts';
 import { statementTypes } from '../../projections/gateway-statement.ts';
@@ -321,7 +322,7 @@ export const reconciliation = z
     balanced: z.boolean().describe('Every check passed'),
     trialBalance: carriedTrialBalance,
     merchants: z.looseObject({ balanced: z.boolean() }),
-    holdingAccounts: z.looseObject({ balanced: z.boolean(), tied: z.boolean().nullable() }),
+    holdingAccounts: tiedHoldingAccounts,
     suspense: z.looseObject({ open: z.int(), allocated: z.int(), refunded: z.int(), ageing: suspenseAgeing }),
     payouts: z.array(z.looseObject({})),
     holdingCredits: z.looseObject({ balanced: z.boolean() }),
@@ -369,7 +370,7 @@ export const reconciliation = z
           kinds: [{ kind: 'suspense', accounts: 1, opening: -77_777, debits: 0, credits: 0, closing: -77_777 }],
         },
         merchants: { balanced: true },
-        holdingAccounts: { balanced: true, tied: null },
+        holdingAccounts: { balanced: true, tied: true, accounts: [] },
         suspense: {
           open: 0,
           allocated: 0,

@@ -6,6 +6,7 @@ import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { csrfField, postButton, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import { calendarWarningHtml } from './admin-records.ts';
 import { carriedBalancesHtml } from './admin-carried-balances.ts';
+import { providerTieHtml } from './admin-provider-tie.ts';
 import { accessStatusHtml } from './gateway.ts';
 
 /** A form with one text field and a button (reject with a note, pay with a reference). */
@@ -172,5 +173,5 @@ ${csvLinks}</div><dl class="facts">
 <dt>Kredit tanpa pasangan</dt><dd>${e(report.unmatchedCredits.length)}</dd>
 <dt>Biaya diperoleh</dt><dd id="fees-earned">${verdict(report.fees.balanced)} ${e(formatRupiah(report.fees.total.earned))}</dd>
 <dt>Pendapatan kode unik</dt><dd id="unique-codes-earned">${e(formatRupiah(report.fees.total.uniqueCodes))}</dd>
-</dl></section>${carriedBalancesHtml(report)}`;
+</dl></section>${carriedBalancesHtml(report)}${providerTieHtml(report)}`;
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { query } from '../../src/db/pool.ts';
 import { fee } from '../../src/domain/gateway-fees.ts';
 import { findHoldingCash } from '../../src/projections/gateway-ledger.ts';
 import type { GatewayReconciliation } from '../../src/audit/gateway-reconciliation.ts';
@@ -217,6 +218,18 @@ describe('a finance day', () => {
     expect(paid.statusCode, paid.body).toBe(200);
     expect(paid.json().data).toMatchObject({ status: 'PAID', reference: throughWalletA });
     cash.va -= 100_000;
+    // booked when the money left: the provider's time of the transfer's DEBIT
+    const left = await query<{ transferred_at: string; created_at: Date }>(
+      service.pool,
+      'TestPayoutTransferredAt',
+      `select e.data->>'transferredAt' as transferred_at, m.created_at from es_events e
+       join es_events t on t.type = 'TransferCompleted' and t.data->>'transferId' = e.data->>'reference'
+       join mutations m on m.id = (t.data->>'mutationId')::uuid
+       where e.type = 'WithdrawalPaid' and e.data->>'withdrawalId' = $1`,
+      [throughWalletA],
+    );
+    expect(left.rows).toHaveLength(1);
+    expect(left.rows[0]!.transferred_at).toBe(left.rows[0]!.created_at.toISOString());
 
     const elsewhere = await withdraw(passesFees, 60_000);
     const recorded = await admin.session('POST', `/api/admin/gateway/withdrawals/${elsewhere}/paid`, {

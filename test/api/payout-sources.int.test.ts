@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { query } from '../../src/db/pool.ts';
 import { findHoldingCash } from '../../src/projections/gateway-ledger.ts';
 import {
   holdingAccount,
@@ -103,6 +104,8 @@ describe('payouts from where the cash is', () => {
     // the source's DEBIT synchronised before the admin records the transfer: taken as its side when recorded
     await owner.admin.call('GET', `/api/v1/accounts/${qris.accountId}/refresh`);
     await service.projections.waitFor(await service.store.headPosition(), 10_000);
+    const debitAt = service.clock.now();
+    service.clock.advance(60_000); // recorded a minute after the money left
     const before = { qris: await cash(qris.accountId), wallet: await cash(wallet.accountId) };
     const recorded = await transfer({
       fromAccountId: qris.accountId,
@@ -114,6 +117,15 @@ describe('payouts from where the cash is', () => {
     expect(recorded.statusCode, recorded.body).toBe(201);
     const { id: transferId } = recorded.json().data as { id: string };
     expect(recorded.json().data).toMatchObject({ debitMutationId: expect.any(String), creditMutationId: null });
+    // the ledger books it when its DEBIT left the source, beside when it was recorded
+    await service.projections.waitFor(await service.store.headPosition(), 10_000);
+    const times = await query<{ effective_at: Date; recorded_at: Date }>(
+      service.pool,
+      'TestHandTransferTimes',
+      'select distinct effective_at, recorded_at from gateway_postings where reference_id = $1',
+      [transferId],
+    );
+    expect(times.rows).toEqual([{ effective_at: debitAt, recorded_at: service.clock.now() }]);
     expect(await cash(qris.accountId)).toBe(before.qris - 1_000_000);
     expect(await cash(wallet.accountId)).toBe(before.wallet + 1_000_000);
     // recorded again: nothing more

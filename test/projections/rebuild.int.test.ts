@@ -234,6 +234,11 @@ async function aGatewayMerchant() {
   const refused = await admin.session('POST', `/api/admin/gateway/withdrawals/${withdrawal.json().data.id}/pay`);
   await sandboxOf(service).clearFaults();
   expect(refused.statusCode, refused.body).toBe(502);
+  // the month before this one closed (ended, none closed before it): its frozen report in the log
+  const now = new Date(service.clock.now().getTime() + 7 * 3_600_000); // WIB
+  const lastMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
+  const closed = await admin.session('POST', `/api/admin/gateway/periods/${lastMonth}/close`);
+  expect(closed.statusCode, closed.body).toBe(201);
   await settle();
 }
 

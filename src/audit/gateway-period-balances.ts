@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   effectiveAtSql,
   emptyFold,
+  eventColumns,
   foldStreamByEffectiveTime,
   type FoldedStream,
   type StoredLedgerEvent,
@@ -16,6 +17,7 @@ import type { Clock } from '../clock.ts';
 import { query, type Queryable } from '../db/pool.ts';
 import type { GatewayLedgerEvent, Posting } from '../events/gateway.ts';
 import type { EventStore } from '../store/event-store.ts';
+import { closuresForPlacement, movedToSql } from '../projections/gateway-periods.ts';
 import type { ReconciliationPeriod } from './gateway-reconciliation.ts';
 
 /**
@@ -188,7 +190,8 @@ function addMovement(
  * Every stream folded to the bounds. On PostgreSQL one statement sums the postings out of the stored events for all
  * streams at once (a year of a thousand merchants' ledgers in one scan) and hands back only the period's events;
  * elsewhere each stream is read and folded (ledger-stream-fold.ts), a few at a time. Either way an entry is placed by
- * its effective time, as every report places it: before the start (opening), before the end (closing).
+ * its effective time, moved by a closed month as every report places it: before the start (opening), before the end
+ * (closing).
  */
 async function foldStreams(
   sources: PeriodSources,
@@ -204,9 +207,12 @@ async function foldStreams(
     }>(
       sources.pool,
       'ReconcileFoldLedgers',
-      `with ev as materialized (
-         select e.stream_id, e.revision, e.type, e.data, ${effectiveAtSql('e')} as at
+      `with timed as materialized (
+         select e.stream_id, e.revision, e.type, e.data, e.transaction_id, e.position, ${effectiveAtSql('e')} as effective_at
          from es_events e where e.stream_id = any($1::text[]) and e.data->'postings' is not null
+       ), ev as materialized (
+         select t.stream_id, t.revision, t.type, t.data, coalesce(${movedToSql(eventColumns('t'))}, t.effective_at) as at
+         from timed t
        ), lines as (
          select ev.stream_id, p->>'account' as account, (p->>'amount')::bigint as amount, ev.at
          from ev cross join lateral json_array_elements(ev.data->'postings') p where ev.at < $3
@@ -229,8 +235,9 @@ async function foldStreams(
     for (const e of between) found.get(e.stream_id)!.between.push({ type: e.type, data: e.data });
     return found;
   }
+  const closures = await closuresForPlacement(sources.pool);
   const foldOne = async (streamId: string) => {
-    found.set(streamId, await foldStreamByEffectiveTime(sources.store, streamId, period));
+    found.set(streamId, await foldStreamByEffectiveTime(sources.store, streamId, period, closures));
   };
   for (let i = 0; i < streamIds.length; i += folding) await Promise.all(streamIds.slice(i, i + folding).map(foldOne));
   return found;

@@ -24,8 +24,14 @@ export type PeriodPosting = {
 /** A period's bounds: from `startsAt` (included) to `endsAt` (excluded). */
 export type PeriodBounds = { startsAt: Date; endsAt: Date };
 
+/**
+ * A posting as placed: its times and, read from an event store other than PostgreSQL's, where a closed month sent it
+ * (movedTo over its log position; null or absent: nowhere, it stays at its effective time).
+ */
+export type Placed = Pick<PeriodPosting, 'effectiveAt' | 'recordedAt'> & { movedTo?: number | null };
+
 /** The instant a report places a posting at, in milliseconds. */
-export const reportedAt = (p: Pick<PeriodPosting, 'effectiveAt' | 'recordedAt'>): number => Date.parse(p.effectiveAt);
+export const reportedAt = (p: Placed): number => p.movedTo ?? Date.parse(p.effectiveAt);
 
 /**
  * `reportedAt` over a row of gateway_postings (optionally of the alias `table`), as SQL, with the closed months: a
@@ -37,7 +43,7 @@ export const reportedAtSql = (table?: string): string =>
 /** Before the period (in its opening), in it (its movements), or after it (in neither). */
 export type Placement = 'before' | 'in' | 'after';
 
-export function placement(p: Pick<PeriodPosting, 'effectiveAt' | 'recordedAt'>, bounds: PeriodBounds): Placement {
+export function placement(p: Placed, bounds: PeriodBounds): Placement {
   const at = reportedAt(p);
   if (at < bounds.startsAt.getTime()) return 'before';
   return at < bounds.endsAt.getTime() ? 'in' : 'after';
@@ -46,8 +52,7 @@ export function placement(p: Pick<PeriodPosting, 'effectiveAt' | 'recordedAt'>, 
 const wibOffsetMs = 7 * 3_600_000;
 
 /** The WIB month (YYYY-MM) a posting is reported in: the month-end close's period. */
-export const periodOf = (p: Pick<PeriodPosting, 'effectiveAt' | 'recordedAt'>): string =>
-  new Date(reportedAt(p) + wibOffsetMs).toISOString().slice(0, 7);
+export const periodOf = (p: Placed): string => new Date(reportedAt(p) + wibOffsetMs).toISOString().slice(0, 7);
 
 /** The bounds of a WIB month (YYYY-MM): 00:00 WIB of its first day to 00:00 WIB of the next month's. */
 export function monthBounds(month: string): PeriodBounds {

@@ -1,14 +1,16 @@
 import { effectiveAt, transferTimeSide, type PostingEvent } from '../domain/ledger-time.ts';
 import type { Posting } from '../events/gateway.ts';
-import type { EventStore } from '../store/event-store.ts';
+import { movedTo, type PlacingClosure, type PostingColumns } from '../projections/gateway-periods.ts';
+import type { EventStore, Position } from '../store/event-store.ts';
 import { placement, type PeriodBounds } from './ledger-periods.ts';
 import { streamEvents } from './stream-pages.ts';
 
 /**
  * A ledger stream folded to a period's bounds by the effective time of its entries (src/domain/ledger-time.ts), placed
- * as every report places them (ledger-periods.ts): the accounts' balances at the start (opening) and at the end
- * (closing), and the entries between. Every event recorded so far is read: an entry recorded after the period may take
- * effect in it (a payment paid at 23:59 and seen after midnight).
+ * as every report places them (ledger-periods.ts), a closed month's late entries sent to the next open one: the
+ * accounts' balances at the start (opening) and at the end (closing), and the entries between. Every event recorded so
+ * far is read: an entry recorded after the period may take effect in it (a payment paid at 23:59 and seen after
+ * midnight).
  */
 
 /** An event as stored: its postings are trusted (checked when it was appended). */
@@ -24,7 +26,7 @@ export type FoldedStream = {
 export const emptyFold = (): FoldedStream => ({ open: {}, close: {}, events: 0, between: [] });
 
 /** When each hand transfer's money left its source: its DEBIT mutation's time, by transfer id. */
-function debitsSeen(events: readonly (StoredLedgerEvent & { recordedAt: string })[]): Map<string, string> {
+function debitsSeen(events: readonly ReadLedgerEvent[]): Map<string, string> {
   const seen = new Map<string, string>();
   for (const e of events)
     if (e.type === 'HoldingTransferMutationMatched' && e.data.side === transferTimeSide)
@@ -33,7 +35,7 @@ function debitsSeen(events: readonly (StoredLedgerEvent & { recordedAt: string }
 }
 
 /** The effective time of a stored entry; an event the rule does not know takes effect when it was recorded. */
-function entryTime(e: StoredLedgerEvent & { recordedAt: string }, debits: Map<string, string>): string {
+function entryTime(e: ReadLedgerEvent, debits: Map<string, string>): string {
   const debit = e.type === 'HoldingTransferRecorded' ? (debits.get(String(e.data.transferId)) ?? null) : null;
   const at: unknown = effectiveAt(e as unknown as PostingEvent, debit);
   if (typeof at === 'string') return at;
@@ -41,16 +43,22 @@ function entryTime(e: StoredLedgerEvent & { recordedAt: string }, debits: Map<st
   return typeof e.data.effectiveAt === 'string' ? e.data.effectiveAt : e.recordedAt;
 }
 
-/** A stream's events (in stream order, with when each was recorded) folded to the bounds. */
+/** An event as read back: when it was recorded and where in the log (placed by the closed months when given). */
+export type ReadLedgerEvent = StoredLedgerEvent & { recordedAt: string; position?: Position };
+
+/** A stream's events (in stream order) folded to the bounds, with the closes made so far (none: by effective time). */
 export function foldByEffectiveTime(
-  events: readonly (StoredLedgerEvent & { recordedAt: string })[],
+  events: readonly ReadLedgerEvent[],
   bounds: PeriodBounds,
+  closures: readonly PlacingClosure[] = [],
 ): FoldedStream {
   const folded = emptyFold();
   const debits = debitsSeen(events);
   for (const e of events) {
     if (!Array.isArray(e.data.postings)) continue;
-    const place = placement({ effectiveAt: entryTime(e, debits), recordedAt: e.recordedAt }, bounds);
+    const effectiveAt = entryTime(e, debits);
+    const moved = e.position ? movedTo(Date.parse(effectiveAt), e.position, closures) : null;
+    const place = placement({ effectiveAt, recordedAt: e.recordedAt, movedTo: moved }, bounds);
     if (place === 'after') continue;
     folded.events++;
     if (place === 'in') folded.between.push({ type: e.type, data: e.data });
@@ -67,15 +75,17 @@ export async function foldStreamByEffectiveTime(
   store: EventStore,
   streamId: string,
   bounds: PeriodBounds,
+  closures: readonly PlacingClosure[],
 ): Promise<FoldedStream> {
-  const events: (StoredLedgerEvent & { recordedAt: string })[] = [];
+  const events: ReadLedgerEvent[] = [];
   for await (const recorded of streamEvents(store, streamId))
     events.push({
       type: recorded.type,
       data: recorded.data as StoredLedgerEvent['data'],
       recordedAt: recorded.metadata.occurredAt,
+      position: recorded.position,
     });
-  return foldByEffectiveTime(events, bounds);
+  return foldByEffectiveTime(events, bounds, closures);
 }
 
 /**
@@ -97,3 +107,10 @@ export const effectiveAtSql = (e: string) => `(case ${e}.type
       ${e}.data->>'recordedAt')
     -- an entry dated by itself (a holding account's opening, an admin's correcting entry) where it says
     else coalesce(${e}.data->>'effectiveAt', ${e}.metadata->>'occurredAt') end)::timestamptz`;
+
+/** A row `t` of es_events (or of a selection keeping its log columns) as movedToSql reads a posting, by `effective_at`. */
+export const eventColumns = (t: string): PostingColumns => ({
+  effectiveAt: `${t}.effective_at`,
+  positionCommit: `${t}.transaction_id::text::bigint`,
+  positionPrepare: `${t}.position`,
+});

@@ -1,5 +1,6 @@
 import { monthBounds } from '../domain/gateway-periods.ts';
 import { query, type Queryable } from '../db/pool.ts';
+import { comparePositions, type Position } from '../store/event-store.ts';
 import { projection } from './projection.ts';
 
 /**
@@ -96,6 +97,53 @@ export function movedToSql(table?: string | PostingColumns): string {
         and not exists (select 1 from gateway_period_closures d where ${covering('d')} and d.starts_at = c.ends_at)
         and exists (select 1 from gateway_period_closures o
           where ${covering('o')} and o.starts_at <= ${effective} and o.ends_at > ${effective})) end)`;
+}
+
+/** A close as the placement rule reads it: its month's bounds (ms), the log position its report counts, its reopening. */
+export type PlacingClosure = {
+  startsAt: number;
+  endsAt: number;
+  through: Position;
+  reopened: Position | null;
+};
+
+/**
+ * movedToSql for a posting read from an event store other than PostgreSQL's (its effective time in ms and its log
+ * position), over the closes read once (closuresForPlacement): the same rule, clause by clause.
+ */
+export function movedTo(effectiveAt: number, position: Position, closures: readonly PlacingClosure[]): number | null {
+  const covering = (c: PlacingClosure) =>
+    comparePositions(c.through, position) < 0 && (c.reopened === null || comparePositions(position, c.reopened) < 0);
+  const open = closures.filter(covering);
+  if (!open.some(o => o.startsAt <= effectiveAt && o.endsAt > effectiveAt)) return null;
+  const ends = open.filter(c => c.endsAt > effectiveAt && !open.some(d => d.startsAt === c.endsAt)).map(c => c.endsAt);
+  return ends.length === 0 ? null : Math.min(...ends);
+}
+
+/** Every close ever made, as the placement rule reads them (a few a year). */
+export async function closuresForPlacement(db: Queryable): Promise<PlacingClosure[]> {
+  const r = await query<{
+    starts_at: Date;
+    ends_at: Date;
+    through_commit: string;
+    through_prepare: string;
+    reopened_commit: string | null;
+    reopened_prepare: string | null;
+  }>(
+    db,
+    'ListGatewayClosuresForPlacement',
+    `select starts_at, ends_at, through_commit::text, through_prepare::text, reopened_commit::text, reopened_prepare::text
+     from gateway_period_closures`,
+  );
+  return r.rows.map(row => ({
+    startsAt: row.starts_at.getTime(),
+    endsAt: row.ends_at.getTime(),
+    through: { commit: BigInt(row.through_commit), prepare: BigInt(row.through_prepare) },
+    reopened:
+      row.reopened_commit === null
+        ? null
+        : { commit: BigInt(row.reopened_commit), prepare: BigInt(row.reopened_prepare!) },
+  }));
 }
 
 export type ClosureRow = {

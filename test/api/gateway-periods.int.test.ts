@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportHash } from '../../src/audit/gateway-closed-periods.ts';
+import { periodBalances } from '../../src/audit/gateway-period-balances.ts';
+import { reconciliationPeriod, type GatewayReconciliation } from '../../src/audit/gateway-reconciliation.ts';
 import { query } from '../../src/db/pool.ts';
 import { billOf, caughtUp, emptyHoldingAccounts, synced, type PlatformAccount } from '../support/finance.ts';
 import { approvedMerchant, signedInAdmin, signedInAdminBrowser, type Admin } from '../support/gateway.ts';
@@ -47,6 +49,30 @@ const reportOf = async (url: string) => {
 const withoutClosed = ({ closed: _, ...report }: Record<string, unknown>) => report;
 
 let paymentId = '';
+
+/**
+ * The event-log fold behind the merchants' and holding accounts' figures places the prior-period items as the trial
+ * balance does: December's movements, not its opening; and the fold of each stream read (any other event store) agrees.
+ */
+async function expectFoldPlacesAsTrialBalance(december: GatewayReconciliation, latePayment: string) {
+  const { totalAmount } = await billOf(service, latePayment);
+  const account = december.trialBalance.accounts.find(a => a.account === `holding:${accounts.qris.accountId}`)!;
+  const folded = december.holdingAccounts.accounts.find(h => h.accountId === accounts.qris.accountId)!;
+  expect(folded).toMatchObject({
+    opening: account.opening,
+    credited: account.debits,
+    paidOut: account.credits,
+    closing: account.closing,
+    consistent: true,
+  });
+  expect(folded.credited).toBe(totalAmount + 12_345);
+  const row = december.merchants.rows.find(m => m.merchantId === merchant.id)!;
+  expect(row).toMatchObject({ consistent: true, movements: { creditsGross: totalAmount } });
+  const period = reconciliationPeriod('2026-12-01', '2026-12-31');
+  const inSql = await periodBalances(service.deps, period);
+  const elsewhere = Object.create(service.store, { kind: { value: 'eventstoredb' } }) as typeof service.store;
+  expect(await periodBalances({ ...service.deps, store: elsewhere }, period)).toEqual(inSql);
+}
 
 beforeAll(async () => {
   service = await startTestService({ TEST_CLOCK: 'true', TEST_CLOCK_FORCE: 'true', REGISTER_LIMIT_PER_IP: '1000' });
@@ -163,6 +189,7 @@ describe('closing a month', () => {
     // on the day it is reported on, in the days' totals: the trial balance still balances
     expect(next.trialBalance.balanced).toBe(true);
     expect(next.trialBalance.days.find(d => d.day === '2026-12-01')!.postings).toBeGreaterThan(0);
+    await expectFoldPlacesAsTrialBalance(next as unknown as GatewayReconciliation, paymentId);
   });
 
   it('reopening needs a reason, is recorded, and the report is live again', async () => {

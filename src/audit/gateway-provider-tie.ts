@@ -133,21 +133,31 @@ export async function providerTies(db: Queryable, cutoff: Date): Promise<Provide
   const ids = balances.rows.map(b => b.accountId);
   const items = await query<TieItem & { accountId: string }>(db, 'TieHoldingItems', itemsSql, [ids, cutoff]);
   return balances.rows
-    .map(b => {
-      const own = items.rows.filter(i => i.accountId === b.accountId).map(({ accountId: _, ...item }) => item);
-      const explained = own.reduce((sum, i) => sum + i.amount, 0);
-      const difference = b.providerBalance === null ? null : b.providerBalance - b.ledgerCash;
-      const unexplained = difference === null ? null : difference - explained;
-      return {
-        ...b,
-        difference,
-        items: own,
-        explained,
-        unexplained,
-        tied: unexplained === null ? null : unexplained === 0,
-      };
-    })
+    .map(b =>
+      tieOf(
+        b,
+        items.rows.filter(i => i.accountId === b.accountId).map(({ accountId: _, ...item }) => item),
+      ),
+    )
     .sort((a, b) => a.accountId.localeCompare(b.accountId));
+}
+
+/** One account's balances at the cut-off and its items, tied: the difference, what the items explain, what is left. */
+export function tieOf(
+  balances: Pick<ProviderTie, 'accountId' | 'ledgerCash' | 'providerBalance' | 'providerBalanceAt'>,
+  items: TieItem[],
+): ProviderTie {
+  const explained = items.reduce((sum, i) => sum + i.amount, 0);
+  const difference = balances.providerBalance === null ? null : balances.providerBalance - balances.ledgerCash;
+  const unexplained = difference === null ? null : difference - explained;
+  return {
+    ...balances,
+    difference,
+    items,
+    explained,
+    unexplained,
+    tied: unexplained === null ? null : unexplained === 0,
+  };
 }
 
 /** The ties set on the period's holding accounts (their rows from the fold), an account only the tie knows added. */

@@ -37,6 +37,7 @@ import { holdingTransferRoutes } from './holding-transfers.ts';
 import { ledgerAdjustmentRoutes } from './ledger-adjustments.ts';
 import { gatewayCalendarRoutes } from './gateway-calendar.ts';
 import { gatewayReconciliationRoutes } from './gateway-reconciliation.ts';
+import { financeReportRoutes } from './finance-reports.ts';
 import { gatewayPeriodRoutes } from './gateway-periods.ts';
 import { adminAuditRoutes } from './admin-audit.ts';
 import { registerMetrics } from './metrics.ts';
@@ -159,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await admin.register(gatewayCalendarRoutes(deps), { prefix: '/gateway/calendar' });
       await admin.register(gatewayReconciliationRoutes(deps), { prefix: '/gateway/reconciliation' });
       await admin.register(gatewayPeriodRoutes(deps), { prefix: '/gateway/periods' });
+      await admin.register(financeReportRoutes(deps), { prefix: '/gateway' });
       await admin.register(adminAuditRoutes(deps));
     }),
     { prefix: '/api/admin' },

@@ -14,8 +14,17 @@ export function carriedBalancesTable(
   switch (table) {
     case 'accounts':
       return [
-        ['account', 'kind', 'opening', 'debits', 'credits', 'closing', 'consistent'],
-        ...trialBalance.accounts.map(a => [a.account, a.kind, a.opening, a.debits, a.credits, a.closing, a.consistent]),
+        ['account', 'name', 'kind', 'opening', 'debits', 'credits', 'closing', 'consistent'],
+        ...trialBalance.accounts.map(a => [
+          a.account,
+          a.name ?? null,
+          a.kind,
+          a.opening,
+          a.debits,
+          a.credits,
+          a.closing,
+          a.consistent,
+        ]),
       ];
     case 'account-kinds':
       return [
@@ -29,10 +38,23 @@ export function carriedBalancesTable(
       ];
     case 'suspense-open':
       return [
-        ['suspenseId', 'holdingAccountId', 'amount', 'senderName', 'reference', 'receivedAt', 'ageDays', 'bucket'],
+        [
+          'suspenseId',
+          'holdingAccountId',
+          'providerCode',
+          'accountName',
+          'amount',
+          'senderName',
+          'reference',
+          'receivedAt',
+          'ageDays',
+          'bucket',
+        ],
         ...suspense.ageing.items.map(i => [
           i.id,
           i.accountId,
+          i.providerCode ?? null,
+          i.accountName ?? null,
           i.amount,
           i.senderName,
           i.reference,

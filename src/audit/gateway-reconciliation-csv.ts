@@ -71,6 +71,8 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
         return [
           [
             'merchantId',
+            'merchantName',
+            'merchantEmail',
             ...balanceColumns('opening'),
             'creditsGross',
             'fees',
@@ -90,6 +92,8 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
             const v = m.movements;
             return [
               m.merchantId,
+              m.merchantName ?? null,
+              m.merchantEmail ?? null,
               m.opening.pending,
               m.opening.settled,
               m.opening.onHold,
@@ -117,6 +121,8 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
         return [
           [
             'accountId',
+            'providerCode',
+            'accountName',
             'opening',
             'credited',
             'paidOut',
@@ -132,6 +138,8 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
           ],
           ...holdingAccounts.accounts.map(h => [
             h.accountId,
+            h.providerCode ?? null,
+            h.accountName ?? null,
             h.opening,
             h.credited,
             h.paidOut,
@@ -152,14 +160,19 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
             'suspenseId',
             'mutationId',
             'holdingAccountId',
+            'providerCode',
+            'accountName',
             'amount',
             'senderName',
             'reference',
             'receivedAt',
             'status',
             'merchantId',
+            'merchantName',
             'paymentId',
             'fee',
+            'paymentFee',
+            'feeDifference',
             'net',
             'refundReference',
             'resolvedBy',
@@ -171,14 +184,19 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
             i.id,
             i.mutationId,
             i.accountId,
+            i.providerCode ?? null,
+            i.accountName ?? null,
             i.amount,
             i.senderName,
             i.reference,
             csvTime(i.receivedAt),
             i.status,
             i.merchantId,
+            i.merchantName ?? null,
             i.paymentId,
             i.fee,
+            i.paymentFee ?? null,
+            i.feeDifference ?? null,
             i.net,
             i.refundReference,
             i.resolvedBy,
@@ -209,10 +227,12 @@ export function reconciliationCsv(report: GatewayReconciliation, table: Reconcil
       }
       case 'payouts':
         return [
-          ['paidAt', 'merchantId', 'withdrawalId', 'amount', 'reference'],
+          ['paidAt', 'merchantId', 'merchantName', 'merchantEmail', 'withdrawalId', 'amount', 'reference'],
           ...report.payouts.map(p => [
             csvTime(new Date(p.paidAt)),
             p.merchantId,
+            p.merchantName ?? null,
+            p.merchantEmail ?? null,
             p.withdrawalId,
             p.amount,
             p.reference,

@@ -17,6 +17,8 @@ import { carriedBalances, type AccountPeriod, type KindPeriod } from './gateway-
 import { reportedAtSql } from './ledger-periods.ts';
 import { suspenseAgeing, type SuspenseAgeing } from './suspense-ageing.ts';
 import { priorPeriodItems, type PriorPeriodItem } from './gateway-prior-period.ts';
+import { namedReconciliation, type NamedSuspenseRow } from './reconciliation-names.ts';
+import type { AccountNames, MerchantNames } from './report-names.ts';
 
 /**
  * The gateway's reconciliation for finance (DESIGN sections 8 and 9): the balances at the period's bounds folded from the
@@ -144,7 +146,7 @@ export type GatewayReconciliation = {
     total: Omit<TrialBalanceDay, 'day'>;
     unbalancedEntries: UnbalancedEntry[];
     /** every account carried through the period: opening, debits, credits, closing (gateway-carried-balances.ts) */
-    accounts: AccountPeriod[];
+    accounts: (AccountPeriod & { name?: string | null })[];
     /** the accounts summed by kind */
     kinds: KindPeriod[];
   };
@@ -160,27 +162,27 @@ export type GatewayReconciliation = {
     checked: number;
     inconsistent: number;
     differing: number;
-    rows: MerchantPeriod[];
+    rows: (MerchantPeriod & Partial<MerchantNames>)[];
   };
   /**
    * per holding account, from its `holding:<accountId>` postings: opening, credited, paid out, closing; tied to its
    * provider at the period's end (gateway-provider-tie.ts); `tied`: no account leaves a difference its items do not explain
    */
-  holdingAccounts: { balanced: boolean; tied: boolean; accounts: HoldingAccountPeriod[] };
+  holdingAccounts: { balanced: boolean; tied: boolean; accounts: (HoldingAccountPeriod & Partial<AccountNames>)[] };
   /** the platform's suspense: credits no payment claimed, received in the period, and what became of them */
   suspense: {
     open: number;
     allocated: number;
     refunded: number;
-    items: SuspenseRow[];
+    items: NamedSuspenseRow[];
     /** every credit still open at the period's end, whenever it came, with its age and the ageing buckets */
-    ageing: SuspenseAgeing;
+    ageing: Omit<SuspenseAgeing, 'items'> & { items: (SuspenseAgeing['items'][number] & Partial<AccountNames>)[] };
   };
   /** the withdrawals paid in the period (from the ledgers' WithdrawalPaid events) */
-  payouts: Payout[];
+  payouts: (Payout & Partial<MerchantNames>)[];
   holdingCredits: {
     balanced: boolean;
-    accounts: HoldingAccountCredits[];
+    accounts: (HoldingAccountCredits & Partial<AccountNames>)[];
     total: Omit<HoldingAccountCredits, 'accountId'>;
     /** at most 1,000 of them; `problemCount` counts all */
     problems: PaymentCheck[];
@@ -434,7 +436,8 @@ export async function gatewayReconciliation(
     { earned: 0, paymentsFees: 0, allocationsFees: 0, difference: 0, uniqueCodes: 0 },
   );
   const fees = { balanced: feeDays.every(d => d.difference === 0), days: feeDays, total: feeTotal };
-  return {
+  // names beside the ids (reconciliation-names.ts), computed with the report so a closed month keeps them
+  return namedReconciliation(pool, {
     period: {
       from: period.from,
       to: period.to,
@@ -456,5 +459,5 @@ export async function gatewayReconciliation(
       warning: uncoveredYearsWarning(folded.calendarMissingYears),
     },
     priorPeriod: prior,
-  };
+  });
 }

@@ -430,10 +430,18 @@ describe('GET /api/admin/gateway/reconciliation', () => {
       ['2026-01-01', '2026-01-31', ...Object.values(data.fees.total).map(String)],
     ]);
     const payouts = rowsOf((await csvOf('payouts')).body);
-    expect(payouts[0]).toEqual(['paidAt', 'merchantId', 'withdrawalId', 'amount', 'reference']);
+    expect(payouts[0]).toEqual([
+      'paidAt',
+      'merchantId',
+      'merchantName',
+      'merchantEmail',
+      'withdrawalId',
+      'amount',
+      'reference',
+    ]);
     expect(payouts[1]![0]).toMatch(/^2026-01-06T00:00:\d\d\+07:00$/);
     const suspense = rowsOf((await csvOf('suspense')).body);
-    expect(suspense.slice(1).every(r => /\+07:00$/.test(r[6]!))).toBe(true);
+    expect(suspense.slice(1).every(r => /\+07:00$/.test(r[suspense[0]!.indexOf('receivedAt')]!))).toBe(true);
     expect(suspense).toHaveLength(data.suspense.items.length + 1);
     expect(
       rowsOf((await csvOf('merchants')).body)

@@ -261,6 +261,23 @@ function routesOf(
       choices: { table: 'suspense' },
       send: adminSession,
     },
+    ...(
+      [
+        'balance-history',
+        'balance-history.csv',
+        'revenue',
+        'revenue.csv',
+        'payout-report',
+        'payout-report.csv',
+      ] as const
+    ).map(report => ({
+      surface: 'json' as const,
+      path: `/api/admin/gateway/${report}`,
+      base: { ...period, ...(report.startsWith('balance') ? { merchantId: admin.id } : {}) },
+      params: { ...dates, table: 'choice' as const },
+      choices: { table: report.startsWith('balance') ? 'accounts' : 'totals' },
+      send: adminSession,
+    })),
     {
       surface: 'json',
       path: `/api/admin/streams/user-${admin.id}`,

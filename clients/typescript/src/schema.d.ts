@@ -1018,6 +1018,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/gateway/balance-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A merchant's or a holding account's balances day by day (WIB) (JSON, or one table as CSV) */
+        get: operations["getApiAdminGatewayBalanceHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/gateway/balance-history.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A merchant's or a holding account's balances day by day (WIB): one table as CSV */
+        get: operations["getApiAdminGatewayBalanceHistoryCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/gateway/revenue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fees and unique-code income by payment method and by merchant (JSON, or one table as CSV) */
+        get: operations["getApiAdminGatewayRevenue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/gateway/revenue.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fees and unique-code income by payment method and by merchant: one table as CSV */
+        get: operations["getApiAdminGatewayRevenueCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/gateway/payout-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payouts with their source, destination, holder check, channel and attempts (JSON, or one table as CSV) */
+        get: operations["getApiAdminGatewayPayoutReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/gateway/payout-report.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payouts with their source, destination, holder check, channel and attempts: one table as CSV */
+        get: operations["getApiAdminGatewayPayoutReportCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/streams/{id}": {
         parameters: {
             query?: never;
@@ -2175,6 +2277,8 @@ export interface components {
                 accounts: {
                     /** @description The ledger account: holding:<accountId>, merchant:<id>:pending|settled|onHold, platform:… */
                     account: string;
+                    /** @description Whose it is: the merchant's business name, the holding account's provider and name (null: a platform account) */
+                    name?: string | null;
                     /**
                      * @description The account's kind, as the trial balance's columns total them
                      * @enum {string}
@@ -2220,6 +2324,10 @@ export interface components {
                 accounts: ({
                     /** Format: uuid */
                     accountId: string;
+                    /** @description The account's provider */
+                    providerCode?: string | null;
+                    /** @description The account's name */
+                    accountName?: string | null;
                     opening: number;
                     credited: number;
                     paidOut: number;
@@ -2294,6 +2402,8 @@ export interface components {
                         id: string;
                         /** Format: uuid */
                         accountId: string;
+                        providerCode?: string | null;
+                        accountName?: string | null;
                         amount: number;
                         senderName: string;
                         reference: string | null;
@@ -3932,6 +4042,476 @@ export interface components {
             /** @constant */
             status: "success";
             data: components["schemas"]["HoldingTransfer"];
+        };
+        /**
+         * @description A merchant's or a holding account's balances day by day (WIB), placed by when the money moved
+         * @example {
+         *       "period": {
+         *         "from": "2026-01-05",
+         *         "to": "2026-01-05",
+         *         "timeZone": "Asia/Jakarta",
+         *         "startsAt": "2026-01-04T17:00:00.000Z",
+         *         "endsAt": "2026-01-05T17:00:00.000Z"
+         *       },
+         *       "subject": {
+         *         "kind": "holdingAccount",
+         *         "holdingAccountId": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+         *         "providerCode": "WALLET-D",
+         *         "accountName": "QRIS Toko"
+         *       },
+         *       "accounts": [
+         *         {
+         *           "account": "holding:7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+         *           "balance": "cash",
+         *           "postings": 2,
+         *           "opening": 100000,
+         *           "debits": 150123,
+         *           "credits": 60000,
+         *           "closing": 190123,
+         *           "consistent": true
+         *         }
+         *       ],
+         *       "days": [
+         *         {
+         *           "day": "2026-01-05",
+         *           "account": "holding:7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+         *           "balance": "cash",
+         *           "postings": 2,
+         *           "opening": 100000,
+         *           "debits": 150123,
+         *           "credits": 60000,
+         *           "closing": 190123
+         *         }
+         *       ],
+         *       "consistent": true
+         *     }
+         */
+        GatewayBalanceHistory: {
+            period: {
+                /** Format: date */
+                from: string;
+                /** Format: date */
+                to: string;
+                /** @constant */
+                timeZone: "Asia/Jakarta";
+                /** Format: date-time */
+                startsAt: string;
+                /** Format: date-time */
+                endsAt: string;
+            };
+            subject: {
+                /** @constant */
+                kind: "merchant";
+                /** Format: uuid */
+                merchantId: string;
+                /** @description The merchant's business name (its own name when it never asked for gateway access) */
+                merchantName: string | null;
+                merchantEmail: string | null;
+            } | {
+                /** @constant */
+                kind: "holdingAccount";
+                /** Format: uuid */
+                holdingAccountId: string;
+                providerCode: string | null;
+                accountName: string | null;
+            };
+            /** @description The whole period per account; consistent: the days carried end at the closing summed on its own */
+            accounts: {
+                /** @description The ledger account: merchant:<id>:pending|settled|onHold or holding:<accountId> */
+                account: string;
+                /** @enum {string} */
+                balance: "pending" | "settled" | "onHold" | "cash";
+                postings: number;
+                /** @description The ledger's sign: debit positive, what the platform owes a merchant negative */
+                opening: number;
+                debits: number;
+                /** @description As a positive number */
+                credits: number;
+                /** @description opening + debits - credits: the next day’s opening */
+                closing: number;
+                consistent: boolean;
+            }[];
+            /** @description One row per WIB day and account */
+            days: {
+                /** Format: date */
+                day: string;
+                /** @description The ledger account: merchant:<id>:pending|settled|onHold or holding:<accountId> */
+                account: string;
+                /** @enum {string} */
+                balance: "pending" | "settled" | "onHold" | "cash";
+                postings: number;
+                /** @description The ledger's sign: debit positive, what the platform owes a merchant negative */
+                opening: number;
+                debits: number;
+                /** @description As a positive number */
+                credits: number;
+                /** @description opening + debits - credits: the next day’s opening */
+                closing: number;
+            }[];
+            consistent: boolean;
+        };
+        /**
+         * @description The platform's fees and unique-code income by payment method and by merchant
+         * @example {
+         *       "period": {
+         *         "from": "2026-01-05",
+         *         "to": "2026-01-05",
+         *         "timeZone": "Asia/Jakarta",
+         *         "startsAt": "2026-01-04T17:00:00.000Z",
+         *         "endsAt": "2026-01-05T17:00:00.000Z"
+         *       },
+         *       "byMethod": [
+         *         {
+         *           "method": "QRIS-DYNAMIC",
+         *           "payments": 1,
+         *           "allocations": 0,
+         *           "gross": 150123,
+         *           "fees": 1050,
+         *           "uniqueCodes": 123,
+         *           "revenue": 1173,
+         *           "net": 148950
+         *         }
+         *       ],
+         *       "byMerchant": [
+         *         {
+         *           "merchantId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *           "merchantName": "Toko Maju",
+         *           "merchantEmail": "toko@example.com",
+         *           "payments": 1,
+         *           "allocations": 0,
+         *           "gross": 150123,
+         *           "fees": 1050,
+         *           "uniqueCodes": 123,
+         *           "revenue": 1173,
+         *           "net": 148950
+         *         }
+         *       ],
+         *       "total": {
+         *         "payments": 1,
+         *         "allocations": 0,
+         *         "gross": 150123,
+         *         "fees": 1050,
+         *         "uniqueCodes": 123,
+         *         "revenue": 1173,
+         *         "net": 148950
+         *       }
+         *     }
+         */
+        GatewayRevenue: {
+            period: {
+                /** Format: date */
+                from: string;
+                /** Format: date */
+                to: string;
+                /** @constant */
+                timeZone: "Asia/Jakarta";
+                /** Format: date-time */
+                startsAt: string;
+                /** Format: date-time */
+                endsAt: string;
+            };
+            byMethod: {
+                /** @description QRIS-DYNAMIC, VA-BANK1, …; null: suspense allocated without a payment */
+                method: string | null;
+                /** @description Completed payments credited */
+                payments: number;
+                /** @description Suspense credits allocated */
+                allocations: number;
+                /** @description What the buyers paid: fees + uniqueCodes + net */
+                gross: number;
+                fees: number;
+                /** @description The unique codes the buyers paid on top of their bills: the platform’s, apart from fees */
+                uniqueCodes: number;
+                /** @description fees + uniqueCodes */
+                revenue: number;
+                /** @description What the merchants were credited */
+                net: number;
+            }[];
+            byMerchant: {
+                /** Format: uuid */
+                merchantId: string;
+                /** @description The merchant's business name (its own name when it never asked for gateway access) */
+                merchantName: string | null;
+                merchantEmail: string | null;
+                /** @description Completed payments credited */
+                payments: number;
+                /** @description Suspense credits allocated */
+                allocations: number;
+                /** @description What the buyers paid: fees + uniqueCodes + net */
+                gross: number;
+                fees: number;
+                /** @description The unique codes the buyers paid on top of their bills: the platform’s, apart from fees */
+                uniqueCodes: number;
+                /** @description fees + uniqueCodes */
+                revenue: number;
+                /** @description What the merchants were credited */
+                net: number;
+            }[];
+            total: {
+                /** @description Completed payments credited */
+                payments: number;
+                /** @description Suspense credits allocated */
+                allocations: number;
+                /** @description What the buyers paid: fees + uniqueCodes + net */
+                gross: number;
+                fees: number;
+                /** @description The unique codes the buyers paid on top of their bills: the platform’s, apart from fees */
+                uniqueCodes: number;
+                /** @description fees + uniqueCodes */
+                revenue: number;
+                /** @description What the merchants were credited */
+                net: number;
+            };
+        };
+        /**
+         * @description The payouts of a period with their source, destination, holder check, channel and attempts
+         * @example {
+         *       "period": {
+         *         "from": "2026-01-05",
+         *         "to": "2026-01-05",
+         *         "timeZone": "Asia/Jakarta",
+         *         "startsAt": "2026-01-04T17:00:00.000Z",
+         *         "endsAt": "2026-01-05T17:00:00.000Z"
+         *       },
+         *       "payouts": [],
+         *       "total": {
+         *         "payouts": 0,
+         *         "amount": 0,
+         *         "byChannel": [
+         *           {
+         *             "channel": "/pay",
+         *             "payouts": 0,
+         *             "amount": 0
+         *           },
+         *           {
+         *             "channel": "/paid",
+         *             "payouts": 0,
+         *             "amount": 0
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        GatewayPayoutReport: {
+            period: {
+                /** Format: date */
+                from: string;
+                /** Format: date */
+                to: string;
+                /** @constant */
+                timeZone: "Asia/Jakarta";
+                /** Format: date-time */
+                startsAt: string;
+                /** Format: date-time */
+                endsAt: string;
+            };
+            payouts: {
+                /** Format: uuid */
+                withdrawalId: string;
+                /** Format: uuid */
+                merchantId: string;
+                /** @description The merchant's business name (its own name when it never asked for gateway access) */
+                merchantName: string | null;
+                merchantEmail: string | null;
+                amount: number;
+                reference: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the money left the source account
+                 */
+                paidAt: string;
+                /** Format: date-time */
+                recordedAt: string;
+                paidBy: string | null;
+                /**
+                 * @description /pay: a WALLET-A transfer made by the service; /paid: made elsewhere, recorded by an admin
+                 * @enum {string}
+                 */
+                channel: "/pay" | "/paid";
+                /** @description The platform account the money left (null: before the ledger named it) */
+                sourceAccountId: string | null;
+                sourceProviderCode: string | null;
+                sourceAccountName: string | null;
+                bankCode: string;
+                accountNumber: string;
+                holderAsked: string;
+                /** @description The bank inquiry's holder the payout was made on (null: never asked) */
+                holderAnswered: string | null;
+                holderMatches: boolean | null;
+                holderOverride: {
+                    reason: string;
+                    /** Format: uuid */
+                    by: string;
+                } | null;
+                /** @description The WALLET-A transfers attempted, in order */
+                attempts: {
+                    /** Format: uuid */
+                    transferId: string;
+                    accountId: string | null;
+                    startedAt: string | null;
+                    startedBy: string | null;
+                    /**
+                     * @description IN_FLIGHT: begun, no outcome recorded
+                     * @enum {string}
+                     */
+                    outcome: "PAID" | "FAILED" | "UNCONFIRMED" | "IN_FLIGHT";
+                    reason: string | null;
+                    failedAt: string | null;
+                }[];
+            }[];
+            total: {
+                payouts: number;
+                amount: number;
+                byChannel: {
+                    /** @enum {string} */
+                    channel: "/pay" | "/paid";
+                    payouts: number;
+                    amount: number;
+                }[];
+            };
+        };
+        /**
+         * @description {status, data}: one GatewayBalanceHistory
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "period": {
+         *           "from": "2026-01-05",
+         *           "to": "2026-01-05",
+         *           "timeZone": "Asia/Jakarta",
+         *           "startsAt": "2026-01-04T17:00:00.000Z",
+         *           "endsAt": "2026-01-05T17:00:00.000Z"
+         *         },
+         *         "subject": {
+         *           "kind": "holdingAccount",
+         *           "holdingAccountId": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+         *           "providerCode": "WALLET-D",
+         *           "accountName": "QRIS Toko"
+         *         },
+         *         "accounts": [
+         *           {
+         *             "account": "holding:7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+         *             "balance": "cash",
+         *             "postings": 2,
+         *             "opening": 100000,
+         *             "debits": 150123,
+         *             "credits": 60000,
+         *             "closing": 190123,
+         *             "consistent": true
+         *           }
+         *         ],
+         *         "days": [
+         *           {
+         *             "day": "2026-01-05",
+         *             "account": "holding:7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+         *             "balance": "cash",
+         *             "postings": 2,
+         *             "opening": 100000,
+         *             "debits": 150123,
+         *             "credits": 60000,
+         *             "closing": 190123
+         *           }
+         *         ],
+         *         "consistent": true
+         *       }
+         *     }
+         */
+        GatewayBalanceHistoryResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["GatewayBalanceHistory"];
+        };
+        /**
+         * @description {status, data}: one GatewayRevenue
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "period": {
+         *           "from": "2026-01-05",
+         *           "to": "2026-01-05",
+         *           "timeZone": "Asia/Jakarta",
+         *           "startsAt": "2026-01-04T17:00:00.000Z",
+         *           "endsAt": "2026-01-05T17:00:00.000Z"
+         *         },
+         *         "byMethod": [
+         *           {
+         *             "method": "QRIS-DYNAMIC",
+         *             "payments": 1,
+         *             "allocations": 0,
+         *             "gross": 150123,
+         *             "fees": 1050,
+         *             "uniqueCodes": 123,
+         *             "revenue": 1173,
+         *             "net": 148950
+         *           }
+         *         ],
+         *         "byMerchant": [
+         *           {
+         *             "merchantId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *             "merchantName": "Toko Maju",
+         *             "merchantEmail": "toko@example.com",
+         *             "payments": 1,
+         *             "allocations": 0,
+         *             "gross": 150123,
+         *             "fees": 1050,
+         *             "uniqueCodes": 123,
+         *             "revenue": 1173,
+         *             "net": 148950
+         *           }
+         *         ],
+         *         "total": {
+         *           "payments": 1,
+         *           "allocations": 0,
+         *           "gross": 150123,
+         *           "fees": 1050,
+         *           "uniqueCodes": 123,
+         *           "revenue": 1173,
+         *           "net": 148950
+         *         }
+         *       }
+         *     }
+         */
+        GatewayRevenueResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["GatewayRevenue"];
+        };
+        /**
+         * @description {status, data}: one GatewayPayoutReport
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "period": {
+         *           "from": "2026-01-05",
+         *           "to": "2026-01-05",
+         *           "timeZone": "Asia/Jakarta",
+         *           "startsAt": "2026-01-04T17:00:00.000Z",
+         *           "endsAt": "2026-01-05T17:00:00.000Z"
+         *         },
+         *         "payouts": [],
+         *         "total": {
+         *           "payouts": 0,
+         *           "amount": 0,
+         *           "byChannel": [
+         *             {
+         *               "channel": "/pay",
+         *               "payouts": 0,
+         *               "amount": 0
+         *             },
+         *             {
+         *               "channel": "/paid",
+         *               "payouts": 0,
+         *               "amount": 0
+         *             }
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        GatewayPayoutReportResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["GatewayPayoutReport"];
         };
         /**
          * @description An entry bringing a holding account's ledger cash to what its provider holds, against the platform's equity
@@ -10656,6 +11236,479 @@ export interface operations {
             };
             /** @description Unsupported content type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApiAdminGatewayBalanceHistory: {
+        parameters: {
+            query: {
+                /** @description The first WIB day, YYYY-MM-DD */
+                from: string;
+                /** @description The last WIB day, YYYY-MM-DD */
+                to: string;
+                /** @description The merchant (or holdingAccountId, not both) */
+                merchantId?: string;
+                /** @description The holding account (or merchantId, not both) */
+                holdingAccountId?: string;
+                /** @description With CSV: the table of the report (days, accounts; days unless given) */
+                table?: "days" | "accounts";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report; with Accept: text/csv, one table as CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/json": components["schemas"]["GatewayBalanceHistoryResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApiAdminGatewayBalanceHistoryCsv: {
+        parameters: {
+            query: {
+                /** @description The first WIB day, YYYY-MM-DD */
+                from: string;
+                /** @description The last WIB day, YYYY-MM-DD */
+                to: string;
+                /** @description The merchant (or holdingAccountId, not both) */
+                merchantId?: string;
+                /** @description The holding account (or merchantId, not both) */
+                holdingAccountId?: string;
+                /** @description With CSV: the table of the report (days, accounts; days unless given) */
+                table?: "days" | "accounts";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The table as CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApiAdminGatewayRevenue: {
+        parameters: {
+            query: {
+                /** @description The first WIB day, YYYY-MM-DD */
+                from: string;
+                /** @description The last WIB day, YYYY-MM-DD */
+                to: string;
+                /** @description With CSV: the table of the report (by-method, by-merchant, totals; by-method unless given) */
+                table?: "by-method" | "by-merchant" | "totals";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report; with Accept: text/csv, one table as CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/json": components["schemas"]["GatewayRevenueResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApiAdminGatewayRevenueCsv: {
+        parameters: {
+            query: {
+                /** @description The first WIB day, YYYY-MM-DD */
+                from: string;
+                /** @description The last WIB day, YYYY-MM-DD */
+                to: string;
+                /** @description With CSV: the table of the report (by-method, by-merchant, totals; by-method unless given) */
+                table?: "by-method" | "by-merchant" | "totals";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The table as CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApiAdminGatewayPayoutReport: {
+        parameters: {
+            query: {
+                /** @description The first WIB day, YYYY-MM-DD */
+                from: string;
+                /** @description The last WIB day, YYYY-MM-DD */
+                to: string;
+                /** @description With CSV: the table of the report (payouts, attempts, totals; payouts unless given) */
+                table?: "payouts" | "attempts" | "totals";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report; with Accept: text/csv, one table as CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/json": components["schemas"]["GatewayPayoutReportResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApiAdminGatewayPayoutReportCsv: {
+        parameters: {
+            query: {
+                /** @description The first WIB day, YYYY-MM-DD */
+                from: string;
+                /** @description The last WIB day, YYYY-MM-DD */
+                to: string;
+                /** @description With CSV: the table of the report (payouts, attempts, totals; payouts unless given) */
+                table?: "payouts" | "attempts" | "totals";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The table as CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

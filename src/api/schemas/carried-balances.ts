@@ -11,6 +11,13 @@ const carriedAccount = z.object({
   account: z
     .string()
     .describe('The ledger account: holding:<accountId>, merchant:<id>:pending|settled|onHold, platform:…'),
+  name: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "Whose it is: the merchant's business name, the holding account's provider and name (null: a platform account)",
+    ),
   kind,
   opening: rupiah.describe(
     'The sum of its postings that took effect before the period (debit positive, credit negative)',
@@ -57,6 +64,8 @@ export const suspenseAgeing = z
         z.object({
           id: z.uuid(),
           accountId: z.uuid(),
+          providerCode: z.string().nullable().optional(),
+          accountName: z.string().nullable().optional(),
           amount: rupiah,
           senderName: z.string(),
           reference: z.string().nullable(),

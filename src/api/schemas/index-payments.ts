@@ -3,6 +3,7 @@ import { gatewayOperations } from './gateway.ts';
 import { settlementOperations } from './gateway-settlements.ts';
 import { holdingTransferOperations } from './holding-transfers.ts';
 import { gatewayPeriodOperations } from './gateway-periods.ts';
+import { financeReportOperations } from './finance-reports.ts';
 import { ledgerAdjustmentOperations } from './ledger-adjustments.ts';
 import { mutationOperations } from './mutations.ts';
 import { paymentOperations } from './payments.ts';
@@ -16,6 +17,7 @@ export const paymentGatewayOperations: Record<string, DocumentedOperation> = {
   ...settlementOperations,
   ...holdingTransferOperations,
   ...gatewayPeriodOperations,
+  ...financeReportOperations,
   ...ledgerAdjustmentOperations,
   ...apiKeyOperations,
 };

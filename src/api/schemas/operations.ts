@@ -220,6 +220,33 @@ export const operations: Record<string, OperationNotes> = {
     summary: "One table of a period's reconciliation as CSV",
     success: { status: 200, description: 'The table as CSV', mediaType: 'text/csv' },
   },
+  'GET /api/admin/gateway/balance-history': {
+    summary: "A merchant's or a holding account's balances day by day (WIB) (JSON, or one table as CSV)",
+    errors: [404],
+    success: { status: 200, description: 'The report; with Accept: text/csv, one table as CSV', mediaType: 'text/csv' },
+  },
+  'GET /api/admin/gateway/balance-history.csv': {
+    summary: "A merchant's or a holding account's balances day by day (WIB): one table as CSV",
+    errors: [404],
+    success: { status: 200, description: 'The table as CSV', mediaType: 'text/csv' },
+  },
+  'GET /api/admin/gateway/revenue': {
+    summary: 'Fees and unique-code income by payment method and by merchant (JSON, or one table as CSV)',
+    success: { status: 200, description: 'The report; with Accept: text/csv, one table as CSV', mediaType: 'text/csv' },
+  },
+  'GET /api/admin/gateway/revenue.csv': {
+    summary: 'Fees and unique-code income by payment method and by merchant: one table as CSV',
+    success: { status: 200, description: 'The table as CSV', mediaType: 'text/csv' },
+  },
+  'GET /api/admin/gateway/payout-report': {
+    summary:
+      'The payouts with their source, destination, holder check, channel and attempts (JSON, or one table as CSV)',
+    success: { status: 200, description: 'The report; with Accept: text/csv, one table as CSV', mediaType: 'text/csv' },
+  },
+  'GET /api/admin/gateway/payout-report.csv': {
+    summary: 'The payouts with their source, destination, holder check, channel and attempts: one table as CSV',
+    success: { status: 200, description: 'The table as CSV', mediaType: 'text/csv' },
+  },
   'GET /api/admin/streams/{id}': { summary: 'The events of one stream (auditors)' },
   'GET /api/admin/digests': { summary: 'The signed daily digests of the ledger' },
   'GET /api/admin/ledger/checkpoints/latest': { summary: 'The latest signed ledger checkpoint', errors: [404] },

@@ -25,6 +25,8 @@ const tieItem = z.object({
 /** A holding account over the period and tied to its provider at the period's end. */
 const tiedHoldingAccount = z.looseObject({
   accountId: z.uuid(),
+  providerCode: z.string().nullable().optional().describe("The account's provider"),
+  accountName: z.string().nullable().optional().describe("The account's name"),
   opening: rupiah,
   credited: rupiah,
   paidOut: rupiah,

@@ -79,3 +79,26 @@ export function idsOfLedgerAccounts(accounts: Iterable<string>): { merchants: st
   }
   return { merchants, accounts: platform };
 }
+
+/** What a balance history may be asked of: the merchants with a ledger and the platform accounts with cash in it. */
+export type ReportSubjects = {
+  merchants: ({ id: string } & MerchantNames)[];
+  accounts: ({ id: string } & AccountNames)[];
+};
+
+export async function reportSubjects(db: Queryable): Promise<ReportSubjects> {
+  const merchants = await query<{ id: string } & MerchantNames>(
+    db,
+    'ReportSubjectMerchants',
+    `select b.merchant_id::text as id, coalesce(g.business->>'businessName', u.name) as "merchantName", u.email as "merchantEmail"
+     from gateway_balances b left join users u on u.id = b.merchant_id left join gateway_access g on g.user_id = b.merchant_id
+     order by 2 nulls last, 3, 1 limit 1000`,
+  );
+  const accounts = await query<{ id: string } & AccountNames>(
+    db,
+    'ReportSubjectAccounts',
+    `select c.account_id as id, a.provider_code as "providerCode", a.account_name as "accountName"
+     from gateway_cash c left join accounts a on a.id::text = c.account_id order by 2 nulls last, 3, 1`,
+  );
+  return { merchants: merchants.rows, accounts: accounts.rows };
+}

@@ -166,6 +166,7 @@ const adminSections = [
   { id: 'withdrawals', path: '/admin/withdrawals', label: 'Penarikan' },
   { id: 'suspense', path: '/admin/suspense', label: 'Dana tak terklaim' },
   { id: 'reconciliation', path: '/admin/reconciliation', label: 'Rekonsiliasi' },
+  { id: 'reports', path: '/admin/revenue', label: 'Laporan' },
   { id: 'calendar', path: '/admin/calendar', label: 'Kalender' },
   { id: 'digests', path: '/admin/digests', label: 'Digest' },
   { id: 'streams', path: '/admin/streams', label: 'Stream' },

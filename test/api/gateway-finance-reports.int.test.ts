@@ -346,3 +346,46 @@ describe('the reports finance signs', () => {
     expect(merchants.some(l => l.startsWith(`${shop.id},Toko Maju,${shop.email},`))).toBe(true);
   });
 });
+
+describe('the console pages of the reports', () => {
+  const page = async (url: string, status = 200) => {
+    const response = await admin.session('GET', url);
+    expect(response.statusCode, response.body.slice(0, 300)).toBe(status);
+    expect(response.headers['content-type']).toMatch(/^text\/html/);
+    return response.body;
+  };
+
+  it('show each report for a period, with a CSV link per table that downloads it', async () => {
+    const revenue = await page(`/admin/revenue?${period}`);
+    expect(revenue).toContain('id="revenue-unique-codes"');
+    expect(revenue).toContain('data-method="QRIS-DYNAMIC"');
+    expect(revenue).toContain(`data-merchant-id="${shop.id}"`);
+    const link = /href="(\/admin\/revenue\.csv\?[^"]+)"/.exec(revenue)![1]!.replaceAll('&#38;', '&');
+    expect((await csv(link))[0]).toBe('method,payments,allocations,gross,fees,uniqueCodes,revenue,net');
+
+    const history = await page(`/admin/balance-history?${period}&holdingAccountId=${accounts.qris.accountId}`);
+    expect(history.match(/<tr data-day=/g)).toHaveLength(2);
+    expect(history).toContain('WALLET-D WALLET-D');
+    expect(await csv(`/admin/balance-history.csv?${period}&holdingAccountId=${accounts.qris.accountId}`)).toHaveLength(
+      3,
+    );
+    // the form lists the merchants and accounts to choose from
+    expect(await page('/admin/balance-history')).toContain(`<option value="${shop.id}">`);
+
+    const payouts = await page(`/admin/payout-report?${period}`);
+    expect(payouts).toContain(`data-withdrawal-id="${known.withdrawals.pay}" data-channel="/pay"`);
+    expect(payouts).toContain(`data-withdrawal-id="${known.withdrawals.paid}" data-channel="/paid"`);
+    expect(await csv(`/admin/payout-report.csv?${period}&table=attempts`)).toHaveLength(3);
+  });
+
+  it('refuse a filter on the page itself (400, in Indonesian), computing nothing', async () => {
+    expect(await page('/admin/revenue?from=2026-13-45&to=2026-01-06', 400)).toContain('Filter tidak valid (from)');
+    expect(
+      await page(
+        `/admin/balance-history?${period}&merchantId=${shop.id}&holdingAccountId=${accounts.qris.accountId}`,
+        400,
+      ),
+    ).toContain('Filter tidak valid (merchantId)');
+    expect(await page('/admin/payout-report?from=2026-01-06&to=2026-01-05', 400)).toContain('id="from"');
+  });
+});

@@ -159,6 +159,21 @@ function routesOf(
       send: asAdmin,
     },
     { surface: 'page', path: '/admin/reconciliation', base: period, params: dates, send: asAdmin },
+    ...['/admin/revenue', '/admin/payout-report'].map(path => ({
+      surface: 'page' as const,
+      path,
+      base: period,
+      params: dates,
+      send: asAdmin,
+    })),
+    ...['/admin/revenue.csv', '/admin/payout-report.csv', '/admin/balance-history.csv'].map(path => ({
+      surface: 'csv' as const,
+      path,
+      base: { ...period, ...(path.includes('balance') ? { merchantId: admin.id } : {}) },
+      params: { ...dates, table: 'choice' as const },
+      choices: { table: path.includes('balance') ? 'accounts' : 'totals' },
+      send: asAdmin,
+    })),
     {
       surface: 'csv',
       path: '/admin/reconciliation.csv',

@@ -27,6 +27,7 @@ import { isQueryDate } from '../query-params.ts';
 import { adminSuspensePages } from './admin-suspense-pages.ts';
 import { adminWithdrawalPages } from './admin-withdrawal-pages.ts';
 import { adminPeriodPages, periodPanelHtml } from './admin-period-pages.ts';
+import { adminReportPages } from './admin-report-pages.ts';
 import { noticeOf, orShowRefusal, pathId, refusalText, seeOther, sendPage } from './page-reply.ts';
 import { dateWords, queryFilters } from './list-filters.ts';
 import { frameOf } from './page-surface.ts';
@@ -209,6 +210,9 @@ export function adminPages(deps: AppDeps) {
 
     // closing and reopening a month from its reconciliation page (their own file)
     await adminPeriodPages(deps)(app);
+
+    // the finance reports beside the reconciliation: balance history, revenue, payouts (their own file)
+    await adminReportPages(deps)(app);
 
     // reconciliation: WIB days, as the JSON route and the CLI
     const periodOf = (request: FastifyRequest) => {

@@ -120,8 +120,26 @@ describe('the reports finance signs', () => {
     known.cash.qris += late.totalAmount;
   });
 
-  it('00:00 Tuesday settles; a payout through WALLET-A after a refused transfer, and one recorded as paid from the QRIS wallet', async () => {
+  it("a payment paid Monday 23:59:30 while the wallet is down, seen Tuesday 00:00:05, is Monday's", async () => {
+    await clockTo('2026-01-05T23:59:00+07:00');
+    const late = await created(shop, 'QRIS-DYNAMIC', 30_000);
+    await clockTo('2026-01-05T23:59:30+07:00');
+    await sandbox().pay({ qris: late.qris! });
+    await sandbox().faults({ providerCode: 'WALLET-D', outage: true });
+    expect((await admin.call('GET', `/api/v1/accounts/${accounts.qris.accountId}/refresh`)).statusCode).not.toBe(200);
     await clockTo('2026-01-06T00:00:05+07:00');
+    await sandbox().clearFaults();
+    await new Promise(resolve => setTimeout(resolve, 100)); // the connector's circuit half-opens after 50 ms
+    await synced(service, admin, accounts.qris);
+    known.fees.qris += fee('QRIS-DYNAMIC', 30_000, settings());
+    known.codes.qris += late.totalAmount - late.amount;
+    known.shopNet += 30_000 - fee('QRIS-DYNAMIC', 30_000, settings());
+    known.cash.qris += late.totalAmount;
+    const monday = await get<GatewayRevenue>('/api/admin/gateway/revenue?from=2026-01-05&to=2026-01-05');
+    expect(monday.byMethod.find(m => m.method === 'QRIS-DYNAMIC')).toMatchObject({ payments: 2, allocations: 1 });
+  });
+
+  it('00:00 Tuesday settles; a payout through WALLET-A after a refused transfer, and one recorded as paid from the QRIS wallet', async () => {
     await caughtUp(service);
     await service.gatewaySettlement.tick();
     await caughtUp(service);
@@ -140,6 +158,11 @@ describe('the reports finance signs', () => {
     expect(paid.statusCode, paid.body).toBe(200);
     known.cash.va -= 100_000;
     known.withdrawals.paid = await withdraw(cafe, 60_000);
+    // tried through WALLET-A first, refused; then paid by hand from the QRIS wallet
+    await sandbox().faults({ providerCode: 'WALLET-A', transferRefuse: 1 });
+    const tried = await admin.session('POST', `/api/admin/gateway/withdrawals/${known.withdrawals.paid}/pay`);
+    await sandbox().clearFaults();
+    expect(tried.statusCode, tried.body).toBe(502);
     const recorded = await admin.session('POST', `/api/admin/gateway/withdrawals/${known.withdrawals.paid}/paid`, {
       reference: 'BCA-TRF-0601',
       holdingAccountId: accounts.qris.accountId,
@@ -219,7 +242,7 @@ describe('the reports finance signs', () => {
     expect(revenue.byMethod).toEqual([
       {
         method: 'QRIS-DYNAMIC',
-        payments: 1,
+        payments: 2,
         allocations: 1,
         fees: known.fees.qris,
         uniqueCodes: known.codes.qris,
@@ -252,7 +275,7 @@ describe('the reports finance signs', () => {
     const totals = await csv(`/api/admin/gateway/revenue.csv?${period}&table=totals`);
     expect(totals).toEqual([
       'from,to,payments,allocations,gross,fees,uniqueCodes,revenue,net',
-      `2026-01-05,2026-01-06,2,1,${revenue.total.gross},${revenue.total.fees},${revenue.total.uniqueCodes},${revenue.total.revenue},${revenue.total.net}`,
+      `2026-01-05,2026-01-06,3,1,${revenue.total.gross},${revenue.total.fees},${revenue.total.uniqueCodes},${revenue.total.revenue},${revenue.total.net}`,
     ]);
     const byMethod = await csv(`/api/admin/gateway/revenue.csv?${period}`);
     expect(byMethod[0]).toBe('method,payments,allocations,gross,fees,uniqueCodes,revenue,net');
@@ -294,8 +317,8 @@ describe('the reports finance signs', () => {
       sourceAccountId: accounts.qris.accountId,
       sourceProviderCode: 'WALLET-D',
       holderAsked: 'Joko Wijaya',
-      attempts: [],
     });
+    expect(byId.get(known.withdrawals.paid)!.attempts.map(a => a.outcome)).toEqual(['FAILED']);
     expect(report.total).toEqual({
       payouts: 2,
       amount: 160_000,
@@ -312,7 +335,7 @@ describe('the reports finance signs', () => {
     expect(paidRow).toMatch(/^2026-01-06T09:\d\d:\d\d\+07:00,/);
     expect(paidRow).toContain(`,/pay,`);
     expect(paidRow).toMatch(/,2,FAILED PAID$/);
-    expect(await csv(`/api/admin/gateway/payout-report.csv?${period}&table=attempts`)).toHaveLength(3);
+    expect(await csv(`/api/admin/gateway/payout-report.csv?${period}&table=attempts`)).toHaveLength(4);
     expect(await csv(`/api/admin/gateway/payout-report.csv?${period}&table=totals`)).toEqual([
       'from,to,payouts,amount,payPayouts,payAmount,paidPayouts,paidAmount',
       '2026-01-05,2026-01-06,2,160000,1,100000,1,60000',
@@ -375,7 +398,7 @@ describe('the console pages of the reports', () => {
     const payouts = await page(`/admin/payout-report?${period}`);
     expect(payouts).toContain(`data-withdrawal-id="${known.withdrawals.pay}" data-channel="/pay"`);
     expect(payouts).toContain(`data-withdrawal-id="${known.withdrawals.paid}" data-channel="/paid"`);
-    expect(await csv(`/admin/payout-report.csv?${period}&table=attempts`)).toHaveLength(3);
+    expect(await csv(`/admin/payout-report.csv?${period}&table=attempts`)).toHaveLength(4);
   });
 
   it('refuse a filter on the page itself (400, in Indonesian), computing nothing', async () => {

@@ -67,6 +67,6 @@ ${tableHtml('carried-kinds', 'Saldo dibawa per jenis akun', [{ label: 'Jenis aku
 ${tableHtml('carried-platform', 'Saldo dibawa akun platform', columns, platformRows)}</section>
 <section class="card" aria-labelledby="suspense-ageing"><h2 id="suspense-ageing">Umur dana tanpa pasangan</h2>
 <p class="muted">Per ${e(ageing.asOfDay)} (akhir periode): ${e(ageing.total.items)} kredit terbuka, ${money(ageing.total.amount)}.</p>
-${tableHtml('suspense-ageing-buckets', 'Umur dana tanpa pasangan', [{ label: 'Umur' }, { label: 'Kredit', num }, { label: 'Jumlah', num }], bucketRows)}
+${tableHtml('suspense-ageing-buckets', 'Kelompok umur dana tanpa pasangan', [{ label: 'Umur' }, { label: 'Kredit', num }, { label: 'Jumlah', num }], bucketRows)}
 ${openRows.length === 0 ? '<p class="muted">Tidak ada kredit terbuka.</p>' : tableHtml('suspense-open', 'Kredit terbuka di akhir periode', [{ label: 'Diterima' }, { label: 'Jumlah', num }, { label: 'Pengirim' }, { label: 'Umur', num }], openRows)}</section>`;
 }

@@ -203,7 +203,7 @@ export function payoutReportHtml(form: { from?: string; to?: string }, report: P
   }));
   const table = tableHtml(
     'payout-report',
-    'Pembayaran keluar',
+    'Daftar pembayaran keluar',
     [
       { label: 'Keluar' },
       { label: 'Merchant' },

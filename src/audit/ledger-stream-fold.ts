@@ -1,4 +1,4 @@
-import { effectiveAt, transferTimeSide, type PostingEvent } from '../domain/ledger-time.ts';
+import { effectiveAt, type PostingEvent } from '../domain/ledger-time.ts';
 import type { Posting } from '../events/gateway.ts';
 import { movedTo, type PlacingClosure, type PostingColumns } from '../projections/gateway-periods.ts';
 import type { EventStore, Position } from '../store/event-store.ts';
@@ -25,19 +25,9 @@ export type FoldedStream = {
 
 export const emptyFold = (): FoldedStream => ({ open: {}, close: {}, events: 0, between: [] });
 
-/** When each hand transfer's money left its source: its DEBIT mutation's time, by transfer id. */
-function debitsSeen(events: readonly ReadLedgerEvent[]): Map<string, string> {
-  const seen = new Map<string, string>();
-  for (const e of events)
-    if (e.type === 'HoldingTransferMutationMatched' && e.data.side === transferTimeSide)
-      seen.set(String(e.data.transferId), String(e.data.occurredAt));
-  return seen;
-}
-
 /** The effective time of a stored entry; an event the rule does not know takes effect when it was recorded. */
-function entryTime(e: ReadLedgerEvent, debits: Map<string, string>): string {
-  const debit = e.type === 'HoldingTransferRecorded' ? (debits.get(String(e.data.transferId)) ?? null) : null;
-  const at: unknown = effectiveAt(e as unknown as PostingEvent, debit);
+function entryTime(e: ReadLedgerEvent): string {
+  const at: unknown = effectiveAt(e as unknown as PostingEvent);
   if (typeof at === 'string') return at;
   // an entry dated by itself (a holding account's opening, an admin's correcting entry) where it says
   return typeof e.data.effectiveAt === 'string' ? e.data.effectiveAt : e.recordedAt;
@@ -53,10 +43,9 @@ export function foldByEffectiveTime(
   closures: readonly PlacingClosure[] = [],
 ): FoldedStream {
   const folded = emptyFold();
-  const debits = debitsSeen(events);
   for (const e of events) {
     if (!Array.isArray(e.data.postings)) continue;
-    const effectiveAt = entryTime(e, debits);
+    const effectiveAt = entryTime(e);
     const moved = e.position ? movedTo(Date.parse(effectiveAt), e.position, closures) : null;
     const place = placement({ effectiveAt, recordedAt: e.recordedAt, movedTo: moved }, bounds);
     if (place === 'after') continue;
@@ -101,10 +90,7 @@ export const effectiveAtSql = (e: string) => `(case ${e}.type
     when 'GatewaySuspenseAllocated' then ${e}.data->>'allocatedAt'
     when 'SuspenseCreditReceived' then ${e}.data->>'receivedAt'
     when 'SuspenseCreditRefunded' then ${e}.data->>'refundedAt'
-    when 'HoldingTransferRecorded' then coalesce((select m.data->>'occurredAt' from es_events m
-      where m.stream_id = ${e}.stream_id and m.type = 'HoldingTransferMutationMatched'
-        and m.data->>'transferId' = ${e}.data->>'transferId' and m.data->>'side' = '${transferTimeSide}' limit 1),
-      ${e}.data->>'recordedAt')
+    when 'HoldingTransferRecorded' then coalesce(${e}.data->>'transferredAt', ${e}.data->>'recordedAt')
     -- an entry dated by itself (a holding account's opening, an admin's correcting entry) where it says
     else coalesce(${e}.data->>'effectiveAt', ${e}.metadata->>'occurredAt') end)::timestamptz`;
 

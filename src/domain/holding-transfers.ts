@@ -112,36 +112,46 @@ function record(state: HoldingTransfers, c: Extract<HoldingTransferCommand, { ty
       message: `The source's cash in the ledger (${c.sourceCash}) does not cover ${c.amount}`,
     });
   const { transferId, fromAccountId, toAccountId, amount, reference, note } = c;
-  const recordedAt = c.now.toISOString();
-  const recorded = HoldingTransferRecorded({
-    transferId,
-    fromAccountId,
-    toAccountId,
-    amount,
-    reference,
-    note,
-    recordedBy: c.adminId,
-    recordedAt,
-    postings: [
-      { account: ledgerAccount.holding(toAccountId), amount },
-      { account: ledgerAccount.holding(fromAccountId), amount: -amount },
-    ],
-  });
-  // the sides synchronised before it was recorded, each the oldest unmatched of its kind
-  let next = evolve(state, recorded);
-  const events: HoldingTransferEvent[] = [recorded];
+  const recordedEvent = (transferredAt?: string) =>
+    HoldingTransferRecorded({
+      transferId,
+      fromAccountId,
+      toAccountId,
+      amount,
+      reference,
+      note,
+      recordedBy: c.adminId,
+      recordedAt: c.now.toISOString(),
+      ...(transferredAt ? { transferredAt } : {}),
+      postings: [
+        { account: ledgerAccount.holding(toAccountId), amount },
+        { account: ledgerAccount.holding(fromAccountId), amount: -amount },
+      ],
+    });
+  const sides = sidesSeenBefore(evolve(state, recordedEvent()), c);
+  // dated once, as it is booked: a DEBIT matched later never moves an entry a closed month may have counted
+  const debit = sides.find(m => m.side === 'DEBIT');
+  return [recordedEvent(debit?.occurredAt), ...sides.map(m => matchedEvent(transferId, m))];
+}
+
+/** The sides synchronised before the transfer was recorded, each the oldest unmatched mutation of its kind. */
+function sidesSeenBefore(
+  recorded: HoldingTransfers,
+  c: Extract<HoldingTransferCommand, { type: 'RecordHoldingTransfer' }>,
+): SeenMutation[] {
+  let next = recorded;
+  const sides: SeenMutation[] = [];
   for (const side of ['DEBIT', 'CREDIT'] as const) {
-    const account = side === 'DEBIT' ? fromAccountId : toAccountId;
+    const account = side === 'DEBIT' ? c.fromAccountId : c.toAccountId;
     const found = c.seen
-      .filter(m => m.side === side && m.accountId === account && m.amount === amount)
+      .filter(m => m.side === side && m.accountId === account && m.amount === c.amount)
       .sort((a, b) => a.occurredAt.localeCompare(b.occurredAt))
-      .find(m => waitingFor(next, m) === transferId);
+      .find(m => waitingFor(next, m) === c.transferId);
     if (!found) continue;
-    const matched = matchedEvent(transferId, found);
-    next = evolve(next, matched);
-    events.push(matched);
+    next = evolve(next, matchedEvent(c.transferId, found));
+    sides.push(found);
   }
-  return events;
+  return sides;
 }
 
 export const holdingTransfers: Decider<HoldingTransfers, HoldingTransferCommand, HoldingTransferEvent> = {

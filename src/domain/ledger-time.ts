@@ -17,12 +17,12 @@ export type PostingEvent =
 /**
  * The effective time of one entry (ISO instant). A payment: the provider's time of the credit that paid it; a payout:
  * the transfer's time; a suspense credit: its mutation's time (receivedAt is that already); a settlement: its cutoff;
- * a hand transfer: when the money left its source (`debitSeenAt`, the DEBIT mutation's time once matched), else when
- * it was recorded. Events from before a field existed have what they had (completedAt, paidAt): history is not
+ * a hand transfer: when the money left its source (its DEBIT's time when synchronised before the recording), else when
+ * it was recorded: a DEBIT matched later never moves it, since a closed month may have counted it where it was. Events from before a field existed have what they had (completedAt, paidAt): history is not
  * rewritten. The rest (withdrawal requests and rejections, allocations, refunds) move no money between the platform and
  * the outside: they take effect when decided.
  */
-export function effectiveAt(event: PostingEvent, debitSeenAt: string | null = null): string {
+export function effectiveAt(event: PostingEvent): string {
   switch (event.type) {
     case 'GatewayPaymentCredited':
       return event.data.paidAt ?? event.data.completedAt;
@@ -41,13 +41,10 @@ export function effectiveAt(event: PostingEvent, debitSeenAt: string | null = nu
     case 'SuspenseCreditRefunded':
       return event.data.refundedAt;
     case 'HoldingTransferRecorded':
-      return debitSeenAt ?? event.data.recordedAt;
+      return event.data.transferredAt ?? event.data.recordedAt;
     default: {
       const never: never = event;
       return never;
     }
   }
 }
-
-/** The side of a hand transfer whose mutation sets its effective time: the money leaving its source. */
-export const transferTimeSide = 'DEBIT';

@@ -26,6 +26,8 @@ export const HoldingTransferRecorded = event(
     note: text.nullable(),
     recordedBy: z.uuid(),
     recordedAt: isoDate,
+    /** when the money left the source: its DEBIT's time when synchronised before the recording (absent: recordedAt) */
+    transferredAt: isoDate.optional(),
     postings,
   }),
 );

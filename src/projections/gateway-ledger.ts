@@ -6,7 +6,7 @@ import type { GatewayLedgerEvent } from '../events/gateway.ts';
 import type { SuspenseCreditReceived, SuspenseCreditRefunded } from '../events/gateway-suspense.ts';
 import type { HoldingTransferRecorded } from '../events/holding-transfers.ts';
 import type { LedgerAdjustmentEvent } from '../events/ledger-adjustments.ts';
-import { effectiveAt, transferTimeSide } from '../domain/ledger-time.ts';
+import { effectiveAt } from '../domain/ledger-time.ts';
 import { perType, projection } from './projection.ts';
 
 /** Postings of the merchants' ledgers (`gateway-<merchantId>`) and of the platform's suspense (`gateway-suspense`). */
@@ -126,7 +126,6 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
       account: p.account,
       amount: p.amount,
       occurredAt: occurredAt(e),
-      // a hand transfer's DEBIT seen later moves it (HoldingTransferMutationMatched below)
       effectiveAt: isAdjustment(e) ? e.data.effectiveAt : effectiveAt(e),
       recordedAt: e.metadata.occurredAt,
     })),
@@ -343,17 +342,6 @@ export const gatewayLedgerProjection = projection({
       const statement = ledgerStatement([event]);
       await preparedQuery(tx, statement.name, statement.sql, statement.params);
     }),
-    // the money left a hand transfer's source when its DEBIT says: the entry takes effect then (ledger-time.ts)
-    async HoldingTransferMutationMatched(tx, { data: d }) {
-      if (d.side !== transferTimeSide) return;
-      await preparedQuery(
-        tx,
-        'ProjectHoldingTransferEffective',
-        `update gateway_postings set effective_at = $3
-         where merchant_id = $1 and event_type = 'HoldingTransferRecorded' and reference_id = $2`,
-        [platformTransfersLedger, d.transferId, d.occurredAt],
-      );
-    },
   },
   // the settler appends a run of BalanceSettled, a busy hour a run of credits: each run is one statement
   applyRun: perType(ledgerTypes, ledgerStatement),

@@ -25,8 +25,8 @@ const instant = fc.integer({ min: start, max: end - 1 });
 const amount = fc.integer({ min: 1, max: 50_000_000 });
 const delay = fc.integer({ min: 0, max: 86_400_000 });
 
-/** One entry of the ledger as its event, and when a hand transfer's DEBIT was seen (null: not yet). */
-type Entry = { event: PostingEvent; recordedAt: string; debitSeenAt: string | null };
+/** One entry of the ledger as its event, and when it was recorded. */
+type Entry = { event: PostingEvent; recordedAt: string };
 
 const payment = fc
   .record({
@@ -58,7 +58,6 @@ const payment = fc
       ],
     }),
     recordedAt: iso(p.at + p.late),
-    debitSeenAt: null,
   }));
 
 const payout = fc
@@ -79,7 +78,6 @@ const payout = fc
       ],
     }),
     recordedAt: iso(p.at + p.late),
-    debitSeenAt: null,
   }));
 
 const suspense = fc.record({ at: instant, late: delay, amount, acc: fc.constantFrom(...accounts) }).map((s): Entry => ({
@@ -98,7 +96,6 @@ const suspense = fc.record({ at: instant, late: delay, amount, acc: fc.constantF
     ],
   }),
   recordedAt: iso(s.at + s.late),
-  debitSeenAt: null,
 }));
 
 const handTransfer = fc
@@ -110,32 +107,35 @@ const handTransfer = fc
     to: fc.constantFrom(...accounts),
   })
   .filter(t => t.from !== t.to)
-  .map((t): Entry => ({
-    event: HoldingTransferRecorded({
-      transferId: id,
-      fromAccountId: id,
-      toAccountId: id,
-      amount: t.amount,
-      reference: 'HAND',
-      note: null,
-      recordedBy: id,
+  .map((t): Entry => {
+    // the DEBIT seen before it was recorded dates it; one seen after (or never) leaves it at its recording
+    const debitAt = t.debit === null ? null : Math.min(end - 1, Math.max(start, t.at + t.debit));
+    return {
+      event: HoldingTransferRecorded({
+        transferId: id,
+        fromAccountId: id,
+        toAccountId: id,
+        amount: t.amount,
+        reference: 'HAND',
+        note: null,
+        recordedBy: id,
+        recordedAt: iso(t.at),
+        ...(debitAt !== null && debitAt <= t.at ? { transferredAt: iso(debitAt) } : {}),
+        postings: [
+          { account: `holding:${t.to}`, amount: t.amount },
+          { account: `holding:${t.from}`, amount: -t.amount },
+        ],
+      }),
       recordedAt: iso(t.at),
-      postings: [
-        { account: `holding:${t.to}`, amount: t.amount },
-        { account: `holding:${t.from}`, amount: -t.amount },
-      ],
-    }),
-    recordedAt: iso(t.at),
-    // the DEBIT seen before or after it was recorded, within the window
-    debitSeenAt: t.debit === null ? null : iso(Math.min(end - 1, Math.max(start, t.at + t.debit))),
-  }));
+    };
+  });
 
 const ledger = fc.array(fc.oneof(payment, payout, suspense, handTransfer), { minLength: 1, maxLength: 60 });
 
 /** Every posting of the entries, placed at its entry's effective time. */
 const postingsOf = (entries: Entry[]): PeriodPosting[] =>
-  entries.flatMap(({ event, recordedAt, debitSeenAt }) =>
-    event.data.postings.map(p => ({ ...p, effectiveAt: effectiveAt(event, debitSeenAt), recordedAt })),
+  entries.flatMap(({ event, recordedAt }) =>
+    event.data.postings.map(p => ({ ...p, effectiveAt: effectiveAt(event), recordedAt })),
   );
 
 /** Consecutive periods from the window's start to its end, cut at random instants and at some postings' own times. */
@@ -192,21 +192,21 @@ describe('periods and carried balances over random ledgers', () => {
     );
   });
 
-  it('a month is reported by when the money moved: a payment by its paid time, a payout by its transfer, a hand transfer by its DEBIT', () => {
+  it('a month is reported by when the money moved: a payment by its paid time, a payout by its transfer, a hand transfer by a DEBIT seen before it was recorded', () => {
     fc.assert(
       fc.property(ledger, entries => {
-        for (const { event, recordedAt, debitSeenAt } of entries) {
+        for (const { event, recordedAt } of entries) {
           const moved =
             event.type === 'GatewayPaymentCredited'
               ? event.data.paidAt!
               : event.type === 'WithdrawalPaid'
                 ? event.data.transferredAt!
                 : event.type === 'HoldingTransferRecorded'
-                  ? (debitSeenAt ?? event.data.recordedAt)
+                  ? (event.data.transferredAt ?? event.data.recordedAt)
                   : event.type === 'SuspenseCreditReceived'
                     ? event.data.receivedAt
                     : recordedAt;
-          const month = periodOf({ effectiveAt: effectiveAt(event, debitSeenAt), recordedAt });
+          const month = periodOf({ effectiveAt: effectiveAt(event), recordedAt });
           const bounds = monthBounds(month);
           expect(Date.parse(moved)).toBeGreaterThanOrEqual(bounds.startsAt.getTime());
           expect(Date.parse(moved)).toBeLessThan(bounds.endsAt.getTime());

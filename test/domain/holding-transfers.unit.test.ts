@@ -76,11 +76,19 @@ describe('holding transfers', () => {
       .thenThrows('HOLDING_TRANSFER_INVALID');
   });
 
-  it('takes the DEBIT synchronised before it as its source side', () => {
+  it('takes the DEBIT synchronised before it as its source side, and is dated by it', () => {
     const debit = mutation('DEBIT');
+    const dated = { ...recorded, data: { ...recorded.data, transferredAt: debit.occurredAt } };
     given([])
       .when(record({ seen: [mutation('DEBIT', { amount: 999 }), debit] }))
-      .then([recorded, matched(debit)]);
+      .then([dated, matched(debit)]);
+  });
+
+  it('is not dated again by a DEBIT matched after it was recorded', () => {
+    const debit = mutation('DEBIT');
+    given([recorded])
+      .when({ type: 'MatchHoldingTransferMutation', mutation: debit })
+      .then([matched(debit)]);
   });
 
   it('matches each side once, by account and amount; a mutation taken is not taken again', () => {

@@ -12,12 +12,14 @@ let owner: AdminBrowser;
 let payer: AdminBrowser;
 let wallet: { accountId: string; phoneNumber: string };
 let withdraw: (amount: number) => Promise<string>;
+let merchantId: string;
 // the sandbox's bank names this account's holder JOKO WIJAYA: the same holder, spelt as a merchant may
 const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Bpk. Joko Wijaya' };
 
 beforeAll(async () => {
   service = await startTestService();
   const merchant = await registerUser(service);
+  merchantId = merchant.id;
   await settledBalance(service, merchant.id, 600_000);
   // settling moved the test clock by days: sign the merchant in again, then the admins
   const login = await service.app.inject({
@@ -97,6 +99,30 @@ describe('the admin withdrawals page', () => {
     expect(row).toContain('Dibayar');
     expect(row).toContain(`Ref. ${id}`);
     expect(row).not.toContain('Bayar lewat WALLET-A');
+  });
+
+  it('marks paid with when the money left (WIB); a time after now is refused on the page', async () => {
+    const id = await withdraw(50_000);
+    const now = service.clock.now();
+    const wib = (at: Date) => new Date(at.getTime() + 7 * 3_600_000).toISOString().slice(0, 19);
+    const form = { reference: `BCA-AT-${id.slice(-6)}`, holdingAccountId: wallet.accountId };
+    const page = (await payer.browser.get('/admin/withdrawals')).body;
+    expect(rowOf(page, id)).toMatch(/<input id="paid-at-\w+" name="transferredAt" type="datetime-local" step="1">/);
+    const later = await payer.browser.post(`/admin/withdrawals/${id}/paid`, {
+      ...form,
+      transferredAt: wib(new Date(now.getTime() + 60_000)),
+    });
+    expect(later.statusCode).toBe(400);
+    expect(textOf(later.body, 'notice')).toBe('Waktu transfer tidak boleh setelah sekarang');
+    expect(rowOf(later.body, id)).toContain('Tandai dibayar');
+    const left = new Date(Math.floor(now.getTime() / 1000) * 1000 - 3_600_000);
+    const paid = await payer.browser.post(`/admin/withdrawals/${id}/paid`, { ...form, transferredAt: wib(left) });
+    expect(paid.headers.location).toBe('/admin/withdrawals?done=paid');
+    const events = await service.store.readStream(`gateway-${merchantId}`);
+    expect(events.filter(e => e.type === 'WithdrawalPaid').at(-1)!.data).toMatchObject({
+      withdrawalId: id,
+      transferredAt: left.toISOString(),
+    });
   });
 
   it('a refused payout shows its reason on the page and leaves the withdrawal requested', async () => {

@@ -50,6 +50,23 @@ function sourceOf(request: FastifyRequest, required: boolean): string | undefine
   return chosen;
 }
 
+/**
+ * When the money left, as the mark-paid form gives it: its local time is WIB, blank is now. A time after now is refused
+ * here in the page's words (the ledger refuses it too, in general words).
+ */
+function transferredAtOf(request: FastifyRequest, now: Date): Date | undefined {
+  const local = String(field(request, 'transferredAt') ?? '').trim();
+  if (!local) return undefined;
+  const at = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(local)
+    ? new Date(`${local.length === 16 ? `${local}:00` : local}+07:00`)
+    : null;
+  if (!at || Number.isNaN(at.getTime()))
+    throw refuse('VALIDATION_ERROR', { words: 'Waktu transfer tidak valid (tanggal dan jam WIB)' });
+  if (at.getTime() > now.getTime())
+    throw refuse('INVALID_INPUT', { words: 'Waktu transfer tidak boleh setelah sekarang' });
+  return at;
+}
+
 // a payout the provider refused or left unconfirmed (502) is shown on the page too, with its reason, not as an error page
 const payoutOutcome = (err: unknown) =>
   err instanceof DomainError &&
@@ -140,6 +157,7 @@ export function adminWithdrawalPages(deps: AppDeps) {
         await payWithdrawal(deps, adminId(request), id, ref, {
           holdingAccountId: sourceOf(request, true)!,
           holderOverride: holderOverrideOf(request),
+          transferredAt: transferredAtOf(request, deps.clock.now()),
         });
         return 'paid';
       }),

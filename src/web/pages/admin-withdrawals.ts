@@ -79,7 +79,8 @@ const overrideField = (id: string) =>
 
 /**
  * Pay through a WALLET-A account (the payout account chosen first) and mark paid from any platform account (chosen, no
- * default), each account with its ledger cash; on a holder mismatch both ask for the override's reason.
+ * default), each account with its ledger cash, and when the money left (WIB, optional); on a holder mismatch both ask
+ * for the override's reason.
  */
 function payActions(w: GatewayWithdrawalRow, v: AdminWithdrawalsView, mismatch: boolean) {
   const short = w.id.slice(-12);
@@ -88,7 +89,7 @@ function payActions(w: GatewayWithdrawalRow, v: AdminWithdrawalsView, mismatch: 
   const button = mismatch ? ' class="danger"' : '';
   const walletA = v.sources.filter(a => a.providerCode === 'WALLET-A');
   const pay = `<form method="post" action="/admin/withdrawals/${e(w.id)}/pay" class="${cls}">${csrfField(v.csrf)}${sourceSelect(`pay-source-${short}`, walletA, 'Lewat rekening', false)}${override('pay')}<button type="submit"${button} aria-label="${e(`Bayar lewat WALLET-A ${formatRupiah(w.amount)}`)}">${mismatch ? 'Bayar lewat WALLET-A dengan pengecualian' : 'Bayar lewat WALLET-A'}</button></form>`;
-  const paid = `<form method="post" action="/admin/withdrawals/${e(w.id)}/paid" class="${cls}">${csrfField(v.csrf)}${sourceSelect(`paid-source-${short}`, v.sources, 'Dibayar dari', true)}<label for="paid-ref-${e(short)}" class="muted">Referensi transfer</label><input id="paid-ref-${e(short)}" name="reference" required maxlength="200">${override('paid')}<button type="submit"${button}>${mismatch ? 'Tandai dibayar dengan pengecualian' : 'Tandai dibayar'}</button></form>`;
+  const paid = `<form method="post" action="/admin/withdrawals/${e(w.id)}/paid" class="${cls}">${csrfField(v.csrf)}${sourceSelect(`paid-source-${short}`, v.sources, 'Dibayar dari', true)}<label for="paid-ref-${e(short)}" class="muted">Referensi transfer</label><input id="paid-ref-${e(short)}" name="reference" required maxlength="200"><label for="paid-at-${e(short)}" class="muted">Waktu transfer (WIB; kosong: sekarang)</label><input id="paid-at-${e(short)}" name="transferredAt" type="datetime-local" step="1">${override('paid')}<button type="submit"${button}>${mismatch ? 'Tandai dibayar dengan pengecualian' : 'Tandai dibayar'}</button></form>`;
   return `${pay}\n${paid}`;
 }
 

@@ -7,7 +7,7 @@ import { listSuspense, type SuspenseRow } from '../projections/gateway-suspense.
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
 
-const listQuery = z.object({ status: z.enum(['OPEN', 'ALLOCATED', 'REFUNDED']).optional() });
+const listQuery = z.object({ status: z.enum(['OPEN', 'ALLOCATED', 'REFUNDED', 'TRANSFERRED']).optional() });
 const suspenseParams = z.object({ id: z.uuid() });
 const note = text.trim().min(1).max(1000).optional();
 // exactly one of a gateway payment (its merchant, its method's fee) or a merchant

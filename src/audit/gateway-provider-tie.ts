@@ -98,6 +98,8 @@ const itemsSql = `
     left join mutations m on m.id = side.mutation_id
     left join booked b on b.event_type = 'HoldingTransferRecorded' and b.reference_id = ht.id::text and b.account_id = side.account_id::text
     where side.account_id::text = any($1::text[])
+      -- a destination's CREDIT in suspense before the recording is booked as that credit, when it arrived
+      and not (side.sign = -1 and exists (select 1 from gateway_suspense s where s.mutation_id = side.mutation_id))
   )
   select "accountId", kind, amount, reference, ${iso('seen_at')} as "seenAt", ${iso('booked_at')} as "bookedAt" from (
     select account_id::text as "accountId", 'PAYOUT_IN_FLIGHT' as kind, moved as amount, withdrawal_id as reference, seen_at, booked_at

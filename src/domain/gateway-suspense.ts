@@ -3,6 +3,7 @@ import {
   SuspenseCreditAllocated,
   SuspenseCreditReceived,
   SuspenseCreditRefunded,
+  SuspenseCreditTransferred,
   type SuspenseEvent,
 } from '../events/gateway-suspense.ts';
 import { deterministicUuid } from '../ids.ts';
@@ -16,7 +17,8 @@ export const suspenseStream = 'gateway-suspense';
 /** A suspense credit's id: one per synchronised mutation, so recording it again records nothing. */
 export const suspenseIdOf = (mutationId: string) => deterministicUuid(`suspense:${mutationId}`);
 
-export type SuspenseStatus = 'OPEN' | 'ALLOCATED' | 'REFUNDED';
+/** TRANSFERRED: the destination's side of a hand transfer recorded after the credit arrived */
+export type SuspenseStatus = 'OPEN' | 'ALLOCATED' | 'REFUNDED' | 'TRANSFERRED';
 export type SuspenseItem = { accountId: string; providerCode: string; amount: number; status: SuspenseStatus };
 export type Suspense = { items: Record<string, SuspenseItem> };
 
@@ -43,6 +45,7 @@ export type SuspenseCommand =
       adminId: string;
       now: Date;
     }
+  | { type: 'TransferSuspenseCredit'; suspenseId: string; transferId: string; adminId: string; now: Date }
   | {
       type: 'RefundSuspenseCredit';
       suspenseId: string;
@@ -61,6 +64,12 @@ export function openItem(state: Suspense, suspenseId: string): SuspenseItem {
   return item;
 }
 
+const resolvedAs = {
+  SuspenseCreditAllocated: 'ALLOCATED',
+  SuspenseCreditRefunded: 'REFUNDED',
+  SuspenseCreditTransferred: 'TRANSFERRED',
+} as const satisfies Record<string, SuspenseStatus>;
+
 export const suspense: Decider<Suspense, SuspenseCommand, SuspenseEvent> = {
   cached: true,
   initialState: () => ({ items: {} }),
@@ -72,10 +81,11 @@ export const suspense: Decider<Suspense, SuspenseCommand, SuspenseEvent> = {
         return { items: { ...state.items, [id]: { accountId, providerCode, amount, status: 'OPEN' } } };
       }
       case 'SuspenseCreditAllocated':
-      case 'SuspenseCreditRefunded': {
+      case 'SuspenseCreditRefunded':
+      case 'SuspenseCreditTransferred': {
         const item = state.items[id];
         if (!item) return state;
-        const status = event.type === 'SuspenseCreditAllocated' ? 'ALLOCATED' : 'REFUNDED';
+        const status = resolvedAs[event.type];
         return { items: { ...state.items, [id]: { ...item, status } } };
       }
       default: {
@@ -128,6 +138,13 @@ export const suspense: Decider<Suspense, SuspenseCommand, SuspenseEvent> = {
             allocatedAt: command.now.toISOString(),
           }),
         ];
+      }
+      case 'TransferSuspenseCredit': {
+        const item = openItem(state, command.suspenseId);
+        const { suspenseId, transferId } = command;
+        const { accountId, amount } = item;
+        const resolved = { resolvedBy: command.adminId, resolvedAt: command.now.toISOString() };
+        return [SuspenseCreditTransferred({ suspenseId, transferId, accountId, amount, ...resolved })];
       }
       case 'RefundSuspenseCredit': {
         const item = openItem(state, command.suspenseId);

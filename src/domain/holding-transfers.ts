@@ -41,6 +41,11 @@ export type HoldingTransferCommand =
       holdingAccountIds: readonly string[];
       /** mutations synchronised already that may be its sides (the oldest unmatched of each side is taken) */
       seen: readonly SeenMutation[];
+      /**
+       * an open suspense credit on the destination of the amount, synchronised before: the destination's side, its
+       * money in `holding:<to>` already (optional: none)
+       */
+      suspenseCredit?: { suspenseId: string; mutation: SeenMutation } | null;
       adminId: string;
       now: Date;
     }
@@ -112,6 +117,8 @@ function record(state: HoldingTransfers, c: Extract<HoldingTransferCommand, { ty
       message: `The source's cash in the ledger (${c.sourceCash}) does not cover ${c.amount}`,
     });
   const { transferId, fromAccountId, toAccountId, amount, reference, note } = c;
+  // a CREDIT that went to suspense booked the destination's cash already: the transfer takes it out of suspense
+  const credit = creditInSuspense(state, c);
   const recordedEvent = (transferredAt?: string) =>
     HoldingTransferRecorded({
       transferId,
@@ -123,15 +130,29 @@ function record(state: HoldingTransfers, c: Extract<HoldingTransferCommand, { ty
       recordedBy: c.adminId,
       recordedAt: c.now.toISOString(),
       ...(transferredAt ? { transferredAt } : {}),
+      ...(credit ? { suspenseId: credit.suspenseId } : {}),
       postings: [
-        { account: ledgerAccount.holding(toAccountId), amount },
+        { account: credit ? ledgerAccount.suspense : ledgerAccount.holding(toAccountId), amount },
         { account: ledgerAccount.holding(fromAccountId), amount: -amount },
       ],
     });
-  const sides = sidesSeenBefore(evolve(state, recordedEvent()), c);
+  const seen = sidesSeenBefore(evolve(state, recordedEvent()), c);
+  const sides = credit ? [...seen.filter(m => m.side === 'DEBIT'), credit.mutation] : seen;
   // dated once, as it is booked: a DEBIT matched later never moves an entry a closed month may have counted
   const debit = sides.find(m => m.side === 'DEBIT');
   return [recordedEvent(debit?.occurredAt), ...sides.map(m => matchedEvent(transferId, m))];
+}
+
+/** The suspense credit the command offers as the destination's side: a CREDIT of the amount on it, taken by nothing. */
+function creditInSuspense(
+  state: HoldingTransfers,
+  c: Extract<HoldingTransferCommand, { type: 'RecordHoldingTransfer' }>,
+) {
+  const offered = c.suspenseCredit;
+  if (!offered) return null;
+  const m = offered.mutation;
+  const fits = m.side === 'CREDIT' && m.accountId === c.toAccountId && m.amount === c.amount;
+  return fits && !state.matched[m.mutationId] ? offered : null;
 }
 
 /** The sides synchronised before the transfer was recorded, each the oldest unmatched mutation of its kind. */

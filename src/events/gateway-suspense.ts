@@ -64,7 +64,26 @@ export const SuspenseCreditRefunded = event(
   }),
 );
 
+/**
+ * The credit was the destination's side of a hand transfer recorded after it arrived: the transfer's entry takes it out
+ * of suspense (HoldingTransferRecorded debits `platform:suspense`, the holding account's cash already counted), nothing
+ * owed.
+ */
+export const SuspenseCreditTransferred = event(
+  'SuspenseCreditTransferred',
+  1,
+  z.object({
+    suspenseId: z.uuid(),
+    transferId: z.uuid(),
+    accountId: z.uuid(),
+    amount: rupiah,
+    resolvedBy: z.uuid(),
+    resolvedAt: isoDate,
+  }),
+);
+
 export type SuspenseEvent =
   | EventOf<typeof SuspenseCreditReceived>
   | EventOf<typeof SuspenseCreditAllocated>
-  | EventOf<typeof SuspenseCreditRefunded>;
+  | EventOf<typeof SuspenseCreditRefunded>
+  | EventOf<typeof SuspenseCreditTransferred>;

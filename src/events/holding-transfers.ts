@@ -12,7 +12,10 @@ const postings = z
   .min(2)
   .refine(lines => lines.reduce((sum, p) => sum + p.amount, 0) === 0, { message: 'postings must sum to zero' });
 
-/** An admin recorded a transfer made by hand: `holding:<to>` debited, `holding:<from>` credited, the same amount. */
+/**
+ * An admin recorded a transfer made by hand: `holding:<to>` (or, its CREDIT in suspense already, `platform:suspense`)
+ * debited, `holding:<from>` credited, the same amount.
+ */
 export const HoldingTransferRecorded = event(
   'HoldingTransferRecorded',
   1,
@@ -28,6 +31,11 @@ export const HoldingTransferRecorded = event(
     recordedAt: isoDate,
     /** when the money left the source: its DEBIT's time when synchronised before the recording (absent: recordedAt) */
     transferredAt: isoDate.optional(),
+    /**
+     * the suspense credit that was the destination's side, synchronised before the recording: `platform:suspense` is
+     * debited instead of `holding:<to>` (absent: none)
+     */
+    suspenseId: z.uuid().optional(),
     postings,
   }),
 );

@@ -59,6 +59,14 @@ export const gatewaySuspenseProjection = projection({
         [d.suspenseId, d.reference, d.note, d.refundedBy, d.refundedAt],
       );
     },
+    async SuspenseCreditTransferred(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectSuspenseCreditTransferred',
+        `update gateway_suspense set status = 'TRANSFERRED', resolved_by = $2, resolved_at = $3 where id = $1`,
+        [d.suspenseId, d.resolvedBy, d.resolvedAt],
+      );
+    },
   },
 });
 
@@ -118,6 +126,27 @@ export async function listSuspense(
        and ($4::uuid is null or s.id = $4)
      order by s.received_at, s.id limit 1000`,
     [filter.status ?? null, filter.from ?? null, filter.to ?? null, filter.id ?? null],
+  );
+  return r.rows;
+}
+
+/**
+ * The open suspense credits on an account of exactly an amount received since `since`, oldest first: the destination's
+ * side of a hand transfer synchronised before the transfer was recorded went there.
+ */
+export async function openSuspenseLike(
+  db: Queryable,
+  accountId: string,
+  amount: number,
+  since: Date,
+): Promise<{ suspenseId: string; mutationId: string; receivedAt: Date }[]> {
+  const r = await query<{ suspenseId: string; mutationId: string; receivedAt: Date }>(
+    db,
+    'FindHandTransferSuspenseCredits',
+    `select id as "suspenseId", mutation_id as "mutationId", received_at as "receivedAt" from gateway_suspense
+     where account_id = $1 and amount = $2 and status = 'OPEN' and received_at >= $3
+     order by received_at, id limit 100`,
+    [accountId, amount, since],
   );
   return r.rows;
 }

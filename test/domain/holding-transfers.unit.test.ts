@@ -84,6 +84,39 @@ describe('holding transfers', () => {
       .then([dated, matched(debit)]);
   });
 
+  it("takes a CREDIT in suspense on the destination as its side: suspense debited, the destination's cash counted once", () => {
+    const suspenseId = '6f7a8b9c-0d1e-4f2a-9b3c-5d6e7f8a9b0c';
+    const credit = mutation('CREDIT');
+    const debit = mutation('DEBIT', { mutationId: transferId });
+    const outOfSuspense = {
+      ...recorded,
+      data: {
+        ...recorded.data,
+        transferredAt: debit.occurredAt,
+        suspenseId,
+        postings: [
+          { account: 'platform:suspense', amount: 1_000_000 },
+          { account: `holding:${qris}`, amount: -1_000_000 },
+        ],
+      },
+    };
+    given([])
+      .when(record({ seen: [debit], suspenseCredit: { suspenseId, mutation: credit } }))
+      .then([outOfSuspense, matched(debit), matched(credit)]);
+    // not the destination's, not the amount, or a mutation a transfer took already: booked as ever
+    given([])
+      .when(record({ suspenseCredit: { suspenseId, mutation: mutation('CREDIT', { accountId: qris }) } }))
+      .then([recorded]);
+    given([])
+      .when(record({ suspenseCredit: { suspenseId, mutation: mutation('CREDIT', { amount: 999 }) } }))
+      .then([recorded]);
+    const otherId = '7a8b9c0d-1e2f-4a3b-8c4d-6e7f8a9b0c1d';
+    const other = { ...recorded, data: { ...recorded.data, transferId: otherId, reference: 'HAND-0' } };
+    given([other, HoldingTransferMutationMatched({ ...credit, transferId: otherId })])
+      .when(record({ suspenseCredit: { suspenseId, mutation: credit } }))
+      .then([recorded]);
+  });
+
   it('is not dated again by a DEBIT matched after it was recorded', () => {
     const debit = mutation('DEBIT');
     given([recorded])

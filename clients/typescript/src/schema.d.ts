@@ -2129,8 +2129,11 @@ export interface components {
             reference: string | null;
             /** Format: date-time */
             receivedAt: string;
-            /** @enum {string} */
-            status: "OPEN" | "ALLOCATED" | "REFUNDED";
+            /**
+             * @description TRANSFERRED: the destination's side of a hand transfer recorded after the credit arrived
+             * @enum {string}
+             */
+            status: "OPEN" | "ALLOCATED" | "REFUNDED" | "TRANSFERRED";
             /** @description While open: the payment it likely was for */
             suggestion: {
                 /** Format: uuid */
@@ -10035,7 +10038,7 @@ export interface operations {
     getApiAdminGatewaySuspense: {
         parameters: {
             query?: {
-                status?: "OPEN" | "ALLOCATED" | "REFUNDED";
+                status?: "OPEN" | "ALLOCATED" | "REFUNDED" | "TRANSFERRED";
             };
             header?: never;
             path?: never;

@@ -266,7 +266,9 @@ export const suspenseCredit = z
     senderName: z.string(),
     reference: z.string().nullable(),
     receivedAt: instant,
-    status: z.enum(['OPEN', 'ALLOCATED', 'REFUNDED']),
+    status: z
+      .enum(['OPEN', 'ALLOCATED', 'REFUNDED', 'TRANSFERRED'])
+      .describe("TRANSFERRED: the destination's side of a hand transfer recorded after the credit arrived"),
     suggestion: z
       .object({
         paymentId: z.uuid(),

@@ -3,7 +3,12 @@ import type { SuspenseRow, SuspenseSuggestion } from '../../projections/gateway-
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { csrfField, tableHtml, timeHtml, type TableRow } from '../page.ts';
 
-export const suspenseStatuses = ['OPEN', 'ALLOCATED', 'REFUNDED'] as const satisfies readonly SuspenseStatus[];
+export const suspenseStatuses = [
+  'OPEN',
+  'ALLOCATED',
+  'REFUNDED',
+  'TRANSFERRED',
+] as const satisfies readonly SuspenseStatus[];
 
 export type AdminSuspenseView = {
   rows: SuspenseRow[];
@@ -19,6 +24,7 @@ const statusLabel: Record<SuspenseStatus, string> = {
   OPEN: 'Terbuka',
   ALLOCATED: 'Dialokasikan',
   REFUNDED: 'Dikembalikan',
+  TRANSFERRED: 'Pemindahan dana',
 };
 const reasonWords: Record<SuspenseSuggestion['reason'], string> = {
   VA_NUMBER_IN_REFERENCE: 'nomor virtual account pembayaran ini tertulis di referensi transfer',
@@ -51,7 +57,9 @@ function resolutionHtml(v: AdminSuspenseView, r: SuspenseRow) {
   const what =
     r.status === 'ALLOCATED'
       ? `Dialokasikan ke merchant ${personHtml(v, r.merchantId)}${r.paymentId ? `<br>Pembayaran <code>${e(r.paymentId)}</code>` : ''}<br><span class="muted">Biaya ${e(formatRupiah(r.fee ?? 0))} · bersih ${e(formatRupiah(r.net ?? 0))}</span>`
-      : `Dikembalikan ke pengirim<br>Ref. ${e(r.refundReference ?? '')}`;
+      : r.status === 'TRANSFERRED'
+        ? 'Sisi masuk pemindahan dana antar rekening platform, dicatat setelah dananya masuk'
+        : `Dikembalikan ke pengirim<br>Ref. ${e(r.refundReference ?? '')}`;
   return `${what}<br><span class="muted">Oleh ${personHtml(v, r.resolvedBy)}, ${timeHtml(r.resolvedAt)}</span>${r.note ? `<br><span class="muted">Catatan: ${e(r.note)}</span>` : ''}`;
 }
 

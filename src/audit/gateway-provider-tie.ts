@@ -16,7 +16,10 @@ import { reportedAtSql } from './ledger-periods.ts';
  * - CREDIT_NOT_BOOKED (+): a CREDIT since the account was marked, before the cut-off, that no payment, suspense item
  *   or hand transfer had booked by then (matching had not run yet);
  * - HAND_TRANSFER_SIDE_NOT_SEEN (source +, destination -): a hand transfer booked before the cut-off, its side seen
- *   later or not yet; HAND_TRANSFER_NOT_RECORDED (source -, destination +): its side seen before it was recorded.
+ *   later or not yet; HAND_TRANSFER_NOT_RECORDED (source -, destination +): its side seen before it was recorded;
+ * - PAYOUT_NOT_RECORDED (-): a DEBIT before the cut-off of the amount of a payout recorded as paid elsewhere (/paid)
+ *   from the account and booked at or after the cut-off (a /paid payout has no transfer to name its DEBIT: the
+ *   latest such DEBITs pair with the earliest such payouts, amount by amount, none before its withdrawal was asked).
  * What the items do not explain is `unexplained`; the account ties when that is zero. Anything else (a DEBIT nobody
  * booked, money the account held before it was marked and no opening booked) stays unexplained: an admin's correcting
  * entry books it.
@@ -27,7 +30,8 @@ export type TieItemKind =
   | 'PAYOUT_NOT_SEEN'
   | 'CREDIT_NOT_BOOKED'
   | 'HAND_TRANSFER_SIDE_NOT_SEEN'
-  | 'HAND_TRANSFER_NOT_RECORDED';
+  | 'HAND_TRANSFER_NOT_RECORDED'
+  | 'PAYOUT_NOT_RECORDED';
 export type TieItem = {
   kind: TieItemKind;
   /** its share of the difference (providerBalance - ledgerCash) */
@@ -100,6 +104,20 @@ const itemsSql = `
     where side.account_id::text = any($1::text[])
       -- a destination's CREDIT in suspense before the recording is booked as that credit, when it arrived
       and not (side.sign = -1 and exists (select 1 from gateway_suspense s where s.mutation_id = side.mutation_id))
+  ), paid_later as (
+    select b.reference_id as withdrawal_id, b.account_id, -b.amount as amount, b.at as booked_at, w.requested_at,
+      row_number() over (partition by b.account_id, b.amount order by b.at, b.reference_id) as n
+    from booked b join gateway_withdrawals w on w.id::text = b.reference_id
+    where b.event_type = 'WithdrawalPaid' and b.at >= $2
+      and not exists (select 1 from transfers t where t.id::text = coalesce(w.reference, w.id::text))
+  ), debits as (
+    select m.account_id::text as account_id, m.amount, m.created_at,
+      row_number() over (partition by m.account_id, m.amount order by m.created_at desc, m.id) as n
+    from mutations m
+    where m.type = 'DEBIT' and m.created_at < $2
+      and (m.account_id::text, m.amount) in (select account_id, amount from paid_later)
+      and not exists (select 1 from transfers t where t.id::text = m.reference)
+      and not exists (select 1 from gateway_holding_transfers ht where ht.debit_mutation_id = m.id)
   )
   select "accountId", kind, amount, reference, ${iso('seen_at')} as "seenAt", ${iso('booked_at')} as "bookedAt" from (
     select account_id::text as "accountId", 'PAYOUT_IN_FLIGHT' as kind, moved as amount, withdrawal_id as reference, seen_at, booked_at
@@ -119,6 +137,10 @@ const itemsSql = `
     union all
     select account_id::text, 'HAND_TRANSFER_NOT_RECORDED', -amount, transfer_id, seen_at, booked_at
     from sides where seen_at < $2 and (booked_at is null or booked_at >= $2)
+    union all
+    select p.account_id, 'PAYOUT_NOT_RECORDED', -p.amount, p.withdrawal_id, d.created_at, p.booked_at
+    from paid_later p join debits d on d.account_id = p.account_id and d.amount = p.amount and d.n = p.n
+    where d.created_at >= p.requested_at
   ) i order by 1, 2, 4`;
 
 /**

@@ -352,4 +352,42 @@ describe('payouts from where the cash is', () => {
     expect(refused.statusCode).toBe(409);
     expect(textOf(refused.body, 'notice')).toBe('Kas rekening platform di buku besar kurang dari jumlah pembayaran');
   });
+
+  it('a payout whose DEBIT is seen before the cut-off and recorded with /paid after it is explained on its day', async () => {
+    type Item = { kind: string; amount: number; reference: string };
+    type Tie = { accountId: string; unexplained: number; items: Item[] };
+    const id = await withdraw(123_000);
+    // 23:59 WIB: the money leaves the QRIS wallet and is synchronised; the admin records it after midnight
+    const now = service.clock.now();
+    const day = new Date(now.getTime() + 7 * 3_600_000).toISOString().slice(0, 10);
+    service.clock.set(new Date(`${day}T23:59:00+07:00`));
+    const qrisTie = async () => {
+      const answer = await admin().session('GET', `/api/admin/gateway/reconciliation?from=${day}&to=${day}`);
+      expect(answer.statusCode, answer.body).toBe(200);
+      const accounts = (answer.json().data as { holdingAccounts: { accounts: Tie[] } }).holdingAccounts.accounts;
+      return accounts.find(a => a.accountId === qris.accountId)!;
+    };
+    const before = await qrisTie();
+    await sandboxOf(service).addTransaction({
+      providerCode: 'WALLET-D',
+      accountRef: qris.phoneNumber,
+      type: 'DEBIT',
+      amount: 123_000,
+      senderName: 'Joko Wijaya',
+      description: 'penarikan merchant',
+    });
+    await owner.admin.call('GET', `/api/v1/accounts/${qris.accountId}/refresh`);
+    service.clock.advance(3 * 60_000);
+    const paid = await admin().session('POST', `/api/admin/gateway/withdrawals/${id}/paid`, {
+      reference: 'BCA-AFTER-MIDNIGHT',
+      holdingAccountId: qris.accountId,
+    });
+    expect(paid.statusCode, paid.body).toBe(200);
+    await service.projections.waitFor(await service.store.headPosition(), 10_000);
+    const after = await qrisTie();
+    expect(after.items.filter(i => i.reference === id)).toEqual([
+      expect.objectContaining({ kind: 'PAYOUT_NOT_RECORDED', amount: -123_000 }),
+    ]);
+    expect(after.unexplained).toBe(before.unexplained);
+  });
 });

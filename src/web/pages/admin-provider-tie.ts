@@ -8,6 +8,7 @@ const itemWords = {
   CREDIT_NOT_BOOKED: 'Kredit belum dibukukan',
   HAND_TRANSFER_SIDE_NOT_SEEN: 'Pemindahan dana belum terlihat di penyedia',
   HAND_TRANSFER_NOT_RECORDED: 'Pemindahan dana belum dicatat',
+  PAYOUT_NOT_RECORDED: 'Pembayaran keluar belum dicatat',
 } as const;
 
 const money = (amount: number | null) => (amount === null ? '—' : formatRupiah(amount));

@@ -258,6 +258,8 @@ describe('payouts from where the cash is', () => {
     expect(await openOf()).toEqual([]);
     const resolved = (await admin().session('GET', '/api/admin/gateway/suspense?status=TRANSFERRED')).json().data;
     expect(resolved).toMatchObject([{ amount, status: 'TRANSFERRED', holdingAccountId: qris.accountId }]);
+    const page = (await payer.browser.get('/admin/suspense?status=TRANSFERRED')).body;
+    expect(page).toContain('Sisi masuk pemindahan dana antar rekening platform');
 
     // the ledger's cash of each moved as the provider's balance did, nothing left unexplained, nothing in suspense
     const report = await reconciliation();

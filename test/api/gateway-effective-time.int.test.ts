@@ -7,6 +7,7 @@ import {
   synced,
   walletASignedInAgain,
   type PlatformAccount,
+  clockTo as movedClock,
 } from '../support/finance.ts';
 import { approvedMerchant, signedInAdmin, type Admin } from '../support/gateway.ts';
 import { paymentBody } from '../support/payments.ts';
@@ -35,10 +36,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => service?.close());
 
-async function clockTo(at: string) {
-  const moved = await service.app.inject({ method: 'POST', url: '/api/test-clock', payload: { setTo: at } });
-  expect(moved.statusCode, moved.body).toBe(200);
-}
+const clockTo = (at: string) => movedClock(service, at);
 
 /** A QRIS payment paid by its customer at `paidAt`, its wallet's provider down until `seenAt`, synchronised then. */
 async function paidWhileDown(amount: number, paidAt: string, seenAt: string) {

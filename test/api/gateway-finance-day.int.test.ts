@@ -11,6 +11,7 @@ import {
   providerBalance,
   synced,
   type PlatformAccount,
+  clockTo as movedClock,
 } from '../support/finance.ts';
 import { approvedMerchant, signedInAdmin, type Admin } from '../support/gateway.ts';
 import { paymentBody } from '../support/payments.ts';
@@ -44,10 +45,7 @@ beforeAll(async () => {
 afterAll(async () => service?.close());
 
 /** Moves the service's clock as a tester does: its test-clock route. */
-async function clockTo(at: string) {
-  const moved = await service.app.inject({ method: 'POST', url: '/api/test-clock', payload: { setTo: at } });
-  expect(moved.statusCode, moved.body).toBe(200);
-}
+const clockTo = (at: string) => movedClock(service, at);
 
 /** A gateway payment created by the merchant's key, paid by its customer exactly, and completed once its holding account synchronised. */
 async function paidPayment(merchant: Merchant, type: 'QRIS-DYNAMIC' | 'VA-BANK1', amount: number) {

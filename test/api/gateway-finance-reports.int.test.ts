@@ -4,7 +4,14 @@ import type { PayoutReport } from '../../src/audit/gateway-payout-report.ts';
 import type { GatewayReconciliation } from '../../src/audit/gateway-reconciliation.ts';
 import type { GatewayRevenue } from '../../src/audit/gateway-revenue.ts';
 import { fee } from '../../src/domain/gateway-fees.ts';
-import { billOf, caughtUp, emptyHoldingAccounts, synced, type PlatformAccount } from '../support/finance.ts';
+import {
+  billOf,
+  caughtUp,
+  emptyHoldingAccounts,
+  synced,
+  type PlatformAccount,
+  clockTo as movedClock,
+} from '../support/finance.ts';
 import { approvedMerchant, signedInAdmin, type Admin } from '../support/gateway.ts';
 import { paymentBody } from '../support/payments.ts';
 import { sandboxOf } from '../support/sandbox.ts';
@@ -49,10 +56,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => service?.close());
 
-async function clockTo(at: string) {
-  const moved = await service.app.inject({ method: 'POST', url: '/api/test-clock', payload: { setTo: at } });
-  expect(moved.statusCode, moved.body).toBe(200);
-}
+const clockTo = (at: string) => movedClock(service, at);
 
 async function created(merchant: Merchant, type: 'QRIS-DYNAMIC' | 'VA-BANK1', amount: number) {
   const response = await merchant.call('POST', '/api/v1/payments', paymentBody('GATEWAY', { type, amount }));

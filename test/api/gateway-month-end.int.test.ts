@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportHash } from '../../src/audit/gateway-closed-periods.ts';
 import type { HoldingAccountPeriod } from '../../src/audit/gateway-period-balances.ts';
 import type { GatewayReconciliation } from '../../src/audit/gateway-reconciliation.ts';
-import { billOf, caughtUp, synced, walletASignedInAgain, type PlatformAccount } from '../support/finance.ts';
+import {
+  billOf,
+  caughtUp,
+  synced,
+  walletASignedInAgain,
+  type PlatformAccount,
+  clockTo as movedClock,
+} from '../support/finance.ts';
 import { approvedMerchant, signedInAdmin, type Admin } from '../support/gateway.ts';
 import { linkServiceWallet, linkWalletA, paymentBody } from '../support/payments.ts';
 import { sandboxOf } from '../support/sandbox.ts';
@@ -44,11 +51,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => service?.close());
 
-async function clockTo(at: string) {
-  const moved = await service.app.inject({ method: 'POST', url: '/api/test-clock', payload: { setTo: at } });
-  expect(moved.statusCode, moved.body).toBe(200);
-  await caughtUp(service);
-}
+const clockTo = (at: string) => movedClock(service, at, { settle: true });
 
 async function report(url: string): Promise<GatewayReconciliation & { closed: { hash: string } | null }> {
   const response = await admin.session('GET', url);

@@ -3,7 +3,14 @@ import { reportHash } from '../../src/audit/gateway-closed-periods.ts';
 import { periodBalances } from '../../src/audit/gateway-period-balances.ts';
 import { reconciliationPeriod, type GatewayReconciliation } from '../../src/audit/gateway-reconciliation.ts';
 import { query } from '../../src/db/pool.ts';
-import { billOf, caughtUp, emptyHoldingAccounts, synced, type PlatformAccount } from '../support/finance.ts';
+import {
+  billOf,
+  caughtUp,
+  emptyHoldingAccounts,
+  synced,
+  type PlatformAccount,
+  clockTo as movedClock,
+} from '../support/finance.ts';
 import { approvedMerchant, signedInAdmin, signedInAdminBrowser, type Admin } from '../support/gateway.ts';
 import { paymentBody } from '../support/payments.ts';
 import { sandboxOf } from '../support/sandbox.ts';
@@ -22,10 +29,7 @@ let merchant: Awaited<ReturnType<typeof approvedMerchant>>;
 const november = '/api/admin/gateway/reconciliation?from=2026-11-01&to=2026-11-30';
 const december = '/api/admin/gateway/reconciliation?from=2026-12-01&to=2026-12-31';
 
-async function clockTo(at: string) {
-  const moved = await service.app.inject({ method: 'POST', url: '/api/test-clock', payload: { setTo: at } });
-  expect(moved.statusCode, moved.body).toBe(200);
-}
+const clockTo = (at: string) => movedClock(service, at);
 
 /** The stream's events (the audited log), as the auditors' route shows them. */
 async function periodEvents(): Promise<{ type: string; data: Record<string, unknown> }[]> {

@@ -9,6 +9,7 @@ import {
   synced,
   walletASignedInAgain,
   type PlatformAccount,
+  clockTo as movedClock,
 } from '../support/finance.ts';
 import { approvedMerchant, signedInAdmin, signedInAdminBrowser, type Admin } from '../support/gateway.ts';
 import { textOf } from '../support/pages.ts';
@@ -39,11 +40,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => service?.close());
 
-async function clockTo(at: string) {
-  const moved = await service.app.inject({ method: 'POST', url: '/api/test-clock', payload: { setTo: at } });
-  expect(moved.statusCode, moved.body).toBe(200);
-  await caughtUp(service);
-}
+const clockTo = (at: string) => movedClock(service, at, { settle: true });
 
 async function report(from: string, to = from): Promise<GatewayReconciliation> {
   const response = await admin.session('GET', `/api/admin/gateway/reconciliation?from=${from}&to=${to}`);

@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { query } from '../../src/db/pool.ts';
 import { registerUser, sessionCookie } from '../support/http.ts';
 import { pageBrowser } from '../support/pages.ts';
+import { runCli } from '../support/process.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 /** Choosing a password (registering, changing it) and changing it while signed in. */
@@ -195,25 +194,7 @@ describe('the password page', () => {
 });
 
 describe('npm run cli -- reset-password', () => {
-  const root = path.resolve(import.meta.dirname, '../..');
-  const cli = (args: string[]) =>
-    new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-        cwd: root,
-        env: {
-          ...process.env,
-          LOG_LEVEL: 'silent',
-          DATABASE_URL: service.config.databaseUrl!,
-          DATA_DIR: service.config.dataDir,
-        },
-      });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', c => (out += c));
-      child.stderr.on('data', c => (err += c));
-      child.on('error', reject);
-      child.on('exit', code => resolve({ code, out, err }));
-    });
+  const cli = (args: string[]) => runCli(service, args);
 
   it('prints a temporary password once, ends every session of the user and records the reset', async () => {
     const user = await registerUser(service);

@@ -19,6 +19,13 @@ export async function caughtUp(service: TestService) {
   throw new Error('the log did not come to rest');
 }
 
+/** Moves the test clock (TEST_CLOCK=true) to `at`; with `settle`, until every saga and read model followed. */
+export async function clockTo(service: TestService, at: string, { settle = false } = {}) {
+  const moved = await service.app.inject({ method: 'POST', url: '/api/test-clock', payload: { setTo: at } });
+  expect(moved.statusCode, moved.body).toBe(200);
+  if (settle) await caughtUp(service);
+}
+
 export type PlatformAccount = {
   key: 'qris' | 'va';
   accountId: string;

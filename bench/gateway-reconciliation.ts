@@ -171,8 +171,8 @@ export async function seed(pool: pg.Pool, s: Scale) {
     pool,
     'SeedPostings',
     `
-    insert into gateway_postings (position_commit, position_prepare, stream_revision, merchant_id, event_type, reference_id, account, amount, occurred_at)
-    select row_number() over (order by at, merchant_id, n), 0, revision, merchant_id, event_type, reference_id, account, amount, at
+    insert into gateway_postings (position_commit, position_prepare, stream_revision, merchant_id, event_type, reference_id, account, amount, occurred_at, effective_at, recorded_at)
+    select row_number() over (order by at, merchant_id, n), 0, revision, merchant_id, event_type, reference_id, account, amount, at, at, at
     from seed_events e
       cross join lateral unnest(accounts, amounts) with ordinality as l(account, amount, n)
     order by at`,

@@ -384,7 +384,7 @@ function loadSigningKey(e: z.infer<typeof envSchema>, dataDir: string): { key: s
   return key;
 }
 
-/** Every environment variable the service reads (README, "Configuration"). */
+/** Every environment variable the service reads (docs/configuration.md). */
 export const configurationNames: readonly string[] = Object.keys(envSchema.shape);
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -9,8 +9,8 @@ import { text } from '../text.ts';
  * One line of a balanced entry: debit positive, credit negative, in whole rupiah. Accounts: `holding:<accountId>` (assets:
  * the cash in each platform account), `merchant:<id>:pending|settled|onHold` (what the platform owes),
  * `platform:suspense` (money no payment claims, owed until allocated or refunded), `platform:fees` (revenue),
- * `platform:unique-codes` (revenue: the unique codes buyers paid on top of their bills); payouts recorded before issue 25
- * credited `bank:payouts`.
+ * `platform:unique-codes` (revenue: the unique codes buyers paid on top of their bills), `platform:equity` (the other
+ * side of openings and admins' dated entries); payouts recorded before the ledger held the cash credited `bank:payouts`.
  */
 export const posting = z.object({
   account: text,

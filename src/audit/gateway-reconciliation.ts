@@ -174,6 +174,11 @@ export type GatewayReconciliation = {
     open: number;
     allocated: number;
     refunded: number;
+    /**
+     * taken as a hand transfer's destination side (status TRANSFERRED); absent from the reports of months closed
+     * before it was counted, which are answered as they were frozen
+     */
+    transferred?: number;
     items: NamedSuspenseRow[];
     /** every credit still open at the period's end, whenever it came, with its age and the ageing buckets */
     ageing: Omit<SuspenseAgeing, 'items'> & { items: (SuspenseAgeing['items'][number] & Partial<AccountNames>)[] };
@@ -409,6 +414,7 @@ export async function gatewayReconciliation(
     open: total('OPEN'),
     allocated: total('ALLOCATED'),
     refunded: total('REFUNDED'),
+    transferred: total('TRANSFERRED'),
     items: suspenseItems,
     ageing,
   };

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportHash } from '../../src/audit/gateway-closed-periods.ts';
+import { gatewayPeriods, gatewayPeriodsStream } from '../../src/domain/gateway-periods.ts';
+import { handleCommand } from '../../src/store/commands/handle.ts';
 import { periodBalances } from '../../src/audit/gateway-period-balances.ts';
 import { reconciliationPeriod, type GatewayReconciliation } from '../../src/audit/gateway-reconciliation.ts';
 import { query } from '../../src/db/pool.ts';
@@ -250,5 +252,39 @@ describe('the console', () => {
       'GatewayPeriodClosed',
       'GatewayPeriodReopened',
     ]);
+  });
+});
+
+describe('a month frozen before the suspense counted what hand transfers took', () => {
+  it('is answered as it was stored, without that total, and its CSV too', async () => {
+    const live = await reportOf(november);
+    expect(live.closed).toBeNull(); // reopened by the console above
+    const { transferred, ...suspense } = (live as unknown as GatewayReconciliation).suspense;
+    expect(transferred).toBe(0);
+    // the report as a close stored it before `transferred` was counted
+    const report = { ...withoutClosed(live), suspense };
+    const now = service.clock.now();
+    await handleCommand(
+      service.deps,
+      gatewayPeriodsStream,
+      gatewayPeriods,
+      {
+        type: 'ClosePeriod',
+        period: '2026-11',
+        report,
+        reportHash: reportHash(report),
+        through: { commit: '0', prepare: '0' },
+        closedBy: admin.id,
+        now,
+      },
+      { actor: `admin:${admin.id}`, now },
+    );
+    await caughtUp(service);
+    const answered = await reportOf(november);
+    expect(answered.closed).toMatchObject({ hash: reportHash(report) });
+    expect(withoutClosed(answered)).toEqual(report);
+    expect(answered.suspense).not.toHaveProperty('transferred');
+    const csv = await admin.session('GET', november.replace('?', '.csv?') + '&table=suspense');
+    expect(csv.statusCode, csv.body).toBe(200);
   });
 });

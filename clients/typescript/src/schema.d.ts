@@ -2201,6 +2201,7 @@ export interface components {
          *         "open": 0,
          *         "allocated": 0,
          *         "refunded": 0,
+         *         "transferred": 0,
          *         "ageing": {
          *           "asAt": "2025-06-30T17:00:00.000Z",
          *           "asOfDay": "2025-06-30",
@@ -2377,6 +2378,8 @@ export interface components {
                 open: number;
                 allocated: number;
                 refunded: number;
+                /** @description Credits received in the period taken as a hand transfer's destination side (TRANSFERRED); absent from the reports of months closed before it was counted */
+                transferred?: number;
                 /** @description Every suspense credit still open at the end of the period, whenever it came, and their ages */
                 ageing: {
                     /**
@@ -2958,6 +2961,7 @@ export interface components {
          *           "open": 0,
          *           "allocated": 0,
          *           "refunded": 0,
+         *           "transferred": 0,
          *           "ageing": {
          *             "asAt": "2025-06-30T17:00:00.000Z",
          *             "asOfDay": "2025-06-30",

@@ -325,7 +325,18 @@ export const reconciliation = z
     trialBalance: carriedTrialBalance,
     merchants: z.looseObject({ balanced: z.boolean() }),
     holdingAccounts: tiedHoldingAccounts,
-    suspense: z.looseObject({ open: z.int(), allocated: z.int(), refunded: z.int(), ageing: suspenseAgeing }),
+    suspense: z.looseObject({
+      open: z.int(),
+      allocated: z.int(),
+      refunded: z.int(),
+      transferred: z
+        .int()
+        .optional()
+        .describe(
+          "Credits received in the period taken as a hand transfer's destination side (TRANSFERRED); absent from the reports of months closed before it was counted",
+        ),
+      ageing: suspenseAgeing,
+    }),
     payouts: z.array(z.looseObject({})),
     holdingCredits: z.looseObject({ balanced: z.boolean() }),
     unmatchedCredits: z.array(z.looseObject({})),
@@ -377,6 +388,7 @@ export const reconciliation = z
           open: 0,
           allocated: 0,
           refunded: 0,
+          transferred: 0,
           ageing: {
             asAt: '2025-06-30T17:00:00.000Z',
             asOfDay: '2025-06-30',

@@ -1,16 +1,14 @@
 #!/usr/bin/env node
 // Checks an export of the ledger against signed checkpoints, with node's own modules only (docs/auditing.md).
-// usage: node verify-export.mjs <export.jsonl> <checkpoints.jsonl | checkpoint.json> <public key: base64 SPKI DER>
-// exit 0: every checkpoint the export covers is intact; 1: something differs (printed); 2: bad usage or input.
+// usage: node verify-export.mjs [--partial] [--leaves <file>] <export.jsonl> <checkpoints.jsonl> <public key>
+//   --partial: the export is a part of the log (export --from --to): checkpoints it does not hold whole are listed
+//   --leaves:  leaf hashes (export --leaves) or an earlier export, to name the first event that differs in a range
+// exit 0: the export is whole and every checkpoint in it is intact; 1: something differs (printed); 2: bad usage.
 import { createHash, createPublicKey, verify } from 'node:crypto';
-import { createReadStream, readFileSync } from 'node:fs';
+import { createReadStream, readFileSync, realpathSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-
-const [exportFile, checkpointFile, publicKeyText] = process.argv.slice(2);
-if (!exportFile || !checkpointFile || !publicKeyText) {
-  console.error('usage: node verify-export.mjs <export.jsonl> <checkpoints.jsonl> <public key, base64 SPKI DER>');
-  process.exit(2);
-}
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 // canonical JSON: object keys sorted (by UTF-16 code units), no spaces, undefined members left out
 const canonical = v =>
@@ -20,7 +18,7 @@ const canonical = v =>
     : JSON.stringify(v);
 const sha256 = (...parts) => { const h = createHash('sha256'); for (const p of parts) h.update(p); return h.digest(); };
 // RFC 6962: leaf = SHA-256(0x00 || leaf bytes), node = SHA-256(0x01 || left || right)
-const leafHash = text => sha256(Buffer.from([0]), Buffer.from(text, 'utf8'));
+const leafOf = e => sha256(Buffer.from([0]), Buffer.from(canonical({ streamId: e.streamId, revision: e.revision, type: e.type, version: e.version, data: e.data, metadata: e.metadata }), 'utf8'));
 const nodeHash = (l, r) => sha256(Buffer.from([1]), l, r);
 function append(frontier, hash) {
   frontier.push({ size: 1, hash });
@@ -35,53 +33,154 @@ function rootOf(frontier) {
   for (let i = frontier.length - 2; i >= 0; i--) root = nodeHash(frontier[i].hash, root);
   return root.toString('hex');
 }
+const rootOfLeaves = leaves => { const f = []; for (const l of leaves) append(f, Buffer.from(l, 'hex')); return rootOf(f); };
 // what a checkpoint's signature covers; its hash is the next one's prev
 const signedText = c => `ledger-checkpoint:v1:${canonical({ v: c.v, seq: c.seq, from: c.from, to: c.to, events: c.events, root: c.root, prev: c.prev, at: c.at, lastPosition: c.lastPosition, keyId: c.keyId })}`;
 
-let publicKey;
-try {
-  publicKey = createPublicKey({ key: Buffer.from(publicKeyText, 'base64'), format: 'der', type: 'spki' });
-} catch {
-  console.error('the public key is not a base64 SPKI DER key');
-  process.exit(2);
-}
-const checkpoints = readFileSync(checkpointFile, 'utf8').split('\n').filter(l => l.trim()).map(l => JSON.parse(l)).sort((a, b) => a.seq - b.seq);
-const problems = [];
-checkpoints.forEach((c, i) => {
-  if (!verify(null, Buffer.from(signedText(c), 'utf8'), publicKey, Buffer.from(c.signature, 'base64'))) problems.push(`checkpoint ${c.seq}: the signature does not verify with the key given`);
-  const before = checkpoints[i - 1];
-  if (before && before.seq === c.seq - 1) {
-    if (c.prev !== sha256(signedText(before)).toString('hex')) problems.push(`checkpoint ${c.seq}: prev is not the hash of checkpoint ${before.seq}`);
-    if (c.from !== before.to) problems.push(`checkpoint ${c.seq}: starts at ${c.from}, checkpoint ${before.seq} ended at ${before.to}`);
-  }
-  if (c.events !== c.to - c.from) problems.push(`checkpoint ${c.seq}: events ${c.events} is not to - from`);
-});
-
-// one pass over the export: each line goes to the checkpoint whose [from, to) holds its index
-let at = 0, frontier = [], expected = null, verified = 0;
-const uncovered = [];
-const finish = (c, complete) => {
-  if (!complete) { uncovered.push(c.seq); return; }
-  const root = rootOf(frontier);
-  if (root !== c.root) problems.push(`checkpoint ${c.seq}: the export's events ${c.from}..${c.to - 1} make root ${root}, signed ${c.root}: an event was changed, added, removed or moved`);
-  else verified++;
+// How the service reads an event stored by an older version of its code (src/events/*.ts): upcasters[v] turns
+// version v into v + 1; defaults are fields added later, read as this value where an event lacks them.
+// test/audit/verify-export-view.unit.test.ts keeps this equal to the service's own.
+export const reading = {
+  AccountSynced: { upcasters: { 1: d => ({ ...d, trigger: d.slot ? 'schedule' : 'refresh' }) } },
+  ProviderSessionRestored: { defaults: { loginSessionId: null, credentials: null } },
+  PaymentCreated: { defaults: { methodSelection: 'fixed', gateway: null } },
+  PaymentMethodChosen: { defaults: { gateway: null } },
+  PaymentCompleted: { defaults: { gateway: null } },
 };
-const lines = createInterface({ input: createReadStream(exportFile), crlfDelay: Infinity });
-for await (const line of lines) {
-  if (!line.trim()) continue;
-  const e = JSON.parse(line);
-  while (at < checkpoints.length && e.index >= checkpoints[at].to) { finish(checkpoints[at], expected === checkpoints[at].to); at++; frontier = []; expected = null; }
-  const c = checkpoints[at];
-  if (!c || e.index < c.from) continue;
-  if (expected === null) expected = e.index === c.from ? c.from : -1; // the export must hold the checkpoint's first event
-  if (expected === -1) continue;
-  if (e.index !== expected) { expected = -1; continue; } // a gap in the export: this checkpoint cannot be checked
-  append(frontier, leafHash(canonical({ streamId: e.streamId, revision: e.revision, type: e.type, version: e.version, data: e.data, metadata: e.metadata })));
-  expected++;
+// `data` holds each secret as {"$commitment"}: under passwordHash or keyHash the view says "[redacted]", anywhere
+// else the secret was a sealed value, "[sealed]" (src/audit/event-view.ts)
+const isCommitment = v => v !== null && typeof v === 'object' && Object.keys(v).length === 1 && '$commitment' in v;
+export function redacted(v) {
+  if (Array.isArray(v)) return v.map(redacted);
+  if (v === null || typeof v !== 'object') return v;
+  if (isCommitment(v)) return '[sealed]';
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, ['passwordHash', 'keyHash'].includes(k) ? '[redacted]' : redacted(x)]));
 }
-for (; at < checkpoints.length; at++, frontier = [], expected = null) finish(checkpoints[at], expected === checkpoints[at].to);
+/** The view the service shows of an export line: its data upcast and secrets as words; as stored when unreadable. */
+export function viewOf(e) {
+  if (e.unreadable) return redacted(e.data);
+  const { upcasters = {}, defaults = {} } = reading[e.type] ?? {};
+  let data = e.data;
+  for (let v = e.version; upcasters[v]; v++) data = upcasters[v](data);
+  return redacted({ ...defaults, ...data });
+}
+// a position is "commit/prepare"; a later event has a greater one
+const positionAfter = (p, q) => {
+  if (![p, q].every(t => /^\d+\/\d+$/.test(t))) return false;
+  const [a, b] = [p, q].map(t => t.split('/').map(BigInt));
+  return a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
+};
 
-for (const p of problems) console.log(p);
-if (uncovered.length > 0) console.log(`not covered by the export (some of their events are not in it): checkpoint(s) ${uncovered.join(', ')}`);
-console.log(`${verified} checkpoint(s) verified against the export, ${uncovered.length} not covered, ${problems.length} problem(s)`);
-process.exit(problems.length === 0 ? 0 : 1);
+async function* jsonLines(file) {
+  let n = 0;
+  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+    n++;
+    if (!line.trim()) continue;
+    try { yield JSON.parse(line); } catch { throw new Error(`${file} line ${n} is not JSON`); }
+  }
+}
+
+async function main() {
+  const { values: options, positionals } = parseArgs({ options: { partial: { type: 'boolean' }, leaves: { type: 'string' } }, allowPositionals: true });
+  const [exportFile, checkpointFile, publicKeyText] = positionals;
+  if (!exportFile || !checkpointFile || !publicKeyText) {
+    console.error('usage: node verify-export.mjs [--partial] [--leaves <file>] <export.jsonl> <checkpoints.jsonl> <public key, base64 SPKI DER>');
+    return 2;
+  }
+  let publicKey;
+  try {
+    publicKey = createPublicKey({ key: Buffer.from(publicKeyText, 'base64'), format: 'der', type: 'spki' });
+  } catch {
+    console.error('the public key is not a base64 SPKI DER key');
+    return 2;
+  }
+  const checkpoints = readFileSync(checkpointFile, 'utf8').split('\n').filter(l => l.trim()).map(l => JSON.parse(l)).sort((a, b) => a.seq - b.seq);
+  const problems = [];
+  checkpoints.forEach((c, i) => {
+    if (!verify(null, Buffer.from(signedText(c), 'utf8'), publicKey, Buffer.from(c.signature, 'base64'))) problems.push(`checkpoint ${c.seq}: the signature does not verify with the key given`);
+    const before = checkpoints[i - 1];
+    if (before && before.seq === c.seq - 1) {
+      if (c.prev !== sha256(signedText(before)).toString('hex')) problems.push(`checkpoint ${c.seq}: prev is not the hash of checkpoint ${before.seq}`);
+      if (c.from !== before.to) problems.push(`checkpoint ${c.seq}: starts at ${c.from}, checkpoint ${before.seq} ended at ${before.to}`);
+    }
+    if (c.events !== c.to - c.from) problems.push(`checkpoint ${c.seq}: events ${c.events} is not to - from`);
+  });
+
+  // one pass over the export: its indexes run up by one; each line goes to the checkpoint whose [from, to) holds it
+  let at = 0, range = null, last = null, first = null, unsigned = 0, verified = 0;
+  const report = [], notWhole = [], differing = [];
+  const close = c => {
+    const r = range ?? { count: 0, frontier: [], leaves: [] };
+    range = null;
+    const span = `events ${c.from}..${c.to - 1}`;
+    if (r.count < c.events || r.first !== c.from) {
+      notWhole.push(c.seq);
+      report.push(`checkpoint ${c.seq}: ${span}, ${r.count} of ${c.events} in the export: not checked`);
+      if (!options.partial) problems.push(`checkpoint ${c.seq}: ${span} are not all in the export (it holds ${r.count}); an export of part of the log needs --partial`);
+      return;
+    }
+    const root = rootOf(r.frontier);
+    let verdict = 'verified';
+    if (root !== c.root) {
+      verdict = 'DIFFERS';
+      problems.push(`checkpoint ${c.seq}: the export's ${span} make root ${root}, signed ${c.root}: an event was changed, added, removed or moved`);
+      differing.push({ c, leaves: r.leaves });
+    } else if (r.lastPosition !== c.lastPosition) {
+      verdict = 'its last position differs';
+      problems.push(`index ${c.to - 1}: position ${r.lastPosition}, checkpoint ${c.seq} signed lastPosition ${c.lastPosition}`);
+    } else verified++;
+    report.push(`checkpoint ${c.seq}: ${span}, ${r.count} event(s): ${verdict}`);
+  };
+  for await (const e of jsonLines(exportFile)) {
+    if (last === null) first = e.index;
+    else if (e.index !== last.index + 1) {
+      const what = e.index === last.index ? 'twice' : e.index < last.index ? 'out of order' : `${e.index - last.index - 1} event(s) missing before it`;
+      problems.push(`index ${e.index}: ${what} (after index ${last.index})`);
+    }
+    if (last !== null && !positionAfter(e.position, last.position)) problems.push(`index ${e.index}: position ${e.position} is not after ${last.position} (index ${last.index})`);
+    if (canonical(e.view) !== canonical(viewOf(e))) problems.push(`index ${e.index}: view is not what data reads as`);
+    last = e;
+    while (at < checkpoints.length && e.index >= checkpoints[at].to) close(checkpoints[at++]);
+    const c = checkpoints[at];
+    if (!c || e.index < c.from) { unsigned++; continue; }
+    range ??= { count: 0, first: e.index, frontier: [], leaves: [] };
+    const leaf = leafOf(e);
+    append(range.frontier, leaf);
+    if (options.leaves) range.leaves.push(leaf.toString('hex'));
+    range.count++;
+    if (e.index === c.to - 1) range.lastPosition = e.position;
+  }
+  while (at < checkpoints.length) close(checkpoints[at++]);
+  if (options.partial && verified === 0) problems.push('no checkpoint lies whole in the export: nothing in it is signed');
+  if (options.leaves) await pinpoint(options.leaves, differing, problems);
+
+  for (const line of report) console.log(line);
+  for (const p of problems) console.log(p);
+  if (notWhole.length > 0) console.log(`not whole in the export: checkpoint(s) ${notWhole.join(', ')}`);
+  if (unsigned > 0) console.log(`${unsigned} event(s) of the export are in no checkpoint given (not signed yet, or before the first)`);
+  console.log(`export: indexes ${first ?? '-'}..${last?.index ?? '-'}; ${verified} checkpoint(s) verified, ${notWhole.length} not whole in it, ${problems.length} problem(s)`);
+  return problems.length === 0 ? 0 : 1;
+}
+
+// Leaves kept from before (export --leaves, or an earlier export) name the first event of a differing range, when
+// they themselves make the signed root.
+async function pinpoint(file, differing, problems) {
+  const kept = new Map(differing.map(d => [d.c.seq, []]));
+  for await (const l of jsonLines(file)) {
+    const d = differing.find(x => l.index >= x.c.from && l.index < x.c.to);
+    if (d) kept.get(d.c.seq)[l.index - d.c.from] = l.leaf ?? leafOf(l).toString('hex');
+  }
+  for (const { c, leaves } of differing) {
+    const theirs = kept.get(c.seq);
+    if (theirs.length !== c.events || theirs.includes(undefined) || rootOfLeaves(theirs) !== c.root) {
+      problems.push(`checkpoint ${c.seq}: the leaves given do not make its signed root either: they cannot name the event`);
+      continue;
+    }
+    const i = theirs.findIndex((leaf, k) => leaf !== leaves[k]);
+    problems.push(`checkpoint ${c.seq}: the first event that differs from the signed leaves is index ${c.from + i}`);
+  }
+}
+
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().then(code => process.exit(code), err => { console.error(err.message); process.exit(2); });
+}

@@ -22,7 +22,10 @@ export const toStdout = async (line: string) => {
   if (!process.stdout.write(line)) await once(process.stdout, 'drain');
 };
 
-/** `export --from <instant> --to <instant>` (or `--all`): the events recorded in [from, to) as JSON lines, in log order. */
+/**
+ * `export --from <instant> --to <instant>` (or `--all`), `--leaves`: the events recorded in [from, to) as JSON lines, in
+ * log order (or their leaf hashes).
+ */
 export async function exportCommand(
   store: EventStore,
   args: string[],
@@ -31,7 +34,12 @@ export async function exportCommand(
 ): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { from: { type: 'string' }, to: { type: 'string' }, all: { type: 'boolean' } },
+    options: {
+      from: { type: 'string' },
+      to: { type: 'string' },
+      all: { type: 'boolean' },
+      leaves: { type: 'boolean' },
+    },
   });
   const [from, to] = [instant(values.from), instant(values.to)];
   if (!values.all && (!from || !to || from >= to)) {
@@ -40,7 +48,8 @@ export async function exportCommand(
     );
     return 2;
   }
-  const written = await exportEvents(store, values.all ? 'all' : { from: from!, to: to! }, write);
+  const range = values.all ? 'all' : { from: from!, to: to! };
+  const written = await exportEvents(store, range, write, { leaves: values.leaves ?? false });
   out.complain(`export: ${written} events`);
   return 0;
 }

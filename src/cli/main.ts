@@ -36,9 +36,10 @@ const usage = `Usage: npm run cli -- <command>
                           model (exit code 1 when anything is found)
   balance-as-of (--merchant <userId> | --account <accountId>) --at <ISO instant>
                           a gateway merchant's balances, or an account's balance, folded from its stream up to then
-  export --from <ISO instant> --to <ISO instant> | --all
+  export (--from <ISO instant> --to <ISO instant> | --all) [--leaves]
                           every event recorded in [from, to) (or all) as JSON lines, in log order, streamed; secrets as
-                          commitments, so docs/verify-export.mjs checks checkpoints against it (docs/auditing.md)
+                          commitments, so docs/verify-export.mjs checks checkpoints against it (docs/auditing.md);
+                          --leaves: each event's index and leaf hash, to name the event where a root differs
   verify-digests [--public-key <base64 SPKI DER>]
                           recompute every WIB day's Merkle root from the log and check it against the signed daily
                           digest (with this service's key, or the one given); exit code 1 when a day was tampered with

@@ -76,13 +76,19 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.close());
 
-async function verify(lines: string[], kept: LedgerCheckpoint[] = checkpoints, publicKey = signer.publicKey) {
+async function verify(
+  lines: string[],
+  kept: LedgerCheckpoint[] = checkpoints,
+  publicKey = signer.publicKey,
+  options: string[] = [],
+) {
   const exportFile = path.join(dir, `export-${++files}.jsonl`);
   const checkpointFile = `${exportFile}.checkpoints`;
   writeFileSync(exportFile, lines.join(''));
   writeFileSync(checkpointFile, kept.map(c => JSON.stringify(c)).join('\n'));
+  const args = [verifier, ...options, exportFile, checkpointFile, publicKey];
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [verifier, exportFile, checkpointFile, publicKey]);
+    const { stdout } = await promisify(execFile)(process.execPath, args);
     return { code: 0, out: stdout };
   } catch (err) {
     const failed = err as { code: number; stdout: string };
@@ -104,7 +110,11 @@ describe('docs/verify-export.mjs', () => {
     expect(text).toContain('"$commitment"');
     expect(text).not.toMatch(/"passwordHash":"\$argon2/);
     const { code, out } = await verify(exportLines);
-    expect(out).toContain('3 checkpoint(s) verified against the export, 0 not covered, 0 problem(s)');
+    for (const c of checkpoints)
+      expect(out).toContain(`checkpoint ${c.seq}: events ${c.from}..${c.to - 1}, ${c.events} event(s): verified`);
+    expect(out).toContain(
+      `export: indexes 0..${exportLines.length - 1}; 3 checkpoint(s) verified, 0 not whole in it, 0 problem(s)`,
+    );
     expect(code).toBe(0);
   });
 
@@ -145,7 +155,7 @@ describe('docs/verify-export.mjs', () => {
     await exportEvents(service.store, 'all', line => void fresh.push(line));
     const own = digestSigner(service.config.digestSigningKey!).publicKey;
     const { code, out } = await verify(fresh, signed, own);
-    expect(out).toContain(`${signed.length} checkpoint(s) verified against the export, 0 not covered, 0 problem(s)`);
+    expect(out).toContain(`${signed.length} checkpoint(s) verified, 0 not whole in it, 0 problem(s)`);
     expect(code).toBe(0);
     const tampered = fresh.map((line, i) =>
       i === 0 ? line.replace(/"occurredAt":"[^"]+"/, '"occurredAt":"2020-01-01T00:00:00.000Z"') : line,
@@ -153,9 +163,92 @@ describe('docs/verify-export.mjs', () => {
     expect((await verify(tampered, signed, own)).code).toBe(1);
   });
 
-  it('says which checkpoints an export does not cover', async () => {
-    const partial = await verify(exportLines.slice(0, checkpoints[1]!.to));
-    expect(partial.code).toBe(0);
-    expect(partial.out).toContain('not covered by the export (some of their events are not in it): checkpoint(s) 2');
+  it('fails an export that stops before the newest checkpoint, unless it is declared partial', async () => {
+    // the last lines dropped (12, when the log is long enough): checkpoint 2 is no longer whole
+    const shortened = exportLines.slice(0, -Math.min(12, checkpoints[2]!.events - 1));
+    const quiet = await verify(shortened);
+    expect(quiet.code).toBe(1);
+    expect(quiet.out).toContain('checkpoint 2: ');
+    expect(quiet.out).toContain('an export of part of the log needs --partial');
+    const declared = await verify(shortened, checkpoints, signer.publicKey, ['--partial']);
+    expect(declared.out).toContain('not whole in the export: checkpoint(s) 2');
+    expect(declared.out).toContain(`checkpoint 2: events ${checkpoints[2]!.from}..${checkpoints[2]!.to - 1}, `);
+    expect(declared.code).toBe(0);
+    const lateStart = await verify(exportLines.slice(checkpoints[1]!.from), checkpoints, signer.publicKey, [
+      '--partial',
+    ]);
+    expect(lateStart.out).toContain('not whole in the export: checkpoint(s) 0');
+    expect(lateStart.code).toBe(0);
+    const nothingWhole = await verify(exportLines.slice(1, 3), checkpoints, signer.publicKey, ['--partial']);
+    expect(nothingWhole.out).toContain('no checkpoint lies whole in the export');
+    expect(nothingWhole.code).toBe(1);
+  });
+
+  it('names the index where a line was dropped, even in a partial export', async () => {
+    const k = checkpoints[1]!.from + 2;
+    const dropped = exportLines.filter((_, i) => i !== k);
+    for (const options of [[], ['--partial']]) {
+      const { code, out } = await verify(dropped, checkpoints, signer.publicKey, options);
+      expect(out).toContain(`index ${k + 1}: 1 event(s) missing before it (after index ${k - 1})`);
+      expect(code).toBe(1);
+    }
+  });
+
+  it('names the index of a duplicated line', async () => {
+    const k = checkpoints[2]!.from + 1;
+    const duplicated = exportLines.flatMap((line, i) => (i === k ? [line, line] : [line]));
+    const { code, out } = await verify(duplicated);
+    expect(out).toContain(`index ${k}: twice (after index ${k})`);
+    expect(code).toBe(1);
+  });
+
+  it('names the index of two lines swapped with their indexes', async () => {
+    const k = checkpoints[0]!.to - 1; // the last of checkpoint 0 and the first of checkpoint 1
+    const swapped = [...exportLines];
+    [swapped[k], swapped[k + 1]] = [swapped[k + 1]!, swapped[k]!];
+    const { code, out } = await verify(swapped);
+    expect(out).toContain(`index ${k}: out of order (after index ${k + 1})`);
+    expect(code).toBe(1);
+  });
+
+  it('names the index of a view that is not what its data reads as', async () => {
+    const registered = exportLines.findIndex(l => l.includes('"type":"UserRegistered"'));
+    const { code, out } = await verify(edited(registered, e => (e.view.email = 'someone@else.example')));
+    expect(out).toContain(`index ${registered}: view is not what data reads as`);
+    expect(code).toBe(1);
+  });
+
+  it("checks positions: each after the one before, a checkpoint's last as it signed", async () => {
+    const k = checkpoints[1]!.from + 1;
+    const before = JSON.parse(exportLines[k - 1]!).position;
+    const repeated = await verify(edited(k, e => (e.position = before)));
+    expect(repeated.out).toContain(`index ${k}: position ${before} is not after ${before} (index ${k - 1})`);
+    expect(repeated.code).toBe(1);
+    const end = checkpoints[1]!.to - 1;
+    const [commit, prepare] = JSON.parse(exportLines[end]!).position.split('/');
+    const nudged = `${commit}/${BigInt(prepare) + 1n}`; // still between its neighbours
+    const moved = await verify(edited(end, e => (e.position = nudged)));
+    expect(moved.out).toContain(`index ${end}: position ${nudged}, checkpoint 1 signed lastPosition`);
+    expect(moved.code).toBe(1);
+  });
+
+  it('names the first event that differs when leaves kept from before make the signed root', async () => {
+    const leaves: string[] = [];
+    await exportEvents(service.store, 'all', line => void leaves.push(line), { leaves: true });
+    expect(JSON.parse(leaves[0]!)).toEqual({ index: 0, leaf: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const k = checkpoints[1]!.from + 3;
+    const doctored = edited(k, e => (e.metadata.actor = 'admin:someone-else'));
+    const leavesFile = path.join(dir, 'leaves.jsonl');
+    const earlierExport = path.join(dir, 'earlier.jsonl');
+    writeFileSync(leavesFile, leaves.join(''));
+    writeFileSync(earlierExport, exportLines.join(''));
+    for (const kept of [leavesFile, earlierExport]) {
+      const { code, out } = await verify(doctored, checkpoints, signer.publicKey, ['--leaves', kept]);
+      expect(out).toContain(`checkpoint 1: the first event that differs from the signed leaves is index ${k}`);
+      expect(code).toBe(1);
+    }
+    writeFileSync(earlierExport, doctored.join(''));
+    const { out } = await verify(doctored, checkpoints, signer.publicKey, ['--leaves', earlierExport]);
+    expect(out).toContain('checkpoint 1: the leaves given do not make its signed root either');
   });
 });

@@ -55,7 +55,7 @@ export function startGatewaySettlement(
     const cutoff = settlementCutoff(at, calendar);
     // a run judges days of this year and, for credits from before New Year, last year's: the entry names those without a decree
     const thisYear = Number(wibDate(at).slice(0, 4));
-    const withoutDecree = missingYears(calendar, [thisYear - 1, thisYear]);
+    const yearsWithoutDecree = missingYears(calendar, [thisYear - 1, thisYear]);
     const done = new Set<string>();
     let settled = 0;
     for (;;) {
@@ -72,7 +72,7 @@ export function startGatewaySettlement(
           now,
           correlationId: `settlement:${cutoff.toISOString()}`,
         };
-        const result = await settleDue(deps, merchantId, cutoff, context, withoutDecree);
+        const result = await settleDue(deps, merchantId, cutoff, context, { calendar, yearsWithoutDecree });
         if (result.events.length > 0) settled++;
         if (result.position && (!last || comparePositions(result.position, last) > 0)) last = result.position;
       });

@@ -1,5 +1,6 @@
 // The gateway ledger's commands; its decider and postings are in src/domain/gateway-ledger.ts.
 import { gatewayLedger, gatewayLedgerStream } from '../domain/gateway-ledger.ts';
+import type { HolidayCalendar } from '../domain/working-days.ts';
 import { handleCommand, type CommandContext, type EventSourcing } from '../store/commands/handle.ts';
 
 /** Books a completed gateway payment into its merchant's ledger, once (a second credit of the payment appends nothing). */
@@ -30,21 +31,16 @@ export function creditGatewayPayment(
 
 /**
  * Moves every credit of the merchant completed before `cutoff` from pending to settled, in one entry (none due: nothing);
- * `yearsWithoutDecree` (the calendar's missing years among last and this) puts those judged on the entry.
+ * `judged`, the calendar the cutoff came from and its missing years among last and this, puts on the entry those
+ * judged and each credit's own due day.
  */
 export function settleDue(
   es: EventSourcing,
   merchantId: string,
   cutoff: Date,
   context: CommandContext,
-  yearsWithoutDecree?: readonly number[],
+  judged?: { calendar: HolidayCalendar; yearsWithoutDecree: readonly number[] },
 ) {
-  const command = {
-    type: 'SettleDue' as const,
-    merchantId,
-    cutoff,
-    now: context.now,
-    ...(yearsWithoutDecree ? { yearsWithoutDecree } : {}),
-  };
+  const command = { type: 'SettleDue' as const, merchantId, cutoff, now: context.now, ...judged };
   return handleCommand(es, gatewayLedgerStream(merchantId), gatewayLedger, command, context);
 }

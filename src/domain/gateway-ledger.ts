@@ -11,7 +11,7 @@ import {
 } from '../events/gateway.ts';
 import { creditTime, Credits, type CreditsJson } from './gateway-credits.ts';
 import type { Decider } from '../store/commands/handle.ts';
-import { yearsJudged } from './working-days.ts';
+import { settlesAt, wibDate, yearsJudged, type HolidayCalendar } from './working-days.ts';
 import { checkedHolder } from './holder-name.ts';
 
 export const gatewayLedgerStream = (merchantId: string) => `gateway-${merchantId}`;
@@ -65,8 +65,18 @@ export type GatewayLedgerCommand =
       paidAt?: Date | undefined;
       now: Date;
     }
-  /** the cutoff comes from the working-day calendar, outside the decider, with the recent years it has no decree for */
-  | { type: 'SettleDue'; merchantId: string; cutoff: Date; now: Date; yearsWithoutDecree?: readonly number[] }
+  /**
+   * the cutoff comes from the working-day calendar, outside the decider, with the recent years it has no decree for;
+   * with the calendar itself, each credit's own due day goes on the entry
+   */
+  | {
+      type: 'SettleDue';
+      merchantId: string;
+      cutoff: Date;
+      now: Date;
+      yearsWithoutDecree?: readonly number[];
+      calendar?: HolidayCalendar;
+    }
   | {
       type: 'RequestWithdrawal';
       merchantId: string;
@@ -242,14 +252,12 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
       const amount = due.reduce((sum, c) => sum + c.net, 0);
       const postings = transfer(ledgerAccount.pending(m), ledgerAccount.settled(m), amount);
       const settledAt = command.now.toISOString();
-      const without = command.yearsWithoutDecree;
-      if (!without)
-        return [
-          BalanceSettled({ merchantId: m, paymentIds: due.map(c => c.paymentId), amount, cutoff, settledAt, postings }),
-        ];
+      const { yearsWithoutDecree: without, calendar } = command;
       // the earliest credit's days reach back furthest: from the day after it to today, every day was judged
       const earliest = new Date(due.reduce((min, c) => Math.min(min, Date.parse(creditTime(c))), Infinity));
-      const calendarMissingYears = yearsJudged(earliest, command.now).filter(year => without.includes(year));
+      const calendarMissingYears = without && yearsJudged(earliest, command.now).filter(year => without.includes(year));
+      // a run late after an outage settles days past: each credit stays due on its own day, not on the run's
+      const dueDates = calendar && due.map(c => wibDate(settlesAt(new Date(creditTime(c)), calendar)));
       return [
         BalanceSettled({
           merchantId: m,
@@ -258,7 +266,8 @@ function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLed
           cutoff,
           settledAt,
           postings,
-          calendarMissingYears,
+          ...(calendarMissingYears ? { calendarMissingYears } : {}),
+          ...(dueDates ? { dueDates } : {}),
         }),
       ];
     }

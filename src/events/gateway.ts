@@ -57,19 +57,29 @@ export const GatewayPaymentCredited = event(
 export const BalanceSettled = event(
   'BalanceSettled',
   1,
-  z.object({
-    merchantId: z.uuid(),
-    paymentIds: z.array(z.uuid()).min(1),
-    amount: rupiah,
-    cutoff: isoDate,
-    settledAt: isoDate,
-    postings,
-    /**
-     * the years of the days judged whose decree (holiday calendar) was missing, so weekends and every-year holidays alone
-     * decided them ([]: every decree in force; absent: not recorded, as before issue 25)
-     */
-    calendarMissingYears: z.array(z.int().min(2000).max(2999)).optional(),
-  }),
+  z
+    .object({
+      merchantId: z.uuid(),
+      paymentIds: z.array(z.uuid()).min(1),
+      amount: rupiah,
+      cutoff: isoDate,
+      settledAt: isoDate,
+      postings,
+      /**
+       * the years of the days judged whose decree (holiday calendar) was missing, so weekends and every-year holidays
+       * alone decided them ([]: every decree in force; absent: not recorded, as before issue 25)
+       */
+      calendarMissingYears: z.array(z.int().min(2000).max(2999)).optional(),
+      /**
+       * each payment's own due day (WIB, YYYY-MM-DD), `dueDates[i]` that of `paymentIds[i]`: the first working day
+       * after the day its money moved, on the calendar in force when the run settled it (a run late after an outage
+       * settles days past, each still due on its own day); absent: not recorded, each due on its cutoff's day
+       */
+      dueDates: z.array(z.string().regex(/^\d{4}-\d{2}-\d{2}$/)).optional(),
+    })
+    .refine(d => !d.dueDates || d.dueDates.length === d.paymentIds.length, {
+      message: 'dueDates must name a day for each of paymentIds',
+    }),
 );
 
 /** The merchant asked for a payout: the amount moves from settled to onHold until an admin pays or rejects it. */

@@ -88,6 +88,8 @@ export const gatewaySettlementsProjection = projection({
       unique (merchant_id, stream_revision)
     );
     create index if not exists gateway_settlements_by_time on gateway_settlements (merchant_id, settled_at, id);`,
+    // 2: each credit's own due day as its BalanceSettled recorded it (null: not recorded, due on the cutoff's day)
+    `alter table gateway_settlement_credits add column if not exists due_date date;`,
   ],
   on: {
     ...perType(creditTypes, async (tx: pg.PoolClient, event: Credit) => {
@@ -95,14 +97,16 @@ export const gatewaySettlementsProjection = projection({
       await preparedQuery(tx, statement.name, statement.sql, statement.params);
     }),
     async BalanceSettled(tx, e) {
-      // the credits the event names, by id: whatever rule chose them, the settlement pays out exactly these
+      // the credits the event names, by id, each with its due day: whatever rule chose them, the settlement pays out
+      // exactly these
       await preparedQuery(
         tx,
         'ProjectGatewaySettlement',
-        `with paid as (
-           update gateway_settlement_credits set settlement_id = $1
-           where merchant_id = $2 and credit_id = any($3::uuid[]) and settlement_id is null
-           returning gross, fee
+        `with named as (select * from unnest($3::uuid[], $8::date[]) as n(credit_id, due_date)),
+         paid as (
+           update gateway_settlement_credits c set settlement_id = $1, due_date = named.due_date
+           from named where c.merchant_id = $2 and c.credit_id = named.credit_id and c.settlement_id is null
+           returning c.gross, c.fee
          )
          insert into gateway_settlements (id, merchant_id, stream_revision, cutoff, settled_at, payment_count, gross, fee, net)
          select $1, $2, $4, $5, $6, count(*), coalesce(sum(gross), 0), coalesce(sum(fee), 0), $7 from paid
@@ -115,6 +119,7 @@ export const gatewaySettlementsProjection = projection({
           e.data.cutoff,
           e.data.settledAt,
           e.data.amount,
+          e.data.dueDates ?? e.data.paymentIds.map(() => null),
         ],
       );
     },
@@ -144,6 +149,8 @@ export type CreditRow = {
   fee: number;
   net: number;
   paid_at: Date;
+  /** its own due day (YYYY-MM-DD) as its settlement recorded it; null: not recorded (or not settled yet) */
+  due_date: string | null;
 };
 export type SettledCreditRow = CreditRow & { settlement_id: string };
 
@@ -197,7 +204,7 @@ export async function findSettlement(db: Queryable, merchantId: string, id: stri
  * a suspense credit's receipt, else when it was credited.
  */
 const creditColumns = `c.kind, c.credit_id, c.payment_id, p.order_id, c.gross, c.fee, c.net,
-  coalesce(p.paid_at, g.received_at, c.credited_at) as paid_at`;
+  coalesce(p.paid_at, g.received_at, c.credited_at) as paid_at, c.due_date::text as due_date`;
 const creditJoins = `left join payments p on p.id = c.payment_id
   left join gateway_suspense g on c.kind = 'ADJUSTMENT' and g.id = c.credit_id`;
 

@@ -5,9 +5,10 @@ import type { CreditRow, SettledCreditRow, SettlementRow } from './gateway-settl
 export const paymentsInline = 1000;
 
 /**
- * A settlement as the API, the pages and the `gateway.settled` webhook show it. The due date is the WIB day of its
- * cutoff: the working day from whose 00:00 its credits were due (for a run on time, the first working day after
- * each one's day; a run late after an outage names the day it ran).
+ * A settlement as the API, the pages and the `gateway.settled` webhook show it. Its due date is the WIB day of its
+ * cutoff: the working day the run settled for. Each payment's is its own, as the settlement recorded it: the first
+ * working day after the day its money moved, earlier than the settlement's when the run was late after an outage; a
+ * settlement recorded before it kept them gives each payment the settlement's.
  */
 export function presentSettlement(s: SettlementRow, credits: readonly CreditRow[]) {
   const dueDate = wibDate(s.cutoff);
@@ -30,7 +31,7 @@ export function presentSettlement(s: SettlementRow, credits: readonly CreditRow[
       fee: c.fee,
       net: c.net,
       paidAt: c.paid_at.toISOString(),
-      dueDate,
+      dueDate: c.due_date ?? dueDate,
       settledAt,
     })),
   };

@@ -15,6 +15,9 @@ const published: Step<Stored<'BalanceSettled'>, CreditsNamed> = {
     // credited long before they settle; not all projected yet: the runner tries the event again
     if (credits.found < d.paymentIds.length)
       throw new Error(`credits of settlement ${event.metadata.eventId} are not in the read model yet`);
+    // each payment's due day from the event, as the read model will have it once it has seen the settlement
+    const dueDates = new Map(d.dueDates?.map((day, i) => [d.paymentIds[i]!, day]));
+    const first = credits.first.map(c => ({ ...c, due_date: dueDates.get(c.credit_id) ?? null }));
     const settlement = presentSettlement(
       {
         id: event.metadata.eventId,
@@ -26,7 +29,7 @@ const published: Step<Stored<'BalanceSettled'>, CreditsNamed> = {
         fee: credits.fee,
         net: d.amount,
       },
-      credits.first,
+      first,
     );
     return [
       publishWebhook({

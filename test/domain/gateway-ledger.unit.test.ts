@@ -160,6 +160,39 @@ describe('gateway ledger decider', () => {
       ]);
   });
 
+  it('names on a late settlement each credit’s own due day: the working day after the day its money moved', () => {
+    const wib = (local: string) => new Date(`${local}+07:00`);
+    const wednesday = credited(7, 100_000, 1_000, wib('2026-01-14T10:00:00'));
+    // paid on Thursday 23:59, seen after midnight: due by the day it was paid
+    const thursday = GatewayPaymentCredited({
+      ...credited(8, 50_000, 500, wib('2026-01-16T00:02:00')).data,
+      paidAt: wib('2026-01-15T23:59:00').toISOString(),
+    });
+    const israMikraj = { date: '2026-01-16', name: 'Isra Mikraj', kind: 'libur-nasional' as const };
+    const calendar = { years: { '2026': { source: 'SKB', days: [israMikraj] } } };
+    // the settler down from Thursday to Tuesday: one run on Wednesday 21 January settles both
+    const run = wib('2026-01-21T00:00:00');
+    const settle = { type: 'SettleDue', merchantId, cutoff: run, now: run, yearsWithoutDecree: [], calendar } as const;
+    const entry = (dueDates: string[]) =>
+      BalanceSettled({
+        ...settledEvent([uuid(7), uuid(8)], 148_500, run, run).data,
+        calendarMissingYears: [],
+        dueDates,
+      });
+    // Thursday's payment: Friday is Isra Mikraj, then the weekend
+    given([wednesday, thursday])
+      .when(settle)
+      .then([entry(['2026-01-15', '2026-01-19'])]);
+    // the calendar the command brings decides: without the holiday, Friday
+    given([wednesday, thursday])
+      .when({ ...settle, calendar: { years: { '2026': { source: 'SKB', days: [] } } } })
+      .then([entry(['2026-01-15', '2026-01-16'])]);
+    // a run that brings no calendar records none, as before
+    given([wednesday, thursday])
+      .when({ type: 'SettleDue', merchantId, cutoff: run, now: run })
+      .then([settledEvent([uuid(7), uuid(8)], 148_500, run, run)]);
+  });
+
   it('holds a withdrawal of what is available: settled, not pending', () => {
     given([paid, settledAll])
       .when(request(1, 197_000))

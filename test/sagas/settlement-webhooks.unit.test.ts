@@ -35,6 +35,7 @@ const credit = {
   fee: 900,
   net: 99_100,
   paid_at: new Date('2026-01-09T03:00:00.000Z'),
+  due_date: null,
 };
 const projected = { found: 1, gross: 100_000, fee: 900, first: [credit] };
 
@@ -81,6 +82,46 @@ describe('settlement webhooks reaction', () => {
           },
         }),
       ]));
+
+  it('gives each payment the due day its settlement recorded: a run late after an outage, its payment due days before', () => {
+    const wednesday = '2026-01-13T17:00:00.000Z';
+    const late = stored(
+      BalanceSettled({ ...settled.data, cutoff: wednesday, settledAt: wednesday, dueDates: ['2026-01-12'] }),
+      { streamId: gatewayLedgerStream(merchantId), revision: 3 },
+    );
+    const payment = {
+      type: 'PAYMENT' as const,
+      paymentId,
+      suspenseId: null,
+      orderId: 'INV-1',
+      gross: 100_000,
+      fee: 900,
+      net: 99_100,
+      paidAt: '2026-01-09T03:00:00.000Z',
+      settledAt: wednesday,
+    };
+    return givenState(projected)
+      .when(late)
+      .then([
+        publishWebhook({
+          ownerId: merchantId,
+          eventId: deterministicUuid(`webhook:${late.metadata.eventId}:gateway.settled`),
+          type: 'gateway.settled',
+          createdAt: wednesday,
+          data: {
+            id: late.metadata.eventId,
+            dueDate: '2026-01-14',
+            cutoff: wednesday,
+            settledAt: wednesday,
+            paymentCount: 1,
+            gross: 100_000,
+            fee: 900,
+            net: 99_100,
+            payments: [{ ...payment, dueDate: '2026-01-12' }],
+          },
+        }),
+      ]);
+  });
 
   it('cannot decide before the read model holds every payment it names: the runner tries the event again', () =>
     givenState({ found: 0, gross: 0, fee: 0, first: [] })

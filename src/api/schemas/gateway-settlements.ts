@@ -16,7 +16,11 @@ export const settledPayment = z.object({
   fee: z.int(),
   net: z.int().describe("The merchant's credit, as it was booked"),
   paidAt: instant.describe('When the money moved (the provider’s time)'),
-  dueDate: date.describe('The working day (WIB) from whose 00:00 it was due'),
+  dueDate: date.describe(
+    'The working day (WIB) from whose 00:00 it was due: the first working day after the day its money moved, on the ' +
+      'holiday calendar in force when it settled, however late the settlement ran (a settlement from before each ' +
+      'payment kept its own gives the settlement’s)',
+  ),
   settledAt: instant,
 });
 
@@ -49,7 +53,10 @@ const settlementExample = {
 export const settlement = z
   .object({
     id: z.uuid(),
-    dueDate: date.describe('The WIB day of its cutoff: the working day its payments were due'),
+    dueDate: date.describe(
+      'The WIB day of its cutoff: the working day the run settled for, its payments’ due date when it ran on time ' +
+        '(a run late after an outage is later than its payments’ own)',
+    ),
     cutoff: instant.describe('Every credit before it was due'),
     settledAt: instant,
     paymentCount: z.int().describe('How many payments it paid out (payments holds the first 1,000, or the page asked)'),

@@ -127,6 +127,14 @@ export const errorCodes = {
     status: 400,
     message: 'Allocate to a gateway payment (paymentId) or an approved gateway merchant (userId)',
   },
+  SUSPENSE_NOT_TRANSFERRED: {
+    status: 409,
+    message: 'The suspense credit was not taken by a hand transfer: only such a credit goes back to suspense',
+  },
+  SUSPENSE_ALREADY_UNTRANSFERRED: {
+    status: 409,
+    message: 'The suspense credit was given back from its hand transfer already and is open',
+  },
   HOLDING_CASH_SHORT: { status: 409, message: 'The platform account has less cash in the ledger than the payout' },
   WITHDRAWAL_HOLDER_MISMATCH: {
     status: 409,

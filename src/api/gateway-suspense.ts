@@ -1,7 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { allocateSuspenseCredit, refundSuspenseCredit } from '../commands/gateway-suspense.ts';
+import {
+  allocateSuspenseCredit,
+  refundSuspenseCredit,
+  untransferSuspenseCredit,
+} from '../commands/gateway-suspense.ts';
 import { refuse } from '../errors.ts';
 import { listSuspense, type SuspenseRow } from '../projections/gateway-suspense.ts';
 import { text } from '../text.ts';
@@ -16,6 +20,13 @@ const allocateBody = z.union([
   z.object({ userId: z.uuid(), note }).strict(),
 ]);
 const refundBody = z.object({ reference: text.trim().min(1).max(200), note });
+const untransferBody = z.object({
+  reason: text
+    .trim()
+    .min(1)
+    .max(1000)
+    .describe("Why the credit was not the hand transfer's destination side (a customer's payment, another transfer's)"),
+});
 
 export const presentSuspense = (row: SuspenseRow) => ({
   id: row.id,
@@ -35,9 +46,13 @@ export const presentSuspense = (row: SuspenseRow) => ({
   note: row.note,
   resolvedBy: row.resolvedBy,
   resolvedAt: row.resolvedAt?.toISOString() ?? null,
+  untransferred: row.untransferred,
 });
 
-/** The platform's suspense in the admin console (issue 25): list, allocate to a merchant, record a refund. */
+/**
+ * The platform's suspense in the admin console: list, allocate to a merchant, record a refund, give back a credit a hand
+ * transfer took.
+ */
 export function adminSuspenseRoutes(deps: AppDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
@@ -74,6 +89,11 @@ export function adminSuspenseRoutes(deps: AppDeps) {
         request.body.reference,
         request.body.note ?? null,
       );
+      return shown(request.params.id);
+    });
+
+    app.post('/:id/untransfer', { schema: { params: suspenseParams, body: untransferBody } }, async request => {
+      await untransferSuspenseCredit(deps, request.principal!.userId, request.params.id, request.body.reason);
       return shown(request.params.id);
     });
   };

@@ -100,7 +100,8 @@ const itemsSql = `
     cross join lateral (values (ht.from_account_id, 1, ht.debit_mutation_id), (ht.to_account_id, -1, ht.credit_mutation_id))
       as side(account_id, sign, mutation_id)
     left join mutations m on m.id = side.mutation_id
-    left join booked b on b.event_type = 'HoldingTransferRecorded' and b.reference_id = ht.id::text and b.account_id = side.account_id::text
+    -- a destination side given back from suspense is booked when it was released
+    left join booked b on b.event_type in ('HoldingTransferRecorded', 'HoldingTransferCreditReleased') and b.reference_id = ht.id::text and b.account_id = side.account_id::text
     where side.account_id::text = any($1::text[])
       -- a destination's CREDIT in suspense before the recording is booked as that credit, when it arrived
       and not (side.sign = -1 and exists (select 1 from gateway_suspense s where s.mutation_id = side.mutation_id))

@@ -68,7 +68,8 @@ export function ageing(open: readonly OpenRow[], asAt: Date): SuspenseAgeing {
 
 /**
  * The suspense credits open as at `asAt`: received before it (the mutation's time) and not resolved before it (an
- * allocation or refund recorded later leaves it open as at then).
+ * allocation or refund recorded later leaves it open as at then), nor taken by a hand transfer then and given back
+ * since.
  */
 export async function suspenseAgeing(db: Queryable, asAt: Date): Promise<SuspenseAgeing> {
   const r = await query<OpenRow>(
@@ -76,6 +77,8 @@ export async function suspenseAgeing(db: Queryable, asAt: Date): Promise<Suspens
     'ReconcileOpenSuspense',
     `select id, account_id as "accountId", amount, sender_name as "senderName", reference, received_at as "receivedAt"
      from gateway_suspense where received_at < $1 and (resolved_at is null or resolved_at >= $1)
+       and not exists (select 1 from jsonb_array_elements(untransfers) u
+         where (u->>'transferredAt')::timestamptz < $1 and (u->>'at')::timestamptz >= $1)
      order by received_at, id`,
     [asAt],
   );

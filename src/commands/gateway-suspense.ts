@@ -14,6 +14,8 @@ import { gatewayMethodsOf } from './holding-accounts.ts';
 import { suspenseStream, suspense, openItem, type SuspenseCommand } from '../domain/gateway-suspense.ts';
 import { gatewayLedgerProjection } from '../projections/gateway-ledger.ts';
 import { gatewaySuspenseProjection } from '../projections/gateway-suspense.ts';
+import { holdingTransfers, holdingTransfersStream } from '../domain/holding-transfers.ts';
+import { holdingTransfersProjection } from '../projections/holding-transfers.ts';
 
 /** A credit into a holding account that no payment claims goes to suspense, once per mutation. */
 export function receiveSuspenseCredit(
@@ -165,5 +167,49 @@ export async function refundSuspenseCredit(
     );
   });
   await deps.readModels.waitFor(done.position, undefined, [gatewaySuspenseProjection, gatewayLedgerProjection]);
+  return done;
+}
+
+/**
+ * An admin gives back a suspense credit a hand transfer took as its destination side (it was a customer's payment, or
+ * another transfer's): OPEN again, to be allocated or refunded, and the transfer's destination booked and awaited as
+ * any transfer's (holding:<to> debited, platform:suspense credited), both streams in one append, with the reason.
+ */
+export async function untransferSuspenseCredit(deps: CommandDeps, adminId: string, suspenseId: string, reason: string) {
+  const now = deps.clock.now();
+  const reads = {
+    suspense: streamRead(suspenseStream, suspense),
+    transfers: streamRead(holdingTransfersStream, holdingTransfers),
+  };
+  const done = await handleStreams(
+    deps,
+    reads,
+    loaded => {
+      const reopened = suspense.decide(loaded.suspense.state, {
+        type: 'UntransferSuspenseCredit',
+        suspenseId,
+        reason,
+        adminId,
+        now,
+      });
+      // the transfer that took it, as the suspense stream has it (the decision refused any other credit)
+      const [transferId] = reopened.flatMap(e => (e.type === 'SuspenseCreditUntransferred' ? [e.data.transferId] : []));
+      const released = holdingTransfers.decide(loaded.transfers.state, {
+        type: 'ReleaseSuspenseCredit',
+        transferId: transferId!,
+        suspenseId,
+        reason,
+        adminId,
+        now,
+      });
+      return { append: { suspense: reopened, transfers: released }, result: null };
+    },
+    { actor: `admin:${adminId}`, now, correlationId: suspenseId },
+  );
+  await deps.readModels.waitFor(done.position, undefined, [
+    gatewaySuspenseProjection,
+    gatewayLedgerProjection,
+    holdingTransfersProjection,
+  ]);
   return done;
 }

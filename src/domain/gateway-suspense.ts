@@ -4,6 +4,7 @@ import {
   SuspenseCreditReceived,
   SuspenseCreditRefunded,
   SuspenseCreditTransferred,
+  SuspenseCreditUntransferred,
   type SuspenseEvent,
 } from '../events/gateway-suspense.ts';
 import { deterministicUuid } from '../ids.ts';
@@ -19,7 +20,16 @@ export const suspenseIdOf = (mutationId: string) => deterministicUuid(`suspense:
 
 /** TRANSFERRED: the destination's side of a hand transfer recorded after the credit arrived */
 export type SuspenseStatus = 'OPEN' | 'ALLOCATED' | 'REFUNDED' | 'TRANSFERRED';
-export type SuspenseItem = { accountId: string; providerCode: string; amount: number; status: SuspenseStatus };
+export type SuspenseItem = {
+  accountId: string;
+  providerCode: string;
+  amount: number;
+  status: SuspenseStatus;
+  /** TRANSFERRED: the hand transfer that took it */
+  transferId?: string;
+  /** OPEN again, given back from a hand transfer and not resolved since */
+  untransferred?: true;
+};
 export type Suspense = { items: Record<string, SuspenseItem> };
 
 export type SuspenseCommand =
@@ -46,6 +56,7 @@ export type SuspenseCommand =
       now: Date;
     }
   | { type: 'TransferSuspenseCredit'; suspenseId: string; transferId: string; adminId: string; now: Date }
+  | { type: 'UntransferSuspenseCredit'; suspenseId: string; reason: string; adminId: string; now: Date }
   | {
       type: 'RefundSuspenseCredit';
       suspenseId: string;
@@ -70,6 +81,35 @@ const resolvedAs = {
   SuspenseCreditTransferred: 'TRANSFERRED',
 } as const satisfies Record<string, SuspenseStatus>;
 
+/**
+ * A credit a hand transfer took goes back to suspense, OPEN, with the admin's reason: only one TRANSFERRED (one given
+ * back already is OPEN, and says so), and the transfer it names is released in the same append.
+ */
+function untransfer(state: Suspense, c: Extract<SuspenseCommand, { type: 'UntransferSuspenseCredit' }>) {
+  const item = state.items[c.suspenseId];
+  if (!item) throw refuse('SUSPENSE_NOT_FOUND');
+  if (item.status === 'OPEN' && item.untransferred) throw refuse('SUSPENSE_ALREADY_UNTRANSFERRED');
+  if (item.status !== 'TRANSFERRED' || !item.transferId)
+    throw refuse('SUSPENSE_NOT_TRANSFERRED', {
+      message: `The suspense credit is ${item.status}: only one a hand transfer took goes back`,
+      params: { status: item.status },
+    });
+  const reason = c.reason.trim();
+  if (reason === '')
+    throw refuse('INVALID_INPUT', { message: 'Giving a credit back from its transfer needs a reason' });
+  return [
+    SuspenseCreditUntransferred({
+      suspenseId: c.suspenseId,
+      transferId: item.transferId,
+      accountId: item.accountId,
+      amount: item.amount,
+      reason,
+      untransferredBy: c.adminId,
+      untransferredAt: c.now.toISOString(),
+    }),
+  ];
+}
+
 export const suspense: Decider<Suspense, SuspenseCommand, SuspenseEvent> = {
   cached: true,
   initialState: () => ({ items: {} }),
@@ -85,8 +125,16 @@ export const suspense: Decider<Suspense, SuspenseCommand, SuspenseEvent> = {
       case 'SuspenseCreditTransferred': {
         const item = state.items[id];
         if (!item) return state;
+        const { untransferred: _, transferId: __, ...rest } = item;
         const status = resolvedAs[event.type];
-        return { items: { ...state.items, [id]: { ...item, status } } };
+        const by = event.type === 'SuspenseCreditTransferred' ? { transferId: event.data.transferId } : {};
+        return { items: { ...state.items, [id]: { ...rest, status, ...by } } };
+      }
+      case 'SuspenseCreditUntransferred': {
+        const item = state.items[id];
+        if (!item) return state;
+        const { transferId: _, ...rest } = item;
+        return { items: { ...state.items, [id]: { ...rest, status: 'OPEN', untransferred: true } } };
       }
       default: {
         const never: never = event;
@@ -146,6 +194,8 @@ export const suspense: Decider<Suspense, SuspenseCommand, SuspenseEvent> = {
         const resolved = { resolvedBy: command.adminId, resolvedAt: command.now.toISOString() };
         return [SuspenseCreditTransferred({ suspenseId, transferId, accountId, amount, ...resolved })];
       }
+      case 'UntransferSuspenseCredit':
+        return untransfer(state, command);
       case 'RefundSuspenseCredit': {
         const item = openItem(state, command.suspenseId);
         const { suspenseId, reference, note } = command;

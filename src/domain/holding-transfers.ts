@@ -1,5 +1,6 @@
 import { refuse } from '../errors.ts';
 import {
+  HoldingTransferCreditReleased,
   HoldingTransferMutationMatched,
   HoldingTransferRecorded,
   type HoldingTransferEvent,
@@ -19,6 +20,8 @@ export type HoldingTransfer = {
   /** the synchronised mutation of each side once seen (null: not yet) */
   debitMutationId: string | null;
   creditMutationId: string | null;
+  /** the suspense credit taken as its destination side when recorded, until an admin gives it back (null: none) */
+  suspenseId: string | null;
 };
 /** `matched`: every mutation taken by a transfer's side, so none is taken twice */
 export type HoldingTransfers = { transfers: Record<string, HoldingTransfer>; matched: Record<string, string> };
@@ -49,7 +52,16 @@ export type HoldingTransferCommand =
       adminId: string;
       now: Date;
     }
-  | { type: 'MatchHoldingTransferMutation'; mutation: SeenMutation };
+  | { type: 'MatchHoldingTransferMutation'; mutation: SeenMutation }
+  | {
+      type: 'ReleaseSuspenseCredit';
+      transferId: string;
+      /** the suspense credit given back (its stream's SuspenseCreditUntransferred names this transfer) */
+      suspenseId: string;
+      reason: string;
+      adminId: string;
+      now: Date;
+    };
 
 /** The oldest transfer still waiting for this side on this account with this amount. */
 export function waitingFor(state: HoldingTransfers, m: SeenMutation): string | null {
@@ -86,6 +98,7 @@ function evolve(state: HoldingTransfers, event: HoldingTransferEvent): HoldingTr
         recordedAt,
         debitMutationId: null,
         creditMutationId: null,
+        suspenseId: event.data.suspenseId ?? null,
       };
       return { ...state, transfers: { ...state.transfers, [transferId]: transfer } };
     }
@@ -99,11 +112,54 @@ function evolve(state: HoldingTransfers, event: HoldingTransferEvent): HoldingTr
         matched: { ...state.matched, [mutationId]: transferId },
       };
     }
+    case 'HoldingTransferCreditReleased': {
+      const { transferId, mutationId } = event.data;
+      const transfer = state.transfers[transferId];
+      if (!transfer) return state;
+      const { [mutationId]: _, ...matched } = state.matched;
+      return {
+        transfers: { ...state.transfers, [transferId]: { ...transfer, creditMutationId: null, suspenseId: null } },
+        matched,
+      };
+    }
     default: {
       const never: never = event;
       return never;
     }
   }
+}
+
+/**
+ * The suspense credit a transfer took goes back (an admin found it was not this transfer's): the destination is booked
+ * as a transfer's is, `holding:<to>` debited and `platform:suspense` credited, and its CREDIT is awaited again. Only
+ * the credit it took, once.
+ */
+function release(state: HoldingTransfers, c: Extract<HoldingTransferCommand, { type: 'ReleaseSuspenseCredit' }>) {
+  const transfer = state.transfers[c.transferId];
+  if (!transfer || transfer.suspenseId !== c.suspenseId || transfer.creditMutationId === null)
+    throw refuse('SUSPENSE_ALREADY_UNTRANSFERRED', {
+      message: "The suspense credit is not the hand transfer's destination side (given back already?)",
+    });
+  const reason = c.reason.trim();
+  if (reason === '')
+    throw refuse('INVALID_INPUT', { message: 'Giving a credit back from its transfer needs a reason' });
+  const { toAccountId, amount } = transfer;
+  return [
+    HoldingTransferCreditReleased({
+      transferId: c.transferId,
+      suspenseId: c.suspenseId,
+      mutationId: transfer.creditMutationId,
+      toAccountId,
+      amount,
+      reason,
+      releasedBy: c.adminId,
+      releasedAt: c.now.toISOString(),
+      postings: [
+        { account: ledgerAccount.holding(toAccountId), amount },
+        { account: ledgerAccount.suspense, amount: -amount },
+      ],
+    }),
+  ];
 }
 
 function record(state: HoldingTransfers, c: Extract<HoldingTransferCommand, { type: 'RecordHoldingTransfer' }>) {
@@ -187,6 +243,8 @@ export const holdingTransfers: Decider<HoldingTransfers, HoldingTransferCommand,
         const transferId = waitingFor(state, c.mutation);
         return transferId ? [matchedEvent(transferId, c.mutation)] : [];
       }
+      case 'ReleaseSuspenseCredit':
+        return release(state, c);
       default: {
         const never: never = c;
         return never;

@@ -82,8 +82,28 @@ export const SuspenseCreditTransferred = event(
   }),
 );
 
+/**
+ * An admin gave a credit a hand transfer had taken back to suspense: it was not that transfer's destination side (a
+ * customer's payment, another transfer's), so it is OPEN again. The transfer's entry moves back in the same append
+ * (HoldingTransferCreditReleased: `holding:<to>` debited, `platform:suspense` credited), nothing moves here.
+ */
+export const SuspenseCreditUntransferred = event(
+  'SuspenseCreditUntransferred',
+  1,
+  z.object({
+    suspenseId: z.uuid(),
+    transferId: z.uuid(),
+    accountId: z.uuid(),
+    amount: rupiah,
+    reason: text,
+    untransferredBy: z.uuid(),
+    untransferredAt: isoDate,
+  }),
+);
+
 export type SuspenseEvent =
   | EventOf<typeof SuspenseCreditReceived>
   | EventOf<typeof SuspenseCreditAllocated>
   | EventOf<typeof SuspenseCreditRefunded>
-  | EventOf<typeof SuspenseCreditTransferred>;
+  | EventOf<typeof SuspenseCreditTransferred>
+  | EventOf<typeof SuspenseCreditUntransferred>;

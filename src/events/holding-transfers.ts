@@ -54,5 +54,30 @@ export const HoldingTransferMutationMatched = event(
   }),
 );
 
+/**
+ * An admin gave back the suspense credit the transfer had taken as its destination side (SuspenseCreditUntransferred,
+ * same append): the credit stays booked as suspense, and the transfer's destination side is booked as any transfer's,
+ * `holding:<to>` debited and `platform:suspense` credited (the reverse of the recording's suspense leg, when released),
+ * its CREDIT awaited again.
+ */
+export const HoldingTransferCreditReleased = event(
+  'HoldingTransferCreditReleased',
+  1,
+  z.object({
+    transferId: z.uuid(),
+    suspenseId: z.uuid(),
+    /** the suspense credit's mutation, no longer the transfer's CREDIT side */
+    mutationId: z.uuid(),
+    toAccountId: z.uuid(),
+    amount: rupiah,
+    reason: text,
+    releasedBy: z.uuid(),
+    releasedAt: isoDate,
+    postings,
+  }),
+);
+
 export type HoldingTransferEvent =
-  EventOf<typeof HoldingTransferRecorded> | EventOf<typeof HoldingTransferMutationMatched>;
+  | EventOf<typeof HoldingTransferRecorded>
+  | EventOf<typeof HoldingTransferMutationMatched>
+  | EventOf<typeof HoldingTransferCreditReleased>;

@@ -4,7 +4,7 @@ import { preparedQuery, type Queryable, type Statement } from '../db/pool.ts';
 import type { EventOf, StoredEvent } from '../events/event.ts';
 import type { GatewayLedgerEvent } from '../events/gateway.ts';
 import type { SuspenseCreditReceived, SuspenseCreditRefunded } from '../events/gateway-suspense.ts';
-import type { HoldingTransferRecorded } from '../events/holding-transfers.ts';
+import type { HoldingTransferCreditReleased, HoldingTransferRecorded } from '../events/holding-transfers.ts';
 import type { LedgerAdjustmentEvent } from '../events/ledger-adjustments.ts';
 import { effectiveAt } from '../domain/ledger-time.ts';
 import { perType, projection } from './projection.ts';
@@ -15,6 +15,7 @@ type PostingEvent =
   | EventOf<typeof SuspenseCreditReceived>
   | EventOf<typeof SuspenseCreditRefunded>
   | EventOf<typeof HoldingTransferRecorded>
+  | EventOf<typeof HoldingTransferCreditReleased>
   | LedgerAdjustmentEvent;
 type LedgerEvent = StoredEvent<PostingEvent>;
 /** an opening or an admin's correcting entry: dated by the event itself */
@@ -38,13 +39,14 @@ const ledgerTypes = [
   'SuspenseCreditReceived',
   'SuspenseCreditRefunded',
   'HoldingTransferRecorded',
+  'HoldingTransferCreditReleased',
   'HoldingOpeningBooked',
   'LedgerAdjustmentBooked',
 ] as const;
 const ownerOf = (e: LedgerEvent) =>
   'merchantId' in e.data
     ? e.data.merchantId
-    : e.type === 'HoldingTransferRecorded'
+    : e.type === 'HoldingTransferRecorded' || e.type === 'HoldingTransferCreditReleased'
       ? platformTransfersLedger
       : isAdjustment(e)
         ? platformAdjustmentsLedger
@@ -59,6 +61,8 @@ function occurredAt(e: LedgerEvent): string {
       return e.data.refundedAt;
     case 'HoldingTransferRecorded':
       return e.data.recordedAt;
+    case 'HoldingTransferCreditReleased':
+      return e.data.releasedAt;
     case 'GatewaySuspenseAllocated':
       return e.data.allocatedAt;
     case 'GatewayPaymentCredited':
@@ -79,7 +83,7 @@ function occurredAt(e: LedgerEvent): string {
 
 /** The payment or withdrawal a posting is about; a settlement (many payments) is named by its event id. */
 function referenceOf(e: LedgerEvent): string {
-  if (e.type === 'HoldingTransferRecorded') return e.data.transferId;
+  if (e.type === 'HoldingTransferRecorded' || e.type === 'HoldingTransferCreditReleased') return e.data.transferId;
   if (isAdjustment(e)) return e.data.entryId;
   if (e.type === 'GatewayPaymentCredited') return e.data.paymentId;
   if (e.type === 'BalanceSettled') return e.metadata.eventId;
@@ -163,6 +167,9 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
     case 'HoldingTransferRecorded':
       // the postings (both accounts' cash) only: the transfers are the holding-transfers read model's
       return { name: 'ProjectHoldingTransfersRecorded', sql: `${common} select 1`, params };
+    case 'HoldingTransferCreditReleased':
+      // the postings (the destination's cash) only
+      return { name: 'ProjectHoldingTransferCreditsReleased', sql: `${common} select 1`, params };
     case 'HoldingOpeningBooked':
     case 'LedgerAdjustmentBooked':
       // the postings (the account's cash) only: the entries are the ledger-adjustments read model's

@@ -31,6 +31,9 @@ export const gatewaySuspenseProjection = projection({
       resolved_at timestamptz
     );
     create index if not exists gateway_suspense_by_status on gateway_suspense (status, received_at);`,
+    // 2: each time a hand transfer's credit was given back to suspense: which transfer, from when it had been resolved
+    // by it until when, by whom and why (the ageing as at a date in between leaves it out: it was resolved then)
+    `alter table gateway_suspense add column if not exists untransfers jsonb not null default '[]';`,
   ],
   on: {
     async SuspenseCreditReceived(tx, { data: d }) {
@@ -67,6 +70,17 @@ export const gatewaySuspenseProjection = projection({
         [d.suspenseId, d.resolvedBy, d.resolvedAt],
       );
     },
+    async SuspenseCreditUntransferred(tx, { data: d }) {
+      const given = { transferId: d.transferId, reason: d.reason, by: d.untransferredBy, at: d.untransferredAt };
+      await query(
+        tx,
+        'ProjectSuspenseCreditUntransferred',
+        `update gateway_suspense set status = 'OPEN', untransfers = untransfers || jsonb_build_array($2::jsonb || jsonb_build_object('transferredAt', resolved_at)),
+           resolved_by = null, resolved_at = null
+         where id = $1`,
+        [d.suspenseId, JSON.stringify(given)],
+      );
+    },
   },
 });
 
@@ -93,7 +107,10 @@ export type SuspenseRow = {
   resolvedBy: string | null;
   resolvedAt: Date | null;
   suggestion: SuspenseSuggestion | null;
+  /** the last time a hand transfer's credit was given back to suspense (null: never) */
+  untransferred: SuspenseUntransfer | null;
 };
+export type SuspenseUntransfer = { transferId: string; reason: string; by: string; at: string };
 
 /**
  * Suspense credits, oldest first, each with a suggestion: the gateway payment on the same holding account whose virtual
@@ -110,6 +127,8 @@ export async function listSuspense(
     `select s.id, s.mutation_id as "mutationId", s.account_id as "accountId", s.amount, s.sender_name as "senderName", s.reference,
        s.received_at as "receivedAt", s.status, s.merchant_id as "merchantId", s.payment_id as "paymentId", s.fee, s.net,
        s.refund_reference as "refundReference", s.note, s.resolved_by as "resolvedBy", s.resolved_at as "resolvedAt",
+       case when jsonb_array_length(s.untransfers) = 0 then null
+         else (s.untransfers -> -1) - 'transferredAt' end as untransferred,
        coalesce(va.suggestion, late.suggestion) as suggestion
      from gateway_suspense s
      left join lateral (

@@ -46,6 +46,15 @@ export const holdingTransfersProjection = projection({
         [d.transferId, d.side, d.mutationId],
       );
     },
+    // the suspense credit it had taken was given back: its CREDIT side is awaited again
+    async HoldingTransferCreditReleased(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectHoldingTransferCreditReleased',
+        'update gateway_holding_transfers set credit_mutation_id = null where id = $1 and credit_mutation_id = $2',
+        [d.transferId, d.mutationId],
+      );
+    },
   },
 });
 

@@ -122,6 +122,9 @@ const words = {
   PAYOUT_ACCOUNT_NOT_SET: 'Belum ada rekening pembayaran: admin menandai salah satu akun WALLET-A platform dulu',
   SUSPENSE_NOT_FOUND: 'Dana tak terklaim ini tidak ditemukan',
   SUSPENSE_NOT_OPEN: 'Dana ini sudah dialokasikan atau dikembalikan',
+  SUSPENSE_NOT_TRANSFERRED:
+    'Dana ini tidak diambil oleh pemindahan dana antar rekening platform; tidak bisa dikembalikan ke status terbuka',
+  SUSPENSE_ALREADY_UNTRANSFERRED: 'Dana ini sudah dikembalikan dari pemindahan dananya dan berstatus terbuka',
   SUSPENSE_BELOW_FEE: 'Jumlahnya tidak lebih besar dari biayanya; tidak bisa dialokasikan',
   SUSPENSE_TARGET_INVALID:
     'Alokasikan ke pembayaran gateway (ID pembayaran) atau merchant gateway yang disetujui (ID pengguna)',

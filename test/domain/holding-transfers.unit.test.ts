@@ -4,7 +4,11 @@ import {
   type HoldingTransferCommand,
   type SeenMutation,
 } from '../../src/domain/holding-transfers.ts';
-import { HoldingTransferMutationMatched, HoldingTransferRecorded } from '../../src/events/holding-transfers.ts';
+import {
+  HoldingTransferCreditReleased,
+  HoldingTransferMutationMatched,
+  HoldingTransferRecorded,
+} from '../../src/events/holding-transfers.ts';
 import { specification } from '../support/decider.ts';
 
 const given = specification(holdingTransfers);
@@ -141,5 +145,77 @@ describe('holding transfers', () => {
     given([recorded])
       .when({ type: 'MatchHoldingTransferMutation', mutation: mutation('DEBIT', { amount: 1_000_001 }) })
       .then([]);
+  });
+
+  describe('a suspense credit it took, given back', () => {
+    const suspenseId = '6f7a8b9c-0d1e-4f2a-9b3c-5d6e7f8a9b0c';
+    const credit = mutation('CREDIT');
+    const tookCredit = HoldingTransferRecorded({
+      ...recorded.data,
+      suspenseId,
+      postings: [
+        { account: 'platform:suspense', amount: 1_000_000 },
+        { account: `holding:${qris}`, amount: -1_000_000 },
+      ],
+    });
+    const release = (fields: Partial<Extract<HoldingTransferCommand, { type: 'ReleaseSuspenseCredit' }>> = {}) => ({
+      type: 'ReleaseSuspenseCredit' as const,
+      transferId,
+      suspenseId,
+      reason: 'Pembayaran pelanggan',
+      adminId,
+      now,
+      ...fields,
+    });
+    const released = HoldingTransferCreditReleased({
+      transferId,
+      suspenseId,
+      mutationId,
+      toAccountId: walletA,
+      amount: 1_000_000,
+      reason: 'Pembayaran pelanggan',
+      releasedBy: adminId,
+      releasedAt: now.toISOString(),
+      postings: [
+        { account: `holding:${walletA}`, amount: 1_000_000 },
+        { account: 'platform:suspense', amount: -1_000_000 },
+      ],
+    });
+
+    it("books the destination as a transfer's (suspense credited again) and awaits a later CREDIT", () => {
+      given([tookCredit, matched(credit)])
+        .when(release())
+        .then([released]);
+      const later = mutation('CREDIT', { mutationId: '8b9c0d1e-2f3a-4b4c-9d5e-7f8a9b0c1d2e' });
+      given([tookCredit, matched(credit), released])
+        .when({ type: 'MatchHoldingTransferMutation', mutation: later })
+        .then([matched(later)]);
+      // the credit is free for another transfer whose destination side it was
+      const otherId = '7a8b9c0d-1e2f-4a3b-8c4d-6e7f8a9b0c1d';
+      const other = record({
+        transferId: otherId,
+        reference: 'HAND-2',
+        suspenseCredit: { suspenseId, mutation: credit },
+      });
+      const taken = HoldingTransferRecorded({ ...tookCredit.data, transferId: otherId, reference: 'HAND-2' });
+      given([tookCredit, matched(credit), released])
+        .when(other)
+        .then([taken, HoldingTransferMutationMatched({ ...credit, transferId: otherId })]);
+    });
+
+    it('only the credit it took, once, with a reason', () => {
+      given([tookCredit, matched(credit), released])
+        .when(release())
+        .thenThrows('SUSPENSE_ALREADY_UNTRANSFERRED');
+      given([recorded, matched(credit)])
+        .when(release())
+        .thenThrows('SUSPENSE_ALREADY_UNTRANSFERRED');
+      given([tookCredit, matched(credit)])
+        .when(release({ suspenseId: transferId }))
+        .thenThrows('SUSPENSE_ALREADY_UNTRANSFERRED');
+      given([tookCredit, matched(credit)])
+        .when(release({ reason: ' ' }))
+        .thenThrows('INVALID_INPUT');
+    });
   });
 });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   allocateSuspenseCredit,
   refundSuspenseCredit,
+  untransferSuspenseCredit,
   type AllocationTarget,
 } from '../../commands/gateway-suspense.ts';
 import { DomainError, refuse } from '../../errors.ts';
@@ -19,11 +20,13 @@ import { frameOf } from './page-surface.ts';
 const suspenseQuery = z.object({ status: z.enum(suspenseStatuses).default('OPEN') });
 const note = text.trim().min(1, 'Catatan wajib diisi').max(1000, 'Catatan maksimal 1000 karakter');
 const reference = text.trim().min(1, 'Referensi wajib diisi').max(200, 'Referensi maksimal 200 karakter');
+const reason = text.trim().min(1, 'Alasan wajib diisi').max(1000, 'Alasan maksimal 1000 karakter');
 const optionalId = text.trim().max(100, 'ID terlalu panjang');
 
 const doneNotices: Record<string, string> = {
   allocated: 'Dana dialokasikan: saldo tertunda merchant bertambah sebesar jumlahnya dikurangi biaya.',
   refunded: 'Pengembalian dana ke pengirim dicatat.',
+  untransferred: 'Dana kembali terbuka; pemindahan dananya menunggu dana masuknya lagi.',
 };
 
 const suspenseNotFound = () => refuse('SUSPENSE_NOT_FOUND', { words: 'Dana tak terklaim ini tidak ditemukan' });
@@ -65,7 +68,7 @@ async function targetInPageWords<T>(target: AllocationTarget, work: () => Promis
 async function peopleOf(deps: AppDeps, rows: SuspenseRow[]): Promise<Map<string, string>> {
   const ids = new Set(
     rows
-      .flatMap(r => [r.merchantId, r.resolvedBy, r.suggestion?.merchantId ?? null])
+      .flatMap(r => [r.merchantId, r.resolvedBy, r.suggestion?.merchantId ?? null, r.untransferred?.by ?? null])
       .filter((id): id is string => id !== null),
   );
   const users = await Promise.all([...ids].map(id => findUser(deps.pool, id)));
@@ -127,6 +130,14 @@ export function adminSuspensePages(deps: AppDeps) {
         const why = note.parse(field(request, 'note') ?? '');
         await refundSuspenseCredit(deps, adminId(request), id, ref, why);
         return 'refunded';
+      }),
+    );
+    app.post<{ Params: { id: string } }>('/suspense/:id/untransfer', (request, reply) =>
+      decide(request, reply, async () => {
+        const id = pathId(request.params.id, suspenseNotFound);
+        const why = reason.parse(field(request, 'reason') ?? '');
+        await untransferSuspenseCredit(deps, adminId(request), id, why);
+        return 'untransferred';
       }),
     );
   };

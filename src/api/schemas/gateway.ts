@@ -268,7 +268,9 @@ export const suspenseCredit = z
     receivedAt: instant,
     status: z
       .enum(['OPEN', 'ALLOCATED', 'REFUNDED', 'TRANSFERRED'])
-      .describe("TRANSFERRED: the destination's side of a hand transfer recorded after the credit arrived"),
+      .describe(
+        "TRANSFERRED: the destination's side of a hand transfer recorded after the credit arrived (an admin may give it back: OPEN again)",
+      ),
     suggestion: z
       .object({
         paymentId: z.uuid(),
@@ -289,6 +291,15 @@ export const suspenseCredit = z
     note: z.string().nullable(),
     resolvedBy: z.string().nullable(),
     resolvedAt: instant.nullable(),
+    untransferred: z
+      .object({
+        transferId: z.uuid().describe('The hand transfer that had taken it as its destination side'),
+        reason: z.string(),
+        by: z.uuid(),
+        at: instant,
+      })
+      .nullable()
+      .describe('The last time an admin gave it back from a hand transfer (null: never)'),
   })
   .meta({
     id: 'SuspenseCredit',
@@ -313,6 +324,7 @@ export const suspenseCredit = z
         note: null,
         resolvedBy: null,
         resolvedAt: null,
+        untransferred: null,
       },
     ],
   });
@@ -503,6 +515,7 @@ export const gatewayOperations: Record<string, DocumentedOperation> = {
   'GET /api/admin/gateway/suspense': { responses: { 200: successList('SuspenseCreditListResponse', suspenseCredit) } },
   'POST /api/admin/gateway/suspense/{id}/allocate': { responses: { 200: oneSuspenseCredit } },
   'POST /api/admin/gateway/suspense/{id}/refund': { responses: { 200: oneSuspenseCredit } },
+  'POST /api/admin/gateway/suspense/{id}/untransfer': { responses: { 200: oneSuspenseCredit } },
   'GET /api/admin/gateway/reconciliation': { responses: { 200: success('ReconciliationResponse', reconciliation) } },
   'GET /api/admin/gateway/calendar': { responses: { 200: calendar } },
   'PUT /api/admin/gateway/calendar/{year}': {

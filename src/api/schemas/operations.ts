@@ -179,6 +179,11 @@ export const operations: Record<string, OperationNotes> = {
     errors: [409],
   },
   'POST /api/admin/gateway/suspense/{id}/refund': { summary: 'Record a suspense credit refunded', errors: [409] },
+  'POST /api/admin/gateway/suspense/{id}/untransfer': {
+    summary:
+      "Give back to suspense (OPEN) a credit a hand transfer took as its destination side, with the reason; the transfer's CREDIT is awaited again",
+    errors: [409],
+  },
   'GET /api/admin/gateway/holding-transfers': {
     summary: "Transfers between the platform's holding accounts made by hand",
   },

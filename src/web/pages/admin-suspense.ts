@@ -48,6 +48,13 @@ function holdingHtml(v: AdminSuspenseView, accountId: string) {
     : `<code>${e(accountId)}</code>`;
 }
 
+/** An open credit once taken by a hand transfer and given back: by whom, when and why. */
+function untransferredHtml(v: AdminSuspenseView, r: SuspenseRow) {
+  const u = r.untransferred;
+  if (r.status !== 'OPEN' || !u) return '';
+  return `<br><span class="muted untransferred">Dikembalikan dari pemindahan dana <code>${e(u.transferId)}</code> oleh ${personHtml(v, u.by)}, ${timeHtml(new Date(u.at))}: ${e(u.reason)}</span>`;
+}
+
 function suggestionHtml(v: AdminSuspenseView, s: SuspenseSuggestion | null) {
   if (!s) return '<span class="muted">Tidak ada saran</span>';
   return `Pembayaran <code>${e(s.paymentId)}</code><br>Merchant ${personHtml(v, s.merchantId)}<br><span class="muted">Alasan: ${e(reasonWords[s.reason])}</span>`;
@@ -58,13 +65,25 @@ function resolutionHtml(v: AdminSuspenseView, r: SuspenseRow) {
     r.status === 'ALLOCATED'
       ? `Dialokasikan ke merchant ${personHtml(v, r.merchantId)}${r.paymentId ? `<br>Pembayaran <code>${e(r.paymentId)}</code>` : ''}<br><span class="muted">Biaya ${e(formatRupiah(r.fee ?? 0))} · bersih ${e(formatRupiah(r.net ?? 0))}</span>`
       : r.status === 'TRANSFERRED'
-        ? 'Sisi masuk pemindahan dana antar rekening platform, dicatat setelah dananya masuk'
+        ? `Sisi masuk pemindahan dana antar rekening platform, dicatat setelah dananya masuk<br><a href="#act-${e(r.id)}">Bukan dari pemindahan ini?</a>`
         : `Dikembalikan ke pengirim<br>Ref. ${e(r.refundReference ?? '')}`;
   return `${what}<br><span class="muted">Oleh ${personHtml(v, r.resolvedBy)}, ${timeHtml(r.resolvedAt)}</span>${r.note ? `<br><span class="muted">Catatan: ${e(r.note)}</span>` : ''}`;
 }
 
 const field = (id: string, name: string, label: string, attrs = '', value = '') =>
   `<div class="field"><label for="${e(id)}">${e(label)}</label><input id="${e(id)}" name="${e(name)}" ${attrs} value="${e(value)}"></div>`;
+
+/**
+ * A credit a hand transfer took, given back to suspense (it was a customer's payment, or another transfer's): its form,
+ * with the reason, in a card of its own below the table.
+ */
+function untransferHtml(r: SuspenseRow, csrf: string) {
+  return `<section class="card" id="act-${e(r.id)}" aria-labelledby="act-title-${e(r.id)}">
+<h2 id="act-title-${e(r.id)}">${e(formatRupiah(r.amount))} dari ${e(r.senderName)}</h2><p class="muted">Diambil sebagai sisi masuk pemindahan dana antar rekening platform. Bila dana ini bukan dari pemindahan itu (pembayaran pelanggan, atau pemindahan lain), kembalikan ke dana terbuka: pemindahannya menunggu dana masuknya lagi.</p>
+<form method="post" action="${e(`/admin/suspense/${r.id}/untransfer`)}">${csrfField(csrf)}<fieldset><legend>Kembalikan ke dana terbuka</legend>
+${field(`untransfer-reason-${r.id}`, 'reason', 'Alasan', 'required maxlength="1000"')}
+<button type="submit" class="quiet" aria-label="${e(`Kembalikan ${formatRupiah(r.amount)} ke dana terbuka`)}">Kembalikan ke dana terbuka</button></fieldset></form></section>`;
+}
 
 /**
  * An open credit's two forms, in a card of their own below the table (so a phone shows them whole): allocate to a
@@ -95,7 +114,7 @@ function suspenseRow(r: SuspenseRow, v: AdminSuspenseView): TableRow {
       e(formatRupiah(r.amount)),
       `${e(r.senderName)}<br><span class="muted">${r.reference ? `Ref. ${e(r.reference)}` : 'Tanpa referensi'}</span>`,
       open
-        ? `${suggestionHtml(v, r.suggestion)}<br><a href="#act-${e(r.id)}">Alokasikan atau kembalikan</a>`
+        ? `${suggestionHtml(v, r.suggestion)}${untransferredHtml(v, r)}<br><a href="#act-${e(r.id)}">Alokasikan atau kembalikan</a>`
         : resolutionHtml(v, r),
     ],
   };
@@ -126,5 +145,7 @@ ${
         v.rows.map(r => suspenseRow(r, v)),
       )
 }</section>
-${open ? v.rows.map(r => actionsHtml(r, v.csrf)).join('') : ''}`;
+${open ? v.rows.map(r => actionsHtml(r, v.csrf)).join('') : ''}${
+    v.status === 'TRANSFERRED' ? v.rows.map(r => untransferHtml(r, v.csrf)).join('') : ''
+  }`;
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { query, type Queryable } from '../db/pool.ts';
 import {
   holidayCalendarSchema,
@@ -48,11 +49,11 @@ export async function listHolidayCalendarYears(db: Queryable): Promise<HolidayCa
   return r.rows;
 }
 
-/** The calendar shipped with the service (data/holiday-calendar.json), each year with where it comes from. */
-export function shippedHolidayCalendar(
-  file: URL = new URL('../../data/holiday-calendar.json', import.meta.url),
-): HolidayCalendar {
-  const calendar = holidayCalendarSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+const shippedFile = new URL('../../data/holiday-calendar.json', import.meta.url);
+
+/** The shipped file's text as a calendar, each year's days checked. */
+function parseShipped(text: string, file: URL): HolidayCalendar {
+  const calendar = holidayCalendarSchema.parse(JSON.parse(text));
   for (const [year, { days }] of Object.entries(calendar.years)) {
     const problem = holidayYearProblems(Number(year), days)[0];
     if (problem) throw new Error(`${file.pathname}: ${year}: ${problem.message}`);
@@ -60,14 +61,39 @@ export function shippedHolidayCalendar(
   return calendar;
 }
 
+/** The calendar shipped with the service (data/holiday-calendar.json), read at once: for start-up and the CLI. */
+export function shippedHolidayCalendar(file: URL = shippedFile): HolidayCalendar {
+  return parseShipped(readFileSync(file, 'utf8'), file);
+}
+
+/** The file's parse, by path, with the stat it was read at. */
+const parsed = new Map<string, { version: string; calendar: Promise<HolidayCalendar> }>();
+
+/**
+ * The shipped calendar as a request reads it: parsed once per version of the file, never read synchronously. The file
+ * may be replaced while the service runs (a deploy, an operator's edit, from another process), so each call stats
+ * it: a file whose inode, size or modification time (in nanoseconds) changed is read again, an unchanged one is not.
+ * Callers at once on a change share one read; a failed read is not kept.
+ */
+export async function readShippedHolidayCalendar(file: URL = shippedFile): Promise<HolidayCalendar> {
+  const { ino, size, mtimeNs } = await stat(file, { bigint: true });
+  const version = `${ino}:${size}:${mtimeNs}`;
+  const known = parsed.get(file.href);
+  if (known?.version === version) return known.calendar;
+  const calendar = readFile(file, 'utf8').then(text => parseShipped(text, file));
+  parsed.set(file.href, { version, calendar });
+  calendar.catch(() => {
+    if (parsed.get(file.href)?.calendar === calendar) parsed.delete(file.href);
+  });
+  return calendar;
+}
+
 /** Where each year of the calendar in force comes from: the shipped file, or an admin (and when). */
 export type HolidayCalendarOrigin = Record<string, { setBy: 'shipped' } | { setBy: 'admin'; setAt: Date }>;
 
 /** The calendar in force, with where each year comes from: the shipped file, overlaid by the years an admin set. */
-export async function loadHolidayCalendarWithOrigin(
-  db: Queryable,
-  shipped: HolidayCalendar = shippedHolidayCalendar(),
-) {
+export async function loadHolidayCalendarWithOrigin(db: Queryable, given?: HolidayCalendar) {
+  const shipped = given ?? (await readShippedHolidayCalendar());
   const years = { ...shipped.years };
   const origin: HolidayCalendarOrigin = Object.fromEntries(
     Object.keys(shipped.years).map(y => [y, { setBy: 'shipped' as const }]),

@@ -23,6 +23,7 @@ import {
   type ReconciliationSources,
 } from './gateway-reconciliation.ts';
 import { canonicalJson } from './merkle.ts';
+import { ledgerClosingOf } from './gateway-period-balances.ts';
 
 /**
  * Closing a month of the gateway's books: its reconciliation is frozen in the audited log (GatewayPeriodClosed carries
@@ -62,12 +63,14 @@ const ledgerCheckpoint = (db: Queryable) => readCheckpoint(db, checkpointName(ga
  * The month's report with the last log position its postings count: the ledger read model's checkpoint before the
  * report, provided no posting after it was projected while the report was computed (else computed again), so a
  * posting recorded during a close is either in the frozen report or a prior-period item of the next month, never
- * both nor neither.
+ * both nor neither. The report's fold of the event log counts it as far as that position too (an entry appended but not
+ * yet projected is the next month's, as the read models' figures have it), and so does the ledger closing recorded
+ * beside it, where later folds start (ledger-fold-start.ts).
  */
 async function reportThrough(deps: PeriodDeps, period: string) {
   for (let attempt = 1; ; attempt++) {
     const before = await ledgerCheckpoint(deps.pool);
-    const report = await gatewayReconciliation(deps, monthPeriod(period));
+    const report = await gatewayReconciliation(deps, monthPeriod(period), { through: before });
     const after = await ledgerCheckpoint(deps.pool);
     const moved =
       comparePositions(before, after) !== 0 &&
@@ -80,7 +83,7 @@ async function reportThrough(deps: PeriodDeps, period: string) {
           [String(before.commit), String(before.prepare), String(after.commit), String(after.prepare)],
         )
       ).rows[0]!.moved;
-    if (!moved) return { report, through: before };
+    if (!moved) return { report, through: before, ledger: await ledgerClosingOf(deps, monthBounds(period), before) };
     if (attempt >= 5) throw refuse('BUSY', { message: 'The ledger kept moving while the report was computed' });
   }
 }
@@ -94,7 +97,7 @@ export async function closeGatewayPeriod(deps: PeriodDeps, adminId: string, peri
   const refused = closeRefusal((await load(deps, gatewayPeriodsStream, gatewayPeriods)).state, period, now);
   if (refused) throw refused;
   await deps.readModels.waitFor(await deps.store.headPosition(), 20_000);
-  const { report, through } = await reportThrough(deps, period);
+  const { report, through, ledger } = await reportThrough(deps, period);
   const frozen = JSON.parse(JSON.stringify(report)) as Record<string, unknown>;
   const command = {
     type: 'ClosePeriod' as const,
@@ -102,6 +105,7 @@ export async function closeGatewayPeriod(deps: PeriodDeps, adminId: string, peri
     report: frozen,
     reportHash: reportHash(frozen),
     through: positionText(through),
+    ledger,
     closedBy: adminId,
     now,
   };

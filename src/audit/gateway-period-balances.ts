@@ -1,12 +1,8 @@
 import { z } from 'zod';
-import {
-  effectiveAtSql,
-  emptyFold,
-  eventColumns,
-  foldStreamByEffectiveTime,
-  type FoldedStream,
-  type StoredLedgerEvent,
-} from './ledger-stream-fold.ts';
+import { foldStreamByEffectiveTime, type FoldedStream, type StoredLedgerEvent } from './ledger-stream-fold.ts';
+import { foldStartBefore, textOf, type Balances, type FoldStart, type LedgerClosing } from './ledger-fold-start.ts';
+import { foldInDatabase, type SqlFold } from './ledger-sql-fold.ts';
+import type { PeriodBounds } from './ledger-periods.ts';
 import { gatewayLedgerStream, merchantBalance, type GatewayLedger } from '../domain/gateway-ledger.ts';
 import { suspenseStream } from '../domain/gateway-suspense.ts';
 import { holdingTransfersStream } from '../domain/holding-transfers.ts';
@@ -16,8 +12,8 @@ import type { TieItem } from './gateway-provider-tie.ts';
 import type { Clock } from '../clock.ts';
 import { query, type Queryable } from '../db/pool.ts';
 import type { GatewayLedgerEvent, Posting } from '../events/gateway.ts';
-import type { EventStore } from '../store/event-store.ts';
-import { closuresForPlacement, movedToSql } from '../projections/gateway-periods.ts';
+import { comparePositions, type EventStore, type Position } from '../store/event-store.ts';
+import { closuresForPlacement } from '../projections/gateway-periods.ts';
 import type { ReconciliationPeriod } from './gateway-reconciliation.ts';
 
 /**
@@ -26,7 +22,7 @@ import type { ReconciliationPeriod } from './gateway-reconciliation.ts';
  * checked; the closing balances are compared with the read model when the period reaches today (WIB).
  */
 
-export type Balances = { pending: number; settled: number; onHold: number };
+export type { Balances };
 export type MerchantMovements = {
   creditsGross: number;
   fees: number;
@@ -187,60 +183,34 @@ function addMovement(
 }
 
 /**
- * Every stream folded to the bounds. On PostgreSQL one statement sums the postings out of the stored events for all
- * streams at once (a year of a thousand merchants' ledgers in one scan) and hands back only the period's events;
- * elsewhere each stream is read and folded (ledger-stream-fold.ts), a few at a time. Either way an entry is placed by
- * its effective time, moved by a closed month as every report places it: before the start (opening), before the end
- * (closing).
+ * Every stream folded to the bounds, only as far as `through` when given. On PostgreSQL in one statement
+ * (ledger-sql-fold.ts), from the newest month closed before the period when its close recorded its ledger closing (the
+ * balances it adds are then that closing's, `start`); elsewhere each stream is read and folded (ledger-stream-fold.ts),
+ * a few at a time. Either way an entry is placed by its effective time, moved by a closed month as every report places
+ * it: before the start (opening), before the end (closing).
  */
 async function foldStreams(
   sources: PeriodSources,
   streamIds: string[],
-  period: ReconciliationPeriod,
-): Promise<Map<string, FoldedStream>> {
-  const found = new Map<string, FoldedStream>(streamIds.map(id => [id, emptyFold()]));
+  period: PeriodBounds,
+  through?: Position,
+): Promise<SqlFold & { start: FoldStart | null }> {
   if (sources.store.kind === 'postgres') {
-    const r = await query<{
-      balances: { stream_id: string; account: string; open: number | null; close: number }[];
-      streams: { stream_id: string; events: number }[];
-      between: (StoredLedgerEvent & { stream_id: string })[];
-    }>(
-      sources.pool,
-      'ReconcileFoldLedgers',
-      `with timed as materialized (
-         select e.stream_id, e.revision, e.type, e.data, e.transaction_id, e.position, ${effectiveAtSql('e')} as effective_at
-         from es_events e where e.stream_id = any($1::text[]) and e.data->'postings' is not null
-       ), ev as materialized (
-         select t.stream_id, t.revision, t.type, t.data, coalesce(${movedToSql(eventColumns('t'))}, t.effective_at) as at
-         from timed t
-       ), lines as (
-         select ev.stream_id, p->>'account' as account, (p->>'amount')::bigint as amount, ev.at
-         from ev cross join lateral json_array_elements(ev.data->'postings') p where ev.at < $3
-       )
-       select
-         (select coalesce(json_agg(b), '[]') from (
-            select stream_id, account, sum(amount) filter (where at < $2) as open, sum(amount) as close from lines group by 1, 2) b) as balances,
-         (select coalesce(json_agg(c), '[]') from (select stream_id, count(*) as events from ev where at < $3 group by 1) c) as streams,
-         (select coalesce(json_agg(x order by x.stream_id, x.revision), '[]') from (
-            select stream_id, revision, type, data from ev where at >= $2 and at < $3) x) as between`,
-      [streamIds, period.startsAt, period.endsAt],
-    );
-    const { balances, streams, between } = r.rows[0]!;
-    for (const b of balances) {
-      const f = found.get(b.stream_id)!;
-      f.open[b.account] = Number(b.open ?? 0);
-      f.close[b.account] = Number(b.close);
-    }
-    for (const c of streams) found.get(c.stream_id)!.events = Number(c.events);
-    for (const e of between) found.get(e.stream_id)!.between.push({ type: e.type, data: e.data });
-    return found;
+    const start = await foldStartBefore(sources.pool, period.startsAt, through);
+    // a merchant the start counted whose stream is no longer listed: folded from the beginning, as before
+    const listed = new Set(streamIds);
+    const usable = start && [...start.merchants.keys()].every(id => listed.has(gatewayLedgerStream(id))) ? start : null;
+    return { ...(await foldInDatabase(sources.pool, streamIds, period, usable, through)), start: usable };
   }
+  const folded = new Map<string, FoldedStream>();
   const closures = await closuresForPlacement(sources.pool);
   const foldOne = async (streamId: string) => {
-    found.set(streamId, await foldStreamByEffectiveTime(sources.store, streamId, period, closures));
+    folded.set(streamId, await foldStreamByEffectiveTime(sources.store, streamId, period, closures, through));
   };
   for (let i = 0; i < streamIds.length; i += folding) await Promise.all(streamIds.slice(i, i + folding).map(foldOne));
-  return found;
+  const afters = [...folded.values()].flatMap(f => (f.firstAfter ? [f.firstAfter] : []));
+  const firstAfter = afters.sort(comparePositions)[0] ?? null;
+  return { folded, firstAfter, start: null };
 }
 
 /** The merchants with a ledger: the event store's gateway streams (PostgreSQL) and the read model's, so neither hides one. */
@@ -270,14 +240,35 @@ function settledWithoutDecree(events: StoredLedgerEvent[], into: Set<number>) {
 /** The WIB date of an instant (UTC+7 all year). */
 const wibDate = (at: Date) => new Date(at.getTime() + 7 * 3_600_000).toISOString().slice(0, 10);
 
-export async function periodBalances(sources: PeriodSources, period: ReconciliationPeriod): Promise<PeriodBalances> {
+/** The ledger folded to a period's bounds, a fold start's closing added: what the period's figures are made of. */
+type LedgerFold = {
+  /** each merchant listed, `counted` when it has a ledger entry placed before the period's end */
+  merchants: {
+    merchantId: string;
+    opening: Balances;
+    closing: Balances;
+    counted: boolean;
+    between: StoredLedgerEvent[];
+  }[];
+  /** the platform streams' entries in the period */
+  platformBetween: StoredLedgerEvent[];
+  /** each holding account with a posting before the period's end: its cash at the period's start and end */
+  holdingOpening: Map<string, number>;
+  holdingClosing: Map<string, number>;
+  firstAfter: Position | null;
+};
+
+const plus = (a: Balances | undefined, b: Balances): Balances =>
+  a ? { pending: a.pending + b.pending, settled: a.settled + b.settled, onHold: a.onHold + b.onHold } : b;
+
+async function ledgerFold(sources: PeriodSources, period: PeriodBounds, through?: Position): Promise<LedgerFold> {
   const ids = await merchantIds(sources);
-  const holdings = new Map<string, HoldingAccountPeriod>();
-  const holdingOpening = new Map<string, number>();
-  const holdingClosing = new Map<string, number>();
-  const merchants: MerchantPeriod[] = [];
-  const payouts: Payout[] = [];
-  const withoutDecree = new Set<number>();
+  // the platform's own streams move holding accounts' cash too: suspense credits and refunds, hand transfers, openings
+  const platformStreams = [suspenseStream, holdingTransfersStream, ledgerAdjustmentsStream];
+  const streams = [...platformStreams, ...ids.map(gatewayLedgerStream)];
+  const { folded, firstAfter, start } = await foldStreams(sources, streams, period, through);
+  const holdingOpening = new Map(start?.holdingAccounts);
+  const holdingClosing = new Map(start?.holdingAccounts);
   const addBounds = (open: Record<string, number>, close: Record<string, number>) => {
     for (const [into, balances] of [
       [holdingOpening, open],
@@ -289,23 +280,60 @@ export async function periodBalances(sources: PeriodSources, period: Reconciliat
       }
     }
   };
-  // the platform's own streams move holding accounts' cash too: suspense credits and refunds, hand transfers, openings
-  const platformStreams = [suspenseStream, holdingTransfersStream, ledgerAdjustmentsStream];
-  const folded = await foldStreams(sources, [...platformStreams, ...ids.map(gatewayLedgerStream)], period);
-  for (const platform of platformStreams.map(id => folded.get(id)!)) {
-    for (const event of platform.between)
-      if (Array.isArray(event.data.postings)) addHoldingMovements(event.data.postings, holdings);
+  const platformBetween = platformStreams.flatMap(id => {
+    const platform = folded.get(id)!;
     addBounds(platform.open, platform.close);
-  }
-  for (const merchantId of ids) {
+    return platform.between;
+  });
+  const merchants = ids.map(merchantId => {
     const { open, close, events, between } = folded.get(gatewayLedgerStream(merchantId))!;
+    addBounds(open, close);
+    const carried = start?.merchants.get(merchantId);
+    const opening = plus(carried, balancesOf(open, merchantId));
+    const closing = plus(carried, balancesOf(close, merchantId));
+    return { merchantId, opening, closing, counted: events > 0 || carried !== undefined, between };
+  });
+  return { merchants, platformBetween, holdingOpening, holdingClosing, firstAfter };
+}
+
+/**
+ * A month's ledger closing as its close records it (ledger-fold-start.ts): the fold of the log as far as `through`,
+ * and where a later fold reads from: the earliest entry up to `through` placed after the month, else `through`.
+ */
+export async function ledgerClosingOf(
+  sources: PeriodSources,
+  month: PeriodBounds,
+  through: Position,
+): Promise<LedgerClosing> {
+  const fold = await ledgerFold(sources, month, through);
+  const merchants = fold.merchants.filter(m => m.counted).map(m => [m.merchantId, m.closing] as const);
+  return {
+    from: textOf(fold.firstAfter ?? through),
+    merchants: Object.fromEntries(merchants),
+    holdingAccounts: Object.fromEntries(fold.holdingClosing),
+  };
+}
+
+/** How the reports fold: `through`, the last log position counted (a close's report; none: all of it). */
+export type FoldOptions = { through?: Position };
+
+export async function periodBalances(
+  sources: PeriodSources,
+  period: ReconciliationPeriod,
+  options: FoldOptions = {},
+): Promise<PeriodBalances> {
+  const fold = await ledgerFold(sources, period, options.through);
+  const holdings = new Map<string, HoldingAccountPeriod>();
+  const merchants: MerchantPeriod[] = [];
+  const payouts: Payout[] = [];
+  const withoutDecree = new Set<number>();
+  for (const event of fold.platformBetween)
+    if (Array.isArray(event.data.postings)) addHoldingMovements(event.data.postings, holdings);
+  for (const { merchantId, opening, closing, counted, between } of fold.merchants) {
     const movements = noMovements();
     for (const event of between) addMovement(movements, event as GatewayLedgerEvent, holdings, payouts);
     settledWithoutDecree(between, withoutDecree);
-    addBounds(open, close);
-    if (events === 0) continue; // no ledger yet at the period's end: nothing to report but a read-model row
-    const opening = balancesOf(open, merchantId);
-    const closing = balancesOf(close, merchantId);
+    if (!counted) continue; // no ledger yet at the period's end: nothing to report but a read-model row
     const expected = expectedClosing(opening, movements);
     const consistent =
       expected.pending === closing.pending &&
@@ -314,6 +342,7 @@ export async function periodBalances(sources: PeriodSources, period: Reconciliat
     merchants.push({ merchantId, opening, movements, closing, consistent, readModel: null, differences: [] });
   }
   merchants.sort((a, b) => a.merchantId.localeCompare(b.merchantId));
+  const { holdingOpening, holdingClosing } = fold;
 
   const comparedWithReadModel = period.to >= wibDate(sources.clock.now());
   if (comparedWithReadModel) await compareWithReadModel(sources.pool, merchants);

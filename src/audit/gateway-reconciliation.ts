@@ -4,6 +4,7 @@ import { inSnapshot, query, type Queryable } from '../db/pool.ts';
 import { refuse } from '../errors.ts';
 import {
   periodBalances,
+  type FoldOptions,
   type HoldingAccountPeriod,
   type MerchantPeriod,
   type Payout,
@@ -357,6 +358,7 @@ export type ReconciliationSources = PeriodSources & { pool: pg.Pool };
 export async function gatewayReconciliation(
   sources: ReconciliationSources | pg.Pool,
   period: ReconciliationPeriod,
+  fold: FoldOptions = {},
 ): Promise<GatewayReconciliation> {
   const pool = 'store' in sources ? sources.pool : sources;
   const { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees, ageing, prior, ties } =
@@ -389,7 +391,7 @@ export async function gatewayReconciliation(
     });
   const folded =
     'store' in sources
-      ? await periodBalances(sources, period)
+      ? await periodBalances(sources, period, fold)
       : { comparedWithReadModel: false, merchants: [], holdingAccounts: [], payouts: [], calendarMissingYears: [] };
   const inconsistent = folded.merchants.filter(m => !m.consistent).length;
   const differing = folded.merchants.filter(m => m.differences.length > 0).length;

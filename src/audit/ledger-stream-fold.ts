@@ -1,7 +1,7 @@
 import { effectiveAt, type PostingEvent } from '../domain/ledger-time.ts';
 import type { Posting } from '../events/gateway.ts';
 import { movedTo, type PlacingClosure, type PostingColumns } from '../projections/gateway-periods.ts';
-import type { EventStore, Position } from '../store/event-store.ts';
+import { comparePositions, type EventStore, type Position } from '../store/event-store.ts';
 import { placement, type PeriodBounds } from './ledger-periods.ts';
 import { streamEvents } from './stream-pages.ts';
 
@@ -21,6 +21,8 @@ export type FoldedStream = {
   /** entries placed before the period's end (0: no ledger yet then) */
   events: number;
   between: StoredLedgerEvent[];
+  /** the earliest log position of an entry placed at or after the period's end (absent: none, or none known) */
+  firstAfter?: Position;
 };
 
 export const emptyFold = (): FoldedStream => ({ open: {}, close: {}, events: 0, between: [] });
@@ -48,7 +50,11 @@ export function foldByEffectiveTime(
     const effectiveAt = entryTime(e);
     const moved = e.position ? movedTo(Date.parse(effectiveAt), e.position, closures) : null;
     const place = placement({ effectiveAt, recordedAt: e.recordedAt, movedTo: moved }, bounds);
-    if (place === 'after') continue;
+    if (place === 'after') {
+      if (e.position && (!folded.firstAfter || comparePositions(e.position, folded.firstAfter) < 0))
+        folded.firstAfter = e.position;
+      continue;
+    }
     folded.events++;
     if (place === 'in') folded.between.push({ type: e.type, data: e.data });
     for (const p of e.data.postings) {
@@ -59,21 +65,23 @@ export function foldByEffectiveTime(
   return folded;
 }
 
-/** One stream read whole from the store and folded (an event store other than PostgreSQL's). */
+/** One stream read whole from the store (only as far as `through` when given) and folded (another event store). */
 export async function foldStreamByEffectiveTime(
   store: EventStore,
   streamId: string,
   bounds: PeriodBounds,
   closures: readonly PlacingClosure[],
+  through?: Position,
 ): Promise<FoldedStream> {
   const events: ReadLedgerEvent[] = [];
   for await (const recorded of streamEvents(store, streamId))
-    events.push({
-      type: recorded.type,
-      data: recorded.data as StoredLedgerEvent['data'],
-      recordedAt: recorded.metadata.occurredAt,
-      position: recorded.position,
-    });
+    if (!through || comparePositions(recorded.position, through) <= 0)
+      events.push({
+        type: recorded.type,
+        data: recorded.data as StoredLedgerEvent['data'],
+        recordedAt: recorded.metadata.occurredAt,
+        position: recorded.position,
+      });
   return foldByEffectiveTime(events, bounds, closures);
 }
 

@@ -1,5 +1,10 @@
 import { refuse } from '../errors.ts';
-import { GatewayPeriodClosed, GatewayPeriodReopened, type GatewayPeriodEvent } from '../events/gateway-periods.ts';
+import {
+  GatewayPeriodClosed,
+  GatewayPeriodReopened,
+  type GatewayPeriodEvent,
+  type LedgerClosing,
+} from '../events/gateway-periods.ts';
 import type { Decider } from '../store/commands/handle.ts';
 
 /** The months of the gateway's books finance closed (docs/decisions.md, "Closing a period"). */
@@ -48,6 +53,8 @@ export type ClosePeriod = {
   report: Record<string, unknown>;
   reportHash: string;
   through: { commit: string; prepare: string };
+  /** the event-log fold's closing at the month's end (GatewayPeriodClosed.ledger) */
+  ledger?: LedgerClosing;
   closedBy: string;
   now: Date;
 };
@@ -116,8 +123,11 @@ export const gatewayPeriods: Decider<GatewayPeriods, GatewayPeriodCommand, Gatew
       case 'ClosePeriod': {
         const refused = closeRefusal(state, c.period, c.now);
         if (refused) throw refused;
-        const { period, report, reportHash, through, closedBy } = c;
-        return [GatewayPeriodClosed({ period, report, reportHash, through, closedBy, closedAt: c.now.toISOString() })];
+        const { period, report, reportHash, through, ledger, closedBy } = c;
+        const closedAt = c.now.toISOString();
+        return [
+          GatewayPeriodClosed({ period, report, reportHash, through, closedBy, closedAt, ...(ledger && { ledger }) }),
+        ];
       }
       case 'ReopenPeriod': {
         const refused = reopenRefusal(state, c);

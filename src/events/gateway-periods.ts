@@ -11,6 +11,21 @@ export const bookMonth = z.string().regex(/^(20\d\d|2100)-(0[1-9]|1[0-2])$/);
 export const logPosition = z.object({ commit: z.string().regex(/^\d+$/), prepare: z.string().regex(/^\d+$/) });
 
 /**
+ * The event-log fold's closing at a closed month's end (src/audit/ledger-fold-start.ts): where a later fold reads the
+ * log from, each merchant with a ledger entry by then and its balances, each holding account with a posting by then
+ * and its cash.
+ */
+export const ledgerClosing = z.object({
+  from: logPosition,
+  merchants: z.record(
+    z.string(),
+    z.object({ pending: z.number().int(), settled: z.number().int(), onHold: z.number().int() }),
+  ),
+  holdingAccounts: z.record(z.string(), z.number().int()),
+});
+export type LedgerClosing = z.infer<typeof ledgerClosing>;
+
+/**
  * An admin closed a month: its reconciliation report as it stood (`report`, the JSON the route answers), `reportHash`
  * the sha256 of that report's canonical JSON (so the report is in the signed history, and a copy is checked by
  * hashing it), and `through` the last log position the report's ledger postings count: a posting after it whose
@@ -26,6 +41,11 @@ export const GatewayPeriodClosed = event(
     through: logPosition,
     closedBy: z.uuid(),
     closedAt: isoDate,
+    /**
+     * the event-log fold's closing at the month's end, counting the log as far as `through`, and where a later fold
+     * reads the log from (src/audit/ledger-fold-start.ts); absent in a close from before it was recorded
+     */
+    ledger: ledgerClosing.optional(),
   }),
 );
 

@@ -31,6 +31,8 @@ export const gatewayPeriodsProjection = projection({
       reason text
     );
     create index if not exists gateway_period_closures_by_period on gateway_period_closures (period, closed_at);`,
+    // the event-log fold's closing at the month's end, where a later fold starts (src/audit/ledger-fold-start.ts)
+    `alter table gateway_period_closures add column if not exists ledger json;`,
   ],
   on: {
     async GatewayPeriodClosed(tx, { data: d, metadata }) {
@@ -39,7 +41,7 @@ export const gatewayPeriodsProjection = projection({
         tx,
         'ProjectGatewayPeriodClosed',
         `insert into gateway_period_closures (event_id, period, starts_at, ends_at, report_hash, report, through_commit, through_prepare,
-           closed_by, closed_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict do nothing`,
+           closed_by, closed_at, ledger) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) on conflict do nothing`,
         [
           metadata.eventId,
           d.period,
@@ -51,6 +53,7 @@ export const gatewayPeriodsProjection = projection({
           d.through.prepare,
           d.closedBy,
           d.closedAt,
+          d.ledger === undefined ? null : JSON.stringify(d.ledger),
         ],
       );
     },

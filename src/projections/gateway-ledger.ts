@@ -343,6 +343,8 @@ export const gatewayLedgerProjection = projection({
     where effective_at is null;
     alter table gateway_postings alter column effective_at set not null, alter column recorded_at set not null;
     create index if not exists gateway_postings_by_effective on gateway_postings (effective_at);`,
+    // 6: one account's postings up to a time (a merchant's or a holding account's balance history, the tie's ledger cash)
+    `create index if not exists gateway_postings_by_account on gateway_postings (account, effective_at);`,
   ],
   on: {
     ...perType(ledgerTypes, async (tx: pg.PoolClient, event: LedgerEvent) => {

@@ -11,8 +11,11 @@ import { reportedAtSql } from './ledger-periods.ts';
  * minus every mutation at or after the cut-off. Mutations after the cut-off are therefore out by construction.
  *
  * The items are the timing differences a ledger knows of, each signed as its share of providerBalance - ledgerCash:
- * - PAYOUT_IN_FLIGHT (-): a payout's transfer left the account before the cut-off, its payout not booked by then;
- * - PAYOUT_NOT_SEEN (+): a payout through WALLET-A booked before the cut-off whose DEBIT the provider shows only later;
+ * - PAYOUT_IN_FLIGHT (-): what a withdrawal's transfers not booked by the cut-off had moved out of the account by
+ *   then: the payout's transfer (the first or a retry after a failure) left, its payout not booked yet; a failed one
+ *   whose money the provider has not given back yet (given back, its DEBIT and CREDIT net to zero);
+ * - PAYOUT_NOT_SEEN (+): a payout through WALLET-A booked before the cut-off whose DEBIT the provider shows only later
+ *   (once a withdrawal: the attempt that paid it);
  * - CREDIT_NOT_BOOKED (+): a CREDIT since the account was marked, before the cut-off, that no payment, suspense item
  *   or hand transfer had booked by then (matching had not run yet);
  * - HAND_TRANSFER_SIDE_NOT_SEEN (source +, destination -): a hand transfer booked before the cut-off, its side seen
@@ -82,13 +85,31 @@ const itemsSql = `
   with booked as (
     select g.event_type, g.reference_id, substr(g.account, 9) as account_id, g.amount, ${at} as at
     from gateway_postings g where g.account like 'holding:%' and substr(g.account, 9) = any($1::text[])
-  ), payouts as (
-    select w.id::text as withdrawal_id, t.id as transfer_id, t.account_id, w.amount, b.at as booked_at,
-      (select min(m.created_at) from mutations m where m.account_id = t.account_id and m.type = 'DEBIT' and m.reference = t.id::text) as seen_at,
-      (select coalesce(sum(${signed}), 0) from mutations m where m.account_id = t.account_id and m.reference = t.id::text and m.created_at < $2)::bigint as moved
-    from gateway_withdrawals w
+  ), attempts as (
+    -- every transfer a payout of a withdrawal began, and the first or paying one of a withdrawal from before they were kept
+    select wt.withdrawal_id, wt.transfer_id, wt.account_id from gateway_withdrawal_transfers wt where wt.account_id::text = any($1::text[])
+    union
+    select w.id, t.id, t.account_id from gateway_withdrawals w
     join transfers t on t.id::text = coalesce(w.reference, w.id::text) and t.account_id::text = any($1::text[])
-    left join booked b on b.event_type = 'WithdrawalPaid' and b.reference_id = w.id::text and b.account_id = t.account_id::text
+  ), attempt_moves as (
+    select w.id::text as withdrawal_id, a.account_id, w.amount,
+      -- booked: the attempt that paid it (the withdrawal's reference), when the ledger placed the payout
+      b.at as booked_at, (b.at is not null and b.at < $2) as paid_before,
+      (select min(m.created_at) from mutations m where m.account_id = a.account_id and m.type = 'DEBIT' and m.reference = a.transfer_id::text) as seen_at,
+      (select coalesce(sum(${signed}), 0) from mutations m where m.account_id = a.account_id and m.reference = a.transfer_id::text and m.created_at < $2)::bigint as moved
+    from attempts a join gateway_withdrawals w on w.id = a.withdrawal_id
+    left join booked b on w.reference = a.transfer_id::text and b.event_type = 'WithdrawalPaid' and b.reference_id = w.id::text
+      and b.account_id = a.account_id::text
+  ), payouts as (
+    -- per withdrawal and account: what left through attempts not booked by the cut-off (a failed one given back nets to
+    -- zero), and the payout booked before it whose DEBIT had not left by then
+    select withdrawal_id, account_id, amount,
+      coalesce(sum(moved) filter (where not paid_before), 0)::bigint as in_flight,
+      min(seen_at) filter (where not paid_before and moved <> 0) as in_flight_seen_at,
+      max(booked_at) filter (where booked_at >= $2) as booked_later,
+      bool_or(paid_before and moved = 0) as not_seen,
+      min(seen_at) filter (where paid_before) as paid_seen_at, max(booked_at) filter (where paid_before) as booked_before
+    from attempt_moves group by withdrawal_id, account_id, amount
   ), credits as (
     select m.id, m.account_id, m.amount, m.created_at from mutations m join gateway_holding_accounts h on h.account_id = m.account_id
     where m.account_id::text = any($1::text[]) and m.type = 'CREDIT' and m.created_at >= h.marked_at and m.created_at < $2
@@ -121,11 +142,12 @@ const itemsSql = `
       and not exists (select 1 from gateway_holding_transfers ht where ht.debit_mutation_id = m.id)
   )
   select "accountId", kind, amount, reference, ${iso('seen_at')} as "seenAt", ${iso('booked_at')} as "bookedAt" from (
-    select account_id::text as "accountId", 'PAYOUT_IN_FLIGHT' as kind, moved as amount, withdrawal_id as reference, seen_at, booked_at
-    from payouts where moved <> 0 and (booked_at is null or booked_at >= $2)
+    select account_id::text as "accountId", 'PAYOUT_IN_FLIGHT' as kind, in_flight as amount, withdrawal_id as reference,
+      in_flight_seen_at as seen_at, booked_later as booked_at
+    from payouts where in_flight <> 0
     union all
-    select account_id::text, 'PAYOUT_NOT_SEEN', amount, withdrawal_id, seen_at, booked_at
-    from payouts where booked_at < $2 and moved = 0
+    select account_id::text, 'PAYOUT_NOT_SEEN', amount, withdrawal_id, paid_seen_at, booked_before
+    from payouts where not_seen
     union all
     select c.account_id::text, 'CREDIT_NOT_BOOKED', c.amount, c.id::text, c.created_at, null
     from credits c where not exists (

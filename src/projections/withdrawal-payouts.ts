@@ -1,10 +1,14 @@
 import { query, type Queryable } from '../db/pool.ts';
 import { projection } from './projection.ts';
 
-/** The last payout through WALLET-A that left a withdrawal requested, for the admin console (issue 25). */
+/**
+ * The last payout through WALLET-A that left a withdrawal requested, for the admin console; and every transfer a payout
+ * of a withdrawal began (each attempt's own id), for the tie to the bank: a retry's DEBIT names its transfer, not the
+ * withdrawal.
+ */
 export const withdrawalPayoutsProjection = projection({
   name: 'withdrawal-payouts',
-  tables: ['gateway_withdrawal_payouts'],
+  tables: ['gateway_withdrawal_payouts', 'gateway_withdrawal_transfers'],
   schema: [
     `
     create table if not exists gateway_withdrawal_payouts (
@@ -14,8 +18,26 @@ export const withdrawalPayoutsProjection = projection({
       reason text not null,
       failed_at timestamptz not null
     );`,
+    // 2: the transfers begun for each withdrawal; a read model from before has none of the earlier ones until rebuilt
+    // (rebuild-read-models), and the tie then knows of a withdrawal's first or paying transfer only, as it did
+    `create table if not exists gateway_withdrawal_transfers (
+      transfer_id uuid primary key,
+      withdrawal_id uuid not null,
+      account_id uuid not null,
+      started_at timestamptz not null
+    );
+    create index if not exists gateway_withdrawal_transfers_by_account on gateway_withdrawal_transfers (account_id);`,
   ],
   on: {
+    async WithdrawalPayoutStarted(tx, { data: d }) {
+      await query(
+        tx,
+        'ProjectWithdrawalPayoutStarted',
+        `insert into gateway_withdrawal_transfers (transfer_id, withdrawal_id, account_id, started_at) values ($1, $2, $3, $4)
+         on conflict do nothing`,
+        [d.transferId, d.withdrawalId, d.accountId, d.startedAt],
+      );
+    },
     async WithdrawalPayoutFailed(tx, { data: d }) {
       await query(
         tx,

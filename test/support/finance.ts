@@ -78,13 +78,18 @@ export async function emptyHoldingAccounts(service: TestService, admin: Admin) {
     providerCode: 'WALLET-A',
   });
   service.clock.advance(1_000);
-  for (const account of [qris, va]) {
+  await markHoldingAccounts(admin, [qris, va], va);
+  return { qris, va };
+}
+
+/** The accounts marked as the platform's holding accounts (each one's provider balance booked as its opening), `payout` the payout account. */
+export async function markHoldingAccounts(admin: Admin, accounts: PlatformAccount[], payout: PlatformAccount) {
+  for (const account of accounts) {
     const marked = await admin.session('POST', '/api/admin/gateway/holding-accounts', { accountId: account.accountId });
     if (marked.statusCode !== 201) throw new Error(`mark holding: ${marked.statusCode} ${marked.body}`);
   }
-  const chosen = await admin.session('POST', '/api/admin/gateway/payout-account', { accountId: va.accountId });
+  const chosen = await admin.session('POST', '/api/admin/gateway/payout-account', { accountId: payout.accountId });
   if (chosen.statusCode !== 200) throw new Error(`payout account: ${chosen.statusCode} ${chosen.body}`);
-  return { qris, va };
 }
 
 /** No longer the gateway's: a later run's payments go to its own holding accounts. */

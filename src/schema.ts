@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import { checkpointMigration, migrate, readModelMigration, type Migration } from './db/migrations.ts';
 import { createPool } from './db/pool.ts';
 import { attemptCountsMigration } from './db/attempt-counts.ts';
+import { ledgerGuardMigration } from './db/ledger-guard.ts';
 import { queueRunnersMigration } from './db/queue-liveness.ts';
 import { paymentCheckHandoversMigration } from './background/payment-checks.ts';
 import type { Logger } from './logger.ts';
@@ -22,6 +23,7 @@ const serviceUnits: readonly Migration[] = [
   ...webhookMigrations,
   queueRunnersMigration,
   dailyDigestsMigration,
+  ledgerGuardMigration,
   ledgerCheckpointsMigration,
   attemptCountsMigration,
   paymentCheckHandoversMigration,

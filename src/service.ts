@@ -90,9 +90,11 @@ export async function openDatabase(
   } finally {
     await admin.end();
   }
+  // the owner registers the ledger's key: the service's role may not, so it cannot add a key of its own
   const url = await prepareServiceRole(databaseUrl(embedded.url, 'service'), {
     role: serviceRole,
     password: config.serviceRolePassword,
+    ...(config.digestSigningKey ? { ledgerKey: digestSigner(config.digestSigningKey) } : {}),
   });
   return { url, embedded };
 }

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Migration } from '../db/migrations.ts';
 import { query, type Queryable } from '../db/pool.ts';
 import { chainState, emptyChain, type ChainState } from './ledger-chain.ts';
-import { ledgerCheckpoint, type LedgerCheckpoint } from './ledger-format.ts';
+import { checkpointHash, genesisHash, ledgerCheckpoint, type LedgerCheckpoint } from './ledger-format.ts';
 
 /**
  * The signed checkpoints (seq, the checkpoint as its JSON line) and where the chain stands (one row). The service only
@@ -45,32 +45,53 @@ export const checkpointLine = (c: LedgerCheckpoint): string =>
     signature: c.signature,
   });
 
-/** Every stored checkpoint, in seq order (an older database without the table has none). */
+/** A checkpoint row as read: its checkpoint, or what makes it none (a finding for verify-log and the leader, never a crash). */
+export type CheckpointRow = { seq: number; checkpoint: LedgerCheckpoint } | { seq: number; malformed: string };
+
+function rowOf(seq: string, value: unknown): CheckpointRow {
+  const parsed = ledgerCheckpoint.safeParse(value);
+  if (!parsed.success)
+    return {
+      seq: Number(seq),
+      malformed: parsed.error.issues.map(i => `${i.path.join('.') || 'the row'}: ${i.message}`).join('; '),
+    };
+  if (String(parsed.data.seq) !== seq) return { seq: Number(seq), malformed: `it says seq ${parsed.data.seq}` };
+  return { seq: Number(seq), checkpoint: parsed.data };
+}
+
+/** Every checkpoint row in seq order, or the newest `newest` of them (still in seq order); none without the table. */
+export async function readCheckpointRows(db: Queryable, newest?: number): Promise<CheckpointRow[]> {
+  if (!(await ledgerTableExists(db))) return [];
+  const r = await query<{ seq: string; checkpoint: unknown }>(
+    db,
+    newest === undefined ? 'ListLedgerCheckpoints' : 'NewestLedgerCheckpoints',
+    newest === undefined
+      ? 'select seq::text, checkpoint from ledger_checkpoints order by seq'
+      : 'select seq::text, checkpoint from ledger_checkpoints order by seq desc limit $1',
+    newest === undefined ? [] : [newest],
+  );
+  const rows = r.rows.map(row => rowOf(row.seq, row.checkpoint));
+  return newest === undefined ? rows : rows.reverse();
+}
+
+const wellFormed = (rows: CheckpointRow[]): LedgerCheckpoint[] =>
+  rows.flatMap(r => ('checkpoint' in r ? [r.checkpoint] : []));
+
+/** Every stored checkpoint, in seq order (an older database without the table has none); a malformed row is left out. */
 export async function listLedgerCheckpoints(db: Queryable): Promise<LedgerCheckpoint[]> {
-  if (!(await ledgerTableExists(db))) return [];
-  const r = await query<{ checkpoint: unknown }>(
-    db,
-    'ListLedgerCheckpoints',
-    'select checkpoint from ledger_checkpoints order by seq',
-  );
-  return r.rows.map(row => ledgerCheckpoint.parse(row.checkpoint));
+  return wellFormed(await readCheckpointRows(db));
 }
 
-/** The newest `n` stored checkpoints, oldest first. */
+/** The newest `n` stored checkpoints, oldest first, malformed rows among them left out. */
 export async function newestLedgerCheckpoints(db: Queryable, n: number): Promise<LedgerCheckpoint[]> {
-  if (!(await ledgerTableExists(db))) return [];
-  const r = await query<{ checkpoint: unknown }>(
-    db,
-    'NewestLedgerCheckpoints',
-    'select checkpoint from ledger_checkpoints order by seq desc limit $1',
-    [n],
-  );
-  return r.rows.map(row => ledgerCheckpoint.parse(row.checkpoint)).reverse();
+  return wellFormed(await readCheckpointRows(db, n));
 }
 
-/** The newest stored checkpoint, or null before the first. */
+/** The newest stored checkpoint that is one (a malformed row after it is the leader's and verify-log's finding), or null. */
 export async function latestLedgerCheckpoint(db: Queryable): Promise<LedgerCheckpoint | null> {
-  return (await newestLedgerCheckpoints(db, 1))[0] ?? null;
+  const rows = await readCheckpointRows(db, 1);
+  if (rows.length === 0 || 'checkpoint' in rows[0]!) return wellFormed(rows)[0] ?? null;
+  return (await listLedgerCheckpoints(db)).at(-1) ?? null;
 }
 
 async function ledgerTableExists(db: Queryable): Promise<boolean> {
@@ -82,24 +103,50 @@ async function ledgerTableExists(db: Queryable): Promise<boolean> {
   return r.rows[0]!.exists;
 }
 
-/** The chain's state, locked for this transaction (the empty chain before the first event). */
-export async function lockedState(tx: pg.PoolClient): Promise<ChainState> {
+/** The chain's state as stored (the empty chain before the first event); `forUpdate` locks it for the transaction. */
+export async function readChainState(db: Queryable, forUpdate = false): Promise<ChainState> {
   const r = await query<{ state: unknown }>(
-    tx,
-    'LockLedgerChainState',
-    'select state from ledger_chain_state where id for update',
+    db,
+    forUpdate ? 'LockLedgerChainState' : 'ReadLedgerChainState',
+    `select state from ledger_chain_state where id${forUpdate ? ' for update' : ''}`,
   );
-  return r.rows[0] ? chainState.parse(r.rows[0].state) : emptyChain;
+  if (!r.rows[0]) return emptyChain;
+  const parsed = chainState.safeParse(r.rows[0].state);
+  if (!parsed.success)
+    throw new Error(
+      `ledger checkpoints: the chain's state is malformed: ${parsed.error.issues.map(i => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  return parsed.data;
 }
 
-/** Inserts the new checkpoints and saves the chain's state. */
+/** The chain's state, locked for this transaction, once it is known to continue the newest checkpoint row. */
+export async function lockedState(tx: pg.PoolClient): Promise<ChainState> {
+  const state = await readChainState(tx, true);
+  const refusal = await chainRefusal(tx, state);
+  if (refusal) throw new Error(`ledger checkpoints: ${refusal}; nothing is signed past it`);
+  return state;
+}
+
+/**
+ * Why the leader may not sign on from this state, or null: the newest row must be a checkpoint and the state must
+ * continue it (its seq, prev and first event). The database takes nothing else (src/db/ledger-guard.ts), so signing
+ * on would only be refused; and the state is the service role's own table, which anyone with its credentials can edit.
+ */
+export async function chainRefusal(tx: Queryable, state: ChainState): Promise<string | null> {
+  const [last] = await readCheckpointRows(tx, 1);
+  if (last && 'malformed' in last) return `checkpoint row ${last.seq} is malformed: ${last.malformed}`;
+  const expected = last
+    ? { seq: last.checkpoint.seq + 1, prev: checkpointHash(last.checkpoint), from: last.checkpoint.to }
+    : { seq: 0, prev: genesisHash, from: 0 };
+  if (state.seq === expected.seq && state.prev === expected.prev && state.from === expected.from) return null;
+  return `the chain's state (seq ${state.seq}, from event ${state.from}) does not continue ${last ? `checkpoint ${last.seq}` : 'the empty chain'} (seq ${expected.seq}, from event ${expected.from}): it was changed outside the leader`;
+}
+
+/** Inserts the new checkpoints (through the owner's function, which checks each) and saves the chain's state. */
 export async function saveChain(tx: pg.PoolClient, state: ChainState, checkpoints: LedgerCheckpoint[]): Promise<void> {
   if (checkpoints.length > 0)
-    await query(
-      tx,
-      'InsertLedgerCheckpoints',
-      'insert into ledger_checkpoints (seq, checkpoint) select seq, line::json from unnest($1::bigint[], $2::text[]) as c(seq, line)',
-      [checkpoints.map(c => c.seq), checkpoints.map(checkpointLine)],
-    );
+    await query(tx, 'AppendLedgerCheckpoints', 'select ledger_append_checkpoints($1::json[])', [
+      checkpoints.map(checkpointLine),
+    ]);
   await query(tx, 'SaveLedgerChainState', 'update ledger_chain_state set state = $1 where id', [JSON.stringify(state)]);
 }

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
 import { checkpointMigration, migrate } from '../db/migrations.ts';
+import { ledgerGuardMigration, registerLedgerKey } from '../db/ledger-guard.ts';
 import { inTransaction, isDatabaseUnavailable, query } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 import { subscriberLocks, type SubscriberLocks } from '../db/lock-holder.ts';
@@ -21,9 +22,11 @@ import {
 } from './ledger-chain.ts';
 import type { LedgerCheckpoint } from './ledger-format.ts';
 import {
+  chainRefusal,
   ledgerCheckpointsMigration,
   lockedState,
   newestLedgerCheckpoints,
+  readChainState,
   saveChain,
 } from './ledger-checkpoint-rows.ts';
 import { leafHasher } from './leaf-hashing.ts';
@@ -101,7 +104,7 @@ export class LedgerCheckpoints {
 
   constructor(
     private readonly deps: LedgerCheckpointsDeps,
-    private readonly signer: ChainSigner,
+    private readonly signer: ChainSigner & { publicKey: string },
     private readonly fileDir: string,
   ) {
     this.progress.setMaxListeners(0);
@@ -138,6 +141,9 @@ export class LedgerCheckpoints {
     try {
       this.position = await readCheckpoint(pool, subscriberName);
       this.digestPosition = await readCheckpoint(pool, digestPositionName);
+      // a malformed newest row or a state that does not continue it: nothing is signed (the health says why)
+      const refusal = await chainRefusal(pool, await readChainState(pool));
+      if (refusal) throw new Error(`ledger checkpoints: ${refusal}; nothing is signed past it`);
       // the digests' own subscriber (before the shared pass) may have recorded an event it was stuck at: read past now
       await clearSubscriberFailure(pool, digestPositionName);
     } catch (err) {
@@ -326,7 +332,14 @@ export class LedgerCheckpoints {
 
   async start(): Promise<void> {
     // under the migrations' lock, as every start-up DDL (applied by the service's start already: one read then)
-    await migrate(this.deps.pool, [checkpointMigration, dailyDigestsMigration, ledgerCheckpointsMigration]);
+    await migrate(this.deps.pool, [
+      checkpointMigration,
+      dailyDigestsMigration,
+      ledgerGuardMigration,
+      ledgerCheckpointsMigration,
+    ]);
+    // with DATABASE_URL the role may register it; in embedded mode the owner has (src/db/service-role.ts)
+    await registerLedgerKey(this.deps.pool, this.signer, this.deps.log);
     await query(
       this.deps.pool,
       'CreateLedgerChainState',

@@ -82,13 +82,14 @@ export class LogVerifier {
   /** What the stored rows say of themselves: one after another, each signed and linked to the one before. */
   private checkStoredLinks() {
     let before: LedgerCheckpoint | null = null;
-    for (const [i, c] of this.stored.entries()) {
+    for (const c of this.stored) {
       const at = `checkpoint ${c.seq}`;
       const base = { at, index: c.from, seq: c.seq };
-      if (c.seq !== i)
+      const expectedSeq = before ? before.seq + 1 : 0;
+      if (c.seq !== expectedSeq)
         this.found({
           ...base,
-          problem: `checkpoint ${i} is missing: the rows go from ${before ? before.seq : 'none'} to ${c.seq}`,
+          problem: `checkpoint ${expectedSeq} is missing: the rows go from ${before ? before.seq : 'none'} to ${c.seq}`,
         });
       if (!checkpointSignatureValid(c, this.publicKey))
         this.found({

@@ -7,7 +7,7 @@ import { logDay } from './digest-days.ts';
 import { listDigests } from './digests.ts';
 import { checkpointFileName } from './checkpoint-file.ts';
 import { chainState, type ChainState } from './ledger-chain.ts';
-import { listLedgerCheckpoints } from './ledger-checkpoint-rows.ts';
+import { readCheckpointRows, type CheckpointRow } from './ledger-checkpoint-rows.ts';
 import { ledgerCheckpoint, type LedgerCheckpoint } from './ledger-format.ts';
 import { LogVerifier, type KeptCheckpoint, type LogProblem } from './log-verifier.ts';
 import { logEvents } from './stream-pages.ts';
@@ -60,9 +60,11 @@ export function newestInCheckpointFile(dir: string): LedgerCheckpoint | null {
   }
 }
 
-async function readChain(pool: pg.Pool): Promise<{ stored: LedgerCheckpoint[]; state: ChainState | null }> {
+type ReadChain = { rows: CheckpointRow[]; state: ChainState | null; malformedState: string | null };
+
+async function readChain(pool: pg.Pool): Promise<ReadChain> {
   return inSnapshot(pool, async tx => {
-    const stored = await listLedgerCheckpoints(tx);
+    const rows = await readCheckpointRows(tx);
     const exists = (
       await query<{ exists: boolean }>(
         tx,
@@ -74,8 +76,37 @@ async function readChain(pool: pg.Pool): Promise<{ stored: LedgerCheckpoint[]; s
       ? (await query<{ state: unknown }>(tx, 'ReadLedgerChainState', 'select state from ledger_chain_state where id'))
           .rows[0]
       : undefined;
-    return { stored, state: row ? chainState.parse(row.state) : null };
+    const parsed = row ? chainState.safeParse(row.state) : null;
+    return {
+      rows,
+      state: parsed?.success ? parsed.data : null,
+      malformedState:
+        parsed && !parsed.success ? parsed.error.issues.map(i => `${i.path.join('.')}: ${i.message}`).join('; ') : null,
+    };
   });
+}
+
+/** A row that is no checkpoint: a finding where the log stands at the checkpoint before it, never a crash. */
+function rowProblems({ rows, malformedState }: ReadChain): LogProblem[] {
+  let reached = 0;
+  const problems: LogProblem[] = [];
+  for (const row of rows) {
+    if ('checkpoint' in row) reached = row.checkpoint.to;
+    else
+      problems.push({
+        at: `checkpoint row ${row.seq}`,
+        index: reached,
+        seq: row.seq,
+        problem: `checkpoint row ${row.seq} is malformed: ${row.malformed}`,
+      });
+  }
+  if (malformedState)
+    problems.push({
+      at: 'the chain state',
+      index: reached,
+      problem: `the chain's state is malformed: ${malformedState}`,
+    });
+  return problems;
 }
 
 /** The chain's working state against its rows: a state ahead of the rows says rows were deleted (unsigned, so a hint). */
@@ -113,7 +144,9 @@ export async function verifyLog(
   deps: { store: EventStore; pool: pg.Pool },
   options: { publicKey: string; kept: KeptCheckpoint[] },
 ): Promise<LogVerdict> {
-  const { stored, state } = await readChain(deps.pool);
+  const read = await readChain(deps.pool);
+  const { state } = read;
+  const stored = read.rows.flatMap(r => ('checkpoint' in r ? [r.checkpoint] : []));
   const chain = new LogVerifier(stored, options.kept, options.publicKey);
   const days = new DigestCheck(await listDigests(deps.pool).catch(() => []), options.publicKey);
   const dayStarts = new Map<string, number>();
@@ -134,7 +167,7 @@ export async function verifyLog(
       d.problems.map(problem => ({ at: `day ${d.day}`, index: dayStarts.get(d.day) ?? index, day: d.day, problem })),
     );
   // the most precise first (an event, then a checkpoint's minute, then a day), each kind in log order
-  const problems = [...walked.problems, ...stateProblems(stored, state), ...dayProblems].sort(
+  const problems = [...walked.problems, ...rowProblems(read), ...stateProblems(stored, state), ...dayProblems].sort(
     (a, b) => precision(a) - precision(b) || a.index - b.index,
   );
   return {

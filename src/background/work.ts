@@ -41,7 +41,7 @@ export type BackgroundWork = {
    * The subscribers that are not fine: stuck at an event (here, or in another process: they are recorded in
    * PostgreSQL) or waiting for the database; and whether the projections and the sagas are all fine.
    */
-  health(): Promise<{ projections: boolean; sagas: boolean; subscribers: SubscriberProblem[] }>;
+  health(): Promise<{ projections: boolean; sagas: boolean; ledger: boolean; subscribers: SubscriberProblem[] }>;
   /** Stops the timers and runners; the batch each subscriber has in hand is applied and checkpointed first. */
   stop(): Promise<void>;
 };
@@ -122,7 +122,8 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
       for (const p of here) if (p) problems.set(p.subscriber, p);
       const subscribers = [...problems.values()];
       const fine = (prefix: string) => !subscribers.some(p => p.subscriber.startsWith(prefix));
-      return { projections: fine('projection:'), sagas: fine('saga:'), subscribers };
+      // the ledger's chain refusing to sign (a malformed or forged row, a state that does not continue it) is not ready
+      return { projections: fine('projection:'), sagas: fine('saga:'), ledger: fine('ledger:'), subscribers };
     },
     stop: async () => {
       await accountSync.stop();

@@ -1,17 +1,21 @@
 import pg from 'pg';
 import type { Logger } from '../logger.ts';
-import { appendOnlyTables, eventLogMigration } from '../store/postgres-schema.ts';
+import { appendedEventColumns, eventLogMigration } from '../store/postgres-schema.ts';
+import { ledgerGuardFunctionNames, ledgerGuardMigration, registerLedgerKey } from './ledger-guard.ts';
 import { applyPending, inSessionTransaction, withMigrationLock } from './migrations.ts';
 import { createPool, query, type Queryable } from './pool.ts';
 
 /** The login role the service's queries run as in embedded mode: it may add to the event log, never rewrite it. */
 export const serviceRole = 'service_app';
 
+/** Functions the hand-over leaves with the superuser: whoever owns one may replace what it checks. */
+const ownerFunctions = ['es_refuse_rewrite', 'es_protect_append_only', ...ledgerGuardFunctionNames];
+
 /**
  * Everything of ours that the connecting role (the superuser) owns, handed to the service's role: read models,
  * es_streams, snapshots, checkpoints, the job queue's schema (a database made before issue 24 has them all owned by
- * the superuser, and the service drops and recreates read models). The append-only tables and the two functions that
- * protect them stay with the superuser; so does anything of an extension.
+ * the superuser, and the service drops and recreates read models). The append-only tables, the functions that protect
+ * them and the ledger's guard (src/db/ledger-guard.ts) stay with the superuser; so does anything of an extension.
  */
 const handOverSql = (role: string) => `
 do $$
@@ -42,7 +46,7 @@ begin
     select p.oid::regprocedure as name, case p.prokind when 'a' then 'aggregate' else 'routine' end as kind
       from pg_proc p join pg_namespace n on n.oid = p.pronamespace
      where p.proowner = mine and n.nspname <> 'information_schema' and n.nspname not like 'pg\\_%'
-       and p.proname not in ('es_refuse_rewrite', 'es_protect_append_only')
+       and p.proname not in (${ownerFunctions.map(f => pg.escapeLiteral(f)).join(', ')})
        and not exists (select 1 from pg_depend d where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')
   loop
     execute format('alter %s %s owner to %I', r.kind, r.name, app);
@@ -59,12 +63,26 @@ begin
 end $$`;
 
 /**
- * Run as the superuser on the service's database at every start: the service's role exists with this password, may
- * create what it needs (read models, the job queue's schema), owns everything but the append-only tables, and may only
- * SELECT and INSERT those. Answers the URL the service connects with. All of it under the lock every instance's DDL
- * takes (src/db/migrations.ts): the service's role creating its tables meanwhile would race the hand-over.
+ * What the service's role may do to the tables it must not rewrite: read them; add events naming none of the columns
+ * the database fills (position, transaction id); add checkpoints only through ledger_append_checkpoints (executable by
+ * everyone: it checks what it is given). Revoked first, so a grant of an older start (INSERT on all) goes.
  */
-export async function prepareServiceRole(ownerUrl: string, opts: { role: string; password: string }): Promise<string> {
+const appendOnlyGrantsSql = (role: string) => `
+revoke insert on es_events, ledger_checkpoints, ledger_keys from ${role};
+grant select on es_events, ledger_checkpoints, ledger_keys to ${role};
+grant insert (${appendedEventColumns.join(', ')}) on es_events to ${role};`;
+
+/**
+ * Run as the superuser on the service's database at every start: the service's role exists with this password, may
+ * create what it needs (read models, the job queue's schema), owns everything but the append-only tables and the
+ * ledger's guard, and may only read those and add to them as appendOnlyGrantsSql says; the ledger's key, when given,
+ * is registered (src/db/ledger-guard.ts). Answers the URL the service connects with. All of it under the lock every
+ * instance's DDL takes (src/db/migrations.ts): the service's role creating its tables meanwhile would race the hand-over.
+ */
+export async function prepareServiceRole(
+  ownerUrl: string,
+  opts: { role: string; password: string; ledgerKey?: { keyId: string; publicKey: string } },
+): Promise<string> {
   const owner = createPool(ownerUrl, 1);
   const role = pg.escapeIdentifier(opts.role);
   try {
@@ -87,10 +105,11 @@ export async function prepareServiceRole(ownerUrl: string, opts: { role: string;
         await query(client, 'GrantServiceSchema', `grant usage, create on schema public to ${role}`);
       });
       // schema_migrations is made here on a new database, and handed over with the rest
-      await applyPending(owner, client, [eventLogMigration]);
+      await applyPending(owner, client, [eventLogMigration, ledgerGuardMigration]);
       await inSessionTransaction(client, async () => {
         await query(client, 'HandOverToServiceRole', handOverSql(opts.role));
-        for (const table of appendOnlyTables) await grantAppendOnly(client, table, role);
+        await query(client, 'GrantAppendOnly', appendOnlyGrantsSql(role));
+        if (opts.ledgerKey) await registerLedgerKey(client, opts.ledgerKey);
       });
     });
   } finally {
@@ -100,15 +119,6 @@ export async function prepareServiceRole(ownerUrl: string, opts: { role: string;
   url.username = encodeURIComponent(opts.role);
   url.password = encodeURIComponent(opts.password);
   return url.toString();
-}
-
-/** SELECT and INSERT on an append-only table that exists, nothing more. */
-async function grantAppendOnly(tx: Queryable, table: string, role: string): Promise<void> {
-  const found = await query<{ t: string | null }>(tx, 'FindAppendOnlyTable', 'select to_regclass($1)::text as t', [
-    table,
-  ]);
-  if (!found.rows[0]?.t) return;
-  await query(tx, 'GrantAppendOnly', `grant select, insert on ${pg.escapeIdentifier(table)} to ${role}`);
 }
 
 /**

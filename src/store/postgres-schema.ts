@@ -15,6 +15,21 @@ export const lockStream = (streamIdSql: string) =>
 /** Tables that only ever grow: the event log, and the audit's ledger checkpoints once src/audit creates them. */
 export const appendOnlyTables = ['es_events', 'ledger_checkpoints'] as const;
 
+/**
+ * The columns of es_events an append names: `position` (its identity) and `transaction_id` (its default) are the
+ * database's alone, so a role granted INSERT on these columns only cannot choose them (no `OVERRIDING SYSTEM VALUE`,
+ * no transaction id of the past or the future that would hide an event from readers of "all").
+ */
+export const appendedEventColumns = [
+  'stream_id',
+  'revision',
+  'event_id',
+  'type',
+  'version',
+  'data',
+  'metadata',
+] as const;
+
 /** The trigger es_protect_append_only puts on a table; switching it off is what an insider has to do first. */
 export const appendOnlyTrigger = 'es_append_only';
 

@@ -90,31 +90,21 @@ describe("the service's role", () => {
     ).toBeNull();
   });
 
-  it('protects a table it creates itself (the ledger checkpoints) by calling es_protect_append_only, for good', async () => {
-    await query(
-      service,
-      'CreateCheckpoints',
-      'create table ledger_checkpoints (seq bigint primary key, root text not null)',
-    );
-    await query(service, 'Protect', `select es_protect_append_only('ledger_checkpoints')`);
-    expect(await refusal(service, `insert into ledger_checkpoints values (1, 'a'), (2, 'b')`)).toBeNull();
-    expect(
-      (await query(service, 'ReadCheckpoints', 'select count(*)::int as n from ledger_checkpoints')).rows[0]!.n,
-    ).toBe(2);
-    for (const sql of [
-      `update ledger_checkpoints set root = 'x'`,
-      'delete from ledger_checkpoints',
-      'truncate ledger_checkpoints',
-    ])
+  it('protects a table it creates itself by calling es_protect_append_only, for good', async () => {
+    await query(service, 'CreateMarks', 'create table audit_marks (seq bigint primary key, root text not null)');
+    await query(service, 'Protect', `select es_protect_append_only('audit_marks')`);
+    expect(await refusal(service, `insert into audit_marks values (1, 'a'), (2, 'b')`)).toBeNull();
+    expect((await query(service, 'ReadMarks', 'select count(*)::int as n from audit_marks')).rows[0]!.n).toBe(2);
+    for (const sql of [`update audit_marks set root = 'x'`, 'delete from audit_marks', 'truncate audit_marks'])
       expect(await refusal(service, sql), sql).toMatchObject({ code: '42501' });
-    expect(await refusal(owner, `update ledger_checkpoints set root = 'x'`)).toEqual({
+    expect(await refusal(owner, `update audit_marks set root = 'x'`)).toEqual({
       code: 'ES403',
-      message: 'ledger_checkpoints is append-only',
+      message: 'audit_marks is append-only',
     });
     // the next start prepares the role again: the table stays protected, and the service may still add to it
     await prepareServiceRole(db.ownerUrl, { role: db.role, password: 'test-service-role' });
-    expect(await refusal(service, `insert into ledger_checkpoints values (3, 'c')`)).toBeNull();
-    expect(await refusal(service, 'delete from ledger_checkpoints')).toMatchObject({ code: '42501' });
+    expect(await refusal(service, `insert into audit_marks values (3, 'c')`)).toBeNull();
+    expect(await refusal(service, 'delete from audit_marks')).toMatchObject({ code: '42501' });
   });
 });
 

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { digestSigner } from '../../src/audit/digest-signer.ts';
 import { databaseUrl } from '../../src/db/embedded.ts';
 import { createPool, inTransaction, query } from '../../src/db/pool.ts';
 import { prepareServiceRole } from '../../src/db/service-role.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { appendOnlyTrigger } from '../../src/store/postgres-schema.ts';
+import { testSigningKey } from './signing-key.ts';
 
 /** A new empty database on the run's PostgreSQL, for one test file. */
 export async function freshDatabaseUrl(): Promise<string> {
@@ -45,7 +47,12 @@ export async function freshEventLog(
 export async function freshServiceDatabase(): Promise<{ ownerUrl: string; url: string; role: string }> {
   const ownerUrl = await freshDatabaseUrl();
   const role = `app_${new URL(ownerUrl).pathname.slice(1)}`;
-  const url = await prepareServiceRole(ownerUrl, { role, password: 'test-service-role' });
+  // the owner registers the tests' ledger key, as the embedded service's start registers its own
+  const url = await prepareServiceRole(ownerUrl, {
+    role,
+    password: 'test-service-role',
+    ledgerKey: digestSigner(testSigningKey()),
+  });
   return { ownerUrl, url, role };
 }
 

@@ -80,6 +80,21 @@ async function* jsonLines(file) {
   }
 }
 
+// each checkpoint signed with the key given, chained to the one before it, its count its range's
+function chainProblems(checkpoints, publicKey) {
+  const problems = [];
+  checkpoints.forEach((c, i) => {
+    if (!verify(null, Buffer.from(signedText(c), 'utf8'), publicKey, Buffer.from(c.signature, 'base64'))) problems.push(`checkpoint ${c.seq}: the signature does not verify with the key given`);
+    const before = checkpoints[i - 1];
+    if (before && before.seq === c.seq - 1) {
+      if (c.prev !== sha256(signedText(before)).toString('hex')) problems.push(`checkpoint ${c.seq}: prev is not the hash of checkpoint ${before.seq}`);
+      if (c.from !== before.to) problems.push(`checkpoint ${c.seq}: starts at ${c.from}, checkpoint ${before.seq} ended at ${before.to}`);
+    }
+    if (c.events !== c.to - c.from) problems.push(`checkpoint ${c.seq}: events ${c.events} is not to - from`);
+  });
+  return problems;
+}
+
 async function main() {
   const { values: options, positionals } = parseArgs({ options: { partial: { type: 'boolean' }, leaves: { type: 'string' } }, allowPositionals: true });
   const [exportFile, checkpointFile, publicKeyText] = positionals;
@@ -95,16 +110,7 @@ async function main() {
     return 2;
   }
   const checkpoints = readFileSync(checkpointFile, 'utf8').split('\n').filter(l => l.trim()).map(l => JSON.parse(l)).sort((a, b) => a.seq - b.seq);
-  const problems = [];
-  checkpoints.forEach((c, i) => {
-    if (!verify(null, Buffer.from(signedText(c), 'utf8'), publicKey, Buffer.from(c.signature, 'base64'))) problems.push(`checkpoint ${c.seq}: the signature does not verify with the key given`);
-    const before = checkpoints[i - 1];
-    if (before && before.seq === c.seq - 1) {
-      if (c.prev !== sha256(signedText(before)).toString('hex')) problems.push(`checkpoint ${c.seq}: prev is not the hash of checkpoint ${before.seq}`);
-      if (c.from !== before.to) problems.push(`checkpoint ${c.seq}: starts at ${c.from}, checkpoint ${before.seq} ended at ${before.to}`);
-    }
-    if (c.events !== c.to - c.from) problems.push(`checkpoint ${c.seq}: events ${c.events} is not to - from`);
-  });
+  const problems = chainProblems(checkpoints, publicKey);
 
   // one pass over the export: its indexes run up by one; each line goes to the checkpoint whose [from, to) holds it
   let at = 0, range = null, last = null, first = null, unsigned = 0, verified = 0;

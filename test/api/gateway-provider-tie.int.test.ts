@@ -26,7 +26,9 @@ import { sandboxOf } from '../support/sandbox.ts';
  * The tie to the bank over HTTP with the test clock: two wallets that held money of their own before they were marked
  * (the sandbox seeds them), marked as the platform's holding accounts, which books their opening balances; days of
  * payments, a stray credit left in suspense and a payout through WALLET-A, each day's report tied; a past day shows the
- * provider's balance as at its end; a bank fee nobody booked leaves the account untied until an admin books it.
+ * provider's balance as at its end; a bank fee nobody booked leaves the account untied until an admin books it; hand
+ * transfers, one whose destination's credit comes after midnight, one that takes its credit from suspense (counted in
+ * the suspense's transferred total).
  */
 const w = monthEndWorld();
 const sandbox = () => sandboxOf(w.service);
@@ -268,5 +270,37 @@ describe('opening balances and the tie to the bank', () => {
       expect.objectContaining({ kind: 'HAND_TRANSFER_SIDE_NOT_SEEN', seenAt: '2026-01-07T17:30:00.000Z' }),
     ]);
     expect(rowOf(await expectTied('2026-01-08'), w.va).items).toEqual([]);
+  });
+
+  it("a hand transfer that takes a credit from suspense as its destination side: the suspense's transferred total", async () => {
+    await clockTo('2026-01-08T10:00:00+07:00');
+    const amount = 20_000;
+    for (const [account, type] of [
+      [w.qris, 'DEBIT'],
+      [w.va, 'CREDIT'],
+    ] as const) {
+      await sandbox().addTransaction({
+        providerCode: account.providerCode,
+        accountRef: account.phoneNumber,
+        type,
+        amount,
+        senderName: 'Pindah dana',
+        description: 'HAND-0108',
+      });
+      await synced(w.service, w.admin, account);
+    }
+    const open = (await w.admin.session('GET', '/api/admin/gateway/suspense?status=OPEN')).json().data;
+    expect(open).toContainEqual(expect.objectContaining({ amount, holdingAccountId: w.va.accountId }));
+    await clockTo('2026-01-08T10:01:00+07:00');
+    const recorded = await w.admin.session('POST', '/api/admin/gateway/holding-transfers', {
+      fromAccountId: w.qris.accountId,
+      toAccountId: w.va.accountId,
+      amount,
+      reference: 'HAND-0108',
+    });
+    expect(recorded.statusCode, recorded.body).toBe(201);
+    const day = await expectTied('2026-01-08');
+    expect(day.suspense).toMatchObject({ transferred: amount, open: 0 });
+    expect(day.suspense.items).toContainEqual(expect.objectContaining({ amount, status: 'TRANSFERRED' }));
   });
 });

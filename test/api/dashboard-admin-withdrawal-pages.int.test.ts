@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerCash, settledBalance, signedInAdminBrowser, withSession } from '../support/gateway.ts';
-import { registerUser, sessionCookie } from '../support/http.ts';
+import { ledgerCash } from '../support/gateway.ts';
 import { textOf, type PageBrowser } from '../support/pages.ts';
 import { linkWalletA } from '../support/payments.ts';
 import { sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { withdrawalDesk, type WithdrawalDesk } from '../support/withdrawals.ts';
 
 let service: TestService;
-type AdminBrowser = Awaited<ReturnType<typeof signedInAdminBrowser>>;
-let owner: AdminBrowser;
-let payer: AdminBrowser;
+let owner: WithdrawalDesk['owner'];
+let payer: WithdrawalDesk['payer'];
 let wallet: { accountId: string; phoneNumber: string };
 let withdraw: (amount: number) => Promise<string>;
 let merchantId: string;
@@ -18,25 +17,10 @@ const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 
 
 beforeAll(async () => {
   service = await startTestService();
-  const merchant = await registerUser(service);
-  merchantId = merchant.id;
-  await settledBalance(service, merchant.id, 600_000);
-  // settling moved the test clock by days: sign the merchant in again, then the admins
-  const login = await service.app.inject({
-    method: 'POST',
-    url: '/api/auth/login',
-    payload: { email: merchant.email, password: merchant.password },
-    remoteAddress: '10.203.0.1',
-  });
-  expect(login.statusCode, login.body).toBe(200);
-  const session = withSession(service, sessionCookie(login));
-  withdraw = async amount => {
-    const requested = await session('POST', '/api/dashboard/gateway/withdrawals', { amount, ...bank });
-    expect(requested.statusCode, requested.body).toBe(201);
-    return requested.json().data.id as string;
-  };
-  owner = await signedInAdminBrowser(service);
-  payer = await signedInAdminBrowser(service);
+  const desk = await withdrawalDesk(service, 600_000, '10.203.0.1');
+  ({ owner, payer } = desk);
+  merchantId = desk.merchant.id;
+  withdraw = async amount => (await desk.withdraw({ amount, ...bank })).id;
   const linked = await linkWalletA(service, owner.admin);
   wallet = { accountId: linked.accountId, phoneNumber: linked.phoneNumber };
   await sandboxOf(service).addTransaction({

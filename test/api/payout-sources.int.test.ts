@@ -1,68 +1,36 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../../src/db/pool.ts';
 import { findHoldingCash } from '../../src/projections/gateway-ledger.ts';
-import {
-  holdingAccount,
-  ledgerCash,
-  payoutAccount,
-  settledBalance,
-  signedInAdminBrowser,
-  withSession,
-} from '../support/gateway.ts';
-import { registerUser, sessionCookie } from '../support/http.ts';
+import { holdingAccount, ledgerCash, payoutAccount } from '../support/gateway.ts';
 import { textOf } from '../support/pages.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { withdrawalDesk, type WithdrawalDesk } from '../support/withdrawals.ts';
 
 // Payouts from where the cash is: the QRIS wallet holds the gateway's takings, the WALLET-A payout account pays; an
 // admin moves money between them by hand and records it, and each payout names the account it left.
 let service: TestService;
-type AdminBrowser = Awaited<ReturnType<typeof signedInAdminBrowser>>;
-let owner: AdminBrowser;
-let payer: AdminBrowser;
+let desk: WithdrawalDesk;
 let wallet: { accountId: string; phoneNumber: string };
 let qris: { accountId: string; phoneNumber: string };
-let merchant: { id: string; session: ReturnType<typeof withSession> };
 // the sandbox's bank names this account's holder JOKO WIJAYA
 const destination = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Joko Wijaya' };
 
 beforeAll(async () => {
   service = await startTestService();
-  const registered = await registerUser(service);
-  await settledBalance(service, registered.id, 5_000_000);
-  const login = await service.app.inject({
-    method: 'POST',
-    url: '/api/auth/login',
-    payload: { email: registered.email, password: registered.password },
-    remoteAddress: '10.205.0.1',
-  });
-  expect(login.statusCode, login.body).toBe(200);
-  merchant = { id: registered.id, session: withSession(service, sessionCookie(login)) };
-  owner = await signedInAdminBrowser(service);
-  payer = await signedInAdminBrowser(service);
+  desk = await withdrawalDesk(service, 5_000_000, '10.205.0.1');
   // the payout account holds 200,000; the QRIS wallet holds the takings, 2,992,600 (both in the ledger and at the provider)
-  wallet = await payoutAccount(service, owner.admin, 200_000);
-  qris = await holdingAccount(service, owner.admin, 'qris', 'WALLET-D');
+  wallet = await payoutAccount(service, desk.owner.admin, 200_000);
+  qris = await holdingAccount(service, desk.owner.admin, 'qris', 'WALLET-D');
   await ledgerCash(service, qris.accountId, 2_992_600);
 });
 afterAll(async () => service?.close());
 
-const admin = () => payer.admin;
-const withdraw = async (amount: number) => {
-  const requested = await merchant.session('POST', '/api/dashboard/gateway/withdrawals', { amount, ...destination });
-  expect(requested.statusCode, requested.body).toBe(201);
-  return requested.json().data.id as string;
-};
+const admin = () => desk.payer.admin;
+const withdraw = async (amount: number) => (await desk.withdraw({ amount, ...destination })).id;
 const cash = (accountId: string) => findHoldingCash(service.pool, accountId);
-const status = async (id: string) =>
-  (
-    (await admin().session('GET', '/api/admin/gateway/withdrawals')).json().data as { id: string; status: string }[]
-  ).find(w => w.id === id)!.status;
-const lastPaid = async () =>
-  (await service.store.readStream(`gateway-${merchant.id}`)).filter(e => e.type === 'WithdrawalPaid').at(-1)!.data as {
-    withdrawalId: string;
-    holdingAccountId: string;
-  };
+const status = async (id: string) => (await desk.withdrawal(id)).status;
+const lastPaid = () => desk.lastPaid();
 const transfer = (body: Record<string, unknown>) =>
   admin().session('POST', '/api/admin/gateway/holding-transfers', body);
 
@@ -102,7 +70,7 @@ describe('payouts from where the cash is', () => {
       description: 'transfer ke WALLET-A',
     });
     // the source's DEBIT synchronised before the admin records the transfer: taken as its side when recorded
-    await owner.admin.call('GET', `/api/v1/accounts/${qris.accountId}/refresh`);
+    await desk.owner.admin.call('GET', `/api/v1/accounts/${qris.accountId}/refresh`);
     await service.projections.waitFor(await service.store.headPosition(), 10_000);
     const debitAt = service.clock.now();
     service.clock.advance(60_000); // recorded a minute after the money left
@@ -150,7 +118,7 @@ describe('payouts from where the cash is', () => {
       senderName: 'Pindah dana',
       description: 'dari WALLET-D',
     });
-    await owner.admin.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`);
+    await desk.owner.admin.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`);
     const paid = await admin().session('POST', `/api/admin/gateway/withdrawals/${id}/pay`, {
       holdingAccountId: wallet.accountId,
     });
@@ -226,8 +194,8 @@ describe('payouts from where the cash is', () => {
       senderName: 'Pindah dana',
       description: 'dari WALLET-A',
     });
-    await owner.admin.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`);
-    await owner.admin.call('GET', `/api/v1/accounts/${qris.accountId}/refresh`);
+    await desk.owner.admin.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`);
+    await desk.owner.admin.call('GET', `/api/v1/accounts/${qris.accountId}/refresh`);
     const openOf = async () =>
       (
         (await admin().session('GET', '/api/admin/gateway/suspense?status=OPEN')).json().data as { amount: number }[]
@@ -258,7 +226,7 @@ describe('payouts from where the cash is', () => {
     expect(await openOf()).toEqual([]);
     const resolved = (await admin().session('GET', '/api/admin/gateway/suspense?status=TRANSFERRED')).json().data;
     expect(resolved).toMatchObject([{ amount, status: 'TRANSFERRED', holdingAccountId: qris.accountId }]);
-    const page = (await payer.browser.get('/admin/suspense?status=TRANSFERRED')).body;
+    const page = (await desk.payer.browser.get('/admin/suspense?status=TRANSFERRED')).body;
     expect(page).toContain('Sisi masuk pemindahan dana antar rekening platform');
 
     // the ledger's cash of each moved as the provider's balance did, nothing left unexplained, nothing in suspense
@@ -296,7 +264,7 @@ describe('payouts from where the cash is', () => {
     expect(toItself.statusCode).toBe(400);
     const elsewhere = await transfer({
       fromAccountId: qris.accountId,
-      toAccountId: merchant.id,
+      toAccountId: desk.merchant.id,
       amount: 1,
       reference: 'HAND-ELSEWHERE',
     });
@@ -314,7 +282,7 @@ describe('payouts from where the cash is', () => {
 
   it("the console chooses each payout's source from the accounts with their ledger cash, and records a hand transfer", async () => {
     const id = await withdraw(60_000);
-    const page = (await payer.browser.get('/admin/withdrawals')).body;
+    const page = (await desk.payer.browser.get('/admin/withdrawals')).body;
     const qrisCash = await cash(qris.accountId);
     expect(page).toContain(
       `<option value="${qris.accountId}">WALLET-D · WALLET-D · kas Rp ${qrisCash.toLocaleString('id-ID')}</option>`,
@@ -322,10 +290,10 @@ describe('payouts from where the cash is', () => {
     expect(page).toMatch(
       new RegExp(`<option value="${wallet.accountId}" selected>[^<]* · rekening pembayaran · kas Rp`),
     );
-    const noSource = await payer.browser.post(`/admin/withdrawals/${id}/paid`, { reference: 'BCA-PAGE' });
+    const noSource = await desk.payer.browser.post(`/admin/withdrawals/${id}/paid`, { reference: 'BCA-PAGE' });
     expect(noSource.statusCode).toBe(400);
     expect(textOf(noSource.body, 'notice')).toBe('Pilih rekening sumber pembayaran');
-    const paid = await payer.browser.post(`/admin/withdrawals/${id}/paid`, {
+    const paid = await desk.payer.browser.post(`/admin/withdrawals/${id}/paid`, {
       reference: 'BCA-PAGE',
       holdingAccountId: qris.accountId,
     });
@@ -333,7 +301,7 @@ describe('payouts from where the cash is', () => {
     expect(await lastPaid()).toMatchObject({ withdrawalId: id, holdingAccountId: qris.accountId });
     expect(await cash(qris.accountId)).toBe(qrisCash - 60_000);
 
-    const moved = await payer.browser.post('/admin/withdrawals/holding-transfers', {
+    const moved = await desk.payer.browser.post('/admin/withdrawals/holding-transfers', {
       fromAccountId: qris.accountId,
       toAccountId: wallet.accountId,
       amount: '100000',
@@ -342,10 +310,10 @@ describe('payouts from where the cash is', () => {
     });
     expect(moved.headers.location).toBe('/admin/withdrawals?done=holding-transfer');
     expect(await cash(qris.accountId)).toBe(qrisCash - 160_000);
-    const listed = (await payer.browser.get('/admin/withdrawals')).body;
+    const listed = (await desk.payer.browser.get('/admin/withdrawals')).body;
     expect(listed).toContain('Ref. HAND-PAGE');
     expect(listed).toContain('belum terlihat');
-    const refused = await payer.browser.post('/admin/withdrawals/holding-transfers', {
+    const refused = await desk.payer.browser.post('/admin/withdrawals/holding-transfers', {
       fromAccountId: qris.accountId,
       toAccountId: wallet.accountId,
       amount: String(qrisCash),
@@ -378,7 +346,7 @@ describe('payouts from where the cash is', () => {
       senderName: 'Joko Wijaya',
       description: 'penarikan merchant',
     });
-    await owner.admin.call('GET', `/api/v1/accounts/${qris.accountId}/refresh`);
+    await desk.owner.admin.call('GET', `/api/v1/accounts/${qris.accountId}/refresh`);
     service.clock.advance(3 * 60_000);
     const paid = await admin().session('POST', `/api/admin/gateway/withdrawals/${id}/paid`, {
       reference: 'BCA-AFTER-MIDNIGHT',

@@ -1,59 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payoutAccount, settledBalance, signedInAdminBrowser, withSession } from '../support/gateway.ts';
-import { registerUser, sessionCookie } from '../support/http.ts';
+import { payoutAccount } from '../support/gateway.ts';
 import { textOf } from '../support/pages.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { withdrawalDesk, type WithdrawalDesk } from '../support/withdrawals.ts';
 
 // The holder the bank names for a withdrawal's destination against the one the merchant asked for: the sandbox's bank
 // names the holder of BCA 1234567890 JOKO WIJAYA, every time.
 let service: TestService;
-type AdminBrowser = Awaited<ReturnType<typeof signedInAdminBrowser>>;
-let owner: AdminBrowser;
-let payer: AdminBrowser;
+let desk: WithdrawalDesk;
 let wallet: { accountId: string; phoneNumber: string };
-let merchant: { id: string; session: ReturnType<typeof withSession> };
 const destination = { bankCode: 'BCA', accountNumber: '1234567890' };
 
 beforeAll(async () => {
   service = await startTestService();
-  const registered = await registerUser(service);
-  await settledBalance(service, registered.id, 2_000_000);
-  // settling moved the test clock by days: signed in again
-  const login = await service.app.inject({
-    method: 'POST',
-    url: '/api/auth/login',
-    payload: { email: registered.email, password: registered.password },
-    remoteAddress: '10.204.0.1',
-  });
-  expect(login.statusCode, login.body).toBe(200);
-  merchant = { id: registered.id, session: withSession(service, sessionCookie(login)) };
-  owner = await signedInAdminBrowser(service);
-  payer = await signedInAdminBrowser(service);
+  desk = await withdrawalDesk(service, 2_000_000, '10.204.0.1');
 });
 afterAll(async () => service?.close());
 
-const withdraw = async (accountHolderName: string, amount = 100_000) => {
-  const requested = await merchant.session('POST', '/api/dashboard/gateway/withdrawals', {
-    amount,
-    ...destination,
-    accountHolderName,
-  });
-  expect(requested.statusCode, requested.body).toBe(201);
-  return requested.json().data as { id: string; holderName: string | null; holderMatches: boolean | null };
-};
-const admin = () => payer.admin;
-const shown = async (id: string) =>
-  ((await admin().session('GET', '/api/admin/gateway/withdrawals')).json().data as Record<string, unknown>[]).find(
-    w => w.id === id,
-  )!;
+const withdraw = (accountHolderName: string, amount = 100_000) =>
+  desk.withdraw({ amount, ...destination, accountHolderName });
+const admin = () => desk.payer.admin;
+const shown = (id: string) => desk.withdrawal(id);
 const balanceOf = async () =>
-  (await owner.admin.call('GET', `/api/v1/accounts/${wallet.accountId}`)).json().data.balance as number;
-const paidEvent = async () =>
-  (await service.store.readStream(`gateway-${merchant.id}`)).filter(e => e.type === 'WithdrawalPaid').at(-1)!.data as {
-    withdrawalId: string;
-    holderName?: string;
-    holderOverride?: { reason: string; by: string };
-  };
+  (await desk.owner.admin.call('GET', `/api/v1/accounts/${wallet.accountId}`)).json().data.balance as number;
+const paidEvent = () => desk.lastPaid();
 const rowOf = (html: string, id: string) =>
   new RegExp(`<tr data-withdrawal-id="${id}">([\\s\\S]*?)</tr>`).exec(html)?.[1] ?? '';
 
@@ -63,7 +33,7 @@ describe('holder names checked before money leaves', () => {
   it('a holder named otherwise only at bank-init: refused before bank-create, nothing moves; an override pays it', async () => {
     unchecked = (await withdraw('Toko Satu')).id;
     expect((await shown(unchecked)).holderMatches).toBeNull();
-    wallet = await payoutAccount(service, owner.admin, 5_000_000);
+    wallet = await payoutAccount(service, desk.owner.admin, 5_000_000);
     const before = await balanceOf();
     const refused = await admin().session('POST', `/api/admin/gateway/withdrawals/${unchecked}/pay`);
     expect(refused.statusCode, refused.body).toBe(409);
@@ -96,9 +66,9 @@ describe('holder names checked before money leaves', () => {
   it("the merchant's request answers with the bank's name and says it differs; the dashboard shows it as a warning", async () => {
     const requested = await withdraw('Toko Satu');
     expect(requested).toMatchObject({ holderName: 'JOKO WIJAYA', holderMatches: false });
-    const mine = await merchant.session('GET', `/api/dashboard/gateway/withdrawals/${requested.id}`);
+    const mine = await desk.merchant.session('GET', `/api/dashboard/gateway/withdrawals/${requested.id}`);
     expect(mine.json().data).toMatchObject({ holderName: 'JOKO WIJAYA', holderMatches: false });
-    const page = await merchant.session('GET', '/dashboard/gateway');
+    const page = await desk.merchant.session('GET', '/dashboard/gateway');
     const row = rowOf(page.body, requested.id);
     expect(row).toContain('<span class="badge bad holder-mismatch">JOKO WIJAYA</span>');
     expect(row).toContain('Berbeda dari nama yang Anda isi');
@@ -152,7 +122,7 @@ describe('holder names checked before money leaves', () => {
 
   it('the console shows a mismatch as a warning (never green) with the override form; without a reason it is refused', async () => {
     const { id } = await withdraw('Toko Satu');
-    const page = (await payer.browser.get('/admin/withdrawals')).body;
+    const page = (await desk.payer.browser.get('/admin/withdrawals')).body;
     const row = rowOf(page, id);
     expect(row).toContain(
       '<span class="badge bad holder-mismatch">JOKO WIJAYA · berbeda dari nama yang diminta</span>',
@@ -162,16 +132,16 @@ describe('holder names checked before money leaves', () => {
     expect(row).not.toContain('>Bayar lewat WALLET-A</button>');
 
     const before = await balanceOf();
-    const refused = await payer.browser.post(`/admin/withdrawals/${id}/pay`, { holderOverrideReason: '' });
+    const refused = await desk.payer.browser.post(`/admin/withdrawals/${id}/pay`, { holderOverrideReason: '' });
     expect(refused.statusCode).toBe(409);
     expect(textOf(refused.body, 'notice')).toMatch(/^Nama pemilik rekening menurut bank \(JOKO WIJAYA\) berbeda/);
     expect(await balanceOf()).toBe(before);
-    const paid = await payer.browser.post(`/admin/withdrawals/${id}/pay`, {
+    const paid = await desk.payer.browser.post(`/admin/withdrawals/${id}/pay`, {
       holderOverrideReason: 'Dikonfirmasi merchant',
     });
     expect(paid.headers.location).toBe('/admin/withdrawals?done=paid-out');
     expect(await balanceOf()).toBe(before - 100_000);
-    const after = rowOf((await payer.browser.get('/admin/withdrawals')).body, id);
+    const after = rowOf((await desk.payer.browser.get('/admin/withdrawals')).body, id);
     expect(after).toContain('Dibayar dengan pengecualian: Dikonfirmasi merchant');
     expect(after).toContain('badge bad holder-mismatch');
   });

@@ -19,6 +19,7 @@ type Item = { id: string; amount: number; status: string; untransferred: Record<
 type TieItem = { kind: string; amount: number; reference: string };
 type Tie = { accountId: string; ledgerCash: number; providerBalance: number; unexplained: number; items: TieItem[] };
 type Report = {
+  balanced: boolean;
   trialBalance: { balanced: boolean; accounts: { account: string; closing: number }[] };
   holdingAccounts: { balanced: boolean; accounts: Tie[] };
   suspense: { open: number; ageing: { total: { items: number; amount: number } } };
@@ -122,6 +123,7 @@ describe('a suspense credit given back from the hand transfer that took it', () 
     // the next day: the money in suspense again, the transfer's CREDIT not seen yet explains the destination
     const next = wibDay(service.clock.now());
     const after = await reportOf(next);
+    expect(after.balanced).toBe(true);
     expect(after.trialBalance.balanced).toBe(true);
     expect(after.holdingAccounts.balanced).toBe(true);
     expect(after.suspense.ageing.total).toEqual({ items: 1, amount });

@@ -15,7 +15,7 @@ const tieItem = z.object({
       'PAYOUT_NOT_RECORDED',
     ])
     .describe(
-      "PAYOUT_IN_FLIGHT: a payout's transfer left before the cut-off, the payout not booked by then; PAYOUT_NOT_SEEN: a WALLET-A payout booked whose DEBIT came later; CREDIT_NOT_BOOKED: a credit since marking that no payment, suspense item or hand transfer had booked; HAND_TRANSFER_SIDE_NOT_SEEN: a hand transfer booked, its side seen later; HAND_TRANSFER_NOT_RECORDED: its side seen before it was recorded; PAYOUT_NOT_RECORDED: a DEBIT before the cut-off of a payout recorded as paid elsewhere (/paid) and booked only after it",
+      "PAYOUT_IN_FLIGHT: what a withdrawal's transfers (each attempt, a retry after a failure too) had moved out before the cut-off, the payout not booked by then (a failed one given back nets to zero); PAYOUT_NOT_SEEN: a WALLET-A payout booked whose DEBIT came later (once a withdrawal); CREDIT_NOT_BOOKED: a credit since marking that no payment, suspense item or hand transfer had booked; HAND_TRANSFER_SIDE_NOT_SEEN: a hand transfer booked, its side seen later; HAND_TRANSFER_NOT_RECORDED: its side seen before it was recorded; PAYOUT_NOT_RECORDED: a DEBIT before the cut-off of a payout recorded as paid elsewhere (/paid) and booked only after it",
     ),
   amount: rupiah.describe('Its share of the difference (providerBalance - ledgerCash)'),
   reference: z.string().describe('The withdrawal, mutation or hand transfer it is about'),

@@ -12,7 +12,7 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./.data'),
   DATABASE_URL: z.url().optional(),
-  // connections of the pool of each instance; its subscribers' locks and LISTEN take one more each (README)
+  // connections of the pool of each instance; its subscribers' locks and LISTEN take one more each (docs/configuration.md)
   DATABASE_POOL_MAX: z.coerce.number().int().min(8).max(1000).default(30),
   EVENT_STORE: z.enum(['postgres', 'eventstoredb']).default('postgres'),
   EVENTSTORE_CONNECTION_STRING: z.string().min(1).optional(),

@@ -101,7 +101,7 @@ export async function openDatabase(
 
 /**
  * The key that signs the daily digests and the ledger's checkpoints; its public half and fingerprint are logged once, for
- * the operator to pin (README). A database given by DATABASE_URL gets no generated key: the operator gives one.
+ * the operator to pin (docs/operating.md). A database given by DATABASE_URL gets no generated key: the operator gives one.
  */
 function ledgerSigner(config: Config, log: Logger): DigestSigner {
   if (!config.digestSigningKey)
@@ -111,7 +111,7 @@ function ledgerSigner(config: Config, log: Logger): DigestSigner {
   const signer = digestSigner(config.digestSigningKey);
   log.info(
     { keyId: signer.keyId, publicKey: signer.publicKey, from: config.signingKeySource },
-    `ledger signing key ${signer.keyId}: pin its public key ${signer.publicKey} (README, "Pinning the ledger's public key")`,
+    `ledger signing key ${signer.keyId}: pin its public key ${signer.publicKey} (docs/operating.md, "Pinning the ledger's public key")`,
   );
   return signer;
 }

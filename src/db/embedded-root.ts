@@ -27,7 +27,7 @@ import { ConfigError } from '../config.ts';
 
 // PostgreSQL refuses to run as root, so as root it runs as the `postgres` account, which must reach its binaries and
 // its data. A checkout in a folder only root can enter (/root/app, a mktemp -d) gives it neither: this module finds
-// both a place it can reach. What lives where is in README.md ("Running as root").
+// both a place it can reach. What lives where is in docs/operating.md ("Running as root").
 
 /** Root's own home for what the postgres account must reach: the binaries' copies and data moved out of DATA_DIR. */
 export const rootHome = '/var/lib/account-sync-payments';

@@ -123,7 +123,7 @@ export async function prepareServiceRole(
 
 /**
  * With DATABASE_URL the service connects as it is told; a role that is a superuser or owns the log could switch the
- * trigger off and rewrite history, so the log says so once, with what to do (README, "An append-only event log").
+ * trigger off and rewrite history, so the log says so once, with what to do (docs/operating.md, "The event log and the database roles").
  */
 export async function warnIfLogRewritable(db: Queryable, log: Logger): Promise<void> {
   const result = await query<{ role: string; superuser: boolean; owns: boolean }>(
@@ -138,6 +138,6 @@ export async function warnIfLogRewritable(db: Queryable, log: Logger): Promise<v
   log.warn(
     { role: powers.role, superuser: powers.superuser, ownsEventLog: powers.owns },
     `the service's database role ${powers.role} ${powers.superuser ? 'is a superuser' : 'owns es_events'}: it could disable the append-only trigger and rewrite the event log; ` +
-      'connect as a role with only the grants given in the README ("An append-only event log"), with an owner role running the migrations',
+      'connect as a role with only the grants given in docs/operating.md ("The event log and the database roles"), with an owner role running the migrations',
   );
 }

@@ -294,7 +294,7 @@ export class EventStoreDbEventStore implements EventStore {
     } catch (err) {
       if (err instanceof UnsupportedError)
         throw new EventStoreUnusable(
-          `the event store server has no atomic multi-stream append (${err.feature}): KurrentDB ${err.minimumVersion} or later is needed (README, "Running with EventStoreDB")`,
+          `the event store server has no atomic multi-stream append (${err.feature}): KurrentDB ${err.minimumVersion} or later is needed (docs/operating.md, "Running with EventStoreDB")`,
         );
     }
   }
@@ -307,7 +307,7 @@ export class EventStoreDbEventStore implements EventStore {
     const order = parts.slice(0, 3).findIndex((p, i) => p !== FIRST_SOUND_VERSION[i]);
     if (order >= 0 && parts[order]! < FIRST_SOUND_VERSION[order]!)
       throw new EventStoreUnusable(
-        `KurrentDB ${version} can answer wrong revisions from its multi-stream append and, after a restart, take a stream it created for missing: ${FIRST_SOUND_VERSION.join('.')} or later is needed (README, "Running with EventStoreDB")`,
+        `KurrentDB ${version} can answer wrong revisions from its multi-stream append and, after a restart, take a stream it created for missing: ${FIRST_SOUND_VERSION.join('.')} or later is needed (docs/operating.md, "Running with EventStoreDB")`,
       );
   }
 

@@ -27,12 +27,12 @@ const warningsOf = async (url: string) => {
   return told;
 };
 
-describe("the README's grants for DATABASE_URL (an owner role for migrations, a role for the service)", () => {
+describe("the grants docs/operating.md gives for DATABASE_URL (an owner role for migrations, a role for the service)", () => {
   it('leave the service a role that adds to the log and cannot rewrite it, and stop the warning', async () => {
     const n = randomUUID().replaceAll('-', '').slice(0, 12);
     const [ownerRole, appRole, database] = [`owner_${n}`, `app_${n}`, `payments_${n}`];
     const superuser = createPool(inject('postgresServerUrl'), 1);
-    // the README's first block, as a superuser
+    // docs/operating.md's first block, as a superuser
     await query(
       superuser,
       'Roles',
@@ -57,7 +57,7 @@ describe("the README's grants for DATABASE_URL (an owner role for migrations, a 
     expect((await warningsOf(appUrl)).join()).toContain(`${appRole} owns es_events`);
     await query(app, 'CreateCheckpoints', 'create table ledger_checkpoints (seq bigint primary key)');
 
-    // the README's second block, as the owner role
+    // docs/operating.md's second block, as the owner role
     await query(
       owner,
       'TakeOver',

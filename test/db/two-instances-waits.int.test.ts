@@ -88,7 +88,7 @@ describe('two instances on one database', () => {
       'payments:subscriber-locks': 2,
       'payments:subscriber-positions': 2,
     });
-    // the budget the README gives: the pool's most, plus those two, per instance
+    // the budget docs/configuration.md gives: the pool's most, plus those two, per instance
     const all = await query<{ n: number }>(
       leader.pool,
       'Connections',

@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { configurationNames, loadConfig } from '../../src/config.ts';
 
 /**
- * docker-compose.yml cannot be started on this machine (no Docker engine): these tests hold it to what the README's
+ * docker-compose.yml cannot be started on this machine (no Docker engine): these tests hold it to what docs/operating.md's
  * "Several instances" promises and to the configuration the service reads, so that a misspelt variable, a proxy
  * address the instances do not trust or a service name the proxy does not find fails here.
  */
@@ -97,7 +97,7 @@ describe('docker-compose.yml', () => {
   it('lets PostgreSQL hold ten instances at the pool size it gives them, the CLI and the superusers', () => {
     const maxConnections = Number(services.postgres!.command!.at(-1)!.split('=')[1]);
     const pool = Number(interpolated(env.DATABASE_POOL_MAX!, requiredSecrets));
-    // README, "Connections": DATABASE_POOL_MAX + 2 per instance, 4 for the CLI, 3 kept for superusers
+    // docs/configuration.md, "Connections": DATABASE_POOL_MAX + 2 per instance, 4 for the CLI, 3 kept for superusers
     expect(maxConnections).toBeGreaterThanOrEqual(10 * (pool + 2) + 4 + 3);
   });
 });

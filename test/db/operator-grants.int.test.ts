@@ -27,7 +27,7 @@ const warningsOf = async (url: string) => {
   return told;
 };
 
-describe("the grants docs/operating.md gives for DATABASE_URL (an owner role for migrations, a role for the service)", () => {
+describe('the grants docs/operating.md gives for DATABASE_URL (an owner role for migrations, a role for the service)', () => {
   it('leave the service a role that adds to the log and cannot rewrite it, and stop the warning', async () => {
     const n = randomUUID().replaceAll('-', '').slice(0, 12);
     const [ownerRole, appRole, database] = [`owner_${n}`, `app_${n}`, `payments_${n}`];

@@ -37,7 +37,16 @@ export const emptyChain: ChainState = {
   lastPosition: null,
 };
 
-export type ChainSigner = { keyId: string; sign(text: string): string };
+/**
+ * The key that signs the chain; `next`, when a rotation is pending (src/audit/ledger-key-file.ts), the key that takes
+ * over: the next checkpoint cut is then a rotation (signed by both, `nextKey` its public key) and every later one the
+ * new key's.
+ */
+export type ChainSigner = {
+  keyId: string;
+  sign(text: string): string;
+  readonly next?: (ChainSigner & { publicKey: string }) | null;
+};
 
 /** The signed checkpoint of the pending events, and the state after it (nothing pending); null when nothing is pending. */
 export function cutCheckpoint(
@@ -46,6 +55,7 @@ export function cutCheckpoint(
   signer: ChainSigner,
 ): { state: ChainState; checkpoint: LedgerCheckpoint } | null {
   if (state.events === 0) return null;
+  const next = signer.next ?? undefined;
   const checkpoint = signCheckpoint(
     {
       v: 1,
@@ -58,10 +68,12 @@ export function cutCheckpoint(
       at: now.toISOString(),
       lastPosition: state.lastPosition ?? '',
       keyId: signer.keyId,
+      ...(next ? { nextKey: next.publicKey } : {}),
     },
     signer,
+    next,
   );
-  const next = {
+  const after = {
     ...state,
     seq: state.seq + 1,
     prev: checkpointHash(checkpoint),
@@ -71,8 +83,12 @@ export function cutCheckpoint(
     since: null,
     lastPosition: null,
   };
-  return { state: next, checkpoint };
+  return { state: after, checkpoint };
 }
+
+/** Who signs after a checkpoint: the new key after a rotation, the same key after any other. */
+const signerAfter = (signer: ChainSigner, c: LedgerCheckpoint): ChainSigner =>
+  c.nextKey !== undefined && signer.next ? signer.next : signer;
 
 /** Whether the pending events have waited long enough for a checkpoint. */
 export const checkpointDue = (state: ChainState, now: Date): boolean =>
@@ -106,15 +122,17 @@ export function takeLeaves(
 ): { state: ChainState; checkpoints: LedgerCheckpoint[] } {
   const checkpoints: LedgerCheckpoint[] = [];
   let s = state;
+  let by = signer;
   let frontier = frontierBytes(s.frontier);
   let offset = 0;
   for (const run of leaves.runs) {
     // every event of a run is recorded on one date: the first decides the day for all of them
     const day = dayReached(s.day, run.recordedOn);
     if (s.day !== null && day !== s.day) {
-      const cut = cutCheckpoint({ ...s, frontier: frontierText(frontier) }, now, signer);
+      const cut = cutCheckpoint({ ...s, frontier: frontierText(frontier) }, now, by);
       if (cut) {
         checkpoints.push(cut.checkpoint);
+        by = signerAfter(by, cut.checkpoint);
         s = cut.state;
         frontier = [];
       }
@@ -130,7 +148,7 @@ export function takeLeaves(
   }
   s = { ...s, frontier: frontierText(frontier) };
   if (checkpointDue(s, now)) {
-    const cut = cutCheckpoint(s, now, signer)!;
+    const cut = cutCheckpoint(s, now, by)!;
     checkpoints.push(cut.checkpoint);
     s = cut.state;
   }

@@ -29,7 +29,7 @@ export const ledgerCheckpointsMigration: Migration = {
   ],
 };
 
-/** A checkpoint as its JSON line: the keys in the format's order. */
+/** A checkpoint as its JSON line: the keys in the format's order, a rotation's two last (absent ones left out). */
 export const checkpointLine = (c: LedgerCheckpoint): string =>
   JSON.stringify({
     v: c.v,
@@ -43,6 +43,8 @@ export const checkpointLine = (c: LedgerCheckpoint): string =>
     lastPosition: c.lastPosition,
     keyId: c.keyId,
     signature: c.signature,
+    nextKey: c.nextKey,
+    nextKeySignature: c.nextKeySignature,
   });
 
 /** A checkpoint row as read: its checkpoint, or what makes it none (a finding for verify-log and the leader, never a crash). */
@@ -85,6 +87,18 @@ export async function listLedgerCheckpoints(db: Queryable): Promise<LedgerCheckp
 /** The newest `n` stored checkpoints, oldest first, malformed rows among them left out. */
 export async function newestLedgerCheckpoints(db: Queryable, n: number): Promise<LedgerCheckpoint[]> {
   return wellFormed(await readCheckpointRows(db, n));
+}
+
+/** The well-formed checkpoints from seq `fromSeq` on, at most `limit`, in seq order (a malformed row leaves a gap). */
+export async function checkpointsFrom(db: Queryable, fromSeq: number, limit: number): Promise<LedgerCheckpoint[]> {
+  if (!(await ledgerTableExists(db))) return [];
+  const r = await query<{ seq: string; checkpoint: unknown }>(
+    db,
+    'LedgerCheckpointsFrom',
+    'select seq::text, checkpoint from ledger_checkpoints where seq >= $1 order by seq limit $2',
+    [fromSeq, limit],
+  );
+  return wellFormed(r.rows.map(row => rowOf(row.seq, row.checkpoint)));
 }
 
 /** The newest stored checkpoint that is one (a malformed row after it is the leader's and verify-log's finding), or null. */

@@ -72,25 +72,43 @@ export const ledgerCheckpoint = z
     lastPosition: z.string(),
     keyId: z.string(),
     signature: z.string(),
+    /** a rotation: the key that signs every checkpoint after this one (base64 SPKI DER), in the signed text */
+    nextKey: z.string().optional(),
+    /** a rotation: the new key's signature over the same signed text, which is not in it */
+    nextKeySignature: z.string().optional(),
   })
   .strict();
 export type LedgerCheckpoint = z.infer<typeof ledgerCheckpoint>;
-export type UnsignedCheckpoint = Omit<LedgerCheckpoint, 'signature'>;
+export type UnsignedCheckpoint = Omit<LedgerCheckpoint, 'signature' | 'nextKeySignature'>;
 
-/** What a checkpoint's signature covers, and its hash is taken of. */
+/**
+ * What a checkpoint's signature covers, and its hash is taken of. `nextKey` is in it only on a rotation: canonicalJson
+ * leaves an undefined member out, so every other checkpoint keeps its bytes.
+ */
 export const checkpointSignedText = (c: UnsignedCheckpoint | LedgerCheckpoint): string => {
-  const { v, seq, from, to, events, root, prev, at, lastPosition, keyId } = c;
-  return `ledger-checkpoint:v1:${canonicalJson({ v, seq, from, to, events, root, prev, at, lastPosition, keyId })}`;
+  const { v, seq, from, to, events, root, prev, at, lastPosition, keyId, nextKey } = c;
+  return `ledger-checkpoint:v1:${canonicalJson({ v, seq, from, to, events, root, prev, at, lastPosition, keyId, nextKey })}`;
 };
 
 /** A checkpoint's hash: the next one's prev. */
 export const checkpointHash = (c: UnsignedCheckpoint | LedgerCheckpoint): string => sha256hex(checkpointSignedText(c));
 
-/** Signs a checkpoint with the ledger's key. */
-export const signCheckpoint = (c: UnsignedCheckpoint, signer: { sign(text: string): string }): LedgerCheckpoint => ({
-  ...c,
-  signature: signer.sign(checkpointSignedText(c)),
-});
+/** Signs a checkpoint with the ledger's key; a rotation's (`nextKey` set) also with the new key, `next`. */
+export function signCheckpoint(
+  c: UnsignedCheckpoint,
+  signer: { sign(text: string): string },
+  next?: { sign(text: string): string },
+): LedgerCheckpoint {
+  const text = checkpointSignedText(c);
+  const signature = signer.sign(text);
+  return c.nextKey === undefined || !next
+    ? { ...c, signature }
+    : { ...c, signature, nextKeySignature: next.sign(text) };
+}
+
+/** A public key's id: the first 16 hex digits of the SHA-256 of its DER (base64 SPKI DER given). */
+export const keyIdOf = (publicKey: string): string =>
+  createHash('sha256').update(Buffer.from(publicKey, 'base64')).digest('hex').slice(0, 16);
 
 const publicKeys = new Map<string, KeyObject | null>();
 
@@ -112,13 +130,20 @@ function publicKeyOf(base64: string): KeyObject | null {
 /** Whether a public key is an Ed25519 key as base64 SPKI DER. */
 export const isEd25519PublicKey = (base64: string): boolean => publicKeyOf(base64) !== null;
 
-/** Whether the checkpoint's signature is the given public key's (base64 SPKI DER); a bad key or signature is false. */
-export function checkpointSignatureValid(c: LedgerCheckpoint, publicKey: string): boolean {
+function signedBy(c: LedgerCheckpoint, publicKey: string, signature: string): boolean {
   const key = publicKeyOf(publicKey);
   if (!key) return false;
   try {
-    return verify(null, Buffer.from(checkpointSignedText(c), 'utf8'), key, Buffer.from(c.signature, 'base64'));
+    return verify(null, Buffer.from(checkpointSignedText(c), 'utf8'), key, Buffer.from(signature, 'base64'));
   } catch {
     return false;
   }
 }
+
+/** Whether the checkpoint's signature is the given public key's (base64 SPKI DER); a bad key or signature is false. */
+export const checkpointSignatureValid = (c: LedgerCheckpoint, publicKey: string): boolean =>
+  signedBy(c, publicKey, c.signature);
+
+/** Whether a rotation's `nextKeySignature` is its `nextKey`'s over the signed text; false on any other checkpoint. */
+export const nextKeySignatureValid = (c: LedgerCheckpoint): boolean =>
+  c.nextKey !== undefined && c.nextKeySignature !== undefined && signedBy(c, c.nextKey, c.nextKeySignature);

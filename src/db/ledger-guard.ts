@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.ts';
 import { ed25519FunctionNames, ed25519Functions } from './ed25519-sql.ts';
+import { keyRotationStep } from './ledger-key-rotation.ts';
 import type { Migration } from './migrations.ts';
 import { query, type Queryable } from './pool.ts';
 
@@ -146,7 +147,11 @@ end $$;`;
 /** The owner's unit: in embedded mode applied by the superuser before the hand-over, else by the connecting role. */
 export const ledgerGuardMigration: Migration = {
   name: 'ledger-guard',
-  steps: [[tables, ed25519Functions, signedText, appendCheckpoints, pinSearchPath].join('\n')],
+  steps: [
+    [tables, ed25519Functions, signedText, appendCheckpoints, pinSearchPath].join('\n'),
+    // key rotations (src/db/ledger-key-rotation.ts)
+    keyRotationStep(checkpointRefused, pinSearchPath),
+  ],
 };
 
 /**

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { dailyDigestsMigration } from './audit/digests.ts';
 import { ledgerCheckpointsMigration } from './audit/ledger-checkpoint-rows.ts';
+import { ledgerCosignaturesMigration } from './audit/cosignatures.ts';
 import type { Config } from './config.ts';
 import { checkpointMigration, migrate, readModelMigration, type Migration } from './db/migrations.ts';
 import { createPool } from './db/pool.ts';
@@ -25,6 +26,7 @@ const serviceUnits: readonly Migration[] = [
   dailyDigestsMigration,
   ledgerGuardMigration,
   ledgerCheckpointsMigration,
+  ledgerCosignaturesMigration,
   attemptCountsMigration,
   paymentCheckHandoversMigration,
 ];

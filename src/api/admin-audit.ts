@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { listDigests } from '../audit/digests.ts';
-import { latestLedgerCheckpoint } from '../audit/ledger-checkpoint-rows.ts';
 import { auditPage } from '../audit/stream-pages.ts';
 import { refuse } from '../errors.ts';
+import { latestWithCosignatures } from './audit-ledger.ts';
 import type { AppDeps } from './deps.ts';
 import { pageSize, streamRevision } from './query-params.ts';
 
@@ -45,13 +45,9 @@ export function adminAuditRoutes(deps: AppDeps) {
     }));
 
     // the newest signed checkpoint of the log (issue 24): whoever keeps it can later prove the log up to it unchanged
-    app.get('/ledger/checkpoints/latest', async () => {
-      const latest = await latestLedgerCheckpoint(deps.pool);
-      if (!latest)
-        throw refuse('NOT_FOUND', {
-          message: 'No checkpoint yet: the first is signed within a minute of the first event',
-        });
-      return { status: 'success', data: latest };
-    });
+    app.get('/ledger/checkpoints/latest', async () => ({
+      status: 'success',
+      data: await latestWithCosignatures(deps),
+    }));
   };
 }

@@ -40,6 +40,8 @@ import { gatewayReconciliationRoutes } from './gateway-reconciliation.ts';
 import { financeReportRoutes } from './finance-reports.ts';
 import { gatewayPeriodRoutes } from './gateway-periods.ts';
 import { adminAuditRoutes } from './admin-audit.ts';
+import { auditLedgerRoutes } from './audit-ledger.ts';
+import { auditorSurface } from './auditor-auth.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerResponseHeaders } from './response-headers.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -165,6 +167,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     { prefix: '/api/admin' },
   );
+  // witnesses (docs/auditing.md): an auditor's token opens these and nothing else
+  await app.register(auditorSurface(deps, auditLedgerRoutes(deps)), { prefix: '/api/audit' });
   await app.register(paymentPageRoutes(deps));
   // the dashboard's pages (DESIGN section 12): sign-in forms at the root, the rest behind the session under /dashboard
   await app.register(signInPages(deps, signingIn));

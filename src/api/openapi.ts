@@ -16,6 +16,7 @@ const surfaces: { prefix: string; security: Security }[] = [
   { prefix: '/api/auth/', security: [{ session: [] }] },
   { prefix: '/api/dashboard/', security: [{ session: [] }] },
   { prefix: '/api/admin/', security: [{ session: [] }] },
+  { prefix: '/api/audit/', security: [{ auditorToken: [] }] },
   // the operator's views: the bearer of METRICS_TOKEN (or, without one, a client on the service's own machine)
   { prefix: '/metrics', security: [{ operatorToken: [] }] },
   // everyone may ask; the operator gets the details
@@ -56,6 +57,12 @@ const tags: { prefix: string; name: string; description: string }[] = [
     prefix: '/api/admin/',
     name: 'admin',
     description: 'The admin console (ADMIN users only): gateway operations and audit',
+  },
+  {
+    prefix: '/api/audit/',
+    name: 'audit',
+    description:
+      "What a witness reads of the ledger and posts (an auditor's token only): checkpoints, events, cosignatures",
   },
   {
     prefix: '/pay/',
@@ -311,6 +318,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
             in: 'cookie',
             name: 'svc_token',
             description: 'The dashboard session (/api/auth, /api/dashboard, /api/admin)',
+          },
+          auditorToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: "An auditor's token (`npm run cli -- auditor create <name>`), for /api/audit only",
           },
           operatorToken: {
             type: 'http',

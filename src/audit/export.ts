@@ -17,18 +17,23 @@ export type ExportRange = { from: Date; to: Date } | 'all';
 export function exportLine(index: number, recorded: RecordedEvent) {
   const view = auditView(recorded);
   return {
-    index,
-    streamId: recorded.streamId,
-    revision: recorded.revision,
-    position: positionText(recorded.position),
-    type: recorded.type,
-    version: recorded.version,
-    data: committed(recorded.data),
-    metadata: recorded.metadata,
+    ...logLine(index, recorded),
     view: view.data,
     ...(view.unreadable ? { unreadable: view.unreadable } : {}),
   };
 }
+
+/** An export line without its view: what a witness reads of the log (/api/audit/ledger/events), the leaf's own values. */
+export const logLine = (index: number, recorded: RecordedEvent) => ({
+  index,
+  streamId: recorded.streamId,
+  revision: recorded.revision,
+  position: positionText(recorded.position),
+  type: recorded.type,
+  version: recorded.version,
+  data: committed(recorded.data),
+  metadata: recorded.metadata,
+});
 
 /** One line of `export --leaves`: an event's index and its ledger leaf hash, to name the event where a root differs. */
 export const leafLine = (index: number, recorded: RecordedEvent) => ({ index, leaf: leafHash(eventLeafV2(recorded)) });

@@ -16,6 +16,7 @@ import { rebuildReadModelsCommand, verifyReadModelsCommand } from './read-models
 import { unmatchedCredits } from '../projections/reconciliation.ts';
 import { reconcile } from './reconcile.ts';
 import { calendarCommand } from './calendar.ts';
+import { auditorCommand } from './auditor.ts';
 import { openDatabase } from '../service.ts';
 import { listCheckpoints } from '../store/checkpoints.ts';
 import { openEventStore } from '../store/open.ts';
@@ -49,6 +50,13 @@ const usage = `Usage: npm run cli -- <command>
                           you trust (or LEDGER_PUBLIC_KEY), against the stored checkpoints and the ones you kept
                           (a JSON checkpoint or JSON lines); exit code 1 naming the first event, day or checkpoint that
                           differs, 2 without a public key
+  auditor create <name> | auditor revoke <auditorId> | auditor list
+                          an auditor's token (printed once as JSON, only its hash kept): it reads the ledger and posts
+                          witnesses' cosignatures under /api/audit (Authorization: Bearer) and opens nothing else
+  witness --url <service URL> --state <file> [--public-key <base64 SPKI DER>] [--token <token>]
+                          docs/witness.mjs: check that the newest checkpoint extends the last one this witness vouched
+                          for and cosign it (the first run pins the ledger's key and makes the witness's key pair);
+                          exit code 1, saying why, on a fork or a rollback (docs/auditing.md, Witnesses)
   subscribers             each projection and saga: its checkpoint, and the event it is stuck at, if any
                           (exit code 1 when one is stuck)
   verify-read-models [--timeout <seconds>]
@@ -80,6 +88,13 @@ async function main(argv: string[]): Promise<number> {
   if (!command || command === 'help' || command === '--help') {
     console.log(usage);
     return command ? 0 : 2;
+  }
+  // a witness runs on the auditor's machine and talks to the service over HTTP only: no database of its own
+  if (command === 'witness') {
+    const witness = (await import(new URL('../../docs/witness.mjs', import.meta.url).href)) as {
+      runWitness: (args: string[]) => Promise<number>;
+    };
+    return witness.runWitness(rest);
   }
   const config = loadConfig(process.env);
   const log = createLogger(process.env.LOG_LEVEL ?? 'warn');
@@ -181,6 +196,8 @@ async function main(argv: string[]): Promise<number> {
         return await reconcile({ pool, store, clock: systemClock }, rest);
       case 'calendar':
         return await calendarCommand({ store, clock: systemClock, readModels }, rest);
+      case 'auditor':
+        return await auditorCommand({ store, pool, clock: systemClock, readModels }, rest);
       default:
         console.error(`unknown command ${command}\n\n${usage}`);
         return 2;

@@ -1,5 +1,6 @@
 import type { AccountEvent } from './account.ts';
 import type { ApiKeyEvent } from './api-key.ts';
+import type { AuditorEvent } from './auditor.ts';
 import type { GatewayLedgerEvent } from './gateway.ts';
 import type { GatewayPeriodEvent } from './gateway-periods.ts';
 import type { SuspenseEvent } from './gateway-suspense.ts';
@@ -19,6 +20,7 @@ import type { WalletLoginEvent } from './wallet-login.ts';
 import type { PayoutAccountEvent, WithdrawalPayoutEvent } from './withdrawal-payout.ts';
 import './account.ts';
 import './api-key.ts';
+import './auditor.ts';
 import './gateway.ts';
 import './gateway-periods.ts';
 import './gateway-suspense.ts';
@@ -43,6 +45,7 @@ export type AnyEvent =
   | UserEmailEvent
   | SessionEvent
   | ApiKeyEvent
+  | AuditorEvent
   | AccountEvent
   | WalletLoginEvent
   | PaymentEvent

@@ -1,5 +1,6 @@
 import { accountsProjection } from './accounts.ts';
 import { apiKeysProjection } from './api-keys.ts';
+import { auditorsProjection } from './auditors.ts';
 import { gatewayAccessProjection } from './gateway-access.ts';
 import { transfersProjection } from './transfers.ts';
 import { gatewayLedgerProjection } from './gateway-ledger.ts';
@@ -23,6 +24,7 @@ export const projections: Projection[] = [
   usersProjection,
   sessionsProjection,
   apiKeysProjection,
+  auditorsProjection,
   accountsProjection,
   mutationsProjection,
   paymentsProjection,

@@ -79,7 +79,13 @@ describe('/openapi.json', () => {
   });
 
   it('says how each surface identifies its caller: x-api-key, the session cookie, or nothing', () => {
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'operatorToken', 'session']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual([
+      'apiKey',
+      'auditorToken',
+      'operatorToken',
+      'session',
+    ]);
+    expect(operation('GET', '/api/audit/ledger/events').security).toEqual([{ auditorToken: [] }]);
     expect(operation('POST', '/api/v1/payments').security).toEqual([{ apiKey: [] }]);
     expect(operation('GET', '/api/auth/me').security).toEqual([{ session: [] }]);
     expect(operation('GET', '/api/admin/gateway/reconciliation').security).toEqual([{ session: [] }]);

@@ -159,5 +159,4 @@ const _checkpoint: NamesAll<LedgerCheckpoint, z.output<typeof checkpoint>> = tru
 export const auditOperations: Record<string, DocumentedOperation> = {
   'GET /api/admin/streams/{id}': { responses: { 200: streamPage } },
   'GET /api/admin/digests': { responses: { 200: digests } },
-  'GET /api/admin/ledger/checkpoints/latest': { responses: { 200: success('LedgerCheckpointResponse', checkpoint) } },
 };

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { accountOperations } from './accounts.ts';
 import { adminOperations } from './admin.ts';
 import { auditOperations } from './audit.ts';
+import { auditLedgerOperations } from './audit-ledger.ts';
 import { authOperations } from './auth.ts';
 import { healthOperations } from './health.ts';
 import { paymentGatewayOperations } from './index-payments.ts';
@@ -37,4 +38,5 @@ export const documentedOperations: Record<string, DocumentedOperation> = {
   ...providerOperations,
   ...adminOperations,
   ...auditOperations,
+  ...auditLedgerOperations,
 };

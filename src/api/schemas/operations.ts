@@ -254,8 +254,24 @@ export const operations: Record<string, OperationNotes> = {
   },
   'GET /api/admin/streams/{id}': { summary: 'The events of one stream (auditors)' },
   'GET /api/admin/digests': { summary: 'The signed daily digests of the ledger' },
-  'GET /api/admin/ledger/checkpoints/latest': { summary: 'The latest signed ledger checkpoint', errors: [404] },
-
+  'GET /api/admin/ledger/checkpoints/latest': {
+    summary: 'The latest signed ledger checkpoint, with the cosignatures posted of it',
+    errors: [404],
+  },
+  'GET /api/audit/ledger/checkpoints/latest': {
+    summary: 'The latest signed ledger checkpoint, with the cosignatures posted of it (witnesses)',
+    errors: [404],
+  },
+  'GET /api/audit/ledger/checkpoints': { summary: 'Signed ledger checkpoints from a seq on (witnesses)' },
+  'GET /api/audit/ledger/events': {
+    summary: "The log's events in log order from a position on, as export lines without their view (witnesses)",
+  },
+  'GET /api/audit/ledger/cosignatures': { summary: 'The cosignatures posted from a seq on (witnesses)' },
+  'POST /api/audit/ledger/cosignatures': {
+    summary: "A witness's cosignature of a checkpoint (200 when it was posted before)",
+    errors: [404, 409],
+    success: created('The cosignature, kept'),
+  },
   'GET /pay/{paymentId}': {
     summary: 'The hosted payment page',
     success: { status: 200, description: 'The page', mediaType: 'text/html' },

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTlv, findTlv, hasValidCrc, parseTlv, toDynamicQr, withCrc } from '../../src/emv-qr.ts';
+import QRCode from 'qrcode';
+import { qrPng } from '../../src/api/payment-page.ts';
 import { expectStatus, sandboxHarness, type SandboxHarness } from './sandbox-harness.ts';
 
 /** Paying into sandbox accounts as a customer would: by QRIS, by virtual account, by transfer. */
@@ -124,6 +126,61 @@ describe('QRIS', () => {
       ]),
     );
     expectStatus(await pay({ qris: foreign }), 404, 'MERCHANT_NOT_FOUND');
+  });
+});
+
+describe('QRIS by image: the QR a payer scans, uploaded as the body', () => {
+  const payImage = (image: Buffer, query = '', contentType = 'image/png') =>
+    sandbox.app.inject({
+      method: 'POST',
+      url: `/sandbox/payments${query}`,
+      headers: { 'content-type': contentType },
+      payload: image,
+    });
+
+  it("pays the QRIS a PNG shows, decoded off the event loop, as the payload itself pays; a static QR's amount typed in ?amount=", async () => {
+    const { sessionToken } = await sandbox.loginWallet('WALLET-D', merchantPhone);
+    const before = await sandbox.balanceOf('WALLET-D', merchantPhone, sessionToken);
+    const staticQr = (await sandbox.get(`/providers/WALLET-D/accounts/${merchantPhone}/qris`, sessionToken)).json()
+      .payload as string;
+
+    const paid = await payImage(await qrPng(toDynamicQr(staticQr, 72_345)));
+    expectStatus(paid, 201);
+    expect(paid.json()).toEqual({
+      transactionId: expect.any(String),
+      providerCode: 'WALLET-D',
+      accountRef: merchantPhone,
+      amount: 72_345,
+    });
+    expect(await lastTransaction('WALLET-D', merchantPhone, sessionToken)).toMatchObject({
+      id: paid.json().transactionId,
+      type: 'CREDIT',
+      amount: 72_345,
+      senderName: 'SANDBOX CUSTOMER',
+    });
+
+    const typed = await payImage(await QRCode.toBuffer(staticQr, { type: 'png', width: 256 }), '?amount=5000');
+    expectStatus(typed, 201);
+    expect(typed.json().amount).toBe(5000);
+    expect(await sandbox.balanceOf('WALLET-D', merchantPhone, sessionToken)).toBe(before + 72_345 + 5000);
+  });
+
+  it("refuses what is no QRIS image, as the service refuses a transfer's QR image, and moves nothing", async () => {
+    const { sessionToken } = await sandbox.loginWallet('WALLET-D', merchantPhone);
+    const before = await sandbox.balanceOf('WALLET-D', merchantPhone, sessionToken);
+    expectStatus(await payImage(Buffer.from('not a picture at all')), 400, 'QR_IMAGE_NOT_AN_IMAGE');
+    const blank = await QRCode.toBuffer('x', { type: 'png', width: 256 }).then(png => png.subarray(0, 33)); // a header, no pixels
+    expectStatus(await payImage(blank), 400);
+    expectStatus(
+      await payImage(await QRCode.toBuffer('https://example.com/not-a-payment', { type: 'png', width: 256 })),
+      400,
+      'INVALID_QRIS',
+    );
+    const staticQr = (await sandbox.get(`/providers/WALLET-D/accounts/${merchantPhone}/qris`, sessionToken)).json()
+      .payload as string;
+    expectStatus(await payImage(await QRCode.toBuffer(staticQr, { type: 'png', width: 256 })), 400, 'AMOUNT_REQUIRED');
+    expectStatus(await payImage(Buffer.from('{}'), '', 'image/gif'), 415);
+    expect(await sandbox.balanceOf('WALLET-D', merchantPhone, sessionToken)).toBe(before);
   });
 });
 

@@ -5,6 +5,8 @@ import { sandboxProviders } from './catalogue.ts';
 import { providerOrThrow, SandboxError } from './errors.ts';
 import { allProviders, type Faults } from './faults.ts';
 import { openAccountFor, type sandboxPayments } from './payments.ts';
+import type { SandboxQrImages } from './qr-images.ts';
+import { qrImageLimits } from '../../qr-image.ts';
 import type { SandboxSessions } from './sessions.ts';
 import type { SandboxState } from './state.ts';
 
@@ -31,6 +33,16 @@ const paymentBody = z
     amount: rupiah.optional(),
   })
   .strict();
+const imageQuery = z.object({ amount: z.coerce.number().pipe(rupiah).optional() });
+
+/** A JSON body the route reads by hand (it also takes images), refused as the schemas' refusals are worded. */
+function parsedBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body ?? {});
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map(i => `${['body', ...i.path.map(String)].join('.')}: ${i.message}`);
+  throw new SandboxError(400, 'INVALID_REQUEST', issues.join('; '));
+}
+
 const virtualAccountBody = z.object({
   providerCode,
   accountRef: ref,
@@ -61,6 +73,7 @@ export type ControlRouteDeps = {
   faults: Faults;
   sessions: SandboxSessions;
   payments: ReturnType<typeof sandboxPayments>;
+  qrImages: SandboxQrImages;
   /** who may drive the sandbox: its control routes hand out OTP codes and credit accounts */
   controlAllowed: (address: string) => boolean;
 };
@@ -97,8 +110,18 @@ export function controlRoutes(deps: ControlRouteDeps) {
       reply.code(201).send(deps.payments.registerVirtualAccount(request.body)),
     );
 
-    app.post('/payments', { schema: { body: paymentBody } }, async (request, reply) => {
-      const { qris, vaNumber, providerCode: code, accountNumber, amount } = request.body;
+    // a QR image as the body pays the QRIS it shows (a static QR's amount in ?amount=), as a payer's phone scans it
+    app.addContentTypeParser(
+      ['image/png', 'image/jpeg'],
+      { parseAs: 'buffer', bodyLimit: qrImageLimits.maxBytes },
+      (_request, image, done) => done(null, image),
+    );
+    app.post('/payments', { schema: { querystring: imageQuery } }, async (request, reply) => {
+      if (Buffer.isBuffer(request.body)) {
+        const qris = await deps.qrImages.read(request.body, request.socket.remoteAddress ?? '');
+        return reply.code(201).send(deps.payments.payQris(qris, request.query.amount));
+      }
+      const { qris, vaNumber, providerCode: code, accountNumber, amount } = parsedBody(paymentBody, request.body);
       const ways = [qris, vaNumber, accountNumber].filter(w => w !== undefined).length;
       if (ways !== 1)
         throw new SandboxError(400, 'INVALID_REQUEST', 'Give exactly one of qris, vaNumber or accountNumber');

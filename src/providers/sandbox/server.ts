@@ -8,6 +8,7 @@ import { registerSandboxErrors } from './errors.ts';
 import { Faults } from './faults.ts';
 import { sandboxLogin } from './login.ts';
 import { sandboxPayments } from './payments.ts';
+import { sandboxQrImages } from './qr-images.ts';
 import { sandboxTransfers } from './transfers.ts';
 import { debouncedWriter, readStateFile } from './persistence.ts';
 import { providerRoutes } from './provider-routes.ts';
@@ -42,6 +43,7 @@ export async function buildSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const login = sandboxLogin({ state, clock: opts.clock, faults, sessions, otpTtlMs: opts.otpTtlMs ?? 5 * 60 * 1000 });
   const payments = sandboxPayments(state);
   const transfers = sandboxTransfers(state, faults, payments);
+  const qrImages = sandboxQrImages();
 
   const app: FastifyInstance = opts.log
     ? Fastify({ loggerInstance: opts.log.child({ component: 'sandbox' }) as FastifyBaseLogger, bodyLimit: 64 * 1024 })
@@ -49,6 +51,7 @@ export async function buildSandbox(opts: SandboxOptions): Promise<Sandbox> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerSandboxErrors(app);
+  app.addHook('onClose', async () => qrImages.close());
 
   if (opts.stateFile) {
     const writer = debouncedWriter(opts.stateFile, () => state.snapshot(), opts.log);
@@ -66,6 +69,7 @@ export async function buildSandbox(opts: SandboxOptions): Promise<Sandbox> {
       faults,
       sessions,
       payments,
+      qrImages,
       controlAllowed: opts.controlAllowed ?? isLoopbackAddress,
     }),
     { prefix: '/sandbox' },

@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { accountRoutes } from './accounts.ts';
 import { otpSendLimits } from './otp-flows.ts';
@@ -24,13 +24,14 @@ import { adminSurface, dashboardSurface } from './session-auth.ts';
 import { refusePlantedSessionCookies } from './session-cookie.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { testClockRoutes } from './test-clock.ts';
+import { sandboxPaymentRoutes } from './sandbox-payments.ts';
 import { transferRoutes } from './transfers.ts';
 import { qrUploads } from './qr-uploads.ts';
 import { dashboardGatewayRoutes, gatewayRoutes } from './gateway.ts';
 import { gatewayStatementRoutes } from './gateway-statement.ts';
 import { gatewaySettlementRoutes } from './gateway-settlements.ts';
 import { adminGatewayRoutes } from './gateway-admin.ts';
-import { adminWithdrawalRoutes, dashboardWithdrawalRoutes } from './gateway-withdrawals.ts';
+import { adminWithdrawalRoutes, dashboardWithdrawalRoutes, keyWithdrawalRoutes } from './gateway-withdrawals.ts';
 import { adminPayoutAccountRoutes } from './payout-account.ts';
 import { adminSuspenseRoutes } from './gateway-suspense.ts';
 import { holdingTransferRoutes } from './holding-transfers.ts';
@@ -84,7 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     frameworkErrors: answerFrameworkError,
     // one access-log line per request, when it is answered (below), instead of fastify's two
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     ...clientTimeouts(deps.config.http),
   });
   app.server.maxConnections = deps.config.http.maxConnections;
@@ -138,6 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(gatewayRoutes(deps), { prefix: '/gateway' });
       await v1.register(gatewayStatementRoutes(deps), { prefix: '/gateway/transactions' });
       await v1.register(gatewaySettlementRoutes(deps), { prefix: '/gateway/settlements' });
+      await v1.register(keyWithdrawalRoutes(deps), { prefix: '/gateway/withdrawals' });
     }),
     { prefix: '/api/v1' },
   );
@@ -170,6 +172,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // witnesses (docs/auditing.md): an auditor's token opens these and nothing else
   await app.register(auditorSurface(deps, auditLedgerRoutes(deps)), { prefix: '/api/audit' });
   await app.register(paymentPageRoutes(deps));
+  await app.register(sandboxPaymentRoutes(deps));
   // the dashboard's pages (DESIGN section 12): sign-in forms at the root, the rest behind the session under /dashboard
   await app.register(signInPages(deps, signingIn));
   await app.register(

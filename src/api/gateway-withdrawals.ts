@@ -11,8 +11,10 @@ import {
   type GatewayWithdrawalRow,
 } from '../projections/gateway-ledger.ts';
 import { presentWithdrawal } from '../projections/withdrawal-presenter.ts';
+import { listWithdrawalsAfter } from '../projections/withdrawal-pages.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
+import { cursorLimit, cursorPage, pageCursor } from './page-cursor.ts';
 
 /** A withdrawal as a merchant asks for it (the dashboard's JSON route and its page take the same). */
 export const withdrawalRequestBody = z.object({
@@ -23,7 +25,13 @@ export const withdrawalRequestBody = z.object({
 });
 const withdrawalParams = z.object({ id: z.uuid() });
 const requestHeaders = z.object({ 'idempotency-key': text.trim().min(1).max(255).optional() });
-const listQuery = z.object({ status: z.enum(['REQUESTED', 'PAID', 'REJECTED']).optional() });
+const withdrawalStatus = z.enum(['REQUESTED', 'PAID', 'REJECTED']);
+const listQuery = z.object({ status: withdrawalStatus.optional() });
+const keyListQuery = z.object({
+  status: withdrawalStatus.optional(),
+  cursor: pageCursor.optional(),
+  limit: cursorLimit,
+});
 /** An admin's reason to pay although the bank named someone other than the requested holder. */
 const holderOverride = z
   .object({ reason: text.trim().min(1).max(1000) })
@@ -55,27 +63,65 @@ const payBody = z
 const rejectBody = z.object({ note: text.trim().min(1).max(1000) });
 
 /**
- * A merchant's withdrawals in the dashboard (DESIGN section 9; there is no withdrawal on /api/v1): ask for a payout of
- * part of the available balance, and follow it. Another merchant's withdrawal is as unknown as one that never was.
+ * A merchant asks for a withdrawal, on either surface: with an Idempotency-Key a repeat finds the first withdrawal and
+ * answers as the first request was answered (the same key with another body: 422 IDEMPOTENCY_KEY_REUSED).
+ */
+async function requested(
+  deps: AppDeps,
+  merchantId: string,
+  body: z.output<typeof withdrawalRequestBody>,
+  headers: z.output<typeof requestHeaders>,
+) {
+  const { minWithdrawal } = deps.config.gateway;
+  const { id, holderName, destinationChecked, holderMatches } = await requestWithdrawal(
+    deps,
+    merchantId,
+    body,
+    minWithdrawal,
+    headers['idempotency-key'],
+  );
+  return {
+    status: 'success',
+    data: { id, status: 'REQUESTED' as const, holderName, destinationChecked, holderMatches },
+  };
+}
+
+/**
+ * /api/v1/gateway/withdrawals: the key owner's withdrawals, newest first a page at a time (src/api/page-cursor.ts), and
+ * a request for one, as the dashboard takes it.
+ */
+export function keyWithdrawalRoutes(deps: AppDeps) {
+  return async function (plain: FastifyInstance) {
+    const app = plain.withTypeProvider<ZodTypeProvider>();
+
+    app.post('/', { schema: { body: withdrawalRequestBody, headers: requestHeaders } }, async (request, reply) =>
+      reply.code(201).send(await requested(deps, request.owner!.userId, request.body, request.headers)),
+    );
+
+    app.get('/', { schema: { querystring: keyListQuery } }, async request => {
+      const { cursor, limit, status } = request.query;
+      const rows = await listWithdrawalsAfter(deps.pool, {
+        merchantId: request.owner!.userId,
+        status,
+        after: cursor,
+        limit: limit + 1,
+      });
+      const page = cursorPage(rows, limit, row => ({ at: row.requested_at, id: row.id }));
+      return { status: 'success', data: page.rows.map(presentWithdrawal), pagination: page.pagination };
+    });
+  };
+}
+
+/**
+ * A merchant's withdrawals in the dashboard: ask for a payout of part of the available balance, and follow it. Another merchant's withdrawal is as unknown as one that never was.
  */
 export function dashboardWithdrawalRoutes(deps: AppDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
 
-    // with an Idempotency-Key a repeat finds the first withdrawal and answers as the first request was answered
-    app.post('/', { schema: { body: withdrawalRequestBody, headers: requestHeaders } }, async (request, reply) => {
-      const merchantId = request.principal!.userId;
-      const { id, holderName, destinationChecked, holderMatches } = await requestWithdrawal(
-        deps,
-        merchantId,
-        request.body,
-        deps.config.gateway.minWithdrawal,
-        request.headers['idempotency-key'],
-      );
-      return reply
-        .code(201)
-        .send({ status: 'success', data: { id, status: 'REQUESTED', holderName, destinationChecked, holderMatches } });
-    });
+    app.post('/', { schema: { body: withdrawalRequestBody, headers: requestHeaders } }, async (request, reply) =>
+      reply.code(201).send(await requested(deps, request.principal!.userId, request.body, request.headers)),
+    );
 
     app.get('/', async request => ({
       status: 'success',

@@ -4,9 +4,12 @@ import { z } from 'zod';
 import { createPayment } from '../commands/create-payment.ts';
 import { refuse } from '../errors.ts';
 import { presentPayment, rowOfPayment } from '../projections/payment-presenter.ts';
-import { findPayment, paymentsProjection, type PaymentRow } from '../projections/payments.ts';
+import { findPayment, listPaymentsAfter, paymentsProjection, type PaymentRow } from '../projections/payments.ts';
+import { paymentType } from '../events/payment.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
+import { cursorLimit, cursorPage, pageCursor } from './page-cursor.ts';
+import { fromBeforeTo, periodFrom, periodOrder, periodTo } from './query-params.ts';
 
 export const createBody = z.object({
   amount: z.int().min(1).max(1_000_000_000_000),
@@ -20,6 +23,18 @@ export const createBody = z.object({
 });
 const createHeaders = z.object({ 'idempotency-key': text.trim().min(1).max(255).optional() });
 const statusParams = z.object({ paymentId: z.uuid() });
+/** The list's filters: from/to on when a payment was created (instants, or WIB days), the order id whole. */
+export const paymentsQuery = z
+  .object({
+    status: z.enum(['PENDING', 'COMPLETED', 'EXPIRED', 'FAILED']).optional(),
+    type: paymentType.optional(),
+    orderId: text.trim().min(1).max(100).optional(),
+    from: periodFrom('WIB').optional(),
+    to: periodTo('WIB').optional(),
+    cursor: pageCursor.optional(),
+    limit: cursorLimit,
+  })
+  .refine(fromBeforeTo, periodOrder());
 
 const paymentNotFound = () => refuse('PAYMENT_NOT_FOUND');
 
@@ -34,7 +49,7 @@ export async function paymentRow(deps: AppDeps, paymentId: string): Promise<Paym
   return caughtUp ? findPayment(deps.pool, paymentId) : null;
 }
 
-/** /api/v1/payments: create a payment into a linked account, and read its status; scoped to the key's owner. */
+/** /api/v1/payments: create a payment into a linked account, read its status, list them; scoped to the key's owner. */
 export function paymentRoutes(deps: AppDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
@@ -48,6 +63,20 @@ export function paymentRoutes(deps: AppDeps) {
         deps.config.gateway,
       );
       return { status: 'success', data: presentPayment(rowOfPayment(created), deps.config.publicBaseUrl) };
+    });
+
+    // newest first, a page at a time: the next page starts after the last row of this one (src/api/page-cursor.ts)
+    app.get('/', { schema: { querystring: paymentsQuery } }, async request => {
+      const { cursor, limit, ...filters } = request.query;
+      const rows = await listPaymentsAfter(deps.pool, {
+        ...filters,
+        ownerId: request.owner!.userId,
+        after: cursor,
+        limit: limit + 1,
+      });
+      const page = cursorPage(rows, limit, row => ({ at: row.created_at, id: row.id }));
+      const data = page.rows.map(row => presentPayment(row, deps.config.publicBaseUrl));
+      return { status: 'success', data, pagination: page.pagination };
     });
 
     app.get('/status/:paymentId', { schema: { params: statusParams } }, async request => {

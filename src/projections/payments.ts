@@ -228,3 +228,43 @@ export async function listPayments(db: Queryable, f: PaymentFilter): Promise<{ r
   );
   return { rows: rows.rows, total: total.rows[0]!.n };
 }
+
+export type PaymentsAfterFilter = {
+  ownerId: string;
+  status?: PaymentRow['status'] | undefined;
+  type?: string | undefined;
+  /** the shop's order id, whole */
+  orderId?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  /** the last row of the page before: this page starts strictly after it, newest first */
+  after?: { at: Date; id: string } | undefined;
+  limit: number;
+};
+
+/**
+ * The owner's payments that match, newest first by (created_at, id), from just after `after` (the key surface's cursor
+ * list). The owner's index (owner_id, created_at desc, id desc) serves the order and the position; no count is taken.
+ */
+export async function listPaymentsAfter(db: Queryable, f: PaymentsAfterFilter): Promise<PaymentRow[]> {
+  const where = ['owner_id = $1'];
+  const params: unknown[] = [f.ownerId];
+  const add = (sql: string, ...values: unknown[]) => {
+    const first = params.length + 1;
+    params.push(...values);
+    where.push(sql.replace(/\?(\d)/g, (_, n: string) => `$${first + Number(n)}`));
+  };
+  if (f.status) add('status = ?0', f.status);
+  if (f.type) add('type = ?0', f.type);
+  if (f.orderId) add('order_id = ?0', f.orderId);
+  if (f.from) add('created_at >= ?0', f.from);
+  if (f.to) add('created_at < ?0', f.to);
+  if (f.after) add('(created_at, id) < (?0, ?1::uuid)', f.after.at, f.after.id);
+  const r = await preparedQuery<PaymentRow>(
+    db,
+    'ListPaymentsAfter',
+    `select * from payments where ${where.join(' and ')} order by created_at desc, id desc limit $${params.length + 1}`,
+    [...params, f.limit],
+  );
+  return r.rows;
+}

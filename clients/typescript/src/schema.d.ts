@@ -331,7 +331,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/payments": {
+    "/api/v1/webhooks/{id}/test": {
         parameters: {
             query?: never;
             header?: never;
@@ -339,6 +339,24 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        put?: never;
+        /** Send a test event (webhook.test) to the endpoint, signed and logged like every event */
+        post: operations["postApiV1WebhooksByIdTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The key owner's payments, newest first, a page at a time (cursor), by status, type, order id and time */
+        get: operations["getApiV1Payments"];
         put?: never;
         /** Create a payment request */
         post: operations["postApiV1Payments"];
@@ -427,6 +445,24 @@ export interface paths {
         get: operations["getApiV1GatewaySettlementsById"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/gateway/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The key owner's withdrawals, newest first, a page at a time (cursor), by status */
+        get: operations["getApiV1GatewayWithdrawals"];
+        put?: never;
+        /** Request a withdrawal of the available gateway balance (Idempotency-Key: a repeat answers the first) */
+        post: operations["postApiV1GatewayWithdrawals"];
         delete?: never;
         options?: never;
         head?: never;
@@ -531,6 +567,23 @@ export interface paths {
         put?: never;
         /** Deliver a webhook event again (dashboard) */
         post: operations["postApiDashboardWebhooksByIdDeliveriesByDeliveryIdRedeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a test event (webhook.test) to the endpoint (dashboard) */
+        post: operations["postApiDashboardWebhooksByIdTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1178,10 +1231,79 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The latest signed ledger checkpoint */
+        /** The latest signed ledger checkpoint, with the cosignatures posted of it */
         get: operations["getApiAdminLedgerCheckpointsLatest"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/ledger/checkpoints/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest signed ledger checkpoint, with the cosignatures posted of it (witnesses) */
+        get: operations["getApiAuditLedgerCheckpointsLatest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/ledger/checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Signed ledger checkpoints from a seq on (witnesses) */
+        get: operations["getApiAuditLedgerCheckpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/ledger/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The log's events in log order from a position on, as export lines without their view (witnesses) */
+        get: operations["getApiAuditLedgerEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/ledger/cosignatures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The cosignatures posted from a seq on (witnesses) */
+        get: operations["getApiAuditLedgerCosignatures"];
+        put?: never;
+        /** A witness's cosignature of a checkpoint (200 when it was posted before) */
+        post: operations["postApiAuditLedgerCosignatures"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1267,6 +1389,23 @@ export interface paths {
         get: operations["getPayByPaymentIdQrisPng"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay/{paymentId}/sandbox-payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pay the bill as a sandbox customer ("Bayar (sandbox)"): only a bill paid into the sandbox provider, and only once billed */
+        post: operations["postPayByPaymentIdSandboxPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1576,8 +1715,9 @@ export interface components {
          *       "amount": 150000,
          *       "uniqueCode": 0,
          *       "totalAmount": 150000,
-         *       "accountNumber": "00020101021226...",
+         *       "accountNumber": "081211112222",
          *       "qrisImage": "https://pay.example.com/pay/3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71/qris.png",
+         *       "qrString": "00020101021226560017ID.CO.SANDBOX.WWW01120812111122220208WALLET-D0303UMI52045812530336054061500005802ID5912ANDI PRATAMA6007JAKARTA630435B2",
          *       "paymentUrl": "https://pay.example.com/pay/3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
          *       "redirectUrl": "https://shop.example.com/orders/1001",
          *       "expiresAt": "2025-06-02T10:30:00.000Z",
@@ -1616,6 +1756,8 @@ export interface components {
              * @description PNG 256x256 of the QR (QR types)
              */
             qrisImage?: string;
+            /** @description The QRIS payload the qrisImage PNG encodes (QR types, once billed): render it as a QR, or pay it in the sandbox */
+            qrString?: string;
             /**
              * Format: uri
              * @description The payment page for the customer
@@ -1655,8 +1797,9 @@ export interface components {
          *         "amount": 150000,
          *         "uniqueCode": 0,
          *         "totalAmount": 150000,
-         *         "accountNumber": "00020101021226...",
+         *         "accountNumber": "081211112222",
          *         "qrisImage": "https://pay.example.com/pay/3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71/qris.png",
+         *         "qrString": "00020101021226560017ID.CO.SANDBOX.WWW01120812111122220208WALLET-D0303UMI52045812530336054061500005802ID5912ANDI PRATAMA6007JAKARTA630435B2",
          *         "paymentUrl": "https://pay.example.com/pay/3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
          *         "redirectUrl": "https://shop.example.com/orders/1001",
          *         "expiresAt": "2025-06-02T10:30:00.000Z",
@@ -1672,6 +1815,52 @@ export interface components {
             /** @constant */
             status: "success";
             data: components["schemas"]["Payment"];
+        };
+        /**
+         * @description {status, data, pagination}: a page of Payment, newest first
+         * @example {
+         *       "status": "success",
+         *       "data": [
+         *         {
+         *           "id": "3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
+         *           "orderId": "INV-1001",
+         *           "walletAccountId": "GATEWAY",
+         *           "status": "PENDING",
+         *           "type": "QRIS-DYNAMIC",
+         *           "amount": 150000,
+         *           "uniqueCode": 0,
+         *           "totalAmount": 150000,
+         *           "accountNumber": "081211112222",
+         *           "qrisImage": "https://pay.example.com/pay/3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71/qris.png",
+         *           "qrString": "00020101021226560017ID.CO.SANDBOX.WWW01120812111122220208WALLET-D0303UMI52045812530336054061500005802ID5912ANDI PRATAMA6007JAKARTA630435B2",
+         *           "paymentUrl": "https://pay.example.com/pay/3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
+         *           "redirectUrl": "https://shop.example.com/orders/1001",
+         *           "expiresAt": "2025-06-02T10:30:00.000Z",
+         *           "createdAt": "2025-06-02T10:00:00.000Z",
+         *           "metadata": {
+         *             "fee": 1250,
+         *             "net": 148750
+         *           }
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "limit": 10,
+         *         "hasMore": true,
+         *         "nextCursor": "eyJhdCI6IjIwMjUtMDYtMDJUMTA6MDA6MDAuMDAwWiJ9"
+         *       }
+         *     }
+         */
+        PaymentListResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["Payment"][];
+            pagination: {
+                limit: number;
+                /** @description More rows follow this page */
+                hasMore: boolean;
+                /** @description Pass as cursor for the next page; null on the last page */
+                nextCursor: string | null;
+            };
         };
         /**
          * @description A month of the gateway's books closed: its reconciliation frozen in the audited log; the latest closed month may be reopened with a reason
@@ -2634,6 +2823,24 @@ export interface components {
             data: components["schemas"]["AdminWithdrawal"];
         };
         /**
+         * @description {status, data}: one RequestedWithdrawal
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+         *         "status": "REQUESTED",
+         *         "holderName": "TOKO MAJU",
+         *         "destinationChecked": true,
+         *         "holderMatches": true
+         *       }
+         *     }
+         */
+        RequestedWithdrawalResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["RequestedWithdrawal"];
+        };
+        /**
          * @description {status, data}: one SuspenseCredit
          * @example {
          *       "status": "success",
@@ -2835,22 +3042,43 @@ export interface components {
             data: components["schemas"]["DashboardGateway"];
         };
         /**
-         * @description {status, data}: one RequestedWithdrawal
+         * @description {status, data, pagination}: a page of Withdrawal, newest first
          * @example {
          *       "status": "success",
-         *       "data": {
-         *         "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
-         *         "status": "REQUESTED",
-         *         "holderName": "TOKO MAJU",
-         *         "destinationChecked": true,
-         *         "holderMatches": true
+         *       "data": [
+         *         {
+         *           "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+         *           "amount": 100000,
+         *           "bankCode": "BCA",
+         *           "accountNumber": "1234567890",
+         *           "accountHolderName": "TOKO MAJU",
+         *           "status": "REQUESTED",
+         *           "requestedAt": "2025-06-03T08:00:00.000Z",
+         *           "processedAt": null,
+         *           "reference": null,
+         *           "note": null,
+         *           "holderName": "TOKO MAJU",
+         *           "holderMatches": true
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "limit": 10,
+         *         "hasMore": true,
+         *         "nextCursor": "eyJhdCI6IjIwMjUtMDYtMDJUMTA6MDA6MDAuMDAwWiJ9"
          *       }
          *     }
          */
-        RequestedWithdrawalResponse: {
+        WithdrawalPageResponse: {
             /** @constant */
             status: "success";
-            data: components["schemas"]["RequestedWithdrawal"];
+            data: components["schemas"]["Withdrawal"][];
+            pagination: {
+                limit: number;
+                /** @description More rows follow this page */
+                hasMore: boolean;
+                /** @description Pass as cursor for the next page; null on the last page */
+                nextCursor: string | null;
+            };
         };
         /**
          * @description {status, data}: a list of Withdrawal
@@ -3512,9 +3740,214 @@ export interface components {
             lastPosition: string;
             keyId: string;
             signature: string;
+            nextKey?: string;
+            nextKeySignature?: string;
         };
         /**
-         * @description {status, data}: one LedgerCheckpoint
+         * @description A witness's cosignature of a checkpoint
+         * @example {
+         *       "checkpointHash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+         *       "seq": 12,
+         *       "witnessKeyId": "5c0a7e2d9b3f1a48",
+         *       "signature": "q2Cz0nE4s1m3Vb7xS9lJ4Yp2Vq8x5Zq3n6Q0hA5mZk1W3n8pQ7rT2uV6xY9zA1bC4dE7fG0hJ3kL6mN9pQ2rS5tUw==",
+         *       "receivedAt": "2025-06-02T10:02:00.000Z"
+         *     }
+         */
+        LedgerCosignature: {
+            /** @description The cosigned checkpoint's hash (SHA-256 of its signed text) */
+            checkpointHash: string;
+            seq: number;
+            /** @description The first 16 hex digits of SHA-256 of the witness's public key (SPKI DER) */
+            witnessKeyId: string;
+            /** @description Ed25519 over `ledger-cosignature:v1:<checkpointHash>`, base64 */
+            signature: string;
+            /** Format: date-time */
+            receivedAt: string;
+        };
+        /**
+         * @description A signed checkpoint and the cosignatures posted of it (the checkpoint is the rest)
+         * @example {
+         *       "v": 1,
+         *       "seq": 12,
+         *       "from": 11000,
+         *       "to": 12250,
+         *       "events": 1250,
+         *       "root": "b5d4045c3f466fa91fe2cc6abe79232a1a57cdf104f7a26e716e0a1e2789df78",
+         *       "prev": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+         *       "at": "2025-06-02T10:01:00.000Z",
+         *       "lastPosition": "12250/12250",
+         *       "keyId": "3b1f9c2d7e4a5b60",
+         *       "signature": "MEUCIQDt3mJ5w0r1m1m4Yp2Vq8x5Zq3n6Q0hA==",
+         *       "cosignatures": [
+         *         {
+         *           "checkpointHash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+         *           "seq": 12,
+         *           "witnessKeyId": "5c0a7e2d9b3f1a48",
+         *           "signature": "q2Cz0nE4s1m3Vb7xS9lJ4Yp2Vq8x5Zq3n6Q0hA5mZk1W3n8pQ7rT2uV6xY9zA1bC4dE7fG0hJ3kL6mN9pQ2rS5tUw==",
+         *           "receivedAt": "2025-06-02T10:02:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        CosignedLedgerCheckpoint: {
+            /** @constant */
+            v: 1;
+            seq: number;
+            from: number;
+            to: number;
+            events: number;
+            /** @description The Merkle root of the events [from, to) */
+            root: string;
+            /** @description The hash of the checkpoint before */
+            prev: string;
+            at: string;
+            lastPosition: string;
+            keyId: string;
+            signature: string;
+            nextKey?: string;
+            nextKeySignature?: string;
+            /** @description The witnesses' cosignatures of it, as posted */
+            cosignatures: components["schemas"]["LedgerCosignature"][];
+        };
+        /**
+         * @description An event of the log as an export line, without its view
+         * @example {
+         *       "index": 3400,
+         *       "streamId": "payment-3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
+         *       "revision": 0,
+         *       "position": "1042/1042",
+         *       "type": "PaymentCreated",
+         *       "version": 1,
+         *       "data": {
+         *         "paymentId": "3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
+         *         "orderId": "INV-1001",
+         *         "amount": 150000
+         *       },
+         *       "metadata": {
+         *         "eventId": "0f1e2d3c-4b5a-4697-8877-665544332211",
+         *         "correlationId": "req-8f2c",
+         *         "causationId": null,
+         *         "actor": "user:9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *         "occurredAt": "2025-06-02T10:00:00.000Z"
+         *       }
+         *     }
+         */
+        LedgerLogLine: {
+            /** @description Its index in the log, from 0 */
+            index: number;
+            streamId: string;
+            revision: number;
+            /** @description Its place in the store (commit/prepare): where the next page starts after it */
+            position: string;
+            type: string;
+            version: number;
+            /** @description As stored, secrets as commitments (the leaf’s own value) */
+            data: {
+                [key: string]: unknown;
+            };
+            metadata: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description A page of the log's events in log order
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "events": [
+         *           {
+         *             "index": 3400,
+         *             "streamId": "payment-3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
+         *             "revision": 0,
+         *             "position": "1042/1042",
+         *             "type": "PaymentCreated",
+         *             "version": 1,
+         *             "data": {
+         *               "paymentId": "3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71",
+         *               "orderId": "INV-1001",
+         *               "amount": 150000
+         *             },
+         *             "metadata": {
+         *               "eventId": "0f1e2d3c-4b5a-4697-8877-665544332211",
+         *               "correlationId": "req-8f2c",
+         *               "causationId": null,
+         *               "actor": "user:9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *               "occurredAt": "2025-06-02T10:00:00.000Z"
+         *             }
+         *           }
+         *         ],
+         *         "next": null
+         *       }
+         *     }
+         */
+        LedgerEventsPage: {
+            /** @constant */
+            status: "success";
+            data: {
+                events: components["schemas"]["LedgerLogLine"][];
+                /** @description Where the next page starts (after, index); null: the end of the log as it is final now */
+                next: {
+                    after: string;
+                    index: number;
+                } | null;
+            };
+        };
+        /**
+         * @description Checkpoints from a seq on, in seq order
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "checkpoints": [
+         *           {
+         *             "v": 1,
+         *             "seq": 12,
+         *             "from": 11000,
+         *             "to": 12250,
+         *             "events": 1250,
+         *             "root": "b5d4045c3f466fa91fe2cc6abe79232a1a57cdf104f7a26e716e0a1e2789df78",
+         *             "prev": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+         *             "at": "2025-06-02T10:01:00.000Z",
+         *             "lastPosition": "12250/12250",
+         *             "keyId": "3b1f9c2d7e4a5b60",
+         *             "signature": "MEUCIQDt3mJ5w0r1m1m4Yp2Vq8x5Zq3n6Q0hA=="
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        LedgerCheckpointsPage: {
+            /** @constant */
+            status: "success";
+            data: {
+                checkpoints: components["schemas"]["LedgerCheckpoint"][];
+            };
+        };
+        /**
+         * @description Every cosignature posted from a seq on (docs/verify-export.mjs --cosignatures takes this answer)
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "cosignatures": [
+         *           {
+         *             "checkpointHash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+         *             "seq": 12,
+         *             "witnessKeyId": "5c0a7e2d9b3f1a48",
+         *             "signature": "q2Cz0nE4s1m3Vb7xS9lJ4Yp2Vq8x5Zq3n6Q0hA5mZk1W3n8pQ7rT2uV6xY9zA1bC4dE7fG0hJ3kL6mN9pQ2rS5tUw==",
+         *             "receivedAt": "2025-06-02T10:02:00.000Z"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        LedgerCosignaturesResponse: {
+            /** @constant */
+            status: "success";
+            data: {
+                cosignatures: components["schemas"]["LedgerCosignature"][];
+            };
+        };
+        /**
+         * @description {status, data}: one CosignedLedgerCheckpoint
          * @example {
          *       "status": "success",
          *       "data": {
@@ -3528,14 +3961,41 @@ export interface components {
          *         "at": "2025-06-02T10:01:00.000Z",
          *         "lastPosition": "12250/12250",
          *         "keyId": "3b1f9c2d7e4a5b60",
-         *         "signature": "MEUCIQDt3mJ5w0r1m1m4Yp2Vq8x5Zq3n6Q0hA=="
+         *         "signature": "MEUCIQDt3mJ5w0r1m1m4Yp2Vq8x5Zq3n6Q0hA==",
+         *         "cosignatures": [
+         *           {
+         *             "checkpointHash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+         *             "seq": 12,
+         *             "witnessKeyId": "5c0a7e2d9b3f1a48",
+         *             "signature": "q2Cz0nE4s1m3Vb7xS9lJ4Yp2Vq8x5Zq3n6Q0hA5mZk1W3n8pQ7rT2uV6xY9zA1bC4dE7fG0hJ3kL6mN9pQ2rS5tUw==",
+         *             "receivedAt": "2025-06-02T10:02:00.000Z"
+         *           }
+         *         ]
          *       }
          *     }
          */
-        LedgerCheckpointResponse: {
+        CosignedLedgerCheckpointResponse: {
             /** @constant */
             status: "success";
-            data: components["schemas"]["LedgerCheckpoint"];
+            data: components["schemas"]["CosignedLedgerCheckpoint"];
+        };
+        /**
+         * @description {status, data}: one LedgerCosignature
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "checkpointHash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+         *         "seq": 12,
+         *         "witnessKeyId": "5c0a7e2d9b3f1a48",
+         *         "signature": "q2Cz0nE4s1m3Vb7xS9lJ4Yp2Vq8x5Zq3n6Q0hA5mZk1W3n8pQ7rT2uV6xY9zA1bC4dE7fG0hJ3kL6mN9pQ2rS5tUw==",
+         *         "receivedAt": "2025-06-02T10:02:00.000Z"
+         *       }
+         *     }
+         */
+        LedgerCosignatureResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["LedgerCosignature"];
         };
         /**
          * @description The registered user, signed in (the svc_token cookie is set)
@@ -4835,6 +5295,31 @@ export interface components {
             data: components["schemas"]["PaymentPageStatus"];
         };
         /**
+         * @description The bill paid by a sandbox customer
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "transactionId": "6f720411-a35e-4e54-80a4-7ff960cf14a6",
+         *         "providerCode": "WALLET-D",
+         *         "accountRef": "081211112222",
+         *         "amount": 150123
+         *       }
+         *     }
+         */
+        SandboxPaymentResponse: {
+            /** @constant */
+            status: "success";
+            data: {
+                /** @description The sandbox's CREDIT into the receiving account */
+                transactionId: string;
+                providerCode: string;
+                /** @description The receiving account at the sandbox: its phone or account number */
+                accountRef: string;
+                /** @description Rupiah paid: the bill, unique code included */
+                amount: number;
+            };
+        };
+        /**
          * @description A bank or e-wallet provider the service can link
          * @example {
          *       "providerCode": "WALLET-A",
@@ -4979,7 +5464,7 @@ export interface components {
                 url: string;
                 /** @description Signs every delivery; shown only here */
                 secret: string;
-                events: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint")[];
+                events: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint" | "ledger.integrity")[];
                 /** Format: date-time */
                 createdAt: string;
             };
@@ -5003,7 +5488,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            events: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint")[];
+            events: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint" | "ledger.integrity")[];
             /** Format: date-time */
             createdAt: string;
             disabled: boolean;
@@ -5084,7 +5569,7 @@ export interface components {
             id: string;
             /** Format: uuid */
             eventId: string;
-            /** @description The event kind */
+            /** @description The event kind; `webhook.test` for a test event sent on request */
             type: string;
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed" | "cancelled";
@@ -5177,6 +5662,27 @@ export interface components {
             status: "success";
             data: components["schemas"]["WebhookDelivery"];
         };
+        /**
+         * @description The test event's delivery, queued: type `webhook.test`, data `{endpointId, url}`, signed and retried like every event
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "id": "8d7f6e5c-4b3a-4291-8a7b-6c5d4e3f2a1b",
+         *         "eventId": "1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d",
+         *         "type": "webhook.test",
+         *         "status": "pending",
+         *         "statusReason": null,
+         *         "createdAt": "2026-01-05T03:00:00.000Z",
+         *         "nextAttemptAt": "2026-01-05T03:00:00.000Z",
+         *         "attempts": []
+         *       }
+         *     }
+         */
+        WebhookTestDeliveryResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["WebhookDelivery"];
+        };
         /** @description The error envelope */
         ErrorResponse: {
             /** @constant */
@@ -5185,7 +5691,7 @@ export interface components {
              * @description The error code (docs/errors.md)
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "INVALID_INPUT" | "INVALID_TEXT" | "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "CROSS_ORIGIN_REFUSED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "BUSY" | "INVALID_API_KEY" | "SESSION_EXISTS" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PROVIDER_NOT_FOUND" | "PROVIDER_LOGIN_FAILED" | "PROVIDER_UNAVAILABLE" | "PROVIDER_REJECTED" | "NOT_ENOUGH_POINTS" | "MISSING_FIELDS" | "UNKNOWN_PROVIDER" | "VERIFICATION_INCOMPLETE" | "OTP_SESSION_INVALID" | "OTP_VERIFICATION_FAILED" | "PAYMENT_NOT_FOUND" | "PAYMENT_TYPE_NOT_SUPPORTED" | "RECEIVING_ACCOUNT_GONE" | "GATEWAY_NOT_APPROVED" | "ORDER_PENDING" | "ORDER_ALREADY_PAID" | "NO_UNIQUE_CODE" | "VA_NUMBER_TAKEN" | "PAYMENT_NOT_PENDING" | "PAYMENT_METHOD_CHOSEN" | "IDEMPOTENCY_KEY_REUSED" | "PAYABLE_LAPSED" | "GATEWAY_ACCESS_CONFLICT" | "GATEWAY_DIRECT_NOT_ALLOWED" | "NO_HOLDING_ACCOUNT" | "HOLDING_ACCOUNT_CANNOT_SERVE" | "WITHDRAWAL_NOT_FOUND" | "SETTLEMENT_NOT_FOUND" | "WITHDRAWAL_BELOW_MINIMUM" | "INSUFFICIENT_BALANCE" | "WITHDRAWAL_OWN_PAYOUT" | "WITHDRAWAL_NOT_REQUESTED" | "WITHDRAWAL_REFERENCE_USED" | "WITHDRAWAL_DESTINATION_INVALID" | "PAYOUT_ACCOUNT_NOT_SET" | "SUSPENSE_NOT_FOUND" | "SUSPENSE_NOT_OPEN" | "SUSPENSE_BELOW_FEE" | "SUSPENSE_TARGET_INVALID" | "SUSPENSE_NOT_TRANSFERRED" | "SUSPENSE_ALREADY_UNTRANSFERRED" | "HOLDING_CASH_SHORT" | "WITHDRAWAL_HOLDER_MISMATCH" | "LEDGER_ADJUSTMENT_INVALID" | "HOLDING_TRANSFER_INVALID" | "WITHDRAWAL_PAYOUT_IN_FLIGHT" | "WITHDRAWAL_PAYOUT_FAILED" | "WITHDRAWAL_PAYOUT_UNCONFIRMED" | "QR_IMAGE_MISSING" | "QR_IMAGE_NOT_AN_IMAGE" | "QR_IMAGE_TOO_LARGE" | "QR_NOT_FOUND" | "QR_DECODER_BUSY" | "QR_NOT_QRIS" | "QR_AMOUNT_MISMATCH" | "QR_AMOUNT_OUT_OF_RANGE" | "TRANSFER_NOT_SUPPORTED" | "BALANCE_INSUFFICIENT" | "BANK_LIST_FAILED" | "BANK_ACCOUNT_VALIDATION_FAILED" | "BANK_ACCOUNT_INDEX_INVALID" | "TRANSFER_AMOUNT_MISMATCH" | "TRANSFER_FAILED" | "TRANSFER_UNCONFIRMED" | "TEST_CLOCK_BACKWARDS" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_DISABLED" | "GATEWAY_AMOUNT_BELOW_MINIMUM" | "GATEWAY_AMOUNT_ABOVE_MAXIMUM" | "GATEWAY_AMOUNT_NOT_ABOVE_FEE" | "INVALID_HOLIDAY_CALENDAR" | "INVALID_PERIOD" | "PERIOD_NOT_ENDED" | "PERIOD_ALREADY_CLOSED" | "PERIOD_NOT_CLOSED" | "PERIOD_OUT_OF_ORDER" | "STREAM_NOT_FOUND";
+            code: "VALIDATION_ERROR" | "INVALID_INPUT" | "INVALID_TEXT" | "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "CROSS_ORIGIN_REFUSED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "BUSY" | "INVALID_API_KEY" | "SESSION_EXISTS" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PROVIDER_NOT_FOUND" | "PROVIDER_LOGIN_FAILED" | "PROVIDER_UNAVAILABLE" | "PROVIDER_REJECTED" | "NOT_ENOUGH_POINTS" | "MISSING_FIELDS" | "UNKNOWN_PROVIDER" | "VERIFICATION_INCOMPLETE" | "OTP_SESSION_INVALID" | "OTP_VERIFICATION_FAILED" | "PAYMENT_NOT_FOUND" | "PAYMENT_TYPE_NOT_SUPPORTED" | "RECEIVING_ACCOUNT_GONE" | "GATEWAY_NOT_APPROVED" | "ORDER_PENDING" | "ORDER_ALREADY_PAID" | "NO_UNIQUE_CODE" | "VA_NUMBER_TAKEN" | "PAYMENT_NOT_PENDING" | "PAYMENT_METHOD_CHOSEN" | "IDEMPOTENCY_KEY_REUSED" | "PAYABLE_LAPSED" | "PAYMENT_NOT_BILLED" | "PAYMENT_NOT_IN_SANDBOX" | "SANDBOX_PAYMENT_REFUSED" | "SANDBOX_UNAVAILABLE" | "GATEWAY_ACCESS_CONFLICT" | "GATEWAY_DIRECT_NOT_ALLOWED" | "NO_HOLDING_ACCOUNT" | "HOLDING_ACCOUNT_CANNOT_SERVE" | "WITHDRAWAL_NOT_FOUND" | "SETTLEMENT_NOT_FOUND" | "WITHDRAWAL_BELOW_MINIMUM" | "INSUFFICIENT_BALANCE" | "WITHDRAWAL_OWN_PAYOUT" | "WITHDRAWAL_NOT_REQUESTED" | "WITHDRAWAL_REFERENCE_USED" | "WITHDRAWAL_DESTINATION_INVALID" | "PAYOUT_ACCOUNT_NOT_SET" | "SUSPENSE_NOT_FOUND" | "SUSPENSE_NOT_OPEN" | "SUSPENSE_BELOW_FEE" | "SUSPENSE_TARGET_INVALID" | "SUSPENSE_NOT_TRANSFERRED" | "SUSPENSE_ALREADY_UNTRANSFERRED" | "HOLDING_CASH_SHORT" | "WITHDRAWAL_HOLDER_MISMATCH" | "LEDGER_ADJUSTMENT_INVALID" | "HOLDING_TRANSFER_INVALID" | "WITHDRAWAL_PAYOUT_IN_FLIGHT" | "WITHDRAWAL_PAYOUT_FAILED" | "WITHDRAWAL_PAYOUT_UNCONFIRMED" | "QR_IMAGE_MISSING" | "QR_IMAGE_NOT_AN_IMAGE" | "QR_IMAGE_TOO_LARGE" | "QR_NOT_FOUND" | "QR_DECODER_BUSY" | "QR_NOT_QRIS" | "QR_AMOUNT_MISMATCH" | "QR_AMOUNT_OUT_OF_RANGE" | "TRANSFER_NOT_SUPPORTED" | "BALANCE_INSUFFICIENT" | "BANK_LIST_FAILED" | "BANK_ACCOUNT_VALIDATION_FAILED" | "BANK_ACCOUNT_INDEX_INVALID" | "TRANSFER_AMOUNT_MISMATCH" | "TRANSFER_FAILED" | "TRANSFER_UNCONFIRMED" | "TEST_CLOCK_BACKWARDS" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_DISABLED" | "GATEWAY_AMOUNT_BELOW_MINIMUM" | "GATEWAY_AMOUNT_ABOVE_MAXIMUM" | "GATEWAY_AMOUNT_NOT_ABOVE_FEE" | "INVALID_HOLIDAY_CALENDAR" | "INVALID_PERIOD" | "PERIOD_NOT_ENDED" | "PERIOD_ALREADY_CLOSED" | "PERIOD_NOT_CLOSED" | "PERIOD_OUT_OF_ORDER" | "STREAM_NOT_FOUND";
             message: string;
             /** @description The fields at fault, for a request its schema refuses; empty otherwise */
             errors: {
@@ -6855,8 +7361,8 @@ export interface operations {
                      * @description An http(s) URL the service may call (not a private address)
                      */
                     url: string;
-                    /** @description The kinds to receive; absent: every payment, transfer and withdrawal kind (ledger.checkpoint only for an admin's endpoint) */
-                    events?: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint")[];
+                    /** @description The kinds to receive; absent: every payment, transfer and withdrawal kind (ledger.checkpoint and ledger.integrity only for an admin's endpoint) */
+                    events?: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint" | "ledger.integrity")[];
                 };
             };
         };
@@ -7174,6 +7680,172 @@ export interface operations {
             };
             /** @description Unsupported content type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postApiV1WebhooksByIdTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test delivery, queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestDeliveryResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApiV1Payments: {
+        parameters: {
+            query?: {
+                status?: "PENDING" | "COMPLETED" | "EXPIRED" | "FAILED";
+                type?: "QRIS" | "QRIS-DYNAMIC" | "DIRECT" | "VA-BANK1" | "VA-BANK2" | "VA-BANK3";
+                orderId?: string;
+                /** @description An instant with its offset, or a day YYYY-MM-DD from its 00:00 WIB */
+                from?: string;
+                /** @description An instant with its offset (excluded), or a day YYYY-MM-DD, the whole of it (WIB) */
+                to?: string;
+                /** @description The previous page's pagination.nextCursor; absent: the first page (the newest) */
+                cursor?: string;
+                /** @description Rows a page, 1 to 100 (default 10) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentListResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7658,6 +8330,175 @@ export interface operations {
             };
         };
     };
+    getApiV1GatewayWithdrawals: {
+        parameters: {
+            query?: {
+                status?: "REQUESTED" | "PAID" | "REJECTED";
+                /** @description The previous page's pagination.nextCursor; absent: the first page (the newest) */
+                cursor?: string;
+                /** @description Rows a page, 1 to 100 (default 10) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalPageResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postApiV1GatewayWithdrawals: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount: number;
+                    bankCode: string;
+                    accountNumber: string;
+                    accountHolderName: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The withdrawal, requested */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestedWithdrawalResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unprocessable */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getApiDashboardApiKeys: {
         parameters: {
             query?: never;
@@ -7958,8 +8799,8 @@ export interface operations {
                      * @description An http(s) URL the service may call (not a private address)
                      */
                     url: string;
-                    /** @description The kinds to receive; absent: every payment, transfer and withdrawal kind (ledger.checkpoint only for an admin's endpoint) */
-                    events?: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint")[];
+                    /** @description The kinds to receive; absent: every payment, transfer and withdrawal kind (ledger.checkpoint and ledger.integrity only for an admin's endpoint) */
+                    events?: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint" | "ledger.integrity")[];
                 };
             };
         };
@@ -8237,6 +9078,111 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postApiDashboardWebhooksByIdTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test delivery, queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestDeliveryResponse"];
                 };
             };
             /** @description Bad request: the input is refused (see code and errors) */
@@ -12044,7 +12990,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LedgerCheckpointResponse"];
+                    "application/json": components["schemas"]["CosignedLedgerCheckpointResponse"];
                 };
             };
             /** @description No valid credential */
@@ -12067,6 +13013,362 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApiAuditLedgerCheckpointsLatest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CosignedLedgerCheckpointResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApiAuditLedgerCheckpoints: {
+        parameters: {
+            query?: {
+                from?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerCheckpointsPage"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApiAuditLedgerEvents: {
+        parameters: {
+            query?: {
+                /** @description The position of the event before the page (a checkpoint's lastPosition) */
+                after?: string;
+                /** @description The index of the first event of the page (that checkpoint’s `to`) */
+                index?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerEventsPage"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApiAuditLedgerCosignatures: {
+        parameters: {
+            query?: {
+                fromSeq?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerCosignaturesResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postApiAuditLedgerCosignatures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    checkpointHash: string;
+                    seq: number;
+                    witnessKeyId: string;
+                    /** @description Ed25519 over `ledger-cosignature:v1:<checkpointHash>`, base64 */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerCosignatureResponse"];
+                };
+            };
+            /** @description The cosignature, kept */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerCosignatureResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12460,6 +13762,113 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPayByPaymentIdSandboxPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sandbox's credit into the receiving account: the payment completes once the service sees it */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxPaymentResponse"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests (see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The provider failed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

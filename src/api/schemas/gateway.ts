@@ -9,7 +9,7 @@ import type { presentSuspense } from '../gateway-suspense.ts';
 import { closedMark, priorPeriod } from './gateway-periods.ts';
 import { carriedTrialBalance, suspenseAgeing } from './carried-balances.ts';
 import type { DocumentedOperation } from './index-requests.ts';
-import { success, successList, successPage, type NamesAll } from './payments.ts';
+import { success, successCursorPage, successList, successPage, type NamesAll } from './payments.ts';
 
 const instant = z.iso.datetime({ offset: true });
 const date = z.string().meta({ format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' });
@@ -480,6 +480,7 @@ const _suspense: NamesAll<ReturnType<typeof presentSuspense>, z.output<typeof su
 const access = success('GatewayAccessResponse', gatewayAccessComponent);
 const oneWithdrawal = success('WithdrawalResponse', withdrawal);
 const oneAdminWithdrawal = success('AdminWithdrawalResponse', adminWithdrawal);
+const withdrawalRequested = success('RequestedWithdrawalResponse', requestedWithdrawal);
 const oneSuspenseCredit = success('SuspenseCreditResponse', suspenseCredit);
 const calendar = success('HolidayCalendarResponse', holidayCalendar);
 
@@ -493,7 +494,7 @@ export const gatewayOperations: Record<string, DocumentedOperation> = {
   },
   'PATCH /api/dashboard/gateway/settings': { responses: { 200: access } },
   'POST /api/dashboard/gateway/withdrawals': {
-    responses: { 201: success('RequestedWithdrawalResponse', requestedWithdrawal) },
+    responses: { 201: withdrawalRequested },
     links: {
       201: {
         Withdrawal: {
@@ -504,6 +505,8 @@ export const gatewayOperations: Record<string, DocumentedOperation> = {
       },
     },
   },
+  'POST /api/v1/gateway/withdrawals': { responses: { 201: withdrawalRequested } },
+  'GET /api/v1/gateway/withdrawals': { responses: { 200: successCursorPage('WithdrawalPageResponse', withdrawal) } },
   'GET /api/dashboard/gateway/withdrawals': { responses: { 200: successList('WithdrawalListResponse', withdrawal) } },
   'GET /api/dashboard/gateway/withdrawals/{id}': { responses: { 200: oneWithdrawal } },
   'GET /api/admin/gateway/withdrawals': {

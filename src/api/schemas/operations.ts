@@ -107,14 +107,30 @@ export const operations: Record<string, OperationNotes> = {
     errors: [409],
     success: accepted('The delivery, queued'),
   },
+  'POST /api/v1/webhooks/{id}/test': {
+    summary: 'Send a test event (webhook.test) to the endpoint, signed and logged like every event',
+    errors: [409],
+    success: accepted('The test delivery, queued'),
+  },
   'POST /api/v1/payments': { summary: 'Create a payment request', errors: [403, 404, 409, 422] },
   'GET /api/v1/payments/status/{paymentId}': { summary: "Get a payment's status" },
+  'GET /api/v1/payments': {
+    summary: "The key owner's payments, newest first, a page at a time (cursor), by status, type, order id and time",
+  },
   'GET /api/v1/gateway': { summary: 'Gateway access, methods, balance and fees' },
   'GET /api/v1/gateway/transactions': { summary: 'The gateway statement: payments, fees, settlements and withdrawals' },
   'GET /api/v1/gateway/settlements': {
     summary: 'Settlements of the gateway balance, newest first, with their payments',
   },
   'GET /api/v1/gateway/settlements/{id}': { summary: 'A settlement with a page of the payments it paid out' },
+  'POST /api/v1/gateway/withdrawals': {
+    summary: 'Request a withdrawal of the available gateway balance (Idempotency-Key: a repeat answers the first)',
+    errors: [409, 422],
+    success: created('The withdrawal, requested'),
+  },
+  'GET /api/v1/gateway/withdrawals': {
+    summary: "The key owner's withdrawals, newest first, a page at a time (cursor), by status",
+  },
 
   'POST /api/dashboard/api-keys': { summary: 'Create an API key (the key is shown once)', success: created('The key') },
   'GET /api/dashboard/api-keys': { summary: 'List API keys' },
@@ -131,6 +147,11 @@ export const operations: Record<string, OperationNotes> = {
     summary: 'Deliver a webhook event again (dashboard)',
     errors: [409],
     success: accepted('The delivery, queued'),
+  },
+  'POST /api/dashboard/webhooks/{id}/test': {
+    summary: 'Send a test event (webhook.test) to the endpoint (dashboard)',
+    errors: [409],
+    success: accepted('The test delivery, queued'),
   },
   'GET /api/dashboard/gateway': { summary: 'Gateway access, methods, balance and fees (dashboard)' },
   'POST /api/dashboard/gateway/access-request': {
@@ -272,6 +293,7 @@ export const operations: Record<string, OperationNotes> = {
     errors: [404, 409],
     success: created('The cosignature, kept'),
   },
+
   'GET /pay/{paymentId}': {
     summary: 'The hosted payment page',
     success: { status: 200, description: 'The page', mediaType: 'text/html' },
@@ -285,6 +307,12 @@ export const operations: Record<string, OperationNotes> = {
     summary: '"Saya sudah bayar": check the receiving account now',
     errors: [429],
     success: { status: 200, description: 'The status; 202 when a check was started' },
+  },
+  'POST /pay/{paymentId}/sandbox-payment': {
+    summary:
+      'Pay the bill as a sandbox customer ("Bayar (sandbox)"): only a bill paid into the sandbox provider, and only once billed',
+    errors: [409, 429, 502, 503],
+    success: created("The sandbox's credit into the receiving account: the payment completes once the service sees it"),
   },
   'GET /pay/{paymentId}/qris.png': {
     summary: 'The QRIS of a payment as a PNG image',

@@ -43,6 +43,25 @@ export const successPage = (id: string, item: z.ZodType) => {
   });
 };
 
+/** A page of a cursor list (src/api/page-cursor.ts): its rows, and the cursor of the next page while more follow. */
+export const successCursorPage = (id: string, item: z.ZodType) => {
+  const pagination = z.object({
+    limit: z.int(),
+    hasMore: z.boolean().describe('More rows follow this page'),
+    nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last page'),
+  });
+  const example = {
+    status: 'success',
+    data: [exampleOf(item)],
+    pagination: { limit: 10, hasMore: true, nextCursor: 'eyJhdCI6IjIwMjUtMDYtMDJUMTA6MDA6MDAuMDAwWiJ9' },
+  };
+  return z.object({ status: z.literal('success'), data: z.array(item), pagination }).meta({
+    id,
+    description: `{status, data, pagination}: a page of ${z.globalRegistry.get(item)?.id}, newest first`,
+    examples: [example],
+  });
+};
+
 const instant = z.iso.datetime({ offset: true });
 const httpUrl = z.url({ protocol: /^https?$/ }).meta({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' });
 
@@ -76,6 +95,12 @@ export const payment = z
     totalAmount: z.int().optional().describe('What the customer pays: amount + uniqueCode (once the method is known)'),
     accountNumber: z.string().optional().describe('The virtual account or wallet number to pay to'),
     qrisImage: z.url().optional().describe('PNG 256x256 of the QR (QR types)'),
+    qrString: z
+      .string()
+      .optional()
+      .describe(
+        'The QRIS payload the qrisImage PNG encodes (QR types, once billed): render it as a QR, or pay it in the sandbox',
+      ),
     paymentUrl: z.url().describe('The payment page for the customer'),
     redirectUrl: z.string(),
     expiresAt: instant,
@@ -108,8 +133,10 @@ export const payment = z
         amount: 150000,
         uniqueCode: 0,
         totalAmount: 150000,
-        accountNumber: '00020101021226...',
+        accountNumber: '081211112222',
         qrisImage: 'https://pay.example.com/pay/3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71/qris.png',
+        qrString:
+          '00020101021226560017ID.CO.SANDBOX.WWW01120812111122220208WALLET-D0303UMI52045812530336054061500005802ID5912ANDI PRATAMA6007JAKARTA630435B2',
         paymentUrl: 'https://pay.example.com/pay/3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c71',
         redirectUrl: 'https://shop.example.com/orders/1001',
         expiresAt: '2025-06-02T10:30:00.000Z',
@@ -139,4 +166,5 @@ export const paymentOperations: Record<string, DocumentedOperation> = {
     links: { 200: statusLink },
   },
   'GET /api/v1/payments/status/{paymentId}': { responses: { 200: paymentResponse } },
+  'GET /api/v1/payments': { responses: { 200: successCursorPage('PaymentListResponse', payment) } },
 };

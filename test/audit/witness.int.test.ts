@@ -148,7 +148,7 @@ describe('a witness', () => {
     const run = await w.run();
     expect(run.code, run.out).toBe(1);
     expect(run.out).toContain('NOT cosigning');
-    expect(run.out).toContain('a fork');
+    expect(run.out).toContain(`this witness cosigned ${checkpointHash(zero!)}: a fork`);
     expect(w.held().hash).toBe(checkpointHash(zero!));
     const rows = await query(w.s.pool, 'Cosigned', 'select checkpoint_hash from ledger_cosignatures');
     expect(rows.rows.map(r => r.checkpoint_hash)).toEqual([checkpointHash(zero!)]);
@@ -164,7 +164,27 @@ describe('a witness', () => {
     const run = await w.run();
     expect(run.code, run.out).toBe(1);
     expect(run.out).toContain('NOT cosigning');
-    expect(run.out).toContain('rolled back');
+    expect(run.out).toContain(
+      "the service's newest checkpoint is 0, this witness cosigned checkpoint 1: the log was rolled back",
+    );
+  });
+
+  it('refuses to cosign a checkpoint whose events it read make another root', async () => {
+    const w = await witnessed();
+    expect((await w.run('--public-key', signer.publicKey)).code).toBe(0);
+    await registerUser(w.s);
+    const one = (await minutePasses(w.s)).at(-1)!;
+    await withoutAppendOnlyGuard(w.s.pool, tx =>
+      query(
+        tx,
+        'Tamper',
+        `update es_events set data = '{"name":"someone else"}' where stream_id = (select stream_id from es_events order by transaction_id desc, position desc limit 1) and revision = 0`,
+      ),
+    );
+    const run = await w.run();
+    expect(run.code, run.out).toBe(1);
+    expect(run.out).toContain(`checkpoint 1: events ${one.from}..${one.to - 1} make root`);
+    expect(w.held().checkpoint.seq).toBe(0);
   });
 
   it('refuses a checkpoint that the pinned key did not sign', async () => {

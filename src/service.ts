@@ -3,8 +3,10 @@ import type pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
 import { startBackgroundWork } from './background/work.ts';
-import { digestSigner, type DigestSigner } from './audit/digest-signer.ts';
+import { digestSigner } from './audit/digest-signer.ts';
+import { LedgerKeyFile } from './audit/ledger-key-file.ts';
 import type { LedgerCheckpoints } from './audit/ledger-checkpoints.ts';
+import { ledgerIntegrity } from './audit/ledger-integrity.ts';
 import { openCore } from './core.ts';
 import type { AppDeps } from './api/deps.ts';
 import type { MovableClock } from './api/test-clock.ts';
@@ -23,6 +25,7 @@ import { sessionTokens } from './security/session-token.ts';
 import { deviceCookies } from './security/device-cookie.ts';
 import type { HttpConnectorOptions } from './providers/http-connector.ts';
 import { startSandbox } from './providers/sandbox/server.ts';
+import { sandboxPayer } from './providers/sandbox-payer.ts';
 import type { AccountSyncScheduler } from './background/account-sync.ts';
 import type { PaymentChecks } from './background/payment-checks.ts';
 import type { PaymentExpiryTimer } from './background/payment-expiry.ts';
@@ -48,6 +51,8 @@ export type Service = {
   /** the chain of signed checkpoints of the log (src/audit/ledger-checkpoints.ts) */
   ledger: LedgerCheckpoints;
   sandboxUrl: string | null;
+  /** the id of the key the ledger was signed with at start (its public key is logged, and published) */
+  ledgerKeyId: string;
   /** Starts listening on the configured port and answers the service's URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -103,17 +108,27 @@ export async function openDatabase(
  * The key that signs the daily digests and the ledger's checkpoints; its public half and fingerprint are logged once, for
  * the operator to pin (docs/operating.md). A database given by DATABASE_URL gets no generated key: the operator gives one.
  */
-function ledgerSigner(config: Config, log: Logger): DigestSigner {
+function ledgerSigner(config: Config, log: Logger): LedgerKeyFile {
   if (!config.digestSigningKey)
     throw new ConfigError(
       "LEDGER_SIGNING_KEY_FILE: required with DATABASE_URL: set it to a file holding the ledger's Ed25519 signing key (base64 PKCS#8 DER), kept off the data disk",
     );
+  // whoever copies or restores the data folder would hold the key that vouches for it
+  if (config.databaseUrl && config.signingKeyInDataDir)
+    throw new ConfigError(
+      `LEDGER_SIGNING_KEY_FILE: the ledger's signing key ${config.signingKeyFile} is inside DATA_DIR (${config.dataDir}), beside the data it signs: with DATABASE_URL move it off the data disk (a secrets mount such as /run/secrets/ledger-signing-key, readable by the service's user only) and set LEDGER_SIGNING_KEY_FILE to it`,
+    );
   const signer = digestSigner(config.digestSigningKey);
+  if (config.signingKeyInDataDir)
+    log.warn(
+      { file: config.signingKeyFile },
+      `the ledger's signing key is kept in DATA_DIR (${config.signingKeyFile}), beside the database: whoever copies the data folder can sign as the service; set LEDGER_SIGNING_KEY_FILE to a file elsewhere (docs/operating.md)`,
+    );
   log.info(
     { keyId: signer.keyId, publicKey: signer.publicKey, from: config.signingKeySource },
-    `ledger signing key ${signer.keyId}: pin its public key ${signer.publicKey} (docs/operating.md, "Pinning the ledger's public key")`,
+    `ledger signing key ${signer.keyId}: its public key ${signer.publicKey}, and every key after a rotation, at /.well-known/ledger-keys (docs/operating.md, "Pinning the ledger's public key")`,
   );
-  return signer;
+  return new LedgerKeyFile(signer, config.signingKeyFile, log);
 }
 
 /** Starts everything the service is (database, event store, projections, sagas) and builds the HTTP API. */
@@ -141,6 +156,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const { pool, store } = core;
   if (config.databaseUrl) await warnIfLogRewritable(pool, log);
   const webhooks = webhookSettings(config, options.webhooks);
+  const integrity = ledgerIntegrity(pool);
   const background = await startBackgroundWork(core, {
     publicBaseUrl: config.publicBaseUrl,
     webhooks,
@@ -158,8 +174,10 @@ export async function createService(config: Config, options: ServiceOptions = {}
     tokens: sessionTokens(config.jwtSecret),
     deviceCookies: deviceCookies(config.jwtSecret),
     wallClock: options.wallClock ?? systemClock,
-    digestKey: { keyId: signer.keyId, publicKey: signer.publicKey },
+    // the key as it stands: a rotation changes it while the service runs
+    digestKey: signer,
     testClock: config.testClock ? (clock as MovableClock) : null,
+    sandbox: providerUrl ? sandboxPayer(providerUrl) : null,
     config: {
       publicBaseUrl: config.publicBaseUrl,
       sessionTtlHours: config.sessionTtlHours,
@@ -186,16 +204,25 @@ export async function createService(config: Config, options: ServiceOptions = {}
           () => false,
         ),
         ...running,
+        // the ledger's history as its own checks found it: a finding no operator's reset accepted is not ready
+        ledgerIntegrity: integrity.sound(),
       };
       // a year due without its decree settles on what is known (weekends, every-year holidays): a warning, still ready
       const missingYears = await uncoveredYears(pool, clock.now()).catch(() => null);
       const warning = missingYears ? uncoveredYearsWarning(missingYears) : null;
-      return { checks, subscribers, details: { holidayCalendar: { missingYears, ...(warning ? { warning } : {}) } } };
+      return {
+        checks,
+        subscribers,
+        details: {
+          holidayCalendar: { missingYears, ...(warning ? { warning } : {}) },
+          ledgerIntegrity: integrity.details(),
+        },
+      };
     },
   };
   const app = await buildApp(deps);
   const listen = async () => {
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.port, host: config.host, listenTextResolver: at => `service listening on ${at}` });
     const address = app.server.address();
     return `http://localhost:${typeof address === 'object' && address ? address.port : config.port}`;
   };
@@ -237,6 +264,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     transferOutcomes,
     ledger,
     sandboxUrl: providerUrl,
+    ledgerKeyId: signer.keyId,
     listen,
     close,
   };

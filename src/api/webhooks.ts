@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { listDeliveries, redeliver } from '../webhooks/delivery-log.ts';
+import { listDeliveries, redeliver, sendTestEvent } from '../webhooks/delivery-log.ts';
 import { listWebhookEndpoints } from '../projections/webhook-endpoints.ts';
 import { addWebhookEndpoint, removeWebhookEndpoint } from '../commands/webhook-endpoints.ts';
 import { text } from '../text.ts';
@@ -12,7 +12,7 @@ import { pageNumber, pageSize } from './query-params.ts';
 
 const createBody = z.object({
   url: text.trim().min(1).max(2048),
-  /** the kinds to receive; absent: every payment and transfer kind (`ledger.checkpoint` only for an admin's endpoint) */
+  /** the kinds to receive; absent: every payment and transfer kind (`ledger.checkpoint`, `ledger.integrity` only for an admin's endpoint) */
   events: z.array(z.enum(webhookEventTypes)).min(1).max(webhookEventTypes.length).optional(),
 });
 const endpointParams = z.object({ id: z.uuid() });
@@ -96,5 +96,11 @@ export function webhookRoutes(deps: AppDeps, surface: Surface) {
         return reply.code(202).send({ status: 'success', data: delivery });
       },
     );
+
+    app.post('/:id/test', { schema: { params: endpointParams } }, async (request, reply) => {
+      const { ownerId } = callerOf(surface, request);
+      const delivery = await sendTestEvent(deps.pool, deps, { ownerId, endpointId: request.params.id });
+      return reply.code(202).send({ status: 'success', data: delivery });
+    });
   };
 }

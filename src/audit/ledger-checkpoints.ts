@@ -12,27 +12,21 @@ import { comparePositions, type EventStore, type Position } from '../store/event
 import type { SubscriberHealth } from '../store/subscriber.ts';
 import { syncCheckpointFile } from './checkpoint-file.ts';
 import { dailyDigestsMigration, digestPositionName, takeIntoDigests } from './digests.ts';
-import {
-  checkpointDue,
-  checkpointEveryMs,
-  cutCheckpoint,
-  emptyChain,
-  takeLeaves,
-  type ChainSigner,
-} from './ledger-chain.ts';
+import { checkpointDue, checkpointEveryMs, cutCheckpoint, emptyChain, takeLeaves } from './ledger-chain.ts';
 import type { LedgerCheckpoint } from './ledger-format.ts';
+import type { LedgerSigner } from './ledger-key-file.ts';
+import { LedgerHistoryGate } from './ledger-history-gate.ts';
+import { chainPositionName } from './ledger-self-check.ts';
 import {
-  chainRefusal,
   ledgerCheckpointsMigration,
   lockedState,
   newestLedgerCheckpoints,
-  readChainState,
   saveChain,
 } from './ledger-checkpoint-rows.ts';
 import { leafHasher } from './leaf-hashing.ts';
 import { auditRead, readLogPage, type LeafKinds, type PageLeaves } from './log-leaves.ts';
 
-const subscriberName = 'ledger:checkpoints';
+const subscriberName = chainPositionName;
 
 const noLeaves: PageLeaves = { hashes: new Uint8Array(0), digestHashes: new Uint8Array(0), runs: [] };
 
@@ -87,8 +81,10 @@ export class LedgerCheckpoints {
   private stopped = false;
   /** Holds this process's subscribers' locks, the audit's two among them, while started. */
   private locks: SubscriberLocks | null = null;
-  /** Both of the audit's locks are held: this process leads the pass. */
+  /** Both of the audit's locks are held: this process leads the pass (once its history is checked, it signs). */
   private locked = false;
+  /** The history was checked under these locks: the leader reads and signs. */
+  private signing = false;
   /** The position of the last event chained, while leading. */
   private position: Position | null = null;
   /** The position of the last event digested, while leading: the chain's, but on a database from before the shared pass. */
@@ -101,17 +97,24 @@ export class LedgerCheckpoints {
   private resumeNow: () => void = () => undefined;
   private readonly progress = new EventEmitter();
   private readonly hasher = leafHasher();
+  private readonly history: LedgerHistoryGate;
 
   constructor(
     private readonly deps: LedgerCheckpointsDeps,
-    private readonly signer: ChainSigner & { publicKey: string },
+    private readonly signer: LedgerSigner,
     private readonly fileDir: string,
   ) {
     this.progress.setMaxListeners(0);
+    this.history = new LedgerHistoryGate(deps, {
+      fileDir,
+      keyId: signer.keyId,
+      publicKey: signer.publicKey,
+      leaves: page => this.hasher.leaves(page, { chain: true, digests: false }),
+    });
   }
 
   private get leading(): boolean {
-    return this.locked;
+    return this.locked && this.signing;
   }
 
   private async tryToLead(): Promise<void> {
@@ -139,17 +142,23 @@ export class LedgerCheckpoints {
     }
     this.locked = true;
     try {
+      // the key the chain is at, taken up from the key file after another instance (or a crash) rotated it
+      await this.signer.follow?.(pool);
+      // the log must still extend the newest checkpoint found (rows, file, published) before anything is signed
+      const refusal = await this.history.refusal();
+      if (refusal) {
+        this.refuse(refusal);
+        return;
+      }
       this.position = await readCheckpoint(pool, subscriberName);
       this.digestPosition = await readCheckpoint(pool, digestPositionName);
-      // a malformed newest row or a state that does not continue it: nothing is signed (the health says why)
-      const refusal = await chainRefusal(pool, await readChainState(pool));
-      if (refusal) throw new Error(`ledger checkpoints: ${refusal}; nothing is signed past it`);
       // the digests' own subscriber (before the shared pass) may have recorded an event it was stuck at: read past now
       await clearSubscriberFailure(pool, digestPositionName);
     } catch (err) {
       this.fail(err);
       return;
     }
+    this.signing = true;
     this.progress.emit('progress');
     this.following = this.follow();
   }
@@ -266,6 +275,22 @@ export class LedgerCheckpoints {
     });
   }
 
+  /** Stands by, saying why, and looks again shortly: the history gate decides how often it checks again. */
+  private refuse(message: string): void {
+    const previous = this.failure;
+    this.failure = {
+      state: 'waiting',
+      error: message,
+      since: previous?.since ?? new Date(),
+      attempts: (previous?.attempts ?? 0) + 1,
+    };
+    this.progress.emit('progress');
+    void this.release().then(() => {
+      if (!this.stopped)
+        this.standbyTimer = setTimeout(() => void this.tryToLead().catch(err => this.fail(err)), standbyMs);
+    });
+  }
+
   private recovered(): void {
     this.deps.log.debug({ subscriber: subscriberName }, 'ledger checkpoints read again');
     this.failure = null;
@@ -273,6 +298,7 @@ export class LedgerCheckpoints {
 
   private async release(): Promise<void> {
     this.resumeNow();
+    this.signing = false;
     if (this.locked) {
       this.locked = false;
       // the connection is gone already when it dropped (and the locks with it): then there is nothing to unlock
@@ -310,7 +336,9 @@ export class LedgerCheckpoints {
 
   /** The file, then whoever else is sent checkpoints: after the commit, never holding it up. */
   private async leaveTheServer(checkpoints: LedgerCheckpoint[]): Promise<void> {
+    this.signer.committed?.(checkpoints); // a rotation among them: the new key signs on
     await this.writeFile();
+    this.history.published(checkpoints);
     try {
       await this.deps.published?.(checkpoints);
     } catch (err) {
@@ -323,7 +351,8 @@ export class LedgerCheckpoints {
 
   private async writeFile(): Promise<void> {
     try {
-      await syncCheckpointFile(this.deps.pool, this.fileDir);
+      const { forks } = await syncCheckpointFile(this.deps.pool, this.fileDir);
+      await this.history.forks(forks);
     } catch (err) {
       // the rows are committed; the next checkpoint or start writes the missing lines
       this.deps.log.error({ err, dir: this.fileDir }, 'ledger checkpoints: the checkpoint file could not be written');
@@ -361,6 +390,8 @@ export class LedgerCheckpoints {
       this.ticking = this.ticking
         .then(() => this.cutIfDue())
         .catch(err => this.deps.log.warn({ err }, 'ledger checkpoints: the minute checkpoint failed; trying again'));
+      // the whole log verified once a day, by the leader alone
+      if (this.leading) this.history.verifyIfDue();
     }, tickMs);
     this.timer.unref();
   }
@@ -375,6 +406,7 @@ export class LedgerCheckpoints {
     await this.following;
     await this.release();
     await this.ticking;
+    await this.history.settle();
     await this.hasher.close();
     if (this.locks) await subscriberLocks.release(this.deps.pool);
     this.locks = null;
@@ -421,6 +453,11 @@ export class LedgerCheckpoints {
       await new Promise(r => setTimeout(r, 20));
     }
     return false;
+  }
+
+  /** Runs the full verification of the log now, as the leader does once a day. */
+  async verifyNow(): Promise<void> {
+    await this.history.verifyNow();
   }
 
   health(): { subscriber: string; health: SubscriberHealth }[] {

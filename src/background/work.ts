@@ -1,7 +1,9 @@
-import type { DigestSigner } from '../audit/digest-signer.ts';
+import type { LedgerSigner } from '../audit/ledger-key-file.ts';
 import { LedgerCheckpoints } from '../audit/ledger-checkpoints.ts';
-import type { LedgerCheckpoint } from '../audit/ledger-format.ts';
+import { checkpointHash, type LedgerCheckpoint } from '../audit/ledger-format.ts';
+import { ledgerIntegrity } from '../audit/ledger-integrity.ts';
 import { publishLedgerCheckpoint } from '../webhooks/ledger-checkpoints.ts';
+import { publishLedgerIntegrity } from '../webhooks/ledger-integrity.ts';
 import type { PaymentCheckSettings } from '../config.ts';
 import type { Core } from '../core.ts';
 import { projections } from '../projections/all.ts';
@@ -52,7 +54,8 @@ export type BackgroundOptions = {
   schedulerTickMs?: number;
   paymentChecks: PaymentCheckSettings;
   /** signs each day's digest of the log once the day is over */
-  digestSigner: DigestSigner;
+  /** signs the checkpoints and the daily digests; follows rotations of its key file (src/audit/ledger-key-file.ts) */
+  digestSigner: LedgerSigner;
   /** where every signed checkpoint of the log is also written, outside the database */
   ledgerCheckpointDir: string;
 };
@@ -74,8 +77,15 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
   await sagaRunner.start();
   // every checkpoint also leaves as the ledger.checkpoint webhook, to the admins' endpoints that ask for it
   const published = async (checkpoints: LedgerCheckpoint[]) => {
-    for (const checkpoint of checkpoints) await publishLedgerCheckpoint({ pool, clock }, checkpoint);
+    for (const checkpoint of checkpoints)
+      await publishLedgerCheckpoint({ pool, clock }, checkpoint, checkpointHash(checkpoint));
   };
+  // what the ledger finds wrong with its own history goes to the log and, as ledger.integrity, to the admins who ask
+  ledgerIntegrity(pool).attach({
+    log,
+    publish: finding => publishLedgerIntegrity({ pool, clock }, finding),
+    now: () => clock.now(),
+  });
   const ledger = new LedgerCheckpoints(
     { pool, store, log, clock, published },
     options.digestSigner,

@@ -10,6 +10,8 @@ import { streamEvents } from '../audit/stream-pages.ts';
 import { auditStreamCommand, balanceAsOfCommand, exportCommand, toStdout, verifyDigestsCommand } from './audit.ts';
 import { digestSigner } from '../audit/digest-signer.ts';
 import { checkpointCommand, verifyLogCommand } from './verify-log.ts';
+import { rotateSigningKeyCommand } from './rotate-signing-key.ts';
+import { ledgerResetCommand } from './ledger-reset.ts';
 import '../events/all.ts';
 import { createLogger } from '../logger.ts';
 import { rebuildReadModelsCommand, verifyReadModelsCommand } from './read-models.ts';
@@ -35,8 +37,11 @@ const usage = `Usage: npm run cli -- <command>
   audit-stream <streamId> check a stream: revisions without gaps, every event valid against its schema (after
                           upcasting), and for gateway-, account- and payment- streams the fold against the read
                           model (exit code 1 when anything is found)
-  balance-as-of (--merchant <userId> | --account <accountId>) --at <ISO instant>
-                          a gateway merchant's balances, or an account's balance, folded from its stream up to then
+  balance-as-of (--merchant <userId> | --holding <accountId> | --account <accountId>) --at <ISO instant>
+                          a gateway merchant's balances, a holding account's cash, or an account's balance, folded
+                          from the log by when each event was recorded; the first two name the signed checkpoint
+                          they are bound to, after checking the chain and the ranges they rely on (exit code 1 when
+                          the log does not verify up to it; docs/auditing.md)
   export (--from <ISO instant> --to <ISO instant> | --all) [--leaves]
                           every event recorded in [from, to) (or all) as JSON lines, in log order, streamed; secrets as
                           commitments, so docs/verify-export.mjs checks checkpoints against it (docs/auditing.md);
@@ -45,11 +50,19 @@ const usage = `Usage: npm run cli -- <command>
                           recompute every WIB day's Merkle root from the log and check it against the signed daily
                           digest (with this service's key, or the one given); exit code 1 when a day was tampered with
   checkpoint              the newest signed checkpoint of the log, as JSON (keep it: it proves the log up to it)
+  rotate-signing-key      a new ledger signing key beside the key file (<file>.next): the running service's next
+                          checkpoint is signed by the old key and the new one and names the new one, every later one
+                          by the new key alone (GET /.well-known/ledger-keys lists both)
+  ledger-reset --reason <text>
+                          after the service refuses to sign (its start-up check found the log no longer extends the
+                          newest checkpoint: a rolled-back database, a chain signed anew, a key replaced), accept what
+                          it finds, recorded in the log with the reason; the chain then signs on from its newest row
   verify-log [--checkpoint <file>] [--public-key <base64 SPKI DER, or a file>]
                           recompute the chain of signed checkpoints and the daily digests from the log, with the key
                           you trust (or LEDGER_PUBLIC_KEY), against the stored checkpoints and the ones you kept
                           (a JSON checkpoint or JSON lines); exit code 1 naming the first event, day or checkpoint that
-                          differs, 2 without a public key
+                          differs, 2 without a public key; [--witness-key <base64 SPKI DER>]...: also the checkpoints
+                          each witness has not cosigned and those its cosignatures contradict (a fork, a rollback)
   auditor create <name> | auditor revoke <auditorId> | auditor list
                           an auditor's token (printed once as JSON, only its hash kept): it reads the ledger and posts
                           witnesses' cosignatures under /api/audit (Authorization: Bearer) and opens nothing else
@@ -142,7 +155,14 @@ async function main(argv: string[]): Promise<number> {
       case 'audit-stream':
         return await auditStreamCommand({ store, pool }, rest);
       case 'balance-as-of':
-        return await balanceAsOfCommand(store, rest);
+        return await balanceAsOfCommand(
+          {
+            store,
+            pool,
+            publicKeys: config.digestSigningKey ? [digestSigner(config.digestSigningKey).publicKey] : [],
+          },
+          rest,
+        );
       case 'export':
         return await exportCommand(store, rest);
       case 'verify-digests':
@@ -153,6 +173,13 @@ async function main(argv: string[]): Promise<number> {
         );
       case 'checkpoint':
         return await checkpointCommand(pool);
+      case 'rotate-signing-key':
+        return await rotateSigningKeyCommand(pool, config);
+      case 'ledger-reset':
+        return await ledgerResetCommand({ pool, store, clock: systemClock }, rest, {
+          keyId: config.digestSigningKey ? digestSigner(config.digestSigningKey).keyId : null,
+          checkpointDir: config.ledgerCheckpointDir,
+        });
       case 'verify-log':
         return await verifyLogCommand({ store, pool }, rest, {
           envPublicKey: config.ledgerPublicKey,

@@ -7,6 +7,7 @@ import type { SuspenseEvent } from './gateway-suspense.ts';
 import type { HoldingAccountEvent } from './holding-accounts.ts';
 import type { HoldingTransferEvent } from './holding-transfers.ts';
 import type { LedgerAdjustmentEvent } from './ledger-adjustments.ts';
+import type { LedgerIntegrityEvent } from './ledger-integrity.ts';
 import type { TransferEvent } from './transfer.ts';
 import type { HolidayCalendarEvent } from './holiday-calendar.ts';
 import type { OrderEvent } from './order.ts';
@@ -27,6 +28,7 @@ import './gateway-suspense.ts';
 import './holding-accounts.ts';
 import './holding-transfers.ts';
 import './ledger-adjustments.ts';
+import './ledger-integrity.ts';
 import './transfer.ts';
 import './holiday-calendar.ts';
 import './order.ts';
@@ -54,6 +56,7 @@ export type AnyEvent =
   | HoldingAccountEvent
   | HoldingTransferEvent
   | LedgerAdjustmentEvent
+  | LedgerIntegrityEvent
   | TransferEvent
   | GatewayLedgerEvent
   | SuspenseEvent

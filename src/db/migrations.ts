@@ -157,7 +157,7 @@ export async function applyPending(
         );
       });
     }
-    log?.info(
+    log?.debug(
       { migration: unit.name, steps: steps.map(s => s.step), ms: Math.round(performance.now() - started) },
       `schema: applied ${unit.name}`,
     );

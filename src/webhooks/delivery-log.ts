@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
 import { inSnapshot, inTransaction, query, type Queryable } from '../db/pool.ts';
@@ -6,6 +7,7 @@ import type { DeliveryStatus } from './delivery-state.ts';
 import { findWebhookEndpoint } from '../projections/webhook-endpoints.ts';
 import { endpointNotFound } from '../domain/webhook-endpoints.ts';
 import { scheduleAttempt } from './jobs.ts';
+import { enqueueTestEvent } from './outbox.ts';
 
 type DeliveryRow = {
   id: string;
@@ -146,4 +148,33 @@ export async function redeliver(
     };
     return present(resumed, attempts.get(delivery.id) ?? []);
   });
+}
+
+/**
+ * Sends a test event (`webhook.test`) to one of the owner's endpoints now, through the outbox: signed, logged and
+ * retried like every other event, so its delivery shows in the log and can be sent again. A removed or unknown
+ * endpoint is 404, one disabled by a 410 is 409. Answers the new delivery.
+ */
+export async function sendTestEvent(
+  pool: pg.Pool,
+  deps: { clock: Clock },
+  q: { ownerId: string; endpointId: string },
+): Promise<DeliveryView> {
+  const endpoint = await findWebhookEndpoint(pool, q.ownerId, q.endpointId);
+  if (!endpoint) throw endpointNotFound();
+  if (endpoint.disabled_at) throw refuse('WEBHOOK_ENDPOINT_DISABLED');
+  const eventId = randomUUID();
+  const createdAt = deps.clock.now().toISOString();
+  const data = { endpointId: endpoint.id, url: endpoint.url };
+  const deliveryId = await enqueueTestEvent({ pool, clock: deps.clock }, { ...q, eventId, createdAt, data });
+  // removed or disabled between the look-up and the send
+  if (!deliveryId) throw endpointNotFound();
+  const found = await query<DeliveryRow>(
+    pool,
+    'FindWebhookDelivery',
+    `select ${deliveryColumns} from webhook_deliveries d join webhook_events ev on ev.event_id = d.event_id where d.id = $1`,
+    [deliveryId],
+  );
+  const attempts = await attemptsOf(pool, [deliveryId]);
+  return present(found.rows[0]!, attempts.get(deliveryId) ?? []);
 }

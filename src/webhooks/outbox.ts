@@ -3,17 +3,30 @@ import { z } from 'zod';
 import type { Clock } from '../clock.ts';
 import { inTransaction, query } from '../db/pool.ts';
 import { isoDate } from '../events/event.ts';
-import { defaultWebhookEvents, webhookEventTypes } from '../domain/webhook-events.ts';
+import { defaultWebhookEvents, webhookEventTypes, webhookTestEventType } from '../domain/webhook-events.ts';
 import { scheduleAttempt } from './jobs.ts';
 import { ensureWebhookSchema } from './schema.ts';
 
 const publishedEvent = z.object({
   ownerId: z.uuid(),
   eventId: z.string().min(1).max(200),
-  type: z.enum(webhookEventTypes),
+  type: z.enum([...webhookEventTypes, webhookTestEventType]),
   createdAt: isoDate,
   data: z.unknown(),
+  subject: z.object({ accountId: z.uuid(), mutationType: z.enum(['CREDIT', 'DEBIT']).optional() }).optional(),
 });
+
+/** What an account kind is about, for the endpoints' filters (their account ids, their mutation types). */
+export type WebhookSubject = { accountId: string; mutationType?: 'CREDIT' | 'DEBIT' };
+
+type PublishedEvent = {
+  ownerId: string;
+  eventId: string;
+  type: (typeof webhookEventTypes)[number];
+  createdAt: string;
+  data: unknown;
+  subject?: WebhookSubject | undefined;
+};
 
 /**
  * Publishes an event to the owner's webhook endpoints: one delivery per endpoint active now, each attempted at once
@@ -21,21 +34,34 @@ const publishedEvent = z.object({
  * again creates nothing. The event, its deliveries and their first jobs are written in one transaction.
  * Payload sent: `{id: eventId, type, createdAt, data}`; `webhook-id` is the eventId.
  */
-export async function enqueueWebhookEvent(
+export async function enqueueWebhookEvent(deps: { pool: pg.Pool; clock: Clock }, event: PublishedEvent): Promise<void> {
+  await publish(deps, event, null);
+}
+
+/**
+ * Publishes a test event (`webhook.test`) to one active endpoint of its owner, whatever kinds it chose: the same
+ * outbox, delivery log, signature and retry schedule as every other event. Answers the delivery's id (null: the
+ * endpoint is removed or disabled).
+ */
+export async function enqueueTestEvent(
   deps: { pool: pg.Pool; clock: Clock },
-  event: {
-    ownerId: string;
-    eventId: string;
-    type: (typeof webhookEventTypes)[number];
-    createdAt: string;
-    data: unknown;
-  },
-): Promise<void> {
+  event: Omit<PublishedEvent, 'type'> & { endpointId: string },
+): Promise<string | null> {
+  const { endpointId, ...rest } = event;
+  const ids = await publish(deps, { ...rest, type: webhookTestEventType }, endpointId);
+  return ids[0] ?? null;
+}
+
+async function publish(
+  deps: { pool: pg.Pool; clock: Clock },
+  event: Omit<PublishedEvent, 'type'> & { type: PublishedEvent['type'] | typeof webhookTestEventType },
+  endpointId: string | null,
+): Promise<string[]> {
   const e = publishedEvent.parse(event);
   await ensureWebhookSchema(deps.pool);
   const body = JSON.stringify({ id: e.eventId, type: e.type, createdAt: e.createdAt, data: e.data ?? null });
   const now = deps.clock.now();
-  await inTransaction(deps.pool, async tx => {
+  return inTransaction(deps.pool, async tx => {
     const recorded = await query(
       tx,
       'RecordWebhookEvent',
@@ -43,17 +69,32 @@ export async function enqueueWebhookEvent(
        on conflict (event_id) do nothing returning event_id`,
       [e.eventId, e.ownerId, e.type, e.createdAt, body, now],
     );
-    if (recorded.rowCount === 0) return; // published before: its deliveries exist already
+    if (recorded.rowCount === 0) return []; // published before: its deliveries exist already
+    // an endpoint named (a test event): that one alone, whatever it chose; none: each endpoint that takes the kind,
+    // and of an account's event, each whose filters let its account and mutation type pass
     const deliveries = await query<{ id: string }>(
       tx,
       'CreateWebhookDeliveries',
       `insert into webhook_deliveries (event_id, endpoint_id, owner_id, status, next_attempt_at, created_at, updated_at)
        select $1, id, owner_id, 'pending', $3, $3, $3 from webhook_endpoints
         where owner_id = $2 and removed_at is null and disabled_at is null
-          and (case when events is null then $4::text = any($5::text[]) else $4::text = any(events) end)
+          and (case when $6::uuid is not null then id = $6::uuid
+                    when events is null then $4::text = any($5::text[]) else $4::text = any(events) end)
+          and ($7::uuid is null or account_ids is null or $7::uuid = any(account_ids))
+          and ($8::text is null or mutation_types is null or $8::text = any(mutation_types))
        on conflict (event_id, endpoint_id) do nothing returning id`,
-      [e.eventId, e.ownerId, now, e.type, defaultWebhookEvents],
+      [
+        e.eventId,
+        e.ownerId,
+        now,
+        e.type,
+        defaultWebhookEvents,
+        endpointId,
+        e.subject?.accountId ?? null,
+        e.subject?.mutationType ?? null,
+      ],
     );
     for (const d of deliveries.rows) await scheduleAttempt(tx, { deliveryId: d.id, step: 1, manual: false }, 0);
+    return deliveries.rows.map(d => d.id);
   });
 }

@@ -155,7 +155,7 @@ describe('the QRIS cap of 10,000,000 with the unique code', () => {
     const { id } = created.json().data as { id: string };
     const page = await service.app.inject({ method: 'GET', url: `/pay/${id}` });
     expect(page.statusCode).toBe(200);
-    expect(page.body).toContain('Virtual account BANK1');
+    expect(page.body).toContain('Virtual account BCA');
     expect(page.body).not.toContain('QRIS ·');
     const qris = await service.app.inject({
       method: 'POST',

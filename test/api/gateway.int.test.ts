@@ -380,7 +380,7 @@ describe('POST /api/v1/payments with GATEWAY', () => {
     expect(page.statusCode).toBe(200);
     // QRIS: the smallest A with A - (round(A x 0.7%) + 200) >= 50,000 is 50,554; a virtual account: 50,000 + 3,000
     expect(page.body).toContain('QRIS · Rp 50.554');
-    expect(page.body).toContain('Virtual account BANK1 · Rp 53.000');
+    expect(page.body).toContain('Virtual account BCA · Rp 53.000');
 
     const chosen = await service.app.inject({
       method: 'POST',

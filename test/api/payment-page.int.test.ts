@@ -65,7 +65,7 @@ describe('GET /pay/:paymentId (the hosted payment page)', () => {
   it('shows a QR payment: amount, unique code and total in rupiah, the QR image, method, countdown; strict headers', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
-    const payment = await createPayment(caller, paymentBody(accountId, { amount: 50_000, orderId: 'INV-QR-1' }));
+    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', amount: 50_000, orderId: 'INV-QR-1' }));
     const page = await pageOf(payment.id);
     expect(page.statusCode).toBe(200);
     expectPageHeaders(page.headers);
@@ -154,7 +154,7 @@ describe('GET /pay/:paymentId (the hosted payment page)', () => {
     expect(vaPage.body).toContain('<p class="total" id="total">Rp 120.000</p>');
     expect(vaPage.body).toContain('<dd id="amount">Rp 120.000</dd>');
     expect(vaPage.body).not.toContain('id="unique-code"'); // virtual accounts have none
-    expect(vaPage.body).toContain('Virtual account BANK2 · Wallet A');
+    expect(vaPage.body).toContain('Virtual account BRI · Wallet A');
     expect(vaPage.body).toContain(`<strong id="shop">${caller.name}</strong>`);
     // the copy button shows once the script runs; without it the number is plain, selectable text
     expect(vaPage.body).toContain(
@@ -182,7 +182,7 @@ describe('GET /pay/:paymentId (the hosted payment page)', () => {
     const { accountId } = await linkServiceWallet(caller);
     const orderId = `<script>alert("x")</script>&'`;
     const redirectUrl = `https://shop.example/back?q="><img src=x onerror=alert(1)>&a='1'`;
-    const payment = await createPayment(caller, paymentBody(accountId, { orderId, redirectUrl }));
+    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', orderId, redirectUrl }));
     const html = (await pageOf(payment.id)).body;
     expect(html).toContain('<dd id="order">&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;&#38;&#39;</dd>');
     expect(html).not.toContain('alert("x")');
@@ -216,7 +216,7 @@ describe('GET /pay/:paymentId/status.json', () => {
   it('answers only what the page needs, without a key, and follows the payment to COMPLETED', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller, 'WALLET-E');
-    const payment = await createPayment(caller, paymentBody(accountId, { orderId: 'INV-PAID-1' }));
+    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', orderId: 'INV-PAID-1' }));
     const response = await statusJsonOf(payment.id);
     expect(response.statusCode).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');

@@ -28,7 +28,7 @@ const before = [
   },
   {
     code: 'VA-BANK1',
-    payer: 'Virtual account BANK1',
+    payer: 'Virtual account BCA',
     merchant: 'Virtual Account BANK1',
     gateway: true,
     qr: false,
@@ -37,7 +37,7 @@ const before = [
   },
   {
     code: 'VA-BANK2',
-    payer: 'Virtual account BANK2',
+    payer: 'Virtual account BRI',
     merchant: 'Virtual Account BANK2',
     gateway: true,
     qr: false,
@@ -46,7 +46,7 @@ const before = [
   },
   {
     code: 'VA-BANK3',
-    payer: 'Virtual account BANK3',
+    payer: 'Virtual account Mandiri',
     merchant: 'Virtual Account BANK3',
     gateway: true,
     qr: false,

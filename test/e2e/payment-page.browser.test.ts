@@ -58,7 +58,7 @@ describe('the payment page in Chromium on a phone-sized screen', () => {
     const redirectUrl = `${shop}/thanks?order=INV-BROWSER-1`;
     const payment = await createPayment(
       caller,
-      paymentBody(accountId, { amount: 50_000, orderId: 'INV-BROWSER-1', redirectUrl }),
+      paymentBody(accountId, { type: 'QRIS-DYNAMIC', amount: 50_000, orderId: 'INV-BROWSER-1', redirectUrl }),
     );
     expect(payment.paymentUrl).toBe(`${baseUrl}/pay/${payment.id}`);
     const { context, page, problems } = await phone();
@@ -138,7 +138,7 @@ describe('the payment page in Chromium on a phone-sized screen', () => {
     const { accountId } = await linkServiceWallet(caller, 'WALLET-E');
     const payment = await createPayment(
       caller,
-      paymentBody(accountId, { orderId: 'INV-STAY-1', redirectUrl: `${shop}/thanks` }),
+      paymentBody(accountId, { type: 'QRIS-DYNAMIC', orderId: 'INV-STAY-1', redirectUrl: `${shop}/thanks` }),
     );
     const { context, page, problems } = await phone();
     await page.goto(payment.paymentUrl);
@@ -176,7 +176,7 @@ describe('the payment page in Chromium on a phone-sized screen', () => {
     await page.goto(payment.paymentUrl);
     expect(await text(page, '#account-number')).toBe(payment.accountNumber);
     expect(await text(page, '#total')).toBe('Rp 75.000');
-    expect(await text(page, '#method')).toBe('Virtual account BANK3 · Wallet A');
+    expect(await text(page, '#method')).toBe('Virtual account Mandiri · Wallet A');
     expect(await text(page, '#shop')).toBe(caller.name);
     const button = page.locator('#account-number + button');
     expect(await button.innerText()).toBe('Salin nomor VA');
@@ -208,7 +208,7 @@ describe('the payment page in Chromium on a phone-sized screen', () => {
     const { accountId } = await linkServiceWallet(caller, 'WALLET-E');
     const payment = await createPayment(
       caller,
-      paymentBody(accountId, { expiresInMinutes: 5, redirectUrl: `${shop}/thanks` }),
+      paymentBody(accountId, { type: 'QRIS-DYNAMIC', expiresInMinutes: 5, redirectUrl: `${shop}/thanks` }),
     );
     const { context, page, problems } = await phone();
     await page.goto(payment.paymentUrl);

@@ -13,14 +13,21 @@ import { ledgerAdjustmentBody } from '../ledger-adjustments.ts';
 import { parseBody } from '../validation.ts';
 import { DomainError, refuse } from '../../errors.ts';
 import { listAccounts } from '../../projections/accounts.ts';
-import { listGatewayAccess, listHoldingAccounts } from '../../projections/gateway-access.ts';
+import { listGatewayAccess, listHoldingAccounts, servedGatewayMethods } from '../../projections/gateway-access.ts';
+import { gatewayMethods, paymentMethod } from '../../domain/payment-methods.ts';
 import { listGatewayWithdrawals } from '../../projections/gateway-ledger.ts';
 import { uncoveredYears } from '../../projections/holiday-calendar.ts';
 import { reconciliationPeriod } from '../../audit/gateway-reconciliation.ts';
 import { reconciliationOf } from '../../audit/gateway-closed-periods.ts';
 import { reconciliationTables } from '../../audit/gateway-reconciliation-csv.ts';
 import { text } from '../../text.ts';
-import { accessReviewHtml, adminOverviewHtml, holdingAccountsHtml, reconciliationHtml } from '../../web/pages/admin.ts';
+import {
+  accessReviewHtml,
+  adminOverviewHtml,
+  holdingAccountsHtml,
+  holdingWarningHtml,
+  reconciliationHtml,
+} from '../../web/pages/admin.ts';
 import type { AppDeps } from '../deps.ts';
 import { sendReconciliationCsv } from '../gateway-reconciliation.ts';
 import { isQueryDate } from '../query-params.ts';
@@ -68,11 +75,12 @@ export function adminPages(deps: AppDeps) {
     ) => orShowRefusal(async () => seeOther(reply, path, await run()), show);
 
     app.get('/', async (request, reply) => {
-      const [pending, requested, holding, uncovered] = await Promise.all([
+      const [pending, requested, holding, uncovered, warning] = await Promise.all([
         listGatewayAccess(deps.pool, 'PENDING'),
         listGatewayWithdrawals(deps.pool, { status: 'REQUESTED' }),
         listHoldingAccounts(deps.pool),
         uncoveredYears(deps.pool, deps.clock.now()),
+        holdingWarning(),
       ]);
       const counts = {
         pendingAccess: pending.length,
@@ -80,19 +88,31 @@ export function adminPages(deps: AppDeps) {
         holdingAccounts: holding.length,
         uncoveredYears: uncovered,
       };
-      return sendPage(reply, frameOf(request, 'Konsol admin', 'admin'), adminOverviewHtml(counts));
+      return sendPage(reply, frameOf(request, 'Konsol admin', 'admin'), `${warning}${adminOverviewHtml(counts)}`);
     });
+
+    /** The warning that approved or waiting merchants would be refused for want of a holding account, or ''. */
+    const holdingWarning = async () => {
+      const [approved, pending, served] = await Promise.all([
+        listGatewayAccess(deps.pool, 'APPROVED'),
+        listGatewayAccess(deps.pool, 'PENDING'),
+        servedGatewayMethods(deps.pool),
+      ]);
+      if (approved.length + pending.length === 0) return '';
+      const unserved = gatewayMethods.filter(m => paymentMethod(m).creatable && !served.includes(m));
+      return holdingWarningHtml(unserved, served.length === 0);
+    };
 
     // access review
     const accessPage = async (request: FastifyRequest, reply: FastifyReply, refused?: DomainError) => {
       const { value, refusal } = queryFilters(request, accessQuery);
       const { status } = value;
       const error = refused ?? refusal;
-      const rows = await listGatewayAccess(deps.pool, status);
+      const [rows, warning] = await Promise.all([listGatewayAccess(deps.pool, status), holdingWarning()]);
       return sendPage(
         reply,
         { ...frameOf(request, 'Akses gateway', 'access'), notice: noticeOf(request, doneNotices, error) },
-        accessReviewHtml(rows, status ?? '', request.viewer!.csrf),
+        accessReviewHtml(rows, status ?? '', request.viewer!.csrf, warning),
         {
           status: error?.status ?? 200,
         },

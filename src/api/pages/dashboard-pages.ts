@@ -6,9 +6,10 @@ import { addWebhookEndpoint, removeWebhookEndpoint } from '../../commands/webhoo
 import { DomainError, refuse } from '../../errors.ts';
 import { listAccounts } from '../../projections/accounts.ts';
 import { listApiKeys } from '../../projections/api-keys.ts';
+import { listPayments } from '../../projections/payments.ts';
 import { findWebhookEndpoint, listWebhookEndpoints } from '../../projections/webhook-endpoints.ts';
 import { text } from '../../text.ts';
-import { listDeliveries, redeliver } from '../../webhooks/delivery-log.ts';
+import { listDeliveries, redeliver, sendTestEvent } from '../../webhooks/delivery-log.ts';
 import { apiKeysHtml, type NewKey } from '../../web/pages/api-keys.ts';
 import { overviewHtml } from '../../web/pages/overview.ts';
 import { deliveryLogHtml, webhooksHtml, type NewEndpoint } from '../../web/pages/webhooks.ts';
@@ -29,6 +30,7 @@ const doneNotices: Record<string, string> = {
   'key-revoked': 'API key dicabut. Panggilan dengan kunci itu kini ditolak.',
   'endpoint-removed': 'Endpoint dihapus. Tidak ada lagi pengiriman ke sana.',
   redelivered: 'Pengiriman dijadwalkan ulang sekarang.',
+  'test-sent': 'Event uji webhook.test dikirim; hasilnya tampil di log di bawah.',
   'session-ended': 'Perangkat itu dikeluarkan; sesinya tidak berlaku lagi.',
 };
 const field = (request: FastifyRequest, name: string): unknown =>
@@ -42,16 +44,21 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
   return async function (app: FastifyInstance) {
     app.get('/', async (request, reply) => {
       const { user, sessionId, csrf } = request.viewer!;
-      const [apiKeys, webhooks, accounts, sessions] = await Promise.all([
+      const firstPage = { ownerId: user.id, page: 1, limit: 1 };
+      const [apiKeys, webhooks, accounts, payments, paid, sessions] = await Promise.all([
         listApiKeys(deps.pool, user.id),
         listWebhookEndpoints(deps.pool, user.id),
-        listAccounts(deps.pool, { ownerId: user.id, page: 1, limit: 1 }),
+        listAccounts(deps.pool, firstPage),
+        listPayments(deps.pool, firstPage),
+        listPayments(deps.pool, { ...firstPage, status: 'COMPLETED' }),
         liveSessionsOf(deps, user.id),
       ]);
       const counts = {
         apiKeys: apiKeys.filter(k => !k.revoked_at).length,
-        webhooks: webhooks.length,
         accounts: accounts.total,
+        payments: payments.total,
+        paid: paid.total > 0,
+        webhooks: webhooks.length,
       };
       return sendPage(
         reply,
@@ -119,7 +126,10 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
       return sendPage(
         reply,
         { ...frameOf(request, 'Webhook', 'webhooks'), notice },
-        webhooksHtml(list, request.viewer!.csrf, opts.added ?? null, opts.url),
+        webhooksHtml(list, request.viewer!.csrf, opts.added ?? null, {
+          url: opts.url,
+          allowPrivate: deps.config.webhooks.allowPrivate,
+        }),
         {
           status: opts.error?.status ?? (opts.added ? 201 : 200),
         },
@@ -176,6 +186,12 @@ export function dashboardPages(deps: AppDeps, keys: ApiKeyCache) {
         deliveryLogHtml(view),
         { status: refusal?.status ?? 200 },
       );
+    });
+
+    app.post<{ Params: { id: string } }>('/webhooks/:id/test', async (request, reply) => {
+      const endpointId = pathId(request.params.id, endpointNotFound);
+      await sendTestEvent(deps.pool, deps, { ownerId: request.viewer!.user.id, endpointId });
+      return seeOther(reply, `/dashboard/webhooks/${endpointId}`, 'test-sent');
     });
 
     app.post<{ Params: { id: string; deliveryId: string } }>(

@@ -6,7 +6,7 @@ import { pageHtml, type Notice, type PageFrame } from '../../web/page.ts';
 import { refusalWords } from '../../web/refusal-words.ts';
 
 /**
- * Sends a dashboard or admin page: its own nonce'd style and nothing else inline, images and forms to this origin
+ * Sends a dashboard or admin page: its own nonce'd style and copy script and nothing else inline, images and forms to this origin
  * only, never framed, never cached (pages show secrets once and balances now).
  */
 export function sendPage(
@@ -21,7 +21,7 @@ export function sendPage(
     .type('text/html; charset=utf-8')
     .header(
       'content-security-policy',
-      `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+      `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
     )
     .header('cache-control', 'no-store')
     .header('x-frame-options', 'DENY')

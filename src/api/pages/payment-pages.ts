@@ -1,16 +1,23 @@
-import type { FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { auditView } from '../../audit/event-view.ts';
 import { streamEvents } from '../../audit/stream-pages.ts';
 import { paymentStream } from '../../domain/payment.ts';
-import { refuse } from '../../errors.ts';
+import { createPayment } from '../../commands/create-payment.ts';
+import { DomainError, refuse } from '../../errors.ts';
+import { listAccounts } from '../../projections/accounts.ts';
+import { findProvider } from '../../providers/catalogue.ts';
+import { paymentLinkHtml, type PaymentLinkForm } from '../../web/pages/payment-link.ts';
+import { createBody, paymentRow } from '../payments.ts';
+import { parseBody } from '../validation.ts';
 import { paymentUrlOf } from '../../projections/payment-presenter.ts';
-import { findPayment, listPayments } from '../../projections/payments.ts';
+import { listPayments } from '../../projections/payments.ts';
 import { paymentDetailHtml, paymentsHtml, paymentStatuses, paymentTypes } from '../../web/pages/payments.ts';
 import type { AppDeps } from '../deps.ts';
 import { fromBeforeTo, pageNumber, periodFrom, periodOrder, periodTo } from '../query-params.ts';
 import { filterForm, filterRefusal, pageAsked } from './list-filters.ts';
-import { pathId, refusalText, sendPage } from './page-reply.ts';
+import { noticeOf, orShowRefusal, pathId, refusalText, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
 
 const pageSize = 50;
@@ -26,6 +33,16 @@ const filters = z
     page: pageNumber,
   })
   .refine(fromBeforeTo, periodOrder());
+const done = { created: 'Pembayaran dibuat. Bagikan alamat halaman pembayarannya kepada pembeli.' };
+const linkFields = ['amount', 'orderId', 'walletAccountId', 'type', 'redirectUrl', 'idempotencyKey'] as const;
+/** The payment link form's fields as typed (text only). */
+const linkForm = (body: unknown): PaymentLinkForm =>
+  Object.fromEntries(
+    linkFields.flatMap(name => {
+      const value = (body as Record<string, unknown> | undefined)?.[name];
+      return typeof value === 'string' ? [[name, value]] : [];
+    }),
+  );
 const paymentNotFound = () => refuse('PAYMENT_NOT_FOUND', { words: 'Pembayaran tidak ditemukan' });
 
 /** The viewer's payments: the list (filters, 50 a page, newest first) and each one with its event history. */
@@ -57,15 +74,66 @@ export function paymentPages(deps: AppDeps) {
       );
     });
 
+    // a payment link: the API's request from a form, its page's address then shown to share
+    const linkPage = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      form: PaymentLinkForm,
+      error?: DomainError,
+    ) => {
+      const { rows } = await listAccounts(deps.pool, { ownerId: request.viewer!.user.id, page: 1, limit: 100 });
+      const accounts = rows.filter(a => (findProvider(a.provider_code)?.paymentTypes.length ?? 0) > 0);
+      const view = { csrf: request.viewer!.csrf, accounts, form: { ...form, idempotencyKey: randomUUID() } };
+      return sendPage(
+        reply,
+        { ...frameOf(request, 'Tautan pembayaran', 'payments'), notice: noticeOf(request, {}, error) },
+        paymentLinkHtml(view),
+        { status: error?.status ?? 200 },
+      );
+    };
+    app.get('/payments/new', (request, reply) => linkPage(request, reply, {}));
+    app.post('/payments/new', async (request, reply) => {
+      const form = linkForm(request.body);
+      return orShowRefusal(
+        async () => {
+          const ownerId = request.viewer!.user.id;
+          const input = parseBody(
+            createBody,
+            {
+              amount: /^\d{1,13}$/.test(form.amount ?? '') ? Number(form.amount) : form.amount,
+              walletAccountId: form.walletAccountId,
+              orderId: form.orderId,
+              type: form.type || undefined,
+              redirectUrl: form.redirectUrl || `${deps.config.publicBaseUrl}/`,
+            },
+            'Isian pembayaran belum benar',
+          );
+          const key = z.uuid().safeParse(form.idempotencyKey);
+          const { paymentId } = await createPayment(
+            deps,
+            ownerId,
+            { ...input, idempotencyKey: key.success ? key.data : undefined },
+            deps.config.gateway,
+          );
+          return seeOther(reply, `/dashboard/payments/${paymentId}`, 'created');
+        },
+        error => linkPage(request, reply, form, error),
+      );
+    });
+
     app.get<{ Params: { id: string } }>('/payments/:id', async (request, reply) => {
-      const payment = await findPayment(deps.pool, pathId(request.params.id, paymentNotFound));
+      const payment = await paymentRow(deps, pathId(request.params.id, paymentNotFound));
       // another owner's payment is as unknown as one that never existed
       if (!payment || payment.owner_id !== request.viewer!.user.id) throw paymentNotFound();
       const events = [];
       for await (const recorded of streamEvents(deps.store, paymentStream(payment.id)))
         events.push(auditView(recorded));
       const view = { payment, paymentUrl: paymentUrlOf(deps.config.publicBaseUrl, payment.id), events };
-      return sendPage(reply, frameOf(request, `Pembayaran ${payment.order_id}`, 'payments'), paymentDetailHtml(view));
+      const frame = {
+        ...frameOf(request, `Pembayaran ${payment.order_id}`, 'payments'),
+        notice: noticeOf(request, done),
+      };
+      return sendPage(reply, frame, paymentDetailHtml(view));
     });
   };
 }

@@ -1,7 +1,7 @@
 import type { AccountRow } from '../../projections/accounts.ts';
 import type { Provider } from '../../providers/catalogue.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
-import { csrfField, postButton, tableHtml, timeHtml, type Column, type TableRow } from '../page.ts';
+import { copyableHtml, csrfField, postButton, tableHtml, timeHtml, type Column, type TableRow } from '../page.ts';
 
 /** What a link or login form shows again after a refusal (never a password, PIN or code). */
 export type AccountForm = Partial<
@@ -23,8 +23,12 @@ const intervalInput = (id: string, form: AccountForm) =>
 
 export const accountLabel = (a: AccountRow) => a.account_number ?? a.phone_number ?? '—';
 
+/** The balance, or that there is none yet: a new account's zero is not a balance until its first sync. */
+const balanceText = (a: AccountRow) => (a.last_sync ? formatRupiah(a.balance) : 'Belum disinkron');
+
 const accountColumns: Column[] = [
   { label: 'Nama' },
+  { label: 'ID (walletAccountId)' },
   { label: 'Nomor' },
   { label: 'Saldo', num: true },
   { label: 'Status' },
@@ -37,8 +41,9 @@ function accountRow(a: AccountRow, csrf: string): TableRow {
     data: { 'account-id': a.id },
     cells: [
       `<a href="/dashboard/accounts/${e(a.id)}">${e(a.account_name)}</a><br><span class="muted">${e(a.provider_name)}</span>`,
+      copyableHtml(`account-id-${a.id}`, a.id, `ID ${a.account_name}`),
       `<code>${e(accountLabel(a))}</code>`,
-      e(formatRupiah(a.balance)),
+      e(balanceText(a)),
       a.is_active ? '<span class="badge ok">Aktif</span>' : '<span class="badge bad">Perlu masuk ulang</span>',
       timeHtml(a.last_sync),
       a.is_active
@@ -128,8 +133,9 @@ export function accountDetailHtml(
   const form: AccountForm = { accountName: a.account_name, intervalMinutes: String(a.interval_minutes) };
   return `<p><a href="/dashboard/accounts">‹ Semua rekening</a></p>
 <section class="card" aria-labelledby="facts"><h2 id="facts">${e(a.account_name)}</h2><dl class="facts">
+<dt>ID (walletAccountId)</dt><dd>${copyableHtml('account-id', a.id, 'ID rekening')}</dd>
 <dt>Penyedia</dt><dd>${e(a.provider_name)}</dd><dt>Nomor</dt><dd><code>${e(accountLabel(a))}</code></dd>
-<dt>Saldo</dt><dd id="account-balance">${e(formatRupiah(a.balance))}</dd>
+<dt>Saldo</dt><dd id="account-balance">${e(balanceText(a))}</dd>
 <dt>Status</dt><dd id="account-status">${a.is_active ? 'Aktif' : 'Perlu masuk ulang'}</dd>
 <dt>Sinkron terakhir</dt><dd>${timeHtml(a.last_sync)}</dd><dt>Sinkron berikutnya</dt><dd>${timeHtml(a.next_sync_at)}</dd>
 </dl><p class="actions">${a.is_active ? postButton(`/dashboard/accounts/${a.id}/refresh`, csrf, 'Sinkron sekarang') : ''}

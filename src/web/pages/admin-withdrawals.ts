@@ -1,6 +1,7 @@
 import type { AccountRow } from '../../projections/accounts.ts';
 import type { GatewayWithdrawalRow } from '../../projections/gateway-ledger.ts';
 import type { PayoutFailureRow } from '../../projections/withdrawal-payouts.ts';
+import { withdrawalStatusWords, wordOf } from '../words.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { csrfField, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import { withdrawalStatusHtml } from './gateway.ts';
@@ -48,7 +49,7 @@ const statusFilter = (current: string) =>
   `<nav class="actions" aria-label="Saring status">${['', 'REQUESTED', 'PAID', 'REJECTED']
     .map(
       s =>
-        `<a class="button quiet" href="${e(s ? `/admin/withdrawals?status=${s}` : '/admin/withdrawals')}"${s === current ? ' aria-current="page"' : ''}>${e(s || 'Semua')}</a>`,
+        `<a class="button quiet" href="${e(s ? `/admin/withdrawals?status=${s}` : '/admin/withdrawals')}"${s === current ? ' aria-current="page"' : ''}>${e(s ? wordOf(withdrawalStatusWords, s) : 'Semua')}</a>`,
     )
     .join('')}</nav>`;
 

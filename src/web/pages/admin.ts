@@ -2,6 +2,8 @@ import { reconciliationTables } from '../../audit/gateway-reconciliation-csv.ts'
 import type { AccountRow } from '../../projections/accounts.ts';
 import type { GatewayAccessRow, HoldingAccountRow } from '../../projections/gateway-access.ts';
 import type { GatewayReconciliation } from '../../audit/gateway-reconciliation.ts';
+import { accessStatusWords, businessFieldWords, wordOf } from '../words.ts';
+import { findProvider } from '../../providers/catalogue.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { csrfField, postButton, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import { calendarWarningHtml } from './admin-records.ts';
@@ -20,7 +22,7 @@ const statusFilter = (path: string, statuses: string[], current: string) =>
   `<nav class="actions" aria-label="Saring status">${['', ...statuses]
     .map(
       s =>
-        `<a class="button quiet" href="${e(s ? `${path}?status=${s}` : path)}"${s === current ? ' aria-current="page"' : ''}>${e(s || 'Semua')}</a>`,
+        `<a class="button quiet" href="${e(s ? `${path}?status=${s}` : path)}"${s === current ? ' aria-current="page"' : ''}>${e(s ? wordOf(accessStatusWords, s) : 'Semua')}</a>`,
     )
     .join('')}</nav>`;
 
@@ -41,13 +43,25 @@ export function adminOverviewHtml(counts: {
 <li><a href="/admin/digests">Digest harian</a> dan <a href="/admin/streams">riwayat stream</a> untuk auditor</li></ul></section>`;
 }
 
+/**
+ * A merchant approved (or about to be) pays into holding accounts: the gateway methods none serves now are named,
+ * since each payment with one is refused 503 NO_HOLDING_ACCOUNT until an active holding account serves it.
+ */
+export function holdingWarningHtml(unserved: readonly string[], all: boolean): string {
+  if (unserved.length === 0) return '';
+  const what = all
+    ? 'Belum ada rekening penampung aktif: setiap pembayaran gateway merchant yang disetujui ditolak'
+    : `Tidak ada rekening penampung aktif untuk ${unserved.join(', ')}: pembayaran gateway dengan metode itu ditolak`;
+  return `<p class="notice error" id="holding-warning">${e(what)} (503 NO_HOLDING_ACCOUNT). <a href="/admin/holding-accounts">Tandai rekening penampung</a></p>`;
+}
+
 type AccessRow = GatewayAccessRow & { name: string | null; email: string | null };
 
 function accessRow(r: AccessRow, csrf: string): TableRow {
   const business = r.business
     ? Object.entries(r.business)
         .filter(([, v]) => v)
-        .map(([k, v]) => `<dt>${e(k)}</dt><dd>${e(v!)}</dd>`)
+        .map(([k, v]) => `<dt>${e(wordOf(businessFieldWords, k))}</dt><dd>${e(v!)}</dd>`)
         .join('')
     : '';
   const actions =
@@ -69,8 +83,8 @@ ${noteForm(`/admin/access/${r.user_id}/reject`, csrf, 'note', 'Alasan penolakan'
   };
 }
 
-export function accessReviewHtml(rows: AccessRow[], status: string, csrf: string): string {
-  return `${statusFilter('/admin/access', ['PENDING', 'APPROVED', 'REJECTED'], status)}<section class="card">
+export function accessReviewHtml(rows: AccessRow[], status: string, csrf: string, warning = ''): string {
+  return `${warning}${statusFilter('/admin/access', ['PENDING', 'APPROVED', 'REJECTED'], status)}<section class="card">
 ${
   rows.length === 0
     ? '<p class="muted">Tidak ada pengajuan.</p>'
@@ -95,7 +109,7 @@ export function holdingAccountsHtml(holding: HoldingAccountRow[], own: AccountRo
   const rows = holding.map(h => ({
     data: { 'account-id': h.account_id },
     cells: [
-      `${e(h.account_name ?? '(dihapus)')}<br><span class="muted">${e(h.provider_code)}</span>`,
+      `${e(h.account_name ?? '(dihapus)')}<br><span class="muted">${e(findProvider(h.provider_code)?.name ?? h.provider_code)}</span>`,
       e(h.methods.join(', ')),
       h.is_active === null
         ? '<span class="badge bad">Dihapus</span>'

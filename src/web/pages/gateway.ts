@@ -1,5 +1,6 @@
 import type { GatewayWithdrawalRow } from '../../projections/gateway-ledger.ts';
 import { holderAnswer } from '../../projections/withdrawal-presenter.ts';
+import { accessStatusWords, withdrawalStatusWords, wordOf } from '../words.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { csrfField, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import type { PendingDue } from '../../projections/gateway-settlements.ts';
@@ -24,17 +25,10 @@ export type GatewayInfo = {
 /** What a refused form shows again. */
 export type GatewayForm = Record<string, string>;
 
-const accessLabel: Record<string, string> = {
-  NONE: 'Belum mengajukan',
-  PENDING: 'Menunggu peninjauan',
-  APPROVED: 'Disetujui',
-  REJECTED: 'Ditolak',
-};
 export const accessStatusHtml = (status: string) =>
-  `<span class="badge ${status === 'APPROVED' ? 'ok' : status === 'REJECTED' ? 'bad' : 'wait'}">${e(accessLabel[status] ?? status)}</span>`;
-const withdrawalLabel: Record<string, string> = { REQUESTED: 'Diproses', PAID: 'Dibayar', REJECTED: 'Ditolak' };
+  `<span class="badge ${status === 'APPROVED' ? 'ok' : status === 'REJECTED' ? 'bad' : 'wait'}">${e(wordOf(accessStatusWords, status))}</span>`;
 export const withdrawalStatusHtml = (status: string) =>
-  `<span class="badge ${status === 'PAID' ? 'ok' : status === 'REJECTED' ? 'bad' : 'wait'}">${e(withdrawalLabel[status] ?? status)}</span>`;
+  `<span class="badge ${status === 'PAID' ? 'ok' : status === 'REJECTED' ? 'bad' : 'wait'}">${e(wordOf(withdrawalStatusWords, status))}</span>`;
 
 const field = (id: string, name: string, label: string, form: GatewayForm, attrs = '') =>
   `<div class="field"><label for="${id}">${e(label)}</label><input id="${id}" name="${name}" ${attrs} value="${e(form[name] ?? '')}"></div>`;

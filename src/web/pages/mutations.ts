@@ -1,5 +1,6 @@
 import type { AccountRow } from '../../projections/accounts.ts';
 import type { MutationRow } from '../../projections/mutations.ts';
+import { mutationTypeWords, wordOf } from '../words.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { pagerHtml, tableHtml, timeHtml, type TableRow } from '../page.ts';
 
@@ -27,7 +28,7 @@ function filtersHtml(v: MutationsView) {
   const types = ['', 'CREDIT', 'DEBIT']
     .map(
       t =>
-        `<option value="${t}"${t === (f.type ?? '') ? ' selected' : ''}>${t === '' ? 'Semua' : t === 'CREDIT' ? 'Masuk (CREDIT)' : 'Keluar (DEBIT)'}</option>`,
+        `<option value="${t}"${t === (f.type ?? '') ? ' selected' : ''}>${t === '' ? 'Semua' : e(wordOf(mutationTypeWords, t))}</option>`,
     )
     .join('');
   const kinds = [
@@ -60,7 +61,7 @@ function mutationRow(m: MutationRow, accounts: Map<string, AccountRow>): TableRo
     cells: [
       timeHtml(m.created_at),
       account ? e(accountLabel(account)) : `<code>${e(m.account_id)}</code>`,
-      `<span class="badge ${m.type === 'CREDIT' ? 'ok' : 'wait'}">${e(m.type)}</span>`,
+      `<span class="badge ${m.type === 'CREDIT' ? 'ok' : 'wait'}">${e(wordOf(mutationTypeWords, m.type))}</span>`,
       e(formatRupiah(m.amount)),
       `${e(m.description)}${m.sender_name ? `<br><span class="muted">${e(m.sender_name)}</span>` : ''}`,
       m.reference ? `<code>${e(m.reference)}</code>` : '—',

@@ -2,7 +2,7 @@ import type { AuditView } from '../../audit/event-view.ts';
 import { paymentTypes as methodCodes } from '../../domain/payment-methods.ts';
 import type { PaymentRow } from '../../projections/payments.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
-import { pagerHtml, tableHtml, timeHtml, type TableRow } from '../page.ts';
+import { copyButtonHtml, pagerHtml, tableHtml, timeHtml, type TableRow } from '../page.ts';
 import { eventHtml } from './events.ts';
 
 export const paymentStatuses = ['PENDING', 'COMPLETED', 'EXPIRED', 'FAILED'] as const;
@@ -62,7 +62,8 @@ function paymentRow(p: PaymentRow): TableRow {
 
 export function paymentsHtml(v: PaymentsView): string {
   const query = Object.fromEntries(Object.entries(v.filters).filter(([, value]) => value));
-  return `${filtersHtml(v.filters)}<section class="card" aria-labelledby="list"><h2 id="list">Pembayaran (${e(v.total)})</h2>
+  return `<p class="actions"><a class="button" href="/dashboard/payments/new" id="new-payment-link">Buat tautan pembayaran</a></p>
+${filtersHtml(v.filters)}<section class="card" aria-labelledby="list"><h2 id="list">Pembayaran (${e(v.total)})</h2>
 ${v.rows.length === 0 ? '<p class="muted">Tidak ada pembayaran yang cocok.</p>' : tableHtml('payments', 'Tabel pembayaran', [{ label: 'Pesanan' }, { label: 'Status' }, { label: 'Metode' }, { label: 'Jumlah', num: true }, { label: 'Total', num: true }, { label: 'Dibuat' }], v.rows.map(paymentRow))}
 ${pagerHtml('/dashboard/payments', query, v.page, v.totalPages)}</section>`;
 }
@@ -88,7 +89,7 @@ ${fact('Dibuat', timeHtml(p.created_at))}
 ${fact('Kedaluwarsa', timeHtml(p.expires_at))}
 ${p.completed_at ? fact('Lunas', timeHtml(p.completed_at)) : ''}
 ${p.mutation_id ? fact('Mutasi', `<code>${e(p.mutation_id)}</code>`) : ''}
-${fact('Halaman pembayaran', `<a href="${e(v.paymentUrl)}" id="payment-url">${e(v.paymentUrl)}</a>`)}
+${fact('Halaman pembayaran', `<a href="${e(v.paymentUrl)}" id="payment-url">${e(v.paymentUrl)}</a>${copyButtonHtml('payment-url', v.paymentUrl, 'alamat halaman pembayaran')}`)}
 ${fact('ID', `<code>${e(p.id)}</code>`)}
 </dl></section>
 <section class="card" aria-labelledby="history"><h2 id="history">Riwayat peristiwa</h2>

@@ -21,11 +21,20 @@ function endpointRow(w: WebhookEndpointRow, csrf: string): TableRow {
   };
 }
 
+/**
+ * What this instance takes, said where the URL is typed: http or https always; a private or local address only when
+ * the operator allows it (WEBHOOK_ALLOW_PRIVATE), otherwise a host reachable from the internet.
+ */
+const urlHint = (allowPrivate: boolean) =>
+  allowPrivate
+    ? 'http atau https. Layanan ini juga menerima alamat lokal dan jaringan privat (mis. http://127.0.0.1:8080/webhook), untuk mencoba di komputer Anda.'
+    : 'http atau https (https dianjurkan) ke alamat publik yang dapat dijangkau dari internet; alamat lokal dan jaringan privat ditolak.';
+
 export function webhooksHtml(
   endpoints: WebhookEndpointRow[],
   csrf: string,
   added: NewEndpoint | null,
-  url = '',
+  opts: { url?: string; allowPrivate: boolean },
 ): string {
   const shown = added
     ? `<section class="card" aria-labelledby="new-endpoint"><h2 id="new-endpoint">Endpoint baru: ${e(added.url)}</h2>
@@ -34,7 +43,8 @@ export function webhooksHtml(
     : '';
   return `${shown}<section class="card" aria-labelledby="add"><h2 id="add">Tambah endpoint</h2>
 <form method="post" action="/dashboard/webhooks">${csrfField(csrf)}
-<div class="field"><label for="webhook-url">URL (https, dapat dijangkau dari internet)</label><input id="webhook-url" name="url" type="url" required maxlength="2048" value="${e(url)}"></div>
+<div class="field"><label for="webhook-url">URL endpoint</label><input id="webhook-url" name="url" type="url" required maxlength="2048" aria-describedby="webhook-url-hint" value="${e(opts.url ?? '')}">
+<p class="muted" id="webhook-url-hint">${e(urlHint(opts.allowPrivate))}</p></div>
 <button type="submit">Tambah</button></form></section>
 <section class="card" aria-labelledby="list"><h2 id="list">Endpoint Anda</h2>
 ${
@@ -106,6 +116,12 @@ export function deliveryLogHtml(v: DeliveryLogView): string {
     .join('');
   return `<p><a href="/dashboard/webhooks">‹ Semua endpoint</a></p>
 <section class="card"><p><strong>${e(v.endpoint.url)}</strong></p>
+${
+  v.endpoint.disabled_at
+    ? ''
+    : `<form method="post" action="${e(`${base}/test`)}">${csrfField(v.csrf)}<p class="muted">Kirim event <code>webhook.test</code>, ditandatangani seperti event sungguhan (Standard Webhooks); hasilnya tampil di log di bawah.</p>
+<button type="submit" id="send-test-event">Kirim event uji</button></form>`
+}
 <form method="get" action="${e(base)}" class="filters"><div class="field"><label for="status">Status</label><select id="status" name="status">${options}</select></div>
 <div class="field"><button type="submit">Tampilkan</button></div></form></section>
 <section class="card" aria-labelledby="log"><h2 id="log">Log pengiriman</h2>

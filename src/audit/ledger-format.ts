@@ -72,10 +72,14 @@ export const ledgerCheckpoint = z
     lastPosition: z.string(),
     keyId: z.string(),
     signature: z.string(),
-    /** a rotation: the key that signs every checkpoint after this one (base64 SPKI DER), in the signed text */
-    nextKey: z.string().optional(),
-    /** a rotation: the new key's signature over the same signed text, which is not in it */
-    nextKeySignature: z.string().optional(),
+    nextKey: z
+      .string()
+      .optional()
+      .describe('A rotation: the Ed25519 key (base64 SPKI DER) that signs every checkpoint after this one; signed'),
+    nextKeySignature: z
+      .string()
+      .optional()
+      .describe("A rotation: the new key's signature over the same signed text (base64), not itself signed"),
   })
   .strict();
 export type LedgerCheckpoint = z.infer<typeof ledgerCheckpoint>;

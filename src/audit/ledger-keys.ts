@@ -26,8 +26,8 @@ export type KeyChain = {
   findings: KeyFinding[];
   /** the key every checkpoint after the last one given must be signed with */
   current: ChainKey;
-  /** the public key in force at a seq: the one its signature must verify with */
-  keyAt(seq: number): string;
+  /** the key in force at a seq: the one its signature must verify with */
+  keyAt(seq: number): ChainKey;
 };
 
 /**
@@ -74,7 +74,7 @@ export function keyChain(checkpoints: readonly LedgerCheckpoint[], pinnedKey: st
   const keyAt = (seq: number) => {
     let inForce = keys[0]!;
     for (const k of keys) if (k.firstSeq <= seq) inForce = k;
-    return inForce.publicKey;
+    return inForce;
   };
   return { keys, findings, current, keyAt };
 }

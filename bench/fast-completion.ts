@@ -283,6 +283,7 @@ async function createPayment(baseUrl: string, account: Account, kind: Payment['k
         body: {
           amount: 20_000 + (orderSeed % 200) * 500,
           walletAccountId: account.id,
+          type: 'QRIS-DYNAMIC',
           redirectUrl: 'https://shop.example/thanks',
           orderId,
         },

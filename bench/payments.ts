@@ -282,6 +282,7 @@ async function paymentToWebhook(baseUrl: string, sandboxUrl: string, m: Merchant
           {
             amount: 20_000,
             walletAccountId: accountId,
+            type: 'QRIS-DYNAMIC',
             redirectUrl: 'https://shop.example/thanks',
             orderId: `latency-${randomUUID()}`,
           },

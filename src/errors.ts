@@ -97,6 +97,13 @@ export const errorCodes = {
   PAYMENT_METHOD_CHOSEN: { status: 409, message: 'The payment method was chosen already' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used with another request body' },
   PAYABLE_LAPSED: { status: 503, message: 'The payable amount lapsed before the payment was recorded; try again' },
+  PAYMENT_NOT_BILLED: { status: 409, message: 'Nothing to pay yet: the payer has not chosen how to pay' },
+  PAYMENT_NOT_IN_SANDBOX: {
+    status: 409,
+    message: 'The payment is not paid into the sandbox provider: only a sandbox bill is paid this way',
+  },
+  SANDBOX_PAYMENT_REFUSED: { status: 502, message: 'The sandbox provider refused to pay the bill' },
+  SANDBOX_UNAVAILABLE: { status: 503, message: 'The sandbox provider is unavailable; retry shortly' },
 
   // payment gateway: access and holding accounts
   GATEWAY_ACCESS_CONFLICT: { status: 409, message: 'Gateway access is not in a state that allows this' },

@@ -18,6 +18,7 @@ import type { ServiceMetrics } from '../metrics.ts';
 import type { SubscriberProblem } from '../store/subscriber.ts';
 import type { WebhookSettings } from '../webhooks/settings.ts';
 import type { MovableClock } from './test-clock.ts';
+import type { SandboxPayer } from '../providers/sandbox-payer.ts';
 
 /** Everything the HTTP layer needs, given when the app is built. */
 export type AppDeps = SyncDeps & {
@@ -44,6 +45,11 @@ export type AppDeps = SyncDeps & {
   };
   /** Checks of accounts for the money of pending payments (src/background/payment-checks.ts). */
   paymentChecks: Pick<PaymentChecks, 'checkNow'>;
+  /**
+   * A customer of the sandbox provider, when the service's provider is the sandbox (started with it, or SANDBOX_URL):
+   * the payment page's "Bayar (sandbox)". Absent or null: real providers, and nothing is paid that way.
+   */
+  sandbox?: SandboxPayer | null;
   /** The clock POST /api/test-clock moves (TEST_CLOCK=true), else null: the route does not exist. */
   testClock: MovableClock | null;
   /** The public half of the key signing the daily digests (GET /api/admin/digests). */

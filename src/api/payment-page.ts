@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import { z } from 'zod';
 import { choosePaymentMethod } from '../commands/choose-payment-method.ts';
-import { refuse } from '../errors.ts';
+import { DomainError, refuse } from '../errors.ts';
 import { countAttempt } from '../db/attempt-counts.ts';
 import { preparedQuery } from '../db/pool.ts';
 import { isQrType, qrisImageUrlOf, rowOfPayment } from '../projections/payment-presenter.ts';
@@ -16,6 +16,7 @@ import { httpUrlOrNull } from '../web/html.ts';
 import { paymentNotFoundHtml, paymentPageHtml, type PaymentPageView } from '../web/payment-page-html.ts';
 import type { AppDeps } from './deps.ts';
 import { paymentRow } from './payments.ts';
+import { sandboxPayerOf } from './sandbox-payments.ts';
 
 const paymentId = z.uuid();
 const notFound = () => refuse('PAYMENT_NOT_FOUND');
@@ -93,11 +94,29 @@ async function methodsOf(deps: AppDeps, row: PaymentRow): Promise<PaymentPageVie
   });
 }
 
+/**
+ * A payment created without a type into an account whose provider offers one: the page offers that one method, and
+ * bills it as the payer opens the page (the same choice again answers the same bill). A choice refused now (the account
+ * inactive, the provider down) leaves the page offering the method, for the payer to try again.
+ */
+async function billedOnOpen(deps: AppDeps, row: PaymentRow): Promise<PaymentRow> {
+  if (row.status !== 'PENDING' || row.type !== null || row.gateway || row.receiving_account_id === null) return row;
+  const offered = findProvider(row.provider_code)?.paymentTypes ?? [];
+  if (offered.length !== 1) return row;
+  try {
+    return rowOfPayment(await choosePaymentMethod(deps, row.id, offered[0]!, deps.config.gateway));
+  } catch (err) {
+    if (err instanceof DomainError) return row;
+    throw err;
+  }
+}
+
 function pageView(
   row: PaymentRow,
   now: Date,
   methods: PaymentPageView['methods'],
   shopName: string | null,
+  sandboxPays: boolean,
 ): PaymentPageView {
   const qrisImagePath = isQrType(row.type) && row.qris_payload ? `/pay/${row.id}/qris.png` : null;
   return {
@@ -123,6 +142,9 @@ function pageView(
     redirectUrl: httpUrlOrNull(row.redirect_url),
     pollMs,
     methods,
+    // only a bill the sandbox provider takes: a real provider's page never offers it
+    sandboxPayPath:
+      sandboxPays && row.status === 'PENDING' && row.total_amount !== null ? `/pay/${row.id}/sandbox-payment` : null,
   };
 }
 
@@ -155,9 +177,17 @@ export function paymentPageRoutes(deps: AppDeps) {
 
     app.get<{ Params: { paymentId: string } }>('/pay/:paymentId', async (request, reply) => {
       const nonce = randomBytes(16).toString('base64');
-      const row = await find(request.params.paymentId);
-      if (!row) return htmlHeaders(reply, nonce).code(404).send(paymentNotFoundHtml(nonce));
-      const view = pageView(row, deps.clock.now(), await methodsOf(deps, row), await shopNameOf(deps, row));
+      const found = await find(request.params.paymentId);
+      if (!found) return htmlHeaders(reply, nonce).code(404).send(paymentNotFoundHtml(nonce));
+      const row = await billedOnOpen(deps, found);
+      const sandboxPays = sandboxPayerOf(deps, row) !== null;
+      const view = pageView(
+        row,
+        deps.clock.now(),
+        await methodsOf(deps, row),
+        await shopNameOf(deps, row),
+        sandboxPays,
+      );
       return htmlHeaders(reply, nonce).send(paymentPageHtml(view, nonce));
     });
 

@@ -21,14 +21,16 @@ export function refuseRetired(asked: string) {
     });
 }
 
-/** The type asked for, the provider's only type, or null when the payer chooses among several on the page. */
+/**
+ * The type asked for, or null when none was: the payer chooses on the page, as the interface says of an omitted type,
+ * even where the provider offers one type (the page then bills that one as it opens).
+ */
 export function typeFor(
   provider: NonNullable<ReturnType<typeof findProvider>>,
   asked: string | undefined,
 ): PaymentType | null {
   if (asked !== undefined) refuseRetired(asked);
   if (asked === undefined) {
-    if (provider.paymentTypes.length === 1) return provider.paymentTypes[0]!;
     if (provider.paymentTypes.length === 0)
       throw refuse('PAYMENT_TYPE_NOT_SUPPORTED', {
         message: `${provider.providerCode} accounts cannot receive payments`,

@@ -22,6 +22,8 @@ export function presentPayment(row: PaymentRow, baseUrl: string) {
     ...(row.total_amount !== null ? { uniqueCode: row.unique_code, totalAmount: row.total_amount } : {}),
     ...(row.account_number ? { accountNumber: row.account_number } : {}),
     ...(isQrType(row.type) ? { qrisImage: qrisImageUrlOf(baseUrl, row.id) } : {}),
+    // the payload the PNG encodes, as gateways' QR APIs answer it: a client renders or pays it without decoding an image
+    ...(isQrType(row.type) && row.qris_payload ? { qrString: row.qris_payload } : {}),
     paymentUrl: paymentUrlOf(baseUrl, row.id),
     redirectUrl: row.redirect_url,
     expiresAt: row.expires_at.toISOString(),

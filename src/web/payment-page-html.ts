@@ -38,6 +38,8 @@ export type PaymentPageView = {
   /** http(s) only; null leaves the page without a way back. */
   redirectUrl: string | null;
   pollMs: number;
+  /** "Bayar (sandbox)": where the sandbox pays this bill; null for a real provider's bill, or before it is billed */
+  sandboxPayPath: string | null;
 };
 
 const css = `
@@ -73,6 +75,7 @@ a.button.qr-download{max-width:256px;margin:12px auto 0}
 .countdown strong{font-size:22px;font-variant-numeric:tabular-nums}
 .state-completed h2{color:#137333}.state-expired h2,.state-failed h2{color:#b3261e}
 h3{margin:16px 0 6px;font-size:15px}
+.sandbox{margin-top:16px;padding:12px;border:2px dashed #b26a00;border-radius:10px;background:#fff8e6}.sandbox .hint{margin:0}
 .return-note{margin:12px 0 0;padding:12px;border-radius:10px;background:#e6f4ea;text-align:center}
 .return-note strong{font-size:22px;font-variant-numeric:tabular-nums}
 `;
@@ -133,6 +136,19 @@ function howToPay(v: PaymentPageView) {
   return `<p class="hint">Metode pembayaran belum tersedia.</p>`;
 }
 
+/**
+ * A bill paid into the sandbox provider is paid from its page by a sandbox customer: said plainly as test money, so
+ * that nobody takes it for a way to pay. The page then turns paid as for any payment.
+ */
+function sandboxPay(v: PaymentPageView) {
+  if (!v.sandboxPayPath) return '';
+  return `<div class="sandbox" id="sandbox">
+        <p class="hint"><strong>Mode sandbox:</strong> tagihan ini dibayar ke penyedia sandbox, bukan uang sungguhan.</p>
+        <button type="button" id="sandbox-pay" class="secondary wide" data-sandbox-pay="${e(v.sandboxPayPath)}">Bayar (sandbox)</button>
+        <p class="hint" id="sandbox-note" role="status" hidden></p>
+      </div>`;
+}
+
 /** The receipt of a completed payment; a page that sees the payment complete fills in the time from its status. */
 function receipt(v: PaymentPageView) {
   const paidAt = v.paidAt ? `<time datetime="${e(v.paidAt.toISOString())}">${e(wib(v.paidAt))}</time>` : '';
@@ -171,6 +187,7 @@ export function paymentPageHtml(v: PaymentPageView, nonce: string): string {
           : `<p class="paid"><button type="button" id="paid-check" data-check="${e(v.checkPath)}">Saya sudah bayar</button></p>
       <p class="hint" id="check-note" role="status" hidden>Memeriksa pembayaran Anda…</p>`
       }
+      ${sandboxPay(v)}
       <p class="countdown">Sisa waktu <strong id="countdown">—</strong><br>
         <small>Bayar sebelum <time datetime="${e(v.expiresAt.toISOString())}">${e(wib(v.expiresAt))}</time></small></p>
       <noscript><p class="hint">Muat ulang halaman ini untuk melihat status terbaru.</p></noscript>

@@ -10,7 +10,12 @@
   // time to read the receipt before going back to the shop by itself (WCAG 2.2.1 asks for 10 s and a way to stop)
   var returnSeconds = 10;
   var timeFormat = new Intl.DateTimeFormat('id-ID', {
-    timeZone: 'Asia/Jakarta', day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit',
+    timeZone: 'Asia/Jakarta',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
   });
   var expiresAt = Date.parse(root.dataset.expiresAt);
   // the server's clock decides expiry: a phone whose clock is off still counts down correctly
@@ -131,13 +136,23 @@
     var label = button.getAttribute('data-label');
     var done = function (ok) {
       button.textContent = ok ? 'Tersalin' : 'Gagal';
-      if (copyNote) copyNote.textContent = ok ? button.getAttribute('data-copied') : 'Tidak dapat menyalin otomatis; tekan lama angkanya untuk menyalin.';
+      if (copyNote)
+        copyNote.textContent = ok
+          ? button.getAttribute('data-copied')
+          : 'Tidak dapat menyalin otomatis; tekan lama angkanya untuk menyalin.';
       setTimeout(function () {
         button.textContent = label;
       }, 2000);
     };
     if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(false); });
+      navigator.clipboard.writeText(text).then(
+        function () {
+          done(true);
+        },
+        function () {
+          done(false);
+        },
+      );
       return;
     }
     // plain http: select the text so the customer can copy it by hand, and try the old command
@@ -192,7 +207,11 @@
       var note = document.getElementById('check-note');
       paidCheck.disabled = true;
       if (note) note.hidden = false;
-      fetch(paidCheck.getAttribute('data-check'), { method: 'POST', cache: 'no-store', headers: { accept: 'application/json' } })
+      fetch(paidCheck.getAttribute('data-check'), {
+        method: 'POST',
+        cache: 'no-store',
+        headers: { accept: 'application/json' },
+      })
         .catch(function () {
           /* the regular checks go on anyway */
         })
@@ -201,6 +220,42 @@
           setTimeout(function () {
             paidCheck.disabled = false;
           }, 10000);
+        });
+    });
+  }
+
+  // "Bayar (sandbox)": a sandbox customer pays the bill; the page says what the sandbox answered and looks soon after
+  var sandboxPay = document.getElementById('sandbox-pay');
+  if (sandboxPay) {
+    sandboxPay.addEventListener('click', function () {
+      var note = document.getElementById('sandbox-note');
+      var say = function (text) {
+        if (!note) return;
+        note.textContent = text;
+        note.hidden = false;
+      };
+      sandboxPay.disabled = true;
+      say('Membayar lewat sandbox…');
+      fetch(sandboxPay.getAttribute('data-sandbox-pay'), {
+        method: 'POST',
+        cache: 'no-store',
+        headers: { accept: 'application/json' },
+      })
+        .then(function (response) {
+          return response.json().then(function (body) {
+            if (response.ok) {
+              say('Sandbox sudah membayar. Menunggu pembayaran tercatat…');
+              setTimeout(poll, 1000);
+              setTimeout(poll, 3000);
+              return;
+            }
+            say('Sandbox tidak membayar tagihan ini (' + ((body && body.code) || response.status) + ').');
+            sandboxPay.disabled = false;
+          });
+        })
+        .catch(function () {
+          say('Sandbox tidak dapat dihubungi; coba lagi.');
+          sandboxPay.disabled = false;
         });
     });
   }

@@ -102,6 +102,10 @@ const words = {
   PAYMENT_METHOD_CHOSEN: 'Metode pembayaran sudah dipilih',
   IDEMPOTENCY_KEY_REUSED: 'Idempotency-Key ini sudah dipakai untuk permintaan lain',
   PAYABLE_LAPSED: 'Jumlah tagihan kedaluwarsa sebelum pembayaran tercatat; coba lagi',
+  PAYMENT_NOT_BILLED: 'Belum ada tagihan: pilih cara bayar dulu',
+  PAYMENT_NOT_IN_SANDBOX: 'Pembayaran ini tidak masuk ke penyedia sandbox',
+  SANDBOX_PAYMENT_REFUSED: 'Sandbox menolak membayar tagihan ini',
+  SANDBOX_UNAVAILABLE: 'Sandbox sedang tidak tersedia; coba lagi sebentar lagi',
 
   GATEWAY_ACCESS_CONFLICT: 'Status akses gateway tidak memungkinkan tindakan ini',
   GATEWAY_DIRECT_NOT_ALLOWED: 'DIRECT tidak bisa dipakai lewat gateway',

@@ -65,7 +65,10 @@ describe('GET /pay/:paymentId (the hosted payment page)', () => {
   it('shows a QR payment: amount, unique code and total in rupiah, the QR image, method, countdown; strict headers', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
-    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', amount: 50_000, orderId: 'INV-QR-1' }));
+    const payment = await createPayment(
+      caller,
+      paymentBody(accountId, { type: 'QRIS-DYNAMIC', amount: 50_000, orderId: 'INV-QR-1' }),
+    );
     const page = await pageOf(payment.id);
     expect(page.statusCode).toBe(200);
     expectPageHeaders(page.headers);
@@ -216,7 +219,10 @@ describe('GET /pay/:paymentId/status.json', () => {
   it('answers only what the page needs, without a key, and follows the payment to COMPLETED', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller, 'WALLET-E');
-    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', orderId: 'INV-PAID-1' }));
+    const payment = await createPayment(
+      caller,
+      paymentBody(accountId, { type: 'QRIS-DYNAMIC', orderId: 'INV-PAID-1' }),
+    );
     const response = await statusJsonOf(payment.id);
     expect(response.statusCode).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');

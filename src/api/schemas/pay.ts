@@ -61,7 +61,35 @@ export const paymentCheckResponse = z
     examples: [{ status: 'success', checking: true, data: statusExample }],
   });
 
+/** What the sandbox answered for the bill it paid (src/api/sandbox-payments.ts). */
+export const sandboxPaymentResponse = z
+  .object({
+    status: z.literal('success'),
+    data: z.object({
+      transactionId: z.string().describe("The sandbox's CREDIT into the receiving account"),
+      providerCode: z.string(),
+      accountRef: z.string().describe('The receiving account at the sandbox: its phone or account number'),
+      amount: z.number().describe('Rupiah paid: the bill, unique code included'),
+    }),
+  })
+  .meta({
+    id: 'SandboxPaymentResponse',
+    description: 'The bill paid by a sandbox customer',
+    examples: [
+      {
+        status: 'success',
+        data: {
+          transactionId: '6f720411-a35e-4e54-80a4-7ff960cf14a6',
+          providerCode: 'WALLET-D',
+          accountRef: '081211112222',
+          amount: 150123,
+        },
+      },
+    ],
+  });
+
 export const payOperations: Record<string, DocumentedOperation> = {
+  'POST /pay/{paymentId}/sandbox-payment': { responses: { 201: sandboxPaymentResponse } },
   'POST /pay/{paymentId}/method': {
     body: { 'application/json': methodRequest },
     responses: { 200: paymentPageStatusResponse },

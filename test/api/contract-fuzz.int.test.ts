@@ -41,7 +41,7 @@ beforeAll(async () => {
   merchant = await registerUser(service);
   admin = await signedInAdmin(service);
   const { accountId } = await linkServiceWallet(caller);
-  const payment = await createPayment(caller, paymentBody(accountId));
+  const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
   const hook = await caller.call('POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/in' });
   if (hook.statusCode !== 200) throw new Error(`webhook: ${hook.statusCode} ${hook.body}`);
   realIds.push(accountId, payment.id, hook.json().data.id, caller.id, merchant.id);

@@ -14,12 +14,15 @@ describe('the payments pages', () => {
     const { browser } = await signedInBrowser(service);
     const caller = await keyCallerOf(service, browser);
     const { accountId } = await linkServiceWallet(caller);
-    const kept = await createPayment(caller, paymentBody(accountId, { amount: 61_000, orderId: 'INV-2026-001' }));
+    const kept = await createPayment(
+      caller,
+      paymentBody(accountId, { type: 'QRIS-DYNAMIC', amount: 61_000, orderId: 'INV-2026-001' }),
+    );
     const lapsing = await createPayment(
       caller,
-      paymentBody(accountId, { amount: 62_000, orderId: 'INV-2026-002', expiresInMinutes: 5 }),
+      paymentBody(accountId, { type: 'QRIS-DYNAMIC', amount: 62_000, orderId: 'INV-2026-002', expiresInMinutes: 5 }),
     );
-    await createPayment(caller, paymentBody(accountId, { amount: 63_000, orderId: 'LAIN-1' }));
+    await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', amount: 63_000, orderId: 'LAIN-1' }));
     service.clock.advance(6 * 60_000);
     expect(await service.paymentExpiry.tick()).toBeGreaterThanOrEqual(1);
 
@@ -52,7 +55,7 @@ describe('the payments pages', () => {
     const owner = await signedInBrowser(service);
     const caller = await keyCallerOf(service, owner.browser);
     const { accountId } = await linkServiceWallet(caller);
-    const theirs = await createPayment(caller, paymentBody(accountId, { orderId: 'RAHASIA-1' }));
+    const theirs = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', orderId: 'RAHASIA-1' }));
 
     const { browser } = await signedInBrowser(service);
     expect((await browser.get(`/dashboard/payments/${theirs.id}`)).statusCode).toBe(404);

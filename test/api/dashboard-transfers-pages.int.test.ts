@@ -93,7 +93,7 @@ describe('the transfer pages of a WALLET-A account', () => {
     const { browser, accountId, balanceNow } = await fundedWallet(200_000);
     const merchant = await keyHolder(service);
     const { accountId: shopAccount } = await linkServiceWallet(merchant);
-    const bill = await createPayment(merchant, paymentBody(shopAccount, { amount: 45_000 }));
+    const bill = await createPayment(merchant, paymentBody(shopAccount, { type: 'QRIS-DYNAMIC', amount: 45_000 }));
     const png = (await service.app.inject({ method: 'GET', url: `/pay/${bill.id}/qris.png` })).rawPayload;
 
     await browser.get(`/dashboard/accounts/${accountId}/transfer`);

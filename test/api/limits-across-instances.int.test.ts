@@ -110,7 +110,7 @@ describe('attempt limits across two instances on one database', () => {
   it('"Saya sudah bayar": one check per payment in 10 s, whichever instance is asked', async () => {
     const caller = await keyHolder(a);
     const { accountId } = await linkServiceWallet(caller);
-    const payment = await createPayment(caller, paymentBody(accountId));
+    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
     await a.projections.waitFor(await a.store.headPosition());
     const ask = (on: TestService) => on.app.inject({ method: 'POST', url: `/pay/${payment.id}/check` });
 

@@ -18,7 +18,7 @@ type Caller = Awaited<ReturnType<typeof keyHolder>>;
 
 /** A QRIS-DYNAMIC payment into a wallet synchronised hourly, paid in the sandbox; nobody asks for a refresh. */
 async function paidPayment(caller: Caller, accountId: string) {
-  const created = await createPayment(caller, paymentBody(accountId));
+  const created = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
   const png = await service.app.inject({ method: 'GET', url: new URL(created.qrisImage!).pathname });
   await sandbox.pay({ qris: (await decodeQrPng(png.rawPayload)).payload! });
   return created;
@@ -55,7 +55,7 @@ describe('checks of accounts with pending payments', () => {
   it('come every 15 s in the first 10 minutes after a payment, then every minute, until its last pending payment ends', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
-    await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 30 }));
+    await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', expiresInMinutes: 30 }));
     // the checks' work list is the payments read model: let it show the payment first (a busy machine lags)
     await service.projections.waitFor(await service.store.headPosition());
     // the only account with a pending payment in this service now: a tick answers whether it handed a check over
@@ -112,7 +112,7 @@ describe('checks of accounts with pending payments', () => {
 
     const page = await service.app.inject({
       method: 'GET',
-      url: `/pay/${(await createPayment(caller, paymentBody(accountId))).id}`,
+      url: `/pay/${(await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }))).id}`,
     });
     expect(page.body).toContain('data-check="/pay/');
     expect(page.body).toContain('Saya sudah bayar');
@@ -124,12 +124,15 @@ describe('a service wallet (linked by its phone number) whose provider session e
     const caller = await keyHolder(service);
     const renewable = await linkServiceWallet(caller, 'WALLET-E');
     await sandbox.faults({ providerCode: 'WALLET-E', expireSessions: true });
-    expect((await caller.call('POST', '/api/v1/payments', paymentBody(renewable.accountId))).statusCode).toBe(200);
+    expect(
+      (await caller.call('POST', '/api/v1/payments', paymentBody(renewable.accountId, { type: 'QRIS-DYNAMIC' })))
+        .statusCode,
+    ).toBe(200);
     expect((await caller.call('GET', `/api/v1/accounts/${renewable.accountId}`)).json().data.isActive).toBe(true);
 
     const { accountId } = await linkServiceWallet(caller, 'WALLET-D');
     await sandbox.faults({ providerCode: 'WALLET-D', expireSessions: true, refuseLogin: true });
-    const refused = await caller.call('POST', '/api/v1/payments', paymentBody(accountId));
+    const refused = await caller.call('POST', '/api/v1/payments', paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toMatchObject({ code: 'ACCOUNT_INACTIVE' });
     expect((await caller.call('GET', `/api/v1/accounts/${accountId}`)).json().data.isActive).toBe(false);
@@ -141,6 +144,8 @@ describe('a service wallet (linked by its phone number) whose provider session e
     const relogged = await caller.call('GET', `/api/v1/accounts/${accountId}/refresh`);
     expect(relogged.statusCode, relogged.body).toBe(200);
     expect(relogged.json().data.isActive).toBe(true);
-    expect((await caller.call('POST', '/api/v1/payments', paymentBody(accountId))).statusCode).toBe(200);
+    expect(
+      (await caller.call('POST', '/api/v1/payments', paymentBody(accountId, { type: 'QRIS-DYNAMIC' }))).statusCode,
+    ).toBe(200);
   });
 });

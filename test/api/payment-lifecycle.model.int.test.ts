@@ -99,7 +99,10 @@ describe('payment lifecycle model', () => {
       fc.asyncProperty(fc.commands(commands, { maxCommands: 10 }), async cmds => {
         const caller = await keyHolder(service);
         const { accountId, phoneNumber } = await linkServiceWallet(caller);
-        const created = await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 5 }));
+        const created = await createPayment(
+          caller,
+          paymentBody(accountId, { type: 'QRIS-DYNAMIC', expiresInMinutes: 5 }),
+        );
         const real: Real = { caller, accountId, phoneNumber, paymentId: created.id, totalAmount: created.totalAmount };
         const model: Model = { status: 'PENDING', paidInTime: false, expiresAt: Date.parse(created.expiresAt) };
         await fc.asyncModelRun(() => ({ model, real }), cmds);

@@ -40,7 +40,7 @@ describe('POST /api/v1/payments: QRIS-DYNAMIC', () => {
   it('bills amount + a unique code with a dynamic QR whose image decodes to a valid payload of the total', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
-    const created = await post(caller, paymentBody(accountId, { amount: 75_000 }));
+    const created = await post(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', amount: 75_000 }));
     expect(created.statusCode, created.body).toBe(200);
     const { status, data } = created.json();
     expect(status).toBe('success');
@@ -66,7 +66,7 @@ describe('POST /api/v1/payments: QRIS-DYNAMIC', () => {
   it('completes when the customer pays the QR and the account is synchronised, and links the mutation', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller, 'WALLET-E');
-    const payment = await createPayment(caller, paymentBody(accountId));
+    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
     const png = await service.app.inject({ method: 'GET', url: new URL(payment.qrisImage!).pathname });
     const { payload } = await decodeQrPng(png.rawPayload);
     await sandbox.pay({ qris: payload! });
@@ -84,7 +84,7 @@ describe('POST /api/v1/payments: QRIS-DYNAMIC', () => {
     const caller = await keyHolder(service);
     const { accountId, phoneNumber } = await linkServiceWallet(caller);
     const billedFrom = service.clock.now();
-    const payment = await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 5 }));
+    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', expiresInMinutes: 5 }));
     expect(Date.parse(payment.expiresAt) - service.clock.now().getTime()).toBe(5 * 60_000);
     await sandbox.addTransaction({
       providerCode: 'WALLET-D',
@@ -126,7 +126,7 @@ describe('legacy static QRIS payments', () => {
   it('stay payable: the payer types the total into the static QR, and the payment completes', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
-    await createPayment(caller, paymentBody(accountId)); // captures the account's static QRIS
+    await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' })); // captures the account's static QRIS
     const linked = (await load(service.deps, accountStream(accountId), account)).state;
     const staticQris = linked.status === 'linked' ? linked.staticQris! : '';
     expect(findTlv(parseTlv(staticQris), '01')).toBe('11');
@@ -302,7 +302,7 @@ describe('POST /api/v1/payments: rules and errors', () => {
     expect((await post(caller, paymentBody(bank.json().accountId))).statusCode).toBe(400);
     expect((await post(caller, paymentBody(nextUuid()))).statusCode).toBe(404);
     const { accountId } = await linkServiceWallet(caller);
-    const foreign = await post(stranger, paymentBody(accountId));
+    const foreign = await post(stranger, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json()).toMatchObject({ code: 'ACCOUNT_NOT_FOUND' });
     expect((await post(caller, paymentBody('GATEWAY'))).statusCode).toBe(403);
@@ -335,7 +335,7 @@ describe('POST /api/v1/payments: rules and errors', () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
     const long = `https://shop.example/${'a'.repeat(2000)}`;
-    const response = await post(caller, paymentBody(accountId, { redirectUrl: long }));
+    const response = await post(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', redirectUrl: long }));
     expect(response.statusCode).toBe(400);
     expect(response.json().errors).toEqual([{ path: 'body.redirectUrl', message: 'at most 2000 characters' }]);
   });
@@ -343,28 +343,33 @@ describe('POST /api/v1/payments: rules and errors', () => {
   it('answers 409 for a second payment of an order that is still pending, and bills it again once that expired', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
-    const first = await createPayment(caller, paymentBody(accountId, { orderId: 'INV-1', expiresInMinutes: 5 }));
-    const second = await post(caller, paymentBody(accountId, { orderId: 'INV-1' }));
+    const first = await createPayment(
+      caller,
+      paymentBody(accountId, { type: 'QRIS-DYNAMIC', orderId: 'INV-1', expiresInMinutes: 5 }),
+    );
+    const second = await post(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', orderId: 'INV-1' }));
     expect(second.statusCode).toBe(409);
     expect(second.json()).toMatchObject({ code: 'ORDER_PENDING' });
     service.clock.advance(5 * 60_000);
     await service.paymentExpiry.tick();
-    const again = await createPayment(caller, paymentBody(accountId, { orderId: 'INV-1' }));
+    const again = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', orderId: 'INV-1' }));
     expect(again.id).not.toBe(first.id);
   });
 
   it('answers 409 ORDER_ALREADY_PAID for a new payment of an order that was paid: a retrying shop cannot bill twice', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
-    const paid = await createPayment(caller, paymentBody(accountId, { orderId: 'INV-PAID' }));
+    const paid = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', orderId: 'INV-PAID' }));
     const png = await service.app.inject({ method: 'GET', url: new URL(paid.qrisImage!).pathname });
     await sandbox.pay({ qris: (await decodeQrPng(png.rawPayload)).payload! });
     await syncUntil(caller, accountId, paid.id, 'COMPLETED');
-    const again = await post(caller, paymentBody(accountId, { orderId: 'INV-PAID' }));
+    const again = await post(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', orderId: 'INV-PAID' }));
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ status: 'error', code: 'ORDER_ALREADY_PAID' });
     service.clock.advance(24 * 60 * 60_000); // however long after
-    expect((await post(caller, paymentBody(accountId, { orderId: 'INV-PAID' }))).json()).toMatchObject({
+    expect(
+      (await post(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', orderId: 'INV-PAID' }))).json(),
+    ).toMatchObject({
       code: 'ORDER_ALREADY_PAID',
     });
   });
@@ -372,7 +377,7 @@ describe('POST /api/v1/payments: rules and errors', () => {
   it('answers the same payment for the same Idempotency-Key and body, 422 for another body', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
-    const body = paymentBody(accountId);
+    const body = paymentBody(accountId, { type: 'QRIS-DYNAMIC' });
     const key = { 'idempotency-key': `k-${nextUuid()}` };
     const [a, b] = await Promise.all([post(caller, body, key), post(caller, body, key)]);
     expect(a.statusCode, a.body).toBe(200);
@@ -389,7 +394,9 @@ describe('POST /api/v1/payments: rules and errors', () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
     const created = await Promise.all(
-      Array.from({ length: 25 }, () => createPayment(caller, paymentBody(accountId, { amount: 10_000 }))),
+      Array.from({ length: 25 }, () =>
+        createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', amount: 10_000 })),
+      ),
     );
     expect(new Set(created.map(p => p.totalAmount)).size).toBe(25);
   });
@@ -415,7 +422,7 @@ describe('GET /api/v1/payments/status/:paymentId', () => {
     const caller = await keyHolder(service);
     const stranger = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
-    const payment = await createPayment(caller, paymentBody(accountId));
+    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
     const mine = await caller.call('GET', `/api/v1/payments/status/${payment.id}`);
     expect(mine.statusCode).toBe(200);
     expect(mine.json()).toMatchObject({ status: 'success', data: { id: payment.id, status: 'PENDING' } });
@@ -437,7 +444,7 @@ describe('POST /api/v1/payments: the receiving account changing meanwhile', () =
   it('takes a payment into an account another process wrote since this one cached it', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
-    await createPayment(caller, paymentBody(accountId)); // the account is in this process's cache now
+    await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' })); // the account is in this process's cache now
     await handleCommand(
       elsewhere(),
       accountStream(accountId),
@@ -445,14 +452,14 @@ describe('POST /api/v1/payments: the receiving account changing meanwhile', () =
       { type: 'ChangeAccountSettings', ownerId: caller.id, accountName: 'Renamed', now: service.clock.now() },
       { actor: 'test', now: service.clock.now() },
     );
-    const second = await post(caller, paymentBody(accountId));
+    const second = await post(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
     expect(second.statusCode, second.body).toBe(200);
   });
 
   it('refuses a payment into an account another process deactivated, and writes none of it', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
-    await createPayment(caller, paymentBody(accountId));
+    await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
     await handleCommand(
       elsewhere(),
       accountStream(accountId),
@@ -460,7 +467,7 @@ describe('POST /api/v1/payments: the receiving account changing meanwhile', () =
       { type: 'ExpireProviderSession', now: service.clock.now() },
       { actor: 'test', now: service.clock.now() },
     );
-    const body = paymentBody(accountId);
+    const body = paymentBody(accountId, { type: 'QRIS-DYNAMIC' });
     const refused = await post(caller, body);
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toMatchObject({ code: 'ACCOUNT_INACTIVE' });
@@ -472,9 +479,9 @@ describe('POST /api/v1/payments: the receiving account changing meanwhile', () =
   it('answers 404 for an account deleted after it took a payment', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
-    await createPayment(caller, paymentBody(accountId));
+    await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
     expect((await caller.call('DELETE', `/api/v1/accounts/${accountId}`)).statusCode).toBe(200);
-    const refused = await post(caller, paymentBody(accountId));
+    const refused = await post(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
     expect(refused.statusCode).toBe(404);
   });
 });

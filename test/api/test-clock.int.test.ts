@@ -158,7 +158,7 @@ describe('the timers of a service started with TEST_CLOCK=true', () => {
   it('expire a pending payment within about a second of a move past its expiresAt', async () => {
     const caller = await keyHolder(live);
     const { accountId } = await linkServiceWallet(caller);
-    const payment = await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 5 }));
+    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', expiresInMinutes: 5 }));
     await new Promise(r => setTimeout(r, 1500)); // a tick or two on the unmoved clock: still pending
     expect((await statusOf(caller, payment.id)).status).toBe('PENDING');
 

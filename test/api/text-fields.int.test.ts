@@ -28,7 +28,7 @@ beforeAll(async () => {
     password: 'rahasia',
   });
   bankId = bank.json().accountId;
-  paymentId = (await createPayment(merchant, paymentBody(walletId))).id;
+  paymentId = (await createPayment(merchant, paymentBody(walletId, { type: 'QRIS-DYNAMIC' }))).id;
 });
 afterAll(async () => service?.close());
 
@@ -201,7 +201,8 @@ const requests: Record<string, (s: string) => InjectOptions> = {
       method: 'GET',
       url: `/api/v1/mutations?accountType=${percentEncoded(s)}&type=${percentEncoded(s)}&to=${percentEncoded(s)}`,
     }),
-  'payment orderId': s => withKey(json('POST', '/api/v1/payments', paymentBody(walletId, { orderId: s }))),
+  'payment orderId': s =>
+    withKey(json('POST', '/api/v1/payments', paymentBody(walletId, { type: 'QRIS-DYNAMIC', orderId: s }))),
   'payment redirectUrl': s =>
     withKey(
       json('POST', '/api/v1/payments', paymentBody(walletId, { redirectUrl: `https://shop.example/${s}`, type: s })),

@@ -72,7 +72,7 @@ describe('transfers racing on one wallet', () => {
                 : { o, index: null };
             }
             if (o.kind === 'qr') {
-              const bill = await createPayment(merchant, paymentBody(shop, { amount: o.amount }));
+              const bill = await createPayment(merchant, paymentBody(shop, { type: 'QRIS-DYNAMIC', amount: o.amount }));
               return {
                 o,
                 png: (await service.app.inject({ method: 'GET', url: `/pay/${bill.id}/qris.png` })).rawPayload,

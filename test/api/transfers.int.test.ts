@@ -494,7 +494,7 @@ describe('QR transfer (wallet-a-qris-create)', () => {
   it("pays another user's QRIS-DYNAMIC payment from a photo of its QR, which then completes", async () => {
     const merchant = await keyHolder(service);
     const { accountId: shop } = await linkServiceWallet(merchant);
-    const bill = await createPayment(merchant, paymentBody(shop, { amount: 35_000 }));
+    const bill = await createPayment(merchant, paymentBody(shop, { type: 'QRIS-DYNAMIC', amount: 35_000 }));
     const png = (await service.app.inject({ method: 'GET', url: `/pay/${bill.id}/qris.png` })).rawPayload;
     const { Jimp } = await import('jimp');
     const photo = await (
@@ -555,7 +555,7 @@ describe('QR transfer (wallet-a-qris-create)', () => {
 
     const merchant = await keyHolder(service);
     const { accountId: shop } = await linkServiceWallet(merchant);
-    const bill = await createPayment(merchant, paymentBody(shop, { amount: balance + 1_000 }));
+    const bill = await createPayment(merchant, paymentBody(shop, { type: 'QRIS-DYNAMIC', amount: balance + 1_000 }));
     const png = (await service.app.inject({ method: 'GET', url: `/pay/${bill.id}/qris.png` })).rawPayload;
     expect((await decodeQrPng(png)).payload).toBeTruthy();
     const tooMuch = await qrTransfer(
@@ -586,7 +586,7 @@ describe('QR transfer (wallet-a-qris-create)', () => {
 
     const merchant = await keyHolder(service);
     const { accountId: shop } = await linkServiceWallet(merchant);
-    const bill = await createPayment(merchant, paymentBody(shop, { amount: 20_000 }));
+    const bill = await createPayment(merchant, paymentBody(shop, { type: 'QRIS-DYNAMIC', amount: 20_000 }));
     const png = (await service.app.inject({ method: 'GET', url: `/pay/${bill.id}/qris.png` })).rawPayload;
     const other = await qrTransfer(
       owner,

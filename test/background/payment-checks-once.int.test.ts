@@ -68,8 +68,8 @@ describe('payment checks with two instances on one database', () => {
   it('check an account with pending payments once per interval, whichever instance ticks first', async () => {
     const caller = await keyHolder(a);
     const { accountId } = await linkServiceWallet(caller);
-    await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 30 }));
-    await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 30 }));
+    await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', expiresInMinutes: 30 }));
+    await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', expiresInMinutes: 30 }));
     await a.projections.waitFor(await a.store.headPosition());
     expect(await checksOf(accountId)).toBe(0);
 
@@ -93,7 +93,7 @@ describe('payment checks with two instances on one database', () => {
   it('ticks at the same moment on both instances hand a due check over once', async () => {
     const caller = await keyHolder(a);
     const { accountId } = await linkServiceWallet(caller);
-    await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 30 }));
+    await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', expiresInMinutes: 30 }));
     await a.projections.waitFor(await a.store.headPosition());
     a.clock.advance(a.config.paymentChecks.fastSeconds * 1000);
     const handed = await Promise.all([

@@ -78,6 +78,7 @@ describe('losing the database under a running service', () => {
       const response = await call('POST', '/api/v1/payments', {
         amount: 25_000,
         walletAccountId: accountId,
+        type: 'QRIS-DYNAMIC',
         redirectUrl: 'https://shop.example/thanks',
         orderId: `INV-${++order}`,
       });
@@ -148,7 +149,7 @@ describe('a database given by DATABASE_URL that goes away', () => {
     try {
       const caller = await keyHolder(service);
       const { accountId } = await linkServiceWallet(caller);
-      const created = await createPayment(caller, paymentBody(accountId));
+      const created = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
 
       await server.stop();
       const away = await caller.call('GET', `/api/v1/payments/status/${created.id}`);
@@ -165,7 +166,7 @@ describe('a database given by DATABASE_URL that goes away', () => {
       expect(back.json().data.status).toBe('PENDING');
       await eventually(async () => (await service.app.inject({ url: '/ready' })).statusCode === 200);
       // writes go through again, and the read models and sagas follow them
-      const after = await createPayment(caller, paymentBody(accountId));
+      const after = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
       expect((await caller.call('GET', `/api/v1/payments/status/${after.id}`)).statusCode).toBe(200);
     } finally {
       await service.close();

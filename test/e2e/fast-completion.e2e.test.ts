@@ -78,6 +78,7 @@ describe('a payment paid in the sandbox, with nobody asking for a sync', () => {
     const created = await call('POST', '/api/v1/payments', {
       amount: 25_000,
       walletAccountId: linked.body.accountId,
+      type: 'QRIS-DYNAMIC',
       redirectUrl: 'https://shop.example/thanks',
       orderId: 'INV-FAST-1',
     });

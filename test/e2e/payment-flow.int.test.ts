@@ -69,7 +69,7 @@ describe('a payment from creation to webhook', () => {
   it('QRIS-DYNAMIC: the QR is paid, synchronised, completed and announced', async () => {
     const { caller, secret } = await merchantWithEndpoint();
     const { accountId } = await linkServiceWallet(caller, 'WALLET-D');
-    const payment = await createPayment(caller, paymentBody(accountId, { amount: 88_000 }));
+    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', amount: 88_000 }));
     const png = await service.app.inject({ method: 'GET', url: new URL(payment.qrisImage!).pathname });
     await sandbox.pay({ qris: (await decodeQrPng(png.rawPayload)).payload! });
     await refresh(caller, accountId);
@@ -107,7 +107,7 @@ describe('a payment from creation to webhook', () => {
   it('an unpaid payment expires and is announced once', async () => {
     const { caller, secret } = await merchantWithEndpoint();
     const { accountId } = await linkServiceWallet(caller, 'WALLET-E');
-    const payment = await createPayment(caller, paymentBody(accountId, { expiresInMinutes: 5 }));
+    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', expiresInMinutes: 5 }));
     service.clock.advance(5 * 60_000);
     await service.paymentExpiry.tick();
     await service.paymentExpiry.tick();

@@ -95,7 +95,10 @@ async function makeData() {
     reference: 'REF-2026-0001-ABCDEFGH',
   });
   expect((await shop.call('GET', `/api/v1/accounts/${walletA.accountId}/refresh`)).statusCode).toBe(200);
-  const payment = await createPayment(shop, paymentBody(walletD.accountId, { orderId: `INV-2026-${Date.now()}` }));
+  const payment = await createPayment(
+    shop,
+    paymentBody(walletD.accountId, { type: 'QRIS-DYNAMIC', orderId: `INV-2026-${Date.now()}` }),
+  );
   await makePayments(walletD.accountId, walletA.accountId, payment.id);
   const endpoint = await shop.call('POST', '/api/v1/webhooks', {
     url: 'https://hooks.example/shop/notifications/payments',
@@ -198,7 +201,8 @@ async function makeData() {
 /** The payment page in every state: QR, VA and direct transfer pending, a method to choose (gateway and direct), paid, expired, unknown. */
 async function makePayments(walletD: string, walletA: string, qrisPending: string) {
   qrAccountId = walletD;
-  const open = (body: Record<string, unknown>) => createPayment(shop, paymentBody(walletD, body));
+  const open = (body: Record<string, unknown>) =>
+    createPayment(shop, paymentBody(walletD, { type: 'QRIS-DYNAMIC', ...body }));
   const va = await createPayment(
     shop,
     paymentBody(walletA, { type: 'VA-BANK1', amount: 125_000, orderId: 'INV-2026-VA-000123' }),

@@ -107,6 +107,7 @@ describe('verify-read-models and rebuild-read-models on a running service under 
       const answer = await call('POST', '/api/v1/payments', {
         amount: 10_000 + n,
         walletAccountId: accountId,
+        type: 'QRIS-DYNAMIC',
         redirectUrl: 'https://shop.example/thanks',
         orderId: `INV-${n}`,
       });

@@ -128,6 +128,7 @@ const phone = (n: number) => `0816${String(process.pid % 10_000).padStart(4, '0'
 const paymentBody = (accountId: string, orderId: string, extra: Record<string, unknown> = {}) => ({
   amount: 50_000,
   walletAccountId: accountId,
+  type: 'QRIS-DYNAMIC',
   redirectUrl: 'https://shop.example/thanks',
   orderId,
   ...extra,

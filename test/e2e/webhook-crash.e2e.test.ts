@@ -98,6 +98,7 @@ describe('webhook deliveries cut off by a crash', () => {
       const created = await api('POST', '/api/v1/payments', {
         amount: 50_000 + i * 1000,
         walletAccountId: accountId,
+        type: 'QRIS-DYNAMIC',
         redirectUrl: 'https://shop.example/thanks',
         orderId: `crash-${i}`,
       });

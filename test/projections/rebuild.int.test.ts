@@ -129,13 +129,16 @@ async function aMerchant() {
   await ok(merchant.call('GET', `/api/v1/accounts/${bankId}/refresh`));
 
   // payments: completed, expired, pending with its method chosen on the payment page, pending
-  const paid = await createPayment(merchant, paymentBody(wallet.accountId));
+  const paid = await createPayment(merchant, paymentBody(wallet.accountId, { type: 'QRIS-DYNAMIC' }));
   await sandbox.pay({ accountNumber: wallet.phoneNumber, providerCode: 'WALLET-D', amount: paid.totalAmount });
   await ok(merchant.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`));
-  const lapsing = await createPayment(merchant, paymentBody(wallet.accountId, { expiresInMinutes: 5 }));
+  const lapsing = await createPayment(
+    merchant,
+    paymentBody(wallet.accountId, { type: 'QRIS-DYNAMIC', expiresInMinutes: 5 }),
+  );
   const chosen = await createPayment(merchant, paymentBody(walletA.accountId, { amount: 33_000 }));
   await ok(service.app.inject({ method: 'POST', url: `/pay/${chosen.id}/method`, payload: { type: 'VA-BANK1' } }));
-  await createPayment(merchant, paymentBody(wallet.accountId, { amount: 12_000 }));
+  await createPayment(merchant, paymentBody(wallet.accountId, { type: 'QRIS-DYNAMIC', amount: 12_000 }));
   // a transfer out of WALLET-A: a bank transfer validated and sent
   await sandbox.addTransaction({
     providerCode: 'WALLET-A',

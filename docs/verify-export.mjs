@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Checks an export of the ledger against signed checkpoints, with node's own modules only (docs/auditing.md).
-// usage: node verify-export.mjs [--partial] [--leaves <file>] <export.jsonl> <checkpoints.jsonl> <public key>
+// usage: node verify-export.mjs [--partial] [--leaves <file>] [--witness-key <key> ... --cosignatures <file>] <export.jsonl> <checkpoints.jsonl> <public key>
+//   --witness-key: a witness's public key (base64 SPKI DER), repeatable; --cosignatures: what /api/audit/ledger/cosignatures
+//                  answered (or JSON lines): the checkpoints a witness has not cosigned, and those it contradicts, are named
 //   --partial: the export is a part of the log (export --from --to): checkpoints it does not hold whole are listed
 //   --leaves:  leaf hashes (export --leaves) or an earlier export, to name the first event that differs in a range
 // exit 0: the export is whole and every checkpoint in it is intact; 1: something differs (printed); 2: bad usage.
@@ -95,8 +97,35 @@ function chainProblems(checkpoints, publicKey) {
   return problems;
 }
 
+// Witnesses (docs/auditing.md): each cosigns the newest checkpoint it checked extends the one before, so its newest
+// cosignature vouches for the chain up to it; a cosignature of another checkpoint for a seq is a fork, of a seq past
+// the newest given a rollback. Cosignatures are checked with the witness keys given; one that does not verify counts for nothing.
+function readCosignatures(file) {
+  const text = readFileSync(file, 'utf8').trim();
+  let whole;
+  try { whole = JSON.parse(text); } catch { return text.split('\n').filter(l => l.trim()).map(l => JSON.parse(l)); }
+  return Array.isArray(whole) ? whole : whole.cosignatures ?? whole.data?.cosignatures ?? [whole];
+}
+function witnessProblems(checkpoints, cosignatures, witnessKeys) {
+  const problems = [], bySeq = new Map(checkpoints.map(c => [c.seq, c])), last = checkpoints.at(-1);
+  for (const keyText of witnessKeys) {
+    const keyId = sha256(Buffer.from(keyText, 'base64')).toString('hex').slice(0, 16), key = createPublicKey({ key: Buffer.from(keyText, 'base64'), format: 'der', type: 'spki' });
+    let newest = -1;
+    for (const w of cosignatures) {
+      if (w.witnessKeyId !== keyId || !verify(null, Buffer.from(`ledger-cosignature:v1:${w.checkpointHash}`, 'utf8'), key, Buffer.from(w.signature ?? '', 'base64'))) continue;
+      const c = bySeq.get(w.seq);
+      if (!c) problems.push(`checkpoint ${w.seq}: witness ${keyId} cosigned it (${w.checkpointHash.slice(0, 16)}…) and it is not among the checkpoints given: the log was rolled back, or they stop before it`);
+      else if (sha256(signedText(c)).toString('hex') !== w.checkpointHash) problems.push(`checkpoint ${w.seq}: contradicts the one witness ${keyId} cosigned for this seq (${w.checkpointHash.slice(0, 16)}…): the chain was forked or re-signed`);
+      else newest = Math.max(newest, w.seq);
+    }
+    const first = checkpoints.find(c => c.seq > newest);
+    if (first) problems.push(`checkpoints ${first.seq} to ${last.seq} are not cosigned by witness ${keyId}${newest < 0 ? ' (it cosigned none)' : ` (its newest: ${newest})`}`);
+  }
+  return problems;
+}
+
 async function main() {
-  const { values: options, positionals } = parseArgs({ options: { partial: { type: 'boolean' }, leaves: { type: 'string' } }, allowPositionals: true });
+  const { values: options, positionals } = parseArgs({ options: { partial: { type: 'boolean' }, leaves: { type: 'string' }, 'witness-key': { type: 'string', multiple: true }, cosignatures: { type: 'string' } }, allowPositionals: true });
   const [exportFile, checkpointFile, publicKeyText] = positionals;
   if (!exportFile || !checkpointFile || !publicKeyText) {
     console.error('usage: node verify-export.mjs [--partial] [--leaves <file>] <export.jsonl> <checkpoints.jsonl> <public key, base64 SPKI DER>');
@@ -111,7 +140,18 @@ async function main() {
   }
   const checkpoints = readFileSync(checkpointFile, 'utf8').split('\n').filter(l => l.trim()).map(l => JSON.parse(l)).sort((a, b) => a.seq - b.seq);
   const problems = chainProblems(checkpoints, publicKey);
-
+  const witnessKeys = options['witness-key'] ?? [];
+  if (witnessKeys.length > 0) {
+    if (!options.cosignatures) {
+      console.error('--witness-key needs --cosignatures <file> (GET /api/audit/ledger/cosignatures, or JSON lines)');
+      return 2;
+    }
+    try { witnessKeys.forEach(k => createPublicKey({ key: Buffer.from(k, 'base64'), format: 'der', type: 'spki' })); } catch {
+      console.error('a --witness-key is not a base64 SPKI DER key');
+      return 2;
+    }
+    problems.push(...witnessProblems(checkpoints, readCosignatures(options.cosignatures), witnessKeys));
+  }
   // one pass over the export: its indexes run up by one; each line goes to the checkpoint whose [from, to) holds it
   let at = 0, range = null, last = null, first = null, unsigned = 0, verified = 0;
   const report = [], notWhole = [], differing = [];

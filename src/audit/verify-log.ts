@@ -6,6 +6,7 @@ import type { EventStore } from '../store/event-store.ts';
 import { logDay } from './digest-days.ts';
 import { listDigests } from './digests.ts';
 import { checkpointFileName } from './checkpoint-file.ts';
+import { cosignatureProblems, listCosignatures } from './cosignatures.ts';
 import { chainState, type ChainState } from './ledger-chain.ts';
 import { readCheckpointRows, type CheckpointRow } from './ledger-checkpoint-rows.ts';
 import { ledgerCheckpoint, type LedgerCheckpoint } from './ledger-format.ts';
@@ -142,7 +143,7 @@ const precision = (p: LogProblem) => (p.streamId !== undefined ? 0 : p.day !== u
  */
 export async function verifyLog(
   deps: { store: EventStore; pool: pg.Pool },
-  options: { publicKey: string; kept: KeptCheckpoint[] },
+  options: { publicKey: string; kept: KeptCheckpoint[]; witnessKeys?: string[] },
 ): Promise<LogVerdict> {
   const read = await readChain(deps.pool);
   const { state } = read;
@@ -166,10 +167,18 @@ export async function verifyLog(
     .flatMap(d =>
       d.problems.map(problem => ({ at: `day ${d.day}`, index: dayStarts.get(d.day) ?? index, day: d.day, problem })),
     );
+  // the witnesses' word on the stored chain, for the witness keys the auditor gave (the table itself proves nothing)
+  const witnessed = options.witnessKeys?.length
+    ? cosignatureProblems(stored, await listCosignatures(deps.pool), options.witnessKeys)
+    : [];
   // the most precise first (an event, then a checkpoint's minute, then a day), each kind in log order
-  const problems = [...walked.problems, ...rowProblems(read), ...stateProblems(stored, state), ...dayProblems].sort(
-    (a, b) => precision(a) - precision(b) || a.index - b.index,
-  );
+  const problems = [
+    ...walked.problems,
+    ...rowProblems(read),
+    ...stateProblems(stored, state),
+    ...witnessed,
+    ...dayProblems,
+  ].sort((a, b) => precision(a) - precision(b) || a.index - b.index);
   return {
     clean: problems.length === 0,
     problems,

@@ -47,7 +47,14 @@ export async function verifyLogCommand(
   context: { envPublicKey: string | undefined; checkpointDir: string },
   out: Out = console_,
 ): Promise<number> {
-  const { values } = parseArgs({ args, options: { 'public-key': { type: 'string' }, checkpoint: { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    options: {
+      'public-key': { type: 'string' },
+      checkpoint: { type: 'string' },
+      'witness-key': { type: 'string', multiple: true },
+    },
+  });
   const given = values['public-key'] ?? context.envPublicKey;
   if (!given) {
     out.complain(
@@ -60,6 +67,11 @@ export async function verifyLogCommand(
     out.complain(
       'verify-log: the public key given is not an Ed25519 public key (base64 SPKI DER, or a file holding it or a PEM)',
     );
+    return 2;
+  }
+  const witnessKeys = (values['witness-key'] ?? []).map(trustedKey);
+  if (witnessKeys.includes(null)) {
+    out.complain('verify-log: a --witness-key given is not an Ed25519 public key (base64 SPKI DER, or a file)');
     return 2;
   }
   const kept: KeptCheckpoint[] = [];
@@ -82,7 +94,7 @@ export async function verifyLogCommand(
       `verify-log: the service's checkpoint file in ${context.checkpointDir} does not end in a checkpoint; not used`,
     );
   }
-  const verdict = await verifyLog(deps, { publicKey, kept });
+  const verdict = await verifyLog(deps, { publicKey, kept, witnessKeys: witnessKeys as string[] });
   for (const p of verdict.problems) out.print(JSON.stringify(p));
   const counts = `${verdict.events} events, ${verdict.checkpoints} checkpoints, ${verdict.unchecked} events after the last, ${verdict.days.length} days`;
   const first = verdict.problems[0];

@@ -1,12 +1,17 @@
+import { execFile } from 'node:child_process';
 import { createPublicKey, verify } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cosignedText, witnessKeyIdOf } from '../../src/audit/cosignatures.ts';
 import { digestSigner } from '../../src/audit/digest-signer.ts';
+import { exportEvents } from '../../src/audit/export.ts';
 import { checkpointLine, listLedgerCheckpoints } from '../../src/audit/ledger-checkpoint-rows.ts';
 import { checkpointHash, signCheckpoint, type LedgerCheckpoint } from '../../src/audit/ledger-format.ts';
+import { verifyLog } from '../../src/audit/verify-log.ts';
 import { createAuditor, revokeAuditor } from '../../src/commands/auditor.ts';
 import { query } from '../../src/db/pool.ts';
 import { checkedFetch } from '../support/contract-fetch.ts';
@@ -247,5 +252,63 @@ describe("an auditor's token", () => {
     expect((await post({ ...body, signature: 'short' })).statusCode).toBe(400);
     expect((await post(body)).statusCode).toBe(201);
     expect((await post(body)).statusCode).toBe(200);
+  });
+});
+
+/** docs/verify-export.mjs over an export of the whole log, the stored checkpoints and the cosignatures the route answers. */
+async function verifyExport(w: Awaited<ReturnType<typeof witnessed>>, witnessKey: string) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'witness-export-'));
+  const lines: string[] = [];
+  await exportEvents(w.s.store, 'all', line => void lines.push(line));
+  writeFileSync(path.join(dir, 'export.jsonl'), lines.join(''));
+  const checkpoints = await listLedgerCheckpoints(w.s.pool);
+  writeFileSync(path.join(dir, 'checkpoints.jsonl'), checkpoints.map(c => `${checkpointLine(c)}\n`).join(''));
+  const answer = await checkedFetch(new URL('/api/audit/ledger/cosignatures', w.url), {
+    headers: { authorization: `Bearer ${w.token}` },
+  });
+  writeFileSync(path.join(dir, 'cosignatures.json'), await answer.text());
+  const script = fileURLToPath(new URL('../../docs/verify-export.mjs', import.meta.url));
+  const args = [script, '--witness-key', witnessKey, '--cosignatures', path.join(dir, 'cosignatures.json')];
+  args.push(path.join(dir, 'export.jsonl'), path.join(dir, 'checkpoints.jsonl'), signer.publicKey);
+  return promisify(execFile)(process.execPath, args).then(
+    ({ stdout }) => ({ code: 0, stdout }),
+    (err: { code: number; stdout: string }) => ({ code: err.code, stdout: err.stdout }),
+  );
+}
+
+describe('verifiers given a witness key', () => {
+  it('name the checkpoints it has not cosigned and a checkpoint its cosignature contradicts', async () => {
+    const w = await witnessed();
+    expect((await w.run('--public-key', signer.publicKey)).code).toBe(0);
+    await registerUser(w.s);
+    await minutePasses(w.s);
+    const witnessKey = w.witnessKey();
+    const id = witnessKeyIdOf(witnessKey);
+    const verified = (witnessKeys: string[]) =>
+      verifyLog({ store: w.s.store, pool: w.s.pool }, { publicKey: signer.publicKey, kept: [], witnessKeys });
+    expect((await verified([])).problems).toEqual([]);
+    expect((await verified([witnessKey])).problems.map(p => p.problem)).toEqual([
+      `checkpoints 1 to 1 are not cosigned by witness ${id} (its newest: 0)`,
+    ]);
+    const uncosigned = await verifyExport(w, witnessKey);
+    expect(uncosigned.code, uncosigned.stdout).toBe(1);
+    expect(uncosigned.stdout).toContain(`checkpoints 1 to 1 are not cosigned by witness ${id} (its newest: 0)`);
+
+    // checkpoint 0 re-signed: the witness's cosignature of seq 0 contradicts it
+    const [zero] = await listLedgerCheckpoints(w.s.pool);
+    const { signature: _, ...unsigned } = zero!;
+    const resigned = signCheckpoint({ ...unsigned, at: '2026-01-05T03:01:30.000Z' }, signer);
+    await asOwner(w.s, 'delete from ledger_checkpoints where seq = 0');
+    await asOwner(w.s, 'insert into ledger_checkpoints (seq, checkpoint) values (0, $1::json)', [
+      checkpointLine(resigned),
+    ]);
+    const contradicted = (await verified([witnessKey])).problems.map(p => p.problem);
+    expect(contradicted).toContain(
+      `contradicts the checkpoint witness ${id} cosigned for seq 0 (${checkpointHash(zero!).slice(0, 16)}…): the chain was forked or re-signed`,
+    );
+    expect(contradicted).toContain(`checkpoints 0 to 1 are not cosigned by witness ${id} (it cosigned none)`);
+    const forked = await verifyExport(w, witnessKey);
+    expect(forked.code).toBe(1);
+    expect(forked.stdout).toContain(`checkpoint 0: contradicts the one witness ${id} cosigned for this seq`);
   });
 });

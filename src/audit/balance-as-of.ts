@@ -1,9 +1,11 @@
+import type pg from 'pg';
 import { account, accountStream } from '../domain/account.ts';
-import { gatewayLedger, gatewayLedgerStream, merchantBalance } from '../domain/gateway-ledger.ts';
+import { gatewayLedger, gatewayLedgerStream, ledgerAccount, merchantBalance } from '../domain/gateway-ledger.ts';
 import type { Decider } from '../store/commands/handle.ts';
 import { parseRecorded, type DomainEvent } from '../events/event.ts';
-import type { EventStore } from '../store/event-store.ts';
-import { streamEvents } from './stream-pages.ts';
+import type { EventStore, Position } from '../store/event-store.ts';
+import { bindToCheckpoint, LedgerNotVerified } from './checkpoint-binding.ts';
+import { logEvents, streamEvents } from './stream-pages.ts';
 
 /**
  * The state of a stream as it was at `at`: the fold of its events recorded up to that instant (their metadata's
@@ -17,6 +19,30 @@ export async function foldAsOf<S, C, E extends DomainEvent>(
 ) {
   const [bound] = await foldAtBounds(store, streamId, decider, [at]);
   return bound!;
+}
+
+/** The same, with the log positions of the events it folded, its revisions checked to run up by one from 0. */
+async function foldAsOfWithPositions<S, C, E extends DomainEvent>(
+  store: EventStore,
+  streamId: string,
+  decider: Decider<S, C, E>,
+  at: Date,
+) {
+  let state = decider.initialState();
+  let revision = -1;
+  const folded: Position[] = [];
+  for await (const recorded of streamEvents(store, streamId)) {
+    if (recorded.revision !== revision + 1)
+      throw new LedgerNotVerified(
+        `${streamId}: revision ${recorded.revision} follows ${revision}: events were removed from the stream`,
+      );
+    if (Date.parse(recorded.metadata.occurredAt) > at.getTime()) break;
+    const event = parseRecorded(recorded) as unknown as E | null;
+    if (event) state = decider.evolve(state, event);
+    revision = recorded.revision;
+    folded.push(recorded.position);
+  }
+  return { state, revision, folded };
 }
 
 /**
@@ -82,10 +108,53 @@ export async function foldPostingsAtBounds<E extends StoredPostings>(
   return found;
 }
 
-/** A gateway merchant's balances as the ledger had them at `at` (revision -1: no ledger yet then). */
-export async function merchantBalanceAsOf(store: EventStore, merchantId: string, at: Date) {
-  const { state, revision } = await foldAsOf(store, gatewayLedgerStream(merchantId), gatewayLedger, at);
-  return { merchantId, at: at.toISOString(), revision, balance: merchantBalance(state, merchantId) };
+/** Where a figure is checked against: the service's store and database, and its public key(s) (none: not bound). */
+export type BindingDeps = { store: EventStore; pool: pg.Pool; publicKeys: string[] };
+
+const bound = async (deps: BindingDeps, folded: Position[]) =>
+  deps.publicKeys.length > 0 ? await bindToCheckpoint(deps, deps.publicKeys, folded) : null;
+
+/**
+ * A gateway merchant's balances as the ledger had them at `at` (revision -1: no ledger yet then): its stream folded by
+ * when each event was recorded (metadata.occurredAt, not the entries' effective time), and the checkpoint the answer
+ * is bound to (checkpoint-binding.ts; throws LedgerNotVerified when the log does not verify up to it).
+ */
+export async function merchantBalanceAsOf(deps: BindingDeps, merchantId: string, at: Date) {
+  const { state, revision, folded } = await foldAsOfWithPositions(
+    deps.store,
+    gatewayLedgerStream(merchantId),
+    gatewayLedger,
+    at,
+  );
+  const checkpoint = await bound(deps, folded);
+  return { merchantId, at: at.toISOString(), revision, balance: merchantBalance(state, merchantId), checkpoint };
+}
+
+/**
+ * A holding account's cash at `at`: the sum of its `holding:<id>` postings over the gateway's ledger streams (a
+ * merchant's `gateway-<id>`, suspense, hand transfers, adjustments), each stream as it stood at `at` (its events up to
+ * the first recorded later, as a merchant's balance folds its own), read from the whole log in order; debit positive.
+ */
+export async function holdingCashAsOf(deps: BindingDeps, holdingAccountId: string, at: Date) {
+  const account = ledgerAccount.holding(holdingAccountId);
+  const stopped = new Set<string>();
+  const folded: Position[] = [];
+  let cash = 0;
+  for await (const recorded of logEvents(deps.store)) {
+    if (!recorded.streamId.startsWith('gateway-') || stopped.has(recorded.streamId)) continue;
+    if (Date.parse(recorded.metadata.occurredAt) > at.getTime()) {
+      stopped.add(recorded.streamId);
+      continue;
+    }
+    const postings = (recorded.data as StoredPostings['data']).postings;
+    if (!Array.isArray(postings)) continue;
+    const mine = postings.filter(p => p.account === account);
+    if (mine.length === 0) continue;
+    for (const p of mine) cash += p.amount;
+    folded.push(recorded.position);
+  }
+  const checkpoint = await bound(deps, folded);
+  return { holdingAccountId, at: at.toISOString(), cash, postings: folded.length, checkpoint };
 }
 
 /** A receiving account's balance as its stream had it at `at`: the last synchronised balance, less transfers since. */

@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import type pg from 'pg';
 import { z } from 'zod';
 import { auditStream } from '../audit/audit-stream.ts';
-import { accountBalanceAsOf, merchantBalanceAsOf } from '../audit/balance-as-of.ts';
+import { accountBalanceAsOf, holdingCashAsOf, merchantBalanceAsOf, type BindingDeps } from '../audit/balance-as-of.ts';
+import { LedgerNotVerified } from '../audit/checkpoint-binding.ts';
 import { exportEvents } from '../audit/export.ts';
 import { verifyDigests } from '../audit/verify-digests.ts';
 import type { EventStore } from '../store/event-store.ts';
@@ -54,21 +55,44 @@ export async function exportCommand(
   return 0;
 }
 
-/** `balance-as-of --merchant <id> | --account <id> --at <instant>`: a gateway merchant's or an account's balance then. */
-export async function balanceAsOfCommand(store: EventStore, args: string[], out: Out = console_): Promise<number> {
+/**
+ * `balance-as-of (--merchant <id> | --holding <id> | --account <id>) --at <instant>`: a gateway merchant's balances, a
+ * holding account's cash or a receiving account's balance then; the first two bound to the newest signed checkpoint, and
+ * refused (exit code 1) when the log does not verify up to it.
+ */
+export async function balanceAsOfCommand(deps: BindingDeps, args: string[], out: Out = console_): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { merchant: { type: 'string' }, account: { type: 'string' }, at: { type: 'string' } },
+    options: {
+      merchant: { type: 'string' },
+      holding: { type: 'string' },
+      account: { type: 'string' },
+      at: { type: 'string' },
+    },
   });
   const at = instant(values.at);
-  const id = values.merchant ?? values.account;
-  if (!at || !z.uuid().safeParse(id).success || (values.merchant && values.account)) {
-    out.complain('balance-as-of needs --merchant <user id> or --account <account id>, and --at <ISO instant>');
+  const given = [values.merchant, values.holding, values.account].filter(v => v !== undefined);
+  if (!at || given.length !== 1 || !z.uuid().safeParse(given[0]).success) {
+    out.complain(
+      'balance-as-of needs one of --merchant <user id>, --holding <account id> or --account <account id>, and --at <ISO instant>',
+    );
     return 2;
   }
-  const answer = values.merchant ? await merchantBalanceAsOf(store, id!, at) : await accountBalanceAsOf(store, id!, at);
-  out.print(JSON.stringify(answer));
-  return 0;
+  try {
+    const answer = values.merchant
+      ? await merchantBalanceAsOf(deps, values.merchant, at)
+      : values.holding
+        ? await holdingCashAsOf(deps, values.holding, at)
+        : await accountBalanceAsOf(deps.store, values.account!, at);
+    out.print(JSON.stringify(answer));
+    if ('checkpoint' in answer && answer.checkpoint === null && deps.publicKeys.length === 0)
+      out.complain('balance-as-of: no signing key is configured here: the figures are bound to no checkpoint');
+    return 0;
+  } catch (err) {
+    if (!(err instanceof LedgerNotVerified)) throw err;
+    out.complain(`balance-as-of: refused: the log does not verify: ${err.message}`);
+    return 1;
+  }
 }
 
 /** `audit-stream <id>`: revisions, schemas and the fold against the read model; exit code 1 when anything is found. */

@@ -22,6 +22,8 @@ beforeAll(async () => {
 afterAll(async () => service?.close());
 
 const context = () => ({ actor: 'test', now: service.clock.now() });
+/** balance-as-of without a key: its figures bound to no checkpoint (test/audit/balance-binding.int.test.ts binds them) */
+const unbound = () => ({ store: service.store, pool: service.pool, publicKeys: [] });
 const caughtUp = async () =>
   expect(await service.projections.waitFor(await service.store.headPosition(), 10_000)).toBe(true);
 
@@ -57,21 +59,21 @@ async function ledgerWithHistory() {
 describe('balance-as-of', () => {
   it("folds a merchant's ledger up to the instant: nothing before it, pending after the credits, settled after the settlement", async () => {
     const { merchantId, before, afterCredits, afterSettlement, afterLast } = await ledgerWithHistory();
-    expect((await merchantBalanceAsOf(service.store, merchantId, before)).balance).toEqual({
+    expect((await merchantBalanceAsOf(unbound(), merchantId, before)).balance).toEqual({
       settled: 0,
       pending: 0,
       onHold: 0,
       available: 0,
     });
-    expect(await merchantBalanceAsOf(service.store, merchantId, afterCredits)).toMatchObject({
+    expect(await merchantBalanceAsOf(unbound(), merchantId, afterCredits)).toMatchObject({
       revision: 1,
       balance: { settled: 0, pending: 70_000, onHold: 0, available: 0 },
     });
-    expect(await merchantBalanceAsOf(service.store, merchantId, afterSettlement)).toMatchObject({
+    expect(await merchantBalanceAsOf(unbound(), merchantId, afterSettlement)).toMatchObject({
       revision: 2,
       balance: { settled: 70_000, pending: 0, available: 70_000 },
     });
-    expect(await merchantBalanceAsOf(service.store, merchantId, afterLast)).toMatchObject({
+    expect(await merchantBalanceAsOf(unbound(), merchantId, afterLast)).toMatchObject({
       revision: 3,
       balance: { settled: 70_000, pending: 10_000 },
     });
@@ -94,11 +96,11 @@ describe('balance-as-of', () => {
   it('refuses what it cannot answer with exit code 2 and a message', async () => {
     const lines: string[] = [];
     const out = { print: (t: string) => lines.push(t), complain: (t: string) => lines.push(t) };
-    expect(await balanceAsOfCommand(service.store, ['--merchant', 'not-a-uuid', '--at', '2026-01-01'], out)).toBe(2);
-    expect(await balanceAsOfCommand(service.store, ['--merchant', nextUuid()], out)).toBe(2);
+    expect(await balanceAsOfCommand(unbound(), ['--merchant', 'not-a-uuid', '--at', '2026-01-01'], out)).toBe(2);
+    expect(await balanceAsOfCommand(unbound(), ['--merchant', nextUuid()], out)).toBe(2);
     expect(
       await balanceAsOfCommand(
-        service.store,
+        unbound(),
         ['--merchant', nextUuid(), '--account', nextUuid(), '--at', '2026-01-01'],
         out,
       ),

@@ -168,7 +168,13 @@ export async function balancesThreeWays(service: TestService, merchant: Caller &
     balance: MerchantBalance;
   }[];
   const shown = ((await merchant.call('GET', '/api/v1/gateway')).json().data as { balance: MerchantBalance }).balance;
-  const folded = (await merchantBalanceAsOf(service.store, merchant.id, service.clock.now())).balance;
+  const folded = (
+    await merchantBalanceAsOf(
+      { store: service.store, pool: service.pool, publicKeys: [] },
+      merchant.id,
+      service.clock.now(),
+    )
+  ).balance;
   const none = { settled: 0, pending: 0, onHold: 0, available: 0 };
   return { statement: statement[0]?.balance ?? none, shown, folded };
 }

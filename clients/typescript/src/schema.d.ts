@@ -71,6 +71,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/ledger-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The ledger's public keys, every one its chain has used, in order (for anyone; cacheable for a minute) */
+        get: operations["getWellKnownLedgerKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/register": {
         parameters: {
             query?: never;
@@ -1416,6 +1433,23 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description What an endpoint narrows the account kinds to (the other kinds pass whatever they say)
+         * @example {
+         *       "accountIds": [
+         *         "7d5c2a10-3b4e-4f6a-9c8d-1e2f3a4b5c6d"
+         *       ],
+         *       "mutationTypes": [
+         *         "CREDIT"
+         *       ]
+         *     }
+         */
+        WebhookFiltersInput: {
+            /** @description mutation.created and account.* of these linked accounts only; absent: every account */
+            accountIds?: string[];
+            /** @description mutation.created of these types only; absent: both */
+            mutationTypes?: ("CREDIT" | "DEBIT")[];
+        };
         /**
          * @description A linked bank or e-wallet account
          * @example {
@@ -3740,7 +3774,9 @@ export interface components {
             lastPosition: string;
             keyId: string;
             signature: string;
+            /** @description A rotation: the Ed25519 key (base64 SPKI DER) that signs every checkpoint after this one; signed */
             nextKey?: string;
+            /** @description A rotation: the new key's signature over the same signed text (base64), not itself signed */
             nextKeySignature?: string;
         };
         /**
@@ -3804,7 +3840,9 @@ export interface components {
             lastPosition: string;
             keyId: string;
             signature: string;
+            /** @description A rotation: the Ed25519 key (base64 SPKI DER) that signs every checkpoint after this one; signed */
             nextKey?: string;
+            /** @description A rotation: the new key's signature over the same signed text (base64), not itself signed */
             nextKeySignature?: string;
             /** @description The witnesses' cosignatures of it, as posted */
             cosignatures: components["schemas"]["LedgerCosignature"][];
@@ -4173,6 +4211,89 @@ export interface components {
             details?: {
                 [key: string]: unknown;
             };
+        };
+        /**
+         * @description A key the ledger has signed checkpoints with
+         * @example {
+         *       "keyId": "3b1f9c2d7e4a5b60",
+         *       "publicKey": "MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=",
+         *       "firstSeq": 0,
+         *       "introducedBy": null
+         *     }
+         */
+        LedgerKey: {
+            /** @description The first 16 hex digits of SHA-256 of the public key (SPKI DER): checkpoints name it */
+            keyId: string;
+            /** @description The Ed25519 public key, base64 SPKI DER */
+            publicKey: string;
+            /** @description The first checkpoint it signs: 0, or the one after the rotation that introduced it */
+            firstSeq: number;
+            /** @description The rotation checkpoint that introduced it, signed by the key before it and by it; null for the first */
+            introducedBy: {
+                seq: number;
+                /** @description The rotation checkpoint's hash (SHA-256 of its signed text) */
+                hash: string;
+            } | null;
+        };
+        /**
+         * @description The ledger's public keys, for anyone checking its signed checkpoints (docs/auditing.md)
+         * @example {
+         *       "algorithm": "Ed25519",
+         *       "keys": [
+         *         {
+         *           "keyId": "3b1f9c2d7e4a5b60",
+         *           "publicKey": "MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=",
+         *           "firstSeq": 0,
+         *           "introducedBy": null
+         *         },
+         *         {
+         *           "keyId": "a9e0c4b2f17d3e85",
+         *           "publicKey": "MCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=",
+         *           "firstSeq": 4813,
+         *           "introducedBy": {
+         *             "seq": 4812,
+         *             "hash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        LedgerKeys: {
+            /** @constant */
+            algorithm: "Ed25519";
+            /** @description Every key in the order the chain took them up: pin the first, follow the rest */
+            keys: components["schemas"]["LedgerKey"][];
+        };
+        /**
+         * @description {status, data}: one LedgerKeys
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "algorithm": "Ed25519",
+         *         "keys": [
+         *           {
+         *             "keyId": "3b1f9c2d7e4a5b60",
+         *             "publicKey": "MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=",
+         *             "firstSeq": 0,
+         *             "introducedBy": null
+         *           },
+         *           {
+         *             "keyId": "a9e0c4b2f17d3e85",
+         *             "publicKey": "MCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=",
+         *             "firstSeq": 4813,
+         *             "introducedBy": {
+         *               "seq": 4812,
+         *               "hash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+         *             }
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        LedgerKeysResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["LedgerKeys"];
         };
         /**
          * @description An API key of the dashboard user
@@ -5440,6 +5561,23 @@ export interface components {
          */
         TransferResponse: components["schemas"]["TransferBankListResponse"] | components["schemas"]["TransferInquiryResponse"] | components["schemas"]["TransferSentResponse"];
         /**
+         * @description What an endpoint narrows the account kinds to (the other kinds pass whatever they say)
+         * @example {
+         *       "accountIds": [
+         *         "7d5c2a10-3b4e-4f6a-9c8d-1e2f3a4b5c6d"
+         *       ],
+         *       "mutationTypes": [
+         *         "CREDIT"
+         *       ]
+         *     }
+         */
+        WebhookFilters: {
+            /** @description mutation.created and account.* of these linked accounts only; absent: every account */
+            accountIds?: string[];
+            /** @description mutation.created of these types only; absent: both */
+            mutationTypes?: ("CREDIT" | "DEBIT")[];
+        };
+        /**
          * @description The endpoint, with its signing secret (shown once)
          * @example {
          *       "status": "success",
@@ -5450,6 +5588,7 @@ export interface components {
          *           "payment.completed",
          *           "payment.expired"
          *         ],
+         *         "filters": null,
          *         "createdAt": "2026-01-05T03:00:00.000Z",
          *         "secret": "whsec_3q2+7w=="
          *       }
@@ -5464,7 +5603,8 @@ export interface components {
                 url: string;
                 /** @description Signs every delivery; shown only here */
                 secret: string;
-                events: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint" | "ledger.integrity")[];
+                events: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint" | "ledger.integrity" | "mutation.created" | "account.needs_relogin" | "account.sync_failed")[];
+                filters: components["schemas"]["WebhookFilters"] | null;
                 /** Format: date-time */
                 createdAt: string;
             };
@@ -5478,6 +5618,7 @@ export interface components {
          *         "payment.completed",
          *         "payment.expired"
          *       ],
+         *       "filters": null,
          *       "createdAt": "2026-01-05T03:00:00.000Z",
          *       "disabled": false,
          *       "disabledAt": null,
@@ -5488,7 +5629,9 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            events: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint" | "ledger.integrity")[];
+            events: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint" | "ledger.integrity" | "mutation.created" | "account.needs_relogin" | "account.sync_failed")[];
+            /** @description null: every account, both mutation types */
+            filters: components["schemas"]["WebhookFilters"] | null;
             /** Format: date-time */
             createdAt: string;
             disabled: boolean;
@@ -5508,6 +5651,7 @@ export interface components {
          *             "payment.completed",
          *             "payment.expired"
          *           ],
+         *           "filters": null,
          *           "createdAt": "2026-01-05T03:00:00.000Z",
          *           "disabled": false,
          *           "disabledAt": null,
@@ -5887,6 +6031,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    getWellKnownLedgerKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerKeysResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -7361,8 +7545,9 @@ export interface operations {
                      * @description An http(s) URL the service may call (not a private address)
                      */
                     url: string;
-                    /** @description The kinds to receive; absent: every payment, transfer and withdrawal kind (ledger.checkpoint and ledger.integrity only for an admin's endpoint) */
-                    events?: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint" | "ledger.integrity")[];
+                    /** @description The kinds to receive; absent: every payment, transfer and withdrawal kind, not the account kinds (mutation.created, account.needs_relogin, account.sync_failed: asked for by name); ledger.checkpoint and ledger.integrity only for an admin's endpoint */
+                    events?: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint" | "ledger.integrity" | "mutation.created" | "account.needs_relogin" | "account.sync_failed")[];
+                    filters?: components["schemas"]["WebhookFiltersInput"];
                 };
             };
         };
@@ -8799,8 +8984,9 @@ export interface operations {
                      * @description An http(s) URL the service may call (not a private address)
                      */
                     url: string;
-                    /** @description The kinds to receive; absent: every payment, transfer and withdrawal kind (ledger.checkpoint and ledger.integrity only for an admin's endpoint) */
-                    events?: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint" | "ledger.integrity")[];
+                    /** @description The kinds to receive; absent: every payment, transfer and withdrawal kind, not the account kinds (mutation.created, account.needs_relogin, account.sync_failed: asked for by name); ledger.checkpoint and ledger.integrity only for an admin's endpoint */
+                    events?: ("payment.completed" | "payment.expired" | "transfer.completed" | "transfer.failed" | "withdrawal.paid" | "withdrawal.rejected" | "gateway.settled" | "ledger.checkpoint" | "ledger.integrity" | "mutation.created" | "account.needs_relogin" | "account.sync_failed")[];
+                    filters?: components["schemas"]["WebhookFiltersInput"];
                 };
             };
         };

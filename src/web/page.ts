@@ -40,9 +40,12 @@ header nav a[aria-current="page"]{background:#2b4a70;color:#fff;font-weight:600}
 header form{margin:0}
 header button{background:transparent;border:1px solid #7d93ad;color:#fff}
 @media (min-width:601px){
+header .bar{max-width:1280px;flex-wrap:nowrap;gap:8px 12px}header .menu{flex:0 1 auto;min-width:0}
+header .brand{max-width:8.5em;line-height:1.25}
+header nav ul{gap:2px}header nav a{padding:6px;font-size:14px;white-space:nowrap}
 header .menu>summary{display:none}
 header .menu::details-content{content-visibility:visible}
-header .menu .panel{display:flex;flex-wrap:wrap;align-items:center;gap:8px 16px}
+header .menu .panel{display:flex;flex-wrap:wrap;justify-content:flex-end;align-items:center;gap:8px 12px}
 }
 @media (max-width:600px){
 header .brand{flex:1 1 0%}

@@ -140,7 +140,7 @@ describe('the dashboard in Chromium on a phone-sized screen', () => {
     expect(await page.locator('#notice').innerText()).toContain('Terhubung');
     const accountId = new URL(page.url()).pathname.split('/').pop()!;
     await page.goto(`${baseUrl}/dashboard/webhooks`);
-    await page.getByLabel('URL (https, dapat dijangkau dari internet)').fill('https://hooks.example/shop');
+    await page.getByLabel('URL endpoint').fill('https://hooks.example/shop');
     await page.getByRole('button', { name: 'Tambah' }).click();
     await page.locator('#new-endpoint-secret').waitFor();
     const endpointPath = await page.locator('#webhooks a').first().getAttribute('href');

@@ -10,6 +10,7 @@ import { streamEvents } from '../audit/stream-pages.ts';
 import { auditStreamCommand, balanceAsOfCommand, exportCommand, toStdout, verifyDigestsCommand } from './audit.ts';
 import { digestSigner } from '../audit/digest-signer.ts';
 import { checkpointCommand, verifyLogCommand } from './verify-log.ts';
+import { proveEventCommand } from './prove-event.ts';
 import { rotateSigningKeyCommand } from './rotate-signing-key.ts';
 import { ledgerResetCommand } from './ledger-reset.ts';
 import '../events/all.ts';
@@ -50,6 +51,9 @@ const usage = `Usage: npm run cli -- <command>
                           recompute every WIB day's Merkle root from the log and check it against the signed daily
                           digest (with this service's key, or the one given); exit code 1 when a day was tampered with
   checkpoint              the newest signed checkpoint of the log, as JSON (keep it: it proves the log up to it)
+  prove-event <eventId>   the event (an export line), its index, the signed checkpoint whose range holds it, its leaf
+                          hash and its Merkle audit path to that checkpoint's root, as JSON; docs/verify-proof.mjs
+                          checks it with the public key alone (exit code 1: no such event, or not signed yet)
   rotate-signing-key      a new ledger signing key beside the key file (<file>.next): the running service's next
                           checkpoint is signed by the old key and the new one and names the new one, every later one
                           by the new key alone (GET /.well-known/ledger-keys lists both)
@@ -180,6 +184,8 @@ async function main(argv: string[]): Promise<number> {
           keyId: config.digestSigningKey ? digestSigner(config.digestSigningKey).keyId : null,
           checkpointDir: config.ledgerCheckpointDir,
         });
+      case 'prove-event':
+        return await proveEventCommand({ store, pool }, rest);
       case 'verify-log':
         return await verifyLogCommand({ store, pool }, rest, {
           envPublicKey: config.ledgerPublicKey,

@@ -26,6 +26,12 @@ const benchmarks: Benchmark[] = [
     run: async ctx => (await import('./verify-log.ts')).run(ctx),
   },
   {
+    name: 'witness',
+    description:
+      "a witness (docs/witness.mjs) catching up 100,000 events from seq 0 over the service's auditor routes, real HTTP",
+    run: async ctx => (await import('./witness.ts')).run(ctx),
+  },
+  {
     name: 'ledger-append',
     description:
       'event append with the ledger checkpoint subscriber running against the same appends without it, rounds alternating',

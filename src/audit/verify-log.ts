@@ -11,6 +11,7 @@ import { chainState, type ChainState } from './ledger-chain.ts';
 import { readCheckpointRows, type CheckpointRow } from './ledger-checkpoint-rows.ts';
 import { ledgerCheckpoint, type LedgerCheckpoint } from './ledger-format.ts';
 import { LogVerifier, type KeptCheckpoint, type LogProblem } from './log-verifier.ts';
+import { firstDifferingEvents } from './first-differing.ts';
 import { logEvents } from './stream-pages.ts';
 import { DigestCheck, type DayVerdict } from './verify-digests.ts';
 
@@ -143,7 +144,7 @@ const precision = (p: LogProblem) => (p.streamId !== undefined ? 0 : p.day !== u
  */
 export async function verifyLog(
   deps: { store: EventStore; pool: pg.Pool },
-  options: { publicKey: string; kept: KeptCheckpoint[]; witnessKeys?: string[] },
+  options: { publicKey: string; kept: KeptCheckpoint[]; witnessKeys?: string[]; leaves?: string },
 ): Promise<LogVerdict> {
   const read = await readChain(deps.pool);
   const { state } = read;
@@ -171,8 +172,18 @@ export async function verifyLog(
   const witnessed = options.witnessKeys?.length
     ? cosignatureProblems(stored, await listCosignatures(deps.pool), options.witnessKeys)
     : [];
+  // leaves kept from before (export --leaves) name the first event of each stored range whose root differs
+  const rootDiffers = new Set(walked.problems.flatMap(p => (p.problem.startsWith('the root of') ? [p.seq] : [])));
+  const named = options.leaves
+    ? await firstDifferingEvents(
+        deps.store,
+        stored.filter(c => rootDiffers.has(c.seq)),
+        options.leaves,
+      )
+    : [];
   // the most precise first (an event, then a checkpoint's minute, then a day), each kind in log order
   const problems = [
+    ...named,
     ...walked.problems,
     ...rowProblems(read),
     ...stateProblems(stored, state),

@@ -67,6 +67,8 @@ const usage = `Usage: npm run cli -- <command>
                           (a JSON checkpoint or JSON lines); exit code 1 naming the first event, day or checkpoint that
                           differs, 2 without a public key; [--witness-key <base64 SPKI DER>]...: also the checkpoints
                           each witness has not cosigned and those its cosignatures contradict (a fork, a rollback)
+                          [--leaves <file>]: leaf hashes kept from before (export --leaves, or an export) name the
+                          first event of a range whose root differs
   auditor create <name> | auditor revoke <auditorId> | auditor list
                           an auditor's token (printed once as JSON, only its hash kept): it reads the ledger and posts
                           witnesses' cosignatures under /api/audit (Authorization: Bearer) and opens nothing else

@@ -53,6 +53,7 @@ export async function verifyLogCommand(
       'public-key': { type: 'string' },
       checkpoint: { type: 'string' },
       'witness-key': { type: 'string', multiple: true },
+      leaves: { type: 'string' },
     },
   });
   const given = values['public-key'] ?? context.envPublicKey;
@@ -94,7 +95,18 @@ export async function verifyLogCommand(
       `verify-log: the service's checkpoint file in ${context.checkpointDir} does not end in a checkpoint; not used`,
     );
   }
-  const verdict = await verifyLog(deps, { publicKey, kept, witnessKeys: witnessKeys as string[] });
+  if (values.leaves && !existsSync(values.leaves)) {
+    out.complain(
+      `verify-log: ${values.leaves} does not exist (--leaves: export --leaves kept from before, or an export)`,
+    );
+    return 2;
+  }
+  const verdict = await verifyLog(deps, {
+    publicKey,
+    kept,
+    witnessKeys: witnessKeys as string[],
+    ...(values.leaves ? { leaves: values.leaves } : {}),
+  });
   for (const p of verdict.problems) out.print(JSON.stringify(p));
   const counts = `${verdict.events} events, ${verdict.checkpoints} checkpoints, ${verdict.unchecked} events after the last, ${verdict.days.length} days`;
   const first = verdict.problems[0];

@@ -31,6 +31,7 @@ function presentRequest(row: GatewayAccessRow & { name?: string | null; email?: 
     feeToCustomer: row.fee_to_customer,
     business: row.business,
     createdAt: row.created_at?.toISOString() ?? null,
+    requestedAt: row.requested_at?.toISOString() ?? null,
     processedAt: row.processed_at?.toISOString() ?? null,
   };
 }

@@ -17,7 +17,9 @@ function presentAccess(row: GatewayAccessRow | null) {
   return {
     status: row?.status ?? 'NONE',
     note: row?.note ?? null,
+    // the access came to be with its first request; a later request after a rejection moves requestedAt only
     createdAt: row?.created_at?.toISOString() ?? null,
+    requestedAt: row?.requested_at?.toISOString() ?? null,
     processedAt: row?.processed_at?.toISOString() ?? null,
     feeToCustomer: row?.fee_to_customer ?? false,
   };

@@ -29,6 +29,10 @@ export const gatewayAccessProjection = projection({
       marked_by uuid not null,
       marked_at timestamptz not null
     );`,
+    // 2: the access's creation (its first request, created_at) apart from its latest request (requested_at); a row
+    // projected before holds the latest request in both until the read model is rebuilt
+    `alter table gateway_access add column if not exists requested_at timestamptz;
+    update gateway_access set requested_at = created_at where requested_at is null;`,
   ],
   on: {
     async GatewayAccessRequested(tx, { data }) {
@@ -36,8 +40,9 @@ export const gatewayAccessProjection = projection({
       await query(
         tx,
         'ProjectGatewayAccessRequested',
-        `insert into gateway_access (user_id, status, business, created_at) values ($1, 'PENDING', $2, $3)
-         on conflict (user_id) do update set status = 'PENDING', note = null, business = $2, created_at = $3, processed_at = null, processed_by = null`,
+        `insert into gateway_access (user_id, status, business, created_at, requested_at) values ($1, 'PENDING', $2, $3, $3)
+         on conflict (user_id) do update set status = 'PENDING', note = null, business = $2, requested_at = $3,
+           created_at = coalesce(gateway_access.created_at, $3), processed_at = null, processed_by = null`,
         [userId, JSON.stringify(business), requestedAt],
       );
     },
@@ -93,7 +98,10 @@ export type GatewayAccessRow = {
   note: string | null;
   fee_to_customer: boolean;
   business: Record<string, string | null> | null;
+  /** when the access was first requested: its creation, kept by every later request */
   created_at: Date | null;
+  /** when it was last requested (a rejected merchant may ask again) */
+  requested_at: Date | null;
   processed_at: Date | null;
 };
 
@@ -113,7 +121,7 @@ export async function listGatewayAccess(db: Queryable, status: GatewayAccessStat
     db,
     'ListGatewayAccess',
     `select g.*, u.name, u.email from gateway_access g left join users u on u.id = g.user_id
-      where g.status <> 'NONE' and ($1::text is null or g.status = $1) order by g.created_at, g.user_id limit 500`,
+      where g.status <> 'NONE' and ($1::text is null or g.status = $1) order by g.requested_at, g.user_id limit 500`,
     [status ?? null],
   );
   return r.rows;

@@ -46,7 +46,15 @@ describe('GET /api/v1/gateway', () => {
   it('shows a new merchant NONE, no methods, zero balances and the numbers of the Limits table', async () => {
     const caller = await keyHolder(service);
     expect(await gatewayOf(caller)).toEqual({
-      access: { status: 'NONE', note: null, createdAt: null, processedAt: null, feeToCustomer: false },
+      // no request yet: the interface names no time, the document says null
+      access: {
+        status: 'NONE',
+        note: null,
+        createdAt: null,
+        requestedAt: null,
+        processedAt: null,
+        feeToCustomer: false,
+      },
       walletAccountId: 'GATEWAY',
       methods: [],
       balance: { settled: 0, pending: 0, onHold: 0, available: 0 },
@@ -75,6 +83,7 @@ describe('gateway access: request in the dashboard, review by an admin', () => {
       status: 'PENDING',
       note: null,
       createdAt: service.clock.now().toISOString(),
+      requestedAt: service.clock.now().toISOString(),
       processedAt: null,
     });
 
@@ -110,9 +119,10 @@ describe('gateway access: request in the dashboard, review by an admin', () => {
     expect(twice.statusCode).toBe(409);
   });
 
-  it('rejects with a note, and a rejected merchant may ask again', async () => {
+  it('rejects with a note, and a rejected merchant may ask again: the access keeps its createdAt, requestedAt moves', async () => {
     const merchant = await keyHolder(service);
     const session = withSession(service, merchant.cookie);
+    const firstAsked = service.clock.now().toISOString();
     await session('POST', '/api/dashboard/gateway/access-request', businessData);
     const noNote = await admin.session('POST', `/api/admin/gateway/access-requests/${merchant.id}/reject`, {});
     expect(noNote.statusCode).toBe(400);
@@ -121,9 +131,21 @@ describe('gateway access: request in the dashboard, review by an admin', () => {
     });
     expect(rejected.statusCode, rejected.body).toBe(200);
     expect((await gatewayOf(merchant)).access).toMatchObject({ status: 'REJECTED', note: 'Alamat tidak lengkap' });
+    service.clock.advance(3_600_000);
     const again = await session('POST', '/api/dashboard/gateway/access-request', businessData);
     expect(again.statusCode).toBe(201);
-    expect((await gatewayOf(merchant)).access).toMatchObject({ status: 'PENDING', note: null });
+    const askedAgain = service.clock.now().toISOString();
+    expect((await gatewayOf(merchant)).access).toMatchObject({
+      status: 'PENDING',
+      note: null,
+      createdAt: firstAsked,
+      requestedAt: askedAgain,
+      processedAt: null,
+    });
+    const queue = (await admin.session('GET', '/api/admin/gateway/access-requests?status=PENDING')).json().data;
+    expect(queue).toContainEqual(
+      expect.objectContaining({ userId: merchant.id, createdAt: firstAsked, requestedAt: askedAgain }),
+    );
   });
 
   it('deactivates an approved merchant (-> REJECTED with the note), and only an approved one', async () => {

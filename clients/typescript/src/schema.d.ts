@@ -1978,6 +1978,7 @@ export interface components {
          *       "status": "APPROVED",
          *       "note": null,
          *       "createdAt": "2025-05-01T08:00:00.000Z",
+         *       "requestedAt": "2025-05-01T08:00:00.000Z",
          *       "processedAt": "2025-05-02T09:00:00.000Z",
          *       "feeToCustomer": false
          *     }
@@ -1987,7 +1988,11 @@ export interface components {
             status: "NONE" | "PENDING" | "APPROVED" | "REJECTED";
             /** @description Why, when rejected or deactivated */
             note: string | null;
+            /** @description When the access was first requested: its creation, kept when a rejected merchant asks again. null while no request was ever made (status NONE), where the interface names no time */
             createdAt: string | null;
+            /** @description When the access was last requested (the request under review while PENDING); null with status NONE */
+            requestedAt: string | null;
+            /** @description When an admin last approved, rejected or deactivated it; null until then, and again while a new request is PENDING */
             processedAt: string | null;
             /** @description true: the fee is added to the buyer's bill */
             feeToCustomer: boolean;
@@ -1999,6 +2004,7 @@ export interface components {
          *         "status": "APPROVED",
          *         "note": null,
          *         "createdAt": "2025-05-01T08:00:00.000Z",
+         *         "requestedAt": "2025-05-01T08:00:00.000Z",
          *         "processedAt": "2025-05-02T09:00:00.000Z",
          *         "feeToCustomer": false
          *       },
@@ -2033,7 +2039,11 @@ export interface components {
                 status: "NONE" | "PENDING" | "APPROVED" | "REJECTED";
                 /** @description Why, when rejected or deactivated */
                 note: string | null;
+                /** @description When the access was first requested: its creation, kept when a rejected merchant asks again. null while no request was ever made (status NONE), where the interface names no time */
                 createdAt: string | null;
+                /** @description When the access was last requested (the request under review while PENDING); null with status NONE */
+                requestedAt: string | null;
+                /** @description When an admin last approved, rejected or deactivated it; null until then, and again while a new request is PENDING */
                 processedAt: string | null;
                 /** @description true: the fee is added to the buyer's bill */
                 feeToCustomer: boolean;
@@ -2090,6 +2100,7 @@ export interface components {
          *         "status": "APPROVED",
          *         "note": null,
          *         "createdAt": "2025-05-01T08:00:00.000Z",
+         *         "requestedAt": "2025-05-01T08:00:00.000Z",
          *         "processedAt": "2025-05-02T09:00:00.000Z",
          *         "feeToCustomer": false
          *       },
@@ -2132,7 +2143,11 @@ export interface components {
                 status: "NONE" | "PENDING" | "APPROVED" | "REJECTED";
                 /** @description Why, when rejected or deactivated */
                 note: string | null;
+                /** @description When the access was first requested: its creation, kept when a rejected merchant asks again. null while no request was ever made (status NONE), where the interface names no time */
                 createdAt: string | null;
+                /** @description When the access was last requested (the request under review while PENDING); null with status NONE */
+                requestedAt: string | null;
+                /** @description When an admin last approved, rejected or deactivated it; null until then, and again while a new request is PENDING */
                 processedAt: string | null;
                 /** @description true: the fee is added to the buyer's bill */
                 feeToCustomer: boolean;
@@ -2791,6 +2806,7 @@ export interface components {
          *         "status": "APPROVED",
          *         "note": null,
          *         "createdAt": "2025-05-01T08:00:00.000Z",
+         *         "requestedAt": "2025-05-01T08:00:00.000Z",
          *         "processedAt": "2025-05-02T09:00:00.000Z",
          *         "feeToCustomer": false
          *       }
@@ -2946,6 +2962,7 @@ export interface components {
          *           "status": "APPROVED",
          *           "note": null,
          *           "createdAt": "2025-05-01T08:00:00.000Z",
+         *           "requestedAt": "2025-05-01T08:00:00.000Z",
          *           "processedAt": "2025-05-02T09:00:00.000Z",
          *           "feeToCustomer": false
          *         },
@@ -3033,6 +3050,7 @@ export interface components {
          *           "status": "APPROVED",
          *           "note": null,
          *           "createdAt": "2025-05-01T08:00:00.000Z",
+         *           "requestedAt": "2025-05-01T08:00:00.000Z",
          *           "processedAt": "2025-05-02T09:00:00.000Z",
          *           "feeToCustomer": false
          *         },
@@ -3327,6 +3345,7 @@ export interface components {
          *       "status": "APPROVED",
          *       "note": null,
          *       "createdAt": "2025-05-01T08:00:00.000Z",
+         *       "requestedAt": "2025-05-01T08:00:00.000Z",
          *       "processedAt": "2025-05-02T09:00:00.000Z",
          *       "feeToCustomer": false,
          *       "business": {
@@ -3349,7 +3368,11 @@ export interface components {
             status: "NONE" | "PENDING" | "APPROVED" | "REJECTED";
             /** @description Why, when rejected or deactivated */
             note: string | null;
+            /** @description When the access was first requested: its creation, kept when a rejected merchant asks again. null while no request was ever made (status NONE), where the interface names no time */
             createdAt: string | null;
+            /** @description When the access was last requested (the request under review while PENDING); null with status NONE */
+            requestedAt: string | null;
+            /** @description When an admin last approved, rejected or deactivated it; null until then, and again while a new request is PENDING */
             processedAt: string | null;
             /** @description true: the fee is added to the buyer's bill */
             feeToCustomer: boolean;
@@ -3363,6 +3386,7 @@ export interface components {
          *       "status": "PENDING",
          *       "note": null,
          *       "createdAt": "2025-05-01T08:00:00.000Z",
+         *       "requestedAt": "2025-05-01T08:00:00.000Z",
          *       "processedAt": null,
          *       "feeToCustomer": false,
          *       "business": {
@@ -3387,7 +3411,11 @@ export interface components {
             status: "NONE" | "PENDING" | "APPROVED" | "REJECTED";
             /** @description Why, when rejected or deactivated */
             note: string | null;
+            /** @description When the access was first requested: its creation, kept when a rejected merchant asks again. null while no request was ever made (status NONE), where the interface names no time */
             createdAt: string | null;
+            /** @description When the access was last requested (the request under review while PENDING); null with status NONE */
+            requestedAt: string | null;
+            /** @description When an admin last approved, rejected or deactivated it; null until then, and again while a new request is PENDING */
             processedAt: string | null;
             /** @description true: the fee is added to the buyer's bill */
             feeToCustomer: boolean;
@@ -3497,6 +3525,7 @@ export interface components {
          *         "status": "APPROVED",
          *         "note": null,
          *         "createdAt": "2025-05-01T08:00:00.000Z",
+         *         "requestedAt": "2025-05-01T08:00:00.000Z",
          *         "processedAt": "2025-05-02T09:00:00.000Z",
          *         "feeToCustomer": false,
          *         "business": {
@@ -3546,6 +3575,7 @@ export interface components {
          *           "status": "PENDING",
          *           "note": null,
          *           "createdAt": "2025-05-01T08:00:00.000Z",
+         *           "requestedAt": "2025-05-01T08:00:00.000Z",
          *           "processedAt": null,
          *           "feeToCustomer": false,
          *           "business": {

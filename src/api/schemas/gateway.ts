@@ -28,14 +28,26 @@ const balanceExample = { settled: 500000, pending: 148750, onHold: 100000, avail
 export const gatewayAccess = z.object({
   status: z.enum(['NONE', 'PENDING', 'APPROVED', 'REJECTED']),
   note: z.string().nullable().describe('Why, when rejected or deactivated'),
-  createdAt: instant.nullable(),
-  processedAt: instant.nullable(),
+  createdAt: instant
+    .nullable()
+    .describe(
+      'When the access was first requested: its creation, kept when a rejected merchant asks again. null while no request was ever made (status NONE), where the interface names no time',
+    ),
+  requestedAt: instant
+    .nullable()
+    .describe('When the access was last requested (the request under review while PENDING); null with status NONE'),
+  processedAt: instant
+    .nullable()
+    .describe(
+      'When an admin last approved, rejected or deactivated it; null until then, and again while a new request is PENDING',
+    ),
   feeToCustomer: z.boolean().describe("true: the fee is added to the buyer's bill"),
 });
 export const accessExample = {
   status: 'APPROVED',
   note: null,
   createdAt: '2025-05-01T08:00:00.000Z',
+  requestedAt: '2025-05-01T08:00:00.000Z',
   processedAt: '2025-05-02T09:00:00.000Z',
   feeToCustomer: false,
 };

@@ -77,7 +77,7 @@ ${noteForm(`/admin/access/${r.user_id}/reject`, csrf, 'note', 'Alasan penolakan'
       `${e(r.name ?? '')}<br><span class="muted">${e(r.email ?? r.user_id)}</span>`,
       `${accessStatusHtml(r.status)}${r.note ? `<br><span class="muted">${e(r.note)}</span>` : ''}`,
       business ? `<dl class="facts">${business}</dl>` : '',
-      timeHtml(r.created_at),
+      timeHtml(r.requested_at),
       actions,
     ],
   };

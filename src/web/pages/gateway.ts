@@ -12,6 +12,7 @@ export type GatewayInfo = {
     status: string;
     note: string | null;
     createdAt: string | null;
+    requestedAt: string | null;
     processedAt: string | null;
     feeToCustomer: boolean;
   };
@@ -88,7 +89,7 @@ export function gatewayHtml(v: GatewayPageView): string {
   return `<section class="card" aria-labelledby="access"><h2 id="access">Akses gateway</h2><dl class="facts">
 <dt>Status</dt><dd id="access-status">${accessStatusHtml(a.status)}</dd>
 ${a.note ? `<dt>Catatan</dt><dd id="access-note">${e(a.note)}</dd>` : ''}
-${a.createdAt ? `<dt>Diajukan</dt><dd>${timeHtml(a.createdAt)}</dd>` : ''}${a.processedAt ? `<dt>Diputuskan</dt><dd>${timeHtml(a.processedAt)}</dd>` : ''}
+${a.requestedAt ? `<dt>Diajukan</dt><dd>${timeHtml(a.requestedAt)}</dd>` : ''}${a.processedAt ? `<dt>Diputuskan</dt><dd>${timeHtml(a.processedAt)}</dd>` : ''}
 <dt>Metode</dt><dd id="methods">${info.methods.length ? info.methods.map(m => e(m.label)).join(', ') : '—'}</dd>
 <dt>Biaya</dt><dd>QRIS ${e((info.qrisFee.rate * 100).toLocaleString('id-ID'))}% + ${e(formatRupiah(info.qrisFee.flat))}; virtual account ${e(formatRupiah(info.fee))}</dd>
 </dl>${canRequest ? accessRequestForm(csrf, form('access')) : ''}</section>

@@ -32,6 +32,12 @@ const benchmarks: Benchmark[] = [
     run: async ctx => (await import('./witness.ts')).run(ctx),
   },
   {
+    name: 'ledger-self-check',
+    description:
+      "the ledger's start-up check over a newest checkpoint of 100,000 events (a day's worth): root and pending recomputed",
+    run: async ctx => (await import('./ledger-self-check.ts')).run(ctx),
+  },
+  {
     name: 'ledger-append',
     description:
       'event append with the ledger checkpoint subscriber running against the same appends without it, rounds alternating',

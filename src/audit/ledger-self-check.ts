@@ -62,17 +62,18 @@ async function recompute(deps: SelfCheckDeps, after: Position, upTo: Position): 
   let count = 0;
   let last: string | null = null;
   let day: string | null = null;
-  let from = after;
-  for (;;) {
-    const page = await readLogPage(deps, from, pageSize, upTo);
+  // each page read while the one before is hashed, as the leader reads the log
+  let reading: Promise<LogPage> | null = readLogPage(deps, after, pageSize, upTo);
+  while (reading) {
+    const page: LogPage = await reading;
     if (!page.last) break;
+    reading = page.count === pageSize ? readLogPage(deps, page.last, pageSize, upTo) : null;
+    reading?.catch(() => undefined); // awaited next, or given up with this page's failure
     const leaves = deps.leaves ? await deps.leaves(page) : pageLeaves(page.text, { chain: true, digests: false });
     for (let offset = 0; offset < 32 * page.count; offset += 32) pushLeafBytes(frontier, leaves.hashes, offset);
     for (const run of leaves.runs) day = dayReached(day, run.recordedOn);
     count += page.count;
     last = positionText(page.last);
-    from = page.last;
-    if (page.count < pageSize) break;
   }
   return { count, root: rootOf(frontierText(frontier)), frontier, last, day };
 }

@@ -41,13 +41,13 @@ async function watchedService() {
 /** Moves the test clock a minute on once the chain has everything, and waits for the checkpoint that makes. */
 async function checkpointMade(s: TestService): Promise<LedgerCheckpoint> {
   await registerUser(s);
-  expect(await s.ledger.waitFor(await s.store.headPosition(), 10_000)).toBe(true);
+  expect(await s.ledger.waitFor(await s.store.headPosition(), 20_000)).toBe(true);
   const before = (await listLedgerCheckpoints(s.pool)).length;
   s.clock.advance(61_000);
   return eventually(async () => {
     const now = await listLedgerCheckpoints(s.pool);
     return now.length > before && now.at(-1)!;
-  }, 10_000);
+  }, 20_000);
 }
 
 const fileLines = (s: TestService) => {
@@ -200,7 +200,7 @@ describe("the ledger's check of its own history before it signs", () => {
     const [reset] = await s.store.readStream('ledger-integrity');
     expect(reset).toMatchObject({ type: 'LedgerIntegrityReset', data: { reason: 'restored after the disk failure' } });
 
-    await eventually(async () => ledgerHealth(s.ledger).state === 'leading', 10_000);
+    await eventually(async () => ledgerHealth(s.ledger).state === 'leading', 20_000);
     const again = await checkpointMade(s);
     expect(again).toMatchObject({ seq: gone.seq, from: kept.to, prev: checkpointHash(kept) });
     expect(checkpointHash(again)).not.toBe(checkpointHash(gone));
@@ -214,7 +214,7 @@ describe("the ledger's check of its own history before it signs", () => {
     );
     expect(first.rows[0]!.type).toBe('LedgerIntegrityReset');
     // the file keeps the old one and gets the new one after it: a fork, acknowledged
-    const lines = await eventually(async () => fileLines(s).length === 3 && fileLines(s), 10_000);
+    const lines = await eventually(async () => fileLines(s).length === 3 && fileLines(s), 20_000);
     expect(lines.map(l => [l.seq, checkpointHash(l)])).toEqual(
       [kept, gone, again].map(c => [c.seq, checkpointHash(c)]),
     );
@@ -225,7 +225,7 @@ describe("the ledger's check of its own history before it signs", () => {
       acknowledged: true,
       finding: expect.stringContaining(`checkpoint ${gone.seq} was signed again`),
     });
-    await eventually(async () => (await integrityWebhooks(s)).includes(fork!.finding), 10_000);
+    await eventually(async () => (await integrityWebhooks(s)).includes(fork!.finding), 20_000);
     expect((await ready(s)).statusCode).toBe(200);
 
     // a restart finds what the reset accepted and nothing more: it signs on

@@ -36,8 +36,13 @@ function rootOf(frontier) {
   return root.toString('hex');
 }
 const rootOfLeaves = leaves => { const f = []; for (const l of leaves) append(f, Buffer.from(l, 'hex')); return rootOf(f); };
-// what a checkpoint's signature covers; its hash is the next one's prev
-const signedText = c => `ledger-checkpoint:v1:${canonical({ v: c.v, seq: c.seq, from: c.from, to: c.to, events: c.events, root: c.root, prev: c.prev, at: c.at, lastPosition: c.lastPosition, keyId: c.keyId })}`;
+// what a checkpoint's signature covers (a rotation's nextKey in it); its hash is the next one's prev
+const signedText = c => `ledger-checkpoint:v1:${canonical({ v: c.v, seq: c.seq, from: c.from, to: c.to, events: c.events, root: c.root, prev: c.prev, at: c.at, lastPosition: c.lastPosition, keyId: c.keyId, nextKey: c.nextKey })}`;
+// keys are base64 SPKI DER; a key's id is the first 16 hex digits of the SHA-256 of its DER
+const keyIdOf = keyText => sha256(Buffer.from(keyText, 'base64')).toString('hex').slice(0, 16);
+const signedBy = (c, keyText, signature) => {
+  try { return verify(null, Buffer.from(signedText(c), 'utf8'), createPublicKey({ key: Buffer.from(keyText, 'base64'), format: 'der', type: 'spki' }), Buffer.from(signature ?? '', 'base64')); } catch { return false; }
+};
 
 // How the service reads an event stored by an older version of its code (src/events/*.ts): upcasters[v] turns
 // version v into v + 1; defaults are fields added later, read as this value where an event lacks them.
@@ -82,11 +87,18 @@ async function* jsonLines(file) {
   }
 }
 
-// each checkpoint signed with the key given, chained to the one before it, its count its range's
-function chainProblems(checkpoints, publicKey) {
+// each checkpoint signed with the key in force (the key given, then each rotation's nextKey: a rotation is signed by
+// the key in force and by its nextKey), chained to the one before it, its count its range's
+function chainProblems(checkpoints, publicKeyText) {
   const problems = [];
+  let key = publicKeyText;
   checkpoints.forEach((c, i) => {
-    if (!verify(null, Buffer.from(signedText(c), 'utf8'), publicKey, Buffer.from(c.signature, 'base64'))) problems.push(`checkpoint ${c.seq}: the signature does not verify with the key given`);
+    if (c.keyId !== keyIdOf(key)) problems.push(`checkpoint ${c.seq}: the signature does not verify: it is signed by key ${c.keyId}, which no rotation introduced (the key in force is ${keyIdOf(key)})`);
+    else if (!signedBy(c, key, c.signature)) problems.push(`checkpoint ${c.seq}: the signature does not verify with the key given`);
+    else if (c.nextKey !== undefined) {
+      if (signedBy(c, c.nextKey, c.nextKeySignature)) key = c.nextKey;
+      else problems.push(`checkpoint ${c.seq}: a rotation whose nextKeySignature does not verify with its nextKey: not followed`);
+    }
     const before = checkpoints[i - 1];
     if (before && before.seq === c.seq - 1) {
       if (c.prev !== sha256(signedText(before)).toString('hex')) problems.push(`checkpoint ${c.seq}: prev is not the hash of checkpoint ${before.seq}`);
@@ -139,7 +151,7 @@ async function main() {
     return 2;
   }
   const checkpoints = readFileSync(checkpointFile, 'utf8').split('\n').filter(l => l.trim()).map(l => JSON.parse(l)).sort((a, b) => a.seq - b.seq);
-  const problems = chainProblems(checkpoints, publicKey);
+  const problems = chainProblems(checkpoints, publicKeyText);
   const witnessKeys = options['witness-key'] ?? [];
   if (witnessKeys.length > 0) {
     if (!options.cosignatures) {
@@ -152,6 +164,7 @@ async function main() {
     }
     problems.push(...witnessProblems(checkpoints, readCosignatures(options.cosignatures), witnessKeys));
   }
+
   // one pass over the export: its indexes run up by one; each line goes to the checkpoint whose [from, to) holds it
   let at = 0, range = null, last = null, first = null, unsigned = 0, verified = 0;
   const report = [], notWhole = [], differing = [];

@@ -1,5 +1,5 @@
 import { createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
@@ -9,7 +9,7 @@ const booleanFromEnv = z.enum(['true', 'false', '1', '0']).transform(v => v === 
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./.data'),
   DATABASE_URL: z.url().optional(),
   // connections of the pool of each instance; its subscribers' locks and LISTEN take one more each (docs/configuration.md)
@@ -178,6 +178,10 @@ export type Config = {
   digestSigningKey: string | null;
   /** where the signing key came from, for the start's log line */
   signingKeySource: string | null;
+  /** the file the signing key is read from, which a rotation replaces; null when DIGEST_SIGNING_KEY gives it */
+  signingKeyFile: string | null;
+  /** the key file lies in DATA_DIR, beside the database (refused with DATABASE_URL, src/service.ts) */
+  signingKeyInDataDir: boolean;
   /** the folder of checkpoints.jsonl, every signed checkpoint outside the database (LEDGER_CHECKPOINT_DIR) */
   ledgerCheckpointDir: string;
   /** the public key `verify-log` trusts when none is given on its command line (LEDGER_PUBLIC_KEY) */
@@ -347,11 +351,14 @@ const newSigningKey = () =>
  * DIGEST_SIGNING_KEY; else DATA_DIR/ledger-signing-key, moved there from an older secrets.json, or generated there in
  * embedded mode only. With DATABASE_URL and none of these: null (the service refuses to start; the CLI needs none).
  */
-function loadSigningKey(e: z.infer<typeof envSchema>, dataDir: string): { key: string; source: string } | null {
-  const checked = (key: string, source: string) => {
+function loadSigningKey(
+  e: z.infer<typeof envSchema>,
+  dataDir: string,
+): { key: string; source: string; file: string | null } | null {
+  const checked = (key: string, source: string, file: string | null = null) => {
     if (!ed25519Pkcs8(key))
       throw new ConfigError(`Invalid configuration:\n  ${source}: not an Ed25519 private key as base64 PKCS#8 DER`);
-    return { key, source };
+    return { key, source, file };
   };
   if (e.LEDGER_SIGNING_KEY_FILE) {
     const file = path.resolve(e.LEDGER_SIGNING_KEY_FILE);
@@ -363,7 +370,7 @@ function loadSigningKey(e: z.infer<typeof envSchema>, dataDir: string): { key: s
         `Invalid configuration:\n  LEDGER_SIGNING_KEY_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
       );
     }
-    return checked(text, `LEDGER_SIGNING_KEY_FILE (${file})`);
+    return checked(text, `LEDGER_SIGNING_KEY_FILE (${file})`, file);
   }
   if (e.DIGEST_SIGNING_KEY) return checked(e.DIGEST_SIGNING_KEY, 'DIGEST_SIGNING_KEY');
   const own = path.join(dataDir, 'ledger-signing-key');
@@ -375,13 +382,19 @@ function loadSigningKey(e: z.infer<typeof envSchema>, dataDir: string): { key: s
     writeFileSync(`${own}.tmp`, `${old.digestSigningKey ?? newSigningKey()}\n`, { mode: 0o600 });
     renameSync(`${own}.tmp`, own);
   }
-  const key = checked(readFileSync(own, 'utf8').trim(), own);
+  const key = checked(readFileSync(own, 'utf8').trim(), own, own);
   // an older data folder kept the key beside the database password: once it is in its own file, it leaves secrets.json
   if (old.digestSigningKey === key.key) {
     const { digestSigningKey: _moved, ...rest } = old;
     writeSecrets(secretsFile, rest);
   }
   return key;
+}
+
+/** Whether `file` lies inside `dir`, symbolic links followed: where its bytes are is what matters. */
+function isInside(dir: string, file: string): boolean {
+  const relative = path.relative(realpathSync(dir), realpathSync(file));
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
 /** Every environment variable the service reads (docs/configuration.md). */
@@ -433,6 +446,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: e.ENCRYPTION_KEY ?? secrets.encryptionKey,
     digestSigningKey: signingKey?.key ?? null,
     signingKeySource: signingKey?.source ?? null,
+    signingKeyFile: signingKey?.file ?? null,
+    signingKeyInDataDir: signingKey?.file ? isInside(dataDir, signingKey.file) : false,
     ledgerCheckpointDir: path.resolve(e.LEDGER_CHECKPOINT_DIR ?? path.join(dataDir, 'checkpoints')),
     ledgerPublicKey: e.LEDGER_PUBLIC_KEY,
     logLevel: e.LOG_LEVEL,

@@ -18,6 +18,7 @@ import { serializeDocumentedResponses } from './documented-responses.ts';
 import { answerFrameworkError, registerErrorHandling } from './errors.ts';
 import { attemptCountStore } from '../db/attempt-counts.ts';
 import { healthRoutes } from './health.ts';
+import { ledgerKeyRoutes } from './ledger-keys.ts';
 import { keySurface } from './key-auth.ts';
 import { apiKeyCache } from './key-cache.ts';
 import { adminSurface, dashboardSurface } from './session-auth.ts';
@@ -123,6 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const keys = apiKeyCache(deps.clock);
   await app.register(healthRoutes(deps));
+  await app.register(ledgerKeyRoutes(deps));
   const signingIn = signInLimits(app, deps);
   const otpSends = otpSendLimits(app, deps.config.otp);
   const qrImages = qrUploads(app, deps.config.qr);

@@ -69,6 +69,11 @@ const tags: { prefix: string; name: string; description: string }[] = [
     name: 'payment page',
     description: "The hosted payment page and what the payer's browser reads (the payment id is the credential)",
   },
+  {
+    prefix: '/.well-known/ledger-keys',
+    name: 'ledger keys',
+    description: "The ledger's public keys, for anyone checking its signed checkpoints (docs/auditing.md)",
+  },
   { prefix: '/', name: 'service', description: 'Health, readiness, metrics and this document' },
 ];
 

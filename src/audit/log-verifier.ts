@@ -6,6 +6,7 @@ import {
   genesisHash,
   type LedgerCheckpoint,
 } from './ledger-format.ts';
+import { keyChain, type KeyChain } from './ledger-keys.ts';
 import { appendLeaf, leafHash, rootOf, type Frontier } from './merkle.ts';
 
 /** Something found: where (a label and the log index it starts at, for ordering) and what. */
@@ -49,12 +50,22 @@ export class LogVerifier {
   /** the stored checkpoints' last positions (informational) and how many log events fall up to each */
   private readonly bounds: { seq: number; position: Position; counted: number; from: number; events: number }[] = [];
   private bound = 0;
+  /** the keys followed from the auditor's through the stored rotations */
+  private readonly keys: KeyChain;
 
   constructor(
     private readonly stored: LedgerCheckpoint[],
     private readonly kept: KeptCheckpoint[],
-    private readonly publicKey: string,
+    publicKey: string,
   ) {
+    this.keys = keyChain(stored, publicKey);
+    for (const f of this.keys.findings)
+      this.found({
+        at: `checkpoint ${f.seq}`,
+        index: stored.find(c => c.seq === f.seq)?.from ?? 0,
+        seq: f.seq,
+        problem: f.problem,
+      });
     this.checkStoredLinks();
     for (const c of stored) this.rangeOf(c);
     for (const k of kept) this.rangeOf(k.checkpoint);
@@ -91,7 +102,7 @@ export class LogVerifier {
           ...base,
           problem: `checkpoint ${expectedSeq} is missing: the rows go from ${before ? before.seq : 'none'} to ${c.seq}`,
         });
-      if (!checkpointSignatureValid(c, this.publicKey))
+      if (!checkpointSignatureValid(c, this.keys.keyAt(c.seq).publicKey))
         this.found({
           ...base,
           problem:
@@ -189,7 +200,7 @@ export class LogVerifier {
     for (const { checkpoint: k, source } of this.kept) {
       const at = `kept checkpoint ${k.seq} (${source})`;
       const base = { at, index: k.from, seq: k.seq };
-      if (!checkpointSignatureValid(k, this.publicKey)) {
+      if (!checkpointSignatureValid(k, this.keys.keyAt(k.seq).publicKey)) {
         this.found({ ...base, problem: 'its signature does not verify with the key given' });
         continue;
       }

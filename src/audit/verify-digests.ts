@@ -3,6 +3,12 @@ import type { EventStore, RecordedEvent } from '../store/event-store.ts';
 import { addToDigest, dayRoot, signedText, type DigestDay } from './digest-days.ts';
 import { verifyDigestSignature } from './digest-signer.ts';
 import { listDigests, type StoredDigest } from './digests.ts';
+import { keyIdOf } from './ledger-format.ts';
+import { keyChain } from './ledger-keys.ts';
+import { keyCheckpoints } from './published-keys.ts';
+
+/** A key a day's digest may be signed with: the one its keyId names. */
+type DigestKey = { keyId: string; publicKey: string };
 import { logEvents } from './stream-pages.ts';
 
 export type DayVerdict = {
@@ -24,7 +30,9 @@ export async function verifyDigests(
   deps: { store: EventStore; pool: pg.Pool },
   publicKey: string,
 ): Promise<{ days: DayVerdict[]; clean: boolean }> {
-  const check = new DigestCheck(await listDigests(deps.pool), publicKey);
+  // a day is signed by the chain's key of its time: the keys followed from the given one through the rotations
+  const { keys } = keyChain(await keyCheckpoints(deps.pool), publicKey);
+  const check = new DigestCheck(await listDigests(deps.pool), keys);
   for await (const e of logEvents(deps.store)) check.add(e);
   return check.finish();
 }
@@ -36,10 +44,10 @@ export class DigestCheck {
   private readonly verdicts: DayVerdict[] = [];
   private current: DigestDay | null = null;
 
-  constructor(
-    digests: StoredDigest[],
-    private readonly publicKey: string,
-  ) {
+  private readonly keys: readonly DigestKey[];
+
+  constructor(digests: StoredDigest[], keys: string | readonly DigestKey[]) {
+    this.keys = typeof keys === 'string' ? [{ keyId: keyIdOf(keys), publicKey: keys }] : keys;
     this.stored = new Map(digests.map(d => [d.day, d]));
     this.lastStoredDay = [...this.stored.keys()].sort().at(-1) ?? '';
   }
@@ -48,7 +56,7 @@ export class DigestCheck {
     const root = dayRoot(recomputed);
     const digest = this.stored.get(recomputed.day);
     this.stored.delete(recomputed.day);
-    const context = { open, digestedLater: recomputed.day < this.lastStoredDay, publicKey: this.publicKey };
+    const context = { open, digestedLater: recomputed.day < this.lastStoredDay, keys: this.keys };
     this.verdicts.push({
       day: recomputed.day,
       events: recomputed.events,
@@ -85,7 +93,7 @@ function verdictOf(
   recomputed: DigestDay,
   root: string,
   digest: StoredDigest | undefined,
-  context: { open: boolean; digestedLater: boolean; publicKey: string },
+  context: { open: boolean; digestedLater: boolean; keys: readonly DigestKey[] },
 ): Pick<DayVerdict, 'status' | 'problems'> {
   if (!digest)
     return context.digestedLater
@@ -107,8 +115,13 @@ function verdictOf(
       ? { status: 'tampered', problems: ['the digest of a closed day is not signed'] }
       : { status: 'pending', problems: [] };
   const problems: string[] = [];
-  if (!verifyDigestSignature(context.publicKey, signedText(digest), digest.signature))
-    problems.push('the signature does not verify with the key given: the digest was rewritten');
+  const key = context.keys.find(k => k.keyId === digest.keyId);
+  if (!key)
+    problems.push(
+      `the signature does not verify: it names key ${digest.keyId}, neither the key given nor one a rotation introduced`,
+    );
+  else if (!verifyDigestSignature(key.publicKey, signedText(digest), digest.signature))
+    problems.push(`the signature does not verify with key ${key.keyId}: the digest was rewritten`);
   if (digest.events !== recomputed.events)
     problems.push(
       `${recomputed.events} events in the log, ${digest.events} when signed: events were ${recomputed.events > digest.events ? 'inserted' : 'removed'}`,

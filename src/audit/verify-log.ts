@@ -10,6 +10,7 @@ import { cosignatureProblems, listCosignatures } from './cosignatures.ts';
 import { chainState, type ChainState } from './ledger-chain.ts';
 import { readCheckpointRows, type CheckpointRow } from './ledger-checkpoint-rows.ts';
 import { ledgerCheckpoint, type LedgerCheckpoint } from './ledger-format.ts';
+import { keyChain } from './ledger-keys.ts';
 import { LogVerifier, type KeptCheckpoint, type LogProblem } from './log-verifier.ts';
 import { firstDifferingEvents } from './first-differing.ts';
 import { logEvents } from './stream-pages.ts';
@@ -26,18 +27,25 @@ export type LogVerdict = {
   days: DayVerdict[];
 };
 
+/** A checkpoint as kept: what is published beside it (the webhook's keys, the route's cosignatures) is not signed. */
+function asSigned(value: unknown): LedgerCheckpoint {
+  if (value === null || typeof value !== 'object') return ledgerCheckpoint.parse(value);
+  const { keys: _keys, cosignatures: _cosignatures, ...signed } = value as Record<string, unknown>;
+  return ledgerCheckpoint.parse(signed);
+}
+
 /** Checkpoints kept outside the database: one JSON checkpoint, a JSON array of them, or JSON lines. */
 export function parseKeptCheckpoints(text: string): LedgerCheckpoint[] {
   const trimmed = text.trim();
   if (trimmed === '') return [];
   try {
     const whole: unknown = JSON.parse(trimmed);
-    return (Array.isArray(whole) ? whole : [whole]).map(c => ledgerCheckpoint.parse(c));
+    return (Array.isArray(whole) ? whole : [whole]).map(asSigned);
   } catch {
     return trimmed
       .split('\n')
       .filter(l => l.trim() !== '')
-      .map(l => ledgerCheckpoint.parse(JSON.parse(l)));
+      .map(l => asSigned(JSON.parse(l)));
   }
 }
 
@@ -150,7 +158,8 @@ export async function verifyLog(
   const { state } = read;
   const stored = read.rows.flatMap(r => ('checkpoint' in r ? [r.checkpoint] : []));
   const chain = new LogVerifier(stored, options.kept, options.publicKey);
-  const days = new DigestCheck(await listDigests(deps.pool).catch(() => []), options.publicKey);
+  // each day's digest checked with the key it names, among those followed from the auditor's through the rotations
+  const days = new DigestCheck(await listDigests(deps.pool).catch(() => []), keyChain(stored, options.publicKey).keys);
   const dayStarts = new Map<string, number>();
   let index = 0;
   let day: string | null = null;

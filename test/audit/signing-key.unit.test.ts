@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -56,6 +56,35 @@ describe("the ledger's signing key", () => {
     expect(() => loadConfig({ DATA_DIR: dir, LEDGER_SIGNING_KEY_FILE: `${keyFile}.missing` })).toThrow(
       /cannot read .*ENOENT/,
     );
+  });
+
+  it('is refused inside DATA_DIR with a DATABASE_URL, naming LEDGER_SIGNING_KEY_FILE and where to keep it', async () => {
+    const databaseUrl = 'postgres://u:p@db.example:5432/service';
+    const refusal = (config: ReturnType<typeof loadConfig>) =>
+      createService(config).then(
+        () => null,
+        (err: unknown) => err as Error,
+      );
+    const dir = dataDir();
+    const inside = path.join(dir, 'keys', 'ledger.key');
+    mkdirSync(path.dirname(inside));
+    writeFileSync(inside, `${testSigningKey('beside the data')}\n`);
+    const given = loadConfig({ DATA_DIR: dir, DATABASE_URL: databaseUrl, LEDGER_SIGNING_KEY_FILE: inside });
+    expect(given.signingKeyInDataDir).toBe(true);
+    const refused = await refusal(given);
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect(refused!.message).toMatch(
+      /^LEDGER_SIGNING_KEY_FILE: the ledger's signing key .*ledger\.key is inside DATA_DIR .*off the data disk.*set LEDGER_SIGNING_KEY_FILE to it$/,
+    );
+    // the embedded default's own file, from an older start, is refused the same way
+    const own = dataDir();
+    loadConfig({ DATA_DIR: own });
+    expect(await refusal(loadConfig({ DATA_DIR: own, DATABASE_URL: databaseUrl }))).toBeInstanceOf(ConfigError);
+    // a file elsewhere is the key
+    const elsewhere = path.join(mkdtempSync(path.join(tmpdir(), 'off-the-data-disk-')), 'ledger.key');
+    writeFileSync(elsewhere, `${testSigningKey('elsewhere')}\n`);
+    const apart = loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: databaseUrl, LEDGER_SIGNING_KEY_FILE: elsewhere });
+    expect(apart).toMatchObject({ signingKeyInDataDir: false, signingKeyFile: elsewhere });
   });
 
   it('is never generated for a DATABASE_URL: the service refuses to start, in one line, and says what to set', async () => {

@@ -5,6 +5,7 @@ import { auditOperations } from './audit.ts';
 import { auditLedgerOperations } from './audit-ledger.ts';
 import { authOperations } from './auth.ts';
 import { healthOperations } from './health.ts';
+import { ledgerKeyOperations } from './ledger-keys.ts';
 import { paymentGatewayOperations } from './index-payments.ts';
 import { payOperations } from './pay.ts';
 import { providerOperations } from './providers.ts';
@@ -39,4 +40,5 @@ export const documentedOperations: Record<string, DocumentedOperation> = {
   ...adminOperations,
   ...auditOperations,
   ...auditLedgerOperations,
+  ...ledgerKeyOperations,
 };

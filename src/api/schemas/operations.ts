@@ -23,6 +23,9 @@ const accepted = (description: string): Success => ({ status: 202, description }
 
 export const operations: Record<string, OperationNotes> = {
   'GET /health': { summary: 'Liveness: the process answers' },
+  'GET /.well-known/ledger-keys': {
+    summary: "The ledger's public keys, every one its chain has used, in order (for anyone; cacheable for a minute)",
+  },
   'GET /ready': {
     summary: 'Readiness of the database, the event store and the background work (details for the operator)',
   },

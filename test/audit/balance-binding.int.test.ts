@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdingCashAsOf, merchantBalanceAsOf, type BindingDeps } from '../../src/audit/balance-as-of.ts';
 import { LedgerNotVerified } from '../../src/audit/checkpoint-binding.ts';
 import { digestSigner } from '../../src/audit/digest-signer.ts';
 import { listLedgerCheckpoints } from '../../src/audit/ledger-checkpoint-rows.ts';
-import { checkpointHash } from '../../src/audit/ledger-format.ts';
+import { checkpointHash, checkpointSignedText } from '../../src/audit/ledger-format.ts';
 import { balanceAsOfCommand } from '../../src/cli/audit.ts';
 import { creditGatewayPayment } from '../../src/commands/gateway-ledger.ts';
 import { inTransaction, query } from '../../src/db/pool.ts';
@@ -94,5 +94,38 @@ describe('balance-as-of bound to a checkpoint', () => {
     lines.length = 0;
     expect(await balanceAsOfCommand(deps, ['--holding', holdingId, '--at', at.toISOString()], out)).toBe(1);
     expect(lines).toEqual([expect.stringMatching(/^balance-as-of: refused: the log does not verify: the events \[/)]);
+  }, 60_000);
+
+  it('refuses an event removed from a range it does not rely on, and a checkpoint re-signed with another key', async () => {
+    const other = randomUUID();
+    const now = s.clock.now();
+    await creditGatewayPayment(
+      s.deps,
+      {
+        merchantId: other,
+        paymentId: randomUUID(),
+        holdingAccountId: holdingId,
+        totalAmount: 9_000,
+        fee: 0,
+        completedAt: now,
+      },
+      { actor: 'test', now },
+    );
+    await signMinute();
+    const at = s.clock.now();
+    // the first merchant's second payment, in a range none of this merchant's events are in, deleted
+    await tamper('delete from es_events where stream_id = $1 and revision = 1', [gatewayLedgerStream(merchantId)]);
+    await expect(merchantBalanceAsOf(deps, other, at)).rejects.toThrow(/events were removed or added/);
+
+    const newest = (await listLedgerCheckpoints(s.pool)).at(-1)!;
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const forged = sign(null, Buffer.from(checkpointSignedText(newest)), privateKey).toString('base64');
+    await tamper(
+      `update ledger_checkpoints set checkpoint = jsonb_set(checkpoint::jsonb, '{signature}', to_jsonb($2::text))::json where seq = $1`,
+      [newest.seq, forged],
+    );
+    await expect(merchantBalanceAsOf(deps, other, at)).rejects.toThrow(
+      /signature does not verify with the service's key/,
+    );
   }, 60_000);
 });

@@ -3,7 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { listMutations } from '../projections/mutations.ts';
 import type { AppDeps } from './deps.ts';
-import { pagination, presentMutation } from './presenters.ts';
+import { presentMutation } from '../projections/mutation-presenter.ts';
+import { pagination } from './presenters.ts';
 import { fromBeforeTo, pageNumber, pageSize, periodFrom, periodOrder, periodTo, type DayZone } from './query-params.ts';
 
 const amount = z.coerce.number().int().min(0);

@@ -1,5 +1,4 @@
 import type { AccountRow } from '../projections/accounts.ts';
-import type { MutationRow } from '../projections/mutations.ts';
 
 /** An account as the key surface shows it. */
 export function presentAccount(a: AccountRow) {
@@ -17,22 +16,6 @@ export function presentAccount(a: AccountRow) {
     isActive: a.is_active,
     createdAt: a.created_at.toISOString(),
     nextSyncAt: a.next_sync_at?.toISOString() ?? null,
-  };
-}
-
-export function presentMutation(m: MutationRow) {
-  return {
-    id: m.id,
-    accountId: m.account_id,
-    accountType: m.account_type === 'ewallet' ? 'wallet' : 'bank',
-    amount: m.amount,
-    type: m.type,
-    description: m.description,
-    senderName: m.sender_name,
-    reference: m.reference,
-    status: m.status,
-    createdAt: m.created_at.toISOString(),
-    ...(m.payment ? { payment: m.payment } : {}),
   };
 }
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { listDeliveries, redeliver, sendTestEvent } from '../webhooks/delivery-log.ts';
-import { listWebhookEndpoints } from '../projections/webhook-endpoints.ts';
+import { listWebhookEndpoints, type WebhookEndpointRow } from '../projections/webhook-endpoints.ts';
 import { addWebhookEndpoint, removeWebhookEndpoint } from '../commands/webhook-endpoints.ts';
 import { text } from '../text.ts';
 import { defaultWebhookEvents, webhookEventTypes } from '../domain/webhook-events.ts';
@@ -14,6 +14,17 @@ const createBody = z.object({
   url: text.trim().min(1).max(2048),
   /** the kinds to receive; absent: every payment and transfer kind (`ledger.checkpoint`, `ledger.integrity` only for an admin's endpoint) */
   events: z.array(z.enum(webhookEventTypes)).min(1).max(webhookEventTypes.length).optional(),
+  /** the account kinds of these accounts only, mutation.created of these types only; strict: a misspelt filter is a 400, not none */
+  filters: z
+    .strictObject({
+      accountIds: z.array(z.uuid()).min(1).max(100).optional(),
+      mutationTypes: z
+        .array(z.enum(['CREDIT', 'DEBIT']))
+        .min(1)
+        .max(2)
+        .optional(),
+    })
+    .optional(),
 });
 const endpointParams = z.object({ id: z.uuid() });
 const deliveryParams = z.object({ id: z.uuid(), deliveryId: z.uuid() });
@@ -25,6 +36,15 @@ export const deliveriesQuery = z.object({
 });
 
 type Surface = 'key' | 'dashboard';
+
+/** An endpoint's filters on the account kinds as it shows them; null: none (every account, both mutation types). */
+function filtersOf(e: WebhookEndpointRow) {
+  if (!e.account_ids && !e.mutation_types) return null;
+  return {
+    ...(e.account_ids ? { accountIds: e.account_ids } : {}),
+    ...(e.mutation_types ? { mutationTypes: e.mutation_types } : {}),
+  };
+}
 
 /** Who asks: the key's owner on /api/v1, the session's user on the dashboard; and the actor their events record. */
 function callerOf(surface: Surface, request: FastifyRequest) {
@@ -55,6 +75,7 @@ export function webhookRoutes(deps: AppDeps, surface: Surface) {
           id: e.id,
           url: e.url,
           events: e.events ?? [...defaultWebhookEvents],
+          filters: filtersOf(e),
           createdAt: e.created_at.toISOString(),
           disabled: e.disabled_at !== null,
           disabledAt: e.disabled_at?.toISOString() ?? null,

@@ -8,7 +8,7 @@ import type { CredentialVault } from '../security/credentials.ts';
 import { parseWebhookUrl, resolveTarget, TargetRefused, type AddressPolicy } from '../security/address-guard.ts';
 import { defaultWebhookEvents, type WebhookEventType } from '../domain/webhook-events.ts';
 import { generateWebhookSecret } from '../security/webhook-signature.ts';
-import { webhookEndpoints } from '../domain/webhook-endpoints.ts';
+import { webhookEndpoints, type WebhookFilters } from '../domain/webhook-endpoints.ts';
 
 /** The URL as it will be stored, after the SSRF guard: 400 with the reason when it may not be called. */
 export async function checkWebhookUrl(raw: string, policy: AddressPolicy): Promise<string> {
@@ -34,11 +34,12 @@ export async function addWebhookEndpoint(
   deps: EndpointDeps,
   policy: AddressPolicy,
   userId: string,
-  input: { url: string; events?: WebhookEventType[] | undefined },
+  input: { url: string; events?: WebhookEventType[] | undefined; filters?: WebhookFilters | undefined },
   actor: string,
 ) {
   const rawUrl = input.url;
   const events = input.events ? [...new Set(input.events)] : null;
+  const filters = filtersOf(input.filters);
   const url = await checkWebhookUrl(rawUrl, policy);
   const secret = generateWebhookSecret();
   const endpointId = randomUUID();
@@ -47,11 +48,26 @@ export async function addWebhookEndpoint(
     deps,
     userStream(userId),
     webhookEndpoints,
-    { type: 'AddWebhookEndpoint', endpointId, url, secret: deps.vault.seal(secret), events, now },
+    { type: 'AddWebhookEndpoint', endpointId, url, secret: deps.vault.seal(secret), events, filters, now },
     { actor, now },
   );
   await deps.readModels.waitFor(result.position);
-  return { id: endpointId, url, secret, events: events ?? [...defaultWebhookEvents], createdAt: now.toISOString() };
+  return {
+    id: endpointId,
+    url,
+    secret,
+    events: events ?? [...defaultWebhookEvents],
+    filters,
+    createdAt: now.toISOString(),
+  };
+}
+
+/** The filters as kept: each list without repeats, an empty object as none. */
+function filtersOf(filters: WebhookFilters | undefined): WebhookFilters | null {
+  const accountIds = filters?.accountIds ? [...new Set(filters.accountIds)] : undefined;
+  const mutationTypes = filters?.mutationTypes ? [...new Set(filters.mutationTypes)] : undefined;
+  if (!accountIds && !mutationTypes) return null;
+  return { ...(accountIds ? { accountIds } : {}), ...(mutationTypes ? { mutationTypes } : {}) };
 }
 
 export async function removeWebhookEndpoint(

@@ -7,6 +7,8 @@ import {
   type UserEvent,
 } from '../events/user.ts';
 import type { Sealed } from '../security/credentials.ts';
+import type { z } from 'zod';
+import type { webhookFilters } from '../events/user.ts';
 import { adminOnlyWebhookEvents, type WebhookEventType } from './webhook-events.ts';
 
 /** A user's webhook endpoints live in the user stream (DESIGN.md section 3); this decider is its view of them. */
@@ -16,6 +18,9 @@ export type WebhookEndpoints = {
   endpoints: Record<string, 'active' | 'disabled' | 'removed'>;
 };
 
+/** An endpoint's filters on the account kinds, as its event records them. */
+export type WebhookFilters = z.output<typeof webhookFilters>;
+
 export type WebhookEndpointCommand =
   | {
       type: 'AddWebhookEndpoint';
@@ -23,6 +28,7 @@ export type WebhookEndpointCommand =
       url: string;
       secret: Sealed;
       events: WebhookEventType[] | null;
+      filters?: WebhookFilters | null;
       now: Date;
     }
   | { type: 'RemoveWebhookEndpoint'; endpointId: string; now: Date }
@@ -76,6 +82,7 @@ export const webhookEndpoints: Decider<WebhookEndpoints, WebhookEndpointCommand,
             secret: command.secret,
             addedAt: command.now.toISOString(),
             ...(command.events ? { events: command.events } : {}),
+            ...(command.filters ? { filters: command.filters } : {}),
           }),
         ];
       }

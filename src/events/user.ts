@@ -77,6 +77,15 @@ export const AccountDeleted = event(
 /** A sealed value (src/security/credentials.ts): AES-256-GCM, never the plain text. */
 const sealed = z.object({ iv: text, tag: text, data: text });
 
+/** What an endpoint narrows the account kinds to (src/domain/webhook-events.ts); an absent list lets every value pass. */
+export const webhookFilters = z.object({
+  accountIds: z.array(z.uuid()).min(1).optional(),
+  mutationTypes: z
+    .array(z.enum(['CREDIT', 'DEBIT']))
+    .min(1)
+    .optional(),
+});
+
 /** A webhook endpoint of the user; its signing secret is sealed (it must be recovered to sign, so it is not hashed). */
 export const WebhookEndpointAdded = event(
   'WebhookEndpointAdded',
@@ -89,6 +98,8 @@ export const WebhookEndpointAdded = event(
     addedAt: isoDate,
     /** the event kinds it is sent; absent: the payment and transfer kinds (an endpoint made before it could choose) */
     events: z.array(text).optional(),
+    /** the account kinds of these accounts only, mutations of these types only; absent: all (made before it could say) */
+    filters: webhookFilters.optional(),
   }),
 );
 

@@ -20,14 +20,27 @@ export const webhookEndpointsProjection = projection({
     // 2: the kinds it is sent; null: the default ones (src/domain/webhook-events.ts)
     `alter table webhook_endpoints add column if not exists events text[];
     create index if not exists webhook_endpoints_owner on webhook_endpoints (owner_id, created_at desc) where removed_at is null;`,
+    // 3: its filters on the account kinds; null: every account, both mutation types
+    `alter table webhook_endpoints add column if not exists account_ids uuid[];
+    alter table webhook_endpoints add column if not exists mutation_types text[];`,
   ],
   on: {
     async WebhookEndpointAdded(tx, { data: d }) {
       await query(
         tx,
         'ProjectWebhookEndpointAdded',
-        `insert into webhook_endpoints (id, owner_id, url, secret, created_at, events) values ($1, $2, $3, $4, $5, $6) on conflict do nothing`,
-        [d.endpointId, d.userId, d.url, JSON.stringify(d.secret), d.addedAt, d.events ?? null],
+        `insert into webhook_endpoints (id, owner_id, url, secret, created_at, events, account_ids, mutation_types)
+         values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict do nothing`,
+        [
+          d.endpointId,
+          d.userId,
+          d.url,
+          JSON.stringify(d.secret),
+          d.addedAt,
+          d.events ?? null,
+          d.filters?.accountIds ?? null,
+          d.filters?.mutationTypes ?? null,
+        ],
       );
     },
     async WebhookEndpointDisabled(tx, { data: d }) {
@@ -56,9 +69,13 @@ export type WebhookEndpointRow = {
   disabled_status_code: number | null;
   /** null: the default kinds */
   events: string[] | null;
+  /** the account kinds of these accounts only (null: every account) */
+  account_ids: string[] | null;
+  /** mutation.created of these types only (null: both) */
+  mutation_types: ('CREDIT' | 'DEBIT')[] | null;
 };
 
-const columns = 'id, owner_id, url, created_at, disabled_at, disabled_status_code, events';
+const columns = 'id, owner_id, url, created_at, disabled_at, disabled_status_code, events, account_ids, mutation_types';
 
 /** The owner's endpoints (not removed), newest first. */
 export async function listWebhookEndpoints(db: Queryable, ownerId: string): Promise<WebhookEndpointRow[]> {

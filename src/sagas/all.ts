@@ -12,6 +12,7 @@ import { walletLogins } from './wallet-login.ts';
 import { transferWebhooks } from './transfer-webhooks.ts';
 import { withdrawalWebhooks } from './withdrawal-webhooks.ts';
 import { settlementWebhooks } from './settlement-webhooks.ts';
+import { accountWebhooks } from './account-webhooks.ts';
 
 export type SagaDeps = { store: EventStore; snapshots?: SnapshotStore; cache?: StateCache; clock: Clock; log: Logger };
 
@@ -28,6 +29,7 @@ export function sagas(deps: ServiceSagaDeps): Saga[] {
     transferWebhooks,
     withdrawalWebhooks,
     settlementWebhooks,
+    accountWebhooks,
   ];
   return reactions.map(r => sagaOf(r, deps));
 }

@@ -7,6 +7,7 @@ import type { GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
 import type { CreditsNamed } from '../projections/gateway-settlements.ts';
 import type { Position } from '../store/event-store.ts';
 import type { WebhookEventType } from '../domain/webhook-events.ts';
+import type { WebhookSubject } from '../webhooks/outbox.ts';
 
 /**
  * A reaction to events (a saga, a process manager), as Emmett's workflows are: each event type it handles has a step
@@ -117,6 +118,8 @@ export type WebhookEvent = {
   type: WebhookEventType;
   createdAt: string;
   data: unknown;
+  /** the account an account kind is about, and a mutation's type: the endpoints' filters choose by them */
+  subject?: WebhookSubject;
 };
 
 export type WalletLogin = EventOf<typeof WalletLoginCompleted>['data'];

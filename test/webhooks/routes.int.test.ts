@@ -82,6 +82,7 @@ describe.each(surfaces)('webhook endpoints on the $name', ({ base, call, anonymo
       url: 'https://shop.example/hooks',
       secret: expect.any(String),
       events: kinds,
+      filters: null,
       createdAt: service.clock.now().toISOString(),
     });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
@@ -97,6 +98,7 @@ describe.each(surfaces)('webhook endpoints on the $name', ({ base, call, anonymo
           id: created.id,
           url: created.url,
           events: kinds,
+          filters: null,
           createdAt: created.createdAt,
           disabled: false,
           disabledAt: null,

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { presentMutation } from '../presenters.ts';
+import type { presentMutation } from '../../projections/mutation-presenter.ts';
 import type { DocumentedOperation } from './index-requests.ts';
 import { successPage, type NamesAll } from './payments.ts';
 
-/** A transaction of a linked account (src/api/presenters.ts presentMutation). */
+/** A transaction of a linked account (src/projections/mutation-presenter.ts presentMutation). */
 export const mutation = z
   .object({
     id: z.uuid(),

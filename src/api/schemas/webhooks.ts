@@ -11,6 +11,28 @@ import type { DocumentedOperation } from './index-requests.ts';
 const isoTime = z.iso.datetime();
 const events = z.array(z.enum(webhookEventTypes));
 
+const filters = z
+  .object({
+    accountIds: z
+      .array(z.uuid())
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('mutation.created and account.* of these linked accounts only; absent: every account'),
+    mutationTypes: z
+      .array(z.enum(['CREDIT', 'DEBIT']))
+      .min(1)
+      .max(2)
+      .optional()
+      .describe('mutation.created of these types only; absent: both'),
+  })
+  .strict()
+  .meta({
+    id: 'WebhookFilters',
+    description: 'What an endpoint narrows the account kinds to (the other kinds pass whatever they say)',
+    examples: [{ accountIds: ['7d5c2a10-3b4e-4f6a-9c8d-1e2f3a4b5c6d'], mutationTypes: ['CREDIT'] }],
+  });
+
 const createRequest = z.object({
   url: z
     .string()
@@ -22,14 +44,16 @@ const createRequest = z.object({
     .max(webhookEventTypes.length)
     .optional()
     .describe(
-      "The kinds to receive; absent: every payment, transfer and withdrawal kind (ledger.checkpoint and ledger.integrity only for an admin's endpoint)",
+      "The kinds to receive; absent: every payment, transfer and withdrawal kind, not the account kinds (mutation.created, account.needs_relogin, account.sync_failed: asked for by name); ledger.checkpoint and ledger.integrity only for an admin's endpoint",
     ),
+  filters: filters.optional(),
 });
 
 const endpointExample = {
   id: '2c5ea4c0-4067-11e9-8bad-9b1deb4d3b7d',
   url: 'https://shop.example.com/hooks/payments',
   events: ['payment.completed', 'payment.expired'],
+  filters: null,
   createdAt: '2026-01-05T03:00:00.000Z',
 };
 
@@ -41,6 +65,7 @@ const created = z
       url: z.string(),
       secret: z.string().describe('Signs every delivery; shown only here'),
       events,
+      filters: filters.nullable(),
       createdAt: isoTime,
     }),
   })
@@ -55,6 +80,7 @@ const endpoint = z
     id: z.uuid(),
     url: z.string(),
     events,
+    filters: filters.nullable().describe('null: every account, both mutation types'),
     createdAt: isoTime,
     disabled: z.boolean(),
     disabledAt: isoTime.nullable(),

@@ -50,7 +50,7 @@ const failed = (consecutiveFailures: number) =>
   stored(
     AccountSyncFailed({
       accountId,
-      reason: 'provider-unavailable',
+      reason: 'unavailable',
       failedAt: at,
       consecutiveFailures,
       retryAt: '2026-03-02T03:04:00.000Z',
@@ -131,7 +131,7 @@ describe('account webhooks reaction', () => {
           createdAt: at,
           data: {
             ...about,
-            reason: 'provider-unavailable',
+            reason: 'unavailable',
             at,
             consecutiveFailures: 3,
             retryAt: '2026-03-02T03:04:00.000Z',

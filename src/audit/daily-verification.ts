@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { query } from '../db/pool.ts';
 import type { EventStore } from '../store/event-store.ts';
 import type { LedgerCheckpoint } from './ledger-format.ts';
 import type { VerificationResult } from './ledger-integrity.ts';
@@ -19,7 +20,8 @@ export function nextVerificationAt(now: Date): Date {
 
 /**
  * `verify-log` run by the service on itself: the whole log against its checkpoint rows, the newest line of its file
- * and the last checkpoint it published, with the key it is given. A problem is said as `where: what`.
+ * and the last checkpoint it published, from the chain's first key (the one given before any checkpoint). A problem is
+ * said as `where: what`.
  */
 export async function verifyOwnLog(
   deps: { pool: pg.Pool; store: EventStore },
@@ -35,7 +37,14 @@ export async function verifyOwnLog(
   })();
   if (inFile) kept.push({ checkpoint: inFile, source: "the service's checkpoint file" });
   if (options.published) kept.push({ checkpoint: options.published, source: 'the last checkpoint published' });
-  const verdict = await verifyLog(deps, { publicKey: options.publicKey, kept });
+  // from the chain's first key, as registered by the owner: verify-log follows the rotations from it
+  const first = await query<{ key: string }>(
+    deps.pool,
+    'FirstLedgerKey',
+    `select k.public_key as key from ledger_checkpoints c join ledger_keys k on k.key_id = c.checkpoint->>'keyId' where c.seq = 0`,
+  ).catch(() => null);
+  const publicKey = first?.rows[0]?.key ?? options.publicKey;
+  const verdict = await verifyLog(deps, { publicKey, kept });
   return {
     at: options.now().toISOString(),
     clean: verdict.clean,

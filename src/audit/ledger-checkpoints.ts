@@ -107,8 +107,8 @@ export class LedgerCheckpoints {
     this.progress.setMaxListeners(0);
     this.history = new LedgerHistoryGate(deps, {
       fileDir,
-      keyId: signer.keyId,
-      publicKey: signer.publicKey,
+      keyId: () => signer.keyId,
+      publicKey: () => signer.publicKey,
       leaves: page => this.hasher.leaves(page, { chain: true, digests: false }),
     });
   }

@@ -37,9 +37,10 @@ export class LedgerHistoryGate {
     private readonly deps: HistoryGateDeps,
     private readonly options: {
       fileDir: string;
-      keyId: string;
-      /** the key the daily verification checks signatures with */
-      publicKey: string;
+      /** the signer's key now (a rotation changes it) */
+      keyId: () => string;
+      /** the key the daily verification checks signatures with when the chain's first key is not registered */
+      publicKey: () => string;
       leaves: (page: LogPage) => Promise<PageLeaves>;
     },
   ) {}
@@ -60,7 +61,7 @@ export class LedgerHistoryGate {
       return this.refused.message;
     const check = await checkOwnHistory(
       { pool, store, leaves: this.options.leaves },
-      { fileDir: this.options.fileDir, keyId: this.options.keyId, published: this.lastPublished },
+      { fileDir: this.options.fileDir, keyId: this.options.keyId(), published: this.lastPublished },
     );
     if (check.findings.length === 0) {
       this.refused = null;
@@ -124,7 +125,7 @@ export class LedgerHistoryGate {
   /** `verify-log` over the whole log now; its result is in /ready's details, its problems are findings. */
   async verifyNow(): Promise<void> {
     const result = await verifyOwnLog(this.deps, {
-      publicKey: this.options.publicKey,
+      publicKey: this.options.publicKey(),
       fileDir: this.options.fileDir,
       published: this.lastPublished,
       now: () => this.deps.clock.now(),

@@ -63,7 +63,7 @@ const payBody = z
 const rejectBody = z.object({ note: text.trim().min(1).max(1000) });
 
 /**
- * A merchant asks for a withdrawal, on either surface: with an Idempotency-Key a repeat finds the first withdrawal and
+ * A merchant asks for a withdrawal in the dashboard: with an Idempotency-Key a repeat finds the first withdrawal and
  * answers as the first request was answered (the same key with another body: 422 IDEMPOTENCY_KEY_REUSED).
  */
 async function requested(
@@ -87,16 +87,13 @@ async function requested(
 }
 
 /**
- * /api/v1/gateway/withdrawals: the key owner's withdrawals, newest first a page at a time (src/api/page-cursor.ts), and
- * a request for one, as the dashboard takes it.
+ * /api/v1/gateway/withdrawals: the key owner's withdrawals, newest first a page at a time (src/api/page-cursor.ts).
+ * Read only: the interface has withdrawals asked for in the dashboard alone, so an API key, which lives on a
+ * merchant's server, can never send the balance to a bank account of its choosing.
  */
 export function keyWithdrawalRoutes(deps: AppDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
-
-    app.post('/', { schema: { body: withdrawalRequestBody, headers: requestHeaders } }, async (request, reply) =>
-      reply.code(201).send(await requested(deps, request.owner!.userId, request.body, request.headers)),
-    );
 
     app.get('/', { schema: { querystring: keyListQuery } }, async request => {
       const { cursor, limit, status } = request.query;

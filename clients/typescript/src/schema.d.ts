@@ -478,8 +478,7 @@ export interface paths {
         /** The key owner's withdrawals, newest first, a page at a time (cursor), by status */
         get: operations["getApiV1GatewayWithdrawals"];
         put?: never;
-        /** Request a withdrawal of the available gateway balance (Idempotency-Key: a repeat answers the first) */
-        post: operations["postApiV1GatewayWithdrawals"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -8580,111 +8579,6 @@ export interface operations {
             };
             /** @description No valid credential */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    postApiV1GatewayWithdrawals: {
-        parameters: {
-            query?: never;
-            header?: {
-                "idempotency-key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    amount: number;
-                    bankCode: string;
-                    accountNumber: string;
-                    accountHolderName: string;
-                };
-            };
-        };
-        responses: {
-            /** @description The withdrawal, requested */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestedWithdrawalResponse"];
-                };
-            };
-            /** @description Bad request: the input is refused (see code and errors) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No valid credential */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Conflict with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Request body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Unsupported content type */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Unprocessable */
-            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -517,7 +517,6 @@ export const gatewayOperations: Record<string, DocumentedOperation> = {
       },
     },
   },
-  'POST /api/v1/gateway/withdrawals': { responses: { 201: withdrawalRequested } },
   'GET /api/v1/gateway/withdrawals': { responses: { 200: successCursorPage('WithdrawalPageResponse', withdrawal) } },
   'GET /api/dashboard/gateway/withdrawals': { responses: { 200: successList('WithdrawalListResponse', withdrawal) } },
   'GET /api/dashboard/gateway/withdrawals/{id}': { responses: { 200: oneWithdrawal } },

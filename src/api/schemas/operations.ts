@@ -126,11 +126,6 @@ export const operations: Record<string, OperationNotes> = {
     summary: 'Settlements of the gateway balance, newest first, with their payments',
   },
   'GET /api/v1/gateway/settlements/{id}': { summary: 'A settlement with a page of the payments it paid out' },
-  'POST /api/v1/gateway/withdrawals': {
-    summary: 'Request a withdrawal of the available gateway balance (Idempotency-Key: a repeat answers the first)',
-    errors: [409, 422],
-    success: created('The withdrawal, requested'),
-  },
   'GET /api/v1/gateway/withdrawals': {
     summary: "The key owner's withdrawals, newest first, a page at a time (cursor), by status",
   },

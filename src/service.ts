@@ -126,7 +126,7 @@ function ledgerSigner(config: Config, log: Logger): LedgerKeyFile {
     );
   log.info(
     { keyId: signer.keyId, publicKey: signer.publicKey, from: config.signingKeySource },
-    `ledger signing key ${signer.keyId}: its public key ${signer.publicKey}, and every key after a rotation, at /.well-known/ledger-keys (docs/operating.md, "Pinning the ledger's public key")`,
+    `ledger signing key ${signer.keyId}: its public key ${signer.publicKey}, and every key after a rotation, at /.well-known/ledger-keys (docs/operating.md, "The ledger's signing key")`,
   );
   return new LedgerKeyFile(signer, config.signingKeyFile, log);
 }

@@ -3,6 +3,8 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { databaseUrl } from '../../src/db/embedded.ts';
+import { ledgerGuardMigration } from '../../src/db/ledger-guard.ts';
+import { migrate } from '../../src/db/migrations.ts';
 import { createPool, query } from '../../src/db/pool.ts';
 import { warnIfLogRewritable } from '../../src/db/service-role.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -55,7 +57,7 @@ describe('the grants docs/operating.md gives for DATABASE_URL (an owner role for
     await first.append('user-1', [newEvent('UserRegistered')], 'no_stream');
     await first.close();
     expect((await warningsOf(appUrl)).join()).toContain(`${appRole} owns es_events`);
-    await query(app, 'CreateCheckpoints', 'create table ledger_checkpoints (seq bigint primary key)');
+    await migrate(app, [ledgerGuardMigration]); // the ledger's guard, as the service's start applies it
 
     // docs/operating.md's second block, as the owner role
     await query(
@@ -65,6 +67,22 @@ describe('the grants docs/operating.md gives for DATABASE_URL (an owner role for
       alter function es_protect_append_only(regclass) owner to ${ownerRole};
       select es_protect_append_only('es_events');
       select es_protect_append_only(to_regclass('ledger_checkpoints'));`,
+    );
+    // and its third: the ledger's guard, the service's grants narrowed, its key registered
+    await query(
+      owner,
+      'TakeOverGuard',
+      `alter table ledger_keys owner to ${ownerRole};
+      alter function ledger_checkpoint_signed_text(json) owner to ${ownerRole};
+      alter function ledger_append_checkpoints(json[]) owner to ${ownerRole};
+      alter function ledger_ed25519_int(bytea) owner to ${ownerRole};
+      alter function ledger_ed25519_pow(numeric, numeric) owner to ${ownerRole};
+      alter function ledger_ed25519_add(numeric[], numeric[]) owner to ${ownerRole};
+      alter function ledger_ed25519_point(bytea) owner to ${ownerRole};
+      alter function ledger_ed25519_verify(bytea, bytea, bytea) owner to ${ownerRole};
+      select es_protect_append_only('ledger_keys');
+      revoke insert on es_events, ledger_checkpoints, ledger_keys from ${appRole};
+      grant insert (stream_id, revision, event_id, type, version, data, metadata) on es_events to ${appRole};`,
     );
 
     // the next start: no warning; it appends and reads, and may not rewrite
@@ -79,6 +97,10 @@ describe('the grants docs/operating.md gives for DATABASE_URL (an owner role for
       'truncate es_events',
       'alter table es_events disable trigger es_append_only',
       'delete from ledger_checkpoints',
+      `insert into ledger_checkpoints (seq, checkpoint) values (0, '{}')`,
+      `insert into ledger_keys (key_id, public_key) values ('0123456789abcdef', 'x')`,
+      `insert into es_events (position, stream_id, revision, event_id, type, version, data, metadata)
+       overriding system value values (1, 'user-1', 9, gen_random_uuid(), 'X', 1, '{}', '{}')`,
     ])
       expect(
         await query(app, 'Tamper', sql).then(
@@ -87,6 +109,13 @@ describe('the grants docs/operating.md gives for DATABASE_URL (an owner role for
         ),
         sql,
       ).toBe('42501');
+    // checkpoints go in through the owner's function alone, which refuses what it cannot verify
+    expect(
+      await query(app, 'Forge', `select ledger_append_checkpoints(array['{"v":1,"seq":0}'::json])`).then(
+        () => null,
+        (err: { code?: string }) => err.code,
+      ),
+    ).toBe('ES422');
     expect(
       await query(owner, 'Tamper', 'delete from es_events').then(
         () => null,

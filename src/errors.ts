@@ -1,7 +1,7 @@
 /**
  * Every error the service answers with, once: its code, HTTP status and message. A refusal is raised anywhere with
  * `refuse(code)` (a throw site may say more: a specific message, the fields at fault) and turned into a response in
- * one place (src/api/errors.ts). docs/errors.md is generated from this list (`npm run docs:errors`).
+ * one place (src/api/errors.ts). docs/reference/errors.md is generated from this list (`npm run docs:errors`).
  */
 export type ErrorDetail = { path: string; message: string };
 
@@ -268,7 +268,7 @@ export function refuse(code: ErrorCode, details: RefusalDetails = {}): DomainErr
   return new DomainError(code, details.message, details.errors, details.params, details.words);
 }
 
-/** docs/errors.md: the registry as a table per status. */
+/** docs/reference/errors.md: the registry as a table per status. */
 export function errorCodesMarkdown(): string {
   const rows = (Object.entries(errorCodes) as [ErrorCode, ErrorSpec][])
     .sort(([a, x], [b, y]) => x.status - y.status || a.localeCompare(b))

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { errorCodes, errorCodesMarkdown, refuse, type ErrorCode } from '../src/errors.ts';
 
 describe('the error-code registry', () => {
-  it('is what docs/errors.md says (npm run docs:errors writes it again)', () => {
-    const written = readFileSync(path.resolve(import.meta.dirname, '../docs/errors.md'), 'utf8');
+  it('is what docs/reference/errors.md says (npm run docs:errors writes it again)', () => {
+    const written = readFileSync(path.resolve(import.meta.dirname, '../docs/reference/errors.md'), 'utf8');
     expect(written).toBe(errorCodesMarkdown());
   });
 

@@ -305,7 +305,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         title: 'Account sync, payment and gateway service',
         version,
         description:
-          'The interface of `shared/spec/service-interface.md`: the key surface under /api/v1, the dashboard session under /api/auth and /api/dashboard, the admin console under /api/admin. Errors: docs/errors.md.',
+          'The interface of this service: the key surface under /api/v1, the dashboard session under /api/auth and /api/dashboard, the admin console under /api/admin. Errors: docs/reference/errors.md.',
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
       servers: [{ url: '/', description: 'This service (paths are relative to its base URL)' }],

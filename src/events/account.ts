@@ -6,6 +6,7 @@ import { text } from '../text.ts';
 export const sealed = z.object({ iv: text, tag: text, data: text });
 
 // stream account-<accountId>
+/** A bank or e-wallet account linked by its owner: its provider, settings and sealed credentials and session. */
 export const AccountLinked = event(
   'AccountLinked',
   1,
@@ -28,6 +29,7 @@ export const AccountLinked = event(
   }),
 );
 
+/** The account's name or sync interval changed by its owner. */
 export const AccountSettingsChanged = event(
   'AccountSettingsChanged',
   1,
@@ -39,6 +41,7 @@ export const AccountSettingsChanged = event(
   }),
 );
 
+/** A bank account's username or password replaced, after the bank accepted the new ones. */
 export const CredentialsChanged = event(
   'CredentialsChanged',
   1,
@@ -50,6 +53,10 @@ export const CredentialsChanged = event(
   }),
 );
 
+/**
+ * A transaction a sync found on the account (or an outbound transfer recorded at once), recorded once per provider
+ * transaction: the credits complete payments.
+ */
 export const MutationRecorded = event(
   'MutationRecorded',
   1,
@@ -69,6 +76,7 @@ export const MutationRecorded = event(
 
 export const syncTrigger = z.enum(['schedule', 'refresh', 'payment-check']);
 
+/** A sync read the account's balance and recorded its new mutations (in the same append). */
 export const AccountSynced = event(
   'AccountSynced',
   2,
@@ -86,6 +94,7 @@ export const AccountSynced = event(
   { 1: d => ({ ...d, trigger: d.slot ? 'schedule' : 'refresh' }) },
 );
 
+/** A sync the provider failed; the next try waits longer with each failure in a row. */
 export const AccountSyncFailed = event(
   'AccountSyncFailed',
   1,
@@ -98,6 +107,7 @@ export const AccountSyncFailed = event(
   }),
 );
 
+/** Scheduled syncs stopped: the owner's points do not pay for the next one. */
 export const AccountSyncPaused = event(
   'AccountSyncPaused',
   1,
@@ -108,12 +118,14 @@ export const AccountSyncPaused = event(
   }),
 );
 
+/** The provider's session ended and could not be renewed: the account is inactive until its owner logs in again. */
 export const ProviderSessionExpired = event(
   'ProviderSessionExpired',
   1,
   z.object({ accountId: z.uuid(), expiredAt: isoDate }),
 );
 
+/** A new provider session (a relogin, or one the sync renewed): the account is active again. */
 export const ProviderSessionRestored = event(
   'ProviderSessionRestored',
   1,
@@ -145,6 +157,7 @@ export const BalanceHeld = event(
   z.object({ accountId: z.uuid(), transferId: z.uuid(), amount: rupiah, heldAt: isoDate }),
 );
 
+/** A transfer's held amount given back: the provider refused the transfer. */
 export const BalanceReleased = event(
   'BalanceReleased',
   1,

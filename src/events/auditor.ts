@@ -4,6 +4,7 @@ import { text } from '../text.ts';
 
 // stream auditor-<auditorId>: an auditor's token, which reads the ledger and posts cosignatures (/api/audit) and
 // nothing else; only the SHA-256 of the token is ever stored (as keyHash: committed in exports, redacted in views)
+/** An auditor's token made by an admin; only its SHA-256 kept. */
 export const AuditorCreated = event(
   'AuditorCreated',
   1,
@@ -16,6 +17,7 @@ export const AuditorCreated = event(
   }),
 );
 
+/** The auditor's token revoked: refused from then on. */
 export const AuditorRevoked = event('AuditorRevoked', 1, z.object({ auditorId: z.uuid(), revokedAt: isoDate }));
 
 export type AuditorEvent = EventOf<typeof AuditorCreated> | EventOf<typeof AuditorRevoked>;

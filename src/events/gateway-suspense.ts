@@ -3,7 +3,7 @@ import { event, isoDate, rupiah, type EventOf } from './event.ts';
 import { posting } from './gateway.ts';
 import { text } from '../text.ts';
 
-// stream gateway-suspense: money paid into a holding account that no payment claims (issue 25), owed by the platform
+// stream gateway-suspense: money paid into a holding account that no payment claims, owed by the platform
 // (`platform:suspense`) until an admin allocates it to a merchant or records its refund
 
 const postings = z

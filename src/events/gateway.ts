@@ -67,7 +67,7 @@ export const BalanceSettled = event(
       postings,
       /**
        * the years of the days judged whose decree (holiday calendar) was missing, so weekends and every-year holidays
-       * alone decided them ([]: every decree in force; absent: not recorded, as before issue 25)
+       * alone decided them ([]: every decree in force; absent: not recorded, as before the field existed)
        */
       calendarMissingYears: z.array(z.int().min(2000).max(2999)).optional(),
       /**
@@ -96,12 +96,12 @@ export const WithdrawalRequested = event(
     requestedBy: z.uuid(),
     requestedAt: isoDate,
     postings,
-    /** the request's hash when it came with an Idempotency-Key: a repeat with another body is refused (issue 25) */
+    /** the request's hash when it came with an Idempotency-Key: a repeat with another body is refused */
     requestHash: z
       .string()
       .regex(/^[0-9a-f]{64}$/)
       .optional(),
-    /** the destination's holder as the provider's inquiry named it; absent: not checked (no payout account, or before issue 25) */
+    /** the destination's holder as the provider's inquiry named it; absent: not checked (no payout account, or recorded before the check existed) */
     holderName: text.optional(),
   }),
 );
@@ -115,7 +115,7 @@ export const WithdrawalPaid = event(
     withdrawalId: z.uuid(),
     amount: rupiah,
     reference: text,
-    /** the platform account the money left (`holding:<id>` credited); absent: paid before issue 25, `bank:payouts` credited */
+    /** the platform account the money left (`holding:<id>` credited); absent: paid before the field existed, `bank:payouts` credited */
     holdingAccountId: z.uuid().optional(),
     paidBy: z.uuid(),
     paidAt: isoDate,

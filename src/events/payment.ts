@@ -18,6 +18,10 @@ export const gatewayTerms = z.object({
   fee: rupiah.nullable(),
 });
 
+/**
+ * A payment asked for by its owner: billed at once when its type is known (unique code or virtual account, QR payload),
+ * else waiting for the payer to choose.
+ */
 export const PaymentCreated = event(
   'PaymentCreated',
   1,
@@ -70,6 +74,7 @@ export const PaymentMethodChosen = event(
   }),
 );
 
+/** A synchronised credit paid the pending payment before it expired: the payment is COMPLETED, for good. */
 export const PaymentCompleted = event(
   'PaymentCompleted',
   1,
@@ -91,6 +96,7 @@ export const PaymentCompleted = event(
   }),
 );
 
+/** The payment reached expiresAt unpaid: EXPIRED, for good (a credit that comes later completes nothing). */
 export const PaymentExpired = event(
   'PaymentExpired',
   1,

@@ -3,6 +3,7 @@ import { event, isoDate, type EventOf } from './event.ts';
 import { text } from '../text.ts';
 
 // stream payout-reference-<hash of the normalised reference>: which withdrawal a bank transfer's reference paid
+/** A withdrawal recorded paid with this bank reference (by hand or through WALLET-A): no other withdrawal can use it. */
 export const PayoutReferenceClaimed = event(
   'PayoutReferenceClaimed',
   1,

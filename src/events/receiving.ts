@@ -3,6 +3,10 @@ import { event, isoDate, rupiah, type EventOf } from './event.ts';
 import { text } from '../text.ts';
 
 // stream receiving-<accountId>: the payable amounts and virtual accounts held by pending payments
+/**
+ * A pending payment's bill held on the account: a total no other pending payment of the account has (also written alone
+ * to `payable-<accountId>-<totalAmount>` for a unique-code bill), or a virtual account's number.
+ */
 export const PayableReserved = event(
   'PayableReserved',
   1,
@@ -17,6 +21,7 @@ export const PayableReserved = event(
   }),
 );
 
+/** The bill's hold freed: its payment completed or expired. */
 export const PayableReleased = event(
   'PayableReleased',
   1,

@@ -3,6 +3,7 @@ import { event, isoDate, type EventOf } from './event.ts';
 import { text } from '../text.ts';
 
 // stream session-<sessionId>: one dashboard login, from sign-in to logout
+/** A dashboard sign-in: the session cookie names this session. */
 export const SessionStarted = event(
   'SessionStarted',
   1,
@@ -16,8 +17,10 @@ export const SessionStarted = event(
   }),
 );
 
+/** The session was used: recorded at most once every five minutes (what its idle limit counts from). */
 export const SessionSeen = event('SessionSeen', 1, z.object({ sessionId: z.uuid(), at: isoDate }));
 
+/** The session ended: logged out, revoked, or idle past its limit. */
 export const SessionEnded = event(
   'SessionEnded',
   1,

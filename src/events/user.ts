@@ -3,6 +3,7 @@ import { event, isoDate, type EventOf } from './event.ts';
 import { text } from '../text.ts';
 
 // stream user-<userId>
+/** A user registered: name, email, the argon2id hash of the password and the role. */
 export const UserRegistered = event(
   'UserRegistered',
   1,
@@ -31,6 +32,7 @@ export const PasswordChanged = event(
   }),
 );
 
+/** A plan given to the user (the free plan at registration) until its expiry. */
 export const SubscriptionGranted = event(
   'SubscriptionGranted',
   1,
@@ -42,6 +44,7 @@ export const SubscriptionGranted = event(
   }),
 );
 
+/** Points given to the user (the free plan's at registration); syncs and account creation spend them. */
 export const PointsGranted = event(
   'PointsGranted',
   1,
@@ -52,6 +55,7 @@ export const PointsGranted = event(
   }),
 );
 
+/** Points spent: a scheduled sync of one of the accounts, or creating one. */
 export const PointsDebited = event(
   'PointsDebited',
   1,
@@ -103,6 +107,7 @@ export const WebhookEndpointAdded = event(
   }),
 );
 
+/** A webhook endpoint removed by its user: nothing more is sent to it. */
 export const WebhookEndpointRemoved = event(
   'WebhookEndpointRemoved',
   1,
@@ -147,6 +152,7 @@ export const GatewayAccessRequested = event(
   }),
 );
 
+/** An admin approved the merchant's gateway access: APPROVED. */
 export const GatewayAccessApproved = event(
   'GatewayAccessApproved',
   1,
@@ -157,6 +163,7 @@ export const GatewayAccessApproved = event(
   }),
 );
 
+/** An admin rejected the merchant's gateway access request, with a note: REJECTED (the merchant may ask again). */
 export const GatewayAccessRejected = event(
   'GatewayAccessRejected',
   1,

@@ -10,6 +10,7 @@ const purpose = z.discriminatedUnion('kind', [
 ]);
 
 // stream wallet-login-<sessionId>: one OTP session, from the code sent to the provider's answer
+/** An OTP login begun: the provider sent a code to the phone, for a new account or a relogin. */
 export const OtpRequested = event(
   'OtpRequested',
   1,
@@ -30,12 +31,14 @@ export const OtpRequested = event(
   }),
 );
 
+/** A wrong code given: the attempts so far. */
 export const OtpRejected = event(
   'OtpRejected',
   1,
   z.object({ sessionId: z.uuid(), attempts: z.int().positive(), at: isoDate }),
 );
 
+/** The provider asked for a second code (wallet C): the login goes on in the next session. */
 export const SecondOtpRequired = event(
   'SecondOtpRequired',
   1,
@@ -46,7 +49,10 @@ export const SecondOtpRequired = event(
   }),
 );
 
-// self-contained: the saga that links or reactivates the account reads nothing else
+/**
+ * The provider accepted the code: the account is linked or reactivated from what this event holds (the saga that does
+ * it reads nothing else).
+ */
 export const WalletLoginCompleted = event(
   'WalletLoginCompleted',
   1,
@@ -67,6 +73,7 @@ export const WalletLoginCompleted = event(
   }),
 );
 
+/** The login ended without an account: too many wrong codes, the provider refused, or the code expired. */
 export const WalletLoginFailed = event(
   'WalletLoginFailed',
   1,

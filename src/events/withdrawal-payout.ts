@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { event, isoDate, type EventOf } from './event.ts';
 import { text } from '../text.ts';
 
-// stream gateway-payout-account: which of the platform's WALLET-A accounts pays withdrawals out (issue 25)
+// stream gateway-payout-account: which of the platform's WALLET-A accounts pays withdrawals out
+/** An admin chose which of their linked WALLET-A accounts pays withdrawals out. */
 export const PayoutAccountChosen = event(
   'PayoutAccountChosen',
   1,
@@ -34,6 +35,7 @@ export const WithdrawalPayoutStarted = event(
   }),
 );
 
+/** A payout through WALLET-A that did not pay the withdrawal: it stays REQUESTED. */
 export const WithdrawalPayoutFailed = event(
   'WithdrawalPayoutFailed',
   1,

@@ -7,7 +7,7 @@ const keySurfaceCodes = (Object.keys(errorCodes) as ErrorCode[]).filter(code => 
 export const errorResponse = z
   .object({
     status: z.literal('error'),
-    code: z.enum(keySurfaceCodes as [ErrorCode, ...ErrorCode[]]).describe('The error code (docs/errors.md)'),
+    code: z.enum(keySurfaceCodes as [ErrorCode, ...ErrorCode[]]).describe('The error code (docs/reference/errors.md)'),
     message: z.string(),
     errors: z
       .array(z.object({ path: z.string().describe('The field at fault, e.g. body.amount'), message: z.string() }))

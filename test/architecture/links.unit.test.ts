@@ -1,0 +1,73 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * No file of the repository points outside it: a clone holds everything its files name. The text that would point at
+ * a sibling folder or at this machine's work folder is built here in pieces, so this file does not name it itself.
+ */
+const root = resolve(import.meta.dirname, '../..');
+const outsideMarks = ['..' + '/shared', '/' + 'work/'];
+const checked = /\.(md|ts|mjs|json|ya?ml)$|(^|\/)Dockerfile[^/]*$/;
+
+const tracked = (): string[] =>
+  execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
+    .split('\0')
+    .filter(f => f && checked.test(f) && existsSync(join(root, f)));
+
+/** The targets of a markdown file's links, inline `[x](target)` and reference `[x]: target`, code left out. */
+export function linkTargets(markdown: string): string[] {
+  const prose = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
+  const inline = [...prose.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map(m => m[1]!);
+  const references = [...prose.matchAll(/^\s{0,3}\[[^\]]+\]:\s+<?(\S+?)>?(?:\s|$)/gm)].map(m => m[1]!);
+  return [...inline, ...references];
+}
+
+/** A link to another site, a mail address or an anchor of the same page: not a file of the repository. */
+const external = (target: string) => /^([a-z][a-z0-9+.-]*:|#|\/\/)/i.test(target);
+
+/** What is wrong with a relative link from `file`: it leaves the repository, or names no file; null when it is fine. */
+export function linkProblem(file: string, target: string, exists: (path: string) => boolean): string | null {
+  if (external(target)) return null;
+  const path = decodeURIComponent(target.replace(/[#?].*$/, ''));
+  if (path === '') return null;
+  const resolved = path.startsWith('/') ? join(root, path) : resolve(root, dirname(file), path);
+  const inside = relative(root, resolved);
+  if (inside.startsWith('..' + sep) || inside === '..') return `${file}: ${target} leaves the repository`;
+  return exists(resolved) ? null : `${file}: ${target} names no file`;
+}
+
+describe('links of tracked files', () => {
+  const files = tracked();
+
+  it('finds the files to check', () => {
+    expect(files).toContain('README.md');
+    expect(files).toContain('docs/architecture.md');
+  });
+
+  it('never point at a folder beside the repository or at the machine it was written on', () => {
+    const offenders = files.flatMap(f => {
+      const text = readFileSync(join(root, f), 'utf8');
+      return outsideMarks.filter(mark => text.includes(mark)).map(mark => `${f}: ${mark}`);
+    });
+    expect(offenders).toEqual([]);
+  });
+
+  it('in markdown resolve to a file inside the repository (anchors aside)', () => {
+    const offenders = files
+      .filter(f => f.endsWith('.md'))
+      .flatMap(f => linkTargets(readFileSync(join(root, f), 'utf8')).flatMap(t => linkProblem(f, t, existsSync) ?? []));
+    expect(offenders).toEqual([]);
+  });
+
+  it('tells a link that leaves the repository or names nothing from one that resolves', () => {
+    const exists = (p: string) => p === join(root, 'docs/webhooks.md');
+    expect(linkProblem('docs/guide/x.md', '../webhooks.md#signing', exists)).toBeNull();
+    expect(linkProblem('docs/guide/x.md', 'https://example.com/a.md', exists)).toBeNull();
+    expect(linkProblem('docs/guide/x.md', '#anchor', exists)).toBeNull();
+    expect(linkProblem('docs/guide/x.md', '../../../shared/spec.md', exists)).toMatch(/leaves the repository/);
+    expect(linkProblem('docs/guide/x.md', 'webhooks.md', exists)).toMatch(/names no file/);
+    expect(linkTargets('[a](b.md) `[c](d.md)`\n```\n[e](f.md)\n```\n[g]: h.md "t"')).toEqual(['b.md', 'h.md']);
+  });
+});

@@ -45,7 +45,8 @@ describe('a known path asked with an undeclared method', () => {
 
   it('lets HEAD follow GET, and refuses it where there is no GET', async () => {
     expect((await withKey('HEAD', '/api/v1/accounts')).statusCode).toBe(200);
-    const head = await withKey('HEAD', '/api/v1/payments');
+    expect((await withKey('HEAD', '/api/v1/payments')).statusCode).toBe(200);
+    const head = await withKey('HEAD', '/api/v1/accounts/7f3e2a52-4b1c-4d5e-8f90-1a2b3c4d5e6f/transfer');
     expect(head.statusCode).toBe(405);
     expect(head.headers.allow).toBe('POST');
   });

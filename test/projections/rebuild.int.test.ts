@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setHolidayCalendarYear } from '../../src/commands/holiday-calendar.ts';
 import { query } from '../../src/db/pool.ts';
+import { createAuditor, revokeAuditor } from '../../src/commands/auditor.ts';
 import { projections } from '../../src/projections/all.ts';
 import { rebuildProjection, verifyProjection } from '../../src/projections/runner.ts';
 import { approvedMerchant, holdingAccount, signedInAdmin, payoutAccount } from '../support/gateway.ts';
@@ -250,6 +251,10 @@ describe('read models', () => {
     await someUsers();
     await aMerchant();
     await aGatewayMerchant();
+    // an auditor's token made and one revoked
+    const auditorDeps = { store: service.store, clock: service.clock, readModels: service.projections };
+    await createAuditor(auditorDeps, 'witness', 'operator:test');
+    await revokeAuditor(auditorDeps, (await createAuditor(auditorDeps, 'gone', 'operator:test')).id, 'operator:test');
     await setHolidayCalendarYear(service.deps, '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2', {
       year: 2027,
       source: 'test',

@@ -10,6 +10,11 @@
  * Timed: the report for a day in the middle of the year and for the last day (today, so compared with the read model
  * too), and in the same rounds the fold alone (periodBalances) and the ceiling: the bare SQL of the same aggregate, each
  * merchant's accounts at the period's two bounds summed from gateway_postings. Goal: the report in under 2 s.
+ * Each month is closed as an operator would at its end: at 01:00 WIB on the 1st of the next month its report is
+ * computed over the log as far as the last event recorded by then (`through`, as the ledger's checkpoint would be),
+ * with the ledger closing the close records (closeMonths), and the close stored as the projection stores it. So the
+ * day in the middle of the year is in a closed month (its fold starts at June's closing) and the last day, in the open
+ * month after the last close.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,13 +25,16 @@ import { loadConfig } from '../src/config.ts';
 import { createPool, query } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { projections } from '../src/projections/all.ts';
-import { periodBalances } from '../src/audit/gateway-period-balances.ts';
 import {
   gatewayReconciliation,
   reconciliationPeriod,
   type ReconciliationPeriod,
+  type ReconciliationSources,
 } from '../src/audit/gateway-reconciliation.ts';
 import { createReadModels } from '../src/projections/runner.ts';
+import { monthPeriod, reportHash } from '../src/audit/gateway-closed-periods.ts';
+import { ledgerClosingOf, periodBalances } from '../src/audit/gateway-period-balances.ts';
+import { monthBounds } from '../src/domain/gateway-periods.ts';
 import { openDatabase } from '../src/service.ts';
 import { PostgresEventStore } from '../src/store/postgres-event-store.ts';
 import { fmtInt, fmtRatio, markdownTable, textTable, writeResults, type BenchContext } from './harness.ts';
@@ -152,6 +160,7 @@ export async function seed(pool: pg.Pool, s: Scale) {
     select e.*, row_number() over (partition by merchant_id order by at, reference_id) - 1 as revision from seed_entries e`,
   );
   // the event log as the deciders append it: one event per entry in its merchant's stream, in time order across streams
+  // (the postings below carry each event's log position, as the ledger's projection writes them)
   await query(
     pool,
     'SeedLedgerEvents',
@@ -172,10 +181,11 @@ export async function seed(pool: pg.Pool, s: Scale) {
     'SeedPostings',
     `
     insert into gateway_postings (position_commit, position_prepare, stream_revision, merchant_id, event_type, reference_id, account, amount, occurred_at, effective_at, recorded_at)
-    select row_number() over (order by at, merchant_id, n), 0, revision, merchant_id, event_type, reference_id, account, amount, at, at, at
+    select l.transaction_id::text::bigint, l.position, e.revision, e.merchant_id, e.event_type, e.reference_id, p.account, p.amount, e.at, e.at, e.at
     from seed_events e
-      cross join lateral unnest(accounts, amounts) with ordinality as l(account, amount, n)
-    order by at`,
+      join es_events l on l.stream_id = 'gateway-' || e.merchant_id and l.revision = e.revision
+      cross join lateral unnest(e.accounts, e.amounts) with ordinality as p(account, amount, n)
+    order by e.at`,
   );
   await query(
     pool,
@@ -206,6 +216,50 @@ export async function seed(pool: pg.Pool, s: Scale) {
   return counts.rows[0]!;
 }
 
+/**
+ * Every month of the seeded year closed at 01:00 WIB on the 1st of the next month, in order: the report and the
+ * ledger closing over the log as far as the last event recorded by then, stored as the gateway-periods projection
+ * stores a GatewayPeriodClosed event. Returns the seconds each close took (its report and its ledger closing).
+ */
+async function closeMonths(sources: ReconciliationSources, months: string[]): Promise<number[]> {
+  const seconds: number[] = [];
+  for (const month of months) {
+    const started = performance.now();
+    const { startsAt, endsAt } = monthBounds(month);
+    const closedAt = new Date(endsAt.getTime() + 3_600_000);
+    const head = await query<{ commit: string; prepare: string }>(
+      sources.pool,
+      'BenchCloseThrough',
+      `select transaction_id::text as commit, position::text as prepare from es_events
+       where (metadata->>'occurredAt')::timestamptz < $1 order by transaction_id desc, position desc limit 1`,
+      [closedAt],
+    );
+    const through = { commit: BigInt(head.rows[0]!.commit), prepare: BigInt(head.rows[0]!.prepare) };
+    const report = await gatewayReconciliation(sources, monthPeriod(month), { through });
+    const ledger = await ledgerClosingOf(sources, { startsAt, endsAt }, through);
+    const frozen = JSON.parse(JSON.stringify(report)) as Record<string, unknown>;
+    await query(
+      sources.pool,
+      'BenchInsertClosure',
+      `insert into gateway_period_closures (event_id, period, starts_at, ends_at, report_hash, report, through_commit, through_prepare,
+         closed_by, closed_at, ledger) values (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, ${uid(`'admin'`)}, $8, $9)`,
+      [
+        month,
+        startsAt,
+        endsAt,
+        reportHash(frozen),
+        JSON.stringify(frozen),
+        String(through.commit),
+        String(through.prepare),
+        closedAt,
+        ledger,
+      ],
+    );
+    seconds.push((performance.now() - started) / 1000);
+  }
+  return seconds;
+}
+
 /** A pool whose report connection says how long each of its statements took (by the statement's distinctive text). */
 function timedPool(pool: pg.Pool, timings: { current: Record<string, number> }): pg.Pool {
   const names: [RegExp, string][] = [
@@ -214,6 +268,8 @@ function timedPool(pool: pg.Pool, timings: { current: Record<string, number> }):
     [/split_part\(account/, 'merchant ledgers vs balances'],
     [/credited as \(/, 'holding credits vs payments'],
     [/late as \(/, 'unmatched credits'],
+    [/group by account order by account collate "C"/, 'carried balances'],
+    [/moved as \(/, 'prior-period items'],
   ];
   const timed = new WeakSet<pg.PoolClient>();
   return {
@@ -282,6 +338,11 @@ export async function run(ctx: BenchContext): Promise<void> {
     const clock = { now: () => new Date(`${lastDay}T12:00:00+07:00`) };
     const timing = { current: {} as Record<string, number> };
     const sources = { pool: timedPool(pool, timing), store, clock };
+    const closedMonths = Array.from({ length: 12 }, (_, i) => `2026-${String(i + 1).padStart(2, '0')}`).filter(
+      month => monthBounds(month).endsAt.getTime() + 3_600_000 <= clock.now().getTime(),
+    );
+    const closeSeconds = await closeMonths({ pool, store, clock }, closedMonths);
+    console.log(`closed ${closedMonths.join(', ')} in ${closeSeconds.map(x => x.toFixed(1)).join(' / ')} s`);
 
     const measured: Measured[] = [];
     for (const [label, day] of [
@@ -376,7 +437,10 @@ export async function run(ctx: BenchContext): Promise<void> {
         `and ${scale.days} WIB days from ${firstDay} (${fmtInt(scale.credits)} completed gateway payments credited, 3 postings each; a settlement per ` +
         `merchant and day; a withdrawal requested and paid every fifth day), the payments and their paying mutations, ${fmtInt(scale.expired)} expired ` +
         `payments and ${fmtInt(scale.unmatched)} unmatched credits, then VACUUM ANALYZE; seeding took ${seedSeconds.toFixed(0)} s. An embedded ` +
-        "PostgreSQL started as the service starts it (openDatabase: the service's role and DDL, PostgresEventStore). Each round runs the whole report " +
+        "PostgreSQL started as the service starts it (openDatabase: the service's role and DDL, PostgresEventStore). " +
+        `Each month closed as an operator would at its end (at 01:00 WIB on the 1st of the next month: its report and the ledger closing its close ` +
+        `records, over the log as far as the last event recorded by then): ${closedMonths[0]} to ${closedMonths.at(-1)}, ` +
+        `${closeSeconds.map(x => x.toFixed(1)).join(' / ')} s a close. Each round runs the whole report ` +
         "(read-model checks and the fold of every merchant's stream to the period's bounds), then the fold alone (`periodBalances`), then the ceiling: " +
         '`select merchant_id, account, sum(amount) filter (where occurred_at < from), sum(amount) ... where occurred_at < end group by 1, 2` over ' +
         'gateway_postings (the same balances at both bounds, one scan, nothing checked).',
@@ -387,7 +451,11 @@ export async function run(ctx: BenchContext): Promise<void> {
       '',
       ...measured.map(m => `${m.period.from}: ${JSON.stringify(m.summary)}.`),
     ].join('\n');
-    const written = writeResults(NAME, { scale, seeded, seedSeconds, measured, loadBefore, loadAfter }, markdown);
+    const written = writeResults(
+      NAME,
+      { scale, seeded, seedSeconds, closedMonths, closeSeconds, measured, loadBefore, loadAfter },
+      markdown,
+    );
     console.log(`\nwrote ${written.json}\nwrote ${written.md}`);
   } finally {
     await pool.end();

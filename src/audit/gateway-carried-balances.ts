@@ -102,15 +102,16 @@ export async function carriedBalances(
   bounds: PeriodBounds,
   kinds: readonly AccountKind[],
 ): Promise<CarriedBalances> {
-  const at = reportedAtSql();
+  // each posting placed once (offset 0 keeps the subquery apart, so its placement is not repeated in every filter)
   const r = await query<AccountSums>(
     db,
     'ReconcileCarriedBalances',
-    `select account, coalesce(sum(amount) filter (where ${at} < $1), 0)::bigint as opening,
-       coalesce(sum(amount) filter (where ${at} >= $1 and amount > 0), 0)::bigint as debits,
-       coalesce(-sum(amount) filter (where ${at} >= $1 and amount < 0), 0)::bigint as credits,
+    `select account, coalesce(sum(amount) filter (where at < $1), 0)::bigint as opening,
+       coalesce(sum(amount) filter (where at >= $1 and amount > 0), 0)::bigint as debits,
+       coalesce(-sum(amount) filter (where at >= $1 and amount < 0), 0)::bigint as credits,
        sum(amount)::bigint as closing
-     from gateway_postings where ${at} < $2 group by account order by account collate "C"`,
+     from (select account, amount, ${reportedAtSql()} as at from gateway_postings offset 0) p
+     where at < $2 group by account order by account collate "C"`,
     [bounds.startsAt, bounds.endsAt],
   );
   return carried(r.rows, kinds);

@@ -61,15 +61,18 @@ function rowOf(seq: string, value: unknown): CheckpointRow {
   return { seq: Number(seq), checkpoint: parsed.data };
 }
 
-/** Every checkpoint row in seq order, or the newest `newest` of them (still in seq order); none without the table. */
+/**
+ * Every checkpoint row in seq order, or the newest `newest` of them (still in seq order); none without the table. The
+ * order names the table's column: a bare `seq` would be the text output column, and '10' sorts before '2'.
+ */
 export async function readCheckpointRows(db: Queryable, newest?: number): Promise<CheckpointRow[]> {
   if (!(await ledgerTableExists(db))) return [];
   const r = await query<{ seq: string; checkpoint: unknown }>(
     db,
     newest === undefined ? 'ListLedgerCheckpoints' : 'NewestLedgerCheckpoints',
     newest === undefined
-      ? 'select seq::text, checkpoint from ledger_checkpoints order by seq'
-      : 'select seq::text, checkpoint from ledger_checkpoints order by seq desc limit $1',
+      ? 'select c.seq::text, c.checkpoint from ledger_checkpoints c order by c.seq'
+      : 'select c.seq::text, c.checkpoint from ledger_checkpoints c order by c.seq desc limit $1',
     newest === undefined ? [] : [newest],
   );
   const rows = r.rows.map(row => rowOf(row.seq, row.checkpoint));
@@ -95,7 +98,7 @@ export async function checkpointsFrom(db: Queryable, fromSeq: number, limit: num
   const r = await query<{ seq: string; checkpoint: unknown }>(
     db,
     'LedgerCheckpointsFrom',
-    'select seq::text, checkpoint from ledger_checkpoints where seq >= $1 order by seq limit $2',
+    'select c.seq::text, c.checkpoint from ledger_checkpoints c where c.seq >= $1 order by c.seq limit $2',
     [fromSeq, limit],
   );
   return wellFormed(r.rows.map(row => rowOf(row.seq, row.checkpoint)));

@@ -30,11 +30,18 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => s?.close());
 
-async function paid(totalAmount: number) {
+async function paid(totalAmount: number, merchant = merchantId) {
   const now = s.clock.now();
   await creditGatewayPayment(
     s.deps,
-    { merchantId, paymentId: randomUUID(), holdingAccountId: holdingId, totalAmount, fee: 1_000, completedAt: now },
+    {
+      merchantId: merchant,
+      paymentId: randomUUID(),
+      holdingAccountId: holdingId,
+      totalAmount,
+      fee: 1_000,
+      completedAt: now,
+    },
     { actor: 'test', now },
   );
 }
@@ -57,6 +64,18 @@ const tamper = (sql: string, params: unknown[]) =>
   });
 
 describe('balance-as-of bound to a checkpoint', () => {
+  it('reads the chain in seq order past ten checkpoints (not as text: 10 before 2)', async () => {
+    const early = randomUUID();
+    for (let i = 0; i < 11; i++) {
+      await paid(10_000 + i, early);
+      await signMinute();
+    }
+    expect((await listLedgerCheckpoints(s.pool)).map(c => c.seq)).toEqual([...Array(11).keys()]);
+    const answer = await merchantBalanceAsOf(deps, early, s.clock.now());
+    expect(answer.checkpoint).toMatchObject({ seq: 10, unsignedEvents: 0 });
+    expect(answer.checkpoint!.rangesChecked).toEqual([...Array(11).keys()]);
+  }, 60_000);
+
   it('names the newest checkpoint when the log verifies up to it, and refuses a changed amount inside a signed range', async () => {
     await paid(51_000);
     await signMinute();

@@ -52,6 +52,15 @@ export async function enqueueTestEvent(
   return ids[0] ?? null;
 }
 
+/**
+ * An active endpoint that chose the kind `type` by name, and whose filters let the event's account and mutation type
+ * pass (SQL over webhook_endpoints, the three placeholders given).
+ */
+const takesTheEvent = (type: string, accountId: string, mutationType: string) =>
+  `removed_at is null and disabled_at is null and ${type}::text = any(events)
+   and (${accountId}::uuid is null or account_ids is null or ${accountId}::uuid = any(account_ids))
+   and (${mutationType}::text is null or mutation_types is null or ${mutationType}::text = any(mutation_types))`;
+
 async function publish(
   deps: { pool: pg.Pool; clock: Clock },
   event: Omit<PublishedEvent, 'type'> & { type: PublishedEvent['type'] | typeof webhookTestEventType },
@@ -62,14 +71,29 @@ async function publish(
   const body = JSON.stringify({ id: e.eventId, type: e.type, createdAt: e.createdAt, data: e.data ?? null });
   const now = deps.clock.now();
   return inTransaction(deps.pool, async tx => {
+    // a kind only asked for by name (every mutation, the ledger's) is recorded only when an endpoint takes it: a row
+    // per mutation of every account for nobody would be most of the outbox
+    const byName = endpointId === null && !(defaultWebhookEvents as readonly string[]).includes(e.type);
     const recorded = await query(
       tx,
       'RecordWebhookEvent',
-      `insert into webhook_events (event_id, owner_id, type, created_at, body, enqueued_at) values ($1, $2, $3, $4, $5, $6)
+      `insert into webhook_events (event_id, owner_id, type, created_at, body, enqueued_at)
+       select $1, $2, $3, $4, $5, $6
+        where not $7::boolean or exists (select 1 from webhook_endpoints where owner_id = $2 and ${takesTheEvent('$3', '$8', '$9')})
        on conflict (event_id) do nothing returning event_id`,
-      [e.eventId, e.ownerId, e.type, e.createdAt, body, now],
+      [
+        e.eventId,
+        e.ownerId,
+        e.type,
+        e.createdAt,
+        body,
+        now,
+        byName,
+        e.subject?.accountId ?? null,
+        e.subject?.mutationType ?? null,
+      ],
     );
-    if (recorded.rowCount === 0) return []; // published before: its deliveries exist already
+    if (recorded.rowCount === 0) return []; // published before (its deliveries exist already), or asked for by nobody
     // an endpoint named (a test event): that one alone, whatever it chose; none: each endpoint that takes the kind,
     // and of an account's event, each whose filters let its account and mutation type pass
     const deliveries = await query<{ id: string }>(
@@ -77,11 +101,10 @@ async function publish(
       'CreateWebhookDeliveries',
       `insert into webhook_deliveries (event_id, endpoint_id, owner_id, status, next_attempt_at, created_at, updated_at)
        select $1, id, owner_id, 'pending', $3, $3, $3 from webhook_endpoints
-        where owner_id = $2 and removed_at is null and disabled_at is null
-          and (case when $6::uuid is not null then id = $6::uuid
-                    when events is null then $4::text = any($5::text[]) else $4::text = any(events) end)
-          and ($7::uuid is null or account_ids is null or $7::uuid = any(account_ids))
-          and ($8::text is null or mutation_types is null or $8::text = any(mutation_types))
+        where owner_id = $2
+          and (case when $6::uuid is not null then id = $6::uuid and removed_at is null and disabled_at is null
+                    when events is null then $4::text = any($5::text[]) and removed_at is null and disabled_at is null
+                    else ${takesTheEvent('$4', '$7', '$8')} end)
        on conflict (event_id, endpoint_id) do nothing returning id`,
       [
         e.eventId,

@@ -200,7 +200,7 @@ describe('bank transfer: list, init, create', () => {
         await query<{ type: string; body: string }>(
           service.pool,
           'TransferWebhooks',
-          `select type, body from webhook_events where owner_id = $1 order by type`,
+          `select type, body from webhook_events where owner_id = $1 and type like 'transfer.%' order by type`,
           [owner.id],
         )
       ).rows;

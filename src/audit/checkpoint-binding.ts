@@ -7,16 +7,18 @@ import {
   checkpointSignatureValid,
   eventLeafV2,
   genesisHash,
+  keyIdOf,
   type LedgerCheckpoint,
 } from './ledger-format.ts';
+import { keyChain } from './ledger-keys.ts';
 import { appendLeaf, leafHash, rootOf, type Frontier } from './merkle.ts';
 import { logEvents } from './stream-pages.ts';
 
 /**
  * What a figure folded from the log is bound to: the newest signed checkpoint, checked before the figure is given. The
  * check is narrower than `verify-log` (which recomputes every range and the daily digests) and covers what the figure
- * relies on: every checkpoint row well-formed, signed with the service's key and linked to the one before (seq, from,
- * prev); the root of every range that holds an event the figure folded, and of the newest range, recomputed from the
+ * relies on: every checkpoint row well-formed, linked to the one before (seq, from, prev) and signed with the key in
+ * force at it, the keys followed through the chain's rotations to the service's own; the root of every range that holds an event the figure folded, and of the newest range, recomputed from the
  * log; and, on PostgreSQL, the log holding exactly the newest checkpoint's `to` events up to its last position (an
  * event removed or added anywhere before it shows there). An event changed in a range the figure does not rely on is
  * `verify-log`'s to find.
@@ -41,7 +43,43 @@ const parsePosition = (text: string): Position | null => {
   return m ? { commit: BigInt(m[1]!), prepare: BigInt(m[2]!) } : null;
 };
 
-/** The stored chain, each checkpoint signed by a key given (by keyId) and linked to the one before; refused otherwise. */
+/**
+ * Whether each checkpoint is signed by the key in force at it, the keys followed through the chain's rotations
+ * (ledger-keys.ts) from `firstKey`, the key of the chain's first checkpoint, to one of `serviceKeys`: a first key
+ * nobody rotated to the service's key proves nothing, since a rotation is signed by the key it hands over to. Null
+ * when they are, else what is wrong.
+ */
+export function chainKeysProblem(
+  chain: readonly LedgerCheckpoint[],
+  firstKey: string | null,
+  serviceKeys: readonly string[],
+): string | null {
+  if (chain.length === 0) return null;
+  if (!firstKey) return `checkpoint 0 is signed by key ${chain[0]!.keyId}, which the database does not hold`;
+  const keys = keyChain(chain, firstKey);
+  if (keys.findings.length > 0) return keys.findings[0]!.problem;
+  if (!serviceKeys.includes(keys.current.publicKey))
+    return `the chain's keys lead to key ${keys.current.keyId}, not the service's`;
+  const bad = chain.find(c => !checkpointSignatureValid(c, keys.keyAt(c.seq).publicKey));
+  return bad ? `checkpoint ${bad.seq}: its signature does not verify with the service's key` : null;
+}
+
+/** The public key of the chain's first checkpoint: the service's when it signed it, else as the owner registered it. */
+async function firstKeyOf(pool: pg.Pool, chain: LedgerCheckpoint[], serviceKeys: string[]): Promise<string | null> {
+  const keyId = chain[0]?.keyId;
+  if (keyId === undefined) return null;
+  const own = serviceKeys.find(k => keyIdOf(k) === keyId);
+  if (own) return own;
+  const registered = await query<{ public_key: string }>(
+    pool,
+    'LedgerKeyOfFirstCheckpoint',
+    'select public_key from ledger_keys where key_id = $1',
+    [keyId],
+  ).catch(() => ({ rows: [] as { public_key: string }[] }));
+  return registered.rows[0]?.public_key ?? null;
+}
+
+/** The stored chain, every checkpoint well-formed, linked to the one before and signed as chainKeysProblem says. */
 async function checkedChain(pool: pg.Pool, publicKeys: string[]): Promise<LedgerCheckpoint[]> {
   const chain: LedgerCheckpoint[] = [];
   for (const row of await readCheckpointRows(pool)) {
@@ -55,12 +93,12 @@ async function checkedChain(pool: pg.Pool, publicKeys: string[]): Promise<Ledger
       throw new LedgerNotVerified(
         `checkpoint ${c.seq} does not follow checkpoint ${before?.seq ?? '(none)'}: the chain is broken`,
       );
-    if (!publicKeys.some(key => checkpointSignatureValid(c, key)))
-      throw new LedgerNotVerified(`checkpoint ${c.seq}: its signature does not verify with the service's key`);
     if (!parsePosition(c.lastPosition))
       throw new LedgerNotVerified(`checkpoint ${c.seq}: its last position ${c.lastPosition} is no position`);
     chain.push(c);
   }
+  const problem = chainKeysProblem(chain, await firstKeyOf(pool, chain, publicKeys), publicKeys);
+  if (problem) throw new LedgerNotVerified(problem);
   return chain;
 }
 

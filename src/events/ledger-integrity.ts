@@ -17,7 +17,7 @@ export const LedgerIntegrityReset = event(
     reason: text,
     findings: z.array(text).min(1),
     continuesFrom: z.object({ seq: z.int().min(0), hash: z.string().regex(/^[0-9a-f]{64}$/) }).nullable(),
-    resetBy: z.string(),
+    resetBy: text,
     resetAt: isoDate,
   }),
 );

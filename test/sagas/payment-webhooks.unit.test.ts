@@ -36,6 +36,7 @@ const shown = {
   uniqueCode: 7,
   totalAmount: 50_007,
   qrisImage: `${baseUrl}/pay/${paymentId}/qris.png`,
+  qrString: 'qr',
   paymentUrl: `${baseUrl}/pay/${paymentId}`,
   redirectUrl: 'https://shop.example/done',
   expiresAt: '2026-03-02T04:00:00.000Z',

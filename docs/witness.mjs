@@ -170,7 +170,7 @@ export async function runWitness(args, io = {}) {
       print('no checkpoint yet: nothing to cosign');
       return 0;
     }
-    const { cosignatures: _published, ...checkpoint } = newest;
+    const { cosignatures: _published, hash: _hash, ...checkpoint } = newest;
     const fresh = await newCheckpoints(api, state.held, checkpoint);
     let key = state.ledgerKeys.at(-1), before = state.held?.checkpoint ?? null;
     const keys = [...state.ledgerKeys];

@@ -37,12 +37,16 @@ const cosignatureBody = z.object({
 });
 const sinceQuery = z.object({ fromSeq: seq.default(0) });
 
-/** The newest checkpoint with the witnesses' cosignatures of it (published as posted: checked by whoever reads them). */
+/**
+ * The newest checkpoint with its hash (its identity: what a re-signed checkpoint of the same seq differs by) and the
+ * witnesses' cosignatures of it (published as posted: checked by whoever reads them).
+ */
 export async function latestWithCosignatures(deps: Pick<AppDeps, 'pool'>) {
   const latest = await latestLedgerCheckpoint(deps.pool);
   if (!latest)
     throw refuse('NOT_FOUND', { message: 'No checkpoint yet: the first is signed within a minute of the first event' });
-  return { ...latest, cosignatures: await cosignaturesOf(deps.pool, checkpointHash(latest)) };
+  const hash = checkpointHash(latest);
+  return { ...latest, hash, cosignatures: await cosignaturesOf(deps.pool, hash) };
 }
 
 /**

@@ -27,10 +27,13 @@ export type LogVerdict = {
   days: DayVerdict[];
 };
 
-/** A checkpoint as kept: what is published beside it (the webhook's keys, the route's cosignatures) is not signed. */
+/**
+ * A checkpoint as kept: what is published beside it (the webhook's keys, the route's hash and cosignatures) is not
+ * signed.
+ */
 function asSigned(value: unknown): LedgerCheckpoint {
   if (value === null || typeof value !== 'object') return ledgerCheckpoint.parse(value);
-  const { keys: _keys, cosignatures: _cosignatures, ...signed } = value as Record<string, unknown>;
+  const { keys: _keys, hash: _hash, cosignatures: _cosignatures, ...signed } = value as Record<string, unknown>;
   return ledgerCheckpoint.parse(signed);
 }
 

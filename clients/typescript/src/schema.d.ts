@@ -3843,6 +3843,7 @@ export interface components {
          *       "lastPosition": "12250/12250",
          *       "keyId": "3b1f9c2d7e4a5b60",
          *       "signature": "MEUCIQDt3mJ5w0r1m1m4Yp2Vq8x5Zq3n6Q0hA==",
+         *       "hash": "5f2c7a1e9b3d4c8f6a0e2b7d1c9f3a5e8b4d6c0a2e7f1b3d5c9a8e6f4b2d0c1e",
          *       "cosignatures": [
          *         {
          *           "checkpointHash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
@@ -3873,6 +3874,8 @@ export interface components {
             nextKey?: string;
             /** @description A rotation: the new key's signature over the same signed text (base64), not itself signed */
             nextKeySignature?: string;
+            /** @description Its hash, sha256 of its signed text: its identity, and the next checkpoint's prev (not signed) */
+            hash: string;
             /** @description The witnesses' cosignatures of it, as posted */
             cosignatures: components["schemas"]["LedgerCosignature"][];
         };
@@ -4029,6 +4032,7 @@ export interface components {
          *         "lastPosition": "12250/12250",
          *         "keyId": "3b1f9c2d7e4a5b60",
          *         "signature": "MEUCIQDt3mJ5w0r1m1m4Yp2Vq8x5Zq3n6Q0hA==",
+         *         "hash": "5f2c7a1e9b3d4c8f6a0e2b7d1c9f3a5e8b4d6c0a2e7f1b3d5c9a8e6f4b2d0c1e",
          *         "cosignatures": [
          *           {
          *             "checkpointHash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",

@@ -33,11 +33,23 @@ export const cosignature = z
 
 const checkpointExample = (z.globalRegistry.get(checkpoint)?.examples as object[])[0]!;
 export const cosignedCheckpoint = checkpoint
-  .extend({ cosignatures: z.array(cosignature).describe("The witnesses' cosignatures of it, as posted") })
+  .extend({
+    hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .describe("Its hash, sha256 of its signed text: its identity, and the next checkpoint's prev (not signed)"),
+    cosignatures: z.array(cosignature).describe("The witnesses' cosignatures of it, as posted"),
+  })
   .meta({
     id: 'CosignedLedgerCheckpoint',
     description: 'A signed checkpoint and the cosignatures posted of it (the checkpoint is the rest)',
-    examples: [{ ...checkpointExample, cosignatures: [cosignatureExample] }],
+    examples: [
+      {
+        ...checkpointExample,
+        hash: '5f2c7a1e9b3d4c8f6a0e2b7d1c9f3a5e8b4d6c0a2e7f1b3d5c9a8e6f4b2d0c1e',
+        cosignatures: [cosignatureExample],
+      },
+    ],
   });
 
 const lineExample = {

@@ -4,8 +4,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserService } from '../support/chromium.ts';
 import { signedInAdmin } from '../support/gateway.ts';
-import { decodeQrPng, freshPhone } from '../support/payments.ts';
-import { eventually, sandboxOf } from '../support/sandbox.ts';
+import { freshPhone } from '../support/payments.ts';
+import { eventually } from '../support/sandbox.ts';
 import type { TestService } from '../support/service.ts';
 import { startReceiver } from '../webhooks/support.ts';
 
@@ -100,13 +100,8 @@ async function newcomerPath(kind: Kind) {
     // the customer's side: the page shared, paid in the sandbox
     await page.goto(paymentUrl);
     await audit('payment page');
-    const sandboxButton = page.locator('#sandbox-pay');
-    if (await sandboxButton.count()) await sandboxButton.click();
-    else {
-      const qr = await fetch(`${paymentUrl}/qris.png`);
-      const payload = (await decodeQrPng(Buffer.from(await qr.arrayBuffer()))).payload!;
-      await sandboxOf(service).pay({ qris: payload });
-    }
+    // the sandbox's own button on the page, as a newcomer pays a first bill
+    await page.getByRole('button', { name: /Bayar \(sandbox\)/ }).click();
     await page.goto(`${baseUrl}/dashboard/accounts/${accountId}`);
     await page.getByRole('button', { name: 'Sinkron sekarang' }).click();
     await eventually(async () => {

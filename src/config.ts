@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import type { CadenceSettings } from './domain/check-cadence.ts';
 
 const booleanFromEnv = z.enum(['true', 'false', '1', '0']).transform(v => v === 'true' || v === '1');
 
@@ -108,6 +109,24 @@ const envSchema = z.object({
     .default(10),
   PAYMENT_CHECK_SLOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   PAYMENT_CHECK_ASK_EVERY_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+  // the payment page's event streams (src/api/payment-stream.ts)
+  PAYMENT_STREAMS_PER_PAYMENT: z.coerce.number().int().min(0).max(1000).default(5),
+  PAYMENT_STREAMS_PER_INSTANCE: z.coerce.number().int().min(0).max(100_000).default(1000),
+  PAYMENT_STREAM_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(50).default(15),
+  // the cadence that follows the payer (src/domain/check-cadence.ts); 'fixed' is the every-15-s-then-60-s rule
+  PAYMENT_CHECK_CADENCE: z.enum(['payer', 'fixed']).default('payer'),
+  // the provider's own limit per account: never two checks of one account closer than this
+  PAYMENT_CHECK_FLOOR_SECONDS: z.coerce.number().int().min(1).max(3600).default(2),
+  PAYMENT_CHECK_PAGE_SECONDS: z.coerce.number().int().min(1).max(3600).default(4),
+  PAYMENT_CHECK_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(8),
+  PAYMENT_CHECK_WINDOW_DEFAULT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
+  PAYMENT_CHECK_BACKOFF_PERCENT: z.coerce.number().int().min(1).max(100).default(10),
+  // providers' notifications that money landed (docs/sandbox.md): CODE=whsec_... per provider, comma-separated
+  PROVIDER_NOTIFICATION_SECRETS: z.string().default(''),
+  PROVIDER_NOTIFICATION_TOLERANCE_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
+  // which providers the embedded sandbox pushes notifications for (codes, or none), and the service's URL it calls
+  SANDBOX_PUSH: z.string().trim().optional(),
+  SANDBOX_PUSH_URL: z.url().optional(),
   // the gateway's numbers (DESIGN section 9; the interface document's Limits table sets the fees and the minimum withdrawal)
   GATEWAY_VA_FEE: z.coerce.number().int().min(0).max(1_000_000).default(3000),
   GATEWAY_QRIS_FEE_RATE_BP: z.coerce.number().int().min(0).max(10_000).default(70),
@@ -130,6 +149,11 @@ const envSchema = z.object({
     .min(1)
     .max(24 * 60)
     .default(1),
+  // operational rows past their retention are deleted in small batches by one instance (docs/operating.md)
+  RETENTION_WEBHOOK_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  RETENTION_FAILED_JOBS_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  RETENTION_BATCH_ROWS: z.coerce.number().int().min(1).max(100_000).default(1000),
+  RETENTION_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(100),
   // a clock people and tests move over HTTP (DESIGN section 9): never on unless asked for
   TEST_CLOCK: booleanFromEnv.default(false),
   TEST_CLOCK_FORCE: booleanFromEnv.default(false),
@@ -146,6 +170,13 @@ export type GatewaySettings = {
   minWithdrawal: number;
 };
 
+/**
+ * The payment page's event streams: at most perPayment open at once for one payment and perInstance in all on one
+ * instance (beyond: the page polls; 0 offers no stream), each sent a comment every heartbeatSeconds so that a proxy
+ * and the server's idle timeout keep it open.
+ */
+export type PaymentStreamSettings = { perPayment: number; perInstance: number; heartbeatSeconds: number };
+
 /** How often a receiving account with pending payments is checked (DESIGN section 11). */
 export type PaymentCheckSettings = {
   /** every fastSeconds while its newest pending payment is younger than fastForMinutes */
@@ -155,6 +186,32 @@ export type PaymentCheckSettings = {
   slowSeconds: number;
   /** the payer's "Saya sudah bayar" asks for a check at most this often per payment */
   askEverySeconds: number;
+} & Omit<CadenceSettings, 'fastSeconds' | 'fastForMinutes' | 'slowSeconds'>;
+
+/**
+ * Providers' notifications that money landed: the secret each provider signs with (a provider without one is not
+ * heard), and how far a notification's timestamp may stray from the service's clock.
+ */
+export type ProviderNotificationSettings = {
+  secrets: Readonly<Record<string, string>>;
+  toleranceSeconds: number;
+};
+
+/**
+ * What the embedded sandbox pushes: the providers it notifies for (null: every one that offers notifications) and the
+ * service's base URL it calls (undefined: the service that started it, in process).
+ */
+export type SandboxPushSettings = { providers: readonly string[] | null; url: string | undefined };
+
+/** How long operational rows are kept, and how the pass deleting them goes easy on the database (docs/operating.md). */
+export type RetentionSettings = {
+  /** finished webhook deliveries with their attempts, and events with no delivery left: days after the last change */
+  webhookDays: number;
+  /** queue jobs that failed for good: days after their last try */
+  failedJobDays: number;
+  /** rows deleted by one statement, and the pause between two statements */
+  batchRows: number;
+  pauseMs: number;
 };
 
 export type Config = {
@@ -197,14 +254,17 @@ export type Config = {
   /** WEBHOOK_ALLOW_PRIVATE: off unless asked for, in every mode; the start's log names it when on */
   webhookAllowPrivate: boolean;
   http: HttpSettings;
-  /** whether this process starts the sandbox provider, and on which address (SANDBOX, SANDBOX_HOST) */
-  sandbox: { start: boolean; host: string };
+  /** whether this process starts the sandbox provider, on which address (SANDBOX, SANDBOX_HOST), what it pushes */
+  sandbox: { start: boolean; host: string; push: SandboxPushSettings };
+  providerNotifications: ProviderNotificationSettings;
   embeddedPostgresPassword: string;
   /** the password of the embedded database's restricted role that the service connects as (issue 24) */
   serviceRolePassword: string;
   otp: OtpSettings;
   authLimits: AuthLimits;
   paymentChecks: PaymentCheckSettings;
+  paymentStreams: PaymentStreamSettings;
+  retention: RetentionSettings;
   gateway: GatewaySettings;
   qr: QrSettings;
   /** POST /api/test-clock moves the service's clock forward (TEST_CLOCK=true) */
@@ -397,6 +457,34 @@ function isInside(dir: string, file: string): boolean {
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
+/** PROVIDER_NOTIFICATION_SECRETS: `CODE=whsec_...` entries, comma-separated (the catalogue is checked at start). */
+function parseNotificationSecrets(value: string): Record<string, string> {
+  const entries = value
+    .split(',')
+    .map(v => v.trim())
+    .filter(Boolean);
+  const secrets: Record<string, string> = {};
+  for (const entry of entries) {
+    const match = /^([A-Z0-9-]{1,40})=(whsec_[A-Za-z0-9+/]{16,}={0,2})$/.exec(entry);
+    if (!match)
+      throw new ConfigError(
+        'Invalid configuration:\n  PROVIDER_NOTIFICATION_SECRETS: CODE=whsec_<base64> entries, comma-separated',
+      );
+    secrets[match[1]!] = match[2]!;
+  }
+  return secrets;
+}
+
+/** SANDBOX_PUSH: unset is every provider that offers notifications; `none` is none; else provider codes. */
+function parseSandboxPush(value: string | undefined): readonly string[] | null {
+  if (value === undefined || value === '') return null;
+  if (value === 'none') return [];
+  return value
+    .split(',')
+    .map(v => v.trim())
+    .filter(Boolean);
+}
+
 /** Every environment variable the service reads (docs/configuration.md). */
 export const configurationNames: readonly string[] = Object.keys(envSchema.shape);
 
@@ -441,6 +529,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // embedded defaults show the whole product; elsewhere the sandbox is asked for
       start: !production && !e.SANDBOX_URL && sandboxPort !== 0 && (e.SANDBOX ?? !e.DATABASE_URL),
       host: e.SANDBOX_HOST,
+      push: { providers: parseSandboxPush(e.SANDBOX_PUSH), url: e.SANDBOX_PUSH_URL?.replace(/\/$/, '') },
+    },
+    providerNotifications: {
+      secrets: parseNotificationSecrets(e.PROVIDER_NOTIFICATION_SECRETS),
+      toleranceSeconds: e.PROVIDER_NOTIFICATION_TOLERANCE_SECONDS,
     },
     jwtSecret: e.JWT_SECRET ?? secrets.jwtSecret,
     encryptionKey: e.ENCRYPTION_KEY ?? secrets.encryptionKey,
@@ -481,11 +574,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         windowMinutes: e.LOGIN_SLOWDOWN_WINDOW_MINUTES,
       },
     },
+    paymentStreams: {
+      perPayment: e.PAYMENT_STREAMS_PER_PAYMENT,
+      perInstance: e.PAYMENT_STREAMS_PER_INSTANCE,
+      heartbeatSeconds: e.PAYMENT_STREAM_HEARTBEAT_SECONDS,
+    },
     paymentChecks: {
       fastSeconds: e.PAYMENT_CHECK_FAST_SECONDS,
       fastForMinutes: e.PAYMENT_CHECK_FAST_FOR_MINUTES,
       slowSeconds: e.PAYMENT_CHECK_SLOW_SECONDS,
       askEverySeconds: e.PAYMENT_CHECK_ASK_EVERY_SECONDS,
+      cadence: e.PAYMENT_CHECK_CADENCE,
+      floorSeconds: e.PAYMENT_CHECK_FLOOR_SECONDS,
+      pageSeconds: e.PAYMENT_CHECK_PAGE_SECONDS,
+      // the page asks every 3 s: three missed asks and it counts as closed
+      pageOpenForSeconds: 10,
+      windowSeconds: e.PAYMENT_CHECK_WINDOW_SECONDS,
+      backoffShare: e.PAYMENT_CHECK_BACKOFF_PERCENT / 100,
+      window: {
+        percentile: 90,
+        minPaid: 5,
+        defaultSeconds: e.PAYMENT_CHECK_WINDOW_DEFAULT_SECONDS,
+        minSeconds: 30,
+        maxSeconds: 15 * 60,
+      },
+    },
+    retention: {
+      webhookDays: e.RETENTION_WEBHOOK_DAYS,
+      failedJobDays: e.RETENTION_FAILED_JOBS_DAYS,
+      batchRows: e.RETENTION_BATCH_ROWS,
+      pauseMs: e.RETENTION_PAUSE_MS,
     },
     gateway: {
       vaFee: e.GATEWAY_VA_FEE,

@@ -195,6 +195,23 @@ export const errorCodes = {
       'The provider did not confirm the transfer: the amount stays debited until it does; do not retry with a new inquiry',
   },
 
+  // providers' notifications that money landed (POST /api/providers/{code}/notifications): nothing is checked for these
+  NOTIFICATION_PROVIDER_UNKNOWN: {
+    status: 404,
+    message: 'No provider of this code sends notifications to this service',
+  },
+  NOTIFICATION_SIGNATURE_INVALID: {
+    status: 401,
+    message:
+      "The notification is not signed with the provider's secret (webhook-id, webhook-timestamp, webhook-signature)",
+  },
+  NOTIFICATION_STALE: { status: 400, message: "The notification's timestamp is outside the accepted window" },
+  NOTIFICATION_REPLAYED: { status: 409, message: 'This notification id was heard already with another body' },
+  NOTIFICATION_ACCOUNT_UNKNOWN: {
+    status: 404,
+    message: 'No active linked account of this provider has this accountRef',
+  },
+
   // the test clock (TEST_CLOCK=true)
   TEST_CLOCK_BACKWARDS: { status: 400, message: 'The test clock moves forward only' },
 

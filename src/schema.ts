@@ -9,6 +9,8 @@ import { attemptCountsMigration } from './db/attempt-counts.ts';
 import { ledgerGuardMigration } from './db/ledger-guard.ts';
 import { queueRunnersMigration } from './db/queue-liveness.ts';
 import { paymentCheckHandoversMigration } from './background/payment-checks.ts';
+import { paymentCheckSignalsMigration } from './background/payment-check-signals.ts';
+import { providerNotificationsMigration } from './db/provider-notification-ids.ts';
 import type { Logger } from './logger.ts';
 import { projections } from './projections/all.ts';
 import { eventStoreMigrations } from './store/postgres-event-store.ts';
@@ -29,6 +31,8 @@ const serviceUnits: readonly Migration[] = [
   ledgerCosignaturesMigration,
   attemptCountsMigration,
   paymentCheckHandoversMigration,
+  paymentCheckSignalsMigration,
+  providerNotificationsMigration,
 ];
 
 /** Every unit the service may run, its own and the event store's: their released steps are pinned (src/db/migration-steps.json). */

@@ -26,6 +26,7 @@ import { deviceCookies } from './security/device-cookie.ts';
 import type { HttpConnectorOptions } from './providers/http-connector.ts';
 import { startSandbox } from './providers/sandbox/server.ts';
 import { sandboxPayer } from './providers/sandbox-payer.ts';
+import { notificationSettings, sandboxPushOf } from './providers/notification-secrets.ts';
 import type { AccountSyncScheduler } from './background/account-sync.ts';
 import type { PaymentChecks } from './background/payment-checks.ts';
 import type { PaymentExpiryTimer } from './background/payment-expiry.ts';
@@ -47,6 +48,8 @@ export type Service = {
   paymentExpiry: PaymentExpiryTimer;
   gatewaySettlement: GatewaySettlement;
   transferOutcomes: OnTheClock;
+  /** deletes operational rows past their retention (src/background/retention.ts) */
+  retention: OnTheClock;
   paymentChecks: PaymentChecks;
   /** the chain of signed checkpoints of the log (src/audit/ledger-checkpoints.ts) */
   ledger: LedgerCheckpoints;
@@ -139,16 +142,21 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const clock =
     options.clock ?? (config.testClock ? new ShiftedClock(path.join(config.dataDir, 'test-clock.json')) : systemClock);
   const { url: dbUrl, embedded } = await openDatabase(config, log);
-  const sandbox =
-    config.sandbox.start || (options.startSandbox && !config.sandboxUrl)
-      ? await startSandbox({
-          clock,
-          log,
-          port: config.sandboxPort,
-          host: config.sandbox.host,
-          stateFile: path.join(config.dataDir, 'sandbox-state.json'),
-        })
-      : null;
+  const startsSandbox = config.sandbox.start || (options.startSandbox && !config.sandboxUrl);
+  const notifications = notificationSettings(config, Boolean(startsSandbox || config.sandboxUrl));
+  // the embedded sandbox's notifications reach this service's app in process unless SANDBOX_PUSH_URL names one
+  let deliverInProcess: (path: string, headers: Record<string, string>, body: string) => Promise<number> = async () =>
+    503;
+  const sandbox = startsSandbox
+    ? await startSandbox({
+        push: sandboxPushOf(config, notifications, (...args) => deliverInProcess(...args)),
+        clock,
+        log,
+        port: config.sandboxPort,
+        host: config.sandbox.host,
+        stateFile: path.join(config.dataDir, 'sandbox-state.json'),
+      })
+    : null;
   const providerUrl = config.sandboxUrl ?? sandbox?.url ?? null;
   // all DDL first, under one lock: instances started together on an empty database take turns (src/schema.ts)
   await migrateForStartUp(dbUrl, config, log);
@@ -162,6 +170,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     webhooks,
     schedulerTickMs: options.schedulerTickMs,
     paymentChecks: config.paymentChecks,
+    retention: config.retention,
     digestSigner: signer,
     ledgerCheckpointDir: config.ledgerCheckpointDir,
   });
@@ -188,6 +197,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
       authLimits: config.authLimits,
       webhooks,
       paymentChecks: config.paymentChecks,
+      providerNotifications: notifications,
+      paymentStreams: config.paymentStreams,
       gateway: config.gateway,
       qr: config.qr,
       http: config.http,
@@ -221,6 +232,15 @@ export async function createService(config: Config, options: ServiceOptions = {}
     },
   };
   const app = await buildApp(deps);
+  deliverInProcess = async (url, headers, body) =>
+    (
+      await app.inject({
+        method: 'POST',
+        url,
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: body,
+      })
+    ).statusCode;
   const listen = async () => {
     await app.listen({ port: config.port, host: config.host, listenTextResolver: at => `service listening on ${at}` });
     const address = app.server.address();
@@ -247,6 +267,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     gatewaySettlement,
     paymentChecks,
     transferOutcomes,
+    retention,
     ledger,
   } = background;
   return {
@@ -262,6 +283,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     gatewaySettlement,
     paymentChecks,
     transferOutcomes,
+    retention,
     ledger,
     sandboxUrl: providerUrl,
     ledgerKeyId: signer.keyId,

@@ -58,6 +58,7 @@ import { passwordPages } from './pages/password-pages.ts';
 import { paymentPages } from './pages/payment-pages.ts';
 import { signInPages } from './pages/sign-in-pages.ts';
 import { transferPages } from './pages/transfer-pages.ts';
+import { providerNotificationRoutes } from './provider-notifications.ts';
 
 const hopsTrusted = (hops: number) => (_address: string, hop: number) => hop < hops;
 
@@ -175,6 +176,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(auditorSurface(deps, auditLedgerRoutes(deps)), { prefix: '/api/audit' });
   await app.register(paymentPageRoutes(deps));
   await app.register(sandboxPaymentRoutes(deps));
+  // providers' notifications: the provider's signature is the credential, no API key (src/api/provider-notifications.ts)
+  await app.register(providerNotificationRoutes(deps), { prefix: '/api/providers' });
   // the dashboard's pages (DESIGN section 12): sign-in forms at the root, the rest behind the session under /dashboard
   await app.register(signInPages(deps, signingIn));
   await app.register(

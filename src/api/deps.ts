@@ -8,6 +8,8 @@ import type {
   HttpSettings,
   OtpSettings,
   PaymentCheckSettings,
+  PaymentStreamSettings,
+  ProviderNotificationSettings,
   QrSettings,
   TrustProxy,
 } from '../config.ts';
@@ -39,12 +41,16 @@ export type AppDeps = SyncDeps & {
     authLimits: AuthLimits;
     webhooks: WebhookSettings;
     paymentChecks: PaymentCheckSettings;
+    /** how many event streams the payment page may hold open, and their heartbeat */
+    paymentStreams: PaymentStreamSettings;
+    /** the secret of each provider heard (sandbox-played ones derived when none is set) and the timestamp window */
+    providerNotifications: ProviderNotificationSettings;
     gateway: GatewaySettings;
     qr: QrSettings;
     http: HttpSettings;
   };
   /** Checks of accounts for the money of pending payments (src/background/payment-checks.ts). */
-  paymentChecks: Pick<PaymentChecks, 'checkNow'>;
+  paymentChecks: Pick<PaymentChecks, 'checkNow' | 'payerSeen'>;
   /**
    * A customer of the sandbox provider, when the service's provider is the sandbox (started with it, or SANDBOX_URL):
    * the payment page's "Bayar (sandbox)". Absent or null: real providers, and nothing is paid that way.

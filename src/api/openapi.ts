@@ -74,6 +74,12 @@ const tags: { prefix: string; name: string; description: string }[] = [
     name: 'ledger keys',
     description: "The ledger's public keys, for anyone checking its signed checkpoints (docs/auditing.md)",
   },
+  {
+    prefix: '/api/providers/',
+    name: 'provider notifications',
+    description:
+      "What providers call when money lands (the provider's signature is the credential): a hint that checks the account",
+  },
   { prefix: '/', name: 'service', description: 'Health, readiness, metrics and this document' },
 ];
 

@@ -40,6 +40,8 @@ const deps: Partial<AppDeps> = {
     authLimits: config.authLimits,
     webhooks: unused('config.webhooks'),
     paymentChecks: config.paymentChecks,
+    providerNotifications: config.providerNotifications,
+    paymentStreams: config.paymentStreams,
     gateway: config.gateway,
     qr: config.qr,
     http: config.http,

@@ -40,3 +40,12 @@ export const providers: readonly Provider[] = [
 export function findProvider(providerCode: string): Provider | undefined {
   return providers.find(p => p.providerCode === providerCode);
 }
+
+/**
+ * Whether a provider can call the service when money lands in one of its accounts (a notification, a hint that
+ * triggers a check): e-wallets do, as QRIS acquirers' callbacks do; banks are only read. The catalogue says who can;
+ * a secret configured for the provider (PROVIDER_NOTIFICATION_SECRETS) says who does.
+ */
+export function offersNotifications(providerCode: string): boolean {
+  return findProvider(providerCode)?.type === 'ewallet';
+}

@@ -203,6 +203,11 @@ const words = {
       ? join('Hanya bulan tertutup terakhir yang dapat dibuka kembali:', p.next)
       : join('Bulan ditutup berurutan; berikutnya', p.next),
 
+  NOTIFICATION_PROVIDER_UNKNOWN: 'Provider ini tidak mengirim notifikasi ke layanan ini',
+  NOTIFICATION_SIGNATURE_INVALID: 'Tanda tangan notifikasi tidak sah',
+  NOTIFICATION_STALE: 'Waktu notifikasi di luar jendela yang diterima',
+  NOTIFICATION_REPLAYED: 'ID notifikasi ini sudah dipakai dengan isi lain',
+  NOTIFICATION_ACCOUNT_UNKNOWN: 'Tidak ada akun aktif provider ini dengan nomor itu',
   STREAM_NOT_FOUND: 'Tidak ada stream dengan ID itu',
 } satisfies Record<Exclude<ErrorCode, SessionCode>, Words>;
 

@@ -1,3 +1,4 @@
+import type { SentNotification } from '../../src/providers/sandbox/notifications.ts';
 import type { TestService } from './service.ts';
 
 /** Drives the sandbox provider the way a tester would, over its HTTP control API. */
@@ -25,6 +26,9 @@ export function sandboxOf(service: TestService) {
     }) => call('POST', '/sandbox/transactions', t) as Promise<{ id: string }>,
     faults: (f: Record<string, unknown>) => call('POST', '/sandbox/faults', f),
     clearFaults: () => call('DELETE', '/sandbox/faults'),
+    /** The notifications the sandbox pushed (or lost), newest last, with the service's answers. */
+    notifications: async () =>
+      ((await call('GET', '/sandbox/notifications')) as { notifications: SentNotification[] }).notifications,
     /** Pays as a customer would: a QR payload, a virtual account or a transfer to an account number. */
     pay: (body: { qris?: string; vaNumber?: string; accountNumber?: string; providerCode?: string; amount?: number }) =>
       call('POST', '/sandbox/payments', body) as Promise<{ transactionId: string; amount: number }>,

@@ -28,6 +28,8 @@ export async function startTestService(
     PORT: '0',
     SANDBOX_PORT: '0',
     LOG_LEVEL: 'silent',
+    // the sandbox pushes no notifications unless a test asks (a push checks at once, ahead of the cadence tests count)
+    SANDBOX_PUSH: 'none',
     ...env,
   });
   const clock = new TestClock();

@@ -1343,6 +1343,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pay/{paymentId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payment's status as server-sent events, for the payment page: `event: status` with the status.json data when the stream opens and when the payment ends, a comment every PAYMENT_STREAM_HEARTBEAT_SECONDS; the stream ends once the payment has ended or expired. 429 past PAYMENT_STREAMS_PER_PAYMENT open streams of the payment, 503 past PAYMENT_STREAMS_PER_INSTANCE on the instance (the page polls status.json meanwhile) */
+        get: operations["getPayByPaymentIdEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pay/{paymentId}/status.json": {
         parameters: {
             query?: never;
@@ -1428,10 +1445,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/providers/{providerCode}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A provider says money landed in one of its accounts (signed with the provider's secret, no API key): the account is checked at once, once per notification id */
+        post: operations["postApiProvidersByProviderCodeNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description A provider's hint that money landed in one of its accounts, signed in the webhook-id, webhook-timestamp and webhook-signature headers (Standard Webhooks, the provider's secret); the account is checked at the provider, nothing in the body is credited
+         * @example {
+         *       "accountRef": "081234567890",
+         *       "transactionId": "TX-000123"
+         *     }
+         */
+        ProviderNotificationInput: {
+            accountRef: string;
+            transactionId?: string;
+        };
         /**
          * @description What an endpoint narrows the account kinds to (the other kinds pass whatever they say)
          * @example {
@@ -5528,6 +5573,26 @@ export interface components {
             data: components["schemas"]["Provider"][];
         };
         /**
+         * @description The notification heard: the linked account is checked at the provider once per notification id
+         * @example {
+         *       "status": "success",
+         *       "data": {
+         *         "notificationId": "ntf_TX-000123",
+         *         "checking": true
+         *       }
+         *     }
+         */
+        ProviderNotificationAnswer: {
+            /** @constant */
+            status: "success";
+            data: {
+                /** @description The webhook-id of the notification */
+                notificationId: string;
+                /** @description true: the account is checked now (202); false: this notification was heard already (200) */
+                checking: boolean;
+            };
+        };
+        /**
          * @description The banks one can transfer to: copy one's instId, instLocalName, payMethod and payOption to bank-init
          * @example {
          *       "success": true,
@@ -5868,7 +5933,7 @@ export interface components {
              * @description The error code (docs/reference/errors.md)
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "INVALID_INPUT" | "INVALID_TEXT" | "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "CROSS_ORIGIN_REFUSED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "BUSY" | "INVALID_API_KEY" | "SESSION_EXISTS" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PROVIDER_NOT_FOUND" | "PROVIDER_LOGIN_FAILED" | "PROVIDER_UNAVAILABLE" | "PROVIDER_REJECTED" | "NOT_ENOUGH_POINTS" | "MISSING_FIELDS" | "UNKNOWN_PROVIDER" | "VERIFICATION_INCOMPLETE" | "OTP_SESSION_INVALID" | "OTP_VERIFICATION_FAILED" | "PAYMENT_NOT_FOUND" | "PAYMENT_TYPE_NOT_SUPPORTED" | "RECEIVING_ACCOUNT_GONE" | "GATEWAY_NOT_APPROVED" | "ORDER_PENDING" | "ORDER_ALREADY_PAID" | "NO_UNIQUE_CODE" | "VA_NUMBER_TAKEN" | "PAYMENT_NOT_PENDING" | "PAYMENT_METHOD_CHOSEN" | "IDEMPOTENCY_KEY_REUSED" | "PAYABLE_LAPSED" | "PAYMENT_NOT_BILLED" | "PAYMENT_NOT_IN_SANDBOX" | "SANDBOX_PAYMENT_REFUSED" | "SANDBOX_UNAVAILABLE" | "GATEWAY_ACCESS_CONFLICT" | "GATEWAY_DIRECT_NOT_ALLOWED" | "NO_HOLDING_ACCOUNT" | "HOLDING_ACCOUNT_CANNOT_SERVE" | "WITHDRAWAL_NOT_FOUND" | "SETTLEMENT_NOT_FOUND" | "WITHDRAWAL_BELOW_MINIMUM" | "INSUFFICIENT_BALANCE" | "WITHDRAWAL_OWN_PAYOUT" | "WITHDRAWAL_NOT_REQUESTED" | "WITHDRAWAL_REFERENCE_USED" | "WITHDRAWAL_DESTINATION_INVALID" | "PAYOUT_ACCOUNT_NOT_SET" | "SUSPENSE_NOT_FOUND" | "SUSPENSE_NOT_OPEN" | "SUSPENSE_BELOW_FEE" | "SUSPENSE_TARGET_INVALID" | "SUSPENSE_NOT_TRANSFERRED" | "SUSPENSE_ALREADY_UNTRANSFERRED" | "HOLDING_CASH_SHORT" | "WITHDRAWAL_HOLDER_MISMATCH" | "LEDGER_ADJUSTMENT_INVALID" | "HOLDING_TRANSFER_INVALID" | "WITHDRAWAL_PAYOUT_IN_FLIGHT" | "WITHDRAWAL_PAYOUT_FAILED" | "WITHDRAWAL_PAYOUT_UNCONFIRMED" | "QR_IMAGE_MISSING" | "QR_IMAGE_NOT_AN_IMAGE" | "QR_IMAGE_TOO_LARGE" | "QR_NOT_FOUND" | "QR_DECODER_BUSY" | "QR_NOT_QRIS" | "QR_AMOUNT_MISMATCH" | "QR_AMOUNT_OUT_OF_RANGE" | "TRANSFER_NOT_SUPPORTED" | "BALANCE_INSUFFICIENT" | "BANK_LIST_FAILED" | "BANK_ACCOUNT_VALIDATION_FAILED" | "BANK_ACCOUNT_INDEX_INVALID" | "TRANSFER_AMOUNT_MISMATCH" | "TRANSFER_FAILED" | "TRANSFER_UNCONFIRMED" | "TEST_CLOCK_BACKWARDS" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_DISABLED" | "GATEWAY_AMOUNT_BELOW_MINIMUM" | "GATEWAY_AMOUNT_ABOVE_MAXIMUM" | "GATEWAY_AMOUNT_NOT_ABOVE_FEE" | "INVALID_HOLIDAY_CALENDAR" | "INVALID_PERIOD" | "PERIOD_NOT_ENDED" | "PERIOD_ALREADY_CLOSED" | "PERIOD_NOT_CLOSED" | "PERIOD_OUT_OF_ORDER" | "STREAM_NOT_FOUND";
+            code: "VALIDATION_ERROR" | "INVALID_INPUT" | "INVALID_TEXT" | "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "CROSS_ORIGIN_REFUSED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE" | "DATABASE_UNAVAILABLE" | "BUSY" | "INVALID_API_KEY" | "SESSION_EXISTS" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PROVIDER_NOT_FOUND" | "PROVIDER_LOGIN_FAILED" | "PROVIDER_UNAVAILABLE" | "PROVIDER_REJECTED" | "NOT_ENOUGH_POINTS" | "MISSING_FIELDS" | "UNKNOWN_PROVIDER" | "VERIFICATION_INCOMPLETE" | "OTP_SESSION_INVALID" | "OTP_VERIFICATION_FAILED" | "PAYMENT_NOT_FOUND" | "PAYMENT_TYPE_NOT_SUPPORTED" | "RECEIVING_ACCOUNT_GONE" | "GATEWAY_NOT_APPROVED" | "ORDER_PENDING" | "ORDER_ALREADY_PAID" | "NO_UNIQUE_CODE" | "VA_NUMBER_TAKEN" | "PAYMENT_NOT_PENDING" | "PAYMENT_METHOD_CHOSEN" | "IDEMPOTENCY_KEY_REUSED" | "PAYABLE_LAPSED" | "PAYMENT_NOT_BILLED" | "PAYMENT_NOT_IN_SANDBOX" | "SANDBOX_PAYMENT_REFUSED" | "SANDBOX_UNAVAILABLE" | "GATEWAY_ACCESS_CONFLICT" | "GATEWAY_DIRECT_NOT_ALLOWED" | "NO_HOLDING_ACCOUNT" | "HOLDING_ACCOUNT_CANNOT_SERVE" | "WITHDRAWAL_NOT_FOUND" | "SETTLEMENT_NOT_FOUND" | "WITHDRAWAL_BELOW_MINIMUM" | "INSUFFICIENT_BALANCE" | "WITHDRAWAL_OWN_PAYOUT" | "WITHDRAWAL_NOT_REQUESTED" | "WITHDRAWAL_REFERENCE_USED" | "WITHDRAWAL_DESTINATION_INVALID" | "PAYOUT_ACCOUNT_NOT_SET" | "SUSPENSE_NOT_FOUND" | "SUSPENSE_NOT_OPEN" | "SUSPENSE_BELOW_FEE" | "SUSPENSE_TARGET_INVALID" | "SUSPENSE_NOT_TRANSFERRED" | "SUSPENSE_ALREADY_UNTRANSFERRED" | "HOLDING_CASH_SHORT" | "WITHDRAWAL_HOLDER_MISMATCH" | "LEDGER_ADJUSTMENT_INVALID" | "HOLDING_TRANSFER_INVALID" | "WITHDRAWAL_PAYOUT_IN_FLIGHT" | "WITHDRAWAL_PAYOUT_FAILED" | "WITHDRAWAL_PAYOUT_UNCONFIRMED" | "QR_IMAGE_MISSING" | "QR_IMAGE_NOT_AN_IMAGE" | "QR_IMAGE_TOO_LARGE" | "QR_NOT_FOUND" | "QR_DECODER_BUSY" | "QR_NOT_QRIS" | "QR_AMOUNT_MISMATCH" | "QR_AMOUNT_OUT_OF_RANGE" | "TRANSFER_NOT_SUPPORTED" | "BALANCE_INSUFFICIENT" | "BANK_LIST_FAILED" | "BANK_ACCOUNT_VALIDATION_FAILED" | "BANK_ACCOUNT_INDEX_INVALID" | "TRANSFER_AMOUNT_MISMATCH" | "TRANSFER_FAILED" | "TRANSFER_UNCONFIRMED" | "NOTIFICATION_PROVIDER_UNKNOWN" | "NOTIFICATION_SIGNATURE_INVALID" | "NOTIFICATION_STALE" | "NOTIFICATION_REPLAYED" | "NOTIFICATION_ACCOUNT_UNKNOWN" | "TEST_CLOCK_BACKWARDS" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_DISABLED" | "GATEWAY_AMOUNT_BELOW_MINIMUM" | "GATEWAY_AMOUNT_ABOVE_MAXIMUM" | "GATEWAY_AMOUNT_NOT_ABOVE_FEE" | "INVALID_HOLIDAY_CALENDAR" | "INVALID_PERIOD" | "PERIOD_NOT_ENDED" | "PERIOD_ALREADY_CLOSED" | "PERIOD_NOT_CLOSED" | "PERIOD_OUT_OF_ORDER" | "STREAM_NOT_FOUND";
             message: string;
             /** @description The fields at fault, for a request its schema refuses; empty otherwise */
             errors: {
@@ -13572,6 +13637,77 @@ export interface operations {
             };
         };
     };
+    getPayByPaymentIdEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests (see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getPayByPaymentIdStatusJson: {
         parameters: {
             query?: never;
@@ -13983,6 +14119,115 @@ export interface operations {
             };
             /** @description The provider failed */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postApiProvidersByProviderCodeNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                providerCode: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProviderNotificationInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderNotificationAnswer"];
+                };
+            };
+            /** @description Heard: the linked account is checked now */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderNotificationAnswer"];
+                };
+            };
+            /** @description Bad request: the input is refused (see code and errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,6 +9,7 @@ import { ledgerKeyOperations } from './ledger-keys.ts';
 import { paymentGatewayOperations } from './index-payments.ts';
 import { payOperations } from './pay.ts';
 import { providerOperations } from './providers.ts';
+import { providerNotificationOperations } from './provider-notifications.ts';
 import { transferOperations } from './transfers.ts';
 import { webhookOperations } from './webhooks.ts';
 
@@ -37,6 +38,7 @@ export const documentedOperations: Record<string, DocumentedOperation> = {
   ...webhookOperations,
   ...paymentGatewayOperations,
   ...providerOperations,
+  ...providerNotificationOperations,
   ...adminOperations,
   ...auditOperations,
   ...auditLedgerOperations,

@@ -292,11 +292,24 @@ export const operations: Record<string, OperationNotes> = {
     success: created('The cosignature, kept'),
   },
 
+  'POST /api/providers/{providerCode}/notifications': {
+    summary:
+      "A provider says money landed in one of its accounts (signed with the provider's secret, no API key): the account is checked at once, once per notification id",
+    errors: [401, 404, 409],
+    success: accepted('Heard: the linked account is checked now'),
+  },
+
   'GET /pay/{paymentId}': {
     summary: 'The hosted payment page',
     success: { status: 200, description: 'The page', mediaType: 'text/html' },
   },
   'GET /pay/{paymentId}/status.json': { summary: "A payment's status, for the payment page" },
+  'GET /pay/{paymentId}/events': {
+    summary:
+      "The payment's status as server-sent events, for the payment page: `event: status` with the status.json data when the stream opens and when the payment ends, a comment every PAYMENT_STREAM_HEARTBEAT_SECONDS; the stream ends once the payment has ended or expired. 429 past PAYMENT_STREAMS_PER_PAYMENT open streams of the payment, 503 past PAYMENT_STREAMS_PER_INSTANCE on the instance (the page polls status.json meanwhile)",
+    errors: [429],
+    success: { status: 200, description: 'The event stream', mediaType: 'text/event-stream' },
+  },
   'POST /pay/{paymentId}/method': {
     summary: 'Choose the payment method (payments created without a type)',
     errors: [403, 409, 503],

@@ -5,6 +5,7 @@ import { sandboxProviders } from './catalogue.ts';
 import { providerOrThrow, SandboxError } from './errors.ts';
 import { allProviders, type Faults } from './faults.ts';
 import { openAccountFor, type sandboxPayments } from './payments.ts';
+import type { SandboxNotifier } from './notifications.ts';
 import type { SandboxQrImages } from './qr-images.ts';
 import { qrImageLimits } from '../../qr-image.ts';
 import type { SandboxSessions } from './sessions.ts';
@@ -63,6 +64,10 @@ const faultBody = z
     transferTimeout: z.int().min(0).max(10_000).optional(),
     transferFailAfterAccept: z.int().min(0).max(10_000).optional(),
     transferHoldMs: z.int().min(0).max(60_000).optional(),
+    notificationDelayMs: z.int().min(0).max(60_000).optional(),
+    notificationDuplicate: z.int().min(0).max(10_000).optional(),
+    notificationForge: z.int().min(0).max(10_000).optional(),
+    notificationLose: z.int().min(0).max(10_000).optional(),
   })
   .strict();
 const faultScopeQuery = z.object({ providerCode: providerCode.optional() });
@@ -74,6 +79,7 @@ export type ControlRouteDeps = {
   sessions: SandboxSessions;
   payments: ReturnType<typeof sandboxPayments>;
   qrImages: SandboxQrImages;
+  notifier: SandboxNotifier;
   /** who may drive the sandbox: its control routes hand out OTP codes and credit accounts */
   controlAllowed: (address: string) => boolean;
 };
@@ -130,6 +136,8 @@ export function controlRoutes(deps: ControlRouteDeps) {
       if (vaNumber !== undefined) return reply.code(201).send(deps.payments.payVirtualAccount(vaNumber, amount));
       return reply.code(201).send(deps.payments.transfer(code, accountNumber!, amount));
     });
+
+    app.get('/notifications', async () => ({ notifications: deps.notifier.sent() }));
 
     app.get('/faults', async () => ({ faults: faults.view() }));
 

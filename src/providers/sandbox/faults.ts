@@ -22,7 +22,18 @@ export type FaultSettings = {
   transferFailAfterAccept: number;
   /** How long the answer of a timed-out transfer is held before its 504: above the connector's timeout, the connector times out. */
   transferHoldMs: number;
+  /** Notifications of money landed (pushed to the service) are sent this much later (wall time): late. */
+  notificationDelayMs: number;
+  /** The next N notifications are sent twice, the second a retry with the same id and body: duplicated. */
+  notificationDuplicate: number;
+  /** The next N notifications are signed with a wrong secret: forged. */
+  notificationForge: number;
+  /** The next N notifications are never sent: lost (the service's polling still finds the money). */
+  notificationLose: number;
 };
+
+/** What happens to one notification: sent late, twice, badly signed, or not at all. */
+export type NotificationFault = { delayMs: number; duplicate: boolean; forge: boolean; lose: boolean };
 
 export type TransferFault = 'refuse' | 'timeout' | 'fail-after-accept';
 
@@ -40,6 +51,10 @@ const none: FaultSettings = {
   transferTimeout: 0,
   transferFailAfterAccept: 0,
   transferHoldMs: 0,
+  notificationDelayMs: 0,
+  notificationDuplicate: 0,
+  notificationForge: 0,
+  notificationLose: 0,
 };
 
 /** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
@@ -66,7 +81,11 @@ const isNone = (s: FaultSettings) =>
   s.transferRefuse === 0 &&
   s.transferTimeout === 0 &&
   s.transferFailAfterAccept === 0 &&
-  s.transferHoldMs === 0;
+  s.transferHoldMs === 0 &&
+  s.notificationDelayMs === 0 &&
+  s.notificationDuplicate === 0 &&
+  s.notificationForge === 0 &&
+  s.notificationLose === 0;
 
 export class Faults {
   private readonly scopes = new Map<string, Scope>();
@@ -120,6 +139,25 @@ export class Faults {
   /** How long a timed-out transfer's answer is held (wall time); the larger of the two scopes wins. */
   transferHoldMs(providerCode: string): number {
     return Math.max(0, ...this.applying(providerCode).map(s => s.settings.transferHoldMs));
+  }
+
+  /** The faults of the next notification of the provider, its counters counted down (each scope's first that applies). */
+  takeNotificationFault(providerCode: string): NotificationFault {
+    const scopes = this.applying(providerCode);
+    const take = (field: 'notificationDuplicate' | 'notificationForge' | 'notificationLose') => {
+      const scope = scopes.find(s => s.settings[field] > 0);
+      if (scope) scope.settings[field] -= 1;
+      return scope !== undefined;
+    };
+    const lose = take('notificationLose');
+    const fault = {
+      delayMs: Math.max(0, ...scopes.map(s => s.settings.notificationDelayMs)),
+      lose,
+      forge: !lose && take('notificationForge'),
+      duplicate: !lose && take('notificationDuplicate'),
+    };
+    this.dropSpent();
+    return fault;
   }
 
   refusesLogin(providerCode: string): boolean {

@@ -33,7 +33,11 @@ export function openAccountFor(state: SandboxState, providerCode: string, accoun
   return state.openAccount(providerCode, accountRef);
 }
 
-export function sandboxPayments(state: SandboxState) {
+/** `onCredit`: money a customer paid landed in a sandbox account (the provider's push, src/providers/sandbox/notifications.ts). */
+export function sandboxPayments(
+  state: SandboxState,
+  onCredit: (account: SandboxAccount, transactionId: string) => void = () => {},
+) {
   const credit = (
     account: SandboxAccount,
     amount: number,
@@ -42,6 +46,7 @@ export function sandboxPayments(state: SandboxState) {
     senderName = customerName,
   ): PaymentAnswer => {
     const added = state.record(account, { type: 'CREDIT', amount, description, senderName, reference });
+    onCredit(account, added.id);
     return { transactionId: added.id, providerCode: account.providerCode, accountRef: account.accountRef, amount };
   };
 

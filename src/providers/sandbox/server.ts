@@ -7,6 +7,7 @@ import { controlRoutes } from './control-routes.ts';
 import { registerSandboxErrors } from './errors.ts';
 import { Faults } from './faults.ts';
 import { sandboxLogin } from './login.ts';
+import { sandboxNotifier, type SandboxNotifier, type SandboxPush } from './notifications.ts';
 import { sandboxPayments } from './payments.ts';
 import { sandboxQrImages } from './qr-images.ts';
 import { sandboxTransfers } from './transfers.ts';
@@ -28,9 +29,11 @@ export type SandboxOptions = {
   otpTtlMs?: number;
   /** which peers may use /sandbox/* (OTP codes, credits, faults): loopback unless the operator names others */
   controlAllowed?: (address: string) => boolean;
+  /** notifications of money landed pushed to the service (none when absent: the service polls) */
+  push?: SandboxPush;
 };
 
-export type Sandbox = { app: FastifyInstance; state: SandboxState; faults: Faults };
+export type Sandbox = { app: FastifyInstance; state: SandboxState; faults: Faults; notifier: SandboxNotifier };
 
 const hour = 60 * 60 * 1000;
 
@@ -41,7 +44,8 @@ export async function buildSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const faults = new Faults();
   const sessions = sandboxSessions(state, opts.clock, opts.sessionTtlMs ?? 24 * hour);
   const login = sandboxLogin({ state, clock: opts.clock, faults, sessions, otpTtlMs: opts.otpTtlMs ?? 5 * 60 * 1000 });
-  const payments = sandboxPayments(state);
+  const notifier = sandboxNotifier({ push: opts.push, faults, clock: opts.clock, log: opts.log });
+  const payments = sandboxPayments(state, notifier.credited);
   const transfers = sandboxTransfers(state, faults, payments);
   const qrImages = sandboxQrImages();
 
@@ -52,6 +56,7 @@ export async function buildSandbox(opts: SandboxOptions): Promise<Sandbox> {
   app.setSerializerCompiler(serializerCompiler);
   registerSandboxErrors(app);
   app.addHook('onClose', async () => qrImages.close());
+  app.addHook('onClose', async () => notifier.settled());
 
   if (opts.stateFile) {
     const writer = debouncedWriter(opts.stateFile, () => state.snapshot(), opts.log);
@@ -70,11 +75,12 @@ export async function buildSandbox(opts: SandboxOptions): Promise<Sandbox> {
       sessions,
       payments,
       qrImages,
+      notifier,
       controlAllowed: opts.controlAllowed ?? isLoopbackAddress,
     }),
     { prefix: '/sandbox' },
   );
-  return { app, state, faults };
+  return { app, state, faults, notifier };
 }
 
 export type StartedSandbox = { url: string; close(): Promise<void> };

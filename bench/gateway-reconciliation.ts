@@ -17,6 +17,7 @@
  * month after the last close.
  */
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +26,7 @@ import { loadConfig } from '../src/config.ts';
 import { createPool, query } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { projections } from '../src/projections/all.ts';
+import { placeClose } from '../src/projections/gateway-ledger-placement.ts';
 import {
   gatewayReconciliation,
   reconciliationPeriod,
@@ -180,8 +182,8 @@ export async function seed(pool: pg.Pool, s: Scale) {
     pool,
     'SeedPostings',
     `
-    insert into gateway_postings (position_commit, position_prepare, stream_revision, merchant_id, event_type, reference_id, account, amount, occurred_at, effective_at, recorded_at)
-    select l.transaction_id::text::bigint, l.position, e.revision, e.merchant_id, e.event_type, e.reference_id, p.account, p.amount, e.at, e.at, e.at
+    insert into gateway_postings (position_commit, position_prepare, stream_revision, merchant_id, event_type, reference_id, account, amount, occurred_at, effective_at, recorded_at, reported_at)
+    select l.transaction_id::text::bigint, l.position, e.revision, e.merchant_id, e.event_type, e.reference_id, p.account, p.amount, e.at, e.at, e.at, e.at
     from seed_events e
       join es_events l on l.stream_id = 'gateway-' || e.merchant_id and l.revision = e.revision
       cross join lateral unnest(e.accounts, e.amounts) with ordinality as p(account, amount, n)
@@ -238,11 +240,12 @@ async function closeMonths(sources: ReconciliationSources, months: string[]): Pr
     const report = await gatewayReconciliation(sources, monthPeriod(month), { through });
     const ledger = await ledgerClosingOf(sources, { startsAt, endsAt }, through);
     const frozen = JSON.parse(JSON.stringify(report)) as Record<string, unknown>;
+    const eventId = randomUUID();
     await query(
       sources.pool,
       'BenchInsertClosure',
       `insert into gateway_period_closures (event_id, period, starts_at, ends_at, report_hash, report, through_commit, through_prepare,
-         closed_by, closed_at, ledger) values (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, ${uid(`'admin'`)}, $8, $9)`,
+         closed_by, closed_at, ledger) values ($10, $1, $2, $3, $4, $5, $6, $7, ${uid(`'admin'`)}, $8, $9)`,
       [
         month,
         startsAt,
@@ -253,8 +256,12 @@ async function closeMonths(sources: ReconciliationSources, months: string[]): Pr
         String(through.prepare),
         closedAt,
         ledger,
+        eventId,
       ],
     );
+    // as the ledger read model projects the close: its postings recorded after `through` placed again
+    const placed = { commit: String(through.commit), prepare: String(through.prepare) };
+    await placeClose(sources.pool, { eventId, period: month, through: placed });
     seconds.push((performance.now() - started) / 1000);
   }
   return seconds;

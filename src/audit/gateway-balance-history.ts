@@ -82,14 +82,13 @@ export async function balanceHistory(
   const accounts = accountsOf(of);
   const at = reportedAtSql();
   const names = accounts.map(a => a.account);
-  // a closed month only moves a posting later, never earlier: what is reported before the end took effect before it,
-  // which the index on (account, effective_at) finds without reading the account's later postings
-  const before = `account = any($1::text[]) and effective_at < $3`;
+  // the index on (account, reported_at) finds what is reported before the end without the account's later postings
+  const before = `account = any($1::text[]) and ${at} < $3`;
   const bounds = await query<{ account: string; opening: number; closing: number }>(
     db,
     'BalanceHistoryBounds',
     `select account, coalesce(sum(amount) filter (where ${at} < $2), 0)::bigint as opening, sum(amount)::bigint as closing
-     from gateway_postings where ${before} and ${at} < $3 group by account`,
+     from gateway_postings where ${before} group by account`,
     [names, period.startsAt, period.endsAt],
   );
   const days = await query<{ day: string; account: string; postings: number; debits: number; credits: number }>(
@@ -98,7 +97,7 @@ export async function balanceHistory(
     `select (${at} at time zone 'Asia/Jakarta')::date::text as day, account, count(*)::int as postings,
        coalesce(sum(amount) filter (where amount > 0), 0)::bigint as debits,
        coalesce(-sum(amount) filter (where amount < 0), 0)::bigint as credits
-     from gateway_postings where ${before} and ${at} >= $2 and ${at} < $3 group by 1, 2`,
+     from gateway_postings where ${before} and ${at} >= $2 group by 1, 2`,
     [names, period.startsAt, period.endsAt],
   );
   const moved = new Map(days.rows.map(r => [`${r.day} ${r.account}`, r]));

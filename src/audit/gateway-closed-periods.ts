@@ -88,6 +88,9 @@ async function reportThrough(deps: PeriodDeps, period: string) {
   }
 }
 
+// the read models a close or a reopening changes: its own, and the ledger's, which places the postings it moves
+const placing = [gatewayPeriodsProjection, gatewayLedgerProjection];
+
 /**
  * An admin closes a month that has ended (WIB): its report computed once every read model has caught up with the
  * log, stored in GatewayPeriodClosed with its hash. Refused before the report is computed when the month cannot close.
@@ -113,7 +116,7 @@ export async function closeGatewayPeriod(deps: PeriodDeps, adminId: string, peri
     actor: `admin:${adminId}`,
     now,
   });
-  await deps.readModels.waitFor(done.position, undefined, [gatewayPeriodsProjection]);
+  await deps.readModels.waitFor(done.position, undefined, placing);
 }
 
 /** An admin reopens the latest closed month with a reason: its report is live again, the reopening recorded. */
@@ -126,7 +129,7 @@ export async function reopenGatewayPeriod(deps: PeriodDeps, adminId: string, per
     { type: 'ReopenPeriod', period, reason, reopenedBy: adminId, now },
     { actor: `admin:${adminId}`, now },
   );
-  await deps.readModels.waitFor(done.position, undefined, [gatewayPeriodsProjection]);
+  await deps.readModels.waitFor(done.position, undefined, placing);
 }
 
 /** A frozen report as the CSV tables read it: the suspense items' times as instants again (JSON wrote them as text). */

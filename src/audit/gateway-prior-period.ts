@@ -1,5 +1,4 @@
 import { query, type Queryable } from '../db/pool.ts';
-import { movedToSql } from '../projections/gateway-periods.ts';
 
 /**
  * The postings a period reports from months closed before they were recorded (prior-period items): listed apart from
@@ -24,8 +23,8 @@ export type PriorPeriodItem = {
 const utc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
- * The period's prior-period items (at most 1,000 of them; `count` counts all). A posting moves only forward, so the
- * candidates are those effective before the period's end, from the first month ever closed on.
+ * The period's prior-period items (at most 1,000 of them; `count` counts all): the postings reported in the period
+ * later than they took effect, which only a closed month does (gateway_postings.reported_at).
  */
 export async function priorPeriodItems(
   db: Queryable,
@@ -39,9 +38,8 @@ export async function priorPeriodItems(
          min(reference_id) as "referenceId", min(effective_at) as effective_at, min(recorded_at) as recorded_at,
          (min(moved_to) at time zone 'Asia/Jakarta')::date::text as "reportedOn",
          json_agg(json_build_object('account', account, 'amount', amount) order by account collate "C") as postings
-       from (select g.*, ${movedToSql('g')} as moved_to from gateway_postings g
-             where g.effective_at < $2 and g.effective_at >= (select min(starts_at) from gateway_period_closures)) p
-       where moved_to >= $1 and moved_to < $2
+       from (select g.*, g.reported_at as moved_to from gateway_postings g
+             where g.reported_at >= $1 and g.reported_at < $2 and g.reported_at <> g.effective_at) p
        group by merchant_id, stream_revision
      )
      select (select coalesce(json_agg(x), '[]') from (

@@ -1,5 +1,3 @@
-import { movedToSql } from '../projections/gateway-periods.ts';
-
 /**
  * Where the reports place a posting of the gateway ledger: one rule for the trial balance, the carried balances, the
  * merchants' and holding accounts' folds and the suspense report, so a posting falls in exactly one period and each
@@ -35,10 +33,11 @@ export const reportedAt = (p: Placed): number => p.movedTo ?? Date.parse(p.effec
 
 /**
  * `reportedAt` over a row of gateway_postings (optionally of the alias `table`), as SQL, with the closed months: a
- * posting recorded while its month was closed is reported at the start of the next open month (movedToSql).
+ * posting recorded while its month was closed is reported at the start of the next open month. The ledger read model
+ * keeps it on the row as it projects the postings and the closes (movedToSql, src/projections/gateway-ledger-placement.ts),
+ * indexed alone and by account; never earlier than the effective time.
  */
-export const reportedAtSql = (table?: string): string =>
-  `coalesce(${movedToSql(table)}, ${table ? `${table}.` : ''}effective_at)`;
+export const reportedAtSql = (table?: string): string => `${table ? `${table}.` : ''}reported_at`;
 
 /** Before the period (in its opening), in it (its movements), or after it (in neither). */
 export type Placement = 'before' | 'in' | 'after';

@@ -7,6 +7,13 @@ import type { SuspenseCreditReceived, SuspenseCreditRefunded } from '../events/g
 import type { HoldingTransferCreditReleased, HoldingTransferRecorded } from '../events/holding-transfers.ts';
 import type { LedgerAdjustmentEvent } from '../events/ledger-adjustments.ts';
 import { effectiveAt } from '../domain/ledger-time.ts';
+import {
+  ledgerClosesTable,
+  placeClose,
+  placementStep,
+  recordReopening,
+  reportedAtOnInsert,
+} from './gateway-ledger-placement.ts';
 import { perType, projection } from './projection.ts';
 
 /** Postings of the merchants' ledgers (`gateway-<merchantId>`) and of the platform's suspense (`gateway-suspense`). */
@@ -113,6 +120,13 @@ function balanceChanges(events: LedgerEvent[]) {
   return [...changes.values()];
 }
 
+// where the reports place a posting inserted: the closes projected so far (gateway-ledger-placement.ts)
+const placedOnInsert = reportedAtOnInsert({
+  effectiveAt: 'p."effectiveAt"',
+  positionCommit: 'p.commit',
+  positionPrepare: 'p.prepare',
+});
+
 /**
  * Events of one type as one statement, whatever their number: their postings, each merchant's balances, and what the
  * type changes besides (a settlement deletes its payments' unsettled rows by id: one statement, not one per payment).
@@ -137,8 +151,9 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
   const common = `
     with posted as (
       insert into gateway_postings (position_commit, position_prepare, stream_revision, merchant_id, event_type, reference_id, account, amount, occurred_at,
-        effective_at, recorded_at)
-      select commit, prepare, revision, "merchantId", type, reference, account, amount, "occurredAt", "effectiveAt", "recordedAt"
+        effective_at, recorded_at, reported_at)
+      select commit, prepare, revision, "merchantId", type, reference, account, amount, "occurredAt", "effectiveAt", "recordedAt",
+        ${placedOnInsert}
       from jsonb_to_recordset($1::jsonb) as p(commit bigint, prepare bigint, revision bigint, "merchantId" uuid, type text, reference text,
         account text, amount bigint, "occurredAt" timestamptz, "effectiveAt" timestamptz, "recordedAt" timestamptz)
       on conflict do nothing
@@ -271,7 +286,14 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
  */
 export const gatewayLedgerProjection = projection({
   name: 'gateway-ledger',
-  tables: ['gateway_postings', 'gateway_balances', 'gateway_unsettled', 'gateway_withdrawals', 'gateway_cash'],
+  tables: [
+    'gateway_postings',
+    'gateway_balances',
+    'gateway_unsettled',
+    'gateway_withdrawals',
+    'gateway_cash',
+    ledgerClosesTable,
+  ],
   schema: [
     `
     create table if not exists gateway_postings (
@@ -345,12 +367,18 @@ export const gatewayLedgerProjection = projection({
     create index if not exists gateway_postings_by_effective on gateway_postings (effective_at);`,
     // 6: one account's postings up to a time (a merchant's or a holding account's balance history, the tie's ledger cash)
     `create index if not exists gateway_postings_by_account on gateway_postings (account, effective_at);`,
+    // 7: where the reports place each posting (reported_at: its effective time, or the first open month a close sent it
+    // to), kept with the closes as the ledger has projected them (gateway-ledger-placement.ts)
+    placementStep,
   ],
   on: {
     ...perType(ledgerTypes, async (tx: pg.PoolClient, event: LedgerEvent) => {
       const statement = ledgerStatement([event]);
       await preparedQuery(tx, statement.name, statement.sql, statement.params);
     }),
+    GatewayPeriodClosed: (tx, { data, metadata }) =>
+      placeClose(tx, { eventId: metadata.eventId, period: data.period, through: data.through }),
+    GatewayPeriodReopened: (tx, { data, position }) => recordReopening(tx, data.period, position),
   },
   // the settler appends a run of BalanceSettled, a busy hour a run of credits: each run is one statement
   applyRun: perType(ledgerTypes, ledgerStatement),

@@ -78,8 +78,10 @@ export type PostingColumns = { effectiveAt: string; positionCommit: string; posi
  * recorded. A posting recorded while its month was closed (after the log position the close's report counted,
  * `through`, and before a reopening) is a prior-period item of that month, and the closed month's frozen report stays
  * as it is. Only postings from the first month ever closed on are looked at again (the first subquery runs once).
+ * `closes` is the table of closes read: the ledger read model keeps its own (gateway_ledger_closes), as far as it has
+ * projected, and stores the result in gateway_postings.reported_at (src/projections/gateway-ledger.ts).
  */
-export function movedToSql(table?: string | PostingColumns): string {
+export function movedToSql(table?: string | PostingColumns, closes = 'gateway_period_closures'): string {
   // a row elsewhere (an event of es_events: transaction_id::text::bigint and position) names its own expressions
   const prefix = typeof table === 'string' ? `${table}.` : '';
   const of: PostingColumns =
@@ -94,11 +96,11 @@ export function movedToSql(table?: string | PostingColumns): string {
   const effective = of.effectiveAt;
   const covering = (c: string) => `(${c}.through_commit, ${c}.through_prepare) < ${position}
       and (${c}.reopened_commit is null or ${position} < (${c}.reopened_commit, ${c}.reopened_prepare))`;
-  return `(case when ${effective} >= (select min(starts_at) from gateway_period_closures) then (
-      select min(c.ends_at) from gateway_period_closures c
+  return `(case when ${effective} >= (select min(starts_at) from ${closes}) then (
+      select min(c.ends_at) from ${closes} c
       where ${covering('c')} and c.ends_at > ${effective}
-        and not exists (select 1 from gateway_period_closures d where ${covering('d')} and d.starts_at = c.ends_at)
-        and exists (select 1 from gateway_period_closures o
+        and not exists (select 1 from ${closes} d where ${covering('d')} and d.starts_at = c.ends_at)
+        and exists (select 1 from ${closes} o
           where ${covering('o')} and o.starts_at <= ${effective} and o.ends_at > ${effective})) end)`;
 }
 

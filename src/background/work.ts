@@ -4,7 +4,7 @@ import { checkpointHash, type LedgerCheckpoint } from '../audit/ledger-format.ts
 import { ledgerIntegrity } from '../audit/ledger-integrity.ts';
 import { publishLedgerCheckpoint } from '../webhooks/ledger-checkpoints.ts';
 import { publishLedgerIntegrity } from '../webhooks/ledger-integrity.ts';
-import type { PaymentCheckSettings } from '../config.ts';
+import type { PaymentCheckSettings, RetentionSettings } from '../config.ts';
 import type { Core } from '../core.ts';
 import { projections } from '../projections/all.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
@@ -17,6 +17,7 @@ import { startPaymentChecks, type PaymentChecks } from './payment-checks.ts';
 import { startTransferOutcomes } from './transfer-outcomes.ts';
 import type { OnTheClock } from './on-the-clock.ts';
 import { startPaymentExpiry, type PaymentExpiryTimer } from './payment-expiry.ts';
+import { startRetention } from './retention.ts';
 import { SagaRunner } from '../sagas/runner.ts';
 import { listSubscriberFailures } from '../store/subscriber-failures.ts';
 import { subscriberProblem, type SubscriberProblem } from '../store/subscriber.ts';
@@ -39,6 +40,8 @@ export type BackgroundWork = {
   ledger: LedgerCheckpoints;
   /** Asks the provider what became of transfers whose outcome is unknown (src/background/transfer-outcomes.ts). */
   transferOutcomes: OnTheClock;
+  /** Deletes operational rows past their retention, by one instance at a time (src/background/retention.ts). */
+  retention: OnTheClock;
   /**
    * The subscribers that are not fine: stuck at an event (here, or in another process: they are recorded in
    * PostgreSQL) or waiting for the database; and whether the projections and the sagas are all fine.
@@ -53,6 +56,7 @@ export type BackgroundOptions = {
   webhooks: WebhookSettings;
   schedulerTickMs?: number;
   paymentChecks: PaymentCheckSettings;
+  retention: RetentionSettings;
   /** signs each day's digest of the log once the day is over */
   /** signs the checkpoints and the daily digests; follows rotations of its key file (src/audit/ledger-key-file.ts) */
   digestSigner: LedgerSigner;
@@ -111,6 +115,7 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
     { ...core, readModels: projectionRunner },
     { tickMs: Math.max(tickMs, 5000) },
   );
+  const retention = startRetention({ pool, clock, log }, options.retention);
   return {
     projections: projectionRunner,
     sagas: sagaRunner,
@@ -120,6 +125,7 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
     gatewaySettlement,
     paymentChecks,
     transferOutcomes,
+    retention,
     ledger,
     health: async () => {
       const here = [...projectionRunner.health(), ...sagaRunner.health(), ...ledger.health()].map(s =>
@@ -136,6 +142,7 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
       return { projections: fine('projection:'), sagas: fine('saga:'), ledger: fine('ledger:'), subscribers };
     },
     stop: async () => {
+      await retention.stop();
       await accountSync.stop();
       await transferOutcomes.stop();
       await webhookDelivery.stop();

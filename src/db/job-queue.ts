@@ -118,3 +118,21 @@ export async function runJobQueue(name: string, options: JobQueueOptions, log: L
     },
   };
 }
+
+/**
+ * Removes at most `batch` jobs that failed for good (attempts spent) and were last tried over `olderThanMs` ago, through
+ * graphile-worker's own complete_jobs. Jobs that succeed are deleted by graphile-worker as they finish; only these stay,
+ * for an operator to look at. The queue's times are the database's, so the age is measured on its clock.
+ */
+export async function pruneFailedJobs(pool: pg.Pool, olderThanMs: number, batch: number): Promise<number> {
+  const r = await query<{ n: number }>(
+    pool,
+    'PruneFailedJobs',
+    `select count(*)::int as n from graphile_worker.complete_jobs(array(
+       select id from graphile_worker.jobs
+        where attempts >= max_attempts and locked_at is null and updated_at < now() - $1::float8 * interval '1 millisecond'
+        order by id limit $2))`,
+    [olderThanMs, batch],
+  );
+  return r.rows[0]!.n;
+}

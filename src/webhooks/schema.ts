@@ -60,9 +60,17 @@ const attemptStates = `
   end $$;
   create index if not exists webhook_attempts_in_flight on webhook_attempts (delivery_id) where state = 'in_flight';`;
 
+/**
+ * Step 3: the retention's pass (src/webhooks/retention.ts) finds old rows by when they were made, a column never
+ * updated, so a delivery's updates stay HOT; deliveries by event serve the unique key already.
+ */
+const retentionIndexes = `
+  create index if not exists webhook_deliveries_created on webhook_deliveries (created_at);
+  create index if not exists webhook_events_enqueued on webhook_events (enqueued_at);`;
+
 export const webhookDeliveryLogMigration: Migration = {
   name: 'webhook-delivery-log',
-  steps: [deliveryLogSchema, attemptStates],
+  steps: [deliveryLogSchema, attemptStates, retentionIndexes],
 };
 
 /** What publishing and delivering webhooks need: the job queue, the endpoints and the delivery log. */

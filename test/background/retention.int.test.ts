@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { query } from '../../src/db/pool.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createService } from '../../src/service.ts';
+import { registerUser } from '../support/http.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { testSigningKey } from '../support/signing-key.ts';
+
+/**
+ * The retention's pass (src/background/retention.ts) on two instances of the service sharing one database and one test
+ * clock: rows past their retention go, rows within it stay, the event log is untouched, and one instance prunes.
+ */
+
+const dayMs = 24 * 3_600_000;
+// one row a statement and a pause after it: a pass lasts long enough for the other instance to try meanwhile
+const slowPass = { RETENTION_BATCH_ROWS: '1', RETENTION_PAUSE_MS: '150' };
+
+async function secondInstance(first: TestService): Promise<TestService> {
+  const config = loadConfig({
+    DATA_DIR: first.config.dataDir,
+    DATABASE_URL: first.config.databaseUrl!,
+    DIGEST_SIGNING_KEY: testSigningKey(),
+    SANDBOX_URL: first.sandboxUrl!,
+    PORT: '0',
+    SANDBOX_PORT: '0',
+    LOG_LEVEL: 'silent',
+    ...slowPass,
+  });
+  const service = await createService(config, {
+    clock: first.clock,
+    wallClock: first.wallClock,
+    log: createLogger('silent'),
+    schedulerTickMs: 3_600_000,
+  });
+  return Object.assign(service, { clock: first.clock, wallClock: first.wallClock, config });
+}
+
+let a: TestService;
+let b: TestService;
+beforeAll(async () => {
+  a = await startTestService(slowPass);
+  b = await secondInstance(a);
+}, 120_000);
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+});
+
+/** A webhook event and one delivery of it per status given, all made and last changed at the clock's now. */
+async function webhookEvent(statuses: string[]): Promise<{ eventId: string; deliveryIds: string[] }> {
+  const eventId = `evt_${randomUUID()}`;
+  const now = a.clock.now();
+  await query(
+    a.pool,
+    'SeedWebhookEvent',
+    `insert into webhook_events (event_id, owner_id, type, created_at, body, enqueued_at) values ($1, $2, 'payment.paid', $3, '{}', $3)`,
+    [eventId, randomUUID(), now],
+  );
+  const deliveryIds: string[] = [];
+  for (const status of statuses) {
+    const r = await query<{ id: string }>(
+      a.pool,
+      'SeedWebhookDelivery',
+      `insert into webhook_deliveries (event_id, endpoint_id, owner_id, status, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $5) returning id`,
+      [eventId, randomUUID(), randomUUID(), status, now],
+    );
+    const id = r.rows[0]!.id;
+    await query(
+      a.pool,
+      'SeedWebhookAttempt',
+      `insert into webhook_attempts (delivery_id, number, manual, attempted_at, duration_ms, status_code) values ($1, 1, false, $2, 12, 500)`,
+      [id, now],
+    );
+    deliveryIds.push(id);
+  }
+  return { eventId, deliveryIds };
+}
+
+/** A queue job of a task nobody runs; failed for good (attempts spent) and last tried `daysAgo` on the database's clock. */
+async function job(failed: boolean, daysAgo: number): Promise<string> {
+  const r = await query<{ id: string }>(
+    a.pool,
+    'SeedJob',
+    `select id::text from graphile_worker.add_job('retention-test', '{}'::json, run_at => now() + interval '1 day', max_attempts => 1)`,
+  );
+  const id = r.rows[0]!.id;
+  await query(
+    a.pool,
+    'AgeJob',
+    `update graphile_worker._private_jobs set attempts = $2, updated_at = now() - $3::float8 * interval '1 day' where id = $1`,
+    [id, failed ? 1 : 0, daysAgo],
+  );
+  return id;
+}
+
+const present = async (table: string, column: string, ids: string[]) =>
+  (
+    await query<{ id: string }>(
+      a.pool,
+      'PresentRows',
+      `select ${column}::text as id from ${table} where ${column}::text = any($1::text[])`,
+      [ids],
+    )
+  ).rows
+    .map(r => r.id)
+    .sort();
+
+const eventLog = async () =>
+  (
+    await query<{ digest: string }>(
+      a.pool,
+      'EventLogDigest',
+      `select count(*)::text || ':' || coalesce(md5(string_agg(e::text, ',' order by position)), '') as digest from es_events e`,
+    )
+  ).rows[0]!.digest;
+
+describe('retention of operational rows, two instances on one database', () => {
+  it('prunes what is past its retention once, keeps what is within it and the event log', async () => {
+    await registerUser(a); // events in the log, which no pass touches
+    const old = await webhookEvent(['succeeded', 'failed', 'cancelled']);
+    const oldPending = await webhookEvent(['pending']);
+    const oldWithRecent = await webhookEvent(['failed', 'succeeded']);
+    const nobodyTookIt = await webhookEvent([]);
+    a.clock.advance(29 * dayMs);
+    const recent = await webhookEvent(['succeeded']);
+    const recentNobodyTookIt = await webhookEvent([]);
+    // the second delivery of this event was sent again lately: it stays, and its event with it
+    await query(a.pool, 'Redelivered', 'update webhook_deliveries set updated_at = $2 where id = $1', [
+      oldWithRecent.deliveryIds[1],
+      a.clock.now(),
+    ]);
+    const failedLongAgo = await job(true, 31);
+    const failedLately = await job(true, 29);
+    const waitingLongAgo = await job(false, 31);
+    a.clock.advance(2 * dayMs); // 31 days after the first rows, 2 after the recent ones
+    const logBefore = await eventLog();
+
+    const [byA, byB] = await Promise.all([a.retention.tick(), b.retention.tick()]);
+
+    // 3 + 1 old finished deliveries, 2 events left without deliveries, 1 job: all by one instance
+    expect([byA, byB].sort()).toEqual([0, 7]);
+    const allDeliveries = [old, oldPending, oldWithRecent, recent].flatMap(e => e.deliveryIds);
+    const kept = [...oldPending.deliveryIds, oldWithRecent.deliveryIds[1]!, ...recent.deliveryIds].sort();
+    expect(await present('webhook_deliveries', 'id', allDeliveries)).toEqual(kept);
+    expect(await present('webhook_attempts', 'delivery_id', allDeliveries)).toEqual(kept);
+    const events = [old, oldPending, oldWithRecent, nobodyTookIt, recent, recentNobodyTookIt].map(e => e.eventId);
+    expect(await present('webhook_events', 'event_id', events)).toEqual(
+      [oldPending.eventId, oldWithRecent.eventId, recent.eventId, recentNobodyTookIt.eventId].sort(),
+    );
+    expect(await present('graphile_worker._private_jobs', 'id', [failedLongAgo, failedLately, waitingLongAgo])).toEqual(
+      [failedLately, waitingLongAgo].sort(),
+    );
+    expect(await eventLog()).toBe(logBefore);
+
+    // a second pass finds nothing more
+    expect(await b.retention.tick()).toBe(0);
+  });
+});

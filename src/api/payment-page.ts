@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { z } from 'zod';
 import { choosePaymentMethod } from '../commands/choose-payment-method.ts';
@@ -166,6 +166,14 @@ function htmlHeaders(reply: FastifyReply, nonce: string) {
  */
 export function paymentPageRoutes(deps: AppDeps) {
   const find = async (id: string) => (paymentId.safeParse(id).success ? paymentRow(deps, id) : null);
+  // a payer at this bill now: its account's checks draw closer (src/domain/check-cadence.ts); a signal lost is only a
+  // check made a little later, never a reason to fail the payer's request
+  const payerSeen = async (row: PaymentRow, kind: 'page' | 'qr', request: FastifyRequest) => {
+    if (row.status !== 'PENDING' || row.total_amount === null || row.receiving_account_id === null) return;
+    await deps.paymentChecks
+      .payerSeen(row.receiving_account_id, kind)
+      .catch(err => request.log.warn({ err, paymentId: row.id }, 'the payer signal was not recorded'));
+  };
 
   return async function (app: FastifyInstance) {
     app.addHook('onRequest', async (_request, reply) => {
@@ -195,6 +203,7 @@ export function paymentPageRoutes(deps: AppDeps) {
       reply.header('cache-control', 'no-store');
       const row = await find(request.params.paymentId);
       if (!row) throw notFound();
+      await payerSeen(row, 'page', request);
       return { status: 'success', data: publicPaymentStatus(row, deps.config.publicBaseUrl, deps.clock.now()) };
     });
 
@@ -244,6 +253,7 @@ export function paymentPageRoutes(deps: AppDeps) {
       async (request, reply) => {
         const row = await find(request.params.paymentId);
         if (!row || !isQrType(row.type) || !row.qris_payload) throw notFound();
+        await payerSeen(row, 'qr', request);
         if (request.query.download === '1')
           reply.header('content-disposition', `attachment; filename="${qrisFileName(row.order_id)}"`);
         return reply

@@ -3,9 +3,11 @@ import type { Clock } from '../clock.ts';
 import type { PaymentCheckSettings } from '../config.ts';
 import { migrate, type Migration } from '../db/migrations.ts';
 import { query } from '../db/pool.ts';
+import { checkIntervalMs } from '../domain/check-cadence.ts';
 import type { Logger } from '../logger.ts';
 import { accountsWithPendingPayments } from '../projections/payments.ts';
 import { onTheClock } from './on-the-clock.ts';
+import { ensureSignals, payerSignals, paymentHistories, signalsOf, type PayerSignal } from './payment-check-signals.ts';
 
 /** The job queue's task that checks an account for the money of its pending payments (src/background/account-sync.ts). */
 export const checkAccountTask = 'check-account';
@@ -15,6 +17,8 @@ export type PaymentChecks = {
   tick(): Promise<number>;
   /** A payer says they paid: the account is checked now. */
   checkNow(accountId: string): Promise<void>;
+  /** A payer of the account shows up (its page asks for the status, its QR is fetched): the cadence draws closer. */
+  payerSeen(accountId: string, kind: PayerSignal): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -46,9 +50,11 @@ function ensureHandovers(pool: pg.Pool): Promise<void> {
  * Not a reaction (src/sagas/reaction.ts): the clock drives it, over the pending payments' read model, and its one
  * statement claims and queues the checks of many accounts at once across instances.
  *
- * Checks of a receiving account whose payments wait for money (DESIGN section 11): every `fastSeconds` while its newest
- * pending payment is younger than `fastForMinutes`, then every `slowSeconds` until its last pending payment ends. A
- * check is a sync that costs no points and moves no schedule; it runs as a job of the durable queue under the key
+ * Checks of a receiving account whose payments wait for money (DESIGN section 11), at the cadence of
+ * src/domain/check-cadence.ts: closer while a payer shows up (its page open, its QR fetched, the window in which the
+ * account's payers usually pay), rarer as nobody does, never closer than the provider's floor nor further apart than
+ * `slowSeconds`, until its last pending payment ends. What the payers did is read from payment_check_signals, written
+ * by whichever instance served them. A check is a sync that costs no points and moves no schedule; it runs as a job of the durable queue under the key
  * check-account:<id>, so one check serves every pending payment of the account, and a check waiting in the queue is
  * not queued twice. When each account was last handed over is kept in PostgreSQL (payment_check_handovers) and claimed
  * in the statement that queues the check, so several instances ticking at once hand each check over once.
@@ -59,9 +65,11 @@ export function startPaymentChecks(
   options: { tickMs?: number } = {},
 ): PaymentChecks {
   let tidiedAt = 0;
+  const historiesOf = paymentHistories(deps.pool);
+  const recordSignal = payerSignals(deps.pool);
 
   const enqueueDue = async () => {
-    await ensureHandovers(deps.pool);
+    await Promise.all([ensureHandovers(deps.pool), ensureSignals(deps.pool)]);
     const now = deps.clock.now();
     const pending = await accountsWithPendingPayments(deps.pool, now);
     if (now.getTime() - tidiedAt >= 60 * 60_000) {
@@ -75,11 +83,15 @@ export function startPaymentChecks(
       tidiedAt = now.getTime();
     }
     if (pending.length === 0) return 0;
-    const everyMs = pending.map(
-      a =>
-        (now.getTime() - a.newest.getTime() < settings.fastForMinutes * 60_000
-          ? settings.fastSeconds
-          : settings.slowSeconds) * 1000,
+    const ids = pending.map(a => a.id);
+    const [signals, histories] = await Promise.all([signalsOf(deps.pool, ids), historiesOf(ids, now)]);
+    const everyMs = pending.map(a =>
+      checkIntervalMs(
+        { newestCreatedAt: a.newest, pageSeenAt: null, qrFetchedAt: null, ...signals.get(a.id) },
+        histories.get(a.id)!,
+        now,
+        settings,
+      ),
     );
     return claimAndAddCheckJobs(
       deps.pool,
@@ -96,6 +108,7 @@ export function startPaymentChecks(
       await ensureHandovers(deps.pool);
       await claimAndAddCheckJobs(deps.pool, [accountId], [0], deps.clock.now(), { now: true });
     },
+    payerSeen: (accountId, kind) => recordSignal(accountId, kind, deps.clock.now()),
     stop: clock.stop,
   };
 }

@@ -64,6 +64,9 @@ export const paymentsProjection = projection({
     // 5: the payment checks' look, every second, at which accounts hold pending payments (accountsWithPendingPayments)
     `create index if not exists payments_pending_account on payments (receiving_account_id, created_at desc)
       where status = 'PENDING' and total_amount is not null;`,
+    // 6: the payment checks' learned window: an account's last paid payments (src/background/payment-check-signals.ts)
+    `create index if not exists payments_paid_account on payments (receiving_account_id, created_at desc)
+      where status = 'COMPLETED';`,
   ],
   on: {
     async PaymentCreated(tx, event) {
@@ -111,6 +114,8 @@ export const paymentsProjection = projection({
   },
   // a run of creations (a busy account's) is one insert
   applyRun: { PaymentCreated: paymentsCreated },
+  // a payment's end, to its page open in a browser (src/api/payment-stream.ts)
+  announces: { PaymentCompleted: e => e.data.paymentId, PaymentExpired: e => e.data.paymentId },
 });
 
 export type PaymentRow = {

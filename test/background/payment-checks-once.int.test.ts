@@ -108,4 +108,44 @@ describe('payment checks with two instances on one database', () => {
     await eventually(async () => (await queuedChecks()) === 0);
     expect(await checksOf(accountId)).toBe(1);
   });
+  it("draw closer when a payer's page asks at either instance, and still hand each check over once", async () => {
+    const caller = await keyHolder(a);
+    const { accountId } = await linkServiceWallet(caller);
+    const { id } = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', expiresInMinutes: 30 }));
+    await a.projections.waitFor(await a.store.headPosition());
+    const bothTick = async () => {
+      await Promise.all([
+        a.paymentChecks.tick(),
+        b.paymentChecks.tick(),
+        a.paymentChecks.tick(),
+        b.paymentChecks.tick(),
+      ]);
+      await eventually(async () => (await queuedChecks()) === 0);
+    };
+    const pageAsksAt = async (instance: TestService) =>
+      expect((await instance.app.inject({ method: 'GET', url: `/pay/${id}/status.json` })).statusCode).toBe(200);
+
+    await bothTick();
+    await eventually(async () => (await checksOf(accountId)) === 1);
+    a.clock.advance(4000);
+    await bothTick(); // a fresh bill with nobody at its page: every 8 s
+    expect(await checksOf(accountId)).toBe(1);
+    await pageAsksAt(b); // the page's ask reaches the second instance: the first one's tick sees it too
+    await a.paymentChecks.tick();
+    await eventually(async () => (await checksOf(accountId)) === 2);
+    await bothTick();
+    a.clock.advance(4000);
+    await pageAsksAt(a);
+    await pageAsksAt(b);
+    await bothTick();
+    await eventually(async () => (await checksOf(accountId)) === 3);
+    a.clock.advance(2000);
+    await pageAsksAt(b);
+    await bothTick(); // the page is open, yet 2 s is under its 4 s
+    expect(await checksOf(accountId)).toBe(3);
+    a.clock.advance(2000);
+    await bothTick();
+    await eventually(async () => (await checksOf(accountId)) === 4);
+    expect(await checksOf(accountId)).toBe(4);
+  });
 });

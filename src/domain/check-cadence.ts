@@ -1,0 +1,100 @@
+/**
+ * How often a receiving account with pending payments is checked at its provider (DESIGN section 11): a pure rule of
+ * what the account's payers are doing and of when its payers usually pay. The checks gather where payments happen
+ * (a payment page open, a QR just fetched, the first minutes of a bill) and thin out where nobody is paying, never
+ * closer together than the provider's floor, never further apart than the slow interval.
+ */
+
+/** What the service has seen of the payers of one account, and its newest pending payment. */
+export type CheckSignals = {
+  /** when the account's newest pending payment was created */
+  newestCreatedAt: Date;
+  /** the last status request of a payment page of the account (a payer is looking at the bill), if any */
+  pageSeenAt: Date | null;
+  /** the last time a QR image of the account's pending payments was fetched or downloaded, if any */
+  qrFetchedAt: Date | null;
+};
+
+/** How long after creation the account's last paid payments were paid, in milliseconds. */
+export type CheckHistory = { paidAfterMs: number[] };
+
+export type CadenceSettings = {
+  /** which rule: the payer-following one, or a check every fastSeconds then slowSeconds whatever the payer does */
+  cadence: 'payer' | 'fixed';
+  /** the provider's own limit: never two checks of one account closer than this */
+  floorSeconds: number;
+  /** while a payment page of the account is open */
+  pageSeconds: number;
+  /** a page counts as open this long after its last status request (the page asks every few seconds) */
+  pageOpenForSeconds: number;
+  /** within the window in which the account's payers usually pay, counted from the last sign of a payer */
+  windowSeconds: number;
+  /** past the window the interval grows as this share of the time since the last sign of a payer */
+  backoffShare: number;
+  /** the learned window: the given percentile of the last paid payments' creation-to-paid times, within bounds */
+  window: { percentile: number; minPaid: number; defaultSeconds: number; minSeconds: number; maxSeconds: number };
+  /** the fixed rule's and the sparsest interval: no pending payment goes unchecked longer than slowSeconds */
+  fastSeconds: number;
+  fastForMinutes: number;
+  slowSeconds: number;
+};
+
+/**
+ * The window after a sign of a payer in which this account's payers usually pay: the configured percentile of its own
+ * creation-to-paid times, the default while it has fewer than `minPaid` of them, always within the bounds.
+ */
+export function learnedWindowMs(history: CheckHistory, window: CadenceSettings['window']): number {
+  const times = history.paidAfterMs.filter(ms => Number.isFinite(ms) && ms >= 0).sort((a, b) => a - b);
+  const learned =
+    times.length < window.minPaid
+      ? window.defaultSeconds * 1000
+      : times[Math.min(times.length - 1, Math.ceil((times.length * window.percentile) / 100) - 1)]!;
+  return Math.min(window.maxSeconds * 1000, Math.max(window.minSeconds * 1000, learned));
+}
+
+const later = (...dates: (Date | null)[]) =>
+  Math.max(...dates.filter((d): d is Date => d !== null).map(d => d.getTime()));
+
+/** The time between two checks of the account as things stand at `now`, in milliseconds. */
+export function checkIntervalMs(signals: CheckSignals, history: CheckHistory, now: Date, s: CadenceSettings): number {
+  const floorMs = s.floorSeconds * 1000;
+  const slowMs = Math.max(floorMs, s.slowSeconds * 1000);
+  const wanted = ((): number => {
+    switch (s.cadence) {
+      case 'fixed':
+        return (
+          (now.getTime() - signals.newestCreatedAt.getTime() < s.fastForMinutes * 60_000
+            ? s.fastSeconds
+            : s.slowSeconds) * 1000
+        );
+      case 'payer': {
+        if (signals.pageSeenAt && now.getTime() - signals.pageSeenAt.getTime() <= s.pageOpenForSeconds * 1000)
+          return s.pageSeconds * 1000;
+        // a bill just made or a QR just fetched (a payer may pay it from the picture): the window in which this
+        // account's payers usually pay runs from the later of them; a page closed does not open it again
+        const sinceBillMs = now.getTime() - later(signals.newestCreatedAt, signals.qrFetchedAt);
+        if (sinceBillMs <= learnedWindowMs(history, s.window)) return s.windowSeconds * 1000;
+        // past it, the longer nobody has shown up the rarer the checks: a tenth of the quiet time by default
+        const quietMs = now.getTime() - later(signals.newestCreatedAt, signals.qrFetchedAt, signals.pageSeenAt);
+        return Math.max(s.windowSeconds * 1000, quietMs * s.backoffShare);
+      }
+      default: {
+        const never: never = s.cadence;
+        throw new Error(`unknown cadence ${String(never)}`);
+      }
+    }
+  })();
+  return Math.min(slowMs, Math.max(floorMs, wanted));
+}
+
+/** When the account is next due a check: at once if it never was, else its interval after the last one. */
+export function nextCheckAt(
+  signals: CheckSignals,
+  history: CheckHistory,
+  lastCheckAt: Date | null,
+  now: Date,
+  s: CadenceSettings,
+): Date {
+  if (!lastCheckAt) return now;
+  return new Date(lastCheckAt.getTime() + checkIntervalMs(signals, history, now, s));
+}

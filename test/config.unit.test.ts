@@ -63,6 +63,19 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), GATEWAY_QRIS_FEE_RATE_BP: '0.7' })).toThrow(ConfigError);
   });
 
+  it('keeps the webhook log and failed jobs 30 days, pruned 1,000 rows a statement, each overridable', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).retention).toEqual({
+      webhookDays: 30,
+      failedJobDays: 30,
+      batchRows: 1000,
+      pauseMs: 100,
+    });
+    const tuned = loadConfig({ DATA_DIR: dataDir(), RETENTION_WEBHOOK_DAYS: '7', RETENTION_BATCH_ROWS: '200' });
+    expect(tuned.retention).toMatchObject({ webhookDays: 7, batchRows: 200 });
+    // a retention of none would delete deliveries as they finish: at least a day
+    expect(() => loadConfig({ DATA_DIR: dataDir(), RETENTION_WEBHOOK_DAYS: '0' })).toThrow(ConfigError);
+  });
+
   it('keeps the test clock off unless asked, and refuses it with DATABASE_URL unless forced', () => {
     expect(loadConfig({ DATA_DIR: dataDir() }).testClock).toBe(false);
     expect(loadConfig({ DATA_DIR: dataDir(), TEST_CLOCK: 'true' }).testClock).toBe(true);

@@ -120,7 +120,7 @@ const envSchema = z.object({
   PAYMENT_CHECK_PAGE_SECONDS: z.coerce.number().int().min(1).max(3600).default(4),
   PAYMENT_CHECK_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(8),
   PAYMENT_CHECK_WINDOW_DEFAULT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
-  PAYMENT_CHECK_BACKOFF_PERCENT: z.coerce.number().int().min(1).max(100).default(10),
+  PAYMENT_CHECK_BACKOFF_PERCENT: z.coerce.number().int().min(1).max(100).default(25),
   // providers' notifications that money landed (docs/sandbox.md): CODE=whsec_... per provider, comma-separated
   PROVIDER_NOTIFICATION_SECRETS: z.string().default(''),
   PROVIDER_NOTIFICATION_TOLERANCE_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),

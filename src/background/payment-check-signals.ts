@@ -35,7 +35,7 @@ export type PayerSignal = 'page' | 'qr';
  * A signal is written at most once per this long per account and kind: a page polling every few seconds, or several
  * pages of one account, cost one small update now and then, and the cadence reads "open" over a longer span.
  */
-export const signalCoalesceMs = 2000;
+export const signalCoalesceMs = 5000;
 
 const columnOf = { page: 'page_seen_at', qr: 'qr_fetched_at' } as const satisfies Record<PayerSignal, string>;
 

@@ -74,7 +74,7 @@ export function checkIntervalMs(signals: CheckSignals, history: CheckHistory, no
         // account's payers usually pay runs from the later of them; a page closed does not open it again
         const sinceBillMs = now.getTime() - later(signals.newestCreatedAt, signals.qrFetchedAt);
         if (sinceBillMs <= learnedWindowMs(history, s.window)) return s.windowSeconds * 1000;
-        // past it, the longer nobody has shown up the rarer the checks: a tenth of the quiet time by default
+        // past it, the longer nobody has shown up the rarer the checks: a quarter of the quiet time by default
         const quietMs = now.getTime() - later(signals.newestCreatedAt, signals.qrFetchedAt, signals.pageSeenAt);
         return Math.max(s.windowSeconds * 1000, quietMs * s.backoffShare);
       }

@@ -69,7 +69,7 @@ describe('checks of accounts with pending payments', () => {
     await step(0); // a new bill: at once
     await step(5);
     await step(3); // every 8 s in the window in which payers pay (2 minutes while the account has no history)
-    service.clock.advance(6 * 60_000); // nobody showed up for six minutes: checked every 36 s
+    service.clock.advance(6 * 60_000); // nobody showed up for six minutes: checked every minute
     await step(0);
     await step(20);
     await pageAsks(); // the payer opens the page: due at once, then every 4 s while it keeps asking

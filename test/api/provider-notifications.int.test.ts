@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sandboxNotificationSecret, signNotification } from '../../src/providers/notification-signature.ts';
+import { query } from '../../src/db/pool.ts';
 import { keyHolder } from '../support/http.ts';
 import { createPayment, decodeQrPng, linkServiceWallet, paymentBody, statusOf } from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
@@ -167,5 +168,33 @@ describe('provider notifications', () => {
     service.clock.advance(60_000);
     expect(await service.paymentChecks.tick()).toBeGreaterThanOrEqual(1);
     await eventually(async () => (await statusOf(caller, payment.id)).status === 'COMPLETED');
+  });
+});
+
+describe('the notification ids heard', () => {
+  it('are kept a day, past the timestamp window, then pruned; an old delivery is stale by then', async () => {
+    const caller = await keyHolder(service);
+    const { phoneNumber } = await linkServiceWallet(caller);
+    await service.projections.waitFor(await service.store.headPosition());
+    const id = freshId();
+    const sentAt = service.clock.now();
+    expect((await notify('WALLET-D', { accountRef: phoneNumber }, { id, at: sentAt })).statusCode).toBe(202);
+    const kept = async () =>
+      (
+        await query<{ n: number }>(
+          service.pool,
+          'CountNotificationId',
+          'select count(*)::int as n from provider_notifications where notification_id = $1',
+          [id],
+        )
+      ).rows[0]!.n;
+    expect(await kept()).toBe(1);
+
+    service.clock.advance(25 * 3600_000);
+    // the same delivery again, a day later: its timestamp is out of the window
+    const old = await notify('WALLET-D', { accountRef: phoneNumber }, { id, at: sentAt });
+    expect([old.statusCode, old.json().code]).toEqual([400, 'NOTIFICATION_STALE']);
+    expect((await notify('WALLET-D', { accountRef: phoneNumber })).statusCode).toBe(202);
+    expect(await kept()).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import { ConfigError, type Config, type ProviderNotificationSettings } from '../config.ts';
 import { offersNotifications, providers } from './catalogue.ts';
 import { sandboxNotificationSecret } from './notification-signature.ts';
-import type { SandboxPush } from './sandbox/notifications.ts';
+import { httpSender, type SandboxPush } from './sandbox/notifications.ts';
 
 /**
  * The secret of every provider the service hears notifications from: those configured (PROVIDER_NOTIFICATION_SECRETS,
@@ -43,16 +43,6 @@ export function sandboxPushOf(
   return {
     providers: wanted.filter(code => offersNotifications(code) && Object.hasOwn(settings.secrets, code)),
     secretOf: code => settings.secrets[code]!,
-    send: url
-      ? async (path, headers, body) =>
-          (
-            await fetch(`${url}${path}`, {
-              method: 'POST',
-              headers: { ...headers, 'content-type': 'application/json' },
-              body,
-              signal: AbortSignal.timeout(10_000),
-            })
-          ).status
-      : inProcess,
+    send: url ? httpSender(url) : inProcess,
   };
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { systemClock } from '../../clock.ts';
 import { createLogger } from '../../logger.ts';
 import { loopbackOr } from '../../security/address-guard.ts';
+import { pushTo, type SandboxPush } from './notifications.ts';
 import { startSandbox } from './server.ts';
 
 /** Runs the sandbox provider alone: `tsx src/providers/sandbox/main.ts`. */
@@ -16,6 +17,9 @@ const env = z
     NODE_ENV: z.string().optional(),
     DATA_DIR: z.string().min(1).default('./.data'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // notifications pushed to a service (docs/sandbox.md): its base URL, and the secret of each provider that pushes
+    SANDBOX_PUSH_URL: z.url().optional(),
+    PROVIDER_NOTIFICATION_SECRETS: z.string().default(''),
   })
   .safeParse(process.env);
 if (!env.success) {
@@ -42,12 +46,22 @@ try {
 }
 
 const log = createLogger(env.data.LOG_LEVEL);
+let push: SandboxPush | undefined;
+try {
+  push = pushTo(env.data.SANDBOX_PUSH_URL, env.data.PROVIDER_NOTIFICATION_SECRETS);
+} catch {
+  console.error(
+    'Invalid configuration:\n  PROVIDER_NOTIFICATION_SECRETS: CODE=whsec_<base64> entries, comma-separated',
+  );
+  process.exit(2);
+}
 const sandbox = await startSandbox({
   clock: systemClock,
   log,
   port: env.data.SANDBOX_PORT,
   host: env.data.SANDBOX_HOST,
   controlAllowed,
+  push,
   stateFile: path.join(env.data.DATA_DIR, 'sandbox-state.json'),
 });
 console.log(

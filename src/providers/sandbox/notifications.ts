@@ -91,3 +91,37 @@ export function sandboxNotifier(deps: { push: SandboxPush | undefined; faults: F
 }
 
 export type SandboxNotifier = ReturnType<typeof sandboxNotifier>;
+
+/**
+ * The standalone sandbox's push (src/providers/sandbox/main.ts): to the service at `url`, for every provider given a
+ * secret in `secrets` (`CODE=whsec_...`, comma-separated, as the service's PROVIDER_NOTIFICATION_SECRETS); none
+ * without a URL. Throws on a malformed entry.
+ */
+export function pushTo(url: string | undefined, secrets: string): SandboxPush | undefined {
+  const entries = secrets
+    .split(',')
+    .map(v => v.trim())
+    .filter(Boolean)
+    .map(entry => {
+      const match = /^([A-Z0-9-]{1,40})=(whsec_[A-Za-z0-9+/]{16,}={0,2})$/.exec(entry);
+      if (!match) throw new Error(`not CODE=whsec_<base64>: ${entry}`);
+      return [match[1]!, match[2]!] as const;
+    });
+  if (!url || entries.length === 0) return undefined;
+  const secretOf = new Map(entries);
+  return { providers: [...secretOf.keys()], secretOf: code => secretOf.get(code)!, send: httpSender(url) };
+}
+
+/** Posts a notification to the service at the base URL `url` over HTTP; answers the status. */
+export function httpSender(url: string): SandboxPush['send'] {
+  const base = url.replace(/\/$/, '');
+  return async (path, headers, body) =>
+    (
+      await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body,
+        signal: AbortSignal.timeout(10_000),
+      })
+    ).status;
+}

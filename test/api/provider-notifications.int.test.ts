@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sandboxNotificationSecret, signNotification } from '../../src/providers/notification-signature.ts';
+import { freePort } from '../../src/db/embedded.ts';
 import { query } from '../../src/db/pool.ts';
 import { keyHolder } from '../support/http.ts';
 import { createPayment, decodeQrPng, linkServiceWallet, paymentBody, statusOf } from '../support/payments.ts';
@@ -196,5 +197,31 @@ describe('the notification ids heard', () => {
     expect([old.statusCode, old.json().code]).toEqual([400, 'NOTIFICATION_STALE']);
     expect((await notify('WALLET-D', { accountRef: phoneNumber })).statusCode).toBe(202);
     expect(await kept()).toBe(0);
+  });
+});
+
+describe('a sandbox told the service URL (SANDBOX_PUSH_URL)', () => {
+  it('pushes over HTTP to the listening service, which checks the account at once', async () => {
+    const port = await freePort();
+    const listening = await startTestService({
+      PORT: String(port),
+      SANDBOX_PUSH: 'WALLET-D',
+      SANDBOX_PUSH_URL: `http://127.0.0.1:${port}`,
+    });
+    try {
+      await listening.listen();
+      const caller = await keyHolder(listening);
+      const { accountId } = await linkServiceWallet(caller);
+      const spied = vi.spyOn(listening.paymentChecks, 'checkNow');
+      const created = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
+      const png = await listening.app.inject({ method: 'GET', url: new URL(created.qrisImage!).pathname });
+      await listening.projections.waitFor(await listening.store.headPosition());
+      await sandboxOf(listening).pay({ qris: (await decodeQrPng(png.rawPayload)).payload! });
+      await eventually(async () => (await statusOf(caller, created.id)).status === 'COMPLETED');
+      expect(spied.mock.calls).toEqual([[accountId]]);
+      expect((await sandboxOf(listening).notifications()).at(-1)).toMatchObject({ answers: [202] });
+    } finally {
+      await listening.close();
+    }
   });
 });

@@ -87,7 +87,8 @@ const itemsSql = `
     from gateway_postings g where g.account like 'holding:%' and substr(g.account, 9) = any($1::text[])
   ), attempts as (
     -- every transfer a payout of a withdrawal began, and the first or paying one of a withdrawal from before they were kept
-    select wt.withdrawal_id, wt.transfer_id, wt.account_id from gateway_withdrawal_transfers wt where wt.account_id::text = any($1::text[])
+    -- (the ids are the accounts' own, uuids: compared as uuids, the transfers are found by their account's index)
+    select wt.withdrawal_id, wt.transfer_id, wt.account_id from gateway_withdrawal_transfers wt where wt.account_id = any($1::text[]::uuid[])
     union
     select w.id, t.id, t.account_id from gateway_withdrawals w
     join transfers t on t.id::text = coalesce(w.reference, w.id::text) and t.account_id::text = any($1::text[])

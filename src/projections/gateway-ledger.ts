@@ -370,6 +370,10 @@ export const gatewayLedgerProjection = projection({
     // 7: where the reports place each posting (reported_at: its effective time, or the first open month a close sent it
     // to), kept with the closes as the ledger has projected them (gateway-ledger-placement.ts)
     placementStep,
+    // 8: no query reads postings by occurred_at (the reports and balances read reported_at or effective_at): the two
+    // indexes on it go (test/db/indexes.int.test.ts names the query of each index kept)
+    `drop index if exists gateway_postings_by_day;
+    drop index if exists gateway_postings_by_merchant;`,
   ],
   on: {
     ...perType(ledgerTypes, async (tx: pg.PoolClient, event: LedgerEvent) => {

@@ -24,7 +24,7 @@ export class TestClock implements Clock {
 }
 
 /**
- * The test clock (TEST_CLOCK=true, DESIGN section 9): the system's time moved forward by an offset that only grows,
+ * The test clock (TEST_CLOCK=true): the system's time moved forward by an offset that only grows,
  * kept in a file so that a restart never takes time back.
  */
 export class ShiftedClock implements Clock {

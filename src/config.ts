@@ -33,7 +33,7 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'DIGEST_SIGNING_KEY must be an Ed25519 private key, base64 PKCS#8 DER')
     .optional(),
-  // the ledger's signing key kept apart from the data (issue 24), its checkpoints' file, and the key an auditor trusts
+  // the ledger's signing key kept apart from the data, its checkpoints' file, and the key an auditor trusts
   LEDGER_SIGNING_KEY_FILE: z.string().min(1).optional(),
   LEDGER_CHECKPOINT_DIR: z.string().min(1).optional(),
   LEDGER_PUBLIC_KEY: z.string().min(1).optional(),
@@ -127,7 +127,7 @@ const envSchema = z.object({
   // which providers the embedded sandbox pushes notifications for (codes, or none), and the service's URL it calls
   SANDBOX_PUSH: z.string().trim().optional(),
   SANDBOX_PUSH_URL: z.url().optional(),
-  // the gateway's numbers (DESIGN section 9; the interface document's Limits table sets the fees and the minimum withdrawal)
+  // the gateway's numbers (the interface document's Limits table sets the fees and the minimum withdrawal)
   GATEWAY_VA_FEE: z.coerce.number().int().min(0).max(1_000_000).default(3000),
   GATEWAY_QRIS_FEE_RATE_BP: z.coerce.number().int().min(0).max(10_000).default(70),
   GATEWAY_QRIS_FEE_FLAT: z.coerce.number().int().min(0).max(1_000_000).default(200),
@@ -136,7 +136,7 @@ const envSchema = z.object({
   GATEWAY_VA_MIN_AMOUNT: z.coerce.number().int().min(1).default(10_000),
   GATEWAY_VA_MAX_AMOUNT: z.coerce.number().int().min(1).default(50_000_000),
   GATEWAY_MIN_WITHDRAWAL: z.coerce.number().int().min(1).default(50_000),
-  // QR images of transfers (DESIGN section 10): decoded in worker threads, bounded, with a deadline; uploads limited
+  // QR images of transfers: decoded in worker threads, bounded, with a deadline; uploads limited
   QR_DECODE_THREADS: z.coerce.number().int().min(1).max(16).optional(),
   QR_DECODE_QUEUE: z.coerce.number().int().min(0).max(1000).default(8),
   QR_DECODE_QUEUE_PER_TENANT: z.coerce.number().int().min(0).max(100).default(2),
@@ -154,13 +154,13 @@ const envSchema = z.object({
   RETENTION_FAILED_JOBS_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   RETENTION_BATCH_ROWS: z.coerce.number().int().min(1).max(100_000).default(1000),
   RETENTION_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(100),
-  // a clock people and tests move over HTTP (DESIGN section 9): never on unless asked for
+  // a clock people and tests move over HTTP: never on unless asked for
   TEST_CLOCK: booleanFromEnv.default(false),
   TEST_CLOCK_FORCE: booleanFromEnv.default(false),
 });
 
 /**
- * The gateway's money numbers, integer rupiah (DESIGN section 9). QRIS fee = round-half-up(amount x rateBp / 10,000) +
+ * The gateway's money numbers, integer rupiah. QRIS fee = round-half-up(amount x rateBp / 10,000) +
  * flat; a virtual account pays vaFee flat. Minimums are checked on the requested amount, maximums on the billed one.
  */
 export type GatewaySettings = {
@@ -177,7 +177,7 @@ export type GatewaySettings = {
  */
 export type PaymentStreamSettings = { perPayment: number; perInstance: number; heartbeatSeconds: number };
 
-/** How often a receiving account with pending payments is checked (DESIGN section 11). */
+/** How often a receiving account with pending payments is checked. */
 export type PaymentCheckSettings = {
   /** every fastSeconds while its newest pending payment is younger than fastForMinutes */
   fastSeconds: number;
@@ -229,7 +229,7 @@ export type Config = {
   jwtSecret: string;
   encryptionKey: string;
   /**
-   * Ed25519 private key (base64 PKCS#8 DER) signing the daily digests and the ledger's checkpoints (DESIGN section 13);
+   * Ed25519 private key (base64 PKCS#8 DER) signing the daily digests and the ledger's checkpoints;
    * null with DATABASE_URL and none given: the service then refuses to start (the CLI's checks need none)
    */
   digestSigningKey: string | null;
@@ -258,7 +258,7 @@ export type Config = {
   sandbox: { start: boolean; host: string; push: SandboxPushSettings };
   providerNotifications: ProviderNotificationSettings;
   embeddedPostgresPassword: string;
-  /** the password of the embedded database's restricted role that the service connects as (issue 24) */
+  /** the password of the embedded database's restricted role that the service connects as */
   serviceRolePassword: string;
   otp: OtpSettings;
   authLimits: AuthLimits;
@@ -407,7 +407,7 @@ const newSigningKey = () =>
   generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
 
 /**
- * The key that signs the ledger (issue 24): LEDGER_SIGNING_KEY_FILE (which the operator can keep off the data disk), or
+ * The key that signs the ledger: LEDGER_SIGNING_KEY_FILE (which the operator can keep off the data disk), or
  * DIGEST_SIGNING_KEY; else DATA_DIR/ledger-signing-key, moved there from an older secrets.json, or generated there in
  * embedded mode only. With DATABASE_URL and none of these: null (the service refuses to start; the CLI needs none).
  */

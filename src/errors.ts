@@ -245,7 +245,7 @@ export const errorCodes = {
     message: 'Months close in order, and only the latest closed month reopens',
   },
 
-  // auditors (DESIGN section 13)
+  // auditors
   STREAM_NOT_FOUND: { status: 404, message: 'No stream has that id' },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -7,7 +7,7 @@ import { listCheckpoints } from './store/checkpoints.ts';
 import type { EventStore } from './store/event-store.ts';
 
 /**
- * The service's Prometheus metrics (DESIGN section 13), one registry per service (tests run several in a process).
+ * The service's Prometheus metrics, one registry per service (tests run several in a process).
  * Counters and histograms count what this process did (Prometheus sums the processes); the gauges of projection lag
  * and queue depth are read from PostgreSQL when scraped, so every process tells the same.
  */

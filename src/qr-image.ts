@@ -7,7 +7,7 @@ import { refuse } from './errors.ts';
 const jsQR = ((jsqrModule as unknown as { default?: typeof jsqrModule }).default ??
   jsqrModule) as unknown as typeof jsqrModule.default;
 
-/** The limits of an uploaded QR image (DESIGN section 10), checked before a pixel is decoded. */
+/** The limits of an uploaded QR image, checked before a pixel is decoded. */
 export const qrImageLimits = { maxBytes: 5 * 1024 * 1024, maxSide: 4000 };
 
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

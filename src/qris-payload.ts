@@ -1,7 +1,7 @@
 import { EmvQrError, findTlv, hasValidCrc, parseTlv } from './emv-qr.ts';
 import { refuse } from './errors.ts';
 
-/** What a QR transfer pays (DESIGN section 10). */
+/** What a QR transfer pays. */
 export type QrisPayment = {
   kind: 'static' | 'dynamic';
   merchantName: string;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// PostgreSQL stores neither NUL nor half of a surrogate pair, in text or in json (DESIGN section 4, "Text fields").
+// PostgreSQL stores neither NUL nor half of a surrogate pair, in text or in json ("Text fields").
 const unstorable = /[\u0000\p{Cs}]/u;
 
 export const isStorableText = (value: string): boolean => !unstorable.test(value);

@@ -46,7 +46,7 @@ describe('configuration', () => {
     expect(loadConfig({ DATA_DIR: dataDir(), SANDBOX_HOST: '0.0.0.0' }).sandbox.host).toBe('0.0.0.0');
   });
 
-  it('has the gateway numbers of the interface Limits table and DESIGN section 9, each overridable', () => {
+  it('has the gateway numbers of the interface Limits table, each overridable', () => {
     expect(loadConfig({ DATA_DIR: dataDir() }).gateway).toEqual({
       vaFee: 3000,
       qrisFee: { rateBp: 70, flat: 200 },

@@ -17,7 +17,7 @@ const pageQuery = z.object({
 });
 
 /**
- * The auditors' routes of the admin console (DESIGN section 13). GET /api/admin/streams/:id: a stream's events as `cli stream` shows them (who, when, why, caused by
+ * The auditors' routes of the admin console. GET /api/admin/streams/:id: a stream's events as `cli stream` shows them (who, when, why, caused by
  * what; secrets and sealed values replaced), a page at a time from `fromRevision`; `nextRevision` is where the next
  * page starts, null at the end. A stream without events answers 404.
  */
@@ -44,7 +44,7 @@ export function adminAuditRoutes(deps: AppDeps) {
       },
     }));
 
-    // the newest signed checkpoint of the log (issue 24): whoever keeps it can later prove the log up to it unchanged
+    // the newest signed checkpoint of the log: whoever keeps it can later prove the log up to it unchanged
     app.get('/ledger/checkpoints/latest', async () => ({
       status: 'success',
       data: await latestWithCosignatures(deps),

@@ -178,7 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(sandboxPaymentRoutes(deps));
   // providers' notifications: the provider's signature is the credential, no API key (src/api/provider-notifications.ts)
   await app.register(providerNotificationRoutes(deps), { prefix: '/api/providers' });
-  // the dashboard's pages (DESIGN section 12): sign-in forms at the root, the rest behind the session under /dashboard
+  // the dashboard's pages: sign-in forms at the root, the rest behind the session under /dashboard
   await app.register(signInPages(deps, signingIn));
   await app.register(
     pageSurface(deps, { admin: false }, async pages => {

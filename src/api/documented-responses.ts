@@ -7,7 +7,7 @@ const operationKey = (method: string, url: string) =>
   `${method} ${(url.length > 1 ? url.replace(/\/$/, '') : url).replace(/:(\w+)/g, '{$1}')}`;
 
 /**
- * The documented success bodies (src/api/schemas) are the routes' serialisers too (issue 28): an answer is encoded by
+ * The documented success bodies (src/api/schemas) are the routes' serialisers too: an answer is encoded by
  * its zod schema, so a field the document does not name is dropped, never sent. An answer its schema refuses is a bug:
  * with `strict` (the tests) it fails the request; in service it is logged and sent as the handler made it, so a client
  * is not refused over a documentation slip.

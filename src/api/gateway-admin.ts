@@ -37,7 +37,7 @@ function presentRequest(row: GatewayAccessRow & { name?: string | null; email?: 
 }
 
 /**
- * The gateway in the admin console (DESIGN section 9): access review (approve, reject with a note), deactivation of an
+ * The gateway in the admin console: access review (approve, reject with a note), deactivation of an
  * approved merchant (-> REJECTED with a note), and the holding accounts (an admin's own linked accounts, marked).
  */
 export function adminGatewayRoutes(deps: AppDeps) {

@@ -27,7 +27,7 @@ export async function calendarInForce(db: Queryable, now: Date) {
 }
 
 /**
- * The settlement calendar in the admin console (DESIGN section 9): the years in force (the shipped file's, overlaid by
+ * The settlement calendar in the admin console: the years in force (the shipped file's, overlaid by
  * those an admin set), the years due that are missing (a warning), and a year set whole.
  */
 export function gatewayCalendarRoutes(deps: AppDeps) {

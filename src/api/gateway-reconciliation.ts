@@ -35,7 +35,7 @@ export function sendReconciliationCsv(reply: FastifyReply, report: GatewayReconc
 }
 
 /**
- * Finance's reconciliation of the gateway (DESIGN section 9): `GET ?from=YYYY-MM-DD&to=YYYY-MM-DD`, WIB days, as JSON
+ * Finance's reconciliation of the gateway: `GET ?from=YYYY-MM-DD&to=YYYY-MM-DD`, WIB days, as JSON
  * or, with `Accept: text/csv` (or `.csv`) and `table=`, one table of it as CSV.
  */
 export function gatewayReconciliationRoutes(deps: AppDeps) {

@@ -296,7 +296,7 @@ function addLinks(paths: Paths) {
 }
 
 /**
- * OpenAPI 3.1 of every route, generated from the routes' zod schemas as they are registered (DESIGN section 13):
+ * OpenAPI 3.1 of every route, generated from the routes' zod schemas as they are registered:
  * registered before any route. The document is served at /openapi.json, and a reference page (swagger-ui, its assets
  * from the npm package: no CDN) at /docs. `npm run openapi:lint` checks it with redocly's recommended rules.
  */

@@ -7,7 +7,7 @@ import type { AppDeps } from './deps.ts';
 
 const chooseBody = z.object({ accountId: z.uuid() });
 
-/** The platform's WALLET-A account withdrawals are paid from (issue 25): one of the admin's own linked accounts. */
+/** The platform's WALLET-A account withdrawals are paid from: one of the admin's own linked accounts. */
 export function adminPayoutAccountRoutes(deps: AppDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();

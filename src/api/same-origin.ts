@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { refuse } from '../errors.ts';
 
 /**
- * What a browser sends for a cookie from another origin (issue 23): the session cookie is SameSite=Lax, which still lets
+ * What a browser sends for a cookie from another origin: the session cookie is SameSite=Lax, which still lets
  * a sibling origin of the same site (another port, a sub-domain) post with it, and a `text/plain` form needs no
  * preflight. Two guards close that: cookie-authenticated JSON routes take JSON only, and a state-changing request
  * whose `Sec-Fetch-Site` or `Origin` names another origin than PUBLIC_BASE_URL's is refused.

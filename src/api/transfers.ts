@@ -15,7 +15,7 @@ import type { AppDeps } from './deps.ts';
 import type { QrUploads } from './qr-uploads.ts';
 import { parseBody } from './validation.ts';
 
-/** The QR image's limits (DESIGN sections 6 and 10): one file of at most 5 MB, a few small fields, set on the parser itself. */
+/** The QR image's limits: one file of at most 5 MB, a few small fields, set on the parser itself. */
 export const qrUploadLimits = {
   files: 1,
   fileSize: 5 * 1024 * 1024,
@@ -88,7 +88,7 @@ async function qrForm(request: FastifyRequest) {
 }
 
 /**
- * POST /api/v1/accounts/:id/transfer: money out of the key owner's WALLET-A account (DESIGN section 10). JSON for the
+ * POST /api/v1/accounts/:id/transfer: money out of the key owner's WALLET-A account. JSON for the
  * bank transfer's three steps; multipart for the QR transfer, whose image is checked before it is decoded.
  */
 export function transferRoutes(deps: AppDeps, qrImages: QrUploads) {

@@ -77,7 +77,7 @@ const audited: AuditedKind[] = [
 ];
 
 /**
- * `cli audit-stream <id>` (DESIGN section 13): the stream's revisions run from 0 without a gap, every event is valid
+ * `cli audit-stream <id>`: the stream's revisions run from 0 without a gap, every event is valid
  * against its schema after upcasting, and, for ledgers, accounts and payments, the decider's fold equals the read
  * model's rows. A difference can be a projection still catching up: it is named, and the audit can be run again.
  */

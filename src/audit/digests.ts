@@ -60,7 +60,7 @@ export async function listDigests(db: Queryable): Promise<StoredDigest[]> {
 export const digestPositionName = 'digest:daily';
 
 /**
- * The daily digests (DESIGN section 13) take in a page of the log (after `after`, up to `last`): each WIB day's Merkle
+ * The daily digests take in a page of the log (after `after`, up to `last`): each WIB day's Merkle
  * tree (src/audit/digest-days.ts) grows by the page's leaves, and a day's root is signed with the service's Ed25519 key
  * when the first event of a later day closes it; the open day's row, the days it closed and the position are written in
  * the caller's transaction (the chain's, src/audit/ledger-checkpoints.ts). A position other than `after` stored means

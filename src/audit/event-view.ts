@@ -21,7 +21,7 @@ function redacted(value: unknown): unknown {
 }
 
 /**
- * An event as an auditor reads it (DESIGN section 13): where it is in its stream and in the log, its payload as this
+ * An event as an auditor reads it: where it is in its stream and in the log, its payload as this
  * code reads it (upcast to the current version) with secrets and sealed values replaced, and its metadata: who, when,
  * why, caused by what. An event this code cannot read is shown as stored, with the reason.
  */

@@ -22,7 +22,7 @@ import { namedReconciliation, type NamedSuspenseRow } from './reconciliation-nam
 import type { AccountNames, MerchantNames } from './report-names.ts';
 
 /**
- * The gateway's reconciliation for finance (DESIGN sections 8 and 9): the balances at the period's bounds folded from the
+ * The gateway's reconciliation for finance: the balances at the period's bounds folded from the
  * event log (gateway-period-balances.ts) and, over the read models, the ledger's postings per day (gateway_postings),
  * gateway payments and the mutations that paid them.
  * Days are WIB days (Asia/Jakarta, UTC+7 all year): a period runs from 00:00 WIB of `from` to 00:00 WIB after `to`.

@@ -63,7 +63,7 @@ const republishedOnStart = 3;
 type Waiting = Extract<SubscriberHealth, { state: 'waiting' }>;
 
 /**
- * The ledger's chain of signed checkpoints (issue 24) and the daily digests, in one pass: a reader of the whole log that
+ * The ledger's chain of signed checkpoints and the daily digests, in one pass: a reader of the whole log that
  * keeps the Merkle frontier of the events since the last checkpoint and signs a checkpoint of them at least once a
  * minute while events arrive and at each WIB day's end, and grows each WIB day's digest (src/audit/digests.ts), signed
  * when a later day begins. Checkpoints, chain state, digest rows and both positions (subscriber checkpoints) commit

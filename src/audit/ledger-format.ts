@@ -4,7 +4,7 @@ import type { RecordedEvent } from '../store/event-store.ts';
 import { canonicalJson } from './merkle.ts';
 
 /**
- * The ledger's fixed formats (issue 24): the event leaf v2 and the signed checkpoint. The export and an outsider's
+ * The ledger's fixed formats: the event leaf v2 and the signed checkpoint. The export and an outsider's
  * verifier (docs/auditing.md) are built against exactly these bytes: change nothing here without a new version.
  */
 

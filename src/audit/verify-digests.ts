@@ -21,7 +21,7 @@ export type DayVerdict = {
 };
 
 /**
- * `cli verify-digests` (DESIGN section 13): walks the whole log again, day by day as the live digest does, and holds
+ * `cli verify-digests`: walks the whole log again, day by day as the live digest does, and holds
  * every day's recomputed count and root against the stored digest and its signature, checked with the given public key
  * (not one stored beside the digest: whoever could rewrite the table could store their own). A day whose events were
  * changed, inserted or removed behind the service's back, or whose digest was rewritten, is `tampered`, saying how.

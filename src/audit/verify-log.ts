@@ -149,7 +149,7 @@ function stateProblems(stored: LedgerCheckpoint[], state: ChainState | null): Lo
 const precision = (p: LogProblem) => (p.streamId !== undefined ? 0 : p.day !== undefined ? 2 : 1);
 
 /**
- * `cli verify-log` (issue 24): recomputes the chain of signed checkpoints from the log (every event as stored, in log
+ * `cli verify-log`: recomputes the chain of signed checkpoints from the log (every event as stored, in log
  * order) and holds it against the stored checkpoints and any kept outside the database, with the public key the
  * auditor trusts; and the daily digests, in the same pass. Names the first event, day or checkpoint that differs.
  */

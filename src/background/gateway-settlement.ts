@@ -38,7 +38,7 @@ async function inParallel<T>(items: readonly T[], parallel: number, work: (item:
  * Not a reaction (src/sagas/reaction.ts): the clock and the calendar drive it, not an event, and it settles merchants in
  * batches, 16 streams at once, waiting on the ledger's read model between batches.
  *
- * The settlement run (DESIGN section 9): every second, the merchants with credits completed before the calendar's
+ * The settlement run: every second, the merchants with credits completed before the calendar's
  * cutoff are found in the read model (which only names their streams), and each merchant's ledger settles what it
  * holds due, in one BalanceSettled. A tick with nothing due costs the cutoff and one indexed look-up.
  */

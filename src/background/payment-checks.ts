@@ -50,7 +50,7 @@ function ensureHandovers(pool: pg.Pool): Promise<void> {
  * Not a reaction (src/sagas/reaction.ts): the clock drives it, over the pending payments' read model, and its one
  * statement claims and queues the checks of many accounts at once across instances.
  *
- * Checks of a receiving account whose payments wait for money (DESIGN section 11), at the cadence of
+ * Checks of a receiving account whose payments wait for money, at the cadence of
  * src/domain/check-cadence.ts: closer while a payer shows up (its page open, its QR fetched, the window in which the
  * account's payers usually pay), rarer as nobody does, never closer than the provider's floor nor further apart than
  * `slowSeconds`, until its last pending payment ends. What the payers did is read from payment_check_signals, written

@@ -17,7 +17,7 @@ const unknownAfterMs = 5 * 60_000;
  * Not a reaction (src/sagas/reaction.ts): the clock drives it and the provider's answer, asked for each tick, decides;
  * no event says when to ask.
  *
- * The transfers whose outcome is unknown (DESIGN section 10): every tick each is asked about at the provider by our
+ * The transfers whose outcome is unknown: every tick each is asked about at the provider by our
  * reference until it says. Done: completed (an unconfirmed one keeps the debit it had). Failed, or never heard of
  * after a while: an unconfirmed one's debit is given back as a CREDIT mutation; a submitted one's hold is released.
  */

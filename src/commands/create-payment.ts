@@ -13,7 +13,7 @@ import { recordPayment, type NewPayment } from './record-payment.ts';
 import { receiving } from '../domain/receiving.ts';
 import type { SyncDeps } from './sync-account.ts';
 
-/** Payment lifetime when the caller gives none (DESIGN section 4). */
+/** Payment lifetime when the caller gives none. */
 export const defaultExpiresInMinutes = 60;
 
 const accountNotFound = () => refuse('ACCOUNT_NOT_FOUND', { message: 'walletAccountId account not found' });

@@ -103,7 +103,7 @@ async function servedMethods(deps: SyncDeps): Promise<PaymentType[]> {
 }
 
 /**
- * A payment through the payment gateway (DESIGN section 9), for a merchant whose access is APPROVED (else 403). With a
+ * A payment through the payment gateway, for a merchant whose access is APPROVED (else 403). With a
  * type: billed at once (the fee on the billed amount, raised for the buyer when the merchant chose so) into a holding
  * account serving the method. Without: recorded with no receiving account, and billed when the payer chooses on the
  * payment page (chooseGatewayMethod); at least one method served now must take the amount.

@@ -11,7 +11,7 @@ import { accountsProjection } from '../projections/accounts.ts';
 import { mutationsProjection } from '../projections/mutations.ts';
 import { transfersProjection } from '../projections/transfers.ts';
 
-/** A bankAccountIndexNo lives this long (DESIGN section 10). */
+/** A bankAccountIndexNo lives this long. */
 export const bankIndexLifetimeMs = 15 * 60_000;
 
 /** What the interface's Limits table allows: a QR transfer from 1 rupiah, a bank transfer from 10,000; at most 10,000,000. */

@@ -5,7 +5,7 @@ import { migrate, type Migration } from './migrations.ts';
 import { preparedQuery, query } from './pool.ts';
 
 /**
- * Attempt limits counted in PostgreSQL, so every instance on the database enforces the same limit (DESIGN section 8).
+ * Attempt limits counted in PostgreSQL, so every instance on the database enforces the same limit.
  * One row per key: a fixed window that starts with the first attempt after the previous window ended (as
  * @fastify/rate-limit's own store counts), and how many attempts it holds. Times are the database's, so the clocks of
  * several processes never disagree. Ended windows are deleted on the fly, at most once a minute per process.

@@ -13,7 +13,7 @@ const ownerFunctions = ['es_refuse_rewrite', 'es_protect_append_only', ...ledger
 
 /**
  * Everything of ours that the connecting role (the superuser) owns, handed to the service's role: read models,
- * es_streams, snapshots, checkpoints, the job queue's schema (a database made before issue 24 has them all owned by
+ * es_streams, snapshots, checkpoints, the job queue's schema (an older database has them all owned by
  * the superuser, and the service drops and recreates read models). The append-only tables, the functions that protect
  * them and the ledger's guard (src/db/ledger-guard.ts) stay with the superuser; so does anything of an extension.
  */

@@ -1,5 +1,5 @@
 /**
- * How often a receiving account with pending payments is checked at its provider (DESIGN section 11): a pure rule of
+ * How often a receiving account with pending payments is checked at its provider: a pure rule of
  * what the account's payers are doing and of when its payers usually pay. The checks gather where payments happen
  * (a payment page open, a QR just fetched, the first minutes of a bill) and thin out where nobody is paying, never
  * closer together than the provider's floor, never further apart than the slow interval.

@@ -14,7 +14,7 @@ export type GatewayAccessStatus = 'NONE' | 'PENDING' | 'APPROVED' | 'REJECTED';
 
 export type BusinessData = Omit<EventOf<typeof GatewayAccessRequested>['data'], 'userId' | 'requestedAt'>;
 
-/** A merchant's access to the payment gateway, a view of their user stream (DESIGN section 9). */
+/** A merchant's access to the payment gateway, a view of their user stream. */
 export type GatewayAccess = {
   userId: string | null;
   status: GatewayAccessStatus;

@@ -11,7 +11,7 @@ import { refuse } from '../errors.ts';
 import { maxUniqueCode } from './receiving.ts';
 
 /**
- * The gateway's fees (DESIGN section 9, the interface's Limits table): the one place a fee is computed and rounded.
+ * The gateway's fees (the interface's Limits table): the one place a fee is computed and rounded.
  * Every amount is whole rupiah; the QRIS rate is in basis points, so nothing here is a float.
  */
 

@@ -28,7 +28,7 @@ export const ledgerAccount = {
   suspense: 'platform:suspense',
   /** the platform's own money: the other side of a holding account's opening and of an admin's correcting entries */
   equity: 'platform:equity',
-  /** where payouts went before the ledger held the cash (issue 25): old events only */
+  /** where payouts went before the ledger held the cash: old events only */
   payouts: 'bank:payouts',
 } as const;
 

@@ -3,7 +3,7 @@ import { refuse } from '../errors.ts';
 import { HoldingAccountMarked, HoldingAccountUnmarked, type HoldingAccountEvent } from '../events/holding-accounts.ts';
 import type { Decider } from '../store/commands/handle.ts';
 
-/** The platform's one list of holding accounts (DESIGN section 9). */
+/** The platform's one list of holding accounts. */
 export const holdingAccountsStream = 'gateway-holding-accounts';
 
 /** `markedAt`: since when it holds the gateway's money (credits from before are its owner's history) */

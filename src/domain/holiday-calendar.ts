@@ -3,7 +3,7 @@ import { HolidayCalendarYearSet, type HolidayCalendarEvent } from '../events/hol
 import type { Decider } from '../store/commands/handle.ts';
 import { holidayYearProblems, type Holiday, type HolidayCalendarYear } from './working-days.ts';
 
-/** The platform's one holiday calendar, the years an admin set over the shipped file (DESIGN section 9). */
+/** The platform's one holiday calendar, the years an admin set over the shipped file. */
 export const holidayCalendarStream = 'holiday-calendar';
 
 /** The years an admin set, as last set. */

@@ -1,7 +1,7 @@
 import { PayoutAccountChosen, type PayoutAccountEvent } from '../events/withdrawal-payout.ts';
 import type { Decider } from '../store/commands/handle.ts';
 
-/** The platform's one payout account (issue 25): withdrawals are paid from it through WALLET-A. */
+/** The platform's one payout account: withdrawals are paid from it through WALLET-A. */
 export const payoutAccountStream = 'gateway-payout-account';
 
 export type PayoutAccount = { accountId: string; ownerId: string } | null;

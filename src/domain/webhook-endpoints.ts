@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import type { webhookFilters } from '../events/user.ts';
 import { adminOnlyWebhookEvents, type WebhookEventType } from './webhook-events.ts';
 
-/** A user's webhook endpoints live in the user stream (DESIGN.md section 3); this decider is its view of them. */
+/** A user's webhook endpoints live in the user stream; this decider is its view of them. */
 export type WebhookEndpoints = {
   userId: string | null;
   role?: 'USER' | 'ADMIN';

@@ -1,7 +1,7 @@
 /**
  * The event kinds sent to webhook endpoints (the interface document names the payment ones; the account kinds tell
  * what the dashboard shows of linked accounts: each new mutation, and an account that stopped syncing). `ledger.checkpoint`
- * (issue 24) and `ledger.integrity` go only to admins' endpoints that ask for them: one a minute would flood everyone
+ * and `ledger.integrity` go only to admins' endpoints that ask for them: one a minute would flood everyone
  * else, and the ledger's history is the operator's business.
  */
 export const webhookEventTypes = [

@@ -3,7 +3,7 @@ import { text } from '../text.ts';
 import { isEveryYearHoliday } from './every-year-holidays.ts';
 
 /**
- * Working days in Asia/Jakarta, for the gateway's settlement (DESIGN section 9): Saturday, Sunday and the days of the
+ * Working days in Asia/Jakarta, for the gateway's settlement: Saturday, Sunday and the days of the
  * holidays every year keeps (every-year-holidays.ts) and the days of the year's decree in the holiday calendar (libur
  * nasional, cuti bersama) are not. WIB is UTC+7 all year (no daylight saving), so a WIB day is computed with the offset
  * alone. A year missing from the calendar counts weekends and the every-year holidays only (`missingYears` names it).

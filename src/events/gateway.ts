@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { event, isoDate, rupiah, type EventOf } from './event.ts';
 import { text } from '../text.ts';
 
-// stream gateway-<merchantId>: the double-entry ledger of what the platform owes a gateway merchant (DESIGN section 9,
-// docs/decisions.md "Gateway ledger")
+// stream gateway-<merchantId>: the double-entry ledger of what the platform owes a gateway merchant
+// (docs/decisions.md "Gateway ledger")
 
 /**
  * One line of a balanced entry: debit positive, credit negative, in whole rupiah. Accounts: `holding:<accountId>` (assets:

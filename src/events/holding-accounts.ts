@@ -3,7 +3,7 @@ import { event, isoDate, type EventOf } from './event.ts';
 import { paymentType } from './payment.ts';
 import { text } from '../text.ts';
 
-// stream gateway-holding-accounts: the platform's accounts that receive gateway payments (DESIGN section 9)
+// stream gateway-holding-accounts: the platform's accounts that receive gateway payments
 
 /** An admin made one of their linked accounts a holding account, serving the gateway methods its provider takes. */
 export const HoldingAccountMarked = event(

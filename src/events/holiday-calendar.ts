@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { event, isoDate, type EventOf } from './event.ts';
 import { text } from '../text.ts';
 
-// stream holiday-calendar: the years of the settlement calendar an admin set (DESIGN section 9)
+// stream holiday-calendar: the years of the settlement calendar an admin set
 
 /** An admin (or the operator, from the CLI) set one year of the holiday calendar, whole: it replaces the shipped file's year, or an earlier one set. */
 export const HolidayCalendarYearSet = event(

@@ -9,7 +9,7 @@ export const paymentType = z.enum(paymentTypes);
 // stream payment-<paymentId>
 
 /**
- * A gateway payment's figures (DESIGN section 9): the amount the merchant asked for, whether the buyer pays the fee,
+ * A gateway payment's figures: the amount the merchant asked for, whether the buyer pays the fee,
  * and the fee on the billed amount once the method is known (null until then).
  */
 export const gatewayTerms = z.object({

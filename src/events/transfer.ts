@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { event, isoDate, rupiah, type EventOf } from './event.ts';
 import { text } from '../text.ts';
 
-// stream transfer-<transferId>: money leaving a WALLET-A account (DESIGN section 10)
+// stream transfer-<transferId>: money leaving a WALLET-A account
 
 /** Where a bank transfer goes, as the provider's bank list and inquiry gave it. */
 const bankDestination = z.object({

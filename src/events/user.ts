@@ -136,7 +136,7 @@ export type WebhookEndpointEvent =
   | EventOf<typeof WebhookEndpointRemoved>
   | EventOf<typeof WebhookEndpointDisabled>;
 
-/** The merchant asked for the payment gateway with their business data (DESIGN section 9): access is PENDING. */
+/** The merchant asked for the payment gateway with their business data: access is PENDING. */
 export const GatewayAccessRequested = event(
   'GatewayAccessRequested',
   1,

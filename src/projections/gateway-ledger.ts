@@ -342,7 +342,7 @@ export const gatewayLedgerProjection = projection({
     create index if not exists gateway_withdrawals_by_status on gateway_withdrawals (status, requested_at);`,
     // 2: the holder the provider's inquiry named when it was requested (null: not checked)
     `alter table gateway_withdrawals add column if not exists checked_holder_name text;`,
-    // 3: each platform account's cash as the ledger has it: the sum of its holding:<id> postings (issue 25)
+    // 3: each platform account's cash as the ledger has it: the sum of its holding:<id> postings
     `create table if not exists gateway_cash (
       account_id text primary key,
       balance bigint not null
@@ -433,7 +433,7 @@ export async function findGatewayWithdrawal(db: Queryable, withdrawalId: string)
 
 /**
  * Another withdrawal paid with this reference (`normalised`: trimmed, upper case), from the read model: payouts
- * recorded before references were claimed on their own stream (issue 25) have no claim to refuse a reuse.
+ * recorded before references were claimed on their own stream have no claim to refuse a reuse.
  */
 export async function findWithdrawalPaidWith(
   db: Queryable,

@@ -3,7 +3,7 @@ import type { SuspenseStatus } from '../domain/gateway-suspense.ts';
 import { projection } from './projection.ts';
 
 /**
- * The platform's suspense for the admin console and the reconciliation (issue 25): each credit into a holding account
+ * The platform's suspense for the admin console and the reconciliation: each credit into a holding account
  * that no payment claimed, and what became of it. The postings are the gateway-ledger read model's.
  */
 export const gatewaySuspenseProjection = projection({

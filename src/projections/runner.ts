@@ -112,6 +112,6 @@ export class ProjectionRunner {
   }
 }
 
-// replay while the service runs (issue 24): verify into a scratch schema, rebuild into shadow tables and swap
+// replay while the service runs: verify into a scratch schema, rebuild into shadow tables and swap
 export { rebuildProjection } from './shadow-rebuild.ts';
 export { verifyAgainstHistory, verifyProjection } from './scratch-verify.ts';

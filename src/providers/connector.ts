@@ -66,7 +66,7 @@ export interface ProviderConnector {
     vaNumber: string,
   ): Promise<void>;
 
-  // outbound transfers (WALLET-A, DESIGN section 10): each carries our reference, by which its outcome can be asked
+  // outbound transfers (WALLET-A): each carries our reference, by which its outcome can be asked
   /** The banks a transfer can go to. */
   listBanks(providerCode: string, accountRef: string, session: ProviderSession): Promise<BankEntry[]>;
   /** The holder's name of a bank account; ProviderError 'rejected' for an invalid number or a bank mismatch. */

@@ -42,7 +42,7 @@ const published: Step<Ended, Transfer> = {
   },
 };
 
-/** `transfer.completed` and `transfer.failed` for every endpoint of the wallet's owner (DESIGN section 10), once each. */
+/** `transfer.completed` and `transfer.failed` for every endpoint of the wallet's owner, once each. */
 export const transferWebhooks = reaction('transfer-webhooks', {
   TransferCompleted: published,
   TransferFailed: published,

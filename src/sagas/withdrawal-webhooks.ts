@@ -26,7 +26,7 @@ const published: Step<Decided, GatewayWithdrawalRow | null> = {
 };
 
 /**
- * `withdrawal.paid` and `withdrawal.rejected` for every endpoint of the merchant (issue 25), once each: the webhook
+ * `withdrawal.paid` and `withdrawal.rejected` for every endpoint of the merchant, once each: the webhook
  * event id is derived from the withdrawal and the kind. The payload is the withdrawal as the dashboard shows it.
  */
 export const withdrawalWebhooks = reaction('withdrawal-webhooks', {

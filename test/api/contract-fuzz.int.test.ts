@@ -8,7 +8,7 @@ import { valueOf, type JsonSchema, type Known } from '../support/schema-arbitrar
 import { startTestService, type TestService } from '../support/service.ts';
 
 /**
- * The project's own contract fuzzer (issue 28): for every operation of the OpenAPI document the service serves, fast-check
+ * The project's own contract fuzzer: for every operation of the OpenAPI document the service serves, fast-check
  * builds requests from what the document says (path ids real and made up, query parameters, JSON bodies valid or with a
  * field wrong or missing, credentials given or not) and sends them. Every answer is checked against the document by
  * the inject wrapper (test/support/contract-inject.ts): a status, media type, header or body the document does not

@@ -93,7 +93,7 @@ describe('the gateway pages', () => {
       accountHolderName: 'Toko Maju',
     });
     expect(notANumber.statusCode).toBe(400);
-    // the form carries the key made with the page: a second click asks once (issue 25)
+    // the form carries the key made with the page: a second click asks once
     const idempotencyKey = /name="idempotencyKey" value="([^"]+)"/.exec(funded.body)![1]!;
     const form = {
       amount: '100000',

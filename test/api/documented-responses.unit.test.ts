@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { serializeDocumentedResponses } from '../../src/api/documented-responses.ts';
 
-// The documented success bodies are the routes' serialisers (issue 28): GET /health is documented as { status: 'ok' }.
+// The documented success bodies are the routes' serialisers: GET /health is documented as { status: 'ok' }.
 async function appAnswering(body: unknown, strict: boolean) {
   const logged: unknown[] = [];
   const log = { error: (details: unknown) => logged.push(details) } as never;

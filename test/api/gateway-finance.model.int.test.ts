@@ -28,7 +28,7 @@ import { sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 /**
- * Model test of the gateway's money (issue 25, "Tests"): random sequences of gateway payments (both fee modes), partial,
+ * Model test of the gateway's money ("Tests"): random sequences of gateway payments (both fee modes), partial,
  * over-, duplicate and late payments, stray credits, suspense allocations and refunds, settlements, withdrawals paid through
  * WALLET-A (refused and unconfirmed transfers too) or recorded as paid elsewhere, and rejections. After every step: every
  * ledger entry balanced; no platform account on the wrong side of zero; each holding account's cash as the model has it;

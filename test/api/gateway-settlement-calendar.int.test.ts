@@ -6,7 +6,7 @@ import { decodeQrPng, paymentBody, statusOf } from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
-// Settlement across New Year 2026-2027 with no 2027 decree (issue 25.6): Tahun Baru still holds, and the entry says so.
+// Settlement across New Year 2026-2027 with no 2027 decree: Tahun Baru still holds, and the entry says so.
 let service: TestService;
 let merchant: Awaited<ReturnType<typeof approvedMerchant>>;
 let paymentId = '';

@@ -130,7 +130,7 @@ describe('GET /api/v1/gateway/transactions', () => {
     });
     expect(merchantPays.gross! - merchantPays.fee!).toBe(merchantPays.net);
     expect(buyerPays.fee).toBe(554);
-    // the payment's own response says the same fee and net (metadata, issue 25)
+    // the payment's own response says the same fee and net (metadata)
     for (const entry of [merchantPays, buyerPays])
       expect((await statusOf(merchant, entry.paymentId!)).metadata).toMatchObject({ fee: entry.fee, net: entry.net });
     expect(buyerPays.gross! - buyerPays.fee!).toBe(buyerPays.net);

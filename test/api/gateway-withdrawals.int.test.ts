@@ -306,7 +306,7 @@ describe('withdrawals: concurrent requests', () => {
   });
 });
 
-describe('withdrawals: Idempotency-Key (issue 25)', () => {
+describe('withdrawals: Idempotency-Key', () => {
   const withdrawKeyed = (cookie: string, key: string, body: object) =>
     service.app.inject({
       method: 'POST',
@@ -355,7 +355,7 @@ describe('withdrawals: Idempotency-Key (issue 25)', () => {
   });
 });
 
-describe('withdrawals: a payout reference pays one withdrawal (issue 25)', () => {
+describe('withdrawals: a payout reference pays one withdrawal', () => {
   const requested = async () => {
     const merchant = await registerUser(service);
     await settledBalance(merchant.id, 50_000);
@@ -391,7 +391,7 @@ describe('withdrawals: a payout reference pays one withdrawal (issue 25)', () =>
   it('refuses a reference paid before references were claimed (no claim stream, only the paid withdrawal)', async () => {
     const admin = await signedInAdmin();
     const old = await requested();
-    // a payout as recorded before issue 25: the ledger's event alone
+    // a payout as recorded before payouts were events of their own: the ledger's event alone
     await handleCommand(
       service.deps,
       gatewayLedgerStream(old.merchant.id),

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { comparePins, pinnedSteps, type PinnedSteps } from '../../src/db/migration-pins.ts';
 import { allMigrations } from '../../src/schema.ts';
 
-// Numbered migrations (issue 29): a released step of a unit of start-up DDL never changes; a change is a new step.
+// Numbered migrations: a released step of a unit of start-up DDL never changes; a change is a new step.
 const pinned = JSON.parse(
   readFileSync(new URL('../../src/db/migration-steps.json', import.meta.url), 'utf8'),
 ) as PinnedSteps;

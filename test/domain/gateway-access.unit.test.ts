@@ -38,7 +38,7 @@ const requested = GatewayAccessRequested({ userId, ...business, requestedAt: at 
 const approved = GatewayAccessApproved({ userId, approvedBy: adminId, approvedAt: at });
 const rejected = GatewayAccessRejected({ userId, note: 'incomplete', rejectedBy: adminId, rejectedAt: at });
 
-describe('gateway access (DESIGN section 9: NONE -> PENDING -> APPROVED | REJECTED, APPROVED -> REJECTED)', () => {
+describe('gateway access (NONE -> PENDING -> APPROVED | REJECTED, APPROVED -> REJECTED)', () => {
   const given = specification(gatewayAccess);
 
   it('a request with business data makes NONE pending', () =>

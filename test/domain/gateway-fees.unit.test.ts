@@ -4,7 +4,7 @@ import { fee, gatewayBill, grossUp, methodFamily, type GatewayMethod } from '../
 import type { GatewaySettings } from '../../src/config.ts';
 import type { ErrorCode } from '../../src/errors.ts';
 
-/** The interface's Limits table: VA 3,000 flat; QRIS 70 basis points + 200; method limits of DESIGN section 9. */
+/** The interface's Limits table: VA 3,000 flat; QRIS 70 basis points + 200; the methods' limits. */
 const limitsTable: GatewaySettings = {
   vaFee: 3000,
   qrisFee: { rateBp: 70, flat: 200 },

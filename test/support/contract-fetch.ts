@@ -17,7 +17,7 @@ function checkerFor(origin: string): Promise<ContractChecker | undefined> {
 }
 
 /**
- * fetch, and the answer checked against the OpenAPI document the answering service serves (issue 28): the e2e tests'
+ * fetch, and the answer checked against the OpenAPI document the answering service serves: the e2e tests'
  * calls to a running service go through it, so an answer the document does not describe fails the test.
  */
 export async function checkedFetch(input: string | URL, init: RequestInit = {}): Promise<Response> {

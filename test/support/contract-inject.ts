@@ -5,7 +5,7 @@ import { ContractChecker } from './contract.ts';
 
 /**
  * Makes every `app.inject` of a test check its answer against the app's own OpenAPI document: an answer the document
- * does not describe rejects the inject, so the test that made it fails (issue 28). CONTRACT_BREACHES_LOG=<file>
+ * does not describe rejects the inject, so the test that made it fails. CONTRACT_BREACHES_LOG=<file>
  * writes breaches there instead, to survey them all in one run.
  */
 export function checkAnswersAgainstDocument(app: FastifyInstance): void {

@@ -2,7 +2,7 @@ import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
 
 /**
- * Every answer the tests get, checked against the service's own OpenAPI document (issue 28): an answer of a
+ * Every answer the tests get, checked against the service's own OpenAPI document: an answer of a
  * documented operation must have a documented status, one of that status's media types, its headers and a body its
  * schema accepts. Paths the document leaves out on purpose (the dashboard's HTML pages, the reference page's assets)
  * and methods a path does not have (405, 404) match no operation and are not checked.

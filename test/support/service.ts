@@ -23,7 +23,7 @@ export async function startTestService(
   const config = loadConfig({
     DATA_DIR: dataDir,
     DATABASE_URL: await freshDatabaseUrl(),
-    // a DATABASE_URL gets no generated ledger key (issue 24)
+    // a DATABASE_URL gets no generated ledger key
     DIGEST_SIGNING_KEY: testSigningKey(),
     PORT: '0',
     SANDBOX_PORT: '0',

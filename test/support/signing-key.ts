@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 /**
  * A fixed Ed25519 signing key (base64 PKCS#8 DER) for services started on a DATABASE_URL, which get no generated key
- * (issue 24): the DER prefix of an Ed25519 private key followed by a seed derived from the name.
+ *: the DER prefix of an Ed25519 private key followed by a seed derived from the name.
  */
 export const testSigningKey = (name = 'test ledger key'): string =>
   Buffer.concat([

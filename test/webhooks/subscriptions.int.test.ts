@@ -10,7 +10,7 @@ import { eventually } from '../support/sandbox.ts';
 import type { TestService } from '../support/service.ts';
 import { shortSchedule, startReceiver, startWebhookTestService } from './support.ts';
 
-// Endpoints choose the kinds they are sent; `ledger.checkpoint` (issue 24) only to an admin's endpoint that asks.
+// Endpoints choose the kinds they are sent; `ledger.checkpoint` only to an admin's endpoint that asks.
 
 let service: TestService;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;

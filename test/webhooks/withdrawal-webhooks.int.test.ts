@@ -10,7 +10,7 @@ import { eventually } from '../support/sandbox.ts';
 import type { TestService } from '../support/service.ts';
 import { shortSchedule, startReceiver, startWebhookTestService } from './support.ts';
 
-// issue 25: the merchant hears of a withdrawal's outcome at their own endpoints, once, as the dashboard shows it
+// the merchant hears of a withdrawal's outcome at their own endpoints, once, as the dashboard shows it
 
 let service: TestService;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;

@@ -60,7 +60,7 @@ const field = (request: FastifyRequest, name: string): unknown =>
   (request.body as Record<string, unknown> | undefined)?.[name];
 
 /**
- * The admin console's pages (DESIGN section 12): gateway access review, holding accounts, withdrawals and finance's
+ * The admin console's pages: gateway access review, holding accounts, withdrawals and finance's
  * reconciliation; the admin JSON routes' commands, each decision recorded as the admin's.
  */
 export function adminPages(deps: AppDeps) {

@@ -75,7 +75,7 @@ async function peopleOf(deps: AppDeps, rows: SuspenseRow[]): Promise<Map<string,
   return new Map(users.filter(u => u !== null).map(u => [u.id, u.email]));
 }
 
-/** The admin console's suspense page (issue 25): the credits no payment claims, allocated or refunded by a form. */
+/** The admin console's suspense page: the credits no payment claims, allocated or refunded by a form. */
 export function adminSuspensePages(deps: AppDeps) {
   return async function (app: FastifyInstance) {
     const adminId = (request: FastifyRequest) => request.viewer!.user.id;

@@ -26,7 +26,7 @@ const str = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
 const idempotencyKey = z.uuid();
 
 /**
- * Money out of the viewer's WALLET-A account (DESIGN section 10) from the dashboard: a bank transfer in two pages
+ * Money out of the viewer's WALLET-A account from the dashboard: a bank transfer in two pages
  * (the recipient's name first, then one button that sends), or a QRIS payment from an uploaded photo of the QR. The
  * key surface's commands and checks; the send button carries an idempotency key, so a second click or a reload
  * moves the money once. A QR upload counts against its user's limit, shared with the key surface.

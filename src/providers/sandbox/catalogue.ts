@@ -10,7 +10,7 @@ export type SandboxProvider = {
   login: SandboxLoginStyle;
   /** Merchant accounts of this wallet show a static QRIS code and can be paid by QR. */
   qris: boolean;
-  /** Its accounts send money out: to bank accounts and by paying QRIS codes (WALLET-A, DESIGN section 10). */
+  /** Its accounts send money out: to bank accounts and by paying QRIS codes (WALLET-A). */
   transfers: boolean;
 };
 

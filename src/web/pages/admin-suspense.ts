@@ -121,7 +121,7 @@ function suspenseRow(r: SuspenseRow, v: AdminSuspenseView): TableRow {
 }
 
 /**
- * The platform's suspense (issue 25): credits into holding accounts that no payment claims, each allocated to a
+ * The platform's suspense: credits into holding accounts that no payment claims, each allocated to a
  * merchant or refunded by an admin with a note; resolved ones show who, when and why.
  */
 export function adminSuspenseHtml(v: AdminSuspenseView): string {

@@ -166,7 +166,7 @@ export function reconciliationHtml(
 <div class="field"><button type="submit">Tampilkan</button></div></form>`;
   if (!report) return form;
   const t = report.trialBalance.total;
-  // one CSV file per table, each with one header row (issue 25), so a spreadsheet's filter works on it
+  // one CSV file per table, each with one header row, so a spreadsheet's filter works on it
   const csvLinks = reconciliationTables
     .map(
       table =>

@@ -79,7 +79,7 @@ export type GatewayPageView = {
   withdrawalKey: string;
 };
 
-/** The merchant's gateway: access, fee mode, balances, withdrawals (DESIGN section 9). */
+/** The merchant's gateway: access, fee mode, balances, withdrawals. */
 export function gatewayHtml(v: GatewayPageView): string {
   const { info, csrf } = v;
   const a = info.access;

@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.ts';
 import { query } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createService } from '../../src/service.ts';
-import { registerUser } from '../support/http.ts';
+import { keyHolder, registerUser } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { testSigningKey } from '../support/signing-key.ts';
 
@@ -14,8 +14,9 @@ import { testSigningKey } from '../support/signing-key.ts';
  */
 
 const dayMs = 24 * 3_600_000;
-// one row a statement and a pause after it: a pass lasts long enough for the other instance to try meanwhile
-const slowPass = { RETENTION_BATCH_ROWS: '1', RETENTION_PAUSE_MS: '150' };
+// one row a statement and a pause after it: a pass lasts long enough for the other instance to try meanwhile; and an
+// endpoint on this machine, which nothing is sent to
+const slowPass = { RETENTION_BATCH_ROWS: '1', RETENTION_PAUSE_MS: '150', WEBHOOK_ALLOW_PRIVATE: 'true' };
 
 async function secondInstance(first: TestService): Promise<TestService> {
   const config = loadConfig({
@@ -48,15 +49,21 @@ afterAll(async () => {
   await a?.close();
 });
 
-/** A webhook event and one delivery of it per status given, all made and last changed at the clock's now. */
-async function webhookEvent(statuses: string[]): Promise<{ eventId: string; deliveryIds: string[] }> {
-  const eventId = `evt_${randomUUID()}`;
+/**
+ * A webhook event and one delivery of it per status given, all made and last changed at the clock's now; to an
+ * endpoint nobody has unless one is given.
+ */
+async function webhookEvent(
+  statuses: string[],
+  to?: { ownerId: string; endpointId: string },
+): Promise<{ eventId: string; deliveryIds: string[] }> {
+  const eventId = randomUUID();
   const now = a.clock.now();
   await query(
     a.pool,
     'SeedWebhookEvent',
-    `insert into webhook_events (event_id, owner_id, type, created_at, body, enqueued_at) values ($1, $2, 'payment.paid', $3, '{}', $3)`,
-    [eventId, randomUUID(), now],
+    `insert into webhook_events (event_id, owner_id, type, created_at, body, enqueued_at) values ($1, $2, 'payment.completed', $3, '{}', $3)`,
+    [eventId, to?.ownerId ?? randomUUID(), now],
   );
   const deliveryIds: string[] = [];
   for (const status of statuses) {
@@ -65,7 +72,7 @@ async function webhookEvent(statuses: string[]): Promise<{ eventId: string; deli
       'SeedWebhookDelivery',
       `insert into webhook_deliveries (event_id, endpoint_id, owner_id, status, created_at, updated_at)
        values ($1, $2, $3, $4, $5, $5) returning id`,
-      [eventId, randomUUID(), randomUUID(), status, now],
+      [eventId, to?.endpointId ?? randomUUID(), to?.ownerId ?? randomUUID(), status, now],
     );
     const id = r.rows[0]!.id;
     await query(
@@ -157,5 +164,30 @@ describe('retention of operational rows, two instances on one database', () => {
 
     // a second pass finds nothing more
     expect(await b.retention.tick()).toBe(0);
+  });
+
+  it('a delivery past its retention leaves the delivery log and can no longer be redelivered', async () => {
+    const owner = await keyHolder(a);
+    const registered = await owner.call('POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/hooks' });
+    expect(registered.statusCode, registered.body).toBe(200);
+    const endpoint = registered.json().data;
+    await a.projections.waitFor(await a.store.headPosition());
+    const {
+      deliveryIds: [id],
+    } = await webhookEvent(['failed'], { ownerId: owner.id, endpointId: endpoint.id });
+    const listed = async () => {
+      const response = await owner.call('GET', `/api/v1/webhooks/${endpoint.id}/deliveries`);
+      expect(response.statusCode, response.body).toBe(200);
+      return (response.json().data as { id: string }[]).map(d => d.id);
+    };
+    expect(await listed()).toEqual([id]);
+
+    a.clock.advance(31 * dayMs);
+    await a.retention.tick();
+
+    expect(await listed()).toEqual([]);
+    const redelivery = await owner.call('POST', `/api/v1/webhooks/${endpoint.id}/deliveries/${id}/redeliver`);
+    expect(redelivery.statusCode).toBe(404);
+    expect(redelivery.json()).toMatchObject({ status: 'error', code: 'WEBHOOK_DELIVERY_NOT_FOUND' });
   });
 });

@@ -36,6 +36,7 @@ import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { freePort } from '../src/db/embedded.ts';
 import { fmtInt, fmtRatio, markdownTable, sleep, textTable, writeResults, type BenchContext } from './harness.ts';
+import { MIX_FULL, MIX_QUICK, runMix, type MixResult } from './payer-mix.ts';
 import { killOnExit, machineBusyMs, startService, treeCpuMs, type StartedService, type TreeCpu } from './processes.ts';
 
 // jsqr is CommonJS with an ESM-style default in its types: the function is the module itself at run time
@@ -137,7 +138,7 @@ const DRAIN_MS = 180_000;
 
 // ---------------------------------------------------------------- statistics
 
-type Stats = { n: number; p50: number; p90: number; p95: number; p99: number; max: number; mean: number };
+export type Stats = { n: number; p50: number; p90: number; p95: number; p99: number; max: number; mean: number };
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -145,7 +146,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Percentiles; missing values (Infinity) sort last, so a percentile that reaches them is Infinity. */
-function stats(values: number[]): Stats {
+export function stats(values: number[]): Stats {
   const sorted = [...values].sort((a, b) => a - b);
   const finite = sorted.filter(Number.isFinite);
   return {
@@ -159,14 +160,15 @@ function stats(values: number[]): Stats {
   };
 }
 
-const secs = (ms: number) => (Number.isNaN(ms) ? 'n/a' : Number.isFinite(ms) ? (ms / 1000).toFixed(2) : 'missing');
+export const secs = (ms: number) =>
+  Number.isNaN(ms) ? 'n/a' : Number.isFinite(ms) ? (ms / 1000).toFixed(2) : 'missing';
 const fmt1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
 const pct = (share: number | null) =>
   share === null || !Number.isFinite(share) ? 'n/a' : `${Math.round(share * 100)} %`;
 
 // ---------------------------------------------------------------- HTTP
 
-async function call<T = Record<string, unknown>>(
+export async function call<T = Record<string, unknown>>(
   url: string,
   init: { method?: string; key?: string; body?: unknown; cookie?: string } = {},
 ): Promise<T> {
@@ -188,7 +190,7 @@ async function call<T = Record<string, unknown>>(
 }
 
 /** Tries an idempotent-enough set-up call again after a transient failure (a 5xx, a reset connection). */
-async function retrying<T>(what: () => Promise<T>, attempts = 3): Promise<T> {
+export async function retrying<T>(what: () => Promise<T>, attempts = 3): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       return await what();
@@ -200,7 +202,11 @@ async function retrying<T>(what: () => Promise<T>, attempts = 3): Promise<T> {
 }
 
 /** Runs `items` through `work`, at most `concurrency` at once, in order of start. */
-async function bounded<T, R>(items: T[], concurrency: number, work: (item: T, i: number) => Promise<R>): Promise<R[]> {
+export async function bounded<T, R>(
+  items: T[],
+  concurrency: number,
+  work: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const lane = async () => {
@@ -213,10 +219,10 @@ async function bounded<T, R>(items: T[], concurrency: number, work: (item: T, i:
   return results;
 }
 
-type Merchant = { name: string; key: string };
+export type Merchant = { name: string; key: string };
 
 /** Registered (the session cookie), with an API key. */
-async function registerMerchant(baseUrl: string, name: string): Promise<Merchant> {
+export async function registerMerchant(baseUrl: string, name: string): Promise<Merchant> {
   const email = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${Date.now()}@bench.example`;
   const registered = await fetch(`${baseUrl}/api/auth/register`, {
     method: 'POST',
@@ -231,9 +237,9 @@ async function registerMerchant(baseUrl: string, name: string): Promise<Merchant
   return { name, key };
 }
 
-type Account = { id: string; merchant: Merchant; phone: string; providerCode: string; linkedAt: number };
+export type Account = { id: string; merchant: Merchant; phone: string; providerCode: string; linkedAt: number };
 
-async function linkWallet(
+export async function linkWallet(
   baseUrl: string,
   merchant: Merchant,
   phone: string,
@@ -318,7 +324,7 @@ async function pay(sandboxUrl: string, p: Payment): Promise<void> {
  * The merchants' webhook endpoints (/hooks/<merchant>): the first payment.completed of each payment whose signature
  * verifies with its merchant's secret, with its arrival time.
  */
-async function startReceiver() {
+export async function startReceiver() {
   const arrived = new Map<string, number>();
   const secrets = new Map<string, Webhook>();
   let deliveries = 0;
@@ -365,7 +371,7 @@ async function startReceiver() {
 }
 
 /** A read-only connection to the service's own database: its port from postmaster.pid, its password from secrets.json. */
-function serviceDatabase(dataDir: string): pg.Pool {
+export function serviceDatabase(dataDir: string): pg.Pool {
   const port = Number(readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[3]);
   const { embeddedPostgresPassword } = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as {
     embeddedPostgresPassword: string;
@@ -908,8 +914,23 @@ export async function run(ctx: BenchContext): Promise<void> {
   const started: StartedService[] = [];
   const killServices = killOnExit(started);
   const results: ScenarioResult[] = [];
+  const mixResults: MixResult[] = [];
   try {
-    for (const scenario of size.scenarios) {
+    // the two cadences side by side on one payer mix, each in a service of its own
+    const runs = [
+      ['fixed', false],
+      ['payer', false],
+      ['payer', true],
+      ...(process.env.FAST_COMPLETION_FIXED_PUSH === '1' ? [['fixed', true] as const] : []),
+    ] as const;
+    for (const [cadence, push] of runs) {
+      if (ctx.signal.aborted) return;
+      const r = await runMix(ctx, ctx.quick ? MIX_QUICK : MIX_FULL, cadence, push, tmp, started, repoRoot);
+      if (r) mixResults.push(r);
+    }
+    // the steady scenarios below (every account always holding a young payment, the scheduled syncs' lag beside) take
+    // a quarter of an hour more: FAST_COMPLETION_STEADY=1 runs them too
+    for (const scenario of process.env.FAST_COMPLETION_STEADY === '1' ? size.scenarios : []) {
       if (ctx.signal.aborted) return;
       const r = await runScenario(ctx, size, scenario, tmp, started);
       if (r) results.push(r);
@@ -1010,15 +1031,53 @@ export async function run(ctx: BenchContext): Promise<void> {
     `${r.loadavgBefore.map(l => l.toFixed(2)).join(' ')} → ${r.loadavgAfter.map(l => l.toFixed(2)).join(' ')}`,
   ]);
 
-  console.log(
-    `\n${textTable(mainHeader, mainRows)}\n\n${textTable(detailHeader, detailRows)}\n\n${textTable(setupHeader, setupRows)}`,
-  );
+  if (results.length)
+    console.log(
+      `\n${textTable(mainHeader, mainRows)}\n\n${textTable(detailHeader, detailRows)}\n\n${textTable(setupHeader, setupRows)}`,
+    );
   console.log(
     `\nload average before ${loadBefore.map(l => l.toFixed(2)).join(' ')}, after ${loadAfter.map(l => l.toFixed(2)).join(' ')}`,
   );
 
+  const mixHeader = [
+    'cadence',
+    'push',
+    'paid → webhook p50 / p90 / p99 / max (paid in the span)',
+    'on time p50 / p99',
+    'late (downloaded QR) p50 / p99',
+    'checks per paid payment (provider requests)',
+    'checks/min',
+    'goal (no push: p50 < 3 s, p99 < 8 s)',
+  ];
+  const fixedPerPaid = mixResults.find(r => r.cadence === 'fixed' && !r.push)?.checksPerPaid ?? NaN;
+  const mixRows = mixResults.flatMap(r => [
+    [
+      r.cadence === 'fixed' ? 'fixed (15 s, then 60 s)' : 'follows the payer',
+      r.push ? 'on' : 'off',
+      `${quad(r.paidToWebhook, ['p50', 'p90', 'p99', 'max'])} (${fmtInt(r.paidInSpan)}${r.missing ? `, ${r.missing} missing` : ''})`,
+      quad(r.byKind['on-time'], ['p50', 'p99']),
+      `${quad(r.byKind.late, ['p50', 'p99'])} (${r.byKind.late.n})`,
+      `${r.checksPerPaid.toFixed(1)} (${(r.checksPerPaid * 2).toFixed(1)})`,
+      fmtInt(r.checksPerMinute),
+      r.push
+        ? `with push p50 < 1 s: ${r.paidToWebhook.p50 < 1000 ? 'PASS' : 'MISS'}`
+        : `${r.paidToWebhook.p50 < 3000 && r.paidToWebhook.p99 < 8000 ? 'PASS' : 'MISS'}${r.cadence === 'payer' ? `; checks ${fmtRatio(r.checksPerPaid / fixedPerPaid)} of fixed` : ''}`,
+    ],
+  ]);
+  console.log(`\n${textTable(mixHeader, mixRows)}`);
+
   const markdown = [
     '# Fast completion: payment to webhook with nobody asking',
+    '',
+    `${ctx.quick ? '**Quick run (a smoke test, not the figures).** ' : ''}${new Date().toISOString()}, ${cpus} vCPU, Node ${process.version}, the service of this checkout at ${commit}${dirty ? ' with uncommitted changes in src/ or the package files' : ''}.`,
+    '',
+    `## The cadences side by side (bench/payer-mix.ts)`,
+    '',
+    `${fmtInt((ctx.quick ? MIX_QUICK : MIX_FULL).accounts)} receiving accounts, customers one after another at each (a gap of ${(ctx.quick ? MIX_QUICK : MIX_FULL).gapSec.join(' to ')} s): 75 % pay 5 to 120 s after the bill with the page open (its status asked every 3 s), 10 % download the QR in a page open 20 s and pay 3 to 10 minutes later, 15 % open the page 20 to 60 s and never pay; bills of 15 minutes. The same customers (one seed) for each cadence, each in a service of its own (PAYMENT_CHECK_CADENCE). Measured over ${mixResults[0]?.spanSeconds ?? 'n/a'} s after the first ${(ctx.quick ? MIX_QUICK : MIX_FULL).measureFromSec} s: paid (the sandbox's answer) to the first signed payment.completed; checks = AccountSynced with trigger payment-check in the span, per payment paid in it (a check asks the provider for the balance and a page of transactions: two requests). No refresh, no "Saya sudah bayar"; push off is SANDBOX_PUSH=none, on is the sandbox's default (it notifies for the e-wallets). Load average ${mixResults.map(r => `${r.cadence}${r.push ? '+push' : ''} ${r.loadavg[0].map(l => l.toFixed(2)).join(' ')} → ${r.loadavg[1].map(l => l.toFixed(2)).join(' ')}`).join('; ')}.`,
+    '',
+    markdownTable(mixHeader, mixRows),
+    '',
+    '## Steady load (every account always holding a young payment)',
     '',
     `${ctx.quick ? '**Quick run (a smoke test, not the figures).** ' : ''}${new Date().toISOString()}, ${cpus} vCPU, Node ${process.version}, the service of this checkout at ${commit}${dirty ? ' with uncommitted changes in src/ or the package files' : ''}. Load average ${loadBefore.map(l => l.toFixed(2)).join(' ')} before, ${loadAfter.map(l => l.toFixed(2)).join(' ')} after.`,
     '',
@@ -1035,7 +1094,9 @@ export async function run(ctx: BenchContext): Promise<void> {
     markdownTable(detailHeader, detailRows),
     '',
     markdownTable(setupHeader, setupRows),
-  ].join('\n');
+  ];
+  // without the steady scenarios, the comparison alone
+  const mixOnly = markdown.indexOf('## Steady load (every account always holding a young payment)');
   const written = writeResults(
     NAME,
     {
@@ -1051,8 +1112,9 @@ export async function run(ctx: BenchContext): Promise<void> {
       loadavgBefore: loadBefore,
       loadavgAfter: loadAfter,
       scenarios: results,
+      mix: mixResults,
     },
-    markdown,
+    (results.length ? markdown : markdown.slice(0, mixOnly)).join('\n'),
   );
   console.log(`\nwrote ${written.json}\nwrote ${written.md}`);
 }

@@ -15,6 +15,7 @@ import { text } from '../text.ts';
 import { httpUrlOrNull } from '../web/html.ts';
 import { paymentNotFoundHtml, paymentPageHtml, type PaymentPageView } from '../web/payment-page-html.ts';
 import type { AppDeps } from './deps.ts';
+import { paymentStreamRoute } from './payment-stream.ts';
 import { paymentRow } from './payments.ts';
 import { sandboxPayerOf } from './sandbox-payments.ts';
 
@@ -135,6 +136,7 @@ function pageView(
     qrisImagePath,
     qrisDownload: qrisImagePath ? { path: `${qrisImagePath}?download=1`, fileName: qrisFileName(row.order_id) } : null,
     statusPath: `/pay/${row.id}/status.json`,
+    eventsPath: `/pay/${row.id}/events`,
     checkPath: `/pay/${row.id}/check`,
     expiresAt: row.expires_at,
     paidAt: paidAtOf(row),
@@ -198,6 +200,11 @@ export function paymentPageRoutes(deps: AppDeps) {
       );
       return htmlHeaders(reply, nonce).send(paymentPageHtml(view, nonce));
     });
+
+    // the page hears its payment end at once; its polling goes on beside it, and alone where the stream fails
+    await app.register(
+      paymentStreamRoute(deps, find, row => publicPaymentStatus(row, deps.config.publicBaseUrl, deps.clock.now())),
+    );
 
     app.get<{ Params: { paymentId: string } }>('/pay/:paymentId/status.json', async (request, reply) => {
       reply.header('cache-control', 'no-store');

@@ -11,6 +11,9 @@ import { query } from './pool.ts';
  * waiting, nothing sent. Every process LISTENs to both on one dedicated connection, which reconnects when it drops.
  * A waiter repeats its wish now and then (a leader taking over, or a wish sent while a connection was down) and reads
  * the stored checkpoint with it, so a wait still ends when nobody leads and the checkpoint is there.
+ * The same connection hears `read_model_changes`: a read model naming a row that changed (a payment that ended), for
+ * whoever watches that row in this process (the payment page's event streams) — one listener per process, whatever
+ * the number of watchers.
  */
 export class CheckpointNotifications {
   private client: pg.Client | null = null;
@@ -22,6 +25,8 @@ export class CheckpointNotifications {
   private readonly waiters = new Map<string, Set<Waiter>>();
   /** The subscribers this process leads, with the positions waited for elsewhere that they have not reached yet. */
   private readonly leaders = new Map<string, Leader>();
+  /** Who watches here for a change of a read model's row, by `name key`. */
+  private readonly watchers = new Map<string, Set<() => void>>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -69,6 +74,28 @@ export class CheckpointNotifications {
     query(this.pool, 'NotifySubscriberPosition', `select pg_notify('${positionsChannel}', $1)`, [
       payload(name, position),
     ]).catch(() => undefined); // asked again
+  }
+
+  /**
+   * Calls `changed` whenever the read model `name` says its row `key` changed, and once more each time the connection
+   * is made again (a change may have been said while it was down); answers how to stop watching. The watcher looks at
+   * the row itself: a call says only that it may have changed.
+   */
+  watch(name: string, key: string, changed: () => void): () => void {
+    const id = payloadOfChange(name, key);
+    const watching = this.watchers.get(id) ?? new Set<() => void>();
+    this.watchers.set(id, watching);
+    watching.add(changed);
+    this.open();
+    return () => {
+      watching.delete(changed);
+      if (watching.size === 0 && this.watchers.get(id) === watching) this.watchers.delete(id);
+    };
+  }
+
+  /** Resolves once this process listens: a row read after it cannot change unheard. */
+  ready(): Promise<void> {
+    return this.listen();
   }
 
   /** Resolves true once the process leading `name` says it has reached `position` (or its checkpoint has); false on timeout. */
@@ -146,7 +173,7 @@ export class CheckpointNotifications {
     client.on('notification', message => this.notified(message.channel, message.payload ?? ''));
     try {
       await client.connect();
-      await client.query(`listen ${positionsChannel}; listen ${waitsChannel}`);
+      await client.query(`listen ${positionsChannel}; listen ${waitsChannel}; listen ${changesChannel}`);
     } catch (err) {
       await client.end().catch(() => undefined);
       throw err;
@@ -157,6 +184,8 @@ export class CheckpointNotifications {
     }
     this.client = client;
     this.failures = 0;
+    // a change said while nobody listened is not said again: every watcher looks once more
+    for (const watching of [...this.watchers.values()]) for (const changed of [...watching]) changed();
   }
 
   /** Listens again shortly: 1 s, then longer, at most 5 s between attempts; the waiters ask again meanwhile. */
@@ -178,6 +207,10 @@ export class CheckpointNotifications {
   }
 
   private notified(channel: string, text: string): void {
+    if (channel === changesChannel) {
+      for (const changed of [...(this.watchers.get(text) ?? [])]) changed();
+      return;
+    }
     const parsed = parsePayload(text);
     if (!parsed) return;
     if (channel === waitsChannel) {
@@ -198,6 +231,24 @@ const maxWanted = 1000;
 
 const positionsChannel = 'subscriber_positions';
 const waitsChannel = 'subscriber_waits';
+const changesChannel = 'read_model_changes';
+
+/** `name key`: a read model's name (no space in it) and the key of its row. */
+const payloadOfChange = (name: string, key: string) => `${name} ${key}`;
+
+/**
+ * Says that these rows of the read model `name` changed, to every process watching them (one statement, after the
+ * change committed, so that a watcher reading the row sees it). Best effort: a watcher also looks by other means.
+ */
+export async function announceChanges(pool: pg.Pool, name: string, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await query(
+    pool,
+    'NotifyReadModelChanges',
+    `select pg_notify('${changesChannel}', $1 || ' ' || k) from unnest($2::text[]) k`,
+    [name, [...new Set(keys)]],
+  );
+}
 
 /** `commit/prepare name`: the name last, since it may hold anything but a newline. */
 const payload = (name: string, p: Position) => `${p.commit}/${p.prepare} ${name}`;

@@ -38,6 +38,12 @@ export type Projection<Name extends string = string> = {
    * instead of one per event; a batch that is one such run is written together with its checkpoint in one statement.
    */
   applyRun?: Partial<Record<EventType, (events: StoredEvent<AnyEvent>[]) => Statement>>;
+  /**
+   * Optional, per event type: the key of the row such an event changes in a way someone may be watching for (a payment
+   * that ended, which its open payment page shows at once), said to the watchers once the change is committed
+   * (src/db/checkpoint-notifications.ts). Live only: a replay says nothing.
+   */
+  announces?: Partial<Record<EventType, (event: StoredEvent<AnyEvent>) => string>>;
   /** The handlers `handles` and `apply` come from (absent: a projection written by hand, src/projections/payments.ts). */
   on?: { readonly [T in EventType]?: Handler<T> };
 };
@@ -52,6 +58,7 @@ export function projection<const Name extends string, T extends EventType>(spec:
   schema: readonly string[];
   on: { [K in T]: Handler<K> };
   applyRun?: { [K in NoInfer<T>]?: RunHandler<K> };
+  announces?: { [K in NoInfer<T>]?: (event: Stored<K>) => string };
 }): Projection<Name> {
   const on: { readonly [K in EventType]?: Handler<K> } = spec.on;
   const handles = Object.keys(on) as T[];
@@ -64,6 +71,7 @@ export function projection<const Name extends string, T extends EventType>(spec:
     // each handler is called with events of its own key's type only
     apply: (tx, event) => (on[event.type] as Handler<EventType> | undefined)?.(tx, event) ?? Promise.resolve(),
     ...(spec.applyRun ? { applyRun: spec.applyRun as Projection['applyRun'] } : {}),
+    ...(spec.announces ? { announces: spec.announces as Projection['announces'] } : {}),
   };
 }
 

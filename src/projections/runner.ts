@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { announceChanges } from '../db/checkpoint-notifications.ts';
 import { checkpointMigration, migrate, readModelMigration } from '../db/migrations.ts';
 import { inTransaction, isDatabaseUnavailable } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
@@ -43,8 +44,19 @@ function batchApplier(pool: pg.Pool, projection: Projection, log: Logger) {
       for (const recorded of relevant) await applyAlone(pool, projection, recorded);
       await saveCheckpoint(pool, checkpointName(projection), last, 'lazy');
     }
+    await announce(pool, projection, relevant, log);
     return true;
   };
+}
+
+/** Tells the watchers of the rows this batch changed (committed by now); a failure is theirs to make up by looking. */
+async function announce(pool: pg.Pool, projection: Projection, events: RecordedEvent[], log: Logger): Promise<void> {
+  const said = projection.announces;
+  if (!said) return;
+  const keys = parsed(events.filter(e => said[e.type as keyof typeof said])).map(e => said[e.type]!(e));
+  await announceChanges(pool, projection.name, keys).catch((err: unknown) =>
+    log.warn({ projection: projection.name, err }, 'read model changes not announced: their watchers look by polling'),
+  );
 }
 
 /** One event and its checkpoint in a transaction of their own; a failure names the event. */

@@ -29,6 +29,8 @@ export type PaymentPageView = {
   /** "Unduh QRIS": the same image as an attachment, and the name it is saved under */
   qrisDownload: { path: string; fileName: string } | null;
   statusPath: string;
+  /** the payment's event stream: the page hears it end at once (GET /pay/{paymentId}/events) */
+  eventsPath: string;
   /** where "Saya sudah bayar" asks for a check of the receiving account */
   checkPath: string;
   expiresAt: Date;
@@ -75,6 +77,7 @@ a.button.qr-download{max-width:256px;margin:12px auto 0}
 .countdown strong{font-size:22px;font-variant-numeric:tabular-nums}
 .state-completed h2{color:#137333}.state-expired h2,.state-failed h2{color:#b3261e}
 h3{margin:16px 0 6px;font-size:15px}
+.check-note{margin:8px 0 0;padding:12px;border-radius:10px;background:#e8f0fe;font-size:14px}.check-note p{margin:0 0 6px}.check-note p:last-child{margin:0}
 .sandbox{margin-top:16px;padding:12px;border:2px dashed #b26a00;border-radius:10px;background:#fff8e6}.sandbox .hint{margin:0}
 .return-note{margin:12px 0 0;padding:12px;border-radius:10px;background:#e6f4ea;text-align:center}
 .return-note strong{font-size:22px;font-variant-numeric:tabular-nums}
@@ -161,6 +164,19 @@ function receipt(v: PaymentPageView) {
       </dl>`;
 }
 
+/**
+ * What "Saya sudah bayar" answers: what the service does now, that the page turns by itself, and what to do when it
+ * does not (most payments show within seconds; a few minutes is long enough to say something is wrong).
+ */
+function checkNote(totalAmount: number) {
+  return `<div class="check-note" id="check-note" role="status" hidden>
+        <p><strong>Kami sedang memeriksa rekening penerima sekarang.</strong></p>
+        <p>Halaman ini berubah sendiri begitu pembayaran Anda masuk; tidak perlu memuat ulang atau membayar lagi.</p>
+        <p>Belum berubah setelah 5 menit? Pastikan nominal yang Anda kirim tepat ${e(formatRupiah(totalAmount))}, lalu
+          hubungi penjual dengan bukti pembayaran Anda.</p>
+      </div>`;
+}
+
 /** The hosted payment page: server-rendered, one inline script and style allowed by the response's CSP nonce. */
 export function paymentPageHtml(v: PaymentPageView, nonce: string): string {
   const back = (id: string) =>
@@ -168,7 +184,7 @@ export function paymentPageHtml(v: PaymentPageView, nonce: string): string {
   return `${documentHead(`Pembayaran ${formatRupiah(v.totalAmount ?? v.amount)}`, nonce, css)}
 <body>
 <main>
-  <div id="payment" class="card" data-status="${e(v.status)}" data-status-url="${e(v.statusPath)}" data-expires-at="${e(v.expiresAt.toISOString())}"
+  <div id="payment" class="card" data-status="${e(v.status)}" data-status-url="${e(v.statusPath)}" data-events-url="${e(v.eventsPath)}" data-expires-at="${e(v.expiresAt.toISOString())}"
     data-now="${e(v.now.toISOString())}" data-poll-ms="${e(v.pollMs)}">
     ${v.shopName ? `<p class="payee">Pembayaran kepada <strong id="shop">${e(v.shopName)}</strong></p>` : ''}
     <p class="method" id="method">${e(typeLabel(v.type))} · ${e(v.providerName)}</p>
@@ -185,7 +201,7 @@ export function paymentPageHtml(v: PaymentPageView, nonce: string): string {
         v.totalAmount === null
           ? ''
           : `<p class="paid"><button type="button" id="paid-check" data-check="${e(v.checkPath)}">Saya sudah bayar</button></p>
-      <p class="hint" id="check-note" role="status" hidden>Memeriksa pembayaran Anda…</p>`
+      ${checkNote(v.totalAmount)}`
       }
       ${sandboxPay(v)}
       <p class="countdown">Sisa waktu <strong id="countdown">—</strong><br>

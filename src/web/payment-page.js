@@ -6,6 +6,7 @@
   var root = document.getElementById('payment');
   if (!root) return;
   var statusUrl = root.dataset.statusUrl;
+  var eventsUrl = root.dataset.eventsUrl;
   var pollMs = Number(root.dataset.pollMs) || 3000;
   // time to read the receipt before going back to the shop by itself (WCAG 2.2.1 asks for 10 s and a way to stop)
   var returnSeconds = 10;
@@ -25,6 +26,7 @@
   var timer = null;
   var pollTimer = null;
   var polling = false;
+  var source = null;
 
   function two(n) {
     return (n < 10 ? '0' : '') + n;
@@ -44,7 +46,10 @@
     if (status !== 'PENDING') return;
     var left = expiresAt - (Date.now() + clockOffset);
     countdown.textContent = remaining(left);
-    if (left <= 0) poll(); // the server expires it within a moment: show that at once
+    if (left <= 0) {
+      stopListening(); // the stream ends at the expiry: the polling shows what comes of it
+      poll(); // the server expires it within a moment: show that at once
+    }
   }
 
   function httpUrl(value) {
@@ -106,6 +111,7 @@
     if (next === 'PENDING') return;
     clearInterval(timer);
     clearInterval(pollTimer);
+    stopListening();
     if (data && data.paidAt) showPaidAt(data.paidAt);
     if (seenCompleting) returnSoon();
   }
@@ -127,6 +133,34 @@
       .then(function () {
         polling = false;
       });
+  }
+
+  // the payment's end the moment the service sees it (server-sent events, same origin: the CSP's connect-src 'self');
+  // the polling goes on beside it, and carries on alone where there is no stream (an old browser, a proxy that holds
+  // the events back, a stream refused or cut: the browser tries a cut one again by itself)
+  function listen() {
+    if (!eventsUrl || typeof window.EventSource !== 'function' || status !== 'PENDING') return;
+    try {
+      source = new window.EventSource(eventsUrl);
+    } catch (err) {
+      source = null;
+      return;
+    }
+    source.addEventListener('status', function (event) {
+      var data = null;
+      try {
+        data = JSON.parse(event.data);
+      } catch (err) {
+        return;
+      }
+      if (data && data.status && data.status !== status) show(data.status, data);
+    });
+  }
+
+  function stopListening() {
+    if (!source) return;
+    source.close();
+    source = null;
   }
 
   var copyNote = document.getElementById('copy-note');
@@ -269,6 +303,7 @@
     tick();
     timer = setInterval(tick, 1000);
     pollTimer = setInterval(poll, pollMs);
+    listen();
   } else {
     show(status);
   }

@@ -54,20 +54,24 @@ export function startRetention(
   const rules = options.rules ?? retentionRules(settings);
   const locks = subscriberLocks.acquire(deps.pool);
   let lost = false;
+  // a stop ends the pass after the statement in hand: a large backlog must not hold up a shutdown
+  let stopping = false;
+  const going = () => !lost && !stopping;
   const prune = async () => {
     lost = false;
-    if (!(await locks.tryLock(lockName, () => (lost = true)))) return 0;
+    if (stopping || !(await locks.tryLock(lockName, () => (lost = true)))) return 0;
     let total = 0;
     try {
       for (const rule of rules) {
         let pruned = 0;
-        for (let n = settings.batchRows; n === settings.batchRows && !lost;) {
+        for (let n = settings.batchRows; n === settings.batchRows && going();) {
           n = await rule.prune(deps.pool, settings.batchRows, deps.clock.now());
           pruned += n;
           if (n === settings.batchRows) await sleep(settings.pauseMs);
         }
         if (pruned > 0) deps.log.info({ rows: pruned, rule: rule.name }, `retention: ${rule.name} pruned`);
         total += pruned;
+        if (!going()) break;
       }
     } finally {
       await locks.unlock(lockName);
@@ -78,6 +82,8 @@ export function startRetention(
   return {
     tick: timer.tick,
     async stop() {
+      if (stopping) return;
+      stopping = true;
       await timer.stop();
       await subscriberLocks.release(deps.pool);
     },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRetention } from '../../src/background/retention.ts';
 import { loadConfig } from '../../src/config.ts';
 import { query } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -189,5 +190,22 @@ describe('retention of operational rows, two instances on one database', () => {
     const redelivery = await owner.call('POST', `/api/v1/webhooks/${endpoint.id}/deliveries/${id}/redeliver`);
     expect(redelivery.statusCode).toBe(404);
     expect(redelivery.json()).toMatchObject({ status: 'error', code: 'WEBHOOK_DELIVERY_NOT_FOUND' });
+  });
+
+  it('a stop ends a pass after the statement in hand, whatever is left to prune', async () => {
+    let statements = 0;
+    const endless = { name: 'endless', prune: async (_pool: unknown, batch: number) => (statements++, batch) };
+    const settings = { webhookDays: 30, failedJobDays: 30, batchRows: 10, pauseMs: 50 };
+    const retention = startRetention({ pool: a.pool, clock: a.clock, log: createLogger('silent') }, settings, {
+      rules: [endless],
+    });
+    const pass = retention.tick();
+    await new Promise(resolve => setTimeout(resolve, 300));
+    await retention.stop();
+    const made = statements;
+    expect(await pass).toBe(made * 10);
+    await new Promise(resolve => setTimeout(resolve, 200));
+    expect(statements).toBe(made);
+    expect(made).toBeGreaterThan(1);
   });
 });

@@ -190,8 +190,6 @@ const unused: Record<string, string> = {
     "(account, effective_at): the balance history and the tie's ledger cash read by (account, reported_at) since the reports place postings after closes; the ledger's placement is being changed beside this work",
   gateway_postings_by_effective:
     'no query filters postings by effective_at alone since the reports read reported_at (gateway_postings_by_reported)',
-  payments_gateway_completed:
-    "the reconciliation reads payments by coalesce(paid_at, completed_at), which this index cannot serve; the payments read model's steps are being changed beside this work",
 };
 
 /** Every source file's text, where a query's name is looked for. */

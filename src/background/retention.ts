@@ -18,9 +18,10 @@ const dayMs = 24 * 3_600_000;
 
 /**
  * What is pruned, in order (deliveries before events: an event goes once its deliveries are gone). A table that comes
- * to hold operational rows (replay ids of the provider's notifications, say) adds its rule here. Never here: the event
- * log, the ledger's checkpoints, cosignatures and keys, and every read model, which a rebuild would fill again from the
- * log (docs/operating.md, "What is kept how long").
+ * to hold operational rows adds its rule here (those that prune themselves as they write, such as attempt_counts and
+ * provider_notifications, stay as they are). Never here: the event log, the ledger's checkpoints, cosignatures and
+ * keys, and every read model, which a rebuild would fill again from the log (docs/operating.md, "What is kept how
+ * long").
  */
 export function retentionRules(settings: RetentionSettings): RetentionRule[] {
   const before = (now: Date, days: number) => new Date(now.getTime() - days * dayMs);

@@ -212,7 +212,8 @@ export async function runMix(
           merchants[i % merchants.length]!,
           `08173${String(i).padStart(7, '0')}`,
           i % 2 === 0 ? 'WALLET-D' : 'WALLET-E',
-          60,
+          1440, // synchronised daily (a point each): only the payment checks find the payments
+
           `Kasir ${i}`,
         ),
     );

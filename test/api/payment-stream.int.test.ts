@@ -64,6 +64,14 @@ async function openStream(paymentId: string) {
   };
 }
 
+/** The status a new stream is answered with, the stream hung up at once. */
+async function statusOfNewStream(paymentId: string): Promise<number> {
+  const stream = await openStream(paymentId);
+  stream.close();
+  await stream.reading;
+  return stream.response.status;
+}
+
 function parsed(block: string): Received {
   const out: Received = { at: Date.now() };
   for (const line of block.split('\n')) {
@@ -161,12 +169,16 @@ describe('GET /pay/{paymentId}/events', () => {
     const second = await qrPayment();
     const a = await openStream(first.payment.id);
     const b = await openStream(first.payment.id);
+    // over a connection first (a stream let through would never end an inject), then through inject, which checks the
+    // answer against the OpenAPI document
+    expect(await statusOfNewStream(first.payment.id)).toBe(429);
     const refused = await service.app.inject({ method: 'GET', url: `/pay/${first.payment.id}/events` });
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBe('30');
     expect(refused.json()).toMatchObject({ code: 'RATE_LIMITED' });
 
     const c = await openStream(second.payment.id);
+    expect(await statusOfNewStream(second.payment.id)).toBe(503);
     const full = await service.app.inject({ method: 'GET', url: `/pay/${second.payment.id}/events` });
     expect(full.statusCode).toBe(503);
     expect(full.json()).toMatchObject({ code: 'UNAVAILABLE' });

@@ -2,7 +2,7 @@
  * `npm run bench -- gateway-payments`: GATEWAY payment creation (walletAccountId "GATEWAY", QRIS-DYNAMIC, billed into a
  * holding account with the fee) against direct payment creation into the merchant's own linked wallet, on the same
  * service started as `npm start` starts it, with autocannon in a process of its own, rounds alternating. Goal
- * (issue 18): the gateway at least 0.8x the direct rate. One holding account against one own account, and four against four.
+ * The goal: the gateway at least 0.8x the direct rate. One holding account against one own account, and four against four.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';

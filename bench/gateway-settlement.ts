@@ -7,7 +7,7 @@
  * credit pending. Twice: by the service that booked Thursday's credits (its state cache holds every merchant's ledger,
  * the usual midnight), and, for Friday's credits, by a service restarted just before midnight (every ledger read from
  * the store, or from its snapshot). Ceiling, same PostgreSQL, same run: one bare SQL UPDATE marking the same 100,000
- * rows settled in a fresh copy of the table (the median of three). Goals (issue 18): within 60 s, and within 3x the bare UPDATE.
+ * rows settled in a fresh copy of the table (the median of three). Goals: within 60 s, and within 3x the bare UPDATE.
  */
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';

@@ -1,6 +1,6 @@
 /**
  * GET /api/v1/gateway/transactions (the merchant's statement) over a merchant with 1,000,000 entries, page by page,
- * against the same query run directly in PostgreSQL in the same run. Goal (issue 25): every page's p95 under 20 ms.
+ * against the same query run directly in PostgreSQL in the same run. Goal: every page's p95 under 20 ms.
  *
  * The service runs in-process as mutations-query runs it (createService + listen(): the real routes, real HTTP on
  * 127.0.0.1); its user and API key are made through HTTP. The statement read model (gateway_statement) is bulk-loaded

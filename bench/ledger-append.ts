@@ -1,5 +1,5 @@
 /**
- * Event append with the audit running against the same appends without it (issue 24; goal: at least 0.9x). Two
+ * Event append with the audit running against the same appends without it (goal: at least 0.9x). Two
  * databases of one embedded PostgreSQL, the same PostgresEventStore appends (32 writers, 1 and 10 events per append, a
  * new stream every 50 appends); on one of them the audit runs as src/background/work.ts starts it:
  * LedgerCheckpoints (a reader of the whole log signing a checkpoint a minute, and the days' digests, in one pass). Rounds alternate between them, in reverse order every other round; each
@@ -46,7 +46,7 @@ const GOAL = 0.9;
 const NOTE = 'Payment for order, settled by bank transfer; reference attached for the reconciliation of the month.';
 
 /** What bounds the ratio: written under the table, whose columns it reads. */
-const NOTES = `What bounds the ratio. The audit (the chain and the daily digests, one pass over the log since issue 24's merge)
+const NOTES = `What bounds the ratio. The audit (the chain and the daily digests, one pass over the log)
 reads every event from PostgreSQL once, parses it and hashes its two leaves (canonical JSON of the event as stored: v1
 for the digests, v2 with secrets committed for the chain; SHA-256) in a thread of its own at nice 10, and folds the leaf
 hashes into the chain's and the day's Merkle frontiers on the event loop (a SHA-256 per event for each tree). The

@@ -328,7 +328,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const rounds = ctx.quick ? 1 : 6;
   const warmupSec = ctx.quick ? 1 : 3;
   const connections = 32;
-  // issue 26: p99 under 50 ms at this steady pace, into one account
+  // the goal: p99 under 50 ms at this steady pace, into one account
   const steadyRate = 200;
   const latencyPayments = ctx.quick ? 40 : 300;
   const latencyConcurrency = 8;
@@ -699,7 +699,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       '',
       markdownTable(['goal', 'actual', 'result'], goals),
       '',
-      `Goals of issue 26 (deliverable 3). Two instances: a second service process started with the same command on the first one's embedded PostgreSQL (DATABASE_URL as the service's role, the first one's secrets, signing key and sandbox), idle beside the first in every other load (its CPU counted only in the loads that use it); the load into the one account split across both, ${connections / 2} connections each, its p50 and p99 the worse instance's; its ratio is to the one-instance load of the same round. The steady load: one request every ${(1000 / steadyRate).toFixed(0)} ms (${steadyRate}/s) whatever the answers, from the load generator's process over keep-alive connections, into the one account on the first instance; each latency counted from when its request was due (autocannon's overallRate sends each second's share in a burst at the second's start).`,
+      `Two instances: a second service process started with the same command on the first one's embedded PostgreSQL (DATABASE_URL as the service's role, the first one's secrets, signing key and sandbox), idle beside the first in every other load (its CPU counted only in the loads that use it); the load into the one account split across both, ${connections / 2} connections each, its p50 and p99 the worse instance's; its ratio is to the one-instance load of the same round. The steady load: one request every ${(1000 / steadyRate).toFixed(0)} ms (${steadyRate}/s) whatever the answers, from the load generator's process over keep-alive connections, into the one account on the first instance; each latency counted from when its request was due (autocannon's overallRate sends each second's share in a burst at the second's start).`,
       '',
       `Payment to webhook (${fmtInt(latencyPayments)} payments, ${latencyConcurrency} at a time into ${latencyConcurrency} accounts of one merchant, on the measured service (not the reference) after the rounds; the merchant asks for a sync right after the customer paid, as the scheduled sync would after its interval; the webhook endpoint in the benchmark's process):`,
       '',

@@ -1,8 +1,8 @@
 /**
- * The service's event loop while QR images of noise are decoded (issue 23): the service started as `npm start` starts
+ * The service's event loop while QR images of noise are decoded: the service started as `npm start` starts
  * it, in its own process; this process sends `uploads` 1,000 x 1,000 noise PNGs at once as QR transfers of one
  * WALLET-A account, and asks GET /health every 25 ms (one at a time) from just before the first upload until the last
- * is answered. Before issue 23 the noise was decoded on the event loop: four froze every call for 26 s.
+ * is answered. When the noise was decoded on the event loop, four froze every call for 26 s.
  */
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';

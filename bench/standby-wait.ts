@@ -1,6 +1,6 @@
 /**
  * A command that waits for its read models, answered by the instance that applies them (the leader) and by one that
- * stands by (issue 26, deliverable 4): creating an API key and revoking it, each of which waits for every read model.
+ * stands by: creating an API key and revoking it, each of which waits for every read model.
  *
  * The leader is this checkout's service started as a user starts it (bench/processes.ts: `npm start`, its own DATA_DIR
  * and embedded PostgreSQL). The standby is the same command started a second time against the leader's database, with

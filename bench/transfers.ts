@@ -3,7 +3,7 @@
  * creations into one account, on the service started as `npm start` starts it. Each bank-create's bank-init is made
  * beforehand (it asks the provider for the holder's name: not what is timed); then N bank-creates and N payment
  * creations run with the same concurrency, rounds alternating. The requests come from this process (fetch), which
- * idles while the service works. Goal (issue 19): bank-create at least 0.5x the payment rate.
+ * idles while the service works. Goal: bank-create at least 0.5x the payment rate.
  */
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';

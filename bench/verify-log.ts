@@ -1,5 +1,5 @@
 /**
- * `verify-log` over a log of 1,000,000 events (issue 24; goal: under 60 s). The events are written straight into
+ * `verify-log` over a log of 1,000,000 events (goal: under 60 s). The events are written straight into
  * es_events by SQL (100,000 per transaction, 10,000 streams, ten WIB days, ~200-byte payloads with a password hash to
  * commit to); the chain is then built as the live subscriber builds it (takeEvents, a checkpoint every 100 events, i.e.
  * about every 1.4 minutes of event time, and at each day's end) and stored; then verifyLog recomputes everything from

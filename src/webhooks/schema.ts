@@ -6,7 +6,7 @@ import { webhookEndpointsProjection } from '../projections/webhook-endpoints.ts'
 /**
  * The delivery log: plain tables owned by this module, not events. Which endpoints exist is domain state (events in
  * the user stream); what was sent when, and what the receiver answered, is an operational side-effect log, written
- * many times per event, that nothing decides on and no read model is rebuilt from (docs/webhooks.md).
+ * many times per event, that nothing decides on and no read model is rebuilt from (docs/guide/webhooks.md).
  */
 const deliveryLogSchema = `
   create table if not exists webhook_events (

@@ -439,7 +439,7 @@ describe('two service processes on one database, started together', () => {
         `survivor's advisory locks now ${survivorLocks}`,
     );
     expect(survivorLocks).toBeGreaterThan(0);
-    // one cut off is sent again within about deadAfterMs + heartbeatMs (20 + 5 s) of the crash (docs/webhooks.md)
+    // one cut off is sent again within about deadAfterMs + heartbeatMs (20 + 5 s) of the crash (docs/guide/webhooks.md)
     if (firstResent) expect(resentAt - killedAt).toBeLessThan(30_000);
     // a delivery cut off by the crash shows as interrupted beside its re-send; none other has more than one attempt
     const cutOff = firstResent ? 1 : 0;

@@ -96,12 +96,12 @@ export function movedToSql(table?: string | PostingColumns, closes = 'gateway_pe
   const effective = of.effectiveAt;
   const covering = (c: string) => `(${c}.through_commit, ${c}.through_prepare) < ${position}
       and (${c}.reopened_commit is null or ${position} < (${c}.reopened_commit, ${c}.reopened_prepare))`;
-  return `(case when ${effective} >= (select min(starts_at) from ${closes}) then (
+  // the month's own close first: most postings were counted by it (or their month is open), and go nowhere
+  return `(case when ${effective} >= (select min(starts_at) from ${closes}) and exists (select 1 from ${closes} o
+        where ${covering('o')} and o.starts_at <= ${effective} and o.ends_at > ${effective}) then (
       select min(c.ends_at) from ${closes} c
       where ${covering('c')} and c.ends_at > ${effective}
-        and not exists (select 1 from ${closes} d where ${covering('d')} and d.starts_at = c.ends_at)
-        and exists (select 1 from ${closes} o
-          where ${covering('o')} and o.starts_at <= ${effective} and o.ends_at > ${effective})) end)`;
+        and not exists (select 1 from ${closes} d where ${covering('d')} and d.starts_at = c.ends_at)) end)`;
 }
 
 /** A close as the placement rule reads it: its month's bounds (ms), the log position its report counts, its reopening. */

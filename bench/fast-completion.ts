@@ -1061,7 +1061,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       fmtInt(r.checksPerMinute),
       r.push
         ? `with push p50 < 1 s: ${r.paidToWebhook.p50 < 1000 ? 'PASS' : 'MISS'}`
-        : `${r.paidToWebhook.p50 < 3000 && r.paidToWebhook.p99 < 8000 ? 'PASS' : 'MISS'}${r.cadence === 'payer' ? `; checks ${fmtRatio(r.checksPerPaid / fixedPerPaid)} of fixed` : ''}`,
+        : `${r.paidToWebhook.p50 < 3000 && r.paidToWebhook.p99 < 8000 ? 'PASS' : 'MISS'}${r.cadence === 'payer' ? `; checks ${fmtRatio(r.checksPerPaid / fixedPerPaid)} of fixed (goal ≤ 1.00×: ${r.checksPerPaid <= fixedPerPaid ? 'PASS' : 'MISS'})` : ''}`,
     ],
   ]);
   console.log(`\n${textTable(mixHeader, mixRows)}`);

@@ -174,4 +174,59 @@ describe('where the ledger read model places each posting', () => {
     // the histories did move postings: prior-period items, some sent on by a close after they were projected
     expect(moved).toBeGreaterThan(20);
   }, 300_000);
+
+  it('is given to the postings of a read model from before it by its migration step, from the closes projected', async () => {
+    let moved = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 40, maxLength: 90 }), async steps => {
+        const pool = await freshPool(4);
+        try {
+          const before = { ...gatewayLedgerProjection, schema: gatewayLedgerProjection.schema.slice(0, 6) };
+          await createReadModels(pool, [before, gatewayPeriodsProjection]);
+          const events = history(steps);
+          await project(pool, events, [], [gatewayPeriodsProjection]);
+          // the postings as the read model had them: its columns of step 6
+          const postings = events.filter(e => e.type === 'LedgerAdjustmentBooked');
+          await query(
+            pool,
+            'TestOldPostings',
+            `insert into gateway_postings (position_commit, position_prepare, stream_revision, merchant_id, event_type, reference_id,
+               account, amount, occurred_at, effective_at, recorded_at)
+             select p.commit, p.commit, p.revision, $2, 'LedgerAdjustmentBooked', 'x', a.account, 1, p.at, p.at, p.at
+             from jsonb_to_recordset($1::jsonb) as p(commit bigint, revision bigint, at timestamptz)
+               cross join (values ('holding:x'), ('platform:equity')) as a(account)`,
+            [
+              JSON.stringify(
+                postings.map(e => ({
+                  commit: String(e.position.commit),
+                  revision: e.revision,
+                  at: (e.data as { effectiveAt: string }).effectiveAt,
+                })),
+              ),
+              account,
+            ],
+          );
+          await createReadModels(pool, [gatewayLedgerProjection]);
+          const differing = await query(
+            pool,
+            'TestMigratedPlacement',
+            `select g.stream_revision from gateway_postings g
+             where g.reported_at is distinct from coalesce(${movedToSql('g')}, g.effective_at)`,
+          );
+          expect(differing.rows).toEqual([]);
+          moved += (
+            await query<{ n: number }>(
+              pool,
+              'TestMigratedMoved',
+              'select count(*)::int as n from gateway_postings where reported_at <> effective_at',
+            )
+          ).rows[0]!.n;
+        } finally {
+          await pool.end();
+        }
+      }),
+      { numRuns: 8 },
+    );
+    expect(moved).toBeGreaterThan(0);
+  }, 300_000);
 });

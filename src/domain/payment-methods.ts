@@ -45,7 +45,7 @@ const facts = {
   },
   DIRECT: {
     payerLabel: 'Transfer langsung',
-    merchantLabel: 'DIRECT',
+    merchantLabel: 'Transfer langsung',
     creatable: true,
     gateway: false,
     qr: false,
@@ -62,7 +62,7 @@ const facts = {
 function vaMethod<const Code extends string>(code: Code, prefix: string, bank: string) {
   return {
     payerLabel: `Virtual account ${bank}`,
-    merchantLabel: `Virtual Account ${code}`,
+    merchantLabel: `Virtual account ${bank} (VA-${code})`,
     creatable: true,
     gateway: true,
     qr: false,

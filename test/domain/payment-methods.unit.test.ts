@@ -20,7 +20,7 @@ const before = [
   {
     code: 'DIRECT',
     payer: 'Transfer langsung',
-    merchant: 'DIRECT',
+    merchant: 'Transfer langsung',
     gateway: false,
     qr: false,
     vaPrefix: null,
@@ -29,7 +29,7 @@ const before = [
   {
     code: 'VA-BANK1',
     payer: 'Virtual account BCA',
-    merchant: 'Virtual Account BANK1',
+    merchant: 'Virtual account BCA (VA-BANK1)',
     gateway: true,
     qr: false,
     vaPrefix: '88810',
@@ -38,7 +38,7 @@ const before = [
   {
     code: 'VA-BANK2',
     payer: 'Virtual account BRI',
-    merchant: 'Virtual Account BANK2',
+    merchant: 'Virtual account BRI (VA-BANK2)',
     gateway: true,
     qr: false,
     vaPrefix: '88820',
@@ -47,7 +47,7 @@ const before = [
   {
     code: 'VA-BANK3',
     payer: 'Virtual account Mandiri',
-    merchant: 'Virtual Account BANK3',
+    merchant: 'Virtual account Mandiri (VA-BANK3)',
     gateway: true,
     qr: false,
     vaPrefix: '88830',

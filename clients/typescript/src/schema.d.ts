@@ -2060,7 +2060,7 @@ export interface components {
          *         },
          *         {
          *           "value": "VA-BANK1",
-         *           "label": "Virtual Account BANK1"
+         *           "label": "Virtual account BCA (VA-BANK1)"
          *         }
          *       ],
          *       "balance": {
@@ -2156,7 +2156,7 @@ export interface components {
          *         },
          *         {
          *           "value": "VA-BANK1",
-         *           "label": "Virtual Account BANK1"
+         *           "label": "Virtual account BCA (VA-BANK1)"
          *         }
          *       ],
          *       "balance": {
@@ -3018,7 +3018,7 @@ export interface components {
          *           },
          *           {
          *             "value": "VA-BANK1",
-         *             "label": "Virtual Account BANK1"
+         *             "label": "Virtual account BCA (VA-BANK1)"
          *           }
          *         ],
          *         "balance": {
@@ -3106,7 +3106,7 @@ export interface components {
          *           },
          *           {
          *             "value": "VA-BANK1",
-         *             "label": "Virtual Account BANK1"
+         *             "label": "Virtual account BCA (VA-BANK1)"
          *           }
          *         ],
          *         "balance": {

@@ -75,7 +75,7 @@ const overviewExample = {
   walletAccountId: 'GATEWAY',
   methods: [
     { value: 'QRIS-DYNAMIC', label: 'QRIS' },
-    { value: 'VA-BANK1', label: 'Virtual Account BANK1' },
+    { value: 'VA-BANK1', label: 'Virtual account BCA (VA-BANK1)' },
   ],
   balance: balanceExample,
   fee: 3000,

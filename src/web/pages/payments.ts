@@ -1,5 +1,5 @@
 import type { AuditView } from '../../audit/event-view.ts';
-import { paymentTypes as methodCodes } from '../../domain/payment-methods.ts';
+import { paymentMethodOf, paymentTypes as methodCodes } from '../../domain/payment-methods.ts';
 import type { PaymentRow } from '../../projections/payments.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { copyButtonHtml, pagerHtml, tableHtml, timeHtml, type TableRow } from '../page.ts';
@@ -38,13 +38,16 @@ function filtersHtml(f: PaymentFilterForm) {
   const input = (name: 'orderId' | 'from' | 'to', label: string, type: string) =>
     `<div class="field"><label for="${name}">${e(label)}</label><input id="${name}" name="${name}" type="${type}" value="${e(f[name] ?? '')}"></div>`;
   return `<form method="get" action="/dashboard/payments" class="card filters" aria-label="Filter pembayaran">
-${select('status', 'Status', paymentStatuses, s => statusLabel[s] ?? s)}${select('type', 'Metode', paymentTypes, t => t)}
+${select('status', 'Status', paymentStatuses, s => statusLabel[s] ?? s)}${select('type', 'Metode', paymentTypes, methodWord)}
 ${input('orderId', 'Nomor pesanan (awalan)', 'search')}${input('from', 'Dibuat dari (WIB)', 'date')}${input('to', 'Dibuat sampai (WIB)', 'date')}
 <div class="field actions"><button type="submit">Terapkan</button><a class="button quiet" href="/dashboard/payments">Atur ulang</a></div>
 </form>`;
 }
 
-const methodOf = (p: PaymentRow) => `${p.type ?? 'dipilih pembayar'}${p.gateway ? ' · Gateway' : ''}`;
+/** A method as merchants read it (the registry's label), or its code when the registry has none. */
+const methodWord = (type: string) => paymentMethodOf(type)?.merchantLabel ?? type;
+const methodOf = (p: PaymentRow) =>
+  `${p.type ? methodWord(p.type) : 'dipilih pembayar'}${p.gateway ? ' · Gateway' : ''}`;
 
 function paymentRow(p: PaymentRow): TableRow {
   return {

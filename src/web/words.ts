@@ -1,3 +1,5 @@
+import { paymentMethodOf } from '../domain/payment-methods.ts';
+
 /**
  * The enums of the read models as the dashboard and the admin console say them: one table per enum, each value a
  * word people here read. The API keeps its codes; a value a table does not know yet shows as its code rather than
@@ -34,6 +36,9 @@ export const businessFieldWords: Record<string, string> = {
   website: 'Situs web',
   description: 'Keterangan',
 };
+
+/** A payment method as merchants and admins read it (the registry's label), or its code when the registry has none. */
+export const methodWord = (type: string): string => paymentMethodOf(type)?.merchantLabel ?? type;
 
 /** A value's word in `table`, or the value itself when the table has none. */
 export const wordOf = (table: Record<string, string>, value: string): string =>

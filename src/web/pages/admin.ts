@@ -2,7 +2,7 @@ import { reconciliationTables } from '../../audit/gateway-reconciliation-csv.ts'
 import type { AccountRow } from '../../projections/accounts.ts';
 import type { GatewayAccessRow, HoldingAccountRow } from '../../projections/gateway-access.ts';
 import type { GatewayReconciliation } from '../../audit/gateway-reconciliation.ts';
-import { accessStatusWords, businessFieldWords, wordOf } from '../words.ts';
+import { accessStatusWords, businessFieldWords, methodWord, wordOf } from '../words.ts';
 import { findProvider } from '../../providers/catalogue.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { csrfField, postButton, tableHtml, timeHtml, type TableRow } from '../page.ts';
@@ -110,7 +110,7 @@ export function holdingAccountsHtml(holding: HoldingAccountRow[], own: AccountRo
     data: { 'account-id': h.account_id },
     cells: [
       `${e(h.account_name ?? '(dihapus)')}<br><span class="muted">${e(findProvider(h.provider_code)?.name ?? h.provider_code)}</span>`,
-      e(h.methods.join(', ')),
+      e(h.methods.map(methodWord).join(', ')),
       h.is_active === null
         ? '<span class="badge bad">Dihapus</span>'
         : h.is_active

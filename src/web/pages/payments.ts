@@ -1,5 +1,6 @@
 import type { AuditView } from '../../audit/event-view.ts';
-import { paymentMethodOf, paymentTypes as methodCodes } from '../../domain/payment-methods.ts';
+import { paymentTypes as methodCodes } from '../../domain/payment-methods.ts';
+import { methodWord } from '../words.ts';
 import type { PaymentRow } from '../../projections/payments.ts';
 import { escapeHtml as e, formatRupiah } from '../html.ts';
 import { copyButtonHtml, pagerHtml, tableHtml, timeHtml, type TableRow } from '../page.ts';
@@ -44,8 +45,6 @@ ${input('orderId', 'Nomor pesanan (awalan)', 'search')}${input('from', 'Dibuat d
 </form>`;
 }
 
-/** A method as merchants read it (the registry's label), or its code when the registry has none. */
-const methodWord = (type: string) => paymentMethodOf(type)?.merchantLabel ?? type;
 const methodOf = (p: PaymentRow) =>
   `${p.type ? methodWord(p.type) : 'dipilih pembayar'}${p.gateway ? ' · Gateway' : ''}`;
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -11,10 +11,34 @@ const root = resolve(import.meta.dirname, '../..');
 const outsideMarks = ['..' + '/shared', '/' + 'work/'];
 const checked = /\.(md|ts|mjs|json|ya?ml)$|(^|\/)Dockerfile[^/]*$/;
 
-const tracked = (): string[] =>
-  execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
-    .split('\0')
-    .filter(f => f && checked.test(f) && existsSync(join(root, f)));
+/** Folders that are the machine's or the run's, never the repository's (a copy without .git is walked instead). */
+const notOurs = new Set(['node_modules', '.git', '.data', '.scratch', 'coverage']);
+
+/** Every file under `dir`, relative to the root, folders of the machine's left out. */
+function walk(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap(entry => {
+    const path = dir ? `${dir}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) return notOurs.has(entry.name) ? [] : walk(path);
+    return entry.isFile() ? [path] : [];
+  });
+}
+
+/** The repository's files: git's list in a clone; every file but the machine's in a copy without .git (CI's copy). */
+function tracked(): string[] {
+  let files: string[];
+  try {
+    files = execFileSync('git', ['ls-files', '-z'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .split('\0')
+      .filter(Boolean);
+  } catch {
+    files = walk('');
+  }
+  return files.filter(f => checked.test(f) && existsSync(join(root, f)));
+}
 
 /** The targets of a markdown file's links, inline `[x](target)` and reference `[x]: target`, code left out. */
 export function linkTargets(markdown: string): string[] {

@@ -28,10 +28,14 @@ afterAll(async () => {
   await service?.close();
 });
 
+/**
+ * The read models first: a reaction that needs one (a settlement's webhook names its credits) retries its event until
+ * it is there, a second, then twice as long each time, so on a loaded machine it may take most of a minute.
+ */
 const caughtUp = async () => {
   for (let head = await service.store.headPosition(); ;) {
-    expect(await service.sagas.waitFor(head, 20_000)).toBe(true);
     expect(await service.projections.waitFor(head, 20_000)).toBe(true);
+    expect(await service.sagas.waitFor(head, 60_000)).toBe(true);
     const after = await service.store.headPosition();
     if (after.commit === head.commit && after.prepare === head.prepare) return;
     head = after;
@@ -190,7 +194,7 @@ describe('gateway ledger read model', () => {
     await rebuildProjection(service, gatewayLedgerProjection);
     expect(await ledgerTables()).toEqual(live);
     await service.projections.start();
-  }, 60_000);
+  }, 240_000);
 
   it('credits a completed gateway payment once, whatever the redeliveries; an ordinary payment not at all', async () => {
     const merchantId = nextUuid();
@@ -241,5 +245,5 @@ describe('gateway ledger read model', () => {
       'platform:fees': -900,
       'platform:unique-codes': -123,
     });
-  });
+  }, 150_000);
 });

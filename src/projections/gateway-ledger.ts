@@ -374,6 +374,10 @@ export const gatewayLedgerProjection = projection({
     // indexes on it go (test/db/indexes.int.test.ts names the query of each index kept)
     `drop index if exists gateway_postings_by_day;
     drop index if exists gateway_postings_by_merchant;`,
+    // 9: the reports and the balance histories place postings by reported_at (step 7's indexes): the effective-time
+    // indexes serve no query
+    `drop index if exists gateway_postings_by_effective;
+    drop index if exists gateway_postings_by_account;`,
   ],
   on: {
     ...perType(ledgerTypes, async (tx: pg.PoolClient, event: LedgerEvent) => {

@@ -185,12 +185,7 @@ const indexes: Record<string, Need> = {
  * Indexes no query uses, each with why it is still there: to be dropped by a step of its own table's migration. An entry
  * whose index is gone fails the test too, so the list empties as they go.
  */
-const unused: Record<string, string> = {
-  gateway_postings_by_account:
-    "(account, effective_at): the balance history and the tie's ledger cash read by (account, reported_at) since the reports place postings after closes; the ledger's placement is being changed beside this work",
-  gateway_postings_by_effective:
-    'no query filters postings by effective_at alone since the reports read reported_at (gateway_postings_by_reported)',
-};
+const unused: Record<string, string> = {};
 
 /** Every source file's text, where a query's name is looked for. */
 function sources(dir: string): string {

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { account } from '../domain/account.ts';
 import { gatewayLedger, merchantBalance } from '../domain/gateway-ledger.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from '../domain/decider.ts';
 import { payment } from '../domain/payment.ts';
 import { query } from '../db/pool.ts';
 import { parseRecorded, type DomainEvent } from '../events/event.ts';

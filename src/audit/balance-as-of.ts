@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { account, accountStream } from '../domain/account.ts';
 import { gatewayLedger, gatewayLedgerStream, ledgerAccount, merchantBalance } from '../domain/gateway-ledger.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from '../domain/decider.ts';
 import { parseRecorded, type DomainEvent } from '../events/event.ts';
 import type { EventStore, Position } from '../store/event-store.ts';
 import { bindToCheckpoint, LedgerNotVerified } from './checkpoint-binding.ts';

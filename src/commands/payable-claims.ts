@@ -6,9 +6,9 @@ import {
   handleCommand,
   load,
   type CommandContext,
-  type Decider,
   type EventSourcing,
 } from '../store/commands/handle.ts';
+import type { Decider } from '../domain/decider.ts';
 import type { Credit, Payable } from '../domain/payables.ts';
 import type { Payment } from '../domain/payment.ts';
 import { matchCredit, maxUniqueCode, noFreeCode, receiving, receivingStream } from '../domain/receiving.ts';

@@ -15,11 +15,10 @@ import {
   ProviderSessionRestored,
   StaticQrisCaptured,
   type AccountEvent,
+  type Sealed,
   type SyncTrigger,
 } from '../events/account.ts';
-import type { ProviderTransaction } from '../providers/connector.ts';
-import type { Sealed } from '../security/credentials.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 
 export const accountStream = (accountId: string) => `account-${accountId}`;
 
@@ -82,8 +81,17 @@ export type LinkAccount = {
   now: Date;
 };
 
-/** A provider transaction with the mutation id it will get (derived outside: decide draws no ids). */
-export type FetchedTransaction = ProviderTransaction & { mutationId: string };
+/** A transaction as the provider reports it, with the mutation id it will get (derived outside: decide draws no ids). */
+export type FetchedTransaction = {
+  id: string;
+  type: 'CREDIT' | 'DEBIT';
+  amount: number;
+  description: string;
+  senderName: string;
+  reference: string | null;
+  occurredAt: string;
+  mutationId: string;
+};
 
 export type AccountCommand =
   | LinkAccount

@@ -1,6 +1,6 @@
 import { refuse } from '../errors.ts';
 import { ApiKeyCreated, ApiKeyRevoked, ApiKeyUsed, type ApiKeyEvent } from '../events/api-key.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 
 export const apiKeyStream = (keyId: string) => `api-key-${keyId}`;
 

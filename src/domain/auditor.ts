@@ -1,6 +1,6 @@
 import { refuse } from '../errors.ts';
 import { AuditorCreated, AuditorRevoked, type AuditorEvent } from '../events/auditor.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 
 export const auditorStream = (auditorId: string) => `auditor-${auditorId}`;
 

@@ -1,16 +1,24 @@
 /**
  * How often a receiving account with pending payments is checked at its provider: a pure rule of
  * what the account's payers are doing and of when its payers usually pay. The checks gather where payments happen
- * (a payment page open, a QR just fetched, the first minutes of a bill) and thin out where nobody is paying, never
- * closer together than the provider's floor, never further apart than the slow interval.
+ * (a payer just left the page for the wallet app, a page open in sight, a QR just fetched, the first minutes of a
+ * bill) and thin out where nobody is paying, never closer together than the provider's floor, never further apart
+ * than the slow interval.
  */
 
-/** What the service has seen of the payers of one account, and its newest pending payment. */
+/** What the service has seen of the payers of one account, its newest pending payment, and its provider. */
 export type CheckSignals = {
+  /** the account's provider calls the service when money lands (it offers notifications, and push is configured) */
+  providerPushes: boolean;
   /** when the account's newest pending payment was created */
   newestCreatedAt: Date;
-  /** the last status request of a payment page of the account (a payer is looking at the bill), if any */
+  /** the last status request of a payment page of the account in sight (a payer is looking at the bill), if any */
   pageSeenAt: Date | null;
+  /**
+   * the last time a page of the account went out of sight (its script stops asking while hidden and says so once): a
+   * payer on a phone leaves the page for the wallet app to pay, so the money is likely to land in the next minute
+   */
+  pageHiddenAt: Date | null;
   /** the last time a QR image of the account's pending payments was fetched or downloaded, if any */
   qrFetchedAt: Date | null;
 };
@@ -23,10 +31,13 @@ export type CadenceSettings = {
   cadence: 'payer' | 'fixed';
   /** the provider's own limit: never two checks of one account closer than this */
   floorSeconds: number;
-  /** while a payment page of the account is open */
+  /** while a payment page of the account is open and in sight (a payer reading it, or paying from its QR) */
   pageSeconds: number;
   /** a page counts as open this long after its last status request (the page asks every few seconds) */
   pageOpenForSeconds: number;
+  /** for `payingForSeconds` after a page went out of sight (its payer in the wallet app), every `payingSeconds` */
+  payingSeconds: number;
+  payingForSeconds: number;
   /** within the window in which the account's payers usually pay, counted from the last sign of a payer */
   windowSeconds: number;
   /** past the window the interval grows as this share of the time since the last sign of a payer */
@@ -68,14 +79,24 @@ export function checkIntervalMs(signals: CheckSignals, history: CheckHistory, no
             : s.slowSeconds) * 1000
         );
       case 'payer': {
-        if (signals.pageSeenAt && now.getTime() - signals.pageSeenAt.getTime() <= s.pageOpenForSeconds * 1000)
-          return s.pageSeconds * 1000;
+        const sinceMs = (d: Date | null) => (d ? now.getTime() - d.getTime() : Infinity);
+        // where the provider pushes, its notification is the fast path and these checks are only the safety net for
+        // one lost: what the page says of its payer earns nothing more than a bill with no page, as the window and
+        // the back-off give (a lost notification is rare; checking densely for each payer would double the checks)
+        if (!signals.providerPushes) {
+          // a payer left the page for the wallet app a moment ago: the money is likely to land now
+          if (sinceMs(signals.pageHiddenAt) <= s.payingForSeconds * 1000) return s.payingSeconds * 1000;
+          // a page in sight: read, or shown on a desk while its payer pays with a phone
+          if (sinceMs(signals.pageSeenAt) <= s.pageOpenForSeconds * 1000) return s.pageSeconds * 1000;
+        }
         // a bill just made or a QR just fetched (a payer may pay it from the picture): the window in which this
         // account's payers usually pay runs from the later of them; a page closed does not open it again
         const sinceBillMs = now.getTime() - later(signals.newestCreatedAt, signals.qrFetchedAt);
         if (sinceBillMs <= learnedWindowMs(history, s.window)) return s.windowSeconds * 1000;
         // past it, the longer nobody has shown up the rarer the checks: a quarter of the quiet time by default
-        const quietMs = now.getTime() - later(signals.newestCreatedAt, signals.qrFetchedAt, signals.pageSeenAt);
+        const quietMs =
+          now.getTime() -
+          later(signals.newestCreatedAt, signals.qrFetchedAt, signals.pageSeenAt, signals.pageHiddenAt);
         return Math.max(s.windowSeconds * 1000, quietMs * s.backoffShare);
       }
       default: {

@@ -8,7 +8,7 @@ import {
   type UserEvent,
 } from '../events/user.ts';
 import type { EventOf } from '../events/event.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 
 export type GatewayAccessStatus = 'NONE' | 'PENDING' | 'APPROVED' | 'REJECTED';
 

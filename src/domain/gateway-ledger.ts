@@ -10,7 +10,7 @@ import {
   type Posting,
 } from '../events/gateway.ts';
 import { creditTime, Credits, type CreditsJson } from './gateway-credits.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 import { settlesAt, wibDate, yearsJudged, type HolidayCalendar } from './working-days.ts';
 import { checkedHolder } from './holder-name.ts';
 

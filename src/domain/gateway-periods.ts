@@ -5,7 +5,7 @@ import {
   type GatewayPeriodEvent,
   type LedgerClosing,
 } from '../events/gateway-periods.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 
 /** The months of the gateway's books finance closed (docs/decisions.md, "Closing a period"). */
 export const gatewayPeriodsStream = 'gateway-periods';

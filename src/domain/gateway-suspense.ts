@@ -10,7 +10,7 @@ import {
 import { deterministicUuid } from '../ids.ts';
 import { fee } from './gateway-fees.ts';
 import { ledgerAccount } from './gateway-ledger.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 
 /** The platform's suspense (docs/decisions.md, "Suspense"): money in holding accounts that no payment claims. */
 export const suspenseStream = 'gateway-suspense';

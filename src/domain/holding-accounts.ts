@@ -1,7 +1,7 @@
 import type { PaymentType } from './payment-methods.ts';
 import { refuse } from '../errors.ts';
 import { HoldingAccountMarked, HoldingAccountUnmarked, type HoldingAccountEvent } from '../events/holding-accounts.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 
 /** The platform's one list of holding accounts. */
 export const holdingAccountsStream = 'gateway-holding-accounts';

@@ -5,7 +5,7 @@ import {
   HoldingTransferRecorded,
   type HoldingTransferEvent,
 } from '../events/holding-transfers.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 import { ledgerAccount } from './gateway-ledger.ts';
 
 /** The platform's transfers between its holding accounts, made by hand (docs/decisions.md, "Hand transfers"). */

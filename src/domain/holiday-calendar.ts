@@ -1,6 +1,6 @@
 import { refuse } from '../errors.ts';
 import { HolidayCalendarYearSet, type HolidayCalendarEvent } from '../events/holiday-calendar.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 import { holidayYearProblems, type Holiday, type HolidayCalendarYear } from './working-days.ts';
 
 /** The platform's one holiday calendar, the years an admin set over the shipped file. */

@@ -4,7 +4,7 @@ import {
   LedgerAdjustmentBooked,
   type LedgerAdjustmentEvent,
 } from '../events/ledger-adjustments.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 import { ledgerAccount } from './gateway-ledger.ts';
 
 /**

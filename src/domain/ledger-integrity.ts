@@ -1,6 +1,6 @@
 import { refuse } from '../errors.ts';
 import { LedgerIntegrityReset, type LedgerIntegrityEvent } from '../events/ledger-integrity.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 
 /** The one stream of the operator's resets of the ledger's start-up check. */
 export const ledgerIntegrityStream = 'ledger-integrity';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { refuse } from '../errors.ts';
 import { OrderPaymentOpened, type OrderEvent } from '../events/order.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 
 /** One stream per (owner, orderId): the orderId is the caller's text, so the stream is named by its hash. */
 export const orderStream = (ownerId: string, orderId: string) =>

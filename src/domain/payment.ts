@@ -7,7 +7,7 @@ import {
   type PaymentEvent,
 } from '../events/payment.ts';
 import type { EventOf } from '../events/event.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 
 export const paymentStream = (paymentId: string) => `payment-${paymentId}`;
 

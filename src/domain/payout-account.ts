@@ -1,5 +1,5 @@
 import { PayoutAccountChosen, type PayoutAccountEvent } from '../events/withdrawal-payout.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 
 /** The platform's one payout account: withdrawals are paid from it through WALLET-A. */
 export const payoutAccountStream = 'gateway-payout-account';

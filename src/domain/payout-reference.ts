@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { refuse } from '../errors.ts';
 import { PayoutReferenceClaimed, type PayoutReferenceEvent } from '../events/payout-reference.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 
 /** References compare case-insensitively, surrounding spaces aside: `bca-trf-1 ` is `BCA-TRF-1`. */
 export const normalisedReference = (reference: string) => reference.trim().toUpperCase();

@@ -1,6 +1,6 @@
 import { refuse } from '../errors.ts';
 import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/receiving.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 import { Payables, type Credit, type Payable, type PayablesJson } from './payables.ts';
 
 export const receivingStream = (accountId: string) => `receiving-${accountId}`;

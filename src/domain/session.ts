@@ -1,6 +1,6 @@
 import { refuse } from '../errors.ts';
 import { SessionEnded, SessionSeen, SessionStarted, type SessionEvent } from '../events/session.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 
 export const sessionStream = (sessionId: string) => `session-${sessionId}`;
 

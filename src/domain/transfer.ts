@@ -8,7 +8,7 @@ import {
   type TransferEvent,
 } from '../events/transfer.ts';
 import type { EventOf } from '../events/event.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 
 export const transferStream = (transferId: string) => `transfer-${transferId}`;
 

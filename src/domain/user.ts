@@ -10,7 +10,7 @@ import {
 } from '../events/user.ts';
 import { UserEmailClaimed, type UserEmailEvent } from '../events/user-email.ts';
 import { freePlan } from '../plans.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 
 export const userStream = (userId: string) => `user-${userId}`;
 

@@ -7,8 +7,8 @@ import {
   WalletLoginFailed,
   type WalletLoginEvent,
 } from '../events/wallet-login.ts';
-import type { Sealed } from '../security/credentials.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Sealed } from '../events/account.ts';
+import type { Decider } from './decider.ts';
 
 export const walletLoginStream = (sessionId: string) => `wallet-login-${sessionId}`;
 

@@ -1,4 +1,4 @@
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 import { refuse } from '../errors.ts';
 import {
   WebhookEndpointAdded,
@@ -6,7 +6,7 @@ import {
   WebhookEndpointRemoved,
   type UserEvent,
 } from '../events/user.ts';
-import type { Sealed } from '../security/credentials.ts';
+import type { Sealed } from '../events/account.ts';
 import type { z } from 'zod';
 import type { webhookFilters } from '../events/user.ts';
 import { adminOnlyWebhookEvents, type WebhookEventType } from './webhook-events.ts';

@@ -5,7 +5,7 @@ import {
   WithdrawalPayoutStarted,
   type WithdrawalPayoutEvent,
 } from '../events/withdrawal-payout.ts';
-import type { Decider } from '../store/commands/handle.ts';
+import type { Decider } from './decider.ts';
 import type { HolderOverride } from './holder-name.ts';
 
 export const withdrawalPayoutStream = (withdrawalId: string) => `withdrawal-payout-${withdrawalId}`;

@@ -4,6 +4,7 @@ import { text } from '../text.ts';
 
 /** An AES-256-GCM sealed value (credentials, provider sessions): events never hold them in the clear. */
 export const sealed = z.object({ iv: text, tag: text, data: text });
+export type Sealed = z.infer<typeof sealed>;
 
 // stream account-<accountId>
 /** A bank or e-wallet account linked by its owner: its provider, settings and sealed credentials and session. */

@@ -1,4 +1,5 @@
-import type { Decider, Handled } from '../store/commands/handle.ts';
+import type { Decider } from '../domain/decider.ts';
+import type { Handled } from '../store/commands/handle.ts';
 import type { Credit, Payable } from '../domain/payables.ts';
 import type { AnyEvent } from '../events/all.ts';
 import type { DomainEvent, EventOf, StoredEvent } from '../events/event.ts';

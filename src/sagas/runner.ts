@@ -4,9 +4,9 @@ import {
   handleCommand,
   load,
   type CommandContext,
-  type Decider,
   type EventSourcing,
 } from '../store/commands/handle.ts';
+import type { Decider } from '../domain/decider.ts';
 import { matchPayable, releasePayable } from '../commands/payable-claims.ts';
 import { applyWalletLogin } from '../commands/otp-login.ts';
 import type { AnyEvent } from '../events/all.ts';

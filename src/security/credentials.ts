@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Sealed } from '../events/account.ts';
 
-/** An AES-256-GCM sealed value, as stored in events: never the plain text. */
-export type Sealed = { iv: string; tag: string; data: string };
+export type { Sealed };
 
 /** Seals provider credentials and sessions with the configured ENCRYPTION_KEY (32 bytes, hex). */
 export function credentialVault(keyHex: string) {

@@ -25,7 +25,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { declaredEvents, type DomainEvent } from '../../src/events/event.ts';
 import '../../src/events/all.ts';
 import type { z } from 'zod';
-import type { Decider } from '../../src/store/commands/handle.ts';
+import type { Decider } from '../../src/domain/decider.ts';
 
 type Line = { index: number; metadata: { occurredAt: string } };
 const script = path.resolve(import.meta.dirname, '../../docs/balance-from-export.mjs');

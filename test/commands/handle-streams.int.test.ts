@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { handleStreams, streamRead } from '../../src/store/commands/handle-streams.ts';
-import { handleCommand, load, type Decider } from '../../src/store/commands/handle.ts';
+import type { Decider } from '../../src/domain/decider.ts';
+import { handleCommand, load } from '../../src/store/commands/handle.ts';
 import { stateCache } from '../../src/store/commands/state-cache.ts';
 import { refuse } from '../../src/errors.ts';
 import { event, type EventOf } from '../../src/events/event.ts';

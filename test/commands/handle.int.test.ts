@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { handleCommand, load, type Decider } from '../../src/store/commands/handle.ts';
+import type { Decider } from '../../src/domain/decider.ts';
+import { handleCommand, load } from '../../src/store/commands/handle.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { event, type EventOf } from '../../src/events/event.ts';
 import { sagaEventId } from '../../src/ids.ts';

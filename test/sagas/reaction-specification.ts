@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Decider } from '../../src/store/commands/handle.ts';
+import type { Decider } from '../../src/domain/decider.ts';
 import type { AnyEvent } from '../../src/events/all.ts';
 import type { DomainEvent, StoredEvent } from '../../src/events/event.ts';
 import type { Action, AnyStep, Reaction, Read, Step } from '../../src/sagas/reaction.ts';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { handleCommand, type Decider } from '../../src/store/commands/handle.ts';
+import type { Decider } from '../../src/domain/decider.ts';
+import { handleCommand } from '../../src/store/commands/handle.ts';
 import { query } from '../../src/db/pool.ts';
 import { event, type EventOf } from '../../src/events/event.ts';
 import { createLogger } from '../../src/logger.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Decider } from '../../src/store/commands/handle.ts';
+import type { Decider } from '../../src/domain/decider.ts';
 import type { ErrorCode } from '../../src/errors.ts';
 import type { DomainEvent } from '../../src/events/event.ts';
 

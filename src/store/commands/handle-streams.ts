@@ -1,3 +1,4 @@
+import type { Decider } from '../../domain/decider.ts';
 import type { DomainEvent } from '../../events/event.ts';
 import { StreamDeleted, WrongExpectedRevision, type Position, type StreamWrite } from '../event-store.ts';
 import {
@@ -8,7 +9,6 @@ import {
   recordAppended,
   toNewEvents,
   type CommandContext,
-  type Decider,
   type EventSourcing,
   type Loaded,
 } from './handle.ts';

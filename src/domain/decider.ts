@@ -1,0 +1,28 @@
+import type { DomainEvent } from '../events/event.ts';
+
+/**
+ * A stream type's rules: its state folded from its events, and the events a command adds. Beside them, how the
+ * command machinery (src/store/commands) keeps the stream fast, declared once for every command on it.
+ */
+export type Decider<S, C, E extends DomainEvent> = {
+  initialState: () => S;
+  evolve: (state: S, event: E) => S;
+  /** Pure: no I/O, no clock, no randomness; throws a DomainError to refuse the command. */
+  decide: (state: S, command: C) => E[];
+  /**
+   * For long streams: keep a snapshot of the state every `every` events. The state must survive a JSON round
+   * trip; bump `version` whenever its shape or evolve changes, and old snapshots are ignored. A state that grows
+   * (the payables a busy account holds) gives its `size` in items: it is snapshotted every `every` × 2^k events, the
+   * first such interval at least its size, so that writing snapshots costs about the same per event at any size.
+   */
+  snapshot?: {
+    name: string;
+    version: number;
+    every: number;
+    size?: (state: S) => number;
+    /** The state from its JSON (a state holding more than plain data builds it again here); plain data by default. */
+    revive?: (json: unknown) => S;
+  };
+  /** Keep the latest state in this process's StateCache (streams that are never deleted, and busy). */
+  cached?: boolean;
+};

@@ -1,5 +1,5 @@
 import { createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
@@ -271,6 +271,8 @@ export type Config = {
   testClock: boolean;
   webhookTimeoutSeconds: number;
   webhookConcurrency: number;
+  /** what the start writes into DATA_DIR (src/start-files.ts): loading reads files and writes none */
+  dataFiles: DataFiles;
 };
 
 /**
@@ -366,30 +368,33 @@ type StoredSecrets = {
   embeddedPostgresPassword: string;
   serviceRolePassword: string;
 };
-/** An older data folder's secrets.json also holds the digest signing key, moved out on start (loadSigningKey). */
-type OldSecrets = StoredSecrets & { digestSigningKey?: string };
+/** An older data folder's secrets.json also holds the digest signing key, moved out on start (src/start-files.ts). */
+export type OldSecrets = StoredSecrets & { digestSigningKey?: string };
 
-function loadOrCreateSecrets(dataDir: string): StoredSecrets {
+/**
+ * What the start writes into the data folder before anything else (src/start-files.ts), as loading found it: secrets
+ * generated now, a signing key generated or moved out of an older secrets.json. Loading itself writes nothing.
+ */
+export type DataFiles = {
+  dataDir: string;
+  /** secrets.json as it is to be, or null when it is so already */
+  secrets: OldSecrets | null;
+  /** the ledger's signing key to write into its own file (written aside and renamed over), or null */
+  signingKey: { file: string; key: string } | null;
+};
+
+function readStoredSecrets(dataDir: string): Partial<OldSecrets> | null {
   const file = path.join(dataDir, 'secrets.json');
-  const fresh: StoredSecrets = {
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Partial<OldSecrets>) : null;
+}
+
+function freshSecrets(): StoredSecrets {
+  return {
     jwtSecret: randomBytes(48).toString('base64url'),
     encryptionKey: randomBytes(32).toString('hex'),
     embeddedPostgresPassword: randomBytes(24).toString('base64url'),
     serviceRolePassword: randomBytes(24).toString('base64url'),
   };
-  if (existsSync(file)) {
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<OldSecrets>;
-    const merged = { ...fresh, ...stored };
-    if (Object.keys(stored).length !== Object.keys(merged).length) writeSecrets(file, merged);
-    return merged;
-  }
-  mkdirSync(dataDir, { recursive: true });
-  writeSecrets(file, fresh);
-  return fresh;
-}
-
-function writeSecrets(file: string, secrets: OldSecrets) {
-  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
 }
 
 const ed25519Pkcs8 = (text: string) => {
@@ -406,19 +411,30 @@ const ed25519Pkcs8 = (text: string) => {
 const newSigningKey = () =>
   generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
 
+type SigningKey = {
+  key: string;
+  source: string;
+  file: string | null;
+  /** the key is not in its file yet: the start writes it there */
+  unwritten: boolean;
+  /** an older secrets.json holds it too: the start takes it out, once the key is in its own file */
+  moved: boolean;
+};
+
 /**
  * The key that signs the ledger: LEDGER_SIGNING_KEY_FILE (which the operator can keep off the data disk), or
- * DIGEST_SIGNING_KEY; else DATA_DIR/ledger-signing-key, moved there from an older secrets.json, or generated there in
- * embedded mode only. With DATABASE_URL and none of these: null (the service refuses to start; the CLI needs none).
+ * DIGEST_SIGNING_KEY; else DATA_DIR/ledger-signing-key, to be moved there from an older secrets.json, or generated for
+ * it in embedded mode only. With DATABASE_URL and none of these: null (the service refuses to start; the CLI needs none).
  */
 function loadSigningKey(
   e: z.infer<typeof envSchema>,
   dataDir: string,
-): { key: string; source: string; file: string | null } | null {
-  const checked = (key: string, source: string, file: string | null = null) => {
+  old: Partial<OldSecrets> | null,
+): SigningKey | null {
+  const checked = (key: string, source: string, file: string | null = null, unwritten = false) => {
     if (!ed25519Pkcs8(key))
       throw new ConfigError(`Invalid configuration:\n  ${source}: not an Ed25519 private key as base64 PKCS#8 DER`);
-    return { key, source, file };
+    return { key, source, file, unwritten, moved: file !== null && old?.digestSigningKey === key };
   };
   if (e.LEDGER_SIGNING_KEY_FILE) {
     const file = path.resolve(e.LEDGER_SIGNING_KEY_FILE);
@@ -430,30 +446,40 @@ function loadSigningKey(
         `Invalid configuration:\n  LEDGER_SIGNING_KEY_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
       );
     }
-    return checked(text, `LEDGER_SIGNING_KEY_FILE (${file})`, file);
+    return { ...checked(text, `LEDGER_SIGNING_KEY_FILE (${file})`, file), moved: false };
   }
   if (e.DIGEST_SIGNING_KEY) return checked(e.DIGEST_SIGNING_KEY, 'DIGEST_SIGNING_KEY');
   const own = path.join(dataDir, 'ledger-signing-key');
-  const secretsFile = path.join(dataDir, 'secrets.json');
-  const old = JSON.parse(readFileSync(secretsFile, 'utf8')) as OldSecrets;
-  if (!existsSync(own)) {
-    if (!old.digestSigningKey && e.DATABASE_URL) return null;
-    // written aside and renamed over: a crash never leaves half a key
-    writeFileSync(`${own}.tmp`, `${old.digestSigningKey ?? newSigningKey()}\n`, { mode: 0o600 });
-    renameSync(`${own}.tmp`, own);
-  }
-  const key = checked(readFileSync(own, 'utf8').trim(), own, own);
-  // an older data folder kept the key beside the database password: once it is in its own file, it leaves secrets.json
-  if (old.digestSigningKey === key.key) {
-    const { digestSigningKey: _moved, ...rest } = old;
-    writeSecrets(secretsFile, rest);
-  }
-  return key;
+  if (existsSync(own)) return checked(readFileSync(own, 'utf8').trim(), own, own);
+  if (!old?.digestSigningKey && e.DATABASE_URL) return null;
+  return checked(old?.digestSigningKey ?? newSigningKey(), own, own, true);
 }
 
-/** Whether `file` lies inside `dir`, symbolic links followed: where its bytes are is what matters. */
-function isInside(dir: string, file: string): boolean {
-  const relative = path.relative(realpathSync(dir), realpathSync(file));
+/**
+ * secrets.json as the start leaves it: every secret it lacks added, and the signing key taken out once it has a file
+ * of its own (an older data folder kept it beside the database password). Null when it is so already.
+ */
+function secretsToStore(
+  stored: Partial<OldSecrets> | null,
+  merged: OldSecrets,
+  signingKey: SigningKey | null,
+): OldSecrets | null {
+  if (signingKey?.moved) {
+    const { digestSigningKey: _moved, ...rest } = merged;
+    return rest;
+  }
+  if (stored && Object.keys(stored).length === Object.keys(merged).length) return null;
+  return merged;
+}
+
+/**
+ * Whether the key's file lies inside `dir`, symbolic links followed: where its bytes are is what matters. The key file
+ * the start is to write is DATA_DIR's own; a folder not made yet holds nothing.
+ */
+function isInside(dir: string, key: SigningKey): boolean {
+  if (key.unwritten) return true;
+  if (!existsSync(dir)) return false;
+  const relative = path.relative(realpathSync(dir), realpathSync(key.file!));
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
@@ -506,8 +532,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const dataDir = path.resolve(e.DATA_DIR);
-  const secrets = loadOrCreateSecrets(dataDir);
-  const signingKey = loadSigningKey(e, dataDir);
+  const stored = readStoredSecrets(dataDir);
+  const secrets: OldSecrets = { ...freshSecrets(), ...stored };
+  const signingKey = loadSigningKey(e, dataDir, stored);
   const sandboxPort = e.SANDBOX_PORT ?? (e.PORT === 0 ? 0 : e.PORT + 1);
   const production = e.NODE_ENV === 'production';
   if (e.SANDBOX && production)
@@ -540,7 +567,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     digestSigningKey: signingKey?.key ?? null,
     signingKeySource: signingKey?.source ?? null,
     signingKeyFile: signingKey?.file ?? null,
-    signingKeyInDataDir: signingKey?.file ? isInside(dataDir, signingKey.file) : false,
+    signingKeyInDataDir: signingKey?.file ? isInside(dataDir, signingKey) : false,
     ledgerCheckpointDir: path.resolve(e.LEDGER_CHECKPOINT_DIR ?? path.join(dataDir, 'checkpoints')),
     ledgerPublicKey: e.LEDGER_PUBLIC_KEY,
     logLevel: e.LOG_LEVEL,
@@ -627,5 +654,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     testClock: e.TEST_CLOCK,
     webhookTimeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,
     webhookConcurrency: e.WEBHOOK_CONCURRENCY,
+    dataFiles: {
+      dataDir,
+      secrets: secretsToStore(stored, secrets, signingKey),
+      signingKey: signingKey?.unwritten ? { file: signingKey.file!, key: signingKey.key } : null,
+    },
   };
 }

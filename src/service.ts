@@ -18,6 +18,7 @@ import { prepareServiceRole, serviceRole, warnIfLogRewritable } from './db/servi
 import './events/all.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { migrateForStartUp } from './schema.ts';
+import { writeDataFiles } from './start-files.ts';
 import { uncoveredYears, uncoveredYearsWarning } from './projections/holiday-calendar.ts';
 import type { ProjectionRunner } from './projections/runner.ts';
 import type { SagaRunner } from './sagas/runner.ts';
@@ -137,6 +138,7 @@ function ledgerSigner(config: Config, log: Logger): LedgerKeyFile {
 /** Starts everything the service is (database, event store, projections, sagas) and builds the HTTP API. */
 export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const log = options.log ?? createLogger(config.logLevel);
+  writeDataFiles(config.dataFiles);
   const signer = ledgerSigner(config, log);
   // the test clock (TEST_CLOCK=true) is the system's time moved forward, kept in DATA_DIR; tests bring their own
   const clock =

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
+import { writeDataFiles } from '../src/start-files.ts';
 
 const dataDir = () => mkdtempSync(path.join(tmpdir(), 'svc-config-'));
 
@@ -87,6 +88,7 @@ describe('configuration', () => {
   it('generates missing secrets once and keeps them in the data folder, readable only by the owner', () => {
     const dir = dataDir();
     const first = loadConfig({ DATA_DIR: dir });
+    writeDataFiles(first.dataFiles);
     const second = loadConfig({ DATA_DIR: dir });
     expect(first.jwtSecret.length).toBeGreaterThanOrEqual(32);
     expect(first.encryptionKey).toMatch(/^[0-9a-f]{64}$/);

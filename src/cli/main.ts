@@ -3,6 +3,7 @@ import { registerUser } from '../commands/registration.ts';
 import { passwordRefusal } from '../security/password-rules.ts';
 import { resetPasswordCommand } from './reset-password.ts';
 import { loadConfig } from '../config.ts';
+import { writeDataFiles } from '../start-files.ts';
 import { checkpointMigration, migrate } from '../db/migrations.ts';
 import { createPool } from '../db/pool.ts';
 import { auditView } from '../audit/event-view.ts';
@@ -116,6 +117,8 @@ async function main(argv: string[]): Promise<number> {
     return witness.runWitness(rest);
   }
   const config = loadConfig(process.env);
+  // the embedded database's passwords are kept in DATA_DIR before it is made
+  writeDataFiles(config.dataFiles);
   const log = createLogger(process.env.LOG_LEVEL ?? 'warn');
   const { url, embedded } = await openDatabase(config, log);
   const pool = createPool(url, 4);

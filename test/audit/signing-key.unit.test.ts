@@ -4,16 +4,23 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { createService } from '../../src/service.ts';
+import { writeDataFiles } from '../../src/start-files.ts';
 import { testSigningKey } from '../support/signing-key.ts';
 
 const dataDir = () => mkdtempSync(path.join(tmpdir(), 'svc-ledger-key-'));
+/** The configuration as the service's start takes it: loaded, then its files written into DATA_DIR. */
+const started = (env: Record<string, string>) => {
+  const config = loadConfig(env);
+  writeDataFiles(config.dataFiles);
+  return config;
+};
 const secretsOf = (dir: string) =>
   JSON.parse(readFileSync(path.join(dir, 'secrets.json'), 'utf8')) as Record<string, string>;
 
 describe("the ledger's signing key", () => {
   it('is generated in embedded mode into its own file, readable by the owner only, not into secrets.json', () => {
     const dir = dataDir();
-    const first = loadConfig({ DATA_DIR: dir });
+    const first = started({ DATA_DIR: dir });
     const file = path.join(dir, 'ledger-signing-key');
     expect(readFileSync(file, 'utf8').trim()).toBe(first.digestSigningKey);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -33,7 +40,7 @@ describe("the ledger's signing key", () => {
     writeFileSync(path.join(dir, 'secrets.json'), JSON.stringify({ ...secrets, digestSigningKey: old }), {
       mode: 0o600,
     });
-    expect(loadConfig({ DATA_DIR: dir }).digestSigningKey).toBe(old);
+    expect(started({ DATA_DIR: dir }).digestSigningKey).toBe(old);
     expect(readFileSync(path.join(dir, 'ledger-signing-key'), 'utf8').trim()).toBe(old);
     expect(secretsOf(dir)).toMatchObject(secrets);
     expect(secretsOf(dir)).not.toHaveProperty('digestSigningKey');
@@ -78,7 +85,7 @@ describe("the ledger's signing key", () => {
     );
     // the embedded default's own file, from an older start, is refused the same way
     const own = dataDir();
-    loadConfig({ DATA_DIR: own });
+    started({ DATA_DIR: own });
     expect(await refusal(loadConfig({ DATA_DIR: own, DATABASE_URL: databaseUrl }))).toBeInstanceOf(ConfigError);
     // a file elsewhere is the key
     const elsewhere = path.join(mkdtempSync(path.join(tmpdir(), 'off-the-data-disk-')), 'ledger.key');

@@ -7,6 +7,7 @@ import { serviceRole } from '../../src/db/service-role.ts';
 import { createPool, query } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { openDatabase } from '../../src/service.ts';
+import { writeDataFiles } from '../../src/start-files.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { newEvent } from '../store/event-store.contract.ts';
 
@@ -16,6 +17,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 /** Opens the embedded database as the service does, appends one event through it, and says who it was. */
 async function startOnce() {
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  writeDataFiles(config.dataFiles); // the passwords are kept before the database is made
   const { url, embedded } = await openDatabase(config, createLogger('silent'));
   const pool = createPool(url, 4);
   try {

@@ -13,7 +13,7 @@ import type {
   QrSettings,
   TrustProxy,
 } from '../config.ts';
-import type { SyncDeps } from '../commands/sync-account.ts';
+import type { CommandDeps } from '../commands/deps.ts';
 import type { SessionTokens } from '../security/session-token.ts';
 import type { DeviceCookies } from '../security/device-cookie.ts';
 import type { ServiceMetrics } from '../metrics.ts';
@@ -23,7 +23,7 @@ import type { MovableClock } from './test-clock.ts';
 import type { SandboxPayer } from '../providers/sandbox-payer.ts';
 
 /** Everything the HTTP layer needs, given when the app is built. */
-export type AppDeps = SyncDeps & {
+export type AppDeps = CommandDeps & {
   pool: pg.Pool;
   database: DatabaseWatch;
   tokens: SessionTokens;

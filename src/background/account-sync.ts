@@ -1,5 +1,6 @@
+import type { CommandDeps } from '../commands/deps.ts';
 import type pg from 'pg';
-import { syncAccount, type SyncDeps } from '../commands/sync-account.ts';
+import { syncAccount } from '../commands/sync-account.ts';
 import { runJobQueue } from '../db/job-queue.ts';
 import { query } from '../db/pool.ts';
 import { dueAccounts } from '../projections/accounts.ts';
@@ -48,7 +49,7 @@ async function addSyncJobs(pool: pg.Pool, jobs: { id: string; slot: string }[]):
 const maxAttempts = 5;
 
 export async function startAccountSync(
-  deps: SyncDeps & { pool: pg.Pool },
+  deps: CommandDeps & { pool: pg.Pool },
   options: { concurrency?: number; tickMs?: number; batch?: number } = {},
 ): Promise<AccountSyncScheduler> {
   const runner = await runJobQueue(

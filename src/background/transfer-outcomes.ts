@@ -1,7 +1,7 @@
 import { load, type CommandContext } from '../store/commands/handle.ts';
 import { account, accountStream } from '../domain/account.ts';
 import { settleTransfer, transferWording } from '../commands/send-transfer.ts';
-import type { SyncDeps } from '../commands/sync-account.ts';
+import type { CommandDeps } from '../commands/deps.ts';
 import { transfer, transferStream } from '../domain/transfer.ts';
 import { openTransfers } from '../projections/transfers.ts';
 import { ProviderError, type ProviderSession } from '../providers/connector.ts';
@@ -22,7 +22,7 @@ const unknownAfterMs = 5 * 60_000;
  * after a while: an unconfirmed one's debit is given back as a CREDIT mutation; a submitted one's hold is released.
  */
 export function startTransferOutcomes(
-  deps: SyncDeps & { pool: pg.Pool },
+  deps: CommandDeps & { pool: pg.Pool },
   options: { tickMs?: number } = {},
 ): OnTheClock {
   const resolve = async () => {

@@ -1,5 +1,5 @@
 import { createAuditor, revokeAuditor } from '../commands/auditor.ts';
-import type { CommandDeps } from '../commands/deps.ts';
+import type { StoreDeps } from '../commands/deps.ts';
 import type { Queryable } from '../db/pool.ts';
 import { DomainError } from '../errors.ts';
 import { listAuditors } from '../projections/auditors.ts';
@@ -15,7 +15,7 @@ const usage =
  * once as JSON (only its hash is kept); `revoke <id>` refuses it from then on; `list` the auditors and their state.
  */
 export async function auditorCommand(
-  deps: CommandDeps & { pool: Queryable },
+  deps: StoreDeps & { pool: Queryable },
   args: string[],
   out: Out = console_,
 ): Promise<number> {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { yearParams } from '../api/gateway-calendar.ts';
 import { streamEvents } from '../audit/stream-pages.ts';
-import type { CommandDeps } from '../commands/deps.ts';
+import type { StoreDeps } from '../commands/deps.ts';
 import { operatorCli, setHolidayCalendarYear } from '../commands/holiday-calendar.ts';
 import { holidayCalendarStream } from '../domain/holiday-calendar.ts';
 import { holidayCalendarYear, missingYears, yearsDue, type HolidayCalendarYear } from '../domain/working-days.ts';
@@ -21,7 +21,7 @@ type YearInForce = HolidayCalendarYear & { year: number; setBy: string; setAt: s
  * The years in force, folded from the calendar's stream over the shipped file (not from the read model: a year set here
  * while the service is stopped shows at once), with who set each: `shipped`, an admin's user id or `operator:cli`.
  */
-async function yearsInForce(deps: CommandDeps): Promise<YearInForce[]> {
+async function yearsInForce(deps: StoreDeps): Promise<YearInForce[]> {
   const years = new Map<number, YearInForce>(
     Object.entries(shippedHolidayCalendar().years).map(([year, y]) => [
       Number(year),
@@ -38,12 +38,7 @@ async function yearsInForce(deps: CommandDeps): Promise<YearInForce[]> {
 }
 
 /** `calendar show [year]`: one year's decree as JSON (exit 1 when it has none), or every year with the missing ones. */
-async function show(
-  deps: CommandDeps,
-  args: string[],
-  print: (line: string) => void,
-  complain: (line: string) => void,
-) {
+async function show(deps: StoreDeps, args: string[], print: (line: string) => void, complain: (line: string) => void) {
   const years = await yearsInForce(deps);
   if (args.length === 0) {
     const missing = missingYears(
@@ -81,7 +76,7 @@ const zodProblems = (error: z.ZodError) => error.issues.map(i => `${i.path.join(
  * (`operator:cli`). A refused file changes nothing: exit 1 with each problem on stderr; 2 for bad usage.
  */
 async function importYear(
-  deps: CommandDeps,
+  deps: StoreDeps,
   args: string[],
   print: (line: string) => void,
   complain: (line: string) => void,
@@ -119,7 +114,7 @@ async function importYear(
 
 /** `calendar show|import`: the settlement calendar's years, from the service's command line. */
 export async function calendarCommand(
-  deps: CommandDeps,
+  deps: StoreDeps,
   args: string[],
   print: (line: string) => void = line => console.log(line),
   complain: (line: string) => void = line => console.error(line),

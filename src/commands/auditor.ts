@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { auditor, auditorStream } from '../domain/auditor.ts';
 import { generateAuditorToken } from '../security/auditor-token.ts';
 import { handleCommand } from '../store/commands/handle.ts';
-import type { CommandDeps } from './deps.ts';
+import type { StoreDeps } from './deps.ts';
 
 /** A new auditor's token, answered once: only its hash is kept. */
-export async function createAuditor(deps: CommandDeps, name: string, actor: string) {
+export async function createAuditor(deps: StoreDeps, name: string, actor: string) {
   const auditorId = randomUUID();
   const { token, prefix, hash } = generateAuditorToken();
   const now = deps.clock.now();
@@ -20,7 +20,7 @@ export async function createAuditor(deps: CommandDeps, name: string, actor: stri
   return { id: auditorId, name, prefix, token, createdAt: now.toISOString() };
 }
 
-export async function revokeAuditor(deps: CommandDeps, auditorId: string, actor: string): Promise<void> {
+export async function revokeAuditor(deps: StoreDeps, auditorId: string, actor: string): Promise<void> {
   const now = deps.clock.now();
   const result = await handleCommand(
     deps,

@@ -11,7 +11,7 @@ import { billOf, payTo, reservePayable, typeFor } from './pay-to.ts';
 import { choiceRefusal, payment, paymentStream, type ChosenMethod, type Payment } from '../domain/payment.ts';
 import { payableClaim, withUniqueCode } from './payable-claims.ts';
 import { findPayable, receiving, receivingStream } from '../domain/receiving.ts';
-import type { SyncDeps } from './sync-account.ts';
+import type { CommandDeps } from './deps.ts';
 import { paymentsProjection } from '../projections/payments.ts';
 
 type PendingPayment = Extract<Payment, { status: 'PENDING' }>;
@@ -31,7 +31,7 @@ function receivingOf(state: Account) {
  * as checked.
  */
 async function recordChoice(
-  deps: SyncDeps,
+  deps: CommandDeps,
   current: PendingPayment,
   type: PaymentType,
   receiver: Receiver & { where: NonNullable<Receiver['where']> },
@@ -139,7 +139,7 @@ async function recordChoice(
  * answers the same bill.
  */
 export async function choosePaymentMethod(
-  deps: SyncDeps,
+  deps: CommandDeps,
   paymentId: string,
   asked: string,
   settings: GatewaySettings,

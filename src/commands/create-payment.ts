@@ -11,7 +11,7 @@ import { order } from '../domain/order.ts';
 import { payment, paymentStream, type Payment } from '../domain/payment.ts';
 import { recordPayment, type NewPayment } from './record-payment.ts';
 import { receiving } from '../domain/receiving.ts';
-import type { SyncDeps } from './sync-account.ts';
+import type { CommandDeps } from './deps.ts';
 
 /** Payment lifetime when the caller gives none. */
 export const defaultExpiresInMinutes = 60;
@@ -48,7 +48,7 @@ function receivingAccount(state: Account, ownerId: string, asked: string | undef
  * (recordPayment). With an Idempotency-Key the payment id is derived from it, so a repeat answers the first payment.
  */
 export async function createPayment(
-  deps: SyncDeps,
+  deps: CommandDeps,
   ownerId: string,
   input: NewPayment,
   gatewaySettings: GatewaySettings,

@@ -10,7 +10,7 @@ import { checkedState, type CommandContext } from '../store/commands/handle.ts';
 import { holdingAccounts, holdingAccountsStream, type HoldingAccount } from '../domain/holding-accounts.ts';
 import { payTo, refuseRetired } from './pay-to.ts';
 import type { Payment } from '../domain/payment.ts';
-import type { SyncDeps } from './sync-account.ts';
+import type { CommandDeps } from './deps.ts';
 import { userStream } from '../domain/user.ts';
 
 const noHoldingAccount = (type: string | null) =>
@@ -70,7 +70,7 @@ const tryNext = (err: unknown) =>
  * amount (`bill` records it there and answers it); none: 503 NO_HOLDING_ACCOUNT.
  */
 export async function intoHoldingAccount<T>(
-  deps: SyncDeps,
+  deps: CommandDeps,
   type: PaymentType,
   context: CommandContext,
   bill: (receiver: Receiver) => Promise<T>,
@@ -93,7 +93,7 @@ export async function intoHoldingAccount<T>(
 }
 
 /** The methods the holding accounts serve now (those linked and active). */
-async function servedMethods(deps: SyncDeps): Promise<PaymentType[]> {
+async function servedMethods(deps: CommandDeps): Promise<PaymentType[]> {
   const holding = await checkedState(deps, holdingAccountsStream, holdingAccounts);
   const served = new Set<PaymentType>();
   for (const h of holding.accounts) {
@@ -109,7 +109,7 @@ async function servedMethods(deps: SyncDeps): Promise<PaymentType[]> {
  * payment page (chooseGatewayMethod); at least one method served now must take the amount.
  */
 export async function createGatewayPayment(
-  deps: SyncDeps,
+  deps: CommandDeps,
   request: Omit<PaymentRequest, 'type'>,
   settings: GatewaySettings,
 ): Promise<Payment> {

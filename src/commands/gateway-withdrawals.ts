@@ -16,7 +16,6 @@ import { handleCommand } from '../store/commands/handle.ts';
 import { holderNamesMatch } from '../domain/holder-name.ts';
 import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
 import { checkDestination } from './payout-account.ts';
-import type { SyncDeps } from './sync-account.ts';
 import { withdrawalPayout, withdrawalPayoutStream } from '../domain/withdrawal-payout.ts';
 import {
   normalisedReference,
@@ -73,7 +72,7 @@ export function withdrawalRequestHash(request: WithdrawalRequest): string {
  * is asked of the provider first (refused: 400, nothing recorded); its holder's name is recorded with the request.
  */
 export async function requestWithdrawal(
-  deps: SyncDeps,
+  deps: CommandDeps,
   merchantId: string,
   request: WithdrawalRequest,
   minWithdrawal: number,

@@ -14,7 +14,6 @@ import { ledgerAdjustments, ledgerAdjustmentsStream } from '../domain/ledger-adj
 import { deterministicUuid } from '../ids.ts';
 import { spendingCash } from './holding-cash.ts';
 import { syncedBalance, syncedForOpening } from './ledger-adjustments.ts';
-import type { SyncDeps } from './sync-account.ts';
 import { load } from '../store/commands/handle.ts';
 
 /** The gateway methods an account can serve: its provider's payment types the gateway takes (QRIS-DYNAMIC, VA). */
@@ -36,7 +35,7 @@ function adminsAccount(state: Account, adminId: string) {
  * so the account ties to its provider from the moment it is the gateway's. Under the account's cash lock, so no payout
  * moves the ledger's cash meanwhile.
  */
-export async function markHoldingAccount(deps: SyncDeps & { pool: pg.Pool }, adminId: string, accountId: string) {
+export async function markHoldingAccount(deps: CommandDeps & { pool: pg.Pool }, adminId: string, accountId: string) {
   const before = (await load(deps, accountStream(accountId), account)).state;
   if (before.status === 'linked' && before.ownerId === adminId) await syncedForOpening(deps, accountId);
   const done = await spendingCash(deps, accountId, async () => {

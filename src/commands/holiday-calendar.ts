@@ -1,4 +1,4 @@
-import type { CommandDeps } from './deps.ts';
+import type { StoreDeps } from './deps.ts';
 import { handleCommand } from '../store/commands/handle.ts';
 import type { Holiday } from '../domain/working-days.ts';
 import { holidayCalendarStream, holidayCalendar } from '../domain/holiday-calendar.ts';
@@ -13,7 +13,7 @@ export const operatorCli = 'operator:cli';
  * next tick).
  */
 export async function setHolidayCalendarYear(
-  deps: CommandDeps,
+  deps: StoreDeps,
   setBy: string,
   input: { year: number; source: string; days: Holiday[] },
 ) {

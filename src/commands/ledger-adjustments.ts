@@ -9,7 +9,7 @@ import { handleCommand, load } from '../store/commands/handle.ts';
 import type { CommandDeps } from './deps.ts';
 import { spendingCash } from './holding-cash.ts';
 import { currentPayoutAccount } from './payout-account.ts';
-import { syncAccount, type SyncDeps } from './sync-account.ts';
+import { syncAccount } from './sync-account.ts';
 
 export type LedgerAdjustmentRequest = { holdingAccountId: string; amount: number; effectiveAt: Date; reason: string };
 
@@ -30,7 +30,7 @@ export async function syncedBalance(db: Queryable, accountId: string) {
  * check does (no point charged, no schedule moved). A provider that does not answer leaves the last synchronised
  * balance, and its time, to be booked.
  */
-export async function syncedForOpening(deps: SyncDeps, accountId: string) {
+export async function syncedForOpening(deps: CommandDeps, accountId: string) {
   try {
     await syncAccount(deps, accountId, null, { paymentCheck: true, waitForReadModels: true });
   } catch (err) {

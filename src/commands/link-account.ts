@@ -7,7 +7,7 @@ import type { Position } from '../store/event-store.ts';
 import { account, accountStream, type LinkAccount } from '../domain/account.ts';
 import { load, type CommandContext, type EventSourcing } from '../store/commands/handle.ts';
 import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
-import type { SyncDeps } from './sync-account.ts';
+import type { CommandDeps } from './deps.ts';
 import { notEnoughPoints, user, userStream } from '../domain/user.ts';
 
 export type NewAccount = {
@@ -37,7 +37,7 @@ export function providerFailure(err: ProviderError): DomainError {
  * Links an account. Banks are validated by logging in; WALLET-A is created inactive (its OTP flow activates it);
  * WALLET-B and WALLET-C are linked only through their OTP flows; the other wallets link by phone number.
  */
-export async function linkAccount(deps: SyncDeps, ownerId: string, input: NewAccount): Promise<LinkOutcome> {
+export async function linkAccount(deps: CommandDeps, ownerId: string, input: NewAccount): Promise<LinkOutcome> {
   const provider = findProvider(input.providerCode);
   if (!provider) throw refuse('PROVIDER_NOT_FOUND');
   if (provider.type !== input.type)
@@ -151,7 +151,7 @@ export async function recordLinkedAccount(
 }
 
 /** Linking an account needs a day of its syncs in points (checked before the provider is asked; taken as it is linked). */
-export async function ensurePointsToLink(deps: SyncDeps, ownerId: string, intervalMinutes: number): Promise<void> {
+export async function ensurePointsToLink(deps: CommandDeps, ownerId: string, intervalMinutes: number): Promise<void> {
   const needed = pointsToLinkAccount(intervalMinutes);
   const owner = await load(deps, userStream(ownerId), user);
   const available = owner.state.registered ? owner.state.points : 0;
@@ -159,7 +159,7 @@ export async function ensurePointsToLink(deps: SyncDeps, ownerId: string, interv
 }
 
 /** Only the owner sees an account: any other id, or another owner's, is not found. */
-export async function loadOwnedAccount(deps: SyncDeps, ownerId: string, accountId: string) {
+export async function loadOwnedAccount(deps: CommandDeps, ownerId: string, accountId: string) {
   const loaded = await load(deps, accountStream(accountId), account);
   if (loaded.state.status !== 'linked' || loaded.state.ownerId !== ownerId) throw refuse('ACCOUNT_NOT_FOUND');
   return loaded.state;

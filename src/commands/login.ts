@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { refuse } from '../errors.ts';
 import { verifyAgainstNothing, verifyPassword } from '../security/passwords.ts';
-import type { CommandDeps } from './deps.ts';
+import type { StoreDeps } from './deps.ts';
 import { handleCommand, load } from '../store/commands/handle.ts';
 import { normaliseEmail } from './registration.ts';
 import { session, sessionStream, type SessionEndReason } from '../domain/session.ts';
@@ -16,7 +16,7 @@ export type Device = { userAgent: string | null; ip: string | null };
  * A session's times (start, use, idle and absolute expiry) are the wall clock's: how long a person has been away is
  * not business time, which the test clock moves. The events keep the log's time (`clock`) as every other event does.
  */
-export type SessionDeps = CommandDeps & { wallClock: Clock };
+export type SessionDeps = StoreDeps & { wallClock: Clock };
 
 export async function startSession(
   deps: SessionDeps & { sessionTtlMs: number },
@@ -38,7 +38,7 @@ export async function startSession(
 }
 
 /** `userId` comes from the users read model (found by email); the password is checked against the user's stream. */
-export async function checkPassword(deps: CommandDeps, userId: string | null, email: string, password: string) {
+export async function checkPassword(deps: StoreDeps, userId: string | null, email: string, password: string) {
   if (!userId) return verifyAgainstNothing(password);
   const { state } = await load(deps, userStream(userId), user);
   if (!state.registered || state.email !== normaliseEmail(email)) return verifyAgainstNothing(password);

@@ -1,17 +1,18 @@
+import type { CommandDeps } from './deps.ts';
 import { refuse } from '../errors.ts';
 import { findProvider } from '../providers/catalogue.ts';
 import { ProviderError } from '../providers/connector.ts';
 import { account, accountStream } from '../domain/account.ts';
 import { handleCommand } from '../store/commands/handle.ts';
 import { loadOwnedAccount, providerFailure } from './link-account.ts';
-import { renewSession, syncAccount, type SyncDeps, type SyncOutcome } from './sync-account.ts';
+import { renewSession, syncAccount, type SyncOutcome } from './sync-account.ts';
 import { user, userStream } from '../domain/user.ts';
 
 export type AccountChanges = { accountName?: string; intervalMinutes?: number; username?: string; password?: string };
 
 /** New bank credentials are checked with the bank before they replace the old ones. */
 export async function changeAccount(
-  deps: SyncDeps,
+  deps: CommandDeps,
   ownerId: string,
   accountId: string,
   changes: AccountChanges,
@@ -55,7 +56,7 @@ export async function changeAccount(
  * Deletes an account and its mutations for good: the audit event (no personal data) goes first, then the
  * account's stream and snapshots are deleted. A crash in between leaves a stream that a repeated DELETE removes.
  */
-export async function deleteAccount(deps: SyncDeps, ownerId: string, accountId: string): Promise<void> {
+export async function deleteAccount(deps: CommandDeps, ownerId: string, accountId: string): Promise<void> {
   await loadOwnedAccount(deps, ownerId, accountId);
   const now = deps.clock.now();
   const audit = await handleCommand(
@@ -74,7 +75,7 @@ export async function deleteAccount(deps: SyncDeps, ownerId: string, accountId: 
  * A manual sync. An inactive account needs a relogin first: an OTP wallet by its OTP flow; a service wallet linked by
  * its phone number alone (loginFlow 'direct') logs in again here, by that number, and is active again.
  */
-export async function refreshAccount(deps: SyncDeps, ownerId: string, accountId: string): Promise<SyncOutcome> {
+export async function refreshAccount(deps: CommandDeps, ownerId: string, accountId: string): Promise<SyncOutcome> {
   const state = await loadOwnedAccount(deps, ownerId, accountId);
   if (!state.isActive && findProvider(state.providerCode)?.loginFlow === 'direct') {
     const renewed = await renewSession(deps, state).catch(err => {

@@ -1,7 +1,7 @@
 import type { OtpSettings } from '../config.ts';
 import type { ProviderConnector } from '../providers/connector.ts';
 import { sendOtp, verifyOtp, type SendOtpInput, type VerifyOtpInput, type VerifyOutcome } from './otp-login.ts';
-import type { SyncDeps } from './sync-account.ts';
+import type { CommandDeps } from './deps.ts';
 
 /**
  * The steps of an e-wallet's OTP login as POST /api/v1/accounts's actions and the dashboard's OTP forms both run them:
@@ -30,7 +30,7 @@ function countingSends(connector: ProviderConnector, beforeSend: () => Promise<v
  * of ours: the send limits count only those.
  */
 export function sendOtpLoginCode(
-  deps: SyncDeps,
+  deps: CommandDeps,
   settings: OtpTtl,
   ownerId: string,
   input: SendOtpInput,
@@ -45,7 +45,7 @@ export function sendOtpLoginCode(
 
 /** Step 2 (and wallet C's step 3): the code the provider sent; it may ask for a second one. */
 export function verifyOtpLoginCode(
-  deps: SyncDeps,
+  deps: CommandDeps,
   settings: OtpTtl,
   ownerId: string,
   input: VerifyOtpInput,

@@ -9,7 +9,7 @@ import type { Clock } from '../clock.ts';
 import { account, accountNotFound, accountStream } from '../domain/account.ts';
 import { handleCommand, load, type CommandContext, type EventSourcing } from '../store/commands/handle.ts';
 import { ensurePointsToLink, loadOwnedAccount, providerFailure, recordLinkedAccount } from './link-account.ts';
-import type { SyncDeps } from './sync-account.ts';
+import type { CommandDeps } from './deps.ts';
 import {
   maxOtpAttempts,
   sessionExpiredOrNotFound,
@@ -23,7 +23,7 @@ import {
 export const otpWallets = ['WALLET-A', 'WALLET-B', 'WALLET-C'] as const;
 export type OtpWallet = (typeof otpWallets)[number];
 
-export type OtpLoginDeps = SyncDeps & { otpSessionTtlMinutes: number };
+export type OtpLoginDeps = CommandDeps & { otpSessionTtlMinutes: number };
 
 export type SendOtpInput = {
   wallet: OtpWallet;
@@ -100,7 +100,7 @@ export async function sendOtp(
     phoneNumber = linked.accountRef; // the provider knows the account by the number it was linked with
   }
 
-  let challenge: Awaited<ReturnType<SyncDeps['connector']['sendOtp']>>;
+  let challenge: Awaited<ReturnType<CommandDeps['connector']['sendOtp']>>;
   try {
     challenge = await deps.connector.sendOtp(input.wallet, { phoneNumber, pin: input.pin, channel: input.channel });
   } catch (err) {
@@ -169,7 +169,7 @@ export async function verifyOtp(deps: OtpLoginDeps, ownerId: string, input: Veri
   if (reloginOf && input.accountId === undefined && input.wallet !== 'WALLET-C')
     throw verificationIncomplete(['accountId']);
 
-  let answer: Awaited<ReturnType<SyncDeps['connector']['verifyOtp']>>;
+  let answer: Awaited<ReturnType<CommandDeps['connector']['verifyOtp']>>;
   try {
     answer = await deps.connector.verifyOtp(input.wallet, {
       challengeId: session.challengeId,

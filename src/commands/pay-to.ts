@@ -1,3 +1,4 @@
+import type { CommandDeps } from './deps.ts';
 import { randomInt } from 'node:crypto';
 import { isPaymentType, paymentMethod } from '../domain/payment-methods.ts';
 import { refuse } from '../errors.ts';
@@ -9,7 +10,7 @@ import { account, accountStream, type LinkedAccount } from '../domain/account.ts
 import { handleCommand, type CommandContext } from '../store/commands/handle.ts';
 import { providerFailure } from './link-account.ts';
 import type { ReceivingCommand } from '../domain/receiving.ts';
-import { renewSession, type SyncDeps } from './sync-account.ts';
+import { renewSession } from './sync-account.ts';
 
 /** A type a payment can have but no longer be created with (src/domain/payment-methods.ts): static QRIS. */
 export function refuseRetired(asked: string) {
@@ -58,7 +59,7 @@ export function typeFor(
  * session found expired is renewed where the account can renew it (a service wallet by its phone number), as a sync
  * would; where it cannot, the account becomes inactive, as a sync would make it, and the payment is refused so.
  */
-export async function payTo(deps: SyncDeps, linked: LinkedAccount, type: PaymentType, context: CommandContext) {
+export async function payTo(deps: CommandDeps, linked: LinkedAccount, type: PaymentType, context: CommandContext) {
   if (!linked.session)
     throw refuse('ACCOUNT_INACTIVE', { message: 'The receiving account is inactive: relogin needed' });
   try {
@@ -102,7 +103,7 @@ export async function payTo(deps: SyncDeps, linked: LinkedAccount, type: Payment
 
 /** Asks the provider for what a payment of `type` needs, if anything; the session is opened only when asked. */
 async function askProvider(
-  deps: SyncDeps,
+  deps: CommandDeps,
   linked: LinkedAccount,
   type: PaymentType,
   context: CommandContext,

@@ -1,13 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/receiving.ts';
 import { streamRead, type StreamRead } from '../store/commands/handle-streams.ts';
-import {
-  cachedState,
-  handleCommand,
-  load,
-  type CommandContext,
-  type EventSourcing,
-} from '../store/commands/handle.ts';
+import { cachedState, handleCommand, load, type CommandContext, type EventSourcing } from '../store/commands/handle.ts';
 import type { Decider } from '../domain/decider.ts';
 import type { Credit, Payable } from '../domain/payables.ts';
 import type { Payment } from '../domain/payment.ts';

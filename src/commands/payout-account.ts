@@ -5,7 +5,6 @@ import { checkedState } from '../store/commands/handle.ts';
 import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
 import { transferAccount } from './send-transfer.ts';
 import type { LinkedAccount } from '../domain/account.ts';
-import type { SyncDeps } from './sync-account.ts';
 import type { CommandDeps } from './deps.ts';
 import { payoutAccountStream, payoutAccount, type ChoosePayoutAccount } from '../domain/payout-account.ts';
 
@@ -47,7 +46,7 @@ export async function choosePayoutAccount(deps: CommandDeps, adminId: string, ac
 export const currentPayoutAccount = (deps: CommandDeps) => checkedState(deps, payoutAccountStream, payoutAccount);
 
 /** The provider's entry for a withdrawal's bank code (BCA or 014); an unknown bank is an invalid destination. */
-export async function bankOf(deps: SyncDeps, linked: LinkedAccount, bankCode: string): Promise<BankEntry> {
+export async function bankOf(deps: CommandDeps, linked: LinkedAccount, bankCode: string): Promise<BankEntry> {
   const code = bankCode.trim().toUpperCase();
   const banks = await deps.connector.listBanks(linked.providerCode, linked.accountRef, sessionOf(deps, linked));
   const bank = banks.find(b => b.instLocalName.toUpperCase() === code || b.instId === code);
@@ -59,7 +58,7 @@ export async function bankOf(deps: SyncDeps, linked: LinkedAccount, bankCode: st
   return bank;
 }
 
-const sessionOf = (deps: SyncDeps, linked: LinkedAccount) => deps.vault.open<ProviderSession>(linked.session!);
+const sessionOf = (deps: CommandDeps, linked: LinkedAccount) => deps.vault.open<ProviderSession>(linked.session!);
 
 export type DestinationCheck = { holderName: string | null; destinationChecked: boolean };
 
@@ -68,7 +67,7 @@ export type DestinationCheck = { holderName: string | null; destinationChecked: 
  * holder's name, or 400 when refused. No payout account, or an inactive one: not checked, and said so.
  */
 export async function checkDestination(
-  deps: SyncDeps,
+  deps: CommandDeps,
   destination: { bankCode: string; accountNumber: string },
 ): Promise<DestinationCheck> {
   const payout = await currentPayoutAccount(deps);

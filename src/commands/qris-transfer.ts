@@ -1,7 +1,7 @@
 import { refuse } from '../errors.ts';
 import { parseQrisPayment, transferAmount } from '../qris-payload.ts';
 import { createQrisTransfer, transferAccount } from './send-transfer.ts';
-import type { SyncDeps } from './sync-account.ts';
+import type { CommandDeps } from './deps.ts';
 
 /** A QRIS payment as a photo of the merchant's QR asks for it; the amount is the one typed, if any. */
 export type QrisTransferOrder = {
@@ -17,7 +17,7 @@ export type QrisTransferOrder = {
  * the upload limits' and the decoder's), the payload, the amount; answers what the wallet says it paid.
  */
 export async function payQrisFromImage(
-  deps: SyncDeps,
+  deps: CommandDeps,
   ownerId: string,
   accountId: string,
   order: QrisTransferOrder,

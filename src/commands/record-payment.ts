@@ -8,7 +8,7 @@ import { order, orderStream, type Order } from '../domain/order.ts';
 import { payment, paymentStream, type ChosenMethod, type Payment, type PaymentDetails } from '../domain/payment.ts';
 import { payableClaim, withUniqueCode } from './payable-claims.ts';
 import { findPayable, receiving, receivingStream } from '../domain/receiving.ts';
-import type { SyncDeps } from './sync-account.ts';
+import type { CommandDeps } from './deps.ts';
 
 /**
  * Recording a payment once its request is checked: the order claimed, a unique amount reserved, the payment appended,
@@ -28,7 +28,7 @@ export type NewPayment = {
 
 /** What became of the payment an order opened before: still waiting for money, paid, or ended unpaid. */
 async function previousOutcome(
-  deps: SyncDeps,
+  deps: CommandDeps,
   paymentId: string,
   openedAt: string,
   now: Date,
@@ -104,7 +104,7 @@ export type GatewayBill = {
 };
 
 /** The order's claim for this payment: refused while another payment of the order is pending or after it was paid. */
-async function openOrder(deps: SyncDeps, p: PaymentRequest, state: Order) {
+async function openOrder(deps: CommandDeps, p: PaymentRequest, state: Order) {
   const previous = state.paymentId;
   const outcome =
     previous !== null && previous !== p.paymentId
@@ -126,7 +126,7 @@ async function openOrder(deps: SyncDeps, p: PaymentRequest, state: Order) {
  * checked. A payment with no receiving account yet (a gateway payment whose payer chooses) claims the order alone.
  */
 export async function recordPayment(
-  deps: SyncDeps,
+  deps: CommandDeps,
   p: PaymentRequest,
   receiver: Receiver | null,
   gateway: GatewayBill | null,

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { WrongExpectedRevision } from '../store/event-store.ts';
 import { hashPassword } from '../security/passwords.ts';
-import type { CommandDeps } from './deps.ts';
+import type { StoreDeps } from './deps.ts';
 import { handleCommand, load } from '../store/commands/handle.ts';
 import { emailTaken, user, userEmail, userEmailStream, userStream } from '../domain/user.ts';
 
@@ -14,7 +14,7 @@ export type Registration = { name: string; email: string; password: string; role
  * Claims the email, then opens the user's stream. A registration cut off between the two leaves a claim whose
  * user stream does not exist: the next registration of that email takes the claim over instead of being refused.
  */
-export async function registerUser(deps: CommandDeps, input: Registration): Promise<{ userId: string }> {
+export async function registerUser(deps: StoreDeps, input: Registration): Promise<{ userId: string }> {
   const { clock } = deps;
   const email = normaliseEmail(input.email);
   const claimStream = userEmailStream(emailHash(email));

@@ -1,3 +1,4 @@
+import type { CommandDeps } from './deps.ts';
 import { randomUUID } from 'node:crypto';
 import { refuse } from '../errors.ts';
 import { deterministicUuid, requestFingerprint } from '../ids.ts';
@@ -5,7 +6,7 @@ import { ProviderError, type BankEntry, type ProviderSession, type TransferRecei
 import { account, accountStream, availableBalance, type LinkedAccount } from '../domain/account.ts';
 import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
 import { checkedState, handleCommand, load, type CommandContext } from '../store/commands/handle.ts';
-import { mutationIdOf, type SyncDeps } from './sync-account.ts';
+import { mutationIdOf } from './sync-account.ts';
 import { transfer, transferStream, type BankDestinationChecked, type Transfer } from '../domain/transfer.ts';
 import { accountsProjection } from '../projections/accounts.ts';
 import { mutationsProjection } from '../projections/mutations.ts';
@@ -18,7 +19,7 @@ export const bankIndexLifetimeMs = 15 * 60_000;
 export const transferLimits = { qrisMin: 1, bankMin: 10_000, max: 10_000_000 };
 
 /** The caller's WALLET-A account with a provider session: another owner's or an unknown one 404, another provider 400. */
-export async function transferAccount(deps: SyncDeps, ownerId: string, accountId: string): Promise<LinkedAccount> {
+export async function transferAccount(deps: CommandDeps, ownerId: string, accountId: string): Promise<LinkedAccount> {
   const stream = accountStream(accountId);
   const state = await checkedState(deps, stream, account);
   if (state.status !== 'linked' || state.ownerId !== ownerId) throw refuse('ACCOUNT_NOT_FOUND');
@@ -31,10 +32,10 @@ export async function transferAccount(deps: SyncDeps, ownerId: string, accountId
   return state;
 }
 
-const sessionOf = (deps: SyncDeps, linked: LinkedAccount) => deps.vault.open<ProviderSession>(linked.session!);
+const sessionOf = (deps: CommandDeps, linked: LinkedAccount) => deps.vault.open<ProviderSession>(linked.session!);
 
 /** The banks a transfer can go to; a provider failure is a 400. */
-export async function listTransferBanks(deps: SyncDeps, ownerId: string, accountId: string): Promise<BankEntry[]> {
+export async function listTransferBanks(deps: CommandDeps, ownerId: string, accountId: string): Promise<BankEntry[]> {
   const linked = await transferAccount(deps, ownerId, accountId);
   try {
     return await deps.connector.listBanks(linked.providerCode, linked.accountRef, sessionOf(deps, linked));
@@ -60,7 +61,7 @@ export type BankInit = {
  * payout names the transfer itself (a repeat validates nothing new).
  */
 export async function initBankTransfer(
-  deps: SyncDeps,
+  deps: CommandDeps,
   ownerId: string,
   accountId: string,
   input: BankInit,
@@ -141,7 +142,7 @@ const twinWait = { totalMs: 30_000, everyMs: 50 };
  * twin waits for its outcome (in this process or another: read from the store), so both answer alike. Still in flight
  * after the wait (the first request's process died): unconfirmed, as it is until the provider is asked again.
  */
-async function settledTwin(deps: SyncDeps, transferId: string, found: Transfer): Promise<Transfer> {
+async function settledTwin(deps: CommandDeps, transferId: string, found: Transfer): Promise<Transfer> {
   let state = found;
   for (let waited = 0; state.status === 'SUBMITTED' && waited < twinWait.totalMs; waited += twinWait.everyMs) {
     await new Promise(resolve => setTimeout(resolve, twinWait.everyMs));
@@ -173,7 +174,7 @@ type Sending = {
  * released, nothing was debited (500 TRANSFER_FAILED); no answer: the amount stays debited and the transfer
  * unconfirmed (500 TRANSFER_UNCONFIRMED) until the provider says what became of it (src/background/transfer-outcomes.ts).
  */
-async function sendTransfer(deps: SyncDeps, s: Sending): Promise<string> {
+async function sendTransfer(deps: CommandDeps, s: Sending): Promise<string> {
   const linked = await transferAccount(deps, s.ownerId, s.accountId);
   const now = deps.clock.now();
   const context: CommandContext = { actor: `user:${s.ownerId}`, now, correlationId: s.transferId };
@@ -261,7 +262,7 @@ type Outcome =
  * released), failed after its debit (the amount given back as a CREDIT). The read models show it when this returns.
  */
 export async function settleTransfer(
-  deps: SyncDeps,
+  deps: CommandDeps,
   transferId: string,
   accountId: string,
   o: Outcome,
@@ -394,7 +395,7 @@ export async function settleTransfer(
 
 /** bank-create: the validated transfer sent, its amount debited at once, never twice (the index is used once). */
 export async function createBankTransfer(
-  deps: SyncDeps,
+  deps: CommandDeps,
   ownerId: string,
   accountId: string,
   input: { bankAccountIndexNo: string; amount: number; idempotencyKey?: string | undefined },
@@ -432,7 +433,7 @@ export async function createBankTransfer(
 
 /** qris-create: the QR's merchant paid from the wallet (the amount with any tip), debited at once. */
 export async function createQrisTransfer(
-  deps: SyncDeps,
+  deps: CommandDeps,
   ownerId: string,
   accountId: string,
   input: {

@@ -1,21 +1,12 @@
-import type { Logger } from '../logger.ts';
 import { pointsPerSync } from '../plans.ts';
 import { findProvider } from '../providers/catalogue.ts';
-import {
-  ProviderError,
-  type ProviderConnector,
-  type ProviderSession,
-  type ProviderTransaction,
-} from '../providers/connector.ts';
-import type { CredentialVault } from '../security/credentials.ts';
+import { ProviderError, type ProviderSession, type ProviderTransaction } from '../providers/connector.ts';
 import { deterministicUuid } from '../ids.ts';
 import { account, accountStream, type LinkedAccount } from '../domain/account.ts';
 import type { CommandDeps } from './deps.ts';
 import { handleCommand, load } from '../store/commands/handle.ts';
 import { user, userStream } from '../domain/user.ts';
 import { DomainError } from '../errors.ts';
-
-export type SyncDeps = CommandDeps & { connector: ProviderConnector; vault: CredentialVault; log: Logger };
 
 export type SyncOutcome = 'synced' | 'skipped' | 'paused' | 'session-expired' | 'failed';
 
@@ -30,7 +21,7 @@ export function retryDelayMinutes(consecutiveFailures: number, intervalMinutes: 
 
 const maxPages = 50;
 
-async function fetchAll(deps: SyncDeps, a: LinkedAccount, session: ProviderSession) {
+async function fetchAll(deps: CommandDeps, a: LinkedAccount, session: ProviderSession) {
   const balance = await deps.connector.fetchBalance(a.providerCode, a.accountRef, session);
   const transactions: ProviderTransaction[] = [];
   let after = a.cursor;
@@ -47,7 +38,7 @@ async function fetchAll(deps: SyncDeps, a: LinkedAccount, session: ProviderSessi
  * A bank session is renewed with the stored credentials, a service wallet's by its phone number; an OTP wallet
  * needs its owner's OTP (relogin), so it answers null.
  */
-export async function renewSession(deps: SyncDeps, a: LinkedAccount): Promise<ProviderSession | null> {
+export async function renewSession(deps: CommandDeps, a: LinkedAccount): Promise<ProviderSession | null> {
   try {
     if (a.type === 'bank' && a.credentials) {
       const { username, password } = deps.vault.open<{ username: string; password: string }>(a.credentials);
@@ -71,7 +62,7 @@ export async function renewSession(deps: SyncDeps, a: LinkedAccount): Promise<Pr
  * are recorded and retried with backoff.
  */
 export async function syncAccount(
-  deps: SyncDeps,
+  deps: CommandDeps,
   accountId: string,
   slot: string | null,
   options: { waitForReadModels?: boolean; paymentCheck?: boolean } = {},

@@ -9,7 +9,7 @@ import { handleCommand, load } from '../store/commands/handle.ts';
 import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
 import { bankOf, currentPayoutAccount } from './payout-account.ts';
 import { createBankTransfer, initBankTransfer, listTransferBanks, transferAccount } from './send-transfer.ts';
-import type { SyncDeps } from './sync-account.ts';
+import type { CommandDeps } from './deps.ts';
 import { transfer, transferStream } from '../domain/transfer.ts';
 import { withdrawalPayout, withdrawalPayoutStream } from '../domain/withdrawal-payout.ts';
 import { withdrawalPayoutsProjection } from '../projections/withdrawal-payouts.ts';
@@ -23,7 +23,7 @@ import { holdingAccounts, holdingAccountsStream } from '../domain/holding-accoun
  * the same payout stream, so of the two at once one is appended and the other decides again and is refused.
  */
 async function startPayout(
-  deps: SyncDeps,
+  deps: CommandDeps,
   p: {
     withdrawalId: string;
     merchantId: string;
@@ -64,7 +64,7 @@ export const payoutTransferId = (withdrawalId: string, failures: number) =>
  * holding accounts (its owner's provider session sends it). Another account: 400; an unknown one: 404.
  */
 async function payingAccount(
-  deps: SyncDeps,
+  deps: CommandDeps,
   named: string | undefined,
 ): Promise<{ ownerId: string; accountId: string }> {
   const payout = await currentPayoutAccount(deps);
@@ -86,7 +86,7 @@ async function payingAccount(
  * When a completed transfer's money left the account: the provider's time of its DEBIT mutation, as synchronised
  * (undefined: not known yet, the payout is booked when recorded, seconds later).
  */
-async function transferTime(deps: SyncDeps & { pool: pg.Pool }, transferId: string): Promise<Date | undefined> {
+async function transferTime(deps: CommandDeps & { pool: pg.Pool }, transferId: string): Promise<Date | undefined> {
   const sent = (await load(deps, transferStream(transferId), transfer)).state;
   if (sent.status !== 'COMPLETED' || !sent.mutationId) return undefined;
   return (await findMutationTime(deps.pool, sent.mutationId)) ?? undefined;
@@ -104,7 +104,7 @@ export type PayOutOptions = { holdingAccountId?: string | undefined; holderOverr
  * the admin overrides with a reason (409 WITHDRAWAL_HOLDER_MISMATCH otherwise, nothing sent).
  */
 export async function payOutWithdrawal(
-  deps: SyncDeps & { pool: pg.Pool },
+  deps: CommandDeps & { pool: pg.Pool },
   adminId: string,
   withdrawalId: string,
   options: PayOutOptions = {},

@@ -6,7 +6,8 @@ import { load, type CommandContext, type Loaded } from '../store/commands/handle
 import { billOf, reservePayable, type PayTo } from './pay-to.ts';
 import { order, orderStream, type Order } from '../domain/order.ts';
 import { payment, paymentStream, type ChosenMethod, type Payment, type PaymentDetails } from '../domain/payment.ts';
-import { payableClaim, withUniqueCode } from './payable-claims.ts';
+import { payableClaim } from '../domain/payable-claims.ts';
+import { withUniqueCode } from './payable-claims.ts';
 import { findPayable, receiving, receivingStream } from '../domain/receiving.ts';
 import type { CommandDeps } from './deps.ts';
 

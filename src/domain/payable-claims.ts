@@ -1,0 +1,79 @@
+import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/receiving.ts';
+import type { Decider } from './decider.ts';
+import type { Payable } from './payables.ts';
+
+/**
+ * A unique-code bill's claim on its total (docs/decisions.md, "Unique codes without a hot stream"): stream
+ * `payable-<accountId>-<totalAmount>` holds the payment that bills that total on that account now. Payments into one
+ * account with other totals write other streams, so they are recorded in parallel, in one process and across
+ * instances; two payments reaching for one total meet on one stream revision, and one of them takes the next code.
+ * The events are the receiving stream's own (PayableReserved, PayableReleased), on a stream of one total.
+ */
+export const payableClaimStream = (accountId: string, totalAmount: number) => `payable-${accountId}-${totalAmount}`;
+
+/** The payment holding the total (null: free); a lapsed holder (past its payment's expiry) holds nothing. */
+export type PayableClaim = { holder: Payable | null };
+
+export type PayableClaimCommand =
+  | {
+      type: 'ClaimTotal';
+      accountId: string;
+      paymentId: string;
+      amount: number;
+      uniqueCode: number;
+      expiresAt: Date;
+      now: Date;
+    }
+  | { type: 'ReleaseTotal'; accountId: string; paymentId: string; reason: 'completed' | 'expired'; now: Date };
+
+/** The total is held by another pending payment: the caller tries the next code. */
+export class TotalHeld extends Error {
+  constructor(readonly totalAmount: number) {
+    super(`total ${totalAmount} is held`);
+  }
+}
+
+/** Whether the claim's holder still holds it at `at` (its payment's expiry not reached). */
+export const heldAtTime = (claim: PayableClaim, at: string) => claim.holder !== null && claim.holder.expiresAt > at;
+
+export const payableClaim: Decider<PayableClaim, PayableClaimCommand, ReceivingEvent> = {
+  // busy totals are claimed again and again: their last state is kept (a bounded cache), a read only finds what is new
+  cached: true,
+  initialState: () => ({ holder: null }),
+  evolve(state, event) {
+    if (event.type === 'PayableReserved') {
+      const { paymentId, uniqueCode, totalAmount, vaNumber, expiresAt } = event.data;
+      return { holder: { paymentId, uniqueCode, totalAmount, vaNumber, expiresAt } };
+    }
+    return state.holder?.paymentId === event.data.paymentId ? { holder: null } : state;
+  },
+  decide(state, command) {
+    const at = command.now.toISOString();
+    if (command.type === 'ReleaseTotal') {
+      if (state.holder?.paymentId !== command.paymentId) return [];
+      return [
+        PayableReleased({
+          accountId: command.accountId,
+          paymentId: command.paymentId,
+          reason: command.reason,
+          releasedAt: at,
+        }),
+      ];
+    }
+    if (state.holder?.paymentId === command.paymentId) return []; // a retried claim
+    const totalAmount = command.amount + command.uniqueCode;
+    if (heldAtTime(state, at)) throw new TotalHeld(totalAmount);
+    const { accountId, paymentId, uniqueCode } = command;
+    return [
+      PayableReserved({
+        accountId,
+        paymentId,
+        uniqueCode,
+        totalAmount,
+        vaNumber: null,
+        expiresAt: command.expiresAt.toISOString(),
+        reservedAt: at,
+      }),
+    ];
+  },
+};

@@ -32,6 +32,12 @@ const t0 = new Date('2026-03-02T03:00:00.000Z');
 const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);
 const details = paymentDetails();
 const created = PaymentCreated(details);
+const expiredAt60 = PaymentExpired({
+  paymentId,
+  ownerId,
+  receivingAccountId: accountId,
+  expiredAt: at(60).toISOString(),
+});
 /** The state as a snapshot gives it back: through JSON, then revived (its lookups built again). */
 const fromSnapshot = (state: Receiving): Receiving => receiving.snapshot!.revive!(JSON.parse(JSON.stringify(state)));
 
@@ -44,7 +50,41 @@ describe('payment decider', () => {
       .then([paymentCompleted({ paidAt: at(59).toISOString(), completedAt: at(70).toISOString() })]);
   });
 
-  it('bills a payment created without a type once the payer chooses, once', () => {
+  it('ignores a credit booked after expiresAt', () => {
+    given([created])
+      .when({ type: 'CompletePayment', mutationId, paidAt: at(61), now: at(62) })
+      .then([]);
+  });
+
+  it('does not expire a payment before expiresAt', () => {
+    given([created])
+      .when({ type: 'ExpirePayment', now: at(59) })
+      .then([]);
+  });
+
+  it('expires a payment once expiresAt has passed', () => {
+    given([created])
+      .when({ type: 'ExpirePayment', now: at(60) })
+      .then([PaymentExpired({ paymentId, ownerId, receivingAccountId: accountId, expiredAt: at(60).toISOString() })]);
+  });
+
+  it('keeps a completed payment completed: no expiry follows', () => {
+    given([created, paymentCompleted({ paidAt: at(1).toISOString(), completedAt: at(2).toISOString() })])
+      .when({ type: 'ExpirePayment', now: at(90) })
+      .then([]);
+  });
+
+  it('keeps an expired payment expired: no completion follows', () => {
+    given([created, expiredAt60])
+      .when({ type: 'CompletePayment', mutationId, paidAt: at(1), now: at(90) })
+      .then([]);
+  });
+
+  it('creates a payment once: creating it again records nothing', () => {
+    given([created]).when({ type: 'CreatePayment', payment: details }).then([]);
+  });
+
+  describe('a payment created without a type (the payer chooses)', () => {
     const open = PaymentCreated({
       ...details,
       type: null,
@@ -62,52 +102,37 @@ describe('payment decider', () => {
       qrisPayload: null,
       gateway: null,
     };
-    given([open])
-      .when({ type: 'ChoosePaymentMethod', method, now: at(1) })
-      .then([PaymentMethodChosen({ paymentId, ...method, chosenAt: at(1).toISOString() })]);
     const chosen = PaymentMethodChosen({ paymentId, ...method, chosenAt: at(1).toISOString() });
-    given([open, chosen])
-      .when({ type: 'ChoosePaymentMethod', method, now: at(2) })
-      .then([]);
-    given([open, chosen])
-      .when({ type: 'ChoosePaymentMethod', method: { ...method, type: 'DIRECT' }, now: at(2) })
-      .thenThrows('PAYMENT_METHOD_CHOSEN');
-    given([open])
-      .when({ type: 'ChoosePaymentMethod', method, now: at(60) })
-      .thenThrows('PAYMENT_NOT_PENDING');
-    // nothing to pay before the method is chosen
-    given([open])
-      .when({ type: 'CompletePayment', mutationId, paidAt: at(1), now: at(2) })
-      .then([]);
-  });
 
-  it('ignores a credit booked after expiresAt, and expires only once expiresAt has passed', () => {
-    given([created])
-      .when({ type: 'CompletePayment', mutationId, paidAt: at(61), now: at(62) })
-      .then([]);
-    given([created])
-      .when({ type: 'ExpirePayment', now: at(59) })
-      .then([]);
-    given([created])
-      .when({ type: 'ExpirePayment', now: at(60) })
-      .then([PaymentExpired({ paymentId, ownerId, receivingAccountId: accountId, expiredAt: at(60).toISOString() })]);
-  });
-
-  it('never leaves a final state: completed stays completed, expired stays expired', () => {
-    const completed = paymentCompleted({ paidAt: at(1).toISOString(), completedAt: at(2).toISOString() });
-    const expired = PaymentExpired({
-      paymentId,
-      ownerId,
-      receivingAccountId: accountId,
-      expiredAt: at(60).toISOString(),
+    it('is billed once the payer chooses the method', () => {
+      given([open])
+        .when({ type: 'ChoosePaymentMethod', method, now: at(1) })
+        .then([chosen]);
     });
-    given([created, completed])
-      .when({ type: 'ExpirePayment', now: at(90) })
-      .then([]);
-    given([created, expired])
-      .when({ type: 'CompletePayment', mutationId, paidAt: at(1), now: at(90) })
-      .then([]);
-    given([created]).when({ type: 'CreatePayment', payment: details }).then([]);
+
+    it('records nothing when the same method is chosen again', () => {
+      given([open, chosen])
+        .when({ type: 'ChoosePaymentMethod', method, now: at(2) })
+        .then([]);
+    });
+
+    it('refuses another method once one is chosen', () => {
+      given([open, chosen])
+        .when({ type: 'ChoosePaymentMethod', method: { ...method, type: 'DIRECT' }, now: at(2) })
+        .thenThrows('PAYMENT_METHOD_CHOSEN');
+    });
+
+    it('refuses a choice after it expired', () => {
+      given([open])
+        .when({ type: 'ChoosePaymentMethod', method, now: at(60) })
+        .thenThrows('PAYMENT_NOT_PENDING');
+    });
+
+    it('is not completed by a credit before the method is chosen: nothing to pay yet', () => {
+      given([open])
+        .when({ type: 'CompletePayment', mutationId, paidAt: at(1), now: at(2) })
+        .then([]);
+    });
   });
 
   test.prop([
@@ -168,10 +193,13 @@ describe('receiving decider (unique payable amounts)', () => {
       reservedAt: t0.toISOString(),
     });
 
-  it('skips a code whose total a pending payment holds, and reuses it once that lapsed or was released', () => {
+  it('skips a code whose total a pending payment holds', () => {
     given([reserved('a', 7)])
       .when(reserve('b', 50_000, 7))
       .then([reserved('b', 8)]);
+  });
+
+  it('reuses a code once the payable holding it lapsed', () => {
     given([reserved('a', 7, 50_000, at(30))])
       .when(reserve('b', 50_000, 7, at(30)))
       .then([
@@ -185,6 +213,9 @@ describe('receiving decider (unique payable amounts)', () => {
           reservedAt: at(30).toISOString(),
         }),
       ]);
+  });
+
+  it('reuses a code once the payable holding it was released', () => {
     given([
       reserved('a', 7),
       PayableReleased({ accountId, paymentId: 'a', reason: 'completed', releasedAt: t0.toISOString() }),
@@ -193,11 +224,14 @@ describe('receiving decider (unique payable amounts)', () => {
       .then([reserved('b', 7)]);
   });
 
-  it('refuses when all 999 codes of an amount are held, and a VA number twice', () => {
+  it('refuses when all 999 codes of an amount are held', () => {
     const full = Array.from({ length: maxUniqueCode }, (_, i) => reserved(`p${i}`, i + 1));
     given(full)
       .when(reserve('x', 50_000, 1))
       .thenThrows('NO_UNIQUE_CODE');
+  });
+
+  it('refuses a VA number a pending payable holds', () => {
     const va = PayableReserved({
       accountId,
       paymentId: 'v',
@@ -212,7 +246,7 @@ describe('receiving decider (unique payable amounts)', () => {
       .thenThrows('VA_NUMBER_TAKEN');
   });
 
-  it('drops lapsed payables at most once a minute; meanwhile a lapsed one holds nothing', () => {
+  describe('lapsed payables, dropped at most once a minute', () => {
     const seconds = (s: number) => new Date(t0.getTime() + s * 1000);
     const reservedAt = (id: string, code: number, when: Date, expiresAt: Date) =>
       PayableReserved({
@@ -230,12 +264,24 @@ describe('receiving decider (unique payable amounts)', () => {
     const b = reservedAt('b', 2, seconds(600), seconds(605));
     const c = reservedAt('c', 3, seconds(630), seconds(3600));
     const d = reservedAt('d', 4, seconds(661), seconds(3600));
-    expect(ids([a, b])).toEqual(['b']); // ten minutes after the last drop: a, lapsed, goes
-    expect(ids([a, b, c])).toEqual(['b', 'c']); // 30 s after it: b, lapsed, stays
-    given([a, b, c])
-      .when(reserve('x', 50_000, 2, seconds(640)))
-      .then([reservedAt('x', 2, seconds(640), at(60))]);
-    expect(ids([a, b, c, d])).toEqual(['c', 'd']); // a minute after it: b goes
+
+    it('are dropped by a reservation ten minutes after the last drop', () => {
+      expect(ids([a, b])).toEqual(['b']);
+    });
+
+    it('are kept by a reservation 30 s after the last drop', () => {
+      expect(ids([a, b, c])).toEqual(['b', 'c']);
+    });
+
+    it('hold no code while kept', () => {
+      given([a, b, c])
+        .when(reserve('x', 50_000, 2, seconds(640)))
+        .then([reservedAt('x', 2, seconds(640), at(60))]);
+    });
+
+    it('are dropped by a reservation a minute after the last drop', () => {
+      expect(ids([a, b, c, d])).toEqual(['c', 'd']);
+    });
   });
 
   it("frees a released payable's code at once, on the state that reserved it", () => {
@@ -376,11 +422,17 @@ describe('order decider', () => {
     now: at(1),
   });
 
-  it('opens one pending payment per order, again once it ended unpaid, and the same payment idempotently', () => {
+  it('refuses a second payment while the order has one pending', () => {
     given([opened]).when(open(mutationId, 'pending')).thenThrows('ORDER_PENDING');
+  });
+
+  it('opens a new payment once the last ended unpaid', () => {
     given([opened])
       .when(open(mutationId, 'unpaid'))
       .then([OrderPaymentOpened({ ownerId, orderId: 'INV-1', paymentId: mutationId, openedAt: at(1).toISOString() })]);
+  });
+
+  it('opens the same payment again idempotently: nothing new recorded', () => {
     given([opened]).when(open(paymentId, 'pending')).then([]);
   });
 
@@ -438,16 +490,27 @@ describe('credit matching', () => {
     expiresAt = at(60).toISOString(),
   ) => ({ paymentId, uniqueCode: 1, totalAmount, vaNumber, expiresAt });
 
-  it('matches a virtual account by number and total, other payments by total, and nothing else', () => {
-    const payables = holding([payable('qr', 10_001), payable('va', 10_001, '8882000000000009')]);
+  const both = () => holding([payable('qr', 10_001), payable('va', 10_001, '8882000000000009')]);
+
+  it('matches a virtual account by its number in the reference and its total', () => {
+    const payables = both();
     expect(
       matchCredit(payables, { amount: 10_001, reference: 'VA 8882000000000009', occurredAt: t0.toISOString() })
         ?.paymentId,
     ).toBe('va');
-    expect(matchCredit(payables, { amount: 10_001, reference: null, occurredAt: t0.toISOString() })?.paymentId).toBe(
+  });
+
+  it('matches a payment without a VA number by its total alone', () => {
+    expect(matchCredit(both(), { amount: 10_001, reference: null, occurredAt: t0.toISOString() })?.paymentId).toBe(
       'qr',
     );
-    expect(matchCredit(payables, { amount: 10_002, reference: null, occurredAt: t0.toISOString() })).toBeNull();
+  });
+
+  it('matches nothing for a total no payable holds', () => {
+    expect(matchCredit(both(), { amount: 10_002, reference: null, occurredAt: t0.toISOString() })).toBeNull();
+  });
+
+  it("matches no virtual account whose number is named but whose total is not the credit's", () => {
     expect(
       matchCredit(holding([payable('va', 5_000, '8882000000000009')]), {
         amount: 5_001,

@@ -66,41 +66,59 @@ const submitted = TransferSubmitted({
 describe('transfer decider', () => {
   const given = specification(transfer);
 
-  it('sends a validated bank transfer of the validated amount, once', () => {
+  it('sends a validated bank transfer of the validated amount', () => {
     given([validated])
       .when({ ...submit, now: at(1) })
       .then([submitted]);
+  });
+
+  it('refuses to send a validated transfer twice: its index is used', () => {
     given([validated, submitted])
       .when({ ...submit, now: at(2) })
       .thenThrows('BANK_ACCOUNT_INDEX_INVALID');
   });
 
-  it('refuses an index that expired, is unknown, or belongs to another account, and another amount', () => {
+  it('refuses an index that expired', () => {
     given([validated])
       .when({ ...submit, now: at(15) })
       .thenThrows('BANK_ACCOUNT_INDEX_INVALID');
+  });
+
+  it('refuses an index never validated', () => {
     given([])
       .when({ ...submit, now: at(1) })
       .thenThrows('BANK_ACCOUNT_INDEX_INVALID');
+  });
+
+  it('refuses an index validated for another account', () => {
     given([validated])
       .when({ ...submit, accountId: ownerId, now: at(1) })
       .thenThrows('BANK_ACCOUNT_INDEX_INVALID');
+  });
+
+  it('refuses an amount other than the validated one', () => {
     given([validated])
       .when({ ...submit, amount: 50_001, now: at(1) })
       .thenThrows('TRANSFER_AMOUNT_MISMATCH');
   });
 
-  it('answers the same request again (same Idempotency-Key) by changing nothing', () => {
+  describe('sent with an Idempotency-Key', () => {
     const keyed = TransferSubmitted({ ...submitted.data, requestHash: 'h' });
-    given([validated, keyed])
-      .when({ ...submit, requestHash: 'h', now: at(2) })
-      .then([]);
-    given([validated, keyed])
-      .when({ ...submit, requestHash: 'other', now: at(2) })
-      .thenThrows('BANK_ACCOUNT_INDEX_INVALID');
+
+    it('answers the same request again by changing nothing', () => {
+      given([validated, keyed])
+        .when({ ...submit, requestHash: 'h', now: at(2) })
+        .then([]);
+    });
+
+    it('refuses another request under the same index', () => {
+      given([validated, keyed])
+        .when({ ...submit, requestHash: 'other', now: at(2) })
+        .thenThrows('BANK_ACCOUNT_INDEX_INVALID');
+    });
   });
 
-  it('completes, or is unconfirmed then completed or failed, and never moves once ended', () => {
+  describe('once sent', () => {
     const completed = TransferCompleted({
       transferId,
       accountId,
@@ -109,9 +127,6 @@ describe('transfer decider', () => {
       mutationId,
       completedAt: at(2).toISOString(),
     });
-    given([validated, submitted])
-      .when({ type: 'CompleteTransfer', transactionId: 'TX1', mutationId, now: at(2) })
-      .then([completed]);
     const unconfirmed = TransferUnconfirmed({
       transferId,
       accountId,
@@ -120,27 +135,45 @@ describe('transfer decider', () => {
       mutationId,
       unconfirmedAt: at(2).toISOString(),
     });
-    given([validated, submitted])
-      .when({ type: 'MarkTransferUnconfirmed', reason: 'timeout', mutationId, now: at(2) })
-      .then([unconfirmed]);
-    given([validated, submitted, unconfirmed])
-      .when({ type: 'FailTransfer', reason: 'failed', reversalMutationId: mutationId, now: at(3) })
-      .then([
-        TransferFailed({
-          transferId,
-          accountId,
-          ownerId,
-          reason: 'failed',
-          reversalMutationId: mutationId,
-          failedAt: at(3).toISOString(),
-        }),
-      ]);
-    given([validated, submitted, completed])
-      .when({ type: 'FailTransfer', reason: 'late', reversalMutationId: null, now: at(3) })
-      .then([]);
-    given([validated, submitted, completed])
-      .when({ type: 'CompleteTransfer', transactionId: 'TX2', mutationId, now: at(3) })
-      .then([]);
+
+    it('completes with the provider transaction and its mutation', () => {
+      given([validated, submitted])
+        .when({ type: 'CompleteTransfer', transactionId: 'TX1', mutationId, now: at(2) })
+        .then([completed]);
+    });
+
+    it('is unconfirmed when the provider does not say', () => {
+      given([validated, submitted])
+        .when({ type: 'MarkTransferUnconfirmed', reason: 'timeout', mutationId, now: at(2) })
+        .then([unconfirmed]);
+    });
+
+    it('fails from unconfirmed, with the reversal of its debit', () => {
+      given([validated, submitted, unconfirmed])
+        .when({ type: 'FailTransfer', reason: 'failed', reversalMutationId: mutationId, now: at(3) })
+        .then([
+          TransferFailed({
+            transferId,
+            accountId,
+            ownerId,
+            reason: 'failed',
+            reversalMutationId: mutationId,
+            failedAt: at(3).toISOString(),
+          }),
+        ]);
+    });
+
+    it('does not fail once completed', () => {
+      given([validated, submitted, completed])
+        .when({ type: 'FailTransfer', reason: 'late', reversalMutationId: null, now: at(3) })
+        .then([]);
+    });
+
+    it('does not complete again once completed', () => {
+      given([validated, submitted, completed])
+        .when({ type: 'CompleteTransfer', transactionId: 'TX2', mutationId, now: at(3) })
+        .then([]);
+    });
   });
 });
 
@@ -179,49 +212,71 @@ describe('a wallet account and its transfers', () => {
   const stateOf = (events: Parameters<typeof account.evolve>[1][]) =>
     events.reduce(account.evolve, account.initialState()) as LinkedAccount;
 
-  it('holds a transfer within what the balance and the other holds leave, and refuses beyond it', () => {
+  it('holds a transfer within what the balance leaves', () => {
     given([linked, synced]).when({ type: 'HoldForTransfer', transferId, ownerId, amount: 50_000, now }).then([held]);
-    given([linked, synced, held])
-      .when({ type: 'HoldForTransfer', transferId: mutationId, ownerId, amount: 30_001, now })
-      .thenThrows('BALANCE_INSUFFICIENT');
-    given([linked, synced, held]).when({ type: 'HoldForTransfer', transferId, ownerId, amount: 50_000, now }).then([]);
-    given([linked, synced])
-      .when({ type: 'HoldForTransfer', transferId, ownerId: accountId, amount: 1, now })
-      .thenThrows('ACCOUNT_NOT_FOUND');
+  });
+
+  it('leaves the balance less the hold available', () => {
     expect(availableBalance(stateOf([linked, synced, held]))).toBe(30_000);
   });
 
-  it('turns the hold into a debit with its DEBIT mutation, once; or releases it', () => {
+  it('refuses a hold beyond what the balance and the other holds leave', () => {
     given([linked, synced, held])
-      .when({ type: 'DebitForTransfer', transferId, amount: 50_000, mutation, now })
-      .then([
-        BalanceDebited({ accountId, transferId, amount: 50_000, debitedAt: now.toISOString() }),
-        MutationRecorded({
-          accountId,
-          mutationId,
-          providerTransactionId: 'TX1',
-          type: 'DEBIT',
-          amount: 50_000,
-          description: mutation.description,
-          senderName: 'Budi Santoso',
-          reference: transferId,
-          occurredAt: now.toISOString(),
-          recordedAt: now.toISOString(),
-        }),
-      ]);
+      .when({ type: 'HoldForTransfer', transferId: mutationId, ownerId, amount: 30_001, now })
+      .thenThrows('BALANCE_INSUFFICIENT');
+  });
+
+  it('holds a transfer once: holding it again changes nothing', () => {
+    given([linked, synced, held]).when({ type: 'HoldForTransfer', transferId, ownerId, amount: 50_000, now }).then([]);
+  });
+
+  it("refuses a hold for someone other than the account's owner, as for an unknown account", () => {
+    given([linked, synced])
+      .when({ type: 'HoldForTransfer', transferId, ownerId: accountId, amount: 1, now })
+      .thenThrows('ACCOUNT_NOT_FOUND');
+  });
+
+  describe('a held transfer', () => {
     const debited = BalanceDebited({ accountId, transferId, amount: 50_000, debitedAt: now.toISOString() });
-    given([linked, synced, held, debited])
-      .when({ type: 'DebitForTransfer', transferId, amount: 50_000, mutation, now })
-      .then([]);
-    expect(stateOf([linked, synced, held, debited])).toMatchObject({ balance: 30_000, held: {} });
-    given([linked, synced, held])
-      .when({ type: 'ReleaseTransferHold', transferId, now })
-      .then([BalanceReleased({ accountId, transferId, releasedAt: now.toISOString() })]);
-    expect(
-      availableBalance(
-        stateOf([linked, synced, held, BalanceReleased({ accountId, transferId, releasedAt: now.toISOString() })]),
-      ),
-    ).toBe(80_000);
+    const released = BalanceReleased({ accountId, transferId, releasedAt: now.toISOString() });
+
+    it('becomes a debit with its DEBIT mutation', () => {
+      given([linked, synced, held])
+        .when({ type: 'DebitForTransfer', transferId, amount: 50_000, mutation, now })
+        .then([
+          debited,
+          MutationRecorded({
+            accountId,
+            mutationId,
+            providerTransactionId: 'TX1',
+            type: 'DEBIT',
+            amount: 50_000,
+            description: mutation.description,
+            senderName: 'Budi Santoso',
+            reference: transferId,
+            occurredAt: now.toISOString(),
+            recordedAt: now.toISOString(),
+          }),
+        ]);
+    });
+
+    it('is debited once: debiting it again changes nothing', () => {
+      given([linked, synced, held, debited])
+        .when({ type: 'DebitForTransfer', transferId, amount: 50_000, mutation, now })
+        .then([]);
+    });
+
+    it('once debited, leaves the balance less the amount and no hold', () => {
+      expect(stateOf([linked, synced, held, debited])).toMatchObject({ balance: 30_000, held: {} });
+    });
+
+    it('is released', () => {
+      given([linked, synced, held]).when({ type: 'ReleaseTransferHold', transferId, now }).then([released]);
+    });
+
+    it('once released, leaves the whole balance available', () => {
+      expect(availableBalance(stateOf([linked, synced, held, released]))).toBe(80_000);
+    });
   });
 
   it('gives a failed transfer back once, as a CREDIT', () => {

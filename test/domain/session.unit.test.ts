@@ -18,80 +18,108 @@ const started = SessionStarted({
   expiresAt: at(60).toISOString(),
 });
 
+const seen5 = SessionSeen({ sessionId, at: at(5).toISOString() });
+const loggedOut = SessionEnded({ sessionId, reason: 'logout', endedAt: at(1).toISOString() });
+/** A session of a week, to be ended by the idle limit (12 hours) long before it expires. */
+const long = SessionStarted({
+  sessionId,
+  userId,
+  userAgent: 'UA',
+  ip: null,
+  startedAt: t0.toISOString(),
+  expiresAt: at(7 * 24 * 60).toISOString(),
+});
+
 describe('session decider', () => {
-  it('starts a session once', () => {
+  it('starts a session', () => {
     given([])
       .when({ type: 'StartSession', sessionId, userId, userAgent: 'UA', ip: '1.2.3.4', now: t0, expiresAt: at(60) })
       .then([started]);
+  });
+
+  it('refuses to start a session twice', () => {
     given([started])
       .when({ type: 'StartSession', sessionId, userId, userAgent: null, ip: null, now: t0, expiresAt: at(60) })
       .thenThrows('SESSION_EXISTS');
   });
 
-  it('records use at most once per five minutes, and never after expiry or end', () => {
+  it('records no use within five minutes of its start', () => {
     given([started])
       .when({ type: 'RecordSessionSeen', now: at(4), idleMs })
       .then([]);
+  });
+
+  it('records use five minutes after its start', () => {
     given([started])
       .when({ type: 'RecordSessionSeen', now: at(5), idleMs })
-      .then([SessionSeen({ sessionId, at: at(5).toISOString() })]);
-    given([started, SessionSeen({ sessionId, at: at(5).toISOString() })])
+      .then([seen5]);
+  });
+
+  it('records no use within five minutes of the last recorded', () => {
+    given([started, seen5])
       .when({ type: 'RecordSessionSeen', now: at(9), idleMs })
       .then([]);
+  });
+
+  it('records no use after it expired', () => {
     given([started])
       .when({ type: 'RecordSessionSeen', now: at(61), idleMs })
       .then([]);
-    given([started, SessionEnded({ sessionId, reason: 'logout', endedAt: at(1).toISOString() })])
+  });
+
+  it('records no use after it ended', () => {
+    given([started, loggedOut])
       .when({ type: 'RecordSessionSeen', now: at(30), idleMs })
       .then([]);
   });
 
-  it('a session unused for the idle limit is not brought back by being seen again', () => {
-    const long = SessionStarted({
-      sessionId,
-      userId,
-      userAgent: 'UA',
-      ip: null,
-      startedAt: t0.toISOString(),
-      expiresAt: at(7 * 24 * 60).toISOString(),
-    });
+  it('is not brought back by being seen again once unused for the idle limit', () => {
     given([long])
       .when({ type: 'RecordSessionSeen', now: at(12 * 60), idleMs })
       .then([]);
+  });
+
+  it('records use a minute before the idle limit', () => {
     given([long])
       .when({ type: 'RecordSessionSeen', now: at(12 * 60 - 1), idleMs })
       .then([SessionSeen({ sessionId, at: at(12 * 60 - 1).toISOString() })]);
   });
 
-  it('ends a session as idle only when its own history shows no use for the idle limit', () => {
-    const long = SessionStarted({
-      sessionId,
-      userId,
-      userAgent: 'UA',
-      ip: null,
-      startedAt: t0.toISOString(),
-      expiresAt: at(7 * 24 * 60).toISOString(),
-    });
+  describe('ended as idle', () => {
     const seen = SessionSeen({ sessionId, at: at(60).toISOString() });
-    given([long, seen])
-      .when({ type: 'EndIdleSession', now: at(12 * 60 + 59), idleMs })
-      .then([]);
-    given([long, seen])
-      .when({ type: 'EndIdleSession', now: at(13 * 60), idleMs })
-      .then([SessionEnded({ sessionId, reason: 'idle', endedAt: at(13 * 60).toISOString() })]);
-    given([long, SessionEnded({ sessionId, reason: 'logout', endedAt: at(1).toISOString() })])
-      .when({ type: 'EndIdleSession', now: at(13 * 60), idleMs })
+
+    it('not before its last recorded use is the idle limit old', () => {
+      given([long, seen])
+        .when({ type: 'EndIdleSession', now: at(12 * 60 + 59), idleMs })
+        .then([]);
+    });
+
+    it('once its last recorded use is the idle limit old', () => {
+      given([long, seen])
+        .when({ type: 'EndIdleSession', now: at(13 * 60), idleMs })
+        .then([SessionEnded({ sessionId, reason: 'idle', endedAt: at(13 * 60).toISOString() })]);
+    });
+
+    it('not when it already ended', () => {
+      given([long, loggedOut])
+        .when({ type: 'EndIdleSession', now: at(13 * 60), idleMs })
+        .then([]);
+    });
+  });
+
+  it('ends a live session', () => {
+    given([started])
+      .when({ type: 'EndSession', reason: 'logout', now: at(2) })
+      .then([SessionEnded({ sessionId, reason: 'logout', endedAt: at(2).toISOString() })]);
+  });
+
+  it('ends a session once: ending it again changes nothing', () => {
+    given([started, SessionEnded({ sessionId, reason: 'logout', endedAt: at(2).toISOString() })])
+      .when({ type: 'EndSession', reason: 'logout', now: at(3) })
       .then([]);
   });
 
-  it('ends a live session once; ending it again changes nothing', () => {
-    const ended = SessionEnded({ sessionId, reason: 'logout', endedAt: at(2).toISOString() });
-    given([started])
-      .when({ type: 'EndSession', reason: 'logout', now: at(2) })
-      .then([ended]);
-    given([started, ended])
-      .when({ type: 'EndSession', reason: 'logout', now: at(3) })
-      .then([]);
+  it('ends nothing where no session started', () => {
     given([])
       .when({ type: 'EndSession', reason: 'logout', now: at(3) })
       .then([]);

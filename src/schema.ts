@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { dailyDigestsMigration } from './audit/digests.ts';
 import { ledgerCheckpointsMigration } from './audit/ledger-checkpoint-rows.ts';
 import { ledgerCosignaturesMigration } from './audit/cosignatures.ts';
+import { ledgerIntegrityMigration } from './audit/ledger-integrity.ts';
 import type { Config } from './config.ts';
 import { checkpointMigration, migrate, readModelMigration, type Migration } from './db/migrations.ts';
 import { createPool } from './db/pool.ts';
@@ -29,6 +30,7 @@ const serviceUnits: readonly Migration[] = [
   ledgerGuardMigration,
   ledgerCheckpointsMigration,
   ledgerCosignaturesMigration,
+  ledgerIntegrityMigration,
   attemptCountsMigration,
   paymentCheckHandoversMigration,
   paymentCheckSignalsMigration,

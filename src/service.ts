@@ -218,7 +218,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
         ),
         ...running,
         // the ledger's history as its own checks found it: a finding no operator's reset accepted is not ready
-        ledgerIntegrity: integrity.sound(),
+        ledgerIntegrity: await integrity.sound().catch(() => false),
       };
       // a year due without its decree settles on what is known (weekends, every-year holidays): a warning, still ready
       const missingYears = await uncoveredYears(pool, clock.now()).catch(() => null);
@@ -228,7 +228,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
         subscribers,
         details: {
           holidayCalendar: { missingYears, ...(warning ? { warning } : {}) },
-          ledgerIntegrity: integrity.details(),
+          ledgerIntegrity: await integrity.details().catch(() => ({ findings: [], lastVerification: null })),
         },
       };
     },

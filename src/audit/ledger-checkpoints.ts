@@ -16,6 +16,7 @@ import { checkpointDue, checkpointEveryMs, cutCheckpoint, emptyChain, takeLeaves
 import type { LedgerCheckpoint } from './ledger-format.ts';
 import type { LedgerSigner } from './ledger-key-file.ts';
 import { LedgerHistoryGate } from './ledger-history-gate.ts';
+import { ledgerIntegrityMigration } from './ledger-integrity.ts';
 import { chainPositionName } from './ledger-self-check.ts';
 import {
   ledgerCheckpointsMigration,
@@ -366,6 +367,7 @@ export class LedgerCheckpoints {
       dailyDigestsMigration,
       ledgerGuardMigration,
       ledgerCheckpointsMigration,
+      ledgerIntegrityMigration,
     ]);
     // with DATABASE_URL the role may register it; in embedded mode the owner has (src/db/service-role.ts)
     await registerLedgerKey(this.deps.pool, this.signer, this.deps.log);

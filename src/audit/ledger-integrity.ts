@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import { migrate, type Migration } from '../db/migrations.ts';
+import { inTransaction, query } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 
 /**
@@ -23,40 +26,107 @@ export type FindingPublisher = (finding: IntegrityFinding & { id: string; at: st
 export const findingId = (finding: string): string => createHash('sha256').update(finding, 'utf8').digest('hex');
 
 /**
- * What this process knows is wrong with the ledger's history, for /ready and the health details: each source's
- * findings replace that source's earlier ones. A finding not held before is logged (error, or warn when acknowledged)
- * and published; one still held is not told again.
+ * The findings held and the last verification, in the database: the chain's leader writes them, every instance's
+ * /ready reads them (a standby shows what the leader found). A notice is an acknowledged finding kept once told; the
+ * others are what their source finds now, replaced by its next report.
+ */
+export const ledgerIntegrityMigration: Migration = {
+  name: 'ledger-integrity',
+  steps: [
+    `create table if not exists ledger_integrity_findings (
+      source text not null,
+      finding text not null,
+      acknowledged boolean not null,
+      notice boolean not null,
+      found_at timestamptz not null,
+      primary key (source, notice, finding)
+    );
+    create table if not exists ledger_integrity_verification (
+      id boolean primary key default true check (id),
+      result jsonb not null
+    );`,
+  ],
+};
+
+type FindingRow = IntegrityFinding & { notice: boolean };
+
+/**
+ * What is known to be wrong with the ledger's history, for /ready and the health details: each source's findings
+ * replace that source's earlier ones. A finding this process has not told is logged (error, or warn when acknowledged)
+ * and published; one it still holds is not told again.
  */
 export class LedgerIntegrity {
-  private readonly held = new Map<string, IntegrityFinding[]>();
-  private readonly notices: IntegrityFinding[] = [];
   private log: Logger | null = null;
   private publisher: FindingPublisher | null = null;
   private clock: () => Date = () => new Date();
-  private last: VerificationResult | null = null;
+  private tables: Promise<unknown> | null = null;
+  /**
+   * What this process has told (logged and published) of each source's findings and of the notices: a start tells
+   * again what it finds, in its own log (the webhook's id makes a second send of one a no-op).
+   */
+  private readonly told = new Map<string, Set<string>>();
+  private readonly noticed = new Set<string>();
 
-  /** Where findings go besides this holder: the log and the admins' webhooks (the service's start sets them). */
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** Where findings go besides the table: the log and the admins' webhooks (the service's start sets them). */
   attach(options: { log: Logger; publish?: FindingPublisher; now?: () => Date }): void {
     this.log = options.log;
     this.publisher = options.publish ?? null;
     if (options.now) this.clock = options.now;
   }
 
+  /** The tables, brought up to date once per pool (the service's start has done it: one read then). */
+  private ready(): Promise<unknown> {
+    this.tables ??= migrate(this.pool, [ledgerIntegrityMigration]).catch(err => {
+      this.tables = null;
+      throw err;
+    });
+    return this.tables;
+  }
+
   /** Replaces what `source` finds now (an empty list: nothing any more); answers once the new ones are sent on. */
   async report(source: string, findings: string[], acknowledged = false): Promise<void> {
-    const before = new Set((this.held.get(source) ?? []).map(f => `${f.acknowledged}:${f.finding}`));
-    const now = findings.map(finding => ({ source, finding, acknowledged }));
-    if (now.length === 0) this.held.delete(source);
-    else this.held.set(source, now);
-    for (const f of now) if (!before.has(`${f.acknowledged}:${f.finding}`)) await this.tell(f);
+    await this.ready();
+    const now = [...new Set(findings)];
+    await inTransaction(this.pool, async tx => {
+      await query(
+        tx,
+        'DropIntegrityFindings',
+        'delete from ledger_integrity_findings where source = $1 and not notice',
+        [source],
+      );
+      if (now.length > 0)
+        await query(
+          tx,
+          'HoldIntegrityFindings',
+          `insert into ledger_integrity_findings (source, finding, acknowledged, notice, found_at)
+           select $1, f, $3, false, $4 from unnest($2::text[]) f`,
+          [source, now, acknowledged, this.clock()],
+        );
+    });
+    const before = this.told.get(source) ?? new Set();
+    const held = new Set(now.map(finding => `${acknowledged}:${finding}`));
+    this.told.set(source, held);
+    for (const finding of now)
+      if (!before.has(`${acknowledged}:${finding}`)) await this.tell({ source, finding, acknowledged });
   }
 
   /** A finding that stops nothing (an acknowledged fork): told once, and listed from then on. */
   async notice(source: string, finding: string): Promise<void> {
-    if (this.notices.some(f => f.finding === finding)) return;
-    const f = { source, finding, acknowledged: true };
-    this.notices.push(f);
-    await this.tell(f);
+    await this.ready();
+    await query(
+      this.pool,
+      'NoticeIntegrityFinding',
+      `insert into ledger_integrity_findings (source, finding, acknowledged, notice, found_at)
+       select $1, $2, true, true, $3
+        where not exists (select 1 from ledger_integrity_findings where notice and finding = $2)
+       on conflict do nothing`,
+      [source, finding, this.clock()],
+    );
+    if (this.noticed.has(finding)) return;
+    this.noticed.add(finding);
+    await this.tell({ source, finding, acknowledged: true });
   }
 
   private async tell(f: IntegrityFinding): Promise<void> {
@@ -69,38 +139,63 @@ export class LedgerIntegrity {
     }
   }
 
-  /** Every finding held, acknowledged ones included. */
-  findings(): IntegrityFinding[] {
-    return [...[...this.held.values()].flat(), ...this.notices];
+  /** Every finding held, acknowledged ones included: the sources' own first, then the notices, each as found. */
+  async findings(): Promise<IntegrityFinding[]> {
+    await this.ready();
+    const rows = await query<FindingRow>(
+      this.pool,
+      'ListIntegrityFindings',
+      `select source, finding, acknowledged, notice from ledger_integrity_findings order by notice, found_at, source, finding`,
+    );
+    return rows.rows.map(({ source, finding, acknowledged }) => ({ source, finding, acknowledged }));
   }
 
   /** Whether anything not acknowledged is held: then the ledger is not ready. */
-  sound(): boolean {
-    return this.findings().every(f => f.acknowledged);
+  async sound(): Promise<boolean> {
+    await this.ready();
+    const r = await query(
+      this.pool,
+      'UnacknowledgedFinding',
+      `select 1 from ledger_integrity_findings where not acknowledged limit 1`,
+    );
+    return r.rowCount === 0;
   }
 
   /** Records the daily verification's result; its problems are findings of their own source. */
   async verified(result: VerificationResult): Promise<void> {
-    this.last = result;
+    await this.ready();
+    await query(
+      this.pool,
+      'SaveLastVerification',
+      `insert into ledger_integrity_verification (result) values ($1) on conflict (id) do update set result = excluded.result`,
+      [JSON.stringify(result)],
+    );
     await this.report('daily verification', result.problems);
   }
 
   /** What /ready's details say: the findings and the last full verification. */
-  details(): { findings: IntegrityFinding[]; lastVerification: VerificationResult | null } {
-    return { findings: this.findings(), lastVerification: this.last };
+  async details(): Promise<{ findings: IntegrityFinding[]; lastVerification: VerificationResult | null }> {
+    const findings = await this.findings();
+    const last = await query<{ result: VerificationResult }>(
+      this.pool,
+      'LastVerification',
+      'select result from ledger_integrity_verification',
+    );
+    return { findings, lastVerification: last.rows[0]?.result ?? null };
   }
 }
 
-const holders = new WeakMap<object, LedgerIntegrity>();
+const holders = new WeakMap<pg.Pool, LedgerIntegrity>();
 
 /**
- * The holder of one database's ledger (keyed by its pool: a process serves one, tests start several): the leader and
- * the daily verification write it, /ready reads it, anyone else with a finding about the ledger reports it here.
+ * The findings of one database's ledger (keyed by its pool: where the log and the admins' webhooks go is set once per
+ * process): the leader and the daily verification write them, /ready reads them, anyone else with a finding about the
+ * ledger reports it here.
  */
-export function ledgerIntegrity(pool: object): LedgerIntegrity {
+export function ledgerIntegrity(pool: pg.Pool): LedgerIntegrity {
   let holder = holders.get(pool);
   if (!holder) {
-    holder = new LedgerIntegrity();
+    holder = new LedgerIntegrity(pool);
     holders.set(pool, holder);
   }
   return holder;

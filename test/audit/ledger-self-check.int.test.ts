@@ -218,9 +218,11 @@ describe("the ledger's check of its own history before it signs", () => {
     expect(lines.map(l => [l.seq, checkpointHash(l)])).toEqual(
       [kept, gone, again].map(c => [c.seq, checkpointHash(c)]),
     );
-    const fork = ledgerIntegrity(s.pool)
-      .findings()
-      .find(f => f.source === 'checkpoint file');
+    // told after the file's line is written
+    const fork = await eventually(
+      async () => (await ledgerIntegrity(s.pool).findings()).find(f => f.source === 'checkpoint file'),
+      20_000,
+    );
     expect(fork).toMatchObject({
       acknowledged: true,
       finding: expect.stringContaining(`checkpoint ${gone.seq} was signed again`),
@@ -280,7 +282,7 @@ describe("the ledger's check of its own history before it signs", () => {
     });
 
     await s.ledger.verifyNow();
-    const { lastVerification, findings } = ledgerIntegrity(s.pool).details();
+    const { lastVerification, findings } = await ledgerIntegrity(s.pool).details();
     expect(lastVerification).toMatchObject({ clean: false, checkpoints: made.seq + 1 });
     expect(findings.filter(f => f.source === 'daily verification')).not.toHaveLength(0);
     expect((await ready(s)).body.details.ledgerIntegrity.lastVerification.clean).toBe(false);

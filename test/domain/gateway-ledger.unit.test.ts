@@ -109,31 +109,39 @@ const settledAll = settledEvent([uuid(1)], 197_000, at(21), at(21));
 describe('gateway ledger decider', () => {
   const given = specification(gatewayLedger);
 
-  it('credits a completed payment to holding, the net to pending and the fee to platform:fees, once', () => {
+  it('credits a completed payment to holding, the net to pending and the fee to platform:fees', () => {
     given([])
       .when(credit(1, 200_000, 3_000, at(0)))
       .then([paid]);
+  });
+
+  it('credits a payment once: crediting it again records nothing', () => {
     given([paid])
       .when(credit(1, 200_000, 3_000, at(0)))
       .then([]);
   });
 
-  it('settles every credit completed before the cutoff in one entry, and nothing when none is due', () => {
+  it('settles every credit completed before the cutoff in one entry', () => {
     const second = credited(2, 100_000, 3_000, at(2));
     const third = credited(3, 50_000, 1_000, at(22));
     given([paid, second, third])
       .when({ type: 'SettleDue', merchantId, cutoff: at(21), now: at(21) })
       .then([settledEvent([uuid(1), uuid(2)], 294_000, at(21), at(21))]);
+  });
+
+  it('settles nothing when no credit is due', () => {
     given([paid, settledAll])
       .when({ type: 'SettleDue', merchantId, cutoff: at(45), now: at(45) })
       .then([]);
-    // a credit completed exactly at the cutoff waits for the next one
+  });
+
+  it('leaves a credit completed exactly at the cutoff for the next one', () => {
     given([credited(4, 60_000, 0, at(21))])
       .when({ type: 'SettleDue', merchantId, cutoff: at(21), now: at(21) })
       .then([]);
   });
 
-  it('names on the settlement the years it judged without their decree, from the day after the earliest credit to today', () => {
+  describe('names on the settlement the years it judged without their decree, from the day after the earliest credit to today', () => {
     const wib = (local: string) => new Date(`${local}+07:00`);
     const newYearsEve = credited(5, 100_000, 3_000, wib('2026-12-31T12:00:00'));
     const monday = wib('2027-01-04T00:00:00');
@@ -141,26 +149,36 @@ describe('gateway ledger decider', () => {
       ({ type: 'SettleDue', merchantId, cutoff: monday, now: monday, yearsWithoutDecree }) as const;
     const entry = (calendarMissingYears: number[]) =>
       BalanceSettled({ ...settledEvent([uuid(5)], 97_000, monday, monday).data, calendarMissingYears });
-    given([newYearsEve])
-      .when(settle([2027]))
-      .then([entry([2027])]);
-    given([newYearsEve])
-      .when(settle([]))
-      .then([entry([])]);
-    // a missing 2026 is not named: no day of 2026 was judged for a payment of its last day
-    given([newYearsEve])
-      .when(settle([2026]))
-      .then([entry([])]);
-    // a credit of 30 December settled on 31 December judged 2026 alone
-    const thursday = wib('2026-12-31T00:00:00');
-    given([credited(6, 50_000, 0, wib('2026-12-30T09:00:00'))])
-      .when({ ...settle([2027]), cutoff: thursday, now: thursday })
-      .then([
-        BalanceSettled({ ...settledEvent([uuid(6)], 50_000, thursday, thursday).data, calendarMissingYears: [] }),
-      ]);
+
+    it('a missing year judged is named', () => {
+      given([newYearsEve])
+        .when(settle([2027]))
+        .then([entry([2027])]);
+    });
+
+    it('no year is named when every decree is there', () => {
+      given([newYearsEve])
+        .when(settle([]))
+        .then([entry([])]);
+    });
+
+    it('a missing year not judged is not named: no day of 2026 was judged for a payment of its last day', () => {
+      given([newYearsEve])
+        .when(settle([2026]))
+        .then([entry([])]);
+    });
+
+    it('a credit of 30 December settled on 31 December judged 2026 alone', () => {
+      const thursday = wib('2026-12-31T00:00:00');
+      given([credited(6, 50_000, 0, wib('2026-12-30T09:00:00'))])
+        .when({ ...settle([2027]), cutoff: thursday, now: thursday })
+        .then([
+          BalanceSettled({ ...settledEvent([uuid(6)], 50_000, thursday, thursday).data, calendarMissingYears: [] }),
+        ]);
+    });
   });
 
-  it('names on a late settlement each credit’s own due day: the working day after the day its money moved', () => {
+  describe('names on a late settlement each credit’s own due day: the working day after the day its money moved', () => {
     const wib = (local: string) => new Date(`${local}+07:00`);
     const wednesday = credited(7, 100_000, 1_000, wib('2026-01-14T10:00:00'));
     // paid on Thursday 23:59, seen after midnight: due by the day it was paid
@@ -179,43 +197,63 @@ describe('gateway ledger decider', () => {
         calendarMissingYears: [],
         dueDates,
       });
-    // Thursday's payment: Friday is Isra Mikraj, then the weekend
-    given([wednesday, thursday])
-      .when(settle)
-      .then([entry(['2026-01-15', '2026-01-19'])]);
-    // the calendar the command brings decides: without the holiday, Friday
-    given([wednesday, thursday])
-      .when({ ...settle, calendar: { years: { '2026': { source: 'SKB', days: [] } } } })
-      .then([entry(['2026-01-15', '2026-01-16'])]);
-    // a run that brings no calendar records none, as before
-    given([wednesday, thursday])
-      .when({ type: 'SettleDue', merchantId, cutoff: run, now: run })
-      .then([settledEvent([uuid(7), uuid(8)], 148_500, run, run)]);
+
+    it("Thursday's payment is due on Monday: Friday is Isra Mikraj, then the weekend", () => {
+      given([wednesday, thursday])
+        .when(settle)
+        .then([entry(['2026-01-15', '2026-01-19'])]);
+    });
+
+    it('the calendar the command brings decides: without the holiday, Friday', () => {
+      given([wednesday, thursday])
+        .when({ ...settle, calendar: { years: { '2026': { source: 'SKB', days: [] } } } })
+        .then([entry(['2026-01-15', '2026-01-16'])]);
+    });
+
+    it('a run that brings no calendar records no due days', () => {
+      given([wednesday, thursday])
+        .when({ type: 'SettleDue', merchantId, cutoff: run, now: run })
+        .then([settledEvent([uuid(7), uuid(8)], 148_500, run, run)]);
+    });
   });
 
-  it('holds a withdrawal of what is available: settled, not pending', () => {
+  it('holds a withdrawal of the whole settled balance', () => {
     given([paid, settledAll])
       .when(request(1, 197_000))
       .then([requested(1, 197_000)]);
+  });
+
+  it('refuses a withdrawal of what is still pending', () => {
     given([paid]).when(request(1, 50_000)).thenThrows('INSUFFICIENT_BALANCE');
+  });
+
+  it('refuses a withdrawal beyond the settled balance', () => {
     given([paid, settledAll]).when(request(1, 197_001)).thenThrows('INSUFFICIENT_BALANCE');
-    // what one withdrawal holds is not available to the next
+  });
+
+  it('refuses a withdrawal of what another withdrawal holds', () => {
     given([paid, settledAll, requested(1, 150_000)])
       .when(request(2, 50_000))
       .thenThrows('INSUFFICIENT_BALANCE');
+  });
+
+  it('holds a second withdrawal within what the first leaves', () => {
     given([paid, settledAll, requested(1, 147_000)])
       .when(request(2, 50_000))
       .then([requested(2, 50_000)]);
   });
 
-  it('refuses a withdrawal below the minimum, and takes the same request twice as once', () => {
+  it('refuses a withdrawal below the minimum', () => {
     given([paid, settledAll]).when(request(1, 49_999)).thenThrows('WITHDRAWAL_BELOW_MINIMUM');
+  });
+
+  it('takes the same request twice as once', () => {
     given([paid, settledAll, requested(1, 60_000)])
       .when(request(1, 60_000))
       .then([]);
   });
 
-  it('pays a requested withdrawal out of the platform account it left, by an admin other than its requester, once', () => {
+  describe('paying a requested withdrawal', () => {
     const source = uuid(2001);
     const pay = {
       type: 'PayWithdrawal',
@@ -239,19 +277,31 @@ describe('gateway ledger decider', () => {
         { account: ledgerAccount.holding(source), amount: -60_000 },
       ],
     });
-    given([paid, settledAll, requested(1, 60_000)])
-      .when(pay)
-      .then([paidOut]);
-    given([paid, settledAll, requested(1, 60_000)])
-      .when({ ...pay, paidBy: merchantId })
-      .thenThrows('WITHDRAWAL_OWN_PAYOUT');
-    given([paid, settledAll, requested(1, 60_000), paidOut])
-      .when(pay)
-      .thenThrows('WITHDRAWAL_NOT_REQUESTED');
-    given([paid, settledAll]).when(pay).thenThrows('WITHDRAWAL_NOT_FOUND');
+
+    it('pays it out of the platform account it left', () => {
+      given([paid, settledAll, requested(1, 60_000)])
+        .when(pay)
+        .then([paidOut]);
+    });
+
+    it('is refused to its requester', () => {
+      given([paid, settledAll, requested(1, 60_000)])
+        .when({ ...pay, paidBy: merchantId })
+        .thenThrows('WITHDRAWAL_OWN_PAYOUT');
+    });
+
+    it('is refused once it is paid', () => {
+      given([paid, settledAll, requested(1, 60_000), paidOut])
+        .when(pay)
+        .thenThrows('WITHDRAWAL_NOT_REQUESTED');
+    });
+
+    it('is refused for a withdrawal never requested', () => {
+      given([paid, settledAll]).when(pay).thenThrows('WITHDRAWAL_NOT_FOUND');
+    });
   });
 
-  it('rejects a requested withdrawal back to settled, once; a rejected one cannot be paid', () => {
+  describe('rejecting a requested withdrawal', () => {
     const reject = {
       type: 'RejectWithdrawal',
       merchantId,
@@ -272,27 +322,38 @@ describe('gateway ledger decider', () => {
         { account: settled, amount: -60_000 },
       ],
     });
-    given([paid, settledAll, requested(1, 60_000)])
-      .when(reject)
-      .then([rejected]);
-    given([paid, settledAll, requested(1, 60_000), rejected])
-      .when(reject)
-      .thenThrows('WITHDRAWAL_NOT_REQUESTED');
-    given([paid, settledAll, requested(1, 60_000), rejected])
-      .when({
-        type: 'PayWithdrawal',
-        merchantId,
-        withdrawalId: uuid(1001),
-        reference: 'x',
-        holdingAccountId: uuid(2001),
-        paidBy: adminId,
-        now: at(41),
-      })
-      .thenThrows('WITHDRAWAL_NOT_REQUESTED');
-    // rejected: the whole settled balance is available again
-    given([paid, settledAll, requested(1, 60_000), rejected])
-      .when(request(2, 197_000))
-      .then([requested(2, 197_000)]);
+
+    it('gives its amount back to settled', () => {
+      given([paid, settledAll, requested(1, 60_000)])
+        .when(reject)
+        .then([rejected]);
+    });
+
+    it('is refused once it is rejected', () => {
+      given([paid, settledAll, requested(1, 60_000), rejected])
+        .when(reject)
+        .thenThrows('WITHDRAWAL_NOT_REQUESTED');
+    });
+
+    it('leaves nothing to pay', () => {
+      given([paid, settledAll, requested(1, 60_000), rejected])
+        .when({
+          type: 'PayWithdrawal',
+          merchantId,
+          withdrawalId: uuid(1001),
+          reference: 'x',
+          holdingAccountId: uuid(2001),
+          paidBy: adminId,
+          now: at(41),
+        })
+        .thenThrows('WITHDRAWAL_NOT_REQUESTED');
+    });
+
+    it('makes the whole settled balance available again', () => {
+      given([paid, settledAll, requested(1, 60_000), rejected])
+        .when(request(2, 197_000))
+        .then([requested(2, 197_000)]);
+    });
   });
 
   it('shows settled as what withdrawals hold plus what is available', () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fee } from '../../src/domain/gateway-fees.ts';
 import { query } from '../../src/db/pool.ts';
 import { formatRupiah } from '../../src/web/html.ts';
@@ -73,35 +73,44 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => service?.close());
 
-describe('the admin suspense page', () => {
+/** A VA payment of 150,000 paid in part (`amount`): the credit is OPEN in suspense, suggesting that payment. */
+async function partlyPaidVa(amount: number): Promise<{ partial: Item; paymentId: string }> {
+  const created = await merchant.call(
+    'POST',
+    '/api/v1/payments',
+    paymentBody('GATEWAY', { type: 'VA-BANK1', amount: 150_000 }),
+  );
+  expect(created.statusCode, created.body).toBe(200);
+  const paymentId: string = created.json().data.id;
+  await settle();
+  const vaNumber = (
+    await query<{ account_number: string }>(
+      service.pool,
+      'FindVa',
+      'select account_number from payments where id = $1',
+      [paymentId],
+    )
+  ).rows[0]!.account_number;
+  await sandboxOf(service).pay({ vaNumber, amount });
+  return { partial: await suspended(va, amount), paymentId };
+}
+
+describe('the admin suspense page, a VA paid in part', () => {
+  // each test's own credit, of an amount of its own: suspended() finds it by its account and amount
+  let amount = 99_000;
   let partial: Item;
   let paymentId: string;
+  beforeEach(async () => {
+    amount += 1_000;
+    ({ partial, paymentId } = await partlyPaidVa(amount));
+  });
 
   it("lists an open credit with its suggestion: the VA's payment, its merchant, why, and the payment filled in", async () => {
-    const created = await merchant.call(
-      'POST',
-      '/api/v1/payments',
-      paymentBody('GATEWAY', { type: 'VA-BANK1', amount: 150_000 }),
-    );
-    expect(created.statusCode, created.body).toBe(200);
-    paymentId = created.json().data.id;
-    await settle();
-    const vaNumber = (
-      await query<{ account_number: string }>(
-        service.pool,
-        'FindVa',
-        'select account_number from payments where id = $1',
-        [paymentId],
-      )
-    ).rows[0]!.account_number;
-    await sandboxOf(service).pay({ vaNumber, amount: 100_000 });
-    partial = await suspended(va, 100_000);
-
     const page = await owner.browser.get('/admin/suspense');
     expect(page.statusCode).toBe(200);
     expect(page.body).toMatch(/<a class="button quiet" href="\/admin\/suspense" aria-current="page">Terbuka<\/a>/);
     const row = rowOf(page.body, partial.id);
-    expect(row).toContain(formatRupiah(100_000));
+    expect(row).toContain(formatRupiah(amount));
     expect(row).toMatch(/<time datetime="[^"]+">[^<]+ WIB<\/time>/);
     expect(row).toContain(`Pembayaran <code>${paymentId}</code>`);
     expect(row).toContain(`Merchant ${merchant.email}`);
@@ -160,7 +169,7 @@ describe('the admin suspense page', () => {
 
   it("allocates to the suggested payment through the form: ALLOCATED, the merchant's pending up by the amount less the fee", async () => {
     const before = await pending();
-    const charged = fee('VA-BANK1', 100_000, service.deps.config.gateway);
+    const charged = fee('VA-BANK1', amount, service.deps.config.gateway);
     const allocated = await owner.browser.post(`/admin/suspense/${partial.id}/allocate`, {
       paymentId,
       userId: '',
@@ -172,13 +181,13 @@ describe('the admin suspense page', () => {
       /^Dana dialokasikan/,
     );
     expect(await statusOf(partial.id)).toBe('ALLOCATED');
-    expect(await pending()).toBe(before + 100_000 - charged);
+    expect(await pending()).toBe(before + amount - charged);
 
     const page = await owner.browser.get('/admin/suspense?status=ALLOCATED');
     const row = rowOf(page.body, partial.id);
     expect(row).toContain(`Dialokasikan ke merchant ${merchant.email}`);
     expect(row).toContain(`Pembayaran <code>${paymentId}</code>`);
-    expect(row).toContain(`Biaya ${formatRupiah(charged)} · bersih ${formatRupiah(100_000 - charged)}`);
+    expect(row).toContain(`Biaya ${formatRupiah(charged)} · bersih ${formatRupiah(amount - charged)}`);
     expect(row).toContain(`Oleh ${owner.admin.email}`);
     expect(row).toContain('Catatan: bayar sebagian, milik Toko Maju');
     expect(page.body).not.toContain(`/admin/suspense/${partial.id}/`);
@@ -193,9 +202,11 @@ describe('the admin suspense page', () => {
     });
     expect(again.statusCode).toBe(409);
     expect(textOf(again.body, 'notice')).toBe('Dana ini sudah dialokasikan atau dikembalikan');
-    expect(await pending()).toBe(before + 100_000 - charged);
+    expect(await pending()).toBe(before + amount - charged);
   });
+});
 
+describe('the admin suspense page, a stray credit', () => {
   it('allocates a stray credit to a merchant by user id', async () => {
     const item = await strayCredit(23_456);
     expect(rowOf((await owner.browser.get('/admin/suspense')).body, item.id)).toContain('Tidak ada saran');

@@ -12,6 +12,8 @@ let payer: WithdrawalDesk['payer'];
 let wallet: { accountId: string; phoneNumber: string };
 let withdraw: (amount: number) => Promise<string>;
 let merchantId: string;
+/** Requested before any payout account was chosen: its destination never checked. */
+let unchecked: string;
 // the sandbox's bank names this account's holder JOKO WIJAYA: the same holder, spelt as a merchant may
 const bank = { bankCode: 'BCA', accountNumber: '1234567890', accountHolderName: 'Bpk. Joko Wijaya' };
 
@@ -32,6 +34,7 @@ beforeAll(async () => {
     description: 'top up',
   });
   expect((await owner.admin.call('GET', `/api/v1/accounts/${wallet.accountId}/refresh`)).statusCode).toBe(200);
+  unchecked = await withdraw(100_000);
 });
 afterAll(async () => service?.close());
 
@@ -41,10 +44,9 @@ const balanceOf = async () =>
   (await owner.admin.call('GET', `/api/v1/accounts/${wallet.accountId}`)).json().data.balance as number;
 const pay = (b: PageBrowser, id: string) => b.post(`/admin/withdrawals/${id}/pay`);
 
-describe('the admin withdrawals page', () => {
-  let unchecked: string;
+// the platform has one payout account: this describe, first in the file, starts with none chosen
+describe('the admin withdrawals page, choosing the payout account', () => {
   it("chooses the payout account among the admin's own WALLET-A accounts, with the form token", async () => {
-    unchecked = await withdraw(100_000);
     const page = await owner.browser.get('/admin/withdrawals');
     expect(textOf(page.body, 'payout-account-current')).toMatch(/^Belum dipilih/);
     expect(page.body).toContain(`<option value="${wallet.accountId}"`);
@@ -62,6 +64,17 @@ describe('the admin withdrawals page', () => {
     expect(textOf((await payer.browser.get('/admin/withdrawals')).body, 'payout-account-current')).toMatch(
       /^A · saldo Rp [\d.]+$/,
     );
+  });
+});
+
+describe('the admin withdrawals page, paying out', () => {
+  beforeAll(async () => {
+    // chosen as the page above chooses it (again, if it ran), and with the cash it pays out in the ledger
+    const chosen = await owner.admin.session('POST', '/api/admin/gateway/payout-account', {
+      accountId: wallet.accountId,
+    });
+    expect(chosen.statusCode, chosen.body).toBe(200);
+    await ledgerCash(service, wallet.accountId, 1_000_000);
   });
 
   it('shows the holder name the provider returned, or that the destination was not checked', async () => {

@@ -6,7 +6,7 @@ import { ProviderError, type BankEntry, type ProviderSession, type TransferRecei
 import { account, accountStream, availableBalance, type LinkedAccount } from '../domain/account.ts';
 import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
 import { checkedState, handleCommand, load, type CommandContext } from '../store/commands/handle.ts';
-import { mutationIdOf } from './sync-account.ts';
+import { decideSettlement, type TransferOutcome } from '../domain/transfer-settlement.ts';
 import { transfer, transferStream, type BankDestinationChecked, type Transfer } from '../domain/transfer.ts';
 import { accountsProjection } from '../projections/accounts.ts';
 import { mutationsProjection } from '../projections/mutations.ts';
@@ -179,7 +179,7 @@ async function sendTransfer(deps: CommandDeps, s: Sending): Promise<string> {
   const now = deps.clock.now();
   const context: CommandContext = { actor: `user:${s.ownerId}`, now, correlationId: s.transferId };
   const reads = {
-    transfer: streamRead(transferStream(s.transferId), transfer, { likelyNew: s.kind === 'qris' }),
+    transfer: streamRead(transferStream(s.transferId), transfer),
     account: streamRead(accountStream(s.accountId), account),
   };
   const { kind, transferId, accountId, ownerId, amount, qris, requestHash } = s;
@@ -202,8 +202,7 @@ async function sendTransfer(deps: CommandDeps, s: Sending): Promise<string> {
       const held = account.decide(loaded.account.state, { type: 'HoldForTransfer', transferId, ownerId, amount, now });
       return { append: { transfer: sent, account: held }, result: true };
     },
-    // one wallet's transfers from this process go one at a time instead of racing for its balance
-    { ...context, queueOn: reads.account.streamId },
+    context,
   );
   if (!submitted.result) return outcomeOf(await settledTwin(deps, transferId, submitted.states.transfer), s.message);
 
@@ -250,22 +249,15 @@ async function sendTransfer(deps: CommandDeps, s: Sending): Promise<string> {
   return s.message;
 }
 
-type Outcome =
-  | { outcome: 'done'; transactionId: string; description: string; counterparty: string; amount: number }
-  | { outcome: 'unknown'; reason: string; description: string; counterparty: string; amount: number }
-  | { outcome: 'refused'; reason: string }
-  | { outcome: 'failed-after-debit'; reason: string; amount: number };
-
 /**
- * Records what became of a submitted transfer, on the transfer and the wallet together: done (the hold becomes the
- * debit, its DEBIT mutation under the provider's transaction id), unknown (debited under our own id), refused (the hold
- * released), failed after its debit (the amount given back as a CREDIT). The read models show it when this returns.
+ * Records what became of a submitted transfer, on the transfer and the wallet together, as decideSettlement
+ * (src/domain/transfer-settlement.ts) decides it. The read models show it when this returns.
  */
 export async function settleTransfer(
   deps: CommandDeps,
   transferId: string,
   accountId: string,
-  o: Outcome,
+  o: TransferOutcome,
   context: CommandContext,
 ) {
   const now = deps.clock.now();
@@ -276,114 +268,14 @@ export async function settleTransfer(
   const done = await handleStreams(
     deps,
     reads,
-    loaded => {
-      const current = loaded.transfer.state;
-      switch (o.outcome) {
-        case 'done': {
-          // debited already when it was unconfirmed: its mutation stays, under our id (the provider's copy is skipped by reference)
-          const debitedAs = current.status === 'UNCONFIRMED' ? current.mutationId : null;
-          const mutationId = debitedAs ?? mutationIdOf(accountId, o.transactionId);
-          const mutation = {
-            mutationId,
-            providerTransactionId: o.transactionId,
-            description: o.description,
-            counterparty: o.counterparty,
-          };
-          const debit = debitedAs
-            ? []
-            : account.decide(loaded.account.state, {
-                type: 'DebitForTransfer',
-                transferId,
-                amount: o.amount,
-                mutation,
-                now,
-              });
-          return {
-            append: {
-              transfer: transfer.decide(current, {
-                type: 'CompleteTransfer',
-                transactionId: o.transactionId,
-                mutationId,
-                now,
-              }),
-              account: debit,
-            },
-            result: null,
-          };
-        }
-        case 'unknown': {
-          const mutationId = mutationIdOf(accountId, `transfer:${transferId}`);
-          const mutation = {
-            mutationId,
-            providerTransactionId: `transfer:${transferId}`,
-            description: o.description,
-            counterparty: o.counterparty,
-          };
-          return {
-            append: {
-              transfer: transfer.decide(current, {
-                type: 'MarkTransferUnconfirmed',
-                reason: o.reason,
-                mutationId,
-                now,
-              }),
-              account:
-                current.status === 'SUBMITTED'
-                  ? account.decide(loaded.account.state, {
-                      type: 'DebitForTransfer',
-                      transferId,
-                      amount: o.amount,
-                      mutation,
-                      now,
-                    })
-                  : [],
-            },
-            result: null,
-          };
-        }
-        case 'refused':
-          return {
-            append: {
-              transfer: transfer.decide(current, {
-                type: 'FailTransfer',
-                reason: o.reason,
-                reversalMutationId: null,
-                now,
-              }),
-              account: account.decide(loaded.account.state, { type: 'ReleaseTransferHold', transferId, now }),
-            },
-            result: null,
-          };
-        case 'failed-after-debit': {
-          const mutationId = mutationIdOf(accountId, `transfer-reversal:${transferId}`);
-          const mutation = {
-            mutationId,
-            providerTransactionId: `transfer-reversal:${transferId}`,
-            description: `Pengembalian transfer gagal: ${o.reason}`,
-            counterparty: 'WALLET-A',
-          };
-          return {
-            append: {
-              transfer: transfer.decide(current, {
-                type: 'FailTransfer',
-                reason: o.reason,
-                reversalMutationId: mutationId,
-                now,
-              }),
-              account: account.decide(loaded.account.state, {
-                type: 'ReverseTransferDebit',
-                transferId,
-                amount: o.amount,
-                mutation,
-                now,
-              }),
-            },
-            result: null,
-          };
-        }
-      }
-    },
-    { ...context, now, queueOn: reads.account.streamId },
+    loaded => ({
+      append: decideSettlement(
+        { transfer: loaded.transfer.state, account: loaded.account.state },
+        { transferId, accountId, outcome: o, now },
+      ),
+      result: null,
+    }),
+    { ...context, now },
   );
   await deps.readModels.waitFor(done.position, undefined, [
     accountsProjection,

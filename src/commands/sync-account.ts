@@ -2,17 +2,13 @@ import { pointsPerSync } from '../plans.ts';
 import { findProvider } from '../providers/catalogue.ts';
 import { ProviderError, type ProviderSession, type ProviderTransaction } from '../providers/connector.ts';
 import { deterministicUuid } from '../ids.ts';
-import { account, accountStream, type LinkedAccount } from '../domain/account.ts';
+import { account, accountStream, mutationIdOf, type LinkedAccount } from '../domain/account.ts';
 import type { CommandDeps } from './deps.ts';
 import { handleCommand, load } from '../store/commands/handle.ts';
 import { user, userStream } from '../domain/user.ts';
 import { DomainError } from '../errors.ts';
 
 export type SyncOutcome = 'synced' | 'skipped' | 'paused' | 'session-expired' | 'failed';
-
-/** The mutation id of a provider transaction: the same transaction always gets the same id. */
-export const mutationIdOf = (accountId: string, providerTransactionId: string) =>
-  deterministicUuid(`mutation:${accountId}:${providerTransactionId}`);
 
 /** A failed sync is retried sooner than its interval: 1, 2, 4, 8... minutes, never later than the interval. */
 export function retryDelayMinutes(consecutiveFailures: number, intervalMinutes: number): number {

@@ -18,9 +18,14 @@ import {
   type Sealed,
   type SyncTrigger,
 } from '../events/account.ts';
+import { deterministicUuid } from '../ids.ts';
 import type { Decider } from './decider.ts';
 
 export const accountStream = (accountId: string) => `account-${accountId}`;
+
+/** The mutation id of a provider transaction: the same transaction always gets the same id. */
+export const mutationIdOf = (accountId: string, providerTransactionId: string) =>
+  deterministicUuid(`mutation:${accountId}:${providerTransactionId}`);
 
 /** Provider transaction ids remembered beyond the cursor, so a page fetched twice records nothing twice. */
 const rememberedTransactions = 500;
@@ -429,6 +434,8 @@ export const account: Decider<Account, AccountCommand, AccountEvent> = {
   // v3: the balance and the transfers recorded
   snapshot: { name: 'account', version: 3, every: 100 },
   cached: true,
+  // a wallet's transfers hold and debit its balance: one at a time from this process instead of racing for it
+  serialised: true,
   initialState: () => ({ status: 'none' }),
   evolve,
   decide,

@@ -25,8 +25,6 @@ const allowedLong = new Set([
   'src/commands/otp-login.ts: verifyOtp',
   'src/commands/record-payment.ts: recordPayment',
   'src/commands/send-transfer.ts: sendTransfer',
-  'src/commands/send-transfer.ts: settleTransfer',
-  'src/commands/send-transfer.ts: settleTransfer > handleStreams()',
   'src/commands/sync-account.ts: syncAccount',
   'src/commands/withdrawal-payout.ts: payOutWithdrawal',
   'src/config.ts: loadConfig',

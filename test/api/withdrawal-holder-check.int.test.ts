@@ -9,11 +9,15 @@ import { withdrawalDesk, type WithdrawalDesk } from '../support/withdrawals.ts';
 let service: TestService;
 let desk: WithdrawalDesk;
 let wallet: { accountId: string; phoneNumber: string };
+/** Requested before the payout account was chosen: not checked, so bank-init is the first to name the holder. */
+let unchecked: string;
 const destination = { bankCode: 'BCA', accountNumber: '1234567890' };
 
 beforeAll(async () => {
   service = await startTestService();
   desk = await withdrawalDesk(service, 2_000_000, '10.204.0.1');
+  unchecked = (await withdraw('Toko Satu')).id;
+  wallet = await payoutAccount(service, desk.owner.admin, 5_000_000);
 });
 afterAll(async () => service?.close());
 
@@ -28,12 +32,8 @@ const rowOf = (html: string, id: string) =>
   new RegExp(`<tr data-withdrawal-id="${id}">([\\s\\S]*?)</tr>`).exec(html)?.[1] ?? '';
 
 describe('holder names checked before money leaves', () => {
-  let unchecked: string;
-  // runs first: no payout account yet, so the request is not checked and bank-init is the first to name the holder
   it('a holder named otherwise only at bank-init: refused before bank-create, nothing moves; an override pays it', async () => {
-    unchecked = (await withdraw('Toko Satu')).id;
     expect((await shown(unchecked)).holderMatches).toBeNull();
-    wallet = await payoutAccount(service, desk.owner.admin, 5_000_000);
     const before = await balanceOf();
     const refused = await admin().session('POST', `/api/admin/gateway/withdrawals/${unchecked}/pay`);
     expect(refused.statusCode, refused.body).toBe(409);

@@ -4,13 +4,19 @@
  * command, PAYMENT_CHECK_CADENCE=fixed or payer) and exactly the same customers at the same offsets.
  *
  * Each receiving account (a sandbox WALLET-D/E linked by phone, synchronised hourly) serves customers one after
- * another, a gap of 1 to 6 minutes between them. A customer's bill is a QRIS-DYNAMIC payment (15 minutes to pay):
- * - on time (75 %): the payment page is open from the bill on (the QR image loaded once, its status asked every 3 s as
- *   the page's script does) and the customer pays 5 to 120 s after the bill; the page goes on asking until it sees the
- *   payment COMPLETED (or 20 s);
- * - late (10 %): the page is open for 20 s, the QR downloaded (`?download=1`) in it, and paid 3 to 10 minutes after
- *   the bill from the picture, the page closed;
- * - never (15 %): the page is open for 20 to 60 s, then closed; nobody pays.
+ * another, a gap of 1 to 6 minutes between them. A customer's bill is a QRIS-DYNAMIC payment (15 minutes to pay), and
+ * its page behaves as the page's script does: while in sight it asks for the status every 3 s; going out of sight it
+ * asks once with `visibility=hidden` and nothing more until it is back, when it asks at once.
+ * - on time on a phone (60 %): the page is in sight from the bill (its QR image loaded once) while the customer reads
+ *   it, then out of sight while the customer pays in the wallet app, 5 to 40 s, the payment 10 to 120 s after the bill;
+ *   four in five first save the QR (`?download=1`, 1 to 4 s before leaving: a phone cannot scan its own screen), the
+ *   others take a screenshot; back on the page 2 to 6 s after paying, it asks until it sees the payment COMPLETED (or
+ *   20 s);
+ * - on time at a desk (15 %): the page stays in sight on the computer while the customer pays by scanning its QR with a
+ *   phone, 5 to 120 s after the bill; it asks until it sees the payment COMPLETED (or 20 s past paying);
+ * - late (10 %): the page is in sight for 20 s, the QR downloaded (`?download=1`) in it, then closed (out of sight), and
+ *   paid 3 to 10 minutes after the bill from the picture;
+ * - never (15 %): the page is in sight for 20 to 60 s, then closed (out of sight); nobody pays.
  * Nobody presses "Saya sudah bayar"; provider push off (SANDBOX_PUSH=none), or on as the sandbox offers it. Measured: paid
  * (the sandbox's answer) to the first signed payment.completed at the merchant's endpoint, for the payments paid in
  * the measured span; the checks (AccountSynced with trigger payment-check) made in that span, per payment paid in it.
@@ -68,9 +74,15 @@ type Kind = 'on-time' | 'late' | 'never';
 type Customer = {
   account: number;
   kind: Kind;
+  /** a phone's page goes out of sight while its customer pays in the wallet app; a desk's stays in sight */
+  device: 'phone' | 'desk';
   arriveMs: number;
   /** the page asks for the status from the bill until this long after it (on-time: until it sees the payment end) */
   pageMs: number;
+  /** the page is out of sight from this long after the bill (closed, or its customer in the wallet app) ... */
+  hiddenMs: number | null;
+  /** ... until this long after the bill (back from the app), if it comes back */
+  backMs: number | null;
   downloadMs: number | null;
   payMs: number | null;
 };
@@ -96,25 +108,84 @@ export function payerMix(size: MixSize, seed = 39): Customer[] {
     while (t < size.arrivalsSec * 1000) {
       const r = rand();
       const kind: Kind = r < 0.75 ? 'on-time' : r < 0.85 ? 'late' : 'never';
-      const c: Customer =
-        kind === 'on-time'
-          ? { account, kind, arriveMs: t, pageMs: Infinity, downloadMs: null, payMs: between(5_000, 120_000) }
-          : kind === 'late'
-            ? {
+      const onDesk = kind === 'on-time' && r >= 0.6;
+      const c: Customer = ((): Customer => {
+        switch (kind) {
+          case 'on-time': {
+            const payMs = between(onDesk ? 5_000 : 10_000, 120_000);
+            if (onDesk)
+              return {
                 account,
                 kind,
+                device: 'desk',
                 arriveMs: t,
-                pageMs: 20_000,
-                downloadMs: between(8_000, 18_000),
-                payMs: between(180_000, 600_000),
-              }
-            : { account, kind, arriveMs: t, pageMs: between(20_000, 60_000), downloadMs: null, payMs: null };
+                pageMs: Infinity,
+                hiddenMs: null,
+                backMs: null,
+                downloadMs: null,
+                payMs,
+              };
+            const inAppMs = between(5_000, Math.min(40_000, payMs - 5_000));
+            const hiddenMs = payMs - inAppMs;
+            // most save the QR with "Unduh QRIS" for the wallet app to read; the others take a screenshot
+            const downloads = rand() < 0.8;
+            return {
+              account,
+              kind,
+              device: 'phone',
+              arriveMs: t,
+              pageMs: Infinity,
+              hiddenMs,
+              backMs: payMs + between(2_000, 6_000),
+              downloadMs: downloads ? Math.max(1_000, hiddenMs - between(1_000, 4_000)) : null,
+              payMs,
+            };
+          }
+          case 'late':
+            return {
+              account,
+              kind,
+              device: 'phone',
+              arriveMs: t,
+              pageMs: 20_000,
+              hiddenMs: 20_000,
+              backMs: null,
+              downloadMs: between(8_000, 18_000),
+              payMs: between(180_000, 600_000),
+            };
+          case 'never': {
+            const pageMs = between(20_000, 60_000);
+            return {
+              account,
+              kind,
+              device: 'phone',
+              arriveMs: t,
+              pageMs,
+              hiddenMs: pageMs,
+              backMs: null,
+              downloadMs: null,
+              payMs: null,
+            };
+          }
+          default: {
+            const never: never = kind;
+            throw new Error(`unknown kind ${String(never)}`);
+          }
+        }
+      })();
       customers.push(c);
       t += (kind === 'on-time' ? c.payMs! : c.pageMs) + between(size.gapSec[0], size.gapSec[1]) * 1000;
     }
   }
   return customers;
 }
+
+/** The browsers the pages run in: a phone's says "Mobi", as phones' browsers do. */
+const userAgents = {
+  phone:
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Mobile Safari/537.36',
+  desk: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36',
+} as const;
 
 type Bill = { customer: Customer; id?: string; qris?: string; paidAt?: number; webhookAt?: number; failed?: string };
 
@@ -235,35 +306,55 @@ export async function runMix(
       );
       timers.add(timer);
     };
-    const ask = async (b: Bill) => {
+    const ask = async (b: Bill, hidden = false) => {
       statusAsks++;
-      const r = await fetch(`${base}/pay/${b.id}/status.json`);
+      const r = await fetch(`${base}/pay/${b.id}/status.json${hidden ? '?visibility=hidden' : ''}`, {
+        headers: { 'user-agent': userAgents[b.customer.device] },
+      });
       const body = (await r.json()) as { data?: { status?: string } };
       return body.data?.status;
     };
     bills.forEach((b, seq) => {
       const c = b.customer;
       const account = accounts[c.account]!;
+      const later = (ms: number, what: () => void) => {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          what();
+        }, ms);
+        timers.add(timer);
+      };
       at(c.arriveMs, async () => {
         await bill(base, account, b, seq);
-        // the page opens: its QR image loads, then it asks for the status every 3 s
+        // the page opens: its QR image loads, then it asks for the status every 3 s while in sight
         await fetch(`${base}/pay/${b.id}/qris.png`).then(r => r.arrayBuffer());
-        const pageUntil = t0 + c.arriveMs + (c.kind === 'on-time' ? c.payMs! + 20_000 : c.pageMs);
+        const opened = t0 + c.arriveMs;
+        const pageUntil = opened + (c.kind === 'on-time' ? c.payMs! + 20_000 : c.pageMs);
         const poll = async () => {
           if (ctx.signal.aborted || Date.now() >= pageUntil || Date.now() >= t0 + endMs) return;
+          const offset = Date.now() - opened;
+          if (c.hiddenMs !== null && offset >= c.hiddenMs) {
+            if (c.backMs === null) return; // closed
+            // out of sight: nothing asked until the customer is back, then at once
+            if (offset < c.backMs) return later(c.backMs - offset, () => void poll());
+          }
           const status = await ask(b).catch(() => undefined);
           if (status && status !== 'PENDING') return;
-          const timer = setTimeout(() => {
-            timers.delete(timer);
-            void poll();
-          }, 3000);
-          timers.add(timer);
+          later(3000, () => void poll());
         };
         await poll();
       });
+      // going out of sight (the wallet app, or the page closed), the page says so once
+      if (c.hiddenMs !== null)
+        at(c.arriveMs + c.hiddenMs, async () => {
+          if (b.id && b.paidAt === undefined) await ask(b, true);
+        });
       if (c.downloadMs !== null)
         at(c.arriveMs + c.downloadMs, async () => {
-          if (b.id) await fetch(`${base}/pay/${b.id}/qris.png?download=1`).then(r => r.arrayBuffer());
+          if (b.id)
+            await fetch(`${base}/pay/${b.id}/qris.png?download=1`, {
+              headers: { 'user-agent': userAgents[c.device] },
+            }).then(r => r.arrayBuffer());
         });
       if (c.payMs !== null && c.arriveMs + c.payMs < endMs)
         at(c.arriveMs + c.payMs, async () => {

@@ -117,8 +117,13 @@ const envSchema = z.object({
   PAYMENT_CHECK_CADENCE: z.enum(['payer', 'fixed']).default('payer'),
   // the provider's own limit per account: never two checks of one account closer than this
   PAYMENT_CHECK_FLOOR_SECONDS: z.coerce.number().int().min(1).max(3600).default(2),
-  PAYMENT_CHECK_PAGE_SECONDS: z.coerce.number().int().min(1).max(3600).default(4),
-  PAYMENT_CHECK_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(8),
+  // a page in sight on a computer (its payer may pay from a phone), and on a phone (its payer reading it)
+  PAYMENT_CHECK_PAGE_SECONDS: z.coerce.number().int().min(1).max(3600).default(6),
+  PAYMENT_CHECK_READING_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  // after a page went out of sight just after its QR was downloaded: every PAYING_SECONDS for PAYING_FOR_SECONDS
+  PAYMENT_CHECK_PAYING_SECONDS: z.coerce.number().int().min(1).max(3600).default(4),
+  PAYMENT_CHECK_PAYING_FOR_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  PAYMENT_CHECK_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
   PAYMENT_CHECK_WINDOW_DEFAULT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
   PAYMENT_CHECK_BACKOFF_PERCENT: z.coerce.number().int().min(1).max(100).default(25),
   // providers' notifications that money landed (docs/sandbox.md): CODE=whsec_... per provider, comma-separated
@@ -186,6 +191,8 @@ export type PaymentCheckSettings = {
   slowSeconds: number;
   /** the payer's "Saya sudah bayar" asks for a check at most this often per payment */
   askEverySeconds: number;
+  /** the providers that call the service when money lands (set at start: configured secrets, the sandbox's push) */
+  pushingProviders?: readonly string[];
 } & Omit<CadenceSettings, 'fastSeconds' | 'fastForMinutes' | 'slowSeconds'>;
 
 /**
@@ -614,6 +621,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       cadence: e.PAYMENT_CHECK_CADENCE,
       floorSeconds: e.PAYMENT_CHECK_FLOOR_SECONDS,
       pageSeconds: e.PAYMENT_CHECK_PAGE_SECONDS,
+      readingSeconds: e.PAYMENT_CHECK_READING_SECONDS,
+      payingSeconds: e.PAYMENT_CHECK_PAYING_SECONDS,
+      payingForSeconds: e.PAYMENT_CHECK_PAYING_FOR_SECONDS,
       // the page asks every 3 s: three missed asks and it counts as closed
       pageOpenForSeconds: 10,
       windowSeconds: e.PAYMENT_CHECK_WINDOW_SECONDS,

@@ -149,9 +149,15 @@ export async function createService(config: Config, options: ServiceOptions = {}
   // the embedded sandbox's notifications reach this service's app in process unless SANDBOX_PUSH_URL names one
   let deliverInProcess: (path: string, headers: Record<string, string>, body: string) => Promise<number> = async () =>
     503;
+  const sandboxPush = sandboxPushOf(config, notifications, (...args) => deliverInProcess(...args));
+  // the providers that call this service when money lands: the payment checks lean on their notifications
+  const pushingProviders = [
+    ...Object.keys(config.providerNotifications.secrets),
+    ...(startsSandbox ? sandboxPush.providers : []),
+  ];
   const sandbox = startsSandbox
     ? await startSandbox({
-        push: sandboxPushOf(config, notifications, (...args) => deliverInProcess(...args)),
+        push: sandboxPush,
         clock,
         log,
         port: config.sandboxPort,
@@ -171,7 +177,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     publicBaseUrl: config.publicBaseUrl,
     webhooks,
     schedulerTickMs: options.schedulerTickMs,
-    paymentChecks: config.paymentChecks,
+    paymentChecks: { ...config.paymentChecks, pushingProviders },
     retention: config.retention,
     digestSigner: signer,
     ledgerCheckpointDir: config.ledgerCheckpointDir,

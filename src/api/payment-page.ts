@@ -14,6 +14,7 @@ import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { text } from '../text.ts';
 import { httpUrlOrNull } from '../web/html.ts';
 import { paymentNotFoundHtml, paymentPageHtml, type PaymentPageView } from '../web/payment-page-html.ts';
+import type { PayerSignal } from '../background/payment-check-signals.ts';
 import type { AppDeps } from './deps.ts';
 import { paymentStreamRoute } from './payment-stream.ts';
 import { paymentRow } from './payments.ts';
@@ -23,6 +24,21 @@ const paymentId = z.uuid();
 const notFound = () => refuse('PAYMENT_NOT_FOUND');
 const pollMs = 3000;
 const methodBody = z.object({ type: text.trim().min(1).max(20) });
+/** The page's script asks once with `visibility=hidden` as it goes out of sight, and not again until it is back. */
+const statusQuery = z.object({
+  visibility: z
+    .enum(['hidden'])
+    .optional()
+    .describe('hidden: the page is going out of sight (its payer off to the wallet app); absent: the page is in sight'),
+});
+
+/**
+ * Where a page in sight is: on a phone its payer is reading the bill and leaves the page to pay in the wallet app; on
+ * anything else the payer may pay with a phone while the page stays in sight. "Mobi" in the user agent is how
+ * browsers on phones say so (tablets do not: they count as computers, checked the more often).
+ */
+const pageSignalOf = (request: FastifyRequest): PayerSignal =>
+  /Mobi/.test(request.headers['user-agent'] ?? '') ? 'phone' : 'page';
 
 /** The QR image of a payment, 256x256 PNG, as the interface fixes it. */
 export function qrPng(payload: string): Promise<Buffer> {
@@ -170,7 +186,7 @@ export function paymentPageRoutes(deps: AppDeps) {
   const find = async (id: string) => (paymentId.safeParse(id).success ? paymentRow(deps, id) : null);
   // a payer at this bill now: its account's checks draw closer (src/domain/check-cadence.ts); a signal lost is only a
   // check made a little later, never a reason to fail the payer's request
-  const payerSeen = async (row: PaymentRow, kind: 'page' | 'qr', request: FastifyRequest) => {
+  const payerSeen = async (row: PaymentRow, kind: PayerSignal, request: FastifyRequest) => {
     if (row.status !== 'PENDING' || row.total_amount === null || row.receiving_account_id === null) return;
     await deps.paymentChecks
       .payerSeen(row.receiving_account_id, kind)
@@ -206,13 +222,18 @@ export function paymentPageRoutes(deps: AppDeps) {
       paymentStreamRoute(deps, find, row => publicPaymentStatus(row, deps.config.publicBaseUrl, deps.clock.now())),
     );
 
-    app.get<{ Params: { paymentId: string } }>('/pay/:paymentId/status.json', async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      const row = await find(request.params.paymentId);
-      if (!row) throw notFound();
-      await payerSeen(row, 'page', request);
-      return { status: 'success', data: publicPaymentStatus(row, deps.config.publicBaseUrl, deps.clock.now()) };
-    });
+    app.get<{ Params: { paymentId: string }; Querystring: z.infer<typeof statusQuery> }>(
+      '/pay/:paymentId/status.json',
+      { schema: { querystring: statusQuery } },
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store');
+        const row = await find(request.params.paymentId);
+        if (!row) throw notFound();
+        // a page in sight asks every few seconds; one going out of sight asks once more to say so
+        await payerSeen(row, request.query.visibility === 'hidden' ? 'hidden' : pageSignalOf(request), request);
+        return { status: 'success', data: publicPaymentStatus(row, deps.config.publicBaseUrl, deps.clock.now()) };
+      },
+    );
 
     // the payer's choice of method, for a payment created without a type; answers the new status
     app.post<{ Params: { paymentId: string }; Body: unknown }>('/pay/:paymentId/method', async (request, reply) => {
@@ -261,6 +282,8 @@ export function paymentPageRoutes(deps: AppDeps) {
         const row = await find(request.params.paymentId);
         if (!row || !isQrType(row.type) || !row.qris_payload) throw notFound();
         await payerSeen(row, 'qr', request);
+        // "Unduh QRIS": a payer on a phone saving the QR for the wallet app, about to leave the page to pay
+        if (request.query.download === '1') await payerSeen(row, 'download', request);
         if (request.query.download === '1')
           reply.header('content-disposition', `attachment; filename="${qrisFileName(row.order_id)}"`);
         return reply

@@ -5,8 +5,9 @@ import type { CheckHistory, CheckSignals } from '../domain/check-cadence.ts';
 
 /**
  * What the payers of each receiving account were last seen doing, for the cadence of its checks
- * (src/domain/check-cadence.ts): a page of one of its payments asking for its status, a QR image fetched. Kept in
- * PostgreSQL, since a payer's requests reach any instance and the ticks of every instance read it.
+ * (src/domain/check-cadence.ts): a page of one of its payments asking for its status while in sight (on a computer, or
+ * on a phone), a page going out of sight (its payer off to the wallet app), a QR image fetched, a QR downloaded. Kept in PostgreSQL, since a payer's requests reach
+ * any instance and the ticks of every instance read it.
  */
 const signalsSchema = `
   create table if not exists payment_check_signals (
@@ -16,7 +17,16 @@ const signalsSchema = `
   );`;
 
 /** The table's unit of start-up DDL (src/db/migrations.ts). */
-export const paymentCheckSignalsMigration: Migration = { name: 'payment-check-signals', steps: [signalsSchema] };
+export const paymentCheckSignalsMigration: Migration = {
+  name: 'payment-check-signals',
+  steps: [
+    signalsSchema,
+    // a page's visibility, where it is seen, and a QR downloaded apart from one shown (src/domain/check-cadence.ts)
+    `alter table payment_check_signals add column if not exists page_hidden_at timestamptz,
+       add column if not exists phone_page_seen_at timestamptz,
+       add column if not exists qr_downloaded_at timestamptz;`,
+  ],
+};
 
 const ready = new WeakMap<pg.Pool, Promise<void>>();
 export function ensureSignals(pool: pg.Pool): Promise<void> {
@@ -29,15 +39,22 @@ export function ensureSignals(pool: pg.Pool): Promise<void> {
   return done;
 }
 
-export type PayerSignal = 'page' | 'qr';
+export type PayerSignal = 'page' | 'phone' | 'hidden' | 'qr' | 'download';
 
 /**
  * A signal is written at most once per this long per account and kind: a page polling every few seconds, or several
- * pages of one account, cost one small update now and then, and the cadence reads "open" over a longer span.
+ * pages of one account, cost one small update now and then, and the cadence reads "open" over a longer span. A page
+ * going out of sight says so once, and the cadence reads its window from the first of a burst just as well.
  */
 export const signalCoalesceMs = 5000;
 
-const columnOf = { page: 'page_seen_at', qr: 'qr_fetched_at' } as const satisfies Record<PayerSignal, string>;
+const columnOf = {
+  page: 'page_seen_at',
+  phone: 'phone_page_seen_at',
+  hidden: 'page_hidden_at',
+  qr: 'qr_fetched_at',
+  download: 'qr_downloaded_at',
+} as const satisfies Record<PayerSignal, string>;
 
 /**
  * Records that a payer of the account showed up at `at`. Coalesced twice: in this process (no statement at all when it
@@ -68,14 +85,33 @@ export function payerSignals(pool: pg.Pool) {
 export async function signalsOf(
   db: Queryable,
   accountIds: string[],
-): Promise<Map<string, Pick<CheckSignals, 'pageSeenAt' | 'qrFetchedAt'>>> {
-  const r = await query<{ account_id: string; page_seen_at: Date | null; qr_fetched_at: Date | null }>(
+): Promise<Map<string, Omit<CheckSignals, 'newestCreatedAt' | 'providerPushes'>>> {
+  const r = await query<{
+    account_id: string;
+    page_seen_at: Date | null;
+    phone_page_seen_at: Date | null;
+    page_hidden_at: Date | null;
+    qr_fetched_at: Date | null;
+    qr_downloaded_at: Date | null;
+  }>(
     db,
     'ReadPayerSignals',
-    'select account_id, page_seen_at, qr_fetched_at from payment_check_signals where account_id = any($1::text[])',
+    `select account_id, page_seen_at, phone_page_seen_at, page_hidden_at, qr_fetched_at, qr_downloaded_at
+       from payment_check_signals where account_id = any($1::text[])`,
     [accountIds],
   );
-  return new Map(r.rows.map(row => [row.account_id, { pageSeenAt: row.page_seen_at, qrFetchedAt: row.qr_fetched_at }]));
+  return new Map(
+    r.rows.map(row => [
+      row.account_id,
+      {
+        pageSeenAt: row.page_seen_at,
+        phonePageSeenAt: row.phone_page_seen_at,
+        pageHiddenAt: row.page_hidden_at,
+        qrFetchedAt: row.qr_fetched_at,
+        qrDownloadedAt: row.qr_downloaded_at,
+      },
+    ]),
+  );
 }
 
 /** How many of an account's last paid payments teach its window. */

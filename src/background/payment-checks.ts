@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Clock } from '../clock.ts';
 import type { PaymentCheckSettings } from '../config.ts';
 import { migrate, type Migration } from '../db/migrations.ts';
-import { query } from '../db/pool.ts';
+import { query, type Queryable } from '../db/pool.ts';
 import { checkIntervalMs } from '../domain/check-cadence.ts';
 import type { Logger } from '../logger.ts';
 import { accountsWithPendingPayments } from '../projections/payments.ts';
@@ -67,6 +67,8 @@ export function startPaymentChecks(
   let tidiedAt = 0;
   const historiesOf = paymentHistories(deps.pool);
   const recordSignal = payerSignals(deps.pool);
+  const pushing = new Set(settings.pushingProviders ?? []);
+  const providersOf = accountProviders(deps.pool);
 
   const enqueueDue = async () => {
     await Promise.all([ensureHandovers(deps.pool), ensureSignals(deps.pool)]);
@@ -84,10 +86,23 @@ export function startPaymentChecks(
     }
     if (pending.length === 0) return 0;
     const ids = pending.map(a => a.id);
-    const [signals, histories] = await Promise.all([signalsOf(deps.pool, ids), historiesOf(ids, now)]);
+    const [signals, histories, providers] = await Promise.all([
+      signalsOf(deps.pool, ids),
+      historiesOf(ids, now),
+      pushing.size > 0 ? providersOf(ids) : new Map<string, string>(),
+    ]);
     const everyMs = pending.map(a =>
       checkIntervalMs(
-        { newestCreatedAt: a.newest, pageSeenAt: null, qrFetchedAt: null, ...signals.get(a.id) },
+        {
+          newestCreatedAt: a.newest,
+          providerPushes: pushing.has(providers.get(a.id) ?? ''),
+          pageSeenAt: null,
+          phonePageSeenAt: null,
+          pageHiddenAt: null,
+          qrFetchedAt: null,
+          qrDownloadedAt: null,
+          ...signals.get(a.id),
+        },
         histories.get(a.id)!,
         now,
         settings,
@@ -110,6 +125,25 @@ export function startPaymentChecks(
     },
     payerSeen: (accountId, kind) => recordSignal(accountId, kind, deps.clock.now()),
     stop: clock.stop,
+  };
+}
+
+/** The provider of each account, read once per account: an account's provider never changes. */
+function accountProviders(db: Queryable) {
+  const known = new Map<string, string>();
+  return async function providersOf(accountIds: string[]): Promise<Map<string, string>> {
+    const unknown = accountIds.filter(id => !known.has(id));
+    if (unknown.length > 0) {
+      if (known.size > 50_000) known.clear(); // a bound, not a cache: forgetting costs one read
+      const r = await query<{ id: string; provider_code: string }>(
+        db,
+        'ReadAccountProviders',
+        'select id::text, provider_code from accounts where id = any($1::uuid[])',
+        [unknown],
+      );
+      for (const row of r.rows) known.set(row.id, row.provider_code);
+    }
+    return known;
   };
 }
 

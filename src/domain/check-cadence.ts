@@ -12,8 +12,13 @@ export type CheckSignals = {
   providerPushes: boolean;
   /** when the account's newest pending payment was created */
   newestCreatedAt: Date;
-  /** the last status request of a payment page of the account in sight (a payer is looking at the bill), if any */
+  /**
+   * the last status request of a payment page of the account in sight on a computer, if any: its payer may pay by
+   * scanning its QR with a phone while it stays in sight
+   */
   pageSeenAt: Date | null;
+  /** the same on a phone, if any: its payer is reading the bill, and pays in the wallet app with the page out of sight */
+  phonePageSeenAt: Date | null;
   /**
    * the last time a page of the account went out of sight (its script stops asking while hidden and says so once): a
    * payer on a phone leaves the page for the wallet app to pay, so the money is likely to land in the next minute
@@ -21,6 +26,8 @@ export type CheckSignals = {
   pageHiddenAt: Date | null;
   /** the last time a QR image of the account's pending payments was fetched or downloaded, if any */
   qrFetchedAt: Date | null;
+  /** the last time one was downloaded ("Unduh QRIS": a payer on a phone saving it for the wallet app), if any */
+  qrDownloadedAt: Date | null;
 };
 
 /** How long after creation the account's last paid payments were paid, in milliseconds. */
@@ -35,6 +42,8 @@ export type CadenceSettings = {
   pageSeconds: number;
   /** a page counts as open this long after its last status request (the page asks every few seconds) */
   pageOpenForSeconds: number;
+  /** while a page is in sight on a phone (its payer reading the bill) */
+  readingSeconds: number;
   /** for `payingForSeconds` after a page went out of sight (its payer in the wallet app), every `payingSeconds` */
   payingSeconds: number;
   payingForSeconds: number;
@@ -64,7 +73,37 @@ export function learnedWindowMs(history: CheckHistory, window: CadenceSettings['
 }
 
 const later = (...dates: (Date | null)[]) =>
-  Math.max(...dates.filter((d): d is Date => d !== null).map(d => d.getTime()));
+  Math.max(-Infinity, ...dates.filter((d): d is Date => d !== null).map(d => d.getTime()));
+
+/**
+ * The interval while a payer who left a page may be paying in the wallet app, or null once that has passed. Having
+ * downloaded the QR just before (a phone cannot scan its own screen: the app reads the picture), the payer is most
+ * likely paying now: every `payingSeconds` for `payingForSeconds`, then thinning as the back-off does from the leaving.
+ * Leaving without it (a screenshot, or a payer giving up: the page cannot tell) earns the window's interval. Until that
+ * thinning reaches the window, a page back in sight (the payer back from the app, most likely having paid) makes the
+ * account due if it was not checked since the page's last status request.
+ */
+function payingIntervalMs(signals: CheckSignals, now: Date, s: CadenceSettings): number | null {
+  if (!signals.pageHiddenAt) return null;
+  const hiddenAt = signals.pageHiddenAt.getTime();
+  const sinceHiddenMs = now.getTime() - hiddenAt;
+  const windowMs = s.windowSeconds * 1000;
+  if (sinceHiddenMs < 0 || sinceHiddenMs > Math.max(s.payingForSeconds * 1000, windowMs / s.backoffShare)) return null;
+  const downloadedAt = signals.qrDownloadedAt?.getTime() ?? -Infinity;
+  const leftToPay = downloadedAt <= hiddenAt + leavingSlackMs && hiddenAt - downloadedAt <= downloadedBeforeLeavingMs;
+  const wanted = !leftToPay
+    ? windowMs
+    : sinceHiddenMs <= s.payingForSeconds * 1000
+      ? s.payingSeconds * 1000
+      : Math.min(windowMs, Math.max(s.payingSeconds * 1000, sinceHiddenMs * s.backoffShare));
+  const seenAt = later(signals.pageSeenAt, signals.phonePageSeenAt);
+  return seenAt > hiddenAt ? Math.min(wanted, now.getTime() - seenAt) : wanted;
+}
+
+/** A download counts towards a leaving this long before it (reading the saved picture's name, finding the app) ... */
+const downloadedBeforeLeavingMs = 120_000;
+/** ... or a moment after it (a download's request may reach the service after the page said it went out of sight). */
+const leavingSlackMs = 5_000;
 
 /** The time between two checks of the account as things stand at `now`, in milliseconds. */
 export function checkIntervalMs(signals: CheckSignals, history: CheckHistory, now: Date, s: CadenceSettings): number {
@@ -84,19 +123,29 @@ export function checkIntervalMs(signals: CheckSignals, history: CheckHistory, no
         // one lost: what the page says of its payer earns nothing more than a bill with no page, as the window and
         // the back-off give (a lost notification is rare; checking densely for each payer would double the checks)
         if (!signals.providerPushes) {
-          // a payer left the page for the wallet app a moment ago: the money is likely to land now
-          if (sinceMs(signals.pageHiddenAt) <= s.payingForSeconds * 1000) return s.payingSeconds * 1000;
-          // a page in sight: read, or shown on a desk while its payer pays with a phone
+          const leaving = payingIntervalMs(signals, now, s);
+          if (leaving !== null) return leaving;
+          // a page in sight on a desk while its payer pays with a phone
           if (sinceMs(signals.pageSeenAt) <= s.pageOpenForSeconds * 1000) return s.pageSeconds * 1000;
         }
-        // a bill just made or a QR just fetched (a payer may pay it from the picture): the window in which this
-        // account's payers usually pay runs from the later of them; a page closed does not open it again
+        // a page in sight on a phone: its payer is reading the bill and leaves the page to pay, which says so; a
+        // check now and then in case not (a second phone scanning this one's screen)
+        if (sinceMs(signals.phonePageSeenAt) <= s.pageOpenForSeconds * 1000) return s.readingSeconds * 1000;
+        // a bill just made or a QR just fetched (a payer may pay it from the picture, on a shop's own screen): the
+        // window in which this account's payers usually pay runs from the later of them; a page closed does not open
+        // it again
         const sinceBillMs = now.getTime() - later(signals.newestCreatedAt, signals.qrFetchedAt);
         if (sinceBillMs <= learnedWindowMs(history, s.window)) return s.windowSeconds * 1000;
         // past it, the longer nobody has shown up the rarer the checks: a quarter of the quiet time by default
         const quietMs =
           now.getTime() -
-          later(signals.newestCreatedAt, signals.qrFetchedAt, signals.pageSeenAt, signals.pageHiddenAt);
+          later(
+            signals.newestCreatedAt,
+            signals.qrFetchedAt,
+            signals.pageSeenAt,
+            signals.phonePageSeenAt,
+            signals.pageHiddenAt,
+          );
         return Math.max(s.windowSeconds * 1000, quietMs * s.backoffShare);
       }
       default: {

@@ -116,8 +116,10 @@
     if (seenCompleting) returnSoon();
   }
 
+  // a page out of sight asks nothing: the server reads a page gone quiet as its payer paying in the wallet app, and
+  // checks the account densely for a moment; a page in sight is its payer reading it (or paying from its QR on a desk)
   function poll() {
-    if (polling || status !== 'PENDING') return;
+    if (polling || status !== 'PENDING' || document.hidden) return;
     polling = true;
     fetch(statusUrl, { cache: 'no-store', headers: { accept: 'application/json' } })
       .then(function (response) {
@@ -294,9 +296,18 @@
     });
   }
 
-  // back from the wallet or banking app: look at once instead of waiting for the next poll
+  // going out of sight (off to the wallet or banking app, or the tab closing): say so once, then ask nothing until
+  // back; back: look at once instead of waiting for the next poll
   document.addEventListener('visibilitychange', function () {
-    if (document.visibilityState === 'visible') poll();
+    if (status !== 'PENDING') return;
+    if (document.visibilityState === 'visible') return poll();
+    var hiddenUrl = statusUrl + (statusUrl.indexOf('?') < 0 ? '?' : '&') + 'visibility=hidden';
+    // keepalive: the request outlives a page being closed
+    fetch(hiddenUrl, { cache: 'no-store', keepalive: true, headers: { accept: 'application/json' } }).catch(
+      function () {
+        /* a signal lost is only a check made a little later */
+      },
+    );
   });
 
   if (status === 'PENDING') {

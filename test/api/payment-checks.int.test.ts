@@ -16,6 +16,11 @@ afterAll(async () => service?.close());
 
 type Caller = Awaited<ReturnType<typeof keyHolder>>;
 
+/** The user agents of a browser on a computer and on a phone ("Mobi"), as the payment page's requests carry them. */
+const deskBrowser = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
+const phoneBrowser =
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Mobile Safari/537.36';
+
 /** A QRIS-DYNAMIC payment into a wallet synchronised hourly, paid in the sandbox; nobody asks for a refresh. */
 async function paidPayment(caller: Caller, accountId: string) {
   const created = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
@@ -52,7 +57,7 @@ describe('checks of accounts with pending payments', () => {
     expect(await nextSyncOf(accountId)).toEqual(nextSync);
   });
 
-  it('follow the payer: every 8 s after the bill, rarer as nobody shows up, every 4 s while its page asks, until it ends', async () => {
+  it('follow the payer: every 15 s after the bill, rarer as nobody shows up, every 6 s while its page asks on a desk, until it ends', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);
     const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', expiresInMinutes: 30 }));
@@ -65,21 +70,29 @@ describe('checks of accounts with pending payments', () => {
       ticks.push(`${seconds}s:${(await service.paymentChecks.tick()) > 0 ? 'check' : '-'}`);
     };
     const pageAsks = async () =>
-      expect((await service.app.inject({ method: 'GET', url: `/pay/${payment.id}/status.json` })).statusCode).toBe(200);
+      expect(
+        (
+          await service.app.inject({
+            method: 'GET',
+            url: `/pay/${payment.id}/status.json`,
+            headers: { 'user-agent': deskBrowser },
+          })
+        ).statusCode,
+      ).toBe(200);
     await step(0); // a new bill: at once
-    await step(5);
-    await step(3); // every 8 s in the window in which payers pay (2 minutes while the account has no history)
+    await step(8);
+    await step(7); // every 15 s in the window in which payers pay (2 minutes while the account has no history)
     service.clock.advance(6 * 60_000); // nobody showed up for six minutes: checked every minute
     await step(0);
     await step(20);
-    await pageAsks(); // the payer opens the page: due at once, then every 4 s while it keeps asking
+    await pageAsks(); // the payer opens the page on a desk: due at once, then every 6 s while it keeps asking
     await step(0);
     await step(3);
     await pageAsks();
-    await step(1);
+    await step(3);
     await step(3);
     await pageAsks();
-    await step(1);
+    await step(3);
     service.clock.advance(20_000); // the page closed 20 s ago: the quiet counts from its last ask
     await step(0);
     service.clock.advance(30 * 60_000); // the payment expires
@@ -87,17 +100,62 @@ describe('checks of accounts with pending payments', () => {
     await step(60);
     expect(ticks).toEqual([
       '0s:check',
-      '5s:-',
-      '3s:check',
+      '8s:-',
+      '7s:check',
       '0s:check',
       '20s:-',
       '0s:check',
       '3s:-',
-      '1s:check',
+      '3s:check',
       '3s:-',
-      '1s:check',
+      '3s:check',
       '0s:check',
       '60s:-',
+    ]);
+  });
+
+  it('follow a payer on a phone: rare while the page is read, every 4 s once it leaves with the QR saved, at once when it is back', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', expiresInMinutes: 30 }));
+    await service.projections.waitFor(await service.store.headPosition());
+    const ticks: string[] = [];
+    const step = async (seconds: number) => {
+      service.clock.advance(seconds * 1000);
+      ticks.push(`${seconds}s:${(await service.paymentChecks.tick()) > 0 ? 'check' : '-'}`);
+    };
+    const get = (url: string) => service.app.inject({ method: 'GET', url, headers: { 'user-agent': phoneBrowser } });
+    const status = `/pay/${payment.id}/status.json`;
+    await step(0); // a new bill: at once
+    expect((await get(status)).statusCode).toBe(200); // read on a phone: no denser than every 60 s
+    await step(8);
+    expect((await get(status)).statusCode).toBe(200);
+    await step(8); // where a bill with no page is checked every 15 s
+    expect((await get(`/pay/${payment.id}/qris.png?download=1`)).statusCode).toBe(200); // "Unduh QRIS"
+    // a marker the page never sends is refused, and says nothing of the payer
+    const refused = await get(`${status}?visibility=gone`);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ status: 'error', code: 'VALIDATION_ERROR' });
+    await step(0);
+    expect((await get(`${status}?visibility=hidden`)).statusCode).toBe(200); // off to the wallet app
+    await step(0);
+    await step(2);
+    await step(2); // every 4 s while the payer is likely paying
+    await step(3);
+    expect((await get(status)).statusCode).toBe(200); // back on the page 3 s after the last check: due at once
+    await step(0);
+    await step(1);
+    expect(ticks).toEqual([
+      '0s:check',
+      '8s:-',
+      '8s:-',
+      '0s:-',
+      '0s:check',
+      '2s:-',
+      '2s:check',
+      '3s:-',
+      '0s:check',
+      '1s:-',
     ]);
   });
 

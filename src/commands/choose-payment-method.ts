@@ -125,8 +125,7 @@ async function recordChoice(
       });
       return { append: { receiving: reserved, payment: method }, guard: ['account'], result: null };
     },
-    // a busy account's reservations race: one at a time from this process, and more attempts across processes
-    { ...context, queueOn: reads.receiving.streamId, attempts: 20 },
+    context,
   );
   // the page reloads right after: let the payments read model show the bill
   await deps.readModels.waitFor(chosen.position, undefined, [paymentsProjection]);

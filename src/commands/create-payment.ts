@@ -4,7 +4,7 @@ import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { deterministicUuid, requestFingerprint } from '../ids.ts';
 import { account, accountStream, type Account } from '../domain/account.ts';
 import type { GatewaySettings } from '../config.ts';
-import { cachedState, load, nothingLoaded, type CommandContext } from '../store/commands/handle.ts';
+import { checkedState, load, nothingLoaded, type CommandContext } from '../store/commands/handle.ts';
 import { createGatewayPayment } from './gateway-payment.ts';
 import { payTo, typeFor } from './pay-to.ts';
 import { order } from '../domain/order.ts';
@@ -74,8 +74,7 @@ export async function createPayment(
     created = await createGatewayPayment(deps, request, gatewaySettings);
   } else {
     const accountId = accountStream(input.walletAccountId);
-    const checked = cachedState(deps, accountId, account) ?? (await load(deps, accountId, account));
-    const { linked, type } = receivingAccount(checked.state, ownerId, input.type);
+    const { linked, type } = receivingAccount(await checkedState(deps, accountId, account), ownerId, input.type);
     const where = type === null ? null : await payTo(deps, linked, type, context);
     const recheck = (state: Account) => void receivingAccount(state, ownerId, input.type);
     created = await recordPayment(deps, { ...request, type }, { linked, where, recheck }, null);

@@ -26,9 +26,6 @@ import {
 
 export type WithdrawalRequest = { amount: number; bankCode: string; accountNumber: string; accountHolderName: string };
 
-// requests of one merchant from several processes race on one stream: more attempts than the default before a 409
-const attempts = 10;
-
 /** A stream still contended after every attempt answers 409 (the client may try again). */
 async function contended<T>(run: () => Promise<T>): Promise<T> {
   try {
@@ -51,7 +48,6 @@ async function onLedger(deps: CommandDeps, command: GatewayLedgerCommand, actor:
       actor,
       now: command.now,
       correlationId: 'withdrawalId' in command ? command.withdrawalId : undefined,
-      attempts,
     }),
   );
   await shown(deps, done.position);
@@ -166,7 +162,7 @@ async function recordPaid(
   const reads = {
     ledger: streamRead(ledgerStream, gatewayLedger),
     // a reference is usually new: not read unless the append finds it claimed
-    reference: streamRead(payoutReferenceStream(reference), payoutReference, { likelyNew: true }),
+    reference: streamRead(payoutReferenceStream(reference), payoutReference),
     payout: streamRead(withdrawalPayoutStream(withdrawalId), withdrawalPayout),
   };
   // paid elsewhere (not by the WALLET-A payout that began it): no payout through WALLET-A may be in flight or begin
@@ -203,7 +199,7 @@ async function recordPaid(
         });
         return { append: { ledger: paid, reference: claimed, payout: barred }, result: null };
       },
-      { actor: `admin:${adminId}`, now, correlationId: withdrawalId, attempts, queueOn: ledgerStream },
+      { actor: `admin:${adminId}`, now, correlationId: withdrawalId },
     ),
   );
   await shown(deps, done.position);
@@ -250,7 +246,7 @@ export async function rejectWithdrawal(
         });
         return { append: { ledger: rejected, payout: barred }, result: null };
       },
-      { actor: `admin:${adminId}`, now, correlationId: withdrawalId, attempts, queueOn: ledgerStream },
+      { actor: `admin:${adminId}`, now, correlationId: withdrawalId },
     ),
   );
   await shown(deps, done.position);

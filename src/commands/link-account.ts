@@ -122,7 +122,7 @@ export async function recordLinkedAccount(
     deps,
     {
       owner: streamRead(userStream(link.ownerId), user),
-      account: streamRead(accountStream(link.accountId), account, { likelyNew: true }),
+      account: streamRead(accountStream(link.accountId), account),
     },
     loaded => {
       if (loaded.account.state.status !== 'none') return { append: {}, result: null }; // linked already
@@ -144,8 +144,7 @@ export async function recordLinkedAccount(
         result: null,
       };
     },
-    // links of one owner in this process take their points one after another instead of racing into retries
-    { ...context, queueOn: userStream(link.ownerId) },
+    context,
   );
   return position;
 }

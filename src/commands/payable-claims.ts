@@ -1,14 +1,14 @@
 import { randomInt } from 'node:crypto';
 import type { ReceivingEvent } from '../events/receiving.ts';
 import { streamRead, type StreamRead } from '../store/commands/handle-streams.ts';
-import { cachedState, handleCommand, load, type CommandContext, type EventSourcing } from '../store/commands/handle.ts';
 import {
-  heldAtTime,
-  payableClaim,
-  payableClaimStream,
-  TotalHeld,
-  type PayableClaim,
-} from '../domain/payable-claims.ts';
+  checkedState,
+  handleCommand,
+  load,
+  type CommandContext,
+  type EventSourcing,
+} from '../store/commands/handle.ts';
+import { payableClaim, payableClaimStream, TotalHeld, type PayableClaim } from '../domain/payable-claims.ts';
 import type { Credit, Payable } from '../domain/payables.ts';
 import type { Payment } from '../domain/payment.ts';
 import { matchCredit, maxUniqueCode, noFreeCode, receiving, receivingStream } from '../domain/receiving.ts';
@@ -26,19 +26,15 @@ export async function withUniqueCode(
   record: (claim: StreamRead<PayableClaim, ReceivingEvent>, uniqueCode: number) => Promise<Payment>,
 ): Promise<Payment> {
   const at = bill.now.toISOString();
-  const legacy = (
-    cachedState(deps, receivingStream(bill.accountId), receiving) ??
-    (await load(deps, receivingStream(bill.accountId), receiving))
-  ).state;
+  const legacy = await checkedState(deps, receivingStream(bill.accountId), receiving);
   const codes = Math.min(maxUniqueCode, bill.highestCode ?? maxUniqueCode);
   const first = codes > 0 ? randomInt(1, codes + 1) : 1;
   for (let i = 0; i < codes; i++) {
     const code = ((first - 1 + i) % codes) + 1;
     const totalAmount = bill.amount + code;
     if (legacy.payables.totalHeld(totalAmount, at)) continue;
-    const claim = streamRead(payableClaimStream(bill.accountId, totalAmount), payableClaim, { likelyNew: true });
-    if (heldAtTime((cachedState(deps, claim.streamId, payableClaim) ?? { state: { holder: null } }).state, at))
-      continue;
+    // a total this process saw held is refused by the claim's decision on its cached state (TotalHeld), unwritten
+    const claim = streamRead(payableClaimStream(bill.accountId, totalAmount), payableClaim);
     try {
       return await record(claim, code);
     } catch (err) {

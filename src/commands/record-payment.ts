@@ -132,7 +132,7 @@ export async function recordPayment(
   receiver: Receiver | null,
   gateway: GatewayBill | null,
 ): Promise<Payment> {
-  const orderRead = streamRead(orderStream(p.ownerId, p.input.orderId), order, { likelyNew: true });
+  const orderRead = streamRead(orderStream(p.ownerId, p.input.orderId), order);
   const paymentRead = streamRead(paymentStream(p.paymentId), payment, { loaded: p.paymentLoaded });
   if (!receiver) {
     const { states } = await handleStreams(
@@ -202,7 +202,6 @@ export async function recordPayment(
   const reads = {
     // payTo may have captured the account's static QRIS: the cache holds what it left
     account: streamRead(accountStream(linked.accountId), account),
-    // a payment's order id is usually new: not read unless it turns out to exist (the append refuses it then)
     order: orderRead,
     receiving: streamRead(receivingStream(linked.accountId), receiving),
     payment: paymentRead,
@@ -229,8 +228,7 @@ export async function recordPayment(
       const created = payment.decide(loaded.payment.state, { type: 'CreatePayment', payment: details });
       return { append: { order: opened, receiving: reserved, payment: created }, guard: ['account'], result: null };
     },
-    // reservations on one receiving account from this process go one at a time instead of racing into retries
-    { ...p.context, queueOn: where === null ? undefined : reads.receiving.streamId },
+    p.context,
   );
   return states.payment;
 }

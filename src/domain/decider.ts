@@ -25,4 +25,17 @@ export type Decider<S, C, E extends DomainEvent> = {
   };
   /** Keep the latest state in this process's StateCache (streams that are never deleted, and busy). */
   cached?: boolean;
+  /**
+   * A stream that a command over several streams finds new (an order id seen for the first time): unless cached, it
+   * is taken as empty without a read; if it exists after all, the append's no-stream expectation refuses it, and it is
+   * read. Only for a stream type whose every such command is ready to create it.
+   */
+  likelyNew?: boolean;
+  /**
+   * A busy stream: the commands of this process that write it run one after another instead of racing each other into
+   * retries (other processes are still kept apart by the expected revision).
+   */
+  serialised?: boolean;
+  /** Attempts on a concurrent write to this stream before the command gives up (default 5): more for a stream that several processes write at once. */
+  attempts?: number;
 };

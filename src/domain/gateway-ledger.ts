@@ -403,6 +403,10 @@ export const gatewayLedger: Decider<GatewayLedger, GatewayLedgerCommand, Gateway
     },
   },
   cached: true,
+  // a merchant's credits, withdrawals and their payouts, from every process: one at a time from this one, and more
+  // attempts than the default before a conflict answers 409
+  serialised: true,
+  attempts: 10,
   initialState: () => ({ merchantId: null, balances: {}, credits: Credits.none, withdrawals: {} }),
   evolve,
   decide,

@@ -46,6 +46,8 @@ function decide(state: Order, command: OrderCommand): OrderEvent[] {
 
 export const order: Decider<Order, OrderCommand, OrderEvent> = {
   cached: true,
+  // a payment's order id is usually new: not read unless it turns out to exist (the append refuses it then)
+  likelyNew: true,
   initialState: () => ({ paymentId: null, openedAt: null }),
   evolve,
   decide,

@@ -39,6 +39,8 @@ export const heldAtTime = (claim: PayableClaim, at: string) => claim.holder !== 
 export const payableClaim: Decider<PayableClaim, PayableClaimCommand, ReceivingEvent> = {
   // busy totals are claimed again and again: their last state is kept (a bounded cache), a read only finds what is new
   cached: true,
+  // a total is usually free and never claimed before: its stream is not read unless it turns out to exist
+  likelyNew: true,
   initialState: () => ({ holder: null }),
   evolve(state, event) {
     if (event.type === 'PayableReserved') {

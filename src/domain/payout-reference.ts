@@ -40,6 +40,8 @@ function decide(state: PayoutReference, command: PayoutReferenceCommand): Payout
 
 export const payoutReference: Decider<PayoutReference, PayoutReferenceCommand, PayoutReferenceEvent> = {
   cached: true,
+  // a payout's reference is claimed once, when the payout is recorded: usually a stream still to create
+  likelyNew: true,
   initialState: () => ({ withdrawalId: null }),
   evolve: (_state, event) => ({ withdrawalId: event.data.withdrawalId }),
   decide,

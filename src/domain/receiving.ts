@@ -114,6 +114,9 @@ export const receiving: Decider<Receiving, ReceivingCommand, ReceivingEvent> = {
     },
   },
   cached: true,
+  // a busy account's reservations race: one at a time from this process, and more attempts across processes
+  serialised: true,
+  attempts: 20,
   initialState: () => ({ accountId: null, payables: Payables.none }),
   evolve,
   decide,

@@ -45,6 +45,8 @@ export const emailTaken = () => refuse('EMAIL_TAKEN');
 export const user: Decider<User, UserCommand, UserEvent> = {
   // every scheduled sync debits a point here: without snapshots this stream would be read whole each time
   snapshot: { name: 'user', version: 1, every: 100 },
+  // the syncs of all their accounts and their links take points here: one at a time from this process
+  serialised: true,
   initialState: () => ({ registered: false }),
   evolve(state, event) {
     switch (event.type) {

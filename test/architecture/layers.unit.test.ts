@@ -184,6 +184,14 @@ describe('layers of src (docs/architecture.md)', () => {
     expect(upward).toEqual([]);
   });
 
+  it('the workflows (src/commands) leave the state cache to the machinery: none reads it itself', () => {
+    // how a stream is kept fast is its decider's to declare (cached, likelyNew, serialised, attempts), not a workflow's
+    const reading = files.filter(
+      f => f.startsWith('src/commands/') && /\bcachedState\b/.test(readFileSync(join(root, f), 'utf8')),
+    );
+    expect(reading).toEqual([]);
+  });
+
   it('no runtime import cycle', () => {
     // a dynamic import runs after every module has loaded: it cannot make a cycle at load time
     const edges = new Map<string, string[]>();

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { handleStreams, streamRead } from '../../src/store/commands/handle-streams.ts';
 import type { Decider } from '../../src/domain/decider.ts';
-import { handleCommand, load } from '../../src/store/commands/handle.ts';
+import { handleCommand, inStreamOrder, load } from '../../src/store/commands/handle.ts';
 import { stateCache } from '../../src/store/commands/state-cache.ts';
 import { refuse } from '../../src/errors.ts';
 import { event, type EventOf } from '../../src/events/event.ts';
-import type { EventStore } from '../../src/store/event-store.ts';
+import { WrongExpectedRevision, type EventStore } from '../../src/store/event-store.ts';
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { postgresSnapshots } from '../../src/store/snapshots.ts';
 import { freshPool } from '../support/database.ts';
@@ -156,6 +156,8 @@ describe('a command over several streams', () => {
 });
 
 describe('a stream read as likely new', () => {
+  const fresh = { ...balance, likelyNew: true };
+
   it('is not read while it is not cached; when it exists after all, the append refuses, and the decision runs on it as stored', async () => {
     const s = names();
     await handleCommand({ store: other }, s.from, balance, { type: 'Move', by: 100 }, { actor: 'other', now }); // written elsewhere, not cached here
@@ -163,7 +165,7 @@ describe('a stream read as likely new', () => {
     const seen: number[] = [];
     const done = await handleStreams(
       { store: watched, cache: stateCache() },
-      { from: streamRead(s.from, balance, { likelyNew: true }), to: streamRead(s.to, balance, { likelyNew: true }) },
+      { from: streamRead(s.from, fresh), to: streamRead(s.to, fresh) },
       loaded => {
         seen.push(loaded.from.state.total);
         return move(s.from, s.to, loaded.from.state.total > 0 ? 10 : 0)(loaded);
@@ -174,6 +176,80 @@ describe('a stream read as likely new', () => {
     expect(done.states).toEqual({ from: { total: 90 }, to: { total: 10 } });
     expect(reads.get(s.from)).toBe(1);
     expect(reads.get(s.to)).toBeUndefined(); // new indeed: never read
+  });
+});
+
+describe("a stream type's own options", () => {
+  /** A store whose appends to `refusedId` are refused as if written elsewhere, counting them. */
+  function refusing(inner: EventStore, refusedId: string) {
+    const appends = { count: 0 };
+    const wrapped: EventStore = Object.create(inner);
+    const refuseIt = () => {
+      appends.count++;
+      throw new WrongExpectedRevision(refusedId, 0, 1);
+    };
+    wrapped.appendToStreams = writes =>
+      writes.some(w => w.streamId === refusedId) ? refuseIt() : inner.appendToStreams(writes);
+    wrapped.append = (streamId, events, expected) =>
+      streamId === refusedId ? refuseIt() : inner.append(streamId, events, expected);
+    return { store: wrapped, appends };
+  }
+
+  it('a busy stream is written as many times as its decider allows (attempts), by either path', async () => {
+    const s = names();
+    const stubborn = { ...balance, attempts: 3 };
+    const { store: refused, appends } = refusing(store, s.from);
+    await expect(
+      handleStreams(
+        { store: refused },
+        { from: streamRead(s.from, stubborn), to: streamRead(s.to, balance) },
+        move(s.from, s.to, 0),
+        { actor: 'test', now },
+      ),
+    ).rejects.toBeInstanceOf(WrongExpectedRevision);
+    expect(appends.count).toBe(3);
+    appends.count = 0;
+    await expect(
+      handleCommand({ store: refused }, s.from, stubborn, { type: 'Move', by: 1 }, { actor: 'test', now }),
+    ).rejects.toBeInstanceOf(WrongExpectedRevision);
+    expect(appends.count).toBe(3);
+  });
+
+  it("the writers of a serialised stream from this process run one after another: none is refused by another's write", async () => {
+    const s = names();
+    const cache = stateCache();
+    // a single attempt: a writer that raced another would be refused
+    const busy = { ...balance, serialised: true, attempts: 1 };
+    await handleCommand({ store, cache }, s.from, busy, { type: 'Move', by: 100 }, { actor: 'test', now });
+    const payees = Array.from({ length: 8 }, (_, i) => `${s.to}-${i}`);
+    await Promise.all(
+      payees.map(to =>
+        handleStreams(
+          { store, cache },
+          { from: streamRead(s.from, busy), to: streamRead(to, balance) },
+          move(s.from, to, 10),
+          { actor: 'test', now },
+        ),
+      ),
+    );
+    expect((await load({ store }, s.from, busy)).state.total).toBe(20);
+  });
+
+  it('a command that only guards a serialised stream does not wait for its writers', async () => {
+    const s = names();
+    const busy = { ...balance, serialised: true };
+    await handleCommand({ store }, s.from, busy, { type: 'Move', by: 100 }, { actor: 'test', now });
+    let release = () => {};
+    const writing = inStreamOrder({ store }, s.from, () => new Promise<void>(resolve => (release = resolve)));
+    const guarded = await handleStreams(
+      { store },
+      { from: streamRead(s.from, busy), to: streamRead(s.to, balance) },
+      loaded => ({ append: { to: [Moved({ by: loaded.from.state.total })] }, guard: ['from'], result: null }),
+      { actor: 'test', now },
+    );
+    expect(guarded.states.to).toEqual({ total: 100 });
+    release();
+    await writing;
   });
 });
 

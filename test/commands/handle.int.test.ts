@@ -142,13 +142,14 @@ function racingWriters() {
 const TallyRaised = event('TestTallyRaised', 1, z.object({ to: z.int() }));
 type TallyEvent = EventOf<typeof TallyRaised>;
 const tally: Decider<{ total: number }, { type: 'Raise'; max?: number }, TallyEvent> = {
+  // retries enough that the race, not the retry budget, decides the outcome
+  attempts: 40,
   initialState: () => ({ total: 0 }),
   evolve: (_s, e) => ({ total: e.data.to }),
   decide: (s, c) => (c.max !== undefined && s.total >= c.max ? [] : [TallyRaised({ to: s.total + 1 })]),
 };
 
-// retries enough that the race, not the retry budget, decides the outcome
-const raising = { actor: 'test', now, attempts: 40 };
+const raising = { actor: 'test', now };
 
 describe('command handling', () => {
   it('decides on the latest state even when writers race: no update is lost', async () => {

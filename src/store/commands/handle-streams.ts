@@ -3,6 +3,7 @@ import type { DomainEvent } from '../../events/event.ts';
 import { StreamDeleted, WrongExpectedRevision, type Position, type StreamWrite } from '../event-store.ts';
 import {
   cachedState,
+  defaultAttempts,
   inStreamOrder,
   load,
   nothingLoaded,
@@ -14,13 +15,18 @@ import {
 } from './handle.ts';
 
 /**
- * One stream a command over several streams reads: its id and decider, and how it is loaded the first time: from
- * this process's state cache where the decider is cached, else from the store; `loaded`: as the caller has it;
- * `likelyNew`: a stream that most likely does not exist yet (an order id seen for the first time) is taken as empty
- * unless cached, without a read: if it exists after all, the append's no-stream expectation refuses it, and it is read.
+ * One stream a command over several streams reads: its id and decider, and how it is loaded the first time: as the
+ * caller has it (`loaded`), else from this process's state cache where the decider is cached, else from the store; a
+ * stream whose decider says it is `likelyNew` is taken as empty instead of read (the append's no-stream expectation
+ * refuses it if it exists after all). How many attempts a write to it gets, and whether its writers from this process
+ * run one at a time, are its decider's too.
  */
 export type StreamRead<S, E extends DomainEvent> = {
   readonly streamId: string;
+  /** The decider's `serialised`: commands of this process that write the stream run one after another. */
+  readonly serialised: boolean;
+  /** Attempts on a concurrent write to the stream (the decider's, else the default). */
+  readonly attempts: number;
   first(es: EventSourcing): Promise<Loaded<S>>;
   /** After a refusal: read from the store, never from a cache. */
   again(es: EventSourcing): Promise<Loaded<S>>;
@@ -30,14 +36,16 @@ export type StreamRead<S, E extends DomainEvent> = {
 export function streamRead<S, C, E extends DomainEvent>(
   streamId: string,
   decider: Decider<S, C, E>,
-  options: { likelyNew?: boolean; loaded?: Loaded<S> } = {},
+  options: { loaded?: Loaded<S> } = {},
 ): StreamRead<S, E> {
   return {
     streamId,
+    serialised: decider.serialised ?? false,
+    attempts: decider.attempts ?? defaultAttempts,
     first: async es =>
       options.loaded ??
       cachedState(es, streamId, decider) ??
-      (options.likelyNew ? nothingLoaded(decider) : await load(es, streamId, decider)),
+      (decider.likelyNew ? nothingLoaded(decider) : await load(es, streamId, decider)),
     again: es => load(es, streamId, decider),
     record: (es, loaded, events, nextRevision) => recordAppended(es, streamId, decider, loaded, events, nextRevision),
   };
@@ -59,24 +67,36 @@ export type StreamsDecision<T extends Reads, R> = {
   result: R;
 };
 
-const maxAttempts = 5;
+type Handled<T extends Reads, R> = {
+  result: R;
+  states: { [K in keyof T]: StateOf<T[K]> };
+  position: Position | null;
+};
 
 /**
  * The one path for a command over several streams: loads each stream (from the state cache where possible), runs the
  * decision over them, appends every stream's events all or nothing (where the store can) with the guards checked in
  * the same append, and records the new states. On a concurrent write (WrongExpectedRevision, StreamDeleted) it loads
- * again only the stream refused and decides again, a bounded number of times. `decide` may read elsewhere (never
- * write) before deciding; it refuses by throwing a DomainError. With `queueOn`, commands of this process that name the
- * same stream (including handleCommand on it) run one after another instead of racing into retries.
+ * again only the stream refused and decides again, as many times as that stream's decider allows. `decide` may read
+ * elsewhere (never write) before deciding; it refuses by throwing a DomainError. A command that writes a `serialised`
+ * stream runs again in that stream's queue, after the commands of this process that write it (handleCommand on it
+ * too), so that they do not race into retries; which streams it writes is known once it has decided, so a command
+ * that only reads or guards a busy stream (a unique-code bill guarding its account) is not held up by its writers.
  */
 export async function handleStreams<T extends Reads, R>(
   es: EventSourcing,
   reads: T,
   decide: (loaded: LoadedStreams<T>) => StreamsDecision<T, R> | Promise<StreamsDecision<T, R>>,
-  context: CommandContext & { queueOn?: string },
-): Promise<{ result: R; states: { [K in keyof T]: StateOf<T[K]> }; position: Position | null }> {
-  const run = () => decideAndAppend(es, reads, decide, context);
-  return context.queueOn ? inStreamOrder(es, context.queueOn, run) : run();
+  context: CommandContext,
+): Promise<Handled<T, R>> {
+  const unqueued = await decideAndAppend(es, reads, decide, context, false);
+  if (!('queueOn' in unqueued)) return unqueued;
+  // queued on each stream in one order (sorted): two commands writing the same two streams never wait on each other
+  const queued = unqueued.queueOn.reduceRight<() => Promise<Handled<T, R> | { queueOn: string[] }>>(
+    (work, streamId) => () => inStreamOrder(es, streamId, work),
+    () => decideAndAppend(es, reads, decide, context, true),
+  );
+  return (await queued()) as Handled<T, R>;
 }
 
 async function decideAndAppend<T extends Reads, R>(
@@ -84,7 +104,8 @@ async function decideAndAppend<T extends Reads, R>(
   reads: T,
   decide: (loaded: LoadedStreams<T>) => StreamsDecision<T, R> | Promise<StreamsDecision<T, R>>,
   context: CommandContext,
-) {
+  queued: boolean,
+): Promise<Handled<T, R> | { queueOn: string[] }> {
   const names = Object.keys(reads) as (keyof T & string)[];
   const loaded = Object.fromEntries(
     await Promise.all(names.map(async n => [n, await reads[n]!.first(es)] as const)),
@@ -94,6 +115,8 @@ async function decideAndAppend<T extends Reads, R>(
     const writing = names.filter(n => (decision.append[n]?.length ?? 0) > 0);
     const states = Object.fromEntries(names.map(n => [n, loaded[n]!.state])) as { [K in keyof T]: StateOf<T[K]> };
     if (writing.length === 0) return { result: decision.result, states, position: null };
+    const queueOn = queued ? [] : writing.filter(n => reads[n]!.serialised).map(n => reads[n]!.streamId);
+    if (queueOn.length > 0) return { queueOn: queueOn.sort() };
     const guards = (decision.guard ?? []).filter(n => !writing.includes(n as keyof T & string)) as string[];
     const writes: StreamWrite[] = [
       ...guards.map(n => ({ streamId: reads[n]!.streamId, events: [], expected: loaded[n]!.revision })),
@@ -117,13 +140,9 @@ async function decideAndAppend<T extends Reads, R>(
       );
       return { result: decision.result, states, position: results.at(-1)!.position };
     } catch (err) {
-      if (
-        !(err instanceof WrongExpectedRevision || err instanceof StreamDeleted) ||
-        attempt >= (context.attempts ?? maxAttempts)
-      )
-        throw err;
+      if (!(err instanceof WrongExpectedRevision || err instanceof StreamDeleted)) throw err;
       const refused = names.find(n => reads[n]!.streamId === err.streamId);
-      if (refused === undefined) throw err;
+      if (refused === undefined || attempt >= reads[refused]!.attempts) throw err;
       loaded[refused] = await reads[refused]!.again(es);
     }
   }

@@ -25,8 +25,6 @@ export type CommandContext = {
   causationId?: string | null;
   /** Deterministic event ids make a re-run of the same command (a saga re-delivery) append nothing new. */
   eventId?: (index: number, event: DomainEvent) => string | undefined;
-  /** Attempts on concurrent writes (default 5); a busy stream may ask for more. */
-  attempts?: number;
   /** The stream as the caller just loaded it (or knows it: a new random id has no stream): the first attempt skips its load. */
   loaded?: Loaded<unknown>;
 };
@@ -178,7 +176,8 @@ export async function recordAppended<S, C, E extends DomainEvent>(
 
 export type Handled<S, E> = { state: S; events: E[]; position: Position | null; revision: number };
 
-const maxAttempts = 5;
+/** Attempts on a concurrent write, for a decider that does not say (`attempts`). */
+export const defaultAttempts = 5;
 
 // per event store, so that two services in one process (tests) do not wait on each other
 const queues = new WeakMap<EventStore, ReturnType<typeof keyedQueue>>();
@@ -234,7 +233,7 @@ async function decideAndAppend<S, C, E extends DomainEvent>(
       );
       return { state: next, events, position: result.position, revision: result.nextRevision };
     } catch (err) {
-      if (err instanceof WrongExpectedRevision && attempt < (context.attempts ?? maxAttempts)) {
+      if (err instanceof WrongExpectedRevision && attempt < (decider.attempts ?? defaultAttempts)) {
         // writers racing on one stream: spread the retries so they do not collide again in lock step
         if (attempt > 1) await new Promise(r => setTimeout(r, Math.random() * 4 * attempt));
         continue;

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { query } from '../../src/db/pool.ts';
 import { formatRupiah } from '../../src/web/html.ts';
 import { phonePage, startBrowserService } from '../support/chromium.ts';
 import { keyHolder } from '../support/http.ts';
@@ -28,6 +29,11 @@ const text = (page: Page, selector: string) => page.locator(selector).innerText(
 // browser-side code as expressions (the test's TypeScript has no DOM types), evaluated from here: the page's CSP
 // refuses the eval that page.waitForFunction would need
 const widthOfPage = 'document.documentElement.scrollWidth';
+/** The browser hiding the page (the payer in another app) or showing it again, as the page's script hears it. */
+const visibility = (state: 'hidden' | 'visible') =>
+  `Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => '${state}' });
+   Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${state === 'hidden'} });
+   document.dispatchEvent(new Event('visibilitychange'))`;
 /** Every link and button the payer can see now, with its size in CSS px. */
 const tapTargets = `[...document.querySelectorAll('a[href], button')].filter(el => el.getClientRects().length > 0)
   .map(el => { const r = el.getBoundingClientRect(); return { name: el.textContent.trim(), width: r.width, height: r.height }; })`;
@@ -113,6 +119,41 @@ describe('the payment page in Chromium on a phone-sized screen', () => {
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it('asks nothing while out of sight, saying so once as it leaves, and asks at once when back', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
+    const { context, page, problems } = await phone();
+    const asked: { at: number; url: string }[] = [];
+    page.on('request', request => {
+      if (request.url().includes('/status.json')) asked.push({ at: Date.now(), url: request.url() });
+    });
+    await page.goto(payment.paymentUrl);
+    await expect.poll(() => asked.length, { timeout: 10_000 }).toBeGreaterThan(0);
+
+    // the payer switches to the wallet app: the browser hides the page
+    await page.evaluate(visibility('hidden'));
+    await expect.poll(() => asked.filter(a => a.url.endsWith('?visibility=hidden')).length).toBe(1);
+    const left = Date.now();
+    await new Promise(resolve => setTimeout(resolve, 7000)); // two polls' worth
+    expect(asked.filter(a => a.at > left)).toEqual([]);
+    const signals = await query<{ page_hidden_at: Date | null }>(
+      service.pool,
+      'ReadHiddenSignal',
+      'select page_hidden_at from payment_check_signals where account_id = $1',
+      [accountId],
+    );
+    expect(signals.rows[0]?.page_hidden_at).toBeInstanceOf(Date);
+
+    // back from the app: a status request at once, not at the next poll
+    const back = Date.now();
+    await page.evaluate(visibility('visible'));
+    await expect.poll(() => asked.filter(a => a.at >= back).length, { timeout: 1500, interval: 100 }).toBe(1);
+    expect(asked.filter(a => a.at >= back)[0]!.url).toBe(`${baseUrl}/pay/${payment.id}/status.json`);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 30_000);
 
   it('lets the payer choose the method of a payment created without a type, then shows the bill', async () => {
     const caller = await keyHolder(service);

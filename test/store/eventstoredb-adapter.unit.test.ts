@@ -180,7 +180,9 @@ describe('the KurrentDB adapter at start', () => {
 
   it('accepts 25.1.1 and later, and a server whose version is not known', async () => {
     for (const version of ['25.1.1', '25.1.4', '26.1.0', 'unknown', '0.0.0']) {
-      const store = await open(new FakeKurrent(version));
+      const fake = new FakeKurrent(version);
+      const store = await open(fake);
+      expect(fake.disposed, version).toBe(false);
       await store.close();
     }
   });

@@ -18,33 +18,54 @@ const created = ApiKeyCreated({
   createdAt: t0.toISOString(),
 });
 
+const revoked = ApiKeyRevoked({ keyId, revokedAt: at(1).toISOString() });
+const used = ApiKeyUsed({ keyId, at: at(0).toISOString() });
+
 describe('api key decider', () => {
-  it('revokes only for its owner; a stranger gets not-found, as for a key that never existed', () => {
+  it('revokes a key for its owner', () => {
     given([created])
       .when({ type: 'RevokeApiKey', userId: owner, now: at(1) })
-      .then([ApiKeyRevoked({ keyId, revokedAt: at(1).toISOString() })]);
+      .then([revoked]);
+  });
+
+  it("answers not-found to a stranger revoking someone's key, as for a key that never existed", () => {
     given([created])
       .when({ type: 'RevokeApiKey', userId: stranger, now: at(1) })
       .thenThrows('NOT_FOUND');
+  });
+
+  it('answers not-found for a key that never existed', () => {
     given([])
       .when({ type: 'RevokeApiKey', userId: owner, now: at(1) })
       .thenThrows('NOT_FOUND');
-    given([created, ApiKeyRevoked({ keyId, revokedAt: at(1).toISOString() })])
+  });
+
+  it('revokes a key once: revoking it again changes nothing', () => {
+    given([created, revoked])
       .when({ type: 'RevokeApiKey', userId: owner, now: at(2) })
       .then([]);
   });
 
-  it('records use on first use and then at most every five minutes, never once revoked', () => {
+  it('records the first use', () => {
     given([created])
       .when({ type: 'RecordApiKeyUse', now: at(0) })
-      .then([ApiKeyUsed({ keyId, at: at(0).toISOString() })]);
-    given([created, ApiKeyUsed({ keyId, at: at(0).toISOString() })])
+      .then([used]);
+  });
+
+  it('records no use within five minutes of the last recorded', () => {
+    given([created, used])
       .when({ type: 'RecordApiKeyUse', now: at(4) })
       .then([]);
-    given([created, ApiKeyUsed({ keyId, at: at(0).toISOString() })])
+  });
+
+  it('records use five minutes after the last recorded', () => {
+    given([created, used])
       .when({ type: 'RecordApiKeyUse', now: at(5) })
       .then([ApiKeyUsed({ keyId, at: at(5).toISOString() })]);
-    given([created, ApiKeyRevoked({ keyId, revokedAt: at(1).toISOString() })])
+  });
+
+  it('records no use once revoked', () => {
+    given([created, revoked])
       .when({ type: 'RecordApiKeyUse', now: at(10) })
       .then([]);
   });

@@ -53,47 +53,69 @@ const booked = (amount: number, ledgerCash = 0) =>
   });
 
 describe('ledger adjustments', () => {
-  it("an opening books the provider's balance beyond the ledger's cash against equity, once; nothing when they agree", () => {
-    given([])
-      .when(opening())
-      .then([booked(8_712_500)]);
-    given([booked(8_712_500)])
-      .when(opening())
-      .then([]);
-    given([])
-      .when(opening({ ledgerCash: 8_700_000 }))
-      .then([booked(12_500, 8_700_000)]);
-    given([])
-      .when(opening({ ledgerCash: 8_712_500 }))
-      .then([]);
+  describe('an opening', () => {
+    it("books the provider's balance against equity when the ledger holds no cash there", () => {
+      given([])
+        .when(opening())
+        .then([booked(8_712_500)]);
+    });
+
+    it('is booked once: opening again changes nothing', () => {
+      given([booked(8_712_500)])
+        .when(opening())
+        .then([]);
+    });
+
+    it("books only the provider's balance beyond the ledger's cash", () => {
+      given([])
+        .when(opening({ ledgerCash: 8_700_000 }))
+        .then([booked(12_500, 8_700_000)]);
+    });
+
+    it("books nothing when the ledger's cash agrees with the provider", () => {
+      given([])
+        .when(opening({ ledgerCash: 8_712_500 }))
+        .then([]);
+    });
   });
 
-  it("an admin's dated entry books a platform account, no later than now, never below zero", () => {
-    given([])
-      .when(adjustment())
-      .then([
-        LedgerAdjustmentBooked({
-          entryId,
-          accountId: qris,
-          amount: -6_500,
-          effectiveAt: '2026-01-05T02:00:00.000Z',
-          reason: 'Biaya admin bank',
-          bookedBy: adminId,
-          bookedAt: now.toISOString(),
-          postings: [
-            { account: `holding:${qris}`, amount: -6_500 },
-            { account: 'platform:equity', amount: 6_500 },
-          ],
-        }),
-      ]);
-    given([])
-      .when(adjustment({ holdingAccountIds: [] }))
-      .thenThrows('LEDGER_ADJUSTMENT_INVALID');
-    given([])
-      .when(adjustment({ effectiveAt: new Date(now.getTime() + 1) }))
-      .thenThrows('LEDGER_ADJUSTMENT_INVALID');
-    given([])
-      .when(adjustment({ ledgerCash: 6_499 }))
-      .thenThrows('HOLDING_CASH_SHORT');
+  describe("an admin's dated entry", () => {
+    it('books a platform account against equity', () => {
+      given([])
+        .when(adjustment())
+        .then([
+          LedgerAdjustmentBooked({
+            entryId,
+            accountId: qris,
+            amount: -6_500,
+            effectiveAt: '2026-01-05T02:00:00.000Z',
+            reason: 'Biaya admin bank',
+            bookedBy: adminId,
+            bookedAt: now.toISOString(),
+            postings: [
+              { account: `holding:${qris}`, amount: -6_500 },
+              { account: 'platform:equity', amount: 6_500 },
+            ],
+          }),
+        ]);
+    });
+
+    it("is refused on an account that is not the platform's", () => {
+      given([])
+        .when(adjustment({ holdingAccountIds: [] }))
+        .thenThrows('LEDGER_ADJUSTMENT_INVALID');
+    });
+
+    it('is refused dated after now', () => {
+      given([])
+        .when(adjustment({ effectiveAt: new Date(now.getTime() + 1) }))
+        .thenThrows('LEDGER_ADJUSTMENT_INVALID');
+    });
+
+    it("is refused when it would take the account's cash below zero", () => {
+      given([])
+        .when(adjustment({ ledgerCash: 6_499 }))
+        .thenThrows('HOLDING_CASH_SHORT');
+    });
   });
 });

@@ -60,21 +60,33 @@ const mutation = (side: 'DEBIT' | 'CREDIT', fields: Partial<SeenMutation> = {}):
 const matched = (m: SeenMutation) => HoldingTransferMutationMatched({ transferId, ...m });
 
 describe('holding transfers', () => {
-  it('books the destination debited and the source credited, once', () => {
+  it('books the destination debited and the source credited', () => {
     given([]).when(record()).then([recorded]);
+  });
+
+  it('is booked once: recording it again changes nothing', () => {
     given([recorded]).when(record()).then([]);
   });
 
-  it("takes no more than the source's ledger cash, and only between two of the platform's accounts", () => {
+  it("refuses more than the source's ledger cash", () => {
     given([])
       .when(record({ sourceCash: 999_999 }))
       .thenThrows('HOLDING_CASH_SHORT');
+  });
+
+  it("takes all of the source's ledger cash", () => {
     given([])
       .when(record({ sourceCash: 1_000_000 }))
       .then([recorded]);
+  });
+
+  it('refuses a transfer from an account to itself', () => {
     given([])
       .when(record({ toAccountId: qris }))
       .thenThrows('HOLDING_TRANSFER_INVALID');
+  });
+
+  it("refuses a transfer to an account that is not the platform's", () => {
     given([])
       .when(record({ holdingAccountIds: [qris] }))
       .thenThrows('HOLDING_TRANSFER_INVALID');
@@ -88,37 +100,48 @@ describe('holding transfers', () => {
       .then([dated, matched(debit)]);
   });
 
-  it("takes a CREDIT in suspense on the destination as its side: suspense debited, the destination's cash counted once", () => {
+  describe('a CREDIT in suspense on the destination', () => {
     const suspenseId = '6f7a8b9c-0d1e-4f2a-9b3c-5d6e7f8a9b0c';
     const credit = mutation('CREDIT');
-    const debit = mutation('DEBIT', { mutationId: transferId });
-    const outOfSuspense = {
-      ...recorded,
-      data: {
-        ...recorded.data,
-        transferredAt: debit.occurredAt,
-        suspenseId,
-        postings: [
-          { account: 'platform:suspense', amount: 1_000_000 },
-          { account: `holding:${qris}`, amount: -1_000_000 },
-        ],
-      },
-    };
-    given([])
-      .when(record({ seen: [debit], suspenseCredit: { suspenseId, mutation: credit } }))
-      .then([outOfSuspense, matched(debit), matched(credit)]);
-    // not the destination's, not the amount, or a mutation a transfer took already: booked as ever
-    given([])
-      .when(record({ suspenseCredit: { suspenseId, mutation: mutation('CREDIT', { accountId: qris }) } }))
-      .then([recorded]);
-    given([])
-      .when(record({ suspenseCredit: { suspenseId, mutation: mutation('CREDIT', { amount: 999 }) } }))
-      .then([recorded]);
-    const otherId = '7a8b9c0d-1e2f-4a3b-8c4d-6e7f8a9b0c1d';
-    const other = { ...recorded, data: { ...recorded.data, transferId: otherId, reference: 'HAND-0' } };
-    given([other, HoldingTransferMutationMatched({ ...credit, transferId: otherId })])
-      .when(record({ suspenseCredit: { suspenseId, mutation: credit } }))
-      .then([recorded]);
+
+    it("is taken as its side: suspense debited, the destination's cash counted once", () => {
+      const debit = mutation('DEBIT', { mutationId: transferId });
+      const outOfSuspense = {
+        ...recorded,
+        data: {
+          ...recorded.data,
+          transferredAt: debit.occurredAt,
+          suspenseId,
+          postings: [
+            { account: 'platform:suspense', amount: 1_000_000 },
+            { account: `holding:${qris}`, amount: -1_000_000 },
+          ],
+        },
+      };
+      given([])
+        .when(record({ seen: [debit], suspenseCredit: { suspenseId, mutation: credit } }))
+        .then([outOfSuspense, matched(debit), matched(credit)]);
+    });
+
+    it("is not taken when it is not the destination's: booked as ever", () => {
+      given([])
+        .when(record({ suspenseCredit: { suspenseId, mutation: mutation('CREDIT', { accountId: qris }) } }))
+        .then([recorded]);
+    });
+
+    it('is not taken when it is not of the amount: booked as ever', () => {
+      given([])
+        .when(record({ suspenseCredit: { suspenseId, mutation: mutation('CREDIT', { amount: 999 }) } }))
+        .then([recorded]);
+    });
+
+    it('is not taken when another transfer took it already: booked as ever', () => {
+      const otherId = '7a8b9c0d-1e2f-4a3b-8c4d-6e7f8a9b0c1d';
+      const other = { ...recorded, data: { ...recorded.data, transferId: otherId, reference: 'HAND-0' } };
+      given([other, HoldingTransferMutationMatched({ ...credit, transferId: otherId })])
+        .when(record({ suspenseCredit: { suspenseId, mutation: credit } }))
+        .then([recorded]);
+    });
   });
 
   it('is not dated again by a DEBIT matched after it was recorded', () => {
@@ -128,23 +151,38 @@ describe('holding transfers', () => {
       .then([matched(debit)]);
   });
 
-  it('matches each side once, by account and amount; a mutation taken is not taken again', () => {
+  describe('matching a side', () => {
     const credit = mutation('CREDIT');
-    given([recorded])
-      .when({ type: 'MatchHoldingTransferMutation', mutation: credit })
-      .then([matched(credit)]);
-    given([recorded, matched(credit)])
-      .when({ type: 'MatchHoldingTransferMutation', mutation: credit })
-      .then([]);
-    given([recorded, matched(credit)])
-      .when({ type: 'MatchHoldingTransferMutation', mutation: { ...credit, mutationId: transferId } })
-      .then([]);
-    given([recorded])
-      .when({ type: 'MatchHoldingTransferMutation', mutation: mutation('CREDIT', { accountId: qris }) })
-      .then([]);
-    given([recorded])
-      .when({ type: 'MatchHoldingTransferMutation', mutation: mutation('DEBIT', { amount: 1_000_001 }) })
-      .then([]);
+
+    it('matches the destination side by account and amount', () => {
+      given([recorded])
+        .when({ type: 'MatchHoldingTransferMutation', mutation: credit })
+        .then([matched(credit)]);
+    });
+
+    it('matches a side once: the same mutation again changes nothing', () => {
+      given([recorded, matched(credit)])
+        .when({ type: 'MatchHoldingTransferMutation', mutation: credit })
+        .then([]);
+    });
+
+    it('matches no second mutation for a side already matched', () => {
+      given([recorded, matched(credit)])
+        .when({ type: 'MatchHoldingTransferMutation', mutation: { ...credit, mutationId: transferId } })
+        .then([]);
+    });
+
+    it('matches no CREDIT on another account', () => {
+      given([recorded])
+        .when({ type: 'MatchHoldingTransferMutation', mutation: mutation('CREDIT', { accountId: qris }) })
+        .then([]);
+    });
+
+    it('matches no DEBIT of another amount', () => {
+      given([recorded])
+        .when({ type: 'MatchHoldingTransferMutation', mutation: mutation('DEBIT', { amount: 1_000_001 }) })
+        .then([]);
+    });
   });
 
   describe('a suspense credit it took, given back', () => {
@@ -182,15 +220,20 @@ describe('holding transfers', () => {
       ],
     });
 
-    it("books the destination as a transfer's (suspense credited again) and awaits a later CREDIT", () => {
+    it("books the destination as a transfer's (suspense credited again)", () => {
       given([tookCredit, matched(credit)])
         .when(release())
         .then([released]);
+    });
+
+    it('awaits a later CREDIT as its destination side', () => {
       const later = mutation('CREDIT', { mutationId: '8b9c0d1e-2f3a-4b4c-9d5e-7f8a9b0c1d2e' });
       given([tookCredit, matched(credit), released])
         .when({ type: 'MatchHoldingTransferMutation', mutation: later })
         .then([matched(later)]);
-      // the credit is free for another transfer whose destination side it was
+    });
+
+    it('leaves the credit free for another transfer whose destination side it was', () => {
       const otherId = '7a8b9c0d-1e2f-4a3b-8c4d-6e7f8a9b0c1d';
       const other = record({
         transferId: otherId,
@@ -203,16 +246,25 @@ describe('holding transfers', () => {
         .then([taken, HoldingTransferMutationMatched({ ...credit, transferId: otherId })]);
     });
 
-    it('only the credit it took, once, with a reason', () => {
+    it('is refused once given back', () => {
       given([tookCredit, matched(credit), released])
         .when(release())
         .thenThrows('SUSPENSE_ALREADY_UNTRANSFERRED');
+    });
+
+    it('is refused for a transfer that took no suspense credit', () => {
       given([recorded, matched(credit)])
         .when(release())
         .thenThrows('SUSPENSE_ALREADY_UNTRANSFERRED');
+    });
+
+    it('is refused for a credit other than the one it took', () => {
       given([tookCredit, matched(credit)])
         .when(release({ suspenseId: transferId }))
         .thenThrows('SUSPENSE_ALREADY_UNTRANSFERRED');
+    });
+
+    it('is refused without a reason', () => {
       given([tookCredit, matched(credit)])
         .when(release({ reason: ' ' }))
         .thenThrows('INVALID_INPUT');

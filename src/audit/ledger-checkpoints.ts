@@ -5,10 +5,10 @@ import { checkpointMigration, migrate } from '../db/migrations.ts';
 import { ledgerGuardMigration, registerLedgerKey } from '../db/ledger-guard.ts';
 import { inTransaction, isDatabaseUnavailable, query } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
-import { subscriberLocks, type SubscriberLocks } from '../db/lock-holder.ts';
 import { readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
 import { clearSubscriberFailure } from '../store/subscriber-failures.ts';
 import { comparePositions, type EventStore, type Position } from '../store/event-store.ts';
+import { Leadership } from '../store/leadership.ts';
 import type { SubscriberHealth } from '../store/subscriber.ts';
 import { syncCheckpointFile } from './checkpoint-file.ts';
 import { dailyDigestsMigration, digestPositionName, takeIntoDigests } from './digests.ts';
@@ -69,21 +69,22 @@ type Waiting = Extract<SubscriberHealth, { state: 'waiting' }>;
  * minute while events arrive and at each WIB day's end, and grows each WIB day's digest (src/audit/digests.ts), signed
  * when a later day begins. Checkpoints, chain state, digest rows and both positions (subscriber checkpoints) commit
  * together (exactly once); every checkpoint is then appended to a file outside the database (LEDGER_CHECKPOINT_DIR).
- * Across instances one leads (the advisory locks of both subscribers' names, so an older version's digests subscriber
- * and this never digest at once), the others stand by.
+ * Across instances one leads as a subscriber does (src/store/leadership.ts), by the advisory locks of both subscribers'
+ * names, so that an older version's digests subscriber and this never digest at once; the others stand by.
  */
 export class LedgerCheckpoints {
   private timer: NodeJS.Timeout | null = null;
-  private standbyTimer: NodeJS.Timeout | null = null;
   /** When the pending events began, as this leader last wrote it: null for none, undefined when not known here. */
   private pendingSince: number | null | undefined = undefined;
   private looks = 0;
   private ticking: Promise<unknown> = Promise.resolve();
   private stopped = false;
-  /** Holds this process's subscribers' locks, the audit's two among them, while started. */
-  private locks: SubscriberLocks | null = null;
-  /** Both of the audit's locks are held: this process leads the pass (once its history is checked, it signs). */
-  private locked = false;
+  /**
+   * The audit's two locks, held on the session of this process's subscribers' locks: an instance of an older version
+   * (its chain, or its daily digests' subscriber) stands by for this one, and back. Both held: this process leads the
+   * pass (once its history is checked, it signs).
+   */
+  private readonly leadership: Leadership;
   /** The history was checked under these locks: the leader reads and signs. */
   private signing = false;
   /** The position of the last event chained, while leading. */
@@ -93,7 +94,6 @@ export class LedgerCheckpoints {
   private digestsHeldElsewhere = false;
   private following: Promise<void> = Promise.resolve();
   private failure: Waiting | null = null;
-  private retrying = false;
   private waiters = 0;
   private resumeNow: () => void = () => undefined;
   private readonly progress = new EventEmitter();
@@ -112,36 +112,30 @@ export class LedgerCheckpoints {
       publicKey: () => signer.publicKey,
       leaves: page => this.hasher.leaves(page, { chain: true, digests: false }),
     });
+    this.leadership = new Leadership({
+      pool: deps.pool,
+      names: [subscriberName, digestPositionName],
+      standbyRetryMs: standbyMs,
+      lead: () => this.lead(),
+      stopLeading: () => this.stopReading(),
+      failed: err => this.failed(err),
+      retryDelayMs: () => Math.min(1000 * 2 ** (this.failure!.attempts - 1), 5000),
+      looked: held => {
+        const digestsHeldElsewhere = held.length === 1;
+        if (digestsHeldElsewhere && !this.digestsHeldElsewhere)
+          deps.log.info('ledger checkpoints stand by: an older instance digests the log; leading once it stops');
+        this.digestsHeldElsewhere = digestsHeldElsewhere;
+      },
+    });
   }
 
   private get leading(): boolean {
-    return this.locked && this.signing;
+    return this.leadership.holdsLocks && this.signing;
   }
 
-  private async tryToLead(): Promise<void> {
-    if (this.stopped || !this.locks) return;
+  /** Holding both locks: checks the history, then reads on from where the chain stands. */
+  private async lead(): Promise<void> {
     const { pool } = this.deps;
-    const locks = this.locks;
-    // the locks Subscribers of these names take, on the session that holds this process's subscribers' locks: an
-    // instance of an older version (its chain, or its daily digests' subscriber) stands by for this one, and back
-    const chain = await locks.tryLock(subscriberName, this.lockLost);
-    const digests =
-      chain &&
-      (await locks.tryLock(digestPositionName, this.lockLost).catch(async err => {
-        await locks.unlock(subscriberName);
-        throw err;
-      }));
-    if (chain && !digests && !this.digestsHeldElsewhere)
-      this.deps.log.info('ledger checkpoints stand by: an older instance digests the log; leading once it stops');
-    this.digestsHeldElsewhere = chain && !digests;
-    if (!digests || this.stopped) {
-      // a lock taken alone (or as this stops) goes back at once
-      if (chain) await locks.unlock(subscriberName);
-      if (digests) await locks.unlock(digestPositionName);
-      this.standbyTimer = setTimeout(() => void this.tryToLead().catch(err => this.fail(err)), standbyMs);
-      return;
-    }
-    this.locked = true;
     try {
       // the key the chain is at, taken up from the key file after another instance (or a crash) rotated it
       await this.signer.follow?.(pool);
@@ -163,8 +157,6 @@ export class LedgerCheckpoints {
     this.progress.emit('progress');
     this.following = this.follow();
   }
-
-  private readonly lockLost = (err: unknown) => this.fail(err);
 
   /** Reads the log from where the chain stands, page after page, then lets it gather; until stopped or failed. */
   private async follow(): Promise<void> {
@@ -248,6 +240,10 @@ export class LedgerCheckpoints {
 
   /** Stops leading and tries again later: 1 s, then twice as long each time, at most 5 s. */
   private fail(err: unknown): void {
+    this.leadership.fail(err);
+  }
+
+  private failed(err: unknown): void {
     const previous = this.failure;
     const attempts = previous ? previous.attempts + 1 : 1;
     this.failure = {
@@ -262,18 +258,6 @@ export class LedgerCheckpoints {
       else this.deps.log.warn({ err, subscriber: subscriberName }, 'ledger checkpoints failed; reading again shortly');
     }
     this.progress.emit('progress');
-    if (this.retrying) return; // the read and the lock's connection can both fail at once: one retry
-    this.retrying = true;
-    void this.release().then(() => {
-      if (this.stopped) return;
-      this.standbyTimer = setTimeout(
-        () => {
-          this.retrying = false;
-          void this.tryToLead().catch(e => this.fail(e));
-        },
-        Math.min(1000 * 2 ** (attempts - 1), 5000),
-      );
-    });
   }
 
   /** Stands by, saying why, and looks again shortly: the history gate decides how often it checks again. */
@@ -286,10 +270,7 @@ export class LedgerCheckpoints {
       attempts: (previous?.attempts ?? 0) + 1,
     };
     this.progress.emit('progress');
-    void this.release().then(() => {
-      if (!this.stopped)
-        this.standbyTimer = setTimeout(() => void this.tryToLead().catch(err => this.fail(err)), standbyMs);
-    });
+    this.leadership.standBy(standbyMs);
   }
 
   private recovered(): void {
@@ -297,15 +278,10 @@ export class LedgerCheckpoints {
     this.failure = null;
   }
 
-  private async release(): Promise<void> {
+  /** Stops reading: the page in hand is committed first (the locks are freed after, by the leadership). */
+  private async stopReading(): Promise<void> {
     this.resumeNow();
     this.signing = false;
-    if (this.locked) {
-      this.locked = false;
-      // the connection is gone already when it dropped (and the locks with it): then there is nothing to unlock
-      await this.locks?.unlock(subscriberName);
-      await this.locks?.unlock(digestPositionName);
-    }
     await this.following;
   }
 
@@ -385,9 +361,7 @@ export class LedgerCheckpoints {
         .published(newest)
         .catch(err => this.deps.log.error({ err }, 'ledger checkpoints: sending the newest again failed'));
     this.stopped = false;
-    this.retrying = false;
-    this.locks ??= subscriberLocks.acquire(this.deps.pool);
-    await this.tryToLead();
+    await this.leadership.start();
     this.timer = setInterval(() => {
       this.ticking = this.ticking
         .then(() => this.cutIfDue())
@@ -403,15 +377,14 @@ export class LedgerCheckpoints {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    if (this.standbyTimer) clearTimeout(this.standbyTimer);
+    this.leadership.halt();
     this.resumeNow();
     await this.following;
-    await this.release();
+    await this.leadership.release();
     await this.ticking;
     await this.history.settle();
     await this.hasher.close();
-    if (this.locks) await subscriberLocks.release(this.deps.pool);
-    this.locks = null;
+    await this.leadership.close();
   }
 
   /**

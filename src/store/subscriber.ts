@@ -2,9 +2,9 @@ import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Logger } from '../logger.ts';
 import { checkpointNotifications, type CheckpointNotifications, type Leading } from '../db/checkpoint-notifications.ts';
-import { subscriberLocks, type SubscriberLocks } from '../db/lock-holder.ts';
 import { isDatabaseUnavailable, query } from '../db/pool.ts';
 import { readCheckpoint, saveCheckpoint, saveCheckpointForward } from './checkpoints.ts';
+import { Leadership } from './leadership.ts';
 import {
   comparePositions,
   type EventStore,
@@ -21,8 +21,8 @@ import {
 
 /**
  * One named reader of "all" (a projection or a saga) that resumes from its checkpoint. Across processes only
- * one instance is active: it holds a PostgreSQL advisory lock named after the subscriber (on the one connection that
- * holds every lock of its process, src/db/lock-holder.ts); the others stand by and take over when the lock frees.
+ * one instance is active: it leads by the advisory lock named after the subscriber (src/store/leadership.ts); the
+ * others stand by and take over when the lock frees.
  * A process waiting for a subscriber another one leads is told when it gets there (src/db/checkpoint-notifications.ts).
  */
 export type SubscriberOptions = {
@@ -97,19 +97,17 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
 
 export class Subscriber {
   private subscription: Subscription | null = null;
-  /** The process's lock holder and notifications, shared with its other subscribers from start to stop. */
-  private sessions: { locks: SubscriberLocks; notifications: CheckpointNotifications } | null = null;
-  private locked = false;
+  /** The process's notifications, shared with its other subscribers from start to stop. */
+  private notifications: CheckpointNotifications | null = null;
+  private readonly leadership: Leadership;
   /** While it leads: processes waiting elsewhere are told the positions it reaches. */
   private leading: Leading | null = null;
   /** The lock's connection dropped: stand by a while, so that another process takes over rather than this one again. */
   private yieldLead = false;
-  private standbyTimer: NodeJS.Timeout | null = null;
   private flushTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private position: Position | null = null;
   private failure: Extract<SubscriberHealth, { state: 'stuck' | 'waiting' }> | null = null;
-  private retrying = false;
   private savedAt = 0;
   /** How far events this subscriber does not handle have moved it past its stored checkpoint. */
   private unsaved: Position | null = null;
@@ -119,6 +117,16 @@ export class Subscriber {
 
   constructor(private readonly options: SubscriberOptions) {
     this.progress.setMaxListeners(0);
+    this.leadership = new Leadership({
+      pool: options.pool,
+      names: [options.name],
+      standbyRetryMs: options.standbyRetryMs ?? 2000,
+      lead: () => this.lead(),
+      stopLeading: () => this.stopReading(),
+      failed: err => this.failed(err),
+      retryDelayMs: () => this.retryDelayMs(),
+      lockLost: err => this.lockLost(err),
+    });
   }
 
   get name(): string {
@@ -136,28 +144,15 @@ export class Subscriber {
 
   async start(): Promise<void> {
     this.stopped = false;
-    this.retrying = false;
-    const { pool } = this.options;
-    this.sessions ??= { locks: subscriberLocks.acquire(pool), notifications: checkpointNotifications.acquire(pool) };
-    this.sessions.notifications.open();
-    await this.tryToLead();
+    this.notifications ??= checkpointNotifications.acquire(this.options.pool);
+    this.notifications.open();
+    await this.leadership.start();
   }
 
-  private async tryToLead(): Promise<void> {
-    if (this.stopped || !this.sessions) return;
+  /** Holding the lock: reads on from the checkpoint. */
+  private async lead(): Promise<void> {
     const { pool, name, store, log } = this.options;
-    const { locks, notifications } = this.sessions;
-    // A lost connection loses the lock; stop reading so another instance can lead.
-    const locked = await locks.tryLock(name, this.lockLost);
-    if (!locked || this.stopped) {
-      if (locked) await locks.unlock(name);
-      this.standbyTimer = setTimeout(
-        () => void this.tryToLead().catch(err => this.fail(err)),
-        this.options.standbyRetryMs ?? 2000,
-      );
-      return;
-    }
-    this.locked = true;
+    const notifications = this.notifications!;
     this.position = await readCheckpoint(pool, name);
     this.leading = notifications.lead(name, () => (this.isActive ? this.position : null));
     this.unsaved = null;
@@ -194,7 +189,6 @@ export class Subscriber {
   }
 
   private readonly lockLost = (err: unknown) => {
-    this.locked = false;
     // its connection killed while the database serves: another instance may take over; the database gone: every
     // instance lost its locks, and this one tries again as soon as it is back (asked of the database itself: a
     // connection killed by an administrator and a database shutting down both say 57P01)
@@ -209,12 +203,17 @@ export class Subscriber {
       });
   };
 
-  /**
-   * Stops reading and tries again later. Logged once per change of state, not once per attempt: an event that cannot
-   * be handled is an error naming it (and recorded for the CLI and every process's /ready), an unreachable database a
-   * warning (the database's own watcher says more).
-   */
+  /** Stops reading, frees the lock and tries again after its back-off (retryDelayMs). */
   private fail(err: unknown): void {
+    this.leadership.fail(err);
+  }
+
+  /**
+   * Says what failed. Logged once per change of state, not once per attempt: an event that cannot be handled is an
+   * error naming it (and recorded for the CLI and every process's /ready), an unreachable database a warning (the
+   * database's own watcher says more).
+   */
+  private failed(err: unknown): void {
     const { log, name, pool } = this.options;
     const now = new Date();
     const previous = this.failure;
@@ -259,16 +258,6 @@ export class Subscriber {
         log.debug({ subscriber: name }, `subscriber ${name} waits for the database`);
       else log.warn({ err, subscriber: name }, `subscriber ${name} failed; reading again shortly`);
     }
-    if (this.retrying) return; // the subscription and its lock's connection can both fail at once: one retry
-    this.retrying = true;
-    const delay = this.retryDelayMs();
-    void this.release().then(() => {
-      if (this.stopped) return;
-      this.standbyTimer = setTimeout(() => {
-        this.retrying = false;
-        void this.tryToLead().catch(e => this.fail(e));
-      }, delay);
-    });
   }
 
   /**
@@ -300,16 +289,13 @@ export class Subscriber {
     }
   }
 
-  private async release(): Promise<void> {
+  /** Stops reading (the lock is freed after, by the leadership). */
+  private async stopReading(): Promise<void> {
     const subscription = this.subscription;
     this.subscription = null;
     this.leading?.stop();
     this.leading = null;
     await subscription?.close();
-    if (this.locked) {
-      this.locked = false;
-      await this.sessions?.locks.unlock(this.options.name);
-    }
   }
 
   /**
@@ -352,7 +338,7 @@ export class Subscriber {
   /** Finishes the batch in hand (its checkpoint is stored), stores how far it passed by, then stops reading. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.standbyTimer) clearTimeout(this.standbyTimer);
+    this.leadership.halt();
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
     const leading = this.subscription !== null;
@@ -361,10 +347,12 @@ export class Subscriber {
     if (leading && this.unsaved)
       await saveCheckpoint(this.options.pool, this.options.name, this.unsaved).catch(() => undefined);
     this.unsaved = null;
-    await this.release();
-    const { pool } = this.options;
-    if (this.sessions) await Promise.all([subscriberLocks.release(pool), checkpointNotifications.release(pool)]);
-    this.sessions = null;
+    const notifications = this.notifications;
+    this.notifications = null;
+    await Promise.all([
+      this.leadership.close(),
+      notifications ? checkpointNotifications.release(this.options.pool) : undefined,
+    ]);
   }
 
   /** Resolves once this subscriber has handled every event up to `position`; false on timeout. */

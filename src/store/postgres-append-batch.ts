@@ -1,4 +1,5 @@
 import { START, type AppendResult, type StreamWrite } from './event-store.ts';
+import { storedMetadata } from './postgres-event-metadata.ts';
 import { lockStream } from './postgres-schema.ts';
 
 /**
@@ -122,7 +123,7 @@ export function appendBatchParams(batch: { writes: StreamWrite[] }[]): unknown[]
         types.push(e.type);
         versions.push(e.version);
         data.push(e.data);
-        metadata.push(e.metadata);
+        metadata.push(storedMetadata(e.metadata));
       });
     }),
   );

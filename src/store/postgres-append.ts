@@ -12,6 +12,7 @@ import {
   type Position,
   type StreamWrite,
 } from './event-store.ts';
+import { storedMetadata } from './postgres-event-metadata.ts';
 import { lockStream } from './postgres-schema.ts';
 import {
   AppendBatcher,
@@ -160,7 +161,7 @@ export class PostgresAppends {
       events.map(e => e.type),
       events.map(e => e.version),
       JSON.stringify(events.map(e => e.data)),
-      JSON.stringify(events.map(e => e.metadata)),
+      JSON.stringify(events.map(e => storedMetadata(e.metadata))),
     ];
     const firstArrayParam = params.length - 4;
     try {

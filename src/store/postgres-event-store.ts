@@ -17,6 +17,7 @@ import {
 } from './event-store.ts';
 import { PostgresAppends } from './postgres-append.ts';
 import { pollingSubscription, type TailRead } from './polling-subscription.ts';
+import { eventMetadataOf } from './postgres-event-metadata.ts';
 import { eventLogMigration, eventStreamsMigration } from './postgres-schema.ts';
 
 const CHANNEL = 'es_events';
@@ -26,6 +27,7 @@ type EventRow = {
   xid: string;
   stream_id: string;
   revision: number;
+  eid: string;
   type: string;
   version: number;
   data: string;
@@ -36,7 +38,7 @@ type EventRow = {
 // JSON text (the json columns as stored, kept as text by jsonAsText), parsed when first read: most readers of "all"
 // look at the type of most events and pass them by.
 const eventColumns =
-  'position::text as pos, transaction_id::text as xid, stream_id, revision, type, version, data, metadata';
+  'position::text as pos, transaction_id::text as xid, stream_id, revision, event_id::text as eid, type, version, data, metadata';
 
 /** The event's stream is not deleted: a deleted stream keeps its events in the log (append-only), unseen by readers. */
 const liveStream = (streamIdSql: string) =>
@@ -87,7 +89,7 @@ function toRecorded(row: EventRow): RecordedEvent {
       return (data ??= JSON.parse(row.data) as Record<string, unknown>);
     },
     get metadata() {
-      return (metadata ??= JSON.parse(row.metadata) as EventMetadata);
+      return (metadata ??= eventMetadataOf(JSON.parse(row.metadata) as Record<string, unknown>, row.eid));
     },
   };
 }
@@ -245,7 +247,7 @@ export class PostgresEventStore implements EventStore {
       'ReadAllTail',
       `(${finalEventsAfter(', true as final')})
        union all
-       (select null, null, null, null, null, null, null, null, false from es_events
+       (select null, null, null, null, null, null, null, null, null, false from es_events
         where transaction_id >= pg_snapshot_xmin(pg_current_snapshot())
         order by es_events.transaction_id, es_events.position limit 1)`,
       positionParams(after, maxCount),

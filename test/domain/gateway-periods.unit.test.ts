@@ -56,32 +56,37 @@ describe('closing a month', () => {
       .when(close('2026-11'))
       .then([closed('2026-11')]));
 
-  it('a month not yet over is refused, to the millisecond before its end (WIB)', () => {
-    given([]).when(close('2026-12')).thenThrows('PERIOD_NOT_ENDED');
+  it('a month not yet over is refused', () => given([]).when(close('2026-12')).thenThrows('PERIOD_NOT_ENDED'));
+
+  it('a month is refused to the millisecond before its end (WIB)', () =>
     given([])
       .when(close('2026-11', new Date('2026-11-30T16:59:59.999Z')))
-      .thenThrows('PERIOD_NOT_ENDED');
+      .thenThrows('PERIOD_NOT_ENDED'));
+
+  it('a month closes at its end (WIB)', () =>
     given([])
       .when(close('2026-11', new Date('2026-11-30T17:00:00.000Z')))
-      .then([closed('2026-11', new Date('2026-11-30T17:00:00.000Z'))]);
-  });
+      .then([closed('2026-11', new Date('2026-11-30T17:00:00.000Z'))]));
 
   it('a month closed already is refused', () =>
     given([closed('2026-11')])
       .when(close('2026-11'))
       .thenThrows('PERIOD_ALREADY_CLOSED'));
 
-  it('months close in order: the next is the month after the latest closed', () => {
+  it('a month after the next one to close is refused: months close in order', () =>
     given([closed('2026-09')])
       .when(close('2026-11'))
-      .thenThrows('PERIOD_OUT_OF_ORDER');
+      .thenThrows('PERIOD_OUT_OF_ORDER'));
+
+  it('a month before the latest closed is refused', () =>
     given([closed('2026-10')])
       .when(close('2026-09'))
-      .thenThrows('PERIOD_OUT_OF_ORDER');
+      .thenThrows('PERIOD_OUT_OF_ORDER'));
+
+  it('the month after the latest closed closes', () =>
     given([closed('2026-10')])
       .when(close('2026-11'))
-      .then([closed('2026-11')]);
-  });
+      .then([closed('2026-11')]));
 
   it('with none closed now, any month that has ended closes first', () =>
     given([closed('2026-10'), reopened('2026-10')])
@@ -90,21 +95,22 @@ describe('closing a month', () => {
 });
 
 describe('reopening a month', () => {
-  it('the latest closed month reopens with its reason, then closes again', () => {
+  it('the latest closed month reopens with its reason', () =>
     given([closed('2026-11')])
       .when(reopen('2026-11'))
-      .then([reopened('2026-11')]);
+      .then([reopened('2026-11')]));
+
+  it('a reopened month closes again', () =>
     given([closed('2026-11'), reopened('2026-11')])
       .when(close('2026-11'))
-      .then([closed('2026-11')]);
-  });
+      .then([closed('2026-11')]));
 
-  it('a month not closed, or reopened already, is refused', () => {
-    given([]).when(reopen('2026-11')).thenThrows('PERIOD_NOT_CLOSED');
+  it('a month never closed is refused', () => given([]).when(reopen('2026-11')).thenThrows('PERIOD_NOT_CLOSED'));
+
+  it('a month reopened already is refused', () =>
     given([closed('2026-11'), reopened('2026-11')])
       .when(reopen('2026-11'))
-      .thenThrows('PERIOD_NOT_CLOSED');
-  });
+      .thenThrows('PERIOD_NOT_CLOSED'));
 
   it('only the latest closed month reopens: an earlier closing is the next month frozen opening', () =>
     given([closed('2026-10'), closed('2026-11')])

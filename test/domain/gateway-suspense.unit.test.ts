@@ -73,10 +73,13 @@ const allocation = {
 };
 
 describe('a suspense credit given back from the hand transfer that took it', () => {
-  it('goes back naming the transfer, with the reason trimmed; OPEN again, it is allocated or refunded as any', () => {
+  it('goes back naming the transfer, with the reason trimmed', () => {
     given([received, transferred()])
       .when(untransfer('  Pembayaran pelanggan, bukan pemindahan '))
       .then([untransferred()]);
+  });
+
+  it('is OPEN again once given back: allocated as any', () => {
     given([received, transferred(), untransferred()])
       .when({
         type: 'AllocateSuspenseCredit',
@@ -92,16 +95,25 @@ describe('a suspense credit given back from the hand transfer that took it', () 
       .then([SuspenseCreditAllocated(allocation)]);
   });
 
-  it('only a credit a transfer took: open, allocated or unknown is refused', () => {
+  it('is refused for an open credit no transfer took', () => {
     given([received]).when(untransfer()).thenThrows('SUSPENSE_NOT_TRANSFERRED');
+  });
+
+  it('is refused for an allocated credit', () => {
     given([received, SuspenseCreditAllocated(allocation)])
       .when(untransfer())
       .thenThrows('SUSPENSE_NOT_TRANSFERRED');
+  });
+
+  it('is refused for an unknown credit', () => {
     given([]).when(untransfer()).thenThrows('SUSPENSE_NOT_FOUND');
   });
 
-  it('once: given back already is refused as such; taken again by another transfer, it goes back from that one', () => {
+  it('is refused as such when given back already', () => {
     given([received, transferred(), untransferred()]).when(untransfer()).thenThrows('SUSPENSE_ALREADY_UNTRANSFERRED');
+  });
+
+  it('goes back from another transfer that took it again', () => {
     given([received, transferred(), untransferred(), transferred(otherTransfer)])
       .when(untransfer())
       .then([untransferred(otherTransfer)]);

@@ -28,8 +28,6 @@ const allowedLong = new Set([
   'src/commands/sync-account.ts: syncAccount',
   'src/commands/withdrawal-payout.ts: payOutWithdrawal',
   'src/config.ts: loadConfig',
-  'src/domain/account.ts: decide',
-  'src/domain/account.ts: evolve',
   'src/domain/gateway-ledger.ts: decide',
   'src/domain/gateway-suspense.ts: decide',
   'src/domain/transfer.ts: decide',

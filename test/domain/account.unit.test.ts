@@ -4,10 +4,15 @@ import { account, type AccountCommand, type FetchedTransaction } from '../../src
 import { retryDelayMinutes } from '../../src/commands/sync-account.ts';
 import {
   AccountLinked,
+  AccountSettingsChanged,
   AccountSynced,
   AccountSyncFailed,
+  AccountSyncPaused,
+  CredentialsChanged,
   MutationRecorded,
   ProviderSessionExpired,
+  ProviderSessionRestored,
+  StaticQrisCaptured,
 } from '../../src/events/account.ts';
 import type { AccountEvent } from '../../src/events/account.ts';
 import { specification } from '../support/decider.ts';
@@ -65,7 +70,111 @@ const sync = (slot: Date | null, transactions: FetchedTransaction[], now = at(1)
   now,
 });
 
-describe('account decider', () => {
+describe('account: linking and settings', () => {
+  const link: AccountCommand = {
+    type: 'LinkAccount',
+    accountId,
+    ownerId,
+    accountType: 'bank',
+    providerCode: 'BANK-BCA',
+    accountName: 'Ops',
+    accountNumber: '1234567890',
+    phoneNumber: null,
+    holderName: 'BUDI',
+    intervalMinutes: 5,
+    credentials: sealedSession,
+    session: sealedSession,
+    isActive: true,
+    syncsPaidUntil: null,
+    now: t0,
+  };
+
+  it('links an account', () => {
+    given([]).when(link).then([linked]);
+  });
+
+  it('links an account once: a retried link of the same id changes nothing', () => {
+    given([linked]).when(link).then([]);
+  });
+
+  it("changes the owner's account name, interval and credentials", () => {
+    const credentials = { iv: 'i2', tag: 't2', data: 'd2' };
+    given([linked])
+      .when({
+        type: 'ChangeAccountSettings',
+        ownerId,
+        accountName: 'Shop',
+        intervalMinutes: 15,
+        credentials,
+        now: at(1),
+      })
+      .then([
+        AccountSettingsChanged({ accountId, accountName: 'Shop', intervalMinutes: 15, changedAt: at(1).toISOString() }),
+        CredentialsChanged({ accountId, credentials, session: null, changedAt: at(1).toISOString() }),
+      ]);
+  });
+
+  it("answers not-found to another owner's change", () => {
+    given([linked])
+      .when({
+        type: 'ChangeAccountSettings',
+        ownerId: '11111111-1111-4111-8111-111111111111',
+        accountName: 'x',
+        now: at(1),
+      })
+      .thenThrows('ACCOUNT_NOT_FOUND');
+  });
+
+  it("captures the merchant's static QRIS", () => {
+    given([linked])
+      .when({ type: 'CaptureStaticQris', payload: '000201', now: at(1) })
+      .then([StaticQrisCaptured({ accountId, payload: '000201', capturedAt: at(1).toISOString() })]);
+  });
+
+  it('captures the same static QRIS once', () => {
+    given([linked, StaticQrisCaptured({ accountId, payload: '000201', capturedAt: at(1).toISOString() })])
+      .when({ type: 'CaptureStaticQris', payload: '000201', now: at(2) })
+      .then([]);
+  });
+});
+
+describe('account: the provider session', () => {
+  const expired = ProviderSessionExpired({ accountId, expiredAt: at(3).toISOString() });
+  const restoredBy = (loginSessionId: string | null, minutes: number) =>
+    ProviderSessionRestored({
+      accountId,
+      session: sealedSession,
+      loginSessionId,
+      credentials: null,
+      restoredAt: at(minutes).toISOString(),
+    });
+
+  it('marks the account inactive when the provider session expires', () => {
+    given([linked])
+      .when({ type: 'ExpireProviderSession', now: at(3) })
+      .then([expired]);
+  });
+
+  it('marks the account inactive once', () => {
+    given([linked, expired])
+      .when({ type: 'ExpireProviderSession', now: at(4) })
+      .then([]);
+  });
+
+  it('restores the session an OTP login gives', () => {
+    given([linked, expired])
+      .when({ type: 'RestoreProviderSession', session: sealedSession, loginSessionId: 'login-1', now: at(5) })
+      .then([restoredBy('login-1', 5)]);
+  });
+
+  it('restores once per OTP login: the same login applied again changes nothing', () => {
+    given([linked, expired, restoredBy('login-1', 5)])
+      .when({ type: 'RestoreProviderSession', session: sealedSession, loginSessionId: 'login-1', now: at(6) })
+      .then([]);
+  });
+});
+
+describe('account: sync', () => {
   it('records new transactions and the balance of a sync', () => {
     given([linked])
       .when(sync(t0, [tx('1'), tx('2')]))
@@ -122,6 +231,17 @@ describe('account decider', () => {
     given([linked, done])
       .when(sync(at(5), [tx('9')]))
       .then([]);
+  });
+
+  it('serves no slot older than the last one served', () => {
+    const done = AccountSynced({
+      accountId,
+      balance: 5000,
+      syncedAt: at(1).toISOString(),
+      slot: at(5).toISOString(),
+      cursor: null,
+      trigger: 'schedule',
+    });
     given([linked, done])
       .when(sync(at(0), [tx('9')]))
       .then([]);
@@ -141,25 +261,13 @@ describe('account decider', () => {
       .then([failed(2)]);
   });
 
-  it('marks the account inactive once when the provider session expires', () => {
-    const expired = ProviderSessionExpired({ accountId, expiredAt: at(3).toISOString() });
+  it('pauses a sync the owner has no points for', () => {
     given([linked])
-      .when({ type: 'ExpireProviderSession', now: at(3) })
-      .then([expired]);
-    given([linked, expired])
-      .when({ type: 'ExpireProviderSession', now: at(4) })
-      .then([]);
+      .when({ type: 'PauseSync', reason: 'not-enough-points', now: at(1) })
+      .then([AccountSyncPaused({ accountId, reason: 'not-enough-points', pausedAt: at(1).toISOString() })]);
   });
 
-  it("answers not-found to another owner's change and to an account that does not exist", () => {
-    given([linked])
-      .when({
-        type: 'ChangeAccountSettings',
-        ownerId: '11111111-1111-4111-8111-111111111111',
-        accountName: 'x',
-        now: at(1),
-      })
-      .thenThrows('ACCOUNT_NOT_FOUND');
+  it('answers not-found to a sync of an account that does not exist', () => {
     given([]).when(sync(t0, [])).thenThrows('ACCOUNT_NOT_FOUND');
   });
 

@@ -47,7 +47,10 @@ const layers: { name: string; paths: string[] }[] = [
   { name: 'commands', paths: ['src/commands/'] },
   { name: 'reactions', paths: ['src/sagas/', 'src/webhooks/', 'src/audit/', 'src/background/'] },
   { name: 'surfaces', paths: ['src/api/', 'src/web/'] },
-  { name: 'app', paths: ['src/service.ts', 'src/schema.ts', 'src/main.ts', 'src/start-notices.ts', 'src/cli/'] },
+  {
+    name: 'app',
+    paths: ['src/service.ts', 'src/schema.ts', 'src/main.ts', 'src/start-notices.ts', 'src/start-files.ts', 'src/cli/'],
+  },
 ];
 
 /** Imports that break the rule today, each to be removed when its reason is gone (then this test asks for it). */

@@ -172,6 +172,35 @@ describe('provider notifications', () => {
   });
 });
 
+describe('the payment checks of an account whose provider pushes', () => {
+  it('are no denser for a payer leaving the page with the QR than for a bill with no page: the notification is the fast path', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    const { payment } = await qrisPayment(caller, accountId);
+    const handedAt = async () =>
+      (
+        await query<{ handed_at: Date }>(
+          service.pool,
+          'ReadHandover',
+          'select handed_at from payment_check_handovers where account_id = $1',
+          [accountId],
+        )
+      ).rows[0]?.handed_at.getTime();
+    await service.paymentChecks.tick();
+    const first = await handedAt();
+    expect(first).toBeDefined(); // a new bill: at once
+    const get = (url: string) => service.app.inject({ method: 'GET', url });
+    expect((await get(`/pay/${payment.id}/qris.png?download=1`)).statusCode).toBe(200);
+    expect((await get(`/pay/${payment.id}/status.json?visibility=hidden`)).statusCode).toBe(200);
+    service.clock.advance(4000); // where the provider does not push: due now, every 4 s
+    await service.paymentChecks.tick();
+    expect(await handedAt()).toBe(first);
+    service.clock.advance(11_000); // the window's 15 s
+    await service.paymentChecks.tick();
+    expect(await handedAt()).toBe(first! + 15_000);
+  });
+});
+
 describe('the notification ids heard', () => {
   it('are kept a day, past the timestamp window, then pruned; an old delivery is stale by then', async () => {
     const caller = await keyHolder(service);

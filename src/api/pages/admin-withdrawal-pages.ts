@@ -67,89 +67,113 @@ function transferredAtOf(request: FastifyRequest, now: Date): Date | undefined {
   return at;
 }
 
+/** A move between holding accounts as the form sends it, through the JSON route's schema: a whole number typed is the amount. */
+function holdingTransferOf(request: FastifyRequest) {
+  const typed = (request.body ?? {}) as Record<string, unknown>;
+  const amount = /^\d{1,15}$/.test(String(typed.amount ?? '').trim()) ? Number(typed.amount) : typed.amount;
+  const note = String(typed.note ?? '').trim();
+  return parseBody(
+    holdingTransferBody,
+    { ...typed, amount, note: note || undefined },
+    'Isian pemindahan dana belum benar',
+  );
+}
+
 // a payout the provider refused or left unconfirmed (502) is shown on the page too, with its reason, not as an error page
 const payoutOutcome = (err: unknown) =>
   err instanceof DomainError &&
   (err.code === 'WITHDRAWAL_PAYOUT_FAILED' || err.code === 'WITHDRAWAL_PAYOUT_UNCONFIRMED');
+
+type PayoutAccount = Awaited<ReturnType<typeof currentPayoutAccount>>;
+type OwnedAccount = Awaited<ReturnType<typeof findOwnedAccount>>;
+type HoldingAccount = Awaited<ReturnType<typeof listHoldingAccounts>>[number];
+
+/** Every account money may leave from, with its ledger cash: the holding accounts and the payout account. */
+function sourcesOf(
+  holding: HoldingAccount[],
+  cash: Map<string, number>,
+  chosen: PayoutAccount,
+  account: OwnedAccount,
+): SourceAccount[] {
+  const sources: SourceAccount[] = holding.map(h => ({
+    accountId: h.account_id,
+    name: h.account_name ?? h.account_id,
+    providerCode: h.provider_code,
+    cash: cash.get(h.account_id) ?? 0,
+    payout: h.account_id === chosen?.accountId,
+    holding: true,
+  }));
+  if (chosen && !sources.some(a => a.accountId === chosen.accountId))
+    sources.unshift({
+      accountId: chosen.accountId,
+      name: account?.account_name ?? chosen.accountId,
+      providerCode: 'WALLET-A',
+      cash: cash.get(chosen.accountId) ?? 0,
+      payout: true,
+      holding: false,
+    });
+  return sources;
+}
+
+/** The withdrawals, the payout account and the sources money leaves from; a refusal on top, with its status. */
+async function withdrawalsPage(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, refused?: DomainError) {
+  const { value, refusal } = queryFilters(request, withdrawalQuery);
+  const { status } = value;
+  const error = refused ?? refusal;
+  const [rows, chosen, own, holding, cash, transfers] = await Promise.all([
+    listGatewayWithdrawals(deps.pool, { status }),
+    currentPayoutAccount(deps),
+    listAccounts(deps.pool, { ownerId: request.viewer!.user.id, page: 1, limit: 100 }),
+    listHoldingAccounts(deps.pool),
+    holdingCashByAccount(deps.pool),
+    listHoldingTransfers(deps.pool),
+  ]);
+  const [failures, account] = await Promise.all([
+    lastPayoutFailures(
+      deps.pool,
+      rows.map(w => w.id),
+    ),
+    chosen ? findOwnedAccount(deps.pool, chosen.ownerId, chosen.accountId) : null,
+  ]);
+  const payoutAccount = chosen
+    ? {
+        accountId: chosen.accountId,
+        accountName: account?.account_name ?? null,
+        balance: account?.balance ?? null,
+        isActive: account?.is_active ?? null,
+      }
+    : null;
+  const view = {
+    sources: sourcesOf(holding, cash, chosen, account),
+    transfers,
+    rows,
+    failures,
+    status: status ?? '',
+    csrf: request.viewer!.csrf,
+    payoutAccount,
+    ownWalletA: own.rows.filter(a => a.provider_code === 'WALLET-A'),
+  };
+  return sendPage(
+    reply,
+    { ...frameOf(request, 'Penarikan', 'withdrawals'), notice: noticeOf(request, doneNotices, error) },
+    adminWithdrawalsHtml(view),
+    { status: error?.status ?? 200 },
+  );
+}
 
 /** The admin console's withdrawals: the payout account, then each withdrawal paid, marked paid or refused by a form. */
 export function adminWithdrawalPages(deps: AppDeps) {
   return async function (app: FastifyInstance) {
     const adminId = (request: FastifyRequest) => request.viewer!.user.id;
 
-    // withdrawals: paid by an admin other than the requester, or refused
-    const withdrawalsPage = async (request: FastifyRequest, reply: FastifyReply, refused?: DomainError) => {
-      const { value, refusal } = queryFilters(request, withdrawalQuery);
-      const { status } = value;
-      const error = refused ?? refusal;
-      const [rows, chosen, own, holding, cash, transfers] = await Promise.all([
-        listGatewayWithdrawals(deps.pool, { status }),
-        currentPayoutAccount(deps),
-        listAccounts(deps.pool, { ownerId: adminId(request), page: 1, limit: 100 }),
-        listHoldingAccounts(deps.pool),
-        holdingCashByAccount(deps.pool),
-        listHoldingTransfers(deps.pool),
-      ]);
-      const [failures, account] = await Promise.all([
-        lastPayoutFailures(
-          deps.pool,
-          rows.map(w => w.id),
-        ),
-        chosen ? findOwnedAccount(deps.pool, chosen.ownerId, chosen.accountId) : null,
-      ]);
-      const payoutAccount = chosen
-        ? {
-            accountId: chosen.accountId,
-            accountName: account?.account_name ?? null,
-            balance: account?.balance ?? null,
-            isActive: account?.is_active ?? null,
-          }
-        : null;
-      // every account money may leave from, with its ledger cash: the holding accounts and the payout account
-      const sources: SourceAccount[] = holding.map(h => ({
-        accountId: h.account_id,
-        name: h.account_name ?? h.account_id,
-        providerCode: h.provider_code,
-        cash: cash.get(h.account_id) ?? 0,
-        payout: h.account_id === chosen?.accountId,
-        holding: true,
-      }));
-      if (chosen && !sources.some(a => a.accountId === chosen.accountId))
-        sources.unshift({
-          accountId: chosen.accountId,
-          name: account?.account_name ?? chosen.accountId,
-          providerCode: 'WALLET-A',
-          cash: cash.get(chosen.accountId) ?? 0,
-          payout: true,
-          holding: false,
-        });
-      const view = {
-        sources,
-        transfers,
-        rows,
-        failures,
-        status: status ?? '',
-        csrf: request.viewer!.csrf,
-        payoutAccount,
-        ownWalletA: own.rows.filter(a => a.provider_code === 'WALLET-A'),
-      };
-      return sendPage(
-        reply,
-        { ...frameOf(request, 'Penarikan', 'withdrawals'), notice: noticeOf(request, doneNotices, error) },
-        adminWithdrawalsHtml(view),
-        {
-          status: error?.status ?? 200,
-        },
-      );
-    };
     /** Runs a decision and goes back to the withdrawals; a refusal shows the page with its message instead. */
     const decide = (request: FastifyRequest, reply: FastifyReply, run: () => Promise<string>) =>
       orShowRefusal(
         async () => seeOther(reply, '/admin/withdrawals', await run()),
-        error => withdrawalsPage(request, reply, error),
+        error => withdrawalsPage(deps, request, reply, error),
       );
 
-    app.get('/withdrawals', (request, reply) => withdrawalsPage(request, reply));
+    app.get('/withdrawals', (request, reply) => withdrawalsPage(deps, request, reply));
     app.post<{ Params: { id: string } }>('/withdrawals/:id/paid', (request, reply) =>
       decide(request, reply, async () => {
         const id = pathId(request.params.id, withdrawalNotFound);
@@ -171,7 +195,7 @@ export function adminWithdrawalPages(deps: AppDeps) {
         });
         return 'paid-out';
       }).catch((err: unknown) => {
-        if (err instanceof DomainError && payoutOutcome(err)) return withdrawalsPage(request, reply, err);
+        if (err instanceof DomainError && payoutOutcome(err)) return withdrawalsPage(deps, request, reply, err);
         throw err;
       }),
     );
@@ -188,15 +212,7 @@ export function adminWithdrawalPages(deps: AppDeps) {
     );
     app.post('/withdrawals/holding-transfers', (request, reply) =>
       decide(request, reply, async () => {
-        const typed = (request.body ?? {}) as Record<string, unknown>;
-        const amount = /^\d{1,15}$/.test(String(typed.amount ?? '').trim()) ? Number(typed.amount) : typed.amount;
-        const note = String(typed.note ?? '').trim();
-        const transfer = parseBody(
-          holdingTransferBody,
-          { ...typed, amount, note: note || undefined },
-          'Isian pemindahan dana belum benar',
-        );
-        await recordHoldingTransfer(deps, adminId(request), transfer);
+        await recordHoldingTransfer(deps, adminId(request), holdingTransferOf(request));
         return 'holding-transfer';
       }),
     );

@@ -18,71 +18,55 @@ import { bankCreateBody, bankInitBody, qrUploadLimits, requestedQrisAmount } fro
 import { parseBody } from '../validation.ts';
 import { orShowRefusal, pathId, refusalText, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
+import { postedForm } from './posted-form.ts';
 
 type Params = { Params: { id: string } };
 const accountNotFound = () => refuse('ACCOUNT_NOT_FOUND', { words: 'Rekening tidak ditemukan' });
 const posted = (request: FastifyRequest) => (request.body ?? {}) as Record<string, unknown>;
 const str = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
 const idempotencyKey = z.uuid();
+/** A field as typed, trimmed; not text is blank (the command's schema refuses what is missing). */
+const typedText = z.preprocess(value => (typeof value === 'string' ? value.trim() : ''), z.string());
+const bankForm = z.object({ instId: typedText, accountNumber: typedText, amount: typedText });
 
-/**
- * Money out of the viewer's WALLET-A account from the dashboard: a bank transfer in two pages
- * (the recipient's name first, then one button that sends), or a QRIS payment from an uploaded photo of the QR. The
- * key surface's commands and checks; the send button carries an idempotency key, so a second click or a reload
- * moves the money once. A QR upload counts against its user's limit, shared with the key surface.
- */
-export function transferPages(deps: AppDeps, qrImages: QrUploads) {
+/** The viewer's WALLET-A account the path names; another's or an unknown one is not found. */
+async function owned(deps: AppDeps, request: FastifyRequest<Params>) {
+  const row = await findOwnedAccount(deps.pool, request.viewer!.user.id, pathId(request.params.id, accountNotFound));
+  if (!row) throw accountNotFound();
+  if (row.provider_code !== 'WALLET-A')
+    throw refuse('TRANSFER_NOT_SUPPORTED', { words: 'Transfer keluar hanya dari akun Wallet A' });
+  return row;
+}
+
+/** The transfer forms, with a refusal on top and what was typed, or fresh. */
+async function transferPage(
+  deps: AppDeps,
+  request: FastifyRequest<Params>,
+  reply: FastifyReply,
+  error?: DomainError,
+  form: TransferForm = {},
+) {
+  const row = await owned(deps, request);
+  const banks = await listTransferBanks(deps, request.viewer!.user.id, row.id).catch(err => {
+    if (err instanceof DomainError && err.status < 500) return [];
+    throw err;
+  });
+  const notice = error ? { kind: 'error' as const, text: refusalText(error) } : null;
+  return sendPage(
+    reply,
+    { ...frameOf(request, 'Kirim uang', 'accounts'), notice },
+    transferHtml(row, banks, request.viewer!.csrf, form, transferLimits, randomUUID()),
+    { status: error?.status ?? 200 },
+  );
+}
+
+/** A bank transfer in two pages: the recipient's name checked first, then one button that sends. */
+function bankTransferPages(deps: AppDeps) {
   return async function (app: FastifyInstance) {
-    // the QR form is multipart: read whole (within the API's limits) before the form token is checked
-    await app.register(multipart, {
-      limits: qrUploadLimits,
-      throwFileSizeLimit: true,
-      attachFieldsToBody: 'keyValues',
-    });
-
-    const owned = async (request: FastifyRequest<Params>) => {
-      const row = await findOwnedAccount(
-        deps.pool,
-        request.viewer!.user.id,
-        pathId(request.params.id, accountNotFound),
-      );
-      if (!row) throw accountNotFound();
-      if (row.provider_code !== 'WALLET-A')
-        throw refuse('TRANSFER_NOT_SUPPORTED', { words: 'Transfer keluar hanya dari akun Wallet A' });
-      return row;
-    };
-    const page = async (
-      request: FastifyRequest<Params>,
-      reply: FastifyReply,
-      error?: DomainError,
-      form: TransferForm = {},
-    ) => {
-      const row = await owned(request);
-      const banks = await listTransferBanks(deps, request.viewer!.user.id, row.id).catch(err => {
-        if (err instanceof DomainError && err.status < 500) return [];
-        throw err;
-      });
-      const notice = error ? { kind: 'error' as const, text: refusalText(error) } : null;
-      return sendPage(
-        reply,
-        { ...frameOf(request, 'Kirim uang', 'accounts'), notice },
-        transferHtml(row, banks, request.viewer!.csrf, form, transferLimits, randomUUID()),
-        {
-          status: error?.status ?? 200,
-        },
-      );
-    };
-
-    app.get<Params>('/accounts/:id/transfer', (request, reply) => page(request, reply));
-
     app.post<Params>('/accounts/:id/transfer/bank', async (request, reply) => {
-      const row = await owned(request);
+      const row = await owned(deps, request);
       const ownerId = request.viewer!.user.id;
-      const form = {
-        instId: str(posted(request).instId),
-        accountNumber: str(posted(request).accountNumber),
-        amount: str(posted(request).amount),
-      };
+      const form = postedForm(request, bankForm);
       return orShowRefusal(
         async () => {
           const bank = (await listTransferBanks(deps, ownerId, row.id)).find(b => b.instId === form.instId);
@@ -103,12 +87,12 @@ export function transferPages(deps: AppDeps, qrImages: QrUploads) {
           };
           return sendPage(reply, frameOf(request, 'Periksa penerima', 'accounts'), bankConfirmHtml(row, view));
         },
-        error => page(request, reply, error, form),
+        error => transferPage(deps, request, reply, error, form),
       );
     });
 
     app.post<Params>('/accounts/:id/transfer/bank/send', async (request, reply) => {
-      const row = await owned(request);
+      const row = await owned(deps, request);
       const body = posted(request);
       return orShowRefusal(
         async () => {
@@ -124,12 +108,17 @@ export function transferPages(deps: AppDeps, qrImages: QrUploads) {
           });
           return seeOther(reply, `/dashboard/accounts/${row.id}`, 'transferred');
         },
-        error => page(request, reply, error),
+        error => transferPage(deps, request, reply, error),
       );
     });
+  };
+}
 
+/** A QRIS payment from an uploaded photo of the QR; the upload counts against its user's limit. */
+function qrisTransferPages(deps: AppDeps, qrImages: QrUploads) {
+  return async function (app: FastifyInstance) {
     app.post<Params>('/accounts/:id/transfer/qris', async (request, reply) => {
-      const row = await owned(request);
+      const row = await owned(deps, request);
       const body = posted(request);
       const image = Buffer.isBuffer(body.qrImage) ? body.qrImage : null;
       const amount = str(body.amount);
@@ -146,8 +135,28 @@ export function transferPages(deps: AppDeps, qrImages: QrUploads) {
           );
           return seeOther(reply, `/dashboard/accounts/${row.id}`, 'paid');
         },
-        error => page(request, reply, error, { amount }),
+        error => transferPage(deps, request, reply, error, { amount }),
       );
     });
+  };
+}
+
+/**
+ * Money out of the viewer's WALLET-A account from the dashboard: a bank transfer in two pages
+ * (the recipient's name first, then one button that sends), or a QRIS payment from an uploaded photo of the QR. The
+ * key surface's commands and checks; the send button carries an idempotency key, so a second click or a reload
+ * moves the money once. A QR upload counts against its user's limit, shared with the key surface.
+ */
+export function transferPages(deps: AppDeps, qrImages: QrUploads) {
+  return async function (app: FastifyInstance) {
+    // the QR form is multipart: read whole (within the API's limits) before the form token is checked
+    await app.register(multipart, {
+      limits: qrUploadLimits,
+      throwFileSizeLimit: true,
+      attachFieldsToBody: 'keyValues',
+    });
+    app.get<Params>('/accounts/:id/transfer', (request, reply) => transferPage(deps, request, reply));
+    await app.register(bankTransferPages(deps));
+    await app.register(qrisTransferPages(deps, qrImages));
   };
 }

@@ -68,16 +68,32 @@ const idParams = z.object({ id: z.uuid() });
 /** Create (no action) or one step of an e-wallet OTP login (action): the body is parsed once the action is known. */
 const postBody = z.looseObject({ action: text.max(60).optional() });
 
+/** An account of the owner's as the API presents it; another's is not found. */
+async function ownedAccount(deps: AppDeps, ownerId: string, accountId: string) {
+  const row = await findOwnedAccount(deps.pool, ownerId, accountId);
+  if (!row) throw refuse('ACCOUNT_NOT_FOUND');
+  return presentAccount(row);
+}
+
+/** A wallet linked by OTP instead: which action starts it, and the fields it asks. */
+function specialFlowAnswer(provider: { providerCode: string; name: string }) {
+  const code = provider.providerCode === 'WALLET-B' ? 'wallet-b' : 'wallet-c';
+  return {
+    status: 'special_flow',
+    nextAction: {
+      action: `${code}-send-otp`,
+      message: `${provider.name} is linked by OTP: POST /api/v1/accounts with action ${code}-send-otp, then ${code}-verify-otp`,
+      fields: ['phoneNumber', 'providerCode', 'accountName', 'intervalMinutes'],
+    },
+  };
+}
+
 /** /api/v1/accounts: link, list, read, change, delete and refresh; every id is scoped to the key's owner. */
 export function accountRoutes(deps: AppDeps, sendLimits: OtpSendLimits) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
 
-    const presentOwned = async (ownerId: string, accountId: string) => {
-      const row = await findOwnedAccount(deps.pool, ownerId, accountId);
-      if (!row) throw refuse('ACCOUNT_NOT_FOUND');
-      return presentAccount(row);
-    };
+    const presentOwned = (ownerId: string, accountId: string) => ownedAccount(deps, ownerId, accountId);
 
     app.post('/', { schema: { body: postBody }, preHandler: sendLimits.refuseSpent }, async (request, reply) => {
       const { userId } = request.owner!;
@@ -99,17 +115,7 @@ export function accountRoutes(deps: AppDeps, sendLimits: OtpSendLimits) {
         );
       }
       const outcome = await linkAccount(deps, userId, parseBody(createBody, request.body));
-      if (outcome.kind === 'special-flow') {
-        const code = outcome.provider.providerCode === 'WALLET-B' ? 'wallet-b' : 'wallet-c';
-        return {
-          status: 'special_flow',
-          nextAction: {
-            action: `${code}-send-otp`,
-            message: `${outcome.provider.name} is linked by OTP: POST /api/v1/accounts with action ${code}-send-otp, then ${code}-verify-otp`,
-            fields: ['phoneNumber', 'providerCode', 'accountName', 'intervalMinutes'],
-          },
-        };
-      }
+      if (outcome.kind === 'special-flow') return specialFlowAnswer(outcome.provider);
       return { status: 'success', accountId: outcome.accountId, data: await presentOwned(userId, outcome.accountId) };
     });
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { wrongCredentials } from '../commands/login.ts';
 import { findUser } from '../projections/users.ts';
 import type { AppDeps } from './deps.ts';
@@ -16,6 +16,37 @@ import {
   signIn,
   type SignInLimits,
 } from './sign-in.ts';
+
+/** The signed-in user as GET /api/auth/me answers: profile, subscription and live devices, this one marked. */
+async function sessionUser(deps: AppDeps, request: FastifyRequest) {
+  const principal = await authenticateSession(deps, request);
+  const [user, sessions] = await Promise.all([
+    findUser(deps.pool, principal.userId),
+    liveSessionsOf(deps, principal.userId),
+  ]);
+  if (!user) throw wrongCredentials();
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    role: user.role,
+    createdAt: user.created_at.toISOString(),
+    points: user.points,
+    subscription: {
+      status: user.subscription_status,
+      expiresAt: user.subscription_expires_at?.toISOString() ?? null,
+      plan: { name: user.plan_name, slug: user.plan_slug },
+    },
+    devices: sessions.map(s => ({
+      id: s.id,
+      userAgent: s.user_agent,
+      ip: s.ip,
+      createdAt: s.created_at.toISOString(),
+      lastSeenAt: s.last_seen_at.toISOString(),
+      current: s.id === principal.sessionId,
+    })),
+  };
+}
 
 /** The dashboard session surface under /api/auth; its errors answer {ok:false, message} in Indonesian. */
 export function authRoutes(deps: AppDeps, limits: SignInLimits) {
@@ -49,35 +80,7 @@ export function authRoutes(deps: AppDeps, limits: SignInLimits) {
       },
     );
 
-    app.get('/me', async request => {
-      const principal = await authenticateSession(deps, request);
-      const [user, sessions] = await Promise.all([
-        findUser(deps.pool, principal.userId),
-        liveSessionsOf(deps, principal.userId),
-      ]);
-      if (!user) throw wrongCredentials();
-      return {
-        id: user.id,
-        name: user.name,
-        email: user.email,
-        role: user.role,
-        createdAt: user.created_at.toISOString(),
-        points: user.points,
-        subscription: {
-          status: user.subscription_status,
-          expiresAt: user.subscription_expires_at?.toISOString() ?? null,
-          plan: { name: user.plan_name, slug: user.plan_slug },
-        },
-        devices: sessions.map(s => ({
-          id: s.id,
-          userAgent: s.user_agent,
-          ip: s.ip,
-          createdAt: s.created_at.toISOString(),
-          lastSeenAt: s.last_seen_at.toISOString(),
-          current: s.id === principal.sessionId,
-        })),
-      };
-    });
+    app.get('/me', request => sessionUser(deps, request));
 
     // the interface's logout link: only the user's own navigation signs out; another site's link or an image of any
     // page is sent to the page that asks to confirm with a form (POST /logout, with the session's form token)

@@ -38,30 +38,54 @@ function daysOf(text: string) {
     });
 }
 
+/** A field of the calendar form as typed ('' when not text), to parse and to show again after a refusal. */
+const field = (request: FastifyRequest, name: string) => {
+  const value = (request.body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+};
+
+/** The calendar in force and the years it lacks; after a refusal, the form as typed. */
+async function calendarPage(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, error?: DomainError) {
+  const inForce = await calendarInForce(deps.pool, deps.clock.now());
+  const years = inForce.years.map(y => ({ ...y, setAt: y.setAt ? wibDate(y.setAt) : null }));
+  const notice = noticeOf(request, { saved: 'Kalender disimpan; penyelesaian berikutnya memakainya.' }, error);
+  const draft = error
+    ? { year: field(request, 'year'), source: field(request, 'source'), days: field(request, 'days') }
+    : { year: '', source: '', days: '' };
+  return sendPage(
+    reply,
+    { ...frameOf(request, 'Kalender hari kerja', 'calendar'), notice },
+    calendarHtml(years, inForce.missingYears, request.viewer!.csrf, draft),
+    { status: error?.status ?? 200 },
+  );
+}
+
+/** One stream's events from a revision, a page at a time; an id that names no stream is 404. */
+async function streamPage(deps: AppDeps, request: FastifyRequest, reply: FastifyReply) {
+  const q = (request.query ?? {}) as { id?: unknown };
+  const frame = frameOf(request, 'Riwayat stream', 'streams');
+  if (typeof q.id !== 'string' || q.id === '') return sendPage(reply, frame, streamHtml('', null, null));
+  const { value, refusal } = queryFilters(request, streamQuery);
+  if (refusal)
+    return sendPage(reply, { ...frame, notice: noticeOf(request, {}, refusal) }, streamHtml(q.id, null, null), {
+      status: refusal.status,
+    });
+  const { fromRevision } = value;
+  const page = streamId.safeParse(q.id).success ? await auditPage(deps.store, q.id, fromRevision, pageSize) : null;
+  if (!page) {
+    return sendPage(
+      reply,
+      { ...frame, notice: { kind: 'error', text: 'Tidak ada stream dengan ID itu.' } },
+      streamHtml(q.id, null, null),
+      { status: 404 },
+    );
+  }
+  return sendPage(reply, frame, streamHtml(q.id, page.events, page.nextRevision));
+}
+
 /** The admin console's records: the settlement calendar (each year set whole), the signed daily digests, and a stream's events. */
 export function adminRecordPages(deps: AppDeps) {
   return async function (app: FastifyInstance) {
-    const field = (request: FastifyRequest, name: string) => {
-      const value = (request.body as Record<string, unknown> | undefined)?.[name];
-      return typeof value === 'string' ? value : '';
-    };
-
-    const calendarPage = async (request: FastifyRequest, reply: FastifyReply, error?: DomainError) => {
-      const inForce = await calendarInForce(deps.pool, deps.clock.now());
-      const years = inForce.years.map(y => ({ ...y, setAt: y.setAt ? wibDate(y.setAt) : null }));
-      const notice = noticeOf(request, { saved: 'Kalender disimpan; penyelesaian berikutnya memakainya.' }, error);
-      const draft = error
-        ? { year: field(request, 'year'), source: field(request, 'source'), days: field(request, 'days') }
-        : { year: '', source: '', days: '' };
-      return sendPage(
-        reply,
-        { ...frameOf(request, 'Kalender hari kerja', 'calendar'), notice },
-        calendarHtml(years, inForce.missingYears, request.viewer!.csrf, draft),
-        {
-          status: error?.status ?? 200,
-        },
-      );
-    };
     const save = (request: FastifyRequest, reply: FastifyReply, rawYear: unknown) =>
       orShowRefusal(
         async () => {
@@ -72,10 +96,10 @@ export function adminRecordPages(deps: AppDeps) {
           await setHolidayCalendarYear(deps, request.viewer!.user.id, { year: year.parse(rawYear), ...input });
           return seeOther(reply, '/admin/calendar', 'saved');
         },
-        error => calendarPage(request, reply, error),
+        error => calendarPage(deps, request, reply, error),
       );
 
-    app.get('/calendar', (request, reply) => calendarPage(request, reply));
+    app.get('/calendar', (request, reply) => calendarPage(deps, request, reply));
     app.post('/calendar', (request, reply) => save(request, reply, field(request, 'year')));
     app.post<{ Params: { year: string } }>('/calendar/:year', (request, reply) =>
       save(request, reply, request.params.year),
@@ -89,26 +113,6 @@ export function adminRecordPages(deps: AppDeps) {
       ),
     );
 
-    app.get('/streams', async (request, reply) => {
-      const q = (request.query ?? {}) as { id?: unknown };
-      const frame = frameOf(request, 'Riwayat stream', 'streams');
-      if (typeof q.id !== 'string' || q.id === '') return sendPage(reply, frame, streamHtml('', null, null));
-      const { value, refusal } = queryFilters(request, streamQuery);
-      if (refusal)
-        return sendPage(reply, { ...frame, notice: noticeOf(request, {}, refusal) }, streamHtml(q.id, null, null), {
-          status: refusal.status,
-        });
-      const { fromRevision } = value;
-      const page = streamId.safeParse(q.id).success ? await auditPage(deps.store, q.id, fromRevision, pageSize) : null;
-      if (!page) {
-        return sendPage(
-          reply,
-          { ...frame, notice: { kind: 'error', text: 'Tidak ada stream dengan ID itu.' } },
-          streamHtml(q.id, null, null),
-          { status: 404 },
-        );
-      }
-      return sendPage(reply, frame, streamHtml(q.id, page.events, page.nextRevision));
-    });
+    app.get('/streams', (request, reply) => streamPage(deps, request, reply));
   };
 }

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { changeGatewayFeeMode, requestGatewayAccess } from '../../commands/gateway-access-decisions.ts';
 import { requestWithdrawal } from '../../commands/gateway-withdrawals.ts';
 import { z } from 'zod';
-import { DomainError, refuse } from '../../errors.ts';
+import { DomainError } from '../../errors.ts';
 import { listGatewayWithdrawals } from '../../projections/gateway-ledger.ts';
 import { pendingByDueDate } from '../../projections/gateway-settlements.ts';
 import { loadHolidayCalendar } from '../../projections/holiday-calendar.ts';
@@ -16,6 +16,7 @@ import { gatewaySettlementPages } from './gateway-settlement-pages.ts';
 import { gatewayStatementPages, statementFiltersOf, statementView } from './gateway-statement-pages.ts';
 import { noticeOf, orShowRefusal, refusalOf, seeOther, sendPage } from './page-reply.ts';
 import { frameOf } from './page-surface.ts';
+import { postedForm } from './posted-form.ts';
 
 const doneNotices: Record<string, string> = {
   requested: 'Pengajuan terkirim. Admin akan meninjaunya.',
@@ -30,59 +31,63 @@ const textFields = (body: unknown): GatewayForm =>
   );
 // the key the page made; a form without one (an old page) still asks, once per click
 const idempotencyKey = z.uuid();
+const feeForm = z.object({ feeToCustomer: z.enum(['true', 'false'], 'Pilih siapa yang menanggung biaya') });
+
+/** The gateway page, a refusal on top with the form that asked as typed; a bad statement filter refuses only the statement. */
+async function gatewayPage(
+  deps: AppDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  opts: { error?: DomainError; formName?: string } = {},
+) {
+  const merchantId = request.viewer!.user.id;
+  const [{ row: _row, ...info }, withdrawals, pendingDue] = await Promise.all([
+    gatewayInformation(deps.pool, deps.config.gateway, merchantId),
+    listGatewayWithdrawals(deps.pool, { merchantId }),
+    // when each pending amount settles: the settler's rule on the calendar it uses
+    loadHolidayCalendar(deps.pool).then(calendar => pendingByDueDate(deps.pool, merchantId, calendar)),
+  ]);
+  // a bad statement filter is the page's refusal: the rest of the page still shows, the statement empty
+  const statement = await statementView(deps, merchantId, request).catch((err: unknown) => {
+    const refusal = refusalOf(err);
+    if (!refusal) throw err;
+    return refusal;
+  });
+  const error = opts.error ?? (statement instanceof DomainError ? statement : undefined);
+  const notice = noticeOf(request, doneNotices, error);
+  const shown =
+    statement instanceof DomainError
+      ? { filters: statementFiltersOf(request), rows: [], total: 0, page: 1, totalPages: 0, days: [] }
+      : statement;
+  // a fresh key on every render: a refused request corrected is another request
+  const view = {
+    info,
+    withdrawals,
+    pendingDue,
+    statement: shown,
+    csrf: request.viewer!.csrf,
+    form: opts.error ? textFields(request.body) : {},
+    formName: opts.formName ?? '',
+    withdrawalKey: randomUUID(),
+  };
+  return sendPage(reply, { ...frameOf(request, 'Gerbang pembayaran', 'gateway'), notice }, gatewayHtml(view), {
+    status: error?.status ?? 200,
+  });
+}
 
 /** The merchant's gateway page: access request, fee mode, balances and withdrawals, with the JSON routes' rules. */
 export function gatewayPages(deps: AppDeps) {
   return async function (app: FastifyInstance) {
-    const page = async (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      opts: { error?: DomainError; formName?: string } = {},
-    ) => {
-      const merchantId = request.viewer!.user.id;
-      const [{ row: _row, ...info }, withdrawals, pendingDue] = await Promise.all([
-        gatewayInformation(deps.pool, deps.config.gateway, merchantId),
-        listGatewayWithdrawals(deps.pool, { merchantId }),
-        // when each pending amount settles: the settler's rule on the calendar it uses
-        loadHolidayCalendar(deps.pool).then(calendar => pendingByDueDate(deps.pool, merchantId, calendar)),
-      ]);
-      // a bad statement filter is the page's refusal: the rest of the page still shows, the statement empty
-      const statement = await statementView(deps, merchantId, request).catch((err: unknown) => {
-        const refusal = refusalOf(err);
-        if (!refusal) throw err;
-        return refusal;
-      });
-      const error = opts.error ?? (statement instanceof DomainError ? statement : undefined);
-      const notice = noticeOf(request, doneNotices, error);
-      const shown =
-        statement instanceof DomainError
-          ? { filters: statementFiltersOf(request), rows: [], total: 0, page: 1, totalPages: 0, days: [] }
-          : statement;
-      // a fresh key on every render: a refused request corrected is another request
-      const view = {
-        info,
-        withdrawals,
-        pendingDue,
-        statement: shown,
-        csrf: request.viewer!.csrf,
-        form: opts.error ? textFields(request.body) : {},
-        formName: opts.formName ?? '',
-        withdrawalKey: randomUUID(),
-      };
-      return sendPage(reply, { ...frameOf(request, 'Gerbang pembayaran', 'gateway'), notice }, gatewayHtml(view), {
-        status: error?.status ?? 200,
-      });
-    };
     /** Runs a form's command; a refusal shows the page again with the form as typed. */
     const form =
       (formName: string, run: (request: FastifyRequest, merchantId: string) => Promise<string>) =>
       (request: FastifyRequest, reply: FastifyReply) =>
         orShowRefusal(
           async () => seeOther(reply, '/dashboard/gateway', await run(request, request.viewer!.user.id)),
-          error => page(request, reply, { error, formName }),
+          error => gatewayPage(deps, request, reply, { error, formName }),
         );
 
-    app.get('/gateway', (request, reply) => page(request, reply));
+    app.get('/gateway', (request, reply) => gatewayPage(deps, request, reply));
     await gatewayStatementPages(deps)(app);
     await gatewaySettlementPages(deps)(app);
 
@@ -98,10 +103,8 @@ export function gatewayPages(deps: AppDeps) {
     app.post(
       '/gateway/settings',
       form('fee', async (request, merchantId) => {
-        const value = (request.body as { feeToCustomer?: unknown } | undefined)?.feeToCustomer;
-        if (value !== 'true' && value !== 'false')
-          throw refuse('VALIDATION_ERROR', { words: 'Pilih siapa yang menanggung biaya' });
-        await changeGatewayFeeMode(deps, merchantId, value === 'true');
+        const { feeToCustomer } = postedForm(request, feeForm);
+        await changeGatewayFeeMode(deps, merchantId, feeToCustomer === 'true');
         return 'saved';
       }),
     );

@@ -66,9 +66,14 @@ describe('a projection', () => {
   });
 
   it('refuses at compile time an event type that does not exist, and a run of a type it has no handler for', () => {
-    // @ts-expect-error no event is called PaymentExpird
-    projection({ name: 'test', tables: [], schema: [''], on: { PaymentExpird: async () => undefined } });
-    projection({
+    const unknown = projection({
+      name: 'test',
+      tables: [],
+      schema: [''],
+      // @ts-expect-error no event is called PaymentExpird
+      on: { PaymentExpird: async () => undefined },
+    });
+    const strayRun = projection({
       name: 'test',
       tables: [],
       schema: [''],
@@ -76,6 +81,9 @@ describe('a projection', () => {
       // @ts-expect-error PaymentExpired has no handler in `on`
       applyRun: { PaymentExpired: () => ({ name: 'Nothing', sql: 'select 1', params: [] }) },
     });
+    // the compiler is the guard: at run time a projection takes what it is given
+    expect(unknown.handles).toEqual(['PaymentExpird']);
+    expect(Object.keys(strayRun.applyRun!)).toEqual(['PaymentExpired']);
   });
 });
 

@@ -28,17 +28,20 @@ describe('holiday calendar decider', () => {
       .when(command([labour, newYear]))
       .then([set([newYear, labour])]));
 
-  it('sets a year again whole: another source or other days replace it', () => {
+  it('sets a year again whole: other days replace it', () =>
     given([set([newYear])])
       .when(command([newYear, labour]))
-      .then([set([newYear, labour])]);
+      .then([set([newYear, labour])]));
+
+  it('sets a year again whole: another source replaces it', () =>
     given([set([newYear])])
       .when(command([newYear], 'corrected'))
-      .then([set([newYear], now, 'corrected')]);
+      .then([set([newYear], now, 'corrected')]));
+
+  it('sets a year again whole: no days replace its days', () =>
     given([set([newYear, labour])])
       .when(command([]))
-      .then([set([])]);
-  });
+      .then([set([])]));
 
   it('records nothing when the year is set as it is already, in any order', () =>
     given([set([newYear, labour], new Date('2026-10-01T00:00:00Z'))])

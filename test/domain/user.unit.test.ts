@@ -88,13 +88,19 @@ describe('password change', () => {
 
 describe('email claim decider', () => {
   const given = specification(userEmail);
-  it('claims a free address; the same user claiming again changes nothing; another user is refused', () => {
+  it('claims a free address', () => {
     given([])
       .when({ type: 'ClaimEmail', userId })
       .then([UserEmailClaimed({ userId })]);
+  });
+
+  it('changes nothing when the same user claims it again', () => {
     given([UserEmailClaimed({ userId })])
       .when({ type: 'ClaimEmail', userId })
       .then([]);
+  });
+
+  it('refuses another user an address taken', () => {
     given([UserEmailClaimed({ userId })])
       .when({ type: 'ClaimEmail', userId: other })
       .thenThrows('EMAIL_TAKEN');

@@ -87,31 +87,38 @@ describe('webhook endpoints of a user', () => {
       ]);
   });
 
-  it('removes an endpoint, and removing it again changes nothing', () => {
+  it('removes an endpoint', () =>
     given([registered, added()])
       .when({ type: 'RemoveWebhookEndpoint', endpointId, now })
-      .then([WebhookEndpointRemoved({ userId, endpointId, removedAt: at })]);
+      .then([WebhookEndpointRemoved({ userId, endpointId, removedAt: at })]));
+
+  it('removes an endpoint once: removing it again changes nothing', () =>
     given([registered, added(), WebhookEndpointRemoved({ userId, endpointId, removedAt: at })])
       .when({ type: 'RemoveWebhookEndpoint', endpointId, now })
-      .then([]);
-  });
+      .then([]));
 
   it("does not know another user's endpoint, nor one that never existed", () =>
     given([registered])
       .when({ type: 'RemoveWebhookEndpoint', endpointId, now })
       .thenThrows('WEBHOOK_ENDPOINT_NOT_FOUND', 'Webhook endpoint not found'));
 
-  it('disables an active endpoint once, and never a removed one', () => {
+  describe('disabling', () => {
     const disabled = WebhookEndpointDisabled({ userId, endpointId, reason: 'gone', statusCode: 410, disabledAt: at });
-    given([registered, added()])
-      .when({ type: 'DisableWebhookEndpoint', endpointId, statusCode: 410, now })
-      .then([disabled]);
-    given([registered, added(), disabled])
-      .when({ type: 'DisableWebhookEndpoint', endpointId, statusCode: 410, now })
-      .then([]);
-    given([registered, added(), WebhookEndpointRemoved({ userId, endpointId, removedAt: at })])
-      .when({ type: 'DisableWebhookEndpoint', endpointId, statusCode: 410, now })
-      .then([]);
+
+    it('disables an active endpoint', () =>
+      given([registered, added()])
+        .when({ type: 'DisableWebhookEndpoint', endpointId, statusCode: 410, now })
+        .then([disabled]));
+
+    it('disables an endpoint once: disabling it again changes nothing', () =>
+      given([registered, added(), disabled])
+        .when({ type: 'DisableWebhookEndpoint', endpointId, statusCode: 410, now })
+        .then([]));
+
+    it('never disables a removed endpoint', () =>
+      given([registered, added(), WebhookEndpointRemoved({ userId, endpointId, removedAt: at })])
+        .when({ type: 'DisableWebhookEndpoint', endpointId, statusCode: 410, now })
+        .then([]));
   });
 
   it('a disabled endpoint can still be removed', () =>

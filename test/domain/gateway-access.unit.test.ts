@@ -62,23 +62,29 @@ describe('gateway access (NONE -> PENDING -> APPROVED | REJECTED, APPROVED -> RE
       .when({ type: 'RejectGatewayAccess', adminId, note: 'incomplete', now })
       .then([rejected]));
 
-  it.each([
+  describe.each([
     ['NONE', [registered]],
     ['APPROVED', [registered, requested, approved]],
     ['REJECTED', [registered, requested, rejected]],
-  ])('only a PENDING request is reviewed: %s is refused', (_case, history) => {
-    given(history).when({ type: 'ApproveGatewayAccess', adminId, now }).thenThrows('GATEWAY_ACCESS_CONFLICT');
-    given(history).when({ type: 'RejectGatewayAccess', adminId, note: 'x', now }).thenThrows('GATEWAY_ACCESS_CONFLICT');
+  ])('only a PENDING request is reviewed: %s', (_case, history) => {
+    it('is not approved', () =>
+      given(history).when({ type: 'ApproveGatewayAccess', adminId, now }).thenThrows('GATEWAY_ACCESS_CONFLICT'));
+
+    it('is not rejected', () =>
+      given(history)
+        .when({ type: 'RejectGatewayAccess', adminId, note: 'x', now })
+        .thenThrows('GATEWAY_ACCESS_CONFLICT'));
   });
 
-  it('an approved merchant is deactivated with a note; nobody else is', () => {
+  it('an approved merchant is deactivated with a note', () =>
     given([registered, requested, approved])
       .when({ type: 'DeactivateGatewayAccess', adminId, note: 'fraud', now })
-      .then([GatewayAccessDeactivated({ userId, note: 'fraud', deactivatedBy: adminId, deactivatedAt: at })]);
+      .then([GatewayAccessDeactivated({ userId, note: 'fraud', deactivatedBy: adminId, deactivatedAt: at })]));
+
+  it('a merchant not approved is not deactivated', () =>
     given([registered, requested])
       .when({ type: 'DeactivateGatewayAccess', adminId, note: 'fraud', now })
-      .thenThrows('GATEWAY_ACCESS_CONFLICT');
-  });
+      .thenThrows('GATEWAY_ACCESS_CONFLICT'));
 
   it('a deactivated merchant may ask again', () =>
     given([
@@ -90,14 +96,15 @@ describe('gateway access (NONE -> PENDING -> APPROVED | REJECTED, APPROVED -> RE
       .when({ type: 'RequestGatewayAccess', business, now })
       .then([requested]));
 
-  it('the fee mode changes once per change', () => {
+  it('the fee mode changes', () =>
     given([registered])
       .when({ type: 'ChangeGatewayFeeMode', feeToCustomer: true, now })
-      .then([GatewayFeeModeChanged({ userId, feeToCustomer: true, changedAt: at })]);
+      .then([GatewayFeeModeChanged({ userId, feeToCustomer: true, changedAt: at })]));
+
+  it('the fee mode set as it is already changes nothing', () =>
     given([registered, GatewayFeeModeChanged({ userId, feeToCustomer: true, changedAt: at })])
       .when({ type: 'ChangeGatewayFeeMode', feeToCustomer: true, now })
-      .then([]);
-  });
+      .then([]));
 
   it('an unknown user has no access to change', () =>
     given([]).when({ type: 'ApproveGatewayAccess', adminId, now }).thenThrows('NOT_FOUND'));
@@ -121,15 +128,15 @@ describe('holding accounts', () => {
     now,
   };
 
-  it('marks an account once', () => {
-    given([]).when(mark).then([marked]);
-    given([marked]).when(mark).then([]);
-  });
+  it('marks an account', () => given([]).when(mark).then([marked]));
 
-  it('unmarks a marked account; an unknown one is not found', () => {
+  it('marks an account once: marking it again changes nothing', () => given([marked]).when(mark).then([]));
+
+  it('unmarks a marked account', () =>
     given([marked])
       .when({ type: 'UnmarkHoldingAccount', accountId, adminId, now })
-      .then([HoldingAccountUnmarked({ accountId, unmarkedBy: adminId, unmarkedAt: at })]);
-    given([]).when({ type: 'UnmarkHoldingAccount', accountId, adminId, now }).thenThrows('NOT_FOUND');
-  });
+      .then([HoldingAccountUnmarked({ accountId, unmarkedBy: adminId, unmarkedAt: at })]));
+
+  it('answers not-found for unmarking an account never marked', () =>
+    given([]).when({ type: 'UnmarkHoldingAccount', accountId, adminId, now }).thenThrows('NOT_FOUND'));
 });

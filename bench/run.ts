@@ -108,6 +108,12 @@ const benchmarks: Benchmark[] = [
     run: async ctx => (await import('./gateway-reconciliation.ts')).run(ctx),
   },
   {
+    name: 'storage',
+    description:
+      "database bytes per payment, table by table, over the life of 1,500 QRIS payments (a third paid, the rest expired, webhooks to an endpoint that is down) after the retention, against the bare INSERT route's row (goal 2 KB, events 1 KB)",
+    run: async ctx => (await import('./storage.ts')).run(ctx),
+  },
+  {
     name: 'standby-wait',
     description:
       'creating and revoking an API key (each waits for the read models) on the instance applying them vs one standing by (npm start twice, one database): p50/p99',

@@ -47,7 +47,11 @@ describe('wallet login decider', () => {
       ]);
   });
 
-  it('is usable once: after completion, failure or a second OTP, nothing more', () => {
+  describe.each([
+    ['completed', 0],
+    ['failed', 1],
+    ['moved on to a second OTP', 2],
+  ] as const)('is usable once: %s, nothing more', (_case, which) => {
     const done = WalletLoginCompleted({
       sessionId,
       ownerId,
@@ -60,22 +64,26 @@ describe('wallet login decider', () => {
       holderName: 'SITI',
       completedAt: at(1).toISOString(),
     });
-    for (const ended of [
+    const ended = [
       done,
       WalletLoginFailed({ sessionId, reason: 'provider-refused', at: at(1).toISOString() }),
       SecondOtpRequired({ sessionId, nextSessionId, at: at(1).toISOString() }),
-    ]) {
+    ][which]!;
+
+    it('completes no login', () =>
       given([requested(), ended])
         .when({ type: 'CompleteLogin', newAccountId: accountId, providerSession: sealed, holderName: null, now: at(2) })
-        .thenThrows('OTP_SESSION_INVALID');
+        .thenThrows('OTP_SESSION_INVALID'));
+
+    it('counts no wrong OTP', () =>
       given([requested(), ended])
         .when({ type: 'RecordWrongOtp', now: at(2) })
-        .thenThrows('OTP_SESSION_INVALID');
-    }
+        .thenThrows('OTP_SESSION_INVALID'));
   });
 
-  it('completes a new login with the drawn account id and a relogin with its own account', () => {
-    const drawn = '9d8c7b6a-5f4e-4d3c-8b2a-190807060504';
+  const drawn = '9d8c7b6a-5f4e-4d3c-8b2a-190807060504';
+
+  it('completes a new login with the drawn account id', () => {
     given([requested()])
       .when({ type: 'CompleteLogin', newAccountId: drawn, providerSession: sealed, holderName: 'SITI', now: at(1) })
       .then([
@@ -92,6 +100,9 @@ describe('wallet login decider', () => {
           completedAt: at(1).toISOString(),
         }),
       ]);
+  });
+
+  it('completes a relogin with its own account', () => {
     const relogin = OtpRequested({ ...requested().data, purpose: { kind: 'relogin', accountId } });
     given([relogin])
       .when({ type: 'CompleteLogin', newAccountId: drawn, providerSession: sealed, holderName: null, now: at(1) })

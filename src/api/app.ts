@@ -76,8 +76,8 @@ const clientTimeouts = (http: HttpSettings) => ({
   },
 });
 
-/** Builds the HTTP app without listening, so tests use `inject` against real dependencies. */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+/** The fastify instance: its logger, proxies trusted, client timeouts, one access-log line per answer. */
+function serverOf(deps: AppDeps): FastifyInstance {
   const app: FastifyInstance = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
@@ -102,6 +102,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
   });
+  return app;
+}
+
+/** What every route shares: validation, errors, the OpenAPI document, metrics, headers, cookies, rate limits. */
+async function registerCommon(app: FastifyInstance, deps: AppDeps) {
   app.setValidatorCompiler(validatorCompiler);
   serializeDocumentedResponses(app, deps.log as FastifyBaseLogger, deps.strictResponses ?? false);
   registerErrorHandling(app, deps.database);
@@ -123,12 +128,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return Object.assign(new Error(message), { statusCode: 429 });
     },
   });
-  const keys = apiKeyCache(deps.clock);
-  await app.register(healthRoutes(deps));
-  await app.register(ledgerKeyRoutes(deps));
-  const signingIn = signInLimits(app, deps);
-  const otpSends = otpSendLimits(app, deps.config.otp);
-  const qrImages = qrUploads(app, deps.config.qr);
+}
+
+/** The limits and caches the surfaces share: API keys, sign-in attempts, OTP sends, QR uploads. */
+type Shared = {
+  keys: ReturnType<typeof apiKeyCache>;
+  signingIn: ReturnType<typeof signInLimits>;
+  otpSends: ReturnType<typeof otpSendLimits>;
+  qrImages: ReturnType<typeof qrUploads>;
+};
+
+/** The JSON surfaces: sessions, API keys, the dashboard's and the admin's JSON, auditors, payers and providers. */
+async function registerApi(app: FastifyInstance, deps: AppDeps, { keys, signingIn, otpSends, qrImages }: Shared) {
   await app.register(authRoutes(deps, signingIn), { prefix: '/api/auth' });
   // each surface is one plugin whose hook guards all its routes: a route added inside is guarded, wherever it is
   await app.register(
@@ -178,6 +189,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(sandboxPaymentRoutes(deps));
   // providers' notifications: the provider's signature is the credential, no API key (src/api/provider-notifications.ts)
   await app.register(providerNotificationRoutes(deps), { prefix: '/api/providers' });
+}
+
+/** The pages for people: sign-in, the dashboard and the admin console. */
+async function registerPages(app: FastifyInstance, deps: AppDeps, { keys, signingIn, otpSends, qrImages }: Shared) {
   // the dashboard's pages: sign-in forms at the root, the rest behind the session under /dashboard
   await app.register(signInPages(deps, signingIn));
   await app.register(
@@ -199,6 +214,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     { prefix: '/admin' },
   );
+}
+
+/** Builds the HTTP app without listening, so tests use `inject` against real dependencies. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = serverOf(deps);
+  await registerCommon(app, deps);
+  const keys = apiKeyCache(deps.clock);
+  await app.register(healthRoutes(deps));
+  await app.register(ledgerKeyRoutes(deps));
+  const shared = {
+    keys,
+    signingIn: signInLimits(app, deps),
+    otpSends: otpSendLimits(app, deps.config.otp),
+    qrImages: qrUploads(app, deps.config.qr),
+  };
+  await registerApi(app, deps, shared);
+  await registerPages(app, deps, shared);
   if (deps.testClock) await app.register(testClockRoutes(deps, deps.testClock), { prefix: '/api/test-clock' });
   return app;
 }

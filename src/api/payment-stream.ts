@@ -41,6 +41,55 @@ class OpenStreams {
 
 type StatusOf = (row: PaymentRow) => unknown;
 
+type Notifications = ReturnType<typeof checkpointNotifications.acquire>;
+
+/**
+ * The stream of one payment's status: each status once, as the page's polling answers it, until the payment ends,
+ * its expiry passes or `end` is called; a heartbeat comment keeps it open meanwhile.
+ */
+function statusStream(
+  deps: AppDeps,
+  row: PaymentRow,
+  opts: { statusOf: StatusOf; open: OpenStreams; notifications: Notifications; heartbeatMs: number },
+) {
+  const { statusOf, open, notifications, heartbeatMs } = opts;
+  const stream = new PassThrough();
+  const release = open.take(row.id);
+  let last = '';
+  let ended = false;
+  // each status once, as the page's polling answers it; an ended payment ends the stream
+  const send = (current: PaymentRow) => {
+    if (current.status !== last) stream.write(`event: status\ndata: ${JSON.stringify(statusOf(current))}\n\n`);
+    last = current.status;
+    if (current.status !== 'PENDING') end();
+  };
+  // the row as it is now, read after the watch began: no change falls between the look and the watch
+  const look = async () => {
+    const current = await findPayment(deps.pool, row.id).catch(() => null);
+    if (current && !ended) send(current);
+  };
+  const heartbeat = setInterval(() => {
+    stream.write(': heartbeat\n\n');
+    // past its expiry a payment's stream has nothing more to say: the expiry's own change, else the end
+    if (deps.clock.now() >= row.expires_at) void look().then(end);
+  }, heartbeatMs);
+  const unwatch = notifications.watch(paymentsProjection.name, row.id, () => void look());
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    clearInterval(heartbeat);
+    unwatch();
+    release();
+    open.enders.delete(end);
+    stream.end();
+  };
+  open.enders.add(end);
+  stream.write(`retry: ${retryAfterSeconds * 1000}\n\n`);
+  send(row);
+  if (!ended) void look(); // a change made between the first read and the watch
+  return { stream, end };
+}
+
 /**
  * GET /pay/{paymentId}/events: the payment page hears its payment end at once, as server-sent events, instead of at
  * its next poll. Each stream says the status when it opens (the payment may have ended since the page was made), then
@@ -76,46 +125,13 @@ export function paymentStreamRoute(
       await notifications.ready().catch(() => {
         throw refuse('UNAVAILABLE'); // no listener: the page polls
       });
-      const stream = new PassThrough();
-      const release = open.take(row.id);
-      let last = '';
-      let ended = false;
-      // each status once, as the page's polling answers it; an ended payment ends the stream
-      const send = (current: PaymentRow) => {
-        if (current.status !== last) stream.write(`event: status\ndata: ${JSON.stringify(statusOf(current))}\n\n`);
-        last = current.status;
-        if (current.status !== 'PENDING') end();
-      };
-      // the row as it is now, read after the watch began: no change falls between the look and the watch
-      const look = async () => {
-        const current = await findPayment(deps.pool, row.id).catch(() => null);
-        if (current && !ended) send(current);
-      };
-      const heartbeat = setInterval(() => {
-        stream.write(': heartbeat\n\n');
-        // past its expiry a payment's stream has nothing more to say: the expiry's own change, else the end
-        if (deps.clock.now() >= row.expires_at) void look().then(end);
-      }, heartbeatMs);
-      const unwatch = notifications.watch(paymentsProjection.name, row.id, () => void look());
-      const end = () => {
-        if (ended) return;
-        ended = true;
-        clearInterval(heartbeat);
-        unwatch();
-        release();
-        open.enders.delete(end);
-        stream.end();
-      };
-      open.enders.add(end);
+      const { stream, end } = statusStream(deps, row, { statusOf, open, notifications, heartbeatMs });
       reply.raw.on('close', end); // the browser went away
       reply
         .type('text/event-stream; charset=utf-8')
         .header('x-accel-buffering', 'no') // nginx: pass each event on as it comes
         // a stream's connection is not kept for another request: a closing server waits for none once the stream ends
         .header('connection', 'close');
-      stream.write(`retry: ${retryAfterSeconds * 1000}\n\n`);
-      send(row);
-      if (!ended) void look(); // a change made between the first read and the watch
       return reply.send(stream);
     });
   };

@@ -2,7 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
 import type { RetentionSettings } from '../config.ts';
+import { pruneEndedAttemptWindows } from '../db/attempt-counts.ts';
 import { pruneFailedJobs } from '../db/job-queue.ts';
+import { notificationIdRetentionHours, pruneProviderNotifications } from '../db/provider-notification-ids.ts';
 import { subscriberLocks } from '../db/lock-holder.ts';
 import type { Logger } from '../logger.ts';
 import { pruneWebhookDeliveries, pruneWebhookEvents } from '../webhooks/retention.ts';
@@ -18,8 +20,8 @@ const dayMs = 24 * 3_600_000;
 
 /**
  * What is pruned, in order (deliveries before events: an event goes once its deliveries are gone). A table that comes
- * to hold operational rows adds its rule here (those that prune themselves as they write, such as attempt_counts and
- * provider_notifications, stay as they are). Never here: the event log, the ledger's checkpoints, cosignatures and
+ * to hold operational rows adds its rule here (attempt_counts and provider_notifications also prune themselves as
+ * they are written; payment_check_handovers is pruned by the payment checks' tick). Never here: the event log, the ledger's checkpoints, cosignatures and
  * keys, and every read model, which a rebuild would fill again from the log (docs/operating.md, "What is kept how
  * long").
  */
@@ -36,6 +38,14 @@ export function retentionRules(settings: RetentionSettings): RetentionRule[] {
     },
     // the queue's own clock (the database's), not the service's: its times are written by graphile-worker
     { name: 'failed jobs', prune: (pool, batch) => pruneFailedJobs(pool, settings.failedJobDays * dayMs, batch) },
+    // these two prune themselves on the way as they are written; here the rows of a quiet service, or of a key nobody
+    // counts under again
+    { name: 'attempt counters', prune: (pool, batch) => pruneEndedAttemptWindows(pool, batch) },
+    {
+      name: 'provider notification ids',
+      prune: (pool, batch, now) =>
+        pruneProviderNotifications(pool, new Date(now.getTime() - notificationIdRetentionHours * 3_600_000), batch),
+    },
   ];
 }
 

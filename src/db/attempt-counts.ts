@@ -58,6 +58,21 @@ function cleanUpNowAndThen(pool: pg.Pool): void {
 }
 
 /**
+ * Ended windows nobody counts under again (a quiet service does not clean up as it counts): at most `batch` of them, on
+ * the database's clock, rows locked by a count skipped. For the retention's pass (src/background/retention.ts).
+ */
+export async function pruneEndedAttemptWindows(pool: pg.Pool, batch: number): Promise<number> {
+  const r = await query(
+    pool,
+    'PruneEndedAttemptWindows',
+    `delete from attempt_counts where key in (
+       select key from attempt_counts where window_end <= now() order by window_end limit $1 for update skip locked)`,
+    [batch],
+  );
+  return r.rowCount ?? 0;
+}
+
+/**
  * Counts one attempt under `key` in one statement: a window that ended starts again at 1 with this attempt, else its
  * count goes up by one. The row is locked by the update, so concurrent attempts from any instance count one by one.
  */

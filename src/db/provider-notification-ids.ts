@@ -36,6 +36,22 @@ function ensureTable(pool: pg.Pool): Promise<void> {
   return done;
 }
 
+/**
+ * Ids heard before `cutoff` (the service's clock, as they are recorded), at most `batch` of them: the retention's pass
+ * (src/background/retention.ts) prunes them when no notification comes to do it on the way.
+ */
+export async function pruneProviderNotifications(pool: pg.Pool, cutoff: Date, batch: number): Promise<number> {
+  const r = await query(
+    pool,
+    'PruneProviderNotificationsBatch',
+    `delete from provider_notifications where (provider_code, notification_id) in (
+       select provider_code, notification_id from provider_notifications where received_at < $1
+        order by received_at limit $2 for update skip locked)`,
+    [cutoff, batch],
+  );
+  return r.rowCount ?? 0;
+}
+
 /** new: first heard now; repeated: heard before with the same body; replayed: heard before with another body. */
 export type NotificationHeard = 'new' | 'repeated' | 'replayed';
 

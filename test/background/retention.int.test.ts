@@ -192,6 +192,39 @@ describe('retention of operational rows, two instances on one database', () => {
     expect(redelivery.json()).toMatchObject({ status: 'error', code: 'WEBHOOK_DELIVERY_NOT_FOUND' });
   });
 
+  it('prunes ended attempt windows and old provider notification ids nobody writes again, once', async () => {
+    const key = (name: string) => `retention-test:${name}:${randomUUID()}`;
+    const [ended, open] = [key('ended'), key('open')];
+    await query(
+      a.pool,
+      'SeedAttemptWindows',
+      `insert into attempt_counts (key, window_start, window_end, count) values
+         ($1, now() - interval '2 minutes', now() - interval '1 minute', 3),
+         ($2, now() - interval '1 minute', now() + interval '1 hour', 1)`,
+      [ended, open],
+    );
+    const [heardLongAgo, heardLately] = [randomUUID(), randomUUID()];
+    const now = a.clock.now().getTime();
+    await query(
+      a.pool,
+      'SeedProviderNotifications',
+      `insert into provider_notifications (provider_code, notification_id, body_sha256, received_at) values
+         ('WALLET-D', $1, 'x', $2), ('WALLET-D', $3, 'x', $4)`,
+      [heardLongAgo, new Date(now - 25 * 3_600_000), heardLately, new Date(now - 3_600_000)],
+    );
+    const logBefore = await eventLog();
+
+    const [byA, byB] = await Promise.all([a.retention.tick(), b.retention.tick()]);
+
+    expect(Math.min(byA, byB)).toBe(0);
+    expect(Math.max(byA, byB)).toBeGreaterThanOrEqual(2);
+    expect(await present('attempt_counts', 'key', [ended, open])).toEqual([open]);
+    expect(await present('provider_notifications', 'notification_id', [heardLongAgo, heardLately])).toEqual([
+      heardLately,
+    ]);
+    expect(await eventLog()).toBe(logBefore);
+  });
+
   it('a stop ends a pass after the statement in hand, whatever is left to prune', async () => {
     let statements = 0;
     const endless = { name: 'endless', prune: async (_pool: unknown, batch: number) => (statements++, batch) };

@@ -23,45 +23,62 @@ const reserved = (n: number, now: Date, expiresAt = at(60)) =>
 const released = (n: number, now: Date, reason: 'completed' | 'expired' = 'completed') =>
   PayableReleased({ accountId, paymentId: uuid(n), reason, releasedAt: now.toISOString() });
 
+const release = (n: number) =>
+  ({ type: 'ReleaseTotal', accountId, paymentId: uuid(n), reason: 'completed', now: at(20) }) as const;
+
 describe('a claim on one total of one account', () => {
-  it('is taken by the first payment, and the same payment again takes nothing more', () => {
+  it('is taken by the first payment', () => {
     given([])
       .when(claim(1, at(0)))
       .then([reserved(1, at(0))]);
+  });
+
+  it('is taken once: the same payment again takes nothing more', () => {
     given([reserved(1, at(0))])
       .when(claim(1, at(1)))
       .then([]);
   });
 
-  it('refuses a second payment while the first holds it, and lets it go once released or lapsed', () => {
+  it('refuses a second payment while the first holds it', () => {
     expect(() =>
       payableClaim.decide(
         [reserved(1, at(0))].reduce(payableClaim.evolve, payableClaim.initialState()),
         claim(2, at(5)),
       ),
     ).toThrow(TotalHeld);
+  });
+
+  it('is taken by a second payment once the first released it', () => {
     given([reserved(1, at(0)), released(1, at(10))])
       .when(claim(2, at(11)))
       .then([reserved(2, at(11), at(60))]);
-    // lapsed: its payment's expiry passed, released or not
+  });
+
+  it("is taken by a second payment once the first lapsed: its payment's expiry passed, released or not", () => {
     given([reserved(1, at(0), at(30))])
       .when(claim(2, at(30)))
       .then([reserved(2, at(30))]);
   });
 
-  it('is released only by its holder, once', () => {
-    const release = (n: number) =>
-      ({ type: 'ReleaseTotal', accountId, paymentId: uuid(n), reason: 'completed', now: at(20) }) as const;
+  it('is released by its holder', () => {
     given([reserved(1, at(0))])
       .when(release(1))
       .then([released(1, at(20))]);
+  });
+
+  it('is not released by another payment', () => {
     given([reserved(1, at(0))])
       .when(release(2))
       .then([]);
+  });
+
+  it('is released once: releasing it again changes nothing', () => {
     given([reserved(1, at(0)), released(1, at(10))])
       .when(release(1))
       .then([]);
-    // a lapsed holder replaced by another: the first one's release leaves the second's claim
+  });
+
+  it("is not released by a lapsed holder another replaced: the second's claim stays", () => {
     given([reserved(1, at(0), at(30)), reserved(2, at(31))])
       .when(release(1))
       .then([]);

@@ -14,13 +14,15 @@ afterEach(async () => {
 });
 
 /**
- * es_events keeps an event's metadata without the eventId its event_id column holds; events written before keep theirs.
- * Both read back as the same metadata, on every read path, and hash to the leaves they always had.
+ * es_events keeps an event's metadata without the eventId its event_id column holds, and without a null causationId;
+ * events written before keep theirs. Both read back as the same metadata, on every read path, and hash to the leaves they always had.
  */
 describe('event metadata in es_events', () => {
   it('is kept without the eventId of its column, on every write path, and reads back whole', async () => {
     const { pool, store } = await freshEventLog(closing);
     const [a, b, c, d] = [newEvent('A'), newEvent('B'), newEvent('C'), newEvent('D')];
+    // one caused by another: its causationId is kept; the others' (null) are not
+    c.metadata.causationId = b.metadata.eventId;
     const one = `one-${nextUuid()}`;
     await store.append(one, [a], 'no_stream'); // in a batch
     await store.append(one, [b], 'any'); // alone
@@ -31,6 +33,8 @@ describe('event metadata in es_events', () => {
     const stored = await query<{ metadata: string }>(pool, 'RawMetadata', 'select metadata::text from es_events');
     expect(stored.rows).toHaveLength(4);
     for (const row of stored.rows) expect(JSON.parse(row.metadata)).not.toHaveProperty('eventId');
+    const causes = stored.rows.map(row => (JSON.parse(row.metadata) as { causationId?: string }).causationId);
+    expect(causes.filter(cause => cause !== undefined)).toEqual([b.metadata.eventId]);
 
     const appended = new Map([a, b, c, d].map(e => [e.metadata.eventId, e.metadata]));
     const read = [
@@ -39,7 +43,7 @@ describe('event metadata in es_events', () => {
       ...(await store.readLog(START, 10)),
     ];
     expect(read).toHaveLength(3 + 4 + 4);
-    for (const e of read) expect(e.metadata).toEqual(appended.get(e.metadata.eventId));
+    for (const e of read) expect(JSON.stringify(e.metadata)).toBe(JSON.stringify(appended.get(e.metadata.eventId)));
   });
 
   it('reads an event written with its eventId in its metadata as it was, and hashes both forms as the same leaves', async () => {
@@ -64,5 +68,6 @@ describe('event metadata in es_events', () => {
     const pageHashes = log.map((_, i) => Buffer.from(hashes.subarray(32 * i, 32 * i + 32)).toString('hex'));
     expect(pageHashes).toEqual(log.map(e => leafHash(eventLeafV2(e))));
     expect(eventLeafV2(log[1]!)).toContain(`"eventId":"${newer.metadata.eventId}"`);
+    expect(eventLeafV2(log[1]!)).toContain('"causationId":null');
   });
 });

@@ -13,6 +13,7 @@ import { exportEvents } from '../../src/audit/export.ts';
 import { listLedgerCheckpoints } from '../../src/audit/ledger-checkpoint-rows.ts';
 import { verifyDigests } from '../../src/audit/verify-digests.ts';
 import { parseKeptCheckpoints, verifyLog } from '../../src/audit/verify-log.ts';
+import { query } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { migrateForStartUp } from '../../src/schema.ts';
 import { positionText } from '../../src/store/subscriber.ts';
@@ -138,5 +139,13 @@ describe('a store written by the previous version', () => {
     await signMinute();
     const { lines } = await everythingVerifies();
     expect(lines.length).toBeGreaterThan(fixture.tables.es_events!.length);
+    // the log verified holds both forms: the old rows' metadata as written, eventId included; the new rows' without it
+    const stored = await query<{ old: boolean; holds: boolean }>(
+      s.pool,
+      'MetadataForms',
+      `select position <= $1 as old, (metadata::jsonb ? 'eventId') as holds from es_events`,
+      [fixture.tables.es_events!.length],
+    );
+    expect(new Set(stored.rows.map(r => `${r.old}:${r.holds}`))).toEqual(new Set(['true:true', 'false:false']));
   });
 });

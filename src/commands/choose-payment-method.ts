@@ -7,11 +7,9 @@ import { gatewayBill } from '../domain/gateway-fees.ts';
 import { gatewayMethodFor, intoHoldingAccount } from './gateway-payment.ts';
 import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
 import { load, type CommandContext } from '../store/commands/handle.ts';
-import { billOf, payTo, reservePayable, typeFor } from './pay-to.ts';
+import { payTo, typeFor } from './pay-to.ts';
 import { choiceRefusal, payment, paymentStream, type ChosenMethod, type Payment } from '../domain/payment.ts';
-import { payableClaim } from '../domain/payable-claims.ts';
-import { withUniqueCode } from './payable-claims.ts';
-import { findPayable, receiving, receivingStream } from '../domain/receiving.ts';
+import { reserveBill } from './payable-claims.ts';
 import type { CommandDeps } from './deps.ts';
 import { paymentsProjection } from '../projections/payments.ts';
 
@@ -27,11 +25,11 @@ function receivingOf(state: Account) {
 }
 
 /**
- * Records the payer's choice in one append: a payable amount unique on the receiving account (a unique code, at most
- * `highestCode` for a gateway bill, or the virtual account's own number) and the chosen method, guarded on the account
- * as checked.
+ * Records the payer's choice in one append: the bill reserved where the receiving account takes it (a unique code, at
+ * most `highestCode` for a gateway bill, or the virtual account's own number: reserveBill) and the chosen method,
+ * guarded on the account as checked.
  */
-async function recordChoice(
+function recordChoice(
   deps: CommandDeps,
   current: PendingPayment,
   type: PaymentType,
@@ -41,95 +39,43 @@ async function recordChoice(
 ): Promise<Payment> {
   const { linked, where } = receiver;
   const now = context.now;
-  if (where.vaNumber === null) {
-    const amount = gateway?.chosen?.amount ?? current.amount;
-    const state = await withUniqueCode(
-      deps,
-      { accountId: linked.accountId, amount, now, highestCode: gateway?.highestCode },
-      async (claim, uniqueCode) => {
-        const reads = {
-          account: streamRead(accountStream(linked.accountId), account),
-          claim,
-          payment: streamRead(paymentStream(current.paymentId), payment),
-        };
-        const chosen = await handleStreams(
-          deps,
-          reads,
-          loaded => {
-            const state = loaded.payment.state;
-            if (state.status === 'PENDING' && state.type === type) return { append: {}, result: null }; // chosen meanwhile, the same
-            const refused = choiceRefusal(state, now);
-            if (refused) throw refused;
-            receiver.recheck(loaded.account.state);
-            const claimed = payableClaim.decide(loaded.claim.state, {
-              type: 'ClaimTotal',
-              accountId: linked.accountId,
-              paymentId: current.paymentId,
-              amount,
-              uniqueCode,
-              expiresAt: new Date(current.expiresAt),
-              now,
-            });
-            const method = payment.decide(state, {
-              type: 'ChoosePaymentMethod',
-              method: {
-                type,
-                ...billOf(where, { uniqueCode, totalAmount: amount + uniqueCode }),
-                gateway: gateway?.chosen ?? null,
-              },
-              now,
-            });
-            return { append: { claim: claimed, payment: method }, guard: ['account'], result: null };
-          },
-          context,
-        );
-        await deps.readModels.waitFor(chosen.position, undefined, [paymentsProjection]);
-        return chosen.states.payment;
-      },
-    );
-    return state;
-  }
-  const reads = {
-    account: streamRead(accountStream(linked.accountId), account),
-    receiving: streamRead(receivingStream(linked.accountId), receiving),
-    payment: streamRead(paymentStream(current.paymentId), payment),
+  const amount = gateway?.chosen?.amount ?? current.amount;
+  const bill = {
+    paymentId: current.paymentId,
+    amount,
+    expiresAt: new Date(current.expiresAt),
+    now,
+    highestCode: gateway?.highestCode,
   };
-  const chosen = await handleStreams(
-    deps,
-    reads,
-    loaded => {
-      const state = loaded.payment.state;
-      if (state.status === 'PENDING' && state.type === type) return { append: {}, result: null }; // chosen meanwhile, the same
-      const refused = choiceRefusal(state, now);
-      if (refused) throw refused;
-      receiver.recheck(loaded.account.state); // deleted or deactivated since: refused now
-      const amount = gateway?.chosen?.amount ?? current.amount;
-      const reserved = receiving.decide(
-        loaded.receiving.state,
-        reservePayable(linked, where, {
-          paymentId: current.paymentId,
-          amount,
-          expiresAt: new Date(current.expiresAt),
+  return reserveBill(deps, linked, where, bill, async reservation => {
+    const reads = {
+      account: streamRead(accountStream(linked.accountId), account),
+      bill: reservation.read,
+      payment: streamRead(paymentStream(current.paymentId), payment),
+    };
+    const chosen = await handleStreams(
+      deps,
+      reads,
+      loaded => {
+        const state = loaded.payment.state;
+        if (state.status === 'PENDING' && state.type === type) return { append: {}, result: null }; // chosen meanwhile, the same
+        const refused = choiceRefusal(state, now);
+        if (refused) throw refused;
+        receiver.recheck(loaded.account.state); // deleted or deactivated since: refused now
+        const reserved = reservation.reserve(loaded.bill.state);
+        const method = payment.decide(state, {
+          type: 'ChoosePaymentMethod',
+          method: { type, ...reserved.bill, gateway: gateway?.chosen ?? null },
           now,
-        }),
-      );
-      const payable =
-        reserved[0]?.type === 'PayableReserved'
-          ? reserved[0].data
-          : findPayable(loaded.receiving.state, current.paymentId);
-      if (!payable) throw refuse('PAYABLE_LAPSED');
-      const method = payment.decide(state, {
-        type: 'ChoosePaymentMethod',
-        method: { type, ...billOf(where, payable), gateway: gateway?.chosen ?? null },
-        now,
-      });
-      return { append: { receiving: reserved, payment: method }, guard: ['account'], result: null };
-    },
-    context,
-  );
-  // the page reloads right after: let the payments read model show the bill
-  await deps.readModels.waitFor(chosen.position, undefined, [paymentsProjection]);
-  return chosen.states.payment;
+        });
+        return { append: { bill: reserved.events, payment: method }, guard: ['account'], result: null };
+      },
+      context,
+    );
+    // the page reloads right after: let the payments read model show the bill
+    await deps.readModels.waitFor(chosen.position, undefined, [paymentsProjection]);
+    return chosen.states.payment;
+  });
 }
 
 /**

@@ -9,7 +9,6 @@ import { ProviderError, type ProviderSession } from '../providers/connector.ts';
 import { account, accountStream, type LinkedAccount } from '../domain/account.ts';
 import { handleCommand, type CommandContext } from '../store/commands/handle.ts';
 import { providerFailure } from './link-account.ts';
-import type { ReceivingCommand } from '../domain/receiving.ts';
 import { renewSession } from './sync-account.ts';
 
 /** A type a payment can have but no longer be created with (src/domain/payment-methods.ts): static QRIS. */
@@ -135,24 +134,6 @@ async function askProvider(
 
 /** Where to pay, as payTo answers it. */
 export type PayTo = Awaited<ReturnType<typeof payTo>>;
-
-/** The reservation of a payable amount unique on the receiving account, held until the payment expires. */
-export function reservePayable(
-  linked: LinkedAccount,
-  where: PayTo,
-  payment: { paymentId: string; amount: number; expiresAt: Date; now: Date },
-): ReceivingCommand {
-  return {
-    type: 'ReservePayable',
-    accountId: linked.accountId,
-    paymentId: payment.paymentId,
-    amount: payment.amount,
-    vaNumber: where.vaNumber,
-    firstCode: randomInt(1, 1000),
-    expiresAt: payment.expiresAt,
-    now: payment.now,
-  };
-}
 
 /** The bill of a payment: its payable amount, and where to send it (the dynamic QR carries the amount). */
 export function billOf(where: PayTo, payable: { uniqueCode: number; totalAmount: number }) {

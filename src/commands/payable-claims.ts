@@ -1,5 +1,7 @@
 import { randomInt } from 'node:crypto';
+import { refuse } from '../errors.ts';
 import type { ReceivingEvent } from '../events/receiving.ts';
+import type { LinkedAccount } from '../domain/account.ts';
 import { streamRead, type StreamRead } from '../store/commands/handle-streams.ts';
 import {
   checkedState,
@@ -10,8 +12,98 @@ import {
 } from '../store/commands/handle.ts';
 import { payableClaim, payableClaimStream, TotalHeld, type PayableClaim } from '../domain/payable-claims.ts';
 import type { Credit, Payable } from '../domain/payables.ts';
-import type { Payment } from '../domain/payment.ts';
-import { matchCredit, maxUniqueCode, noFreeCode, receiving, receivingStream } from '../domain/receiving.ts';
+import { billOf, type PayTo } from './pay-to.ts';
+import {
+  findPayable,
+  matchCredit,
+  maxUniqueCode,
+  noFreeCode,
+  receiving,
+  receivingStream,
+  type ReceivingCommand,
+} from '../domain/receiving.ts';
+
+/** What a payment's bill shows: its unique code and total, and where to pay them. */
+export type Bill = ReturnType<typeof billOf>;
+
+/** The bill a payment asks for: its amount before any code, held until its expiry; codes at most `highestCode`. */
+export type BillRequest = {
+  paymentId: string;
+  amount: number;
+  expiresAt: Date;
+  now: Date;
+  highestCode?: number | null | undefined;
+};
+
+/**
+ * A bill's reservation as one append takes it: the stream that holds it (the claim on its total for a unique-code bill,
+ * the account's receiving stream for a virtual account's number) and, from that stream's state, the events that
+ * reserve it there and the bill they make. A payment billed as it is created and one billed at the payer's choice
+ * reserve through it alike.
+ */
+export type Reservation = {
+  read: StreamRead<unknown, ReceivingEvent>;
+  reserve(state: unknown): { events: ReceivingEvent[]; bill: Bill };
+};
+
+/** A reservation on a stream of state `S`: built together, the state handed back is the one `read` loads. */
+function reservation<S>(
+  read: StreamRead<S, ReceivingEvent>,
+  reserve: (state: S) => { events: ReceivingEvent[]; bill: Bill },
+): Reservation {
+  return { read, reserve: state => reserve(state as S) };
+}
+
+/**
+ * Runs `record` with the reservation of the payment's bill where `where` says to pay: a unique-code bill claims its
+ * total (withUniqueCode: while the total tried is held, `record` runs again with the next code), a virtual account's
+ * bill holds its number on the account's receiving stream.
+ */
+export function reserveBill<T>(
+  deps: EventSourcing,
+  linked: LinkedAccount,
+  where: PayTo,
+  bill: BillRequest,
+  record: (reservation: Reservation) => Promise<T>,
+): Promise<T> {
+  if (where.vaNumber !== null) return record(onReceivingStream(linked, where, bill));
+  return withUniqueCode(deps, { accountId: linked.accountId, ...bill }, (claim, uniqueCode) =>
+    record(
+      reservation(claim, state => ({
+        events: payableClaim.decide(state, {
+          type: 'ClaimTotal',
+          accountId: linked.accountId,
+          paymentId: bill.paymentId,
+          amount: bill.amount,
+          uniqueCode,
+          expiresAt: bill.expiresAt,
+          now: bill.now,
+        }),
+        bill: billOf(where, { uniqueCode, totalAmount: bill.amount + uniqueCode }),
+      })),
+    ),
+  );
+}
+
+/** A virtual account's bill: its number held on the receiving stream (a retried reservation finds it held already). */
+function onReceivingStream(linked: LinkedAccount, where: PayTo, bill: BillRequest): Reservation {
+  const command: ReceivingCommand = {
+    type: 'ReservePayable',
+    accountId: linked.accountId,
+    paymentId: bill.paymentId,
+    amount: bill.amount,
+    vaNumber: where.vaNumber,
+    firstCode: 1, // a virtual account's bill takes no code
+    expiresAt: bill.expiresAt,
+    now: bill.now,
+  };
+  return reservation(streamRead(receivingStream(linked.accountId), receiving), state => {
+    const events = receiving.decide(state, command);
+    const payable = events[0]?.type === 'PayableReserved' ? events[0].data : findPayable(state, bill.paymentId);
+    if (!payable) throw refuse('PAYABLE_LAPSED');
+    return { events, bill: billOf(where, payable) };
+  });
+}
 
 /**
  * Bills a unique-code payment: from a random code on, the first total that neither a claim nor the account's receiving
@@ -20,11 +112,11 @@ import { matchCredit, maxUniqueCode, noFreeCode, receiving, receivingStream } fr
  * held) moves on to the next code; every code held: 409 NO_UNIQUE_CODE. `highestCode` (at most 999) keeps the total
  * within a method's maximum: the codes are 1 to it.
  */
-export async function withUniqueCode(
+async function withUniqueCode<T>(
   deps: EventSourcing,
   bill: { accountId: string; amount: number; now: Date; highestCode?: number | null | undefined },
-  record: (claim: StreamRead<PayableClaim, ReceivingEvent>, uniqueCode: number) => Promise<Payment>,
-): Promise<Payment> {
+  record: (claim: StreamRead<PayableClaim, ReceivingEvent>, uniqueCode: number) => Promise<T>,
+): Promise<T> {
   const at = bill.now.toISOString();
   const legacy = await checkedState(deps, receivingStream(bill.accountId), receiving);
   const codes = Math.min(maxUniqueCode, bill.highestCode ?? maxUniqueCode);

@@ -1,14 +1,21 @@
-import { refuse } from '../errors.ts';
 import type { PaymentType } from '../providers/catalogue.ts';
 import { account, accountStream, type Account, type LinkedAccount } from '../domain/account.ts';
-import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
+import type { AccountEvent } from '../events/account.ts';
+import type { OrderEvent } from '../events/order.ts';
+import type { PaymentEvent } from '../events/payment.ts';
+import type { ReceivingEvent } from '../events/receiving.ts';
+import {
+  handleStreams,
+  streamRead,
+  type LoadedStreams,
+  type StreamRead,
+  type StreamsDecision,
+} from '../store/commands/handle-streams.ts';
 import { load, type CommandContext, type Loaded } from '../store/commands/handle.ts';
-import { billOf, reservePayable, type PayTo } from './pay-to.ts';
+import type { PayTo } from './pay-to.ts';
 import { order, orderStream, type Order } from '../domain/order.ts';
-import { payment, paymentStream, type ChosenMethod, type Payment, type PaymentDetails } from '../domain/payment.ts';
-import { payableClaim } from '../domain/payable-claims.ts';
-import { withUniqueCode } from './payable-claims.ts';
-import { findPayable, receiving, receivingStream } from '../domain/receiving.ts';
+import { payment, paymentStream, type Payment, type PaymentDetails } from '../domain/payment.ts';
+import { reserveBill, type Bill, type Reservation } from './payable-claims.ts';
 import type { CommandDeps } from './deps.ts';
 
 /**
@@ -66,7 +73,7 @@ export type PaymentRequest = {
 function paymentDetails(
   p: PaymentRequest,
   receiver: Receiver | null,
-  billed: Omit<ChosenMethod, 'paymentId' | 'chosenAt' | 'type' | 'gateway'> | null,
+  billed: Bill | null,
   gateway: GatewayBill | null,
 ): PaymentDetails {
   return {
@@ -104,6 +111,22 @@ export type GatewayBill = {
   highestCode?: number | null;
 };
 
+/** The streams a payment is recorded on: its order and itself, the receiving account guarded, its bill's reservation. */
+type RecordingReads = {
+  order: StreamRead<Order, OrderEvent>;
+  payment: StreamRead<Payment, PaymentEvent>;
+  account?: StreamRead<Account, AccountEvent>;
+  bill?: StreamRead<unknown, ReceivingEvent>;
+};
+
+/** What recording a payment decides over its streams. */
+type Recording = {
+  p: PaymentRequest;
+  receiver: Receiver | null;
+  gateway: GatewayBill | null;
+  reservation: Reservation | null;
+};
+
 /** The order's claim for this payment: refused while another payment of the order is pending or after it was paid. */
 async function openOrder(deps: CommandDeps, p: PaymentRequest, state: Order) {
   const previous = state.paymentId;
@@ -122,113 +145,67 @@ async function openOrder(deps: CommandDeps, p: PaymentRequest, state: Order) {
 }
 
 /**
- * Records the payment in one append: claims the order (one pending payment per orderId), reserves a payable amount
- * unique on the receiving account when the payment is billed, and records the payment, guarded on the account as
- * checked. A payment with no receiving account yet (a gateway payment whose payer chooses) claims the order alone.
+ * The one decision that records a payment: the order claimed for it (one pending payment per orderId), its bill
+ * reserved where its reservation says, the payment created, the receiving account guarded as checked. A twin with the
+ * same Idempotency-Key recorded it already: nothing.
  */
-export async function recordPayment(
+async function decideRecording(
+  deps: CommandDeps,
+  { p, receiver, gateway, reservation }: Recording,
+  loaded: LoadedStreams<RecordingReads>,
+): Promise<StreamsDecision<RecordingReads, null>> {
+  if (loaded.payment.state.status !== 'NONE') return { append: {}, result: null };
+  if (receiver) receiver.recheck(loaded.account!.state); // deleted or deactivated since: refused now
+  const opened = await openOrder(deps, p, loaded.order.state);
+  const reserved = reservation ? reservation.reserve(loaded.bill!.state) : null;
+  const details = paymentDetails(p, receiver, reserved?.bill ?? null, gateway);
+  return {
+    append: {
+      order: opened,
+      bill: reserved?.events ?? [],
+      payment: payment.decide(loaded.payment.state, { type: 'CreatePayment', payment: details }),
+    },
+    guard: receiver ? ['account'] : [],
+    result: null,
+  };
+}
+
+/** Records the payment in one append (decideRecording). */
+async function record(deps: CommandDeps, recording: Recording): Promise<Payment> {
+  const { p, receiver, reservation } = recording;
+  const reads: RecordingReads = {
+    order: streamRead(orderStream(p.ownerId, p.input.orderId), order),
+    payment: streamRead(paymentStream(p.paymentId), payment, { loaded: p.paymentLoaded }),
+    // payTo may have captured the account's static QRIS: the cache holds what it left
+    ...(receiver ? { account: streamRead(accountStream(receiver.linked.accountId), account) } : {}),
+    ...(reservation ? { bill: reservation.read } : {}),
+  };
+  const { states } = await handleStreams(deps, reads, loaded => decideRecording(deps, recording, loaded), p.context);
+  return states.payment;
+}
+
+/**
+ * Records the payment in one append: claims the order (one pending payment per orderId), reserves the bill where the
+ * receiving account takes it when the payment is billed (reserveBill), and records the payment, guarded on the account
+ * as checked. A payment with no receiving account yet (a gateway payment whose payer chooses) claims the order alone.
+ */
+export function recordPayment(
   deps: CommandDeps,
   p: PaymentRequest,
   receiver: Receiver | null,
   gateway: GatewayBill | null,
 ): Promise<Payment> {
-  const orderRead = streamRead(orderStream(p.ownerId, p.input.orderId), order);
-  const paymentRead = streamRead(paymentStream(p.paymentId), payment, { loaded: p.paymentLoaded });
-  if (!receiver) {
-    const { states } = await handleStreams(
-      deps,
-      { order: orderRead, payment: paymentRead },
-      async loaded => {
-        if (loaded.payment.state.status !== 'NONE') return { append: {}, result: null }; // a twin with the same Idempotency-Key
-        const opened = await openOrder(deps, p, loaded.order.state);
-        return {
-          append: {
-            order: opened,
-            payment: payment.decide(loaded.payment.state, {
-              type: 'CreatePayment',
-              payment: paymentDetails(p, null, null, gateway),
-            }),
-          },
-          result: null,
-        };
-      },
-      p.context,
-    );
-    return states.payment;
-  }
-  const { linked, where } = receiver;
-  if (where && where.vaNumber === null) {
-    // a unique-code bill claims its total on a stream of its own: payments into one account are recorded in parallel
-    const amount = billedAmount(p.input, gateway)!;
-    const bill = { accountId: linked.accountId, amount, now: p.now, highestCode: gateway?.highestCode };
-    return withUniqueCode(deps, bill, async (claim, uniqueCode) => {
-      const reads = {
-        account: streamRead(accountStream(linked.accountId), account),
-        order: orderRead,
-        claim,
-        payment: paymentRead,
-      };
-      const { states } = await handleStreams(
-        deps,
-        reads,
-        async loaded => {
-          if (loaded.payment.state.status !== 'NONE') return { append: {}, result: null }; // a twin with the same Idempotency-Key
-          receiver.recheck(loaded.account.state);
-          const opened = await openOrder(deps, p, loaded.order.state);
-          const claimed = payableClaim.decide(loaded.claim.state, {
-            type: 'ClaimTotal',
-            accountId: linked.accountId,
-            paymentId: p.paymentId,
-            amount,
-            uniqueCode,
-            expiresAt: p.expiresAt,
-            now: p.now,
-          });
-          const details = paymentDetails(
-            p,
-            receiver,
-            billOf(where, { uniqueCode, totalAmount: amount + uniqueCode }),
-            gateway,
-          );
-          const created = payment.decide(loaded.payment.state, { type: 'CreatePayment', payment: details });
-          return { append: { order: opened, claim: claimed, payment: created }, guard: ['account'], result: null };
-        },
-        p.context,
-      );
-      return states.payment;
-    });
-  }
-  // a virtual account's bill (its own number): reserved on the account's receiving stream
-  const reads = {
-    // payTo may have captured the account's static QRIS: the cache holds what it left
-    account: streamRead(accountStream(linked.accountId), account),
-    order: orderRead,
-    receiving: streamRead(receivingStream(linked.accountId), receiving),
-    payment: paymentRead,
+  const recording = { p, receiver, gateway, reservation: null };
+  if (!receiver?.where) return record(deps, recording);
+  const amount = billedAmount(p.input, gateway)!;
+  const bill = {
+    paymentId: p.paymentId,
+    amount,
+    expiresAt: p.expiresAt,
+    now: p.now,
+    highestCode: gateway?.highestCode,
   };
-  const { states } = await handleStreams(
-    deps,
-    reads,
-    async loaded => {
-      if (loaded.payment.state.status !== 'NONE') return { append: {}, result: null }; // a twin with the same Idempotency-Key
-      receiver.recheck(loaded.account.state); // deleted or deactivated since: refused now
-      const opened = await openOrder(deps, p, loaded.order.state);
-      const amount = billedAmount(p.input, gateway);
-      const reserved = where
-        ? receiving.decide(
-            loaded.receiving.state,
-            reservePayable(linked, where, { paymentId: p.paymentId, amount, expiresAt: p.expiresAt, now: p.now }),
-          )
-        : [];
-      const payable =
-        where &&
-        (reserved[0]?.type === 'PayableReserved' ? reserved[0].data : findPayable(loaded.receiving.state, p.paymentId));
-      if (where && !payable) throw refuse('PAYABLE_LAPSED');
-      const details = paymentDetails(p, receiver, where && payable ? billOf(where, payable) : null, gateway);
-      const created = payment.decide(loaded.payment.state, { type: 'CreatePayment', payment: details });
-      return { append: { order: opened, receiving: reserved, payment: created }, guard: ['account'], result: null };
-    },
-    p.context,
+  return reserveBill(deps, receiver.linked, receiver.where, bill, reservation =>
+    record(deps, { ...recording, reservation }),
   );
-  return states.payment;
 }

@@ -1,9 +1,9 @@
 /**
  * How often a receiving account with pending payments is checked at its provider: a pure rule of
  * what the account's payers are doing and of when its payers usually pay. The checks gather where payments happen
- * (a payer just left the page for the wallet app, a page open in sight, a QR just fetched, the first minutes of a
- * bill) and thin out where nobody is paying, never closer together than the provider's floor, never further apart
- * than the slow interval.
+ * (a payer just left the page for the wallet app with the QR saved, a page in sight on a desk, a QR just fetched,
+ * the first minutes of a bill) and thin out where nobody is paying (a page read on a phone, a page closed, an old
+ * bill), never closer together than the provider's floor, never further apart than the slow interval.
  */
 
 /** What the service has seen of the payers of one account, its newest pending payment, and its provider. */
@@ -38,16 +38,16 @@ export type CadenceSettings = {
   cadence: 'payer' | 'fixed';
   /** the provider's own limit: never two checks of one account closer than this */
   floorSeconds: number;
-  /** while a payment page of the account is open and in sight (a payer reading it, or paying from its QR) */
+  /** while a payment page of the account is in sight on a computer (its payer may pay from a phone meanwhile) */
   pageSeconds: number;
   /** a page counts as open this long after its last status request (the page asks every few seconds) */
   pageOpenForSeconds: number;
   /** while a page is in sight on a phone (its payer reading the bill) */
   readingSeconds: number;
-  /** for `payingForSeconds` after a page went out of sight (its payer in the wallet app), every `payingSeconds` */
+  /** for `payingForSeconds` after a page went out of sight just after its QR was downloaded, every `payingSeconds` */
   payingSeconds: number;
   payingForSeconds: number;
-  /** within the window in which the account's payers usually pay, counted from the last sign of a payer */
+  /** within the window in which the account's payers usually pay, counted from the bill or the last QR fetched */
   windowSeconds: number;
   /** past the window the interval grows as this share of the time since the last sign of a payer */
   backoffShare: number;

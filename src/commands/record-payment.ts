@@ -34,17 +34,21 @@ export type NewPayment = {
   idempotencyKey?: string | undefined;
 };
 
+/** The payment an order opened before this one, and what became of it: still waiting for money, paid, or ended unpaid. */
+type PreviousPayment = { paymentId: string; outcome: 'pending' | 'paid' | 'unpaid' };
+
 /** What became of the payment an order opened before: still waiting for money, paid, or ended unpaid. */
-async function previousOutcome(
-  deps: CommandDeps,
-  paymentId: string,
-  openedAt: string,
-  now: Date,
-): Promise<'pending' | 'paid' | 'unpaid'> {
-  const previous = (await load(deps, paymentStream(paymentId), payment)).state;
+function outcomeOf(previous: Payment, openedAt: string, now: Date): PreviousPayment['outcome'] {
   if (previous.status === 'NONE') return now.getTime() - Date.parse(openedAt) < 60_000 ? 'pending' : 'unpaid'; // its create may be in flight
   if (previous.status === 'COMPLETED') return 'paid';
   return previous.status === 'PENDING' && now.toISOString() < previous.expiresAt ? 'pending' : 'unpaid';
+}
+
+/** Reads the payment the order opened last, before the decision, which takes it as read. */
+async function previousPayment(deps: CommandDeps, opened: Order, now: Date): Promise<PreviousPayment> {
+  const paymentId = opened.paymentId!;
+  const previous = (await load(deps, paymentStream(paymentId), payment)).state;
+  return { paymentId, outcome: outcomeOf(previous, opened.openedAt!, now) };
 }
 
 /** Where a payment is recorded: the receiving account, checked again as it is when the payment is appended. */
@@ -119,49 +123,41 @@ type RecordingReads = {
   bill?: StreamRead<unknown, ReceivingEvent>;
 };
 
-/** What recording a payment decides over its streams. */
+/** What recording a payment decides over its streams; it answers the order as read when it needs its previous payment. */
 type Recording = {
   p: PaymentRequest;
   receiver: Receiver | null;
   gateway: GatewayBill | null;
   reservation: Reservation | null;
+  previous: PreviousPayment | null;
 };
 
-/** The order's claim for this payment: refused while another payment of the order is pending or after it was paid. */
-async function openOrder(deps: CommandDeps, p: PaymentRequest, state: Order) {
-  const previous = state.paymentId;
-  const outcome =
-    previous !== null && previous !== p.paymentId
-      ? await previousOutcome(deps, previous, state.openedAt!, p.now)
-      : 'unpaid';
-  return order.decide(state, {
-    type: 'OpenOrderPayment',
-    ownerId: p.ownerId,
-    orderId: p.input.orderId,
-    paymentId: p.paymentId,
-    previous: outcome,
-    now: p.now,
-  });
-}
-
 /**
- * The one decision that records a payment: the order claimed for it (one pending payment per orderId), its bill
- * reserved where its reservation says, the payment created, the receiving account guarded as checked. A twin with the
- * same Idempotency-Key recorded it already: nothing.
+ * The one decision that records a payment: the order claimed for it (one pending payment per orderId: the order's
+ * previous payment comes read, else the decision asks for it), its bill reserved where its reservation says, the payment
+ * created, the receiving account guarded as checked. A twin with the same Idempotency-Key recorded it already: nothing.
  */
-async function decideRecording(
-  deps: CommandDeps,
-  { p, receiver, gateway, reservation }: Recording,
+function decideRecording(
+  { p, receiver, gateway, reservation, previous }: Recording,
   loaded: LoadedStreams<RecordingReads>,
-): Promise<StreamsDecision<RecordingReads, null>> {
+): StreamsDecision<RecordingReads, Loaded<Order> | null> {
   if (loaded.payment.state.status !== 'NONE') return { append: {}, result: null };
   if (receiver) receiver.recheck(loaded.account!.state); // deleted or deactivated since: refused now
-  const opened = await openOrder(deps, p, loaded.order.state);
+  const opened = loaded.order.state.paymentId;
+  const other = opened !== null && opened !== p.paymentId;
+  if (other && previous?.paymentId !== opened) return { append: {}, result: loaded.order };
   const reserved = reservation ? reservation.reserve(loaded.bill!.state) : null;
   const details = paymentDetails(p, receiver, reserved?.bill ?? null, gateway);
   return {
     append: {
-      order: opened,
+      order: order.decide(loaded.order.state, {
+        type: 'OpenOrderPayment',
+        ownerId: p.ownerId,
+        orderId: p.input.orderId,
+        paymentId: p.paymentId,
+        previous: other ? previous!.outcome : 'unpaid',
+        now: p.now,
+      }),
       bill: reserved?.events ?? [],
       payment: payment.decide(loaded.payment.state, { type: 'CreatePayment', payment: details }),
     },
@@ -170,18 +166,28 @@ async function decideRecording(
   };
 }
 
-/** Records the payment in one append (decideRecording). */
+/** Records the payment in one append (decideRecording), its order's previous payment read first when it has one. */
 async function record(deps: CommandDeps, recording: Recording): Promise<Payment> {
   const { p, receiver, reservation } = recording;
-  const reads: RecordingReads = {
-    order: streamRead(orderStream(p.ownerId, p.input.orderId), order),
-    payment: streamRead(paymentStream(p.paymentId), payment, { loaded: p.paymentLoaded }),
-    // payTo may have captured the account's static QRIS: the cache holds what it left
-    ...(receiver ? { account: streamRead(accountStream(receiver.linked.accountId), account) } : {}),
-    ...(reservation ? { bill: reservation.read } : {}),
-  };
-  const { states } = await handleStreams(deps, reads, loaded => decideRecording(deps, recording, loaded), p.context);
-  return states.payment;
+  let orderLoaded: Loaded<Order> | undefined;
+  for (;;) {
+    const reads: RecordingReads = {
+      order: streamRead(orderStream(p.ownerId, p.input.orderId), order, { loaded: orderLoaded }),
+      payment: streamRead(paymentStream(p.paymentId), payment, { loaded: p.paymentLoaded }),
+      // payTo may have captured the account's static QRIS: the cache holds what it left
+      ...(receiver ? { account: streamRead(accountStream(receiver.linked.accountId), account) } : {}),
+      ...(reservation ? { bill: reservation.read } : {}),
+    };
+    const { result, states } = await handleStreams(
+      deps,
+      reads,
+      loaded => decideRecording(recording, loaded),
+      p.context,
+    );
+    if (result === null) return states.payment;
+    orderLoaded = result;
+    recording = { ...recording, previous: await previousPayment(deps, result.state, p.now) };
+  }
 }
 
 /**
@@ -195,7 +201,7 @@ export function recordPayment(
   receiver: Receiver | null,
   gateway: GatewayBill | null,
 ): Promise<Payment> {
-  const recording = { p, receiver, gateway, reservation: null };
+  const recording = { p, receiver, gateway, reservation: null, previous: null };
   if (!receiver?.where) return record(deps, recording);
   const amount = billedAmount(p.input, gateway)!;
   const bill = {

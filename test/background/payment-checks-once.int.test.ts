@@ -127,23 +127,23 @@ describe('payment checks with two instances on one database', () => {
 
     await bothTick();
     await eventually(async () => (await checksOf(accountId)) === 1);
-    a.clock.advance(4000);
-    await bothTick(); // a fresh bill with nobody at its page: every 8 s
+    a.clock.advance(6000);
+    await bothTick(); // a fresh bill with nobody at its page: every 15 s
     expect(await checksOf(accountId)).toBe(1);
     await pageAsksAt(b); // the page's ask reaches the second instance: the first one's tick sees it too
     await a.paymentChecks.tick();
     await eventually(async () => (await checksOf(accountId)) === 2);
     await bothTick();
-    a.clock.advance(4000);
+    a.clock.advance(6000);
     await pageAsksAt(a);
     await pageAsksAt(b);
     await bothTick();
     await eventually(async () => (await checksOf(accountId)) === 3);
-    a.clock.advance(2000);
+    a.clock.advance(3000);
     await pageAsksAt(b);
-    await bothTick(); // the page is open, yet 2 s is under its 4 s
+    await bothTick(); // the page is in sight on a desk, yet 3 s is under its 6 s
     expect(await checksOf(accountId)).toBe(3);
-    a.clock.advance(2000);
+    a.clock.advance(3000);
     await bothTick();
     await eventually(async () => (await checksOf(accountId)) === 4);
     expect(await checksOf(accountId)).toBe(4);

@@ -58,7 +58,8 @@ export async function createPayment(
   const paymentId = input.idempotencyKey
     ? deterministicUuid(`payment:${ownerId}:${input.idempotencyKey}`)
     : randomUUID();
-  const context: CommandContext = { actor: `user:${ownerId}`, now: deps.clock.now(), correlationId: paymentId };
+  const now = deps.clock.now(); // the one instant of this request: the payment, its expiry and its events
+  const context: CommandContext = { actor: `user:${ownerId}`, now, correlationId: paymentId };
   // a random id has no stream yet; a key's id may have one already
   const paymentLoaded = input.idempotencyKey
     ? await load(deps, paymentStream(paymentId), payment)
@@ -66,7 +67,6 @@ export async function createPayment(
   if (paymentLoaded.state.status !== 'NONE')
     return { paymentId: replayOf(paymentLoaded.state, requestHash), payment: paymentLoaded.state };
 
-  const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + (input.expiresInMinutes ?? defaultExpiresInMinutes) * 60_000);
   const request = { paymentId, ownerId, input, requestHash, paymentLoaded, context, now, expiresAt };
   let created: Payment;

@@ -78,7 +78,7 @@ export async function payTo(deps: CommandDeps, linked: LinkedAccount, type: Paym
       deps,
       stream,
       account,
-      { type: 'ExpireProviderSession', now: deps.clock.now() },
+      { type: 'ExpireProviderSession', now: context.now },
       context,
     );
     await deps.readModels.waitFor(expired.position); // the account shows inactive by the time the refusal is read
@@ -90,7 +90,7 @@ export async function payTo(deps: CommandDeps, linked: LinkedAccount, type: Paym
     deps,
     stream,
     account,
-    { type: 'RestoreProviderSession', session: deps.vault.seal(renewed), now: deps.clock.now() },
+    { type: 'RestoreProviderSession', session: deps.vault.seal(renewed), now: context.now },
     context,
   );
   try {
@@ -116,7 +116,7 @@ async function askProvider(
         deps,
         accountStream(linked.accountId),
         account,
-        { type: 'CaptureStaticQris', payload: staticQris, now: deps.clock.now() },
+        { type: 'CaptureStaticQris', payload: staticQris, now: context.now },
         context,
       );
     }

@@ -11,15 +11,16 @@ import {
   type EventSourcing,
 } from '../store/commands/handle.ts';
 import { payableClaim, payableClaimStream, TotalHeld, type PayableClaim } from '../domain/payable-claims.ts';
-import type { Credit, Payable } from '../domain/payables.ts';
+import type { Credit } from '../domain/payables.ts';
 import { billOf, type PayTo } from './pay-to.ts';
 import {
   findPayable,
-  matchCredit,
   maxUniqueCode,
   noFreeCode,
+  payableFor,
   receiving,
   receivingStream,
+  type MatchedPayable,
   type ReceivingCommand,
 } from '../domain/receiving.ts';
 
@@ -136,24 +137,15 @@ async function withUniqueCode<T>(
   throw noFreeCode(bill.amount);
 }
 
-/**
- * The payable a synchronised credit pays on the account: a VA bill whose number the reference carries (receiving
- * stream), the claim on a total of exactly the amount, or a bill reserved on the receiving stream before claims;
- * one still held when the money was booked first.
- */
+/** The payable a synchronised credit pays on the account (payableFor says in which order), read from its two streams. */
 export async function matchPayable(
   deps: EventSourcing,
   accountId: string,
   credit: Credit,
-): Promise<{ payable: Payable; claimed: boolean } | null> {
-  const legacy = matchCredit((await load(deps, receivingStream(accountId), receiving)).state, credit);
-  const claimed = (await load(deps, payableClaimStream(accountId, credit.amount), payableClaim)).state.holder;
-  const candidates = [
-    ...(legacy?.vaNumber ? [{ payable: legacy, claimed: false }] : []),
-    ...(claimed ? [{ payable: claimed, claimed: true }] : []),
-    ...(legacy && !legacy.vaNumber ? [{ payable: legacy, claimed: false }] : []),
-  ];
-  return candidates.find(c => c.payable.expiresAt >= credit.occurredAt) ?? candidates[0] ?? null;
+): Promise<MatchedPayable | null> {
+  const onReceiving = (await load(deps, receivingStream(accountId), receiving)).state;
+  const claim = (await load(deps, payableClaimStream(accountId, credit.amount), payableClaim)).state;
+  return payableFor(credit, onReceiving, claim);
 }
 
 /**

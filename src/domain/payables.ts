@@ -116,11 +116,10 @@ export class Payables {
   }
 
   /**
-   * The payable a credit pays: for a virtual account, the one whose number the credit's reference carries and whose
-   * total it equals; otherwise the bill of exactly that total. Payables still held when the money was booked come
-   * first, then the earliest reserved. Found by total and by number, not by a pass over every payable.
+   * The virtual-account payables whose number the credit's reference carries and whose total it equals (lapsed or
+   * not), in reservation order: found by number, not by a pass over every payable.
    */
-  matchCredit(credit: Credit): Payable | null {
+  carriedBy(credit: Credit): readonly Payable[] {
     const index = this.lookups();
     const reference = credit.reference ?? '';
     const numbers: string[] = [];
@@ -131,12 +130,12 @@ export class Payables {
       numbers.length <= 1
         ? numbers.flatMap(n => index.vaNumbers.get(n)!)
         : this.all().filter(p => p.vaNumber !== null && numbers.includes(p.vaNumber));
-    const byNumber = carried.filter(p => p.totalAmount === credit.amount);
-    const byTotal = index.totals.get(credit.amount) ?? [];
-    const held = (p: Payable) => p.expiresAt >= credit.occurredAt;
-    return (
-      byNumber.find(held) ?? byNumber.find(p => !held(p)) ?? byTotal.find(held) ?? byTotal.find(p => !held(p)) ?? null
-    );
+    return carried.filter(p => p.totalAmount === credit.amount);
+  }
+
+  /** The unique-code payables of this total (lapsed or not), in reservation order. */
+  ofTotal(totalAmount: number): readonly Payable[] {
+    return this.lookups().totals.get(totalAmount) ?? [];
   }
 
   private lookups(): Index {

@@ -1,6 +1,7 @@
 import { refuse } from '../errors.ts';
 import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/receiving.ts';
 import type { Decider } from './decider.ts';
+import type { PayableClaim } from './payable-claims.ts';
 import { Payables, type Credit, type Payable, type PayablesJson } from './payables.ts';
 
 export const receivingStream = (accountId: string) => `receiving-${accountId}`;
@@ -43,8 +44,29 @@ export const heldAt = (state: Receiving, at: string) => state.payables.heldAt(at
 /** The payable a payment holds (lapsed or not), if the account still keeps it. */
 export const findPayable = (state: Receiving, paymentId: string): Payable | undefined => state.payables.find(paymentId);
 
-/** The payable a synchronised credit pays on this account, if any (Payables.matchCredit). */
-export const matchCredit = (state: Receiving, credit: Credit): Payable | null => state.payables.matchCredit(credit);
+/** A payable a credit pays, and whether a claim on its total holds it (else the receiving stream). */
+export type MatchedPayable = { payable: Payable; claimed: boolean };
+
+/**
+ * The payable a synchronised credit pays on its account, the one place that says in which order bills are looked for:
+ * a virtual account's bill whose number the credit's reference carries and whose total it equals (the receiving
+ * stream); the claim on a total of exactly the amount; a unique-code bill of that total reserved on the receiving stream
+ * before claims, unless the reference carries a bill's number (the money went to that virtual account). Of these, the
+ * first still held when the money was booked, else the first.
+ */
+export function payableFor(credit: Credit, onReceiving: Receiving, claim: PayableClaim): MatchedPayable | null {
+  const carried = onReceiving.payables.carriedBy(credit);
+  // a credit whose reference names a virtual account's bill went to that account, not to a unique code of its total
+  const older = carried.length > 0 ? [] : onReceiving.payables.ofTotal(credit.amount);
+  const onStream = (payable: Payable) => ({ payable, claimed: false });
+  const claimed = claim.holder ? [{ payable: claim.holder, claimed: true }] : [];
+  const candidates = [...carried.map(onStream), ...claimed, ...older.map(onStream)];
+  return candidates.find(c => c.payable.expiresAt >= credit.occurredAt) ?? candidates[0] ?? null;
+}
+
+/** The payable a synchronised credit pays among those the receiving stream holds (payableFor, no claim). */
+export const matchCredit = (state: Receiving, credit: Credit): Payable | null =>
+  payableFor(credit, state, { holder: null })?.payable ?? null;
 
 function evolve(state: Receiving, event: ReceivingEvent): Receiving {
   switch (event.type) {

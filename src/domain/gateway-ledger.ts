@@ -215,171 +215,197 @@ function requestedWithdrawal(state: GatewayLedger, withdrawalId: string): Withdr
   return withdrawal;
 }
 
+type Command<T extends GatewayLedgerCommand['type']> = Extract<GatewayLedgerCommand, { type: T }>;
+
+/** A payment is credited once: the merchant is owed its net, the platform its fee and unique code. */
+function creditPayment(state: GatewayLedger, command: Command<'CreditGatewayPayment'>): GatewayLedgerEvent[] {
+  if (state.credits.has(command.paymentId)) return [];
+  const { merchantId: m, paymentId, holdingAccountId, totalAmount, fee, uniqueCode } = command;
+  if (fee + uniqueCode > totalAmount)
+    throw refuse('INVALID_INPUT', { message: 'The fee and the unique code are more than the amount paid' });
+  const holding = ledgerAccount.holding(holdingAccountId);
+  const { net, postings } = receivedPostings(holding, m, totalAmount, fee, uniqueCode);
+  return [
+    GatewayPaymentCredited({
+      merchantId: m,
+      paymentId,
+      holdingAccountId,
+      totalAmount,
+      fee,
+      net,
+      completedAt: command.completedAt.toISOString(),
+      postings,
+      uniqueCode,
+      ...(command.paidAt ? { paidAt: command.paidAt.toISOString() } : {}),
+    }),
+  ];
+}
+
+/** A settlement takes every credit completed before the cutoff, in one entry. */
+function settleDue(state: GatewayLedger, command: Command<'SettleDue'>): GatewayLedgerEvent[] {
+  const m = command.merchantId;
+  const cutoff = command.cutoff.toISOString();
+  const due = state.credits.dueBefore(cutoff);
+  if (due.length === 0) return [];
+  const amount = due.reduce((sum, c) => sum + c.net, 0);
+  const postings = transfer(ledgerAccount.pending(m), ledgerAccount.settled(m), amount);
+  const settledAt = command.now.toISOString();
+  const { yearsWithoutDecree: without, calendar } = command;
+  // the earliest credit's days reach back furthest: from the day after it to today, every day was judged
+  const earliest = new Date(due.reduce((min, c) => Math.min(min, Date.parse(creditTime(c))), Infinity));
+  const calendarMissingYears = without && yearsJudged(earliest, command.now).filter(year => without.includes(year));
+  // a run late after an outage settles days past: each credit stays due on its own day, not on the run's
+  const dueDates = calendar && due.map(c => wibDate(settlesAt(new Date(creditTime(c)), calendar)));
+  return [
+    BalanceSettled({
+      merchantId: m,
+      paymentIds: due.map(c => c.paymentId),
+      amount,
+      cutoff,
+      settledAt,
+      postings,
+      ...(calendarMissingYears ? { calendarMissingYears } : {}),
+      ...(dueDates ? { dueDates } : {}),
+    }),
+  ];
+}
+
+/** A withdrawal takes at most what is available; the stream's expected revision keeps that true under concurrency. */
+function requestWithdrawal(state: GatewayLedger, command: Command<'RequestWithdrawal'>): GatewayLedgerEvent[] {
+  const { merchantId: m, withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy } = command;
+  const { requestHash, holderName } = command;
+  const earlier = state.withdrawals[withdrawalId];
+  if (earlier && (earlier.requestHash ?? null) !== (requestHash ?? null)) throw refuse('IDEMPOTENCY_KEY_REUSED');
+  if (earlier) return []; // the same request again (Idempotency-Key)
+  if (amount < command.minWithdrawal)
+    throw refuse('WITHDRAWAL_BELOW_MINIMUM', {
+      message: `The minimum withdrawal is ${command.minWithdrawal}`,
+      params: { minimum: command.minWithdrawal },
+    });
+  const { available } = merchantBalance(state, m);
+  if (amount > available)
+    throw refuse('INSUFFICIENT_BALANCE', {
+      message: `The amount is more than the available balance (${available})`,
+      params: { available },
+    });
+  const postings = transfer(ledgerAccount.settled(m), ledgerAccount.onHold(m), amount);
+  const requested = {
+    merchantId: m,
+    withdrawalId,
+    amount,
+    bankCode,
+    accountNumber,
+    accountHolderName,
+    requestedBy,
+    requestedAt: command.now.toISOString(),
+    postings,
+  };
+  return [
+    WithdrawalRequested({
+      ...requested,
+      ...(requestHash ? { requestHash } : {}),
+      ...(holderName !== undefined ? { holderName } : {}),
+    }),
+  ];
+}
+
+/** The held money leaves through a holding account, paid by another admin than the one who requested it. */
+function payWithdrawal(state: GatewayLedger, command: Command<'PayWithdrawal'>): GatewayLedgerEvent[] {
+  const withdrawal = requestedWithdrawal(state, command.withdrawalId);
+  if (withdrawal.requestedBy === command.paidBy) throw refuse('WITHDRAWAL_OWN_PAYOUT');
+  const { merchantId: m, withdrawalId, reference, holdingAccountId, paidBy, holderOverride, transferredAt } = command;
+  if (transferredAt && transferredAt.getTime() > command.now.getTime())
+    throw refuse('INVALID_INPUT', {
+      message: 'The transfer cannot have been made after now',
+      errors: [{ path: 'body.transferredAt', message: 'in the future' }],
+    });
+  // the bank's latest answer against the holder asked for: a mismatch leaves only with an override
+  const holder = checkedHolder(
+    withdrawal.holder.asked,
+    command.holderName ?? withdrawal.holder.answered,
+    holderOverride ? { reason: holderOverride.reason, by: paidBy } : undefined,
+  );
+  const postings = transfer(ledgerAccount.onHold(m), ledgerAccount.holding(holdingAccountId), withdrawal.amount);
+  return [
+    WithdrawalPaid({
+      merchantId: m,
+      withdrawalId,
+      amount: withdrawal.amount,
+      reference,
+      holdingAccountId,
+      paidBy,
+      paidAt: command.now.toISOString(),
+      postings,
+      ...holder,
+      ...(transferredAt ? { transferredAt: transferredAt.toISOString() } : {}),
+    }),
+  ];
+}
+
+/** A rejected withdrawal gives the held money back to the settled balance. */
+function rejectWithdrawal(state: GatewayLedger, command: Command<'RejectWithdrawal'>): GatewayLedgerEvent[] {
+  const withdrawal = requestedWithdrawal(state, command.withdrawalId);
+  const { merchantId: m, withdrawalId, note, rejectedBy } = command;
+  const postings = transfer(ledgerAccount.onHold(m), ledgerAccount.settled(m), withdrawal.amount);
+  return [
+    WithdrawalRejected({
+      merchantId: m,
+      withdrawalId,
+      amount: withdrawal.amount,
+      note,
+      rejectedBy,
+      rejectedAt: command.now.toISOString(),
+      postings,
+    }),
+  ];
+}
+
+/** A suspense credit allocated once, as a payment received from the suspense account. */
+function allocateSuspense(state: GatewayLedger, command: Command<'AllocateSuspense'>): GatewayLedgerEvent[] {
+  if (state.credits.has(command.suspenseId)) return [];
+  const { merchantId: m, suspenseId, paymentId, holdingAccountId, amount, fee, uniqueCode, allocatedBy } = command;
+  if (fee + uniqueCode >= amount)
+    throw refuse('SUSPENSE_BELOW_FEE', {
+      message: `The amount (${amount}) is not larger than its fee (${fee})${uniqueCode ? ` and unique code (${uniqueCode})` : ''}`,
+    });
+  const { net, postings } = receivedPostings(ledgerAccount.suspense, m, amount, fee, uniqueCode);
+  const allocatedAt = command.now.toISOString();
+  return [
+    GatewaySuspenseAllocated({
+      merchantId: m,
+      suspenseId,
+      paymentId,
+      holdingAccountId,
+      amount,
+      fee,
+      net,
+      allocatedBy,
+      allocatedAt,
+      postings,
+      ...(uniqueCode > 0 ? { uniqueCode } : {}),
+    }),
+  ];
+}
+
 /**
  * Every entry is balanced by construction (and by the events' schema). A payment is credited once; a settlement takes
  * every credit completed before the cutoff, in one entry; a withdrawal takes at most what is available, and the
  * stream's expected revision keeps that true under concurrent requests.
  */
 function decide(state: GatewayLedger, command: GatewayLedgerCommand): GatewayLedgerEvent[] {
-  const m = command.merchantId;
   switch (command.type) {
-    case 'CreditGatewayPayment': {
-      if (state.credits.has(command.paymentId)) return [];
-      const { paymentId, holdingAccountId, totalAmount, fee, uniqueCode } = command;
-      if (fee + uniqueCode > totalAmount)
-        throw refuse('INVALID_INPUT', { message: 'The fee and the unique code are more than the amount paid' });
-      const holding = ledgerAccount.holding(holdingAccountId);
-      const { net, postings } = receivedPostings(holding, m, totalAmount, fee, uniqueCode);
-      return [
-        GatewayPaymentCredited({
-          merchantId: m,
-          paymentId,
-          holdingAccountId,
-          totalAmount,
-          fee,
-          net,
-          completedAt: command.completedAt.toISOString(),
-          postings,
-          uniqueCode,
-          ...(command.paidAt ? { paidAt: command.paidAt.toISOString() } : {}),
-        }),
-      ];
-    }
-    case 'SettleDue': {
-      const cutoff = command.cutoff.toISOString();
-      const due = state.credits.dueBefore(cutoff);
-      if (due.length === 0) return [];
-      const amount = due.reduce((sum, c) => sum + c.net, 0);
-      const postings = transfer(ledgerAccount.pending(m), ledgerAccount.settled(m), amount);
-      const settledAt = command.now.toISOString();
-      const { yearsWithoutDecree: without, calendar } = command;
-      // the earliest credit's days reach back furthest: from the day after it to today, every day was judged
-      const earliest = new Date(due.reduce((min, c) => Math.min(min, Date.parse(creditTime(c))), Infinity));
-      const calendarMissingYears = without && yearsJudged(earliest, command.now).filter(year => without.includes(year));
-      // a run late after an outage settles days past: each credit stays due on its own day, not on the run's
-      const dueDates = calendar && due.map(c => wibDate(settlesAt(new Date(creditTime(c)), calendar)));
-      return [
-        BalanceSettled({
-          merchantId: m,
-          paymentIds: due.map(c => c.paymentId),
-          amount,
-          cutoff,
-          settledAt,
-          postings,
-          ...(calendarMissingYears ? { calendarMissingYears } : {}),
-          ...(dueDates ? { dueDates } : {}),
-        }),
-      ];
-    }
-    case 'RequestWithdrawal': {
-      const { withdrawalId, amount, bankCode, accountNumber, accountHolderName, requestedBy, requestHash, holderName } =
-        command;
-      const earlier = state.withdrawals[withdrawalId];
-      if (earlier && (earlier.requestHash ?? null) !== (requestHash ?? null)) throw refuse('IDEMPOTENCY_KEY_REUSED');
-      if (earlier) return []; // the same request again (Idempotency-Key)
-      if (amount < command.minWithdrawal)
-        throw refuse('WITHDRAWAL_BELOW_MINIMUM', {
-          message: `The minimum withdrawal is ${command.minWithdrawal}`,
-          params: { minimum: command.minWithdrawal },
-        });
-      const { available } = merchantBalance(state, m);
-      if (amount > available)
-        throw refuse('INSUFFICIENT_BALANCE', {
-          message: `The amount is more than the available balance (${available})`,
-          params: { available },
-        });
-      const postings = transfer(ledgerAccount.settled(m), ledgerAccount.onHold(m), amount);
-      const requested = {
-        merchantId: m,
-        withdrawalId,
-        amount,
-        bankCode,
-        accountNumber,
-        accountHolderName,
-        requestedBy,
-        requestedAt: command.now.toISOString(),
-        postings,
-      };
-      return [
-        WithdrawalRequested({
-          ...requested,
-          ...(requestHash ? { requestHash } : {}),
-          ...(holderName !== undefined ? { holderName } : {}),
-        }),
-      ];
-    }
-    case 'PayWithdrawal': {
-      const withdrawal = requestedWithdrawal(state, command.withdrawalId);
-      if (withdrawal.requestedBy === command.paidBy) throw refuse('WITHDRAWAL_OWN_PAYOUT');
-      const { withdrawalId, reference, holdingAccountId, paidBy, holderOverride, transferredAt } = command;
-      if (transferredAt && transferredAt.getTime() > command.now.getTime())
-        throw refuse('INVALID_INPUT', {
-          message: 'The transfer cannot have been made after now',
-          errors: [{ path: 'body.transferredAt', message: 'in the future' }],
-        });
-      // the bank's latest answer against the holder asked for: a mismatch leaves only with an override
-      const holder = checkedHolder(
-        withdrawal.holder.asked,
-        command.holderName ?? withdrawal.holder.answered,
-        holderOverride ? { reason: holderOverride.reason, by: paidBy } : undefined,
-      );
-      const postings = transfer(ledgerAccount.onHold(m), ledgerAccount.holding(holdingAccountId), withdrawal.amount);
-      return [
-        WithdrawalPaid({
-          merchantId: m,
-          withdrawalId,
-          amount: withdrawal.amount,
-          reference,
-          holdingAccountId,
-          paidBy,
-          paidAt: command.now.toISOString(),
-          postings,
-          ...holder,
-          ...(transferredAt ? { transferredAt: transferredAt.toISOString() } : {}),
-        }),
-      ];
-    }
-    case 'RejectWithdrawal': {
-      const withdrawal = requestedWithdrawal(state, command.withdrawalId);
-      const postings = transfer(ledgerAccount.onHold(m), ledgerAccount.settled(m), withdrawal.amount);
-      const { withdrawalId, note, rejectedBy } = command;
-      return [
-        WithdrawalRejected({
-          merchantId: m,
-          withdrawalId,
-          amount: withdrawal.amount,
-          note,
-          rejectedBy,
-          rejectedAt: command.now.toISOString(),
-          postings,
-        }),
-      ];
-    }
-    case 'AllocateSuspense': {
-      if (state.credits.has(command.suspenseId)) return [];
-      const { suspenseId, paymentId, holdingAccountId, amount, fee, uniqueCode, allocatedBy } = command;
-      if (fee + uniqueCode >= amount)
-        throw refuse('SUSPENSE_BELOW_FEE', {
-          message: `The amount (${amount}) is not larger than its fee (${fee})${uniqueCode ? ` and unique code (${uniqueCode})` : ''}`,
-        });
-      const { net, postings } = receivedPostings(ledgerAccount.suspense, m, amount, fee, uniqueCode);
-      const allocatedAt = command.now.toISOString();
-      return [
-        GatewaySuspenseAllocated({
-          merchantId: m,
-          suspenseId,
-          paymentId,
-          holdingAccountId,
-          amount,
-          fee,
-          net,
-          allocatedBy,
-          allocatedAt,
-          postings,
-          ...(uniqueCode > 0 ? { uniqueCode } : {}),
-        }),
-      ];
-    }
+    case 'CreditGatewayPayment':
+      return creditPayment(state, command);
+    case 'SettleDue':
+      return settleDue(state, command);
+    case 'RequestWithdrawal':
+      return requestWithdrawal(state, command);
+    case 'PayWithdrawal':
+      return payWithdrawal(state, command);
+    case 'RejectWithdrawal':
+      return rejectWithdrawal(state, command);
+    case 'AllocateSuspense':
+      return allocateSuspense(state, command);
     default: {
       const never: never = command;
       return never;

@@ -110,6 +110,78 @@ function untransfer(state: Suspense, c: Extract<SuspenseCommand, { type: 'Untran
   ];
 }
 
+/** A credit no payment claims lands once, per mutation, on the suspense account. */
+function receive(state: Suspense, c: Extract<SuspenseCommand, { type: 'ReceiveSuspenseCredit' }>) {
+  const suspenseId = suspenseIdOf(c.mutationId);
+  if (state.items[suspenseId]) return [];
+  const { mutationId, accountId, providerCode, amount, senderName, reference } = c;
+  const postings = [
+    { account: ledgerAccount.holding(accountId), amount },
+    { account: ledgerAccount.suspense, amount: -amount },
+  ];
+  return [
+    SuspenseCreditReceived({
+      suspenseId,
+      mutationId,
+      accountId,
+      providerCode,
+      amount,
+      senderName,
+      reference,
+      receivedAt: c.receivedAt.toISOString(),
+      postings,
+    }),
+  ];
+}
+
+/** An open credit given to a merchant, less the fee the caller decided and the unique code kept. */
+function allocate(state: Suspense, c: Extract<SuspenseCommand, { type: 'AllocateSuspenseCredit' }>) {
+  const item = openItem(state, c.suspenseId);
+  const { suspenseId, merchantId, paymentId, note, uniqueCode } = c;
+  const allocated = {
+    suspenseId,
+    merchantId,
+    paymentId,
+    amount: item.amount,
+    fee: c.fee,
+    net: item.amount - c.fee - uniqueCode,
+    note,
+    ...(uniqueCode > 0 ? { uniqueCode } : {}),
+  };
+  return [SuspenseCreditAllocated({ ...allocated, allocatedBy: c.adminId, allocatedAt: c.now.toISOString() })];
+}
+
+/** An open credit taken by a hand transfer between holding accounts. */
+function transferOut(state: Suspense, c: Extract<SuspenseCommand, { type: 'TransferSuspenseCredit' }>) {
+  const item = openItem(state, c.suspenseId);
+  const { suspenseId, transferId } = c;
+  const { accountId, amount } = item;
+  const resolved = { resolvedBy: c.adminId, resolvedAt: c.now.toISOString() };
+  return [SuspenseCreditTransferred({ suspenseId, transferId, accountId, amount, ...resolved })];
+}
+
+/** An open credit sent back to its sender: the holding account's cash leaves. */
+function refund(state: Suspense, c: Extract<SuspenseCommand, { type: 'RefundSuspenseCredit' }>) {
+  const item = openItem(state, c.suspenseId);
+  const { suspenseId, reference, note } = c;
+  const postings = [
+    { account: ledgerAccount.suspense, amount: item.amount },
+    { account: ledgerAccount.holding(item.accountId), amount: -item.amount },
+  ];
+  return [
+    SuspenseCreditRefunded({
+      suspenseId,
+      accountId: item.accountId,
+      amount: item.amount,
+      reference,
+      note,
+      refundedBy: c.adminId,
+      refundedAt: c.now.toISOString(),
+      postings,
+    }),
+  ];
+}
+
 export const suspense: Decider<Suspense, SuspenseCommand, SuspenseEvent> = {
   cached: true,
   initialState: () => ({ items: {} }),
@@ -144,78 +216,16 @@ export const suspense: Decider<Suspense, SuspenseCommand, SuspenseEvent> = {
   },
   decide(state, command) {
     switch (command.type) {
-      case 'ReceiveSuspenseCredit': {
-        const suspenseId = suspenseIdOf(command.mutationId);
-        if (state.items[suspenseId]) return [];
-        const { mutationId, accountId, providerCode, amount, senderName, reference } = command;
-        const postings = [
-          { account: ledgerAccount.holding(accountId), amount },
-          { account: ledgerAccount.suspense, amount: -amount },
-        ];
-        return [
-          SuspenseCreditReceived({
-            suspenseId,
-            mutationId,
-            accountId,
-            providerCode,
-            amount,
-            senderName,
-            reference,
-            receivedAt: command.receivedAt.toISOString(),
-            postings,
-          }),
-        ];
-      }
-      case 'AllocateSuspenseCredit': {
-        const item = openItem(state, command.suspenseId);
-        const { suspenseId, merchantId, paymentId, note, uniqueCode } = command;
-        const allocated = {
-          suspenseId,
-          merchantId,
-          paymentId,
-          amount: item.amount,
-          fee: command.fee,
-          net: item.amount - command.fee - uniqueCode,
-          note,
-          ...(uniqueCode > 0 ? { uniqueCode } : {}),
-        };
-        return [
-          SuspenseCreditAllocated({
-            ...allocated,
-            allocatedBy: command.adminId,
-            allocatedAt: command.now.toISOString(),
-          }),
-        ];
-      }
-      case 'TransferSuspenseCredit': {
-        const item = openItem(state, command.suspenseId);
-        const { suspenseId, transferId } = command;
-        const { accountId, amount } = item;
-        const resolved = { resolvedBy: command.adminId, resolvedAt: command.now.toISOString() };
-        return [SuspenseCreditTransferred({ suspenseId, transferId, accountId, amount, ...resolved })];
-      }
+      case 'ReceiveSuspenseCredit':
+        return receive(state, command);
+      case 'AllocateSuspenseCredit':
+        return allocate(state, command);
+      case 'TransferSuspenseCredit':
+        return transferOut(state, command);
       case 'UntransferSuspenseCredit':
         return untransfer(state, command);
-      case 'RefundSuspenseCredit': {
-        const item = openItem(state, command.suspenseId);
-        const { suspenseId, reference, note } = command;
-        const postings = [
-          { account: ledgerAccount.suspense, amount: item.amount },
-          { account: ledgerAccount.holding(item.accountId), amount: -item.amount },
-        ];
-        return [
-          SuspenseCreditRefunded({
-            suspenseId,
-            accountId: item.accountId,
-            amount: item.amount,
-            reference,
-            note,
-            refundedBy: command.adminId,
-            refundedAt: command.now.toISOString(),
-            postings,
-          }),
-        ];
-      }
+      case 'RefundSuspenseCredit':
+        return refund(state, command);
       default: {
         const never: never = command;
         return never;

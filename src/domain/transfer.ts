@@ -96,44 +96,55 @@ function evolve(state: Transfer, event: TransferEvent): Transfer {
   }
 }
 
+type Command<T extends TransferCommand['type']> = Extract<TransferCommand, { type: T }>;
+
+/** A bank destination checked once: its index lives until expiresAt. */
+function validate(state: Transfer, command: Command<'ValidateBankTransfer'>): TransferEvent[] {
+  if (state.status !== 'NONE') return [];
+  const { transferId, accountId, ownerId, destination, amount } = command;
+  return [
+    BankTransferValidated({
+      transferId,
+      accountId,
+      ownerId,
+      destination,
+      amount,
+      validatedAt: command.now.toISOString(),
+      expiresAt: command.expiresAt.toISOString(),
+    }),
+  ];
+}
+
+/** Sent once: a bank transfer on its live index for the validated amount, a QR transfer on a fresh stream. */
+function submit(state: Transfer, command: Command<'SubmitTransfer'>): TransferEvent[] {
+  const at = command.now.toISOString();
+  const { type: _type, now: _now, ...submitted } = command;
+  if (state.status !== 'NONE' && state.status !== 'VALIDATED') {
+    // the same request again (same Idempotency-Key and body) answers what became of it; anything else is refused
+    if (submitted.requestHash !== null && state.requestHash === submitted.requestHash) return [];
+    if (command.kind === 'qris') throw refuse('IDEMPOTENCY_KEY_REUSED');
+    throw indexInvalid('it was used already');
+  }
+  if (command.kind === 'bank') {
+    if (state.status !== 'VALIDATED' || state.accountId !== command.accountId || state.ownerId !== command.ownerId)
+      throw indexInvalid('unknown for this account');
+    if (at >= state.expiresAt) throw indexInvalid('it expired; validate the destination again (bank-init)');
+    if (command.amount !== state.amount)
+      throw refuse('TRANSFER_AMOUNT_MISMATCH', {
+        message: `The amount must equal the validated amount, ${state.amount}`,
+        errors: [{ path: 'body.amount', message: `must be ${state.amount}` }],
+      });
+  } else if (state.status !== 'NONE') throw indexInvalid('not a QR transfer');
+  return [TransferSubmitted({ ...submitted, submittedAt: at })];
+}
+
 function decide(state: Transfer, command: TransferCommand): TransferEvent[] {
   const at = command.now.toISOString();
   switch (command.type) {
-    case 'ValidateBankTransfer': {
-      if (state.status !== 'NONE') return [];
-      const { transferId, accountId, ownerId, destination, amount } = command;
-      return [
-        BankTransferValidated({
-          transferId,
-          accountId,
-          ownerId,
-          destination,
-          amount,
-          validatedAt: at,
-          expiresAt: command.expiresAt.toISOString(),
-        }),
-      ];
-    }
-    case 'SubmitTransfer': {
-      const { type: _type, now: _now, ...submitted } = command;
-      if (state.status !== 'NONE' && state.status !== 'VALIDATED') {
-        // the same request again (same Idempotency-Key and body) answers what became of it; anything else is refused
-        if (submitted.requestHash !== null && state.requestHash === submitted.requestHash) return [];
-        if (command.kind === 'qris') throw refuse('IDEMPOTENCY_KEY_REUSED');
-        throw indexInvalid('it was used already');
-      }
-      if (command.kind === 'bank') {
-        if (state.status !== 'VALIDATED' || state.accountId !== command.accountId || state.ownerId !== command.ownerId)
-          throw indexInvalid('unknown for this account');
-        if (at >= state.expiresAt) throw indexInvalid('it expired; validate the destination again (bank-init)');
-        if (command.amount !== state.amount)
-          throw refuse('TRANSFER_AMOUNT_MISMATCH', {
-            message: `The amount must equal the validated amount, ${state.amount}`,
-            errors: [{ path: 'body.amount', message: `must be ${state.amount}` }],
-          });
-      } else if (state.status !== 'NONE') throw indexInvalid('not a QR transfer');
-      return [TransferSubmitted({ ...submitted, submittedAt: at })];
-    }
+    case 'ValidateBankTransfer':
+      return validate(state, command);
+    case 'SubmitTransfer':
+      return submit(state, command);
     case 'CompleteTransfer':
       if (state.status !== 'SUBMITTED' && state.status !== 'UNCONFIRMED') return [];
       return [

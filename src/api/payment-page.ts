@@ -178,21 +178,132 @@ function htmlHeaders(reply: FastifyReply, nonce: string) {
     .header('cache-control', 'no-store');
 }
 
+/** What every route of the page shares: the payment by its path's id, and the payer's signals to the checks. */
+type Page = {
+  deps: AppDeps;
+  /** The payment of a path's id; null for an unknown or malformed one. */
+  find: (id: string) => Promise<PaymentRow | null>;
+  payerSeen: (row: PaymentRow, kind: PayerSignal, request: FastifyRequest) => Promise<void>;
+  statusOf: (row: PaymentRow) => ReturnType<typeof publicPaymentStatus>;
+};
+
+function pageOf(deps: AppDeps): Page {
+  return {
+    deps,
+    find: async id => (paymentId.safeParse(id).success ? paymentRow(deps, id) : null),
+    // a payer at this bill now: its account's checks draw closer (src/domain/check-cadence.ts); a signal lost is only
+    // a check made a little later, never a reason to fail the payer's request
+    payerSeen: async (row, kind, request) => {
+      if (row.status !== 'PENDING' || row.total_amount === null || row.receiving_account_id === null) return;
+      await deps.paymentChecks
+        .payerSeen(row.receiving_account_id, kind)
+        .catch(err => request.log.warn({ err, paymentId: row.id }, 'the payer signal was not recorded'));
+    },
+    statusOf: row => publicPaymentStatus(row, deps.config.publicBaseUrl, deps.clock.now()),
+  };
+}
+
+/** The page itself: billed as it opens when its provider offers one method; an unknown id is a page of its own. */
+function pageRoute(app: FastifyInstance, { deps, find }: Page) {
+  app.get<{ Params: { paymentId: string } }>('/pay/:paymentId', async (request, reply) => {
+    const nonce = randomBytes(16).toString('base64');
+    const found = await find(request.params.paymentId);
+    if (!found) return htmlHeaders(reply, nonce).code(404).send(paymentNotFoundHtml(nonce));
+    const row = await billedOnOpen(deps, found);
+    const sandboxPays = sandboxPayerOf(deps, row) !== null;
+    const view = pageView(row, deps.clock.now(), await methodsOf(deps, row), await shopNameOf(deps, row), sandboxPays);
+    return htmlHeaders(reply, nonce).send(paymentPageHtml(view, nonce));
+  });
+}
+
+/** What the page's script polls; each ask is a signal that the payer is at the bill. */
+function statusRoute(app: FastifyInstance, { find, payerSeen, statusOf }: Page) {
+  app.get<{ Params: { paymentId: string }; Querystring: z.infer<typeof statusQuery> }>(
+    '/pay/:paymentId/status.json',
+    { schema: { querystring: statusQuery } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const row = await find(request.params.paymentId);
+      if (!row) throw notFound();
+      // a page in sight asks every few seconds; one going out of sight asks once more to say so
+      await payerSeen(row, request.query.visibility === 'hidden' ? 'hidden' : pageSignalOf(request), request);
+      return { status: 'success', data: statusOf(row) };
+    },
+  );
+}
+
+/** The payer's choice of method, for a payment created without a type; answers the new status. */
+function methodRoute(app: FastifyInstance, { deps, statusOf }: Page) {
+  app.post<{ Params: { paymentId: string }; Body: unknown }>('/pay/:paymentId/method', async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    if (!paymentId.safeParse(request.params.paymentId).success) throw notFound();
+    const body = methodBody.safeParse(request.body);
+    if (!body.success)
+      throw refuse('VALIDATION_ERROR', {
+        message: 'type is required: one of the methods the page offers',
+        errors: [{ path: 'body.type', message: 'required' }],
+      });
+    const chosen = await choosePaymentMethod(deps, request.params.paymentId, body.data.type, deps.config.gateway);
+    return { status: 'success', data: statusOf(rowOfPayment(chosen)) };
+  });
+}
+
+/**
+ * "Saya sudah bayar": the receiving account is checked now, at most once per askEverySeconds per payment, counted in
+ * PostgreSQL so that every instance keeps to it.
+ */
+function checkRoute(app: FastifyInstance, { deps, find, statusOf }: Page) {
+  const askEveryMs = deps.config.paymentChecks.askEverySeconds * 1000;
+  app.post<{ Params: { paymentId: string } }>(
+    '/pay/:paymentId/check',
+    { config: { rateLimit: { max: 30, timeWindow: 60_000 } } }, // per address, over every payment it asks about
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const row = await find(request.params.paymentId);
+      if (!row) throw notFound();
+      const status = statusOf(row);
+      if (row.status !== 'PENDING' || row.total_amount === null || row.receiving_account_id === null)
+        return { status: 'success', checking: false, data: status };
+      const asked = await countAttempt(deps.pool, `payment-check:${row.id}`, askEveryMs);
+      if (asked.count > 1) {
+        reply.header('retry-after', String(Math.max(Math.ceil(asked.ttlMs / 1000), 1)));
+        return { status: 'success', checking: true, data: status }; // a check asked for a moment ago serves this one too
+      }
+      await deps.paymentChecks.checkNow(row.receiving_account_id);
+      return reply.code(202).send({ status: 'success', checking: true, data: status });
+    },
+  );
+}
+
+/**
+ * The QR image; "Unduh QRIS" asks with ?download=1: the same image, saved under the order's name (wallet apps pay a QR
+ * from the gallery).
+ */
+function qrisRoute(app: FastifyInstance, { find, payerSeen }: Page) {
+  app.get<{ Params: { paymentId: string }; Querystring: { download?: string } }>(
+    '/pay/:paymentId/qris.png',
+    async (request, reply) => {
+      const row = await find(request.params.paymentId);
+      if (!row || !isQrType(row.type) || !row.qris_payload) throw notFound();
+      await payerSeen(row, 'qr', request);
+      // "Unduh QRIS": a payer on a phone saving the QR for the wallet app, about to leave the page to pay
+      if (request.query.download === '1') await payerSeen(row, 'download', request);
+      if (request.query.download === '1')
+        reply.header('content-disposition', `attachment; filename="${qrisFileName(row.order_id)}"`);
+      return reply
+        .type('image/png')
+        .header('cache-control', 'private, max-age=300')
+        .send(await qrPng(row.qris_payload));
+    },
+  );
+}
+
 /**
  * The hosted payment page and what the payer's browser reads without a key: the page, its status and the QR image.
  * The UUID in the path is the only credential (unguessable); an unknown or malformed one is simply not found.
  */
 export function paymentPageRoutes(deps: AppDeps) {
-  const find = async (id: string) => (paymentId.safeParse(id).success ? paymentRow(deps, id) : null);
-  // a payer at this bill now: its account's checks draw closer (src/domain/check-cadence.ts); a signal lost is only a
-  // check made a little later, never a reason to fail the payer's request
-  const payerSeen = async (row: PaymentRow, kind: PayerSignal, request: FastifyRequest) => {
-    if (row.status !== 'PENDING' || row.total_amount === null || row.receiving_account_id === null) return;
-    await deps.paymentChecks
-      .payerSeen(row.receiving_account_id, kind)
-      .catch(err => request.log.warn({ err, paymentId: row.id }, 'the payer signal was not recorded'));
-  };
-
+  const page = pageOf(deps);
   return async function (app: FastifyInstance) {
     app.addHook('onRequest', async (_request, reply) => {
       reply
@@ -200,97 +311,12 @@ export function paymentPageRoutes(deps: AppDeps) {
         .header('referrer-policy', 'no-referrer')
         .header('x-content-type-options', 'nosniff');
     });
-
-    app.get<{ Params: { paymentId: string } }>('/pay/:paymentId', async (request, reply) => {
-      const nonce = randomBytes(16).toString('base64');
-      const found = await find(request.params.paymentId);
-      if (!found) return htmlHeaders(reply, nonce).code(404).send(paymentNotFoundHtml(nonce));
-      const row = await billedOnOpen(deps, found);
-      const sandboxPays = sandboxPayerOf(deps, row) !== null;
-      const view = pageView(
-        row,
-        deps.clock.now(),
-        await methodsOf(deps, row),
-        await shopNameOf(deps, row),
-        sandboxPays,
-      );
-      return htmlHeaders(reply, nonce).send(paymentPageHtml(view, nonce));
-    });
-
+    pageRoute(app, page);
     // the page hears its payment end at once; its polling goes on beside it, and alone where the stream fails
-    await app.register(
-      paymentStreamRoute(deps, find, row => publicPaymentStatus(row, deps.config.publicBaseUrl, deps.clock.now())),
-    );
-
-    app.get<{ Params: { paymentId: string }; Querystring: z.infer<typeof statusQuery> }>(
-      '/pay/:paymentId/status.json',
-      { schema: { querystring: statusQuery } },
-      async (request, reply) => {
-        reply.header('cache-control', 'no-store');
-        const row = await find(request.params.paymentId);
-        if (!row) throw notFound();
-        // a page in sight asks every few seconds; one going out of sight asks once more to say so
-        await payerSeen(row, request.query.visibility === 'hidden' ? 'hidden' : pageSignalOf(request), request);
-        return { status: 'success', data: publicPaymentStatus(row, deps.config.publicBaseUrl, deps.clock.now()) };
-      },
-    );
-
-    // the payer's choice of method, for a payment created without a type; answers the new status
-    app.post<{ Params: { paymentId: string }; Body: unknown }>('/pay/:paymentId/method', async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      if (!paymentId.safeParse(request.params.paymentId).success) throw notFound();
-      const body = methodBody.safeParse(request.body);
-      if (!body.success)
-        throw refuse('VALIDATION_ERROR', {
-          message: 'type is required: one of the methods the page offers',
-          errors: [{ path: 'body.type', message: 'required' }],
-        });
-      const chosen = await choosePaymentMethod(deps, request.params.paymentId, body.data.type, deps.config.gateway);
-      return {
-        status: 'success',
-        data: publicPaymentStatus(rowOfPayment(chosen), deps.config.publicBaseUrl, deps.clock.now()),
-      };
-    });
-
-    // "Saya sudah bayar": the receiving account is checked now, at most once per askEverySeconds per payment, counted in
-    // PostgreSQL so that every instance keeps to it
-    const askEveryMs = deps.config.paymentChecks.askEverySeconds * 1000;
-    app.post<{ Params: { paymentId: string } }>(
-      '/pay/:paymentId/check',
-      { config: { rateLimit: { max: 30, timeWindow: 60_000 } } }, // per address, over every payment it asks about
-      async (request, reply) => {
-        reply.header('cache-control', 'no-store');
-        const row = await find(request.params.paymentId);
-        if (!row) throw notFound();
-        const status = publicPaymentStatus(row, deps.config.publicBaseUrl, deps.clock.now());
-        if (row.status !== 'PENDING' || row.total_amount === null || row.receiving_account_id === null)
-          return { status: 'success', checking: false, data: status };
-        const asked = await countAttempt(deps.pool, `payment-check:${row.id}`, askEveryMs);
-        if (asked.count > 1) {
-          reply.header('retry-after', String(Math.max(Math.ceil(asked.ttlMs / 1000), 1)));
-          return { status: 'success', checking: true, data: status }; // a check asked for a moment ago serves this one too
-        }
-        await deps.paymentChecks.checkNow(row.receiving_account_id);
-        return reply.code(202).send({ status: 'success', checking: true, data: status });
-      },
-    );
-
-    // "Unduh QRIS" asks with ?download=1: the same image, saved under the order's name (wallet apps pay a QR from the gallery)
-    app.get<{ Params: { paymentId: string }; Querystring: { download?: string } }>(
-      '/pay/:paymentId/qris.png',
-      async (request, reply) => {
-        const row = await find(request.params.paymentId);
-        if (!row || !isQrType(row.type) || !row.qris_payload) throw notFound();
-        await payerSeen(row, 'qr', request);
-        // "Unduh QRIS": a payer on a phone saving the QR for the wallet app, about to leave the page to pay
-        if (request.query.download === '1') await payerSeen(row, 'download', request);
-        if (request.query.download === '1')
-          reply.header('content-disposition', `attachment; filename="${qrisFileName(row.order_id)}"`);
-        return reply
-          .type('image/png')
-          .header('cache-control', 'private, max-age=300')
-          .send(await qrPng(row.qris_payload));
-      },
-    );
+    await app.register(paymentStreamRoute(deps, page.find, page.statusOf));
+    statusRoute(app, page);
+    methodRoute(app, page);
+    checkRoute(app, page);
+    qrisRoute(app, page);
   };
 }

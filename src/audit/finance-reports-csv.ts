@@ -100,106 +100,108 @@ export function revenueCsv(report: GatewayRevenue, table: RevenueTable): string 
   }
 }
 
+const payoutColumns = [
+  'paidAt',
+  'recordedAt',
+  'withdrawalId',
+  'merchantId',
+  'merchantName',
+  'merchantEmail',
+  'amount',
+  'channel',
+  'reference',
+  'sourceAccountId',
+  'sourceProviderCode',
+  'sourceAccountName',
+  'bankCode',
+  'accountNumber',
+  'holderAsked',
+  'holderAnswered',
+  'holderMatches',
+  'holderOverrideReason',
+  'holderOverrideBy',
+  'paidBy',
+  'attempts',
+  'attemptOutcomes',
+];
+
+const payoutRows = (report: PayoutReport): CsvCell[][] => [
+  payoutColumns,
+  ...report.payouts.map(p => [
+    at(p.paidAt),
+    at(p.recordedAt),
+    p.withdrawalId,
+    p.merchantId,
+    p.merchantName,
+    p.merchantEmail,
+    p.amount,
+    p.channel,
+    p.reference,
+    p.sourceAccountId,
+    p.sourceProviderCode,
+    p.sourceAccountName,
+    p.bankCode,
+    p.accountNumber,
+    p.holderAsked,
+    p.holderAnswered,
+    p.holderMatches,
+    p.holderOverride?.reason ?? null,
+    p.holderOverride?.by ?? null,
+    p.paidBy,
+    p.attempts.length,
+    p.attempts.map(a => a.outcome).join(' '),
+  ]),
+];
+
+const attemptRows = (report: PayoutReport): CsvCell[][] => [
+  [
+    'withdrawalId',
+    'merchantId',
+    'merchantName',
+    'transferId',
+    'accountId',
+    'startedAt',
+    'startedBy',
+    'outcome',
+    'reason',
+    'failedAt',
+  ],
+  ...report.payouts.flatMap(p =>
+    p.attempts.map(a => [
+      p.withdrawalId,
+      p.merchantId,
+      p.merchantName,
+      a.transferId,
+      a.accountId,
+      at(a.startedAt),
+      a.startedBy,
+      a.outcome,
+      a.reason,
+      at(a.failedAt),
+    ]),
+  ),
+];
+
+// one row: the channels side by side, so no row sums the others
+const payoutTotalsRows = ({ period, total }: PayoutReport): CsvCell[][] => [
+  [
+    'from',
+    'to',
+    'payouts',
+    'amount',
+    ...total.byChannel.flatMap(c => [`${c.channel.slice(1)}Payouts`, `${c.channel.slice(1)}Amount`]),
+  ],
+  [period.from, period.to, total.payouts, total.amount, ...total.byChannel.flatMap(c => [c.payouts, c.amount])],
+];
+
 export function payoutReportCsv(report: PayoutReport, table: PayoutReportTable): string {
   switch (table) {
     case 'payouts':
-      return csvText([
-        [
-          'paidAt',
-          'recordedAt',
-          'withdrawalId',
-          'merchantId',
-          'merchantName',
-          'merchantEmail',
-          'amount',
-          'channel',
-          'reference',
-          'sourceAccountId',
-          'sourceProviderCode',
-          'sourceAccountName',
-          'bankCode',
-          'accountNumber',
-          'holderAsked',
-          'holderAnswered',
-          'holderMatches',
-          'holderOverrideReason',
-          'holderOverrideBy',
-          'paidBy',
-          'attempts',
-          'attemptOutcomes',
-        ],
-        ...report.payouts.map(p => [
-          at(p.paidAt),
-          at(p.recordedAt),
-          p.withdrawalId,
-          p.merchantId,
-          p.merchantName,
-          p.merchantEmail,
-          p.amount,
-          p.channel,
-          p.reference,
-          p.sourceAccountId,
-          p.sourceProviderCode,
-          p.sourceAccountName,
-          p.bankCode,
-          p.accountNumber,
-          p.holderAsked,
-          p.holderAnswered,
-          p.holderMatches,
-          p.holderOverride?.reason ?? null,
-          p.holderOverride?.by ?? null,
-          p.paidBy,
-          p.attempts.length,
-          p.attempts.map(a => a.outcome).join(' '),
-        ]),
-      ]);
+      return csvText(payoutRows(report));
     case 'attempts':
-      return csvText([
-        [
-          'withdrawalId',
-          'merchantId',
-          'merchantName',
-          'transferId',
-          'accountId',
-          'startedAt',
-          'startedBy',
-          'outcome',
-          'reason',
-          'failedAt',
-        ],
-        ...report.payouts.flatMap(p =>
-          p.attempts.map(a => [
-            p.withdrawalId,
-            p.merchantId,
-            p.merchantName,
-            a.transferId,
-            a.accountId,
-            at(a.startedAt),
-            a.startedBy,
-            a.outcome,
-            a.reason,
-            at(a.failedAt),
-          ]),
-        ),
-      ]);
+      return csvText(attemptRows(report));
     case 'totals':
-      // one row: the channels side by side, so no row sums the others
-      return csvText([
-        [
-          'from',
-          'to',
-          'payouts',
-          'amount',
-          ...report.total.byChannel.flatMap(c => [`${c.channel.slice(1)}Payouts`, `${c.channel.slice(1)}Amount`]),
-        ],
-        [
-          report.period.from,
-          report.period.to,
-          report.total.payouts,
-          report.total.amount,
-          ...report.total.byChannel.flatMap(c => [c.payouts, c.amount]),
-        ],
-      ]);
+      return csvText(payoutTotalsRows(report));
     default: {
       const never: never = table;
       return never;

@@ -269,65 +269,67 @@ async function trialBalance(db: Queryable, period: ReconciliationPeriod) {
   return { balanced, days, total, unbalancedEntries: unbalanced.rows };
 }
 
+/**
+ * Every gateway payment of the period against its credit on the ledger: the credits by holding account, the fees by
+ * day, and what does not tie (a completed payment without a credit, a credit without a completed payment, a credit
+ * that differs from its payment, a payment not paid by a matching credit).
+ */
+const holdingCreditsSql = `with credited as (
+     select reference_id as payment_id, min(substr(account, 9)) filter (where account like 'holding:%') as account_id,
+       coalesce(sum(amount) filter (where account like 'holding:%'), 0)::bigint as amount,
+       coalesce(-sum(amount) filter (where account = 'platform:fees'), 0)::bigint as fee,
+       coalesce(-sum(amount) filter (where account = 'platform:unique-codes'), 0)::bigint as unique_code,
+       ${wibDayOf(`min(${at})`)}::text as day
+     from gateway_postings where event_type = 'GatewayPaymentCredited' and ${at} >= $1 and ${at} < $2
+       and (account like 'holding:%' or account in ('platform:fees', 'platform:unique-codes'))
+     group by reference_id
+   ), completed as (
+     -- checked in the period of its credit; a payment without one, in the period it was paid (a credit from before
+     -- the ledger kept paidAt is placed at its completion, so the two are found together either way)
+     select p.id::text as payment_id, p.receiving_account_id::text as account_id, p.total_amount, coalesce(p.gateway_fee, 0) as fee,
+       coalesce(p.unique_code, 0) as unique_code,
+       ${wibDayOf('coalesce(p.paid_at, p.completed_at)')}::text as day, p.mutation_id,
+       m.id is not null and m.type = 'CREDIT' and m.amount = p.total_amount and m.account_id = p.receiving_account_id as paid_by_credit
+     from payments p left join mutations m on m.id = p.mutation_id
+     where p.gateway and p.status = 'COMPLETED' and (p.id::text in (select payment_id from credited)
+       or (coalesce(p.paid_at, p.completed_at) >= $1 and coalesce(p.paid_at, p.completed_at) < $2
+         and not exists (select 1 from gateway_postings g where g.event_type = 'GatewayPaymentCredited' and g.reference_id = p.id::text)))
+   ), joined as (
+     select coalesce(c.payment_id, p.payment_id) as payment_id, c.account_id as credited_account, c.amount as credited, c.fee as credited_fee,
+       c.unique_code as credited_code, p.account_id as paid_account, p.total_amount, p.fee, p.unique_code, coalesce(c.day, p.day) as day,
+       p.mutation_id, p.paid_by_credit
+     from credited c full join completed p on p.payment_id = c.payment_id
+   ), problems as (
+     select payment_id as "paymentId", problem, coalesce(paid_account, credited_account) as "holdingAccountId", credited, credited_fee as "creditedFee",
+       credited_code as "creditedUniqueCode", total_amount as "totalAmount", fee, unique_code as "uniqueCode", mutation_id as "mutationId"
+     from (
+       select *, 'COMPLETED_WITHOUT_CREDIT' as problem from joined where credited is null
+       union all select *, 'CREDITED_WITHOUT_COMPLETED_PAYMENT' from joined where total_amount is null
+       union all select *, 'CREDIT_DIFFERS_FROM_PAYMENT' from joined
+         where credited is not null and total_amount is not null
+           and (credited <> total_amount or credited_fee <> fee or credited_account is distinct from paid_account
+             -- a credit from before the platform kept the codes gave it none: a code it did take must be the payment's
+             or (credited_code <> 0 and credited_code <> unique_code))
+       union all select *, 'MUTATION_NOT_A_MATCHING_CREDIT' from joined where not paid_by_credit) found
+   )
+   select
+     (select coalesce(json_agg(a order by a."accountId"), '[]') from (
+        select account_id as "accountId", sum(credited)::bigint as credited, sum(completed)::bigint as "completedPayments",
+          sum(payments)::bigint as payments, (sum(credited) - sum(completed))::bigint as difference
+        from (select credited_account as account_id, coalesce(credited, 0) as credited, 0 as completed, 0 as payments from joined where credited is not null
+              union all select paid_account, 0, total_amount, 1 from joined where total_amount is not null) s
+        group by account_id) a) as accounts,
+     (select coalesce(json_agg(f), '[]') from (select day, sum(fee)::bigint as fees from joined where day is not null group by day) f) as fee_days,
+     (select coalesce(json_agg(x), '[]') from (select * from problems order by problem, "paymentId" limit 1000) x) as problems,
+     (select count(*) from problems)::bigint as problem_count`;
+
 async function holdingCredits(db: Queryable, period: ReconciliationPeriod) {
   const r = await query<{
     accounts: HoldingAccountCredits[];
     fee_days: { day: string; fees: number }[];
     problems: PaymentCheck[];
     problem_count: number;
-  }>(
-    db,
-    'ReconcileHoldingCredits',
-    `with credited as (
-       select reference_id as payment_id, min(substr(account, 9)) filter (where account like 'holding:%') as account_id,
-         coalesce(sum(amount) filter (where account like 'holding:%'), 0)::bigint as amount,
-         coalesce(-sum(amount) filter (where account = 'platform:fees'), 0)::bigint as fee,
-         coalesce(-sum(amount) filter (where account = 'platform:unique-codes'), 0)::bigint as unique_code,
-         ${wibDayOf(`min(${at})`)}::text as day
-       from gateway_postings where event_type = 'GatewayPaymentCredited' and ${at} >= $1 and ${at} < $2
-         and (account like 'holding:%' or account in ('platform:fees', 'platform:unique-codes'))
-       group by reference_id
-     ), completed as (
-       -- checked in the period of its credit; a payment without one, in the period it was paid (a credit from before
-       -- the ledger kept paidAt is placed at its completion, so the two are found together either way)
-       select p.id::text as payment_id, p.receiving_account_id::text as account_id, p.total_amount, coalesce(p.gateway_fee, 0) as fee,
-         coalesce(p.unique_code, 0) as unique_code,
-         ${wibDayOf('coalesce(p.paid_at, p.completed_at)')}::text as day, p.mutation_id,
-         m.id is not null and m.type = 'CREDIT' and m.amount = p.total_amount and m.account_id = p.receiving_account_id as paid_by_credit
-       from payments p left join mutations m on m.id = p.mutation_id
-       where p.gateway and p.status = 'COMPLETED' and (p.id::text in (select payment_id from credited)
-         or (coalesce(p.paid_at, p.completed_at) >= $1 and coalesce(p.paid_at, p.completed_at) < $2
-           and not exists (select 1 from gateway_postings g where g.event_type = 'GatewayPaymentCredited' and g.reference_id = p.id::text)))
-     ), joined as (
-       select coalesce(c.payment_id, p.payment_id) as payment_id, c.account_id as credited_account, c.amount as credited, c.fee as credited_fee,
-         c.unique_code as credited_code, p.account_id as paid_account, p.total_amount, p.fee, p.unique_code, coalesce(c.day, p.day) as day,
-         p.mutation_id, p.paid_by_credit
-       from credited c full join completed p on p.payment_id = c.payment_id
-     ), problems as (
-       select payment_id as "paymentId", problem, coalesce(paid_account, credited_account) as "holdingAccountId", credited, credited_fee as "creditedFee",
-         credited_code as "creditedUniqueCode", total_amount as "totalAmount", fee, unique_code as "uniqueCode", mutation_id as "mutationId"
-       from (
-         select *, 'COMPLETED_WITHOUT_CREDIT' as problem from joined where credited is null
-         union all select *, 'CREDITED_WITHOUT_COMPLETED_PAYMENT' from joined where total_amount is null
-         union all select *, 'CREDIT_DIFFERS_FROM_PAYMENT' from joined
-           where credited is not null and total_amount is not null
-             and (credited <> total_amount or credited_fee <> fee or credited_account is distinct from paid_account
-               -- a credit from before the platform kept the codes gave it none: a code it did take must be the payment's
-               or (credited_code <> 0 and credited_code <> unique_code))
-         union all select *, 'MUTATION_NOT_A_MATCHING_CREDIT' from joined where not paid_by_credit) found
-     )
-     select
-       (select coalesce(json_agg(a order by a."accountId"), '[]') from (
-          select account_id as "accountId", sum(credited)::bigint as credited, sum(completed)::bigint as "completedPayments",
-            sum(payments)::bigint as payments, (sum(credited) - sum(completed))::bigint as difference
-          from (select credited_account as account_id, coalesce(credited, 0) as credited, 0 as completed, 0 as payments from joined where credited is not null
-                union all select paid_account, 0, total_amount, 1 from joined where total_amount is not null) s
-          group by account_id) a) as accounts,
-       (select coalesce(json_agg(f), '[]') from (select day, sum(fee)::bigint as fees from joined where day is not null group by day) f) as fee_days,
-       (select coalesce(json_agg(x), '[]') from (select * from problems order by problem, "paymentId" limit 1000) x) as problems,
-       (select count(*) from problems)::bigint as problem_count`,
-    [period.startsAt, period.endsAt],
-  );
+  }>(db, 'ReconcileHoldingCredits', holdingCreditsSql, [period.startsAt, period.endsAt]);
   const { accounts, fee_days, problems, problem_count } = r.rows[0]!;
   const total = accounts.reduce(
     (t, a) => ({
@@ -351,76 +353,76 @@ async function holdingCredits(db: Queryable, period: ReconciliationPeriod) {
 
 export type ReconciliationSources = PeriodSources & { pool: pg.Pool };
 
-/**
- * Runs the read models' checks in one snapshot (a projection writing meanwhile cannot make a false difference), then folds
- * the merchants' ledgers to the bounds. A bare pool (a caller without the event store) folds nothing and says so.
- */
-export async function gatewayReconciliation(
-  sources: ReconciliationSources | pg.Pool,
-  period: ReconciliationPeriod,
-  fold: FoldOptions = {},
-): Promise<GatewayReconciliation> {
-  const pool = 'store' in sources ? sources.pool : sources;
-  const { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees, ageing, prior, ties } =
-    await inSnapshot(pool, async client => {
-      // the aggregates hash a row per payment and per entry: in memory rather than spilled to disk in batches
-      await client.query(`set local work_mem = '64MB'`);
-      const days = await trialBalance(client, period);
-      const carried = await carriedBalances(client, period, accountKinds);
-      const trial = {
-        ...days,
-        balanced: days.balanced && carried.balanced,
-        accounts: carried.accounts,
-        kinds: carried.kinds,
-      };
-      const ageing = await suspenseAgeing(client, period.endsAt);
-      const prior = await priorPeriodItems(client, period);
-      const { paymentsFees, ...credits } = await holdingCredits(client, period);
-      const unmatched = await unmatchedCredits(client, { from: period.startsAt, to: period.endsAt, holding: true });
-      const suspenseItems = await listSuspense(client, { from: period.startsAt, to: period.endsAt });
-      const allocated = await query<{ day: string; fees: number }>(
-        client,
-        'ReconcileAllocationFees',
-        `select ${wibDayOf('resolved_at')}::text as day, sum(fee)::bigint as fees from gateway_suspense
+/** The fees of suspense credits allocated in the period, by day of allocation. */
+async function allocationFees(db: Queryable, period: ReconciliationPeriod) {
+  const allocated = await query<{ day: string; fees: number }>(
+    db,
+    'ReconcileAllocationFees',
+    `select ${wibDayOf('resolved_at')}::text as day, sum(fee)::bigint as fees from gateway_suspense
        where status = 'ALLOCATED' and resolved_at >= $1 and resolved_at < $2 group by 1`,
-        [period.startsAt, period.endsAt],
-      );
-      const allocationsFees = new Map(allocated.rows.map(r => [r.day, r.fees]));
-      const ties = await providerTies(client, period.endsAt);
-      return { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees, ageing, prior, ties };
-    });
-  const folded =
-    'store' in sources
-      ? await periodBalances(sources, period, fold)
-      : { comparedWithReadModel: false, merchants: [], holdingAccounts: [], payouts: [], calendarMissingYears: [] };
+    [period.startsAt, period.endsAt],
+  );
+  return new Map(allocated.rows.map(r => [r.day, r.fees]));
+}
+
+/** The read models' checks, in one snapshot: a projection writing meanwhile cannot make a false difference. */
+function readModelChecks(pool: pg.Pool, period: ReconciliationPeriod) {
+  return inSnapshot(pool, async client => {
+    // the aggregates hash a row per payment and per entry: in memory rather than spilled to disk in batches
+    await client.query(`set local work_mem = '64MB'`);
+    const days = await trialBalance(client, period);
+    const carried = await carriedBalances(client, period, accountKinds);
+    const trial = {
+      ...days,
+      balanced: days.balanced && carried.balanced,
+      accounts: carried.accounts,
+      kinds: carried.kinds,
+    };
+    const ageing = await suspenseAgeing(client, period.endsAt);
+    const prior = await priorPeriodItems(client, period);
+    const { paymentsFees, ...credits } = await holdingCredits(client, period);
+    const unmatched = await unmatchedCredits(client, { from: period.startsAt, to: period.endsAt, holding: true });
+    const suspenseItems = await listSuspense(client, { from: period.startsAt, to: period.endsAt });
+    const allocationsFees = await allocationFees(client, period);
+    const ties = await providerTies(client, period.endsAt);
+    return { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees, ageing, prior, ties };
+  });
+}
+
+type Folded = Awaited<ReturnType<typeof periodBalances>>;
+
+/** The merchants' folded ledgers: each consistent with itself and, where compared, with the read model. */
+function merchantsSection(folded: Folded, wasFolded: boolean) {
   const inconsistent = folded.merchants.filter(m => !m.consistent).length;
   const differing = folded.merchants.filter(m => m.differences.length > 0).length;
-  const merchants = {
+  return {
     balanced: inconsistent === 0 && differing === 0,
-    folded: 'store' in sources,
+    folded: wasFolded,
     comparedWithReadModel: folded.comparedWithReadModel,
     checked: folded.merchants.length,
     inconsistent,
     differing,
     rows: folded.merchants,
   };
-  const tiedAccounts = withTies(folded.holdingAccounts, ties);
-  const holdingAccounts = {
-    balanced: tiedAccounts.every(h => h.consistent),
-    tied: tiedAccounts.every(h => h.tied !== false),
-    accounts: tiedAccounts,
-  };
+}
+
+/** The suspense credits of the period, totalled by what became of them. */
+function suspenseSection(items: SuspenseRow[], ageing: SuspenseAgeing) {
   const total = (status: SuspenseRow['status']) =>
-    suspenseItems.filter(i => i.status === status).reduce((sum, i) => sum + i.amount, 0);
-  const suspense = {
+    items.filter(i => i.status === status).reduce((sum, i) => sum + i.amount, 0);
+  return {
     open: total('OPEN'),
     allocated: total('ALLOCATED'),
     refunded: total('REFUNDED'),
     transferred: total('TRANSFERRED'),
-    items: suspenseItems,
+    items,
     ageing,
   };
-  const feeDays = trial.days.map(d => {
+}
+
+/** Each day's fees earned on the ledger against the payments' and the allocations' fees of that day. */
+function feesSection(days: TrialBalanceDay[], paymentsFees: Map<string, number>, allocationsFees: Map<string, number>) {
+  const feeDays = days.map(d => {
     const earned = -d.fees;
     const fromPayments = paymentsFees.get(d.day) ?? 0;
     const fromAllocations = allocationsFees.get(d.day) ?? 0;
@@ -443,7 +445,33 @@ export async function gatewayReconciliation(
     }),
     { earned: 0, paymentsFees: 0, allocationsFees: 0, difference: 0, uniqueCodes: 0 },
   );
-  const fees = { balanced: feeDays.every(d => d.difference === 0), days: feeDays, total: feeTotal };
+  return { balanced: feeDays.every(d => d.difference === 0), days: feeDays, total: feeTotal };
+}
+
+/**
+ * Runs the read models' checks in one snapshot (a projection writing meanwhile cannot make a false difference), then folds
+ * the merchants' ledgers to the bounds. A bare pool (a caller without the event store) folds nothing and says so.
+ */
+export async function gatewayReconciliation(
+  sources: ReconciliationSources | pg.Pool,
+  period: ReconciliationPeriod,
+  fold: FoldOptions = {},
+): Promise<GatewayReconciliation> {
+  const pool = 'store' in sources ? sources.pool : sources;
+  const { trial, paymentsFees, credits, unmatched, suspenseItems, allocationsFees, ageing, prior, ties } =
+    await readModelChecks(pool, period);
+  const folded =
+    'store' in sources
+      ? await periodBalances(sources, period, fold)
+      : { comparedWithReadModel: false, merchants: [], holdingAccounts: [], payouts: [], calendarMissingYears: [] };
+  const merchants = merchantsSection(folded, 'store' in sources);
+  const tiedAccounts = withTies(folded.holdingAccounts, ties);
+  const holdingAccounts = {
+    balanced: tiedAccounts.every(h => h.consistent),
+    tied: tiedAccounts.every(h => h.tied !== false),
+    accounts: tiedAccounts,
+  };
+  const fees = feesSection(trial.days, paymentsFees, allocationsFees);
   // names beside the ids (reconciliation-names.ts), computed with the report so a closed month keeps them
   return namedReconciliation(pool, {
     period: {
@@ -457,7 +485,7 @@ export async function gatewayReconciliation(
     trialBalance: trial,
     merchants,
     holdingAccounts,
-    suspense,
+    suspense: suspenseSection(suspenseItems, ageing),
     payouts: folded.payouts,
     holdingCredits: credits,
     unmatchedCredits: unmatched,

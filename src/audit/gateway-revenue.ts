@@ -54,17 +54,20 @@ function add(into: RevenueFigures, row: Omit<RevenueFigures, 'revenue' | 'gross'
   into.gross = into.revenue + into.net;
 }
 
-export async function gatewayRevenue(db: Queryable, period: ReconciliationPeriod): Promise<GatewayRevenue> {
+type RevenueRow = {
+  method: string | null;
+  merchant_id: string;
+  payments: number;
+  allocations: number;
+  fees: number;
+  unique_codes: number;
+  net: number;
+};
+
+/** The period's earning entries, summed by the method of the payment they came from and by merchant. */
+async function revenueRows(db: Queryable, period: ReconciliationPeriod): Promise<RevenueRow[]> {
   const at = reportedAtSql('g');
-  const r = await query<{
-    method: string | null;
-    merchant_id: string;
-    payments: number;
-    allocations: number;
-    fees: number;
-    unique_codes: number;
-    net: number;
-  }>(
+  const r = await query<RevenueRow>(
     db,
     'ReportGatewayRevenue',
     `with entries as (
@@ -87,10 +90,14 @@ export async function gatewayRevenue(db: Queryable, period: ReconciliationPeriod
      group by 1, 2`,
     [period.startsAt, period.endsAt],
   );
+  return r.rows;
+}
+
+export async function gatewayRevenue(db: Queryable, period: ReconciliationPeriod): Promise<GatewayRevenue> {
   const byMethod = new Map<string | null, MethodRevenue>();
   const byMerchant = new Map<string, RevenueFigures>();
   const total = none();
-  for (const row of r.rows) {
+  for (const row of await revenueRows(db, period)) {
     const figures = {
       payments: row.payments,
       allocations: row.allocations,

@@ -127,28 +127,8 @@ const placedOnInsert = reportedAtOnInsert({
   positionPrepare: 'p.prepare',
 });
 
-/**
- * Events of one type as one statement, whatever their number: their postings, each merchant's balances, and what the
- * type changes besides (a settlement deletes its payments' unsettled rows by id: one statement, not one per payment).
- */
-function ledgerStatement(events: LedgerEvent[]): Statement {
-  const type = events[0]!.type;
-  const postings = events.flatMap(e =>
-    e.data.postings.map(p => ({
-      commit: String(e.position.commit),
-      prepare: String(e.position.prepare),
-      revision: e.revision,
-      merchantId: ownerOf(e),
-      type: e.type,
-      reference: referenceOf(e),
-      account: p.account,
-      amount: p.amount,
-      occurredAt: occurredAt(e),
-      effectiveAt: isAdjustment(e) ? e.data.effectiveAt : effectiveAt(e),
-      recordedAt: e.metadata.occurredAt,
-    })),
-  );
-  const common = `
+/** What every type's statement does first: its postings, each merchant's balances, the holding accounts' cash. */
+const common = `
     with posted as (
       insert into gateway_postings (position_commit, position_prepare, stream_revision, merchant_id, event_type, reference_id, account, amount, occurred_at,
         effective_at, recorded_at, reported_at)
@@ -168,7 +148,94 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
       where account like 'holding:%' group by account
       on conflict (account_id) do update set balance = gateway_cash.balance + excluded.balance
     )`;
-  const params = [JSON.stringify(postings), JSON.stringify(balanceChanges(events))];
+
+/** The events' postings as rows of gateway_postings, each with its event's place, owner and times. */
+const postingRows = (events: LedgerEvent[]) =>
+  events.flatMap(e =>
+    e.data.postings.map(p => ({
+      commit: String(e.position.commit),
+      prepare: String(e.position.prepare),
+      revision: e.revision,
+      merchantId: ownerOf(e),
+      type: e.type,
+      reference: referenceOf(e),
+      account: p.account,
+      amount: p.amount,
+      occurredAt: occurredAt(e),
+      effectiveAt: isAdjustment(e) ? e.data.effectiveAt : effectiveAt(e),
+      recordedAt: e.metadata.occurredAt,
+    })),
+  );
+
+function settledStatement(events: LedgerEvent[], params: string[]): Statement {
+  // a settlement takes every credit of its merchant completed before its cutoff, and the read model holds exactly
+  // the credits its stream had before it (events apply in order): deleted by merchant and cutoff, an index range,
+  // rather than by the payment ids the event lists (100,000 of them parsed at midnight)
+  return {
+    name: 'ProjectGatewayBalancesSettled',
+    sql: `${common}
+      delete from gateway_unsettled u using jsonb_to_recordset($3::jsonb) as s("merchantId" uuid, cutoff timestamptz)
+      where u.merchant_id = s."merchantId" and u.completed_at < s.cutoff`,
+    params: [
+      ...params,
+      JSON.stringify(
+        events.flatMap(e =>
+          e.type === 'BalanceSettled' ? [{ merchantId: e.data.merchantId, cutoff: e.data.cutoff }] : [],
+        ),
+      ),
+    ],
+  };
+}
+
+function withdrawalOutcomesStatement(
+  type: 'WithdrawalPaid' | 'WithdrawalRejected',
+  events: LedgerEvent[],
+  params: string[],
+): Statement {
+  const outcomes = events.map(e =>
+    e.type === 'WithdrawalPaid'
+      ? {
+          id: e.data.withdrawalId,
+          status: 'PAID',
+          by: e.data.paidBy,
+          at: e.data.paidAt,
+          reference: e.data.reference,
+          note: null,
+          holderName: e.data.holderName ?? null,
+          holderOverride: e.data.holderOverride ?? null,
+        }
+      : e.type === 'WithdrawalRejected'
+        ? {
+            id: e.data.withdrawalId,
+            status: 'REJECTED',
+            by: e.data.rejectedBy,
+            at: e.data.rejectedAt,
+            reference: null,
+            note: e.data.note,
+            holderName: null,
+            holderOverride: null,
+          }
+        : null,
+  );
+  return {
+    name: type === 'WithdrawalPaid' ? 'ProjectGatewayWithdrawalsPaid' : 'ProjectGatewayWithdrawalsRejected',
+    sql: `${common}
+      update gateway_withdrawals w set status = o.status, processed_by = o.by, processed_at = o.at, reference = o.reference, note = o.note,
+        paid_holder_name = o."holderName", holder_override = o."holderOverride"
+      from jsonb_to_recordset($3::jsonb) as o(id uuid, status text, by uuid, at timestamptz, reference text, note text,
+        "holderName" text, "holderOverride" jsonb)
+      where w.id = o.id and w.status = 'REQUESTED'`,
+    params: [...params, JSON.stringify(outcomes)],
+  };
+}
+
+/**
+ * Events of one type as one statement, whatever their number: their postings, each merchant's balances, and what the
+ * type changes besides (a settlement deletes its payments' unsettled rows by id: one statement, not one per payment).
+ */
+function ledgerStatement(events: LedgerEvent[]): Statement {
+  const type = events[0]!.type;
+  const params = [JSON.stringify(postingRows(events)), JSON.stringify(balanceChanges(events))];
   const data = JSON.stringify(events.map(e => e.data));
   switch (type) {
     case 'SuspenseCreditReceived':
@@ -210,23 +277,7 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
         params: [...params, data],
       };
     case 'BalanceSettled':
-      // a settlement takes every credit of its merchant completed before its cutoff, and the read model holds exactly
-      // the credits its stream had before it (events apply in order): deleted by merchant and cutoff, an index range,
-      // rather than by the payment ids the event lists (100,000 of them parsed at midnight)
-      return {
-        name: 'ProjectGatewayBalancesSettled',
-        sql: `${common}
-          delete from gateway_unsettled u using jsonb_to_recordset($3::jsonb) as s("merchantId" uuid, cutoff timestamptz)
-          where u.merchant_id = s."merchantId" and u.completed_at < s.cutoff`,
-        params: [
-          ...params,
-          JSON.stringify(
-            events.flatMap(e =>
-              e.type === 'BalanceSettled' ? [{ merchantId: e.data.merchantId, cutoff: e.data.cutoff }] : [],
-            ),
-          ),
-        ],
-      };
+      return settledStatement(events, params);
     case 'WithdrawalRequested':
       return {
         name: 'ProjectGatewayWithdrawalsRequested',
@@ -239,43 +290,8 @@ function ledgerStatement(events: LedgerEvent[]): Statement {
         params: [...params, data],
       };
     case 'WithdrawalPaid':
-    case 'WithdrawalRejected': {
-      const outcomes = events.map(e =>
-        e.type === 'WithdrawalPaid'
-          ? {
-              id: e.data.withdrawalId,
-              status: 'PAID',
-              by: e.data.paidBy,
-              at: e.data.paidAt,
-              reference: e.data.reference,
-              note: null,
-              holderName: e.data.holderName ?? null,
-              holderOverride: e.data.holderOverride ?? null,
-            }
-          : e.type === 'WithdrawalRejected'
-            ? {
-                id: e.data.withdrawalId,
-                status: 'REJECTED',
-                by: e.data.rejectedBy,
-                at: e.data.rejectedAt,
-                reference: null,
-                note: e.data.note,
-                holderName: null,
-                holderOverride: null,
-              }
-            : null,
-      );
-      return {
-        name: type === 'WithdrawalPaid' ? 'ProjectGatewayWithdrawalsPaid' : 'ProjectGatewayWithdrawalsRejected',
-        sql: `${common}
-          update gateway_withdrawals w set status = o.status, processed_by = o.by, processed_at = o.at, reference = o.reference, note = o.note,
-            paid_holder_name = o."holderName", holder_override = o."holderOverride"
-          from jsonb_to_recordset($3::jsonb) as o(id uuid, status text, by uuid, at timestamptz, reference text, note text,
-            "holderName" text, "holderOverride" jsonb)
-          where w.id = o.id and w.status = 'REQUESTED'`,
-        params: [...params, JSON.stringify(outcomes)],
-      };
-    }
+    case 'WithdrawalRejected':
+      return withdrawalOutcomesStatement(type, events, params);
   }
 }
 

@@ -27,8 +27,8 @@ const ledgerTypes = [
   'GatewaySuspenseAllocated',
 ] as const;
 
-/** One entry as the projection writes it, before its running balances (added in SQL from the merchant's last row). */
-function entryOf(e: LedgerEvent) {
+/** What an event changes of its merchant's balances, with the entry's identity. */
+function changesOf(e: LedgerEvent) {
   const m = e.data.merchantId;
   // what the platform owes is a credit balance: the merchant's balances move opposite to the postings
   const change = (account: string) =>
@@ -36,7 +36,16 @@ function entryOf(e: LedgerEvent) {
   const pending = change(ledgerAccount.pending(m));
   const available = change(ledgerAccount.settled(m));
   const onHold = change(ledgerAccount.onHold(m));
-  const common = { merchantId: m, revision: e.revision, id: e.metadata.eventId, pending, available, onHold };
+  return { merchantId: m, revision: e.revision, id: e.metadata.eventId, pending, available, onHold };
+}
+
+/** A movement of the merchant's money that no sale made: a settlement or a withdrawal's step. */
+const noSale = (withdrawalId: string | null) => ({ gross: null, fee: null, net: null, paymentId: null, withdrawalId });
+
+/** One entry as the projection writes it, before its running balances (added in SQL from the merchant's last row). */
+function entryOf(e: LedgerEvent) {
+  const common = changesOf(e);
+  const { pending, available, onHold } = common;
   switch (e.type) {
     case 'GatewayPaymentCredited':
       // gross is the sale as the merchant billed it: the unique code the buyer paid on top is the platform's (a credit
@@ -54,42 +63,14 @@ function entryOf(e: LedgerEvent) {
         withdrawalId: null,
       };
     case 'BalanceSettled':
-      return {
-        ...common,
-        type: 'SETTLEMENT',
-        at: e.data.settledAt,
-        amount: available,
-        gross: null,
-        fee: null,
-        net: null,
-        paymentId: null,
-        withdrawalId: null,
-      };
-    case 'WithdrawalRequested':
-      return {
-        ...common,
-        type: 'WITHDRAWAL_REQUESTED',
-        at: e.data.requestedAt,
-        amount: available,
-        gross: null,
-        fee: null,
-        net: null,
-        paymentId: null,
-        withdrawalId: e.data.withdrawalId,
-      };
+      return { ...common, type: 'SETTLEMENT', at: e.data.settledAt, amount: available, ...noSale(null) };
+    case 'WithdrawalRequested': {
+      const { requestedAt: at, withdrawalId } = e.data;
+      return { ...common, type: 'WITHDRAWAL_REQUESTED', at, amount: available, ...noSale(withdrawalId) };
+    }
     case 'WithdrawalPaid':
       // available is untouched (it was held already): the amount is what left the held money, when the transfer left
-      return {
-        ...common,
-        type: 'WITHDRAWAL_PAID',
-        at: effectiveAt(e),
-        amount: onHold,
-        gross: null,
-        fee: null,
-        net: null,
-        paymentId: null,
-        withdrawalId: e.data.withdrawalId,
-      };
+      return { ...common, type: 'WITHDRAWAL_PAID', at: effectiveAt(e), amount: onHold, ...noSale(e.data.withdrawalId) };
     case 'GatewaySuspenseAllocated':
       // money that matched no payment, given to the merchant by an admin: gross, fee and net as a payment's
       return {
@@ -103,18 +84,10 @@ function entryOf(e: LedgerEvent) {
         paymentId: e.data.paymentId,
         withdrawalId: null,
       };
-    case 'WithdrawalRejected':
-      return {
-        ...common,
-        type: 'WITHDRAWAL_REJECTED',
-        at: e.data.rejectedAt,
-        amount: available,
-        gross: null,
-        fee: null,
-        net: null,
-        paymentId: null,
-        withdrawalId: e.data.withdrawalId,
-      };
+    case 'WithdrawalRejected': {
+      const { rejectedAt: at, withdrawalId } = e.data;
+      return { ...common, type: 'WITHDRAWAL_REJECTED', at, amount: available, ...noSale(withdrawalId) };
+    }
     default: {
       const unknown: never = e;
       throw new Error(`unhandled ledger event ${String(unknown)}`);

@@ -12,12 +12,6 @@ const limit = 70;
  * surfaces (src/api, src/web) have none: a page or route group grows by a plugin of its own.
  */
 const allowedLong = new Set([
-  'src/audit/finance-reports-csv.ts: payoutReportCsv',
-  'src/audit/gateway-reconciliation-csv.ts: reconciliationCsv',
-  'src/audit/gateway-reconciliation-csv.ts: reconciliationCsv > <anonymous>',
-  'src/audit/gateway-reconciliation.ts: gatewayReconciliation',
-  'src/audit/gateway-reconciliation.ts: holdingCredits',
-  'src/audit/gateway-revenue.ts: gatewayRevenue',
   'src/background/work.ts: startBackgroundWork',
   'src/cli/main.ts: main',
   'src/cli/verify-log.ts: verifyLogCommand',
@@ -26,8 +20,6 @@ const allowedLong = new Set([
   'src/commands/sync-account.ts: syncAccount',
   'src/commands/withdrawal-payout.ts: payOutWithdrawal',
   'src/config.ts: loadConfig',
-  'src/projections/gateway-ledger.ts: ledgerStatement',
-  'src/projections/gateway-statement.ts: entryOf',
   'src/providers/http-connector.ts: httpConnector',
   'src/providers/sandbox/control-routes.ts: controlRoutes',
   'src/providers/sandbox/control-routes.ts: controlRoutes > <anonymous>',

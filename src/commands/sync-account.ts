@@ -50,6 +50,18 @@ export async function renewSession(deps: CommandDeps, a: LinkedAccount): Promise
   }
 }
 
+/** One sync under way: the account it reads and how it records what it finds. */
+type Sync = {
+  deps: CommandDeps;
+  accountId: string;
+  stream: string;
+  state: LinkedAccount;
+  actor: { actor: string; now: Date };
+  options: { waitForReadModels?: boolean; paymentCheck?: boolean };
+};
+
+type Fetched = Awaited<ReturnType<typeof fetchAll>>;
+
 /**
  * Synchronises one account: balance and new transactions, once per slot whatever runs it. A scheduled sync
  * (a slot) costs a point, but in the first 24 hours, which the account's creation paid for; a manual refresh (slot
@@ -71,44 +83,49 @@ export async function syncAccount(
     slot !== null && !!state.syncsPaidUntil && deps.clock.now().getTime() < Date.parse(state.syncsPaidUntil);
   const charged = !options.paymentCheck && !prepaid;
   if (slot !== null && state.lastSlot !== null && slot <= state.lastSlot) return 'skipped';
-  const actor = { actor: 'system:account-sync', now: deps.clock.now() };
+  const sync: Sync = {
+    deps,
+    accountId,
+    stream,
+    state,
+    actor: { actor: 'system:account-sync', now: deps.clock.now() },
+    options,
+  };
   const owner = await load(deps, userStream(state.ownerId), user);
-  if (charged && (!owner.state.registered || owner.state.points < pointsPerSync)) {
-    await handleCommand(
-      deps,
-      stream,
-      account,
-      { type: 'PauseSync', reason: 'not-enough-points', now: deps.clock.now() },
-      actor,
-    );
-    return 'paused';
-  }
+  if (charged && (!owner.state.registered || owner.state.points < pointsPerSync)) return pauseSync(sync);
 
-  let fetched: Awaited<ReturnType<typeof fetchAll>>;
-  let renewed: ProviderSession | null = null;
+  const fetched = await fetchOrRecordFailure(sync);
+  if (typeof fetched === 'string') return fetched;
+  const chargeKey = slot ?? `manual:${deps.clock.now().toISOString()}`;
+  if (charged && !(await chargePoints(sync, chargeKey))) return pauseSync(sync);
+  if (fetched.renewed) await restoreSession(sync, fetched.renewed);
+  return recordSync(sync, slot, fetched);
+}
+
+/** The owner has not the points for this sync: the schedule pauses until they buy more. */
+async function pauseSync({ deps, stream, actor }: Sync): Promise<'paused'> {
+  await handleCommand(
+    deps,
+    stream,
+    account,
+    { type: 'PauseSync', reason: 'not-enough-points', now: deps.clock.now() },
+    actor,
+  );
+  return 'paused';
+}
+
+/**
+ * Fetches with the stored session, renewing it once when the provider says it expired. A provider failure is
+ * recorded (retried with backoff) and answers 'failed'; a session that cannot be renewed answers 'session-expired'.
+ */
+async function fetchOrRecordFailure(
+  sync: Sync,
+): Promise<(Fetched & { renewed: ProviderSession | null }) | 'failed' | 'session-expired'> {
   try {
-    let session = state.session ? deps.vault.open<ProviderSession>(state.session) : null;
-    try {
-      if (!session) throw new ProviderError('session-expired', 'no provider session');
-      fetched = await fetchAll(deps, state, session);
-    } catch (err) {
-      if (!(err instanceof ProviderError && err.failure === 'session-expired')) throw err;
-      session = renewed = await renewSession(deps, state);
-      if (!session) {
-        const expired = await handleCommand(
-          deps,
-          stream,
-          account,
-          { type: 'ExpireProviderSession', now: deps.clock.now() },
-          actor,
-        );
-        if (options.waitForReadModels) await deps.readModels.waitFor(expired.position);
-        return 'session-expired';
-      }
-      fetched = await fetchAll(deps, state, session);
-    }
+    return await fetchRenewing(sync);
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;
+    const { deps, accountId, stream, state, actor } = sync;
     deps.log.warn({ accountId, failure: err.failure }, 'account sync failed');
     const now = deps.clock.now();
     await handleCommand(
@@ -125,41 +142,65 @@ export async function syncAccount(
     );
     return 'failed';
   }
+}
 
-  const chargeKey = slot ?? `manual:${deps.clock.now().toISOString()}`;
+async function fetchRenewing(sync: Sync): Promise<(Fetched & { renewed: ProviderSession | null }) | 'session-expired'> {
+  const { deps, stream, state, actor, options } = sync;
+  const session = state.session ? deps.vault.open<ProviderSession>(state.session) : null;
   try {
-    if (charged) {
-      await handleCommand(
+    if (!session) throw new ProviderError('session-expired', 'no provider session');
+    return { ...(await fetchAll(deps, state, session)), renewed: null };
+  } catch (err) {
+    if (!(err instanceof ProviderError && err.failure === 'session-expired')) throw err;
+    const renewed = await renewSession(deps, state);
+    if (!renewed) {
+      const expired = await handleCommand(
         deps,
-        userStream(state.ownerId),
-        user,
-        { type: 'DebitPoints', points: pointsPerSync, accountId, reason: 'account-sync' },
-        {
-          ...actor,
-          eventId: () => deterministicUuid(`points:${accountId}:${chargeKey}`),
-        },
+        stream,
+        account,
+        { type: 'ExpireProviderSession', now: deps.clock.now() },
+        actor,
       );
+      if (options.waitForReadModels) await deps.readModels.waitFor(expired.position);
+      return 'session-expired';
     }
+    return { ...(await fetchAll(deps, state, renewed)), renewed };
+  }
+}
+
+/** Debits the sync's point, once per slot (or manual refresh); false when the owner has not enough points. */
+async function chargePoints({ deps, accountId, state, actor }: Sync, chargeKey: string): Promise<boolean> {
+  try {
+    await handleCommand(
+      deps,
+      userStream(state.ownerId),
+      user,
+      { type: 'DebitPoints', points: pointsPerSync, accountId, reason: 'account-sync' },
+      {
+        ...actor,
+        eventId: () => deterministicUuid(`points:${accountId}:${chargeKey}`),
+      },
+    );
+    return true;
   } catch (err) {
     if (!(err instanceof DomainError && err.code === 'NOT_ENOUGH_POINTS')) throw err;
-    await handleCommand(
-      deps,
-      stream,
-      account,
-      { type: 'PauseSync', reason: 'not-enough-points', now: deps.clock.now() },
-      actor,
-    );
-    return 'paused';
+    return false;
   }
-  if (renewed) {
-    await handleCommand(
-      deps,
-      stream,
-      account,
-      { type: 'RestoreProviderSession', session: deps.vault.seal(renewed), now: deps.clock.now() },
-      actor,
-    );
-  }
+}
+
+async function restoreSession({ deps, stream, actor }: Sync, renewed: ProviderSession): Promise<void> {
+  await handleCommand(
+    deps,
+    stream,
+    account,
+    { type: 'RestoreProviderSession', session: deps.vault.seal(renewed), now: deps.clock.now() },
+    actor,
+  );
+}
+
+/** Records the balance and the new transactions; a mutation is appended once, even by two syncs racing on a page. */
+async function recordSync(sync: Sync, slot: string | null, fetched: Fetched): Promise<SyncOutcome> {
+  const { deps, accountId, stream, actor, options } = sync;
   const result = await handleCommand(
     deps,
     stream,
@@ -174,7 +215,6 @@ export async function syncAccount(
     },
     {
       ...actor,
-      // a mutation is appended once, even by two syncs racing on the same page
       eventId: (_i, e) =>
         e.type === 'MutationRecorded'
           ? deterministicUuid(`event:${(e.data as { mutationId: string }).mutationId}`)

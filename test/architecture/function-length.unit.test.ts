@@ -17,7 +17,6 @@ const allowedLong = new Set([
   'src/cli/verify-log.ts: verifyLogCommand',
   'src/commands/otp-login.ts: verifyOtp',
   'src/commands/send-transfer.ts: sendTransfer',
-  'src/commands/sync-account.ts: syncAccount',
   'src/commands/withdrawal-payout.ts: payOutWithdrawal',
   'src/config.ts: loadConfig',
   'src/providers/http-connector.ts: httpConnector',

@@ -1,7 +1,8 @@
 import { account, accountStream, type Account, type LinkedAccount } from '../domain/account.ts';
 import { deterministicUuid } from '../ids.ts';
 import { presentMutation, rowOfMutation } from '../projections/mutation-presenter.ts';
-import { publishWebhook, reaction, readStream, type Action, type Step, type Stored } from './reaction.ts';
+import { publishWebhook, reaction, type Action, type Step, type Stored } from './reaction.ts';
+import { readStream } from './reads.ts';
 import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
 
 /**

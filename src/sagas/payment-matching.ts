@@ -17,19 +17,9 @@ import { payment, paymentStream, type Payment } from '../domain/payment.ts';
 import type { MutationRecorded } from '../events/account.ts';
 import type { EventOf } from '../events/event.ts';
 import type { PaymentEvent } from '../events/payment.ts';
-import {
-  causeOf,
-  command,
-  followUp,
-  next,
-  reaction,
-  readPayable,
-  readStream,
-  releasePayable,
-  type MatchedPayable,
-  type Step,
-  type Stored,
-} from './reaction.ts';
+import type { MatchedPayable } from '../domain/receiving.ts';
+import { causeOf, command, followUp, next, reaction, releasePayable, type Step, type Stored } from './reaction.ts';
+import { readPayable, readStream } from './reads.ts';
 import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
 
 const actor = 'system:payment-matching';

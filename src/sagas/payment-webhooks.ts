@@ -1,7 +1,8 @@
 import { payment, paymentStream, type Payment } from '../domain/payment.ts';
 import { presentPayment, rowOfPayment } from '../projections/payment-presenter.ts';
 import { deterministicUuid } from '../ids.ts';
-import { publishWebhook, reaction, readStream, type Reaction, type Step, type Stored } from './reaction.ts';
+import { publishWebhook, reaction, type Reaction, type Step, type Stored } from './reaction.ts';
+import { readStream } from './reads.ts';
 import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
 
 type Ended = Stored<'PaymentCompleted'> | Stored<'PaymentExpired'>;

@@ -1,14 +1,12 @@
 import type { Decider } from '../domain/decider.ts';
 import type { Handled } from '../store/commands/handle.ts';
-import type { Credit, Payable } from '../domain/payables.ts';
 import type { AnyEvent } from '../events/all.ts';
 import type { DomainEvent, EventOf, StoredEvent } from '../events/event.ts';
 import type { WalletLoginCompleted } from '../events/wallet-login.ts';
-import type { GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
-import type { CreditsNamed } from '../projections/gateway-settlements.ts';
 import type { Position } from '../store/event-store.ts';
 import type { WebhookEventType } from '../domain/webhook-events.ts';
 import type { WebhookSubject } from '../webhooks/outbox.ts';
+import type { ReactionDeps } from './runner.ts';
 
 /**
  * A reaction to events (a saga, a process manager), as Emmett's workflows are: each event type it handles has a step
@@ -32,7 +30,7 @@ export type EventType = AnyEvent['type'];
 export type Stored<T extends EventType> = StoredEvent<Extract<AnyEvent, { type: T }>>;
 
 /** One step per event type; the compiler checks that each step takes the event of its key. */
-export type Steps = { [T in EventType]?: Step<Stored<T>, never> };
+export type Steps = { [T in EventType]?: StepOn<Stored<T>> };
 
 /** A reaction from its steps; `handles` is derived from them. */
 export function reaction(name: string, on: Steps): Reaction {
@@ -49,42 +47,23 @@ export type Step<I, S = undefined> = {
   decide: (input: I, state: S, now: Date) => Action[];
 };
 
+/** A step on input `I`, whatever it reads (the runner hands what it read back to its own `decide`). */
+export type StepOn<I> = {
+  reads?: (input: I) => Read<unknown>;
+  decide: (input: I, state: never, now: Date) => Action[];
+};
+
 /** Any step, as actions carry them (the builders below check the input). */
-export type AnyStep = Step<never, never>;
+export type AnyStep = StepOn<never>;
 
-/** What a step reads, as data; `S` is what the runner hands to `decide`. */
-export type Read<S> = ReadWhat & { readonly answers?: (state: S) => void };
-export type ReadWhat =
-  /** a stream's state through its decider (the state cache and snapshots as a command would) */
-  | { read: 'stream'; streamId: string; decider: object }
-  /** the payable a synchronised credit pays on the account (src/commands/payable-claims.ts, matchPayable) */
-  | { read: 'payable'; accountId: string; credit: Credit }
-  /** a withdrawal as the gateway ledger's read model holds it */
-  | { read: 'withdrawal'; withdrawalId: string }
-  /** a merchant's credits by id, the first `limit` of them, as the settlements' read model holds them */
-  | { read: 'credits'; merchantId: string; creditIds: readonly string[]; limit: number };
-
-export const readStream = <S, C, E extends DomainEvent>(streamId: string, decider: Decider<S, C, E>): Read<S> => ({
-  read: 'stream',
-  streamId,
-  decider,
-});
-export type MatchedPayable = { payable: Payable; claimed: boolean };
-export const readPayable = (accountId: string, credit: Credit): Read<MatchedPayable | null> => ({
-  read: 'payable',
-  accountId,
-  credit,
-});
-export const readWithdrawal = (withdrawalId: string): Read<GatewayWithdrawalRow | null> => ({
-  read: 'withdrawal',
-  withdrawalId,
-});
-export const readCredits = (merchantId: string, creditIds: readonly string[], limit: number): Read<CreditsNamed> => ({
-  read: 'credits',
-  merchantId,
-  creditIds,
-  limit,
-});
+/**
+ * What a step reads: `what` describes it as data (tests compare it; a stream's read names its decider, which folds
+ * given events), `run` reads it with the runner's dependencies. The builders are in src/sagas/reads.ts.
+ */
+export type Read<S> = {
+  readonly what: { readonly read: string; readonly [parameter: string]: unknown };
+  readonly run: (deps: ReactionDeps) => Promise<S>;
+};
 
 /** Who acts and why, copied into the metadata of what a command appends; `eventIds` derives its event ids (sagaEventId). */
 export type ReactionContext = {

@@ -1,27 +1,20 @@
 import type pg from 'pg';
 import type { Clock } from '../clock.ts';
-import {
-  handleCommand,
-  load,
-  type CommandContext,
-  type EventSourcing,
-} from '../store/commands/handle.ts';
+import { handleCommand, type CommandContext, type EventSourcing } from '../store/commands/handle.ts';
 import type { Decider } from '../domain/decider.ts';
-import { matchPayable, releasePayable } from '../commands/payable-claims.ts';
+import { releasePayable } from '../commands/payable-claims.ts';
 import { applyWalletLogin } from '../commands/otp-login.ts';
 import type { AnyEvent } from '../events/all.ts';
 import { parseRecorded, type DomainEvent, type StoredEvent } from '../events/event.ts';
 import { sagaEventId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import { checkpointMigration, migrate } from '../db/migrations.ts';
-import { findGatewayWithdrawal } from '../projections/gateway-ledger.ts';
-import { creditsNamed } from '../projections/gateway-settlements.ts';
 import { saveCheckpoint } from '../store/checkpoints.ts';
 import type { EventStore, Position } from '../store/event-store.ts';
 import { EventNotApplied, Subscriber, type SubscriberHealth } from '../store/subscriber.ts';
 import { isDatabaseUnavailable } from '../db/pool.ts';
 import { enqueueWebhookEvent } from '../webhooks/outbox.ts';
-import type { Action, AnyStep, ReactionContext, Reaction, ReadWhat } from './reaction.ts';
+import type { Action, AnyStep, ReactionContext, Reaction } from './reaction.ts';
 
 /**
  * What the runner hands events to: a reaction (src/sagas/reaction.ts) with its I/O bound, through `sagaOf`. Delivery is
@@ -108,29 +101,12 @@ export function sagaOf(reaction: Reaction, deps: ReactionDeps): Saga {
 
 /** Reads what the step needs, asks it what to do (now on the clock) and does it. */
 async function runStep(deps: ReactionDeps, step: AnyStep, input: unknown): Promise<void> {
-  const state = step.reads ? await read(deps, step.reads(input as never)) : undefined;
+  const state = step.reads ? await step.reads(input as never).run(deps) : undefined;
   for (const action of step.decide(input as never, state as never, deps.clock.now())) await perform(deps, action);
 }
 
-/** A stream's decider, as an action or a read carries it (the builders in reaction.ts typed it). */
+/** A stream's decider, as an action carries it (the builder in reaction.ts typed it). */
 const anyDecider = (decider: object) => decider as Decider<unknown, unknown, DomainEvent>;
-
-function read(deps: ReactionDeps, what: ReadWhat): Promise<unknown> {
-  switch (what.read) {
-    case 'stream':
-      return load(deps, what.streamId, anyDecider(what.decider)).then(loaded => loaded.state);
-    case 'payable':
-      return matchPayable(deps, what.accountId, what.credit);
-    case 'withdrawal':
-      return findGatewayWithdrawal(deps.pool, what.withdrawalId);
-    case 'credits':
-      return creditsNamed(deps.pool, what.merchantId, what.creditIds, what.limit);
-    default: {
-      const never: never = what;
-      return never;
-    }
-  }
-}
 
 function commandContext({ eventIds, ...context }: ReactionContext): CommandContext {
   return eventIds ? { ...context, eventId: i => sagaEventId(eventIds.saga, eventIds.cause, i) } : context;

@@ -1,7 +1,8 @@
 import { deterministicUuid } from '../ids.ts';
 import type { CreditsNamed } from '../projections/gateway-settlements.ts';
 import { paymentsInline, presentSettlement } from '../projections/settlement-presenter.ts';
-import { publishWebhook, reaction, readCredits, type Step, type Stored } from './reaction.ts';
+import { publishWebhook, reaction, type Step, type Stored } from './reaction.ts';
+import { readCredits } from './reads.ts';
 import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
 
 /**

@@ -1,6 +1,7 @@
 import { transfer, transferStream, type Transfer } from '../domain/transfer.ts';
 import { deterministicUuid } from '../ids.ts';
-import { publishWebhook, reaction, readStream, type Step, type Stored } from './reaction.ts';
+import { publishWebhook, reaction, type Step, type Stored } from './reaction.ts';
+import { readStream } from './reads.ts';
 import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
 
 type Ended = Stored<'TransferCompleted'> | Stored<'TransferFailed'>;

@@ -1,7 +1,8 @@
 import { deterministicUuid } from '../ids.ts';
 import type { GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
 import { presentWithdrawal, rowDecided } from '../projections/withdrawal-presenter.ts';
-import { publishWebhook, reaction, readWithdrawal, type Step, type Stored } from './reaction.ts';
+import { publishWebhook, reaction, type Step, type Stored } from './reaction.ts';
+import { readWithdrawal } from './reads.ts';
 import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
 
 type Decided = Stored<'WithdrawalPaid'> | Stored<'WithdrawalRejected'>;

@@ -8,7 +8,8 @@ import {
 } from '../../src/events/account.ts';
 import { deterministicUuid } from '../../src/ids.ts';
 import { accountWebhooks, newsForMs, syncFailuresReported } from '../../src/sagas/account-webhooks.ts';
-import { publishWebhook, readStream } from '../../src/sagas/reaction.ts';
+import { publishWebhook } from '../../src/sagas/reaction.ts';
+import { readStream } from '../../src/sagas/reads.ts';
 import { reactionSpecification, stored, t0 } from './reaction-specification.ts';
 
 const ownerId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';

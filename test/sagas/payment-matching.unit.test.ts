@@ -16,15 +16,9 @@ import {
 } from '../../src/sagas/payment-matching.ts';
 import { holdingTransfers, holdingTransfersStream } from '../../src/domain/holding-transfers.ts';
 import { HoldingTransferRecorded } from '../../src/events/holding-transfers.ts';
-import {
-  command,
-  followUp,
-  next,
-  readPayable,
-  readStream,
-  releasePayable,
-  type MatchedPayable,
-} from '../../src/sagas/reaction.ts';
+import { command, followUp, next, releasePayable } from '../../src/sagas/reaction.ts';
+import type { MatchedPayable } from '../../src/domain/receiving.ts';
+import { readPayable, readStream } from '../../src/sagas/reads.ts';
 import { reactionSpecification, stepSpecification, stored, t0 } from './reaction-specification.ts';
 import {
   accountId,

@@ -3,7 +3,8 @@ import { payment, paymentStream } from '../../src/domain/payment.ts';
 import { PaymentCreated, PaymentExpired } from '../../src/events/payment.ts';
 import { deterministicUuid } from '../../src/ids.ts';
 import { paymentWebhooks } from '../../src/sagas/payment-webhooks.ts';
-import { publishWebhook, readStream } from '../../src/sagas/reaction.ts';
+import { publishWebhook } from '../../src/sagas/reaction.ts';
+import { readStream } from '../../src/sagas/reads.ts';
 import { reactionSpecification, stored } from './reaction-specification.ts';
 import {
   accountId,

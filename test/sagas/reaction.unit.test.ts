@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { TestClock } from '../../src/clock.ts';
 import { createLogger } from '../../src/logger.ts';
-import { log, next, reaction, type Step, type Stored } from '../../src/sagas/reaction.ts';
+import { log, next, reaction, type Read, type Step, type Stored } from '../../src/sagas/reaction.ts';
 import { sagaOf } from '../../src/sagas/runner.ts';
 import type { EventStore } from '../../src/store/event-store.ts';
 import { PaymentExpired } from '../../src/events/payment.ts';
@@ -65,6 +65,37 @@ describe('a reaction', () => {
       { msg: 'first', paymentId, step: undefined, at: t0.toISOString() },
       { msg: 'follow-up', paymentId: undefined, step: 2, at: t0.toISOString() },
       { msg: 'last', paymentId: undefined, step: undefined, at: undefined },
+    ]);
+  });
+
+  it("reads through the read's own function, with the runner's dependencies, and decides on what it answers", async () => {
+    const lines: { msg: string; answer?: number; same?: boolean }[] = [];
+    const sink = new Writable({
+      write: (chunk: Buffer, _, done) => (lines.push(JSON.parse(chunk.toString())), done()),
+    });
+    const deps = {
+      store: {} as EventStore,
+      pool: {} as pg.Pool,
+      clock: new TestClock(t0),
+      log: createLogger('info', sink),
+    };
+    // a kind of read the runner has never heard of: it only calls `run`
+    const answer: Read<{ answer: number; same: boolean }> = {
+      what: { read: 'answer', paymentId },
+      run: async given => ({ answer: 42, same: given === deps }),
+    };
+    const expired: Step<Stored<'PaymentExpired'>, { answer: number; same: boolean }> = {
+      reads: () => answer,
+      decide: (_, state) => [log(state, 'answered')],
+    };
+    await sagaOf(reaction('test', { PaymentExpired: expired }), deps).handle(
+      stored(PaymentExpired({ paymentId, ownerId, receivingAccountId: null, expiredAt: t0.toISOString() }), {
+        streamId: `payment-${paymentId}`,
+        revision: 1,
+      }),
+    );
+    expect(lines.map(({ msg, answer, same }) => ({ msg, answer, same }))).toEqual([
+      { msg: 'answered', answer: 42, same: true },
     ]);
   });
 });

@@ -2,7 +2,8 @@ import { describe, it } from 'vitest';
 import { gatewayLedgerStream, ledgerAccount } from '../../src/domain/gateway-ledger.ts';
 import { BalanceSettled } from '../../src/events/gateway.ts';
 import { deterministicUuid } from '../../src/ids.ts';
-import { publishWebhook, readCredits } from '../../src/sagas/reaction.ts';
+import { publishWebhook } from '../../src/sagas/reaction.ts';
+import { readCredits } from '../../src/sagas/reads.ts';
 import { settlementWebhooks } from '../../src/sagas/settlement-webhooks.ts';
 import { reactionSpecification, stored } from './reaction-specification.ts';
 

@@ -8,7 +8,8 @@ import {
   TransferUnconfirmed,
 } from '../../src/events/transfer.ts';
 import { deterministicUuid } from '../../src/ids.ts';
-import { publishWebhook, readStream } from '../../src/sagas/reaction.ts';
+import { publishWebhook } from '../../src/sagas/reaction.ts';
+import { readStream } from '../../src/sagas/reads.ts';
 import { transferWebhooks } from '../../src/sagas/transfer-webhooks.ts';
 import { reactionSpecification, stored } from './reaction-specification.ts';
 

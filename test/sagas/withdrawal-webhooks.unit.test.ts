@@ -3,7 +3,8 @@ import { gatewayLedgerStream, ledgerAccount } from '../../src/domain/gateway-led
 import { WithdrawalPaid, WithdrawalRejected } from '../../src/events/gateway.ts';
 import { deterministicUuid } from '../../src/ids.ts';
 import type { GatewayWithdrawalRow } from '../../src/projections/gateway-ledger.ts';
-import { publishWebhook, readWithdrawal } from '../../src/sagas/reaction.ts';
+import { publishWebhook } from '../../src/sagas/reaction.ts';
+import { readWithdrawal } from '../../src/sagas/reads.ts';
 import { withdrawalWebhooks } from '../../src/sagas/withdrawal-webhooks.ts';
 import { reactionSpecification, stored } from './reaction-specification.ts';
 

@@ -167,23 +167,14 @@ type Sending = {
   send(linked: LinkedAccount, session: ProviderSession): Promise<TransferReceipt>;
 };
 
-/**
- * Sends a transfer, moving money once: (1) in one append the transfer is submitted (a bank transfer's index used) and
- * its amount held on the wallet (refused beyond the balance, also under concurrent transfers); (2) the provider is asked,
- * by our reference; (3) accepted: the hold becomes a debit with its DEBIT mutation, at once; refused: the hold is
- * released, nothing was debited (500 TRANSFER_FAILED); no answer: the amount stays debited and the transfer
- * unconfirmed (500 TRANSFER_UNCONFIRMED) until the provider says what became of it (src/background/transfer-outcomes.ts).
- */
-async function sendTransfer(deps: CommandDeps, s: Sending): Promise<string> {
-  const linked = await transferAccount(deps, s.ownerId, s.accountId);
-  const now = deps.clock.now();
-  const context: CommandContext = { actor: `user:${s.ownerId}`, now, correlationId: s.transferId };
+/** In one append the transfer is submitted and its amount held on the wallet; false for the same request again. */
+async function submitAndHold(deps: CommandDeps, s: Sending, now: Date, context: CommandContext) {
   const reads = {
     transfer: streamRead(transferStream(s.transferId), transfer),
     account: streamRead(accountStream(s.accountId), account),
   };
   const { kind, transferId, accountId, ownerId, amount, qris, requestHash } = s;
-  const submitted = await handleStreams(
+  return handleStreams(
     deps,
     reads,
     loaded => {
@@ -204,7 +195,22 @@ async function sendTransfer(deps: CommandDeps, s: Sending): Promise<string> {
     },
     context,
   );
-  if (!submitted.result) return outcomeOf(await settledTwin(deps, transferId, submitted.states.transfer), s.message);
+}
+
+/**
+ * Sends a transfer, moving money once: (1) in one append the transfer is submitted (a bank transfer's index used) and
+ * its amount held on the wallet (refused beyond the balance, also under concurrent transfers); (2) the provider is asked,
+ * by our reference; (3) accepted: the hold becomes a debit with its DEBIT mutation, at once; refused: the hold is
+ * released, nothing was debited (500 TRANSFER_FAILED); no answer: the amount stays debited and the transfer
+ * unconfirmed (500 TRANSFER_UNCONFIRMED) until the provider says what became of it (src/background/transfer-outcomes.ts).
+ */
+async function sendTransfer(deps: CommandDeps, s: Sending): Promise<string> {
+  const linked = await transferAccount(deps, s.ownerId, s.accountId);
+  const now = deps.clock.now();
+  const context: CommandContext = { actor: `user:${s.ownerId}`, now, correlationId: s.transferId };
+  const submitted = await submitAndHold(deps, s, now, context);
+  if (!submitted.result) return outcomeOf(await settledTwin(deps, s.transferId, submitted.states.transfer), s.message);
+  const { transferId, accountId, amount } = s;
 
   let receipt: TransferReceipt;
   try {

@@ -16,7 +16,6 @@ const allowedLong = new Set([
   'src/cli/main.ts: main',
   'src/cli/verify-log.ts: verifyLogCommand',
   'src/commands/otp-login.ts: verifyOtp',
-  'src/commands/send-transfer.ts: sendTransfer',
   'src/commands/withdrawal-payout.ts: payOutWithdrawal',
   'src/config.ts: loadConfig',
   'src/providers/http-connector.ts: httpConnector',

@@ -6,7 +6,7 @@
  * ratio shows how the cost grows with the pending payables.
  */
 import { randomUUID } from 'node:crypto';
-import { matchCredit, payablesOf, receiving, type Receiving } from '../src/domain/receiving.ts';
+import { matchCredit, payablesOf, receiving, type Receiving } from '../src/domain/payments-receiving.ts';
 import type { ReceivingEvent } from '../src/events/receiving.ts';
 import '../src/events/all.ts';
 import { fmtRatio, markdownTable, textTable, writeResults, type BenchContext } from './harness.ts';

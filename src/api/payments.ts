@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createPayment } from '../commands/create-payment.ts';
+import { createPayment } from '../commands/payments.ts';
 import { refuse } from '../errors.ts';
 import { presentPayment, rowOfPayment } from '../projections/payment-presenter.ts';
 import { findPayment, listPaymentsAfter, paymentsProjection, type PaymentRow } from '../projections/payments.ts';

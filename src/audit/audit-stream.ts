@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { account } from '../domain/account.ts';
 import { gatewayLedger, merchantBalance } from '../domain/gateway-ledger.ts';
 import type { Decider } from '../domain/decider.ts';
-import { payment } from '../domain/payment.ts';
+import { payment } from '../domain/payments.ts';
 import { query } from '../db/pool.ts';
 import { parseRecorded, type DomainEvent } from '../events/event.ts';
 import { findGatewayBalance } from '../projections/gateway-ledger.ts';

@@ -3,13 +3,13 @@ import { gatewayMethods, isGatewayMethod, type PaymentType } from '../domain/pay
 import { DomainError, refuse } from '../errors.ts';
 import { ProviderError } from '../providers/connector.ts';
 import { account, accountStream, type Account } from '../domain/account.ts';
-import { recordPayment, type PaymentRequest, type Receiver } from './record-payment.ts';
+import { recordPayment, type PaymentRequest, type Receiver } from './payments-record.ts';
 import { gatewayAccess } from '../domain/gateway-access.ts';
 import { gatewayBill } from '../domain/gateway-fees.ts';
 import { checkedState, type CommandContext } from '../store/commands/handle.ts';
 import { holdingAccounts, holdingAccountsStream, type HoldingAccount } from '../domain/holding-accounts.ts';
-import { payTo, refuseRetired } from './pay-to.ts';
-import type { Payment } from '../domain/payment.ts';
+import { payTo, refuseRetired } from './payments-pay-to.ts';
+import type { Payment } from '../domain/payments.ts';
 import type { CommandDeps } from './deps.ts';
 import { userStream } from '../domain/user.ts';
 

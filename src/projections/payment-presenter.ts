@@ -1,4 +1,4 @@
-import type { Payment } from '../domain/payment.ts';
+import type { Payment } from '../domain/payments.ts';
 import { isQrType } from '../domain/payment-methods.ts';
 import type { PaymentRow } from './payments.ts';
 

@@ -13,11 +13,11 @@ import {
   type HoldingTransfers,
   type SeenMutation,
 } from '../domain/holding-transfers.ts';
-import { payment, paymentStream, type Payment } from '../domain/payment.ts';
+import { payment, paymentStream, type Payment } from '../domain/payments.ts';
 import type { MutationRecorded } from '../events/account.ts';
 import type { EventOf } from '../events/event.ts';
 import type { PaymentEvent } from '../events/payment.ts';
-import type { MatchedPayable } from '../domain/receiving.ts';
+import type { MatchedPayable } from '../domain/payments-receiving.ts';
 import { causeOf, command, followUp, next, reaction, releasePayable, type Step, type Stored } from './reaction.ts';
 import { readPayable, readStream } from './reads.ts';
 import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';

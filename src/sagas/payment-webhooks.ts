@@ -1,4 +1,4 @@
-import { payment, paymentStream, type Payment } from '../domain/payment.ts';
+import { payment, paymentStream, type Payment } from '../domain/payments.ts';
 import { presentPayment, rowOfPayment } from '../projections/payment-presenter.ts';
 import { deterministicUuid } from '../ids.ts';
 import { publishWebhook, reaction, type Reaction, type Step, type Stored } from './reaction.ts';

@@ -1,7 +1,7 @@
-import { matchPayable } from '../commands/payable-claims.ts';
+import { matchPayable } from '../commands/payments-bills.ts';
 import type { Decider } from '../domain/decider.ts';
-import type { Credit } from '../domain/payables.ts';
-import type { MatchedPayable } from '../domain/receiving.ts';
+import type { Credit } from '../domain/payments-payables.ts';
+import type { MatchedPayable } from '../domain/payments-receiving.ts';
 import type { DomainEvent } from '../events/event.ts';
 import { findGatewayWithdrawal, type GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
 import { creditsNamed, type CreditsNamed } from '../projections/gateway-settlements.ts';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { load } from '../../src/store/commands/handle.ts';
-import { payment, paymentStream } from '../../src/domain/payment.ts';
+import { payment, paymentStream } from '../../src/domain/payments.ts';
 import { keyHolder } from '../support/http.ts';
 import { createPayment, linkServiceWallet, paymentBody, statusOf } from '../support/payments.ts';
 import { sandboxOf } from '../support/sandbox.ts';

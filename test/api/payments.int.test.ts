@@ -3,8 +3,8 @@ import { findTlv, hasValidCrc, parseTlv } from '../../src/emv-qr.ts';
 import { unmatchedCredits } from '../../src/projections/reconciliation.ts';
 import { account, accountStream } from '../../src/domain/account.ts';
 import { handleCommand, load } from '../../src/store/commands/handle.ts';
-import { payment, paymentStream } from '../../src/domain/payment.ts';
-import { findPayable, receiving, receivingStream } from '../../src/domain/receiving.ts';
+import { payment, paymentStream } from '../../src/domain/payments.ts';
+import { findPayable, receiving, receivingStream } from '../../src/domain/payments-receiving.ts';
 import { keyHolder } from '../support/http.ts';
 import {
   createPayment,

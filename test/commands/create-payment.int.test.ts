@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.ts';
-import { createPayment } from '../../src/commands/create-payment.ts';
+import { createPayment } from '../../src/commands/payments.ts';
 import { keyHolder } from '../support/http.ts';
 import { linkServiceWallet } from '../support/payments.ts';
 import { startTestService, type TestService } from '../support/service.ts';

@@ -1,10 +1,10 @@
 import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPayment } from '../../src/commands/create-payment.ts';
+import { createPayment } from '../../src/commands/payments.ts';
 import { handleCommand, load } from '../../src/store/commands/handle.ts';
-import { releasePayable } from '../../src/commands/payable-claims.ts';
+import { releasePayable } from '../../src/commands/payments-bills.ts';
 import { stateCache } from '../../src/store/commands/state-cache.ts';
-import { payment, paymentStream, type Payment } from '../../src/domain/payment.ts';
+import { payment, paymentStream, type Payment } from '../../src/domain/payments.ts';
 import { keyHolder } from '../support/http.ts';
 import { linkServiceWallet } from '../support/payments.ts';
 import { startTestService, type TestService } from '../support/service.ts';

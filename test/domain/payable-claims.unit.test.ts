@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { payableClaim, TotalHeld } from '../../src/domain/payable-claims.ts';
+import { payableClaim, TotalHeld } from '../../src/domain/payments-payable-claims.ts';
 import { PayableReleased, PayableReserved } from '../../src/events/receiving.ts';
 import { specification } from '../support/decider.ts';
 

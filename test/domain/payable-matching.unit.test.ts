@@ -1,8 +1,8 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import type { PayableClaim } from '../../src/domain/payable-claims.ts';
-import { Payables, type Credit } from '../../src/domain/payables.ts';
-import { payableFor, type Payable, type Receiving } from '../../src/domain/receiving.ts';
+import type { PayableClaim } from '../../src/domain/payments-payable-claims.ts';
+import { Payables, type Credit } from '../../src/domain/payments-payables.ts';
+import { payableFor, type Payable, type Receiving } from '../../src/domain/payments-receiving.ts';
 
 const accountId = '3c1d2b4a-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
 const t0 = new Date('2026-03-02T03:00:00.000Z');

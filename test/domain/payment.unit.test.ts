@@ -1,8 +1,8 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { order } from '../../src/domain/order.ts';
-import { payment } from '../../src/domain/payment.ts';
-import { Payables } from '../../src/domain/payables.ts';
+import { order } from '../../src/domain/payments-order.ts';
+import { payment } from '../../src/domain/payments.ts';
+import { Payables } from '../../src/domain/payments-payables.ts';
 import {
   findPayable,
   heldAt,
@@ -13,7 +13,7 @@ import {
   type Payable,
   type Receiving,
   type ReceivingCommand,
-} from '../../src/domain/receiving.ts';
+} from '../../src/domain/payments-receiving.ts';
 import { DomainError } from '../../src/errors.ts';
 import { OrderPaymentOpened } from '../../src/events/order.ts';
 import { PaymentCreated, PaymentExpired, PaymentMethodChosen } from '../../src/events/payment.ts';

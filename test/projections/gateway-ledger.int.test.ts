@@ -4,7 +4,7 @@ import { gatewayLedger, gatewayLedgerStream, merchantBalance } from '../../src/d
 import { creditGatewayPayment, settleDue } from '../../src/commands/gateway-ledger.ts';
 import { payWithdrawal, rejectWithdrawal, requestWithdrawal } from '../../src/commands/gateway-withdrawals.ts';
 import { load, toNewEvents } from '../../src/store/commands/handle.ts';
-import { paymentStream } from '../../src/domain/payment.ts';
+import { paymentStream } from '../../src/domain/payments.ts';
 import { query } from '../../src/db/pool.ts';
 import { DomainError } from '../../src/errors.ts';
 import { parseRecorded, type StoredEvent } from '../../src/events/event.ts';

@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import { gatewayLedger, gatewayLedgerStream } from '../../src/domain/gateway-ledger.ts';
-import { paymentStream } from '../../src/domain/payment.ts';
+import { paymentStream } from '../../src/domain/payments.ts';
 import { PaymentCompleted } from '../../src/events/payment.ts';
 import { gatewayLedgerCredits } from '../../src/sagas/gateway-ledger.ts';
 import { command } from '../../src/sagas/reaction.ts';

@@ -2,7 +2,7 @@ import { describe, it } from 'vitest';
 import { accountStream } from '../../src/domain/account.ts';
 import { suspense, suspenseStream } from '../../src/domain/gateway-suspense.ts';
 import { holdingAccounts, holdingAccountsStream } from '../../src/domain/holding-accounts.ts';
-import { payment, paymentStream } from '../../src/domain/payment.ts';
+import { payment, paymentStream } from '../../src/domain/payments.ts';
 import { MutationRecorded } from '../../src/events/account.ts';
 import { HoldingAccountMarked } from '../../src/events/holding-accounts.ts';
 import { PaymentCreated, PaymentExpired, type PaymentEvent } from '../../src/events/payment.ts';
@@ -17,7 +17,7 @@ import {
 import { holdingTransfers, holdingTransfersStream } from '../../src/domain/holding-transfers.ts';
 import { HoldingTransferRecorded } from '../../src/events/holding-transfers.ts';
 import { command, followUp, next, releasePayable } from '../../src/sagas/reaction.ts';
-import type { MatchedPayable } from '../../src/domain/receiving.ts';
+import type { MatchedPayable } from '../../src/domain/payments-receiving.ts';
 import { readPayable, readStream } from '../../src/sagas/reads.ts';
 import { reactionSpecification, stepSpecification, stored, t0 } from './reaction-specification.ts';
 import {

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { payment, paymentStream } from '../../src/domain/payment.ts';
+import { payment, paymentStream } from '../../src/domain/payments.ts';
 import { PaymentCreated, PaymentExpired } from '../../src/events/payment.ts';
 import { deterministicUuid } from '../../src/ids.ts';
 import { paymentWebhooks } from '../../src/sagas/payment-webhooks.ts';

@@ -1,4 +1,4 @@
-import type { PaymentDetails } from '../../src/domain/payment.ts';
+import type { PaymentDetails } from '../../src/domain/payments.ts';
 import { PaymentCompleted } from '../../src/events/payment.ts';
 
 /** One QRIS-DYNAMIC payment of 50,000 (unique code 7) into a WALLET-D account: the deciders' and sagas' tests share it. */

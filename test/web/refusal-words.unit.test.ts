@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { gatewayBill } from '../../src/domain/gateway-fees.ts';
 import { gatewayMethodFor } from '../../src/commands/gateway-payment.ts';
-import { typeFor } from '../../src/commands/pay-to.ts';
+import { typeFor } from '../../src/commands/payments-pay-to.ts';
 import type { GatewaySettings } from '../../src/config.ts';
 import { errorCodes, refuse, type DomainError, type ErrorCode } from '../../src/errors.ts';
 import { findProvider } from '../../src/providers/catalogue.ts';

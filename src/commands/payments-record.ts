@@ -12,15 +12,15 @@ import {
   type StreamsDecision,
 } from '../store/commands/handle-streams.ts';
 import { load, type CommandContext, type Loaded } from '../store/commands/handle.ts';
-import type { PayTo } from './pay-to.ts';
-import { order, orderStream, type Order } from '../domain/order.ts';
-import { payment, paymentStream, type Payment, type PaymentDetails } from '../domain/payment.ts';
-import { reserveBill, type Bill, type Reservation } from './payable-claims.ts';
+import type { PayTo } from './payments-pay-to.ts';
+import { order, orderStream, type Order } from '../domain/payments-order.ts';
+import { payment, paymentStream, type Payment, type PaymentDetails } from '../domain/payments.ts';
+import { reserveBill, type Bill, type Reservation } from './payments-bills.ts';
 import type { CommandDeps } from './deps.ts';
 
 /**
  * Recording a payment once its request is checked: the order claimed, a unique amount reserved, the payment appended,
- * all in one append. Direct payments (src/commands/create-payment.ts) and gateway payments
+ * all in one append. Direct payments (src/commands/payments.ts) and gateway payments
  * (src/commands/gateway-payment.ts) both record through it.
  */
 

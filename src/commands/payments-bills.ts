@@ -10,9 +10,9 @@ import {
   type CommandContext,
   type EventSourcing,
 } from '../store/commands/handle.ts';
-import { payableClaim, payableClaimStream, TotalHeld, type PayableClaim } from '../domain/payable-claims.ts';
-import type { Credit } from '../domain/payables.ts';
-import { billOf, type PayTo } from './pay-to.ts';
+import { payableClaim, payableClaimStream, TotalHeld, type PayableClaim } from '../domain/payments-payable-claims.ts';
+import type { Credit } from '../domain/payments-payables.ts';
+import { billOf, type PayTo } from './payments-pay-to.ts';
 import {
   findPayable,
   maxUniqueCode,
@@ -22,7 +22,7 @@ import {
   receivingStream,
   type MatchedPayable,
   type ReceivingCommand,
-} from '../domain/receiving.ts';
+} from '../domain/payments-receiving.ts';
 
 /** What a payment's bill shows: its unique code and total, and where to pay them. */
 export type Bill = ReturnType<typeof billOf>;

@@ -2,14 +2,14 @@ import type { GatewaySettings } from '../config.ts';
 import { refuse } from '../errors.ts';
 import { findProvider, type PaymentType } from '../providers/catalogue.ts';
 import { account, accountStream, type Account } from '../domain/account.ts';
-import type { Receiver } from './record-payment.ts';
+import type { Receiver } from './payments-record.ts';
 import { gatewayBill } from '../domain/gateway-fees.ts';
 import { gatewayMethodFor, intoHoldingAccount } from './gateway-payment.ts';
 import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
 import { load, type CommandContext } from '../store/commands/handle.ts';
-import { payTo, typeFor } from './pay-to.ts';
-import { choiceRefusal, payment, paymentStream, type ChosenMethod, type Payment } from '../domain/payment.ts';
-import { reserveBill } from './payable-claims.ts';
+import { payTo, typeFor } from './payments-pay-to.ts';
+import { choiceRefusal, payment, paymentStream, type ChosenMethod, type Payment } from '../domain/payments.ts';
+import { reserveBill } from './payments-bills.ts';
 import type { CommandDeps } from './deps.ts';
 import { paymentsProjection } from '../projections/payments.ts';
 

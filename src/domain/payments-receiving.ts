@@ -1,17 +1,17 @@
 import { refuse } from '../errors.ts';
 import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/receiving.ts';
 import type { Decider } from './decider.ts';
-import type { PayableClaim } from './payable-claims.ts';
-import { Payables, type Credit, type Payable, type PayablesJson } from './payables.ts';
+import type { PayableClaim } from './payments-payable-claims.ts';
+import { Payables, type Credit, type Payable, type PayablesJson } from './payments-payables.ts';
 
 export const receivingStream = (accountId: string) => `receiving-${accountId}`;
 
 /** Unique codes are 1 to 999: the customer pays amount + code, so pending bills of one account differ. */
 export const maxUniqueCode = 999;
 
-export type { Payable } from './payables.ts';
+export type { Payable } from './payments-payables.ts';
 
-/** The payables of one receiving account that pending payments hold (src/domain/payables.ts). */
+/** The payables of one receiving account that pending payments hold (src/domain/payments-payables.ts). */
 export type Receiving = { accountId: string | null; payables: Payables };
 
 export type ReceivingCommand =

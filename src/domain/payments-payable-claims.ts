@@ -1,6 +1,6 @@
 import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/receiving.ts';
 import type { Decider } from './decider.ts';
-import type { Payable } from './payables.ts';
+import type { Payable } from './payments-payables.ts';
 
 /**
  * A unique-code bill's claim on its total (docs/decisions.md, "Unique codes without a hot stream"): stream

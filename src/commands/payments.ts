@@ -6,11 +6,11 @@ import { account, accountStream, type Account } from '../domain/account.ts';
 import type { GatewaySettings } from '../config.ts';
 import { checkedState, load, nothingLoaded, type CommandContext } from '../store/commands/handle.ts';
 import { createGatewayPayment } from './gateway-payment.ts';
-import { payTo, typeFor } from './pay-to.ts';
-import { order } from '../domain/order.ts';
-import { payment, paymentStream, type Payment } from '../domain/payment.ts';
-import { recordPayment, type NewPayment } from './record-payment.ts';
-import { receiving } from '../domain/receiving.ts';
+import { payTo, typeFor } from './payments-pay-to.ts';
+import { order } from '../domain/payments-order.ts';
+import { payment, paymentStream, type Payment } from '../domain/payments.ts';
+import { recordPayment, type NewPayment } from './payments-record.ts';
+import { receiving } from '../domain/payments-receiving.ts';
 import type { CommandDeps } from './deps.ts';
 
 /** Payment lifetime when the caller gives none. */

@@ -134,18 +134,39 @@ export async function sendOtp(
   return { sessionId, expiresAt: expiresAt.toISOString() };
 }
 
+/** One verification under way: the caller, what it answered, and the session's stream. */
+type Verifying = {
+  deps: OtpLoginDeps;
+  ownerId: string;
+  input: VerifyOtpInput;
+  stream: string;
+  context: () => CommandContext;
+};
+
+type ProviderAnswer = Awaited<ReturnType<CommandDeps['connector']['verifyOtp']>>;
+type Session = ReturnType<typeof usableSession>;
+
 /**
  * Steps 2 and 3: the session must be the caller's, of this wallet and step, pending and unexpired. The provider
  * decides: a wrong code counts against the session, a second OTP opens a new session, a login completes this
  * one, and the account is then linked or reactivated (again by the wallet-login saga if we stop half-way).
  */
 export async function verifyOtp(deps: OtpLoginDeps, ownerId: string, input: VerifyOtpInput): Promise<VerifyOutcome> {
-  const stream = walletLoginStream(input.sessionId);
-  const context = (): CommandContext => ({
-    actor: `user:${ownerId}`,
-    now: deps.clock.now(),
-    correlationId: input.sessionId,
-  });
+  const v: Verifying = {
+    deps,
+    ownerId,
+    input,
+    stream: walletLoginStream(input.sessionId),
+    context: () => ({ actor: `user:${ownerId}`, now: deps.clock.now(), correlationId: input.sessionId }),
+  };
+  const session = await verifiableSession(v);
+  const answer = await askProvider(v, session);
+  if (answer.kind === 'second-otp') return openSecondOtp(v, session, answer.challengeId);
+  return completeLogin(v, answer);
+}
+
+/** The caller's pending session of this wallet and step, ended first when it has expired. */
+async function verifiableSession({ deps, ownerId, input, stream, context }: Verifying): Promise<Session> {
   const { state } = await load(deps, stream, walletLogin);
   if (state.status === 'pending' && state.ownerId === ownerId && deps.clock.now().toISOString() >= state.expiresAt) {
     await endSession(deps, stream, 'expired', context());
@@ -168,10 +189,13 @@ export async function verifyOtp(deps: OtpLoginDeps, ownerId: string, input: Veri
   // wallets A and B name the account again when they verify a relogin
   if (reloginOf && input.accountId === undefined && input.wallet !== 'WALLET-C')
     throw verificationIncomplete(['accountId']);
+  return session;
+}
 
-  let answer: Awaited<ReturnType<CommandDeps['connector']['verifyOtp']>>;
+/** The provider's answer to the code; a refusal counts one try less against the session. */
+async function askProvider({ deps, input, stream, context }: Verifying, session: Session): Promise<ProviderAnswer> {
   try {
-    answer = await deps.connector.verifyOtp(input.wallet, {
+    return await deps.connector.verifyOtp(input.wallet, {
       challengeId: session.challengeId,
       otp: input.otp,
       pin: input.pin,
@@ -192,39 +216,50 @@ export async function verifyOtp(deps: OtpLoginDeps, ownerId: string, input: Veri
     );
     throw verificationFailed(counted.state.status === 'pending' ? maxOtpAttempts - counted.state.attempts : 0);
   }
+}
 
-  if (answer.kind === 'second-otp') {
-    // only wallet C has a step 3, and only one
-    if (input.step === 'second' || input.wallet !== 'WALLET-C') {
-      await endSession(deps, stream, 'provider-refused', context());
-      throw verificationFailed(0);
-    }
-    const nextSessionId = randomUUID();
-    const now = deps.clock.now();
-    await handleCommand(
-      deps,
-      walletLoginStream(nextSessionId),
-      walletLogin,
-      {
-        type: 'RequestOtp',
-        sessionId: nextSessionId,
-        ownerId,
-        providerCode: session.providerCode,
-        phoneNumber: session.phoneNumber,
-        purpose: session.purpose,
-        pin: session.pin,
-        challengeId: answer.challengeId,
-        channel: session.channel,
-        previousSessionId: session.sessionId,
-        now,
-        expiresAt: new Date(now.getTime() + deps.otpSessionTtlMinutes * 60_000),
-      },
-      context(),
-    );
-    await handleCommand(deps, stream, walletLogin, { type: 'RequireSecondOtp', nextSessionId, now }, context());
-    return { kind: 'second-otp', sessionId: nextSessionId };
+/** The provider asks a second code: a new session for step 3, which this one points to. */
+async function openSecondOtp(
+  { deps, ownerId, input, stream, context }: Verifying,
+  session: Session,
+  challengeId: string,
+): Promise<VerifyOutcome> {
+  // only wallet C has a step 3, and only one
+  if (input.step === 'second' || input.wallet !== 'WALLET-C') {
+    await endSession(deps, stream, 'provider-refused', context());
+    throw verificationFailed(0);
   }
+  const nextSessionId = randomUUID();
+  const now = deps.clock.now();
+  await handleCommand(
+    deps,
+    walletLoginStream(nextSessionId),
+    walletLogin,
+    {
+      type: 'RequestOtp',
+      sessionId: nextSessionId,
+      ownerId,
+      providerCode: session.providerCode,
+      phoneNumber: session.phoneNumber,
+      purpose: session.purpose,
+      pin: session.pin,
+      challengeId,
+      channel: session.channel,
+      previousSessionId: session.sessionId,
+      now,
+      expiresAt: new Date(now.getTime() + deps.otpSessionTtlMinutes * 60_000),
+    },
+    context(),
+  );
+  await handleCommand(deps, stream, walletLogin, { type: 'RequireSecondOtp', nextSessionId, now }, context());
+  return { kind: 'second-otp', sessionId: nextSessionId };
+}
 
+/** The provider logged in: the session completes and the account is linked or reactivated. */
+async function completeLogin(
+  { deps, stream, context }: Verifying,
+  answer: Exclude<ProviderAnswer, { kind: 'second-otp' }>,
+): Promise<VerifyOutcome> {
   const done = await handleCommand(
     deps,
     stream,

@@ -15,7 +15,6 @@ const allowedLong = new Set([
   'src/background/work.ts: startBackgroundWork',
   'src/cli/main.ts: main',
   'src/cli/verify-log.ts: verifyLogCommand',
-  'src/commands/withdrawal-payout.ts: payOutWithdrawal',
   'src/config.ts: loadConfig',
   'src/providers/http-connector.ts: httpConnector',
   'src/providers/sandbox/control-routes.ts: controlRoutes',

@@ -79,12 +79,37 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
     options.webhooks,
   );
   await sagaRunner.start();
-  // every checkpoint also leaves as the ledger.checkpoint webhook, to the admins' endpoints that ask for it
+  const ledger = await startLedger(core, options);
+  const timers = await startTimers(core, projectionRunner, options);
+  const work = { projections: projectionRunner, sagas: sagaRunner, webhookDelivery, ledger, ...timers };
+  return {
+    ...work,
+    health: () => healthOf(pool, work),
+    stop: async () => {
+      await timers.retention.stop();
+      await timers.accountSync.stop();
+      await timers.transferOutcomes.stop();
+      await webhookDelivery.stop();
+      await timers.paymentExpiry.stop();
+      await timers.gatewaySettlement.stop();
+      await timers.paymentChecks.stop();
+      await sagaRunner.stop();
+      await ledger.stop();
+      await projectionRunner.stop();
+    },
+  };
+}
+
+/**
+ * The chain of signed checkpoints: every checkpoint also leaves as the ledger.checkpoint webhook, and what the ledger
+ * finds wrong with its own history goes to the log and, as ledger.integrity, to the admins who ask.
+ */
+async function startLedger(core: Core, options: BackgroundOptions): Promise<LedgerCheckpoints> {
+  const { pool, store, clock, log } = core;
   const published = async (checkpoints: LedgerCheckpoint[]) => {
     for (const checkpoint of checkpoints)
       await publishLedgerCheckpoint({ pool, clock }, checkpoint, checkpointHash(checkpoint));
   };
-  // what the ledger finds wrong with its own history goes to the log and, as ledger.integrity, to the admins who ask
   ledgerIntegrity(pool).attach({
     log,
     publish: finding => publishLedgerIntegrity({ pool, clock }, finding),
@@ -96,62 +121,46 @@ export async function startBackgroundWork(core: Core, options: BackgroundOptions
     options.ledgerCheckpointDir,
   );
   await ledger.start();
+  return ledger;
+}
+
+/** The work on the clock: syncs, expiries, settlements, payment checks, transfer outcomes and retention. */
+async function startTimers(core: Core, readModels: ProjectionRunner, options: BackgroundOptions) {
+  const { pool, store, snapshots, cache, clock, log } = core;
   const tickMs = options.schedulerTickMs ?? 1000;
-  const accountSync = await startAccountSync({ ...core, readModels: projectionRunner }, { tickMs });
-  const paymentExpiry = startPaymentExpiry(
-    { store, snapshots, cache, clock, log, pool, readModels: projectionRunner },
-    { tickMs },
-  );
+  const accountSync = await startAccountSync({ ...core, readModels }, { tickMs });
+  const paymentExpiry = startPaymentExpiry({ store, snapshots, cache, clock, log, pool, readModels }, { tickMs });
   const shipped = shippedHolidayCalendar();
   const gatewaySettlement = startGatewaySettlement(
-    { store, snapshots, cache, clock, log, pool, readModels: projectionRunner },
+    { store, snapshots, cache, clock, log, pool, readModels },
     {
       tickMs,
       calendarAt: () => loadHolidayCalendar(pool, shipped),
     },
   );
   const paymentChecks = startPaymentChecks({ pool, clock, log }, options.paymentChecks, { tickMs });
-  const transferOutcomes = startTransferOutcomes(
-    { ...core, readModels: projectionRunner },
-    { tickMs: Math.max(tickMs, 5000) },
-  );
+  const transferOutcomes = startTransferOutcomes({ ...core, readModels }, { tickMs: Math.max(tickMs, 5000) });
   const retention = startRetention({ pool, clock, log }, options.retention);
-  return {
-    projections: projectionRunner,
-    sagas: sagaRunner,
-    webhookDelivery,
-    accountSync,
-    paymentExpiry,
-    gatewaySettlement,
-    paymentChecks,
-    transferOutcomes,
-    retention,
-    ledger,
-    health: async () => {
-      const here = [...projectionRunner.health(), ...sagaRunner.health(), ...ledger.health()].map(s =>
-        subscriberProblem(s.subscriber, s.health),
-      );
-      const recorded = await listSubscriberFailures(pool).catch(() => []);
-      const problems = new Map(
-        recorded.map(f => [f.subscriber, subscriberProblem(f.subscriber, { state: 'stuck', ...f })!]),
-      );
-      for (const p of here) if (p) problems.set(p.subscriber, p);
-      const subscribers = [...problems.values()];
-      const fine = (prefix: string) => !subscribers.some(p => p.subscriber.startsWith(prefix));
-      // the ledger's chain refusing to sign (a malformed or forged row, a state that does not continue it) is not ready
-      return { projections: fine('projection:'), sagas: fine('saga:'), ledger: fine('ledger:'), subscribers };
-    },
-    stop: async () => {
-      await retention.stop();
-      await accountSync.stop();
-      await transferOutcomes.stop();
-      await webhookDelivery.stop();
-      await paymentExpiry.stop();
-      await gatewaySettlement.stop();
-      await paymentChecks.stop();
-      await sagaRunner.stop();
-      await ledger.stop();
-      await projectionRunner.stop();
-    },
-  };
+  return { accountSync, paymentExpiry, gatewaySettlement, paymentChecks, transferOutcomes, retention };
+}
+
+/**
+ * The subscribers stuck here or recorded as stuck by another process; the ledger's chain refusing to sign (a
+ * malformed or forged row, a state that does not continue it) is not ready.
+ */
+async function healthOf(
+  pool: Core['pool'],
+  work: { projections: ProjectionRunner; sagas: SagaRunner; ledger: LedgerCheckpoints },
+): ReturnType<BackgroundWork['health']> {
+  const here = [...work.projections.health(), ...work.sagas.health(), ...work.ledger.health()].map(s =>
+    subscriberProblem(s.subscriber, s.health),
+  );
+  const recorded = await listSubscriberFailures(pool).catch(() => []);
+  const problems = new Map(
+    recorded.map(f => [f.subscriber, subscriberProblem(f.subscriber, { state: 'stuck', ...f })!]),
+  );
+  for (const p of here) if (p) problems.set(p.subscriber, p);
+  const subscribers = [...problems.values()];
+  const fine = (prefix: string) => !subscribers.some(p => p.subscriber.startsWith(prefix));
+  return { projections: fine('projection:'), sagas: fine('saga:'), ledger: fine('ledger:'), subscribers };
 }

@@ -144,14 +144,63 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const clock =
     options.clock ?? (config.testClock ? new ShiftedClock(path.join(config.dataDir, 'test-clock.json')) : systemClock);
   const { url: dbUrl, embedded } = await openDatabase(config, log);
+  const providers = await startProviders(config, options, clock, log);
+  // all DDL first, under one lock: instances started together on an empty database take turns (src/schema.ts)
+  await migrateForStartUp(dbUrl, config, log);
+  const core = await openCore(config, dbUrl, providers.url, { clock, log, connector: options.connector });
+  const { pool, store } = core;
+  if (config.databaseUrl) await warnIfLogRewritable(pool, log);
+  const webhooks = webhookSettings(config, options.webhooks);
+  const background = await startBackgroundWork(core, {
+    publicBaseUrl: config.publicBaseUrl,
+    webhooks,
+    schedulerTickMs: options.schedulerTickMs,
+    paymentChecks: { ...config.paymentChecks, pushingProviders: providers.pushing },
+    retention: config.retention,
+    digestSigner: signer,
+    ledgerCheckpointDir: config.ledgerCheckpointDir,
+  });
+  const deps = appDeps(config, options, { core, background, signer, webhooks, providers });
+  const app = await buildApp(deps);
+  providers.deliverTo(app);
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      await app.close(); // in-flight requests finish first
+      await background.stop();
+      await store.close();
+      core.database.stop();
+      await pool.end();
+      await providers.sandbox?.close();
+      await embedded?.stop();
+    })());
+  const { health: _health, stop: _stop, ...runners } = background;
+  return {
+    app,
+    deps,
+    pool,
+    store,
+    ...runners,
+    sandboxUrl: providers.url,
+    ledgerKeyId: signer.keyId,
+    listen: () => listenOn(app, config),
+    close,
+  };
+}
+
+/**
+ * The providers' side: the embedded sandbox when this service starts one, whose notifications reach this service's app
+ * in process unless SANDBOX_PUSH_URL names one, and the providers that call this service when money lands.
+ */
+async function startProviders(config: Config, options: ServiceOptions, clock: Clock, log: Logger) {
   const startsSandbox = config.sandbox.start || (options.startSandbox && !config.sandboxUrl);
   const notifications = notificationSettings(config, Boolean(startsSandbox || config.sandboxUrl));
-  // the embedded sandbox's notifications reach this service's app in process unless SANDBOX_PUSH_URL names one
   let deliverInProcess: (path: string, headers: Record<string, string>, body: string) => Promise<number> = async () =>
     503;
   const sandboxPush = sandboxPushOf(config, notifications, (...args) => deliverInProcess(...args));
   // the providers that call this service when money lands: the payment checks lean on their notifications
-  const pushingProviders = [
+  const pushing = [
     ...Object.keys(config.providerNotifications.secrets),
     ...(startsSandbox ? sandboxPush.providers : []),
   ];
@@ -165,24 +214,30 @@ export async function createService(config: Config, options: ServiceOptions = {}
         stateFile: path.join(config.dataDir, 'sandbox-state.json'),
       })
     : null;
-  const providerUrl = config.sandboxUrl ?? sandbox?.url ?? null;
-  // all DDL first, under one lock: instances started together on an empty database take turns (src/schema.ts)
-  await migrateForStartUp(dbUrl, config, log);
-  const core = await openCore(config, dbUrl, providerUrl, { clock, log, connector: options.connector });
-  const { pool, store } = core;
-  if (config.databaseUrl) await warnIfLogRewritable(pool, log);
-  const webhooks = webhookSettings(config, options.webhooks);
-  const integrity = ledgerIntegrity(pool);
-  const background = await startBackgroundWork(core, {
-    publicBaseUrl: config.publicBaseUrl,
-    webhooks,
-    schedulerTickMs: options.schedulerTickMs,
-    paymentChecks: { ...config.paymentChecks, pushingProviders },
-    retention: config.retention,
-    digestSigner: signer,
-    ledgerCheckpointDir: config.ledgerCheckpointDir,
-  });
+  const deliverTo = (app: FastifyInstance) => {
+    deliverInProcess = async (url, headers, body) =>
+      (
+        await app.inject({
+          method: 'POST',
+          url,
+          headers: { ...headers, 'content-type': 'application/json' },
+          payload: body,
+        })
+      ).statusCode;
+  };
+  return { sandbox, url: config.sandboxUrl ?? sandbox?.url ?? null, notifications, pushing, deliverTo };
+}
 
+type Started = {
+  core: Awaited<ReturnType<typeof openCore>>;
+  background: Awaited<ReturnType<typeof startBackgroundWork>>;
+  signer: LedgerKeyFile;
+  webhooks: WebhookSettings;
+  providers: Awaited<ReturnType<typeof startProviders>>;
+};
+
+/** What the routes are given: the core, the read models, the security helpers and the configuration they read. */
+function appDeps(config: Config, options: ServiceOptions, { core, background, signer, webhooks, providers }: Started) {
   const deps: AppDeps = {
     ...core,
     strictResponses: options.strictResponses ?? false,
@@ -193,8 +248,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
     wallClock: options.wallClock ?? systemClock,
     // the key as it stands: a rotation changes it while the service runs
     digestKey: signer,
-    testClock: config.testClock ? (clock as MovableClock) : null,
-    sandbox: providerUrl ? sandboxPayer(providerUrl) : null,
+    testClock: config.testClock ? (core.clock as MovableClock) : null,
+    sandbox: providers.url ? sandboxPayer(providers.url) : null,
     config: {
       publicBaseUrl: config.publicBaseUrl,
       sessionTtlHours: config.sessionTtlHours,
@@ -205,97 +260,53 @@ export async function createService(config: Config, options: ServiceOptions = {}
       authLimits: config.authLimits,
       webhooks,
       paymentChecks: config.paymentChecks,
-      providerNotifications: notifications,
+      providerNotifications: providers.notifications,
       paymentStreams: config.paymentStreams,
       gateway: config.gateway,
       qr: config.qr,
       http: config.http,
     },
-    readiness: async () => {
-      const { subscribers, ...running } = await background.health();
-      const checks = {
-        database: await query(pool, 'ReadinessPing', 'select 1').then(
-          () => true,
-          () => false,
-        ),
-        eventStore: await store.headPosition().then(
-          () => true,
-          () => false,
-        ),
-        ...running,
-        // the ledger's history as its own checks found it: a finding no operator's reset accepted is not ready
-        ledgerIntegrity: await integrity.sound().catch(() => false),
-      };
-      // a year due without its decree settles on what is known (weekends, every-year holidays): a warning, still ready
-      const missingYears = await uncoveredYears(pool, clock.now()).catch(() => null);
-      const warning = missingYears ? uncoveredYearsWarning(missingYears) : null;
-      return {
-        checks,
-        subscribers,
-        details: {
-          holidayCalendar: { missingYears, ...(warning ? { warning } : {}) },
-          ledgerIntegrity: await integrity.details().catch(() => ({ findings: [], lastVerification: null })),
-        },
-      };
-    },
+    readiness: readinessOf(core, background),
   };
-  const app = await buildApp(deps);
-  deliverInProcess = async (url, headers, body) =>
-    (
-      await app.inject({
-        method: 'POST',
-        url,
-        headers: { ...headers, 'content-type': 'application/json' },
-        payload: body,
-      })
-    ).statusCode;
-  const listen = async () => {
-    await app.listen({ port: config.port, host: config.host, listenTextResolver: at => `service listening on ${at}` });
-    const address = app.server.address();
-    return `http://localhost:${typeof address === 'object' && address ? address.port : config.port}`;
-  };
+  return deps;
+}
 
-  let closing: Promise<void> | null = null;
-  const close = () =>
-    (closing ??= (async () => {
-      await app.close(); // in-flight requests finish first
-      await background.stop();
-      await store.close();
-      core.database.stop();
-      await pool.end();
-      await sandbox?.close();
-      await embedded?.stop();
-    })());
-  const {
-    projections,
-    sagas,
-    accountSync,
-    webhookDelivery,
-    paymentExpiry,
-    gatewaySettlement,
-    paymentChecks,
-    transferOutcomes,
-    retention,
-    ledger,
-  } = background;
-  return {
-    app,
-    deps,
-    pool,
-    store,
-    projections,
-    sagas,
-    accountSync,
-    webhookDelivery,
-    paymentExpiry,
-    gatewaySettlement,
-    paymentChecks,
-    transferOutcomes,
-    retention,
-    ledger,
-    sandboxUrl: providerUrl,
-    ledgerKeyId: signer.keyId,
-    listen,
-    close,
+/** The readiness check: the database, the event store, the subscribers, the ledger's integrity and the calendar. */
+function readinessOf(core: Started['core'], background: Started['background']): AppDeps['readiness'] {
+  const { pool, store, clock } = core;
+  const integrity = ledgerIntegrity(pool);
+  return async () => {
+    const { subscribers, ...running } = await background.health();
+    const checks = {
+      database: await query(pool, 'ReadinessPing', 'select 1').then(
+        () => true,
+        () => false,
+      ),
+      eventStore: await store.headPosition().then(
+        () => true,
+        () => false,
+      ),
+      ...running,
+      // the ledger's history as its own checks found it: a finding no operator's reset accepted is not ready
+      ledgerIntegrity: await integrity.sound().catch(() => false),
+    };
+    // a year due without its decree settles on what is known (weekends, every-year holidays): a warning, still ready
+    const missingYears = await uncoveredYears(pool, clock.now()).catch(() => null);
+    const warning = missingYears ? uncoveredYearsWarning(missingYears) : null;
+    return {
+      checks,
+      subscribers,
+      details: {
+        holidayCalendar: { missingYears, ...(warning ? { warning } : {}) },
+        ledgerIntegrity: await integrity.details().catch(() => ({ findings: [], lastVerification: null })),
+      },
+    };
   };
+}
+
+/** Starts listening on the configured port and answers the service's URL. */
+async function listenOn(app: FastifyInstance, config: Config): Promise<string> {
+  await app.listen({ port: config.port, host: config.host, listenTextResolver: at => `service listening on ${at}` });
+  const address = app.server.address();
+  return `http://localhost:${typeof address === 'object' && address ? address.port : config.port}`;
 }

@@ -25,7 +25,6 @@ const allowedLong = new Set([
   'src/providers/sandbox/transfers.ts: sandboxTransfers',
   'src/qr-decode-queue.ts: fairQueue',
   'src/qr-decoding.ts: qrDecoder',
-  'src/service.ts: createService',
   'src/store/eventstoredb-event-store.ts: subscribe',
 ]);
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { z } from 'zod';
-import { choosePaymentMethod } from '../commands/payments-method.ts';
+import { choosePaymentMethod } from '../commands/payments.ts';
 import { DomainError, refuse } from '../errors.ts';
 import { countAttempt } from '../db/attempt-counts.ts';
 import { preparedQuery } from '../db/pool.ts';

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { handleCommand } from '../store/commands/handle.ts';
 import { payment, paymentStream } from '../domain/payments.ts';
-import { releasePayable } from '../commands/payments-bills.ts';
+import { releasePayable } from '../commands/payments.ts';
 import { duePayments, paymentsProjection } from '../projections/payments.ts';
 import type { CommandDeps } from '../commands/deps.ts';
 import type { SagaDeps } from '../sagas/all.ts';

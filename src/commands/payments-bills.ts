@@ -3,24 +3,15 @@ import { refuse } from '../errors.ts';
 import type { ReceivingEvent } from '../events/receiving.ts';
 import type { LinkedAccount } from '../domain/account.ts';
 import { streamRead, type StreamRead } from '../store/commands/handle-streams.ts';
-import {
-  checkedState,
-  handleCommand,
-  load,
-  type CommandContext,
-  type EventSourcing,
-} from '../store/commands/handle.ts';
+import { checkedState, type EventSourcing } from '../store/commands/handle.ts';
 import { payableClaim, payableClaimStream, TotalHeld, type PayableClaim } from '../domain/payments-payable-claims.ts';
-import type { Credit } from '../domain/payments-payables.ts';
 import { billOf, type PayTo } from './payments-pay-to.ts';
 import {
   findPayable,
   maxUniqueCode,
   noFreeCode,
-  payableFor,
   receiving,
   receivingStream,
-  type MatchedPayable,
   type ReceivingCommand,
 } from '../domain/payments-receiving.ts';
 
@@ -135,51 +126,4 @@ async function withUniqueCode<T>(
     }
   }
   throw noFreeCode(bill.amount);
-}
-
-/** The payable a synchronised credit pays on the account (payableFor says in which order), read from its two streams. */
-export async function matchPayable(
-  deps: EventSourcing,
-  accountId: string,
-  credit: Credit,
-): Promise<MatchedPayable | null> {
-  const onReceiving = (await load(deps, receivingStream(accountId), receiving)).state;
-  const claim = (await load(deps, payableClaimStream(accountId, credit.amount), payableClaim)).state;
-  return payableFor(credit, onReceiving, claim);
-}
-
-/**
- * Frees what a payment that ended held: its claim on its total and its reservation on the receiving stream (older or
- * VA), or only the one `claimed` says it held when the caller knows.
- */
-export async function releasePayable(
-  deps: EventSourcing,
-  ended: {
-    accountId: string;
-    paymentId: string;
-    totalAmount: number | null;
-    claimed?: boolean;
-    reason: 'completed' | 'expired';
-    now: Date;
-  },
-  context: CommandContext,
-) {
-  const { accountId, paymentId, totalAmount, claimed, reason, now } = ended;
-  if (totalAmount !== null && claimed !== false) {
-    await handleCommand(
-      deps,
-      payableClaimStream(accountId, totalAmount),
-      payableClaim,
-      { type: 'ReleaseTotal', accountId, paymentId, reason, now },
-      context,
-    );
-  }
-  if (claimed !== true)
-    await handleCommand(
-      deps,
-      receivingStream(accountId),
-      receiving,
-      { type: 'ReleasePayable', paymentId, reason, now },
-      context,
-    );
 }

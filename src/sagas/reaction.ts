@@ -81,7 +81,7 @@ export const followUp = <I extends { outcome: unknown }, S>(
   given: Omit<I, 'outcome'>,
 ): Then<I['outcome']> => ({ step: step as AnyStep, with: given });
 
-/** What a payment that ended held, for releasePayable (src/commands/payments-bills.ts). */
+/** What a payment that ended held, for releasePayable (src/commands/payments.ts). */
 export type EndedPayable = {
   accountId: string;
   paymentId: string;

@@ -1,4 +1,4 @@
-import { matchPayable } from '../commands/payments-bills.ts';
+import { matchPayable } from '../commands/payments.ts';
 import type { Decider } from '../domain/decider.ts';
 import type { Credit } from '../domain/payments-payables.ts';
 import type { MatchedPayable } from '../domain/payments-receiving.ts';

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Clock } from '../clock.ts';
 import { handleCommand, type CommandContext, type EventSourcing } from '../store/commands/handle.ts';
 import type { Decider } from '../domain/decider.ts';
-import { releasePayable } from '../commands/payments-bills.ts';
+import { releasePayable } from '../commands/payments.ts';
 import { applyWalletLogin } from '../commands/otp-login.ts';
 import type { AnyEvent } from '../events/all.ts';
 import { parseRecorded, type DomainEvent, type StoredEvent } from '../events/event.ts';

@@ -1,8 +1,7 @@
 import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPayment } from '../../src/commands/payments.ts';
+import { createPayment, releasePayable } from '../../src/commands/payments.ts';
 import { handleCommand, load } from '../../src/store/commands/handle.ts';
-import { releasePayable } from '../../src/commands/payments-bills.ts';
 import { stateCache } from '../../src/store/commands/state-cache.ts';
 import { payment, paymentStream, type Payment } from '../../src/domain/payments.ts';
 import { keyHolder } from '../support/http.ts';

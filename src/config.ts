@@ -522,22 +522,8 @@ function parseSandboxPush(value: string | undefined): readonly string[] | null {
 export const configurationNames: readonly string[] = Object.keys(envSchema.shape);
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map(i => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
-  const e = parsed.data;
-  if (e.EVENT_STORE === 'eventstoredb' && !e.EVENTSTORE_CONNECTION_STRING) {
-    throw new ConfigError(
-      'Invalid configuration:\n  EVENTSTORE_CONNECTION_STRING: required when EVENT_STORE=eventstoredb',
-    );
-  }
-  if (e.TEST_CLOCK && e.DATABASE_URL && !e.TEST_CLOCK_FORCE) {
-    throw new ConfigError(
-      'Invalid configuration:\n  TEST_CLOCK: refused with DATABASE_URL (a shared database would get events from the future); set TEST_CLOCK_FORCE=true if this database is a test one',
-    );
-  }
+  const e = parsedEnv(env);
+  refuseCombinations(e);
   const dataDir = path.resolve(e.DATA_DIR);
   const stored = readStoredSecrets(dataDir);
   const secrets: OldSecrets = { ...freshSecrets(), ...stored };
@@ -583,15 +569,73 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     metricsToken: e.METRICS_TOKEN,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
-    http: {
-      requestTimeoutSeconds: e.HTTP_REQUEST_TIMEOUT_SECONDS,
-      headersTimeoutSeconds: e.HTTP_HEADERS_TIMEOUT_SECONDS,
-      idleTimeoutSeconds: e.HTTP_IDLE_TIMEOUT_SECONDS,
-      keepAliveTimeoutSeconds: e.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS,
-      maxConnections: e.HTTP_MAX_CONNECTIONS,
-    },
+    http: httpOf(e),
     embeddedPostgresPassword: secrets.embeddedPostgresPassword,
     serviceRolePassword: secrets.serviceRolePassword,
+    ...limitsOf(e),
+    ...paymentsOf(e),
+    retention: retentionOf(e),
+    gateway: gatewayOf(e),
+    qr: qrOf(e),
+    testClock: e.TEST_CLOCK,
+    webhookTimeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,
+    webhookConcurrency: e.WEBHOOK_CONCURRENCY,
+    dataFiles: {
+      dataDir,
+      secrets: secretsToStore(stored, secrets, signingKey),
+      signingKey: signingKey?.unwritten ? { file: signingKey.file!, key: signingKey.key } : null,
+    },
+  };
+}
+
+/** The environment as the schema reads it; every problem is named in one error. */
+function parsedEnv(env: NodeJS.ProcessEnv): z.infer<typeof envSchema> {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map(i => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+/** The HTTP server's timeouts and connection cap. */
+function httpOf(e: z.infer<typeof envSchema>): Config['http'] {
+  return {
+    requestTimeoutSeconds: e.HTTP_REQUEST_TIMEOUT_SECONDS,
+    headersTimeoutSeconds: e.HTTP_HEADERS_TIMEOUT_SECONDS,
+    idleTimeoutSeconds: e.HTTP_IDLE_TIMEOUT_SECONDS,
+    keepAliveTimeoutSeconds: e.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS,
+    maxConnections: e.HTTP_MAX_CONNECTIONS,
+  };
+}
+
+/** How long operational rows are kept, and how fast they are deleted. */
+function retentionOf(e: z.infer<typeof envSchema>): Config['retention'] {
+  return {
+    webhookDays: e.RETENTION_WEBHOOK_DAYS,
+    failedJobDays: e.RETENTION_FAILED_JOBS_DAYS,
+    batchRows: e.RETENTION_BATCH_ROWS,
+    pauseMs: e.RETENTION_PAUSE_MS,
+  };
+}
+
+/** Refuses the combinations of settings that cannot run together. */
+function refuseCombinations(e: z.infer<typeof envSchema>): void {
+  if (e.EVENT_STORE === 'eventstoredb' && !e.EVENTSTORE_CONNECTION_STRING) {
+    throw new ConfigError(
+      'Invalid configuration:\n  EVENTSTORE_CONNECTION_STRING: required when EVENT_STORE=eventstoredb',
+    );
+  }
+  if (e.TEST_CLOCK && e.DATABASE_URL && !e.TEST_CLOCK_FORCE) {
+    throw new ConfigError(
+      'Invalid configuration:\n  TEST_CLOCK: refused with DATABASE_URL (a shared database would get events from the future); set TEST_CLOCK_FORCE=true if this database is a test one',
+    );
+  }
+}
+
+/** The OTP sessions' and sends' limits, and the login and registration limits. */
+function limitsOf(e: z.infer<typeof envSchema>): Pick<Config, 'otp' | 'authLimits'> {
+  return {
     otp: {
       sessionTtlMinutes: e.OTP_SESSION_TTL_MINUTES,
       sendsPerPhone: e.OTP_SEND_LIMIT_PER_PHONE,
@@ -608,6 +652,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         windowMinutes: e.LOGIN_SLOWDOWN_WINDOW_MINUTES,
       },
     },
+  };
+}
+
+/** The payment page's streams and the payment checks' cadence. */
+function paymentsOf(e: z.infer<typeof envSchema>): Pick<Config, 'paymentStreams' | 'paymentChecks'> {
+  return {
     paymentStreams: {
       perPayment: e.PAYMENT_STREAMS_PER_PAYMENT,
       perInstance: e.PAYMENT_STREAMS_PER_INSTANCE,
@@ -636,38 +686,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         maxSeconds: 15 * 60,
       },
     },
-    retention: {
-      webhookDays: e.RETENTION_WEBHOOK_DAYS,
-      failedJobDays: e.RETENTION_FAILED_JOBS_DAYS,
-      batchRows: e.RETENTION_BATCH_ROWS,
-      pauseMs: e.RETENTION_PAUSE_MS,
+  };
+}
+
+/** The gateway's fees and limits. */
+function gatewayOf(e: z.infer<typeof envSchema>): Config['gateway'] {
+  return {
+    vaFee: e.GATEWAY_VA_FEE,
+    qrisFee: { rateBp: e.GATEWAY_QRIS_FEE_RATE_BP, flat: e.GATEWAY_QRIS_FEE_FLAT },
+    limits: {
+      qris: { min: e.GATEWAY_QRIS_MIN_AMOUNT, max: e.GATEWAY_QRIS_MAX_AMOUNT },
+      va: { min: e.GATEWAY_VA_MIN_AMOUNT, max: e.GATEWAY_VA_MAX_AMOUNT },
     },
-    gateway: {
-      vaFee: e.GATEWAY_VA_FEE,
-      qrisFee: { rateBp: e.GATEWAY_QRIS_FEE_RATE_BP, flat: e.GATEWAY_QRIS_FEE_FLAT },
-      limits: {
-        qris: { min: e.GATEWAY_QRIS_MIN_AMOUNT, max: e.GATEWAY_QRIS_MAX_AMOUNT },
-        va: { min: e.GATEWAY_VA_MIN_AMOUNT, max: e.GATEWAY_VA_MAX_AMOUNT },
-      },
-      minWithdrawal: e.GATEWAY_MIN_WITHDRAWAL,
+    minWithdrawal: e.GATEWAY_MIN_WITHDRAWAL,
+  };
+}
+
+/** QR decoding's threads and queues, and the upload limits. */
+function qrOf(e: z.infer<typeof envSchema>): Config['qr'] {
+  return {
+    decoding: {
+      threads: e.QR_DECODE_THREADS ?? defaultQrDecodeThreads(),
+      queue: e.QR_DECODE_QUEUE,
+      queuePerTenant: e.QR_DECODE_QUEUE_PER_TENANT,
+      deadlineMs: e.QR_DECODE_DEADLINE_MS,
     },
-    qr: {
-      decoding: {
-        threads: e.QR_DECODE_THREADS ?? defaultQrDecodeThreads(),
-        queue: e.QR_DECODE_QUEUE,
-        queuePerTenant: e.QR_DECODE_QUEUE_PER_TENANT,
-        deadlineMs: e.QR_DECODE_DEADLINE_MS,
-      },
-      perKey: { max: e.QR_UPLOAD_LIMIT_PER_KEY, windowMinutes: e.QR_UPLOAD_LIMIT_WINDOW_MINUTES },
-      perUser: { max: e.QR_UPLOAD_LIMIT_PER_USER, windowMinutes: e.QR_UPLOAD_LIMIT_WINDOW_MINUTES },
-    },
-    testClock: e.TEST_CLOCK,
-    webhookTimeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,
-    webhookConcurrency: e.WEBHOOK_CONCURRENCY,
-    dataFiles: {
-      dataDir,
-      secrets: secretsToStore(stored, secrets, signingKey),
-      signingKey: signingKey?.unwritten ? { file: signingKey.file!, key: signingKey.key } : null,
-    },
+    perKey: { max: e.QR_UPLOAD_LIMIT_PER_KEY, windowMinutes: e.QR_UPLOAD_LIMIT_WINDOW_MINUTES },
+    perUser: { max: e.QR_UPLOAD_LIMIT_PER_USER, windowMinutes: e.QR_UPLOAD_LIMIT_WINDOW_MINUTES },
   };
 }

@@ -14,7 +14,6 @@ const limit = 70;
 const allowedLong = new Set([
   'src/cli/main.ts: main',
   'src/cli/verify-log.ts: verifyLogCommand',
-  'src/config.ts: loadConfig',
   'src/providers/http-connector.ts: httpConnector',
   'src/providers/sandbox/control-routes.ts: controlRoutes',
   'src/providers/sandbox/control-routes.ts: controlRoutes > <anonymous>',

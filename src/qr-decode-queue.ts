@@ -62,89 +62,98 @@ function nextInTurn<T>(tenants: Map<string, Tenant<T>>): [string, Tenant<T>] | n
   return chosen;
 }
 
-export function fairQueue<T>(bounds: FairQueueBounds): FairQueue<T> {
-  const tenants = new Map<string, Tenant<T>>();
-  let startedAtMs = 0; // the decoder time of the image started last: where a tenant that starts waiting is put
-  let waiting = 0;
-  let running = 0;
-  let arrivals = 0;
+/** What the queue holds between calls. */
+type QueueState<T> = {
+  tenants: Map<string, Tenant<T>>;
+  /** the decoder time of the image started last: where a tenant that starts waiting is put */
+  startedAtMs: number;
+  waiting: number;
+  running: number;
+  arrivals: number;
+};
 
-  const tenantOf = (name: string) => {
-    let tenant = tenants.get(name);
-    if (!tenant) tenants.set(name, (tenant = { waiting: [], running: false, usedMs: 0, waitingSince: 0 }));
-    return tenant;
-  };
-  const startWaiting = (tenant: Tenant<T>) => {
-    tenant.usedMs = Math.max(tenant.usedMs, startedAtMs);
-    tenant.waitingSince = ++arrivals;
-  };
-  /** A tenant with nothing in the decoder is kept only while it owes time; an idle decoder forgets every tenant. */
-  const forgetIdle = () => {
-    if (waiting === 0 && running === 0) {
-      tenants.clear();
-      startedAtMs = 0;
-      return;
-    }
-    for (const [name, tenant] of tenants)
-      if (!tenant.running && tenant.waiting.length === 0 && tenant.usedMs <= startedAtMs) tenants.delete(name);
-  };
+function tenantOf<T>(s: QueueState<T>, name: string): Tenant<T> {
+  let tenant = s.tenants.get(name);
+  if (!tenant) s.tenants.set(name, (tenant = { waiting: [], running: false, usedMs: 0, waitingSince: 0 }));
+  return tenant;
+}
+
+function startWaiting<T>(s: QueueState<T>, tenant: Tenant<T>): void {
+  tenant.usedMs = Math.max(tenant.usedMs, s.startedAtMs);
+  tenant.waitingSince = ++s.arrivals;
+}
+
+/** A tenant with nothing in the decoder is kept only while it owes time; an idle decoder forgets every tenant. */
+function forgetIdle<T>(s: QueueState<T>): void {
+  if (s.waiting === 0 && s.running === 0) {
+    s.tenants.clear();
+    s.startedAtMs = 0;
+    return;
+  }
+  for (const [name, tenant] of s.tenants)
+    if (!tenant.running && tenant.waiting.length === 0 && tenant.usedMs <= s.startedAtMs) s.tenants.delete(name);
+}
+
+export function fairQueue<T>(bounds: FairQueueBounds): FairQueue<T> {
+  const s: QueueState<T> = { tenants: new Map(), startedAtMs: 0, waiting: 0, running: 0, arrivals: 0 };
+  const { tenants } = s;
   const refused = (): Offer<T> => {
-    forgetIdle();
+    forgetIdle(s);
     return { admitted: false };
   };
 
   return {
     offer(name, item) {
-      const tenant = tenantOf(name);
+      const tenant = tenantOf(s, name);
       // with a thread free and none of its own, the image starts at once (nobody else can be waiting then)
-      const startsNow = !tenant.running && running < bounds.threads;
+      const startsNow = !tenant.running && s.running < bounds.threads;
       let evicted: T | null = null;
       if (!startsNow) {
         if (tenant.waiting.length >= bounds.perTenant) return refused();
-        if (waiting >= bounds.waiting) {
+        if (s.waiting >= bounds.waiting) {
           const most = waitingMost(tenants.values());
           if (!most || most.waiting.length < tenant.waiting.length + 2) return refused();
           evicted = most.waiting.pop()!;
-          waiting--;
+          s.waiting--;
         }
       }
       tenant.waiting.push(item);
-      waiting++;
-      if (!tenant.running && tenant.waiting.length === 1) startWaiting(tenant);
+      s.waiting++;
+      if (!tenant.running && tenant.waiting.length === 1) startWaiting(s, tenant);
       return { admitted: true, evicted };
     },
     next() {
-      if (running >= bounds.threads) return null;
+      if (s.running >= bounds.threads) return null;
       const chosen = nextInTurn(tenants);
       if (!chosen) return null;
       const [name, tenant] = chosen;
       const item = tenant.waiting.shift()!;
-      waiting--;
-      running++;
+      s.waiting--;
+      s.running++;
       tenant.running = true;
-      startedAtMs = Math.max(startedAtMs, tenant.usedMs);
+      s.startedAtMs = Math.max(s.startedAtMs, tenant.usedMs);
       return { tenant: name, item };
     },
     finish(name, usedMs) {
       const tenant = tenants.get(name);
       if (!tenant?.running) throw new Error(`no image of ${name} is being decoded`);
       tenant.running = false;
-      running--;
+      s.running--;
       tenant.usedMs += Math.max(usedMs, 0);
-      if (tenant.waiting.length > 0) startWaiting(tenant);
-      forgetIdle();
+      if (tenant.waiting.length > 0) startWaiting(s, tenant);
+      forgetIdle(s);
     },
     drain() {
       const items = [...tenants.values()].flatMap(tenant => tenant.waiting.splice(0));
-      waiting = 0;
-      forgetIdle();
+      s.waiting = 0;
+      forgetIdle(s);
       return items;
     },
     get waiting() {
-      return waiting;
+      return s.waiting;
     },
     get running() {
-      return running;
+      return s.running;
     },
   };
 }

@@ -36,6 +36,36 @@ type WaitingImage = {
   reject: (err: unknown) => void;
 };
 
+/** The image's text, or its refusal; `held` is told how long it held its thread (from the worker's "started"). */
+async function decode(
+  threads: Piscina<QrDecodeTask, QrDecodeOutcome>,
+  image: Buffer,
+  deadlineMs: number,
+  held: (ms: number) => void,
+): Promise<string> {
+  const abandon = new AbortController();
+  const { port1: started, port2 } = new MessageChannel();
+  let deadline: NodeJS.Timeout | undefined;
+  let startedAt: number | undefined;
+  started.once('message', () => {
+    startedAt = performance.now();
+    deadline = setTimeout(() => abandon.abort(), deadlineMs);
+    started.close();
+  });
+  try {
+    const outcome = await threads.run({ image, started: port2 }, { transferList: [port2], signal: abandon.signal });
+    if ('text' in outcome) return outcome.text;
+    throw refuse(outcome.refused, { message: outcome.message });
+  } catch (err) {
+    if (abandon.signal.aborted) throw refuse('QR_NOT_FOUND'); // past its deadline: its thread was terminated
+    throw err;
+  } finally {
+    held(startedAt === undefined ? 0 : performance.now() - startedAt);
+    clearTimeout(deadline);
+    started.close();
+  }
+}
+
 /**
  * QR images decoded off the event loop: a picture of noise keeps jsqr busy for seconds, which on the event loop stalled
  * every other call of every tenant. `threads` worker threads (started at the first image, then kept) take the images
@@ -61,36 +91,11 @@ export function qrDecoder(settings: QrDecodeSettings): QrDecoder {
     waiting: settings.queue,
   });
 
-  /** The image's text, or its refusal; `held` is told how long it held its thread (from the worker's "started"). */
-  async function decode(image: Buffer, held: (ms: number) => void): Promise<string> {
-    const abandon = new AbortController();
-    const { port1: started, port2 } = new MessageChannel();
-    let deadline: NodeJS.Timeout | undefined;
-    let startedAt: number | undefined;
-    started.once('message', () => {
-      startedAt = performance.now();
-      deadline = setTimeout(() => abandon.abort(), settings.deadlineMs);
-      started.close();
-    });
-    try {
-      const outcome = await threads().run({ image, started: port2 }, { transferList: [port2], signal: abandon.signal });
-      if ('text' in outcome) return outcome.text;
-      throw refuse(outcome.refused, { message: outcome.message });
-    } catch (err) {
-      if (abandon.signal.aborted) throw refuse('QR_NOT_FOUND'); // past its deadline: its thread was terminated
-      throw err;
-    } finally {
-      held(startedAt === undefined ? 0 : performance.now() - startedAt);
-      clearTimeout(deadline);
-      started.close();
-    }
-  }
-
   async function decodeInTurn({ tenant, item }: Turn<WaitingImage>) {
     let heldMs = 0;
     try {
       await item.upload.beforeDecoding();
-      item.resolve(await decode(item.image, ms => (heldMs = ms)));
+      item.resolve(await decode(threads(), item.image, settings.deadlineMs, ms => (heldMs = ms)));
     } catch (err) {
       item.reject(err);
     } finally {

@@ -22,7 +22,6 @@ const allowedLong = new Set([
   'src/providers/sandbox/provider-routes.ts: providerRoutes',
   'src/providers/sandbox/provider-routes.ts: providerRoutes > <anonymous>',
   'src/providers/sandbox/transfers.ts: sandboxTransfers',
-  'src/qr-decoding.ts: qrDecoder',
   'src/store/eventstoredb-event-store.ts: subscribe',
 ]);
 

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { registerUser } from '../commands/registration.ts';
 import { passwordRefusal } from '../security/password-rules.ts';
 import { resetPasswordCommand } from './reset-password.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfig, type Config } from '../config.ts';
 import { writeDataFiles } from '../start-files.ts';
 import { checkpointMigration, migrate } from '../db/migrations.ts';
 import { createPool } from '../db/pool.ts';
@@ -27,6 +27,8 @@ import { openEventStore } from '../store/open.ts';
 import { listSubscriberFailures } from '../store/subscriber-failures.ts';
 import { positionText, subscriberProblem } from '../store/subscriber.ts';
 import { systemClock } from '../clock.ts';
+import type pg from 'pg';
+import type { EventStore } from '../store/event-store.ts';
 
 const usage = `Usage: npm run cli -- <command>
 
@@ -123,128 +125,151 @@ async function main(argv: string[]): Promise<number> {
   const { url, embedded } = await openDatabase(config, log);
   const pool = createPool(url, 4);
   const store = await openEventStore(config, pool, { listen: false });
-  const readModels = { waitFor: async () => true };
   try {
-    switch (command) {
-      case 'create-admin': {
-        const { values } = parseArgs({
-          args: rest,
-          options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
-        });
-        if (!values.name || !values.email || !values.password) {
-          console.error('create-admin needs --name, --email and --password');
-          return 2;
-        }
-        const refusal = passwordRefusal(values.password);
-        if (refusal) {
-          console.error(`create-admin: ${refusal}`);
-          return 2;
-        }
-        const { userId } = await registerUser(
-          { store, clock: systemClock, readModels },
-          { ...(values as { name: string; email: string; password: string }), role: 'ADMIN' },
-        );
-        console.log(JSON.stringify({ userId, email: values.email, role: 'ADMIN' }));
-        return 0;
-      }
-      case 'reset-password':
-        return await resetPasswordCommand(
-          { store, pool, clock: systemClock, wallClock: systemClock, readModels },
-          rest,
-        );
-      case 'stream': {
-        if (!rest[0]) {
-          console.error('stream needs a stream id, e.g. user-<uuid>');
-          return 2;
-        }
-        for await (const recorded of streamEvents(store, rest[0]))
-          await toStdout(`${JSON.stringify(auditView(recorded))}\n`);
-        return 0;
-      }
-      case 'audit-stream':
-        return await auditStreamCommand({ store, pool }, rest);
-      case 'balance-as-of':
-        return await balanceAsOfCommand(
-          {
-            store,
-            pool,
-            publicKeys: config.digestSigningKey ? [digestSigner(config.digestSigningKey).publicKey] : [],
-          },
-          rest,
-        );
-      case 'export':
-        return await exportCommand(store, rest);
-      case 'verify-digests':
-        return await verifyDigestsCommand(
-          { store, pool },
-          rest,
-          config.digestSigningKey ? digestSigner(config.digestSigningKey).publicKey : null,
-        );
-      case 'checkpoint':
-        return await checkpointCommand(pool);
-      case 'rotate-signing-key':
-        return await rotateSigningKeyCommand(pool, config);
-      case 'ledger-reset':
-        return await ledgerResetCommand({ pool, store, clock: systemClock }, rest, {
-          keyId: config.digestSigningKey ? digestSigner(config.digestSigningKey).keyId : null,
-          checkpointDir: config.ledgerCheckpointDir,
-        });
-      case 'prove-event':
-        return await proveEventCommand({ store, pool }, rest);
-      case 'verify-log':
-        return await verifyLogCommand({ store, pool }, rest, {
-          envPublicKey: config.ledgerPublicKey,
-          checkpointDir: config.ledgerCheckpointDir,
-        });
-      case 'subscribers': {
-        await migrate(pool, [checkpointMigration]);
-        const head = positionText(await store.headPosition());
-        const failures = new Map((await listSubscriberFailures(pool)).map(f => [f.subscriber, f]));
-        const checkpoints = new Map((await listCheckpoints(pool)).map(c => [c.name, positionText(c.position)]));
-        for (const name of [...new Set([...checkpoints.keys(), ...failures.keys()])].sort()) {
-          const failure = failures.get(name);
-          const stuck = failure && subscriberProblem(name, { state: 'stuck', ...failure });
-          console.log(
-            JSON.stringify({
-              subscriber: name,
-              position: checkpoints.get(name) ?? 'start',
-              head,
-              ...(stuck ? { stuck } : {}),
-            }),
-          );
-        }
-        return failures.size > 0 ? 1 : 0;
-      }
-      case 'verify-read-models':
-        return await verifyReadModelsCommand({ pool, store }, rest);
-      case 'rebuild-read-models':
-        return await rebuildReadModelsCommand({ pool, store }, rest);
-      case 'unmatched-credits': {
-        const { values } = parseArgs({ args: rest, options: { from: { type: 'string' }, to: { type: 'string' } } });
-        const to = values.to ? new Date(values.to) : new Date();
-        const from = values.from ? new Date(values.from) : new Date(to.getTime() - 7 * 86_400_000);
-        if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || from >= to) {
-          console.error('unmatched-credits needs --from before --to, as ISO dates');
-          return 2;
-        }
-        for (const credit of await unmatchedCredits(pool, { from, to })) console.log(JSON.stringify(credit));
-        return 0;
-      }
-      case 'reconcile':
-        return await reconcile({ pool, store, clock: systemClock }, rest);
-      case 'calendar':
-        return await calendarCommand({ store, clock: systemClock, readModels }, rest);
-      case 'auditor':
-        return await auditorCommand({ store, pool, clock: systemClock, readModels }, rest);
-      default:
-        console.error(`unknown command ${command}\n\n${usage}`);
-        return 2;
-    }
+    return await runCommand(command, rest, { config, pool, store });
   } finally {
     await store.close();
     await pool.end();
     await embedded?.stop();
   }
+}
+
+/** One command of the CLI over the service's database and event store. */
+async function runCommand(
+  command: string,
+  rest: string[],
+  { config, pool, store }: { config: Config; pool: pg.Pool; store: EventStore },
+): Promise<number> {
+  const readModels = { waitFor: async () => true };
+  switch (command) {
+    case 'create-admin':
+      return await createAdminCommand(store, rest);
+    case 'reset-password':
+      return await resetPasswordCommand({ store, pool, clock: systemClock, wallClock: systemClock, readModels }, rest);
+    case 'stream':
+      return await streamCommand(store, rest[0]);
+    case 'audit-stream':
+      return await auditStreamCommand({ store, pool }, rest);
+    case 'balance-as-of':
+      return await balanceAsOfCommand(
+        {
+          store,
+          pool,
+          publicKeys: config.digestSigningKey ? [digestSigner(config.digestSigningKey).publicKey] : [],
+        },
+        rest,
+      );
+    case 'export':
+      return await exportCommand(store, rest);
+    case 'verify-digests':
+      return await verifyDigestsCommand(
+        { store, pool },
+        rest,
+        config.digestSigningKey ? digestSigner(config.digestSigningKey).publicKey : null,
+      );
+    case 'checkpoint':
+      return await checkpointCommand(pool);
+    case 'rotate-signing-key':
+      return await rotateSigningKeyCommand(pool, config);
+    case 'ledger-reset':
+      return await ledgerResetCommand({ pool, store, clock: systemClock }, rest, {
+        keyId: config.digestSigningKey ? digestSigner(config.digestSigningKey).keyId : null,
+        checkpointDir: config.ledgerCheckpointDir,
+      });
+    case 'prove-event':
+      return await proveEventCommand({ store, pool }, rest);
+    case 'verify-log':
+      return await verifyLogCommand({ store, pool }, rest, {
+        envPublicKey: config.ledgerPublicKey,
+        checkpointDir: config.ledgerCheckpointDir,
+      });
+    case 'subscribers':
+      return await subscribersCommand(pool, store);
+    case 'verify-read-models':
+      return await verifyReadModelsCommand({ pool, store }, rest);
+    case 'rebuild-read-models':
+      return await rebuildReadModelsCommand({ pool, store }, rest);
+    case 'unmatched-credits':
+      return await unmatchedCreditsCommand(pool, rest);
+    case 'reconcile':
+      return await reconcile({ pool, store, clock: systemClock }, rest);
+    case 'calendar':
+      return await calendarCommand({ store, clock: systemClock, readModels }, rest);
+    case 'auditor':
+      return await auditorCommand({ store, pool, clock: systemClock, readModels }, rest);
+    default:
+      console.error(`unknown command ${command}\n\n${usage}`);
+      return 2;
+  }
+}
+
+/** `create-admin`: a user with role ADMIN, its password checked as registration checks it. */
+async function createAdminCommand(store: EventStore, rest: string[]): Promise<number> {
+  const readModels = { waitFor: async () => true };
+  const { values } = parseArgs({
+    args: rest,
+    options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
+  });
+  if (!values.name || !values.email || !values.password) {
+    console.error('create-admin needs --name, --email and --password');
+    return 2;
+  }
+  const refusal = passwordRefusal(values.password);
+  if (refusal) {
+    console.error(`create-admin: ${refusal}`);
+    return 2;
+  }
+  const { userId } = await registerUser(
+    { store, clock: systemClock, readModels },
+    { ...(values as { name: string; email: string; password: string }), role: 'ADMIN' },
+  );
+  console.log(JSON.stringify({ userId, email: values.email, role: 'ADMIN' }));
+  return 0;
+}
+
+/** `stream`: a stream's events as the audit shows them, one JSON line each. */
+async function streamCommand(store: EventStore, streamId: string | undefined): Promise<number> {
+  if (!streamId) {
+    console.error('stream needs a stream id, e.g. user-<uuid>');
+    return 2;
+  }
+  for await (const recorded of streamEvents(store, streamId))
+    await toStdout(`${JSON.stringify(auditView(recorded))}\n`);
+  return 0;
+}
+
+/** `subscribers`: each projection and saga, its checkpoint, and the event it is stuck at; 1 when one is stuck. */
+async function subscribersCommand(pool: pg.Pool, store: EventStore): Promise<number> {
+  await migrate(pool, [checkpointMigration]);
+  const head = positionText(await store.headPosition());
+  const failures = new Map((await listSubscriberFailures(pool)).map(f => [f.subscriber, f]));
+  const checkpoints = new Map((await listCheckpoints(pool)).map(c => [c.name, positionText(c.position)]));
+  for (const name of [...new Set([...checkpoints.keys(), ...failures.keys()])].sort()) {
+    const failure = failures.get(name);
+    const stuck = failure && subscriberProblem(name, { state: 'stuck', ...failure });
+    console.log(
+      JSON.stringify({
+        subscriber: name,
+        position: checkpoints.get(name) ?? 'start',
+        head,
+        ...(stuck ? { stuck } : {}),
+      }),
+    );
+  }
+  return failures.size > 0 ? 1 : 0;
+}
+
+/** `unmatched-credits`: credits into receiving accounts that completed no payment, one JSON line each. */
+async function unmatchedCreditsCommand(pool: pg.Pool, rest: string[]): Promise<number> {
+  const { values } = parseArgs({ args: rest, options: { from: { type: 'string' }, to: { type: 'string' } } });
+  const to = values.to ? new Date(values.to) : new Date();
+  const from = values.from ? new Date(values.from) : new Date(to.getTime() - 7 * 86_400_000);
+  if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || from >= to) {
+    console.error('unmatched-credits needs --from before --to, as ISO dates');
+    return 2;
+  }
+  for (const credit of await unmatchedCredits(pool, { from, to })) console.log(JSON.stringify(credit));
+  return 0;
 }
 
 process.exitCode = await main(process.argv.slice(2));

@@ -56,45 +56,11 @@ export async function verifyLogCommand(
       leaves: { type: 'string' },
     },
   });
-  const given = values['public-key'] ?? context.envPublicKey;
-  if (!given) {
-    out.complain(
-      'verify-log needs the public key you trust: --public-key <base64 SPKI DER, or a file> or LEDGER_PUBLIC_KEY (a key from the database proves nothing)',
-    );
-    return 2;
-  }
-  const publicKey = trustedKey(given);
-  if (!publicKey) {
-    out.complain(
-      'verify-log: the public key given is not an Ed25519 public key (base64 SPKI DER, or a file holding it or a PEM)',
-    );
-    return 2;
-  }
-  const witnessKeys = (values['witness-key'] ?? []).map(trustedKey);
-  if (witnessKeys.includes(null)) {
-    out.complain('verify-log: a --witness-key given is not an Ed25519 public key (base64 SPKI DER, or a file)');
-    return 2;
-  }
-  const kept: KeptCheckpoint[] = [];
-  if (values.checkpoint) {
-    try {
-      for (const checkpoint of parseKeptCheckpoints(readFileSync(values.checkpoint, 'utf8')))
-        kept.push({ checkpoint, source: values.checkpoint });
-    } catch (err) {
-      out.complain(
-        `verify-log: ${values.checkpoint} holds no checkpoints as JSON or JSON lines (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`,
-      );
-      return 2;
-    }
-  }
-  try {
-    const newest = newestInCheckpointFile(context.checkpointDir);
-    if (newest) kept.push({ checkpoint: newest, source: "the service's checkpoint file" });
-  } catch {
-    out.complain(
-      `verify-log: the service's checkpoint file in ${context.checkpointDir} does not end in a checkpoint; not used`,
-    );
-  }
+  const keys = trustedKeys(values['public-key'] ?? context.envPublicKey, values['witness-key'] ?? [], out);
+  if (!keys) return 2;
+  const { publicKey, witnessKeys } = keys;
+  const kept = keptCheckpoints(values.checkpoint, context.checkpointDir, out);
+  if (!kept) return 2;
   if (values.leaves && !existsSync(values.leaves)) {
     out.complain(
       `verify-log: ${values.leaves} does not exist (--leaves: export --leaves kept from before, or an export)`,
@@ -104,7 +70,7 @@ export async function verifyLogCommand(
   const verdict = await verifyLog(deps, {
     publicKey,
     kept,
-    witnessKeys: witnessKeys as string[],
+    witnessKeys,
     ...(values.leaves ? { leaves: values.leaves } : {}),
   });
   for (const p of verdict.problems) out.print(JSON.stringify(p));
@@ -116,4 +82,56 @@ export async function verifyLogCommand(
       : `verify-log: ${counts}: intact`,
   );
   return verdict.clean ? 0 : 1;
+}
+
+/** The keys the auditor trusts: the ledger's and the witnesses'; null (told why) when one is missing or no key. */
+function trustedKeys(
+  given: string | undefined,
+  witness: string[],
+  out: Out,
+): { publicKey: string; witnessKeys: string[] } | null {
+  if (!given) {
+    out.complain(
+      'verify-log needs the public key you trust: --public-key <base64 SPKI DER, or a file> or LEDGER_PUBLIC_KEY (a key from the database proves nothing)',
+    );
+    return null;
+  }
+  const publicKey = trustedKey(given);
+  if (!publicKey) {
+    out.complain(
+      'verify-log: the public key given is not an Ed25519 public key (base64 SPKI DER, or a file holding it or a PEM)',
+    );
+    return null;
+  }
+  const witnessKeys = witness.map(trustedKey);
+  if (witnessKeys.includes(null)) {
+    out.complain('verify-log: a --witness-key given is not an Ed25519 public key (base64 SPKI DER, or a file)');
+    return null;
+  }
+  return { publicKey, witnessKeys: witnessKeys as string[] };
+}
+
+/** The checkpoints kept outside the database: the file given, and the newest line of the service's checkpoint file. */
+function keptCheckpoints(file: string | undefined, checkpointDir: string, out: Out): KeptCheckpoint[] | null {
+  const kept: KeptCheckpoint[] = [];
+  if (file) {
+    try {
+      for (const checkpoint of parseKeptCheckpoints(readFileSync(file, 'utf8')))
+        kept.push({ checkpoint, source: file });
+    } catch (err) {
+      out.complain(
+        `verify-log: ${file} holds no checkpoints as JSON or JSON lines (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`,
+      );
+      return null;
+    }
+  }
+  try {
+    const newest = newestInCheckpointFile(checkpointDir);
+    if (newest) kept.push({ checkpoint: newest, source: "the service's checkpoint file" });
+  } catch {
+    out.complain(
+      `verify-log: the service's checkpoint file in ${checkpointDir} does not end in a checkpoint; not used`,
+    );
+  }
+  return kept;
 }

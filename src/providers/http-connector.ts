@@ -106,8 +106,13 @@ export type HttpConnectorOptions = {
   breakerHalfOpenMs?: number;
 };
 
-/** A connector speaking HTTP to a provider: timeouts, retries with backoff on transient failures, a circuit per provider. */
-export function httpConnector(options: HttpConnectorOptions): ProviderConnector {
+type CallInit = { method?: string; body?: unknown; session?: ProviderSession; retrySafe?: boolean };
+
+/**
+ * The policy a call runs under: one circuit per provider, so one provider's outage does not stop the others; only safe
+ * calls are retried after sending.
+ */
+function providerPolicies(options: HttpConnectorOptions): (providerCode: string, retrySafe: boolean) => IPolicy {
   const onTransient = handleWhen(err => err instanceof Transient || err instanceof TaskCancelledError);
   const backoff = {
     maxAttempts: (options.attempts ?? 3) - 1,
@@ -117,8 +122,7 @@ export function httpConnector(options: HttpConnectorOptions): ProviderConnector 
   // a call that is not safe to repeat (it moves money, or uses a one-time challenge) is sent again only if it never left
   const retriesNotSent = retry(handleType(NotSent), backoff);
   const breakers = new Map<string, IPolicy>();
-  /** One circuit per provider, so one provider's outage does not stop the others; only safe calls are retried after sending. */
-  const policyFor = (providerCode: string, retrySafe: boolean) => {
+  return (providerCode, retrySafe) => {
     let breaker = breakers.get(providerCode);
     if (!breaker) {
       breaker = wrap(
@@ -132,48 +136,57 @@ export function httpConnector(options: HttpConnectorOptions): ProviderConnector 
     }
     return wrap(retrySafe ? retries : retriesNotSent, breaker);
   };
+}
 
-  async function call<T>(
-    providerCode: string,
-    path: string,
-    schema: z.ZodType<T>,
-    init: { method?: string; body?: unknown; session?: ProviderSession; retrySafe?: boolean } = {},
-  ): Promise<T> {
+/** One request to the provider: its body as the schema reads it, a refusal as a ProviderError, the rest transient. */
+async function requestOnce<T>(
+  url: string,
+  providerCode: string,
+  schema: z.ZodType<T>,
+  init: CallInit,
+  signal: AbortSignal,
+): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: init.method ?? 'GET',
+      signal,
+      headers: {
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(init.session ? { authorization: `Bearer ${init.session.token}` } : {}),
+      },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+  } catch (err) {
+    if (signal.aborted) throw err;
+    const Failure = neverSent(err) ? NotSent : Transient;
+    throw new Failure(`provider ${providerCode} unreachable: ${(err as Error).message}`);
+  }
+  const json: unknown = await response.json().catch(() => ({}));
+  if (response.status >= 500 || response.status === 429)
+    throw new Transient(`provider ${providerCode} answered ${response.status}`);
+  if (!response.ok) {
+    const body = errorBody.safeParse(json);
+    const code = body.success ? (body.data.error ?? '') : '';
+    throw new ProviderError(
+      failureByCode[code] ?? 'rejected',
+      (body.success && body.data.message) || `provider answered ${response.status} ${code}`,
+    );
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new ProviderError('rejected', `provider ${providerCode} answered an unexpected body`);
+  return parsed.data;
+}
+
+/** A connector speaking HTTP to a provider: timeouts, retries with backoff on transient failures, a circuit per provider. */
+export function httpConnector(options: HttpConnectorOptions): ProviderConnector {
+  const policyFor = providerPolicies(options);
+
+  async function call<T>(providerCode: string, path: string, schema: z.ZodType<T>, init: CallInit = {}): Promise<T> {
+    const url = `${options.baseUrl}/providers/${encodeURIComponent(providerCode)}${path}`;
     try {
-      return await policyFor(providerCode, init.retrySafe ?? (init.method ?? 'GET') === 'GET').execute(
-        async ({ signal }) => {
-          let response: Response;
-          try {
-            response = await fetch(`${options.baseUrl}/providers/${encodeURIComponent(providerCode)}${path}`, {
-              method: init.method ?? 'GET',
-              signal,
-              headers: {
-                ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-                ...(init.session ? { authorization: `Bearer ${init.session.token}` } : {}),
-              },
-              body: init.body === undefined ? undefined : JSON.stringify(init.body),
-            });
-          } catch (err) {
-            if (signal.aborted) throw err;
-            const Failure = neverSent(err) ? NotSent : Transient;
-            throw new Failure(`provider ${providerCode} unreachable: ${(err as Error).message}`);
-          }
-          const json: unknown = await response.json().catch(() => ({}));
-          if (response.status >= 500 || response.status === 429)
-            throw new Transient(`provider ${providerCode} answered ${response.status}`);
-          if (!response.ok) {
-            const body = errorBody.safeParse(json);
-            const code = body.success ? (body.data.error ?? '') : '';
-            throw new ProviderError(
-              failureByCode[code] ?? 'rejected',
-              (body.success && body.data.message) || `provider answered ${response.status} ${code}`,
-            );
-          }
-          const parsed = schema.safeParse(json);
-          if (!parsed.success)
-            throw new ProviderError('rejected', `provider ${providerCode} answered an unexpected body`);
-          return parsed.data;
-        },
+      return await policyFor(providerCode, init.retrySafe ?? (init.method ?? 'GET') === 'GET').execute(({ signal }) =>
+        requestOnce(url, providerCode, schema, init, signal),
       );
     } catch (err) {
       if (err instanceof ProviderError) throw err;
@@ -185,13 +198,22 @@ export function httpConnector(options: HttpConnectorOptions): ProviderConnector 
     }
   }
 
-  const loggedIn = (r: z.infer<typeof sessionResponse>): LoggedIn => ({
-    kind: 'session',
-    session: { token: r.sessionToken, expiresAt: r.expiresAt },
-    holderName: r.account.holderName,
-  });
-  const accountPath = (accountRef: string, rest: string) => `/accounts/${encodeURIComponent(accountRef)}${rest}`;
+  return { ...loginCalls(call), ...accountCalls(call) };
+}
 
+/** A call to a provider under its policy (see httpConnector). */
+type Call = <T>(providerCode: string, path: string, schema: z.ZodType<T>, init?: CallInit) => Promise<T>;
+type LoginCalls = 'loginBank' | 'loginDirect' | 'sendOtp' | 'verifyOtp';
+
+const loggedIn = (r: z.infer<typeof sessionResponse>): LoggedIn => ({
+  kind: 'session',
+  session: { token: r.sessionToken, expiresAt: r.expiresAt },
+  holderName: r.account.holderName,
+});
+const accountPath = (accountRef: string, rest: string) => `/accounts/${encodeURIComponent(accountRef)}${rest}`;
+
+/** Logging in: by credentials, by phone number, or by OTP. */
+function loginCalls(call: Call): Pick<ProviderConnector, LoginCalls> {
   return {
     async loginBank(providerCode, input) {
       return loggedIn(
@@ -216,6 +238,12 @@ export function httpConnector(options: HttpConnectorOptions): ProviderConnector 
         ? { kind: 'second-otp', challengeId: result.challengeId, expiresAt: result.expiresAt }
         : loggedIn(result);
     },
+  };
+}
+
+/** What a logged-in account does: reads its balance, transactions and QRIS, and moves money. */
+function accountCalls(call: Call): Omit<ProviderConnector, LoginCalls> {
+  return {
     async fetchBalance(providerCode, accountRef, session) {
       return (await call(providerCode, accountPath(accountRef, '/balance'), balanceResponse, { session })).balance;
     },

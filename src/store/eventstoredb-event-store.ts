@@ -207,6 +207,54 @@ async function drain<T>(read: AsyncIterable<T>): Promise<T[]> {
 }
 
 /**
+ * The batches a subscription to $all hands its loop, read in paused mode; `signal` wakes a loop waiting for the next
+ * (a close).
+ */
+function bufferedBatches(stream: AllStreamSubscription, isClosed: () => boolean) {
+  let ended = false;
+  let failure: { err: unknown } | null = null;
+  let wake: (() => void) | null = null;
+  const signal = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  // Paused mode: the loop takes what the client has buffered as one batch; while the handler runs, the
+  // buffer fills up to SUBSCRIPTION_BATCH and then gRPC flow control holds the server back.
+  stream.on('readable', signal);
+  stream.on('error', err => {
+    failure ??= { err };
+    signal();
+  });
+  stream.on('end', () => {
+    ended = true;
+    signal();
+  });
+  stream.on('close', () => {
+    ended = true;
+    signal();
+  });
+
+  /** The next events the client has buffered. */
+  const next = async (): Promise<AllStreamResolvedEvent[] | null> => {
+    for (;;) {
+      if (isClosed()) return null;
+      if (failure) throw failure.err;
+      const batch: AllStreamResolvedEvent[] = [];
+      while (batch.length < SUBSCRIPTION_BATCH) {
+        const resolved = stream.read() as AllStreamResolvedEvent | null;
+        if (resolved === null) break;
+        batch.push(resolved);
+      }
+      if (batch.length > 0) return batch;
+      if (ended) throw new Error('the KurrentDB subscription to $all ended');
+      await new Promise<void>(resolve => (wake = resolve));
+    }
+  };
+  return { next, signal };
+}
+
+/**
  * The event-store port on KurrentDB 25.1.1 or later (EventStoreDB's successor) through `@kurrent/kurrentdb-client`.
  *
  * Where KurrentDB differs from the port, and what this adapter does about it:
@@ -640,52 +688,13 @@ export class EventStoreDbEventStore implements EventStore {
       { highWaterMark: SUBSCRIPTION_BATCH },
     );
     let closed = false;
-    let ended = false;
-    let failure: { err: unknown } | null = null;
-    let wake: (() => void) | null = null;
-    const signal = () => {
-      const w = wake;
-      wake = null;
-      w?.();
-    };
-    // Paused mode: the loop takes what the client has buffered as one batch; while the handler runs, the
-    // buffer fills up to SUBSCRIPTION_BATCH and then gRPC flow control holds the server back.
-    stream.on('readable', signal);
-    stream.on('error', err => {
-      failure ??= { err };
-      signal();
-    });
-    stream.on('end', () => {
-      ended = true;
-      signal();
-    });
-    stream.on('close', () => {
-      ended = true;
-      signal();
-    });
-
-    /** The next events the client has buffered. */
-    const nextBatch = async (): Promise<AllStreamResolvedEvent[] | null> => {
-      for (;;) {
-        if (closed) return null;
-        if (failure) throw failure.err;
-        const batch: AllStreamResolvedEvent[] = [];
-        while (batch.length < SUBSCRIPTION_BATCH) {
-          const resolved = stream.read() as AllStreamResolvedEvent | null;
-          if (resolved === null) break;
-          batch.push(resolved);
-        }
-        if (batch.length > 0) return batch;
-        if (ended) throw new Error('the KurrentDB subscription to $all ended');
-        await new Promise<void>(resolve => (wake = resolve));
-      }
-    };
+    const batches = bufferedBatches(stream, () => closed);
 
     // Every batch, live or catching up, is checked against the deletions in $all up to now: whether the server
     // says the subscription fell behind or caught up does not matter.
     const loop = async () => {
       for (;;) {
-        const batch = await nextBatch();
+        const batch = await batches.next();
         if (batch === null) return;
         const events: RecordedEvent[] = [];
         for (const { event } of batch) {
@@ -707,7 +716,7 @@ export class EventStoreDbEventStore implements EventStore {
     const subscription: Subscription = {
       close: async () => {
         closed = true;
-        signal();
+        batches.signal();
         await running;
         this.subscriptions.delete(subscription);
       },

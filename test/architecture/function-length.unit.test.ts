@@ -19,7 +19,6 @@ const allowedLong = new Set([
   'src/providers/sandbox/provider-routes.ts: providerRoutes',
   'src/providers/sandbox/provider-routes.ts: providerRoutes > <anonymous>',
   'src/providers/sandbox/transfers.ts: sandboxTransfers',
-  'src/store/eventstoredb-event-store.ts: subscribe',
 ]);
 
 const functions = functionLengths('src');

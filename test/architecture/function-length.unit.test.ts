@@ -15,7 +15,6 @@ const allowedLong = new Set([
   'src/providers/sandbox/control-routes.ts: controlRoutes',
   'src/providers/sandbox/control-routes.ts: controlRoutes > <anonymous>',
   'src/providers/sandbox/login.ts: sandboxLogin',
-  'src/providers/sandbox/payments.ts: sandboxPayments',
   'src/providers/sandbox/provider-routes.ts: providerRoutes',
   'src/providers/sandbox/provider-routes.ts: providerRoutes > <anonymous>',
   'src/providers/sandbox/transfers.ts: sandboxTransfers',

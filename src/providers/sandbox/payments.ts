@@ -33,6 +33,51 @@ export function openAccountFor(state: SandboxState, providerCode: string, accoun
   return state.openAccount(providerCode, accountRef);
 }
 
+/**
+ * Whom a QRIS pays and how much, checked before any money moves: the QR as the service validates it, the amount
+ * (amountToPay), and a sandbox merchant's account (its provider must take QRIS).
+ */
+function qrisPayeeIn(state: SandboxState, qris: string, typedAmount: number | undefined): QrisPayee {
+  const read = readQris(qris);
+  const amount = amountToPay(read.qris, typedAmount);
+  const merchantName = read.qris.merchantName;
+  if (!read.sandboxMerchant) return { account: null, merchantName, amount, reference: read.reference };
+  const provider = providerOrThrow(read.sandboxMerchant.providerCode);
+  if (!provider.qris)
+    throw new SandboxError(400, 'QRIS_NOT_SUPPORTED', `${provider.providerCode} does not take QRIS payments`);
+  const account = openAccountFor(state, read.sandboxMerchant.providerCode, read.sandboxMerchant.accountRef);
+  return { account, merchantName, amount, reference: read.reference };
+}
+
+/** A virtual account paying into the account; one already paying into another is 409. */
+function registerVirtualAccount(
+  state: SandboxState,
+  input: { providerCode: string; accountRef: string; vaNumber: string },
+) {
+  const account = openAccountFor(state, input.providerCode, input.accountRef);
+  const taken = state.virtualAccounts.get(input.vaNumber);
+  if (taken && (taken.providerCode !== account.providerCode || taken.accountRef !== account.accountRef))
+    throw new SandboxError(409, 'VA_TAKEN', `Virtual account ${input.vaNumber} already pays into another account`);
+  const registered = {
+    vaNumber: input.vaNumber,
+    providerCode: account.providerCode,
+    accountRef: account.accountRef,
+  };
+  state.virtualAccounts.set(input.vaNumber, registered);
+  state.changed();
+  return registered;
+}
+
+/** The one account the sandbox knows by this number: none is 404, several (at different providers) 400. */
+function onlyAccountNumbered(state: SandboxState, accountNumber: string): SandboxAccount {
+  const matches = [...state.accounts.values()].filter(a => a.accountRef === accountNumber);
+  if (matches.length === 0)
+    throw new SandboxError(404, 'ACCOUNT_NOT_FOUND', `No account ${accountNumber}; give providerCode to open it`);
+  if (matches.length > 1)
+    throw new SandboxError(400, 'AMBIGUOUS_ACCOUNT', `${accountNumber} exists at several providers; give providerCode`);
+  return matches[0]!;
+}
+
 /** `onCredit`: money a customer paid landed in a sandbox account (the provider's push, src/providers/sandbox/notifications.ts). */
 export function sandboxPayments(
   state: SandboxState,
@@ -50,21 +95,7 @@ export function sandboxPayments(
     return { transactionId: added.id, providerCode: account.providerCode, accountRef: account.accountRef, amount };
   };
 
-  /**
-   * Whom a QRIS pays and how much, checked before any money moves: the QR as the service validates it, the amount
-   * (amountToPay), and a sandbox merchant's account (its provider must take QRIS).
-   */
-  const qrisPayee = (qris: string, typedAmount: number | undefined): QrisPayee => {
-    const read = readQris(qris);
-    const amount = amountToPay(read.qris, typedAmount);
-    const merchantName = read.qris.merchantName;
-    if (!read.sandboxMerchant) return { account: null, merchantName, amount, reference: read.reference };
-    const provider = providerOrThrow(read.sandboxMerchant.providerCode);
-    if (!provider.qris)
-      throw new SandboxError(400, 'QRIS_NOT_SUPPORTED', `${provider.providerCode} does not take QRIS payments`);
-    const account = openAccountFor(state, read.sandboxMerchant.providerCode, read.sandboxMerchant.accountRef);
-    return { account, merchantName, amount, reference: read.reference };
-  };
+  const qrisPayee = (qris: string, typedAmount: number | undefined) => qrisPayeeIn(state, qris, typedAmount);
 
   /** The CREDIT a sandbox merchant receives for its QR, tip included. */
   const creditQris = (account: SandboxAccount, payee: QrisPayee, senderName: string) =>
@@ -73,20 +104,8 @@ export function sandboxPayments(
   return {
     qrisPayee,
 
-    registerVirtualAccount(input: { providerCode: string; accountRef: string; vaNumber: string }) {
-      const account = openAccountFor(state, input.providerCode, input.accountRef);
-      const taken = state.virtualAccounts.get(input.vaNumber);
-      if (taken && (taken.providerCode !== account.providerCode || taken.accountRef !== account.accountRef))
-        throw new SandboxError(409, 'VA_TAKEN', `Virtual account ${input.vaNumber} already pays into another account`);
-      const registered = {
-        vaNumber: input.vaNumber,
-        providerCode: account.providerCode,
-        accountRef: account.accountRef,
-      };
-      state.virtualAccounts.set(input.vaNumber, registered);
-      state.changed();
-      return registered;
-    },
+    registerVirtualAccount: (input: { providerCode: string; accountRef: string; vaNumber: string }) =>
+      registerVirtualAccount(state, input),
 
     creditQris,
 
@@ -120,16 +139,7 @@ export function sandboxPayments(
     transfer(providerCode: string | undefined, accountNumber: string, amount: number): PaymentAnswer {
       if (providerCode !== undefined)
         return credit(openAccountFor(state, providerCode, accountNumber), amount, 'Transfer', null);
-      const matches = [...state.accounts.values()].filter(a => a.accountRef === accountNumber);
-      if (matches.length === 0)
-        throw new SandboxError(404, 'ACCOUNT_NOT_FOUND', `No account ${accountNumber}; give providerCode to open it`);
-      if (matches.length > 1)
-        throw new SandboxError(
-          400,
-          'AMBIGUOUS_ACCOUNT',
-          `${accountNumber} exists at several providers; give providerCode`,
-        );
-      return credit(matches[0]!, amount, 'Transfer', null);
+      return credit(onlyAccountNumbered(state, accountNumber), amount, 'Transfer', null);
     },
   };
 }

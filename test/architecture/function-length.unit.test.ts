@@ -12,8 +12,6 @@ const limit = 70;
  * surfaces (src/api, src/web) have none: a page or route group grows by a plugin of its own.
  */
 const allowedLong = new Set([
-  'src/providers/sandbox/control-routes.ts: controlRoutes',
-  'src/providers/sandbox/control-routes.ts: controlRoutes > <anonymous>',
   'src/providers/sandbox/login.ts: sandboxLogin',
   'src/providers/sandbox/provider-routes.ts: providerRoutes',
   'src/providers/sandbox/provider-routes.ts: providerRoutes > <anonymous>',

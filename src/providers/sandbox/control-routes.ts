@@ -87,7 +87,7 @@ export type ControlRouteDeps = {
 export function controlRoutes(deps: ControlRouteDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
-    const { state, faults } = deps;
+    const { state } = deps;
     app.addHook('onRequest', async request => {
       if (!deps.controlAllowed(request.socket.remoteAddress ?? ''))
         throw new SandboxError(403, 'CONTROL_NOT_ALLOWED', 'The sandbox control API answers only on loopback');
@@ -106,62 +106,11 @@ export function controlRoutes(deps: ControlRouteDeps) {
       };
     });
 
-    app.post('/transactions', { schema: { body: transactionBody } }, async (request, reply) => {
-      const { providerCode: code, accountRef, ...transaction } = request.body;
-      const added = state.record(openAccountFor(state, code, accountRef), transaction);
-      return reply.code(201).send({ id: added.id });
-    });
-
-    app.post('/virtual-accounts', { schema: { body: virtualAccountBody } }, async (request, reply) =>
-      reply.code(201).send(deps.payments.registerVirtualAccount(request.body)),
-    );
-
-    // a QR image as the body pays the QRIS it shows (a static QR's amount in ?amount=), as a payer's phone scans it
-    app.addContentTypeParser(
-      ['image/png', 'image/jpeg'],
-      { parseAs: 'buffer', bodyLimit: qrImageLimits.maxBytes },
-      (_request, image, done) => done(null, image),
-    );
-    app.post('/payments', { schema: { querystring: imageQuery } }, async (request, reply) => {
-      if (Buffer.isBuffer(request.body)) {
-        const qris = await deps.qrImages.read(request.body, request.socket.remoteAddress ?? '');
-        return reply.code(201).send(deps.payments.payQris(qris, request.query.amount));
-      }
-      const { qris, vaNumber, providerCode: code, accountNumber, amount } = parsedBody(paymentBody, request.body);
-      const ways = [qris, vaNumber, accountNumber].filter(w => w !== undefined).length;
-      if (ways !== 1)
-        throw new SandboxError(400, 'INVALID_REQUEST', 'Give exactly one of qris, vaNumber or accountNumber');
-      if (qris !== undefined) return reply.code(201).send(deps.payments.payQris(qris, amount));
-      if (amount === undefined) throw new SandboxError(400, 'INVALID_REQUEST', 'amount is required');
-      if (vaNumber !== undefined) return reply.code(201).send(deps.payments.payVirtualAccount(vaNumber, amount));
-      return reply.code(201).send(deps.payments.transfer(code, accountNumber!, amount));
-    });
+    paymentRoutes(plain, deps);
 
     app.get('/notifications', async () => ({ notifications: deps.notifier.sent() }));
 
-    app.get('/faults', async () => ({ faults: faults.view() }));
-
-    app.post('/faults', { schema: { body: faultBody } }, async request => {
-      const { providerCode: code, expireSessions, ...switches } = request.body;
-      const scope = code ?? allProviders;
-      if (code !== undefined) {
-        const provider = providerOrThrow(code);
-        if (switches.requireSecondOtp && !(provider.login.kind === 'otp' && provider.login.mayAskSecondOtp))
-          throw new SandboxError(
-            400,
-            'INVALID_FAULT',
-            `${code} never asks for a second OTP; requireSecondOtp is for WALLET-C`,
-          );
-      }
-      faults.set(scope, switches);
-      const expiredSessions = expireSessions ? deps.sessions.expireAll(scope) : 0;
-      return { faults: faults.view(), expiredSessions };
-    });
-
-    app.delete('/faults', { schema: { querystring: faultScopeQuery } }, async request => {
-      faults.clear(request.query.providerCode);
-      return { faults: faults.view() };
-    });
+    faultRoutes(plain, deps);
 
     app.get('/accounts', async () => ({
       accounts: [...state.accounts.values()].map(a => ({
@@ -180,4 +129,69 @@ export function controlRoutes(deps: ControlRouteDeps) {
       return account;
     });
   };
+}
+
+/** Money in as a tester adds it: a transaction by hand, a virtual account, a payment as a customer makes it. */
+function paymentRoutes(plain: FastifyInstance, deps: ControlRouteDeps) {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const { state } = deps;
+  app.post('/transactions', { schema: { body: transactionBody } }, async (request, reply) => {
+    const { providerCode: code, accountRef, ...transaction } = request.body;
+    const added = state.record(openAccountFor(state, code, accountRef), transaction);
+    return reply.code(201).send({ id: added.id });
+  });
+
+  app.post('/virtual-accounts', { schema: { body: virtualAccountBody } }, async (request, reply) =>
+    reply.code(201).send(deps.payments.registerVirtualAccount(request.body)),
+  );
+
+  // a QR image as the body pays the QRIS it shows (a static QR's amount in ?amount=), as a payer's phone scans it
+  app.addContentTypeParser(
+    ['image/png', 'image/jpeg'],
+    { parseAs: 'buffer', bodyLimit: qrImageLimits.maxBytes },
+    (_request, image, done) => done(null, image),
+  );
+  app.post('/payments', { schema: { querystring: imageQuery } }, async (request, reply) => {
+    if (Buffer.isBuffer(request.body)) {
+      const qris = await deps.qrImages.read(request.body, request.socket.remoteAddress ?? '');
+      return reply.code(201).send(deps.payments.payQris(qris, request.query.amount));
+    }
+    const { qris, vaNumber, providerCode: code, accountNumber, amount } = parsedBody(paymentBody, request.body);
+    const ways = [qris, vaNumber, accountNumber].filter(w => w !== undefined).length;
+    if (ways !== 1)
+      throw new SandboxError(400, 'INVALID_REQUEST', 'Give exactly one of qris, vaNumber or accountNumber');
+    if (qris !== undefined) return reply.code(201).send(deps.payments.payQris(qris, amount));
+    if (amount === undefined) throw new SandboxError(400, 'INVALID_REQUEST', 'amount is required');
+    if (vaNumber !== undefined) return reply.code(201).send(deps.payments.payVirtualAccount(vaNumber, amount));
+    return reply.code(201).send(deps.payments.transfer(code, accountNumber!, amount));
+  });
+}
+
+/** The faults a tester switches on, per provider or for all. */
+function faultRoutes(plain: FastifyInstance, deps: ControlRouteDeps) {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const { faults } = deps;
+  app.get('/faults', async () => ({ faults: faults.view() }));
+
+  app.post('/faults', { schema: { body: faultBody } }, async request => {
+    const { providerCode: code, expireSessions, ...switches } = request.body;
+    const scope = code ?? allProviders;
+    if (code !== undefined) {
+      const provider = providerOrThrow(code);
+      if (switches.requireSecondOtp && !(provider.login.kind === 'otp' && provider.login.mayAskSecondOtp))
+        throw new SandboxError(
+          400,
+          'INVALID_FAULT',
+          `${code} never asks for a second OTP; requireSecondOtp is for WALLET-C`,
+        );
+    }
+    faults.set(scope, switches);
+    const expiredSessions = expireSessions ? deps.sessions.expireAll(scope) : 0;
+    return { faults: faults.view(), expiredSessions };
+  });
+
+  app.delete('/faults', { schema: { querystring: faultScopeQuery } }, async request => {
+    faults.clear(request.query.providerCode);
+    return { faults: faults.view() };
+  });
 }

@@ -15,7 +15,6 @@ const allowedLong = new Set([
   'src/providers/sandbox/login.ts: sandboxLogin',
   'src/providers/sandbox/provider-routes.ts: providerRoutes',
   'src/providers/sandbox/provider-routes.ts: providerRoutes > <anonymous>',
-  'src/providers/sandbox/transfers.ts: sandboxTransfers',
 ]);
 
 const functions = functionLengths('src');

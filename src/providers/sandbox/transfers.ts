@@ -84,6 +84,80 @@ type Sending = {
 const timeoutAnswer = () =>
   new SandboxError(504, 'TIMEOUT', 'no answer in time (sandbox fault): ask the transfer status by its reference');
 
+/** The destination's holder and bank, or the provider's refusal of it. */
+function inquiryOf(input: Destination) {
+  const bank = sandboxBanks.find(b => b.instId === input.instId);
+  if (!bank) throw new SandboxError(400, 'UNKNOWN_BANK', `No bank ${input.instId}`);
+  if (bank.instLocalName !== input.instLocalName)
+    throw new SandboxError(400, 'BANK_MISMATCH', `bank mismatch: ${input.instLocalName} is not ${bank.name}`);
+  if (!/^\d{10,16}$/.test(input.accountNumber))
+    throw new SandboxError(400, 'INVALID_ACCOUNT', 'invalid account number: 10 to 16 digits');
+  if (input.accountNumber.startsWith('999'))
+    throw new SandboxError(400, 'INVALID_ACCOUNT', `invalid account number ${input.accountNumber}`);
+  return { accountName: holderNameOf(input.instId, input.accountNumber), bank };
+}
+
+/** Moves the money once per reference, under the transfer faults switched on. Checks that can refuse come before. */
+async function sendOnce(
+  state: SandboxState,
+  faults: Faults,
+  account: SandboxAccount,
+  s: Sending,
+): Promise<TransferAnswer> {
+  const known = state.findTransfer(account, s.reference);
+  if (known && known.request !== s.request)
+    throw new SandboxError(409, 'REFERENCE_REUSED', `reference ${s.reference} was used for another transfer`);
+  if (known?.outcome.status === 'SUCCESS') return { transactionId: known.outcome.transactionId };
+  if (known) throw new SandboxError(400, 'TRANSFER_FAILED', known.outcome.reason);
+
+  const fault = faults.takeTransferFault(account.providerCode);
+  if (fault === 'refuse')
+    throw new SandboxError(400, 'TRANSFER_REFUSED', 'transfer refused by the provider (sandbox fault)');
+  if (s.amount > account.balance)
+    throw new SandboxError(400, 'INSUFFICIENT_BALANCE', `balance insufficient: ${account.balance} available`);
+  const record = (outcome: TransferRecord['outcome']) =>
+    state.saveTransfer({
+      providerCode: account.providerCode,
+      accountRef: account.accountRef,
+      reference: s.reference,
+      request: s.request,
+      outcome,
+    });
+
+  const debit = state.record(account, {
+    type: 'DEBIT',
+    amount: s.amount,
+    description: s.description,
+    senderName: s.counterparty,
+    reference: s.reference,
+  });
+  if (fault === 'fail-after-accept') {
+    state.record(account, {
+      type: 'CREDIT',
+      amount: s.amount,
+      description: `Refund: ${s.description}`,
+      senderName: 'WALLET-A',
+      reference: s.reference,
+    });
+    record({ status: 'FAILED', reason: 'the destination returned the transfer (sandbox fault)' });
+  } else {
+    s.deliver();
+    record({ status: 'SUCCESS', transactionId: debit.id });
+  }
+  if (fault === null) return { transactionId: debit.id };
+  // done (or given back) already: only the answer is late
+  const holdMs = faults.transferHoldMs(account.providerCode);
+  if (holdMs > 0) await sleep(holdMs);
+  throw timeoutAnswer();
+}
+
+/** The account, when its provider sends transfers (404 otherwise). */
+function walletOf(account: SandboxAccount) {
+  if (!providerOrThrow(account.providerCode).transfers)
+    throw new SandboxError(404, 'TRANSFERS_NOT_SUPPORTED', `${account.providerCode} accounts do not send transfers`);
+  return account;
+}
+
 /**
  * Outbound transfers of a WALLET-A account: bank transfers and QR payments by the caller's reference. The wallet is
  * debited at once (a DEBIT carrying the reference, whose id is the transaction id answered); the same reference again
@@ -96,72 +170,7 @@ const timeoutAnswer = () =>
  *   says FAILED, and the wallet has no net debit.
  */
 export function sandboxTransfers(state: SandboxState, faults: Faults, payments: SandboxPayments) {
-  function inquire(input: Destination) {
-    const bank = sandboxBanks.find(b => b.instId === input.instId);
-    if (!bank) throw new SandboxError(400, 'UNKNOWN_BANK', `No bank ${input.instId}`);
-    if (bank.instLocalName !== input.instLocalName)
-      throw new SandboxError(400, 'BANK_MISMATCH', `bank mismatch: ${input.instLocalName} is not ${bank.name}`);
-    if (!/^\d{10,16}$/.test(input.accountNumber))
-      throw new SandboxError(400, 'INVALID_ACCOUNT', 'invalid account number: 10 to 16 digits');
-    if (input.accountNumber.startsWith('999'))
-      throw new SandboxError(400, 'INVALID_ACCOUNT', `invalid account number ${input.accountNumber}`);
-    return { accountName: holderNameOf(input.instId, input.accountNumber), bank };
-  }
-
-  /** Moves the money once per reference, under the transfer faults switched on. Checks that can refuse come before. */
-  async function send(account: SandboxAccount, s: Sending): Promise<TransferAnswer> {
-    const known = state.findTransfer(account, s.reference);
-    if (known && known.request !== s.request)
-      throw new SandboxError(409, 'REFERENCE_REUSED', `reference ${s.reference} was used for another transfer`);
-    if (known?.outcome.status === 'SUCCESS') return { transactionId: known.outcome.transactionId };
-    if (known) throw new SandboxError(400, 'TRANSFER_FAILED', known.outcome.reason);
-
-    const fault = faults.takeTransferFault(account.providerCode);
-    if (fault === 'refuse')
-      throw new SandboxError(400, 'TRANSFER_REFUSED', 'transfer refused by the provider (sandbox fault)');
-    if (s.amount > account.balance)
-      throw new SandboxError(400, 'INSUFFICIENT_BALANCE', `balance insufficient: ${account.balance} available`);
-    const record = (outcome: TransferRecord['outcome']) =>
-      state.saveTransfer({
-        providerCode: account.providerCode,
-        accountRef: account.accountRef,
-        reference: s.reference,
-        request: s.request,
-        outcome,
-      });
-
-    const debit = state.record(account, {
-      type: 'DEBIT',
-      amount: s.amount,
-      description: s.description,
-      senderName: s.counterparty,
-      reference: s.reference,
-    });
-    if (fault === 'fail-after-accept') {
-      state.record(account, {
-        type: 'CREDIT',
-        amount: s.amount,
-        description: `Refund: ${s.description}`,
-        senderName: 'WALLET-A',
-        reference: s.reference,
-      });
-      record({ status: 'FAILED', reason: 'the destination returned the transfer (sandbox fault)' });
-    } else {
-      s.deliver();
-      record({ status: 'SUCCESS', transactionId: debit.id });
-    }
-    if (fault === null) return { transactionId: debit.id };
-    // done (or given back) already: only the answer is late
-    const holdMs = faults.transferHoldMs(account.providerCode);
-    if (holdMs > 0) await sleep(holdMs);
-    throw timeoutAnswer();
-  }
-
-  const walletOf = (account: SandboxAccount) => {
-    if (!providerOrThrow(account.providerCode).transfers)
-      throw new SandboxError(404, 'TRANSFERS_NOT_SUPPORTED', `${account.providerCode} accounts do not send transfers`);
-    return account;
-  };
+  const send = (account: SandboxAccount, sending: Sending) => sendOnce(state, faults, account, sending);
 
   return {
     banks(account: SandboxAccount) {
@@ -170,14 +179,14 @@ export function sandboxTransfers(state: SandboxState, faults: Faults, payments: 
     },
     inquire(account: SandboxAccount, input: Destination): { accountName: string } {
       walletOf(account);
-      return { accountName: inquire(input).accountName };
+      return { accountName: inquiryOf(input).accountName };
     },
     transferToBank(
       account: SandboxAccount,
       input: Destination & { reference: string; amount: number },
     ): Promise<TransferAnswer> {
       walletOf(account);
-      const { accountName, bank } = inquire(input);
+      const { accountName, bank } = inquiryOf(input);
       return send(account, {
         reference: input.reference,
         amount: input.amount,

@@ -8,6 +8,7 @@ import type { SandboxLoginFlows } from './login.ts';
 import { merchantQris } from './qris.ts';
 import type { SandboxPayments } from './payments.ts';
 import type { SandboxSessions } from './sessions.ts';
+import type { SandboxAccount } from './state.ts';
 import type { SandboxTransfers } from './transfers.ts';
 
 /** The API a connector calls, under /providers/:providerCode; every request here passes through the faults. */
@@ -77,160 +78,172 @@ export function providerRoutes(deps: ProviderRouteDeps) {
       await deps.faults.beforeRequest(params.data.providerCode);
     });
 
-    app.post('/login', { schema: { params: providerParams, body: loginBody } }, async request => {
-      const provider = providerOrThrow(request.params.providerCode);
-      const { username, password, accountNumber, phoneNumber } = request.body;
-      if (provider.type === 'ewallet') {
-        if (!phoneNumber) throw new SandboxError(400, 'INVALID_REQUEST', 'phoneNumber is required');
-        return deps.login.loginDirect(provider, { phoneNumber });
-      }
-      if (!username || !password || !accountNumber)
-        throw new SandboxError(400, 'INVALID_REQUEST', 'username, password and accountNumber are required');
-      return deps.login.loginBank(provider, { username, password, accountNumber });
-    });
-
-    app.post('/otp', { schema: { params: providerParams, body: otpBody } }, async request =>
-      deps.login.sendOtp(providerOrThrow(request.params.providerCode), request.body),
-    );
-
-    app.post('/otp/verify', { schema: { params: providerParams, body: verifyBody } }, async request =>
-      deps.login.verifyOtp(providerOrThrow(request.params.providerCode), request.body),
-    );
-
-    app.get(
-      '/accounts/:accountRef/balance',
-      { schema: { params: accountParams, headers: authHeaders } },
-      async request => {
-        const account = deps.sessions.authorize(
-          request.params.providerCode,
-          request.params.accountRef,
-          request.headers.authorization,
-        );
-        return { balance: account.balance, currency: 'IDR' };
-      },
-    );
-
-    app.get(
-      '/accounts/:accountRef/transactions',
-      { schema: { params: accountParams, headers: authHeaders, querystring: transactionsQuery } },
-      async request => {
-        const account = deps.sessions.authorize(
-          request.params.providerCode,
-          request.params.accountRef,
-          request.headers.authorization,
-        );
-        const { after, limit } = request.query;
-        let start = 0;
-        if (after !== undefined) {
-          const index = account.transactions.findIndex(t => t.id === after);
-          if (index < 0)
-            throw new SandboxError(
-              400,
-              'UNKNOWN_TRANSACTION',
-              `No transaction ${after} on this account; omit \`after\` for the whole history`,
-            );
-          start = index + 1;
-        }
-        const transactions = account.transactions.slice(start, start + limit);
-        return { transactions, hasMore: start + limit < account.transactions.length };
-      },
-    );
-
-    app.get(
-      '/accounts/:accountRef/qris',
-      { schema: { params: accountParams, headers: authHeaders } },
-      async request => {
-        const provider = providerOrThrow(request.params.providerCode);
-        const account = deps.sessions.authorize(
-          provider.providerCode,
-          request.params.accountRef,
-          request.headers.authorization,
-        );
-        if (!provider.qris) throw new SandboxError(404, 'QRIS_NOT_SUPPORTED', `${provider.providerCode} has no QRIS`);
-        return { payload: merchantQris(account) };
-      },
-    );
-
-    // a merchant opens a virtual account number that pays into its account (what a VA payment needs)
-    app.post(
-      '/accounts/:accountRef/virtual-accounts',
-      { schema: { params: accountParams, headers: authHeaders, body: virtualAccountBody } },
-      async (request, reply) => {
-        const provider = providerOrThrow(request.params.providerCode);
-        const account = deps.sessions.authorize(
-          provider.providerCode,
-          request.params.accountRef,
-          request.headers.authorization,
-        );
-        const registered = deps.payments.registerVirtualAccount({
-          providerCode: account.providerCode,
-          accountRef: account.accountRef,
-          vaNumber: request.body.vaNumber,
-        });
-        return reply.code(201).send(registered);
-      },
-    );
-
-    // outbound transfers of a wallet (WALLET-A): the banks, a destination's holder, transfers by the caller's reference
-    app.get(
-      '/accounts/:accountRef/banks',
-      { schema: { params: accountParams, headers: authHeaders } },
-      async request => {
-        const account = deps.sessions.authorize(
-          request.params.providerCode,
-          request.params.accountRef,
-          request.headers.authorization,
-        );
-        return { banks: deps.transfers.banks(account) };
-      },
-    );
-    app.post(
-      '/accounts/:accountRef/bank-inquiries',
-      { schema: { params: accountParams, headers: authHeaders, body: inquiryBody } },
-      async request => {
-        const account = deps.sessions.authorize(
-          request.params.providerCode,
-          request.params.accountRef,
-          request.headers.authorization,
-        );
-        return deps.transfers.inquire(account, request.body);
-      },
-    );
-    app.post(
-      '/accounts/:accountRef/bank-transfers',
-      { schema: { params: accountParams, headers: authHeaders, body: bankTransferBody } },
-      async request => {
-        const account = deps.sessions.authorize(
-          request.params.providerCode,
-          request.params.accountRef,
-          request.headers.authorization,
-        );
-        return deps.transfers.transferToBank(account, request.body);
-      },
-    );
-    app.post(
-      '/accounts/:accountRef/qris-payments',
-      { schema: { params: accountParams, headers: authHeaders, body: qrisPaymentBody } },
-      async request => {
-        const account = deps.sessions.authorize(
-          request.params.providerCode,
-          request.params.accountRef,
-          request.headers.authorization,
-        );
-        return deps.transfers.payQris(account, request.body);
-      },
-    );
-    app.get(
-      '/accounts/:accountRef/transfers/:reference',
-      { schema: { params: referenceParams, headers: authHeaders } },
-      async request => {
-        const account = deps.sessions.authorize(
-          request.params.providerCode,
-          request.params.accountRef,
-          request.headers.authorization,
-        );
-        return deps.transfers.status(account, request.params.reference);
-      },
-    );
+    loginRoutes(plain, deps);
+    accountRoutes(plain, deps);
+    transferRoutes(plain, deps);
   };
+}
+
+/** Logging in: by password, by phone number alone, or by OTP. */
+function loginRoutes(plain: FastifyInstance, deps: ProviderRouteDeps) {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  app.post('/login', { schema: { params: providerParams, body: loginBody } }, async request => {
+    const provider = providerOrThrow(request.params.providerCode);
+    const { username, password, accountNumber, phoneNumber } = request.body;
+    if (provider.type === 'ewallet') {
+      if (!phoneNumber) throw new SandboxError(400, 'INVALID_REQUEST', 'phoneNumber is required');
+      return deps.login.loginDirect(provider, { phoneNumber });
+    }
+    if (!username || !password || !accountNumber)
+      throw new SandboxError(400, 'INVALID_REQUEST', 'username, password and accountNumber are required');
+    return deps.login.loginBank(provider, { username, password, accountNumber });
+  });
+
+  app.post('/otp', { schema: { params: providerParams, body: otpBody } }, async request =>
+    deps.login.sendOtp(providerOrThrow(request.params.providerCode), request.body),
+  );
+
+  app.post('/otp/verify', { schema: { params: providerParams, body: verifyBody } }, async request =>
+    deps.login.verifyOtp(providerOrThrow(request.params.providerCode), request.body),
+  );
+}
+
+/** What a logged-in account reads: its balance, its history and its QRIS; and the virtual accounts it opens. */
+function accountRoutes(plain: FastifyInstance, deps: ProviderRouteDeps) {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  app.get(
+    '/accounts/:accountRef/balance',
+    { schema: { params: accountParams, headers: authHeaders } },
+    async request => {
+      const account = deps.sessions.authorize(
+        request.params.providerCode,
+        request.params.accountRef,
+        request.headers.authorization,
+      );
+      return { balance: account.balance, currency: 'IDR' };
+    },
+  );
+
+  app.get(
+    '/accounts/:accountRef/transactions',
+    { schema: { params: accountParams, headers: authHeaders, querystring: transactionsQuery } },
+    async request => {
+      const account = deps.sessions.authorize(
+        request.params.providerCode,
+        request.params.accountRef,
+        request.headers.authorization,
+      );
+      return transactionPage(account, request.query.after, request.query.limit);
+    },
+  );
+
+  app.get('/accounts/:accountRef/qris', { schema: { params: accountParams, headers: authHeaders } }, async request => {
+    const provider = providerOrThrow(request.params.providerCode);
+    const account = deps.sessions.authorize(
+      provider.providerCode,
+      request.params.accountRef,
+      request.headers.authorization,
+    );
+    if (!provider.qris) throw new SandboxError(404, 'QRIS_NOT_SUPPORTED', `${provider.providerCode} has no QRIS`);
+    return { payload: merchantQris(account) };
+  });
+
+  // a merchant opens a virtual account number that pays into its account (what a VA payment needs)
+  app.post(
+    '/accounts/:accountRef/virtual-accounts',
+    { schema: { params: accountParams, headers: authHeaders, body: virtualAccountBody } },
+    async (request, reply) => {
+      const provider = providerOrThrow(request.params.providerCode);
+      const account = deps.sessions.authorize(
+        provider.providerCode,
+        request.params.accountRef,
+        request.headers.authorization,
+      );
+      const registered = deps.payments.registerVirtualAccount({
+        providerCode: account.providerCode,
+        accountRef: account.accountRef,
+        vaNumber: request.body.vaNumber,
+      });
+      return reply.code(201).send(registered);
+    },
+  );
+}
+
+/** A wallet's transfers out. */
+function transferRoutes(plain: FastifyInstance, deps: ProviderRouteDeps) {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  // outbound transfers of a wallet (WALLET-A): the banks, a destination's holder, transfers by the caller's reference
+  app.get('/accounts/:accountRef/banks', { schema: { params: accountParams, headers: authHeaders } }, async request => {
+    const account = deps.sessions.authorize(
+      request.params.providerCode,
+      request.params.accountRef,
+      request.headers.authorization,
+    );
+    return { banks: deps.transfers.banks(account) };
+  });
+  app.post(
+    '/accounts/:accountRef/bank-inquiries',
+    { schema: { params: accountParams, headers: authHeaders, body: inquiryBody } },
+    async request => {
+      const account = deps.sessions.authorize(
+        request.params.providerCode,
+        request.params.accountRef,
+        request.headers.authorization,
+      );
+      return deps.transfers.inquire(account, request.body);
+    },
+  );
+  app.post(
+    '/accounts/:accountRef/bank-transfers',
+    { schema: { params: accountParams, headers: authHeaders, body: bankTransferBody } },
+    async request => {
+      const account = deps.sessions.authorize(
+        request.params.providerCode,
+        request.params.accountRef,
+        request.headers.authorization,
+      );
+      return deps.transfers.transferToBank(account, request.body);
+    },
+  );
+  app.post(
+    '/accounts/:accountRef/qris-payments',
+    { schema: { params: accountParams, headers: authHeaders, body: qrisPaymentBody } },
+    async request => {
+      const account = deps.sessions.authorize(
+        request.params.providerCode,
+        request.params.accountRef,
+        request.headers.authorization,
+      );
+      return deps.transfers.payQris(account, request.body);
+    },
+  );
+  app.get(
+    '/accounts/:accountRef/transfers/:reference',
+    { schema: { params: referenceParams, headers: authHeaders } },
+    async request => {
+      const account = deps.sessions.authorize(
+        request.params.providerCode,
+        request.params.accountRef,
+        request.headers.authorization,
+      );
+      return deps.transfers.status(account, request.params.reference);
+    },
+  );
+}
+
+/** A page of the account's history after the transaction named (the whole history without one). */
+function transactionPage(account: SandboxAccount, after: string | undefined, limit: number) {
+  let start = 0;
+  if (after !== undefined) {
+    const index = account.transactions.findIndex(t => t.id === after);
+    if (index < 0)
+      throw new SandboxError(
+        400,
+        'UNKNOWN_TRANSACTION',
+        `No transaction ${after} on this account; omit \`after\` for the whole history`,
+      );
+    start = index + 1;
+  }
+  const transactions = account.transactions.slice(start, start + limit);
+  return { transactions, hasMore: start + limit < account.transactions.length };
 }

@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // a test that asserts nothing passes whatever the code does
+    expect: { requireAssertions: true },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.unit.test.ts'] } },
       { extends: true, test: { name: 'int', include: ['test/**/*.int.test.ts'], globalSetup: database } },

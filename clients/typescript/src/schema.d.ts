@@ -13710,7 +13710,10 @@ export interface operations {
     };
     getPayByPaymentIdStatusJson: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description hidden: the page is going out of sight (its payer off to the wallet app); absent: the page is in sight */
+                visibility?: "hidden";
+            };
             header?: never;
             path: {
                 paymentId: string;

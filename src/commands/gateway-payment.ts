@@ -1,6 +1,7 @@
 import type { GatewaySettings } from '../config.ts';
 import { gatewayMethods, isGatewayMethod, type PaymentType } from '../domain/payment-methods.ts';
 import { DomainError, refuse } from '../errors.ts';
+import { gatewayMethodsOf } from '../providers/catalogue.ts';
 import { ProviderError } from '../providers/connector.ts';
 import { account, accountStream, type Account } from '../domain/account.ts';
 import { recordPayment, type PaymentRequest, type Receiver } from './payments-record.ts';
@@ -47,7 +48,7 @@ let rotation = 0;
 
 /** The holding accounts serving `type`, starting after the one the last payment took. */
 function candidatesFor(all: HoldingAccount[], type: PaymentType): HoldingAccount[] {
-  const serving = all.filter(h => h.methods.includes(type));
+  const serving = all.filter(h => gatewayMethodsOf(h.providerCode).includes(type));
   const start = serving.length ? rotation++ % serving.length : 0;
   return [...serving.slice(start), ...serving.slice(0, start)];
 }
@@ -97,7 +98,8 @@ async function servedMethods(deps: CommandDeps): Promise<PaymentType[]> {
   const holding = await checkedState(deps, holdingAccountsStream, holdingAccounts);
   const served = new Set<PaymentType>();
   for (const h of holding.accounts) {
-    if (usable(await checkedState(deps, accountStream(h.accountId), account))) h.methods.forEach(m => served.add(m));
+    if (usable(await checkedState(deps, accountStream(h.accountId), account)))
+      gatewayMethodsOf(h.providerCode).forEach(m => served.add(m));
   }
   return [...served];
 }

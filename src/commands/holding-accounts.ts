@@ -1,6 +1,7 @@
-import { isGatewayMethod, type PaymentType } from '../domain/payment-methods.ts';
 import { refuse } from '../errors.ts';
-import { findProvider } from '../providers/catalogue.ts';
+import { gatewayMethodsOf } from '../providers/catalogue.ts';
+
+export { gatewayMethodsOf };
 import { account, accountStream, type Account } from '../domain/account.ts';
 import type pg from 'pg';
 import type { CommandDeps } from './deps.ts';
@@ -15,11 +16,6 @@ import { deterministicUuid } from '../ids.ts';
 import { spendingCash } from './holding-cash.ts';
 import { syncedBalance, syncedForOpening } from './ledger-adjustments.ts';
 import { load } from '../store/commands/handle.ts';
-
-/** The gateway methods an account can serve: its provider's payment types the gateway takes (QRIS-DYNAMIC, VA). */
-export function gatewayMethodsOf(providerCode: string): PaymentType[] {
-  return (findProvider(providerCode)?.paymentTypes ?? []).filter(isGatewayMethod);
-}
 
 /** The admin's own linked account, as it is now; another owner's or an unknown one: 404. */
 function adminsAccount(state: Account, adminId: string) {

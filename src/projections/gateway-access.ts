@@ -1,5 +1,6 @@
 import { preparedQuery, query, type Queryable } from '../db/pool.ts';
 import type { GatewayAccessStatus } from '../domain/gateway-access.ts';
+import { gatewayMethodsOf } from '../providers/catalogue.ts';
 import { projection } from './projection.ts';
 
 /**
@@ -137,23 +138,26 @@ export type HoldingAccountRow = {
   is_active: boolean | null;
 };
 
-/** The holding accounts, each with whether its account is still linked and active (a deleted one shows null). */
+/**
+ * The holding accounts, each with whether its account is still linked and active (a deleted one shows null), and the
+ * methods it serves as its provider's catalogue says now (the marking's list is what the catalogue said then).
+ */
 export async function listHoldingAccounts(db: Queryable): Promise<HoldingAccountRow[]> {
   const r = await query<HoldingAccountRow>(
     db,
     'ListHoldingAccounts',
     `select h.*, a.account_name, a.is_active from gateway_holding_accounts h left join accounts a on a.id = h.account_id order by h.marked_at`,
   );
-  return r.rows;
+  return r.rows.map(row => ({ ...row, methods: gatewayMethodsOf(row.provider_code) }));
 }
 
 /** The methods the gateway can serve now: those of holding accounts that are linked and active. */
 export async function servedGatewayMethods(db: Queryable): Promise<string[]> {
-  const r = await preparedQuery<{ method: string }>(
+  const r = await preparedQuery<{ provider_code: string }>(
     db,
-    'ServedGatewayMethods',
-    `select distinct unnest(h.methods) as method from gateway_holding_accounts h join accounts a on a.id = h.account_id where a.is_active order by 1`,
+    'ServedGatewayProviders',
+    `select distinct h.provider_code from gateway_holding_accounts h join accounts a on a.id = h.account_id where a.is_active`,
     [],
   );
-  return r.rows.map(row => row.method);
+  return [...new Set(r.rows.flatMap(row => gatewayMethodsOf(row.provider_code)))].sort();
 }

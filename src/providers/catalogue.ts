@@ -1,4 +1,4 @@
-import type { PaymentType } from '../domain/payment-methods.ts';
+import { isGatewayMethod, type PaymentType } from '../domain/payment-methods.ts';
 
 export type { PaymentType };
 
@@ -48,4 +48,12 @@ export function findProvider(providerCode: string): Provider | undefined {
  */
 export function offersNotifications(providerCode: string): boolean {
   return findProvider(providerCode)?.type === 'ewallet';
+}
+
+/**
+ * The gateway methods an account of this provider serves (its payment types the gateway takes: QRIS-DYNAMIC, VA), as
+ * the catalogue says now: a holding account serves a method added to its provider without being marked again.
+ */
+export function gatewayMethodsOf(providerCode: string): PaymentType[] {
+  return (findProvider(providerCode)?.paymentTypes ?? []).filter(isGatewayMethod);
 }

@@ -18,6 +18,7 @@ import {
 import { rebuildProjection, verifyProjection } from '../../src/projections/runner.ts';
 import { gatewayLedgerSaga } from '../../src/sagas/gateway-ledger.ts';
 import { nextUuid } from '../support/ids.ts';
+import { eventually } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService;
@@ -30,12 +31,13 @@ afterAll(async () => {
 
 /**
  * The read models first: a reaction that needs one (a settlement's webhook names its credits) retries its event until
- * it is there, a second, then twice as long each time, so on a loaded machine it may take most of a minute.
+ * it is there, a second, then twice as long each time, so on a loaded machine it may take most of a minute. Meanwhile
+ * its subscriber is stuck at that event and answers a wait false at once: the wait is asked again until it is through.
  */
 const caughtUp = async () => {
   for (let head = await service.store.headPosition(); ;) {
     expect(await service.projections.waitFor(head, 20_000)).toBe(true);
-    expect(await service.sagas.waitFor(head, 60_000)).toBe(true);
+    await eventually(() => service.sagas.waitFor(head, 1_000), 60_000);
     const after = await service.store.headPosition();
     if (after.commit === head.commit && after.prepare === head.prepare) return;
     head = after;

@@ -1,5 +1,5 @@
 /**
- * Fast completion (issue 17, DESIGN section 11), measured from outside as a user runs the service: the time from a
+ * Fast completion, measured from outside as a user runs the service: the time from a
  * customer's payment in the sandbox to the signed payment.completed webhook, with nobody asking for a sync; the lag of
  * the scheduled syncs under the same load; and the checks per minute the cadence costs the provider.
  *

@@ -53,7 +53,7 @@ async function time(images: Buffer[], decode: (b: Buffer) => Promise<unknown>) {
   return sorted(ms);
 }
 
-/** Issue 19's p99 (bench/results of November 2026, decoding on the event loop): what the worker pool is held to. */
+/** The p99 of decoding on the event loop (bench/results of November 2026): what the worker pool is held to. */
 const before = { clean: 17.7, photo: 81.3 };
 
 export async function run(ctx: BenchContext): Promise<void> {

@@ -14,7 +14,7 @@ import { startReceiver } from '../webhooks/support.ts';
 import { checkedFetch } from '../support/contract-fetch.ts';
 
 /**
- * Issue 26's end-to-end test: two service processes and a sandbox process started at the same moment on one fresh
+ * Two instances end to end: two service processes and a sandbox process started at the same moment on one fresh
  * database of the run's embedded PostgreSQL, as behind a round-robin balancer; every check bounded in count and time.
  */
 const root = mkdtempSync(path.join(tmpdir(), 'svc-two-instances-'));

@@ -1,9 +1,7 @@
 import type { Decider } from '../domain/decider.ts';
 import type { Handled } from '../store/commands/handle.ts';
 import type { AnyEvent } from '../events/all.ts';
-import type { DomainEvent, EventOf, StoredEvent } from '../events/event.ts';
-import type { WalletLoginCompleted } from '../events/wallet-login.ts';
-import type { Position } from '../store/event-store.ts';
+import type { DomainEvent, StoredEvent } from '../events/event.ts';
 import type { WebhookEventType } from '../domain/webhook-events.ts';
 import type { WebhookSubject } from '../webhooks/outbox.ts';
 import type { ReactionDeps } from './runner.ts';
@@ -65,6 +63,15 @@ export type Read<S> = {
   readonly run: (deps: ReactionDeps) => Promise<S>;
 };
 
+/**
+ * A workflow function a step calls: `what` describes the call as data (tests compare it), `run` calls it with the
+ * runner's dependencies. The builders are in src/sagas/calls.ts.
+ */
+export type Call<O> = {
+  readonly what: { readonly call: string; readonly [parameter: string]: unknown };
+  readonly run: (deps: ReactionDeps) => Promise<O>;
+};
+
 /** Who acts and why, copied into the metadata of what a command appends; `eventIds` derives its event ids (sagaEventId). */
 export type ReactionContext = {
   actor: string;
@@ -102,9 +109,6 @@ export type WebhookEvent = {
   subject?: WebhookSubject;
 };
 
-export type WalletLogin = EventOf<typeof WalletLoginCompleted>['data'];
-export type WalletLoginOutcome = Position | null | 'account-gone';
-
 /** What a step asks the runner to do, in order. */
 export type Action =
   /** a command on one stream, through its decider (handleCommand: loaded, decided, appended with retries) */
@@ -118,8 +122,8 @@ export type Action =
     }
   /** frees what an ended payment held (its claim on its total, its reservation) */
   | { type: 'ReleasePayable'; ended: EndedPayable; context: ReactionContext }
-  /** links or reactivates the account of a completed OTP login */
-  | { type: 'ApplyWalletLogin'; login: WalletLogin; context: ReactionContext; then?: Then<never> }
+  /** a workflow function's call (src/sagas/calls.ts), its outcome handed to `then` */
+  | { type: 'Call'; call: Call<unknown>; then?: Then<never> }
   | { type: 'PublishWebhook'; event: WebhookEvent }
   | { type: 'Log'; fields: Record<string, unknown>; message: string }
   /** goes on to another step of the reaction with `input` (it reads what that step reads) */
@@ -141,11 +145,11 @@ export const releasePayable = (ended: EndedPayable, context: ReactionContext): A
   context,
 });
 
-export const applyWalletLogin = (
-  login: WalletLogin,
-  context: ReactionContext,
-  after: Then<WalletLoginOutcome>,
-): Action => ({ type: 'ApplyWalletLogin', login, context, then: after as Then<never> });
+export const call = <O>(call: Call<O>, after?: Then<O>): Action => ({
+  type: 'Call',
+  call: call as Call<unknown>,
+  ...(after ? { then: after as Then<never> } : {}),
+});
 
 export const publishWebhook = (event: WebhookEvent): Action => ({ type: 'PublishWebhook', event });
 

@@ -3,7 +3,6 @@ import type { Clock } from '../clock.ts';
 import { handleCommand, type CommandContext, type EventSourcing } from '../store/commands/handle.ts';
 import type { Decider } from '../domain/decider.ts';
 import { releasePayable } from '../commands/payments.ts';
-import { applyWalletLogin } from '../commands/otp-login.ts';
 import type { AnyEvent } from '../events/all.ts';
 import { parseRecorded, type DomainEvent, type StoredEvent } from '../events/event.ts';
 import { sagaEventId } from '../ids.ts';
@@ -108,7 +107,8 @@ async function runStep(deps: ReactionDeps, step: AnyStep, input: unknown): Promi
 /** A stream's decider, as an action carries it (the builder in reaction.ts typed it). */
 const anyDecider = (decider: object) => decider as Decider<unknown, unknown, DomainEvent>;
 
-function commandContext({ eventIds, ...context }: ReactionContext): CommandContext {
+/** A reaction's context as a command takes it: event ids derived from the causing event when the context names one. */
+export function commandContext({ eventIds, ...context }: ReactionContext): CommandContext {
   return eventIds ? { ...context, eventId: i => sagaEventId(eventIds.saga, eventIds.cause, i) } : context;
 }
 
@@ -128,8 +128,8 @@ async function perform(deps: ReactionDeps, action: Action): Promise<void> {
     case 'ReleasePayable':
       await releasePayable(deps, action.ended, commandContext(action.context));
       return;
-    case 'ApplyWalletLogin': {
-      const outcome = await applyWalletLogin(deps, action.login, commandContext(action.context));
+    case 'Call': {
+      const outcome = await action.call.run(deps);
       if (action.then) await runStep(deps, action.then.step, { ...action.then.with, outcome });
       return;
     }

@@ -1,13 +1,5 @@
-import {
-  applyWalletLogin,
-  causeOf,
-  followUp,
-  log,
-  reaction,
-  type Step,
-  type Stored,
-  type WalletLoginOutcome,
-} from './reaction.ts';
+import { applyWalletLogin, type WalletLoginOutcome } from './calls.ts';
+import { call, causeOf, followUp, log, reaction, type Step, type Stored } from './reaction.ts';
 import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
 
 /** What applying the login came to: an account deleted meanwhile is said in the log, nothing more. */
@@ -24,7 +16,7 @@ const completed: Step<Stored<'WalletLoginCompleted'>> = {
       correlationId: event.data.sessionId,
       causationId: causeOf(event),
     };
-    return [applyWalletLogin(event.data, context, followUp(applied, { sessionId: event.data.sessionId }))];
+    return [call(applyWalletLogin(event.data, context), followUp(applied, { sessionId: event.data.sessionId }))];
   },
 };
 

@@ -3,7 +3,17 @@ import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { TestClock } from '../../src/clock.ts';
 import { createLogger } from '../../src/logger.ts';
-import { log, next, reaction, type Read, type Step, type Stored } from '../../src/sagas/reaction.ts';
+import {
+  call,
+  followUp,
+  log,
+  next,
+  reaction,
+  type Call,
+  type Read,
+  type Step,
+  type Stored,
+} from '../../src/sagas/reaction.ts';
 import { sagaOf } from '../../src/sagas/runner.ts';
 import type { EventStore } from '../../src/store/event-store.ts';
 import { PaymentExpired } from '../../src/events/payment.ts';
@@ -96,6 +106,41 @@ describe('a reaction', () => {
     );
     expect(lines.map(({ msg, answer, same }) => ({ msg, answer, same }))).toEqual([
       { msg: 'answered', answer: 42, same: true },
+    ]);
+  });
+
+  it("performs a call through the call's own function, with the runner's dependencies, and hands on its outcome", async () => {
+    const lines: { msg: string; outcome?: number; same?: boolean }[] = [];
+    const sink = new Writable({
+      write: (chunk: Buffer, _, done) => (lines.push(JSON.parse(chunk.toString())), done()),
+    });
+    const deps = {
+      store: {} as EventStore,
+      pool: {} as pg.Pool,
+      clock: new TestClock(t0),
+      log: createLogger('info', sink),
+    };
+    // a call the runner has never heard of: it only calls `run`
+    let given: unknown;
+    const answer: Call<number> = {
+      what: { call: 'answer', paymentId },
+      run: async runWith => ((given = runWith), 42),
+    };
+    const answered: Step<{ paymentId: string; outcome: number }> = {
+      decide: ({ outcome }) => [log({ outcome, same: given === deps }, 'called')],
+    };
+    const expired: Step<Stored<'PaymentExpired'>> = {
+      decide: event => [call(answer, followUp(answered, { paymentId: event.data.paymentId })), log({}, 'after')],
+    };
+    await sagaOf(reaction('test', { PaymentExpired: expired }), deps).handle(
+      stored(PaymentExpired({ paymentId, ownerId, receivingAccountId: null, expiredAt: t0.toISOString() }), {
+        streamId: `payment-${paymentId}`,
+        revision: 1,
+      }),
+    );
+    expect(lines.map(({ msg, outcome, same }) => ({ msg, outcome, same }))).toEqual([
+      { msg: 'called', outcome: 42, same: true },
+      { msg: 'after', outcome: undefined, same: undefined },
     ]);
   });
 });

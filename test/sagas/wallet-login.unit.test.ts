@@ -1,7 +1,8 @@
 import { describe, it } from 'vitest';
 import { walletLoginStream } from '../../src/domain/wallet-login.ts';
 import { WalletLoginCompleted } from '../../src/events/wallet-login.ts';
-import { applyWalletLogin, followUp, log } from '../../src/sagas/reaction.ts';
+import { applyWalletLogin } from '../../src/sagas/calls.ts';
+import { call, followUp, log } from '../../src/sagas/reaction.ts';
 import { applied, walletLogins } from '../../src/sagas/wallet-login.ts';
 import { reactionSpecification, stepSpecification, stored, t0 } from './reaction-specification.ts';
 
@@ -30,9 +31,13 @@ describe('wallet login reaction', () => {
     given([])
       .when(stored(completed, at))
       .then([
-        applyWalletLogin(
-          completed.data,
-          { actor: 'system:wallet-login', now: t0, correlationId: sessionId, causationId: `${at.streamId}@1` },
+        call(
+          applyWalletLogin(completed.data, {
+            actor: 'system:wallet-login',
+            now: t0,
+            correlationId: sessionId,
+            causationId: `${at.streamId}@1`,
+          }),
           followUp(applied, { sessionId }),
         ),
       ]));

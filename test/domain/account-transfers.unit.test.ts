@@ -1,51 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { account, availableBalance, type LinkedAccount } from '../../src/domain/account.ts';
+import type { AccountEvent } from '../../src/events/account.ts';
 import {
-  AccountLinked,
-  AccountSynced,
-  BalanceCredited,
-  BalanceDebited,
-  BalanceHeld,
-  BalanceReleased,
-  MutationRecorded,
-  type AccountEvent,
-} from '../../src/events/account.ts';
+  accountId,
+  accountLinked,
+  accountSynced,
+  debitGivenBack,
+  holdReleased,
+  mutationId,
+  ownerId,
+  transferDebited,
+  transferHeld,
+  transferId,
+  transferMutation,
+} from '../support/account-fixtures.ts';
 import { specification } from '../support/decider.ts';
 
 const given = specification(account);
 const now = new Date('2026-03-02T03:00:00.000Z');
 const at = now.toISOString();
-const transferId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
 const otherTransferId = '22222222-2222-4222-8222-222222222222';
-const accountId = '3c1d2b4a-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
-const ownerId = '6a0c1d2e-3f40-4152-8364-758697a8b9c0';
-const mutationId = '7b1d2e3f-4051-4263-9475-8697a8b9c0d1';
-const linked = AccountLinked({
-  accountId,
-  ownerId,
-  type: 'ewallet',
-  providerCode: 'WALLET-A',
-  accountName: 'A',
-  accountNumber: null,
-  phoneNumber: '0812',
-  holderName: null,
-  intervalMinutes: 60,
-  credentials: null,
-  session: null,
-  isActive: true,
-  linkedAt: at,
-});
-const synced = AccountSynced({
-  accountId,
-  balance: 80_000,
-  syncedAt: at,
-  slot: null,
-  cursor: null,
-  trigger: 'refresh',
-});
-const held = BalanceHeld({ accountId, transferId, amount: 50_000, heldAt: at });
-const debited = BalanceDebited({ accountId, transferId, amount: 50_000, debitedAt: at });
-const released = BalanceReleased({ accountId, transferId, releasedAt: at });
+const linked = accountLinked(at);
+const synced = accountSynced(at);
+const held = transferHeld(at);
+const debited = transferDebited(at);
+const released = holdReleased(at);
 const mutation = {
   mutationId,
   providerTransactionId: 'TX1',
@@ -53,20 +32,8 @@ const mutation = {
   counterparty: 'Budi Santoso',
 };
 const reversal = { ...mutation, providerTransactionId: `transfer-reversal:${transferId}` };
-const recorded = (type: 'DEBIT' | 'CREDIT', m: typeof mutation) =>
-  MutationRecorded({
-    accountId,
-    mutationId: m.mutationId,
-    providerTransactionId: m.providerTransactionId,
-    type,
-    amount: 50_000,
-    description: m.description,
-    senderName: m.counterparty,
-    reference: transferId,
-    occurredAt: at,
-    recordedAt: at,
-  });
-const credited = BalanceCredited({ accountId, transferId, amount: 50_000, reason: 'transfer-failed', creditedAt: at });
+const recorded = (type: 'DEBIT' | 'CREDIT', m: typeof mutation) => transferMutation(type, m, at);
+const credited = debitGivenBack(at);
 const stateOf = (events: AccountEvent[]) => events.reduce(account.evolve, account.initialState()) as LinkedAccount;
 
 describe('a wallet account: holding for a transfer', () => {

@@ -3,9 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { account, type AccountCommand, type FetchedTransaction } from '../../src/domain/account.ts';
 import { retryDelayMinutes } from '../../src/commands/sync-account.ts';
 import {
-  AccountLinked,
   AccountSettingsChanged,
-  AccountSynced,
   AccountSyncFailed,
   AccountSyncPaused,
   CredentialsChanged,
@@ -15,18 +13,16 @@ import {
   StaticQrisCaptured,
 } from '../../src/events/account.ts';
 import type { AccountEvent } from '../../src/events/account.ts';
+import { accountId, accountLinked, accountSynced } from '../support/account-fixtures.ts';
 import { specification } from '../support/decider.ts';
 
 const given = specification(account);
-const accountId = '3c1d2b4a-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
 const ownerId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
 const t0 = new Date('2026-01-05T03:00:00.000Z');
 const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);
 const sealedSession = { iv: 'i', tag: 't', data: 'd' };
-const linked = AccountLinked({
-  accountId,
-  ownerId,
-  type: 'bank',
+/** A BCA bank account syncing every 5 minutes, its credentials and session sealed. */
+const bank = {
   providerCode: 'BANK-BCA',
   accountName: 'Ops',
   accountNumber: '1234567890',
@@ -35,9 +31,8 @@ const linked = AccountLinked({
   intervalMinutes: 5,
   credentials: sealedSession,
   session: sealedSession,
-  isActive: true,
-  linkedAt: t0.toISOString(),
-});
+};
+const linked = accountLinked(t0.toISOString(), { ownerId, type: 'bank', ...bank });
 const tx = (id: string, amount = 1000): FetchedTransaction => ({
   id,
   mutationId: `00000000-0000-4000-8000-${id.padStart(12, '0')}`,
@@ -70,20 +65,17 @@ const sync = (slot: Date | null, transactions: FetchedTransaction[], now = at(1)
   now,
 });
 
+/** A sync `minutes` after t0 that found a balance of 5,000. */
+const synced = (minutes: number, fields: Parameters<typeof accountSynced>[1]) =>
+  accountSynced(at(minutes).toISOString(), { balance: 5000, ...fields });
+
 describe('account: linking and settings', () => {
   const link: AccountCommand = {
     type: 'LinkAccount',
     accountId,
     ownerId,
     accountType: 'bank',
-    providerCode: 'BANK-BCA',
-    accountName: 'Ops',
-    accountNumber: '1234567890',
-    phoneNumber: null,
-    holderName: 'BUDI',
-    intervalMinutes: 5,
-    credentials: sealedSession,
-    session: sealedSession,
+    ...bank,
     isActive: true,
     syncsPaidUntil: null,
     now: t0,
@@ -181,67 +173,26 @@ describe('account: sync', () => {
       .then([
         recorded(tx('1'), at(1)),
         recorded(tx('2'), at(1)),
-        AccountSynced({
-          accountId,
-          balance: 5000,
-          syncedAt: at(1).toISOString(),
-          slot: t0.toISOString(),
-          cursor: '2',
-          trigger: 'schedule',
-        }),
+        synced(1, { slot: t0.toISOString(), cursor: '2', trigger: 'schedule' }),
       ]);
   });
 
   it('records a transaction once even when the same page comes again', () => {
-    const first = [
-      recorded(tx('1'), at(1)),
-      AccountSynced({
-        accountId,
-        balance: 5000,
-        syncedAt: at(1).toISOString(),
-        slot: null,
-        cursor: '1',
-        trigger: 'refresh',
-      }),
-    ];
+    const first = [recorded(tx('1'), at(1)), synced(1, { cursor: '1' })];
     given([linked, ...first])
       .when(sync(null, [tx('1'), tx('2'), tx('2')], at(2)))
-      .then([
-        recorded(tx('2'), at(2)),
-        AccountSynced({
-          accountId,
-          balance: 5000,
-          syncedAt: at(2).toISOString(),
-          slot: null,
-          cursor: '2',
-          trigger: 'refresh',
-        }),
-      ]);
+      .then([recorded(tx('2'), at(2)), synced(2, { cursor: '2' })]);
   });
 
   it('serves a slot once: a second job for the same or an older slot does nothing', () => {
-    const done = AccountSynced({
-      accountId,
-      balance: 5000,
-      syncedAt: at(1).toISOString(),
-      slot: at(5).toISOString(),
-      cursor: null,
-      trigger: 'schedule',
-    });
+    const done = synced(1, { slot: at(5).toISOString(), trigger: 'schedule' });
     given([linked, done])
       .when(sync(at(5), [tx('9')]))
       .then([]);
   });
 
   it('serves no slot older than the last one served', () => {
-    const done = AccountSynced({
-      accountId,
-      balance: 5000,
-      syncedAt: at(1).toISOString(),
-      slot: at(5).toISOString(),
-      cursor: null,
-      trigger: 'schedule',
-    });
+    const done = synced(1, { slot: at(5).toISOString(), trigger: 'schedule' });
     given([linked, done])
       .when(sync(at(0), [tx('9')]))
       .then([]);

@@ -1,37 +1,21 @@
 import { describe, it } from 'vitest';
 import { transfer } from '../../src/domain/transfer.ts';
 import {
-  BankTransferValidated,
-  TransferCompleted,
-  TransferFailed,
-  TransferSubmitted,
-  TransferUnconfirmed,
-} from '../../src/events/transfer.ts';
+  accountId,
+  bankTransferValidated,
+  mutationId,
+  ownerId,
+  transferCompleted,
+  transferFailed,
+  transferId,
+  transferSubmitted,
+  transferUnconfirmed,
+} from '../support/account-fixtures.ts';
 import { specification } from '../support/decider.ts';
 
 const now = new Date('2026-03-02T03:00:00.000Z');
 const at = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
-const transferId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
-const accountId = '3c1d2b4a-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
-const ownerId = '6a0c1d2e-3f40-4152-8364-758697a8b9c0';
-const mutationId = '7b1d2e3f-4051-4263-9475-8697a8b9c0d1';
-const destination = {
-  instId: 'BCA',
-  instLocalName: 'BCA',
-  payMethod: 'BANK',
-  payOption: 'TRANSFER',
-  accountNumber: '1234567890',
-  accountName: 'Budi Santoso',
-};
-const validated = BankTransferValidated({
-  transferId,
-  accountId,
-  ownerId,
-  destination,
-  amount: 50_000,
-  validatedAt: now.toISOString(),
-  expiresAt: at(15).toISOString(),
-});
+const validated = bankTransferValidated(now.toISOString(), at(15).toISOString());
 const submit = {
   type: 'SubmitTransfer' as const,
   transferId,
@@ -42,26 +26,10 @@ const submit = {
   qris: null,
   requestHash: null,
 };
-const submitted = TransferSubmitted({
-  transferId,
-  accountId,
-  ownerId,
-  kind: 'bank',
-  amount: 50_000,
-  qris: null,
-  requestHash: null,
-  submittedAt: at(1).toISOString(),
-});
-
-const ours = { transferId, accountId, ownerId };
-const completed = TransferCompleted({ ...ours, transactionId: 'TX1', mutationId, completedAt: at(2).toISOString() });
-const unconfirmed = TransferUnconfirmed({
-  ...ours,
-  reason: 'timeout',
-  mutationId,
-  unconfirmedAt: at(2).toISOString(),
-});
-const keyed = TransferSubmitted({ ...submitted.data, requestHash: 'h' });
+const submitted = transferSubmitted(at(1).toISOString());
+const completed = transferCompleted('TX1', mutationId, at(2).toISOString());
+const unconfirmed = transferUnconfirmed(mutationId, at(2).toISOString());
+const keyed = transferSubmitted(at(1).toISOString(), { requestHash: 'h' });
 const given = specification(transfer);
 
 describe('a transfer: validated and sent', () => {
@@ -130,9 +98,7 @@ describe('a transfer: its outcome', () => {
   it('fails an unconfirmed transfer', () => {
     given([validated, submitted, unconfirmed])
       .when({ type: 'FailTransfer', reason: 'failed', reversalMutationId: mutationId, now: at(3) })
-      .then([
-        TransferFailed({ ...ours, reason: 'failed', reversalMutationId: mutationId, failedAt: at(3).toISOString() }),
-      ]);
+      .then([transferFailed('failed', mutationId, at(3).toISOString())]);
   });
 
   it('never fails a completed transfer', () => {

@@ -24,6 +24,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startRetention } from '../src/background/retention.ts';
+import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { freePort } from '../src/db/embedded.ts';
 import { createLogger } from '../src/logger.ts';
@@ -226,7 +227,8 @@ export async function run(ctx: BenchContext): Promise<void> {
     const at = await clockNow();
     const pool = new pg.Pool({ connectionString: database.serviceUrl, max: 2 });
     const retention = startRetention(
-      { pool, clock: { now: () => new Date(at) }, log: createLogger('silent') },
+      // the service's wall clock is the system's: the sessions it started are pruned by it
+      { pool, clock: { now: () => new Date(at) }, wallClock: systemClock, log: createLogger('silent') },
       settings,
       { everyMs: 3_600_000 },
     );

@@ -157,6 +157,8 @@ const envSchema = z.object({
   // operational rows past their retention are deleted in small batches by one instance (docs/operating.md)
   RETENTION_WEBHOOK_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   RETENTION_FAILED_JOBS_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  // 0: the first pass after a session ended or expired deletes its row (no reader looks at it once it is over)
+  RETENTION_ENDED_SESSIONS_DAYS: z.coerce.number().int().min(0).max(3650).default(0),
   RETENTION_BATCH_ROWS: z.coerce.number().int().min(1).max(100_000).default(1000),
   RETENTION_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(100),
   // a clock people and tests move over HTTP: never on unless asked for
@@ -216,6 +218,8 @@ export type RetentionSettings = {
   webhookDays: number;
   /** queue jobs that failed for good: days after their last try */
   failedJobDays: number;
+  /** rows of the sessions read model: days after the session ended or expired, on the sessions' wall clock */
+  endedSessionDays: number;
   /** rows deleted by one statement, and the pause between two statements */
   batchRows: number;
   pauseMs: number;
@@ -614,6 +618,7 @@ function retentionOf(e: z.infer<typeof envSchema>): Config['retention'] {
   return {
     webhookDays: e.RETENTION_WEBHOOK_DAYS,
     failedJobDays: e.RETENTION_FAILED_JOBS_DAYS,
+    endedSessionDays: e.RETENTION_ENDED_SESSIONS_DAYS,
     batchRows: e.RETENTION_BATCH_ROWS,
     pauseMs: e.RETENTION_PAUSE_MS,
   };

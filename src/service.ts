@@ -157,6 +157,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     schedulerTickMs: options.schedulerTickMs,
     paymentChecks: { ...config.paymentChecks, pushingProviders: providers.pushing },
     retention: config.retention,
+    wallClock: options.wallClock ?? systemClock,
     digestSigner: signer,
     ledgerCheckpointDir: config.ledgerCheckpointDir,
   });

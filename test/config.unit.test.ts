@@ -64,10 +64,11 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), GATEWAY_QRIS_FEE_RATE_BP: '0.7' })).toThrow(ConfigError);
   });
 
-  it('keeps the webhook log and failed jobs 30 days, pruned 1,000 rows a statement, each overridable', () => {
+  it('keeps the webhook log and failed jobs 30 days, sessions until they are over, pruned 1,000 rows a statement, each overridable', () => {
     expect(loadConfig({ DATA_DIR: dataDir() }).retention).toEqual({
       webhookDays: 30,
       failedJobDays: 30,
+      endedSessionDays: 0,
       batchRows: 1000,
       pauseMs: 100,
     });
@@ -75,6 +76,8 @@ describe('configuration', () => {
     expect(tuned.retention).toMatchObject({ webhookDays: 7, batchRows: 200 });
     // a retention of none would delete deliveries as they finish: at least a day
     expect(() => loadConfig({ DATA_DIR: dataDir(), RETENTION_WEBHOOK_DAYS: '0' })).toThrow(ConfigError);
+    expect(loadConfig({ DATA_DIR: dataDir(), RETENTION_ENDED_SESSIONS_DAYS: '2' }).retention.endedSessionDays).toBe(2);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), RETENTION_ENDED_SESSIONS_DAYS: '-1' })).toThrow(ConfigError);
   });
 
   it('keeps the test clock off unless asked, and refuses it with DATABASE_URL unless forced', () => {

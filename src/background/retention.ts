@@ -7,13 +7,17 @@ import { pruneFailedJobs } from '../db/job-queue.ts';
 import { notificationIdRetentionHours, pruneProviderNotifications } from '../db/provider-notification-ids.ts';
 import { subscriberLocks } from '../db/lock-holder.ts';
 import type { Logger } from '../logger.ts';
+import { pruneOverSessions } from '../projections/sessions.ts';
 import { pruneWebhookDeliveries, pruneWebhookEvents } from '../webhooks/retention.ts';
 import { onTheClock, type OnTheClock } from './on-the-clock.ts';
 
-/** One kind of operational row: deletes at most `batch` of its rows past their retention, in one short statement. */
+/**
+ * One kind of operational row: deletes at most `batch` of its rows past their retention, in one short statement.
+ * `now` is the service's clock (business time); `wallNow` the wall clock, which the sessions' times are on.
+ */
 export type RetentionRule = {
   name: string;
-  prune(pool: pg.Pool, batch: number, now: Date): Promise<number>;
+  prune(pool: pg.Pool, batch: number, now: Date, wallNow: Date): Promise<number>;
 };
 
 const dayMs = 24 * 3_600_000;
@@ -21,9 +25,10 @@ const dayMs = 24 * 3_600_000;
 /**
  * What is pruned, in order (deliveries before events: an event goes once its deliveries are gone). A table that comes
  * to hold operational rows adds its rule here (attempt_counts and provider_notifications also prune themselves as
- * they are written; payment_check_handovers is pruned by the payment checks' tick). Never here: the event log, the ledger's checkpoints, cosignatures and
- * keys, and every read model, which a rebuild would fill again from the log (docs/operating.md, "What is kept how
- * long").
+ * they are written; payment_check_handovers is pruned by the payment checks' tick). Never here: the event log, the
+ * ledger's checkpoints, cosignatures and keys. Of the read models only the rows a projection declares `prunable`
+ * (sessions that are over), which a rebuild brings back and the next pass deletes again (docs/operating.md, "What is
+ * kept how long").
  */
 export function retentionRules(settings: RetentionSettings): RetentionRule[] {
   const before = (now: Date, days: number) => new Date(now.getTime() - days * dayMs);
@@ -46,6 +51,11 @@ export function retentionRules(settings: RetentionSettings): RetentionRule[] {
       prune: (pool, batch, now) =>
         pruneProviderNotifications(pool, new Date(now.getTime() - notificationIdRetentionHours * 3_600_000), batch),
     },
+    // the wall clock: a session's end and expiry are the wall clock's, and moving the test clock must not end one
+    {
+      name: 'ended sessions',
+      prune: (pool, batch, _now, wallNow) => pruneOverSessions(pool, before(wallNow, settings.endedSessionDays), batch),
+    },
   ];
 }
 
@@ -58,7 +68,7 @@ const lockName = 'retention';
  * held long and the pass never crowds out the payments. Answers how many rows went (0 when another instance prunes).
  */
 export function startRetention(
-  deps: { pool: pg.Pool; clock: Clock; log: Logger },
+  deps: { pool: pg.Pool; clock: Clock; wallClock: Clock; log: Logger },
   settings: RetentionSettings,
   options: { everyMs?: number; rules?: RetentionRule[] } = {},
 ): OnTheClock {
@@ -76,7 +86,7 @@ export function startRetention(
       for (const rule of rules) {
         let pruned = 0;
         for (let n = settings.batchRows; n === settings.batchRows && going();) {
-          n = await rule.prune(deps.pool, settings.batchRows, deps.clock.now());
+          n = await rule.prune(deps.pool, settings.batchRows, deps.clock.now(), deps.wallClock.now());
           pruned += n;
           if (n === settings.batchRows) await sleep(settings.pauseMs);
         }

@@ -4,8 +4,11 @@ import { checkpointHash, type LedgerCheckpoint } from '../audit/ledger-format.ts
 import { ledgerIntegrity } from '../audit/ledger-integrity.ts';
 import { publishLedgerCheckpoint } from '../webhooks/ledger-checkpoints.ts';
 import { publishLedgerIntegrity } from '../webhooks/ledger-integrity.ts';
+import type { Clock } from '../clock.ts';
 import type { PaymentCheckSettings, RetentionSettings } from '../config.ts';
 import type { Core } from '../core.ts';
+import { legacyPayablesCarriedOver } from '../commands/payments-carry-over.ts';
+import { migrate } from '../db/migrations.ts';
 import { projections } from '../projections/all.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { startAccountSync, type AccountSyncScheduler } from './account-sync.ts';
@@ -57,6 +60,8 @@ export type BackgroundOptions = {
   schedulerTickMs?: number;
   paymentChecks: PaymentCheckSettings;
   retention: RetentionSettings;
+  /** the sessions' clock (src/commands/login.ts): their retention is measured on it */
+  wallClock: Clock;
   /** signs each day's digest of the log once the day is over */
   /** signs the checkpoints and the daily digests; follows rotations of its key file (src/audit/ledger-key-file.ts) */
   digestSigner: LedgerSigner;
@@ -67,6 +72,8 @@ export type BackgroundOptions = {
 /** Creates the read models and starts everything in the background, in this thread. */
 export async function startBackgroundWork(core: Core, options: BackgroundOptions): Promise<BackgroundWork> {
   const { pool, store, snapshots, cache, clock, log } = core;
+  // before anything matches credits or expires payments: the bills are where matching and releases look
+  await migrate(pool, [legacyPayablesCarriedOver({ store, snapshots, cache, clock, log })], log);
   const projectionRunner = new ProjectionRunner({ pool, store, log }, projections);
   const sagaRunner = new SagaRunner(
     { pool, store, log },
@@ -140,7 +147,7 @@ async function startTimers(core: Core, readModels: ProjectionRunner, options: Ba
   );
   const paymentChecks = startPaymentChecks({ pool, clock, log }, options.paymentChecks, { tickMs });
   const transferOutcomes = startTransferOutcomes({ ...core, readModels }, { tickMs: Math.max(tickMs, 5000) });
-  const retention = startRetention({ pool, clock, log }, options.retention);
+  const retention = startRetention({ pool, clock, wallClock: options.wallClock, log }, options.retention);
   return { accountSync, paymentExpiry, gatewaySettlement, paymentChecks, transferOutcomes, retention };
 }
 

@@ -46,6 +46,12 @@ export type Projection<Name extends string = string> = {
   announces?: Partial<Record<EventType, (event: StoredEvent<AnyEvent>) => string>>;
   /** The handlers `handles` and `apply` come from (absent: a projection written by hand, src/projections/payments.ts). */
   on?: { readonly [T in EventType]?: Handler<T> };
+  /**
+   * Optional, per table: the rows the retention may delete (src/background/retention.ts), as an SQL condition on a row
+   * that holds once it is over by `$1`, a time. A rebuild brings such rows back from the log and the next pass deletes
+   * them again; a verification does not count one that only the replay has.
+   */
+  prunable?: Readonly<Record<string, string>>;
 };
 
 /**
@@ -59,6 +65,7 @@ export function projection<const Name extends string, T extends EventType>(spec:
   on: { [K in T]: Handler<K> };
   applyRun?: { [K in NoInfer<T>]?: RunHandler<K> };
   announces?: { [K in NoInfer<T>]?: (event: Stored<K>) => string };
+  prunable?: Readonly<Record<string, string>>;
 }): Projection<Name> {
   const on: { readonly [K in EventType]?: Handler<K> } = spec.on;
   const handles = Object.keys(on) as T[];
@@ -72,6 +79,7 @@ export function projection<const Name extends string, T extends EventType>(spec:
     apply: (tx, event) => (on[event.type] as Handler<EventType> | undefined)?.(tx, event) ?? Promise.resolve(),
     ...(spec.applyRun ? { applyRun: spec.applyRun as Projection['applyRun'] } : {}),
     ...(spec.announces ? { announces: spec.announces as Projection['announces'] } : {}),
+    ...(spec.prunable ? { prunable: spec.prunable } : {}),
   };
 }
 

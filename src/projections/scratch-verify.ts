@@ -61,12 +61,35 @@ async function rowsOf(db: Queryable, table: string, columns: string[]): Promise<
   return (await query<{ r: string }>(db, 'ReadModelRows', rowsAs(table, columns))).rows.map(row => row.r);
 }
 
-/** Compares a table row for row: by digest first, and only when they differ, every row. */
-async function compareTable(live: Queryable, replayed: Queryable, table: string): Promise<ReadModelDifference | null> {
+/** Rows of a table the retention may have deleted by a time: the projection's condition, and that time. */
+type Prunable = { condition: string; at: Date };
+
+/** The replayed rows, each with whether the retention may have deleted it from the live table (never without `prunable`). */
+async function replayedRowsOf(db: Queryable, table: string, columns: string[], prunable: Prunable | null) {
+  const r = await query<{ r: string; prunable: boolean }>(
+    db,
+    'ReplayedReadModelRows',
+    `select row(${columns.map(quoted).join(', ')})::text as r, coalesce(${prunable?.condition ?? 'false'}, false) as prunable from ${table}`,
+    prunable ? [prunable.at] : [],
+  );
+  return r.rows;
+}
+
+/**
+ * Compares a table row for row: by digest first, and only when they differ, every row. A row only the replay has is
+ * no difference when it is prunable: the retention has deleted it from the live table, as it may.
+ */
+async function compareTable(
+  live: Queryable,
+  replayed: Queryable,
+  table: string,
+  prunable: Prunable | null,
+): Promise<ReadModelDifference | null> {
   const columns = (await columnsOf(replayed, table))!;
   const liveColumns = await columnsOf(live, table);
   if (liveColumns === null) {
-    const n = (await rowsOf(replayed, table, columns)).length; // a missing live table holds no rows
+    // a missing live table holds no rows
+    const n = (await replayedRowsOf(replayed, table, columns, prunable)).filter(row => !row.prunable).length;
     return n === 0 ? null : { table, onlyLive: 0, onlyReplayed: n };
   }
   if (liveColumns.length !== columns.length || !columns.every(c => liveColumns.includes(c))) {
@@ -75,10 +98,14 @@ async function compareTable(live: Queryable, replayed: Queryable, table: string)
   }
   if ((await digestOf(live, table, columns)) === (await digestOf(replayed, table, columns))) return null;
   const counts = new Map<string, number>();
+  const pruned = new Set<string>();
   for (const row of await rowsOf(live, table, columns)) counts.set(row, (counts.get(row) ?? 0) + 1);
-  for (const row of await rowsOf(replayed, table, columns)) counts.set(row, (counts.get(row) ?? 0) - 1);
+  for (const row of await replayedRowsOf(replayed, table, columns, prunable)) {
+    counts.set(row.r, (counts.get(row.r) ?? 0) - 1);
+    if (row.prunable) pruned.add(row.r);
+  }
   const onlyLive = [...counts.values()].filter(n => n > 0).reduce((a, n) => a + n, 0);
-  const onlyReplayed = [...counts.values()].filter(n => n < 0).reduce((a, n) => a - n, 0);
+  const onlyReplayed = [...counts].filter(([row, n]) => n < 0 && !pruned.has(row)).reduce((a, [, n]) => a - n, 0);
   return onlyLive || onlyReplayed ? { table, onlyLive, onlyReplayed } : null;
 }
 
@@ -88,12 +115,13 @@ async function compareTable(live: Queryable, replayed: Queryable, table: string)
  * and the replay goes exactly that far: both are then the fold of the same events. When a live instance leads the
  * projection, that checkpoint is first awaited at or past `head` (the log's head when the verification began), so the
  * verification covers everything recorded before it started; when nothing leads it (or it is stuck), it compares as
- * far as the live rows have got (a read model that lags is not a wrong one).
+ * far as the live rows have got (a read model that lags is not a wrong one). Rows the projection declares prunable by
+ * `now` (the wall clock's, the system's unless given) and only the replay has are left out: the retention deleted them.
  */
 export async function verifyAgainstHistory(
   deps: { pool: pg.Pool; store: EventStore },
   projection: Projection,
-  options: { head?: Position; patience?: Patience } = {},
+  options: { head?: Position; patience?: Patience; now?: Date } = {},
 ): Promise<Verification> {
   const patience = options.patience ?? defaultPatience;
   const head = options.head ?? (await deps.store.headPosition());
@@ -117,7 +145,9 @@ export async function verifyAgainstHistory(
       await replay.replayTo(asOf, patience);
       const differences: ReadModelDifference[] = [];
       for (const table of projection.tables) {
-        const difference = await compareTable(live, scratch.client, table);
+        const condition = projection.prunable?.[table];
+        const prunable = condition ? { condition, at: options.now ?? new Date() } : null;
+        const difference = await compareTable(live, scratch.client, table, prunable);
         if (difference) differences.push(difference);
       }
       return { differences, asOf, head, led };
@@ -134,7 +164,7 @@ export async function verifyAgainstHistory(
 export async function verifyProjection(
   deps: { pool: pg.Pool; store: EventStore },
   projection: Projection,
-  options: { head?: Position; patience?: Patience } = {},
+  options: { head?: Position; patience?: Patience; now?: Date } = {},
 ) {
   return (await verifyAgainstHistory(deps, projection, options)).differences;
 }

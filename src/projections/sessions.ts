@@ -1,9 +1,17 @@
+import type pg from 'pg';
 import { preparedQuery, query, type Queryable } from '../db/pool.ts';
 import { projection } from './projection.ts';
+
+/**
+ * When a session is over: its end or its expiry, whichever came first (least() passes over a null end). Both are the
+ * wall clock's, as every reader's check is; the retention deletes a row some time after this.
+ */
+const overAt = 'least(ended_at, expires_at)';
 
 export const sessionsProjection = projection({
   name: 'sessions',
   tables: ['user_sessions'],
+  prunable: { user_sessions: `${overAt} <= $1` },
   schema: [
     `
     create table if not exists user_sessions (
@@ -17,6 +25,7 @@ export const sessionsProjection = projection({
       ended_at timestamptz
     );
     create index if not exists user_sessions_user on user_sessions (user_id);`,
+    `create index if not exists user_sessions_over on user_sessions ((${overAt}));`,
   ],
   on: {
     async SessionStarted(tx, { data: d }) {
@@ -97,4 +106,20 @@ export async function openSessionIdsOf(db: Queryable, userId: string, now: Date)
     [userId, now],
   );
   return r.rows.map(row => row.id);
+}
+
+/**
+ * Rows of sessions over (ended or expired) before `before`, at most `batch` of them, rows locked by a projection's
+ * update skipped: for the retention's pass (src/background/retention.ts). No reader tells such a row from none: every
+ * one asks for sessions that are neither ended nor expired. The session's events stay in the log.
+ */
+export async function pruneOverSessions(pool: pg.Pool, before: Date, batch: number): Promise<number> {
+  const r = await query(
+    pool,
+    'PruneOverSessions',
+    `delete from user_sessions where id in (
+       select id from user_sessions where ${overAt} <= $1 order by ${overAt} limit $2 for update skip locked)`,
+    [before, batch],
+  );
+  return r.rowCount ?? 0;
 }

@@ -4,8 +4,10 @@ import { startRetention } from '../../src/background/retention.ts';
 import { loadConfig } from '../../src/config.ts';
 import { query } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
+import { rebuildProjection, verifyProjection } from '../../src/projections/runner.ts';
+import { sessionsProjection } from '../../src/projections/sessions.ts';
 import { createService } from '../../src/service.ts';
-import { keyHolder, registerUser } from '../support/http.ts';
+import { keyHolder, registerUser, sessionCookies } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { testSigningKey } from '../support/signing-key.ts';
 
@@ -15,9 +17,14 @@ import { testSigningKey } from '../support/signing-key.ts';
  */
 
 const dayMs = 24 * 3_600_000;
-// one row a statement and a pause after it: a pass lasts long enough for the other instance to try meanwhile; and an
-// endpoint on this machine, which nothing is sent to
-const slowPass = { RETENTION_BATCH_ROWS: '1', RETENTION_PAUSE_MS: '150', WEBHOOK_ALLOW_PRIVATE: 'true' };
+// one row a statement and a pause after it: a pass lasts long enough for the other instance to try meanwhile; an
+// endpoint on this machine, which nothing is sent to; and sessions kept a day after they are over
+const slowPass = {
+  RETENTION_BATCH_ROWS: '1',
+  RETENTION_PAUSE_MS: '150',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  RETENTION_ENDED_SESSIONS_DAYS: '1',
+};
 
 async function secondInstance(first: TestService): Promise<TestService> {
   const config = loadConfig({
@@ -229,9 +236,11 @@ describe('retention of operational rows, two instances on one database', () => {
     let statements = 0;
     const endless = { name: 'endless', prune: async (_pool: unknown, batch: number) => (statements++, batch) };
     const settings = { webhookDays: 30, failedJobDays: 30, batchRows: 10, pauseMs: 50 };
-    const retention = startRetention({ pool: a.pool, clock: a.clock, log: createLogger('silent') }, settings, {
-      rules: [endless],
-    });
+    const retention = startRetention(
+      { pool: a.pool, clock: a.clock, wallClock: a.wallClock, log: createLogger('silent') },
+      settings,
+      { rules: [endless] },
+    );
     const pass = retention.tick();
     await new Promise(resolve => setTimeout(resolve, 300));
     await retention.stop();
@@ -240,5 +249,86 @@ describe('retention of operational rows, two instances on one database', () => {
     await new Promise(resolve => setTimeout(resolve, 200));
     expect(statements).toBe(made);
     expect(made).toBeGreaterThan(1);
+  });
+});
+
+describe('retention of ended sessions, two instances on one database', () => {
+  const hour = 3_600_000;
+  /** A user signed up now, with the session the sign-up started (the only one of that user). */
+  const signedUp = async () => {
+    const user = await registerUser(a);
+    const r = await query<{ id: string }>(a.pool, 'SessionOf', 'select id from user_sessions where user_id = $1', [
+      user.id,
+    ]);
+    return { ...user, sessionId: r.rows[0]!.id };
+  };
+  const signedOut = async () => {
+    const user = await signedUp();
+    const out = await a.app.inject({ method: 'GET', url: '/api/auth/logout', cookies: sessionCookies(user.cookie) });
+    expect(out.statusCode).toBe(302);
+    return user;
+  };
+  const me = async (cookie: string) =>
+    (await a.app.inject({ method: 'GET', url: '/api/auth/me', cookies: sessionCookies(cookie) })).statusCode;
+  const kept = (sessions: { sessionId: string }[]) =>
+    present(
+      'user_sessions',
+      'id',
+      sessions.map(s => s.sessionId),
+    );
+  const ids = (...sessions: { sessionId: string }[]) => sessions.map(s => s.sessionId).sort();
+
+  it('prunes sessions a day after they ended or expired, once, on the wall clock; keeps the live ones and the log', async () => {
+    const endedLongAgo = await signedOut();
+    const expiresFirst = await signedUp(); // never signed out: over when it expires, a week on
+    a.wallClock.advance(25 * hour);
+    // business time moves far ahead: a session's end and expiry are the wall clock's, so nothing more goes for it
+    a.clock.advance(400 * 24 * hour);
+    const endedLately = await signedOut();
+    const live = await signedUp();
+    expect(await me(endedLongAgo.cookie)).toBe(401);
+    const logBefore = await eventLog();
+
+    const [byA, byB] = await Promise.all([a.retention.tick(), b.retention.tick()]);
+
+    expect(Math.min(byA, byB)).toBe(0);
+    expect(Math.max(byA, byB)).toBeGreaterThanOrEqual(1);
+    const all = [endedLongAgo, expiresFirst, endedLately, live];
+    expect(await kept(all)).toEqual(ids(expiresFirst, endedLately, live));
+    expect(await eventLog()).toBe(logBefore);
+    expect(await b.retention.tick()).toBe(0);
+    // a pruned session is refused as an ended one is (its JWT is still good for days); the others go on as they were
+    expect(await me(endedLongAgo.cookie)).toBe(401);
+    expect(await me(endedLately.cookie)).toBe(401);
+    expect(await me(live.cookie)).toBe(200);
+
+    // a week on, the session that was never signed out has been expired for more than a day, and the one ended lately
+    // ended more than a day ago
+    a.wallClock.advance(7 * 24 * hour);
+    const liveNow = await signedUp();
+    await a.retention.tick();
+    // the session signed up a week ago expired just now: within its day
+    expect(await kept([...all, liveNow])).toEqual(ids(live, liveNow));
+    expect(await me(liveNow.cookie)).toBe(200);
+  });
+
+  it('a rebuild brings pruned sessions back from the log, the next pass prunes them again; verify counts none', async () => {
+    const ended = await signedOut();
+    const live = await signedUp();
+    a.wallClock.advance(25 * hour);
+    const stillLive = await signedUp();
+    await a.retention.tick();
+    expect(await kept([ended, live, stillLive])).toEqual(ids(live, stillLive));
+    // only the replay has the pruned row: no difference, as it is over
+    expect(await verifyProjection(a, sessionsProjection, { now: a.wallClock.now() })).toEqual([]);
+
+    await rebuildProjection(a, sessionsProjection);
+
+    expect(await kept([ended, live, stillLive])).toEqual(ids(ended, live, stillLive));
+    expect(await me(ended.cookie)).toBe(401);
+    expect(await me(stillLive.cookie)).toBe(200);
+    await a.retention.tick();
+    expect(await kept([ended, live, stillLive])).toEqual(ids(live, stillLive));
+    expect(await verifyProjection(a, sessionsProjection, { now: a.wallClock.now() })).toEqual([]);
   });
 });

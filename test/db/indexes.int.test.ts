@@ -155,6 +155,10 @@ const indexes: Record<string, Need> = {
     query: 'FindOpenTransfers',
     sql: `select id from transfers where status = 'UNCONFIRMED' or (status = 'SUBMITTED' and submitted_at < $1) order by submitted_at limit 10`,
   },
+  user_sessions_over: {
+    query: 'PruneOverSessions',
+    sql: `select id from user_sessions where least(ended_at, expires_at) <= $1 order by least(ended_at, expires_at) limit 1000 for update skip locked`,
+  },
   user_sessions_user: {
     query: 'ListLiveSessions',
     sql: `select * from user_sessions where user_id = $1 and ended_at is null and expires_at > $2`,

@@ -1,11 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
-import { createService } from '../../src/service.ts';
 import { keyHolder, registerUser } from '../support/http.ts';
 import { createPayment, linkServiceWallet, paymentBody } from '../support/payments.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { testSigningKey } from '../support/signing-key.ts';
+import { startTwoInstances, type TestService } from '../support/service.ts';
 
 /**
  * Two instances of the service on one database, as behind a load balancer: the attempt limits are counted in
@@ -13,32 +9,10 @@ import { testSigningKey } from '../support/signing-key.ts';
  */
 const limits = { LOGIN_LIMIT_PER_IP_EMAIL: '4', LOGIN_LIMIT_PER_IP: '6', REGISTER_LIMIT_PER_IP: '2' };
 
-/** A second instance on the first one's database, secrets and sandbox, with the same clocks. */
-async function secondInstance(first: TestService, env: Record<string, string>): Promise<TestService> {
-  const config = loadConfig({
-    DATA_DIR: first.config.dataDir,
-    DATABASE_URL: first.config.databaseUrl!,
-    DIGEST_SIGNING_KEY: testSigningKey(),
-    SANDBOX_URL: first.sandboxUrl!,
-    PORT: '0',
-    SANDBOX_PORT: '0',
-    LOG_LEVEL: 'silent',
-    ...env,
-  });
-  const service = await createService(config, {
-    clock: first.clock,
-    wallClock: first.wallClock,
-    log: createLogger('silent'),
-    schedulerTickMs: 3_600_000,
-  });
-  return Object.assign(service, { clock: first.clock, wallClock: first.wallClock, config });
-}
-
 let a: TestService;
 let b: TestService;
 beforeAll(async () => {
-  a = await startTestService(limits);
-  b = await secondInstance(a, limits);
+  [a, b] = await startTwoInstances(limits);
 });
 afterAll(async () => {
   await b?.close();

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/db/embedded.ts';
 import { findPayment } from '../../src/projections/payments.ts';
@@ -8,21 +7,15 @@ import { eventually, sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 // two instances on one database: the first leads the read models, the page streams from the second
-const shared = { JWT_SECRET: randomBytes(32).toString('hex'), ENCRYPTION_KEY: randomBytes(32).toString('hex') };
 let leader: TestService;
 let standby: TestService;
 let standbyUrl: string;
 
 beforeAll(async () => {
-  leader = await startTestService(shared);
+  leader = await startTestService();
   const port = await freePort();
   standbyUrl = `http://127.0.0.1:${port}`;
-  standby = await startTestService({
-    ...shared,
-    DATABASE_URL: leader.config.databaseUrl!,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-  });
+  standby = await startTestService({ PORT: String(port), HOST: '127.0.0.1' }, { beside: leader });
   await standby.listen();
 }, 120_000);
 afterAll(async () => {

@@ -1,12 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
 import { sandboxNotificationSecret, signNotification } from '../../src/providers/notification-signature.ts';
-import { createService } from '../../src/service.ts';
 import { keyHolder } from '../support/http.ts';
 import { linkServiceWallet } from '../support/payments.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { testSigningKey } from '../support/signing-key.ts';
+import { startTwoInstances, type TestService } from '../support/service.ts';
 
 /**
  * Two instances on one database, as behind a load balancer: a provider's notification and its retry may reach either,
@@ -15,23 +11,8 @@ import { testSigningKey } from '../support/signing-key.ts';
 let a: TestService;
 let b: TestService;
 beforeAll(async () => {
-  a = await startTestService();
-  const config = loadConfig({
-    DATA_DIR: a.config.dataDir, // the same JWT_SECRET: the sandbox-played providers' secrets are the same
-    DATABASE_URL: a.config.databaseUrl!,
-    DIGEST_SIGNING_KEY: testSigningKey(),
-    SANDBOX_URL: a.sandboxUrl!,
-    PORT: '0',
-    SANDBOX_PORT: '0',
-    LOG_LEVEL: 'silent',
-  });
-  const service = await createService(config, {
-    clock: a.clock,
-    wallClock: a.wallClock,
-    log: createLogger('silent'),
-    schedulerTickMs: 3_600_000,
-  });
-  b = Object.assign(service, { clock: a.clock, wallClock: a.wallClock, config });
+  // one data folder, so one JWT_SECRET: the sandbox-played providers' secrets are the same on both
+  [a, b] = await startTwoInstances();
 });
 afterAll(async () => {
   await b?.close();

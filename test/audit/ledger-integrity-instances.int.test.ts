@@ -1,41 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listLedgerCheckpoints } from '../../src/audit/ledger-checkpoint-rows.ts';
-import { loadConfig } from '../../src/config.ts';
 import { query } from '../../src/db/pool.ts';
-import { createLogger } from '../../src/logger.ts';
-import { createService } from '../../src/service.ts';
 import { withoutAppendOnlyGuard } from '../support/database.ts';
 import { registerUser } from '../support/http.ts';
 import { eventually } from '../support/sandbox.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { testSigningKey } from '../support/signing-key.ts';
-
-/** A second instance on the first one's database, secrets and sandbox, with the same clocks. */
-async function secondInstance(first: TestService): Promise<TestService> {
-  const config = loadConfig({
-    DATA_DIR: first.config.dataDir,
-    DATABASE_URL: first.config.databaseUrl!,
-    DIGEST_SIGNING_KEY: testSigningKey(),
-    LEDGER_CHECKPOINT_DIR: first.config.ledgerCheckpointDir,
-    SANDBOX_URL: first.sandboxUrl!,
-    PORT: '0',
-    SANDBOX_PORT: '0',
-    LOG_LEVEL: 'silent',
-  });
-  const service = await createService(config, {
-    clock: first.clock,
-    wallClock: first.wallClock,
-    log: createLogger('silent'),
-    schedulerTickMs: 3_600_000,
-  });
-  return Object.assign(service, { clock: first.clock, wallClock: first.wallClock, config });
-}
+import { startTwoInstances, type TestService } from '../support/service.ts';
 
 let leader: TestService;
 let standby: TestService;
 beforeAll(async () => {
-  leader = await startTestService();
-  standby = await secondInstance(leader);
+  [leader, standby] = await startTwoInstances();
 });
 afterAll(async () => {
   await standby?.close();

@@ -1,44 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
 import { query } from '../../src/db/pool.ts';
-import { createLogger } from '../../src/logger.ts';
-import { createService } from '../../src/service.ts';
 import { keyHolder } from '../support/http.ts';
 import { createPayment, linkServiceWallet, paymentBody } from '../support/payments.ts';
 import { eventually } from '../support/sandbox.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { testSigningKey } from '../support/signing-key.ts';
+import { startTwoInstances, type TestService } from '../support/service.ts';
 
 /**
  * Two instances of the service on one database, both ticking their payment checks: each account with pending
  * payments is checked at the provider once per interval, not once per instance.
  */
 
-/** A second instance on the first one's database, secrets and sandbox, with the same clocks. */
-async function secondInstance(first: TestService): Promise<TestService> {
-  const config = loadConfig({
-    DATA_DIR: first.config.dataDir,
-    DATABASE_URL: first.config.databaseUrl!,
-    DIGEST_SIGNING_KEY: testSigningKey(),
-    SANDBOX_URL: first.sandboxUrl!,
-    PORT: '0',
-    SANDBOX_PORT: '0',
-    LOG_LEVEL: 'silent',
-  });
-  const service = await createService(config, {
-    clock: first.clock,
-    wallClock: first.wallClock,
-    log: createLogger('silent'),
-    schedulerTickMs: 3_600_000,
-  });
-  return Object.assign(service, { clock: first.clock, wallClock: first.wallClock, config });
-}
-
 let a: TestService;
 let b: TestService;
 beforeAll(async () => {
-  a = await startTestService();
-  b = await secondInstance(a);
+  [a, b] = await startTwoInstances();
 });
 afterAll(async () => {
   await b?.close();

@@ -1,13 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscriberLocks } from '../../src/db/lock-holder.ts';
 import { query } from '../../src/db/pool.ts';
 import { createKey, registerUser } from '../support/http.ts';
 import { eventually } from '../support/sandbox.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-
-// two instances of the service on one database, as users run them behind a load balancer: the same secrets
-const shared = { JWT_SECRET: randomBytes(32).toString('hex'), ENCRYPTION_KEY: randomBytes(32).toString('hex') };
+import { startTwoInstances, type TestService } from '../support/service.ts';
 
 const leading = (service: TestService) =>
   [...service.projections.health(), ...service.sagas.health()]
@@ -33,9 +29,9 @@ describe('two instances on one database', () => {
   let standby: TestService;
 
   beforeAll(async () => {
-    leader = await startTestService(shared);
-    // started after the first one holds every subscriber's lock: this one stands by for all of them
-    standby = await startTestService({ ...shared, DATABASE_URL: leader.config.databaseUrl! });
+    // as users run them behind a load balancer; the second, started after the first one holds every subscriber's lock,
+    // stands by for all of them
+    [leader, standby] = await startTwoInstances();
   }, 120_000);
   afterAll(async () => {
     await standby?.close();

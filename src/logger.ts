@@ -82,6 +82,16 @@ export function loggerOptions(level: string): LoggerOptions {
   return { level, redact: { paths: redactedPaths, censor: '[redacted]' }, serializers: { req: requestForLog } };
 }
 
+/**
+ * The logger of the access line, one a request, as a child of `log`: the line's fields are what the serializers pick
+ * (requestForLog: method, URL with credential values replaced, host, address; the answer's status; its time), never a
+ * header or a body, so the redaction has nothing to find there. It goes without the redaction, whose paths are tried on
+ * every field of every line and cost several times the rest of the line; the line is the same.
+ */
+export function accessLogger<L extends { child(bindings: object, options: { redact: string[] }): L }>(log: L): L {
+  return log.child({}, { redact: [] });
+}
+
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return destination ? pino(loggerOptions(level), destination as never) : pino(loggerOptions(level));
 }

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { accessLogger, createLogger } from '../src/logger.ts';
 
 /** Runs a script that logs with the service's logger and then exits as the service does, and returns what it wrote. */
 function logThenExit(exit: string): string[] {
@@ -29,5 +31,33 @@ describe("the service's asynchronous logger", () => {
   it('writes every line logged before a fatal error ends the process', () => {
     const lines = logThenExit("throw new Error('boom');");
     expect(lines).toHaveLength(2000);
+  });
+});
+
+describe('the access line', () => {
+  it('is the line the redacting request logger writes, credentials in headers and URL left out', () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString().split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const log = createLogger('info', sink);
+    const req = {
+      method: 'POST',
+      url: '/api/v1/payments?api_key=sk_live_in-the-url&page=2',
+      host: 'pay.example',
+      ip: '203.0.113.7',
+      socket: { remotePort: 51000 },
+      headers: { 'x-api-key': 'sk_live_not-a-real-key', cookie: 'session=secret-session', authorization: 'Bearer t' },
+    };
+    const res = { statusCode: 201 };
+    log.child({ reqId: 'req-7' }).info({ req, res, responseTime: 1.5 }, 'request completed');
+    accessLogger(log).info({ reqId: 'req-7', req, res, responseTime: 1.5 }, 'request completed');
+    const [redacting, access] = lines.map(l => l.replace(/"time":\d+,/, ''));
+    expect(access).toBe(redacting);
+    expect(access).toContain('"url":"/api/v1/payments?api_key=[redacted]&page=2"');
+    expect(access).not.toMatch(/in-the-url|not-a-real-key|secret-session|Bearer/);
   });
 });

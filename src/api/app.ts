@@ -12,6 +12,7 @@ import { providerRoutes } from './providers.ts';
 import { authRoutes } from './auth.ts';
 import { signInLimits } from './sign-in.ts';
 import { errorCodes } from '../errors.ts';
+import { accessLogger } from '../logger.ts';
 import type { HttpSettings } from '../config.ts';
 import type { AppDeps } from './deps.ts';
 import { serializeDocumentedResponses } from './documented-responses.ts';
@@ -91,8 +92,10 @@ function serverOf(deps: AppDeps): FastifyInstance {
     ...clientTimeouts(deps.config.http),
   });
   app.server.maxConnections = deps.config.http.maxConnections;
+  const access = accessLogger(app.log);
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    // the request's id where request.log binds it, first after the logger's own fields
+    access.info({ reqId: request.id, req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
   // While closing, answers end their keep-alive connection, so close() does not wait for idle clients.
   let closing = false;

@@ -232,6 +232,33 @@ describe('sessions', () => {
     );
   });
 
+  it('refuses a missing token with 401 and another account’s token with 403 on every account route', async () => {
+    const { sessionToken } = (await sandbox.loginBank('BANK-MANDIRI', bank)).json();
+    const destination = { instId: '014', instLocalName: 'BCA', accountNumber: '1234567890' };
+    const routes: [method: 'GET' | 'POST', path: string, body?: object][] = [
+      ['GET', 'balance'],
+      ['GET', 'transactions'],
+      ['GET', 'qris'],
+      ['POST', 'virtual-accounts', { vaNumber: '88001122' }],
+      ['GET', 'banks'],
+      ['POST', 'bank-inquiries', destination],
+      ['POST', 'bank-transfers', { ...destination, reference: 'r-1', amount: 10_000 }],
+      ['POST', 'qris-payments', { reference: 'r-2', qris: '0'.repeat(40), amount: 10_000 }],
+      ['GET', 'transfers/r-1'],
+    ];
+    for (const [method, path, payload] of routes) {
+      const inject = (accountRef: string, token?: string) =>
+        sandbox.app.inject({
+          method,
+          url: `/providers/BANK-MANDIRI/accounts/${accountRef}/${path}`,
+          headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+          ...(payload ? { payload } : {}),
+        });
+      expectStatus(await inject('8800112233'), 401, 'SESSION_EXPIRED');
+      expectStatus(await inject('9900000000', sessionToken), 403, 'ACCOUNT_FORBIDDEN');
+    }
+  });
+
   it('expires a session after sessionTtlMs on the clock', async () => {
     const { sessionToken } = (await sandbox.loginBank('BANK-MANDIRI', bank)).json();
     sandbox.clock.advance(hours(24) - 1);

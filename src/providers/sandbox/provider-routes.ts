@@ -66,6 +66,12 @@ const referenceParams = accountParams.extend({ reference: z.string().min(1).max(
 
 const virtualAccountBody = z.object({ vaNumber: z.string().regex(/^[0-9]{6,20}$/, '6 to 20 digits') });
 
+type AccountRequest = { params: z.infer<typeof accountParams>; headers: z.infer<typeof authHeaders> };
+
+/** The account a route names, once the request's bearer token is a live session of that account (401, 403 if not). */
+const authorizedBy = (sessions: SandboxSessions) => (request: AccountRequest) =>
+  sessions.authorize(request.params.providerCode, request.params.accountRef, request.headers.authorization);
+
 export function providerRoutes(deps: ProviderRouteDeps) {
   return async function (plain: FastifyInstance) {
     const app = plain.withTypeProvider<ZodTypeProvider>();
@@ -111,39 +117,22 @@ function loginRoutes(plain: FastifyInstance, deps: ProviderRouteDeps) {
 /** What a logged-in account reads: its balance, its history and its QRIS; and the virtual accounts it opens. */
 function accountRoutes(plain: FastifyInstance, deps: ProviderRouteDeps) {
   const app = plain.withTypeProvider<ZodTypeProvider>();
+  const authorized = authorizedBy(deps.sessions);
   app.get(
     '/accounts/:accountRef/balance',
     { schema: { params: accountParams, headers: authHeaders } },
-    async request => {
-      const account = deps.sessions.authorize(
-        request.params.providerCode,
-        request.params.accountRef,
-        request.headers.authorization,
-      );
-      return { balance: account.balance, currency: 'IDR' };
-    },
+    async request => ({ balance: authorized(request).balance, currency: 'IDR' }),
   );
 
   app.get(
     '/accounts/:accountRef/transactions',
     { schema: { params: accountParams, headers: authHeaders, querystring: transactionsQuery } },
-    async request => {
-      const account = deps.sessions.authorize(
-        request.params.providerCode,
-        request.params.accountRef,
-        request.headers.authorization,
-      );
-      return transactionPage(account, request.query.after, request.query.limit);
-    },
+    async request => transactionPage(authorized(request), request.query.after, request.query.limit),
   );
 
   app.get('/accounts/:accountRef/qris', { schema: { params: accountParams, headers: authHeaders } }, async request => {
     const provider = providerOrThrow(request.params.providerCode);
-    const account = deps.sessions.authorize(
-      provider.providerCode,
-      request.params.accountRef,
-      request.headers.authorization,
-    );
+    const account = authorized(request);
     if (!provider.qris) throw new SandboxError(404, 'QRIS_NOT_SUPPORTED', `${provider.providerCode} has no QRIS`);
     return { payload: merchantQris(account) };
   });
@@ -153,12 +142,7 @@ function accountRoutes(plain: FastifyInstance, deps: ProviderRouteDeps) {
     '/accounts/:accountRef/virtual-accounts',
     { schema: { params: accountParams, headers: authHeaders, body: virtualAccountBody } },
     async (request, reply) => {
-      const provider = providerOrThrow(request.params.providerCode);
-      const account = deps.sessions.authorize(
-        provider.providerCode,
-        request.params.accountRef,
-        request.headers.authorization,
-      );
+      const account = authorized(request);
       const registered = deps.payments.registerVirtualAccount({
         providerCode: account.providerCode,
         accountRef: account.accountRef,
@@ -172,62 +156,32 @@ function accountRoutes(plain: FastifyInstance, deps: ProviderRouteDeps) {
 /** A wallet's transfers out. */
 function transferRoutes(plain: FastifyInstance, deps: ProviderRouteDeps) {
   const app = plain.withTypeProvider<ZodTypeProvider>();
+  const authorized = authorizedBy(deps.sessions);
   // outbound transfers of a wallet (WALLET-A): the banks, a destination's holder, transfers by the caller's reference
-  app.get('/accounts/:accountRef/banks', { schema: { params: accountParams, headers: authHeaders } }, async request => {
-    const account = deps.sessions.authorize(
-      request.params.providerCode,
-      request.params.accountRef,
-      request.headers.authorization,
-    );
-    return { banks: deps.transfers.banks(account) };
-  });
+  app.get(
+    '/accounts/:accountRef/banks',
+    { schema: { params: accountParams, headers: authHeaders } },
+    async request => ({ banks: deps.transfers.banks(authorized(request)) }),
+  );
   app.post(
     '/accounts/:accountRef/bank-inquiries',
     { schema: { params: accountParams, headers: authHeaders, body: inquiryBody } },
-    async request => {
-      const account = deps.sessions.authorize(
-        request.params.providerCode,
-        request.params.accountRef,
-        request.headers.authorization,
-      );
-      return deps.transfers.inquire(account, request.body);
-    },
+    async request => deps.transfers.inquire(authorized(request), request.body),
   );
   app.post(
     '/accounts/:accountRef/bank-transfers',
     { schema: { params: accountParams, headers: authHeaders, body: bankTransferBody } },
-    async request => {
-      const account = deps.sessions.authorize(
-        request.params.providerCode,
-        request.params.accountRef,
-        request.headers.authorization,
-      );
-      return deps.transfers.transferToBank(account, request.body);
-    },
+    async request => deps.transfers.transferToBank(authorized(request), request.body),
   );
   app.post(
     '/accounts/:accountRef/qris-payments',
     { schema: { params: accountParams, headers: authHeaders, body: qrisPaymentBody } },
-    async request => {
-      const account = deps.sessions.authorize(
-        request.params.providerCode,
-        request.params.accountRef,
-        request.headers.authorization,
-      );
-      return deps.transfers.payQris(account, request.body);
-    },
+    async request => deps.transfers.payQris(authorized(request), request.body),
   );
   app.get(
     '/accounts/:accountRef/transfers/:reference',
     { schema: { params: referenceParams, headers: authHeaders } },
-    async request => {
-      const account = deps.sessions.authorize(
-        request.params.providerCode,
-        request.params.accountRef,
-        request.headers.authorization,
-      );
-      return deps.transfers.status(account, request.params.reference);
-    },
+    async request => deps.transfers.status(authorized(request), request.params.reference),
   );
 }
 

@@ -17,7 +17,8 @@ const crcTable = Array.from({ length: 256 }, (_, n) => {
 
 function crc32(text: string): string {
   let crc = 0xffffffff;
-  for (const byte of Buffer.from(text)) crc = crcTable[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
+  const bytes = Buffer.from(text);
+  for (let i = 0; i < bytes.length; i++) crc = crcTable[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
   return ((crc ^ 0xffffffff) >>> 0).toString(16).padStart(CHECKSUM, '0');
 }
 

@@ -38,17 +38,39 @@ export function streamRead<S, C, E extends DomainEvent>(
   decider: Decider<S, C, E>,
   options: { loaded?: Loaded<S> } = {},
 ): StreamRead<S, E> {
-  return {
-    streamId,
-    serialised: decider.serialised ?? false,
-    attempts: decider.attempts ?? defaultAttempts,
-    first: async es =>
-      options.loaded ??
+  return new DeciderRead(streamId, decider, options.loaded);
+}
+
+/** A stream read through its decider; a class, so that each command's reads make no functions of their own. */
+class DeciderRead<S, C, E extends DomainEvent> implements StreamRead<S, E> {
+  readonly serialised: boolean;
+  readonly attempts: number;
+
+  constructor(
+    readonly streamId: string,
+    private readonly decider: Decider<S, C, E>,
+    private readonly loaded: Loaded<S> | undefined,
+  ) {
+    this.serialised = decider.serialised ?? false;
+    this.attempts = decider.attempts ?? defaultAttempts;
+  }
+
+  async first(es: EventSourcing): Promise<Loaded<S>> {
+    const { streamId, decider } = this;
+    return (
+      this.loaded ??
       cachedState(es, streamId, decider) ??
-      (decider.likelyNew ? nothingLoaded(decider) : await load(es, streamId, decider)),
-    again: es => load(es, streamId, decider),
-    record: (es, loaded, events, nextRevision) => recordAppended(es, streamId, decider, loaded, events, nextRevision),
-  };
+      (decider.likelyNew ? nothingLoaded(decider) : await load(es, streamId, decider))
+    );
+  }
+
+  again(es: EventSourcing): Promise<Loaded<S>> {
+    return load(es, this.streamId, this.decider);
+  }
+
+  record(es: EventSourcing, loaded: Loaded<S>, events: E[], nextRevision: number): Promise<S> {
+    return recordAppended(es, this.streamId, this.decider, loaded, events, nextRevision);
+  }
 }
 
 type Reads = Record<string, StreamRead<unknown, DomainEvent>>;

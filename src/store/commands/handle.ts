@@ -127,16 +127,13 @@ function fold<S, C, E extends DomainEvent>(
 /** Events as the store takes them: validated, with the command's metadata (who, when, why). */
 export function toNewEvents(events: DomainEvent[], context: CommandContext): NewEvent[] {
   const correlationId = context.correlationId ?? randomUUID();
-  return events.map((e, i) => ({
-    ...serialise(e),
-    metadata: {
-      eventId: context.eventId?.(i, e) ?? uuidv7(),
-      correlationId,
-      causationId: context.causationId ?? null,
-      actor: context.actor,
-      occurredAt: context.now.toISOString(),
-    },
-  }));
+  const causationId = context.causationId ?? null;
+  const occurredAt = context.now.toISOString();
+  return events.map((e, i) => {
+    const { type, version, data } = serialise(e);
+    const eventId = context.eventId?.(i, e) ?? uuidv7();
+    return { type, version, data, metadata: { eventId, correlationId, causationId, actor: context.actor, occurredAt } };
+  });
 }
 
 /** Events between two snapshots of `state`: `every`, doubled until it is at least the state's size. */

@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRetention } from '../../src/background/retention.ts';
-import { loadConfig } from '../../src/config.ts';
 import { query } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { rebuildProjection, verifyProjection } from '../../src/projections/runner.ts';
 import { sessionsProjection } from '../../src/projections/sessions.ts';
-import { createService } from '../../src/service.ts';
 import { keyHolder, registerUser, sessionCookies } from '../support/http.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { testSigningKey } from '../support/signing-key.ts';
+import { startTwoInstances, type TestService } from '../support/service.ts';
 
 /**
  * The retention's pass (src/background/retention.ts) on two instances of the service sharing one database and one test
@@ -26,31 +23,10 @@ const slowPass = {
   RETENTION_ENDED_SESSIONS_DAYS: '1',
 };
 
-async function secondInstance(first: TestService): Promise<TestService> {
-  const config = loadConfig({
-    DATA_DIR: first.config.dataDir,
-    DATABASE_URL: first.config.databaseUrl!,
-    DIGEST_SIGNING_KEY: testSigningKey(),
-    SANDBOX_URL: first.sandboxUrl!,
-    PORT: '0',
-    SANDBOX_PORT: '0',
-    LOG_LEVEL: 'silent',
-    ...slowPass,
-  });
-  const service = await createService(config, {
-    clock: first.clock,
-    wallClock: first.wallClock,
-    log: createLogger('silent'),
-    schedulerTickMs: 3_600_000,
-  });
-  return Object.assign(service, { clock: first.clock, wallClock: first.wallClock, config });
-}
-
 let a: TestService;
 let b: TestService;
 beforeAll(async () => {
-  a = await startTestService(slowPass);
-  b = await secondInstance(a);
+  [a, b] = await startTwoInstances(slowPass);
 }, 120_000);
 afterAll(async () => {
   await b?.close();
@@ -235,7 +211,7 @@ describe('retention of operational rows, two instances on one database', () => {
   it('a stop ends a pass after the statement in hand, whatever is left to prune', async () => {
     let statements = 0;
     const endless = { name: 'endless', prune: async (_pool: unknown, batch: number) => (statements++, batch) };
-    const settings = { webhookDays: 30, failedJobDays: 30, batchRows: 10, pauseMs: 50 };
+    const settings = { webhookDays: 30, failedJobDays: 30, endedSessionDays: 0, batchRows: 10, pauseMs: 50 };
     const retention = startRetention(
       { pool: a.pool, clock: a.clock, wallClock: a.wallClock, log: createLogger('silent') },
       settings,

@@ -1,5 +1,6 @@
 import { csvTime, type CsvCell } from '../csv.ts';
 import type { GatewayReconciliation } from './gateway-reconciliation.ts';
+import { suspenseCreditCells, suspenseCreditHeader } from './suspense-credit-columns.ts';
 
 /**
  * The report's carried balances and suspense ageing as CSV tables (gateway-reconciliation-csv.ts names them): every
@@ -38,30 +39,8 @@ export function carriedBalancesTable(
       ];
     case 'suspense-open':
       return [
-        [
-          'suspenseId',
-          'holdingAccountId',
-          'providerCode',
-          'accountName',
-          'amount',
-          'senderName',
-          'reference',
-          'receivedAt',
-          'ageDays',
-          'bucket',
-        ],
-        ...suspense.ageing.items.map(i => [
-          i.id,
-          i.accountId,
-          i.providerCode ?? null,
-          i.accountName ?? null,
-          i.amount,
-          i.senderName,
-          i.reference,
-          csvTime(new Date(i.receivedAt)),
-          i.ageDays,
-          i.bucket,
-        ]),
+        ['suspenseId', ...suspenseCreditHeader, 'ageDays', 'bucket'],
+        ...suspense.ageing.items.map(i => [i.id, ...suspenseCreditCells(i), i.ageDays, i.bucket]),
       ];
     default: {
       const never: never = table;

@@ -2,6 +2,7 @@ import { csvText, csvTime, type CsvCell } from '../csv.ts';
 import { refuse } from '../errors.ts';
 import { accountKinds, type GatewayReconciliation } from './gateway-reconciliation.ts';
 import { carriedBalancesTable } from './carried-balances-csv.ts';
+import { suspenseCreditCells, suspenseCreditHeader } from './suspense-credit-columns.ts';
 
 /**
  * The report's tables, one CSV file each (one header row, so a spreadsheet's filter works on it). A table's totals are
@@ -150,13 +151,7 @@ const holdingAccountRows = ({ holdingAccounts }: Report): CsvCell[][] => [
 const suspenseHeader = [
   'suspenseId',
   'mutationId',
-  'holdingAccountId',
-  'providerCode',
-  'accountName',
-  'amount',
-  'senderName',
-  'reference',
-  'receivedAt',
+  ...suspenseCreditHeader,
   'status',
   'merchantId',
   'merchantName',
@@ -177,13 +172,7 @@ const suspenseRows = ({ suspense }: Report): CsvCell[][] => [
   ...suspense.items.map(i => [
     i.id,
     i.mutationId,
-    i.accountId,
-    i.providerCode ?? null,
-    i.accountName ?? null,
-    i.amount,
-    i.senderName,
-    i.reference,
-    csvTime(i.receivedAt),
+    ...suspenseCreditCells(i),
     i.status,
     i.merchantId,
     i.merchantName ?? null,

@@ -1,15 +1,10 @@
 import { csvTime, type CsvCell } from '../csv.ts';
+import type { AccountNames } from './report-names.ts';
+import type { OpenSuspenseItem } from './suspense-ageing.ts';
 
 /** A suspense credit as both suspense tables hold it: the report's items (a Date) and the open ones (an ISO string). */
-type SuspenseCredit = {
-  accountId: string;
-  providerCode?: string | null;
-  accountName?: string | null;
-  amount: number;
-  senderName: string;
-  reference: string | null;
-  receivedAt: Date | string;
-};
+type SuspenseCredit = Pick<OpenSuspenseItem, 'accountId' | 'amount' | 'senderName' | 'reference'> &
+  Partial<AccountNames> & { receivedAt: Date | string };
 
 /**
  * The columns that say which credit a row is, after its ids, in the suspense table (gateway-reconciliation-csv.ts) and

@@ -25,6 +25,25 @@ const completed: Step<Stored<'PaymentCompleted'>> = {
 
 const paymentId = '6a0c1d2e-3f40-4152-8364-758697a8b9c0';
 const ownerId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';
+const expiredEvent = stored(
+  PaymentExpired({ paymentId, ownerId, receivingAccountId: null, expiredAt: t0.toISOString() }),
+  { streamId: `payment-${paymentId}`, revision: 1 },
+);
+
+/** A runner's dependencies that only log, and the lines they logged: the store and the pool are never asked. */
+function loggingDeps() {
+  const lines: { msg: string; [field: string]: unknown }[] = [];
+  const sink = new Writable({
+    write: (chunk: Buffer, _, done) => (lines.push(JSON.parse(chunk.toString())), done()),
+  });
+  const deps = {
+    store: {} as EventStore,
+    pool: {} as pg.Pool,
+    clock: new TestClock(t0),
+    log: createLogger('info', sink),
+  };
+  return { lines, deps };
+}
 
 describe('a reaction', () => {
   it('handles the event types it has a step for, and no other', () => {
@@ -43,10 +62,7 @@ describe('a reaction', () => {
   });
 
   it('is run by its runner: the actions in order, a follow-up step with its input, now from the clock', async () => {
-    const lines: { msg: string; [field: string]: unknown }[] = [];
-    const sink = new Writable({
-      write: (chunk: Buffer, _, done) => (lines.push(JSON.parse(chunk.toString())), done()),
-    });
+    const { lines, deps } = loggingDeps();
     const then: Step<{ step: number }> = {
       decide: ({ step }, _, now) => [log({ step, at: now.toISOString() }, 'follow-up')],
     };
@@ -57,20 +73,7 @@ describe('a reaction', () => {
         log({}, 'last'),
       ],
     };
-    // nothing here reads or writes: the store and the pool are never asked
-    const deps = {
-      store: {} as EventStore,
-      pool: {} as pg.Pool,
-      clock: new TestClock(t0),
-      log: createLogger('info', sink),
-    };
-    const saga = sagaOf(reaction('test', { PaymentExpired: expired }), deps);
-    await saga.handle(
-      stored(PaymentExpired({ paymentId, ownerId, receivingAccountId: null, expiredAt: t0.toISOString() }), {
-        streamId: `payment-${paymentId}`,
-        revision: 1,
-      }),
-    );
+    await sagaOf(reaction('test', { PaymentExpired: expired }), deps).handle(expiredEvent);
     expect(lines.map(({ msg, paymentId, step, at }) => ({ msg, paymentId, step, at }))).toEqual([
       { msg: 'first', paymentId, step: undefined, at: t0.toISOString() },
       { msg: 'follow-up', paymentId: undefined, step: 2, at: t0.toISOString() },
@@ -79,16 +82,7 @@ describe('a reaction', () => {
   });
 
   it("reads through the read's own function, with the runner's dependencies, and decides on what it answers", async () => {
-    const lines: { msg: string; answer?: number; same?: boolean }[] = [];
-    const sink = new Writable({
-      write: (chunk: Buffer, _, done) => (lines.push(JSON.parse(chunk.toString())), done()),
-    });
-    const deps = {
-      store: {} as EventStore,
-      pool: {} as pg.Pool,
-      clock: new TestClock(t0),
-      log: createLogger('info', sink),
-    };
+    const { lines, deps } = loggingDeps();
     // a kind of read the runner has never heard of: it only calls `run`
     const answer: Read<{ answer: number; same: boolean }> = {
       what: { read: 'answer', paymentId },
@@ -98,28 +92,14 @@ describe('a reaction', () => {
       reads: () => answer,
       decide: (_, state) => [log(state, 'answered')],
     };
-    await sagaOf(reaction('test', { PaymentExpired: expired }), deps).handle(
-      stored(PaymentExpired({ paymentId, ownerId, receivingAccountId: null, expiredAt: t0.toISOString() }), {
-        streamId: `payment-${paymentId}`,
-        revision: 1,
-      }),
-    );
+    await sagaOf(reaction('test', { PaymentExpired: expired }), deps).handle(expiredEvent);
     expect(lines.map(({ msg, answer, same }) => ({ msg, answer, same }))).toEqual([
       { msg: 'answered', answer: 42, same: true },
     ]);
   });
 
   it("performs a call through the call's own function, with the runner's dependencies, and hands on its outcome", async () => {
-    const lines: { msg: string; outcome?: number; same?: boolean }[] = [];
-    const sink = new Writable({
-      write: (chunk: Buffer, _, done) => (lines.push(JSON.parse(chunk.toString())), done()),
-    });
-    const deps = {
-      store: {} as EventStore,
-      pool: {} as pg.Pool,
-      clock: new TestClock(t0),
-      log: createLogger('info', sink),
-    };
+    const { lines, deps } = loggingDeps();
     // a call the runner has never heard of: it only calls `run`
     let given: unknown;
     const answer: Call<number> = {
@@ -132,12 +112,7 @@ describe('a reaction', () => {
     const expired: Step<Stored<'PaymentExpired'>> = {
       decide: event => [call(answer, followUp(answered, { paymentId: event.data.paymentId })), log({}, 'after')],
     };
-    await sagaOf(reaction('test', { PaymentExpired: expired }), deps).handle(
-      stored(PaymentExpired({ paymentId, ownerId, receivingAccountId: null, expiredAt: t0.toISOString() }), {
-        streamId: `payment-${paymentId}`,
-        revision: 1,
-      }),
-    );
+    await sagaOf(reaction('test', { PaymentExpired: expired }), deps).handle(expiredEvent);
     expect(lines.map(({ msg, outcome, same }) => ({ msg, outcome, same }))).toEqual([
       { msg: 'called', outcome: 42, same: true },
       { msg: 'after', outcome: undefined, same: undefined },

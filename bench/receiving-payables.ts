@@ -1,8 +1,8 @@
 /**
  * What a busy receiving account's payables cost a payment in memory, at a steady state: payments keep arriving at a
  * rate per account, each pending for an hour, so the oldest lapse as fast as new ones are reserved. Per payment:
- * reserving a unique code (decide and evolve, on the request path, one at a time per account), and completing one
- * (matching a credit to a payable, then releasing it). Compared with a quiet account of the same run (360 pending): the
+ * reserving a virtual account's number (decide and evolve, on the request path, one at a time per account), and
+ * completing one (matching a credit to a payable by the number its reference carries, then releasing it). Compared with a quiet account of the same run (360 pending): the
  * ratio shows how the cost grows with the pending payables.
  */
 import { randomUUID } from 'node:crypto';
@@ -27,7 +27,7 @@ function steadyAccount(gapMs: number) {
   let state: Receiving = receiving.initialState();
   let clock = Date.parse('2026-01-05T03:00:00Z');
   let n = 0;
-  const recentTotals: number[] = []; // the last thousand reservations' totals: what credits pay
+  const recent: { total: number; vaNumber: string }[] = []; // the last thousand reservations: what credits pay
   const reserve = () => {
     const now = new Date(clock);
     clock += gapMs;
@@ -37,21 +37,20 @@ function steadyAccount(gapMs: number) {
       accountId: 'bench',
       paymentId: randomUUID(),
       amount: 10_000 + (n % 50) * 1_000,
-      vaNumber: null,
-      firstCode: 1 + ((n * 7919) % 999),
+      vaNumber: `88810${String(n).padStart(11, '0')}`,
       expiresAt: new Date(now.getTime() + hourMs),
       now,
     };
     for (const e of receiving.decide(state, command)) {
       state = receiving.evolve(state, asStored(e));
-      if (e.type === 'PayableReserved') recentTotals[n % 1000] = e.data.totalAmount;
+      if (e.type === 'PayableReserved') recent[n % 1000] = { total: e.data.totalAmount, vaNumber: command.vaNumber };
     }
   };
   let paid = 0;
   const complete = () => {
     const now = new Date(clock).toISOString();
-    const total = recentTotals[(paid++ * 7) % recentTotals.length]!;
-    const match = matchCredit(state, { amount: total, reference: null, occurredAt: now });
+    const { total, vaNumber } = recent[(paid++ * 7) % recent.length]!;
+    const match = matchCredit(state, { amount: total, reference: `VA ${vaNumber}`, occurredAt: now });
     if (!match) return;
     const events = receiving.decide(state, {
       type: 'ReleasePayable',

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { handleCommand } from '../store/commands/handle.ts';
 import { payment, paymentStream } from '../domain/payments.ts';
 import { releasePayable } from '../commands/payments.ts';
+import { paymentMethod } from '../domain/payment-methods.ts';
 import { duePayments, paymentsProjection } from '../projections/payments.ts';
 import type { CommandDeps } from '../commands/deps.ts';
 import type { SagaDeps } from '../sagas/all.ts';
@@ -34,19 +35,13 @@ export function startPaymentExpiry(
       const context = { actor: 'system:payment-expiry', now, correlationId: id };
       const result = await handleCommand(deps, paymentStream(id), payment, { type: 'ExpirePayment', now }, context);
       if (result.state.status !== 'EXPIRED') continue;
-      // a gateway payment whose payer never chose a method holds no payable anywhere
-      if (result.state.receivingAccountId !== null)
-        await releasePayable(
-          deps,
-          {
-            accountId: result.state.receivingAccountId,
-            paymentId: id,
-            totalAmount: result.state.totalAmount,
-            reason: 'expired',
-            now,
-          },
-          context,
-        );
+      const { receivingAccountId, totalAmount, type, accountNumber } = result.state;
+      // a payment whose payer never chose a method (a gateway payment's account, too) holds no bill anywhere
+      if (receivingAccountId !== null && totalAmount !== null && type !== null) {
+        const vaNumber = paymentMethod(type).va ? accountNumber : null;
+        const bill = { accountId: receivingAccountId, paymentId: id, totalAmount, vaNumber };
+        await releasePayable(deps, { ...bill, reason: 'expired', now }, context);
+      }
       if (result.events.length > 0) expired++;
     }
     return expired;

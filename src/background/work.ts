@@ -7,6 +7,8 @@ import { publishLedgerIntegrity } from '../webhooks/ledger-integrity.ts';
 import type { Clock } from '../clock.ts';
 import type { PaymentCheckSettings, RetentionSettings } from '../config.ts';
 import type { Core } from '../core.ts';
+import { legacyPayablesCarriedOver } from '../commands/payments-carry-over.ts';
+import { migrate } from '../db/migrations.ts';
 import { projections } from '../projections/all.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { startAccountSync, type AccountSyncScheduler } from './account-sync.ts';
@@ -70,6 +72,8 @@ export type BackgroundOptions = {
 /** Creates the read models and starts everything in the background, in this thread. */
 export async function startBackgroundWork(core: Core, options: BackgroundOptions): Promise<BackgroundWork> {
   const { pool, store, snapshots, cache, clock, log } = core;
+  // before anything matches credits or expires payments: the bills are where matching and releases look
+  await migrate(pool, [legacyPayablesCarriedOver({ store, snapshots, cache, clock, log })], log);
   const projectionRunner = new ProjectionRunner({ pool, store, log }, projections);
   const sagaRunner = new SagaRunner(
     { pool, store, log },

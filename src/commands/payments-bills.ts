@@ -3,17 +3,16 @@ import { refuse } from '../errors.ts';
 import type { ReceivingEvent } from '../events/receiving.ts';
 import type { LinkedAccount } from '../domain/account.ts';
 import { streamRead, type StreamRead } from '../store/commands/handle-streams.ts';
-import { checkedState, type EventSourcing } from '../store/commands/handle.ts';
-import { payableClaim, payableClaimStream, TotalHeld, type PayableClaim } from '../domain/payments-payable-claims.ts';
-import { billOf, type PayTo } from './payments-pay-to.ts';
 import {
-  findPayable,
   maxUniqueCode,
   noFreeCode,
-  receiving,
-  receivingStream,
-  type ReceivingCommand,
-} from '../domain/payments-receiving.ts';
+  payableClaim,
+  payableClaimStream,
+  TotalHeld,
+  type PayableClaim,
+} from '../domain/payments-payable-claims.ts';
+import { billOf, type PayTo } from './payments-pay-to.ts';
+import { findPayable, receiving, receivingStream, type ReceivingCommand } from '../domain/payments-receiving.ts';
 
 /** What a payment's bill shows: its unique code and total, and where to pay them. */
 export type Bill = ReturnType<typeof billOf>;
@@ -52,14 +51,13 @@ function reservation<S>(
  * bill holds its number on the account's receiving stream.
  */
 export function reserveBill<T>(
-  deps: EventSourcing,
   linked: LinkedAccount,
   where: PayTo,
   bill: BillRequest,
   record: (reservation: Reservation) => Promise<T>,
 ): Promise<T> {
-  if (where.vaNumber !== null) return record(onReceivingStream(linked, where, bill));
-  return withUniqueCode(deps, { accountId: linked.accountId, ...bill }, (claim, uniqueCode) =>
+  if (where.vaNumber !== null) return record(onReceivingStream(linked, where.vaNumber, where, bill));
+  return withUniqueCode({ accountId: linked.accountId, ...bill }, (claim, uniqueCode) =>
     record(
       reservation(claim, state => ({
         events: payableClaim.decide(state, {
@@ -78,14 +76,13 @@ export function reserveBill<T>(
 }
 
 /** A virtual account's bill: its number held on the receiving stream (a retried reservation finds it held already). */
-function onReceivingStream(linked: LinkedAccount, where: PayTo, bill: BillRequest): Reservation {
+function onReceivingStream(linked: LinkedAccount, vaNumber: string, where: PayTo, bill: BillRequest): Reservation {
   const command: ReceivingCommand = {
     type: 'ReservePayable',
     accountId: linked.accountId,
     paymentId: bill.paymentId,
     amount: bill.amount,
-    vaNumber: where.vaNumber,
-    firstCode: 1, // a virtual account's bill takes no code
+    vaNumber,
     expiresAt: bill.expiresAt,
     now: bill.now,
   };
@@ -98,25 +95,20 @@ function onReceivingStream(linked: LinkedAccount, where: PayTo, bill: BillReques
 }
 
 /**
- * Bills a unique-code payment: from a random code on, the first total that neither a claim nor the account's receiving
- * stream (payments reserved there before claims, VA bills) holds is claimed by `record`, which appends the claim with
- * the payment's own events in one append. A total claimed meanwhile (the append refused, the claim read again and
- * held) moves on to the next code; every code held: 409 NO_UNIQUE_CODE. `highestCode` (at most 999) keeps the total
- * within a method's maximum: the codes are 1 to it.
+ * Bills a unique-code payment: from a random code on, the first total no claim holds is claimed by `record`, which
+ * appends the claim with the payment's own events in one append. A total claimed meanwhile (the append refused, the
+ * claim read again and held) moves on to the next code; every code held: 409 NO_UNIQUE_CODE. `highestCode` (at most
+ * 999) keeps the total within a method's maximum: the codes are 1 to it.
  */
 async function withUniqueCode<T>(
-  deps: EventSourcing,
   bill: { accountId: string; amount: number; now: Date; highestCode?: number | null | undefined },
   record: (claim: StreamRead<PayableClaim, ReceivingEvent>, uniqueCode: number) => Promise<T>,
 ): Promise<T> {
-  const at = bill.now.toISOString();
-  const legacy = await checkedState(deps, receivingStream(bill.accountId), receiving);
   const codes = Math.min(maxUniqueCode, bill.highestCode ?? maxUniqueCode);
   const first = codes > 0 ? randomInt(1, codes + 1) : 1;
   for (let i = 0; i < codes; i++) {
     const code = ((first - 1 + i) % codes) + 1;
     const totalAmount = bill.amount + code;
-    if (legacy.payables.totalHeld(totalAmount, at)) continue;
     // a total this process saw held is refused by the claim's decision on its cached state (TotalHeld), unwritten
     const claim = streamRead(payableClaimStream(bill.accountId, totalAmount), payableClaim);
     try {

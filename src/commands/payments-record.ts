@@ -211,7 +211,5 @@ export function recordPayment(
     now: p.now,
     highestCode: gateway?.highestCode,
   };
-  return reserveBill(deps, receiver.linked, receiver.where, bill, reservation =>
-    record(deps, { ...recording, reservation }),
-  );
+  return reserveBill(receiver.linked, receiver.where, bill, reservation => record(deps, { ...recording, reservation }));
 }

@@ -7,7 +7,14 @@ import type { GatewaySettings } from '../config.ts';
 import { gatewayBill } from '../domain/gateway-fees.ts';
 import type { Credit } from '../domain/payments-payables.ts';
 import { payableClaim, payableClaimStream } from '../domain/payments-payable-claims.ts';
-import { payableFor, receiving, receivingStream, type MatchedPayable } from '../domain/payments-receiving.ts';
+import {
+  billRelease,
+  payableFor,
+  receiving,
+  receivingStream,
+  type HeldBill,
+  type Payable,
+} from '../domain/payments-receiving.ts';
 import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
 import {
   checkedState,
@@ -138,7 +145,7 @@ function recordChoice(
     now,
     highestCode: gateway?.highestCode,
   };
-  return reserveBill(deps, linked, where, bill, async reservation => {
+  return reserveBill(linked, where, bill, async reservation => {
     const reads = {
       account: streamRead(accountStream(linked.accountId), account),
       bill: reservation.read,
@@ -216,48 +223,19 @@ export async function choosePaymentMethod(
 }
 
 /** The payable a synchronised credit pays on the account (payableFor says in which order), read from its two streams. */
-export async function matchPayable(
-  deps: EventSourcing,
-  accountId: string,
-  credit: Credit,
-): Promise<MatchedPayable | null> {
+export async function matchPayable(deps: EventSourcing, accountId: string, credit: Credit): Promise<Payable | null> {
   const onReceiving = (await load(deps, receivingStream(accountId), receiving)).state;
   const claim = (await load(deps, payableClaimStream(accountId, credit.amount), payableClaim)).state;
   return payableFor(credit, onReceiving, claim);
 }
 
-/**
- * Frees what a payment that ended held: its claim on its total and its reservation on the receiving stream (older or
- * VA), or only the one `claimed` says it held when the caller knows.
- */
+/** Frees the bill a payment that ended held, where it is held (billRelease): its total's claim, or its number. */
 export async function releasePayable(
   deps: EventSourcing,
-  ended: {
-    accountId: string;
-    paymentId: string;
-    totalAmount: number | null;
-    claimed?: boolean;
-    reason: 'completed' | 'expired';
-    now: Date;
-  },
+  ended: HeldBill & { reason: 'completed' | 'expired'; now: Date },
   context: CommandContext,
-) {
-  const { accountId, paymentId, totalAmount, claimed, reason, now } = ended;
-  if (totalAmount !== null && claimed !== false) {
-    await handleCommand(
-      deps,
-      payableClaimStream(accountId, totalAmount),
-      payableClaim,
-      { type: 'ReleaseTotal', accountId, paymentId, reason, now },
-      context,
-    );
-  }
-  if (claimed !== true)
-    await handleCommand(
-      deps,
-      receivingStream(accountId),
-      receiving,
-      { type: 'ReleasePayable', paymentId, reason, now },
-      context,
-    );
+): Promise<void> {
+  const release = billRelease(ended, ended.reason, ended.now);
+  if (release.on === 'claim') await handleCommand(deps, release.streamId, payableClaim, release.command, context);
+  else await handleCommand(deps, release.streamId, receiving, release.command, context);
 }

@@ -8,7 +8,7 @@ import {
   type PaymentType,
 } from './payment-methods.ts';
 import { refuse } from '../errors.ts';
-import { maxUniqueCode } from './payments-receiving.ts';
+import { maxUniqueCode } from './payments-payable-claims.ts';
 
 /**
  * The gateway's fees (the interface's Limits table): the one place a fee is computed and rounded.

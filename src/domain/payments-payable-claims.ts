@@ -1,4 +1,6 @@
+import { refuse } from '../errors.ts';
 import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/receiving.ts';
+import type { EventOf } from '../events/event.ts';
 import type { Decider } from './decider.ts';
 import type { Payable } from './payments-payables.ts';
 
@@ -10,6 +12,14 @@ import type { Payable } from './payments-payables.ts';
  * The events are the receiving stream's own (PayableReserved, PayableReleased), on a stream of one total.
  */
 export const payableClaimStream = (accountId: string, totalAmount: number) => `payable-${accountId}-${totalAmount}`;
+
+/** Unique codes are 1 to 999: the customer pays amount + code, so pending bills of one account differ. */
+export const maxUniqueCode = 999;
+
+export const noFreeCode = (amount: number) =>
+  refuse('NO_UNIQUE_CODE', {
+    message: `Every unique code for ${amount} is held by a pending payment on this account; try again later or another amount`,
+  });
 
 /** The payment holding the total (null: free); a lapsed holder (past its payment's expiry) holds nothing. */
 export type PayableClaim = { holder: Payable | null };
@@ -24,7 +34,12 @@ export type PayableClaimCommand =
       expiresAt: Date;
       now: Date;
     }
-  | { type: 'ReleaseTotal'; accountId: string; paymentId: string; reason: 'completed' | 'expired'; now: Date };
+  | { type: 'ReleaseTotal'; accountId: string; paymentId: string; reason: 'completed' | 'expired'; now: Date }
+  /** a unique-code bill reserved on the receiving stream before claims, claimed as it was reserved there */
+  | { type: 'CarryTotal'; reserved: ReservedPayable };
+
+/** A bill's reservation as PayableReserved records it. */
+export type ReservedPayable = EventOf<typeof PayableReserved>['data'];
 
 /** The total is held by another pending payment: the caller tries the next code. */
 export class TotalHeld extends Error {
@@ -50,6 +65,11 @@ export const payableClaim: Decider<PayableClaim, PayableClaimCommand, ReceivingE
     return state.holder?.paymentId === event.data.paymentId ? { holder: null } : state;
   },
   decide(state, command) {
+    if (command.type === 'CarryTotal') {
+      // carried already; or a newer claim holds the total, so the older bill had lapsed by then and stays lapsed
+      if (state.holder !== null) return [];
+      return [PayableReserved(command.reserved)];
+    }
     const at = command.now.toISOString();
     if (command.type === 'ReleaseTotal') {
       if (state.holder?.paymentId !== command.paymentId) return [];

@@ -1,17 +1,18 @@
 import { refuse } from '../errors.ts';
 import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/receiving.ts';
 import type { Decider } from './decider.ts';
-import type { PayableClaim } from './payments-payable-claims.ts';
+import { payableClaimStream, type PayableClaim, type PayableClaimCommand } from './payments-payable-claims.ts';
 import { Payables, type Credit, type Payable, type PayablesJson } from './payments-payables.ts';
 
 export const receivingStream = (accountId: string) => `receiving-${accountId}`;
 
-/** Unique codes are 1 to 999: the customer pays amount + code, so pending bills of one account differ. */
-export const maxUniqueCode = 999;
-
 export type { Payable } from './payments-payables.ts';
 
-/** The payables of one receiving account that pending payments hold (src/domain/payments-payables.ts). */
+/**
+ * The virtual accounts of one receiving account that pending payments hold (src/domain/payments-payables.ts). The stream
+ * also holds the unique-code bills reserved there before claims: they fold as they did, and were carried over to their
+ * claims (src/commands/payments-carry-over.ts), so nothing reads them any more.
+ */
 export type Receiving = { accountId: string | null; payables: Payables };
 
 export type ReceivingCommand =
@@ -20,19 +21,13 @@ export type ReceivingCommand =
       accountId: string;
       paymentId: string;
       amount: number;
-      /** a virtual account payment: its own number, no unique code */
-      vaNumber: string | null;
-      /** where the search for a free code starts (drawn outside: deciders draw nothing) */
-      firstCode: number;
+      /** a virtual account payment: its own number, no unique code (a unique-code bill claims its total instead) */
+      vaNumber: string;
       expiresAt: Date;
       now: Date;
     }
   | { type: 'ReleasePayable'; paymentId: string; reason: 'completed' | 'expired'; now: Date };
 
-export const noFreeCode = (amount: number) =>
-  refuse('NO_UNIQUE_CODE', {
-    message: `Every unique code for ${amount} is held by a pending payment on this account; try again later or another amount`,
-  });
 export const vaNumberTaken = () => refuse('VA_NUMBER_TAKEN');
 
 /** Every payable of the account, lapsed or not, in reservation order (a pass over all of them). */
@@ -44,29 +39,43 @@ export const heldAt = (state: Receiving, at: string) => state.payables.heldAt(at
 /** The payable a payment holds (lapsed or not), if the account still keeps it. */
 export const findPayable = (state: Receiving, paymentId: string): Payable | undefined => state.payables.find(paymentId);
 
-/** A payable a credit pays, and whether a claim on its total holds it (else the receiving stream). */
-export type MatchedPayable = { payable: Payable; claimed: boolean };
-
 /**
  * The payable a synchronised credit pays on its account, the one place that says in which order bills are looked for:
  * a virtual account's bill whose number the credit's reference carries and whose total it equals (the receiving
- * stream); the claim on a total of exactly the amount; a unique-code bill of that total reserved on the receiving stream
- * before claims, unless the reference carries a bill's number (the money went to that virtual account). Of these, the
- * first still held when the money was booked, else the first.
+ * stream), then the claim on a total of exactly the amount. Of these, the first still held when the money was booked,
+ * else the first.
  */
-export function payableFor(credit: Credit, onReceiving: Receiving, claim: PayableClaim): MatchedPayable | null {
-  const carried = onReceiving.payables.carriedBy(credit);
-  // a credit whose reference names a virtual account's bill went to that account, not to a unique code of its total
-  const older = carried.length > 0 ? [] : onReceiving.payables.ofTotal(credit.amount);
-  const onStream = (payable: Payable) => ({ payable, claimed: false });
-  const claimed = claim.holder ? [{ payable: claim.holder, claimed: true }] : [];
-  const candidates = [...carried.map(onStream), ...claimed, ...older.map(onStream)];
-  return candidates.find(c => c.payable.expiresAt >= credit.occurredAt) ?? candidates[0] ?? null;
+export function payableFor(credit: Credit, onReceiving: Receiving, claim: PayableClaim): Payable | null {
+  const candidates = [...onReceiving.payables.carriedBy(credit), ...(claim.holder ? [claim.holder] : [])];
+  return candidates.find(p => p.expiresAt >= credit.occurredAt) ?? candidates[0] ?? null;
+}
+
+/** A bill an ended payment held on its account: a virtual account's number, or a unique code's total (vaNumber null). */
+export type HeldBill = { accountId: string; paymentId: string; totalAmount: number; vaNumber: string | null };
+
+/** Where a bill is held and the command that frees it there: the receiving stream for a number, else its total's claim. */
+export type BillRelease =
+  | { on: 'receiving'; streamId: string; command: ReceivingCommand }
+  | { on: 'claim'; streamId: string; command: PayableClaimCommand };
+
+export function billRelease(bill: HeldBill, reason: 'completed' | 'expired', now: Date): BillRelease {
+  const { accountId, paymentId } = bill;
+  if (bill.vaNumber !== null)
+    return {
+      on: 'receiving',
+      streamId: receivingStream(accountId),
+      command: { type: 'ReleasePayable', paymentId, reason, now },
+    };
+  return {
+    on: 'claim',
+    streamId: payableClaimStream(accountId, bill.totalAmount),
+    command: { type: 'ReleaseTotal', accountId, paymentId, reason, now },
+  };
 }
 
 /** The payable a synchronised credit pays among those the receiving stream holds (payableFor, no claim). */
 export const matchCredit = (state: Receiving, credit: Credit): Payable | null =>
-  payableFor(credit, state, { holder: null })?.payable ?? null;
+  payableFor(credit, state, { holder: null });
 
 function evolve(state: Receiving, event: ReceivingEvent): Receiving {
   switch (event.type) {
@@ -102,25 +111,18 @@ function decide(state: Receiving, command: ReceivingCommand): ReceivingEvent[] {
     ];
   }
   if (state.payables.find(command.paymentId)) return []; // a retried reservation
-  const reserve = (uniqueCode: number) =>
+  if (state.payables.vaNumberHeld(command.vaNumber, at)) throw vaNumberTaken();
+  return [
     PayableReserved({
       accountId: command.accountId,
       paymentId: command.paymentId,
-      uniqueCode,
-      totalAmount: command.amount + uniqueCode,
+      uniqueCode: 0, // a virtual account's bill takes no code
+      totalAmount: command.amount,
       vaNumber: command.vaNumber,
       expiresAt: command.expiresAt.toISOString(),
       reservedAt: at,
-    });
-  if (command.vaNumber !== null) {
-    if (state.payables.vaNumberHeld(command.vaNumber, at)) throw vaNumberTaken();
-    return [reserve(0)];
-  }
-  for (let i = 0; i < maxUniqueCode; i++) {
-    const code = ((command.firstCode - 1 + i) % maxUniqueCode) + 1;
-    if (!state.payables.totalHeld(command.amount + code, at)) return [reserve(code)];
-  }
-  throw noFreeCode(command.amount);
+    }),
+  ];
 }
 
 export const receiving: Decider<Receiving, ReceivingCommand, ReceivingEvent> = {

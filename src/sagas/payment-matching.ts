@@ -17,8 +17,9 @@ import { payment, paymentStream, type Payment } from '../domain/payments.ts';
 import type { MutationRecorded } from '../events/account.ts';
 import type { EventOf } from '../events/event.ts';
 import type { PaymentEvent } from '../events/payment.ts';
-import type { MatchedPayable } from '../domain/payments-receiving.ts';
-import { causeOf, command, followUp, next, reaction, releasePayable, type Step, type Stored } from './reaction.ts';
+import { payableClaim } from '../domain/payments-payable-claims.ts';
+import { billRelease, receiving, type Payable } from '../domain/payments-receiving.ts';
+import { causeOf, command, followUp, next, reaction, type Step, type Stored } from './reaction.ts';
 import { readPayable, readStream } from './reads.ts';
 import { sagaOf, type ReactionDeps, type Saga } from './runner.ts';
 
@@ -108,29 +109,30 @@ export const transferDebit: Step<Credited, HoldingTransfers> = {
 };
 
 /** What completing the payment came to: completed by this credit frees its payable; otherwise the credit is unclaimed. */
-export const completion: Step<Credited & { matched: MatchedPayable; outcome: Handled<Payment, PaymentEvent> }> = {
+export const completion: Step<Credited & { matched: Payable; outcome: Handled<Payment, PaymentEvent> }> = {
   decide({ credit, cause, matched, outcome }, _, now) {
     const { state } = outcome;
     // the payment expired or was paid by another credit meanwhile
     if (state.status !== 'COMPLETED' || state.mutationId !== credit.mutationId)
       return [next(unclaimed, { credit, cause })];
-    const { paymentId, totalAmount } = matched.payable;
+    const { paymentId } = matched;
+    const release = billRelease({ accountId: credit.accountId, ...matched }, 'completed', now);
+    const context = { actor, now, causationId: cause, correlationId: paymentId };
     return [
-      releasePayable(
-        { accountId: credit.accountId, paymentId, totalAmount, claimed: matched.claimed, reason: 'completed', now },
-        { actor, now, causationId: cause, correlationId: paymentId },
-      ),
+      release.on === 'claim'
+        ? command(release.streamId, payableClaim, release.command, context)
+        : command(release.streamId, receiving, release.command, context),
     ];
   },
 };
 
 /** The payable the credit pays completes its payment, with event ids derived from the credit; none: unclaimed. */
-export const credited: Step<Credited, MatchedPayable | null> = {
+export const credited: Step<Credited, Payable | null> = {
   reads: ({ credit }) => readPayable(credit.accountId, credit),
   decide({ credit, cause }, matched, now) {
     // unmatched: kept as a mutation (and in suspense, if a holding account's)
     if (!matched) return [next(unclaimed, { credit, cause })];
-    const { paymentId } = matched.payable;
+    const { paymentId } = matched;
     return [
       command(
         paymentStream(paymentId),

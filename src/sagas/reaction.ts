@@ -88,16 +88,6 @@ export const followUp = <I extends { outcome: unknown }, S>(
   given: Omit<I, 'outcome'>,
 ): Then<I['outcome']> => ({ step: step as AnyStep, with: given });
 
-/** What a payment that ended held, for releasePayable (src/commands/payments.ts). */
-export type EndedPayable = {
-  accountId: string;
-  paymentId: string;
-  totalAmount: number | null;
-  claimed?: boolean;
-  reason: 'completed' | 'expired';
-  now: Date;
-};
-
 /** An event for the owner's webhook endpoints, through the outbox (src/webhooks/outbox.ts). */
 export type WebhookEvent = {
   ownerId: string;
@@ -120,8 +110,6 @@ export type Action =
       context: ReactionContext;
       then?: Then<never>;
     }
-  /** frees what an ended payment held (its claim on its total, its reservation) */
-  | { type: 'ReleasePayable'; ended: EndedPayable; context: ReactionContext }
   /** a workflow function's call (src/sagas/calls.ts), its outcome handed to `then` */
   | { type: 'Call'; call: Call<unknown>; then?: Then<never> }
   | { type: 'PublishWebhook'; event: WebhookEvent }
@@ -138,12 +126,6 @@ export function command<S, C extends object, E extends DomainEvent>(
 ): Action {
   return { type: 'Command', streamId, decider, command, context, ...(after ? { then: after as Then<never> } : {}) };
 }
-
-export const releasePayable = (ended: EndedPayable, context: ReactionContext): Action => ({
-  type: 'ReleasePayable',
-  ended,
-  context,
-});
 
 export const call = <O>(call: Call<O>, after?: Then<O>): Action => ({
   type: 'Call',

@@ -1,7 +1,7 @@
 import { matchPayable } from '../commands/payments.ts';
 import type { Decider } from '../domain/decider.ts';
 import type { Credit } from '../domain/payments-payables.ts';
-import type { MatchedPayable } from '../domain/payments-receiving.ts';
+import type { Payable } from '../domain/payments-receiving.ts';
 import type { DomainEvent } from '../events/event.ts';
 import { findGatewayWithdrawal, type GatewayWithdrawalRow } from '../projections/gateway-ledger.ts';
 import { creditsNamed, type CreditsNamed } from '../projections/gateway-settlements.ts';
@@ -20,7 +20,7 @@ export const readStream = <S, C, E extends DomainEvent>(streamId: string, decide
 });
 
 /** The payable a synchronised credit pays on the account (the payments capability's matchPayable). */
-export const readPayable = (accountId: string, credit: Credit): Read<MatchedPayable | null> => ({
+export const readPayable = (accountId: string, credit: Credit): Read<Payable | null> => ({
   what: { read: 'payable', accountId, credit },
   run: deps => matchPayable(deps, accountId, credit),
 });

@@ -2,7 +2,6 @@ import type pg from 'pg';
 import type { Clock } from '../clock.ts';
 import { handleCommand, type CommandContext, type EventSourcing } from '../store/commands/handle.ts';
 import type { Decider } from '../domain/decider.ts';
-import { releasePayable } from '../commands/payments.ts';
 import type { AnyEvent } from '../events/all.ts';
 import { parseRecorded, type DomainEvent, type StoredEvent } from '../events/event.ts';
 import { sagaEventId } from '../ids.ts';
@@ -125,9 +124,6 @@ async function perform(deps: ReactionDeps, action: Action): Promise<void> {
       if (action.then) await runStep(deps, action.then.step, { ...action.then.with, outcome });
       return;
     }
-    case 'ReleasePayable':
-      await releasePayable(deps, action.ended, commandContext(action.context));
-      return;
     case 'Call': {
       const outcome = await action.call.run(deps);
       if (action.then) await runStep(deps, action.then.step, { ...action.then.with, outcome });

@@ -122,6 +122,11 @@ export interface EventStore {
    * with StreamDeleted; its events stay in the log, for readLog.
    */
   deleteStream(streamId: string): Promise<void>;
+  /**
+   * The ids of the streams not deleted whose id starts with `prefix` (a stream kind: `receiving-`), in no set order. A
+   * look over every stream of the store (or its events), for a once-per-store pass such as a carry-over.
+   */
+  streamIds(prefix: string): Promise<string[]>;
   /** The position of the last event in "all", or START when there is none. */
   headPosition(): Promise<Position>;
   close(): Promise<void>;

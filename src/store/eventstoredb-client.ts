@@ -7,6 +7,7 @@ export {
   jsonEvent,
   excludeSystemEvents,
   eventTypeFilter,
+  streamNameFilter,
   WrongExpectedVersionError,
   StreamDeletedError,
   StreamNotFoundError,

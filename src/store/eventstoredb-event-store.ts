@@ -17,6 +17,7 @@ import {
   WrongExpectedVersionError,
   eventTypeFilter,
   excludeSystemEvents,
+  streamNameFilter,
   jsonEvent,
   serverVersionOf,
   type AllStreamResolvedEvent,
@@ -679,6 +680,22 @@ export class EventStoreDbEventStore implements EventStore {
     if (events.length === 0) return events;
     await this.knowDeletions();
     return events.filter(e => !this.deleted.has(e.streamId));
+  }
+
+  /** One read of $all filtered by the server on the streams' names, from the start: each stream's events pass by once. */
+  async streamIds(prefix: string): Promise<string[]> {
+    const found = await drain(
+      this.client.readAll({
+        direction: FORWARDS,
+        fromPosition: FROM_START,
+        filter: streamNameFilter({ prefixes: [prefix] }),
+      }),
+    );
+    await this.knowDeletions();
+    const ids = new Set<string>();
+    for (const { event } of found)
+      if (event && !isSystemEvent(event) && !this.deleted.has(event.streamId)) ids.add(event.streamId);
+    return [...ids];
   }
 
   subscribe(after: Position, handler: SubscriptionHandler, onError: (err: unknown) => void): Subscription {

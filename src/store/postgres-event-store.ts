@@ -287,6 +287,16 @@ export class PostgresEventStore implements EventStore {
     );
   }
 
+  async streamIds(prefix: string): Promise<string[]> {
+    const result = await query<{ stream_id: string }>(
+      this.pool,
+      'ReadStreamIds',
+      'select stream_id from es_streams where starts_with(stream_id, $1) and not deleted and revision >= 0',
+      [prefix],
+    );
+    return result.rows.map(r => r.stream_id);
+  }
+
   async headPosition(): Promise<Position> {
     const result = await preparedQuery<{ position: string; transaction_id: string }>(
       this.pool,

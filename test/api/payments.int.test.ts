@@ -4,7 +4,8 @@ import { unmatchedCredits } from '../../src/projections/reconciliation.ts';
 import { account, accountStream } from '../../src/domain/account.ts';
 import { handleCommand, load } from '../../src/store/commands/handle.ts';
 import { payment, paymentStream } from '../../src/domain/payments.ts';
-import { findPayable, receiving, receivingStream } from '../../src/domain/payments-receiving.ts';
+import { payableClaim, payableClaimStream } from '../../src/domain/payments-payable-claims.ts';
+import { receivingStream } from '../../src/domain/payments-receiving.ts';
 import { keyHolder } from '../support/http.ts';
 import {
   createPayment,
@@ -137,21 +138,12 @@ describe('legacy static QRIS payments', () => {
     const context = { actor: 'test:legacy-import', now };
     const reserved = await handleCommand(
       service.deps,
-      receivingStream(accountId),
-      receiving,
-      {
-        type: 'ReservePayable',
-        accountId,
-        paymentId,
-        amount: 42_000,
-        vaNumber: null,
-        firstCode: 5,
-        expiresAt,
-        now,
-      },
+      payableClaimStream(accountId, 42_005),
+      payableClaim,
+      { type: 'ClaimTotal', accountId, paymentId, amount: 42_000, uniqueCode: 5, expiresAt, now },
       context,
     );
-    const payable = findPayable(reserved.state, paymentId)!;
+    const payable = reserved.state.holder!;
     await handleCommand(
       service.deps,
       paymentStream(paymentId),

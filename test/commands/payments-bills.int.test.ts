@@ -48,8 +48,8 @@ async function complete(paymentId: string) {
     {
       accountId: done.state.receivingAccountId!,
       paymentId,
-      totalAmount: done.state.totalAmount,
-      claimed: true,
+      totalAmount: done.state.totalAmount!,
+      vaNumber: null,
       reason: 'completed',
       now,
     },

@@ -27,39 +27,34 @@ describe('the payable a credit pays', () => {
   it("is the virtual account's bill its reference names before a claim on the same total", () => {
     const va = bill('va', 50_007, '8882000000000009');
     const matched = payableFor(credit(50_007, 'VA 8882000000000009'), onReceiving(va), claimedBy(bill('qr', 50_007)));
-    expect(matched).toEqual({ payable: va, claimed: false });
+    expect(matched).toEqual(va);
   });
 
-  it('is the claim on its total before a bill of that total reserved on the receiving stream earlier', () => {
+  it('is the claim on its total', () => {
     const claim = bill('claimed', 50_007);
-    const matched = payableFor(credit(50_007), onReceiving(bill('older', 50_007)), claimedBy(claim));
-    expect(matched).toEqual({ payable: claim, claimed: true });
+    expect(payableFor(credit(50_007), onReceiving(), claimedBy(claim))).toEqual(claim);
   });
 
-  it('is an older reservation still held when the money was booked, before a claim that had lapsed', () => {
-    const older = bill('older', 50_007);
-    const matched = payableFor(credit(50_007), onReceiving(older), claimedBy(bill('lapsed', 50_007, null, at(-1))));
-    expect(matched).toEqual({ payable: older, claimed: false });
+  it('is never a unique-code bill the receiving stream still holds from before claims (carried over to its claim)', () => {
+    const claim = bill('lapsed', 50_007, null, at(-1));
+    expect(payableFor(credit(50_007), onReceiving(bill('older', 50_007)), claimedBy(claim))).toEqual(claim);
+    expect(payableFor(credit(50_007), onReceiving(bill('older', 50_007)), claimedBy(null))).toBeNull();
+  });
+
+  it("is a claim still held when the money was booked, before a virtual account's bill that had lapsed", () => {
+    const claim = bill('claimed', 50_007);
+    const va = bill('va', 50_007, '8882000000000009', at(-1));
+    expect(payableFor(credit(50_007, '8882000000000009'), onReceiving(va), claimedBy(claim))).toEqual(claim);
   });
 
   it('is the first of them when none was held as the money was booked (its payment refuses it then)', () => {
+    const va = bill('va', 50_007, '8882000000000009', at(-2));
     const lapsed = bill('lapsed', 50_007, null, at(-1));
-    const matched = payableFor(credit(50_007), onReceiving(bill('older', 50_007, null, at(-2))), claimedBy(lapsed));
-    expect(matched).toEqual({ payable: lapsed, claimed: true });
-  });
-
-  it("is never an older reservation of its total when its reference names a virtual account's bill", () => {
-    const va = bill('va', 50_007, '8882000000000009', at(-1));
-    const matched = payableFor(
-      credit(50_007, '8882000000000009'),
-      onReceiving(bill('older', 50_007), va),
-      claimedBy(null),
-    );
-    expect(matched).toEqual({ payable: va, claimed: false });
+    expect(payableFor(credit(50_007, '8882000000000009'), onReceiving(va), claimedBy(lapsed))).toEqual(va);
   });
 
   it('is none when no bill holds the amount', () => {
-    expect(payableFor(credit(50_008), onReceiving(bill('older', 50_007)), claimedBy(null))).toBeNull();
+    expect(payableFor(credit(50_008), onReceiving(bill('va', 50_007, '8882000000000009')), claimedBy(null))).toBeNull();
   });
 
   const payableArb = fc.record({
@@ -79,18 +74,13 @@ describe('the payable a credit pays', () => {
     const held = (p: Payable) => Number(p.expiresAt >= c.occurredAt);
     const ordered = [...payables].sort((a, b) => held(b) - held(a));
     const carried = (p: Payable) => p.vaNumber !== null && (c.reference ?? '').includes(p.vaNumber);
-    const ofAmount = (p: Payable) => p.totalAmount === c.amount;
-    return ordered.find(p => carried(p) && ofAmount(p)) ?? ordered.find(p => !p.vaNumber && ofAmount(p)) ?? null;
+    return ordered.find(p => carried(p) && p.totalAmount === c.amount) ?? null;
   };
-  /** The lookup as first written: the receiving stream's match, then a VA bill, the claim, an older reservation. */
+  /** The lookup as first written: the virtual account's bill the receiving stream matched, then the claim. */
   const firstWritten = (payables: Payable[], holder: Payable | null, c: Credit) => {
-    const legacy = sortedMatch(payables, c);
-    const candidates = [
-      ...(legacy?.vaNumber ? [{ payable: legacy, claimed: false }] : []),
-      ...(holder ? [{ payable: holder, claimed: true }] : []),
-      ...(legacy && !legacy.vaNumber ? [{ payable: legacy, claimed: false }] : []),
-    ];
-    return candidates.find(m => m.payable.expiresAt >= c.occurredAt) ?? candidates[0] ?? null;
+    const va = sortedMatch(payables, c);
+    const candidates = [...(va ? [va] : []), ...(holder ? [holder] : [])];
+    return candidates.find(p => p.expiresAt >= c.occurredAt) ?? candidates[0] ?? null;
   };
   test.prop([fc.array(payableArb, { maxLength: 10 }), fc.option(payableArb), creditArb])(
     'is the one the receiving stream then the claim picked, in every mix of bills',

@@ -7,7 +7,6 @@ import {
   findPayable,
   heldAt,
   matchCredit,
-  maxUniqueCode,
   payablesOf,
   receiving,
   type Payable,
@@ -164,24 +163,29 @@ describe('payment decider', () => {
   });
 });
 
-describe('receiving decider (unique payable amounts)', () => {
+describe('receiving decider (virtual accounts)', () => {
   const given = specification(receiving);
-  const reserve = (
-    id: string,
-    amount: number,
-    firstCode: number,
-    now = at(0),
-    vaNumber: string | null = null,
-  ): ReceivingCommand => ({
+  const number = (n: number) => `88810000000${String(n).padStart(5, '0')}`;
+  const reserve = (id: string, vaNumber: string, now = at(0), amount = 50_000): ReceivingCommand => ({
     type: 'ReservePayable',
     accountId,
     paymentId: id,
     amount,
     vaNumber,
-    firstCode,
     expiresAt: at(60),
     now,
   });
+  const onNumber = (id: string, vaNumber: string, expiresAt = at(60), reservedAt = t0, amount = 50_000) =>
+    PayableReserved({
+      accountId,
+      paymentId: id,
+      uniqueCode: 0,
+      totalAmount: amount,
+      vaNumber,
+      expiresAt: expiresAt.toISOString(),
+      reservedAt: reservedAt.toISOString(),
+    });
+  /** A unique-code bill as the receiving stream held them before claims: still folded, never reserved there now. */
   const reserved = (id: string, uniqueCode: number, amount = 50_000, expiresAt = at(60)) =>
     PayableReserved({
       accountId,
@@ -192,72 +196,51 @@ describe('receiving decider (unique payable amounts)', () => {
       expiresAt: expiresAt.toISOString(),
       reservedAt: t0.toISOString(),
     });
+  const released = (id: string) =>
+    PayableReleased({ accountId, paymentId: id, reason: 'completed', releasedAt: t0.toISOString() });
 
-  it('skips a code whose total a pending payment holds', () => {
-    given([reserved('a', 7)])
-      .when(reserve('b', 50_000, 7))
-      .then([reserved('b', 8)]);
+  it("holds a virtual account's number: no code, the amount as its total", () => {
+    given([])
+      .when(reserve('a', number(1)))
+      .then([onNumber('a', number(1))]);
   });
 
-  it('reuses a code once the payable holding it lapsed', () => {
-    given([reserved('a', 7, 50_000, at(30))])
-      .when(reserve('b', 50_000, 7, at(30)))
-      .then([
-        PayableReserved({
-          accountId,
-          paymentId: 'b',
-          uniqueCode: 7,
-          totalAmount: 50_007,
-          vaNumber: null,
-          expiresAt: at(60).toISOString(),
-          reservedAt: at(30).toISOString(),
-        }),
-      ]);
-  });
-
-  it('reuses a code once the payable holding it was released', () => {
-    given([
-      reserved('a', 7),
-      PayableReleased({ accountId, paymentId: 'a', reason: 'completed', releasedAt: t0.toISOString() }),
-    ])
-      .when(reserve('b', 50_000, 7))
-      .then([reserved('b', 7)]);
-  });
-
-  it('refuses when all 999 codes of an amount are held', () => {
-    const full = Array.from({ length: maxUniqueCode }, (_, i) => reserved(`p${i}`, i + 1));
-    given(full)
-      .when(reserve('x', 50_000, 1))
-      .thenThrows('NO_UNIQUE_CODE');
+  it('appends nothing for a retried reservation', () => {
+    given([onNumber('a', number(1))])
+      .when(reserve('a', number(1)))
+      .then([]);
   });
 
   it('refuses a VA number a pending payable holds', () => {
-    const va = PayableReserved({
-      accountId,
-      paymentId: 'v',
-      uniqueCode: 0,
-      totalAmount: 10_000,
-      vaNumber: '8881000000000001',
-      expiresAt: at(60).toISOString(),
-      reservedAt: t0.toISOString(),
-    });
-    given([va])
-      .when(reserve('w', 10_000, 1, at(0), '8881000000000001'))
+    given([onNumber('v', number(1))])
+      .when(reserve('w', number(1)))
       .thenThrows('VA_NUMBER_TAKEN');
+  });
+
+  it('reuses a number once the payable holding it lapsed', () => {
+    given([onNumber('a', number(1), at(30))])
+      .when(reserve('b', number(1), at(30)))
+      .then([onNumber('b', number(1), at(60), at(30))]);
+  });
+
+  it('reuses a number once the payable holding it was released', () => {
+    given([onNumber('a', number(1)), released('a')])
+      .when(reserve('b', number(1)))
+      .then([onNumber('b', number(1))]);
+  });
+
+  it('folds the unique-code bills reserved before claims as it did: kept until released, holding no number', () => {
+    const state = [reserved('a', 7), onNumber('b', number(1))].reduce(receiving.evolve, receiving.initialState());
+    expect(findPayable(state, 'a')).toMatchObject({ uniqueCode: 7, totalAmount: 50_007, vaNumber: null });
+    expect(findPayable(receiving.evolve(state, released('a')), 'a')).toBeUndefined();
+    given([reserved('a', 7)])
+      .when(reserve('c', number(7), at(0), 50_007))
+      .then([onNumber('c', number(7), at(60), t0, 50_007)]);
   });
 
   describe('lapsed payables, dropped at most once a minute', () => {
     const seconds = (s: number) => new Date(t0.getTime() + s * 1000);
-    const reservedAt = (id: string, code: number, when: Date, expiresAt: Date) =>
-      PayableReserved({
-        accountId,
-        paymentId: id,
-        uniqueCode: code,
-        totalAmount: 50_000 + code,
-        vaNumber: null,
-        expiresAt: expiresAt.toISOString(),
-        reservedAt: when.toISOString(),
-      });
+    const reservedAt = (id: string, n: number, when: Date, expiresAt: Date) => onNumber(id, number(n), expiresAt, when);
     const ids = (events: ReturnType<typeof reservedAt>[]) =>
       payablesOf(events.reduce(receiving.evolve, receiving.initialState())).map(p => p.paymentId);
     const a = reservedAt('a', 1, seconds(0), seconds(300));
@@ -273,10 +256,10 @@ describe('receiving decider (unique payable amounts)', () => {
       expect(ids([a, b, c])).toEqual(['b', 'c']);
     });
 
-    it('hold no code while kept', () => {
+    it('hold no number while kept', () => {
       given([a, b, c])
-        .when(reserve('x', 50_000, 2, seconds(640)))
-        .then([reservedAt('x', 2, seconds(640), at(60))]);
+        .when(reserve('x', number(2), seconds(640)))
+        .then([onNumber('x', number(2), at(60), seconds(640))]);
     });
 
     it('are dropped by a reservation a minute after the last drop', () => {
@@ -284,49 +267,48 @@ describe('receiving decider (unique payable amounts)', () => {
     });
   });
 
-  it("frees a released payable's code at once, on the state that reserved it", () => {
-    let state = [reserved('a', 7), reserved('b', 8)].reduce(receiving.evolve, receiving.initialState());
-    expect(receiving.decide(state, reserve('x', 50_000, 7))).toEqual([reserved('x', 9)]); // builds the lookups
-    state = receiving.evolve(
-      state,
-      PayableReleased({ accountId, paymentId: 'a', reason: 'completed', releasedAt: t0.toISOString() }),
-    );
-    expect(receiving.decide(state, reserve('x', 50_000, 7))).toEqual([reserved('x', 7)]);
+  const decided = (state: Receiving, command: ReceivingCommand) => {
+    try {
+      return receiving.decide(state, command);
+    } catch (err) {
+      return err instanceof DomainError ? err.code : err;
+    }
+  };
+
+  it("frees a released payable's number at once, on the state that reserved it", () => {
+    let state = [onNumber('a', number(1)), onNumber('b', number(2))].reduce(receiving.evolve, receiving.initialState());
+    expect(decided(state, reserve('x', number(1)))).toBe('VA_NUMBER_TAKEN'); // builds the lookups
+    state = receiving.evolve(state, released('a'));
+    expect(receiving.decide(state, reserve('x', number(1)))).toEqual([onNumber('x', number(1))]);
     expect(
       receiving.decide(state, { type: 'ReleasePayable', paymentId: 'a', reason: 'completed', now: at(1) }),
     ).toEqual([]);
   });
 
   it('is an immutable value: a state answers the same after a later state took its lookups over', () => {
-    const before = [reserved('a', 7), reserved('b', 8)].reduce(receiving.evolve, receiving.initialState());
-    expect(findPayable(before, 'a')?.uniqueCode).toBe(7); // builds the lookups
-    const after = receiving.evolve(
-      before,
-      PayableReleased({ accountId, paymentId: 'a', reason: 'completed', releasedAt: t0.toISOString() }),
+    const before = [onNumber('a', number(1)), onNumber('b', number(2))].reduce(
+      receiving.evolve,
+      receiving.initialState(),
     );
+    expect(findPayable(before, 'a')?.vaNumber).toBe(number(1)); // builds the lookups
+    const after = receiving.evolve(before, released('a'));
     expect(findPayable(after, 'a')).toBeUndefined();
-    expect(findPayable(before, 'a')?.uniqueCode).toBe(7);
-    expect(receiving.decide(before, reserve('x', 50_000, 7))).toEqual([reserved('x', 9)]);
-    expect(receiving.decide(after, reserve('x', 50_000, 7))).toEqual([reserved('x', 7)]);
+    expect(findPayable(before, 'a')?.vaNumber).toBe(number(1));
+    expect(decided(before, reserve('x', number(1)))).toBe('VA_NUMBER_TAKEN');
+    expect(receiving.decide(after, reserve('x', number(1)))).toEqual([onNumber('x', number(1))]);
   });
 
   it('keeps reservation order across its chunks, through releases that empty one', () => {
-    const many = Array.from({ length: 130 }, (_, i) => reserved(`p${i}`, (i % 999) + 1, 50_000 + Math.floor(i / 999)));
-    const released = (id: string) =>
-      PayableReleased({ accountId, paymentId: id, reason: 'completed', releasedAt: t0.toISOString() });
-    const events = [
-      ...many,
-      ...many.slice(64, 128).map(e => released(e.data.paymentId)),
-      reserved('last', 500, 60_000),
-    ];
+    const many = Array.from({ length: 130 }, (_, i) => onNumber(`p${i}`, number(i)));
+    const events = [...many, ...many.slice(64, 128).map(e => released(e.data.paymentId)), reserved('last', 500)];
     const state = events.reduce(receiving.evolve, receiving.initialState());
     const expected = [...many.slice(0, 64), ...many.slice(128)].map(e => e.data.paymentId).concat('last');
     expect(payablesOf(state).map(p => p.paymentId)).toEqual(expected);
     expect(payablesOf(fromSnapshot(state)).map(p => p.paymentId)).toEqual(expected);
-    // a released code is free again, a held one is not, whether the lookups were moved along or built afresh
+    // a released number is free again, a held one is not, whether the lookups were moved along or built afresh
     for (const on of [state, fromSnapshot(state)]) {
-      expect(receiving.decide(on, reserve('x', 50_000, 65))).toEqual([reserved('x', 65)]);
-      expect(receiving.decide(on, reserve('y', 50_000, 64))).toEqual([reserved('y', 65)]);
+      expect(receiving.decide(on, reserve('x', number(65)))).toEqual([onNumber('x', number(65))]);
+      expect(decided(on, reserve('y', number(63)))).toBe('VA_NUMBER_TAKEN');
     }
   });
 
@@ -339,14 +321,11 @@ describe('receiving decider (unique payable amounts)', () => {
     ([n, releases]) => {
       const ids = Array.from({ length: n }, (_, i) => `p${i}`);
       let state = ids
-        .map((id, i) => reserved(id, (i % 999) + 1, 50_000 + Math.floor(i / 999)))
+        .map((id, i) => (i % 2 ? onNumber(id, number(i)) : reserved(id, (i % 999) + 1, 50_000 + Math.floor(i / 999))))
         .reduce(receiving.evolve, receiving.initialState());
       const held = new Set(ids);
       for (const i of releases) {
-        state = receiving.evolve(
-          state,
-          PayableReleased({ accountId, paymentId: ids[i]!, reason: 'completed', releasedAt: t0.toISOString() }),
-        );
+        state = receiving.evolve(state, released(ids[i]!));
         held.delete(ids[i]!);
         expect(findPayable(state, ids[i]!)).toBeUndefined();
       }
@@ -356,14 +335,13 @@ describe('receiving decider (unique payable amounts)', () => {
 
   const step = fc.record({
     amount: fc.constantFrom(10_000, 10_001, 10_002, 25_000),
-    firstCode: fc.oneof(fc.integer({ min: 1, max: 999 }), fc.constantFrom(1, 2, 999)),
     advance: fc.integer({ min: 0, max: 10 }),
     lifetime: fc.constantFrom(5, 30, 600),
-    va: fc.option(fc.constantFrom('8881000000000001', '8881000000000002'), { freq: 4 }),
+    va: fc.constantFrom(number(1), number(2), number(3)),
     release: fc.boolean(),
   });
   test.prop([fc.array(step, { maxLength: 120 })])(
-    'holds exactly the reserved, unreleased, unlapsed payables, never two with the same total (or VA number), and decides as it would from a snapshot',
+    'holds exactly the reserved, unreleased, unlapsed payables, never two with the same VA number, and decides as it would from a snapshot',
     steps => {
       let state: Receiving = receiving.initialState();
       const model = new Map<string, string>(); // payment id -> expiresAt: reserved and not released
@@ -380,20 +358,12 @@ describe('receiving decider (unique payable amounts)', () => {
                 paymentId: `p${i}`,
                 amount: s.amount,
                 vaNumber: s.va,
-                firstCode: s.firstCode,
                 expiresAt: new Date(now.getTime() + s.lifetime * 60_000),
                 now,
               };
-        const decideOn = (on: Receiving) => {
-          try {
-            return receiving.decide(on, command);
-          } catch (err) {
-            return err instanceof DomainError ? err.code : err;
-          }
-        };
         // the same decision from the state as a snapshot brings it back (no lookups carried over from earlier states)
-        const events = decideOn(state);
-        expect(decideOn(fromSnapshot(state))).toEqual(events);
+        const events = decided(state, command);
+        expect(decided(fromSnapshot(state), command)).toEqual(events);
         if (Array.isArray(events)) state = events.reduce(receiving.evolve, state);
         for (const e of Array.isArray(events) ? events : [])
           if (e.type === 'PayableReserved') model.set(e.data.paymentId, e.data.expiresAt);
@@ -401,9 +371,7 @@ describe('receiving decider (unique payable amounts)', () => {
         const held = heldAt(state, now.toISOString());
         const modelHeld = [...model].filter(([, expiresAt]) => expiresAt > now.toISOString()).map(([id]) => id);
         expect(held.map(p => p.paymentId).sort()).toEqual(modelHeld.sort());
-        const totals = held.filter(p => p.vaNumber === null).map(p => p.totalAmount);
-        const vaNumbers = held.filter(p => p.vaNumber !== null).map(p => p.vaNumber);
-        expect(new Set(totals).size).toBe(totals.length);
+        const vaNumbers = held.map(p => p.vaNumber);
         expect(new Set(vaNumbers).size).toBe(vaNumbers.length);
       });
     },
@@ -452,7 +420,7 @@ describe('credit matching', () => {
       droppedAt: null,
     }),
   });
-  /** The matching as first written: a sorted copy, payables still held when the money was booked first. */
+  /** The matching as first written: a sorted copy, payables still held when the money was booked first; VA bills only. */
   const sortedMatch = (payables: Payable[], credit: Parameters<typeof matchCredit>[1]) => {
     const ordered = [...payables].sort(
       (a, b) => Number(b.expiresAt >= credit.occurredAt) - Number(a.expiresAt >= credit.occurredAt),
@@ -460,7 +428,6 @@ describe('credit matching', () => {
     const reference = credit.reference ?? '';
     return (
       ordered.find(p => p.vaNumber !== null && reference.includes(p.vaNumber) && p.totalAmount === credit.amount) ??
-      ordered.find(p => p.vaNumber === null && p.totalAmount === credit.amount) ??
       null
     );
   };
@@ -500,10 +467,8 @@ describe('credit matching', () => {
     ).toBe('va');
   });
 
-  it('matches a payment without a VA number by its total alone', () => {
-    expect(matchCredit(both(), { amount: 10_001, reference: null, occurredAt: t0.toISOString() })?.paymentId).toBe(
-      'qr',
-    );
+  it('matches no unique-code bill the receiving stream holds from before claims (its claim is where it is found)', () => {
+    expect(matchCredit(both(), { amount: 10_001, reference: null, occurredAt: t0.toISOString() })).toBeNull();
   });
 
   it('matches nothing for a total no payable holds', () => {

@@ -16,8 +16,9 @@ import {
 } from '../../src/sagas/payment-matching.ts';
 import { holdingTransfers, holdingTransfersStream } from '../../src/domain/holding-transfers.ts';
 import { HoldingTransferRecorded } from '../../src/events/holding-transfers.ts';
-import { command, followUp, next, releasePayable } from '../../src/sagas/reaction.ts';
-import type { MatchedPayable } from '../../src/domain/payments-receiving.ts';
+import { command, followUp, next } from '../../src/sagas/reaction.ts';
+import { payableClaim, payableClaimStream } from '../../src/domain/payments-payable-claims.ts';
+import { receiving, receivingStream, type Payable } from '../../src/domain/payments-receiving.ts';
 import { readPayable, readStream } from '../../src/sagas/reads.ts';
 import { reactionSpecification, stepSpecification, stored, t0 } from './reaction-specification.ts';
 import {
@@ -50,9 +51,12 @@ const credit = mutation().data;
 const at = { streamId: accountStream(accountId), revision: 4 };
 
 const details = paymentDetails();
-const matched: MatchedPayable = {
-  payable: { paymentId, uniqueCode: 7, totalAmount: 50_007, vaNumber: null, expiresAt: details.expiresAt },
-  claimed: true,
+const matched: Payable = {
+  paymentId,
+  uniqueCode: 7,
+  totalAmount: 50_007,
+  vaNumber: null,
+  expiresAt: details.expiresAt,
 };
 const completedBy = (id: string) => paymentCompleted({ paidAt: occurredAt, completedAt: t0.toISOString() }, id);
 /** What handleCommand answers after CompletePayment: the payment as its stream holds it then. */
@@ -121,15 +125,33 @@ describe('a credit looking for its payable', () => {
 describe('the payment a credit completed', () => {
   const { given } = stepSpecification(completion);
 
-  it('completed by this credit: frees the payable it held (the claim on its total), without derived event ids', () =>
+  const releasedBy = { actor: 'system:payment-matching', now: t0, causationId: cause, correlationId: paymentId };
+
+  it('completed by this credit: frees the claim on its total of a unique-code bill, without derived event ids', () =>
     given([])
       .when({ credit, cause, matched, outcome: outcome([PaymentCreated(details), completedBy(mutationId)]) })
       .then([
-        releasePayable(
-          { accountId, paymentId, totalAmount: 50_007, claimed: true, reason: 'completed', now: t0 },
-          { actor: 'system:payment-matching', now: t0, causationId: cause, correlationId: paymentId },
+        command(
+          payableClaimStream(accountId, 50_007),
+          payableClaim,
+          { type: 'ReleaseTotal', accountId, paymentId, reason: 'completed', now: t0 },
+          releasedBy,
         ),
       ]));
+
+  it("completed by this credit: frees a virtual account's number on the receiving stream", () => {
+    const va = { ...matched, uniqueCode: 0, totalAmount: 50_007, vaNumber: '8881000000000001' };
+    given([])
+      .when({ credit, cause, matched: va, outcome: outcome([PaymentCreated(details), completedBy(mutationId)]) })
+      .then([
+        command(
+          receivingStream(accountId),
+          receiving,
+          { type: 'ReleasePayable', paymentId, reason: 'completed', now: t0 },
+          releasedBy,
+        ),
+      ]);
+  });
 
   it('expired or paid by another credit meanwhile: the credit is unclaimed', () => {
     given([])

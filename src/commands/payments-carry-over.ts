@@ -1,0 +1,80 @@
+import type { Clock } from '../clock.ts';
+import type { Migration } from '../db/migrations.ts';
+import type { Logger } from '../logger.ts';
+import { legacyReservations } from '../domain/payments-carry-over.ts';
+import { payableClaim, payableClaimStream } from '../domain/payments-payable-claims.ts';
+import { receivingStream } from '../domain/payments-receiving.ts';
+import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
+import { load, type CommandContext, type EventSourcing } from '../store/commands/handle.ts';
+
+type CarryOverDeps = EventSourcing & { clock: Clock; log: Logger };
+
+/** What a carry-over did: bills claimed on their totals, and lapsed bills whose total a newer claim holds. */
+export type CarriedOver = { accounts: number; claimed: number; leftLapsed: number };
+
+/**
+ * Moves the unique-code bills reserved on the receiving streams before claims (src/domain/payments-carry-over.ts) to
+ * the claims on their totals, where reservations, matching and releases look: each bill, in one append, claims its
+ * total as it was reserved (its payment, code, total, expiry and reservation time) and is released from the receiving
+ * stream ('carried'). A lapsed bill whose total a newer claim holds is released there without a claim: its payment
+ * expires as it would have. The newest bill of an account goes first, so a total reserved twice (the older lapsed)
+ * goes to the newer. Idempotent: a bill released already is passed by, a claim holding its payment is not written again.
+ */
+export async function carryOverLegacyPayables(deps: CarryOverDeps): Promise<CarriedOver> {
+  const carried: CarriedOver = { accounts: 0, claimed: 0, leftLapsed: 0 };
+  const context: CommandContext = { actor: 'system:payments-carry-over', now: deps.clock.now() };
+  for (const streamId of await deps.store.streamIds(receivingStream(''))) {
+    const { pending } = (await load(deps, streamId, legacyReservations)).state;
+    if (pending.size > 0) carried.accounts++;
+    for (const paymentId of [...pending.keys()].reverse()) {
+      const claimed = await carryOne(deps, streamId, paymentId, context);
+      if (claimed === true) carried.claimed++;
+      if (claimed === false) carried.leftLapsed++;
+    }
+  }
+  return carried;
+}
+
+/** One bill carried over: true when its total is claimed for it, false when left lapsed, null when carried already. */
+async function carryOne(deps: CarryOverDeps, streamId: string, paymentId: string, context: CommandContext) {
+  const reserved = (await load(deps, streamId, legacyReservations)).state.pending.get(paymentId);
+  if (!reserved) return null;
+  const reads = {
+    receiving: streamRead(streamId, legacyReservations),
+    claim: streamRead(payableClaimStream(reserved.accountId, reserved.totalAmount), payableClaim),
+  };
+  const handled = await handleStreams(
+    deps,
+    reads,
+    loaded => {
+      const bill = loaded.receiving.state.pending.get(paymentId);
+      if (!bill) return { append: {}, result: null };
+      const claim = payableClaim.decide(loaded.claim.state, { type: 'CarryTotal', reserved: bill });
+      const release = legacyReservations.decide(loaded.receiving.state, {
+        type: 'ReleaseCarried',
+        paymentId,
+        now: context.now,
+      });
+      return { append: { claim, receiving: release }, result: claim.length > 0 };
+    },
+    context,
+  );
+  return handled.result;
+}
+
+/**
+ * The carry-over as a unit of the start-up migrations (src/db/migrations.ts): run once per store, under the
+ * migrations' lock, so two instances starting together carry each bill once; a later start finds it recorded.
+ */
+export const legacyPayablesCarriedOver = (deps: CarryOverDeps): Migration => ({
+  name: 'payments:legacy-payables-carried-over',
+  version: '1',
+  apply: async () => {
+    const started = performance.now();
+    const carried = await carryOverLegacyPayables(deps);
+    deps.log.info(
+      { ...carried, ms: Math.round(performance.now() - started) },
+      `payments: ${carried.claimed + carried.leftLapsed} unique-code bill(s) carried over from the receiving streams to their claims`,
+    );
+  },
+});

@@ -17,47 +17,54 @@ export type StateCache = {
 
 type Entry = { revision: number; state: unknown };
 
+/** One generation: the entries of each decider by stream id, and how many there are in all. */
+type Generation = { byDecider: Map<object, Map<string, Entry>>; size: number };
+
+const newGeneration = (): Generation => ({ byDecider: new Map(), size: 0 });
+
+/**
+ * Keyed by the decider, then by the stream id itself: a stream id is hashed once (V8 keeps a string's hash), where a
+ * key joined from both was a new string, hashed again, at every look-up.
+ */
 export function stateCache(maxEntries = 20_000): StateCache {
-  const ids = new WeakMap<object, number>();
-  let nextId = 0;
   const generationSize = Math.max(1, Math.floor(maxEntries / 2));
-  let current = new Map<string, Entry>();
-  let previous = new Map<string, Entry>();
-  const keyOf = (decider: object, streamId: string) => {
-    let id = ids.get(decider);
-    if (id === undefined) ids.set(decider, (id = nextId++));
-    return `${id}:${streamId}`;
+  let current = newGeneration();
+  let previous = newGeneration();
+  const find = (g: Generation, decider: object, streamId: string) => g.byDecider.get(decider)?.get(streamId);
+  const remove = (g: Generation, decider: object, streamId: string) => {
+    if (g.byDecider.get(decider)?.delete(streamId)) g.size--;
   };
-  const put = (key: string, entry: Entry) => {
-    current.set(key, entry);
+  const put = (decider: object, streamId: string, entry: Entry) => {
+    let entries = current.byDecider.get(decider);
+    if (!entries) current.byDecider.set(decider, (entries = new Map()));
+    const before = entries.size;
+    entries.set(streamId, entry);
+    current.size += entries.size - before;
     if (current.size >= generationSize) {
       previous = current;
-      current = new Map();
+      current = newGeneration();
     }
   };
   return {
     get(decider, streamId) {
-      const key = keyOf(decider, streamId);
-      const entry = current.get(key);
+      const entry = find(current, decider, streamId);
       if (entry) return entry;
-      const old = previous.get(key);
+      const old = find(previous, decider, streamId);
       if (old) {
-        previous.delete(key);
-        put(key, old);
+        remove(previous, decider, streamId);
+        put(decider, streamId, old);
       }
       return old;
     },
     set(decider, streamId, revision, state) {
-      const key = keyOf(decider, streamId);
-      const known = current.get(key) ?? previous.get(key);
+      const known = find(current, decider, streamId) ?? find(previous, decider, streamId);
       if (known && known.revision > revision) return; // an older state never replaces a newer one
-      previous.delete(key);
-      put(key, { revision, state });
+      remove(previous, decider, streamId);
+      put(decider, streamId, { revision, state });
     },
     delete(decider, streamId) {
-      const key = keyOf(decider, streamId);
-      current.delete(key);
-      previous.delete(key);
+      remove(current, decider, streamId);
+      remove(previous, decider, streamId);
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { Migration } from '../db/migrations.ts';
 import type { Logger } from '../logger.ts';
 import { legacyReservations } from '../domain/payments-carry-over.ts';
-import { payableClaim, payableClaimStream } from '../domain/payments-payable-claims.ts';
+import { payableClaim, payableClaimStream, type ReservedPayable } from '../domain/payments-payable-claims.ts';
 import { receivingStream } from '../domain/payments-receiving.ts';
 import { handleStreams, streamRead } from '../store/commands/handle-streams.ts';
 import { load, type CommandContext, type EventSourcing } from '../store/commands/handle.ts';
@@ -26,8 +26,8 @@ export async function carryOverLegacyPayables(deps: CarryOverDeps): Promise<Carr
   for (const streamId of await deps.store.streamIds(receivingStream(''))) {
     const { pending } = (await load(deps, streamId, legacyReservations)).state;
     if (pending.size > 0) carried.accounts++;
-    for (const paymentId of [...pending.keys()].reverse()) {
-      const claimed = await carryOne(deps, streamId, paymentId, context);
+    for (const bill of [...pending.values()].reverse()) {
+      const claimed = await carryOne(deps, streamId, bill, context);
       if (claimed === true) carried.claimed++;
       if (claimed === false) carried.leftLapsed++;
     }
@@ -36,25 +36,23 @@ export async function carryOverLegacyPayables(deps: CarryOverDeps): Promise<Carr
 }
 
 /** One bill carried over: true when its total is claimed for it, false when left lapsed, null when carried already. */
-async function carryOne(deps: CarryOverDeps, streamId: string, paymentId: string, context: CommandContext) {
-  const reserved = (await load(deps, streamId, legacyReservations)).state.pending.get(paymentId);
-  if (!reserved) return null;
+async function carryOne(deps: CarryOverDeps, streamId: string, bill: ReservedPayable, context: CommandContext) {
   const reads = {
     receiving: streamRead(streamId, legacyReservations),
-    claim: streamRead(payableClaimStream(reserved.accountId, reserved.totalAmount), payableClaim),
+    claim: streamRead(payableClaimStream(bill.accountId, bill.totalAmount), payableClaim),
   };
   const handled = await handleStreams(
     deps,
     reads,
     loaded => {
-      const bill = loaded.receiving.state.pending.get(paymentId);
-      if (!bill) return { append: {}, result: null };
-      const claim = payableClaim.decide(loaded.claim.state, { type: 'CarryTotal', reserved: bill });
+      const { paymentId } = bill;
       const release = legacyReservations.decide(loaded.receiving.state, {
         type: 'ReleaseCarried',
         paymentId,
         now: context.now,
       });
+      if (release.length === 0) return { append: {}, result: null }; // another instance carried it meanwhile
+      const claim = payableClaim.decide(loaded.claim.state, { type: 'CarryTotal', reserved: bill });
       return { append: { claim, receiving: release }, result: claim.length > 0 };
     },
     context,

@@ -14,10 +14,9 @@ export type Credit = { amount: number; reference: string | null; occurredAt: str
 
 type Chunks = readonly (readonly Payable[])[];
 
-/** Lookups by payment id, by total and by VA number (usually one payable each), and each payment's reservation rank. */
+/** Lookups by payment id and by VA number (usually one payable each), and each payment's reservation rank. */
 type Index = {
   ids: Map<string, Payable>;
-  totals: Map<number, Payable[]>;
   vaNumbers: Map<string, Payable[]>;
   /** increasing in reservation order, with gaps where payables were released: the chunks keep that order */
   ranks: Map<string, number>;
@@ -79,11 +78,6 @@ export class Payables {
     return this.lookups().ids.get(paymentId);
   }
 
-  /** Whether a payable of this total (a unique-code bill) is still held at `at`. */
-  totalHeld(totalAmount: number, at: string): boolean {
-    return heldBy(this.lookups().totals.get(totalAmount), at);
-  }
-
   /** Whether a payable on this virtual-account number is still held at `at`. */
   vaNumberHeld(vaNumber: string, at: string): boolean {
     return heldBy(this.lookups().vaNumbers.get(vaNumber), at);
@@ -133,11 +127,6 @@ export class Payables {
     return carried.filter(p => p.totalAmount === credit.amount);
   }
 
-  /** The unique-code payables of this total (lapsed or not), in reservation order. */
-  ofTotal(totalAmount: number): readonly Payable[] {
-    return this.lookups().totals.get(totalAmount) ?? [];
-  }
-
   private lookups(): Index {
     return (this.index ??= indexOf(this.chunks));
   }
@@ -174,29 +163,23 @@ const chunked = (payables: Payable[]): Payable[][] =>
   );
 
 function indexOf(chunks: Chunks): Index {
-  const index: Index = { ids: new Map(), totals: new Map(), vaNumbers: new Map(), ranks: new Map(), nextRank: 0 };
+  const index: Index = { ids: new Map(), vaNumbers: new Map(), ranks: new Map(), nextRank: 0 };
   for (const chunk of chunks) for (const p of chunk) add(index, p);
   return index;
 }
 
-const keyOf = (index: Index, p: Payable) =>
-  (p.vaNumber === null ? [index.totals, p.totalAmount] : [index.vaNumbers, p.vaNumber]) as [
-    Map<unknown, Payable[]>,
-    unknown,
-  ];
-
+// a unique-code bill (no number) kept from before claims is found by its payment id alone
 function add(index: Index, p: Payable): void {
   index.ids.set(p.paymentId, p);
   index.ranks.set(p.paymentId, index.nextRank++);
-  const [map, key] = keyOf(index, p);
-  map.set(key, [...(map.get(key) ?? []), p]);
+  if (p.vaNumber !== null) index.vaNumbers.set(p.vaNumber, [...(index.vaNumbers.get(p.vaNumber) ?? []), p]);
 }
 
 function remove(index: Index, p: Payable): void {
   index.ids.delete(p.paymentId);
   index.ranks.delete(p.paymentId);
-  const [map, key] = keyOf(index, p);
-  const rest = (map.get(key) ?? []).filter(q => q.paymentId !== p.paymentId);
-  if (rest.length > 0) map.set(key, rest);
-  else map.delete(key);
+  if (p.vaNumber === null) return;
+  const rest = (index.vaNumbers.get(p.vaNumber) ?? []).filter(q => q.paymentId !== p.paymentId);
+  if (rest.length > 0) index.vaNumbers.set(p.vaNumber, rest);
+  else index.vaNumbers.delete(p.vaNumber);
 }

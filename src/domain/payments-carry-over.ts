@@ -12,6 +12,8 @@ export type LegacyReservations = { accountId: string | null; pending: ReadonlyMa
 export type LegacyReservationsCommand = { type: 'ReleaseCarried'; paymentId: string; now: Date };
 
 export const legacyReservations: Decider<LegacyReservations, LegacyReservationsCommand, ReceivingEvent> = {
+  // its bills are carried one append each: the state the last append left is where the next one starts
+  cached: true,
   initialState: () => ({ accountId: null, pending: new Map() }),
   evolve(state, event) {
     const { paymentId } = event.data;

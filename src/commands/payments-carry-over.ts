@@ -53,7 +53,9 @@ async function carryOne(deps: CarryOverDeps, streamId: string, bill: ReservedPay
       });
       if (release.length === 0) return { append: {}, result: null }; // another instance carried it meanwhile
       const claim = payableClaim.decide(loaded.claim.state, { type: 'CarryTotal', reserved: bill });
-      return { append: { claim, receiving: release }, result: claim.length > 0 };
+      // left lapsed for the claim's holder as read: the claim must still be as read when the release is appended
+      const guard: 'claim'[] = claim.length > 0 ? [] : ['claim'];
+      return { append: { claim, receiving: release }, guard, result: claim.length > 0 };
     },
     context,
   );

@@ -205,6 +205,44 @@ describe('the carry-over', () => {
     expect((await carriedFrom(deps.store)).sort()).toEqual([history.held.id, history.lapsed.id].sort());
   });
 
+  it("claims a lapsed bill's total after all when its newer holder frees it while the carry-over decides", async () => {
+    const deps = await instanceOn(await restored());
+    const { id, totalAmount } = history.lapsed;
+    const newer = randomUUID();
+    const onClaim = (command: Parameters<typeof payableClaim.decide>[1]) =>
+      handleCommand(deps, payableClaimStream(accountId, totalAmount), payableClaim, command, reservedAt);
+    await onClaim({
+      type: 'ClaimTotal',
+      accountId,
+      paymentId: newer,
+      amount: totalAmount - 5,
+      uniqueCode: 5,
+      expiresAt: new Date(tenMinutesIn.getTime() + 3_600_000),
+      now: tenMinutesIn,
+    });
+    // the newer payment completes between the carry-over's read of the claim and its append
+    const racing: EventStore = Object.create(deps.store);
+    let raced = false;
+    racing.appendToStreams = async writes => {
+      // the carry-over's append that leaves the bill lapsed, having read the claim held
+      const releasing = writes.some(w => w.events.some(e => e.type === 'PayableReleased' && e.data.paymentId === id));
+      const claiming = writes.some(
+        w => w.streamId === payableClaimStream(accountId, totalAmount) && w.events.length > 0,
+      );
+      if (!raced && releasing && !claiming) {
+        raced = true;
+        await onClaim({ type: 'ReleaseTotal', accountId, paymentId: newer, reason: 'completed', now: tenMinutesIn });
+      }
+      return deps.store.appendToStreams(writes);
+    };
+    await carryOverLegacyPayables({ ...deps, store: racing });
+    expect((await claimOf(deps.store, totalAmount)).map(e => [e.type, e.data.paymentId])).toEqual([
+      ['PayableReserved', newer],
+      ['PayableReleased', newer],
+      ['PayableReserved', id],
+    ]);
+  });
+
   it('gives a total the receiving stream reserved twice (the older bill lapsed) to the newer bill', async () => {
     const deps = await instanceOn(await restored());
     const older = reservedBefore(history.lapsed.id) as unknown as Parameters<typeof PayableReserved>[0];

@@ -169,6 +169,21 @@ describe('the carry-over', () => {
     return { store, clock: new TestClock(tenMinutesIn), log: silent };
   }
   const reservedAt = { actor: 'test', now: tenMinutesIn };
+  const { totalAmount } = history.lapsed;
+  /** A command on the claim of the lapsed bill's total, as this version's payments send it. */
+  const onClaim = (deps: Awaited<ReturnType<typeof instanceOn>>, command: Parameters<typeof payableClaim.decide>[1]) =>
+    handleCommand(deps, payableClaimStream(accountId, totalAmount), payableClaim, command, reservedAt);
+  /** A newer payment of this version claiming the lapsed bill's total (code 5), for an hour. */
+  const claimedBy = (paymentId: string) =>
+    ({
+      type: 'ClaimTotal',
+      accountId,
+      paymentId,
+      amount: totalAmount - 5,
+      uniqueCode: 5,
+      expiresAt: new Date(tenMinutesIn.getTime() + 3_600_000),
+      now: tenMinutesIn,
+    }) as const;
 
   it('claims each bill once when two instances carry over at once, without the lock', async () => {
     const url = await restored();
@@ -183,23 +198,8 @@ describe('the carry-over', () => {
 
   it('leaves a lapsed bill lapsed when a newer claim holds its total, and releases it from the receiving stream', async () => {
     const deps = await instanceOn(await restored());
-    const { totalAmount } = history.lapsed;
     const newer = randomUUID();
-    await handleCommand(
-      deps,
-      payableClaimStream(accountId, totalAmount),
-      payableClaim,
-      {
-        type: 'ClaimTotal',
-        accountId,
-        paymentId: newer,
-        amount: totalAmount - 5,
-        uniqueCode: 5,
-        expiresAt: new Date(tenMinutesIn.getTime() + 3_600_000),
-        now: tenMinutesIn,
-      },
-      reservedAt,
-    );
+    await onClaim(deps, claimedBy(newer));
     expect(await carryOverLegacyPayables(deps)).toEqual({ accounts: 1, claimed: 1, leftLapsed: 1 });
     expect((await claimOf(deps.store, totalAmount)).map(e => e.data.paymentId)).toEqual([newer]);
     expect((await carriedFrom(deps.store)).sort()).toEqual([history.held.id, history.lapsed.id].sort());
@@ -207,19 +207,9 @@ describe('the carry-over', () => {
 
   it("claims a lapsed bill's total after all when its newer holder frees it while the carry-over decides", async () => {
     const deps = await instanceOn(await restored());
-    const { id, totalAmount } = history.lapsed;
+    const { id } = history.lapsed;
     const newer = randomUUID();
-    const onClaim = (command: Parameters<typeof payableClaim.decide>[1]) =>
-      handleCommand(deps, payableClaimStream(accountId, totalAmount), payableClaim, command, reservedAt);
-    await onClaim({
-      type: 'ClaimTotal',
-      accountId,
-      paymentId: newer,
-      amount: totalAmount - 5,
-      uniqueCode: 5,
-      expiresAt: new Date(tenMinutesIn.getTime() + 3_600_000),
-      now: tenMinutesIn,
-    });
+    await onClaim(deps, claimedBy(newer));
     // the newer payment completes between the carry-over's read of the claim and its append
     const racing: EventStore = Object.create(deps.store);
     let raced = false;
@@ -231,7 +221,13 @@ describe('the carry-over', () => {
       );
       if (!raced && releasing && !claiming) {
         raced = true;
-        await onClaim({ type: 'ReleaseTotal', accountId, paymentId: newer, reason: 'completed', now: tenMinutesIn });
+        await onClaim(deps, {
+          type: 'ReleaseTotal',
+          accountId,
+          paymentId: newer,
+          reason: 'completed',
+          now: tenMinutesIn,
+        });
       }
       return deps.store.appendToStreams(writes);
     };

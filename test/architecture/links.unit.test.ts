@@ -48,6 +48,16 @@ export function linkTargets(markdown: string): string[] {
   return [...inline, ...references];
 }
 
+/**
+ * The paths of the repository's files that a markdown file's code spans name (`src/...`, `test/...`, `docs/...`, ...,
+ * with an extension): a page that names a file renamed or gone misleads its reader as a broken link does. Patterns
+ * (`payments-*.ts`) and positions (`file.ts:12`) are not a file's path and are left out.
+ */
+export function namedPaths(markdown: string): string[] {
+  const spans = [...markdown.matchAll(/`([^`\n]+)`/g)].map(m => m[1]!.trim());
+  return spans.filter(span => /^(src|test|bench|docs|scripts|clients)\/[\w./-]+\.(ts|js|mjs|md|json|sql)$/.test(span));
+}
+
 /** A link to another site, a mail address or an anchor of the same page: not a file of the repository. */
 const external = (target: string) => /^([a-z][a-z0-9+.-]*:|#|\/\/)/i.test(target);
 
@@ -83,6 +93,21 @@ describe('links of tracked files', () => {
       .filter(f => f.endsWith('.md'))
       .flatMap(f => linkTargets(readFileSync(join(root, f), 'utf8')).flatMap(t => linkProblem(f, t, existsSync) ?? []));
     expect(offenders).toEqual([]);
+  });
+
+  it("in markdown name the repository's files as they are: a code span with a path names a file that exists", () => {
+    // a package's own README names its files from its folder
+    const exists = (f: string, p: string) => existsSync(join(root, p)) || existsSync(join(root, dirname(f), p));
+    const offenders = files
+      .filter(f => f.endsWith('.md') && !f.startsWith('bench/results/'))
+      .flatMap(f => namedPaths(readFileSync(join(root, f), 'utf8')).flatMap(p => (exists(f, p) ? [] : `${f}: ${p}`)));
+    expect(offenders).toEqual([]);
+  });
+
+  it('takes from a code span only a whole path of the repository with its extension', () => {
+    expect(
+      namedPaths('`src/a.ts`, `src/b-*.ts`, `test/c.int.test.ts`, `npm test`, `src/d.ts:12`, `x/src/e.ts`'),
+    ).toEqual(['src/a.ts', 'test/c.int.test.ts']);
   });
 
   it('tells a link that leaves the repository or names nothing from one that resolves', () => {

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { matchCredit, payablesOf, receiving, type Receiving } from '../src/domain/payments-receiving.ts';
-import type { ReceivingEvent } from '../src/events/receiving.ts';
+import type { ReceivingEvent } from '../src/events/payments-receiving.ts';
 import '../src/events/all.ts';
 import { fmtRatio, markdownTable, textTable, writeResults, type BenchContext } from './harness.ts';
 

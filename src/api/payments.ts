@@ -5,7 +5,7 @@ import { createPayment } from '../commands/payments.ts';
 import { refuse } from '../errors.ts';
 import { presentPayment, rowOfPayment } from '../projections/payment-presenter.ts';
 import { findPayment, listPaymentsAfter, paymentsProjection, type PaymentRow } from '../projections/payments.ts';
-import { paymentType } from '../events/payment.ts';
+import { paymentType } from '../events/payments.ts';
 import { text } from '../text.ts';
 import type { AppDeps } from './deps.ts';
 import { cursorLimit, cursorPage, pageCursor } from './page-cursor.ts';

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { refuse } from '../errors.ts';
-import type { ReceivingEvent } from '../events/receiving.ts';
+import type { ReceivingEvent } from '../events/payments-receiving.ts';
 import type { LinkedAccount } from '../domain/account.ts';
 import { streamRead, type StreamRead } from '../store/commands/handle-streams.ts';
 import {

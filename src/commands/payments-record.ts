@@ -1,9 +1,9 @@
 import type { PaymentType } from '../providers/catalogue.ts';
 import { account, accountStream, type Account, type LinkedAccount } from '../domain/account.ts';
 import type { AccountEvent } from '../events/account.ts';
-import type { OrderEvent } from '../events/order.ts';
-import type { PaymentEvent } from '../events/payment.ts';
-import type { ReceivingEvent } from '../events/receiving.ts';
+import type { OrderEvent } from '../events/payments-order.ts';
+import type { PaymentEvent } from '../events/payments.ts';
+import type { ReceivingEvent } from '../events/payments-receiving.ts';
 import {
   handleStreams,
   streamRead,

@@ -1,4 +1,4 @@
-import { PayableReleased, type ReceivingEvent } from '../events/receiving.ts';
+import { PayableReleased, type ReceivingEvent } from '../events/payments-receiving.ts';
 import type { Decider } from './decider.ts';
 import type { ReservedPayable } from './payments-payable-claims.ts';
 

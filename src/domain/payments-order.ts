@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { refuse } from '../errors.ts';
-import { OrderPaymentOpened, type OrderEvent } from '../events/order.ts';
+import { OrderPaymentOpened, type OrderEvent } from '../events/payments-order.ts';
 import type { Decider } from './decider.ts';
 
 /** One stream per (owner, orderId): the orderId is the caller's text, so the stream is named by its hash. */

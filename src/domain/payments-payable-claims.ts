@@ -1,5 +1,5 @@
 import { refuse } from '../errors.ts';
-import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/receiving.ts';
+import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/payments-receiving.ts';
 import type { EventOf } from '../events/event.ts';
 import type { Decider } from './decider.ts';
 import type { Payable } from './payments-payables.ts';

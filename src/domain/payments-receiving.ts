@@ -1,5 +1,5 @@
 import { refuse } from '../errors.ts';
-import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/receiving.ts';
+import { PayableReleased, PayableReserved, type ReceivingEvent } from '../events/payments-receiving.ts';
 import type { Decider } from './decider.ts';
 import { payableClaimStream, type PayableClaim, type PayableClaimCommand } from './payments-payable-claims.ts';
 import { Payables, type Credit, type Payable, type PayablesJson } from './payments-payables.ts';

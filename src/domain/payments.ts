@@ -5,7 +5,7 @@ import {
   PaymentExpired,
   PaymentMethodChosen,
   type PaymentEvent,
-} from '../events/payment.ts';
+} from '../events/payments.ts';
 import type { EventOf } from '../events/event.ts';
 import type { Decider } from './decider.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { event, isoDate, type EventOf } from './event.ts';
-import { paymentType } from './payment.ts';
+import { paymentType } from './payments.ts';
 import { text } from '../text.ts';
 
 // stream gateway-holding-accounts: the platform's accounts that receive gateway payments

@@ -16,7 +16,7 @@ import {
 import { payment, paymentStream, type Payment } from '../domain/payments.ts';
 import type { MutationRecorded } from '../events/account.ts';
 import type { EventOf } from '../events/event.ts';
-import type { PaymentEvent } from '../events/payment.ts';
+import type { PaymentEvent } from '../events/payments.ts';
 import { payableClaim } from '../domain/payments-payable-claims.ts';
 import { billRelease, receiving, type Payable } from '../domain/payments-receiving.ts';
 import { causeOf, command, followUp, next, reaction, type Step, type Stored } from './reaction.ts';

@@ -82,4 +82,23 @@ describe('the day digest tree', () => {
     expect(canonicalJson(shuffled)).toBe(canonicalJson(value));
     expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
   });
+
+  // the text every leaf so far was hashed from, as its first definition wrote it: checkpoints made with it still verify
+  const firstCanonicalJson = (value: unknown): string => {
+    if (Array.isArray(value)) return `[${value.map(firstCanonicalJson).join(',')}]`;
+    if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${firstCanonicalJson(v)}`).join(',')}}`;
+    }
+    return JSON.stringify(value);
+  };
+
+  test.prop([fc.anything({ withNullPrototype: true, withObjectString: true, withBoxedValues: true })])(
+    'writes the same text as its first definition, for any value',
+    value => {
+      expect(canonicalJson(value)).toBe(firstCanonicalJson(value));
+    },
+  );
 });

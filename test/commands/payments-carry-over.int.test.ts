@@ -9,7 +9,7 @@ import { mutationIdOf } from '../../src/domain/account-sync.ts';
 import { legacyReservations } from '../../src/domain/payments-carry-over.ts';
 import { payableClaim, payableClaimStream, TotalHeld } from '../../src/domain/payments-payable-claims.ts';
 import { receivingStream } from '../../src/domain/payments-receiving.ts';
-import { PayableReserved } from '../../src/events/receiving.ts';
+import { PayableReserved } from '../../src/events/payments-receiving.ts';
 import { createLogger } from '../../src/logger.ts';
 import { migrateForStartUp } from '../../src/schema.ts';
 import { handleCommand, load } from '../../src/store/commands/handle.ts';

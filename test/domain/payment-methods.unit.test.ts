@@ -10,7 +10,7 @@ import {
   paymentMethods,
   paymentTypes,
 } from '../../src/domain/payment-methods.ts';
-import { paymentType } from '../../src/events/payment.ts';
+import { paymentType } from '../../src/events/payments.ts';
 import { providers } from '../../src/providers/catalogue.ts';
 
 /** What the pages, the gateway information, pay-to and the fees said of each method before the registry. */

@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
 import { legacyReservations } from '../../src/domain/payments-carry-over.ts';
 import { payableClaim } from '../../src/domain/payments-payable-claims.ts';
-import { PayableReleased, PayableReserved } from '../../src/events/receiving.ts';
+import { PayableReleased, PayableReserved } from '../../src/events/payments-receiving.ts';
 import { specification } from '../support/decider.ts';
 import { accountId, paymentId } from '../support/payment-fixtures.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { payableClaim, TotalHeld } from '../../src/domain/payments-payable-claims.ts';
-import { PayableReleased, PayableReserved } from '../../src/events/receiving.ts';
+import { PayableReleased, PayableReserved } from '../../src/events/payments-receiving.ts';
 import { specification } from '../support/decider.ts';
 
 const given = specification(payableClaim);

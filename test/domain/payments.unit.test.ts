@@ -14,9 +14,9 @@ import {
   type ReceivingCommand,
 } from '../../src/domain/payments-receiving.ts';
 import { DomainError } from '../../src/errors.ts';
-import { OrderPaymentOpened } from '../../src/events/order.ts';
-import { PaymentCreated, PaymentExpired, PaymentMethodChosen } from '../../src/events/payment.ts';
-import { PayableReleased, PayableReserved } from '../../src/events/receiving.ts';
+import { OrderPaymentOpened } from '../../src/events/payments-order.ts';
+import { PaymentCreated, PaymentExpired, PaymentMethodChosen } from '../../src/events/payments.ts';
+import { PayableReleased, PayableReserved } from '../../src/events/payments-receiving.ts';
 import { specification } from '../support/decider.ts';
 import {
   accountId,

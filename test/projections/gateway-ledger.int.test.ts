@@ -9,7 +9,7 @@ import { query } from '../../src/db/pool.ts';
 import { DomainError } from '../../src/errors.ts';
 import { parseRecorded, type StoredEvent } from '../../src/events/event.ts';
 import type { AnyEvent } from '../../src/events/all.ts';
-import { PaymentCompleted } from '../../src/events/payment.ts';
+import { PaymentCompleted } from '../../src/events/payments.ts';
 import {
   findGatewayBalance,
   gatewayLedgerProjection,

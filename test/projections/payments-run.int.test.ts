@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/db/pool.ts';
 import type { AnyEvent } from '../../src/events/all.ts';
 import type { StoredEvent } from '../../src/events/event.ts';
-import { PaymentCreated } from '../../src/events/payment.ts';
+import { PaymentCreated } from '../../src/events/payments.ts';
 import { applyEvents, asOneStatement } from '../../src/projections/projection.ts';
 import { checkpointSchema, readCheckpoint, saveCheckpointWith } from '../../src/store/checkpoints.ts';
 import { paymentsProjection } from '../../src/projections/payments.ts';

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { PaymentCreated, PaymentExpired, PaymentMethodChosen } from '../../src/events/payment.ts';
+import { PaymentCreated, PaymentExpired, PaymentMethodChosen } from '../../src/events/payments.ts';
 import { accountsWithPendingPayments, listPayments, paymentsProjection } from '../../src/projections/payments.ts';
 import {
   accountId,

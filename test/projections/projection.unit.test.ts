@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { CommandDeps } from '../../src/commands/deps.ts';
-import { PaymentCompleted, PaymentExpired } from '../../src/events/payment.ts';
+import { PaymentCompleted, PaymentExpired } from '../../src/events/payments.ts';
 import { projections } from '../../src/projections/all.ts';
 import { paymentsProjection } from '../../src/projections/payments.ts';
 import { projection, type Handler } from '../../src/projections/projection.ts';

@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
 import { gatewayLedger, gatewayLedgerStream } from '../../src/domain/gateway-ledger.ts';
 import { paymentStream } from '../../src/domain/payments.ts';
-import { PaymentCompleted } from '../../src/events/payment.ts';
+import { PaymentCompleted } from '../../src/events/payments.ts';
 import { gatewayLedgerCredits } from '../../src/sagas/gateway-ledger.ts';
 import { command } from '../../src/sagas/reaction.ts';
 import { reactionSpecification, stored, t0 } from './reaction-specification.ts';

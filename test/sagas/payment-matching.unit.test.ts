@@ -5,7 +5,7 @@ import { holdingAccounts, holdingAccountsStream } from '../../src/domain/holding
 import { payment, paymentStream } from '../../src/domain/payments.ts';
 import { MutationRecorded } from '../../src/events/account.ts';
 import { HoldingAccountMarked } from '../../src/events/holding-accounts.ts';
-import { PaymentCreated, PaymentExpired, type PaymentEvent } from '../../src/events/payment.ts';
+import { PaymentCreated, PaymentExpired, type PaymentEvent } from '../../src/events/payments.ts';
 import {
   completion,
   credited,

@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import { payment, paymentStream } from '../../src/domain/payments.ts';
-import { PaymentCreated, PaymentExpired } from '../../src/events/payment.ts';
+import { PaymentCreated, PaymentExpired } from '../../src/events/payments.ts';
 import { deterministicUuid } from '../../src/ids.ts';
 import { paymentWebhooks } from '../../src/sagas/payment-webhooks.ts';
 import { publishWebhook } from '../../src/sagas/reaction.ts';

@@ -16,7 +16,7 @@ import {
 } from '../../src/sagas/reaction.ts';
 import { sagaOf } from '../../src/sagas/runner.ts';
 import type { EventStore } from '../../src/store/event-store.ts';
-import { PaymentExpired } from '../../src/events/payment.ts';
+import { PaymentExpired } from '../../src/events/payments.ts';
 import { stored, t0 } from './reaction-specification.ts';
 
 const completed: Step<Stored<'PaymentCompleted'>> = {

@@ -1,5 +1,5 @@
 import type { PaymentDetails } from '../../src/domain/payments.ts';
-import { PaymentCompleted } from '../../src/events/payment.ts';
+import { PaymentCompleted } from '../../src/events/payments.ts';
 
 /** One QRIS-DYNAMIC payment of 50,000 (unique code 7) into a WALLET-D account: the deciders' and sagas' tests share it. */
 export const ownerId = '0f6f2a6e-9c4c-4a7a-9d0e-7d36c4a6f0a2';

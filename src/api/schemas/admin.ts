@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paymentType } from '../../events/payment.ts';
+import { paymentType } from '../../events/payments.ts';
 import { accessExample, businessExample, gatewayAccess, gatewayBusiness } from './gateway.ts';
 import type { DocumentedOperation } from './index-requests.ts';
 import { success, successList } from './payments.ts';

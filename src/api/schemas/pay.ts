@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paymentType } from '../../events/payment.ts';
+import { paymentType } from '../../events/payments.ts';
 import type { DocumentedOperation } from './index-requests.ts';
 
 /** POST /pay/{paymentId}/method as src/api/payment-page.ts checks it by hand, and the status it answers (publicPaymentStatus). */

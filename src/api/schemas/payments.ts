@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paymentType } from '../../events/payment.ts';
+import { paymentType } from '../../events/payments.ts';
 import { createBody } from '../payments.ts';
 import type { PresentedPayment } from '../../projections/payment-presenter.ts';
 import type { DocumentedOperation } from './index-requests.ts';

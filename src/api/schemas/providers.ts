@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paymentType } from '../../events/payment.ts';
+import { paymentType } from '../../events/payments.ts';
 import type { Provider } from '../../providers/catalogue.ts';
 import type { DocumentedOperation } from './index-requests.ts';
 import { successList, type NamesAll } from './payments.ts';

@@ -92,6 +92,31 @@ export function accessLogger<L extends { child(bindings: object, options: { reda
   return log.child({}, { redact: [] });
 }
 
+const logMethods = new Set<string | symbol>(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent', 'child']);
+
+/**
+ * A request's logger, made when the request first logs: most log nothing but their access line (accessLogger), and
+ * making a child runs the redaction over its bindings (about 3 µs and 6 KB of garbage a request). Its log methods are
+ * there before it is made, for fastify's check of them; anything else asked of it makes it.
+ */
+export function lazyLogger<L extends object>(make: () => L): L {
+  let made: L | undefined;
+  const logger = () => (made ??= make()) as Record<string | symbol, unknown>;
+  return new Proxy({} as L, {
+    get: (_target, key) => {
+      if (logMethods.has(key))
+        return (...args: unknown[]) => {
+          const made = logger();
+          return (made[key] as (...a: unknown[]) => unknown).apply(made, args);
+        };
+      const value = Reflect.get(logger(), key);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(logger()) : value;
+    },
+    has: (_target, key) => logMethods.has(key) || Reflect.has(logger(), key),
+    set: (_target, key, value) => Reflect.set(logger(), key, value),
+  });
+}
+
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return destination ? pino(loggerOptions(level), destination as never) : pino(loggerOptions(level));
 }

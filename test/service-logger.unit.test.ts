@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { accessLogger, createLogger } from '../src/logger.ts';
+import { accessLogger, createLogger, lazyLogger } from '../src/logger.ts';
 
 /** Runs a script that logs with the service's logger and then exits as the service does, and returns what it wrote. */
 function logThenExit(exit: string): string[] {
@@ -59,5 +59,26 @@ describe('the access line', () => {
     expect(access).toBe(redacting);
     expect(access).toContain('"url":"/api/v1/payments?api_key=[redacted]&page=2"');
     expect(access).not.toMatch(/in-the-url|not-a-real-key|secret-session|Bearer/);
+  });
+});
+
+describe("a request's logger", () => {
+  it('is made when it first logs, and writes what the child it makes writes', () => {
+    const lines: string[] = [];
+    const log = createLogger('info', { write: (line: string) => void lines.push(line) } as never);
+    let made = 0;
+    const lazy = lazyLogger(() => (made++, log.child({ reqId: 'req-9' })));
+    // fastify checks the methods on every request: that makes nothing
+    expect(['info', 'error', 'debug', 'fatal', 'warn', 'trace', 'child'].every(m => m in lazy)).toBe(true);
+    expect(typeof lazy.info).toBe('function');
+    expect(made).toBe(0);
+    lazy.warn({ password: 'hunter2' }, 'lost a race');
+    lazy.error('failed');
+    expect(made).toBe(1);
+    expect(lazy.level).toBe('info');
+    expect(lines.map(l => JSON.parse(l) as Record<string, unknown>)).toMatchObject([
+      { level: 40, reqId: 'req-9', password: '[redacted]', msg: 'lost a race' },
+      { level: 50, reqId: 'req-9', msg: 'failed' },
+    ]);
   });
 });

@@ -12,7 +12,7 @@ import { providerRoutes } from './providers.ts';
 import { authRoutes } from './auth.ts';
 import { signInLimits } from './sign-in.ts';
 import { errorCodes } from '../errors.ts';
-import { accessLogger } from '../logger.ts';
+import { accessLogger, lazyLogger } from '../logger.ts';
 import type { HttpSettings } from '../config.ts';
 import type { AppDeps } from './deps.ts';
 import { serializeDocumentedResponses } from './documented-responses.ts';
@@ -89,6 +89,7 @@ function serverOf(deps: AppDeps): FastifyInstance {
     frameworkErrors: answerFrameworkError,
     // one access-log line per request, when it is answered (below), instead of fastify's two
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: (logger, bindings, options) => lazyLogger(() => logger.child(bindings, options)),
     ...clientTimeouts(deps.config.http),
   });
   app.server.maxConnections = deps.config.http.maxConnections;

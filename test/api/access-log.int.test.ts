@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -46,6 +46,19 @@ describe('the access log', () => {
     expect(line!.reqId).toEqual(expect.any(String));
     expect(lines.some(l => l.msg === 'incoming request')).toBe(false);
     expect(JSON.stringify(lines)).not.toMatch(/not-a-real-key|secret-session/);
+  });
+
+  it('makes no request logger for a request that logs nothing but its access line', async () => {
+    lines.length = 0;
+    const child = vi.spyOn(service.app.log, 'child');
+    try {
+      const answered = await service.app.inject({ method: 'GET', url: '/health' });
+      expect(answered.statusCode).toBe(200);
+      expect(child).not.toHaveBeenCalled();
+      expect(lines.filter(l => l.req)).toHaveLength(1);
+    } finally {
+      child.mockRestore();
+    }
   });
 
   it('writes the URL without the values of query parameters named for credentials', async () => {

@@ -72,7 +72,9 @@ export const legacyPayablesCarriedOver = (deps: CarryOverDeps): Migration => ({
   apply: async () => {
     const started = performance.now();
     const carried = await carryOverLegacyPayables(deps);
-    deps.log.info(
+    // a store that never held such a bill (every store made since claims) has nothing to say at start
+    const level = carried.claimed + carried.leftLapsed > 0 ? 'info' : 'debug';
+    deps.log[level](
       { ...carried, ms: Math.round(performance.now() - started) },
       `payments: ${carried.claimed + carried.leftLapsed} unique-code bill(s) carried over from the receiving streams to their claims`,
     );

@@ -24,12 +24,18 @@ const paymentId = z.uuid();
 const notFound = () => refuse('PAYMENT_NOT_FOUND');
 const pollMs = 3000;
 const methodBody = z.object({ type: text.trim().min(1).max(20) });
-/** The page's script asks once with `visibility=hidden` as it goes out of sight, and not again until it is back. */
+/**
+ * The page's script asks once with `visibility=hidden` as it goes out of sight, and not again until it is back; once
+ * more with `visibility=closed` as it is closed (or left for another address), which a switch to another app never is.
+ */
 const statusQuery = z.object({
   visibility: z
-    .enum(['hidden'])
+    .enum(['hidden', 'closed'])
     .optional()
-    .describe('hidden: the page is going out of sight (its payer off to the wallet app); absent: the page is in sight'),
+    .describe(
+      'hidden: the page is going out of sight (its payer off to the wallet app); closed: the page is being closed; ' +
+        'absent: the page is in sight',
+    ),
 });
 
 /**
@@ -225,8 +231,8 @@ function statusRoute(app: FastifyInstance, { find, payerSeen, statusOf }: Page) 
       reply.header('cache-control', 'no-store');
       const row = await find(request.params.paymentId);
       if (!row) throw notFound();
-      // a page in sight asks every few seconds; one going out of sight asks once more to say so
-      await payerSeen(row, request.query.visibility === 'hidden' ? 'hidden' : pageSignalOf(request), request);
+      // a page in sight asks every few seconds; one going out of sight, or being closed, asks once more to say so
+      await payerSeen(row, request.query.visibility ?? pageSignalOf(request), request);
       return { status: 'success', data: statusOf(row) };
     },
   );

@@ -6,8 +6,8 @@ import type { CheckHistory, CheckSignals } from '../domain/check-cadence.ts';
 /**
  * What the payers of each receiving account were last seen doing, for the cadence of its checks
  * (src/domain/check-cadence.ts): a page of one of its payments asking for its status while in sight (on a computer, or
- * on a phone), a page going out of sight (its payer off to the wallet app), a QR image fetched, a QR downloaded. Kept in PostgreSQL, since a payer's requests reach
- * any instance and the ticks of every instance read it.
+ * on a phone), a page going out of sight (its payer off to the wallet app), a page closed, a QR image fetched, a QR
+ * downloaded. Kept in PostgreSQL, since a payer's requests reach any instance and the ticks of every instance read it.
  */
 const signalsSchema = `
   create table if not exists payment_check_signals (
@@ -25,6 +25,8 @@ export const paymentCheckSignalsMigration: Migration = {
     `alter table payment_check_signals add column if not exists page_hidden_at timestamptz,
        add column if not exists phone_page_seen_at timestamptz,
        add column if not exists qr_downloaded_at timestamptz;`,
+    // a page closed apart from one out of sight: its payer is gone, not in the wallet app
+    `alter table payment_check_signals add column if not exists page_closed_at timestamptz;`,
   ],
 };
 
@@ -39,7 +41,7 @@ export function ensureSignals(pool: pg.Pool): Promise<void> {
   return done;
 }
 
-export type PayerSignal = 'page' | 'phone' | 'hidden' | 'qr' | 'download';
+export type PayerSignal = 'page' | 'phone' | 'hidden' | 'closed' | 'qr' | 'download';
 
 /**
  * A signal is written at most once per this long per account and kind: a page polling every few seconds, or several
@@ -52,6 +54,7 @@ const columnOf = {
   page: 'page_seen_at',
   phone: 'phone_page_seen_at',
   hidden: 'page_hidden_at',
+  closed: 'page_closed_at',
   qr: 'qr_fetched_at',
   download: 'qr_downloaded_at',
 } as const satisfies Record<PayerSignal, string>;
@@ -91,12 +94,14 @@ export async function signalsOf(
     page_seen_at: Date | null;
     phone_page_seen_at: Date | null;
     page_hidden_at: Date | null;
+    page_closed_at: Date | null;
     qr_fetched_at: Date | null;
     qr_downloaded_at: Date | null;
   }>(
     db,
     'ReadPayerSignals',
-    `select account_id, page_seen_at, phone_page_seen_at, page_hidden_at, qr_fetched_at, qr_downloaded_at
+    `select account_id, page_seen_at, phone_page_seen_at, page_hidden_at, page_closed_at, qr_fetched_at,
+            qr_downloaded_at
        from payment_check_signals where account_id = any($1::text[])`,
     [accountIds],
   );
@@ -107,6 +112,7 @@ export async function signalsOf(
         pageSeenAt: row.page_seen_at,
         phonePageSeenAt: row.phone_page_seen_at,
         pageHiddenAt: row.page_hidden_at,
+        pageClosedAt: row.page_closed_at,
         qrFetchedAt: row.qr_fetched_at,
         qrDownloadedAt: row.qr_downloaded_at,
       },

@@ -99,6 +99,7 @@ export function startPaymentChecks(
           pageSeenAt: null,
           phonePageSeenAt: null,
           pageHiddenAt: null,
+          pageClosedAt: null,
           qrFetchedAt: null,
           qrDownloadedAt: null,
           ...signals.get(a.id),

@@ -24,6 +24,11 @@ export type CheckSignals = {
    * payer on a phone leaves the page for the wallet app to pay, so the money is likely to land in the next minute
    */
   pageHiddenAt: Date | null;
+  /**
+   * the last time a page of the account was closed (or left for another address): closing fires after the page goes
+   * out of sight, and tells a payer who is gone from one who is in the wallet app, who never closes it
+   */
+  pageClosedAt: Date | null;
   /** the last time a QR image of the account's pending payments was fetched or downloaded, if any */
   qrFetchedAt: Date | null;
   /** the last time one was downloaded ("Unduh QRIS": a payer on a phone saving it for the wallet app), if any */
@@ -105,6 +110,16 @@ const downloadedBeforeLeavingMs = 120_000;
 /** ... or a moment after it (a download's request may reach the service after the page said it went out of sight). */
 const leavingSlackMs = 5_000;
 
+/**
+ * Whether the account's pages were last closed: closed at or after the last one went out of sight, and none asked
+ * since (a page back in sight after the close, or another page of the account, counts as it did before).
+ */
+function pageClosed(signals: CheckSignals): boolean {
+  if (!signals.pageClosedAt) return false;
+  const closedAt = signals.pageClosedAt.getTime();
+  return closedAt >= later(signals.pageHiddenAt, signals.pageSeenAt, signals.phonePageSeenAt);
+}
+
 /** The time between two checks of the account as things stand at `now`, in milliseconds. */
 export function checkIntervalMs(signals: CheckSignals, history: CheckHistory, now: Date, s: CadenceSettings): number {
   const floorMs = s.floorSeconds * 1000;
@@ -121,15 +136,18 @@ export function checkIntervalMs(signals: CheckSignals, history: CheckHistory, no
         const sinceMs = (d: Date | null) => (d ? now.getTime() - d.getTime() : Infinity);
         // where the provider pushes, its notification is the fast path and these checks are only the safety net for
         // one lost: what the page says of its payer earns nothing more than a bill with no page, as the window and
-        // the back-off give (a lost notification is rare; checking densely for each payer would double the checks)
-        if (!signals.providerPushes) {
+        // the back-off give (a lost notification is rare; checking densely for each payer would double the checks).
+        // Pages last closed earn nothing more either: no payer is paying in the wallet app or at a desk page now, and
+        // one may still pay from a saved QR, which the window and the back-off cover
+        if (!signals.providerPushes && !pageClosed(signals)) {
           const leaving = payingIntervalMs(signals, now, s);
           if (leaving !== null) return leaving;
           // a page in sight on a desk while its payer pays with a phone
           if (sinceMs(signals.pageSeenAt) <= s.pageOpenForSeconds * 1000) return s.pageSeconds * 1000;
         }
         // a page in sight on a phone: its payer is reading the bill and leaves the page to pay, which says so; a
-        // check now and then in case not (a second phone scanning this one's screen)
+        // check now and then in case not (a second phone scanning this one's screen). It holds for a page read until
+        // it closed too: sparser than the window, it keeps a close from making the checks denser than a hiding would
         if (sinceMs(signals.phonePageSeenAt) <= s.pageOpenForSeconds * 1000) return s.readingSeconds * 1000;
         // a bill just made or a QR just fetched (a payer may pay it from the picture, on a shop's own screen): the
         // window in which this account's payers usually pay runs from the later of them; a page closed does not open

@@ -296,18 +296,28 @@
     });
   }
 
+  // says how the page leaves, once: keepalive, the request outlives a page being closed
+  function sayLeaving(visibility) {
+    var url = statusUrl + (statusUrl.indexOf('?') < 0 ? '?' : '&') + 'visibility=' + visibility;
+    fetch(url, { cache: 'no-store', keepalive: true, headers: { accept: 'application/json' } }).catch(function () {
+      /* a signal lost is only a check made a little later */
+    });
+  }
+
   // going out of sight (off to the wallet or banking app, or the tab closing): say so once, then ask nothing until
   // back; back: look at once instead of waiting for the next poll
   document.addEventListener('visibilitychange', function () {
     if (status !== 'PENDING') return;
     if (document.visibilityState === 'visible') return poll();
-    var hiddenUrl = statusUrl + (statusUrl.indexOf('?') < 0 ? '?' : '&') + 'visibility=hidden';
-    // keepalive: the request outlives a page being closed
-    fetch(hiddenUrl, { cache: 'no-store', keepalive: true, headers: { accept: 'application/json' } }).catch(
-      function () {
-        /* a signal lost is only a check made a little later */
-      },
-    );
+    sayLeaving('hidden');
+  });
+
+  // closed, or left for another address (after going out of sight): its payer is gone, not paying in the wallet app,
+  // which a switch to another app never fires; a page kept for going back (persisted) may yet come back, and says
+  // nothing more
+  window.addEventListener('pagehide', function (event) {
+    if (status !== 'PENDING' || event.persisted) return;
+    sayLeaving('closed');
   });
 
   if (status === 'PENDING') {

@@ -114,6 +114,53 @@ describe('checks of accounts with pending payments', () => {
     ]);
   });
 
+  it('take a page closed as its payer gone, not paying in the wallet app: no 4 s checks, the window as for a bill, as before once it is back', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', expiresInMinutes: 30 }));
+    await service.projections.waitFor(await service.store.headPosition());
+    const ticks: string[] = [];
+    const step = async (seconds: number) => {
+      service.clock.advance(seconds * 1000);
+      ticks.push(`${seconds}s:${(await service.paymentChecks.tick()) > 0 ? 'check' : '-'}`);
+    };
+    const get = (url: string) => service.app.inject({ method: 'GET', url, headers: { 'user-agent': phoneBrowser } });
+    const status = `/pay/${payment.id}/status.json`;
+    const signals = async () =>
+      (
+        await query<{ page_closed_at: Date | null; page_hidden_at: Date | null }>(
+          service.pool,
+          'ReadClosedSignal',
+          'select page_closed_at, page_hidden_at from payment_check_signals where account_id = $1',
+          [accountId],
+        )
+      ).rows[0];
+    await step(0); // a new bill: at once
+    // a value the page never sends is refused, and records nothing of the payer
+    const refused = await get(`${status}?visibility=shut`);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ status: 'error', code: 'VALIDATION_ERROR' });
+    expect(await signals()).toBeUndefined();
+    service.clock.advance(5000);
+    // the payer saves the QR and closes the page: it goes out of sight, then says it is closed
+    expect((await get(`/pay/${payment.id}/qris.png?download=1`)).statusCode).toBe(200);
+    expect((await get(`${status}?visibility=hidden`)).statusCode).toBe(200);
+    const closed = await get(`${status}?visibility=closed`);
+    expect(closed.statusCode).toBe(200);
+    expect(closed.json()).toMatchObject({ status: 'success', data: { status: 'PENDING' } });
+    expect((await signals())?.page_closed_at).toEqual(service.clock.now());
+    await step(0); // only out of sight, this would be a check: every 4 s while its payer is likely paying
+    await step(4);
+    await step(6); // the window's 15 s from the bill
+    await step(3);
+    expect((await get(status)).statusCode).toBe(200); // back on the page after the close: as before, due at once
+    await step(0);
+    service.clock.advance(30 * 60_000); // the payment expires: the next test's account is the only one checked
+    await service.paymentExpiry.tick();
+    await step(60);
+    expect(ticks).toEqual(['0s:check', '0s:-', '4s:-', '6s:check', '3s:-', '0s:check', '60s:-']);
+  });
+
   it('follow a payer on a phone: rare while the page is read, every 4 s once it leaves with the QR saved, at once when it is back', async () => {
     const caller = await keyHolder(service);
     const { accountId } = await linkServiceWallet(caller);

@@ -67,6 +67,7 @@ const signalsArb: fc.Arbitrary<CheckSignals> = fc.record({
   pageSeenAt: maybeAt,
   phonePageSeenAt: maybeAt,
   pageHiddenAt: maybeAt,
+  pageClosedAt: maybeAt,
   qrFetchedAt: maybeAt,
   qrDownloadedAt: maybeAt,
 });
@@ -74,6 +75,16 @@ const historyArb = fc.record({ paidAfterMs: fc.array(fc.integer({ min: 0, max: 7
 const nowArb = fc.integer({ min: 0, max: 7_200_000 }).map(at);
 const cadenceArb = settingsArb.chain(s => fc.constantFrom(s, { ...s, cadence: 'fixed' as const }));
 const ago = (now: Date, ms: number) => new Date(now.getTime() - ms);
+/** The signals of pages last closed: closed at or after every page of the account went out of sight or asked. */
+const closedArb: fc.Arbitrary<CheckSignals> = fc
+  .tuple(signalsArb, fc.integer({ min: 0, max: 600_000 }))
+  .map(([signals, afterMs]) => {
+    const last = Math.max(
+      signals.newestCreatedAt.getTime(),
+      ...[signals.pageHiddenAt, signals.pageSeenAt, signals.phonePageSeenAt].map(d => d?.getTime() ?? -Infinity),
+    );
+    return { ...signals, pageClosedAt: new Date(last + afterMs) };
+  });
 
 describe('the cadence of payment checks', () => {
   it('never checks an account more often than the floor, nor leaves it unchecked longer than the slow interval', () => {
@@ -97,7 +108,7 @@ describe('the cadence of payment checks', () => {
   it('checks denser while a page of the account is in sight on a desk than once it is closed', () => {
     fc.assert(
       fc.property(settingsArb, signalsArb, historyArb, nowArb, (s, any, history, now) => {
-        const signals = { ...any, providerPushes: false };
+        const signals = { ...any, providerPushes: false, pageClosedAt: null };
         const open = { ...signals, pageSeenAt: now };
         const closed = { ...signals, pageSeenAt: ago(now, s.pageOpenForSeconds * 1000 + 1) };
         const never = { ...signals, pageSeenAt: null };
@@ -121,7 +132,13 @@ describe('the cadence of payment checks', () => {
         fc.double({ min: 0, max: 1, noNaN: true }),
         fc.integer({ min: 0, max: 120_000 }),
         (s, any, history, now, share, downloadedBefore) => {
-          const signals = { ...any, providerPushes: false, pageSeenAt: null, phonePageSeenAt: null };
+          const signals = {
+            ...any,
+            providerPushes: false,
+            pageSeenAt: null,
+            phonePageSeenAt: null,
+            pageClosedAt: null,
+          };
           const hiddenAt = ago(now, share * s.payingForSeconds * 1000);
           const leaving = { ...signals, pageHiddenAt: hiddenAt, qrDownloadedAt: ago(hiddenAt, downloadedBefore) };
           const interval = checkIntervalMs(leaving, history, now, s);
@@ -153,6 +170,7 @@ describe('the cadence of payment checks', () => {
           const signals = {
             ...any,
             providerPushes: false,
+            pageClosedAt: null,
             pageHiddenAt: hiddenAt,
             phonePageSeenAt: ago(now, backForMs),
           };
@@ -176,6 +194,47 @@ describe('the cadence of payment checks', () => {
           Math.min(s.slowSeconds, Math.max(s.floorSeconds, s.windowSeconds)) * 1000,
         );
       }),
+    );
+  });
+
+  it('never checks denser for a closed page than for the same page only out of sight', () => {
+    fc.assert(
+      fc.property(cadenceArb, fc.oneof(closedArb, signalsArb), historyArb, nowArb, (s, closed, history, now) => {
+        const hidden = { ...closed, pageClosedAt: null };
+        expect(checkIntervalMs(closed, history, now, s)).toBeGreaterThanOrEqual(
+          checkIntervalMs(hidden, history, now, s),
+        );
+      }),
+    );
+  });
+
+  it('checks a closed page no denser than the window: no payer paying in the wallet app, no desk page in sight', () => {
+    fc.assert(
+      fc.property(settingsArb, closedArb, historyArb, nowArb, (s, closed, history, now) => {
+        const interval = checkIntervalMs({ ...closed, providerPushes: false }, history, now, s);
+        expect(interval).toBeGreaterThanOrEqual(
+          Math.min(s.slowSeconds, Math.max(s.floorSeconds, s.windowSeconds)) * 1000,
+        );
+      }),
+    );
+  });
+
+  it('counts a page back in sight, or gone out of sight again, after the close as it did before the close', () => {
+    fc.assert(
+      fc.property(
+        settingsArb,
+        closedArb,
+        historyArb,
+        nowArb,
+        fc.integer({ min: 1, max: 60_000 }),
+        fc.constantFrom('pageSeenAt', 'phonePageSeenAt', 'pageHiddenAt'),
+        (s, closed, history, now, backAfterMs, signal) => {
+          const signals = { ...closed, [signal]: new Date(closed.pageClosedAt!.getTime() + backAfterMs) };
+          expect(checkIntervalMs(signals, history, now, s)).toBe(
+            checkIntervalMs({ ...signals, pageClosedAt: null }, history, now, s),
+          );
+        },
+      ),
     );
   });
 
@@ -210,6 +269,7 @@ describe('the cadence of payment checks', () => {
       pageSeenAt: null,
       phonePageSeenAt: null,
       pageHiddenAt: null,
+      pageClosedAt: null,
       qrFetchedAt: null,
       qrDownloadedAt: null,
     };
@@ -224,6 +284,19 @@ describe('the cadence of payment checks', () => {
     // back on the page 20 s later: due unless checked since its first ask (a 5 s coalesced write ago)
     expect(checkIntervalMs({ ...leaving, phonePageSeenAt: at(70_000) }, none, at(75_000), s)).toBe(4000);
     expect(checkIntervalMs({ ...leaving, phonePageSeenAt: at(70_000) }, none, at(71_000), s)).toBe(2000);
+    // the page closed as it went out of sight: nobody paying in the wallet app, the window's interval from the bill
+    // (once the page read until 47 s no longer counts as open: till then its reading interval, sparser, as where the
+    // provider pushes), then the back-off; back in sight after the close, as before
+    expect(checkIntervalMs({ ...leaving, pageClosedAt: at(50_000) }, none, at(51_000), s)).toBe(60_000);
+    expect(checkIntervalMs({ ...leaving, pageClosedAt: at(50_000) }, none, at(58_000), s)).toBe(15_000);
+    expect(checkIntervalMs({ ...leaving, pageClosedAt: at(50_000) }, none, at(200_000), s)).toBe(37_500);
+    expect(
+      checkIntervalMs({ ...leaving, pageClosedAt: at(50_000), phonePageSeenAt: at(70_000) }, none, at(71_000), s),
+    ).toBe(2000);
+    // a desk page closed 2 s after its last ask: no longer every 6 s
+    expect(checkIntervalMs({ ...bill, pageSeenAt: at(50_000), pageClosedAt: at(52_000) }, none, at(55_000), s)).toBe(
+      15_000,
+    );
     // leaving without the QR (a screenshot, or giving up): the window's interval
     expect(checkIntervalMs({ ...leaving, qrDownloadedAt: null }, none, at(51_000), s)).toBe(15_000);
     // where the provider pushes, the leaving earns nothing more than the window

@@ -13711,8 +13711,8 @@ export interface operations {
     getPayByPaymentIdStatusJson: {
         parameters: {
             query?: {
-                /** @description hidden: the page is going out of sight (its payer off to the wallet app); absent: the page is in sight */
-                visibility?: "hidden";
+                /** @description hidden: the page is going out of sight (its payer off to the wallet app); closed: the page is being closed; absent: the page is in sight */
+                visibility?: "hidden" | "closed";
             };
             header?: never;
             path: {

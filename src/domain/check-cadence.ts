@@ -117,8 +117,17 @@ const leavingSlackMs = 5_000;
 function pageClosed(signals: CheckSignals): boolean {
   if (!signals.pageClosedAt) return false;
   const closedAt = signals.pageClosedAt.getTime();
-  return closedAt >= later(signals.pageHiddenAt, signals.pageSeenAt, signals.phonePageSeenAt);
+  return (
+    closedAt + closingSlackMs >= later(signals.pageHiddenAt) &&
+    closedAt >= later(signals.pageSeenAt, signals.phonePageSeenAt)
+  );
 }
+
+/**
+ * A closing page says it went out of sight and that it closed in two requests sent at once: either may reach the
+ * service (or its instance) first, so a going out of sight heard this soon after the close is that page's own.
+ */
+export const closingSlackMs = 5_000;
 
 /** The time between two checks of the account as things stand at `now`, in milliseconds. */
 export function checkIntervalMs(signals: CheckSignals, history: CheckHistory, now: Date, s: CadenceSettings): number {

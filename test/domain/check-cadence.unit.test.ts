@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   checkIntervalMs,
+  closingSlackMs,
   learnedWindowMs,
   nextCheckAt,
   type CadenceSettings,
@@ -229,7 +230,9 @@ describe('the cadence of payment checks', () => {
         fc.integer({ min: 1, max: 60_000 }),
         fc.constantFrom('pageSeenAt', 'phonePageSeenAt', 'pageHiddenAt'),
         (s, closed, history, now, backAfterMs, signal) => {
-          const signals = { ...closed, [signal]: new Date(closed.pageClosedAt!.getTime() + backAfterMs) };
+          // a going out of sight heard just after the close is the closing page's own (the two requests race)
+          const afterMs = signal === 'pageHiddenAt' ? closingSlackMs + backAfterMs : backAfterMs;
+          const signals = { ...closed, [signal]: new Date(closed.pageClosedAt!.getTime() + afterMs) };
           expect(checkIntervalMs(signals, history, now, s)).toBe(
             checkIntervalMs({ ...signals, pageClosedAt: null }, history, now, s),
           );
@@ -289,6 +292,8 @@ describe('the cadence of payment checks', () => {
     // provider pushes), then the back-off; back in sight after the close, as before
     expect(checkIntervalMs({ ...leaving, pageClosedAt: at(50_000) }, none, at(51_000), s)).toBe(60_000);
     expect(checkIntervalMs({ ...leaving, pageClosedAt: at(50_000) }, none, at(58_000), s)).toBe(15_000);
+    // its two last requests race: the close heard before the going out of sight is still a close
+    expect(checkIntervalMs({ ...leaving, pageClosedAt: at(49_990) }, none, at(58_000), s)).toBe(15_000);
     expect(checkIntervalMs({ ...leaving, pageClosedAt: at(50_000) }, none, at(200_000), s)).toBe(37_500);
     expect(
       checkIntervalMs({ ...leaving, pageClosedAt: at(50_000), phonePageSeenAt: at(70_000) }, none, at(71_000), s),

@@ -34,6 +34,8 @@ const visibility = (state: 'hidden' | 'visible') =>
   `Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => '${state}' });
    Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${state === 'hidden'} });
    document.dispatchEvent(new Event('visibilitychange'))`;
+/** The browser keeping the page for going back (the back-forward cache): it may come back, so it is not closed. */
+const keptForBack = `window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }))`;
 /** Every link and button the payer can see now, with its size in CSS px. */
 const tapTargets = `[...document.querySelectorAll('a[href], button')].filter(el => el.getClientRects().length > 0)
   .map(el => { const r = el.getBoundingClientRect(); return { name: el.textContent.trim(), width: r.width, height: r.height }; })`;
@@ -132,10 +134,11 @@ describe('the payment page in Chromium on a phone-sized screen', () => {
     await page.goto(payment.paymentUrl);
     await expect.poll(() => asked.length, { timeout: 10_000 }).toBeGreaterThan(0);
 
-    // the payer switches to the wallet app: the browser hides the page
+    // the payer switches to the wallet app: the browser hides the page (and may keep it for going back), never closes it
     await page.evaluate(visibility('hidden'));
     await expect.poll(() => asked.filter(a => a.url.endsWith('?visibility=hidden')).length).toBe(1);
     const left = Date.now();
+    await page.evaluate(keptForBack);
     await new Promise(resolve => setTimeout(resolve, 7000)); // two polls' worth
     expect(asked.filter(a => a.at > left)).toEqual([]);
     const signals = await query<{ page_hidden_at: Date | null }>(
@@ -151,6 +154,39 @@ describe('the payment page in Chromium on a phone-sized screen', () => {
     await page.evaluate(visibility('visible'));
     await expect.poll(() => asked.filter(a => a.at >= back).length, { timeout: 1500, interval: 100 }).toBe(1);
     expect(asked.filter(a => a.at >= back)[0]!.url).toBe(`${baseUrl}/pay/${payment.id}/status.json`);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 30_000);
+
+  it('says once that it is closed as the payer closes it', async () => {
+    const caller = await keyHolder(service);
+    const { accountId } = await linkServiceWallet(caller);
+    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC' }));
+    const { context, page, problems } = await phone();
+    await page.goto(payment.paymentUrl);
+    await page.locator('#countdown').waitFor();
+    // what the service hears: the browser sends a closing page's last request after Playwright stops seeing its page
+    const heard: string[] = [];
+    const payerSeen = service.paymentChecks.payerSeen;
+    service.paymentChecks.payerSeen = (id, kind) => {
+      if (id === accountId) heard.push(kind);
+      return payerSeen(id, kind);
+    };
+    try {
+      await page.close();
+      await expect.poll(() => heard.filter(kind => kind === 'closed').length, { timeout: 5000 }).toBe(1);
+      await new Promise(resolve => setTimeout(resolve, 1000)); // anything more it would say
+      expect(heard.filter(kind => kind === 'closed')).toEqual(['closed']);
+    } finally {
+      service.paymentChecks.payerSeen = payerSeen;
+    }
+    const signals = await query<{ page_closed_at: Date | null }>(
+      service.pool,
+      'ReadClosedSignal',
+      'select page_closed_at from payment_check_signals where account_id = $1',
+      [accountId],
+    );
+    expect(signals.rows[0]?.page_closed_at).toBeInstanceOf(Date);
     expect(problems).toEqual([]);
     await context.close();
   }, 30_000);

@@ -4,7 +4,8 @@
  * of its own on an embedded PostgreSQL of its own, under autocannon in a third process:
  *
  * - the service: this checkout's `npm start` command (bench/processes.ts), with its own DATA_DIR, PORT and
- *   SANDBOX_PORT and nothing else, set up over HTTP like a merchant would (register, API key, sandbox wallets linked);
+ *   SANDBOX_PORT and WEBHOOK_ALLOW_PRIVATE (the webhook endpoint below is on loopback), set up over HTTP like a merchant
+ *   would (register, API key, sandbox wallets linked);
  * - the bare route: bench/payments-bare.ts;
  * - the load generator: bench/payments-load.ts (autocannon, 32 connections);
  * - with `--compare-ref <git ref>`, the same service from that commit too (a `git worktree` in a temporary folder,
@@ -393,6 +394,8 @@ export async function run(ctx: BenchContext): Promise<void> {
         port: await freePort(),
         sandboxPort: await freePort(),
         logFile: path.join(tmp, `service-${s.side}.log`),
+        // the payment-to-webhook measure's endpoint is in this process, on loopback, which the service refuses unless told
+        env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
       });
       started.push(service);
       cleanup.push(() => service.stop());
@@ -683,7 +686,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       '',
       `${ctx.quick ? '**Quick run (a smoke test, not the figures).** ' : ''}${new Date().toISOString()}, ${cpus} vCPU, PostgreSQL ${bare.ready.version} (embedded), Node ${process.version}; the service ${measured ? `at commit ${measuredCommit.slice(0, 7)} (a git worktree)` : `of this checkout at ${headCommit.slice(0, 7)}${dirty ? ' with uncommitted changes in src/ or the package files' : ''}`}${refNote}. autocannon ${connections} connections, ${duration} s per load, ${rounds} round${rounds === 1 ? '' : 's'} over every load (in order in odd rounds, reversed in even ones), each after the previous target's CPU was back near idle; ratios are medians of the rounds' ratios. Load average ${loadBefore.map(l => l.toFixed(2)).join(' ')} before, ${loadAfter.map(l => l.toFixed(2)).join(' ')} after; processes other than this benchmark's took ${othersLine} of the machine's CPU during the loads.`,
       '',
-      "Each in its own process, as a user runs them: the service started with `npm start`'s command (`tsx --max-semi-space-size=64 src/main.ts`) with only DATA_DIR (its own embedded PostgreSQL), PORT and SANDBOX_PORT set (its second instance as said below), logging at its default level to a file, set up over HTTP (register, API key, sandbox wallets linked); the bare route (bench/payments-bare.ts: fastify, JSON body, one named prepared INSERT of a row like a payment, pool of 30 keeping idle connections 10 minutes like the service's, no logging) on an embedded PostgreSQL of its own; autocannon in a third process (bench/payments-load.ts). Every figure is bounded by this machine: its vCPUs are shared by the three processes, two PostgreSQL servers (three with the reference service) and whatever else runs.",
+      "Each in its own process, as a user runs them: the service started with `npm start`'s command (`tsx --max-semi-space-size=64 src/main.ts`) with only DATA_DIR (its own embedded PostgreSQL), PORT and SANDBOX_PORT set, and WEBHOOK_ALLOW_PRIVATE=true for the webhook endpoint on loopback (its second instance as said below), logging at its default level to a file, set up over HTTP (register, API key, sandbox wallets linked); the bare route (bench/payments-bare.ts: fastify, JSON body, one named prepared INSERT of a row like a payment, pool of 30 keeping idle connections 10 minutes like the service's, no logging) on an embedded PostgreSQL of its own; autocannon in a third process (bench/payments-load.ts). Every figure is bounded by this machine: its vCPUs are shared by the three processes, two PostgreSQL servers (three with the reference service) and whatever else runs.",
       '',
       markdownTable(header, rows),
       '',

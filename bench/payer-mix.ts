@@ -6,7 +6,8 @@
  * Each receiving account (a sandbox WALLET-D/E linked by phone, synchronised hourly) serves customers one after
  * another, a gap of 1 to 6 minutes between them. A customer's bill is a QRIS-DYNAMIC payment (15 minutes to pay), and
  * its page behaves as the page's script does: while in sight it asks for the status every 3 s; going out of sight it
- * asks once with `visibility=hidden` and nothing more until it is back, when it asks at once.
+ * asks once with `visibility=hidden` and nothing more until it is back, when it asks at once; closed, it goes out of
+ * sight and says so, and at once asks with `visibility=closed` too (its pagehide).
  * - on time on a phone (60 %): the page is in sight from the bill (its QR image loaded once) while the customer reads
  *   it, then out of sight while the customer pays in the wallet app, 5 to 40 s, the payment 10 to 120 s after the bill;
  *   four in five first save the QR (`?download=1`, 1 to 4 s before leaving: a phone cannot scan its own screen), the
@@ -14,9 +15,9 @@
  *   20 s);
  * - on time at a desk (15 %): the page stays in sight on the computer while the customer pays by scanning its QR with a
  *   phone, 5 to 120 s after the bill; it asks until it sees the payment COMPLETED (or 20 s past paying);
- * - late (10 %): the page is in sight for 20 s, the QR downloaded (`?download=1`) in it, then closed (out of sight), and
- *   paid 3 to 10 minutes after the bill from the picture;
- * - never (15 %): the page is in sight for 20 to 60 s, then closed (out of sight); nobody pays.
+ * - late (10 %): the page is in sight for 20 s, the QR downloaded (`?download=1`) in it, then closed (`hidden`, then
+ *   `closed`), and paid 3 to 10 minutes after the bill from the picture;
+ * - never (15 %): the page is in sight for 20 to 60 s, then closed (`hidden`, then `closed`); nobody pays.
  * Nobody presses "Saya sudah bayar"; provider push off (SANDBOX_PUSH=none), or on as the sandbox offers it. Measured: paid
  * (the sandbox's answer) to the first signed payment.completed at the merchant's endpoint, for the payments paid in
  * the measured span; the checks (AccountSynced with trigger payment-check) made in that span, per payment paid in it.
@@ -81,7 +82,7 @@ type Customer = {
   pageMs: number;
   /** the page is out of sight from this long after the bill (closed, or its customer in the wallet app) ... */
   hiddenMs: number | null;
-  /** ... until this long after the bill (back from the app), if it comes back */
+  /** ... until this long after the bill (back from the app), if it comes back; one that never does was closed */
   backMs: number | null;
   downloadMs: number | null;
   payMs: number | null;
@@ -306,9 +307,9 @@ export async function runMix(
       );
       timers.add(timer);
     };
-    const ask = async (b: Bill, hidden = false) => {
+    const ask = async (b: Bill, visibility?: 'hidden' | 'closed') => {
       statusAsks++;
-      const r = await fetch(`${base}/pay/${b.id}/status.json${hidden ? '?visibility=hidden' : ''}`, {
+      const r = await fetch(`${base}/pay/${b.id}/status.json${visibility ? `?visibility=${visibility}` : ''}`, {
         headers: { 'user-agent': userAgents[b.customer.device] },
       });
       const body = (await r.json()) as { data?: { status?: string } };
@@ -344,10 +345,12 @@ export async function runMix(
         };
         await poll();
       });
-      // going out of sight (the wallet app, or the page closed), the page says so once
+      // going out of sight (the wallet app, or the page closed), the page says so once; closed, it says that too, in
+      // a second request sent at once (the browser's pagehide right after its visibilitychange)
       if (c.hiddenMs !== null)
         at(c.arriveMs + c.hiddenMs, async () => {
-          if (b.id && b.paidAt === undefined) await ask(b, true);
+          if (!b.id || b.paidAt !== undefined) return;
+          await Promise.all([ask(b, 'hidden'), c.backMs === null ? ask(b, 'closed') : undefined]);
         });
       if (c.downloadMs !== null)
         at(c.arriveMs + c.downloadMs, async () => {

@@ -18,6 +18,8 @@ type Chunks = readonly (readonly Payable[])[];
 type Index = {
   ids: Map<string, Payable>;
   vaNumbers: Map<string, Payable[]>;
+  /** how many of the numbers have each length: a reference's substrings of those lengths are what to look up */
+  vaLengths: Map<number, number>;
   /** increasing in reservation order, with gaps where payables were released: the chunks keep that order */
   ranks: Map<string, number>;
   nextRank: number;
@@ -116,9 +118,7 @@ export class Payables {
   carriedBy(credit: Credit): readonly Payable[] {
     const index = this.lookups();
     const reference = credit.reference ?? '';
-    const numbers: string[] = [];
-    if (reference !== '')
-      for (const number of index.vaNumbers.keys()) if (reference.includes(number)) numbers.push(number);
+    const numbers = reference === '' ? [] : numbersIn(reference, index);
     // two numbers in one reference: their payables in reservation order, as one pass would meet them
     const carried =
       numbers.length <= 1
@@ -163,7 +163,7 @@ const chunked = (payables: Payable[]): Payable[][] =>
   );
 
 function indexOf(chunks: Chunks): Index {
-  const index: Index = { ids: new Map(), vaNumbers: new Map(), ranks: new Map(), nextRank: 0 };
+  const index: Index = { ids: new Map(), vaNumbers: new Map(), vaLengths: new Map(), ranks: new Map(), nextRank: 0 };
   for (const chunk of chunks) for (const p of chunk) add(index, p);
   return index;
 }
@@ -172,7 +172,10 @@ function indexOf(chunks: Chunks): Index {
 function add(index: Index, p: Payable): void {
   index.ids.set(p.paymentId, p);
   index.ranks.set(p.paymentId, index.nextRank++);
-  if (p.vaNumber !== null) index.vaNumbers.set(p.vaNumber, [...(index.vaNumbers.get(p.vaNumber) ?? []), p]);
+  if (p.vaNumber === null) return;
+  const held = index.vaNumbers.get(p.vaNumber);
+  if (!held) index.vaLengths.set(p.vaNumber.length, (index.vaLengths.get(p.vaNumber.length) ?? 0) + 1);
+  index.vaNumbers.set(p.vaNumber, [...(held ?? []), p]);
 }
 
 function remove(index: Index, p: Payable): void {
@@ -180,6 +183,24 @@ function remove(index: Index, p: Payable): void {
   index.ranks.delete(p.paymentId);
   if (p.vaNumber === null) return;
   const rest = (index.vaNumbers.get(p.vaNumber) ?? []).filter(q => q.paymentId !== p.paymentId);
-  if (rest.length > 0) index.vaNumbers.set(p.vaNumber, rest);
-  else index.vaNumbers.delete(p.vaNumber);
+  if (rest.length > 0) return void index.vaNumbers.set(p.vaNumber, rest);
+  if (!index.vaNumbers.delete(p.vaNumber)) return;
+  const left = (index.vaLengths.get(p.vaNumber.length) ?? 1) - 1;
+  if (left > 0) index.vaLengths.set(p.vaNumber.length, left);
+  else index.vaLengths.delete(p.vaNumber.length);
+}
+
+/**
+ * The pending numbers a credit's reference carries, as `reference.includes(number)` would find them, without a pass
+ * over the numbers: each substring of the reference as long as some number is looked up (a reference is short, and
+ * the numbers have a few lengths).
+ */
+function numbersIn(reference: string, index: Index): string[] {
+  const found = new Set<string>();
+  for (const length of index.vaLengths.keys())
+    for (let start = 0; start + length <= reference.length; start++) {
+      const candidate = reference.slice(start, start + length);
+      if (index.vaNumbers.has(candidate)) found.add(candidate);
+    }
+  return [...found];
 }

@@ -61,12 +61,18 @@ describe('the payable a credit pays', () => {
     paymentId: fc.uuid(),
     uniqueCode: fc.integer({ min: 0, max: 3 }),
     totalAmount: fc.constantFrom(10_000, 10_001),
-    vaNumber: fc.option(fc.constantFrom('8881000000000001', '8881000000000002')),
+    // numbers of several lengths, some inside others, as a reference may carry one within another
+    vaNumber: fc.option(fc.constantFrom('8881000000000001', '8881000000000002', '88810000000000012', '12', '2')),
     expiresAt: fc.constantFrom(at(-1), at(0), at(1)),
   });
   const creditArb = fc.record({
     amount: fc.constantFrom(10_000, 10_001, 10_002),
-    reference: fc.option(fc.constantFrom('VA 8881000000000001', '8881000000000002', 'transfer')),
+    reference: fc.option(
+      fc.oneof(
+        fc.constantFrom('VA 8881000000000001', '8881000000000002', 'transfer', 'VA 88810000000000012'),
+        fc.string({ unit: fc.constantFrom('8', '1', '0', '2', ' '), maxLength: 20 }),
+      ),
+    ),
     occurredAt: fc.constant(at(0)),
   });
   /** The receiving stream's match as first written: a pass over a sorted copy, bills held when booked first. */

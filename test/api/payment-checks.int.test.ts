@@ -45,9 +45,9 @@ const nextSyncOf = async (accountId: string) =>
 /**
  * A pending QRIS-DYNAMIC bill of 30 minutes, the only account with one in this service once the earlier tests' bills
  * ended: `step` moves the test clock and ticks the checks, noting whether the tick handed a check over; `get` asks as
- * the payment page's browser on a phone does.
+ * the payment page's browser does, on a phone or on a desk.
  */
-async function phonePayer() {
+async function payer(browser: string) {
   const caller = await keyHolder(service);
   const { accountId } = await linkServiceWallet(caller);
   const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', expiresInMinutes: 30 }));
@@ -58,7 +58,7 @@ async function phonePayer() {
     service.clock.advance(seconds * 1000);
     ticks.push(`${seconds}s:${(await service.paymentChecks.tick()) > 0 ? 'check' : '-'}`);
   };
-  const get = (url: string) => service.app.inject({ method: 'GET', url, headers: { 'user-agent': phoneBrowser } });
+  const get = (url: string) => service.app.inject({ method: 'GET', url, headers: { 'user-agent': browser } });
   return { accountId, payment, ticks, step, get, status: `/pay/${payment.id}/status.json` };
 }
 
@@ -78,27 +78,8 @@ describe('checks of accounts with pending payments', () => {
   });
 
   it('follow the payer: every 15 s after the bill, rarer as nobody shows up, every 6 s while its page asks on a desk, until it ends', async () => {
-    const caller = await keyHolder(service);
-    const { accountId } = await linkServiceWallet(caller);
-    const payment = await createPayment(caller, paymentBody(accountId, { type: 'QRIS-DYNAMIC', expiresInMinutes: 30 }));
-    // the checks' work list is the payments read model: let it show the payment first (a busy machine lags)
-    await service.projections.waitFor(await service.store.headPosition());
-    // the only account with a pending payment in this service now: a tick answers whether it handed a check over
-    const ticks: string[] = [];
-    const step = async (seconds: number) => {
-      service.clock.advance(seconds * 1000);
-      ticks.push(`${seconds}s:${(await service.paymentChecks.tick()) > 0 ? 'check' : '-'}`);
-    };
-    const pageAsks = async () =>
-      expect(
-        (
-          await service.app.inject({
-            method: 'GET',
-            url: `/pay/${payment.id}/status.json`,
-            headers: { 'user-agent': deskBrowser },
-          })
-        ).statusCode,
-      ).toBe(200);
+    const { ticks, step, get, status } = await payer(deskBrowser);
+    const pageAsks = async () => expect((await get(status)).statusCode).toBe(200);
     await step(0); // a new bill: at once
     await step(8);
     await step(7); // every 15 s in the window in which payers pay (2 minutes while the account has no history)
@@ -135,7 +116,7 @@ describe('checks of accounts with pending payments', () => {
   });
 
   it('take a page closed as its payer gone, not paying in the wallet app: no 4 s checks, the window as for a bill, as before once it is back', async () => {
-    const { accountId, payment, ticks, step, get, status } = await phonePayer();
+    const { accountId, payment, ticks, step, get, status } = await payer(phoneBrowser);
     const signals = async () =>
       (
         await query<{ page_closed_at: Date | null; page_hidden_at: Date | null }>(
@@ -172,7 +153,7 @@ describe('checks of accounts with pending payments', () => {
   });
 
   it('follow a payer on a phone: rare while the page is read, every 4 s once it leaves with the QR saved, at once when it is back', async () => {
-    const { accountId, payment, ticks, step, get, status } = await phonePayer();
+    const { accountId, payment, ticks, step, get, status } = await payer(phoneBrowser);
     await step(0); // a new bill: at once
     expect((await get(status)).statusCode).toBe(200); // read on a phone: no denser than every 60 s
     await step(8);

@@ -36,6 +36,11 @@ export type Decider<S, C, E extends DomainEvent> = {
    * retries (other processes are still kept apart by the expected revision).
    */
   serialised?: boolean;
+  /**
+   * A stream written a few times while it is young and then left (a payment, a bill's claim, an order id): the store
+   * keeps nothing of it beside its events (on PostgreSQL no es_streams row, which would cost as much as an event).
+   */
+  shortLived?: boolean;
   /** Attempts on a concurrent write to this stream before the command gives up (default 5): more for a stream that several processes write at once. */
   attempts?: number;
 };

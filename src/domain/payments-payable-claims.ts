@@ -56,6 +56,8 @@ export const payableClaim: Decider<PayableClaim, PayableClaimCommand, ReceivingE
   cached: true,
   // a total is usually free and never claimed before: its stream is not read unless it turns out to exist
   likelyNew: true,
+  // written when a bill takes the total and when it lets go of it
+  shortLived: true,
   initialState: () => ({ holder: null }),
   evolve(state, event) {
     if (event.type === 'PayableReserved') {

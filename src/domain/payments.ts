@@ -133,6 +133,8 @@ function decide(state: Payment, command: PaymentCommand): PaymentEvent[] {
 
 export const payment: Decider<Payment, PaymentCommand, PaymentEvent> = {
   cached: true,
+  // created, its method perhaps chosen, then completed or expired: a few events within its first hours
+  shortLived: true,
   initialState: () => ({ status: 'NONE' }),
   evolve,
   decide,

@@ -58,7 +58,17 @@ export function expectationMet(expected: ExpectedRevision, actual: number | 'no_
  * One stream's part of an append to several streams: its events at the expected revision ('no_stream': it must not
  * exist yet). A write of no events is a guard: the stream must be at exactly `expected`, and is left as it is.
  */
-export type StreamWrite = { streamId: string; events: NewEvent[]; expected: number | 'no_stream' };
+export type StreamWrite = {
+  streamId: string;
+  events: NewEvent[];
+  expected: number | 'no_stream';
+  /**
+   * A stream written a few times while it is young and then left (a payment, a bill's claim, an order id): a store may
+   * keep nothing of it beside its events (PostgreSQL: no es_streams row), and streamIds does not list it. Read when
+   * the write creates the stream.
+   */
+  shortLived?: boolean;
+};
 
 export class WrongExpectedRevision extends Error {
   constructor(

@@ -23,12 +23,14 @@ export type RefusedRow = { stream_id: string; grp: number; actual: number | null
  * (their stream locks, then their rows), then each group is checked as a whole: a group whose every write finds its
  * stream at the expected revision (or absent, for 'no_stream'; guards are read without a lock) claims its streams' next
  * revisions and writes its events; the other groups write nothing and come back as refused rows, one per refused
- * write. A new stream created concurrently, a duplicate event id or a deadlock fails the whole statement: the caller
- * then appends each group on its own.
+ * write. A short-lived stream has no row: its revision is its last event's, and a new one gets no row. A new stream
+ * created concurrently, a duplicate event id or a deadlock fails the whole statement: the caller then appends each
+ * group on its own.
  */
 export const appendBatchSql = `
   with input as (
-    select * from unnest($1::text[], $2::bigint[], $3::int[], $4::int[]) with ordinality as i(stream_id, expected, n, grp, idx)
+    select * from unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $12::bool[])
+      with ordinality as i(stream_id, expected, n, grp, short_lived, idx)
   ),
   -- the written streams' locks first, in key order, while the transaction has no id yet (lockStream); every step that
   -- writes or locks a row comes after locked, which waits for them
@@ -45,21 +47,31 @@ export const appendBatchSql = `
   guarded as (
     select s.stream_id, s.revision, s.deleted from es_streams s where s.stream_id in (select stream_id from input where n = 0)
   ),
+  -- a stream whose row this statement does not see (a short-lived one has none) is at its head as committed once
+  -- its lock is taken (es_stream_head); a row created after this statement's snapshot refuses the write (only a
+  -- no-stream write can meet one: any other was decided on a stream read before the statement)
   checked as (
-    select i.*, coalesce(l.revision, g.revision) as actual, coalesce(l.deleted, g.deleted) as deleted,
-      case when i.expected = -1 then coalesce(l.stream_id, g.stream_id) is null
-           else coalesce(l.revision, g.revision) is not distinct from i.expected and coalesce(l.deleted, g.deleted) is false end as ok
+    select i.*, coalesce(r.stream_id is not null, false) as has_row, coalesce(r.deleted, t.deleted, false) as deleted,
+      coalesce(t.has_row, false) as row_unseen, coalesce(r.revision, t.revision) as actual
     from input i
     left join locked l on l.stream_id = i.stream_id and i.n > 0
     left join guarded g on g.stream_id = i.stream_id and i.n = 0
+    cross join lateral (select coalesce(l.stream_id, g.stream_id) as stream_id, coalesce(l.revision, g.revision) as revision,
+                               coalesce(l.deleted, g.deleted) as deleted) r
+    left join lateral (select h.* from es_stream_head(i.stream_id) h where r.stream_id is null) t on true
+  ),
+  judged as (
+    select c.*, not c.deleted and not c.row_unseen and case when c.expected = -1 then not c.has_row and c.actual is null
+                     else c.actual is not distinct from c.expected end as ok
+    from checked c
   ),
   accepted as (
-    select * from checked where n > 0 and grp in (select grp from checked group by grp having bool_and(ok))
+    select * from judged where n > 0 and grp in (select grp from judged group by grp having bool_and(ok))
   ),
   bumped as (
     update es_streams s set revision = s.revision + a.n
     from accepted a
-    where a.expected >= 0 and s.stream_id = a.stream_id and s.revision = a.expected
+    where a.has_row and s.stream_id = a.stream_id and s.revision = a.expected
     returning a.idx, s.revision
   ),
   -- a new stream's revision is known before it is inserted, so nothing joins back to the inserted rows (that join ran
@@ -67,12 +79,12 @@ export const appendBatchSql = `
   -- data-modifying WITH to the end whether or not it is read, and a stream created meanwhile fails the statement
   fresh as (
     insert into es_streams (stream_id, revision)
-    select stream_id, n - 1 from accepted where expected = -1
+    select stream_id, n - 1 from accepted where expected = -1 and not short_lived
   ),
   claimed as (
     select idx, revision from bumped
     union all
-    select idx, n - 1 from accepted where expected = -1
+    select idx, expected + n from accepted where not has_row
   ),
   inserted as (
     insert into es_events (stream_id, revision, event_id, type, version, data, metadata)
@@ -91,7 +103,7 @@ export const appendBatchSql = `
          null::int as grp, null::bigint as actual, null::boolean as deleted
   from inserted
   union all
-  select stream_id, null, null, null, grp, actual, deleted from checked where not ok`;
+  select stream_id, null, null, null, grp, actual, deleted from judged where not ok`;
 
 const escaped = /["\\]/;
 
@@ -120,6 +132,7 @@ export function appendBatchParams(batch: { writes: StreamWrite[] }[]): unknown[]
   const expected: number[] = [];
   const counts: number[] = [];
   const groups: number[] = [];
+  const shortLived: string[] = [];
   const idx: number[] = [];
   const ord: number[] = [];
   const ids: string[] = [];
@@ -133,6 +146,7 @@ export function appendBatchParams(batch: { writes: StreamWrite[] }[]): unknown[]
       expected.push(write.expected === 'no_stream' ? -1 : write.expected);
       counts.push(write.events.length);
       groups.push(g + 1);
+      shortLived.push(write.shortLived === true ? 'true' : 'false');
       write.events.forEach((e, j) => {
         idx.push(streams.length);
         ord.push(j + 1);
@@ -148,6 +162,7 @@ export function appendBatchParams(batch: { writes: StreamWrite[] }[]): unknown[]
     ...[streams, expected, counts, groups, idx, ord, ids, types, versions].map(arrayLiteral),
     JSON.stringify(data),
     JSON.stringify(metadata),
+    arrayLiteral(shortLived),
   ];
 }
 

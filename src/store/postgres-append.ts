@@ -24,49 +24,25 @@ import {
   type RefusedRow,
 } from './postgres-append-batch.ts';
 
-/**
- * The statement that claims the next revisions of a stream, one per expected-revision mode; each runs only once the
- * stream's lock is taken (`stream_lock`, see lockStream), before its transaction has an id.
- */
-function claimRevisions(expected: ExpectedRevision): {
-  sql: string;
-  params: (streamId: string, n: number) => unknown[];
-} {
-  if (expected === 'any')
-    return {
-      sql: `insert into es_streams (stream_id, revision) select $1, $2 - 1 where (select taken from stream_lock)
-            on conflict (stream_id) do update set revision = es_streams.revision + $2 where not es_streams.deleted
-            returning revision`,
-      params: (s, n) => [s, n],
-    };
-  if (expected === 'no_stream')
-    return {
-      sql: `insert into es_streams (stream_id, revision) select $1, $2 - 1 where (select taken from stream_lock)
-            on conflict (stream_id) do nothing returning revision`,
-      params: (s, n) => [s, n],
-    };
-  if (expected === 'stream_exists')
-    return {
-      sql: `update es_streams set revision = revision + $2 where stream_id = $1 and not deleted and (select taken from stream_lock)
-            returning revision`,
-      params: (s, n) => [s, n],
-    };
-  return {
-    sql: `update es_streams set revision = revision + $2
-          where stream_id = $1 and revision = $3 and not deleted and (select taken from stream_lock) returning revision`,
-    params: (s, n) => [s, n, expected],
-  };
-}
+/** An expected revision as appendSql takes it: the revision, or a code for the other expectations. */
+const expectationCode = (expected: ExpectedRevision): number =>
+  expected === 'no_stream' ? -1 : expected === 'any' ? -2 : expected === 'stream_exists' ? -3 : expected;
 
-function appendSql(claim: string, firstParam: number): string {
+/**
+ * One stream's append ($1 stream, $2 how many events, $3 expectationCode, $4 short-lived): its revisions claimed by
+ * es_claim_revisions once the stream's lock is taken (`stream_lock`, see lockStream), before the transaction has an
+ * id; nothing is written when the claim is refused.
+ */
+function appendSql(firstParam: number): string {
   const p = (i: number) => `$${firstParam + i}`;
   return `with stream_lock as materialized (select count(*) = 1 as taken from (select ${lockStream('$1::text')}) l),
-    claimed as (${claim})
+    claimed as materialized (select es_claim_revisions($1, $3, $2, $4) as revision from stream_lock where taken)
     insert into es_events (stream_id, revision, event_id, type, version, data, metadata)
     select $1, claimed.revision - $2 + e.ord, e.event_id, e.type, e.version, d.value, m.value
     from claimed, unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::int[]) with ordinality as e(event_id, type, version, ord)
     join json_array_elements(${p(3)}::json) with ordinality as d(value, k) on d.k = e.ord
     join json_array_elements(${p(4)}::json) with ordinality as m(value, k) on m.k = e.ord
+    where claimed.revision is not null
     returning stream_id, revision, position::text, transaction_id::text`;
 }
 
@@ -149,28 +125,29 @@ export class PostgresAppends {
   private async appendAlone(writes: StreamWrite[]): Promise<AppendResult[]> {
     const only = writes[0]!;
     if (writes.length === 1 && only.events.length > 0)
-      return [await this.appendOne(only.streamId, only.events, only.expected)];
+      return [await this.appendOne(only.streamId, only.events, only.expected, only.shortLived)];
     return this.appendAtomically(writes);
   }
 
-  private async appendOne(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    const claim = claimRevisions(expected);
+  private async appendOne(
+    streamId: string,
+    events: NewEvent[],
+    expected: ExpectedRevision,
+    shortLived = false,
+  ): Promise<AppendResult> {
     const params = [
-      ...claim.params(streamId, events.length),
+      streamId,
+      events.length,
+      expectationCode(expected),
+      shortLived,
       events.map(e => e.metadata.eventId),
       events.map(e => e.type),
       events.map(e => e.version),
       JSON.stringify(events.map(e => e.data)),
       JSON.stringify(events.map(e => storedMetadata(e.metadata))),
     ];
-    const firstArrayParam = params.length - 4;
     try {
-      const result = await preparedQuery<AppendedRow>(
-        this.pool,
-        'AppendEvents',
-        appendSql(claim.sql, firstArrayParam),
-        params,
-      );
+      const result = await preparedQuery<AppendedRow>(this.pool, 'AppendEvents', appendSql(5), params);
       const last = lastRowPerStream(result.rows).get(streamId);
       if (!last) return this.explainRefusal(streamId, events, expected, 'revision');
       this.store.written();
@@ -190,7 +167,7 @@ export class PostgresAppends {
       const result = await preparedQuery<{ stream_id: string; revision: number; pos: string; xid: string }>(
         this.pool,
         'AppendToStreams',
-        'select * from es_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+        'select * from es_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
         params,
       );
       const rows = result.rows.map(r => ({
@@ -263,14 +240,19 @@ export class PostgresAppends {
     return new WrongExpectedRevision(streamId, expected, stream ? stream.revision : 'no_stream');
   }
 
-  private async streamRow(streamId: string) {
-    const r = await preparedQuery<{ revision: number; deleted: boolean }>(
+  /** The stream's revision and tombstone; nothing for a stream that does not exist. */
+  private async streamRow(streamId: string): Promise<{ revision: number; deleted: boolean } | undefined> {
+    const r = await preparedQuery<{ revision: number | null; deleted: boolean }>(
       this.pool,
       'ReadStreamRevision',
-      'select revision, deleted from es_streams where stream_id = $1',
+      // a stream without a row (short-lived) is at its last event's revision
+      `select coalesce(s.revision, (select max(e.revision) from es_events e where e.stream_id = $1)) as revision,
+              coalesce(s.deleted, false) as deleted
+       from (select 1) one left join es_streams s on s.stream_id = $1`,
       [streamId],
     );
-    return r.rows[0];
+    const { revision, deleted } = r.rows[0]!;
+    return revision === null && !deleted ? undefined : { revision: revision ?? -1, deleted };
   }
 
   private async currentRevision(streamId: string, expected: ExpectedRevision): Promise<AppendResult> {

@@ -281,7 +281,9 @@ export class PostgresEventStore implements EventStore {
     await query(
       this.pool,
       'DeleteStream',
-      `insert into es_streams (stream_id, revision, deleted) values ($1, -1, true)
+      // a stream without a row (short-lived) gets one, at its last event's revision
+      `insert into es_streams (stream_id, revision, deleted)
+       values ($1, coalesce((select max(e.revision) from es_events e where e.stream_id = $1), -1), true)
        on conflict (stream_id) do update set deleted = true`,
       [streamId],
     );

@@ -148,11 +148,86 @@ begin
 end $$;
 `;
 
+/**
+ * Streams without a row in es_streams: a short-lived stream (a payment, a bill's claim, an order id) keeps nothing
+ * there beside its events, and its revision is its last event's. One claim of revisions (es_claim_revisions) for the
+ * appends alone and es_append_streams; the batch statement reads heads through es_stream_head.
+ */
+const shortLivedStreamsDefinition = `
+-- A stream's head as committed now: its row's revision and tombstone, or, for a stream without a row (short-lived),
+-- its last event's revision. Volatile, so that a statement that took the stream's lock after its snapshot (an append
+-- in one statement) sees what whoever held the lock before it wrote.
+create or replace function es_stream_head(stream text, out revision bigint, out has_row boolean, out deleted boolean)
+language plpgsql volatile as $$
+begin
+  select s.revision, true, s.deleted into revision, has_row, deleted from es_streams s where s.stream_id = stream;
+  if not found then
+    revision := (select max(e.revision) from es_events e where e.stream_id = stream);
+    has_row := false;
+    deleted := false;
+  end if;
+end $$;
+-- Claims the next n revisions of a stream whose lock this transaction holds: expected is a revision, -1 (no stream),
+-- -2 (any) or -3 (the stream exists); n = 0 only checks (a guard, its row not locked). Answers the last revision
+-- claimed (the head, for a guard), or null when refused. A new stream gets a row unless it is short-lived.
+create or replace function es_claim_revisions(stream text, expected bigint, n int, short_lived boolean)
+returns bigint language plpgsql volatile as $$
+declare
+  head record;
+  r bigint;
+begin
+  if n > 0 then perform 1 from es_streams s where s.stream_id = stream for update; end if;
+  select * into head from es_stream_head(stream);
+  if head.deleted or not (expected = -2 or coalesce(head.revision, -1) = expected or (expected = -3 and head.revision is not null)) then
+    return null;
+  end if;
+  if n = 0 then return coalesce(head.revision, -1); end if;
+  if head.has_row then
+    update es_streams s set revision = s.revision + n where s.stream_id = stream returning s.revision into r;
+  elsif head.revision is null and not short_lived then
+    insert into es_streams as s (stream_id, revision) values (stream, n - 1)
+    on conflict on constraint es_streams_pkey do nothing returning s.revision into r;
+  else
+    r := coalesce(head.revision, -1) + n;
+  end if;
+  return r;
+end $$;
+-- Appends to several streams at once, all or nothing: each write claims its stream's next revisions at the expected
+-- one (-1: the stream must not exist; es_claim_revisions); a write of no events only checks its stream (guard). The
+-- first refused write aborts everything with SQLSTATE ES409 and the stream in DETAIL. The written streams are locked
+-- first (lockStream), before the transaction has an id.
+-- (event data and metadata come as two JSON arrays, one element per event, instead of arrays of jsonb)
+drop function if exists es_append_streams(text[], bigint[], int[], int[], int[], uuid[], text[], int[], json, json);
+create or replace function es_append_streams(
+  stream_ids text[], expected bigint[], counts int[],
+  event_write int[], event_ord int[], event_ids uuid[], types text[], versions int[], datas json, metas json,
+  short_lived bool[]
+) returns table (stream_id text, revision bigint, pos text, xid text) language plpgsql as $$
+declare
+  claimed bigint[] := array_fill(null::bigint, array[cardinality(stream_ids)]);
+begin
+  perform ${lockStream('l.s')} from (select distinct w.s, hashtext(w.s) from unnest(stream_ids, counts) as w(s, n) where w.n > 0 order by 2) l;
+  for i in 1 .. cardinality(stream_ids) loop
+    claimed[i] := es_claim_revisions(stream_ids[i], expected[i], counts[i], short_lived[i]);
+    if claimed[i] is null then
+      raise exception 'wrong expected revision' using errcode = 'ES409', detail = stream_ids[i];
+    end if;
+  end loop;
+  return query
+    insert into es_events as e (stream_id, revision, event_id, type, version, data, metadata)
+    select stream_ids[x.w], claimed[x.w] - counts[x.w] + x.ord, x.id, x.type, x.version, d.value, m.value
+    from unnest(event_write, event_ord, event_ids, types, versions) with ordinality as x(w, ord, id, type, version, k)
+    join json_array_elements(datas) with ordinality as d(value, k) on d.k = x.k
+    join json_array_elements(metas) with ordinality as m(value, k) on m.k = x.k
+    returning e.stream_id, e.revision, e.position::text, e.transaction_id::text;
+end $$;
+`;
+
 /** The event log's part, for its owner alone (the superuser's connection in embedded mode). */
 export const eventLogMigration: Migration = { name: 'event-log', steps: [`${schemaLock}\n${eventLogDefinition}`] };
 
 /** The part the service's role may (re)create without owning the log. */
 export const eventStreamsMigration: Migration = {
   name: 'event-streams',
-  steps: [`${schemaLock}\n${eventStreamsDefinition}`],
+  steps: [`${schemaLock}\n${eventStreamsDefinition}`, `${schemaLock}\n${shortLivedStreamsDefinition}`],
 };

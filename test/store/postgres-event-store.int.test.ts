@@ -336,7 +336,8 @@ describe('postgres event store specifics', () => {
       [
         'es_append_streams',
         inFunction,
-        () => pool.query('select * from es_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', functionParams),
+        () =>
+          pool.query('select * from es_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)', functionParams),
       ],
     ];
     for (const [path, streamId, append] of paths)

@@ -27,6 +27,8 @@ export type StreamRead<S, E extends DomainEvent> = {
   readonly serialised: boolean;
   /** Attempts on a concurrent write to the stream (the decider's, else the default). */
   readonly attempts: number;
+  /** The decider's `shortLived`: the store keeps nothing of the stream beside its events. */
+  readonly shortLived: boolean;
   first(es: EventSourcing): Promise<Loaded<S>>;
   /** After a refusal: read from the store, never from a cache. */
   again(es: EventSourcing): Promise<Loaded<S>>;
@@ -45,6 +47,7 @@ export function streamRead<S, C, E extends DomainEvent>(
 class DeciderRead<S, C, E extends DomainEvent> implements StreamRead<S, E> {
   readonly serialised: boolean;
   readonly attempts: number;
+  readonly shortLived: boolean;
 
   constructor(
     readonly streamId: string,
@@ -53,6 +56,7 @@ class DeciderRead<S, C, E extends DomainEvent> implements StreamRead<S, E> {
   ) {
     this.serialised = decider.serialised ?? false;
     this.attempts = decider.attempts ?? defaultAttempts;
+    this.shortLived = decider.shortLived ?? false;
   }
 
   async first(es: EventSourcing): Promise<Loaded<S>> {
@@ -146,6 +150,7 @@ async function decideAndAppend<T extends Reads, R>(
         streamId: reads[n]!.streamId,
         events: toNewEvents(decision.append[n]!, context),
         expected: loaded[n]!.exists ? loaded[n]!.revision : ('no_stream' as const),
+        shortLived: reads[n]!.shortLived,
       })),
     ];
     try {

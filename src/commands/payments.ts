@@ -236,6 +236,7 @@ export async function releasePayable(
   context: CommandContext,
 ): Promise<void> {
   const release = billRelease(ended, ended.reason, ended.now);
+  if (release === null) return;
   if (release.on === 'claim') await handleCommand(deps, release.streamId, payableClaim, release.command, context);
   else await handleCommand(deps, release.streamId, receiving, release.command, context);
 }

@@ -58,8 +58,16 @@ export type BillRelease =
   | { on: 'receiving'; streamId: string; command: ReceivingCommand }
   | { on: 'claim'; streamId: string; command: PayableClaimCommand };
 
-export function billRelease(bill: HeldBill, reason: 'completed' | 'expired', now: Date): BillRelease {
+/**
+ * How an ended payment's bill is freed; nothing to write for a unique code's total whose payment expired: the claim
+ * lapses with its holder's expiry by itself (heldAtTime), and a credit that still finds the lapsed holder completes
+ * nothing (its payment is EXPIRED) and goes on as an unmatched one. Its events would be a sixth of a payment's bytes.
+ */
+export function billRelease(bill: HeldBill, reason: 'completed', now: Date): BillRelease;
+export function billRelease(bill: HeldBill, reason: 'completed' | 'expired', now: Date): BillRelease | null;
+export function billRelease(bill: HeldBill, reason: 'completed' | 'expired', now: Date): BillRelease | null {
   const { accountId, paymentId } = bill;
+  if (bill.vaNumber === null && reason === 'expired') return null;
   if (bill.vaNumber !== null)
     return {
       on: 'receiving',

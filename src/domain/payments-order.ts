@@ -48,7 +48,7 @@ export const order: Decider<Order, OrderCommand, OrderEvent> = {
   cached: true,
   // a payment's order id is usually new: not read unless it turns out to exist (the append refuses it then)
   likelyNew: true,
-  // written once, when its payment opens
+  // written when a payment opens for it (again only after an unpaid end)
   shortLived: true,
   initialState: () => ({ paymentId: null, openedAt: null }),
   evolve,

@@ -24,8 +24,8 @@ export type RefusedRow = { stream_id: string; grp: number; actual: number | null
  * stream at the expected revision (or absent, for 'no_stream'; guards are read without a lock) claims its streams' next
  * revisions and writes its events; the other groups write nothing and come back as refused rows, one per refused
  * write. A short-lived stream has no row: its revision is its last event's, and a new one gets no row. A new stream
- * created concurrently, a duplicate event id or a deadlock fails the whole statement: the caller then appends each
- * group on its own.
+ * created concurrently, a short-lived stream written concurrently by another process, a duplicate event id or a
+ * deadlock fails the whole statement: the caller then appends each group on its own.
  */
 export const appendBatchSql = `
   with input as (
@@ -47,22 +47,23 @@ export const appendBatchSql = `
   guarded as (
     select s.stream_id, s.revision, s.deleted from es_streams s where s.stream_id in (select stream_id from input where n = 0)
   ),
-  -- a stream whose row this statement does not see (a short-lived one has none) is at its head as committed once
-  -- its lock is taken (es_stream_head); a row created after this statement's snapshot refuses the write (only a
-  -- no-stream write can meet one: any other was decided on a stream read before the statement)
+  -- a stream without a row (a short-lived one) is at its last event's revision as this statement's snapshot sees it:
+  -- one written since (committed while this statement waited for its lock) makes the insert fail on
+  -- es_events_stream_revision, and each group is appended on its own, where the claim sees it (es_claim_revisions)
   checked as (
-    select i.*, coalesce(r.stream_id is not null, false) as has_row, coalesce(r.deleted, t.deleted, false) as deleted,
-      coalesce(t.has_row, false) as row_unseen, coalesce(r.revision, t.revision) as actual
+    select i.*, coalesce(r.stream_id is not null, false) as has_row, coalesce(r.deleted, false) as deleted,
+      coalesce(r.revision, t.revision) as actual
     from input i
     left join locked l on l.stream_id = i.stream_id and i.n > 0
     left join guarded g on g.stream_id = i.stream_id and i.n = 0
     cross join lateral (select coalesce(l.stream_id, g.stream_id) as stream_id, coalesce(l.revision, g.revision) as revision,
                                coalesce(l.deleted, g.deleted) as deleted) r
-    left join lateral (select h.* from es_stream_head(i.stream_id) h where r.stream_id is null) t on true
+    left join lateral (select max(e.revision) as revision from es_events e
+                       where e.stream_id = i.stream_id and r.stream_id is null) t on true
   ),
   judged as (
-    select c.*, not c.deleted and not c.row_unseen and case when c.expected = -1 then not c.has_row and c.actual is null
-                     else c.actual is not distinct from c.expected end as ok
+    select c.*, not c.deleted and case when c.expected = -1 then not c.has_row and c.actual is null
+                                       else c.actual is not distinct from c.expected end as ok
     from checked c
   ),
   accepted as (

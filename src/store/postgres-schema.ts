@@ -1,4 +1,5 @@
 import type { Migration } from '../db/migrations.ts';
+import { appendedMetadataRows, metadataColumns, metadataValues } from './postgres-event-metadata.ts';
 
 /**
  * The transaction-scoped lock an append takes on each stream it writes, before anything that gives its transaction an
@@ -27,7 +28,7 @@ export const appendedEventColumns = [
   'type',
   'version',
   'data',
-  'metadata',
+  ...metadataColumns,
 ] as const;
 
 /** The trigger es_protect_append_only puts on a table; switching it off is what an insider has to do first. */
@@ -95,6 +96,47 @@ end $$;
 select es_protect_append_only(to_regclass(t)) from unnest(array['${appendOnlyTables.join("', '")}']) t where to_regclass(t) is not null;
 `;
 
+/**
+ * es_append_streams as eventStreamsDefinition made it, its events' metadata in the typed columns or the JSON (the
+ * elements of `metas` are postgres-event-metadata.ts AppendedMetadata): the same parameters, only its insert changed.
+ */
+const appendStreamsTypedMetadata = `
+create or replace function es_append_streams(
+  stream_ids text[], expected bigint[], counts int[],
+  event_write int[], event_ord int[], event_ids uuid[], types text[], versions int[], datas json, metas json
+) returns table (stream_id text, revision bigint, pos text, xid text) language plpgsql as $$
+declare
+  claimed bigint[] := array_fill(null::bigint, array[cardinality(stream_ids)]);
+  r bigint;
+begin
+  perform ${lockStream('l.s')} from (select distinct w.s, hashtext(w.s) from unnest(stream_ids, counts) as w(s, n) where w.n > 0 order by 2) l;
+  for i in 1 .. cardinality(stream_ids) loop
+    r := null;
+    if counts[i] = 0 then
+      select s.revision into r from es_streams s
+       where s.stream_id = stream_ids[i] and s.revision = expected[i] and not s.deleted;
+    elsif expected[i] = -1 then
+      insert into es_streams as s (stream_id, revision) values (stream_ids[i], counts[i] - 1)
+      on conflict on constraint es_streams_pkey do nothing returning s.revision into r;
+    else
+      update es_streams s set revision = s.revision + counts[i]
+       where s.stream_id = stream_ids[i] and s.revision = expected[i] and not s.deleted returning s.revision into r;
+    end if;
+    if r is null then
+      raise exception 'wrong expected revision' using errcode = 'ES409', detail = stream_ids[i];
+    end if;
+    claimed[i] := r;
+  end loop;
+  return query
+    insert into es_events as e (${appendedEventColumns.join(', ')})
+    select stream_ids[x.w], claimed[x.w] - counts[x.w] + x.ord, x.id, x.type, x.version, d.value, ${metadataValues('m')}
+    from unnest(event_write, event_ord, event_ids, types, versions) with ordinality as x(w, ord, id, type, version, k)
+    join json_array_elements(datas) with ordinality as d(value, k) on d.k = x.k
+    join ${appendedMetadataRows('metas')} on m.k = x.k
+    returning e.stream_id, e.revision, e.position::text, e.transaction_id::text;
+end $$;
+`;
+
 /** The streams' revisions and tombstones, and the multi-stream append: the service's role owns these. */
 const eventStreamsDefinition = `
 create table if not exists es_streams (
@@ -148,11 +190,27 @@ begin
 end $$;
 `;
 
+/**
+ * An event's metadata in typed columns, the JSON null (postgres-event-metadata.ts appendedMetadata decides which):
+ * about half the bytes. Rows written before keep their JSON; a row holds one form or the other.
+ */
+const typedMetadata = `
+alter table es_events
+  alter column metadata drop not null,
+  add column if not exists correlation_id uuid,
+  add column if not exists causation_id text,
+  add column if not exists actor text,
+  add column if not exists occurred_at timestamptz;
+`;
+
 /** The event log's part, for its owner alone (the superuser's connection in embedded mode). */
-export const eventLogMigration: Migration = { name: 'event-log', steps: [`${schemaLock}\n${eventLogDefinition}`] };
+export const eventLogMigration: Migration = {
+  name: 'event-log',
+  steps: [`${schemaLock}\n${eventLogDefinition}`, typedMetadata],
+};
 
 /** The part the service's role may (re)create without owning the log. */
 export const eventStreamsMigration: Migration = {
   name: 'event-streams',
-  steps: [`${schemaLock}\n${eventStreamsDefinition}`],
+  steps: [`${schemaLock}\n${eventStreamsDefinition}`, `${schemaLock}\n${appendStreamsTypedMetadata}`],
 };

@@ -1,7 +1,7 @@
 import { wibDate } from '../domain/working-days.ts';
 import { preparedQuery, type Queryable } from '../db/pool.ts';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../store/event-store.ts';
-import { metadataColumnsSql, metadataOfRow, type MetadataRow } from '../store/postgres-event-metadata.ts';
+import { metadataColumnsSql, metadataOfRow } from '../store/postgres-event-metadata.ts';
 import { positionText } from '../store/subscriber.ts';
 import { committed, committingKeys } from './ledger-format.ts';
 import { canonicalJson, leafBytes } from './merkle.ts';
@@ -46,10 +46,11 @@ export function auditRead(
 }
 
 /**
- * A page of the whole log as one JSON text: an array of `[streamId, revision, type, version, data, position, eventId,
- * ...metadata]` per event in log order, data and metadata as stored (metadata as a MetadataRow: its JSON, without the
- * eventId of its column for events appended since es_events keeps it once, or null and its typed columns:
- * postgres-event-metadata.ts); with how many events it holds and the last one's position.
+ * A page of the whole log as one JSON text: an array of `[streamId, revision, type, version, data, metadata, position,
+ * eventId, correlation, causation, actor, occurred]` per event in log order, data and metadata as stored (metadata
+ * without the eventId of its column, for events appended since es_events keeps it once; null, and the typed columns
+ * after eventId set, for events appended since it keeps them: postgres-event-metadata.ts); with how many events it
+ * holds and the last one's position.
  */
 export type LogPage = { text: string; count: number; last: Position | null };
 
@@ -59,9 +60,14 @@ type PageEntry = [
   type: string,
   version: number,
   data: Record<string, unknown>,
+  stored: Record<string, unknown> | null,
   position: string,
   eventId: string,
-  ...metadata: MetadataRow,
+  // the typed columns, null when the metadata is stored as JSON (absent from a page of another store)
+  correlation?: string | null,
+  causation?: string | null,
+  actor?: string | null,
+  occurred?: string | null,
 ];
 
 /** Keys whose presence anywhere in an event's data may make its committed form differ (ledger-format.ts `committed`). */
@@ -102,8 +108,10 @@ export function pageLeaves(text: string, kinds: LeafKinds = bothLeaves): PageLea
   const hashes = new Uint8Array(kinds.chain ? 32 * entries.length : 0);
   const digestHashes = new Uint8Array(kinds.digests ? 32 * entries.length : 0);
   const runs: LeafRun[] = [];
-  entries.forEach(([streamId, revision, type, version, data, position, eventId, ...stored], i) => {
-    const metadata = metadataOfRow(eventId, ...stored);
+  entries.forEach((entry, i) => {
+    const [streamId, revision, type, version, data, stored, position, eventId, correlation, causation, actor, at] =
+      entry;
+    const metadata = metadataOfRow(eventId, stored, correlation ?? null, causation ?? null, actor ?? null, at ?? null);
     const leaves = eventLeaves({ streamId, revision, type, version, data, metadata });
     if (kinds.chain) hashes.set(leafBytes(leaves.v2), 32 * i);
     if (kinds.digests) digestHashes.set(leafBytes(leaves.v1), 32 * i);
@@ -137,13 +145,9 @@ export async function readLogPage(
           e.type,
           e.version,
           e.data,
+          e.metadata,
           positionText(e.position),
           e.metadata.eventId,
-          e.metadata,
-          null,
-          null,
-          null,
-          null,
         ]),
       ),
       count: events.length,
@@ -161,8 +165,8 @@ export async function readLogPage(
           ${upTo ? 'and (transaction_id, position) <= ($4::text::xid8, $5::bigint)' : ''}
         order by transaction_id, position limit $3
      )
-     select json_agg(json_build_array(stream_id, revision, type, version, data, transaction_id::text || '/' || position::text, event_id,
-                                      metadata, correlation, causation, actor, occurred)
+     select json_agg(json_build_array(stream_id, revision, type, version, data, metadata, transaction_id::text || '/' || position::text, event_id,
+                                      correlation, causation, actor, occurred)
                      order by transaction_id, position)::text as page,
             count(*)::int as count,
             (select transaction_id::text || '/' || position::text from page order by transaction_id desc, position desc limit 1) as last

@@ -37,7 +37,7 @@ const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
  * era's start in PostgreSQL's calendar or with six digits, stay in JSON).
  */
 function typedInstant(at: unknown): at is string {
-  if (typeof at !== 'string' || at.length !== 24 || at < '1000') return false;
+  if (typeof at !== 'string' || at < '1000') return false;
   const ms = Date.parse(at);
   return !Number.isNaN(ms) && new Date(ms).toISOString() === at;
 }

@@ -2,8 +2,11 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventLeafV2 } from '../../src/audit/ledger-format.ts';
 import { pageLeaves, readLogPage } from '../../src/audit/log-leaves.ts';
+import { foldInDatabase } from '../../src/audit/ledger-sql-fold.ts';
 import { leafHash } from '../../src/audit/merkle.ts';
+import { migrate, readModelMigration } from '../../src/db/migrations.ts';
 import { query } from '../../src/db/pool.ts';
+import { gatewayPeriodsProjection } from '../../src/projections/gateway-periods.ts';
 import { START, type EventMetadata, type NewEvent, type Position } from '../../src/store/event-store.ts';
 import { storedMetadata } from '../../src/store/postgres-event-metadata.ts';
 import type { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
@@ -184,6 +187,34 @@ describe('event metadata in es_events', () => {
       ),
       { numRuns: 60 },
     );
+  });
+
+  it("dates a ledger entry without a time of its own by its metadata's occurredAt in the database's fold, of either form", async () => {
+    const { pool, store } = await freshEventLog(closing);
+    await migrate(pool, [readModelMigration(gatewayPeriodsProjection)]);
+    const postings = (amount: number) => ({
+      postings: [
+        { account: 'cash', amount },
+        { account: 'revenue', amount: -amount },
+      ],
+    });
+    const [typed, json, later] = [
+      newEvent('Entry', postings(100)),
+      newEvent('Entry', postings(20)),
+      newEvent('Entry', postings(3)),
+    ];
+    typed.metadata.occurredAt = '2026-11-10T00:00:00.000Z';
+    json.metadata = { ...json.metadata, occurredAt: '2026-11-20T00:00:00Z' }; // kept as JSON (no milliseconds)
+    later.metadata.occurredAt = '2026-12-10T00:00:00.000Z';
+    await store.append('gateway-m1', [typed, json, later], 'no_stream');
+
+    const bounds = { startsAt: new Date('2026-11-01T00:00:00.000Z'), endsAt: new Date('2026-12-01T00:00:00.000Z') };
+    const { folded } = await foldInDatabase(pool, ['gateway-m1'], bounds, null);
+    expect(folded.get('gateway-m1')).toMatchObject({
+      open: { cash: 0 },
+      close: { cash: 120, revenue: -120 },
+      events: 2,
+    });
   });
 
   it('reads an event written with its eventId in its metadata as it was, and hashes both forms as the same leaves', async () => {

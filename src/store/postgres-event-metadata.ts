@@ -31,15 +31,24 @@ export type AppendedMetadata =
 // a uuid column gives back its value in this form only
 const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+// an instant as toISOString writes it, of a year of four digits from 1000 (earlier ones, before the common era's start
+// in PostgreSQL's calendar or with six digits, stay in JSON)
+const isoInstant = /^([1-9]\d{3})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+const leapYear = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+
 /**
- * Whether a timestamptz column gives `at` back as this text (metadataColumnsSql formats it so): an instant in
- * milliseconds exactly as toISOString writes it, of a year of four digits from 1000 (earlier ones, before the common
- * era's start in PostgreSQL's calendar or with six digits, stay in JSON).
+ * Whether a timestamptz column gives `at` back as this text (metadataColumnsSql formats it so): exactly what
+ * toISOString gives of the instant it names, a day that its month has. Checked by its form, not by parsing and
+ * writing it again, which costs eight times as much on the append path.
  */
 function typedInstant(at: unknown): at is string {
-  if (typeof at !== 'string' || at < '1000') return false;
-  const ms = Date.parse(at);
-  return !Number.isNaN(ms) && new Date(ms).toISOString() === at;
+  if (typeof at !== 'string') return false;
+  const parts = isoInstant.exec(at);
+  if (!parts) return false;
+  const day = Number(parts[3]);
+  if (day <= 28) return true;
+  const month = Number(parts[2]);
+  return month === 2 ? day === 29 && leapYear(Number(parts[1])) : day <= 30 || ![4, 6, 9, 11].includes(month);
 }
 
 /** A text column gives `s` back as it is: no NUL and no lone surrogate, which PostgreSQL's text cannot hold. */

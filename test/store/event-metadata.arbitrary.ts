@@ -9,6 +9,28 @@ const instant = fc.date({
   noInvalidDate: true,
 });
 
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+
+/** Text of toISOString's form, its fields in range or just out of it (a 30th of February, an hour 24, a year 999). */
+export const isoShaped = fc
+  .tuple(
+    fc.oneof(
+      fc.integer({ min: 995, max: 1005 }),
+      fc.integer({ min: 1000, max: 9999 }),
+      fc.constantFrom(1900, 2000, 2024, 2100),
+    ),
+    fc.integer({ min: 0, max: 13 }),
+    fc.integer({ min: 0, max: 32 }),
+    fc.integer({ min: 0, max: 24 }),
+    fc.integer({ min: 0, max: 60 }),
+    fc.integer({ min: 0, max: 60 }),
+    fc.integer({ min: 0, max: 999 }),
+  )
+  .map(
+    ([y, mo, d, h, mi, s, ms]) =>
+      `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}.${pad(ms, 3)}Z`,
+  );
+
 /** occurredAt as the service writes it (toISOString), and as other writers or odd dates may have it. */
 const occurredAt = fc.oneof(
   { weight: 30, arbitrary: instant.map(d => d.toISOString()) },
@@ -23,6 +45,7 @@ const occurredAt = fc.oneof(
   instant.map(d => d.toISOString().replace('Z', '123Z')),
   instant.map(d => d.toISOString().toLowerCase()),
   fc.constantFrom('2026-02-30T00:00:00.000Z', '2026-11-29T23:59:60.000Z', '0999-12-31T23:59:59.999Z', '', 'yesterday'),
+  isoShaped,
   hostileText,
   fc.integer(),
 );

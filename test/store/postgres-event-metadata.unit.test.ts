@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EventMetadata } from '../../src/store/event-store.ts';
 import { appendedMetadata, metadataOfRow, type AppendedMetadata } from '../../src/store/postgres-event-metadata.ts';
-import { anyMetadata, metadataAsBefore } from './event-metadata.arbitrary.ts';
+import { anyMetadata, isoShaped, metadataAsBefore } from './event-metadata.arbitrary.ts';
 
 /** A text column: PostgreSQL's text holds no NUL and no lone surrogate (UTF-8), and refuses them. */
 function textColumn(value: unknown): string {
@@ -55,6 +55,24 @@ describe('the form an event metadata is appended in', () => {
         expect(back).toStrictEqual(metadataAsBefore(m));
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('types an occurredAt exactly when toISOString gives it back, from the year 1000', () => {
+    fc.assert(
+      fc.property(isoShaped, occurredAt => {
+        const m: EventMetadata = {
+          eventId: '018f2f0e-3c4b-7d2e-9a1b-2c3d4e5f6a7b',
+          correlationId: '9b2f1c3e-8a7d-4e6f-b5c4-d3e2f1a0b9c8',
+          causationId: null,
+          actor: 'payer',
+          occurredAt,
+        };
+        const ms = Date.parse(occurredAt);
+        const roundTrips = !Number.isNaN(ms) && new Date(ms).toISOString() === occurredAt && occurredAt >= '1000';
+        expect('occurred_at' in appendedMetadata(m)).toBe(roundTrips);
+      }),
+      { numRuns: 5000 },
     );
   });
 

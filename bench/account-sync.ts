@@ -56,6 +56,7 @@ import {
   type Throughput,
 } from './harness.ts';
 import { benchSigningKey } from './signing-key.ts';
+import { occurredAtOfSql } from '../src/store/postgres-event-metadata.ts';
 
 const NAME = 'account-sync';
 const FULL = { accounts: 10_000, users: 100, intervalMinutes: 5, saturationAccounts: 3_000 };
@@ -748,7 +749,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     debitedAt = new Map(
       (
         await mon.query<{ event_id: string; at: string }>(
-          `select event_id::text as event_id, metadata->>'occurredAt' as at from es_events where type = 'PointsDebited'`,
+          `select event_id::text as event_id, ${occurredAtOfSql('es_events')} as at from es_events where type = 'PointsDebited'`,
         )
       ).rows.map(r => [r.event_id, r.at]),
     );

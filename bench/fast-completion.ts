@@ -38,6 +38,7 @@ import { freePort } from '../src/db/embedded.ts';
 import { fmtInt, fmtRatio, markdownTable, sleep, textTable, writeResults, type BenchContext } from './harness.ts';
 import { MIX_FULL, MIX_QUICK, runMix, type MixResult } from './payer-mix.ts';
 import { killOnExit, machineBusyMs, startService, treeCpuMs, type StartedService, type TreeCpu } from './processes.ts';
+import { occurredAtOfSql } from '../src/store/postgres-event-metadata.ts';
 
 // jsqr is CommonJS with an ESM-style default in its types: the function is the module itself at run time
 const jsQR = ((jsqrModule as unknown as { default?: typeof jsqrModule }).default ??
@@ -713,7 +714,7 @@ async function runScenario(
     const eventsInWindow = Number(
       (
         await db.query<{ n: string }>(
-          `select count(*)::text as n from es_events where (metadata->>'occurredAt')::timestamptz between $1 and $2`,
+          `select count(*)::text as n from es_events where (${occurredAtOfSql('es_events')})::timestamptz between $1 and $2`,
           [new Date(windowStart), new Date(windowEnd)],
         )
       ).rows[0]!.n,

@@ -40,6 +40,7 @@ import { monthBounds } from '../src/domain/gateway-periods.ts';
 import { openDatabase } from '../src/service.ts';
 import { PostgresEventStore } from '../src/store/postgres-event-store.ts';
 import { fmtInt, fmtRatio, markdownTable, textTable, writeResults, type BenchContext } from './harness.ts';
+import { occurredAtOfSql } from '../src/store/postgres-event-metadata.ts';
 
 const NAME = 'gateway-reconciliation';
 const GOAL_SECONDS = 2;
@@ -233,7 +234,7 @@ async function closeMonths(sources: ReconciliationSources, months: string[]): Pr
       sources.pool,
       'BenchCloseThrough',
       `select transaction_id::text as commit, position::text as prepare from es_events
-       where (metadata->>'occurredAt')::timestamptz < $1 order by transaction_id desc, position desc limit 1`,
+       where (${occurredAtOfSql('es_events')})::timestamptz < $1 order by transaction_id desc, position desc limit 1`,
       [closedAt],
     );
     const through = { commit: BigInt(head.rows[0]!.commit), prepare: BigInt(head.rows[0]!.prepare) };

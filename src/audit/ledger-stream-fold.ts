@@ -4,6 +4,7 @@ import { movedTo, type PlacingClosure, type PostingColumns } from '../projection
 import { comparePositions, type EventStore, type Position } from '../store/event-store.ts';
 import { placement, type PeriodBounds } from './ledger-periods.ts';
 import { streamEvents } from './stream-pages.ts';
+import { occurredAtOfSql } from '../store/postgres-event-metadata.ts';
 
 /**
  * A ledger stream folded to a period's bounds by the effective time of its entries (src/domain/ledger-time.ts), placed
@@ -102,7 +103,7 @@ export const effectiveAtSql = (e: string, field = (name: string) => `${e}.data->
     when 'HoldingTransferRecorded' then coalesce(${field('transferredAt')}, ${field('recordedAt')})
     when 'HoldingTransferCreditReleased' then ${field('releasedAt')}
     -- an entry dated by itself (a holding account's opening, an admin's correcting entry) where it says
-    else coalesce(${field('effectiveAt')}, ${e}.metadata->>'occurredAt') end)::timestamptz`;
+    else coalesce(${field('effectiveAt')}, ${occurredAtOfSql(e)}) end)::timestamptz`;
 
 /** A row `t` of es_events (or of a selection keeping its log columns) as movedToSql reads a posting, by `effective_at`. */
 export const eventColumns = (t: string): PostingColumns => ({

@@ -1,7 +1,7 @@
 import { wibDate } from '../domain/working-days.ts';
 import { preparedQuery, type Queryable } from '../db/pool.ts';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../store/event-store.ts';
-import { eventMetadataOf } from '../store/postgres-event-metadata.ts';
+import { metadataColumnsSql, metadataOfRow } from '../store/postgres-event-metadata.ts';
 import { positionText } from '../store/subscriber.ts';
 import { committed, committingKeys } from './ledger-format.ts';
 import { canonicalJson, leafBytes } from './merkle.ts';
@@ -47,9 +47,10 @@ export function auditRead(
 
 /**
  * A page of the whole log as one JSON text: an array of `[streamId, revision, type, version, data, metadata, position,
- * eventId]` per event in log order, data and metadata as stored (metadata without the eventId of its column, for events
- * appended since es_events keeps it once: postgres-event-metadata.ts); with how many events it holds and the last one's
- * position.
+ * eventId, correlation, causation, actor, occurred]` per event in log order, data and metadata as stored (metadata
+ * without the eventId of its column, for events appended since es_events keeps it once; null, and the typed columns
+ * after eventId set, for events appended since it keeps them: postgres-event-metadata.ts); with how many events it
+ * holds and the last one's position.
  */
 export type LogPage = { text: string; count: number; last: Position | null };
 
@@ -59,9 +60,14 @@ type PageEntry = [
   type: string,
   version: number,
   data: Record<string, unknown>,
-  metadata: Record<string, unknown>,
+  stored: Record<string, unknown> | null,
   position: string,
   eventId: string,
+  // the typed columns, null when the metadata is stored as JSON (absent from a page of another store)
+  correlation?: string | null,
+  causation?: string | null,
+  actor?: string | null,
+  occurred?: string | null,
 ];
 
 /** Keys whose presence anywhere in an event's data may make its committed form differ (ledger-format.ts `committed`). */
@@ -102,8 +108,10 @@ export function pageLeaves(text: string, kinds: LeafKinds = bothLeaves): PageLea
   const hashes = new Uint8Array(kinds.chain ? 32 * entries.length : 0);
   const digestHashes = new Uint8Array(kinds.digests ? 32 * entries.length : 0);
   const runs: LeafRun[] = [];
-  entries.forEach(([streamId, revision, type, version, data, stored, position, eventId], i) => {
-    const metadata = eventMetadataOf(stored, eventId);
+  entries.forEach((entry, i) => {
+    const [streamId, revision, type, version, data, stored, position, eventId, correlation, causation, actor, at] =
+      entry;
+    const metadata = metadataOfRow(eventId, stored, correlation ?? null, causation ?? null, actor ?? null, at ?? null);
     const leaves = eventLeaves({ streamId, revision, type, version, data, metadata });
     if (kinds.chain) hashes.set(leafBytes(leaves.v2), 32 * i);
     if (kinds.digests) digestHashes.set(leafBytes(leaves.v1), 32 * i);
@@ -151,13 +159,14 @@ export async function readLogPage(
     deps.pool,
     upTo ? 'ReadLogPageUpTo' : 'ReadLogPage',
     `with page as (
-       select transaction_id, position, stream_id, revision, event_id, type, version, data, metadata from es_events
+       select transaction_id, position, stream_id, revision, event_id, type, version, data, ${metadataColumnsSql('es_events')} from es_events
         where (transaction_id, position) > ($1::text::xid8, $2::bigint)
           and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
           ${upTo ? 'and (transaction_id, position) <= ($4::text::xid8, $5::bigint)' : ''}
         order by transaction_id, position limit $3
      )
-     select json_agg(json_build_array(stream_id, revision, type, version, data, metadata, transaction_id::text || '/' || position::text, event_id)
+     select json_agg(json_build_array(stream_id, revision, type, version, data, metadata, transaction_id::text || '/' || position::text, event_id,
+                                      correlation, causation, actor, occurred)
                      order by transaction_id, position)::text as page,
             count(*)::int as count,
             (select transaction_id::text || '/' || position::text from page order by transaction_id desc, position desc limit 1) as last

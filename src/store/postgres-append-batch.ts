@@ -1,6 +1,6 @@
 import { START, type AppendResult, type StreamWrite } from './event-store.ts';
-import { storedMetadata } from './postgres-event-metadata.ts';
-import { lockStream } from './postgres-schema.ts';
+import { appendedMetadata, appendedMetadataRows, metadataValues } from './postgres-event-metadata.ts';
+import { appendedEventColumns, lockStream } from './postgres-schema.ts';
 
 /**
  * One append waiting for the next batch: its writes (one stream each, with exact revision or no stream, or a guard),
@@ -88,13 +88,13 @@ export const appendBatchSql = `
     select idx, expected + n from accepted where not has_row
   ),
   inserted as (
-    insert into es_events (stream_id, revision, event_id, type, version, data, metadata)
-    select a.stream_id, c.revision - a.n + e.ord, e.event_id, e.type, e.version, e.data, e.metadata
+    insert into es_events (${appendedEventColumns.join(', ')})
+    select a.stream_id, c.revision - a.n + e.ord, e.event_id, e.type, e.version, e.data, ${metadataValues('e')}
     from (
-      select e.*, d.value as data, m.value as metadata
+      select e.*, d.value as data, ${metadataValues('m')}
       from unnest($5::int[], $6::int[], $7::uuid[], $8::text[], $9::int[]) with ordinality as e(idx, ord, event_id, type, version, k)
       join json_array_elements($10::json) with ordinality as d(value, k) on d.k = e.k
-      join json_array_elements($11::json) with ordinality as m(value, k) on m.k = e.k
+      join ${appendedMetadataRows('$11')} on m.k = e.k
     ) e
     join claimed c on c.idx = e.idx
     join accepted a on a.idx = e.idx
@@ -126,7 +126,7 @@ export function arrayLiteral(values: readonly (string | number)[]): string {
  * The parameters of appendBatchSql: one row per write (groups numbered from 1), one per event (writes from 1), each
  * array as its literal (arrayLiteral). The events' data and metadata go as two JSON arrays: one JSON text each, split
  * once by PostgreSQL, instead of arrays of JSON texts that would be escaped again as array literals here and unescaped
- * there.
+ * there; each metadata element in the form its event is stored in (appendedMetadata: the typed columns or the JSON).
  */
 export function appendBatchParams(batch: { writes: StreamWrite[] }[]): unknown[] {
   const streams: string[] = [];
@@ -155,7 +155,7 @@ export function appendBatchParams(batch: { writes: StreamWrite[] }[]): unknown[]
         types.push(e.type);
         versions.push(e.version);
         data.push(e.data);
-        metadata.push(storedMetadata(e.metadata));
+        metadata.push(appendedMetadata(e.metadata));
       });
     }),
   );

@@ -12,8 +12,8 @@ import {
   type Position,
   type StreamWrite,
 } from './event-store.ts';
-import { storedMetadata } from './postgres-event-metadata.ts';
-import { lockStream } from './postgres-schema.ts';
+import { appendedMetadata, appendedMetadataRows, metadataValues } from './postgres-event-metadata.ts';
+import { appendedEventColumns, lockStream } from './postgres-schema.ts';
 import {
   AppendBatcher,
   appendBatchParams,
@@ -37,11 +37,11 @@ function appendSql(firstParam: number): string {
   const p = (i: number) => `$${firstParam + i}`;
   return `with stream_lock as materialized (select count(*) = 1 as taken from (select ${lockStream('$1::text')}) l),
     claimed as materialized (select es_claim_revisions($1, $3, $2, $4) as revision from stream_lock where taken)
-    insert into es_events (stream_id, revision, event_id, type, version, data, metadata)
-    select $1, claimed.revision - $2 + e.ord, e.event_id, e.type, e.version, d.value, m.value
+    insert into es_events (${appendedEventColumns.join(', ')})
+    select $1, claimed.revision - $2 + e.ord, e.event_id, e.type, e.version, d.value, ${metadataValues('m')}
     from claimed, unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::int[]) with ordinality as e(event_id, type, version, ord)
     join json_array_elements(${p(3)}::json) with ordinality as d(value, k) on d.k = e.ord
-    join json_array_elements(${p(4)}::json) with ordinality as m(value, k) on m.k = e.ord
+    join ${appendedMetadataRows(p(4))} on m.k = e.ord
     where claimed.revision is not null
     returning stream_id, revision, position::text, transaction_id::text`;
 }
@@ -144,7 +144,7 @@ export class PostgresAppends {
       events.map(e => e.type),
       events.map(e => e.version),
       JSON.stringify(events.map(e => e.data)),
-      JSON.stringify(events.map(e => storedMetadata(e.metadata))),
+      JSON.stringify(events.map(e => appendedMetadata(e.metadata))),
     ];
     try {
       const result = await preparedQuery<AppendedRow>(this.pool, 'AppendEvents', appendSql(5), params);

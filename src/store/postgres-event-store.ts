@@ -17,7 +17,7 @@ import {
 } from './event-store.ts';
 import { PostgresAppends } from './postgres-append.ts';
 import { pollingSubscription, type TailRead } from './polling-subscription.ts';
-import { eventMetadataOf } from './postgres-event-metadata.ts';
+import { metadataColumnsSql, metadataOfRow } from './postgres-event-metadata.ts';
 import { eventLogMigration, eventStreamsMigration } from './postgres-schema.ts';
 
 const CHANNEL = 'es_events';
@@ -31,14 +31,17 @@ type EventRow = {
   type: string;
   version: number;
   data: string;
-  metadata: string;
+  metadata: string | null;
+  correlation: string | null;
+  causation: string | null;
+  actor: string | null;
+  occurred: string | null;
 };
 
 // Output names differ from column names, so that ORDER BY always means the typed columns. Data and metadata come as
 // JSON text (the json columns as stored, kept as text by jsonAsText), parsed when first read: most readers of "all"
-// look at the type of most events and pass them by.
-const eventColumns =
-  'position::text as pos, transaction_id::text as xid, stream_id, revision, event_id::text as eid, type, version, data, metadata';
+// look at the type of most events and pass them by. Metadata is either that JSON or the typed columns as text.
+const eventColumns = `position::text as pos, transaction_id::text as xid, stream_id, revision, event_id::text as eid, type, version, data, ${metadataColumnsSql('es_events')}`;
 
 /** The event's stream is not deleted: a deleted stream keeps its events in the log (append-only), unseen by readers. */
 const liveStream = (streamIdSql: string) =>
@@ -89,7 +92,14 @@ function toRecorded(row: EventRow): RecordedEvent {
       return (data ??= JSON.parse(row.data) as Record<string, unknown>);
     },
     get metadata() {
-      return (metadata ??= eventMetadataOf(JSON.parse(row.metadata) as Record<string, unknown>, row.eid));
+      return (metadata ??= metadataOfRow(
+        row.eid,
+        row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
+        row.correlation,
+        row.causation,
+        row.actor,
+        row.occurred,
+      ));
     },
   };
 }
@@ -247,7 +257,7 @@ export class PostgresEventStore implements EventStore {
       'ReadAllTail',
       `(${finalEventsAfter(', true as final')})
        union all
-       (select null, null, null, null, null, null, null, null, null, false from es_events
+       (select null, null, null, null, null, null, null, null, null, null, null, null, null, false from es_events
         where transaction_id >= pg_snapshot_xmin(pg_current_snapshot())
         order by es_events.transaction_id, es_events.position limit 1)`,
       positionParams(after, maxCount),

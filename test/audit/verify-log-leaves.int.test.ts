@@ -57,7 +57,8 @@ describe('verify-log --leaves', () => {
       await query(
         tx,
         'Tamper',
-        `update es_events set metadata = replace(metadata::text, 'Z"', '1Z"')::json where event_id = $1`,
+        `update es_events set metadata = replace(metadata::text, 'Z"', '1Z"')::json, occurred_at = occurred_at + interval '1 millisecond'
+          where event_id = $1`,
         [changed.metadata.eventId],
       );
     });

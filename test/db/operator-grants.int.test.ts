@@ -82,7 +82,8 @@ describe('the grants docs/operating.md gives for DATABASE_URL (an owner role for
       alter function ledger_ed25519_verify(bytea, bytea, bytea) owner to ${ownerRole};
       select es_protect_append_only('ledger_keys');
       revoke insert on es_events, ledger_checkpoints, ledger_keys from ${appRole};
-      grant insert (stream_id, revision, event_id, type, version, data, metadata) on es_events to ${appRole};`,
+      grant insert (stream_id, revision, event_id, type, version, data, metadata, correlation_id, causation_id, actor, occurred_at)
+        on es_events to ${appRole};`,
     );
 
     // the next start: no warning; it appends and reads, and may not rewrite

@@ -139,13 +139,19 @@ describe('a store written by the previous version', () => {
     await signMinute();
     const { lines } = await everythingVerifies();
     expect(lines.length).toBeGreaterThan(fixture.tables.es_events!.length);
-    // the log verified holds both forms: the old rows' metadata as written, eventId included; the new rows' without it
-    const stored = await query<{ old: boolean; holds: boolean }>(
+    // the log verified holds both forms: the old rows' metadata as written, eventId included; the new rows' in the typed
+    // columns, no JSON
+    const stored = await query<{ old: boolean; form: string }>(
       s.pool,
       'MetadataForms',
-      `select position <= $1 as old, (metadata::jsonb ? 'eventId') as holds from es_events`,
+      `select position <= $1 as old,
+              case when metadata::jsonb ? 'eventId' and occurred_at is null then 'json with eventId'
+                   when metadata is null and occurred_at is not null then 'typed' end as form
+         from es_events`,
       [fixture.tables.es_events!.length],
     );
-    expect(new Set(stored.rows.map(r => `${r.old}:${r.holds}`))).toEqual(new Set(['true:true', 'false:false']));
+    expect(new Set(stored.rows.map(r => `${r.old}:${r.form}`))).toEqual(
+      new Set(['true:json with eventId', 'false:typed']),
+    );
   });
 });

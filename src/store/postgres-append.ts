@@ -246,9 +246,7 @@ export class PostgresAppends {
       this.pool,
       'ReadStreamRevision',
       // a stream without a row (short-lived) is at its last event's revision
-      `select coalesce(s.revision, (select max(e.revision) from es_events e where e.stream_id = $1)) as revision,
-              coalesce(s.deleted, false) as deleted
-       from (select 1) one left join es_streams s on s.stream_id = $1`,
+      'select revision, deleted from es_stream_head($1)',
       [streamId],
     );
     const { revision, deleted } = r.rows[0]!;

@@ -51,7 +51,7 @@ export const appendBatchSql = `
   -- one written since (committed while this statement waited for its lock) makes the insert fail on
   -- es_events_stream_revision, and each group is appended on its own, where the claim sees it (es_claim_revisions)
   checked as (
-    select i.*, coalesce(r.stream_id is not null, false) as has_row, coalesce(r.deleted, false) as deleted,
+    select i.*, r.stream_id is not null as has_row, coalesce(r.deleted, false) as deleted,
       coalesce(r.revision, t.revision) as actual
     from input i
     left join locked l on l.stream_id = i.stream_id and i.n > 0

@@ -22,7 +22,7 @@ export function eventMetadataOf(stored: Record<string, unknown>, eventId: string
 
 /**
  * How an append sends one event's metadata (an element of one JSON array, read by appendedMetadataRows): in the typed
- * columns when they give it back exactly, with `metadata` null; else as the JSON text es_events kept before them, a
+ * columns when they give it back exactly, with `metadata` null; else as the JSON text storedMetadata gives, a
  * string in the array (json_to_recordset refuses a \u0000 in a nested object, which a json column keeps).
  */
 export type AppendedMetadata =

@@ -226,8 +226,8 @@ end $$;
 
 /**
  * An event's metadata in typed columns, the JSON null (postgres-event-metadata.ts appendedMetadata decides which):
- * about half the bytes of the JSON (an event of a payment: 696 B with its indexes instead of 784). Rows written before
- * keep their JSON; a row holds one form or the other.
+ * about half the bytes of the JSON, on every event the log keeps for ever. Rows written before the columns keep their
+ * JSON; a row holds one form or the other.
  */
 const typedMetadata = `
 alter table es_events

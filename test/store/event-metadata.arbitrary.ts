@@ -101,6 +101,6 @@ export const anyMetadata: fc.Arbitrary<EventMetadata> = fc
     return Object.fromEntries(entries) as EventMetadata;
   });
 
-/** The metadata every reader saw for `m` before the typed columns: its JSON form stored, parsed and read back. */
-export const metadataAsBefore = (m: EventMetadata, eventId = m.eventId) =>
+/** The metadata of `m` kept in its JSON form: stored, parsed and read back (what every reader sees of that form). */
+export const metadataFromJson = (m: EventMetadata, eventId = m.eventId) =>
   eventMetadataOf(JSON.parse(JSON.stringify(storedMetadata(m))) as Record<string, unknown>, eventId);

@@ -34,7 +34,7 @@ import { Jimp } from 'jimp';
 import jsqrModule from 'jsqr';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
-import { freePort } from '../src/db/embedded.ts';
+import { freePort } from '../src/db/free-port.ts';
 import { fmtInt, fmtRatio, markdownTable, sleep, textTable, writeResults, type BenchContext } from './harness.ts';
 import { MIX_FULL, MIX_QUICK, runMix, type MixResult } from './payer-mix.ts';
 import { killOnExit, machineBusyMs, startService, treeCpuMs, type StartedService, type TreeCpu } from './processes.ts';

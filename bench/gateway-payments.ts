@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../src/db/embedded.ts';
+import { freePort } from '../src/db/free-port.ts';
 import { fmtRatio, markdownTable, textTable, writeResults, type BenchContext } from './harness.ts';
 import { forkReady, LoadGenerator, merchant, postJson, stopChild } from './payments.ts';
 import type { LoadResult } from './payments-load.ts';

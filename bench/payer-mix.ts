@@ -25,7 +25,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../src/db/embedded.ts';
+import { freePort } from '../src/db/free-port.ts';
 import { fmtInt, sleep, type BenchContext } from './harness.ts';
 import { startService, type StartedService } from './processes.ts';
 import {

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { freePort } from '../src/db/embedded.ts';
+import { freePort } from '../src/db/free-port.ts';
 import { sleep } from './harness.ts';
 import { forkReady, LoadGenerator, merchant, stopChild, worktreeCheckout } from './payments.ts';
 import { killOnExit, startService, treeCpuMs } from './processes.ts';

@@ -27,7 +27,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../src/db/embedded.ts';
+import { freePort } from '../src/db/free-port.ts';
 import { fmtInt, fmtRatio, markdownTable, sleep, textTable, writeResults, type BenchContext } from './harness.ts';
 import type { LoadRequest, LoadResult, LoadTarget } from './payments-load.ts';
 import {

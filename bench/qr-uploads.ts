@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import QRCode from 'qrcode';
-import { freePort } from '../src/db/embedded.ts';
+import { freePort } from '../src/db/free-port.ts';
 import { sleep } from './harness.ts';
 import { merchant, postJson } from './payments.ts';
 import { killOnExit, startService } from './processes.ts';

@@ -13,7 +13,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../src/db/embedded.ts';
+import { freePort } from '../src/db/free-port.ts';
 import { locationFile } from '../src/db/embedded-root.ts';
 import { serviceRole } from '../src/db/service-role.ts';
 import { markdownTable, sleep, textTable, writeResults, type BenchContext } from './harness.ts';

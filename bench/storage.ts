@@ -26,7 +26,7 @@ import pg from 'pg';
 import { startRetention } from '../src/background/retention.ts';
 import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
-import { freePort } from '../src/db/embedded.ts';
+import { freePort } from '../src/db/free-port.ts';
 import { createLogger } from '../src/logger.ts';
 import { retryDelaysMs } from '../src/webhooks/retry-schedule.ts';
 import {

@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../src/db/embedded.ts';
+import { freePort } from '../src/db/free-port.ts';
 import { fmtRatio, markdownTable, textTable, writeResults, type BenchContext } from './harness.ts';
 import { merchant, postJson } from './payments.ts';
 import { killOnExit, startService } from './processes.ts';

@@ -1,9 +1,9 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import exitHook from 'async-exit-hook';
 import type { Logger } from '../logger.ts';
+import { freePort } from './free-port.ts';
 import {
   packageNativeDir,
   postgresAccount,
@@ -25,20 +25,6 @@ for (const event of exitHook.hookedEvents()) if (unwanted.includes(event)) exitH
 
 /** databaseDir: where PostgreSQL keeps its files (DATA_DIR/pg, or elsewhere as root: src/db/embedded-root.ts). */
 export type EmbeddedDatabase = { url: string; databaseDir: string; stop(): Promise<void> };
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 function isAlive(pid: number): boolean {
   try {

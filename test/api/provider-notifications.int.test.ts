@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sandboxNotificationSecret, signNotification } from '../../src/providers/notification-signature.ts';
-import { freePort } from '../../src/db/embedded.ts';
+import { freePort } from '../../src/db/free-port.ts';
 import { query } from '../../src/db/pool.ts';
 import { keyHolder } from '../support/http.ts';
 import { createPayment, decodeQrPng, linkServiceWallet, paymentBody, statusOf } from '../support/payments.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/db/embedded.ts';
+import { freePort } from '../../src/db/free-port.ts';
 import { decodeQrPng } from '../support/payments.ts';
 import { spawnService, type RunningService } from '../support/process.ts';
 import { startReceiver } from '../webhooks/support.ts';

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { settlesAt } from '../../src/domain/working-days.ts';
 import { shippedHolidayCalendar } from '../../src/projections/holiday-calendar.ts';
-import { freePort } from '../../src/db/embedded.ts';
+import { freePort } from '../../src/db/free-port.ts';
 import { decodeQrPng } from '../support/payments.ts';
 import { spawnService, type RunningService } from '../support/process.ts';
 import { startReceiver } from '../webhooks/support.ts';

@@ -4,7 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/db/embedded.ts';
+import { freePort } from '../../src/db/free-port.ts';
 import { spawnService, type RunningService } from '../support/process.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-sandbox-start-'));

@@ -6,7 +6,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/db/embedded.ts';
+import { freePort } from '../../src/db/free-port.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { registerUser, sessionCookies } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/service.ts';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { freePort } from '../../src/db/embedded.ts';
+import { freePort } from '../../src/db/free-port.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import { advisoryLocksHeld, spawnSandbox, spawnService, type RunningService } from '../support/process.ts';
 import { eventually } from '../support/sandbox.ts';

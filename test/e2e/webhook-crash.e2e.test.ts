@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/db/embedded.ts';
+import { freePort } from '../../src/db/free-port.ts';
 import { freshDatabaseUrl } from '../support/database.ts';
 import { spawnService, type RunningService } from '../support/process.ts';
 import { eventually } from '../support/sandbox.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sparticuz from '@sparticuz/chromium';
 import { chromium, type Browser } from 'playwright-core';
-import { freePort } from '../../src/db/embedded.ts';
+import { freePort } from '../../src/db/free-port.ts';
 import { startTestService } from './service.ts';
 
 const packageDir = path.resolve(import.meta.dirname, '../../node_modules/@sparticuz/chromium');

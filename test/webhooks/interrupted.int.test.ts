@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
-import { freePort } from '../../src/db/embedded.ts';
+import { freePort } from '../../src/db/free-port.ts';
 import { createPool, query } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createService, type Service } from '../../src/service.ts';

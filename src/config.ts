@@ -8,7 +8,7 @@ import type { CadenceSettings } from './domain/check-cadence.ts';
 
 const booleanFromEnv = z.enum(['true', 'false', '1', '0']).transform(v => v === 'true' || v === '1');
 
-const envSchema = z.object({
+export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./.data'),

@@ -109,6 +109,19 @@ function chainProblems(checkpoints, publicKeyText) {
   return problems;
 }
 
+// The service's checkpoint file is appended to and never rewritten: a checkpoint signed anew for a seq it holds (a
+// chain forked or re-signed from there) is a line of its own. Two checkpoints for one seq are a fork, named; the rest
+// is checked against the newest line of each seq, the chain as it now stands.
+function newestOfEachSeq(lines) {
+  const bySeq = new Map(), forks = [];
+  for (const c of lines) {
+    const hash = sha256(signedText(c)).toString('hex'), seen = bySeq.get(c.seq);
+    if (seen && seen.hash !== hash) forks.push(`checkpoint ${c.seq}: the checkpoints given hold two for it (${seen.hash.slice(0, 16)}…, then ${hash.slice(0, 16)}…): the chain was forked or signed anew`);
+    bySeq.set(c.seq, { c, hash });
+  }
+  return { checkpoints: [...bySeq.values()].map(v => v.c).sort((a, b) => a.seq - b.seq), forks };
+}
+
 // Witnesses (docs/auditing.md): each cosigns the newest checkpoint it checked extends the one before, so its newest
 // cosignature vouches for the chain up to it; a cosignature of another checkpoint for a seq is a fork, of a seq past
 // the newest given a rollback. Cosignatures are checked with the witness keys given; one that does not verify counts for nothing.
@@ -150,8 +163,9 @@ async function main() {
     console.error('the public key is not a base64 SPKI DER key');
     return 2;
   }
-  const checkpoints = readFileSync(checkpointFile, 'utf8').split('\n').filter(l => l.trim()).map(l => JSON.parse(l)).sort((a, b) => a.seq - b.seq);
-  const problems = chainProblems(checkpoints, publicKeyText);
+  const lines = readFileSync(checkpointFile, 'utf8').split('\n').filter(l => l.trim()).map(l => JSON.parse(l));
+  const { checkpoints, forks } = newestOfEachSeq(lines);
+  const problems = [...forks, ...chainProblems(checkpoints, publicKeyText)];
   const witnessKeys = options['witness-key'] ?? [];
   if (witnessKeys.length > 0) {
     if (!options.cosignatures) {

@@ -184,6 +184,19 @@ describe('docs/verify-export.mjs', () => {
     expect(nothingWhole.code).toBe(1);
   });
 
+  it('names a fork: two checkpoints for one seq in the file, as the service appends one signed anew', async () => {
+    const { signature: _, ...last } = checkpoints[2]!;
+    const signedAnew = signCheckpoint({ ...last, at: new Date(Date.parse(last.at) + 60_000).toISOString() }, signer);
+    const forked = await verify(exportLines, [...checkpoints, signedAnew]);
+    expect(forked.out).toContain('checkpoint 2: the checkpoints given hold two for it (');
+    expect(forked.out).toContain('the chain was forked or signed anew');
+    expect(forked.code).toBe(1);
+    // the same checkpoint kept twice is one publication, not a fork
+    const repeated = await verify(exportLines, [...checkpoints, checkpoints[2]!]);
+    expect(repeated.out).not.toContain('hold two');
+    expect(repeated.code).toBe(0);
+  });
+
   it('names the index where a line was dropped, even in a partial export', async () => {
     const k = checkpoints[1]!.from + 2;
     const dropped = exportLines.filter((_, i) => i !== k);

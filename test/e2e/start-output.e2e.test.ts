@@ -57,4 +57,26 @@ describe('what a person sees when the service starts and stops', () => {
     expect(after, after.join('\n')).toHaveLength(1);
     expect(after[0]).toMatch(/stopping: requests in flight finish/);
   }, 150_000);
+
+  it('SIGTERM, as a container runtime or systemd sends it to the service alone, ends it in one line too', async () => {
+    const { LOG_LEVEL: _, ...env } = process.env;
+    running = await spawnService(
+      {
+        ...(env as Record<string, string>),
+        LOG_LEVEL: 'info',
+        DATA_DIR: dataDir, // the first test's: a second start on a data folder that exists
+        PORT: String(await freePort()),
+        SANDBOX_PORT: String(await freePort()),
+      },
+      90_000,
+    );
+    expect((await fetch(`${running.url}/health`)).status).toBe(200);
+    await new Promise(r => setTimeout(r, 1000));
+    const started = lines(running.output()).length;
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
+    const after = lines(running.output()).slice(started);
+    expect(after, after.join('\n')).toHaveLength(1);
+    expect(after[0]).toMatch(/stopping: requests in flight finish/);
+  }, 150_000);
 });

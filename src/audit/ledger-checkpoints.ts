@@ -353,7 +353,7 @@ export class LedgerCheckpoints {
     try {
       cut = await this.serially(() => this.cutNow(now));
     } catch (err) {
-      if (!(err instanceof ChainStateChanged)) throw err;
+      // a commit that failed may have happened all the same: the next leadership proves the state again
       await this.stateChanged(err);
       this.fail(err);
       return null;

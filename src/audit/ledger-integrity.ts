@@ -128,20 +128,24 @@ export class LedgerIntegrity {
   }
 
   /**
-   * The findings held that stop the chain's leader until an operator's reset accepts them, besides what its start-up
-   * check finds again each time: a change to the chain's state the leader saw, a malformed checkpoint row the daily
-   * verification found. Read by every process, so that `ledger-reset` accepts what the leader holds.
+   * The findings held that stop the chain's leader unless the operator's latest reset accepts them, besides what its
+   * start-up check finds again each time: a change to the chain's state the leader saw, until a reset accepts it; a
+   * malformed checkpoint row the daily verification found, for as long as it finds it (so every later reset names it
+   * again, as it names what the start-up check still finds). Read by every process, so that `ledger-reset` accepts
+   * what the leader holds.
    */
   async stopping(): Promise<string[]> {
     await this.ready();
-    const rows = await query<{ source: string; finding: string }>(
+    const rows = await query<FindingRow>(
       this.pool,
       'StoppingIntegrityFindings',
-      `select source, finding from ledger_integrity_findings where not acknowledged and not notice and source = any($1)
-        order by found_at, finding`,
+      `select source, finding, acknowledged, notice from ledger_integrity_findings
+        where not notice and source = any($1) order by found_at, finding`,
       [[chainStateSource, dailyVerificationSource]],
     );
-    return rows.rows.filter(r => r.source === chainStateSource || malformedRow(r.finding)).map(r => r.finding);
+    return rows.rows
+      .filter(r => (r.source === chainStateSource ? !r.acknowledged : malformedRow(r.finding)))
+      .map(r => r.finding);
   }
 
   /** Findings an operator's reset accepted: they stop nothing from now on and are listed as acknowledged. */

@@ -68,16 +68,15 @@ async function checkpointMade(c: Chain, ledger = c.ledger): Promise<LedgerCheckp
   }, 20_000);
 }
 
-/** The leader stands by saying `error`; then an event and a minute on sign nothing. */
+/** An event and a minute on: the leader stands by saying `error`, and signs nothing. */
 async function refuses(c: Chain, error: string, ledger = c.ledger) {
   const rows = (await listLedgerCheckpoints(c.service)).length;
-  const health = await eventually(async () => {
-    const h = ledger.health()[0]!.health;
-    return h.state === 'waiting' && h.error.includes(error) && h;
-  }, 10_000);
-  expect(health).toBeTruthy();
   await c.store.append(`account-${nextUuid()}`, [newEvent('AccountLinked')], 'no_stream');
   c.clock.advance(61_000);
+  await eventually(async () => {
+    const h = ledger.health()[0]!.health;
+    return h.state === 'waiting' && h.error.includes(error);
+  }, 20_000);
   await new Promise(r => setTimeout(r, 3000));
   expect(await listLedgerCheckpoints(c.service)).toHaveLength(rows);
   expect(await ledgerIntegrity(c.service).sound()).toBe(false);
@@ -166,5 +165,23 @@ describe('a malformed checkpoint row in the middle of the chain (the owner put i
     expect(await checkpointMade(c, other.ledger)).toMatchObject({ seq: 4 });
     const held = (await ledgerIntegrity(c.service).findings()).filter(f => f.finding.startsWith(malformed));
     expect(held).toEqual([expect.objectContaining({ source: 'daily verification', acknowledged: true })]);
+
+    // the next verification finds it again, accepted: the leader signs on
+    await other.ledger.verifyNow();
+    expect(other.ledger.health()[0]!.health).toEqual({ state: 'leading' });
+    expect((await ledgerIntegrity(c.service).findings()).filter(f => f.finding.startsWith(malformed))).toEqual([
+      expect.objectContaining({ acknowledged: true }),
+    ]);
+    expect(await checkpointMade(c, other.ledger)).toMatchObject({ seq: 5 });
+    // a later reset, for another finding, accepts it again (else the leader stops on it once more)
+    await query(
+      c.service,
+      'ForgeDay',
+      `update ledger_chain_state set state = jsonb_set(state, '{day}', '"2099-01-01"')`,
+    );
+    await refuses(c, 'its day is not what the leader wrote', other.ledger);
+    expect(await reset(c, 'the day was edited')).toContainEqual(expect.stringContaining(malformed));
+    await leading(other.ledger);
+    expect(await checkpointMade(c, other.ledger)).toMatchObject({ seq: 6 });
   });
 });

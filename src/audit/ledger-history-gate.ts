@@ -7,6 +7,7 @@ import { nextVerificationAt, verifyOwnLog } from './daily-verification.ts';
 import type { LedgerCheckpoint } from './ledger-format.ts';
 import { chainStateSource, ledgerIntegrity, malformedRow } from './ledger-integrity.ts';
 import {
+  acceptedByResets,
   checkOwnHistory,
   continueFrom,
   latestReset,
@@ -38,8 +39,11 @@ export class LedgerHistoryGate {
   private lastPublished: LedgerCheckpoint | null = null;
   private refused: { resetId: string | null; at: number; message: string } | null = null;
   private forkFindings: string[] = [];
-  /** Changes to the chain's state this process saw as its leader, held until a reset accepts them. */
-  private stateFindings: string[] = [];
+  /**
+   * Changes to the chain's state this process saw as its leader, each with how many resets were recorded then: held
+   * until a later one accepts it, kept here too so that the role's credentials cannot wipe it from the table.
+   */
+  private stateFindings: { finding: string; after: number }[] = [];
   private nextVerification: Date | null = null;
   private verifying: Promise<void> | null = null;
 
@@ -76,7 +80,11 @@ export class LedgerHistoryGate {
       { pool, store, leaves: this.options.leaves },
       { fileDir: this.options.fileDir, keyId: this.options.keyId(), published: this.lastPublished },
     );
-    const held = [...new Set([...this.stateFindings, ...check.held])];
+    // one a reset recorded since accepted (while another instance led, maybe) is done with here too
+    const resets = await acceptedByResets(store);
+    this.stateFindings = this.stateFindings.filter(s => !resets.slice(s.after).some(r => r.includes(s.finding)));
+    const mine = this.stateFindings.map(s => s.finding);
+    const held = [...new Set([...mine, ...check.held])];
     const all = [...check.findings, ...held];
     if (all.length === 0) {
       this.refused = null;
@@ -108,9 +116,13 @@ export class LedgerHistoryGate {
    * operator's reset accepts it, so the leader's next look refuses.
    */
   async stateChanged(finding: string): Promise<void> {
-    if (!this.stateFindings.includes(finding)) this.stateFindings.push(finding);
+    if (!this.stateFindings.some(s => s.finding === finding))
+      this.stateFindings.push({ finding, after: (await acceptedByResets(this.deps.store)).length });
     this.refused = null;
-    await this.integrity.report(chainStateSource, this.stateFindings);
+    await this.integrity.report(
+      chainStateSource,
+      this.stateFindings.map(s => s.finding),
+    );
   }
 
   /** Checkpoints that left the server (the file, the webhook). */

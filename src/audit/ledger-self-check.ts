@@ -255,6 +255,15 @@ export async function latestReset(
   return event?.type === 'LedgerIntegrityReset' ? { ...event.data, position: last!.position } : null;
 }
 
+/** What each reset the operator recorded accepted, oldest first. */
+export async function acceptedByResets(store: EventStore): Promise<string[][]> {
+  const recorded = await store.readStream(ledgerIntegrityStream);
+  return recorded.flatMap(r => {
+    const event = parseRecorded(r) as LedgerIntegrityEvent | null;
+    return event?.type === 'LedgerIntegrityReset' ? [event.data.findings] : [];
+  });
+}
+
 /**
  * Whether a reset lets the leader sign on: it accepted every finding there is now (fewer is fine: one it accepted may
  * be gone since), and the checkpoint it continues from is still the rows' checkpoint of its seq.

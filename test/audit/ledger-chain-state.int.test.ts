@@ -92,21 +92,24 @@ async function reset(c: Chain, reason: string): Promise<string[]> {
   return (JSON.parse(printed[0]!) as { findings: string[] }).findings;
 }
 
+/** The service's role sets a member of the chain's state. */
+const forge = (c: Chain, member: string, value: unknown) =>
+  query(c.service, 'ForgeState', `update ledger_chain_state set state = jsonb_set(state, $1, $2)`, [
+    member,
+    JSON.stringify(value),
+  ]);
+
 const leading = (ledger: LedgerCheckpoints) =>
   eventually(async () => ledger.health()[0]!.health.state === 'leading', 20_000);
 
-describe("the chain's state, which the service's role may write", () => {
+// each test waits out several of the leader's looks (a second apart) and its back-off after each stand-down
+describe("the chain's state, which the service's role may write", { timeout: 90_000 }, () => {
   it('changed while the leader runs is a finding, never a checkpoint signed from it; a reset signs on from the rows', async () => {
     const c = await chainOnServiceRole();
     const kept = await checkpointMade(c);
     await appended(c);
     // the role puts another root in the pending event's frontier: signed from, it would be a forged root
-    await query(
-      c.service,
-      'ForgeFrontier',
-      `update ledger_chain_state set state = jsonb_set(state, '{frontier,0,hash}', $1)`,
-      [JSON.stringify('ab'.repeat(32))],
-    );
+    await forge(c, '{frontier,0,hash}', 'ab'.repeat(32));
     const finding = `the chain's state (ledger_chain_state) was changed outside the leader: its frontier is not what the leader wrote before checkpoint ${kept.seq + 1}`;
     await refuses(c, finding);
     expect(c.told).toContainEqual(expect.objectContaining({ source: 'chain state', finding, acknowledged: false }));
@@ -118,6 +121,30 @@ describe("the chain's state, which the service's role may write", () => {
       (await verifyLog({ store: c.store, pool: c.service }, { publicKey: signer.publicKey, kept: [] })).problems,
     ).toEqual([]);
     expect(await ledgerIntegrity(c.service).sound()).toBe(true);
+  });
+
+  it('changed under one instance and accepted while another led stops the first no more', async () => {
+    const c = await chainOnServiceRole();
+    await checkpointMade(c);
+    await appended(c);
+    await forge(c, '{frontier,0,hash}', 'ab'.repeat(32));
+    await refuses(c, 'its frontier is not what the leader wrote');
+    await c.ledger.stop();
+    const other = c.leader();
+    await other.ledger.start();
+    await refuses(c, 'its frontier is not what the leader wrote', other.ledger);
+    await reset(c, 'the frontier was edited');
+    await leading(other.ledger);
+    await checkpointMade(c, other.ledger);
+    // a change the other instance sees, and a reset that accepts it and names the first one no more
+    await forge(c, '{day}', '2099-01-01');
+    await refuses(c, 'its day is not what the leader wrote', other.ledger);
+    expect(await reset(c, 'the day was edited')).not.toContainEqual(expect.stringContaining('its frontier'));
+    await leading(other.ledger);
+    await other.ledger.stop();
+    await c.ledger.start();
+    await leading(c.ledger);
+    expect(await checkpointMade(c)).toBeTruthy();
   });
 
   it('is proved from the rows and the log at a new leadership: a leaf added to an empty frontier, a later day', async () => {
@@ -136,7 +163,7 @@ describe("the chain's state, which the service's role may write", () => {
   });
 });
 
-describe('a malformed checkpoint row in the middle of the chain (the owner put it there)', () => {
+describe('a malformed checkpoint row in the middle of the chain (the owner put it there)', { timeout: 90_000 }, () => {
   it('found by the daily verification stops signing, at once and at the next leadership, until a reset accepts it', async () => {
     const c = await chainOnServiceRole();
     for (let i = 0; i < 4; i++) await checkpointMade(c);
@@ -174,11 +201,7 @@ describe('a malformed checkpoint row in the middle of the chain (the owner put i
     ]);
     expect(await checkpointMade(c, other.ledger)).toMatchObject({ seq: 5 });
     // a later reset, for another finding, accepts it again (else the leader stops on it once more)
-    await query(
-      c.service,
-      'ForgeDay',
-      `update ledger_chain_state set state = jsonb_set(state, '{day}', '"2099-01-01"')`,
-    );
+    await forge(c, '{day}', '2099-01-01');
     await refuses(c, 'its day is not what the leader wrote', other.ledger);
     expect(await reset(c, 'the day was edited')).toContainEqual(expect.stringContaining(malformed));
     await leading(other.ledger);

@@ -6,15 +6,8 @@ import type { FileFork } from './checkpoint-file.ts';
 import { nextVerificationAt, verifyOwnLog } from './daily-verification.ts';
 import type { LedgerCheckpoint } from './ledger-format.ts';
 import { chainStateSource, ledgerIntegrity, malformedRow } from './ledger-integrity.ts';
-import {
-  acceptedByResets,
-  checkOwnHistory,
-  continueFrom,
-  latestReset,
-  resetAccepts,
-  resetInForce,
-  type ProvenState,
-} from './ledger-self-check.ts';
+import { acceptedByResets, latestReset, resetAccepts, resetInForce } from './ledger-resets.ts';
+import { checkOwnHistory, continueFrom, type ProvenState } from './ledger-self-check.ts';
 import type { LogPage, PageLeaves } from './log-leaves.ts';
 
 /** A refused history is checked again this often (a check reads the newest checkpoint's range: up to a day of events). */

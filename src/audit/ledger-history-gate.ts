@@ -98,7 +98,7 @@ export class LedgerHistoryGate {
       await this.integrity.report(checkpointFile, []);
       return { proven: check.proven ?? (await continueFrom(pool, check.newest, check.day)) };
     }
-    const message = `ledger checkpoints: the log does not extend the newest checkpoint: ${all.join('; ')}; nothing is signed until an operator accepts it (npm run cli -- ledger-reset --reason "...")`;
+    const message = `ledger checkpoints: ${check.findings.length > 0 ? 'the log does not extend the newest checkpoint' : 'findings held stop signing'}: ${all.join('; ')}; nothing is signed until an operator accepts it (npm run cli -- ledger-reset --reason "...")`;
     this.refused = { resetId, at: Date.now(), message };
     await this.integrity.report(startUpCheck, check.findings);
     return { refusal: message };

@@ -151,15 +151,25 @@ export const stateDifferences = (a: ChainState, b: ChainState): string[] =>
 /**
  * The chain's state, locked for this transaction, once it is known to be the one the leader last wrote (`written`) and
  * to continue the newest checkpoint row. The row is the service role's, so the leader keeps its own copy and never
- * signs from one that differs: any difference is a finding.
+ * signs from one that differs: a difference is a finding, unless another leader made it (this one lost its lock
+ * unnoticed): then the chain's position moved (`positionMoved`, read under the state's lock), or a checkpoint past the
+ * state written is signed, which takes the signing key. Either is an error that stands this one down.
  */
-export async function lockedState(tx: pg.PoolClient, written: ChainState): Promise<ChainState> {
+export async function lockedState(
+  tx: pg.PoolClient,
+  written: ChainState,
+  positionMoved: () => Promise<boolean>,
+): Promise<ChainState> {
   const state = await readChainState(tx, true);
+  if (await positionMoved()) throw new Error('ledger checkpoints: another instance chained this range');
   const changed = stateDifferences(written, state);
-  if (changed.length > 0)
+  if (changed.length > 0) {
+    const [newest] = await readCheckpointRows(tx, 1);
+    if (newest && newest.seq >= written.seq) throw new Error('ledger checkpoints: another instance signed on');
     throw new ChainStateChanged(
       `the chain's state (ledger_chain_state) was changed outside the leader: its ${changed.join(', ')} ${changed.length === 1 ? 'is' : 'are'} not what the leader wrote before checkpoint ${written.seq}`,
     );
+  }
   const refusal = await chainRefusal(tx, state);
   if (refusal) throw new Error(`ledger checkpoints: ${refusal}; nothing is signed past it`);
   return state;

@@ -244,9 +244,9 @@ export class LedgerCheckpoints {
     const taken = await this.serially(async () => {
       const chain = await inTransaction(this.deps.pool, tx => this.takeIn(tx, leaves, kinds, chained, digested, last));
       if (chain) this.written = chain.state;
+      if (kinds.chain) this.position = last;
       return chain;
     });
-    if (kinds.chain) this.position = last;
     if (kinds.digests) this.digestPosition = last;
     this.progress.emit('progress');
     if (!taken) return;
@@ -267,10 +267,7 @@ export class LedgerCheckpoints {
     // must be on disk before its line is written to the file
     let chain: ReturnType<typeof takeLeaves> | null = null;
     if (kinds.chain) {
-      const before = await lockedState(tx, this.written);
-      // only this leader moves the positions; a leader that lost its lock unnoticed must not chain a range twice
-      if (comparePositions(await readCheckpoint(tx, subscriberName), chained) !== 0)
-        throw new Error('ledger checkpoints: another instance chained this range');
+      const before = await this.lockedState(tx, chained);
       chain = leaves ? takeLeaves(before, leaves, this.deps.clock.now(), this.signer) : null;
       if (chain) await saveChain(tx, chain.state, chain.checkpoints);
       await saveCheckpoint(tx, subscriberName, last);
@@ -279,6 +276,18 @@ export class LedgerCheckpoints {
       await query(tx, 'LedgerAsyncCommit', 'set local synchronous_commit = off');
     if (kinds.digests) await takeIntoDigests(tx, this.signer, leaves ?? noLeaves, digested, last);
     return chain;
+  }
+
+  /**
+   * The chain's state under its lock, once it is the one this leader wrote; only this leader moves the chain's
+   * position, so one that moved from `chained` says this one lost its lock unnoticed and must not chain a range twice.
+   */
+  private lockedState(tx: pg.PoolClient, chained: Position): Promise<ChainState> {
+    return lockedState(
+      tx,
+      this.written,
+      async () => comparePositions(await readCheckpoint(tx, subscriberName), chained) !== 0,
+    );
   }
 
   /** The page's and the minute's transactions, one after the other: each holds the row against `written` as it is now. */
@@ -367,7 +376,7 @@ export class LedgerCheckpoints {
   /** Cuts the pending events if due, in a transaction of its own; `written` is the row's once it commits. */
   private async cutNow(now: Date): Promise<{ state: ChainState; checkpoint: LedgerCheckpoint | null }> {
     const cut = await inTransaction(this.deps.pool, async tx => {
-      const pending = await lockedState(tx, this.written);
+      const pending = await this.lockedState(tx, this.position!);
       if (!checkpointDue(pending, now)) return { state: pending, checkpoint: null };
       const made = cutCheckpoint(pending, now, this.signer)!;
       await saveChain(tx, made.state, [made.checkpoint]);

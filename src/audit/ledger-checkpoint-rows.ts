@@ -3,6 +3,7 @@ import type { Migration } from '../db/migrations.ts';
 import { query, type Queryable } from '../db/pool.ts';
 import { chainState, emptyChain, type ChainState } from './ledger-chain.ts';
 import { checkpointHash, genesisHash, ledgerCheckpoint, type LedgerCheckpoint } from './ledger-format.ts';
+import { canonicalJson } from './merkle.ts';
 
 /**
  * The signed checkpoints (seq, the checkpoint as its JSON line) and where the chain stands (one row). The service only
@@ -136,9 +137,39 @@ export async function readChainState(db: Queryable, forUpdate = false): Promise<
   return parsed.data;
 }
 
-/** The chain's state, locked for this transaction, once it is known to continue the newest checkpoint row. */
-export async function lockedState(tx: pg.PoolClient): Promise<ChainState> {
+/** The state row differs from what the chain's leader last wrote: someone else changed it (a finding, never a crash). */
+export class ChainStateChanged extends Error {
+  constructor(readonly finding: string) {
+    super(`ledger checkpoints: ${finding}; nothing is signed until an operator accepts it`);
+  }
+}
+
+/** The fields in which two chain states differ, in the state's order. */
+export const stateDifferences = (a: ChainState, b: ChainState): string[] =>
+  (Object.keys(chainState.shape) as (keyof ChainState)[]).filter(k => canonicalJson(a[k]) !== canonicalJson(b[k]));
+
+/**
+ * The chain's state, locked for this transaction, once it is known to be the one the leader last wrote (`written`) and
+ * to continue the newest checkpoint row. The row is the service role's, so the leader keeps its own copy and never
+ * signs from one that differs: a difference is a finding, unless another leader made it (this one lost its lock
+ * unnoticed): then the chain's position moved (`positionMoved`, read under the state's lock), or a checkpoint past the
+ * state written is signed, which takes the signing key. Either is an error that stands this one down.
+ */
+export async function lockedState(
+  tx: pg.PoolClient,
+  written: ChainState,
+  positionMoved: () => Promise<boolean>,
+): Promise<ChainState> {
   const state = await readChainState(tx, true);
+  if (await positionMoved()) throw new Error('ledger checkpoints: another instance chained this range');
+  const changed = stateDifferences(written, state);
+  if (changed.length > 0) {
+    const [newest] = await readCheckpointRows(tx, 1);
+    if (newest && newest.seq >= written.seq) throw new Error('ledger checkpoints: another instance signed on');
+    throw new ChainStateChanged(
+      `the chain's state (ledger_chain_state) was changed outside the leader: its ${changed.join(', ')} ${changed.length === 1 ? 'is' : 'are'} not what the leader wrote before checkpoint ${written.seq}`,
+    );
+  }
   const refusal = await chainRefusal(tx, state);
   if (refusal) throw new Error(`ledger checkpoints: ${refusal}; nothing is signed past it`);
   return state;

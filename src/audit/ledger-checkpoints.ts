@@ -12,13 +12,21 @@ import { Leadership } from '../store/leadership.ts';
 import type { SubscriberHealth } from '../store/subscriber.ts';
 import { syncCheckpointFile } from './checkpoint-file.ts';
 import { dailyDigestsMigration, digestPositionName, takeIntoDigests } from './digests.ts';
-import { checkpointDue, checkpointEveryMs, cutCheckpoint, emptyChain, takeLeaves } from './ledger-chain.ts';
+import {
+  checkpointDue,
+  checkpointEveryMs,
+  cutCheckpoint,
+  emptyChain,
+  takeLeaves,
+  type ChainState,
+} from './ledger-chain.ts';
 import type { LedgerCheckpoint } from './ledger-format.ts';
 import type { LedgerSigner } from './ledger-key-file.ts';
 import { LedgerHistoryGate } from './ledger-history-gate.ts';
 import { ledgerIntegrityMigration } from './ledger-integrity.ts';
 import { chainPositionName } from './ledger-self-check.ts';
 import {
+  ChainStateChanged,
   ledgerCheckpointsMigration,
   lockedState,
   newestLedgerCheckpoints,
@@ -87,6 +95,13 @@ export class LedgerCheckpoints {
   private readonly leadership: Leadership;
   /** The history was checked under these locks: the leader reads and signs. */
   private signing = false;
+  /**
+   * The chain's state as this leader last wrote it (or proved it on taking the lead): the row is the service role's,
+   * so it is held against this copy before anything is signed from it.
+   */
+  private written: ChainState = emptyChain;
+  /** One transaction on the chain's state at a time here, so that `written` is the row's once each commits. */
+  private writing: Promise<unknown> = Promise.resolve();
   /** The position of the last event chained, while leading. */
   private position: Position | null = null;
   /** The position of the last event digested, while leading: the chain's, but on a database from before the shared pass. */
@@ -111,6 +126,9 @@ export class LedgerCheckpoints {
       keyId: () => signer.keyId,
       publicKey: () => signer.publicKey,
       leaves: page => this.hasher.leaves(page, { chain: true, digests: false }),
+      stopSigning: reason => {
+        if (this.leading) this.fail(new Error(reason));
+      },
     });
     this.leadership = new Leadership({
       pool: deps.pool,
@@ -140,12 +158,14 @@ export class LedgerCheckpoints {
       // the key the chain is at, taken up from the key file after another instance (or a crash) rotated it
       await this.signer.follow?.(pool);
       // the log must still extend the newest checkpoint found (rows, file, published) before anything is signed
-      const refusal = await this.history.refusal();
-      if (refusal) {
-        this.refuse(refusal);
+      const admission = await this.history.admission();
+      if ('refusal' in admission) {
+        this.refuse(admission.refusal);
         return;
       }
-      this.position = await readCheckpoint(pool, subscriberName);
+      // the state and position as proved from the rows and the log, never as read after
+      this.written = admission.proven.chain;
+      this.position = admission.proven.position;
       this.digestPosition = await readCheckpoint(pool, digestPositionName);
       // the digests' own subscriber (before the shared pass) may have recorded an event it was stuck at: read past now
       await clearSubscriberFailure(pool, digestPositionName);
@@ -168,8 +188,17 @@ export class LedgerCheckpoints {
         if (!more && !this.stopped) await this.pause(this.waiters > 0 ? 10 : gatherMs);
       }
     } catch (err) {
+      await this.stateChanged(err);
       this.fail(err);
     }
+  }
+
+  /** A change to the chain's state, seen under its lock, is held as a finding: nothing is signed until a reset. */
+  private async stateChanged(err: unknown): Promise<void> {
+    if (!(err instanceof ChainStateChanged)) return;
+    await this.history
+      .stateChanged(err.finding)
+      .catch(e => this.deps.log.error({ err: e }, 'ledger checkpoints: the finding could not be recorded'));
   }
 
   private pause(ms: number): Promise<void> {
@@ -212,30 +241,60 @@ export class LedgerCheckpoints {
   /** Takes a page's leaves (or none: the position alone moves) into the chain, the digests or both, in one transaction. */
   private async takePage(last: Position, leaves: PageLeaves | null, kinds: LeafKinds): Promise<void> {
     const [chained, digested] = [this.position!, this.digestPosition!];
-    const taken = await inTransaction(this.deps.pool, async tx => {
-      // a page without a checkpoint is made again from the log after a crash, its digests too; one with a checkpoint
-      // must be on disk before its line is written to the file
-      let chain: ReturnType<typeof takeLeaves> | null = null;
-      if (kinds.chain) {
-        const before = await lockedState(tx);
-        // only this leader moves the positions; a leader that lost its lock unnoticed must not chain a range twice
-        if (comparePositions(await readCheckpoint(tx, subscriberName), chained) !== 0)
-          throw new Error('ledger checkpoints: another instance chained this range');
-        chain = leaves ? takeLeaves(before, leaves, this.deps.clock.now(), this.signer) : null;
-        if (chain) await saveChain(tx, chain.state, chain.checkpoints);
-        await saveCheckpoint(tx, subscriberName, last);
-      }
-      if (!chain || chain.checkpoints.length === 0)
-        await query(tx, 'LedgerAsyncCommit', 'set local synchronous_commit = off');
-      if (kinds.digests) await takeIntoDigests(tx, this.signer, leaves ?? noLeaves, digested, last);
+    const taken = await this.serially(async () => {
+      const chain = await inTransaction(this.deps.pool, tx => this.takeIn(tx, leaves, kinds, chained, digested, last));
+      if (chain) this.written = chain.state;
+      if (kinds.chain) this.position = last;
       return chain;
     });
-    if (kinds.chain) this.position = last;
     if (kinds.digests) this.digestPosition = last;
     this.progress.emit('progress');
     if (!taken) return;
     this.pendingSince = taken.state.since === null ? null : Date.parse(taken.state.since);
     if (taken.checkpoints.length > 0) await this.leaveTheServer(taken.checkpoints);
+  }
+
+  /** The page's transaction: the chain's state held against the one written, the leaves taken in, the positions moved. */
+  private async takeIn(
+    tx: pg.PoolClient,
+    leaves: PageLeaves | null,
+    kinds: LeafKinds,
+    chained: Position,
+    digested: Position,
+    last: Position,
+  ): Promise<ReturnType<typeof takeLeaves> | null> {
+    // a page without a checkpoint is made again from the log after a crash, its digests too; one with a checkpoint
+    // must be on disk before its line is written to the file
+    let chain: ReturnType<typeof takeLeaves> | null = null;
+    if (kinds.chain) {
+      const before = await this.lockedState(tx, chained);
+      chain = leaves ? takeLeaves(before, leaves, this.deps.clock.now(), this.signer) : null;
+      if (chain) await saveChain(tx, chain.state, chain.checkpoints);
+      await saveCheckpoint(tx, subscriberName, last);
+    }
+    if (!chain || chain.checkpoints.length === 0)
+      await query(tx, 'LedgerAsyncCommit', 'set local synchronous_commit = off');
+    if (kinds.digests) await takeIntoDigests(tx, this.signer, leaves ?? noLeaves, digested, last);
+    return chain;
+  }
+
+  /**
+   * The chain's state under its lock, once it is the one this leader wrote; only this leader moves the chain's
+   * position, so one that moved from `chained` says this one lost its lock unnoticed and must not chain a range twice.
+   */
+  private lockedState(tx: pg.PoolClient, chained: Position): Promise<ChainState> {
+    return lockedState(
+      tx,
+      this.written,
+      async () => comparePositions(await readCheckpoint(tx, subscriberName), chained) !== 0,
+    );
+  }
+
+  /** The page's and the minute's transactions, one after the other: each holds the row against `written` as it is now. */
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const done = this.writing.then(work, work);
+    this.writing = done.catch(() => undefined);
+    return done;
   }
 
   /** Stops leading and tries again later: 1 s, then twice as long each time, at most 5 s. */
@@ -299,16 +358,32 @@ export class LedgerCheckpoints {
       (this.pendingSince !== undefined && now.getTime() - this.pendingSince < checkpointEveryMs)
     )
       return null;
-    const { state, checkpoint } = await inTransaction(this.deps.pool, async tx => {
-      const pending = await lockedState(tx);
-      if (!checkpointDue(pending, now)) return { state: pending, checkpoint: null };
-      const cut = cutCheckpoint(pending, now, this.signer)!;
-      await saveChain(tx, cut.state, [cut.checkpoint]);
-      return cut;
-    });
+    let cut: { state: ChainState; checkpoint: LedgerCheckpoint | null };
+    try {
+      cut = await this.serially(() => this.cutNow(now));
+    } catch (err) {
+      // a commit that failed may have happened all the same: the next leadership proves the state again
+      await this.stateChanged(err);
+      this.fail(err);
+      return null;
+    }
+    const { state, checkpoint } = cut;
     this.pendingSince = state.since === null ? null : Date.parse(state.since);
     if (checkpoint) await this.leaveTheServer([checkpoint]);
     return checkpoint;
+  }
+
+  /** Cuts the pending events if due, in a transaction of its own; `written` is the row's once it commits. */
+  private async cutNow(now: Date): Promise<{ state: ChainState; checkpoint: LedgerCheckpoint | null }> {
+    const cut = await inTransaction(this.deps.pool, async tx => {
+      const pending = await this.lockedState(tx, this.position!);
+      if (!checkpointDue(pending, now)) return { state: pending, checkpoint: null };
+      const made = cutCheckpoint(pending, now, this.signer)!;
+      await saveChain(tx, made.state, [made.checkpoint]);
+      return made;
+    });
+    this.written = cut.state;
+    return cut;
   }
 
   /** The file, then whoever else is sent checkpoints: after the commit, never holding it up. */

@@ -5,8 +5,9 @@ import type { EventStore } from '../store/event-store.ts';
 import type { FileFork } from './checkpoint-file.ts';
 import { nextVerificationAt, verifyOwnLog } from './daily-verification.ts';
 import type { LedgerCheckpoint } from './ledger-format.ts';
-import { ledgerIntegrity } from './ledger-integrity.ts';
-import { checkOwnHistory, continueFrom, latestReset, resetAccepts, resetInForce } from './ledger-self-check.ts';
+import { chainStateSource, ledgerIntegrity, malformedRow } from './ledger-integrity.ts';
+import { acceptedByResets, latestReset, resetAccepts, resetInForce } from './ledger-resets.ts';
+import { checkOwnHistory, continueFrom, type ProvenState } from './ledger-self-check.ts';
 import type { LogPage, PageLeaves } from './log-leaves.ts';
 
 /** A refused history is checked again this often (a check reads the newest checkpoint's range: up to a day of events). */
@@ -21,8 +22,9 @@ export type HistoryGateDeps = { pool: pg.Pool; store: EventStore; log: Logger; c
 
 /**
  * What the chain's leader must see before it signs, and what it tells of its history: the start-up check
- * (src/audit/ledger-self-check.ts) at each start and new leadership, passed or accepted by the operator's reset; the
- * forks the checkpoint file was given; the daily full verification. Findings go to the ledger's integrity holder
+ * (src/audit/ledger-self-check.ts) at each start and new leadership, and the findings held since (a change to the
+ * chain's state, a malformed checkpoint row), passed or accepted by the operator's reset; the forks the checkpoint file
+ * was given; the daily full verification. Findings go to the ledger's integrity holder
  * (src/audit/ledger-integrity.ts), which /ready reads and which sends them to the admins.
  */
 export class LedgerHistoryGate {
@@ -30,6 +32,11 @@ export class LedgerHistoryGate {
   private lastPublished: LedgerCheckpoint | null = null;
   private refused: { resetId: string | null; at: number; message: string } | null = null;
   private forkFindings: string[] = [];
+  /**
+   * Changes to the chain's state this process saw as its leader, each with how many resets were recorded then: held
+   * until a later one accepts it, kept here too so that the role's credentials cannot wipe it from the table.
+   */
+  private stateFindings: { finding: string; after: number }[] = [];
   private nextVerification: Date | null = null;
   private verifying: Promise<void> | null = null;
 
@@ -42,6 +49,8 @@ export class LedgerHistoryGate {
       /** the key the daily verification checks signatures with when the chain's first key is not registered */
       publicKey: () => string;
       leaves: (page: LogPage) => Promise<PageLeaves>;
+      /** the leader stops signing now (its next look asks for admission again) */
+      stopSigning: (reason: string) => void;
     },
   ) {}
 
@@ -50,41 +59,63 @@ export class LedgerHistoryGate {
   }
 
   /**
-   * Null when the leader may sign: the log extends every checkpoint it can find, or the operator's latest reset accepts
-   * every finding (then the chain's state starts again from the rows' newest checkpoint if it does not hold); else why not.
+   * Whether the leader may sign, and from what: the log extends every checkpoint it can find and nothing held stops it,
+   * or the operator's latest reset accepts every finding (then the chain's state starts again from the rows' newest
+   * checkpoint if it does not hold); the state and position it then signs on from, or why not.
    */
-  async refusal(): Promise<string | null> {
+  async admission(): Promise<{ proven: ProvenState } | { refusal: string }> {
     const { pool, store, log } = this.deps;
     const reset = await latestReset(store);
     const resetId = reset?.resetId ?? null;
     if (this.refused && this.refused.resetId === resetId && Date.now() - this.refused.at < recheckMs)
-      return this.refused.message;
+      return { refusal: this.refused.message };
     const check = await checkOwnHistory(
       { pool, store, leaves: this.options.leaves },
       { fileDir: this.options.fileDir, keyId: this.options.keyId(), published: this.lastPublished },
     );
-    if (check.findings.length === 0) {
+    // one a reset recorded since accepted (while another instance led, maybe) is done with here too
+    const resets = await acceptedByResets(store);
+    this.stateFindings = this.stateFindings.filter(s => !resets.slice(s.after).some(r => r.includes(s.finding)));
+    const mine = this.stateFindings.map(s => s.finding);
+    const held = [...new Set([...mine, ...check.held])];
+    const all = [...check.findings, ...held];
+    if (all.length === 0) {
       this.refused = null;
       await this.integrity.report(startUpCheck, []);
-      return null;
+      return { proven: check.proven! };
     }
-    if (await resetAccepts(pool, reset, check.findings)) {
+    if (await resetAccepts(pool, reset, all)) {
       if (this.refused || !check.stateSound)
         log.warn(
-          { findings: check.findings, reason: reset!.reason },
+          { findings: all, reason: reset!.reason },
           'ledger checkpoints: signing again, on from the newest checkpoint row, as the operator reset',
         );
       this.refused = null;
       await this.integrity.report(startUpCheck, check.findings, true);
+      await this.integrity.acknowledge(held);
+      this.stateFindings = [];
       this.forkFindings = [];
       await this.integrity.report(checkpointFile, []);
-      if (!check.stateSound) await continueFrom(pool, check.newest, check.day);
-      return null;
+      return { proven: check.proven ?? (await continueFrom(pool, check.newest, check.day)) };
     }
-    const message = `ledger checkpoints: the log does not extend the newest checkpoint: ${check.findings.join('; ')}; nothing is signed until an operator accepts it (npm run cli -- ledger-reset --reason "...")`;
+    const message = `ledger checkpoints: ${check.findings.length > 0 ? 'the log does not extend the newest checkpoint' : 'findings held stop signing'}: ${all.join('; ')}; nothing is signed until an operator accepts it (npm run cli -- ledger-reset --reason "...")`;
     this.refused = { resetId, at: Date.now(), message };
     await this.integrity.report(startUpCheck, check.findings);
-    return message;
+    return { refusal: message };
+  }
+
+  /**
+   * The leader found the state row changed since it wrote it: held (in this process and the database) until an
+   * operator's reset accepts it, so the leader's next look refuses.
+   */
+  async stateChanged(finding: string): Promise<void> {
+    if (!this.stateFindings.some(s => s.finding === finding))
+      this.stateFindings.push({ finding, after: (await acceptedByResets(this.deps.store)).length });
+    this.refused = null;
+    await this.integrity.report(
+      chainStateSource,
+      this.stateFindings.map(s => s.finding),
+    );
   }
 
   /** Checkpoints that left the server (the file, the webhook). */
@@ -122,7 +153,10 @@ export class LedgerHistoryGate {
       });
   }
 
-  /** `verify-log` over the whole log now; its result is in /ready's details, its problems are findings. */
+  /**
+   * `verify-log` over the whole log now; its result is in /ready's details, its problems are findings (those the reset
+   * in force accepted, acknowledged). A malformed checkpoint row it finds stops signing until a reset accepts it.
+   */
   async verifyNow(): Promise<void> {
     const result = await verifyOwnLog(this.deps, {
       publicKey: this.options.publicKey(),
@@ -134,7 +168,13 @@ export class LedgerHistoryGate {
       { clean: result.clean, events: result.events, checkpoints: result.checkpoints },
       'ledger checkpoints: the daily verification of the whole log ran',
     );
-    await this.integrity.verified(result);
+    const reset = await latestReset(this.deps.store);
+    const accepted = (await resetInForce(this.deps.pool, reset)) ? reset!.findings : [];
+    await this.integrity.verified(result, f => accepted.includes(f));
+    const stopping = result.problems.filter(p => malformedRow(p) && !accepted.includes(p));
+    if (stopping.length === 0) return;
+    this.refused = null;
+    this.options.stopSigning(`ledger checkpoints: the daily verification found ${stopping.join('; ')}`);
   }
 
   /** Waits for a verification under way (on stop). */

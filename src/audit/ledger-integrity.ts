@@ -10,6 +10,14 @@ import type { Logger } from '../logger.ts';
  */
 export type IntegrityFinding = { source: string; finding: string; acknowledged: boolean };
 
+/** Who found a change to the chain's state: its leader, against the state it last wrote. */
+export const chainStateSource = 'chain state';
+export const dailyVerificationSource = 'daily verification';
+
+/** A daily verification's problem that is a malformed checkpoint row (src/audit/verify-log.ts words it so). */
+export const malformedRow = (finding: string): boolean =>
+  /^checkpoint row \d+: checkpoint row \d+ is malformed: /.test(finding);
+
 /** The last full verification of the log (src/audit/verify-log.ts) the service ran on itself. */
 export type VerificationResult = {
   at: string;
@@ -85,10 +93,18 @@ export class LedgerIntegrity {
     return this.tables;
   }
 
-  /** Replaces what `source` finds now (an empty list: nothing any more); answers once the new ones are sent on. */
-  async report(source: string, findings: string[], acknowledged = false): Promise<void> {
+  /**
+   * Replaces what `source` finds now (an empty list: nothing any more); answers once the new ones are sent on.
+   * `acknowledged` says it of all of them, or of each (those an operator's reset accepted).
+   */
+  async report(
+    source: string,
+    findings: string[],
+    acknowledged: boolean | ((finding: string) => boolean) = false,
+  ): Promise<void> {
     await this.ready();
     const now = [...new Set(findings)];
+    const flags = now.map(typeof acknowledged === 'function' ? acknowledged : () => acknowledged);
     await inTransaction(this.pool, async tx => {
       await query(
         tx,
@@ -101,15 +117,47 @@ export class LedgerIntegrity {
           tx,
           'HoldIntegrityFindings',
           `insert into ledger_integrity_findings (source, finding, acknowledged, notice, found_at)
-           select $1, f, $3, false, $4 from unnest($2::text[]) f`,
-          [source, now, acknowledged, this.clock()],
+           select $1, f, a, false, $4 from unnest($2::text[], $3::boolean[]) as t(f, a)`,
+          [source, now, flags, this.clock()],
         );
     });
     const before = this.told.get(source) ?? new Set();
-    const held = new Set(now.map(finding => `${acknowledged}:${finding}`));
-    this.told.set(source, held);
-    for (const finding of now)
-      if (!before.has(`${acknowledged}:${finding}`)) await this.tell({ source, finding, acknowledged });
+    const held = now.map((finding, i) => ({ finding, acknowledged: flags[i]! }));
+    this.told.set(source, new Set(held.map(f => `${f.acknowledged}:${f.finding}`)));
+    for (const f of held) if (!before.has(`${f.acknowledged}:${f.finding}`)) await this.tell({ source, ...f });
+  }
+
+  /**
+   * The findings held that stop the chain's leader unless the operator's latest reset accepts them, besides what its
+   * start-up check finds again each time: a change to the chain's state the leader saw, until a reset accepts it; a
+   * malformed checkpoint row the daily verification found, for as long as it finds it (so every later reset names it
+   * again, as it names what the start-up check still finds). Read by every process, so that `ledger-reset` accepts
+   * what the leader holds.
+   */
+  async stopping(): Promise<string[]> {
+    await this.ready();
+    const rows = await query<FindingRow>(
+      this.pool,
+      'StoppingIntegrityFindings',
+      `select source, finding, acknowledged, notice from ledger_integrity_findings
+        where not notice and source = any($1) order by found_at, finding`,
+      [[chainStateSource, dailyVerificationSource]],
+    );
+    return rows.rows
+      .filter(r => (r.source === chainStateSource ? !r.acknowledged : malformedRow(r.finding)))
+      .map(r => r.finding);
+  }
+
+  /** Findings an operator's reset accepted: they stop nothing from now on and are listed as acknowledged. */
+  async acknowledge(findings: string[]): Promise<void> {
+    if (findings.length === 0) return;
+    await this.ready();
+    await query(
+      this.pool,
+      'AcknowledgeIntegrityFindings',
+      'update ledger_integrity_findings set acknowledged = true where not notice and finding = any($1)',
+      [findings],
+    );
   }
 
   /** A finding that stops nothing (an acknowledged fork): told once, and listed from then on. */
@@ -161,8 +209,8 @@ export class LedgerIntegrity {
     return r.rowCount === 0;
   }
 
-  /** Records the daily verification's result; its problems are findings of their own source. */
-  async verified(result: VerificationResult): Promise<void> {
+  /** The daily verification's result recorded; its problems are findings of their own source (`accepted` ones acknowledged). */
+  async verified(result: VerificationResult, accepted: (finding: string) => boolean = () => false): Promise<void> {
     await this.ready();
     await query(
       this.pool,
@@ -170,7 +218,7 @@ export class LedgerIntegrity {
       `insert into ledger_integrity_verification (result) values ($1) on conflict (id) do update set result = excluded.result`,
       [JSON.stringify(result)],
     );
-    await this.report('daily verification', result.problems);
+    await this.report(dailyVerificationSource, result.problems, accepted);
   }
 
   /** What /ready's details say: the findings and the last full verification. */

@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/pool.ts';
-import { ledgerIntegrityStream } from '../domain/ledger-integrity.ts';
-import { parseRecorded } from '../events/event.ts';
-import type { LedgerIntegrityEvent } from '../events/ledger-integrity.ts';
 import { readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
 import { comparePositions, START, type EventStore, type Position } from '../store/event-store.ts';
 import { positionText } from '../store/subscriber.ts';
@@ -16,8 +13,10 @@ import {
   readChainState,
   readCheckpointRows,
   saveChain,
+  stateDifferences,
 } from './ledger-checkpoint-rows.ts';
 import { checkpointHash, genesisHash, type LedgerCheckpoint } from './ledger-format.ts';
+import { ledgerIntegrity } from './ledger-integrity.ts';
 import { pageLeaves, readLogPage, type LogPage, type PageLeaves } from './log-leaves.ts';
 import { frontierText, pushLeafBytes, rootOf, type ByteFrontier } from './merkle.ts';
 
@@ -27,10 +26,14 @@ export const chainPositionName = 'ledger:checkpoints';
 /** What the leader found before signing: nothing when the log still extends every checkpoint it can find. */
 export type SelfCheck = {
   findings: string[];
+  /** findings held from before that stop signing until a reset (src/audit/ledger-integrity.ts `stopping`) */
+  held: string[];
   /** the rows' newest checkpoint: what the chain goes on from */
   newest: LedgerCheckpoint | null;
   /** whether the chain's state and position hold exactly what the log has after `newest` */
   stateSound: boolean;
+  /** the chain's state and position, when sound: what the leader signs on from */
+  proven: ProvenState | null;
   /** the WIB day the log had reached at `newest`'s last event */
   day: string | null;
 };
@@ -56,12 +59,15 @@ const keyIdOf = (publicKey: string) =>
 
 type Range = { count: number; root: string; frontier: ByteFrontier; last: string | null; day: string | null };
 
-/** The log's events after `after` up to `upTo` (included), hashed as the chain hashes them: count, root, last, day. */
-async function recompute(deps: SelfCheckDeps, after: Position, upTo: Position): Promise<Range> {
+/**
+ * The log's events after `after` up to `upTo` (included), hashed as the chain hashes them: count, root, last, and the
+ * day the log reaches from `day`.
+ */
+async function recompute(deps: SelfCheckDeps, after: Position, upTo: Position, from: string | null): Promise<Range> {
   const frontier: ByteFrontier = [];
   let count = 0;
   let last: string | null = null;
-  let day: string | null = null;
+  let day = from;
   // each page read while the one before is hashed, as the leader reads the log
   let reading: Promise<LogPage> | null = readLogPage(deps, after, pageSize, upTo);
   while (reading) {
@@ -88,7 +94,7 @@ async function rangeFindings(
   const upTo = parsePosition(newest.lastPosition);
   if (!after || !upTo)
     return { findings: [`checkpoint ${newest.seq}'s range has no position in the log to be read by`], day: null };
-  const range = await recompute(deps, after, upTo);
+  const range = await recompute(deps, after, upTo, null);
   const at = `checkpoint ${newest.seq} (events [${newest.from}, ${newest.to}) up to position ${newest.lastPosition})`;
   if (range.count !== newest.events)
     return {
@@ -107,31 +113,57 @@ async function rangeFindings(
   return { findings: [], day: range.day };
 }
 
-/** Nothing missing at the end: the pending events the chain's state counts are in the log and recompute to its frontier. */
-async function pendingFindings(deps: SelfCheckDeps, newest: LedgerCheckpoint | null): Promise<string[]> {
+/** The chain's state and position as proved from the rows and the log: what a new leader signs on from. */
+export type ProvenState = { chain: ChainState; position: Position };
+
+type Pending = { findings: string[]; proven: ProvenState | null };
+
+/**
+ * Nothing missing at the end, nothing added: the pending events the chain's state counts are in the log up to the
+ * chain's position and recompute to its frontier, and the day is the one the log reaches (`day` at `newest`'s last
+ * event; undefined when not known). The row is the service role's, so all of it is proved, none of it trusted.
+ */
+async function pendingFindings(
+  deps: SelfCheckDeps,
+  newest: LedgerCheckpoint | null,
+  day: string | null | undefined,
+): Promise<Pending> {
   let state: ChainState;
   try {
     state = await readChainState(deps.pool);
   } catch (err) {
-    return [(err as Error).message];
+    return { findings: [(err as Error).message], proven: null };
   }
   const refusal = await chainRefusal(deps.pool, state);
-  if (refusal) return [`the chain's state: ${refusal}`];
+  if (refusal) return { findings: [`the chain's state: ${refusal}`], proven: null };
   const position = await readCheckpoint(deps.pool, chainPositionName);
   const from = newest ? parsePosition(newest.lastPosition)! : START;
   const after = newest ? `checkpoint ${newest.seq}` : 'the start of the log';
+  const refused = (finding: string): Pending => ({ findings: [finding], proven: null });
   if (comparePositions(position, from) < 0)
-    return [`the chain's position ${positionText(position)} is before the last event of ${after}: it was moved back`];
-  const pending = await recompute(deps, from, position);
+    return refused(
+      `the chain's position ${positionText(position)} is before the last event of ${after}: it was moved back`,
+    );
+  const pending = await recompute(deps, from, position, day ?? null);
   if (pending.count !== state.events || (state.events > 0 && pending.last !== state.lastPosition))
-    return [
+    return refused(
       `the chain's state counts ${state.events} events after ${after} (the last at ${state.lastPosition ?? 'none'}), the log holds ${pending.count} up to the chain's position (the last at ${pending.last ?? 'none'}): events were removed or inserted`,
-    ];
+    );
   if (pending.count > 0 && rootOf(frontierText(pending.frontier)) !== rootOf(state.frontier))
-    return [
+    return refused(
       `the ${state.events} events after ${after} do not recompute to the chain state's frontier: one was changed`,
-    ];
-  return [];
+    );
+  const made = { ...state, frontier: frontierText(pending.frontier), lastPosition: pending.last };
+  if (day !== undefined) made.day = pending.day;
+  // when the pending events began is the leader's clock, not the log's: a time exactly while events are pending
+  const since =
+    state.since === null ? pending.count === 0 : pending.count > 0 && !Number.isNaN(Date.parse(state.since));
+  const differ = [...stateDifferences(made, state), ...(since ? [] : ['since'])];
+  if (differ.length > 0)
+    return refused(
+      `the chain's state after ${after} is not what the log makes of it (its ${differ.join(', ')}): it was changed outside the leader`,
+    );
+  return { findings: [], proven: { chain: state, position } };
 }
 
 /**
@@ -179,73 +211,46 @@ export async function checkOwnHistory(
   const [before, newestRow] = await readCheckpointRows(deps.pool, 2).then(rows =>
     rows.length === 2 ? rows : [null, ...rows],
   );
+  const held = await ledgerIntegrity(deps.pool).stopping();
   if (newestRow && 'malformed' in newestRow)
     return {
       findings: [`checkpoint row ${newestRow.seq} is malformed: ${newestRow.malformed}`],
+      held,
       newest: null,
       stateSound: false,
+      proven: null,
       day: null,
     };
   const newest = newestRow?.checkpoint ?? null;
   const findings = await publishedFindings(deps.pool, input.fileDir, input.published);
   let day: string | null = null;
+  // the day the log reached at the newest checkpoint, as far as its range proves it
+  let proved: string | null | undefined = null;
   if (newest) {
     const previous = before && 'checkpoint' in before && before.seq === newest.seq - 1 ? before.checkpoint : null;
+    proved = undefined;
     if (newest.seq > 0 && !previous) findings.push(`checkpoint row ${newest.seq - 1} is missing or malformed`);
     else {
       const range = await rangeFindings(deps, previous, newest);
       findings.push(...range.findings);
       day = range.day;
+      if (range.findings.length === 0) proved = range.day;
     }
   }
-  const pending = await pendingFindings(deps, newest);
-  findings.push(...pending, ...keyFindings(newest, input.keyId));
-  return { findings, newest, stateSound: pending.length === 0, day };
-}
-
-/** The operator's newest reset, with where it is in the log; null when none was made. */
-export async function latestReset(
-  store: EventStore,
-): Promise<(Extract<LedgerIntegrityEvent, { type: 'LedgerIntegrityReset' }>['data'] & { position: Position }) | null> {
-  const recorded = await store.readStream(ledgerIntegrityStream);
-  const last = recorded.at(-1);
-  const event = last ? (parseRecorded(last) as LedgerIntegrityEvent | null) : null;
-  return event?.type === 'LedgerIntegrityReset' ? { ...event.data, position: last!.position } : null;
-}
-
-/**
- * Whether a reset lets the leader sign on: it accepted every finding there is now (fewer is fine: one it accepted may
- * be gone since), and the checkpoint it continues from is still the rows' checkpoint of its seq.
- */
-export async function resetAccepts(
-  db: Queryable,
-  reset: Awaited<ReturnType<typeof latestReset>>,
-  findings: string[],
-): Promise<boolean> {
-  if (!reset || !findings.every(f => reset.findings.includes(f))) return false;
-  return resetInForce(db, reset);
-}
-
-/** Whether the checkpoint a reset continues from is still the rows' checkpoint of its seq (the empty chain: always). */
-export async function resetInForce(
-  db: Queryable,
-  reset: { continuesFrom: { seq: number; hash: string } | null } | null,
-): Promise<boolean> {
-  if (!reset) return false;
-  if (!reset.continuesFrom) return true;
-  const [row] = await checkpointsFrom(db, reset.continuesFrom.seq, 1);
-  return row?.seq === reset.continuesFrom.seq && checkpointHash(row) === reset.continuesFrom.hash;
+  const pending = await pendingFindings(deps, newest, proved);
+  findings.push(...pending.findings, ...keyFindings(newest, input.keyId));
+  return { findings, held, newest, stateSound: pending.proven !== null, proven: pending.proven, day };
 }
 
 /**
  * After a reset: the chain's state and position start again from the rows' newest checkpoint (nothing pending), so the
- * leader takes the log in again from its last event; answers the chain's new position.
+ * leader takes the log in again from its last event; answers the chain's new state and position.
  */
 export async function continueFrom(
   pool: pg.Pool,
   newest: LedgerCheckpoint | null,
   day: string | null,
-): Promise<Position> {
+): Promise<ProvenState> {
   const position = newest ? parsePosition(newest.lastPosition)! : START;
   const state: ChainState = newest
     ? { ...emptyChain, seq: newest.seq + 1, prev: checkpointHash(newest), from: newest.to, day }
@@ -254,5 +259,5 @@ export async function continueFrom(
     await saveChain(tx, state, []);
     await saveCheckpoint(tx, chainPositionName, position);
   });
-  return position;
+  return { chain: state, position };
 }

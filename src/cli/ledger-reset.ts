@@ -12,7 +12,8 @@ const console_: Out = { print: text => console.log(text), complain: text => cons
 
 /**
  * `ledger-reset --reason "..."`: the operator's recorded answer to what the ledger's start-up check finds (a rolled-back
- * database, a chain signed anew, a key replaced): the check is run here as the service runs it, and its findings, the
+ * database, a chain signed anew, a key replaced) and to the findings the leader holds (a change to the chain's state, a
+ * malformed checkpoint row): the check is run here as the service runs it, and its findings and those held, the
  * reason and the checkpoint the chain goes on from are appended to the log (`LedgerIntegrityReset`), so the next
  * checkpoint holds them. The service's leader then signs again, as long as it finds nothing the reset did not accept.
  * Exit 0 recorded, 1 nothing to reset, 2 bad usage or no signing key.
@@ -38,13 +39,15 @@ export async function ledgerResetCommand(
     return 2;
   }
   const check = await checkOwnHistory(deps, { fileDir: context.checkpointDir, keyId: context.keyId, published: null });
-  if (check.findings.length === 0) {
+  // with what the leader holds from before: a change to the chain's state it saw, a malformed row found by the day
+  const findings = [...check.findings, ...check.held];
+  if (findings.length === 0) {
     out.complain("ledger-reset: the ledger's start-up check finds nothing; there is nothing to reset");
     return 1;
   }
   const continuesFrom = check.newest ? { seq: check.newest.seq, hash: checkpointHash(check.newest) } : null;
-  await resetLedgerIntegrity(deps, { reason, findings: check.findings, continuesFrom, resetBy: operatorCli });
-  out.print(JSON.stringify({ reason, findings: check.findings, continuesFrom }, null, 2));
+  await resetLedgerIntegrity(deps, { reason, findings, continuesFrom, resetBy: operatorCli });
+  out.print(JSON.stringify({ reason, findings, continuesFrom }, null, 2));
   out.complain(
     'Recorded. The chain signs again within a minute, on from the checkpoint above; the next checkpoint holds this reset.',
   );

@@ -5,7 +5,8 @@ import { event, isoDate, type EventOf } from './event.ts';
 // stream ledger-integrity: the operator's answers to what the ledger's own checks found in its history
 
 /**
- * The operator accepted what the ledger's start-up check found (`findings`, as it words them) and let it sign again,
+ * The operator accepted what the ledger's start-up check found and the findings its leader held (`findings`, as they
+ * are worded) and let it sign again,
  * on from the checkpoint `continuesFrom` (seq and hash; null: the empty chain). Being in the log, it is in the next
  * checkpoint: whoever holds that one sees the reset, its reason and what it accepted.
  */

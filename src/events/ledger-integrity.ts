@@ -6,9 +6,9 @@ import { event, isoDate, type EventOf } from './event.ts';
 
 /**
  * The operator accepted what the ledger's start-up check found and the findings its leader held (`findings`, as they
- * are worded) and let it sign again,
- * on from the checkpoint `continuesFrom` (seq and hash; null: the empty chain). Being in the log, it is in the next
- * checkpoint: whoever holds that one sees the reset, its reason and what it accepted.
+ * are worded) and let it sign again, on from the checkpoint `continuesFrom` (seq and hash; null: the empty chain).
+ * Being in the log, it is in the next checkpoint: whoever holds that one sees the reset, its reason and what it
+ * accepted.
  */
 export const LedgerIntegrityReset = event(
   'LedgerIntegrityReset',

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { foldStreamByEffectiveTime, type FoldedStream, type StoredLedgerEvent } from './ledger-stream-fold.ts';
-import { foldStartBefore, textOf, type Balances, type FoldStart, type LedgerClosing } from './ledger-fold-start.ts';
+import {
+  closedMonthThrough,
+  foldStartBefore,
+  textOf,
+  type Balances,
+  type FoldStart,
+  type LedgerClosing,
+} from './ledger-fold-start.ts';
 import { foldInDatabase, type SqlFold } from './ledger-sql-fold.ts';
 import type { PeriodBounds } from './ledger-periods.ts';
 import { gatewayLedgerStream, merchantBalance, type GatewayLedger } from '../domain/gateway-ledger.ts';
@@ -314,7 +321,10 @@ export async function ledgerClosingOf(
   };
 }
 
-/** How the reports fold: `through`, the last log position counted (a close's report; none: all of it). */
+/**
+ * How the reports fold: `through`, the last log position counted (a close's report; none: as far as anything can be
+ * placed in the period, which for a period inside a closed month is that month's close).
+ */
 export type FoldOptions = { through?: Position };
 
 export async function periodBalances(
@@ -322,7 +332,8 @@ export async function periodBalances(
   period: ReconciliationPeriod,
   options: FoldOptions = {},
 ): Promise<PeriodBalances> {
-  const fold = await ledgerFold(sources, period, options.through);
+  const through = options.through ?? (await closedMonthThrough(sources.pool, period));
+  const fold = await ledgerFold(sources, period, through);
   const holdings = new Map<string, HoldingAccountPeriod>();
   const merchants: MerchantPeriod[] = [];
   const payouts: Payout[] = [];

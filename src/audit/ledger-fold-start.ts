@@ -58,3 +58,24 @@ export async function foldStartBefore(db: Queryable, startsAt: Date, through?: P
     holdingAccounts: new Map(Object.entries(closing.holdingAccounts)),
   };
 }
+
+/**
+ * The log position the close of a month folded to, when `period` lies inside that month and it is closed now (not
+ * reopened): an entry recorded after that position is placed after the month (src/audit/ledger-periods.ts), so a fold
+ * of the period need read the log no further. Undefined when no closed month holds the whole period.
+ */
+export async function closedMonthThrough(
+  db: Queryable,
+  period: { startsAt: Date; endsAt: Date },
+): Promise<Position | undefined> {
+  const r = await query<{ through_commit: string; through_prepare: string }>(
+    db,
+    'FindClosedMonthAround',
+    `select through_commit::text, through_prepare::text from gateway_period_closures
+     where reopened_at is null and starts_at <= $1 and ends_at >= $2
+     order by ends_at desc limit 1`,
+    [period.startsAt, period.endsAt],
+  );
+  const row = r.rows[0];
+  return row ? { commit: BigInt(row.through_commit), prepare: BigInt(row.through_prepare) } : undefined;
+}

@@ -5,6 +5,8 @@ import { handleCommand } from '../../src/store/commands/handle.ts';
 import { periodBalances } from '../../src/audit/gateway-period-balances.ts';
 import { reconciliationPeriod, type GatewayReconciliation } from '../../src/audit/gateway-reconciliation.ts';
 import { query } from '../../src/db/pool.ts';
+import { closedMonthThrough } from '../../src/audit/ledger-fold-start.ts';
+import { monthBounds } from '../../src/audit/ledger-periods.ts';
 import {
   billOf,
   caughtUp,
@@ -30,6 +32,9 @@ let merchant: Awaited<ReturnType<typeof approvedMerchant>>;
 
 const november = '/api/admin/gateway/reconciliation?from=2026-11-01&to=2026-11-30';
 const december = '/api/admin/gateway/reconciliation?from=2026-12-01&to=2026-12-31';
+const lastDayOfNovember = '/api/admin/gateway/reconciliation?from=2026-11-30&to=2026-11-30';
+/** The last day of November as reported once the month closed, before anything was recorded after the close. */
+let lastDayClosed: Record<string, unknown>;
 
 const clockTo = (at: string) => movedClock(service, at);
 
@@ -158,6 +163,28 @@ describe('closing a month', () => {
     expect(withoutClosed(frozen)).toEqual(withoutClosed(live));
     const listed = await admin.session('GET', '/api/admin/gateway/periods');
     expect(listed.json().data).toEqual([closure]);
+    lastDayClosed = await reportOf(lastDayOfNovember);
+  });
+
+  it("folds a period inside the closed month only as far as the month's close, and nothing else so", async () => {
+    const { startsAt, endsAt } = monthBounds('2026-11');
+    const closure = await query<{ through_commit: string; through_prepare: string }>(
+      service.pool,
+      'TestClosure',
+      `select through_commit::text, through_prepare::text from gateway_period_closures where period = '2026-11'`,
+    );
+    const through = {
+      commit: BigInt(closure.rows[0]!.through_commit),
+      prepare: BigInt(closure.rows[0]!.through_prepare),
+    };
+    const lastDay = { startsAt: new Date(endsAt.getTime() - 86_400_000), endsAt };
+    expect(await closedMonthThrough(service.pool, lastDay)).toEqual(through);
+    expect(await closedMonthThrough(service.pool, { startsAt, endsAt })).toEqual(through);
+    // reaching into December, or before November: the whole log may place an entry there
+    const intoDecember = { startsAt: lastDay.startsAt, endsAt: new Date(endsAt.getTime() + 86_400_000) };
+    expect(await closedMonthThrough(service.pool, intoDecember)).toBeUndefined();
+    const fromOctober = { startsAt: new Date(startsAt.getTime() - 86_400_000), endsAt: lastDay.endsAt };
+    expect(await closedMonthThrough(service.pool, fromOctober)).toBeUndefined();
   });
 
   it('twice is refused (409) and nothing is appended', async () => {
@@ -196,6 +223,22 @@ describe('closing a month', () => {
     expect(next.trialBalance.balanced).toBe(true);
     expect(next.trialBalance.days.find(d => d.day === '2026-12-01')!.postings).toBeGreaterThan(0);
     await expectFoldPlacesAsTrialBalance(next as unknown as GatewayReconciliation, paymentId);
+    // a day of the closed month, folded only as far as the close, folds as it did when the month closed (its tie to
+    // the provider moves on: the wallet's mutations are synchronised since)
+    const folded = ({ merchants, holdingAccounts }: Record<string, unknown>) => ({
+      merchants,
+      holdingAccounts: (holdingAccounts as GatewayReconciliation['holdingAccounts']).accounts.map(
+        ({ accountId, opening, credited, paidOut, closing, consistent }) => ({
+          accountId,
+          opening,
+          credited,
+          paidOut,
+          closing,
+          consistent,
+        }),
+      ),
+    });
+    expect(folded(await reportOf(lastDayOfNovember))).toEqual(folded(lastDayClosed));
   });
 
   it('reopening needs a reason, is recorded, and the report is live again', async () => {
@@ -221,6 +264,7 @@ describe('closing a month', () => {
       reopenedBy: admin.id,
     });
     expect((await reportOf(november)).closed).toBeNull();
+    expect(await closedMonthThrough(service.pool, monthBounds('2026-11'))).toBeUndefined();
   });
 });
 

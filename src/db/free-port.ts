@@ -5,19 +5,20 @@ import { createServer } from 'node:net';
 // every outgoing connection from. Between our closing the probe and the real listener (or postgres) binding it, any
 // connection in any process may take it. Below that range only another listener can, so the port is picked there.
 
-const fallbackRange = { low: 32768, high: 60999 };
+/** Where the common default ephemeral range starts, for a kernel that does not say. */
+const defaultEphemeralLow = 32768;
 const lowestPicked = 10_000;
 const tries = 50;
 
-/** The kernel's ephemeral range (Linux); elsewhere the common default. */
-function ephemeralRange(): { low: number; high: number } {
+/** The lowest port of the kernel's ephemeral range (Linux); elsewhere the common default's. */
+function ephemeralLow(): number {
   try {
-    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-    if (Number.isInteger(low) && Number.isInteger(high)) return { low: low!, high: high! };
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low)) return low;
   } catch {
     // not Linux
   }
-  return fallbackRange;
+  return defaultEphemeralLow;
 }
 
 function bindable(port: number, host: string): Promise<number | null> {
@@ -34,7 +35,7 @@ function bindable(port: number, host: string): Promise<number | null> {
 
 /** A port free on 127.0.0.1 now and outside the range outgoing connections take theirs from. */
 export async function freePort(): Promise<number> {
-  const { low } = ephemeralRange();
+  const low = ephemeralLow();
   if (low - lowestPicked >= 1000) {
     for (let i = 0; i < tries; i++) {
       const candidate = lowestPicked + Math.floor(Math.random() * (low - lowestPicked));

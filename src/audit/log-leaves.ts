@@ -2,6 +2,7 @@ import { wibDate } from '../domain/working-days.ts';
 import { preparedQuery, type Queryable } from '../db/pool.ts';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../store/event-store.ts';
 import { metadataColumnsSql, metadataOfRow } from '../store/postgres-event-metadata.ts';
+import { dataOfStored } from '../store/postgres-event-shapes.ts';
 import { positionText } from '../store/subscriber.ts';
 import { committed, committingKeys } from './ledger-format.ts';
 import { canonicalJson, leafBytes } from './merkle.ts';
@@ -112,7 +113,14 @@ export function pageLeaves(text: string, kinds: LeafKinds = bothLeaves): PageLea
     const [streamId, revision, type, version, data, stored, position, eventId, correlation, causation, actor, at] =
       entry;
     const metadata = metadataOfRow(eventId, stored, correlation ?? null, causation ?? null, actor ?? null, at ?? null);
-    const leaves = eventLeaves({ streamId, revision, type, version, data, metadata });
+    const leaves = eventLeaves({
+      streamId,
+      revision,
+      type,
+      version,
+      data: dataOfStored(data, streamId, () => metadata.occurredAt),
+      metadata,
+    });
     if (kinds.chain) hashes.set(leafBytes(leaves.v2), 32 * i);
     if (kinds.digests) digestHashes.set(leafBytes(leaves.v1), 32 * i);
     addToRuns(runs, wibDate(new Date(metadata.occurredAt)), position);

@@ -1,5 +1,6 @@
 import { START, type AppendResult, type StreamWrite } from './event-store.ts';
 import { appendedMetadata, appendedMetadataRows, metadataValues } from './postgres-event-metadata.ts';
+import { storedData } from './postgres-event-shapes.ts';
 import { appendedEventColumns, lockStream } from './postgres-schema.ts';
 
 /**
@@ -126,7 +127,8 @@ export function arrayLiteral(values: readonly (string | number)[]): string {
  * The parameters of appendBatchSql: one row per write (groups numbered from 1), one per event (writes from 1), each
  * array as its literal (arrayLiteral). The events' data and metadata go as two JSON arrays: one JSON text each, split
  * once by PostgreSQL, instead of arrays of JSON texts that would be escaped again as array literals here and unescaped
- * there; each metadata element in the form its event is stored in (appendedMetadata: the typed columns or the JSON).
+ * there; each event's data and metadata in the form it is stored in (storedData: a shape's values or the data;
+ * appendedMetadata: the typed columns or the JSON).
  */
 export function appendBatchParams(batch: { writes: StreamWrite[] }[]): unknown[] {
   const streams: string[] = [];
@@ -154,7 +156,7 @@ export function appendBatchParams(batch: { writes: StreamWrite[] }[]): unknown[]
         ids.push(e.metadata.eventId);
         types.push(e.type);
         versions.push(e.version);
-        data.push(e.data);
+        data.push(storedData(e, write.streamId));
         metadata.push(appendedMetadata(e.metadata));
       });
     }),

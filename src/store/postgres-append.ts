@@ -13,6 +13,7 @@ import {
   type StreamWrite,
 } from './event-store.ts';
 import { appendedMetadata, appendedMetadataRows, metadataValues } from './postgres-event-metadata.ts';
+import { storedData } from './postgres-event-shapes.ts';
 import { appendedEventColumns, lockStream } from './postgres-schema.ts';
 import {
   AppendBatcher,
@@ -143,7 +144,7 @@ export class PostgresAppends {
       events.map(e => e.metadata.eventId),
       events.map(e => e.type),
       events.map(e => e.version),
-      JSON.stringify(events.map(e => e.data)),
+      JSON.stringify(events.map(e => storedData(e, streamId))),
       JSON.stringify(events.map(e => appendedMetadata(e.metadata))),
     ];
     try {

@@ -29,7 +29,7 @@ export type AppendedMetadata =
   { correlation_id: string; causation_id: string | null; actor: string; occurred_at: string } | { metadata: string };
 
 // a uuid column gives back its value in this form only
-const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 // an instant as toISOString writes it, of a year of four digits from 1000 (earlier ones, before the common era's start
 // in PostgreSQL's calendar or with six digits, stay in JSON)
@@ -41,7 +41,7 @@ const leapYear = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
  * toISOString gives of the instant it names, a day that its month has. Checked by its form, not by parsing and
  * writing it again, which costs eight times as much on the append path.
  */
-function typedInstant(at: unknown): at is string {
+export function typedInstant(at: unknown): at is string {
   if (typeof at !== 'string') return false;
   const parts = isoInstant.exec(at);
   if (!parts) return false;

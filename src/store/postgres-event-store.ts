@@ -18,6 +18,7 @@ import {
 import { PostgresAppends } from './postgres-append.ts';
 import { pollingSubscription, type TailRead } from './polling-subscription.ts';
 import { metadataColumnsSql, metadataOfRow } from './postgres-event-metadata.ts';
+import { dataOfStored } from './postgres-event-shapes.ts';
 import { eventLogMigration, eventStreamsMigration } from './postgres-schema.ts';
 
 const CHANNEL = 'es_events';
@@ -82,6 +83,15 @@ const positionParams = (after: Position, maxCount: number) => [
 function toRecorded(row: EventRow): RecordedEvent {
   let data: Record<string, unknown> | undefined;
   let metadata: EventMetadata | undefined;
+  const metadataOf = () =>
+    (metadata ??= metadataOfRow(
+      row.eid,
+      row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
+      row.correlation,
+      row.causation,
+      row.actor,
+      row.occurred,
+    ));
   return {
     streamId: row.stream_id,
     revision: row.revision,
@@ -89,17 +99,10 @@ function toRecorded(row: EventRow): RecordedEvent {
     type: row.type,
     version: row.version,
     get data() {
-      return (data ??= JSON.parse(row.data) as Record<string, unknown>);
+      return (data ??= dataOfStored(JSON.parse(row.data), row.stream_id, () => metadataOf().occurredAt));
     },
     get metadata() {
-      return (metadata ??= metadataOfRow(
-        row.eid,
-        row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
-        row.correlation,
-        row.causation,
-        row.actor,
-        row.occurred,
-      ));
+      return metadataOf();
     },
   };
 }

@@ -2,7 +2,8 @@
  * How es_events keeps the data of the events a payment writes most often: as a JSON array, the number of the data's
  * shape and then its values, the keys kept once here instead of in every row. A key whose value the row holds already
  * is not stored again: the uuid in the event's stream id (a payment's id in `payment-<id>`), or the event's
- * `occurredAt` (the time the decision was taken, which the event's own time field repeats). A uuid is kept as its 16
+ * `occurredAt` (the time the decision was taken, which a payment's events repeat; a sync's metadata is from when it
+ * began, its events' times from when it recorded). A uuid is kept as its 16
  * bytes (base64url, 22 characters, not 36) and an instant as its milliseconds.
  *
  * A shape is a released storage format: stored rows name it by its number, so its entry never changes and is never
@@ -121,16 +122,14 @@ export const eventShapes: readonly Shape[] = [
       'recordedAt',
     ],
     fromStream: 'accountId',
-    fromOccurredAt: 'recordedAt',
     uuids: ['mutationId'],
-    instants: ['occurredAt'],
+    instants: ['occurredAt', 'recordedAt'],
   },
   {
     type: 'AccountSynced',
     keys: ['accountId', 'balance', 'syncedAt', 'slot', 'cursor', 'trigger'],
     fromStream: 'accountId',
-    fromOccurredAt: 'syncedAt',
-    instants: ['slot'],
+    instants: ['syncedAt', 'slot'],
   },
   {
     type: 'PaymentMethodChosen',

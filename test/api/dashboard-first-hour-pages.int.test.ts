@@ -54,6 +54,8 @@ describe('"Mulai" and the account pages', () => {
 
     // a payment made is not yet the step: a paid one is
     const payment = await createPayment(caller, paymentBody(accountId, { amount: 25_000, type: 'QRIS-DYNAMIC' }));
+    // made with the API key: the overview shows it once the read models have it, a moment later
+    await service.projections.waitFor(await service.store.headPosition());
     const made = await browser.get('/dashboard');
     expect(stepDone(made.body, 'payment')).toBe(false);
     expect(made.body).toContain('1 dibuat, belum ada yang lunas');

@@ -226,7 +226,8 @@ describe('every text field of every route', () => {
             throw new Error(`${name} answered ${response.statusCode} to ${JSON.stringify(s)}: ${response.body}`);
         }
       }),
-      { numRuns: 12 },
+      // one plain text among the hostile ones: the routes are reached, whatever the run draws
+      { numRuns: 12, examples: [['order 1']] },
     );
     // the routes were reached, not all refused at the door
     expect(answers.get('payment orderId')).toContain(200);

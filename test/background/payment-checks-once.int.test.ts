@@ -22,14 +22,9 @@ afterAll(async () => {
 
 /** The checks that reached the provider: each is one sync recorded as a payment check. */
 const checksOf = async (accountId: string) =>
-  (
-    await query<{ n: number }>(
-      a.pool,
-      'CountPaymentChecks',
-      `select count(*)::int as n from es_events where type = 'AccountSynced' and data->>'accountId' = $1 and data->>'trigger' = 'payment-check'`,
-      [accountId],
-    )
-  ).rows[0]!.n;
+  (await a.store.readStream(`account-${accountId}`)).filter(
+    e => e.type === 'AccountSynced' && e.data.trigger === 'payment-check',
+  ).length;
 const queuedChecks = async () =>
   (
     await query<{ n: number }>(

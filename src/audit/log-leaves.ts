@@ -60,7 +60,8 @@ type PageEntry = [
   revision: number,
   type: string,
   version: number,
-  data: Record<string, unknown>,
+  // as es_events stores it: the data, or its shape's values (postgres-event-shapes.ts)
+  data: unknown,
   stored: Record<string, unknown> | null,
   position: string,
   eventId: string,

@@ -139,7 +139,8 @@ export const eventShapes: readonly Shape[] = [
   },
 ];
 
-const uuidIn = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
+// a canonical uuid anywhere in the text
+const uuidIn = new RegExp(canonicalUuid.source.slice(1, -1));
 
 /** The first lowercase uuid in a stream id (`payment-<id>`, `payable-<accountId>-<total>`), if any. */
 const streamUuid = (streamId: string): string | undefined => uuidIn.exec(streamId)?.[0];

@@ -3,6 +3,7 @@ import { preparedQuery, type Queryable } from '../db/pool.ts';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../store/event-store.ts';
 import { metadataColumnsSql, metadataOfRow } from '../store/postgres-event-metadata.ts';
 import { dataOfStored } from '../store/postgres-event-shapes.ts';
+import { longIds } from '../store/postgres-stream-ids.ts';
 import { positionText } from '../store/subscriber.ts';
 import { committed, committingKeys } from './ledger-format.ts';
 import { canonicalJson, leafBytes } from './merkle.ts';
@@ -56,6 +57,7 @@ export function auditRead(
 export type LogPage = { text: string; count: number; last: Position | null };
 
 type PageEntry = [
+  // as es_events keeps it (postgres-stream-ids.ts)
   streamId: string,
   revision: number,
   type: string,
@@ -111,8 +113,8 @@ export function pageLeaves(text: string, kinds: LeafKinds = bothLeaves): PageLea
   const digestHashes = new Uint8Array(kinds.digests ? 32 * entries.length : 0);
   const runs: LeafRun[] = [];
   entries.forEach((entry, i) => {
-    const [streamId, revision, type, version, data, stored, position, eventId, correlation, causation, actor, at] =
-      entry;
+    const [keptAs, revision, type, version, data, stored, position, eventId, correlation, causation, actor, at] = entry;
+    const streamId = longIds(keptAs);
     const metadata = metadataOfRow(eventId, stored, correlation ?? null, causation ?? null, actor ?? null, at ?? null);
     const leaves = eventLeaves({
       streamId,

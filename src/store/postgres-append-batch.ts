@@ -1,6 +1,7 @@
 import { START, type AppendResult, type StreamWrite } from './event-store.ts';
 import { appendedMetadata, appendedMetadataRows, metadataValues } from './postgres-event-metadata.ts';
 import { storedData } from './postgres-event-shapes.ts';
+import { streamIdForms } from './postgres-stream-ids.ts';
 import { appendedEventColumns, lockStream } from './postgres-schema.ts';
 
 /**
@@ -30,8 +31,8 @@ export type RefusedRow = { stream_id: string; grp: number; actual: number | null
  */
 export const appendBatchSql = `
   with input as (
-    select * from unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $12::bool[])
-      with ordinality as i(stream_id, expected, n, grp, short_lived, idx)
+    select * from unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $12::bool[], $13::text[])
+      with ordinality as i(stream_id, expected, n, grp, short_lived, legacy, idx)
   ),
   -- the written streams' locks first, in key order, while the transaction has no id yet (lockStream); every step that
   -- writes or locks a row comes after locked, which waits for them
@@ -40,27 +41,38 @@ export const appendBatchSql = `
       select ${lockStream('l.stream_id')} from (select distinct stream_id, hashtext(stream_id) from input where n > 0 order by 2) l
     ) t
   ),
+  -- a stream's row may be under its id in rows written before short ids (legacy, postgres-stream-ids.ts)
   locked as (
     select s.stream_id, s.revision, s.deleted from es_streams s
-    where s.stream_id in (select stream_id from input where n > 0) and (select taken from stream_locks) >= 0
+    where s.stream_id in (select stream_id from input where n > 0 union all select legacy from input where n > 0)
+      and (select taken from stream_locks) >= 0
     for update
   ),
   guarded as (
-    select s.stream_id, s.revision, s.deleted from es_streams s where s.stream_id in (select stream_id from input where n = 0)
+    select s.stream_id, s.revision, s.deleted from es_streams s
+    where s.stream_id in (select stream_id from input where n = 0 union all select legacy from input where n = 0)
+  ),
+  -- both forms have a row only when the stream is deleted (deleteStream)
+  rows_found as (
+    select i.idx, coalesce(l.stream_id, g.stream_id, ll.stream_id, lg.stream_id) as row_id,
+      greatest(l.revision, g.revision, ll.revision, lg.revision) as revision,
+      coalesce(l.deleted, g.deleted, false) or coalesce(ll.deleted, lg.deleted, false) as deleted
+    from input i
+    left join locked l on l.stream_id = i.stream_id and i.n > 0
+    left join guarded g on g.stream_id = i.stream_id and i.n = 0
+    left join locked ll on ll.stream_id = i.legacy and i.n > 0
+    left join guarded lg on lg.stream_id = i.legacy and i.n = 0
   ),
   -- a stream without a row (a short-lived one) is at its last event's revision as this statement's snapshot sees it:
   -- one written since (committed while this statement waited for its lock) makes the insert fail on
   -- es_events_stream_revision, and each group is appended on its own, where the claim sees it (es_claim_revisions)
   checked as (
-    select i.*, r.stream_id is not null as has_row, coalesce(r.deleted, false) as deleted,
-      coalesce(r.revision, t.revision) as actual
+    select i.*, r.row_id, r.row_id is not null as has_row, r.deleted, coalesce(r.revision, t.revision) as actual
     from input i
-    left join locked l on l.stream_id = i.stream_id and i.n > 0
-    left join guarded g on g.stream_id = i.stream_id and i.n = 0
-    cross join lateral (select coalesce(l.stream_id, g.stream_id) as stream_id, coalesce(l.revision, g.revision) as revision,
-                               coalesce(l.deleted, g.deleted) as deleted) r
-    left join lateral (select max(e.revision) as revision from es_events e
-                       where e.stream_id = i.stream_id and r.stream_id is null) t on true
+    join rows_found r on r.idx = i.idx
+    left join lateral (select greatest((select max(e.revision) from es_events e where e.stream_id = i.stream_id),
+                                       (select max(e.revision) from es_events e where e.stream_id = i.legacy)) as revision
+                       where r.row_id is null) t on true
   ),
   judged as (
     select c.*, not c.deleted and case when c.expected = -1 then not c.has_row and c.actual is null
@@ -73,7 +85,7 @@ export const appendBatchSql = `
   bumped as (
     update es_streams s set revision = s.revision + a.n
     from accepted a
-    where a.has_row and s.stream_id = a.stream_id and s.revision = a.expected
+    where a.has_row and s.stream_id = a.row_id and s.revision = a.expected
     returning a.idx, s.revision
   ),
   -- a new stream's revision is known before it is inserted, so nothing joins back to the inserted rows (that join ran
@@ -110,28 +122,36 @@ export const appendBatchSql = `
 const escaped = /["\\]/;
 
 /**
- * A flat array of strings and numbers as the PostgreSQL array literal node-postgres makes of it (each element quoted,
- * backslashes and quotes escaped): the same text, made in one pass, where node-postgres escapes each element with two
- * regular expressions and joins them one concatenation at a time.
+ * A flat array of strings, numbers and nulls as the PostgreSQL array literal node-postgres makes of it (each element
+ * quoted, backslashes and quotes escaped, a null as NULL): the same text, made in one pass, where node-postgres escapes
+ * each element with two regular expressions and joins them one concatenation at a time.
  */
-export function arrayLiteral(values: readonly (string | number)[]): string {
+export function arrayLiteral(values: readonly (string | number | null)[]): string {
   let literal = '{';
   for (let i = 0; i < values.length; i++) {
-    const text = String(values[i]);
-    literal += `${i === 0 ? '"' : ',"'}${escaped.test(text) ? text.replace(/["\\]/g, '\\$&') : text}"`;
+    const value = values[i] as string | number | null;
+    if (i > 0) literal += ',';
+    if (value === null) {
+      literal += 'NULL';
+      continue;
+    }
+    const text = String(value);
+    literal += `"${escaped.test(text) ? text.replace(/["\\]/g, '\\$&') : text}"`;
   }
   return `${literal}}`;
 }
 
 /**
  * The parameters of appendBatchSql: one row per write (groups numbered from 1), one per event (writes from 1), each
- * array as its literal (arrayLiteral). The events' data and metadata go as two JSON arrays: one JSON text each, split
+ * array as its literal (arrayLiteral); each stream by the id it is kept under, and the one rows written before hold
+ * (streamIdForms). The events' data and metadata go as two JSON arrays: one JSON text each, split
  * once by PostgreSQL, instead of arrays of JSON texts that would be escaped again as array literals here and unescaped
  * there; each event's data and metadata in the form it is stored in (storedData: a shape's values or the data;
  * appendedMetadata: the typed columns or the JSON).
  */
 export function appendBatchParams(batch: { writes: StreamWrite[] }[]): unknown[] {
   const streams: string[] = [];
+  const legacies: (string | null)[] = [];
   const expected: number[] = [];
   const counts: number[] = [];
   const groups: number[] = [];
@@ -145,7 +165,9 @@ export function appendBatchParams(batch: { writes: StreamWrite[] }[]): unknown[]
   const metadata: unknown[] = [];
   batch.forEach((append, g) =>
     append.writes.forEach(write => {
-      streams.push(write.streamId);
+      const { stored, legacy } = streamIdForms(write.streamId);
+      streams.push(stored);
+      legacies.push(legacy);
       expected.push(write.expected === 'no_stream' ? -1 : write.expected);
       counts.push(write.events.length);
       groups.push(g + 1);
@@ -166,6 +188,7 @@ export function appendBatchParams(batch: { writes: StreamWrite[] }[]): unknown[]
     JSON.stringify(data),
     JSON.stringify(metadata),
     arrayLiteral(shortLived),
+    arrayLiteral(legacies),
   ];
 }
 

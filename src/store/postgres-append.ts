@@ -14,6 +14,7 @@ import {
 } from './event-store.ts';
 import { appendedMetadata, appendedMetadataRows, metadataValues } from './postgres-event-metadata.ts';
 import { storedData } from './postgres-event-shapes.ts';
+import { longIds, streamIdForms } from './postgres-stream-ids.ts';
 import { appendedEventColumns, lockStream } from './postgres-schema.ts';
 import {
   AppendBatcher,
@@ -30,14 +31,15 @@ const expectationCode = (expected: ExpectedRevision): number =>
   expected === 'no_stream' ? -1 : expected === 'any' ? -2 : expected === 'stream_exists' ? -3 : expected;
 
 /**
- * One stream's append ($1 stream, $2 how many events, $3 expectationCode, $4 short-lived): its revisions claimed by
- * es_claim_revisions once the stream's lock is taken (`stream_lock`, see lockStream), before the transaction has an
- * id; nothing is written when the claim is refused.
+ * One stream's append ($1 stream as kept, $2 how many events, $3 expectationCode, $4 short-lived, and after the
+ * events its id in rows written before, streamIdForms): its revisions claimed by es_claim_revisions once the stream's
+ * lock is taken (`stream_lock`, see lockStream), before the transaction has an id; nothing is written when the claim is
+ * refused.
  */
 function appendSql(firstParam: number): string {
   const p = (i: number) => `$${firstParam + i}`;
   return `with stream_lock as materialized (select count(*) = 1 as taken from (select ${lockStream('$1::text')}) l),
-    claimed as materialized (select es_claim_revisions($1, $3, $2, $4) as revision from stream_lock where taken)
+    claimed as materialized (select es_claim_revisions($1, ${p(5)}, $3, $2, $4) as revision from stream_lock where taken)
     insert into es_events (${appendedEventColumns.join(', ')})
     select $1, claimed.revision - $2 + e.ord, e.event_id, e.type, e.version, d.value, ${metadataValues('m')}
     from claimed, unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::int[]) with ordinality as e(event_id, type, version, ord)
@@ -56,6 +58,12 @@ type FoundEvent = {
   deleted: boolean;
 };
 type Write = { streamId: string; events: NewEvent[]; expected: ExpectedRevision };
+
+/** A row PostgreSQL answered, given the stream id it was appended with (longIds) in place of the one it is kept under. */
+function logicalRow<R extends { stream_id: string }>(row: R): R {
+  row.stream_id = longIds(row.stream_id);
+  return row;
+}
 
 /** The results of writes whose events were all found where these writes put them (a retry of a done append), else null. */
 function sameAppend(writes: Write[], found: Map<string, FoundEvent>): AppendResult[] | null {
@@ -96,7 +104,9 @@ const duplicateOf = (writes: Write[], found: Map<string, FoundEvent>) =>
 export class PostgresAppends {
   private readonly batcher = new AppendBatcher({
     run: async params =>
-      (await preparedQuery<AppendedRow & RefusedRow>(this.pool, 'AppendEventsBatch', appendBatchSql, params)).rows,
+      (await preparedQuery<AppendedRow & RefusedRow>(this.pool, 'AppendEventsBatch', appendBatchSql, params)).rows.map(
+        logicalRow,
+      ),
     appendAlone: writes => this.appendAlone(writes),
     appendedBefore: writes => this.appendedBefore(writes),
     refusal: (write, refused) =>
@@ -136,8 +146,9 @@ export class PostgresAppends {
     expected: ExpectedRevision,
     shortLived = false,
   ): Promise<AppendResult> {
+    const { stored, legacy } = streamIdForms(streamId);
     const params = [
-      streamId,
+      stored,
       events.length,
       expectationCode(expected),
       shortLived,
@@ -146,10 +157,11 @@ export class PostgresAppends {
       events.map(e => e.version),
       JSON.stringify(events.map(e => storedData(e, streamId))),
       JSON.stringify(events.map(e => appendedMetadata(e.metadata))),
+      legacy,
     ];
     try {
       const result = await preparedQuery<AppendedRow>(this.pool, 'AppendEvents', appendSql(5), params);
-      const last = lastRowPerStream(result.rows).get(streamId);
+      const last = lastRowPerStream(result.rows.map(logicalRow)).get(streamId);
       if (!last) return this.explainRefusal(streamId, events, expected, 'revision');
       this.store.written();
       return resultOf(last);
@@ -168,11 +180,11 @@ export class PostgresAppends {
       const result = await preparedQuery<{ stream_id: string; revision: number; pos: string; xid: string }>(
         this.pool,
         'AppendToStreams',
-        'select * from es_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+        'select * from es_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
         params,
       );
       const rows = result.rows.map(r => ({
-        stream_id: r.stream_id,
+        stream_id: longIds(r.stream_id),
         revision: r.revision,
         position: r.pos,
         transaction_id: r.xid,
@@ -192,7 +204,7 @@ export class PostgresAppends {
       const done = sameAppend(writes, found);
       if (done) return done;
       if (e.code !== 'ES409') throw duplicateOf(writes, found);
-      const refused = writes.find(w => w.streamId === e.detail)!;
+      const refused = writes.find(w => w.streamId === longIds(e.detail!))!;
       throw await this.refusalOf(refused.streamId, refused.expected);
     }
   }
@@ -231,7 +243,7 @@ export class PostgresAppends {
        from es_events e left join es_streams s on s.stream_id = e.stream_id where e.event_id = any($1::uuid[])`,
       [ids],
     );
-    return new Map(found.rows.map(r => [r.event_id, r]));
+    return new Map(found.rows.map(r => [r.event_id, logicalRow(r)]));
   }
 
   /** Why a write was refused: its stream is deleted, or at another revision than expected. */
@@ -243,12 +255,13 @@ export class PostgresAppends {
 
   /** The stream's revision and tombstone; nothing for a stream that does not exist. */
   private async streamRow(streamId: string): Promise<{ revision: number; deleted: boolean } | undefined> {
+    const { stored, legacy } = streamIdForms(streamId);
     const r = await preparedQuery<{ revision: number | null; deleted: boolean }>(
       this.pool,
       'ReadStreamRevision',
       // a stream without a row (short-lived) is at its last event's revision
-      'select revision, deleted from es_stream_head($1)',
-      [streamId],
+      'select revision, deleted from es_stream_head($1, $2)',
+      [stored, legacy],
     );
     const { revision, deleted } = r.rows[0]!;
     return revision === null && !deleted ? undefined : { revision: revision ?? -1, deleted };

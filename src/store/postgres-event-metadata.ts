@@ -1,4 +1,6 @@
 import type { EventMetadata } from './event-store.ts';
+import { longIds, shortIds } from './postgres-stream-ids.ts';
+import { canonicalUuid } from './short-uuids.ts';
 
 /**
  * An event's metadata as es_events keeps it in JSON: without `eventId`, which its own column (event_id, uuid) holds
@@ -27,9 +29,6 @@ export function eventMetadataOf(stored: Record<string, unknown>, eventId: string
  */
 export type AppendedMetadata =
   { correlation_id: string; causation_id: string | null; actor: string; occurred_at: string } | { metadata: string };
-
-// a uuid column gives back its value in this form only
-export const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 // an instant as toISOString writes it, of a year of four digits from 1000 (earlier ones, before the common era's start
 // in PostgreSQL's calendar or with six digits, stay in JSON)
@@ -71,8 +70,9 @@ function typedKeys(m: EventMetadata): boolean {
 
 /**
  * The form an event's metadata is appended in: the typed columns when they give it back exactly (typedKeys, a
- * lowercase canonical uuid for correlationId, typedText or null for causationId, typedText for actor, a typedInstant);
- * its JSON otherwise (odd metadata is read back exactly as before).
+ * lowercase canonical uuid for correlationId, typedText or null for causationId, typedText for actor, a typedInstant),
+ * the causation and the actor with their uuids short (postgres-stream-ids.ts shortIds, which a text holding a `~`
+ * has not); its JSON otherwise (odd metadata is read back exactly as before).
  */
 export function appendedMetadata(m: EventMetadata): AppendedMetadata {
   const { correlationId, causationId, actor, occurredAt } = m;
@@ -83,8 +83,12 @@ export function appendedMetadata(m: EventMetadata): AppendedMetadata {
     typedText(actor) &&
     typedInstant(occurredAt) &&
     typedKeys(m)
-  )
-    return { correlation_id: correlationId, causation_id: causationId, actor, occurred_at: occurredAt };
+  ) {
+    const causation = causationId === null ? null : shortIds(causationId);
+    const by = shortIds(actor);
+    if (by !== null && (causationId === null || causation !== null))
+      return { correlation_id: correlationId, causation_id: causation, actor: by, occurred_at: occurredAt };
+  }
   return { metadata: JSON.stringify(storedMetadata(m)) };
 }
 
@@ -123,13 +127,22 @@ export type MetadataRow = [
   occurred: string | null,
 ];
 
-/** The metadata of a row of either form: the JSON's (eventMetadataOf), or the columns' in the same order. */
+/**
+ * The metadata of a row of either form: the JSON's (eventMetadataOf), or the columns' in the same order, the causation
+ * and the actor with their uuids long again.
+ */
 export function metadataOfRow(
   eventId: string,
   ...[stored, correlation, causation, actor, occurred]: MetadataRow
 ): EventMetadata {
   if (stored !== null) return eventMetadataOf(stored, eventId);
-  return { eventId, correlationId: correlation, causationId: causation, actor, occurredAt: occurred } as EventMetadata;
+  return {
+    eventId,
+    correlationId: correlation,
+    causationId: causation === null ? null : longIds(causation),
+    actor: actor === null ? null : longIds(actor),
+    occurredAt: occurred,
+  } as EventMetadata;
 }
 
 /** The metadata.occurredAt of es_events row `e`, of either form, as its text (SQL). */

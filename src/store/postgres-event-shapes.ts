@@ -14,7 +14,8 @@
  *
  * Only events whose data no SQL reads are shaped (the ledger's SQL fold reads inside the gateway ledger's events).
  */
-import { canonicalUuid, typedInstant } from './postgres-event-metadata.ts';
+import { typedInstant } from './postgres-event-metadata.ts';
+import { canonicalUuid, shortOfUuid, shortUuid, uuidOfShort } from './short-uuids.ts';
 
 type Shape = {
   readonly type: string;
@@ -168,27 +169,19 @@ eventShapes.forEach((s, n) => {
   if (n > 0) shapesByType.set(s.type, [...(shapesByType.get(s.type) ?? []), n]);
 });
 
-const uuidOfText = (hex: string) =>
-  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-
-// 16 bytes in base64url; the instants a Date holds
-const shortUuid = /^[A-Za-z0-9_-]{21}[AQgw]$/;
+// the instants a Date holds
 const maxInstantMs = 8.64e15;
 
 /** A value kept in a shorter form, or undefined when it has another form (then the shape does not fit). */
 function shorter(how: Kept, value: unknown): unknown {
   if (value === null) return null;
-  if (how === Kept.Uuid)
-    return typeof value === 'string' && canonicalUuid.test(value)
-      ? Buffer.from(value.replaceAll('-', ''), 'hex').toString('base64url')
-      : undefined;
+  if (how === Kept.Uuid) return typeof value === 'string' && canonicalUuid.test(value) ? shortOfUuid(value) : undefined;
   return typedInstant(value) ? Date.parse(value) : undefined;
 }
 
 /** The value a shorter form stands for. */
 function longer(how: Kept, value: unknown): unknown {
-  if (how === Kept.Uuid && typeof value === 'string' && shortUuid.test(value))
-    return uuidOfText(Buffer.from(value, 'base64url').toString('hex'));
+  if (how === Kept.Uuid && typeof value === 'string' && shortUuid.test(value)) return uuidOfShort(value);
   if (how === Kept.Instant && typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= maxInstantMs)
     return new Date(value).toISOString();
   return value; // null, or a value changed in the database: read as it is, for the audit to find

@@ -19,6 +19,7 @@ import { PostgresAppends } from './postgres-append.ts';
 import { pollingSubscription, type TailRead } from './polling-subscription.ts';
 import { metadataColumnsSql, metadataOfRow } from './postgres-event-metadata.ts';
 import { dataOfStored } from './postgres-event-shapes.ts';
+import { longIds, streamIdForms } from './postgres-stream-ids.ts';
 import { eventLogMigration, eventStreamsMigration } from './postgres-schema.ts';
 
 const CHANNEL = 'es_events';
@@ -81,6 +82,7 @@ const positionParams = (after: Position, maxCount: number) => [
 ];
 
 function toRecorded(row: EventRow): RecordedEvent {
+  const streamId = longIds(row.stream_id);
   let data: Record<string, unknown> | undefined;
   let metadata: EventMetadata | undefined;
   const metadataOf = () =>
@@ -93,13 +95,13 @@ function toRecorded(row: EventRow): RecordedEvent {
       row.occurred,
     ));
   return {
-    streamId: row.stream_id,
+    streamId,
     revision: row.revision,
     position: { commit: BigInt(row.xid), prepare: BigInt(row.pos) },
     type: row.type,
     version: row.version,
     get data() {
-      return (data ??= dataOfStored(JSON.parse(row.data), row.stream_id, () => metadataOf().occurredAt));
+      return (data ??= dataOfStored(JSON.parse(row.data), streamId, () => metadataOf().occurredAt));
     },
     get metadata() {
       return metadataOf();
@@ -212,12 +214,19 @@ export class PostgresEventStore implements EventStore {
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
+    const { stored, legacy } = streamIdForms(streamId);
+    const order = `revision ${backwards ? 'desc' : 'asc'}`;
+    const inForm = (id: string) =>
+      `(select ${eventColumns} from es_events where stream_id = ${id} and revision ${backwards ? '<=' : '>='} $2
+        order by es_events.${order} limit $3)`;
+    // the stream's events under either id (postgres-stream-ids.ts), each form read in order by its index
     const result = await preparedQuery<EventRow>(
       this.pool,
       backwards ? 'ReadStreamBackwards' : 'ReadStreamForwards',
-      `select ${eventColumns} from es_events where stream_id = $1 and revision ${backwards ? '<=' : '>='} $2 and ${liveStream('$1')}
-       order by es_events.revision ${backwards ? 'desc' : 'asc'} limit $3`,
-      [streamId, from, options.maxCount ?? null],
+      `select * from (${inForm('$1')} union all ${inForm('$4')}) e
+       where not exists (select 1 from es_streams gone where gone.stream_id in ($1, $4) and gone.deleted)
+       order by ${order} limit $3`,
+      [stored, from, options.maxCount ?? null, legacy],
       jsonAsText,
     );
     return result.rows.map(toRecorded);
@@ -291,14 +300,17 @@ export class PostgresEventStore implements EventStore {
 
   /** A tombstone: the events stay in the (append-only) log, and every read path above passes them by. */
   async deleteStream(streamId: string): Promise<void> {
+    const { stored, legacy } = streamIdForms(streamId);
     await query(
       this.pool,
       'DeleteStream',
-      // a stream without a row (short-lived) gets one, at its last event's revision
+      // a stream without a row (short-lived) gets one, at its last event's revision; under each of its ids, so that
+      // readers pass by its events of either form (liveStream)
       `insert into es_streams (stream_id, revision, deleted)
-       values ($1, coalesce((select max(e.revision) from es_events e where e.stream_id = $1), -1), true)
+       select f.id, coalesce(h.revision, -1), true
+       from es_stream_head($1, $2) h, unnest(array_remove(array[$1, $2], null)) as f(id)
        on conflict (stream_id) do update set deleted = true`,
-      [streamId],
+      [stored, legacy],
     );
   }
 
@@ -309,7 +321,7 @@ export class PostgresEventStore implements EventStore {
       'select stream_id from es_streams where starts_with(stream_id, $1) and not deleted and revision >= 0',
       [prefix],
     );
-    return result.rows.map(r => r.stream_id);
+    return result.rows.map(r => longIds(r.stream_id));
   }
 
   async headPosition(): Promise<Position> {

@@ -225,6 +225,73 @@ end $$;
 `;
 
 /**
+ * Short stream ids (postgres-stream-ids.ts): a stream's events and row are kept under its short id from now on, and
+ * rows written before under its long one (legacy, null when the two are the same). A stream's head is the two forms'
+ * together; only a deleted stream has a row under each (deleteStream marks both, so that readers pass by its events of
+ * either form). Appends lock a stream by the id it is kept under.
+ */
+const shortStreamIdsDefinition = `
+drop function if exists es_append_streams(text[], bigint[], int[], int[], int[], uuid[], text[], int[], json, json, bool[]);
+drop function if exists es_claim_revisions(text, bigint, int, boolean);
+drop function if exists es_stream_head(text);
+create or replace function es_stream_head(stream text, legacy text, out revision bigint, out has_row boolean, out deleted boolean)
+language plpgsql volatile as $$
+begin
+  select max(s.revision), count(*) > 0, coalesce(bool_or(s.deleted), false) into revision, has_row, deleted
+    from es_streams s where s.stream_id = stream or s.stream_id = legacy;
+  if not has_row then
+    revision := greatest((select max(e.revision) from es_events e where e.stream_id = stream),
+                         (select max(e.revision) from es_events e where e.stream_id = legacy));
+  end if;
+end $$;
+create or replace function es_claim_revisions(stream text, legacy text, expected bigint, n int, short_lived boolean)
+returns bigint language plpgsql volatile as $$
+declare
+  head record;
+  r bigint;
+begin
+  if n > 0 then perform 1 from es_streams s where s.stream_id = stream or s.stream_id = legacy for update; end if;
+  select * into head from es_stream_head(stream, legacy);
+  if head.deleted or not (expected = -2 or coalesce(head.revision, -1) = expected or (expected = -3 and head.revision is not null)) then
+    return null;
+  end if;
+  if n = 0 then return coalesce(head.revision, -1); end if;
+  if head.has_row then
+    update es_streams s set revision = s.revision + n where s.stream_id = stream or s.stream_id = legacy returning s.revision into r;
+  elsif head.revision is null and not short_lived then
+    insert into es_streams as s (stream_id, revision) values (stream, n - 1)
+    on conflict on constraint es_streams_pkey do nothing returning s.revision into r;
+  else
+    r := coalesce(head.revision, -1) + n;
+  end if;
+  return r;
+end $$;
+create or replace function es_append_streams(
+  stream_ids text[], expected bigint[], counts int[],
+  event_write int[], event_ord int[], event_ids uuid[], types text[], versions int[], datas json, metas json,
+  short_lived bool[], legacies text[]
+) returns table (stream_id text, revision bigint, pos text, xid text) language plpgsql as $$
+declare
+  claimed bigint[] := array_fill(null::bigint, array[cardinality(stream_ids)]);
+begin
+  perform ${lockStream('l.s')} from (select distinct w.s, hashtext(w.s) from unnest(stream_ids, counts) as w(s, n) where w.n > 0 order by 2) l;
+  for i in 1 .. cardinality(stream_ids) loop
+    claimed[i] := es_claim_revisions(stream_ids[i], legacies[i], expected[i], counts[i], short_lived[i]);
+    if claimed[i] is null then
+      raise exception 'wrong expected revision' using errcode = 'ES409', detail = stream_ids[i];
+    end if;
+  end loop;
+  return query
+    insert into es_events as e (${appendedEventColumns.join(', ')})
+    select stream_ids[x.w], claimed[x.w] - counts[x.w] + x.ord, x.id, x.type, x.version, d.value, ${metadataValues('m')}
+    from unnest(event_write, event_ord, event_ids, types, versions) with ordinality as x(w, ord, id, type, version, k)
+    join json_array_elements(datas) with ordinality as d(value, k) on d.k = x.k
+    join ${appendedMetadataRows('metas')} on m.k = x.k
+    returning e.stream_id, e.revision, e.position::text, e.transaction_id::text;
+end $$;
+`;
+
+/**
  * An event's metadata in typed columns, the JSON null (postgres-event-metadata.ts appendedMetadata decides which):
  * about half the bytes of the JSON, on every event the log keeps for ever. Rows written before the columns keep their
  * JSON; a row holds one form or the other.
@@ -247,5 +314,9 @@ export const eventLogMigration: Migration = {
 /** The part the service's role may (re)create without owning the log. */
 export const eventStreamsMigration: Migration = {
   name: 'event-streams',
-  steps: [`${schemaLock}\n${eventStreamsDefinition}`, `${schemaLock}\n${shortLivedStreamsDefinition}`],
+  steps: [
+    `${schemaLock}\n${eventStreamsDefinition}`,
+    `${schemaLock}\n${shortLivedStreamsDefinition}`,
+    `${schemaLock}\n${shortStreamIdsDefinition}`,
+  ],
 };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../../src/db/pool.ts';
 import { registerUser } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { storedStreamId } from '../../src/store/postgres-stream-ids.ts';
 
 let service: TestService;
 beforeAll(async () => {
@@ -19,7 +20,7 @@ const endedReason = async (sessionId: string) =>
       service.pool,
       'SessionEndReason',
       `select data::jsonb->>'reason' as reason from es_events where stream_id = $1 and type = 'SessionEnded'`,
-      [`session-${sessionId}`],
+      [storedStreamId(`session-${sessionId}`)],
     )
   ).rows[0]?.reason ?? null;
 

@@ -7,6 +7,7 @@ import { keyHolder } from '../support/http.ts';
 import { createPayment as requestPayment, linkServiceWallet, paymentBody, syncUntil } from '../support/payments.ts';
 import { sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { storedStreamId } from '../../src/store/postgres-stream-ids.ts';
 
 let service: TestService;
 beforeAll(async () => {
@@ -47,11 +48,12 @@ describe('the streams of a payment', () => {
     const payment = await requestPayment(caller, body);
     await sandboxOf(service).pay({ accountNumber: phoneNumber, providerCode: 'WALLET-D', amount: payment.totalAmount });
     await syncUntil(caller, accountId, payment.id, 'COMPLETED');
+    // as es_events keeps their ids
     const streams = [
       `payment-${payment.id}`,
       payableClaimStream(accountId, payment.totalAmount),
       orderStream(caller.id, body.orderId),
-    ];
+    ].map(storedStreamId);
     const written = await service.deps.pool.query<{ stream_id: string; n: number }>(
       'select stream_id, count(*)::int as n from es_events where stream_id = any($1) group by stream_id order by 1',
       [streams],
@@ -66,7 +68,7 @@ describe('the streams of a payment', () => {
     expect(rows.rows).toEqual([]);
     // the account the payment went to keeps its row
     const account = await service.deps.pool.query('select 1 from es_streams where stream_id = $1', [
-      `account-${accountId}`,
+      storedStreamId(`account-${accountId}`),
     ]);
     expect(account.rowCount).toBe(1);
   });

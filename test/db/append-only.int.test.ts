@@ -6,6 +6,7 @@ import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { newEvent } from '../store/event-store.contract.ts';
 import { freshDatabaseUrl, freshServiceDatabase, withoutAppendOnlyGuard } from '../support/database.ts';
 import { nextUuid } from '../support/ids.ts';
+import { storedStreamId } from '../../src/store/postgres-stream-ids.ts';
 
 /** The SQLSTATE and message a statement fails with, or null when it succeeds. */
 const refusal = (db: pg.Pool, sql: string) =>
@@ -72,7 +73,7 @@ describe("the service's role", () => {
 
   it('keeps full rights on everything else: streams, its own tables and schemas (read models, the job queue)', async () => {
     expect(
-      await refusal(service, `update es_streams set revision = revision where stream_id = '${stream}'`),
+      await refusal(service, `update es_streams set revision = revision where stream_id = '${storedStreamId(stream)}'`),
     ).toBeNull();
     expect(await refusal(service, 'create table a_read_model (id int primary key)')).toBeNull();
     expect(
@@ -120,7 +121,7 @@ describe('the append-only trigger', () => {
             client,
             'Tamper',
             `update es_events set data = '{"name":"someone else"}' where stream_id = $1 and revision = 0`,
-            [stream],
+            [storedStreamId(stream)],
           )
         ).rowCount,
     );

@@ -26,6 +26,7 @@ import { newEvent } from '../store/event-store.contract.ts';
 import { freshServiceDatabase } from '../support/database.ts';
 import { nextUuid } from '../support/ids.ts';
 import { testSigningKey } from '../support/signing-key.ts';
+import { storedStreamId } from '../../src/store/postgres-stream-ids.ts';
 
 let owner: pg.Pool;
 let service: pg.Pool;
@@ -194,7 +195,7 @@ describe("the event log's position and transaction id", () => {
       owner,
       'Stored',
       `select transaction_id::text || '/' || position::text as at from es_events where stream_id = $1 order by position desc limit 1`,
-      [stream],
+      [storedStreamId(stream)],
     );
     expect(positionText(position)).toBe(stored.rows[0]!.at);
   });

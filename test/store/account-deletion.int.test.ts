@@ -12,6 +12,7 @@ import { sandboxOf } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { readAllAfter } from './event-store.contract.ts';
 import { readLogAfter } from './event-log.contract.ts';
+import { storedStreamId } from '../../src/store/postgres-stream-ids.ts';
 
 let service: TestService;
 let db: Awaited<ReturnType<typeof freshServiceDatabase>>;
@@ -43,7 +44,7 @@ const eventsOf = async (streamId: string) =>
       service.pool,
       'CountStreamEvents',
       'select count(*)::int as n from es_events where stream_id = $1',
-      [streamId],
+      [storedStreamId(streamId)],
     )
   ).rows[0]!.n;
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { EventMetadata } from '../../src/store/event-store.ts';
 import { eventMetadataOf, storedMetadata } from '../../src/store/postgres-event-metadata.ts';
+import { shortOfUuid } from '../../src/store/short-uuids.ts';
 import { hostileText } from '../support/hostile-text.ts';
 
 const instant = fc.date({
@@ -51,6 +52,14 @@ const occurredAt = fc.oneof(
 );
 
 const uuid = fc.uuid();
+/** Ids in text (kept with their uuids short), and texts holding the `~` that short form uses, which are not. */
+const idsInText = fc.oneof(
+  fc.tuple(fc.constantFrom('payment-', 'order-', 'user:', ''), uuid, fc.nat()).map(([p, u, n]) => `${p}${u}@${n}`),
+  fc.tuple(uuid, uuid).map(([a, b]) => `order-${a}-${b}`),
+  uuid.map(u => `user:~${shortOfUuid(u)}`),
+  fc.tuple(fc.string(), uuid).map(([s, u]) => `${s}~${u}`),
+  fc.string().map(s => `~${s}`),
+);
 const correlationId = fc.oneof(
   { weight: 20, arbitrary: uuid },
   uuid.map(u => u.toUpperCase()),
@@ -62,12 +71,14 @@ const correlationId = fc.oneof(
 const causationId = fc.oneof(
   { weight: 10, arbitrary: fc.constant(null) },
   { weight: 10, arbitrary: fc.tuple(fc.string(), fc.nat()).map(([s, n]) => `${s}@${n}`) },
+  { weight: 5, arbitrary: idsInText },
   uuid,
   hostileText,
   fc.integer(),
 );
 const actor = fc.oneof(
   { weight: 10, arbitrary: uuid.map(u => `user:${u}`) },
+  { weight: 5, arbitrary: idsInText },
   fc.constantFrom('system:payment-expiry', 'payer', ''),
   hostileText,
   fc.constant(null),

@@ -14,6 +14,7 @@ import { freshEventLog } from '../support/database.ts';
 import { nextUuid } from '../support/ids.ts';
 import { anyMetadata, metadataFromJson } from './event-metadata.arbitrary.ts';
 import { newEvent } from './event-store.contract.ts';
+import { shortIds } from '../../src/store/postgres-stream-ids.ts';
 
 const closing: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -118,8 +119,9 @@ describe('event metadata in es_events', () => {
         event_id: m.eventId,
         metadata: null,
         correlation_id: m.correlationId,
-        causation_id: m.causationId,
-        actor: m.actor,
+        // their uuids kept short (postgres-stream-ids.ts)
+        causation_id: m.causationId === null ? null : shortIds(m.causationId),
+        actor: shortIds(m.actor),
         occurred_at: expect.any(String) as string,
       });
       expect(new Date(row.occurred_at!).toISOString()).toBe(m.occurredAt);

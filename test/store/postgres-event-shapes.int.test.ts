@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestSigner } from '../../src/audit/digest-signer.ts';
 import { listLedgerCheckpoints } from '../../src/audit/ledger-checkpoint-rows.ts';
 import { verifyLog } from '../../src/audit/verify-log.ts';
 import { inTransaction, query } from '../../src/db/pool.ts';
 import { eventShapes } from '../../src/store/postgres-event-shapes.ts';
+import { storedStreamId } from '../../src/store/postgres-stream-ids.ts';
 import { keyHolder } from '../support/http.ts';
 import { createPayment, linkServiceWallet, paymentBody, statusOf } from '../support/payments.ts';
 import { eventually, sandboxOf } from '../support/sandbox.ts';
@@ -15,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.close());
 
-type Row = { position: string; type: string; data: unknown };
+type Row = { position: string; stream_id: string; actor: string | null; type: string; data: unknown };
 
 /** Every event's data as es_events holds it, in log order. */
 const storedRows = async () =>
@@ -23,7 +25,7 @@ const storedRows = async () =>
     await query<Row>(
       service.pool,
       'ReadStoredData',
-      'select position::text, type, data from es_events order by transaction_id, position',
+      'select position::text, stream_id, actor, type, data from es_events order by transaction_id, position',
     )
   ).rows;
 
@@ -41,7 +43,7 @@ async function verifiedLog() {
   return verified();
 }
 
-describe('a payment stored in shapes', () => {
+describe('a payment stored in shapes, under short stream ids', () => {
   it('keeps the events of a paid and an expired payment in their shapes, reads them back and verifies the log', async () => {
     const caller = await keyHolder(service);
     const { accountId, phoneNumber } = await linkServiceWallet(caller);
@@ -79,33 +81,56 @@ describe('a payment stored in shapes', () => {
       expect(Array.isArray(r.data), r.type).toBe(true);
       expect(eventShapes[(r.data as number[])[0]!]!.type).toBe(r.type);
     }
+    // the stream id and the actor with their uuids short (postgres-stream-ids.ts)
+    const created = rows.find(r => r.type === 'PaymentCreated' && r.stream_id === storedStreamId(`payment-${paid.id}`));
+    expect(created?.stream_id).toMatch(/^payment-~[A-Za-z0-9_-]{22}$/);
+    expect(created?.actor).toMatch(/^user:~[A-Za-z0-9_-]{22}$/);
     // read back as appended: the API's answer and the stream's events
     const answer = await statusOf(caller, paid.id);
     expect(answer).toMatchObject({ status: 'COMPLETED', totalAmount: paid.totalAmount });
-    const [created] = await service.store.readStream(`payment-${paid.id}`);
-    expect(created!.data).toMatchObject({
+    const [read] = await service.store.readStream(`payment-${paid.id}`);
+    expect(read).toMatchObject({
+      streamId: `payment-${paid.id}`,
+      metadata: { actor: expect.stringMatching(/^user:[0-9a-f-]{36}$/) },
+    });
+    expect(read!.data).toMatchObject({
       paymentId: paid.id,
       amount: 50_000,
-      createdAt: created!.metadata.occurredAt,
+      createdAt: read!.metadata.occurredAt,
     });
 
     expect((await verifiedLog()).problems).toEqual([]);
   });
+
+  /** Sets a column of one stored event behind the service's back (the append-only trigger off for the statement). */
+  const tamper = (column: 'data' | 'stream_id', value: string, position: string) =>
+    inTransaction(service.pool, async tx => {
+      await query(tx, 'ReplicaRole', 'set local session_replication_role = replica');
+      await query(tx, 'Tamper', `update es_events set ${column} = $1 where position = $2`, [value, position]);
+    });
 
   it("an insider's change to a stored value is found by the log's verification", async () => {
     const row = (await storedRows()).find(r => r.type === 'PaymentCreated')!;
     const values = row.data as unknown[];
     const changed = values.map(v => (v === 50_000 ? 5_000 : v));
     expect(changed).not.toEqual(values);
-    await inTransaction(service.pool, async tx => {
-      await query(tx, 'ReplicaRole', 'set local session_replication_role = replica');
-      await query(tx, 'Tamper', 'update es_events set data = $1 where position = $2', [
-        JSON.stringify(changed),
-        row.position,
-      ]);
-    });
+    await tamper('data', JSON.stringify(changed), row.position);
     const verdict = await verified();
     expect(verdict.clean).toBe(false);
     expect(verdict.problems[0]).toMatchObject({ problem: expect.stringContaining('differs from the signed one') });
+    await tamper('data', JSON.stringify(values), row.position);
+    expect((await verified()).problems).toEqual([]);
+  });
+
+  it("an insider's move of an event to another stream's short id is found by the log's verification", async () => {
+    const row = (await storedRows()).find(r => r.type === 'PaymentCreated')!;
+    const other = storedStreamId(`payment-${randomUUID()}`);
+    await tamper('stream_id', other, row.position);
+    const verdict = await verified();
+    expect(verdict.clean).toBe(false);
+    // the payment's stream now starts at revision 1: its first event is gone from where it was signed
+    expect(verdict.problems[0]).toMatchObject({
+      problem: expect.stringContaining('events were removed from the stream'),
+    });
   });
 });

@@ -4,6 +4,7 @@ import { DuplicateEventId, StreamDeleted, WrongExpectedRevision } from '../../sr
 import { PostgresEventStore } from '../../src/store/postgres-event-store.ts';
 import { appendBatchParams } from '../../src/store/postgres-append-batch.ts';
 import { lockStream } from '../../src/store/postgres-schema.ts';
+import { storedStreamId } from '../../src/store/postgres-stream-ids.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { freshDatabaseUrl, freshPool } from '../support/database.ts';
 import { eventStoreContract, newEvent } from './event-store.contract.ts';
@@ -281,7 +282,8 @@ describe('postgres event store specifics', () => {
     const waitingFor = async (streamId: string, append: () => Promise<unknown>) => {
       const holder = await pool.connect();
       await holder.query('begin');
-      await holder.query(`select ${lockStream('$1::text')}`, [streamId]);
+      // an append locks the stream by the id it is kept under
+      await holder.query(`select ${lockStream('$1::text')}`, [storedStreamId(streamId)]);
       const appended = append();
       let waiting: { xid: string | null } | undefined;
       for (let i = 0; i < 300 && !waiting; i++) {
@@ -337,7 +339,10 @@ describe('postgres event store specifics', () => {
         'es_append_streams',
         inFunction,
         () =>
-          pool.query('select * from es_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)', functionParams),
+          pool.query(
+            'select * from es_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+            functionParams,
+          ),
       ],
     ];
     for (const [path, streamId, append] of paths)

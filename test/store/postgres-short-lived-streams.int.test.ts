@@ -12,6 +12,7 @@ import { freshDatabaseUrl, freshPool } from '../support/database.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { eventStoreContract, newEvent } from './event-store.contract.ts';
 import { nextUuid } from '../support/ids.ts';
+import { storedStreamId } from '../../src/store/postgres-stream-ids.ts';
 
 /**
  * The store with every stream it creates short-lived (no es_streams row): a stream created by `append` goes through
@@ -45,8 +46,8 @@ async function openShortLived() {
 eventStoreContract('postgres, short-lived streams', openShortLived, { listsStreams: false });
 
 const rowOf = async (pool: pg.Pool, streamId: string) =>
-  (await pool.query('select revision, deleted from es_streams where stream_id = $1', [streamId])).rows[0] as
-    { revision: number; deleted: boolean } | undefined;
+  (await pool.query('select revision, deleted from es_streams where stream_id = $1', [storedStreamId(streamId)]))
+    .rows[0] as { revision: number; deleted: boolean } | undefined;
 
 describe('short-lived streams on PostgreSQL', () => {
   it('keeps no es_streams row for a short-lived stream, on the batch, alone and in es_append_streams, and one for the others', async () => {

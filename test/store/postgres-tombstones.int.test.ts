@@ -5,6 +5,7 @@ import { query } from '../../src/db/pool.ts';
 import { freshPool } from '../support/database.ts';
 import { nextUuid } from '../support/ids.ts';
 import { newEvent } from './event-store.contract.ts';
+import { storedStreamId } from '../../src/store/postgres-stream-ids.ts';
 
 describe('a deleted stream on PostgreSQL (a tombstone: the log is append-only)', () => {
   it('keeps its events in es_events, and every reader of the store passes them by as if they were gone', async () => {
@@ -21,7 +22,7 @@ describe('a deleted stream on PostgreSQL (a tombstone: the log is append-only)',
       pool,
       'CountGone',
       'select count(*)::int as n from es_events where stream_id = $1',
-      [gone],
+      [storedStreamId(gone)],
     );
     expect(stored.rows[0]!.n).toBe(2);
     expect(await store.readStream(gone)).toEqual([]);

@@ -24,6 +24,7 @@ import { caughtUp } from '../support/finance.ts';
 import { createPayment, paymentBody, statusOf } from '../support/payments.ts';
 import { eventually } from '../support/sandbox.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { storedStreamId } from '../../src/store/postgres-stream-ids.ts';
 
 /**
  * A store written by an earlier version of the service (test/fixtures/previous-store: its events, streams, signed
@@ -136,6 +137,16 @@ describe('a store written by the previous version', () => {
     await s.paymentExpiry.tick();
     await caughtUp(s);
     expect((await statusOf(shop, history.pendingPaymentId!)).status).toBe('EXPIRED');
+    // the old payment's stream holds both forms of its id: its creation under the long one, its expiry under the short
+    const oldStream = `payment-${history.pendingPaymentId!}`;
+    const forms = await query<{ long: boolean; type: string }>(
+      s.pool,
+      'PaymentStreamForms',
+      'select stream_id = $1 as long, type from es_events where stream_id in ($1, $2) order by revision',
+      [oldStream, storedStreamId(oldStream)],
+    );
+    expect(forms.rows[0]).toEqual({ long: true, type: 'PaymentCreated' });
+    expect(forms.rows.at(-1)).toEqual({ long: false, type: 'PaymentExpired' });
     await signMinute();
     const { lines } = await everythingVerifies();
     expect(lines.length).toBeGreaterThan(fixture.tables.es_events!.length);

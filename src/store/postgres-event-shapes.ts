@@ -15,7 +15,7 @@
  * Only events whose data no SQL reads are shaped (the ledger's SQL fold reads inside the gateway ledger's events).
  */
 import { typedInstant } from './postgres-event-metadata.ts';
-import { canonicalUuid, shortOfUuid, shortUuid, uuidOfShort } from './short-uuids.ts';
+import { canonicalUuid, shortOfUuid, shortUuid, uuidIn, uuidOfShort } from './short-uuids.ts';
 
 type Shape = {
   readonly type: string;
@@ -139,9 +139,6 @@ export const eventShapes: readonly Shape[] = [
     fromOccurredAt: 'chosenAt',
   },
 ];
-
-// a canonical uuid anywhere in the text
-const uuidIn = new RegExp(canonicalUuid.source.slice(1, -1));
 
 /** The first lowercase uuid in a stream id (`payment-<id>`, `payable-<accountId>-<total>`), if any. */
 const streamUuid = (streamId: string): string | undefined => uuidIn.exec(streamId)?.[0];

@@ -15,10 +15,11 @@
  * The gateway ledger's streams keep their ids as they are: the ledger's SQL fold and the period balances find them by
  * their text.
  */
-import { shortOfUuid, uuidOfShort } from './short-uuids.ts';
+import { shortOfUuid, shortUuid, uuidIn, uuidOfShort } from './short-uuids.ts';
 
-const uuidInText = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
-const shortInText = /~([A-Za-z0-9_-]{21}[AQgw])/g;
+const uuidInText = new RegExp(uuidIn.source, 'g');
+// a short uuid after its mark
+const shortInText = new RegExp(`~(${shortUuid.source.slice(1, -1)})`, 'g');
 const keptAsItIs = 'gateway-';
 
 /** The text with each canonical uuid shortened, or null when it holds a `~` already (then it has no short form). */

@@ -7,6 +7,9 @@
 // the canonical form of a uuid, as a uuid column gives it back
 export const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+// a canonical uuid anywhere in a text
+export const uuidIn = new RegExp(canonicalUuid.source.slice(1, -1));
+
 // 16 bytes in base64url: 128 bits in 22 characters of 6, the last one's 4 spare bits zero
 export const shortUuid = /^[A-Za-z0-9_-]{21}[AQgw]$/;
 

@@ -224,8 +224,7 @@ export class PostgresEventStore implements EventStore {
       this.pool,
       backwards ? 'ReadStreamBackwards' : 'ReadStreamForwards',
       `select * from (${inForm('$1')} union all ${inForm('$4')}) e
-       where not exists (select 1 from es_streams gone where gone.stream_id in ($1, $4) and gone.deleted)
-       order by ${order} limit $3`,
+       where ${liveStream('any(array[$1::text, $4::text])')} order by ${order} limit $3`,
       [stored, from, options.maxCount ?? null, legacy],
       jsonAsText,
     );

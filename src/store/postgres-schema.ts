@@ -225,8 +225,8 @@ end $$;
 `;
 
 /**
- * Short stream ids (postgres-stream-ids.ts): a stream's events and row are kept under its short id from now on, and
- * rows written before under its long one (legacy, null when the two are the same). A stream's head is the two forms'
+ * Short stream ids (postgres-stream-ids.ts): a stream's events and row are kept under its short id, and rows written
+ * before short ids under its long one (legacy, null when the two are the same). A stream's head is the two forms'
  * together; only a deleted stream has a row under each (deleteStream marks both, so that readers pass by its events of
  * either form). Appends lock a stream by the id it is kept under.
  */

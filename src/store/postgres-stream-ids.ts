@@ -33,7 +33,7 @@ export function longIds(stored: string): string {
   return stored.includes('~') ? stored.replace(shortInText, (_, short: string) => uuidOfShort(short)) : stored;
 }
 
-/** The id es_events and es_streams keep for a stream from now on. */
+/** The id es_events and es_streams keep a stream's new events and row under. */
 export function storedStreamId(streamId: string): string {
   if (streamId.startsWith(keptAsItIs)) return streamId;
   const short = shortIds(streamId);

@@ -76,14 +76,17 @@ describe('the form an event metadata is appended in', () => {
     );
   });
 
+  /** Metadata as the service makes it, in the order it makes it. */
+  const asMade: EventMetadata = {
+    eventId: '018f2f0e-3c4b-7d2e-9a1b-2c3d4e5f6a7b',
+    correlationId: '9b2f1c3e-8a7d-4e6f-b5c4-d3e2f1a0b9c8',
+    causationId: null,
+    actor: 'user:5f0c6a0e-1d2b-4c3a-9e8f-7a6b5c4d3e2f',
+    occurredAt: '2026-11-29T14:00:13.781Z',
+  };
+
   it('is the typed columns for metadata as the service makes it, in the order it makes it', () => {
-    const m: EventMetadata = {
-      eventId: '018f2f0e-3c4b-7d2e-9a1b-2c3d4e5f6a7b',
-      correlationId: '9b2f1c3e-8a7d-4e6f-b5c4-d3e2f1a0b9c8',
-      causationId: null,
-      actor: 'user:5f0c6a0e-1d2b-4c3a-9e8f-7a6b5c4d3e2f',
-      occurredAt: '2026-11-29T14:00:13.781Z',
-    };
+    const m = asMade;
     // the uuids in the actor and the causation kept short (postgres-stream-ids.ts)
     expect(appendedMetadata(m)).toEqual({
       correlation_id: m.correlationId,
@@ -98,15 +101,8 @@ describe('the form an event metadata is appended in', () => {
   });
 
   it('keeps as JSON the metadata whose actor or causation holds a `~`, the mark of a short uuid', () => {
-    const m: EventMetadata = {
-      eventId: '018f2f0e-3c4b-7d2e-9a1b-2c3d4e5f6a7b',
-      correlationId: '9b2f1c3e-8a7d-4e6f-b5c4-d3e2f1a0b9c8',
-      causationId: null,
-      actor: 'user:~XwxqDh0rTDqej3prXE0-Lw',
-      occurredAt: '2026-11-29T14:00:13.781Z',
-    };
-    expect(appendedMetadata(m)).toHaveProperty('metadata');
-    expect(appendedMetadata({ ...m, actor: 'payer', causationId: 'x~1@2' })).toHaveProperty('metadata');
+    expect(appendedMetadata({ ...asMade, actor: 'user:~XwxqDh0rTDqej3prXE0-Lw' })).toHaveProperty('metadata');
+    expect(appendedMetadata({ ...asMade, actor: 'payer', causationId: 'x~1@2' })).toHaveProperty('metadata');
   });
 
   it.each([
